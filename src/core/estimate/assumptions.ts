@@ -2,6 +2,7 @@
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
 import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
+import { deepspeedDatedBy } from '../terms/sharding-buffers';
 import type { Architecture } from '../architecture';
 import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
@@ -69,21 +70,34 @@ export function defaultAssumptions(
 }
 
 /**
- * The DeepSpeed release, said under ZeRO-1/2 (where it moves the gradient buckets) when no file or pin gave it: a
- * current one, whose buckets are made at the backward's first gradient (terms/sharding-buffers.ts bucketsBeforeLoss).
+ * The DeepSpeed release, said under ZeRO-1/2 (where it moves the gradient buckets) when no file or pin gave it: one
+ * before 0.18.2 where an older transformers release dates the run, else a current one (terms/sharding-buffers.ts
+ * bucketsBeforeLoss).
  */
 function deepspeedVersionDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
   if (ctx.lean || setup.deepspeed_version !== undefined || (setup.zero_stage !== 1 && setup.zero_stage !== 2)) return;
-  ctx.notes.assumptions.push({
-    key: 'deepspeed_version',
-    value: 'current (0.18.2 or later)',
-    source:
-      "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
-      'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them in ' +
-      "backward() before the loss's backward, where they count beside the logits' gradients: set deepspeed_version " +
-      'for them',
-  });
+  const dated = deepspeedDatedBy(setup);
+  ctx.notes.assumptions.push(
+    dated
+      ? {
+          key: 'deepspeed_version',
+          value: 'before 0.18.2',
+          source:
+            `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2 (October and November 2025), whose ` +
+            "ZeRO-1/2 backward() still made the gradient buckets before the loss's backward, where they count beside " +
+            "the logits' gradients: set deepspeed_version for a newer release",
+        }
+      : {
+          key: 'deepspeed_version',
+          value: 'current (0.18.2 or later)',
+          source:
+            "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
+            'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them ' +
+            "in backward() before the loss's backward, where they count beside the logits' gradients: set " +
+            'deepspeed_version for them',
+        },
+  );
 }
 
 /** The FSDP release a tool's version implies (LitGPT's finetune_lora before OptimizerArgs), said where a file dated it. */

@@ -113,10 +113,18 @@ function zeroBuckets(
 
 /**
  * DeepSpeed before 0.18.2 makes ZeRO-1/2's buckets in backward(), before the loss's backward (stage_1_and_2.py
- * backward); later releases run that prologue from a hook at the first gradient (deepspeedai/DeepSpeed#7665).
+ * backward); later releases run that prologue from a hook at the first gradient (deepspeedai/DeepSpeed#7665). Without
+ * a DeepSpeed release, a transformers release before 4.57 (October 2025, before DeepSpeed 0.18.2) dates the stack.
  */
 export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
-  return olderThan(setup.deepspeed_version, 0, 18, 2);
+  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 18, 2);
+  return deepspeedDatedBy(setup) !== undefined;
+}
+
+/** The transformers release that dates a run without a DeepSpeed release to DeepSpeed before 0.18.2, if any. */
+export function deepspeedDatedBy(setup: TrainingSetup): string | undefined {
+  if (setup.deepspeed_version !== undefined || !olderThan(setup.transformers_version, 4, 57)) return undefined;
+  return setup.transformers_version;
 }
 
 /**

@@ -102,7 +102,20 @@ describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients
     assert.equal(buckets(current), 0);
     assert.equal(buckets(old), 5e8 * 2);
     assert.equal(old.perGpu.peakBytes - current.perGpu.peakBytes, 5e8 * 2);
-    assert.ok(current.assumptions.some((a) => a.key === 'deepspeed_version'));
+    assert.ok(current.assumptions.some((a) => a.key === 'deepspeed_version' && a.value.startsWith('current')));
+    // transformers 4.38 (February 2024) dates a run without a DeepSpeed release to one before 0.18.2.
+    const dated = run(
+      setupFor('Qwen/Qwen2.5-7B', {
+        ...base,
+        ...lora,
+        micro_batch_size: 4,
+        seq_len: 4096,
+        zero_stage: 2,
+        transformers_version: '4.38',
+      }),
+    );
+    assert.equal(buckets(dated), 5e8 * 2);
+    assert.ok(dated.assumptions.some((a) => a.key === 'deepspeed_version' && a.value === 'before 0.18.2'));
   });
 
   it('ZeRO-1 makes the bucket too; ZeRO-3 keeps it from the optimizer on and adds the copy of a full bucket', () => {
