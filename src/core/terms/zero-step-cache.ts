@@ -1,11 +1,11 @@
 // Term: what the caching allocator holds on the compute stream of a DeepSpeed ZeRO run beyond the peak's tensors, from
-// a replay of the engine's initialisation and two training steps through the allocator model (terms/allocator.ts). The
+// a replay of the engine's initialisation and a training step through the allocator model (terms/allocator.ts). The
 // initialisation as DeepSpeed's own code runs it: the model's weights (at stage 3 each parameter's partition,
 // partition_parameters.py), the trained 16-bit parameters moved to the host, the cache emptied and the parameters
 // brought back as one flat buffer (stage_1_and_2.py __init__ into bit16_groups_flat; stage3.py defragment), the fp32
 // master partitions, the optimizer state created by a step over a zero gradient (initialize_optimizer_states: stage 3's
 // gradient_buffer of the largest sub-group, stage 1/2's single_grad_partition, freed after), and at stage 3 its
-// gradient bucket and gradient partitions (__ipg_bucket_flat_buffer, grad_partitions_flat_buffer). Each step: the
+// gradient bucket and gradient partitions (__ipg_bucket_flat_buffer, grad_partitions_flat_buffer). The step: the
 // layers' forward and backward and the loss from the shared step replay (terms/step-replay.ts); ZeRO-1/2's gradient
 // buckets made at the first gradient (before DeepSpeed 0.18.2 as the backward starts, stage_1_and_2.py backward) and
 // stage 2's gradient partition (grads_in_partition) at its end, both freed by the step (_release_ipg_buffers); at
@@ -72,7 +72,7 @@ export interface ZeroReplay {
   readonly peakAllocated: number;
 }
 
-/** Replays the initialisation and two steps, bounded by the GPU (boundedReplay); memoized per plan. */
+/** Replays the initialisation and a step, bounded by the GPU (boundedReplay); memoized per plan. */
 export const replayZero = memo(boundedReplay(replayZeroUncached), {
   limit: 64,
   scope: (p) => replayScope(p.sequence),
@@ -105,11 +105,12 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
 function replayZeroUncached(plan: ZeroPlan): ZeroReplay {
   const state = stepState(new CachingAllocator(plan.capacity), plan);
   initialise(state, plan);
-  for (let step = 0; step < 2; step++) {
-    const heldToStep = trainingStep(state, plan);
-    optimizerStep(state, plan);
-    for (const h of heldToStep) state.allocator.free(h);
-  }
+  // One step: the optimizer state exists from the initialisation on, not made lazily at the first step as in
+  // terms/two-step-cache.ts, so a second step finds the blocks the first left (on the six setups of FINDINGS §49 a
+  // second step moved the estimate by 33 MB at most, and doubled the replay's cost).
+  const heldToStep = trainingStep(state, plan);
+  optimizerStep(state, plan);
+  for (const h of heldToStep) state.allocator.free(h);
   return { reserved: state.allocator.peakReserved, peakAllocated: state.allocator.peakAllocated };
 }
 
@@ -332,11 +333,11 @@ export function zeroStepReserve(
   return replayedReserveTerm(
     ctx,
     'zero-step-cache',
-    `Cached by the allocator (replay of ZeRO-${plan.stage}'s initialisation and two steps)`,
+    `Cached by the allocator (replay of ZeRO-${plan.stage}'s initialisation and a step)`,
     peakAllocated,
     replay,
     (beyond) =>
-      `allocator replay of the engine's initialisation and two ZeRO-${plan.stage} steps on the compute stream ` +
+      `allocator replay of the engine's initialisation and a ZeRO-${plan.stage} step on the compute stream ` +
       `reserves ${formatBytes(replay.reserved)} at ${formatBytes(replay.peakAllocated)} allocated${beyond}: the ` +
       'blocks the flattened parameters, the optimizer state made at initialisation, the logits, the loss and the ' +
       'layers left free',

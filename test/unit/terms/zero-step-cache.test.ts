@@ -1,5 +1,5 @@
 // What a DeepSpeed ZeRO run's compute stream caches (src/core/terms/zero-step-cache.ts): a replay of the engine's
-// initialisation and two steps through the caching-allocator model, in place of the flat reserve. The hand-worked plan
+// initialisation and a step through the caching-allocator model, in place of the flat reserve. The hand-worked plan
 // has no layers, so every request is one the walk-through can follow. The real-width point is DeepSpeed 0.16.5's own
 // engine on the CPU (tools/truth, suite `replay`, truthlib/zero.py; FINDINGS §49): its peak allocated as the profiler
 // measured it, and its whole allocation sequence replayed through the same allocator model (tools/truth/replay.mjs).
@@ -33,13 +33,13 @@ describe('zero-step-cache', () => {
     // Initialisation: the weight (40) is allocated, freed and the cache emptied (DeepSpeed moves it to the host); its
     // flat copy B (40), the fp32 master C (5 Mi x 4 B = 20), the zero gradient A (20), freed after the states C', C''
     // (2 x 20): 120 MiB.
-    // Step 1: the hidden state takes A's 20, the norm's output E (20); the logits F (100), the upcast G (200), the
+    // The step: the hidden state takes A's 20, the norm's output E (20); the logits F (100), the upcast G (200), the
     // log-softmax H (200), the upcast and logits freed. The backward starts: the 50 MiB bucket splits F; the loss's
     // gradient takes G, log-softmax's a new I (200) while log-softmax's output (H) is kept: 840 MiB, 770 allocated
     // (20 + 40 + 40 + 20 + 200 + 50 + 200 + 200). The 16-bit gradient splits G, the head's (40) F's rest, the hidden
     // state's A's 20; the lookup's gradient and the sum split G, the head's and the lookup's are freed, the sum dropped
     // into the bucket. Stage 2's gradient partition (10) splits A; the step's flat copy (10) and fp32 gradient (20)
-    // take A and E, the foreach copy splits F. Step 2 finds every block again: 840 MiB.
+    // take A and E, the foreach copy splits F. The step leaves 840 MiB reserved.
     const r = replayZero(zero2Plan());
     assert.equal(r.peakAllocated, 770 * MiB);
     assert.equal(r.reserved, 840 * MiB);
