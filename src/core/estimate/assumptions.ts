@@ -78,26 +78,18 @@ function deepspeedVersionDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
   if (ctx.lean || setup.deepspeed_version !== undefined || (setup.zero_stage !== 1 && setup.zero_stage !== 2)) return;
   const dated = deepspeedDatedBy(setup);
-  ctx.notes.assumptions.push(
-    dated
-      ? {
-          key: 'deepspeed_version',
-          value: 'before 0.18.2',
-          source:
-            `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2 (October and November 2025), whose ` +
-            "ZeRO-1/2 backward() still made the gradient buckets before the loss's backward, where they count beside " +
-            "the logits' gradients: set deepspeed_version for a newer release",
-        }
-      : {
-          key: 'deepspeed_version',
-          value: 'current (0.18.2 or later)',
-          source:
-            "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
-            'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them ' +
-            "in backward() before the loss's backward, where they count beside the logits' gradients: set " +
-            'deepspeed_version for them',
-        },
-  );
+  ctx.notes.assumptions.push({
+    key: 'deepspeed_version',
+    value: dated ? 'before 0.18.2' : 'current (0.18.2 or later)',
+    source: dated
+      ? `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2 (October and November 2025), whose ` +
+        "ZeRO-1/2 backward() still made the gradient buckets before the loss's backward, where they count beside " +
+        "the logits' gradients: set deepspeed_version for a newer release"
+      : "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
+        'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them ' +
+        "in backward() before the loss's backward, where they count beside the logits' gradients: set " +
+        'deepspeed_version for them',
+  });
 }
 
 /** The FSDP release a tool's version implies (LitGPT's finetune_lora before OptimizerArgs), said where a file dated it. */

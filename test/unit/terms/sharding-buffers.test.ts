@@ -88,32 +88,16 @@ describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients
     // (9.97 GB each) and is the step's peak. DeepSpeed 0.16.5 makes the 5e8 x 2 B bucket in backward() before it
     // (measured on the CPU at Llama-2-7B widths: tools/truth replay point llama7b-4l-z2-lora-all-ckpt-b4, FINDINGS
     // §49); since the backward prologue runs from a hook (deepspeedai/DeepSpeed#7665) it comes at the first gradient.
-    const s = (v?: string) =>
-      setupFor('Qwen/Qwen2.5-7B', {
-        ...base,
-        ...lora,
-        micro_batch_size: 4,
-        seq_len: 4096,
-        zero_stage: 2,
-        ...(v ? { deepspeed_version: v } : {}),
-      });
+    const s = (versions: { deepspeed_version?: string; transformers_version?: string } = {}) =>
+      setupFor('Qwen/Qwen2.5-7B', { ...base, ...lora, micro_batch_size: 4, seq_len: 4096, zero_stage: 2, ...versions });
     const current = run(s());
-    const old = run(s('0.16.5'));
+    const old = run(s({ deepspeed_version: '0.16.5' }));
     assert.equal(buckets(current), 0);
     assert.equal(buckets(old), 5e8 * 2);
     assert.equal(old.perGpu.peakBytes - current.perGpu.peakBytes, 5e8 * 2);
     assert.ok(current.assumptions.some((a) => a.key === 'deepspeed_version' && a.value.startsWith('current')));
     // transformers 4.38 (February 2024) dates a run without a DeepSpeed release to one before 0.18.2.
-    const dated = run(
-      setupFor('Qwen/Qwen2.5-7B', {
-        ...base,
-        ...lora,
-        micro_batch_size: 4,
-        seq_len: 4096,
-        zero_stage: 2,
-        transformers_version: '4.38',
-      }),
-    );
+    const dated = run(s({ transformers_version: '4.38' }));
     assert.equal(buckets(dated), 5e8 * 2);
     assert.ok(dated.assumptions.some((a) => a.key === 'deepspeed_version' && a.value === 'before 0.18.2'));
   });
