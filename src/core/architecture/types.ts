@@ -298,6 +298,11 @@ export interface Architecture {
    */
   readonly fusedExperts?: boolean;
   /**
+   * The output head is a copy of the tied embedding, a parameter of its own (LitGPT's GPT: tied is then false). Set by
+   * withCopiedHead; a given parameter count, the tied checkpoint's, gains the head's V x h.
+   */
+  readonly copiedHead?: boolean;
+  /**
    * PEFT's transformers 5 MoE conversion for this model_type (see PEFT_MOE_PATTERNS): which 4.x expert and router names
    * PEFT (0.19 on) moves from target_modules onto the fused parameters. Absent: PEFT maps nothing for this model.
    */

@@ -4,6 +4,7 @@
 import { type Architecture, countParameters, type LinearModule, litgptRoleTargets } from '../architecture';
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';
+import { formatCount } from '../units';
 import { memo, memoByObject } from '../util/memo';
 import { type PeftMoeConversion, peftMoeConversion } from './peft-moe';
 
@@ -221,16 +222,22 @@ function parameterCounts(
   const pc = countParameters(a, head, setup.num_labels);
   let total = pc.total;
   let blocks = pc.blocks;
-  let source = `counted from the architecture (${a.family})`;
+  let source = `counted from the architecture (${a.family}${a.copiedHead ? "; LitGPT's output head copied from the tied embedding" : ''})`;
   // A given count is the checkpoint's, with the head it was saved with: loaded with another head (a causal LM as a
   // sequence classifier: reward models, classification fine-tunes), that head is swapped in the count.
   const swapped = head !== a.defaultHead && setup.parameters !== undefined;
-  const given = swapped
-    ? setup.parameters! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head
-    : setup.parameters;
+  // A head copied from the tied embedding (architecture/copied-head.ts) is not in the tied checkpoint's count.
+  const copied =
+    a.copiedHead === true && setup.parameters !== undefined
+      ? countParameters(a, 'causal_lm').head - countParameters({ ...a, tied: true }, 'causal_lm').head
+      : 0;
+  const checkpoint = setup.parameters === undefined ? undefined : setup.parameters + copied;
+  const given = swapped ? checkpoint! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head : checkpoint;
   const swapNote = swapped
     ? ` with the ${a.defaultHead.replace('_', ' ')} head replaced by the ${head.replace('_', ' ')} head`
-    : '';
+    : copied > 0
+      ? `, + ${formatCount(copied)} for LitGPT's output head copied from the tied embedding`
+      : '';
   if (given !== undefined && given !== pc.total) {
     blocks = Math.max(0, given - pc.embedding - pc.head - pc.vision);
     total = given;

@@ -8,6 +8,7 @@ import {
   FUSED_EXPERT_FAMILIES,
   parseArchitecture,
   withFusedExperts,
+  withCopiedHead,
   withSequentialExperts,
 } from '../architecture';
 import type { EstimateResult } from '../model';
@@ -88,7 +89,10 @@ export function normalizeSetup(setupAsGiven: TrainingSetup): NormalizedSetup {
   return { parsed, code, checkpointingIgnored, attentionIgnored, badamLayer, badamRatio, setup };
 }
 
-/** The architecture as loaded: Llama 4's experts per-expert linears under bitsandbytes, fused 3-D experts under transformers 5. */
+/**
+ * The architecture as loaded: Llama 4's experts per-expert linears under bitsandbytes, fused 3-D experts under
+ * transformers 5, a tied head copied into a parameter of its own under LitGPT's model code.
+ */
 export function modelVariant(
   setup: TrainingSetup,
   baseArch: Architecture,
@@ -107,7 +111,8 @@ export function modelVariant(
       : fuseExperts
         ? withFusedExperts(baseArch)
         : baseArch;
-  return { bitsandbytes: bnb, fusedFamily, arch: a };
+  // LitGPT's GPT copies a tied embedding into an output head of its own (architecture/copied-head.ts).
+  return { bitsandbytes: bnb, fusedFamily, arch: setup.model_code === 'litgpt' ? withCopiedHead(a) : a };
 }
 
 /** The distillation teacher and the reward models, parsed; errors name the block they come from. */
