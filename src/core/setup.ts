@@ -507,6 +507,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   model_code: z.enum(['transformers', 'litgpt']).default('transformers'),
   /**
+   * LitGPT pretrain's train.tie_embeddings: the output head shares the embedding's weight (`wte.weight = lm_head.weight`),
+   * whatever the model's config says. Only under model_code litgpt; unset there, LitGPT's GPT keeps a head of its own,
+   * a copy of a tied model's embedding (its fine-tuning scripts refuse the option).
+   */
+  tie_embeddings: z.boolean().optional(),
+  /**
    * PyTorch version the run uses ("major.minor"), for behaviour that changed between releases: before 1.11 softmax
    * and log_softmax keep their input for backward as well as their output. Unset: a current release.
    */

@@ -137,6 +137,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('loop_keeps_outputs', 'loop_keeps_outputs'),
   fromDefault('use_cache', 'use_cache'),
   fromDefault('model_code', 'model_code'),
+  fromFact('tie_embeddings', 'tieEmbeddings', bool),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   fromDefault('fsdp_no_sync', 'fsdp_no_sync'),
   fromDefault('fsdp_backward_prefetch', 'fsdp_backward_prefetch'),

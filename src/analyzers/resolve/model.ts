@@ -1,7 +1,6 @@
 // The model: its reference resolved to an architecture (through the resolver the caller gives: catalog, model folder
 // or the Hub), the dtype a model id is loaded in, a checkpoint's own quantization, the parameter count, and the
 // distillation teacher, resolved like the student. Pure: resolving is the resolver's job.
-import { parseArchitecture, type HfConfig } from '../../core';
 import { quantizationFromConfig } from '../checkpoint-quantization';
 import { msg } from '../facts';
 import { heredocNamingModel } from '../heredoc';
@@ -13,22 +12,6 @@ import { fileProv, numberOf, type ResolveContext } from './context';
 export function modelLocation(ctx: ResolveContext): Location {
   const { files, decided } = ctx;
   return decided.model?.location ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
-}
-
-/**
- * LitGPT's GPT never ties its head to the embedding when it fine-tunes: converting a tied Hub checkpoint writes the
- * embedding into `lm_head.weight` as well (litgpt/scripts/convert_hf_checkpoint.py), and only pretrain's
- * train.tie_embeddings shares them. A tied config is then counted with a head of its own.
- */
-function litgptHead(
-  ctx: ResolveContext,
-  config: Record<string, unknown>,
-): { config: Record<string, unknown>; headParams: number } {
-  const none = { config, headParams: 0 };
-  if (ctx.tools[0] !== 'litgpt' || ctx.decided.tieEmbeddings?.fact.value === true) return none;
-  const parsed = parseArchitecture(config as HfConfig);
-  if (!parsed.ok || !parsed.arch.tied) return none;
-  return { config: { ...config, tie_word_embeddings: false }, headParams: parsed.arch.vocab * parsed.arch.hidden };
 }
 
 /** The architecture of the model the files name; false when there is none or it is not known (a problem says which). */
@@ -78,16 +61,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     });
     return false;
   }
-  const head = litgptHead(ctx, r.model.config);
-  setup.architecture = head.config;
-  prov.architecture = {
-    kind: 'catalog',
-    entry:
-      head.headParams === 0
-        ? r.model.source
-        : `${r.model.source}; LitGPT loads the tied head as its own copy of the embedding ` +
-          '(Lightning-AI/litgpt@2685705:litgpt/scripts/convert_hf_checkpoint.py)',
-  };
+  setup.architecture = r.model.config;
+  prov.architecture = { kind: 'catalog', entry: r.model.source };
   for (const note of r.model.notes ?? [])
     problems.push({
       ...modelAt,
@@ -140,8 +115,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     if (m === 'full' || (m === 'lora' && stored.bits === 4)) setup.method = 'qlora';
   }
   if (r.model.parameters !== undefined) {
-    // The checkpoint's count, with LitGPT's own copy of a tied head added.
-    setup.parameters = r.model.parameters + head.headParams;
+    setup.parameters = r.model.parameters;
     prov.parameters = { kind: 'catalog', entry: r.model.source };
   }
   return true;

@@ -4,7 +4,7 @@
 export { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
 export { attentionLayerCount, countParameters } from './count';
 export { FUSED_EXPERT_FAMILIES, PEFT_MOE_PATTERNS, withFusedExperts, withSequentialExperts } from './experts';
-export { withCopiedHead } from './copied-head';
+export { litgptHead } from './litgpt-head';
 export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
 export { linearModules } from './modules';
 export { LITGPT_ROLE_NAMES, litgptRoleTargets } from './litgpt-roles';

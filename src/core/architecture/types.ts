@@ -298,10 +298,11 @@ export interface Architecture {
    */
   readonly fusedExperts?: boolean;
   /**
-   * The output head is a copy of the tied embedding, a parameter of its own (LitGPT's GPT: tied is then false). Set by
-   * withCopiedHead; a given parameter count, the tied checkpoint's, gains the head's V x h.
+   * The head as LitGPT's model code builds it, where it differs from the config (architecture/litgpt-head.ts): 'copy',
+   * a tied embedding copied into a head of its own (tied is then false); 'shared', an untied head tied to the embedding
+   * (pretrain's train.tie_embeddings). A given parameter count, the checkpoint's, gains or loses the head's V x h.
    */
-  readonly copiedHead?: boolean;
+  readonly headByCode?: 'copy' | 'shared';
   /**
    * PEFT's transformers 5 MoE conversion for this model_type (see PEFT_MOE_PATTERNS): which 4.x expert and router names
    * PEFT (0.19 on) moves from target_modules onto the fused parameters. Absent: PEFT maps nothing for this model.

@@ -213,6 +213,16 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   };
 }
 
+const LITGPT_HEAD = {
+  copy: "LitGPT's output head copied from the tied embedding",
+  shared: "LitGPT's output head tied to the embedding (train.tie_embeddings)",
+} as const;
+
+/** Parameters LitGPT's head adds to the checkpoint's count (a copy of the tied embedding), or takes away (tied by it). */
+function litgptHeadParams(a: Architecture): number {
+  return countParameters(a, 'causal_lm').head - countParameters({ ...a, tied: !a.tied }, 'causal_lm').head;
+}
+
 /** The architecture's count, or the given one (with the head the model is loaded with), and where it came from. */
 function parameterCounts(
   setup: TrainingSetup,
@@ -222,21 +232,20 @@ function parameterCounts(
   const pc = countParameters(a, head, setup.num_labels);
   let total = pc.total;
   let blocks = pc.blocks;
-  let source = `counted from the architecture (${a.family}${a.copiedHead ? "; LitGPT's output head copied from the tied embedding" : ''})`;
+  const byCode = a.headByCode ? LITGPT_HEAD[a.headByCode] : '';
+  let source = `counted from the architecture (${a.family}${byCode && `; ${byCode}`})`;
   // A given count is the checkpoint's, with the head it was saved with: loaded with another head (a causal LM as a
   // sequence classifier: reward models, classification fine-tunes), that head is swapped in the count.
   const swapped = head !== a.defaultHead && setup.parameters !== undefined;
-  // A head copied from the tied embedding (architecture/copied-head.ts) is not in the tied checkpoint's count.
-  const copied =
-    a.copiedHead === true && setup.parameters !== undefined
-      ? countParameters(a, 'causal_lm').head - countParameters({ ...a, tied: true }, 'causal_lm').head
-      : 0;
-  const checkpoint = setup.parameters === undefined ? undefined : setup.parameters + copied;
+  // LitGPT's head where its code differs from the checkpoint (architecture/litgpt-head.ts): a copy of the tied
+  // embedding is not in the checkpoint's count, a head it ties is.
+  const byCodeParams = a.headByCode ? litgptHeadParams(a) : 0;
+  const checkpoint = setup.parameters === undefined ? undefined : setup.parameters + byCodeParams;
   const given = swapped ? checkpoint! - countParameters(a, a.defaultHead, setup.num_labels).head + pc.head : checkpoint;
   const swapNote = swapped
     ? ` with the ${a.defaultHead.replace('_', ' ')} head replaced by the ${head.replace('_', ' ')} head`
-    : copied > 0
-      ? `, + ${formatCount(copied)} for LitGPT's output head copied from the tied embedding`
+    : byCodeParams !== 0
+      ? `, ${byCodeParams > 0 ? '+' : '-'} ${formatCount(Math.abs(byCodeParams))} for ${byCode}`
       : '';
   if (given !== undefined && given !== pc.total) {
     blocks = Math.max(0, given - pc.embedding - pc.head - pc.vision);

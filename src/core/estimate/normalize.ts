@@ -8,7 +8,7 @@ import {
   FUSED_EXPERT_FAMILIES,
   parseArchitecture,
   withFusedExperts,
-  withCopiedHead,
+  litgptHead,
   withSequentialExperts,
 } from '../architecture';
 import type { EstimateResult } from '../model';
@@ -91,7 +91,7 @@ export function normalizeSetup(setupAsGiven: TrainingSetup): NormalizedSetup {
 
 /**
  * The architecture as loaded: Llama 4's experts per-expert linears under bitsandbytes, fused 3-D experts under
- * transformers 5, a tied head copied into a parameter of its own under LitGPT's model code.
+ * transformers 5, the output head as LitGPT's model code builds it (a copy of a tied embedding, or tied by pretrain).
  */
 export function modelVariant(
   setup: TrainingSetup,
@@ -111,8 +111,9 @@ export function modelVariant(
       : fuseExperts
         ? withFusedExperts(baseArch)
         : baseArch;
-  // LitGPT's GPT copies a tied embedding into an output head of its own (architecture/copied-head.ts).
-  return { bitsandbytes: bnb, fusedFamily, arch: setup.model_code === 'litgpt' ? withCopiedHead(a) : a };
+  // LitGPT's GPT copies a tied embedding into an output head of its own, or ties them (architecture/litgpt-head.ts).
+  const arch = setup.model_code === 'litgpt' ? litgptHead(a, setup.tie_embeddings === true) : a;
+  return { bitsandbytes: bnb, fusedFamily, arch };
 }
 
 /** The distillation teacher and the reward models, parsed; errors name the block they come from. */

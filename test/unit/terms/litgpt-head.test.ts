@@ -1,13 +1,15 @@
-// Architecture variant: a tied model under LitGPT's model code trains an output head of its own
-// (src/core/architecture/copied-head.ts). litgpt/model.py builds `lm_head = nn.Linear(n_embd, padded_vocab_size)`
-// beside `wte`, and litgpt/scripts/convert_hf_checkpoint.py copies `transformer.wte.weight` into `lm_head.weight` when
-// the checkpoint has no head (Lightning-AI/litgpt 5895df1 and 2685705). Worked by hand for Gemma-2B: vocab 256,000 x
-// hidden 2,048 = 524,288,000 head parameters beside the 2,506,172,416 of the tied checkpoint.
+// Architecture variant: the output head as LitGPT's model code builds it (src/core/architecture/litgpt-head.ts).
+// litgpt/model.py builds `lm_head = nn.Linear(n_embd, padded_vocab_size)` beside `wte`, and
+// litgpt/scripts/convert_hf_checkpoint.py copies `transformer.wte.weight` into `lm_head.weight` when the checkpoint has
+// no head; litgpt/pretrain.py ties them under train.tie_embeddings (Lightning-AI/litgpt 5895df1 and 2685705). Worked by
+// hand for Gemma-2B (vocab 256,000 x hidden 2,048 = 524,288,000 head parameters beside the 2,506,172,416 of the tied
+// checkpoint) and TinyLlama-1.1B (untied: 32,000 x 2,048 = 65,536,000 of its 1,100,048,384). The published Gemma-2B
+// rows of LitGPT's config hub are checked through its YAML files in test/unit/analyzers/yaml-litgpt.test.ts.
 import * as assert from 'node:assert/strict';
-import { withCopiedHead } from '../../../src/core/architecture';
+import { litgptHead } from '../../../src/core/architecture';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { quantizedHead } from '../../../src/core/terms/quantized-head';
-import { near, phase, run, setupFor } from '../helpers';
+import { phase, run, setupFor } from '../helpers';
 import { archOf } from './helpers';
 
 const HEAD = 256_000 * 2_048; // 524,288,000
@@ -28,7 +30,7 @@ function gemmaFull(code: 'litgpt' | 'transformers', extra: Partial<TrainingSetup
   );
 }
 
-describe('copied head: a tied model under LitGPT', () => {
+describe('LitGPT head: a tied model fine-tuned, an untied one pretrained tied', () => {
   it('counts the copied head beside the tied checkpoint, and says so', () => {
     const litgpt = gemmaFull('litgpt');
     assert.equal(litgpt.parameters.total, TIED + HEAD);
@@ -63,26 +65,20 @@ describe('copied head: a tied model under LitGPT', () => {
       head: true,
     };
     assert.equal(quantizedHead({ quantization: q4 }, gemma), false, 'tied: the embedding');
-    assert.equal(quantizedHead({ quantization: q4 }, withCopiedHead(gemma)), true);
+    assert.equal(quantizedHead({ quantization: q4 }, litgptHead(gemma, false)), true);
   });
 
-  it("LitGPT's config hub: Gemma-2B full under FSDP over 4 A10G, 17.43 GB allocated", () => {
-    // Lightning-AI/litgpt@5895df1 config_hub/finetune/README.md, gemma-2b/full.yaml: "17.43 GB" peak memory, printed
-    // by litgpt/finetune/full.py as torch.cuda.max_memory_allocated() / 1e9. The config: micro-batch 1, 4 accumulation
-    // steps, max_seq_length 512, bf16-true, Fabric FSDP over Blocks with activation checkpointing.
-    const e = gemmaFull('litgpt', {
-      loss: 'chunked',
-      loop_keeps_outputs: true,
-      optimizer: 'adamw',
-      attention: 'sdpa',
-      fsdp: 'full_shard',
-      fsdp_version: 1,
-      gpus_per_node: 4,
-      gradient_accumulation_steps: 4,
-      gradient_checkpointing: 'full',
-      batch_lengths: 'variable',
-      pytorch_version: '2.2',
-    });
-    near(e.perGpu.peakBytes, 17.43e9, 0.03, 'peak allocated');
+  it('pretraining with train.tie_embeddings ties the head, whatever the config says', () => {
+    const tiny = (tie: boolean | undefined) =>
+      run(
+        setupFor('TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T', { model_code: 'litgpt', tie_embeddings: tie }),
+      ).parameters;
+    assert.equal(tiny(undefined).total, 1_100_048_384);
+    assert.equal(tiny(true).total, 1_100_048_384 - 32_000 * 2_048);
+    assert.match(
+      tiny(true).source,
+      /- 65\.5M for LitGPT's output head tied to the embedding \(train\.tie_embeddings\)/,
+    );
+    assert.equal(gemmaFull('litgpt', { tie_embeddings: true }).parameters.total, TIED);
   });
 });
