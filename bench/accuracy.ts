@@ -11,6 +11,7 @@ import { estimate } from '../src/core/estimate';
 import { findGpu, type GpuChoice } from '../src/core/lookup';
 import { TrainingSetupSchema, type TrainingSetupInput } from '../src/core/setup';
 import { GiB } from '../src/core/units';
+import { publishedFiles } from './published-files';
 
 function percentile(xs: number[], q: number): number {
   if (xs.length === 0) return NaN;
@@ -90,6 +91,7 @@ function main(): void {
     process.env.VRAM_LENS_MEASURED ?? path.resolve(__dirname, '..', '..', 'shared', 'reference', 'measured.json');
   if (!fs.existsSync(file)) {
     console.log(`bench:accuracy: ${file} not found (it lives in ../shared beside the checkout); nothing to compare.`);
+    publishedFiles(percentile);
     truthSets();
     return;
   }
@@ -154,6 +156,7 @@ function main(): void {
     );
   }
   for (const s of skipped) console.log(`skipped ${s}`);
+  publishedFiles(percentile);
   truthSets();
 }
 
