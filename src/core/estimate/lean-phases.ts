@@ -110,11 +110,9 @@ export function leanPhases(
 ): PhaseEstimate[] {
   const setup = ctx.setup;
   const { rootUnit } = ctx.sharding;
-  const { generation } = ctx.methods;
   const ck = setup.gradient_checkpointing;
   const {
     persistent,
-    engineC,
     gathered,
     gatheredAt,
     gatheredGrads,
@@ -124,7 +122,6 @@ export function leanPhases(
     tiedAccum,
     refForwardBytes,
     rewardFwdC,
-    genComps,
     outside,
     lossFwd,
     lossBwd,
@@ -239,24 +236,44 @@ export function leanPhases(
     const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
     recordLeanPools(poolsAtPhase, out, pSum, capacity, points);
   }
+  out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));
+  return out;
+}
+
+/** The sums the lean phases beyond the training step build on. */
+interface LeanSums {
+  /** Persistent components, gathered layer units and the gathered head (FSDP's root unit, ZeRO-3's head). */
+  readonly pSum: number;
+  readonly gSum: number;
+  readonly hgSum: number;
+  /** What the loop keeps from one step to the next (its outputs). */
+  readonly keptBetween: number;
+}
+
+/** The lean phases beside the training step: evaluation, generation, ZeRO's first step, a sharded checkpoint save. */
+function leanOtherPhases(ctx: EstimateContext, st: StageContext, terms: StageTerms, sums: LeanSums): PhaseEstimate[] {
+  const { persistent, genComps, engineC } = terms;
+  const { pSum, gSum, hgSum, keptBetween } = sums;
+  const generation = ctx.methods.generation;
+  const out: PhaseEstimate[] = [];
   if (terms.evaluation.evalBatch !== undefined)
     out.push({
       phase: 'evaluation',
-      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + kept.between,
-      components: persistentOnly,
+      allocatedBytes: pSum + gSum + hgSum + leanEvaluationBytes(terms) + keptBetween,
+      components: persistent,
       note: '',
     });
   // The sleeping vLLM engine's share is held, not churned, like the persistent components.
   if (generation)
     out.push({
       phase: 'generation',
-      allocatedBytes: pSum + tot(genComps),
-      components: generation.vllm_sleep ? [...persistentOnly, ...engineC] : persistentOnly,
+      allocatedBytes: pSum + roundedTotal(genComps),
+      components: generation.vllm_sleep ? [...persistent, ...engineC] : persistent,
       note: '',
     });
   const firstStep = leanFirstStep(ctx, st, persistent);
   if (firstStep) out.push(firstStep);
-  const save = leanCheckpointSave(ctx, st, terms, persistent, kept.between);
+  const save = leanCheckpointSave(ctx, st, terms, persistent, keptBetween);
   if (save) out.push(save);
   return out;
 }
