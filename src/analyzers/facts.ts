@@ -142,6 +142,7 @@ export type CanonicalKey =
   | 'fsdpOffload' // boolean (params + grads + optimizer to CPU)
   | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)
   | 'bitsandbytesVersion' // string: the bitsandbytes release a config's tool version implies (a pin in the project wins)
+  | 'torchaoVersion' // string: the torchao release a config's tool version implies (a pin in the project wins)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)

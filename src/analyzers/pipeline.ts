@@ -361,7 +361,8 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   const want = {
     transformers: setup.transformers_version === undefined,
     torch: setup.pytorch_version === undefined,
-    torchao: torchtune && setup.torchao_version === undefined,
+    // A release the config's tool version implies (torchtune 0.1: torchao 0.1) gives way to a pin.
+    torchao: torchtune && (setup.torchao_version === undefined || r.provenance.torchao_version?.kind === 'default'),
     trl: trl && setup.trl_version === undefined,
     // A release the config's tool version implies (a default: LitGPT before OptimizerArgs) gives way to a pin.
     bitsandbytes:

@@ -124,6 +124,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_shard_size', 'fsdpShardSize', num),
   fromFact('fsdp_version', 'fsdpVersion', (v) => (v === 1 || v === 2 ? v : undefined)),
   fromFact('bitsandbytes_version', 'bitsandbytesVersion', (v) => (typeof v === 'string' ? v : undefined)),
+  fromFact('torchao_version', 'torchaoVersion', (v) => (typeof v === 'string' ? v : undefined)),
   resolveLayoutWorld,
   resolveOpenGpuCount,
   resolveSeqLenOverride,

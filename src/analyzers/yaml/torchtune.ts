@@ -126,6 +126,100 @@ function launchComment(ctx: YamlCtx): void {
   }
 }
 
+type Top = ReturnType<YamlCtx['top']>;
+
+/**
+ * The torchtune release a config was written for, from the components it names: 0.1-0.2 keep the checkpointer and the
+ * metric logger under `torchtune.utils` (moved to `torchtune.training` in 0.3), and only 0.1 names its profiler
+ * `torchtune.utils.profiler` (`torchtune.utils.setup_torch_profiler` in 0.2). `before03`: the entry that dates it.
+ */
+function vintage(ctx: YamlCtx, top: Top): { before03?: Entry; only01?: Entry } {
+  const component = (block: string): Entry | undefined => {
+    const c = ctx.sub(top.get(block)).get('_component_');
+    return c && ctx.view(c).t !== 'absent' ? c : undefined;
+  };
+  const named = (e: Entry | undefined, prefix: string): boolean =>
+    e !== undefined && (strOf(ctx.view(e))?.trim().startsWith(prefix) ?? false);
+  const before03 = [component('checkpointer'), component('metric_logger')].find((e) => named(e, 'torchtune.utils.'));
+  const profiler = component('profiler');
+  const only01 = profiler && strOf(ctx.view(profiler))?.trim() === 'torchtune.utils.profiler' ? profiler : undefined;
+  return { before03, only01 };
+}
+
+/**
+ * Builders whose own max_seq_len truncated in torchtune 0.1-0.2, with its default there (torchtune/datasets at v0.2.1:
+ * `_alpaca.py` 512, `_slimorca.py` and `_stack_exchanged_paired.py` 1024; the other builders none). From 0.3 the
+ * builders take none and the tokenizer's max_seq_len truncates.
+ */
+const DATASET_MAX_SEQ_LEN_BEFORE_0_3: Readonly<Record<string, number>> = {
+  alpaca_dataset: 512,
+  alpaca_cleaned_dataset: 512,
+  slimorca_dataset: 1024,
+  stack_exchanged_paired_dataset: 1024,
+};
+
+/**
+ * The longest sequence: tokenizer.max_seq_len (null: no truncation, the longest sample sets the length); in a config
+ * of torchtune 0.1-0.2, the dataset builder's max_seq_len, or its default there.
+ */
+function seqLen(ctx: YamlCtx, top: Top, before03: Entry | undefined): void {
+  const seq = ctx.sub(top.get('tokenizer')).get('max_seq_len');
+  if (seq && ctx.view(seq).t === 'absent' && seq.node) {
+    ctx.add('seqLen', seq, { unknown: 'unbounded: the longest sample in the dataset' }, 'tokenizer.max_seq_len');
+    return;
+  }
+  if (seq) {
+    ctx.put('seqLen', seq, asPosInt, 'tokenizer.max_seq_len');
+    return;
+  }
+  const dataset = ctx.sub(top.get('dataset'));
+  const own = dataset.get('max_seq_len');
+  if (own) {
+    ctx.put('seqLen', own, asPosInt, 'dataset.max_seq_len');
+    return;
+  }
+  const builder = dataset.get('_component_');
+  const name = builder ? (strOf(ctx.view(builder))?.trim().split('.').pop() ?? '') : '';
+  const length = DATASET_MAX_SEQ_LEN_BEFORE_0_3[name];
+  if (!before03 || !builder || length === undefined) return;
+  ctx.addDefault(
+    'seqLen',
+    builder,
+    length,
+    `${before03.path} dates the config to torchtune 0.1-0.2, whose ${name} truncates samples to its max_seq_len ` +
+      `default ${length} (torchtune/datasets at v0.2.1; the tokenizer's max_seq_len from 0.3)`,
+  );
+}
+
+/**
+ * What a config of torchtune 0.1-0.2 runs with: its distributed recipes wrap the model in FSDP1
+ * (`FullyShardedDataParallel(..., sharding_strategy=FULL_SHARD, mixed_precision=None)` in
+ * recipes/{full,lora}_finetune_distributed.py at v0.2.1: use_orig_params and backward_prefetch left at FSDP1's
+ * defaults, False and BACKWARD_PRE; FSDP2 from 0.3), and 0.1 pinned torchao==0.1 (pyproject.toml at v0.1.1), whose
+ * NF4 quantizes each weight whole as it loads.
+ */
+function olderRelease(ctx: YamlCtx, before03: Entry | undefined, only01: Entry | undefined): void {
+  if (before03) {
+    const fsdp1 = `${before03.path} dates the config to torchtune 0.1-0.2, whose distributed recipes wrap the model in FSDP1`;
+    ctx.addDefault('fsdpVersion', before03, 1, `${fsdp1} (FullyShardedDataParallel; fully_shard from 0.3)`);
+    ctx.addDefault('fsdpUseOrigParams', before03, false, `${fsdp1} with use_orig_params left at its default, False`);
+    ctx.addDefault(
+      'fsdpBackwardPrefetch',
+      before03,
+      'pre',
+      `${fsdp1} with backward_prefetch at its default, BACKWARD_PRE`,
+    );
+  }
+  if (only01)
+    ctx.addDefault(
+      'torchaoVersion',
+      only01,
+      '0.1',
+      `${only01.path} torchtune.utils.profiler dates the config to torchtune 0.1, which pinned torchao==0.1 ` +
+        '(pyproject.toml at v0.1.1; setup_torch_profiler from 0.2)',
+    );
+}
+
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   model(ctx, top);
@@ -146,11 +240,9 @@ function analyze(ctx: YamlCtx): void {
 
   ctx.put('microBatchSize', top.get('batch_size'), asPosInt);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
-  // tokenizer.max_seq_len: null means no truncation, so the longest sample sets the length.
-  const seq = ctx.sub(top.get('tokenizer')).get('max_seq_len');
-  if (seq && ctx.view(seq).t === 'absent' && seq.node)
-    ctx.add('seqLen', seq, { unknown: 'unbounded: the longest sample in the dataset' }, 'tokenizer.max_seq_len');
-  else ctx.put('seqLen', seq, asPosInt, 'tokenizer.max_seq_len');
+  const { before03, only01 } = vintage(ctx, top);
+  seqLen(ctx, top, before03);
+  olderRelease(ctx, before03, only01);
 
   // dataset.packed: samples packed to max_seq_len; otherwise padded_collate pads each batch to its longest sample.
   ctx.put('batchLengths', ctx.sub(top.get('dataset')).get('packed'), asPacking, 'dataset.packed');

@@ -59,6 +59,42 @@ data_parallel_shard_dim: -1
 dtype: fp32
 `;
 
+// recipes/configs/llama2/7B_qlora_single_device.yaml as torchtune 0.1 shipped it (pytorch/torchtune@fef3ed10d,
+// 2024-04-16), the keys that matter: no tokenizer max_seq_len, the dataset builder's own default, components under
+// torchtune.utils, the 0.1 profiler.
+const QLORA_0_1 = `model:
+  _component_: torchtune.models.llama2.qlora_llama2_7b
+  lora_attn_modules: ['q_proj', 'v_proj', 'k_proj', 'output_proj']
+  apply_lora_to_mlp: True
+  apply_lora_to_output: False
+  lora_rank: 8
+  lora_alpha: 16
+tokenizer:
+  _component_: torchtune.models.llama2.llama2_tokenizer
+  path: /tmp/Llama-2-7b-hf/tokenizer.model
+checkpointer:
+  _component_: torchtune.utils.FullModelHFCheckpointer
+  checkpoint_dir: /tmp/Llama-2-7b-hf
+dataset:
+  _component_: torchtune.datasets.alpaca_cleaned_dataset
+  train_on_input: True
+batch_size: 2
+optimizer:
+  _component_: torch.optim.AdamW
+  weight_decay: 0.01
+  lr: 3e-4
+loss:
+  _component_: torch.nn.CrossEntropyLoss
+gradient_accumulation_steps: 16
+metric_logger:
+  _component_: torchtune.utils.metric_logging.DiskLogger
+dtype: bf16
+enable_activation_checkpointing: True
+profiler:
+  _component_: torchtune.utils.profiler
+  enabled: False
+`;
+
 describe('analyzeTorchtuneYaml', () => {
   it("reads the DPO and SimPO loss components as preference training, with torchtune's one bf16 log_softmax", () => {
     const dpo = QLORA.replace('torchtune.modules.loss.CEWithChunkedOutputLoss', 'torchtune.rlhf.loss.DPOLoss');
@@ -290,6 +326,41 @@ describe('analyzeTorchtuneYaml', () => {
   it('flags fp16 (rejected by the recipes) and a negative batch', () => {
     const text = 'dtype: fp16\nbatch_size: -1\n';
     assert.equal(codes(analyzeTorchtuneYaml(text)).filter((c) => c === 'invalid-value').length, 2);
+  });
+
+  it('dates a config to torchtune 0.1-0.2 by its torchtune.utils components: the dataset builder truncates, FSDP1', () => {
+    // torchtune/datasets/_alpaca.py at v0.1.1 and v0.2.1: max_seq_len: int = 512; the distributed recipes at v0.2.1 wrap
+    // the model in FullyShardedDataParallel (use_orig_params and backward_prefetch at their defaults).
+    const r = analyzeTorchtuneYaml(QLORA_0_1);
+    assert.equal(factOf(r, 'seqLen')?.value, 512);
+    assert.equal(factOf(r, 'seqLen')?.rawKey, 'dataset._component_');
+    assert.equal(factOf(r, 'fsdpVersion')?.value, 1);
+    assert.equal(factOf(r, 'fsdpUseOrigParams')?.value, false);
+    assert.equal(factOf(r, 'fsdpBackwardPrefetch')?.value, 'pre');
+    // torchtune.utils.profiler is 0.1's (setup_torch_profiler from 0.2), and 0.1 pinned torchao==0.1.
+    assert.equal(factOf(r, 'torchaoVersion')?.value, '0.1');
+    const v02 = QLORA_0_1.replace('torchtune.utils.profiler', 'torchtune.utils.setup_torch_profiler');
+    assert.equal(factOf(analyzeTorchtuneYaml(v02), 'torchaoVersion'), undefined);
+    assert.equal(factOf(analyzeTorchtuneYaml(v02), 'fsdpVersion')?.value, 1);
+    // The dataset's own max_seq_len wins; 0.3 configs (torchtune.training) take the tokenizer's.
+    const own = QLORA_0_1.replace('  train_on_input: True', '  train_on_input: True\n  max_seq_len: 1024');
+    assert.equal(factOf(analyzeTorchtuneYaml(own), 'seqLen')?.value, 1024);
+    const v03 = QLORA_0_1.replace(/torchtune\.utils\./g, 'torchtune.training.');
+    const r03 = analyzeTorchtuneYaml(v03);
+    assert.equal(factOf(r03, 'seqLen'), undefined);
+    assert.equal(factOf(r03, 'fsdpVersion'), undefined);
+  });
+
+  it("estimates torchtune 0.1's QLoRA config as its tutorial measured it: 9.29 GB reserved", () => {
+    // docs/source/tutorials/qlora_finetune.rst (pytorch/torchtune@0914d5c, April 2024): "9.29 GB (peak memory reserved,
+    // training)" for this config; torchao 0.1 quantizes each weight whole as it loads, which sets the peak.
+    const res = resolveText('7B_qlora_single_device.yaml', QLORA_0_1);
+    assert.equal(res.setup?.torchao_version, '0.1');
+    assert.equal(res.provenance.torchao_version?.kind, 'default');
+    const e = estimate(res.setup as Parameters<typeof estimate>[0]);
+    assert.ok(e.ok);
+    const gb = e.estimate.perGpu.reservedBytes / 1e9;
+    assert.ok(Math.abs(gb / 9.29 - 1) < 0.03, `${gb.toFixed(2)} GB`);
   });
 
   it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
