@@ -79,12 +79,13 @@ export class CachingAllocator {
   malloc(bytes: number, stream = 0): Allocation {
     const size = roundSize(bytes);
     const small = size <= SMALL_SIZE;
-    const pool = this.poolsOf(stream)[small ? 'small' : 'large'];
+    const pools = this.poolsOf(stream);
+    const pool = small ? pools.small : pools.large;
     const i = lowerBound(pool, size, -1);
     let b: Block;
     if (i < pool.length) {
       b = pool[i];
-      pool.splice(i, 1);
+      removeAt(pool, i);
     } else {
       b = this.newSegment(size, small, stream);
     }
@@ -181,14 +182,24 @@ export class CachingAllocator {
   }
 
   private insert(b: Block): void {
-    const pool = this.poolsOf(b.stream)[b.small ? 'small' : 'large'];
-    pool.splice(lowerBound(pool, b.size, b.addr), 0, b);
+    const pools = this.poolsOf(b.stream);
+    const pool = b.small ? pools.small : pools.large;
+    const at = lowerBound(pool, b.size, b.addr);
+    for (let j = pool.length; j > at; j--) pool[j] = pool[j - 1];
+    pool[at] = b;
   }
 
   private remove(b: Block): void {
-    const pool = this.poolsOf(b.stream)[b.small ? 'small' : 'large'];
-    pool.splice(lowerBound(pool, b.size, b.addr), 1);
+    const pools = this.poolsOf(b.stream);
+    removeAt(b.small ? pools.small : pools.large, lowerBound(b.small ? pools.small : pools.large, b.size, b.addr));
   }
+}
+
+/** Removes the block at `i`, shifting the ones after it down (cheaper than splice on short arrays). */
+function removeAt(pool: Block[], i: number): void {
+  const n = pool.length - 1;
+  for (let j = i; j < n; j++) pool[j] = pool[j + 1];
+  pool.length = n;
 }
 
 /** `left` takes in its right-hand neighbour of the same segment. */
