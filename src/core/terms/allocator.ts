@@ -199,7 +199,7 @@ export class CachingAllocator {
 function removeAt(pool: Block[], i: number): void {
   const n = pool.length - 1;
   for (let j = i; j < n; j++) pool[j] = pool[j + 1];
-  pool.length = n;
+  pool.pop();
 }
 
 /** `left` takes in its right-hand neighbour of the same segment. */
