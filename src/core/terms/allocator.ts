@@ -37,10 +37,68 @@ interface Block {
   readonly stream: number;
 }
 
-/** One stream's free blocks, sorted by (size, address). */
+/**
+ * Free blocks of one pool, ordered by (size, address) as the allocator's set is (BlockComparatorSize). Kept in size
+ * classes (powers of two of 512 B units), each sorted, so an insertion or removal shifts one short class; the best
+ * fit is the first block at or after the request in its class, else the first block of the next class that has one.
+ */
+class FreeBlocks {
+  private readonly classes: Block[][] = Array.from({ length: SIZE_CLASSES }, () => []);
+
+  /** The smallest free block of at least `size` bytes (the lowest address among equals), taken out; undefined if none. */
+  takeBestFit(size: number): Block | undefined {
+    const { classes } = this;
+    for (let c = sizeClass(size); c < SIZE_CLASSES; c++) {
+      const list = classes[c];
+      if (list.length === 0) continue;
+      const i = lowerBound(list, size, -1);
+      if (i < list.length) {
+        const b = list[i];
+        removeAt(list, i);
+        return b;
+      }
+    }
+    return undefined;
+  }
+
+  insert(b: Block): void {
+    const list = this.classes[sizeClass(b.size)];
+    const at = lowerBound(list, b.size, b.addr);
+    for (let j = list.length; j > at; j--) list[j] = list[j - 1];
+    list[at] = b;
+  }
+
+  remove(b: Block): void {
+    const list = this.classes[sizeClass(b.size)];
+    removeAt(list, lowerBound(list, b.size, b.addr));
+  }
+
+  /** Every free block, in no particular order. */
+  *all(): IterableIterator<Block> {
+    for (const list of this.classes) yield* list;
+  }
+
+  /** Keeps the blocks `keep` accepts. */
+  filter(keep: (b: Block) => boolean): void {
+    for (let c = 0; c < SIZE_CLASSES; c++) this.classes[c] = this.classes[c].filter(keep);
+  }
+}
+
+/** Size classes: floor(log2(size / 512)) up to 2 TiB, beyond that one class per power of two up to 2^24 TiB. */
+const SIZE_CLASSES = 56;
+
+/** A block size's class (sizes are multiples of 512 B); larger sizes, higher classes. */
+function sizeClass(size: number): number {
+  const units = size / MIN_BLOCK;
+  return units < 4294967296
+    ? 31 - Math.clz32(units)
+    : Math.min(SIZE_CLASSES - 1, 32 + Math.floor(Math.log2(units / 4294967296)));
+}
+
+/** One stream's free blocks: the small pool's and the large pool's. */
 interface StreamPools {
-  small: Block[];
-  large: Block[];
+  readonly small: FreeBlocks;
+  readonly large: FreeBlocks;
 }
 
 /** Handle of an allocation, for free(). */
@@ -80,15 +138,7 @@ export class CachingAllocator {
     const size = roundSize(bytes);
     const small = size <= SMALL_SIZE;
     const pools = this.poolsOf(stream);
-    const pool = small ? pools.small : pools.large;
-    const i = lowerBound(pool, size, -1);
-    let b: Block;
-    if (i < pool.length) {
-      b = pool[i];
-      removeAt(pool, i);
-    } else {
-      b = this.newSegment(size, small, stream);
-    }
+    const b = (small ? pools.small : pools.large).takeBestFit(size) ?? this.newSegment(size, small, stream);
     const rest = b.size - size;
     if (small ? rest >= MIN_BLOCK : rest > SMALL_SIZE) {
       const r: Block = { addr: b.addr + size, size: rest, free: true, prev: b, next: b.next, small, stream };
@@ -125,8 +175,8 @@ export class CachingAllocator {
   cachedBelow(bytes: number): number {
     const pools = this.poolsOf(0);
     let sum = 0;
-    for (const b of pools.small) sum += b.size;
-    for (const b of pools.large) if (b.size < bytes) sum += b.size;
+    for (const b of pools.small.all()) sum += b.size;
+    for (const b of pools.large.all()) if (b.size < bytes) sum += b.size;
     return sum;
   }
 
@@ -139,7 +189,7 @@ export class CachingAllocator {
     if (stream === 0 && this.defaultPools) return this.defaultPools;
     let pools = this.streams.get(stream);
     if (!pools) {
-      pools = { small: [], large: [] };
+      pools = { small: new FreeBlocks(), large: new FreeBlocks() };
       this.streams.set(stream, pools);
       if (stream === 0) this.defaultPools = pools;
     }
@@ -168,30 +218,26 @@ export class CachingAllocator {
 
   private releaseCached(): void {
     for (const [stream, pools] of this.streams) {
-      for (const key of ['small', 'large'] as const) {
-        const keep: Block[] = [];
-        for (const b of pools[key]) {
-          if (b.prev === undefined && b.next === undefined) {
-            this.reserved -= b.size;
-            this.streamReserved.set(stream, this.reservedOn(stream) - b.size);
-          } else keep.push(b);
-        }
-        pools[key] = keep;
+      for (const free of [pools.small, pools.large]) {
+        free.filter((b) => {
+          // A whole free segment (no neighbour) goes back to the driver.
+          if (b.prev !== undefined || b.next !== undefined) return true;
+          this.reserved -= b.size;
+          this.streamReserved.set(stream, this.reservedOn(stream) - b.size);
+          return false;
+        });
       }
     }
   }
 
   private insert(b: Block): void {
     const pools = this.poolsOf(b.stream);
-    const pool = b.small ? pools.small : pools.large;
-    const at = lowerBound(pool, b.size, b.addr);
-    for (let j = pool.length; j > at; j--) pool[j] = pool[j - 1];
-    pool[at] = b;
+    (b.small ? pools.small : pools.large).insert(b);
   }
 
   private remove(b: Block): void {
     const pools = this.poolsOf(b.stream);
-    removeAt(b.small ? pools.small : pools.large, lowerBound(b.small ? pools.small : pools.large, b.size, b.addr));
+    (b.small ? pools.small : pools.large).remove(b);
   }
 }
 
