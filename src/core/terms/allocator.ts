@@ -43,12 +43,13 @@ interface Block {
  * fit is the first block at or after the request in its class, else the first block of the next class that has one.
  */
 class FreeBlocks {
-  private readonly classes: Block[][] = Array.from({ length: SIZE_CLASSES }, () => []);
+  /** Lists up to the highest class used so far (no holes: the array stays packed). */
+  private readonly classes: Block[][] = [];
 
   /** The smallest free block of at least `size` bytes (the lowest address among equals), taken out; undefined if none. */
   takeBestFit(size: number): Block | undefined {
     const { classes } = this;
-    for (let c = sizeClass(size); c < SIZE_CLASSES; c++) {
+    for (let c = sizeClass(size); c < classes.length; c++) {
       const list = classes[c];
       if (list.length === 0) continue;
       const i = lowerBound(list, size, -1);
@@ -62,7 +63,9 @@ class FreeBlocks {
   }
 
   insert(b: Block): void {
-    const list = this.classes[sizeClass(b.size)];
+    const c = sizeClass(b.size);
+    while (this.classes.length <= c) this.classes.push([]);
+    const list = this.classes[c];
     const at = lowerBound(list, b.size, b.addr);
     for (let j = list.length; j > at; j--) list[j] = list[j - 1];
     list[at] = b;
@@ -80,7 +83,7 @@ class FreeBlocks {
 
   /** Keeps the blocks `keep` accepts. */
   filter(keep: (b: Block) => boolean): void {
-    for (let c = 0; c < SIZE_CLASSES; c++) this.classes[c] = this.classes[c].filter(keep);
+    for (let c = 0; c < this.classes.length; c++) this.classes[c] = this.classes[c].filter(keep);
   }
 }
 
