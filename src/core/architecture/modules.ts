@@ -125,25 +125,9 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('intermediate.dense', h, a.ffn, true, L, 'mlp');
       add('output.dense', a.ffn, h, true, L, 'mlp');
       break;
-    case 't5': {
-      const E = a.encoderLayers;
-      for (const [n, c, g] of [
-        ['q', E + 2 * L, 'attention'],
-        ['k', E + 2 * L, 'attention'],
-        ['v', E + 2 * L, 'attention'],
-      ] as const) {
-        add(n, h, qd, false, c, g);
-      }
-      add('o', qd, h, false, E + 2 * L, 'attention');
-      if (a.gatedMlp) {
-        add('wi_0', h, a.ffn, false, E + L, 'mlp');
-        add('wi_1', h, a.ffn, false, E + L, 'mlp');
-      } else {
-        add('wi', h, a.ffn, false, E + L, 'mlp');
-      }
-      add('wo', a.ffn, h, false, E + L, 'mlp');
+    case 't5':
+      t5Modules(a, add);
       break;
-    }
     case 'opt':
     case 'gptj':
     case 'gpt_neo':
@@ -181,61 +165,18 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
       add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
       add('down_proj', a.ffn, h, false, L, 'mlp');
       break;
-    case 'gpt_oss': {
-      // GptOssAttention: q/k/v/o nn.Linear with attention_bias; GptOssExperts: 3-D parameters gate_up_proj (E, h, 2f)
-      // with bias (E, 2f) and down_proj (E, f, h) with bias (E, h); GptOssTopKRouter: weight (E, h) and bias (E).
-      // The experts and the router are not nn.Linear, so PEFT's all-linear reaches only the attention projections.
-      const moe = a.moe!;
-      gqaAttention(a, add);
-      add('experts.gate_up_proj', h, 2 * moe.expertFfn, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
-      add('experts.down_proj', moe.expertFfn, h, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
-      add('router', h, moe.experts, true, L, 'router', 1, true);
+    case 'gpt_oss':
+      gptOssModules(a, add);
       break;
-    }
-    case 'deepseek_v3': {
-      // DeepseekV3Attention (MLA) and DeepseekV3MoE: the router is a bare nn.Parameter (DeepseekV3TopkRouter.weight),
-      // the shared experts one DeepseekV3MLP named shared_experts.
-      const mla = a.mla!;
-      if (mla.qLoraRank > 0) {
-        add('q_a_proj', h, mla.qLoraRank, a.qkvBias, L, 'attention');
-        add('q_b_proj', mla.qLoraRank, qd, false, L, 'attention');
-      } else {
-        add('q_proj', h, qd, false, L, 'attention');
-      }
-      add('kv_a_proj_with_mqa', h, mla.kvLoraRank + mla.qkRope, a.qkvBias, L, 'attention');
-      add('kv_b_proj', mla.kvLoraRank, a.heads * (mla.qkNope + mla.vHeadDim), false, L, 'attention');
-      add('o_proj', a.heads * mla.vHeadDim, h, a.outBias, L, 'attention');
-      deepseekMlps(a, add);
+    case 'deepseek_v3':
+      deepseekV3Modules(a, add);
       break;
-    }
     case 'kimi_linear':
       kimiLinearModules(a, m, add);
       break;
-    case 'llama4': {
-      // Llama4TextAttention q/k/v/o (attention_bias); dense layers Llama4TextMLP of intermediate_size_mlp; MoE layers
-      // Llama4TextExperts as 3-D parameters (gate_up_proj E x h x 2f, down_proj E x f x h: not nn.Linear, so PEFT's
-      // all-linear leaves them), Llama4Router (an nn.Linear) and the shared expert. transformers runs every token
-      // through every expert (a bmm over all E, the tokens scaled by their sigmoid scores, zero off the top-k).
-      const moe = a.moe!;
-      gqaAttention(a, add);
-      const dense = L - moe.moeLayers;
-      add('gate_proj', h, a.ffn, false, dense, 'mlp');
-      add('up_proj', h, a.ffn, false, dense, 'mlp');
-      add('down_proj', a.ffn, h, false, dense, 'mlp');
-      if (a.expertsAsLinear) {
-        add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert');
-        add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert');
-        add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert');
-      } else {
-        add('experts.gate_up_proj', h, 2 * moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', 1, true);
-        add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', 1, true);
-      }
-      add('router', h, moe.experts, false, moe.moeLayers, 'router');
-      add('shared_expert.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
-      add('shared_expert.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
-      add('shared_expert.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+    case 'llama4':
+      llama4Modules(a, add);
       break;
-    }
     case 'glm4_moe':
       // Glm4MoeAttention: q/k/v with attention_bias, o_proj without (outBias is false); then DeepSeek-V3's dense and MoE MLPs.
       gqaAttention(a, add);
@@ -244,72 +185,179 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
     case 'nemotron_h':
       nemotronModules(a, add);
       break;
-    case 'jamba': {
-      // JambaAttention q/k/v/o without bias on the attention layers; the Mamba-1 mixer's in_proj and out_proj
-      // (mamba_proj_bias), x_proj (no bias) and dt_proj (with bias) on the others; JambaMLP (gate/up/down) on the dense
-      // layers, the router and Mixtral's experts on the MoE layers.
-      const m1 = a.mamba1!;
-      const att = L - m1.layers;
-      add('q_proj', h, qd, false, att, 'attention');
-      add('k_proj', h, kvd, false, att, 'attention');
-      add('v_proj', h, kvd, false, att, 'attention');
-      add('o_proj', qd, h, false, att, 'attention');
-      add('in_proj', h, 2 * m1.inner, m1.projBias, m1.layers, 'attention');
-      add('x_proj', m1.inner, m1.dtRank + 2 * m1.state, false, m1.layers, 'attention');
-      add('dt_proj', m1.dtRank, m1.inner, true, m1.layers, 'attention');
-      add('out_proj', m1.inner, h, m1.projBias, m1.layers, 'attention');
-      const moe = a.moe;
-      const dense = moe ? L - moe.moeLayers : L;
-      add('gate_proj', h, a.ffn, false, dense, 'mlp');
-      add('up_proj', h, a.ffn, false, dense, 'mlp');
-      add('down_proj', a.ffn, h, false, dense, 'mlp');
-      if (moe) {
-        routedExperts(a, add, ['gate_proj', 'up_proj', 'down_proj']);
-        add('router', h, moe.experts, false, moe.moeLayers, 'router');
-      }
+    case 'jamba':
+      jambaModules(a, add);
       break;
-    }
-    case 'falcon_h1': {
-      // FalconH1DecoderLayer: the Mamba2 mixer's in_proj (mamba_proj_bias) and out_proj (projectors_bias), Llama attention
-      // (attention_bias on q/k/v and o) and the SwiGLU MLP (mlp_bias), all in every layer.
-      const mb = a.mamba!;
-      const inner = mb.heads * mb.headDim;
-      add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, L, 'attention');
-      add('out_proj', inner, h, mb.outBias, L, 'attention');
-      gqaAttention(a, add);
-      add('gate_proj', h, a.ffn, a.mlpBias, L, 'mlp');
-      add('up_proj', h, a.ffn, a.mlpBias, L, 'mlp');
-      add('down_proj', a.ffn, h, a.mlpBias, L, 'mlp');
+    case 'falcon_h1':
+      falconH1Modules(a, add);
       break;
-    }
-    case 'granite_hybrid': {
-      // GraniteMoeHybridAttention q/k/v/o (attention_bias) on the attention layers, the Mamba2 mixer's in_proj and out_proj
-      // (mamba_proj_bias) on the others, the shared MLP's input_linear (gate and up) and output_linear everywhere.
-      const mb = a.mamba!;
-      const full = L - mb.layers;
-      const inner = mb.heads * mb.headDim;
-      add('q_proj', h, qd, a.qkvBias, full, 'attention');
-      add('k_proj', h, kvd, a.qkvBias, full, 'attention');
-      add('v_proj', h, kvd, a.qkvBias, full, 'attention');
-      add('o_proj', qd, h, a.outBias, full, 'attention');
-      add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, mb.layers, 'attention');
-      add('out_proj', inner, h, mb.outBias, mb.layers, 'attention');
-      add('input_linear', h, 2 * a.ffn, false, L, 'mlp');
-      add('output_linear', a.ffn, h, false, L, 'mlp');
-      const moe = a.moe;
-      if (moe) {
-        const frac = moe.topK / moe.experts;
-        add('block_sparse_moe.input_linear', h, 2 * moe.expertFfn, false, L * moe.experts, 'expert', frac, true);
-        add('block_sparse_moe.output_linear', moe.expertFfn, h, false, L * moe.experts, 'expert', frac, true);
-        add('block_sparse_moe.router.layer', h, moe.experts, false, L, 'router');
-      }
+    case 'granite_hybrid':
+      graniteHybridModules(a, add);
       break;
-    }
     default:
       decoderModules(a, add);
       break;
   }
   return m;
+}
+
+/** T5's encoder and decoder: q, k, v, o in self-attention (both stacks) and cross-attention (decoder), wi (or wi_0 / wi_1 gated) and wo. */
+function t5Modules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const L = a.layers;
+  const E = a.encoderLayers;
+  for (const [n, c, g] of [
+    ['q', E + 2 * L, 'attention'],
+    ['k', E + 2 * L, 'attention'],
+    ['v', E + 2 * L, 'attention'],
+  ] as const) {
+    add(n, h, qd, false, c, g);
+  }
+  add('o', qd, h, false, E + 2 * L, 'attention');
+  if (a.gatedMlp) {
+    add('wi_0', h, a.ffn, false, E + L, 'mlp');
+    add('wi_1', h, a.ffn, false, E + L, 'mlp');
+  } else {
+    add('wi', h, a.ffn, false, E + L, 'mlp');
+  }
+  add('wo', a.ffn, h, false, E + L, 'mlp');
+}
+
+/** gpt-oss: attention projections, the experts and the router as 3-D parameters. */
+function gptOssModules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const L = a.layers;
+  // GptOssAttention: q/k/v/o nn.Linear with attention_bias; GptOssExperts: 3-D parameters gate_up_proj (E, h, 2f)
+  // with bias (E, 2f) and down_proj (E, f, h) with bias (E, h); GptOssTopKRouter: weight (E, h) and bias (E).
+  // The experts and the router are not nn.Linear, so PEFT's all-linear reaches only the attention projections.
+  const moe = a.moe!;
+  gqaAttention(a, add);
+  add('experts.gate_up_proj', h, 2 * moe.expertFfn, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
+  add('experts.down_proj', moe.expertFfn, h, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
+  add('router', h, moe.experts, true, L, 'router', 1, true);
+}
+
+/** DeepSeek-V3: multi-head latent attention, then the dense and MoE MLPs. */
+function deepseekV3Modules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const L = a.layers;
+  // DeepseekV3Attention (MLA) and DeepseekV3MoE: the router is a bare nn.Parameter (DeepseekV3TopkRouter.weight),
+  // the shared experts one DeepseekV3MLP named shared_experts.
+  const mla = a.mla!;
+  if (mla.qLoraRank > 0) {
+    add('q_a_proj', h, mla.qLoraRank, a.qkvBias, L, 'attention');
+    add('q_b_proj', mla.qLoraRank, qd, false, L, 'attention');
+  } else {
+    add('q_proj', h, qd, false, L, 'attention');
+  }
+  add('kv_a_proj_with_mqa', h, mla.kvLoraRank + mla.qkRope, a.qkvBias, L, 'attention');
+  add('kv_b_proj', mla.kvLoraRank, a.heads * (mla.qkNope + mla.vHeadDim), false, L, 'attention');
+  add('o_proj', a.heads * mla.vHeadDim, h, a.outBias, L, 'attention');
+  deepseekMlps(a, add);
+}
+
+/** Llama 4: attention, dense MLPs, the experts (3-D, or per-expert linears under bitsandbytes), the router and the shared expert. */
+function llama4Modules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const L = a.layers;
+  // Llama4TextAttention q/k/v/o (attention_bias); dense layers Llama4TextMLP of intermediate_size_mlp; MoE layers
+  // Llama4TextExperts as 3-D parameters (gate_up_proj E x h x 2f, down_proj E x f x h: not nn.Linear, so PEFT's
+  // all-linear leaves them), Llama4Router (an nn.Linear) and the shared expert. transformers runs every token
+  // through every expert (a bmm over all E, the tokens scaled by their sigmoid scores, zero off the top-k).
+  const moe = a.moe!;
+  gqaAttention(a, add);
+  const dense = L - moe.moeLayers;
+  add('gate_proj', h, a.ffn, false, dense, 'mlp');
+  add('up_proj', h, a.ffn, false, dense, 'mlp');
+  add('down_proj', a.ffn, h, false, dense, 'mlp');
+  if (a.expertsAsLinear) {
+    add('experts.gate_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert');
+    add('experts.up_proj', h, moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert');
+    add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert');
+  } else {
+    add('experts.gate_up_proj', h, 2 * moe.expertFfn, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+    add('experts.down_proj', moe.expertFfn, h, false, moe.moeLayers * moe.experts, 'expert', 1, true);
+  }
+  add('router', h, moe.experts, false, moe.moeLayers, 'router');
+  add('shared_expert.gate_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+  add('shared_expert.up_proj', h, moe.sharedExpertFfn, false, moe.moeLayers, 'mlp');
+  add('shared_expert.down_proj', moe.sharedExpertFfn, h, false, moe.moeLayers, 'mlp');
+}
+
+/** Jamba: attention or Mamba-1 mixers, dense MLPs or Mixtral's MoE. */
+function jambaModules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const kvd = a.kvHeads * a.headDim;
+  const L = a.layers;
+  // JambaAttention q/k/v/o without bias on the attention layers; the Mamba-1 mixer's in_proj and out_proj
+  // (mamba_proj_bias), x_proj (no bias) and dt_proj (with bias) on the others; JambaMLP (gate/up/down) on the dense
+  // layers, the router and Mixtral's experts on the MoE layers.
+  const m1 = a.mamba1!;
+  const att = L - m1.layers;
+  add('q_proj', h, qd, false, att, 'attention');
+  add('k_proj', h, kvd, false, att, 'attention');
+  add('v_proj', h, kvd, false, att, 'attention');
+  add('o_proj', qd, h, false, att, 'attention');
+  add('in_proj', h, 2 * m1.inner, m1.projBias, m1.layers, 'attention');
+  add('x_proj', m1.inner, m1.dtRank + 2 * m1.state, false, m1.layers, 'attention');
+  add('dt_proj', m1.dtRank, m1.inner, true, m1.layers, 'attention');
+  add('out_proj', m1.inner, h, m1.projBias, m1.layers, 'attention');
+  const moe = a.moe;
+  const dense = moe ? L - moe.moeLayers : L;
+  add('gate_proj', h, a.ffn, false, dense, 'mlp');
+  add('up_proj', h, a.ffn, false, dense, 'mlp');
+  add('down_proj', a.ffn, h, false, dense, 'mlp');
+  if (moe) {
+    routedExperts(a, add, ['gate_proj', 'up_proj', 'down_proj']);
+    add('router', h, moe.experts, false, moe.moeLayers, 'router');
+  }
+}
+
+/** Falcon-H1: a Mamba2 mixer, Llama attention and a SwiGLU MLP in every layer. */
+function falconH1Modules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const L = a.layers;
+  // FalconH1DecoderLayer: the Mamba2 mixer's in_proj (mamba_proj_bias) and out_proj (projectors_bias), Llama attention
+  // (attention_bias on q/k/v and o) and the SwiGLU MLP (mlp_bias), all in every layer.
+  const mb = a.mamba!;
+  const inner = mb.heads * mb.headDim;
+  add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, L, 'attention');
+  add('out_proj', inner, h, mb.outBias, L, 'attention');
+  gqaAttention(a, add);
+  add('gate_proj', h, a.ffn, a.mlpBias, L, 'mlp');
+  add('up_proj', h, a.ffn, a.mlpBias, L, 'mlp');
+  add('down_proj', a.ffn, h, a.mlpBias, L, 'mlp');
+}
+
+/** Granite 4.0 H: attention or Mamba2 mixers, the shared MLP everywhere, the MoE block when there is one. */
+function graniteHybridModules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const kvd = a.kvHeads * a.headDim;
+  const L = a.layers;
+  // GraniteMoeHybridAttention q/k/v/o (attention_bias) on the attention layers, the Mamba2 mixer's in_proj and out_proj
+  // (mamba_proj_bias) on the others, the shared MLP's input_linear (gate and up) and output_linear everywhere.
+  const mb = a.mamba!;
+  const full = L - mb.layers;
+  const inner = mb.heads * mb.headDim;
+  add('q_proj', h, qd, a.qkvBias, full, 'attention');
+  add('k_proj', h, kvd, a.qkvBias, full, 'attention');
+  add('v_proj', h, kvd, a.qkvBias, full, 'attention');
+  add('o_proj', qd, h, a.outBias, full, 'attention');
+  add('in_proj', h, 2 * inner + 2 * mb.groups * mb.state + mb.heads, mb.projBias, mb.layers, 'attention');
+  add('out_proj', inner, h, mb.outBias, mb.layers, 'attention');
+  add('input_linear', h, 2 * a.ffn, false, L, 'mlp');
+  add('output_linear', a.ffn, h, false, L, 'mlp');
+  const moe = a.moe;
+  if (moe) {
+    const frac = moe.topK / moe.experts;
+    add('block_sparse_moe.input_linear', h, 2 * moe.expertFfn, false, L * moe.experts, 'expert', frac, true);
+    add('block_sparse_moe.output_linear', moe.expertFfn, h, false, L * moe.experts, 'expert', frac, true);
+    add('block_sparse_moe.router.layer', h, moe.experts, false, L, 'router');
+  }
 }
 
 /** Kimi Linear: its MLA and KDA layers both have q_proj and o_proj, of different shapes: each is tagged with its layer kind. */
