@@ -261,18 +261,47 @@ const FORMAT_FILLS = new Set(['hf-python', 'hf-yaml', 'accelerate-yaml', 'axolot
 type Translate = (message: string, ...args: Array<string | number>) => string;
 const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
 
-export function computeFindings(a: Analysis, text: string, gpuName?: string, t: Translate = identity): Finding[] {
+/** Where the findings of one document are collected: each said once (by code and span), in the editor's language. */
+interface FindingSink {
+  readonly out: Finding[];
+  readonly push: (f: Finding) => void;
+  /** An analyzer problem's message, translated from the template it was filled from. */
+  readonly problemText: (p: { readonly message: string; readonly template?: MessageTemplate }) => string;
+  readonly t: Translate;
+}
+
+function findingSink(t: Translate): FindingSink {
   const out: Finding[] = [];
   const seen = new Set<string>();
-  // Analyzer problems carry their English message and, for translation, the template it was filled from.
-  const problemText = (p: { readonly message: string; readonly template?: MessageTemplate }): string =>
-    p.template ? t(p.template.text, ...p.template.args) : p.message;
-  const push = (f: Finding): void => {
-    const k = `${f.code}:${f.span.start}:${f.span.end}`;
-    if (seen.has(k)) return;
-    seen.add(k);
-    out.push(f);
+  return {
+    out,
+    push: (f) => {
+      const k = `${f.code}:${f.span.start}:${f.span.end}`;
+      if (seen.has(k)) return;
+      seen.add(k);
+      out.push(f);
+    },
+    problemText: (p) => (p.template ? t(p.template.text, ...p.template.args) : p.message),
+    t,
   };
+}
+
+export function computeFindings(a: Analysis, text: string, gpuName?: string, t: Translate = identity): Finding[] {
+  const sink = findingSink(t);
+  analyzerFindings(sink, a);
+  estimatorFindings(sink, a, text);
+  if (!a.setup) {
+    unknownModelFinding(sink, a, text);
+    return sink.out;
+  }
+  fitFindings(sink, a, text, gpuName);
+  evalLogitsFinding(sink, a);
+  return sink.out;
+}
+
+/** Problems the analyzers found in this document, its scenario's, and those found while merging the run's files. */
+function analyzerFindings(sink: FindingSink, a: Analysis): void {
+  const { push, problemText } = sink;
   // Problems the analyzers found in this document ("auto" only where nothing of the run fills it; the hover says what does).
   const filled = autoFilled(a);
   for (const p of a.facts.problems) {
@@ -311,6 +340,11 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       template: p.template,
     });
   }
+}
+
+/** The estimator's refusals and the warnings it says at a key (fused experts, ignored settings, what the GPU cannot run). */
+function estimatorFindings(sink: FindingSink, a: Analysis, text: string): void {
+  const { push } = sink;
   // The estimator refused the setup (values that contradict each other), or warns about a rollout it cannot count:
   // said at the key that sets the value.
   for (const x of [
@@ -339,31 +373,39 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     const span = keySpan ?? spanOfKey(a, 'model');
     if (span) push({ code: w.code, severity: w.severity ?? 'warning', message: w.message, span, related: [] });
   }
-  const e = a.estimate;
-  if (!a.setup) {
-    const modelProblem = a.pipeline.problems.find((p) => p.code === 'unknown-model');
-    if (modelProblem && !out.some((f) => f.code === 'unknown-model')) {
-      const span =
-        modelProblem.file === a.file
-          ? { start: modelProblem.start, end: modelProblem.end }
-          : (spanOfKey(a, 'model') ?? firstLine(text));
-      push({
-        code: 'unknown-model',
-        severity: 'warning',
-        span,
-        related: [],
-        // Said once: a message that already names the setting gets only the pointer to the file that may name the model.
-        message: /vramLens\.model/.test(problemText(modelProblem))
-          ? t('{0}; or open the launch script / training file that names it.', problemText(modelProblem))
-          : t(
-              '{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), ' +
-                'or open the launch script / training file that names it.',
-              problemText(modelProblem),
-            ),
-      });
-    }
-    return out;
+}
+
+/** No setup: the model the run needs, where the pipeline could not find it. */
+function unknownModelFinding(sink: FindingSink, a: Analysis, text: string): void {
+  const { out, push, problemText, t } = sink;
+  const modelProblem = a.pipeline.problems.find((p) => p.code === 'unknown-model');
+  if (modelProblem && !out.some((f) => f.code === 'unknown-model')) {
+    const span =
+      modelProblem.file === a.file
+        ? { start: modelProblem.start, end: modelProblem.end }
+        : (spanOfKey(a, 'model') ?? firstLine(text));
+    push({
+      code: 'unknown-model',
+      severity: 'warning',
+      span,
+      related: [],
+      // Said once: a message that already names the setting gets only the pointer to the file that may name the model.
+      message: /vramLens\.model/.test(problemText(modelProblem))
+        ? t('{0}; or open the launch script / training file that names it.', problemText(modelProblem))
+        : t(
+            '{0}. VRAM Lens needs the model to estimate memory: set "vramLens.model" (a Hub id, folder or config.json), ' +
+              'or open the launch script / training file that names it.',
+            problemText(modelProblem),
+          ),
+    });
   }
+}
+
+/** Whether the run fits the chosen GPU: over it, near it, or over it once earlier batches' blocks are cached. */
+function fitFindings(sink: FindingSink, a: Analysis, text: string, gpuName: string | undefined): void {
+  const { push, t } = sink;
+  const e = a.estimate;
+  if (!a.setup) return;
   if (e && a.gpu && e.fits !== undefined) {
     const cap = a.gpu.memoryBytes;
     const need = e.perGpu.deviceBytes;
@@ -458,7 +500,11 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName),
     });
   }
-  // HF Trainer with compute_metrics keeps every evaluation batch's logits on the GPU until the evaluation ends.
+}
+
+/** HF Trainer with compute_metrics keeps every evaluation batch's logits on the GPU until the evaluation ends. */
+function evalLogitsFinding(sink: FindingSink, a: Analysis): void {
+  const { push, t } = sink;
   const kept = a.facts.facts.find((f) => f.key === 'evalKeepsLogits' && f.value === true);
   const evalBatch = a.setup?.eval_batch_size;
   if (kept && a.setup && evalBatch !== undefined) {
@@ -484,5 +530,4 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
       });
     }
   }
-  return out;
 }
