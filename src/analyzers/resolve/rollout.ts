@@ -37,7 +37,7 @@ function rolloutValue<T>(ctx: ResolveContext, key: CanonicalKey, field: string, 
  * than one optimizer step, when each round is optimized more than once, and with vLLM's importance-sampling correction.
  */
 function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
-  const { overrides, decided, tools, setup, prov, problems } = ctx;
+  const { decided, tools, setup, prov } = ctx;
   if (decided.rollout?.fact.value === 'online-dpo') {
     onlineDpo(ctx);
     return;
@@ -60,46 +60,7 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
       note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})`,
     };
   }
-  // Only whole positive counts are counts (a mutated or overflowing literal such as -1e999 reads as -Infinity).
-  const count = (n: number | undefined): number | undefined =>
-    n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
-  const micro = count(setup.micro_batch_size as number | undefined) ?? 1;
-  const gas = count(setup.gradient_accumulation_steps as number | undefined) ?? 1;
-  const gbs = count(decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined);
-  const spg = count(decided.stepsPerGeneration ? num(decided.stepsPerGeneration.fact.value as FactValue) : undefined);
-  let batch: number;
-  if (gbs !== undefined && Number.isInteger(gbs / dpWorld)) {
-    batch = gbs / dpWorld;
-    const w = decided.generationBatchSize!;
-    prov['rollout.batch'] = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / GPUs` };
-  } else {
-    batch = micro * (spg ?? gas);
-    const w = decided.stepsPerGeneration;
-    prov['rollout.batch'] = w
-      ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
-      : {
-          kind: 'default',
-          owner: 'trl',
-          note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps',
-        };
-  }
-  // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
-  const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
-  const at = decided.numGenerations ?? decided.rollout!;
-  if ((batch * dpWorld) % groups !== 0) {
-    problems.push({
-      ...at.location,
-      severity: 'error',
-      code: 'invalid-value',
-      key: at.fact.rawKey,
-      ...msg(
-        'the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
-        batch,
-        dpWorld,
-        groups,
-      ),
-    });
-  }
+  const { batch, gas, spg } = generationRoundBatch(ctx, dpWorld, ng);
   const completion = rolloutValue(
     ctx,
     'completionLen',
@@ -107,28 +68,7 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     256,
     'GRPOConfig max_completion_length defaults to 256',
   );
-  const promptFact = decided.promptLen;
-  const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
-  if (overrides.seqLen === undefined) {
-    setup.seq_len = prompt + completion;
-    const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
-    const promptDefault = promptFact
-      ? ''
-      : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)';
-    prov.seq_len =
-      lens.length === 2
-        ? {
-            kind: 'file',
-            file: lens[1].file,
-            line: lens[1].location.line,
-            key: `${lens[0].fact.rawKey} + ${lens[1].fact.rawKey}`,
-          }
-        : {
-            kind: 'default',
-            owner: 'trl',
-            note: `prompt ${prompt}${promptDefault} + completion ${completion} tokens`,
-          };
-  }
+  rolloutSeqLen(ctx, completion);
   const useVllm = decided.useVllm?.fact.value === true;
   const engine = engineOf(
     ctx,
@@ -203,6 +143,86 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     };
   }
   finishRollout(ctx, r);
+}
+
+/**
+ * Completions per GPU in one generation round: generation_batch_size over the GPUs, else per_device_train_batch_size x
+ * steps_per_generation (gradient_accumulation_steps unless set). Whole groups of num_generations, or TRL stops.
+ */
+function generationRoundBatch(
+  ctx: ResolveContext,
+  dpWorld: number,
+  ng: number | undefined,
+): { batch: number; gas: number; spg: number | undefined } {
+  const { decided, setup, prov, problems } = ctx;
+  // Only whole positive counts are counts (a mutated or overflowing literal such as -1e999 reads as -Infinity).
+  const count = (n: number | undefined): number | undefined =>
+    n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  const micro = count(setup.micro_batch_size as number | undefined) ?? 1;
+  const gas = count(setup.gradient_accumulation_steps as number | undefined) ?? 1;
+  const gbs = count(decided.generationBatchSize ? num(decided.generationBatchSize.fact.value as FactValue) : undefined);
+  const spg = count(decided.stepsPerGeneration ? num(decided.stepsPerGeneration.fact.value as FactValue) : undefined);
+  let batch: number;
+  if (gbs !== undefined && Number.isInteger(gbs / dpWorld)) {
+    batch = gbs / dpWorld;
+    const w = decided.generationBatchSize!;
+    prov['rollout.batch'] = { kind: 'file', file: w.file, line: w.location.line, key: `${w.fact.rawKey} / GPUs` };
+  } else {
+    batch = micro * (spg ?? gas);
+    const w = decided.stepsPerGeneration;
+    prov['rollout.batch'] = w
+      ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
+      : {
+          kind: 'default',
+          owner: 'trl',
+          note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps',
+        };
+  }
+  // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
+  const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
+  const at = decided.numGenerations ?? decided.rollout!;
+  if ((batch * dpWorld) % groups !== 0) {
+    problems.push({
+      ...at.location,
+      severity: 'error',
+      code: 'invalid-value',
+      key: at.fact.rawKey,
+      ...msg(
+        'the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
+        batch,
+        dpWorld,
+        groups,
+      ),
+    });
+  }
+  return { batch, gas, spg };
+}
+
+/** The sequence: the longest prompt (max_prompt_length, 512 when unset) and the completion, unless --seq-len says otherwise. */
+function rolloutSeqLen(ctx: ResolveContext, completion: number): void {
+  const { overrides, decided, setup, prov } = ctx;
+  const promptFact = decided.promptLen;
+  const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
+  if (overrides.seqLen === undefined) {
+    setup.seq_len = prompt + completion;
+    const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
+    const promptDefault = promptFact
+      ? ''
+      : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)';
+    prov.seq_len =
+      lens.length === 2
+        ? {
+            kind: 'file',
+            file: lens[1].file,
+            line: lens[1].location.line,
+            key: `${lens[0].fact.rawKey} + ${lens[1].fact.rawKey}`,
+          }
+        : {
+            kind: 'default',
+            owner: 'trl',
+            note: `prompt ${prompt}${promptDefault} + completion ${completion} tokens`,
+          };
+  }
 }
 
 /**
