@@ -122,7 +122,36 @@ export function resolveScenarios(
       provenance.parameters = { kind: 'catalog', entry: r.model.source };
     }
   }
-  // The distillation teacher: named by teacher_model (resolved like `model`) unless its architecture is given.
+  const frozen: FrozenModels = { merged, problems, anchor, resolveModel };
+  if (!resolveTeacher(frozen) || !resolveRewardModels(frozen)) return { provenance, problems };
+  const parsed = TrainingSetupSchema.safeParse(merged as TrainingSetupInput);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.map(String).join('.');
+      problems.push({
+        ...anchor(String(issue.path[0] ?? 'model')),
+        severity: 'error',
+        code: 'invalid-value',
+        ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)),
+        key,
+      });
+    }
+    return { provenance, problems };
+  }
+  return { setup: parsed.data, provenance, problems, gpu: parsed.data.gpu, gpuLocation: where.gpu };
+}
+
+/** What the frozen models beside the policy are resolved into: the merged scenario, its problems, where keys are. */
+interface FrozenModels {
+  readonly merged: Record<string, unknown>;
+  readonly problems: Problem[];
+  readonly anchor: (key: string) => Location;
+  readonly resolveModel: ModelResolver;
+}
+
+/** The distillation teacher: named by teacher_model (resolved like `model`) unless its architecture is given. False: unknown. */
+function resolveTeacher(ctx: FrozenModels): boolean {
+  const { merged, problems, anchor, resolveModel } = ctx;
   const d = merged.distillation;
   if (d !== null && typeof d === 'object' && !Array.isArray(d)) {
     const dist = d as Record<string, unknown>;
@@ -140,7 +169,7 @@ export function resolveScenarios(
           ...msg('{0}', t.message),
           key: 'distillation.teacher_model',
         });
-        return { provenance, problems };
+        return false;
       }
       merged.distillation = {
         ...dist,
@@ -151,7 +180,12 @@ export function resolveScenarios(
       };
     }
   }
-  // GRPO reward models: each named by `model` (resolved like the policy) unless its architecture is given.
+  return true;
+}
+
+/** GRPO reward models: each named by `model` (resolved like the policy) unless its architecture is given. False: unknown. */
+function resolveRewardModels(ctx: FrozenModels): boolean {
+  const { merged, problems, anchor, resolveModel } = ctx;
   const ro = merged.rollout;
   if (
     ro !== null &&
@@ -179,7 +213,7 @@ export function resolveScenarios(
             ...msg('{0}', t.message),
             key: `rollout.reward_models.${i}.model`,
           });
-          return { provenance, problems };
+          return false;
         }
         // A published count is the causal LM's; the reward model is a sequence classifier (a 1-label score head, no
         // lm_head), counted from the architecture.
@@ -190,19 +224,5 @@ export function resolveScenarios(
     }
     merged.rollout = { ...(ro as Record<string, unknown>), reward_models: resolved };
   }
-  const parsed = TrainingSetupSchema.safeParse(merged as TrainingSetupInput);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const key = issue.path.map(String).join('.');
-      problems.push({
-        ...anchor(String(issue.path[0] ?? 'model')),
-        severity: 'error',
-        code: 'invalid-value',
-        ...describeSetupIssue(issue, `\`${key || 'setup'}\``, valueAt(merged, issue.path)),
-        key,
-      });
-    }
-    return { provenance, problems };
-  }
-  return { setup: parsed.data, provenance, problems, gpu: parsed.data.gpu, gpuLocation: where.gpu };
+  return true;
 }
