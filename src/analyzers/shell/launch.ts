@@ -431,6 +431,12 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
   }
 }
 
+/** A launcher's options: its boolean flags take no value, every other one takes the next field. */
+const launcherConsume =
+  (bools: Set<string>) =>
+  (name: string): Consume =>
+    bools.has(name) ? 'never' : 'one';
+
 const scriptConsume =
   (tool: Tool) =>
   (name: string): Consume => {
@@ -451,18 +457,113 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
   return 'hf-trainer';
 }
 
-export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
-  const l = new Launch(text);
-  const opaque = (f: Field): void =>
-    l.notStatic(
-      f.span,
-      f.unknown === undefined
-        ? msg(
-            '{0} may add arguments that are not visible here: not known statically',
-            text.slice(f.span.start, f.span.end),
-          )
-        : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown),
-    );
+/** The tools' own training subcommands: LLaMA-Factory, Axolotl, torchtune, TRL (and its vLLM server), ms-swift, LitGPT. */
+const SUBCOMMAND_LAUNCHES: ReadonlyArray<(cmd: string, sub: string | undefined) => boolean> = [
+  (cmd, sub) => (cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train',
+  (cmd, sub) => cmd === 'axolotl' && sub === 'train',
+  (cmd, sub) => cmd === 'tune' && sub === 'run',
+  (cmd, sub) => cmd === 'trl' && sub !== undefined && (sub === 'vllm-serve' || TRL_SUBCOMMANDS.has(sub)),
+  (cmd, sub) => cmd === 'swift' && isSwiftTrain(sub),
+  (cmd, sub) => cmd === 'litgpt' && isLitgptTrain(sub),
+];
+
+/** A launch by one of SUBCOMMAND_LAUNCHES, its command at `i`. */
+function subcommandLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  i: number,
+  env: Env,
+  opaque: (f: Field) => void,
+): CmdResult | undefined {
+  const f0 = fields[i];
+  const cmd = basename(f0.text);
+  const sub = fields[i + 1]?.text;
+  if ((cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train') {
+    l.tool('llamafactory');
+    const p = parseArgs(fields, i + 2, scriptConsume('llamafactory'), false, true, opaque);
+    scriptFacts(l, p, 'llamafactory', true);
+    // LLaMA-Factory runs torchrun itself when more than one device is visible (LLaMA-Factory@ff6d4d1:src/llamafactory/launcher.py:58-77).
+    const nproc = visibleDevices(env, 'NPROC_PER_NODE');
+    const nnodes = visibleDevices(env, 'NNODES');
+    if (nnodes) emitVisible(l, nnodes, 'nodes', 'llamafactory');
+    const vis = nproc ?? visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'llamafactory');
+    else l.fact('gpusPerNode', f0.text, f0.span, f0.span, ALL_GPUS, 'llamafactory');
+    l.r.training = true;
+    l.r.launcherTool = 'llamafactory';
+    return l.r;
+  }
+  if (cmd === 'axolotl' && sub === 'train') {
+    l.tool('axolotl');
+    const p = parseArgs(fields, i + 2, scriptConsume('axolotl'), false, false, opaque);
+    scriptFacts(l, p, 'axolotl', true);
+    const vis = visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'axolotl');
+    l.r.training = true;
+    l.r.launcherTool = 'axolotl';
+    return l.r;
+  }
+  if (cmd === 'tune' && sub === 'run') {
+    const p = parseArgs(fields, i + 2, launcherConsume(TORCHRUN_BOOL), true, false, opaque);
+    l.tool('torchtune');
+    torchrunFacts(l, p.opts, env);
+    const rest = parseArgs(fields, p.next + 1, scriptConsume('torchtune'), false, true, opaque);
+    scriptFacts(l, rest, 'torchtune', false);
+    l.r.training = true;
+    l.r.launcherTool = 'torchtune';
+    return l.r;
+  }
+  if (cmd === 'trl' && sub === 'vllm-serve') {
+    // The vLLM server of GRPO's vllm_mode server (trl/scripts/vllm_serve.py ScriptArguments): not a training launch;
+    // its tensor parallelism, memory share and longest sequence are read for the server check.
+    l.tool('trl');
+    const p = parseArgs(fields, i + 2, (name) => (VLLM_SERVE_BOOL.has(name) ? 'bool' : 'one'), false, false, opaque);
+    for (const o of p.opts) {
+      const s = VLLM_SERVE_FLAGS[o.name];
+      if (s) l.spec(s, o, 'trl');
+    }
+    l.r.training = false;
+    return l.r;
+  }
+  if (cmd === 'trl' && sub !== undefined && TRL_SUBCOMMANDS.has(sub)) {
+    l.tool('trl');
+    // The subcommand names the trainer: paired preference trainers, or objectives whose extra memory is not modeled.
+    const subField = fields[i + 1];
+    const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
+    if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
+    if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
+    if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
+    if (sub === 'sft') l.fact('trlSft', `trl ${sub}`, subField.span, subField.span, true, 'trl');
+    const objective = sub === 'xpo' ? 'xpo' : sub;
+    if (UNMODELED_OBJECTIVES[objective])
+      l.r.problems.push({
+        code: 'not-modeled',
+        severity: 'warning',
+        ...notModeled(`trl ${sub}`, objective),
+        span: subField.span,
+        rawKey: `trl ${sub}`,
+      });
+    const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
+    scriptFacts(l, p, 'trl', false);
+    l.r.training = true;
+    l.r.launcherTool = 'trl';
+    return l.r;
+  }
+  if (cmd === 'swift' && isSwiftTrain(sub)) {
+    return swiftLaunch(l, fields, i, env, opaque);
+  }
+  if (cmd === 'litgpt' && isLitgptTrain(sub)) {
+    return litgptLaunch(l, fields, i, opaque);
+  }
+  return undefined;
+}
+
+/**
+ * The command under the wrappers that only run it: srun / salloc, `ray job submit ... --`, uv / poetry / pipenv /
+ * conda run, mpirun, nohup / time / exec and the like, numactl / taskset, and `env` with the variables it sets.
+ * Undefined: a Ray job without its `--`.
+ */
+function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: Env } | undefined {
   let env = envIn;
   let i = 0;
   for (let guard = 0; guard < 16 && i < fields.length; guard++) {
@@ -527,14 +628,28 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     }
     break;
   }
+  return { i, env };
+}
+
+export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
+  const l = new Launch(text);
+  const opaque = (f: Field): void =>
+    l.notStatic(
+      f.span,
+      f.unknown === undefined
+        ? msg(
+            '{0} may add arguments that are not visible here: not known statically',
+            text.slice(f.span.start, f.span.end),
+          )
+        : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown),
+    );
+  const start = skipWrappers(fields, envIn);
+  if (!start) return undefined;
+  const { i, env } = start;
   const f0 = fields[i];
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);
   const sub = fields[i + 1]?.text;
-  const launcherConsume =
-    (bools: Set<string>) =>
-    (name: string): Consume =>
-      bools.has(name) ? 'never' : 'one';
   let launcherTool: Tool | undefined;
   let scriptAt: number;
   let moduleName: string | undefined;
@@ -584,76 +699,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
       if (p.opts.some((o) => o.name === 'm' || o.name === 'module')) moduleName = fields[p.next]?.text;
       scriptAt = p.next;
     }
-  } else if ((cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train') {
-    l.tool('llamafactory');
-    const p = parseArgs(fields, i + 2, scriptConsume('llamafactory'), false, true, opaque);
-    scriptFacts(l, p, 'llamafactory', true);
-    // LLaMA-Factory runs torchrun itself when more than one device is visible (LLaMA-Factory@ff6d4d1:src/llamafactory/launcher.py:58-77).
-    const nproc = visibleDevices(env, 'NPROC_PER_NODE');
-    const nnodes = visibleDevices(env, 'NNODES');
-    if (nnodes) emitVisible(l, nnodes, 'nodes', 'llamafactory');
-    const vis = nproc ?? visibleDevices(env);
-    if (vis) emitVisible(l, vis, 'gpusPerNode', 'llamafactory');
-    else l.fact('gpusPerNode', f0.text, f0.span, f0.span, ALL_GPUS, 'llamafactory');
-    l.r.training = true;
-    l.r.launcherTool = 'llamafactory';
-    return l.r;
-  } else if (cmd === 'axolotl' && sub === 'train') {
-    l.tool('axolotl');
-    const p = parseArgs(fields, i + 2, scriptConsume('axolotl'), false, false, opaque);
-    scriptFacts(l, p, 'axolotl', true);
-    const vis = visibleDevices(env);
-    if (vis) emitVisible(l, vis, 'gpusPerNode', 'axolotl');
-    l.r.training = true;
-    l.r.launcherTool = 'axolotl';
-    return l.r;
-  } else if (cmd === 'tune' && sub === 'run') {
-    const p = parseArgs(fields, i + 2, launcherConsume(TORCHRUN_BOOL), true, false, opaque);
-    l.tool('torchtune');
-    torchrunFacts(l, p.opts, env);
-    const rest = parseArgs(fields, p.next + 1, scriptConsume('torchtune'), false, true, opaque);
-    scriptFacts(l, rest, 'torchtune', false);
-    l.r.training = true;
-    l.r.launcherTool = 'torchtune';
-    return l.r;
-  } else if (cmd === 'trl' && sub === 'vllm-serve') {
-    // The vLLM server of GRPO's vllm_mode server (trl/scripts/vllm_serve.py ScriptArguments): not a training launch;
-    // its tensor parallelism, memory share and longest sequence are read for the server check.
-    l.tool('trl');
-    const p = parseArgs(fields, i + 2, (name) => (VLLM_SERVE_BOOL.has(name) ? 'bool' : 'one'), false, false, opaque);
-    for (const o of p.opts) {
-      const s = VLLM_SERVE_FLAGS[o.name];
-      if (s) l.spec(s, o, 'trl');
-    }
-    l.r.training = false;
-    return l.r;
-  } else if (cmd === 'trl' && sub !== undefined && TRL_SUBCOMMANDS.has(sub)) {
-    l.tool('trl');
-    // The subcommand names the trainer: paired preference trainers, or objectives whose extra memory is not modeled.
-    const subField = fields[i + 1];
-    const pref = sub === 'dpo' || sub === 'kto' ? sub : sub === 'orpo' || sub === 'cpo' ? 'reference-free' : undefined;
-    if (pref) l.fact('preference', `trl ${sub}`, subField.span, subField.span, pref, 'trl');
-    if (sub === 'grpo' || sub === 'rloo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, sub, 'trl');
-    if (sub === 'online_dpo') l.fact('rollout', `trl ${sub}`, subField.span, subField.span, 'online-dpo', 'trl');
-    if (sub === 'sft') l.fact('trlSft', `trl ${sub}`, subField.span, subField.span, true, 'trl');
-    const objective = sub === 'xpo' ? 'xpo' : sub;
-    if (UNMODELED_OBJECTIVES[objective])
-      l.r.problems.push({
-        code: 'not-modeled',
-        severity: 'warning',
-        ...notModeled(`trl ${sub}`, objective),
-        span: subField.span,
-        rawKey: `trl ${sub}`,
-      });
-    const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
-    scriptFacts(l, p, 'trl', false);
-    l.r.training = true;
-    l.r.launcherTool = 'trl';
-    return l.r;
-  } else if (cmd === 'swift' && isSwiftTrain(sub)) {
-    return swiftLaunch(l, fields, i, env, opaque);
-  } else if (cmd === 'litgpt' && isLitgptTrain(sub)) {
-    return litgptLaunch(l, fields, i, opaque);
+  } else if (SUBCOMMAND_LAUNCHES.some((test) => test(cmd, sub))) {
+    return subcommandLaunch(l, fields, i, env, opaque);
   } else if (/\.py$/.test(f0.text)) {
     scriptAt = i;
   } else {
