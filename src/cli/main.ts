@@ -117,20 +117,7 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     let resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
     let res: PipelineResult = runPipeline(inputs, reader, overrides, resolver);
     if (res.unrecognized.length > 0) {
-      // Located like every other error (file:line:col): at the first heredoc when the file has one (its body is
-      // not read), else at the top of the file.
-      const f = res.unrecognized[0];
-      const text = inputs.find((i) => i.file === f)?.text;
-      // (`<<` in Python, JSON or YAML is not a heredoc: `1 << bits`.)
-      const h = text === undefined || /\.(py|json|jsonc|hjson|ya?ml|toml)$/i.test(f) ? undefined : firstHeredoc(text);
-      const kinds =
-        'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario';
-      io.err(
-        h
-          ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): ` +
-              `heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
-          : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`,
-      );
+      io.err(unrecognizedFormat(res.unrecognized[0], inputs));
       return 2;
     }
     if (v['allow-network'] && !res.setup && res.problems.some((p) => p.code === 'unknown-model')) {
@@ -157,19 +144,13 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
       if (errors.length === 0) io.err('vram-lens: no setup could be resolved');
       return 2;
     }
-    let gpu: { id: string; memoryBytes: number; source: string; nvlink?: boolean } | undefined;
-    let gpuSpec: GpuSpec | undefined;
-    if (res.gpu) {
-      const g = findGpu(res.gpu);
-      if (!g.ok) {
-        io.err(
-          `unknown GPU '${res.gpu}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`,
-        );
-        return 2;
-      }
-      gpu = { ...g.gpu, nvlink: g.gpu.spec?.peerLink ? g.gpu.spec.peerLink.kind === 'nvlink' : undefined };
-      gpuSpec = g.gpu.spec;
+    const chosen = res.gpu ? chosenGpu(res.gpu) : undefined;
+    if (chosen && !chosen.ok) {
+      io.err(chosen.message);
+      return 2;
     }
+    const gpu = chosen?.gpu;
+    const gpuSpec = chosen?.spec;
     const r = estimate(res.setup, { gpu, provenance: res.provenance });
     if (!r.ok) {
       for (const e of r.errors) {
@@ -229,6 +210,38 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     }
     throw e;
   }
+}
+
+/**
+ * The error for a file no analyzer reads, located like every other error (file:line:col): at the first heredoc when
+ * the file has one (its body is not read), else at the top of the file.
+ */
+function unrecognizedFormat(f: string, inputs: readonly InputFile[]): string {
+  const text = inputs.find((i) => i.file === f)?.text;
+  // (`<<` in Python, JSON or YAML is not a heredoc: `1 << bits`.)
+  const h = text === undefined || /\.(py|json|jsonc|hjson|ya?ml|toml)$/i.test(f) ? undefined : firstHeredoc(text);
+  const kinds =
+    'DeepSpeed JSON, HF/TRL Python, launch script, Accelerate, Axolotl, LLaMA-Factory, torchtune or LitGPT YAML, or a *.vram.yaml scenario';
+  return h
+    ? `${f}:${h.line}:${h.column}: error: not a recognised training config (${kinds}): ` +
+        `heredocs (<<${h.delimiter}) are not read, and no command outside one is a training command (unrecognized-format)`
+    : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`;
+}
+
+/** The GPU a run names, with whether its peer link is NVLink, or the closest catalog names. */
+function chosenGpu(
+  name: string,
+):
+  | { ok: true; gpu: { id: string; memoryBytes: number; source: string; nvlink?: boolean }; spec: GpuSpec | undefined }
+  | { ok: false; message: string } {
+  const g = findGpu(name);
+  if (!g.ok)
+    return {
+      ok: false,
+      message: `unknown GPU '${name}'; closest catalog names: ${g.suggestions.join(', ')} (or give a size such as 24GiB)`,
+    };
+  const nvlink = g.gpu.spec?.peerLink ? g.gpu.spec.peerLink.kind === 'nvlink' : undefined;
+  return { ok: true, gpu: { ...g.gpu, nvlink }, spec: g.gpu.spec };
 }
 
 /** The advice list for --json: cheapest first, each with its changes, cost, new estimate and edits. */
