@@ -111,6 +111,26 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
         ? ok(train(k, Number(v)))
         : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
     }
+    case 'attention':
+    case 'weights_dtype':
+    case 'method':
+    case 'lora':
+    case 'quantization':
+      return planModelCalls(c, ch, hasCall);
+    case 'fsdp_no_sync':
+      return no(
+        'a dict argument is not written: add accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": ' +
+          'True}} to TrainingArguments (or GradientAccumulationPlugin(sync_each_batch=True) to an Accelerator)',
+      );
+    default:
+      return no(`a TrainingArguments script has no setting for ${ch.key}`);
+  }
+}
+
+/** The keys written into the model's own calls: from_pretrained (attention, dtype), LoraConfig, BitsAndBytesConfig. */
+function planModelCalls(c: PlanCtx, ch: SetupChange, hasCall: (k: PyCall | 'trl') => boolean): Planned {
+  const v = ch.value;
+  switch (ch.key) {
     case 'attention': {
       const name = HF_ATTN[str(v)];
       if (!name) return no(`no attn_implementation for ${str(v)}`);
@@ -177,11 +197,6 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
       if (q.double_quant !== undefined) ops.push(op(['bnb_4bit_use_double_quant'], q.double_quant, { call: 'bnb' }));
       return ok(...ops);
     }
-    case 'fsdp_no_sync':
-      return no(
-        'a dict argument is not written: add accelerator_config={"gradient_accumulation_kwargs": {"sync_each_batch": ' +
-          'True}} to TrainingArguments (or GradientAccumulationPlugin(sync_each_batch=True) to an Accelerator)',
-      );
     default:
       return no(`a TrainingArguments script has no setting for ${ch.key}`);
   }
