@@ -29,24 +29,139 @@ function isPlaceholder(word: string): boolean {
 
 const PY_LITERAL: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
 
-export function prepare(text: string, problems: ParseProblem[]): Prepared {
-  // A pathological file has a problem per token: beyond the cap, they are not even built (capProblems says so).
-  const report = (p: () => ParseProblem): void => {
-    if (problems.length <= MAX_PROBLEMS) problems.push(p());
-  };
-  const scanner = createScanner(text, false);
-  const pieces: string[] = [];
-  const inserts: number[] = [];
-  const bare = new Map<number, Bare>();
-  let copied = 0;
-  let outLen = 0;
-  const copyTo = (end: number): void => {
-    if (end > copied) {
-      pieces.push(text.slice(copied, end));
-      outLen += end - copied;
-      copied = end;
+/** The text jsonc-parser will read, built piece by piece from the original with a map of what was inserted. */
+class Rewrite {
+  readonly pieces: string[] = [];
+  /** Positions (in the output) of the quotes inserted. */
+  readonly inserts: number[] = [];
+  readonly bare = new Map<number, Bare>();
+  /** Original text copied up to here; output length so far. */
+  copied = 0;
+  outLen = 0;
+
+  constructor(
+    readonly text: string,
+    private readonly problems: ParseProblem[],
+  ) {}
+
+  /** A problem, unless the cap is reached (a pathological file has one per token: beyond the cap they are not built). */
+  report(p: () => ParseProblem): void {
+    if (this.problems.length <= MAX_PROBLEMS) this.problems.push(p());
+  }
+
+  /** Copies the original text up to `end`. */
+  copyTo(end: number): void {
+    if (end > this.copied) {
+      this.pieces.push(this.text.slice(this.copied, end));
+      this.outLen += end - this.copied;
+      this.copied = end;
     }
-  };
+  }
+
+  /** Writes `replacement` (of the same length) in place of the original from `from` to `to`. */
+  replace(from: number, to: number, replacement: string): void {
+    this.copyTo(from);
+    this.pieces.push(replacement);
+    this.outLen += replacement.length;
+    this.copied = to;
+  }
+
+  /** Wraps the original from `from` to `to` in double quotes, recording where they go. */
+  quote(from: number, to: number): void {
+    this.copyTo(from);
+    this.pieces.push('"');
+    this.inserts.push(this.outLen);
+    this.outLen += 1;
+    this.copyTo(to);
+    this.pieces.push('"');
+    this.inserts.push(this.outLen);
+    this.outLen += 1;
+  }
+}
+
+/** An hjson `#` comment, blanked to the end of its line so jsonc-parser skips it; returns where the line ends. */
+function hashComment(w: Rewrite, off: number): number {
+  const text = w.text;
+  let eol = off;
+  while (eol < text.length && text[eol] !== '\n' && text[eol] !== '\r') eol++;
+  w.replace(off, eol, ' '.repeat(eol - off));
+  w.report(() =>
+    strictProblem(
+      { start: off, end: eol },
+      msg(
+        'a `#` comment: DeepSpeed reads it through hjson, ' +
+          'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+      ),
+    ),
+  );
+  return eol;
+}
+
+/**
+ * A bare word from `off` to `end`: a Python literal (True / False / None) becomes its JSON spelling, anything else a
+ * quoted string (a placeholder is an error); a key when a colon follows it inside an object.
+ */
+function bareWord(w: Rewrite, off: number, end: number, inObject: boolean): void {
+  const text = w.text;
+  const word = text.slice(off, end);
+  // A bare word is a key when a colon follows it (hjson keys may also follow a line break instead of a comma).
+  let after = end;
+  while (after < text.length && (text[after] === ' ' || text[after] === '\t')) after++;
+  const atKey = inObject && text[after] === ':';
+  const py = PY_LITERAL[word];
+  if (py !== undefined && !atKey) {
+    // True/False/None have the same length as their JSON spelling, so no offset moves.
+    w.replace(off, end, py);
+    w.bare.set(off, { word, kind: 'python' });
+    w.report(() =>
+      strictProblem(
+        { start: off, end },
+        msg(
+          'the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", ' +
+            'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+          word,
+          py,
+        ),
+      ),
+    );
+    return;
+  }
+  w.quote(off, end);
+  const placeholder = !atKey && isPlaceholder(word);
+  w.bare.set(off, { word, kind: placeholder ? 'placeholder' : 'string' });
+  if (placeholder) {
+    w.report(() => ({
+      code: 'placeholder',
+      severity: 'error',
+      span: { start: off, end },
+      ...msg(
+        '`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)',
+        word,
+      ),
+    }));
+    return;
+  }
+  w.report(() =>
+    strictProblem(
+      { start: off, end },
+      atKey
+        ? msg(
+            'the unquoted key `{0}`: DeepSpeed reads it through hjson, ' +
+              'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+            word,
+          )
+        : msg(
+            'the unquoted string `{0}`: DeepSpeed reads it through hjson, ' +
+              'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+            word,
+          ),
+    ),
+  );
+}
+
+export function prepare(text: string, problems: ParseProblem[]): Prepared {
+  const scanner = createScanner(text, false);
+  const w = new Rewrite(text, problems);
   // The open brackets: tell keys from values for bare words, and bound the nesting depth.
   const stack: ('{' | '[')[] = [];
   let prev: SyntaxKind | undefined;
@@ -54,9 +169,7 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
   let depthExceeded = false;
   if (text.charCodeAt(0) === 0xfeff) {
     // A byte-order mark is not JSON whitespace for jsonc-parser; blank it (the caller reports it).
-    pieces.push(' ');
-    outLen = 1;
-    copied = 1;
+    w.replace(0, 1, ' ');
     scanner.setPosition(1);
   }
   for (;;) {
@@ -68,11 +181,12 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
     switch (kind) {
       case SyntaxKind.LineCommentTrivia:
       case SyntaxKind.BlockCommentTrivia:
-        report(() =>
+        w.report(() =>
           strictProblem(
             { start: off, end: off + len },
             msg(
-              'a comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+              'a comment: DeepSpeed reads it through hjson, ' +
+                'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
             ),
           ),
         );
@@ -88,11 +202,12 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
       case SyntaxKind.CloseBraceToken:
       case SyntaxKind.CloseBracketToken:
         if (prev === SyntaxKind.CommaToken && lastComma >= 0)
-          report(() =>
+          w.report(() =>
             strictProblem(
               { start: lastComma, end: lastComma + 1 },
               msg(
-                'a trailing comma: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+                'a trailing comma: DeepSpeed reads it through hjson, ' +
+                  'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
               ),
             ),
           );
@@ -103,88 +218,11 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
         break;
       case SyntaxKind.Unknown: {
         if (text[off] === '#') {
-          // An hjson `#` comment runs to the end of the line; blank it so jsonc-parser skips it.
-          let eol = off;
-          while (eol < text.length && text[eol] !== '\n' && text[eol] !== '\r') eol++;
-          copyTo(off);
-          pieces.push(' '.repeat(eol - off));
-          outLen += eol - off;
-          copied = eol;
-          report(() =>
-            strictProblem(
-              { start: off, end: eol },
-              msg(
-                'a `#` comment: DeepSpeed reads it through hjson, but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
-              ),
-            ),
-          );
-          scanner.setPosition(eol);
+          scanner.setPosition(hashComment(w, off));
           continue;
         }
         const end = bareWordEnd(text, scanner, off + len);
-        const word = text.slice(off, end);
-        // A bare word is a key when a colon follows it (hjson keys may also follow a line break instead of a comma).
-        let after = end;
-        while (after < text.length && (text[after] === ' ' || text[after] === '\t')) after++;
-        const atKey = stack[stack.length - 1] === '{' && text[after] === ':';
-        const py = PY_LITERAL[word];
-        copyTo(off);
-        if (py !== undefined && !atKey) {
-          // True/False/None have the same length as their JSON spelling, so no offset moves.
-          pieces.push(py);
-          outLen += py.length;
-          copied = end;
-          bare.set(off, { word, kind: 'python' });
-          report(() =>
-            strictProblem(
-              { start: off, end },
-              msg(
-                'the Python literal `{0}` (JSON spells it `{1}`): hjson reads it as the string "{0}", ' +
-                  'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
-                word,
-                py,
-              ),
-            ),
-          );
-        } else {
-          pieces.push('"');
-          inserts.push(outLen);
-          outLen += 1;
-          copyTo(end);
-          pieces.push('"');
-          inserts.push(outLen);
-          outLen += 1;
-          const placeholder = !atKey && isPlaceholder(word);
-          bare.set(off, { word, kind: placeholder ? 'placeholder' : 'string' });
-          if (placeholder) {
-            report(() => ({
-              code: 'placeholder',
-              severity: 'error',
-              span: { start: off, end },
-              ...msg(
-                '`{0}` is a template placeholder, not a value: replace it before training (neither json.load nor DeepSpeed can use it)',
-                word,
-              ),
-            }));
-          } else {
-            report(() =>
-              strictProblem(
-                { start: off, end },
-                atKey
-                  ? msg(
-                      'the unquoted key `{0}`: DeepSpeed reads it through hjson, ' +
-                        'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
-                      word,
-                    )
-                  : msg(
-                      'the unquoted string `{0}`: DeepSpeed reads it through hjson, ' +
-                        'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
-                      word,
-                    ),
-              ),
-            );
-          }
-        }
+        bareWord(w, off, end, stack[stack.length - 1] === '{');
         scanner.setPosition(end);
         prev = SyntaxKind.StringLiteral;
         continue;
@@ -194,8 +232,8 @@ export function prepare(text: string, problems: ParseProblem[]): Prepared {
     }
     prev = kind;
   }
-  copyTo(text.length);
-  return { json: pieces.join(''), inserts, bare, tooDeep: depthExceeded };
+  w.copyTo(text.length);
+  return { json: w.pieces.join(''), inserts: w.inserts, bare: w.bare, tooDeep: depthExceeded };
 }
 
 /** Extends a bare word over `${...}` / `$(...)` and over further words on the same line (an hjson quoteless string). */
