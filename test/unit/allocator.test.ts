@@ -94,6 +94,43 @@ describe('caching allocator model', () => {
   });
 });
 
+describe('caching allocator model: best fit across size classes', () => {
+  it('takes the smallest free block that holds a request, the lowest address among equals, whatever its size class', () => {
+    const A = new CachingAllocator();
+    // Four segments of their own (>= 10 MiB requests): 64, 40, 40 and 100 MiB, then all freed.
+    const [a, b, c, d] = [64, 40, 40, 100].map((n) => A.malloc(n * MiB));
+    for (const x of [a, b, c, d]) A.free(x);
+    // 33 MiB: the 40 MiB blocks (class of 32-64 MiB) fit before the 64 MiB one; the first of the two by address.
+    const e = A.malloc(33 * MiB);
+    const f = A.malloc(33 * MiB);
+    assert.equal(A.reserved, 244 * MiB);
+    // Each 40 MiB block split: 33 MiB taken, 7 MiB left (over 1 MiB, so split off). Next, 64 MiB is the best fit for 50.
+    const g = A.malloc(50 * MiB);
+    assert.equal(A.reserved, 244 * MiB);
+    // The 100 MiB block is still whole, so 90 MiB needs no new segment (had a larger class been searched first, the
+    // 33 or 50 MiB requests would have split it); 101 MiB then does.
+    A.malloc(90 * MiB);
+    assert.equal(A.reserved, 244 * MiB);
+    A.malloc(101 * MiB);
+    assert.equal(A.reserved, (244 + 102) * MiB);
+    for (const x of [e, f, g]) A.free(x);
+    assert.equal(A.allocated, 192 * MiB);
+  });
+
+  it('sizes beyond 2 TiB keep their order (one class per power of two up there)', () => {
+    const TiB = 2 ** 40;
+    const A = new CachingAllocator();
+    const big = [3, 5, 9].map((n) => A.malloc(n * TiB));
+    for (const x of big) A.free(x);
+    const reserved = A.reserved;
+    A.malloc(4 * TiB); // the 5 TiB block, not the 9
+    A.malloc(8 * TiB); // the 9 TiB block
+    A.malloc(2 * TiB); // the 3 TiB block
+    assert.equal(A.reserved, reserved);
+    assert.equal(A.allocated, 14 * TiB);
+  });
+});
+
 describe('torchtune 0.1 QLoRA model load with torchao 0.1 (NF4 quantized on the GPU)', () => {
   // Llama-2-7B in torchtune's lora_llama2_7b(quantize_base=True), LoRA r8 on q, k, v, output_proj and the MLP.
   const h = 4096,
