@@ -20,6 +20,7 @@ export interface Pins {
   readonly trl?: Pin;
   readonly bitsandbytes?: Pin;
   readonly deepspeed?: Pin;
+  readonly accelerate?: Pin;
 }
 
 /** Dependency files looked for, in this order, in the config's folder and then in the folders above it. */
@@ -34,12 +35,12 @@ export const PARENT_LEVELS = 2;
 
 const VERSION = /^\d+\.\d+(\.\d+)?/;
 
-/** The pinned versions of transformers, torch, torchao, trl, bitsandbytes and deepspeed in a dependency file's text. */
+/** The pinned versions of transformers, torch, torchao, trl, bitsandbytes, deepspeed and accelerate in a dependency file's text. */
 export function findPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement.
   const re =
-    /(^|[\s"'[,])(transformers|torchao|torch|trl|bitsandbytes|deepspeed)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
+    /(^|[\s"'[,])(transformers|torchao|torch|trl|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const name = m[2] as keyof Pins;
     if (out[name]) continue;

@@ -18,7 +18,7 @@ import {
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
-import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { accelerateSyncsFsdp2, olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -371,6 +371,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
       q.library !== 'torchao' &&
       (setup.bitsandbytes_version === undefined || r.provenance.bitsandbytes_version?.kind === 'default'),
     deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
+    accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
   };
   if (!Object.values(want).some(Boolean)) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
@@ -390,6 +391,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         ['trl', 'trl_version'],
         ['bitsandbytes', 'bitsandbytes_version'],
         ['deepspeed', 'deepspeed_version'],
+        ['accelerate', 'accelerate_version'],
       ] as const) {
         const pin = pins[tool];
         if (!want[tool] || !pin) continue;
@@ -403,6 +405,23 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         };
       }
     }
+  }
+  // The HF Trainer's no_sync goes through Accelerate's, which did nothing to an FSDP2 module before 1.11.
+  const syncProv = provenance.fsdp_no_sync;
+  if (
+    setup.fsdp_no_sync === true &&
+    syncProv?.kind === 'default' &&
+    syncProv.owner !== 'litgpt' &&
+    accelerateSyncsFsdp2(setup)
+  ) {
+    setup = { ...setup, fsdp_no_sync: false };
+    provenance.fsdp_no_sync = {
+      kind: 'default',
+      owner: syncProv.owner,
+      note:
+        `the HF Trainer's no_sync is Accelerate's, which before 1.11 (accelerate ${setup.accelerate_version} pinned) ` +
+        'did nothing to an FSDP2 module (huggingface/accelerate#3762): every micro-batch reduces its gradients',
+    };
   }
   const lossProv = provenance.loss;
   if (

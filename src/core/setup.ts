@@ -2,6 +2,7 @@
 // Pure data and zod schemas; no I/O. Field names follow the scenario format of DESIGN.md (snake_case),
 // so a scenario file maps onto it one to one and analyzers of other formats fill the same fields.
 import { z } from 'zod';
+import { olderThan } from './util/version';
 
 /**
  * The largest value each size field of a config.json may take: well above every released model (the widest hidden
@@ -408,7 +409,8 @@ export const TrainingSetupSchema = z.strictObject({
    * set_requires_gradient_sync(False)): what the HF Trainer, Accelerate's accumulate() and Lightning do, which keeps
    * every unsharded gradient from one micro-batch to the next. false: each micro-batch's gradients are reduce-scattered
    * as they come (FSDP's default in a plain loop, torchtune, torchtitan, Accelerate's sync_each_batch). Unset: true
-   * (an assumption under FSDP with accumulation).
+   * (an assumption under FSDP with accumulation), but false under FSDP2 with an accelerate_version before 1.11, whose
+   * no_sync() did nothing to an FSDP2 module (accelerateSyncsFsdp2).
    */
   fsdp_no_sync: z.boolean().optional(),
   /**
@@ -549,8 +551,8 @@ export const TrainingSetupSchema = z.strictObject({
   /**
    * Accelerate version the run uses ("major.minor"). Before 0.31 its FSDP plugin left SHARDED_STATE_DICT's config
    * unset, so FSDP1 kept every parameter's shard on the GPU (ShardedStateDictConfig offload_to_cpu=False) until the
-   * whole state dict was built (huggingface/accelerate#2762 moves each to the CPU as it is made). Unset: a current
-   * release.
+   * whole state dict was built (huggingface/accelerate#2762 moves each to the CPU as it is made). Before 1.11 its
+   * no_sync() left FSDP2 modules reducing every micro-batch (huggingface/accelerate#3762). Unset: a current release.
    */
   accelerate_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.10 or 0.28.0').optional(),
   /**
@@ -725,9 +727,22 @@ export function usesFlashAttn(s: Pick<TrainingSetup, 'attention' | 'attention_ke
 
 /** FSDP keeps the unsharded gradients between micro-batches: no_sync, unless fsdp_no_sync says false. */
 export function defersGradientSync(
-  s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumulation_steps' | 'fsdp_no_sync'>,
+  s: Pick<
+    TrainingSetup,
+    'fsdp' | 'gradient_accumulation_steps' | 'fsdp_no_sync' | 'fsdp_version' | 'accelerate_version'
+  >,
 ): boolean {
-  return fsdpAccumulates(s) && s.fsdp_no_sync !== false;
+  if (!fsdpAccumulates(s) || s.fsdp_no_sync === false) return false;
+  return s.fsdp_no_sync === true || !accelerateSyncsFsdp2(s);
+}
+
+/**
+ * An Accelerate before 1.11 under FSDP2: its no_sync() looked the model up for a no_sync method, which an FSDP2 module
+ * does not have, and so did nothing; from 1.11 it calls set_requires_gradient_sync(False) (huggingface/accelerate#3762,
+ * October 2025). The HF Trainer's micro-batches then reduce their gradients each.
+ */
+export function accelerateSyncsFsdp2(s: Pick<TrainingSetup, 'fsdp_version' | 'accelerate_version'>): boolean {
+  return s.fsdp_version === 2 && s.accelerate_version !== undefined && olderThan(s.accelerate_version, 1, 11);
 }
 
 /** Sequences per example in one forward: 2 for paired preference training (chosen + rejected), else 1. */

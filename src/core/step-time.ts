@@ -4,7 +4,7 @@
 // peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
 import { type Architecture, attentionLayerCount, countParameters, parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import { fsdpAccumulates, generationBatch, sequencesPerExample, type TrainingSetup } from './setup';
+import { defersGradientSync, fsdpAccumulates, generationBatch, sequencesPerExample, type TrainingSetup } from './setup';
 
 /** Share of peak tensor throughput a well-tuned training step reaches (model FLOPs utilisation). */
 export const ASSUMED_MFU = 0.4;
@@ -268,7 +268,7 @@ function communicationSeconds(ctx: StepTimeContext, trainable: number): number {
   let comm = (2 * gradBytes * ring) / peer;
   if (sharded) comm += (2 * microSteps * ((2 * P) / modelSplit) * ring) / peer;
   // FSDP without no_sync reduce-scatters every micro-batch's gradients, not only the last one's.
-  const eachMicro = fsdpAccumulates(setup) && setup.fsdp_no_sync === false;
+  const eachMicro = fsdpAccumulates(setup) && !defersGradientSync(setup);
   if (eachMicro) comm += ((microSteps - 1) * gradBytes * ring) / peer;
   if (!ctx.lean)
     ctx.explain.push(

@@ -7,6 +7,7 @@ import type { Architecture } from '../architecture';
 import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
   fsdp1BackwardPrefetch,
+  defersGradientSync,
   fsdpAccumulates,
   type Provenance,
   ROLLOUT_DEFAULT_NOTES,
@@ -131,13 +132,17 @@ function gradientSyncDefault(ctx: PlanningContext): void {
   if (ctx.lean || !fsdpAccumulates(setup) || setup.gpus_per_node * setup.nodes <= 1) return;
   const p = prov.fsdp_no_sync;
   if (p && p.kind !== 'default') return;
+  const defers = defersGradientSync(setup);
   ctx.notes.assumptions.push({
     key: 'fsdp_no_sync',
-    value: String(setup.fsdp_no_sync ?? true),
+    value: String(defers),
     source: defaultSource(
       p,
-      'the micro-batches before the last keep their unsharded gradients (no_sync), as under the HF Trainer, ' +
-        "Accelerate's accumulate() and Lightning; set fsdp_no_sync: false for a loop that reduces every micro-batch",
+      defers
+        ? 'the micro-batches before the last keep their unsharded gradients (no_sync), as under the HF Trainer, ' +
+            "Accelerate's accumulate() and Lightning; set fsdp_no_sync: false for a loop that reduces every micro-batch"
+        : `every micro-batch reduces its gradients: Accelerate ${setup.accelerate_version}'s no_sync() did nothing to ` +
+            'an FSDP2 module before 1.11 (huggingface/accelerate#3762); set fsdp_no_sync: true for a loop that defers them',
     ),
   });
 }

@@ -73,6 +73,37 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(ddp.setup?.deepspeed_version, undefined);
   });
 
+  it("takes an Accelerate pin under FSDP: before 1.11 the HF Trainer's no_sync left FSDP2 reducing every micro-batch", () => {
+    // huggingface/accelerate#3762 (v1.11.0, October 2025): Accelerator.no_sync looked the model up for a no_sync
+    // method, which an FSDP2 module lacks, and did nothing; it now calls set_requires_gradient_sync(False).
+    const axolotl = [
+      'base_model: meta-llama/Llama-3.1-8B',
+      'bf16: true',
+      'micro_batch_size: 1',
+      'gradient_accumulation_steps: 4',
+      'sequence_len: 2048',
+      'fsdp_version: 2',
+      'fsdp_config:',
+      '  offload_params: false',
+      '  auto_wrap_policy: TRANSFORMER_BASED_WRAP',
+      '  transformer_layer_cls_to_wrap: LlamaDecoderLayer',
+      '',
+    ].join('\n');
+    const run = (pin: string) =>
+      runPipeline([{ file: '/w/fsdp.yaml', text: axolotl }], filesReader(new Map([['/w/requirements.txt', pin]])), {
+        gpusPerNode: 8,
+      });
+    const old = run('accelerate==1.10.1\n');
+    assert.equal(old.setup?.accelerate_version, '1.10.1');
+    assert.equal(old.setup?.fsdp_no_sync, false);
+    assert.match(
+      (old.provenance.fsdp_no_sync as { note?: string } | undefined)?.note ?? '',
+      /before 1\.11 \(accelerate 1\.10\.1 pinned\)/,
+    );
+    assert.equal(run('accelerate==1.13.0\n').setup?.fsdp_no_sync, true);
+    assert.equal(run('').setup?.fsdp_no_sync, true);
+  });
+
   it("takes a torchao pin for a torchtune config (its NF4 weights are torchao's), not for other trainers", () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'torch==2.2.2\ntorchao==0.1\n']]);
     const reader = filesReader(files);

@@ -144,4 +144,19 @@ describe("estimate: FSDP's unsharded gradients kept between micro-batches (no_sy
     assert.equal(unsynced(run(s({ gradient_accumulation_steps: 1 }))), 0);
     assert.ok(!run(s({ gradient_accumulation_steps: 1 })).assumptions.some((a) => a.key === 'fsdp_no_sync'));
   });
+
+  it("an Accelerate before 1.11 left FSDP2's gradients reduced every micro-batch (huggingface/accelerate#3762)", () => {
+    // Accelerator.no_sync looked the model up for a no_sync method, which an FSDP2 module does not have.
+    const s = llama31FsdpAccum;
+    const old = run(s({ fsdp_version: 2, accelerate_version: '1.10' }));
+    assert.equal(unsynced(old), 0);
+    assert.ok(old.assumptions.some((a) => a.key === 'fsdp_no_sync' && a.value === 'false'));
+    assert.equal(unsynced(run(s({ fsdp_version: 2, accelerate_version: '1.11' }))), 8_030_261_248 * 2);
+    // FSDP1 has its own no_sync; a loop that says it defers (Lightning's set_requires_gradient_sync) does.
+    assert.equal(unsynced(run(s({ fsdp_version: 1, accelerate_version: '1.10' }))), 8_030_261_248 * 2);
+    assert.equal(
+      unsynced(run(s({ fsdp_version: 2, accelerate_version: '1.10', fsdp_no_sync: true }))),
+      8_030_261_248 * 2,
+    );
+  });
 });
