@@ -330,7 +330,7 @@ export function runPipeline(
   overrides: Overrides,
   resolver: ModelResolver = catalogResolver,
 ): PipelineResult {
-  return withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader);
+  return accelerateFsdp(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader));
 }
 
 /**
@@ -405,23 +405,6 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         };
       }
     }
-  }
-  // The HF Trainer's no_sync goes through Accelerate's, which did nothing to an FSDP2 module before 1.11.
-  const syncProv = provenance.fsdp_no_sync;
-  if (
-    setup.fsdp_no_sync === true &&
-    syncProv?.kind === 'default' &&
-    syncProv.owner !== 'litgpt' &&
-    accelerateSyncsFsdp2(setup)
-  ) {
-    setup = { ...setup, fsdp_no_sync: false };
-    provenance.fsdp_no_sync = {
-      kind: 'default',
-      owner: syncProv.owner,
-      note:
-        `the HF Trainer's no_sync is Accelerate's, which before 1.11 (accelerate ${setup.accelerate_version} pinned) ` +
-        'did nothing to an FSDP2 module (huggingface/accelerate#3762): every micro-batch reduces its gradients',
-    };
   }
   const lossProv = provenance.loss;
   if (
@@ -526,4 +509,57 @@ function mergeFiles(
     decided: fr.decided,
     unrecognized,
   };
+}
+
+/** The tools whose FSDP runs through Accelerate's preparation (the HF Trainer and what builds on it). */
+const ACCELERATE_FSDP_TOOLS: ReadonlySet<string> = new Set([
+  'hf-trainer',
+  'trl',
+  'accelerate',
+  'axolotl',
+  'llamafactory',
+  'ms-swift',
+]);
+
+/**
+ * What Accelerate's FSDP preparation does that the files do not say, by its release (a pin, or current):
+ * - under mixed precision it upcasts the trainable parameters of a 16-bit model to fp32 before sharding, "DeepSpeed's
+ *   strategy to hold the parameters in full precision" (accelerator.py prepare_model for FSDP1 from 0.30,
+ *   huggingface/accelerate#2674; utils/fsdp_utils.py fsdp2_prepare_model from FSDP2's first release, 1.6): the shard
+ *   is the fp32 master, 16-bit copies exist only all-gathered;
+ * - the HF Trainer's no_sync is Accelerate's, which did nothing to an FSDP2 module before 1.11.
+ */
+function accelerateFsdp(r: PipelineResult): PipelineResult {
+  const s0 = r.setup;
+  if (!s0 || s0.fsdp === undefined || s0.fsdp === 'none') return r;
+  const tool = r.files.flatMap((f) => f.facts.tools).find((t) => ACCELERATE_FSDP_TOOLS.has(t));
+  if (!tool) return r;
+  let setup = s0;
+  const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
+  const half = setup.mixed_precision === 'bf16' || setup.mixed_precision === 'fp16';
+  const sixteen = setup.weights_dtype === 'bf16' || setup.weights_dtype === 'fp16';
+  const upcasts =
+    setup.fsdp_version === 2 ? !olderThan(setup.accelerate_version, 1, 6) : !olderThan(setup.accelerate_version, 0, 30);
+  if (half && sixteen && !setup.master_weights && provenance.master_weights === undefined && upcasts) {
+    setup = { ...setup, master_weights: true };
+    provenance.master_weights = {
+      kind: 'default',
+      owner: tool,
+      note:
+        "Accelerate's FSDP preparation upcasts the trainable parameters of a 16-bit model to fp32 under mixed " +
+        'precision (huggingface/accelerate#2674, FSDP2 from 1.6): each shard is the fp32 master',
+    };
+  }
+  const syncProv = provenance.fsdp_no_sync;
+  if (setup.fsdp_no_sync === true && syncProv?.kind === 'default' && accelerateSyncsFsdp2(setup)) {
+    setup = { ...setup, fsdp_no_sync: false };
+    provenance.fsdp_no_sync = {
+      kind: 'default',
+      owner: syncProv.owner,
+      note:
+        `the HF Trainer's no_sync is Accelerate's, which before 1.11 (accelerate ${setup.accelerate_version} pinned) ` +
+        'did nothing to an FSDP2 module (huggingface/accelerate#3762): every micro-batch reduces its gradients',
+    };
+  }
+  return setup === s0 ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
 }

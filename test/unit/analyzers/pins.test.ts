@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { findPins } from '../../../src/analyzers/pins';
 import { runPipeline } from '../../../src/analyzers/pipeline';
+import { estimate } from '../../../src/core/estimate';
 
 /** A reader over in-memory files, which resolves `dir/../` the way a path join does. */
 function filesReader(files: Map<string, string>) {
@@ -102,6 +103,41 @@ describe('pins: transformers and torch versions from dependency files', () => {
     );
     assert.equal(run('accelerate==1.13.0\n').setup?.fsdp_no_sync, true);
     assert.equal(run('').setup?.fsdp_no_sync, true);
+  });
+
+  it("Accelerate's FSDP preparation upcasts a 16-bit model's trainable parameters to fp32 under mixed precision", () => {
+    // accelerator.py prepare_model (FSDP1, huggingface/accelerate#2674, 0.30) and utils/fsdp_utils.py
+    // fsdp2_prepare_model (FSDP2 from 1.6): "we follow DeepSpeed's strategy to hold the parameters in full precision".
+    const axolotl = (version: 1 | 2) =>
+      [
+        'base_model: meta-llama/Llama-3.1-8B',
+        'bf16: true',
+        'micro_batch_size: 1',
+        'sequence_len: 2048',
+        `fsdp_version: ${version}`,
+        'fsdp_config:',
+        '  auto_wrap_policy: TRANSFORMER_BASED_WRAP',
+        '  transformer_layer_cls_to_wrap: LlamaDecoderLayer',
+        '',
+      ].join('\n');
+    const run = (version: 1 | 2, pin: string) =>
+      runPipeline(
+        [{ file: '/w/fsdp.yaml', text: axolotl(version) }],
+        filesReader(new Map([['/w/requirements.txt', pin]])),
+        { gpusPerNode: 8 },
+      );
+    const current = run(2, '');
+    assert.equal(current.setup?.weights_dtype, 'bf16');
+    assert.equal(current.setup?.master_weights, true);
+    assert.match((current.provenance.master_weights as { note?: string }).note ?? '', /upcasts the trainable/);
+    assert.equal(run(2, 'accelerate==1.5.2\n').setup?.master_weights, false);
+    assert.equal(run(1, 'accelerate==0.30.1\n').setup?.master_weights, true);
+    assert.equal(run(1, 'accelerate==0.29.3\n').setup?.master_weights, false);
+    // Estimated: the fp32 shard is the master, the 16-bit copy exists only gathered (20.9 -> 4 B per parameter / 8).
+    const e = estimate(current.setup as Parameters<typeof estimate>[0]);
+    assert.ok(e.ok);
+    const master = e.estimate.perGpu.components.find((c) => c.label === 'fp32 master weights');
+    assert.equal(master?.bytes, (8_030_261_248 * 4) / 8);
   });
 
   it("takes a torchao pin for a torchtune config (its NF4 weights are torchao's), not for other trainers", () => {
