@@ -409,8 +409,7 @@ export const TrainingSetupSchema = z.strictObject({
    * set_requires_gradient_sync(False)): what the HF Trainer, Accelerate's accumulate() and Lightning do, which keeps
    * every unsharded gradient from one micro-batch to the next. false: each micro-batch's gradients are reduce-scattered
    * as they come (FSDP's default in a plain loop, torchtune, torchtitan, Accelerate's sync_each_batch). Unset: true
-   * (an assumption under FSDP with accumulation), but false under FSDP2 with an accelerate_version before 1.11, whose
-   * no_sync() did nothing to an FSDP2 module (accelerateSyncsFsdp2).
+   * (an assumption under FSDP with accumulation); false under FSDP2 with accelerate_version before 1.11.
    */
   fsdp_no_sync: z.boolean().optional(),
   /**
@@ -508,11 +507,8 @@ export const TrainingSetupSchema = z.strictObject({
    * LitGPT expands them to every head and reaches a fused kernel. Unset: transformers.
    */
   model_code: z.enum(['transformers', 'litgpt']).default('transformers'),
-  /**
-   * LitGPT pretrain's train.tie_embeddings: the output head shares the embedding's weight (`wte.weight = lm_head.weight`),
-   * whatever the model's config says. Only under model_code litgpt; unset there, LitGPT's GPT keeps a head of its own,
-   * a copy of a tied model's embedding (its fine-tuning scripts refuse the option).
-   */
+  /** LitGPT pretrain's train.tie_embeddings: the head shares the embedding whatever the config says (model_code litgpt;
+   * unset, LitGPT's GPT keeps a head of its own, a copy of a tied model's embedding: architecture/litgpt-head.ts). */
   tie_embeddings: z.boolean().optional(),
   /**
    * PyTorch version the run uses ("major.minor"), for behaviour that changed between releases: before 1.11 softmax
@@ -736,11 +732,8 @@ export function defersGradientSync(
   return s.fsdp_no_sync === true || !accelerateSyncsFsdp2(s);
 }
 
-/**
- * An Accelerate before 1.11 under FSDP2: its no_sync() looked the model up for a no_sync method, which an FSDP2 module
- * does not have, and so did nothing; from 1.11 it calls set_requires_gradient_sync(False) (huggingface/accelerate#3762,
- * October 2025). The HF Trainer's micro-batches then reduce their gradients each.
- */
+/** FSDP2 under an Accelerate before 1.11, whose no_sync() looked for a no_sync method an FSDP2 module lacks and did
+ * nothing (huggingface/accelerate#3762): the HF Trainer's micro-batches reduce their gradients each. */
 export function accelerateSyncsFsdp2(s: Pick<TrainingSetup, 'fsdp_version' | 'accelerate_version'>): boolean {
   return s.fsdp_version === 2 && s.accelerate_version !== undefined && olderThan(s.accelerate_version, 1, 11);
 }
