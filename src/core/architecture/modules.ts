@@ -77,11 +77,13 @@ function deepseekMlps(a: Architecture, add: AddLinear): void {
   }
 }
 
+/** The widths every module list reads: hidden, the query and key-value projections' outputs, the layer count. */
+function widths(a: Architecture): { h: number; qd: number; kvd: number; L: number } {
+  return { h: a.hidden, qd: a.heads * a.headDim, kvd: a.kvHeads * a.headDim, L: a.layers };
+}
+
 function linearModulesUncached(a: Architecture): LinearModule[] {
-  const h = a.hidden;
-  const qd = a.heads * a.headDim;
-  const kvd = a.kvHeads * a.headDim;
-  const L = a.layers;
+  const { h, qd, kvd, L } = widths(a);
   const m: LinearModule[] = [];
   const add: AddLinear = (name, inF, outF, bias, count, group, tokenFraction = 1, parameter = false) => {
     if (count > 0)
@@ -288,10 +290,7 @@ function llama4Modules(a: Architecture, add: AddLinear): void {
 
 /** Jamba: attention or Mamba-1 mixers, dense MLPs or Mixtral's MoE. */
 function jambaModules(a: Architecture, add: AddLinear): void {
-  const h = a.hidden;
-  const qd = a.heads * a.headDim;
-  const kvd = a.kvHeads * a.headDim;
-  const L = a.layers;
+  const { h, qd, kvd, L } = widths(a);
   // JambaAttention q/k/v/o without bias on the attention layers; the Mamba-1 mixer's in_proj and out_proj
   // (mamba_proj_bias), x_proj (no bias) and dt_proj (with bias) on the others; JambaMLP (gate/up/down) on the dense
   // layers, the router and Mixtral's experts on the MoE layers.
@@ -334,10 +333,7 @@ function falconH1Modules(a: Architecture, add: AddLinear): void {
 
 /** Granite 4.0 H: attention or Mamba2 mixers, the shared MLP everywhere, the MoE block when there is one. */
 function graniteHybridModules(a: Architecture, add: AddLinear): void {
-  const h = a.hidden;
-  const qd = a.heads * a.headDim;
-  const kvd = a.kvHeads * a.headDim;
-  const L = a.layers;
+  const { h, qd, kvd, L } = widths(a);
   // GraniteMoeHybridAttention q/k/v/o (attention_bias) on the attention layers, the Mamba2 mixer's in_proj and out_proj
   // (mamba_proj_bias) on the others, the shared MLP's input_linear (gate and up) and output_linear everywhere.
   const mb = a.mamba!;
@@ -445,10 +441,7 @@ function nemotronModules(a: Architecture, add: AddLinear): void {
 
 /** Llama-style decoders (and Qwen3-Next / Qwen3.5 with their Gated DeltaNet layers): attention, a gated MLP, MoE experts. */
 function decoderModules(a: Architecture, add: AddLinear): void {
-  const h = a.hidden;
-  const qd = a.heads * a.headDim;
-  const kvd = a.kvHeads * a.headDim;
-  const L = a.layers;
+  const { h, qd, kvd, L } = widths(a);
   if (a.linearAttention) {
     // Qwen3NextAttention on the full-attention layers: q_proj gives the queries and their output gate (2 x heads x
     // head_dim). Qwen3NextGatedDeltaNet on the others: q, k, v, z and b, a projections (fused in Qwen3-Next, split
@@ -497,10 +490,7 @@ function decoderModules(a: Architecture, add: AddLinear): void {
  * Baichuan 2): one `case` each, with the names LoRA's target_modules match.
  */
 function namedDecoderModules(a: Architecture, add: AddLinear): void {
-  const h = a.hidden;
-  const qd = a.heads * a.headDim;
-  const kvd = a.kvHeads * a.headDim;
-  const L = a.layers;
+  const { h, qd, kvd, L } = widths(a);
   switch (a.family) {
     case 'opt':
       // OPTAttention: q_proj, k_proj, v_proj, out_proj; OPTDecoderLayer: fc1, fc2 (ReLU); biases per enable_bias.
