@@ -36,7 +36,8 @@ export const PEFT_MOE_PATTERNS: Readonly<Record<string, PeftMoePattern>> = {
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
 const fusedExpertsCache = new WeakMap<Architecture, Architecture>();
 
-function variant(
+/** `a` with `change` applied, made once per architecture and kept in `cache` (so memos keyed by the object still hit). */
+export function variant(
   cache: WeakMap<Architecture, Architecture>,
   a: Architecture,
   change: Partial<Architecture>,

@@ -6,19 +6,11 @@
 // fine-tunes with a V x h head beside its embedding. Pretraining ties them when train.tie_embeddings is set
 // (litgpt/pretrain.py: `model.transformer.wte.weight = model.lm_head.weight`), whatever the config says. Pure.
 // Docs: docs/estimate/parameters.md
+import { variant } from './experts';
 import type { Architecture } from './types';
 
 const copies = new WeakMap<Architecture, Architecture>();
 const shared = new WeakMap<Architecture, Architecture>();
-
-function variant(cache: WeakMap<Architecture, Architecture>, a: Architecture, change: Partial<Architecture>) {
-  let out = cache.get(a);
-  if (!out) {
-    out = { ...a, ...change };
-    cache.set(a, out);
-  }
-  return out;
-}
 
 /** The architecture as LitGPT's GPT builds it, `tieEmbeddings` being train.tie_embeddings; one object per architecture. */
 export function litgptHead(a: Architecture, tieEmbeddings: boolean): Architecture {

@@ -12,6 +12,13 @@ function filesReader(files: Map<string, string>) {
   };
 }
 
+/** An Axolotl FSDP config over 8 GPUs, with a requirements.txt pinning `pin` beside it. */
+function fsdpOverEight(text: string, pin: string) {
+  return runPipeline([{ file: '/w/fsdp.yaml', text }], filesReader(new Map([['/w/requirements.txt', pin]])), {
+    gpusPerNode: 8,
+  });
+}
+
 describe('pins: transformers and torch versions from dependency files', () => {
   it('reads ==, ~= and an inclusive upper bound; a lower bound alone names no version', () => {
     assert.equal(findPins('transformers==4.46.3\n').transformers?.version, '4.46.3');
@@ -90,10 +97,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
       '  transformer_layer_cls_to_wrap: LlamaDecoderLayer',
       '',
     ].join('\n');
-    const run = (pin: string) =>
-      runPipeline([{ file: '/w/fsdp.yaml', text: axolotl }], filesReader(new Map([['/w/requirements.txt', pin]])), {
-        gpusPerNode: 8,
-      });
+    const run = (pin: string) => fsdpOverEight(axolotl, pin);
     const old = run('accelerate==1.10.1\n');
     assert.equal(old.setup?.accelerate_version, '1.10.1');
     assert.equal(old.setup?.fsdp_no_sync, false);
@@ -120,12 +124,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
         '  transformer_layer_cls_to_wrap: LlamaDecoderLayer',
         '',
       ].join('\n');
-    const run = (version: 1 | 2, pin: string) =>
-      runPipeline(
-        [{ file: '/w/fsdp.yaml', text: axolotl(version) }],
-        filesReader(new Map([['/w/requirements.txt', pin]])),
-        { gpusPerNode: 8 },
-      );
+    const run = (version: 1 | 2, pin: string) => fsdpOverEight(axolotl(version), pin);
     const current = run(2, '');
     assert.equal(current.setup?.weights_dtype, 'bf16');
     assert.equal(current.setup?.master_weights, true);
