@@ -5,6 +5,25 @@ import type { Estimate, GpuTarget } from '../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../src/core/setup';
 import { GiB, MiB } from '../src/core/units';
 import { findModel } from '../src/core/lookup';
+import type { Tool } from '../src/analyzers/facts';
+import {
+  accelerateBy,
+  accelerateFsdp,
+  caseAttention,
+  caseCheckpointing,
+  caseLoss,
+  caseMethod,
+  caseOptimizer,
+  caseParallelism,
+  casePrecision,
+  caseTool,
+  savedModules,
+  shippedZero,
+  stackDefaults,
+  type Distributed,
+  type PrecisionText,
+  type SetupPart,
+} from './case-reading';
 
 export interface MeasuredCase {
   id: string;
@@ -25,10 +44,19 @@ export interface MeasuredCase {
   training: {
     framework?: string;
     method: string;
-    lora?: { rank: number; alpha: number; dropout: number; target_modules: string[]; adapter_dtype: string };
+    lora?: {
+      rank: number;
+      alpha: number;
+      dropout: number;
+      target_modules: string[];
+      adapter_dtype: string;
+      modules_to_save?: string[];
+      use_dora?: boolean;
+    };
     ia3?: { target_modules: string[]; feedforward_modules: string[] };
     quantization?: { bits: number; type: string; applies_to: string };
     precision_kind: string;
+    precision?: PrecisionText;
     optimizer: { name: string; optimizer_in_backward?: boolean };
     micro_batch_size: number;
     grad_accum: number;
@@ -39,13 +67,7 @@ export interface MeasuredCase {
     loss: string;
     compile?: boolean;
     activation_offloading?: boolean | null;
-    distributed: {
-      strategy: string;
-      num_gpus: number;
-      zero_stage: number;
-      cpu_offload_params: boolean;
-      cpu_offload_optimizer: boolean;
-    };
+    distributed: Distributed;
   };
   hardware?: { gpu?: string; gpu_memory_gib?: number };
   measurement: {
@@ -112,10 +134,8 @@ function releasedBy(date: string): string | undefined {
   return next > 0 ? TRANSFORMERS_RELEASES[next - 1][1] : undefined;
 }
 
-export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
-  const m = c.model;
-  const t = c.training;
-  const fam = m.family === 'bert-encoder' ? 'bert' : m.family === 'qwen1' ? 'qwen' : m.family;
+/** The case's architecture as a config.json would give it; positions from the catalog when the case has none. */
+function caseArchitecture(m: MeasuredCase['model'], fam: string): Record<string, unknown> {
   const architecture: Record<string, unknown> = {
     model_type: fam,
     num_hidden_layers: m.num_layers,
@@ -126,145 +146,71 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     vocab_size: m.vocab_size,
     tie_word_embeddings: m.tied_embeddings,
   };
-  // The positions the case does not state come from the checkpoint's published config.json (the built-in catalog).
   const published = m.hf_id ? findModel(m.hf_id) : undefined;
   const positions =
     m.max_position_embeddings ?? (published?.ok ? published.model.config.max_position_embeddings : undefined);
   if (typeof positions === 'number') architecture.max_position_embeddings = positions;
-  const method = t.method.startsWith('qlora')
-    ? 'qlora'
-    : t.method === 'lora'
-      ? 'lora'
-      : t.method === 'full'
-        ? 'full'
-        : t.method === 'ia3'
-          ? 'ia3'
-          : undefined;
-  if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
+  // BertForSequenceClassification, 2 labels; the case's parameter count includes its pooler and classifier.
+  if (fam === 'bert') architecture.architectures = ['BertForSequenceClassification'];
+  return architecture;
+}
 
-  const s: TrainingSetupInput = {
-    architecture,
-    parameters: m.num_params,
-    method,
-    micro_batch_size: t.micro_batch_size,
-    gradient_accumulation_steps: t.grad_accum,
-    seq_len: t.seq_len,
-  };
+/** LoRA (with DoRA and modules_to_save) or IA3 as the case describes its adapters. */
+function caseAdapters(t: MeasuredCase['training'], method: string): SetupPart {
+  const s: SetupPart = {};
   // PEFT IA3Config: vectors in fp32 (autocast_adapter_dtype=True).
   if (method === 'ia3' && t.ia3)
     s.ia3 = { target_modules: t.ia3.target_modules, feedforward_modules: t.ia3.feedforward_modules, dtype: 'fp32' };
-  // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
-  // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps, over batches
-  // bucketed by length) returns that cache to the driver, so its runs are compared with the per-step figure. Those cases
-  // also give the 99th percentile of the reserved memory sampled after each step; the comparison uses their
-  // max_memory_reserved, the peak of the longest batch that the estimate describes, not a percentile over shorter
-  // batches (run.py runs its extra loss passes at the training batch size "to prevent this from ... affecting the max
-  // memory metric").
-  if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? ''))
-    s.batch_lengths = 'variable';
-  if (fam === 'bert') {
-    // BertForSequenceClassification, 2 labels; the case's parameter count includes its pooler and classifier.
-    s.head = 'seq_cls';
-    s.num_labels = 2;
-    architecture.architectures = ['BertForSequenceClassification'];
-  }
   if (t.lora) {
     const targets = new Set<string>();
     for (const raw of t.lora.target_modules)
       for (const [re, names] of LORA_NAME_MAP) if (re.test(raw)) names.forEach((n) => targets.add(n));
+    const saved = savedModules(t.method, t.lora.modules_to_save);
     s.lora = {
       r: t.lora.rank,
       alpha: t.lora.alpha,
       dropout: t.lora.dropout,
       target_modules: [...targets].filter((n) => n !== 'lm_head'),
       dtype: t.lora.adapter_dtype.startsWith('fp32') ? 'fp32' : 'bf16',
+      ...(saved.length > 0 ? { modules_to_save: saved } : {}),
+      ...(t.lora.use_dora === true || /dora/i.test(t.method) ? { use_dora: true } : {}),
     };
   }
-  if (t.quantization) {
-    const torchao = /torchao/i.test(t.quantization.type);
-    const gptq = /gptq/i.test(t.quantization.type);
-    s.quantization = {
-      bits: t.quantization.bits === 8 ? 8 : 4,
-      type: gptq ? 'gptq' : t.quantization.bits === 8 ? 'int8' : 'nf4',
-      // torchtune's qlora builders store every block linear in NF4 (FrozenNF4Linear for the ones without LoRA), so
-      // its scope is all block linears whatever the case text says; other stacks follow the case.
-      double_quant: torchao || /double/i.test(t.quantization.type),
-      scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
-    };
-    // torchtune's releases before May 2024 (v0.1.x) pinned torchao 0.1 (torchtune 0.1.1 requirements.txt).
-    if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05')
-      s.torchao_version = '0.1';
-    // bitsandbytes: the release the case names, else the last before 0.43.2 for a case published before August 2024
-    // (0.43.2, July 2024, is the first whose 4-bit matmul keeps no input: bitsandbytes-foundation/bitsandbytes#1270).
-    const bnb = /bitsandbytes\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(`${t.framework ?? ''} ${t.quantization.type}`);
-    if (!torchao && !gptq && bnb) s.bitsandbytes_version = bnb[1];
-    else if (!torchao && !gptq && (c.source?.date ?? '9999') < '2024-08') s.bitsandbytes_version = '0.43.1';
-  }
-  switch (t.precision_kind) {
-    case 'fp32':
-      s.weights_dtype = 'fp32';
-      s.mixed_precision = 'none';
-      break;
-    case 'amp_fp16':
-      s.weights_dtype = 'fp32';
-      s.mixed_precision = 'fp16';
-      break;
-    case 'pure_bf16':
-      s.weights_dtype = 'bf16';
-      s.mixed_precision = 'none';
-      break;
-    case 'bf16_weights_plus_autocast':
-      s.weights_dtype = 'bf16';
-      s.mixed_precision = 'bf16';
-      break;
-    case 'fsdp_mixed_bf16_fp32_master':
-      s.weights_dtype = 'bf16';
-      s.master_weights = true;
-      break;
-    case 'deepspeed_bf16_fp32_master_trainable_only':
-      s.weights_dtype = 'bf16';
-      s.master_weights = true;
-      break;
-    default:
-      return { ok: false, reason: `precision '${t.precision_kind}' is not mapped` };
-  }
-  const on = t.optimizer.name;
-  s.optimizer = /adafactor/i.test(on)
-    ? 'adafactor'
-    : /8bit/i.test(on)
-      ? /paged/i.test(on) && !/or/i.test(on)
-        ? 'paged_adamw_8bit'
-        : 'adamw_8bit'
-      : /adamw_hf|transformers\.AdamW/i.test(on)
-        ? 'adamw_hf'
-        : /fused/i.test(on)
-          ? 'adamw_fused'
-          : 'adamw';
-  s.optimizer_in_backward = t.optimizer.optimizer_in_backward === true;
-  s.gradient_checkpointing =
-    t.gradient_checkpointing_kind === 'none'
-      ? 'none'
-      : t.gradient_checkpointing_kind === 'selective_op'
-        ? 'selective'
-        : 'full';
-  s.attention = /eager/i.test(t.attention)
-    ? 'eager'
-    : /flash-attn|flash_attention_2|flash attn/i.test(t.attention)
-      ? 'flash'
-      : 'sdpa';
-  s.loss = /chunked/i.test(t.loss) ? 'chunked' : 'full';
-  s.activation_offloading = t.activation_offloading === true;
-  s.compile = t.compile === true;
-  // torchtitan's torch.compile wraps each transformer block; the output projection and the loss run eager.
-  if (s.compile && /torchtitan/i.test(t.framework ?? '')) s.compile_loss = false;
+  return s;
+}
+
+/** The 4/8-bit load: bitsandbytes NF4 / int8, torchao NF4 (torchtune) or GPTQ, with the library release it ran. */
+function caseQuantization(c: MeasuredCase): SetupPart {
+  const t = c.training;
+  if (!t.quantization) return {};
+  const s: SetupPart = {};
+  const torchao = /torchao/i.test(t.quantization.type);
+  const gptq = /gptq/i.test(`${t.quantization.type} ${t.method}`);
+  s.quantization = {
+    bits: t.quantization.bits === 8 ? 8 : 4,
+    type: gptq ? 'gptq' : t.quantization.bits === 8 ? 'int8' : /fp4/i.test(t.quantization.type) ? 'fp4' : 'nf4',
+    // torchtune's qlora builders store every block linear in NF4 (FrozenNF4Linear for the ones without LoRA), so
+    // its scope is all block linears whatever the case text says; other stacks follow the case.
+    double_quant: torchao || /double/i.test(t.quantization.type),
+    scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
+  };
+  // torchtune's releases before May 2024 (v0.1.x) pinned torchao 0.1 (torchtune 0.1.1 requirements.txt).
+  if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05')
+    s.torchao_version = '0.1';
+  // bitsandbytes: the release the case names, else the last before 0.43.2 for a case published before August 2024
+  // (0.43.2, July 2024, is the first whose 4-bit matmul keeps no input: bitsandbytes-foundation/bitsandbytes#1270).
+  const bnb = /bitsandbytes\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(`${t.framework ?? ''} ${t.quantization.type}`);
+  if (!torchao && !gptq && bnb) s.bitsandbytes_version = bnb[1];
+  else if (!torchao && !gptq && (c.source?.date ?? '9999') < '2024-08') s.bitsandbytes_version = '0.43.1';
+  return s;
+}
+
+/** The library releases of the case's stack: torch, transformers, Accelerate; named, or current on its date. */
+function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
+  const t = c.training;
+  const s: SetupPart = {};
   // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
   if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
-  // use_reentrant where the case says it; torchtune, torchtitan and LitGPT checkpoint through checkpoint_wrapper, whose
-  // default is CheckpointImpl.NO_REENTRANT. Otherwise transformers' default for its release (kept-inputs.ts).
-  const ckText = `${t.gradient_checkpointing_kind ?? ''} ${t.framework ?? ''} ${c.notes ?? ''}`;
-  if (/use_reentrant\s*[=:]\s*false|non[- _]?reentrant/i.test(ckText)) s.checkpoint_reentrant = false;
-  else if (/use_reentrant\s*[=:]\s*true|\breentrant\b/i.test(ckText)) s.checkpoint_reentrant = true;
-  else if (/torchtune|torchtitan|litgpt/i.test(t.framework ?? '')) s.checkpoint_reentrant = false;
   const torchVersion = /torch (\d+\.\d+)/.exec(t.framework ?? '');
   if (torchVersion) s.pytorch_version = torchVersion[1];
   // The transformers release the case names; else, for a run through transformers' own models, the release current
@@ -278,24 +224,83 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   if (hfVersion) s.transformers_version = hfVersion[1];
   else if (current) s.transformers_version = current;
   else if (date < '2026-01') s.transformers_version = '4.57';
-  const d = t.distributed;
-  // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so, and, for a case published before Accelerate 0.31
-  // (2024-06-07), the release before it, whose FSDP plugin kept the shards on the GPU (terms/checkpoint-save.ts).
-  if (/SHARDED_STATE_DICT|sharded state dict/i.test(`${d.strategy} ${t.framework ?? ''} ${c.notes ?? ''}`))
-    s.fsdp_state_dict_type = 'sharded';
-  if (!ownModels && date < '2024-06-07') s.accelerate_version = '0.30';
-  s.gpus_per_node = Math.min(8, d.num_gpus);
-  s.nodes = Math.max(1, Math.round(d.num_gpus / 8));
-  if (d.num_gpus > 1) {
-    if (/fsdp/i.test(d.strategy)) s.fsdp = d.zero_stage === 3 ? 'full_shard' : 'shard_grad_op';
-    // torchtune and torchtitan shard with fully_shard (FSDP2) only.
-    if (/fsdp/i.test(d.strategy) && /torchtune|torchtitan|fsdp2/i.test(`${t.framework ?? ''} ${d.strategy}`))
-      s.fsdp_version = 2;
-    if (/embeddings and output sharded separately/i.test(d.strategy)) s.fsdp_shard_embeddings = true;
-    else s.zero_stage = d.zero_stage as 0 | 1 | 2 | 3;
-    if (d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';
-    if (d.cpu_offload_params) s.offload_params = 'cpu';
+  // Accelerate: the release the case names, else the one out on its date, for a stack that runs through it (its FSDP
+  // preparation and checkpoint saving changed by release: terms/checkpoint-save.ts, accelerateFsdp).
+  const named = /accelerate\s*v?(\d+\.\d+)/i.exec(t.framework ?? '')?.[1];
+  const dated = !ownModels && tool !== 'pytorch' ? accelerateBy(date) : undefined;
+  if (named ?? dated) s.accelerate_version = named ?? dated;
+  return s;
+}
+
+/** Checkpointing, attention, loss, kernels and compile as the case states them. */
+function caseKernels(c: MeasuredCase, tool: Tool | undefined): SetupPart {
+  const t = c.training;
+  const s: SetupPart = {
+    ...caseCheckpointing(t.gradient_checkpointing_kind),
+    ...caseAttention(t.attention),
+    loss: caseLoss(t.loss),
+    compile: t.compile === true,
+  };
+  if (t.activation_offloading === true) s.activation_offloading = true;
+  if (tool === 'unsloth') s.kernels = 'unsloth';
+  else if (/liger/i.test(`${t.framework ?? ''} ${t.loss}`)) s.kernels = 'liger';
+  // torchtitan's torch.compile wraps each transformer block; the output projection and the loss run eager.
+  if (s.compile && /torchtitan/i.test(t.framework ?? '')) s.compile_loss = false;
+  // use_reentrant where the case says it; torchtune, torchtitan and LitGPT checkpoint through checkpoint_wrapper, whose
+  // default is CheckpointImpl.NO_REENTRANT. Otherwise transformers' default for its release (kept-inputs.ts).
+  const ckText = `${t.gradient_checkpointing_kind ?? ''} ${t.framework ?? ''} ${c.notes ?? ''}`;
+  if (/use_reentrant\s*[=:]\s*false|non[- _]?reentrant/i.test(ckText)) s.checkpoint_reentrant = false;
+  else if (/use_reentrant\s*[=:]\s*true|\breentrant\b/i.test(ckText)) s.checkpoint_reentrant = true;
+  else if (/torchtune|torchtitan|litgpt/i.test(t.framework ?? '')) s.checkpoint_reentrant = false;
+  return s;
+}
+
+export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
+  const m = c.model;
+  const t = c.training;
+  const fam = m.family === 'bert-encoder' ? 'bert' : m.family === 'qwen1' ? 'qwen' : m.family;
+  const method = caseMethod(t.method);
+  if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
+  const precision = casePrecision(t.precision_kind, t.precision);
+  if (!precision) return { ok: false, reason: `precision '${t.precision_kind}' is not mapped` };
+  const text = { framework: t.framework ?? '', strategy: t.distributed.strategy, notes: c.notes ?? '' };
+  const tool = caseTool(text);
+  let s: TrainingSetupInput = {
+    architecture: caseArchitecture(m, fam),
+    parameters: m.num_params,
+    method,
+    micro_batch_size: t.micro_batch_size,
+    gradient_accumulation_steps: t.grad_accum,
+    seq_len: t.seq_len,
+    ...caseAdapters(t, method),
+    ...caseQuantization(c),
+    ...precision,
+    optimizer: caseOptimizer(t.optimizer.name),
+    optimizer_in_backward: t.optimizer.optimizer_in_backward === true,
+    ...caseKernels(c, tool),
+    ...caseVersions(c, tool),
+    ...caseParallelism(t.distributed, text, tool),
+  };
+  // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
+  // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps, over batches
+  // bucketed by length) returns that cache to the driver, so its runs are compared with the per-step figure. Those cases
+  // also give the 99th percentile of the reserved memory sampled after each step; the comparison uses their
+  // max_memory_reserved, the peak of the longest batch that the estimate describes, not a percentile over shorter
+  // batches (run.py runs its extra loss passes at the training batch size "to prevent this from ... affecting the max
+  // memory metric").
+  if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? ''))
+    s.batch_lengths = 'variable';
+  if (fam === 'bert') {
+    s.head = 'seq_cls';
+    s.num_labels = 2;
   }
+  // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so (terms/checkpoint-save.ts).
+  if (/SHARDED_STATE_DICT|sharded state dict/i.test(`${text.strategy} ${text.framework} ${text.notes}`))
+    s.fsdp_state_dict_type = 'sharded';
+  const zeroBuckets = shippedZero(tool, s);
+  if (zeroBuckets) s.zero_buckets = zeroBuckets;
+  s = { ...s, ...stackDefaults(tool, s) };
+  s = { ...s, ...accelerateFsdp(tool, s) };
   if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib)
     s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
   const parsed = TrainingSetupSchema.safeParse(s);

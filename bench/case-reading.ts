@@ -1,0 +1,338 @@
+// Readers of a published case's description (shared/reference README.md, "Schema"): each turns one part of the case
+// (its method, precision, optimizer, parallelism, stack) into TrainingSetup keys, from the case's own words and the
+// documented behaviour of the stack it names. Nothing here is tuned to a case.
+import type { Tool } from '../src/analyzers/facts';
+import { toolDefault } from '../src/analyzers/defaults';
+import { bundledDeepspeedFor } from '../src/analyzers/deepspeed-json/bundled';
+import { bundledZeroBuckets } from '../src/analyzers/shipped-zero';
+import { olderThan } from '../src/core/util/version';
+import type { TrainingSetupInput } from '../src/core/setup';
+
+/** Some of a setup's keys. */
+export type SetupPart = Partial<TrainingSetupInput>;
+
+type Setup = SetupPart;
+
+/** The case's text about one subject, lower-cased words joined: where a reader looks for a stack's name. */
+export interface CaseText {
+  readonly framework: string;
+  readonly strategy: string;
+  readonly notes: string;
+}
+
+/**
+ * The stack the case ran, by the name its framework text gives (first match wins: a tool built on the HF Trainer is
+ * named before the Trainer). undefined when the text names none of them.
+ */
+export function caseTool(text: CaseText): Tool | undefined {
+  const f = text.framework;
+  const rules: Array<[RegExp, Tool]> = [
+    [/axolotl/i, 'axolotl'],
+    [/llama[- ]?factory/i, 'llamafactory'],
+    [/ms-swift|\bswift\b/i, 'ms-swift'],
+    [/torchtune/i, 'torchtune'],
+    [/lit-?gpt/i, 'litgpt'],
+    [/unsloth/i, 'unsloth'],
+    [/openrlhf/i, 'openrlhf'],
+    [/\btrl\b|sfttrainer|dpotrainer|grpotrainer/i, 'trl'],
+    [/trainer|transformers/i, 'hf-trainer'],
+    [/accelerate/i, 'accelerate'],
+    [/deepspeed/i, 'deepspeed'],
+    [/pytorch|torch\b|custom|loop/i, 'pytorch'],
+  ];
+  return rules.find(([re]) => re.test(f))?.[1];
+}
+
+/** The tools that prepare FSDP through Accelerate (analyzers/pipeline.ts accelerateFsdp). */
+const ACCELERATE_TOOLS: ReadonlySet<Tool> = new Set([
+  'hf-trainer',
+  'trl',
+  'accelerate',
+  'axolotl',
+  'llamafactory',
+  'ms-swift',
+]);
+
+/** Accelerate's minor releases by date (github.com/huggingface/accelerate tags). */
+const ACCELERATE_RELEASES: ReadonlyArray<readonly [string, string]> = [
+  ['2024-01-10', '0.26'],
+  ['2024-02-09', '0.27'],
+  ['2024-03-12', '0.28'],
+  ['2024-04-05', '0.29'],
+  ['2024-05-03', '0.30'],
+  ['2024-06-07', '0.31'],
+  ['2024-07-03', '0.32'],
+  ['2024-07-23', '0.33'],
+  ['2024-09-02', '0.34'],
+  ['2024-10-07', '1.0'],
+  ['2024-11-01', '1.1'],
+  ['2024-12-06', '1.2'],
+  ['2025-01-17', '1.3'],
+  ['2025-02-17', '1.4'],
+  ['2025-03-12', '1.5'],
+  ['2025-04-01', '1.6'],
+  ['2025-05-15', '1.7'],
+  ['2025-06-19', '1.8'],
+  ['2025-07-16', '1.9'],
+  ['2025-08-07', '1.10'],
+  ['2025-10-20', '1.11'],
+];
+
+/**
+ * The Accelerate release out on a case's date (YYYY-MM or YYYY-MM-DD): the newest whose release day is not after it.
+ * A month alone is read as its first day, so a case of the month a release came out gets the release before. Before
+ * 2024 the earliest entry's predecessor is not listed: '0.25'. From 1.11 on, undefined (the current behaviour).
+ */
+export function accelerateBy(date: string): string | undefined {
+  const day = /^\d{4}-\d{2}(-\d{2})?/.exec(date)?.[0];
+  if (!day) return undefined;
+  const full = day.length === 7 ? `${day}-01` : day;
+  const i = ACCELERATE_RELEASES.findIndex(([from]) => from > full);
+  if (i === 0) return '0.25';
+  if (i < 0) return undefined;
+  return ACCELERATE_RELEASES[i - 1][1];
+}
+
+/** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
+export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | undefined {
+  const m = method.toLowerCase();
+  if (/q-?lora/.test(m)) return 'qlora';
+  if (/ia3|\(ia\)/.test(m)) return 'ia3';
+  if (/lora|dora/.test(m)) return 'lora';
+  if (/full|fft/.test(m)) return 'full';
+  return undefined;
+}
+
+/** Module names of PEFT's modules_to_save from the case's words (the estimator matches embed / wte / lm_head / output). */
+export function savedModules(method: string, listed: readonly string[] | undefined): string[] {
+  const names = new Set<string>();
+  for (const raw of listed ?? []) {
+    if (/embed|wte|tok_embeddings|word_embeddings/i.test(raw)) names.add('embed_tokens');
+    else if (/lm_head|output|embed_out/i.test(raw)) names.add('lm_head');
+  }
+  // "lora+embeddings" (Qwen-1's "LoRA (emb)": finetune.py modules_to_save = ["wte", "lm_head"]) trains both.
+  if (names.size === 0 && /emb/i.test(method)) ['embed_tokens', 'lm_head'].forEach((n) => names.add(n));
+  return [...names];
+}
+
+/** A dtype named in free text: the first of fp32 / bf16 / fp16 it mentions. */
+function dtypeIn(text: string): 'fp32' | 'bf16' | 'fp16' | undefined {
+  if (/bf16|bfloat16/i.test(text)) return 'bf16';
+  if (/fp16|float16|half/i.test(text)) return 'fp16';
+  if (/fp32|float32|full precision/i.test(text)) return 'fp32';
+  return undefined;
+}
+
+export interface PrecisionText {
+  readonly scheme?: string;
+  readonly weights?: string;
+  readonly compute?: string;
+  readonly master_weights?: string;
+}
+
+/**
+ * Weights dtype, autocast and fp32 master from the case's precision_kind, or, for a kind the README does not list,
+ * from its free-text precision (weights, compute, master weights). undefined when neither says.
+ */
+export function casePrecision(
+  kind: string,
+  text: PrecisionText | undefined,
+): Pick<Setup, 'weights_dtype' | 'mixed_precision' | 'master_weights'> | undefined {
+  switch (kind) {
+    case 'fp32':
+      return { weights_dtype: 'fp32', mixed_precision: 'none' };
+    case 'amp_fp16':
+      return { weights_dtype: 'fp32', mixed_precision: 'fp16' };
+    case 'amp_bf16':
+      return { weights_dtype: 'fp32', mixed_precision: 'bf16' };
+    case 'pure_bf16':
+      return { weights_dtype: 'bf16', mixed_precision: 'none' };
+    case 'pure_fp16':
+      return { weights_dtype: 'fp16', mixed_precision: 'none' };
+    case 'bf16_weights_plus_autocast':
+      return { weights_dtype: 'bf16', mixed_precision: 'bf16' };
+    case 'fp16_weights_plus_autocast':
+      return { weights_dtype: 'fp16', mixed_precision: 'fp16' };
+    case 'fsdp_mixed_bf16_fp32_master':
+    case 'deepspeed_bf16_fp32_master_trainable_only':
+      return { weights_dtype: 'bf16', master_weights: true };
+    case 'deepspeed_fp16_fp32_master_trainable_only':
+      return { weights_dtype: 'fp16', master_weights: true };
+  }
+  return precisionFromText(text);
+}
+
+function precisionFromText(
+  text: PrecisionText | undefined,
+): Pick<Setup, 'weights_dtype' | 'mixed_precision' | 'master_weights'> | undefined {
+  const weights = dtypeIn(text?.weights ?? '');
+  if (!weights) return undefined;
+  const compute = dtypeIn(text?.compute ?? '') ?? weights;
+  const autocast = /autocast|amp|mixed/i.test(`${text?.compute ?? ''} ${text?.scheme ?? ''}`);
+  const master = /fp32|float32/i.test(text?.master_weights ?? '') && weights !== 'fp32';
+  const mixed = compute === 'fp32' ? 'none' : compute !== weights || autocast ? compute : 'none';
+  return { weights_dtype: weights, mixed_precision: mixed, ...(master ? { master_weights: true } : {}) };
+}
+
+/** The optimizer of the schema from the case's optimizer name. */
+export function caseOptimizer(name: string): NonNullable<Setup['optimizer']> {
+  const on = name.toLowerCase();
+  if (/adafactor/.test(on)) return 'adafactor';
+  if (/adam[- _]?mini/.test(on)) return 'adam_mini';
+  if (/muon/.test(on)) return 'muon';
+  if (/lion/.test(on)) return /8[- ]?bit/.test(on) ? 'lion_8bit' : 'lion';
+  if (/\bsgd\b/.test(on)) return /momentum/.test(on) ? 'sgd_momentum' : 'sgd';
+  if (/4[- ]?bit/.test(on)) return 'adamw_4bit';
+  // "AdamW8bit/PagedAdamW8bit" names both classes: the unpaged one is taken.
+  if (/8[- ]?bit/.test(on)) return /paged/.test(on) && !/\bor\b|\//.test(on) ? 'paged_adamw_8bit' : 'adamw_8bit';
+  if (/paged/.test(on)) return 'paged_adamw';
+  if (/adamw_hf|transformers\.adamw/.test(on)) return 'adamw_hf';
+  // DeepSpeed's FusedAdam and torch's fused=True step from one kernel per group; DeepSpeedCPUAdam steps on the host.
+  if (/fused/.test(on)) return 'adamw_fused';
+  return 'adamw';
+}
+
+/** Attention from the case's words: eager, FlashAttention (the flash-attn package), or SDPA (torch's kernels). */
+export function caseAttention(attention: string): Pick<Setup, 'attention' | 'attention_kernel'> {
+  if (/xformers/i.test(attention)) return { attention: 'flash', attention_kernel: 'xformers' };
+  if (/flash[-_ ]?attn|flash_attention_2|flash[- ]?attention[- ]?2|\bfa2\b|flash attn/i.test(attention))
+    return { attention: 'flash' };
+  if (/eager|materiali[sz]ed|math/i.test(attention) && !/sdpa/i.test(attention)) return { attention: 'eager' };
+  return { attention: 'sdpa' };
+}
+
+/** The loss: chunked (torchtune / LitGPT chunks), fused (Liger, Cut Cross-Entropy: no logits kept), or full. */
+export function caseLoss(loss: string): NonNullable<Setup['loss']> {
+  if (/chunked[_ ]nll/i.test(loss)) return 'chunked-nll';
+  if (/chunk/i.test(loss)) return 'chunked';
+  if (/liger|fused|cut[- ]cross|\bcce\b|linear[- ]cross/i.test(loss)) return 'fused';
+  return 'full';
+}
+
+/**
+ * Checkpointing from gradient_checkpointing_kind: none, full, selective_op, or unsloth_cpu_offloaded (Unsloth's
+ * use_gradient_checkpointing="unsloth": each checkpointed layer's input goes to the host, as activation offloading
+ * does with whole-layer checkpointing).
+ */
+export function caseCheckpointing(kind: string): Pick<Setup, 'gradient_checkpointing' | 'activation_offloading'> {
+  if (/^(none|no|off|false)$/i.test(kind.trim())) return { gradient_checkpointing: 'none' };
+  if (/selective/i.test(kind)) return { gradient_checkpointing: 'selective' };
+  if (/offload/i.test(kind)) return { gradient_checkpointing: 'full', activation_offloading: true };
+  return { gradient_checkpointing: 'full' };
+}
+
+export interface Distributed {
+  readonly strategy: string;
+  readonly num_gpus: number;
+  readonly zero_stage: number;
+  readonly cpu_offload_params: boolean;
+  readonly cpu_offload_optimizer: boolean;
+}
+
+/** GPUs per node and nodes: whole nodes of 8 when the count divides by 8, else one node of them all. */
+export function caseNodes(gpus: number): Pick<Setup, 'gpus_per_node' | 'nodes'> {
+  return gpus > 8 && gpus % 8 === 0 ? { gpus_per_node: 8, nodes: gpus / 8 } : { gpus_per_node: gpus, nodes: 1 };
+}
+
+/** FSDP's sharding from the strategy's words, else from zero_stage (README: 0 = NO_SHARD, 2, 3 = FULL_SHARD). */
+function fsdpSharding(strategy: string, stage: number): NonNullable<Setup['fsdp']> {
+  if (/no[_ ]shard/i.test(strategy)) return 'no_shard';
+  if (/hybrid/i.test(strategy)) return 'hybrid_shard';
+  if (/shard[_ ]grad[_ ]op/i.test(strategy)) return 'shard_grad_op';
+  if (/full[_ ]shard|fully_shard/i.test(strategy)) return 'full_shard';
+  return stage === 3 ? 'full_shard' : stage === 2 ? 'shard_grad_op' : 'no_shard';
+}
+
+/** FSDP2 (fully_shard) where the words or the stack say so, FSDP1 where they name it; else unset (FSDP1 assumed). */
+function fsdpVersion(strategy: string, text: CaseText, tool: Tool | undefined): 1 | 2 | undefined {
+  const words = `${strategy} ${text.framework}`;
+  if (/fsdp ?2|fsdpv2|fully_shard|fsdp_version[:= ]+2/i.test(words)) return 2;
+  if (tool === 'torchtune' || /torchtitan/i.test(text.framework)) return 2;
+  if (/fsdp ?1|fullyshardeddataparallel|fsdp_version[:= ]+1/i.test(words)) return 1;
+  return undefined;
+}
+
+/** The ZeRO stage the case runs, from zero_stage or the strategy's "ZeRO-n". */
+function zeroStage(d: Distributed): 0 | 1 | 2 | 3 {
+  const named = /zero[- _]?(stage[- _]?)?([0-3])/i.exec(d.strategy)?.[2];
+  const stage = Number(named ?? d.zero_stage);
+  return stage === 1 || stage === 2 || stage === 3 ? stage : 0;
+}
+
+/** Parallelism: FSDP (which and how sharded), DeepSpeed ZeRO, or DDP; with the offloads the case names. */
+export function caseParallelism(d: Distributed, text: CaseText, tool: Tool | undefined): Setup {
+  const s: Setup = { ...caseNodes(Math.max(1, d.num_gpus)) };
+  const fsdp = /fsdp|fully_shard|fullyshardeddataparallel/i.test(d.strategy);
+  const zero = !fsdp && (/deepspeed|zero/i.test(d.strategy) || tool === 'deepspeed') && zeroStage(d) > 0;
+  if (fsdp) {
+    s.fsdp = fsdpSharding(d.strategy, d.zero_stage);
+    const version = fsdpVersion(d.strategy, text, tool);
+    if (version) s.fsdp_version = version;
+    if (/embeddings and output sharded separately/i.test(d.strategy)) s.fsdp_shard_embeddings = true;
+    const prefetch = /backward_(pre|post)|no_prefetch/i.exec(d.strategy)?.[0].toLowerCase();
+    if (prefetch)
+      s.fsdp_backward_prefetch = prefetch === 'no_prefetch' ? 'none' : prefetch === 'backward_pre' ? 'pre' : 'post';
+  } else if (zero || (d.num_gpus > 1 && zeroStage(d) > 0)) {
+    s.zero_stage = zeroStage(d);
+  }
+  if ((fsdp || s.zero_stage) && d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';
+  if ((fsdp || s.zero_stage) && d.cpu_offload_params) s.offload_params = 'cpu';
+  return s;
+}
+
+/**
+ * The DeepSpeed file a tool ships for the stage (Axolotl's deepspeed_configs, LLaMA-Factory's examples/deepspeed),
+ * when the case runs ZeRO through that tool and states no buckets of its own.
+ */
+export function shippedZero(tool: Tool | undefined, s: Setup): Setup['zero_buckets'] {
+  if ((tool !== 'axolotl' && tool !== 'llamafactory') || !s.zero_stage) return undefined;
+  const bf16 = s.weights_dtype === 'bf16' || s.mixed_precision === 'bf16';
+  const b = bundledDeepspeedFor(tool, s.zero_stage, s.offload_optimizer ?? 'none', s.offload_params ?? 'none', bf16);
+  return b ? bundledZeroBuckets(b) : undefined;
+}
+
+/**
+ * The behaviour of the case's stack that its description does not restate: which model code runs, whether the loop
+ * keeps its outputs, FSDP's no_sync, prefetch and use_orig_params under the tool, from the tool's documented defaults
+ * (analyzers/defaults.ts), for the keys the case left unset.
+ */
+export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
+  if (!tool) return {};
+  const out: Record<string, unknown> = {};
+  const sharded = s.fsdp !== undefined && s.fsdp !== 'none';
+  const fields = [
+    'model_code',
+    'loop_keeps_outputs',
+    'use_cache',
+    // FSDP1's backward prefetch is left to the case's words (caseParallelism): Accelerate's plugin has none unless
+    // its config names one, and the configs people launch with (\`accelerate config\`, PEFT's, Axolotl's) name
+    // BACKWARD_PRE.
+    ...(sharded ? (['fsdp_no_sync', 'fsdp_use_orig_params'] as const) : []),
+  ] as const;
+  for (const field of fields) {
+    const d = toolDefault([tool], field);
+    if (d && (s as Record<string, unknown>)[field] === undefined) out[field] = d.value;
+  }
+  // LitGPT quantizes through Fabric's BitsandbytesPrecision: every nn.Linear with the head, from fp16.
+  if (tool === 'litgpt' && s.quantization && s.quantization.type !== 'gptq')
+    out.quantization = { ...s.quantization, head: true, dequant_dtype: 'fp16' };
+  return out as Setup;
+}
+
+/**
+ * What Accelerate's FSDP preparation does by release (analyzers/pipeline.ts accelerateFsdp): the trainable parameters
+ * of a 16-bit model under mixed precision are upcast to fp32 (FSDP1 from 0.30, huggingface/accelerate#2674; FSDP2 from
+ * 1.6), and before 1.11 its no_sync did nothing to an FSDP2 module (huggingface/accelerate#3762).
+ */
+export function accelerateFsdp(tool: Tool | undefined, s: Setup): Setup {
+  if (!tool || !ACCELERATE_TOOLS.has(tool) || s.fsdp === undefined || s.fsdp === 'none') return {};
+  const out: Setup = {};
+  const half = s.mixed_precision === 'bf16' || s.mixed_precision === 'fp16';
+  const sixteen = s.weights_dtype === 'bf16' || s.weights_dtype === 'fp16';
+  const v = s.accelerate_version;
+  const upcasts = s.fsdp_version === 2 ? !olderThan(v, 1, 6) : !olderThan(v, 0, 30);
+  if (half && sixteen && !s.master_weights && upcasts) out.master_weights = true;
+  if (s.fsdp_version === 2 && v !== undefined && olderThan(v, 1, 11) && s.fsdp_no_sync === true)
+    out.fsdp_no_sync = false;
+  return out;
+}

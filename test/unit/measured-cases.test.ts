@@ -1,0 +1,222 @@
+// How a published case's description (shared/reference README.md, "Schema") becomes a setup: the readers of
+// bench/case-reading.ts on the vocabulary the schema documents, including values the 37 reference cases do not use
+// (lora+embeddings, GPTQ, DDP, DeepSpeed ZeRO, FSDP NO_SHARD, Unsloth's offloaded checkpointing), and a whole case
+// through caseToSetup. Expected values are the schema's words read by hand against each tool's documented behaviour.
+import * as assert from 'node:assert/strict';
+import {
+  accelerateBy,
+  accelerateFsdp,
+  caseAttention,
+  caseCheckpointing,
+  caseMethod,
+  caseNodes,
+  caseOptimizer,
+  caseParallelism,
+  casePrecision,
+  caseTool,
+  savedModules,
+  stackDefaults,
+} from '../../bench/case-reading';
+import { caseToSetup, type MeasuredCase } from '../../bench/measured-cases';
+
+const text = (framework: string, strategy = 'single GPU') => ({ framework, strategy, notes: '' });
+
+describe('published cases: the readers of a case description', () => {
+  it('methods of the schema, LoRA (emb) training the embedding and the head', () => {
+    assert.equal(caseMethod('qlora (GPTQ int4)'), 'qlora');
+    assert.equal(caseMethod('lora+embeddings'), 'lora');
+    assert.equal(caseMethod('DoRA'), 'lora');
+    assert.equal(caseMethod('ia3'), 'ia3');
+    assert.equal(caseMethod('full'), 'full');
+    assert.equal(caseMethod('prefix tuning'), undefined);
+    // Qwen-1 finetune.py: modules_to_save = ["wte", "lm_head"] for "LoRA (emb)".
+    assert.deepEqual(savedModules('lora+embeddings', undefined), ['embed_tokens', 'lm_head']);
+    assert.deepEqual(savedModules('lora', ['wte', 'lm_head']), ['embed_tokens', 'lm_head']);
+    assert.deepEqual(savedModules('lora', undefined), []);
+  });
+
+  it('precision kinds of the schema, and free text for a kind it does not list', () => {
+    assert.deepEqual(casePrecision('bf16_weights_plus_autocast', undefined), {
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+    });
+    assert.deepEqual(casePrecision('deepspeed_bf16_fp32_master_trainable_only', undefined), {
+      weights_dtype: 'bf16',
+      master_weights: true,
+    });
+    assert.deepEqual(
+      casePrecision('amp', { weights: 'fp32 master', compute: 'bf16 autocast', master_weights: 'n/a' }),
+      { weights_dtype: 'fp32', mixed_precision: 'bf16' },
+    );
+    assert.deepEqual(
+      casePrecision('deepspeed fp16', { weights: 'fp16', compute: 'fp16', master_weights: 'fp32 (optimizer)' }),
+      { weights_dtype: 'fp16', mixed_precision: 'none', master_weights: true },
+    );
+    assert.equal(casePrecision('mystery', undefined), undefined);
+  });
+
+  it('optimizers by name', () => {
+    assert.equal(caseOptimizer('paged_adamw_32bit'), 'paged_adamw');
+    assert.equal(caseOptimizer('paged_adamw_8bit'), 'paged_adamw_8bit');
+    assert.equal(
+      caseOptimizer('bitsandbytes AdamW8bit (torchtune uses bnb.optim.AdamW8bit/PagedAdamW8bit)'),
+      'adamw_8bit',
+    );
+    assert.equal(caseOptimizer('adamw_torch_fused'), 'adamw_fused');
+    assert.equal(caseOptimizer('DeepSpeed FusedAdam'), 'adamw_fused');
+    assert.equal(caseOptimizer('Lion 8-bit'), 'lion_8bit');
+    assert.equal(caseOptimizer('SGD with momentum'), 'sgd_momentum');
+    assert.equal(caseOptimizer('adamw_hf'), 'adamw_hf');
+    assert.equal(caseOptimizer('torch.optim.AdamW'), 'adamw');
+  });
+
+  it('attention and checkpointing words', () => {
+    assert.deepEqual(caseAttention('flash-attn 2 (Qwen remote code)'), { attention: 'flash' });
+    assert.deepEqual(caseAttention('xformers memory_efficient_attention'), {
+      attention: 'flash',
+      attention_kernel: 'xformers',
+    });
+    assert.deepEqual(caseAttention('eager attention (materialised scores)'), { attention: 'eager' });
+    assert.deepEqual(caseAttention('torch SDPA (flash backend on A100)'), { attention: 'sdpa' });
+    // Unsloth's use_gradient_checkpointing="unsloth" sends each checkpointed layer input to the host.
+    assert.deepEqual(caseCheckpointing('unsloth_cpu_offloaded'), {
+      gradient_checkpointing: 'full',
+      activation_offloading: true,
+    });
+    assert.deepEqual(caseCheckpointing('selective_op'), { gradient_checkpointing: 'selective' });
+  });
+
+  it('the stack a framework text names, a Trainer-based tool before the Trainer', () => {
+    assert.equal(caseTool(text('Axolotl (HF Trainer, transformers 4.45)')), 'axolotl');
+    assert.equal(caseTool(text('ms-swift 1.x (HF Trainer)')), 'ms-swift');
+    assert.equal(caseTool(text('TRL SFTTrainer')), 'trl');
+    assert.equal(caseTool(text('HF Trainer (transformers ~4.16-4.21), torch 1.10-era')), 'hf-trainer');
+    assert.equal(caseTool(text('LitGPT finetune/lora.py')), 'litgpt');
+    assert.equal(caseTool(text('custom PyTorch loop')), 'pytorch');
+    assert.equal(caseTool(text('')), undefined);
+  });
+
+  it('Accelerate by date: the release out on the day (github.com/huggingface/accelerate tags)', () => {
+    assert.equal(accelerateBy('2024-05-03'), '0.30'); // v0.30.0, 2024-05-03
+    assert.equal(accelerateBy('2024-05'), '0.29'); // a month alone is its first day
+    assert.equal(accelerateBy('2025-08-20'), '1.10');
+    assert.equal(accelerateBy('2023-06'), '0.25');
+    assert.equal(accelerateBy('2026-01-05'), undefined);
+  });
+
+  it('parallelism: DDP, DeepSpeed ZeRO with offload, FSDP by its words or its zero_stage', () => {
+    const d = (strategy: string, num_gpus: number, zero_stage: number, offload = false) => ({
+      strategy,
+      num_gpus,
+      zero_stage,
+      cpu_offload_params: offload,
+      cpu_offload_optimizer: offload,
+    });
+    assert.deepEqual(caseParallelism(d('DDP', 4, 0), text('HF Trainer'), 'hf-trainer'), {
+      gpus_per_node: 4,
+      nodes: 1,
+    });
+    assert.deepEqual(caseParallelism(d('DeepSpeed ZeRO-3 with CPU offload', 8, 3, true), text('x'), 'hf-trainer'), {
+      gpus_per_node: 8,
+      nodes: 1,
+      zero_stage: 3,
+      offload_optimizer: 'cpu',
+      offload_params: 'cpu',
+    });
+    // ZeRO-Offload on one GPU is still ZeRO.
+    assert.equal(caseParallelism(d('DeepSpeed ZeRO-2 offload', 1, 2, true), text('x'), 'deepspeed').zero_stage, 2);
+    // README: zero_stage 0 = none / DDP / NO_SHARD.
+    assert.equal(caseParallelism(d('FSDP (Accelerate)', 2, 0), text('x'), 'hf-trainer').fsdp, 'no_shard');
+    assert.equal(caseParallelism(d('FSDP HYBRID_SHARD', 16, 3), text('x'), 'hf-trainer').fsdp, 'hybrid_shard');
+    const fsdp1 = caseParallelism(d('FSDP1 FULL_SHARD, BACKWARD_PRE', 2, 3), text('x'), 'hf-trainer');
+    assert.equal(fsdp1.fsdp, 'full_shard');
+    assert.equal(fsdp1.fsdp_version, 1);
+    assert.equal(fsdp1.fsdp_backward_prefetch, 'pre');
+    assert.equal(caseParallelism(d('FSDP FULL_SHARD', 8, 3), text('torchtune'), 'torchtune').fsdp_version, 2);
+    assert.deepEqual(caseNodes(12), { gpus_per_node: 12, nodes: 1 });
+    assert.deepEqual(caseNodes(32), { gpus_per_node: 8, nodes: 4 });
+  });
+
+  it("the stack's own behaviour: LitGPT's model code and quantized head, the Trainer's no_sync under FSDP", () => {
+    const litgpt = stackDefaults('litgpt', { quantization: { bits: 4, type: 'nf4' } });
+    assert.equal(litgpt.model_code, 'litgpt');
+    assert.equal(litgpt.loop_keeps_outputs, true);
+    assert.deepEqual(litgpt.quantization, { bits: 4, type: 'nf4', head: true, dequant_dtype: 'fp16' });
+    assert.equal(stackDefaults('hf-trainer', { fsdp: 'full_shard' }).fsdp_no_sync, true);
+    assert.equal(stackDefaults('hf-trainer', {}).fsdp_no_sync, undefined);
+    assert.deepEqual(stackDefaults(undefined, {}), {});
+  });
+
+  it("Accelerate's FSDP preparation: the fp32 upcast from 0.30 (FSDP1) and 1.6 (FSDP2), no_sync before 1.11", () => {
+    const bf16 = { weights_dtype: 'bf16', mixed_precision: 'bf16', fsdp: 'full_shard' } as const;
+    assert.deepEqual(accelerateFsdp('hf-trainer', { ...bf16, accelerate_version: '0.30' }), { master_weights: true });
+    assert.deepEqual(accelerateFsdp('hf-trainer', { ...bf16, accelerate_version: '0.29' }), {});
+    assert.deepEqual(accelerateFsdp('torchtune', { ...bf16, accelerate_version: '1.10' }), {});
+    assert.deepEqual(
+      accelerateFsdp('axolotl', { ...bf16, fsdp_version: 2, accelerate_version: '1.10', fsdp_no_sync: true }),
+      { master_weights: true, fsdp_no_sync: false },
+    );
+    assert.deepEqual(accelerateFsdp('axolotl', { ...bf16, fsdp_version: 2, accelerate_version: '1.5' }), {});
+  });
+});
+
+describe('published cases: a whole case through caseToSetup', () => {
+  // A case in the schema's words: Qwen-1-7B-like widths, "LoRA (emb)" under DeepSpeed ZeRO-2 over 2 GPUs through the
+  // HF Trainer, dated 2023-09 (transformers 4.32 out then).
+  const c: MeasuredCase = {
+    id: 'example-lora-emb-zero2',
+    model: {
+      family: 'qwen1',
+      num_layers: 32,
+      hidden_size: 4096,
+      num_attention_heads: 32,
+      num_kv_heads: 32,
+      intermediate_size: 22016,
+      vocab_size: 151936,
+      tied_embeddings: false,
+      num_params: 7721324544,
+    },
+    source: { date: '2023-09-25' },
+    training: {
+      framework: 'Qwen finetune.py (HF Trainer) + DeepSpeed',
+      method: 'lora+embeddings',
+      lora: { rank: 64, alpha: 16, dropout: 0.05, target_modules: ['c_attn'], adapter_dtype: 'bf16' },
+      precision_kind: 'deepspeed_bf16_fp32_master_trainable_only',
+      optimizer: { name: 'AdamW (DeepSpeed)' },
+      micro_batch_size: 1,
+      grad_accum: 8,
+      seq_len: 2048,
+      gradient_checkpointing_kind: 'full',
+      attention: 'flash-attn 2 (Qwen remote code)',
+      loss: 'standard CE',
+      distributed: {
+        strategy: 'DeepSpeed ZeRO-2',
+        num_gpus: 2,
+        zero_stage: 2,
+        cpu_offload_params: false,
+        cpu_offload_optimizer: false,
+      },
+    },
+    measurement: { metric_kind: 'max_memory_reserved', value_gib: 1 },
+  };
+
+  it('converts with the embedding and head trained, ZeRO-2 over 2 GPUs, the release of its month', () => {
+    const r = caseToSetup(c);
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    const s = r.setup;
+    assert.equal(s.method, 'lora');
+    assert.deepEqual(s.lora?.modules_to_save, ['embed_tokens', 'lm_head']);
+    assert.deepEqual(s.lora?.target_modules, ['c_attn']);
+    assert.equal(s.zero_stage, 2);
+    assert.equal(s.fsdp, 'none');
+    assert.equal(s.gpus_per_node, 2);
+    assert.equal(s.transformers_version, '4.32');
+    assert.equal(s.master_weights, true);
+    assert.equal(s.attention, 'flash');
+  });
+
+  it('says which part it cannot read', () => {
+    const r = caseToSetup({ ...c, training: { ...c.training, precision_kind: 'int4-everything' } });
+    assert.deepEqual(r, { ok: false, reason: "precision 'int4-everything' is not mapped" });
+  });
+});
