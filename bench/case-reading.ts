@@ -103,6 +103,37 @@ export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | 
   return undefined;
 }
 
+/** The case's words for LoRA targets, as transformers' Llama-style module names. */
+const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
+  [/^q_proj$/, ['q_proj']],
+  [/^k_proj$/, ['k_proj']],
+  [/^v_proj$/, ['v_proj']],
+  [/output_proj|o_proj/, ['o_proj']],
+  [/w1\/w2\/w3|gate\/down\/up/, ['gate_proj', 'up_proj', 'down_proj']],
+  [/^gate_proj$|^w1$/, ['gate_proj']],
+  [/^up_proj$|^w3$/, ['up_proj']],
+  [/^down_proj$|^w2$/, ['down_proj']],
+  [/lm_head|final output/, ['lm_head']],
+];
+
+/**
+ * LoRA's target modules from the case's words: torchtune's names (output_proj, w1 / w2 / w3) as transformers' Llama
+ * ones, "all-linear" as PEFT's; Qwen-1's remote code (family qwen: c_attn, c_proj, w1, w2) and any other name the map
+ * does not know as written. The output head is left out: a LoRA on it is a modules_to_save question the schema does
+ * not ask.
+ */
+export function loraTargets(raw: readonly string[], family: string): string[] | 'all-linear' {
+  if (raw.some((r) => /^all[-_ ]linear$/i.test(r.trim()))) return 'all-linear';
+  const targets = new Set<string>();
+  for (const name of raw) {
+    const mapped = family === 'qwen' ? undefined : LORA_NAME_MAP.find(([re]) => re.test(name));
+    if (mapped) mapped[1].forEach((n) => targets.add(n));
+    else if (/^[A-Za-z_][\w.]*$/.test(name)) targets.add(name);
+  }
+  targets.delete('lm_head');
+  return [...targets];
+}
+
 /** Module names of PEFT's modules_to_save from the case's words (the estimator matches embed / wte / lm_head / output). */
 export function savedModules(method: string, listed: readonly string[] | undefined): string[] {
   const names = new Set<string>();

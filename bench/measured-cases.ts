@@ -17,6 +17,7 @@ import {
   caseParallelism,
   casePrecision,
   caseTool,
+  loraTargets,
   savedModules,
   shippedZero,
   stackDefaults,
@@ -80,19 +81,6 @@ export interface MeasuredCase {
   notes?: string;
 }
 
-const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
-  [/^q_proj$/, ['q_proj']],
-  [/^k_proj$/, ['k_proj']],
-  [/^v_proj$/, ['v_proj']],
-  [/output_proj|o_proj/, ['o_proj']],
-  [/w1\/w2\/w3|gate\/down\/up/, ['gate_proj', 'up_proj', 'down_proj']],
-  [/^gate_proj$/, ['gate_proj']],
-  [/^up_proj$/, ['up_proj']],
-  [/^down_proj$/, ['down_proj']],
-  [/^c_attn$/, ['c_attn']],
-  [/lm_head|final output/, ['lm_head']],
-];
-
 /**
  * transformers 4.x minor releases by the month after their release (github.com/huggingface/transformers/releases):
  * the newest release out before the month a case was published in.
@@ -155,23 +143,27 @@ function caseArchitecture(m: MeasuredCase['model'], fam: string): Record<string,
   return architecture;
 }
 
+/** The adapters' dtype from the case's words: fp32, fp16, else bf16. */
+function adapterDtype(text: string): 'fp32' | 'fp16' | 'bf16' {
+  if (text.startsWith('fp32')) return 'fp32';
+  return /^(fp16|float16|half)/i.test(text) ? 'fp16' : 'bf16';
+}
+
 /** LoRA (with DoRA and modules_to_save) or IA3 as the case describes its adapters. */
-function caseAdapters(t: MeasuredCase['training'], method: string): SetupPart {
+function caseAdapters(t: MeasuredCase['training'], method: string, family: string): SetupPart {
   const s: SetupPart = {};
   // PEFT IA3Config: vectors in fp32 (autocast_adapter_dtype=True).
   if (method === 'ia3' && t.ia3)
     s.ia3 = { target_modules: t.ia3.target_modules, feedforward_modules: t.ia3.feedforward_modules, dtype: 'fp32' };
   if (t.lora) {
-    const targets = new Set<string>();
-    for (const raw of t.lora.target_modules)
-      for (const [re, names] of LORA_NAME_MAP) if (re.test(raw)) names.forEach((n) => targets.add(n));
+    const targets = loraTargets(t.lora.target_modules, family);
     const saved = savedModules(t.method, t.lora.modules_to_save);
     s.lora = {
       r: t.lora.rank,
       alpha: t.lora.alpha,
       dropout: t.lora.dropout,
-      target_modules: [...targets].filter((n) => n !== 'lm_head'),
-      dtype: t.lora.adapter_dtype.startsWith('fp32') ? 'fp32' : 'bf16',
+      target_modules: targets,
+      dtype: adapterDtype(t.lora.adapter_dtype),
       ...(saved.length > 0 ? { modules_to_save: saved } : {}),
       ...(t.lora.use_dora === true || /dora/i.test(t.method) ? { use_dora: true } : {}),
     };
@@ -272,7 +264,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
     micro_batch_size: t.micro_batch_size,
     gradient_accumulation_steps: t.grad_accum,
     seq_len: t.seq_len,
-    ...caseAdapters(t, method),
+    ...caseAdapters(t, method, fam),
     ...caseQuantization(c),
     ...precision,
     optimizer: caseOptimizer(t.optimizer.name),

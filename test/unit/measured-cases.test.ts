@@ -14,6 +14,7 @@ import {
   caseParallelism,
   casePrecision,
   caseTool,
+  loraTargets,
   savedModules,
   stackDefaults,
 } from '../../bench/case-reading';
@@ -218,5 +219,23 @@ describe('published cases: a whole case through caseToSetup', () => {
   it('says which part it cannot read', () => {
     const r = caseToSetup({ ...c, training: { ...c.training, precision_kind: 'int4-everything' } });
     assert.deepEqual(r, { ok: false, reason: "precision 'int4-everything' is not mapped" });
+  });
+});
+
+describe('published cases: LoRA targets in the case words', () => {
+  it("maps torchtune's names to transformers' Llama names, keeps Qwen-1's and unknown ones as written", () => {
+    assert.deepEqual(loraTargets(['q_proj', 'v_proj', 'output_proj(o_proj)', 'MLP w1/w2/w3'], 'llama'), [
+      'q_proj',
+      'v_proj',
+      'o_proj',
+      'gate_proj',
+      'up_proj',
+      'down_proj',
+    ]);
+    assert.deepEqual(loraTargets(['w1', 'w3'], 'llama'), ['gate_proj', 'up_proj']);
+    // Qwen-1 finetune.py lora_target_modules: c_attn, c_proj, w1, w2 (its MLP's own names).
+    assert.deepEqual(loraTargets(['c_attn', 'c_proj', 'w1', 'w2'], 'qwen'), ['c_attn', 'c_proj', 'w1', 'w2']);
+    assert.deepEqual(loraTargets(['query_key_value', 'final output (lm_head)'], 'gpt_neox'), ['query_key_value']);
+    assert.equal(loraTargets(['all-linear'], 'llama'), 'all-linear');
   });
 });
