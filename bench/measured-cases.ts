@@ -202,8 +202,8 @@ function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   const t = c.training;
   const s: SetupPart = {};
   // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
-  if (/torch 1\./.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
-  const torchVersion = /torch (\d+\.\d+)/.exec(t.framework ?? '');
+  if (/torch 1\./i.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
+  const torchVersion = /torch (\d+\.\d+)/i.exec(t.framework ?? '');
   if (torchVersion) s.pytorch_version = torchVersion[1];
   // The transformers release the case names; else, for a run through transformers' own models, the release current
   // when the case was published (releasedBy); else the last 4.x line for a case published before 2026 (5.0 came out of
@@ -302,18 +302,20 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
 }
 
 /**
- * The measured value in GiB. torchtune's April 2024 releases (v0.1.x) logged
- * `torch.cuda.max_memory_reserved(device) / 1e9` with the unit "GB" (torchtune/utils/memory.py `memory_stats_log`), and
- * the tutorials of that month quote those logs ("GPU peak memory allocation: 13.96 GB"). Later versions divide by 1024**3
- * and print GiB, as the README tables say.
+ * The measured value in GiB, where the source's "GB" is known to be 10^9 bytes:
+ * - torchtune's April 2024 releases (v0.1.x) logged `torch.cuda.max_memory_reserved(device) / 1e9` with the unit "GB"
+ *   (torchtune/utils/memory.py `memory_stats_log`), and the tutorials of that month quote those logs ("GPU peak memory
+ *   allocation: 13.96 GB"). Later versions divide by 1024**3 and print GiB, as the README tables say.
+ * - LitGPT (Lit-GPT before 2024) has always printed `torch.cuda.max_memory_allocated() / 1e9` as "GB" (finetune/lora.py
+ *   "Memory used", since Lightning-AI/litgpt@364dcbf of August 2023; litgpt/finetune/*.py), which its resource tables
+ *   and README quote.
  */
 export function measuredGiB(c: MeasuredCase): number {
   const m = c.measurement;
-  const decimalGB =
-    c.source?.repo === 'pytorch/torchtune' &&
-    (c.source.date ?? '9999') < '2024-05' &&
-    /\bGB\b/.test(c.source.quote ?? '');
-  return decimalGB ? (m.value_gib * 1e9) / GiB : m.value_gib;
+  const quotesGB = /\bGB\b/.test(c.source?.quote ?? '');
+  const torchtune01 = c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05';
+  const litgpt = /^Lightning-AI\/lit-?gpt$/i.test(c.source?.repo ?? '');
+  return quotesGB && (torchtune01 || litgpt) ? (m.value_gib * 1e9) / GiB : m.value_gib;
 }
 
 /** The estimate figure comparable with the case's metric, in GiB. */

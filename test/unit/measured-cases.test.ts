@@ -18,7 +18,7 @@ import {
   savedModules,
   stackDefaults,
 } from '../../bench/case-reading';
-import { caseToSetup, type MeasuredCase } from '../../bench/measured-cases';
+import { caseToSetup, measuredGiB, type MeasuredCase } from '../../bench/measured-cases';
 
 const text = (framework: string, strategy = 'single GPU') => ({ framework, strategy, notes: '' });
 
@@ -237,5 +237,24 @@ describe('published cases: LoRA targets in the case words', () => {
     assert.deepEqual(loraTargets(['c_attn', 'c_proj', 'w1', 'w2'], 'qwen'), ['c_attn', 'c_proj', 'w1', 'w2']);
     assert.deepEqual(loraTargets(['query_key_value', 'final output (lm_head)'], 'gpt_neox'), ['query_key_value']);
     assert.equal(loraTargets(['all-linear'], 'llama'), 'all-linear');
+  });
+});
+
+describe('published cases: the unit of a quoted "GB"', () => {
+  const at = (repo: string, date: string, quote: string, value: number): MeasuredCase =>
+    ({
+      id: 'unit',
+      source: { repo, date, quote },
+      measurement: { metric_kind: 'max_memory_allocated', value_gib: value },
+    }) as unknown as MeasuredCase;
+  it('reads LitGPT\'s "GB" as 10^9 bytes (it prints max_memory_allocated() / 1e9), at any date', () => {
+    // 21.30 GB = 21.30e9 B = 19.837 GiB (Lit-GPT's resource table of 2023-10-20, Llama 2 7B LoRA on 1 x A100).
+    assert.equal(measuredGiB(at('Lightning-AI/lit-gpt', '2023-10-20', '21.30 GB', 21.3)).toFixed(3), '19.837');
+    assert.equal(measuredGiB(at('Lightning-AI/litgpt', '2024-06-01', '17.43 GB', 17.43)).toFixed(3), '16.233');
+  });
+  it("reads torchtune 0.1's logs as 10^9 bytes, later torchtune and other sources at face value", () => {
+    assert.equal(measuredGiB(at('pytorch/torchtune', '2024-04-16', '9.29 GB', 9.29)).toFixed(3), '8.652');
+    assert.equal(measuredGiB(at('pytorch/torchtune', '2024-09-01', '9.29 GB', 9.29)), 9.29);
+    assert.equal(measuredGiB(at('QwenLM/Qwen', '2023-12-01', '20.1G', 20.1)), 20.1);
   });
 });
