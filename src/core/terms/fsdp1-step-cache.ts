@@ -44,6 +44,12 @@ import {
   walkLayerParameters,
 } from './step-replay';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
+import {
+  adamwTemporariesKey,
+  adamwTemporariesOf,
+  replayAdamwTemporaries,
+  type AdamwTemporaries,
+} from './optimizer-step';
 
 /** One FSDP1 unit's FlatParameter, in elements. */
 export interface Fsdp1Unit {
@@ -73,7 +79,7 @@ export interface Fsdp1Plan extends StepShape {
   readonly offload: boolean;
   /** BACKWARD_PRE: each unit's pre-backward gathers the next unit of the backward. */
   readonly prefetch: 'pre' | 'post' | 'none';
-  readonly foreachSqrt: boolean;
+  readonly adamw: AdamwTemporaries;
   readonly capacity: number;
 }
 
@@ -212,7 +218,7 @@ export const replayFsdp1 = memo(boundedReplay(replayFsdp1Uncached), {
       p.stateBytes,
       +p.offload,
       p.prefetch,
-      +p.foreachSqrt,
+      adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
       p.capacity,
     ].join('|'),
@@ -421,10 +427,11 @@ function optimizerStep(state: Fsdp1State, first: boolean): void {
     const shards: number[] = [...state.root.pieces];
     for (let l = 0; l < plan.layers; l++) shards.push(...state.layer.pieces);
     if (first) for (const s of shards) for (let k = 0; k < 2; k++) compute.malloc(s * plan.stateBytes);
-    if (plan.foreachSqrt) {
-      const temps = shards.map((s) => compute.malloc(s * plan.stateBytes));
-      for (const t of temps) compute.free(t);
-    }
+    replayAdamwTemporaries(
+      compute,
+      shards.map((s) => s * plan.stateBytes),
+      plan.adamw,
+    );
   }
   for (const g of state.gradShards) compute.free(g);
   state.gradShards = [];
@@ -530,7 +537,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
     prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
-    foreachSqrt: ctx.setup.optimizer === 'adamw',
+    adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };
 }

@@ -43,6 +43,12 @@ import {
   stepState,
   walkLayerParameters,
 } from './step-replay';
+import {
+  adamwTemporariesKey,
+  adamwTemporariesOf,
+  replayAdamwTemporaries,
+  type AdamwTemporaries,
+} from './optimizer-step';
 
 /** One parameter as FSDP2 shards it: dim 0 split over the ranks, padded to a multiple of the world size. */
 export interface ShardedParameter {
@@ -65,7 +71,7 @@ export interface Fsdp2Plan extends StepShape {
   readonly stateBytes: number;
   /** CPUOffloadPolicy: shards, gradients and the optimizer on the host. */
   readonly offload: boolean;
-  readonly foreachSqrt: boolean;
+  readonly adamw: AdamwTemporaries;
   /** Bytes the driver can hand out (the chosen GPU less the context and NCCL): cached segments are released beyond. */
   readonly capacity: number;
 }
@@ -162,7 +168,7 @@ export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
       p.paramBytes,
       p.stateBytes,
       +p.offload,
-      +p.foreachSqrt,
+      adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
       p.capacity,
     ].join('|'),
@@ -211,10 +217,11 @@ function optimizerStep(state: Fsdp2State, shards: readonly ShardedParameter[], f
   if (!plan.offload) {
     const trained = shards.filter((p) => p.trainable);
     if (first) for (const p of trained) for (let k = 0; k < 2; k++) compute.malloc(p.shard * plan.stateBytes);
-    if (plan.foreachSqrt) {
-      const temps = trained.map((p) => compute.malloc(p.shard * plan.stateBytes));
-      for (const t of temps) compute.free(t);
-    }
+    replayAdamwTemporaries(
+      compute,
+      trained.map((p) => p.shard * plan.stateBytes),
+      plan.adamw,
+    );
   }
   for (const g of state.gradShards) compute.free(g);
   state.gradShards = [];
@@ -405,7 +412,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     paramBytes: computeBytes,
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
-    foreachSqrt: ctx.setup.optimizer === 'adamw',
+    adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };
 }

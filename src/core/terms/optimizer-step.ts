@@ -1,4 +1,5 @@
-// Term: optimizer step temporaries, live at the step only. AdamW foreach: one copy of exp_avg_sq (_foreach_sqrt);
+// Term: optimizer step temporaries, live at the step only. AdamW foreach: one copy of exp_avg_sq (_foreach_sqrt), two
+// before PyTorch 2.1, the largest tensor's before 2.0 (the per-tensor loop);
 // HF AdamW: the largest tensor's denominator; Adafactor: 2 fp32 tensors of the largest; torchao AdamW4bit: the largest
 // tensor's two states in fp32; Muon: Newton-Schulz iterates of the largest hidden matrix in bf16; GaLore: the SVD of
 // the largest target in fp32; ZeRO-1/2: the fp32 gradient partition, or the overflow check before it when larger;
@@ -6,8 +7,59 @@
 // Sources: torch/optim/adamw.py, deepspeed/runtime/zero/stage3.py, galore_torch, Muon (Jordan et al. 2024).
 // Docs: docs/estimate/optimizer-states.md. Pure arithmetic; no I/O.
 import type { EstimateContext, StageContext } from '../estimate/context';
+import type { TrainingSetup } from '../setup';
 import { formatCount } from '../units';
 import { zeroConfig } from '../estimate/zero-config';
+import { olderThan } from '../util/version';
+import type { CachingAllocator } from './allocator';
+
+/**
+ * What torch.optim.AdamW's step allocates beside the states, by PyTorch release. The foreach implementation, the
+ * default on CUDA from 2.0 (pytorch/pytorch#92306), takes `_foreach_sqrt(exp_avg_sqs)` of every state it is handed
+ * and, before 2.1, `denom = torch._foreach_add(exp_avg_sq_sqrt, eps)` beside it (made in place by
+ * pytorch/pytorch#104898, July 2023): one or two copies. Before 2.0 the default was the per-tensor loop,
+ * `(exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`: one tensor's square root and quotient at a time. None for
+ * the other optimizers and for a step in the backward.
+ */
+export type AdamwTemporaries =
+  { readonly kind: 'none' } | { readonly kind: 'foreach'; readonly copies: 1 | 2 } | { readonly kind: 'per-tensor' };
+
+const NO_TEMPORARIES: AdamwTemporaries = { kind: 'none' };
+const PER_TENSOR: AdamwTemporaries = { kind: 'per-tensor' };
+const FOREACH: readonly AdamwTemporaries[] = [
+  { kind: 'foreach', copies: 1 },
+  { kind: 'foreach', copies: 2 },
+];
+
+export function adamwTemporariesOf(
+  setup: Pick<TrainingSetup, 'optimizer' | 'optimizer_in_backward' | 'pytorch_version'>,
+): AdamwTemporaries {
+  if (setup.optimizer !== 'adamw' || setup.optimizer_in_backward) return NO_TEMPORARIES;
+  if (olderThan(setup.pytorch_version, 2, 0)) return PER_TENSOR;
+  return FOREACH[olderThan(setup.pytorch_version, 2, 1) ? 1 : 0];
+}
+
+/** A short key of the temporaries, for the replays' memo keys. */
+export const adamwTemporariesKey = (t: AdamwTemporaries): string => (t.kind === 'foreach' ? `f${t.copies}` : t.kind);
+
+/** The step's temporaries in an allocator replay, over the states of `sizes` bytes each, all freed at its end. */
+export function replayAdamwTemporaries(
+  allocator: CachingAllocator,
+  sizes: readonly number[],
+  t: AdamwTemporaries,
+): void {
+  if (t.kind === 'per-tensor') {
+    for (const size of sizes) {
+      const root = allocator.malloc(size);
+      const quotient = allocator.malloc(size);
+      allocator.free(root);
+      allocator.free(quotient);
+    }
+  } else if (t.kind === 'foreach') {
+    const temps = Array.from({ length: t.copies }, () => sizes.map((size) => allocator.malloc(size))).flat();
+    for (const h of temps) allocator.free(h);
+  }
+}
 
 /**
  * ZeRO-1/2's overflow check before the step (stage_1_and_2.py has_overflow_partitioned_grads_serial, in every fp16 run
@@ -23,6 +75,43 @@ function zeroOverflowCheck(piece: number): { label: string; bytes: number; formu
     formula: () =>
       `largest piece of the partition ${formatCount(piece)} x (fp32 copy 4 B + isnan, isinf and their logical_or ` +
       '3 x 1 B + the mask in fp32 4 B)',
+  };
+}
+
+/**
+ * torch.optim.AdamW's step temporaries. Foreach: `_foreach_sqrt(exp_avg_sq)` (and before PyTorch 2.1 its sum with eps,
+ * adamwTemporariesOf) over what one step() is handed: under ZeRO-3 one sub-group's flat fp32 partition at a time
+ * (stage3.py _optimizer_step sets the group's params to [fp32_partitioned_groups_flat[sub_group_id]] and steps),
+ * elsewhere every local state. Before 2.0, the per-tensor loop: `(exp_avg_sq.sqrt() / bias_correction2_sqrt)`, the
+ * square root and its quotient of the largest tensor at once.
+ */
+function adamwTemporaries(
+  ctx: EstimateContext,
+  subGroupElements: number | undefined,
+  local: number,
+): { label: string; bytes: number; formula: () => string } {
+  const { stateBytes } = ctx.dtypes;
+  const temporaries = adamwTemporariesOf(ctx.setup);
+  if (temporaries.kind !== 'foreach') {
+    const largest = ctx.model.inventory.largestTrainableTensor;
+    return {
+      label: 'AdamW per-tensor temporaries',
+      bytes: 2 * largest * stateBytes,
+      formula: () =>
+        `PyTorch ${ctx.setup.pytorch_version} steps one tensor at a time (foreach from 2.0): exp_avg_sq.sqrt() and ` +
+        `its quotient by the bias correction, of the largest tensor: 2 x ${formatCount(largest)} x ${stateBytes} B`,
+    };
+  }
+  const copies = temporaries.copies;
+  const stepped = subGroupElements ?? local;
+  const what =
+    copies === 2 ? '_foreach_sqrt(exp_avg_sq) and its sum with eps (PyTorch < 2.1)' : '_foreach_sqrt(exp_avg_sq)';
+  return {
+    label: 'AdamW foreach temporaries',
+    bytes: copies * stepped * stateBytes,
+    formula: () =>
+      `${copies > 1 ? `${copies} x ` : ''}torch.${what}` +
+      `${subGroupElements !== undefined ? ' of one ZeRO-3 sub-group' : ''}: ${formatCount(stepped)} x ${stateBytes} B`,
   };
 }
 
@@ -76,18 +165,7 @@ export function optimizerStepTerms(
         `(coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)`,
     });
   } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
-    // torch.optim.AdamW foreach (the default on CUDA): _foreach_sqrt(exp_avg_sqs) allocates a full copy of what one
-    // step() is handed: under ZeRO-3 one sub-group's flat fp32 partition at a time (stage3.py _optimizer_step sets the
-    // group's params to [fp32_partitioned_groups_flat[sub_group_id]] and steps), elsewhere every local state.
-    const stepped = subGroup?.elements ?? local;
-    out.push({
-      label: 'AdamW foreach temporaries',
-      bytes: stepped * stateBytes,
-      formula: () =>
-        subGroup
-          ? `torch._foreach_sqrt(exp_avg_sq) of one ZeRO-3 sub-group: ${formatCount(stepped)} x ${stateBytes} B`
-          : `torch._foreach_sqrt(exp_avg_sq): ${formatCount(local)} x ${stateBytes} B`,
-    });
+    out.push(adamwTemporaries(ctx, subGroup?.elements, local));
   } else if (setup.optimizer === 'adafactor') {
     out.push({
       label: 'Adafactor step temporaries',

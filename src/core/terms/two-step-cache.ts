@@ -35,13 +35,19 @@ import {
   stepState,
   walkLayerParameters,
 } from './step-replay';
+import {
+  adamwTemporariesKey,
+  adamwTemporariesOf,
+  replayAdamwTemporaries,
+  type AdamwTemporaries,
+} from './optimizer-step';
 
 /** What the two-step replay allocates, all of it in bytes (one rank, one micro-batch). */
 export interface TwoStepPlan extends StepShape {
   /** Optimizer state tensors per parameter (AdamW: exp_avg, exp_avg_sq). */
   readonly statesPerParameter: number;
   /** The foreach implementation's copy of every exp_avg_sq at each step (_foreach_sqrt; none in the fused kernel). */
-  readonly foreachSqrt: boolean;
+  readonly adamw: AdamwTemporaries;
   /** DDP's flat gradient buckets, allocated when the model is wrapped (none on one GPU). */
   readonly buckets: readonly number[];
   /** Bytes the driver can hand out: the GPU's memory less what is outside the allocator (Infinity without a GPU). */
@@ -76,7 +82,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.logits,
       p.logitsFp32,
       p.statesPerParameter,
-      +p.foreachSqrt,
+      adamwTemporariesKey(p.adamw),
       p.buckets.join(','),
       p.blasWorkspace,
       p.headCopy ?? 0,
@@ -104,11 +110,13 @@ function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
   return { reserved: state.allocator.peakReserved, firstStep, peakAllocated: state.allocator.peakAllocated };
 }
 
-/** AdamW foreach: one copy of every exp_avg_sq (_foreach_sqrt), freed when the step ends. */
+/** AdamW's step temporaries over every state (optimizer-step.ts adamwTemporariesOf), freed when the step ends. */
 function optimizerTemporaries(state: StepState, plan: TwoStepPlan, parameters: readonly ReplayParameter[]): void {
-  if (!plan.foreachSqrt) return;
-  const temps = parameters.map((p) => state.allocator.malloc(p.state));
-  for (const t of temps) state.allocator.free(t);
+  replayAdamwTemporaries(
+    state.allocator,
+    parameters.map((p) => p.state),
+    plan.adamw,
+  );
 }
 
 /** zero_grad(set_to_none=True): every gradient freed. */
@@ -234,7 +242,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.
     headCopy: mode === 'amp' && embeddingBytes === 4 ? (inv.head > 0 ? inv.head : inv.embedding) * half : 0,
     statesPerParameter: 2,
-    foreachSqrt: setup.optimizer === 'adamw',
+    adamw: adamwTemporariesOf(setup),
     buckets:
       ctx.layout.dataParallel * ctx.layout.contextParallel > 1
         ? ddpBucketBytes(allParts({ embedding, layer, layers: forward.layers, head }))

@@ -41,6 +41,12 @@ import {
   walkLayerParameters,
 } from './step-replay';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
+import {
+  adamwTemporariesKey,
+  adamwTemporariesOf,
+  replayAdamwTemporaries,
+  type AdamwTemporaries,
+} from './optimizer-step';
 
 /** What the ZeRO replay allocates on the compute stream, in bytes (one rank, one micro-batch). */
 export interface ZeroPlan extends StepShape {
@@ -62,7 +68,7 @@ export interface ZeroPlan extends StepShape {
   readonly buckets: readonly number[];
   readonly bucketsBeforeLoss: boolean;
   /** torch AdamW's foreach copy of each group's exp_avg_sq (none in DeepSpeed's FusedAdam or torch's fused kernel). */
-  readonly foreachSqrt: boolean;
+  readonly adamw: AdamwTemporaries;
   readonly capacity: number;
 }
 
@@ -95,7 +101,7 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
       p.hidden,
       p.logits,
       p.logitsFp32,
-      +p.foreachSqrt,
+      adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
       p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
       p.capacity,
@@ -195,7 +201,7 @@ function optimizerStep(state: StepState, plan: ZeroPlan): void {
     const flat = allocator.malloc(g * plan.gradBytes);
     const fp32 = allocator.malloc(g * 4);
     allocator.free(flat);
-    if (plan.foreachSqrt) allocator.free(allocator.malloc(g * 4));
+    replayAdamwTemporaries(allocator, [g * 4], plan.adamw);
     allocator.free(fp32);
   }
   for (const g of state.grads) allocator.free(g);
@@ -311,7 +317,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     gradBytes,
     buckets,
     bucketsBeforeLoss: bucketsBeforeLoss(ctx.setup),
-    foreachSqrt: ctx.setup.optimizer === 'adamw',
+    adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };
 }

@@ -62,7 +62,7 @@ describe('blas-workspaces', () => {
       ...noLayerStep(frozen),
       blasWorkspace: 32 * MiB,
       statesPerParameter: 2,
-      foreachSqrt: true,
+      adamw: { kind: 'foreach', copies: 1 },
       buckets: [],
       capacity: Infinity,
     };

@@ -24,7 +24,7 @@ function chunkedPlan(): TwoStepPlan {
       headGrad: 0,
     },
     statesPerParameter: 2,
-    foreachSqrt: true,
+    adamw: { kind: 'foreach', copies: 1 },
     buckets: [],
     capacity: Infinity,
   };

@@ -30,7 +30,7 @@ function tinyPlan(offload: boolean): Fsdp1Plan {
     stateBytes: 4,
     offload,
     prefetch: 'none',
-    foreachSqrt: true,
+    adamw: { kind: 'foreach', copies: 1 },
     capacity: Infinity,
   };
 }

@@ -24,7 +24,7 @@ function tinyPlan(offload: boolean): Fsdp2Plan {
     paramBytes: 2,
     stateBytes: 4,
     offload,
-    foreachSqrt: true,
+    adamw: { kind: 'foreach', copies: 1 },
     capacity: Infinity,
   };
 }

@@ -83,3 +83,39 @@ describe("estimate: ZeRO-1/2's overflow check before the step", () => {
     near(e.perGpu.peakBytes, truthPeak('zero/llama-w8-z2-full'), 0.01, 'peak');
   });
 });
+
+describe("estimate: torch AdamW's step temporaries by PyTorch release", () => {
+  // Qwen2.5-0.5B full fine-tune in bf16 on one GPU: 494,032,768 trainable parameters (tied head), bf16 states (2 B);
+  // the largest tensor is the embedding, 151,936 x 896 = 136,134,656.
+  const s = (pytorch_version?: string) =>
+    setupFor('Qwen/Qwen2.5-0.5B', {
+      weights_dtype: 'bf16',
+      optimizer: 'adamw',
+      seq_len: 512,
+      ...(pytorch_version ? { pytorch_version } : {}),
+    });
+  const temps = (e: ReturnType<typeof run>) =>
+    phase(e, 'optimizer').components.find((c) => c.label.startsWith('AdamW') && c.label.endsWith('temporaries'))!;
+
+  it('foreach from 2.1: one copy of every exp_avg_sq (_foreach_sqrt, then in place)', () => {
+    assert.equal(temps(run(s('2.4'))).bytes, 494_032_768 * 2);
+    assert.equal(temps(run(s())).bytes, 494_032_768 * 2);
+  });
+
+  it('foreach in 2.0: the square roots and their sum with eps, two copies (pytorch/pytorch#104898 made it in place)', () => {
+    const t = temps(run(s('2.0')));
+    assert.equal(t.bytes, 2 * 494_032_768 * 2);
+    assert.match(t.formula, /2 x torch\._foreach_sqrt\(exp_avg_sq\) and its sum with eps \(PyTorch < 2\.1\)/);
+  });
+
+  it("before 2.0, the per-tensor loop: the largest tensor's square root and its quotient", () => {
+    const t = temps(run(s('1.13')));
+    assert.equal(t.label, 'AdamW per-tensor temporaries');
+    assert.equal(t.bytes, 2 * 136_134_656 * 2);
+  });
+
+  it('names the release in the replays: the two-step replay reserves more for 2.0 than for 2.4', () => {
+    const reserved = (v: string) => run(s(v)).perGpu.reservedBytes;
+    assert.ok(reserved('2.0') > reserved('2.4'));
+  });
+});

@@ -14,7 +14,7 @@ function tinyPlan(parameterMiB: number, capacity = Infinity): TwoStepPlan {
   return {
     ...noLayerStep(p),
     statesPerParameter: 2,
-    foreachSqrt: true,
+    adamw: { kind: 'foreach', copies: 1 },
     buckets: [],
     capacity,
   };

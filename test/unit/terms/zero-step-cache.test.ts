@@ -23,7 +23,7 @@ function zero2Plan(): ZeroPlan {
     gradBytes: 2,
     buckets: [50 * MiB],
     bucketsBeforeLoss: true,
-    foreachSqrt: true,
+    adamw: { kind: 'foreach', copies: 1 },
     capacity: Infinity,
   };
 }
