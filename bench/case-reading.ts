@@ -2,10 +2,10 @@
 // (its method, precision, optimizer, parallelism, stack) into TrainingSetup keys, from the case's own words and the
 // documented behaviour of the stack it names. Nothing here is tuned to a case.
 import type { Tool } from '../src/analyzers/facts';
+import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from '../src/analyzers/accelerate-fsdp';
 import { toolDefault } from '../src/analyzers/defaults';
 import { bundledDeepspeedFor } from '../src/analyzers/deepspeed-json/bundled';
 import { bundledZeroBuckets } from '../src/analyzers/shipped-zero';
-import { olderThan } from '../src/core/util/version';
 import type { TrainingSetupInput } from '../src/core/setup';
 
 /** Some of a setup's keys. */
@@ -42,16 +42,6 @@ export function caseTool(text: CaseText): Tool | undefined {
   ];
   return rules.find(([re]) => re.test(f))?.[1];
 }
-
-/** The tools that prepare FSDP through Accelerate (analyzers/pipeline.ts accelerateFsdp). */
-const ACCELERATE_TOOLS: ReadonlySet<Tool> = new Set([
-  'hf-trainer',
-  'trl',
-  'accelerate',
-  'axolotl',
-  'llamafactory',
-  'ms-swift',
-]);
 
 /** Accelerate's minor releases by date (github.com/huggingface/accelerate tags). */
 const ACCELERATE_RELEASES: ReadonlyArray<readonly [string, string]> = [
@@ -351,19 +341,11 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
 }
 
 /**
- * What Accelerate's FSDP preparation does by release (analyzers/pipeline.ts accelerateFsdp): the trainable parameters
- * of a 16-bit model under mixed precision are upcast to fp32 (FSDP1 from 0.30, huggingface/accelerate#2674; FSDP2 from
- * 1.6), and before 1.11 its no_sync did nothing to an FSDP2 module (huggingface/accelerate#3762).
+ * What Accelerate's FSDP preparation does by release, for a stack that runs through it (the analyzers' rules,
+ * analyzers/accelerate-fsdp.ts): the fp32 upcast of a 16-bit model's trainable parameters, FSDP2's ineffective no_sync
+ * before 1.11 (the no_sync here being the stack's default, stackDefaults).
  */
 export function accelerateFsdp(tool: Tool | undefined, s: Setup): Setup {
-  if (!tool || !ACCELERATE_TOOLS.has(tool) || s.fsdp === undefined || s.fsdp === 'none') return {};
-  const out: Setup = {};
-  const half = s.mixed_precision === 'bf16' || s.mixed_precision === 'fp16';
-  const sixteen = s.weights_dtype === 'bf16' || s.weights_dtype === 'fp16';
-  const v = s.accelerate_version;
-  const upcasts = s.fsdp_version === 2 ? !olderThan(v, 1, 6) : !olderThan(v, 0, 30);
-  if (half && sixteen && !s.master_weights && upcasts) out.master_weights = true;
-  if (s.fsdp_version === 2 && v !== undefined && olderThan(v, 1, 11) && s.fsdp_no_sync === true)
-    out.fsdp_no_sync = false;
-  return out;
+  if (!tool || !ACCELERATE_FSDP_TOOLS.has(tool)) return {};
+  return accelerateFsdpPatch(s, { masterWeightsStated: false, noSyncFromDefault: true });
 }

@@ -18,7 +18,8 @@ import {
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
-import { accelerateSyncsFsdp2, olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -511,16 +512,6 @@ function mergeFiles(
   };
 }
 
-/** The tools whose FSDP runs through Accelerate's preparation (the HF Trainer and what builds on it). */
-const ACCELERATE_FSDP_TOOLS: ReadonlySet<string> = new Set([
-  'hf-trainer',
-  'trl',
-  'accelerate',
-  'axolotl',
-  'llamafactory',
-  'ms-swift',
-]);
-
 /**
  * What Accelerate's FSDP preparation does that the files do not say, by its release (a pin, or current):
  * - under mixed precision it upcasts the trainable parameters of a 16-bit model to fp32 before sharding, "DeepSpeed's
@@ -534,14 +525,15 @@ function accelerateFsdp(r: PipelineResult): PipelineResult {
   if (!s0 || s0.fsdp === undefined || s0.fsdp === 'none') return r;
   const tool = r.files.flatMap((f) => f.facts.tools).find((t) => ACCELERATE_FSDP_TOOLS.has(t));
   if (!tool) return r;
-  let setup = s0;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  const half = setup.mixed_precision === 'bf16' || setup.mixed_precision === 'fp16';
-  const sixteen = setup.weights_dtype === 'bf16' || setup.weights_dtype === 'fp16';
-  const upcasts =
-    setup.fsdp_version === 2 ? !olderThan(setup.accelerate_version, 1, 6) : !olderThan(setup.accelerate_version, 0, 30);
-  if (half && sixteen && !setup.master_weights && provenance.master_weights === undefined && upcasts) {
-    setup = { ...setup, master_weights: true };
+  const syncProv = provenance.fsdp_no_sync;
+  const patch = accelerateFsdpPatch(s0, {
+    masterWeightsStated: provenance.master_weights !== undefined,
+    noSyncFromDefault: syncProv?.kind === 'default',
+  });
+  if (Object.keys(patch).length === 0) return r;
+  const setup = { ...s0, ...patch };
+  if (patch.master_weights) {
     provenance.master_weights = {
       kind: 'default',
       owner: tool,
@@ -550,9 +542,7 @@ function accelerateFsdp(r: PipelineResult): PipelineResult {
         'precision (huggingface/accelerate#2674, FSDP2 from 1.6): each shard is the fp32 master',
     };
   }
-  const syncProv = provenance.fsdp_no_sync;
-  if (setup.fsdp_no_sync === true && syncProv?.kind === 'default' && accelerateSyncsFsdp2(setup)) {
-    setup = { ...setup, fsdp_no_sync: false };
+  if (patch.fsdp_no_sync === false && syncProv?.kind === 'default') {
     provenance.fsdp_no_sync = {
       kind: 'default',
       owner: syncProv.owner,
@@ -561,5 +551,5 @@ function accelerateFsdp(r: PipelineResult): PipelineResult {
         'did nothing to an FSDP2 module (huggingface/accelerate#3762): every micro-batch reduces its gradients',
     };
   }
-  return setup === s0 ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
+  return { ...r, setup, provenance: provenance as ProvenanceMap };
 }
