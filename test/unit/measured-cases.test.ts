@@ -255,6 +255,10 @@ describe('published cases: the unit of a quoted "GB"', () => {
   it("reads torchtune 0.1's logs as 10^9 bytes, later torchtune and other sources at face value", () => {
     assert.equal(measuredGiB(at('pytorch/torchtune', '2024-04-16', '9.29 GB', 9.29)).toFixed(3), '8.652');
     assert.equal(measuredGiB(at('pytorch/torchtune', '2024-09-01', '9.29 GB', 9.29)), 9.29);
-    assert.equal(measuredGiB(at('QwenLM/Qwen', '2023-12-01', '20.1G', 20.1)), 20.1);
+    assert.equal(measuredGiB(at('OpenBMB/MiniCPM', '2024-02-01', '20.1G', 20.1)), 20.1);
+  });
+  it('reads Qwen-1\'s README "G" as 10^9 bytes: its 7B full fine-tune shows 81.0 G per 80 GiB card', () => {
+    // 20.1 G = 20.1e9 B = 18.720 GiB (Qwen-7B LoRA at 256 tokens, one A100-SXM4-80G).
+    assert.equal(measuredGiB(at('QwenLM/Qwen', '2023-12-01', '20.1G / 1.2s/it', 20.1)).toFixed(3), '18.720');
   });
 });
