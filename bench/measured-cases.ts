@@ -185,6 +185,9 @@ function caseQuantization(c: MeasuredCase): SetupPart {
     // its scope is all block linears whatever the case text says; other stacks follow the case.
     double_quant: torchao || /double/i.test(t.quantization.type),
     scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
+    // torchao's NF4Tensor shards its constants with its codes under FSDP and keeps no matmul input; bitsandbytes keeps
+    // a 4-bit weight's QuantState on the module, whole on every GPU (terms/quantization.ts).
+    ...(torchao ? { library: 'torchao' as const } : {}),
   };
   // torchtune's releases before May 2024 (v0.1.x) pinned torchao 0.1 (torchtune 0.1.1 requirements.txt).
   if (torchao && c.source?.repo === 'pytorch/torchtune' && (c.source.date ?? '9999') < '2024-05')

@@ -262,3 +262,54 @@ describe('published cases: the unit of a quoted "GB"', () => {
     assert.equal(measuredGiB(at('QwenLM/Qwen', '2023-12-01', '20.1G / 1.2s/it', 20.1)).toFixed(3), '18.720');
   });
 });
+
+describe("published cases: a torchtune QLoRA case's quantization", () => {
+  it('is torchao NF4 over every block linear, its constants sharded with its codes', () => {
+    const r = caseToSetup({
+      id: 'torchtune-qlora',
+      model: {
+        family: 'llama',
+        num_layers: 32,
+        hidden_size: 4096,
+        num_attention_heads: 32,
+        num_kv_heads: 8,
+        intermediate_size: 14336,
+        vocab_size: 128256,
+        tied_embeddings: false,
+        num_params: 8030261248,
+      },
+      source: { repo: 'pytorch/torchtune', date: '2024-09-24' },
+      training: {
+        framework: 'torchtune (Sept 2024)',
+        method: 'qlora',
+        lora: { rank: 8, alpha: 16, dropout: 0, target_modules: ['q_proj', 'v_proj'], adapter_dtype: 'bf16' },
+        quantization: { bits: 4, type: 'torchao NF4', applies_to: 'LoRA targets' },
+        precision_kind: 'pure_bf16',
+        optimizer: { name: 'torch.optim.AdamW (fused)' },
+        micro_batch_size: 2,
+        grad_accum: 1,
+        seq_len: 2048,
+        gradient_checkpointing_kind: 'full',
+        attention: 'torch SDPA',
+        loss: 'CEWithChunkedOutputLoss',
+        distributed: {
+          strategy: 'FSDP2 fully_shard over all 8 GPUs',
+          num_gpus: 8,
+          zero_stage: 3,
+          cpu_offload_params: false,
+          cpu_offload_optimizer: false,
+        },
+      },
+      measurement: { metric_kind: 'unspecified', value_gib: 1 },
+    });
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.deepEqual(r.setup.quantization, {
+      bits: 4,
+      type: 'nf4',
+      double_quant: true,
+      scope: 'all-linear',
+      library: 'torchao',
+    });
+    assert.equal(r.setup.fsdp_version, 2);
+  });
+});
