@@ -355,6 +355,6 @@ export function compareMetric(
 export function caseGpu(c: MeasuredCase): GpuTarget | undefined {
   const gib = c.hardware?.gpu_memory_gib;
   return gib
-    ? { id: c.hardware?.gpu ?? 'GPU', memoryBytes: gib * GiB, source: `${c.id}: hardware.gpu_memory_gib` }
+    ? { id: c.hardware?.gpu ?? 'GPU', memoryBytes: Math.round(gib * GiB), source: `${c.id}: hardware.gpu_memory_gib` }
     : undefined;
 }

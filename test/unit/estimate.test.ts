@@ -434,6 +434,13 @@ describe('estimate: paged optimizer state (CUDA unified memory)', () => {
     const e = run(s, { gpu: { id: '16GiB', memoryBytes: 16 * GiB, source: 'test' } });
     assert.equal(e.fits, false);
   });
+
+  it('takes a GPU size in fractional GiB as its whole bytes (23.6 GiB was an error: a fraction of a byte resident)', () => {
+    // 23.6 GiB = 25,340,307,046.4 B: the paged state resident beside the rest filled the GPU to the fraction.
+    const e = run(s, { gpu: { id: 'RTX 4090 24GB', memoryBytes: 23.6 * GiB, source: 'test' } });
+    assert.equal(e.perGpu.deviceBytes, 25_340_307_046);
+    assert.ok(Number.isSafeInteger(e.perGpu.deviceBytes));
+  });
 });
 
 describe('estimate: context parallelism', () => {

@@ -39,7 +39,8 @@ export { peftWrapsExperts } from './peft-moe';
  * Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. Lean mode (the advice
  * search) skips formula text and assumptions; the items shown to the user are estimated again in full.
  */
-export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}): EstimateResult {
+export function estimate(setupAsGiven: TrainingSetup, optsAsGiven: EstimateOptions = {}): EstimateResult {
+  const opts = wholeGpuBytes(optsAsGiven);
   const norm = normalizeSetup(setupAsGiven);
   const { parsed, setup } = norm;
   if (!parsed.ok)
@@ -121,6 +122,16 @@ export function estimate(setupAsGiven: TrainingSetup, opts: EstimateOptions = {}
   attentionNotes(ctx);
   evaluationNotes(ctx);
   return safeTotals(assemble(ctx, opts));
+}
+
+/**
+ * The GPU's memory in whole bytes: a size given in fractional GiB (23.6 GiB) would otherwise carry a fraction of a byte
+ * into every figure the GPU bounds (the paged state resident beside the rest, the allocator's capacity).
+ */
+function wholeGpuBytes(opts: EstimateOptions): EstimateOptions {
+  const gpu = opts.gpu;
+  if (!gpu || Number.isInteger(gpu.memoryBytes)) return opts;
+  return { ...opts, gpu: { ...gpu, memoryBytes: Math.floor(gpu.memoryBytes) } };
 }
 
 /**
