@@ -196,7 +196,8 @@ function fsdpInitCacheTerm(
   outside: number,
 ): RuntimeTerm | undefined {
   if (pools.initCache <= 0) return undefined;
-  const usable = ctx.gpu ? ctx.gpu.memoryBytes * (1 - ctx.headroomFraction) : Infinity;
+  // Whole bytes: the usable share of a GPU (1 - headroom) need not be one.
+  const usable = ctx.gpu ? Math.floor(ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) : Infinity;
   const room = Math.max(0, usable - reservedSoFar - outside);
   const bytes = Math.min(pools.initCache, room);
   return runtimeTerm(
