@@ -13,7 +13,7 @@ export type SetupPart = Partial<TrainingSetupInput>;
 
 type Setup = SetupPart;
 
-/** The case's text about one subject, lower-cased words joined: where a reader looks for a stack's name. */
+/** The case's free text where readers look for a stack's name and its settings: framework, strategy and notes. */
 export interface CaseText {
   readonly framework: string;
   readonly strategy: string;
