@@ -4,8 +4,7 @@
 import type { Tool } from '../src/analyzers/facts';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from '../src/analyzers/accelerate-fsdp';
 import { toolDefault } from '../src/analyzers/defaults';
-import { bundledDeepspeedFor } from '../src/analyzers/deepspeed-json/bundled';
-import { bundledZeroBuckets } from '../src/analyzers/shipped-zero';
+import { shippedZeroBuckets } from '../src/analyzers/shipped-zero';
 import type { TrainingSetupInput } from '../src/core/setup';
 
 /** Some of a setup's keys. */
@@ -151,41 +150,31 @@ export interface PrecisionText {
   readonly master_weights?: string;
 }
 
+type Precision = Pick<Setup, 'weights_dtype' | 'mixed_precision' | 'master_weights'>;
+
+/** The schema's precision kinds (and their fp16 / fp32-master counterparts) as weights dtype, autocast and master. */
+const PRECISION_KINDS: Readonly<Record<string, Precision>> = {
+  fp32: { weights_dtype: 'fp32', mixed_precision: 'none' },
+  amp_fp16: { weights_dtype: 'fp32', mixed_precision: 'fp16' },
+  amp_bf16: { weights_dtype: 'fp32', mixed_precision: 'bf16' },
+  pure_bf16: { weights_dtype: 'bf16', mixed_precision: 'none' },
+  pure_fp16: { weights_dtype: 'fp16', mixed_precision: 'none' },
+  bf16_weights_plus_autocast: { weights_dtype: 'bf16', mixed_precision: 'bf16' },
+  fp16_weights_plus_autocast: { weights_dtype: 'fp16', mixed_precision: 'fp16' },
+  fsdp_mixed_bf16_fp32_master: { weights_dtype: 'bf16', master_weights: true },
+  deepspeed_bf16_fp32_master_trainable_only: { weights_dtype: 'bf16', master_weights: true },
+  deepspeed_fp16_fp32_master_trainable_only: { weights_dtype: 'fp16', master_weights: true },
+};
+
 /**
  * Weights dtype, autocast and fp32 master from the case's precision_kind, or, for a kind the README does not list,
  * from its free-text precision (weights, compute, master weights). undefined when neither says.
  */
-export function casePrecision(
-  kind: string,
-  text: PrecisionText | undefined,
-): Pick<Setup, 'weights_dtype' | 'mixed_precision' | 'master_weights'> | undefined {
-  switch (kind) {
-    case 'fp32':
-      return { weights_dtype: 'fp32', mixed_precision: 'none' };
-    case 'amp_fp16':
-      return { weights_dtype: 'fp32', mixed_precision: 'fp16' };
-    case 'amp_bf16':
-      return { weights_dtype: 'fp32', mixed_precision: 'bf16' };
-    case 'pure_bf16':
-      return { weights_dtype: 'bf16', mixed_precision: 'none' };
-    case 'pure_fp16':
-      return { weights_dtype: 'fp16', mixed_precision: 'none' };
-    case 'bf16_weights_plus_autocast':
-      return { weights_dtype: 'bf16', mixed_precision: 'bf16' };
-    case 'fp16_weights_plus_autocast':
-      return { weights_dtype: 'fp16', mixed_precision: 'fp16' };
-    case 'fsdp_mixed_bf16_fp32_master':
-    case 'deepspeed_bf16_fp32_master_trainable_only':
-      return { weights_dtype: 'bf16', master_weights: true };
-    case 'deepspeed_fp16_fp32_master_trainable_only':
-      return { weights_dtype: 'fp16', master_weights: true };
-  }
-  return precisionFromText(text);
+export function casePrecision(kind: string, text: PrecisionText | undefined): Precision | undefined {
+  return Object.hasOwn(PRECISION_KINDS, kind) ? PRECISION_KINDS[kind] : precisionFromText(text);
 }
 
-function precisionFromText(
-  text: PrecisionText | undefined,
-): Pick<Setup, 'weights_dtype' | 'mixed_precision' | 'master_weights'> | undefined {
+function precisionFromText(text: PrecisionText | undefined): Precision | undefined {
   const weights = dtypeIn(text?.weights ?? '');
   if (!weights) return undefined;
   const compute = dtypeIn(text?.compute ?? '') ?? weights;
@@ -308,8 +297,7 @@ export function caseParallelism(d: Distributed, text: CaseText, tool: Tool | und
 export function shippedZero(tool: Tool | undefined, s: Setup): Setup['zero_buckets'] {
   if ((tool !== 'axolotl' && tool !== 'llamafactory') || !s.zero_stage) return undefined;
   const bf16 = s.weights_dtype === 'bf16' || s.mixed_precision === 'bf16';
-  const b = bundledDeepspeedFor(tool, s.zero_stage, s.offload_optimizer ?? 'none', s.offload_params ?? 'none', bf16);
-  return b ? bundledZeroBuckets(b) : undefined;
+  return shippedZeroBuckets(tool, s.zero_stage, s.offload_optimizer ?? 'none', s.offload_params ?? 'none', bf16);
 }
 
 /**

@@ -20,6 +20,21 @@ export function bundledZeroBuckets(b: BundledDeepspeed): ZeroBuckets | undefined
 }
 
 /**
+ * The ZeRO settings of the DeepSpeed file a tool ships for a stage and offload (bf16 or fp16 variant), as the
+ * estimate reads them; undefined when it ships none.
+ */
+export function shippedZeroBuckets(
+  tool: BundledDeepspeed['tool'],
+  stage: number,
+  offloadOptimizer: string,
+  offloadParams: string,
+  bf16: boolean,
+): ZeroBuckets | undefined {
+  const b = bundledDeepspeedFor(tool, stage, offloadOptimizer, offloadParams, bf16);
+  return b ? bundledZeroBuckets(b) : undefined;
+}
+
+/**
  * For the advice (AdviceOptions.zeroConfigFor): the ZeRO settings of the file its tool ships for a stage and offload,
  * which a config of `format` is pointed at by its quick fix (features/fixes/planners/common.ts bundledZeroOp), when
  * the config names no DeepSpeed file or one of the shipped ones (its deepspeed key).
@@ -34,8 +49,6 @@ export function shippedZeroConfigFor(
   const tool = bundledTool(format);
   const bf16 = setup.weights_dtype === 'bf16' || setup.mixed_precision === 'bf16';
   if (!tool || (named !== undefined && !findBundledDeepspeed(named, format))) return undefined;
-  return (stage, offloadOptimizer, offloadParams) => {
-    const b = bundledDeepspeedFor(tool, stage, offloadOptimizer, offloadParams, bf16);
-    return b ? bundledZeroBuckets(b) : undefined;
-  };
+  return (stage, offloadOptimizer, offloadParams) =>
+    shippedZeroBuckets(tool, stage, offloadOptimizer, offloadParams, bf16);
 }
