@@ -441,19 +441,21 @@ function zeroTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]
 }
 
 /**
- * Lower bounds for a setup whose step replay (FSDP's, or the two-step one) is skipped (EstimateOptions.reservedLowerBound):
- * whichever way its reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least
- * the peak allocated, and nothing is paged to the host.
+ * Lower bounds (EstimateOptions.reservedLowerBound) for a setup whose step replay (FSDP's, or the two-step one) is
+ * skipped, or whose peak allocated with what sits outside the allocator already exceeds the GPU: whichever way its
+ * reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least the peak
+ * allocated, and the paged optimizer state comes on top of them.
  */
 function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]): RuntimeTotals | undefined {
   if (!ctx.reservedLowerBound) return undefined;
-  const replayed =
+  const peak = step.peak.allocatedBytes;
+  const bounded =
+    exceedsGpu(ctx, peak + outsideReserved(outside)) ||
     fsdp1Plan(ctx, step.forward) !== undefined ||
     fsdp2Plan(ctx, step.forward) !== undefined ||
     twoStepReplayed(ctx, step.forward) ||
     zeroReplayed(ctx, step.forward);
-  if (!replayed) return undefined;
-  const peak = step.peak.allocatedBytes;
+  if (!bounded) return undefined;
   return {
     runtime: outside,
     peakBytes: peak,
