@@ -35,6 +35,8 @@ interface Block {
   next: Block | undefined;
   readonly small: boolean;
   readonly stream: number;
+  /** The free list the block goes back to: its stream's small or large pool (fixed for the block's life). */
+  readonly pool: FreeBlocks;
 }
 
 /**
@@ -141,14 +143,15 @@ export class CachingAllocator {
     const size = roundSize(bytes);
     const small = size <= SMALL_SIZE;
     const pools = this.poolsOf(stream);
-    const b = (small ? pools.small : pools.large).takeBestFit(size) ?? this.newSegment(size, small, stream);
+    const pool = small ? pools.small : pools.large;
+    const b = pool.takeBestFit(size) ?? this.newSegment(size, small, stream, pool);
     const rest = b.size - size;
     if (small ? rest >= MIN_BLOCK : rest > SMALL_SIZE) {
-      const r: Block = { addr: b.addr + size, size: rest, free: true, prev: b, next: b.next, small, stream };
+      const r: Block = { addr: b.addr + size, size: rest, free: true, prev: b, next: b.next, small, stream, pool };
       if (b.next) b.next.prev = r;
       b.next = r;
       b.size = size;
-      this.insert(r);
+      pool.insert(r);
     }
     b.free = false;
     this.allocated += b.size;
@@ -162,16 +165,16 @@ export class CachingAllocator {
     this.allocated -= b.size;
     const p = b.prev;
     if (p && p.free) {
-      this.remove(p);
+      p.pool.remove(p);
       merge(p, b);
       b = p;
     }
     const n = b.next;
     if (n && n.free) {
-      this.remove(n);
+      n.pool.remove(n);
       merge(b, n);
     }
-    this.insert(b);
+    b.pool.insert(b);
   }
 
   /** Bytes cached in free blocks of the default stream smaller than `bytes`: what a request of that size finds no room in. */
@@ -199,13 +202,22 @@ export class CachingAllocator {
     return pools;
   }
 
-  private newSegment(size: number, small: boolean, stream: number): Block {
+  private newSegment(size: number, small: boolean, stream: number, pool: FreeBlocks): Block {
     const bytes = small ? SMALL_BUFFER : segmentSize(size);
     if (this.reserved + bytes > this.capacity) {
       this.releaseCached();
       if (this.reserved + bytes > this.capacity) throw new RangeError('out of memory');
     }
-    const b: Block = { addr: this.nextAddr, size: bytes, free: true, prev: undefined, next: undefined, small, stream };
+    const b: Block = {
+      addr: this.nextAddr,
+      size: bytes,
+      free: true,
+      prev: undefined,
+      next: undefined,
+      small,
+      stream,
+      pool,
+    };
     // Segments never touch, so blocks of different segments never merge.
     this.nextAddr += bytes + SMALL_BUFFER;
     this.reserved += bytes;
@@ -231,16 +243,6 @@ export class CachingAllocator {
         });
       }
     }
-  }
-
-  private insert(b: Block): void {
-    const pools = this.poolsOf(b.stream);
-    (b.small ? pools.small : pools.large).insert(b);
-  }
-
-  private remove(b: Block): void {
-    const pools = this.poolsOf(b.stream);
-    (b.small ? pools.small : pools.large).remove(b);
   }
 }
 
