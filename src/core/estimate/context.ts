@@ -27,9 +27,10 @@ export interface EstimateOptions {
   /** Numbers only: no formula text and no assumptions (the advice search estimates thousands of candidates). */
   readonly lean?: boolean;
   /**
-   * The step replays (FSDP's and the two-step one) are skipped and the reserved and device bytes are lower bounds (the
-   * peak allocated plus what sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound):
-   * the advice search rules out with them the candidates that cannot fit or cannot join its front, before it replays
+   * The step replays (FSDP's and the two-step one) are skipped, and so is the rest of the reserved bytes of a setup
+   * whose peak allocated and CUDA context already exceed the GPU: the reserved and device bytes are then lower bounds
+   * (the peak allocated plus what sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound).
+   * The advice search rules out with them the candidates that cannot fit or cannot join its front, before it replays
    * the others.
    */
   readonly reservedLowerBound?: boolean;
