@@ -245,6 +245,16 @@ def suite_peft():
                                                     gradient_accumulation_steps=2), {})
             out[f"{fam}-full-bf16-sgd"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="sgd"), {})
             out[f"{fam}-full-bf16-adamw-fused"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="adamw_fused"), {})
+        if fam in ("llama", "mistral", "qwen2"):
+            # modules_to_save: PEFT's ModulesToSaveWrapper trains a copy of the embedding and the head in the model's
+            # dtype (its fp32 upcast, autocast_adapter_dtype, reaches tuner layers only), beside fp32 adapters.
+            saved = lora(fam, LORA_QV, modules_to_save=["embed_tokens", "lm_head"])
+            out[f"{fam}-lora-save-emb-head-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora",
+                                                              lora=saved), {})
+            out[f"{fam}-lora-save-emb-head-fp32"] = (scenario(fam, attention=att, method="lora", lora=saved), {})
+            out[f"{fam}-lora-save-head-bf16-ga2"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora",
+                                                              lora=lora(fam, LORA_QV, modules_to_save=["lm_head"]),
+                                                              gradient_accumulation_steps=2), {})
         if att == "sdpa":
             # A batch padded to its longest sample: the model gets an attention mask (grouped key-value heads
             # repeated, the boolean mask converted by every layer's SDPA call).

@@ -167,6 +167,14 @@ export interface DtypePlan {
   /** FSDP mixed precision keeps only the fp32 shard. */
   readonly fsdpMaster: boolean;
   readonly gradBytes: number;
+  /**
+   * modules_to_save copies (PEFT's ModulesToSaveWrapper: a trainable copy of the embedding or the head, made from the
+   * module as loaded): their weights, gradients and optimizer states are in the module's own dtype, apart from the
+   * adapters' (PEFT's fp32 upcast of adapters, autocast_adapter_dtype, reaches tuner layers only).
+   */
+  readonly savedModuleBytes: number;
+  readonly savedGradBytes: number;
+  readonly savedStateBytes: number;
   readonly attention: Attention;
   /** The reason attention runs eager for this family, when it does. */
   readonly eagerOnly: { readonly replaces: readonly Attention[]; readonly why: string } | undefined;

@@ -61,6 +61,13 @@ export function planDtypes(
   // and sharded gradients are kept in the fp32 parameter dtype (reduce_dtype fp32).
   const fsdpMaster = fsdp && masterCopy;
   const gradBytes = badamRatio !== undefined ? badamRatio * (trainableBytes + 16) : fsdpMaster ? 4 : trainableBytes;
+  // modules_to_save copies are copies of the embedding or the head as loaded (peft/utils/other.py
+  // ModulesToSaveWrapper): their gradients and torch optimizer states follow their dtype; an fp32 master (DeepSpeed,
+  // FSDP mixed precision) steps them in fp32 like every trainable parameter.
+  const savedModuleBytes = embBytes;
+  const savedMaster = setup.master_weights === true && savedModuleBytes < 4;
+  const savedStateBytes = savedMaster ? 4 : savedModuleBytes;
+  const savedGradBytes = fsdp && savedMaster ? 4 : savedModuleBytes;
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
   // Families whose attention transformers runs in eager code for some implementations (architecture/families.ts).
@@ -87,6 +94,9 @@ export function planDtypes(
     stateBytes,
     fsdpMaster,
     gradBytes,
+    savedModuleBytes,
+    savedGradBytes,
+    savedStateBytes,
     attention,
     eagerOnly,
     oldSoftmax,

@@ -2,7 +2,8 @@
 //   LoRA: r x (in + out) per targeted module (+ out for DoRA's magnitude) x the adapter dtype; on bare expert parameters
 //   (PEFT target_parameters) r·E x (in + out) per targeted layer, E = 1 for a router's 2-D weight and r doubled for a
 //   gate_up_proj PEFT converted from both 4.x halves (estimate/peft-moe.ts); (IA)^3: one value per output feature
-//   (input feature of feed-forward targets) x the adapter dtype; modules_to_save: a trainable copy in the weight dtype.
+//   (input feature of feed-forward targets) x the adapter dtype; modules_to_save: a trainable copy in the dtype of the
+//   module it copies, whose gradient and optimizer states follow that dtype (savedSplit).
 //   Under parameter offload (FSDP CPUOffload, ZeRO-3 offload_param) the adapters' shards live in host memory with the
 //   rest of the parameters (torch/distributed/fsdp/_init_utils.py offloads every FlatParameter, the adapters' units
 //   included) and count 0 here; a layer's adapters are gathered with it.
@@ -19,7 +20,7 @@ export function adapterWeights(ctx: EstimateContext, st: StageContext): Componen
   const inv = ctx.model.inventory;
   const tp = ctx.layout.tensorParallel;
   const { shardParams: shards, offloadParams, fsdpOffload } = ctx.sharding;
-  const { weightBytes: wb, adapterBytes } = ctx.dtypes;
+  const { savedModuleBytes: sb, adapterBytes } = ctx.dtypes;
   const { lora, ia3, targets } = ctx.methods;
   const { layerShare } = st;
   const persistent: Component[] = [];
@@ -60,12 +61,28 @@ export function adapterWeights(ctx: EstimateContext, st: StageContext): Componen
         ctx,
         'adapter-weights',
         'modules_to_save copies',
-        (inv.savedModules * wb) / shardParams,
+        (inv.savedModules * sb) / shardParams,
         () =>
-          `${formatCount(inv.savedModules)} params x ${wb} B${shard} (trainable copy kept next to the frozen original)`,
+          `${formatCount(inv.savedModules)} params x ${sb} B${shard} (trainable copy kept next to the frozen original)`,
         () => ({ params: inv.savedModules }),
       ),
     );
   }
   return persistent;
+}
+
+/**
+ * Bytes of `trainable` parameters of this GPU (a share of every trainable parameter, as the stage context spreads them)
+ * with the adapters' `bytes` per element and the modules_to_save copies' `savedBytes`: the copies' share of it is
+ * inventory.savedModules / inventory.trainable. `saved` is that part of the count.
+ */
+export function savedSplit(
+  ctx: EstimateContext,
+  trainable: number,
+  bytes: number,
+  savedBytes: number,
+): { bytes: number; saved: number } {
+  const inv = ctx.model.inventory;
+  const saved = inv.trainable > 0 && inv.savedModules > 0 ? (trainable * inv.savedModules) / inv.trainable : 0;
+  return { bytes: (trainable - saved) * bytes + saved * savedBytes, saved };
 }

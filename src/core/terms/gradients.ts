@@ -15,6 +15,7 @@ import { TRL_NLL_CHUNK_TOKENS } from './loss';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 import { autocastCastsHead, fsdpMixedPrecision } from './activations/stage';
 import { memo } from '../util/memo';
+import { savedSplit } from './adapters';
 
 /** The gradients of a stage at each point of the step. */
 export interface GradientPlan {
@@ -137,13 +138,15 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   const { arch: a, inventory: inv } = ctx.model;
   const tp = ctx.layout.tensorParallel;
   const { shardGrads, fsdpOffload } = ctx.sharding;
-  const { gradBytes, trainableBytes } = ctx.dtypes;
+  const { gradBytes, trainableBytes, savedGradBytes } = ctx.dtypes;
   const { badamRatio } = ctx.methods;
   const { first, trainableGradHere } = st;
   // Adapters inside FSDP1 layer units: the frozen layer weights' gradients too, in the parameter dtype
   // (estimate/fsdp-units.ts), reduce-scattered and kept like the adapters' own until the next forward.
   const frozenInUnits = adaptersInLayerUnits(ctx) ? (inv.blocks * st.layerShare) / tp : 0;
-  const gradFull = trainableGradHere * gradBytes + frozenInUnits * ctx.dtypes.weightBytes;
+  // modules_to_save copies: their gradients in the copies' own dtype (terms/adapters.ts savedSplit).
+  const trained = savedSplit(ctx, trainableGradHere, gradBytes, savedGradBytes);
+  const gradFull = trained.bytes + frozenInUnits * ctx.dtypes.weightBytes;
   // ZeRO-2's contiguous buffer holds whole parameters' gradients (zero12GradientBuffer); ZeRO-1 fills it at its
   // epilogue, after a backward that kept every gradient.
   const zeroBuffer =
@@ -170,7 +173,10 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
         : badamRatio !== undefined
           ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
             `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-          : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B` +
+          : (trained.saved > 0
+              ? `${formatCount(trainableGradHere - trained.saved)} trainable x ${gradBytes} B + ` +
+                `${formatCount(trained.saved)} modules_to_save x ${savedGradBytes} B`
+              : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B`) +
             (frozenInUnits > 0
               ? ` + ${formatCount(frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
                 `their layer's FSDP1 unit: the whole unit's gradient)`

@@ -42,7 +42,7 @@ export function optimizerStateBytes(ctx: EstimateContext): { bytes: number; perP
       `as ${formatCount(galore.projectedElems)} ` +
       `projected${apollo ? '; random projections regenerated from a seed' : ` + projection matrices ${formatCount(galore.projectorElems)} x ${sb} B`})`
     : '';
-  const out = baseStates(ctx, n, matricesForState);
+  const out = galore ? baseStates(ctx, n, matricesForState) : adapterAndSavedStates(ctx, n, matricesForState);
   if (badamRatio !== undefined) {
     out.formula =
       `2 sparse Adam states (exp_avg, exp_avg_sq) x ${trainableBytes} B for the ${badamRatio} ` +
@@ -196,14 +196,38 @@ function baseStates(
   ctx: EstimateContext,
   n: number,
   matricesForState: ReadonlyArray<[number, number, number]>,
+  sb: number = ctx.dtypes.stateBytes,
+  vectors: number = ctx.model.inventory.trainableVectors,
 ): { bytes: number; formula: string } {
   return OPTIMIZER_STATES[ctx.setup.optimizer]({
     n,
     matricesForState,
-    vectors: ctx.model.inventory.trainableVectors,
+    vectors,
     vocab: ctx.model.arch.vocab,
-    sb: ctx.dtypes.stateBytes,
+    sb,
   });
+}
+
+/**
+ * The states over the adapters and, apart, over the modules_to_save copies, whose states follow the copies' dtype
+ * (a torch optimizer makes each state like its parameter). The inventory lists the copies' matrices last.
+ */
+function adapterAndSavedStates(
+  ctx: EstimateContext,
+  n: number,
+  matricesForState: ReadonlyArray<[number, number, number]>,
+): { bytes: number; formula: string } {
+  const saved = ctx.model.inventory.savedModules;
+  const { stateBytes, savedStateBytes } = ctx.dtypes;
+  if (saved <= 0 || savedStateBytes === stateBytes) return baseStates(ctx, n, matricesForState);
+  const a = ctx.model.arch;
+  const copies: Array<[number, number, number]> = [[a.vocab, a.hidden, saved / (a.vocab * a.hidden)]];
+  const adapters = baseStates(ctx, n - saved, matricesForState.slice(0, -1));
+  const savedStates = baseStates(ctx, saved, copies, savedStateBytes, 0);
+  return {
+    bytes: adapters.bytes + savedStates.bytes,
+    formula: `adapters: ${adapters.formula}; modules_to_save copies: ${savedStates.formula}`,
+  };
 }
 
 /** The optimizer states on this stage's GPU, and BAdam's sparse masks (first stage). */

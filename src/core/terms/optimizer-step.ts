@@ -12,6 +12,7 @@ import { formatCount } from '../units';
 import { zeroConfig } from '../estimate/zero-config';
 import { olderThan } from '../util/version';
 import type { CachingAllocator } from './allocator';
+import { savedSplit } from './adapters';
 
 /**
  * What torch.optim.AdamW's step allocates beside the states, by PyTorch release. The foreach implementation, the
@@ -90,28 +91,41 @@ function adamwTemporaries(
   subGroupElements: number | undefined,
   local: number,
 ): { label: string; bytes: number; formula: () => string } {
-  const { stateBytes } = ctx.dtypes;
+  const { stateBytes, savedStateBytes } = ctx.dtypes;
+  const inv = ctx.model.inventory;
   const temporaries = adamwTemporariesOf(ctx.setup);
   if (temporaries.kind !== 'foreach') {
-    const largest = ctx.model.inventory.largestTrainableTensor;
+    const largest = inv.largestTrainableTensor;
+    // A modules_to_save copy (the embedding or the head) is the largest trainable tensor when there is one.
+    const sb = inv.savedModules > 0 ? savedStateBytes : stateBytes;
     return {
       label: 'AdamW per-tensor temporaries',
-      bytes: 2 * largest * stateBytes,
+      bytes: 2 * largest * sb,
       formula: () =>
         `PyTorch ${ctx.setup.pytorch_version} steps one tensor at a time (foreach from 2.0): exp_avg_sq.sqrt() and ` +
-        `its quotient by the bias correction, of the largest tensor: 2 x ${formatCount(largest)} x ${stateBytes} B`,
+        `its quotient by the bias correction, of the largest tensor: 2 x ${formatCount(largest)} x ${sb} B`,
     };
   }
   const copies = temporaries.copies;
   const stepped = subGroupElements ?? local;
   const what =
     copies === 2 ? '_foreach_sqrt(exp_avg_sq) and its sum with eps (PyTorch < 2.1)' : '_foreach_sqrt(exp_avg_sq)';
+  // A ZeRO-3 sub-group is one flat fp32 partition; elsewhere the modules_to_save copies' states are in their own
+  // dtype. Foreach steps one (device, dtype) group after the other, and a group's temporaries are still bound when the
+  // next group's are made (torch/optim/adamw.py _multi_tensor_adamw): with two groups, both at once.
+  const split =
+    subGroupElements === undefined
+      ? savedSplit(ctx, stepped, stateBytes, savedStateBytes)
+      : { bytes: stepped * stateBytes, saved: 0 };
   return {
     label: 'AdamW foreach temporaries',
-    bytes: copies * stepped * stateBytes,
+    bytes: copies * split.bytes,
     formula: () =>
       `${copies > 1 ? `${copies} x ` : ''}torch.${what}` +
-      `${subGroupElements !== undefined ? ' of one ZeRO-3 sub-group' : ''}: ${formatCount(stepped)} x ${stateBytes} B`,
+      `${subGroupElements !== undefined ? ' of one ZeRO-3 sub-group' : ''}: ` +
+      (split.saved > 0
+        ? `${formatCount(stepped - split.saved)} x ${stateBytes} B + ${formatCount(split.saved)} modules_to_save x ${savedStateBytes} B`
+        : `${formatCount(stepped)} x ${stateBytes} B`),
   };
 }
 
