@@ -20,6 +20,7 @@ type Field =
   | 'lora.dropout'
   | 'lora.target_modules'
   | 'lora.dtype'
+  | 'lora.saved_dtype'
   | 'quantization.type'
   | 'quantization.double_quant'
   | 'mixed_precision'
@@ -195,6 +196,12 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'lora.dtype': {
       value: 'fp32',
       note: 'LLaMA-Factory upcasts trainable parameters to fp32 (upcast_trainable_params)',
+    },
+    'lora.saved_dtype': {
+      value: 'fp32',
+      note:
+        'LLaMA-Factory upcasts every trainable parameter to fp32 outside pure_bf16 (model/adapter.py ' +
+        'cast_trainable_params_to_fp32), the additional_target copies included',
     },
     'quantization.type': {
       value: 'nf4',

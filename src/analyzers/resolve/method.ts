@@ -72,7 +72,12 @@ export function resolveLora(ctx: ResolveContext): void {
     loraField('alpha', 'loraAlpha', 'lora.alpha');
     loraField('dropout', 'loraDropout', 'lora.dropout');
     loraField('target_modules', 'loraTargets', 'lora.target_modules');
-    if (decided.loraModulesToSave) lora.modules_to_save = decided.loraModulesToSave.fact.value;
+    if (decided.loraModulesToSave) {
+      lora.modules_to_save = decided.loraModulesToSave.fact.value;
+      // The copies' dtype where the tool upcasts its trainable parameters (not under LLaMA-Factory's pure_bf16).
+      const saved = toolDefault(tools, 'lora.saved_dtype');
+      if (saved && decided.pureBf16?.fact.value !== true) lora.saved_dtype = saved.value;
+    }
     if (decided.loraTargetParameters) lora.target_parameters = decided.loraTargetParameters.fact.value;
     if (decided.loraDora?.fact.value === true) lora.use_dora = true;
     const dt = toolDefault(tools, 'lora.dtype');

@@ -64,7 +64,8 @@ export function planDtypes(
   // modules_to_save copies are copies of the embedding or the head as loaded (peft/utils/other.py
   // ModulesToSaveWrapper): their gradients and torch optimizer states follow their dtype; an fp32 master (DeepSpeed,
   // FSDP mixed precision) steps them in fp32 like every trainable parameter.
-  const savedModuleBytes = embBytes;
+  const savedDtype = peft ? lora!.saved_dtype : undefined;
+  const savedModuleBytes = savedDtype ? dtypeBytes(savedDtype) : embBytes;
   const savedMaster = setup.master_weights === true && savedModuleBytes < 4;
   const savedStateBytes = savedMaster ? 4 : savedModuleBytes;
   const savedGradBytes = fsdp && savedMaster ? 4 : savedModuleBytes;

@@ -128,6 +128,16 @@ describe('analyzeLlamaFactoryYaml', () => {
     checkFacts(analyzeLlamaFactoryYaml(text), text, [['kbitUpcast', 'norms', 'upcast_layernorm']]);
   });
 
+  it('additional_target copies are fp32 as cast_trainable_params_to_fp32 makes them, and keep the model dtype under pure_bf16', () => {
+    // LLaMA-Factory model/adapter.py init_adapter: every trainable parameter to fp32 unless pure_bf16 (or BAdam).
+    const text = LORA.replace('quantization_bit: 4  # choices: [8, 4]\n', '').replace(/deepspeed:.*\n/, '');
+    const upcast = resolveText('lf.yaml', text).setup?.lora;
+    assert.deepEqual(upcast?.modules_to_save, ['embed_tokens', 'lm_head']);
+    assert.equal(upcast?.saved_dtype, 'fp32');
+    const pure = resolveText('lf.yaml', text.replace('bf16: true', 'pure_bf16: true')).setup?.lora;
+    assert.equal(pure?.saved_dtype, undefined);
+  });
+
   it('reads packing, and stage pt (packing on by default) as fixed-length batches; sft without packing leaves the default', () => {
     const packed = `${LORA}packing: true\n`;
     checkFacts(analyzeLlamaFactoryYaml(packed), packed, [['batchLengths', 'fixed', 'packing', 'true']]);

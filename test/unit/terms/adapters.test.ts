@@ -221,4 +221,13 @@ describe('estimate: modules_to_save copies train in their own dtype', () => {
   it('the peak is the measured one within 1 % (+14.9 % when the copies took the adapters fp32)', () => {
     near(e.perGpu.peakBytes, truthPeak(id), 0.01, id);
   });
+  it('copies upcast to fp32 (lora.saved_dtype: LLaMA-Factory outside pure_bf16) train at 4 B like the adapters', () => {
+    const setup = truthSetup(id);
+    const up = run({ ...setup, lora: { ...setup.lora!, saved_dtype: 'fp32' } });
+    const upStep = phase(up, 'optimizer');
+    assert.equal(component(upStep, 'optimizer-states'), 2 * 4 * (14_336 + 2_097_152));
+    assert.equal(component(upStep, 'gradients'), 4 * (14_336 + 2_097_152));
+    const copies = upStep.components.find((c) => c.label === 'modules_to_save copies');
+    assert.equal(copies?.bytes, 4 * 2_097_152);
+  });
 });
