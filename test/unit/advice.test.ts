@@ -558,6 +558,39 @@ describe('advice under FSDP: lower bounds first, the step replay where they cann
     assert.equal(qLow.estimate.perGpu.deviceBytes, qFull.estimate.perGpu.deviceBytes);
   });
 
+  it('a run whose peak, or whose model states alone, exceed the GPU is bounded there: no more than the full estimate', () => {
+    // QLoRA (no replay) at 64 x 4,096 tokens: the activations alone are past the card's 24 GiB, so its bounds stop at
+    // the peak allocated and the CUDA context, before the loss's cached blocks are worked out.
+    const single = setupFor('meta-llama/Llama-3.2-1B', { weights_dtype: 'bf16', seq_len: 2048 });
+    const qlora = TrainingSetupSchema.parse({
+      ...single,
+      method: 'qlora',
+      quantization: { bits: 4 },
+      micro_batch_size: 64,
+      seq_len: 4096,
+    });
+    const qLow = estimate(qlora, { gpu: g, lean: true, reservedLowerBound: true });
+    const qFull = estimate(qlora, { gpu: g, lean: true });
+    assert.ok(qLow.ok && qFull.ok);
+    assert.equal(qLow.estimate.perGpu.reservedLowerBound, true);
+    assert.equal(qLow.estimate.fits, false);
+    assert.equal(qFull.estimate.fits, false);
+    assert.equal(qLow.estimate.perGpu.peakBytes, qFull.estimate.perGpu.peakBytes);
+    assert.ok(qLow.estimate.perGpu.deviceBytes <= qFull.estimate.perGpu.deviceBytes);
+    // Llama-2-7B full in bf16 on one card: 6.74e9 x (2 B weights + 2 x 2 B AdamW states) = 37.7 GiB before any
+    // activation. The bound is that one phase of model states.
+    const big = setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', seq_len: 2048 });
+    const low = estimate(big, { gpu: g, lean: true, reservedLowerBound: true });
+    const full = estimate(big, { gpu: g, lean: true });
+    assert.ok(low.ok && full.ok);
+    assert.equal(low.estimate.perGpu.reservedLowerBound, true);
+    assert.equal(low.estimate.fits, false);
+    assert.equal(low.estimate.perGpu.phases.length, 1);
+    assert.equal(low.estimate.perGpu.peakBytes, 6 * low.estimate.parameters.total);
+    assert.ok(low.estimate.perGpu.peakBytes < full.estimate.perGpu.peakBytes);
+    assert.ok(low.estimate.perGpu.deviceBytes <= full.estimate.perGpu.deviceBytes);
+  });
+
   it('the largest micro-batch that fits is the one the full estimate says fits, one more does not', () => {
     // With checkpointing at 1,024 tokens one sequence fits (23.5 GiB of the card's 24) and four do not (26.5 GiB).
     const ckpt = { ...s, gradient_checkpointing: 'full' as const, micro_batch_size: 1, seq_len: 1024 };

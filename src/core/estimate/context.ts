@@ -28,7 +28,8 @@ export interface EstimateOptions {
   readonly lean?: boolean;
   /**
    * The step replays (FSDP's and the two-step one) are skipped, and so is the rest of the reserved bytes of a setup
-   * whose peak allocated and CUDA context already exceed the GPU: the reserved and device bytes are then lower bounds
+   * whose peak allocated and CUDA context already exceed the GPU, and the rest of the phases of one whose model states
+   * and CUDA context do (one phase of those states stands for them): the reserved and device bytes are then lower bounds
    * (the peak allocated plus what sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound).
    * The advice search rules out with them the candidates that cannot fit or cannot join its front, before it replays
    * the others.

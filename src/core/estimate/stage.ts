@@ -18,11 +18,12 @@ import { optimizerStates } from '../terms/optimizer-states';
 import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/reference-models';
 import { shardingBuffers } from '../terms/sharding-buffers';
 import { weights } from '../terms/weights';
+import { sum } from './component';
 import type { EstimateContext, StageContext } from './context';
 import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { type LossPoint, phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
 import type { StageForward } from '../terms/forward-cache';
-import { sideStreamPools } from './runtime';
+import { DEFAULT_CUDA_CONTEXT_BYTES, sideStreamPools } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -128,6 +129,27 @@ function trainableFor(
 }
 
 /**
+ * Under EstimateOptions.reservedLowerBound, a stage whose model states (weights, adapters, master copy, optimizer
+ * states) with the CUDA context already exceed the GPU: one phase of those states alone, a lower bound of every phase
+ * (each holds them), which the runtime terms then report as a lower bound that does not fit. Undefined otherwise.
+ */
+function statesExceedGpu(
+  ctx: EstimateContext,
+  st: StageContext,
+  persistent: readonly Component[],
+): ReturnType<typeof stagePhases> | undefined {
+  if (!ctx.reservedLowerBound || !ctx.gpu) return undefined;
+  const states = sum(persistent);
+  const contextBytes = ctx.setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
+  if (states + contextBytes <= ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) return undefined;
+  return {
+    phases: [{ phase: 'forward', allocatedBytes: states, components: [...persistent], note: '' }],
+    lossTensorBytes: undefined,
+    forward: { sequence: undefined, layers: st.layersHere, tokens: st.tokens, lossBackwardBytes: 0, hasLoss: st.last },
+  };
+}
+
+/**
  * The phases of one pipeline stage, from its terms in the order the persistent components are listed; the loss's
  * largest tensors when the stage computes the loss.
  */
@@ -144,6 +166,8 @@ function stagePhases(
     ...masterWeights(ctx, st),
     ...optimizerStates(ctx, st),
   );
+  const bound = statesExceedGpu(ctx, st, persistent);
+  if (bound) return bound;
 
   const engineC = rolloutEngine(ctx, persistent);
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
