@@ -84,7 +84,7 @@ export function zero3Gathered(
   const live = Math.max(inLayer, runAhead.layerParams);
   const linear = mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0);
   const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - linear);
-  const small = `unsharded small params ${formatCount(persistentSmall)} x ${wb} B`;
+  const small = (): string => `unsharded small params ${formatCount(persistentSmall)} x ${wb} B`;
   const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
   const held =
     retained.params > live
@@ -93,7 +93,7 @@ export function zero3Gathered(
           'gathered-params',
           'ZeRO-3 gathered parameters (kept for their reuse in the backward)',
           retained.params * bytesPerParam + persistentSmall * wb,
-          () => `${retained.formula()} = ${formatCount(retained.params)} params x ${dtype} + ${small}`,
+          () => `${retained.formula()} = ${formatCount(retained.params)} params x ${dtype} + ${small()}`,
           () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
         )
       : undefined;
@@ -109,7 +109,7 @@ export function zero3Gathered(
       (atLossParams > released
         ? `${runAhead.formula()}, less the output head`
         : `(retained for reuse ${formatCount(retained.params)} + ${headPrefetch.formula()}): every other layer ` +
-          'module was released after its forward') + ` = ${formatCount(atLossParams)} params x ${dtype} + ${small}`,
+          'module was released after its forward') + ` = ${formatCount(atLossParams)} params x ${dtype} + ${small()}`,
     () => ({ retainedParams: Math.round(retained.params), prefetchedParams: Math.round(headPrefetch.params) }),
   );
   const gathered = comp(
