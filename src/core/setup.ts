@@ -133,11 +133,7 @@ export const LoraSchema = z.strictObject({
   target_modules: z.union([z.array(z.string()).min(1), z.literal('all-linear')]).default(['q_proj', 'v_proj']),
   /** Whole modules trained and saved next to the adapter (e.g. embed_tokens, lm_head). */
   modules_to_save: z.array(z.string()).default([]),
-  /**
-   * dtype of the modules_to_save copies, their gradients and optimizer states. Unset: the dtype of the module they copy
-   * (PEFT's ModulesToSaveWrapper; its fp32 upcast of adapters reaches tuner layers only). LLaMA-Factory upcasts every
-   * trainable parameter to fp32 outside pure_bf16 (cast_trainable_params_to_fp32), the copies included.
-   */
+  /** dtype of the modules_to_save copies (unset: the copied module's; LLaMA-Factory upcasts them, docs/scenario.md). */
   saved_dtype: DtypeSchema.optional(),
   /** dtype of the adapter weights: PEFT upcasts adapters to fp32 (autocast_adapter_dtype=True); torchtune keeps the model dtype. */
   dtype: DtypeSchema.default('fp32'),
