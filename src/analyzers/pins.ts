@@ -1,7 +1,7 @@
-// The transformers, PyTorch, torchao, TRL, bitsandbytes and DeepSpeed versions a project pins in its dependency files (requirements.txt, pyproject.toml,
+// The transformers, PyTorch, torchao, TRL, PEFT, bitsandbytes and DeepSpeed versions a project pins in its dependency files (requirements.txt, pyproject.toml,
 // environment.yml), found beside the config or in the folders above it. A pin decides behaviour that changed between
 // releases (how transformers stores MoE experts, what softmax keeps for backward, how torchao quantizes NF4, TRL's
-// trainers' passes and SFT's default loss, what bitsandbytes' 4-bit matmul keeps, when DeepSpeed makes its gradient
+// trainers' passes and SFT's default loss, the dtype PEFT gives LoRA weights, what bitsandbytes' 4-bit matmul keeps, when DeepSpeed makes its gradient
 // buckets). Only pins that name the version pip
 // installs count: `==` / `===`, `~=` (its own release line) and an inclusive upper bound `<=` (pip installs the newest
 // release it allows); a lower bound alone leaves the version open.
@@ -18,6 +18,7 @@ export interface Pins {
   readonly torch?: Pin;
   readonly torchao?: Pin;
   readonly trl?: Pin;
+  readonly peft?: Pin;
   readonly bitsandbytes?: Pin;
   readonly deepspeed?: Pin;
   readonly accelerate?: Pin;
@@ -35,12 +36,12 @@ export const PARENT_LEVELS = 2;
 
 const VERSION = /^\d+\.\d+(\.\d+)?/;
 
-/** The pinned versions of transformers, torch, torchao, trl, bitsandbytes, deepspeed and accelerate in a dependency file's text. */
+/** The pinned versions of transformers, torch, torchao, trl, peft, bitsandbytes, deepspeed and accelerate in a dependency file's text. */
 export function findPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement.
   const re =
-    /(^|[\s"'[,])(transformers|torchao|torch|trl|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
+    /(^|[\s"'[,])(transformers|torchao|torch|trl|peft|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const name = m[2] as keyof Pins;
     if (out[name]) continue;

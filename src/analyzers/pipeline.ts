@@ -14,6 +14,7 @@ import {
   type FactValue,
   type Format,
   type Reference,
+  type Tool,
 } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
@@ -365,6 +366,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
     // A release the config's tool version implies (torchtune 0.1: torchao 0.1) gives way to a pin.
     torchao: torchtune && (setup.torchao_version === undefined || r.provenance.torchao_version?.kind === 'default'),
     trl: trl && setup.trl_version === undefined,
+    peft: setup.lora !== undefined && setup.peft_version === undefined,
     // A release the config's tool version implies (a default: LitGPT before OptimizerArgs) gives way to a pin.
     bitsandbytes:
       q !== undefined &&
@@ -390,6 +392,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
         ['torch', 'pytorch_version'],
         ['torchao', 'torchao_version'],
         ['trl', 'trl_version'],
+        ['peft', 'peft_version'],
         ['bitsandbytes', 'bitsandbytes_version'],
         ['deepspeed', 'deepspeed_version'],
         ['accelerate', 'accelerate_version'],
@@ -407,6 +410,11 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
       }
     }
   }
+  setup = peftAdapterDtype(
+    setup,
+    provenance,
+    r.files.flatMap((f) => f.facts.tools),
+  );
   const lossProv = provenance.loss;
   if (
     setup.loss === 'chunked-nll' &&
@@ -422,6 +430,43 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
     };
   }
   return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
+}
+
+/** Tools whose LoRA weights are PEFT's own (no upcast or cast of the tool's on top). */
+const PEFT_DTYPE_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft']);
+const OWN_DTYPE_TOOLS: ReadonlySet<Tool> = new Set([
+  'llamafactory',
+  'torchtune',
+  'litgpt',
+  'ms-swift',
+  'unsloth',
+  'openrlhf',
+]);
+
+/**
+ * The dtype of PEFT's LoRA weights under the pinned PEFT. From 0.6.0 to 0.11.x, LoraLayer.update_layer moved them to
+ * the base layer's device and dtype when that weight is floating point (huggingface/peft@v0.6.2
+ * src/peft/tuners/lora/layer.py); 0.12.0 made get_peft_model upcast 16-bit adapters to fp32 (autocast_adapter_dtype),
+ * and before 0.6.0 they stayed in torch's default fp32. Over a 4/8-bit base (an integer weight) they stay fp32.
+ */
+function peftAdapterDtype(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  tools: readonly Tool[],
+): TrainingSetup {
+  const lora = setup.lora;
+  const v = setup.peft_version;
+  if (!lora || !v || setup.quantization !== undefined || setup.weights_dtype === undefined) return setup;
+  if (!tools.some((t) => PEFT_DTYPE_TOOLS.has(t)) || tools.some((t) => OWN_DTYPE_TOOLS.has(t))) return setup;
+  if (olderThan(v, 0, 6) || !olderThan(v, 0, 12) || lora.dtype === setup.weights_dtype) return setup;
+  if (provenance.lora?.kind === 'default') {
+    provenance.lora = {
+      kind: 'default',
+      owner: 'peft',
+      note: `PEFT ${v} (pinned) gives LoRA weights the base layer's dtype (upcast to fp32 from 0.12)`,
+    };
+  }
+  return { ...setup, lora: { ...lora, dtype: setup.weights_dtype } };
 }
 
 function mergeFiles(

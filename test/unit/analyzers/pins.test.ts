@@ -173,6 +173,30 @@ describe('pins: transformers and torch versions from dependency files', () => {
     'devices: 1\nlora_r: 32\nlora_query: true\nlora_value: true\n' +
     'train:\n  micro_batch_size: 2\n  max_seq_length: 512\n';
 
+  it('takes a PEFT pin: from 0.6 to 0.11 LoRA weights take the base layer dtype, fp32 before and after', () => {
+    // huggingface/peft@v0.6.2 LoraLayer.update_layer: self.to(weight.device, dtype=weight.dtype); v0.5.0 only moved
+    // them (nn.Linear in torch's default fp32); 0.12.0's get_peft_model upcasts them (autocast_adapter_dtype=True).
+    const text =
+      'base_model: meta-llama/Llama-2-7b-hf\nadapter: lora\nlora_r: 16\nlora_alpha: 32\n' +
+      'lora_target_modules: [q_proj, v_proj]\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\n';
+    const withPeft = (pin: string, config = text) =>
+      runPipeline([{ file: '/w/lora.yaml', text: config }], filesReader(new Map([['/w/requirements.txt', pin]])), {});
+    const mid = withPeft('peft==0.10.0\n');
+    assert.equal(mid.setup?.peft_version, '0.10.0');
+    assert.equal(mid.setup?.weights_dtype, 'bf16');
+    assert.equal(mid.setup?.lora?.dtype, 'bf16');
+    assert.deepEqual(mid.provenance.peft_version, { kind: 'file', file: '/w/requirements.txt', line: 1, key: 'peft' });
+    assert.equal(withPeft('peft==0.13.2\n').setup?.lora?.dtype, 'fp32');
+    assert.equal(withPeft('peft==0.5.0\n').setup?.lora?.dtype, 'fp32');
+    // Over a 4-bit base the weight is an integer tensor: PEFT only moves the adapters, which stay fp32.
+    assert.equal(withPeft('peft==0.10.0\n', `${text}load_in_4bit: true\n`).setup?.lora?.dtype, 'fp32');
+    // Llama-2-7B, r 16 on q and v: 32 x 2 x 16 x (4096 + 4096) = 8,388,608 adapter parameters, 2 B each instead of 4.
+    const e = estimate(mid.setup!);
+    assert.ok(e.ok);
+    const adapters = e.estimate.perGpu.components.find((c) => c.label === 'LoRA adapter weights');
+    assert.equal(adapters?.bytes, 2 * 8_388_608);
+  });
+
   it('looks for the pin up to the repository top when the reader knows it (a config three folders down)', () => {
     const files = new Map<string, string>([
       ['/repo/pyproject.toml', 'dependencies = [\n  "bitsandbytes==0.42.0",\n]\n'],
