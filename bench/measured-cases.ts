@@ -143,10 +143,16 @@ function caseArchitecture(m: MeasuredCase['model'], fam: string): Record<string,
   return architecture;
 }
 
-/** The adapters' dtype from the case's words: fp32, fp16, else bf16. */
-function adapterDtype(text: string): 'fp32' | 'fp16' | 'bf16' {
-  if (text.startsWith('fp32')) return 'fp32';
-  return /^(fp16|float16|half)/i.test(text) ? 'fp16' : 'bf16';
+/**
+ * The adapters' dtype from the case's words: the first dtype they name (fp32 / float32, bf16 / bfloat16, fp16 /
+ * float16 / half), else the model weights' dtype ("same as the model"), else bf16.
+ */
+export function adapterDtype(text: string, weights: string | undefined): 'fp32' | 'fp16' | 'bf16' {
+  const named = /\b(fp32|float32|bf16|bfloat16|fp16|float16|half)\b/i.exec(text)?.[1].toLowerCase();
+  const dtype = named ?? weights?.toLowerCase() ?? 'bf16';
+  if (/fp32|float32/.test(dtype)) return 'fp32';
+  if (/bf16|bfloat16/.test(dtype)) return 'bf16';
+  return /fp16|float16|half/.test(dtype) ? 'fp16' : 'bf16';
 }
 
 /** LoRA (with DoRA and modules_to_save) or IA3 as the case describes its adapters. */
@@ -163,7 +169,7 @@ function caseAdapters(t: MeasuredCase['training'], method: string, family: strin
       alpha: t.lora.alpha,
       dropout: t.lora.dropout,
       target_modules: targets,
-      dtype: adapterDtype(t.lora.adapter_dtype),
+      dtype: adapterDtype(t.lora.adapter_dtype, t.precision?.weights),
       ...(saved.length > 0 ? { modules_to_save: saved } : {}),
       ...(t.lora.use_dora === true || /dora/i.test(t.method) ? { use_dora: true } : {}),
     };

@@ -18,7 +18,7 @@ import {
   savedModules,
   stackDefaults,
 } from '../../bench/case-reading';
-import { caseToSetup, measuredGiB, type MeasuredCase } from '../../bench/measured-cases';
+import { adapterDtype, caseToSetup, measuredGiB, type MeasuredCase } from '../../bench/measured-cases';
 
 const text = (framework: string, strategy = 'single GPU') => ({ framework, strategy, notes: '' });
 
@@ -219,6 +219,18 @@ describe('published cases: a whole case through caseToSetup', () => {
   it('says which part it cannot read', () => {
     const r = caseToSetup({ ...c, training: { ...c.training, precision_kind: 'int4-everything' } });
     assert.deepEqual(r, { ok: false, reason: "precision 'int4-everything' is not mapped" });
+  });
+});
+
+describe("published cases: the adapters' dtype in the case words", () => {
+  it('takes the first dtype named, in any spelling; else the weights dtype ("same as the model"); else bf16', () => {
+    assert.equal(adapterDtype("fp32 (swift lora_dtype default 'fp32')", 'bf16'), 'fp32');
+    assert.equal(adapterDtype('bf16 (torchtune casts whole model incl. adapters to bf16)', 'bf16'), 'bf16');
+    assert.equal(adapterDtype('float32 (PEFT autocast_adapter_dtype)', 'bf16'), 'fp32');
+    assert.equal(adapterDtype('FP32', 'bf16'), 'fp32');
+    assert.equal(adapterDtype('torch.float16', 'fp32'), 'fp16');
+    assert.equal(adapterDtype('same as the base model', 'fp16 weights'), 'fp16');
+    assert.equal(adapterDtype('not stated', undefined), 'bf16');
   });
 });
 
