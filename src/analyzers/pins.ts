@@ -41,7 +41,7 @@ export function findPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement.
   const re =
-    /(^|[\s"'[,])(transformers|torchao|torch|trl|peft|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
+    /(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+\s*,?\s*)+)/gm;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const name = m[2] as keyof Pins;
     if (out[name]) continue;
