@@ -74,15 +74,20 @@ export function adapterWeights(ctx: EstimateContext, st: StageContext): Componen
 /**
  * Bytes of `trainable` parameters of this GPU (a share of every trainable parameter, as the stage context spreads them)
  * with the adapters' `bytes` per element and the modules_to_save copies' `savedBytes`: the copies' share of it is
- * inventory.savedModules / inventory.trainable. `saved` is that part of the count.
+ * inventory.savedModules / inventory.trainable. `saved` is that part of the count; `formula(noun)` writes the count
+ * times its bytes ("N <noun>x 4 B", with "+ M modules_to_save x 2 B" when there are copies).
  */
 export function savedSplit(
   ctx: EstimateContext,
   trainable: number,
   bytes: number,
   savedBytes: number,
-): { bytes: number; saved: number } {
+): { bytes: number; saved: number; formula: (noun: string) => string } {
   const inv = ctx.model.inventory;
   const saved = inv.trainable > 0 && inv.savedModules > 0 ? (trainable * inv.savedModules) / inv.trainable : 0;
-  return { bytes: (trainable - saved) * bytes + saved * savedBytes, saved };
+  const formula = (noun: string): string =>
+    saved > 0
+      ? `${formatCount(trainable - saved)} ${noun}x ${bytes} B + ${formatCount(saved)} modules_to_save x ${savedBytes} B`
+      : `${formatCount(trainable)} ${noun}x ${bytes} B`;
+  return { bytes: (trainable - saved) * bytes + saved * savedBytes, saved, formula };
 }

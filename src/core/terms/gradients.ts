@@ -173,10 +173,7 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
         : badamRatio !== undefined
           ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
             `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-          : (trained.saved > 0
-              ? `${formatCount(trainableGradHere - trained.saved)} trainable x ${gradBytes} B + ` +
-                `${formatCount(trained.saved)} modules_to_save x ${savedGradBytes} B`
-              : `${formatCount(trainableGradHere)} trainable x ${gradBytes} B`) +
+          : trained.formula('trainable ') +
             (frozenInUnits > 0
               ? ` + ${formatCount(frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
                 `their layer's FSDP1 unit: the whole unit's gradient)`

@@ -220,10 +220,8 @@ function adapterAndSavedStates(
   const saved = ctx.model.inventory.savedModules;
   const { stateBytes, savedStateBytes } = ctx.dtypes;
   if (saved <= 0 || savedStateBytes === stateBytes) return baseStates(ctx, n, matricesForState);
-  const a = ctx.model.arch;
-  const copies: Array<[number, number, number]> = [[a.vocab, a.hidden, saved / (a.vocab * a.hidden)]];
   const adapters = baseStates(ctx, n - saved, matricesForState.slice(0, -1));
-  const savedStates = baseStates(ctx, saved, copies, savedStateBytes, 0);
+  const savedStates = baseStates(ctx, saved, matricesForState.slice(-1), savedStateBytes, 0);
   return {
     bytes: adapters.bytes + savedStates.bytes,
     formula: `adapters: ${adapters.formula}; modules_to_save copies: ${savedStates.formula}`,

@@ -116,16 +116,13 @@ function adamwTemporaries(
   const split =
     subGroupElements === undefined
       ? savedSplit(ctx, stepped, stateBytes, savedStateBytes)
-      : { bytes: stepped * stateBytes, saved: 0 };
+      : { bytes: stepped * stateBytes, formula: () => `${formatCount(stepped)} x ${stateBytes} B` };
   return {
     label: 'AdamW foreach temporaries',
     bytes: copies * split.bytes,
     formula: () =>
       `${copies > 1 ? `${copies} x ` : ''}torch.${what}` +
-      `${subGroupElements !== undefined ? ' of one ZeRO-3 sub-group' : ''}: ` +
-      (split.saved > 0
-        ? `${formatCount(stepped - split.saved)} x ${stateBytes} B + ${formatCount(split.saved)} modules_to_save x ${savedStateBytes} B`
-        : `${formatCount(stepped)} x ${stateBytes} B`),
+      `${subGroupElements !== undefined ? ' of one ZeRO-3 sub-group' : ''}: ${split.formula('')}`,
   };
 }
 
