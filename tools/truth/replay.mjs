@@ -119,9 +119,10 @@ function freeBlocks(A, freed, ops) {
   return out.sort((a, b) => b.size - a.size);
 }
 
-/** The allocator model's free blocks of the default stream (its private `streams` map). */
+/** The allocator model's free blocks of the default stream (its private `streams` map), as arrays. */
 function defaultPools(A) {
-  return A.streams.get(0) ?? { small: [], large: [] };
+  const pools = A.streams.get(0);
+  return pools ? { small: [...pools.small.all()], large: [...pools.large.all()] } : { small: [], large: [] };
 }
 
 function lowerBound(xs, x) {
@@ -179,7 +180,7 @@ function replay(core, trace, from, to, peakFrom, stop, sideStream) {
     const pool = bytes <= SMALL_SIZE ? defaultPools(A).small : defaultPools(A).large;
     const rounded = core.roundSize(bytes);
     // A miss: no cached block holds the request (best fit takes the smallest that does).
-    const miss = pool.length === 0 || pool[pool.length - 1].size < rounded;
+    const miss = !pool.some((b) => b.size >= rounded);
     const cachedFree = miss ? pool.reduce((s, b) => s + b.size, 0) : 0;
     const h = A.malloc(bytes);
     maxReserved = Math.max(maxReserved, reservedNow());
