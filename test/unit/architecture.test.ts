@@ -99,6 +99,13 @@ describe('architecture: exact parameter counts', () => {
     assert.match(u.problems[0].message, /not supported/);
   });
 
+  it("Qwen3-8B: the blocks' count holds the final norm, 36 layers of 192,946,432 and 4,096", () => {
+    // A layer: q and o 4096 x 4096, k and v 1024 x 4096, gate, up and down 3 x 4096 x 12,288, q_norm and k_norm 2 x 128,
+    // the two RMSNorms 2 x 4096 = 192,946,432. The final norm (4096) is the root's under FSDP, not a layer's.
+    const c = countParameters(archOf('Qwen/Qwen3-8B'));
+    assert.equal(c.finalNorm, 4096);
+    assert.equal((c.blocks - c.finalNorm) / 36, 192_946_432);
+  });
   it('GQA: Llama-3-8B k_proj/v_proj are 4096 x 1024 (8 kv heads of 128)', () => {
     const arch = archOf('meta-llama/Meta-Llama-3-8B');
     const k = linearModules(arch).find((x) => x.name === 'k_proj');

@@ -189,6 +189,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     embedding,
     head: headParams,
     blocks: blocks + finalNorm,
+    finalNorm,
     largestBlock,
     linear,
     other: linearBias + blockNorms + extra + finalNorm,

@@ -336,8 +336,10 @@ export interface ParameterCount {
   readonly embedding: number;
   /** Output projection when not tied (0 when tied), plus any task head. */
   readonly head: number;
-  /** All transformer blocks. */
+  /** All transformer blocks, and the final norm after them. */
   readonly blocks: number;
+  /** The final norm's elements (included in `blocks`; in FSDP's root unit, not a layer's). */
+  readonly finalNorm: number;
   /** One block's parameters (the largest block for MoE / T5 decoder). */
   readonly largestBlock: number;
   /** Parameters inside the linear layers of the blocks (what LoRA / quantization act on). */

@@ -14,7 +14,10 @@ export interface Inventory {
   head: number;
   /** Vision tower and projector beside the language model: weights only in text-only training. */
   vision: number;
+  /** The blocks and the final norm after them (ParameterCount.blocks). */
   blocks: number;
+  /** The final norm's elements, part of `blocks`. */
+  finalNorm: number;
   largestBlock: number;
   /** Block linear parameters that are quantized (QLoRA). */
   quantized: number;
@@ -197,6 +200,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
     head: pc.head,
     vision: pc.vision,
     blocks,
+    finalNorm: pc.finalNorm,
     largestBlock: pc.largestBlock,
     quantized,
     largestQuantized,

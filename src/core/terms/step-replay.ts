@@ -210,7 +210,9 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
     }
     linear += perLayer * (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0));
   }
-  const vectors = Math.max(0, Math.round(ctx.model.inventory.blocks / a.layers) - linear);
+  // The blocks' count holds the final norm, which is the root's (FSDP's root unit), not a layer's.
+  const { blocks, finalNorm } = ctx.model.inventory;
+  const vectors = Math.max(0, Math.round((blocks - finalNorm) / a.layers) - linear);
   for (let rest = vectors; rest > 0; rest -= a.hidden) visit(Math.min(a.hidden, rest), 1, weightBytes, full);
   return true;
 }
@@ -261,8 +263,8 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
  * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits (soft-capped in the model's forward), their
  * fp32 upcast and log-softmax; the 16-bit logits and the upcast are freed before the backward, which allocates the
  * loss's gradient and log-softmax's, casts it back to 16 bits, runs it back through the soft-cap, and gives the head's
- * weight gradient and the hidden state's: the backward's first matmul, where autograd's thread takes its cuBLAS
- * workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`) the upcast is sliced, copied over
+ * weight gradient (an fp32 head's through its 16-bit copy) and the hidden state's: the backward's first matmul, where
+ * autograd's thread takes its cuBLAS workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`) the upcast is sliced, copied over
  * more than one row, and the slice's backward (at::slice_backward) fills a zero fp32 gradient of all the logits and
  * copies log-softmax's into it before the cast back.
  */
@@ -270,7 +272,8 @@ export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
   const half = shape.logits < shape.logitsFp32;
   const shifted = shape.shiftedLoss;
-  const headCopy = shape.headCopy ? allocator.malloc(shape.headCopy) : undefined;
+  const copyBytes = shape.headCopy ?? 0;
+  const headCopy = copyBytes > 0 ? allocator.malloc(copyBytes) : undefined;
   const product = allocator.malloc(shape.logits);
   const { logits, tanh } = shape.logitSoftcap
     ? softcapForward(allocator, product, shape.logits)
@@ -299,16 +302,21 @@ export function lossForwardBackward(state: StepState): Allocation {
   if (half) allocator.free(softmaxGrad);
   if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
   const head = shape.head ?? shape.embedding;
-  if (head.grad > 0) {
-    const grad = allocator.malloc(head.grad);
-    state.grads.push(grad);
-    // Autocast's cast of an fp32 head gives its weight a new tensor for the gradient (the cast's backward), not a view.
-    if (!shape.head) state.tiedHeadGrad = { handle: grad, view: !headCopy };
-  }
+  // An fp32 head under autocast ran its matmul on the 16-bit copy: the weight's gradient comes in 16 bits, and the
+  // cast's backward (ToCopyBackward) makes the fp32 one once the head's backward is done, then frees the 16-bit one.
+  const grad16 = headCopy && head.grad > 0 ? allocator.malloc(copyBytes) : undefined;
+  const grad = head.grad > 0 && !grad16 ? allocator.malloc(head.grad) : undefined;
   const gradHidden = allocator.malloc(shape.hidden);
   blasWorkspaceAt(state, 'backward');
   allocator.free(logitsGrad);
   if (headCopy) allocator.free(headCopy);
+  const headGrad = grad16 ? allocator.malloc(head.grad) : grad;
+  if (grad16) allocator.free(grad16);
+  if (headGrad) {
+    state.grads.push(headGrad);
+    // The cast's backward gives a tied fp32 head's weight a new tensor for the gradient, not a view.
+    if (!shape.head) state.tiedHeadGrad = { handle: headGrad, view: !headCopy };
+  }
   return gradHidden;
 }
 

@@ -16,6 +16,7 @@ import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { memo } from '../util/memo';
+import { olderThan } from '../util/version';
 import { type Allocation, CachingAllocator } from './allocator';
 import { type ChunkedNllShape, chunkedNllForwardBackward } from './chunked-nll-replay';
 import { blasWorkspace } from './blas-workspaces';
@@ -48,8 +49,8 @@ export interface TwoStepPlan extends StepShape {
   readonly statesPerParameter: number;
   /** The foreach implementation's copy of every exp_avg_sq at each step (_foreach_sqrt; none in the fused kernel). */
   readonly adamw: AdamwTemporaries;
-  /** DDP's flat gradient buckets, allocated when the model is wrapped (none on one GPU). */
-  readonly buckets: readonly number[];
+  /** DDP's flat gradient buckets: the first iteration's, allocated when the model is wrapped, and the rebuilt ones. */
+  readonly buckets: DdpBuckets;
   /** Bytes the driver can hand out: the GPU's memory less what is outside the allocator (Infinity without a GPU). */
   readonly capacity: number;
 }
@@ -83,7 +84,8 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.logitsFp32,
       p.statesPerParameter,
       adamwTemporariesKey(p.adamw),
-      p.buckets.join(','),
+      p.buckets.first.join(','),
+      p.buckets.rebuilt.join(','),
       p.blasWorkspace,
       p.headCopy ?? 0,
       +(p.logitSoftcap ?? false),
@@ -98,12 +100,15 @@ function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
   const parameters = allParts(plan);
   const trained = parameters.filter((p) => p.state > 0);
   for (const p of parameters) state.allocator.malloc(p.weight);
-  for (const b of plan.buckets) state.allocator.malloc(b);
+  // The first iteration's buckets (one flat bucket of every gradient, ddpBucketBytes), rebuilt before the second forward.
+  const firstBuckets = plan.buckets.first.map((b) => state.allocator.malloc(b));
   trainingStep(state);
   const firstStep = state.allocator.peakReserved;
   for (const p of trained) for (let k = 0; k < plan.statesPerParameter; k++) state.allocator.malloc(p.state);
   optimizerTemporaries(state, plan, trained);
   zeroGrad(state);
+  for (const b of firstBuckets) state.allocator.free(b);
+  for (const b of plan.buckets.rebuilt) state.allocator.malloc(b);
   trainingStep(state);
   optimizerTemporaries(state, plan, trained);
   zeroGrad(state);
@@ -245,17 +250,32 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     adamw: adamwTemporariesOf(setup),
     buckets:
       ctx.layout.dataParallel * ctx.layout.contextParallel > 1
-        ? ddpBucketBytes(allParts({ embedding, layer, layers: forward.layers, head }))
-        : [],
+        ? ddpBucketBytes(allParts({ embedding, layer, layers: forward.layers, head }), setup.pytorch_version)
+        : { first: [], rebuilt: [] },
     capacity,
   };
 }
 
+/** DDP's gradient buckets in the first iteration, and as the Reducer rebuilds them before the second forward. */
+export interface DdpBuckets {
+  readonly first: readonly number[];
+  readonly rebuilt: readonly number[];
+}
+
 /**
  * DDP's Reducer buckets (torch/nn/parallel/distributed.py, bucket_cap_mb 25, the first bucket 1 MiB): the parameters in
- * reverse order, a bucket closed once it holds the cap; each bucket one flat gradient-sized buffer.
+ * reverse order (the order their gradients come), a bucket closed once it holds the cap; each bucket one flat
+ * gradient-sized buffer. From PyTorch 1.12 (pytorch/pytorch#72843) DDP without find_unused_parameters puts every
+ * parameter in one bucket for the first iteration (BucketCapacityConfig: [sys.maxsize]), and `_pre_forward` rebuilds
+ * the buckets by those caps before the second forward (`reducer._rebuild_buckets()`), freeing the first.
  */
-export function ddpBucketBytes(parameters: readonly ReplayParameter[]): number[] {
+export function ddpBucketBytes(parameters: readonly ReplayParameter[], pytorchVersion: string | undefined): DdpBuckets {
+  const rebuilt = cappedBuckets(parameters);
+  const oneBucket = !olderThan(pytorchVersion, 1, 12);
+  return { first: oneBucket ? [rebuilt.reduce((sum, b) => sum + b, 0)] : rebuilt, rebuilt };
+}
+
+function cappedBuckets(parameters: readonly ReplayParameter[]): number[] {
   const out: number[] = [];
   let cap = DDP_FIRST_BUCKET;
   let sum = 0;

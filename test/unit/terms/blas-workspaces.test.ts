@@ -63,7 +63,7 @@ describe('blas-workspaces', () => {
       blasWorkspace: 32 * MiB,
       statesPerParameter: 2,
       adamw: { kind: 'foreach', copies: 1 },
-      buckets: [],
+      buckets: { first: [], rebuilt: [] },
       capacity: Infinity,
     };
     const r = replayTwoSteps(plan);

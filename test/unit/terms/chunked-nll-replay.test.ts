@@ -25,7 +25,7 @@ function chunkedPlan(): TwoStepPlan {
     },
     statesPerParameter: 2,
     adamw: { kind: 'foreach', copies: 1 },
-    buckets: [],
+    buckets: { first: [], rebuilt: [] },
     capacity: Infinity,
   };
 }

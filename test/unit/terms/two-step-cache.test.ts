@@ -4,7 +4,9 @@
 // is one the walk-through can follow; the GPU figures are max_memory_reserved of the second step on one H100 80GB (torch
 // 2.11, transformers 5.17: test/fixtures/truth/gpu.json, tools/truth/gpu/results/2026-11-24-h100).
 import * as assert from 'node:assert/strict';
-import { replayTwoSteps, type TwoStepPlan } from '../../../src/core/terms/two-step-cache';
+import { CachingAllocator, type Allocation } from '../../../src/core/terms/allocator';
+import { lossForwardBackward, stepState } from '../../../src/core/terms/step-replay';
+import { ddpBucketBytes, replayTwoSteps, type TwoStepPlan } from '../../../src/core/terms/two-step-cache';
 import { MiB } from '../../../src/core/units';
 import { gpuPointEstimate, noLayerStep, replayEstimate } from './helpers';
 
@@ -15,7 +17,7 @@ function tinyPlan(parameterMiB: number, capacity = Infinity): TwoStepPlan {
     ...noLayerStep(p),
     statesPerParameter: 2,
     adamw: { kind: 'foreach', copies: 1 },
-    buckets: [],
+    buckets: { first: [], rebuilt: [] },
     capacity,
   };
 }
@@ -74,12 +76,17 @@ describe('two-step-cache', () => {
     assert.equal(r.reserved, 1_240 * MiB);
   });
   it('checkpointed full fine-tunes on an H100: reserved within 5 %', () => {
-    // Measured max_memory_reserved (bytes): Qwen3-4B 2 x 4,096 bf16 58,099,499,008; Gemma-3-1B 8 x 1,024 bf16
-    // 41,917,874,176; Llama-3.2-1B 1 x 4,096 fp32 weights under bf16 autocast 31,104,958,464.
+    // max_memory_reserved (bytes) of each run as a load that ties its head first would leave it: the GPU's history
+    // without the untied head the harness's build made and freed (tools/truth/gpu/history.py; the GPU's own figure in
+    // brackets). Qwen3-4B 2 x 4,096 bf16 58,143,539,200 (58,099,499,008); Gemma-3-1B 8 x 1,024 bf16 41,871,736,832
+    // (41,917,874,176); Llama-3.2-1B 1 x 4,096 fp32 weights under bf16 autocast 31,100,764,160 (31,104,958,464); the
+    // same 2 x 2,048 under DDP over 2 GPUs (one flat bucket in the first step, rebuilt before the second)
+    // 31,851,544,576 (33,946,599,424).
     for (const id of [
       'qwen3-4b-full-s4096-b2-ckpt',
       'gemma-3-1b-full-s1024-b8-ckpt',
       'llama-3.2-1b-full-s4096-b1-ckpt-wfp32',
+      'llama-3.2-1b-full-s2048-b2-ckpt-ddp-w2-wfp32',
     ]) {
       const e = estimateOf(id);
       const err = e.reserved / e.measured - 1;
@@ -114,6 +121,37 @@ describe('two-step-cache', () => {
       const err = e.reserved / e.measured - 1;
       assert.ok(Math.abs(err) <= 0.05, `${id}: ${(100 * err).toFixed(1)} %`);
     }
+  });
+  it("DDP's buckets: one flat bucket in the first iteration from PyTorch 1.12, capped buckets once rebuilt", () => {
+    // Gradients in module order 30, 10, 0.5 and 20 MiB. The Reducer takes them last first (the order they come): the
+    // first bucket closes at 1 MiB (20), the next at 25 MiB (0.5 + 10 + 30 = 40.5). From 1.12 (pytorch/pytorch#72843)
+    // without find_unused_parameters the first iteration holds them all in one bucket, 60.5 MiB.
+    const grads = [30, 10, 0.5, 20].map((m) => ({ weight: 0, grad: m * MiB, state: 0 }));
+    assert.deepEqual(ddpBucketBytes(grads, '2.11'), { first: [60.5 * MiB], rebuilt: [20 * MiB, 40.5 * MiB] });
+    assert.deepEqual(ddpBucketBytes(grads, undefined).first, [60.5 * MiB]);
+    assert.deepEqual(ddpBucketBytes(grads, '1.11').first, [20 * MiB, 40.5 * MiB]);
+  });
+  it("an fp32 head under autocast: its gradient comes in 16 bits through the copy, the fp32 one after the head's backward", () => {
+    // A 40 MiB fp32 tied head whose 20 MiB 16-bit copy ran the logits' matmul (noLayerStep: 100 MiB logits, 200 MiB
+    // fp32, 20 MiB hidden states). After the loss's gradients, in order: the logits' 16-bit gradient (100), the
+    // softmax's freed (200), the copy's weight gradient (20, 16 bits), the hidden state's gradient (20), the logits'
+    // gradient and the copy freed, then ToCopyBackward's fp32 gradient (40) and the 16-bit one freed (as the
+    // Llama-3.2-1B histories of tools/truth/gpu/results/2026-11-24-h100 order them: 1002, -2004, 501, ..., 1002, -501 MiB).
+    const log: number[] = [];
+    class Logged extends CachingAllocator {
+      override malloc(bytes: number, stream = 0): Allocation {
+        log.push(bytes / MiB);
+        return super.malloc(bytes, stream);
+      }
+      override free(a: Allocation): void {
+        log.push(-(a as { size: number }).size / MiB);
+        super.free(a);
+      }
+    }
+    const head = { weight: 40 * MiB, grad: 40 * MiB, state: 0 };
+    const state = stepState(new Logged(), { ...noLayerStep(head), headCopy: 20 * MiB });
+    lossForwardBackward(state);
+    assert.deepEqual(log.slice(-8), [100, -200, 20, 20, -100, -20, 40, -20]);
   });
   it('not replayed under FSDP', () => {
     assert.equal(estimateOf('llama-3.1-8b-full-s2048-b1-ckpt-fsdp2-w8-wfp32').term, 0);
