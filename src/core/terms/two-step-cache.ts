@@ -143,15 +143,17 @@ function trainingStep(state: StepState): void {
 }
 
 /**
- * The setups the replay stands for: a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder on one
- * GPU or under DDP, with torch AdamW (foreach or fused) and transformers' own loss (before 4.49 its shifted form), or
+ * The setups the replay stands for: a full fine-tune, LoRA or DoRA (no quantization) of a dense decoder on one GPU or
+ * under DDP, with torch AdamW (foreach or fused) and transformers' own loss (before 4.49 its shifted form), or
  * TRL's chunked_nll with a head in the compute dtype, freed before the backward as the HF Trainer frees it (not in a loop
  * that keeps its outputs).
  */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
+  // DoRA's layers keep what its forward saves (the base output and the LoRA product); the weight norm's temporaries
+  // (terms/activations/stage.ts) are not in the replayed sequence, and count where they pass the replay's peak.
+  const lora = setup.method === 'lora' && ctx.methods.peft;
   return (
     forward.hasLoss &&
     (transformersLoss(ctx) || chunkedNllReplayed(ctx)) &&
