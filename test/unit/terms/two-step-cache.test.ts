@@ -24,6 +24,16 @@ function tinyPlan(parameterMiB: number, capacity = Infinity): TwoStepPlan {
 
 const estimateOf = (id: string) => gpuPointEstimate(id, 'two-step-cache');
 
+/** Each GPU point's reserved bytes within 5 % of the measured, with the replay standing for them. */
+function replayedWithinFivePercent(ids: readonly string[]): void {
+  for (const id of ids) {
+    const e = estimateOf(id);
+    assert.ok(e.term > 0, `${id}: the replay stands for reserved`);
+    const err = e.reserved / e.measured - 1;
+    assert.ok(Math.abs(err) <= 0.05, `${id}: ${(100 * err).toFixed(1)} %`);
+  }
+}
+
 describe('two-step-cache', () => {
   it("a 40 MiB tied parameter: the gradients' sum and the states split the logits' blocks, step 2 needs one more", () => {
     // Step 1: 40 (weight) + 20 + 20 (hidden states) + 100 (16-bit logits) + 3 x 200 (upcast, log-softmax, the
@@ -82,17 +92,12 @@ describe('two-step-cache', () => {
     // (41,917,874,176); Llama-3.2-1B 1 x 4,096 fp32 weights under bf16 autocast 31,100,764,160 (31,104,958,464); the
     // same 2 x 2,048 under DDP over 2 GPUs (one flat bucket in the first step, rebuilt before the second)
     // 31,851,544,576 (33,946,599,424).
-    for (const id of [
+    replayedWithinFivePercent([
       'qwen3-4b-full-s4096-b2-ckpt',
       'gemma-3-1b-full-s1024-b8-ckpt',
       'llama-3.2-1b-full-s4096-b1-ckpt-wfp32',
       'llama-3.2-1b-full-s2048-b2-ckpt-ddp-w2-wfp32',
-    ]) {
-      const e = estimateOf(id);
-      const err = e.reserved / e.measured - 1;
-      assert.ok(Math.abs(err) <= 0.05, `${id}: ${(100 * err).toFixed(1)} %`);
-      assert.ok(e.term > 0, `${id}: the replay caches beyond the peak`);
-    }
+    ]);
   });
   it('the replay stands in for the flat terms: no allocator reserve, logits block, forward cache or small pool beside it', () => {
     const e = replayEstimate('llama7b-4l-lora-qv-ckpt');
@@ -111,16 +116,11 @@ describe('two-step-cache', () => {
   it('LoRA on an H100 (adapters trained, the base frozen): reserved within 5 %', () => {
     // Measured max_memory_reserved (test/fixtures/truth/gpu.json): Phi-3-mini LoRA 2 x 2,048 over 2 GPUs (DDP),
     // Qwen2.5-14B LoRA 1 x 2,048, Mistral-7B-v0.3 LoRA 2 x 2,048, all checkpointed.
-    for (const id of [
+    replayedWithinFivePercent([
       'phi-3-mini-lora-s2048-b2-ckpt-ddp-w2',
       'qwen2.5-14b-lora-s2048-b1-ckpt',
       'mistral-7b-v0.3-lora-s2048-b2-ckpt',
-    ]) {
-      const e = estimateOf(id);
-      assert.ok(e.term > 0, `${id}: the replay caches beyond the peak`);
-      const err = e.reserved / e.measured - 1;
-      assert.ok(Math.abs(err) <= 0.05, `${id}: ${(100 * err).toFixed(1)} %`);
-    }
+    ]);
   });
   it("DDP's buckets: one flat bucket in the first iteration from PyTorch 1.12, capped buckets once rebuilt", () => {
     // Gradients in module order 30, 10, 0.5 and 20 MiB. The Reducer takes them last first (the order they come): the
@@ -158,16 +158,11 @@ describe('two-step-cache', () => {
     // GPU's own figure in brackets): Qwen2.5-0.5B DoRA 2 x 1,024 6,914,310,144 (5,718,933,504), Gemma-3-1B
     // 12,064,915,456 (10,234,101,760), Qwen3-1.7B 9,642,704,896 (8,566,865,920), all checkpointed. The flat terms left
     // them 11-16 % low.
-    for (const id of [
+    replayedWithinFivePercent([
       'qwen2.5-0.5b-dora-s1024-b2-ckpt',
       'gemma-3-1b-dora-s1024-b2-ckpt',
       'qwen3-1.7b-dora-s1024-b2-ckpt',
-    ]) {
-      const e = estimateOf(id);
-      assert.ok(e.term > 0, `${id}: the replay stands for reserved`);
-      const err = e.reserved / e.measured - 1;
-      assert.ok(Math.abs(err) <= 0.05, `${id}: ${(100 * err).toFixed(1)} %`);
-    }
+    ]);
   });
   it('not replayed under FSDP', () => {
     assert.equal(estimateOf('llama-3.1-8b-full-s2048-b1-ckpt-fsdp2-w8-wfp32').term, 0);
