@@ -222,6 +222,17 @@ def suite_peft():
         out[f"{fam}-dora-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora", lora=dict(qv, use_dora=True)), {})
         if fam != "mixtral":  # PEFT: "lora.ParamWrapper does not work with use_dora=True" (3-D experts under all-linear)
             out[f"{fam}-dora-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, use_dora=True)), {})
+        if fam in ("llama", "qwen3", "gemma2"):
+            # DoRA with dropout (published recipes set 0.05): PEFT's DoraLinearVariant then computes the base output
+            # again from the dropped input and the base weight in the input's dtype (base_result None).
+            out[f"{fam}-dora-dropout-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="lora",
+                                                        lora=dict(qv, use_dora=True, dropout=0.05)), {})
+            out[f"{fam}-dora-all-fp32-ckpt"] = (scenario(fam, attention=att, method="lora",
+                                                         lora=lora(fam, LORA_ALL, use_dora=True),
+                                                         gradient_checkpointing="full", seq_len=512), {})
+            out[f"{fam}-dora-all-dropout-fp32-ckpt"] = (scenario(fam, attention=att, method="lora",
+                                                                 lora=lora(fam, LORA_ALL, use_dora=True, dropout=0.05),
+                                                                 gradient_checkpointing="full", seq_len=512), {})
         out[f"{fam}-ia3-fp32"] = (scenario(fam, attention=att, method="ia3", ia3=ia3), {})
         out[f"{fam}-ia3-bf16"] = (scenario(fam, attention=att, weights_dtype="bf16", method="ia3", ia3=ia3), {})
         out[f"{fam}-lora64-all-fp32"] = (scenario(fam, attention=att, method="lora", lora=lora(fam, LORA_ALL, r=64, alpha=128)), {})

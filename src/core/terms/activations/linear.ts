@@ -108,12 +108,7 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     bytesPerElem: lora.dtypeBytes,
   };
   const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
-  if (lora.dora) {
-    // peft/tuners/lora/dora.py DoraLinearLayer.forward: (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result
-    // * scaling; the magnitude is trained, so both products keep their tensor operand for its gradient.
-    tape.save(y);
-    tape.save(yb);
-  }
+  if (lora.dora) doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what });
   void tokens;
   // result + lora_B(...) * scaling (promoted to the wider dtype), cast back to the base output dtype: tensors that
   // nothing keeps, but that the allocator sees.
@@ -121,4 +116,45 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   tape.use(y);
   const sum = tape.free(scaled, `${what} + LoRA`, y.elems, Math.max(y.bytesPerElem, scaled.bytesPerElem));
   return tape.to(sum, y.bytesPerElem, `${what} (+LoRA)`);
+}
+
+/** A DoRA target's tensors: the dropped adapter input, the base and LoRA outputs, the base weight and the adapters' dtype. */
+interface DoraOperands {
+  readonly x: Tensor;
+  readonly y: Tensor;
+  readonly yb: Tensor;
+  readonly w: Weight;
+  readonly dtypeBytes: number;
+  readonly dropout: number;
+  readonly what: string;
+}
+
+/**
+ * peft/tuners/lora/dora.py DoraLinearLayer.forward: (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result
+ * * scaling; the magnitude is trained, so both products keep their tensor operand for its gradient. With dropout
+ * (peft/tuners/lora/variants.py DoraLinearVariant.forward: base_result None) the base output is computed again from
+ * the dropped input and the base weight in the input's dtype, F.linear keeps that weight for the input's gradient (a
+ * copy where the dtypes differ; under autocast its 16-bit cast), and the product keeps the new output.
+ */
+function doraProducts(bc: BlockContext, d: DoraOperands): void {
+  const { p, tape } = bc;
+  if (d.dropout <= 0) {
+    tape.save(d.y);
+    tape.save(d.yb);
+    return;
+  }
+  const amp = p.mode === 'amp';
+  const weightBytes = amp ? tape.half : d.dtypeBytes;
+  if (amp || d.w.bytesPerElem !== d.dtypeBytes) {
+    tape.save(tape.tensor(`${d.w.what} in the adapter input's dtype (DoRA)`, d.w.elems, weightBytes, false));
+  }
+  tape.use(d.x);
+  const base = tape.tensor(
+    `${d.what} again from the dropped input (DoRA)`,
+    d.y.elems,
+    amp ? tape.computeBytes : d.dtypeBytes,
+    true,
+  );
+  tape.save(base);
+  tape.save(d.yb);
 }
