@@ -179,7 +179,11 @@ function stagePhases(
 
   const activations = stageActivations(ctx, st);
   const { headAccum, tiedAccum, headGradAtLoss } = accumulationBuffers(ctx, st);
-  const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(ctx, st);
+  const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(
+    ctx,
+    st,
+    activations.layer.backwardWorkingBytes,
+  );
   const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
   const rewardFwdC = rewardForwards(ctx, st);
   const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);

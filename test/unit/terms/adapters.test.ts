@@ -155,6 +155,34 @@ describe('estimate: DoRA', () => {
   });
 });
 
+describe("estimate: DoRA's weight norm in a checkpointed recompute precedes the layer's backward", () => {
+  // Under checkpointing the recompute runs each target's weight norm before the layer's backward starts, so the backward
+  // counts what the norm needs beyond the layer's working set. Llama-3.1-8B, DoRA on down_proj only in fp32, 1 x 128
+  // tokens: the norm is an identity of 14,336 x 14,336, the LoRA product, the base weight in fp32 and their sum,
+  // (14,336² + 3 x 14,336 x 4,096) x 4 B = 1,526,726,656 B, far above the working set of 128 tokens.
+  it("counts the norm's bytes beyond the working set", () => {
+    const e = run(
+      setupFor('meta-llama/Llama-3.1-8B', {
+        method: 'lora',
+        weights_dtype: 'bf16',
+        lora: { r: 16, target_modules: ['down_proj'], use_dora: true },
+        micro_batch_size: 1,
+        seq_len: 128,
+        gradient_checkpointing: 'full',
+      }),
+    );
+    const at = phase(e, 'backward').components;
+    const working = at.find((c) => c.label === 'Backward working set of one layer');
+    const norm = at.find((c) => c.label.startsWith('DoRA weight norm in the recompute'));
+    assert.ok(working && norm, at.map((c) => c.label).join(', '));
+    assert.equal(norm.bytes + working.bytes, 1_526_726_656);
+  });
+  it('the CPU truth of DoRA under checkpointing, with dropout (PEFT 0.21): within 3 %', () => {
+    for (const id of ['peft/llama-dora-all-dropout-fp32-ckpt', 'peft/qwen3-dora-all-dropout-fp32-ckpt'])
+      near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.03, id);
+  });
+});
+
 describe("estimate: FSDP's 16-bit param dtype gathers the adapters in 16 bits", () => {
   // PEFT casts a target's input to lora_A's dtype; under FSDP mixed precision (param_dtype bf16 over fp32 weights) the
   // gathered adapters are bf16, so that cast is the bf16 input itself, not an fp32 copy. CPU truth

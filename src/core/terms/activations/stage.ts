@@ -706,11 +706,13 @@ function checkpointHeld(l: { checkpointHeldBytes: number }): number {
 
 /**
  * The working set of one linear at a time: a 4/8-bit weight dequantized for its matmul, or DoRA's weight norm,
- * in the forward and (with checkpointing recomputing the forward) in the backward.
+ * in the forward and (with checkpointing recomputing the forward) in the backward. `backwardWorkingBytes`: a layer's
+ * backward working set, which DoRA's recomputed weight norm precedes.
  */
 export function dequantWorkingSets(
   ctx: EstimateContext,
   st: StageContext,
+  backwardWorkingBytes: number,
 ): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number; dequantBytes: number } {
   const setup = ctx.setup;
   const { modules: mods, inventory: inv } = ctx.model;
@@ -737,20 +739,27 @@ export function dequantWorkingSets(
       if (bytes > doraBytes) [doraBytes, doraModule] = [bytes, m.name];
     }
   }
-  const moduleComp = (bytes: number): Component[] =>
+  const doraFormula = (): string =>
+    `${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`;
+  const moduleComp = (bytes: number, recomputed = false): Component[] =>
     bytes <= 0 || ctx.lean
       ? []
       : bytes > quantDequant
         ? [
-            comp(
-              ctx,
-              'backward-working',
-              'DoRA weight norm (one target at a time)',
-              bytes,
-              () =>
-                `${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`,
-              () => ({ module: doraModule }),
-            ),
+            recomputed
+              ? comp(
+                  ctx,
+                  'backward-working',
+                  "DoRA weight norm in the recompute, beyond the layer's backward working set",
+                  bytes,
+                  () =>
+                    `${doraModule}: ${formatBytes(doraBytes)} (${doraFormula()}), run before the layer's backward, ` +
+                    `less its working set ${formatBytes(backwardWorkingBytes)}`,
+                  () => ({ module: doraModule }),
+                )
+              : comp(ctx, 'backward-working', 'DoRA weight norm (one target at a time)', bytes, doraFormula, () => ({
+                  module: doraModule,
+                })),
           ]
         : [
             comp(
@@ -764,8 +773,12 @@ export function dequantWorkingSets(
             ),
           ];
   const dequantFwdBytes = Math.max(quantDequant, doraBytes);
-  const dequantBytes = Math.max(quantDequant, ck !== 'none' ? doraBytes : 0);
+  // Under checkpointing the recompute runs each target's weight norm again before the layer's backward starts: its
+  // temporaries and the backward's working set are not alive together, so the backward counts what the norm needs
+  // beyond that working set (peft/tuners/lora/dora.py; CPU truth peft/*-dora-all-*fp32-ckpt).
+  const doraRecomputed = ck !== 'none' ? Math.max(0, doraBytes - backwardWorkingBytes) : 0;
+  const dequantBytes = Math.max(quantDequant, doraRecomputed);
   const dequantFwdC = moduleComp(dequantFwdBytes);
-  const dequantC = moduleComp(dequantBytes);
+  const dequantC = moduleComp(dequantBytes, doraRecomputed > quantDequant);
   return { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes };
 }
