@@ -264,9 +264,9 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
  * fp32 upcast and log-softmax; the 16-bit logits and the upcast are freed before the backward, which allocates the
  * loss's gradient and log-softmax's, casts it back to 16 bits, runs it back through the soft-cap, and gives the head's
  * weight gradient (an fp32 head's through its 16-bit copy) and the hidden state's: the backward's first matmul, where
- * autograd's thread takes its cuBLAS workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`) the upcast is sliced, copied over
- * more than one row, and the slice's backward (at::slice_backward) fills a zero fp32 gradient of all the logits and
- * copies log-softmax's into it before the cast back.
+ * autograd's thread takes its cuBLAS workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`)
+ * the upcast is sliced, copied over more than one row, and the slice's backward (at::slice_backward) fills a zero fp32
+ * gradient of all the logits and copies log-softmax's into it before the cast back.
  */
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
