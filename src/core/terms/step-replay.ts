@@ -304,14 +304,17 @@ export function lossForwardBackward(state: StepState): Allocation {
   const head = shape.head ?? shape.embedding;
   // An fp32 head under autocast ran its matmul on the 16-bit copy: the weight's gradient comes in 16 bits, and the
   // cast's backward (ToCopyBackward) makes the fp32 one once the head's backward is done, then frees the 16-bit one.
-  const grad16 = headCopy && head.grad > 0 ? allocator.malloc(copyBytes) : undefined;
-  const grad = head.grad > 0 && !grad16 ? allocator.malloc(head.grad) : undefined;
+  const trained = head.grad > 0;
+  const grad16 = trained && headCopy ? allocator.malloc(copyBytes) : undefined;
+  let headGrad = trained && !headCopy ? allocator.malloc(head.grad) : undefined;
   const gradHidden = allocator.malloc(shape.hidden);
   blasWorkspaceAt(state, 'backward');
   allocator.free(logitsGrad);
   if (headCopy) allocator.free(headCopy);
-  const headGrad = grad16 ? allocator.malloc(head.grad) : grad;
-  if (grad16) allocator.free(grad16);
+  if (grad16) {
+    headGrad = allocator.malloc(head.grad);
+    allocator.free(grad16);
+  }
   if (headGrad) {
     state.grads.push(headGrad);
     // The cast's backward gives a tied fp32 head's weight a new tensor for the gradient, not a view.

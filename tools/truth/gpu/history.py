@@ -9,6 +9,8 @@ and pool that holds it, the lowest address among equal sizes (BlockComparatorSiz
 left is at least 512 B (small pool) or more than 1 MiB (large pool); a freed block merges with free neighbours of its
 segment; segments are never released (no memory limit is reached). A new segment lands below the earlier ones, as
 the driver placed them in these histories (FINDINGS §42). Frees are taken where the history completed them.
+It is kept apart from the estimator's model (src/core/terms/allocator.ts, which numbers its segments upwards and
+which `replay.mjs` drives): this replay checks the GPU against the rules themselves, with the driver's placement.
 
 From the first event, the replay gives max_memory_reserved to the byte on most histories and within 0.3 % on nearly all
 the others (`replayedReservedBytes` beside `gpuReservedBytes`). It does not follow a run that neared the GPU's memory
@@ -100,7 +102,7 @@ class Allocator:
         block.free = True
         pool = self._pool(block.stream, block.small)
         for other in (block.prev, block.next):
-            if other is None or not other.free or other is block:
+            if other is None or not other.free:
                 continue
             pool.remove((other.size, other.addr))
             left, right = (other, block) if other is block.prev else (block, other)

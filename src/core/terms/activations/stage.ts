@@ -739,46 +739,39 @@ export function dequantWorkingSets(
       if (bytes > doraBytes) [doraBytes, doraModule] = [bytes, m.name];
     }
   }
+  // Written only where the estimate shows its formulas (not in the advice search's lean estimates).
   const doraFormula = (): string =>
     `${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`;
-  const moduleComp = (bytes: number, recomputed = false): Component[] =>
-    bytes <= 0 || ctx.lean
-      ? []
-      : bytes > quantDequant
-        ? [
-            recomputed
-              ? comp(
-                  ctx,
-                  'backward-working',
-                  "DoRA weight norm in the recompute, beyond the layer's backward working set",
-                  bytes,
-                  () =>
-                    `${doraModule}: ${formatBytes(doraBytes)} (${doraFormula()}), run before the layer's backward, ` +
-                    `less its working set ${formatBytes(backwardWorkingBytes)}`,
-                  () => ({ module: doraModule }),
-                )
-              : comp(ctx, 'backward-working', 'DoRA weight norm (one target at a time)', bytes, doraFormula, () => ({
-                  module: doraModule,
-                })),
-          ]
-        : [
-            comp(
-              ctx,
-              'backward-working',
-              'Dequantized base weight (one linear at a time)',
-              bytes,
-              () =>
-                `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${dqb} B, dequantized for its matmul`,
-              () => ({ elements: inv.largestQuantized / tp }),
-            ),
-          ];
+  // The larger of the two working sets, under its own name: DoRA's norm when it passes the dequantized weight.
+  const moduleComp = (bytes: number, doraLabel: string, doraText: () => string): Component[] => {
+    if (bytes <= 0 || ctx.lean) return [];
+    if (bytes > quantDequant)
+      return [comp(ctx, 'backward-working', doraLabel, bytes, doraText, () => ({ module: doraModule }))];
+    return [
+      comp(
+        ctx,
+        'backward-working',
+        'Dequantized base weight (one linear at a time)',
+        bytes,
+        () =>
+          `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${dqb} B, dequantized for its matmul`,
+        () => ({ elements: inv.largestQuantized / tp }),
+      ),
+    ];
+  };
   const dequantFwdBytes = Math.max(quantDequant, doraBytes);
   // Under checkpointing the recompute runs each target's weight norm again before the layer's backward starts: its
   // temporaries and the backward's working set are not alive together, so the backward counts what the norm needs
   // beyond that working set (peft/tuners/lora/dora.py; CPU truth peft/*-dora-all-*fp32-ckpt).
   const doraRecomputed = ck !== 'none' ? Math.max(0, doraBytes - backwardWorkingBytes) : 0;
   const dequantBytes = Math.max(quantDequant, doraRecomputed);
-  const dequantFwdC = moduleComp(dequantFwdBytes);
-  const dequantC = moduleComp(dequantBytes, doraRecomputed > quantDequant);
+  const dequantFwdC = moduleComp(dequantFwdBytes, 'DoRA weight norm (one target at a time)', doraFormula);
+  const dequantC = moduleComp(
+    dequantBytes,
+    "DoRA weight norm in the recompute, beyond the layer's backward working set",
+    () =>
+      `${doraModule}: ${formatBytes(doraBytes)} (${doraFormula()}), run before the layer's backward, ` +
+      `less its working set ${formatBytes(backwardWorkingBytes)}`,
+  );
   return { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes };
 }
