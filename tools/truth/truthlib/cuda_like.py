@@ -27,7 +27,7 @@ enable_gqa=True when it has no mask. On a GPU no fused kernel takes that in fp32
 the memory-efficient kernel no grouped heads: sdp_utils.cpp check_batch_size_and_num_heads_dense<false>), so
 _scaled_dot_product_attention_math runs and keeps the fp32 probabilities; the CPU's flash kernel takes it and keeps
 none. GPU truth (H100, torch 2.11): pure fp32 qwen2.5-0.5b at 2 x 1,024 tokens allocates 3.0 GiB more than the flash
-path. Such calls run the math kernel here too.
+path. Such calls run the math kernel here too; not under autocast, which casts SDPA's inputs to 16 bits first.
 """
 import torch
 
@@ -118,7 +118,10 @@ def _dropout_like_cuda(dropout):
 
 def _sdpa_like_cuda(sdpa):
     def kernel(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
-        if enable_gqa and query.dtype == torch.float32 and query.shape[-3] != key.shape[-3]:
+        # Under autocast SDPA runs in the autocast dtype (CUDA's lower_precision_fp list): an fp32 query (rotary
+        # embeddings in fp32) is cast before the kernel is chosen.
+        dtype = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else query.dtype
+        if enable_gqa and dtype == torch.float32 and query.shape[-3] != key.shape[-3]:
             return torch.ops.aten._scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal,
                                                                      scale=scale, enable_gqa=True)[0]
         return sdpa(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale,
