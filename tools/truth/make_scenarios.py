@@ -498,6 +498,59 @@ def suite_ddp():
     return out
 
 
+def suite_accelerate():
+    """The HF Trainer and TRL's SFTTrainer as rank 0 of several GPUs (the fake process group): Accelerate prepares the
+    model as the trainer asks it to (DDP; the FSDP1 plugin; FSDP2, the trainer's default FSDP in transformers 5) from
+    the `fsdp_config` a user writes, with the trainer's own autocast, checkpointing, no_sync and optimizer. Scenario
+    keys say what that preparation does: Accelerate upcasts a 16-bit model's trainable parameters to fp32 under mixed
+    precision (master_weights)."""
+    out = {}
+    amp = dict(mixed_precision="bf16")
+    half = dict(weights_dtype="bf16", mixed_precision="bf16", master_weights=True)
+    ckpt = dict(gradient_checkpointing="full", seq_len=512)
+    off = dict(offload_params="cpu", offload_optimizer="cpu")
+
+    def fsdp(version, world, fam="llama", runner="trainer", **keys):
+        sc = scenario(fam, fsdp=keys.pop("fsdp", "full_shard"), fsdp_version=version, gpus_per_node=world, **keys)
+        return sc, {"runner": runner, "parallel": f"fsdp{version}"}
+
+    for fam in ("llama", "qwen3", "gemma3", "mixtral"):
+        out[f"{fam}-fsdp2-w4-full-amp"] = fsdp(2, 4, fam, **amp)
+    for world in (2, 8):
+        out[f"llama-fsdp2-w{world}-full-amp"] = fsdp(2, world, **amp)
+        out[f"llama-fsdp2-w{world}-lora-bf16-ckpt"] = fsdp(2, world, **half, **ckpt, method="lora", lora=LORA_QV)
+    out["llama-fsdp2-w2-full-bf16-amp"] = fsdp(2, 2, **half)
+    out["llama-fsdp2-w2-lora-all-bf16-ckpt-reentrant"] = fsdp(2, 2, **half, **ckpt, method="lora", lora=LORA_ALL,
+                                                             checkpoint_reentrant=True)
+    out["llama-fsdp2-w4-full-amp-offload"] = fsdp(2, 4, **amp, **off)
+    out["llama-fsdp2-w2-lora-bf16-ckpt-offload"] = fsdp(2, 2, **half, **ckpt, **off, method="lora", lora=LORA_QV)
+    out["llama-fsdp2-w4-full-amp-accum2"] = fsdp(2, 4, **amp, gradient_accumulation_steps=2, fsdp_no_sync=True)
+    sft = dict(loss="chunked-nll", trl_version=TRL_VERSION)
+    out["llama-sft-fsdp2-w4-lora-bf16-ckpt"] = fsdp(2, 4, runner="sft", **half, **ckpt, **sft, method="lora", lora=LORA_QV)
+    # FSDP1 through Accelerate's plugin, as transformers 5 still offers it (fsdp_config version 1): the trainer's
+    # defaults (use_orig_params, no backward prefetch), and PEFT's QLoRA + FSDP recipe without the 4-bit base.
+    out["llama-fsdp1-w4-full-amp"] = fsdp(1, 4, **amp, fsdp_backward_prefetch="none")
+    out["llama-fsdp1-w4-full-amp-offload"] = fsdp(1, 4, **amp, **off, fsdp_backward_prefetch="none")
+    recipe = dict(half, **ckpt, method="lora", checkpoint_reentrant=True, fsdp_use_orig_params=False, fsdp_backward_prefetch="pre",
+                  fsdp_adapters_wrapped=True)
+    out["llama-fsdp1-w2-lora-all-bf16-ckpt-reentrant-offload"] = fsdp(1, 2, **recipe, **off, lora=LORA_ALL)
+    out["qwen2-fsdp1-w8-lora-all-bf16-ckpt-reentrant"] = fsdp(1, 8, "qwen2", **recipe, lora=lora("qwen2", LORA_ALL))
+    # DDP as Accelerate wraps the model for the trainer.
+    for name, keys in (("full-amp", amp), ("lora-bf16", dict(weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV)),
+                       ("lora-bf16-ckpt", dict(weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV, **ckpt))):
+        out[f"llama-ddp-w2-{name}"] = (scenario("llama", gpus_per_node=2, **keys), {"runner": "trainer", "parallel": "ddp"})
+    out["qwen3-ddp-w4-lora-bf16-ckpt"] = (
+        scenario("qwen3", gpus_per_node=4, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV, **ckpt),
+        {"runner": "trainer", "parallel": "ddp"})
+    out["qwen3-ddp-w4-full-amp"] = (scenario("qwen3", gpus_per_node=4, **amp), {"runner": "trainer", "parallel": "ddp"})
+    out["llama-sft-ddp-w2-lora-bf16"] = (scenario("llama", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
+                                                  lora=LORA_QV, **sft), {"runner": "sft", "parallel": "ddp"})
+    for k, (sc, h) in out.items():
+        if sc.get("checkpoint_reentrant"):
+            h["reentrant"] = True
+    return out
+
+
 def suite_tf4():
     """transformers 4.57 (tools/truth/.venv4): MoE experts as nn.Linear loops, reentrant checkpointing by default."""
     out = {}
@@ -654,10 +707,10 @@ def suite_hybrid():
 
 
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
-          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash,
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash,
           "hybrid": suite_hybrid}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
-                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "tf4": {"runner": "loop"},
+                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "accelerate": {}, "tf4": {"runner": "loop"},
                   "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
                   "hybrid": {"runner": "loop"}}
 

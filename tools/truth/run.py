@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from truthlib import scenario as scen  # noqa: E402
 
-SUITE_ORDER = ["trainer", "trl", "loop", "peft", "fsdp2", "fsdp1", "ddp", "tf4", "flash"]
+SUITE_ORDER = ["trainer", "trl", "loop", "peft", "fsdp2", "fsdp1", "ddp", "accelerate", "tf4", "flash"]
 ON_DEMAND = {"replay"}  # real-width points for the allocator replay (minutes each): run only with --suite / --only
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "test", "fixtures", "truth")
 
@@ -58,11 +58,13 @@ def run_batch(paths, timeout, trace_dir=None):
 
 def batches(paths, size):
     """Consecutive points sharing a virtual environment, `size` at a time. A DeepSpeed point runs alone: DeepSpeed
-    keeps its process groups in module globals, which outlive the fake group each point makes."""
+    keeps its process groups in module globals, which outlive the fake group each point makes. So does a trainer's
+    run over several ranks: Accelerate's state is one per process."""
     out, last = [], None
     for p in paths:
         scenario, harness = scen.load(p)
-        key = (python_for(scenario), harness.get("runner") == "deepspeed")
+        alone = harness.get("runner") == "deepspeed" or (harness.get("runner", "loop") != "loop" and harness.get("parallel", "none") != "none")
+        key = (python_for(scenario), alone)
         if out and not key[1] and key == last and len(out[-1]) < size:
             out[-1].append(p)
         else:

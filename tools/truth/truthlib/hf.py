@@ -1,12 +1,14 @@
 """The HF Trainer and TRL's SFT / DPO / GRPO trainers, single process on the CPU (use_cpu), as users run them:
 the trainer builds its own data loader, autocast, gradient checkpointing, loss and (for TRL) reference and
-generation. Only the optimizer is passed in: torch's AdamW with foreach=True, the implementation CUDA tensors get
-by default (CPU tensors default to the per-tensor loop)."""
+generation. Only the optimizer is chosen: torch's AdamW with foreach=True, the implementation CUDA tensors get
+by default (CPU tensors default to the per-tensor loop). With `parallel: ddp | fsdp1 | fsdp2` the trainer runs as
+rank 0 of the scenario's GPUs over the fake process group, and Accelerate prepares the model (DDP, the FSDP1
+plugin or FSDP2, from the `fsdp` / `fsdp_config` a user gives the trainer)."""
 import tempfile
 
 import torch
 
-from . import loop, models
+from . import loop, models, parallel
 
 
 def _callback(rec):
@@ -32,7 +34,35 @@ def training_kwargs(scenario, harness, out_dir):
         gradient_checkpointing=ckpt,
         gradient_checkpointing_kwargs={"use_reentrant": harness.get("reentrant", False)} if ckpt else None,
         dataloader_num_workers=0, seed=harness.get("seed", 0), max_grad_norm=harness.get("max_grad_norm", 1.0),
+        **_fsdp_kwargs(scenario, harness),
     )
+
+
+PREFETCH = {"pre": "BACKWARD_PRE", "post": "BACKWARD_POST", "none": "NO_PREFETCH"}
+
+
+def _fsdp_kwargs(scenario, harness):
+    """TrainingArguments' `fsdp` and `fsdp_config` for an FSDP point: the sharding, CPU offload, and for FSDP1 the
+    backward prefetch and use_orig_params the scenario names (the trainer's defaults otherwise). sync_module_states
+    broadcasts a model every rank already holds; Accelerate asks a GPU for it."""
+    kind = harness.get("parallel", "none")
+    if kind not in ("fsdp1", "fsdp2"):
+        return {}
+    config = {"version": 2 if kind == "fsdp2" else 1, "cpu_offload": parallel.offloading(scenario),
+              "reshard_after_forward": scenario.get("fsdp", "full_shard") != "shard_grad_op" if kind == "fsdp2" else scenario.get("fsdp", "full_shard")}
+    if kind == "fsdp1":
+        config.update(sync_module_states=False, use_orig_params=scenario.get("fsdp_use_orig_params", True))
+        if "fsdp_backward_prefetch" in scenario:
+            config["backward_prefetch"] = PREFETCH[scenario["fsdp_backward_prefetch"]]
+    return {"fsdp": True, "fsdp_config": config}
+
+
+def _optimizer(scenario, harness, model):
+    """The trainer's optimizer: made here, or under data parallelism (where the trainer makes it from the prepared
+    model) named by class: torch's AdamW, foreach."""
+    if harness.get("parallel", "none") != "none":
+        return {"optimizer_cls_and_kwargs": (torch.optim.AdamW, {"foreach": True})}
+    return {"optimizers": (loop.make_optimizer(model, scenario), None)}
 
 
 def _token_rows(scenario, n, length, seed=7):
@@ -57,8 +87,7 @@ def _trainer(scenario, harness, rec, model, out_dir):
     rows = _token_rows(scenario, _rows(scenario, harness), scenario.get("seq_len", 128))
     ds = Dataset.from_dict({"input_ids": rows, "labels": rows})
     args = TrainingArguments(**training_kwargs(scenario, harness, out_dir))
-    return Trainer(model=model, args=args, train_dataset=ds, optimizers=(loop.make_optimizer(model, scenario), None),
-                   callbacks=[_callback(rec)])
+    return Trainer(model=model, args=args, train_dataset=ds, callbacks=[_callback(rec)], **_optimizer(scenario, harness, model))
 
 
 def _sft(scenario, harness, rec, model, out_dir):
@@ -72,17 +101,16 @@ def _sft(scenario, harness, rec, model, out_dir):
     n = _rows(scenario, harness) * (seq_len // packed if packed else 1)
     ds = Dataset.from_dict({"input_ids": _token_rows(scenario, n, packed or seq_len)})
     args = SFTConfig(**training_kwargs(scenario, harness, out_dir), max_length=seq_len, packing=bool(packed))
-    return SFTTrainer(model=model, args=args, train_dataset=ds, **_trainer_kwargs(scenario, rec, model))
+    return SFTTrainer(model=model, args=args, train_dataset=ds, **_trainer_kwargs(scenario, harness, rec, model))
 
 
 def _tokenizer(scenario):
     return models.tokenizer(scenario["architecture"]["vocab_size"])
 
 
-def _trainer_kwargs(scenario, rec, model):
+def _trainer_kwargs(scenario, harness, rec, model):
     """What every TRL trainer here is given: the tokenizer, torch's foreach AdamW, the step marks."""
-    return dict(processing_class=_tokenizer(scenario), optimizers=(loop.make_optimizer(model, scenario), None),
-                callbacks=[_callback(rec)])
+    return dict(processing_class=_tokenizer(scenario), callbacks=[_callback(rec)], **_optimizer(scenario, harness, model))
 
 
 def _pairs(scenario, harness):
@@ -113,7 +141,7 @@ def _dpo(scenario, harness, rec, model, out_dir):
     args = DPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
     ref = _reference_copy(scenario, harness, scenario.get("preference", {}).get("reference"))
     trainer = DPOTrainer(model=model, ref_model=ref, args=args, train_dataset=_pairs(scenario, harness),
-                         **_trainer_kwargs(scenario, rec, model))
+                         **_trainer_kwargs(scenario, harness, rec, model))
     return _watch_reference(rec, trainer)
 
 
@@ -128,7 +156,7 @@ def _kto(scenario, harness, rec, model, out_dir):
                             "label": [i % 2 == 0 for i in range(n)]})
     args = KTOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
     ref = _reference_copy(scenario, harness, scenario.get("preference", {}).get("reference"))
-    trainer = KTOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds, **_trainer_kwargs(scenario, rec, model))
+    trainer = KTOTrainer(model=model, ref_model=ref, args=args, train_dataset=ds, **_trainer_kwargs(scenario, harness, rec, model))
     return _watch_reference(rec, trainer)
 
 
@@ -136,7 +164,7 @@ def _orpo(scenario, harness, rec, model, out_dir):
     from trl.experimental.orpo import ORPOConfig, ORPOTrainer
 
     args = ORPOConfig(**training_kwargs(scenario, harness, out_dir), max_length=scenario.get("seq_len", 128))
-    return ORPOTrainer(model=model, args=args, train_dataset=_pairs(scenario, harness), **_trainer_kwargs(scenario, rec, model))
+    return ORPOTrainer(model=model, args=args, train_dataset=_pairs(scenario, harness), **_trainer_kwargs(scenario, harness, rec, model))
 
 
 def _prompts(scenario, harness):
@@ -153,7 +181,7 @@ def _online_dpo(scenario, harness, rec, model, out_dir):
                            max_length=scenario.get("seq_len", 128), use_vllm=False)
     ref = _reference_copy(scenario, harness, rollout.get("reference"))
     trainer = OnlineDPOTrainer(model=model, ref_model=ref, reward_funcs=_reward, args=args, train_dataset=_prompts(scenario, harness),
-                               **_trainer_kwargs(scenario, rec, model))
+                               **_trainer_kwargs(scenario, harness, rec, model))
     rec.watch_generate(model)
     return _watch_reference(rec, trainer)
 
@@ -169,7 +197,7 @@ def _policy_gradient(config_cls, trainer_cls, scenario, harness, rec, model, out
                       max_completion_length=rollout["completion_len"], beta=harness.get("beta", 0.0),
                       steps_per_generation=rollout["batch"] // scenario.get("micro_batch_size", 1), use_vllm=False)
     trainer = trainer_cls(model=model, reward_funcs=_reward, args=args, train_dataset=_prompts(scenario, harness),
-                          **_trainer_kwargs(scenario, rec, model))
+                          **_trainer_kwargs(scenario, harness, rec, model))
     rec.watch_generate(model)  # the outermost generate (PEFT's calls the base model's inside)
     return trainer
 
@@ -198,13 +226,30 @@ def _watch_shape(model, sink):
     models.hf_model(model).register_forward_pre_hook(hook, with_kwargs=True)
 
 
+def _watch_offload(rec, trainer):
+    """Under CPU offload, the storages kept in host memory as each optimizer step begins (loop.run does the same)."""
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+    parallel.watch_grad_writeback(rec)
+    handle = register_optimizer_step_pre_hook(
+        lambda *a: rec.snapshot_offloaded(parallel.offloaded_tensors(trainer.model_wrapped, trainer.optimizer)))
+    return handle
+
+
 def run(rec, scenario, harness):
+    distributed = harness.get("parallel", "none") != "none"
+    if distributed:
+        parallel.fake_accelerate(parallel.world_size(scenario))
     model = models.apply_peft(models.build_model(scenario, harness), scenario)
     rec.watch_forward(models.hf_model(model))
     sink = {}
     _watch_shape(model, sink)
     with tempfile.TemporaryDirectory() as out_dir:
         trainer = BUILDERS[harness["runner"]](scenario, harness, rec, model, out_dir)
+        watch = _watch_offload(rec, trainer) if distributed and parallel.offloading(scenario) else None
         trainer.train()
-    return {"model": trainer.model, "optimizer": trainer.optimizer, **sink,
+        if watch:
+            watch.remove()
+    wrapped = trainer.model_wrapped if distributed else trainer.model
+    return {"model": wrapped, "optimizer": trainer.optimizer, **sink,
             "expertsImplementation": getattr(models.hf_model(model).config, "_experts_implementation", None)}

@@ -2,6 +2,8 @@
 outputs are allocated), so rank 0's allocations are those of a real rank. FSDP1 and FSDP2 are applied as
 Accelerate's FSDP plugin applies them (one unit per decoder layer class in `_no_split_modules`, the root last,
 mixed precision param/reduce dtype = the autocast dtype); DDP with the default 25 MiB buckets."""
+import os
+
 import torch
 import torch.distributed as dist
 
@@ -13,6 +15,43 @@ def init_world(world_size):
         from torch.testing._internal.distributed.fake_pg import FakeStore
 
         dist.init_process_group(backend="fake", rank=0, world_size=world_size, store=FakeStore())
+
+
+def fake_accelerate(world_size):
+    """Accelerate's state as a launcher leaves it on rank 0 of `world_size` GPUs, over the fake process group with the
+    CPU as the device: the HF Trainer then prepares the model as it does on GPUs (DDP, the FSDP1 plugin, FSDP2). Its
+    backend probe would name gloo and MULTI_CPU, which Accelerate does not shard; its device setup would ask CUDA."""
+    from accelerate.state import PartialState
+    from accelerate.utils import DistributedType
+
+    os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE=str(world_size), LOCAL_WORLD_SIZE=str(world_size))
+    init_world(world_size)
+    PartialState._prepare_backend = lambda self, cpu=False, sagemaker_dp=False, backend=None: ("fake", DistributedType.MULTI_GPU)
+    PartialState.set_device = _cpu_device
+    allow_pinning()
+    _allreduce_every_ddp()
+
+
+def _cpu_device(state):
+    state.device = torch.device("cpu")
+
+
+def _allreduce_every_ddp():
+    """DDP as Accelerate builds it, with the in-place all-reduce hook the loop's DDP points register (wrap_ddp). The
+    GPU index Accelerate names as the module's device is the CPU here."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    if getattr(DDP, "_truth_hooked", False):
+        return
+    original = DDP.__init__
+
+    def init(self, *args, **kwargs):
+        kwargs.update(device_ids=None, output_device=None)
+        original(self, *args, **kwargs)
+        self.register_comm_hook(None, _allreduce_in_place)
+
+    DDP.__init__ = init
+    DDP._truth_hooked = True
 
 
 def world_size(scenario):
