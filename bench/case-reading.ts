@@ -65,12 +65,15 @@ const ACCELERATE_RELEASES: ReadonlyArray<readonly [string, string]> = [
   ['2025-07-16', '1.9'],
   ['2025-08-07', '1.10'],
   ['2025-10-20', '1.11'],
+  ['2025-11-21', '1.12'],
+  ['2026-03-04', '1.13'],
+  ['2026-06-11', '1.14'],
 ];
 
 /**
  * The Accelerate release out on a case's date (YYYY-MM or YYYY-MM-DD): the newest whose release day is not after it.
  * A month alone is read as its first day, so a case of the month a release came out gets the release before. Before
- * 2024 the earliest entry's predecessor is not listed: '0.25'. From 1.11 on, undefined (the current behaviour).
+ * 2024 the earliest entry's predecessor is not listed: '0.25'. From 1.14 on, undefined (the current behaviour).
  */
 export function accelerateBy(date: string): string | undefined {
   const day = /^\d{4}-\d{2}(-\d{2})?/.exec(date)?.[0];
@@ -331,7 +334,7 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
 /**
  * What Accelerate's FSDP preparation does by release, for a stack that runs through it (the analyzers' rules,
  * analyzers/accelerate-fsdp.ts): the fp32 upcast of a 16-bit model's trainable parameters, FSDP2's ineffective no_sync
- * before 1.11 (the no_sync here being the stack's default, stackDefaults).
+ * before 1.11 (the no_sync here being the stack's default, stackDefaults), FSDP2's tail unit from 1.14.
  */
 export function accelerateFsdp(tool: Tool | undefined, s: Setup): Setup {
   if (!tool || !ACCELERATE_FSDP_TOOLS.has(tool)) return {};

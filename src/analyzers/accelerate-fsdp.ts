@@ -17,11 +17,19 @@ type FsdpFields = Pick<
   | 'fsdp'
   | 'fsdp_version'
   | 'fsdp_no_sync'
+  | 'fsdp_tail_unit'
   | 'accelerate_version'
   | 'mixed_precision'
   | 'weights_dtype'
   | 'master_weights'
 >;
+
+/** The keys accelerateFsdpPatch may set. */
+export interface AccelerateFsdpPatch {
+  master_weights?: true;
+  fsdp_no_sync?: false;
+  fsdp_tail_unit?: true;
+}
 
 /**
  * The keys Accelerate's FSDP preparation changes (none when it changes nothing):
@@ -29,14 +37,16 @@ type FsdpFields = Pick<
  *   before sharding (accelerator.py prepare_model for FSDP1 from 0.30, huggingface/accelerate#2674;
  *   utils/fsdp_utils.py fsdp2_prepare_model from FSDP2's first release, 1.6), unless the files state the master;
  * - `fsdp_no_sync: false`: the HF Trainer's no_sync, when it is the tool's default and not a file's, is Accelerate's,
- *   which did nothing to an FSDP2 module before 1.11 (huggingface/accelerate#3762).
+ *   which did nothing to an FSDP2 module before 1.11 (huggingface/accelerate#3762);
+ * - `fsdp_tail_unit: true`: from 1.14 fsdp2_prepare_model gives untied embeddings an FSDP2 unit of their own and the
+ *   final norm with the head one not resharded after the forward (huggingface/accelerate#4015), unless a file says.
  */
 export function accelerateFsdpPatch(
   s: Partial<FsdpFields>,
   stated: { readonly masterWeightsStated: boolean; readonly noSyncFromDefault: boolean },
-): { master_weights?: true; fsdp_no_sync?: false } {
+): AccelerateFsdpPatch {
   if (s.fsdp === undefined || s.fsdp === 'none') return {};
-  const out: { master_weights?: true; fsdp_no_sync?: false } = {};
+  const out: AccelerateFsdpPatch = {};
   const half = s.mixed_precision === 'bf16' || s.mixed_precision === 'fp16';
   const sixteen = s.weights_dtype === 'bf16' || s.weights_dtype === 'fp16';
   const upcasts =
@@ -48,5 +58,7 @@ export function accelerateFsdpPatch(
     accelerateSyncsFsdp2({ fsdp_version: s.fsdp_version, accelerate_version: s.accelerate_version })
   )
     out.fsdp_no_sync = false;
+  if (s.fsdp_version === 2 && s.fsdp_tail_unit === undefined && !olderThan(s.accelerate_version, 1, 14))
+    out.fsdp_tail_unit = true;
   return out;
 }

@@ -563,7 +563,8 @@ function mergeFiles(
  *   strategy to hold the parameters in full precision" (accelerator.py prepare_model for FSDP1 from 0.30,
  *   huggingface/accelerate#2674; utils/fsdp_utils.py fsdp2_prepare_model from FSDP2's first release, 1.6): the shard
  *   is the fp32 master, 16-bit copies exist only all-gathered;
- * - the HF Trainer's no_sync is Accelerate's, which did nothing to an FSDP2 module before 1.11.
+ * - the HF Trainer's no_sync is Accelerate's, which did nothing to an FSDP2 module before 1.11;
+ * - from 1.14 FSDP2 puts the final norm and the head in a unit kept unsharded from its forward to its backward.
  */
 function accelerateFsdp(r: PipelineResult): PipelineResult {
   const s0 = r.setup;
@@ -585,6 +586,15 @@ function accelerateFsdp(r: PipelineResult): PipelineResult {
       note:
         "Accelerate's FSDP preparation upcasts the trainable parameters of a 16-bit model to fp32 under mixed " +
         'precision (huggingface/accelerate#2674, FSDP2 from 1.6): each shard is the fp32 master',
+    };
+  }
+  if (patch.fsdp_tail_unit) {
+    provenance.fsdp_tail_unit = {
+      kind: 'default',
+      owner: tool,
+      note:
+        `Accelerate ${setup.accelerate_version ?? '1.14 or later'} wraps FSDP2's final norm and output head in a unit ` +
+        'not resharded after the forward, and untied embeddings in one of their own (huggingface/accelerate#4015)',
     };
   }
   if (patch.fsdp_no_sync === false && syncProv?.kind === 'default') {

@@ -2,7 +2,6 @@
 // Pure data and zod schemas; no I/O. Field names follow the scenario format of DESIGN.md (snake_case),
 // so a scenario file maps onto it one to one and analyzers of other formats fill the same fields.
 import { z } from 'zod';
-import { olderThan } from './util/version';
 
 /**
  * The largest value each size field of a config.json may take: well above every released model (the widest hidden
@@ -433,6 +432,14 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_shard_embeddings: z.boolean().default(false),
   /**
+   * FSDP2 with the final norm and output head in a unit of their own that is not resharded after the forward, and
+   * untied embeddings in one that is (Accelerate's fsdp2_prepare_model from 1.14, huggingface/accelerate#4015): the
+   * head stays unsharded from its forward to its backward, no root unit holds the embeddings through the backward,
+   * and the last layer is prefetched once the logits' gradient is there. With tied embeddings the tail unit holds
+   * them, gathered at the start of the forward.
+   */
+  fsdp_tail_unit: z.boolean().optional(),
+  /**
    * Whether every batch is seq_len tokens long (packed, or padded to the maximum length) or each batch is padded to
    * its own longest sample. Variable lengths leave blocks of earlier, shorter batches in the allocator's cache.
    */
@@ -701,44 +708,12 @@ export type Provenance =
 
 export type ProvenanceMap = Partial<Record<SetupKey, Provenance>>;
 
-/** Sharded FSDP (not NO_SHARD) with gradient accumulation: where fsdp_no_sync matters. */
-export function fsdpAccumulates(s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumulation_steps'>): boolean {
-  return s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1;
-}
-
-/**
- * FSDP1's backward prefetch where it changes what is gathered at the loss: FULL_SHARD or HYBRID_SHARD FSDP1 over
- * several GPUs. 'pre' (FullyShardedDataParallel's own default) when no file gives one.
- */
-export function fsdp1BackwardPrefetch(
-  s: Pick<TrainingSetup, 'fsdp' | 'fsdp_version' | 'fsdp_backward_prefetch' | 'gpus_per_node' | 'nodes'>,
-): 'pre' | 'post' | 'none' | undefined {
-  const matters =
-    (s.fsdp === 'full_shard' || s.fsdp === 'hybrid_shard') && s.fsdp_version !== 2 && s.gpus_per_node * s.nodes > 1;
-  return matters ? (s.fsdp_backward_prefetch ?? 'pre') : undefined;
-}
-
 /** Attention runs flash-attn's kernels ('flash' with no other attention_kernel named): unpadding, Ampere-class GPUs. */
 export function usesFlashAttn(s: Pick<TrainingSetup, 'attention' | 'attention_kernel'>): boolean {
   return s.attention === 'flash' && (s.attention_kernel ?? 'flash_attn') === 'flash_attn';
 }
 
-/** FSDP keeps the unsharded gradients between micro-batches: no_sync, unless fsdp_no_sync says false. */
-export function defersGradientSync(
-  s: Pick<
-    TrainingSetup,
-    'fsdp' | 'gradient_accumulation_steps' | 'fsdp_no_sync' | 'fsdp_version' | 'accelerate_version'
-  >,
-): boolean {
-  if (!fsdpAccumulates(s) || s.fsdp_no_sync === false) return false;
-  return s.fsdp_no_sync === true || !accelerateSyncsFsdp2(s);
-}
-
-/** FSDP2 under an Accelerate before 1.11, whose no_sync() looked for a no_sync method an FSDP2 module lacks and did
- * nothing (huggingface/accelerate#3762): the HF Trainer's micro-batches reduce their gradients each. */
-export function accelerateSyncsFsdp2(s: Pick<TrainingSetup, 'fsdp_version' | 'accelerate_version'>): boolean {
-  return s.fsdp_version === 2 && s.accelerate_version !== undefined && olderThan(s.accelerate_version, 1, 11);
-}
+export * from './fsdp-rules';
 
 /** Sequences per example in one forward: 2 for paired preference training (chosen + rejected), else 1. */
 export function sequencesPerExample(s: Pick<TrainingSetup, 'preference' | 'rollout'>): number {
@@ -788,7 +763,8 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   zero_stage: 'no ZeRO sharding',
   fsdp: 'no FSDP',
   fsdp_shard_embeddings:
-    'embeddings and output head in the FSDP root unit (per-layer wrapping, the Accelerate / torchtitan default)',
+    'embeddings and output head in the FSDP root unit (per-layer wrapping, as Accelerate wraps a model before 1.14)',
+  fsdp_tail_unit: "FSDP2's final norm and output head in a unit kept unsharded from its forward to its backward",
   batch_lengths: 'every batch seq_len tokens long (packed, or padded to the maximum length)',
   eval_batch_size: 'the evaluation batch during training',
   offload_optimizer: 'no offload',

@@ -102,7 +102,8 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(accelerateBy('2024-05'), '0.29'); // a month alone is its first day
     assert.equal(accelerateBy('2025-08-20'), '1.10');
     assert.equal(accelerateBy('2023-06'), '0.25');
-    assert.equal(accelerateBy('2026-01-05'), undefined);
+    assert.equal(accelerateBy('2026-01-05'), '1.12');
+    assert.equal(accelerateBy('2026-07-01'), undefined);
   });
 
   it('parallelism: DDP, DeepSpeed ZeRO with offload, FSDP by its words or its zero_stage', () => {
@@ -158,6 +159,17 @@ describe('published cases: the readers of a case description', () => {
       { master_weights: true, fsdp_no_sync: false },
     );
     assert.deepEqual(accelerateFsdp('axolotl', { ...bf16, fsdp_version: 2, accelerate_version: '1.5' }), {});
+    // FSDP2's tail unit from 1.14 (huggingface/accelerate#4015), and with the current release (no version).
+    assert.deepEqual(
+      accelerateFsdp('trl', { ...bf16, fsdp_version: 2, accelerate_version: '1.14', master_weights: true }),
+      {
+        fsdp_tail_unit: true,
+      },
+    );
+    assert.deepEqual(accelerateFsdp('trl', { ...bf16, fsdp_version: 2, master_weights: true }), {
+      fsdp_tail_unit: true,
+    });
+    assert.deepEqual(accelerateFsdp('trl', { ...bf16, fsdp_version: 1, master_weights: true }), {});
   });
 });
 

@@ -503,7 +503,7 @@ def suite_accelerate():
     model as the trainer asks it to (DDP; the FSDP1 plugin; FSDP2, the trainer's default FSDP in transformers 5) from
     the `fsdp_config` a user writes, with the trainer's own autocast, checkpointing, no_sync and optimizer. Scenario
     keys say what that preparation does: Accelerate upcasts a 16-bit model's trainable parameters to fp32 under mixed
-    precision (master_weights)."""
+    precision (master_weights), and from 1.14 gives FSDP2's final norm and head a unit of their own (fsdp_tail_unit)."""
     out = {}
     amp = dict(mixed_precision="bf16")
     half = dict(weights_dtype="bf16", mixed_precision="bf16", master_weights=True)
@@ -511,7 +511,9 @@ def suite_accelerate():
     off = dict(offload_params="cpu", offload_optimizer="cpu")
 
     def fsdp(version, world, fam="llama", runner="trainer", **keys):
-        sc = scenario(fam, fsdp=keys.pop("fsdp", "full_shard"), fsdp_version=version, gpus_per_node=world, **keys)
+        # Accelerate 1.14+ gives FSDP2's final norm and head a unit kept from the forward to the backward.
+        tail = {"fsdp_tail_unit": True} if version == 2 else {}
+        sc = scenario(fam, fsdp=keys.pop("fsdp", "full_shard"), fsdp_version=version, gpus_per_node=world, **tail, **keys)
         return sc, {"runner": runner, "parallel": f"fsdp{version}"}
 
     for fam in ("llama", "qwen3", "gemma3", "mixtral"):

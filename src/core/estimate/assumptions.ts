@@ -9,6 +9,7 @@ import {
   fsdp1BackwardPrefetch,
   defersGradientSync,
   fsdpAccumulates,
+  fsdpTailUnit,
   type Provenance,
   ROLLOUT_DEFAULT_NOTES,
   SCHEMA_DEFAULT_NOTES,
@@ -243,7 +244,9 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
   if (!ctx.lean)
     for (const [key, note] of Object.entries(SCHEMA_DEFAULT_NOTES)) {
       const k = key as keyof TrainingSetup;
-      if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard')) continue; // only matters under FSDP
+      // Only under FSDP; the root unit is no longer where the embeddings are when FSDP2 has a tail unit.
+      if (k === 'fsdp_shard_embeddings' && (setup.fsdp === 'none' || setup.fsdp === 'no_shard' || fsdpTailUnit(setup)))
+        continue;
       if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
       if (k === 'attention' && code) continue; // fixed by the model's code (above)
       const p = prov[k];

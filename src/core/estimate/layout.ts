@@ -5,7 +5,7 @@ import type { Architecture } from '../architecture';
 import type { Layout } from '../model';
 import type { PlanningContext, ShardingPlan } from './context';
 import type { EstimateFailure } from './normalize';
-import { defersGradientSync } from '../setup';
+import { defersGradientSync, fsdpTailUnit } from '../setup';
 
 /** The layout and the sharding plan, or the first impossible value. */
 export function planLayout(
@@ -141,8 +141,10 @@ export function planLayout(
     contextParallel: cp,
     globalBatch,
   };
-  // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded.
-  const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings;
+  // FSDP keeps its root unit (embeddings + output head unless they are wrapped on their own) unsharded. FSDP2's tail
+  // unit (fsdp_tail_unit) holds tied embeddings the same way, from the forward's start to the embeddings' gradient;
+  // untied, only the head, and only to its own backward.
+  const rootUnit = fsdp && shardParams > 1 && !setup.fsdp_shard_embeddings && (!fsdpTailUnit(setup) || a.tied);
   // FSDP1 no_sync() / FSDP2 set_requires_gradient_sync(False) on every micro-batch but the last keep the unsharded
   // gradients (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook returns before the reduce-scatter).
   const deferredGradSync = shardGrads > 1 && defersGradientSync(setup);

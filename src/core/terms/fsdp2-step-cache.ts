@@ -21,6 +21,7 @@ import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
+import { fsdpTailUnit } from '../setup';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
@@ -63,9 +64,14 @@ export interface ShardedParameter {
 /** What the FSDP2 replay allocates: the step's shape on the compute stream plus each unit's shards, in bytes per element. */
 export interface Fsdp2Plan extends StepShape {
   readonly world: number;
-  /** The root unit's parameters (embedding, final norm, untied head) and one layer unit's, in module order. */
+  /**
+   * The root unit's parameters (embedding, final norm, untied head) and one layer unit's, in module order. With a
+   * tail unit (fsdp_tail_unit) the root's are split: `embeddingShards` (untied: a unit resharded after its forward;
+   * tied: none) and `rootShards` the tail's (final norm and head, the tied embedding first).
+   */
   readonly rootShards: readonly ShardedParameter[];
   readonly layerShards: readonly ShardedParameter[];
+  readonly embeddingShards?: readonly ShardedParameter[];
   /** Of the gathered parameters and the reduce-scatter (MixedPrecisionPolicy param_dtype / reduce_dtype). */
   readonly paramBytes: number;
   readonly stateBytes: number;
@@ -133,6 +139,8 @@ interface Fsdp2State {
   readonly step: StepState;
   readonly root: UnitRequests;
   readonly layer: UnitRequests;
+  /** The untied embedding's unit beside a tail unit (the root's requests are then the tail's). */
+  readonly embedding: UnitRequests | undefined;
   /** The last all-gather output held for the next copy-out (AllGatherState), and a prefetched one not yet copied out. */
   held: Allocation | undefined;
   prefetched: Allocation | undefined;
@@ -165,6 +173,7 @@ export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
       p.world,
       shardKey(p.rootShards),
       shardKey(p.layerShards),
+      p.embeddingShards ? shardKey(p.embeddingShards) : '-',
       p.paramBytes,
       p.stateBytes,
       +p.offload,
@@ -180,6 +189,7 @@ function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
     step: stepState(new CachingAllocator(plan.capacity), plan),
     root: unitRequests(plan, plan.rootShards),
     layer: unitRequests(plan, plan.layerShards),
+    embedding: plan.embeddingShards?.length ? unitRequests(plan, plan.embeddingShards) : undefined,
     held: undefined,
     prefetched: undefined,
     reduceInput: undefined,
@@ -190,7 +200,8 @@ function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
   // Materialised sharded on the GPU (to_empty), parameter by parameter; on the host under CPU offload.
   if (!plan.offload) for (const p of shards) compute.malloc(p.shard * p.bytes);
   for (let s = 0; s < 2; s++) {
-    trainingStep(state);
+    if (plan.embeddingShards) trainingStepWithTail(state);
+    else trainingStep(state);
     optimizerStep(state, shards, s === 0);
   }
   return {
@@ -202,7 +213,7 @@ function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
 }
 
 function allShards(plan: Fsdp2Plan): ShardedParameter[] {
-  const out = [...plan.rootShards];
+  const out = [...(plan.embeddingShards ?? []), ...plan.rootShards];
   for (let l = 0; l < plan.layers; l++) out.push(...plan.layerShards);
   return out;
 }
@@ -324,7 +335,7 @@ function trainingStep(state: Fsdp2State): void {
   step.grads = [];
   compute.free(normOut);
   for (let l = plan.layers - 1; l >= 0; l--) {
-    gradHidden = layerStep(state, kept[l], gradHidden, l > 0);
+    gradHidden = layerStep(state, kept[l], gradHidden, l > 0 ? state.layer : undefined);
   }
   step.grads = rootGrads;
   embeddingBackward(step);
@@ -337,15 +348,84 @@ function trainingStep(state: Fsdp2State): void {
 }
 
 /**
+ * One FSDP2 forward and backward with a tail unit (Accelerate 1.14+ fsdp2_prepare_model): an untied embedding gathered
+ * in its own pre-forward and resharded after it (its all-gather output held to the first layer's copy-out), the tail
+ * (final norm and head) gathered after the layers and kept through the loss; the root's post-forward frees the tail's
+ * all-gather output, and the tail's pre-backward, once the logits' gradient is there, prefetches the last layer. The
+ * tail's post-backward reshards it and reduces the head's gradients before the layers' backward; the last layer's
+ * pre-backward prefetches a trained embedding's unit, reduced after the lookup's backward. Tied, the tail holds the
+ * embedding: gathered at the start and kept to the embedding's gradient.
+ */
+function trainingStepWithTail(state: Fsdp2State): void {
+  const { plan, step } = state;
+  const compute = step.allocator;
+  const embedding = state.embedding;
+  const tiedTail = embedding === undefined ? unshardForward(state, state.root) : undefined;
+  const embeddingParams = embedding ? unshardForward(state, embedding) : [];
+  let input = compute.malloc(plan.hidden);
+  for (const p of embeddingParams) compute.free(p);
+  blasWorkspaceAt(step, 'forward');
+  const kept: Alive[][] = [];
+  for (let l = 0; l < plan.layers; l++) {
+    const params = unshardForward(state, state.layer);
+    const layer = layerForward(step, input);
+    for (const p of params) compute.free(p);
+    kept.push(layer.kept);
+    input = layer.output;
+  }
+  const tailParams = tiedTail ?? unshardForward(state, state.root);
+  const normOut = compute.malloc(plan.hidden);
+  compute.free(input);
+  step.backwardStart = () => {
+    if (state.held) compute.free(state.held);
+    state.held = undefined;
+  };
+  step.headBackwardStart = () => {
+    if (plan.layers > 0) state.prefetched = allGather(state, state.layer);
+  };
+  let gradHidden = lossForwardBackward(step);
+  step.backwardStart = undefined;
+  step.headBackwardStart = undefined;
+  compute.free(normOut);
+  const tailGrads = tiedTail ? step.grads : [];
+  if (tiedTail) step.grads = [];
+  else postBackward(state, state.root, tailParams);
+  const embeddingTrained = embedding !== undefined && embedding.trained > 0;
+  for (let l = plan.layers - 1; l >= 0; l--) {
+    const next = l > 0 ? state.layer : embeddingTrained ? embedding : undefined;
+    gradHidden = layerStep(state, kept[l], gradHidden, next);
+  }
+  step.grads = tailGrads;
+  if (embedding && embeddingTrained) {
+    const params = unshardBackward(state, embedding);
+    embeddingBackward(step);
+    postBackward(state, embedding, params);
+  } else {
+    embeddingBackward(step);
+    if (tiedTail) postBackward(state, state.root, tailParams);
+  }
+  compute.free(gradHidden);
+  if (state.held) compute.free(state.held);
+  state.held = undefined;
+  if (state.reduceInput) compute.free(state.reduceInput);
+  state.reduceInput = undefined;
+}
+
+/**
  * One layer's backward: under checkpointing the recompute's pre-forward copies out and holds the all-gather output,
  * the pre-backward prefetches the next unit; without, the pre-backward copies out, frees the output and prefetches.
  * Then the backward and the post-backward's reduce-scatter. Returns the gradient of the layer's input.
  */
-function layerStep(state: Fsdp2State, kept: Alive[], gradOutput: Allocation, prefetchNext: boolean): Allocation {
+function layerStep(
+  state: Fsdp2State,
+  kept: Alive[],
+  gradOutput: Allocation,
+  next: UnitRequests | undefined,
+): Allocation {
   const { plan, step } = state;
   const params = plan.checkpointed ? unshardForward(state, state.layer) : unshardBackward(state, state.layer);
   const saved = layerRecompute(step, kept);
-  if (prefetchNext) state.prefetched = allGather(state, state.layer);
+  if (next) state.prefetched = allGather(state, next);
   const gradInput = layerBackward(step, kept, saved, gradOutput);
   postBackward(state, state.layer, params);
   return gradInput;
@@ -395,6 +475,9 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
   root.add(a.hidden, 1, weightBytes, full);
   if (inv.head > 0) root.add(inv.head / a.hidden, a.hidden, embeddingBytes, full);
   const tokens = forward.tokens;
+  // A tail unit takes the final norm and an untied head; the embedding is a unit of its own (tied: the tail's first).
+  const tail = fsdpTailUnit(ctx.setup);
+  const untiedTail = tail && inv.head > 0;
   return {
     embedding: root.unsharded[0],
     layer: layer.unsharded,
@@ -407,8 +490,9 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     world,
-    rootShards: root.shards,
+    rootShards: untiedTail ? root.shards.slice(1) : root.shards,
     layerShards: layer.shards,
+    ...(tail ? { embeddingShards: untiedTail ? root.shards.slice(0, 1) : [] } : {}),
     paramBytes: computeBytes,
     stateBytes,
     offload: ctx.sharding.fsdpOffload,

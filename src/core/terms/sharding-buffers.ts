@@ -20,11 +20,11 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { adaptersInLayerUnits } from '../estimate/fsdp-units';
-import { formatCount } from '../units';
+import { formatBytes, formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
 import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
-import { fsdp1BackwardPrefetch, type TrainingSetup } from '../setup';
+import { fsdp1BackwardPrefetch, fsdpTailUnit, type TrainingSetup } from '../setup';
 import { olderThan } from '../util/version';
 import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-copy';
 import { modelCrossEntropy } from './shifted-logits';
@@ -284,6 +284,8 @@ export function shardingBuffers(
       );
       if (keepsOffloadShardCopy(ctx, half)) headGather.push(offloadShardCopy(ctx, rootParams, 'root unit'));
     }
+  } else if (last && shardParams > 1 && fsdp && fsdpTailUnit(setup)) {
+    headGather.push(tailUnitHead(ctx));
   } else if (last && shardParams > 1 && (fsdp || (zero === 3 && zb.stage3_max_reuse_distance > 0))) {
     // ZeRO-3 keeps the head gathered after its forward because its backward is the next module in the trace, within
     // any stage3_max_reuse_distance above 0; at 0 (Axolotl's files) it is released and fetched again for its
@@ -310,6 +312,42 @@ export function shardingBuffers(
     headGather,
   };
 }
+
+/**
+ * FSDP2's tail unit (fsdp_tail_unit) over an untied head: the final norm and the head, gathered in the norm's
+ * pre-forward and not resharded after the forward, so the head is unsharded through the loss and its own backward;
+ * the tail's post-backward reshards it before the layers' backward. TRL's chunked loss never calls the head: it
+ * gathers the head's weight whole (`lm_head.weight.full_tensor()`, in the shard's dtype) and holds it through the
+ * loss's backward (trl/trainer/sft_trainer.py _patch_chunked_ce_lm_head).
+ */
+function tailUnitHead(ctx: EstimateContext): Component {
+  const { arch: a } = ctx.model;
+  const { half, masterCopy, embeddingBytes } = ctx.dtypes;
+  const headParams = (a.vocab * a.hidden) / ctx.layout.tensorParallel;
+  if (!headModuleRuns(ctx)) {
+    const bytes = ctx.setup.method === 'full' && masterCopy ? 4 : embeddingBytes;
+    return comp(
+      ctx,
+      'gathered-params',
+      "Output head gathered whole for TRL's chunked loss",
+      headParams * bytes,
+      () =>
+        `V x h / TP = ${formatCount(headParams)} params x ${bytes} B (lm_head.weight.full_tensor(), the shard's dtype)`,
+      () => ({ vocab: a.vocab, hidden: a.hidden }),
+    );
+  }
+  return comp(
+    ctx,
+    'gathered-params',
+    'FSDP2 tail unit (final norm + output head) unsharded from its forward to its backward',
+    headParams * half,
+    () => `V x h / TP = ${formatCount(headParams)} params x ${half} B (tail unit: not resharded after forward)`,
+    () => ({ vocab: a.vocab, hidden: a.hidden }),
+  );
+}
+
+/** Whether the output head runs as a module (its FSDP hooks fire): not under TRL's chunked loss, which reads its weight. */
+const headModuleRuns = (ctx: EstimateContext): boolean => ctx.setup.loss !== 'chunked-nll';
 
 /** An FSDP layer unit: its parameters on this rank (padded), their gradients, the gathered bytes per parameter. */
 interface LayerUnit {
@@ -386,10 +424,8 @@ function fsdpLayerBuffers(
         : [];
       gathered.push(...copy);
       gatheredAt = {
-        forwardEnd: heldAtModelLoss(ctx)
-          ? [oneUnit("last layer's all-gather output, held to the root's post-forward")]
-          : [],
-        loss: prefetchesInBackward(setup) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
+        forwardEnd: heldAtModelLoss(ctx) ? [lastAllGatherOutput(ctx, oneUnit)] : [],
+        loss: prefetchesAtLoss(ctx) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
         lastLayer: prefetchesInBackward(setup) ? gathered : [oneUnit('last layer, no backward prefetch'), ...copy],
         firstLayer: [oneUnit('first layer'), ...copy],
       };
@@ -429,6 +465,36 @@ function fsdpLayerBuffers(
     () => ({}),
   );
   return { gathered, gatheredAt, unitGradients };
+}
+
+/**
+ * The last all-gather output of the forward, which FSDP2 holds to the root's post-forward (heldAtModelLoss): the last
+ * layer's, or an untied tail unit's, gathered after the layers (the head's bytes).
+ */
+function lastAllGatherOutput(ctx: EstimateContext, oneUnit: (what: string) => Component): Component {
+  if (!fsdpTailUnit(ctx.setup) || ctx.model.arch.tied || !headModuleRuns(ctx)) {
+    return oneUnit("last layer's all-gather output, held to the root's post-forward");
+  }
+  const tail = tailUnitHead(ctx);
+  return comp(
+    ctx,
+    'gathered-params',
+    "FSDP2 tail unit's all-gather output, held to the root's post-forward",
+    tail.bytes,
+    () => `the tail unit's unsharded bytes again (${formatBytes(tail.bytes)}): FSDP2 AllGatherState`,
+    () => ({}),
+  );
+}
+
+/**
+ * Whether the last layer's unit is gathered by the time of the loss's backward: prefetched by the root's pre-backward
+ * as the loss's backward starts (prefetchesInBackward), but not where FSDP2's tail unit ran the head: the tail is the
+ * unit that pre-backward prefetches, and its own pre-backward, once the logits' gradient is there, gathers the last
+ * layer (CPU truth accelerate/*-fsdp2-*: no layer unit gathered at the loss's backward; with TRL's chunked loss,
+ * which never runs the head, the last layer is).
+ */
+function prefetchesAtLoss(ctx: EstimateContext): boolean {
+  return prefetchesInBackward(ctx.setup) && !(fsdpTailUnit(ctx.setup) && headModuleRuns(ctx));
 }
 
 /**

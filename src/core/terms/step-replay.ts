@@ -102,6 +102,8 @@ export interface StepState {
   readonly blasThreads: Set<BlasThread>;
   /** What the training loop allocates between the loss's forward and its backward (DeepSpeed's backward()). */
   backwardStart?: () => void;
+  /** What runs once the logits' gradient is there, before the head's backward (FSDP2's pre-backward of the head's unit). */
+  headBackwardStart?: () => void;
 }
 
 /** A thread that runs matmuls: the training loop's (forward, optimizer) or autograd's device thread (backward). */
@@ -301,6 +303,7 @@ export function lossForwardBackward(state: StepState): Allocation {
   let logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
   if (half) allocator.free(softmaxGrad);
   if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
+  state.headBackwardStart?.();
   const head = shape.head ?? shape.embedding;
   // An fp32 head under autocast ran its matmul on the 16-bit copy: the weight's gradient comes in 16 bits, and the
   // cast's backward (ToCopyBackward) makes the fp32 one once the head's backward is done, then frees the 16-bit one.

@@ -107,6 +107,13 @@ describe('pins: transformers and torch versions from dependency files', () => {
     );
     assert.equal(run('accelerate==1.13.0\n').setup?.fsdp_no_sync, true);
     assert.equal(run('').setup?.fsdp_no_sync, true);
+    // From 1.14 (huggingface/accelerate#4015) FSDP2 gets a tail unit (final norm + head kept from the forward to the
+    // backward, the embeddings a unit of their own): unpinned (current) or 1.14 and later, said as the tool's default.
+    assert.equal(run('accelerate==1.13.0\n').setup?.fsdp_tail_unit, undefined);
+    assert.equal(run('accelerate==1.14.0\n').setup?.fsdp_tail_unit, true);
+    const current = run('');
+    assert.equal(current.setup?.fsdp_tail_unit, true);
+    assert.match((current.provenance.fsdp_tail_unit as { note?: string } | undefined)?.note ?? '', /accelerate#4015/);
   });
 
   it("Accelerate's FSDP preparation upcasts a 16-bit model's trainable parameters to fp32 under mixed precision", () => {

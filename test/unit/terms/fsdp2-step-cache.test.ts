@@ -77,6 +77,25 @@ describe('fsdp2-step-cache', () => {
     const e = estimateOf('llama-3.1-8b-full-s2048-b1-ckpt-fsdp2-w2-wfp32');
     assert.ok(Math.abs(e.reserved - e.measured) / e.measured <= 0.05, `${e.reserved} vs ${e.measured}`);
   });
+  it("with a tail unit (Accelerate 1.14+): the embedding's unit and the head's gather and reduce apart", () => {
+    // An untied head beside the embedding, each 50 Mi elements (25 Mi-element fp32 shards, 100 MiB in bf16 unsharded).
+    // Root unit of both: one flat bf16 cast (2 x 50 MiB) and one output (2 x 100 MiB) on the copy-in stream, 300 MiB;
+    // one bf16 reduce-scatter output (100 MiB) and its fp32 cast (200 MiB) on the reduce-scatter stream, 300 MiB.
+    // Tail unit: the embedding's cast (50 MiB) and output (100 MiB), whose output is held until the head's copy-out;
+    // the head's cast takes the freed 50 MiB block, its output a new 100 MiB one: 250 MiB. The head's gradient is
+    // reduced first (50 + 100 MiB), the embedding's reuses the 50 MiB block and needs a new 100 MiB one while the
+    // head's fp32 shard is kept to zero_grad: 250 MiB.
+    const shard = { shard: 25 * MiB, bytes: 4, trainable: true };
+    const weight = { weight: 100 * MiB, grad: 100 * MiB, state: 0 };
+    const untied = { ...tinyPlan(false), head: weight, rootShards: [shard, shard] };
+    const root = replayFsdp2(untied);
+    assert.equal(root.allGather, 300 * MiB);
+    assert.equal(root.reduceScatter, 300 * MiB);
+    const tail = replayFsdp2({ ...untied, rootShards: [shard], embeddingShards: [shard] });
+    assert.equal(tail.allGather, 250 * MiB);
+    assert.equal(tail.reduceScatter, 250 * MiB);
+    assert.equal(tail.reserved, tail.compute + tail.allGather + tail.reduceScatter);
+  });
   it('not replayed under FSDP1, ZeRO or without a shard', () => {
     const p = gpuTruthPoint('llama-2-7b-lora-s2048-b4-ckpt-fsdp1-w2');
     const r = estimate(TrainingSetupSchema.parse(p.scenario));
