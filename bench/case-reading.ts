@@ -3,6 +3,7 @@
 // documented behaviour of the stack it names. Nothing here is tuned to a case.
 import type { Tool } from '../src/analyzers/facts';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from '../src/analyzers/accelerate-fsdp';
+import { trainerFindUnused } from '../src/analyzers/trainer-ddp';
 import { toolDefault } from '../src/analyzers/defaults';
 import { shippedZeroBuckets } from '../src/analyzers/shipped-zero';
 import type { TrainingSetupInput } from '../src/core/setup';
@@ -339,4 +340,10 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
 export function accelerateFsdp(tool: Tool | undefined, s: Setup): Setup {
   if (!tool || !ACCELERATE_FSDP_TOOLS.has(tool)) return {};
   return accelerateFsdpPatch(s, { masterWeightsStated: false, noSyncFromDefault: true });
+}
+
+/** The HF Trainer's DDP find_unused_parameters, for a stack that runs its DDP through it (analyzers/trainer-ddp.ts). */
+export function trainerDdp(tool: Tool | undefined, s: Setup): Setup {
+  const rule = tool ? trainerFindUnused(tool, s) : undefined;
+  return rule ? { ddp_find_unused_parameters: rule.value } : {};
 }

@@ -9,6 +9,7 @@ import type { Tool } from '../src/analyzers/facts';
 import {
   accelerateBy,
   accelerateFsdp,
+  trainerDdp,
   caseAttention,
   caseCheckpointing,
   caseLoss,
@@ -301,7 +302,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const zeroBuckets = shippedZero(tool, s);
   if (zeroBuckets) s.zero_buckets = zeroBuckets;
   s = { ...s, ...stackDefaults(tool, s) };
-  s = { ...s, ...accelerateFsdp(tool, s) };
+  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s) };
   if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib)
     s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
   const parsed = TrainingSetupSchema.safeParse(s);

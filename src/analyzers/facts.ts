@@ -144,6 +144,7 @@ export type CanonicalKey =
   | 'bitsandbytesVersion' // string: the bitsandbytes release a config's tool version implies (a pin in the project wins)
   | 'torchaoVersion' // string: the torchao release a config's tool version implies (a pin in the project wins)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
+  | 'ddpFindUnused' // boolean (DDP find_unused_parameters: the Trainer's ddp_find_unused_parameters)
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)
   | 'fsdpBackwardPrefetch' // 'pre' | 'post' | 'none' (FSDP1 backward_prefetch: BACKWARD_PRE, BACKWARD_POST, NO_PREFETCH)

@@ -21,6 +21,7 @@ import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, typ
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
 import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
+import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -332,7 +333,9 @@ export function runPipeline(
   overrides: Overrides,
   resolver: ModelResolver = catalogResolver,
 ): PipelineResult {
-  return accelerateFsdp(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader));
+  return trainerDdp(
+    accelerateFsdp(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader)),
+  );
 }
 
 /**
@@ -607,4 +610,23 @@ function accelerateFsdp(r: PipelineResult): PipelineResult {
     };
   }
   return { ...r, setup, provenance: provenance as ProvenanceMap };
+}
+
+/**
+ * The HF Trainer's DDP find_unused_parameters where no file gives ddp_find_unused_parameters (trainer-ddp.ts): true
+ * for a PEFT model or a model without gradient checkpointing, said as the tool's default.
+ */
+function trainerDdp(r: PipelineResult): PipelineResult {
+  const s0 = r.setup;
+  if (!s0 || r.provenance.ddp_find_unused_parameters !== undefined) return r;
+  const tools = r.files.flatMap((f) => f.facts.tools).filter((t) => TRAINER_DDP_TOOLS.has(t));
+  // Axolotl and LLaMA-Factory decide it before the Trainer does.
+  const tool = tools.find((t) => t === 'axolotl' || t === 'llamafactory') ?? tools[0];
+  const rule = tool ? trainerFindUnused(tool, s0) : undefined;
+  if (!rule || !tool) return r;
+  return {
+    ...r,
+    setup: { ...s0, ddp_find_unused_parameters: rule.value },
+    provenance: { ...r.provenance, ddp_find_unused_parameters: { kind: 'default', owner: tool, note: rule.note } },
+  };
 }

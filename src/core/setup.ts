@@ -440,6 +440,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_tail_unit: z.boolean().optional(),
   /**
+   * DDP with find_unused_parameters: its Reducer takes capped buckets from the first step (no single flat bucket), and
+   * _DDPSink clones the forward's outputs. The HF Trainer sets it for a PEFT model or a model without gradient
+   * checkpointing unless ddp_find_unused_parameters says otherwise; Axolotl sets false, LLaMA-Factory false for LoRA.
+   */
+  ddp_find_unused_parameters: z.boolean().optional(),
+  /**
    * Whether every batch is seq_len tokens long (packed, or padded to the maximum length) or each batch is padded to
    * its own longest sample. Variable lengths leave blocks of earlier, shorter batches in the allocator's cache.
    */
@@ -765,6 +771,7 @@ export const SCHEMA_DEFAULT_NOTES: Partial<Record<SetupKey, string>> = {
   fsdp_shard_embeddings:
     'embeddings and output head in the FSDP root unit (per-layer wrapping, as Accelerate wraps a model before 1.14)',
   fsdp_tail_unit: "FSDP2's final norm and output head in a unit kept unsharded from its forward to its backward",
+  ddp_find_unused_parameters: 'DDP looks for parameters without gradients (find_unused_parameters)',
   batch_lengths: 'every batch seq_len tokens long (packed, or padded to the maximum length)',
   eval_batch_size: 'the evaluation batch during training',
   offload_optimizer: 'no offload',

@@ -537,16 +537,18 @@ def suite_accelerate():
                   fsdp_adapters_wrapped=True)
     out["llama-fsdp1-w2-lora-all-bf16-ckpt-reentrant-offload"] = fsdp(1, 2, **recipe, **off, lora=LORA_ALL)
     out["qwen2-fsdp1-w8-lora-all-bf16-ckpt-reentrant"] = fsdp(1, 8, "qwen2", **recipe, lora=lora("qwen2", LORA_ALL))
-    # DDP as Accelerate wraps the model for the trainer.
+    # DDP as Accelerate wraps the model for the trainer, which asks for find_unused_parameters for a PEFT model or one
+    # without gradient checkpointing.
+    unused = dict(ddp_find_unused_parameters=True)
     for name, keys in (("full-amp", amp), ("lora-bf16", dict(weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV)),
                        ("lora-bf16-ckpt", dict(weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV, **ckpt))):
-        out[f"llama-ddp-w2-{name}"] = (scenario("llama", gpus_per_node=2, **keys), {"runner": "trainer", "parallel": "ddp"})
+        out[f"llama-ddp-w2-{name}"] = (scenario("llama", gpus_per_node=2, **keys, **unused), {"runner": "trainer", "parallel": "ddp"})
     out["qwen3-ddp-w4-lora-bf16-ckpt"] = (
-        scenario("qwen3", gpus_per_node=4, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV, **ckpt),
+        scenario("qwen3", gpus_per_node=4, weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV, **ckpt, **unused),
         {"runner": "trainer", "parallel": "ddp"})
-    out["qwen3-ddp-w4-full-amp"] = (scenario("qwen3", gpus_per_node=4, **amp), {"runner": "trainer", "parallel": "ddp"})
+    out["qwen3-ddp-w4-full-amp"] = (scenario("qwen3", gpus_per_node=4, **amp, **unused), {"runner": "trainer", "parallel": "ddp"})
     out["llama-sft-ddp-w2-lora-bf16"] = (scenario("llama", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
-                                                  lora=LORA_QV, **sft), {"runner": "sft", "parallel": "ddp"})
+                                                  lora=LORA_QV, **sft, **unused), {"runner": "sft", "parallel": "ddp"})
     for k, (sc, h) in out.items():
         if sc.get("checkpoint_reentrant"):
             h["reentrant"] = True

@@ -265,6 +265,8 @@ function trainRunEntry(m: Mapping): boolean {
       return syncEachBatch(m);
     case 'fsdp_config':
       return fsdpConfig(m);
+    case 'ddp_find_unused_parameters':
+      return emit(m, 'ddpFindUnused', (x) => boolOf(file, x, e));
     case 'auto_find_batch_size':
       return emit(m, 'autoFindBatchSize', (x) => boolOf(file, x, e));
     case 'torch_compile':

@@ -226,6 +226,7 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
 function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   const gc = top.get('gradient_checkpointing');
   ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
+  ctx.put('ddpFindUnused', top.get('ddp_find_unused_parameters'), asBool);
   const ao = top.get('activation_offloading');
   ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
   ctx.put('gradientCheckpointing', gc, (v) => {

@@ -187,6 +187,7 @@ function analyze(ctx: YamlCtx): void {
   }
   ctx.put('activationOffloading', top.get('activation_offloading'), asBool);
   ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
+  ctx.put('ddpFindUnused', top.get('ddp_find_unused_parameters'), asBool);
   // num_generations is GRPOConfig's (a TRL YAML for `trl grpo --config`): completions are generated, then trained on.
   const gens = top.get('num_generations');
   if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');

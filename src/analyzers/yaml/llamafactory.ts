@@ -274,6 +274,7 @@ function optimizer(ctx: YamlCtx, top: Map<string, Entry>): void {
 /** deepspeed (a JSON path), HF `fsdp` options (list or string), and the v1 `dist_config: {name: fsdp2 | deepspeed}`. */
 function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.deepspeedRef(top.get('deepspeed'));
+  ctx.put('ddpFindUnused', top.get('ddp_find_unused_parameters'), asBool);
   const fsdp = top.get('fsdp');
   if (fsdp) {
     ctx.put('fsdp', fsdp, (v) => {

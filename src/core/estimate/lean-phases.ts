@@ -144,7 +144,13 @@ export function leanPhases(
   const act = actComp.bytes;
   const headDequantSum = tot(terms.headDequant);
   const kept = keptSums(terms.held);
-  const tail = Math.max(r(lossFwd), r(refForwardBytes), headDequantSum, ...rewardFwdC.map((c) => r(c.bytes)));
+  const tail = Math.max(
+    r(lossFwd),
+    r(refForwardBytes),
+    headDequantSum,
+    tot(terms.ddpOutputs),
+    ...rewardFwdC.map((c) => r(c.bytes)),
+  );
   const lossTail = outSum + tail;
   const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
   // At the forward's loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.

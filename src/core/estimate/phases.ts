@@ -55,6 +55,8 @@ export interface StageTerms {
   readonly outside: Component[];
   /** A 4-bit head's dequantized weight during one chunk's matmul (forward end and loss backward; quantized-head.ts). */
   readonly headDequant: Component[];
+  /** The returned logits and DDP's clone of them at the forward's end (find_unused_parameters; ddp-outputs.ts). */
+  readonly ddpOutputs: Component[];
   /**
    * What the loop keeps of a step when it keeps its outputs (terms/previous-step.ts): its logits through the backward,
    * and with its graph's ctx attributes at the optimizer step, an evaluation and the next forward.
@@ -292,7 +294,7 @@ function forwardComponents(
   // The forward's tail: the loss's temporaries, the reference's forward, or (online DPO) a reward model's layer.
   const lossTail = [
     ...terms.outside,
-    ...[lossTemps, refTemps, terms.headDequant, ...rewardFwdC.map((c) => [c])].reduce((m, t) =>
+    ...[lossTemps, refTemps, terms.headDequant, terms.ddpOutputs, ...rewardFwdC.map((c) => [c])].reduce((m, t) =>
       sum(t) > sum(m) ? t : m,
     ),
   ];

@@ -3,6 +3,7 @@
 // Docs: docs/estimate/index.md
 import { fsdp1RootGradient } from '../terms/fsdp1-root-gradient';
 import { headDequant, quantizedHead } from '../terms/quantized-head';
+import { ddpOutputsClone } from '../terms/ddp-outputs';
 import { heldStepOutputs } from '../terms/previous-step';
 import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
@@ -224,6 +225,7 @@ function stagePhases(
     genComps,
     outside: loss ? loss.outside : [],
     headDequant: headDequant(ctx, st),
+    ddpOutputs: ddpOutputsClone(ctx, st),
     held: heldStepOutputs(ctx, st, activations),
     lossFwd: loss ? loss.lossFwd : 0,
     lossBwd: loss ? loss.lossBwd : 0,

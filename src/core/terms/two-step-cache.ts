@@ -252,7 +252,11 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     adamw: adamwTemporariesOf(setup),
     buckets:
       ctx.layout.dataParallel * ctx.layout.contextParallel > 1
-        ? ddpBucketBytes(allParts({ embedding, layer, layers: forward.layers, head }), setup.pytorch_version)
+        ? ddpBucketBytes(
+            allParts({ embedding, layer, layers: forward.layers, head }),
+            setup.pytorch_version,
+            setup.ddp_find_unused_parameters === true,
+          )
         : { first: [], rebuilt: [] },
     capacity,
   };
@@ -269,11 +273,17 @@ export interface DdpBuckets {
  * reverse order (the order their gradients come), a bucket closed once it holds the cap; each bucket one flat
  * gradient-sized buffer. From PyTorch 1.12 (pytorch/pytorch#72843) DDP without find_unused_parameters puts every
  * parameter in one bucket for the first iteration (BucketCapacityConfig: [sys.maxsize]), and `_pre_forward` rebuilds
- * the buckets by those caps before the second forward (`reducer._rebuild_buckets()`), freeing the first.
+ * the buckets by those caps before the second forward (`reducer._rebuild_buckets()`), freeing the first. With
+ * find_unused_parameters the capped buckets are made from the start (CPU truth accelerate/llama-ddp-w2-full-amp: a
+ * 4,194,304 B bucket of the head's gradient and one of the 9,999,360 B left, built with the model).
  */
-export function ddpBucketBytes(parameters: readonly ReplayParameter[], pytorchVersion: string | undefined): DdpBuckets {
+export function ddpBucketBytes(
+  parameters: readonly ReplayParameter[],
+  pytorchVersion: string | undefined,
+  findUnused = false,
+): DdpBuckets {
   const rebuilt = cappedBuckets(parameters);
-  const oneBucket = !olderThan(pytorchVersion, 1, 12);
+  const oneBucket = !findUnused && !olderThan(pytorchVersion, 1, 12);
   return { first: oneBucket ? [rebuilt.reduce((sum, b) => sum + b, 0)] : rebuilt, rebuilt };
 }
 

@@ -130,6 +130,8 @@ describe('two-step-cache', () => {
     assert.deepEqual(ddpBucketBytes(grads, '2.11'), { first: [60.5 * MiB], rebuilt: [20 * MiB, 40.5 * MiB] });
     assert.deepEqual(ddpBucketBytes(grads, undefined).first, [60.5 * MiB]);
     assert.deepEqual(ddpBucketBytes(grads, '1.11').first, [20 * MiB, 40.5 * MiB]);
+    // find_unused_parameters: the capped buckets from the first step (the HF Trainer's DDP over a PEFT model).
+    assert.deepEqual(ddpBucketBytes(grads, '2.11', true).first, [20 * MiB, 40.5 * MiB]);
   });
   it("an fp32 head under autocast: its gradient comes in 16 bits through the copy, the fp32 one after the head's backward", () => {
     // A 40 MiB fp32 tied head whose 20 MiB 16-bit copy ran the logits' matmul (noLayerStep: 100 MiB logits, 200 MiB
