@@ -549,9 +549,26 @@ def suite_accelerate():
     out["qwen3-ddp-w4-full-amp"] = (scenario("qwen3", gpus_per_node=4, **amp, **unused), {"runner": "trainer", "parallel": "ddp"})
     out["llama-sft-ddp-w2-lora-bf16"] = (scenario("llama", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
                                                   lora=LORA_QV, **sft, **unused), {"runner": "sft", "parallel": "ddp"})
+    out.update(_accelerate_trl(half, unused))
     for k, (sc, h) in out.items():
         if sc.get("checkpoint_reentrant"):
             h["reentrant"] = True
+    return out
+
+
+def _accelerate_trl(half, unused):
+    """TRL's DPO over several ranks: the trainer prepares the policy, and a reference copy in Accelerate's evaluation
+    mode (sharded as the policy under FSDP), as for SFT."""
+    out = {}
+    dpo = {"runner": "dpo", "prompt_len": 128, "completion_len": 64}
+    pref = {"logps": "rows"}
+    lora_keys = dict(weights_dtype="bf16", mixed_precision="bf16", method="lora", lora=LORA_QV, seq_len=193, trl_version=TRL_VERSION)
+    out["llama-dpo-ddp-w2-lora-bf16"] = (scenario("llama", gpus_per_node=2, **lora_keys, **unused,
+                                                  preference=dict(pref, reference="adapters-off")), dict(dpo, parallel="ddp"))
+    out["llama-dpo-fsdp2-w4-full-bf16"] = (
+        scenario("llama", gpus_per_node=4, fsdp="full_shard", fsdp_version=2, fsdp_tail_unit=True, **half, seq_len=193,
+                 trl_version=TRL_VERSION, preference=dict(pref, reference="copy")), dict(dpo, parallel="fsdp2"))
+    # GRPO gathers the completions' rewards over the ranks, a collective the fake process group cannot shape: no point.
     return out
 
 

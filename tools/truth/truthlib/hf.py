@@ -34,6 +34,7 @@ def training_kwargs(scenario, harness, out_dir):
         gradient_checkpointing=ckpt,
         gradient_checkpointing_kwargs={"use_reentrant": harness.get("reentrant", False)} if ckpt else None,
         dataloader_num_workers=0, seed=harness.get("seed", 0), max_grad_norm=harness.get("max_grad_norm", 1.0),
+        **({"optim": "adamw_torch"} if harness.get("parallel", "none") != "none" else {}),
         **_fsdp_kwargs(scenario, harness),
     )
 
@@ -57,11 +58,20 @@ def _fsdp_kwargs(scenario, harness):
     return {"fsdp": True, "fsdp_config": config}
 
 
+class _ForeachAdamW(torch.optim.AdamW):
+    """torch's AdamW with foreach=True, the implementation CUDA tensors get by default."""
+
+    def __init__(self, params, **kwargs):
+        super().__init__(params, **{**kwargs, "foreach": True})
+
+
 def _optimizer(scenario, harness, model):
-    """The trainer's optimizer: made here, or under data parallelism (where the trainer makes it from the prepared
-    model) named by class: torch's AdamW, foreach."""
+    """The trainer's optimizer: made here, or under data parallelism, where the trainer makes it from the prepared
+    model (FSDP refuses one made before), `optim="adamw_torch"` with torch's AdamW made foreach (_ForeachAdamW stands
+    in for torch.optim.AdamW, which transformers imports when it builds the optimizer)."""
     if harness.get("parallel", "none") != "none":
-        return {"optimizer_cls_and_kwargs": (torch.optim.AdamW, {"foreach": True})}
+        torch.optim.AdamW = _ForeachAdamW
+        return {}
     return {"optimizers": (loop.make_optimizer(model, scenario), None)}
 
 
