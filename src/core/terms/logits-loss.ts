@@ -22,13 +22,16 @@ import { olderThan } from '../util/version';
  * forward in convert_outputs_to_fp32 (accelerate/utils/operations.py ConvertOutputsToFp32: `tensor.float()` on every
  * 16-bit output), so the logits that DPO's and GRPO's selective_log_softmax (and KTO's, ORPO's, online DPO's) receive
  * are fp32 and take its logsumexp path; the 16-bit head output is freed once cast. Liger's fused losses take no
- * logits. Elsewhere: the compute dtype.
+ * logits. FSDP2 is prepared apart (fsdp2_prepare_model: its MixedPrecisionPolicy casts the parameters, no autocast,
+ * no conversion of the outputs): its logits stay 16-bit (CPU truth accelerate/llama-dpo-fsdp2-*: bf16 log-softmax rows).
+ * Elsewhere: the compute dtype.
  */
 export function trlLogitsBytes(ctx: EstimateContext): number {
   const setup = ctx.setup;
   const { computeBytes: cb, mode } = ctx.dtypes;
   const trl = ctx.methods.rollout !== undefined || setup.preference?.logps === 'rows';
-  return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && setup.loss !== 'fused' ? 4 : cb;
+  const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2;
+  return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && !fsdp2 && setup.loss !== 'fused' ? 4 : cb;
 }
 
 /**

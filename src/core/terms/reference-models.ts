@@ -10,7 +10,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, RewardModel, StageContext } from '../estimate/context';
 import { ktoReferenceLogps, noGradLayerBytes, referenceLogps } from './activations';
 import { lossPlan } from './logits-loss';
-import { formatCount } from '../units';
+import { formatBytes, formatCount } from '../units';
 import { olderThan } from '../util/version';
 import { quantBytesPerParam } from './quantization';
 
@@ -124,6 +124,14 @@ export function referenceForward(
     const ref = profiledKto ? ktoReferenceLogps(lossPlan(ctx, T)) : referenceLogps(lossPlan(ctx, T));
     refForwardBytes = ref.bytes + (pref.paired || profiledKto ? 0 : cb * T * (a.vocab / tp));
     refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
+    const whole = wholeReferenceGather(ctx);
+    const inFlight = whole + cb * T * (a.vocab / tp);
+    if (whole > 0 && inFlight > refForwardBytes) {
+      refForwardBytes = inFlight;
+      refForwardFormula =
+        `reference model, no grad, ${seqs} sequences: gathered whole as one FSDP2 unit (TRL prepare_fsdp), its ` +
+        `all-gather output and unsharded parameters ${formatBytes(whole)}, and its ${cb} B logits`;
+    }
   }
   if (onlineDpo && lmHead) {
     const ref = referenceLogps(lossPlan(ctx, T));
@@ -133,6 +141,21 @@ export function referenceForward(
       `no grad, ${seqs} sequences: ${ref.formula}`;
   }
   return { refForwardBytes, refForwardFormula };
+}
+
+/**
+ * TRL wraps a reference copy under FSDP2 itself, as one unit over the whole model (trl/models/utils.py prepare_fsdp:
+ * one fully_shard call, not Accelerate's per-layer preparation), so its forward gathers every parameter at once: the
+ * all-gather output and the unsharded parameters, each the model in the gather dtype (CPU truth
+ * accelerate/llama-dpo-fsdp2-w4-full-bf16: a 7,097,344 B all-gather output and the copied-out parameters through the
+ * reference's forward). 0 elsewhere.
+ */
+function wholeReferenceGather(ctx: EstimateContext): number {
+  const setup = ctx.setup;
+  const trlCopy = setup.preference?.reference === 'copy' && setup.preference.logps === 'rows';
+  const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2 && ctx.sharding.shardParams > 1;
+  if (!trlCopy || !fsdp2) return 0;
+  return 2 * (ctx.model.inventory.total / ctx.layout.tensorParallel) * ctx.dtypes.half;
 }
 
 /**

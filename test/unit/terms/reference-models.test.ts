@@ -227,3 +227,45 @@ describe('estimate: TRL >= 0.29 DPO (DPOTrainer._compute_loss) against the CPU t
     );
   });
 });
+
+describe('estimate: a reference copy under FSDP2, as TRL wraps it (one unit over the whole model)', () => {
+  // CPU truth of TRL's DPOTrainer over 4 ranks (test/fixtures/truth/accelerate.json): a Llama of 3,548,416 parameters,
+  // bf16 under FSDP2's bf16 MixedPrecisionPolicy, 4 sequences of 193 tokens (T = 772), V = 4,096. The reference's
+  // forward gathers the whole model: its all-gather output and the unsharded parameters, 2 x 3,548,416 x 2 B, beside
+  // its bf16 logits 772 x 4,096 x 2 B (trl/models/utils.py prepare_fsdp; tools/truth/FINDINGS.md §56).
+  const id = 'accelerate/llama-dpo-fsdp2-w4-full-bf16';
+
+  it('counts the whole-model gather and 16-bit logits in the reference forward, within 2 % of the trainer', () => {
+    const e = run(truthSetup(id));
+    const fwd = phase(e, 'forward');
+    const ref = fwd.components.find((c) => c.label.startsWith('Reference forward'));
+    assert.ok(ref, 'reference forward component');
+    assert.ok(ref.bytes >= 2 * 3_548_416 * 2 + 772 * 4096 * 2, `${ref.bytes}`);
+    near(e.perGpu.peakBytes, truthPeak(id), 0.02, 'DPO under FSDP2 against the trainer');
+  });
+  it('at 8B over 8 ranks the gather is the reference forward: 2 x 8.03B x 2 B, beside its 16-bit logits', () => {
+    const s = setupFor('meta-llama/Llama-3.1-8B', {
+      weights_dtype: 'bf16',
+      master_weights: true,
+      mixed_precision: 'bf16',
+      seq_len: 1024,
+      gradient_checkpointing: 'full',
+      gpus_per_node: 8,
+      fsdp: 'full_shard',
+      fsdp_version: 2,
+      fsdp_tail_unit: true,
+      trl_version: '1.13',
+      preference: { logps: 'rows', reference: 'copy' },
+    });
+    const e = run(s);
+    const ref = phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'))!;
+    const params = e.parameters.total;
+    assert.equal(ref.bytes, 2 * params * 2 + 2048 * 128_256 * 2);
+    assert.match(ref.formula, /gathered whole as one FSDP2 unit/);
+  });
+  it('on one GPU the reference is not gathered', () => {
+    const e = run(truthSetup(id, { gpus_per_node: 1, fsdp: 'none', fsdp_tail_unit: undefined }));
+    const ref = phase(e, 'forward').components.find((c) => c.label.startsWith('Reference forward'));
+    assert.ok(ref && !/FSDP2/.test(ref.formula), ref?.formula);
+  });
+});
