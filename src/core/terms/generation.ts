@@ -12,7 +12,7 @@ import { formatBytes, formatCount, GiB } from '../units';
 import { noGradLayerBytes } from './activations';
 import { kvCache, kvCacheShape } from './kv-cache';
 import { logitTokens } from './logits-loss';
-import { rewardForward } from './reference-models';
+import { rewardForward, wholeReferenceGather } from './reference-models';
 
 /** The colocated vLLM engine's share of the GPU, less the weights it shares with the policy (given the persistent components so far). */
 export function rolloutEngine(ctx: EstimateContext, persistent: readonly Component[]): Component[] {
@@ -191,6 +191,22 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
   const TV = lossTokens * (a.vocab / tp);
   const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
   const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
+  // A reference copy under FSDP2 is gathered whole while it scores (TRL prepare_fsdp): that beside its logits.
+  const whole = rollout.reference === 'copy' ? wholeReferenceGather(ctx) : 0;
+  if (whole > 0 && whole + cb * TV > Math.max(logps, fwd)) {
+    return [
+      comp(
+        ctx,
+        'gathered-params',
+        'Scoring: the reference model gathered whole (one FSDP2 unit), no grad',
+        whole + cb * TV,
+        () =>
+          `its all-gather output and unsharded parameters ${formatBytes(whole)} (TRL prepare_fsdp) and the ` +
+          `completion logits ${cb}·T·V (T = ${seqs} x ${C} completion tokens)`,
+        () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
+      ),
+    ];
+  }
   const who = [
     rollout.reference === 'copy'
       ? 'the reference model'

@@ -145,14 +145,17 @@ export function referenceForward(
 
 /**
  * TRL wraps a reference copy under FSDP2 itself, as one unit over the whole model (trl/models/utils.py prepare_fsdp:
- * one fully_shard call, not Accelerate's per-layer preparation), so its forward gathers every parameter at once: the
- * all-gather output and the unsharded parameters, each the model in the gather dtype (CPU truth
- * accelerate/llama-dpo-fsdp2-w4-full-bf16: a 7,097,344 B all-gather output and the copied-out parameters through the
- * reference's forward). 0 elsewhere.
+ * one fully_shard call, not Accelerate's per-layer preparation; DPO, KTO, ORPO, GRPO and RLOO alike), so its forward
+ * gathers every parameter at once: the all-gather output and the unsharded parameters, each the model in the gather
+ * dtype (CPU truth accelerate/llama-dpo-fsdp2-w4-full-bf16: a 7,097,344 B all-gather output and the copied-out
+ * parameters through the reference's forward). 0 elsewhere.
  */
-function wholeReferenceGather(ctx: EstimateContext): number {
+export function wholeReferenceGather(ctx: EstimateContext): number {
   const setup = ctx.setup;
-  const trlCopy = setup.preference?.reference === 'copy' && setup.preference.logps === 'rows';
+  const { rollout, onlineDpo } = ctx.methods;
+  const trlCopy =
+    (setup.preference?.reference === 'copy' && setup.preference.logps === 'rows') ||
+    (rollout !== undefined && !onlineDpo && rollout.reference === 'copy');
   const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2 && ctx.sharding.shardParams > 1;
   if (!trlCopy || !fsdp2) return 0;
   return 2 * (ctx.model.inventory.total / ctx.layout.tensorParallel) * ctx.dtypes.half;

@@ -269,3 +269,26 @@ describe('estimate: a reference copy under FSDP2, as TRL wraps it (one unit over
     assert.ok(ref && !/FSDP2/.test(ref.formula), ref?.formula);
   });
 });
+
+describe("estimate: GRPO's reference copy under FSDP2 scores gathered whole", () => {
+  it('the scoring tail is the whole-model gather beside the completion logits', () => {
+    // Qwen2.5-7B-Instruct over 8 ranks, 2 completions of 1,024 tokens per micro-batch (T = 2,048), V = 152,064:
+    // 2 x params x 2 B (trl/models/utils.py prepare_fsdp: one unit) + 2 B x T x V.
+    const s = setupFor('Qwen/Qwen2.5-7B-Instruct', {
+      weights_dtype: 'bf16',
+      master_weights: true,
+      mixed_precision: 'bf16',
+      micro_batch_size: 2,
+      seq_len: 1536,
+      gradient_checkpointing: 'full',
+      gpus_per_node: 8,
+      fsdp: 'full_shard',
+      fsdp_version: 2,
+      trl_version: '1.13',
+      rollout: { batch: 16, completion_len: 1024, engine: 'generate', reference: 'copy' },
+    });
+    const e = run(s);
+    const c = phase(e, 'generation').components.find((x) => x.label.includes('gathered whole'))!;
+    assert.equal(c.bytes, 2 * e.parameters.total * 2 + 2 * 2048 * 152_064);
+  });
+});
