@@ -527,6 +527,10 @@ def suite_accelerate():
     out["llama-fsdp2-w4-full-amp-offload"] = fsdp(2, 4, **amp, **off)
     out["llama-fsdp2-w2-lora-bf16-ckpt-offload"] = fsdp(2, 2, **half, **ckpt, **off, method="lora", lora=LORA_QV)
     out["llama-fsdp2-w4-full-amp-accum2"] = fsdp(2, 4, **amp, gradient_accumulation_steps=2, fsdp_no_sync=True)
+    # Checkpointing through fsdp_config's activation_checkpointing (Accelerate's checkpoint_wrapper, non-reentrant).
+    for version in (1, 2):
+        sc, h = fsdp(version, 4, **amp, **ckpt, **({"fsdp_backward_prefetch": "none"} if version == 1 else {}))
+        out[f"llama-fsdp{version}-w4-full-amp-fsdp-ac"] = (sc, dict(h, fsdp_ac=True))
     sft = dict(loss="chunked-nll", trl_version=TRL_VERSION)
     out["llama-sft-fsdp2-w4-lora-bf16-ckpt"] = fsdp(2, 4, runner="sft", **half, **ckpt, **sft, method="lora", lora=LORA_QV)
     # FSDP1 through Accelerate's plugin, as transformers 5 still offers it (fsdp_config version 1): the trainer's

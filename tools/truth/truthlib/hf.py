@@ -25,7 +25,9 @@ def _callback(rec):
 
 
 def training_kwargs(scenario, harness, out_dir):
-    ckpt = scenario.get("gradient_checkpointing", "none") != "none"
+    # `fsdp_ac: true`: checkpointing through fsdp_config's activation_checkpointing (Accelerate wraps each layer in
+    # checkpoint_wrapper before sharding) instead of the trainer's gradient_checkpointing.
+    ckpt = scenario.get("gradient_checkpointing", "none") != "none" and not harness.get("fsdp_ac")
     return dict(
         output_dir=out_dir, use_cpu=True, report_to=[], save_strategy="no", logging_strategy="no",
         per_device_train_batch_size=scenario.get("micro_batch_size", 1),
@@ -51,6 +53,8 @@ def _fsdp_kwargs(scenario, harness):
         return {}
     config = {"version": 2 if kind == "fsdp2" else 1, "cpu_offload": parallel.offloading(scenario),
               "reshard_after_forward": scenario.get("fsdp", "full_shard") != "shard_grad_op" if kind == "fsdp2" else scenario.get("fsdp", "full_shard")}
+    if harness.get("fsdp_ac"):
+        config["activation_checkpointing"] = True
     if kind == "fsdp1":
         config.update(sync_module_states=False, use_orig_params=scenario.get("fsdp_use_orig_params", True))
         if "fsdp_backward_prefetch" in scenario:
