@@ -21,9 +21,7 @@ export function fsdp1BackwardPrefetch(
 }
 
 /** FSDP2 with the final norm and head in a unit not resharded after the forward (fsdp_tail_unit). */
-export function fsdpTailUnit(
-  s: Pick<TrainingSetup, 'fsdp' | 'fsdp_version' | 'fsdp_tail_unit' | 'fsdp_shard_embeddings'>,
-): boolean {
+export function fsdpTailUnit(s: Pick<TrainingSetup, 'fsdp' | 'fsdp_version' | 'fsdp_tail_unit'>): boolean {
   return s.fsdp_tail_unit === true && s.fsdp_version === 2 && s.fsdp !== 'none' && s.fsdp !== 'no_shard';
 }
 
