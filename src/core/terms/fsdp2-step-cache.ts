@@ -314,18 +314,10 @@ function trainingStep(state: Fsdp2State): void {
   const { plan, step } = state;
   const compute = step.allocator;
   const rootParams = unshardForward(state, state.root);
-  let input = compute.malloc(plan.hidden);
   blasWorkspaceAt(step, 'forward');
-  const kept: Alive[][] = [];
-  for (let l = 0; l < plan.layers; l++) {
-    const params = unshardForward(state, state.layer);
-    const layer = layerForward(step, input);
-    for (const p of params) compute.free(p);
-    kept.push(layer.kept);
-    input = layer.output;
-  }
+  const { output, kept } = layersForward(state, compute.malloc(plan.hidden));
   const normOut = compute.malloc(plan.hidden);
-  compute.free(input);
+  compute.free(output);
   // The root's post-forward frees the last all-gather output; its pre-backward prefetches the last layer.
   if (state.held) state.step.allocator.free(state.held);
   state.held = undefined;
@@ -341,7 +333,28 @@ function trainingStep(state: Fsdp2State): void {
   embeddingBackward(step);
   compute.free(gradHidden);
   postBackward(state, state.root, rootParams);
-  if (state.held) state.step.allocator.free(state.held);
+  endOfStep(state);
+}
+
+/** Each layer's forward, its unit gathered in its pre-forward and resharded after: the last output, what each keeps. */
+function layersForward(state: Fsdp2State, input: Allocation): { output: Allocation; kept: Alive[][] } {
+  const compute = state.step.allocator;
+  const kept: Alive[][] = [];
+  let output = input;
+  for (let l = 0; l < state.plan.layers; l++) {
+    const params = unshardForward(state, state.layer);
+    const layer = layerForward(state.step, output);
+    for (const p of params) compute.free(p);
+    kept.push(layer.kept);
+    output = layer.output;
+  }
+  return { output, kept };
+}
+
+/** The step's end: the last all-gather output and the reduce-scatter input in flight are freed. */
+function endOfStep(state: Fsdp2State): void {
+  const compute = state.step.allocator;
+  if (state.held) compute.free(state.held);
   state.held = undefined;
   if (state.reduceInput) compute.free(state.reduceInput);
   state.reduceInput = undefined;
@@ -362,20 +375,13 @@ function trainingStepWithTail(state: Fsdp2State): void {
   const embedding = state.embedding;
   const tiedTail = embedding === undefined ? unshardForward(state, state.root) : undefined;
   const embeddingParams = embedding ? unshardForward(state, embedding) : [];
-  let input = compute.malloc(plan.hidden);
+  const input = compute.malloc(plan.hidden);
   for (const p of embeddingParams) compute.free(p);
   blasWorkspaceAt(step, 'forward');
-  const kept: Alive[][] = [];
-  for (let l = 0; l < plan.layers; l++) {
-    const params = unshardForward(state, state.layer);
-    const layer = layerForward(step, input);
-    for (const p of params) compute.free(p);
-    kept.push(layer.kept);
-    input = layer.output;
-  }
+  const { output, kept } = layersForward(state, input);
   const tailParams = tiedTail ?? unshardForward(state, state.root);
   const normOut = compute.malloc(plan.hidden);
-  compute.free(input);
+  compute.free(output);
   step.backwardStart = () => {
     if (state.held) compute.free(state.held);
     state.held = undefined;
@@ -405,10 +411,7 @@ function trainingStepWithTail(state: Fsdp2State): void {
     if (tiedTail) postBackward(state, state.root, tailParams);
   }
   compute.free(gradHidden);
-  if (state.held) compute.free(state.held);
-  state.held = undefined;
-  if (state.reduceInput) compute.free(state.reduceInput);
-  state.reduceInput = undefined;
+  endOfStep(state);
 }
 
 /**
