@@ -576,6 +576,28 @@ def _accelerate_trl(half, unused):
     return out
 
 
+def suite_layer():
+    """Points whose backward peaks inside the layers, not at the loss: a 512-word vocabulary and 1,024-token sequences,
+    so a layer's recomputed tensors and its backward's working set outweigh the logits and their gradients."""
+    out = {}
+    small = dict(vocab_size=512)
+    for fam in ("llama", "qwen3", "mistral", "gemma3"):
+        arch = dict(FAMILIES[fam], **small)
+        def sc(**keys):
+            s = scenario(fam, seq_len=1024, **keys)
+            s["architecture"] = dict(arch)
+            return s
+        qv = lora(fam, LORA_QV)
+        out[f"{fam}-lora-all-bf16-ckpt"] = (sc(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_ALL),
+                                               gradient_checkpointing="full"), {})
+        out[f"{fam}-lora-bf16-ckpt"] = (sc(weights_dtype="bf16", method="lora", lora=qv, gradient_checkpointing="full"), {})
+        out[f"{fam}-full-bf16-ckpt"] = (sc(weights_dtype="bf16", gradient_checkpointing="full"), {})
+        out[f"{fam}-lora-all-bf16"] = (sc(weights_dtype="bf16", method="lora", lora=lora(fam, LORA_ALL)), {})
+        out[f"{fam}-full-bf16"] = (sc(weights_dtype="bf16"), {})
+        out[f"{fam}-lora-all-fp32-ckpt"] = (sc(method="lora", lora=lora(fam, LORA_ALL), gradient_checkpointing="full"), {})
+    return out
+
+
 def suite_tf4():
     """transformers 4.57 (tools/truth/.venv4): MoE experts as nn.Linear loops, reentrant checkpointing by default."""
     out = {}
@@ -732,10 +754,10 @@ def suite_hybrid():
 
 
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
-          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash,
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "layer": suite_layer, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash,
           "hybrid": suite_hybrid}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
-                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "accelerate": {}, "tf4": {"runner": "loop"},
+                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "accelerate": {}, "layer": {"runner": "loop"}, "tf4": {"runner": "loop"},
                   "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
                   "hybrid": {"runner": "loop"}}
 
