@@ -754,10 +754,11 @@ def suite_hybrid():
 
 
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
-          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "layer": suite_layer, "tf4": suite_tf4, "zero": suite_zero, "flash": suite_flash,
-          "hybrid": suite_hybrid}
+          "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "layer": suite_layer, "tf4": suite_tf4,
+          "zero": suite_zero, "flash": suite_flash, "hybrid": suite_hybrid}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
-                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"}, "accelerate": {}, "layer": {"runner": "loop"}, "tf4": {"runner": "loop"},
+                  "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"},
+                  "accelerate": {}, "layer": {"runner": "loop"}, "tf4": {"runner": "loop"},
                   "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
                   "hybrid": {"runner": "loop"}}
 
