@@ -192,7 +192,7 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
   const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
   const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
   // A reference copy under FSDP2 is gathered whole while it scores (TRL prepare_fsdp): that beside its logits.
-  const whole = rollout.reference === 'copy' ? wholeReferenceGather(ctx) : 0;
+  const whole = wholeReferenceGather(ctx);
   if (whole > 0 && whole + cb * TV > Math.max(logps, fwd)) {
     return [
       comp(

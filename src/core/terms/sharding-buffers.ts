@@ -323,7 +323,7 @@ export function shardingBuffers(
 function tailUnitHead(ctx: EstimateContext): Component {
   const { arch: a } = ctx.model;
   const { half, masterCopy, embeddingBytes } = ctx.dtypes;
-  const headParams = (a.vocab * a.hidden) / ctx.layout.tensorParallel;
+  const headParams = tailHeadParams(ctx);
   if (!headModuleRuns(ctx)) {
     const bytes = ctx.setup.method === 'full' && masterCopy ? 4 : embeddingBytes;
     return comp(
@@ -345,6 +345,10 @@ function tailUnitHead(ctx: EstimateContext): Component {
     () => ({ vocab: a.vocab, hidden: a.hidden }),
   );
 }
+
+/** The output head's parameters on this rank, unsharded (V x h / TP). */
+const tailHeadParams = (ctx: EstimateContext): number =>
+  (ctx.model.arch.vocab * ctx.model.arch.hidden) / ctx.layout.tensorParallel;
 
 /** Whether the output head runs as a module (its FSDP hooks fire): not under TRL's chunked loss, which reads its weight. */
 const headModuleRuns = (ctx: EstimateContext): boolean => ctx.setup.loss !== 'chunked-nll';
@@ -475,13 +479,13 @@ function lastAllGatherOutput(ctx: EstimateContext, oneUnit: (what: string) => Co
   if (!fsdpTailUnit(ctx.setup) || ctx.model.arch.tied || !headModuleRuns(ctx)) {
     return oneUnit("last layer's all-gather output, held to the root's post-forward");
   }
-  const tail = tailUnitHead(ctx);
+  const bytes = tailHeadParams(ctx) * ctx.dtypes.half;
   return comp(
     ctx,
     'gathered-params',
     "FSDP2 tail unit's all-gather output, held to the root's post-forward",
-    tail.bytes,
-    () => `the tail unit's unsharded bytes again (${formatBytes(tail.bytes)}): FSDP2 AllGatherState`,
+    bytes,
+    () => `the tail unit's unsharded bytes again (${formatBytes(bytes)}): FSDP2 AllGatherState`,
     () => ({}),
   );
 }

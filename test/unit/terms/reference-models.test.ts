@@ -228,6 +228,20 @@ describe('estimate: TRL >= 0.29 DPO (DPOTrainer._compute_loss) against the CPU t
   });
 });
 
+/** A bf16 model trained under TRL 1.13 over 8 ranks with FSDP2 (an fp32 master from Accelerate's upcast), checkpointed. */
+const trlFsdp2 = (model: string, extra: Parameters<typeof setupFor>[1]) =>
+  setupFor(model, {
+    weights_dtype: 'bf16',
+    master_weights: true,
+    mixed_precision: 'bf16',
+    gradient_checkpointing: 'full',
+    gpus_per_node: 8,
+    fsdp: 'full_shard',
+    fsdp_version: 2,
+    trl_version: '1.13',
+    ...extra,
+  });
+
 describe('estimate: a reference copy under FSDP2, as TRL wraps it (one unit over the whole model)', () => {
   // CPU truth of TRL's DPOTrainer over 4 ranks (test/fixtures/truth/accelerate.json): a Llama of 3,548,416 parameters,
   // bf16 under FSDP2's bf16 MixedPrecisionPolicy, 4 sequences of 193 tokens (T = 772), V = 4,096. The reference's
@@ -244,17 +258,9 @@ describe('estimate: a reference copy under FSDP2, as TRL wraps it (one unit over
     near(e.perGpu.peakBytes, truthPeak(id), 0.02, 'DPO under FSDP2 against the trainer');
   });
   it('at 8B over 8 ranks the gather is the reference forward: 2 x 8.03B x 2 B, beside its 16-bit logits', () => {
-    const s = setupFor('meta-llama/Llama-3.1-8B', {
-      weights_dtype: 'bf16',
-      master_weights: true,
-      mixed_precision: 'bf16',
+    const s = trlFsdp2('meta-llama/Llama-3.1-8B', {
       seq_len: 1024,
-      gradient_checkpointing: 'full',
-      gpus_per_node: 8,
-      fsdp: 'full_shard',
-      fsdp_version: 2,
       fsdp_tail_unit: true,
-      trl_version: '1.13',
       preference: { logps: 'rows', reference: 'copy' },
     });
     const e = run(s);
@@ -274,17 +280,9 @@ describe("estimate: GRPO's reference copy under FSDP2 scores gathered whole", ()
   it('the scoring tail is the whole-model gather beside the completion logits', () => {
     // Qwen2.5-7B-Instruct over 8 ranks, 2 completions of 1,024 tokens per micro-batch (T = 2,048), V = 152,064:
     // 2 x params x 2 B (trl/models/utils.py prepare_fsdp: one unit) + 2 B x T x V.
-    const s = setupFor('Qwen/Qwen2.5-7B-Instruct', {
-      weights_dtype: 'bf16',
-      master_weights: true,
-      mixed_precision: 'bf16',
+    const s = trlFsdp2('Qwen/Qwen2.5-7B-Instruct', {
       micro_batch_size: 2,
       seq_len: 1536,
-      gradient_checkpointing: 'full',
-      gpus_per_node: 8,
-      fsdp: 'full_shard',
-      fsdp_version: 2,
-      trl_version: '1.13',
       rollout: { batch: 16, completion_len: 1024, engine: 'generate', reference: 'copy' },
     });
     const e = run(s);
