@@ -67,6 +67,7 @@ def resident(model, optimizer):
 
 def timeline_of(rec):
     timeline = memory.Timeline(rec.prof)
+    timeline.exclude_cpu_promotions()  # CPU-only dtype temporaries (memory.py)
     if rec.offloaded:
         timeline.exclude_offloaded(rec.offloaded)
         timeline.exclude_between("optimizer_begin", "optimizer_end")

@@ -148,6 +148,34 @@ class Timeline:
             kept.append(e)
         self.events = kept
 
+    def exclude_cpu_promotions(self):
+        """Leaves out the temporaries a CPU elementwise kernel makes to bring its operands to one dtype, and their
+        frees. TensorIterator (aten/src/ATen/TensorIterator.cpp compute_types) casts a CPU input of another dtype to
+        the common dtype with a full-size copy, and gives an in-place output of another dtype a temporary of the
+        common dtype, both `if (common_device == kCPU)`: a CUDA kernel casts element by element and allocates neither
+        (a bf16 base output plus a LoRA adapter's fp32 output). They are the allocations made under a copy or empty
+        (`PROMOTION_PATH`) inside an elementwise op (`ELEMENTWISE_OPS`) and freed before that same op returns.
+        Returns the bytes left out, by op."""
+        open_allocs, left_out = {}, {}
+        for i, (t, kind, payload) in enumerate(self.events):
+            if kind != 0 or i in self.excluded:
+                continue
+            size, ptr, node = payload
+            if size > 0:
+                owner = _promoting_op(node)
+                if owner is not None:
+                    open_allocs[ptr] = (i, owner)
+                continue
+            alloc = open_allocs.pop(ptr, None)
+            if alloc is None:
+                continue
+            owner = alloc[1]
+            freed_in = node.parent
+            if freed_in is not None and freed_in.id == owner.id and freed_in.start_time_ns == owner.start_time_ns:
+                self.excluded.update((alloc[0], i))
+                left_out[owner.name] = left_out.get(owner.name, 0) + (-size)
+        return left_out
+
     def exclude_offloaded(self, snapshots):
         """Leaves out the allocations alive at each snapshot whose storage the snapshot lists, and their frees."""
         for name, ptrs in snapshots:
@@ -186,6 +214,22 @@ class Timeline:
 
     def attention_kernels(self):
         return sorted(n for n in self.op_names if any(k in n for k in ATTENTION_OPS) and n.startswith(("aten::", "flash_attn::")))
+
+
+ELEMENTWISE_OPS = frozenset("aten::" + n for n in (
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "where", "maximum", "minimum", "lerp_", "addcmul_",
+    "addcdiv_", "eq", "ne", "lt", "le", "gt", "ge"))
+PROMOTION_PATH = frozenset(("aten::to", "aten::_to_copy", "aten::empty_like", "aten::empty_strided", "aten::empty"))
+
+
+def _promoting_op(memory_node):
+    """The elementwise op an allocation was made for, when it was made under a dtype copy or empty inside one."""
+    n = memory_node.parent
+    if n is None or n.name not in PROMOTION_PATH:
+        return None
+    while n is not None and n.name in PROMOTION_PATH:
+        n = n.parent
+    return n if n is not None and n.name in ELEMENTWISE_OPS else None
 
 
 PHASE_OF_MARK = {"forward_begin": "forward", "backward_begin": "backward", "backward_end": "after_backward",
