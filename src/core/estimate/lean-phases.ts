@@ -152,7 +152,7 @@ export function leanPhases(
     ...rewardFwdC.map((c) => r(c.bytes)),
   );
   const lossTail = outSum + tail;
-  const layerTail = r(layer.backwardWorkingBytes / 2) + r(terms.dequantFwdBytes);
+  const layerTail = r(forwardLayerBytes(terms)) + r(terms.dequantFwdBytes);
   // At the forward's loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
   const atLossTail = lossTail + gFwdEnd >= layerTail + gSum;
   const fwdTail = atLossTail ? lossTail + gFwdEnd : layerTail + gSum;
@@ -194,7 +194,15 @@ export function leanPhases(
   const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
   const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
   const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLastLayer;
+  // Inside a layer's recompute: its high point and the gradients in flight instead of the layer and its working set.
+  const peak = terms.activations.checkpointedLayer;
+  const inRecompute = (point: number, working: number): number =>
+    peak && peak.recomputeHighBytes > 0
+      ? point - rec - working + r(peak.recomputeHighBytes) + r(peak.entryGradBytes)
+      : 0;
+  const atRecompute = inRecompute(atLast, r(lastLayerWorkingBytes(ctx, terms)));
   const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
+  const atFirstRecompute = inRecompute(atFirstLayer, work);
   const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + rootSum + ggSum + held + inLayer);
   const atEmbedding =
     tiedAccum > 0 ? pSum + r(gradAtEnd) + unsyncedFirst + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
@@ -207,8 +215,8 @@ export function leanPhases(
   const unsyncedAtRoot = terms.grads.unsynced ? r(terms.grads.unsynced.atRootGradient.bytes) : 0;
   const atRootUnsynced =
     rootGrad > 0 && terms.grads.unsynced ? pSum + unsyncedAtRoot + rootSum + rootGrad + kept.backward : 0;
-  const atFirst = Math.max(atFirstLayer, atEmbedding, atRootGradient, atRootUnsynced);
-  const bwd = Math.max(atLoss, atLast, second?.allocated ?? 0, atFirst);
+  const atFirst = Math.max(atFirstLayer, atFirstRecompute, atEmbedding, atRootGradient, atRootUnsynced);
+  const bwd = Math.max(atLoss, atLast, atRecompute, second?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
   const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.optimizer;
@@ -232,8 +240,10 @@ export function leanPhases(
       [0, fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gSum, hgSum],
       [1, atLoss, headAtLossB, gLoss, hgSum],
       [1, atLast, headGradB, gLast, rootSum],
+      ...(atRecompute > 0 ? [[1, atRecompute, headGradB, gLast, rootSum] as LeanPoolPoint] : []),
       ...(second ? [[1, second.allocated, second.grads, second.units, rootSum] as LeanPoolPoint] : []),
       [1, atFirstLayer, r(gradAtFirst), gFirst, rootSum],
+      ...(atFirstRecompute > 0 ? [[1, atFirstRecompute, r(gradAtFirst), gFirst, rootSum] as LeanPoolPoint] : []),
       [2, opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0],
     ];
     if (atEmbedding > 0) points.push([1, atEmbedding, r(gradAtEnd), gFirst, rootSum]);
@@ -244,6 +254,14 @@ export function leanPhases(
   }
   out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));
   return out;
+}
+
+/**
+ * The last layer's intermediates while its forward runs: under full checkpointing the most its forward holds at once
+ * (terms/activations/recompute.ts), otherwise half its backward working set.
+ */
+export function forwardLayerBytes(terms: StageTerms): number {
+  return terms.activations.checkpointedLayer?.forwardHighBytes ?? terms.activations.layer.backwardWorkingBytes / 2;
 }
 
 /** The sums the lean phases beyond the training step build on. */

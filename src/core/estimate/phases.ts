@@ -7,6 +7,7 @@ import type { Component, PhaseEstimate } from '../model';
 import { comp, PERSISTENT_IDS, sum } from './component';
 import { formatCount } from '../units';
 import type { EstimateContext, StageContext } from './context';
+import { recomputePeakComponents } from '../terms/activations/recompute';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
@@ -15,7 +16,8 @@ import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
-import { lastLayerWorkingBytes, leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
+import { forwardLayerBytes, lastLayerWorkingBytes, leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
+import { lossTemporaries } from './loss-temporaries';
 
 export { LOSS_BACKWARD_NOTE };
 
@@ -192,67 +194,6 @@ function gradientShare(ctx: EstimateContext, st: StageContext, terms: StageTerms
     );
 }
 
-/** The loss's forward temporaries (none when the loss holds no transient bytes), by the kind of loss. */
-function lossTemporaries(ctx: EstimateContext, terms: StageTerms): Component[] {
-  const setup = ctx.setup;
-  const { teacher, rollout, onlineDpo, gkd } = ctx.methods;
-  const { lossFwd } = terms;
-  if (!(lossFwd > 0)) return [];
-  return [
-    rollout
-      ? comp(
-          ctx,
-          'logits-loss',
-          'Completion log-probs forward temporaries',
-          lossFwd,
-          () =>
-            onlineDpo
-              ? 'the logits of every position, of which the completions are sliced for their log_softmax'
-              : "the completion logits, divided by the temperature, and one row's fp32 copy at its log_softmax",
-          () => ({}),
-        )
-      : gkd
-        ? comp(
-            ctx,
-            'logits-loss',
-            'Distillation loss forward temporaries',
-            lossFwd,
-            () =>
-              "the student's and the teacher's logits, their copies divided by the temperature and the JSD's fp32 temporaries at its high point",
-            () => ({}),
-          )
-        : setup.value_head
-          ? comp(
-              ctx,
-              'logits-loss',
-              'LM logits, computed and unused (value head)',
-              lossFwd,
-              () => 'AutoModelForCausalLMWithValueHead computes the logits and their fp32 copy; no loss uses them',
-              () => ({}),
-            )
-          : setup.label_smoothing
-            ? comp(
-                ctx,
-                'logits-loss',
-                'Label smoothing forward temporaries',
-                lossFwd,
-                () => "the model's logits and their shifted copy (and the fp32 sum's cast) at the LabelSmoother",
-                () => ({}),
-              )
-            : comp(
-                ctx,
-                'logits-loss',
-                'Cross-entropy forward temporaries',
-                lossFwd,
-                () =>
-                  setup.loss === 'chunked-nll'
-                    ? "one 256-token chunk's fp32 logits, log_softmax, its exp and the entropy product (TRL chunked_nll)"
-                    : `logits in compute dtype + fp32 upcast live at the loss call${teacher && !rollout ? ", and the teacher's logits" : ''}`,
-                () => ({}),
-              ),
-  ];
-}
-
 /**
  * The end of the forward. It peaks either at the loss (logits, loss temporaries) or inside the last layer (its
  * intermediates, before any logits exist), whichever is higher.
@@ -268,16 +209,9 @@ function forwardComponents(
   const { sequences: seqs, tokens: T } = st;
   const { persistent: pers, gathered, gatheredAt, headGather, dequantFwdC, refForwardBytes, rewardFwdC } = terms;
   const { gradsInForward } = terms.grads;
-  const { layer, actComp, maskC, castComp, castCacheComp } = terms.activations;
+  const { actComp, maskC, castComp, castCacheComp } = terms.activations;
   const lossTemps = lossTemporaries(ctx, terms);
-  const layerTemps = comp(
-    ctx,
-    'backward-working',
-    'Forward temporaries of one layer',
-    layer.backwardWorkingBytes / 2,
-    () => 'the largest intermediates of one layer while it runs (MLP or attention)',
-    () => ({}),
-  );
+  const layerTemps = forwardLayerTemporaries(ctx, terms);
   const refTemps =
     refForwardBytes > 0
       ? [
@@ -314,6 +248,25 @@ function forwardComponents(
     ...terms.held.lastStep,
     ...terms.held.stepCache,
   ];
+}
+
+/**
+ * The last layer's intermediates while its forward runs: under full checkpointing, the most its forward holds at once
+ * (nothing saved: terms/activations/recompute.ts); otherwise half its backward working set.
+ */
+function forwardLayerTemporaries(ctx: EstimateContext, terms: StageTerms): Component {
+  const checkpointed = terms.activations.checkpointedLayer?.forwardHighBytes !== undefined;
+  return comp(
+    ctx,
+    'backward-working',
+    'Forward temporaries of one layer',
+    forwardLayerBytes(terms),
+    () =>
+      checkpointed
+        ? "the last layer's forward under checkpointing: its intermediates at the most they hold together"
+        : 'the largest intermediates of one layer while it runs (MLP or attention)',
+    () => ({}),
+  );
 }
 
 /**
@@ -439,6 +392,13 @@ function backwardCandidates(
     ...terms.held.logits,
     ...terms.held.stepCache,
   ];
+  // Inside the last layer's recompute, before its backward's working set: the recompute's own high point.
+  const recomputePeakC = recomputePeakComponents(ctx, terms.activations.checkpointedLayer);
+  const inRecompute = (point: Component[], workingC: Component): Component[] =>
+    recomputePeakC.length > 0
+      ? [...point.filter((c) => c !== workingC && !recomputeC.includes(c)), ...recomputePeakC]
+      : [];
+  const atRecompute = inRecompute(atLastLayer, lastWorking);
   const tiedC = tiedAccum > 0 ? [tiedAccumComponent(ctx, tiedAccum)] : [];
   const layerParts: LayerPointParts = {
     head: pers,
@@ -454,6 +414,7 @@ function backwardCandidates(
     ...layerParts.afterUnits,
     ...layerParts.tail,
   ];
+  const atFirstRecompute = inRecompute(atFirstLayer, working);
   const atSecondLayer = secondLayerPoint(ctx, st, terms, gradC, layerParts);
   const atRootGradient = rootGradientPoint(terms, gradC, pers, [...unsyncedFirst, ...rootHeld]);
   const atRootGradientUnsynced = unsynced
@@ -476,8 +437,10 @@ function backwardCandidates(
   return [
     [atLoss, LOSS_BACKWARD_NOTE],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
+    [atRecompute, "inside the last layer's recompute: activations + the recomputed layer at its high point"],
     [atSecondLayer, "backward through the second layer: the first layer's unit prefetched"],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
+    [atFirstRecompute, "end of backward: all gradients + the first layer's recompute at its high point"],
     [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
     [atRootGradient, "end of backward: FSDP1's root unit makes its flat gradient"],
     [

@@ -1033,8 +1033,9 @@ describe('estimate: Llama 4 runs every token through every expert (transformers 
     const e = run(
       setupFor('meta-llama/Llama-4-Maverick-17B-128E-Instruct', { ...plan(), gradient_checkpointing: 'full' }),
     );
-    const recompute =
-      phase(e, 'backward').components.find((c) => c.label === 'Recomputed layer (checkpointing)')?.bytes ?? 0;
+    // The backward's point is the recomputed layer (with its working set) or the recompute's own high point: either
+    // holds the MoE layer's 128 experts.
+    const recompute = phase(e, 'backward').components.find((c) => c.label.startsWith('Recomputed layer'))?.bytes ?? 0;
     assert.ok(recompute > 128 * 2048 * 29_696 * 2, `${recompute}`);
   });
 });

@@ -154,8 +154,9 @@ export function attentionCore(
  * flash and cuDNN dtype checks), so _scaled_dot_product_attention_math runs (attention.cpp): the key and value heads
  * repeated to every query head (repeat_interleave, pre_process_group_query_attention_input), q and k^T each scaled by
  * sqrt(scale), q @ k^T, the softmax kept, probabilities @ v. Its backward holds three fp32 score-sized tensors
- * beside the kept probabilities: the probabilities' gradient and two of the softmax's backward (the same kernel as
- * Falcon's multi-query path, falcon.ts sdpaMath, where an H100 trace shows them). GPU truth (H100, torch 2.11, transformers 5.17, pure fp32 training without
+ * beside the kept probabilities on a GPU: the probabilities' gradient and two of the softmax's backward (the same
+ * kernel as Falcon's multi-query path, falcon.ts sdpaMath, where an H100 trace shows them); the CPU's softmax
+ * backward makes one of the two. GPU truth (H100, torch 2.11, transformers 5.17, pure fp32 training without
  * autocast): qwen2.5-0.5b at 2 x 1,024 tokens, 24 layers of 14 query and 2 key-value heads, allocates 3.0 GiB more
  * than with the flash path's saved tensors, 2 x 14 x 1,024^2 x 4 B of probabilities per layer and the repeated heads.
  * With a mask (sliding windows, padding) transformers repeats the heads itself and the memory-efficient kernel runs.
@@ -168,6 +169,9 @@ function sdpaMathGqa(
 ): Tensor {
   const { tape, T, b, s, heads, qd, state } = bc;
   const scoresElems = b * heads * s * s;
+  // is_causal: the kernel builds an s x s boolean tril and converts it to an additive mask in the query's dtype, held to
+  // its return.
+  const causalBias = tape.tensor('causal mask as an additive bias (SDPA math)', s * s, 4, false);
   const kRepeated = tape.free(k, 'k repeated to every query head (SDPA math)', T * qd, 4);
   const vRepeated = tape.free(v, 'v repeated to every query head (SDPA math)', T * qd, 4);
   const qs = tape.free(q, 'q x sqrt(scale) (SDPA math)');
@@ -176,11 +180,17 @@ function sdpaMathGqa(
   tape.save(ks);
   tape.use(qs, ks);
   const scores = tape.tensor('attention scores (SDPA math)', scoresElems, 4, qs.rg || ks.rg);
-  const probs = tape.dropout(tape.unarySavesOutput(scores, 'softmax output (SDPA math)'), dropout, 'attention dropout');
+  const softmax = tape.unarySavesOutput(scores, 'softmax output (SDPA math)');
+  // _safe_softmax zeroes fully masked rows: isneginf of the scores, one byte each, for the moment it takes.
+  tape.tensor('isneginf(scores) (_safe_softmax)', scoresElems, 1, false);
+  const probs = tape.dropout(softmax, dropout, 'attention dropout');
   tape.save(vRepeated);
-  tape.use(probs, vRepeated);
+  tape.use(probs, vRepeated, causalBias);
   tape.attentionOutputBytes += probs.storageBytes;
-  state.scoreGradBytes = 12;
+  // The probabilities' gradient and the softmax backward's output; a GPU's softmax backward adds its temporary
+  // (ActivationPlan.softmaxGradTemp). CPU truth layer/llama-lora-all-fp32-ckpt: two 33,554,432 B fp32 tensors beside the
+  // kept probabilities at _softmax_backward_data.
+  state.scoreGradBytes = bc.p.softmaxGradTemp ? 12 : 8;
   return tape.tensor('attention output (SDPA math)', T * od, 4, probs.rg || vRepeated.rg);
 }
 

@@ -8,6 +8,7 @@ import { decoderBlock } from './decoder';
 import { falconBlock } from './falcon';
 import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptjBlock, gptNeoxBlock, nemotronHBlock } from './families';
 import { linear as linearOf } from './linear';
+import { checkpointedForwardHighBytes, recomputeHighBytes } from './recompute';
 import type { MoeInfo } from './moe';
 import { rmsNormOf } from './norms';
 import type { ActivationPlan, LayerActivations, LinearFn } from './plan';
@@ -34,6 +35,24 @@ export interface BlockState {
   scoreGradBytes?: number;
   /** The residual stream after the attention half, which the block's last residual sum reads. */
   residual: Tensor | undefined;
+  /**
+   * What the last linear applied would hold of gradients before its backward reads a saved tensor, beside its output's
+   * gradient (a LoRA target's, recompute.ts loraEntryGradientBytes; 0 for a plain linear).
+   */
+  lastLinearEntryGradBytes: number;
+  /** What the last linear applied saved for backward (with its adapter), and whether it carries one. */
+  lastLinearSaved: { readonly bytes: number; readonly adapted: boolean };
+  /** What the attention's output projection saved: released before the attention core's backward runs. */
+  attentionOutputSavedBytes: number;
+  /**
+   * What a dense MLP's output projection without an adapter saved: its backward releases it before the MLP's working
+   * set peaks (the multiply of the activation by the up projection holds three intermediates' gradients). An adapted
+   * projection's own backward (LoRA's fp32 gradients, DoRA's products) is not in that working set, so nothing is
+   * taken off for it.
+   */
+  mlpOutputSavedBytes: number;
+  /** The same for the block: what its backward holds besides its output's gradient when its recompute begins. */
+  entryGradBytes: number;
 }
 
 /** One block's replay: the plan, the tape, the geometry every op reads on this TP rank, and the ops bound to the block. */
@@ -153,6 +172,11 @@ function blockContext(
     linearWorking: undefined,
     softmaxUpcast: false,
     residual: undefined,
+    lastLinearEntryGradBytes: 0,
+    lastLinearSaved: { bytes: 0, adapted: false },
+    attentionOutputSavedBytes: 0,
+    mlpOutputSavedBytes: 0,
+    entryGradBytes: 0,
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
   const rms = rmsNormOf(a, normBytes);
@@ -282,13 +306,16 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   // (MoeInfo.forwardEnd), less what a shared expert, which runs after that point, saves. Profiled on the CPU
   // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
   const groupedEnd = Math.max(0, moeInfo.forwardEnd - moeInfo.savedAfterRouted);
-  // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient.
+  // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient. A
+  // dense MLP's holds its intermediates' gradients once the output projection has released what it saved (CPU truth
+  // layer/llama-full-bf16-ckpt: at MulBackward0 the product's, the activation's and the up projection's gradients,
+  // 3 x 2,818,048 B, and not the 2,818,048 B product that down_proj kept).
   const mlpWorking = tiledMlp
     ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! +
       cb * T * a.hidden
     : loopedExperts
       ? moeWorking
-      : Math.max(width * cb * T * ffnLocal, groupedEnd);
+      : Math.max(width * cb * T * ffnLocal - state.mlpOutputSavedBytes, groupedEnd);
   // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward). When
   // the softmax ran in fp32 on 16-bit scores both are fp32 (the probabilities' 16-bit gradient is cast up, then freed),
   // and the 16-bit copy of the probabilities the value matmul kept is already released by its backward: 4 + 4 - 2 B
@@ -304,12 +331,27 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   const scoresKept = p.attention === 'eager' || state.scoreGradBytes !== undefined;
   const attnWorking =
     linearWorking ?? (scoresKept ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
-  const mixerWorking = Math.max(0, attnWorking - mlpSavedBytes);
+  // By the attention core's backward the MLP half and the output projection have released what they saved.
+  const mixerWorking = Math.max(0, attnWorking - mlpSavedBytes - state.attentionOutputSavedBytes);
   const residualGrads = 2 * residualBytes * Tsp * a.hidden;
   const backwardWorkingBytes = Math.max(mlpWorking, expertLoraWorking, mixerWorking) + residualGrads;
   const workingWithMlpGradientsBytes =
     Math.max(mlpWorking, expertLoraWorking, mixerWorking + mlpGradientBytes(bc, moeBlock)) + residualGrads;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
+  // Under full checkpointing: the first forward's and the recompute's high points, and the gradients beside the
+  // recompute (the layer output's and what the block's last op made before its first unpack).
+  // The sequence replays the block as transformers 5 runs it: not looped experts (transformers 4.x) or a tiled MLP,
+  // whose recompute runs piece by piece, nor a mixer's kernel (Mamba's scan, Gated DeltaNet's chunks), which allocates
+  // inside itself what the sequence does not replay.
+  const faithful = !loopedExperts && !tiledMlp && linearWorking === undefined;
+  const recompute =
+    forwardSequence && faithful
+      ? {
+          recomputeHighBytes: recomputeHighBytes(forwardSequence),
+          recomputeEntryGradBytes: layerInputBytes + state.entryGradBytes,
+          checkpointedForwardHighBytes: checkpointedForwardHighBytes(forwardSequence),
+        }
+      : {};
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
   return {
@@ -323,5 +365,6 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
     weightCopyBytesPerLayer: tape.weightCopyBytes,
     ...(contextHeldBytes > 0 ? { contextHeldBytes } : {}),
     ...(forwardSequence ? { forwardSequence } : {}),
+    ...recompute,
   };
 }

@@ -136,6 +136,7 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     att = tape.mul(att, tape.unarySavesOutput(gate, 'sigmoid(gate)'), 'gated attention output');
   }
   const o = linear(att, a.family === 'qwen' ? 'c_proj' : 'o_proj', a.hidden, 'o_proj output');
+  bc.state.attentionOutputSavedBytes = bc.state.lastLinearSaved.bytes;
   // The attention's locals hold q, k and v to its return, and the layer's hidden_states its input until then.
   tape.keepThrough(qr, kr, v, h1);
   // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
@@ -235,6 +236,12 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   }
   // The decoder layer's local hidden_states holds the MLP's input until the MLP returns.
   tape.keepThrough(h2);
+  // A dense MLP's output projection is the first op of the layer's backward (the residual sum saves nothing), unless
+  // a post-feedforward norm follows it.
+  const denseLast =
+    !(moeBlock && a.moe) && !p.tiledMlpShards && a.family !== 'gpt_oss' && a.family !== 'granite_hybrid';
+  state.entryGradBytes = denseLast && !(sandwich || postOnly) ? state.lastLinearEntryGradBytes : 0;
+  state.mlpOutputSavedBytes = denseLast && !state.lastLinearSaved.adapted ? state.lastLinearSaved.bytes : 0;
   if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;

@@ -5,6 +5,7 @@
 // Docs: docs/estimate/activations.md
 import type { Tensor, Weight } from '../saved-tensors';
 import type { BlockContext } from './block';
+import { loraEntryGradientBytes } from './recompute';
 
 /** A module's weight on this TP rank (a hidden x hidden stand-in for a module the architecture does not list). */
 export function weight(bc: BlockContext, name: string): Weight {
@@ -57,8 +58,20 @@ export function weight(bc: BlockContext, name: string): Weight {
   };
 }
 
-/** A linear layer with its LoRA adapter or (IA)^3 vector when targeted (PEFT lora.Linear / ia3.Linear forward). */
+/**
+ * A linear layer with its LoRA adapter or (IA)^3 vector when targeted (PEFT lora.Linear / ia3.Linear forward); records
+ * what it saved and what an adapted one's backward holds before its first unpack (BlockState).
+ */
 export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: number, what: string): Tensor {
+  const before = bc.tape.totalBytes();
+  bc.state.lastLinearEntryGradBytes = 0;
+  const y = adaptedLinear(bc, x, name, outFeatures, what);
+  const adapted = bc.p.lora?.targets.has(name) === true || bc.p.ia3?.targets.has(name) === true;
+  bc.state.lastLinearSaved = { bytes: bc.tape.totalBytes() - before, adapted };
+  return y;
+}
+
+function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: number, what: string): Tensor {
   const { p, a, tape, mods, tp } = bc;
   const w = weight(bc, name);
   const ia3 = p.ia3;
@@ -115,6 +128,14 @@ export function linear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   const scaled = tape.free(yb, `${what} lora_B output x scaling`);
   tape.use(y);
   const sum = tape.free(scaled, `${what} + LoRA`, y.elems, Math.max(y.bytesPerElem, scaled.bytesPerElem));
+  // DoRA's products read their saved operands first: only the plain LoRA sum leaves gradients ahead of the first unpack.
+  if (!lora.dora) {
+    bc.state.lastLinearEntryGradBytes = loraEntryGradientBytes({
+      elems: y.elems,
+      outputBytes: y.bytesPerElem,
+      sumBytes: sum.bytesPerElem,
+    });
+  }
   return tape.to(sum, y.bytesPerElem, `${what} (+LoRA)`);
 }
 

@@ -216,6 +216,15 @@ export interface LayerActivations {
   readonly frozenInputBytes?: number;
   /** One block's forward as a sequence of allocations and frees (the allocator replay's input); none for T5. */
   readonly forwardSequence?: ForwardSequence;
+  /**
+   * Under full checkpointing, the most the block's recompute holds at once, its input and weight copies aside
+   * (recompute.ts recomputeHighBytes); none without a forward sequence.
+   */
+  readonly recomputeHighBytes?: number;
+  /** The gradients the block's backward holds when its recompute begins: its output's and its last op's. */
+  readonly recomputeEntryGradBytes?: number;
+  /** Under full checkpointing, the most the block's first forward (nothing saved) holds at once, its input aside. */
+  readonly checkpointedForwardHighBytes?: number;
 }
 
 /** A linear layer as a block applies it (with its adapter when targeted): input, module name, output features, label. */

@@ -96,12 +96,36 @@ function stackActivations(p: ActivationPlan): LayerActivations {
     ),
     ...(p.baseTrainable ? {} : { workingBelowReleasedBytes: workingBelowReleased(order.map((k) => byKey.get(k)!)) }),
     largestLayerBytes: largest.l.bytesPerLayer,
+    ...highestRecompute(blocks.map((c) => c.l)),
+    ...highestCheckpointedForward(blocks.map((c) => c.l)),
     kinds: {
       dense: dense.length ? sum(dense, (l) => l.bytesPerLayer) / count(dense) : 0,
       moe: sparse.length ? sum(sparse, (l) => l.bytesPerLayer) / count(sparse) : 0,
       denseLayers: count(dense),
     },
   };
+}
+
+/** The kind of layer whose recompute holds the most, with the gradients beside it (a layer of every kind is recomputed). */
+function highestRecompute(
+  layers: readonly LayerActivations[],
+): Pick<LayerActivations, 'recomputeHighBytes' | 'recomputeEntryGradBytes'> {
+  const total = (l: LayerActivations): number => (l.recomputeHighBytes ?? 0) + (l.recomputeEntryGradBytes ?? 0);
+  const top = layers.reduce((m, l) => (total(l) > total(m) ? l : m));
+  return top.recomputeHighBytes === undefined
+    ? {}
+    : { recomputeHighBytes: top.recomputeHighBytes, recomputeEntryGradBytes: top.recomputeEntryGradBytes };
+}
+
+/**
+ * The kind of layer whose checkpointed forward holds the most (the last layer of that kind runs with every input
+ * kept); unknown when a kind has no such figure (a mixer's kernel).
+ */
+function highestCheckpointedForward(
+  layers: readonly LayerActivations[],
+): Pick<LayerActivations, 'checkpointedForwardHighBytes'> {
+  const highs = layers.map((l) => l.checkpointedForwardHighBytes);
+  return { checkpointedForwardHighBytes: highs.every((h) => h !== undefined) ? Math.max(...highs) : undefined };
 }
 
 /**

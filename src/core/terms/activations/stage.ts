@@ -17,6 +17,7 @@ import { adaptersInLayerUnits, adapterUnitsMatter } from '../../estimate/fsdp-un
 import { layerActivations, unslothFastPath } from './index';
 import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './kept-inputs';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
+import type { CheckpointedLayer } from './recompute';
 
 /** The activation terms of a stage, for the phases to place. */
 export interface StageActivations {
@@ -34,6 +35,12 @@ export interface StageActivations {
   readonly castCacheComp: Component[];
   /** One layer recomputed during its backward (checkpointing). */
   readonly recompute: number;
+  /**
+   * Under full checkpointing, a layer's high points: in its first forward, and in its recompute with the gradients
+   * beside it when that begins (terms/activations/recompute.ts); undefined where the layer has no forward sequence (T5,
+   * Unsloth's kernels).
+   */
+  readonly checkpointedLayer: CheckpointedLayer | undefined;
   /**
    * The layers whose autograd Functions keep their input as a ctx attribute through the whole step (bitsandbytes' kept
    * inputs, `layer.contextHeldBytes` each): those gradients flow through, unless reentrant checkpointing never builds
@@ -644,8 +651,19 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
     castComp,
     castCacheComp,
     recompute,
+    checkpointedLayer: ck === 'full' ? checkpointedLayerOf(freezeLayer ?? layer) : undefined,
     contextHeldLayers,
   };
+}
+
+function checkpointedLayerOf(l: LayerActivations): CheckpointedLayer | undefined {
+  return l.recomputeHighBytes === undefined
+    ? undefined
+    : {
+        forwardHighBytes: l.checkpointedForwardHighBytes,
+        recomputeHighBytes: l.recomputeHighBytes,
+        entryGradBytes: l.recomputeEntryGradBytes ?? 0,
+      };
 }
 
 /**

@@ -1,0 +1,76 @@
+// Term: the recomputed layer's own high point under full checkpointing (src/core/terms/activations/recompute.ts).
+// CPU truth of the `layer` suite (test/fixtures/truth/layer.json: Llama of hidden 256, MLP 688, 4 heads over 2 key-value
+// heads, a 512-word vocabulary, 2 x 1,024 tokens, LoRA r 16 on every linear layer, fp32 adapters over bf16 weights;
+// tools/truth/FINDINGS.md §58). The step peaks inside the last layer's recompute, at the up projection's LoRA sum.
+import * as assert from 'node:assert/strict';
+import type { ForwardSequence } from '../../../src/core/terms/saved-tensors';
+import { loraEntryGradientBytes, recomputeHighBytes } from '../../../src/core/terms/activations/recompute';
+import { component, near, phase, run } from '../helpers';
+import { truthPeak, truthSetup } from './helpers';
+
+const T = 2 * 1024;
+
+describe("recompute: the recomputed layer's own high point", () => {
+  it('a sequence: saved tensors stay, the rest go at their last read; the input and weight copies are not counted', () => {
+    // input (100, not counted), a (10, saved), b (20, freed after c), c (30, freed after d), copy (7, held), d (5, output)
+    const seq: ForwardSequence = {
+      bytes: [100, 10, 20, 30, 7, 5],
+      freeAfter: [5, 1, 3, 5, 4, 5],
+      saved: [false, true, false, false, false, false],
+      held: [false, false, false, false, true, false],
+      contextHeld: [false, false, false, false, false, false],
+      input: 0,
+      output: 5,
+    };
+    // After c: 10 + 20 + 30 = 60 (b goes once c exists); then 10 + 30 (+ 7 held, not counted) + 5 = 45.
+    assert.equal(recomputeHighBytes(seq), 60);
+  });
+
+  it("a LoRA target's gradients before lora_B reads its input: fp32 adapters over a bf16 output, bf16 adapters", () => {
+    // fp32 sum over a bf16 base output: the scaled adapter output's fp32 gradient and the base output's bf16 one.
+    assert.equal(loraEntryGradientBytes({ elems: T * 256, outputBytes: 2, sumBytes: 4 }), T * 256 * (4 + 2));
+    // Same dtype: AddBackward0 passes the gradient through; only the multiply by scaling makes one.
+    assert.equal(loraEntryGradientBytes({ elems: T * 256, outputBytes: 2, sumBytes: 2 }), T * 256 * 2);
+  });
+
+  it('Llama LoRA on every linear layer, checkpointed: 42,582,016 B high point, 4,194,304 B in flight, within 1 %', () => {
+    const id = 'layer/llama-lora-all-bf16-ckpt';
+    const bwd = phase(run(truthSetup(id)), 'backward');
+    const high = bwd.components.find((c) => c.label.startsWith('Recomputed layer at its high point'));
+    // The up projection's sum: the layer's saved tensors so far, the gate's SiLU output, the up projection's bf16 base
+    // output, its fp32 adapter input, the scaled fp32 adapter output and the fp32 sum (the trace of the point).
+    assert.equal(high?.bytes, 42_582_016);
+    // The layer output's bf16 gradient (T x 256 x 2 B), and down_proj's: the scaled adapter output's fp32 gradient
+    // and the base output's bf16 one.
+    assert.equal(component(bwd, 'backward-working'), T * 256 * (2 + 4 + 2));
+    near(bwd.allocatedBytes, truthPeak(id), 0.01, 'backward peak against the loop');
+  });
+
+  it('a post-feedforward norm ends the layer (Gemma 3): the recomputed layer and its working set peak, within 3 %', () => {
+    // The norm's backward reads a saved tensor first, so the recompute point (its high point and 1,048,576 B of
+    // gradient) stays below the recomputed layer with its working set, which makes the peak: within 3 %.
+    const id = 'layer/gemma3-lora-all-bf16-ckpt';
+    const bwd = phase(run(truthSetup(id)), 'backward');
+    assert.equal(bwd.components.find((c) => c.label.startsWith('Recomputed layer'))?.bytes, 42_390_016);
+    near(bwd.allocatedBytes, truthPeak(id), 0.03, 'backward peak against the loop');
+  });
+
+  it('a full fine-tune: the MLP working set without the product down_proj kept, within 2 %', () => {
+    // 3 x 2,048 x 688 x 2 B of gradients at MulBackward0 less the 2,818,048 B product, and the residual stream's two.
+    const id = 'layer/llama-full-bf16-ckpt';
+    const bwd = phase(run(truthSetup(id)), 'backward');
+    assert.equal(
+      bwd.components.find((c) => c.label.startsWith('Backward working set'))?.bytes,
+      2 * T * 688 * 2 + 2 * T * 256 * 2,
+    );
+    near(bwd.allocatedBytes, truthPeak(id), 0.02, 'backward peak against the loop');
+  });
+
+  it('without checkpointing there is no recompute point', () => {
+    const bwd = phase(run(truthSetup('layer/llama-lora-all-bf16')), 'backward');
+    assert.equal(
+      bwd.components.some((c) => c.label.startsWith('Recomputed layer')),
+      false,
+    );
+  });
+});
