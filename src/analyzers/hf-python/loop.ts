@@ -41,6 +41,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
     else if (last === 'autocast') autocastCall(file, c);
     else if (last === 'FSDP' || last === 'FullyShardedDataParallel') fsdpWrap(file, c);
     else if (last === 'fully_shard') fullyShard(file, c);
+    else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
   }
   gradientSync(file, calls);
   optimizerCall(file, calls, loop);
@@ -437,6 +438,24 @@ function backwardPrefetch(file: PythonFile, call: SyntaxNode, e: Entry | undefin
   const name = x.k === 'dotted' ? x.text.split('.').pop()! : '';
   const v = x.k === 'lit' && x.v === null ? 'none' : PREFETCH[name];
   file.push('fsdpBackwardPrefetch', e, v ?? { unknown: `backward_prefetch is ${file.describe(x)}` }, LOOP, x);
+}
+
+/**
+ * torch's `DistributedDataParallel(model, find_unused_parameters=...)`: False when the call names none
+ * (torch/nn/parallel/distributed.py). With True its Reducer takes capped buckets from the first step and `_DDPSink`
+ * clones the forward's outputs (setup key ddp_find_unused_parameters, terms/ddp-outputs.ts).
+ */
+function ddpWrap(file: PythonFile, call: SyntaxNode): void {
+  if (file.facts.some((f) => f.key === 'ddpFindUnused' && f.tool === LOOP)) return;
+  const e = argument(file.args(call))('find_unused_parameters');
+  if (!e) {
+    const note = 'DDP: default False';
+    calleeFact(file, call, 'ddpFindUnused', 'find_unused_parameters', false, note, LOOP, 'call-default');
+    return;
+  }
+  const x = file.valueOf(e);
+  const b = boolOf(file, x, e);
+  if (b !== undefined) file.push('ddpFindUnused', e, b, LOOP, x);
 }
 
 /**

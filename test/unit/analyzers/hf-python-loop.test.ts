@@ -241,6 +241,24 @@ for batch in dataloader:
     );
   });
 
+  it("DDP's find_unused_parameters from the wrapper's call: False by default, True when the call says so", () => {
+    // torch/nn/parallel/distributed.py DistributedDataParallel.__init__(..., find_unused_parameters=False, ...).
+    const ddp = (args: string) => `import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B").to("cuda")
+model = DDP(model, device_ids=[0]${args})
+for batch in dataloader:
+    model(**batch).loss.backward()
+`;
+    const plain = only(analyzeHfPython(ddp('')), 'ddpFindUnused');
+    assert.deepEqual([plain.value, plain.rawKey, plain.origin], [false, 'find_unused_parameters', 'call-default']);
+    const src = ddp(', find_unused_parameters=True');
+    const on = analyzeHfPython(src);
+    assert.deepEqual([only(on, 'ddpFindUnused').value, text(on, src, 'ddpFindUnused')], [true, 'True']);
+    assert.equal(resolveText('train.py', src).setup?.ddp_find_unused_parameters, true);
+  });
+
   it("whether the micro-batches defer FSDP's gradient sync: accumulate(), no_sync, set_requires_gradient_sync, sync_each_batch", () => {
     // accelerate accelerator.py accumulate: no_sync(model) on every micro-batch but the last, unless the
     // GradientAccumulationPlugin says sync_each_batch.
