@@ -22,6 +22,8 @@ import { analyzeScenario, ScenarioSchema, type Location, type Problem, type Scen
 import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
+import { trlDefault, trlReferenceDtype, trlRewardDtype } from './trl-reference';
+import { checkpointDtype } from './resolve/model';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -334,8 +336,51 @@ export function runPipeline(
   resolver: ModelResolver = catalogResolver,
 ): PipelineResult {
   return trainerDdp(
-    accelerateFsdp(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader)),
+    trlLoads(accelerateFsdp(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader))),
   );
+}
+
+/**
+ * What TRL loads by a name, in the pinned release (trl-reference.ts): the policy given to a trainer as a model id, in
+ * TRL's load dtype where no file gives one, and the reference it loads by the policy's name where that dtype differs.
+ */
+function trlLoads(r: PipelineResult): PipelineResult {
+  const s0 = r.setup;
+  if (!s0 || !r.files.some((f) => f.facts.tools.includes('trl'))) return r;
+  const facts = r.files.flatMap((f) => f.facts.facts);
+  const ckpt = s0.architecture ? checkpointDtype(s0.architecture) : undefined;
+  let setup = s0;
+  const provenance: ProvenanceMap = { ...r.provenance };
+  const byName = facts.some(
+    (f) => f.tool === 'trl' && f.key === 'model' && (f.rawKey === 'model' || f.rawKey === 'model_name_or_path'),
+  );
+  const load = byName ? trlDefault(setup, ckpt) : undefined;
+  if (load && provenance.weights_dtype?.kind === 'default' && !facts.some((f) => f.key === 'weightsDtype')) {
+    setup = { ...setup, weights_dtype: load.value };
+    provenance.weights_dtype = { kind: 'default', owner: 'trl', note: `the trainer loads a model id ${load.why}` };
+  }
+  const reference = setup.reference_dtype === undefined ? trlReferenceDtype(setup, facts, ckpt) : undefined;
+  if (reference) {
+    setup = { ...setup, reference_dtype: reference.value };
+    provenance.reference_dtype = { kind: 'default', owner: 'trl', note: reference.note };
+  }
+  setup = withRewardDtypes(setup, facts);
+  return setup === s0 && provenance.weights_dtype === r.provenance.weights_dtype ? r : { ...r, setup, provenance };
+}
+
+/** Reward models given by name, in the dtype GRPOTrainer loads them in (trl-reference.ts trlRewardDtype). */
+function withRewardDtypes(setup: TrainingSetup, facts: readonly Fact[]): TrainingSetup {
+  const models = setup.rollout?.reward_models ?? [];
+  if (models.length === 0) return setup;
+  const given = facts.find((f) => f.tool === 'trl' && f.key === 'weightsDtype')?.value;
+  const dtype = given === 'fp32' || given === 'bf16' || given === 'fp16' ? given : undefined;
+  const typed = models.map((m) => {
+    const d = m.dtype ?? trlRewardDtype(setup, dtype, checkpointDtype(m.architecture));
+    return d && d !== m.dtype ? { ...m, dtype: d } : m;
+  });
+  return typed.every((m, i) => m === models[i])
+    ? setup
+    : { ...setup, rollout: { ...setup.rollout!, reward_models: typed } };
 }
 
 /**

@@ -237,6 +237,8 @@ export const RewardModelSchema = z.strictObject({
   model: z.string().min(1),
   architecture: HfConfigSchema,
   parameters: count(1e14).optional(),
+  /** Its weights' dtype (TRL loads it by its name with model_init_kwargs, not in the policy's dtype); unset: the model's. */
+  dtype: DtypeSchema.optional(),
 });
 
 /** Online RL with generation (GRPO, RLOO): see TrainingSetupSchema.rollout. */
@@ -588,6 +590,12 @@ export const TrainingSetupSchema = z.strictObject({
    * to the end of _get_per_token_logps_and_entropies. Unset: a current release.
    */
   trl_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.7 or 0.19.1').optional(),
+  /**
+   * The dtype of the frozen reference copy's weights where it is not the model's: TRL loads the reference by the
+   * policy's name with model_init_kwargs (GRPO and RLOO from 0.19, DPO from 0.29; trl create_model_from_path), in
+   * float32 unless a dtype is given from 0.27. Unset: the model's weights dtype.
+   */
+  reference_dtype: DtypeSchema.optional(),
   /**
    * Per-device batch of the evaluation that runs during training (HF per_device_eval_batch_size when eval_strategy is
    * not 'no', Axolotl eval_batch_size). A no-grad forward at this batch, with the model states still allocated; it is

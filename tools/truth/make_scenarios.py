@@ -572,7 +572,14 @@ def _accelerate_trl(half, unused):
     out["llama-dpo-fsdp2-w4-full-bf16"] = (
         scenario("llama", gpus_per_node=4, fsdp="full_shard", fsdp_version=2, fsdp_tail_unit=True, **half, seq_len=193,
                  trl_version=TRL_VERSION, preference=dict(pref, reference="copy")), dict(dpo, parallel="fsdp2"))
-    # GRPO gathers the completions' rewards over the ranks, a collective the fake process group cannot shape: no point.
+    # GRPO and RLOO with a reference (beta > 0): TRL loads it by the policy's name, in float32 without model_init_kwargs
+    # (trl create_model_from_path), and wraps it whole in one FSDP2 unit (prepare_fsdp); the rewards are gathered over
+    # the ranks (truthlib/parallel.py passes the fake group a flat input).
+    fsdp2 = dict(gpus_per_node=4, fsdp="full_shard", fsdp_version=2, fsdp_tail_unit=True, **half, seq_len=96, trl_version=TRL_VERSION,
+                 rollout={"batch": 2, "completion_len": 32, "engine": "generate", "reference": "copy"}, reference_dtype="fp32")
+    pg = {"prompt_len": 64, "num_generations": 2, "beta": 0.04, "parallel": "fsdp2"}
+    out["llama-grpo-fsdp2-w4-full-bf16"] = (scenario("llama", **fsdp2), dict(pg, runner="grpo"))
+    out["llama-rloo-fsdp2-w4-full-bf16"] = (scenario("llama", **fsdp2), dict(pg, runner="rloo"))
     return out
 
 

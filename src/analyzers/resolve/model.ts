@@ -71,18 +71,12 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
       ...msg('{0}', note),
       key: decided.model?.fact.rawKey,
     });
-  // A model id given to a TRL trainer is loaded with dtype "auto" unless model_init_kwargs says otherwise
-  // (trl@006d32c: GRPOTrainer / SFTTrainer / DPOTrainer, model_init_kwargs.get("dtype", "auto")), and so is a
-  // from_pretrained call without a dtype since transformers 5 (huggingface/transformers PR 42805): the checkpoint's dtype.
-  const loadedBy =
-    decided.model?.fact.rawKey === 'model' && decided.model.fact.tool === 'trl'
-      ? 'trainer'
-      : decided.model?.fact.rawKey === 'pretrained_model_name_or_path'
-        ? 'from_pretrained'
-        : undefined;
+  // A from_pretrained call without a dtype loads the checkpoint's dtype since transformers 5 (huggingface/transformers
+  // PR 42805). A model id given to a TRL trainer follows TRL's release (pipeline.ts trlModelDtype, after the pins).
+  const fromPretrained = decided.model?.fact.rawKey === 'pretrained_model_name_or_path';
   const ckptDtype = checkpointDtype(r.model.config);
   if (
-    loadedBy &&
+    fromPretrained &&
     !decided.weightsDtype &&
     prov.weights_dtype?.kind === 'default' &&
     ckptDtype &&
@@ -90,20 +84,13 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   ) {
     const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
     setup.weights_dtype = ckptDtype;
-    prov.weights_dtype =
-      loadedBy === 'trainer'
-        ? {
-            kind: 'default',
-            owner: 'trl',
-            note: `the trainer loads a model id with dtype="auto": the checkpoint's ${name}`,
-          }
-        : {
-            kind: 'default',
-            owner: 'hf-trainer',
-            note:
-              `from_pretrained without a dtype loads the checkpoint's ${name} ` +
-              `(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)`,
-          };
+    prov.weights_dtype = {
+      kind: 'default',
+      owner: 'hf-trainer',
+      note:
+        `from_pretrained without a dtype loads the checkpoint's ${name} ` +
+        `(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)`,
+    };
   }
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
   // training it needs adapters, as with quantization set in the files.
@@ -167,7 +154,7 @@ export function resolveTeacher(ctx: ResolveContext): void {
 }
 
 /** The dtype a checkpoint's config.json stores its weights in (torch_dtype, or dtype in newer transformers). */
-function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
+export function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
   const d = config.torch_dtype ?? config.dtype;
   return d === 'bfloat16' ? 'bf16' : d === 'float16' ? 'fp16' : undefined;
 }

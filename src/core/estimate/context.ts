@@ -49,6 +49,8 @@ export interface RewardModel {
   readonly arch: Architecture;
   readonly params: number;
   readonly largestBlock: number;
+  /** Bytes per weight where its dtype is not the model's (RewardModelSchema dtype). */
+  readonly weightBytes?: number;
 }
 
 /** The model as it runs: its architecture (experts fused or not), linear modules and parameter inventory. */

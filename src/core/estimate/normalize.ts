@@ -13,6 +13,7 @@ import {
 } from '../architecture';
 import type { EstimateResult } from '../model';
 import type { TrainingSetup } from '../setup';
+import { DTYPE_BYTES } from '../units';
 import { olderThan } from '../util/version';
 import type { RewardModel } from './context';
 
@@ -150,6 +151,7 @@ export function frozenModels(
       arch: t.arch,
       params: rm.parameters ?? count.total,
       largestBlock: count.largestBlock,
+      ...(rm.dtype ? { weightBytes: DTYPE_BYTES[rm.dtype] } : {}),
     });
   }
   // TRL GKD: the student trains on the generalized JSD against the teacher (not the cross-entropy), outside online RL.

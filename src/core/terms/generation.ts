@@ -97,8 +97,11 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
           ]
         : []),
     );
+    // The policy's gathered weights: held while it generates (or merges its adapters for vLLM) and scores, not while a
+    // frozen model gathered whole or a reward model runs alone.
+    let policyUnits: readonly Component[] = gathered;
     if (zero === 3 && generation.gather_weights && (generation.engine === 'generate' || peft)) {
-      genComps.push(
+      policyUnits = [
         comp(
           ctx,
           'gathered-params',
@@ -109,18 +112,19 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
           () => `${formatCount(unquantizedParams)} params x ${half} B, every layer at once (ds3_gather_for_generation)`,
           () => ({ params: Math.round(unquantizedParams) }),
         ),
-      );
+      ];
     } else {
-      genComps.push(...gathered, ...headGather);
+      genComps.push(...headGather);
     }
     if (generation.vllm_sleep) genComps.push(...engineC);
     const tails: Component[][] = [];
-    if (generation.engine === 'generate') tails.push(...decodeTails(ctx, st, G, P));
+    if (generation.engine === 'generate') tails.push(...decodeTails(ctx, st, G, P).map((t) => [...policyUnits, ...t]));
+    else tails.push([...policyUnits]);
     const scoring = scoringTail(ctx, st, C);
-    if (scoring) tails.push(scoring);
+    if (scoring) tails.push(scoring.alone ? scoring.components : [...policyUnits, ...scoring.components]);
     // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
     if (rollout && !onlineDpo && first) for (const rm of rewardModels) tails.push([rewardForward(ctx, rm, G)]);
-    if (tails.length > 0) genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
+    genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));
   }
   return genComps;
 }
@@ -178,7 +182,11 @@ function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: numbe
 }
 
 /** The reference's and the old policy's log-probabilities of the round's completions, without grad. */
-function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Component[] | undefined {
+function scoringTail(
+  ctx: EstimateContext,
+  st: StageContext,
+  C: number,
+): { components: Component[]; alone: boolean } | undefined {
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
@@ -194,18 +202,22 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
   // A reference copy under FSDP2 is gathered whole while it scores (TRL prepare_fsdp): that beside its logits.
   const whole = wholeReferenceGather(ctx);
   if (whole > 0 && whole + cb * TV > Math.max(logps, fwd)) {
-    return [
-      comp(
-        ctx,
-        'gathered-params',
-        'Scoring: the reference model gathered whole (one FSDP2 unit), no grad',
-        whole + cb * TV,
-        () =>
-          `its all-gather output and unsharded parameters ${formatBytes(whole)} (TRL prepare_fsdp) and the ` +
-          `completion logits ${cb}·T·V (T = ${seqs} x ${C} completion tokens)`,
-        () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
-      ),
-    ];
+    // The reference scores alone: the policy's layer units are resharded.
+    return {
+      alone: true,
+      components: [
+        comp(
+          ctx,
+          'gathered-params',
+          'Scoring: the reference model gathered whole (one FSDP2 unit), no grad',
+          whole + cb * TV,
+          () =>
+            `its all-gather output and unsharded parameters ${formatBytes(whole)} (TRL prepare_fsdp) and the ` +
+            `completion logits ${cb}·T·V (T = ${seqs} x ${C} completion tokens)`,
+          () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
+        ),
+      ],
+    };
   }
   const who = [
     rollout.reference === 'copy'
@@ -217,7 +229,7 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
   ]
     .filter((x) => x)
     .join(' and ');
-  return [
+  const scoring =
     logps >= fwd
       ? comp(
           ctx,
@@ -237,6 +249,6 @@ function scoringTail(ctx: EstimateContext, st: StageContext, C: number): Compone
           () =>
             "the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at the training micro-batch",
           () => ({ sequences: seqs }),
-        ),
-  ];
+        );
+  return { components: [scoring], alone: false };
 }

@@ -10,7 +10,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, RewardModel, StageContext } from '../estimate/context';
 import { ktoReferenceLogps, noGradLayerBytes, referenceLogps } from './activations';
 import { lossPlan } from './logits-loss';
-import { formatBytes, formatCount } from '../units';
+import { DTYPE_BYTES, formatBytes, formatCount } from '../units';
 import { olderThan } from '../util/version';
 import { quantBytesPerParam } from './quantization';
 
@@ -60,7 +60,10 @@ export function frozenModelWeights(ctx: EstimateContext, st: StageContext): Comp
       quantHere > 0 && effSetup.quantization
         ? quantHere * quantBytesPerParam(effSetup.quantization, setup.torchao_version).bytes
         : 0;
-    const refBytes = (modelBytes + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
+    // TRL loads the reference by the policy's name: in reference_dtype where that is not the model's weights dtype.
+    const refDtype = setup.reference_dtype;
+    const refUnquantized = refDtype ? unquantizedParams * DTYPE_BYTES[refDtype] : modelBytes;
+    const refBytes = (refUnquantized + quantRef) / (offloadParams || fsdpOffload ? Infinity : shardParams);
     persistent.push(
       comp(
         ctx,
@@ -70,26 +73,31 @@ export function frozenModelWeights(ctx: EstimateContext, st: StageContext): Comp
         () =>
           offloadParams || fsdpOffload
             ? "offloaded to host memory with the policy's parameters"
-            : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+            : `the model's weights again: ${formatCount(unquantizedParams + quantHere)} params` +
+              `${refDtype ? ` x ${DTYPE_BYTES[refDtype]} B (loaded in ${refDtype})` : ''}` +
+              `${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
         () => ({ params: Math.round(unquantizedParams + quantHere), shard: shardParams }),
       ),
     );
   }
-  // GRPOTrainer loads each reward model with the policy's model_init_kwargs (its dtype) and prepares it like the
-  // reference: sharded under ZeRO-3 / FSDP, a whole copy on every GPU otherwise (trl/trainer/grpo_trainer.py).
+  // GRPOTrainer loads each reward model with the config's model_init_kwargs (their dtype, else transformers' default:
+  // the checkpoint's from 5) and prepares it like the reference: sharded under ZeRO-3 / FSDP, a whole copy on every GPU
+  // otherwise (trl/trainer/grpo_trainer.py). Its dtype where not the model's: rollout.reward_models[].dtype.
   if (first) {
     for (const rm of rewardModels) {
+      const rmBytes = rm.weightBytes ?? wb;
       persistent.push(
         comp(
           ctx,
           'weights',
           `Reward model weights (${rm.model}, frozen)`,
-          (rm.params * wb) / (offloadParams || fsdpOffload ? Infinity : shardParams),
+          (rm.params * rmBytes) / (offloadParams || fsdpOffload ? Infinity : shardParams),
           () =>
             offloadParams || fsdpOffload
               ? "offloaded to host memory with the policy's parameters"
-              : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${wb} B, the policy's ` +
-                `load dtype${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
+              : `${formatCount(rm.params)} params (sequence classifier, 1 label) x ${rmBytes} B, ` +
+                `${rm.weightBytes ? 'its load dtype' : "the policy's load dtype"}` +
+                `${shardParams > 1 ? ` / ${shardParams} (sharded)` : ''}`,
           () => ({ params: rm.params, shard: shardParams }),
         ),
       );
@@ -171,7 +179,8 @@ export function rewardForward(ctx: EstimateContext, rm: RewardModel, sequences: 
   const setup = ctx.setup;
   const tp = ctx.layout.tensorParallel;
   const shardParams = ctx.sharding.shardParams;
-  const { weightBytes: wb, attention } = ctx.dtypes;
+  const { attention } = ctx.dtypes;
+  const wb = rm.weightBytes ?? ctx.dtypes.weightBytes;
   const fwd = noGradLayerBytes(rm.arch, sequences * setup.seq_len, setup.seq_len, wb, attention, tp);
   const gatheredLayers = shardParams > 1 ? 2 * rm.largestBlock * wb : 0;
   return comp(

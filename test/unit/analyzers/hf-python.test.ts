@@ -844,12 +844,16 @@ describe('analyzeHfPython: the dtype a model id is loaded in', () => {
     );
     assert.equal(pinned.setup?.weights_dtype, 'fp32');
   });
-  it('a model id given to a TRL trainer: dtype="auto" unless model_init_kwargs says otherwise', () => {
+  it('a model id given to a TRL trainer: float32 (TRL 0.27+) unless model_init_kwargs says otherwise', () => {
+    // trl create_model_from_path: kwargs.get("dtype", "float32") since trl#4778; test/unit/analyzers/trl-reference.test.ts
+    // has the releases before.
     const sft = 'args = SFTConfig(output_dir="o")\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
-    assert.equal(resolveText('train.py', sft).setup?.weights_dtype, 'bf16');
-    const f32 =
-      'args = SFTConfig(output_dir="o", model_init_kwargs={"dtype": "float32"})\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
-    assert.equal(resolveText('train.py', f32).setup?.weights_dtype, 'fp32');
+    const r = resolveText('train.py', sft);
+    assert.equal(r.setup?.weights_dtype, 'fp32');
+    assert.match(JSON.stringify(r.provenance.weights_dtype), /float32 unless a dtype is given, TRL 0\.27\+/);
+    const bf16 =
+      'args = SFTConfig(output_dir="o", model_init_kwargs={"dtype": "bfloat16"})\ntrainer = SFTTrainer(model="meta-llama/Llama-3.2-1B", args=args)\n';
+    assert.equal(resolveText('train.py', bf16).setup?.weights_dtype, 'bf16');
   });
 });
 

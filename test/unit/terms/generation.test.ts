@@ -164,10 +164,32 @@ describe('estimate: GRPO rollouts', () => {
       phase(z3, 'forward').components.find((c) => c.label.startsWith('Reward model weights'))?.bytes,
       Math.round((params * 2) / 4),
     );
+    // The adapters' merge for vLLM gathers the whole policy before generation; the reward model scores after it, with
+    // the policy's weights released: the phase holds the larger of the two, not both.
+    const gen = phase(z3, 'generation').components;
+    assert.ok(gen.some((c) => c.label === 'ZeRO-3 weights gathered to merge the adapters for vLLM'));
+    assert.ok(!gen.some((c) => c.label.startsWith('Reward model') && c.label.includes('forward')));
+    // Without that gather the reward model's forward is the phase's tail: two of its layers gathered beside it.
+    const z3NoGather = run(
+      qwen({
+        seq_len: 1536,
+        micro_batch_size: 4,
+        gpus_per_node: 4,
+        zero_stage: 3,
+        rollout: {
+          batch: 16,
+          completion_len: 1024,
+          engine: 'vllm-server',
+          gather_weights: false,
+          reward_models: [reward],
+        },
+      }),
+    );
     const layer = 4096 * (4096 + 2 * 1024 + 4096) + 3 * 4096 * 14_336 + 2 * 4096;
     assert.equal(
-      phase(z3, 'generation').components.find((c) => c.label.startsWith('Reward model') && c.label.includes('forward'))
-        ?.bytes,
+      phase(z3NoGather, 'generation').components.find(
+        (c) => c.label.startsWith('Reward model') && c.label.includes('forward'),
+      )?.bytes,
       6 * T * 4096 + 6 * T * 14_336 + 2 * layer * 2,
     );
   });

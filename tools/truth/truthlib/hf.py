@@ -4,6 +4,7 @@ generation. Only the optimizer is chosen: torch's AdamW with foreach=True, the i
 by default (CPU tensors default to the per-tensor loop). With `parallel: ddp | fsdp1 | fsdp2` the trainer runs as
 rank 0 of the scenario's GPUs over the fake process group, and Accelerate prepares the model (DDP, the FSDP1
 plugin or FSDP2, from the `fsdp` / `fsdp_config` a user gives the trainer)."""
+import os
 import tempfile
 
 import torch
@@ -207,6 +208,8 @@ def _reward(completions, **kwargs):
 def _policy_gradient(config_cls, trainer_cls, scenario, harness, rec, model, out_dir):
     """GRPO and RLOO: groups of completions per prompt, scored by a reward function, no vLLM."""
     rollout = scenario["rollout"]
+    if harness.get("beta", 0.0) and scenario.get("method") == "full":
+        _loadable(model, out_dir)
     args = config_cls(**training_kwargs(scenario, harness, out_dir), num_generations=harness.get("num_generations", 2),
                       max_completion_length=rollout["completion_len"], beta=harness.get("beta", 0.0),
                       steps_per_generation=rollout["batch"] // scenario.get("micro_batch_size", 1), use_vllm=False)
@@ -214,6 +217,14 @@ def _policy_gradient(config_cls, trainer_cls, scenario, harness, rec, model, out
                           **_trainer_kwargs(scenario, harness, rec, model))
     rec.watch_generate(model)  # the outermost generate (PEFT's calls the base model's inside)
     return trainer
+
+
+def _loadable(model, out_dir):
+    """GRPO and RLOO load their reference by the policy's name (trl create_model_from_path): the random policy is
+    saved where that name points, as a hub model's files would be."""
+    path = os.path.join(out_dir, "policy")
+    model.save_pretrained(path)
+    model.config._name_or_path = path
 
 
 def _grpo(scenario, harness, rec, model, out_dir):

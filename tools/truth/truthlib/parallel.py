@@ -30,6 +30,24 @@ def fake_accelerate(world_size):
     PartialState.set_device = _cpu_device
     allow_pinning()
     _allreduce_every_ddp()
+    _flat_all_gather()
+
+
+def _flat_all_gather():
+    """Accelerate's gather (TRL's rewards) all-gathers a 2-D tensor into a flat output, which NCCL takes byte for byte;
+    the fake group copies the input into each rank's chunk of the output and wants the shapes to match. The input is
+    passed flat (a view of a contiguous tensor: nothing allocated)."""
+    if getattr(dist.all_gather_into_tensor, "_truth_flat", False):
+        return
+    original = dist.all_gather_into_tensor
+
+    def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+        if input_tensor.dim() > 1 and output_tensor.dim() == 1 and input_tensor.is_contiguous():
+            input_tensor = input_tensor.view(-1)
+        return original(output_tensor, input_tensor, group=group, async_op=async_op)
+
+    all_gather_into_tensor._truth_flat = True
+    dist.all_gather_into_tensor = all_gather_into_tensor
 
 
 def _cpu_device(state):
