@@ -1,11 +1,12 @@
-// What dtype TRL loads a reference copy in when no file says. GRPO and RLOO (from TRL 0.19) and DPO (from 0.29) load the
-// frozen reference by the policy's name, not as a copy of the policy object (trl grpo_trainer.py "create a reference
+// What dtype TRL loads a model in by its name when no file says: a policy given as a model id, GRPO's reward models, and
+// the reference copy. GRPO and RLOO (from TRL 0.19) and DPO (from 0.29) load the frozen reference by the policy's
+// name, not as a copy of the policy object (trl grpo_trainer.py "create a reference
 // model from scratch": create_model_from_path(get_config_model_id(model.config), **model_init_kwargs); dpo_trainer.py
 // create_model_from_path(ref_model_path, **ref_model_init_kwargs)), with the trainer config's model_init_kwargs: their
 // dtype, else TRL's default: float32 from 0.27 (trl#4778, create_model_from_path `kwargs.get("dtype", "float32")`),
 // the checkpoint's in 0.26 (dtype "auto"), transformers' default before (float32 in 4.x, the checkpoint's from 5). A
 // policy the trainer loads by its name, or a dtype in model_init_kwargs, gives the policy the same dtype: only a policy
-// the script loads itself can differ from its reference. The rule the pipeline applies (pipeline.ts trlReference).
+// the script loads itself can differ from its reference. The rules the pipeline applies (pipeline.ts trlLoads).
 // Pure.
 import { olderThan, type Dtype, type TrainingSetup } from '../core';
 import type { Fact } from './facts';
