@@ -142,14 +142,16 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
   // OLMo 2 and GLM-4 normalize the attention output before the residual sum (its 16-bit output is upcast by the
   // norm); Gemma's byte counts come out the same either way.
   const normBeforeSum = postOnly || a.family === 'glm4';
+  // The post-attention norm's backward, too, runs before the attention core's and releases what it saved.
+  const postNorm = (x: Tensor): Tensor => {
+    const before = tape.totalBytes();
+    const y = norm(x, 'post_attention_layernorm');
+    bc.state.attentionOutputSavedBytes += tape.totalBytes() - before;
+    return y;
+  };
   tape.use(bc.x0); // the residual sum reads the block's input
-  let x1 = tape.free(
-    normBeforeSum ? norm(o, 'post_attention_layernorm') : o,
-    'residual',
-    Tsp * a.hidden,
-    residualBytes,
-  );
-  if (sandwich && !normBeforeSum) x1 = norm(x1, 'post_attention_layernorm');
+  let x1 = tape.free(normBeforeSum ? postNorm(o) : o, 'residual', Tsp * a.hidden, residualBytes);
+  if (sandwich && !normBeforeSum) x1 = postNorm(x1);
   bc.state.residual = x1;
   return mlpHalf(bc, x1, postOnly);
 }
