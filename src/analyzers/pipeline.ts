@@ -22,7 +22,7 @@ import { analyzeScenario, ScenarioSchema, type Location, type Problem, type Scen
 import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
-import { trlDefault, trlReferenceDtype, trlRewardDtype } from './trl-reference';
+import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
 import { checkpointDtype } from './resolve/model';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
@@ -351,10 +351,7 @@ function trlLoads(r: PipelineResult): PipelineResult {
   const ckpt = s0.architecture ? checkpointDtype(s0.architecture) : undefined;
   let setup = s0;
   const provenance: ProvenanceMap = { ...r.provenance };
-  const byName = facts.some(
-    (f) => f.tool === 'trl' && f.key === 'model' && (f.rawKey === 'model' || f.rawKey === 'model_name_or_path'),
-  );
-  const load = byName ? trlDefault(setup, ckpt) : undefined;
+  const load = trlLoadsPolicy(facts) ? trlDefault(setup, ckpt) : undefined;
   if (load && provenance.weights_dtype?.kind === 'default' && !facts.some((f) => f.key === 'weightsDtype')) {
     setup = { ...setup, weights_dtype: load.value };
     provenance.weights_dtype = { kind: 'default', owner: 'trl', note: `the trainer loads a model id ${load.why}` };
@@ -372,8 +369,7 @@ function trlLoads(r: PipelineResult): PipelineResult {
 function withRewardDtypes(setup: TrainingSetup, facts: readonly Fact[]): TrainingSetup {
   const models = setup.rollout?.reward_models ?? [];
   if (models.length === 0) return setup;
-  const given = facts.find((f) => f.tool === 'trl' && f.key === 'weightsDtype')?.value;
-  const dtype = given === 'fp32' || given === 'bf16' || given === 'fp16' ? given : undefined;
+  const dtype = trlLoadDtype(facts);
   const typed = models.map((m) => {
     const d = m.dtype ?? trlRewardDtype(setup, dtype, checkpointDtype(m.architecture));
     return d && d !== m.dtype ? { ...m, dtype: d } : m;

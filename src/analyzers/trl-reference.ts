@@ -29,18 +29,26 @@ export function trlReferenceDtype(
   const trainer = loadingTrainer(s);
   if (!trainer) return undefined;
   // The policy loaded by TRL from its name, or a dtype in model_init_kwargs: the reference is loaded the same way.
-  const loadedByTrl = facts.some(
-    (f) =>
-      f.tool === 'trl' &&
-      (f.key === 'weightsDtype' || (f.key === 'model' && (f.rawKey === 'model' || f.rawKey === 'model_name_or_path'))),
-  );
-  if (loadedByTrl) return undefined;
+  if (trlLoadsPolicy(facts) || trlLoadDtype(facts) !== undefined) return undefined;
   const release = trlDefault(s, checkpointDtype);
   if (!release || release.value === s.weights_dtype) return undefined;
   return {
     value: release.value,
     note: `${trainer} loads its reference by the policy's name (${release.why}); model_init_kwargs={"dtype": ...} sets it`,
   };
+}
+
+/** Whether the files give TRL the policy by its name (a trainer's `model="org/name"`, the TRL CLI's model_name_or_path). */
+export function trlLoadsPolicy(facts: readonly Fact[]): boolean {
+  return facts.some(
+    (f) => f.tool === 'trl' && f.key === 'model' && (f.rawKey === 'model' || f.rawKey === 'model_name_or_path'),
+  );
+}
+
+/** The load dtype the files give TRL (model_init_kwargs, the TRL CLI's dtype), if any. */
+export function trlLoadDtype(facts: readonly Fact[]): Dtype | undefined {
+  const v = facts.find((f) => f.tool === 'trl' && f.key === 'weightsDtype')?.value;
+  return v === 'fp32' || v === 'bf16' || v === 'fp16' ? v : undefined;
 }
 
 /** The TRL trainer that loads its reference by name, in the pinned release (unset: a current one). */

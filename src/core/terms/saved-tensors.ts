@@ -93,6 +93,8 @@ export interface ForwardSequence {
 export class Tape {
   private nextId = 1;
   private readonly saved = new Map<number, SavedEntry>();
+  /** The bytes of `saved`, kept as it changes (totalBytes is asked after every linear). */
+  private savedBytes = 0;
   /** Bytes of every matmul output in forward order (what op-level selective checkpointing chooses from). */
   readonly matmulOutputs: number[] = [];
   /** Bytes an attention kernel saves of its own outputs (output + logsumexp, or the softmax probabilities). */
@@ -182,7 +184,9 @@ export class Tape {
   }
 
   save(t: Tensor): void {
-    if (!this.saved.has(t.storage)) this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
+    if (this.saved.has(t.storage)) return;
+    this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
+    this.savedBytes += t.storageBytes;
   }
 
   /**
@@ -221,6 +225,7 @@ export class Tape {
       this.saved.delete(k);
       this.contextHeld.delete(k);
     });
+    this.savedBytes -= savedBytes;
     this.matmulOutputs.length = mark.matmuls;
     const weightCopyBytes = this.weightCopyBytes - mark.weightCopyBytes;
     this.weightCopyBytes = mark.weightCopyBytes;
@@ -232,6 +237,7 @@ export class Tape {
     const id = this.nextId++;
     this.allocations.push({ storage: id, bytes });
     this.saved.set(id, { what, bytes });
+    this.savedBytes += bytes;
   }
 
   entries(): SavedEntry[] {
@@ -239,9 +245,7 @@ export class Tape {
   }
 
   totalBytes(): number {
-    let s = 0;
-    for (const e of this.saved.values()) s += e.bytes;
-    return s;
+    return this.savedBytes;
   }
 
   /** A tensor cast to the autocast dtype: under autocast a new 16-bit copy per call (not cached for activations). */
