@@ -25,7 +25,7 @@ const models = [
 });
 
 describe('lean estimate = full estimate (property, 2,000 setups)', () => {
-  it('same peak, reserved, device, phase and fit', () => {
+  it('same peak, reserved, device, phase and fit; the lower bounds below both', () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -186,6 +186,13 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
             e.perGpu.stage,
           ];
           assert.deepEqual(pick(lean.estimate), pick(full.estimate));
+          // The lower bounds the advice search judges candidates on first (model states, then with the activations
+          // saved, then the peak allocated) never rule out a setup that fits, and never exceed the estimate.
+          const bound = estimate(setup, { gpu, lean: true, reservedLowerBound: true });
+          assert.ok(bound.ok);
+          if (bound.estimate.fits === false && bound.estimate.perGpu.reservedLowerBound)
+            assert.equal(lean.estimate.fits, false);
+          assert.ok(bound.estimate.perGpu.deviceBytes <= lean.estimate.perGpu.deviceBytes);
         },
       ),
       { numRuns: 2000 },

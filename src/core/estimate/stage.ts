@@ -9,7 +9,7 @@ import type { Component, PhaseEstimate } from '../model';
 import { sequencesPerExample } from '../setup';
 import { blasWorkspaces } from '../terms/blas-workspaces';
 import { adapterWeights } from '../terms/adapters';
-import { dequantWorkingSets, stageActivations } from '../terms/activations/stage';
+import { dequantWorkingSets, type StageActivations, stageActivations } from '../terms/activations/stage';
 import { evaluationWork } from '../terms/evaluation';
 import { generationComponents, rolloutEngine } from '../terms/generation';
 import { accumulationBuffers, ddpBuckets, gradientPlan } from '../terms/gradients';
@@ -133,21 +133,37 @@ function trainableFor(
  * Under EstimateOptions.reservedLowerBound, a stage whose model states (weights, adapters, master copy, optimizer
  * states) with the CUDA context already exceed the GPU: one phase of those states alone, a lower bound of every phase
  * (each holds them), which the runtime terms then report as a lower bound that does not fit. Undefined otherwise.
+ * `held` is what the bound counts: the model states, or (lean-phases.ts) the states with the activations saved for
+ * backward, which the forward holds together at its end (its `fwd` is their sum and more).
  */
 function statesExceedGpu(
   ctx: EstimateContext,
   st: StageContext,
-  persistent: readonly Component[],
+  held: readonly Component[],
+  states = sum(held),
 ): ReturnType<typeof stagePhases> | undefined {
   if (!ctx.reservedLowerBound || !ctx.gpu) return undefined;
-  const states = sum(persistent);
   const contextBytes = ctx.setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
   if (states + contextBytes <= ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) return undefined;
   return {
-    phases: [{ phase: 'forward', allocatedBytes: states, components: [...persistent], note: '' }],
+    phases: [{ phase: 'forward', allocatedBytes: states, components: [...held], note: '' }],
     lossTensorBytes: undefined,
     forward: { sequence: undefined, layers: st.layersHere, tokens: st.tokens, lossBackwardBytes: 0, hasLoss: st.last },
   };
+}
+
+/**
+ * statesExceedGpu with the activations saved for backward beside the model states known so far: the lean forward
+ * (lean-phases.ts `fwd`) holds both, the states rounded and the activations as they are, and more.
+ */
+function activationsExceedGpu(
+  ctx: EstimateContext,
+  st: StageContext,
+  persistent: readonly Component[],
+  activations: StageActivations,
+): ReturnType<typeof stagePhases> | undefined {
+  const states = persistent.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
+  return statesExceedGpu(ctx, st, [...persistent, activations.actComp], states + activations.actComp.bytes);
 }
 
 /**
@@ -169,6 +185,11 @@ function stagePhases(
   );
   const bound = statesExceedGpu(ctx, st, persistent);
   if (bound) return bound;
+  // The lean path (the advice search's candidates) has its activations first: with the states, a bound on its forward
+  // that rules most candidates out before their other terms are built. (The full path keeps its notes' order.)
+  const leanActivations = ctx.lean ? stageActivations(ctx, st) : undefined;
+  const withActivations = leanActivations && activationsExceedGpu(ctx, st, persistent, leanActivations);
+  if (withActivations) return withActivations;
 
   const engineC = rolloutEngine(ctx, persistent);
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
@@ -178,7 +199,7 @@ function stagePhases(
   const { gathered, gatheredAt, gatheredGrads, backwardStart, headGather, gatherInFlight } = sharding;
   persistent.push(...ddpBuckets(ctx, st, grads), ...sharding.persistent, ...blasWorkspaces(ctx));
 
-  const activations = stageActivations(ctx, st);
+  const activations = leanActivations ?? stageActivations(ctx, st);
   const { headAccum, tiedAccum, headGradAtLoss } = accumulationBuffers(ctx, st);
   const { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes } = dequantWorkingSets(
     ctx,
