@@ -49,21 +49,25 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const { computeBytes: cb, mode, oldSoftmax, embeddingBytes, half } = ctx.dtypes;
   const { teacher, rollout, onlineDpo } = ctx.methods;
   const pref = setup.preference;
+  const logitsBytes = trlLogitsBytes(ctx);
+  const chunkedNll = setup.loss === 'chunked-nll';
+  const policyGradient = rollout !== undefined && !onlineDpo;
+  // One literal with the optional fields set or undefined (no key reads them by presence): the advice search builds
+  // this plan several times per candidate, and conditional spreads made it one of the search's costliest lines.
   return {
     tokens,
     vocab: a.vocab / tp,
     hidden: a.hidden,
-    logitsBytes: trlLogitsBytes(ctx),
-    ...(trlLogitsBytes(ctx) !== cb ? { convertedFrom: cb } : {}),
+    logitsBytes,
+    convertedFrom: logitsBytes !== cb ? cb : undefined,
     loss: setup.loss,
     chunks: headChunks(ctx),
     // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
-    headCastBytes:
-      setup.loss === 'chunked-nll' && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
-    ...(setup.loss === 'chunked-nll' ? { packedHiddenBytes: Math.max(cb, ctx.dtypes.denseBytes) } : {}),
+    headCastBytes: chunkedNll && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
+    packedHiddenBytes: chunkedNll ? Math.max(cb, ctx.dtypes.denseBytes) : undefined,
     softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,
-    ...(setup.distillation?.loss === 'jsd' ? { jsdBeta: setup.distillation.jsd_beta } : {}),
+    jsdBeta: setup.distillation?.loss === 'jsd' ? setup.distillation.jsd_beta : undefined,
     compile: setup.compile_loss ?? setup.compile,
     logSoftmaxSavesInput: oldSoftmax,
     shiftedCopy: shiftedLogitsCopy(ctx),
@@ -76,15 +80,14 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     wholeLogSoftmax: pref?.logps === 'whole',
     dpoMetrics:
       pref?.logps === 'rows' && pref.paired && pref.chosen_nll !== true && !olderThan(setup.trl_version, 0, 29),
-    ...(pref?.chosen_nll === true && pref.logps === 'rows'
-      ? { chosenNll: pref.reference === 'none' ? ('orpo' as const) : ('dpo' as const) }
-      : {}),
+    chosenNll:
+      pref?.chosen_nll === true && pref.logps === 'rows' ? (pref.reference === 'none' ? 'orpo' : 'dpo') : undefined,
     unusedLogits: setup.value_head === true,
     labelSmoothing: setup.label_smoothing === true,
-    policyGradient: rollout !== undefined && !onlineDpo,
-    rlEntropy: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 0, 20),
-    rlOutputsHeld: rollout !== undefined && !onlineDpo && !olderThan(setup.trl_version, 1, 7),
-    ...(onlineDpo ? { completionShare: rollout!.completion_len / setup.seq_len } : {}),
+    policyGradient,
+    rlEntropy: policyGradient && !olderThan(setup.trl_version, 0, 20),
+    rlOutputsHeld: policyGradient && !olderThan(setup.trl_version, 1, 7),
+    completionShare: onlineDpo ? rollout!.completion_len / setup.seq_len : undefined,
   };
 }
 
