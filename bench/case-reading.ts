@@ -283,6 +283,9 @@ export function caseParallelism(d: Distributed, text: CaseText, tool: Tool | und
     const version = fsdpVersion(d.strategy, text, tool);
     if (version) s.fsdp_version = version;
     if (/embeddings and output sharded separately/i.test(d.strategy)) s.fsdp_shard_embeddings = true;
+    // FSDP1's use_orig_params where the case states it (a CPU-offloaded unit's GPU copy of its shard depends on it).
+    const orig = /use_orig_params\W{0,3}(true|false)/i.exec(`${d.strategy} ${text.notes}`)?.[1].toLowerCase();
+    if (orig) s.fsdp_use_orig_params = orig === 'true';
     const prefetch = /backward_(pre|post)|no_prefetch/i.exec(d.strategy)?.[0].toLowerCase();
     if (prefetch)
       s.fsdp_backward_prefetch = prefetch === 'no_prefetch' ? 'none' : prefetch === 'backward_pre' ? 'pre' : 'post';

@@ -135,6 +135,11 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(fsdp1.fsdp_version, 1);
     assert.equal(fsdp1.fsdp_backward_prefetch, 'pre');
     assert.equal(caseParallelism(d('FSDP FULL_SHARD', 8, 3), text('torchtune'), 'torchtune').fsdp_version, 2);
+    // use_orig_params as the case words it (PEFT's FSDP-QLoRA config: fsdp_use_orig_params: false); unset otherwise.
+    const orig = (strategy: string) => caseParallelism(d(strategy, 2, 3), text('x'), 'trl').fsdp_use_orig_params;
+    assert.equal(orig('FSDP FULL_SHARD (Accelerate FSDP plugin, use_orig_params false), CPU offload'), false);
+    assert.equal(orig('FSDP1, fsdp_use_orig_params: True'), true);
+    assert.equal(orig('FSDP FULL_SHARD'), undefined);
     assert.deepEqual(caseNodes(12), { gpus_per_node: 12, nodes: 1 });
     assert.deepEqual(caseNodes(32), { gpus_per_node: 8, nodes: 4 });
   });
