@@ -110,6 +110,31 @@ export function resolveOpenGpuCount(ctx: ResolveContext): void {
 }
 
 /**
+ * A node count from a variable (`torchrun --nnodes=${WORLD_SIZE}`, NNODES=$WORLD_SIZE) when no flag, setting or file
+ * gives it: one node, said so at the value the file leaves open.
+ */
+export function resolveOpenNodeCount(ctx: ResolveContext): void {
+  const { setup, prov, unknownOnly } = ctx;
+  const open = unknownOnly.nodes;
+  if (
+    setup.nodes === undefined &&
+    open &&
+    typeof open.fact.value === 'object' &&
+    open.fact.value !== null &&
+    'unknown' in open.fact.value
+  ) {
+    setup.nodes = 1;
+    prov.nodes = {
+      kind: 'default',
+      owner: 'VRAM Lens',
+      note:
+        `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); ` +
+        `one node is estimated: set vramLens.nodes (or --nodes)`,
+    };
+  }
+}
+
+/**
  * A tensor-parallel, pipeline-parallel or sharded layout runs on tp x pp x shard GPUs at least. When no launcher,
  * file, flag or setting says how many GPUs run (torchtune's multi-node configs leave it to `tune run --nnodes
  * --nproc_per_node`, Axolotl's to its launcher), the smallest such world is assumed, eight GPUs to a node, instead of

@@ -5,6 +5,7 @@ import { msg, rewardModelNotCounted, type CanonicalKey, type FactValue } from '.
 import { dataParallelWorld } from './batch';
 import { fileProv, num, numberOf, type ResolveContext } from './context';
 import type { WinningFact } from './types';
+import type { Problem } from '../scenario';
 
 /** The rollout of GRPO / RLOO or online DPO, when the files name one of those trainers. A rule of FIELD_RULES. */
 export function resolveRollout(ctx: ResolveContext): void {
@@ -181,21 +182,41 @@ function generationRoundBatch(
   // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
   const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
   const at = decided.numGenerations ?? decided.rollout!;
-  if ((batch * dpWorld) % groups !== 0) {
-    problems.push({
-      ...at.location,
-      severity: 'error',
-      code: 'invalid-value',
-      key: at.fact.rawKey,
-      ...msg(
-        'the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
-        batch,
-        dpWorld,
-        groups,
-      ),
-    });
-  }
+  // A GPU or node count the files leave open (a variable) is assumed: the run's own count may make whole groups.
+  const assumed = prov.gpus_per_node?.kind === 'default' || prov.nodes?.kind === 'default';
+  if ((batch * dpWorld) % groups !== 0) problems.push(wholeGroupsProblem(at, { batch, dpWorld, groups, assumed }));
   return { batch, gas, spg };
+}
+
+/**
+ * A generation round that holds no whole number of num_generations groups: TRL's ValueError, or with a GPU count the
+ * files leave open, a warning that the run's count must make it whole.
+ */
+function wholeGroupsProblem(
+  at: WinningFact,
+  r: { batch: number; dpWorld: number; groups: number; assumed: boolean },
+): Problem {
+  return {
+    ...at.location,
+    severity: r.assumed ? 'warning' : 'error',
+    code: 'invalid-value',
+    key: at.fact.rawKey,
+    ...(r.assumed
+      ? msg(
+          'the generation batch ({0} completions per GPU x {1} GPUs, a GPU count the files leave open) is not a ' +
+            'multiple of num_generations ({2}): the run needs a GPU count that makes it one, or the trainer stops ' +
+            'with a ValueError',
+          r.batch,
+          r.dpWorld,
+          r.groups,
+        )
+      : msg(
+          'the generation batch ({0} completions per GPU x {1} GPUs) is not a multiple of num_generations ({2}): the trainer stops with a ValueError',
+          r.batch,
+          r.dpWorld,
+          r.groups,
+        )),
+  };
 }
 
 /** The sequence: the longest prompt (max_prompt_length, 512 when unset) and the completion, unless --seq-len says otherwise. */

@@ -293,6 +293,29 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.deepEqual([q.quantization?.bits, q.quantization?.type, q.quantization?.double_quant], [4, 'nf4', true]);
   });
 
+  it('a node count from the environment is one node, said so at --nnodes; the group check is then a warning', () => {
+    // modelscope/ms-swift examples/train/grpo/multi_node/train_dlc.sh (shortened): 8 processes per node, the node
+    // count from the container's WORLD_SIZE, 4 completions per GPU and 48 per prompt. On one node 4 x 8 = 32 completions
+    // hold no whole group of 48; on 3 nodes (96) they would: the count the file leaves open decides.
+    const text =
+      'NNODES=$WORLD_SIZE \\\ntorchrun --nproc_per_node=8 --nnodes=${WORLD_SIZE} --node_rank=${RANK} swift/cli/rlhf.py \\\n' +
+      '  --rlhf_type grpo --model Qwen/Qwen2.5-7B --tuner_type full --per_device_train_batch_size 4 \\\n' +
+      '  --num_generations 48 --deepspeed zero3_offload\n';
+    const r = resolveText('train_dlc.sh', text);
+    assert.equal(r.setup?.nodes, 1);
+    assert.equal(r.setup?.gpus_per_node, 8);
+    const prov = r.provenance as Record<string, { kind: string; note?: string }>;
+    assert.equal(prov.nodes.kind, 'default');
+    assert.match(prov.nodes.note!, /WORLD_SIZE.*--nnodes at line 2.*one node is estimated/);
+    const p = r.problems.find((x) => x.code === 'invalid-value');
+    assert.ok(p && p.severity === 'warning', JSON.stringify(r.problems));
+    assert.match(p.message, /4 completions per GPU x 8 GPUs, a GPU count the files leave open/);
+    assert.equal(text.slice(p.start, p.end), '48');
+    // With the node count in the file, 32 completions cannot make whole groups of 48: the trainer stops.
+    const fixed = resolveText('train_dlc.sh', text.replace('--nnodes=${WORLD_SIZE}', '--nnodes=1'));
+    assert.ok(fixed.problems.some((x) => x.code === 'invalid-value' && x.severity === 'error'));
+  });
+
   it('every prefix of its command lines is analyzed without an internal error', () => {
     const text = QLORA + DPO_FULL + ZERO3;
     for (let n = 0; n <= text.length; n++) {
