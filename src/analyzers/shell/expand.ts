@@ -2,7 +2,7 @@
 // operators, `$((...))`), into pieces that keep their spans; `$(...)`, positional arguments and the environment
 // become unknown pieces with a reason. Pure: no I/O, no node:* and no 'vscode'.
 import { Lexer, type Heredoc, type Seg, type WordTok } from './lexer';
-import { type Piece, type Env, unknownOf, textOf, type Field, toFields, trimPieces } from './fields';
+import { type Piece, type Env, unknownOf, textOf, type Field, toFields, trimPieces, separator } from './fields';
 import { evalArith } from './arith';
 
 export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
@@ -105,6 +105,8 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   else {
     const v = env.get(name);
     if (!v) state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
+    else if (v.elements && s.index === 'all' && s.op === undefined) return arrayElements(v.elements, s, split);
+    else if (v.elements) state = { k: 'value', pieces: v.elements[0] ?? [] };
     else {
       const u = unknownOf(v.pieces);
       state =
@@ -147,6 +149,20 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     return pieces.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
   if (unknown !== undefined) return unknownPiece(unknown);
   return [{ text, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }];
+}
+
+/**
+ * `${NAME[@]}` of an array: each element a word of its own, quoted or not, with the spans where it was written; an
+ * unquoted element is split further, as the shell does.
+ */
+function arrayElements(
+  elements: readonly (readonly Piece[])[],
+  s: Extract<Seg, { k: 'param' }>,
+  split: boolean,
+): Piece[] {
+  const element = (e: readonly Piece[]): Piece[] =>
+    e.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
+  return elements.flatMap((e, i) => (i === 0 ? element(e) : [separator(elements[i - 1], split), ...element(e)]));
 }
 
 /** A heredoc's body as one string: its pieces, expanded against `env` unless the delimiter is quoted (lexer.heredocSegs). */

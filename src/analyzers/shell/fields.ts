@@ -23,6 +23,11 @@ export interface VarVal {
   readonly nameSpan?: Span;
   readonly valueSpan?: Span;
   /**
+   * An array (`ARGS=( --flag value ... )`): each element's pieces, where it was written; `pieces` is then every element
+   * with a blank between them.
+   */
+  readonly elements?: readonly (readonly Piece[])[];
+  /**
    * A variable set differently on the branches of an `if` or `case`: the value of each branch (undefined where a
    * branch leaves it unset) and where the branching is. The pieces stay unknown; a launch that uses it is analyzed
    * once per value.
@@ -31,6 +36,17 @@ export interface VarVal {
 }
 
 export type Env = Map<string, VarVal>;
+
+/** An array's value as one string of pieces: its elements with a blank between them, where the shell splits them. */
+export function arrayPieces(elements: readonly (readonly Piece[])[]): Piece[] {
+  return elements.flatMap((e, i) => (i === 0 ? [...e] : [separator(elements[i - 1], true), ...e]));
+}
+
+/** The blank between two array elements, placed at the end of the one before it. */
+export function separator(before: readonly Piece[], split: boolean): Piece {
+  const at = before.length ? before[before.length - 1].end : 0;
+  return { text: ' ', start: at, end: at, exact: false, split, expanded: true };
+}
 
 export const unknownOf = (pieces: readonly Piece[]): string | undefined =>
   pieces.find((p) => p.unknown !== undefined)?.unknown;

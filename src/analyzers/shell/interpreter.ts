@@ -2,7 +2,7 @@
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
 import type { ParseProblem } from '../facts';
 import { type Heredoc, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
-import { type Piece, type VarVal, type Env } from './fields';
+import { type Piece, type VarVal, type Env, arrayPieces } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import type { CmdResult } from './launch';
 import {
@@ -394,7 +394,7 @@ export class Interpreter {
 
   private readCommand(): Command | undefined {
     const words: WordTok[] = [];
-    const arrays = new Set<WordTok>();
+    const arrays = new Map<WordTok, WordTok[]>();
     const heredocs: Heredoc[] = [];
     const toks = this.toks;
     while (this.pos < toks.length) {
@@ -428,16 +428,7 @@ export class Interpreter {
                   : ''),
             )
           ) {
-            let depth = 0;
-            while (this.pos < toks.length) {
-              const x = toks[this.pos++];
-              if (x.t === 'op' && x.op === '(') depth++;
-              else if (x.t === 'op' && x.op === ')') {
-                depth--;
-                if (depth <= 0) break;
-              }
-            }
-            arrays.add(last);
+            arrays.set(last, this.readArrayElements());
             continue;
           }
         }
@@ -467,27 +458,48 @@ export class Interpreter {
     return words.length ? { words, arrays, heredocs } : undefined;
   }
 
-  private assign(w: WordTok, env: Env, exported: boolean, mode: 'set' | 'skip' | 'maybe', array: boolean): void {
+  /** The words of an array assignment's parentheses (`NAME=( ... )`), read up to the closing one. */
+  private readArrayElements(): WordTok[] {
+    const toks = this.toks;
+    const elements: WordTok[] = [];
+    let depth = 0;
+    while (this.pos < toks.length) {
+      const x = toks[this.pos++];
+      if (x.t === 'op' && x.op === '(') depth++;
+      else if (x.t === 'op' && x.op === ')') depth--;
+      else if (x.t === 'word' && depth === 1) elements.push(x);
+      if (depth <= 0) break;
+    }
+    return elements;
+  }
+
+  private assign(
+    w: WordTok,
+    env: Env,
+    exported: boolean,
+    mode: 'set' | 'skip' | 'maybe',
+    array: readonly WordTok[] | undefined,
+  ): void {
     const p = assignParts(w);
     if (!p || mode === 'skip') return;
-    let pieces: Piece[] = array
-      ? [
-          {
-            text: '',
-            start: p.valueSpan.start,
-            end: p.valueSpan.end,
-            exact: false,
-            unknown: `\`${p.name}\` is an array`,
-          },
-        ]
-      : expandSegs(this.text, p.valueSegs, env, false).map((x) => ({ ...x, split: false }));
     const old = env.get(p.name);
-    if (p.append && old) pieces = [...old.pieces, ...pieces];
+    // An array's elements are its words as the shell splits them at the assignment (`A=( $X )` splits $X).
+    let elements: (readonly Piece[])[] | undefined = array
+      ? array.flatMap((e) => fieldsOf(this.text, [e], env).map((f) => f.pieces.map((x) => ({ ...x, split: false }))))
+      : undefined;
+    let pieces: Piece[] = elements
+      ? arrayPieces(elements)
+      : expandSegs(this.text, p.valueSegs, env, false).map((x) => ({ ...x, split: false }));
+    if (p.append && old) {
+      if (elements) elements = [...(old.elements ?? [old.pieces]), ...elements];
+      pieces = elements ? arrayPieces(elements) : [...old.pieces, ...pieces];
+    }
     let val: VarVal = {
       pieces,
       exported: exported || (old?.exported ?? false),
       nameSpan: p.nameSpan,
       valueSpan: p.valueSpan,
+      ...(elements ? { elements } : {}),
     };
     if (mode === 'maybe') {
       const tmpA: Env = new Map(old ? [[p.name, old]] : []);
@@ -522,14 +534,14 @@ export class Interpreter {
                 ? 'skip'
                 : 'maybe'
             : 'set';
-      for (const w of words) this.assign(w, this.env, false, mode, cmd.arrays.has(w));
+      for (const w of words) this.assign(w, this.env, false, mode, cmd.arrays.get(w));
       this.lastTri = true;
       return;
     }
     let env = this.env;
     if (i > 0) {
       env = new Map(this.env);
-      for (const w of words.slice(0, i)) this.assign(w, env, true, 'set', cmd.arrays.has(w));
+      for (const w of words.slice(0, i)) this.assign(w, env, true, 'set', cmd.arrays.get(w));
     }
     const head = literalWord(words[i]);
     if (head && ['export', 'declare', 'typeset', 'local', 'readonly'].includes(head)) {
@@ -540,7 +552,7 @@ export class Interpreter {
           if (lit.includes('x')) exported = true;
           continue;
         }
-        if (assignParts(w)) this.assign(w, this.env, exported, 'set', cmd.arrays.has(w));
+        if (assignParts(w)) this.assign(w, this.env, exported, 'set', cmd.arrays.get(w));
         else if (lit && exported && this.env.has(lit)) this.env.set(lit, { ...this.env.get(lit)!, exported: true });
       }
       this.lastTri = true;

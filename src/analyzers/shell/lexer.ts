@@ -17,6 +17,8 @@ export type Seg =
   | {
       readonly k: 'param';
       readonly name: string;
+      /** `${NAME[@]}` / `${NAME[*]}`: every element of an array (`all`), or `${NAME[0]}`: its first (`first`). */
+      readonly index?: 'all' | 'first';
       readonly op?: string;
       readonly arg?: readonly Seg[];
       readonly complex?: string;
@@ -604,6 +606,10 @@ export class Lexer {
     const name = text.slice(bodyStart, j);
     if (!name) return { k: 'param', name: '', complex: text.slice(start, end), start, end, quoted };
     if (j === bodyEnd) return { k: 'param', name, start, end, quoted };
+    const index = /^\[([@*]|0)\]$/.exec(text.slice(j, bodyEnd))?.[1];
+    if (index !== undefined && isNameStart(name[0])) {
+      return { k: 'param', name, index: index === '0' ? 'first' : 'all', start, end, quoted };
+    }
     const m = /^(:-|:=|:\+|:\?|-|=|\+|\?)/.exec(text.slice(j, bodyEnd));
     if (!m) return { k: 'param', name, complex: text.slice(start, end), start, end, quoted };
     const argFrom = j + m[1].length;

@@ -41,7 +41,8 @@ export type Frame = IfFrame | LoopFrame | CaseFrame | BlockFrame;
 
 export interface Command {
   readonly words: WordTok[];
-  readonly arrays: Set<WordTok>;
+  /** Array assignments (`NAME=( ... )`): the assignment word, and the words between the parentheses. */
+  readonly arrays: Map<WordTok, WordTok[]>;
   /** The heredocs redirected into the command, in order (the last one is its standard input). */
   readonly heredocs: readonly Heredoc[];
 }

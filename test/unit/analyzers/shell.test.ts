@@ -869,6 +869,41 @@ describe('shell analyzer: shell syntax', () => {
     ]);
   });
 
+  it('arrays: `"${ARGS[@]}"` is each element a word, at the span where the array wrote it', () => {
+    // OpenRLHF examples/scripts/train_reinforce_baseline_hybrid_engine.sh (shortened): flags grouped in arrays, commented
+    // lines among them, expanded unquoted and quoted.
+    const text =
+      'MODEL_PATH="Qwen/Qwen3-4B-Thinking-2507"\n' +
+      'CKPT_ARGS=(\n' +
+      '   --actor.model_name_or_path ${MODEL_PATH}\n' +
+      '   # --reward.model_name_or_path ${REWARD_MODEL}\n' +
+      '   --train.micro_batch_size 1\n' +
+      ')\n' +
+      'ENGINE_ARGS=( --ds.zero_stage 3 )\n' +
+      'ENGINE_ARGS+=( --actor.gradient_checkpointing_enable )\n' +
+      'ray job submit -- python3 -m openrlhf.cli.train_ppo_ray ${CKPT_ARGS[@]} "${ENGINE_ARGS[@]}"\n';
+    const r = checkFacts(text, [
+      ['model', 'Qwen/Qwen3-4B-Thinking-2507', '--actor.model_name_or_path', '${MODEL_PATH}'],
+      ['microBatchSize', 1, '--train.micro_batch_size', '1'],
+      ['zeroStage', 3, '--ds.zero_stage', '3'],
+      [
+        'gradientCheckpointing',
+        'full',
+        '--actor.gradient_checkpointing_enable',
+        '--actor.gradient_checkpointing_enable',
+      ],
+    ]);
+    // The commented line is no element: nothing reads its flag.
+    assert.ok(!r.facts.some((f) => text.slice(f.keySpan.start, f.keySpan.end).startsWith('--reward.')));
+    // `$NAME` of an array is its first element, `${NAME[0]}` too (a single word points at the reference, as a plain
+    // variable's does); an element written unquoted is split at the assignment.
+    checkFacts('A=( 4 8 )\ntorchrun --nproc_per_node $A t.py\n', [['gpusPerNode', 4, '--nproc_per_node', '$A']]);
+    checkFacts('A=( 2 8 )\ntorchrun --nnodes ${A[0]} t.py\n', [['nodes', 2, '--nnodes', '${A[0]}']]);
+    checkFacts('X="--nproc_per_node 2"\nA=( $X )\ntorchrun "${A[@]}" t.py\n', [
+      ['gpusPerNode', 2, '--nproc_per_node', '2'],
+    ]);
+  });
+
   it('#SBATCH directives: nodes and GPUs per node (gres, gpus-per-node, gpus-per-task x tasks) and SLURM_* variables', () => {
     const text = '#!/bin/bash\n#SBATCH --nodes=4          # nodes\n#SBATCH --gres=gpu:a100:8\npython train.py --bf16\n';
     checkFacts(text, [
