@@ -105,7 +105,8 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   else {
     const v = env.get(name);
     if (!v) state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
-    else if (v.elements && s.index === 'all' && s.op === undefined) return arrayElements(v.elements, s, split);
+    else if (v.elements && (s.index === 'all' || s.index === 'joined') && s.op === undefined)
+      return arrayElements(v.elements, s, split);
     else if (v.elements) state = { k: 'value', pieces: v.elements[0] ?? [] };
     else {
       const u = unknownOf(v.pieces);
@@ -153,7 +154,7 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
 
 /**
  * `${NAME[@]}` of an array: each element a word of its own, quoted or not, with the spans where it was written; an
- * unquoted element is split further, as the shell does.
+ * unquoted element is split further, as the shell does. `"${NAME[*]}"` joins them into one word.
  */
 function arrayElements(
   elements: readonly (readonly Piece[])[],
@@ -162,7 +163,8 @@ function arrayElements(
 ): Piece[] {
   const element = (e: readonly Piece[]): Piece[] =>
     e.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
-  return elements.flatMap((e, i) => (i === 0 ? element(e) : [separator(elements[i - 1], split), ...element(e)]));
+  const apart = s.index === 'all' ? split : !s.quoted && split;
+  return elements.flatMap((e, i) => (i === 0 ? element(e) : [separator(elements[i - 1], apart), ...element(e)]));
 }
 
 /** A heredoc's body as one string: its pieces, expanded against `env` unless the delimiter is quoted (lexer.heredocSegs). */

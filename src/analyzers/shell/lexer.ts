@@ -17,8 +17,11 @@ export type Seg =
   | {
       readonly k: 'param';
       readonly name: string;
-      /** `${NAME[@]}` / `${NAME[*]}`: every element of an array (`all`), or `${NAME[0]}`: its first (`first`). */
-      readonly index?: 'all' | 'first';
+      /**
+       * `${NAME[@]}`: every element of an array, a word each even when quoted (`all`); `${NAME[*]}`: every element,
+       * one word when quoted (`joined`); `${NAME[0]}`: the first (`first`).
+       */
+      readonly index?: 'all' | 'joined' | 'first';
       readonly op?: string;
       readonly arg?: readonly Seg[];
       readonly complex?: string;
@@ -608,7 +611,14 @@ export class Lexer {
     if (j === bodyEnd) return { k: 'param', name, start, end, quoted };
     const index = /^\[([@*]|0)\]$/.exec(text.slice(j, bodyEnd))?.[1];
     if (index !== undefined && isNameStart(name[0])) {
-      return { k: 'param', name, index: index === '0' ? 'first' : 'all', start, end, quoted };
+      return {
+        k: 'param',
+        name,
+        index: index === '0' ? 'first' : index === '@' ? 'all' : 'joined',
+        start,
+        end,
+        quoted,
+      };
     }
     const m = /^(:-|:=|:\+|:\?|-|=|\+|\?)/.exec(text.slice(j, bodyEnd));
     if (!m) return { k: 'param', name, complex: text.slice(start, end), start, end, quoted };
