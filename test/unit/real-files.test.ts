@@ -107,11 +107,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a GPU count given only in a comment ("Config for 1 node of 8 x H100s", "note, ' +
-      'this is set up for 8 GPUs") or in a variable used only inside a quoted `bash -c "... ' +
-      'torchrun --nproc_per_node $GPUS_PER_NODE"` string',
+      'a GPU count given only in a comment ("Config for 1 node of 8 x H100s", "note, ' + 'this is set up for 8 GPUs")',
     entries: [
-      'OpenRLHF__OpenRLHF/examples/scripts/train_nonrl_slurm.sh#gpus',
       'allenai__open-instruct/configs/train_configs/dpo/default.yaml#gpus',
       'allenai__open-instruct/configs/train_configs/sft/tulu2_7b.yaml#gpus',
       'allenai__open-instruct/configs/train_configs/sft/tulu2_7b_lora.yaml#gpus',
@@ -339,23 +336,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#completionLen',
       'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#promptLen',
       'allenai__open-instruct/scripts/train/olmo2/grpo_fast_7b_zero.sh#zeroStage',
-    ],
-  },
-  {
-    cause:
-      'OpenRLHF on SLURM: the `ray job submit ... -- python3 -m openrlhf.cli.train_ppo_ray` command inside a ' +
-      'double-quoted `srun ... bash -c "..."` string is not parsed; only the #SBATCH header is read (-N 2: the whole ' +
-      "Ray cluster, not the actor's --actor.num_nodes 1 x --actor.num_gpus_per_node 4)",
-    entries: [
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#gpus',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#gradientCheckpointing',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#microBatch',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#model',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#nodes',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#offload',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#precision',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#seqLen',
-      'OpenRLHF__OpenRLHF/examples/scripts/train_ppo_ray_slurm.sh#zeroStage',
     ],
   },
   {

@@ -37,6 +37,7 @@ import {
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
+import { innerCommands, SHELLS, shellCommandString } from './nested';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 
 export interface CmdResult {
@@ -631,6 +632,17 @@ function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: E
   return { i, env };
 }
 
+/** `bash -c "..."`: the first command of the string that is a launch (nested.ts). */
+function nestedLaunch(text: string, fields: readonly Field[], at: number, env: Env): CmdResult | undefined {
+  const script = shellCommandString(fields, at);
+  if (!script) return undefined;
+  for (const command of innerCommands(script)) {
+    const r = analyzeLaunch(text, command, env);
+    if (r) return r;
+  }
+  return undefined;
+}
+
 export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
   const l = new Launch(text);
   const opaque = (f: Field): void =>
@@ -649,6 +661,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   const f0 = fields[i];
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);
+  if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env);
   const sub = fields[i + 1]?.text;
   let launcherTool: Tool | undefined;
   let scriptAt: number;

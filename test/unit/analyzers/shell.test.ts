@@ -899,9 +899,32 @@ describe('shell analyzer: shell syntax', () => {
     // variable's does); an element written unquoted is split at the assignment.
     checkFacts('A=( 4 8 )\ntorchrun --nproc_per_node $A t.py\n', [['gpusPerNode', 4, '--nproc_per_node', '$A']]);
     checkFacts('A=( 2 8 )\ntorchrun --nnodes ${A[0]} t.py\n', [['nodes', 2, '--nnodes', '${A[0]}']]);
+    // "${A[*]}" is one word: the flag and its value joined, which no launcher reads as its flag.
+    const joined = analyzeShell('A=( --nproc_per_node 2 )\ntorchrun "${A[*]}" t.py\n');
+    assert.ok(!joined.facts.some((f) => f.key === 'gpusPerNode' && f.value === 2), JSON.stringify(joined.facts));
     checkFacts('X="--nproc_per_node 2"\nA=( $X )\ntorchrun "${A[@]}" t.py\n', [
       ['gpusPerNode', 2, '--nproc_per_node', '2'],
     ]);
+  });
+
+  it('`srun ... bash -c "..."`: the launch inside the string, its words at the spans the script wrote them', () => {
+    // OpenRLHF examples/scripts/train_nonrl_slurm.sh (shortened): `cd` and `pip install` before the launch, a `;` at
+    // the end of a word, the GPU count from a variable the outer script sets.
+    const text =
+      'GPUS_PER_NODE=8\n' +
+      'srun --container-image="$IMAGE" \\\n' +
+      '    bash -c " cd /openrlhf; pip install . ; torchrun \\\n' +
+      '--nproc_per_node $GPUS_PER_NODE --nnodes 2 train.py --bf16" &>> log\n';
+    checkFacts(text, [
+      ['gpusPerNode', 8, '--nproc_per_node', '$GPUS_PER_NODE'],
+      ['nodes', 2, '--nnodes', '2'],
+      ['bf16', true, '--bf16', '--bf16'],
+    ]);
+    // `-lc` takes the string too; a shell without -c runs a file, which is no launch read here.
+    checkFacts("bash -lc 'torchrun --nproc_per_node 4 t.py && echo done'\n", [
+      ['gpusPerNode', 4, '--nproc_per_node', '4'],
+    ]);
+    assert.ok(!analyzeShell('bash run.sh --nproc_per_node 4\n').facts.some((f) => f.key === 'gpusPerNode'));
   });
 
   it('#SBATCH directives: nodes and GPUs per node (gres, gpus-per-node, gpus-per-task x tasks) and SLURM_* variables', () => {
