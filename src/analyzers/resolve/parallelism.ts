@@ -3,6 +3,7 @@
 // Rules of FIELD_RULES; pure.
 import { isUnknown, msg, type FactValue } from '../facts';
 import { fileProv, num, type ResolveContext } from './context';
+import type { Provenance } from '../../core';
 
 /** FSDP's CPU offload (Accelerate fsdp_offload_params, HF fsdp "offload"): parameters and optimizer state in host memory. */
 export function resolveFsdpOffload(ctx: ResolveContext): void {
@@ -89,24 +90,12 @@ export function resolveGpuOverrides(ctx: ResolveContext): void {
  * from a variable, when no flag, setting or layout gives the count: one GPU, the most memory per GPU, said so.
  */
 export function resolveOpenGpuCount(ctx: ResolveContext): void {
-  const { setup, prov, unknownOnly } = ctx;
-  const open = unknownOnly.gpusPerNode;
-  if (
-    setup.gpus_per_node === undefined &&
-    open &&
-    typeof open.fact.value === 'object' &&
-    open.fact.value !== null &&
-    'unknown' in open.fact.value
-  ) {
-    setup.gpus_per_node = 1;
-    prov.gpus_per_node = {
-      kind: 'default',
-      owner: 'VRAM Lens',
-      note:
-        `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); ` +
-        `one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)`,
-    };
-  }
+  const open = openCount(ctx, 'gpusPerNode');
+  if (ctx.setup.gpus_per_node !== undefined || !open) return;
+  ctx.setup.gpus_per_node = 1;
+  ctx.prov.gpus_per_node = open.assumed(
+    'one GPU is estimated, the most memory per GPU: set vramLens.gpusPerNode (or --gpus)',
+  );
 }
 
 /**
@@ -114,24 +103,27 @@ export function resolveOpenGpuCount(ctx: ResolveContext): void {
  * gives it: one node, said so at the value the file leaves open.
  */
 export function resolveOpenNodeCount(ctx: ResolveContext): void {
-  const { setup, prov, unknownOnly } = ctx;
-  const open = unknownOnly.nodes;
-  if (
-    setup.nodes === undefined &&
-    open &&
-    typeof open.fact.value === 'object' &&
-    open.fact.value !== null &&
-    'unknown' in open.fact.value
-  ) {
-    setup.nodes = 1;
-    prov.nodes = {
+  const open = openCount(ctx, 'nodes');
+  if (ctx.setup.nodes !== undefined || !open) return;
+  ctx.setup.nodes = 1;
+  ctx.prov.nodes = open.assumed('one node is estimated: set vramLens.nodes (or --nodes)');
+}
+
+/** A count the files give only as a value not known statically, and the provenance of the count assumed for it. */
+function openCount(
+  ctx: ResolveContext,
+  key: 'gpusPerNode' | 'nodes',
+): { assumed: (what: string) => Provenance } | undefined {
+  const open = ctx.unknownOnly[key];
+  const v = open?.fact.value;
+  if (!open || typeof v !== 'object' || v === null || !('unknown' in v)) return undefined;
+  return {
+    assumed: (what) => ({
       kind: 'default',
       owner: 'VRAM Lens',
-      note:
-        `${open.fact.value.unknown} (${open.fact.rawKey} at line ${open.location.line}); ` +
-        `one node is estimated: set vramLens.nodes (or --nodes)`,
-    };
-  }
+      note: `${v.unknown} (${open.fact.rawKey} at line ${open.location.line}); ${what}`,
+    }),
+  };
 }
 
 /**
