@@ -205,6 +205,7 @@ function stagePhases(
     ctx,
     st,
     activations.layer.backwardWorkingBytes,
+    activations.checkpointedLayer !== undefined,
   );
   const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
   const rewardFwdC = rewardForwards(ctx, st);

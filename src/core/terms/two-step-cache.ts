@@ -151,8 +151,8 @@ function trainingStep(state: StepState): void {
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  // DoRA's layers keep what its forward saves (the base output and the LoRA product); the weight norm's temporaries
-  // (terms/activations/stage.ts) are not in the replayed sequence, and count where they pass the replay's peak.
+  // DoRA's layers keep what its forward saves (the base output and the LoRA product), and its weight norm's temporaries
+  // are in the layer's sequence where its forward makes them (activations/linear.ts doraWeightNorm).
   const lora = setup.method === 'lora' && ctx.methods.peft;
   return (
     forward.hasLoss &&

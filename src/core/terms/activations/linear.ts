@@ -107,6 +107,16 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
   let xa = p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
   xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
+  const norm = lora.dora
+    ? doraWeightNorm(bc, {
+        inFeatures: (m?.inFeatures ?? a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1),
+        outFeatures,
+        r: lora.r,
+        dtypeBytes: xa.bytesPerElem,
+        w,
+        name,
+      })
+    : undefined;
   const A: Weight = {
     what: `${name}.lora_A`,
     elems: (m?.inFeatures ?? a.hidden) * lora.r,
@@ -121,21 +131,19 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     bytesPerElem: lora.dtypeBytes,
   };
   const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
-  if (lora.dora) doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what });
+  if (lora.dora)
+    return doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what }, norm);
   void tokens;
   // result + lora_B(...) * scaling (promoted to the wider dtype), cast back to the base output dtype: tensors that
   // nothing keeps, but that the allocator sees.
   const scaled = tape.free(yb, `${what} lora_B output x scaling`);
   tape.use(y);
   const sum = tape.free(scaled, `${what} + LoRA`, y.elems, Math.max(y.bytesPerElem, scaled.bytesPerElem));
-  // DoRA's products read their saved operands first: only the plain LoRA sum leaves gradients ahead of the first unpack.
-  if (!lora.dora) {
-    bc.state.lastLinearEntryGradBytes = loraEntryGradientBytes({
-      elems: y.elems,
-      outputBytes: y.bytesPerElem,
-      sumBytes: sum.bytesPerElem,
-    });
-  }
+  bc.state.lastLinearEntryGradBytes = loraEntryGradientBytes({
+    elems: y.elems,
+    outputBytes: y.bytesPerElem,
+    sumBytes: sum.bytesPerElem,
+  });
   return tape.to(sum, y.bytesPerElem, `${what} (+LoRA)`);
 }
 
@@ -150,32 +158,79 @@ interface DoraOperands {
   readonly what: string;
 }
 
+/** A DoRA target's shapes for its weight norm: features on this rank, the rank r, the input's dtype. */
+interface DoraShape {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  readonly r: number;
+  readonly dtypeBytes: number;
+  readonly w: Weight;
+  readonly name: string;
+}
+
+/**
+ * DoRA's weight norm, made in every forward (peft/tuners/lora/dora.py DoraLinearLayer.forward, PEFT 0.21): the LoRA
+ * product as lora_B(lora_A(identity)) over an in x in identity (get_lora_weight: its graph keeps the identity and
+ * lora_A's output while the product lives), the base weight in the input's dtype (a copy where it differs), and the row
+ * norms of weight + scaling x product (get_weight_norm: two out x in temporaries). The identity, lora_A's output, the
+ * product and the cast weight are locals of the forward: they are returned to be held until it returns.
+ */
+function doraWeightNorm(bc: BlockContext, d: DoraShape): DoraNorm {
+  const { tape } = bc;
+  const b = d.dtypeBytes;
+  const eye = tape.tensor(`${d.name} DoRA identity`, d.inFeatures * d.inFeatures, b, false);
+  const eA = tape.free(eye, `${d.name} lora_A(identity)`, d.inFeatures * d.r, b);
+  const product = tape.free(eA, `${d.name} DoRA LoRA product`, d.inFeatures * d.outFeatures, b);
+  const weightCopy =
+    d.w.bytesPerElem !== b ? tape.tensor(`${d.name} base weight in the input's dtype`, d.w.elems, b, false) : undefined;
+  const scaled = tape.free(product, `${d.name} scaling x LoRA product`);
+  const summed = tape.free(scaled, `${d.name} base weight + scaled product`);
+  tape.free(summed, `${d.name} DoRA weight norm`, d.outFeatures, b);
+  return { held: weightCopy ? [eye, eA, product, weightCopy] : [eye, eA, product], weightCopy };
+}
+
+/** The locals of DoRA's forward that outlive its weight norm, and the base weight cast to the input's dtype if made. */
+interface DoraNorm {
+  readonly held: readonly Tensor[];
+  readonly weightCopy: Tensor | undefined;
+}
+
 /**
  * peft/tuners/lora/dora.py DoraLinearLayer.forward: (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result
- * * scaling; the magnitude is trained, so both products keep their tensor operand for its gradient. With dropout
- * (peft/tuners/lora/variants.py DoraLinearVariant.forward: base_result None) the base output is computed again from
- * the dropped input and the base weight in the input's dtype, F.linear keeps that weight for the input's gradient (a
- * copy where the dtypes differ; under autocast its 16-bit cast), and the product keeps the new output.
+ * * scaling, added to the base output by the variant; the magnitude is trained, so both products keep their tensor
+ * operand for its gradient. With dropout (peft/tuners/lora/variants.py DoraLinearVariant.forward: base_result None)
+ * the base output is computed again from the dropped input and the base weight in the input's dtype, F.linear keeps
+ * that weight for the input's gradient (a copy where the dtypes differ; under autocast its 16-bit cast), and the product
+ * keeps the new output. The weight norm's locals (doraWeightNorm) are held until the forward returns.
  */
-function doraProducts(bc: BlockContext, d: DoraOperands): void {
+function doraProducts(bc: BlockContext, d: DoraOperands, norm: DoraNorm | undefined): Tensor {
   const { p, tape } = bc;
-  if (d.dropout <= 0) {
-    tape.save(d.y);
-    tape.save(d.yb);
-    return;
+  let base = d.y;
+  if (d.dropout > 0) {
+    // F.linear keeps the weight it multiplies: under autocast its 16-bit cast, else the cast the norm made (the same
+    // local), if any.
+    if (p.mode === 'amp') {
+      tape.save(tape.tensor(`${d.w.what} 16-bit cast (autocast, DoRA)`, d.w.elems, tape.half, false));
+    } else if (norm?.weightCopy) tape.save(norm.weightCopy);
+    tape.use(d.x);
+    base = tape.tensor(
+      `${d.what} again from the dropped input (DoRA)`,
+      d.y.elems,
+      p.mode === 'amp' ? tape.computeBytes : d.dtypeBytes,
+      true,
+    );
   }
-  const amp = p.mode === 'amp';
-  const weightBytes = amp ? tape.half : d.dtypeBytes;
-  if (amp || d.w.bytesPerElem !== d.dtypeBytes) {
-    tape.save(tape.tensor(`${d.w.what} in the adapter input's dtype (DoRA)`, d.w.elems, weightBytes, false));
-  }
-  tape.use(d.x);
-  const base = tape.tensor(
-    `${d.what} again from the dropped input (DoRA)`,
-    d.y.elems,
-    amp ? tape.computeBytes : d.dtypeBytes,
-    true,
-  );
   tape.save(base);
   tape.save(d.yb);
+  const baseTerm = tape.free(base, `(mag_norm_scale - 1) x ${d.what}`);
+  const loraTerm = tape.free(
+    tape.free(d.yb, `mag_norm_scale x ${d.what} lora_B output`),
+    `${d.what} DoRA term x scaling`,
+  );
+  tape.use(baseTerm);
+  const dora = tape.free(loraTerm, `${d.what} DoRA output`);
+  if (norm) tape.keepThrough(...norm.held);
+  tape.use(d.y);
+  const sum = tape.free(dora, `${d.what} + DoRA`, d.y.elems, Math.max(d.y.bytesPerElem, dora.bytesPerElem));
+  return tape.to(sum, d.y.bytesPerElem, `${d.what} (+DoRA)`);
 }

@@ -731,6 +731,7 @@ export function dequantWorkingSets(
   ctx: EstimateContext,
   st: StageContext,
   backwardWorkingBytes: number,
+  doraInSequence = false,
 ): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number; dequantBytes: number } {
   const setup = ctx.setup;
   const { modules: mods, inventory: inv } = ctx.model;
@@ -748,9 +749,11 @@ export function dequantWorkingSets(
   // an identity of in x in features through lora_A and lora_B (the LoRA product, in x out), the base weight in the
   // input's dtype and their sum, in the adapter dtype, one target at a time. The backward does not, unless
   // checkpointing recomputes the forward.
+  // Under full checkpointing the layer's forward sequence replays the norm where it runs (activations/linear.ts
+  // doraWeightNorm): its first forward's and its recompute's high points hold it, and no separate term is needed.
   let doraBytes = 0;
   let doraModule = '';
-  if (peft && lora?.use_dora) {
+  if (peft && lora?.use_dora && !doraInSequence) {
     for (const m of mods) {
       if (!targets.has(m.name)) continue;
       const bytes = ((m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp) * adapterBytes;
