@@ -25,6 +25,12 @@ import { readHeredoc } from './read';
 
 export { chooseWorst } from './choices';
 
+/** The most characters and pieces a variable's value keeps (real launch scripts stay far below: a few KiB). */
+const MAX_VALUE_CHARS = 64 * 1024;
+const MAX_VALUE_PIECES = 4096;
+
+const textLength = (pieces: readonly Piece[]): number => pieces.reduce((n, x) => n + x.text.length, 0);
+
 export class Interpreter {
   env: Env;
   readonly frames: Frame[] = [];
@@ -493,6 +499,13 @@ export class Interpreter {
     if (p.append && old) {
       if (elements) elements = [...(old.elements ?? [old.pieces]), ...elements];
       pieces = elements ? arrayPieces(elements) : [...old.pieces, ...pieces];
+    }
+    // A value that doubles at every line (`X="$X$X"`, `A=( ${A[@]} ${A[@]} )`) would grow past memory: past the
+    // bound it is not expanded, and says so where it is used.
+    if (pieces.length > MAX_VALUE_PIECES || textLength(pieces) > MAX_VALUE_CHARS) {
+      const reason = `\`${p.name}\` grows past ${MAX_VALUE_CHARS / 1024} KiB or ${MAX_VALUE_PIECES} parts here: not expanded`;
+      pieces = [{ text: '', start: p.valueSpan.start, end: p.valueSpan.end, exact: false, unknown: reason }];
+      elements = undefined;
     }
     let val: VarVal = {
       pieces,

@@ -1006,6 +1006,28 @@ describe('shell analyzer: fixture scripts against their expected facts', () => {
   });
 });
 
+describe('shell analyzer: values that double at every line', () => {
+  // `X="$X$X"` or `A=( ${A[@]} ${A[@]} )` forty times would be 2^40 characters or words: past 64 KiB or 4,096 parts a
+  // value is not expanded, and the launch that uses it is read without it (a not-static note at the use).
+  it('strings and arrays stop growing at the bound; the rest of the launch is read', () => {
+    const lines = (seed: string, step: string) => [seed, ...Array<string>(40).fill(step)].join('\n');
+    for (const [seed, step, use] of [
+      ['X=ab', 'X="$X$X"', '$X'],
+      ['A=( x y )', 'A=( ${A[@]} ${A[@]} )', '${A[@]}'],
+    ]) {
+      const text = `${lines(seed, step)}\ntorchrun --nproc_per_node 2 t.py --model_name_or_path gpt2 ${use}\n`;
+      const r = checkFacts(text, [
+        ['gpusPerNode', 2, '--nproc_per_node', '2'],
+        ['model', 'gpt2', '--model_name_or_path', 'gpt2'],
+      ]);
+      assert.ok(
+        r.problems.some((p) => /grows past 64 KiB or 4096 parts here: not expanded/.test(p.message)),
+        JSON.stringify(r.problems.map((p) => p.message)),
+      );
+    }
+  });
+});
+
 describe('shell analyzer: robustness (fast-check)', () => {
   const seeds = fs.existsSync(FIXTURES)
     ? fs.readdirSync(FIXTURES).map((n) => fs.readFileSync(path.join(FIXTURES, n), 'utf8'))
