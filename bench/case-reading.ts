@@ -332,6 +332,11 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
   // LitGPT quantizes through Fabric's BitsandbytesPrecision: every nn.Linear with the head, from fp16.
   if (tool === 'litgpt' && s.quantization && s.quantization.type !== 'gptq')
     out.quantization = { ...s.quantization, head: true, dequant_dtype: 'fp16' };
+  // A loop of its own that wraps the model in torch's FullyShardedDataParallel (no Accelerate, which would pass
+  // use_orig_params=True) gets the constructor's default, False (torch/distributed/fsdp/fully_sharded_data_parallel.py),
+  // as the Python analyzer reads a `FSDP(...)` call that does not name it.
+  if (tool === 'pytorch' && sharded && s.fsdp_version !== 2 && s.fsdp_use_orig_params === undefined)
+    out.fsdp_use_orig_params = false;
   return out as Setup;
 }
 

@@ -144,7 +144,7 @@ describe('published cases: the readers of a case description', () => {
     assert.deepEqual(caseNodes(32), { gpus_per_node: 8, nodes: 4 });
   });
 
-  it("the stack's own behaviour: LitGPT's model code and quantized head, the Trainer's no_sync under FSDP", () => {
+  it("the stack's own behaviour: LitGPT's model code and quantized head, the Trainer's no_sync under FSDP, FSDP1's own default", () => {
     const litgpt = stackDefaults('litgpt', { quantization: { bits: 4, type: 'nf4' } });
     assert.equal(litgpt.model_code, 'litgpt');
     assert.equal(litgpt.loop_keeps_outputs, true);
@@ -152,6 +152,13 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(stackDefaults('hf-trainer', { fsdp: 'full_shard' }).fsdp_no_sync, true);
     assert.equal(stackDefaults('hf-trainer', {}).fsdp_no_sync, undefined);
     assert.deepEqual(stackDefaults(undefined, {}), {});
+    // A loop of its own around torch's FSDP1 constructor: use_orig_params=False, its default; FSDP2 has no such flag.
+    assert.equal(stackDefaults('pytorch', { fsdp: 'full_shard' }).fsdp_use_orig_params, false);
+    assert.equal(stackDefaults('pytorch', { fsdp: 'full_shard', fsdp_version: 2 }).fsdp_use_orig_params, undefined);
+    assert.equal(
+      stackDefaults('pytorch', { fsdp: 'full_shard', fsdp_use_orig_params: true }).fsdp_use_orig_params,
+      undefined,
+    );
   });
 
   it("Accelerate's FSDP preparation: the fp32 upcast from 0.30 (FSDP1) and 1.6 (FSDP2), no_sync before 1.11", () => {
