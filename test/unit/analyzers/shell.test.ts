@@ -1064,6 +1064,15 @@ describe('shell analyzer: robustness (fast-check)', () => {
     '=',
     '{',
     ' ',
+    // Arrays and nested shells (their elements and strings are read as words of their own).
+    'A=( ',
+    ' )',
+    '${A[@]}',
+    '"${A[*]}"',
+    '${A[0]}',
+    'A+=(',
+    'bash -c "',
+    "sh -lc '",
   ];
   const garbage = fc.oneof(
     fc.string({ maxLength: 8 }),
