@@ -45,7 +45,7 @@ function leanEvaluationBytes(terms: StageTerms): number {
 }
 
 /** The components' bytes, each rounded to a whole non-negative count, summed (the lean path's totals). */
-function roundedTotal(cs: readonly Component[]): number {
+export function roundedTotal(cs: readonly Component[]): number {
   return cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
 }
 

@@ -23,6 +23,7 @@ import { sum } from './component';
 import type { EstimateContext, StageContext } from './context';
 import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { type LossPoint, phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
+import { roundedTotal } from './lean-phases';
 import type { StageForward } from '../terms/forward-cache';
 import { DEFAULT_CUDA_CONTEXT_BYTES, sideStreamPools } from './runtime';
 
@@ -162,8 +163,8 @@ function activationsExceedGpu(
   persistent: readonly Component[],
   activations: StageActivations,
 ): ReturnType<typeof stagePhases> | undefined {
-  const states = persistent.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
-  return statesExceedGpu(ctx, st, [...persistent, activations.actComp], states + activations.actComp.bytes);
+  const held = [...persistent, activations.actComp];
+  return statesExceedGpu(ctx, st, held, roundedTotal(persistent) + activations.actComp.bytes);
 }
 
 /**

@@ -102,14 +102,15 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   if (p.bnbKeepsInput && x.rg && !w.trainable && !m?.parameter) tape.holdInContext(x);
   const lora = p.lora;
   if (!lora || !lora.targets.has(name)) return y;
-  const tokens = x.elems / ((m ? m.inFeatures : a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1));
+  // Input features on this TP rank (o_proj and down_proj are split along their input).
+  const inLocal = (m?.inFeatures ?? a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1);
   // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable). Its 4/8-bit
   // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
   let xa = p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
   xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
   const norm = lora.dora
     ? doraWeightNorm(bc, {
-        inFeatures: (m?.inFeatures ?? a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1),
+        inFeatures: inLocal,
         outFeatures,
         r: lora.r,
         dtypeBytes: xa.bytesPerElem,
@@ -133,7 +134,6 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
   if (lora.dora)
     return doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what }, norm);
-  void tokens;
   // result + lora_B(...) * scaling (promoted to the wider dtype), cast back to the base output dtype: tensors that
   // nothing keeps, but that the allocator sees.
   const scaled = tape.free(yb, `${what} lora_B output x scaling`);
