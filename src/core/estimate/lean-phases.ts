@@ -16,9 +16,15 @@ export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of
  * The working set at the backward's high point through the last layers. A trained base: with the MLP's weight
  * gradients when they are that layer's own (no FSDP or ZeRO bucket takes them, none kept from an earlier micro-step,
  * no optimizer stepping in the backward). A frozen base without checkpointing on one pipeline stage: the layer whose
- * working set is largest, less what the layers after it saved (LayerActivations.workingBelowReleasedBytes).
+ * working set is largest, less what the layers after it saved (LayerActivations.workingBelowReleasedBytes). A layer
+ * that ends in a norm after its MLP opens its backward with that norm's, beside all it saved (outputNormWorkingBytes).
  */
 export function lastLayerWorkingBytes(ctx: EstimateContext, terms: StageTerms): number {
+  return Math.max(terms.activations.layer.outputNormWorkingBytes ?? 0, lastLayerOwnWorkingBytes(ctx, terms));
+}
+
+/** The last layer's backward working set at its largest op, its own gradients included where they come first. */
+function lastLayerOwnWorkingBytes(ctx: EstimateContext, terms: StageTerms): number {
   const { layer, layerPlan } = terms.activations;
   const setup = ctx.setup;
   if (layerPlan.baseTrainable) {

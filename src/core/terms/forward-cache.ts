@@ -114,10 +114,11 @@ export function allocateSequence(
   seq: ForwardSequence,
   input: Allocation | undefined,
   schedule: readonly (readonly number[])[],
+  end = seq.bytes.length,
 ): (Allocation | undefined)[] {
   const n = seq.bytes.length;
   const handles: (Allocation | undefined)[] = new Array<Allocation | undefined>(n);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < end; i++) {
     if (i === seq.input) handles[i] = input;
     else if (seq.bytes[i] > 0) handles[i] = allocator.malloc(seq.bytes[i]);
     for (const j of schedule[i]) {

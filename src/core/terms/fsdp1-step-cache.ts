@@ -16,6 +16,7 @@
 // keeps each stream's blocks apart (c10/cuda/CUDACachingAllocator.cpp). The layers' forward and backward and the loss
 // come from the shared step replay (terms/step-replay.ts); AdamW's state is created at the first step. The replay's
 // peak reserved bytes stand for every cached block of the run. Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
+import { checkpointReentrant } from './activations/kept-inputs';
 import type { EstimateContext } from '../estimate/context';
 import { adaptersWrapped } from '../estimate/fsdp-units';
 import { fsdp1BackwardPrefetch } from '../setup';
@@ -205,6 +206,7 @@ export const replayFsdp1 = memo(boundedReplay(replayFsdp1Uncached), {
       p.layers,
       p.head ? p.head.grad : '-',
       +p.checkpointed,
+      +(p.recomputeStopsEarly ?? false),
       p.hidden,
       p.logits,
       p.logitsFp32,
@@ -520,6 +522,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     head: inv.head > 0 ? parameter(inv.head) : undefined,
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
+    recomputeStopsEarly: !checkpointReentrant(ctx.setup),
     hidden: tokens * a.hidden * computeBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

@@ -17,6 +17,7 @@
 // layers' forward and backward and the loss come from the shared step replay (terms/step-replay.ts). The term is what
 // the replay reserves beyond the reserved figure of the other terms. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { checkpointReentrant } from './activations/kept-inputs';
 import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
@@ -167,6 +168,7 @@ export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
       p.layers,
       p.head ? p.head.grad : '-',
       +p.checkpointed,
+      +(p.recomputeStopsEarly ?? false),
       p.hidden,
       p.logits,
       p.logitsFp32,
@@ -488,6 +490,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     head: inv.head > 0 ? root.unsharded[2] : undefined,
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
+    recomputeStopsEarly: !checkpointReentrant(ctx.setup),
     hidden: tokens * a.hidden * computeBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

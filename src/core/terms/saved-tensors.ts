@@ -75,6 +75,12 @@ export interface ForwardSequence {
   /** Whether autograd keeps it for backward. */
   readonly saved: readonly boolean[];
   /**
+   * How many of the allocations a checkpoint's recompute makes: non-reentrant checkpointing stops the recompute at the
+   * last pack of a saved tensor (torch/utils/checkpoint.py early stop, on by default: _StopRecomputationError), so the
+   * op that packs last never makes its output and nothing after it runs.
+   */
+  readonly recomputeEnd: number;
+  /**
    * Whether it is held to the forward's end whether or not the block is checkpointed: autocast's cache of 16-bit weight
    * copies lives until the autocast region exits.
    */
@@ -87,6 +93,14 @@ export interface ForwardSequence {
   /** Which allocation is the block's input (not allocated: the previous block's output) and which its output. */
   readonly input: number;
   readonly output: number;
+}
+
+/** A point of a tape to roll back to (Tape.mark). */
+interface TapeMark {
+  readonly saved: number;
+  readonly matmuls: number;
+  readonly weightCopyBytes: number;
+  readonly lastPack: number;
 }
 
 /** Records saved tensors (deduplicated by tensor identity) for one replay. */
@@ -112,6 +126,8 @@ export class Tape {
   private readonly held = new Set<number>();
   /** Storages an autograd Function keeps as a ctx attribute rather than through save_for_backward. */
   private readonly contextHeld = new Set<number>();
+  /** How many allocations were made when a tensor was last packed for backward (save, saveExtra): -1 before any. */
+  private lastPack = -1;
 
   /**
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
@@ -180,10 +196,17 @@ export class Tape {
       if (a.storage === input.storage) inputIndex = i;
       if (a.storage === output.storage) outputIndex = i;
     });
-    return { bytes, freeAfter, saved, held, contextHeld, input: inputIndex, output: outputIndex };
+    const recomputeEnd = this.lastPack < 0 ? n : Math.min(n, this.lastPack);
+    return { bytes, freeAfter, saved, recomputeEnd, held, contextHeld, input: inputIndex, output: outputIndex };
   }
 
   save(t: Tensor): void {
+    this.lastPack = this.allocations.length;
+    this.keep(t);
+  }
+
+  /** Records a kept tensor once (by storage). */
+  private keep(t: Tensor): void {
     if (this.saved.has(t.storage)) return;
     this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
     this.savedBytes += t.storageBytes;
@@ -195,7 +218,7 @@ export class Tape {
    * non-reentrant checkpointing and activation offloading leave it on the GPU.
    */
   holdInContext(t: Tensor): void {
-    this.save(t);
+    this.keep(t);
     this.contextHeld.add(t.storage);
   }
 
@@ -207,15 +230,20 @@ export class Tape {
   }
 
   /** A point to roll back to: what is saved so far. */
-  mark(): { saved: number; matmuls: number; weightCopyBytes: number } {
-    return { saved: this.saved.size, matmuls: this.matmulOutputs.length, weightCopyBytes: this.weightCopyBytes };
+  mark(): TapeMark {
+    return {
+      saved: this.saved.size,
+      matmuls: this.matmulOutputs.length,
+      weightCopyBytes: this.weightCopyBytes,
+      lastPack: this.lastPack,
+    };
   }
 
   /**
    * Forgets what was saved since `mark` (ops that ran without grad, as inside a recomputing autograd function) and
    * returns how much that was.
    */
-  rollback(mark: { saved: number; matmuls: number; weightCopyBytes: number }): {
+  rollback(mark: TapeMark): {
     savedBytes: number;
     weightCopyBytes: number;
   } {
@@ -227,6 +255,7 @@ export class Tape {
     });
     this.savedBytes -= savedBytes;
     this.matmulOutputs.length = mark.matmuls;
+    this.lastPack = mark.lastPack;
     const weightCopyBytes = this.weightCopyBytes - mark.weightCopyBytes;
     this.weightCopyBytes = mark.weightCopyBytes;
     return { savedBytes, weightCopyBytes };
@@ -236,6 +265,7 @@ export class Tape {
   saveExtra(what: string, bytes: number): void {
     const id = this.nextId++;
     this.allocations.push({ storage: id, bytes });
+    this.lastPack = this.allocations.length;
     this.saved.set(id, { what, bytes });
     this.savedBytes += bytes;
   }

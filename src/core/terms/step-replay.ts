@@ -29,6 +29,11 @@ export interface StepShape {
   readonly sequence: ForwardSequence;
   readonly checkpointed: boolean;
   /**
+   * Non-reentrant checkpointing: the recompute stops at the layer's last pack (ForwardSequence.recomputeEnd) and its
+   * temporaries go as the recompute unwinds. Undefined reads as false (the reentrant form reruns the whole forward).
+   */
+  readonly recomputeStopsEarly?: boolean;
+  /**
    * A hidden state of the micro-batch: the embedding's output, a layer's input (tokens x hidden x the residual stream's
    * bytes: fp32 under autocast with fp32 weights, whose embedding and residual adds stay fp32; the compute dtype where
    * FSDP's mixed precision gathers the weights in it).
@@ -77,6 +82,8 @@ export interface Alive {
 interface SequenceRun {
   readonly keep: (i: number) => boolean;
   readonly schedule: readonly (readonly number[])[];
+  /** How many of the sequence's allocations the run makes. */
+  readonly end: number;
 }
 
 /** The compute stream's replay state: its allocator, the layer's two runs, and the gradients allocated so far. */
@@ -128,7 +135,11 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
     forward: sequenceRun(seq, (i) =>
       i === seq.input ? inputKept : i === seq.output || (!checkpointed && (seq.saved[i] || seq.held[i])),
     ),
-    recompute: sequenceRun(seq, (i) => i === seq.input || ((seq.saved[i] || seq.held[i]) && i !== seq.output)),
+    recompute: sequenceRun(
+      seq,
+      (i) => i === seq.input || ((seq.saved[i] || seq.held[i]) && i !== seq.output),
+      shape.recomputeStopsEarly === true ? seq.recomputeEnd : seq.bytes.length,
+    ),
     grads: [],
     tiedHeadGrad: undefined,
     autocastCache: [],
@@ -145,6 +156,7 @@ function sequenceKey(seq: ForwardSequence): string {
     flags(seq.saved),
     flags(seq.held),
     flags(seq.contextHeld),
+    seq.recomputeEnd,
     seq.input,
     seq.output,
   ].join(';');
@@ -442,8 +454,8 @@ export function layerForward(state: StepState, input: Allocation): { output: All
  * The run that keeps what `keep` names and frees everything else after its last read, held tensors (autocast's weight
  * copies) at the block's end or, in the forward, into the autocast cache; the input likewise when not kept.
  */
-function sequenceRun(seq: ForwardSequence, keep: (i: number) => boolean): SequenceRun {
-  return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !seq.held[i]) };
+function sequenceRun(seq: ForwardSequence, keep: (i: number) => boolean, end = seq.bytes.length): SequenceRun {
+  return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !seq.held[i]), end };
 }
 
 /**
@@ -457,7 +469,7 @@ function runSequence(
   run: SequenceRun,
   autocastCache?: Allocation[],
 ): { output: Allocation | undefined; kept: Alive[] } {
-  const handles = allocateSequence(allocator, seq, input, run.schedule);
+  const handles = allocateSequence(allocator, seq, input, run.schedule, run.end);
   const kept: Alive[] = [];
   for (let i = 0; i < seq.bytes.length; i++) {
     const h = handles[i];

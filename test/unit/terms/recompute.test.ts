@@ -17,13 +17,40 @@ describe("recompute: the recomputed layer's own high point", () => {
       bytes: [100, 10, 20, 30, 7, 5],
       freeAfter: [5, 1, 3, 5, 4, 5],
       saved: [false, true, false, false, false, false],
+      recomputeEnd: 6,
       held: [false, false, false, false, true, false],
       contextHeld: [false, false, false, false, false, false],
       input: 0,
       output: 5,
     };
     // After c: 10 + 20 + 30 = 60 (b goes once c exists); then 10 + 30 (+ 7 held, not counted) + 5 = 45.
-    assert.equal(recomputeHighBytes(seq), 60);
+    assert.equal(recomputeHighBytes(seq, true), 60);
+  });
+
+  it('non-reentrant checkpointing stops the recompute at the last pack; the reentrant form runs it all', () => {
+    // The same sequence with its last pack before c (recomputeEnd 3: input, a, b made): a (10, saved) and b (20) at
+    // once, 30; c and d never made. torch/utils/checkpoint.py early stop (_StopRecomputationError).
+    const seq: ForwardSequence = {
+      bytes: [100, 10, 20, 30, 7, 5],
+      freeAfter: [5, 1, 3, 5, 4, 5],
+      saved: [false, true, false, false, false, false],
+      recomputeEnd: 3,
+      held: [false, false, false, false, true, false],
+      contextHeld: [false, false, false, false, false, false],
+      input: 0,
+      output: 5,
+    };
+    assert.equal(recomputeHighBytes(seq, true), 30);
+    assert.equal(recomputeHighBytes(seq, false), 60);
+  });
+
+  it("DoRA's recompute ends at the first magnitude product (PEFT 0.21 on every linear layer, dropout, fp32)", () => {
+    // CPU truth peft/llama-dora-all-dropout-fp32-ckpt (tools/truth/FINDINGS.md §61): the step's peak, 81,705,740 B,
+    // at down_proj's (mag_norm_scale - 1) x base_result; the next product's packing of lora_result is the last pack,
+    // so its output is never made. The recompute point stays within 2 % of it.
+    const id = 'peft/llama-dora-all-dropout-fp32-ckpt';
+    const bwd = phase(run(truthSetup(id)), 'backward');
+    near(bwd.allocatedBytes, truthPeak(id), 0.02, 'backward peak against the loop');
   });
 
   it("a LoRA target's gradients before lora_B reads its input: fp32 adapters over a bf16 output, bf16 adapters", () => {
@@ -46,13 +73,27 @@ describe("recompute: the recomputed layer's own high point", () => {
     near(bwd.allocatedBytes, truthPeak(id), 0.01, 'backward peak against the loop');
   });
 
-  it('a post-feedforward norm ends the layer (Gemma 3): the recomputed layer and its working set peak, within 3 %', () => {
-    // The norm's backward reads a saved tensor first, so the recompute point (its high point and 1,048,576 B of
-    // gradient) stays below the recomputed layer with its working set, which makes the peak: within 3 %.
+  it("a post-feedforward norm opens the layer's backward (Gemma 3): its backward beside the recomputed layer", () => {
+    // CPU truth layer/gemma3-lora-all-bf16-ckpt (FINDINGS §61): the peak, 61,268,862 B, at aten::mul < PowBackward0 of
+    // post_feedforward_layernorm, with the whole recomputed layer and five fp32 tensors of T x 256 (2,097,152 B each).
+    // The working set: those five and the residual stream's two bf16 gradients (2 x T x 256 x 2 B).
     const id = 'layer/gemma3-lora-all-bf16-ckpt';
     const bwd = phase(run(truthSetup(id)), 'backward');
     assert.equal(bwd.components.find((c) => c.label.startsWith('Recomputed layer'))?.bytes, 42_390_016);
-    near(bwd.allocatedBytes, truthPeak(id), 0.03, 'backward peak against the loop');
+    assert.equal(component(bwd, 'backward-working'), 5 * T * 256 * 4 + 2 * T * 256 * 2);
+    near(bwd.allocatedBytes, truthPeak(id), 0.02, 'backward peak against the loop');
+    // The full fine-tune's trained norm weight kept the fp32 normalized tensor, released by then: four fp32 tensors.
+    const full = phase(run(truthSetup('layer/gemma3-full-bf16-ckpt')), 'backward');
+    assert.equal(component(full, 'backward-working'), 4 * T * 256 * 4 + 2 * T * 256 * 2);
+    near(full.allocatedBytes, truthPeak('layer/gemma3-full-bf16-ckpt'), 0.01, 'full fine-tune against the loop');
+  });
+
+  it('a DoRA down_proj releases what it kept, adapters included, before the MLP working set peaks', () => {
+    // CPU truth peft/llama-dora-all-fp32-ckpt (FINDINGS §61): after the recompute the layer's backward never holds more
+    // than 70,155,776 B; the step's peak is the recompute's, 71,367,452 B. Within 1 % (it was +7.7 % with down_proj's
+    // tensors stacked under the MLP's gradients).
+    const id = 'peft/llama-dora-all-fp32-ckpt';
+    near(phase(run(truthSetup(id)), 'backward').allocatedBytes, truthPeak(id), 0.01, 'backward peak against the loop');
   });
 
   it('a full fine-tune: the MLP working set without the product down_proj kept, within 2 %', () => {

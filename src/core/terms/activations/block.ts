@@ -45,14 +45,17 @@ export interface BlockState {
   /** What the attention's output projection saved: released before the attention core's backward runs. */
   attentionOutputSavedBytes: number;
   /**
-   * What a dense MLP's output projection without an adapter saved: its backward releases it before the MLP's working
-   * set peaks (the multiply of the activation by the up projection holds three intermediates' gradients). An adapted
-   * projection's own backward (LoRA's fp32 gradients, DoRA's products) is not in that working set, so nothing is
-   * taken off for it.
+   * What a dense MLP's output projection saved, with its adapter's tensors: its backward releases them before the MLP's
+   * working set peaks (the multiply of the activation by the up projection holds three intermediates' gradients).
    */
   mlpOutputSavedBytes: number;
   /** The same for the block: what its backward holds besides its output's gradient when its recompute begins. */
   entryGradBytes: number;
+  /**
+   * A norm after the MLP (Gemma 2 / 3, GLM-4, OLMo 2): the first op of the layer's backward, run while everything the
+   * layer saved is still held; the most its backward holds at once (norms.ts rmsNormBackwardBytes).
+   */
+  outputNormBackwardBytes: number;
 }
 
 /** One block's replay: the plan, the tape, the geometry every op reads on this TP rank, and the ops bound to the block. */
@@ -177,6 +180,7 @@ function blockContext(
     attentionOutputSavedBytes: 0,
     mlpOutputSavedBytes: 0,
     entryGradBytes: 0,
+    outputNormBackwardBytes: 0,
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
   const rms = rmsNormOf(a, normBytes);
@@ -347,7 +351,7 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   const recompute =
     forwardSequence && faithful
       ? {
-          recomputeHighBytes: recomputeHighBytes(forwardSequence),
+          recomputeHighBytes: recomputeHighBytes(forwardSequence, p.reentrantCheckpoint !== true),
           recomputeEntryGradBytes: layerInputBytes + state.entryGradBytes,
           checkpointedForwardHighBytes: checkpointedForwardHighBytes(forwardSequence),
         }
@@ -359,6 +363,9 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
     entries,
     backwardWorkingBytes,
     workingWithMlpGradientsBytes,
+    ...(state.outputNormBackwardBytes > 0
+      ? { outputNormWorkingBytes: state.outputNormBackwardBytes + residualGrads }
+      : {}),
     layerInputBytes,
     selectiveBytes,
     checkpointHeldBytes,

@@ -12,6 +12,7 @@ import { kimiDeltaAttention } from './mixers/kda';
 import { mamba1Mixer } from './mixers/mamba1';
 import { mamba2Mixer } from './mixers/mamba2';
 import { gatedMlp, graniteMlp, plainMlp } from './mlp';
+import { rmsNormBackwardBytes } from './norms';
 import { deepseekMoe, gptOssMoe, kimiMoe, llama4Moe, moeMlp } from './moe';
 
 /**
@@ -194,7 +195,7 @@ function projections(
 
 /** The MLP half: its norm, a gated MLP, a MoE block (by family) or a tiled MLP, and the post-feedforward norm. */
 function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
-  const { p, a, tape, tp, moeBlock, sandwich, linear, norm, state } = bc;
+  const { p, a, tape, tp, moeBlock, sandwich, linear, norm, rms, state } = bc;
   const { moeInfo } = state;
   let layerOutputs: Tensor;
   const beforeMlp = tape.totalBytes();
@@ -243,8 +244,17 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   const denseLast =
     !(moeBlock && a.moe) && !p.tiledMlpShards && a.family !== 'gpt_oss' && a.family !== 'granite_hybrid';
   state.entryGradBytes = denseLast && !(sandwich || postOnly) ? state.lastLinearEntryGradBytes : 0;
-  state.mlpOutputSavedBytes = denseLast && !state.lastLinearSaved.adapted ? state.lastLinearSaved.bytes : 0;
-  if (sandwich || postOnly) layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
+  state.mlpOutputSavedBytes = denseLast ? state.lastLinearSaved.bytes : 0;
+  if (sandwich || postOnly) {
+    layerOutputs = norm(layerOutputs, 'post_feedforward_layernorm');
+    if (a.norm === 'rms')
+      state.outputNormBackwardBytes = rmsNormBackwardBytes(
+        layerOutputs.elems,
+        rms.style,
+        p.normsTrainable,
+        layerOutputs.bytesPerElem,
+      );
+  }
   state.mlpSavedBytes = tape.totalBytes() - beforeMlp;
   return layerOutputs;
 }

@@ -86,6 +86,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
   (a.sdpaMathHalf === true) === (b.sdpaMathHalf === true) &&
   (a.litgptModel === true) === (b.litgptModel === true) &&
+  (a.reentrantCheckpoint === true) === (b.reentrantCheckpoint === true) &&
   (a.sdpaGqa === true) === (b.sdpaGqa === true) &&
   (a.sdpaMask === true) === (b.sdpaMask === true) &&
   (a.flashUnpad === true) === (b.flashUnpad === true) &&
@@ -130,6 +131,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   neoxHalfSoftmax: true,
   sdpaMathHalf: true,
   litgptModel: true,
+  reentrantCheckpoint: true,
   sdpaGqa: true,
   sdpaMask: true,
   flashUnpad: true,
@@ -153,7 +155,8 @@ const layers = memo(layerActivationsUncached, {
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.softmaxGradTemp === true)}${+(p.halfToFloatSoftmax === true)}` +
     `${+(p.quantizedBase === true)}${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
-    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}${+(p.litgptModel === true)}` +
+    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}` +
+    `${+(p.litgptModel === true)}${+(p.reentrantCheckpoint === true)}` +
     `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}${+(p.flashUnpad === true)}` +
     `u${p.unshardedParamBytes ?? 0}` +
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +

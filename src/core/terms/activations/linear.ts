@@ -106,8 +106,9 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
   const inLocal = (m?.inFeatures ?? a.hidden) / (name === 'o_proj' || name === 'down_proj' ? tp : 1);
   // PEFT casts x to the adapter dtype, applies dropout, then lora_A and lora_B (both trainable). Its 4/8-bit
   // layers skip the cast under autocast (peft/tuners/lora/bnb.py: requires_conversion = not is_autocast_enabled()).
-  let xa = p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
-  xa = tape.dropout(xa, lora.dropout, `${name} LoRA dropout`);
+  const xCast =
+    p.quantizedBase && p.mode === 'amp' ? x : tape.to(x, lora.dtypeBytes, `${name} LoRA input (adapter dtype)`);
+  const xa = tape.dropout(xCast, lora.dropout, `${name} LoRA dropout`);
   const norm = lora.dora
     ? doraWeightNorm(bc, {
         inFeatures: inLocal,
@@ -132,8 +133,12 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     bytesPerElem: lora.dtypeBytes,
   };
   const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
-  if (lora.dora)
-    return doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what }, norm);
+  // Module._call_impl holds the input in its args, and the forward its adapter-dtype cast in a local, until it returns.
+  if (lora.dora) {
+    const out = doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what }, norm);
+    tape.keepThrough(x, xCast);
+    return out;
+  }
   // result + lora_B(...) * scaling (promoted to the wider dtype), cast back to the base output dtype: tensors that
   // nothing keeps, but that the allocator sees.
   const scaled = tape.free(yb, `${what} lora_B output x scaling`);
@@ -144,7 +149,9 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     outputBytes: y.bytesPerElem,
     sumBytes: sum.bytesPerElem,
   });
-  return tape.to(sum, y.bytesPerElem, `${what} (+LoRA)`);
+  const out = tape.to(sum, y.bytesPerElem, `${what} (+LoRA)`);
+  tape.keepThrough(x, xCast);
+  return out;
 }
 
 /** A DoRA target's tensors: the dropped adapter input, the base and LoRA outputs, the base weight and the adapters' dtype. */
@@ -220,9 +227,10 @@ function doraProducts(bc: BlockContext, d: DoraOperands, norm: DoraNorm | undefi
       true,
     );
   }
+  // Each product packs its operands as it runs (the second's are the last a checkpoint's recompute waits for).
   tape.save(base);
-  tape.save(d.yb);
   const baseTerm = tape.free(base, `(mag_norm_scale - 1) x ${d.what}`);
+  tape.save(d.yb);
   const loraTerm = tape.free(
     tape.free(d.yb, `mag_norm_scale x ${d.what} lora_B output`),
     `${d.what} DoRA term x scaling`,

@@ -23,6 +23,26 @@ export function rmsNormOf(
   return { style: 'llama', weightBytes };
 }
 
+/**
+ * The most an RMSNorm's backward holds at once beyond what the norm saved, over `elems` activations: every flavour
+ * normalizes in fp32 (x.float() * rsqrt(x.pow(2).mean(-1) + eps)), and autograd walks that chain back. At PowBackward0,
+ * the gradient of x.pow(2) (grad * (2 * x.pow(1)): the power, its double and the product, three fp32 tensors) meets
+ * the mean's expanded gradient and the gradient through x * rsqrt: five fp32 tensors of the input's size. A trained
+ * weight's multiply saved the normalized tensor (fp32 in Gemma's and gpt-oss's flavours, the input's dtype after
+ * Llama's cast), which its backward, run first, has released by then. CPU truth, Gemma 3's post_feedforward_layernorm
+ * at the start of the last layer's backward (aten::mul < PowBackward0): layer/gemma3-lora-all-bf16-ckpt 5 x 2,097,152
+ * B, layer/gemma3-full-bf16-ckpt the same with the 2,097,152 B normalized tensor gone.
+ */
+export function rmsNormBackwardBytes(
+  elems: number,
+  style: 'llama' | 'gemma' | 'gpt_oss',
+  weightTrained: boolean,
+  inputBytes: number,
+): number {
+  const released = weightTrained ? (style === 'llama' ? inputBytes : 4) : 0;
+  return (5 * 4 - released) * elems;
+}
+
 /** What the final norm and the head are replayed with (finalNormSaved). */
 interface FinalNormPlan {
   arch: Architecture;

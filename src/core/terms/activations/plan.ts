@@ -100,6 +100,11 @@ export interface ActivationPlan {
   /** LitGPT's model.py runs the layers (setup.model_code): its Falcon is replayed as a Llama-shaped block. */
   readonly litgptModel?: boolean;
   /**
+   * Checkpointed layers run torch.utils.checkpoint's reentrant form, whose backward reruns the whole forward (the
+   * non-reentrant form stops its recompute at the last saved tensor: ForwardSequence.recomputeEnd).
+   */
+  readonly reentrantCheckpoint?: boolean;
+  /**
    * SDPA takes the key and value heads as they are (enable_gqa=True), so grouped-query attention keeps no repeated
    * copies: transformers 5 (integrations/sdpa_attention.py use_gqa_in_sdpa) on torch 2.5+ when the model passes no
    * attention mask (no padding in the batch, causal, inside any sliding window) and head_dim <= 256 (stage.ts
@@ -182,6 +187,12 @@ export interface LayerActivations {
    * token mixer's runs: the last layer's, where no earlier gradient of a layer exists to stand for them. Absent: equal.
    */
   readonly workingWithMlpGradientsBytes?: number;
+  /**
+   * A block whose last op is a norm after the MLP (Gemma 2 / 3, GLM-4, OLMo 2): that norm's backward opens the block's
+   * backward, with everything the block saved still held: its high point with the residual stream's gradients. The
+   * last layer's backward point takes it (estimate/lean-phases.ts lastLayerWorkingBytes). Absent: no such norm.
+   */
+  readonly outputNormWorkingBytes?: number;
   /**
    * A stack of layers of different kinds under a frozen base, without checkpointing: the backward's high point through
    * the layers, max over layer i of (i's working set - what the layers after i saved, released by their backward), so

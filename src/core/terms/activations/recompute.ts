@@ -16,8 +16,8 @@ import type { ForwardSequence } from '../saved-tensors';
  * saves kept, the others freed after their last read. The block's input is not counted (checkpointing kept it), nor
  * autocast's 16-bit weight copies (`held`: counted with the layer's weight copies, terms/activations/stage.ts).
  */
-export function recomputeHighBytes(seq: ForwardSequence): number {
-  return runningHighBytes(seq, (i) => seq.saved[i]);
+export function recomputeHighBytes(seq: ForwardSequence, stopsEarly: boolean): number {
+  return runningHighBytes(seq, (i) => seq.saved[i], stopsEarly ? seq.recomputeEnd : seq.bytes.length);
 }
 
 /**
@@ -30,12 +30,12 @@ export function checkpointedForwardHighBytes(seq: ForwardSequence): number {
 }
 
 /** The running high point of a block's allocations in order, `kept` ones never freed, the others after their last read. */
-function runningHighBytes(seq: ForwardSequence, kept: (i: number) => boolean): number {
-  const n = seq.bytes.length;
+function runningHighBytes(seq: ForwardSequence, kept: (i: number) => boolean, end = seq.bytes.length): number {
+  const n = end;
   const freedAt: number[] = new Array<number>(n).fill(0);
   const counted = (i: number): boolean => i !== seq.input && !seq.held[i];
   for (let i = 0; i < n; i++) {
-    if (counted(i) && !kept(i)) freedAt[seq.freeAfter[i]] += seq.bytes[i];
+    if (counted(i) && !kept(i) && seq.freeAfter[i] < n) freedAt[seq.freeAfter[i]] += seq.bytes[i];
   }
   let live = 0;
   let high = 0;

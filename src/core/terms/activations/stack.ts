@@ -94,6 +94,7 @@ function stackActivations(p: ActivationPlan): LayerActivations {
     workingWithMlpGradientsBytes: Math.max(
       ...blocks.map((c) => c.l.workingWithMlpGradientsBytes ?? c.l.backwardWorkingBytes),
     ),
+    ...outputNormWorking(blocks.map((c) => c.l)),
     ...(p.baseTrainable ? {} : { workingBelowReleasedBytes: workingBelowReleased(order.map((k) => byKey.get(k)!)) }),
     largestLayerBytes: largest.l.bytesPerLayer,
     ...highestRecompute(blocks.map((c) => c.l)),
@@ -140,4 +141,10 @@ function workingBelowReleased(layers: readonly LayerActivations[]): number {
     released += layers[i].bytesPerLayer;
   }
   return high;
+}
+
+/** The largest output norm's backward working set over the blocks that end in one (LayerActivations.outputNormWorkingBytes). */
+function outputNormWorking(ls: readonly LayerActivations[]): { outputNormWorkingBytes?: number } {
+  const bytes = Math.max(0, ...ls.map((l) => l.outputNormWorkingBytes ?? 0));
+  return bytes > 0 ? { outputNormWorkingBytes: bytes } : {};
 }

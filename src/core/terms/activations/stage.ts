@@ -18,6 +18,7 @@ import { layerActivations, unslothFastPath } from './index';
 import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './kept-inputs';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
 import type { CheckpointedLayer } from './recompute';
+import { causalMask } from './causal-mask';
 
 /** The activation terms of a stage, for the phases to place. */
 export interface StageActivations {
@@ -201,6 +202,7 @@ function activationPlan(
     ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
     ...(a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5) ? { sdpaMathHalf: true } : {}),
     ...(setup.model_code === 'litgpt' ? { litgptModel: true } : {}),
+    ...(checkpointReentrant(setup) ? { reentrantCheckpoint: true } : {}),
     ...sdpaInputs(ctx, seqHere, paddedBatch),
     // Only transformers' flash-attn path unpads; flex, xformers and sage take the padded batch with a mask.
     ...(attention === 'flash' && usesFlashAttn(setup) && paddedBatch && setup.model_code === 'transformers'
@@ -664,57 +666,6 @@ function checkpointedLayerOf(l: LayerActivations): CheckpointedLayer | undefined
         recomputeHighBytes: l.recomputeHighBytes,
         entryGradBytes: l.recomputeEntryGradBytes ?? 0,
       };
-}
-
-/**
- * Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
- * masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so it
- * lives until the end of the backward. Falcon with ALiBi folds the biases into one (b x heads x s x s) mask
- * (modeling_falcon.py FalconModel.forward), which every layer's SDPA call keeps for its backward.
- */
-function causalMask(
-  ctx: EstimateContext,
-  st: StageContext,
-): Pick<StageActivations, 'maskC' | 'maskHeld' | 'maskBytes' | 'maskHeldBytes'> {
-  const { setup } = ctx;
-  const a = ctx.model.arch;
-  const { weightBytes: wb, attention } = ctx.dtypes;
-  const seqs = st.sequences;
-  const ck = setup.gradient_checkpointing;
-  const maskElem = wb === 4 ? 4 : 2;
-  const alibi =
-    a.family === 'falcon' && a.positions === 'alibi' && attention !== 'flash' && setup.model_code === 'transformers';
-  const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
-  const maskBytes =
-    alibi || (attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family))
-      ? seqs * heads * setup.seq_len * setup.seq_len * maskElem
-      : 0;
-  // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the
-  // forward (CPU truth loop/falconrw-full-amp: +2.7 % with it held).
-  const ownCopies = ctx.dtypes.mode === 'amp' && wb === 4;
-  const keptByLayers = ck !== 'none' || (alibi && attention === 'sdpa' && !ownCopies);
-  const maskC =
-    maskBytes > 0
-      ? [
-          comp(
-            ctx,
-            'activations',
-            alibi ? 'ALiBi attention mask (4D, every head)' : 'Causal attention mask (4D, eager attention)',
-            maskBytes,
-            () =>
-              `b x ${alibi ? 'heads x ' : ''}s x s x ${maskElem} B = ${seqs}${alibi ? ` x ${heads}` : ''} ` +
-              `x ${setup.seq_len}²` +
-              (ck !== 'none'
-                ? ', held by the checkpointed layers until the end of the backward'
-                : keptByLayers
-                  ? ", kept by every layer's SDPA call until the end of the backward"
-                  : ''),
-            () => ({ sequences: seqs, seqLen: setup.seq_len, ...(alibi ? { heads } : {}) }),
-          ),
-        ]
-      : [];
-  const maskHeld = keptByLayers ? maskC : [];
-  return { maskC, maskHeld, maskBytes, maskHeldBytes: keptByLayers ? maskBytes : 0 };
 }
 
 /** Tensors held once per model by checkpointed layers (T5 position biases). */

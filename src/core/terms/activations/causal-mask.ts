@@ -1,0 +1,77 @@
+// Term: eager attention's 4D causal masks, built once per forward and held by checkpointed layers to the end of the
+// backward. Pure arithmetic; no I/O.
+// Docs: docs/estimate/activations.md
+import { comp } from '../../estimate/component';
+import type { EstimateContext, StageContext } from '../../estimate/context';
+import type { Component } from '../../model';
+import { olderThan } from '../../util/version';
+
+/** The mask's component in the forward, the same when checkpointed layers hold it through the backward, and bytes. */
+export interface CausalMask {
+  readonly maskC: Component[];
+  readonly maskHeld: Component[];
+  readonly maskBytes: number;
+  readonly maskHeldBytes: number;
+}
+
+/**
+ * Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
+ * masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so it
+ * lives until the end of the backward. Falcon with ALiBi folds the biases into one (b x heads x s x s) mask
+ * (modeling_falcon.py FalconModel.forward), which every layer's SDPA call keeps for its backward.
+ */
+export function causalMask(ctx: EstimateContext, st: StageContext): CausalMask {
+  const { setup } = ctx;
+  const a = ctx.model.arch;
+  const { weightBytes: wb, attention } = ctx.dtypes;
+  const seqs = st.sequences;
+  const ck = setup.gradient_checkpointing;
+  const maskElem = wb === 4 ? 4 : 2;
+  const alibi =
+    a.family === 'falcon' && a.positions === 'alibi' && attention !== 'flash' && setup.model_code === 'transformers';
+  const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
+  const masks = mixedWindowMasks(ctx) ? 2 : 1;
+  const maskBytes =
+    alibi || (attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family))
+      ? masks * seqs * heads * setup.seq_len * setup.seq_len * maskElem
+      : 0;
+  // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the
+  // forward (CPU truth loop/falconrw-full-amp: +2.7 % with it held).
+  const ownCopies = ctx.dtypes.mode === 'amp' && wb === 4;
+  const keptByLayers = ck !== 'none' || (alibi && attention === 'sdpa' && !ownCopies);
+  const maskC =
+    maskBytes > 0
+      ? [
+          comp(
+            ctx,
+            'activations',
+            alibi
+              ? 'ALiBi attention mask (4D, every head)'
+              : `Causal attention mask${masks > 1 ? 's' : ''} (4D, eager attention)`,
+            maskBytes,
+            () =>
+              (masks > 1 ? '2 masks (full and sliding-window layers) x ' : '') +
+              `b x ${alibi ? 'heads x ' : ''}s x s x ${maskElem} B = ${masks > 1 ? '2 x ' : ''}${seqs}` +
+              `${alibi ? ` x ${heads}` : ''} x ${setup.seq_len}²` +
+              (ck !== 'none'
+                ? ', held by the checkpointed layers until the end of the backward'
+                : keptByLayers
+                  ? ", kept by every layer's SDPA call until the end of the backward"
+                  : ''),
+            () => ({ sequences: seqs, seqLen: setup.seq_len, ...(alibi ? { heads } : {}) }),
+          ),
+        ]
+      : [];
+  const maskHeld = keptByLayers ? maskC : [];
+  return { maskC, maskHeld, maskBytes, maskHeldBytes: keptByLayers ? maskBytes : 0 };
+}
+
+/**
+ * A model with both full-attention and sliding-window layers builds one 4D mask of each kind per forward and hands
+ * each layer its kind's (transformers >= 4.53 masking_utils: Gemma 2 / 3 `causal_mask_mapping`, Qwen2 / Qwen3 when
+ * `layer_types` has sliding layers); under checkpointing both are held through the backward.
+ */
+function mixedWindowMasks(ctx: EstimateContext): boolean {
+  const a = ctx.model.arch;
+  return a.slidingLayers > 0 && a.slidingLayers < a.layers && !olderThan(ctx.setup.transformers_version, 4, 53);
+}
