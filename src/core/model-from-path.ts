@@ -1,9 +1,10 @@
-// The catalog model a local folder's name points to, for a model path that is not on this machine: scripts written
-// for a cluster load `../hf_llama2_models/7B` or `/models/Mistral-7B-Instruct`, folders named after the checkpoint
-// they hold. Only the last three path parts are read, a family and a size must both be in them, and the family must
-// name one catalog entry of that size; anything else gives nothing (the path stays unresolved). Pure; no I/O.
+// The catalog model a name points to: a model path that is not on this machine (scripts written for a cluster load
+// `../hf_llama2_models/7B` or `/models/Mistral-7B-Instruct`, folders named after the checkpoint they hold), or a Hub id
+// that no catalog, cache or allowed look-up knows (fine-tunes are named after their base: `AdamG012/chat-opt-1.3b-sft-
+// deepspeed`). Only the last three parts are read, a family and a size must both be in them, and the family must name
+// one catalog entry of that size; anything else gives nothing (the name stays unresolved). Pure; no I/O.
 import { findModel, sizeInName } from './lookup';
-import type { CatalogModel } from './catalog/models';
+import { type CatalogModel, MODEL_CATALOG } from './catalog/models';
 
 /** Families people name their folders after, most specific first, with the catalog id of one size. */
 const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string }[] = [
@@ -21,7 +22,17 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /qwen[-_ ]?2(?![._]?\d|b)/, id: (s) => `Qwen/Qwen2-${s}B` },
   { name: /gemma[-_ ]?2(?![\d.]*b)/, id: (s) => `google/gemma-2-${s}b` },
   { name: /gemma/, id: (s) => `google/gemma-${s}b` },
+  { name: /(?<![a-z])opt(?![a-z])/, id: (s) => `facebook/opt-${millions(s)}` },
+  { name: /pythia/, id: (s) => `EleutherAI/pythia-${millions(s)}` },
+  { name: /falcon[-_ ]?h1/, id: (s) => `tiiuae/Falcon-H1-${s}B-Base` },
+  { name: /falcon(?![-_ ]?(h1|mamba))/, id: (s) => `tiiuae/falcon-${s}b` },
 ];
+
+/** A size in billions as OPT's and Pythia's ids write it: 0.125 -> 125m, 1.3 -> 1.3b. */
+function millions(size: string): string {
+  const b = Number(size);
+  return b < 1 ? `${Math.round(b * 1000)}m` : `${size}b`;
+}
 
 /** The size as the family's ids write it: 7, 0.5, 8x7. */
 function sizeText(part: string): string | undefined {
@@ -48,3 +59,21 @@ export function modelFromPathName(pathText: string): CatalogModel | undefined {
   const found = findModel(family.id(size));
   return found.ok && !found.model.derivedFrom ? found.model : undefined;
 }
+
+/**
+ * The catalog entry an unknown Hub id's name gives (modelFromPathName), unless its organisation publishes catalog
+ * models: a missing `meta-llama/...` or `mistralai/...` id is a typo or a release the catalog lacks, which the error's
+ * closest names serve better than a guess.
+ */
+export function modelFromHubName(id: string): CatalogModel | undefined {
+  const slash = id.indexOf('/');
+  if (slash < 0) return undefined;
+  const org = id.slice(0, slash).toLowerCase();
+  if (PUBLISHERS.has(org)) return undefined;
+  return modelFromPathName(id);
+}
+
+/** The organisations of the catalog's ids, lower case. */
+const PUBLISHERS: ReadonlySet<string> = new Set(
+  MODEL_CATALOG.map((m) => m.id.split('/')[0].toLowerCase()).filter((o) => o !== ''),
+);

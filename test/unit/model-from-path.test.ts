@@ -1,5 +1,5 @@
-// The catalog model a missing local folder's name gives (src/core/model-from-path.ts): family and size both read
-// from the last three path parts, one catalog id, or nothing.
+// The catalog model a missing local folder's name, or an unknown Hub id, gives (src/core/model-from-path.ts): family
+// and size both read from the last three parts, one catalog id, or nothing.
 import * as assert from 'node:assert/strict';
 import { modelFromPathName } from '../../src/core';
 
@@ -20,7 +20,19 @@ describe('modelFromPathName', () => {
     // no family, no size, or a family this table does not name: nothing
     ['/x/my-model', undefined],
     ['/x/llama', undefined],
-    ['/x/opt-1.3b', undefined],
+    ['/x/phi-1.3b', undefined],
+    // OPT and Pythia write sizes below a billion in millions; Falcon-H1 is not Falcon
+    ['/x/opt-1.3b', 'facebook/opt-1.3b'],
+    ['/x/opt-350m', 'facebook/opt-350m'],
+    ['/x/pythia-410m-deduped', 'EleutherAI/pythia-410m'],
+    ['/x/falcon-7b', 'tiiuae/falcon-7b'],
+    ['/x/falcon-h1-7b', 'tiiuae/Falcon-H1-7B-Base'],
+    ['/x/adopt-7b', undefined],
+    // Hub ids of fine-tunes named after their base (DeepSpeed-Chat's step 3 scripts, microsoft/DeepSpeedExamples)
+    ['AdamG012/chat-opt-1.3b-sft-deepspeed', 'facebook/opt-1.3b'],
+    ['AdamG012/chat-opt-350m-reward-deepspeed', 'facebook/opt-350m'],
+    ['my-org/llama-2-7b-chat-sft', 'meta-llama/Llama-2-7b-hf'],
+    ['CohereLabs/tiny-aya-global', undefined],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
   ];

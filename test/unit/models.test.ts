@@ -465,6 +465,21 @@ describe('models: resolution from anywhere', () => {
       );
     });
 
+    it("reads an unknown fine-tune's Hub id from its name, with a note; not an official publisher's", () => {
+      // microsoft/DeepSpeedExamples DeepSpeed-Chat step 3 run_1.3b.sh: the SFT actor of step 1, published as
+      // AdamG012/chat-opt-1.3b-sft-deepspeed (OPT-1.3B's architecture).
+      const m = ok(resolveModelSync('AdamG012/chat-opt-1.3b-sft-deepspeed', { cwd: tmp, env }));
+      assert.equal(m.id, 'facebook/opt-1.3b');
+      assert.match(
+        m.notes.join(' '),
+        /estimated as facebook\/opt-1\.3b, the model its name gives; allow network access/,
+      );
+      // A missing id of an organisation that publishes catalog models stays an error with the closest names.
+      assert.match(fail(resolveModelSync('facebook/opt-1.3b-typo', { cwd: tmp, env })), /closest catalog entries/);
+      // No family and size in the name: unresolved.
+      assert.match(fail(resolveModelSync('CohereLabs/tiny-aya-global', { cwd: tmp, env })), /unknown model/);
+    });
+
     it('counts a sharded checkpoint through model.safetensors.index.json, and falls back when a shard is missing', () => {
       const dir = modelDir(path.join(tmp, 'sharded'), tinyConfig(), shardedFiles(TINY_PARAMS));
       const m = ok(resolveModelSync(dir, { cwd: tmp, env }));
@@ -710,6 +725,11 @@ describe('models: resolution from anywhere', () => {
         withToken,
         /was not found on the Hugging Face Hub .*closest catalog entries: meta-llama\/Llama-2-7b-hf, [^;]*$/,
       );
+    });
+
+    it('a Hub id read from its name alone takes the Hub answer when the network is allowed, a missing repo too', async () => {
+      const msg = fail(await resolveModelAsync('someone/llama-2-7b-chat-sft', net()));
+      assert.match(msg, /'someone\/llama-2-7b-chat-sft' was not found on the Hugging Face Hub/);
     });
 
     it('honours HF_HUB_OFFLINE even when the network is allowed', async () => {

@@ -4,7 +4,7 @@
 // Node-side: file system and network live here; src/core and src/analyzers must never import this file.
 import * as path from 'node:path';
 import { catalogResolver, type ModelResolver } from '../../analyzers/resolve';
-import { findModel, modelFromPathName } from '../../core';
+import { findModel, modelFromHubName, modelFromPathName } from '../../core';
 import { readPolicy } from '../read';
 import { fromHfCache, fromLocalPath, fromOurCache, type Step } from './cache';
 import { fetchFromHub, suggestionText } from './hub';
@@ -33,7 +33,11 @@ function exactCatalogHit(ref: string): ModelInfo | undefined {
 // Resolution in the documented order.
 
 type Offline =
-  | (Step & { readonly fromName?: HubRef })
+  | (Step & {
+      readonly fromName?: HubRef;
+      /** Read from a name alone (fromHubName): where the Hub may be asked, its answer stands, a missing repo too. */
+      readonly nameOnly?: boolean;
+    })
   | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
 
 /** Every place that needs no network, in the documented order. */
@@ -80,7 +84,38 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
       },
     };
   }
-  return { kind: 'missing', hub, hfCache };
+  const named = hub.revision === undefined ? fromHubName(trimmed, hub, opts) : undefined;
+  return named ?? { kind: 'missing', hub, hfCache };
+}
+
+/**
+ * A Hub id that nothing on this machine knows, read from its name (a fine-tune is named after its base: the family
+ * and size both in it): that catalog model, with a note saying so and how to read its own config.json. The Hub, when
+ * allowed, is asked first (resolveModelAsync).
+ */
+function fromHubName(
+  trimmed: string,
+  hub: HubRef,
+  opts: Omit<SyncResolveOptions, 'allowNetwork'>,
+): Offline | undefined {
+  const named = modelFromHubName(hub.id);
+  const resolved = named ? catalogResolver(named.id) : undefined;
+  if (!named || !resolved?.ok) return undefined;
+  const how = hubOffline(opts.env)
+    ? 'HF_HUB_OFFLINE is set, so the Hub is not asked'
+    : `allow network access (${opts.networkHint ?? DEFAULT_NETWORK_HINT}) to read its own config.json`;
+  return {
+    kind: 'found',
+    fromName: hub,
+    nameOnly: true,
+    model: {
+      ...resolved.model,
+      notes: [
+        `'${trimmed}' is not in the catalog or the Hugging Face cache: estimated as ${named.id}, the model its name ` +
+          `gives; ${how}, or set vramLens.model (--model)`,
+      ],
+    },
+  };
 }
 
 /**
@@ -161,10 +196,11 @@ export async function resolveModelAsync(ref: string, opts: AsyncResolveOptions):
   const r = resolveOffline(ref, opts);
   const online = opts.allowNetwork && !hubOffline(opts.env);
   if (r.kind === 'missing' && r.hub && online) return fetchFromHub(r.hub, opts);
-  // An upload read from its name: its own config.json from the Hub when allowed, the name's reading when that fails.
+  // An upload read from its name: its own config.json from the Hub when allowed, the name's reading when that fails (a
+  // Hub id read from its name alone takes the Hub's answer, a missing repo included).
   if (r.kind === 'found' && r.fromName && online) {
     const fetched = await fetchFromHub(r.fromName, opts);
-    if (fetched.ok) return fetched;
+    if (fetched.ok || r.nameOnly) return fetched;
   }
   return settle(ref, r, opts);
 }
