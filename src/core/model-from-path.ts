@@ -8,6 +8,12 @@ import { type CatalogModel, MODEL_CATALOG } from './catalog/models';
 
 /** Families people name their folders after, most specific first, with the catalog id of one size. */
 const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string }[] = [
+  // Llama-architecture families named apart, before Llama itself.
+  { name: /code[-_ ]?llama/, id: (s) => `codellama/CodeLlama-${s}b-hf` },
+  { name: /tiny[-_ ]?llama/, id: () => 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' },
+  { name: /vicuna/, id: (s) => `lmsys/vicuna-${s}b-v1.5` },
+  { name: /deepseek[-_ ]?coder/, id: (s) => `deepseek-ai/deepseek-coder-${s}b-base` },
+  { name: /deepseek[-_ ]?llm/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
   // A version is a digit that does not start a size: llama-2-7b and llama2 are Llama 2, llama-7b and llama-30b are not.
   { name: /llama[-_ ]?3[._]1(?!\d*b)/, id: (s) => `meta-llama/Llama-3.1-${s}B` },
   { name: /llama[-_ ]?3[._]2(?!\d*b)/, id: (s) => `meta-llama/Llama-3.2-${s}B` },
@@ -17,12 +23,20 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /llama/, id: (s) => `huggyllama/llama-${s}b` },
   { name: /mixtral/, id: (s) => `mistralai/Mixtral-${s}B-v0.1` },
   { name: /mistral/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
+  { name: /qwen[-_ ]?1[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen1.5-${s}B` },
   { name: /qwen[-_ ]?2[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen2.5-${s}B` },
   { name: /qwen[-_ ]?3(?![._]?\d|b)/, id: (s) => `Qwen/Qwen3-${s}B` },
   { name: /qwen[-_ ]?2(?![._]?\d|b)/, id: (s) => `Qwen/Qwen2-${s}B` },
+  {
+    name: /gemma[-_ ]?3(?![\d.]*[bm])/,
+    id: (s) => (Number(s) < 1 ? `google/gemma-3-${millions(s)}` : `google/gemma-3-${s}b-pt`),
+  },
   { name: /gemma[-_ ]?2(?![\d.]*b)/, id: (s) => `google/gemma-2-${s}b` },
   { name: /gemma/, id: (s) => `google/gemma-${s}b` },
   { name: /(?<![a-z])opt(?![a-z])/, id: (s) => `facebook/opt-${millions(s)}` },
+  { name: /(?<![a-z])yi(?![a-z])/, id: (s) => `01-ai/Yi-${s}B` },
+  { name: /smollm[-_ ]?2/, id: (s) => `HuggingFaceTB/SmolLM2-${millions(s).toUpperCase()}` },
+  { name: /starcoder[-_ ]?2/, id: (s) => `bigcode/starcoder2-${s}b` },
   { name: /pythia/, id: (s) => `EleutherAI/pythia-${millions(s)}` },
   { name: /falcon[-_ ]?h1/, id: (s) => `tiiuae/Falcon-H1-${s}B-Base` },
   { name: /falcon(?![-_ ]?(h1|mamba))/, id: (s) => `tiiuae/falcon-${s}b` },

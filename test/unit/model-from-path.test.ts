@@ -33,6 +33,17 @@ describe('modelFromPathName', () => {
     ['AdamG012/chat-opt-350m-reward-deepspeed', 'facebook/opt-350m'],
     ['my-org/llama-2-7b-chat-sft', 'meta-llama/Llama-2-7b-hf'],
     ['CohereLabs/tiny-aya-global', undefined],
+    // Llama-architecture families with names of their own, and other catalog families
+    ['someone/codellama-7b-sql', 'codellama/CodeLlama-7b-hf'],
+    ['someone/tinyllama-1.1b-sft', 'TinyLlama/TinyLlama-1.1B-Chat-v1.0'],
+    ['someone/vicuna-13b-ft', 'lmsys/vicuna-13b-v1.5'],
+    ['someone/deepseek-coder-6.7b-ft', 'deepseek-ai/deepseek-coder-6.7b-base'],
+    ['someone/qwen1.5-7b-chat-sft', 'Qwen/Qwen1.5-7B'],
+    ['someone/gemma-3-1b-it-sft', 'google/gemma-3-1b-pt'],
+    ['someone/gemma-3-270m-ft', 'google/gemma-3-270m'],
+    ['someone/yi-6b-chat-ft', '01-ai/Yi-6B'],
+    ['someone/SmolLM2-360M-sft', 'HuggingFaceTB/SmolLM2-360M'],
+    ['someone/starcoder2-3b-ft', 'bigcode/starcoder2-3b'],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
   ];
