@@ -202,11 +202,11 @@ export class Tape {
 
   save(t: Tensor): void {
     this.lastPack = this.allocations.length;
-    this.keep(t);
+    this.record(t);
   }
 
-  /** Records a kept tensor once (by storage). */
-  private keep(t: Tensor): void {
+  /** Records a tensor kept for backward, once (by storage). */
+  private record(t: Tensor): void {
     if (this.saved.has(t.storage)) return;
     this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
     this.savedBytes += t.storageBytes;
@@ -218,7 +218,7 @@ export class Tape {
    * non-reentrant checkpointing and activation offloading leave it on the GPU.
    */
   holdInContext(t: Tensor): void {
-    this.keep(t);
+    this.record(t);
     this.contextHeld.add(t.storage);
   }
 

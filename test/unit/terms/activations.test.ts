@@ -1374,18 +1374,10 @@ describe("estimate: a LoRA target's input lives until the module returns (GPU tr
   // its bf16 autocast copy (freed after lora_A), lora_B's output, the scaled output and the 67,108,864 B sum; then the
   // base output, the cast and the input are freed together.
   const plan: ActivationPlan = {
-    arch: archOf('meta-llama/Llama-3.1-70B'),
-    mode: 'amp',
-    half: 2,
-    weightBytes: 2,
+    ...eagerLoraPlan('meta-llama/Llama-3.1-70B', 'amp'),
     batch: 1,
     seq: 4096,
     attention: 'sdpa',
-    baseTrainable: false,
-    normsTrainable: false,
-    inputRequiresGrad: true,
-    tp: 1,
-    sequenceParallel: false,
     lora: {
       r: 16,
       dropout: 0,

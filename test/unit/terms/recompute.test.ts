@@ -11,37 +11,29 @@ import { truthPeak, truthSetup } from './helpers';
 const T = 2 * 1024;
 
 describe("recompute: the recomputed layer's own high point", () => {
+  // input (100, not counted), a (10, saved), b (20, freed after c), c (30, freed after d), copy (7, held), d (5, output)
+  const seq: ForwardSequence = {
+    bytes: [100, 10, 20, 30, 7, 5],
+    freeAfter: [5, 1, 3, 5, 4, 5],
+    saved: [false, true, false, false, false, false],
+    recomputeEnd: 6,
+    held: [false, false, false, false, true, false],
+    contextHeld: [false, false, false, false, false, false],
+    input: 0,
+    output: 5,
+  };
+
   it('a sequence: saved tensors stay, the rest go at their last read; the input and weight copies are not counted', () => {
-    // input (100, not counted), a (10, saved), b (20, freed after c), c (30, freed after d), copy (7, held), d (5, output)
-    const seq: ForwardSequence = {
-      bytes: [100, 10, 20, 30, 7, 5],
-      freeAfter: [5, 1, 3, 5, 4, 5],
-      saved: [false, true, false, false, false, false],
-      recomputeEnd: 6,
-      held: [false, false, false, false, true, false],
-      contextHeld: [false, false, false, false, false, false],
-      input: 0,
-      output: 5,
-    };
     // After c: 10 + 20 + 30 = 60 (b goes once c exists); then 10 + 30 (+ 7 held, not counted) + 5 = 45.
     assert.equal(recomputeHighBytes(seq, true), 60);
   });
 
   it('non-reentrant checkpointing stops the recompute at the last pack; the reentrant form runs it all', () => {
-    // The same sequence with its last pack before c (recomputeEnd 3: input, a, b made): a (10, saved) and b (20) at
-    // once, 30; c and d never made. torch/utils/checkpoint.py early stop (_StopRecomputationError).
-    const seq: ForwardSequence = {
-      bytes: [100, 10, 20, 30, 7, 5],
-      freeAfter: [5, 1, 3, 5, 4, 5],
-      saved: [false, true, false, false, false, false],
-      recomputeEnd: 3,
-      held: [false, false, false, false, true, false],
-      contextHeld: [false, false, false, false, false, false],
-      input: 0,
-      output: 5,
-    };
-    assert.equal(recomputeHighBytes(seq, true), 30);
-    assert.equal(recomputeHighBytes(seq, false), 60);
+    // The last pack before c (recomputeEnd 3: input, a, b made): a (10, saved) and b (20) at once, 30; c and d never
+    // made. torch/utils/checkpoint.py early stop (_StopRecomputationError).
+    const early = { ...seq, recomputeEnd: 3 };
+    assert.equal(recomputeHighBytes(early, true), 30);
+    assert.equal(recomputeHighBytes(early, false), 60);
   });
 
   it("DoRA's recompute ends at the first magnitude product (PEFT 0.21 on every linear layer, dropout, fp32)", () => {
