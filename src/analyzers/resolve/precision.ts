@@ -89,13 +89,20 @@ export function resolvePrecision(ctx: ResolveContext): void {
       setup.weights_dtype === undefined &&
       (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')
     ) {
-      // Axolotl and LLaMA-Factory load the model in the compute dtype; PEFT recipes load 16-bit bases.
+      // Axolotl and LLaMA-Factory load the model in the compute dtype. Elsewhere the files give no dtype for the base
+      // (its load is not in them, or gives none): most LoRA recipes load a 16-bit base, which VRAM Lens takes and says.
       setup.weights_dtype = half;
-      prov.weights_dtype = {
-        kind: 'default',
-        owner: tools[0] ?? 'peft',
-        note: `the base model is loaded in ${half} when ${half} training is on`,
-      };
+      const ownLoad = tools[0] === 'axolotl' || tools[0] === 'llamafactory';
+      prov.weights_dtype = ownLoad
+        ? { kind: 'default', owner: tools[0], note: `the base model is loaded in ${half} when ${half} training is on` }
+        : {
+            kind: 'default',
+            owner: 'VRAM Lens',
+            note:
+              `these files give no dtype for the base model: with ${half} training it is taken to be loaded in ${half}, ` +
+              `as most LoRA recipes do; loaded in fp32 (as PEFT's examples/sft loads it) its weights take twice the ` +
+              `memory: set torch_dtype (dtype) or weights_dtype`,
+          };
     }
   } else if (mp === 'none' && decided.mixedPrecision) {
     // A file that says "no autocast" (Accelerate mixed_precision: no, LitGPT's *-true precisions).
