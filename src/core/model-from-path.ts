@@ -42,7 +42,7 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /falcon(?![-_ ]?(h1|mamba))/, id: (s) => `tiiuae/falcon-${s}b` },
 ];
 
-/** A size in billions as OPT's and Pythia's ids write it: 0.125 -> 125m, 1.3 -> 1.3b. */
+/** A size in billions as ids that count small models in millions write it (OPT, Pythia): 0.125 -> 125m, 1.3 -> 1.3b. */
 function millions(size: string): string {
   const b = Number(size);
   return b < 1 ? `${Math.round(b * 1000)}m` : `${size}b`;

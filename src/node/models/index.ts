@@ -98,24 +98,22 @@ function fromHubName(
   hub: HubRef,
   opts: Omit<SyncResolveOptions, 'allowNetwork'>,
 ): Offline | undefined {
-  const named = modelFromHubName(hub.id);
-  const resolved = named ? catalogResolver(named.id) : undefined;
-  if (!named || !resolved?.ok) return undefined;
   const how = hubOffline(opts.env)
     ? 'HF_HUB_OFFLINE is set, so the Hub is not asked'
     : `allow network access (${opts.networkHint ?? DEFAULT_NETWORK_HINT}) to read its own config.json`;
-  return {
-    kind: 'found',
-    fromName: hub,
-    nameOnly: true,
-    model: {
-      ...resolved.model,
-      notes: [
-        `'${trimmed}' is not in the catalog or the Hugging Face cache: estimated as ${named.id}, the model its name ` +
-          `gives; ${how}, or set vramLens.model (--model)`,
-      ],
-    },
-  };
+  const model = namedModel(
+    modelFromHubName(hub.id),
+    (id) =>
+      `'${trimmed}' is not in the catalog or the Hugging Face cache: estimated as ${id}, the model its name gives; ` +
+      `${how}, or set vramLens.model (--model)`,
+  );
+  return model ? { kind: 'found', fromName: hub, nameOnly: true, model } : undefined;
+}
+
+/** The catalog model a name gave (model-from-path.ts), resolved, with a note that says so; undefined when none. */
+function namedModel(named: ReturnType<typeof modelFromPathName>, note: (id: string) => string): ModelInfo | undefined {
+  const resolved = named ? catalogResolver(named.id) : undefined;
+  return named && resolved?.ok ? { ...resolved.model, notes: [note(named.id)] } : undefined;
 }
 
 /**
@@ -123,20 +121,13 @@ function fromHubName(
  * model's family and size, that model, with a note saying so and how to give the real one; else an error.
  */
 function missingPath(trimmed: string, abs: string, cwd: string): Offline {
-  const named = modelFromPathName(trimmed);
-  const resolved = named ? catalogResolver(named.id) : undefined;
-  if (named && resolved?.ok) {
-    return {
-      kind: 'found',
-      model: {
-        ...resolved.model,
-        notes: [
-          `model path '${trimmed}' is not on this machine (no ${abs}): estimated as ${named.id}, the model its name ` +
-            `gives; point it at the model folder, or set vramLens.model (--model), to read its own config.json`,
-        ],
-      },
-    };
-  }
+  const model = namedModel(
+    modelFromPathName(trimmed),
+    (id) =>
+      `model path '${trimmed}' is not on this machine (no ${abs}): estimated as ${id}, the model its name gives; ` +
+      `point it at the model folder, or set vramLens.model (--model), to read its own config.json`,
+  );
+  if (model) return { kind: 'found', model };
   return {
     kind: 'error',
     message:
