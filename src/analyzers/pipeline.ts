@@ -23,6 +23,7 @@ import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
+import { trlQuantizedPreparation } from './trl-quantized';
 import { checkpointDtype } from './resolve/model';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
@@ -394,7 +395,8 @@ function dependencyPlaces(reader: FileReader, first: string, name: string): stri
 /**
  * The transformers / PyTorch / torchao / TRL / bitsandbytes versions the project pins (requirements.txt, pyproject.toml, environment.yml beside
  * the first config or in the folders above it, dependencyPlaces), for a setup that does not give them itself. A TRL older than 1.7
- * also takes back SFTConfig's chunked_nll default: loss_type defaulted to "nll" before (trl@06b42c7:trl/trainer/sft_config.py).
+ * also takes back SFTConfig's chunked_nll default: loss_type defaulted to "nll" before (trl@06b42c7:trl/trainer/sft_config.py),
+ * and a TRL run's quantized model gets what its release does to it (trlQuantized).
  */
 function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
   const first = inputs[0]?.file;
@@ -420,10 +422,11 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
     deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
     accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
   };
-  if (!Object.values(want).some(Boolean)) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
-  const places = DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, first, name));
-  const depth = Math.max(...places.map((p) => p.length));
+  const places = Object.values(want).some(Boolean)
+    ? DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, first, name))
+    : [];
+  const depth = Math.max(0, ...places.map((p) => p.length));
   for (let up = 0; up < depth && Object.values(want).some(Boolean); up++) {
     for (const level of places) {
       const path = level[up];
@@ -454,11 +457,11 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
       }
     }
   }
-  setup = peftAdapterDtype(
-    setup,
-    provenance,
-    r.files.flatMap((f) => f.facts.tools),
-  );
+  const tools = r.files.flatMap((f) => f.facts.tools);
+  setup = peftAdapterDtype(setup, provenance, tools);
+  // Unsloth and Axolotl load and prepare the model themselves (Unsloth patches TRL's trainers too).
+  if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl'))
+    setup = trlQuantized(setup, provenance);
   const lossProv = provenance.loss;
   if (
     setup.loss === 'chunked-nll' &&
@@ -474,6 +477,26 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
     };
   }
   return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
+}
+
+/**
+ * What the TRL release does to a quantized model (trl-quantized.ts), unless the files call
+ * prepare_model_for_kbit_training themselves: the fp32 upcast, and the LoRA weights cast to bf16.
+ */
+function trlQuantized(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const prep = trlQuantizedPreparation(setup);
+  if (!prep) return setup;
+  // A script that prepares the model itself hands TRL a PeftModel, which TRL's preparation and its casts skip; the
+  // cast of a release without the preparation applies to any quantized model.
+  const fromFiles = provenance.kbit_upcast !== undefined && provenance.kbit_upcast.kind !== 'default';
+  const casts = prep.adapterDtype !== undefined && !(fromFiles && prep.prepares);
+  const lora = setup.lora && casts ? { ...setup.lora, dtype: prep.adapterDtype! } : setup.lora;
+  if (fromFiles) return lora === setup.lora ? setup : { ...setup, lora };
+  provenance.kbit_upcast = { kind: 'default', owner: 'trl', note: prep.note };
+  return { ...setup, lora, kbit_upcast: prep.kbitUpcast };
 }
 
 /** Tools whose LoRA weights are PEFT's own (no upcast or cast of the tool's on top). */

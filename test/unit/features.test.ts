@@ -564,9 +564,13 @@ describe('features: hover', () => {
       '',
     ].join('\n');
     const a = analyze('/w/sft.py', text);
+    // trl/trainer/sft_trainer.py (0.26+): nothing upcast, the trainable parameters of a quantized model cast to bf16.
     assert.equal(a.setup?.kbit_upcast, 'none');
     const kb = a.estimate?.assumptions.find((x) => x.key === 'kbit_upcast');
-    assert.match(kb?.source ?? '', /default of trl: .*PR 4577.*kbit_upcast: norms/);
+    assert.match(
+      kb?.source ?? '',
+      /default of trl: .*16 bits.*before TRL 0\.26 it called prepare_model_for_kbit_training/,
+    );
   });
 
   it('tiled_mlp: the hover on the key prices turning it off (Llama-3.1-8B LoRA at 65,536 tokens, fused CE)', () => {

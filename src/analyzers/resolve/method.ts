@@ -119,20 +119,13 @@ export function resolveQuantization(ctx: ResolveContext): void {
   }
 }
 
-/** Which parameters a 4/8-bit model keeps in fp32 (kbit_upcast): the files', or TRL's current default said in provenance. */
+/**
+ * Which parameters a 4/8-bit model keeps in fp32 (kbit_upcast): the files', or Axolotl's loader's. A TRL run's comes
+ * with its release, once the pins are read (pipeline.ts trlQuantized).
+ */
 export function resolveKbitUpcast(ctx: ResolveContext): void {
   const { tools, setup, prov } = ctx;
-  if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools.includes('trl')) {
-    // TRL's SFTTrainer called prepare_model_for_kbit_training for 4/8-bit models until its model-preparation
-    // clean-up (trl PR 4577, Nov 2025); the installed version is not in the files.
-    prov.kbit_upcast = {
-      kind: 'default',
-      owner: 'trl',
-      note:
-        'current SFTTrainer keeps unquantized parameters in 16 bits (since trl PR 4577, Nov 2025); ' +
-        'older releases kept the norms in fp32: set kbit_upcast: norms for them',
-    };
-  } else if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools[0] === 'axolotl') {
+  if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools[0] === 'axolotl') {
     // Axolotl's ModelLoader.load (src/axolotl/loaders/model.py): prepare_model(), for an adapter on a load_in_4bit /
     // load_in_8bit model, calls peft's prepare_model_for_kbit_training (every unquantized parameter to fp32) unless
     // QLoRA under FSDP, fsdp_cpu_ram_efficient_loading or ZeRO-3 skips it; then, for a lora / qlora adapter outside

@@ -1,0 +1,87 @@
+// What TRL's trainers do to a bitsandbytes 4/8-bit model, by release (src/analyzers/trl-quantized.ts). Sources, read in
+// huggingface/trl at each tag: SFTTrainer calls prepare_model_for_kbit_training until 0.26 (trl#4577; v0.25.0
+// trl/trainer/sft_trainer.py _prepare_peft_model), then peft_module_casting_to_bf16 for a 4-bit model under bf16 (from
+// v0.7.5; the LoRA layers to bf16 too until trl#1644, v0.9.3); from 0.26 it casts the trainable parameters of a
+// quantized model to bf16 (v0.26.0 sft_trainer.py); DPOTrainer prepares until 0.29; KTO, ORPO, CPO still prepare.
+import * as assert from 'node:assert/strict';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+import { trlQuantizedPreparation } from '../../../src/analyzers/trl-quantized';
+
+const reader = (files: Map<string, string>) => ({
+  read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+  join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+});
+const load =
+  'from transformers import AutoModelForCausalLM, BitsAndBytesConfig\nfrom trl import SFTConfig, SFTTrainer\n' +
+  'from peft import LoraConfig\n' +
+  'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B", torch_dtype="bfloat16", ' +
+  'quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))\n' +
+  'peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear")\n';
+const sft = (args: string) =>
+  `${load}args = SFTConfig(output_dir="o", per_device_train_batch_size=1, max_length=2048, ${args})\n` +
+  'trainer = SFTTrainer(model=model, args=args, peft_config=peft_config)\n';
+const pinned = (text: string, trl: string) =>
+  runPipeline([{ file: '/w/src/train.py', text }], reader(new Map([['/w/requirements.txt', `trl==${trl}\n`]])), {});
+const note = (r: ReturnType<typeof pinned>): string =>
+  r.provenance.kbit_upcast?.kind === 'default' ? (r.provenance.kbit_upcast.note ?? '') : '';
+
+describe("analyzers: what TRL's trainers do to a quantized model, by release", () => {
+  it('SFTTrainer before 0.26 under bf16: the norms stay fp32, the embeddings and head go back to bf16', () => {
+    const r = pinned(sft('bf16=True'), '0.25.0');
+    assert.equal(r.setup?.kbit_upcast, 'norms');
+    assert.equal(r.setup?.lora?.dtype, 'fp32');
+    assert.match(
+      note(r),
+      /TRL 0\.25\.0's SFTTrainer calls prepare_model_for_kbit_training, then peft_module_casting_to_bf16/,
+    );
+  });
+
+  it('SFTTrainer before 0.26 under fp16: every unquantized parameter in fp32; before 0.9.3 the LoRA layers in bf16', () => {
+    assert.equal(pinned(sft('fp16=True'), '0.19.1').setup?.kbit_upcast, 'all');
+    const r = pinned(sft('bf16=True'), '0.8.6');
+    assert.equal(r.setup?.kbit_upcast, 'norms');
+    assert.equal(r.setup?.lora?.dtype, 'bf16');
+    // Before peft_module_casting_to_bf16 (v0.7.5) nothing was cast back.
+    assert.equal(pinned(sft('bf16=True'), '0.7.4').setup?.kbit_upcast, 'all');
+  });
+
+  it('SFTTrainer 0.26 and later: nothing upcast, the LoRA weights cast to bf16', () => {
+    const r = pinned(sft('bf16=True'), '0.26.0');
+    assert.equal(r.setup?.kbit_upcast, 'none');
+    assert.equal(r.setup?.lora?.dtype, 'bf16');
+    assert.match(note(r), /TRL 0\.26\.0's SFTTrainer keeps the unquantized parameters in 16 bits/);
+  });
+
+  it('a script that calls prepare_model_for_kbit_training itself keeps its own upcast and PEFT dtype', () => {
+    const text = sft('bf16=True').replace(
+      'peft_config = ',
+      'from peft import prepare_model_for_kbit_training\nmodel = prepare_model_for_kbit_training(model)\npeft_config = ',
+    );
+    const r = pinned(text, '0.25.0');
+    assert.equal(r.setup?.kbit_upcast, 'all');
+    assert.equal(r.provenance.kbit_upcast?.kind, 'file');
+    assert.equal(r.setup?.lora?.dtype, 'fp32');
+  });
+
+  it('by trainer: DPO prepares until 0.29, KTO and ORPO still do; QLoRA under FSDP or ZeRO-3 is not prepared', () => {
+    const q = { bits: 4 as const, type: 'nf4' as const, double_quant: false, scope: 'all-linear' as const };
+    const base = { quantization: q, mixed_precision: 'bf16' as const, fsdp: 'none' as const, zero_stage: 0 as const };
+    const dpo = { ...base, preference: { reference: 'adapters-off' as const, logps: 'rows' as const, paired: true } };
+    assert.equal(trlQuantizedPreparation({ ...dpo, trl_version: '0.28' })?.kbitUpcast, 'norms');
+    assert.equal(trlQuantizedPreparation({ ...dpo, trl_version: '0.29' })?.kbitUpcast, 'none');
+    const orpo = { ...dpo, preference: { ...dpo.preference, reference: 'none' as const } };
+    assert.equal(trlQuantizedPreparation({ ...orpo, trl_version: '1.9' })?.kbitUpcast, 'norms');
+    const kto = { ...dpo, preference: { ...dpo.preference, paired: false } };
+    assert.equal(trlQuantizedPreparation(kto)?.kbitUpcast, 'norms');
+    assert.equal(trlQuantizedPreparation({ ...base, fsdp: 'full_shard', trl_version: '0.24' })?.kbitUpcast, 'none');
+    assert.equal(trlQuantizedPreparation({ ...base, zero_stage: 3, trl_version: '0.24' })?.kbitUpcast, 'none');
+    // An 8-bit model is upcast whole: peft_module_casting_to_bf16 runs for 4-bit models only.
+    assert.equal(
+      trlQuantizedPreparation({ ...base, quantization: { ...q, bits: 8, type: 'int8' }, trl_version: '0.24' })
+        ?.kbitUpcast,
+      'all',
+    );
+    // GPTQ and torchao models are not bitsandbytes loads.
+    assert.equal(trlQuantizedPreparation({ ...base, quantization: { ...q, type: 'gptq' } }), undefined);
+  });
+});
