@@ -86,6 +86,62 @@ export function accelerateBy(date: string): string | undefined {
   return ACCELERATE_RELEASES[i - 1][1];
 }
 
+/**
+ * TRL's releases by date (github.com/huggingface/trl tags), with the patch releases where what its trainers do to a
+ * quantized model changed (0.7.5: peft_module_casting_to_bf16; 0.9.3: LoRA layers no longer cast; trl-quantized.ts).
+ */
+const TRL_RELEASES: ReadonlyArray<readonly [string, string]> = [
+  ['2023-03-09', '0.4'],
+  ['2023-08-02', '0.5'],
+  ['2023-08-24', '0.6'],
+  ['2023-08-30', '0.7'],
+  ['2023-12-22', '0.7.5'],
+  ['2024-03-19', '0.8'],
+  ['2024-06-05', '0.9.3'],
+  ['2024-08-29', '0.10'],
+  ['2024-09-19', '0.11'],
+  ['2024-11-01', '0.12'],
+  ['2024-12-15', '0.13'],
+  ['2025-01-29', '0.14'],
+  ['2025-02-13', '0.15'],
+  ['2025-03-22', '0.16'],
+  ['2025-04-24', '0.17'],
+  ['2025-05-27', '0.18'],
+  ['2025-06-20', '0.19'],
+  ['2025-07-28', '0.20'],
+  ['2025-08-05', '0.21'],
+  ['2025-08-29', '0.22'],
+  ['2025-09-09', '0.23'],
+  ['2025-10-15', '0.24'],
+  ['2025-11-05', '0.25'],
+  ['2025-12-09', '0.26'],
+  ['2026-01-15', '0.27'],
+  ['2026-02-10', '0.28'],
+  ['2026-02-25', '0.29'],
+  ['2026-03-30', '1.0'],
+  ['2026-04-11', '1.1'],
+  ['2026-04-16', '1.2'],
+  ['2026-04-26', '1.3'],
+  ['2026-05-08', '1.4'],
+  ['2026-05-25', '1.5'],
+  ['2026-06-11', '1.6'],
+  ['2026-06-25', '1.7'],
+  ['2026-07-09', '1.8'],
+  ['2026-07-21', '1.9'],
+];
+
+/**
+ * The TRL release out on a case's date (YYYY-MM or YYYY-MM-DD), read as accelerateBy reads it; undefined before the
+ * first listed and from the newest on (a current release).
+ */
+export function trlBy(date: string): string | undefined {
+  const day = /^\d{4}-\d{2}(-\d{2})?/.exec(date)?.[0];
+  if (!day) return undefined;
+  const full = day.length === 7 ? `${day}-01` : day;
+  const i = TRL_RELEASES.findIndex(([from]) => from > full);
+  return i > 0 ? TRL_RELEASES[i - 1][1] : undefined;
+}
+
 /** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
 export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | undefined {
   const m = method.toLowerCase();

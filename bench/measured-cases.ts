@@ -6,9 +6,11 @@ import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from
 import { GiB, MiB } from '../src/core/units';
 import { findModel } from '../src/core/lookup';
 import type { Tool } from '../src/analyzers/facts';
+import { trlQuantizedPreparation } from '../src/analyzers/trl-quantized';
 import {
   accelerateBy,
   accelerateFsdp,
+  trlBy,
   trainerDdp,
   caseAttention,
   caseCheckpointing,
@@ -257,6 +259,34 @@ function caseKernels(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   return s;
 }
 
+/**
+ * A TRL run's release (named in the case, else the one out on its date: trlBy) and what it does to a bitsandbytes
+ * 4/8-bit model (src/analyzers/trl-quantized.ts). A QLoRA run through the HF Trainer without TRL prepares its model as
+ * PEFT's QLoRA recipe does (peft docs developer_guides/quantization: prepare_model_for_kbit_training, every unquantized
+ * parameter in fp32), unless FSDP or ZeRO-3 shards the 4-bit weights (the recipe leaves the call out there).
+ */
+function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: TrainingSetupInput): SetupPart {
+  const q = s.quantization;
+  if (tool === 'trl') {
+    const named = /\btrl\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(c.training.framework ?? '')?.[1];
+    const trl_version = named ?? trlBy(c.source?.date ?? '');
+    const prep = trlQuantizedPreparation({
+      trl_version,
+      quantization: q,
+      mixed_precision: s.mixed_precision ?? 'none',
+      preference: s.preference,
+      rollout: s.rollout,
+      fsdp: s.fsdp ?? 'none',
+      zero_stage: s.zero_stage ?? 0,
+    } as Parameters<typeof trlQuantizedPreparation>[0]);
+    // The adapters' dtype stays the case's own words (caseAdapters).
+    return { ...(trl_version ? { trl_version } : {}), ...(prep ? { kbit_upcast: prep.kbitUpcast } : {}) };
+  }
+  const sharded = (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
+  const bnb = q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
+  return tool === 'hf-trainer' && bnb && !sharded ? { kbit_upcast: 'all' } : {};
+}
+
 export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
   const m = c.model;
   const t = c.training;
@@ -302,7 +332,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const zeroBuckets = shippedZero(tool, s);
   if (zeroBuckets) s.zero_buckets = zeroBuckets;
   s = { ...s, ...stackDefaults(tool, s) };
-  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s) };
+  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s), ...caseQuantizedPreparation(c, tool, s) };
   if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib)
     s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
   const parsed = TrainingSetupSchema.safeParse(s);

@@ -18,7 +18,9 @@ import {
   savedModules,
   stackDefaults,
 } from '../../bench/case-reading';
-import { adapterDtype, caseToSetup, measuredGiB, type MeasuredCase } from '../../bench/measured-cases';
+import { adapterDtype, caseGpu, caseToSetup, measuredGiB, type MeasuredCase } from '../../bench/measured-cases';
+import { estimate } from '../../src/core/estimate';
+import { GiB } from '../../src/core/units';
 
 const text = (framework: string, strategy = 'single GPU') => ({ framework, strategy, notes: '' });
 
@@ -347,5 +349,81 @@ describe("published cases: a torchtune QLoRA case's quantization", () => {
       library: 'torchao',
     });
     assert.equal(r.setup.fsdp_version, 2);
+  });
+});
+
+describe('published cases: a QLoRA run through TRL or the HF Trainer', () => {
+  // Unsloth's README ("Context length benchmarks", unslothai/unsloth, December 2024: docs/accuracy.md): Llama 3.1 (8B)
+  // Instruct, 4-bit QLoRA on every linear layer, rank 32, batch 1, sequences padded to the length; "Hugging Face + FA2"
+  // reaches 28,454 tokens on an 80 GB A100, Llama 3.3 (70B) 6,916 tokens. Read as an SFTTrainer run of its date (TRL
+  // 0.12: prepare_model_for_kbit_training, then the norms kept fp32 under bf16), the estimate at those lengths is the
+  // card: 79.45 and 79.08 GiB device (without the upcast: 69.7 and 69.8 GiB).
+  const llama = (layers: number, hidden: number, heads: number, ffn: number, params: number) => ({
+    family: 'llama',
+    num_layers: layers,
+    hidden_size: hidden,
+    num_attention_heads: heads,
+    num_kv_heads: 8,
+    intermediate_size: ffn,
+    vocab_size: 128256,
+    tied_embeddings: false,
+    num_params: params,
+  });
+  const unsloth = (model: MeasuredCase['model'], seq: number, framework: string): MeasuredCase => ({
+    id: 'hf-fa2-qlora',
+    model,
+    source: { repo: 'unslothai/unsloth', date: '2024-12' },
+    training: {
+      framework,
+      method: 'qlora',
+      lora: { rank: 32, alpha: 32, dropout: 0, target_modules: ['all-linear'], adapter_dtype: 'fp32' },
+      quantization: { bits: 4, type: 'NF4 bitsandbytes', applies_to: 'linear layers' },
+      precision_kind: 'bf16_weights_plus_autocast',
+      optimizer: { name: 'adamw_torch' },
+      micro_batch_size: 1,
+      grad_accum: 1,
+      seq_len: seq,
+      gradient_checkpointing_kind: 'full',
+      attention: 'flash-attn 2',
+      loss: 'standard CE',
+      distributed: {
+        strategy: 'single GPU',
+        num_gpus: 1,
+        zero_stage: 0,
+        cpu_offload_params: false,
+        cpu_offload_optimizer: false,
+      },
+    },
+    hardware: { gpu: 'NVIDIA A100-SXM4-80GB', gpu_memory_gib: 80 },
+    measurement: { metric_kind: 'nvidia_smi_used', value_gib: 80 },
+  });
+  const l8 = llama(32, 4096, 32, 14336, 8030261248);
+  const l70 = llama(80, 8192, 64, 28672, 70553706496);
+
+  it("TRL's release of the case's date, and what it does to the 4-bit model", () => {
+    const r = caseToSetup(unsloth(l8, 28454, 'Hugging Face TRL SFTTrainer + FA2'));
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.equal(r.setup.trl_version, '0.12');
+    assert.equal(r.setup.kbit_upcast, 'norms');
+    // The HF Trainer without TRL: PEFT's recipe, prepare_model_for_kbit_training alone.
+    const hf = caseToSetup(unsloth(l8, 28454, 'transformers Trainer + PEFT + FA2'));
+    assert.ok(hf.ok);
+    assert.equal(hf.setup.kbit_upcast, 'all');
+    assert.equal(hf.setup.trl_version, undefined);
+  });
+
+  it("reaches the 80 GB card at Hugging Face + FA2's longest context, 8B and 70B", () => {
+    for (const [model, seq] of [
+      [l8, 28454],
+      [l70, 6916],
+    ] as const) {
+      const c = unsloth(model, seq, 'Hugging Face TRL SFTTrainer + FA2');
+      const r = caseToSetup(c);
+      assert.ok(r.ok);
+      const e = estimate(r.setup, { gpu: caseGpu(c) });
+      assert.ok(e.ok);
+      const device = e.estimate.perGpu.deviceBytes / GiB;
+      assert.ok(device <= 80 && device > 78, `${model.num_layers} layers at ${seq} tokens: ${device.toFixed(2)} GiB`);
+    }
   });
 });
