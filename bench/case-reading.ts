@@ -77,13 +77,21 @@ const ACCELERATE_RELEASES: ReadonlyArray<readonly [string, string]> = [
  * 2024 the earliest entry's predecessor is not listed: '0.25'. From 1.14 on, undefined (the current behaviour).
  */
 export function accelerateBy(date: string): string | undefined {
+  const i = releaseIndex(ACCELERATE_RELEASES, date);
+  if (i === undefined || i === ACCELERATE_RELEASES.length - 1) return undefined;
+  return i < 0 ? '0.25' : ACCELERATE_RELEASES[i][1];
+}
+
+/**
+ * Where a case's date (YYYY-MM or YYYY-MM-DD; a month alone is its first day) falls among releases by day: the index of
+ * the newest out on it, -1 before the first; undefined without a date.
+ */
+function releaseIndex(releases: ReadonlyArray<readonly [string, string]>, date: string): number | undefined {
   const day = /^\d{4}-\d{2}(-\d{2})?/.exec(date)?.[0];
   if (!day) return undefined;
   const full = day.length === 7 ? `${day}-01` : day;
-  const i = ACCELERATE_RELEASES.findIndex(([from]) => from > full);
-  if (i === 0) return '0.25';
-  if (i < 0) return undefined;
-  return ACCELERATE_RELEASES[i - 1][1];
+  const next = releases.findIndex(([from]) => from > full);
+  return next < 0 ? releases.length - 1 : next - 1;
 }
 
 /**
@@ -135,11 +143,8 @@ const TRL_RELEASES: ReadonlyArray<readonly [string, string]> = [
  * first listed and from the newest on (a current release).
  */
 export function trlBy(date: string): string | undefined {
-  const day = /^\d{4}-\d{2}(-\d{2})?/.exec(date)?.[0];
-  if (!day) return undefined;
-  const full = day.length === 7 ? `${day}-01` : day;
-  const i = TRL_RELEASES.findIndex(([from]) => from > full);
-  return i > 0 ? TRL_RELEASES[i - 1][1] : undefined;
+  const i = releaseIndex(TRL_RELEASES, date);
+  return i === undefined || i < 0 || i === TRL_RELEASES.length - 1 ? undefined : TRL_RELEASES[i][1];
 }
 
 /** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
