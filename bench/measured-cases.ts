@@ -233,6 +233,11 @@ function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   const named = /accelerate\s*v?(\d+\.\d+)/i.exec(t.framework ?? '')?.[1];
   const dated = !ownModels && tool !== 'pytorch' ? accelerateBy(date) : undefined;
   if (named ?? dated) s.accelerate_version = named ?? dated;
+  // TRL: the release the case names, else the one out on its date (its trainers' passes and their preparation of a
+  // quantized model changed by release: terms/logits-loss.ts, analyzers/trl-quantized.ts).
+  const trl =
+    tool === 'trl' ? (/\btrl\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(t.framework ?? '')?.[1] ?? trlBy(date)) : undefined;
+  if (trl) s.trl_version = trl;
   return s;
 }
 
@@ -260,18 +265,16 @@ function caseKernels(c: MeasuredCase, tool: Tool | undefined): SetupPart {
 }
 
 /**
- * A TRL run's release (named in the case, else the one out on its date: trlBy) and what it does to a bitsandbytes
- * 4/8-bit model (src/analyzers/trl-quantized.ts). A QLoRA run through the HF Trainer without TRL prepares its model as
- * PEFT's QLoRA recipe does (peft docs developer_guides/quantization: prepare_model_for_kbit_training, every unquantized
- * parameter in fp32), unless FSDP or ZeRO-3 shards the 4-bit weights (the recipe leaves the call out there).
+ * What a TRL run's release (caseVersions) does to a bitsandbytes 4/8-bit model (src/analyzers/trl-quantized.ts). A
+ * QLoRA run through the HF Trainer without TRL prepares its model as PEFT's QLoRA recipe does (peft docs
+ * developer_guides/quantization: prepare_model_for_kbit_training, every unquantized parameter in fp32), unless FSDP or
+ * ZeRO-3 shards the 4-bit weights (the recipe leaves the call out there).
  */
-function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: TrainingSetupInput): SetupPart {
+function caseQuantizedPreparation(tool: Tool | undefined, s: TrainingSetupInput): SetupPart {
   const q = s.quantization;
   if (tool === 'trl') {
-    const named = /\btrl\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(c.training.framework ?? '')?.[1];
-    const trl_version = named ?? trlBy(c.source?.date ?? '');
     const prep = trlQuantizedPreparation({
-      trl_version,
+      trl_version: s.trl_version,
       quantization: q,
       mixed_precision: s.mixed_precision ?? 'none',
       preference: s.preference,
@@ -280,7 +283,7 @@ function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: Tr
       zero_stage: s.zero_stage ?? 0,
     } as Parameters<typeof trlQuantizedPreparation>[0]);
     // The adapters' dtype stays the case's own words (caseAdapters).
-    return { ...(trl_version ? { trl_version } : {}), ...(prep ? { kbit_upcast: prep.kbitUpcast } : {}) };
+    return prep ? { kbit_upcast: prep.kbitUpcast } : {};
   }
   const sharded = (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
   const bnb = q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
@@ -332,7 +335,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const zeroBuckets = shippedZero(tool, s);
   if (zeroBuckets) s.zero_buckets = zeroBuckets;
   s = { ...s, ...stackDefaults(tool, s) };
-  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s), ...caseQuantizedPreparation(c, tool, s) };
+  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s), ...caseQuantizedPreparation(tool, s) };
   if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib)
     s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
   const parsed = TrainingSetupSchema.safeParse(s);
