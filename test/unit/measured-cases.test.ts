@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import {
   accelerateBy,
   accelerateFsdp,
+  trlBy,
   caseAttention,
   caseCheckpointing,
   caseMethod,
@@ -106,6 +107,16 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(accelerateBy('2023-06'), '0.25');
     assert.equal(accelerateBy('2026-01-05'), '1.12');
     assert.equal(accelerateBy('2026-07-01'), undefined);
+  });
+
+  it('TRL by date: the release out on the day, with the patch releases that changed its 4-bit preparation', () => {
+    assert.equal(trlBy('2023-12-22'), '0.7.5'); // v0.7.5: peft_module_casting_to_bf16
+    assert.equal(trlBy('2023-12'), '0.7');
+    assert.equal(trlBy('2024-06-05'), '0.9.3'); // v0.9.3: LoRA layers no longer cast to bf16
+    assert.equal(trlBy('2025-12-09'), '0.26'); // v0.26.0: SFTTrainer's preparation cleaned up
+    assert.equal(trlBy('2023-01'), undefined);
+    assert.equal(trlBy('2026-08'), undefined); // from the newest listed on: a current release
+    assert.equal(trlBy('undated'), undefined);
   });
 
   it('parallelism: DDP, DeepSpeed ZeRO with offload, FSDP by its words or its zero_stage', () => {
