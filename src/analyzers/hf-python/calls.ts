@@ -247,13 +247,17 @@ export function loraCall(file: PythonFile, call: SyntaxNode): void {
 /**
  * PEFT prepare_model_for_kbit_training(model, use_gradient_checkpointing=True): casts every parameter that is not
  * a 4/8-bit weight to fp32 (norms, embeddings, head, biases; on a model that is not quantized, all of them) and
- * enables gradient checkpointing unless use_gradient_checkpointing=False (peft/utils/other.py).
+ * enables gradient checkpointing unless use_gradient_checkpointing=False (peft/utils/other.py). On a branch: as written
+ * when the branch is known to run (its tests read from the script's defaults: qlora.py's `if not args.full_finetune:`),
+ * nothing when it is known not to, unknown otherwise.
  */
 export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   const calleeNode = call.firstChild!;
   const at = span(calleeNode);
   const name = file.text.slice(at.start, at.end);
-  const cond = conditionOf(file, call);
+  const taken = branchTaken(file, call);
+  if (taken === false) return;
+  const cond = taken === undefined ? conditionOf(file, call) : undefined;
   if (cond) {
     // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
     file.facts.push({
@@ -312,6 +316,44 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
       tool: 'peft',
     });
   }
+}
+
+/**
+ * `module.to(torch.bfloat16)` in a loop over `model.named_modules()`, under `if 'lm_head' in name or 'embed_tokens' in
+ * name` or `if isinstance(module, LoraLayer)`: QLoRA's qlora.py (get_accelerate_model), copied by many scripts, puts
+ * the embeddings and the head back in bf16 after prepare_model_for_kbit_training upcast them (the norms stay fp32), and
+ * casts the LoRA layers to bf16. Each said once per file; the casts apply under bf16 training (resolve/method.ts).
+ */
+export function kbitCastBack(file: PythonFile, call: SyntaxNode): void {
+  const arg = file.args(call).positional[0];
+  if (!arg || !/^torch\.bfloat16$/.test(file.text.slice(arg.from, arg.to))) return;
+  let key: 'kbitCastBack' | 'loraCastBack' | undefined;
+  let overModules = false;
+  for (let p = call.parent; p; p = p.parent) {
+    if (p.name === 'IfStatement') {
+      const test = p.firstChild?.nextSibling;
+      const t = test ? file.text.slice(test.from, test.to) : '';
+      if (/['"](lm_head|embed_tokens)['"]\s+in\b/.test(t)) key = 'kbitCastBack';
+      else if (/\bisinstance\(\s*\w+\s*,\s*LoraLayer\s*\)/.test(t)) key = 'loraCastBack';
+    }
+    if (
+      p.name === 'ForStatement' &&
+      /\.named_modules\(\)/.test(file.text.slice(p.from, p.getChild('Body')?.from ?? p.to))
+    )
+      overModules = true;
+    if (p.name === 'FunctionDefinition' || p.name === 'Script') break;
+  }
+  if (!key || !overModules || file.facts.some((f) => f.key === key)) return;
+  const at = span(call);
+  file.facts.push({
+    key,
+    rawKey: 'named_modules',
+    value: true,
+    rawValue: clip(file.text.slice(call.from, call.to)),
+    keySpan: at,
+    valueSpan: at,
+    tool: 'peft',
+  });
 }
 
 /**

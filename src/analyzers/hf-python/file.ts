@@ -264,16 +264,8 @@ export class PythonFile {
           ? { k: 'unknown', reason: `the number ${t} is not a plain int or float` }
           : { k: 'lit', v: n };
       }
-      case 'UnaryExpression': {
-        const op = node.firstChild;
-        const arg = op?.nextSibling;
-        if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
-          const n = parseNumber(this.text.slice(arg.from, arg.to));
-          const sign = this.text.slice(op.from, op.to);
-          if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
-        }
-        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
-      }
+      case 'UnaryExpression':
+        return this.evalUnary(node, t, depth);
       case 'String': {
         const s = pyString(t);
         return s === undefined
@@ -762,6 +754,27 @@ export class PythonFile {
       case 'lit':
         return `the literal ${fmt(v.v)}`;
     }
+  }
+
+  /** `not x` of a value known statically (`if not args.full_finetune:`), and a signed number literal. */
+  private evalUnary(node: SyntaxNode, t: string, depth: number): Val {
+    const op = node.firstChild;
+    const arg = op?.nextSibling;
+    if (op?.name === 'not' && arg) {
+      const v = this.evalNode(arg, depth + 1);
+      if (v.k === 'lit')
+        return {
+          k: 'lit',
+          v: !(Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)),
+          ...(v.dflt ? { dflt: v.dflt } : {}),
+        };
+    }
+    if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
+      const n = parseNumber(this.text.slice(arg.from, arg.to));
+      const sign = this.text.slice(op.from, op.to);
+      if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
+    }
+    return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
   }
 
   line(pos: number): number {

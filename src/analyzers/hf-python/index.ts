@@ -34,6 +34,7 @@ import {
   allocatorConf,
   loraCall,
   kbitPreparation,
+  kbitCastBack,
   trainerCall,
   syntaxIn,
   checkpointingCall,
@@ -186,6 +187,8 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
     } else if (last === 'prepare_model_for_kbit_training') {
       kbitPreparation(file, c);
+    } else if (last === 'to' && parts.length >= 2) {
+      kbitCastBack(file, c);
     }
   }
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.

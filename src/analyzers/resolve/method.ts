@@ -120,12 +120,24 @@ export function resolveQuantization(ctx: ResolveContext): void {
 }
 
 /**
- * Which parameters a 4/8-bit model keeps in fp32 (kbit_upcast): the files', or Axolotl's loader's. A TRL run's comes
- * with its release, once the pins are read (pipeline.ts trlQuantized).
+ * Which parameters a 4/8-bit model keeps in fp32 (kbit_upcast): the files' (a prepare_model_for_kbit_training call,
+ * then qlora.py's loop that puts the embeddings and head back in bf16), or Axolotl's loader's. A TRL run's comes with
+ * its release, once the pins are read (pipeline.ts trlQuantized).
  */
 export function resolveKbitUpcast(ctx: ResolveContext): void {
-  const { tools, setup, prov } = ctx;
-  if (!ctx.fromFact('kbit_upcast', 'kbitUpcast') && setup.quantization !== undefined && tools[0] === 'axolotl') {
+  const { tools, setup, prov, decided } = ctx;
+  const fromFiles = ctx.fromFact('kbit_upcast', 'kbitUpcast');
+  // qlora.py's loop after prepare_model_for_kbit_training: under bf16 the embeddings and the head go back to bf16, the
+  // norms stay fp32 (resolvePrecision has decided the mixed precision by now).
+  const castBack = decided.kbitCastBack;
+  if (fromFiles && setup.kbit_upcast === 'all' && castBack && setup.mixed_precision === 'bf16') {
+    setup.kbit_upcast = 'norms';
+    prov.kbit_upcast = fileProv(castBack);
+  }
+  // The same loop's `isinstance(module, LoraLayer)` branch: the adapters in bf16 (their gradients and AdamW state too).
+  const lora = setup.lora as Record<string, unknown> | undefined;
+  if (lora && decided.loraCastBack && setup.mixed_precision === 'bf16') lora.dtype = 'bf16';
+  if (!fromFiles && setup.quantization !== undefined && tools[0] === 'axolotl') {
     // Axolotl's ModelLoader.load (src/axolotl/loaders/model.py): prepare_model(), for an adapter on a load_in_4bit /
     // load_in_8bit model, calls peft's prepare_model_for_kbit_training (every unquantized parameter to fp32) unless
     // QLoRA under FSDP, fsdp_cpu_ram_efficient_loading or ZeRO-3 skips it; then, for a lora / qlora adapter outside

@@ -201,3 +201,57 @@ describe("hf-python: the script's own values", () => {
     assert.equal(at(text, q[0]), '4');
   });
 });
+
+describe("analyzeHfPython: qlora.py's preparation of the 4-bit model", () => {
+  const reader = { read: (): string | undefined => undefined, join: (f: string, r: string) => path.posix.join(f, r) };
+  // artidoro/qlora qlora.py get_accelerate_model: prepare_model_for_kbit_training under `if not args.full_finetune:`
+  // (full_finetune defaults to False), then a loop over named_modules() that keeps the norms in fp32 and, under bf16,
+  // casts the LoRA layers to bf16 and puts the embeddings and the head back in bf16.
+  const script = (bf16: boolean) =>
+    [
+      'import torch, transformers',
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig',
+      'from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training',
+      '@dataclass',
+      'class TrainingArguments(transformers.Seq2SeqTrainingArguments):',
+      '    full_finetune: bool = field(default=False)',
+      'def get_accelerate_model(args):',
+      '    model = AutoModelForCausalLM.from_pretrained("huggyllama/llama-7b", torch_dtype=torch.bfloat16,',
+      '        quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))',
+      '    if not args.full_finetune:',
+      '        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)',
+      '    model = get_peft_model(model, LoraConfig(r=64, lora_alpha=16, target_modules=["q_proj", "v_proj"]))',
+      '    for name, module in model.named_modules():',
+      '        if isinstance(module, LoraLayer):',
+      '            if args.bf16:',
+      '                module = module.to(torch.bfloat16)',
+      "        if 'norm' in name:",
+      '            module = module.to(torch.float32)',
+      "        if 'lm_head' in name or 'embed_tokens' in name:",
+      "            if hasattr(module, 'weight'):",
+      '                if args.bf16 and module.weight.dtype == torch.float32:',
+      '                    module = module.to(torch.bfloat16)',
+      '    return model',
+      `training_args = TrainingArguments(output_dir="o", per_device_train_batch_size=1${bf16 ? ', bf16=True' : ''})`,
+      '',
+    ].join('\n');
+
+  it('`not args.full_finetune` is known from the default: the preparation runs (every unquantized parameter in fp32)', () => {
+    const r = analyzeHfPython(script(false));
+    assert.equal(last(r, 'kbitUpcast')?.value, 'all');
+    assert.equal(last(r, 'kbitCastBack')?.value, true);
+    assert.equal(last(r, 'loraCastBack')?.value, true);
+    const setup = runPipeline([{ file: '/w/qlora.py', text: script(false) }], reader, {}).setup;
+    assert.equal(setup?.kbit_upcast, 'all');
+    assert.equal(setup?.lora?.dtype, 'fp32');
+  });
+
+  it('under bf16 the loop puts the embeddings and the head back: the norms alone stay fp32, located at the loop', () => {
+    const r = runPipeline([{ file: '/w/qlora.py', text: script(true) }], reader, {});
+    assert.equal(r.setup?.kbit_upcast, 'norms');
+    assert.equal(r.setup?.lora?.dtype, 'bf16');
+    const p = r.provenance.kbit_upcast;
+    assert.ok(p?.kind === 'file' && p.line === 23, JSON.stringify(p));
+  });
+});
