@@ -266,11 +266,12 @@ function caseKernels(c: MeasuredCase, tool: Tool | undefined): SetupPart {
 
 /**
  * What a TRL run's release (caseVersions) does to a bitsandbytes 4/8-bit model (src/analyzers/trl-quantized.ts). A
- * QLoRA run through the HF Trainer without TRL prepares its model as PEFT's QLoRA recipe does (peft docs
- * developer_guides/quantization: prepare_model_for_kbit_training, every unquantized parameter in fp32), unless FSDP or
- * ZeRO-3 shards the 4-bit weights (the recipe leaves the call out there).
+ * QLoRA run through the HF Trainer without TRL (the case names a Trainer) prepares its model as PEFT's QLoRA recipe does
+ * (peft docs developer_guides/quantization: prepare_model_for_kbit_training, every unquantized parameter in fp32),
+ * unless FSDP or ZeRO-3 shards the 4-bit weights (the recipe leaves the call out there). A plain loop over a
+ * transformers model (PEFT's MetaMathQA harness loads its int4 / int8 models without the call) keeps them as loaded.
  */
-function caseQuantizedPreparation(tool: Tool | undefined, s: TrainingSetupInput): SetupPart {
+function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: TrainingSetupInput): SetupPart {
   const q = s.quantization;
   if (tool === 'trl') {
     const prep = trlQuantizedPreparation({
@@ -287,7 +288,9 @@ function caseQuantizedPreparation(tool: Tool | undefined, s: TrainingSetupInput)
   }
   const sharded = (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
   const bnb = q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
-  return tool === 'hf-trainer' && bnb && !sharded ? { kbit_upcast: 'all' } : {};
+  const trainer =
+    /\btrainer\b/i.test(c.training.framework ?? '') && !/\bloop\b|harness/i.test(c.training.framework ?? '');
+  return tool === 'hf-trainer' && trainer && bnb && !sharded ? { kbit_upcast: 'all' } : {};
 }
 
 export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
@@ -335,7 +338,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const zeroBuckets = shippedZero(tool, s);
   if (zeroBuckets) s.zero_buckets = zeroBuckets;
   s = { ...s, ...stackDefaults(tool, s) };
-  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s), ...caseQuantizedPreparation(tool, s) };
+  s = { ...s, ...accelerateFsdp(tool, s), ...trainerDdp(tool, s), ...caseQuantizedPreparation(c, tool, s) };
   if (c.measurement.includes_cuda_context && c.measurement.cuda_context_reference_mib)
     s.cuda_context_bytes = c.measurement.cuda_context_reference_mib * MiB;
   const parsed = TrainingSetupSchema.safeParse(s);

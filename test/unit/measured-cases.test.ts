@@ -421,6 +421,11 @@ describe('published cases: a QLoRA run through TRL or the HF Trainer', () => {
     assert.ok(hf.ok);
     assert.equal(hf.setup.kbit_upcast, 'all');
     assert.equal(hf.setup.trl_version, undefined);
+    // PEFT's MetaMathQA harness (method_comparison/MetaMathQA/utils.py get_base_model) loads an int4 model and trains it
+    // in its own loop without the call: nothing upcast.
+    const loop = caseToSetup(unsloth(l8, 1024, 'plain PyTorch loop (PEFT MetaMathQA harness), transformers 5.13'));
+    assert.ok(loop.ok);
+    assert.equal(loop.setup.kbit_upcast, 'none');
   });
 
   it("reaches the 80 GB card at Hugging Face + FA2's longest context, 8B and 70B", () => {
