@@ -6,7 +6,7 @@ import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from
 import { GiB, MiB } from '../src/core/units';
 import { findModel } from '../src/core/lookup';
 import type { Tool } from '../src/analyzers/facts';
-import { trlQuantizedPreparation } from '../src/analyzers/trl-quantized';
+import { bitsandbytesLoad, shardsModel, trlQuantizedPreparation } from '../src/analyzers/trl-quantized';
 import {
   accelerateBy,
   accelerateFsdp,
@@ -286,11 +286,9 @@ function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: Tr
     // The adapters' dtype stays the case's own words (caseAdapters).
     return prep ? { kbit_upcast: prep.kbitUpcast } : {};
   }
-  const sharded = (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
-  const bnb = q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
   const trainer =
     /\btrainer\b/i.test(c.training.framework ?? '') && !/\bloop\b|harness/i.test(c.training.framework ?? '');
-  return tool === 'hf-trainer' && trainer && bnb && !sharded ? { kbit_upcast: 'all' } : {};
+  return tool === 'hf-trainer' && trainer && bitsandbytesLoad(q) && !shardsModel(s) ? { kbit_upcast: 'all' } : {};
 }
 
 export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {

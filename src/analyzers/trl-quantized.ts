@@ -25,6 +25,16 @@ export interface TrlQuantizedPreparation {
   readonly note: string;
 }
 
+/** A bitsandbytes 4/8-bit load (not GPTQ, AWQ or torchao, which PEFT's and TRL's preparations leave as they are). */
+export function bitsandbytesLoad(q: { readonly type?: string; readonly library?: string } | undefined): boolean {
+  return q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
+}
+
+/** FSDP or ZeRO-3 shards the model: its 4-bit weights are loaded on the CPU or the meta device, unprepared. */
+export function shardsModel(s: Partial<Pick<TrainingSetup, 'fsdp' | 'zero_stage'>>): boolean {
+  return (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
+}
+
 /** The trainer that prepares the model and the first release without prepare_model_for_kbit_training (none: still). */
 function trainer(s: PreparationFields): { name: string; cleanUp?: readonly [number, number] } {
   // RLOOTrainer prepared one release longer (0.27); a rollout does not say which of the two runs it. OnlineDPOTrainer
@@ -46,7 +56,7 @@ function trainer(s: PreparationFields): { name: string; cleanUp?: readonly [numb
  */
 export function trlQuantizedPreparation(s: PreparationFields): TrlQuantizedPreparation | undefined {
   const q = s.quantization;
-  if (!q || q.library === 'torchao' || q.type === 'gptq' || q.type === 'awq') return undefined;
+  if (!q || !bitsandbytesLoad(q)) return undefined;
   const t = trainer(s);
   const prepares = t.cleanUp === undefined || olderThan(s.trl_version, ...t.cleanUp);
   const release = s.trl_version ? `TRL ${s.trl_version}` : 'the current TRL';
@@ -62,8 +72,7 @@ export function trlQuantizedPreparation(s: PreparationFields): TrlQuantizedPrepa
           : `; before TRL ${t.cleanUp.join('.')} it called prepare_model_for_kbit_training (the norms in fp32 under ` +
             'bf16, every unquantized parameter otherwise): a trl pin in requirements.txt says which release runs'),
     };
-  const sharded = (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
-  if (sharded && q.bits === 4)
+  if (shardsModel(s) && q.bits === 4)
     return {
       kbitUpcast: 'none',
       prepares: false,

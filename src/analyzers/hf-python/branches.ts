@@ -2,7 +2,7 @@
 // tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
-import { clip } from './syntax';
+import { clip, pyTruthy } from './syntax';
 
 /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
 export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefined {
@@ -94,7 +94,7 @@ function evalTest(file: PythonFile, test: SyntaxNode): Val {
 }
 
 function truth(v: Val): boolean | undefined {
-  return v.k === 'lit' ? (Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)) : undefined;
+  return v.k === 'lit' ? pyTruthy(v.v) : undefined;
 }
 
 function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {

@@ -16,7 +16,7 @@ import {
   type Unknown,
 } from '../facts';
 import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
-import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH } from './syntax';
+import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy } from './syntax';
 
 export type Val =
   | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
@@ -383,8 +383,7 @@ export class PythonFile {
             this.noneDefaults = before;
           }
           if (c.k === 'lit') {
-            const truthy = Array.isArray(c.v) ? c.v.length > 0 : Boolean(c.v);
-            return this.evalNode(truthy ? yes : no, depth + 1);
+            return this.evalNode(pyTruthy(c.v) ? yes : no, depth + 1);
           }
         }
         return { k: 'unknown', reason: `${clip(t)} is chosen at run time` };
@@ -762,12 +761,7 @@ export class PythonFile {
     const arg = op?.nextSibling;
     if (op?.name === 'not' && arg) {
       const v = this.evalNode(arg, depth + 1);
-      if (v.k === 'lit')
-        return {
-          k: 'lit',
-          v: !(Array.isArray(v.v) ? v.v.length > 0 : Boolean(v.v)),
-          ...(v.dflt ? { dflt: v.dflt } : {}),
-        };
+      if (v.k === 'lit') return { k: 'lit', v: !pyTruthy(v.v), ...(v.dflt ? { dflt: v.dflt } : {}) };
     }
     if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
       const n = parseNumber(this.text.slice(arg.from, arg.to));

@@ -79,3 +79,8 @@ export function clip(s: string, n = 200): string {
   const one = s.replace(/\s*\n\s*/g, ' ');
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
+
+/** Python's truth of a literal: a list by its length, anything else as bool() reads it. */
+export function pyTruthy(v: unknown): boolean {
+  return Array.isArray(v) ? v.length > 0 : Boolean(v);
+}
