@@ -147,7 +147,12 @@ def shard(model, scenario):
     from torch.testing._internal.distributed.fake_pg import FakeStore
 
     world = scenario["gpus_per_node"]
-    dist.init_process_group(backend="fake", rank=0, world_size=world, store=FakeStore())
+    if os.environ.get("VRAM_TRUTH_BACKEND") == "nccl":
+        # Real NCCL, possible on one GPU only at world size 1: its streams, its work objects and its own buffers
+        # beside the fake group's figures for the same point.
+        dist.init_process_group(backend="nccl", rank=0, world_size=1, init_method="tcp://127.0.0.1:29517", device_id=torch.device("cuda", 0))
+    else:
+        dist.init_process_group(backend="fake", rank=0, world_size=world, store=FakeStore())
     mesh = init_device_mesh("cuda", (world,))
     offload = scenario.get("offload_params", "none") != "none"
     kw = dict(mesh=mesh, mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16, output_dtype=torch.bfloat16),
