@@ -24,6 +24,13 @@ describe("runtime: NCCL's buffers", () => {
     assert.equal(nccl({ gpus_per_node: 1 }), 0);
   });
 
+  it('FSDP or DeepSpeed on one GPU: a one-rank communicator, as measured on an H100', () => {
+    // tools/truth/gpu/results/2026-11-26-h100 nccl-w1.json against gpu-truth-2.json: FSDP2 at world size 1 over NCCL
+    // and over the fake group, device memory used 517,996,544 B higher after the first backward (both models).
+    assert.equal(nccl({ gpus_per_node: 1, fsdp: 'full_shard', fsdp_version: 2 }), 517_996_544);
+    assert.equal(nccl({ gpus_per_node: 1, zero_stage: 2 }), 517_996_544);
+  });
+
   it('one communicator per parallel dimension: tensor parallel 2 x data parallel 4', () => {
     assert.equal(nccl({ gpus_per_node: 8, tensor_parallel: 2 }), 16 * (2 + 3) * 9_633_792);
   });

@@ -260,6 +260,24 @@ function ncclBuffers(ctx: EstimateContext): RuntimeTerm {
   };
 }
 
+/**
+ * NCCL on one rank: FSDP or DeepSpeed launched on a single GPU still makes a process group, and its communicator has no
+ * peer to connect to but holds device memory of its own all the same. GPU truth (H100, torch 2.11, 2026-11-26): FSDP2 at
+ * world size 1 over NCCL against the same run over the fake group, Qwen2.5-1.5B and Llama-3.2-1B full fine-tunes:
+ * allocated and reserved identical to the byte, device memory used 515.9 MB higher from the first collective and
+ * 518.0 MB after the first backward.
+ */
+const NCCL_SINGLE_RANK_BYTES = 517_996_544;
+
+function singleRankNccl(): RuntimeTerm {
+  return {
+    id: 'nccl',
+    label: 'NCCL communicator (one rank)',
+    bytes: NCCL_SINGLE_RANK_BYTES,
+    formula: '494 MiB: a one-rank communicator as measured on an H100 with torch 2.11 (no peers, no ring buffers)',
+  };
+}
+
 /** What the driver reports for one GPU: the runtime terms and the totals they make. */
 export interface RuntimeTotals {
   readonly runtime: RuntimeTerm[];
@@ -368,7 +386,7 @@ function loadCacheTerm(ctx: EstimateContext, step: StepPeak, reservedSoFar: numb
   );
 }
 
-/** The terms outside the allocator: the CUDA context (its default an assumption) and, with several GPUs, NCCL's buffers. */
+/** The terms outside the allocator: the CUDA context (its default an assumption) and NCCL's communicators, where a process group is made. */
 function outsideTerms(ctx: EstimateContext, step: StepPeak): RuntimeTerm[] {
   const { contextBytes } = step;
   if (ctx.setup.cuda_context_bytes === undefined && !ctx.lean) {
@@ -389,6 +407,7 @@ function outsideTerms(ctx: EstimateContext, step: StepPeak): RuntimeTerm[] {
     },
   ];
   if (ctx.layout.world > 1) terms.push(ncclBuffers(ctx));
+  else if (ctx.sharding.fsdp || ctx.sharding.zeroStage > 0) terms.push(singleRankNccl());
   return terms;
 }
 
