@@ -211,7 +211,16 @@ export function leanPhases(
   const atFirstRecompute = inRecompute(atFirstLayer, work);
   const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + rootSum + ggSum + held + inLayer);
   const atEmbedding =
-    tiedAccum > 0 ? pSum + r(gradAtEnd) + unsyncedFirst + gFirst + rootSum + r(tiedAccum) + kept.backward : 0;
+    tiedAccum > 0
+      ? pSum +
+        r(gradAtEnd - terms.fsdp2Root.shardLaterBytes) +
+        unsyncedFirst +
+        gFirst +
+        rootSum +
+        tot(terms.fsdp2Root.held) +
+        r(tiedAccum) +
+        kept.backward
+      : 0;
   const rootGrad = tot(terms.rootGradient);
   const atRootGradient =
     rootGrad > 0

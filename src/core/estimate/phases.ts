@@ -15,6 +15,7 @@ import { type GradientPlan, reducedHeadGradient, tiedGradientBytes } from '../te
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
+import type { Fsdp2RootGradient } from '../terms/fsdp2-root-gradient';
 import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
 import { forwardLayerBytes, lastLayerWorkingBytes, leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
 import { lossTemporaries } from './loss-temporaries';
@@ -44,6 +45,8 @@ export interface StageTerms {
   readonly tiedAccum: number;
   /** FSDP1's root unit: its views' gradients and the flat gradient made from them, at the end of the backward. */
   readonly rootGradient: Component[];
+  /** FSDP2's root unit at the embedding's backward: a tied head's unsharded gradient, the root's shard not made yet. */
+  readonly fsdp2Root: Fsdp2RootGradient;
   readonly dequantFwdC: Component[];
   readonly dequantC: Component[];
   readonly dequantFwdBytes: number;
@@ -425,10 +428,14 @@ function backwardCandidates(
     tiedC.length > 0
       ? [
           ...pers,
-          gradC(gradAtEnd, ''),
+          gradC(
+            gradAtEnd - terms.fsdp2Root.shardLaterBytes,
+            terms.fsdp2Root.shardLaterBytes > 0 ? " (all but the root unit's, reduce-scattered after the embedding's)" : '',
+          ),
           ...unsyncedFirst,
           ...gatheredAt.firstLayer,
           ...rootHeld,
+          ...terms.fsdp2Root.held,
           ...tiedC,
           ...terms.held.logits,
           ...terms.held.stepCache,

@@ -2,6 +2,7 @@
 // head), with the stage's share of every kind of parameter. Pure.
 // Docs: docs/estimate/index.md
 import { fsdp1RootGradient } from '../terms/fsdp1-root-gradient';
+import { fsdp2RootGradient } from '../terms/fsdp2-root-gradient';
 import { headDequant, quantizedHead } from '../terms/quantized-head';
 import { ddpOutputsClone } from '../terms/ddp-outputs';
 import { heldStepOutputs } from '../terms/previous-step';
@@ -237,6 +238,7 @@ function stagePhases(
     headGradAtLoss,
     tiedAccum,
     rootGradient: fsdp1RootGradient(ctx, st),
+    fsdp2Root: fsdp2RootGradient(ctx, st),
     dequantFwdC,
     dequantC,
     dequantFwdBytes,

@@ -233,7 +233,7 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
 
 /**
  * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
- * FULL_SHARD over every rank, a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder with
+ * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder with
  * transformers' loss and torch AdamW; no deferred gradient sync, tensor or pipeline parallelism, expandable segments,
  * activation offloading, optimizer in backward or selective checkpointing.
  */
@@ -244,7 +244,8 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     forward.hasLoss &&
     ctx.sharding.fsdp &&
     setup.fsdp === 'full_shard' &&
-    ctx.sharding.shardParams > 1 &&
+    // FSDP1 switches FULL_SHARD to NO_SHARD at world size 1 (fully_sharded_data_parallel.py); FSDP2 shards over one.
+    (ctx.sharding.shardParams > 1 || setup.fsdp_version === 2) &&
     ctx.sharding.shardParams === ctx.layout.world &&
     (setup.method === 'full' || lora) &&
     setup.quantization === undefined &&
