@@ -319,11 +319,10 @@ function backwardCandidates(
     headGather,
     headAccum,
     headGradAtLoss,
-    tiedAccum,
     dequantC,
     outside,
   } = terms;
-  const { gradsInForward, gradAtEnd, embGradLater, gradAtFirst, unsynced } = terms.grads;
+  const { gradsInForward, embGradLater, gradAtFirst, unsynced } = terms.grads;
   const { actComp, maskHeld, castComp, recompute } = terms.activations;
   // Backward start: all activations, the loss gradients, and the head's gradient (first to be produced).
   const headGrad = reducedHeadGradient(ctx, st);
@@ -402,7 +401,6 @@ function backwardCandidates(
       ? [...point.filter((c) => c !== workingC && !recomputeC.includes(c)), ...recomputePeakC]
       : [];
   const atRecompute = inRecompute(atLastLayer, lastWorking);
-  const tiedC = tiedAccum > 0 ? [tiedAccumComponent(ctx, tiedAccum)] : [];
   const layerParts: LayerPointParts = {
     head: pers,
     afterGrads: unsyncedFirst,
@@ -423,24 +421,13 @@ function backwardCandidates(
   const atRootGradientUnsynced = unsynced
     ? unsyncedRootGradientPoint(terms, pers, [unsynced.atRootGradient, ...rootHeld])
     : [];
-  // The embedding's backward runs after the first layer's is done: its gradient meets the tied head's there.
-  const atEmbedding: Component[] =
-    tiedC.length > 0
-      ? [
-          ...pers,
-          gradC(
-            gradAtEnd - terms.fsdp2Root.shardLaterBytes,
-            terms.fsdp2Root.shardLaterBytes > 0 ? " (all but the root unit's, reduce-scattered after the embedding's)" : '',
-          ),
-          ...unsyncedFirst,
-          ...gatheredAt.firstLayer,
-          ...rootHeld,
-          ...terms.fsdp2Root.held,
-          ...tiedC,
-          ...terms.held.logits,
-          ...terms.held.stepCache,
-        ]
-      : [];
+  const atEmbedding = embeddingPoint(
+    ctx,
+    terms,
+    gradC,
+    [...pers],
+    [...unsyncedFirst, ...gatheredAt.firstLayer, ...rootHeld],
+  );
   return [
     [atLoss, LOSS_BACKWARD_NOTE],
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
@@ -733,6 +720,32 @@ function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[
     components: fs,
     note: 'initialisation and first step: flat parameter groups are built',
   };
+}
+
+/**
+ * The embedding's backward, after the first layer's: its gradient meets the tied head's there (empty where the head is
+ * not tied, or nothing trains it). Under FSDP2 the root unit still holds the head's unsharded gradient and has not made
+ * its shard (terms/fsdp2-root-gradient.ts).
+ */
+function embeddingPoint(
+  ctx: EstimateContext,
+  terms: StageTerms,
+  gradC: GradientShare,
+  persistent: Component[],
+  held: Component[],
+): Component[] {
+  if (terms.tiedAccum <= 0) return [];
+  const { shardLaterBytes, held: rootGradient } = terms.fsdp2Root;
+  const note = shardLaterBytes > 0 ? " (all but the root unit's, reduce-scattered after the embedding's)" : '';
+  return [
+    ...persistent,
+    gradC(terms.grads.gradAtEnd - shardLaterBytes, note),
+    ...held,
+    ...rootGradient,
+    tiedAccumComponent(ctx, terms.tiedAccum),
+    ...terms.held.logits,
+    ...terms.held.stepCache,
+  ];
 }
 
 /**

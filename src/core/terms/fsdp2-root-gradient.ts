@@ -32,7 +32,13 @@ export function fsdp2RootGradient(ctx: EstimateContext, st: StageContext): Fsdp2
   const a = ctx.model.arch;
   const { rootUnit, fsdpOffload, shardGrads } = ctx.sharding;
   const applies =
-    rootUnit && setup.fsdp_version === 2 && setup.method === 'full' && a.tied && ctx.model.lmHead && st.first && st.last;
+    rootUnit &&
+    setup.fsdp_version === 2 &&
+    setup.method === 'full' &&
+    a.tied &&
+    ctx.model.lmHead &&
+    st.first &&
+    st.last;
   if (!applies) return NONE;
   const bytes = tiedGradientBytes(ctx);
   const held = comp(

@@ -233,9 +233,10 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
 
 /**
  * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
- * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or plain LoRA (no quantization, no DoRA) of a dense decoder with
- * transformers' loss and torch AdamW; no deferred gradient sync, tensor or pipeline parallelism, expandable segments,
- * activation offloading, optimizer in backward or selective checkpointing.
+ * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or
+ * plain LoRA (no quantization, no DoRA) of a dense decoder with transformers' loss and torch AdamW; no deferred
+ * gradient sync, tensor or pipeline parallelism, expandable segments, activation offloading, optimizer in backward or
+ * selective checkpointing.
  */
 export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLoss: boolean }): boolean {
   const setup = ctx.setup;
