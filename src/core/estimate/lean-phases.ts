@@ -103,13 +103,6 @@ function leanSecondLayer(
   return { allocated: rest + grads + units + firstLayerActivations, grads, units };
 }
 
-/** At the embedding's backward (phases.ts embeddingPoint): the gradients, FSDP2's root's, the tied weight's. */
-function leanEmbeddingGradients(terms: StageTerms): number {
-  const { held, shardLaterBytes } = terms.fsdp2Root;
-  const r = (x: number): number => Math.max(0, Math.round(x));
-  return r(terms.grads.gradAtEnd - shardLaterBytes) + roundedTotal(held) + r(terms.tiedAccum);
-}
-
 /**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
@@ -217,8 +210,10 @@ export function leanPhases(
   const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
   const atFirstRecompute = inRecompute(atFirstLayer, work);
   const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + rootSum + ggSum + held + inLayer);
-  const endHeld = pSum + unsyncedFirst + gFirst + rootSum + kept.backward;
-  const atEmbedding = tiedAccum > 0 ? endHeld + leanEmbeddingGradients(terms) : 0;
+  // The embedding's backward (phases.ts embeddingPoint): FSDP2's root still holds the head's gradient, not its shard.
+  const gradsAtEmbedding = r(gradAtEnd - terms.fsdp2Root.shardLaterBytes);
+  const embeddingGrads = gradsAtEmbedding + tot(terms.fsdp2Root.held) + r(tiedAccum);
+  const atEmbedding = tiedAccum > 0 ? pSum + embeddingGrads + unsyncedFirst + gFirst + rootSum + kept.backward : 0;
   const rootGrad = tot(terms.rootGradient);
   const atRootGradient =
     rootGrad > 0
@@ -259,7 +254,7 @@ export function leanPhases(
       ...(atFirstRecompute > 0 ? [[1, atFirstRecompute, r(gradAtFirst), gFirst, rootSum] as LeanPoolPoint] : []),
       [2, opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0],
     ];
-    if (atEmbedding > 0) points.push([1, atEmbedding, r(gradAtEnd - terms.fsdp2Root.shardLaterBytes), gFirst, rootSum]);
+    if (atEmbedding > 0) points.push([1, atEmbedding, gradsAtEmbedding, gFirst, rootSum]);
     if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum]);
     if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, rootSum]);
     const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);

@@ -11,7 +11,7 @@ import { recomputePeakComponents } from '../terms/activations/recompute';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
-import { type GradientPlan, reducedHeadGradient, tiedGradientBytes } from '../terms/gradients';
+import { type GradientPlan, reducedHeadGradient, tiedGradientBytes, tiedGradientFormula } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
@@ -756,7 +756,7 @@ function tiedAccumComponent(ctx: EstimateContext, tiedAccum: number): Component 
   const a = ctx.model.arch;
   const one = tiedGradientBytes(ctx);
   const copies = Math.round(tiedAccum / one);
-  const each = `V x h${ctx.layout.tensorParallel > 1 ? ' / TP' : ''} x ${(one * ctx.layout.tensorParallel) / (a.vocab * a.hidden)} B`;
+  const each = tiedGradientFormula(ctx);
   return comp(
     ctx,
     'backward-working',

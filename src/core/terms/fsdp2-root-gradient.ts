@@ -14,7 +14,7 @@
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
-import { tiedGradientBytes } from './gradients';
+import { tiedGradientBytes, tiedGradientFormula } from './gradients';
 
 /** What FSDP2's root unit holds at the embedding's backward: the tied head's gradient, and the root's shard not made. */
 export interface Fsdp2RootGradient {
@@ -47,8 +47,8 @@ export function fsdp2RootGradient(ctx: EstimateContext, st: StageContext): Fsdp2
     "FSDP2 root unit: the tied head's unsharded gradient",
     bytes,
     () =>
-      `V x h${ctx.layout.tensorParallel > 1 ? ' / TP' : ''} x ${bytes / ((a.vocab * a.hidden) / ctx.layout.tensorParallel)} B: ` +
-      "made at the loss, kept until the root's post-backward reduce-scatters it after the embedding's gradient",
+      `${tiedGradientFormula(ctx)}: made at the loss, kept until the root's post-backward reduce-scatters it after ` +
+      "the embedding's gradient",
     () => ({ vocab: a.vocab, hidden: a.hidden }),
   );
   // Under CPU offload FSDP2 moves each sharded gradient to the host: none is on the GPU at the end (gradAtEnd 0).

@@ -355,6 +355,13 @@ export function tiedGradientBytes(ctx: EstimateContext): number {
   return (a.vocab * a.hidden * bytes) / ctx.layout.tensorParallel;
 }
 
+/** tiedGradientBytes as a formula: "V x h [/ TP] x N B". */
+export function tiedGradientFormula(ctx: EstimateContext): string {
+  const a = ctx.model.arch;
+  const tp = ctx.layout.tensorParallel;
+  return `V x h${tp > 1 ? ' / TP' : ''} x ${(tiedGradientBytes(ctx) * tp) / (a.vocab * a.hidden)} B`;
+}
+
 /**
  * A trainable weight used more than once gets its gradients summed in autograd's input buffer: each new
  * contribution coexists with the running sum. torchtune's chunked output applies the head once per chunk (the
