@@ -377,8 +377,12 @@ export function msg(text: string, ...args: (string | number)[]): Message {
 
 /** A reference from this file to another one, followed by resolve relative to this file. */
 export interface Reference {
-  /** `script`: the training script a launcher runs (its own values rank below the launcher's flags; a missing one is skipped). */
-  readonly kind: 'deepspeed' | 'config' | 'script';
+  /**
+   * `script`: the training script a launcher runs (its own values rank below the launcher's flags; a missing one is
+   * skipped). `module`: a Python module a script imports and calls into (`from utils import create_and_prepare_model`),
+   * read when it is a file beside the script (a package is not, and is skipped without a word).
+   */
+  readonly kind: 'deepspeed' | 'config' | 'script' | 'module';
   readonly path: string;
   readonly span: Span;
   /** For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null when unknown). */
@@ -392,6 +396,32 @@ export interface ConfigFacts {
   readonly references: readonly Reference[];
   /** The trainer this file says runs the job (TRL config, HF TrainingArguments, a launcher), if it says. */
   readonly tools: readonly Tool[];
+  /** A Python script's own options with their defaults (argparse, arguments dataclasses): what its helper modules read. */
+  readonly options?: readonly ScriptOption[];
+}
+
+/**
+ * An option of the script that imports a helper module, as the run has it (the launch line's value, else the script's
+ * default), keyed by its name: what the helper's `args.x` reads.
+ */
+export interface InheritedOption {
+  readonly value: FactValue;
+  /** Where the value comes from, in words: "the default 64 of ModelArguments.lora_r (train.py line 29)". */
+  readonly source: string;
+  /** Passed on the launch line, not a default. */
+  readonly launched: boolean;
+}
+
+export type ArgumentEnvironment = ReadonlyMap<string, InheritedOption>;
+
+/** One option of a script (`--lora_r` / `ModelArguments.lora_r`) and the value it has when the launch line is silent. */
+export interface ScriptOption {
+  readonly name: string;
+  /** The default as a literal; null for a None default. */
+  readonly value: FactValue;
+  /** 'argparse default of --lora_r' / 'ModelArguments.lora_r default'. */
+  readonly where: string;
+  readonly line: number;
 }
 
 export const isUnknown = (v: Fact['value']): v is Unknown =>

@@ -10,9 +10,11 @@ import {
   msg,
   type CanonicalKey,
   type ConfigFacts,
+  type ArgumentEnvironment,
   type Fact,
   type FactValue,
   type Format,
+  type InheritedOption,
   type Reference,
   type Tool,
 } from './facts';
@@ -82,6 +84,20 @@ export interface PipelineResult {
 
 const MAX_DEPTH = 3;
 
+/** How a file is read: its place in the run and what the file that led to it passes on. */
+interface VisitHow {
+  readonly role: FileRole;
+  readonly depth: number;
+  readonly languageId?: string;
+  /** The format a reference implies, over detection (a DeepSpeed JSON, a launcher's script). */
+  readonly forced?: Format;
+  readonly origin?: AnalyzedFile['origin'];
+  /** For a launcher's script: the options the launch line passes it. */
+  readonly scriptArgs?: Reference['args'];
+  /** For a helper module: the importing script's options as the run has them. */
+  readonly inherited?: ArgumentEnvironment;
+}
+
 /** Analyzes the given files and everything they reference. */
 export function collectFiles(
   inputs: readonly InputFile[],
@@ -99,19 +115,11 @@ export function collectFiles(
   const problems: Problem[] = [];
   const unrecognized: string[] = [];
   const seen = new Set<string>();
-  const visit = (
-    file: string,
-    text: string,
-    role: FileRole,
-    depth: number,
-    languageId?: string,
-    forced?: Format,
-    origin?: AnalyzedFile['origin'],
-    scriptArgs?: Reference['args'],
-  ): void => {
+  const visit = (file: string, text: string, how: VisitHow): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    const format = forced ?? detectFormat(file, text, languageId);
+    const { role, depth } = how;
+    const format = how.forced ?? detectFormat(file, text, how.languageId);
     if (!format) {
       unrecognized.push(file);
       return;
@@ -120,16 +128,35 @@ export function collectFiles(
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const analyzed: ConfigFacts = analyzeAs(format, text);
-    const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
+    const analyzed: ConfigFacts = analyzeAs(format, text, how.inherited);
+    const facts = how.scriptArgs ? withLaunchArgs(analyzed, how.scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
-    files.push({ file, text, role: effectiveRole, facts, ...(origin ? { origin } : {}) });
+    files.push({ file, text, role: effectiveRole, facts, ...(how.origin ? { origin: how.origin } : {}) });
     if (depth >= MAX_DEPTH) return;
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
+      if (ref.kind === 'module') {
+        // A module of the project: beside the script, or (an absolute import) from a folder above it; an installed
+        // package is not a file of the run, and is not said. It runs in the script's process: the launch line's
+        // options are its command line too.
+        const found = findReference(reader, file, ref.path);
+        if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) continue;
+        const inherited = argumentEnvironment(analyzed.options, how.scriptArgs, how.inherited, file);
+        visit(found.path, found.text, {
+          role: 'referenced',
+          depth: depth + 1,
+          forced: 'hf-python',
+          inherited,
+          ...(how.scriptArgs ? { scriptArgs: how.scriptArgs } : {}),
+        });
+        continue;
+      }
       if (/^\s*\{/.test(ref.path)) {
-        visit(`${file}#inline-deepspeed`, ref.path, 'referenced', depth + 1, undefined, 'deepspeed-json', {
-          kind: 'inline',
+        visit(`${file}#inline-deepspeed`, ref.path, {
+          role: 'referenced',
+          depth: depth + 1,
+          forced: 'deepspeed-json',
+          origin: { kind: 'inline' },
         });
         continue;
       }
@@ -156,7 +183,7 @@ export function collectFiles(
         const scriptFormat = detectFormat(target, t);
         if (scriptFormat !== 'hf-python') continue;
         if (found.above) problems.push(foundAbove(at, ref.path, found.up));
-        visit(target, t, 'referenced', depth + 1, undefined, 'hf-python', undefined, ref.args ?? []);
+        visit(target, t, { role: 'referenced', depth: depth + 1, forced: 'hf-python', scriptArgs: ref.args ?? [] });
         continue;
       }
       if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found.up));
@@ -164,15 +191,12 @@ export function collectFiles(
       const bundled =
         t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
       if (bundled) {
-        visit(
-          bundledFileName(bundled),
-          JSON.stringify(bundled.config, null, 2),
-          'referenced',
-          depth + 1,
-          undefined,
-          'deepspeed-json',
-          { kind: 'bundled', ...bundledNote(bundled) },
-        );
+        visit(bundledFileName(bundled), JSON.stringify(bundled.config, null, 2), {
+          role: 'referenced',
+          depth: depth + 1,
+          forced: 'deepspeed-json',
+          origin: { kind: 'bundled', ...bundledNote(bundled) },
+        });
         continue;
       }
       if (refusal) {
@@ -203,18 +227,58 @@ export function collectFiles(
         });
         continue;
       }
-      visit(
-        target,
-        t,
-        ref.kind === 'deepspeed' ? 'referenced' : 'config',
-        depth + 1,
-        undefined,
-        ref.kind === 'deepspeed' ? 'deepspeed-json' : undefined,
-      );
+      const deepspeed = ref.kind === 'deepspeed';
+      visit(target, t, {
+        role: deepspeed ? 'referenced' : 'config',
+        depth: depth + 1,
+        ...(deepspeed ? { forced: 'deepspeed-json' as const } : {}),
+      });
     }
   };
-  for (const i of inputs) visit(i.file, i.text, 'config', 0, i.languageId);
+  for (const i of inputs) visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
   return { files, scenarios, problems, unrecognized, missingScripts };
+}
+
+/**
+ * The options a helper module's `args.x` reads: the importing script's defaults (and those it inherited itself), with
+ * the launch line's values over them; an option passed from a variable the launch line does not set is unknown.
+ */
+export function argumentEnvironment(
+  options: ConfigFacts['options'],
+  launchArgs: Reference['args'],
+  outer: ArgumentEnvironment | undefined,
+  scriptFile: string,
+): ArgumentEnvironment {
+  const env = new Map<string, InheritedOption>(outer ?? []);
+  const script = scriptFile.split(/[\\/]/).pop() ?? scriptFile;
+  for (const o of options ?? [])
+    env.set(o.name, {
+      value: o.value,
+      source: `${o.where} ${o.value === null ? 'None' : JSON.stringify(o.value)} (${script} line ${o.line})`,
+      launched: false,
+    });
+  for (const a of launchArgs ?? []) {
+    const name = a.name.replace(/-/g, '_');
+    if (a.value === null) env.delete(name);
+    else
+      env.set(name, {
+        value: launchValue(a.value),
+        source: `--${a.name} ${a.value ?? ''} on the launch line`,
+        launched: true,
+      });
+  }
+  return env;
+}
+
+/** A launch-line value as the script's parser gives it: a bare flag true, True / False, numbers, else the text. */
+function launchValue(text: string | undefined): FactValue {
+  if (text === undefined) return true;
+  const t = text.trim().replace(/^(['"])(.*)\1$/, '$2');
+  if (/^(True|true)$/.test(t)) return true;
+  if (/^(False|false)$/.test(t)) return false;
+  if (t === 'None') return null;
+  if (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t)) return Number(t);
+  return t;
 }
 
 /** Keys whose value is a number, and keys whose value is a switch, when a script's option gives them. */

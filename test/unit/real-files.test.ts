@@ -174,7 +174,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     entries: [
       'huggingface__accelerate/examples/torch_native_parallelism/nd_parallel_trainer.py#seqLen',
       'huggingface__peft/examples/dora_finetuning/dora_finetuning.py#seqLen',
-      'huggingface__peft/examples/olora_finetuning/olora_finetuning.py#precision',
       'huggingface__peft/examples/olora_finetuning/olora_finetuning.py#seqLen',
       'tloen__alpaca-lora/finetune.py#gradAccum',
       'tloen__alpaca-lora/finetune.py#loraR',

@@ -1,11 +1,13 @@
 // Whether the branches around a call run it: the `if` statements and conditional expressions that hold it, with their
 // tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
 import type { SyntaxNode } from '@lezer/common';
-import type { PythonFile, Val } from './file';
+import type { Binding, PythonFile, Scope, Val } from './file';
 import { clip, pyTruthy } from './syntax';
 
 /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
 export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefined {
+  // In a settled helper module the `if` statements around a call are known to run it (the others are not read).
+  const ifsRun = file.settled && branchTaken(file, call) === true;
   let child: SyntaxNode = call;
   for (let p = call.parent; p; child = p, p = p.parent) {
     if (p.name === 'ConditionalExpression') {
@@ -16,7 +18,7 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
       if (kw && els && child.from > els.from)
         return `${clip(file.text.slice(kw.to, els.from).trim(), 60)} is false (line ${file.line(kw.from)})`;
     }
-    if (p.name === 'IfStatement') {
+    if (p.name === 'IfStatement' && !ifsRun) {
       const cond = file.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
       if (!/__name__\s*==\s*['"]__main__['"]/.test(cond)) return `the if at line ${file.line(p.from)} runs this branch`;
     }
@@ -99,4 +101,27 @@ function truth(v: Val): boolean | undefined {
 
 function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {
   return truth(evalTest(file, test));
+}
+
+/**
+ * The binding of a name that runs, in a settled helper module (PythonFile.settled): the latest before the use whose
+ * `if` branches are not known to be skipped (one on a branch not known either way is returned, and reads as set
+ * conditionally).
+ */
+export function settledBinding(
+  file: PythonFile,
+  name: string,
+  latest: Binding,
+  scope: Scope,
+  use: SyntaxNode,
+): Binding {
+  const all = scope.bindings.get(name) ?? [];
+  const seen = all.filter((x) => x.end <= use.from);
+  const before = seen.length > 0 ? seen : all;
+  for (let i = before.length - 1; i >= 0; i--) {
+    const x = before[i];
+    if (x.condLine === undefined || !x.valueNode) return x;
+    if (branchTaken(file, x.valueNode) !== false) return x;
+  }
+  return latest;
 }

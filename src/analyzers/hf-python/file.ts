@@ -11,11 +11,15 @@ import {
   type FactValue,
   type ParseProblem,
   type Reference,
+  type ArgumentEnvironment,
+  type ScriptOption,
   type Span,
   type Tool,
   type Unknown,
 } from '../facts';
 import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
+import { branchTaken, settledBinding } from './branches';
+import { dtypeProperty, evalComparison, evalLogic, staticGetattr, staticSplit } from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy } from './syntax';
 
 export type Val =
@@ -46,6 +50,11 @@ export interface ScriptDefault {
   readonly where: string;
   /** argparse `type=int` / `type=float`: a string default is converted (argparse applies type to string defaults). */
   readonly type?: 'int' | 'float';
+  /**
+   * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
+   * module reads it, and says where the value comes from.
+   */
+  readonly elsewhere?: { readonly source: string; readonly launched: boolean };
 }
 
 /** One key/value pair as written: a keyword argument, a dict entry, a dataclass field or an item assignment. */
@@ -119,15 +128,34 @@ export class PythonFile {
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
   calls: SyntaxNode[] = [];
   readonly errors: number[] = [];
+  /** The script's own options with their defaults, for the helper modules it imports (set after the walk). */
+  options: ScriptOption[] = [];
   root!: SyntaxNode;
+  /**
+   * A helper module read for the script that imports it: the options its `args.x` reads are the script's, as the run
+   * has them (the launch line applied), so every test on them is settled: a branch known not to run is not read, and
+   * a name bound on a branch known to run has that value.
+   */
+  readonly settled: boolean;
 
-  constructor(readonly text: string) {
+  constructor(
+    readonly text: string,
+    readonly inherited?: ArgumentEnvironment,
+  ) {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.settled = inherited !== undefined;
   }
 
   result(): ConfigFacts {
     const tools = [...this.tools].sort((x, y) => (x === 'trl' ? -1 : y === 'trl' ? 1 : 0));
-    return { format: 'hf-python', facts: this.facts, problems: this.problems, references: this.references, tools };
+    return {
+      format: 'hf-python',
+      facts: this.facts,
+      problems: this.problems,
+      references: this.references,
+      tools,
+      ...(this.options.length > 0 ? { options: this.options } : {}),
+    };
   }
 
   // ---- Facts and problems ----
@@ -135,6 +163,20 @@ export class PythonFile {
   push(key: CanonicalKey, e: Entry, value: FactValue | Unknown, tool: Tool, from?: Val, origin?: Fact['origin']): void {
     const written = this.text.slice(e.valueSpan.start, e.valueSpan.end);
     const d = from?.k === 'lit' ? from.dflt : undefined;
+    if (d?.elsewhere) {
+      // An option of the importing script: located where this module reads it, with where its value comes from.
+      this.facts.push({
+        key,
+        rawKey: e.rawKey,
+        value,
+        rawValue: clip(`${written}: ${d.elsewhere.source}`),
+        keySpan: e.keySpan,
+        valueSpan: e.valueSpan,
+        tool,
+        ...(d.elsewhere.launched ? {} : { origin: 'script-default' as const }),
+      });
+      return;
+    }
     if (d) {
       // The script's default: located where it is defined, and said to be a default the command line can override.
       const rawValue = clip(
@@ -320,7 +362,7 @@ export class PythonFile {
           this.calleeName(node) ??
           clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
-        const split = this.staticSplit(node, depth);
+        const split = staticSplit(this, node, depth) ?? staticGetattr(this, node, callee, depth);
         if (split) return split;
         return { k: 'call', callee, node };
       }
@@ -328,43 +370,12 @@ export class PythonFile {
         return this.evalName(node, depth);
       case 'MemberExpression': {
         const d = this.dotted(node);
-        if (d) return scriptDefault(this, d, node, depth) ?? { k: 'dotted', text: d };
+        if (d)
+          return scriptDefault(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
-      case 'BinaryExpression': {
-        // A comparison of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean.
-        const l = node.firstChild;
-        const op = l?.nextSibling;
-        const r = op?.nextSibling;
-        if (l && op?.name === 'CompareOp' && r && !r.nextSibling) {
-          const a = this.evalNode(l, depth + 1);
-          const b = this.evalNode(r, depth + 1);
-          const o = this.text.slice(op.from, op.to);
-          if (a.k === 'lit' && b.k === 'lit' && !Array.isArray(a.v) && !Array.isArray(b.v)) {
-            const x = a.v as string | number | boolean | null;
-            const y = b.v as string | number | boolean | null;
-            const num = typeof x === 'number' && typeof y === 'number';
-            const v =
-              o === '=='
-                ? x === y
-                : o === '!='
-                  ? x !== y
-                  : !num
-                    ? undefined
-                    : o === '<'
-                      ? x < y
-                      : o === '<='
-                        ? x <= y
-                        : o === '>'
-                          ? x > y
-                          : o === '>='
-                            ? x >= y
-                            : undefined;
-            if (v !== undefined) return { k: 'lit', v, ...((a.dflt ?? b.dflt) ? { dflt: (a.dflt ?? b.dflt)! } : {}) };
-          }
-        }
-        return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
-      }
+      case 'BinaryExpression':
+        return evalLogic(this, node, depth) ?? evalComparison(this, node, depth);
       case 'ConditionalExpression': {
         // `a if test else b` with a test known statically (a default of None or a literal): the branch it picks.
         const kw = node.getChild('if');
@@ -391,22 +402,6 @@ export class PythonFile {
       default:
         return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
     }
-  }
-
-  /** `s.split(",")` (or `.split()`) on a string known statically: the list of its parts, as Python's str.split gives. */
-  private staticSplit(node: SyntaxNode, depth: number): Val | undefined {
-    const callee = node.firstChild;
-    if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName') return undefined;
-    if (this.text.slice(callee.lastChild.from, callee.lastChild.to) !== 'split' || !callee.firstChild) return undefined;
-    const a = this.args(node);
-    if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length > 1) return undefined;
-    const sepVal = a.positional[0] ? this.evalNode(a.positional[0], depth + 1) : undefined;
-    if (sepVal && !(sepVal.k === 'lit' && typeof sepVal.v === 'string' && sepVal.v.length > 0)) return undefined;
-    const obj = this.evalNode(callee.firstChild, depth + 1);
-    if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
-    const parts =
-      sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
-    return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
   }
 
   private dictLiteral(node: SyntaxNode, depth: number): Val {
@@ -452,7 +447,7 @@ export class PythonFile {
       const arg = found.param ? singleCallArgument(this, found.param.scope, found.param.name, depth) : undefined;
       return arg ?? { k: 'unknown', reason: found.reason };
     }
-    const b = found.binding;
+    const b = this.settled ? settledBinding(this, name, found.binding, found.scope, node) : found.binding;
     const line = this.line(b.pos);
     if (b.kind !== 'assign' || !b.valueNode) {
       const why = {
@@ -464,7 +459,8 @@ export class PythonFile {
       }[b.kind];
       return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
     }
-    if (b.condLine !== undefined) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
+    if (b.condLine !== undefined && !(this.settled && b.valueNode && branchTaken(this, b.valueNode) === true))
+      return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const inner = this.evalNode(b.valueNode, depth + 1);
     const via: Via = inner.via ?? {
       text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`,
@@ -483,12 +479,16 @@ export class PythonFile {
     const sameScope = this.scopeChain(use)[0] === scope;
     for (const it of scope.items.get(name) ?? []) {
       if (it.pos <= b.pos || (sameScope && it.pos > use.from)) continue;
+      // In a settled module a branch's test is known: an item set on a branch that runs is as written, on one that
+      // does not, absent.
+      const taken = this.settled && it.condLine !== undefined ? branchTaken(this, it.valueNode) : undefined;
+      if (taken === false) continue;
       const entry: Entry = {
         rawKey: it.key,
         keySpan: stringInner(this.text, it.keyNode),
         valueNode: it.valueNode,
         valueSpan: span(it.valueNode),
-        ...(it.condLine !== undefined ? { forced: `set conditionally at line ${it.condLine}` } : {}),
+        ...(it.condLine !== undefined && taken !== true ? { forced: `set conditionally at line ${it.condLine}` } : {}),
       };
       const i = out.findIndex((x) => x.rawKey === it.key);
       if (i >= 0) out.splice(i, 1);

@@ -43,10 +43,17 @@ import { loopFacts, trainingLoop } from './loop';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
 import { noteParser, noteArgparse, collectClasses } from './classes';
+import { helperModules } from './helper-modules';
+import { scriptOptions } from './script-defaults';
+import type { ArgumentEnvironment } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
-export function analyzeHfPython(text: string): ConfigFacts {
-  const file = new PythonFile(text);
+/**
+ * The facts of a Python training file. `inherited`: the file is a helper module read for the script that imports it,
+ * with that script's options as the run has them (see PythonFile.settled).
+ */
+export function analyzeHfPython(text: string, inherited?: ArgumentEnvironment): ConfigFacts {
+  const file = new PythonFile(text, inherited);
   try {
     run(file);
   } catch {
@@ -61,14 +68,16 @@ function run(file: PythonFile): void {
   file.root = parsed.tree.topNode;
   const classes: SyntaxNode[] = [];
   const calls: SyntaxNode[] = [];
+  const imports: SyntaxNode[] = [];
   const cur = file.root.cursor();
   for (;;) {
     if (cur.type.isError) file.errors.push(cur.from);
     if (cur.name === 'ClassDefinition') classes.push(cur.node);
     else if (cur.name === 'CallExpression') calls.push(cur.node);
+    else if (cur.name === 'ImportStatement') imports.push(cur.node);
     else if (cur.name === 'AssignStatement' || cur.name === 'UpdateStatement') noteAttributeAssignment(file, cur.node);
     if (cur.firstChild()) continue;
-    while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls);
+    while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls, imports);
   }
 }
 
@@ -80,7 +89,9 @@ function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
   }
 }
 
-function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[]): void {
+function afterWalk(file: PythonFile, classes: SyntaxNode[], allCalls: SyntaxNode[], imports: SyntaxNode[]): void {
+  // A settled helper module: a call on a branch known not to run is not read.
+  const calls = file.settled ? allCalls.filter((c) => branchTaken(file, c) !== false) : allCalls;
   file.calls = calls;
   // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
   for (const c of calls) {
@@ -90,6 +101,8 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
     else if (last === 'add_argument') noteArgparse(file, c);
   }
   collectClasses(file, classes);
+  helperModules(file, imports);
+  if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
   const scorers = scoringModelNames(file, calls);
@@ -111,10 +124,7 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
       parts.length >= 2 &&
       UNSLOTH_CLASSES.has(parts[parts.length - 2])
     ) {
-      file.tools.add('unsloth');
-      if (last === 'from_pretrained') unslothLoad(file, c);
-      else unslothPeft(file, c, parts[parts.length - 2]);
-      syntaxIn(file, c, last);
+      unslothCall(file, c, last, parts[parts.length - 2]);
     } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
       const target = assignedName(c, file.text);
       if (target !== undefined && scorers.has(target)) scoringModel(file, c);
@@ -225,6 +235,33 @@ function afterWalk(file: PythonFile, classes: SyntaxNode[], calls: SyntaxNode[])
         file.facts[i] = { ...file.facts[i], value: 'qlora' };
   }
   precisionConflicts(file);
+}
+
+/**
+ * Unsloth's loader or get_peft_model: read as it runs, unless it sits on a branch: nothing when the branch is known not
+ * to run (`if args.use_unsloth:` with use_unsloth False), the method unknown when it is not known either way.
+ */
+function unslothCall(file: PythonFile, c: SyntaxNode, last: string, cls: string): void {
+  const taken = branchTaken(file, c);
+  if (taken === false) return;
+  const cond = taken === undefined ? conditionOf(file, c) : undefined;
+  if (cond) {
+    const at = span(c.firstChild!);
+    file.facts.push({
+      key: 'method',
+      rawKey: last,
+      value: { unknown: `${cls}.${last} runs only when ${cond}` },
+      rawValue: `${cls}.${last}(...)`,
+      keySpan: at,
+      valueSpan: at,
+      tool: 'unsloth',
+    });
+    return;
+  }
+  file.tools.add('unsloth');
+  if (last === 'from_pretrained') unslothLoad(file, c);
+  else unslothPeft(file, c, cls);
+  syntaxIn(file, c, last);
 }
 
 /** HF TrainingArguments raises when bf16 and fp16 are both True (training_args.py __post_init__). */

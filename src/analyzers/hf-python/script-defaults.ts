@@ -1,7 +1,7 @@
 // Defaults of the script's own options (argparse options and arguments-dataclass fields) and of function parameters,
 // read where `args.x` or a parameter is used: the value that runs when the command line passes nothing. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { FactValue, Span } from '../facts';
+import type { FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, ScriptDefault, Val } from './file';
 import { fmt, MAX_DEPTH, span } from './syntax';
 
@@ -30,9 +30,12 @@ export function defaultText(file: PythonFile, d: ScriptDefault): string {
  */
 export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const parts = dotted.split('.');
-  if (parts.length !== 2 || file.scriptDefaults.size === 0) return undefined;
+  if (parts.length !== 2 || (file.scriptDefaults.size === 0 && !file.inherited)) return undefined;
   const [obj, field] = parts;
   const d = file.scriptDefaults.get(field);
+  // A module of the script's process reads the launch line's value of its own options too (one command line).
+  if (file.inherited && (d === undefined || file.inherited.get(field)?.launched))
+    return inheritedOption(file, obj, field, use);
   if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use))
     return undefined;
   let v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
@@ -44,6 +47,43 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
     v = { k: 'lit', v: n };
   }
   return { k: 'lit', v: v.v, dflt: d };
+}
+
+/**
+ * `args.x` in a helper module, where `args` is a parameter holding the importing script's parsed options: the value
+ * the run gives option x (the launch line's, else the script's default), located where the module reads it.
+ */
+function inheritedOption(file: PythonFile, obj: string, field: string, use: SyntaxNode): Val | undefined {
+  const o = file.inherited?.get(field);
+  if (!o || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use)) return undefined;
+  const d: ScriptDefault = {
+    node: null,
+    lit: o.value,
+    keySpan: span(use),
+    valueSpan: span(use),
+    where: o.source,
+    elsewhere: { source: o.source, launched: o.launched },
+  };
+  if (o.value === null) return file.noneDefaults ? { k: 'lit', v: null, dflt: d } : undefined;
+  if (o.value === '' || placeholder(o.value)) return undefined;
+  return { k: 'lit', v: o.value, dflt: d };
+}
+
+/** The script's options with their defaults as literals (None included), for the helper modules it imports. */
+export function scriptOptions(file: PythonFile): ScriptOption[] {
+  const out: ScriptOption[] = [];
+  for (const [name, d] of file.scriptDefaults) {
+    if (d === 'ambiguous' || file.attrAssigned.has(name)) continue;
+    const before = file.noneDefaults;
+    file.noneDefaults = true;
+    try {
+      const v = d.node ? file.evalNode(d.node, 0) : { k: 'lit' as const, v: d.lit ?? null };
+      if (v.k === 'lit') out.push({ name, value: v.v, where: d.where, line: file.line(d.valueSpan.start) });
+    } finally {
+      file.noneDefaults = before;
+    }
+  }
+  return out;
 }
 
 function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolean {

@@ -1,0 +1,90 @@
+// Expressions the static evaluation reads beyond literals and names (PythonFile.evalNode): comparisons and `and` /
+// `or` of values known statically, `s.split(",")` on a known string, `getattr(torch, "bfloat16")` and a torch dtype's
+// `is_floating_point`. Each returns undefined where the expression is not one it reads. Pure; it never runs code.
+import type { SyntaxNode } from '@lezer/common';
+import type { PythonFile, Val } from './file';
+import { clip, pyTruthy } from './syntax';
+
+/** `a == b`, `a < b`, ... of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean. */
+export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number): Val {
+  const l = node.firstChild;
+  const op = l?.nextSibling;
+  const r = op?.nextSibling;
+  const t = file.text.slice(node.from, node.to);
+  const unknown: Val = { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+  if (!l || op?.name !== 'CompareOp' || !r || r.nextSibling) return unknown;
+  const a = file.evalNode(l, depth + 1);
+  const b = file.evalNode(r, depth + 1);
+  if (a.k !== 'lit' || b.k !== 'lit' || Array.isArray(a.v) || Array.isArray(b.v)) return unknown;
+  const v = compare(file.text.slice(op.from, op.to), a.v as Scalar, b.v as Scalar);
+  if (v === undefined) return unknown;
+  const dflt = a.dflt ?? b.dflt;
+  return { k: 'lit', v, ...(dflt ? { dflt } : {}) };
+}
+
+type Scalar = string | number | boolean | null;
+
+function compare(o: string, x: Scalar, y: Scalar): boolean | undefined {
+  if (o === '==') return x === y;
+  if (o === '!=') return x !== y;
+  if (typeof x !== 'number' || typeof y !== 'number') return undefined;
+  if (o === '<') return x < y;
+  if (o === '<=') return x <= y;
+  if (o === '>') return x > y;
+  if (o === '>=') return x >= y;
+  return undefined;
+}
+
+/**
+ * `a and b` / `a or b` with a left side known statically, as Python gives it: the left value when it decides, else
+ * the right one. A torch dtype (`torch.bfloat16`) is a true value.
+ */
+export function evalLogic(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const l = node.firstChild;
+  const op = l?.nextSibling;
+  const r = op?.nextSibling;
+  if (!l || !r || r.nextSibling || (op?.name !== 'and' && op?.name !== 'or')) return undefined;
+  const a = file.evalNode(l, depth + 1);
+  const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dotted' && /^torch\.\w+$/.test(a.text) ? true : undefined;
+  if (truthy === undefined) return undefined;
+  return truthy === (op.name === 'and') ? file.evalNode(r, depth + 1) : a;
+}
+
+/** `getattr(torch, "bfloat16")` with a name known statically: the attribute it reads, `torch.bfloat16`. */
+export function staticGetattr(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  if (callee !== 'getattr') return undefined;
+  const a = file.args(node);
+  if (a.positional.length !== 2 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
+  const obj = file.dotted(a.positional[0]);
+  const attr = file.evalNode(a.positional[1], depth + 1);
+  if (!obj || attr.k !== 'lit' || typeof attr.v !== 'string' || !/^\w+$/.test(attr.v)) return undefined;
+  return { k: 'dotted', text: `${obj}.${attr.v}` };
+}
+
+/** `x.is_floating_point` where x is a torch dtype known statically (`torch.bfloat16`): whether it is a float type. */
+export function dtypeProperty(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const obj = node.firstChild;
+  const prop = node.lastChild;
+  if (!obj || prop?.name !== 'PropertyName' || file.text.slice(prop.from, prop.to) !== 'is_floating_point')
+    return undefined;
+  const v = file.evalNode(obj, depth + 1);
+  const dtype = v.k === 'dotted' ? /^torch\.(\w+)$/.exec(v.text)?.[1] : undefined;
+  if (dtype === undefined) return undefined;
+  return { k: 'lit', v: /^(float|bfloat|half$|double$)/.test(dtype) };
+}
+
+/** `s.split(",")` (or `.split()`) on a string known statically: the list of its parts, as Python's str.split gives. */
+export function staticSplit(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const callee = node.firstChild;
+  if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName') return undefined;
+  if (file.text.slice(callee.lastChild.from, callee.lastChild.to) !== 'split' || !callee.firstChild) return undefined;
+  const a = file.args(node);
+  if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length > 1) return undefined;
+  const sepVal = a.positional[0] ? file.evalNode(a.positional[0], depth + 1) : undefined;
+  if (sepVal && !(sepVal.k === 'lit' && typeof sepVal.v === 'string' && sepVal.v.length > 0)) return undefined;
+  const obj = file.evalNode(callee.firstChild, depth + 1);
+  if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
+  const parts =
+    sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
+  return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
+}

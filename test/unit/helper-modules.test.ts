@@ -1,0 +1,285 @@
+// A training script that builds its model in a helper module beside it (`from helpers import build_model`, as PEFT's
+// examples/sft/train.py does with utils.py): the pipeline reads the module with the script's options as the launch
+// line sets them, so the load dtype, the 4-bit config and LoRA written there are the run's. The texts below are
+// written for these tests in the shape of that example (dataclass options, a loader whose branches the options pick).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { analyzeHfPython } from '../../src/analyzers/hf-python';
+import { argumentEnvironment, runPipeline, type FileReader } from '../../src/analyzers/pipeline';
+import type { CanonicalKey } from '../../src/analyzers/facts';
+import { estimate } from '../../src/core/estimate';
+import { RunIndex } from '../../src/server/runs';
+import { Workspace } from '../../src/server/workspace';
+import { nodeFileReader } from '../../src/node/files';
+import { findGpu } from '../../src/core/lookup';
+
+const TRAIN = `from dataclasses import dataclass, field
+from typing import Optional
+from transformers import HfArgumentParser, TrainingArguments
+from trl import SFTTrainer
+from helpers import build_model
+import data_tools
+
+
+@dataclass
+class ModelArguments:
+    model_name_or_path: str = field(default="meta-llama/Llama-3.1-8B")
+    lora_r: Optional[int] = field(default=64)
+    use_4bit: Optional[bool] = field(default=False)
+    storage_dtype: Optional[str] = field(default="uint8")
+    use_flash_attn: Optional[bool] = field(default=False)
+
+
+def main(model_args, training_args):
+    model, peft_config = build_model(model_args, training_args)
+    trainer = SFTTrainer(model=model, args=training_args, peft_config=peft_config)
+    trainer.train()
+
+
+if __name__ == "__main__":
+    parser = HfArgumentParser((ModelArguments, TrainingArguments))
+    model_args, training_args = parser.parse_args_into_dataclasses()
+    main(model_args, training_args)
+`;
+
+const HELPERS = `import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+from peft import LoraConfig
+
+
+def build_model(args, training_args):
+    bnb_config = None
+    storage = None
+    if args.use_4bit:
+        storage = getattr(torch, args.storage_dtype)
+        bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_storage=storage)
+    elif args.use_8bit:
+        bnb_config = BitsAndBytesConfig(load_in_8bit=True)
+    dtype = storage if storage and storage.is_floating_point else torch.float32
+    kwargs = {"dtype": dtype}
+    if args.use_flash_attn:
+        kwargs["attn_implementation"] = "flash_attention_2"
+    if bnb_config is not None:
+        kwargs["quantization_config"] = bnb_config
+    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path, **kwargs)
+    peft_config = LoraConfig(r=args.lora_r, lora_alpha=16, target_modules="all-linear")
+    return model, peft_config
+`;
+
+const LAUNCH =
+  'accelerate launch --num_processes 2 train.py --bf16 True --per_device_train_batch_size 1 --max_length 1024';
+
+const inMemory = (files: Record<string, string>): FileReader => ({
+  read: (p) => files[p],
+  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+});
+
+/** The run of /run/launch.sh with the given launch-line options after train.py. */
+function run(extra: string, files: Record<string, string> = {}) {
+  const all: Record<string, string> = {
+    '/run/launch.sh': `${LAUNCH} ${extra}\n`,
+    '/run/train.py': TRAIN,
+    '/run/helpers.py': HELPERS,
+    ...files,
+  };
+  return runPipeline([{ file: '/run/launch.sh', text: all['/run/launch.sh'] }], inMemory(all), {});
+}
+
+const decided = (r: ReturnType<typeof run>, key: CanonicalKey) => r.decided[key];
+
+describe('helper modules a training script imports', () => {
+  it('an import the script calls into is a module reference; packages and names it never calls are not', () => {
+    const refs = analyzeHfPython(TRAIN).references;
+    // helpers.build_model is called; data_tools is imported but nothing of it is called; transformers / trl are packages.
+    assert.deepEqual(
+      refs.map((r) => [r.kind, r.path, TRAIN.slice(r.span.start, r.span.end)]),
+      [['module', 'helpers.py', 'helpers']],
+    );
+    const relative = analyzeHfPython(
+      'from .pkg.loader import load\nfrom ..common import setup as s\nimport tools.models as tm\n' +
+        'load()\ns()\ntm.make()\n',
+    ).references;
+    assert.deepEqual(
+      relative.map((r) => r.path),
+      ['./pkg/loader.py', '../common.py', 'tools/models.py'],
+    );
+  });
+
+  it("the script's options and their defaults go with its facts, for its modules", () => {
+    const options = analyzeHfPython(TRAIN).options ?? [];
+    const byName = new Map(options.map((o) => [o.name, o]));
+    assert.deepEqual(byName.get('lora_r'), {
+      name: 'lora_r',
+      value: 64,
+      where: 'ModelArguments.lora_r default',
+      line: 12,
+    });
+    assert.equal(byName.get('use_4bit')?.value, false);
+    // A script without module references carries none.
+    assert.equal(
+      analyzeHfPython('from transformers import TrainingArguments\nTrainingArguments(bf16=True)\n').options,
+      undefined,
+    );
+  });
+
+  it('the launch line over the defaults; an option passed from a variable is unknown', () => {
+    const env = argumentEnvironment(
+      [
+        { name: 'lora_r', value: 64, where: 'ModelArguments.lora_r default', line: 11 },
+        { name: 'use_4bit', value: false, where: 'ModelArguments.use_4bit default', line: 12 },
+        { name: 'storage_dtype', value: 'uint8', where: 'ModelArguments.storage_dtype default', line: 13 },
+      ],
+      [
+        { name: 'use_4bit', value: 'True' },
+        { name: 'storage-dtype', value: '"bfloat16"' },
+        { name: 'lora_r', value: null },
+        { name: 'use_flash_attn' },
+      ],
+      undefined,
+      '/run/train.py',
+    );
+    assert.deepEqual(env.get('use_4bit'), {
+      value: true,
+      source: '--use_4bit True on the launch line',
+      launched: true,
+    });
+    assert.equal(env.get('storage_dtype')?.value, 'bfloat16');
+    assert.equal(env.get('use_flash_attn')?.value, true);
+    assert.equal(env.get('lora_r'), undefined);
+    const kept = argumentEnvironment(
+      [{ name: 'lora_r', value: 64, where: 'ModelArguments.lora_r default', line: 11 }],
+      [],
+      undefined,
+      '/run/train.py',
+    );
+    assert.equal(kept.get('lora_r')?.source, 'ModelArguments.lora_r default 64 (train.py line 11)');
+  });
+
+  it('defaults: the loader runs its fp32 branch, located in the module, with LoRA r from the script default', () => {
+    const r = run('');
+    assert.deepEqual(
+      r.files.map((f) => [path.basename(f.file), f.role]),
+      [
+        ['launch.sh', 'launcher'],
+        ['train.py', 'referenced'],
+        ['helpers.py', 'referenced'],
+      ],
+    );
+    // use_4bit defaults to False: `storage` stays None, so `dtype = ... else torch.float32`.
+    const w = decided(r, 'weightsDtype');
+    assert.equal(w?.fact.value, 'fp32');
+    assert.equal(w?.file, '/run/helpers.py');
+    assert.equal(w?.location.line, 15);
+    // No BitsAndBytesConfig runs (use_8bit is not an option of the script: its elif is not known, but its if is).
+    assert.equal(decided(r, 'quantBits'), undefined);
+    assert.equal(decided(r, 'attention'), undefined);
+    const lora = decided(r, 'loraR');
+    assert.equal(lora?.fact.value, 64);
+    assert.match(lora?.fact.rawValue ?? '', /ModelArguments\.lora_r default 64 \(train\.py line 12\)/);
+    assert.equal(lora?.file, '/run/helpers.py');
+    assert.equal(r.setup?.weights_dtype, 'fp32');
+    assert.equal(r.setup?.method, 'lora');
+    assert.equal(r.setup?.lora?.r, 64);
+    assert.deepEqual(
+      r.problems.filter((p) => p.severity !== 'info'),
+      [],
+    );
+    // Llama-3.1-8B's 8,030,261,248 parameters loaded in fp32, FSDP-free over 2 GPUs (DDP): 4 B each on every GPU.
+    const e = estimate(r.setup!, { provenance: r.provenance });
+    assert.ok(e.ok);
+    assert.equal(e.estimate.perGpu.components.find((c) => c.label === 'Weights')?.bytes, 8_030_261_248 * 4);
+  });
+
+  it('the launch line turns the 4-bit branch on: NF4 stored in bf16, flash attention, r from the flag', () => {
+    const r = run('--use_4bit True --storage_dtype bfloat16 --use_flash_attn True --lora_r 16');
+    assert.equal(decided(r, 'quantBits')?.fact.value, 4);
+    assert.equal(decided(r, 'quantBits')?.file, '/run/helpers.py');
+    // getattr(torch, "bfloat16") is a float type: dtype = storage.
+    assert.equal(decided(r, 'weightsDtype')?.fact.value, 'bf16');
+    assert.equal(decided(r, 'attention')?.fact.value, 'flash');
+    assert.equal(r.setup?.method, 'qlora');
+    assert.equal(r.setup?.lora?.r, 16);
+    // An integer storage type is not a float: the model is loaded in fp32 beside its 4-bit layers.
+    assert.equal(run('--use_4bit True --storage_dtype uint8').setup?.weights_dtype, 'fp32');
+  });
+
+  it('a module that is not beside the script (an installed package) is skipped without a word', () => {
+    const r = runPipeline([{ file: '/run/train.py', text: TRAIN }], inMemory({ '/run/train.py': TRAIN }), {});
+    assert.deepEqual(
+      r.files.map((f) => path.basename(f.file)),
+      ['train.py'],
+    );
+    assert.ok(!r.problems.some((p) => p.code === 'reference-not-found'));
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+  });
+
+  it('in the editor the module belongs to the run of the launcher that runs its script', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-helpers-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'launch.sh'), `${LAUNCH}\n`);
+      fs.writeFileSync(path.join(dir, 'train.py'), TRAIN);
+      fs.writeFileSync(path.join(dir, 'helpers.py'), HELPERS);
+      const workspace = new Workspace(true, { HOME: '/nonexistent' });
+      workspace.setFolders([dir]);
+      const index = new RunIndex(workspace, () => undefined);
+      index.rebuild();
+      for (let i = 0; i < 400 && !index.ready; i++) await new Promise((res) => setTimeout(res, 5));
+      assert.ok(index.ready);
+      assert.deepEqual(
+        index.runsOf(path.join(dir, 'helpers.py')).map((x) => path.basename(x.entry)),
+        ['launch.sh'],
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // PEFT's own example (test/real-files, huggingface/peft@5d602fd): run_peft_fsdp.sh runs train.py, whose
+  // create_and_prepare_model in utils.py loads Llama-2-70B in fp32 unless a float 4-bit storage type is given.
+  const sft = path.resolve(
+    __dirname,
+    '..',
+    '..',
+    '..',
+    'test',
+    'real-files',
+    'files',
+    'huggingface__peft',
+    'examples',
+    'sft',
+  );
+  const peftRun = (launcher: string) => {
+    const file = path.join(sft, launcher);
+    return runPipeline([{ file, text: fs.readFileSync(file, 'utf8') }], nodeFileReader(sft), {});
+  };
+
+  it("PEFT's run_peft_fsdp.sh: the base loaded in fp32 by utils.py, sharded over 8 GPUs", function () {
+    if (!fs.existsSync(path.join(sft, 'utils.py'))) this.skip();
+    const r = peftRun('run_peft_fsdp.sh');
+    assert.ok(r.files.some((f) => path.basename(f.file) === 'utils.py'));
+    assert.equal(r.decided.weightsDtype?.fact.value, 'fp32');
+    assert.equal(path.basename(r.decided.weightsDtype?.file ?? ''), 'utils.py');
+    assert.equal(r.setup?.weights_dtype, 'fp32');
+    assert.equal(r.setup?.gpus_per_node, 8);
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    const e = estimate(r.setup!, { provenance: r.provenance, gpu: h100.gpu });
+    assert.ok(e.ok);
+    // 68,976,648,192 parameters (Llama-2-70B) x 4 B / 8 ranks, FULL_SHARD. PEFT's docs give 72-80 GB (90-98 %) per
+    // H100 for this run (FINDINGS §62); with the base in bf16, as assumed before the module was read, 53.4 GiB.
+    assert.equal(e.estimate.perGpu.components.find((c) => c.label === 'Weights')?.bytes, (68_976_648_192 * 4) / 8);
+    assert.ok(!e.estimate.assumptions.some((a) => a.key === 'weights_dtype'));
+  });
+
+  it("PEFT's run_peft_qlora_fsdp.sh: --use_4bit_quantization turns utils.py's 4-bit branch on, stored in bf16", function () {
+    if (!fs.existsSync(path.join(sft, 'utils.py'))) this.skip();
+    const r = peftRun('run_peft_qlora_fsdp.sh');
+    assert.equal(r.decided.weightsDtype?.fact.value, 'bf16');
+    // LoRA (--use_peft_lora) over the 4-bit base: the quantized layers NF4, the rest in the bf16 storage type.
+    assert.equal(r.setup?.quantization?.bits, 4);
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+    assert.ok(!r.problems.some((p) => p.code === 'not-static' && /dtype/.test(p.message)));
+  });
+});
