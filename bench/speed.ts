@@ -271,3 +271,41 @@ for (const [name, file, text, key] of [
     estimateSetup(r.setup);
   });
 }
+
+// A script that loads its model in a helper module beside it (PEFT's examples/sft shape): the script is edited, the
+// 2,000-line module is read and analyzed again with the script's options on each change.
+{
+  const helper = bigPython(2000).replace(
+    'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)',
+    'def build(args):\n    return AutoModelForCausalLM.from_pretrained(args.model, torch_dtype=torch.float32 if args.fp32 else torch.bfloat16)',
+  );
+  const script = (batch: number): string =>
+    [
+      'from dataclasses import dataclass, field',
+      'from transformers import HfArgumentParser, TrainingArguments, Trainer',
+      'from helpers import build',
+      '@dataclass',
+      'class ModelArguments:',
+      '    model: str = field(default="meta-llama/Llama-2-7b-hf")',
+      '    fp32: bool = field(default=False)',
+      'model_args, training_args = HfArgumentParser((ModelArguments, TrainingArguments)).parse_args_into_dataclasses()',
+      'model = build(model_args)',
+      `args = TrainingArguments(output_dir="out", per_device_train_batch_size=${batch}, bf16=True)`,
+      'trainer = Trainer(model=model, args=args)',
+    ].join('\n') + '\n';
+  const reader = {
+    read: (p: string) => (p === '/w/helpers.py' ? helper : undefined),
+    join: (f: string, r: string) => `${f.slice(0, f.lastIndexOf('/'))}/${r}`,
+  };
+  let i = 0;
+  time('analysis per change: a script and the 2,000-line helper module it calls into', 300, () => {
+    const r = runPipeline(
+      [{ file: '/w/train.py', text: script(1 + (i++ % 9)) }],
+      reader,
+      { gpu: 'A100-80GB', origin: 'setting' },
+      catalogResolver,
+    );
+    if (r.setup?.weights_dtype !== 'bf16') throw new Error('helper module: the load dtype was not read');
+    estimateSetup(r.setup);
+  });
+}

@@ -61,21 +61,33 @@ function mask(text: string): { text: string; problems: ParseProblem[] } {
 const recent: Array<{ input: string; parsed: ParsedPython; fragments: readonly TreeFragment[] }> = [];
 const RECENT = 4;
 
-/** Fragments of the most similar recent parse, shifted to the new text (the changed region parsed again). */
+/**
+ * Fragments of the most similar recent parse (the longest unchanged start and end: the same file before the edit, when
+ * a script and the helper module it imports are parsed in turn), shifted to the new text (the changed region parsed
+ * again).
+ */
 function reusable(text: string): readonly TreeFragment[] | undefined {
-  const prev = recent[0];
-  if (!prev) return undefined;
-  const a = prev.parsed.text;
-  let start = 0;
-  const max = Math.min(a.length, text.length);
-  while (start < max && a.charCodeAt(start) === text.charCodeAt(start)) start++;
-  let endA = a.length;
-  let endB = text.length;
-  while (endA > start && endB > start && a.charCodeAt(endA - 1) === text.charCodeAt(endB - 1)) {
-    endA--;
-    endB--;
+  let best: { fragments: readonly TreeFragment[]; start: number; endA: number; endB: number } | undefined;
+  for (const prev of recent) {
+    const a = prev.parsed.text;
+    let start = 0;
+    const max = Math.min(a.length, text.length);
+    while (start < max && a.charCodeAt(start) === text.charCodeAt(start)) start++;
+    let endA = a.length;
+    let endB = text.length;
+    while (endA > start && endB > start && a.charCodeAt(endA - 1) === text.charCodeAt(endB - 1)) {
+      endA--;
+      endB--;
+    }
+    if (!best || start + (text.length - endB) > best.start + (text.length - best.endB))
+      best = { fragments: prev.fragments, start, endA, endB };
+    // The latest parse is the edited file's in the usual case (most of it unchanged): no need to look further.
+    if (2 * (best.start + text.length - best.endB) >= text.length) break;
   }
-  return TreeFragment.applyChanges(prev.fragments, [{ fromA: start, toA: endA, fromB: start, toB: endB }]);
+  if (!best) return undefined;
+  return TreeFragment.applyChanges(best.fragments, [
+    { fromA: best.start, toA: best.endA, fromB: best.start, toB: best.endB },
+  ]);
 }
 
 function lineOf(text: string, offset: number): number {
@@ -86,8 +98,13 @@ function lineOf(text: string, offset: number): number {
 
 /** Parses a Python text within the budgets (the same input gives the same tree and problems). */
 export function parsePython(input: string): ParsedPython {
-  const hit = recent.find((r) => r.input === input);
-  if (hit) return hit.parsed;
+  const at = recent.findIndex((r) => r.input === input);
+  if (at >= 0) {
+    // Kept at the front: a file parsed again and again unchanged (a helper module beside an edited script) stays.
+    const [hit] = recent.splice(at, 1);
+    recent.unshift(hit);
+    return hit.parsed;
+  }
   const masked = mask(input);
   const fragments = reusable(masked.text);
   const parse = parser.startParse(masked.text, fragments);
