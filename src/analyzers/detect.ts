@@ -1,6 +1,6 @@
 // Chooses the analyzer for a file by its name and content (not by extension alone), and runs it, over the rows of
 // FORMATS (formats.ts). Pure: no I/O; never throws on user text.
-import { emptyFacts, type ArgumentEnvironment, type ConfigFacts, type Format } from './facts';
+import { emptyFacts, type ConfigFacts, type Format, type ModuleContext } from './facts';
 import { analyzeHfPython } from './hf-python';
 import { DetectionInput, FORMATS, SYNTAX_CLAIMS } from './formats';
 import { capProblems, MAX_PROBLEMS, notAnalyzed } from './guards';
@@ -22,10 +22,10 @@ export function detectFormat(fileName: string, text: string, languageId?: string
  * Runs the analyzer of a format (the scenario format has its own reader: analyzeScenario). A text over the size or
  * nesting limits (guards.ts) is not parsed: its facts are empty, with a problem that says why.
  */
-export function analyzeAs(format: Format, text: string, inherited?: ArgumentEnvironment): ConfigFacts {
+export function analyzeAs(format: Format, text: string, module?: ModuleContext): ConfigFacts {
   const refused = notAnalyzed(text, FORMATS[format].syntax);
   if (refused) return { ...emptyFacts(format), problems: [refused] };
   // A helper module of a Python script is read with the script's options (hf-python/helper-modules.ts).
-  const facts = inherited && format === 'hf-python' ? analyzeHfPython(text, inherited) : FORMATS[format].analyze(text);
+  const facts = module && format === 'hf-python' ? analyzeHfPython(text, module) : FORMATS[format].analyze(text);
   return facts.problems.length > MAX_PROBLEMS ? { ...facts, problems: capProblems(facts.problems) } : facts;
 }

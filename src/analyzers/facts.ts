@@ -387,6 +387,8 @@ export interface Reference {
   readonly span: Span;
   /** For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null when unknown). */
   readonly args?: readonly { readonly name: string; readonly value?: string | null }[];
+  /** For a module: the names of it the script calls (`create_and_prepare_model`), where the module's code runs from. */
+  readonly calls?: readonly string[];
 }
 
 export interface ConfigFacts {
@@ -413,6 +415,12 @@ export interface InheritedOption {
 }
 
 export type ArgumentEnvironment = ReadonlyMap<string, InheritedOption>;
+
+/** A helper module read for the script that imports it: the script's options, and the module's names it calls. */
+export interface ModuleContext {
+  readonly options: ArgumentEnvironment;
+  readonly calls: readonly string[];
+}
 
 /** One option of a script (`--lora_r` / `ModelArguments.lora_r`) and the value it has when the launch line is silent. */
 export interface ScriptOption {

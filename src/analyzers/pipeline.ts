@@ -15,6 +15,7 @@ import {
   type FactValue,
   type Format,
   type InheritedOption,
+  type ModuleContext,
   type Reference,
   type Tool,
 } from './facts';
@@ -94,8 +95,8 @@ interface VisitHow {
   readonly origin?: AnalyzedFile['origin'];
   /** For a launcher's script: the options the launch line passes it. */
   readonly scriptArgs?: Reference['args'];
-  /** For a helper module: the importing script's options as the run has them. */
-  readonly inherited?: ArgumentEnvironment;
+  /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
+  readonly module?: ModuleContext;
 }
 
 /** Analyzes the given files and everything they reference. */
@@ -128,7 +129,7 @@ export function collectFiles(
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const analyzed: ConfigFacts = analyzeAs(format, text, how.inherited);
+    const analyzed: ConfigFacts = analyzeAs(format, text, how.module);
     const facts = how.scriptArgs ? withLaunchArgs(analyzed, how.scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     files.push({ file, text, role: effectiveRole, facts, ...(how.origin ? { origin: how.origin } : {}) });
@@ -141,12 +142,12 @@ export function collectFiles(
         // options are its command line too.
         const found = findReference(reader, file, ref.path);
         if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) continue;
-        const inherited = argumentEnvironment(analyzed.options, how.scriptArgs, how.inherited, file);
+        const options = argumentEnvironment(analyzed.options, how.scriptArgs, how.module?.options, file);
         visit(found.path, found.text, {
           role: 'referenced',
           depth: depth + 1,
           forced: 'hf-python',
-          inherited,
+          module: { options, calls: ref.calls ?? [] },
           ...(how.scriptArgs ? { scriptArgs: how.scriptArgs } : {}),
         });
         continue;

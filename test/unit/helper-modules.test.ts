@@ -205,6 +205,38 @@ describe('helper modules a training script imports', () => {
     assert.equal(run('--use_4bit True --storage_dtype uint8').setup?.weights_dtype, 'fp32');
   });
 
+  it("only what runs for the script is read: the functions it calls and theirs, not the module's others", () => {
+    const helpers = `import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+
+def quant_config(args):
+    return BitsAndBytesConfig(load_in_4bit=True)
+
+
+def build_model(args, training_args):
+    return AutoModelForCausalLM.from_pretrained(
+        args.model_name_or_path, dtype=torch.bfloat16, quantization_config=quant_config(args)
+    )
+
+
+def load_for_inference(path):
+    return AutoModelForCausalLM.from_pretrained(path, dtype=torch.float16)
+`;
+    const r = run('', { '/run/helpers.py': helpers });
+    // build_model -> quant_config: bf16 and 4-bit; load_for_inference (fp16), which the script never calls, is not read.
+    assert.equal(decided(r, 'weightsDtype')?.fact.value, 'bf16');
+    assert.equal(decided(r, 'weightsDtype')?.location.line, 11);
+    assert.equal(decided(r, 'quantBits')?.fact.value, 4);
+    const refs = analyzeHfPython(TRAIN).references;
+    assert.deepEqual(refs[0].calls, ['build_model']);
+    // `import tools.models` called as `tools.models.make(...)`: the module's name is `make`.
+    assert.deepEqual(
+      analyzeHfPython('import tools.models\ntools.models.make()\n').references.map((x) => [x.path, x.calls]),
+      [['tools/models.py', ['make']]],
+    );
+  });
+
   it('a module that is not beside the script (an installed package) is skipped without a word', () => {
     const r = runPipeline([{ file: '/run/train.py', text: TRAIN }], inMemory({ '/run/train.py': TRAIN }), {});
     assert.deepEqual(

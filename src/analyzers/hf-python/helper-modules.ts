@@ -39,11 +39,15 @@ const PACKAGES = new Set([
 /** At most this many modules are followed from one file. */
 const MAX_MODULES = 8;
 
-/** One import statement: the module it names (dots for a relative one) and the local names it binds. */
+/**
+ * One import statement: the module it names (dots for a relative one), the local names it binds, and for each the
+ * name in the module (`b` of `from m import b as c`; none for `import m`, whose attributes are the module's names).
+ */
 interface Imported {
   readonly module: string;
   readonly node: SyntaxNode;
   readonly names: readonly string[];
+  readonly original: readonly (string | undefined)[];
 }
 
 /** `from utils import a, b as c` / `import pkg.helpers as h` / `from .helpers import f`, read from the tree. */
@@ -52,6 +56,7 @@ function importOf(file: PythonFile, st: SyntaxNode): Imported | undefined {
   if (!first) return undefined;
   const parts: string[] = [];
   const names: string[] = [];
+  const original: (string | undefined)[] = [];
   let node: SyntaxNode | undefined;
   let ch: SyntaxNode | null = first.nextSibling;
   // The module path: names and dots up to `import` (for `from`) or to `as` / `,` / the end (for `import`).
@@ -63,18 +68,19 @@ function importOf(file: PythonFile, st: SyntaxNode): Imported | undefined {
   if (!node) return undefined;
   if (first.name === 'import') {
     const module = parts.join('');
-    if (ch?.name === 'as' && ch.nextSibling?.name === 'VariableName')
-      names.push(file.text.slice(ch.nextSibling.from, ch.nextSibling.to));
-    else names.push(parts[0]);
-    return { module, node, names };
+    const aliased = ch?.name === 'as' && ch.nextSibling?.name === 'VariableName';
+    // `import a.b` binds `a`, whose attribute `b` is the module: its functions are called as `a.b.f(...)`.
+    names.push(aliased ? file.text.slice(ch!.nextSibling!.from, ch!.nextSibling!.to) : module);
+    return { module, node, names, original: [undefined] };
   }
   for (ch = ch?.nextSibling ?? null; ch; ch = ch.nextSibling) {
     if (ch.name !== 'VariableName') continue;
     const alias = ch.nextSibling?.name === 'as' ? ch.nextSibling.nextSibling : null;
     names.push(file.text.slice((alias ?? ch).from, (alias ?? ch).to));
+    original.push(file.text.slice(ch.from, ch.to));
     if (alias) ch = alias;
   }
-  return { module: parts.join(''), node, names };
+  return { module: parts.join(''), node, names, original };
 }
 
 /**
@@ -95,18 +101,73 @@ function modulePath(module: string): string | undefined {
  * `helpers.load(...)`), as `module` references, the known packages left out.
  */
 export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]): void {
-  const called = new Set<string>();
-  for (const c of file.calls) {
-    const callee = file.calleeName(c);
-    if (callee) called.add(callee.split('.')[0]);
-  }
+  const callees = file.calls.map((c) => file.calleeName(c)).filter((x): x is string => x !== undefined);
   let n = 0;
   for (const st of imports) {
     const imp = importOf(file, st);
     if (!imp || PACKAGES.has(imp.module.replace(/^\.+/, '').split('.')[0])) continue;
-    if (!imp.names.some((x) => called.has(x))) continue;
+    const calls = calledNames(imp, callees);
+    if (calls.length === 0) continue;
     const path = modulePath(imp.module);
     if (!path || n++ >= MAX_MODULES) continue;
-    file.references.push({ kind: 'module', path, span: span(imp.node) });
+    file.references.push({ kind: 'module', path, span: span(imp.node), calls });
   }
+}
+
+/** The module's names the script calls: `f` of `from m import f` called as `f(...)`, `g` of `m.g(...)` after `import m`. */
+function calledNames(imp: Imported, callees: readonly string[]): string[] {
+  const out = new Set<string>();
+  imp.names.forEach((local, i) => {
+    const inModule = imp.original[i];
+    for (const callee of callees) {
+      if (inModule !== undefined && (callee === local || callee.startsWith(`${local}.`))) out.add(inModule);
+      else if (inModule === undefined && callee.startsWith(`${local}.`))
+        out.add(callee.slice(local.length + 1).split('.')[0]);
+    }
+  });
+  return [...out];
+}
+
+/**
+ * The calls of a helper module that run for the script: its top-level code, and the bodies of the functions the script
+ * calls (`entries`) and of the module's functions those call in turn. Every call when an entry is not a function of
+ * the module (a class, or a name it imports from elsewhere): what runs is then not followed.
+ */
+export function reachableCalls(
+  file: PythonFile,
+  calls: readonly SyntaxNode[],
+  entries: readonly string[],
+): SyntaxNode[] {
+  const functions = new Map<string, SyntaxNode>();
+  for (let st = file.root.firstChild; st; st = st.nextSibling) {
+    const def = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : st;
+    const name = def?.name === 'FunctionDefinition' ? def.getChild('VariableName') : null;
+    if (def && name) functions.set(file.text.slice(name.from, name.to), def);
+  }
+  if (entries.length === 0 || entries.some((e) => !functions.has(e))) return [...calls];
+  const enclosing = (c: SyntaxNode): string | undefined => {
+    let top: SyntaxNode = c;
+    for (let p = c.parent; p && p.name !== 'Script'; p = p.parent) top = p;
+    const def = top.name === 'DecoratedStatement' ? top.getChild('FunctionDefinition') : top;
+    const name = def?.name === 'FunctionDefinition' ? def.getChild('VariableName') : null;
+    return name ? file.text.slice(name.from, name.to) : undefined;
+  };
+  const owner = new Map(calls.map((c) => [c, enclosing(c)] as const));
+  const reached = new Set<string>(entries);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const c of calls) {
+      const fn = owner.get(c);
+      const callee = file.calleeName(c);
+      if (fn !== undefined && !reached.has(fn)) continue;
+      if (callee && functions.has(callee) && !reached.has(callee)) {
+        reached.add(callee);
+        grew = true;
+      }
+    }
+  }
+  return calls.filter((c) => {
+    const fn = owner.get(c);
+    return fn === undefined || reached.has(fn);
+  });
 }

@@ -43,26 +43,26 @@ import { loopFacts, trainingLoop } from './loop';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
 import { noteParser, noteArgparse, collectClasses } from './classes';
-import { helperModules } from './helper-modules';
+import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
-import type { ArgumentEnvironment } from '../facts';
+import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
 /**
- * The facts of a Python training file. `inherited`: the file is a helper module read for the script that imports it,
- * with that script's options as the run has them (see PythonFile.settled).
+ * The facts of a Python training file. `module`: the file is a helper module read for the script that imports it,
+ * with that script's options as the run has them (see PythonFile.settled) and the names of it the script calls.
  */
-export function analyzeHfPython(text: string, inherited?: ArgumentEnvironment): ConfigFacts {
-  const file = new PythonFile(text, inherited);
+export function analyzeHfPython(text: string, module?: ModuleContext): ConfigFacts {
+  const file = new PythonFile(text, module?.options);
   try {
-    run(file);
+    run(file, module?.calls ?? []);
   } catch {
     // A parser or walker failure must not hide what was found before it; the partial result is returned.
   }
   return file.result();
 }
 
-function run(file: PythonFile): void {
+function run(file: PythonFile, entries: readonly string[]): void {
   const parsed = parsePython(file.text);
   file.problems.push(...parsed.problems);
   file.root = parsed.tree.topNode;
@@ -77,7 +77,7 @@ function run(file: PythonFile): void {
     else if (cur.name === 'ImportStatement') imports.push(cur.node);
     else if (cur.name === 'AssignStatement' || cur.name === 'UpdateStatement') noteAttributeAssignment(file, cur.node);
     if (cur.firstChild()) continue;
-    while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls, imports);
+    while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls, imports, entries);
   }
 }
 
@@ -89,9 +89,18 @@ function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
   }
 }
 
-function afterWalk(file: PythonFile, classes: SyntaxNode[], allCalls: SyntaxNode[], imports: SyntaxNode[]): void {
-  // A settled helper module: a call on a branch known not to run is not read.
-  const calls = file.settled ? allCalls.filter((c) => branchTaken(file, c) !== false) : allCalls;
+function afterWalk(
+  file: PythonFile,
+  classes: SyntaxNode[],
+  allCalls: SyntaxNode[],
+  imports: SyntaxNode[],
+  entries: readonly string[],
+): void {
+  // A settled helper module: only what runs for the script is read (the functions it calls, and theirs), and a call on
+  // a branch known not to run is not.
+  const calls = file.settled
+    ? reachableCalls(file, allCalls, entries).filter((c) => branchTaken(file, c) !== false)
+    : allCalls;
   file.calls = calls;
   // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
   for (const c of calls) {
