@@ -963,6 +963,48 @@ describe('fixes: Python', () => {
       'from transformers import TrainingArguments\r\nargs = TrainingArguments(\r\n    bf16=True,\r\n    gradient_checkpointing=True,\r\n)\r\n',
     );
   });
+  it('a keyword is not added beside a ** argument, which may already pass it (a TypeError at run time)', () => {
+    // PEFT's examples/sft/utils.py: from_pretrained(args.model_name_or_path, **model_kwargs) with model_kwargs["dtype"].
+    const before =
+      'import torch\nfrom transformers import AutoModelForCausalLM\n' +
+      'model_kwargs = {"dtype": torch.float32}\n' +
+      'model = AutoModelForCausalLM.from_pretrained("a/b", **model_kwargs)\n';
+    checkFix(F, before, { weights_dtype: 'bf16' }, undefined);
+    const plan = editsForChanges(toChanges({ weights_dtype: 'bf16' }), [fixFile(F, before)], F);
+    assert.match(plan.unsupported[0].reason, /\*\* argument that may already set `(torch_)?dtype`/);
+    // A mapping whose keys are read whole, without the keyword (on any branch), takes it beside it.
+    checkFix(
+      F,
+      'from trl import GRPOConfig\nkw = dict(use_vllm=True)\nif x:\n    kw["bf16"] = True\ncfg = GRPOConfig(**kw)\n',
+      { optimizer: 'adamw_8bit' },
+      'from trl import GRPOConfig\nkw = dict(use_vllm=True)\nif x:\n    kw["bf16"] = True\ncfg = GRPOConfig(**kw, optim="adamw_bnb_8bit")\n',
+    );
+    checkFix(
+      F,
+      'from trl import GRPOConfig\nkw = dict(use_vllm=True)\nif x:\n    kw["optim"] = "adamw_torch"\ncfg = GRPOConfig(**kw)\n',
+      { optimizer: 'adamw_8bit' },
+      undefined,
+    );
+    checkFix(
+      F,
+      'from trl import GRPOConfig\nkw = load()\ncfg = GRPOConfig(**kw)\n',
+      { optimizer: 'adamw_8bit' },
+      undefined,
+    );
+    // A keyword the call names itself is still replaced in place.
+    checkFix(
+      F,
+      'from transformers import TrainingArguments\nkw = {}\nargs = TrainingArguments(bf16=True, **kw)\n',
+      { gradient_checkpointing: 'full', mixed_precision: 'bf16' },
+      'from transformers import TrainingArguments\nkw = {}\nargs = TrainingArguments(bf16=True, **kw, gradient_checkpointing=True)\n',
+    );
+    checkFix(
+      F,
+      'from transformers import TrainingArguments\nkw = {}\nargs = TrainingArguments(per_device_train_batch_size=8, **kw)\n',
+      { micro_batch_size: 4 },
+      'from transformers import TrainingArguments\nkw = {}\nargs = TrainingArguments(per_device_train_batch_size=4, **kw)\n',
+    );
+  });
   it('empty call', () => {
     checkFix(
       F,

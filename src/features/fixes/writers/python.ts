@@ -3,6 +3,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../../../analyzers/python-parse';
 import { UNSLOTH_CLASSES } from '../../../analyzers/hf-python';
+import { PythonFile } from '../../../analyzers/hf-python/file';
 import { type Val, type Op, type PyCall, type Written, isRaw, isObj, eolOf, lineStartOf, splice } from '../ops';
 
 const TRL_CONFIGS = new Set([
@@ -57,6 +58,8 @@ interface PyCallSite {
   readonly close: number;
   readonly args: readonly PyArg[];
   readonly trailingComma: boolean;
+  /** The `**mapping` arguments the call takes keywords from. */
+  readonly spreads: readonly SyntaxNode[];
 }
 
 export function pyCalls(text: string): PyCallSite[] {
@@ -107,7 +110,8 @@ function callSite(text: string, node: SyntaxNode): PyCallSite | undefined {
     }
   }
   flush();
-  return { kind, open: open.from, close: close.from, args, trailingComma };
+  const spreads = kids.flatMap((k) => (k.name === '**' && k.nextSibling ? [k.nextSibling] : []));
+  return { kind, open: open.from, close: close.from, args, trailingComma, spreads };
 }
 
 function pyLiteral(v: Val, quote: string): string {
@@ -133,6 +137,25 @@ const PY_CALL_NAMES: Record<PyCall, string> = {
   'unsloth-peft': 'FastLanguageModel.get_peft_model',
 };
 
+/**
+ * Whether a `**mapping` argument may hold `kw`: true unless it is a dict the analyzer reads whole (a literal or a
+ * `dict(...)` bound to a name, with the keys later `name["key"] = ...` statements add, on any branch) without it.
+ */
+function mayPass(text: string, node: SyntaxNode, kw: string): boolean {
+  const file = new PythonFile(text);
+  file.root = parsePython(text).tree.topNode;
+  const v = file.evalNode(node, 0);
+  const names = ALIASES.find((group) => group.includes(kw)) ?? [kw];
+  return v.k !== 'dict' || v.opaque.length > 0 || v.entries.some((e) => names.includes(e.rawKey));
+}
+
+/** Keywords that set one setting under two names (a mapping holding one and the call the other would conflict). */
+const ALIASES: readonly (readonly string[])[] = [
+  ['dtype', 'torch_dtype'],
+  ['eval_strategy', 'evaluation_strategy'],
+  ['max_length', 'max_seq_length'],
+];
+
 export function pySet(text: string, o: Op): Written {
   const want = o.call ?? 'train';
   const calls = pyCalls(text).filter((c) => c.kind === want || (want === 'train' && c.kind === 'trl'));
@@ -148,6 +171,12 @@ export function pySet(text: string, o: Op): Written {
     return { text: splice(text, arg.value.from, arg.value.to, value) };
   }
   if (o.when === 'present') return { text };
+  // `f(x, **kwargs)`: unless the mapping's keys are known and the keyword is not one of them, it may pass the keyword
+  // already, and Python raises on a keyword passed twice.
+  if (site.spreads.some((node) => mayPass(text, node, kw)))
+    return {
+      reason: `${PY_CALL_NAMES[want]}(...) takes keywords from a ** argument that may already set \`${kw}\`: it is not written beside it`,
+    };
   const item = `${kw}=${value}`;
   const last = site.args[site.args.length - 1];
   if (!last) return { text: splice(text, site.open + 1, site.close, item) };
