@@ -134,6 +134,8 @@ export function collectFiles(
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     files.push({ file, text, role: effectiveRole, facts, ...(how.origin ? { origin: how.origin } : {}) });
     if (depth >= MAX_DEPTH) return;
+    // The options this file's helper modules read (the same for each of them).
+    let moduleOptions: ArgumentEnvironment | undefined;
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
       if (ref.kind === 'module') {
@@ -142,12 +144,12 @@ export function collectFiles(
         // options are its command line too.
         const found = findReference(reader, file, ref.path);
         if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) continue;
-        const options = argumentEnvironment(analyzed.options, how.scriptArgs, how.module?.options, file);
+        moduleOptions ??= argumentEnvironment(analyzed.options, how.scriptArgs, how.module?.options, file);
         visit(found.path, found.text, {
           role: 'referenced',
           depth: depth + 1,
           forced: 'hf-python',
-          module: { options, calls: ref.calls ?? [] },
+          module: { options: moduleOptions, calls: ref.calls ?? [] },
           ...(how.scriptArgs ? { scriptArgs: how.scriptArgs } : {}),
         });
         continue;

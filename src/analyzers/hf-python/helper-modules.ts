@@ -138,19 +138,16 @@ export function reachableCalls(
   calls: readonly SyntaxNode[],
   entries: readonly string[],
 ): SyntaxNode[] {
-  const functions = new Map<string, SyntaxNode>();
+  const functions = new Set<string>();
   for (let st = file.root.firstChild; st; st = st.nextSibling) {
-    const def = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : st;
-    const name = def?.name === 'FunctionDefinition' ? def.getChild('VariableName') : null;
-    if (def && name) functions.set(file.text.slice(name.from, name.to), def);
+    const name = functionName(file, st);
+    if (name !== undefined) functions.add(name);
   }
   if (entries.length === 0 || entries.some((e) => !functions.has(e))) return [...calls];
   const enclosing = (c: SyntaxNode): string | undefined => {
     let top: SyntaxNode = c;
     for (let p = c.parent; p && p.name !== 'Script'; p = p.parent) top = p;
-    const def = top.name === 'DecoratedStatement' ? top.getChild('FunctionDefinition') : top;
-    const name = def?.name === 'FunctionDefinition' ? def.getChild('VariableName') : null;
-    return name ? file.text.slice(name.from, name.to) : undefined;
+    return functionName(file, top);
   };
   const owner = new Map(calls.map((c) => [c, enclosing(c)] as const));
   const reached = new Set<string>(entries);
@@ -170,4 +167,11 @@ export function reachableCalls(
     const fn = owner.get(c);
     return fn === undefined || reached.has(fn);
   });
+}
+
+/** The name a top-level statement defines when it is a function (decorated or not). */
+function functionName(file: PythonFile, st: SyntaxNode): string | undefined {
+  const def = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : st;
+  const name = def?.name === 'FunctionDefinition' ? def.getChild('VariableName') : null;
+  return name ? file.text.slice(name.from, name.to) : undefined;
 }

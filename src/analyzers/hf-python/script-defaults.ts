@@ -5,9 +5,12 @@ import type { FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, ScriptDefault, Val } from './file';
 import { fmt, MAX_DEPTH, span } from './syntax';
 
-/** A default that stands for "fill this in" ("path/to/model", "<model>", "your-model"): not taken as the value. */
-function placeholder(v: FactValue): boolean {
-  return typeof v === 'string' && /^(\.?\/?path\/to\b|<[^>]*>$|your[-_ ])/i.test(v);
+/**
+ * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",
+ * "your-model"). Not taken as the value.
+ */
+function emptyDefault(v: FactValue): boolean {
+  return v === '' || (typeof v === 'string' && /^(\.?\/?path\/to\b|<[^>]*>$|your[-_ ])/i.test(v));
 }
 
 /** Records a default of the script's own options; two different defaults of one name make it ambiguous. */
@@ -40,7 +43,7 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
     return undefined;
   let v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
   if (v.k === 'lit' && v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
-  if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
+  if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) return undefined;
   if (d.type && typeof v.v === 'string') {
     const n = Number(v.v);
     if (v.v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
@@ -65,7 +68,7 @@ function inheritedOption(file: PythonFile, obj: string, field: string, use: Synt
     elsewhere: { source: o.source, launched: o.launched },
   };
   if (o.value === null) return file.noneDefaults ? { k: 'lit', v: null, dflt: d } : undefined;
-  if (o.value === '' || placeholder(o.value)) return undefined;
+  if (emptyDefault(o.value)) return undefined;
   return { k: 'lit', v: o.value, dflt: d };
 }
 
@@ -134,7 +137,7 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   if (!def) return undefined;
   const v = file.evalNode(def, depth + 1);
   if (v.k === 'lit' && v.v === null && file.noneDefaults) return v;
-  if (v.k !== 'lit' || v.v === null || v.v === '' || placeholder(v.v)) return undefined;
+  if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) return undefined;
   let at: Span = span(def);
   if (params)
     for (let ch = params.firstChild; ch; ch = ch.nextSibling)
