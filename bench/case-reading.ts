@@ -6,6 +6,7 @@ import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from '../src/analyzers/acc
 import { trainerFindUnused } from '../src/analyzers/trainer-ddp';
 import { toolDefault } from '../src/analyzers/defaults';
 import { shippedZeroBuckets } from '../src/analyzers/shipped-zero';
+import { SUPPORTED_MODEL_TYPES } from '../src/core/architecture';
 import type { TrainingSetupInput } from '../src/core/setup';
 
 /** Some of a setup's keys. */
@@ -147,6 +148,42 @@ export function trlBy(date: string): string | undefined {
   return i === undefined || i < 0 || i === TRL_RELEASES.length - 1 ? undefined : TRL_RELEASES[i][1];
 }
 
+/**
+ * A case's family words as a config.json model_type. The README's families are free text ("llama", "qwen1",
+ * "bert-encoder"); a model's generation or size is not a model type of its own: Llama 2 / 3 / Code Llama / Vicuna /
+ * TinyLlama are `llama`, Qwen1.5 / Qwen2 / Qwen2.5 are `qwen2` (Qwen1.5 shipped as Qwen2's code), Qwen-1 is `qwen`,
+ * Phi-3 / Phi-4 are `phi3`, Pythia is `gpt_neox`. undefined when the words name no supported model type.
+ */
+export function caseModelType(family: string): string | undefined {
+  const f = family.trim().toLowerCase();
+  const asType = f.replace(/[\s-]+/g, '_');
+  if (SUPPORTED_MODEL_TYPES.includes(asType)) return asType;
+  const rules: Array<[RegExp, string]> = [
+    [/^bert/, 'bert'],
+    [/^(code[\s_-]?)?llama|^tiny[\s_-]?llama|^vicuna/, 'llama'],
+    [/^qwen[\s_-]?(1\.5|2(\.5)?)\b/, 'qwen2'],
+    [/^qwen[\s_-]?3[\s_-]?moe/, 'qwen3_moe'],
+    [/^qwen[\s_-]?3\b/, 'qwen3'],
+    [/^qwen[\s_-]?(1|v1)?$/, 'qwen'],
+    [/^mistral|^zephyr/, 'mistral'],
+    [/^mixtral/, 'mixtral'],
+    [/^gemma[\s_-]?3/, 'gemma3_text'],
+    [/^gemma[\s_-]?2/, 'gemma2'],
+    [/^gemma/, 'gemma'],
+    [/^phi[\s_-]?[34]/, 'phi3'],
+    [/^phi/, 'phi'],
+    [/^gpt[\s_-]?2/, 'gpt2'],
+    [/^gpt[\s_-]?neox|^pythia/, 'gpt_neox'],
+    [/^gpt[\s_-]?j/, 'gptj'],
+    [/^falcon/, 'falcon'],
+    [/^deepseek[\s_-]?v3/, 'deepseek_v3'],
+    [/^deepseek[\s_-]?v2/, 'deepseek_v2'],
+    [/^olmo[\s_-]?2/, 'olmo2'],
+    [/^starcoder[\s_-]?2/, 'starcoder2'],
+  ];
+  return rules.find(([re]) => re.test(f))?.[1];
+}
+
 /** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
 export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | undefined {
   const m = method.toLowerCase();
@@ -170,17 +207,20 @@ const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
   [/lm_head|final output/, ['lm_head']],
 ];
 
+/** Model types whose own modules are named w1 / w2 (/ w3): Qwen-1's MLP, Mixtral's experts (transformers 4.x). */
+const OWN_W_NAMES = new Set(['qwen', 'mixtral']);
+
 /**
  * LoRA's target modules from the case's words: torchtune's names (output_proj, w1 / w2 / w3) as transformers' Llama
- * ones, "all-linear" as PEFT's; Qwen-1's remote code (family qwen: c_attn, c_proj, w1, w2) and any other name the map
- * does not know as written. The output head is left out: a LoRA on it is a modules_to_save question the schema does
- * not ask.
+ * ones, "all-linear" as PEFT's; the names of a model whose own modules are w1 / w2 (OWN_W_NAMES: Qwen-1's c_attn,
+ * c_proj, w1, w2; Mixtral's experts) and any other name the map does not know as written. The output head is left
+ * out: a LoRA on it is a modules_to_save question the schema does not ask.
  */
 export function loraTargets(raw: readonly string[], family: string): string[] | 'all-linear' {
   if (raw.some((r) => /^all[-_ ]linear$/i.test(r.trim()))) return 'all-linear';
   const targets = new Set<string>();
   for (const name of raw) {
-    const mapped = family === 'qwen' ? undefined : LORA_NAME_MAP.find(([re]) => re.test(name));
+    const mapped = OWN_W_NAMES.has(family) ? undefined : LORA_NAME_MAP.find(([re]) => re.test(name));
     if (mapped) mapped[1].forEach((n) => targets.add(n));
     else if (/^[A-Za-z_][\w.]*$/.test(name)) targets.add(name);
   }

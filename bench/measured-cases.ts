@@ -16,6 +16,7 @@ import {
   caseCheckpointing,
   caseLoss,
   caseMethod,
+  caseModelType,
   caseOptimizer,
   caseParallelism,
   casePrecision,
@@ -43,6 +44,7 @@ export interface MeasuredCase {
     num_params: number;
     max_position_embeddings?: number;
     hf_id?: string;
+    name?: string;
   };
   source?: { repo?: string; date?: string; quote?: string };
   training: {
@@ -125,10 +127,19 @@ function releasedBy(date: string): string | undefined {
   return next > 0 ? TRANSFORMERS_RELEASES[next - 1][1] : undefined;
 }
 
-/** The case's architecture as a config.json would give it; positions from the catalog when the case has none. */
-function caseArchitecture(m: MeasuredCase['model'], fam: string): Record<string, unknown> {
+/**
+ * The case's architecture as a config.json would give it: the catalog's config.json for the model the case names, when
+ * its depth and width are the case's (what the schema does not ask: head_dim, activation, biases, experts, norms), with
+ * the case's own fields over it; positions from the catalog when the case has none.
+ */
+function caseArchitecture(
+  m: MeasuredCase['model'],
+  published: Record<string, unknown> | undefined,
+  modelType: string,
+): Record<string, unknown> {
   const architecture: Record<string, unknown> = {
-    model_type: fam,
+    ...published,
+    model_type: modelType,
     num_hidden_layers: m.num_layers,
     hidden_size: m.hidden_size,
     num_attention_heads: m.num_attention_heads,
@@ -137,13 +148,25 @@ function caseArchitecture(m: MeasuredCase['model'], fam: string): Record<string,
     vocab_size: m.vocab_size,
     tie_word_embeddings: m.tied_embeddings,
   };
-  const published = m.hf_id ? findModel(m.hf_id) : undefined;
-  const positions =
-    m.max_position_embeddings ?? (published?.ok ? published.model.config.max_position_embeddings : undefined);
+  const positions = m.max_position_embeddings ?? published?.max_position_embeddings;
   if (typeof positions === 'number') architecture.max_position_embeddings = positions;
   // BertForSequenceClassification, 2 labels; the case's parameter count includes its pooler and classifier.
-  if (fam === 'bert') architecture.architectures = ['BertForSequenceClassification'];
+  if (modelType === 'bert') architecture.architectures = ['BertForSequenceClassification'];
   return architecture;
+}
+
+/**
+ * The catalog's config.json of the model the case names (the first Hub id of its hf_id that the catalog lists, else
+ * its name), when that config has the case's layers and hidden size (a case may describe a variant of the model).
+ */
+function publishedConfig(m: MeasuredCase['model']): Record<string, unknown> | undefined {
+  for (const id of [...(m.hf_id?.match(/[\w.-]+\/[\w.-]+/g) ?? []), m.name]) {
+    const found = id ? findModel(id) : undefined;
+    if (!found?.ok) continue;
+    const config = found.model.config as Record<string, unknown>;
+    if (config.num_hidden_layers === m.num_layers && config.hidden_size === m.hidden_size) return config;
+  }
+  return undefined;
 }
 
 /**
@@ -190,10 +213,12 @@ function caseQuantization(c: MeasuredCase): SetupPart {
   s.quantization = {
     bits: t.quantization.bits === 8 ? 8 : 4,
     type: gptq ? 'gptq' : t.quantization.bits === 8 ? 'int8' : /fp4/i.test(t.quantization.type) ? 'fp4' : 'nf4',
-    // torchtune's qlora builders store every block linear in NF4 (FrozenNF4Linear for the ones without LoRA), so
-    // its scope is all block linears whatever the case text says; other stacks follow the case.
+    // Every block linear, whatever the case's applies_to says: torchtune's qlora builders store the ones without LoRA
+    // as FrozenNF4Linear, and bitsandbytes through transformers (BitsAndBytesConfig; Answer.AI's replace_linear and
+    // LitGPT's BitsandbytesPrecision alike) replaces every nn.Linear but the head (llm_int8_skip_modules), not only
+    // the LoRA targets.
     double_quant: torchao || /double/i.test(t.quantization.type),
-    scope: torchao || !/lora/i.test(t.quantization.applies_to) ? 'all-linear' : 'lora-targets',
+    scope: 'all-linear',
     // torchao's NF4Tensor shards its constants with its codes under FSDP and keeps no matmul input; bitsandbytes keeps
     // a 4-bit weight's QuantState on the module, whole on every GPU (terms/quantization.ts).
     ...(torchao ? { library: 'torchao' as const } : {}),
@@ -294,7 +319,10 @@ function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: Tr
 export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
   const m = c.model;
   const t = c.training;
-  const fam = m.family === 'bert-encoder' ? 'bert' : m.family === 'qwen1' ? 'qwen' : m.family;
+  const published = publishedConfig(m);
+  // The model type of the catalog's config, else the family's words (an unsupported family stays as written, and the
+  // estimate says so).
+  const fam = (published?.model_type as string | undefined) ?? caseModelType(m.family) ?? m.family;
   const method = caseMethod(t.method);
   if (!method) return { ok: false, reason: `method '${t.method}' is not modeled` };
   const precision = casePrecision(t.precision_kind, t.precision);
@@ -302,7 +330,7 @@ export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup }
   const text = { framework: t.framework ?? '', strategy: t.distributed.strategy, notes: c.notes ?? '' };
   const tool = caseTool(text);
   let s: TrainingSetupInput = {
-    architecture: caseArchitecture(m, fam),
+    architecture: caseArchitecture(m, published, fam),
     parameters: m.num_params,
     method,
     micro_batch_size: t.micro_batch_size,

@@ -10,6 +10,7 @@ import {
   caseAttention,
   caseCheckpointing,
   caseMethod,
+  caseModelType,
   caseNodes,
   caseOptimizer,
   caseParallelism,
@@ -259,6 +260,116 @@ describe('published cases: a whole case through caseToSetup', () => {
   });
 });
 
+describe("published cases: the model's architecture", () => {
+  it('reads the family words as a model type: generations and sizes are not types of their own', () => {
+    assert.equal(caseModelType('llama'), 'llama');
+    assert.equal(caseModelType('Llama-2'), 'llama');
+    assert.equal(caseModelType('llama3'), 'llama');
+    assert.equal(caseModelType('CodeLlama'), 'llama');
+    assert.equal(caseModelType('qwen1'), 'qwen');
+    // Qwen1.5 and Qwen2.5 run transformers' Qwen2 code (config.json model_type "qwen2").
+    assert.equal(caseModelType('Qwen1.5'), 'qwen2');
+    assert.equal(caseModelType('qwen2.5'), 'qwen2');
+    assert.equal(caseModelType('qwen3'), 'qwen3');
+    assert.equal(caseModelType('Gemma-2'), 'gemma2');
+    assert.equal(caseModelType('phi-3'), 'phi3');
+    assert.equal(caseModelType('bert-encoder'), 'bert');
+    assert.equal(caseModelType('pythia'), 'gpt_neox');
+    assert.equal(caseModelType('gpt_neox'), 'gpt_neox');
+    assert.equal(caseModelType('decoder-only'), undefined);
+  });
+
+  // A case in the schema's words (which have no experts, head_dim or activation) for a model the catalog lists.
+  const qlora = (model: MeasuredCase['model']): MeasuredCase => ({
+    id: 'catalog-config',
+    model,
+    source: { date: '2024-05-01' },
+    training: {
+      framework: 'HF Trainer (transformers 4.40), peft, bitsandbytes 0.43',
+      method: 'qlora',
+      lora: { rank: 16, alpha: 32, dropout: 0, target_modules: ['q_proj', 'v_proj'], adapter_dtype: 'bf16' },
+      quantization: { bits: 4, type: 'NF4 bitsandbytes', applies_to: 'LoRA target linear layers' },
+      precision_kind: 'bf16_weights_plus_autocast',
+      optimizer: { name: 'adamw_torch' },
+      micro_batch_size: 1,
+      grad_accum: 1,
+      seq_len: 1024,
+      gradient_checkpointing_kind: 'full',
+      attention: 'torch SDPA',
+      loss: 'standard CE',
+      distributed: {
+        strategy: 'single GPU',
+        num_gpus: 1,
+        zero_stage: 0,
+        cpu_offload_params: false,
+        cpu_offload_optimizer: false,
+      },
+    },
+    measurement: { metric_kind: 'max_memory_reserved', value_gib: 1 },
+  });
+  const mixtral: MeasuredCase['model'] = {
+    name: 'Mixtral-8x7B',
+    hf_id: 'mistralai/Mixtral-8x7B-v0.1',
+    family: 'mixtral',
+    num_layers: 32,
+    hidden_size: 4096,
+    num_attention_heads: 32,
+    num_kv_heads: 8,
+    intermediate_size: 14336,
+    vocab_size: 32000,
+    tied_embeddings: false,
+    num_params: 46702792704,
+  };
+
+  it("takes what the schema does not ask from the catalog's config.json: Mixtral's experts, Gemma's head_dim", () => {
+    const r = caseToSetup(qlora(mixtral));
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    // mistralai/Mixtral-8x7B-v0.1 config.json: 8 local experts, 2 per token.
+    assert.equal(r.setup.architecture.model_type, 'mixtral');
+    assert.equal(r.setup.architecture.num_local_experts, 8);
+    assert.equal(r.setup.architecture.num_experts_per_tok, 2);
+    const gemma = caseToSetup(
+      qlora({
+        name: 'Gemma-7B',
+        hf_id: 'google/gemma-7b',
+        family: 'gemma',
+        num_layers: 28,
+        hidden_size: 3072,
+        num_attention_heads: 16,
+        num_kv_heads: 16,
+        intermediate_size: 24576,
+        vocab_size: 256000,
+        tied_embeddings: true,
+        num_params: 8537680896,
+      }),
+    );
+    assert.ok(gemma.ok, gemma.ok ? '' : gemma.reason);
+    // google/gemma-7b config.json: head_dim 256, so q_proj is 3,072 -> 16 x 256 = 4,096, not 3,072 -> 3,072.
+    assert.equal(gemma.setup.architecture.head_dim, 256);
+  });
+
+  it("keeps the case's own widths where they differ from the named model's (a variant), and its words' type", () => {
+    const r = caseToSetup(qlora({ ...mixtral, family: 'llama', num_layers: 2, num_params: 500_000_000 }));
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.equal(r.setup.architecture.model_type, 'llama');
+    assert.equal(r.setup.architecture.num_local_experts, undefined);
+  });
+
+  it('quantizes every block linear under bitsandbytes, whatever applies_to says (replace_linear, BitsAndBytesConfig)', () => {
+    const r = caseToSetup(qlora(mixtral));
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.equal(r.setup.quantization?.scope, 'all-linear');
+    // 46.7B parameters, all but the 32,000 x 4,096 embedding and head (and the norms and routers) in NF4: 0.5 B per
+    // weight + an fp32 absmax per 64 weights, about 46.6e9 x (0.5 + 4 / 64) B = 26.2e9 B; the experts in bf16 (the
+    // LoRA-target reading) would be about 90 GB. What stays 16-bit: 2 x 32,000 x 4,096 x 2 B = 1.05e9 B.
+    const e = estimate(r.setup);
+    assert.ok(e.ok);
+    const bytes = (id: string) => e.estimate.perGpu.components.find((c) => c.id === id)?.bytes ?? 0;
+    assert.ok(bytes('quantization-constants') > 25.5e9 && bytes('quantization-constants') < 26.5e9);
+    assert.ok(Math.abs(bytes('weights') - 1.05e9) < 0.01e9, `${bytes('weights')}`);
+  });
+});
+
 describe("published cases: the adapters' dtype in the case words", () => {
   it('takes the first dtype named, in any spelling; else the weights dtype ("same as the model"); else bf16', () => {
     assert.equal(adapterDtype("fp32 (swift lora_dtype default 'fp32')", 'bf16'), 'fp32');
@@ -284,6 +395,8 @@ describe('published cases: LoRA targets in the case words', () => {
     assert.deepEqual(loraTargets(['w1', 'w3'], 'llama'), ['gate_proj', 'up_proj']);
     // Qwen-1 finetune.py lora_target_modules: c_attn, c_proj, w1, w2 (its MLP's own names).
     assert.deepEqual(loraTargets(['c_attn', 'c_proj', 'w1', 'w2'], 'qwen'), ['c_attn', 'c_proj', 'w1', 'w2']);
+    // Mixtral's experts are w1 / w2 / w3 in transformers 4.x (MixtralBlockSparseTop2MLP).
+    assert.deepEqual(loraTargets(['q_proj', 'w1', 'w2', 'w3'], 'mixtral'), ['q_proj', 'w1', 'w2', 'w3']);
     assert.deepEqual(loraTargets(['query_key_value', 'final output (lm_head)'], 'gpt_neox'), ['query_key_value']);
     assert.equal(loraTargets(['all-linear'], 'llama'), 'all-linear');
   });
