@@ -86,6 +86,26 @@ interface Err {
   err: number;
 }
 
+/**
+ * One case estimated and set against its metric, or why not: a case it cannot read, or one whose reading throws, is
+ * skipped with the reason, never the whole run.
+ */
+function compareCase(
+  c: MeasuredCase,
+):
+  | { ok: true; r: Extract<ReturnType<typeof estimate>, { ok: true }>; cmp: ReturnType<typeof compareMetric> }
+  | { ok: false; reason: string } {
+  try {
+    const conv = caseToSetup(c);
+    if (!conv.ok) return conv;
+    const r = estimate(conv.setup, { gpu: caseGpu(c) });
+    if (!r.ok) return { ok: false, reason: r.errors.map((e) => e.message).join('; ') };
+    return { ok: true, r, cmp: compareMetric(c, r.estimate) };
+  } catch (e) {
+    return { ok: false, reason: `could not be read: ${(e as Error).message}` };
+  }
+}
+
 function main(): void {
   const file =
     process.env.VRAM_LENS_MEASURED ?? path.resolve(__dirname, '..', '..', 'shared', 'reference', 'measured.json');
@@ -100,17 +120,12 @@ function main(): void {
     [];
   const skipped: string[] = [];
   for (const c of cases) {
-    const conv = caseToSetup(c);
-    if (!conv.ok) {
-      skipped.push(`${c.id}: ${conv.reason}`);
+    const compared = compareCase(c);
+    if (!compared.ok) {
+      skipped.push(`${c.id}: ${compared.reason}`);
       continue;
     }
-    const r = estimate(conv.setup, { gpu: caseGpu(c) });
-    if (!r.ok) {
-      skipped.push(`${c.id}: ${r.errors.map((e) => e.message).join('; ')}`);
-      continue;
-    }
-    const cmp = compareMetric(c, r.estimate);
+    const { r, cmp } = compared;
     if (process.env.CASE && c.id.includes(process.env.CASE)) {
       for (const ph of r.estimate.perGpu.phases) {
         console.log(`  [${ph.phase}] ${(ph.allocatedBytes / GiB).toFixed(2)} GiB`);

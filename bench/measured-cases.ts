@@ -75,7 +75,7 @@ export interface MeasuredCase {
     activation_offloading?: boolean | null;
     distributed: Distributed;
   };
-  hardware?: { gpu?: string; gpu_memory_gib?: number };
+  hardware?: { gpu?: string; gpu_memory_gib?: number; num_gpus?: number };
   measurement: {
     metric_kind: string;
     metric?: string;
@@ -194,7 +194,8 @@ function caseAdapters(t: MeasuredCase['training'], method: string, family: strin
       r: t.lora.rank,
       alpha: t.lora.alpha,
       dropout: t.lora.dropout,
-      target_modules: targets,
+      // None named: PEFT's defaults for the model (LoraSchema's q_proj, v_proj).
+      ...(targets === 'all-linear' || targets.length > 0 ? { target_modules: targets } : {}),
       dtype: adapterDtype(t.lora.adapter_dtype, t.precision?.weights),
       ...(saved.length > 0 ? { modules_to_save: saved } : {}),
       ...(t.lora.use_dora === true || /dora/i.test(t.method) ? { use_dora: true } : {}),
@@ -316,7 +317,50 @@ function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: Tr
   return tool === 'hf-trainer' && trainer && bitsandbytesLoad(q) && !shardsModel(s) ? { kbit_upcast: 'all' } : {};
 }
 
-export function caseToSetup(c: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
+/**
+ * The case with the schema's readings of what it leaves out, or why it cannot be compared: a case needs its model's
+ * widths, its training and its measurement. Without a method it is LoRA where it describes adapters (QLoRA with a 4-bit
+ * load), else a full fine-tune; without a distribution, one GPU (or the hardware's count with nothing sharded); without
+ * an optimizer, AdamW (torch's and the Trainer's default); without a checkpointing kind, the raw
+ * gradient_checkpointing; LoRA without target modules takes PEFT's defaults for the model.
+ */
+function completeCase(c: MeasuredCase): { ok: true; c: MeasuredCase } | { ok: false; reason: string } {
+  const missing = (['model', 'training', 'measurement'] as const).filter((k) => typeof c[k] !== 'object' || !c[k]);
+  if (missing.length > 0) return { ok: false, reason: `no ${missing.join(', ')} in the case` };
+  const m = c.model;
+  for (const k of ['num_layers', 'hidden_size', 'num_attention_heads', 'vocab_size', 'num_params'] as const)
+    if (typeof m[k] !== 'number') return { ok: false, reason: `model.${k} is not a number` };
+  // The schema's required fields, read as a published case may leave them out.
+  const t = c.training as Partial<MeasuredCase['training']>;
+  const quantized = typeof t.quantization?.bits === 'number' && t.quantization.bits <= 8;
+  const method = t.method ?? (t.lora ? (quantized ? 'qlora' : 'lora') : t.ia3 ? 'ia3' : 'full');
+  const gpus = c.hardware?.num_gpus ?? 1;
+  const distributed: Distributed = {
+    strategy: gpus > 1 ? 'DDP' : 'single GPU',
+    num_gpus: gpus,
+    zero_stage: 0,
+    cpu_offload_params: false,
+    cpu_offload_optimizer: false,
+    ...t.distributed,
+  };
+  const raw = (c.training as { gradient_checkpointing?: unknown }).gradient_checkpointing;
+  const checkpointing = t.gradient_checkpointing_kind ?? (raw === true ? 'full' : raw ? String(raw) : 'none');
+  const lora = t.lora ? { ...t.lora, target_modules: t.lora.target_modules ?? [] } : undefined;
+  const training: MeasuredCase['training'] = {
+    ...c.training,
+    method,
+    distributed,
+    gradient_checkpointing_kind: checkpointing,
+    optimizer: { ...t.optimizer, name: t.optimizer?.name ?? 'adamw_torch' },
+    ...(lora ? { lora } : {}),
+  };
+  return { ok: true, c: { ...c, model: { ...m, family: m.family ?? '' }, training } };
+}
+
+export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
+  const completed = completeCase(whole);
+  if (!completed.ok) return completed;
+  const c = completed.c;
   const m = c.model;
   const t = c.training;
   const published = publishedConfig(m);

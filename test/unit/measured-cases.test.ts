@@ -254,6 +254,37 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.equal(s.attention, 'flash');
   });
 
+  it("reads what a case leaves out as the schema's defaults, and says what it cannot do without", () => {
+    const t: Partial<MeasuredCase['training']> = { ...c.training };
+    delete t.method;
+    delete t.distributed;
+    delete t.optimizer;
+    delete t.gradient_checkpointing_kind;
+    const r = caseToSetup({
+      ...c,
+      training: { ...t, gradient_checkpointing: true, lora: { ...c.training.lora!, target_modules: undefined! } },
+      hardware: { num_gpus: 2 },
+    } as MeasuredCase);
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    // Adapters described: LoRA; two GPUs and no strategy: DDP (nothing sharded); no optimizer named: AdamW; the raw
+    // gradient_checkpointing true: every layer; no targets: PEFT's defaults.
+    assert.equal(r.setup.method, 'lora');
+    assert.equal(r.setup.gpus_per_node, 2);
+    assert.equal(r.setup.zero_stage, 0);
+    assert.equal(r.setup.fsdp, 'none');
+    assert.equal(r.setup.optimizer, 'adamw');
+    assert.equal(r.setup.gradient_checkpointing, 'full');
+    assert.deepEqual(r.setup.lora?.target_modules, ['q_proj', 'v_proj']);
+    assert.deepEqual(caseToSetup({ ...c, measurement: undefined! }), {
+      ok: false,
+      reason: 'no measurement in the case',
+    });
+    assert.deepEqual(caseToSetup({ ...c, model: { ...c.model, num_layers: undefined! } }), {
+      ok: false,
+      reason: 'model.num_layers is not a number',
+    });
+  });
+
   it('says which part it cannot read', () => {
     const r = caseToSetup({ ...c, training: { ...c.training, precision_kind: 'int4-everything' } });
     assert.deepEqual(r, { ok: false, reason: "precision 'int4-everything' is not mapped" });
