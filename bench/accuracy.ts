@@ -100,7 +100,9 @@ function compareCase(
     if (!conv.ok) return conv;
     const r = estimate(conv.setup, { gpu: caseGpu(c) });
     if (!r.ok) return { ok: false, reason: r.errors.map((e) => e.message).join('; ') };
-    return { ok: true, r, cmp: compareMetric(c, r.estimate) };
+    const cmp = compareMetric(c, r.estimate);
+    if (!(cmp.measuredGiB > 0)) return { ok: false, reason: 'no measured value in GiB (value_gib, or value and unit)' };
+    return { ok: true, r, cmp };
   } catch (e) {
     return { ok: false, reason: `could not be read: ${(e as Error).message}` };
   }

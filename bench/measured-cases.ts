@@ -80,6 +80,8 @@ export interface MeasuredCase {
     metric_kind: string;
     metric?: string;
     value_gib: number;
+    value?: number;
+    unit?: string;
     includes_cuda_context?: boolean;
     cuda_context_reference_mib?: number;
   };
@@ -436,7 +438,22 @@ export function measuredGiB(c: MeasuredCase): number {
   const litgpt = /^Lightning-AI\/lit-?gpt$/i.test(c.source?.repo ?? '');
   const qwen1 = c.source?.repo === 'QwenLM/Qwen' && /\d\s*G\b/.test(quote);
   const decimal = (/\bGB\b/.test(quote) && (torchtune01 || litgpt)) || qwen1;
-  return decimal ? (m.value_gib * 1e9) / GiB : m.value_gib;
+  const gib = typeof m.value_gib === 'number' ? m.value_gib : valueInGiB(m.value, m.unit);
+  return decimal ? (gib * 1e9) / GiB : gib;
+}
+
+/**
+ * A published value in GiB from its unit, for a case without value_gib: MiB, GiB, bytes, MB (10^6 B); "GB" taken at
+ * face value as the schema's value_gib takes it (most tools that print "GB" divide by 1024^3). NaN for another unit.
+ */
+function valueInGiB(value: number | undefined, unit: string | undefined): number {
+  if (typeof value !== 'number') return NaN;
+  const u = (unit ?? '').trim();
+  if (/^MiB$/i.test(u)) return value / 1024;
+  if (/^MB$/.test(u)) return (value * 1e6) / GiB;
+  if (/^bytes?$|^B$/i.test(u)) return value / GiB;
+  if (/^(GiB|GB|G)\b/i.test(u)) return value;
+  return NaN;
 }
 
 /** The estimate figure comparable with the case's metric, in GiB. */
@@ -449,11 +466,10 @@ export function compareMetric(
   const pg = e.perGpu;
   // Reserved and nvidia-smi figures of a whole run include the cache of earlier, shorter batches.
   const run = pg.variableLengths ?? pg;
-  switch (m.metric_kind) {
-    case 'max_memory_allocated':
-    case 'peak_active_bytes':
+  switch (metricKind(m.metric_kind)) {
+    case 'allocated':
       return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: pg.peakBytes / GiB };
-    case 'nvidia_smi_used':
+    case 'device':
       return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: run.deviceBytes / GiB };
     default:
       return {
@@ -462,6 +478,18 @@ export function compareMetric(
         estimatedGiB: run.reservedBytes / GiB,
       };
   }
+}
+
+/**
+ * What a metric kind measures, in the schema's words or a spelling of them: the allocated peak (max_memory_allocated,
+ * peak_active_bytes), the device's used memory (nvidia_smi_used, NVML), else reserved (max_memory_reserved; an
+ * unspecified metric is compared with reserved, what most loggers print as "peak memory").
+ */
+export function metricKind(kind: string | undefined): 'allocated' | 'device' | 'reserved' {
+  const k = (kind ?? '').toLowerCase();
+  if (/alloc|active/.test(k)) return 'allocated';
+  if (/smi|nvml|device|used/.test(k)) return 'device';
+  return 'reserved';
 }
 
 /** The case's GPU as an estimate target (its memory caps what the allocator can cache), when the case gives its size. */

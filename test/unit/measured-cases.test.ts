@@ -20,7 +20,14 @@ import {
   savedModules,
   stackDefaults,
 } from '../../bench/case-reading';
-import { adapterDtype, caseGpu, caseToSetup, measuredGiB, type MeasuredCase } from '../../bench/measured-cases';
+import {
+  adapterDtype,
+  caseGpu,
+  caseToSetup,
+  measuredGiB,
+  metricKind,
+  type MeasuredCase,
+} from '../../bench/measured-cases';
 import { estimate } from '../../src/core/estimate';
 import { GiB } from '../../src/core/units';
 
@@ -401,6 +408,19 @@ describe("published cases: the model's architecture", () => {
   });
 });
 
+describe('published cases: what the metric measures', () => {
+  it("takes the schema's kinds and their spellings; an unspecified metric against reserved", () => {
+    assert.equal(metricKind('max_memory_allocated'), 'allocated');
+    assert.equal(metricKind('peak_active_bytes'), 'allocated');
+    assert.equal(metricKind('torch.cuda.max_memory_allocated'), 'allocated');
+    assert.equal(metricKind('nvidia_smi_used'), 'device');
+    assert.equal(metricKind('nvidia-smi'), 'device');
+    assert.equal(metricKind('max_memory_reserved'), 'reserved');
+    assert.equal(metricKind('unspecified'), 'reserved');
+    assert.equal(metricKind(undefined), 'reserved');
+  });
+});
+
 describe("published cases: the adapters' dtype in the case words", () => {
   it('takes the first dtype named, in any spelling; else the weights dtype ("same as the model"); else bf16', () => {
     assert.equal(adapterDtype("fp32 (swift lora_dtype default 'fp32')", 'bf16'), 'fp32');
@@ -450,6 +470,16 @@ describe('published cases: the unit of a quoted "GB"', () => {
     assert.equal(measuredGiB(at('pytorch/torchtune', '2024-09-01', '9.29 GB', 9.29)), 9.29);
     assert.equal(measuredGiB(at('OpenBMB/MiniCPM', '2024-02-01', '20.1G', 20.1)), 20.1);
   });
+  it('takes the value and its unit where a case gives no value_gib', () => {
+    const m = (value: number, unit: string) =>
+      measuredGiB({ source: {}, measurement: { metric_kind: 'max_memory_reserved', value, unit } } as MeasuredCase);
+    assert.equal(m(20480, 'MiB'), 20);
+    assert.equal(m(21474836480, 'bytes'), 20);
+    assert.equal(m(20, 'GiB'), 20);
+    assert.ok(Math.abs(m(21474.83648, 'MB') - 20) < 1e-9);
+    assert.ok(Number.isNaN(m(20, 'furlongs')));
+  });
+
   it('reads Qwen-1\'s README "G" as 10^9 bytes: its 7B full fine-tune shows 81.0 G per 80 GiB card', () => {
     // 20.1 G = 20.1e9 B = 18.720 GiB (Qwen-7B LoRA at 256 tokens, one A100-SXM4-80G).
     assert.equal(measuredGiB(at('QwenLM/Qwen', '2023-12-01', '20.1G / 1.2s/it', 20.1)).toFixed(3), '18.720');
