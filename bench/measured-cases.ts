@@ -123,7 +123,10 @@ const TRANSFORMERS_RELEASES: ReadonlyArray<readonly [string, string]> = [
 /** The transformers release current at the start of a case's month (YYYY-MM...), from 2023 to February 2025. */
 function releasedBy(date: string): string | undefined {
   const month = /^\d{4}-\d{2}/.exec(date)?.[0];
-  if (!month || month < TRANSFORMERS_RELEASES[0][0]) return undefined;
+  if (!month) return undefined;
+  // Before the table: 4.24 (November 2022) or older, alike in all the estimator reads by release (each change it
+  // models came from 4.39 on).
+  if (month < TRANSFORMERS_RELEASES[0][0]) return '4.24';
   const next = TRANSFORMERS_RELEASES.findIndex(([from]) => from > month);
   // From the last entry's month on (4.49 and later), the 4.57 default stands.
   return next > 0 ? TRANSFORMERS_RELEASES[next - 1][1] : undefined;

@@ -257,6 +257,10 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.equal(s.fsdp, 'none');
     assert.equal(s.gpus_per_node, 2);
     assert.equal(s.transformers_version, '4.32');
+    // Before the release table (January 2023): 4.24 or older, not the last 4.x line.
+    const older = caseToSetup({ ...c, source: { date: '2022-06-01' } });
+    assert.ok(older.ok);
+    assert.equal(older.setup.transformers_version, '4.24');
     assert.equal(s.master_weights, true);
     assert.equal(s.attention, 'flash');
   });
