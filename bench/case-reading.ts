@@ -83,6 +83,34 @@ export function accelerateBy(date: string): string | undefined {
   return i < 0 ? '0.25' : ACCELERATE_RELEASES[i][1];
 }
 
+/** PyTorch's minor releases by date (github.com/pytorch/pytorch releases). */
+const TORCH_RELEASES: ReadonlyArray<readonly [string, string]> = [
+  ['2022-03-10', '1.11'],
+  ['2022-06-28', '1.12'],
+  ['2022-10-28', '1.13'],
+  ['2023-03-15', '2.0'],
+  ['2023-10-04', '2.1'],
+  ['2024-01-30', '2.2'],
+  ['2024-04-24', '2.3'],
+  ['2024-07-24', '2.4'],
+  ['2024-10-17', '2.5'],
+  ['2025-01-29', '2.6'],
+  ['2025-04-23', '2.7'],
+  ['2025-08-06', '2.8'],
+  ['2025-10-15', '2.9'],
+];
+
+/**
+ * The PyTorch release out on a case's date, read as accelerateBy reads it: before 1.11, '1.10'; from the last entry
+ * on, undefined (the current behaviour). What the estimator reads by release: AdamW's per-tensor step before 2.0 and
+ * its foreach temporaries of 2.0, zero_grad keeping the gradients before 2.0.
+ */
+export function torchBy(date: string): string | undefined {
+  const i = releaseIndex(TORCH_RELEASES, date);
+  if (i === undefined || i === TORCH_RELEASES.length - 1) return undefined;
+  return i < 0 ? '1.10' : TORCH_RELEASES[i][1];
+}
+
 /**
  * Where a case's date (YYYY-MM or YYYY-MM-DD; a month alone is its first day) falls among releases by day: the index of
  * the newest out on it, -1 before the first; undefined without a date.

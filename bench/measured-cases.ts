@@ -5,11 +5,13 @@ import type { Estimate, GpuTarget } from '../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../src/core/setup';
 import { GiB, MiB } from '../src/core/units';
 import { findModel } from '../src/core/lookup';
+import { olderThan } from '../src/core/util/version';
 import type { Tool } from '../src/analyzers/facts';
 import { bitsandbytesLoad, shardsModel, trlQuantizedPreparation } from '../src/analyzers/trl-quantized';
 import {
   accelerateBy,
   accelerateFsdp,
+  torchBy,
   trlBy,
   trainerDdp,
   caseAttention,
@@ -244,10 +246,11 @@ function caseQuantization(c: MeasuredCase): SetupPart {
 function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   const t = c.training;
   const s: SetupPart = {};
-  // PyTorch < 2.0 zero_grad() kept gradient buffers (set_to_none=False by default).
-  if (/torch 1\./i.test(t.framework ?? '')) s.zero_grad_set_to_none = false;
-  const torchVersion = /torch (\d+\.\d+)/i.exec(t.framework ?? '');
-  if (torchVersion) s.pytorch_version = torchVersion[1];
+  // PyTorch: the release the case names, else the one out on its date. Before 2.0 zero_grad() kept gradient buffers
+  // (set_to_none=False by default).
+  const torch = /torch (\d+\.\d+)/i.exec(t.framework ?? '')?.[1] ?? torchBy(c.source?.date ?? '9999');
+  if (torch) s.pytorch_version = torch;
+  if (/torch 1\./i.test(t.framework ?? '') || (torch && olderThan(torch, 2, 0))) s.zero_grad_set_to_none = false;
   // The transformers release the case names; else, for a run through transformers' own models, the release current
   // when the case was published (releasedBy); else the last 4.x line for a case published before 2026 (5.0 came out of
   // its release candidates in 2026). It decides how MoE experts are stored (one nn.Linear per expert before 5.0) and

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import {
   accelerateBy,
   accelerateFsdp,
+  torchBy,
   trlBy,
   caseAttention,
   caseCheckpointing,
@@ -115,6 +116,15 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(accelerateBy('2023-06'), '0.25');
     assert.equal(accelerateBy('2026-01-05'), '1.12');
     assert.equal(accelerateBy('2026-07-01'), undefined);
+  });
+
+  it('PyTorch by date: the release out on the day (github.com/pytorch/pytorch releases)', () => {
+    assert.equal(torchBy('2022-01'), '1.10');
+    assert.equal(torchBy('2023-03-14'), '1.13');
+    assert.equal(torchBy('2023-03-15'), '2.0');
+    assert.equal(torchBy('2024-05'), '2.3');
+    assert.equal(torchBy('2026-01'), undefined);
+    assert.equal(torchBy(''), undefined);
   });
 
   it('TRL by date: the release out on the day, with the patch releases that changed its 4-bit preparation', () => {
@@ -261,6 +271,9 @@ describe('published cases: a whole case through caseToSetup', () => {
     const older = caseToSetup({ ...c, source: { date: '2022-06-01' } });
     assert.ok(older.ok);
     assert.equal(older.setup.transformers_version, '4.24');
+    // ... and torch 1.11, whose zero_grad() keeps the gradients (set_to_none=False).
+    assert.equal(older.setup.pytorch_version, '1.11');
+    assert.equal(older.setup.zero_grad_set_to_none, false);
     assert.equal(s.master_weights, true);
     assert.equal(s.attention, 'flash');
   });
