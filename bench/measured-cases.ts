@@ -328,7 +328,8 @@ function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: Tr
 /**
  * The case with the schema's readings of what it leaves out, or why it cannot be compared: a case needs its model's
  * widths, its training and its measurement. Without a method it is LoRA where it describes adapters (QLoRA with a 4-bit
- * load), else a full fine-tune; without a distribution, one GPU (or the hardware's count with nothing sharded); without
+ * load), else a full fine-tune; without a distribution, one GPU (or the hardware's count with nothing sharded), and
+ * without offload flags what the strategy's words say; without
  * an optimizer, AdamW (torch's and the Trainer's default); without a checkpointing kind, the raw
  * gradient_checkpointing; LoRA without target modules takes PEFT's defaults for the model.
  */
@@ -343,12 +344,15 @@ function completeCase(c: MeasuredCase): { ok: true; c: MeasuredCase } | { ok: fa
   const quantized = typeof t.quantization?.bits === 'number' && t.quantization.bits <= 8;
   const method = t.method ?? (t.lora ? (quantized ? 'qlora' : 'lora') : t.ia3 ? 'ia3' : 'full');
   const gpus = c.hardware?.num_gpus ?? 1;
+  // Offload flags left out: the strategy's words (FSDP's CPUOffload moves the parameters and steps on the host).
+  const words = t.distributed?.strategy ?? '';
+  const offload = /offload/i.test(words) && !/no[-_ ]?offload|without offload/i.test(words);
   const distributed: Distributed = {
     strategy: gpus > 1 ? 'DDP' : 'single GPU',
     num_gpus: gpus,
     zero_stage: 0,
-    cpu_offload_params: false,
-    cpu_offload_optimizer: false,
+    cpu_offload_params: offload && /fsdp|fully_shard|param/i.test(words),
+    cpu_offload_optimizer: offload,
     ...t.distributed,
   };
   const raw = (c.training as { gradient_checkpointing?: unknown }).gradient_checkpointing;

@@ -17,6 +17,7 @@ import {
   caseParallelism,
   casePrecision,
   caseTool,
+  type Distributed,
   loraTargets,
   savedModules,
   stackDefaults,
@@ -299,6 +300,21 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.equal(r.setup.optimizer, 'adamw');
     assert.equal(r.setup.gradient_checkpointing, 'full');
     assert.deepEqual(r.setup.lora?.target_modules, ['q_proj', 'v_proj']);
+    const words = (strategy: string) =>
+      caseToSetup({
+        ...c,
+        training: { ...c.training, distributed: { strategy, num_gpus: 8, zero_stage: 3 } as Distributed },
+      });
+    const z3 = words('DeepSpeed ZeRO-3 with CPU offload of the optimizer');
+    assert.ok(z3.ok);
+    assert.equal(z3.setup.offload_optimizer, 'cpu');
+    assert.equal(z3.setup.offload_params, 'none');
+    const fsdp = words('FSDP FULL_SHARD + CPU offload');
+    assert.ok(fsdp.ok);
+    assert.equal(fsdp.setup.offload_params, 'cpu');
+    const none = words('FSDP FULL_SHARD, no offload');
+    assert.ok(none.ok);
+    assert.equal(none.setup.offload_params, 'none');
     assert.deepEqual(caseToSetup({ ...c, measurement: undefined! }), {
       ok: false,
       reason: 'no measurement in the case',
