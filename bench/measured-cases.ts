@@ -144,8 +144,7 @@ function caseArchitecture(
   published: Record<string, unknown> | undefined,
   modelType: string,
 ): Record<string, unknown> {
-  const architecture: Record<string, unknown> = {
-    ...published,
+  const stated: Record<string, unknown> = {
     model_type: modelType,
     num_hidden_layers: m.num_layers,
     hidden_size: m.hidden_size,
@@ -155,6 +154,9 @@ function caseArchitecture(
     vocab_size: m.vocab_size,
     tie_word_embeddings: m.tied_embeddings,
   };
+  // A field the case leaves out keeps the catalog's value.
+  const architecture: Record<string, unknown> = { ...published };
+  for (const [k, v] of Object.entries(stated)) if (v !== undefined && v !== null) architecture[k] = v;
   const positions = m.max_position_embeddings ?? published?.max_position_embeddings;
   if (typeof positions === 'number') architecture.max_position_embeddings = positions;
   // BertForSequenceClassification, 2 labels; the case's parameter count includes its pooler and classifier.
@@ -164,14 +166,16 @@ function caseArchitecture(
 
 /**
  * The catalog's config.json of the model the case names (the first Hub id of its hf_id that the catalog lists, else
- * its name), when that config has the case's layers and hidden size (a case may describe a variant of the model).
+ * its name), when that config has the case's layers and hidden size where the case states them (a case may describe
+ * a variant of the model).
  */
 function publishedConfig(m: MeasuredCase['model']): Record<string, unknown> | undefined {
   for (const id of [...(m.hf_id?.match(/[\w.-]+\/[\w.-]+/g) ?? []), m.name]) {
     const found = id ? findModel(id) : undefined;
     if (!found?.ok) continue;
     const config = found.model.config as Record<string, unknown>;
-    if (config.num_hidden_layers === m.num_layers && config.hidden_size === m.hidden_size) return config;
+    const same = (k: string, v: number | undefined) => v === undefined || v === null || config[k] === v;
+    if (same('num_hidden_layers', m.num_layers) && same('hidden_size', m.hidden_size)) return config;
   }
   return undefined;
 }
@@ -337,8 +341,11 @@ function completeCase(c: MeasuredCase): { ok: true; c: MeasuredCase } | { ok: fa
   const missing = (['model', 'training', 'measurement'] as const).filter((k) => typeof c[k] !== 'object' || !c[k]);
   if (missing.length > 0) return { ok: false, reason: `no ${missing.join(', ')} in the case` };
   const m = c.model;
-  for (const k of ['num_layers', 'hidden_size', 'num_attention_heads', 'vocab_size', 'num_params'] as const)
-    if (typeof m[k] !== 'number') return { ok: false, reason: `model.${k} is not a number` };
+  // Widths the catalog's config of the named model gives need not be stated.
+  const widths = publishedConfig(m)
+    ? []
+    : (['num_layers', 'hidden_size', 'num_attention_heads', 'vocab_size'] as const);
+  for (const k of widths) if (typeof m[k] !== 'number') return { ok: false, reason: `model.${k} is not a number` };
   // The schema's required fields, read as a published case may leave them out.
   const t = c.training as Partial<MeasuredCase['training']>;
   const quantized = typeof t.quantization?.bits === 'number' && t.quantization.bits <= 8;

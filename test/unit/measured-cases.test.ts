@@ -419,6 +419,16 @@ describe("published cases: the model's architecture", () => {
     assert.equal(gemma.setup.architecture.head_dim, 256);
   });
 
+  it("takes the named model's widths where the case leaves them out", () => {
+    const r = caseToSetup(
+      qlora({ name: 'Mixtral-8x7B', hf_id: 'mistralai/Mixtral-8x7B-v0.1', family: 'mixtral' } as MeasuredCase['model']),
+    );
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.equal(r.setup.architecture.num_hidden_layers, 32);
+    assert.equal(r.setup.architecture.intermediate_size, 14336);
+    assert.equal(r.setup.architecture.num_local_experts, 8);
+  });
+
   it("keeps the case's own widths where they differ from the named model's (a variant), and its words' type", () => {
     const r = caseToSetup(qlora({ ...mixtral, family: 'llama', num_layers: 2, num_params: 500_000_000 }));
     assert.ok(r.ok, r.ok ? '' : r.reason);
