@@ -1,9 +1,11 @@
 // Converts a case of the published-measurement set (shared/reference/measured.json) into a TrainingSetup,
 // reading only the case's own description (model dims, method, precision, optimizer, batch, parallelism),
 // and picks the estimate figure that matches the metric the case measured.
-import type { Estimate, GpuTarget } from '../src/core/model';
+import type { Estimate } from '../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../src/core/setup';
 import { GiB, MiB } from '../src/core/units';
+import { GPU_CATALOG, type GpuSpec } from '../src/core/catalog/gpus';
+import type { EstimateOptions } from '../src/core/estimate';
 import { findModel } from '../src/core/lookup';
 import { olderThan } from '../src/core/util/version';
 import type { Tool } from '../src/analyzers/facts';
@@ -509,10 +511,40 @@ export function metricKind(kind: string | undefined): 'allocated' | 'device' | '
   return 'reserved';
 }
 
-/** The case's GPU as an estimate target (its memory caps what the allocator can cache), when the case gives its size. */
-export function caseGpu(c: MeasuredCase): GpuTarget | undefined {
+/**
+ * The case's GPU as an estimate target: its memory caps what the allocator can cache (the case's usable capacity, else
+ * the catalog's), and the catalog entry its words name gives the architecture (cuBLAS's workspace size by compute
+ * capability, the peer link NCCL's buffers depend on). undefined when the case gives neither a size nor a known GPU.
+ */
+export function caseGpu(c: MeasuredCase): EstimateOptions['gpu'] {
   const gib = c.hardware?.gpu_memory_gib;
-  return gib
-    ? { id: c.hardware?.gpu ?? 'GPU', memoryBytes: Math.round(gib * GiB), source: `${c.id}: hardware.gpu_memory_gib` }
-    : undefined;
+  const spec = gpuNamed(c.hardware?.gpu ?? '');
+  if (gib) {
+    const memoryBytes = Math.round(gib * GiB);
+    return { id: c.hardware?.gpu ?? 'GPU', memoryBytes, source: `${c.id}: hardware.gpu_memory_gib`, spec };
+  }
+  return spec ? { id: spec.id, memoryBytes: spec.memoryBytes, source: `GPU catalog: ${spec.id}`, spec } : undefined;
+}
+
+/**
+ * The catalog GPU a hardware text names ("NVIDIA A100-SXM4-80GB", "RTX 4090 24GB", "H100 SXM 96GB HBM2e"): the entry
+ * with the longest name or alias whose words run, in order, in the text's words (so "A10" does not name an A100).
+ */
+export function gpuNamed(text: string): GpuSpec | undefined {
+  const words = (t: string) =>
+    t
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+  const said = words(text).join(' ');
+  let best: { spec: GpuSpec; length: number } | undefined;
+  for (const g of GPU_CATALOG) {
+    for (const name of [g.id, ...g.aliases]) {
+      const w = words(name);
+      const phrase = w.join(' ');
+      if (w.length === 0 || !` ${said} `.includes(` ${phrase} `)) continue;
+      if (!best || phrase.length > best.length) best = { spec: g, length: phrase.length };
+    }
+  }
+  return best?.spec;
 }

@@ -26,6 +26,7 @@ import {
   adapterDtype,
   caseGpu,
   caseToSetup,
+  gpuNamed,
   measuredGiB,
   metricKind,
   type MeasuredCase,
@@ -448,6 +449,28 @@ describe("published cases: the model's architecture", () => {
     const bytes = (id: string) => e.estimate.perGpu.components.find((c) => c.id === id)?.bytes ?? 0;
     assert.ok(bytes('quantization-constants') > 25.5e9 && bytes('quantization-constants') < 26.5e9);
     assert.ok(Math.abs(bytes('weights') - 1.05e9) < 0.01e9, `${bytes('weights')}`);
+  });
+});
+
+describe("published cases: the case's GPU", () => {
+  it('names a catalog GPU by its words in order, the longest name first (an A10 is not an A100)', () => {
+    assert.equal(gpuNamed('NVIDIA A100-SXM4-80GB')?.id, 'A100-80GB');
+    assert.equal(gpuNamed("NVIDIA A100 (80GB assumed; README just says 'A100')")?.id, 'A100-80GB');
+    assert.equal(gpuNamed('NVIDIA H100 SXM 96GB HBM2e (Grand Teton, 500W)')?.id, 'H100-80GB');
+    assert.equal(gpuNamed('RTX 4090 24GB')?.id, 'RTX-4090');
+    assert.equal(gpuNamed('Tesla V100-SXM2 16GB')?.id, 'V100-16GB');
+    assert.equal(gpuNamed('NVIDIA A10G')?.id, 'A10G');
+    assert.equal(gpuNamed('not stated (A100/consumer 24GB class)'), undefined);
+  });
+
+  it("keeps the case's usable memory and takes the architecture from the catalog", () => {
+    const c = { id: 'x', hardware: { gpu: 'NVIDIA H100 SXM 96GB HBM2e', gpu_memory_gib: 94.5 } } as MeasuredCase;
+    const gpu = caseGpu(c);
+    assert.equal(gpu?.memoryBytes, Math.round(94.5 * GiB));
+    // H100: compute capability 9.0, whose cuBLAS workspace is 32 MiB (terms/blas-workspaces.ts).
+    assert.deepEqual(gpu?.spec?.computeCapability, [9, 0]);
+    assert.equal(caseGpu({ id: 'y', hardware: { gpu: 'RTX 4090' } } as MeasuredCase)?.id, 'RTX-4090');
+    assert.equal(caseGpu({ id: 'z', hardware: { gpu: 'some accelerator' } } as MeasuredCase), undefined);
   });
 });
 
