@@ -212,6 +212,31 @@ export function caseModelType(family: string): string | undefined {
   return rules.find(([re]) => re.test(f))?.[1];
 }
 
+/**
+ * Paired preference training from the case's words (its task, method and framework), as the analyzers resolve it
+ * (analyzers/resolve/preference.ts): DPO / IPO with a reference (PEFT runs disable their adapters instead of copying
+ * the model; a precomputed one where the words say so), ORPO / SimPO / CPO without one (TRL adds the chosen half's
+ * NLL), KTO with single completions. LLaMA-Factory takes the log-probabilities over fp32 logits in one call, torchtune
+ * in the logits' dtype, TRL row by row. undefined for any other training.
+ */
+export function casePreference(words: string, method: string, tool: Tool | undefined): Setup['preference'] {
+  const w = words.toLowerCase();
+  const kind = /\b(orpo|simpo|cpo)/.test(w)
+    ? 'reference-free'
+    : /\bkto/.test(w)
+      ? 'kto'
+      : /\b(dpo|ipo)|direct preference/.test(w)
+        ? 'dpo'
+        : undefined;
+  if (!kind) return undefined;
+  const peft = method === 'lora' || method === 'qlora' || method === 'ia3';
+  const reference =
+    kind === 'reference-free' ? 'none' : /precompute/.test(w) ? 'precomputed' : peft ? 'adapters-off' : 'copy';
+  const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
+  const chosenNll = logps === 'rows' && kind === 'reference-free';
+  return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
+}
+
 /** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
 export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | undefined {
   const m = method.toLowerCase();

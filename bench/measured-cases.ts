@@ -23,6 +23,7 @@ import {
   caseModelType,
   caseOptimizer,
   caseParallelism,
+  casePreference,
   casePrecision,
   caseTool,
   loraTargets,
@@ -53,6 +54,7 @@ export interface MeasuredCase {
   source?: { repo?: string; date?: string; quote?: string };
   training: {
     framework?: string;
+    task?: string;
     method: string;
     lora?: {
       rank: number;
@@ -410,6 +412,8 @@ export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSet
     ...caseVersions(c, tool),
     ...caseParallelism(t.distributed, text, tool),
   };
+  const preference = casePreference(`${t.task ?? ''} ${t.method} ${t.framework ?? ''}`, method, tool);
+  if (preference) s.preference = preference;
   // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).
   // A harness that calls torch.cuda.empty_cache() between steps (PEFT's MetaMathQA runner, every 10 steps, over batches
   // bucketed by length) returns that cache to the driver, so its runs are compared with the per-step figure. Those cases

@@ -15,6 +15,7 @@ import {
   caseNodes,
   caseOptimizer,
   caseParallelism,
+  casePreference,
   casePrecision,
   caseTool,
   type Distributed,
@@ -109,6 +110,27 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(caseTool(text('LitGPT finetune/lora.py')), 'litgpt');
     assert.equal(caseTool(text('custom PyTorch loop')), 'pytorch');
     assert.equal(caseTool(text('')), undefined);
+  });
+
+  it('preference training by its words: the reference, how log-probabilities are taken, paired or not', () => {
+    // TRL DPOTrainer with a peft_config: the reference is the model with its adapters disabled.
+    assert.deepEqual(casePreference('DPO on ultrafeedback TRL DPOTrainer', 'lora', 'trl'), {
+      reference: 'adapters-off',
+      logps: 'rows',
+      paired: true,
+    });
+    assert.deepEqual(casePreference('dpo', 'full', 'trl')?.reference, 'copy');
+    assert.deepEqual(casePreference('DPO, precompute_ref_log_probs', 'full', 'trl')?.reference, 'precomputed');
+    // ORPO / SimPO: no reference; TRL adds the chosen half's NLL.
+    assert.deepEqual(casePreference('ORPO', 'full', 'trl'), {
+      reference: 'none',
+      logps: 'rows',
+      paired: true,
+      chosen_nll: true,
+    });
+    assert.equal(casePreference('KTO', 'lora', 'trl')?.paired, false);
+    assert.equal(casePreference('DPO', 'lora', 'llamafactory')?.logps, 'whole');
+    assert.equal(casePreference('causal LM SFT on alpaca', 'lora', 'trl'), undefined);
   });
 
   it('Accelerate by date: the release out on the day (github.com/huggingface/accelerate tags)', () => {
