@@ -237,6 +237,17 @@ export function casePreference(words: string, method: string, tool: Tool | undef
   return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
 }
 
+/**
+ * A classification head where the task is sequence classification (or the model a BERT encoder, whose cases all are):
+ * the labels the words count ("2 labels", "3 classes"), else 2; nothing for a language-model task.
+ */
+export function caseHead(task: string, modelType: string): Pick<Setup, 'head' | 'num_labels'> {
+  // "Sequence classification" or a classifier head; an LM fine-tune on classification prompts keeps its LM head.
+  if (modelType !== 'bert' && !/sequence[- _]?classification|classifier|classification head/i.test(task)) return {};
+  const labels = Number(/(\d+)\s*(labels|classes)/i.exec(task)?.[1] ?? 2);
+  return { head: 'seq_cls', num_labels: labels > 0 ? labels : 2 };
+}
+
 /** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
 export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | undefined {
   const m = method.toLowerCase();

@@ -17,6 +17,7 @@ import {
   trlBy,
   trainerDdp,
   caseAttention,
+  caseHead,
   caseCheckpointing,
   caseLoss,
   caseMethod,
@@ -423,10 +424,7 @@ export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSet
   // memory metric").
   if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? ''))
     s.batch_lengths = 'variable';
-  if (fam === 'bert') {
-    s.head = 'seq_cls';
-    s.num_labels = 2;
-  }
+  s = { ...s, ...caseHead(t.task ?? '', fam) };
   // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so (terms/checkpoint-save.ts).
   if (/SHARDED_STATE_DICT|sharded state dict/i.test(`${text.strategy} ${text.framework} ${text.notes}`))
     s.fsdp_state_dict_type = 'sharded';

@@ -10,6 +10,7 @@ import {
   trlBy,
   caseAttention,
   caseCheckpointing,
+  caseHead,
   caseMethod,
   caseModelType,
   caseNodes,
@@ -110,6 +111,17 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(caseTool(text('LitGPT finetune/lora.py')), 'litgpt');
     assert.equal(caseTool(text('custom PyTorch loop')), 'pytorch');
     assert.equal(caseTool(text('')), undefined);
+  });
+
+  it('a classification head where the task classifies, with the labels it counts', () => {
+    assert.deepEqual(caseHead('sequence classification, 2 labels, random token ids', 'bert'), {
+      head: 'seq_cls',
+      num_labels: 2,
+    });
+    // An LM fine-tune on classification prompts (ms-swift's cls-fudan-news-zh) keeps its LM head.
+    assert.deepEqual(caseHead('SFT on cls-fudan-news-zh (long Chinese news classification prompts)', 'qwen'), {});
+    assert.deepEqual(caseHead('sequence classification, 3 classes', 'llama'), { head: 'seq_cls', num_labels: 3 });
+    assert.deepEqual(caseHead('causal LM SFT (alpaca, packed)', 'llama'), {});
   });
 
   it('preference training by its words: the reference, how log-probabilities are taken, paired or not', () => {
