@@ -360,6 +360,29 @@ describe('published cases: a whole case through caseToSetup', () => {
     });
   });
 
+  it('never throws on a case missing any one field, or with any one field null', () => {
+    const paths = (o: unknown, at: string[] = []): string[][] =>
+      o === null || typeof o !== 'object' || Array.isArray(o)
+        ? [at]
+        : [at, ...Object.entries(o).flatMap(([k, v]) => paths(v, [...at, k]))];
+    const variant = (path: string[], drop: boolean): MeasuredCase => {
+      const copy = JSON.parse(JSON.stringify(c)) as Record<string, unknown>;
+      let o = copy;
+      for (const k of path.slice(0, -1)) o = o[k] as Record<string, unknown>;
+      if (drop) delete o[path[path.length - 1]];
+      else o[path[path.length - 1]] = null;
+      return copy as unknown as MeasuredCase;
+    };
+    let read = 0;
+    for (const path of paths(c).filter((p) => p.length > 0))
+      for (const drop of [true, false]) {
+        const r = caseToSetup(variant(path, drop));
+        if (r.ok) read++;
+        else assert.ok(r.reason.length > 0);
+      }
+    assert.ok(read > 0);
+  });
+
   it('says which part it cannot read', () => {
     const r = caseToSetup({ ...c, training: { ...c.training, precision_kind: 'int4-everything' } });
     assert.deepEqual(r, { ok: false, reason: "precision 'int4-everything' is not mapped" });
