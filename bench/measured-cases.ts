@@ -487,7 +487,9 @@ export function compareMetric(
   const pg = e.perGpu;
   // Reserved and nvidia-smi figures of a whole run include the cache of earlier, shorter batches.
   const run = pg.variableLengths ?? pg;
-  switch (metricKind(m.metric_kind)) {
+  // A metric not named but said to include the CUDA context is the device's used memory.
+  const kind = metricKind(m.metric_kind);
+  switch (kind === 'reserved' && !/reserv/i.test(m.metric_kind) && m.includes_cuda_context === true ? 'device' : kind) {
     case 'allocated':
       return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: pg.peakBytes / GiB };
     case 'device':

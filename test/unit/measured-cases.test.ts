@@ -28,6 +28,7 @@ import {
   adapterDtype,
   caseGpu,
   caseToSetup,
+  compareMetric,
   gpuNamed,
   measuredGiB,
   metricKind,
@@ -492,6 +493,21 @@ describe("published cases: the model's architecture", () => {
     assert.ok(r.ok, r.ok ? '' : r.reason);
     assert.equal(r.setup.architecture.model_type, 'llama');
     assert.equal(r.setup.architecture.num_local_experts, undefined);
+  });
+
+  it('compares an unspecified metric that includes the CUDA context with the device figure', () => {
+    const setup = caseToSetup(qlora(mixtral));
+    assert.ok(setup.ok);
+    const e = estimate(setup.setup);
+    assert.ok(e.ok);
+    const measurement = { metric_kind: 'unspecified', value_gib: 30, includes_cuda_context: true };
+    const cmp = compareMetric({ ...qlora(mixtral), measurement }, e.estimate);
+    assert.equal(cmp.estimatedGiB, e.estimate.perGpu.deviceBytes / GiB);
+    const reserved = compareMetric(
+      { ...qlora(mixtral), measurement: { ...measurement, includes_cuda_context: false } },
+      e.estimate,
+    );
+    assert.equal(reserved.estimatedGiB, e.estimate.perGpu.reservedBytes / GiB);
   });
 
   it('quantizes every block linear under bitsandbytes, whatever applies_to says (replace_linear, BitsAndBytesConfig)', () => {
