@@ -78,9 +78,7 @@ const ACCELERATE_RELEASES: ReadonlyArray<readonly [string, string]> = [
  * 2024 the earliest entry's predecessor is not listed: '0.25'. From 1.14 on, undefined (the current behaviour).
  */
 export function accelerateBy(date: string): string | undefined {
-  const i = releaseIndex(ACCELERATE_RELEASES, date);
-  if (i === undefined || i === ACCELERATE_RELEASES.length - 1) return undefined;
-  return i < 0 ? '0.25' : ACCELERATE_RELEASES[i][1];
+  return releaseOn(ACCELERATE_RELEASES, date, '0.25');
 }
 
 /** PyTorch's minor releases by date (github.com/pytorch/pytorch releases). */
@@ -106,9 +104,21 @@ const TORCH_RELEASES: ReadonlyArray<readonly [string, string]> = [
  * its foreach temporaries of 2.0, zero_grad keeping the gradients before 2.0.
  */
 export function torchBy(date: string): string | undefined {
-  const i = releaseIndex(TORCH_RELEASES, date);
-  if (i === undefined || i === TORCH_RELEASES.length - 1) return undefined;
-  return i < 0 ? '1.10' : TORCH_RELEASES[i][1];
+  return releaseOn(TORCH_RELEASES, date, '1.10');
+}
+
+/**
+ * The release out on a case's date among `releases`: `before` ahead of the first (undefined: none), undefined from the
+ * last on (the current behaviour) or without a date.
+ */
+function releaseOn(
+  releases: ReadonlyArray<readonly [string, string]>,
+  date: string,
+  before: string | undefined,
+): string | undefined {
+  const i = releaseIndex(releases, date);
+  if (i === undefined || i === releases.length - 1) return undefined;
+  return i < 0 ? before : releases[i][1];
 }
 
 /**
@@ -172,8 +182,7 @@ const TRL_RELEASES: ReadonlyArray<readonly [string, string]> = [
  * first listed and from the newest on (a current release).
  */
 export function trlBy(date: string): string | undefined {
-  const i = releaseIndex(TRL_RELEASES, date);
-  return i === undefined || i < 0 || i === TRL_RELEASES.length - 1 ? undefined : TRL_RELEASES[i][1];
+  return releaseOn(TRL_RELEASES, date, undefined);
 }
 
 /**
