@@ -515,6 +515,17 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
 }
 
 /**
+ * What a recipe the case names sets in the configs it ships, where the case does not say: PEFT's examples/sft FSDP
+ * configs (configs/fsdp_config.yaml, fsdp_config_qlora.yaml; run_peft_fsdp.sh, run_peft_qlora_fsdp.sh) save a
+ * SHARDED_STATE_DICT (terms/checkpoint-save.ts).
+ */
+export function recipeDefaults(text: CaseText, s: Setup): Setup {
+  const words = `${text.framework} ${text.notes}`;
+  const peftSft = /peft\b[^.;]*examples\/sft|examples\/sft[^.;]*\bpeft|run_peft_(qlora_)?fsdp/i.test(words);
+  return peftSft && s.fsdp !== undefined && s.fsdp !== 'none' ? { fsdp_state_dict_type: 'sharded' } : {};
+}
+
+/**
  * What Accelerate's FSDP preparation does by release, for a stack that runs through it (the analyzers' rules,
  * analyzers/accelerate-fsdp.ts): the fp32 upcast of a 16-bit model's trainable parameters, FSDP2's ineffective no_sync
  * before 1.11 (the no_sync here being the stack's default, stackDefaults), FSDP2's tail unit from 1.14.

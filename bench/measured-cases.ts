@@ -27,6 +27,7 @@ import {
   casePreference,
   casePrecision,
   caseTool,
+  recipeDefaults,
   loraTargets,
   savedModules,
   shippedZero,
@@ -425,9 +426,10 @@ export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSet
   if (/dynamic/i.test(t.seq_len_kind ?? '') && !/empty_cache/.test(c.measurement.metric ?? ''))
     s.batch_lengths = 'variable';
   s = { ...s, ...caseHead(t.task ?? '', fam) };
-  // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so (terms/checkpoint-save.ts).
+  // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so, or the recipe it names ships (terms/checkpoint-save.ts).
   if (/SHARDED_STATE_DICT|sharded state dict/i.test(`${text.strategy} ${text.framework} ${text.notes}`))
     s.fsdp_state_dict_type = 'sharded';
+  s = { ...recipeDefaults(text, s), ...s };
   const zeroBuckets = shippedZero(tool, s);
   if (zeroBuckets) s.zero_buckets = zeroBuckets;
   s = { ...s, ...stackDefaults(tool, s) };

@@ -19,6 +19,7 @@ import {
   casePreference,
   casePrecision,
   caseTool,
+  recipeDefaults,
   type Distributed,
   loraTargets,
   savedModules,
@@ -227,6 +228,14 @@ describe('published cases: the readers of a case description', () => {
       stackDefaults('pytorch', { fsdp: 'full_shard', fsdp_use_orig_params: true }).fsdp_use_orig_params,
       undefined,
     );
+  });
+
+  it("the configs a named recipe ships: PEFT's examples/sft FSDP configs save a SHARDED_STATE_DICT", () => {
+    // huggingface/peft examples/sft/configs/fsdp_config.yaml and fsdp_config_qlora.yaml: fsdp_state_dict_type.
+    const peft = { framework: 'PEFT examples/sft train.py (TRL SFTTrainer, Accelerate FSDP)', strategy: '', notes: '' };
+    assert.deepEqual(recipeDefaults(peft, { fsdp: 'full_shard' }), { fsdp_state_dict_type: 'sharded' });
+    assert.deepEqual(recipeDefaults(peft, { fsdp: 'none' }), {});
+    assert.deepEqual(recipeDefaults(text('HF Trainer + Accelerate FSDP'), { fsdp: 'full_shard' }), {});
   });
 
   it("Accelerate's FSDP preparation: the fp32 upcast from 0.30 (FSDP1) and 1.6 (FSDP2), no_sync before 1.11", () => {
