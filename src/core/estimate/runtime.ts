@@ -323,7 +323,7 @@ function exceedsGpu(ctx: EstimateContext, deviceBytes: number): boolean {
  * had no room for: a whole free segment, which the caching allocator frees (release_cached_blocks) when a request
  * finds no room on the device, before it reports out of memory (c10/cuda/CUDACachingAllocator.cpp malloc).
  */
-function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?: LogitsBlock): CachedTerms {
+function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?: ReleasedBlock): CachedTerms {
   const { ctx, step, atLoss, pools, allocated } = base;
   const terms: RuntimeTerm[] = [];
   if (block) {
@@ -337,13 +337,18 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   if (released) {
     terms.push({
       id: 'logits-block',
-      label: `${released.name[0].toUpperCase()}${released.name.slice(1)}, released: the GPU is full`,
-      bytes: 0,
+      label: `${released.block.name[0].toUpperCase()}${released.block.name.slice(1)}, released: the GPU is full`,
+      bytes: released.before,
       formula: ctx.lean
         ? ''
-        : `${formatBytes(released.bytes)} would be cached at the loss backward, past the ` +
-          `${ctx.gpu ? formatBytes(ctx.gpu.memoryBytes) : ''} GPU less its headroom; a whole free segment, which ` +
-          'the caching allocator frees (release_cached_blocks) and retries before it reports out of memory',
+        : `${formatBytes(released.block.bytes)} would be cached at the loss backward, past the ` +
+          `${ctx.gpu ? formatBytes(ctx.gpu.memoryBytes) : ''} GPU less its headroom: the loss backward's ` +
+          `${formatBytes(released.block.request)} fp32 buffer finds no room, and the caching allocator frees the whole ` +
+          'free segments (release_cached_blocks) and retries before it reports out of memory' +
+          (released.before > 0
+            ? `; max_memory_reserved keeps the level before that request, with ${formatBytes(released.before)} of ` +
+              'the block still cached'
+            : ''),
     });
   }
   const forwardCache = atLoss ? forwardCacheTerm(ctx, step.forward) : undefined;
@@ -351,7 +356,12 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   const smallPool = atLoss ? smallPoolTerm(ctx, step.forward) : undefined;
   if (smallPool) terms.push(smallPool);
   let heldBeside =
-    pools.reduceScatter + pools.allGather + (block?.bytes ?? 0) + (forwardCache?.bytes ?? 0) + (smallPool?.bytes ?? 0);
+    pools.reduceScatter +
+    pools.allGather +
+    (block?.bytes ?? 0) +
+    (released?.before ?? 0) +
+    (forwardCache?.bytes ?? 0) +
+    (smallPool?.bytes ?? 0);
   const kept =
     step.peak === step.stepPeak && !atLoss
       ? lossSegments(ctx, step.forward, allocated + heldBeside, pools.reduceScatter + pools.allGather)
@@ -369,6 +379,29 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   const twoSteps = fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside);
   if (twoSteps) terms.push(twoSteps);
   return { terms, reservedBytes: beforeTwoSteps + (twoSteps?.bytes ?? 0), loadCache: loadBytes };
+}
+
+/** The 16-bit logits' block the GPU had no room for, and what of it max_memory_reserved saw before its release. */
+interface ReleasedBlock {
+  readonly block: LogitsBlock;
+  /** Bytes above the terms without the block: the level before the request that found no room, within the GPU. */
+  readonly before: number;
+}
+
+/**
+ * The cached terms once the 16-bit logits' block is released. The release comes at the loss backward's fp32 request
+ * that finds no room on the device; until then the block was cached, so the peak reserved is the level just before that
+ * request (all the terms with the block, less the request), up to what the GPU holds beside the memory outside the
+ * allocator, and never below the terms without it.
+ */
+function releasedBlock(base: CachedBase, block: LogitsBlock, withBlock: CachedTerms): CachedTerms {
+  const without = cachedTerms(base, undefined, { block, before: 0 });
+  const gpu = base.ctx.gpu;
+  const room = gpu ? gpu.memoryBytes * (1 - base.ctx.headroomFraction) - base.outside - without.reservedBytes : 0;
+  const before = Math.floor(
+    Math.max(0, Math.min(withBlock.reservedBytes - block.request - without.reservedBytes, room)),
+  );
+  return before > 0 ? cachedTerms(base, undefined, { block, before }) : without;
 }
 
 /** Segments the model's load left cached (nf4LoadPhase): they serve the step's tensors and count where they exceed it. */
@@ -558,7 +591,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
     outside: outsideReserved(runtime),
   };
   let cached = cachedTerms(base, block);
-  if (block && exceedsGpu(ctx, cached.reservedBytes + base.outside)) cached = cachedTerms(base, undefined, block);
+  if (block && exceedsGpu(ctx, cached.reservedBytes + base.outside)) cached = releasedBlock(base, block, cached);
   runtime.push(...cached.terms);
   const { reservedBytes, loadCache } = cached;
   const peakBytes = peak.allocatedBytes;

@@ -21,6 +21,8 @@ export interface LogitsBlock {
   readonly bytes: number;
   readonly name: string;
   readonly formula: string;
+  /** The loss backward's fp32 buffer (4 B x T x V, a segment of its own) whose request finds the block cached. */
+  readonly request: number;
 }
 
 /**
@@ -54,5 +56,10 @@ export function logitsBlock(ctx: EstimateContext): LogitsBlock | undefined {
   const name = [half > 0 ? "16-bit logits' block" : '', slice > 0 ? "shifted logits' gradient segment" : '']
     .filter((x) => x)
     .join(' and ');
-  return { bytes: half + slice, name, formula: ctx.lean ? '' : parts.filter((x) => x).join(' + ') };
+  return {
+    bytes: half + slice,
+    name,
+    formula: ctx.lean ? '' : parts.filter((x) => x).join(' + '),
+    request: segment(4 * tokens * vocab),
+  };
 }
