@@ -6,6 +6,7 @@ import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from
 import { GiB, MiB } from '../src/core/units';
 import { GPU_CATALOG, type GpuSpec } from '../src/core/catalog/gpus';
 import type { EstimateOptions } from '../src/core/estimate';
+import { FAMILY_ALIASES, FAMILY_TRAITS, type ConfigKeys } from '../src/core/architecture';
 import { findModel } from '../src/core/lookup';
 import { olderThan } from '../src/core/util/version';
 import type { Tool } from '../src/analyzers/facts';
@@ -52,6 +53,7 @@ export interface MeasuredCase {
     max_position_embeddings?: number;
     hf_id?: string;
     name?: string;
+    num_decoder_layers?: number;
   };
   source?: { repo?: string; date?: string; quote?: string };
   training: {
@@ -150,16 +152,19 @@ function caseArchitecture(
   published: Record<string, unknown> | undefined,
   modelType: string,
 ): Record<string, unknown> {
-  const stated: Record<string, unknown> = {
-    model_type: modelType,
-    num_hidden_layers: m.num_layers,
-    hidden_size: m.hidden_size,
-    num_attention_heads: m.num_attention_heads,
-    num_key_value_heads: m.num_kv_heads,
-    intermediate_size: m.intermediate_size,
-    vocab_size: m.vocab_size,
-    tie_word_embeddings: m.tied_embeddings,
+  const keys = configKeys(modelType);
+  const stated: Record<string, unknown> = { model_type: modelType, tie_word_embeddings: m.tied_embeddings };
+  const put = (names: readonly string[], v: number | undefined) => {
+    for (const n of names) stated[n] = v;
   };
+  put(keys.hidden.keys, m.hidden_size);
+  put(keys.layers.keys, m.num_layers);
+  // T5: num_layers is the encoder's, num_decoder_layers the decoder's (the encoder's when not given).
+  if (m.num_decoder_layers !== undefined) stated.num_decoder_layers = m.num_decoder_layers;
+  put(keys.heads.keys, m.num_attention_heads);
+  put(['num_key_value_heads'], m.num_kv_heads);
+  put(FFN_KEYS, m.intermediate_size);
+  put(keys.vocab, m.vocab_size);
   // A field the case leaves out keeps the catalog's value.
   const architecture: Record<string, unknown> = { ...published };
   for (const [k, v] of Object.entries(stated)) if (v !== undefined && v !== null) architecture[k] = v;
@@ -170,18 +175,29 @@ function caseArchitecture(
   return architecture;
 }
 
+/** Where each family's config.json keeps the MLP width: LlamaConfig's, T5's, GPT-2's / GPT-J's, OPT's, Falcon's. */
+const FFN_KEYS = ['intermediate_size', 'd_ff', 'n_inner', 'ffn_dim', 'ffn_hidden_size'] as const;
+
+/** The config.json keys of a model type's family (T5's d_model / num_heads, GPT-2's n_embd / n_layer), else LlamaConfig's. */
+function configKeys(modelType: string): ConfigKeys {
+  const family = Object.hasOwn(FAMILY_ALIASES, modelType) ? FAMILY_ALIASES[modelType] : 'llama';
+  return FAMILY_TRAITS[family].keys;
+}
+
 /**
  * The catalog's config.json of the model the case names (the first Hub id of its hf_id that the catalog lists, else
  * its name), when that config has the case's layers and hidden size where the case states them (a case may describe
- * a variant of the model).
+ * a variant of the model), under any of the keys its family uses.
  */
 function publishedConfig(m: MeasuredCase['model']): Record<string, unknown> | undefined {
   for (const id of [...(m.hf_id?.match(/[\w.-]+\/[\w.-]+/g) ?? []), m.name]) {
     const found = id ? findModel(id) : undefined;
     if (!found?.ok) continue;
     const config = found.model.config as Record<string, unknown>;
-    const same = (k: string, v: number | undefined) => v === undefined || v === null || config[k] === v;
-    if (same('num_hidden_layers', m.num_layers) && same('hidden_size', m.hidden_size)) return config;
+    const keys = configKeys(String(config.model_type));
+    const same = (names: readonly string[], v: number | undefined) =>
+      v === undefined || v === null || names.some((n) => config[n] === v);
+    if (same(keys.layers.keys, m.num_layers) && same(keys.hidden.keys, m.hidden_size)) return config;
   }
   return undefined;
 }

@@ -497,6 +497,27 @@ describe("published cases: the model's architecture", () => {
     assert.equal(r.setup.architecture.num_local_experts, 8);
   });
 
+  it("writes the case's widths under the keys its family's config.json uses: T5's d_model, num_heads, d_ff", () => {
+    const t5 = caseToSetup(
+      qlora({
+        name: 'some T5',
+        family: 't5',
+        num_layers: 24,
+        num_decoder_layers: 12,
+        hidden_size: 2048,
+        num_attention_heads: 32,
+        num_kv_heads: 32,
+        intermediate_size: 5120,
+        vocab_size: 32128,
+        tied_embeddings: false,
+        num_params: 2_000_000_000,
+      }),
+    );
+    assert.ok(t5.ok, t5.ok ? '' : t5.reason);
+    const a = t5.setup.architecture;
+    assert.deepEqual([a.d_model, a.num_layers, a.num_decoder_layers, a.num_heads, a.d_ff], [2048, 24, 12, 32, 5120]);
+  });
+
   it("keeps the case's own widths where they differ from the named model's (a variant), and its words' type", () => {
     const r = caseToSetup(qlora({ ...mixtral, family: 'llama', num_layers: 2, num_params: 500_000_000 }));
     assert.ok(r.ok, r.ok ? '' : r.reason);
