@@ -257,12 +257,17 @@ export function caseHead(task: string, modelType: string): Pick<Setup, 'head' | 
   return { head: 'seq_cls', num_labels: labels > 0 ? labels : 2 };
 }
 
-/** 'full' | 'lora' | 'qlora' | 'ia3' from the case's method (README: full, lora, qlora, qlora (GPTQ int4), lora+embeddings, ia3). */
-export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | undefined {
+/**
+ * 'full' | 'lora' | 'qlora' | 'ia3' | 'freeze' from the case's method (README: full, lora, qlora, qlora (GPTQ int4),
+ * lora+embeddings, ia3; and freeze tuning).
+ */
+export function caseMethod(method: string): 'full' | 'lora' | 'qlora' | 'ia3' | 'freeze' | undefined {
   const m = method.toLowerCase();
   if (/q-?lora/.test(m)) return 'qlora';
   if (/ia3|\(ia\)/.test(m)) return 'ia3';
   if (/lora|dora/.test(m)) return 'lora';
+  // LLaMA-Factory's freeze tuning: the last layers trained, the rest frozen.
+  if (/freez/.test(m)) return 'freeze';
   if (/full|fft/.test(m)) return 'full';
   return undefined;
 }

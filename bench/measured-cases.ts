@@ -430,6 +430,9 @@ export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSet
     ...caseVersions(c, tool),
     ...caseParallelism(t.distributed, text, tool),
   };
+  // Freeze tuning: the trained layers the method's words count (LLaMA-Factory's freeze_trainable_layers).
+  const frozen = method === 'freeze' ? /(\d+)\s*(trainable\s*)?layers?/i.exec(t.method)?.[1] : undefined;
+  if (frozen) s.freeze_trainable_layers = Number(frozen);
   const preference = casePreference(`${t.task ?? ''} ${t.method} ${t.framework ?? ''}`, method, tool);
   if (preference) s.preference = preference;
   // Batches padded to their own longest sample (the case's seq_len is then the longest batch of the run).

@@ -47,6 +47,7 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(caseMethod('DoRA'), 'lora');
     assert.equal(caseMethod('ia3'), 'ia3');
     assert.equal(caseMethod('full'), 'full');
+    assert.equal(caseMethod('freeze (last 2 layers)'), 'freeze');
     assert.equal(caseMethod('prefix tuning'), undefined);
     // Qwen-1 finetune.py: modules_to_save = ["wte", "lm_head"] for "LoRA (emb)".
     assert.deepEqual(savedModules('lora+embeddings', undefined), ['embed_tokens', 'lm_head']);
@@ -391,6 +392,13 @@ describe('published cases: a whole case through caseToSetup', () => {
         else assert.ok(r.reason.length > 0);
       }
     assert.ok(read > 0);
+  });
+
+  it("freeze tuning with the layers the method's words count", () => {
+    const r = caseToSetup({ ...c, training: { ...c.training, method: 'freeze (last 4 layers)', lora: undefined } });
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.equal(r.setup.method, 'freeze');
+    assert.equal(r.setup.freeze_trainable_layers, 4);
   });
 
   it('says which part it cannot read', () => {
