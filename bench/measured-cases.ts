@@ -243,10 +243,13 @@ function caseQuantization(c: MeasuredCase): SetupPart {
   if (!t.quantization) return {};
   const s: SetupPart = {};
   const torchao = /torchao/i.test(t.quantization.type);
-  const gptq = /gptq/i.test(`${t.quantization.type} ${t.method}`);
+  const words = `${t.quantization.type} ${t.method}`;
+  // GPTQ and AWQ checkpoints carry their own int4 weights (no bitsandbytes release applies).
+  const packed = /gptq/i.test(words) ? 'gptq' : /\bawq/i.test(words) ? 'awq' : undefined;
+  const gptq = packed !== undefined;
   s.quantization = {
     bits: t.quantization.bits === 8 ? 8 : 4,
-    type: gptq ? 'gptq' : t.quantization.bits === 8 ? 'int8' : /fp4/i.test(t.quantization.type) ? 'fp4' : 'nf4',
+    type: packed ?? (t.quantization.bits === 8 ? 'int8' : /fp4/i.test(t.quantization.type) ? 'fp4' : 'nf4'),
     // Every block linear, whatever the case's applies_to says: torchtune's qlora builders store the ones without LoRA
     // as FrozenNF4Linear, and bitsandbytes through transformers (BitsAndBytesConfig; Answer.AI's replace_linear and
     // LitGPT's BitsandbytesPrecision alike) replaces every nn.Linear but the head (llm_int8_skip_modules), not only

@@ -394,6 +394,14 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.ok(read > 0);
   });
 
+  it('an AWQ checkpoint as AWQ, not bitsandbytes NF4', () => {
+    const quantization = { bits: 4, type: 'AWQ int4 (autoawq)', applies_to: 'linear layers' };
+    const r = caseToSetup({ ...c, training: { ...c.training, method: 'qlora', quantization } });
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.equal(r.setup.quantization?.type, 'awq');
+    assert.equal(r.setup.bitsandbytes_version, undefined);
+  });
+
   it("freeze tuning with the layers the method's words count", () => {
     const r = caseToSetup({ ...c, training: { ...c.training, method: 'freeze (last 4 layers)', lora: undefined } });
     assert.ok(r.ok, r.ok ? '' : r.reason);
