@@ -471,8 +471,31 @@ export function caseParallelism(d: Distributed, text: CaseText, tool: Tool | und
   } else if (zero || (d.num_gpus > 1 && zeroStage(d) > 0)) {
     s.zero_stage = zeroStage(d);
   }
+  Object.assign(s, modelParallel(d.strategy));
   if ((fsdp || s.zero_stage) && d.cpu_offload_optimizer) s.offload_optimizer = 'cpu';
   if ((fsdp || s.zero_stage) && d.cpu_offload_params) s.offload_params = 'cpu';
+  return s;
+}
+
+/**
+ * Tensor, pipeline and context parallel degrees the strategy's words give ("TP=2", "tensor parallel 4", "PP 2",
+ * "context_parallel_degree=2"), and Megatron's sequence parallelism; none where the words name none.
+ */
+export function modelParallel(strategy: string | undefined): Setup {
+  const w = (strategy ?? '').toLowerCase();
+  const degree = (short: string, long: string): number | undefined => {
+    const re = new RegExp(`\\b(?:${short}|(?:${long})[_ -]?parallel(?:ism)?(?:[_ -](?:size|degree))?)\\s*[=:]?\\s*(\\d+)`);
+    const n = Number(re.exec(w)?.[1]);
+    return n > 1 ? n : undefined;
+  };
+  const s: Setup = {};
+  const tp = degree('tp', 'tensor[_ -]?model|tensor');
+  const pp = degree('pp', 'pipeline[_ -]?model|pipeline');
+  const cp = degree('cp', 'context');
+  if (tp) s.tensor_parallel = tp;
+  if (pp) s.pipeline_parallel = pp;
+  if (cp) s.context_parallel = cp;
+  if (tp && /sequence[_ -]?parallel|\bsp\b/.test(w)) s.sequence_parallel = true;
   return s;
 }
 

@@ -22,6 +22,7 @@ import {
   recipeDefaults,
   type Distributed,
   loraTargets,
+  modelParallel,
   savedModules,
   stackDefaults,
 } from '../../bench/case-reading';
@@ -212,6 +213,20 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(orig('FSDP FULL_SHARD'), undefined);
     assert.deepEqual(caseNodes(12), { gpus_per_node: 12, nodes: 1 });
     assert.deepEqual(caseNodes(32), { gpus_per_node: 8, nodes: 4 });
+  });
+
+  it('tensor, pipeline and context parallel degrees in the strategy words', () => {
+    assert.deepEqual(modelParallel('Megatron TP=2 PP=4, sequence parallel'), {
+      tensor_parallel: 2,
+      pipeline_parallel: 4,
+      sequence_parallel: true,
+    });
+    assert.deepEqual(modelParallel('tensor_model_parallel_size 8, context parallel 2'), {
+      tensor_parallel: 8,
+      context_parallel: 2,
+    });
+    assert.deepEqual(modelParallel('FSDP2 FULL_SHARD (data_parallel_shard_degree=8)'), {});
+    assert.deepEqual(modelParallel('DeepSpeed ZeRO-3, TP=1'), {});
   });
 
   it("the stack's own behaviour: LitGPT's model code and quantized head, the Trainer's no_sync under FSDP, FSDP1's own default", () => {
