@@ -484,7 +484,9 @@ export function caseParallelism(d: Distributed, text: CaseText, tool: Tool | und
 export function modelParallel(strategy: string | undefined): Setup {
   const w = (strategy ?? '').toLowerCase();
   const degree = (short: string, long: string): number | undefined => {
-    const re = new RegExp(`\\b(?:${short}|(?:${long})[_ -]?parallel(?:ism)?(?:[_ -](?:size|degree))?)\\s*[=:]?\\s*(\\d+)`);
+    const re = new RegExp(
+      `\\b(?:${short}|(?:${long})[_ -]?parallel(?:ism)?(?:[_ -](?:size|degree))?)\\s*[=:]?\\s*(\\d+)`,
+    );
     const n = Number(re.exec(w)?.[1]);
     return n > 1 ? n : undefined;
   };
