@@ -547,12 +547,26 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
 /**
  * What a recipe the case names sets in the configs it ships, where the case does not say: PEFT's examples/sft FSDP
  * configs (configs/fsdp_config.yaml, fsdp_config_qlora.yaml; run_peft_fsdp.sh, run_peft_qlora_fsdp.sh) save a
- * SHARDED_STATE_DICT (terms/checkpoint-save.ts).
+ * SHARDED_STATE_DICT (terms/checkpoint-save.ts). Named in the case's words (the recipe, its scripts or configs), or the
+ * page that documents its runs being the case's source.
  */
-export function recipeDefaults(text: CaseText, s: Setup): Setup {
+export function recipeDefaults(text: CaseText, s: Setup, source: CaseSource = {}): Setup {
   const words = `${text.framework} ${text.notes}`;
-  const peftSft = /peft\b[^.;]*examples\/sft|examples\/sft[^.;]*\bpeft|run_peft_(qlora_)?fsdp/i.test(words);
+  const named =
+    /peft\b[^.;]*(examples\/sft|fsdp_config)|(examples\/sft|fsdp_config)[^.;]*\bpeft|run_peft_(qlora_)?fsdp/i;
+  // PEFT's own page for the recipe (docs/source/accelerate/fsdp.md) documents runs of these configs.
+  const documented =
+    /^huggingface\/peft$/i.test(source.repo ?? '') &&
+    /accelerate\/fsdp|examples\/sft/i.test(`${source.path} ${source.url}`);
+  const peftSft = named.test(words) || documented;
   return peftSft && s.fsdp !== undefined && s.fsdp !== 'none' ? { fsdp_state_dict_type: 'sharded' } : {};
+}
+
+/** Where a case's figure was published: the repository and the file or page. */
+export interface CaseSource {
+  readonly repo?: string;
+  readonly path?: string;
+  readonly url?: string;
 }
 
 /**

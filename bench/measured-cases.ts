@@ -55,7 +55,7 @@ export interface MeasuredCase {
     name?: string;
     num_decoder_layers?: number;
   };
-  source?: { repo?: string; date?: string; quote?: string };
+  source?: { repo?: string; path?: string; url?: string; date?: string; quote?: string };
   training: {
     framework?: string;
     task?: string;
@@ -451,7 +451,7 @@ export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSet
   // FSDP1 checkpoints: SHARDED_STATE_DICT where the case says so, or the recipe it names ships (terms/checkpoint-save.ts).
   if (/SHARDED_STATE_DICT|sharded state dict/i.test(`${text.strategy} ${text.framework} ${text.notes}`))
     s.fsdp_state_dict_type = 'sharded';
-  s = { ...recipeDefaults(text, s), ...s };
+  s = { ...recipeDefaults(text, s, c.source ?? {}), ...s };
   const zeroBuckets = shippedZero(tool, s);
   if (zeroBuckets) s.zero_buckets = zeroBuckets;
   s = { ...s, ...stackDefaults(tool, s) };

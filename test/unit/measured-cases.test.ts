@@ -252,6 +252,13 @@ describe('published cases: the readers of a case description', () => {
     assert.deepEqual(recipeDefaults(peft, { fsdp: 'full_shard' }), { fsdp_state_dict_type: 'sharded' });
     assert.deepEqual(recipeDefaults(peft, { fsdp: 'none' }), {});
     assert.deepEqual(recipeDefaults(text('HF Trainer + Accelerate FSDP'), { fsdp: 'full_shard' }), {});
+    // The recipe's configs named, or PEFT's page that documents its runs as the source.
+    const config = text('PEFT + TRL SFTTrainer, Accelerate FSDP (configs/fsdp_config_qlora.yaml)');
+    assert.deepEqual(recipeDefaults(config, { fsdp: 'full_shard' }), { fsdp_state_dict_type: 'sharded' });
+    const page = { repo: 'huggingface/peft', path: 'docs/source/accelerate/fsdp.md' };
+    assert.deepEqual(recipeDefaults(text('TRL SFTTrainer, Accelerate FSDP'), { fsdp: 'full_shard' }, page), {
+      fsdp_state_dict_type: 'sharded',
+    });
   });
 
   it("Accelerate's FSDP preparation: the fp32 upcast from 0.30 (FSDP1) and 1.6 (FSDP2), no_sync before 1.11", () => {
