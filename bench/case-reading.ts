@@ -6,6 +6,7 @@ import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from '../src/analyzers/acc
 import { trainerFindUnused } from '../src/analyzers/trainer-ddp';
 import { toolDefault } from '../src/analyzers/defaults';
 import { shippedZeroBuckets } from '../src/analyzers/shipped-zero';
+import { preferenceOf } from '../src/analyzers/resolve/preference';
 import { SUPPORTED_MODEL_TYPES } from '../src/core/architecture';
 import type { TrainingSetupInput } from '../src/core/setup';
 
@@ -222,11 +223,9 @@ export function caseModelType(family: string): string | undefined {
 }
 
 /**
- * Paired preference training from the case's words (its task, method and framework), as the analyzers resolve it
- * (analyzers/resolve/preference.ts): DPO / IPO with a reference (PEFT runs disable their adapters instead of copying
- * the model; a precomputed one where the words say so), ORPO / SimPO / CPO without one (TRL adds the chosen half's
- * NLL), KTO with single completions. LLaMA-Factory takes the log-probabilities over fp32 logits in one call, torchtune
- * in the logits' dtype, TRL row by row. undefined for any other training.
+ * Paired preference training from the case's words (its task, method and framework), read as the analyzers read a
+ * config (analyzers/resolve/preference.ts preferenceOf): DPO / IPO, with a precomputed reference where the words say
+ * so; ORPO / SimPO / CPO without a reference; KTO with single completions. undefined for any other training.
  */
 export function casePreference(words: string, method: string, tool: Tool | undefined): Setup['preference'] {
   const w = words.toLowerCase();
@@ -238,12 +237,7 @@ export function casePreference(words: string, method: string, tool: Tool | undef
         ? 'dpo'
         : undefined;
   if (!kind) return undefined;
-  const peft = method === 'lora' || method === 'qlora' || method === 'ia3';
-  const reference =
-    kind === 'reference-free' ? 'none' : /precompute/.test(w) ? 'precomputed' : peft ? 'adapters-off' : 'copy';
-  const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
-  const chosenNll = logps === 'rows' && kind === 'reference-free';
-  return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
+  return preferenceOf(kind, { method, tool, reference: /precompute/.test(w) ? 'precomputed' : undefined });
 }
 
 /**

@@ -246,7 +246,6 @@ function caseQuantization(c: MeasuredCase): SetupPart {
   const words = `${t.quantization.type} ${t.method}`;
   // GPTQ and AWQ checkpoints carry their own int4 weights (no bitsandbytes release applies).
   const packed = /gptq/i.test(words) ? 'gptq' : /\bawq/i.test(words) ? 'awq' : undefined;
-  const gptq = packed !== undefined;
   s.quantization = {
     bits: t.quantization.bits === 8 ? 8 : 4,
     type: packed ?? (t.quantization.bits === 8 ? 'int8' : /fp4/i.test(t.quantization.type) ? 'fp4' : 'nf4'),
@@ -266,8 +265,8 @@ function caseQuantization(c: MeasuredCase): SetupPart {
   // bitsandbytes: the release the case names, else the last before 0.43.2 for a case published before August 2024
   // (0.43.2, July 2024, is the first whose 4-bit matmul keeps no input: bitsandbytes-foundation/bitsandbytes#1270).
   const bnb = /bitsandbytes\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(`${t.framework ?? ''} ${t.quantization.type}`);
-  if (!torchao && !gptq && bnb) s.bitsandbytes_version = bnb[1];
-  else if (!torchao && !gptq && (c.source?.date ?? '9999') < '2024-08') s.bitsandbytes_version = '0.43.1';
+  if (!torchao && !packed && bnb) s.bitsandbytes_version = bnb[1];
+  else if (!torchao && !packed && (c.source?.date ?? '9999') < '2024-08') s.bitsandbytes_version = '0.43.1';
   return s;
 }
 
@@ -355,21 +354,22 @@ function caseQuantizedPreparation(c: MeasuredCase, tool: Tool | undefined, s: Tr
 }
 
 /**
- * The case with the schema's readings of what it leaves out, or why it cannot be compared: a case needs its model's
- * widths, its training and its measurement. Without a method it is LoRA where it describes adapters (QLoRA with a 4-bit
- * load), else a full fine-tune; without a distribution, one GPU (or the hardware's count with nothing sharded), and
- * without offload flags what the strategy's words say; without
- * an optimizer, AdamW (torch's and the Trainer's default); without a checkpointing kind, the raw
+ * The case with the schema's readings of what it leaves out, and the catalog's config of its model, or why it cannot
+ * be compared: a case needs its model's widths (unless the catalog has the model), its training and its measurement.
+ * Without a method it is LoRA where it describes adapters (QLoRA with a 4-bit load), else a full fine-tune; without a
+ * distribution, one GPU (or the hardware's count with nothing sharded), and without offload flags what the strategy's
+ * words say; without an optimizer, AdamW (torch's and the Trainer's default); without a checkpointing kind, the raw
  * gradient_checkpointing; LoRA without target modules takes PEFT's defaults for the model.
  */
-function completeCase(c: MeasuredCase): { ok: true; c: MeasuredCase } | { ok: false; reason: string } {
+function completeCase(
+  c: MeasuredCase,
+): { ok: true; c: MeasuredCase; published: Record<string, unknown> | undefined } | { ok: false; reason: string } {
   const missing = (['model', 'training', 'measurement'] as const).filter((k) => typeof c[k] !== 'object' || !c[k]);
   if (missing.length > 0) return { ok: false, reason: `no ${missing.join(', ')} in the case` };
   const m = c.model;
   // Widths the catalog's config of the named model gives need not be stated.
-  const widths = publishedConfig(m)
-    ? []
-    : (['num_layers', 'hidden_size', 'num_attention_heads', 'vocab_size'] as const);
+  const published = publishedConfig(m);
+  const widths = published ? [] : (['num_layers', 'hidden_size', 'num_attention_heads', 'vocab_size'] as const);
   for (const k of widths) if (typeof m[k] !== 'number') return { ok: false, reason: `model.${k} is not a number` };
   // The schema's required fields, read as a published case may leave them out.
   const t = c.training as Partial<MeasuredCase['training']>;
@@ -398,16 +398,15 @@ function completeCase(c: MeasuredCase): { ok: true; c: MeasuredCase } | { ok: fa
     optimizer: { ...t.optimizer, name: t.optimizer?.name ?? 'adamw_torch' },
     ...(lora ? { lora } : {}),
   };
-  return { ok: true, c: { ...c, model: { ...m, family: m.family ?? '' }, training } };
+  return { ok: true, c: { ...c, model: { ...m, family: m.family ?? '' }, training }, published };
 }
 
 export function caseToSetup(whole: MeasuredCase): { ok: true; setup: TrainingSetup } | { ok: false; reason: string } {
   const completed = completeCase(whole);
   if (!completed.ok) return completed;
-  const c = completed.c;
+  const { c, published } = completed;
   const m = c.model;
   const t = c.training;
-  const published = publishedConfig(m);
   // The model type of the catalog's config, else the family's words (an unsupported family stays as written, and the
   // estimate says so).
   const fam = (published?.model_type as string | undefined) ?? caseModelType(m.family) ?? m.family;
@@ -511,9 +510,7 @@ export function compareMetric(
   const pg = e.perGpu;
   // Reserved and nvidia-smi figures of a whole run include the cache of earlier, shorter batches.
   const run = pg.variableLengths ?? pg;
-  // A metric not named but said to include the CUDA context is the device's used memory.
-  const kind = metricKind(m.metric_kind);
-  switch (kind === 'reserved' && !/reserv/i.test(m.metric_kind) && m.includes_cuda_context === true ? 'device' : kind) {
+  switch (metricKind(m.metric_kind, m.includes_cuda_context)) {
     case 'allocated':
       return { metric: m.metric_kind, measuredGiB: measured, estimatedGiB: pg.peakBytes / GiB };
     case 'device':
@@ -530,13 +527,14 @@ export function compareMetric(
 /**
  * What a metric kind measures, in the schema's words or a spelling of them: the allocated peak (max_memory_allocated,
  * peak_active_bytes), the device's used memory (nvidia_smi_used, NVML), else reserved (max_memory_reserved; an
- * unspecified metric is compared with reserved, what most loggers print as "peak memory").
+ * unspecified metric is compared with reserved, what most loggers print as "peak memory", unless the case says it
+ * includes the CUDA context, which only the device's used memory does).
  */
-export function metricKind(kind: string | undefined): 'allocated' | 'device' | 'reserved' {
+export function metricKind(kind: string | undefined, includesContext?: boolean): 'allocated' | 'device' | 'reserved' {
   const k = (kind ?? '').toLowerCase();
   if (/alloc|active/.test(k)) return 'allocated';
   if (/smi|nvml|device|used/.test(k)) return 'device';
-  return 'reserved';
+  return includesContext === true && !/reserv/.test(k) ? 'device' : 'reserved';
 }
 
 /**

@@ -1,5 +1,7 @@
 // Paired preference training (DPO, KTO, ORPO / CPO / SimPO, reward modeling): which reference the trainer uses, how
 // it takes the log-probabilities, and whether it adds the chosen half's NLL. A rule of FIELD_RULES; pure.
+import type { Tool } from '../facts';
+import type { TrainingSetup } from '../../core/setup';
 import { fileProv, type ResolveContext } from './context';
 
 /**
@@ -12,27 +14,15 @@ export function resolvePreference(ctx: ResolveContext): void {
   const prefFact = decided.preference;
   if (prefFact && typeof prefFact.fact.value === 'string') {
     const v = prefFact.fact.value;
-    const peftMethod = method === 'lora' || method === 'qlora' || method === 'ia3';
-    const given = decided.referenceModel?.fact.value;
-    const reference =
-      v === 'reference-free' || v === 'reward'
-        ? 'none'
-        : given === 'precomputed'
-          ? 'precomputed'
-          : given === 'given'
-            ? 'copy'
-            : peftMethod
-              ? 'adapters-off'
-              : 'copy';
     const tool = prefFact.fact.tool;
-    const logps = tool === 'llamafactory' ? 'whole' : tool === 'torchtune' ? 'native' : 'rows';
-    // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
-    // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward); DPOTrainer adds it when
-    // rpo_alpha is set (dpo_trainer.py concatenated_forward: `if self.args.rpo_alpha is not None`).
-    const alpha = decided.cpoAlpha?.fact.value;
-    const rpo = typeof decided.rpoAlpha?.fact.value === 'number';
-    const chosenNll = logps === 'rows' && ((v === 'reference-free' && alpha !== 0) || (v === 'dpo' && rpo));
-    setup.preference = { reference, logps, paired: v !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
+    const given = decided.referenceModel?.fact.value;
+    setup.preference = preferenceOf(v, {
+      method,
+      reference: given === 'precomputed' || given === 'given' ? given : undefined,
+      tool,
+      cpoAlpha: decided.cpoAlpha?.fact.value,
+      rpo: typeof decided.rpoAlpha?.fact.value === 'number',
+    });
     prov.preference = fileProv(prefFact);
     // LLaMA-Factory's reward models keep the LM head and add a value head (its logits computed but unused); TRL's
     // RewardTrainer loads a sequence classifier instead (head seq_cls).
@@ -41,4 +31,41 @@ export function resolvePreference(ctx: ResolveContext): void {
       prov.value_head = fileProv(prefFact);
     }
   }
+}
+
+/** What decides a preference run's reference and log-probabilities besides its kind. */
+export interface PreferenceContext {
+  readonly method: string | undefined;
+  /** A reference the run is handed: its log-probabilities precomputed, or a model of its own (a copy). */
+  readonly reference?: 'precomputed' | 'given';
+  readonly tool?: Tool;
+  readonly cpoAlpha?: unknown;
+  /** DPOTrainer's rpo_alpha is set. */
+  readonly rpo?: boolean;
+}
+
+/**
+ * The setup's preference block for a kind of paired preference training ('dpo', 'kto', 'reference-free', 'reward'):
+ * which reference the trainer uses (PEFT runs disable their adapters instead of copying the model), how it takes the
+ * log-probabilities, and whether it adds the chosen half's NLL.
+ */
+export function preferenceOf(kind: string, p: PreferenceContext): NonNullable<TrainingSetup['preference']> {
+  const peftMethod = p.method === 'lora' || p.method === 'qlora' || p.method === 'ia3';
+  const reference =
+    kind === 'reference-free' || kind === 'reward'
+      ? 'none'
+      : p.reference === 'precomputed'
+        ? 'precomputed'
+        : p.reference === 'given'
+          ? 'copy'
+          : peftMethod
+            ? 'adapters-off'
+            : 'copy';
+  const logps = p.tool === 'llamafactory' ? 'whole' : p.tool === 'torchtune' ? 'native' : 'rows';
+  // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
+  // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward); DPOTrainer adds it when
+  // rpo_alpha is set (dpo_trainer.py concatenated_forward: `if self.args.rpo_alpha is not None`).
+  const chosenNll =
+    logps === 'rows' && ((kind === 'reference-free' && p.cpoAlpha !== 0) || (kind === 'dpo' && p.rpo === true));
+  return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
 }
