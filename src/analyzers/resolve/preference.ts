@@ -1,7 +1,7 @@
 // Paired preference training (DPO, KTO, ORPO / CPO / SimPO, reward modeling): which reference the trainer uses, how
 // it takes the log-probabilities, and whether it adds the chosen half's NLL. A rule of FIELD_RULES; pure.
 import type { Tool } from '../facts';
-import type { TrainingSetup } from '../../core/setup';
+import type { TrainingSetup } from '../../core';
 import { fileProv, type ResolveContext } from './context';
 
 /**
