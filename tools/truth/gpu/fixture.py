@@ -23,6 +23,11 @@ REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 
 def harness(scenario, extra):
     world = scenario.get("gpus_per_node", 1)
+    if scenario.get("zero_stage"):
+        out = {"runner": "deepspeed", **extra}
+        if scenario.get("gradient_checkpointing", "none") != "none":
+            out["reentrant"] = bool(scenario.get("checkpoint_reentrant", False))
+        return out
     if scenario.get("fsdp", "none") != "none":
         parallel = "fsdp1" if scenario.get("fsdp_version") == 1 else "fsdp2"
     else:
@@ -34,6 +39,9 @@ def harness(scenario, extra):
 
 
 HEAD_REPLAY_TOLERANCE = 0.001
+# The DeepSpeed source of the DeepSpeed points measured before run.py recorded its release (the first three commands
+# of results/2026-11-26b-h100): 0.19.6, as their README says.
+DEEPSPEED_UNRECORDED = "0.19.6"
 
 
 def without_harness_head(point, load):
@@ -65,6 +73,9 @@ def truth_point(record, source):
             # peak holds the root's flat parameter, gradient, AdamW state and sqrt temporary at twice the embedding's
             # shard). What ran is the untied model, so that is the scenario the point checks.
             scenario["architecture"] = {**scenario["architecture"], "tie_word_embeddings": False}
+    if scenario.get("zero_stage"):
+        # The DeepSpeed release the point ran (ds_point.py: a source checkout's version.txt)
+        scenario["deepspeed_version"] = (record["versions"].get("deepspeed") or DEEPSPEED_UNRECORDED).split(" ")[0]
     measured = record["phases"]
     phases = {name: {"peakBytes": v["maxAllocatedBytes"], "reservedBytes": v["maxReservedBytes"],
                      "deviceBytes": v["deviceUsedAtEndBytes"]} for name, v in measured.items()}

@@ -102,6 +102,35 @@ def falcon(seq, batch, ckpt):
     return "-".join(["falcon-7b", "lora", f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt"]), scenario
 
 
+def zero_point(model, method, seq, batch=1, world=8, stage=3, ckpt="full", lora_all=True, r=8, dropout=0.0, buckets="auto", offload=False,
+               reentrant=False, release=None):
+    """DeepSpeed ZeRO as the HF Trainer runs it (run.py with ds_point.py): bf16 weights (DeepSpeed's bf16 mode casts
+    the adapters too and keeps fp32 master partitions), the ZeRO block's buckets "auto" (filled from the hidden size)
+    or DeepSpeed's defaults, zero.Init for stage 3."""
+    scenario = {"model": model, "architecture": config(model), "method": method, "weights_dtype": "bf16", "mixed_precision": "none",
+                "master_weights": True, "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq, "gradient_checkpointing": ckpt,
+                "attention": "sdpa", "gpus_per_node": world, "fsdp": "none", "zero_stage": stage}
+    keys = ("reduce_bucket_size", "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold") if stage == 3 else ("reduce_bucket_size",)
+    scenario["zero_buckets"] = {k: "auto" for k in keys} if buckets == "auto" else {}
+    if ckpt != "none":
+        scenario["checkpoint_reentrant"] = reentrant
+    if method == "lora":
+        scenario["lora"] = {"r": r, "alpha": 2 * r, "dropout": dropout, "dtype": "bf16",
+                            "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
+    if offload:
+        scenario.update(offload_params="cpu", offload_optimizer="cpu")
+    parts = [model, method, f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt", f"z{stage}-w{world}"]
+    parts += ["reentrant"] if reentrant else []
+    parts += ["offload"] if offload else []
+    parts += [f"r{r}"] if method == "lora" and r != 8 else []
+    parts += [f"drop{dropout}"] if dropout else []
+    parts += ["dsdefaults"] if buckets != "auto" else []
+    if release:  # a DeepSpeed release other than the harness's (ds_point.import_deepspeed)
+        scenario["harness"] = {"deepspeed": release}
+        parts += [f"ds{release}"]
+    return "-".join(parts), scenario
+
+
 def all_points():
     """In the order they run: a command that runs out of time leaves the last ones for the next."""
     pts = []
@@ -235,4 +264,26 @@ def all_points():
     # FSDP2 at world size 1, measured on the fake group and, with VRAM_TRUTH_BACKEND=nccl, on real NCCL
     pts += [point("qwen2.5-1.5b", "full", 1024, batch=2, ckpt="none", world=1, fsdp="full_shard", weights="fp32"),
             point("llama-3.2-1b", "full", 2048, batch=2, world=1, fsdp="full_shard", weights="fp32")]
+    # DeepSpeed ZeRO (ds_point.py): PEFT's ZeRO-3 LoRA recipe on Llama-2-70B (8 x 2,048, r 8 all-linear, dropout 0.1),
+    # LoRA and full fine-tunes at 8B, ZeRO-3 with everything offloaded, ZeRO-2
+    pts += [zero_point("llama-2-70b", "lora", 2048, batch=8, dropout=0.1), zero_point("llama-3.1-8b", "lora", 2048, batch=4),
+            zero_point("llama-3.1-8b", "full", 2048, batch=2), zero_point("qwen2.5-32b", "lora", 4096, batch=2, dropout=0.1),
+            zero_point("llama-3.1-8b", "lora", 2048, batch=4, offload=True), zero_point("llama-3.1-8b", "full", 2048, batch=2, stage=2),
+            zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True, buckets="defaults")]
+    # What made the last one run out of memory (DeepSpeed's default buckets or reentrant checkpointing), smaller
+    # batches of the recipe, ZeRO-2 LoRA, and DeepSpeed's defaults at 8B
+    pts += [zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True), zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, buckets="defaults"),
+            zero_point("llama-2-70b", "lora", 2048, batch=4, dropout=0.1), zero_point("llama-3.1-8b", "lora", 2048, batch=4, stage=2, dropout=0.1),
+            zero_point("llama-3.1-8b", "lora", 2048, batch=4, buckets="defaults"), zero_point("llama-3.1-8b", "full", 2048, batch=2, buckets="defaults")]
+    # Reentrant checkpointing under ZeRO-3 (transformers 4's default), at sizes where the whole model fits gathered
+    pts += [zero_point("llama-3.1-8b", "lora", 2048, batch=4, reentrant=True), zero_point("qwen2.5-14b", "lora", 2048, batch=2, reentrant=True, dropout=0.1),
+            zero_point("llama-3.1-8b", "full", 2048, batch=2, reentrant=True)]
+    # The same under the DeepSpeed releases of 2024-2025 (before ZeRO-3 attributed a reentrant recomputation's frozen
+    # parameters, 0.19.3; their non-reentrant checkpointing fails torch's recomputation check), and the 70B recipe at
+    # 2 x 2,048 with the "auto" buckets
+    pts += [zero_point("llama-3.1-8b", "lora", 2048, batch=4, reentrant=True, release="0.16.5"),
+            zero_point("llama-3.1-8b", "lora", 2048, batch=4, reentrant=True, release="0.15.0"),
+            zero_point("qwen2.5-14b", "lora", 2048, batch=2, reentrant=True, dropout=0.1, release="0.16.5"),
+            zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1),
+            zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True, release="0.16.5")]
     return dict(pts)

@@ -8,6 +8,8 @@ Each point runs in its own process (`--point ID`), so the caching allocator and 
 JSON goes to DIR/<id>.json and all of them to DIR/gpu-truth.json. Needs torch (CUDA), transformers, peft,
 accelerate; no network. FSDP points shard over torch's fake process group: one process is rank 0 of N.
 
+DeepSpeed points (`zero_stage`, ds_point.py) need DEEPSPEED_SRC, a DeepSpeed source checkout.
+
 `--trace` also records the CUDA caching allocator's own allocation sequence (torch.cuda.memory._record_memory_history,
 without stacks) and writes it to DIR/<id>.trace.json in the format of the CPU harness's traces (truthlib/memory.py
 trace), with the phase marks and the real max_memory_reserved of each step: `node tools/truth/replay.mjs` then replays
@@ -59,6 +61,8 @@ def versions():
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
+    if "ds_point" in sys.modules:  # a DeepSpeed point: the source release it ran
+        out["deepspeed"] = sys.modules["ds_point"].version()
     return out
 
 
@@ -334,20 +338,28 @@ def measure_point(pid, scenario, trace=False):
         stacks = os.environ.get("TRUTH_TRACE_STACKS") == "1"
         torch.cuda.memory._record_memory_history(enabled="all", context="alloc" if stacks else None, stacks="python",
                                                  max_entries=TRACE_ENTRIES)
-    model = build(scenario)
-    if scenario.get("fsdp_version") == 1:
-        model = shard_fsdp1(model, scenario)
+    if scenario.get("zero_stage"):
+        import ds_point
+
+        ds_point.init_world(scenario["gpus_per_node"])
+        model = ds_point.build(scenario)  # the DeepSpeed engine
+    elif scenario.get("fsdp_version") == 1:
+        model = shard_fsdp1(build(scenario), scenario)
     elif scenario["fsdp"] != "none":
-        model = shard(model, scenario)
+        model = shard(build(scenario), scenario)
     elif scenario.get("gpus_per_node", 1) > 1:
-        model = wrap_ddp(model, scenario)
+        model = wrap_ddp(build(scenario), scenario)
+    else:
+        model = build(scenario)
     model.train()
     steps = []
     record = {"id": pid, "scenario": scenario, "steps": steps, "cudaContextBytes": context,
               "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
               "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
     try:
-        if harness_of(scenario).get("runner") in ("trainer", "sft"):
+        if scenario.get("zero_stage"):
+            ds_point.run_engine(model, scenario, PhaseClock(marks), steps)
+        elif harness_of(scenario).get("runner") in ("trainer", "sft"):
             run_trainer(model, scenario, marks, steps)
         else:
             run_loop(model, scenario, marks, steps)
