@@ -2,7 +2,8 @@
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
 import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
-import { deepspeedDatedBy } from '../terms/sharding-buffers';
+import { deepspeedDatedBy } from './deepspeed-release';
+import { recomputesFrozenUnderZero3 } from '../terms/zero3-recompute-kept';
 import type { Architecture } from '../architecture';
 import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
@@ -72,26 +73,44 @@ export function defaultAssumptions(
 }
 
 /**
- * The DeepSpeed release, said under ZeRO-1/2 (where it moves the gradient buckets) when no file or pin gave it: one
- * before 0.18.2 where an older transformers release dates the run, else a current one (terms/sharding-buffers.ts
- * bucketsBeforeLoss).
+ * The DeepSpeed release, said where it changes the estimate and no file or pin gave it: under ZeRO-1/2 (where it moves
+ * the gradient buckets) and under ZeRO-3 when frozen layers are recomputed by reentrant checkpointing (what 0.19.3 keeps
+ * gathered). One before 0.18.2 where an older transformers release dates the run, else a current one
+ * (estimate/deepspeed-release.ts).
  */
 function deepspeedVersionDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
-  if (ctx.lean || setup.deepspeed_version !== undefined || (setup.zero_stage !== 1 && setup.zero_stage !== 2)) return;
+  if (ctx.lean || setup.deepspeed_version !== undefined) return;
+  const zero12 = setup.zero_stage === 1 || setup.zero_stage === 2;
+  if (!zero12 && !recomputesFrozenUnderZero3(setup)) return;
   const dated = deepspeedDatedBy(setup);
   ctx.notes.assumptions.push({
     key: 'deepspeed_version',
-    value: dated ? 'before 0.18.2' : 'current (0.18.2 or later)',
-    source: dated
-      ? `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2 (October and November 2025), whose ` +
+    value: dated ? 'before 0.18.2' : zero12 ? 'current (0.18.2 or later)' : 'current (0.19.3 or later)',
+    source: zero12 ? zero12Source(dated) : zero3RecomputeSource(dated),
+  });
+}
+
+function zero12Source(dated: string | undefined): string {
+  return dated
+    ? `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2 (October and November 2025), whose ` +
         "ZeRO-1/2 backward() still made the gradient buckets before the loss's backward, where they count beside " +
         "the logits' gradients: set deepspeed_version for a newer release"
-      : "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
+    : "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
         'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them ' +
         "in backward() before the loss's backward, where they count beside the logits' gradients: set " +
-        'deepspeed_version for them',
-  });
+        'deepspeed_version for them';
+}
+
+function zero3RecomputeSource(dated: string | undefined): string {
+  return dated
+    ? `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2, and releases before 0.19.3 free the ` +
+        "frozen layers' gathered parameters after a reentrant recomputation uses them: set deepspeed_version for a " +
+        'newer release'
+    : 'VRAM Lens default: a current release; from 0.19.3 ZeRO-3 keeps the frozen layers recomputed by reentrant ' +
+        'checkpointing gathered until the optimizer step (deepspeedai/DeepSpeed#8148; measured on an H100), every ' +
+        'layer at the end of the backward; earlier releases free them after use: set deepspeed_version, or ' +
+        'checkpoint_reentrant: false';
 }
 
 /** The FSDP release a tool's version implies (LitGPT's finetune_lora before OptimizerArgs), said where a file dated it. */

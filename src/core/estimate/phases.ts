@@ -569,9 +569,12 @@ function recordStreamPools(
     ...gatheredAt.firstLayer,
   ]);
   const root = new Set(terms.headGather);
+  // ZeRO-3 keeping a reentrant backward's frozen layers gathers the whole stack at its end (terms/zero3-recompute-kept.ts)
+  const atBackwardEnd = sum(gatheredAt.firstLayer) + terms.gatherInFlight.layer;
   poolsAtPhase.unitCapacity = Math.max(
     poolsAtPhase.unitCapacity,
     gatherPoolCapacity(terms.gatherInFlight, sum(gathered), sum(gatheredAt.loss) + sum(terms.headGather)),
+    atBackwardEnd,
   );
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
     phase: ph,

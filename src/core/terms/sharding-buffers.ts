@@ -24,8 +24,8 @@ import { formatBytes, formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
 import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-config';
-import { fsdp1BackwardPrefetch, fsdpTailUnit, type TrainingSetup } from '../setup';
-import { olderThan } from '../util/version';
+import { fsdp1BackwardPrefetch, fsdpTailUnit } from '../setup';
+import { bucketsBeforeLoss } from '../estimate/deepspeed-release';
 import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-copy';
 import { modelCrossEntropy } from './shifted-logits';
 
@@ -109,22 +109,6 @@ function zeroBuckets(
     () => ({ reduceBucket: size, buffers }),
   );
   return { persistent: staging, backward: [buckets] };
-}
-
-/**
- * DeepSpeed before 0.18.2 makes ZeRO-1/2's buckets in backward(), before the loss's backward (stage_1_and_2.py
- * backward); later releases run that prologue from a hook at the first gradient (deepspeedai/DeepSpeed#7665). Without
- * a DeepSpeed release, a transformers release before 4.57 (October 2025, before DeepSpeed 0.18.2) dates the stack.
- */
-export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
-  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 18, 2);
-  return deepspeedDatedBy(setup) !== undefined;
-}
-
-/** The transformers release that dates a run without a DeepSpeed release to DeepSpeed before 0.18.2, if any. */
-export function deepspeedDatedBy(setup: TrainingSetup): string | undefined {
-  if (setup.deepspeed_version !== undefined || !olderThan(setup.transformers_version, 4, 57)) return undefined;
-  return setup.transformers_version;
 }
 
 /**
@@ -244,7 +228,7 @@ export function shardingBuffers(
       forwardEnd: [z3.atLoss],
       loss: [z3.atLoss],
       lastLayer: z3.held ? [z3.held] : gathered,
-      firstLayer: gathered,
+      firstLayer: z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes ? [z3.atBackwardEnd] : gathered,
     };
   }
   gatheredGrads.push(...buckets.backward);

@@ -21,7 +21,7 @@ import { checkpointReentrant } from './activations/kept-inputs';
 import type { EstimateContext } from '../estimate/context';
 import { zeroConfig } from '../estimate/zero-config';
 import { formatBytes } from '../units';
-import { bucketsBeforeLoss } from './sharding-buffers';
+import { bucketsBeforeLoss } from '../estimate/deepspeed-release';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';

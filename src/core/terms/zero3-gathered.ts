@@ -12,6 +12,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { zeroValue, type ZeroConfig } from '../estimate/zero-config';
+import { zero3RecomputeKept } from './zero3-recompute-kept';
 
 /** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
 export function linearModuleParams(ctx: EstimateContext, m: LinearModule, ep: number): number {
@@ -24,6 +25,8 @@ export interface Zero3Gathered {
   readonly gathered: Component;
   readonly held: Component | undefined;
   readonly atLoss: Component;
+  /** At the end of a reentrant backward, where DeepSpeed keeps the recomputed frozen layers (zero3-recompute-kept.ts). */
+  readonly atBackwardEnd: Component | undefined;
   /**
    * Bytes of the flat buffer a prefetch gathers into, alive beside the gathered parameters while they are copied out:
    * inside a layer, and when the output head is prefetched for the loss.
@@ -140,7 +143,8 @@ export function zero3Gathered(
     layer: prefetchFlatBuffer(zbIn, modules, half, largestModule * bytesPerParam),
     atLoss: head > 0 ? prefetchFlatBuffer(zbIn, modules, half, head * half) : 0,
   };
-  return { gathered, held, atLoss, inFlight };
+  const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, { bytes: persistentSmall * wb, text: small() });
+  return { gathered, held, atLoss, atBackwardEnd, inFlight };
 }
 
 /**

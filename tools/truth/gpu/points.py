@@ -272,7 +272,8 @@ def all_points():
             zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True, buckets="defaults")]
     # What made the last one run out of memory (DeepSpeed's default buckets or reentrant checkpointing), smaller
     # batches of the recipe, ZeRO-2 LoRA, and DeepSpeed's defaults at 8B
-    pts += [zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True), zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, buckets="defaults"),
+    pts += [zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True),
+            zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, buckets="defaults"),
             zero_point("llama-2-70b", "lora", 2048, batch=4, dropout=0.1), zero_point("llama-3.1-8b", "lora", 2048, batch=4, stage=2, dropout=0.1),
             zero_point("llama-3.1-8b", "lora", 2048, batch=4, buckets="defaults"), zero_point("llama-3.1-8b", "full", 2048, batch=2, buckets="defaults")]
     # Reentrant checkpointing under ZeRO-3 (transformers 4's default), at sizes where the whole model fits gathered

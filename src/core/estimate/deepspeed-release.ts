@@ -1,0 +1,29 @@
+// What the DeepSpeed release changes in the estimate, and the release a run is taken to use when no file names it:
+// the setup's deepspeed_version, else a transformers release before 4.57 (October 2025) dates the stack before
+// DeepSpeed 0.18.2, else a current release (estimate/assumptions.ts says which where it matters). Pure.
+import type { TrainingSetup } from '../setup';
+import { olderThan } from '../util/version';
+
+/** The transformers release that dates a run without a DeepSpeed release to DeepSpeed before 0.18.2, if any. */
+export function deepspeedDatedBy(setup: TrainingSetup): string | undefined {
+  if (setup.deepspeed_version !== undefined || !olderThan(setup.transformers_version, 4, 57)) return undefined;
+  return setup.transformers_version;
+}
+
+/**
+ * DeepSpeed before 0.18.2 makes ZeRO-1/2's buckets in backward(), before the loss's backward (stage_1_and_2.py
+ * backward); later releases run that prologue from a hook at the first gradient (deepspeedai/DeepSpeed#7665).
+ */
+export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
+  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 18, 2);
+  return deepspeedDatedBy(setup) !== undefined;
+}
+
+/**
+ * DeepSpeed 0.19.3 and later keep a reentrant recomputation's frozen parameters gathered under ZeRO-3 until the
+ * optimizer step (terms/zero3-recompute-kept.ts).
+ */
+export function deepspeedKeepsRecomputed(setup: TrainingSetup): boolean {
+  if (setup.deepspeed_version !== undefined) return !olderThan(setup.deepspeed_version, 0, 19, 3);
+  return deepspeedDatedBy(setup) === undefined;
+}
