@@ -109,6 +109,34 @@ export function torchBy(date: string): string | undefined {
 }
 
 /**
+ * DeepSpeed's releases by date (github.com/deepspeedai/DeepSpeed tags): the minor releases, and the patch releases
+ * the estimator reads (0.18.2: ZeRO-1/2's buckets made at the first gradient; 0.19.3: ZeRO-3 keeps a reentrant
+ * recomputation's frozen parameters).
+ */
+const DEEPSPEED_RELEASES: ReadonlyArray<readonly [string, string]> = [
+  ['2023-07-17', '0.10'],
+  ['2023-10-06', '0.11'],
+  ['2023-11-03', '0.12'],
+  ['2024-01-19', '0.13'],
+  ['2024-03-07', '0.14'],
+  ['2024-08-22', '0.15'],
+  ['2024-11-25', '0.16'],
+  ['2025-06-02', '0.17'],
+  ['2025-10-07', '0.18'],
+  ['2025-11-04', '0.18.2'],
+  ['2026-05-06', '0.19'],
+  ['2026-07-22', '0.19.3'],
+];
+
+/**
+ * The DeepSpeed release out on a case's date, read as accelerateBy reads it: before 0.10, '0.9'; from the last entry
+ * on, undefined (the current behaviour).
+ */
+export function deepspeedBy(date: string): string | undefined {
+  return releaseOn(DEEPSPEED_RELEASES, date, '0.9');
+}
+
+/**
  * The release out on a case's date among `releases`: `before` ahead of the first (undefined: none), undefined from the
  * last on (the current behaviour) or without a date.
  */

@@ -13,6 +13,7 @@ import type { Tool } from '../src/analyzers/facts';
 import { bitsandbytesLoad, shardsModel, trlQuantizedPreparation } from '../src/analyzers/trl-quantized';
 import {
   accelerateBy,
+  deepspeedBy,
   accelerateFsdp,
   torchBy,
   trlBy,
@@ -300,6 +301,13 @@ function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   const trl =
     tool === 'trl' ? (/\btrl\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(t.framework ?? '')?.[1] ?? trlBy(date)) : undefined;
   if (trl) s.trl_version = trl;
+  // DeepSpeed: the release the case names, else the one out on its date, for a run that names it (its ZeRO-1/2
+  // buckets and ZeRO-3's reentrant recomputation changed by release: estimate/deepspeed-release.ts).
+  const ds = /deepspeed\s*v?(\d+\.\d+(?:\.\d+)?)/i.exec(t.framework ?? '')?.[1];
+  const usesDeepspeed =
+    (t.distributed?.zero_stage ?? 0) > 0 ||
+    /deepspeed|\bzero[- ]?[123]\b/i.test(`${t.framework ?? ''} ${t.distributed?.strategy ?? ''}`);
+  if (ds ?? (usesDeepspeed ? deepspeedBy(date) : undefined)) s.deepspeed_version = ds ?? deepspeedBy(date);
   return s;
 }
 

@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import {
   accelerateBy,
   accelerateFsdp,
+  deepspeedBy,
   torchBy,
   trlBy,
   caseAttention,
@@ -165,6 +166,14 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(torchBy('2024-05'), '2.3');
     assert.equal(torchBy('2026-01'), undefined);
     assert.equal(torchBy(''), undefined);
+  });
+
+  it('DeepSpeed by date: the release out on the day, with the patch releases the estimator reads (its tags)', () => {
+    assert.equal(deepspeedBy('2024-02-26'), '0.13'); // v0.13.0 2024-01-19, v0.14.0 2024-03-07
+    assert.equal(deepspeedBy('2025-11-04'), '0.18.2'); // ZeRO-1/2's buckets made at the first gradient
+    assert.equal(deepspeedBy('2026-07-01'), '0.19'); // before v0.19.3 (2026-07-22) keeps recomputed frozen layers
+    assert.equal(deepspeedBy('2023-01'), '0.9');
+    assert.equal(deepspeedBy('2026-08-01'), undefined);
   });
 
   it('TRL by date: the release out on the day, with the patch releases that changed its 4-bit preparation', () => {
@@ -336,6 +345,8 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.equal(s.fsdp, 'none');
     assert.equal(s.gpus_per_node, 2);
     assert.equal(s.transformers_version, '4.32');
+    // DeepSpeed out in September 2023 (the strategy names it): 0.10
+    assert.equal(s.deepspeed_version, '0.10');
     // Before the release table (January 2023): 4.24 or older, not the last 4.x line.
     const older = caseToSetup({ ...c, source: { date: '2022-06-01' } });
     assert.ok(older.ok);
