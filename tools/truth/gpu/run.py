@@ -288,12 +288,14 @@ def trace_from_history(entries, marks):
     order, `[bytes, address, 0]` for an allocation, `[-bytes, address, 0]` once its free has completed (when the
     allocator can hand the block out again), a fourth element naming the stream when it is not the default one (the
     allocator keeps each stream's blocks apart: FSDP's all-gather and reduce-scatter streams), and the marks' names at
-    their positions (`marks`: (name, index into `entries`)). Segment entries are left out: the replay's allocator
+    their positions (`marks`: (name, index into `entries`)). `freesRequested` lists, for each free the program made,
+    the index of the next event and the address: the allocated bytes the program sees (max_memory_allocated) drop there,
+    before a block that another stream still reads completes its free. Segment entries are left out: the replay's allocator
     model makes its own."""
     at = {}
     for name, index in marks:
         at.setdefault(index, []).append(name)
-    events, ops, op_index, op_of_addr = [], ["(no stacks recorded)"], {}, {}
+    events, ops, op_index, op_of_addr, requested = [], ["(no stacks recorded)"], {}, {}, []
     for i, e in enumerate(entries):
         events.extend(at.pop(i, []))
         stream = [e["stream"]] if e.get("stream") else []
@@ -308,9 +310,13 @@ def trace_from_history(entries, marks):
             events.append([e["size"], e["addr"], op] + stream)
         elif e["action"] == "free_completed":
             events.append([-e["size"], e["addr"], op_of_addr.pop(e["addr"], 0)] + stream)
+        elif e["action"] == "free_requested":
+            # where the program freed it (max_memory_allocated drops here); a block another stream still reads
+            # completes its free later, when the allocator sees that stream's event done (record_stream)
+            requested.append([len(events), e["addr"]])
     for index in sorted(at):
         events.extend(at[index])
-    return {"ops": ops, "events": events}
+    return {"ops": ops, "events": events, "freesRequested": requested}
 
 
 def requested_peak(events, begin, end):
