@@ -82,13 +82,24 @@ function deepspeedVersionDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
   if (ctx.lean || setup.deepspeed_version !== undefined) return;
   const zero12 = setup.zero_stage === 1 || setup.zero_stage === 2;
-  if (!zero12 && !recomputesFrozenUnderZero3(setup)) return;
+  const recompute = recomputesFrozenUnderZero3(setup);
+  if (!zero12 && !recompute && !fp32AdaptersUnderZero3(setup)) return;
   const dated = deepspeedDatedBy(setup);
   ctx.notes.assumptions.push({
     key: 'deepspeed_version',
-    value: dated ? 'before 0.18.2' : zero12 ? 'current (0.18.2 or later)' : 'current (0.19.3 or later)',
-    source: zero12 ? zero12Source(dated) : zero3RecomputeSource(dated),
+    value: dated
+      ? 'before 0.18.2'
+      : zero12
+        ? 'current (0.18.2 or later)'
+        : `current (0.19.${recompute ? 3 : 2} or later)`,
+    source: zero12 ? zero12Source(dated) : zero3RecomputeSource(dated, recompute),
   });
+}
+
+/** ZeRO-3 in DeepSpeed's 16-bit mode with fp32 LoRA weights: what 0.19.2 leaves of PEFT's adapters. */
+function fp32AdaptersUnderZero3(setup: PlanningContext['setup']): boolean {
+  const half = setup.weights_dtype === 'bf16' || setup.weights_dtype === 'fp16';
+  return setup.zero_stage === 3 && half && setup.mixed_precision === 'none' && setup.lora?.dtype === 'fp32';
 }
 
 function zero12Source(dated: string | undefined): string {
@@ -102,15 +113,21 @@ function zero12Source(dated: string | undefined): string {
         'deepspeed_version for them';
 }
 
-function zero3RecomputeSource(dated: string | undefined): string {
-  return dated
-    ? `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2, and releases before 0.19.3 free the ` +
-        "frozen layers' gathered parameters after a reentrant recomputation uses them: set deepspeed_version for a " +
-        'newer release'
-    : 'VRAM Lens default: a current release; from 0.19.3 ZeRO-3 keeps the frozen layers recomputed by reentrant ' +
+function zero3RecomputeSource(dated: string | undefined, recompute: boolean): string {
+  if (dated)
+    return (
+      `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2, and releases before 0.19.3 free the ` +
+      "frozen layers' gathered parameters after a reentrant recomputation uses them: set deepspeed_version for a " +
+      'newer release'
+    );
+  const adapters =
+    "from 0.19.2 DeepSpeed's 16-bit mode leaves a ZeRO-Init model's parameters in their dtype, so PEFT's adapters, " +
+    'added after the load, stay fp32 (deepspeedai/DeepSpeed#8066; earlier releases cast them)';
+  return recompute
+    ? 'VRAM Lens default: a current release; from 0.19.3 ZeRO-3 keeps the frozen layers recomputed by reentrant ' +
         'checkpointing gathered until the optimizer step (deepspeedai/DeepSpeed#8148; measured on an H100), every ' +
-        'layer at the end of the backward; earlier releases free them after use: set deepspeed_version, or ' +
-        'checkpoint_reentrant: false';
+        `layer at the end of the backward, and ${adapters}: set deepspeed_version, or checkpoint_reentrant: false`
+    : `VRAM Lens default: a current release; ${adapters}: set deepspeed_version for an earlier one`;
 }
 
 /** The FSDP release a tool's version implies (LitGPT's finetune_lora before OptimizerArgs), said where a file dated it. */

@@ -27,3 +27,14 @@ export function deepspeedKeepsRecomputed(setup: TrainingSetup): boolean {
   if (setup.deepspeed_version !== undefined) return !olderThan(setup.deepspeed_version, 0, 19, 3);
   return deepspeedDatedBy(setup) === undefined;
 }
+
+/**
+ * Whether DeepSpeed's 16-bit mode casts the parameters of a model made under ZeRO-Init: before 0.19.2 the engine casts
+ * the whole module (engine.py module.bfloat16() / half()), adapters added after the load included; from 0.19.2 a
+ * ZeRO-Init model is taken to be in its dtype already and only the other paths cast (_cast_module_mixed_precision,
+ * deepspeedai/DeepSpeed#8066), so PEFT's adapters keep the fp32 PEFT gives them (autocast_adapter_dtype, PEFT 0.12+).
+ */
+export function deepspeedCastsZeroInitModel(setup: TrainingSetup): boolean {
+  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 19, 2);
+  return deepspeedDatedBy(setup) !== undefined;
+}

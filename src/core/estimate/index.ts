@@ -33,6 +33,7 @@ export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
 export { parameterTargets, type ParameterTarget } from './inventory';
 export { quantizesWholeAtLoad } from '../terms/quantization';
 export { fusedExpertsIn } from './normalize';
+export { deepspeedCastsZeroInitModel } from './deepspeed-release';
 export { peftWrapsExperts } from './peft-moe';
 
 /**

@@ -75,7 +75,14 @@ def truth_point(record, source):
             scenario["architecture"] = {**scenario["architecture"], "tie_word_embeddings": False}
     if scenario.get("zero_stage"):
         # The DeepSpeed release the point ran (ds_point.py: a source checkout's version.txt)
-        scenario["deepspeed_version"] = (record["versions"].get("deepspeed") or DEEPSPEED_UNRECORDED).split(" ")[0]
+        release = (record["versions"].get("deepspeed") or DEEPSPEED_UNRECORDED).split(" ")[0]
+        scenario["deepspeed_version"] = release
+        if scenario.get("lora") and scenario["zero_stage"] == 3:
+            # ds_point.py adds PEFT's adapters after zero.Init, in fp32 (autocast_adapter_dtype); DeepSpeed casts them
+            # to bf16 before 0.19.2 and leaves a ZeRO-Init model's parameters as they are from then on (FINDINGS 67:
+            # the inputs' fp32 copies are in 0.19.6's histories, not in 0.16.5's). points.py wrote bf16 at first.
+            kept = tuple(int(x) for x in release.split(".")[:3]) >= (0, 19, 2)
+            scenario["lora"] = {**scenario["lora"], "dtype": "fp32" if kept else "bf16"}
     measured = record["phases"]
     phases = {name: {"peakBytes": v["maxAllocatedBytes"], "reservedBytes": v["maxReservedBytes"],
                      "deviceBytes": v["deviceUsedAtEndBytes"]} for name, v in measured.items()}

@@ -115,7 +115,10 @@ def zero_point(model, method, seq, batch=1, world=8, stage=3, ckpt="full", lora_
     if ckpt != "none":
         scenario["checkpoint_reentrant"] = reentrant
     if method == "lora":
-        scenario["lora"] = {"r": r, "alpha": 2 * r, "dropout": dropout, "dtype": "bf16",
+        # PEFT's adapters in fp32, which DeepSpeed casts to bf16 before 0.19.2 and, from then on, leaves as they are
+        # on a ZeRO-Init model (ZeRO-3); ZeRO-1/2 cast every parameter (fixture.py says which ran)
+        kept = stage == 3 and tuple(int(x) for x in (release or "0.19.6").split(".")) >= (0, 19, 2)
+        scenario["lora"] = {"r": r, "alpha": 2 * r, "dropout": dropout, "dtype": "fp32" if kept else "bf16",
                             "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
     if offload:
         scenario.update(offload_params="cpu", offload_optimizer="cpu")

@@ -1,0 +1,47 @@
+// The dtype of PEFT's adapters under DeepSpeed ZeRO-3 with a 16-bit mode. The model is made under ZeRO-Init (the HF
+// Trainer loads it so when its DeepSpeed config is at stage 3) and PEFT adds the adapters afterwards, in fp32 from PEFT
+// 0.12 (get_peft_model's autocast_adapter_dtype). DeepSpeed before 0.19.2 casts the whole module to its 16-bit dtype
+// (engine.py module.bfloat16()), adapters included; from 0.19.2 it leaves a ZeRO-Init model's parameters as they are
+// (deepspeedai/DeepSpeed#8066), so the adapters stay fp32 and PEFT casts each target's input to fp32. Measured on an
+// H100 (tools/truth/gpu/results/2026-11-26b-h100): the inputs' fp32 copies are in 0.19.6's history and not in 0.16.5's.
+// The rule the pipeline applies after the pins (pipeline.ts). Pure.
+import { deepspeedCastsZeroInitModel, olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import type { Tool } from './facts';
+
+/** Tools whose LoRA weights are PEFT's own, added after the model's load. */
+const PEFT_ADAPTER_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft']);
+
+/**
+ * The setup with LoRA weights in fp32 where DeepSpeed ZeRO-3 leaves PEFT's adapters as PEFT made them; the setup as
+ * it is otherwise. The precision rule (resolve/precision.ts) gave them the 16-bit dtype DeepSpeed runs in.
+ */
+export function zeroInitAdapterDtype(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  tools: readonly Tool[],
+): TrainingSetup {
+  const lora = setup.lora;
+  const half = setup.weights_dtype === 'bf16' || setup.weights_dtype === 'fp16';
+  if (
+    !lora ||
+    setup.zero_stage !== 3 ||
+    !half ||
+    setup.mixed_precision !== 'none' ||
+    lora.dtype !== setup.weights_dtype
+  )
+    return setup;
+  if (!tools.some((t) => PEFT_ADAPTER_TOOLS.has(t)) || deepspeedCastsZeroInitModel(setup)) return setup;
+  if (setup.peft_version !== undefined && olderThan(setup.peft_version, 0, 12)) return setup;
+  // The LoRA settings keep their place in the files; a LoRA from defaults says why its weights are fp32. The release
+  // assumed without a pin is said by the estimate (estimate/assumptions.ts deepspeedVersionDefault).
+  if (provenance.lora?.kind === 'default') {
+    provenance.lora = {
+      kind: 'default',
+      owner: 'deepspeed',
+      note:
+        `DeepSpeed ${setup.deepspeed_version ?? '0.19.2 or later'} leaves the parameters of a model made under ` +
+        'ZeRO-Init in their dtype, and PEFT adds its adapters after the load in fp32 (autocast_adapter_dtype)',
+    };
+  }
+  return { ...setup, lora: { ...lora, dtype: 'fp32' } };
+}
