@@ -38,3 +38,13 @@ export function deepspeedCastsZeroInitModel(setup: TrainingSetup): boolean {
   if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 19, 2);
   return deepspeedDatedBy(setup) !== undefined;
 }
+
+/**
+ * Whether ZeRO-3's count of available parameters falls below zero after each forward: DeepSpeed before 0.16.0
+ * (deepspeedai/DeepSpeed#6726, terms/zero3-gathered.ts). Without a release, a transformers release before 4.47
+ * (December 2024, after DeepSpeed 0.16.0) dates it.
+ */
+export function deepspeedCountDrifts(setup: TrainingSetup): boolean {
+  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 16);
+  return setup.transformers_version !== undefined && olderThan(setup.transformers_version, 4, 47);
+}

@@ -13,6 +13,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { zeroValue, type ZeroConfig } from '../estimate/zero-config';
 import { zero3RecomputeKept } from './zero3-recompute-kept';
+import { deepspeedCountDrifts } from '../estimate/deepspeed-release';
 
 /** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
 export function linearModuleParams(ctx: EstimateContext, m: LinearModule, ep: number): number {
@@ -79,7 +80,9 @@ export function zero3Gathered(
   const largestModule = Math.max(0, ...modules);
   // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
   const prefetch = Math.min(zb.stage3_prefetch_bucket_size, Math.max(0, inv.total / tp - blockUnit));
-  const runAhead = zero3RunAhead(ctx, st, zb, modules);
+  const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
+  const drift = availableCountDrift(ctx, st, retained.params);
+  const runAhead = zero3RunAhead(ctx, st, zb, modules, drift);
   const inLayer = Math.max(
     Math.min(largestModule, blockUnit),
     Math.min(zb.stage3_max_live_parameters, blockUnit + prefetch),
@@ -88,7 +91,6 @@ export function zero3Gathered(
   const linear = mods.reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0);
   const persistentSmall = Math.max(0, inv.total - inv.embedding - inv.head - inv.vision - linear);
   const small = (): string => `unsharded small params ${formatCount(persistentSmall)} x ${wb} B`;
-  const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
   const held =
     retained.params > live
       ? comp(
@@ -100,7 +102,7 @@ export function zero3Gathered(
           () => ({ retainedParams: Math.round(retained.params), maxReuseDistance: zb.stage3_max_reuse_distance }),
         )
       : undefined;
-  const headPrefetch = zero3HeadPrefetch(ctx, st, zb, retained.params, modules);
+  const headPrefetch = zero3HeadPrefetch(ctx, st, zb, { retained: retained.params, drift }, modules);
   const released = Math.min(st.blockParams / tp, retained.params + headPrefetch.params);
   const atLossParams = Math.max(released, runAhead.atLossParams);
   const atLoss = comp(
@@ -163,6 +165,7 @@ function zero3RunAhead(
   st: StageContext,
   zb: ZeroConfig,
   modules: readonly number[],
+  drift: number,
 ): { layerParams: number; atLossParams: number; formula: () => string } {
   const a = ctx.model.arch;
   const { inventory: inv } = ctx.model;
@@ -174,14 +177,32 @@ function zero3RunAhead(
   const embedding = st.first && !a.tied ? inv.embedding / tp : 0;
   const layers = st.blockParams / tp;
   const largest = Math.max(...modules);
-  const ahead = maxLive + largest;
+  const ahead = maxLive + drift + largest;
   return {
     layerParams: Math.min(layers + embedding, ahead),
-    atLossParams: maxLive > head ? Math.min(layers + embedding, ahead - head) : 0,
+    atLossParams: maxLive + drift > head ? Math.min(layers + embedding, ahead - head) : 0,
     formula: () =>
       `the prefetch running ahead to max_live ${formatCount(maxLive)} + one module ${formatCount(largest)} ` +
+      (drift > 0
+        ? `+ ${formatCount(drift)} the count of available parameters fell below zero (DeepSpeed < 0.16) `
+        : '') +
       `(the layer's modules smaller than the ${formatCount(zb.stage3_prefetch_bucket_size)} prefetch bucket)`,
   };
+}
+
+/**
+ * DeepSpeed before 0.16.0 set its count of available parameters to zero at the end of each forward (reset_step) while
+ * the output head and the layers kept for their reuse were still gathered; releasing them later took the count below
+ * zero (deepspeedai/DeepSpeed#6726, in 0.16.0), and its prefetch, which fetches while the count is below
+ * stage3_max_live_parameters, then held that many elements more, through the backward and the next forward. H100,
+ * Llama-3.1-8B LoRA under 0.15.0 against 0.16.5 (FINDINGS §67): about the head's 1.0 GiB more gathered at the loss and
+ * in the layers. 0 with a later release.
+ */
+function availableCountDrift(ctx: EstimateContext, st: StageContext, retained: number): number {
+  if (!deepspeedCountDrifts(ctx.setup)) return 0;
+  const a = ctx.model.arch;
+  const head = st.last ? (a.vocab * a.hidden) / ctx.layout.tensorParallel : 0;
+  return head + retained;
 }
 
 /**
@@ -198,13 +219,14 @@ function zero3HeadPrefetch(
   ctx: EstimateContext,
   st: StageContext,
   zb: ZeroConfig,
-  retained: number,
+  count: { retained: number; drift: number },
   modules: readonly number[],
 ): { params: number; formula: () => string } {
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
   const head = st.last ? (a.vocab * a.hidden) / tp : 0;
-  const room = Math.min(zb.stage3_prefetch_bucket_size, zb.stage3_max_live_parameters - head - retained);
+  const { retained, drift } = count;
+  const room = Math.min(zb.stage3_prefetch_bucket_size, zb.stage3_max_live_parameters + drift - head - retained);
   if (!(room > 0) || !st.last) return { params: 0, formula: () => 'nothing prefetched (the head fills max_live)' };
   const backwardOrder = [...modules].reverse();
   const keptByScan = retained > 0 ? 0 : (backwardOrder.shift() ?? 0);
