@@ -40,11 +40,11 @@ export function deepspeedCastsZeroInitModel(setup: TrainingSetup): boolean {
 }
 
 /**
- * Whether ZeRO-3's count of available parameters falls below zero after each forward: DeepSpeed before 0.16.0
- * (deepspeedai/DeepSpeed#6726, terms/zero3-gathered.ts). Without a release, a transformers release before 4.47
- * (December 2024, after DeepSpeed 0.16.0) dates it.
+ * Whether ZeRO-3's count of available parameters falls below zero after each backward: DeepSpeed before 0.15.4, which
+ * reset it at the backward's end (deepspeedai/DeepSpeed#6662; terms/zero3-gathered.ts). Without a release, a
+ * transformers release before 4.47 (December 2024) dates it.
  */
 export function deepspeedCountDrifts(setup: TrainingSetup): boolean {
-  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 16);
+  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 15, 4);
   return setup.transformers_version !== undefined && olderThan(setup.transformers_version, 4, 47);
 }

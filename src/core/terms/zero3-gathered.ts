@@ -81,7 +81,7 @@ export function zero3Gathered(
   // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
   const prefetch = Math.min(zb.stage3_prefetch_bucket_size, Math.max(0, inv.total / tp - blockUnit));
   const retained = zero3Retained(ctx, st, zb.stage3_max_reuse_distance);
-  const drift = availableCountDrift(ctx, st, retained.params);
+  const drift = availableCountDrift(ctx, st);
   const runAhead = zero3RunAhead(ctx, st, zb, modules, drift);
   const inLayer = Math.max(
     Math.min(largestModule, blockUnit),
@@ -191,18 +191,18 @@ function zero3RunAhead(
 }
 
 /**
- * DeepSpeed before 0.16.0 set its count of available parameters to zero at the end of each forward (reset_step) while
- * the output head and the layers kept for their reuse were still gathered; releasing them later took the count below
- * zero (deepspeedai/DeepSpeed#6726, in 0.16.0), and its prefetch, which fetches while the count is below
- * stage3_max_live_parameters, then held that many elements more, through the backward and the next forward. H100,
- * Llama-3.1-8B LoRA under 0.15.0 against 0.16.5 (FINDINGS §67): about the head's 1.0 GiB more gathered at the loss and
- * in the layers. 0 with a later release.
+ * DeepSpeed before 0.15.4 set its count of available parameters to zero at the end of each backward (stage3.py
+ * backward: reset_step) while the embedding, fetched for the backward's last module, was still gathered; its release at
+ * the step took the count below zero, and the prefetch, which fetches while the count is below
+ * stage3_max_live_parameters, then held that many elements more through the next forward and backward. 0.15.4 moved
+ * the reset to the start of the forward (deepspeedai/DeepSpeed#6662). H100, Llama-3.1-8B LoRA under 0.15.0 against
+ * 0.16.5 (FINDINGS §67): the embedding's 1.0 GiB more gathered at the loss and in the layers; CPU, a tiny 8-layer
+ * Llama LoRA under the same two releases: the estimate within 1 % of both. 0 with a later release.
  */
-function availableCountDrift(ctx: EstimateContext, st: StageContext, retained: number): number {
-  if (!deepspeedCountDrifts(ctx.setup)) return 0;
+function availableCountDrift(ctx: EstimateContext, st: StageContext): number {
+  if (!deepspeedCountDrifts(ctx.setup) || !st.first) return 0;
   const a = ctx.model.arch;
-  const head = st.last ? (a.vocab * a.hidden) / ctx.layout.tensorParallel : 0;
-  return head + retained;
+  return (a.vocab * a.hidden) / ctx.layout.tensorParallel;
 }
 
 /**

@@ -138,15 +138,15 @@ describe("estimate: ZeRO-3's all-gather stream pool (overlap_comm)", () => {
   });
 });
 
-describe('estimate: ZeRO-3 before DeepSpeed 0.16.0 (the count of available parameters below zero)', () => {
+describe('estimate: ZeRO-3 before DeepSpeed 0.15.4 (the count of available parameters below zero)', () => {
   const id = 'llama-3.1-8b-lora-s2048-b4-ckpt-z3-w8-reentrant-ds0.15.0';
   const atLoss = (e: ReturnType<typeof run>): number =>
     phase(e, 'backward').components.find((c) => c.label === 'ZeRO-3 gathered parameters (at the loss)')!.bytes;
 
-  it('the prefetch holds the output head more: 128,256 x 4,096 elements x 2 B at the loss (H100: -5.1 % -> within 1 %)', () => {
-    // reset_step zeroes the count at the forward's end while the head is gathered; its release then takes the count
-    // to minus the head, so the prefetch stops at max_live + the head (deepspeedai/DeepSpeed#6726, fixed in 0.16.0).
-    // Llama-3.1-8B keeps no layer for its reuse (its head, 525,336,576 elements, twice over exceeds the 1e9 distance).
+  it('the prefetch holds the embedding more: 128,256 x 4,096 elements x 2 B at the loss (H100: -5.1 % -> within 1 %)', () => {
+    // reset_step zeroes the count at the backward's end while the embedding (fetched for the backward's last module)
+    // is gathered; its release then takes the count to minus the embedding, so the prefetch stops at max_live + the
+    // embedding, 128,256 x 4,096 = 525,336,576 elements (0.15.4 resets at the forward's start: DeepSpeed#6662).
     const old = gpuPointRun(id);
     const fixed = gpuPointRun(id, { deepspeed_version: '0.16.5' });
     assert.equal(atLoss(old.estimate) - atLoss(fixed.estimate), 128_256 * 4_096 * 2);
@@ -156,7 +156,7 @@ describe('estimate: ZeRO-3 before DeepSpeed 0.16.0 (the count of available param
     near(measured.estimate.perGpu.peakBytes, measured.peak, 0.01, 'DeepSpeed 0.16.5 on the H100');
   });
 
-  it('without a release, a transformers release before 4.47 (December 2024) dates the stack before 0.16.0', () => {
+  it('without a release, a transformers release before 4.47 (December 2024) dates the stack before 0.15.4', () => {
     const s = gpuPointRun(id).estimate;
     const dated = gpuPointRun(id, { deepspeed_version: undefined, transformers_version: '4.46' }).estimate;
     const current = gpuPointRun(id, { deepspeed_version: undefined, transformers_version: '4.47' }).estimate;

@@ -28,10 +28,7 @@ def import_deepspeed(scenario):
     DEEPSPEED_SRC_DIR/ds-<release>."""
     from truthlib import zero
 
-    release = scenario.get("harness", {}).get("deepspeed")
-    if release:
-        os.environ["DEEPSPEED_SRC"] = os.path.join(os.environ["DEEPSPEED_SRC_DIR"], "ds-" + release)
-    return zero.import_deepspeed(accelerator=device())
+    return zero.import_deepspeed(accelerator=device(), release=scenario.get("harness", {}).get("deepspeed"))
 
 
 def version():

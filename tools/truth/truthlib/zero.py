@@ -27,8 +27,15 @@ def _importable(name):
         return False
 
 
-def import_deepspeed(accelerator="cpu"):
+def import_deepspeed(accelerator="cpu", release=None):
+    """DeepSpeed from DEEPSPEED_SRC, or for a point that names a release (harness `deepspeed: "0.15.0"`) from
+    DEEPSPEED_SRC_DIR/ds-<release> (gpu/deps.sh assembles those)."""
     os.environ["DS_ACCELERATOR"] = accelerator
+    if release:
+        os.environ["DEEPSPEED_SRC"] = os.path.join(os.environ["DEEPSPEED_SRC_DIR"], "ds-" + release)
+        # The CPU accelerator of releases before 0.16 counts its devices by NUMA node through the numactl program;
+        # LOCAL_SIZE answers first (cpu_accelerator.py device_count).
+        os.environ.setdefault("LOCAL_SIZE", "1")
     src = os.environ.get("DEEPSPEED_SRC")
     if src and src not in os.sys.path:
         os.sys.path.insert(0, src)
@@ -137,7 +144,7 @@ def run(rec, scenario, harness):
 
         torch.distributed.init_process_group(backend="fake", rank=0, world_size=world, store=FakeStore())
     os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT="29500")
-    deepspeed = import_deepspeed()
+    deepspeed = import_deepspeed(release=harness.get("deepspeed"))
     from .loop import enable_checkpointing, trainable
 
     model = models.apply_peft(models.build_model(scenario, harness), scenario)
