@@ -184,7 +184,8 @@ function zero3RunAhead(
     formula: () =>
       `the prefetch running ahead to max_live ${formatCount(maxLive)} + one module ${formatCount(largest)} ` +
       (drift > 0
-        ? `+ ${formatCount(drift)} the count of available parameters fell below zero (DeepSpeed < 0.16) `
+        ? `+ the embedding's ${formatCount(drift)}, which took the count of available parameters below zero ` +
+          '(DeepSpeed < 0.15.4) '
         : '') +
       `(the layer's modules smaller than the ${formatCount(zb.stage3_prefetch_bucket_size)} prefetch bucket)`,
   };
