@@ -4,10 +4,24 @@
 import type { TrainingSetup } from '../setup';
 import { olderThan } from '../util/version';
 
+/**
+ * Whether the run's DeepSpeed is older than `release`: the setup's release, else whether a transformers release older
+ * than `datedBy` dates the stack (4.57, October 2025, came out before DeepSpeed 0.18.2); without either, a current one.
+ */
+function deepspeedBefore(
+  setup: TrainingSetup,
+  release: readonly [number, number, number],
+  datedBy: readonly [number, number] = [4, 57],
+): boolean {
+  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, ...release);
+  return olderThan(setup.transformers_version, ...datedBy);
+}
+
 /** The transformers release that dates a run without a DeepSpeed release to DeepSpeed before 0.18.2, if any. */
 export function deepspeedDatedBy(setup: TrainingSetup): string | undefined {
-  if (setup.deepspeed_version !== undefined || !olderThan(setup.transformers_version, 4, 57)) return undefined;
-  return setup.transformers_version;
+  return setup.deepspeed_version === undefined && deepspeedBefore(setup, [0, 18, 2])
+    ? setup.transformers_version
+    : undefined;
 }
 
 /**
@@ -15,8 +29,7 @@ export function deepspeedDatedBy(setup: TrainingSetup): string | undefined {
  * backward); later releases run that prologue from a hook at the first gradient (deepspeedai/DeepSpeed#7665).
  */
 export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
-  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 18, 2);
-  return deepspeedDatedBy(setup) !== undefined;
+  return deepspeedBefore(setup, [0, 18, 2]);
 }
 
 /**
@@ -24,8 +37,7 @@ export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
  * optimizer step (terms/zero3-recompute-kept.ts).
  */
 export function deepspeedKeepsRecomputed(setup: TrainingSetup): boolean {
-  if (setup.deepspeed_version !== undefined) return !olderThan(setup.deepspeed_version, 0, 19, 3);
-  return deepspeedDatedBy(setup) === undefined;
+  return !deepspeedBefore(setup, [0, 19, 3]);
 }
 
 /**
@@ -35,8 +47,7 @@ export function deepspeedKeepsRecomputed(setup: TrainingSetup): boolean {
  * deepspeedai/DeepSpeed#8066), so PEFT's adapters keep the fp32 PEFT gives them (autocast_adapter_dtype, PEFT 0.12+).
  */
 export function deepspeedCastsZeroInitModel(setup: TrainingSetup): boolean {
-  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 19, 2);
-  return deepspeedDatedBy(setup) !== undefined;
+  return deepspeedBefore(setup, [0, 19, 2]);
 }
 
 /**
@@ -45,6 +56,5 @@ export function deepspeedCastsZeroInitModel(setup: TrainingSetup): boolean {
  * transformers release before 4.47 (December 2024) dates it.
  */
 export function deepspeedCountDrifts(setup: TrainingSetup): boolean {
-  if (setup.deepspeed_version !== undefined) return olderThan(setup.deepspeed_version, 0, 15, 4);
-  return setup.transformers_version !== undefined && olderThan(setup.transformers_version, 4, 47);
+  return deepspeedBefore(setup, [0, 15, 4], [4, 47]);
 }
