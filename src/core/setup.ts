@@ -575,6 +575,14 @@ export const TrainingSetupSchema = z.strictObject({
    */
   deepspeed_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.16.5 or 0.18').optional(),
   /**
+   * Whether a ZeRO-3 model is made inside deepspeed.zero.Init (Accelerate's zero3_init_flag): the HF Trainer and TRL
+   * load it so at stage 3 (TrainingArguments hands DeepSpeed's config to from_pretrained, set_deepspeed_weakref), as
+   * does Accelerate by default. A model made first and handed to deepspeed.initialize got ZeRO-3's linear wrapper only
+   * from DeepSpeed 0.19.4 (deepspeedai/DeepSpeed#8189): before it, torch's linear keeps each gathered weight for its
+   * backward (terms/zero3-linear-kept.ts). Unset: made under ZeRO-Init.
+   */
+  zero3_init: z.boolean().optional(),
+  /**
    * Whether checkpointed layers run torch.utils.checkpoint with use_reentrant=True (the forward under no_grad, the
    * graph rebuilt in backward) or the non-reentrant implementation (saved-tensor hooks drop what the forward saves).
    * It matters where an autograd Function keeps a tensor as a ctx attribute (bitsandbytes' kept inputs): hooks do not

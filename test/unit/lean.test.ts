@@ -94,6 +94,8 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           keepOutputs: fc.boolean(),
           useCache: fc.boolean(),
           oldBnb: fc.boolean(),
+          // DeepSpeed 0.16.5 with the model made outside ZeRO-Init (terms/zero3-linear-kept.ts)
+          oldZero: fc.boolean(),
         }),
         (r) => {
           const m = models[r.model];
@@ -135,6 +137,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
             loop_keeps_outputs: r.keepOutputs,
             use_cache: r.useCache,
             ...(r.oldBnb ? { bitsandbytes_version: '0.42.0' } : {}),
+            ...(r.oldZero ? { deepspeed_version: '0.16.5', zero3_init: false } : {}),
             optimizer_in_backward: r.optInBwd,
             kbit_upcast: r.kbit,
             eval_batch_size: r.evalBatch,

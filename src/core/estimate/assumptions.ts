@@ -2,8 +2,9 @@
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
 import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
-import { deepspeedDatedBy } from './deepspeed-release';
+import { deepspeedDatedBy, deepspeedWrapsLinearOutsideInit } from './deepspeed-release';
 import { recomputesFrozenUnderZero3 } from '../terms/zero3-recompute-kept';
+import { linearsSaveGatheredWeights } from '../terms/zero3-linear-kept';
 import type { Architecture } from '../architecture';
 import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
@@ -70,6 +71,7 @@ export function defaultAssumptions(
   fsdpVersionDefault(ctx);
   adapterUnitsDefault(ctx);
   deepspeedVersionDefault(ctx);
+  zero3InitDefault(ctx);
 }
 
 /**
@@ -83,7 +85,8 @@ function deepspeedVersionDefault(ctx: PlanningContext): void {
   if (ctx.lean || setup.deepspeed_version !== undefined) return;
   const zero12 = setup.zero_stage === 1 || setup.zero_stage === 2;
   const recompute = recomputesFrozenUnderZero3(setup);
-  if (!zero12 && !recompute && !fp32AdaptersUnderZero3(setup)) return;
+  const linears = linearsSaveGatheredWeights(setup);
+  if (!zero12 && !recompute && !linears && !fp32AdaptersUnderZero3(setup)) return;
   const dated = deepspeedDatedBy(setup);
   ctx.notes.assumptions.push({
     key: 'deepspeed_version',
@@ -91,8 +94,39 @@ function deepspeedVersionDefault(ctx: PlanningContext): void {
       ? 'before 0.18.2'
       : zero12
         ? 'current (0.18.2 or later)'
-        : `current (0.19.${recompute ? 3 : 2} or later)`,
-    source: zero12 ? zero12Source(dated) : zero3RecomputeSource(dated, recompute),
+        : `current (0.19.${linears ? 4 : recompute ? 3 : 2} or later)`,
+    source: zero12 ? zero12Source(dated) : linears ? zero3LinearSource(dated) : zero3RecomputeSource(dated, recompute),
+  });
+}
+
+/** A model made outside ZeRO-Init, its layers not checkpointed: what the release does with the linears' weights. */
+function zero3LinearSource(dated: string | undefined): string {
+  const effect =
+    "releases before 0.19.4 run torch's linear for a model made outside deepspeed.zero.Init, whose saved weights keep " +
+    "every layer's gathered linear weights until its backward (deepspeedai/DeepSpeed#8189)";
+  return dated
+    ? `VRAM Lens default: transformers ${dated} predates DeepSpeed 0.18.2, and ${effect}: set deepspeed_version for a ` +
+        'newer release'
+    : `VRAM Lens default: a current release, which wraps the linears of any ZeRO-3 model; ${effect}: set ` +
+        'deepspeed_version for an earlier one';
+}
+
+/**
+ * Whether the model is made under ZeRO-Init, said where it changes the estimate and no file gave it: ZeRO-3 layers
+ * not checkpointed under a DeepSpeed release before 0.19.4, where a model made outside it keeps its linear weights
+ * gathered (terms/zero3-linear-kept.ts).
+ */
+function zero3InitDefault(ctx: PlanningContext): void {
+  const { setup } = ctx;
+  if (ctx.lean || setup.zero3_init !== undefined) return;
+  if (!linearsSaveGatheredWeights({ ...setup, zero3_init: false }) || deepspeedWrapsLinearOutsideInit(setup)) return;
+  ctx.notes.assumptions.push({
+    key: 'zero3_init',
+    value: 'true',
+    source:
+      'VRAM Lens default: the model is made inside deepspeed.zero.Init, as the HF Trainer loads it at stage 3 and ' +
+      "Accelerate's zero3_init_flag defaults to; a model made before deepspeed.initialize keeps every layer's gathered " +
+      'linear weights until its backward under DeepSpeed before 0.19.4: set zero3_init: false for such a loop',
   });
 }
 

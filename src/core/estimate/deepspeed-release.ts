@@ -41,6 +41,15 @@ export function deepspeedKeepsRecomputed(setup: TrainingSetup): boolean {
 }
 
 /**
+ * Whether ZeRO-3's linear wrapper (LinearFunctionForZeroStage3, which lets the release free a gathered weight) is
+ * installed for a model made outside deepspeed.zero.Init: from 0.19.4 deepspeed.initialize installs it
+ * (deepspeedai/DeepSpeed#8189); before, only zero.Init did (terms/zero3-linear-kept.ts).
+ */
+export function deepspeedWrapsLinearOutsideInit(setup: TrainingSetup): boolean {
+  return !deepspeedBefore(setup, [0, 19, 4]);
+}
+
+/**
  * Whether DeepSpeed's 16-bit mode casts the parameters of a model made under ZeRO-Init: before 0.19.2 the engine casts
  * the whole module (engine.py module.bfloat16() / half()), adapters added after the load included; from 0.19.2 a
  * ZeRO-Init model is taken to be in its dtype already and only the other paths cast (_cast_module_mixed_precision,

@@ -138,6 +138,7 @@ export function leanPhases(
   const tot = roundedTotal;
   const pSum = tot(persistent);
   const gSum = tot(gathered);
+  const gFwdLayer = gatheredAt.forwardLayer ? tot(gatheredAt.forwardLayer) : gSum;
   const gFwdEnd = tot(gatheredAt.forwardEnd);
   const gLoss = tot(gatheredAt.loss);
   const gLast = tot(gatheredAt.lastLayer);
@@ -160,8 +161,8 @@ export function leanPhases(
   const lossTail = outSum + tail;
   const layerTail = r(forwardLayerBytes(terms)) + r(terms.dequantFwdBytes);
   // At the forward's loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail = lossTail + gFwdEnd >= layerTail + gSum;
-  const fwdTail = atLossTail ? lossTail + gFwdEnd : layerTail + gSum;
+  const atLossTail = lossTail + gFwdEnd >= layerTail + gFwdLayer;
+  const fwdTail = atLossTail ? lossTail + gFwdEnd : layerTail + gFwdLayer;
   const headGrad = reducedHeadGradient(ctx, st);
   const unsyncedAll = terms.grads.unsynced ? r(terms.grads.unsynced.all.bytes) : 0;
   const unsyncedFirst = terms.grads.unsynced ? r(terms.grads.unsynced.atFirstLayer.bytes) : 0;
@@ -245,7 +246,7 @@ export function leanPhases(
     // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
     // gathered there with them. [phase, allocated, gradients, gathered units, root unit]
     const points: LeanPoolPoint[] = [
-      [0, fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gSum, hgSum],
+      [0, fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gFwdLayer, hgSum],
       [1, atLoss, headAtLossB, gLoss, hgSum],
       [1, atLast, headGradB, gLast, rootSum],
       ...(atRecompute > 0 ? [[1, atRecompute, headGradB, gLast, rootSum] as LeanPoolPoint] : []),
@@ -257,7 +258,9 @@ export function leanPhases(
     if (atEmbedding > 0) points.push([1, atEmbedding, gradsAtEmbedding, gFirst, rootSum]);
     if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum]);
     if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, rootSum]);
-    const capacity = gatherPoolCapacity(terms.gatherInFlight, gSum, gLoss + hgSum);
+    // Where the layers keep their linear weights the pool holds them through the last layer's backward.
+    const inLayerUnits = gatheredAt.forwardLayer ? Math.max(gFwdLayer, gLast) : gSum;
+    const capacity = gatherPoolCapacity(terms.gatherInFlight, inLayerUnits, gLoss + hgSum);
     recordLeanPools(poolsAtPhase, out, pSum, capacity, points);
   }
   out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));

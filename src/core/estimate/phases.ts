@@ -236,13 +236,14 @@ function forwardComponents(
     ),
   ];
   // At the loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail = sum(lossTail) + sum(gatheredAt.forwardEnd) >= layerTemps.bytes + sum(dequantFwdC) + sum(gathered);
+  const inLayer = gatheredAt.forwardLayer ?? gathered;
+  const atLossTail = sum(lossTail) + sum(gatheredAt.forwardEnd) >= layerTemps.bytes + sum(dequantFwdC) + sum(inLayer);
   const fwdTail = atLossTail ? lossTail : [layerTemps, ...dequantFwdC];
   return [
     ...pers,
     ...(gradsInForward > 0 ? [gradC(gradsInForward, terms.grads.inForwardNote)] : []),
     ...(terms.grads.unsynced ? [terms.grads.unsynced.all] : []),
-    ...(atLossTail ? gatheredAt.forwardEnd : gathered),
+    ...(atLossTail ? gatheredAt.forwardEnd : inLayer),
     ...headGather,
     actComp,
     ...maskC,
@@ -563,6 +564,7 @@ function recordStreamPools(
   const units = new Set([
     ...gathered,
     ...gatheredAt.forwardEnd,
+    ...(gatheredAt.forwardLayer ?? []),
     ...gatheredAt.loss,
     ...gatheredAt.lastLayer,
     ...(gatheredAt.secondLayer?.units ?? []),
@@ -571,9 +573,12 @@ function recordStreamPools(
   const root = new Set(terms.headGather);
   // ZeRO-3 keeping a reentrant backward's frozen layers gathers the whole stack at its end (terms/zero3-recompute-kept.ts)
   const atBackwardEnd = sum(gatheredAt.firstLayer) + terms.gatherInFlight.layer;
+  // Where the layers keep their linear weights the pool holds them through the last layer's backward.
+  const forwardLayer = gatheredAt.forwardLayer;
+  const inLayerUnits = forwardLayer ? Math.max(sum(forwardLayer), sum(gatheredAt.lastLayer)) : sum(gathered);
   poolsAtPhase.unitCapacity = Math.max(
     poolsAtPhase.unitCapacity,
-    gatherPoolCapacity(terms.gatherInFlight, sum(gathered), sum(gatheredAt.loss) + sum(terms.headGather)),
+    gatherPoolCapacity(terms.gatherInFlight, inLayerUnits, sum(gatheredAt.loss) + sum(terms.headGather)),
     atBackwardEnd,
   );
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({

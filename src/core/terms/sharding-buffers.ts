@@ -43,6 +43,11 @@ export interface GatheredAt {
   readonly lastLayer: Component[];
   readonly firstLayer: Component[];
   /**
+   * Inside the forward's last layer where it holds more than `gathered`: ZeRO-3 with the layers before keeping their
+   * linear weights for their backward (terms/zero3-linear-kept.ts).
+   */
+  readonly forwardLayer?: Component[];
+  /**
    * FSDP with backward prefetch: the second layer's backward holds the first layer's unit, prefetched, beside its own
    * (`units`), and has every layer's sharded gradient but the first's (`layerGradBytes`, one layer's); undefined where
    * that point is never above the first layer's.
@@ -224,11 +229,13 @@ export function shardingBuffers(
     const z3 = zero3Gathered(ctx, st, zb, { blockUnit, bytesPerParam: gatherBytesPerParam, dtype: gatherDtype });
     gathered.push(z3.gathered);
     gatherInFlight = z3.inFlight;
+    const kept = z3.linearKept;
     gatheredAt = {
-      forwardEnd: [z3.atLoss],
-      loss: [z3.atLoss],
-      lastLayer: z3.held ? [z3.held] : gathered,
+      forwardEnd: [kept?.atLoss ?? z3.atLoss],
+      loss: [kept?.atLoss ?? z3.atLoss],
+      lastLayer: kept ? [kept.lastLayer] : z3.held ? [z3.held] : gathered,
       firstLayer: z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes ? [z3.atBackwardEnd] : gathered,
+      ...(kept ? { forwardLayer: [kept.forwardLayer] } : {}),
     };
   }
   gatheredGrads.push(...buckets.backward);

@@ -13,6 +13,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { zeroValue, type ZeroConfig } from '../estimate/zero-config';
 import { zero3RecomputeKept } from './zero3-recompute-kept';
+import { zero3LinearKept, type Zero3LinearKept } from './zero3-linear-kept';
 import { deepspeedCountDrifts } from '../estimate/deepspeed-release';
 
 /** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
@@ -28,6 +29,8 @@ export interface Zero3Gathered {
   readonly atLoss: Component;
   /** At the end of a reentrant backward, where DeepSpeed keeps the recomputed frozen layers (zero3-recompute-kept.ts). */
   readonly atBackwardEnd: Component | undefined;
+  /** Where torch's linear keeps each layer's gathered weights for its backward (zero3-linear-kept.ts). */
+  readonly linearKept: Zero3LinearKept | undefined;
   /**
    * Bytes of the flat buffer a prefetch gathers into, alive beside the gathered parameters while they are copied out:
    * inside a layer, and when the output head is prefetched for the loss.
@@ -145,8 +148,14 @@ export function zero3Gathered(
     layer: prefetchFlatBuffer(zbIn, modules, half, largestModule * bytesPerParam),
     atLoss: head > 0 ? prefetchFlatBuffer(zbIn, modules, half, head * half) : 0,
   };
-  const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, { bytes: persistentSmall * wb, text: small() });
-  return { gathered, held, atLoss, atBackwardEnd, inFlight };
+  const smallHeld = { bytes: persistentSmall * wb, text: small() };
+  const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
+  const linearKept = zero3LinearKept(ctx, st, gather, smallHeld, {
+    live,
+    atLoss: atLossParams,
+    lastLayer: held ? retained.params : live,
+  });
+  return { gathered, held, atLoss, atBackwardEnd, linearKept, inFlight };
 }
 
 /**
