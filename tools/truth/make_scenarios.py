@@ -657,9 +657,12 @@ ZERO_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma3", "mixtral"]
 
 def _zero(fam, stage, world=8, method="full", buckets=ZERO_SMALL, **keys):
     """DeepSpeed's bf16 mode (the HF Trainer's `bf16: true` under DeepSpeed): the whole model in bf16, adapters
-    included, fp32 master partitions in its optimizer, no autocast."""
+    included, fp32 master partitions in its optimizer, no autocast. The model is made before deepspeed.initialize,
+    outside deepspeed.zero.Init (truthlib/zero.py), as a loop with Accelerate's zero3_init_flag off makes it."""
     base = dict(weights_dtype="bf16", master_weights=True, mixed_precision="none", zero_stage=stage, gpus_per_node=world,
                 zero_buckets=dict(buckets))
+    if stage == 3:
+        base["zero3_init"] = False
     if method == "lora":
         base.update(method="lora", lora=dict(LORA_ALL, dtype="bf16"), gradient_checkpointing="full", seq_len=512)
     base.update(keys)
@@ -713,6 +716,21 @@ def suite_zero():
     ahead = dict(ZERO_SMALL, stage3_prefetch_bucket_size=166000, stage3_max_live_parameters=3300000, stage3_max_reuse_distance=1000)
     out["llama8-w8-z3-full-runahead"] = (_zero("llama", 3, architecture=eight, buckets=ahead), {})
     out["llama8-w8-z3-lora-all-ckpt-runahead"] = (_zero("llama", 3, method="lora", architecture=eight, buckets=ahead), {})
+    # The same under earlier DeepSpeed releases (harness `deepspeed`, DEEPSPEED_SRC_DIR): before 0.15.4 the count of
+    # available parameters drifts by the embedding (reentrant LoRA); before 0.19.4 a model made outside zero.Init runs
+    # torch's linear, which keeps each gathered weight until its backward (the full fine-tune).
+    for release in ("0.10.3", "0.12.6", "0.14.4", "0.15.0", "0.16.5"):
+        out[f"llama8-w8-z3-lora-all-ckpt-runahead-ds{release}"] = (
+            _zero("llama", 3, method="lora", architecture=eight, buckets=ahead, deepspeed_version=release,
+                  checkpoint_reentrant=True),
+            {"deepspeed": release, "reentrant": True})
+        out[f"llama8-w8-z3-full-runahead-ds{release}"] = (
+            _zero("llama", 3, architecture=eight, buckets=ahead, deepspeed_version=release), {"deepspeed": release})
+    # LoRA without checkpointing: the frozen base weights are saved too (their input's gradient), 0.16.5 against 0.19.6.
+    lora_none = dict(method="lora", architecture=eight, buckets=ahead, gradient_checkpointing="none", seq_len=256)
+    out["llama8-w8-z3-lora-all-runahead"] = (_zero("llama", 3, **lora_none), {})
+    out["llama8-w8-z3-lora-all-runahead-ds0.16.5"] = (_zero("llama", 3, deepspeed_version="0.16.5", **lora_none),
+                                                      {"deepspeed": "0.16.5"})
     # gpt-oss multiplies by its [E, h, 2I] experts as they are (no view): nothing is kept gathered; the eager attention
     # it runs with sinks. ZeRO-2 as the control.
     gpt_oss = {"model_type": "gpt_oss", "hidden_size": 256, "intermediate_size": 256, "num_hidden_layers": 2,

@@ -12,7 +12,7 @@ git_dir=${2:?usage: deps.sh DIR DEEPSPEED_GIT}
 mkdir -p "$dir/site"
 python3 -m pip install --quiet --retries 0 --no-deps --target "$dir/site" py-cpuinfo einops
 # 0.19.6 at edaa7221, the commit the CPU fixtures name; the others at their tags
-for pair in 0.19.6:edaa7221 0.16.5:v0.16.5 0.15.0:v0.15.0; do
+for pair in 0.19.6:edaa7221 0.16.5:v0.16.5 0.15.0:v0.15.0 0.14.4:v0.14.4 0.12.6:v0.12.6 0.10.3:v0.10.3; do
   release=${pair%%:*}
   rm -rf "$dir/ds-$release"
   mkdir -p "$dir/ds-$release"

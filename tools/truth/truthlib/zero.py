@@ -27,6 +27,43 @@ def _importable(name):
         return False
 
 
+def old_release_shims(src):
+    """What DeepSpeed releases before 0.14 need to import beside torch 2.13, numpy 2 and pydantic 2, none of it on the
+    path a truth point runs: their CPU accelerator imports Intel's extension and oneCCL's bindings (stand-ins in
+    shims_old_deepspeed) and names oneCCL as its backend (left uninitialized, so DeepSpeed takes the fake group that
+    torch.distributed already has); their elastic agent imports names torch's elastic API no longer has (no elastic
+    launch here); their autotuner imports numpy.BUFSIZE; and before 0.12 they speak pydantic v1's API by the name
+    pydantic (pydantic 2 keeps it as pydantic.v1; 0.12 added deepspeed/pydantic_v1.py for that)."""
+    import sys
+    import types
+
+    cpu = os.path.join(src, "accelerator", "cpu_accelerator.py")
+    if os.path.exists(cpu) and "import oneccl_bindings_for_pytorch" in open(cpu).read():
+        sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shims_old_deepspeed"))
+        agent = types.ModuleType("deepspeed.elasticity.elastic_agent")
+        agent.DSElasticAgent = object
+        ccl = types.ModuleType("deepspeed.comm.ccl")
+
+        class CCLBackend:
+            def __init__(self, *args, **kwargs):
+                pass
+
+            def is_initialized(self):
+                return False
+
+        ccl.CCLBackend = CCLBackend
+        sys.modules.setdefault("deepspeed.elasticity.elastic_agent", agent)
+        sys.modules.setdefault("deepspeed.comm.ccl", ccl)
+        import numpy
+
+        if not hasattr(numpy, "BUFSIZE"):
+            numpy.BUFSIZE = 8192
+    if not os.path.exists(os.path.join(src, "deepspeed", "pydantic_v1.py")) and _importable("pydantic.v1"):
+        import pydantic.v1
+
+        sys.modules["pydantic"] = pydantic.v1
+
+
 def import_deepspeed(accelerator="cpu", release=None):
     """DeepSpeed from DEEPSPEED_SRC, or for a point that names a release (harness `deepspeed: "0.15.0"`) from
     DEEPSPEED_SRC_DIR/ds-<release> (gpu/deps.sh assembles those)."""
@@ -48,6 +85,8 @@ def import_deepspeed(accelerator="cpu", release=None):
         os.sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "shims_pydantic"))
     if not _importable("msgpack"):
         os.sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shims_msgpack"))
+    if src:
+        old_release_shims(src)
     import deepspeed
     import deepspeed.ops
 
