@@ -8,8 +8,11 @@
 import { deepspeedCastsZeroInitModel, olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Tool } from './facts';
 
-/** Tools whose LoRA weights are PEFT's own, added after the model's load. */
-const PEFT_ADAPTER_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft']);
+/**
+ * Tools whose LoRA weights are PEFT's own, added after the model's load (a script's own loop reads LoRA from PEFT's
+ * LoraConfig / get_peft_model only).
+ */
+const PEFT_ADAPTER_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft', 'pytorch']);
 
 /**
  * The setup with LoRA weights in fp32 where DeepSpeed ZeRO-3 leaves PEFT's adapters as PEFT made them; the setup as
@@ -30,6 +33,8 @@ export function zeroInitAdapterDtype(
     lora.dtype !== setup.weights_dtype
   )
     return setup;
+  // A model made outside ZeRO-Init is cast whole by every release (engine.py _cast_module_mixed_precision).
+  if (setup.zero3_init === false) return setup;
   if (!tools.some((t) => PEFT_ADAPTER_TOOLS.has(t)) || deepspeedCastsZeroInitModel(setup)) return setup;
   if (setup.peft_version !== undefined && olderThan(setup.peft_version, 0, 12)) return setup;
   // The LoRA settings keep their place in the files; a LoRA from defaults says why its weights are fp32. The release

@@ -89,6 +89,7 @@ export type CanonicalKey =
   | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
   | 'activationOffloading' // boolean
   | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
+  | 'zero3Init' // boolean: a ZeRO-3 model is made inside deepspeed.zero.Init (Accelerate's zero3_init_flag)
   | 'tieEmbeddings' // boolean: the output head shares the embedding's weight (LitGPT pretrain train.tie_embeddings)
   | 'tiledMlp' // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards
   | 'kernels' // 'pytorch' | 'liger' | 'unsloth': the kernels the blocks run
@@ -400,6 +401,11 @@ export interface ConfigFacts {
   readonly tools: readonly Tool[];
   /** A Python script's own options with their defaults (argparse, arguments dataclasses): what its helper modules read. */
   readonly options?: readonly ScriptOption[];
+  /**
+   * A Trainer script's model load (its from_pretrained) made before its TrainingArguments exist
+   * (hf-python/zero-init.ts): under ZeRO-3 DeepSpeed gets a model made outside deepspeed.zero.Init.
+   */
+  readonly modelBeforeArguments?: Span;
 }
 
 /**

@@ -26,6 +26,7 @@ import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
+import { trainerZeroInit } from './zero3-init';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { checkpointDtype } from './resolve/model';
@@ -527,6 +528,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
   setup = peftAdapterDtype(setup, provenance, tools);
+  setup = trainerZeroInit(setup, provenance, r.files);
   setup = zeroInitAdapterDtype(setup, provenance, tools);
   // Unsloth and Axolotl load and prepare the model themselves (Unsloth patches TRL's trainers too).
   if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl'))

@@ -130,6 +130,8 @@ export class PythonFile {
   readonly errors: number[] = [];
   /** The script's own options with their defaults, for the helper modules it imports (set after the walk). */
   options: ScriptOption[] = [];
+  /** A Trainer script's model load before its arguments exist (zero-init.ts). */
+  modelBeforeArguments: Span | undefined;
   root!: SyntaxNode;
   /**
    * A helper module read for the script that imports it: the options its `args.x` reads are the script's, as the run
@@ -155,6 +157,7 @@ export class PythonFile {
       references: this.references,
       tools,
       ...(this.options.length > 0 ? { options: this.options } : {}),
+      ...(this.modelBeforeArguments ? { modelBeforeArguments: this.modelBeforeArguments } : {}),
     };
   }
 

@@ -40,6 +40,7 @@ import {
   checkpointingCall,
 } from './calls';
 import { loopFacts, trainingLoop } from './loop';
+import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
 import { noteParser, noteArgparse, collectClasses } from './classes';
@@ -210,6 +211,8 @@ function afterWalk(
       kbitCastBack(file, c);
     }
   }
+  // A Trainer script that loads its model before its arguments exist hands ZeRO-3 a model made outside zero.Init.
+  if (file.tools.has('hf-trainer') || file.tools.has('trl')) modelBeforeArguments(file, calls);
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = file.tools.has('hf-trainer') || file.tools.has('trl') ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);

@@ -68,7 +68,7 @@ function enclosingLoop(node: SyntaxNode): SyntaxNode | undefined {
   return undefined;
 }
 
-function enclosingFunction(file: PythonFile, node: SyntaxNode): string | undefined {
+export function enclosingFunction(file: PythonFile, node: SyntaxNode): string | undefined {
   for (let p = node.parent; p; p = p.parent) {
     if (p.name !== 'FunctionDefinition') continue;
     const name = p.getChild('VariableName');

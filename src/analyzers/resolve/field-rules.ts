@@ -82,6 +82,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('label_smoothing', 'labelSmoothing', (v) => (typeof v === 'number' && v > 0 ? true : undefined)),
   fromFact('activation_offloading', 'activationOffloading', bool),
   fromFact('checkpoint_reentrant', 'checkpointReentrant', bool),
+  fromFact('zero3_init', 'zero3Init', bool),
   fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined)),
   fromFact('kernels', 'kernels'),
   fromFact('expandable_segments', 'expandableSegments', bool),

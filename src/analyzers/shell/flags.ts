@@ -328,6 +328,7 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
   offload_optimizer_device: spec('offloadOptimizer', 'str', oneOf('offloadOptimizer', OFFLOAD)),
   offload_param_device: spec('offloadParams', 'str', oneOf('offloadParams', OFFLOAD)),
   gradient_accumulation_steps: spec('gradientAccumulationSteps', 'int'),
+  zero3_init_flag: spec('zero3Init', 'bool'),
   fsdp_sharding_strategy: spec('fsdp', 'str', oneOf('fsdp', FSDP_STRATEGY)),
   fsdp_offload_params: spec('fsdpOffload', 'bool'),
   fsdp_state_dict_type: spec(

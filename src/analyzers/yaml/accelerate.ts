@@ -197,6 +197,9 @@ function deepspeed(ctx: YamlCtx, dtEntry: Entry | undefined, block: Entry | unde
   ctx.put('offloadOptimizer', ds.get('offload_optimizer_device'), asOffload);
   ctx.put('offloadParams', ds.get('offload_param_device'), asOffload);
   ctx.put('gradientAccumulationSteps', ds.get('gradient_accumulation_steps'), asPosInt);
+  // Whether the script's model is made inside deepspeed.zero.Init (true unless given, at stage 3); the HF Trainer
+  // loads under it whatever the flag says (pipeline.ts trainerZeroInit).
+  ctx.put('zero3Init', ds.get('zero3_init_flag'), asBool);
 }
 
 /** fsdp_config keys may be written with or without their `fsdp_` prefix (Accelerate adds it when missing). */

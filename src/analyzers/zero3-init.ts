@@ -1,0 +1,57 @@
+// Whether a ZeRO-3 model is made inside deepspeed.zero.Init. Accelerate's zero3_init_flag (true unless given at stage
+// 3) decides for a script's own loop: the plugin hands DeepSpeed's config to transformers (set_deepspeed_weakref) only
+// when it is set. The HF Trainer's TrainingArguments does so whatever the flag says (training_args.py __post_init__:
+// DeepSpeedPlugin() then set_deepspeed_weakref(), or HfTrainerDeepSpeedConfig with --deepspeed), so from_pretrained
+// builds the model under ZeRO-Init in every Trainer-based tool, unless the script loads it before it makes those
+// arguments (hf-python/zero-init.ts notes the load), which then decides. The rule the pipeline applies after the files
+// are merged (pipeline.ts). Pure.
+import type { ProvenanceMap, TrainingSetup } from '../core';
+import type { Tool } from './facts';
+import { locateOffset, type AnalyzedFile } from './resolve';
+
+/** Tools that load the model through the HF Trainer's TrainingArguments, or under ZeRO-Init of their own. */
+const ZERO_INIT_TOOLS: ReadonlySet<Tool> = new Set([
+  'hf-trainer',
+  'trl',
+  'axolotl',
+  'llamafactory',
+  'ms-swift',
+  'openrlhf',
+]);
+
+/** Whether the value came from Accelerate's flag (its config key or the launch line's option), or from nowhere. */
+function fromFlagOrUnset(p: ProvenanceMap[keyof ProvenanceMap] | undefined): boolean {
+  return p === undefined || (p.kind === 'file' && /(^|[.-])zero3_init_flag$/.test(p.key));
+}
+
+/**
+ * The setup with zero3_init as the run makes the model: false at a Trainer script's model load made before its
+ * arguments, true where Accelerate's flag said false but a Trainer-based tool loads under ZeRO-Init anyway; as it is
+ * otherwise (a scenario's own value, a script's own loop, which follows the flag).
+ */
+export function trainerZeroInit(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  files: readonly AnalyzedFile[],
+): TrainingSetup {
+  const tools = files.flatMap((f) => f.facts.tools);
+  if (!tools.some((t) => ZERO_INIT_TOOLS.has(t)) || !fromFlagOrUnset(provenance.zero3_init)) return setup;
+  const early = files.find((f) => f.facts.modelBeforeArguments !== undefined);
+  if (early) {
+    const at = early.facts.modelBeforeArguments!;
+    const line = locateOffset(early.file, early.text, at.start, at.end).line;
+    provenance.zero3_init = { kind: 'file', file: early.file, line, key: 'from_pretrained' };
+    return { ...setup, zero3_init: false };
+  }
+  if (setup.zero3_init !== false) return setup;
+  const from = provenance.zero3_init;
+  const where = from?.kind === 'file' ? ` (${from.key} in ${from.file} is for a script's own loop)` : '';
+  provenance.zero3_init = {
+    kind: 'default',
+    owner: 'transformers',
+    note:
+      "TrainingArguments hands DeepSpeed's config to from_pretrained (set_deepspeed_weakref), which makes the " +
+      `model under deepspeed.zero.Init at stage 3${where}`,
+  };
+  return { ...setup, zero3_init: true };
+}

@@ -1,0 +1,109 @@
+// Whether a ZeRO-3 model is made inside deepspeed.zero.Init (src/analyzers/zero3-init.ts, the accelerate config's
+// zero3_init_flag): a script's own Accelerate loop follows the flag; the HF Trainer's TrainingArguments hands
+// DeepSpeed's config to from_pretrained whatever it says (transformers training_args.py __post_init__:
+// DeepSpeedPlugin() then set_deepspeed_weakref()).
+import * as assert from 'node:assert/strict';
+import { analyzeAccelerateYaml } from '../../../src/analyzers/yaml';
+import { runPipeline, type FileReader } from '../../../src/analyzers/pipeline';
+import { estimate } from '../../../src/core/estimate';
+import { checkFacts, factOf } from './yaml-common.test';
+
+const ACCELERATE = (flag: string) =>
+  'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n' +
+  `${flag}num_processes: 8\nmixed_precision: bf16\n`;
+
+// A script's own loop over Llama-3.1-8B (Accelerate prepares the model it made first).
+const LOOP =
+  'import torch\nfrom accelerate import Accelerator\nfrom transformers import AutoModelForCausalLM\n' +
+  'accelerator = Accelerator()\n' +
+  'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)\n' +
+  'optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)\n' +
+  'model, optimizer = accelerator.prepare(model, optimizer)\n' +
+  'for batch in loader:\n    loss = model(**batch).loss\n    accelerator.backward(loss)\n    optimizer.step()\n';
+
+// The same model through the HF Trainer.
+const TRAINER =
+  'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+  'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n' +
+  'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n' +
+  'Trainer(model=model, args=args).train()\n';
+
+const inMemory = (files: Record<string, string>): FileReader => ({
+  read: (p: string) => files[p],
+  join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+});
+
+function launch(config: string, script: string, line = 'accelerate launch --config_file ds.yaml train.py\n') {
+  const files = { '/w/run.sh': line, '/w/ds.yaml': config, '/w/train.py': script };
+  return runPipeline([{ file: '/w/run.sh', text: line }], inMemory(files), {});
+}
+
+describe('analyzers: a ZeRO-3 model made inside deepspeed.zero.Init or before it', () => {
+  it("reads Accelerate's zero3_init_flag at its line", () => {
+    const text = ACCELERATE('  zero3_init_flag: false\n');
+    checkFacts(analyzeAccelerateYaml(text), text, [['zero3Init', false, 'zero3_init_flag', 'false']]);
+    assert.equal(factOf(analyzeAccelerateYaml(ACCELERATE('')), 'zero3Init'), undefined);
+  });
+
+  it("a script's own loop follows the flag: made first, so DeepSpeed 0.16.5 keeps its linear weights", () => {
+    const r = launch(ACCELERATE('  zero3_init_flag: false\n'), LOOP);
+    assert.equal(r.setup?.zero_stage, 3);
+    assert.equal(r.setup?.zero3_init, false);
+    assert.equal(r.provenance.zero3_init?.kind, 'file');
+    const e = estimate({ ...r.setup!, deepspeed_version: '0.16.5', micro_batch_size: 1, seq_len: 2048 });
+    assert.ok(e.ok);
+    const kept = e.estimate.perGpu.components.find((c) => c.label.includes('linear weights kept for the backward'));
+    // 32 layers x 218,103,808 linear weights (Llama-3.1-8B), in bf16
+    assert.equal(kept?.inputs?.keptParams, 6_979_321_856);
+  });
+
+  it('the launch line can say it too (--zero3_init_flag false)', () => {
+    const line = 'accelerate launch --config_file ds.yaml --zero3_init_flag false train.py\n';
+    assert.equal(launch(ACCELERATE(''), LOOP, line).setup?.zero3_init, false);
+  });
+
+  it("PEFT's adapters: cast with the module when it was made first, fp32 under ZeRO-Init (DeepSpeed 0.19.2+)", () => {
+    // engine.py _configure_distributed_model: only a model made under ZeRO-Init escapes the 16-bit cast
+    // (deepspeedai/DeepSpeed#8066; src/analyzers/deepspeed-adapters.ts)
+    const lora = LOOP.replace('import torch\n', 'import torch\nfrom peft import LoraConfig, get_peft_model\n').replace(
+      'optimizer = ',
+      'model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear"))\noptimizer = ',
+    );
+    const first = launch(ACCELERATE('  zero3_init_flag: false\n'), lora);
+    assert.equal(first.setup?.method, 'lora');
+    assert.equal(first.setup?.lora?.dtype, 'bf16');
+    assert.equal(launch(ACCELERATE('  zero3_init_flag: true\n'), lora).setup?.lora?.dtype, 'fp32');
+  });
+
+  it('the HF Trainer loads under ZeRO-Init whatever the flag says, and says why', () => {
+    const r = launch(ACCELERATE('  zero3_init_flag: false\n'), TRAINER);
+    assert.equal(r.setup?.zero3_init, true);
+    const p = r.provenance.zero3_init;
+    assert.equal(p?.kind, 'default');
+    assert.match(
+      p?.kind === 'default' ? (p.note ?? '') : '',
+      /set_deepspeed_weakref.*zero3_init_flag in \/w\/ds\.yaml/,
+    );
+  });
+
+  it('a Trainer script that loads its model before its arguments: made whole, whatever the flag says', () => {
+    // The model first, then TrainingArguments (test/fixtures/same-run/accelerate/train.py has this order too)
+    const first = TRAINER.replace(
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n' +
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n' +
+        'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n',
+    );
+    assert.notEqual(first, TRAINER);
+    const r = launch(ACCELERATE('  zero3_init_flag: true\n'), first);
+    assert.equal(r.setup?.zero3_init, false);
+    assert.deepEqual(r.provenance.zero3_init, { kind: 'file', file: '/w/train.py', line: 2, key: 'from_pretrained' });
+    // With a HfArgumentParser the parse makes the arguments; loading inside another function leaves the order unread.
+    const parsed =
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments\n' +
+      'def load():\n    return AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n' +
+      'model = load()\n(args,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()\n' +
+      'Trainer(model=model, args=args).train()\n';
+    assert.equal(launch(ACCELERATE('  zero3_init_flag: false\n'), parsed).setup?.zero3_init, true);
+  });
+});
