@@ -275,6 +275,16 @@ describe('fixes: YAML', () => {
       'accelerate-yaml',
     );
   });
+  it("Accelerate: a script's own loop made inside ZeRO-Init (zero3_init_flag: false -> true)", () => {
+    // terms/zero3-linear-kept.ts: before DeepSpeed 0.19.4 a model made outside zero.Init keeps its linears' weights
+    checkFix(
+      'accel.yaml',
+      'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n  zero3_init_flag: false\nnum_processes: 8\n',
+      { zero3_init: true },
+      'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n  zero3_init_flag: true\nnum_processes: 8\n',
+      'accelerate-yaml',
+    );
+  });
   it('Accelerate: MULTI_GPU switches to DEEPSPEED and creates the block', () => {
     checkFix(
       'accel.yaml',

@@ -2,6 +2,8 @@
 // Part of the Move table, in its order (advice/moves.ts). Pure; no I/O.
 // Docs: docs/estimate/advice.md
 import { defersGradientSync } from '../../setup';
+import { deepspeedWrapsLinearOutsideInit } from '../../estimate/deepspeed-release';
+import { linearsSaveGatheredWeights } from '../../terms/zero3-linear-kept';
 import { type Move, type MoveContext, isInt8 } from './context';
 
 export function shardingMoves(context: MoveContext): Move[] {
@@ -53,6 +55,17 @@ export function shardingMoves(context: MoveContext): Move[] {
     title: 'Reduce-scatter the gradients every micro-batch (sync_each_batch instead of no_sync)',
     changesResult: false,
     apply: (s) => (defersGradientSync(s) ? { fsdp_no_sync: false } : undefined),
+  });
+  // A model made outside deepspeed.zero.Init keeps its linears' gathered weights until their backward before DeepSpeed
+  // 0.19.4 (terms/zero3-linear-kept.ts); made inside it, ZeRO-3's own linear lets them go.
+  m.push({
+    id: 'zero3-init',
+    group: 'sharding',
+    title:
+      "Make the model inside deepspeed.zero.Init (zero3_init_flag): ZeRO-3's linears stop keeping their gathered weights",
+    changesResult: false,
+    apply: (s) =>
+      linearsSaveGatheredWeights(s) && !deepspeedWrapsLinearOutsideInit(s) ? { zero3_init: true } : undefined,
   });
   for (const factor of [2, 4]) {
     m.push({

@@ -23,6 +23,12 @@ export function planAccelerate(c: PlanCtx, ch: SetupChange): Planned {
       return deepspeed('offload_optimizer_device', str(v));
     case 'offload_params':
       return deepspeed('offload_param_device', str(v));
+    case 'zero3_init':
+      // The flag decides for a script's own loop; a Trainer script's model load order decides for it (the fix is then
+      // planned in the script).
+      return dt === 'DEEPSPEED'
+        ? ok(op(['deepspeed_config', 'zero3_init_flag'], Boolean(v)))
+        : no('this Accelerate config does not use DeepSpeed');
     case 'gradient_accumulation_steps':
       return dt === 'DEEPSPEED' && c.fact('gradientAccumulationSteps')
         ? ok(op('deepspeed_config.gradient_accumulation_steps', Number(v)))

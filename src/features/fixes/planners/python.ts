@@ -41,6 +41,11 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
     if (u) return u;
   }
   switch (ch.key) {
+    case 'zero3_init':
+      // TrainingArguments hands DeepSpeed's config to from_pretrained when it is made; the order is the script's.
+      return no(
+        'make the TrainingArguments (or parse them) before from_pretrained loads the model, so it is made inside deepspeed.zero.Init: move the load by hand',
+      );
     case 'kbit_upcast':
       // The cast is the body of a library call; keeping its other two effects takes code, not a keyword.
       return no(
