@@ -34,11 +34,16 @@ def old_release_shims(src):
     torch.distributed already has); their elastic agent imports names torch's elastic API no longer has (no elastic
     launch here); their autotuner imports numpy.BUFSIZE; and before 0.12 they speak pydantic v1's API by the name
     pydantic (pydantic 2 keeps it as pydantic.v1; 0.12 added deepspeed/pydantic_v1.py for that)."""
+    import re
     import sys
     import types
 
-    cpu = os.path.join(src, "accelerator", "cpu_accelerator.py")
-    if os.path.exists(cpu) and "import oneccl_bindings_for_pytorch" in open(cpu).read():
+    def text(*path):
+        f = os.path.join(src, *path)
+        return open(f).read() if os.path.exists(f) else ""
+
+    # Later releases import oneCCL's bindings inside a try and fall back to gloo.
+    if re.search(r"^import oneccl_bindings_for_pytorch", text("accelerator", "cpu_accelerator.py"), re.M):
         sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shims_old_deepspeed"))
         agent = types.ModuleType("deepspeed.elasticity.elastic_agent")
         agent.DSElasticAgent = object
@@ -58,7 +63,8 @@ def old_release_shims(src):
 
         if not hasattr(numpy, "BUFSIZE"):
             numpy.BUFSIZE = 8192
-    if not os.path.exists(os.path.join(src, "deepspeed", "pydantic_v1.py")) and _importable("pydantic.v1"):
+    v1_api = "ConfigDict" not in text("deepspeed", "runtime", "config_utils.py")
+    if v1_api and not text("deepspeed", "pydantic_v1.py") and _importable("pydantic.v1"):
         import pydantic.v1
 
         sys.modules["pydantic"] = pydantic.v1
