@@ -554,9 +554,30 @@ def suite_accelerate():
     out["llama-sft-ddp-w2-lora-bf16"] = (scenario("llama", gpus_per_node=2, weights_dtype="bf16", mixed_precision="bf16", method="lora",
                                                   lora=LORA_QV, **sft, **unused), {"runner": "sft", "parallel": "ddp"})
     out.update(_accelerate_trl(half, unused))
+    out.update(_accelerate_deepspeed(ckpt, sft))
     for k, (sc, h) in out.items():
         if sc.get("checkpoint_reentrant"):
             h["reentrant"] = True
+    return out
+
+
+def _accelerate_deepspeed(ckpt, sft):
+    """The HF Trainer and TRL's SFTTrainer under DeepSpeed ZeRO, given a `deepspeed` config as PEFT's and Axolotl's
+    recipes give it (truthlib/hf_zero.py): at stage 3 the model made inside ZeRO-Init (the arguments come first) and
+    PEFT's adapters added after it in fp32, which DeepSpeed 0.19.6 leaves as they are; at stage 2 the engine casts the
+    whole model, adapters included, to bf16. DeepSpeed's bf16 mode, the trainer's torch AdamW as its client optimizer."""
+    out = {}
+    ds = dict(weights_dtype="bf16", master_weights=True, mixed_precision="none", zero_buckets=dict(ZERO_SMALL))
+
+    def point(stage, runner="trainer", **keys):
+        return scenario("llama", gpus_per_node=8, zero_stage=stage, **ds, **keys), {"runner": runner, "parallel": "deepspeed"}
+
+    lora3 = dict(ckpt, method="lora", lora=dict(LORA_ALL, dtype="fp32"))
+    out["llama-z3-w8-lora-all-bf16-ckpt"] = point(3, **lora3)
+    out["llama-z3-w8-full-bf16"] = point(3)
+    out["llama-z2-w8-lora-all-bf16-ckpt"] = point(2, **ckpt, method="lora", lora=dict(LORA_ALL, dtype="bf16"))
+    # TRL's SFTTrainer forces reentrant checkpointing for a PEFT model under ZeRO-3 (sft_trainer.py, trl#2514).
+    out["llama-sft-z3-w8-lora-all-bf16-ckpt"] = point(3, runner="sft", **lora3, **sft, checkpoint_reentrant=True)
     return out
 
 

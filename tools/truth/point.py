@@ -23,7 +23,7 @@ import torch.distributed  # noqa: E402
 
 torch.set_num_threads(1)
 
-from truthlib import cuda_like, memory, parallel, scenario as scen  # noqa: E402
+from truthlib import cuda_like, ds_meta, memory, parallel, scenario as scen  # noqa: E402
 
 cuda_like.install()  # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py)
 
@@ -38,6 +38,8 @@ def versions():
             out[name] = importlib.metadata.version(name)  # no import: trl alone takes seconds
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
+    if out["deepspeed"] and "truth-ds-meta-" in str(getattr(importlib.metadata.distribution("deepspeed"), "_path", "")):
+        out["deepspeed"] += " (source checkout, truthlib/zero.py)"  # the metadata ds_meta.py made for it
     src = os.environ.get("DEEPSPEED_SRC")
     if out["deepspeed"] is None and src and os.path.exists(os.path.join(src, "version.txt")):
         with open(os.path.join(src, "version.txt")) as f:
@@ -141,6 +143,10 @@ def main(args):
     trace_dir = None
     if args[:1] == ["--dump-trace"]:
         trace_dir, args = args[1], args[2:]
+    # A trainer under DeepSpeed: its metadata on the path before transformers and Accelerate are imported (ds_meta.py).
+    trainers_on_deepspeed = [h for h in (scen.load(p)[1] for p in args) if h.get("parallel") == "deepspeed"]
+    if trainers_on_deepspeed:
+        ds_meta.install(ds_meta.source_dir(trainers_on_deepspeed[0]))
     for path in args:
         try:
             run_one(path, trace_dir)

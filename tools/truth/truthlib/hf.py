@@ -3,13 +3,14 @@ the trainer builds its own data loader, autocast, gradient checkpointing, loss a
 generation. Only the optimizer is chosen: torch's AdamW with foreach=True, the implementation CUDA tensors get
 by default (CPU tensors default to the per-tensor loop). With `parallel: ddp | fsdp1 | fsdp2` the trainer runs as
 rank 0 of the scenario's GPUs over the fake process group, and Accelerate prepares the model (DDP, the FSDP1
-plugin or FSDP2, from the `fsdp` / `fsdp_config` a user gives the trainer)."""
+plugin or FSDP2, from the `fsdp` / `fsdp_config` a user gives the trainer); with `parallel: deepspeed`, DeepSpeed ZeRO
+from the `deepspeed` config a user gives it (hf_zero.py)."""
 import os
 import tempfile
 
 import torch
 
-from . import loop, models, parallel
+from . import hf_zero, loop, models, parallel
 
 
 def _callback(rec):
@@ -29,11 +30,15 @@ def training_kwargs(scenario, harness, out_dir):
     # `fsdp_ac: true`: checkpointing through fsdp_config's activation_checkpointing (Accelerate wraps each layer in
     # checkpoint_wrapper before sharding) instead of the trainer's gradient_checkpointing.
     ckpt = scenario.get("gradient_checkpointing", "none") != "none" and not harness.get("fsdp_ac")
+    deepspeed = harness.get("parallel") == "deepspeed"
     return dict(
-        output_dir=out_dir, use_cpu=True, report_to=[], save_strategy="no", logging_strategy="no",
+        output_dir=out_dir, use_cpu=not deepspeed, report_to=[], save_strategy="no", logging_strategy="no",
+        **({"deepspeed": hf_zero.config(scenario, harness)} if deepspeed else {}),
         per_device_train_batch_size=scenario.get("micro_batch_size", 1),
         gradient_accumulation_steps=scenario.get("gradient_accumulation_steps", 1),
-        max_steps=harness.get("steps", 2), bf16=scenario.get("mixed_precision") == "bf16",
+        # Under DeepSpeed `bf16` turns on its bf16 mode (the config's "auto"), which the scenario says as bf16 weights.
+        max_steps=harness.get("steps", 2),
+        bf16=scenario.get("mixed_precision") == "bf16" or (deepspeed and scenario.get("weights_dtype") == "bf16"),
         gradient_checkpointing=ckpt,
         gradient_checkpointing_kwargs={"use_reentrant": harness.get("reentrant", False)} if ckpt else None,
         dataloader_num_workers=0, seed=harness.get("seed", 0), max_grad_norm=harness.get("max_grad_norm", 1.0),
@@ -263,18 +268,28 @@ def _watch_offload(rec, trainer):
 
 def run(rec, scenario, harness):
     distributed = harness.get("parallel", "none") != "none"
-    if distributed:
+    deepspeed = harness.get("parallel") == "deepspeed"
+    if deepspeed:
+        hf_zero.prepare(scenario, harness)
+    if distributed and not deepspeed:
         parallel.fake_accelerate(parallel.world_size(scenario))
+    # Under DeepSpeed the arguments come first: they hand the config to from_config (ZeRO-Init at stage 3).
+    early = hf_zero.arguments(training_kwargs(scenario, harness, tempfile.gettempdir())) if deepspeed else None
     model = models.apply_peft(models.build_model(scenario, harness), scenario)
     rec.watch_forward(models.hf_model(model))
     sink = {}
     _watch_shape(model, sink)
     with tempfile.TemporaryDirectory() as out_dir:
         trainer = BUILDERS[harness["runner"]](scenario, harness, rec, model, out_dir)
+        del early
         watch = _watch_offload(rec, trainer) if distributed and parallel.offloading(scenario) else None
         trainer.train()
         if watch:
             watch.remove()
     wrapped = trainer.model_wrapped if distributed else trainer.model
-    return {"model": wrapped, "optimizer": trainer.optimizer, **sink,
+    if deepspeed:  # the engine's module and DeepSpeed's ZeRO optimizer (its state: the fp32 partitions' AdamW)
+        wrapped, optimizer = wrapped.module, trainer.model_wrapped.optimizer
+    else:
+        optimizer = trainer.optimizer
+    return {"model": wrapped, "optimizer": optimizer, **sink,
             "expertsImplementation": getattr(models.hf_model(model).config, "_experts_implementation", None)}

@@ -1,0 +1,54 @@
+"""The HF Trainer and TRL's trainers under DeepSpeed ZeRO (harness `parallel: deepspeed`), as `--deepspeed ds.json`
+runs them: TrainingArguments hands the config to transformers before the model is made, so from_config builds it
+inside deepspeed.zero.Init at stage 3, and Accelerate prepares it with deepspeed.initialize and the trainer's own
+optimizer (torch's AdamW, foreach). Rank 0 of the scenario's GPUs over the fake process group, on DeepSpeed's CPU
+accelerator (truthlib/zero.py imports the release)."""
+import importlib
+import importlib.util
+
+from . import parallel, zero
+
+
+def prepare(scenario, harness):
+    """DeepSpeed imported, Accelerate's state as a DeepSpeed launch leaves it. Its distribution metadata must be on the
+    path already (point.py, ds_meta.py): transformers and Accelerate decide at their import whether DeepSpeed is there."""
+    if not importlib.util.find_spec("accelerate") or not _deepspeed_known():
+        raise RuntimeError("DeepSpeed's metadata was not on the path when transformers and Accelerate were imported "
+                           "(point.py installs it before the first point of a process that runs `parallel: deepspeed`)")
+    zero.import_deepspeed("cpu", harness.get("deepspeed"))
+    parallel.fake_accelerate(parallel.world_size(scenario))
+    from accelerate.state import PartialState
+    from accelerate.utils import DistributedType
+
+    PartialState._prepare_backend = lambda self, cpu=False, sagemaker_dp=False, backend=None: (
+        "fake", DistributedType.DEEPSPEED)
+    # TrainingArguments refuses bf16 without a GPU that has it, unless use_cpu, which turns DeepSpeed off in Accelerate.
+    import transformers.training_args
+
+    transformers.training_args.is_torch_bf16_gpu_available = lambda: True
+
+
+def _deepspeed_known():
+    from accelerate.utils import is_deepspeed_available
+
+    return is_deepspeed_available() and hasattr(importlib.import_module("accelerate.utils"), "DeepSpeedSchedulerWrapper")
+
+
+def config(scenario, harness):
+    """The DeepSpeed config a user hands the trainer: the ZeRO block of the scenario, the batch, accumulation,
+    clipping and precision left "auto" for the trainer to fill from its arguments."""
+    cfg = zero.ds_config(scenario, harness)
+    cfg.update(train_micro_batch_size_per_gpu="auto", gradient_accumulation_steps="auto", gradient_clipping="auto",
+               train_batch_size="auto")
+    if "bf16" in cfg:
+        cfg["bf16"] = {"enabled": "auto"}
+    return cfg
+
+
+def arguments(kwargs):
+    """TrainingArguments made before the model, so that from_config builds it inside ZeRO-Init at stage 3 (the trainer
+    makes its own again; the config they hand over is the same). Keep it alive until the trainer exists."""
+    from transformers import TrainingArguments
+
+    return TrainingArguments(**kwargs)
+
