@@ -4,6 +4,8 @@
 // (engine.py module.bfloat16()), adapters included; from 0.19.2 it leaves a ZeRO-Init model's parameters as they are
 // (deepspeedai/DeepSpeed#8066), so the adapters stay fp32 and PEFT casts each target's input to fp32. Measured on an
 // H100 (tools/truth/gpu/results/2026-11-26b-h100): the inputs' fp32 copies are in 0.19.6's history and not in 0.16.5's.
+// Not where TRL 1.7+ makes the PEFT model from a peft_config under ZeRO-3 (autocast_adapter_dtype=False, trl#6091), nor
+// for a model made outside ZeRO-Init, which every release casts whole.
 // The rule the pipeline applies after the pins (pipeline.ts). Pure.
 import { deepspeedCastsZeroInitModel, olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Tool } from './facts';
@@ -22,6 +24,7 @@ export function zeroInitAdapterDtype(
   setup: TrainingSetup,
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
   tools: readonly Tool[],
+  peftByTrainer = false,
 ): TrainingSetup {
   const lora = setup.lora;
   const half = setup.weights_dtype === 'bf16' || setup.weights_dtype === 'fp16';
@@ -35,6 +38,9 @@ export function zeroInitAdapterDtype(
     return setup;
   // A model made outside ZeRO-Init is cast whole by every release (engine.py _cast_module_mixed_precision).
   if (setup.zero3_init === false) return setup;
+  // From TRL 1.7 a trainer that makes the PEFT model under ZeRO-3 keeps the adapters in the model's dtype
+  // (get_peft_model(..., autocast_adapter_dtype=False), huggingface/trl#6091).
+  if (peftByTrainer && tools.includes('trl') && !olderThan(setup.trl_version, 1, 7)) return setup;
   if (!tools.some((t) => PEFT_ADAPTER_TOOLS.has(t)) || deepspeedCastsZeroInitModel(setup)) return setup;
   if (setup.peft_version !== undefined && olderThan(setup.peft_version, 0, 12)) return setup;
   // The LoRA settings keep their place in the files; a LoRA from defaults says why its weights are fp32. The release

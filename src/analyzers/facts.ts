@@ -406,6 +406,8 @@ export interface ConfigFacts {
    * (hf-python/zero-init.ts): under ZeRO-3 DeepSpeed gets a model made outside deepspeed.zero.Init.
    */
   readonly modelBeforeArguments?: Span;
+  /** A TRL trainer makes the PEFT model itself from the peft_config it is handed (deepspeed-adapters.ts). */
+  readonly peftByTrainer?: true;
 }
 
 /**

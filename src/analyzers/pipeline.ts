@@ -27,6 +27,7 @@ import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
 import { trainerZeroInit } from './zero3-init';
+import { trlZero3Reentrant } from './trl-zero3';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { checkpointDtype } from './resolve/model';
@@ -529,10 +530,17 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   const tools = r.files.flatMap((f) => f.facts.tools);
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
-  setup = zeroInitAdapterDtype(setup, provenance, tools);
+  setup = zeroInitAdapterDtype(
+    setup,
+    provenance,
+    tools,
+    r.files.some((f) => f.facts.peftByTrainer),
+  );
   // Unsloth and Axolotl load and prepare the model themselves (Unsloth patches TRL's trainers too).
-  if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl'))
+  if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl')) {
     setup = trlQuantized(setup, provenance);
+    setup = trlZero3Reentrant(setup, provenance);
+  }
   const lossProv = provenance.loss;
   if (
     setup.loss === 'chunked-nll' &&

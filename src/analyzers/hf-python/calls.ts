@@ -491,7 +491,11 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): voi
     } else if (e.rawKey === 'peft_config') {
       const v = file.valueOf(e);
       if (v.k === 'lit' && v.v === null) continue;
-      if (v.k === 'call' && /(^|\.)(LoraConfig|IA3Config)$/.test(v.callee)) continue;
+      if (v.k === 'call' && /(^|\.)(LoraConfig|IA3Config)$/.test(v.callee)) {
+        // TRL makes the PEFT model itself (get_peft_model in the trainer's __init__).
+        if (tool === 'trl') file.peftByTrainer = true;
+        continue;
+      }
       file.push('method', e, { unknown: `peft_config is ${file.describe(v)}` }, tool);
     }
   }

@@ -132,6 +132,8 @@ export class PythonFile {
   options: ScriptOption[] = [];
   /** A Trainer script's model load before its arguments exist (zero-init.ts). */
   modelBeforeArguments: Span | undefined;
+  /** A TRL trainer is handed a LoraConfig / IA3Config as peft_config and makes the PEFT model itself. */
+  peftByTrainer = false;
   root!: SyntaxNode;
   /**
    * A helper module read for the script that imports it: the options its `args.x` reads are the script's, as the run
@@ -158,6 +160,7 @@ export class PythonFile {
       tools,
       ...(this.options.length > 0 ? { options: this.options } : {}),
       ...(this.modelBeforeArguments ? { modelBeforeArguments: this.modelBeforeArguments } : {}),
+      ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
     };
   }
 
