@@ -96,6 +96,8 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           oldBnb: fc.boolean(),
           // DeepSpeed 0.16.5 with the model made outside ZeRO-Init (terms/zero3-linear-kept.ts)
           oldZero: fc.boolean(),
+          // reentrant checkpointing: under ZeRO-3 with frozen layers a current DeepSpeed keeps them gathered
+          reentrant: fc.boolean(),
         }),
         (r) => {
           const m = models[r.model];
@@ -138,6 +140,7 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
             use_cache: r.useCache,
             ...(r.oldBnb ? { bitsandbytes_version: '0.42.0' } : {}),
             ...(r.oldZero ? { deepspeed_version: '0.16.5', zero3_init: false } : {}),
+            checkpoint_reentrant: r.reentrant,
             optimizer_in_backward: r.optInBwd,
             kbit_upcast: r.kbit,
             eval_batch_size: r.evalBatch,

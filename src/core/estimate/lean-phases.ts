@@ -260,7 +260,11 @@ export function leanPhases(
     if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, rootSum]);
     // Where the layers keep their linear weights the pool holds them through the last layer's backward.
     const inLayerUnits = gatheredAt.forwardLayer ? Math.max(gFwdLayer, gLast) : gSum;
-    const capacity = gatherPoolCapacity(terms.gatherInFlight, inLayerUnits, gLoss + hgSum);
+    // As phases.ts recordStreamPools: the end of the backward (ZeRO-3 keeping a reentrant backward's frozen layers).
+    const capacity = Math.max(
+      gatherPoolCapacity(terms.gatherInFlight, inLayerUnits, gLoss + hgSum),
+      gFirst + terms.gatherInFlight.layer,
+    );
     recordLeanPools(poolsAtPhase, out, pSum, capacity, points);
   }
   out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));
