@@ -211,10 +211,11 @@ function afterWalk(
       kbitCastBack(file, c);
     }
   }
+  const trainer = file.tools.has('hf-trainer') || file.tools.has('trl');
   // A Trainer script that loads its model before its arguments exist hands ZeRO-3 a model made outside zero.Init.
-  if (file.tools.has('hf-trainer') || file.tools.has('trl')) modelBeforeArguments(file, calls);
+  if (trainer) modelBeforeArguments(file, calls);
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
-  const loop = file.tools.has('hf-trainer') || file.tools.has('trl') ? undefined : trainingLoop(file, calls);
+  const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
   // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;
   // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.

@@ -8,7 +8,7 @@ import type { SyntaxNode } from '@lezer/common';
 import { normalizeOptimizer, type Tool, type Unknown } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
 import { argument, calleeFact } from './calls';
-import { assignedName, children, clip, isModelClass, span } from './syntax';
+import { assignedName, children, clip, isModelLoad, span } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
 
 const LOOP = 'pytorch' satisfies Tool;
@@ -114,10 +114,7 @@ function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string>
     const parts = file.calleeName(c)?.split('.') ?? [];
     const last = parts[parts.length - 1] ?? '';
     const args = file.args(c).positional;
-    const loaded =
-      (last === 'from_pretrained' || last === 'from_config') &&
-      parts.length >= 2 &&
-      isModelClass(parts[parts.length - 2]);
+    const loaded = isModelLoad(parts);
     const wrapped = MODEL_WRAPPERS.has(last) && isModel(args[0]);
     const moved = (last === 'to' || last === 'cuda') && parts.length === 2 && names.has(parts[0]);
     if (loaded || wrapped || moved) {

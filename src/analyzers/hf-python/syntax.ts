@@ -21,6 +21,14 @@ export function isModelClass(name: string): boolean {
   return /^Auto\w*Model\w*$|For[A-Z]\w*$|(LM|Model)$|LMHeadModel$/.test(name);
 }
 
+/** Whether a callee's dotted parts load a model's weights: a model class's from_pretrained or from_config. */
+export function isModelLoad(parts: readonly string[]): boolean {
+  const last = parts[parts.length - 1];
+  return (
+    (last === 'from_pretrained' || last === 'from_config') && parts.length >= 2 && isModelClass(parts[parts.length - 2])
+  );
+}
+
 /** The child nodes of a syntax node, in order. */
 export function children(node: SyntaxNode): SyntaxNode[] {
   const out: SyntaxNode[] = [];

@@ -9,7 +9,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile } from './file';
 import { enclosingFunction } from './loop';
-import { isModelClass, span } from './syntax';
+import { isModelLoad, span } from './syntax';
 import { HF_ARGS, TRL_CONFIGS } from './vocab';
 
 /** HfArgumentParser's and TrlParser's methods that make the arguments dataclasses. */
@@ -44,14 +44,7 @@ export function modelBeforeArguments(file: PythonFile, calls: readonly SyntaxNod
     const last = parts[parts.length - 1];
     return HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last) || PARSE_METHODS.has(last);
   });
-  const load = firstCall(
-    file,
-    calls,
-    (parts) =>
-      (parts[parts.length - 1] === 'from_pretrained' || parts[parts.length - 1] === 'from_config') &&
-      parts.length >= 2 &&
-      isModelClass(parts[parts.length - 2]),
-  );
+  const load = firstCall(file, calls, isModelLoad);
   if (!args || !load || load.from > args.from) return;
   if (enclosingFunction(file, load) !== enclosingFunction(file, args)) return;
   file.modelBeforeArguments = span(load.firstChild!);

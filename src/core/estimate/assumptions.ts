@@ -2,9 +2,9 @@
 // its reason, a tool's default, a catalog entry). Pushed in the order the estimate has always listed them. Pure.
 // Docs: docs/estimate/index.md
 import { fsdp1ShardedCheckpoints } from '../terms/checkpoint-save';
-import { deepspeedDatedBy, deepspeedWrapsLinearOutsideInit } from './deepspeed-release';
+import { deepspeedDatedBy } from './deepspeed-release';
 import { recomputesFrozenUnderZero3 } from '../terms/zero3-recompute-kept';
-import { linearsSaveGatheredWeights } from '../terms/zero3-linear-kept';
+import { linearsKeepGatheredWeights, linearsSaveGatheredWeights } from '../terms/zero3-linear-kept';
 import type { Architecture } from '../architecture';
 import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
@@ -119,7 +119,7 @@ function zero3LinearSource(dated: string | undefined): string {
 function zero3InitDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
   if (ctx.lean || setup.zero3_init !== undefined) return;
-  if (!linearsSaveGatheredWeights({ ...setup, zero3_init: false }) || deepspeedWrapsLinearOutsideInit(setup)) return;
+  if (!linearsKeepGatheredWeights({ ...setup, zero3_init: false })) return;
   ctx.notes.assumptions.push({
     key: 'zero3_init',
     value: 'true',

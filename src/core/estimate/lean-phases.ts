@@ -5,7 +5,7 @@ import type { EstimateContext, StageContext } from './context';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import { reducedHeadGradient } from '../terms/gradients';
 import { optimizerStepTerms } from '../terms/optimizer-step';
-import { gatherPoolCapacity } from '../terms/zero3-gathered';
+import { gatherPoolCapacity, type GatherPoolUnits } from '../terms/zero3-gathered';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import type { LossPoint, StageTerms, StreamPoolLedger, StreamPoolPoint } from './phases';
 
@@ -103,6 +103,22 @@ function leanSecondLayer(
   return { allocated: rest + grads + units + firstLayerActivations, grads, units };
 }
 
+/** The gathered units' totals at the step's points, rounded as the lean phases add them (gatherPoolCapacity's too). */
+function leanGatherUnits(terms: StageTerms): GatherPoolUnits & { readonly loss: number; readonly forwardEnd: number } {
+  const { gathered, gatheredAt, headGather } = terms;
+  const tot = roundedTotal;
+  const loss = tot(gatheredAt.loss);
+  return {
+    inLayer: tot(gathered),
+    ...(gatheredAt.forwardLayer ? { forwardLayer: tot(gatheredAt.forwardLayer) } : {}),
+    lastLayer: tot(gatheredAt.lastLayer),
+    firstLayer: tot(gatheredAt.firstLayer),
+    atLossWithHead: loss + tot(headGather),
+    loss,
+    forwardEnd: tot(gatheredAt.forwardEnd),
+  };
+}
+
 /**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
@@ -119,8 +135,6 @@ export function leanPhases(
   const ck = setup.gradient_checkpointing;
   const {
     persistent,
-    gathered,
-    gatheredAt,
     gatheredGrads,
     headGather,
     headAccum,
@@ -137,12 +151,9 @@ export function leanPhases(
   const r = (x: number): number => Math.max(0, Math.round(x));
   const tot = roundedTotal;
   const pSum = tot(persistent);
-  const gSum = tot(gathered);
-  const gFwdLayer = gatheredAt.forwardLayer ? tot(gatheredAt.forwardLayer) : gSum;
-  const gFwdEnd = tot(gatheredAt.forwardEnd);
-  const gLoss = tot(gatheredAt.loss);
-  const gLast = tot(gatheredAt.lastLayer);
-  const gFirst = tot(gatheredAt.firstLayer);
+  const g = leanGatherUnits(terms);
+  const { inLayer: gSum, lastLayer: gLast, firstLayer: gFirst, loss: gLoss, forwardEnd: gFwdEnd } = g;
+  const gFwdLayer = g.forwardLayer ?? gSum;
   const hgSum = tot(headGather);
   const ggSum = tot(gatheredGrads);
   const outSum = tot(outside);
@@ -258,14 +269,7 @@ export function leanPhases(
     if (atEmbedding > 0) points.push([1, atEmbedding, gradsAtEmbedding, gFirst, rootSum]);
     if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum]);
     if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, rootSum]);
-    // Where the layers keep their linear weights the pool holds them through the last layer's backward.
-    const inLayerUnits = gatheredAt.forwardLayer ? Math.max(gFwdLayer, gLast) : gSum;
-    // As phases.ts recordStreamPools: the end of the backward (ZeRO-3 keeping a reentrant backward's frozen layers).
-    const capacity = Math.max(
-      gatherPoolCapacity(terms.gatherInFlight, inLayerUnits, gLoss + hgSum),
-      gFirst + terms.gatherInFlight.layer,
-    );
-    recordLeanPools(poolsAtPhase, out, pSum, capacity, points);
+    recordLeanPools(poolsAtPhase, out, pSum, gatherPoolCapacity(terms.gatherInFlight, g), points);
   }
   out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));
   return out;

@@ -571,15 +571,15 @@ function recordStreamPools(
     ...gatheredAt.firstLayer,
   ]);
   const root = new Set(terms.headGather);
-  // ZeRO-3 keeping a reentrant backward's frozen layers gathers the whole stack at its end (terms/zero3-recompute-kept.ts)
-  const atBackwardEnd = sum(gatheredAt.firstLayer) + terms.gatherInFlight.layer;
-  // Where the layers keep their linear weights the pool holds them through the last layer's backward.
-  const forwardLayer = gatheredAt.forwardLayer;
-  const inLayerUnits = forwardLayer ? Math.max(sum(forwardLayer), sum(gatheredAt.lastLayer)) : sum(gathered);
   poolsAtPhase.unitCapacity = Math.max(
     poolsAtPhase.unitCapacity,
-    gatherPoolCapacity(terms.gatherInFlight, inLayerUnits, sum(gatheredAt.loss) + sum(terms.headGather)),
-    atBackwardEnd,
+    gatherPoolCapacity(terms.gatherInFlight, {
+      inLayer: sum(gathered),
+      ...(gatheredAt.forwardLayer ? { forwardLayer: sum(gatheredAt.forwardLayer) } : {}),
+      lastLayer: sum(gatheredAt.lastLayer),
+      firstLayer: sum(gatheredAt.firstLayer),
+      atLossWithHead: sum(gatheredAt.loss) + sum(terms.headGather),
+    }),
   );
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({
     phase: ph,

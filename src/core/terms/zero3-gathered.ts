@@ -304,10 +304,30 @@ function prefetchFlatBuffer(zb: ZeroConfig, modules: readonly number[], half: nu
   return bucket * half + largest;
 }
 
+/** What the all-gather stream's pool holds at the step's points, in bytes (each without a prefetch's flat buffer). */
+export interface GatherPoolUnits {
+  /** Gathered inside a layer. */
+  readonly inLayer: number;
+  /** Inside the forward's last layer where the layers before keep their linear weights (zero3-linear-kept.ts). */
+  readonly forwardLayer?: number;
+  readonly lastLayer: number;
+  /** At the end of the backward (ZeRO-3 keeping a reentrant backward's frozen layers: zero3-recompute-kept.ts). */
+  readonly firstLayer: number;
+  /** At the loss, with the output head. */
+  readonly atLossWithHead: number;
+}
+
 /**
- * The most the all-gather stream holds at once: the gathered parameters inside a layer, or at the loss with the head,
- * each with the flat buffer of the prefetch that brings them (ZeRO-3; with none in flight, FSDP's units alone).
+ * The most the all-gather stream holds at once: the gathered parameters inside a layer (where the layers keep their
+ * linear weights, through the last layer's backward), at the loss with the head, or at the end of the backward, each
+ * with the flat buffer of the prefetch that brings them (ZeRO-3; with none in flight, FSDP's units alone). The full
+ * and the lean estimate both take the pool's capacity from here.
  */
-export function gatherPoolCapacity(flight: GatherInFlight, inLayer: number, atLossWithHead: number): number {
-  return Math.max(inLayer + flight.layer, flight.atLoss > 0 ? atLossWithHead + flight.atLoss : 0);
+export function gatherPoolCapacity(flight: GatherInFlight, units: GatherPoolUnits): number {
+  const inLayer = units.forwardLayer !== undefined ? Math.max(units.forwardLayer, units.lastLayer) : units.inLayer;
+  return Math.max(
+    inLayer + flight.layer,
+    flight.atLoss > 0 ? units.atLossWithHead + flight.atLoss : 0,
+    units.firstLayer + flight.layer,
+  );
 }

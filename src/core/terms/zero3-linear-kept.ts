@@ -33,6 +33,11 @@ export function linearsSaveGatheredWeights(setup: TrainingSetup): boolean {
   );
 }
 
+/** Whether the linears keep their gathered weights under the run's DeepSpeed (before 0.19.4). */
+export function linearsKeepGatheredWeights(setup: TrainingSetup): boolean {
+  return linearsSaveGatheredWeights(setup) && !deepspeedWrapsLinearOutsideInit(setup);
+}
+
 /** What ZeRO-3 holds gathered where the linears keep their weights: the forward's last layer, the loss, the backward's. */
 export interface Zero3LinearKept {
   readonly forwardLayer: Component;
@@ -78,7 +83,7 @@ export function zero3LinearKept(
   held: Zero3HeldParams,
 ): Zero3LinearKept | undefined {
   const { setup } = ctx;
-  if (!linearsSaveGatheredWeights(setup) || deepspeedWrapsLinearOutsideInit(setup)) return undefined;
+  if (!linearsKeepGatheredWeights(setup)) return undefined;
   const kept = keptLinearParams(ctx, st);
   if (!(kept.params > 0)) return undefined;
   const release = setup.deepspeed_version ?? `before ${LINEAR_WRAPPED_SINCE}`;

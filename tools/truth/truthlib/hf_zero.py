@@ -4,7 +4,6 @@ inside deepspeed.zero.Init at stage 3, and Accelerate prepares it with deepspeed
 optimizer (torch's AdamW, foreach). Rank 0 of the scenario's GPUs over the fake process group, on DeepSpeed's CPU
 accelerator (truthlib/zero.py imports the release)."""
 import importlib
-import importlib.util
 
 from . import parallel, zero
 
@@ -12,7 +11,8 @@ from . import parallel, zero
 def prepare(scenario, harness):
     """DeepSpeed imported, Accelerate's state as a DeepSpeed launch leaves it. Its distribution metadata must be on the
     path already (point.py, ds_meta.py): transformers and Accelerate decide at their import whether DeepSpeed is there."""
-    if not importlib.util.find_spec("accelerate") or not _deepspeed_known():
+    # Accelerate exports its DeepSpeed wrappers only when it found DeepSpeed at its import.
+    if not hasattr(importlib.import_module("accelerate.utils"), "DeepSpeedSchedulerWrapper"):
         raise RuntimeError("DeepSpeed's metadata was not on the path when transformers and Accelerate were imported "
                            "(point.py installs it before the first point of a process that runs `parallel: deepspeed`)")
     zero.import_deepspeed("cpu", harness.get("deepspeed"))
@@ -26,12 +26,6 @@ def prepare(scenario, harness):
     import transformers.training_args
 
     transformers.training_args.is_torch_bf16_gpu_available = lambda: True
-
-
-def _deepspeed_known():
-    from accelerate.utils import is_deepspeed_available
-
-    return is_deepspeed_available() and hasattr(importlib.import_module("accelerate.utils"), "DeepSpeedSchedulerWrapper")
 
 
 def config(scenario, harness):

@@ -2,8 +2,7 @@
 // Part of the Move table, in its order (advice/moves.ts). Pure; no I/O.
 // Docs: docs/estimate/advice.md
 import { defersGradientSync } from '../../setup';
-import { deepspeedWrapsLinearOutsideInit } from '../../estimate/deepspeed-release';
-import { linearsSaveGatheredWeights } from '../../terms/zero3-linear-kept';
+import { linearsKeepGatheredWeights } from '../../terms/zero3-linear-kept';
 import { type Move, type MoveContext, isInt8 } from './context';
 
 export function shardingMoves(context: MoveContext): Move[] {
@@ -64,8 +63,7 @@ export function shardingMoves(context: MoveContext): Move[] {
     title:
       "Make the model inside deepspeed.zero.Init (zero3_init_flag): ZeRO-3's linears stop keeping their gathered weights",
     changesResult: false,
-    apply: (s) =>
-      linearsSaveGatheredWeights(s) && !deepspeedWrapsLinearOutsideInit(s) ? { zero3_init: true } : undefined,
+    apply: (s) => (linearsKeepGatheredWeights(s) ? { zero3_init: true } : undefined),
   });
   for (const factor of [2, 4]) {
     m.push({
