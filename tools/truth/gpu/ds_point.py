@@ -52,7 +52,7 @@ def ds_config(scenario, model_config):
 
 
 def build(scenario):
-    """The model made inside zero.Init (partitioned as built), random partitions, PEFT's adapters on top; gradient
+    """The model made inside zero.Init (partitioned as built; on the GPU whole where `zero3_init` is false), random partitions, PEFT's adapters on top; gradient
     checkpointing as the HF Trainer enables it (non-reentrant unless the scenario says reentrant)."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -63,8 +63,10 @@ def build(scenario):
     arch = dict(scenario["architecture"])
     cfg = AutoConfig.for_model(arch.pop("model_type"), **arch)
     config = ds_config(scenario, cfg)
-    # ZeRO-3: partitioned as built (zero3_init_flag); ZeRO-1/2: the whole model on the GPU, as the engine places it
-    with deepspeed.zero.Init(config_dict_or_path=config) if scenario.get("zero_stage") == 3 else torch.device(device()):
+    # ZeRO-3: partitioned as built (zero3_init_flag); ZeRO-1/2 or zero3_init false: the whole model on the GPU,
+    # partitioned (ZeRO-3) by deepspeed.initialize
+    init = scenario.get("zero_stage") == 3 and scenario.get("zero3_init", True)
+    with deepspeed.zero.Init(config_dict_or_path=config) if init else torch.device(device()):
         model = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation=scenario.get("attention", "sdpa"))
     with torch.no_grad():
         for p in model.parameters():

@@ -81,7 +81,8 @@ def truth_point(record, source):
             # ds_point.py adds PEFT's adapters after zero.Init, in fp32 (autocast_adapter_dtype); DeepSpeed casts them
             # to bf16 before 0.19.2 and leaves a ZeRO-Init model's parameters as they are from then on (FINDINGS 67:
             # the inputs' fp32 copies are in 0.19.6's histories, not in 0.16.5's). points.py wrote bf16 at first.
-            kept = tuple(int(x) for x in release.split(".")[:3]) >= (0, 19, 2)
+            # A model made outside zero.Init (zero3_init false) has them cast by every release.
+            kept = scenario.get("zero3_init", True) and tuple(int(x) for x in release.split(".")[:3]) >= (0, 19, 2)
             scenario["lora"] = {**scenario["lora"], "dtype": "fp32" if kept else "bf16"}
     measured = record["phases"]
     phases = {name: {"peakBytes": v["maxAllocatedBytes"], "reservedBytes": v["maxReservedBytes"],

@@ -103,21 +103,25 @@ def falcon(seq, batch, ckpt):
 
 
 def zero_point(model, method, seq, batch=1, world=8, stage=3, ckpt="full", lora_all=True, r=8, dropout=0.0, buckets="auto", offload=False,
-               reentrant=False, release=None):
+               reentrant=False, release=None, init=True):
     """DeepSpeed ZeRO as the HF Trainer runs it (run.py with ds_point.py): bf16 weights (DeepSpeed's bf16 mode casts
     the adapters too and keeps fp32 master partitions), the ZeRO block's buckets "auto" (filled from the hidden size)
-    or DeepSpeed's defaults, zero.Init for stage 3."""
+    or DeepSpeed's defaults, zero.Init for stage 3 unless `init` is False (a loop with Accelerate's zero3_init_flag
+    off: the whole model made on the GPU, partitioned by deepspeed.initialize)."""
     scenario = {"model": model, "architecture": config(model), "method": method, "weights_dtype": "bf16", "mixed_precision": "none",
                 "master_weights": True, "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq, "gradient_checkpointing": ckpt,
                 "attention": "sdpa", "gpus_per_node": world, "fsdp": "none", "zero_stage": stage}
     keys = ("reduce_bucket_size", "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold") if stage == 3 else ("reduce_bucket_size",)
     scenario["zero_buckets"] = {k: "auto" for k in keys} if buckets == "auto" else {}
+    if stage == 3 and not init:
+        scenario["zero3_init"] = False
     if ckpt != "none":
         scenario["checkpoint_reentrant"] = reentrant
     if method == "lora":
         # PEFT's adapters in fp32, which DeepSpeed casts to bf16 before 0.19.2 and, from then on, leaves as they are
-        # on a ZeRO-Init model (ZeRO-3); ZeRO-1/2 cast every parameter (fixture.py says which ran)
-        kept = stage == 3 and tuple(int(x) for x in (release or "0.19.6").split(".")) >= (0, 19, 2)
+        # on a ZeRO-Init model (ZeRO-3); ZeRO-1/2 and a model made outside zero.Init have every parameter cast
+        # (fixture.py says which ran)
+        kept = stage == 3 and init and tuple(int(x) for x in (release or "0.19.6").split(".")) >= (0, 19, 2)
         scenario["lora"] = {"r": r, "alpha": 2 * r, "dropout": dropout, "dtype": "fp32" if kept else "bf16",
                             "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
     if offload:
@@ -128,6 +132,7 @@ def zero_point(model, method, seq, batch=1, world=8, stage=3, ckpt="full", lora_
     parts += [f"r{r}"] if method == "lora" and r != 8 else []
     parts += [f"drop{dropout}"] if dropout else []
     parts += ["dsdefaults"] if buckets != "auto" else []
+    parts += ["noinit"] if stage == 3 and not init else []
     if release:  # a DeepSpeed release other than the harness's (ds_point.import_deepspeed)
         scenario["harness"] = {"deepspeed": release}
         parts += [f"ds{release}"]
@@ -290,4 +295,20 @@ def all_points():
             zero_point("qwen2.5-14b", "lora", 2048, batch=2, reentrant=True, dropout=0.1, release="0.16.5"),
             zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1),
             zero_point("llama-2-70b", "lora", 2048, batch=2, dropout=0.1, reentrant=True, release="0.16.5")]
+    # A model made outside zero.Init (Accelerate's zero3_init_flag off), no checkpointing: before 0.19.4 DeepSpeed's
+    # own linear is installed only inside zero.Init, so torch's linear saves a view of each gathered weight and the
+    # release leaves it until the layer's backward (FINDINGS 68); 0.19.6 twins, and one with reentrant checkpointing
+    pts += [zero_point("llama-3.1-8b", "full", 2048, ckpt="none", init=False, release="0.16.5"),
+            zero_point("llama-3.1-8b", "full", 2048, ckpt="none", init=False),
+            zero_point("llama-3.1-8b", "lora", 2048, ckpt="none", init=False, release="0.16.5"),
+            zero_point("llama-3.1-8b", "lora", 2048, ckpt="none", init=False),
+            zero_point("qwen2.5-7b", "full", 2048, ckpt="none", init=False, release="0.15.0"),
+            zero_point("qwen2.5-7b", "lora", 4096, ckpt="none", lora_all=False, init=False, release="0.16.5"),
+            zero_point("llama-3.1-8b", "full", 2048, batch=2, reentrant=True, init=False, release="0.16.5"),
+            zero_point("llama-3.1-8b", "full", 2048, batch=2, ckpt="none", init=False, release="0.16.5", world=16)]
+    # The attention-only LoRA twins: DeepSpeed's linear saves a frozen linear's input, torch's does not (the MLP's)
+    pts += [zero_point("qwen2.5-7b", "lora", 4096, ckpt="none", lora_all=False, init=False),
+            zero_point("qwen2.5-7b", "lora", 4096, ckpt="none", lora_all=False),
+            zero_point("qwen2.5-7b", "lora", 4096, ckpt="none", lora_all=False, release="0.16.5"),
+            zero_point("llama-3.1-8b", "lora", 2048, batch=2, ckpt="none", lora_all=False, init=False, release="0.15.0")]
     return dict(pts)
