@@ -12,6 +12,7 @@ import { finalNormSaved } from './activations';
 import { autocastCastsHead } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
 import { quantizedHead } from './quantized-head';
+import { deepspeedLinearRuns } from './zero3-linear-kept';
 import { logitsDtypeLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
 
@@ -155,7 +156,7 @@ export function logitsAndLoss(
     headWeightBytes: embBytes,
     residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined,
     packedHeadInput: setup.loss === 'chunked-nll',
-    ...(ctx.sharding.zeroStage === 3 && !quantizedHead(setup, a) ? { zero3Linear: true } : {}),
+    ...(deepspeedLinearRuns(setup, ctx.sharding.zeroStage) && !quantizedHead(setup, a) ? { zero3Linear: true } : {}),
   });
   outside.push(
     comp(

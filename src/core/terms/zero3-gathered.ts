@@ -150,11 +150,14 @@ export function zero3Gathered(
   };
   const smallHeld = { bytes: persistentSmall * wb, text: small() };
   const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
-  const linearKept = zero3LinearKept(ctx, st, gather, smallHeld, {
-    live,
-    atLoss: atLossParams,
-    lastLayer: held ? retained.params : live,
-  });
+  const linearKept = zero3LinearKept(
+    ctx,
+    st,
+    gather,
+    smallHeld,
+    { live, atLoss: atLossParams, lastLayer: held ? retained.params : live },
+    zb.stage3_param_persistence_threshold,
+  );
   return { gathered, held, atLoss, atBackwardEnd, linearKept, inFlight };
 }
 

@@ -38,6 +38,17 @@ export function linearsKeepGatheredWeights(setup: TrainingSetup): boolean {
   return linearsSaveGatheredWeights(setup) && !deepspeedWrapsLinearOutsideInit(setup);
 }
 
+/**
+ * Whether DeepSpeed's own linear (LinearFunctionForZeroStage3) runs the model's linears under ZeRO-3: inside zero.Init
+ * in every release, outside it from 0.19.4. It saves its input whether or not anything needs it, so a frozen linear
+ * keeps its input; torch's linear, which runs otherwise, saves the input only for the weight's gradient. GPU truth:
+ * Qwen2.5-7B attention-only LoRA, 4,096 tokens, 8 ranks: the MLP's inputs (184.6 MB a layer) are in 0.19.6's
+ * histories and 0.16.5's under zero.Init, not in 0.16.5's outside it (tools/truth/FINDINGS.md §70).
+ */
+export function deepspeedLinearRuns(setup: TrainingSetup, zeroStage: number | undefined): boolean {
+  return zeroStage === 3 && (setup.zero3_init !== false || deepspeedWrapsLinearOutsideInit(setup));
+}
+
 /** What ZeRO-3 holds gathered where the linears keep their weights: the forward's last layer, the loss, the backward's. */
 export interface Zero3LinearKept {
   readonly forwardLayer: Component;
@@ -56,17 +67,40 @@ export interface Zero3HeldParams {
  * The linear weights of the stage's layers that save activations (a freeze run's trainable last layers; every layer
  * otherwise), per GPU over tensor parallelism: the modules that are nn.Linear, a rank's own experts.
  */
-function keptLinearParams(ctx: EstimateContext, st: StageContext): { params: number; layers: number } {
+function keptLinearParams(
+  ctx: EstimateContext,
+  st: StageContext,
+  persistenceThreshold: number,
+): { params: number; layers: number } {
   const { setup } = ctx;
   const tp = ctx.layout.tensorParallel;
   const ep = ctx.layout.expertParallel;
   const linear = ctx.model.modules
     .filter((m) => !m.parameter)
     .reduce((t, m) => t + (m.inFeatures * m.outFeatures * m.count) / (m.group === 'expert' ? ep : 1), 0);
-  const stage = Math.min(st.blockParams, linear * st.layerShare) / tp;
+  const adapters = keptAdapterParams(ctx, persistenceThreshold) * st.layerShare;
+  const stage = (Math.min(st.blockParams, linear * st.layerShare) + adapters) / tp;
   const layers = st.layersHere;
   const saving = setup.method === 'freeze' ? Math.min(layers, setup.freeze_trainable_layers ?? 2) : layers;
   return { params: layers > 0 ? (stage * saving) / layers : 0, layers: saving };
+}
+
+/**
+ * LoRA's lora_A (r x in) and lora_B (out x r) are nn.Linear too: those ZeRO-3 partitions (more elements than
+ * stage3_param_persistence_threshold; smaller ones stay whole on every rank and are never released) keep their
+ * gathered weights the same way. CPU truth: the tiny Llama's all-linear r 16 adapters, 591,872 params, all above its
+ * threshold of 1,000 (tools/truth/FINDINGS.md §70).
+ */
+function keptAdapterParams(ctx: EstimateContext, persistenceThreshold: number): number {
+  const lora = ctx.methods.lora;
+  if (!ctx.methods.peft || !lora) return 0;
+  let params = 0;
+  for (const m of ctx.model.modules) {
+    if (m.parameter || !ctx.methods.targets.has(m.name)) continue;
+    for (const elements of [lora.r * m.inFeatures, lora.r * m.outFeatures])
+      if (elements > persistenceThreshold) params += elements * m.count;
+  }
+  return params;
 }
 
 /**
@@ -81,10 +115,11 @@ export function zero3LinearKept(
   gather: { bytesPerParam: number; dtype: string },
   small: { bytes: number; text: string },
   held: Zero3HeldParams,
+  persistenceThreshold: number,
 ): Zero3LinearKept | undefined {
   const { setup } = ctx;
   if (!linearsKeepGatheredWeights(setup)) return undefined;
-  const kept = keptLinearParams(ctx, st);
+  const kept = keptLinearParams(ctx, st, persistenceThreshold);
   if (!(kept.params > 0)) return undefined;
   const release = setup.deepspeed_version ?? `before ${LINEAR_WRAPPED_SINCE}`;
   const before = kept.layers > 1 ? (kept.params * (kept.layers - 1)) / kept.layers : 0;

@@ -9,6 +9,7 @@ import { dequantBytesPerElement } from '../quantized-head';
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
 import { zero3KeptExperts } from '../zero3-kept-experts';
+import { deepspeedLinearRuns } from '../zero3-linear-kept';
 import type { EstimateContext, StageContext } from '../../estimate/context';
 import { formatBytes, formatCount } from '../../units';
 import { olderThan } from '../../util/version';
@@ -186,7 +187,7 @@ function activationPlan(
     ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
     ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
     quantizedBase: quantHere > 0,
-    zero3Linear: ctx.sharding.zeroStage === 3,
+    zero3Linear: deepspeedLinearRuns(setup, ctx.sharding.zeroStage),
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
     kbitUpcast: kbitQ,
     ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
