@@ -25,6 +25,8 @@ def harness(scenario, extra):
     world = scenario.get("gpus_per_node", 1)
     if scenario.get("zero_stage"):
         out = {"runner": "deepspeed", **extra}
+        if extra.get("runner") in ("trainer", "sft"):  # a trainer under DeepSpeed (ds_trainer.py)
+            out["parallel"] = "deepspeed"
         if scenario.get("gradient_checkpointing", "none") != "none":
             out["reentrant"] = bool(scenario.get("checkpoint_reentrant", False))
         return out

@@ -344,7 +344,12 @@ def measure_point(pid, scenario, trace=False):
         stacks = os.environ.get("TRUTH_TRACE_STACKS") == "1"
         torch.cuda.memory._record_memory_history(enabled="all", context="alloc" if stacks else None, stacks="python",
                                                  max_entries=TRACE_ENTRIES)
-    if scenario.get("zero_stage"):
+    early = None
+    if scenario.get("zero_stage") and harness_of(scenario).get("runner") in ("trainer", "sft"):
+        import ds_trainer
+
+        model, early = ds_trainer.build(scenario, trainer_kwargs(scenario, "/tmp/truth-early-args"))
+    elif scenario.get("zero_stage"):
         import ds_point
 
         ds_point.init_world(scenario["gpus_per_node"])
@@ -363,10 +368,10 @@ def measure_point(pid, scenario, trace=False):
               "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
               "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
     try:
-        if scenario.get("zero_stage"):
+        if harness_of(scenario).get("runner") in ("trainer", "sft"):
+            run_trainer(model, scenario, marks, steps, early)
+        elif scenario.get("zero_stage"):
             ds_point.run_engine(model, scenario, PhaseClock(marks), steps)
-        elif harness_of(scenario).get("runner") in ("trainer", "sft"):
-            run_trainer(model, scenario, marks, steps)
         else:
             run_loop(model, scenario, marks, steps)
     except torch.cuda.OutOfMemoryError as e:
@@ -459,7 +464,21 @@ class TokenRows:
         return {"input_ids": self.rows[i], "labels": self.rows[i]}
 
 
-def run_trainer(model, scenario, marks, steps):
+def trainer_kwargs(scenario, out):
+    """TrainingArguments as the user gives them: bf16 (Accelerate's autocast; under DeepSpeed its bf16 mode, the
+    scenario's bf16 weights), the Trainer's checkpointing with its default kwargs, the DeepSpeed config of a ZeRO point."""
+    kwargs = dict(output_dir=out, per_device_train_batch_size=scenario["micro_batch_size"], max_steps=2,
+                  bf16=scenario["mixed_precision"] == "bf16", gradient_checkpointing=scenario["gradient_checkpointing"] != "none",
+                  report_to="none", save_strategy="no", disable_tqdm=True, dataloader_num_workers=0, seed=0,
+                  use_cpu=os.environ.get("TRUTH_SMOKE_CPU") == "1")
+    if scenario.get("zero_stage"):
+        import ds_trainer
+
+        kwargs.update(deepspeed=ds_trainer.config(scenario), bf16=scenario["weights_dtype"] == "bf16", use_cpu=False)
+    return kwargs
+
+
+def run_trainer(model, scenario, marks, steps, early=None):
     """Two steps of transformers.Trainer (or TRL's SFTTrainer, `runner: sft`) as a user configures it for one GPU: bf16 (Accelerate's autocast and
     convert_outputs_to_fp32) when the scenario's mixed precision is bf16, gradient checkpointing by the Trainer (its
     default kwargs), the default optimizer (adamw_torch_fused) and max_grad_norm (1.0). Phases: forward from the step's
@@ -495,13 +514,9 @@ def run_trainer(model, scenario, marks, steps):
             clock.begin("backward")
 
     model.register_forward_hook(forward_done)
-    ckpt = scenario["gradient_checkpointing"] != "none"
     rows = TokenRows(4 * scenario["micro_batch_size"], scenario["seq_len"], scenario["architecture"]["vocab_size"])
     with tempfile.TemporaryDirectory() as out:
-        kwargs = dict(output_dir=out, per_device_train_batch_size=scenario["micro_batch_size"], max_steps=2,
-                      bf16=scenario["mixed_precision"] == "bf16", gradient_checkpointing=ckpt, report_to="none",
-                      save_strategy="no", disable_tqdm=True, dataloader_num_workers=0, seed=0,
-                      use_cpu=os.environ.get("TRUTH_SMOKE_CPU") == "1")
+        kwargs = trainer_kwargs(scenario, out)
         if harness_of(scenario).get("runner") == "sft":
             # TRL's SFTTrainer on pre-tokenized rows (no packing): its loss, entropy and token-accuracy metrics
             from datasets import Dataset
@@ -513,6 +528,7 @@ def run_trainer(model, scenario, marks, steps):
                                  processing_class=tokenizer(scenario["architecture"]["vocab_size"]), callbacks=[Phases()])
         else:
             trainer = Trainer(model=model, args=TrainingArguments(**kwargs), train_dataset=rows, callbacks=[Phases()])
+        del early  # the arguments that made the model under ZeRO-Init: the trainer's own hand over the same config
         assert trainer.args.optim.value == "adamw_torch_fused", trainer.args.optim
         trainer.train()
     assert len(steps) == 2 and all(len(s) == 3 for s in steps), steps
@@ -607,6 +623,22 @@ def write_point(pid, out_dir, trace):
             json.dump(tr, f)
 
 
+def deepspeed_metadata(ids):
+    """DeepSpeed's distribution metadata on the path before transformers and Accelerate are imported (preload), where a
+    point runs a trainer under DeepSpeed (ds_trainer.py; truthlib/ds_meta.py). One release per command."""
+    points = P.all_points()
+    harnesses = [points[i].get("harness", {}) for i in ids if points[i].get("zero_stage")
+                 and points[i].get("harness", {}).get("runner") in ("trainer", "sft")]
+    releases = {h.get("deepspeed") for h in harnesses}
+    if not harnesses:
+        return
+    if len(releases) > 1:
+        raise SystemExit(f"trainer points under DeepSpeed name several releases {sorted(map(str, releases))}: run them apart")
+    from truthlib import ds_meta
+
+    ds_meta.install(ds_meta.source_dir(harnesses[0]))
+
+
 def selected(only, first, last):
     ids = list(P.all_points())[first:last]
     globs = only.split(",") if only else None
@@ -669,6 +701,7 @@ def main():
     if args.list:
         print("\n".join(f"{i} {pid}" for i, pid in enumerate(P.all_points())))
         return
+    deepspeed_metadata([args.point] if args.point else selected(args.only, args.first, args.last))
     if args.point:
         record, tr = measure_point(args.point, P.all_points()[args.point], args.trace)
         with open(os.path.join(args.out, args.point + ".json"), "w") as f:
