@@ -131,7 +131,6 @@ export function leanPhases(
   lossPoint: LossPoint,
 ): PhaseEstimate[] {
   const setup = ctx.setup;
-  const { rootUnit } = ctx.sharding;
   const ck = setup.gradient_checkpointing;
   const {
     persistent,
@@ -208,7 +207,7 @@ export function leanPhases(
     headDequantSum +
     (headAccum > 0 ? r(headAccum) : 0) +
     kept.backward;
-  const rootSum = rootUnit ? hgSum : 0;
+  const rootSum = terms.headHeldInBackward ? hgSum : 0;
   const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
   const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
   const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLastLayer;

@@ -36,6 +36,8 @@ export interface StageTerms {
   /** Of `gatheredGrads`, what exists from the backward's start, the loss's backward included (ZeRO-1/2's buckets). */
   readonly backwardStart: Component[];
   readonly headGather: Component[];
+  /** `headGather` stays through the backward (FSDP's root unit; ZeRO-3 under TRL's chunked loss). */
+  readonly headHeldInBackward: boolean;
   /** ZeRO-3: its prefetches' flat buffers, which the all-gather stream's pool holds beyond the gathered parameters. */
   readonly gatherInFlight: GatherInFlight;
   readonly activations: StageActivations;
@@ -309,7 +311,6 @@ function backwardCandidates(
 ): BackwardPoint[] {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { rootUnit } = ctx.sharding;
   const { half } = ctx.dtypes;
   const ck = setup.gradient_checkpointing;
   const {
@@ -378,7 +379,7 @@ function backwardCandidates(
     ...terms.held.logits,
     ...terms.held.stepCache,
   ];
-  const rootHeld = rootUnit ? headGather : [];
+  const rootHeld = terms.headHeldInBackward ? headGather : [];
   const atLastLayer: Component[] = [
     ...pers,
     headGradC,

@@ -232,6 +232,7 @@ function stagePhases(
     gatheredGrads,
     backwardStart,
     headGather,
+    headHeldInBackward: sharding.headHeldInBackward,
     gatherInFlight,
     activations,
     headAccum,

@@ -164,6 +164,8 @@ export function shardingBuffers(
   /** ZeRO-1/2's contiguous gradient buckets where DeepSpeed makes them before the loss's backward (before 0.18.2). */
   backwardStart: Component[];
   headGather: Component[];
+  /** The output head stays gathered through the backward: FSDP's root unit, or ZeRO-3 under TRL's chunked loss. */
+  headHeldInBackward: boolean;
 } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
@@ -277,6 +279,8 @@ export function shardingBuffers(
     }
   } else if (last && shardParams > 1 && fsdp && fsdpTailUnit(setup)) {
     headGather.push(tailUnitHead(ctx));
+  } else if (last && shardParams > 1 && zero === 3 && !headModuleRuns(ctx)) {
+    headGather.push(zero3ChunkedLossHead(ctx));
   } else if (last && shardParams > 1 && (fsdp || (zero === 3 && zb.stage3_max_reuse_distance > 0))) {
     // ZeRO-3 keeps the head gathered after its forward because its backward is the next module in the trace, within
     // any stage3_max_reuse_distance above 0; at 0 (Axolotl's files) it is released and fetched again for its
@@ -301,7 +305,32 @@ export function shardingBuffers(
     gatheredGrads,
     backwardStart: zero >= 1 && zero < 3 && bucketsBeforeLoss(setup) ? buckets.backward : [],
     headGather,
+    headHeldInBackward: headGather.length > 0 && (rootUnit || (zero === 3 && !headModuleRuns(ctx))),
   };
+}
+
+/**
+ * ZeRO-3 under TRL's chunked loss, which never calls the output head: DeepSpeed's prefetch gathers the head's weight
+ * with the embedding at the forward's start (the step's trace) and no module hook of the head releases it, so it stays
+ * gathered until the backward's end releases every parameter; TRL's gather for the loss (maybe_gather_lm_head_ctx)
+ * finds it available. GPU truth, H100, SFTTrainer with LoRA under DeepSpeed 0.19.6, rank 0 of 8: the allocator's
+ * history holds one more V x h block from the forward's start to the backward's end than the engine's own loop
+ * (Llama-3.1-8B 1,050,673,152 B, Qwen2.5-7B 1,089,994,752 B; tools/truth/FINDINGS.md §71).
+ */
+function zero3ChunkedLossHead(ctx: EstimateContext): Component {
+  const { arch: a } = ctx.model;
+  const half = ctx.dtypes.half;
+  const headParams = tailHeadParams(ctx);
+  return comp(
+    ctx,
+    'gathered-params',
+    "Output head gathered from the forward's start to the backward's end (TRL's chunked loss under ZeRO-3)",
+    headParams * half,
+    () =>
+      `V x h / TP = ${formatCount(headParams)} params x ${half} B: prefetched with the embedding, never released by ` +
+      "a hook of the head (the chunked loss reads its weight), so held until the backward's end",
+    () => ({ vocab: a.vocab, hidden: a.hidden }),
+  );
 }
 
 /**
