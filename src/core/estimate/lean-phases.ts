@@ -4,7 +4,7 @@ import type { Component, PhaseEstimate } from '../model';
 import type { EstimateContext, StageContext } from './context';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import { reducedHeadGradient } from '../terms/gradients';
-import { optimizerStepTerms } from '../terms/optimizer-step';
+import { optimizerStepPoint } from '../terms/optimizer-step';
 import { gatherPoolCapacity, type GatherPoolUnits } from '../terms/zero3-gathered';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import type { LossPoint, StageTerms, StreamPoolLedger, StreamPoolPoint } from './phases';
@@ -237,8 +237,9 @@ export function leanPhases(
   const atFirst = Math.max(atFirstLayer, atFirstRecompute, atEmbedding, atRootGradient, atRootUnsynced);
   const bwd = Math.max(atLoss, atLast, atRecompute, second?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
-  const temps = optimizerStepTerms(ctx, st).reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep) + temps + kept.optimizer;
+  const stepPoint = optimizerStepPoint(ctx, st, setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep);
+  const temps = stepPoint.temporaries.reduce((t, x) => t + r(x.bytes), 0);
+  const opt = pSum + r(stepPoint.gradients) + temps + kept.optimizer;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [

@@ -12,7 +12,7 @@ import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import { type GradientPlan, reducedHeadGradient, tiedGradientBytes, tiedGradientFormula } from '../terms/gradients';
-import { optimizerStepTerms } from '../terms/optimizer-step';
+import { optimizerStepPoint } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import type { Fsdp2RootGradient } from '../terms/fsdp2-root-gradient';
@@ -134,16 +134,20 @@ export function phasesFor(
   const [bwd, bwdNote] = candidates.reduce((m, c) => (sum(c[0]) > sum(m[0]) ? c : m));
   lossPoint.allocatedBytes = sum(candidates[0][0]);
   // Optimizer step: activations are gone; gradients, states and step temporaries are live.
-  const stepTemps: Component[] = optimizerStepTerms(ctx, st).map((t) =>
+  const gradsHeld = setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep;
+  const stepPoint = optimizerStepPoint(ctx, st, gradsHeld);
+  const stepTemps: Component[] = stepPoint.temporaries.map((t) =>
     comp(ctx, 'optimizer-step', t.label, t.bytes, t.formula, () => ({})),
   );
   const optC: Component[] = [
     ...pers,
     gradC(
-      setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep,
-      ctx.sharding.zeroStage === 1 && terms.grads.gradAtStep < terms.grads.gradAtEnd
-        ? " (ZeRO-1's partition, kept by the backward's epilogue)"
-        : '',
+      stepPoint.gradients,
+      stepPoint.gradients < gradsHeld
+        ? ' (ZeRO-1/2: the 16-bit gradients freed once the fp32 partition is made)'
+        : ctx.sharding.zeroStage === 1 && terms.grads.gradAtStep < terms.grads.gradAtEnd
+          ? " (ZeRO-1's partition, kept by the backward's epilogue)"
+          : '',
     ),
     ...stepTemps,
     ...terms.held.logits,
