@@ -318,6 +318,8 @@ export interface GatherPoolUnits {
   readonly firstLayer: number;
   /** At the loss, with the output head. */
   readonly atLossWithHead: number;
+  /** Held beside the units at every other point too: the output head under TRL's chunked loss (sharding-buffers.ts). */
+  readonly headHeld?: number;
 }
 
 /**
@@ -328,9 +330,10 @@ export interface GatherPoolUnits {
  */
 export function gatherPoolCapacity(flight: GatherInFlight, units: GatherPoolUnits): number {
   const inLayer = units.forwardLayer !== undefined ? Math.max(units.forwardLayer, units.lastLayer) : units.inLayer;
+  const held = units.headHeld ?? 0;
   return Math.max(
-    inLayer + flight.layer,
+    inLayer + held + flight.layer,
     flight.atLoss > 0 ? units.atLossWithHead + flight.atLoss : 0,
-    units.firstLayer + flight.layer,
+    units.firstLayer + held + flight.layer,
   );
 }
