@@ -208,10 +208,10 @@ export function leanPhases(
     headDequantSum +
     (headAccum > 0 ? r(headAccum) : 0) +
     kept.backward;
-  const rootSum = terms.headHeldInBackward ? hgSum : 0;
+  const headHeldSum = terms.headHeldInBackward ? hgSum : 0;
   const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
   const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
-  const atLast = pSum + headGradB + unsyncedAll + gLast + rootSum + ggSum + act + held + castSum + inLastLayer;
+  const atLast = pSum + headGradB + unsyncedAll + gLast + headHeldSum + ggSum + act + held + castSum + inLastLayer;
   // Inside a layer's recompute: its high point and the gradients in flight instead of the layer and its working set.
   const peak = terms.activations.checkpointedLayer;
   const inRecompute = (point: number, working: number): number =>
@@ -219,22 +219,22 @@ export function leanPhases(
       ? point - rec - working + r(peak.recomputeHighBytes) + r(peak.entryGradBytes)
       : 0;
   const atRecompute = inRecompute(atLast, r(lastLayerWorkingBytes(ctx, terms)));
-  const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + rootSum + ggSum + held + inLayer;
+  const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + headHeldSum + ggSum + held + inLayer;
   const atFirstRecompute = inRecompute(atFirstLayer, work);
-  const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + rootSum + ggSum + held + inLayer);
+  const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + headHeldSum + ggSum + held + inLayer);
   // The embedding's backward (phases.ts embeddingPoint): FSDP2's root still holds the head's gradient, not its shard.
   const gradsAtEmbedding = r(gradAtEnd - terms.fsdp2Root.shardLaterBytes);
   const embeddingGrads = gradsAtEmbedding + tot(terms.fsdp2Root.held) + r(tiedAccum);
-  const atEmbedding = tiedAccum > 0 ? pSum + embeddingGrads + unsyncedFirst + gFirst + rootSum + kept.backward : 0;
+  const atEmbedding = tiedAccum > 0 ? pSum + embeddingGrads + unsyncedFirst + gFirst + headHeldSum + kept.backward : 0;
   const rootGrad = tot(terms.rootGradient);
   const atRootGradient =
     rootGrad > 0
-      ? pSum + r(gradAtEnd - terms.grads.rootGradShard) + unsyncedFirst + rootSum + rootGrad + kept.backward
+      ? pSum + r(gradAtEnd - terms.grads.rootGradShard) + unsyncedFirst + headHeldSum + rootGrad + kept.backward
       : 0;
   // Under no_sync, a micro-batch before the last makes the root's flat gradient beside every unit's unsharded gradient.
   const unsyncedAtRoot = terms.grads.unsynced ? r(terms.grads.unsynced.atRootGradient.bytes) : 0;
   const atRootUnsynced =
-    rootGrad > 0 && terms.grads.unsynced ? pSum + unsyncedAtRoot + rootSum + rootGrad + kept.backward : 0;
+    rootGrad > 0 && terms.grads.unsynced ? pSum + unsyncedAtRoot + headHeldSum + rootGrad + kept.backward : 0;
   const atFirst = Math.max(atFirstLayer, atFirstRecompute, atEmbedding, atRootGradient, atRootUnsynced);
   const bwd = Math.max(atLoss, atLast, atRecompute, second?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
@@ -260,16 +260,16 @@ export function leanPhases(
     const points: LeanPoolPoint[] = [
       [0, fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gFwdLayer, hgSum],
       [1, atLoss, headAtLossB, gLoss, hgSum],
-      [1, atLast, headGradB, gLast, rootSum],
-      ...(atRecompute > 0 ? [[1, atRecompute, headGradB, gLast, rootSum] as LeanPoolPoint] : []),
-      ...(second ? [[1, second.allocated, second.grads, second.units, rootSum] as LeanPoolPoint] : []),
-      [1, atFirstLayer, r(gradAtFirst), gFirst, rootSum],
-      ...(atFirstRecompute > 0 ? [[1, atFirstRecompute, r(gradAtFirst), gFirst, rootSum] as LeanPoolPoint] : []),
+      [1, atLast, headGradB, gLast, headHeldSum],
+      ...(atRecompute > 0 ? [[1, atRecompute, headGradB, gLast, headHeldSum] as LeanPoolPoint] : []),
+      ...(second ? [[1, second.allocated, second.grads, second.units, headHeldSum] as LeanPoolPoint] : []),
+      [1, atFirstLayer, r(gradAtFirst), gFirst, headHeldSum],
+      ...(atFirstRecompute > 0 ? [[1, atFirstRecompute, r(gradAtFirst), gFirst, headHeldSum] as LeanPoolPoint] : []),
       [2, opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0],
     ];
-    if (atEmbedding > 0) points.push([1, atEmbedding, gradsAtEmbedding, gFirst, rootSum]);
-    if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, rootSum]);
-    if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, rootSum]);
+    if (atEmbedding > 0) points.push([1, atEmbedding, gradsAtEmbedding, gFirst, headHeldSum]);
+    if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, headHeldSum]);
+    if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, headHeldSum]);
     recordLeanPools(poolsAtPhase, out, pSum, gatherPoolCapacity(terms.gatherInFlight, g), points);
   }
   out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));

@@ -385,13 +385,13 @@ function backwardCandidates(
     ...terms.held.logits,
     ...terms.held.stepCache,
   ];
-  const rootHeld = terms.headHeldInBackward ? headGather : [];
+  const headHeld = terms.headHeldInBackward ? headGather : [];
   const atLastLayer: Component[] = [
     ...pers,
     headGradC,
     ...unsyncedAll,
     ...gatheredAt.lastLayer,
-    ...rootHeld,
+    ...headHeld,
     ...gatheredGrads,
     actComp,
     ...maskHeld,
@@ -412,7 +412,7 @@ function backwardCandidates(
   const layerParts: LayerPointParts = {
     head: pers,
     afterGrads: unsyncedFirst,
-    afterUnits: [...rootHeld, ...gatheredGrads],
+    afterUnits: [...headHeld, ...gatheredGrads],
     tail: [...maskHeld, ...recomputeC, working, ...dequantC, ...terms.held.logits, ...terms.held.stepCache],
   };
   const atFirstLayer: Component[] = [
@@ -425,16 +425,16 @@ function backwardCandidates(
   ];
   const atFirstRecompute = inRecompute(atFirstLayer, working);
   const atSecondLayer = secondLayerPoint(ctx, st, terms, gradC, layerParts);
-  const atRootGradient = rootGradientPoint(terms, gradC, pers, [...unsyncedFirst, ...rootHeld]);
+  const atRootGradient = rootGradientPoint(terms, gradC, pers, [...unsyncedFirst, ...headHeld]);
   const atRootGradientUnsynced = unsynced
-    ? unsyncedRootGradientPoint(terms, pers, [unsynced.atRootGradient, ...rootHeld])
+    ? unsyncedRootGradientPoint(terms, pers, [unsynced.atRootGradient, ...headHeld])
     : [];
   const atEmbedding = embeddingPoint(
     ctx,
     terms,
     gradC,
     [...pers],
-    [...unsyncedFirst, ...gatheredAt.firstLayer, ...rootHeld],
+    [...unsyncedFirst, ...gatheredAt.firstLayer, ...headHeld],
   );
   return [
     [atLoss, LOSS_BACKWARD_NOTE],
