@@ -33,6 +33,15 @@ export function bucketsBeforeLoss(setup: TrainingSetup): boolean {
 }
 
 /**
+ * Whether ZeRO-1/2 flattens the 16-bit parameters on the GPU when it has room for the flat buffer beside them
+ * (stage_1_and_2.py __init__ flatten_on_accelerator, deepspeedai/DeepSpeed#7828, 0.18.7) rather than through the host
+ * with the cache emptied between (terms/zero-step-cache.ts).
+ */
+export function deepspeedFlattensOnDevice(setup: TrainingSetup): boolean {
+  return !deepspeedBefore(setup, [0, 18, 7]);
+}
+
+/**
  * DeepSpeed 0.19.3 and later keep a reentrant recomputation's frozen parameters gathered under ZeRO-3 until the
  * optimizer step (terms/zero3-recompute-kept.ts).
  */

@@ -21,7 +21,7 @@ import { checkpointReentrant } from './activations/kept-inputs';
 import type { EstimateContext } from '../estimate/context';
 import { zeroConfig } from '../estimate/zero-config';
 import { formatBytes } from '../units';
-import { bucketsBeforeLoss } from '../estimate/deepspeed-release';
+import { bucketsBeforeLoss, deepspeedFlattensOnDevice } from '../estimate/deepspeed-release';
 import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
@@ -58,6 +58,8 @@ export interface ZeroPlan extends StepShape {
   readonly groups: readonly number[];
   /** Elements of the trained 16-bit parameters flattened at initialisation: ZeRO-3's partitions, else whole. */
   readonly flatElements: number;
+  /** ZeRO-1/2 makes the flat buffer on the GPU beside the weights where it has room (DeepSpeed 0.18.7 on). */
+  readonly flattenOnDevice: boolean;
   /** Bytes per element of the trained parameters (the 16-bit copy) and of their gradients. */
   readonly paramBytes: number;
   readonly gradBytes: number;
@@ -89,6 +91,7 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
       p.weightShards,
       p.groups.join(','),
       p.flatElements,
+      +p.flattenOnDevice,
       p.paramBytes,
       p.gradBytes,
       p.buckets.join(','),
@@ -133,12 +136,18 @@ function initialise(state: StepState, plan: ZeroPlan): void {
     handle: allocator.malloc(Math.ceil(p.weight / plan.weightShards)),
     trained: p.grad > 0,
   }));
-  if (plan.flatElements > 0) {
+  const flatBytes = plan.flatElements * plan.paramBytes;
+  if (flatBytes > 0 && plan.flattenOnDevice && plan.capacity - allocator.reserved >= flatBytes) {
+    // Flattened on the GPU beside the weights, which the flat buffer's views then replace (stage_1_and_2.py __init__
+    // flatten_on_accelerator, DeepSpeed 0.18.7 on): their blocks stay cached.
+    allocator.malloc(flatBytes);
+    for (const w of weights) if (w.trained) allocator.free(w.handle);
+  } else if (flatBytes > 0) {
     // Moved to the host and back as one flat buffer, the cache emptied between (stage_1_and_2.py __init__: cpu_data,
     // empty_cache(), flatten_dense_tensors_aligned; stage3.py defragment: gc.collect(), empty_cache()).
     for (const w of weights) if (w.trained) allocator.free(w.handle);
     allocator.emptyCache();
-    allocator.malloc(plan.flatElements * plan.paramBytes);
+    allocator.malloc(flatBytes);
   }
   for (const g of plan.groups) allocator.malloc(g * 4);
   if (plan.stage === 3) {
@@ -316,6 +325,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     weightShards: stage === 3 ? world : 1,
     groups,
     flatElements: stage === 3 ? partitioned : wholeTrained,
+    flattenOnDevice: stage < 3 && deepspeedFlattensOnDevice(ctx.setup),
     paramBytes: full ? ctx.dtypes.weightBytes : ctx.dtypes.adapterBytes,
     gradBytes,
     buckets,

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { replayZero, type ZeroPlan } from '../../../src/core/terms/zero-step-cache';
 import { MiB } from '../../../src/core/units';
-import { noLayerStep, replayEstimate } from './helpers';
+import { gpuPointEstimate, gpuPointRun, noLayerStep, replayEstimate } from './helpers';
 
 /**
  * ZeRO-2 over 4 ranks, no layers: a tied 40 MiB trained embedding (20 Mi elements), a 50 MiB gradient bucket made as
@@ -19,6 +19,7 @@ function zero2Plan(): ZeroPlan {
     weightShards: 1,
     groups: [5 * MiB],
     flatElements: 20 * MiB,
+    flattenOnDevice: false,
     paramBytes: 2,
     gradBytes: 2,
     buckets: [50 * MiB],
@@ -56,5 +57,18 @@ describe('zero-step-cache', () => {
     assert.ok(Math.abs(peakBytes / 6_701_738_760 - 1) < 0.005, `peak ${peakBytes}`);
     assert.ok(Math.abs(reservedBytes / 8_415.9e6 - 1) < 0.01, `reserved ${reservedBytes}`);
     assert.ok(runtime.some((t) => t.id === 'zero-step-cache'));
+  });
+
+  it('Llama-3.1-8B full under ZeRO-2 on an H100: reserved within 5 % of the GPU (was -24.5 % through the host)', () => {
+    // Rank 0 of 8, 2 x 2,048 tokens, DeepSpeed 0.19.6 (tools/truth/gpu/results/2026-11-26b-h100): max_memory_reserved
+    // 58,741,227,520 B, which the allocator model gives to the byte when it replays the GPU's own history from the
+    // model's load (FINDINGS §73): the 16.06 GB of bf16 weights flattened beside themselves.
+    const id = 'llama-3.1-8b-full-s2048-b2-ckpt-z2-w8';
+    const { reserved, measured } = gpuPointEstimate(id, 'zero-step-cache');
+    assert.equal(measured, 58_741_227_520);
+    assert.ok(Math.abs(reserved / measured - 1) < 0.05, `reserved ${reserved}`);
+    // DeepSpeed 0.18.6 and before moved the weights to the host, emptied the cache and brought them back flat.
+    const { estimate: old } = gpuPointRun(id, { deepspeed_version: '0.18.6' });
+    assert.ok(old.perGpu.reservedBytes < 0.8 * measured, `0.18.6 ${old.perGpu.reservedBytes}`);
   });
 });
