@@ -93,7 +93,7 @@ function deepspeedVersionDefault(ctx: PlanningContext): void {
     value: dated
       ? 'before 0.18.2'
       : zero12
-        ? 'current (0.18.2 or later)'
+        ? 'current (0.18.7 or later)'
         : `current (0.19.${linears ? 4 : recompute ? 3 : 2} or later)`,
     source: zero12 ? zero12Source(dated) : linears ? zero3LinearSource(dated) : zero3RecomputeSource(dated, recompute),
   });
@@ -142,9 +142,9 @@ function zero12Source(dated: string | undefined): string {
         "ZeRO-1/2 backward() still made the gradient buckets before the loss's backward, where they count beside " +
         "the logits' gradients: set deepspeed_version for a newer release"
     : "VRAM Lens default: a current release, whose ZeRO-1/2 gradient buckets are made at the backward's first " +
-        'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665); earlier releases made them ' +
-        "in backward() before the loss's backward, where they count beside the logits' gradients: set " +
-        'deepspeed_version for them';
+        'gradient (the backward prologue runs from a hook, deepspeedai/DeepSpeed#7665; before 0.18.2 in backward(), ' +
+        "beside the logits' gradients), and which flattens the weights on the GPU beside them, their blocks left " +
+        'cached (deepspeedai/DeepSpeed#7828; before 0.18.7 through the host): set deepspeed_version for an earlier one';
 }
 
 function zero3RecomputeSource(dated: string | undefined, recompute: boolean): string {
