@@ -114,7 +114,7 @@ function leanGatherUnits(terms: StageTerms): GatherPoolUnits & { readonly loss: 
     lastLayer: tot(gatheredAt.lastLayer),
     firstLayer: tot(gatheredAt.firstLayer),
     atLossWithHead: loss + tot(headGather),
-    headHeld: terms.headGatherHeldOnGatherStream ? tot(headGather) : 0,
+    headHeld: terms.headHeldOnGatherStream ? tot(headGather) : 0,
     loss,
     forwardEnd: tot(gatheredAt.forwardEnd),
   };

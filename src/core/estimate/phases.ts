@@ -39,7 +39,7 @@ export interface StageTerms {
   /** `headGather` stays through the backward (FSDP's root unit; ZeRO-3 under TRL's chunked loss). */
   readonly headHeldInBackward: boolean;
   /** ... and on ZeRO-3's all-gather stream, whose pool holds it beside the layers (TRL's chunked loss). */
-  readonly headGatherHeldOnGatherStream: boolean;
+  readonly headHeldOnGatherStream: boolean;
   /** ZeRO-3: its prefetches' flat buffers, which the all-gather stream's pool holds beyond the gathered parameters. */
   readonly gatherInFlight: GatherInFlight;
   readonly activations: StageActivations;
@@ -586,7 +586,7 @@ function recordStreamPools(
       lastLayer: sum(gatheredAt.lastLayer),
       firstLayer: sum(gatheredAt.firstLayer),
       atLossWithHead: sum(gatheredAt.loss) + sum(terms.headGather),
-      headHeld: terms.headGatherHeldOnGatherStream ? sum(terms.headGather) : 0,
+      headHeld: terms.headHeldOnGatherStream ? sum(terms.headGather) : 0,
     }),
   );
   const point = (ph: PhaseEstimate, cs: Component[]): StreamPoolPoint => ({

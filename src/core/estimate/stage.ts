@@ -233,7 +233,7 @@ function stagePhases(
     backwardStart,
     headGather,
     headHeldInBackward: sharding.headHeldInBackward,
-    headGatherHeldOnGatherStream: sharding.headHeldInBackward && ctx.sharding.zeroStage === 3,
+    headHeldOnGatherStream: sharding.headHeldOnGatherStream,
     gatherInFlight,
     activations,
     headAccum,

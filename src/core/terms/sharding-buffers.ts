@@ -166,6 +166,8 @@ export function shardingBuffers(
   headGather: Component[];
   /** The output head stays gathered through the backward: FSDP's root unit, or ZeRO-3 under TRL's chunked loss. */
   headHeldInBackward: boolean;
+  /** ... on ZeRO-3's all-gather stream, whose pool then holds it beside the layers (TRL's chunked loss). */
+  headHeldOnGatherStream: boolean;
 } {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
@@ -258,6 +260,7 @@ export function shardingBuffers(
   // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
   // ZeRO-3 fetches it like any module); tied embeddings are the same tensor.
   const headGather: Component[] = [];
+  const chunkedLossHead = last && shardParams > 1 && zero === 3 && !headModuleRuns(ctx);
   if (rootUnit) {
     // FSDP's root unit (embeddings, final norm and output head: what the per-layer wrapping leaves over) is not
     // resharded after the forward, "since its parameters would typically be immediately all-gathered for
@@ -279,7 +282,7 @@ export function shardingBuffers(
     }
   } else if (last && shardParams > 1 && fsdp && fsdpTailUnit(setup)) {
     headGather.push(tailUnitHead(ctx));
-  } else if (last && shardParams > 1 && zero === 3 && !headModuleRuns(ctx)) {
+  } else if (chunkedLossHead) {
     headGather.push(zero3ChunkedLossHead(ctx));
   } else if (last && shardParams > 1 && (fsdp || (zero === 3 && zb.stage3_max_reuse_distance > 0))) {
     // ZeRO-3 keeps the head gathered after its forward because its backward is the next module in the trace, within
@@ -305,7 +308,8 @@ export function shardingBuffers(
     gatheredGrads,
     backwardStart: zero >= 1 && zero < 3 && bucketsBeforeLoss(setup) ? buckets.backward : [],
     headGather,
-    headHeldInBackward: headGather.length > 0 && (rootUnit || (zero === 3 && !headModuleRuns(ctx))),
+    headHeldInBackward: headGather.length > 0 && (rootUnit || chunkedLossHead),
+    headHeldOnGatherStream: chunkedLossHead,
   };
 }
 

@@ -52,8 +52,9 @@ def ds_config(scenario, model_config):
 
 
 def build(scenario):
-    """The model made inside zero.Init (partitioned as built; on the GPU whole where `zero3_init` is false), random partitions, PEFT's adapters on top; gradient
-    checkpointing as the HF Trainer enables it (non-reentrant unless the scenario says reentrant)."""
+    """The model made inside zero.Init (partitioned as built; whole on the GPU where `zero3_init` is false), random
+    partitions, PEFT's adapters on top; gradient checkpointing as the HF Trainer enables it (non-reentrant unless the
+    scenario says reentrant)."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 

@@ -5,34 +5,27 @@ Accelerate's DeepSpeed preparation with the trainer's own optimizer, DeepSpeed's
 GPUs over torch's fake process group, DeepSpeed's CUDA accelerator: the CPU harness's `parallel: deepspeed`
 (truthlib/hf_zero.py) on a GPU. DeepSpeed's distribution metadata must be on the path before transformers and
 Accelerate are imported (run.py main: truthlib/ds_meta.py)."""
-import importlib
 import os
-
-
-def harness_release(scenario):
-    """The DeepSpeed release a point names (`harness: {deepspeed: ...}`), or None for DEEPSPEED_SRC."""
-    return scenario.get("harness", {}).get("deepspeed")
 
 
 def prepare(scenario):
     """DeepSpeed imported with its CUDA accelerator and Accelerate's state as a DeepSpeed launch leaves it on rank 0."""
     import torch
+    from accelerate.state import PartialState
+    from accelerate.utils import DistributedType
 
-    if not hasattr(importlib.import_module("accelerate.utils"), "DeepSpeedSchedulerWrapper"):
-        raise RuntimeError("DeepSpeed's metadata was not on the path when transformers and Accelerate were imported")
     import ds_point
+    from truthlib import hf_zero
 
+    hf_zero.require_metadata()
     world = scenario["gpus_per_node"]
     ds_point.init_world(world)
     os.environ["LOCAL_WORLD_SIZE"] = str(world)
     ds_point.import_deepspeed(scenario)
-    from accelerate.state import PartialState
-    from accelerate.utils import DistributedType
-
     PartialState._prepare_backend = lambda self, cpu=False, sagemaker_dp=False, backend=None: ("fake", DistributedType.DEEPSPEED)
 
     def set_device(self):
-        self.device = torch.device(ds_point.device(), 0) if ds_point.device() == "cuda" else torch.device("cpu")
+        self.device = torch.device("cuda", 0) if ds_point.device() == "cuda" else torch.device("cpu")
         if self.device.type == "cuda":
             torch.cuda.set_device(self.device)
 
@@ -42,19 +35,20 @@ def prepare(scenario):
 
 def _metrics_gather():
     """TRL's metrics (Accelerate's gather_for_metrics in compute_loss, grad mode on) all-gather a 2-D tensor into a flat
-    output, which NCCL takes byte for byte; the fake group copies the input into views of the output's chunks and
-    refuses that in grad mode. The input passed flat (truthlib/parallel.py _flat_all_gather) and the copy made without
-    grad: nothing allocated, no collective differs."""
+    output: the input passed flat (truthlib/parallel.py _flat_all_gather), and the copy into views of the output's
+    chunks, which the fake group makes and refuses in grad mode, made without grad. Nothing allocated, no collective
+    differs."""
     import torch
     import torch.distributed as dist
 
-    original = dist.all_gather_into_tensor
+    from truthlib import parallel
+
+    parallel._flat_all_gather()
+    flat = dist.all_gather_into_tensor
 
     def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-        if input_tensor.dim() > 1 and output_tensor.dim() == 1 and input_tensor.is_contiguous():
-            input_tensor = input_tensor.view(-1)
         with torch.no_grad():
-            return original(output_tensor, input_tensor, group=group, async_op=async_op)
+            return flat(output_tensor, input_tensor, group=group, async_op=async_op)
 
     dist.all_gather_into_tensor = all_gather_into_tensor
 

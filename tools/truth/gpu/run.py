@@ -66,6 +66,11 @@ def versions():
     return out
 
 
+def runs_trainer(scenario):
+    """Whether a point runs the HF Trainer or TRL's SFTTrainer (`runner: trainer` / `sft`), under DeepSpeed or not."""
+    return harness_of(scenario).get("runner") in ("trainer", "sft")
+
+
 def harness_of(scenario):
     """How a point runs beyond what its scenario says (points.py `harness`): `runner: trainer` (the HF Trainer),
     `fsdp1: plugin` (Accelerate's FSDP1 plugin layout rather than Answer.AI's loop)."""
@@ -96,7 +101,7 @@ def build(scenario):
         # Adapters in the model's dtype where the scenario says so (PEFT before 0.12 made them so; FSDP1 flat
         # parameters of the custom loop need one dtype per unit).
         model = get_peft_model(model, config, autocast_adapter_dtype=lora.get("dtype") != "bf16")
-    if scenario.get("fsdp_version") == 1 or harness_of(scenario).get("runner") in ("trainer", "sft"):
+    if scenario.get("fsdp_version") == 1 or runs_trainer(scenario):
         return model  # checkpointing is applied around the FSDP1 units (shard_fsdp1), or by the Trainer
     if scenario["gradient_checkpointing"] != "none":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -345,7 +350,7 @@ def measure_point(pid, scenario, trace=False):
         torch.cuda.memory._record_memory_history(enabled="all", context="alloc" if stacks else None, stacks="python",
                                                  max_entries=TRACE_ENTRIES)
     early = None
-    if scenario.get("zero_stage") and harness_of(scenario).get("runner") in ("trainer", "sft"):
+    if scenario.get("zero_stage") and runs_trainer(scenario):
         import ds_trainer
 
         model, early = ds_trainer.build(scenario, trainer_kwargs(scenario, "/tmp/truth-early-args"))
@@ -368,7 +373,7 @@ def measure_point(pid, scenario, trace=False):
               "gpu": torch.cuda.get_device_name(0), "totalBytes": torch.cuda.get_device_properties(0).total_memory,
               "versions": versions(), "date": datetime.date.today().isoformat(), "machine": "gpu"}
     try:
-        if harness_of(scenario).get("runner") in ("trainer", "sft"):
+        if runs_trainer(scenario):
             run_trainer(model, scenario, marks, steps, early)
         elif scenario.get("zero_stage"):
             ds_point.run_engine(model, scenario, PhaseClock(marks), steps)
@@ -627,8 +632,7 @@ def deepspeed_metadata(ids):
     """DeepSpeed's distribution metadata on the path before transformers and Accelerate are imported (preload), where a
     point runs a trainer under DeepSpeed (ds_trainer.py; truthlib/ds_meta.py). One release per command."""
     points = P.all_points()
-    harnesses = [points[i].get("harness", {}) for i in ids if points[i].get("zero_stage")
-                 and points[i].get("harness", {}).get("runner") in ("trainer", "sft")]
+    harnesses = [harness_of(points[i]) for i in ids if points[i].get("zero_stage") and runs_trainer(points[i])]
     releases = {h.get("deepspeed") for h in harnesses}
     if not harnesses:
         return

@@ -8,13 +8,18 @@ import importlib
 from . import parallel, zero
 
 
-def prepare(scenario, harness):
-    """DeepSpeed imported, Accelerate's state as a DeepSpeed launch leaves it. Its distribution metadata must be on the
-    path already (point.py, ds_meta.py): transformers and Accelerate decide at their import whether DeepSpeed is there."""
+def require_metadata():
+    """DeepSpeed's distribution metadata must have been on the path when transformers and Accelerate were imported
+    (point.py and gpu/run.py install it, ds_meta.py): they decide at their import whether DeepSpeed is there."""
     # Accelerate exports its DeepSpeed wrappers only when it found DeepSpeed at its import.
     if not hasattr(importlib.import_module("accelerate.utils"), "DeepSpeedSchedulerWrapper"):
         raise RuntimeError("DeepSpeed's metadata was not on the path when transformers and Accelerate were imported "
-                           "(point.py installs it before the first point of a process that runs `parallel: deepspeed`)")
+                           "(point.py and gpu/run.py install it before the first point that runs a trainer under DeepSpeed)")
+
+
+def prepare(scenario, harness):
+    """DeepSpeed imported, Accelerate's state as a DeepSpeed launch leaves it (its metadata on the path already)."""
+    require_metadata()
     zero.import_deepspeed("cpu", harness.get("deepspeed"))
     parallel.fake_accelerate(parallel.world_size(scenario))
     from accelerate.state import PartialState
