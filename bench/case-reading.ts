@@ -314,9 +314,12 @@ const OWN_W_NAMES = new Set(['qwen', 'mixtral']);
  * LoRA's target modules from the case's words: torchtune's names (output_proj, w1 / w2 / w3) as transformers' Llama
  * ones, "all-linear" as PEFT's; the names of a model whose own modules are w1 / w2 (OWN_W_NAMES: Qwen-1's c_attn,
  * c_proj, w1, w2; Mixtral's experts) and any other name the map does not know as written. The output head is left
- * out: a LoRA on it is a modules_to_save question the schema does not ask.
+ * out: a LoRA on it is a modules_to_save question the schema does not ask. A case may write the list as one string
+ * ("all-linear", "q_proj,v_proj").
  */
-export function loraTargets(raw: readonly string[], family: string): string[] | 'all-linear' {
+export function loraTargets(written: readonly string[] | string, family: string): string[] | 'all-linear' {
+  const raw = typeof written === 'string' ? written.split(/[\s,]+/).filter(Boolean) : written;
+  if (typeof written === 'string' && /^all[-_ ]linear$/i.test(written.trim())) return 'all-linear';
   if (raw.some((r) => /^all[-_ ]linear$/i.test(r.trim()))) return 'all-linear';
   const targets = new Set<string>();
   for (const name of raw) {
@@ -376,7 +379,19 @@ const PRECISION_KINDS: Readonly<Record<string, Precision>> = {
  * from its free-text precision (weights, compute, master weights). undefined when neither says.
  */
 export function casePrecision(kind: string, text: PrecisionText | undefined): Precision | undefined {
+  if (kind === 'fsdp_mixed_bf16_fp32_master' && fp32Shards(text))
+    return { weights_dtype: 'fp32', mixed_precision: 'bf16' };
   return Object.hasOwn(PRECISION_KINDS, kind) ? PRECISION_KINDS[kind] : precisionFromText(text);
+}
+
+/**
+ * FSDP mixed precision over parameters kept in fp32 (the case's weights say fp32 and no 16-bit dtype): every shard is
+ * fp32, the frozen ones too, and MixedPrecision's param_dtype all-gathers them in bf16. A model loaded in bf16 under
+ * FSDP mixed precision keeps its frozen shards in bf16 (Accelerate upcasts the trainable ones), the kind's own mapping.
+ */
+function fp32Shards(text: PrecisionText | undefined): boolean {
+  const w = text?.weights ?? '';
+  return /fp32|float32/i.test(w) && !/bf16|bfloat16|fp16|float16/i.test(w);
 }
 
 function precisionFromText(text: PrecisionText | undefined): Precision | undefined {

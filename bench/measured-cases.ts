@@ -65,13 +65,13 @@ export interface MeasuredCase {
       rank: number;
       alpha: number;
       dropout: number;
-      target_modules: string[];
+      target_modules: string[] | string;
       adapter_dtype: string;
       modules_to_save?: string[];
       use_dora?: boolean;
     };
     ia3?: { target_modules: string[]; feedforward_modules: string[] };
-    quantization?: { bits: number; type: string; applies_to: string };
+    quantization?: { bits: number; type: string; applies_to: string; double_quant?: boolean };
     precision_kind: string;
     precision?: PrecisionText;
     optimizer: { name: string; optimizer_in_backward?: boolean };
@@ -254,7 +254,8 @@ function caseQuantization(c: MeasuredCase): SetupPart {
     // as FrozenNF4Linear, and bitsandbytes through transformers (BitsAndBytesConfig; Answer.AI's replace_linear and
     // LitGPT's BitsandbytesPrecision alike) replaces every nn.Linear but the head (llm_int8_skip_modules), not only
     // the LoRA targets.
-    double_quant: torchao || /double/i.test(t.quantization.type),
+    // Double quantization: named in the type ("NF4 double quant", bitsandbytes' "nested" quantization) or a flag.
+    double_quant: torchao || t.quantization.double_quant === true || /double|nested/i.test(t.quantization.type),
     scope: 'all-linear',
     // torchao's NF4Tensor shards its constants with its codes under FSDP and keeps no matmul input; bitsandbytes keeps
     // a 4-bit weight's QuantState on the module, whole on every GPU (terms/quantization.ts).

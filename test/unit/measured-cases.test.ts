@@ -77,6 +77,23 @@ describe('published cases: the readers of a case description', () => {
     assert.equal(casePrecision('mystery', undefined), undefined);
   });
 
+  it('FSDP mixed precision over fp32 shards keeps the frozen shards in fp32, over a bf16 load only the trained ones', () => {
+    // torchtitan's cases say "fp32 shards": every parameter sharded in fp32, gathered in bf16 (MixedPrecisionPolicy).
+    // PEFT's examples/sft FSDP LoRA recipe (huggingface/peft@aa2ca83c, utils.py) loads Llama-2-70B without a dtype,
+    // so its frozen base is an fp32 flat parameter too: 68.98B x 4 B / 8 = 32.1 GiB a GPU, not 16.1 GiB in bf16.
+    const fsdp = 'fsdp_mixed_bf16_fp32_master';
+    assert.deepEqual(casePrecision(fsdp, { weights: 'fp32 shards', compute: 'bf16' }), {
+      weights_dtype: 'fp32',
+      mixed_precision: 'bf16',
+    });
+    // Loaded in bf16, Accelerate upcasts only the trained flat parameters: the kind's own mapping.
+    assert.deepEqual(casePrecision(fsdp, { weights: 'bf16 (fp32 master for trainable)', compute: 'bf16' }), {
+      weights_dtype: 'bf16',
+      master_weights: true,
+    });
+    assert.deepEqual(casePrecision(fsdp, undefined), { weights_dtype: 'bf16', master_weights: true });
+  });
+
   it('optimizers by name', () => {
     assert.equal(caseOptimizer('paged_adamw_32bit'), 'paged_adamw');
     assert.equal(caseOptimizer('paged_adamw_8bit'), 'paged_adamw_8bit');
@@ -602,6 +619,21 @@ describe("published cases: the model's architecture", () => {
     assert.ok(bytes('quantization-constants') > 25.5e9 && bytes('quantization-constants') < 26.5e9);
     assert.ok(Math.abs(bytes('weights') - 1.05e9) < 0.01e9, `${bytes('weights')}`);
   });
+
+  it("reads double quantization from a flag or bitsandbytes' word for it (nested), as from the type", () => {
+    const quant = (q: Partial<NonNullable<MeasuredCase['training']['quantization']>>): boolean | undefined => {
+      const c = qlora(mixtral);
+      const r = caseToSetup({
+        ...c,
+        training: { ...c.training, quantization: { bits: 4, type: 'NF4', applies_to: '', ...q } },
+      });
+      return r.ok ? r.setup.quantization?.double_quant : undefined;
+    };
+    assert.equal(quant({}), false);
+    assert.equal(quant({ double_quant: true }), true);
+    assert.equal(quant({ type: 'NF4 bnb, nested quantization' }), true);
+    assert.equal(quant({ type: 'NF4 double quant' }), true);
+  });
 });
 
 describe("published cases: the case's GPU", () => {
@@ -668,6 +700,12 @@ describe('published cases: LoRA targets in the case words', () => {
     assert.deepEqual(loraTargets(['q_proj', 'w1', 'w2', 'w3'], 'mixtral'), ['q_proj', 'w1', 'w2', 'w3']);
     assert.deepEqual(loraTargets(['query_key_value', 'final output (lm_head)'], 'gpt_neox'), ['query_key_value']);
     assert.equal(loraTargets(['all-linear'], 'llama'), 'all-linear');
+  });
+
+  it('takes the list written as one string, as PEFT\'s own argument is ("all-linear", "q_proj,v_proj")', () => {
+    assert.equal(loraTargets('all-linear', 'llama'), 'all-linear');
+    assert.deepEqual(loraTargets('q_proj,v_proj', 'llama'), ['q_proj', 'v_proj']);
+    assert.deepEqual(loraTargets('q_proj, k_proj v_proj', 'llama'), ['q_proj', 'k_proj', 'v_proj']);
   });
 });
 
