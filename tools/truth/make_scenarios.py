@@ -799,14 +799,114 @@ def suite_hybrid():
     return out
 
 
+QLORA_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3"]
+# What the estimator says of the release the points run (bnb.py: the checkout's own, 0.50.1 at these fixtures): no
+# kept input in its 4-bit matmul (from 0.43.2), the weight dequantized whole for each matmul of a training shape.
+BNB_VERSION = "0.50.1"
+NF4 = {"bits": 4, "type": "nf4", "double_quant": True}
+
+
+def qlora_scenario(fam, **keys):
+    """A bitsandbytes 4-bit base (transformers' BitsAndBytesConfig, every linear but the head) with LoRA, bf16."""
+    base = dict(weights_dtype="bf16", method="qlora", quantization=NF4, bitsandbytes_version=BNB_VERSION,
+                attention=default_attention(fam))
+    base.update(keys)
+    return scenario(fam, **base)
+
+
+# Wider layers, a small vocabulary and one short sequence: the 4-bit weights, their dequantized copies and the
+# gathered units outweigh the loss, as in a QLoRA run of a large model at a small batch.
+WIDE = dict(hidden_size=1024, intermediate_size=2752, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=4, vocab_size=512)
+
+
+def _weight_heavy_qlora():
+    out = {}
+    harness = {"parallel": "fsdp1", "wrap": "peft", "use_orig_params": False, "reentrant": True}
+    for fam in ("llama", "qwen2"):
+        every = lora(fam, LORA_ALL)
+        base = dict(lora=every, micro_batch_size=1, seq_len=256, gradient_checkpointing="full")
+
+        def wide(**keys):
+            s = qlora_scenario(fam, **dict(base, **keys))
+            s["architecture"].update(WIDE)
+            return s
+
+        out[f"{fam}-wide-qlora-all-ckpt"] = (wide(), {})
+        out[f"{fam}-wide-qlora-all-ckpt-reentrant"] = (wide(), {"reentrant": True})
+        out[f"{fam}-wide-qlora-all"] = (wide(gradient_checkpointing="none"), {})
+        out[f"{fam}-wide-trainer-qlora-all-ckpt"] = (wide(mixed_precision="bf16"), {"runner": "trainer"})
+        out[f"{fam}-wide-w2-ddp-qlora-all-ckpt"] = (wide(gpus_per_node=2, mixed_precision="bf16"), {"parallel": "ddp"})
+        for world in (2, 8):
+            keys = dict(fsdp="full_shard", fsdp_version=1, gpus_per_node=world, mixed_precision="bf16", fsdp_use_orig_params=False,
+                        fsdp_adapters_wrapped=True, fsdp_backward_prefetch="none")
+            out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt-reentrant"] = (wide(**keys), harness)
+            out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt-reentrant-offload"] = (
+                wide(**keys, offload_params="cpu", offload_optimizer="cpu"), harness)
+    return out
+
+
+def suite_qlora():
+    """QLoRA with the real bitsandbytes (truthlib/bnb.py: its Python code, its kernels' allocations as on a GPU): one
+    GPU in a loop, the HF Trainer and TRL's SFTTrainer; DDP; Accelerate's FSDP1 plugin as PEFT's QLoRA + FSDP recipe
+    runs it (PEFT's wrap policy, use_orig_params false, the codes stored in bf16, reentrant checkpointing), with and
+    without CPU offload; and the loop of Answer.AI's fsdp_qlora."""
+    out = {}
+    for fam in QLORA_FAMILIES:
+        qv = dict(LORA_QV, target_modules=["qkv_proj"]) if fam == "phi3" else lora(fam, LORA_QV)
+        every = lora(fam, LORA_ALL)
+        out[f"{fam}-qlora-qv"] = (qlora_scenario(fam, lora=qv), {})
+        out[f"{fam}-qlora-all-ckpt"] = (qlora_scenario(fam, lora=every, gradient_checkpointing="full", seq_len=512), {})
+        out[f"{fam}-qlora-all-ckpt-reentrant"] = (qlora_scenario(fam, lora=every, gradient_checkpointing="full", seq_len=512),
+                                                 {"reentrant": True})
+    llama_all = lora("llama", LORA_ALL)
+    ckpt = dict(lora=llama_all, gradient_checkpointing="full", seq_len=512)
+    out["llama-qlora-all-nodq"] = (qlora_scenario("llama", lora=llama_all, quantization=dict(NF4, double_quant=False)), {})
+    out["llama-qlora-all-fp4"] = (qlora_scenario("llama", lora=llama_all, quantization=dict(NF4, type="fp4")), {})
+    out["llama-qlora-all-dropout-ckpt"] = (qlora_scenario("llama", **dict(ckpt, lora=lora("llama", LORA_ALL, dropout=0.1))), {})
+    out["llama-qlora-all-b4"] = (qlora_scenario("llama", lora=llama_all, micro_batch_size=4), {})
+    # PEFT's prepare_model_for_kbit_training (every unquantized parameter in fp32), and TRL before 0.26 (the norms).
+    out["llama-qlora-all-ckpt-upcast-all"] = (qlora_scenario("llama", **ckpt, kbit_upcast="all"), {})
+    out["llama-qlora-all-ckpt-upcast-norms"] = (qlora_scenario("llama", **ckpt, kbit_upcast="norms", mixed_precision="bf16"), {})
+    # The HF Trainer and TRL's SFTTrainer (chunked_nll since TRL 1.7).
+    for fam in ("llama", "qwen3"):
+        every = lora(fam, LORA_ALL)
+        out[f"{fam}-trainer-qlora-all-ckpt"] = (qlora_scenario(fam, lora=every, mixed_precision="bf16", gradient_checkpointing="full",
+                                                               seq_len=512), {"runner": "trainer"})
+        out[f"{fam}-sft-qlora-all-ckpt"] = (qlora_scenario(fam, lora=every, mixed_precision="bf16", gradient_checkpointing="full",
+                                                           seq_len=512, loss="chunked-nll", trl_version=TRL_VERSION), {"runner": "sft"})
+    # DDP: the Reducer buckets only the adapters' gradients.
+    for world in (2, 8):
+        out[f"llama-w{world}-ddp-qlora-all-ckpt"] = (qlora_scenario("llama", gpus_per_node=world, mixed_precision="bf16", **ckpt),
+                                                     {"parallel": "ddp"})
+    # Accelerate's FSDP1 plugin, PEFT's QLoRA + FSDP recipe (examples/sft/configs/fsdp_config_qlora.yaml).
+    harness = {"parallel": "fsdp1", "wrap": "peft", "use_orig_params": False, "reentrant": True}
+    for fam in ("llama", "qwen2"):
+        for world in (2, 8):
+            keys = dict(fsdp="full_shard", fsdp_version=1, gpus_per_node=world, mixed_precision="bf16", lora=lora(fam, LORA_ALL),
+                        gradient_checkpointing="full", seq_len=512, fsdp_use_orig_params=False, fsdp_adapters_wrapped=True,
+                        fsdp_backward_prefetch="none")
+            out[f"{fam}-w{world}-fsdp1-qlora-all-ckpt-reentrant"] = (qlora_scenario(fam, **keys), harness)
+            out[f"{fam}-w{world}-fsdp1-qlora-all-ckpt-reentrant-offload"] = (
+                qlora_scenario(fam, **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
+    out.update(_weight_heavy_qlora())
+    # Answer.AI's fsdp_qlora loop: a bf16 model without mixed precision, `output` held to the step's end.
+    keys = dict(fsdp="full_shard", fsdp_version=1, gpus_per_node=2, lora=llama_all, gradient_checkpointing="full", seq_len=512,
+                micro_batch_size=4, fsdp_use_orig_params=False, fsdp_adapters_wrapped=True, fsdp_backward_prefetch="none",
+                loop_keeps_outputs="step")
+    out["llama-w2-fsdp1-qlora-all-ckpt-reentrant-keep-step"] = (qlora_scenario("llama", **keys), harness)
+    out["llama-w2-fsdp1-qlora-all-ckpt-reentrant-offload-keep-step"] = (
+        qlora_scenario("llama", **keys, offload_params="cpu", offload_optimizer="cpu"), harness)
+    return out
+
+
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
           "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "layer": suite_layer, "tf4": suite_tf4,
-          "zero": suite_zero, "flash": suite_flash, "hybrid": suite_hybrid}
+          "zero": suite_zero, "flash": suite_flash, "hybrid": suite_hybrid, "qlora": suite_qlora}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
                   "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"},
                   "accelerate": {}, "layer": {"runner": "loop"}, "tf4": {"runner": "loop"},
                   "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
-                  "hybrid": {"runner": "loop"}}
+                  "hybrid": {"runner": "loop"}, "qlora": {"runner": "loop"}}
 
 
 class _NoAliases(yaml.SafeDumper):

@@ -23,7 +23,7 @@ import torch.distributed  # noqa: E402
 
 torch.set_num_threads(1)
 
-from truthlib import cuda_like, ds_meta, memory, parallel, scenario as scen  # noqa: E402
+from truthlib import bnb, cuda_like, ds_meta, memory, parallel, scenario as scen  # noqa: E402
 
 cuda_like.install()  # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py)
 
@@ -33,7 +33,7 @@ RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.h
 
 def versions():
     out = {"python": platform.python_version()}
-    for name in ("torch", "transformers", "peft", "accelerate", "trl", "deepspeed"):
+    for name in ("torch", "transformers", "peft", "accelerate", "trl", "deepspeed", "bitsandbytes"):
         try:
             out[name] = importlib.metadata.version(name)  # no import: trl alone takes seconds
         except importlib.metadata.PackageNotFoundError:
@@ -70,6 +70,7 @@ def resident(model, optimizer):
 def timeline_of(rec):
     timeline = memory.Timeline(rec.prof)
     timeline.exclude_cpu_promotions()  # CPU-only dtype temporaries (memory.py)
+    timeline.exclude_kernel_internals(bnb.KERNEL_RANGE)  # bitsandbytes' CPU stand-ins for its CUDA kernels (bnb.py)
     if rec.offloaded:
         timeline.exclude_offloaded(rec.offloaded)
         timeline.exclude_between("optimizer_begin", "optimizer_end")

@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from truthlib import scenario as scen  # noqa: E402
 
-SUITE_ORDER = ["trainer", "trl", "loop", "peft", "fsdp2", "fsdp1", "ddp", "accelerate", "layer", "tf4", "flash"]
+SUITE_ORDER = ["trainer", "trl", "loop", "peft", "fsdp2", "fsdp1", "ddp", "accelerate", "layer", "tf4", "flash", "qlora"]
 ON_DEMAND = {"replay"}  # real-width points for the allocator replay (minutes each): run only with --suite / --only
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "test", "fixtures", "truth")
 

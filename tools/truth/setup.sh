@@ -17,6 +17,9 @@ fi
 # the fixtures were made at v0.19.6, commit edaa7221). No C++ op is built; hjson has a shim in truthlib/shims.
 .venv/bin/pip install "${PIP_FLAGS[@]}" msgpack ninja py-cpuinfo pydantic einops
 
+# bitsandbytes (the `qlora` suite, truthlib/bnb.py) is not on the package index either: BNB_SRC names a checkout of
+# bitsandbytes-foundation/bitsandbytes (the fixtures were made at 0.50.1); its Python code runs without a native library.
+
 if [ "${1:-}" = "--only5" ]; then exit 0; fi
 if [ ! -x .venv4/bin/python ]; then
   python3 -m venv .venv4

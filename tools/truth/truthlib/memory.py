@@ -176,6 +176,29 @@ class Timeline:
                 left_out[owner.name] = left_out.get(owner.name, 0) + (-size)
         return left_out
 
+    def exclude_kernel_internals(self, prefix):
+        """Leaves out what is allocated inside a range whose name starts with `prefix` and freed before that range
+        ends, and its frees: the temporaries of a CPU stand-in for a CUDA kernel that allocates only its outputs
+        (truthlib/bnb.py). Returns the bytes left out."""
+        open_allocs, left_out = {}, 0
+        for i, (t, kind, payload) in enumerate(self.events):
+            if kind != 0 or i in self.excluded:
+                continue
+            size, ptr, node = payload
+            if size > 0:
+                owner = _enclosing(node, prefix)
+                if owner is not None:
+                    open_allocs[ptr] = (i, owner)
+                continue
+            alloc = open_allocs.pop(ptr, None)
+            if alloc is None:
+                continue
+            owner = _enclosing(node, prefix, alloc[1])
+            if owner is not None:
+                self.excluded.update((alloc[0], i))
+                left_out += -size
+        return left_out
+
     def exclude_offloaded(self, snapshots):
         """Leaves out the allocations alive at each snapshot whose storage the snapshot lists, and their frees."""
         for name, ptrs in snapshots:
@@ -220,6 +243,17 @@ ELEMENTWISE_OPS = frozenset("aten::" + n for n in (
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "where", "maximum", "minimum", "lerp_", "addcmul_",
     "addcdiv_", "eq", "ne", "lt", "le", "gt", "ge"))
 PROMOTION_PATH = frozenset(("aten::to", "aten::_to_copy", "aten::empty_like", "aten::empty_strided", "aten::empty"))
+
+
+def _enclosing(memory_node, prefix, same=None):
+    """The innermost range around a memory record whose name starts with `prefix` (with `same`: that very range, or
+    None when the record is outside it)."""
+    n = memory_node.parent
+    while n is not None:
+        if n.name.startswith(prefix) and (same is None or (n.id == same.id and n.start_time_ns == same.start_time_ns)):
+            return n
+        n = n.parent
+    return None
 
 
 def _promoting_op(memory_node):

@@ -30,7 +30,11 @@ def build_model(scenario, harness):
     experts = harness.get("experts_implementation")
     if experts:
         kwargs["experts_implementation"] = experts
-    model = AutoModelForCausalLM.from_config(config, dtype=DTYPES[scenario.get("weights_dtype", "fp32")], **kwargs)
+    dtype = DTYPES[scenario.get("weights_dtype", "fp32")]
+    if scenario.get("quantization"):
+        model = quantized_model(scenario, harness, config, dtype, kwargs)
+    else:
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kwargs)
     # use_cache: the forward builds a DynamicCache in training, as transformers' config default does; HF Trainer
     # (transformers 5) and the other runners turn it off.
     model.config.use_cache = bool(scenario.get("use_cache", False))
@@ -41,6 +45,37 @@ def build_model(scenario, harness):
     return model
 
 
+def quantized_model(scenario, harness, config, dtype, kwargs):
+    """A bitsandbytes 4-bit model as a script loads one: the random model written to a folder in the weights' dtype,
+    then from_pretrained with a BitsAndBytesConfig (NF4 / FP4, double quantization as the scenario says, the weights'
+    dtype as the compute dtype) onto the CPU. The packed codes are stored as uint8, or under FSDP in the weights' dtype
+    (bnb_4bit_quant_storage, which FSDP's flat parameters need; harness `quant_storage` overrides)."""
+    import tempfile
+
+    from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+    from . import bnb
+
+    bnb.install()
+    quant = scenario["quantization"]
+    if quant.get("bits") != 4:
+        raise ValueError("the CPU path quantizes to 4 bits only (bitsandbytes' 8-bit matmul has no CUDA-like stand-in)")
+    storage = harness.get("quant_storage") or ("weights" if scenario.get("fsdp", "none") != "none" else "uint8")
+    with tempfile.TemporaryDirectory() as folder:
+        AutoModelForCausalLM.from_config(config, dtype=dtype, **kwargs).save_pretrained(folder)
+        q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=quant.get("type", "nf4"),
+                               bnb_4bit_use_double_quant=bool(quant.get("double_quant", False)), bnb_4bit_compute_dtype=dtype,
+                               bnb_4bit_quant_storage=dtype if storage == "weights" else DTYPES.get(storage, torch.uint8))
+        model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=q, dtype=dtype, device_map={"": "cpu"}, **kwargs)
+    # Loaded onto the CPU, the parameters left unquantized are views of the checkpoint read whole (safetensors: one
+    # allocation that also holds the 16-bit weights the quantizer replaced); a load onto a GPU copies each to a tensor
+    # of its own, which the clones are.
+    for tensor in [*model.parameters(), *model.buffers()]:
+        if tensor.is_floating_point():
+            tensor.data = tensor.data.clone()
+    return model
+
+
 def peft_config(scenario):
     """The PEFT config of a `lora` / `ia3` method, or None for full fine-tuning."""
     method = scenario.get("method", "full")
@@ -48,7 +83,7 @@ def peft_config(scenario):
         return None
     from peft import IA3Config, LoraConfig, TaskType
 
-    if method == "lora":
+    if method in ("lora", "qlora"):
         lora = scenario.get("lora", {})
         r = lora.get("r", 8)
         return LoraConfig(task_type=TaskType.CAUSAL_LM, r=r, lora_alpha=lora.get("alpha", 2 * r), lora_dropout=lora.get("dropout", 0.0),
@@ -67,7 +102,25 @@ def apply_peft(model, scenario):
         return model
     from peft import get_peft_model
 
+    if scenario.get("quantization") and scenario.get("kbit_upcast", "none") != "none":
+        # PEFT's prepare_model_for_kbit_training: every parameter left unquantized to fp32 (checkpointing is turned on
+        # by the runner, as the scenario says).
+        from peft import prepare_model_for_kbit_training
+
+        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
+        if scenario["kbit_upcast"] == "norms":
+            _embeddings_back_to(model, DTYPES[scenario.get("weights_dtype", "bf16")])
     return get_peft_model(model, cfg)
+
+
+def _embeddings_back_to(model, dtype):
+    """TRL's SFTTrainer before 0.26 after prepare_model_for_kbit_training: the embeddings and the head back to the
+    compute dtype, the norms left in fp32 (trl/trainer/utils.py peft_module_casting_to_bf16 casts them after
+    get_peft_model; their dtype is what counts here)."""
+    for name, module in model.named_modules():
+        if any(k in name for k in ("lm_head", "embed_tokens", "wte", "wpe")) and hasattr(module, "weight"):
+            if module.weight.dtype == torch.float32:
+                module.to(dtype)
 
 
 def hf_model(model):
