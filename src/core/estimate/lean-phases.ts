@@ -212,11 +212,12 @@ export function leanPhases(
   const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
   const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
   const atLast = pSum + headGradB + unsyncedAll + gLast + headHeldSum + ggSum + act + held + castSum + inLastLayer;
-  // Inside a layer's recompute: its high point and the gradients in flight instead of the layer and its working set.
+  // Inside a layer's recompute: its high point and the gradients in flight instead of the layer, its working set and a
+  // dequantized weight (the recompute's sequence makes it where its matmul runs).
   const peak = terms.activations.checkpointedLayer;
   const inRecompute = (point: number, working: number): number =>
     peak && peak.recomputeHighBytes > 0
-      ? point - rec - working + r(peak.recomputeHighBytes) + r(peak.entryGradBytes)
+      ? point - rec - working - r(terms.dequantBytes) + r(peak.recomputeHighBytes) + r(peak.entryGradBytes)
       : 0;
   const atRecompute = inRecompute(atLast, r(lastLayerWorkingBytes(ctx, terms)));
   const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + headHeldSum + ggSum + held + inLayer;

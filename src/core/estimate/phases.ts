@@ -402,11 +402,12 @@ function backwardCandidates(
     ...terms.held.logits,
     ...terms.held.stepCache,
   ];
-  // Inside the last layer's recompute, before its backward's working set: the recompute's own high point.
+  // Inside the last layer's recompute, before its backward's working set: the recompute's own high point, which holds
+  // a quantized weight's dequantized copy where its matmul runs (the sequence makes it).
   const recomputePeakC = recomputePeakComponents(ctx, terms.activations.checkpointedLayer);
   const inRecompute = (point: Component[], workingC: Component): Component[] =>
     recomputePeakC.length > 0
-      ? [...point.filter((c) => c !== workingC && !recomputeC.includes(c)), ...recomputePeakC]
+      ? [...point.filter((c) => c !== workingC && !recomputeC.includes(c) && !dequantC.includes(c)), ...recomputePeakC]
       : [];
   const atRecompute = inRecompute(atLastLayer, lastWorking);
   const layerParts: LayerPointParts = {

@@ -21,10 +21,22 @@ export interface Tensor {
   readonly storageBytes: number;
 }
 
+/**
+ * A temporary a quantized weight's matmul makes (bitsandbytes' dequantization, torchao's weight.to(input.dtype)): held
+ * through the matmul, or (`untilNext`) freed once the next one exists (a dequantized copy cast to the compute dtype).
+ */
+export interface MatmulTemporary {
+  readonly what: string;
+  readonly bytes: number;
+  readonly untilNext?: boolean;
+}
+
 export interface Weight {
   readonly what: string;
   readonly elems: number;
   readonly trainable: boolean;
+  /** What the matmul makes before it runs and frees after: a quantized weight dequantized for it (in order). */
+  readonly dequant?: readonly MatmulTemporary[];
   /** Storage bytes per element of the weight itself (fp32 under autocast, 2 for bf16/fp16 weights). */
   readonly bytesPerElem: number;
   /**
@@ -305,6 +317,7 @@ export class Tape {
     if (w.savesInput) this.save(x);
     else if (w.trainable) this.save(xin);
     const tokens = x.elems / (w.elems / outFeatures);
+    const temporaries = this.matmulTemporaries(w.dequant);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
     // LoRA adapter on a bf16 model computes in fp32).
     const outBytes = w.keepsInputDtype
@@ -312,10 +325,30 @@ export class Tape {
       : this.mode === 'amp'
         ? this.half
         : Math.max(xin.bytesPerElem, w.bytesPerElem);
-    this.use(xin);
+    this.use(xin, ...temporaries);
     const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
     return y;
+  }
+
+  /**
+   * The temporaries a matmul makes before it runs (a dequantized weight), in order; returns those held through the
+   * matmul, which the caller frees once the output exists (use, before the output's allocation).
+   */
+  private matmulTemporaries(temps: readonly MatmulTemporary[] | undefined): Tensor[] {
+    const held: Tensor[] = [];
+    let previous: Tensor | undefined;
+    for (const t of temps ?? []) {
+      if (previous) this.use(previous);
+      const made = this.tensor(t.what, t.bytes, 1, false);
+      if (t.untilNext) previous = made;
+      else {
+        previous = undefined;
+        held.push(made);
+      }
+    }
+    if (previous) held.push(previous);
+    return held;
   }
 
   /** Autocast's 16-bit copy of an fp32 weight, cached to the forward's end and kept for backward. */

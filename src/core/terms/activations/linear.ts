@@ -3,7 +3,7 @@
 // bitsandbytes' kept input. Sources: peft/tuners/lora/layer.py, peft/tuners/lora/bnb.py, peft/tuners/ia3/layer.py,
 // bitsandbytes/autograd/_functions.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
-import type { Tensor, Weight } from '../saved-tensors';
+import type { MatmulTemporary, Tensor, Weight } from '../saved-tensors';
 import type { BlockContext } from './block';
 import { loraEntryGradientBytes } from './recompute';
 
@@ -52,10 +52,29 @@ export function weight(bc: BlockContext, name: string): Weight {
     trainable: p.baseTrainable,
     bytesPerElem: p.quantizedBase ? p.half : p.weightBytes,
     keepsInputDtype: p.quantizedBase,
+    ...(p.quantizedBase && p.dequantBytes ? { dequant: dequantTemporaries(p, elems) } : {}),
     // bitsandbytes' layers call their own matmul, not torch.nn.functional.linear, which ZeRO-3 replaces.
     ...(p.zero3Linear && !p.quantizedBase ? { savesInput: true } : {}),
     ...(looped ? { copies: p.arch.moe!.experts } : {}),
   };
+}
+
+/**
+ * What a quantized weight's matmul allocates before it runs and frees after (bitsandbytes MatMul4Bit through
+ * backends/cuda/ops.py _dequant_linear_fallback, the path of training shapes: the nested absmax dequantized and offset,
+ * then the weight dequantized whole in the compute dtype; torchao linear_nf4: weight.to(input.dtype)). A weight whose
+ * QuantState dtype differs from the compute dtype is dequantized to that first and cast.
+ */
+function dequantTemporaries(p: BlockContext['p'], elems: number): MatmulTemporary[] {
+  const out: MatmulTemporary[] = [];
+  if (p.nestedAbsmax) {
+    const absmax = Math.ceil(elems / 64) * 4;
+    out.push({ what: 'nested absmax, dequantized', bytes: absmax }, { what: 'absmax + offset', bytes: absmax });
+  }
+  if (p.dequantViaBytes)
+    out.push({ what: 'dequantized weight (QuantState dtype)', bytes: elems * p.dequantViaBytes, untilNext: true });
+  out.push({ what: 'dequantized weight', bytes: elems * p.dequantBytes! });
+  return out;
 }
 
 /**

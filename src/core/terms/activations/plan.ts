@@ -65,6 +65,18 @@ export interface ActivationPlan {
   readonly halfToFloatSoftmax?: boolean;
   /** The block's base linears are bitsandbytes 4/8-bit layers (their output keeps the input's dtype). */
   readonly quantizedBase?: boolean;
+  /**
+   * Bytes per element of a quantized base weight dequantized for its matmul (the compute dtype), and of the dtype it is
+   * dequantized to first when that differs (Fabric's fp16 QuantState under bf16: `dequantize_4bit(B).to(A.dtype)`).
+   */
+  readonly dequantBytes?: number;
+  readonly dequantViaBytes?: number;
+  /**
+   * Double quantization (bitsandbytes nested absmax): the matmul first dequantizes the absmax (fp32, one per 64
+   * weights) and adds its offset into a second tensor, both held to its return (backends/cuda/ops.py
+   * _dequant_linear_fallback).
+   */
+  readonly nestedAbsmax?: boolean;
   /** DeepSpeed ZeRO-3's linear runs every nn.Linear and saves its input, frozen or not (saved-tensors.ts Weight). */
   readonly zero3Linear?: boolean;
   /**

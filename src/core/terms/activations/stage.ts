@@ -5,7 +5,7 @@
 // the working sets of a dequantized 4/8-bit weight and of DoRA's weight norm.
 // Sources: Korthikanti et al. 2022 (arXiv:2205.05198); torch.utils.checkpoint; aten/src/ATen/autocast_mode.cpp
 // (cached_cast); transformers masking_utils; peft/tuners/lora/dora.py. Docs: docs/estimate/activations.md. Pure.
-import { dequantBytesPerElement } from '../quantized-head';
+import { dequantBytesPerElement, dequantSteps, nestedAbsmax } from '../quantized-head';
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
 import { zero3KeptExperts } from '../zero3-kept-experts';
@@ -187,6 +187,7 @@ function activationPlan(
     ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
     ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
     quantizedBase: quantHere > 0,
+    ...(quantHere > 0 ? dequantPlan(effSetup, ctx.dtypes.computeBytes) : {}),
     zero3Linear: deepspeedLinearRuns(setup, ctx.sharding.zeroStage),
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
     kbitUpcast: kbitQ,
@@ -674,6 +675,19 @@ function checkpointHeld(l: { checkpointHeldBytes: number }): number {
   return l.checkpointHeldBytes;
 }
 
+/** How a quantized base weight is dequantized for each matmul (ActivationPlan.dequantBytes and its neighbours). */
+function dequantPlan(
+  setup: EstimateContext['effectiveSetup'],
+  computeBytes: number,
+): Pick<ActivationPlan, 'dequantBytes' | 'dequantViaBytes' | 'nestedAbsmax'> {
+  const { bytes, viaBytes } = dequantSteps(setup, computeBytes);
+  return {
+    dequantBytes: bytes,
+    ...(viaBytes > 0 ? { dequantViaBytes: viaBytes } : {}),
+    ...(nestedAbsmax(setup) ? { nestedAbsmax: true } : {}),
+  };
+}
+
 /**
  * The working set of one linear at a time: a 4/8-bit weight dequantized for its matmul, or DoRA's weight norm,
  * in the forward and (with checkpointing recomputing the forward) in the backward. `backwardWorkingBytes`: a layer's
@@ -683,7 +697,7 @@ export function dequantWorkingSets(
   ctx: EstimateContext,
   st: StageContext,
   backwardWorkingBytes: number,
-  doraInSequence = false,
+  inSequence = false,
 ): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number; dequantBytes: number } {
   const setup = ctx.setup;
   const { modules: mods, inventory: inv } = ctx.model;
@@ -695,8 +709,12 @@ export function dequantWorkingSets(
   // 4-bit / 8-bit base weights are dequantized whole for each matmul, forward and backward (bitsandbytes
   // MatMul4Bit: F.linear(A, dequantize_4bit(B)); torchao linear_nf4: weight.to(input.dtype)): one weight at a time.
   // Fabric's fp16 QuantState under bf16 compute: the fp16 weight and its bf16 copy (quantized-head.ts).
+  // Under full checkpointing the layer's forward sequence makes each copy where its matmul runs (activations/linear.ts
+  // dequantTemporaries), so the first forward's and the recompute's high points hold it: only the backward's own
+  // matmuls (MatMul4Bit.backward dequantizes again) count it here. CPU truth with bitsandbytes' own code: qlora/*-wide-*.
   const dqb = dequantBytesPerElement(setup, cb);
   const quantDequant = quantHere > 0 ? (inv.largestQuantized / tp) * dqb : 0;
+  const quantForward = inSequence ? 0 : quantDequant;
   // DoRA recomputes each target's weight norm in every forward (peft/tuners/lora/dora.py get_weight_norm, without grad):
   // an identity of in x in features through lora_A and lora_B (the LoRA product, in x out), the base weight in the
   // input's dtype and their sum, in the adapter dtype, one target at a time. The backward does not, unless
@@ -705,7 +723,7 @@ export function dequantWorkingSets(
   // doraWeightNorm): its first forward's and its recompute's high points hold it, and no separate term is needed.
   let doraBytes = 0;
   let doraModule = '';
-  if (peft && lora?.use_dora && !doraInSequence) {
+  if (peft && lora?.use_dora && !inSequence) {
     for (const m of mods) {
       if (!targets.has(m.name)) continue;
       const bytes = ((m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp) * adapterBytes;
@@ -716,9 +734,9 @@ export function dequantWorkingSets(
   const doraFormula = (): string =>
     `${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`;
   // The larger of the two working sets, under its own name: DoRA's norm when it passes the dequantized weight.
-  const moduleComp = (bytes: number, doraLabel: string, doraText: () => string): Component[] => {
+  const moduleComp = (bytes: number, quant: number, doraLabel: string, doraText: () => string): Component[] => {
     if (bytes <= 0 || ctx.lean) return [];
-    if (bytes > quantDequant)
+    if (bytes > quant)
       return [comp(ctx, 'backward-working', doraLabel, bytes, doraText, () => ({ module: doraModule }))];
     return [
       comp(
@@ -732,15 +750,16 @@ export function dequantWorkingSets(
       ),
     ];
   };
-  const dequantFwdBytes = Math.max(quantDequant, doraBytes);
+  const dequantFwdBytes = Math.max(quantForward, doraBytes);
   // Under checkpointing the recompute runs each target's weight norm again before the layer's backward starts: its
   // temporaries and the backward's working set are not alive together, so the backward counts what the norm needs
   // beyond that working set (peft/tuners/lora/dora.py; CPU truth peft/*-dora-all-*fp32-ckpt).
   const doraRecomputed = ck !== 'none' ? Math.max(0, doraBytes - backwardWorkingBytes) : 0;
   const dequantBytes = Math.max(quantDequant, doraRecomputed);
-  const dequantFwdC = moduleComp(dequantFwdBytes, 'DoRA weight norm (one target at a time)', doraFormula);
+  const dequantFwdC = moduleComp(dequantFwdBytes, quantForward, 'DoRA weight norm (one target at a time)', doraFormula);
   const dequantC = moduleComp(
     dequantBytes,
+    quantDequant,
     "DoRA weight norm in the recompute, beyond the layer's backward working set",
     () =>
       `${doraModule}: ${formatBytes(doraBytes)} (${doraFormula()}), run before the layer's backward, ` +
