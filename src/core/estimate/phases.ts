@@ -10,7 +10,6 @@ import type { EstimateContext, StageContext } from './context';
 import { recomputePeakComponents } from '../terms/activations/recompute';
 import type { StageActivations } from '../terms/activations/stage';
 import type { EvaluationWork } from '../terms/evaluation';
-import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import { type GradientPlan, reducedHeadGradient, tiedGradientBytes, tiedGradientFormula } from '../terms/gradients';
 import { optimizerStepPoint } from '../terms/optimizer-step';
 import type { GatheredAt } from '../terms/sharding-buffers';
@@ -19,6 +18,7 @@ import type { Fsdp2RootGradient } from '../terms/fsdp2-root-gradient';
 import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
 import { forwardLayerBytes, lastLayerWorkingBytes, leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
 import { lossTemporaries } from './loss-temporaries';
+import { checkpointSavePhase, evaluationPhase, firstStepPhase, generationPhase } from './other-phases';
 
 export { LOSS_BACKWARD_NOTE };
 
@@ -100,7 +100,7 @@ export interface StreamPoolLedger {
 }
 
 /** A share of the gradients, with a note on which share it is. */
-type GradientShare = (bytes: number, note: string) => Component;
+export type GradientShare = (bytes: number, note: string) => Component;
 
 /** A backward high point: what it holds and its note. */
 type BackwardPoint = [Component[], string];
@@ -426,6 +426,12 @@ function backwardCandidates(
   ];
   const atFirstRecompute = inRecompute(atFirstLayer, working);
   const atSecondLayer = secondLayerPoint(ctx, st, terms, gradC, layerParts);
+  const atTransition = transitionPoint(ctx, terms, atLastLayer, [
+    ...gatheredAt.lastLayer,
+    ...recomputeC,
+    lastWorking,
+    ...dequantC,
+  ]);
   const atRootGradient = rootGradientPoint(terms, gradC, pers, [...unsyncedFirst, ...headHeld]);
   const atRootGradientUnsynced = unsynced
     ? unsyncedRootGradientPoint(terms, pers, [unsynced.atRootGradient, ...headHeld])
@@ -442,6 +448,7 @@ function backwardCandidates(
     [atLastLayer, 'backward through the last layer: activations + one layer recomputed/in flight'],
     [atRecompute, "inside the last layer's recompute: activations + the recomputed layer at its high point"],
     [atSecondLayer, "backward through the second layer: the first layer's unit prefetched"],
+    [atTransition, "between two layers' backwards: the next layer's unit gathered before the last is resharded"],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
     [atFirstRecompute, "end of backward: all gradients + the first layer's recompute at its high point"],
     [atEmbedding, 'end of backward: all gradients + the embedding gradient of the tied head'],
@@ -452,6 +459,30 @@ function backwardCandidates(
         'kept unsharded gradient (no_sync)',
     ],
   ];
+}
+
+/**
+ * FSDP1 without backward prefetch, between two layers' backwards (GatheredAt.layerTransition): the last-layer point
+ * without its layer (`layer`: its unit, recompute, working set and dequantized weight), with the two units and the
+ * gradient of the layer output that passes between them; empty where there is no such point.
+ */
+function transitionPoint(
+  ctx: EstimateContext,
+  terms: StageTerms,
+  atLastLayer: Component[],
+  layer: Component[],
+): Component[] {
+  const units = terms.gatheredAt.layerTransition;
+  if (!units) return [];
+  const passed = comp(
+    ctx,
+    'activations',
+    "Gradient of a layer's output (between two layers' backwards)",
+    terms.activations.layer.layerInputBytes,
+    () => 'tokens x hidden x the residual stream bytes',
+    () => ({}),
+  );
+  return [...atLastLayer.filter((c) => !layer.includes(c)), ...units, passed];
 }
 
 /** What the first and the second layers' backward points share, in the order they are listed. */
@@ -573,6 +604,7 @@ function recordStreamPools(
     ...gathered,
     ...gatheredAt.forwardEnd,
     ...(gatheredAt.forwardLayer ?? []),
+    ...(gatheredAt.layerTransition ?? []),
     ...gatheredAt.loss,
     ...gatheredAt.lastLayer,
     ...(gatheredAt.secondLayer?.units ?? []),
@@ -584,6 +616,7 @@ function recordStreamPools(
     gatherPoolCapacity(terms.gatherInFlight, {
       inLayer: sum(gathered),
       ...(gatheredAt.forwardLayer ? { forwardLayer: sum(gatheredAt.forwardLayer) } : {}),
+      ...(gatheredAt.layerTransition ? { layerTransition: sum(gatheredAt.layerTransition) } : {}),
       lastLayer: sum(gatheredAt.lastLayer),
       firstLayer: sum(gatheredAt.firstLayer),
       atLossWithHead: sum(gatheredAt.loss) + sum(terms.headGather),
@@ -603,140 +636,6 @@ function recordStreamPools(
     ...candidates.filter((c) => c[0].length > 0).map((c) => point(phasesOut[1], c[0])),
     point(phasesOut[2], optC),
   );
-}
-
-/** Evaluation during training: a no-grad forward at the eval batch (terms/evaluation.ts). */
-function evaluationPhase(
-  ctx: EstimateContext,
-  terms: StageTerms,
-  pers: Component[],
-  gradC: GradientShare,
-): PhaseEstimate | undefined {
-  const setup = ctx.setup;
-  const a = ctx.model.arch;
-  const { gathered, headGather, dequantFwdC } = terms;
-  const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = terms.evaluation;
-  if (evalBatch === undefined) return undefined;
-  const evalTail =
-    evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
-      ? [
-          comp(
-            ctx,
-            'logits-loss',
-            `Evaluation: logits and cross-entropy at the eval batch (${evalBatch})`,
-            evalLossBytes,
-            () => `${evalBatch} x ${setup.seq_len} tokens, no grad; ${evalLossFormula}`,
-            () => ({ evalBatch, tokens: evalBatch * setup.seq_len, vocab: a.vocab }),
-          ),
-        ]
-      : [
-          comp(
-            ctx,
-            'backward-working',
-            `Evaluation: one layer's forward at the eval batch (${evalBatch})`,
-            evalLayerBytes,
-            () => 'the largest intermediates of one layer, its input and output, no grad',
-            () => ({ evalBatch }),
-          ),
-          ...dequantFwdC,
-        ];
-  const ev: Component[] = [
-    ...pers,
-    ...(gradsKeptInEval > 0 ? [gradC(gradsKeptInEval, ' (not freed: zero_grad(set_to_none=False))')] : []),
-    ...gathered,
-    ...headGather,
-    ...evalTail,
-    ...terms.held.lastStep,
-  ];
-  return {
-    phase: 'evaluation',
-    allocatedBytes: sum(ev),
-    components: ev,
-    note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})`,
-  };
-}
-
-/** Generation (online RL, GKD's on-policy rounds): the persistent components and generation's own (terms/generation.ts). */
-function generationPhase(ctx: EstimateContext, pers: Component[], genComps: Component[]): PhaseEstimate | undefined {
-  const setup = ctx.setup;
-  const { onlineDpo, generation, gkdGeneration } = ctx.methods;
-  if (!generation) return undefined;
-  const gen = [...pers, ...genComps];
-  const dpoWhere =
-    generation.engine === 'generate'
-      ? ' (prompts prefilled, then decoded with a KV cache)'
-      : generation.engine === 'vllm-colocate'
-        ? ' in the colocated vLLM engine'
-        : ' on the vLLM server (other GPUs)';
-  return {
-    phase: 'generation',
-    allocatedBytes: sum(gen),
-    components: gen,
-    note: gkdGeneration
-      ? `on-policy generation (GKD lmbda ${setup.distillation!.on_policy}): ${gkdGeneration.batch} completions ` +
-        `of up to ${gkdGeneration.completion_len} tokens (prompts prefilled, then decoded with a KV cache)`
-      : onlineDpo
-        ? `online DPO generation in the training step: two completions for each of the micro-batch's ` +
-          `${setup.micro_batch_size} prompts${dpoWhere}`
-        : generation.engine === 'generate'
-          ? `generation of ${generation.batch} completions (prompts prefilled, then decoded with a KV cache)`
-          : generation.engine === 'vllm-colocate'
-            ? 'generation in the colocated vLLM engine'
-            : 'generation on the vLLM server (other GPUs)',
-  };
-}
-
-/**
- * A sharded FSDP1 checkpoint that keeps its shards on the GPU (terms/checkpoint-save.ts): after an optimizer step,
- * the persistent components, the gradients zero_grad keeps, the clones of every parameter shard, the root unit and one
- * layer unit unsharded.
- */
-function checkpointSavePhase(
-  ctx: EstimateContext,
-  st: StageContext,
-  terms: StageTerms,
-  gradC: GradientShare,
-): PhaseEstimate | undefined {
-  if (!savesShardsOnGpu(ctx)) return undefined;
-  const kept = terms.evaluation.gradsKeptInEval;
-  const save: Component[] = [
-    ...terms.persistent,
-    ...(kept > 0 ? [gradC(kept, ' (not freed: zero_grad(set_to_none=False))')] : []),
-    shardClones(ctx, st),
-    ...unshardedForSave(ctx, terms.gathered, terms.headGather),
-    ...terms.held.lastStep,
-  ];
-  return {
-    phase: 'checkpoint-save',
-    allocatedBytes: sum(save),
-    components: save,
-    note: "checkpoint save: FSDP1's sharded state dict, every parameter's shard cloned on the GPU",
-  };
-}
-
-/** The first step under ZeRO: the optimizer state not built yet, a flat copy of the 16-bit parameters. */
-function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[]): PhaseEstimate | undefined {
-  const setup = ctx.setup;
-  const { zeroStage: zero, shardParams } = ctx.sharding;
-  const wb = ctx.dtypes.weightBytes;
-  const { flatHere } = st;
-  if (!(zero >= 1 && setup.optimizer !== 'none')) return undefined;
-  // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
-  const init = comp(
-    ctx,
-    'first-step-init',
-    'ZeRO flatten buffer (initialisation)',
-    (flatHere * wb) / (zero === 3 ? shardParams : 1),
-    () => 'one flat copy of the 16-bit parameters while groups are built',
-    () => ({}),
-  );
-  const fs = [...pers.filter((c) => c.id !== 'optimizer-states'), init];
-  return {
-    phase: 'first-step',
-    allocatedBytes: sum(fs),
-    components: fs,
-    note: 'initialisation and first step: flat parameter groups are built',
-  };
 }
 
 /**

@@ -53,6 +53,11 @@ export interface GatheredAt {
    * that point is never above the first layer's.
    */
   readonly secondLayer?: { readonly units: Component[]; readonly layerGradBytes: number };
+  /**
+   * FSDP1 without backward prefetch, between two layers' backwards: the next layer's unit gathered (its recompute, or
+   * its pre-backward) before the one just done is resharded, with their CPU-offload shard copies; undefined elsewhere.
+   */
+  readonly layerTransition?: Component[];
 }
 
 /**
@@ -452,9 +457,26 @@ function fsdpLayerBuffers(
         : [];
       gathered.push(...copy);
       gatheredAt = {
+        // FSDP1 prefetches no unit in the forward (forward_prefetch, False by default and in Accelerate's plugin):
+        // a layer's forward holds its own unit alone (the H100's fsdp1 points and the CPU's qlora/*-wide-*-fsdp1-*
+        // peak in the forward with one). FSDP2 also holds the previous all-gather output to the next copy-out.
+        ...(setup.fsdp_version !== 2 ? { forwardLayer: [oneUnit('current layer, no forward prefetch'), ...copy] } : {}),
         forwardEnd: heldAtModelLoss(ctx) ? [lastAllGatherOutput(ctx, oneUnit)] : [],
         loss: prefetchesAtLoss(ctx) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
         lastLayer: prefetchesInBackward(setup) ? gathered : [oneUnit('last layer, no backward prefetch'), ...copy],
+        // Without a prefetch FSDP1 still holds two units between two layers' backwards: the H100 histories of
+        // Llama-2-7B LoRA at 2 ranks (reentrant and not) and of Llama-3.1-70B LoRA at 8 with CPU offload gather the next
+        // layer's unit while the last one's is alive (two of 1,711.3 MB, with both 213.9 MB shard copies, at 70B).
+        ...(prefetchesInBackward(setup)
+          ? {}
+          : {
+              layerTransition: [
+                oneUnit('the layer just done, not yet resharded'),
+                oneUnit('the next layer, gathered before it'),
+                ...copy,
+                ...copy,
+              ],
+            }),
         firstLayer: [oneUnit('first layer'), ...copy],
       };
     }

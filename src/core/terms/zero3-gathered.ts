@@ -320,6 +320,8 @@ export interface GatherPoolUnits {
   readonly atLossWithHead: number;
   /** Held beside the units at every other point too: the output head under TRL's chunked loss (sharding-buffers.ts). */
   readonly headHeld?: number;
+  /** Between two layers' backwards: FSDP1 without backward prefetch holds two units (sharding-buffers.ts). */
+  readonly layerTransition?: number;
 }
 
 /**
@@ -329,7 +331,10 @@ export interface GatherPoolUnits {
  * and the lean estimate both take the pool's capacity from here.
  */
 export function gatherPoolCapacity(flight: GatherInFlight, units: GatherPoolUnits): number {
-  const inLayer = units.forwardLayer !== undefined ? Math.max(units.forwardLayer, units.lastLayer) : units.inLayer;
+  const inLayer = Math.max(
+    units.forwardLayer !== undefined ? Math.max(units.forwardLayer, units.lastLayer) : units.inLayer,
+    units.layerTransition ?? 0,
+  );
   const held = units.headHeld ?? 0;
   return Math.max(
     inLayer + held + flight.layer,
