@@ -38,7 +38,7 @@ def versions():
             out[name] = importlib.metadata.version(name)  # no import: trl alone takes seconds
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
-    if out["deepspeed"] and "truth-ds-meta-" in str(getattr(importlib.metadata.distribution("deepspeed"), "_path", "")):
+    if out["deepspeed"] and "truth-deepspeed-meta-" in str(getattr(importlib.metadata.distribution("deepspeed"), "_path", "")):
         out["deepspeed"] += " (source checkout, truthlib/zero.py)"  # the metadata ds_meta.py made for it
     src = os.environ.get("DEEPSPEED_SRC")
     if out["deepspeed"] is None and src and os.path.exists(os.path.join(src, "version.txt")):

@@ -18,10 +18,10 @@ per 64 weights) and a second one with the offset added, both held by the functio
 dequantized whole in the input's dtype, F.linear. (The fused cgemm_4bit kernel it picks for a few rows allocates only
 the output; the default backend's composite frees the first absmax at once.)
 """
-import importlib
 import os
 import sys
-import tempfile
+
+from . import ds_meta
 
 KERNEL_RANGE = "bnb_cuda_like::"
 OPS = ("quantize_4bit", "dequantize_4bit", "quantize_blockwise", "dequantize_blockwise")
@@ -49,13 +49,7 @@ def install():
         raise RuntimeError("a 4-bit point needs BNB_SRC: a bitsandbytes source checkout (setup.sh)")
     if src not in sys.path:
         sys.path.insert(0, src)
-    meta = tempfile.mkdtemp(prefix="truth-bnb-meta-")
-    info = os.path.join(meta, f"bitsandbytes-{release(src)}.dist-info")
-    os.makedirs(info)
-    with open(os.path.join(info, "METADATA"), "w") as f:
-        f.write(f"Metadata-Version: 2.1\nName: bitsandbytes\nVersion: {release(src)}\n")
-    sys.path.insert(0, meta)
-    importlib.invalidate_caches()
+    ds_meta.dist_info("bitsandbytes", release(src))
     _register_cpu_kernels()
     _installed = True
 

@@ -22,11 +22,17 @@ def install(src):
         sys.path.insert(0, src)
     with open(os.path.join(src, "version.txt")) as f:
         release = f.read().strip()
-    meta = tempfile.mkdtemp(prefix="truth-ds-meta-")
-    info = os.path.join(meta, f"deepspeed-{release}.dist-info")
+    return dist_info("deepspeed", release)
+
+
+def dist_info(name, release):
+    """A dist-info of `name` at `release` in a directory of its own, put on the path (importlib.metadata finds the
+    package installed); returns the directory. Also for bitsandbytes' checkout (bnb.py)."""
+    meta = tempfile.mkdtemp(prefix=f"truth-{name}-meta-")
+    info = os.path.join(meta, f"{name}-{release}.dist-info")
     os.makedirs(info)
     with open(os.path.join(info, "METADATA"), "w") as f:
-        f.write(f"Metadata-Version: 2.1\nName: deepspeed\nVersion: {release}\n")
+        f.write(f"Metadata-Version: 2.1\nName: {name}\nVersion: {release}\n")
     sys.path.insert(0, meta)
     importlib.invalidate_caches()
     return meta

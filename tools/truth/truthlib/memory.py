@@ -156,47 +156,37 @@ class Timeline:
         (a bf16 base output plus a LoRA adapter's fp32 output). They are the allocations made under a copy or empty
         (`PROMOTION_PATH`) inside an elementwise op (`ELEMENTWISE_OPS`) and freed before that same op returns.
         Returns the bytes left out, by op."""
+
+        def freed_in_owner(node, owner):
+            parent = node.parent
+            return parent is not None and parent.id == owner.id and parent.start_time_ns == owner.start_time_ns
+
+        return self._exclude_freed_inside(_promoting_op, freed_in_owner)
+
+    def exclude_kernel_internals(self, prefix):
+        """Leaves out what is allocated inside a range whose name starts with `prefix` and freed before that range
+        ends, and its frees: the temporaries of a CPU stand-in for a CUDA kernel that allocates only its outputs
+        (truthlib/bnb.py). Returns the bytes left out, by range."""
+        return self._exclude_freed_inside(lambda node: _enclosing(node, prefix),
+                                          lambda node, owner: _enclosing(node, prefix, owner) is not None)
+
+    def _exclude_freed_inside(self, owner_of, freed_inside):
+        """Leaves out each allocation whose node `owner_of` gives an owner (an op or a range) and whose free
+        `freed_inside` finds inside that same owner, with its free. Returns the bytes left out, by owner's name."""
         open_allocs, left_out = {}, {}
         for i, (t, kind, payload) in enumerate(self.events):
             if kind != 0 or i in self.excluded:
                 continue
             size, ptr, node = payload
             if size > 0:
-                owner = _promoting_op(node)
+                owner = owner_of(node)
                 if owner is not None:
                     open_allocs[ptr] = (i, owner)
                 continue
             alloc = open_allocs.pop(ptr, None)
-            if alloc is None:
-                continue
-            owner = alloc[1]
-            freed_in = node.parent
-            if freed_in is not None and freed_in.id == owner.id and freed_in.start_time_ns == owner.start_time_ns:
+            if alloc is not None and freed_inside(node, alloc[1]):
                 self.excluded.update((alloc[0], i))
-                left_out[owner.name] = left_out.get(owner.name, 0) + (-size)
-        return left_out
-
-    def exclude_kernel_internals(self, prefix):
-        """Leaves out what is allocated inside a range whose name starts with `prefix` and freed before that range
-        ends, and its frees: the temporaries of a CPU stand-in for a CUDA kernel that allocates only its outputs
-        (truthlib/bnb.py). Returns the bytes left out."""
-        open_allocs, left_out = {}, 0
-        for i, (t, kind, payload) in enumerate(self.events):
-            if kind != 0 or i in self.excluded:
-                continue
-            size, ptr, node = payload
-            if size > 0:
-                owner = _enclosing(node, prefix)
-                if owner is not None:
-                    open_allocs[ptr] = (i, owner)
-                continue
-            alloc = open_allocs.pop(ptr, None)
-            if alloc is None:
-                continue
-            owner = _enclosing(node, prefix, alloc[1])
-            if owner is not None:
-                self.excluded.update((alloc[0], i))
-                left_out += -size
+                left_out[alloc[1].name] = left_out.get(alloc[1].name, 0) + (-size)
         return left_out
 
     def exclude_offloaded(self, snapshots):
