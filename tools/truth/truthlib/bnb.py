@@ -27,6 +27,8 @@ KERNEL_RANGE = "bnb_cuda_like::"
 OPS = ("quantize_4bit", "dequantize_4bit", "quantize_blockwise", "dequantize_blockwise")
 
 _installed = False
+# The kernel registrations: a torch.library.Library unregisters its kernels when collected, so they are kept here.
+_LIBRARIES = []
 
 
 def release(src):
@@ -96,8 +98,6 @@ def _register_cpu_kernels():
             lib.impl(name + ".out", out_form(name, defaults[name]), "CPU")
     _LIBRARIES.append(lib)
 
-
-_LIBRARIES = []
 
 
 def _import_recording_default_kernels():
