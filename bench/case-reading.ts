@@ -319,7 +319,6 @@ const OWN_W_NAMES = new Set(['qwen', 'mixtral']);
  */
 export function loraTargets(written: readonly string[] | string, family: string): string[] | 'all-linear' {
   const raw = typeof written === 'string' ? written.split(/[\s,]+/).filter(Boolean) : written;
-  if (typeof written === 'string' && /^all[-_ ]linear$/i.test(written.trim())) return 'all-linear';
   if (raw.some((r) => /^all[-_ ]linear$/i.test(r.trim()))) return 'all-linear';
   const targets = new Set<string>();
   for (const name of raw) {

@@ -238,9 +238,8 @@ export function leanPhases(
   const atRootUnsynced =
     rootGrad > 0 && terms.grads.unsynced ? pSum + unsyncedAtRoot + headHeldSum + rootGrad + kept.backward : 0;
   const atFirst = Math.max(atFirstLayer, atFirstRecompute, atEmbedding, atRootGradient, atRootUnsynced);
-  const gTransition = terms.gatheredAt.layerTransition ? roundedTotal(terms.gatheredAt.layerTransition) : 0;
-  const atTransition = leanTransition(terms, atLast - gLast - inLastLayer + kept.backward + gTransition);
-  const bwd = Math.max(atLoss, atLast, atRecompute, second?.allocated ?? 0, atTransition, atFirst);
+  const transition = leanTransition(terms, atLast - gLast - inLastLayer + kept.backward);
+  const bwd = Math.max(atLoss, atLast, atRecompute, second?.allocated ?? 0, transition?.allocated ?? 0, atFirst);
   lossPoint.allocatedBytes = atLoss;
   const stepPoint = optimizerStepPoint(ctx, st, setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep);
   const temps = stepPoint.temporaries.reduce((t, x) => t + r(x.bytes), 0);
@@ -267,7 +266,7 @@ export function leanPhases(
       [1, atLast, headGradB, gLast, headHeldSum],
       ...(atRecompute > 0 ? [[1, atRecompute, headGradB, gLast, headHeldSum] as LeanPoolPoint] : []),
       ...(second ? [[1, second.allocated, second.grads, second.units, headHeldSum] as LeanPoolPoint] : []),
-      ...(atTransition > 0 ? [[1, atTransition, headGradB, gTransition, headHeldSum] as LeanPoolPoint] : []),
+      ...(transition ? [[1, transition.allocated, headGradB, transition.units, headHeldSum] as LeanPoolPoint] : []),
       [1, atFirstLayer, r(gradAtFirst), gFirst, headHeldSum],
       ...(atFirstRecompute > 0 ? [[1, atFirstRecompute, r(gradAtFirst), gFirst, headHeldSum] as LeanPoolPoint] : []),
       [2, opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0],
@@ -283,11 +282,14 @@ export function leanPhases(
 
 /**
  * FSDP1 without backward prefetch, between two layers' backwards (phases.ts transitionPoint): `rest` (the last-layer
- * point without its layer, its unit and its working set, with the two units) and the gradient passed between them; 0
+ * point without its layer, its unit and its working set), the two units and the gradient passed between them; undefined
  * where there is no such point.
  */
-function leanTransition(terms: StageTerms, rest: number): number {
-  return terms.gatheredAt.layerTransition ? rest + Math.round(terms.activations.layer.layerInputBytes) : 0;
+function leanTransition(terms: StageTerms, rest: number): { allocated: number; units: number } | undefined {
+  const held = terms.gatheredAt.layerTransition;
+  if (!held) return undefined;
+  const units = roundedTotal(held);
+  return { allocated: rest + units + Math.round(terms.activations.layer.layerInputBytes), units };
 }
 
 /**

@@ -27,8 +27,12 @@ export function quantizesWholeAtLoad(setup: TrainingSetup): boolean {
  * for example for fsdp", and Params4bit.to moves the QuantState with the module. 0 for other quantizations.
  */
 export function unshardedConstantsPerParam(q: NonNullable<TrainingSetup['quantization']>): number {
-  if (q.bits !== 4 || (q.type !== 'nf4' && q.type !== 'fp4') || q.library === 'torchao') return 0;
-  return quantBytesPerParam(q, undefined).bytes - 0.5;
+  return bitsandbytes4bit(q) ? quantBytesPerParam(q, undefined).bytes - 0.5 : 0;
+}
+
+/** A bitsandbytes 4-bit weight (NF4 / FP4 Params4bit with its QuantState), not torchao's NF4Tensor or GPTQ / AWQ. */
+export function bitsandbytes4bit(q: NonNullable<TrainingSetup['quantization']>): boolean {
+  return q.bits === 4 && (q.type === 'nf4' || q.type === 'fp4') && q.library !== 'torchao';
 }
 
 /** bytes per parameter of 4/8-bit weights with their quantization constants (bitsandbytes, torchao, GPTQ). */

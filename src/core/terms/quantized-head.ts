@@ -34,30 +34,6 @@ export function dequantBytesPerElement(
   return dq !== undefined && dq !== computeDtype(setup) ? computeBytes + DTYPE_BYTES[dq] : computeBytes;
 }
 
-/**
- * The copies a quantized weight's matmul makes of it, in bytes per element: the compute dtype (`bytes`), after the
- * QuantState's own dtype when that differs (`viaBytes`, Fabric's fp16 under bf16; 0 otherwise). Their sum is
- * dequantBytesPerElement.
- */
-export function dequantSteps(
-  setup: Pick<TrainingSetup, 'quantization' | 'weights_dtype' | 'mixed_precision'>,
-  computeBytes: number,
-): { bytes: number; viaBytes: number } {
-  return { bytes: computeBytes, viaBytes: dequantBytesPerElement(setup, computeBytes) - computeBytes };
-}
-
-/** bitsandbytes' double quantization: a 4-bit weight's absmax is itself quantized (QuantState.nested). */
-export function nestedAbsmax(setup: Pick<TrainingSetup, 'quantization'>): boolean {
-  const q = setup.quantization;
-  return (
-    q !== undefined &&
-    q.bits === 4 &&
-    q.double_quant &&
-    q.library !== 'torchao' &&
-    (q.type === 'nf4' || q.type === 'fp4')
-  );
-}
-
 /** The output head is a 4-bit linear (bitsandbytes only; a tied head is the embedding's weight, never quantized). */
 export function quantizedHead(setup: Pick<TrainingSetup, 'quantization'>, a: Architecture): boolean {
   const q = setup.quantization;

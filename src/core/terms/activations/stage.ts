@@ -5,7 +5,8 @@
 // the working sets of a dequantized 4/8-bit weight and of DoRA's weight norm.
 // Sources: Korthikanti et al. 2022 (arXiv:2205.05198); torch.utils.checkpoint; aten/src/ATen/autocast_mode.cpp
 // (cached_cast); transformers masking_utils; peft/tuners/lora/dora.py. Docs: docs/estimate/activations.md. Pure.
-import { dequantBytesPerElement, dequantSteps, nestedAbsmax } from '../quantized-head';
+import { dequantBytesPerElement } from '../quantized-head';
+import { bitsandbytes4bit } from '../quantization';
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
 import { zero3KeptExperts } from '../zero3-kept-experts';
@@ -680,11 +681,13 @@ function dequantPlan(
   setup: EstimateContext['effectiveSetup'],
   computeBytes: number,
 ): Pick<ActivationPlan, 'dequantBytes' | 'dequantViaBytes' | 'nestedAbsmax'> {
-  const { bytes, viaBytes } = dequantSteps(setup, computeBytes);
+  // The compute dtype's copy, after one in the QuantState's dtype where that differs (dequantBytesPerElement: both).
+  const viaBytes = dequantBytesPerElement(setup, computeBytes) - computeBytes;
+  const q = setup.quantization;
   return {
-    dequantBytes: bytes,
+    dequantBytes: computeBytes,
     ...(viaBytes > 0 ? { dequantViaBytes: viaBytes } : {}),
-    ...(nestedAbsmax(setup) ? { nestedAbsmax: true } : {}),
+    ...(q && bitsandbytes4bit(q) && q.double_quant ? { nestedAbsmax: true } : {}),
   };
 }
 
