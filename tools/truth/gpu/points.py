@@ -36,14 +36,14 @@ def point(model, method, seq, batch=1, ckpt="full", world=1, fsdp="none", offloa
     return "-".join(parts), scenario
 
 
-def custom_fsdp1(seq, batch, offload=False, reentrant=True, prefetch="pre"):
+def custom_fsdp1(seq, batch, offload=False, reentrant=True, prefetch="pre", model="llama-2-7b"):
     """A custom FSDP1 loop as Answer.AI's fsdp_qlora train.py runs LoRA (AnswerDotAI/fsdp_qlora@05ed9f2): Llama-2-7B in
     bf16 without mixed precision, bf16 LoRA r 64 / alpha 16 / dropout 0.1 on q, k, v, gate, up and down, each adapter
     layer an FSDP unit of its own beside the decoder layers, FULL_SHARD over 2 ranks, use_orig_params=False,
     limit_all_gathers, backward_prefetch left at BACKWARD_PRE (or the `prefetch` given), checkpoint_wrapper on every
     decoder layer (REENTRANT or NO_REENTRANT), optional CPU offload of the parameters. Its benchmarks
     (benchmarks_03_2024.md) give max_memory_reserved for the same layouts on 24 GB cards."""
-    scenario = {"model": "llama-2-7b", "architecture": config("llama-2-7b"), "method": "lora", "weights_dtype": "bf16",
+    scenario = {"model": model, "architecture": config(model), "method": "lora", "weights_dtype": "bf16",
                 "mixed_precision": "none", "optimizer": "adamw", "micro_batch_size": batch, "seq_len": seq,
                 "gradient_checkpointing": "full", "checkpoint_reentrant": reentrant, "attention": "sdpa",
                 "gpus_per_node": 2, "fsdp": "full_shard", "fsdp_version": 1, "fsdp_backward_prefetch": prefetch, "fsdp_use_orig_params": False,
@@ -51,7 +51,7 @@ def custom_fsdp1(seq, batch, offload=False, reentrant=True, prefetch="pre"):
                          "target_modules": ["k_proj", "q_proj", "v_proj", "up_proj", "down_proj", "gate_proj"]}}
     if offload:
         scenario["offload_params"] = "cpu"
-    parts = ["llama-2-7b", "lora", f"s{seq}", f"b{batch}", "ckpt", "fsdp1-w2"]
+    parts = [model, "lora", f"s{seq}", f"b{batch}", "ckpt", "fsdp1-w2"]
     parts += ["offload"] if offload else []
     parts += [] if reentrant else ["nonreentrant"]
     parts += [] if prefetch == "pre" else [f"prefetch-{prefetch}"]
@@ -150,6 +150,60 @@ def zero_point(model, method, seq, batch=1, world=8, stage=3, ckpt="full", lora_
         scenario["harness"] = {"deepspeed": release}
         parts += [f"ds{release}"]
     return "-".join(parts), scenario
+
+
+BNB_RELEASE = "0.50.1"  # bnb_build.sh's default, the CPU suite's release
+
+
+def qlora(pair, upcast="none", double_quant=True, **lora):
+    """A LoRA point made QLoRA: the base model's linear layers loaded in 4 bits by bitsandbytes (qlora.py), NF4 with
+    double quantization as a BitsAndBytesConfig gives it, the packed codes stored in the weights' dtype under FSDP,
+    PEFT's prepare_model_for_kbit_training where `upcast` is "all", LoRA settings as `lora` overrides."""
+    pid, scenario = pair
+    scenario = {**scenario, "method": "qlora", "quantization": {"bits": 4, "type": "nf4", "double_quant": double_quant},
+                "bitsandbytes_version": BNB_RELEASE, "kbit_upcast": upcast, "lora": {**scenario["lora"], **lora}}
+    parts = pid.replace("-lora-", "-qlora-", 1).split("-")
+    parts += [] if upcast == "none" else [f"upcast{upcast}"]
+    parts += [] if double_quant else ["nodq"]
+    parts += [f"{k}{v}" for k, v in sorted(lora.items()) if k in ("r", "dropout")]
+    return "-".join(parts), scenario
+
+
+def peft_fsdp_qlora(model, seq, batch, world=2, offload=False, warmup=False):
+    """PEFT's QLoRA + FSDP recipe (examples/sft, configs/fsdp_config_qlora.yaml) as Accelerate's plugin applies it:
+    FULL_SHARD, BACKWARD_PRE, use_orig_params false, adapters wrapped alone, bf16 mixed precision over bf16 quant
+    storage, the Trainer's reentrant checkpointing, LoRA r 8 / alpha 16 / dropout 0.1 on every linear layer."""
+    pid, scenario = plugin_fsdp1(model, "lora", seq, batch=batch, world=world, offload=offload, lora_all=True, prefetch="pre")
+    scenario.update(fsdp_use_orig_params=False, checkpoint_reentrant=True)
+    if warmup:  # from_pretrained's caching_allocator_warmup before the load (qlora.py)
+        scenario["harness"] = {**scenario["harness"], "warmup": True}
+        pid += "-warmup"
+    return qlora((pid + "-reentrant", scenario), r=8, alpha=16, dropout=0.1)
+
+
+def qlora_points():
+    """bitsandbytes 4-bit on the GPU (qlora.py): PEFT's 70B QLoRA + FSDP recipe with and without CPU offload,
+    Answer.AI's loop at 7B, one GPU through the plain loop, the HF Trainer and TRL's SFTTrainer."""
+    return [peft_fsdp_qlora("llama-2-70b", 2048, 2, offload=True), peft_fsdp_qlora("llama-2-70b", 2048, 2),
+            qlora(custom_fsdp1(2048, 4)), qlora(custom_fsdp1(512, 1)), qlora(custom_fsdp1(2048, 12, offload=True)),
+            qlora(trainer("llama-3.1-8b", "lora", 2048, batch=2, lora_all=True), upcast="all"),
+            qlora(point("llama-3.1-8b", "lora", 2048, batch=2, lora_all=True)),
+            qlora(point("qwen2.5-7b", "lora", 1024, ckpt="none")),
+            peft_fsdp_qlora("llama-3.1-8b", 2048, 2),
+            qlora(point("qwen2.5-32b", "lora", 2048, lora_all=True)),
+            qlora(trainer("mistral-7b-v0.3", "lora", 2048, batch=2, lora_all=True, runner="sft"), upcast="all"),
+            qlora(point("llama-2-7b", "lora", 4096, lora_all=True)),
+            # second command: Answer.AI's loop at 70B with offload, 70B on one GPU, more layouts at 7-8B
+            qlora(custom_fsdp1(2048, 2, offload=True, model="llama-2-70b"), r=8, dropout=0.1),
+            qlora(point("llama-3.1-70b", "lora", 1024, lora_all=True)), qlora(point("llama-2-70b", "lora", 2048, lora_all=True)),
+            qlora(custom_fsdp1(2048, 1)), qlora(custom_fsdp1(2048, 10)),
+            peft_fsdp_qlora("llama-3.1-8b", 2048, 2, offload=True), peft_fsdp_qlora("llama-3.1-70b", 2048, 1, world=8),
+            qlora(point("llama-3.1-8b", "lora", 2048, batch=2, lora_all=True), double_quant=False),
+            qlora(trainer("qwen2.5-7b", "lora", 2048, batch=4, lora_all=True), upcast="all"),
+            qlora(point("qwen3-8b", "lora", 4096, lora_all=True)),
+            # third command: the PEFT recipe's load as from_pretrained makes it, its allocator warm-up first
+            peft_fsdp_qlora("llama-2-70b", 2048, 2, warmup=True), peft_fsdp_qlora("llama-3.1-8b", 2048, 2, warmup=True),
+            peft_fsdp_qlora("llama-3.1-70b", 2048, 1, world=8, warmup=True), peft_fsdp_qlora("llama-2-70b", 2048, 2, offload=True, warmup=True)]
 
 
 def all_points():
@@ -328,4 +382,6 @@ def all_points():
     # the engine loop's llama-3.1-8b-lora-s2048-b4-ckpt-z3-w8-reentrant
     pts += [trainer_zero("llama-3.1-8b", 2048, batch=4), trainer_zero("llama-3.1-8b", 2048, batch=4, runner="trainer"),
             trainer_zero("qwen2.5-7b", 2048, batch=2, dropout=0.1), trainer_zero("llama-3.1-8b", 4096, batch=1)]
+    # 2026-11-27: QLoRA with bitsandbytes' own CUDA kernels
+    pts += qlora_points()
     return dict(pts)

@@ -56,7 +56,7 @@ def versions():
     import torch
 
     out = {"python": platform.python_version(), "cuda": torch.version.cuda}
-    for name in ("torch", "transformers", "peft", "accelerate", "trl", "datasets"):
+    for name in ("torch", "transformers", "peft", "accelerate", "trl", "datasets", "bitsandbytes"):
         try:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -85,14 +85,25 @@ def build(scenario):
     cfg = AutoConfig.for_model(arch.pop("model_type"), **arch)
     dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[scenario["weights_dtype"]]
     # Built on the meta device, as from_pretrained builds (transformers >= 4.51); FSDP materialises the shards itself,
-    # the other runs get every tensor allocated once, in module order (materialise).
-    with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=scenario.get("attention", "sdpa"))
-    if scenario["fsdp"] == "none":
-        materialise(model, "cuda")
-        randomise(model)
+    # the other runs get every tensor allocated once, in module order (materialise). A 4-bit model is quantized on the
+    # GPU by bitsandbytes as a load does (qlora.py), FSDP then shards it as Accelerate shards a loaded one.
+    if scenario.get("quantization"):
+        import qlora
+
+        model = qlora.build(cfg, scenario, scenario.get("attention", "sdpa"))
+    else:
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=scenario.get("attention", "sdpa"))
+        if scenario["fsdp"] == "none":
+            materialise(model, "cuda")
+            randomise(model)
     model.config.use_cache = False
-    if scenario["method"] == "lora":
+    if scenario.get("kbit_upcast", "none") != "none":
+        # PEFT's prepare_model_for_kbit_training: every parameter left unquantized to fp32; checkpointing as below
+        from peft import prepare_model_for_kbit_training
+
+        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
+    if scenario["method"] in ("lora", "qlora"):
         from peft import LoraConfig, get_peft_model
 
         lora = scenario["lora"]
@@ -105,7 +116,7 @@ def build(scenario):
         return model  # checkpointing is applied around the FSDP1 units (shard_fsdp1), or by the Trainer
     if scenario["gradient_checkpointing"] != "none":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-        if scenario["method"] == "lora":
+        if scenario["method"] in ("lora", "qlora"):
             model.enable_input_require_grads()
     return model
 
@@ -242,17 +253,24 @@ def shard_fsdp1(model, scenario, device="cuda"):
     policy = functools.partial(_or_policy, policies=[functools.partial(lambda_auto_wrap_policy, lambda_fn=trains),
                                                       functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=layers)])
     plugin = harness_of(scenario).get("fsdp1") == "plugin"
+    quantized = bool(scenario.get("quantization"))
     if plugin and scenario["method"] == "full":
         policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls=layers)
     offload = scenario.get("offload_params", "none") != "none"
     bf16 = torch.bfloat16
     mixed = MixedPrecision(param_dtype=bf16, reduce_dtype=bf16, buffer_dtype=bf16) if scenario["mixed_precision"] == "bf16" else None
     prefetch = {"pre": BackwardPrefetch.BACKWARD_PRE, "post": BackwardPrefetch.BACKWARD_POST}.get(scenario.get("fsdp_backward_prefetch", "pre"))
-    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=policy, use_orig_params=plugin,
+    # A 4-bit model is whole on the GPU, quantized (qlora.py): FSDP flattens and shards what is there, as a loaded
+    # model is sharded; the others are materialised unit by unit from the meta device.
+    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD, auto_wrap_policy=policy,
+                 use_orig_params=scenario.get("fsdp_use_orig_params", plugin),
                  cpu_offload=CPUOffload(offload_params=True) if offload else None, limit_all_gathers=True,
                  mixed_precision=mixed, backward_prefetch=prefetch, device_id=torch.device(device), sync_module_states=False,
-                 param_init_fn=retying_init(model, torch.device(device)))
-    randomise(model)
+                 param_init_fn=None if quantized else retying_init(model, torch.device(device)))
+    if quantized:
+        torch.cuda.empty_cache()  # what loading and flattening freed (Answer.AI's train.py empties the cache after loading)
+    else:
+        randomise(model)
     if scenario["gradient_checkpointing"] != "none":
         reentrant = scenario.get("checkpoint_reentrant", True)
         if reentrant:

@@ -46,14 +46,20 @@ def install():
     global _installed
     if _installed:
         return
+    on_path()
+    _register_cpu_kernels()
+    _installed = True
+
+
+def on_path():
+    """The checkout (BNB_SRC) and its dist-info on the path, no kernels of ours: where its native library is built
+    (gpu/bnb_build.sh), the library's own CUDA and CPU kernels run."""
     src = os.environ.get("BNB_SRC")
     if not src or not os.path.isdir(os.path.join(src, "bitsandbytes")):
         raise RuntimeError("a 4-bit point needs BNB_SRC: a bitsandbytes source checkout (setup.sh)")
     if src not in sys.path:
         sys.path.insert(0, src)
-    ds_meta.dist_info("bitsandbytes", release(src))
-    _register_cpu_kernels()
-    _installed = True
+        ds_meta.dist_info("bitsandbytes", release(src))
 
 
 def _register_cpu_kernels():
