@@ -21,7 +21,10 @@ The harness builds a model on the meta device and allocates each tensor in modul
 with a tied output head then gets the head's own tensor, which transformers frees when it ties the weights: a request
 of the embedding's size, freed before the first step. A from_pretrained load ties before it allocates and makes no such
 request, yet its cached block changes where the run's later requests land. The same history without that pair is what
-a user's load leaves, and its replay is the reserved bytes such a run has (`reservedWithoutHeadBytes`).
+a user's load leaves, and its replay is the reserved bytes such a run has (`reservedWithoutHeadBytes`). Likewise the
+harness empties the cache once FSDP1 has sharded a 4-bit model loaded whole onto the GPU (run.py shard_fsdp1); a
+user's run keeps those segments, and the replay without that call gives its reserved bytes
+(`reservedWithoutEmptyCacheBytes`, beside the replay with it).
 
     python3 tools/truth/gpu/history.py RESULTS_DIR [...]     # writes RESULTS_DIR/harness-load.json from its traces
 
@@ -115,11 +118,23 @@ class Allocator:
         bisect.insort(pool, (block.size, block.addr))
 
 
-def replay(events, skip=()):
-    """max reserved bytes of the history, leaving out the events at the indices in `skip`."""
+    def empty_cache(self):
+        """torch.cuda.empty_cache(): every segment with no block in use released."""
+        for addr, block in list(self.blocks.items()):
+            if block.free and block.prev is None and block.next is None:
+                self._pool(block.stream, block.small).remove((block.size, addr))
+                del self.blocks[addr]
+                self.reserved -= block.size
+
+
+def replay(events, skip=(), empty_at=None, final=False):
+    """max reserved bytes of the history, leaving out the events at the indices in `skip`; with `empty_at` (an index),
+    the cache emptied there, and with `final` the bytes reserved at its end rather than its maximum."""
     a = Allocator()
     handles = {}
     for i, e in enumerate(events):
+        if i == empty_at:
+            a.empty_cache()
         if isinstance(e, str) or i in skip:
             continue
         stream = e[3] if len(e) > 3 else 0
@@ -127,7 +142,7 @@ def replay(events, skip=()):
             handles[e[1]] = a.malloc(e[0], stream)
         elif e[1] in handles:
             a.free(handles.pop(e[1]))
-    return a.max_reserved
+    return a.reserved if final else a.max_reserved
 
 
 def head_temporary(trace):
@@ -151,6 +166,13 @@ def head_temporary(trace):
     return None
 
 
+def emptied_after_wrap(trace):
+    """run.py's shard_fsdp1 empties the cache once it has sharded a 4-bit model (loaded whole, qlora.py), before the
+    first step: a user's run does not."""
+    scenario = trace["scenario"]
+    return bool(scenario.get("quantization")) and scenario.get("fsdp_version") == 1 and "step_begin:0" in trace["events"]
+
+
 def unnamed_streams(trace):
     """FSDP histories recorded before run.py named each request's stream: their side streams read as the default."""
     named = any(len(e) > 3 for e in trace["events"] if not isinstance(e, str))
@@ -161,6 +183,11 @@ def analyse(trace):
     out = {"gpuReservedBytes": trace["gpuMaxReservedBytes"], "date": trace["date"]}
     if unnamed_streams(trace):
         return {**out, "streams": "unnamed"}
+    if emptied_after_wrap(trace):
+        start = trace["events"].index("step_begin:0")
+        out["replayedReservedBytes"] = replay(trace["events"], empty_at=start, final=True)
+        out["reservedWithoutEmptyCacheBytes"] = replay(trace["events"], final=True)
+        return out
     out["replayedReservedBytes"] = replay(trace["events"])
     head = head_temporary(trace)
     if head:
