@@ -9,6 +9,7 @@ import { logitsBlock, type LogitsBlock } from '../terms/logits-block';
 import { type TwoStepReserve, twoStepReplayed, twoStepReserve } from '../terms/two-step-cache';
 import { zeroReplayed, zeroStepReserve } from '../terms/zero-step-cache';
 import { fsdp1Plan, fsdp1StepReserve } from '../terms/fsdp1-step-cache';
+import { bnbLoadModel, bnbLoadReplay } from '../terms/bnb-load';
 import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
@@ -105,7 +106,8 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const ledger = step.poolsAtPhase;
   if (!ledger) return NO_POOLS;
   const on = sideStreamPools(ctx);
-  const units = fsdpInitUnits(ctx, inv.largestBlock, inv.embedding, inv.head);
+  // A 4-bit model loaded whole and then sharded is built by its load (terms/bnb-load.ts, the load-cache term).
+  const units = bnbLoadModel(ctx) ? undefined : fsdpInitUnits(ctx, inv.largestBlock, inv.embedding, inv.head);
   const initCached = units ? initCacheBytes(units) : 0;
   const shardGradBytes = on.reduceScatter ? Math.round((inv.trainable * gradBytes) / (tp * shardGrads)) : 0;
   const capacity = on.allGather ? Math.round(ledger.unitCapacity) : 0;
@@ -370,7 +372,8 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
     terms.push(kept);
     heldBeside += kept.bytes;
   }
-  const loadCache = loadCacheTerm(ctx, step, allocated + heldBeside);
+  const loadCache =
+    loadCacheTerm(ctx, step, allocated + heldBeside) ?? bnbLoadCacheTerm(ctx, allocated + heldBeside, base.outside);
   if (loadCache) terms.push(loadCache);
   const loadBytes = loadCache?.bytes ?? 0;
   const initCache = fsdpInitCacheTerm(ctx, pools, allocated + heldBeside + loadBytes, base.outside);
@@ -379,6 +382,31 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   const twoSteps = fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside);
   if (twoSteps) terms.push(twoSteps);
   return { terms, reservedBytes: beforeTwoSteps + (twoSteps?.bytes ?? 0), loadCache: loadBytes };
+}
+
+/**
+ * Segments a bitsandbytes 4-bit model's load left reserved under FSDP1 (terms/bnb-load.ts): those its quantization
+ * constants pin count whole; the wholly free ones only as far as the GPU has room (the allocator releases them before
+ * it reports out of memory). They serve the step's tensors, so they count where they exceed the rest.
+ */
+function bnbLoadCacheTerm(ctx: EstimateContext, reservedSoFar: number, outside: number): RuntimeTerm | undefined {
+  const model = bnbLoadModel(ctx);
+  if (!model) return undefined;
+  const load = bnbLoadReplay(model);
+  const usable = ctx.gpu ? Math.floor(ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) : Infinity;
+  const level = Math.min(load.reserved, Math.max(load.pinned, usable - outside));
+  if (level <= reservedSoFar) return undefined;
+  return runtimeTerm(
+    ctx,
+    'load-cache',
+    "Segments the 4-bit model's load left reserved",
+    level - reservedSoFar,
+    () =>
+      `allocator replay of the load (${model.warmup ? "transformers' allocator warm-up, then " : ''}each weight ` +
+      `quantized on the GPU by bitsandbytes) and FSDP1's sharding of it: ${formatBytes(load.reserved)} reserved, ` +
+      `${formatBytes(load.pinned)} of it in segments the quantization constants (${formatBytes(load.allocated)} ` +
+      'with the shards kept on the GPU) hold in use; the step reuses their free blocks',
+  );
 }
 
 /** The 16-bit logits' block the GPU had no room for, and what of it max_memory_reserved saw before its release. */

@@ -26,6 +26,7 @@ import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
 import { buildUnit, type FsdpInitUnits, fsdpInitUnits } from './fsdp-init-cache';
+import { type BnbLoadModel, bnbLoadKey, loadAndShard, bnbLoadModel } from './bnb-load';
 import {
   allocatorCapacity,
   blasWorkspaceAt,
@@ -72,6 +73,8 @@ export interface Fsdp1Plan extends StepShape {
   readonly layerUnit: Fsdp1Unit;
   /** The build on the GPU (terms/fsdp-init-cache.ts): each unit's tensors as materialised. */
   readonly build: FsdpInitUnits;
+  /** A bitsandbytes 4-bit model loaded whole onto the GPU, then sharded (terms/bnb-load.ts), instead of the build. */
+  readonly bnbLoad?: BnbLoadModel;
   /** Bytes per element of the flat parameter as stored, and as gathered (MixedPrecision param_dtype, also reduce). */
   readonly storageBytes: number;
   readonly paramBytes: number;
@@ -215,6 +218,7 @@ export const replayFsdp1 = memo(boundedReplay(replayFsdp1Uncached), {
       `${p.layerUnit.numel}/${p.layerUnit.trained}/${p.layerUnit.pieces.join(',')}`,
       p.build.layer.join(','),
       p.build.root.join(','),
+      p.bnbLoad ? bnbLoadKey(p.bnbLoad) : '-',
       p.storageBytes,
       p.paramBytes,
       p.stateBytes,
@@ -257,7 +261,11 @@ function replayFsdp1Uncached(plan: Fsdp1Plan): Fsdp1Replay {
 
 /** The build, unit by unit with the root last (_init_param_handle_from_module; fsdp-init-cache.ts buildUnit). */
 function build(state: Fsdp1State): void {
-  const { build: units, layers } = state.plan;
+  const { build: units, layers, bnbLoad } = state.plan;
+  if (bnbLoad) {
+    loadAndShard(state.step.allocator, bnbLoad);
+    return;
+  }
   for (let l = 0; l < layers; l++) buildUnit(state.step.allocator, units.layer, units);
   buildUnit(state.step.allocator, units.root, units);
 }
@@ -449,9 +457,10 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     fsdpStepReplayed(ctx, forward) &&
     setup.fsdp_version !== 2 &&
     ctx.sharding.zeroStage === 0 &&
-    (setup.method !== 'lora' || adaptersWrapped(setup)) &&
-    // CPU offload with the original parameters hidden: its one H100 history is 12 % below the replay, not explained yet.
-    !(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false)
+    (setup.method === 'full' || adaptersWrapped(setup)) &&
+    // CPU offload with the original parameters hidden: its one H100 history is 12 % below the replay, not explained yet
+    // (a 4-bit model's load, replayed, sets its reserved bytes there).
+    (!(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false) || bnbLoadModel(ctx) !== undefined)
   );
 }
 
@@ -494,10 +503,12 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     (full || !trainable ? base : adapters).push(elements);
   });
   if (!walked) return undefined;
-  const layerElements = sum(base);
-  const adapterElements = sum(adapters);
-  const units = fsdpInitUnits(ctx, layerElements, inv.embedding, inv.head);
+  const bnbLoad = bnbLoadModel(ctx);
+  const units = fsdpInitUnits(ctx, sum(base), inv.embedding, inv.head);
   if (!units) return undefined;
+  // A 4-bit layer's flat parameter holds the packed codes in the weights' dtype: its elements are its bytes over that.
+  const layerElements = bnbLoad ? sum(units.layer) / weightBytes : sum(base);
+  const adapterElements = sum(adapters);
   // The root's own parameters in module order: the embeddings, the final norm, the untied head.
   const build = {
     ...units,
@@ -535,6 +546,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
       pieces: full ? pieces(base) : adapterPieces,
     },
     build,
+    bnbLoad,
     storageBytes: weightBytes,
     paramBytes: computeBytes,
     stateBytes,

@@ -7,6 +7,7 @@
 import type { EstimateContext } from '../estimate/context';
 import { memo, memoByObject } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
+import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
 import { allocateSequence, freeSchedule } from './forward-cache';
 import type { ForwardSequence } from './saved-tensors';
@@ -240,7 +241,10 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
  */
 export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLoss: boolean }): boolean {
   const setup = ctx.setup;
-  const lora = setup.method === 'lora' && ctx.methods.peft && !ctx.methods.lora?.use_dora;
+  const lora = (setup.method === 'lora' || setup.method === 'qlora') && ctx.methods.peft && !ctx.methods.lora?.use_dora;
+  // A bitsandbytes 4-bit model under FSDP1: its load and sharding on the GPU start the replay (terms/bnb-load.ts).
+  const quantization =
+    setup.quantization === undefined || (setup.fsdp_version !== 2 && bnbLoadModel(ctx) !== undefined);
   return (
     forward.hasLoss &&
     ctx.sharding.fsdp &&
@@ -249,7 +253,7 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     (ctx.sharding.shardParams > 1 || setup.fsdp_version === 2) &&
     ctx.sharding.shardParams === ctx.layout.world &&
     (setup.method === 'full' || lora) &&
-    setup.quantization === undefined &&
+    quantization &&
     setup.loss === 'full' &&
     ctx.model.arch.moe === undefined &&
     ctx.model.lmHead &&

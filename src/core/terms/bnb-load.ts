@@ -1,0 +1,174 @@
+// Term: the segments a bitsandbytes 4-bit model's load leaves reserved under FSDP1. transformers' from_pretrained loads
+// the whole model onto each rank's GPU (device_map: the current device): since transformers 4.50 it first allocates and
+// frees one block of the loaded model's bytes, 4-bit weights at half a byte per element (modeling_utils.py
+// caching_allocator_warmup), so the weights load into that block; then, weight by weight, the 16-bit value is copied to
+// the GPU and bitsandbytes' Params4bit quantizes it there (backends/cuda/ops.py quantize_4bit: the fp32 absmax of each
+// 64 elements, then the packed codes; with double quantization the absmax less its mean, quantized blockwise into an
+// 8-bit absmax with an fp32 absmax of each 256, the fp32 ones freed), and the 16-bit value is freed. FSDP1 then flattens
+// each unit (a copy of its packed weights and norms), clones this rank's shard and frees the copy and the loaded
+// tensors; under CPU offload the shard goes to the host. The quantization constants are not parameters: they stay on
+// the GPU where they were allocated, inside segments whose packed weights FSDP has freed, and the caching allocator
+// releases no segment with a block in use. transformers 4 under FSDP's CPU-RAM-efficient loading (Accelerate's default)
+// moved each quantized weight to the host at once (modeling_utils.py _load_state_dict_into_meta_model, "quantize the
+// parameter on the GPU and then cast it to CPU"; transformers 5 loads it onto the GPU), as Answer.AI's train.py does
+// with low_memory: there only the constants stay, and FSDP1 builds each unit on the GPU from the host
+// (terms/fsdp-init-cache.ts buildUnit). Replayed through the caching-allocator model (terms/allocator.ts); the step's
+// tensors reuse the free blocks of those segments, so the load counts where its segments exceed the rest.
+// Measured on an H100 with bitsandbytes 0.50.1's CUDA kernels (tools/truth/gpu/results/2026-11-27-h100): Llama-2-70B
+// QLoRA over 2 ranks keeps 24.8 GB of free blocks in segments pinned by 1.0 GB of constants.
+// Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
+import type { EstimateContext } from '../estimate/context';
+import { olderThan } from '../util/version';
+import { memo } from '../util/memo';
+import { type Allocation, CachingAllocator } from './allocator';
+import { buildUnit } from './fsdp-init-cache';
+import { bitsandbytes4bit } from './quantization';
+
+/** bitsandbytes' 4-bit blocks: one absmax per 64 weights, one second-level absmax per 256 of those. */
+const BLOCK = 64;
+const NESTED_BLOCK = 256;
+
+/** A 4-bit model's load and FSDP1 wrap, in bytes and elements (one rank). */
+export interface BnbLoadModel {
+  readonly layers: number;
+  /** A decoder layer's quantized linear weights in module order, in elements. */
+  readonly linears: readonly number[];
+  /** A decoder layer's other tensors (norm scales, unquantized weights) in bytes, each its own allocation. */
+  readonly layerOther: readonly number[];
+  /** The token embeddings (loaded first) and the untied head (loaded last, 0 when tied), in bytes. */
+  readonly embedding: number;
+  readonly head: number;
+  /** Bytes per element of the checkpoint's 16-bit values. */
+  readonly valueBytes: number;
+  readonly doubleQuant: boolean;
+  /** transformers' caching_allocator_warmup before the load (4.50 and later). */
+  readonly warmup: boolean;
+  /**
+   * Each weight's packed codes go to the host once quantized, the constants staying on the GPU, and FSDP1 then builds
+   * each unit on the GPU from the host (transformers 4 under FSDP's CPU-RAM-efficient loading, Answer.AI's low_memory).
+   */
+  readonly host: boolean;
+  /** Ranks a unit is sharded over, and whether each shard goes to the host. */
+  readonly shards: number;
+  readonly offload: boolean;
+}
+
+export interface BnbLoadReplay {
+  /** Bytes reserved once the model is loaded and wrapped: every segment the load obtained, none released. */
+  readonly reserved: number;
+  /** Of those, the segments holding a block in use: what the allocator cannot release. */
+  readonly pinned: number;
+  /** Bytes still allocated then: the constants, the GPU-resident shards and the root. */
+  readonly allocated: number;
+}
+
+const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
+
+/** One weight's quantization on the GPU; returns what stays: the packed codes, and the constants. */
+function quantize(allocator: CachingAllocator, elements: number, m: BnbLoadModel): Allocation {
+  const value = allocator.malloc(elements * m.valueBytes);
+  const absmax = allocator.malloc((elements / BLOCK) * 4);
+  const packed = allocator.malloc(elements / 2);
+  if (m.doubleQuant) {
+    const centred = allocator.malloc((elements / BLOCK) * 4);
+    allocator.malloc((elements / BLOCK / NESTED_BLOCK) * 4);
+    allocator.malloc(elements / BLOCK);
+    allocator.free(centred);
+    allocator.free(absmax);
+  }
+  allocator.free(value);
+  return packed;
+}
+
+/** A unit's flattening and sharding (FlatParamHandle: the flat copy, this rank's chunk), then the loaded tensors freed. */
+function wrapUnit(allocator: CachingAllocator, loaded: readonly Allocation[], bytes: number, m: BnbLoadModel): void {
+  const flat = allocator.malloc(bytes);
+  const shard = allocator.malloc(Math.ceil(bytes / m.shards));
+  allocator.free(flat);
+  for (const t of loaded) allocator.free(t);
+  if (m.offload) allocator.free(shard);
+}
+
+/** The load and FSDP1's sharding of it on `allocator` (the compute stream). */
+export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void {
+  const layerBytes = total(m.linears) / 2 + total(m.layerOther);
+  if (m.warmup) allocator.free(allocator.malloc(m.layers * layerBytes + m.embedding + m.head));
+  if (m.host) {
+    for (let l = 0; l < m.layers; l++) for (const n of m.linears) allocator.free(quantize(allocator, n, m));
+    const units = { layer: [], root: [], unshardedRatio: 1, shards: m.shards, offload: m.offload };
+    for (let l = 0; l < m.layers; l++) buildUnit(allocator, [...m.linears.map((n) => n / 2), ...m.layerOther], units);
+    buildUnit(allocator, [m.embedding, m.head], units);
+    return;
+  }
+  const embedding = m.embedding > 0 ? [allocator.malloc(m.embedding)] : [];
+  const layers: Allocation[][] = [];
+  for (let l = 0; l < m.layers; l++)
+    layers.push([...m.linears.map((n) => quantize(allocator, n, m)), ...m.layerOther.map((b) => allocator.malloc(b))]);
+  const root = [...embedding, ...(m.head > 0 ? [allocator.malloc(m.head)] : [])];
+  for (const loaded of layers) wrapUnit(allocator, loaded, layerBytes, m);
+  if (root.length > 0) wrapUnit(allocator, root, m.embedding + m.head, m);
+}
+
+function replayLoad(m: BnbLoadModel): BnbLoadReplay {
+  const allocator = new CachingAllocator();
+  loadAndShard(allocator, m);
+  const reserved = allocator.reserved;
+  allocator.emptyCache();
+  return { reserved, pinned: allocator.reserved, allocated: allocator.allocated };
+}
+
+/** The memo key of a load. */
+export const bnbLoadKey = (m: BnbLoadModel): string =>
+  [
+    m.layers,
+    m.linears.join(','),
+    m.layerOther.join(','),
+    m.embedding,
+    m.head,
+    m.valueBytes,
+    +m.doubleQuant,
+    +m.warmup,
+    +m.host,
+    m.shards,
+    +m.offload,
+  ].join('|');
+
+export const bnbLoadReplay = memo(replayLoad, { key: bnbLoadKey, limit: 64 });
+
+/**
+ * The load of this run, or undefined where no bitsandbytes 4-bit model is loaded whole onto the GPU and then sharded
+ * by FSDP1: every decoder-layer linear module quantized (transformers keeps the output head in 16 bits).
+ */
+export function bnbLoadModel(ctx: EstimateContext): BnbLoadModel | undefined {
+  const { setup, effectiveSetup } = ctx;
+  const q = effectiveSetup.quantization;
+  const { fsdp, zeroStage, shardParams, fsdpOffload } = ctx.sharding;
+  if (!q || !bitsandbytes4bit(q) || !fsdp || zeroStage > 0 || setup.fsdp_version === 2) return undefined;
+  const { arch: a, modules, inventory } = ctx.model;
+  if (a.layers === 0 || ctx.layout.tensorParallel > 1 || modules.some((mod) => mod.parameter)) return undefined;
+  const linears: number[] = [];
+  let linearParams = 0;
+  for (const mod of modules) {
+    const perLayer = mod.count / a.layers;
+    if (!Number.isInteger(perLayer)) return undefined;
+    for (let k = 0; k < perLayer; k++) linears.push(mod.inFeatures * mod.outFeatures);
+    linearParams += perLayer * mod.inFeatures * mod.outFeatures;
+  }
+  const { weightBytes } = ctx.dtypes;
+  const rest = Math.max(0, Math.round((inventory.blocks - inventory.finalNorm) / a.layers) - linearParams);
+  const layerOther: number[] = [];
+  for (let left = rest; left > 0; left -= a.hidden) layerOther.push(Math.min(a.hidden, left) * weightBytes);
+  return {
+    layers: a.layers,
+    linears,
+    layerOther,
+    embedding: inventory.embedding * weightBytes,
+    head: inventory.head * weightBytes,
+    valueBytes: weightBytes,
+    doubleQuant: q.double_quant ?? false,
+    warmup: !olderThan(setup.transformers_version, 4, 50),
+    host: olderThan(setup.transformers_version, 5, 0),
+    shards: Math.max(1, shardParams),
+    offload: fsdpOffload,
+  };
+}
