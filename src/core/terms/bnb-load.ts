@@ -64,7 +64,7 @@ export interface BnbLoadReplay {
 
 const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
 
-/** One weight's quantization on the GPU; returns what stays: the packed codes, and the constants. */
+/** One weight's quantization on the GPU; returns the packed codes (the constants stay allocated, with no handle). */
 function quantize(allocator: CachingAllocator, elements: number, m: BnbLoadModel): Allocation {
   const value = allocator.malloc(elements * m.valueBytes);
   const absmax = allocator.malloc((elements / BLOCK) * 4);
@@ -97,7 +97,7 @@ export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void
     for (let l = 0; l < m.layers; l++) for (const n of m.linears) allocator.free(quantize(allocator, n, m));
     const units = { layer: [], root: [], unshardedRatio: 1, shards: m.shards, offload: m.offload };
     for (let l = 0; l < m.layers; l++) buildUnit(allocator, [...m.linears.map((n) => n / 2), ...m.layerOther], units);
-    buildUnit(allocator, [m.embedding, m.head], units);
+    if (m.embedding + m.head > 0) buildUnit(allocator, [m.embedding, m.head], units);
     return;
   }
   const embedding = m.embedding > 0 ? [allocator.malloc(m.embedding)] : [];

@@ -46,33 +46,30 @@ HEAD_REPLAY_TOLERANCE = 0.001
 DEEPSPEED_UNRECORDED = "0.19.6"
 
 
-def without_harness_head(point, load):
-    """The point's reserved and device bytes without the build's untied head (gpu/history.py), where its history has
-    one and replays to the GPU's reserved bytes within HEAD_REPLAY_TOLERANCE."""
-    if not load or "headTemporaryBytes" not in load or load["gpuReservedBytes"] != point["reservedBytes"]:
+def without_harness_step(point, load, key, what):
+    """The point's reserved and device bytes as the history replays without a step of the harness's own
+    (`load[key]`, gpu/history.py), where the history replays to the GPU's reserved bytes within HEAD_REPLAY_TOLERANCE;
+    the GPU's figures kept in `harnessLoad` beside `what`."""
+    if not load or key not in load or load["gpuReservedBytes"] != point["reservedBytes"]:
         return point
     replayed = load["replayedReservedBytes"]
     if abs(replayed - point["reservedBytes"]) > HEAD_REPLAY_TOLERANCE * point["reservedBytes"]:
         return point
-    reserved = load["reservedWithoutHeadBytes"]
+    reserved = load[key]
     return {**point, "reservedBytes": reserved, "deviceBytes": point["deviceBytes"] - point["reservedBytes"] + reserved,
-            "harnessLoad": {"headTemporaryBytes": load["headTemporaryBytes"], "gpuReservedBytes": point["reservedBytes"],
-                            "gpuDeviceBytes": point["deviceBytes"], "replayedReservedBytes": replayed}}
+            "harnessLoad": {**what, "gpuReservedBytes": point["reservedBytes"], "gpuDeviceBytes": point["deviceBytes"],
+                            "replayedReservedBytes": replayed}}
+
+
+def without_harness_head(point, load):
+    """Without the build's untied head, where its history has one."""
+    what = {"headTemporaryBytes": load["headTemporaryBytes"]} if load and "headTemporaryBytes" in load else {}
+    return without_harness_step(point, load, "reservedWithoutHeadBytes", what)
 
 
 def without_harness_empty_cache(point, load):
-    """The point's reserved and device bytes without the cache the harness emptied once FSDP1 had sharded a 4-bit model
-    (gpu/history.py), where the history replayed with that call gives the GPU's reserved bytes within
-    HEAD_REPLAY_TOLERANCE: a user's run keeps those segments."""
-    if not load or "reservedWithoutEmptyCacheBytes" not in load or load["gpuReservedBytes"] != point["reservedBytes"]:
-        return point
-    replayed = load["replayedReservedBytes"]
-    if abs(replayed - point["reservedBytes"]) > HEAD_REPLAY_TOLERANCE * point["reservedBytes"]:
-        return point
-    reserved = load["reservedWithoutEmptyCacheBytes"]
-    return {**point, "reservedBytes": reserved, "deviceBytes": point["deviceBytes"] - point["reservedBytes"] + reserved,
-            "harnessLoad": {"emptiedCacheAfterWrap": True, "gpuReservedBytes": point["reservedBytes"],
-                            "gpuDeviceBytes": point["deviceBytes"], "replayedReservedBytes": replayed}}
+    """Without the cache the harness emptied once FSDP1 had sharded a 4-bit model: a user's run keeps those segments."""
+    return without_harness_step(point, load, "reservedWithoutEmptyCacheBytes", {"emptiedCacheAfterWrap": True})
 
 
 def truth_point(record, source):
