@@ -19,6 +19,7 @@ import {
 } from '../setup';
 import type { PlanningContext } from './context';
 import { bitsandbytesKeepsInputs, checkpointReentrant } from '../terms/activations/kept-inputs';
+import { bitsandbytes4bit } from '../terms/quantization';
 
 /**
  * A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
@@ -72,6 +73,27 @@ export function defaultAssumptions(
   adapterUnitsDefault(ctx);
   deepspeedVersionDefault(ctx);
   zero3InitDefault(ctx);
+  fourBitLoadDefault(ctx);
+}
+
+/**
+ * The transformers release, said where it decides how a bitsandbytes 4-bit model reaches FSDP1 (terms/bnb-load.ts) and
+ * no file or pin gave it: a current one, which loads the model whole onto each GPU.
+ */
+function fourBitLoadDefault(ctx: PlanningContext): void {
+  const { setup } = ctx;
+  const q = setup.quantization;
+  if (ctx.lean || setup.transformers_version !== undefined || !q || !bitsandbytes4bit(q)) return;
+  if (setup.fsdp === 'none' || setup.fsdp_version === 2 || (setup.zero_stage ?? 0) > 0) return;
+  ctx.notes.assumptions.push({
+    key: 'transformers_version',
+    value: 'current (5.x)',
+    source:
+      "VRAM Lens default: a current release, which loads the 4-bit model whole onto each GPU after its allocator's " +
+      'warm-up, so the quantization constants pin the segments FSDP1 frees when it shards it; transformers 4 under ' +
+      "FSDP's CPU-RAM-efficient loading sent each quantized weight to the host: set transformers_version for an " +
+      'earlier one',
+  });
 }
 
 /**

@@ -81,6 +81,15 @@ describe('bnb-load: in the estimate', () => {
     assert.ok(est.peakBytes / GiB > 27 && est.peakBytes / GiB < 28.5, `${est.peakBytes / GiB}`);
     assert.ok(Math.abs(est.reservedBytes / (39.16 * GiB) - 1) < 0.05, `${est.reservedBytes / GiB}`);
   });
+  it('says which transformers release it takes for the load when no file names one', () => {
+    const assumed = (e: ReturnType<typeof run>): string | undefined =>
+      e.assumptions.find((a) => a.key === 'transformers_version')?.value;
+    assert.equal(assumed(run(setupFor('meta-llama/Llama-2-70b-hf', recipe))), 'current (5.x)');
+    const pinned = run(setupFor('meta-llama/Llama-2-70b-hf', { ...recipe, transformers_version: '4.39' }));
+    assert.equal(assumed(pinned), undefined);
+    // transformers 4.39 under FSDP's CPU-RAM-efficient loading: only the constants stay, reserved near the peak.
+    assert.ok(pinned.perGpu.reservedBytes < 1.25 * pinned.perGpu.peakBytes, `${pinned.perGpu.reservedBytes}`);
+  });
   it('with CPU offload the pinned segments dominate: several times the peak allocated', () => {
     // H100, no warm-up (gpu/llama-2-70b-qlora-...-offload-...): 10.13 GiB allocated, 39.04 GiB reserved.
     const est = run(
