@@ -33,6 +33,17 @@ export function adaptersWrapped(setup: TrainingSetup): boolean {
   return setup.fsdp_adapters_wrapped ?? setup.model_code !== 'litgpt';
 }
 
+/**
+ * Each adapter is an FSDP1 unit of its own: a LoRA, QLoRA or IA3 run under FSDP1 with PEFT's wrapping policy (the
+ * Trainer's for a PEFT model, and always for a 4-bit one).
+ */
+export function adaptersInOwnUnits(setup: TrainingSetup): boolean {
+  const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
+  return (
+    peft && setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.fsdp_version !== 2 && adaptersWrapped(setup)
+  );
+}
+
 /** The adapters share their decoder layer's FSDP1 unit (fsdp_adapters_wrapped: false). */
 export function adaptersInLayerUnits(ctx: EstimateContext): boolean {
   return ctx.sharding.fsdp && adapterUnitsMatter(ctx.setup) && !adaptersWrapped(ctx.setup);

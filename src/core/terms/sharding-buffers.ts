@@ -19,7 +19,7 @@ import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
-import { adaptersInLayerUnits } from '../estimate/fsdp-units';
+import { adaptersInLayerUnits, adaptersInOwnUnits } from '../estimate/fsdp-units';
 import { formatBytes, formatCount } from '../units';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { type GatherInFlight, linearModuleParams, zero3Gathered } from './zero3-gathered';
@@ -463,11 +463,13 @@ function fsdpLayerBuffers(
         ...(setup.fsdp_version !== 2 ? { forwardLayer: [oneUnit('current layer, no forward prefetch'), ...copy] } : {}),
         forwardEnd: heldAtModelLoss(ctx) ? [lastAllGatherOutput(ctx, oneUnit)] : [],
         loss: prefetchesAtLoss(ctx) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
-        lastLayer: prefetchesInBackward(setup) ? gathered : [oneUnit('last layer, no backward prefetch'), ...copy],
+        lastLayer: prefetchesInLayerBackward(setup)
+          ? gathered
+          : [oneUnit('last layer, no backward prefetch into it'), ...copy],
         // Without a prefetch FSDP1 still holds two units between two layers' backwards: the H100 histories of
         // Llama-2-7B LoRA at 2 ranks (reentrant and not) and of Llama-3.1-70B LoRA at 8 with CPU offload gather the next
         // layer's unit while the last one's is alive (two of 1,711.3 MB, with both 213.9 MB shard copies, at 70B).
-        ...(prefetchesInBackward(setup)
+        ...(prefetchesInLayerBackward(setup)
           ? {}
           : {
               layerTransition: [
@@ -499,7 +501,7 @@ function fsdpLayerBuffers(
   // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
   const reduceUnit = wholeUnit ? unit.params : unitTrain;
   const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
-  if (gatheredAt && prefetchesInBackward(setup) && st.layersHere > 1) {
+  if (gatheredAt && prefetchesInLayerBackward(setup) && st.layersHere > 1) {
     const layerGradBytes = (unitTrain * ctx.dtypes.gradBytes) / ctx.sharding.shardGrads;
     gatheredAt = { ...gatheredAt, secondLayer: { units: gatheredAt.lastLayer, layerGradBytes } };
   }
@@ -558,3 +560,16 @@ function prefetchesAtLoss(ctx: EstimateContext): boolean {
  */
 const prefetchesInBackward = (setup: EstimateContext['setup']): boolean =>
   setup.fsdp_version === 2 || fsdp1BackwardPrefetch(setup) === 'pre';
+
+/**
+ * Whether a layer's backward runs with the next unit already gathered (prefetchesInBackward), which FSDP1's
+ * BACKWARD_PRE does not do where each adapter is a unit of its own (PEFT's wrapping policy): it prefetches the handle
+ * whose post-forward came just before the current one's (_exec_order_utils.py get_handle_to_backward_prefetch), and a
+ * layer's adapters finish their forwards before the layer does, so the chain runs through the layer's adapters and
+ * reaches the next layer's unit only at the first-run adapter's backward, at the end of the layer's backward. The H100
+ * histories of Llama-2-70B QLoRA over 2 ranks (PEFT's recipe, BACKWARD_PRE) hold one unit through the layer's recompute
+ * and MLP backward, the next gathered only before the layer's reshard (FINDINGS §78): the layer's backward as without a
+ * prefetch, then the transition.
+ */
+const prefetchesInLayerBackward = (setup: EstimateContext['setup']): boolean =>
+  prefetchesInBackward(setup) && !(setup.fsdp_version !== 2 && adaptersInOwnUnits(setup));
