@@ -842,6 +842,12 @@ def _weight_heavy_qlora():
             out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt-reentrant"] = (wide(**keys), harness)
             out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt-reentrant-offload"] = (
                 wide(**keys, offload_params="cpu", offload_optimizer="cpu"), harness)
+        # FSDP2 (Accelerate's fsdp2_prepare_model: fully_shard per decoder layer and the root) over the 4-bit codes in bf16
+        for world in (2, 8):
+            keys = dict(fsdp="full_shard", fsdp_version=2, gpus_per_node=world, mixed_precision="bf16")
+            out[f"{fam}-wide-w{world}-fsdp2-qlora-all-ckpt"] = (wide(**keys), {"parallel": "fsdp2"})
+            out[f"{fam}-wide-w{world}-fsdp2-qlora-all-ckpt-offload"] = (
+                wide(**keys, offload_params="cpu", offload_optimizer="cpu"), {"parallel": "fsdp2"})
     return out
 
 
