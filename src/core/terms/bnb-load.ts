@@ -19,9 +19,9 @@
 // Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
 import { olderThan } from '../util/version';
-import { memo } from '../util/memo';
+import { memo, memoByObject } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
-import { buildUnit } from './fsdp-init-cache';
+import { buildUnit, shardUnit } from './fsdp-init-cache';
 import { bitsandbytes4bit } from './quantization';
 
 /** bitsandbytes' 4-bit blocks: one absmax per 64 weights, one second-level absmax per 256 of those. */
@@ -80,15 +80,6 @@ function quantize(allocator: CachingAllocator, elements: number, m: BnbLoadModel
   return packed;
 }
 
-/** A unit's flattening and sharding (FlatParamHandle: the flat copy, this rank's chunk), then the loaded tensors freed. */
-function wrapUnit(allocator: CachingAllocator, loaded: readonly Allocation[], bytes: number, m: BnbLoadModel): void {
-  const flat = allocator.malloc(bytes);
-  const shard = allocator.malloc(Math.ceil(bytes / m.shards));
-  allocator.free(flat);
-  for (const t of loaded) allocator.free(t);
-  if (m.offload) allocator.free(shard);
-}
-
 /** The load and FSDP1's sharding of it on `allocator` (the compute stream). */
 export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void {
   const layerBytes = total(m.linears) / 2 + total(m.layerOther);
@@ -96,7 +87,8 @@ export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void
   if (m.host) {
     for (let l = 0; l < m.layers; l++) for (const n of m.linears) allocator.free(quantize(allocator, n, m));
     const units = { layer: [], root: [], unshardedRatio: 1, shards: m.shards, offload: m.offload };
-    for (let l = 0; l < m.layers; l++) buildUnit(allocator, [...m.linears.map((n) => n / 2), ...m.layerOther], units);
+    const layerTensors = [...m.linears.map((n) => n / 2), ...m.layerOther];
+    for (let l = 0; l < m.layers; l++) buildUnit(allocator, layerTensors, units);
     if (m.embedding + m.head > 0) buildUnit(allocator, [m.embedding, m.head], units);
     return;
   }
@@ -105,8 +97,8 @@ export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void
   for (let l = 0; l < m.layers; l++)
     layers.push([...m.linears.map((n) => quantize(allocator, n, m)), ...m.layerOther.map((b) => allocator.malloc(b))]);
   const root = [...embedding, ...(m.head > 0 ? [allocator.malloc(m.head)] : [])];
-  for (const loaded of layers) wrapUnit(allocator, loaded, layerBytes, m);
-  if (root.length > 0) wrapUnit(allocator, root, m.embedding + m.head, m);
+  for (const loaded of layers) shardUnit(allocator, loaded, layerBytes, m);
+  if (root.length > 0) shardUnit(allocator, root, m.embedding + m.head, m);
 }
 
 function replayLoad(m: BnbLoadModel): BnbLoadReplay {
@@ -137,9 +129,12 @@ export const bnbLoadReplay = memo(replayLoad, { key: bnbLoadKey, limit: 64 });
 
 /**
  * The load of this run, or undefined where no bitsandbytes 4-bit model is loaded whole onto the GPU and then sharded
- * by FSDP1: every decoder-layer linear module quantized (transformers keeps the output head in 16 bits).
+ * by FSDP1: every decoder-layer linear module quantized (transformers keeps the output head in 16 bits). Worked out
+ * once per estimate: the replays' predicates, the plan and the runtime terms all ask.
  */
-export function bnbLoadModel(ctx: EstimateContext): BnbLoadModel | undefined {
+export const bnbLoadModel = memoByObject(bnbLoadModelOf);
+
+function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
   const { setup, effectiveSetup } = ctx;
   const q = effectiveSetup.quantization;
   const { fsdp, zeroStage, shardParams, fsdpOffload } = ctx.sharding;

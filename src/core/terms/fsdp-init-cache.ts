@@ -10,7 +10,7 @@
 // caching-allocator model (terms/allocator.ts). FSDP2 shards parameters in place (fully_shard on meta or a module
 // built on the host) and is not counted. Docs: docs/estimate/runtime.md. Pure arithmetic; no I/O.
 import type { EstimateContext } from '../estimate/context';
-import { CachingAllocator } from './allocator';
+import { type Allocation, CachingAllocator } from './allocator';
 import { memo } from '../util/memo';
 import { quantBytesPerParam, unshardedConstantsPerParam } from './quantization';
 import { fsdpMixedPrecision } from './activations/stage';
@@ -49,8 +49,21 @@ export const initCacheBytes = memo(replayInit, {
  */
 export function buildUnit(allocator: CachingAllocator, tensors: readonly number[], u: FsdpInitUnits): void {
   const params = tensors.filter((b) => b > 0).map((b) => allocator.malloc(b));
-  const flat = allocator.malloc(total(tensors));
-  const shard = allocator.malloc(Math.ceil(total(tensors) / u.shards));
+  shardUnit(allocator, params, total(tensors), u);
+}
+
+/**
+ * A unit's tensors, already on the GPU, flattened into one tensor of `bytes`, this rank's chunk cloned as the shard,
+ * the flat copy and the tensors freed; under CPU offload the shard goes to the host.
+ */
+export function shardUnit(
+  allocator: CachingAllocator,
+  params: readonly Allocation[],
+  bytes: number,
+  u: Pick<FsdpInitUnits, 'shards' | 'offload'>,
+): void {
+  const flat = allocator.malloc(bytes);
+  const shard = allocator.malloc(Math.ceil(bytes / u.shards));
   allocator.free(flat);
   for (const p of params) allocator.free(p);
   if (u.offload) allocator.free(shard);

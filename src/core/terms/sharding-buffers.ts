@@ -572,4 +572,4 @@ const prefetchesInBackward = (setup: EstimateContext['setup']): boolean =>
  * prefetch, then the transition.
  */
 const prefetchesInLayerBackward = (setup: EstimateContext['setup']): boolean =>
-  prefetchesInBackward(setup) && !(setup.fsdp_version !== 2 && adaptersInOwnUnits(setup));
+  prefetchesInBackward(setup) && !adaptersInOwnUnits(setup);

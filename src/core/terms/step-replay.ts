@@ -243,8 +243,7 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
   const setup = ctx.setup;
   const lora = (setup.method === 'lora' || setup.method === 'qlora') && ctx.methods.peft && !ctx.methods.lora?.use_dora;
   // A bitsandbytes 4-bit model under FSDP1: its load and sharding on the GPU start the replay (terms/bnb-load.ts).
-  const quantization =
-    setup.quantization === undefined || (setup.fsdp_version !== 2 && bnbLoadModel(ctx) !== undefined);
+  const quantization = setup.quantization === undefined || bnbLoadModel(ctx) !== undefined;
   return (
     forward.hasLoss &&
     ctx.sharding.fsdp &&
