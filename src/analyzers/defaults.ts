@@ -32,7 +32,8 @@ type Field =
   | 'model_code'
   | 'fsdp_no_sync'
   | 'fsdp_backward_prefetch'
-  | 'fsdp_use_orig_params';
+  | 'fsdp_use_orig_params'
+  | 'fsdp_cpu_ram_efficient_loading';
 
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
@@ -83,11 +84,27 @@ const ACCELERATE_ORIG_PARAMS: ToolDefault = {
     "Accelerate's FSDP plugin built without the launcher defaults to false (accelerate utils/dataclasses.py)",
 };
 
+// FSDP's CPU-RAM-efficient loading where no file names it: the HF Trainer sets FSDP_CPU_RAM_EFFICIENT_LOADING from
+// fsdp_config.get("cpu_ram_efficient_loading", "false") when it configures FSDP (transformers training_args.py);
+// `accelerate launch` from --fsdp_cpu_ram_efficient_loading, "true" unless given (accelerate commands/launch.py), which
+// `accelerate config` also writes. Under transformers 4 it decides how a 4-bit model reaches FSDP1 (terms/bnb-load.ts).
+const TRAINER_CPU_RAM_EFFICIENT: ToolDefault = {
+  value: false,
+  note: `the HF Trainer's fsdp_config cpu_ram_efficient_loading defaults to "false" (${HF})`,
+};
+const ACCELERATE_CPU_RAM_EFFICIENT: ToolDefault = {
+  value: true,
+  note:
+    'accelerate launch loads with FSDP_CPU_RAM_EFFICIENT_LOADING unless the config sets fsdp_cpu_ram_efficient_loading ' +
+    'false (its --fsdp_cpu_ram_efficient_loading defaults to "true", accelerate commands/launch.py)',
+};
+
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   'hf-trainer': {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
+    fsdp_cpu_ram_efficient_loading: TRAINER_CPU_RAM_EFFICIENT,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
@@ -112,6 +129,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
+    fsdp_cpu_ram_efficient_loading: TRAINER_CPU_RAM_EFFICIENT,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
@@ -150,6 +168,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
+    fsdp_cpu_ram_efficient_loading: TRAINER_CPU_RAM_EFFICIENT,
     micro_batch_size: { value: 1, note: 'Axolotl micro_batch_size defaults to 1 (axolotl@067b021 config schema)' },
     gradient_accumulation_steps: { value: 1, note: 'Axolotl gradient_accumulation_steps defaults to 1' },
     seq_len: { value: 512, note: 'Axolotl sequence_len defaults to 512' },
@@ -174,6 +193,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
+    fsdp_cpu_ram_efficient_loading: TRAINER_CPU_RAM_EFFICIENT,
     micro_batch_size: {
       value: 8,
       note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)`,
@@ -453,7 +473,11 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.type': { value: 'nf4', note: 'Unsloth loads 4-bit weights as bitsandbytes NF4' },
     'quantization.double_quant': { value: true, note: 'Unsloth 4-bit loading uses double quantization' },
   },
-  accelerate: { fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH, fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS },
+  accelerate: {
+    fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
+    fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS,
+    fsdp_cpu_ram_efficient_loading: ACCELERATE_CPU_RAM_EFFICIENT,
+  },
   'vram-lens': {},
 };
 

@@ -332,6 +332,23 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_use_orig_params: z.boolean().optional(),
   /**
+   * FSDP's CPU-RAM-efficient loading (Accelerate's fsdp_cpu_ram_efficient_loading; the HF Trainer's fsdp_config
+   * cpu_ram_efficient_loading): from_pretrained materialises the checkpoint on rank 0 only and FSDP broadcasts it
+   * (sync_module_states). Under transformers 4 it sends a bitsandbytes 4-bit model's quantized weights to the host
+   * one by one (terms/bnb-load.ts). `accelerate launch` and `accelerate config` default to true, the HF Trainer's own
+   * fsdp_config to false. Unset: true (an assumption where it decides a 4-bit load).
+   */
+  fsdp_cpu_ram_efficient_loading: z.boolean().optional(),
+  /**
+   * How a bitsandbytes 4-bit model reaches FSDP1 (terms/bnb-load.ts): 'warmup', whole onto each GPU after
+   * transformers' caching_allocator_warmup (transformers 4.50 and later without CPU-RAM-efficient loading, all of 5);
+   * 'gpu', whole onto each GPU, each weight quantized there with no warm-up (transformers before 4.50, Answer.AI's
+   * fsdp_qlora with --low_memory false); 'host', each weight quantized on the GPU and sent to the host, FSDP1 building
+   * the units from there (transformers 4 under CPU-RAM-efficient loading, Answer.AI's fsdp_qlora by default). Unset:
+   * from transformers_version and fsdp_cpu_ram_efficient_loading.
+   */
+  bnb_load: z.enum(['warmup', 'gpu', 'host']).optional(),
+  /**
    * Gradient accumulation under FSDP with the gradient sync deferred to the last micro-batch (FSDP1 no_sync(), FSDP2
    * set_requires_gradient_sync(False)): what the HF Trainer, Accelerate's accumulate() and Lightning do, which keeps
    * every unsharded gradient from one micro-batch to the next. false: each micro-batch's gradients are reduce-scattered

@@ -556,9 +556,10 @@ function syncEachBatch(m: Mapping): boolean {
 }
 
 /**
- * fsdp_config={"use_orig_params": ...} (TrainingArguments; a `fsdp_` prefix on a key is stripped): passed to
- * Accelerate's plugin for FSDP1 only (transformers training_args.py fsdp_config.get("use_orig_params", "true")), so a
- * version 2 config leaves it unread. Other keys are not read here.
+ * fsdp_config={"use_orig_params": ..., "cpu_ram_efficient_loading": ...} (TrainingArguments; a `fsdp_` prefix on a key
+ * is stripped): use_orig_params is passed to Accelerate's plugin for FSDP1 only (transformers training_args.py
+ * fsdp_config.get("use_orig_params", "true")), so a version 2 config leaves it unread; cpu_ram_efficient_loading sets
+ * FSDP_CPU_RAM_EFFICIENT_LOADING for either. Other keys are not read here.
  */
 function fsdpConfig(m: Mapping): boolean {
   const { file, e } = m;
@@ -568,14 +569,18 @@ function fsdpConfig(m: Mapping): boolean {
     x.entries.find((i) => i.rawKey === k) ?? x.entries.find((i) => i.rawKey === `fsdp_${k}`);
   const version = find('version');
   const v = version ? file.valueOf(version) : undefined;
-  if (v?.k === 'lit' && String(v.v) === '2') return true;
-  const inner = find('use_orig_params');
-  if (inner)
-    emit({ ...m, e: inner }, 'fsdpUseOrigParams', (y) => {
+  const flag = (key: string, fact: 'fsdpUseOrigParams' | 'fsdpCpuRamEfficientLoading'): void => {
+    const inner = find(key);
+    if (!inner) return;
+    emit({ ...m, e: inner }, fact, (y) => {
       const word = y.k === 'lit' && (typeof y.v === 'string' || typeof y.v === 'number') ? String(y.v) : undefined;
       const b = word !== undefined ? wordBool(word) : undefined;
       return b ?? boolOf(file, y, inner);
     });
+  };
+  flag('cpu_ram_efficient_loading', 'fsdpCpuRamEfficientLoading');
+  if (v?.k === 'lit' && String(v.v) === '2') return true;
+  flag('use_orig_params', 'fsdpUseOrigParams');
   return true;
 }
 

@@ -96,6 +96,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_state_dict_type', 'fsdpStateDictType'),
   fromFact('fsdp_backward_prefetch', 'fsdpBackwardPrefetch'),
   fromFact('fsdp_use_orig_params', 'fsdpUseOrigParams', bool),
+  fromFact('fsdp_cpu_ram_efficient_loading', 'fsdpCpuRamEfficientLoading', bool),
   fromFact('saves_checkpoints', 'savesCheckpoints', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
   // Parallelism.
@@ -147,6 +148,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('fsdp_no_sync', 'fsdp_no_sync'),
   fromDefault('fsdp_backward_prefetch', 'fsdp_backward_prefetch'),
   fromDefault('fsdp_use_orig_params', 'fsdp_use_orig_params'),
+  fromDefault('fsdp_cpu_ram_efficient_loading', 'fsdp_cpu_ram_efficient_loading'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,

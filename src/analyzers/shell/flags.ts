@@ -343,6 +343,7 @@ export const ACCELERATE_FLAGS: Record<string, FlagSpec> = {
   fsdp_backward_prefetch_policy: PREFETCH_FLAG,
   // FSDP1 only ("true" unless given); accelerateFacts leaves it out under --fsdp_version 2.
   fsdp_use_orig_params: spec('fsdpUseOrigParams', 'bool'),
+  fsdp_cpu_ram_efficient_loading: spec('fsdpCpuRamEfficientLoading', 'bool'),
   dynamo_backend: spec('compile', 'str', (v) => [['compile', !/^no(ne)?$/i.test(String(v))]]),
 };
 export const ACCELERATE_BOOL = new Set([

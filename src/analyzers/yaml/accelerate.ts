@@ -252,6 +252,7 @@ function fsdp(
   }
   // FSDP1 only: FSDP2 always computes with the original parameters.
   if (!version || numOf(ctx.view(version)) !== 2) ctx.put('fsdpUseOrigParams', fsdpKey(f, 'use_orig_params'), asBool);
+  ctx.put('fsdpCpuRamEfficientLoading', fsdpKey(f, 'cpu_ram_efficient_loading'), asBool);
 }
 
 /** N-D parallelism (Accelerate >= 1.10): returns true when it makes FSDP hybrid. */

@@ -345,6 +345,15 @@ export class YamlCtx {
   }
 
   /**
+   * The HF Trainer's fsdp_config cpu_ram_efficient_loading (a `fsdp_` prefix is stripped): TrainingArguments sets
+   * Accelerate's plugin and FSDP_CPU_RAM_EFFICIENT_LOADING from it, "false" unless given (transformers training_args.py).
+   */
+  trainerCpuRamEfficient(fsdpCfg: Map<string, Entry>): void {
+    const e = fsdpCfg.get('cpu_ram_efficient_loading') ?? fsdpCfg.get('fsdp_cpu_ram_efficient_loading');
+    this.put('fsdpCpuRamEfficientLoading', e, asBool);
+  }
+
+  /**
    * The HF Trainer's accelerator_config (TrainingArguments; Axolotl passes its own through): with
    * gradient_accumulation_kwargs.sync_each_batch true every micro-batch reduces its gradients (no no_sync), false keeps
    * the Trainer's no_sync (transformers trainer.py, Accelerate GradientAccumulationPlugin).

@@ -158,6 +158,7 @@ function analyze(ctx: YamlCtx): void {
     asBackwardPrefetch,
   );
   ctx.trainerOrigParams(fsdpCfg);
+  ctx.trainerCpuRamEfficient(fsdpCfg);
   const fsdpCheckpointing = fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing');
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', fsdpCheckpointing, (v) => {

@@ -298,6 +298,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     asBackwardPrefetch,
   );
   ctx.trainerOrigParams(fsdpCfg);
+  ctx.trainerCpuRamEfficient(fsdpCfg);
   ctx.fsdpCheckpointing(fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'));
   ctx.put(
     'gradientCheckpointing',

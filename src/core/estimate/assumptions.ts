@@ -20,6 +20,7 @@ import {
 import type { PlanningContext } from './context';
 import { bitsandbytesKeepsInputs, checkpointReentrant } from '../terms/activations/kept-inputs';
 import { bitsandbytes4bit } from '../terms/quantization';
+import { olderThan } from '../util/version';
 
 /**
  * A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
@@ -77,22 +78,40 @@ export function defaultAssumptions(
 }
 
 /**
- * The transformers release, said where it decides how a bitsandbytes 4-bit model reaches FSDP1 (terms/bnb-load.ts) and
- * no file or pin gave it: a current one, which loads the model whole onto each GPU.
+ * How a bitsandbytes 4-bit model reaches FSDP1 (terms/bnb-load.ts), said where no file or pin gave what decides it:
+ * the transformers release (unset: a current one, which loads the model whole onto each GPU after the warm-up), and
+ * under transformers 4 FSDP's CPU-RAM-efficient loading (unset: on, as `accelerate launch` runs it).
  */
 function fourBitLoadDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
   const q = setup.quantization;
-  if (ctx.lean || setup.transformers_version !== undefined || !q || !bitsandbytes4bit(q)) return;
+  if (ctx.lean || setup.bnb_load !== undefined || !q || !bitsandbytes4bit(q)) return;
   if (setup.fsdp === 'none' || setup.fsdp_version === 2 || (setup.zero_stage ?? 0) > 0) return;
+  if (setup.transformers_version === undefined) {
+    ctx.notes.assumptions.push({
+      key: 'transformers_version',
+      value: 'current (5.x)',
+      source:
+        "VRAM Lens default: a current release, which loads the 4-bit model whole onto each GPU after its allocator's " +
+        'warm-up, so the quantization constants pin the segments FSDP1 frees when it shards it; transformers 4 under ' +
+        "FSDP's CPU-RAM-efficient loading sent each quantized weight to the host: set transformers_version for an " +
+        'earlier one',
+    });
+    return;
+  }
+  const p = ctx.provenance.fsdp_cpu_ram_efficient_loading;
+  if (!olderThan(setup.transformers_version, 5, 0)) return;
+  if (setup.fsdp_cpu_ram_efficient_loading !== undefined && (!p || p.kind !== 'default')) return;
   ctx.notes.assumptions.push({
-    key: 'transformers_version',
-    value: 'current (5.x)',
-    source:
-      "VRAM Lens default: a current release, which loads the 4-bit model whole onto each GPU after its allocator's " +
-      'warm-up, so the quantization constants pin the segments FSDP1 frees when it shards it; transformers 4 under ' +
-      "FSDP's CPU-RAM-efficient loading sent each quantized weight to the host: set transformers_version for an " +
-      'earlier one',
+    key: 'fsdp_cpu_ram_efficient_loading',
+    value: String(setup.fsdp_cpu_ram_efficient_loading ?? true),
+    source: defaultSource(
+      p,
+      '`accelerate launch`\'s default (--fsdp_cpu_ram_efficient_loading "true", accelerate commands/launch.py) and ' +
+        'what `accelerate config` writes: transformers 4 then sends each quantized weight to the host as it loads and ' +
+        "FSDP1 builds the units from there; the HF Trainer's own fsdp_config defaults to false, which loads the model " +
+        'whole onto each GPU: set fsdp_cpu_ram_efficient_loading',
+    ),
   });
 }
 

@@ -107,7 +107,7 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   if (!ledger) return NO_POOLS;
   const on = sideStreamPools(ctx);
   // A 4-bit model loaded whole and then sharded is built by its load (terms/bnb-load.ts, the load-cache term).
-  const units = bnbLoadModel(ctx) ? undefined : fsdpInitUnits(ctx, inv.largestBlock, inv.embedding, inv.head);
+  const units = bnbLoadModel(ctx) ? undefined : fsdpInitUnits(ctx, inv.largestBlock);
   const initCached = units ? initCacheBytes(units) : 0;
   const shardGradBytes = on.reduceScatter ? Math.round((inv.trainable * gradBytes) / (tp * shardGrads)) : 0;
   const capacity = on.allGather ? Math.round(ledger.unitCapacity) : 0;

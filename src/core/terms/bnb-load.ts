@@ -18,6 +18,7 @@
 // QLoRA over 2 ranks keeps 24.8 GB of free blocks in segments pinned by 1.0 GB of constants.
 // Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
+import type { TrainingSetup } from '../setup';
 import { olderThan } from '../util/version';
 import { memo, memoByObject } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
@@ -35,8 +36,12 @@ export interface BnbLoadModel {
   readonly linears: readonly number[];
   /** A decoder layer's other tensors (norm scales, unquantized weights) in bytes, each its own allocation. */
   readonly layerOther: readonly number[];
-  /** The token embeddings (loaded first) and the untied head (loaded last, 0 when tied), in bytes. */
+  /**
+   * The root unit's tensors in bytes: the token embeddings (loaded first), the final norm (after the layers) and the
+   * untied head (loaded last, 0 when tied).
+   */
   readonly embedding: number;
+  readonly finalNorm: number;
   readonly head: number;
   /** Bytes per element of the checkpoint's 16-bit values. */
   readonly valueBytes: number;
@@ -62,6 +67,9 @@ export interface BnbLoadReplay {
   readonly allocated: number;
 }
 
+/** The three ways a 4-bit model reaches FSDP1 (setup bnb_load). */
+export type BnbLoadMode = NonNullable<TrainingSetup['bnb_load']>;
+
 const total = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0);
 
 /** One weight's quantization on the GPU; returns the packed codes (the constants stay allocated, with no handle). */
@@ -83,22 +91,23 @@ function quantize(allocator: CachingAllocator, elements: number, m: BnbLoadModel
 /** The load and FSDP1's sharding of it on `allocator` (the compute stream). */
 export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void {
   const layerBytes = total(m.linears) / 2 + total(m.layerOther);
-  if (m.warmup) allocator.free(allocator.malloc(m.layers * layerBytes + m.embedding + m.head));
+  const rootBytes = m.embedding + m.finalNorm + m.head;
+  if (m.warmup) allocator.free(allocator.malloc(m.layers * layerBytes + rootBytes));
   if (m.host) {
     for (let l = 0; l < m.layers; l++) for (const n of m.linears) allocator.free(quantize(allocator, n, m));
     const units = { layer: [], root: [], unshardedRatio: 1, shards: m.shards, offload: m.offload };
     const layerTensors = [...m.linears.map((n) => n / 2), ...m.layerOther];
     for (let l = 0; l < m.layers; l++) buildUnit(allocator, layerTensors, units);
-    if (m.embedding + m.head > 0) buildUnit(allocator, [m.embedding, m.head], units);
+    if (rootBytes > 0) buildUnit(allocator, [m.embedding, m.finalNorm, m.head], units);
     return;
   }
   const embedding = m.embedding > 0 ? [allocator.malloc(m.embedding)] : [];
   const layers: Allocation[][] = [];
   for (let l = 0; l < m.layers; l++)
     layers.push([...m.linears.map((n) => quantize(allocator, n, m)), ...m.layerOther.map((b) => allocator.malloc(b))]);
-  const root = [...embedding, ...(m.head > 0 ? [allocator.malloc(m.head)] : [])];
+  const root = [...embedding, ...[m.finalNorm, m.head].filter((b) => b > 0).map((b) => allocator.malloc(b))];
   for (const loaded of layers) shardUnit(allocator, loaded, layerBytes, m);
-  if (root.length > 0) shardUnit(allocator, root, m.embedding + m.head, m);
+  if (root.length > 0) shardUnit(allocator, root, rootBytes, m);
 }
 
 function replayLoad(m: BnbLoadModel): BnbLoadReplay {
@@ -116,6 +125,7 @@ export const bnbLoadKey = (m: BnbLoadModel): string =>
     m.linears.join(','),
     m.layerOther.join(','),
     m.embedding,
+    m.finalNorm,
     m.head,
     m.valueBytes,
     +m.doubleQuant,
@@ -126,6 +136,21 @@ export const bnbLoadKey = (m: BnbLoadModel): string =>
   ].join('|');
 
 export const bnbLoadReplay = memo(replayLoad, { key: bnbLoadKey, limit: 64 });
+
+/**
+ * How the 4-bit model reaches FSDP1 (setup bnb_load), else from the releases: transformers 5 loads it whole onto each
+ * GPU after the warm-up; transformers 4 under FSDP's CPU-RAM-efficient loading (fsdp_cpu_ram_efficient_loading, unset:
+ * on, as `accelerate launch` has it) sends each quantized weight to the host; without it, 4.50 and later load it whole
+ * after the warm-up, earlier releases with none.
+ */
+export function bnbLoadMode(
+  setup: Pick<TrainingSetup, 'bnb_load' | 'transformers_version' | 'fsdp_cpu_ram_efficient_loading'>,
+): BnbLoadMode {
+  if (setup.bnb_load) return setup.bnb_load;
+  if (!olderThan(setup.transformers_version, 5, 0)) return 'warmup';
+  if (setup.fsdp_cpu_ram_efficient_loading !== false) return 'host';
+  return olderThan(setup.transformers_version, 4, 50) ? 'gpu' : 'warmup';
+}
 
 /**
  * The load of this run, or undefined where no bitsandbytes 4-bit model is loaded whole onto the GPU and then sharded
@@ -150,6 +175,7 @@ function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
     linearParams += perLayer * mod.inFeatures * mod.outFeatures;
   }
   const { weightBytes } = ctx.dtypes;
+  const mode = bnbLoadMode(setup);
   const rest = Math.max(0, Math.round((inventory.blocks - inventory.finalNorm) / a.layers) - linearParams);
   const layerOther: number[] = [];
   for (let left = rest; left > 0; left -= a.hidden) layerOther.push(Math.min(a.hidden, left) * weightBytes);
@@ -158,11 +184,12 @@ function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
     linears,
     layerOther,
     embedding: inventory.embedding * weightBytes,
+    finalNorm: inventory.finalNorm * weightBytes,
     head: inventory.head * weightBytes,
     valueBytes: weightBytes,
     doubleQuant: q.double_quant ?? false,
-    warmup: !olderThan(setup.transformers_version, 4, 50),
-    host: olderThan(setup.transformers_version, 5, 0),
+    warmup: mode === 'warmup',
+    host: mode === 'host',
     shards: Math.max(1, shardParams),
     offload: fsdpOffload,
   };

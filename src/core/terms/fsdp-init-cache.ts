@@ -82,14 +82,10 @@ function replayInit(u: FsdpInitUnits): number {
 /**
  * The FSDP1 units of this run, or undefined where FSDP1 does not build units on the GPU (no FSDP, FSDP2, ZeRO).
  * A decoder layer's tensors are its linear weights (the per-layer modules' in x out, quantized ones in their packed
- * bytes as FSDP-QLoRA stores them) and the rest of the unit as one tensor; the root has the embeddings and the head.
+ * bytes as FSDP-QLoRA stores them) and the rest of the unit as one tensor; the root has the embeddings, the final norm
+ * and the head (the root module's own parameters in module order).
  */
-export function fsdpInitUnits(
-  ctx: EstimateContext,
-  blockUnitParams: number,
-  embedding: number,
-  head: number,
-): FsdpInitUnits | undefined {
+export function fsdpInitUnits(ctx: EstimateContext, blockUnitParams: number): FsdpInitUnits | undefined {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { fsdp, zeroStage, shardParams, fsdpOffload } = ctx.sharding;
   if (!fsdp || zeroStage > 0 || setup.fsdp_version === 2 || blockUnitParams <= 0) return undefined;
@@ -112,7 +108,8 @@ export function fsdpInitUnits(
   }
   const rest = Math.max(0, blockUnitParams - linearParams);
   if (rest > 0) layer.push(rest * wb);
-  const root = [embedding / tp, head / tp].filter((p) => p > 0).map((p) => p * wb);
+  const { embedding, finalNorm, head } = ctx.model.inventory;
+  const root = [embedding / tp, finalNorm, head / tp].filter((p) => p > 0).map((p) => p * wb);
   return {
     layer,
     root,

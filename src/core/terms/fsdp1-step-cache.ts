@@ -504,17 +504,13 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
   });
   if (!walked) return undefined;
   const bnbLoad = bnbLoadModel(ctx);
-  const units = fsdpInitUnits(ctx, sum(base), inv.embedding, inv.head);
+  const units = fsdpInitUnits(ctx, sum(base));
   if (!units) return undefined;
   // A 4-bit layer's flat parameter holds the packed codes in the weights' dtype: its elements are its bytes over that.
   const layerElements = bnbLoad ? sum(units.layer) / weightBytes : sum(base);
   const adapterElements = sum(adapters);
   // The root's own parameters in module order: the embeddings, the final norm, the untied head.
-  const build = {
-    ...units,
-    root: [inv.embedding, a.hidden, inv.head].filter((e) => e > 0).map((e) => e * weightBytes),
-  };
-  const rootParameters = [inv.embedding, a.hidden, inv.head].filter((e) => e > 0);
+  const rootParameters = [inv.embedding, inv.finalNorm, inv.head].filter((e) => e > 0);
   const rootElements = sum(rootParameters);
   // Each adapter is a unit of its own: one parameter, sharded whole.
   const adapterPieces = adapters.map((e) => Math.ceil(e / world));
@@ -545,7 +541,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
       trained: full ? layerElements : adapterElements,
       pieces: full ? pieces(base) : adapterPieces,
     },
-    build,
+    build: units,
     bnbLoad,
     storageBytes: weightBytes,
     paramBytes: computeBytes,

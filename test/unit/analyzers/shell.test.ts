@@ -221,6 +221,10 @@ describe('shell analyzer: launchers and world size', () => {
     checkFacts('accelerate launch --use_fsdp --fsdp_backward_prefetch_policy NO_PREFETCH t.py\n', [
       ['fsdpBackwardPrefetch', 'none', '--fsdp_backward_prefetch_policy', 'NO_PREFETCH'],
     ]);
+    // accelerate commands/launch.py: --fsdp_cpu_ram_efficient_loading, type str, default "true".
+    checkFacts('accelerate launch --use_fsdp --fsdp_cpu_ram_efficient_loading false t.py\n', [
+      ['fsdpCpuRamEfficientLoading', false, '--fsdp_cpu_ram_efficient_loading', 'false'],
+    ]);
     // accelerate commands/launch.py: --fsdp_use_orig_params, type str, default "true"; FSDP1 only.
     checkFacts('accelerate launch --use_fsdp --fsdp_offload_params true --fsdp_use_orig_params false t.py\n', [
       ['fsdpUseOrigParams', false, '--fsdp_use_orig_params', 'false'],

@@ -125,6 +125,16 @@ describe('analyzeAccelerateYaml', () => {
     assert.ok(!r.facts.some((f) => f.key === 'fsdpBackwardPrefetch'));
   });
 
+  it('reads fsdp_cpu_ram_efficient_loading, under FSDP1 and FSDP2', () => {
+    // accelerate utils/launch.py: FSDP_CPU_RAM_EFFICIENT_LOADING from the config's fsdp_cpu_ram_efficient_loading; read
+    // by transformers' from_pretrained whatever the FSDP version.
+    const text = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_cpu_ram_efficient_loading: false\n';
+    checkFacts(analyzeAccelerateYaml(text), text, [
+      ['fsdpCpuRamEfficientLoading', false, 'fsdp_cpu_ram_efficient_loading', 'false'],
+    ]);
+    const v2 = 'distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_cpu_ram_efficient_loading: true\n';
+    checkFacts(analyzeAccelerateYaml(v2), v2, [['fsdpCpuRamEfficientLoading', true, 'fsdp_cpu_ram_efficient_loading']]);
+  });
   it("reads FSDP1's use_orig_params with or without its prefix, as booleans or strings; a wrong value; not under FSDP2", () => {
     // accelerate utils/dataclasses.py: use_orig_params = str_to_bool(os.environ.get("FSDP_USE_ORIG_PARAMS", ...)), the
     // launcher setting FSDP_USE_ORIG_PARAMS from the config's fsdp_use_orig_params (utils/launch.py).

@@ -138,6 +138,21 @@ describe('analyzeHfYaml', () => {
     );
   });
 
+  it("reads fsdp_config's cpu_ram_efficient_loading; unset, the Trainer's false is a default with its source", () => {
+    // transformers training_args.py: cpu_ram_efficient_loading = str(self.fsdp_config.get("cpu_ram_efficient_loading",
+    // "false")).lower(), set as FSDP_CPU_RAM_EFFICIENT_LOADING.
+    const text = 'fsdp: full_shard\nfsdp_config:\n  cpu_ram_efficient_loading: true\n';
+    checkFacts(analyzeHfYaml(text), text, [['fsdpCpuRamEfficientLoading', true, 'cpu_ram_efficient_loading', 'true']]);
+    const prefixed = 'fsdp: full_shard\nfsdp_config:\n  fsdp_cpu_ram_efficient_loading: "false"\n';
+    checkFacts(analyzeHfYaml(prefixed), prefixed, [
+      ['fsdpCpuRamEfficientLoading', false, 'fsdp_cpu_ram_efficient_loading'],
+    ]);
+    const unset = resolveText('args.yaml', 'model_name_or_path: meta-llama/Llama-2-7b-hf\nfsdp: full_shard\n', {
+      gpusPerNode: 2,
+    });
+    assert.equal(unset.setup?.fsdp_cpu_ram_efficient_loading, false);
+    assert.equal(unset.provenance?.fsdp_cpu_ram_efficient_loading?.kind, 'default');
+  });
   it("reads fsdp_config's use_orig_params, with or without the fsdp_ prefix; unset, the Trainer's true is an assumption", () => {
     // transformers training_args.py: fsdp_plugin_args["use_orig_params"] = str_to_bool(str(self.fsdp_config.get(
     // "use_orig_params", "true")).lower()), for FSDP1 only.

@@ -6,7 +6,7 @@
 // 20 MiB segments, larger ones a segment of their own; the best-fitting free block is split when more than 1 MiB is
 // left. The GPU figures are the fixture's (test/fixtures/truth/gpu.json).
 import * as assert from 'node:assert/strict';
-import { type BnbLoadModel, bnbLoadReplay } from '../../../src/core/terms/bnb-load';
+import { type BnbLoadModel, bnbLoadMode, bnbLoadReplay } from '../../../src/core/terms/bnb-load';
 import { run, setupFor } from '../helpers';
 
 const MiB = 2 ** 20;
@@ -18,6 +18,7 @@ const ONE_WEIGHT: BnbLoadModel = {
   linears: [8192 * 8192],
   layerOther: [],
   embedding: 0,
+  finalNorm: 0,
   head: 0,
   valueBytes: 2,
   doubleQuant: true,
@@ -93,8 +94,58 @@ describe('bnb-load: in the estimate', () => {
   it('with CPU offload the pinned segments dominate: several times the peak allocated', () => {
     // H100, no warm-up (gpu/llama-2-70b-qlora-...-offload-...): 10.13 GiB allocated, 39.04 GiB reserved.
     const est = run(
-      setupFor('meta-llama/Llama-2-70b-hf', { ...recipe, offload_params: 'cpu', offload_optimizer: 'cpu' }),
+      setupFor('meta-llama/Llama-2-70b-hf', {
+        ...recipe,
+        offload_params: 'cpu',
+        offload_optimizer: 'cpu',
+        bnb_load: 'gpu',
+      }),
     ).perGpu;
     assert.ok(est.reservedBytes > 3 * est.peakBytes, `${est.reservedBytes} vs ${est.peakBytes}`);
+  });
+  it('under transformers 4 says which loading it takes: CPU-RAM-efficient, as accelerate launch runs it', () => {
+    const assumed = (e: ReturnType<typeof run>): string | undefined =>
+      e.assumptions.find((a) => a.key === 'fsdp_cpu_ram_efficient_loading')?.value;
+    const v4 = { ...recipe, transformers_version: '4.46' };
+    assert.equal(assumed(run(setupFor('meta-llama/Llama-2-70b-hf', v4))), 'true');
+    const named = run(setupFor('meta-llama/Llama-2-70b-hf', { ...v4, fsdp_cpu_ram_efficient_loading: false }));
+    assert.equal(assumed(named), undefined);
+    // Loaded whole onto each GPU (no warm-up before 4.50): the constants pin the segments FSDP1 frees, as measured
+    // (gpu/llama-2-70b-qlora-s2048-b2-ckpt-fsdp1plugin-w2-all-linear-...: 50.45 GB reserved at 29.6 GB allocated).
+    assert.ok(named.perGpu.reservedBytes > 1.5 * named.perGpu.peakBytes, `${named.perGpu.reservedBytes}`);
+  });
+});
+
+describe('bnb-load: how the model reaches FSDP1', () => {
+  it('takes bnb_load where the setup names it', () => {
+    assert.equal(bnbLoadMode({ bnb_load: 'gpu', transformers_version: '5.2' }), 'gpu');
+  });
+  it("transformers 5 loads it whole onto each GPU after the allocator's warm-up", () => {
+    assert.equal(bnbLoadMode({}), 'warmup');
+    assert.equal(bnbLoadMode({ transformers_version: '5.0', fsdp_cpu_ram_efficient_loading: true }), 'warmup');
+  });
+  it('transformers 4 under CPU-RAM-efficient loading (unset: on) sends each quantized weight to the host', () => {
+    // transformers 4.57.6 modeling_utils.py _load_state_dict_into_meta_model: `value.data.to(device)` with device "cpu"
+    // on local rank 0, "meta" elsewhere; the quant_state stays where it was made.
+    assert.equal(bnbLoadMode({ transformers_version: '4.57' }), 'host');
+    assert.equal(bnbLoadMode({ transformers_version: '4.39', fsdp_cpu_ram_efficient_loading: true }), 'host');
+  });
+  it('without it, whole onto each GPU: after the warm-up from 4.50 (caching_allocator_warmup), with none before', () => {
+    assert.equal(bnbLoadMode({ transformers_version: '4.57', fsdp_cpu_ram_efficient_loading: false }), 'warmup');
+    assert.equal(bnbLoadMode({ transformers_version: '4.49', fsdp_cpu_ram_efficient_loading: false }), 'gpu');
+  });
+});
+
+describe('bnb-load: the root unit holds the final norm', () => {
+  it('the root is flattened from the embeddings, the final norm and the head: 618 MiB reserved', () => {
+    // ONE_WEIGHT with a 100 MiB embedding, an 8 KiB final norm and a 100 MiB head (FSDP1's root unit holds the root
+    // module's own parameters in module order; the GPU histories flatten 2 x 128,256 x 4,096 + 4,096 elements for
+    // Llama-3.1-8B). Load: the embedding a 100 MiB segment; the weight as in the first case (128 + 20 + 32 + 2 MiB);
+    // the norm in the small segment; the head split from the freed 128 MiB value block. Wrap: the layer's 32 MiB flat
+    // copy a segment of its own, its 16 MiB shard split from the 20 MiB one; the root's flat copy, 200 MiB + 8 KiB,
+    // rounds to a 202 MiB segment, its shard (100 MiB + 4 KiB) to a 102 MiB one. 100 + 128 + 20 + 32 + 2 + 32 + 202 +
+    // 102 = 618 MiB (without the norm the root's two would be 200 and 100).
+    const r = bnbLoadReplay({ ...ONE_WEIGHT, embedding: 100 * MiB, finalNorm: 8 * KiB, head: 100 * MiB });
+    assert.equal(r.reserved, 618 * MiB);
   });
 });
