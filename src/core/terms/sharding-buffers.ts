@@ -497,7 +497,16 @@ function fsdpLayerBuffers(
   // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
   // Adapters inside FSDP1 layer units compute the whole unit's gradient (estimate/fsdp-units.ts).
   const wholeUnit = setup.method === 'full' || adaptersInLayerUnits(ctx);
-  const unitTrain = wholeUnit ? unit.grads : inv.trainable / Math.max(1, a.layers);
+  // With each adapter a unit of its own (PEFT's policy under FSDP1), an adapter's post-backward hook reduce-scatters
+  // its gradient as soon as it is made: one adapter's unsharded gradient at a time, the largest (CPU truth
+  // qlora/llama-wide-w2-fsdp1-qlora-all-ckpt-reentrant: 44,032 x 2 B at the first layer's down_proj backward).
+  const oneAdapter = !wholeUnit && adaptersInOwnUnits(setup) && inv.savedModules === 0;
+  const layerAdapters = inv.trainable / Math.max(1, a.layers);
+  const unitTrain = wholeUnit
+    ? unit.grads
+    : oneAdapter
+      ? Math.min(inv.largestTrainableTensor, layerAdapters)
+      : layerAdapters;
   // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
   const reduceUnit = wholeUnit ? unit.params : unitTrain;
   const reduceCopy = masterCopy || wb === 4 ? 4 : 0;

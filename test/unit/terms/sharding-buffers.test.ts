@@ -56,6 +56,40 @@ describe('estimate: FSDP and ZeRO-3 gather quantized layers as stored', () => {
   });
 });
 
+describe("estimate: FSDP1 reduce-scatters each adapter unit's gradient as it is made", () => {
+  // PEFT's wrapping policy makes every LoRA Linear (lora_A, lora_B) a unit of its own: its post-backward hook
+  // reduce-scatters its gradient once autograd has made it (torch/distributed/fsdp/_runtime_utils.py
+  // _post_backward_hook), so one adapter's unsharded gradient is alive at a time. Llama-3.1-8B, r 16 on every linear
+  // layer: the largest adapter matrix is 16 x 14,336 = 229,376 params (gate's and up's lora_B, down's lora_A), x 2 B.
+  // CPU truth qlora/llama-wide-w2-fsdp1-qlora-all-ckpt-reentrant: one 44,032 x 2 B gradient (r 16 x 2,752) at the
+  // first layer's down_proj backward, not the layer's 295,936. (torch's non-foreach AdamW keeps the FSDP1 replay out,
+  // and 256 tokens put the backward's high point between two layers, where the gradient is held.)
+  const s = setupFor('meta-llama/Llama-3.1-8B', {
+    method: 'lora',
+    optimizer: 'adamw_hf',
+    weights_dtype: 'bf16',
+    mixed_precision: 'bf16',
+    lora: { r: 16, target_modules: 'all-linear' },
+    fsdp: 'full_shard',
+    fsdp_version: 1,
+    fsdp_backward_prefetch: 'none',
+    fsdp_use_orig_params: false,
+    gpus_per_node: 8,
+    micro_batch_size: 1,
+    seq_len: 256,
+    gradient_checkpointing: 'full',
+  });
+  const unsharded = (e: ReturnType<typeof run>): number => component(phase(e, 'backward'), 'gathered-grads');
+  it("holds the largest adapter unit's unsharded gradient, not the layer's adapters", () => {
+    assert.equal(unsharded(run(s)), 229_376 * 2);
+  });
+  it("adapters inside their layer's unit make the whole unit's gradient", () => {
+    // fsdp_adapters_wrapped: false: the layer's 218,112,000 parameters' gradient in the unit's flat gradient.
+    const inLayer = run({ ...s, fsdp_adapters_wrapped: false, fsdp_use_orig_params: true });
+    assert.ok(unsharded(inLayer) > 218_000_000 * 2, `${unsharded(inLayer)}`);
+  });
+});
+
 describe("estimate: ZeRO's gradient buckets are made whole (contiguous_gradients)", () => {
   // DeepSpeed copies gradients into a flat bucket of reduce_bucket_size elements in the 16-bit dtype, allocated whole
   // whatever the trainable count: ZeRO-1/2 at each backward's first gradient, before DeepSpeed 0.18.2 as the backward
