@@ -595,7 +595,15 @@ export function recipeDefaults(text: CaseText, s: Setup, source: CaseSource = {}
     /^huggingface\/peft$/i.test(source.repo ?? '') &&
     /accelerate\/fsdp|examples\/sft/i.test(`${source.path} ${source.url}`);
   const peftSft = named.test(words) || documented;
-  return peftSft && s.fsdp !== undefined && s.fsdp !== 'none' ? { fsdp_state_dict_type: 'sharded' } : {};
+  // Answer.AI's fsdp_qlora train.py (AnswerDotAI/fsdp_qlora@05ed9f2) builds its config with use_cache = False and keeps
+  // the forward's output (its logits) until after the backward (`output = None` there).
+  const answerAi = /fsdp[_-]qlora|answer\.?ai/i.test(words)
+    ? ({ loop_keeps_outputs: 'step', use_cache: false } as const)
+    : {};
+  return {
+    ...answerAi,
+    ...(peftSft && s.fsdp !== undefined && s.fsdp !== 'none' ? { fsdp_state_dict_type: 'sharded' } : {}),
+  };
 }
 
 /** Where a case's figure was published: the repository and the file or page. */

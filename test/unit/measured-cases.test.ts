@@ -287,6 +287,17 @@ describe('published cases: the readers of a case description', () => {
     });
   });
 
+  it("Answer.AI's fsdp_qlora train.py: no KV cache, and the forward's output kept through the backward", () => {
+    // AnswerDotAI/fsdp_qlora@05ed9f2 train.py: cfg.use_cache = False; `output = model(...)`, loss.backward(), then
+    // `output = None`.
+    const answerAi = text('Answer.AI fsdp_qlora train.py (custom FSDP loop), bitsandbytes 0.43');
+    assert.deepEqual(recipeDefaults(answerAi, { fsdp: 'full_shard' }), {
+      loop_keeps_outputs: 'step',
+      use_cache: false,
+    });
+    assert.deepEqual(recipeDefaults(text('custom FSDP loop'), { fsdp: 'full_shard' }), {});
+  });
+
   it("Accelerate's FSDP preparation: the fp32 upcast from 0.30 (FSDP1) and 1.6 (FSDP2), no_sync before 1.11", () => {
     const bf16 = { weights_dtype: 'bf16', mixed_precision: 'bf16', fsdp: 'full_shard' } as const;
     assert.deepEqual(accelerateFsdp('hf-trainer', { ...bf16, accelerate_version: '0.30' }), { master_weights: true });
