@@ -935,6 +935,10 @@ def write_suite(name, points):
     os.makedirs(d)
     overrides = {}
     for pid, (s, harness) in points.items():
+        # The harness's reentrant checkpointing is what ran: the scenario says it to the estimator.
+        reentrant = {**SUITE_DEFAULTS[name], **(harness or {})}.get("reentrant")
+        if reentrant and s.get("gradient_checkpointing", "none") != "none":
+            s = {**s, "checkpoint_reentrant": True}
         with open(os.path.join(d, pid + ".vram.yaml"), "w") as f:
             f.write(f"# truth point {name}/{pid}: see tools/truth/README.md\n")
             for key, value in s.items():

@@ -140,6 +140,12 @@ export class Tape {
   private readonly contextHeld = new Set<number>();
   /** How many allocations were made when a tensor was last packed for backward (save, saveExtra): -1 before any. */
   private lastPack = -1;
+  /** How many times each storage was kept for backward (by save, holdInContext or its dedupe). */
+  private readonly keptBy = new Map<number, number>();
+  /** Linear ops so far (base layers and adapters). */
+  private linears = 0;
+  /** The input of the last LoRA branch, and how many linear ops had run once it had. */
+  private lastLoraInput: { storage: number; bytes: number; linears: number } | undefined;
 
   /**
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
@@ -219,6 +225,7 @@ export class Tape {
 
   /** Records a tensor kept for backward, once (by storage). */
   private record(t: Tensor): void {
+    this.keptBy.set(t.storage, (this.keptBy.get(t.storage) ?? 0) + 1);
     if (this.saved.has(t.storage)) return;
     this.saved.set(t.storage, { what: t.what, bytes: t.storageBytes });
     this.savedBytes += t.storageBytes;
@@ -232,6 +239,22 @@ export class Tape {
   holdInContext(t: Tensor): void {
     this.record(t);
     this.contextHeld.add(t.storage);
+  }
+
+  /** A LoRA branch's input (after its dropout), once its lora_B has run. */
+  noteLoraInput(x: Tensor): void {
+    this.lastLoraInput = { storage: x.storage, bytes: x.storageBytes, linears: this.linears };
+  }
+
+  /**
+   * What the block's backward releases before its first high point: the input of the block's last linear op's LoRA
+   * branch, where only that branch keeps it. The branch's nodes were made after the base layer's, so autograd runs
+   * them first (higher sequence numbers), and its lora_A node frees the input before the base layer's backward runs.
+   */
+  releasedFirst(): number {
+    const l = this.lastLoraInput;
+    if (!l || l.linears !== this.linears || this.keptBy.get(l.storage) !== 1) return 0;
+    return l.bytes;
   }
 
   /** Bytes held as ctx attributes (holdInContext), less the block's input (counted on its own by checkpointing). */
@@ -304,6 +327,7 @@ export class Tape {
    * parameter and costs nothing extra, except under autocast where its 16-bit copy is kept until backward.
    */
   linear(x: Tensor, w: Weight, outFeatures: number, what: string): Tensor {
+    this.linears++;
     if (w.notAutocast) return this.groupedMm(x, w, outFeatures, what);
     if (x.rg && this.mode === 'amp' && w.bytesPerElem === 4) {
       // Autocast casts fp32 weights to 16 bits for the matmul; mm keeps the copy for the input's gradient. Its

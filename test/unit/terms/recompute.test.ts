@@ -99,6 +99,21 @@ describe("recompute: the recomputed layer's own high point", () => {
     near(bwd.allocatedBytes, truthPeak(id), 0.02, 'backward peak against the loop');
   });
 
+  it("reentrant checkpointing: the layer's backward opens with down_proj's LoRA branch, which frees its input", () => {
+    // CPU truth qlora/llama-wide-w2-fsdp1-qlora-all-ckpt-reentrant (hidden 1,024, MLP 2,752, 256 tokens, QLoRA r 16 on
+    // every linear layer, no dropout, FSDP1 over 2 ranks): the peak is the first layer's down_proj MatMul4BitBackward,
+    // after lora_A's MmBackward0 (made later in the forward, so run first) has released the product that only it kept
+    // (bitsandbytes 0.50 keeps no input). The recomputed layer is the layer's saved tensors less that product,
+    // 256 x 2,752 x 2 B = 1,409,024 B; the non-reentrant form (the same scenario without the flag) keeps the whole set.
+    const id = 'qlora/llama-wide-w2-fsdp1-qlora-all-ckpt-reentrant';
+    const recomputed = (e: ReturnType<typeof run>): number =>
+      phase(e, 'backward').components.find((c) => c.label === 'Recomputed layer (checkpointing)')?.bytes ?? 0;
+    const reentrant = run(truthSetup(id));
+    const nonReentrant = run(truthSetup(id, { checkpoint_reentrant: false }));
+    assert.equal(recomputed(nonReentrant) - recomputed(reentrant), 256 * 2752 * 2);
+    near(phase(reentrant, 'backward').allocatedBytes, truthPeak(id), 0.01, 'backward peak against the loop');
+  });
+
   it('without checkpointing there is no recompute point', () => {
     const bwd = phase(run(truthSetup('layer/llama-lora-all-bf16')), 'backward');
     assert.equal(

@@ -358,8 +358,10 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
       : {};
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
+  const releasedFirst = a.family === 't5' ? 0 : tape.releasedFirst();
   return {
     bytesPerLayer,
+    ...(releasedFirst > 0 ? { releasedFirstBytes: releasedFirst } : {}),
     entries,
     backwardWorkingBytes,
     workingWithMlpGradientsBytes,

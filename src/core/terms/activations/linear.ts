@@ -152,6 +152,7 @@ function adaptedLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: n
     bytesPerElem: lora.dtypeBytes,
   };
   const yb = tape.linear(ya, B, outFeatures, `${name} lora_B output`);
+  tape.noteLoraInput(xa);
   // Module._call_impl holds the input in its args, and the forward its adapter-dtype cast in a local, until it returns.
   if (lora.dora) {
     const out = doraProducts(bc, { x: xa, y, yb, w, dtypeBytes: lora.dtypeBytes, dropout: lora.dropout, what }, norm);

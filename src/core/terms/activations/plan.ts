@@ -190,6 +190,11 @@ export type Kernels = 'pytorch' | 'liger' | 'unsloth';
 export interface LayerActivations {
   /** Bytes saved for backward by one block (the average block for MoE / T5 stacks). */
   readonly bytesPerLayer: number;
+  /**
+   * Of bytesPerLayer, what the block's backward releases before its first high point: the input of its last linear
+   * op's LoRA branch, kept by that branch only (Tape.releasedFirst). Unset: none.
+   */
+  readonly releasedFirstBytes?: number;
   /** What one block saves, for the formula view. */
   readonly entries: readonly SavedEntry[];
   /** Bytes one block's backward needs on top (gradients of its intermediates), at its largest op. */

@@ -552,7 +552,11 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   if (ck === 'full') {
     actBytes = ckLayers * layer.layerInputBytes * inFlight;
     // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
-    recompute = freezeLayer ? perLayerFull : (layer.largestLayerBytes ?? perLayerFull);
+    // Reentrant checkpointing recomputes the whole layer before its backward starts; the backward's first op, the last
+    // linear's LoRA branch, then releases that linear's input where only the branch keeps it (Tape.releasedFirst): the
+    // layer's backward high points hold the rest.
+    const released = checkpointReentrant(setup) ? (layer.releasedFirstBytes ?? 0) : 0;
+    recompute = freezeLayer ? perLayerFull : (layer.largestLayerBytes ?? perLayerFull - released);
     actFormula = () =>
       `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input ` +
       `(b·s·h·${layer.layerInputBytes / ((T * a.hidden) / (setup.sequence_parallel ? tp : 1))} B)`;
