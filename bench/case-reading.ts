@@ -590,10 +590,11 @@ export function recipeDefaults(text: CaseText, s: Setup, source: CaseSource = {}
   const words = `${text.framework} ${text.notes}`;
   const named =
     /peft\b[^.;]*(examples\/sft|fsdp_config)|(examples\/sft|fsdp_config)[^.;]*\bpeft|run_peft_(qlora_)?fsdp/i;
-  // PEFT's own page for the recipe (docs/source/accelerate/fsdp.md) documents runs of these configs.
+  // PEFT's own page for the recipe (docs/source/accelerate/fsdp.md) documents runs of these configs; an SFT run that
+  // PEFT's repository publishes is that recipe's (examples/sft is its SFTTrainer script).
   const documented =
     /^huggingface\/peft$/i.test(source.repo ?? '') &&
-    /accelerate\/fsdp|examples\/sft/i.test(`${source.path} ${source.url}`);
+    (/accelerate\/fsdp|examples\/sft/i.test(`${source.path} ${source.url}`) || /\bsft/i.test(text.framework));
   const peftSft = named.test(words) || documented;
   // Answer.AI's fsdp_qlora train.py (AnswerDotAI/fsdp_qlora@05ed9f2) builds its config with use_cache = False and keeps
   // the forward's output (its logits) until after the backward (`output = None` there).

@@ -285,6 +285,11 @@ describe('published cases: the readers of a case description', () => {
     assert.deepEqual(recipeDefaults(text('TRL SFTTrainer, Accelerate FSDP'), { fsdp: 'full_shard' }, page), {
       fsdp_state_dict_type: 'sharded',
     });
+    // An SFT run published in PEFT's repository without the page's path: the same recipe (examples/sft's SFTTrainer).
+    const peftRepo = { repo: 'huggingface/peft' };
+    const sft = text('TRL SFTTrainer (HF Trainer) + Accelerate FSDP, PEFT, bitsandbytes');
+    assert.deepEqual(recipeDefaults(sft, { fsdp: 'full_shard' }, peftRepo), { fsdp_state_dict_type: 'sharded' });
+    assert.deepEqual(recipeDefaults(text('HF Trainer + Accelerate FSDP'), { fsdp: 'full_shard' }, peftRepo), {});
   });
 
   it("Answer.AI's fsdp_qlora train.py: no KV cache, and the forward's output kept through the backward", () => {
