@@ -108,11 +108,19 @@ export interface ForwardSequence {
 }
 
 /** A point of a tape to roll back to (Tape.mark). */
+/** A LoRA branch's input as the tape noted it (Tape.noteLoraInput), and how many linear ops had run by then. */
+interface LoraInputNote {
+  readonly storage: number;
+  readonly bytes: number;
+  readonly linears: number;
+}
+
 interface TapeMark {
   readonly saved: number;
   readonly matmuls: number;
   readonly weightCopyBytes: number;
   readonly lastPack: number;
+  readonly lastLoraInput: LoraInputNote | undefined;
 }
 
 /** Records saved tensors (deduplicated by tensor identity) for one replay. */
@@ -145,7 +153,7 @@ export class Tape {
   /** Linear ops so far (base layers and adapters). */
   private linears = 0;
   /** The input of the last LoRA branch, and how many linear ops had run once it had. */
-  private lastLoraInput: { storage: number; bytes: number; linears: number } | undefined;
+  private lastLoraInput: LoraInputNote | undefined;
 
   /**
    * @param fused torch.compile: Inductor's min-cut partitioner saves the inputs of fused elementwise chains and
@@ -271,6 +279,7 @@ export class Tape {
       matmuls: this.matmulOutputs.length,
       weightCopyBytes: this.weightCopyBytes,
       lastPack: this.lastPack,
+      lastLoraInput: this.lastLoraInput,
     };
   }
 
@@ -291,6 +300,8 @@ export class Tape {
     this.savedBytes -= savedBytes;
     this.matmulOutputs.length = mark.matmuls;
     this.lastPack = mark.lastPack;
+    // What the rolled-back ops kept is kept no longer (a tiled MLP's shards), nor is their LoRA branch the last one.
+    this.lastLoraInput = mark.lastLoraInput;
     const weightCopyBytes = this.weightCopyBytes - mark.weightCopyBytes;
     this.weightCopyBytes = mark.weightCopyBytes;
     return { savedBytes, weightCopyBytes };

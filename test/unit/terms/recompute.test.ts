@@ -3,7 +3,7 @@
 // heads, a 512-word vocabulary, 2 x 1,024 tokens, LoRA r 16 on every linear layer, fp32 adapters over bf16 weights;
 // tools/truth/FINDINGS.md §58). The step peaks inside the last layer's recompute, at the up projection's LoRA sum.
 import * as assert from 'node:assert/strict';
-import type { ForwardSequence } from '../../../src/core/terms/saved-tensors';
+import { type ForwardSequence, Tape, type Weight } from '../../../src/core/terms/saved-tensors';
 import { loraEntryGradientBytes, recomputeHighBytes } from '../../../src/core/terms/activations/recompute';
 import { component, near, phase, run } from '../helpers';
 import { truthPeak, truthSetup } from './helpers';
@@ -97,6 +97,37 @@ describe("recompute: the recomputed layer's own high point", () => {
       2 * T * 688 * 2 + 2 * T * 256 * 2,
     );
     near(bwd.allocatedBytes, truthPeak(id), 0.02, 'backward peak against the loop');
+  });
+
+  it("the tape's LoRA input released first: only the last linear's branch, only what nothing else keeps", () => {
+    // A frozen base layer (keeps no input), then lora_A (keeps it) and lora_B: 100 bf16 elements, 200 B.
+    const frozen: Weight = { what: 'W', elems: 10_000, trainable: false, bytesPerElem: 2 };
+    const adapter = (what: string): Weight => ({ what, elems: 1_600, trainable: true, bytesPerElem: 2 });
+    const lora = (tape: Tape, x: ReturnType<Tape['tensor']>): void => {
+      tape.linear(x, frozen, 100, 'base');
+      tape.linear(tape.linear(x, adapter('A'), 16, 'a'), adapter('B'), 100, 'b');
+      tape.noteLoraInput(x);
+    };
+    const last = new Tape('half', 2);
+    lora(last, last.tensor('x', 100, 2, true));
+    assert.equal(last.releasedFirst(), 200);
+    // A linear op after the branch: its backward opens the layer's, with the input still kept.
+    const notLast = new Tape('half', 2);
+    lora(notLast, notLast.tensor('x', 100, 2, true));
+    notLast.linear(notLast.tensor('y', 100, 2, true), frozen, 100, 'next');
+    assert.equal(notLast.releasedFirst(), 0);
+    // The input kept by another op too (a layer norm's saved input, say).
+    const shared = new Tape('half', 2);
+    const x = shared.tensor('x', 100, 2, true);
+    shared.save(x);
+    lora(shared, x);
+    assert.equal(shared.releasedFirst(), 0);
+    // Rolled back (a tiled MLP's shards): not kept at all, so nothing to release.
+    const tiled = new Tape('half', 2);
+    const mark = tiled.mark();
+    lora(tiled, tiled.tensor('x', 100, 2, true));
+    tiled.rollback(mark);
+    assert.equal(tiled.releasedFirst(), 0);
   });
 
   it("reentrant checkpointing: the layer's backward opens with down_proj's LoRA branch, which frees its input", () => {
