@@ -572,6 +572,7 @@ export function fsdp1StepReserve(
     "Cached by the allocator on FSDP1's streams (replay of the build and two steps)",
     peakAllocated,
     replay,
+    plan.capacity,
     (beyond) =>
       `allocator replay of FSDP1's build and two steps reserves ${formatBytes(replay.reserved)} at ` +
       `${formatBytes(replay.peakAllocated)} allocated: ${formatBytes(replay.compute)} on the compute stream, ` +

@@ -322,14 +322,22 @@ export interface TwoStepReserve {
 function replayedReserve(
   peakAllocated: number,
   replay: { readonly reserved: number; readonly peakAllocated: number },
-): { missing: number; reservedBytes: number } {
+  capacity: number,
+): { missing: number; reservedBytes: number; capped: boolean } {
   const missing = Math.max(0, peakAllocated - replay.peakAllocated);
-  return { missing, reservedBytes: Math.max(peakAllocated, replay.reserved + missing) };
+  const replayed = replay.reserved + missing;
+  // A replay that ran out even with its cache released was replayed without a bound (boundedReplay), and a peak above
+  // the bound does not fit either: what such a run would reserve stays as replayed.
+  const limit = replay.reserved > capacity || peakAllocated > capacity ? Infinity : capacity;
+  return { missing, reservedBytes: Math.max(peakAllocated, Math.min(replayed, limit)), capped: replayed > limit };
 }
 
 /**
  * A replaying term's reserved bytes and its runtime term: `replayedReserve` of its replay, the formula written by
- * `describe` around the note of what the estimate's peak allocates beyond the replay ('' when nothing).
+ * `describe` around the note of what the estimate's peak allocates beyond the replay ('' when nothing). No more than
+ * the GPU holds beside the memory outside the allocator (`capacity`, the replay's bound): the caching allocator
+ * releases its cached segments and retries before it reports out of memory, so what the replay and the tensors it
+ * leaves out would cache beyond that is given back.
  */
 export function replayedReserveTerm(
   ctx: EstimateContext,
@@ -337,10 +345,15 @@ export function replayedReserveTerm(
   label: string,
   peakAllocated: number,
   replay: { readonly reserved: number; readonly peakAllocated: number },
+  capacity: number,
   describe: (beyond: string) => string,
 ): TwoStepReserve {
-  const { missing, reservedBytes } = replayedReserve(peakAllocated, replay);
-  const beyond = missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '';
+  const { missing, reservedBytes, capped } = replayedReserve(peakAllocated, replay, capacity);
+  const beyond =
+    (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
+    (capped
+      ? `, up to the ${formatBytes(capacity)} the GPU has room for (the allocator releases cached segments)`
+      : '');
   return { reservedBytes, term: runtimeTerm(ctx, id, label, reservedBytes - peakAllocated, () => describe(beyond)) };
 }
 
@@ -364,6 +377,7 @@ export function twoStepReserve(
     'Cached by the allocator (replay of the load and two steps)',
     peakAllocated,
     replay,
+    plan.capacity,
     (beyond) =>
       `allocator replay of the load and two training steps reserves ${formatBytes(replay.reserved)} (the first ` +
       `step alone ${formatBytes(replay.firstStep)}) at ${formatBytes(replay.peakAllocated)} allocated${beyond}` +

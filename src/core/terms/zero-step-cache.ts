@@ -355,6 +355,7 @@ export function zeroStepReserve(
     `Cached by the allocator (replay of ZeRO-${plan.stage}'s initialisation and a step)`,
     peakAllocated,
     replay,
+    plan.capacity,
     (beyond) =>
       `allocator replay of the engine's initialisation and a ZeRO-${plan.stage} step on the compute stream ` +
       `reserves ${formatBytes(replay.reserved)} at ${formatBytes(replay.peakAllocated)} allocated${beyond}: the ` +

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { type Fsdp1Plan, firstShardPieces, replayFsdp1 } from '../../../src/core/terms/fsdp1-step-cache';
 import { MiB } from '../../../src/core/units';
+import { findGpu } from '../../../src/core/lookup';
 import { run, setupFor } from '../helpers';
 import { ANSWER_AI_LORA, gpuPointRun, noLayerStep, runtimeBytes } from './helpers';
 
@@ -129,5 +130,26 @@ describe('fsdp1-step-cache: against the GPU and published runs', () => {
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { ...base, seq_len: 512 }), { gpu, headroomFraction: 1 / 16 });
     assert.equal(e.fits, true);
     assert.ok(Math.abs(e.perGpu.deviceBytes - (15 / 16) * 10.5 * 2 ** 30) < 1024, `${e.perGpu.deviceBytes}`);
+  });
+
+  it('with what the replay leaves out on top (the loop keeping its logits), still no more than the GPU has room for', () => {
+    // Answer.AI's loop keeps the forward's output (its fp32 logits under transformers 4.38, 10 x 2,048 x 32,000 x 4 B =
+    // 2.44 GiB) through the backward; the replay does not hold them, so they come on top of what it reserves. On an RTX
+    // 3090 (24 GiB) that would pass the card; the allocator gives its cached segments back first, and the run fits.
+    const setup = setupFor('meta-llama/Llama-2-7b-hf', {
+      ...base,
+      seq_len: 2048,
+      micro_batch_size: 10,
+      loop_keeps_outputs: 'step',
+      use_cache: false,
+    });
+    const gpu = findGpu('RTX-3090');
+    assert.ok(gpu.ok);
+    const onCard = run(setup, { gpu: gpu.gpu });
+    const outside = onCard.perGpu.deviceBytes - onCard.perGpu.reservedBytes;
+    assert.ok(run(setup).perGpu.reservedBytes > 24 * 2 ** 30 - outside, 'without a GPU: past the card');
+    assert.equal(onCard.fits, true);
+    assert.ok(onCard.perGpu.deviceBytes <= 24 * 2 ** 30, `${onCard.perGpu.deviceBytes}`);
+    assert.ok(onCard.perGpu.reservedBytes >= onCard.perGpu.peakBytes);
   });
 });
