@@ -48,8 +48,13 @@ export class ResolveContext {
 
   /** Sets a field still unset to the first tool's default for it, saying so in its provenance. */
   fromDefault(field: string, defaultField: DefaultField): void {
+    this.fromDefaultOf(field, defaultField, this.tools);
+  }
+
+  /** Sets a field still unset to the default of the first of `tools` that has one, saying so in its provenance. */
+  fromDefaultOf(field: string, defaultField: DefaultField, tools: readonly Tool[]): void {
     if (this.setup[field] !== undefined) return;
-    const d = toolDefault(this.tools, defaultField);
+    const d = toolDefault(tools, defaultField);
     if (!d) return;
     this.setup[field] = d.value;
     const unknown = this.unknownOnly[keyOfField(field)];

@@ -17,6 +17,7 @@ import {
 import { resolveBadam, resolveGalore, resolveOptimizer } from './optimizer';
 import {
   checkOffloadNeedsZero,
+  resolveCpuRamEfficient,
   resolveFsdpOffload,
   resolveGpu,
   resolveGpuOverrides,
@@ -148,6 +149,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('fsdp_no_sync', 'fsdp_no_sync'),
   fromDefault('fsdp_backward_prefetch', 'fsdp_backward_prefetch'),
   fromDefault('fsdp_use_orig_params', 'fsdp_use_orig_params'),
+  resolveCpuRamEfficient,
   fromDefault('fsdp_cpu_ram_efficient_loading', 'fsdp_cpu_ram_efficient_loading'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),

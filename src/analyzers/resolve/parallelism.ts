@@ -17,6 +17,19 @@ export function resolveFsdpOffload(ctx: ResolveContext): void {
   }
 }
 
+/**
+ * FSDP's CPU-RAM-efficient loading where no file names it, by what configures FSDP: `accelerate launch` from its config
+ * or flags sets FSDP_CPU_RAM_EFFICIENT_LOADING, "true" unless given, which a trainer leaves as it is unless its own
+ * TrainingArguments configure FSDP (fsdp_config, "false" unless given). So an Accelerate-configured FSDP takes
+ * Accelerate's default; the tool defaults apply otherwise (field-rules fromDefault).
+ */
+export function resolveCpuRamEfficient(ctx: ResolveContext): void {
+  const { decided, setup, tools } = ctx;
+  if (setup.fsdp_cpu_ram_efficient_loading !== undefined || decided.fsdp?.fact.tool !== 'accelerate') return;
+  if (tools.includes('accelerate'))
+    ctx.fromDefaultOf('fsdp_cpu_ram_efficient_loading', 'fsdp_cpu_ram_efficient_loading', ['accelerate']);
+}
+
 /** ZeRO's bucket sizes and thresholds, as the zero_buckets block. */
 export function resolveZeroBuckets(ctx: ResolveContext): void {
   const { decided, unknownOnly, setup } = ctx;

@@ -5,6 +5,7 @@ import { analyzeHfYaml, detectYamlFormat } from '../../../src/analyzers/yaml';
 import { estimate } from '../../../src/core/estimate';
 import type { Estimate } from '../../../src/core/model';
 import { resolveText } from '../helpers';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 import { checkFacts, codes, corpusDir, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const TRL = `# Model arguments
@@ -152,6 +153,21 @@ describe('analyzeHfYaml', () => {
     });
     assert.equal(unset.setup?.fsdp_cpu_ram_efficient_loading, false);
     assert.equal(unset.provenance?.fsdp_cpu_ram_efficient_loading?.kind, 'default');
+  });
+  it("an Accelerate config that sets up FSDP without the key: accelerate launch's default, true, not the Trainer's", () => {
+    // accelerate commands/launch.py: --fsdp_cpu_ram_efficient_loading "true" unless given; the Trainer sets the variable
+    // from its fsdp_config only when its own TrainingArguments configure FSDP (transformers training_args.py).
+    const files = [
+      {
+        file: 'fsdp.yaml',
+        text: 'distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_offload_params: false\n',
+      },
+      { file: 'args.yaml', text: 'model_name_or_path: meta-llama/Llama-2-7b-hf\nper_device_train_batch_size: 2\n' },
+    ];
+    const r = runPipeline(files, { read: () => undefined, join: (_f: string, rel: string) => rel }, {});
+    assert.equal(r.setup?.fsdp_cpu_ram_efficient_loading, true);
+    assert.equal(r.provenance.fsdp_cpu_ram_efficient_loading?.kind, 'default');
+    assert.equal((r.provenance.fsdp_cpu_ram_efficient_loading as { owner?: string }).owner, 'accelerate');
   });
   it("reads fsdp_config's use_orig_params, with or without the fsdp_ prefix; unset, the Trainer's true is an assumption", () => {
     // transformers training_args.py: fsdp_plugin_args["use_orig_params"] = str_to_bool(str(self.fsdp_config.get(
