@@ -24,10 +24,8 @@ export function resolveFsdpOffload(ctx: ResolveContext): void {
  * Accelerate's default; the tool defaults apply otherwise (field-rules fromDefault).
  */
 export function resolveCpuRamEfficient(ctx: ResolveContext): void {
-  const { decided, setup, tools } = ctx;
-  if (setup.fsdp_cpu_ram_efficient_loading !== undefined || decided.fsdp?.fact.tool !== 'accelerate') return;
-  if (tools.includes('accelerate'))
-    ctx.fromDefaultOf('fsdp_cpu_ram_efficient_loading', 'fsdp_cpu_ram_efficient_loading', ['accelerate']);
+  if (ctx.decided.fsdp?.fact.tool !== 'accelerate') return;
+  ctx.fromDefaultOf('fsdp_cpu_ram_efficient_loading', 'fsdp_cpu_ram_efficient_loading', ['accelerate']);
 }
 
 /** ZeRO's bucket sizes and thresholds, as the zero_buckets block. */

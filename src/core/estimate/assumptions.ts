@@ -99,8 +99,8 @@ function fourBitLoadDefault(ctx: PlanningContext): void {
     });
     return;
   }
-  const p = ctx.provenance.fsdp_cpu_ram_efficient_loading;
   if (!olderThan(setup.transformers_version, 5, 0)) return;
+  const p = ctx.provenance.fsdp_cpu_ram_efficient_loading;
   if (setup.fsdp_cpu_ram_efficient_loading !== undefined && (!p || p.kind !== 'default')) return;
   ctx.notes.assumptions.push({
     key: 'fsdp_cpu_ram_efficient_loading',

@@ -80,6 +80,16 @@ function replayInit(u: FsdpInitUnits): number {
 }
 
 /**
+ * FSDP1's root unit: the root module's own parameters in module order, the embeddings, the final norm and the untied
+ * head, in elements on this tensor-parallel rank (none that is empty).
+ */
+export function rootUnitElements(ctx: EstimateContext): number[] {
+  const { embedding, finalNorm, head } = ctx.model.inventory;
+  const tp = ctx.layout.tensorParallel;
+  return [embedding / tp, finalNorm, head / tp].filter((p) => p > 0);
+}
+
+/**
  * The FSDP1 units of this run, or undefined where FSDP1 does not build units on the GPU (no FSDP, FSDP2, ZeRO).
  * A decoder layer's tensors are its linear weights (the per-layer modules' in x out, quantized ones in their packed
  * bytes as FSDP-QLoRA stores them) and the rest of the unit as one tensor; the root has the embeddings, the final norm
@@ -108,8 +118,7 @@ export function fsdpInitUnits(ctx: EstimateContext, blockUnitParams: number): Fs
   }
   const rest = Math.max(0, blockUnitParams - linearParams);
   if (rest > 0) layer.push(rest * wb);
-  const { embedding, finalNorm, head } = ctx.model.inventory;
-  const root = [embedding / tp, finalNorm, head / tp].filter((p) => p > 0).map((p) => p * wb);
+  const root = rootUnitElements(ctx).map((p) => p * wb);
   return {
     layer,
     root,

@@ -25,7 +25,7 @@ import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
-import { buildUnit, type FsdpInitUnits, fsdpInitUnits } from './fsdp-init-cache';
+import { buildUnit, type FsdpInitUnits, fsdpInitUnits, rootUnitElements } from './fsdp-init-cache';
 import { type BnbLoadModel, bnbLoadKey, loadAndShard, bnbLoadModel } from './bnb-load';
 import {
   allocatorCapacity,
@@ -509,8 +509,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
   // A 4-bit layer's flat parameter holds the packed codes in the weights' dtype: its elements are its bytes over that.
   const layerElements = bnbLoad ? sum(units.layer) / weightBytes : sum(base);
   const adapterElements = sum(adapters);
-  // The root's own parameters in module order: the embeddings, the final norm, the untied head.
-  const rootParameters = [inv.embedding, inv.finalNorm, inv.head].filter((e) => e > 0);
+  const rootParameters = rootUnitElements(ctx);
   const rootElements = sum(rootParameters);
   // Each adapter is a unit of its own: one parameter, sharded whole.
   const adapterPieces = adapters.map((e) => Math.ceil(e / world));
