@@ -57,7 +57,7 @@ function truthSets(): void {
     if (gpu && p.reservedBytes && p.deviceBytes) {
       errors.reserved.push({ id: p.id, err: (g.reservedBytes - p.reservedBytes) / p.reservedBytes });
       // Rank 0 of a fake process group opens no NCCL communicator: its device memory holds none of NCCL's buffers.
-      const nccl = g.runtime.filter((t) => t.id === 'nccl').reduce((s, t) => s + t.bytes, 0);
+      const nccl = g.runtime.filter((t) => t.id.startsWith('nccl')).reduce((s, t) => s + t.bytes, 0);
       errors.device.push({ id: p.id, err: (g.deviceBytes - nccl - p.deviceBytes) / p.deviceBytes });
     }
   }

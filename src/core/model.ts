@@ -98,6 +98,7 @@ export interface RuntimeTerm {
     | 'small-pool'
     | 'cuda-context'
     | 'nccl'
+    | 'nccl-nvls'
     | 'paged-optimizer';
   readonly label: string;
   readonly bytes: number;

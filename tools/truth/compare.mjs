@@ -70,7 +70,7 @@ function estimateOf(core, point) {
  */
 function fakeGroupNccl(point, perGpu) {
   if (point.machine !== 'gpu') return 0;
-  return perGpu.runtime.filter((t) => t.id === 'nccl').reduce((s, t) => s + t.bytes, 0);
+  return perGpu.runtime.filter((t) => t.id.startsWith('nccl')).reduce((s, t) => s + t.bytes, 0);
 }
 
 function method(p) {

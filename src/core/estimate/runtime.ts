@@ -13,6 +13,7 @@ import { bnbLoadModel, bnbLoadReplay } from '../terms/bnb-load';
 import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
+import { ncclBuffers, nvlsBuffers, singleRankNccl } from '../terms/nccl';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
@@ -215,71 +216,6 @@ function fsdpInitCacheTerm(
   );
 }
 
-/** NCCL's bytes per connection: one buffer per protocol (nccl src/include/device.h). */
-const NCCL_SIMPLE_BYTES = 4 * MiB; // NCCL_BUFFSIZE default
-const NCCL_LL128_BYTES = 120 * 640 * 8 * 8; // NCCL_LL128_ELEMS_PER_THREAD x NCCL_LL128_MAX_NTHREADS x NCCL_STEPS x 8 B
-const NCCL_LL_BYTES = 8 * 512 * 8 * 16; // NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS x NCCL_STEPS x 16 B line
-export const NCCL_CONNECTION_BYTES = NCCL_SIMPLE_BYTES + NCCL_LL128_BYTES + NCCL_LL_BYTES; // 9,633,792 B
-
-/**
- * NCCL's device buffers on one GPU. Over NVLink / P2P every channel of a communicator connects the ring (to the next
- * rank) and the intra-node tree, a chain (up and down; one link with two ranks), and each connection holds a buffer
- * for each protocol: SIMPLE (NCCL_BUFFSIZE, 4 MiB), LL128 (4.69 MiB) and LL (0.5 MiB), 9.19 MiB. 16 channels is a low
- * count for NVLink (A100 / H100 NVSwitch systems open 16-32). Without P2P (PCIe consumer cards) the buffers of the
- * shared-memory transport live in host memory, and 4 channels x 2 x 4 MiB stays as the order of magnitude. Each
- * parallel dimension of more than one rank is a communicator of its own (NCCL issue #864: memory grows with the
- * communicators). Measured with PyTorch on 4 x A100 NVLink: 544 MB for a two-rank group, 688 MB for more (NCCL issue
- * #964); the buffers alone are 294 and 441 MiB, the rest being NCCL's kernels and work space.
- */
-function ncclBuffers(ctx: EstimateContext): RuntimeTerm {
-  const { dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel, world } = ctx.layout;
-  const groups = [dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel].filter((n) => n > 1);
-  // A layout that splits no dimension still talks over NCCL as one group of every rank.
-  const sizes = groups.length > 0 ? groups : [world];
-  const several = sizes.length > 1 ? `${sizes.length} communicators (${sizes.join(', ')} ranks): ` : '';
-  const link = ctx.gpu?.spec?.peerLink?.kind;
-  if ((ctx.gpu?.nvlink ?? (link === undefined ? undefined : link === 'nvlink')) === false) {
-    return {
-      id: 'nccl',
-      label: 'NCCL communication buffers',
-      bytes: sizes.length * 4 * 2 * 4 * MiB,
-      formula: ctx.lean
-        ? ''
-        : `${several}${sizes.length > 1 ? `${sizes.length} x ` : ''}4 channels x 2 directions x 4 MiB ` +
-          '(NCCL_BUFFSIZE; no P2P: the other protocol buffers are in host memory)',
-    };
-  }
-  // The ring and the intra-node tree, a chain: up and down, or the one link of a two-rank group.
-  const connections = sizes.reduce((t, n) => t + (n > 2 ? 3 : 2), 0);
-  return {
-    id: 'nccl',
-    label: 'NCCL communication buffers',
-    bytes: 16 * connections * NCCL_CONNECTION_BYTES,
-    formula: ctx.lean
-      ? ''
-      : `${several}16 channels x ${connections} connections (ring, tree) x 9.19 MiB ` +
-        '(SIMPLE 4 MiB + LL128 4.69 MiB + LL 0.5 MiB)',
-  };
-}
-
-/**
- * NCCL on one rank: FSDP or DeepSpeed launched on a single GPU still makes a process group, and its communicator has no
- * peer to connect to but holds device memory of its own all the same. GPU truth (H100, torch 2.11, 2026-11-26): FSDP2 at
- * world size 1 over NCCL against the same run over the fake group, Qwen2.5-1.5B and Llama-3.2-1B full fine-tunes:
- * allocated and reserved identical to the byte, device memory used 515.9 MB higher from the first collective and
- * 518.0 MB after the first backward.
- */
-const NCCL_SINGLE_RANK_BYTES = 517_996_544;
-
-function singleRankNccl(): RuntimeTerm {
-  return {
-    id: 'nccl',
-    label: 'NCCL communicator (one rank)',
-    bytes: NCCL_SINGLE_RANK_BYTES,
-    formula: '494 MiB: a one-rank communicator as measured on an H100 with torch 2.11 (no peers, no ring buffers)',
-  };
-}
-
 /** What the driver reports for one GPU: the runtime terms and the totals they make. */
 export interface RuntimeTotals {
   readonly runtime: RuntimeTerm[];
@@ -467,8 +403,11 @@ function outsideTerms(ctx: EstimateContext, step: StepPeak): RuntimeTerm[] {
       formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process`,
     },
   ];
-  if (ctx.layout.world > 1) terms.push(ncclBuffers(ctx));
-  else if (ctx.sharding.fsdp || ctx.sharding.zeroStage > 0) terms.push(singleRankNccl());
+  if (ctx.layout.world > 1) {
+    terms.push(ncclBuffers(ctx));
+    const nvls = nvlsBuffers(ctx);
+    if (nvls) terms.push(nvls);
+  } else if (ctx.sharding.fsdp || ctx.sharding.zeroStage > 0) terms.push(singleRankNccl());
   return terms;
 }
 
