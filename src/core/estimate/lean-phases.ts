@@ -114,6 +114,7 @@ function leanGatherUnits(terms: StageTerms): GatherPoolUnits & { readonly loss: 
     ...(gatheredAt.layerTransition ? { layerTransition: tot(gatheredAt.layerTransition) } : {}),
     lastLayer: tot(gatheredAt.lastLayer),
     firstLayer: tot(gatheredAt.firstLayer),
+    ...(gatheredAt.afterBackward ? { afterBackward: tot(gatheredAt.afterBackward) } : {}),
     atLossWithHead: loss + tot(headGather),
     headHeld: terms.headHeldOnGatherStream ? tot(headGather) : 0,
     loss,

@@ -619,6 +619,7 @@ function recordStreamPools(
       ...(gatheredAt.layerTransition ? { layerTransition: sum(gatheredAt.layerTransition) } : {}),
       lastLayer: sum(gatheredAt.lastLayer),
       firstLayer: sum(gatheredAt.firstLayer),
+      ...(gatheredAt.afterBackward ? { afterBackward: sum(gatheredAt.afterBackward) } : {}),
       atLossWithHead: sum(gatheredAt.loss) + sum(terms.headGather),
       headHeld: terms.headHeldOnGatherStream ? sum(terms.headGather) : 0,
     }),

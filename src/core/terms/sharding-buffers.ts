@@ -42,6 +42,8 @@ export interface GatheredAt {
   readonly loss: Component[];
   readonly lastLayer: Component[];
   readonly firstLayer: Component[];
+  /** Once the backward is done, where it holds more than at the first layer (ZeRO-3: zero3-recompute-kept.ts). */
+  readonly afterBackward?: Component[];
   /**
    * Inside the forward's last layer where it holds more than `gathered`: ZeRO-3 with the layers before keeping their
    * linear weights for their backward (terms/zero3-linear-kept.ts).
@@ -244,6 +246,9 @@ export function shardingBuffers(
       loss: [kept?.atLoss ?? z3.atLoss],
       lastLayer: kept ? [kept.lastLayer] : z3.held ? [z3.held] : gathered,
       firstLayer: z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes ? [z3.atBackwardEnd] : gathered,
+      ...(z3.atBackwardEnd && z3.embeddingAfterBackward
+        ? { afterBackward: [z3.atBackwardEnd, z3.embeddingAfterBackward] }
+        : {}),
       ...(kept ? { forwardLayer: [kept.forwardLayer] } : {}),
     };
   }

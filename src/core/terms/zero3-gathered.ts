@@ -12,7 +12,7 @@ import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 import { zeroValue, type ZeroConfig } from '../estimate/zero-config';
-import { zero3RecomputeKept } from './zero3-recompute-kept';
+import { zero3EmbeddingAfterBackward, zero3RecomputeKept } from './zero3-recompute-kept';
 import { zero3LinearKept, type Zero3LinearKept } from './zero3-linear-kept';
 import { deepspeedCountDrifts } from '../estimate/deepspeed-release';
 
@@ -29,6 +29,8 @@ export interface Zero3Gathered {
   readonly atLoss: Component;
   /** At the end of a reentrant backward, where DeepSpeed keeps the recomputed frozen layers (zero3-recompute-kept.ts). */
   readonly atBackwardEnd: Component | undefined;
+  /** The input embedding gathered beside them once the backward is done (zero3-recompute-kept.ts). */
+  readonly embeddingAfterBackward: Component | undefined;
   /** Where torch's linear keeps each layer's gathered weights for its backward (zero3-linear-kept.ts). */
   readonly linearKept: Zero3LinearKept | undefined;
   /**
@@ -150,6 +152,7 @@ export function zero3Gathered(
   };
   const smallHeld = { bytes: persistentSmall * wb, text: small() };
   const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
+  const embeddingAfterBackward = atBackwardEnd ? zero3EmbeddingAfterBackward(ctx, st) : undefined;
   const linearKept = zero3LinearKept(
     ctx,
     st,
@@ -158,7 +161,7 @@ export function zero3Gathered(
     { live, atLoss: atLossParams, lastLayer: held ? retained.params : live },
     zb.stage3_param_persistence_threshold,
   );
-  return { gathered, held, atLoss, atBackwardEnd, linearKept, inFlight };
+  return { gathered, held, atLoss, atBackwardEnd, embeddingAfterBackward, linearKept, inFlight };
 }
 
 /**
@@ -316,6 +319,8 @@ export interface GatherPoolUnits {
   readonly lastLayer: number;
   /** At the end of the backward (ZeRO-3 keeping a reentrant backward's frozen layers: zero3-recompute-kept.ts). */
   readonly firstLayer: number;
+  /** Once the backward is done: what it keeps with the input embedding ZeRO-3 gathers last (zero3-recompute-kept.ts). */
+  readonly afterBackward?: number;
   /** At the loss, with the output head. */
   readonly atLossWithHead: number;
   /** Held beside the units at every other point too: the output head under TRL's chunked loss (sharding-buffers.ts). */
@@ -340,5 +345,6 @@ export function gatherPoolCapacity(flight: GatherInFlight, units: GatherPoolUnit
     inLayer + held + flight.layer,
     flight.atLoss > 0 ? units.atLossWithHead + flight.atLoss : 0,
     units.firstLayer + held + flight.layer,
+    (units.afterBackward ?? 0) + held,
   );
 }

@@ -66,3 +66,33 @@ export function zero3RecomputeKept(
     () => ({ keptParams: params, deepspeedVersion: release }),
   );
 }
+
+/**
+ * The frozen input embedding ZeRO-3 gathers once the backward is done, beside the layers it keeps (0.19.3 and later):
+ * a reentrant recomputation over frozen layers needs the embedding's output to require grad (transformers'
+ * enable_input_require_grads), so DeepSpeed's PreBackwardFunction on that output fetches the embedding when the
+ * gradient reaches it, after the first layer's backward, and the PostBackwardFunction that would release it wraps the
+ * token ids, which take no gradient: it stays gathered to the optimizer step. GPU truth (DeepSpeed 0.19.6, TRL's
+ * SFTTrainer, Llama-3.1-8B LoRA, tools/truth/gpu/results/2026-11-26c-h100): the all-gather stream's live bytes reach
+ * every parameter of the model, the embedding's 1.05 GB included, before the optimizer step. It adds to the
+ * all-gather stream's pool, not to a high point (the first layer's recompute is freed by then). A tied embedding is
+ * the head's parameter; a trained copy (modules_to_save) has hooks of its own. Undefined where none is held.
+ */
+export function zero3EmbeddingAfterBackward(ctx: EstimateContext, st: StageContext): Component | undefined {
+  const { setup } = ctx;
+  if (!recomputesFrozenUnderZero3(setup) || !deepspeedKeepsRecomputed(setup)) return undefined;
+  if (!st.first || ctx.model.arch.tied || (setup.lora?.modules_to_save ?? []).length > 0) return undefined;
+  const params = ctx.model.inventory.embedding / ctx.layout.tensorParallel;
+  if (!(params > 0)) return undefined;
+  const half = ctx.dtypes.half;
+  return comp(
+    ctx,
+    'gathered-params',
+    'ZeRO-3 gathered input embedding (after the backward)',
+    params * half,
+    () =>
+      `${formatCount(params)} params x ${half} B: fetched by its pre-backward hook once the gradient reaches its ` +
+      'output (which requires grad for the reentrant recomputation) and never released by its post-backward hook',
+    () => ({ embeddingParams: params }),
+  );
+}
