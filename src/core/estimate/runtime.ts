@@ -14,6 +14,8 @@ import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
 import { ncclBuffers, nvlsBuffers, singleRankNccl } from '../terms/nccl';
+import { recomputesFrozenUnderZero3 } from '../terms/zero3-recompute-kept';
+import { deepspeedKeepsRecomputed } from './deepspeed-release';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
@@ -163,11 +165,17 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
       `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
       (zero3
         ? `that ZeRO-3's all-gather stream (overlap_comm) holds at most (the gathered parameters and a prefetch's ` +
-          `flat buffer), reusable only by that stream, beyond what is gathered where the compute stream's memory ` +
-          `and the pool are highest together (${best.phase.phase})`
+          `flat buffer${keptAfterBackward(ctx)}), reusable only by that stream, beyond what is gathered where the ` +
+          `compute stream's memory and the pool are highest together (${best.phase.phase})`
         : `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that ` +
           `stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`),
   };
+}
+
+/** What a reentrant backward leaves on ZeRO-3's all-gather stream, where the release keeps it (zero3-recompute-kept.ts). */
+function keptAfterBackward(ctx: EstimateContext): string {
+  if (!recomputesFrozenUnderZero3(ctx.setup) || !deepspeedKeepsRecomputed(ctx.setup)) return '';
+  return '; after a reentrant backward every frozen layer and an untied input embedding, which its hook gathers last';
 }
 
 /** The all-gather stream's pool beside the compute stream's peak (FSDP's unsharded units, ZeRO-3's gathers). */

@@ -103,7 +103,6 @@ export function nvlsBuffers(ctx: EstimateContext): RuntimeTerm | undefined {
   // The catalog's entry: a GPU given by its memory keeps the name the user wrote as its id.
   const gpuId = ctx.gpu?.spec?.id ?? ctx.gpu?.id;
   if (!gpuId || !NVLS_GPUS.has(gpuId) || setup.nodes > 1 || setup.gpus_per_node <= 2) return undefined;
-  if (ctx.layout.world <= 2) return undefined;
   const release = nvlsRelease(setup.pytorch_version);
   if (!release) return undefined;
   const channels = nvlsChannels(gpuId);
