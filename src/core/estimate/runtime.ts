@@ -14,8 +14,7 @@ import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
 import { ncclBuffers, nvlsBuffers, singleRankNccl } from '../terms/nccl';
-import { recomputesFrozenUnderZero3 } from '../terms/zero3-recompute-kept';
-import { deepspeedKeepsRecomputed } from './deepspeed-release';
+import { keepsRecomputedFrozen } from '../terms/zero3-recompute-kept';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
@@ -174,7 +173,7 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
 
 /** What a reentrant backward leaves on ZeRO-3's all-gather stream, where the release keeps it (zero3-recompute-kept.ts). */
 function keptAfterBackward(ctx: EstimateContext): string {
-  if (!recomputesFrozenUnderZero3(ctx.setup) || !deepspeedKeepsRecomputed(ctx.setup)) return '';
+  if (!keepsRecomputedFrozen(ctx.setup)) return '';
   return '; after a reentrant backward every frozen layer and an untied input embedding, which its hook gathers last';
 }
 

@@ -28,6 +28,11 @@ export function recomputesFrozenUnderZero3(setup: TrainingSetup): boolean {
   );
 }
 
+/** Whether the run's DeepSpeed release keeps a reentrant recomputation's frozen layers gathered to the step's end. */
+export function keepsRecomputedFrozen(setup: TrainingSetup): boolean {
+  return recomputesFrozenUnderZero3(setup) && deepspeedKeepsRecomputed(setup);
+}
+
 /** The share of the stage's layer parameters that do not train: all but a freeze run's trainable last layers. */
 function frozenShare(ctx: EstimateContext): number {
   const { setup } = ctx;
@@ -49,7 +54,7 @@ export function zero3RecomputeKept(
   small: { bytes: number; text: string },
 ): Component | undefined {
   const { setup } = ctx;
-  if (!recomputesFrozenUnderZero3(setup) || !deepspeedKeepsRecomputed(setup)) return undefined;
+  if (!keepsRecomputedFrozen(setup)) return undefined;
   const share = frozenShare(ctx);
   const params = Math.round((st.blockParams / ctx.layout.tensorParallel) * share);
   if (!(params > 0)) return undefined;
@@ -80,7 +85,7 @@ export function zero3RecomputeKept(
  */
 export function zero3EmbeddingAfterBackward(ctx: EstimateContext, st: StageContext): Component | undefined {
   const { setup } = ctx;
-  if (!recomputesFrozenUnderZero3(setup) || !deepspeedKeepsRecomputed(setup)) return undefined;
+  if (!keepsRecomputedFrozen(setup)) return undefined;
   if (!st.first || ctx.model.arch.tied || (setup.lora?.modules_to_save ?? []).length > 0) return undefined;
   const params = ctx.model.inventory.embedding / ctx.layout.tensorParallel;
   if (!(params > 0)) return undefined;
