@@ -10,6 +10,16 @@ import { olderThan } from '../util/version';
 import type { Layout } from '../model';
 import type { DtypePlan, MethodPlan, PlanningContext, ShardingPlan } from './context';
 
+/**
+ * LitGPT's CausalSelfAttention computes the scores itself when the model soft-caps them (Gemma 2): `q @ k.mT * scale`,
+ * the cap, the mask added, an fp32 softmax cast back, then `@ v` (litgpt/model.py scaled_dot_product_attention: "with
+ * softcapping we cannot use SDPA").
+ */
+const LITGPT_SOFTCAP_ATTENTION = {
+  replaces: ['sdpa', 'flash'],
+  why: "LitGPT computes attention itself for a model that soft-caps its attention scores (model.py: 'with softcapping we cannot use SDPA'): eager attention is used",
+} as const;
+
 export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
 
 /** The dtypes of the run (warns of an upcast of a model that is not 4/8-bit and of pure fp16 training). */
@@ -72,7 +82,10 @@ export function planDtypes(
   // Context parallelism runs attention block by block with flash kernels (torchtitan's ring attention over SDPA flash,
   // ring-flash-attn, DeepSpeed-Ulysses over flash-attention); no s x s matrix is kept.
   // Families whose attention transformers runs in eager code for some implementations (architecture/families.ts).
-  const eagerOnly = FAMILY_TRAITS[a.family].eagerOnlyAttention;
+  const eagerOnly =
+    setup.model_code === 'litgpt' && a.attnLogitSoftcap
+      ? LITGPT_SOFTCAP_ATTENTION
+      : FAMILY_TRAITS[a.family].eagerOnlyAttention;
   const attention = cp > 1 ? 'flash' : eagerOnly?.replaces.includes(setup.attention) ? 'eager' : setup.attention;
   // Before PyTorch 1.11 the softmax / log_softmax backward took the input too (derivatives.yaml:
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.

@@ -7,6 +7,7 @@
 import type { Tape, Tensor } from '../saved-tensors';
 import { attentionCore, mlaAttention } from './attention';
 import type { BlockContext } from './block';
+import { litgptAttention, litgptQkv } from './litgpt';
 import { gatedDeltaNet } from './mixers/gated-deltanet';
 import { kimiDeltaAttention } from './mixers/kda';
 import { mamba1Mixer } from './mixers/mamba1';
@@ -103,6 +104,11 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     Math.max(upcast && p.quantizedBase ? x.bytesPerElem : tape.computeBytes, residualBytes);
   let qr = rotary(tape, q, 'q', T * qd, rotaryBytes(q));
   let kr = rotary(tape, k, 'k', T * kvd, rotaryBytes(k));
+  if (litgptAttention(bc)) {
+    // LitGPT: `q = torch.cat((q_roped, q[..., rope_n_elem:]), dim=-1)`, a new tensor even when every element rotates.
+    qr = tape.free(qr, 'q (cat of the rotated and pass-through parts)');
+    kr = tape.free(kr, 'k (cat of the rotated and pass-through parts)');
+  }
   // The attention's locals query_states and key_states hold the projections until apply_rotary_pos_emb returns both.
   tape.keepThrough(q, k);
   if (a.positions === 'none') {
@@ -168,7 +174,9 @@ function projections(
   let v: Tensor;
   /** The output gate's half of q_proj's output (Qwen3-Next, Qwen3.5). */
   let outputGate: Tensor | undefined;
-  if (a.family === 'phi3') {
+  if (litgptAttention(bc)) {
+    ({ q, k, v } = litgptQkv(bc, h1));
+  } else if (a.family === 'phi3') {
     const qkv = linear(h1, 'qkv_proj', qd + 2 * kvd, 'qkv_proj output');
     q = tape.view(qkv, 'q', T * qd);
     k = tape.view(qkv, 'k', T * kvd);

@@ -237,6 +237,9 @@ function sdpaInputs(
   const { setup } = ctx;
   const a = ctx.model.arch;
   if (ctx.dtypes.attention !== 'sdpa') return {};
+  // LitGPT's CausalSelfAttention repeats the key and value heads in training (repeat_interleave) and passes no mask,
+  // padded batch or not (is_causal=True).
+  if (setup.model_code === 'litgpt') return {};
   // FalconModel materializes the mask whatever the batch (create_causal_mask(..., allow_is_causal_skip=False)).
   if (a.family === 'falcon' && setup.model_code === 'transformers') return { sdpaMask: true };
   if (paddedBatch || (a.slidingLayers > 0 && seqHere > a.slidingWindow)) return { sdpaMask: true };
@@ -252,7 +255,8 @@ function sdpaInputs(
 function paddingNote(ctx: EstimateContext, layerPlan: ActivationPlan, paddedBatch: boolean): void {
   const a = ctx.model.arch;
   const gqa = a.kvHeads < a.heads;
-  if (ctx.setup.padded_batches !== undefined || ctx.dtypes.attention !== 'sdpa') return;
+  if (ctx.setup.padded_batches !== undefined || ctx.dtypes.attention !== 'sdpa' || ctx.setup.model_code === 'litgpt')
+    return;
   if (!paddedBatch && !(layerPlan.sdpaGqa && gqa)) return;
   ctx.notes.assumptions.push({
     key: 'padded_batches',

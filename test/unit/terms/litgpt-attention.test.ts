@@ -1,0 +1,75 @@
+// Term: LitGPT's own attention (src/core/terms/activations/litgpt.ts): the fused qkv layer whose output q, k and v are
+// views of, LoRAQKVLinear's one dropout and zero-padded update, the rotated q and k rebuilt by torch.cat, and the key
+// and value heads repeated in training. Worked by hand for Llama-2-7B (hidden 4,096, 32 heads, 32 layers) at
+// 1 x 512 tokens in bf16, LoRA r 8 with dropout 0.05, against the same run replayed as transformers' LlamaAttention
+// with PEFT's adapters; one unit u = T x h x 2 B = 512 x 4,096 x 2 = 4,194,304 B.
+//
+// A layer whose input requires grad keeps, beyond transformers' layer, with LoRA on q and v:
+// - the fused output whole (3u, v is a view of it) where transformers keeps v_proj's output (1u): +2u;
+// - the update's zero_pad source (index_copy_ keeps it, q and v: 2u): +2u;
+// - one dropout (its bool mask 0.5u and its output 1u) where PEFT runs one per target: -1.5u;
+// so +2.5u. The first layer's input (a frozen embedding's output) needs no grad: no dropout keeps its mask, +3u.
+// The same tensors were counted in LitGPT's own code on the CPU (tools/truth, suite litgpt, LitGPT 0.5.13:
+// litgpt/llama-mha-lora-qv-bf16 within 0.3 % of its measured peak).
+import * as assert from 'node:assert/strict';
+import type { Estimate } from '../../../src/core/model';
+import type { TrainingSetupInput } from '../../../src/core/setup';
+import { component, phase, run, setupFor } from '../helpers';
+
+const U = 512 * 4_096 * 2; // 4,194,304
+
+const llama2 = (modelCode: 'litgpt' | 'transformers', targets: string[]): Estimate =>
+  run(
+    setupFor('meta-llama/Llama-2-7b-hf', {
+      method: 'lora',
+      lora: { r: 8, alpha: 16, dropout: 0.05, target_modules: targets, dtype: 'bf16' },
+      weights_dtype: 'bf16',
+      micro_batch_size: 1,
+      seq_len: 512,
+      attention: 'sdpa',
+      model_code: modelCode,
+    } satisfies Partial<TrainingSetupInput>),
+  );
+
+const saved = (e: Estimate): number => component(phase(e, 'forward'), 'activations');
+
+describe("LitGPT's attention: the fused qkv layer and its LoRA (Llama-2-7B, 1 x 512, bf16)", () => {
+  it('LoRA on q and v: +3u in the first layer and +2.5u in each of the other 31 = 80.5u = 337,641,472 B', () => {
+    const extra = saved(llama2('litgpt', ['q_proj', 'v_proj'])) - saved(llama2('transformers', ['q_proj', 'v_proj']));
+    assert.equal(extra, 3 * U + 31 * 2.5 * U);
+    assert.equal(extra, 337_641_472);
+  });
+  it('LoRA on q, k and v: zero_pad returns the update as it is, and one dropout replaces three: -1u a layer after the first', () => {
+    // LitGPT: 3u + 2u (the cat copies of q and k) + 1.5u; transformers: 1u + 2u + 3 x 1.5u. The first layer keeps
+    // no masks: 6u against 6u.
+    const qkv = ['q_proj', 'k_proj', 'v_proj'];
+    assert.equal(saved(llama2('litgpt', qkv)) - saved(llama2('transformers', qkv)), -31 * U);
+  });
+  it('without LoRA in the attention the fused output is kept whole: +2u in each layer after the first', () => {
+    // The first layer's attention keeps nothing: its input and weights need no grad (the MLP's adapters make the
+    // residual stream require grad from its output on).
+    const mlp = ['gate_proj', 'up_proj', 'down_proj'];
+    assert.equal(saved(llama2('litgpt', mlp)) - saved(llama2('transformers', mlp)), 31 * 2 * U);
+  });
+});
+
+describe("LitGPT's attention over soft-capped scores (Gemma-2-2B, 1 x 512, bf16)", () => {
+  const gemma2 = (attention: 'sdpa' | 'eager'): Estimate =>
+    run(
+      setupFor('google/gemma-2-2b', {
+        method: 'lora',
+        lora: { r: 8, alpha: 16, dropout: 0.05, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
+        weights_dtype: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 512,
+        attention,
+        model_code: 'litgpt',
+      } satisfies Partial<TrainingSetupInput>),
+    );
+  it('computes the scores itself (no SDPA): estimated as eager attention, and said so', () => {
+    const asked = gemma2('sdpa');
+    assert.equal(asked.perGpu.peakBytes, gemma2('eager').perGpu.peakBytes);
+    const notes = [...asked.assumptions, ...asked.warnings].filter((n) => n.key === 'attention');
+    assert.ok(notes.some((n) => /LitGPT computes attention itself/.test('source' in n ? n.source : n.message)));
+  });
+});
