@@ -905,14 +905,42 @@ def suite_qlora():
     return out
 
 
+def suite_litgpt():
+    """LitGPT's own model and LoRA code (truthlib/litgpt.py, from LITGPT_SRC) in its finetune/lora.py loop, bf16-true:
+    the fused qkv layer with LoRA on some or all of its parts, multi-head and grouped-query attention; a 512-word
+    vocabulary so the layers, not the loss, hold most of the peak."""
+    out = {}
+    keys = dict(weights_dtype="bf16", method="lora", model_code="litgpt", loss="chunked", loop_keeps_outputs=True)
+    for heads, kv in (("mha", 4), ("gqa", 2)):
+        arch = dict(FAMILIES["llama"], vocab_size=512, num_hidden_layers=4, num_key_value_heads=kv)
+        for name, targets in (("qv", ["q_proj", "v_proj"]), ("qkv", ["q_proj", "k_proj", "v_proj"]),
+                              ("mlp", ["gate_proj", "up_proj", "down_proj"]),
+                              ("all", ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])):
+            adapter = {"r": 8, "alpha": 16, "dropout": 0.05, "target_modules": targets, "dtype": "bf16"}
+            s = scenario("llama", seq_len=512, lora=adapter, **keys)
+            s["architecture"] = dict(arch)
+            out[f"llama-{heads}-lora-{name}-bf16"] = (s, {})
+    # Gemma 2 (LitGPT's Gemma-2-2b config at these sizes): soft-capped scores, which LitGPT computes without SDPA.
+    gemma2 = dict(FAMILIES["gemma2"], vocab_size=512, num_hidden_layers=4, attn_logit_softcapping=50.0,
+                  final_logit_softcapping=30.0)
+    for name, targets in (("qv", ["q_proj", "v_proj"]), ("all", ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                                                  "up_proj", "down_proj"])):
+        adapter = {"r": 8, "alpha": 16, "dropout": 0.05, "target_modules": targets, "dtype": "bf16"}
+        s = scenario("gemma2", seq_len=512, lora=adapter, **keys)
+        s["architecture"] = dict(gemma2)
+        out[f"gemma2-lora-{name}-bf16"] = (s, {"litgpt_name": "Gemma-2-2b"})
+    return out
+
+
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
           "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "layer": suite_layer, "tf4": suite_tf4,
-          "zero": suite_zero, "flash": suite_flash, "hybrid": suite_hybrid, "qlora": suite_qlora}
+          "zero": suite_zero, "flash": suite_flash, "hybrid": suite_hybrid, "qlora": suite_qlora,
+          "litgpt": suite_litgpt}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
                   "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"},
                   "accelerate": {}, "layer": {"runner": "loop"}, "tf4": {"runner": "loop"},
                   "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
-                  "hybrid": {"runner": "loop"}, "qlora": {"runner": "loop"}}
+                  "hybrid": {"runner": "loop"}, "qlora": {"runner": "loop"}, "litgpt": {"runner": "litgpt"}}
 
 
 class _NoAliases(yaml.SafeDumper):

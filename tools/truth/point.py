@@ -28,7 +28,8 @@ from truthlib import bnb, cuda_like, ds_meta, memory, parallel, scenario as scen
 cuda_like.install()  # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py)
 
 RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.hf", "dpo": "truthlib.hf", "grpo": "truthlib.hf", "kto": "truthlib.hf",
-           "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf", "deepspeed": "truthlib.zero"}
+           "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf", "deepspeed": "truthlib.zero",
+           "litgpt": "truthlib.litgpt"}
 
 
 def versions():
@@ -44,6 +45,11 @@ def versions():
     if out["deepspeed"] is None and src and os.path.exists(os.path.join(src, "version.txt")):
         with open(os.path.join(src, "version.txt")) as f:
             out["deepspeed"] = f.read().strip() + " (source checkout, truthlib/zero.py)"
+    litgpt_src = os.environ.get("LITGPT_SRC")
+    if litgpt_src and os.path.isdir(litgpt_src):
+        from truthlib import litgpt
+
+        out["litgpt"] = litgpt.commit(litgpt_src) + " (source checkout, truthlib/litgpt.py)"
     return out
 
 

@@ -17,6 +17,10 @@ fi
 # the fixtures were made at v0.19.6, commit edaa7221). No C++ op is built; hjson has a shim in truthlib/shims.
 .venv/bin/pip install "${PIP_FLAGS[@]}" msgpack ninja py-cpuinfo pydantic einops
 
+# LitGPT (the `litgpt` suite, truthlib/litgpt.py) is not on the package index either: LITGPT_SRC names a checkout of
+# Lightning-AI/litgpt (the fixtures were made at 0.5.13); its utils.py imports Lightning, which is.
+.venv/bin/pip install "${PIP_FLAGS[@]}" lightning psutil
+
 # bitsandbytes (the `qlora` suite, truthlib/bnb.py) is not on the package index either: BNB_SRC names a checkout of
 # bitsandbytes-foundation/bitsandbytes (the fixtures were made at 0.50.1); its Python code runs without a native library.
 
