@@ -17,7 +17,9 @@ import type { DtypePlan, MethodPlan, PlanningContext, ShardingPlan } from './con
  */
 const LITGPT_SOFTCAP_ATTENTION = {
   replaces: ['sdpa', 'flash'],
-  why: "LitGPT computes attention itself for a model that soft-caps its attention scores (model.py: 'with softcapping we cannot use SDPA'): eager attention is used",
+  why:
+    'LitGPT computes attention itself for a model that soft-caps its attention scores ' +
+    "(model.py: 'with softcapping we cannot use SDPA'): eager attention is used",
 } as const;
 
 export const dtypeBytes = (d: 'fp32' | 'bf16' | 'fp16'): number => DTYPE_BYTES[d];
