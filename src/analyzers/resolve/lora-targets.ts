@@ -4,7 +4,14 @@
 // per-model default (peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING), raising a ValueError
 // for a model type without one. A target list that matches none of the model's modules is a located warning naming the
 // modules it has (PEFT raises "Target modules ... not found in the base model"), never a silent 0 trainable. Pure.
-import { linearModules, LITGPT_ROLE_NAMES, parseArchitecture, type HfConfig, type LinearModule } from '../../core';
+import {
+  linearModules,
+  LITGPT_ROLE_NAMES,
+  litgptQkvParts,
+  parseArchitecture,
+  type HfConfig,
+  type LinearModule,
+} from '../../core';
 import { msg } from '../facts';
 import type { ResolveContext } from './context';
 import type { WinningFact } from './types';
@@ -194,6 +201,8 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
     const own = [...new Set(list.flatMap((t) => (has(t) ? [t] : (LITGPT_ROLE_NAMES[t] ?? []).filter(has))))];
     if (own.length > 0) {
       lora.target_modules = own;
+      const parts = litgptQkvParts(list, mods);
+      if (parts) lora.qkv_parts = parts;
       return;
     }
   }

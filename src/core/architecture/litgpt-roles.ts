@@ -25,3 +25,18 @@ export function litgptRoleTargets(names: readonly string[], mods: readonly Linea
   const has = (t: string): boolean => mods.some((m) => !m.parameter && m.name.split('.').pop() === t);
   return [...new Set(names.flatMap((t) => (has(t) ? [t] : (LITGPT_ROLE_NAMES[t] ?? []).filter(has))))];
 }
+
+/**
+ * The parts of a fused q/k/v layer a LitGPT target list adapts (its lora_query / lora_key / lora_value as q_proj /
+ * k_proj / v_proj), where the model has no separate q, k and v layers but fuses them (Falcon's and GPT-NeoX's
+ * query_key_value) and not all three are switched on; undefined otherwise (every part, or no such fusion).
+ */
+export function litgptQkvParts(
+  names: readonly string[],
+  mods: readonly LinearModule[],
+): Array<'q' | 'k' | 'v'> | undefined {
+  const has = (t: string): boolean => mods.some((m) => !m.parameter && m.name.split('.').pop() === t);
+  const parts = (['q', 'k', 'v'] as const).filter((part) => names.includes(`${part}_proj`));
+  if (parts.length === 0 || parts.length === 3 || parts.some((part) => has(`${part}_proj`))) return undefined;
+  return QKV_FUSED.some(has) ? parts : undefined;
+}

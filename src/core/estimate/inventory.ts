@@ -1,7 +1,13 @@
 // The parameter inventory of a setup: totals by part (embedding, head, blocks, vision tower), quantized and adapter
 // parameters, trainable tensors' shapes, and the modules an adapter targets; memoized for the advice search. Pure.
 // Docs: docs/estimate/parameters.md
-import { type Architecture, countParameters, type LinearModule, litgptRoleTargets } from '../architecture';
+import {
+  type Architecture,
+  countParameters,
+  type LinearModule,
+  litgptQkvParts,
+  litgptRoleTargets,
+} from '../architecture';
 import type { TrainingSetup } from '../setup';
 import { quantBytesPerParam } from '../terms/quantization';
 import { formatCount } from '../units';
@@ -182,7 +188,7 @@ function inventory(setup: TrainingSetup, a: Architecture, mods: LinearModule[], 
   const targets = at.modules;
   const paramTargets = at.parameters.targets;
   const { pc, total, blocks, source } = parameterCounts(setup, a);
-  const { adapter, largestVector, ff } = adapterCounts(setup, mods, targets, paramTargets);
+  const { adapter, largestVector, ff } = adapterCounts(setup, a, mods, targets, paramTargets);
   const { quantized, largestQuantized, qbpp } = quantizedCounts(setup, mods, targets);
   const savedModules = savedModuleCount(setup, a);
   const { matrices, vectors, trainable, largest, headTrainable } = trainableShapes(
@@ -264,6 +270,7 @@ function parameterCounts(
 /** LoRA's (DoRA's, ParamWrapper's) or (IA)^3's parameters, and (IA)^3's feed-forward targets. */
 function adapterCounts(
   setup: TrainingSetup,
+  a: Architecture,
   mods: LinearModule[],
   targets: Set<string>,
   paramTargets: readonly ParameterTarget[],
@@ -275,7 +282,8 @@ function adapterCounts(
     for (const m of mods)
       if (targets.has(m.name))
         adapter +=
-          (setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
+          (litgptFusedQkvAdapter(setup, a, m) ??
+            setup.lora.r * (m.inFeatures + m.outFeatures) + (setup.lora.use_dora ? m.outFeatures : 0)) * m.count;
     // ParamWrapper (peft/tuners/lora/layer.py update_layer): lora_A (r·E x in) and lora_B (out x r·E) per targeted
     // parameter and layer, E = num_experts (1 for a 2-D router weight), r from rank_pattern (2r for a fused
     // gate_up_proj PEFT converted from both halves); no DoRA magnitude (ParamWrapper refuses DoRA).
@@ -294,6 +302,21 @@ function adapterCounts(
     }
   }
   return { adapter, largestVector, ff };
+}
+
+/**
+ * LitGPT's LoRA over a fused q/k/v layer (Falcon's and GPT-NeoX's query_key_value, Phi-3's qkv_proj): LoRAQKVLinear's lora_A has r rows per switched-on
+ * part (r·n x in) and its lora_B the parts' widths (q: heads x head size, k and v: key-value heads x head size); the
+ * parts from lora.qkv_parts or the role list (every part when neither says). Undefined for any other module.
+ */
+function litgptFusedQkvAdapter(setup: TrainingSetup, a: Architecture, m: LinearModule): number | undefined {
+  const lora = setup.lora;
+  if (setup.model_code !== 'litgpt' || !lora || (m.name !== 'query_key_value' && m.name !== 'qkv_proj'))
+    return undefined;
+  const named = lora.target_modules === 'all-linear' ? undefined : litgptQkvParts(lora.target_modules, [m]);
+  const parts = lora.qkv_parts ?? named ?? (['q', 'k', 'v'] as const);
+  const widths = { q: a.heads * a.headDim, k: a.kvHeads * a.headDim, v: a.kvHeads * a.headDim };
+  return lora.r * (parts.length * m.inFeatures + parts.reduce((sum, part) => sum + widths[part], 0));
 }
 
 /** The quantized block parameters, the largest quantized matrix, and their bytes per parameter with the constants. */

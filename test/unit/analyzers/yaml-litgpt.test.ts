@@ -192,6 +192,8 @@ describe('LitGPT config YAML', () => {
     ].join('\n');
     const res = resolveText('lora.yaml', text);
     assert.deepEqual((res.setup as { lora?: { target_modules?: string[] } }).lora?.target_modules, ['query_key_value']);
+    // lora_value defaults to true, lora_key to false: LoRAQKVLinear adapts the q and v parts of the fused layer.
+    assert.deepEqual((res.setup as { lora?: { qkv_parts?: string[] } }).lora?.qkv_parts, ['q', 'v']);
     assert.deepEqual(
       res.problems.filter((p) => p.code === 'invalid-value').map((p) => p.message),
       [],

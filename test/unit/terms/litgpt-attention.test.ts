@@ -73,3 +73,52 @@ describe("LitGPT's attention over soft-capped scores (Gemma-2-2B, 1 x 512, bf16)
     assert.ok(notes.some((n) => /LitGPT computes attention itself/.test('source' in n ? n.source : n.message)));
   });
 });
+
+// Falcon-7B (hidden 4,544, 71 heads of 64, one key-value head, 32 layers), whose transformers code fuses q, k and v into
+// query_key_value: LitGPT's switches adapt parts of it (lora.qkv_parts). At 1 x 512 tokens in bf16, LoRA r 8:
+// - q and v: lora_A has 2r rows and lora_B maps them to q's 4,544 and v's 64 columns, zero-padded to the fused 4,672
+//   (index_copy_ keeps the update, T x 4,608 x 2 B a layer);
+// - q, k and v: lora_A has 3r rows, and the update needs no padding (nothing kept of it beyond lora_A's output).
+// So q and v keep T x (4,608 - 8) x 2 B = 4,710,400 B more a layer: 150,732,800 B over 32 layers. The adapters:
+// r x (parts x 4,544 + widths) a layer, 8 x (2 x 4,544 + 4,608) x 32 = 3,506,176 for q and v,
+// 8 x (3 x 4,544 + 4,672) x 32 = 4,685,824 for all three.
+describe("LitGPT's LoRA over a fused query_key_value (Falcon-7B, 1 x 512, bf16)", () => {
+  const falcon = (parts: Array<'q' | 'k' | 'v'> | undefined): Estimate =>
+    run(
+      setupFor('tiiuae/falcon-7b', {
+        method: 'lora',
+        lora: {
+          r: 8,
+          alpha: 16,
+          dropout: 0.05,
+          target_modules: ['query_key_value'],
+          dtype: 'bf16',
+          ...(parts ? { qkv_parts: parts } : {}),
+        },
+        weights_dtype: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 512,
+        model_code: 'litgpt',
+      } satisfies Partial<TrainingSetupInput>),
+    );
+  it('q and v keep the zero-padded update: 150,732,800 B more than q, k and v', () => {
+    assert.equal(saved(falcon(['q', 'v'])) - saved(falcon(undefined)), 32 * 512 * (4_608 - 8) * 2);
+  });
+  it("the adapters count LoRAQKVLinear's shapes: r x (parts x in + the parts' widths)", () => {
+    assert.equal(falcon(['q', 'v']).parameters.trainable, 3_506_176);
+    assert.equal(falcon(undefined).parameters.trainable, 4_685_824);
+  });
+  it('the same parts from a role list (q_proj, v_proj), as a scenario gives them', () => {
+    const roles = run(
+      setupFor('tiiuae/falcon-7b', {
+        method: 'lora',
+        lora: { r: 8, alpha: 16, dropout: 0.05, target_modules: ['q_proj', 'v_proj'], dtype: 'bf16' },
+        weights_dtype: 'bf16',
+        micro_batch_size: 1,
+        seq_len: 512,
+        model_code: 'litgpt',
+      } satisfies Partial<TrainingSetupInput>),
+    );
+    assert.equal(roles.perGpu.peakBytes, falcon(['q', 'v']).perGpu.peakBytes);
+  });
+});

@@ -7,6 +7,7 @@ import type { Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
 import { decoderBlock, rotary } from './decoder';
+import { litgptParallelBlock } from './litgpt';
 import { plainMlp } from './mlp';
 
 /** q, k and v as FalconAttention hands them to attention, (b, heads, s, d) each. */
@@ -22,15 +23,20 @@ interface FalconHeads {
 }
 
 /**
- * FalconDecoderLayer (LitGPT's model: the Llama-shaped block): attention off the first LayerNorm; the MLP off the same output (parallel_attn), off ln_mlp (new
- * decoder architecture, two norms), or after the residual sum and post_attention_layernorm (sequential, Falcon-RW).
+ * FalconDecoderLayer (LitGPT's model: its own parallel block, litgpt.ts): attention off the first LayerNorm; the MLP
+ * off the same output (parallel_attn), off ln_mlp (new decoder architecture, two norms), or after the residual sum and
+ * post_attention_layernorm (sequential, Falcon-RW).
  */
 export function falconBlock(bc: BlockContext): Tensor {
   const { p, a, tape, tp, Tsp, residualBytes, x0, state } = bc;
-  // LitGPT's GPT runs every family through one CausalSelfAttention, closest to the Llama-shaped replay.
-  if (p.litgptModel) return decoderBlock(bc);
   const layout = a.falcon ?? { newDecoder: false, parallel: true };
   const twoNorms = layout.parallel && a.normsPerBlock === 2;
+  if (p.litgptModel) {
+    // LitGPT's own block: its CausalSelfAttention, norm_1 shared with the MLP unless the model has two norms a layer;
+    // a sequential Falcon (RW) as the Llama-shaped block.
+    if (!layout.parallel) return decoderBlock(bc);
+    return litgptParallelBlock(bc, tape.layerNorm(x0, Tsp, p.normsTrainable, 'norm_1'), !twoNorms);
+  }
   const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, twoNorms ? 'ln_attn' : 'input_layernorm');
   let mlpIn = twoNorms ? tape.layerNorm(x0, Tsp, p.normsTrainable, 'ln_mlp') : h1;
   const att = falconAttention(bc, h1, layout.newDecoder);

@@ -6,7 +6,7 @@
 import type { Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
-import { litgptAttention, litgptQkv } from './litgpt';
+import { litgptAttention, litgptParallelBlock } from './litgpt';
 import { mamba2Mixer } from './mixers/mamba2';
 import { gatedMlp, geluNew, plainMlp } from './mlp';
 import { nemotronMoe } from './moe';
@@ -58,7 +58,8 @@ export function gptNeoxBlock(bc: BlockContext): Tensor {
   const { p, a, tape, T, tp, Tsp, x0, qd, kvd, b, linear } = bc;
   // Parallel residual: attention and MLP both read the block input (gpt_neox: through two LayerNorms).
   const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'input_layernorm');
-  if (litgptAttention(bc)) return litgptParallelBlock(bc, h1);
+  // LitGPT's own block: Phi shares the first norm with the MLP, GPT-NeoX normalizes the input again.
+  if (litgptAttention(bc)) return litgptParallelBlock(bc, h1, a.family === 'phi');
   const qkvName = a.family === 'phi' ? 'q_proj' : 'query_key_value';
   const qkv = linear(h1, qkvName, a.family === 'phi' ? qd : 3 * qd, 'qkv output');
   const q = tape.free(qkv, 'q (rotary)', T * qd);
@@ -83,27 +84,6 @@ export function gptNeoxBlock(bc: BlockContext): Tensor {
   const up = linear(h2, a.family === 'phi' ? 'fc1' : 'dense_h_to_4h', a.ffn / tp, 'mlp up output');
   const g = tape.unarySavesInput(up, 'gelu output');
   return linear(g, a.family === 'phi' ? 'fc2' : 'dense_4h_to_h', a.hidden, 'mlp down output');
-}
-
-/**
- * Phi under LitGPT's own model (shared attention norm, parallel residual): the fused qkv layer and its LoRA
- * (litgpt.ts); the rotated part of q and k rebuilt by torch.cat into new tensors; v a view of the fused output, which
- * the attention keeps whole; LitGPT's GptNeoxMLP (fc, gelu, proj) on the same norm output.
- */
-function litgptParallelBlock(bc: BlockContext, h1: Tensor): Tensor {
-  const { a, tape, T, tp, qd, kvd, linear } = bc;
-  const { q, k, v } = litgptQkv(bc, h1);
-  const att = attentionCore(
-    bc,
-    tape.free(q, 'q (rotated part and pass-through, cat)', T * qd),
-    tape.free(k, 'k (rotated part and pass-through, cat)', T * kvd),
-    v,
-    { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout },
-  );
-  linear(att, 'dense', a.hidden, 'dense output');
-  const up = linear(h1, 'fc1', a.ffn / tp, 'mlp up output');
-  const g = tape.unarySavesInput(up, 'gelu output');
-  return linear(g, 'fc2', a.hidden, 'mlp down output');
 }
 
 /**

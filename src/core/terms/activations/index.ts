@@ -47,6 +47,7 @@ const sameLora = (a: LoraPlan | undefined, b: LoraPlan | undefined): boolean =>
     a.dropout === b.dropout &&
     a.dtypeBytes === b.dtypeBytes &&
     (a.dora === true) === (b.dora === true) &&
+    (a.qkvParts ?? []).join() === (b.qkvParts ?? []).join() &&
     sameSet(a.targets, b.targets));
 const sameIa3 = (a: Ia3Plan | undefined, b: Ia3Plan | undefined): boolean =>
   a === b ||
@@ -169,10 +170,14 @@ const layers = memo(layerActivationsUncached, {
     `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +
     `${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}` +
     `|${p.seq}|${p.tp}` +
-    `|${p.lora ? `${p.lora.r},${p.lora.dropout},${p.lora.dtypeBytes},${+(p.lora.dora === true)},${targetsKey(p.lora.targets)}` : ''}` +
+    `|${p.lora ? loraKey(p.lora) : ''}` +
     `|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
   recent: { size: 32, same: samePlan },
 });
+
+/** A LoRA plan's fields in the memo key. */
+const loraKey = (l: LoraPlan): string =>
+  `${l.r},${l.dropout},${l.dtypeBytes},${+(l.dora === true)},${targetsKey(l.targets)},${(l.qkvParts ?? []).join('')}`;
 
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {

@@ -1,20 +1,30 @@
-// LitGPT's own attention (litgpt/model.py CausalSelfAttention, litgpt/lora.py LoRAQKVLinear), for models with separate
-// q, k and v projections in transformers: one fused `attn.qkv` linear whose output q, k and v are views of, a LoRA branch
-// over the switched-on parts of it (one dropout, one lora_A, a grouped lora_B, zero-padded back to the fused width),
-// the rotated q and k rebuilt by torch.cat, and the key and value heads repeated to every query head in training.
-// Sources: Lightning-AI/litgpt model.py and lora.py (0.5.13; the same at 8641822, October 2023). Pure; no I/O.
+// LitGPT's own attention (litgpt/model.py CausalSelfAttention, litgpt/lora.py LoRAQKVLinear): one fused `attn.qkv`
+// linear whose output q, k and v are views of, a LoRA branch over the switched-on parts of it (one dropout, one lora_A,
+// a grouped lora_B, zero-padded back to the fused width), the rotated q and k rebuilt by torch.cat, and the key and
+// value heads repeated to every query head in training; and its parallel-residual block (Block.forward with
+// parallel_residual: Phi, Falcon, GPT-NeoX). Sources: Lightning-AI/litgpt model.py and lora.py (0.5.13; the same at
+// 8641822, October 2023). Pure; no I/O.
 // Docs: docs/estimate/activations.md
+import { litgptQkvParts, type LinearModule } from '../../architecture';
+import type { TrainingSetup } from '../../setup';
 import type { Tensor, Weight } from '../saved-tensors';
+import { attentionCore } from './attention';
 import type { BlockContext } from './block';
 import { weight } from './linear';
+import type { LoraPlan } from './plan';
 
 /** The three projections LitGPT fuses, with their transformers names, in the order of the fused output. */
 const PARTS = ['q_proj', 'k_proj', 'v_proj'] as const;
+/** A fused q/k/v layer in transformers' names: Falcon's and GPT-NeoX's, Phi-3's. */
+const FUSED_NAMES = ['query_key_value', 'qkv_proj'] as const;
 
-/** Whether LitGPT's CausalSelfAttention replaces this block's attention (a model with separate q, k and v modules). */
+/** Whether LitGPT's CausalSelfAttention replaces this block's attention (separate q, k and v, or a fused layer). */
 export function litgptAttention(bc: BlockContext): boolean {
-  return bc.p.litgptModel === true && PARTS.every((name) => bc.mods.has(name));
+  return bc.p.litgptModel === true && (separateParts(bc) || fusedName(bc) !== undefined);
 }
+
+const separateParts = (bc: BlockContext): boolean => PARTS.every((name) => bc.mods.has(name));
+const fusedName = (bc: BlockContext): string | undefined => FUSED_NAMES.find((name) => bc.mods.has(name));
 
 /**
  * `qkv = self.qkv(x)` and its LoRA branch (LoRAQKVLinear.forward): q, k and v as views of the fused output. The
@@ -25,18 +35,51 @@ export function litgptQkv(bc: BlockContext, h1: Tensor): { q: Tensor; k: Tensor;
   const { p, tape, T, qd, kvd } = bc;
   const widths = [qd, kvd, kvd];
   const width = qd + 2 * kvd;
-  const parts = PARTS.map((name) => weight(bc, name));
+  const separate = separateParts(bc);
+  const parts = separate ? PARTS.map((name) => weight(bc, name)) : [weight(bc, fusedName(bc)!)];
   const fused: Weight = { ...parts[0], what: 'attn.qkv', elems: parts.reduce((sum, w) => sum + w.elems, 0) };
   const base = tape.linear(h1, fused, width, 'qkv output');
   // bitsandbytes before 0.43.2 keeps the fused layer's input as a ctx attribute (linear.ts adaptedLinear).
   if (p.bnbKeepsInput && h1.rg && !fused.trainable) tape.holdInContext(h1);
-  const enabled = PARTS.map((name) => p.lora?.targets.has(name) === true);
+  const enabled = separate ? PARTS.map((name) => p.lora?.targets.has(name) === true) : fusedParts(bc);
   const qkv = p.lora && enabled.some(Boolean) ? withAdapter(bc, h1, base, { enabled, widths }) : base;
   return {
     q: tape.view(qkv, 'q (view of qkv)', T * qd),
     k: tape.view(qkv, 'k (view of qkv)', T * kvd),
     v: tape.view(qkv, 'v (view of qkv)', T * kvd),
   };
+}
+
+/** q, k and v adapted over a fused layer: the parts the switches name (lora.qkv_parts), else all three. */
+function fusedParts(bc: BlockContext): boolean[] {
+  const lora = bc.p.lora;
+  if (!lora?.targets.has(fusedName(bc)!)) return [false, false, false];
+  const on = lora.qkvParts ?? ['q', 'k', 'v'];
+  return (['q', 'k', 'v'] as const).map((part) => on.includes(part));
+}
+
+/**
+ * LitGPT's parallel-residual block (`x = mlp(norm_2(x)) + attn(norm_1(x)) + x`; Phi and Falcon-7B share norm_1, so
+ * `h1` feeds both): its attention (litgptQkv, q and k rebuilt by torch.cat, v a view of the fused output), the output
+ * projection, and GptNeoxMLP (fc, gelu, proj). The attention's output is held until the sum.
+ */
+export function litgptParallelBlock(bc: BlockContext, h1: Tensor, shared: boolean): Tensor {
+  const { p, a, tape, T, tp, Tsp, qd, kvd, x0, linear } = bc;
+  const { q, k, v } = litgptQkv(bc, h1);
+  const att = attentionCore(
+    bc,
+    tape.free(q, 'q (rotated part and pass-through, cat)', T * qd),
+    tape.free(k, 'k (rotated part and pass-through, cat)', T * kvd),
+    v,
+    { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout },
+  );
+  const o = linear(att, 'dense', a.hidden, 'dense output');
+  const [fc, proj] = a.family === 'phi' ? ['fc1', 'fc2'] : ['dense_h_to_4h', 'dense_4h_to_h'];
+  const h2 = shared ? h1 : tape.layerNorm(x0, Tsp, p.normsTrainable, 'norm_2');
+  const up = linear(h2, fc, a.ffn / tp, 'mlp up output');
+  const out = linear(tape.unarySavesInput(up, 'gelu output'), proj, a.hidden, 'mlp down output');
+  tape.use(o);
+  return out;
 }
 
 /** Which parts of the fused projection LoRA adapts, and each part's width on this rank. */
@@ -98,4 +141,16 @@ function groupedLoraB(bc: BlockContext, afterA: Tensor, adapter: QkvAdapter): Te
   const outputs = widths.map((width, i) => conv(width, `qkv lora_B output, part ${i + 1} (conv1d)`));
   tape.use(...outputs);
   return tape.tensor('qkv lora_B output (cat of the parts)', T * total, outputs[0].bytesPerElem, true);
+}
+
+/**
+ * LitGPT over a fused q/k/v layer: the parts its switches adapt, as the setup says them (lora.qkv_parts, from LitGPT's
+ * files) or as a role list names them (q_proj, v_proj): the LoRA plan's qkvParts.
+ */
+export function litgptQkvPlan(setup: TrainingSetup, mods: readonly LinearModule[]): Pick<LoraPlan, 'qkvParts'> {
+  const lora = setup.lora;
+  if (setup.model_code !== 'litgpt' || !lora) return {};
+  const parts =
+    lora.qkv_parts ?? (lora.target_modules === 'all-linear' ? undefined : litgptQkvParts(lora.target_modules, mods));
+  return parts ? { qkvParts: parts } : {};
 }

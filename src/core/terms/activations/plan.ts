@@ -13,6 +13,8 @@ export interface LoraPlan {
   readonly dora?: boolean;
   /** Module names (as in linearModules) that carry an adapter. */
   readonly targets: ReadonlySet<string>;
+  /** LitGPT over a fused query_key_value: the parts its LoRA adapts (setup lora.qkv_parts; unset: every part). */
+  readonly qkvParts?: readonly ('q' | 'k' | 'v')[];
 }
 
 /** PEFT (IA)^3 vectors (peft/tuners/ia3/layer.py Linear.forward). */

@@ -21,6 +21,7 @@ import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
 import type { CheckpointedLayer } from './recompute';
 import { causalMask } from './causal-mask';
+import { litgptQkvPlan } from './litgpt';
 
 /** The activation terms of a stage, for the phases to place. */
 export interface StageActivations {
@@ -119,7 +120,14 @@ function activationPlan(
   const adapterCompute = fsdpCastsParameters(ctx) && !peftReadsShardDtype(ctx) ? half : adapterBytes;
   const loraPlan: LoraPlan | undefined =
     peft && lora
-      ? { r: lora.r, dropout: lora.dropout, dtypeBytes: adapterCompute, targets, dora: lora.use_dora }
+      ? {
+          r: lora.r,
+          dropout: lora.dropout,
+          dtypeBytes: adapterCompute,
+          targets,
+          dora: lora.use_dora,
+          ...litgptQkvPlan(setup, mods),
+        }
       : undefined;
   const ia3Plan: Ia3Plan | undefined = ia3
     ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterCompute }
