@@ -929,6 +929,15 @@ def suite_litgpt():
         s = scenario("gemma2", seq_len=512, lora=adapter, **keys)
         s["architecture"] = dict(gemma2)
         out[f"gemma2-lora-{name}-bf16"] = (s, {"litgpt_name": "Gemma-2-2b"})
+    # Falcon-7B and StableLM-alpha (LitGPT's named configs at these sizes): models whose transformers code fuses q, k
+    # and v too, where LitGPT's switches adapt parts of the fused layer.
+    for fam, litgpt_name in (("falcon", "falcon-7b"), ("gpt_neox", "stablelm-base-alpha-3b")):
+        arch = dict(FAMILIES[fam], vocab_size=512, num_hidden_layers=4)
+        for name, targets in (("qv", ["q_proj", "v_proj"]), ("qkv", ["q_proj", "k_proj", "v_proj"])):
+            adapter = {"r": 8, "alpha": 16, "dropout": 0.05, "target_modules": targets, "dtype": "bf16"}
+            s = scenario(fam, seq_len=512, lora=adapter, **keys)
+            s["architecture"] = dict(arch)
+            out[f"{fam}-lora-{name}-bf16"] = (s, {"litgpt_name": litgpt_name})
     return out
 
 

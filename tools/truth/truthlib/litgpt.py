@@ -69,26 +69,30 @@ def modules(src):
 
 def config(lora, scenario, harness):
     """A LitGPT Config from the scenario's transformers config fields and its LoRA targets: Llama-shaped, or LitGPT's
-    own named config (harness `litgpt_name`, e.g. Gemma-2-2b) at the scenario's sizes."""
+    own named config (harness `litgpt_name`: Gemma-2-2b, falcon-7b, stablelm-base-alpha-3b) at the scenario's sizes."""
     arch = scenario["architecture"]
     adapter = scenario.get("lora", {})
     targets = set(adapter.get("target_modules", ["q_proj", "v_proj"]))
     switches = {name: any(SWITCHES[t] == name for t in targets if t in SWITCHES) for name in set(SWITCHES.values())}
     heads = arch["num_attention_heads"]
     layers = arch["num_hidden_layers"]
+    hidden = arch["hidden_size"]
+    kv = 1 if arch.get("multi_query") else arch.get("num_key_value_heads", heads)
     sizes = dict(block_size=scenario["seq_len"], vocab_size=arch["vocab_size"], padded_vocab_size=arch["vocab_size"],
-                 n_layer=layers, n_head=heads, n_embd=arch["hidden_size"],
-                 n_query_groups=arch.get("num_key_value_heads", heads), intermediate_size=arch["intermediate_size"],
-                 lora_r=adapter.get("r", 8), lora_alpha=adapter.get("alpha", 16), lora_dropout=adapter.get("dropout", 0.0),
-                 **switches)
+                 n_layer=layers, n_head=heads, n_embd=hidden, n_query_groups=kv,
+                 intermediate_size=arch.get("intermediate_size", 4 * hidden), lora_r=adapter.get("r", 8),
+                 lora_alpha=adapter.get("alpha", 16), lora_dropout=adapter.get("dropout", 0.0), **switches)
     name = harness.get("litgpt_name")
-    if name:
-        # Gemma 2's named config: head size and score scale from the scenario, every other layer's sliding window.
-        return lora.Config.from_name(name, head_size=arch["head_dim"],
-                                     attention_scores_scalar=arch.get("query_pre_attn_scalar", arch["head_dim"]),
-                                     sliding_window_indices=[1 if i % 2 == 0 else 0 for i in range(layers)], **sizes)
-    return lora.Config(name="truth", rotary_percentage=1.0, parallel_residual=False, bias=False,
-                       norm_class_name="RMSNorm", mlp_class_name="LLaMAMLP", **sizes)
+    if not name:
+        return lora.Config(name="truth", rotary_percentage=1.0, parallel_residual=False, bias=False,
+                           norm_class_name="RMSNorm", mlp_class_name="LLaMAMLP", **sizes)
+    # LitGPT's named config (Falcon-7B, StableLM-alpha, Gemma 2) at the scenario's sizes.
+    extra = dict(head_size=arch.get("head_dim", hidden // heads))
+    if arch["model_type"] == "gemma2":
+        # Its score scale, and every other layer's sliding window.
+        extra.update(attention_scores_scalar=arch.get("query_pre_attn_scalar", extra["head_size"]),
+                     sliding_window_indices=[1 if i % 2 == 0 else 0 for i in range(layers)])
+    return lora.Config.from_name(name, **sizes, **extra)
 
 
 def fabric_forward(model, precision):
