@@ -156,6 +156,7 @@ export function logitsAndLoss(
     headWeightBytes: embBytes,
     residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined,
     packedHeadInput: setup.loss === 'chunked-nll',
+    litgpt: setup.model_code === 'litgpt',
     ...(deepspeedLinearRuns(setup, ctx.sharding.zeroStage) && !quantizedHead(setup, a) ? { zero3Linear: true } : {}),
   });
   outside.push(

@@ -183,7 +183,7 @@ function blockContext(
     outputNormBackwardBytes: 0,
   };
   const normWeight: Weight = { what: 'norm', elems: a.hidden, trainable: p.normsTrainable, bytesPerElem: normBytes };
-  const rms = rmsNormOf(a, normBytes);
+  const rms = rmsNormOf(a, normBytes, p.litgptModel === true);
   const sandwich = a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'glm4';
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'

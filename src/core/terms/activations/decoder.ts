@@ -7,7 +7,7 @@
 import type { Tape, Tensor } from '../saved-tensors';
 import { attentionCore, mlaAttention } from './attention';
 import type { BlockContext } from './block';
-import { litgptAttention, litgptQkv } from './litgpt';
+import { litgptAttention, litgptHeadsJoined, litgptQkv } from './litgpt';
 import { gatedDeltaNet } from './mixers/gated-deltanet';
 import { kimiDeltaAttention } from './mixers/kda';
 import { mamba1Mixer } from './mixers/mamba1';
@@ -136,6 +136,7 @@ function attentionLayer(bc: BlockContext, h1: Tensor, postOnly: boolean): Tensor
     dropout: a.attentionDropout,
     sinks: a.family === 'gpt_oss',
   });
+  if (litgptAttention(bc)) att = litgptHeadsJoined(bc, att);
   if (outputGate) {
     // attn_output * torch.sigmoid(gate): the gate chunk is reshaped (a copy of the strided view), sigmoid keeps its
     // output, and the product keeps both factors.

@@ -7,11 +7,14 @@ import type { MatmulTemporary, Tensor, Weight } from '../saved-tensors';
 import type { BlockContext } from './block';
 import { loraEntryGradientBytes } from './recompute';
 
-/** A module's weight on this TP rank (a hidden x hidden stand-in for a module the architecture does not list). */
-export function weight(bc: BlockContext, name: string): Weight {
+/**
+ * A module's weight on this TP rank (a hidden x hidden stand-in for a module the architecture does not list), or of
+ * `fusedElems` elements where a model's code fuses several modules into one (LitGPT's qkv).
+ */
+export function weight(bc: BlockContext, name: string, fusedElems?: number): Weight {
   const { p, a, mods, tp } = bc;
   const m = mods.get(name);
-  const elems = m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden;
+  const elems = fusedElems ?? (m ? (m.inFeatures * m.outFeatures) / tp : a.hidden * a.hidden);
   // A 4/8-bit base weight is dequantized to the compute dtype inside bitsandbytes' matmul and never saved, so
   // autocast makes no 16-bit copy of it, whatever dtype the model's other parameters are stored in. A bare
   // parameter (transformers 5 fused experts and routers) is never quantized: it keeps the model dtype, or fp32 when

@@ -36,8 +36,10 @@ export function litgptQkv(bc: BlockContext, h1: Tensor): { q: Tensor; k: Tensor;
   const widths = [qd, kvd, kvd];
   const width = qd + 2 * kvd;
   const separate = separateParts(bc);
-  const parts = separate ? PARTS.map((name) => weight(bc, name)) : [weight(bc, fusedName(bc)!)];
-  const fused: Weight = { ...parts[0], what: 'attn.qkv', elems: parts.reduce((sum, w) => sum + w.elems, 0) };
+  const name = separate ? PARTS[0] : fusedName(bc)!;
+  // One weight of the three projections' elements: its dtype, and a 4-bit weight's dequantized copy, the fused one's.
+  const elems = separate ? PARTS.reduce((sum, part) => sum + weight(bc, part).elems, 0) : undefined;
+  const fused: Weight = { ...weight(bc, name, elems), what: 'attn.qkv' };
   const base = tape.linear(h1, fused, width, 'qkv output');
   // bitsandbytes before 0.43.2 keeps the fused layer's input as a ctx attribute (linear.ts adaptedLinear).
   if (p.bnbKeepsInput && h1.rg && !fused.trainable) tape.holdInContext(h1);
@@ -73,13 +75,23 @@ export function litgptParallelBlock(bc: BlockContext, h1: Tensor, shared: boolea
     v,
     { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout },
   );
-  const o = linear(att, 'dense', a.hidden, 'dense output');
+  const o = linear(litgptHeadsJoined(bc, att), 'dense', a.hidden, 'dense output');
   const [fc, proj] = a.family === 'phi' ? ['fc1', 'fc2'] : ['dense_h_to_4h', 'dense_4h_to_h'];
   const h2 = shared ? h1 : tape.layerNorm(x0, Tsp, p.normsTrainable, 'norm_2');
   const up = linear(h2, fc, a.ffn / tp, 'mlp up output');
   const out = linear(tape.unarySavesInput(up, 'gelu output'), proj, a.hidden, 'mlp down output');
   tape.use(o);
   return out;
+}
+
+/**
+ * `y.transpose(1, 2).reshape(B, T, C)` over SDPA's output: the flash kernel writes its output in q's layout, and
+ * LitGPT's q (made by torch.cat) is (b, heads, s, d) in memory, so the reshape copies it (transformers' q, a transposed
+ * view of the projection, gives a (b, s, heads, d) output that the reshape only views). Eager attention (soft-capped
+ * scores) makes its copy itself.
+ */
+export function litgptHeadsJoined(bc: BlockContext, att: Tensor): Tensor {
+  return bc.p.attention === 'eager' ? att : bc.tape.free(att, 'attention output, heads joined (reshape copy)');
 }
 
 /** Which parts of the fused projection LoRA adapts, and each part's width on this rank. */

@@ -8,18 +8,20 @@ import { type ComputeMode, Tape } from '../saved-tensors';
 /**
  * How a family writes its RMSNorm and what its weights are stored in: Gemma's (1 + weight) in fp32; gpt-oss keeps its
  * norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules) and casts after the weight; the rest as Llama, in
- * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast).
+ * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast). LitGPT's own RMSNorm (`litgpt`) multiplies
+ * the fp32 normalized input by `weight.float()` and casts after, as gpt-oss's (Gemma's adds the unit offset first).
  */
 export function rmsNormOf(
   a: Architecture,
   weightBytes: number,
+  litgpt = false,
 ): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
   // Qwen3NextRMSNorm: Gemma's zero-centred x.float() normalized * (1 + weight.float()).
   if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'qwen3_next')
     return { style: 'gemma', weightBytes };
   if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
   // Olmo2RMSNorm: (weight * normalized_fp32).to(input_dtype), as gpt-oss's, with the weight in the model dtype.
-  if (a.family === 'olmo2') return { style: 'gpt_oss', weightBytes };
+  if (a.family === 'olmo2' || litgpt) return { style: 'gpt_oss', weightBytes };
   return { style: 'llama', weightBytes };
 }
 
@@ -64,6 +66,8 @@ interface FinalNormPlan {
   packedHeadInput?: boolean;
   /** DeepSpeed ZeRO-3's linear runs the head and saves its input whether or not the head trains. */
   zero3Linear?: boolean;
+  /** LitGPT's own RMSNorm (rmsNormOf). */
+  litgpt?: boolean;
 }
 
 /**
@@ -84,7 +88,7 @@ const finalNormPerToken = memo(
     const tape = new Tape(p.mode, p.half, false);
     const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
     const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
-    const rms = rmsNormOf(a, normBytes);
+    const rms = rmsNormOf(a, normBytes, p.litgpt === true);
     const normed =
       a.norm === 'rms'
         ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
@@ -113,7 +117,8 @@ const finalNormPerToken = memo(
       const headBytes = p.headWeightBytes ?? p.weightBytes;
       const packed = +(p.packedHeadInput === true);
       const z3 = +(p.zero3Linear === true);
-      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}${z3}`;
+      const litgpt = +(p.litgpt === true);
+      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}${z3}${litgpt}`;
     },
   },
 );
