@@ -920,6 +920,11 @@ def suite_litgpt():
             s = scenario("llama", seq_len=512, lora=adapter, **keys)
             s["architecture"] = dict(arch)
             out[f"llama-{heads}-lora-{name}-bf16"] = (s, {})
+    # finetune/full.py: every parameter trained, the whole head at once.
+    for heads, kv in (("mha", 4), ("gqa", 2)):
+        s = scenario("llama", seq_len=512, **dict(keys, method="full"))
+        s["architecture"] = dict(FAMILIES["llama"], vocab_size=512, num_hidden_layers=4, num_key_value_heads=kv)
+        out[f"llama-{heads}-full-bf16"] = (s, {})
     # Gemma 2 (LitGPT's Gemma-2-2b config at these sizes): soft-capped scores, which LitGPT computes without SDPA.
     gemma2 = dict(FAMILIES["gemma2"], vocab_size=512, num_hidden_layers=4, attn_logit_softcapping=50.0,
                   final_logit_softcapping=30.0)

@@ -7,7 +7,8 @@ are loaded as the package's modules without its `__init__.py` (which imports the
 LoRAQKVLinear, LoRALinear, mark_only_lora_as_trainable and chunked_cross_entropy.
 
 The loop is finetune/lora.py fit at one micro-batch per step: `logits = model(input_ids, lm_head_chunk_size=128)`,
-the last chunk shifted, `loss = chunked_cross_entropy(logits, targets[..., 1:])`, backward, the optimizer step. `logits`
+the last chunk shifted, `loss = chunked_cross_entropy(logits, targets[..., 1:])`, backward, the optimizer step; for a
+full fine-tune finetune/full.py's: the whole head at once, `chunked_cross_entropy(logits[..., :-1, :], ...)`. `logits`
 and `loss` are rebound each step, so the last step's graph lives until the next forward returns, as in LitGPT. The
 precision is bf16-true through Fabric's own plugin (HalfPrecision): the module made and converted in bf16, adapters
 included, and the forward wrapped as Fabric wraps it.
@@ -110,17 +111,20 @@ def fabric_forward(model, precision):
 
 
 def run(rec, scenario, harness):
-    if scenario.get("gradient_checkpointing", "none") != "none" or scenario.get("method") != "lora":
-        raise ValueError("the litgpt runner runs finetune/lora.py on one device: method lora, no checkpointing")
+    method = scenario.get("method", "full")
+    if scenario.get("gradient_checkpointing", "none") != "none" or method not in ("lora", "full"):
+        raise ValueError("the litgpt runner runs finetune/lora.py or full.py on one device: no checkpointing")
     if scenario.get("weights_dtype") != "bf16" or scenario.get("mixed_precision", "none") != "none":
         raise ValueError("the litgpt runner runs precision bf16-true: weights_dtype bf16, no mixed precision")
     lora, utils = modules(source())
     precision = HalfPrecision("bf16-true")
     torch.manual_seed(harness.get("seed", 0))
     with precision.module_init_context():
-        model = lora.GPT(config(lora, scenario, harness))
+        # finetune/full.py builds litgpt.model.GPT; the LoRA config's extra fields are zero there.
+        model = (lora.GPT if method == "lora" else sys.modules["litgpt.model"].GPT)(config(lora, scenario, harness))
     model = precision.convert_module(model)
-    lora.mark_only_lora_as_trainable(model)
+    if method == "lora":
+        lora.mark_only_lora_as_trainable(model)
     model.train()
     rec.watch_forward(model)
     opt = loop.make_optimizer(model, scenario)
@@ -130,9 +134,14 @@ def run(rec, scenario, harness):
     targets = input_ids.clone()
     for step in range(harness.get("steps", 2)):
         with rec.step(step):
-            logits = forward(input_ids, lm_head_chunk_size=128)
-            logits[-1] = logits[-1][..., :-1, :]
-            loss = utils.chunked_cross_entropy(logits, targets[..., 1:])
+            if method == "lora":
+                logits = forward(input_ids, lm_head_chunk_size=128)
+                logits[-1] = logits[-1][..., :-1, :]
+                loss = utils.chunked_cross_entropy(logits, targets[..., 1:])
+            else:
+                # finetune/full.py fit: the whole head at once, the cross-entropy in chunks.
+                logits = forward(input_ids)
+                loss = utils.chunked_cross_entropy(logits[..., :-1, :], targets[..., 1:])
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
