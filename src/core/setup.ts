@@ -67,10 +67,13 @@ export const LoraSchema = z.strictObject({
   use_dora: z.boolean().default(false),
   /**
    * LitGPT over a model whose q, k and v are one fused layer in its Hugging Face names too (Falcon's and GPT-NeoX's
-   * query_key_value): the parts LitGPT's LoRA adapts (its lora_query / lora_key / lora_value switches; litgpt/lora.py
-   * LoRAQKVLinear enable_lora). Unset: every part.
+   * query_key_value, Phi-3's qkv_proj): the parts LitGPT's LoRA adapts (its lora_query / lora_key / lora_value
+   * switches; litgpt/lora.py LoRAQKVLinear enable_lora). Unset: every part.
    */
-  qkv_parts: z.array(z.enum(['q', 'k', 'v'])).min(1).optional(),
+  qkv_parts: z
+    .array(z.enum(['q', 'k', 'v']))
+    .min(1)
+    .optional(),
   /**
    * PEFT target_parameters: bare parameters adapted by LoRA, such as the 3-D fused experts of transformers 5
    * ('experts.gate_up_proj', 'mlp.experts.down_proj'; a leading layer index, as in '7.mlp.experts.gate_up_proj', limits

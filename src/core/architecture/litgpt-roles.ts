@@ -29,7 +29,8 @@ export function litgptRoleTargets(names: readonly string[], mods: readonly Linea
 /**
  * The parts of a fused q/k/v layer a LitGPT target list adapts (its lora_query / lora_key / lora_value as q_proj /
  * k_proj / v_proj), where the model has no separate q, k and v layers but fuses them (Falcon's and GPT-NeoX's
- * query_key_value) and not all three are switched on; undefined otherwise (every part, or no such fusion).
+ * query_key_value, Phi-3's qkv_proj) and not all three are switched on; undefined otherwise (every part, or no such
+ * fusion).
  */
 export function litgptQkvParts(
   names: readonly string[],

@@ -305,9 +305,10 @@ function adapterCounts(
 }
 
 /**
- * LitGPT's LoRA over a fused q/k/v layer (Falcon's and GPT-NeoX's query_key_value, Phi-3's qkv_proj): LoRAQKVLinear's lora_A has r rows per switched-on
- * part (r·n x in) and its lora_B the parts' widths (q: heads x head size, k and v: key-value heads x head size); the
- * parts from lora.qkv_parts or the role list (every part when neither says). Undefined for any other module.
+ * LitGPT's LoRA over a fused q/k/v layer (Falcon's and GPT-NeoX's query_key_value, Phi-3's qkv_proj): LoRAQKVLinear's
+ * lora_A has r rows per switched-on part (r·n x in) and its lora_B the parts' widths (q: heads x head size, k and v:
+ * key-value heads x head size); the parts from lora.qkv_parts or the role list (every part when neither says).
+ * Undefined for any other module.
  */
 function litgptFusedQkvAdapter(setup: TrainingSetup, a: Architecture, m: LinearModule): number | undefined {
   const lora = setup.lora;
