@@ -925,6 +925,16 @@ def suite_litgpt():
         s = scenario("llama", seq_len=512, **dict(keys, method="full"))
         s["architecture"] = dict(FAMILIES["llama"], vocab_size=512, num_hidden_layers=4, num_key_value_heads=kv)
         out[f"llama-{heads}-full-bf16"] = (s, {})
+    # bf16-mixed (LitGPT's default precision for training on a bf16 GPU): fp32 weights and adapters under autocast.
+    for name, targets in (("qv", ["q_proj", "v_proj"]), ("full", None)):
+        mixed = dict(keys, weights_dtype="fp32", mixed_precision="bf16")
+        if targets:
+            mixed["lora"] = {"r": 8, "alpha": 16, "dropout": 0.05, "target_modules": targets, "dtype": "fp32"}
+        else:
+            mixed["method"] = "full"
+        s = scenario("llama", seq_len=512, **mixed)
+        s["architecture"] = dict(FAMILIES["llama"], vocab_size=512, num_hidden_layers=4, num_key_value_heads=2)
+        out[f"llama-gqa-{'lora-qv' if targets else 'full'}-amp"] = (s, {})
     # Gemma 2 (LitGPT's Gemma-2-2b config at these sizes): soft-capped scores, which LitGPT computes without SDPA.
     gemma2 = dict(FAMILIES["gemma2"], vocab_size=512, num_hidden_layers=4, attn_logit_softcapping=50.0,
                   final_logit_softcapping=30.0)

@@ -10,8 +10,8 @@ The loop is finetune/lora.py fit at one micro-batch per step: `logits = model(in
 the last chunk shifted, `loss = chunked_cross_entropy(logits, targets[..., 1:])`, backward, the optimizer step; for a
 full fine-tune finetune/full.py's: the whole head at once, `chunked_cross_entropy(logits[..., :-1, :], ...)`. `logits`
 and `loss` are rebound each step, so the last step's graph lives until the next forward returns, as in LitGPT. The
-precision is bf16-true through Fabric's own plugin (HalfPrecision): the module made and converted in bf16, adapters
-included, and the forward wrapped as Fabric wraps it.
+precision is Fabric's own plugin, wrapped around the forward as Fabric wraps it: bf16-true (HalfPrecision: the module
+made and converted in bf16, adapters included) or bf16-mixed (MixedPrecision: fp32 weights under autocast).
 """
 import importlib.util
 import os
@@ -20,7 +20,7 @@ import sys
 import types
 
 import torch
-from lightning.fabric.plugins.precision import HalfPrecision
+from lightning.fabric.plugins.precision import HalfPrecision, MixedPrecision
 
 from . import loop
 
@@ -96,6 +96,18 @@ def config(lora, scenario, harness):
     return lora.Config.from_name(name, **sizes, **extra)
 
 
+def fabric_precision(scenario):
+    """LitGPT's `precision` as Fabric's own plugin: bf16-true (HalfPrecision: the module made and converted in bf16) or
+    bf16-mixed (MixedPrecision: fp32 weights, the forward under autocast, LitGPT's default for training on a bf16 GPU;
+    autocast on the CPU allocates as on a GPU through cuda_like)."""
+    weights, mixed = scenario.get("weights_dtype"), scenario.get("mixed_precision", "none")
+    if weights == "bf16" and mixed == "none":
+        return HalfPrecision("bf16-true")
+    if weights in (None, "fp32") and mixed == "bf16":
+        return MixedPrecision("bf16-mixed", device="cpu")
+    raise ValueError("the litgpt runner runs precision bf16-true or bf16-mixed")
+
+
 def fabric_forward(model, precision):
     """The forward as Fabric's wrapper runs it (lightning/fabric/wrappers.py _FabricModule.forward): the inputs
     converted, the module called in the precision's forward context, every floating output converted to the default
@@ -114,10 +126,8 @@ def run(rec, scenario, harness):
     method = scenario.get("method", "full")
     if scenario.get("gradient_checkpointing", "none") != "none" or method not in ("lora", "full"):
         raise ValueError("the litgpt runner runs finetune/lora.py or full.py on one device: no checkpointing")
-    if scenario.get("weights_dtype") != "bf16" or scenario.get("mixed_precision", "none") != "none":
-        raise ValueError("the litgpt runner runs precision bf16-true: weights_dtype bf16, no mixed precision")
     lora, utils = modules(source())
-    precision = HalfPrecision("bf16-true")
+    precision = fabric_precision(scenario)
     torch.manual_seed(harness.get("seed", 0))
     with precision.module_init_context():
         # finetune/full.py builds litgpt.model.GPT; the LoRA config's extra fields are zero there.
