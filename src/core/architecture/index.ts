@@ -7,7 +7,7 @@ export { FUSED_EXPERT_FAMILIES, PEFT_MOE_PATTERNS, withFusedExperts, withSequent
 export { litgptHead } from './litgpt-head';
 export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
 export { linearModules } from './modules';
-export { LITGPT_ROLE_NAMES, litgptQkvParts, litgptRoleTargets } from './litgpt-roles';
+export { LITGPT_ROLE_NAMES, litgptAdaptedParts, litgptQkvParts, litgptRoleTargets } from './litgpt-roles';
 export { parseArchitecture } from './parse';
 export type {
   Architecture,

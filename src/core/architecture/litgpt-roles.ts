@@ -41,3 +41,19 @@ export function litgptQkvParts(
   if (parts.length === 0 || parts.length === 3 || parts.some((part) => has(`${part}_proj`))) return undefined;
   return QKV_FUSED.some(has) ? parts : undefined;
 }
+
+/**
+ * The parts of a fused q/k/v layer a LitGPT LoRA adapts, as its setup says them (lora.qkv_parts, from LitGPT's files) or
+ * as its role list names them (q_proj, v_proj): undefined for every part, or where nothing is fused.
+ */
+export function litgptAdaptedParts(
+  lora: {
+    readonly qkv_parts?: ReadonlyArray<'q' | 'k' | 'v'>;
+    readonly target_modules: readonly string[] | 'all-linear';
+  },
+  mods: readonly LinearModule[],
+): ReadonlyArray<'q' | 'k' | 'v'> | undefined {
+  return (
+    lora.qkv_parts ?? (lora.target_modules === 'all-linear' ? undefined : litgptQkvParts(lora.target_modules, mods))
+  );
+}

@@ -5,7 +5,7 @@ import {
   type Architecture,
   countParameters,
   type LinearModule,
-  litgptQkvParts,
+  litgptAdaptedParts,
   litgptRoleTargets,
 } from '../architecture';
 import type { TrainingSetup } from '../setup';
@@ -314,8 +314,7 @@ function litgptFusedQkvAdapter(setup: TrainingSetup, a: Architecture, m: LinearM
   const lora = setup.lora;
   if (setup.model_code !== 'litgpt' || !lora || (m.name !== 'query_key_value' && m.name !== 'qkv_proj'))
     return undefined;
-  const named = lora.target_modules === 'all-linear' ? undefined : litgptQkvParts(lora.target_modules, [m]);
-  const parts = lora.qkv_parts ?? named ?? (['q', 'k', 'v'] as const);
+  const parts = litgptAdaptedParts(lora, [m]) ?? (['q', 'k', 'v'] as const);
   const widths = { q: a.heads * a.headDim, k: a.kvHeads * a.headDim, v: a.kvHeads * a.headDim };
   return lora.r * (parts.length * m.inFeatures + parts.reduce((sum, part) => sum + widths[part], 0));
 }

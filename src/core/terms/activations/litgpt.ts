@@ -5,7 +5,7 @@
 // parallel_residual: Phi, Falcon, GPT-NeoX). Sources: Lightning-AI/litgpt model.py and lora.py (0.5.13; the same at
 // 8641822, October 2023). Pure; no I/O.
 // Docs: docs/estimate/activations.md
-import { litgptQkvParts, type LinearModule } from '../../architecture';
+import { litgptAdaptedParts, type LinearModule } from '../../architecture';
 import type { TrainingSetup } from '../../setup';
 import type { Tensor, Weight } from '../saved-tensors';
 import { attentionCore } from './attention';
@@ -162,7 +162,6 @@ function groupedLoraB(bc: BlockContext, afterA: Tensor, adapter: QkvAdapter): Te
 export function litgptQkvPlan(setup: TrainingSetup, mods: readonly LinearModule[]): Pick<LoraPlan, 'qkvParts'> {
   const lora = setup.lora;
   if (setup.model_code !== 'litgpt' || !lora) return {};
-  const parts =
-    lora.qkv_parts ?? (lora.target_modules === 'all-linear' ? undefined : litgptQkvParts(lora.target_modules, mods));
+  const parts = litgptAdaptedParts(lora, mods);
   return parts ? { qkvParts: parts } : {};
 }
