@@ -314,7 +314,9 @@ export default async function features({ url, screenshots, workspace, check }) {
       const item = page.locator('.statusbar-item', { hasText: /VRAM [\d.]+ \/ 24\.0 GiB \(RTX-4090\)/ });
       await item.first().waitFor({ timeout: 10_000 });
       await screenshot(page, path.join(screenshots, 'panel-whatif-write.png'));
-      await frame.locator('#whatif-reset').click();
+      // Once the panel has the written file back, its controls equal the file and Reset is disabled (whatif-form.ts):
+      // wait for that instead of clicking Reset, which raced the update (a disabled vscode-button takes no click).
+      await frame.locator('#whatif-reset[disabled]').waitFor({ timeout: 15_000 });
     },
   );
 
