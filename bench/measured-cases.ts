@@ -309,6 +309,9 @@ function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
     (t.distributed?.zero_stage ?? 0) > 0 ||
     /deepspeed|\bzero[- ]?[123]\b/i.test(`${t.framework ?? ''} ${t.distributed?.strategy ?? ''}`);
   if (ds ?? (usesDeepspeed ? deepspeedBy(date) : undefined)) s.deepspeed_version = ds ?? deepspeedBy(date);
+  // Lit-GPT's finetune scripts ran the longest sample first from Lightning-AI/lit-gpt@fa5d73e (2023-06-21) until its
+  // DataLoader came in at 73baa2d (2024-02-29).
+  if (tool === 'litgpt' && date >= '2023-06-21' && date < '2024-02-29') s.longest_batch_first = true;
   return s;
 }
 

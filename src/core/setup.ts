@@ -461,6 +461,14 @@ export const TrainingSetupSchema = z.strictObject({
    */
   loop_keeps_outputs: z.union([z.boolean(), z.literal('step')]).default(false),
   /**
+   * The loop runs its longest batch first, so that an out-of-memory shows at once: Lit-GPT's finetune scripts from
+   * Lightning-AI/lit-gpt@fa5d73e (June 2023) to 73baa2d (February 2024) put the longest training sample into the first
+   * iteration (`get_batch(..., longest_seq_ix if iter_num == 0 else None)`); LitGPT's DataLoader since shuffles. That
+   * batch meets no outputs a loop keeps from an earlier step (loop_keeps_outputs): its forward holds none, and the
+   * shorter batches after it, with what they keep of the one before, are taken to stay below it. Unset: false.
+   */
+  longest_batch_first: z.boolean().default(false),
+  /**
    * transformers' `use_cache` in the training forward: the model builds a DynamicCache of every attention layer's
    * keys and values and returns it as `outputs.past_key_values` (the config's default is on; gradient checkpointing
    * turns it off; HF Trainer in transformers 5 sets it from TrainingArguments.use_cache, off). It is counted when the

@@ -391,6 +391,21 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.equal(s.attention, 'flash');
   });
 
+  it("a Lit-GPT case of October 2023 runs the longest batch first; LitGPT's of April 2024 does not", () => {
+    // Lightning-AI/lit-gpt@fa5d73e (2023-06-21) to 73baa2d (2024-02-29): get_batch(..., longest_seq_ix if iter_num == 0).
+    const lit = (date: string): MeasuredCase => ({
+      ...c,
+      source: { date },
+      training: { ...c.training, framework: 'Lit-GPT finetune/lora.py' },
+    });
+    const old = caseToSetup(lit('2023-10-20'));
+    const newer = caseToSetup(lit('2024-04-10'));
+    assert.ok(old.ok && newer.ok);
+    assert.equal(old.setup.longest_batch_first, true);
+    assert.equal(old.setup.loop_keeps_outputs, true);
+    assert.equal(newer.setup.longest_batch_first ?? false, false);
+  });
+
   it("reads what a case leaves out as the schema's defaults, and says what it cannot do without", () => {
     const t: Partial<MeasuredCase['training']> = { ...c.training };
     delete t.method;

@@ -75,6 +75,24 @@ export function defaultAssumptions(
   deepspeedVersionDefault(ctx);
   zero3InitDefault(ctx);
   fourBitLoadDefault(ctx);
+  longestBatchFirst(ctx);
+}
+
+/**
+ * A loop that keeps its outputs and runs its longest batch first: the estimate counts that batch with no earlier
+ * step's outputs, and takes the shorter batches after it, with what they keep of the one before, to stay below it.
+ */
+function longestBatchFirst(ctx: PlanningContext): void {
+  const setup = ctx.setup;
+  if (ctx.lean || !setup.longest_batch_first || setup.loop_keeps_outputs !== true) return;
+  ctx.notes.assumptions.push({
+    key: 'longest_batch_first',
+    value: 'the batches after the first stay below it',
+    source:
+      "the longest batch runs first, before any step has left outputs (Lit-GPT's finetune scripts, June 2023 to " +
+      'February 2024); a later batch holds what the loop kept of the one before it, as long as that one: counted ' +
+      'as not reaching the first, which holds for batches padded to samples of varied lengths',
+  });
 }
 
 /**

@@ -57,14 +57,14 @@ export function roundedTotal(cs: readonly Component[]): number {
 
 /**
  * What the outputs a loop keeps add at each phase (terms/previous-step.ts): the forward holds what is left of the last
- * step (its logits, graph and cache, unless the loop dropped them at its end) and this step's cache beside repeat_kv's
- * copies; the backward this step's logits and that cache; the optimizer step this step's logits, graph and cache; an
- * evaluation or a checkpoint save between steps what is left of the last step.
+ * step (its logits, graph and cache, unless the loop dropped them at its end or the longest batch runs first) and this
+ * step's cache beside repeat_kv's copies; the backward this step's logits and that cache; the optimizer step this
+ * step's logits, graph and cache; an evaluation or a checkpoint save between steps what is left of the last step.
  */
 function keptSums(held: HeldStepOutputs): { forward: number; backward: number; optimizer: number; between: number } {
   const [logits, graph, step] = [roundedTotal(held.logits), roundedTotal(held.graph), roundedTotal(held.stepCache)];
-  const last = roundedTotal(held.lastStep);
-  return { forward: last + step, backward: logits + step, optimizer: logits + graph, between: last };
+  const [last, atForward] = [roundedTotal(held.lastStep), roundedTotal(held.atForward)];
+  return { forward: atForward + step, backward: logits + step, optimizer: logits + graph, between: last };
 }
 
 /** A stream-pool point of the lean path: the phase's index, allocated bytes, gradients, gathered units, root unit. */

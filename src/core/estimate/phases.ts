@@ -257,7 +257,7 @@ function forwardComponents(
     ...maskC,
     ...(ck === 'full' ? castCacheComp : castComp),
     ...fwdTail,
-    ...terms.held.lastStep,
+    ...terms.held.atForward,
     ...terms.held.stepCache,
   ];
 }

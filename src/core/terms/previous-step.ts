@@ -11,6 +11,10 @@
 // A loop that drops its outputs after the step (`output = None` after the backward and the optimizer step:
 // AnswerDotAI/fsdp_qlora@05ed9f2:train.py; loop_keeps_outputs 'step') holds them through the backward and the optimizer
 // step only: the next forward, an evaluation or a checkpoint save between steps find none. CPU truth `loop/*-keep-step`.
+// A loop that runs its longest batch first (Lit-GPT's finetune scripts from Lightning-AI/lit-gpt@fa5d73e, June 2023,
+// to 73baa2d, February 2024: `get_batch(..., longest_seq_ix if iter_num == 0 else None)`; setup.longest_batch_first)
+// meets that batch before any step has left outputs: its forward holds none. The batches after it are shorter, and
+// what they keep of the one before scales with its length; they are taken to stay below it (an assumption, said).
 // A transformers model that runs with use_cache also returns its DynamicCache (`outputs.past_key_values`): every
 // attention layer's keys and values, the cat copies its attention takes (cache_utils.py DynamicLayer.update). Kept with
 // the outputs, the cache stays allocated after the backward, through the optimizer step and the next forward; while
@@ -43,6 +47,11 @@ export interface HeldStepOutputs {
    * step's end (loop_keeps_outputs 'step').
    */
   readonly lastStep: Component[];
+  /**
+   * What of the last step is allocated while this step's forward runs: its lastStep, or none where the longest batch
+   * runs first (setup.longest_batch_first), before any step has left outputs.
+   */
+  readonly atForward: Component[];
 }
 
 /** What the loop keeps of a step when it keeps its outputs (setup.loop_keeps_outputs); nothing otherwise. */
@@ -53,11 +62,12 @@ export function heldStepOutputs(
 ): HeldStepOutputs {
   const { setup } = ctx;
   const keeps = setup.loop_keeps_outputs;
-  if (!keeps) return { logits: [], graph: [], stepCache: [], lastStep: [] };
+  if (!keeps) return { logits: [], graph: [], stepCache: [], lastStep: [], atForward: [] };
   const cache = heldCache(ctx, st, activations);
   const logits = heldLogits(ctx, st);
   const graph = [...heldGraph(ctx, activations), ...cache.held];
-  return { logits, graph, stepCache: cache.step, lastStep: keeps === 'step' ? [] : [...logits, ...graph] };
+  const lastStep = keeps === 'step' ? [] : [...logits, ...graph];
+  return { logits, graph, stepCache: cache.step, lastStep, atForward: setup.longest_batch_first ? [] : lastStep };
 }
 
 /**

@@ -90,6 +90,37 @@ describe("previous step: a loop that drops its outputs after the step (loop_keep
   });
 });
 
+// Lit-GPT's finetune scripts from Lightning-AI/lit-gpt@fa5d73e to 73baa2d put the longest training sample into the
+// first iteration (`get_batch(..., longest_seq_ix if iter_num == 0 else None)`): that batch's forward meets no earlier
+// step's outputs. Its own are held as before: the logits through its backward, with the kept inputs through its
+// optimizer step; an evaluation between steps still holds the last step's, counted as long as this one.
+describe('previous step: the longest batch runs first (longest_batch_first)', () => {
+  const dropped = qlora({});
+  const kept = qlora({ loop_keeps_outputs: true });
+  const first = qlora({ loop_keeps_outputs: true, longest_batch_first: true });
+  it('its forward holds nothing of a last step', () => {
+    assert.deepEqual(lastStep(first, 'forward'), []);
+    assert.equal(phase(first, 'forward').allocatedBytes, phase(dropped, 'forward').allocatedBytes);
+  });
+  it('its own logits and kept inputs are held through its backward and optimizer step, as before', () => {
+    assert.deepEqual(lastStep(first, 'backward'), [LOGITS]);
+    assert.deepEqual(lastStep(first, 'optimizer'), [LOGITS, KEPT]);
+    assert.equal(phase(first, 'optimizer').allocatedBytes, phase(kept, 'optimizer').allocatedBytes);
+  });
+  it('the estimate says what it takes of the batches after it', () => {
+    const said = first.assumptions.find((a) => a.key === 'longest_batch_first');
+    assert.match(said?.source ?? '', /Lit-GPT's finetune scripts, June 2023 to February 2024/);
+    assert.equal(
+      kept.assumptions.some((a) => a.key === 'longest_batch_first'),
+      false,
+    );
+  });
+  it('the scenario format reads it', () => {
+    const r = resolveText('run.vram.yaml', 'model: meta-llama/Llama-2-7b-hf\nlongest_batch_first: true\n');
+    assert.equal(r.setup?.longest_batch_first, true);
+  });
+});
+
 describe("previous step: LitGPT's fit loops keep their logits", () => {
   const file = litgptQloraYaml('meta-llama/Llama-2-7b-hf');
   it('a LitGPT file sets loop_keeps_outputs, with the source of the default', () => {
