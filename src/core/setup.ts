@@ -349,12 +349,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_cpu_ram_efficient_loading: z.boolean().optional(),
   /**
-   * How a bitsandbytes 4-bit model reaches FSDP1 (terms/bnb-load.ts): 'warmup', whole onto each GPU after
+   * How a bitsandbytes 4-bit model reaches FSDP1 or ZeRO-3 (terms/bnb-load.ts): 'warmup', whole onto each GPU after
    * transformers' caching_allocator_warmup (transformers 4.50 and later without CPU-RAM-efficient loading, all of 5);
    * 'gpu', whole onto each GPU, each weight quantized there with no warm-up (transformers before 4.50, Answer.AI's
    * fsdp_qlora with --low_memory false); 'host', each weight quantized on the GPU and sent to the host, FSDP1 building
-   * the units from there (transformers 4 under CPU-RAM-efficient loading, Answer.AI's fsdp_qlora by default). Unset:
-   * from transformers_version and fsdp_cpu_ram_efficient_loading.
+   * the units from there (transformers 4 under CPU-RAM-efficient loading, Answer.AI's fsdp_qlora by default; under
+   * ZeRO-3 transformers 4 whatever that says). Unset: from transformers_version and fsdp_cpu_ram_efficient_loading.
    */
   bnb_load: z.enum(['warmup', 'gpu', 'host']).optional(),
   /**

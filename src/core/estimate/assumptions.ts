@@ -96,7 +96,7 @@ function longestBatchFirst(ctx: PlanningContext): void {
 }
 
 /**
- * How a bitsandbytes 4-bit model reaches FSDP1 (terms/bnb-load.ts), said where no file or pin gave what decides it:
+ * How a bitsandbytes 4-bit model reaches FSDP1 or ZeRO-3 (terms/bnb-load.ts), said where no file or pin gave what decides it:
  * the transformers release (unset: a current one, which loads the model whole onto each GPU after the warm-up), and
  * under transformers 4 FSDP's CPU-RAM-efficient loading (unset: on, as `accelerate launch` runs it).
  */
@@ -104,6 +104,17 @@ function fourBitLoadDefault(ctx: PlanningContext): void {
   const { setup } = ctx;
   const q = setup.quantization;
   if (ctx.lean || setup.bnb_load !== undefined || !q || !bitsandbytes4bit(q)) return;
+  if (setup.fsdp === 'none' && setup.zero_stage === 3 && setup.transformers_version === undefined) {
+    ctx.notes.assumptions.push({
+      key: 'transformers_version',
+      value: 'current (5.x)',
+      source:
+        "VRAM Lens default: a current release, which loads the 4-bit model whole onto each GPU after its allocator's " +
+        'warm-up, so the quantization constants pin segments ZeRO-3 frees when it partitions the model; transformers 4 ' +
+        "sent each quantized weight's codes to the host: set transformers_version for an earlier one",
+    });
+    return;
+  }
   if (setup.fsdp === 'none' || setup.fsdp_version === 2 || (setup.zero_stage ?? 0) > 0) return;
   if (setup.transformers_version === undefined) {
     ctx.notes.assumptions.push({

@@ -328,7 +328,7 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
 }
 
 /**
- * Segments a bitsandbytes 4-bit model's load left reserved under FSDP1 (terms/bnb-load.ts): those its quantization
+ * Segments a bitsandbytes 4-bit model's load left reserved under FSDP1 or ZeRO-3 (terms/bnb-load.ts): those its quantization
  * constants pin count whole; the wholly free ones only as far as the GPU has room (the allocator releases them before
  * it reports out of memory). They serve the step's tensors, so they count where they exceed the rest.
  */
@@ -346,7 +346,9 @@ function bnbLoadCacheTerm(ctx: EstimateContext, reservedSoFar: number, outside: 
     level - reservedSoFar,
     () =>
       `allocator replay of the load (${model.warmup ? "transformers' allocator warm-up, then " : ''}each weight ` +
-      `quantized on the GPU by bitsandbytes) and FSDP1's sharding of it: ${formatBytes(load.reserved)} reserved, ` +
+      `quantized on the GPU by bitsandbytes) and ` +
+      (model.sharder === 'zero3' ? "ZeRO-3's partitioning of it, parameter by parameter" : "FSDP1's sharding of it") +
+      `: ${formatBytes(load.reserved)} reserved, ` +
       `${formatBytes(load.pinned)} of it in segments the quantization constants (${formatBytes(load.allocated)} ` +
       'with the shards kept on the GPU) hold in use; the step reuses their free blocks',
   );

@@ -16,6 +16,12 @@
 // tensors reuse the free blocks of those segments, so the load counts where its segments exceed the rest.
 // Measured on an H100 with bitsandbytes 0.50.1's CUDA kernels (tools/truth/gpu/results/2026-11-27-h100): Llama-2-70B
 // QLoRA over 2 ranks keeps 24.8 GB of free blocks in segments pinned by 1.0 GB of constants.
+// DeepSpeed ZeRO-3 meets the same load: transformers creates a quantized model outside zero.Init (modeling_utils.py:
+// `if is_deepspeed_zero3_enabled() and not is_quantized`) and bitsandbytes' quantizer loads it onto the current device
+// (quantizer_bnb_4bit.py update_device_map), whole under transformers 5, its codes sent to the host weight by weight
+// under transformers 4; deepspeed.initialize then partitions it parameter by parameter in module order
+// (runtime/zero/partition_parameters.py _convert_to_zero_parameters: the parameter brought to the GPU whole, its
+// partition allocated, its slice copied, the whole tensor freed), and the constants stay where the load put them.
 // Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
 import type { TrainingSetup } from '../setup';
@@ -29,8 +35,10 @@ import { bitsandbytes4bit } from './quantization';
 const BLOCK = 64;
 const NESTED_BLOCK = 256;
 
-/** A 4-bit model's load and FSDP1 wrap, in bytes and elements (one rank). */
+/** A 4-bit model's load and its sharding by FSDP1 or ZeRO-3, in bytes and elements (one rank). */
 export interface BnbLoadModel {
+  /** Who shards the loaded model: FSDP1 flattens each unit; ZeRO-3 partitions each parameter. */
+  readonly sharder: 'fsdp1' | 'zero3';
   readonly layers: number;
   /** A decoder layer's quantized linear weights in module order, in elements. */
   readonly linears: readonly number[];
@@ -53,7 +61,7 @@ export interface BnbLoadModel {
    * each unit on the GPU from the host (transformers 4 under FSDP's CPU-RAM-efficient loading, Answer.AI's low_memory).
    */
   readonly host: boolean;
-  /** Ranks a unit is sharded over, and whether each shard goes to the host. */
+  /** Ranks a unit (a parameter under ZeRO-3) is sharded over, and whether each shard goes to the host. */
   readonly shards: number;
   readonly offload: boolean;
 }
@@ -88,11 +96,15 @@ function quantize(allocator: CachingAllocator, elements: number, m: BnbLoadModel
   return packed;
 }
 
-/** The load and FSDP1's sharding of it on `allocator` (the compute stream). */
+/** The load and its sharding by FSDP1 or ZeRO-3 on `allocator` (the compute stream). */
 export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void {
   const layerBytes = total(m.linears) / 2 + total(m.layerOther);
   const rootBytes = m.embedding + m.finalNorm + m.head;
   if (m.warmup) allocator.free(allocator.malloc(m.layers * layerBytes + rootBytes));
+  if (m.sharder === 'zero3') {
+    partitionParameters(allocator, loadParameters(allocator, m), m);
+    return;
+  }
   if (m.host) {
     for (let l = 0; l < m.layers; l++) for (const n of m.linears) allocator.free(quantize(allocator, n, m));
     const units = { layer: [], root: [], unshardedRatio: 1, shards: m.shards, offload: m.offload };
@@ -110,6 +122,51 @@ export function loadAndShard(allocator: CachingAllocator, m: BnbLoadModel): void
   if (root.length > 0) shardUnit(allocator, root, rootBytes, m);
 }
 
+/** A parameter the load left: its block on the GPU, or none where its codes went to the host; its bytes. */
+interface LoadedParameter {
+  readonly block: Allocation | undefined;
+  readonly bytes: number;
+}
+
+/**
+ * The load ZeRO-3 partitions, in module order: the 16-bit tensors onto the GPU, each 4-bit weight quantized there;
+ * under transformers 4 (host) its codes go to the host at once ("quantize the parameter on the GPU and then cast it to
+ * CPU", for FSDP and DeepSpeed ZeRO-3 alike), the constants staying.
+ */
+function loadParameters(allocator: CachingAllocator, m: BnbLoadModel): LoadedParameter[] {
+  const out: LoadedParameter[] = [];
+  const onGpu = (bytes: number): void => void out.push({ block: allocator.malloc(bytes), bytes });
+  if (m.embedding > 0) onGpu(m.embedding);
+  for (let l = 0; l < m.layers; l++) {
+    for (const n of m.linears) {
+      const packed = quantize(allocator, n, m);
+      if (m.host) allocator.free(packed);
+      out.push({ block: m.host ? undefined : packed, bytes: n / 2 });
+    }
+    m.layerOther.forEach(onGpu);
+  }
+  [m.finalNorm, m.head].filter((b) => b > 0).forEach(onGpu);
+  return out;
+}
+
+/**
+ * ZeRO-3's partitioning of the loaded model, parameter by parameter in module order (partition_parameters.py
+ * _convert_to_zero_parameters: `param.data.to(local_device)`, which brings a parameter on the host back whole, then
+ * _partition_param: the partition allocated, this rank's slice copied, free_param). With parameter offload the
+ * partition is on the host.
+ */
+function partitionParameters(
+  allocator: CachingAllocator,
+  params: readonly LoadedParameter[],
+  m: Pick<BnbLoadModel, 'shards' | 'offload'>,
+): void {
+  for (const p of params) {
+    const whole = p.block ?? allocator.malloc(p.bytes);
+    if (!m.offload) allocator.malloc(Math.ceil(p.bytes / m.shards));
+    allocator.free(whole);
+  }
+}
+
 function replayLoad(m: BnbLoadModel): BnbLoadReplay {
   const allocator = new CachingAllocator();
   loadAndShard(allocator, m);
@@ -121,6 +178,7 @@ function replayLoad(m: BnbLoadModel): BnbLoadReplay {
 /** The memo key of a load. */
 export const bnbLoadKey = (m: BnbLoadModel): string =>
   [
+    m.sharder,
     m.layers,
     m.linears.join(','),
     m.layerOther.join(','),
@@ -153,8 +211,8 @@ export function bnbLoadMode(
 }
 
 /**
- * The load of this run, or undefined where no bitsandbytes 4-bit model is loaded whole onto the GPU and then sharded
- * by FSDP1: every decoder-layer linear module quantized (transformers keeps the output head in 16 bits). Worked out
+ * The load of this run, or undefined where no bitsandbytes 4-bit model is loaded onto the GPU and then sharded by FSDP1
+ * or partitioned by ZeRO-3: every decoder-layer linear module quantized (transformers keeps the output head in 16 bits). Worked out
  * once per estimate: the replays' predicates, the plan and the runtime terms all ask.
  */
 export const bnbLoadModel = memoByObject(bnbLoadModelOf);
@@ -162,8 +220,11 @@ export const bnbLoadModel = memoByObject(bnbLoadModelOf);
 function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
   const { setup, effectiveSetup } = ctx;
   const q = effectiveSetup.quantization;
-  const { fsdp, zeroStage, shardParams, fsdpOffload } = ctx.sharding;
-  if (!q || !bitsandbytes4bit(q) || !fsdp || zeroStage > 0 || setup.fsdp_version === 2) return undefined;
+  const { fsdp, zeroStage, shardParams, fsdpOffload, offloadParams } = ctx.sharding;
+  if (!q || !bitsandbytes4bit(q)) return undefined;
+  const sharder =
+    fsdp && zeroStage === 0 && setup.fsdp_version !== 2 ? 'fsdp1' : !fsdp && zeroStage === 3 ? 'zero3' : undefined;
+  if (!sharder) return undefined;
   const { arch: a, modules, inventory } = ctx.model;
   if (a.layers === 0 || ctx.layout.tensorParallel > 1 || modules.some((mod) => mod.parameter)) return undefined;
   const linears: number[] = [];
@@ -175,11 +236,12 @@ function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
     linearParams += perLayer * mod.inFeatures * mod.outFeatures;
   }
   const { weightBytes } = ctx.dtypes;
-  const mode = bnbLoadMode(setup);
+  const mode = sharder === 'zero3' ? zero3LoadMode(setup) : bnbLoadMode(setup);
   const rest = Math.max(0, Math.round((inventory.blocks - inventory.finalNorm) / a.layers) - linearParams);
   const layerOther: number[] = [];
   for (let left = rest; left > 0; left -= a.hidden) layerOther.push(Math.min(a.hidden, left) * weightBytes);
   return {
+    sharder,
     layers: a.layers,
     linears,
     layerOther,
@@ -191,6 +253,17 @@ function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
     warmup: mode === 'warmup',
     host: mode === 'host',
     shards: Math.max(1, shardParams),
-    offload: fsdpOffload,
+    offload: sharder === 'zero3' ? offloadParams : fsdpOffload,
   };
+}
+
+/**
+ * How a 4-bit model reaches ZeRO-3: transformers 5 loads it whole onto each GPU after the allocator warm-up (its
+ * condition is a device map, which the quantizer sets); transformers 4 sends each quantized weight's codes to the host
+ * under ZeRO-3 as under FSDP (modeling_utils.py _load_state_dict_into_meta_model, 4.57.6), whatever FSDP's
+ * CPU-RAM-efficient loading says.
+ */
+function zero3LoadMode(setup: Pick<TrainingSetup, 'bnb_load' | 'transformers_version'>): BnbLoadMode {
+  if (setup.bnb_load) return setup.bnb_load;
+  return olderThan(setup.transformers_version, 5, 0) ? 'host' : 'warmup';
 }

@@ -14,6 +14,7 @@ const KiB = 2 ** 10;
 
 /** One decoder layer of one 8192 x 8192 weight, nothing else, double quantization, two ranks. */
 const ONE_WEIGHT: BnbLoadModel = {
+  sharder: 'fsdp1',
   layers: 1,
   linears: [8192 * 8192],
   layerOther: [],
@@ -53,6 +54,28 @@ describe('bnb-load: hand-worked replays', () => {
     const r = bnbLoadReplay({ ...ONE_WEIGHT, warmup: true });
     assert.equal(r.reserved, 194 * MiB);
     assert.equal(r.pinned, 130 * MiB);
+  });
+});
+
+// ZeRO-3 partitions the loaded model parameter by parameter (deepspeed partition_parameters.py _partition_param): the
+// partition (half the 32 MiB packed codes over two ranks) is allocated, then the whole codes freed.
+describe('bnb-load: hand-worked replays under ZeRO-3', () => {
+  const zero3: BnbLoadModel = { ...ONE_WEIGHT, sharder: 'zero3' };
+  it('without the warm-up the 16 MiB partition splits the free 20 MiB segment: 182 MiB reserved, 22 MiB pinned', () => {
+    const r = bnbLoadReplay(zero3);
+    assert.equal(r.reserved, 182 * MiB);
+    assert.equal(r.pinned, 22 * MiB);
+    assert.equal(r.allocated, 17 * MiB + 16 * KiB);
+  });
+  it("after transformers' warm-up it splits the warm-up block, which it pins, not the value's: 34 MiB", () => {
+    // The absmax and the centred absmax come from the 32 MiB warm-up block and are freed; the partition then fits that
+    // block best (32 MiB against the value's 128 MiB). 32 + 128 + 32 + 2 = 194 MiB; pinned: 32 + 2 MiB.
+    const r = bnbLoadReplay({ ...zero3, warmup: true });
+    assert.equal(r.reserved, 194 * MiB);
+    assert.equal(r.pinned, 34 * MiB);
+  });
+  it('with parameter offload the partition goes to the host: the constants pin their small segment only', () => {
+    assert.equal(bnbLoadReplay({ ...zero3, offload: true }).pinned, 2 * MiB);
   });
 });
 
@@ -113,6 +136,56 @@ describe('bnb-load: in the estimate', () => {
     // Loaded whole onto each GPU (no warm-up before 4.50): the constants pin the segments FSDP1 frees, as measured
     // (gpu/llama-2-70b-qlora-s2048-b2-ckpt-fsdp1plugin-w2-all-linear-...: 50.45 GB reserved at 29.6 GB allocated).
     assert.ok(named.perGpu.reservedBytes > 1.5 * named.perGpu.peakBytes, `${named.perGpu.reservedBytes}`);
+  });
+});
+
+// PEFT's QLoRA + DeepSpeed ZeRO-3 recipe (examples/sft, Llama-2-70B over 2 GPUs): transformers loads the quantized
+// model outside zero.Init; transformers 5 keeps it whole on each GPU until DeepSpeed partitions it, transformers 4 sends
+// each weight's codes to the host as it quantizes them (the constants stay).
+describe('bnb-load: in a ZeRO-3 estimate', () => {
+  const zero3 = {
+    method: 'qlora' as const,
+    quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true },
+    lora: { r: 8, alpha: 16, dropout: 0.1, target_modules: 'all-linear' as const },
+    micro_batch_size: 2,
+    seq_len: 2048,
+    gradient_checkpointing: 'full' as const,
+    mixed_precision: 'bf16' as const,
+    weights_dtype: 'bf16' as const,
+    gpus_per_node: 2,
+    zero_stage: 3 as const,
+    transformers_version: '5.0',
+  };
+  const loadTerm = (e: ReturnType<typeof run>) => e.perGpu.runtime.find((t) => t.id === 'load-cache');
+  it('the segments the load left reserved count, after ZeRO-3 partitions the model parameter by parameter', () => {
+    const e = run(setupFor('meta-llama/Llama-2-70b-hf', zero3));
+    const term = loadTerm(e);
+    assert.ok(term && term.bytes > 0);
+    assert.match(term.formula, /ZeRO-3's partitioning of it, parameter by parameter/);
+    // The whole 4-bit model stays reserved: 80 layers x 855.6M linear weights = 68.45B, their codes at 0.5 B
+    // (34.22 GB) and double-quantized constants at 1/64 + 4/(64·256) B (1.09 GB), the 16-bit embedding and head
+    // (2 x 32,000 x 8,192 x 2 B = 1.05 GB): 36.36 GB = 33.86 GiB, with the last weight's 16-bit value and the
+    // segments' rounding on top. The step (29.3 GiB at its peak) fits in its free blocks.
+    const GiB = 2 ** 30;
+    assert.ok(
+      e.perGpu.reservedBytes > 33.86 * GiB && e.perGpu.reservedBytes < 35 * GiB,
+      `${e.perGpu.reservedBytes / GiB}`,
+    );
+    assert.ok(e.perGpu.peakBytes < 30 * GiB);
+  });
+  it('transformers 4 sent the codes to the host: the constants pin less than the step reserves, no term', () => {
+    const e = run(setupFor('meta-llama/Llama-2-70b-hf', { ...zero3, transformers_version: '4.40' }));
+    assert.equal(loadTerm(e), undefined);
+    assert.ok(e.perGpu.reservedBytes < 1.1 * e.perGpu.peakBytes, `${e.perGpu.reservedBytes} vs ${e.perGpu.peakBytes}`);
+  });
+  it('a 16-bit model under ZeRO-3 has no such term; an unnamed transformers release is said', () => {
+    const lora = { ...zero3, method: 'lora' as const, quantization: undefined };
+    assert.equal(loadTerm(run(setupFor('meta-llama/Llama-2-70b-hf', lora))), undefined);
+    const unnamed = run(setupFor('meta-llama/Llama-2-70b-hf', { ...zero3, transformers_version: undefined }));
+    assert.match(
+      unnamed.assumptions.find((a) => a.key === 'transformers_version')?.source ?? '',
+      /segments ZeRO-3 frees when it partitions/,
+    );
   });
 });
 
