@@ -96,9 +96,9 @@ function longestBatchFirst(ctx: PlanningContext): void {
 }
 
 /**
- * How a bitsandbytes 4-bit model reaches FSDP1 or ZeRO-3 (terms/bnb-load.ts), said where no file or pin gave what decides it:
- * the transformers release (unset: a current one, which loads the model whole onto each GPU after the warm-up), and
- * under transformers 4 FSDP's CPU-RAM-efficient loading (unset: on, as `accelerate launch` runs it).
+ * How a bitsandbytes 4-bit model reaches FSDP1 or ZeRO-3 (terms/bnb-load.ts), said where no file or pin gave what
+ * decides it: the transformers release (unset: a current one, which loads the model whole onto each GPU after the
+ * warm-up), and under transformers 4 FSDP's CPU-RAM-efficient loading (unset: on, as `accelerate launch` runs it).
  */
 function fourBitLoadDefault(ctx: PlanningContext): void {
   const { setup } = ctx;

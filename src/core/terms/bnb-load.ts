@@ -212,8 +212,8 @@ export function bnbLoadMode(
 
 /**
  * The load of this run, or undefined where no bitsandbytes 4-bit model is loaded onto the GPU and then sharded by FSDP1
- * or partitioned by ZeRO-3: every decoder-layer linear module quantized (transformers keeps the output head in 16 bits). Worked out
- * once per estimate: the replays' predicates, the plan and the runtime terms all ask.
+ * or partitioned by ZeRO-3: every decoder-layer linear module quantized (transformers keeps the output head in 16
+ * bits). Worked out once per estimate: the replays' predicates, the plan and the runtime terms all ask.
  */
 export const bnbLoadModel = memoByObject(bnbLoadModelOf);
 
