@@ -79,18 +79,23 @@ describe('bnb-load: hand-worked replays under ZeRO-3', () => {
   });
 });
 
+/** PEFT's QLoRA recipe (examples/sft) at 70B over 2 GPUs, without its sharding. */
+const QLORA_RECIPE = {
+  method: 'qlora' as const,
+  quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true },
+  lora: { r: 8, alpha: 16, dropout: 0.1, target_modules: 'all-linear' as const },
+  micro_batch_size: 2,
+  seq_len: 2048,
+  gradient_checkpointing: 'full' as const,
+  mixed_precision: 'bf16' as const,
+  weights_dtype: 'bf16' as const,
+  gpus_per_node: 2,
+};
+
 describe('bnb-load: in the estimate', () => {
   const recipe = {
-    method: 'qlora' as const,
-    quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true },
-    lora: { r: 8, alpha: 16, dropout: 0.1, target_modules: 'all-linear' as const },
-    micro_batch_size: 2,
-    seq_len: 2048,
-    gradient_checkpointing: 'full' as const,
+    ...QLORA_RECIPE,
     checkpoint_reentrant: true,
-    mixed_precision: 'bf16' as const,
-    weights_dtype: 'bf16' as const,
-    gpus_per_node: 2,
     fsdp: 'full_shard' as const,
     fsdp_version: 1 as const,
     fsdp_use_orig_params: false,
@@ -143,19 +148,7 @@ describe('bnb-load: in the estimate', () => {
 // model outside zero.Init; transformers 5 keeps it whole on each GPU until DeepSpeed partitions it, transformers 4 sends
 // each weight's codes to the host as it quantizes them (the constants stay).
 describe('bnb-load: in a ZeRO-3 estimate', () => {
-  const zero3 = {
-    method: 'qlora' as const,
-    quantization: { bits: 4 as const, type: 'nf4' as const, double_quant: true },
-    lora: { r: 8, alpha: 16, dropout: 0.1, target_modules: 'all-linear' as const },
-    micro_batch_size: 2,
-    seq_len: 2048,
-    gradient_checkpointing: 'full' as const,
-    mixed_precision: 'bf16' as const,
-    weights_dtype: 'bf16' as const,
-    gpus_per_node: 2,
-    zero_stage: 3 as const,
-    transformers_version: '5.0',
-  };
+  const zero3 = { ...QLORA_RECIPE, zero_stage: 3 as const, transformers_version: '5.0' };
   const loadTerm = (e: ReturnType<typeof run>) => e.perGpu.runtime.find((t) => t.id === 'load-cache');
   it('the segments the load left reserved count, after ZeRO-3 partitions the model parameter by parameter', () => {
     const e = run(setupFor('meta-llama/Llama-2-70b-hf', zero3));
