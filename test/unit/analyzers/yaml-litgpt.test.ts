@@ -151,6 +151,16 @@ describe('LitGPT config YAML', () => {
     '  max_seq_length: 512\n  learning_rate: 0.0002\n  weight_decay: 0.0\n',
   );
 
+  it("without precision, a LoRA config is LitGPT's bf16-mixed: fp32 weights under autocast, not a 16-bit load", () => {
+    // lit_gpt/utils.py get_default_supported_precision(training=True) gives bf16-mixed on a bf16 GPU; Fabric's
+    // MixedPrecision keeps the module in fp32 (Lightning-AI/litgpt@2685705).
+    const lora = QLORA.replace('precision: bf16-true\n', '').replace('quantize: bnb.nf4\n', '');
+    const s = resolveText('lora.yaml', lora).setup!;
+    assert.equal(s.method, 'lora');
+    assert.equal(s.mixed_precision, 'bf16');
+    assert.equal(s.weights_dtype, 'fp32');
+  });
+
   it('without an optimizer block, a quantized config steps PagedAdamW, said at quantize', () => {
     const r = analyzeLitgptYaml(APRIL_2024);
     const f = factOf(r, 'optimizer')!;
