@@ -96,6 +96,7 @@ export type CanonicalKey =
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
   | 'loopKeepsOutputs' // boolean | 'step': a loop keeps the step's outputs until the next forward ('step': released after the backward)
+  | 'longestBatchFirst' // boolean: the loop runs its longest batch first (Lit-GPT's scripts: longest_seq_ix if iter_num == 0)
   | 'useCache' // boolean: transformers' use_cache in the training forward (from_pretrained use_cache=, model.config.use_cache =)
   | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
   // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO,

@@ -24,7 +24,10 @@ const DS_KEYS = new RegExp(
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
 const PY_TRAINING = new RegExp(
   String.raw`\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|` +
-    String.raw`\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(`,
+    String.raw`\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(|` +
+    // Lit-GPT's own fine-tuning scripts of 2023 (hf-python/litgpt-script.ts).
+    String.raw`^\s*(?:from|import)\s+lit_gpt\b`,
+  'm',
 );
 const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +

@@ -40,6 +40,7 @@ import {
   checkpointingCall,
 } from './calls';
 import { loopFacts, trainingLoop } from './loop';
+import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
@@ -54,6 +55,8 @@ export { UNSLOTH_CLASSES } from './vocab';
  * with that script's options as the run has them (see PythonFile.settled) and the names of it the script calls.
  */
 export function analyzeHfPython(text: string, module?: ModuleContext): ConfigFacts {
+  // Lit-GPT's own scripts of 2023 set their run in module constants and setup()'s defaults (litgpt-script.ts).
+  if (!module && isLitgptScript(text)) return analyzeLitgptScript(text);
   const file = new PythonFile(text, module?.options);
   try {
     run(file, module?.calls ?? []);

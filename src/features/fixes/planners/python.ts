@@ -31,9 +31,11 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
     ].includes(ch.key)
   ) {
     return no(
-      c.file.facts.tools.includes('pytorch')
-        ? 'the training loop is written out in this file: its DataLoader, Accelerator, autocast and optimizer calls are changed by hand'
-        : 'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
+      c.file.facts.tools.includes('litgpt')
+        ? "Lit-GPT's script sets its run in module constants (micro_batch_size, devices, lora_*) and setup()'s defaults: change them by hand"
+        : c.file.facts.tools.includes('pytorch')
+          ? 'the training loop is written out in this file: its DataLoader, Accelerator, autocast and optimizer calls are changed by hand'
+          : 'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
     );
   }
   if (hasCall('unsloth-load') || hasCall('unsloth-peft')) {

@@ -1,0 +1,343 @@
+// Lit-GPT's fine-tuning scripts of 2023 (finetune/lora.py and finetune/full.py of Lightning-AI/lit-gpt before its
+// config files, 73baa2d of February 2024, and the copies projects made of them): no config file, the hyperparameters
+// are module-level constants (micro_batch_size, batch_size, devices, lora_r ... lora_head) and setup()'s defaults name
+// the checkpoint (`checkpoint_dir: Path = Path("checkpoints/<org>/<name>")`), the precision and the quantization.
+// Semantics from Lightning-AI/lit-gpt@8641822 (finetune/lora.py setup() and train(), lit_gpt/utils.py
+// get_default_supported_precision); what the scripts share with LitGPT's config files comes from yaml/litgpt.ts. Only
+// literals are read; the script is never run. Pure: no I/O.
+import type { SyntaxNode } from '@lezer/common';
+import { parsePython } from '../python-parse';
+import { msg, type CanonicalKey, type ConfigFacts, type FactValue, type Span, type Unknown } from '../facts';
+import { LITGPT_PRECISION, LORA_SWITCHES, litgptCheckpointModel, litgptQuantize } from '../yaml/litgpt';
+import { type Entry, PythonFile } from './file';
+import { children, parseNumber, pyString, span } from './syntax';
+
+/** A Lit-GPT import (`from lit_gpt.lora import GPT`, `import lit_gpt`) and a `def setup(`: one of its scripts. */
+export function isLitgptScript(text: string): boolean {
+  return /^\s*(?:from\s+lit_gpt\b[\w.]*\s+import|import\s+lit_gpt\b)/m.test(text) && /^def\s+setup\s*\(/m.test(text);
+}
+
+/** A module-level constant or a parameter default: where it is written and its literal value, if it is one. */
+interface Named {
+  readonly entry: Entry;
+  readonly value: FactValue | null | undefined;
+}
+
+/** The script's module constants and setup()'s parameter defaults. */
+interface ScriptNames {
+  readonly constants: Map<string, Named>;
+  readonly setup: Map<string, Named>;
+  readonly setupSpan: Span | undefined;
+}
+
+export function analyzeLitgptScript(text: string): ConfigFacts {
+  const file = new PythonFile(text);
+  file.tools.add('litgpt');
+  try {
+    const parsed = parsePython(text);
+    file.problems.push(...parsed.problems);
+    const names = scriptNames(file, parsed.tree.topNode);
+    read(file, names);
+  } catch {
+    // What was found before a failure is returned.
+  }
+  return file.result();
+}
+
+function read(file: PythonFile, names: ScriptNames): void {
+  const quantBits = quantize(file, names);
+  method(file, names, quantBits);
+  const { constants: c } = names;
+  put(file, 'microBatchSize', c.get('micro_batch_size'), positiveInt);
+  accumulation(file, c);
+  devices(file, names, quantBits !== undefined);
+  lora(file, c);
+  precision(file, names.setup, quantBits !== undefined);
+  optimizer(file, quantBits !== undefined);
+  sequence(file, c);
+  longestFirst(file);
+}
+
+function scriptNames(file: PythonFile, top: SyntaxNode): ScriptNames {
+  const constants = new Map<string, Named>();
+  const setup = new Map<string, Named>();
+  let setupSpan: Span | undefined;
+  for (const st of children(top)) {
+    if (st.name === 'AssignStatement') {
+      const [target, op, value] = children(st);
+      if (target?.name !== 'VariableName' || op?.name !== 'AssignOp' || !value) continue;
+      const name = file.text.slice(target.from, target.to);
+      constants.set(name, named(file, name, target, value));
+    } else if (st.name === 'FunctionDefinition') {
+      const nameNode = st.getChild('VariableName');
+      if (!nameNode || file.text.slice(nameNode.from, nameNode.to) !== 'setup') continue;
+      setupSpan = span(nameNode);
+      const params = children(st.getChild('ParamList') ?? st);
+      params.forEach((p, i) => {
+        if (p.name !== 'VariableName') return;
+        const name = file.text.slice(p.from, p.to);
+        const op = params.slice(i + 1).find((n) => n.name === 'AssignOp' || n.name === ',' || n.name === ')');
+        const value = op?.name === 'AssignOp' ? op.nextSibling : null;
+        setup.set(name, named(file, name, p, value));
+      });
+    }
+  }
+  return { constants, setup, setupSpan };
+}
+
+function named(file: PythonFile, name: string, key: SyntaxNode, value: SyntaxNode | null): Named {
+  const entry: Entry = {
+    rawKey: name,
+    keySpan: span(key),
+    valueNode: value,
+    valueSpan: value ? span(value) : span(key),
+  };
+  return { entry, value: value ? literal(file.text, value) : undefined };
+}
+
+/** A literal's value: a number, True / False, None (null), a string, or `Path("...")`'s string; undefined otherwise. */
+function literal(text: string, n: SyntaxNode): FactValue | null | undefined {
+  const raw = text.slice(n.from, n.to);
+  if (n.name === 'Number') return parseNumber(raw);
+  if (n.name === 'Boolean') return raw === 'True';
+  if (n.name === 'None') return null;
+  if (n.name === 'String') return pyString(raw);
+  if (n.name === 'CallExpression' && /^Path\s*\(/.test(raw)) {
+    const arg = n.getChild('ArgList')?.getChild('String');
+    return arg ? pyString(text.slice(arg.from, arg.to)) : undefined;
+  }
+  return undefined;
+}
+
+type Check = (v: FactValue | null | undefined) => FactValue | undefined;
+
+const positiveInt: Check = (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined);
+const nonNegative: Check = (v) => (typeof v === 'number' && v >= 0 ? v : undefined);
+
+/** A constant's fact, or a problem at it where it is not a literal of the kind the key takes. */
+function put(file: PythonFile, key: CanonicalKey, n: Named | undefined, check: Check, origin?: 'script-default'): void {
+  if (!n) return;
+  const v = check(n.value);
+  if (v !== undefined) {
+    file.push(key, n.entry, v, 'litgpt', undefined, origin);
+    return;
+  }
+  const unknown: Unknown = { unknown: `${n.entry.rawKey} is not a literal VRAM Lens reads` };
+  file.push(key, n.entry, unknown, 'litgpt');
+}
+
+/** The checkpoint (the Hub id of `checkpoints/<org>/<name>`) and the method: lit_gpt.lora's GPT, else a full fine-tune. */
+function method(file: PythonFile, names: ScriptNames, quantBits: 4 | 8 | undefined): void {
+  const dir = names.setup.get('checkpoint_dir');
+  if (dir && typeof dir.value === 'string' && dir.value.trim()) {
+    file.push('model', dir.entry, litgptCheckpointModel(dir.value), 'litgpt', undefined, 'script-default');
+  } else if (names.setupSpan) {
+    const at: Entry = dir?.entry ?? {
+      rawKey: 'checkpoint_dir',
+      keySpan: names.setupSpan,
+      valueNode: null,
+      valueSpan: names.setupSpan,
+    };
+    file.push(
+      'model',
+      at,
+      { unknown: 'setup() gives checkpoint_dir no literal default: pass --checkpoint_dir' },
+      'litgpt',
+    );
+  }
+  const imported = /^\s*from\s+lit_gpt\.(lora|adapter_v2|adapter)\s+import\b/m.exec(file.text);
+  const at = importEntry(file, imported);
+  if (imported?.[1] === 'lora') file.push('method', at, quantBits === 4 ? 'qlora' : 'lora', 'litgpt');
+  else if (imported)
+    file.problem(
+      'not-modeled',
+      'warning',
+      msg('{0}: LitGPT adapter fine-tuning is not modeled; the estimate is not for this run', `lit_gpt.${imported[1]}`),
+      at.valueSpan,
+      'lit_gpt',
+    );
+  else file.push('method', at, 'full', 'litgpt');
+}
+
+function importEntry(file: PythonFile, m: RegExpExecArray | null): Entry {
+  const first = m ?? /^\s*(?:from|import)\s+lit_gpt\b/m.exec(file.text);
+  const start = first ? first.index + (first[0].length - first[0].trimStart().length) : 0;
+  const eol = first ? file.text.indexOf('\n', first.index + first[0].length) : 0;
+  const end = eol < 0 ? file.text.length : eol;
+  return { rawKey: 'lit_gpt', keySpan: { start, end }, valueNode: null, valueSpan: { start, end } };
+}
+
+/**
+ * `gradient_accumulation_iters = batch_size // micro_batch_size` (batch_size may be divided by `devices` first, as
+ * full.py does): worked out from the constants.
+ */
+function accumulation(file: PythonFile, c: Map<string, Named>): void {
+  const n = c.get('gradient_accumulation_iters');
+  if (!n?.entry.valueNode) return;
+  const v = evaluate(file.text, n.entry.valueNode, c, 0);
+  if (v !== undefined && Number.isFinite(v) && v >= 1)
+    file.push('gradientAccumulationSteps', n.entry, Math.floor(v), 'litgpt');
+}
+
+/** + - * / // over numbers and constants bound to them; undefined for anything else. */
+function evaluate(text: string, n: SyntaxNode, c: Map<string, Named>, depth: number): number | undefined {
+  if (depth > 8) return undefined;
+  if (n.name === 'Number') return parseNumber(text.slice(n.from, n.to));
+  if (n.name === 'ParenthesizedExpression')
+    return n.firstChild?.nextSibling ? evaluate(text, n.firstChild.nextSibling, c, depth + 1) : undefined;
+  if (n.name === 'VariableName') {
+    const bound = c.get(text.slice(n.from, n.to))?.entry.valueNode;
+    return bound ? evaluate(text, bound, c, depth + 1) : undefined;
+  }
+  if (n.name !== 'BinaryExpression') return undefined;
+  const [l, op, r] = children(n);
+  const a = l && evaluate(text, l, c, depth + 1);
+  const b = r && evaluate(text, r, c, depth + 1);
+  if (a === undefined || b === undefined || !op) return undefined;
+  const o = text.slice(op.from, op.to);
+  if (o === '+') return a + b;
+  if (o === '-') return a - b;
+  if (o === '*') return a * b;
+  if (b === 0) return undefined;
+  return o === '/' ? a / b : o === '//' ? Math.floor(a / b) : undefined;
+}
+
+/**
+ * `devices`: more than one runs Fabric's FSDPStrategy(auto_wrap_policy={Block}, activation_checkpointing_policy={Block}):
+ * FSDP1, every Block checkpointed. Lit-GPT refuses quantization over several GPUs.
+ */
+function devices(file: PythonFile, names: ScriptNames, quantized: boolean): void {
+  const d = names.constants.get('devices');
+  if (!d) return;
+  const count = positiveInt(d.value);
+  if (count === undefined) {
+    file.push('gpusPerNode', d.entry, { unknown: 'devices is not a literal number of GPUs' }, 'litgpt');
+    return;
+  }
+  file.push('gpusPerNode', d.entry, count, 'litgpt');
+  if (count === 1) return;
+  file.push('fsdp', d.entry, 'full_shard', 'litgpt');
+  file.push('fsdpVersion', d.entry, 1, 'litgpt');
+  if (/activation_checkpointing(?:_policy)?\s*=/.test(file.text))
+    file.push('gradientCheckpointing', d.entry, 'full', 'litgpt');
+  if (quantized)
+    file.problem(
+      'invalid-value',
+      'error',
+      msg(
+        'LitGPT trains quantized models on one GPU only ("Quantization is currently not supported for multi-GPU training")',
+      ),
+      d.entry.valueSpan,
+      'devices',
+    );
+}
+
+/** lora_r, lora_alpha, lora_dropout and the switches lora_query ... lora_head, as LitGPT's config files name them. */
+function lora(file: PythonFile, c: Map<string, Named>): void {
+  put(file, 'loraR', c.get('lora_r'), positiveInt);
+  put(file, 'loraAlpha', c.get('lora_alpha'), nonNegative);
+  put(file, 'loraDropout', c.get('lora_dropout'), nonNegative);
+  const first = LORA_SWITCHES.map(([k]) => c.get(k)).find((n): n is Named => n !== undefined);
+  if (!first) return;
+  const targets: string[] = [];
+  for (const [key, byDefault, moduleNames] of LORA_SWITCHES) {
+    const v = c.get(key)?.value;
+    if (typeof v === 'boolean' ? v : byDefault) targets.push(...moduleNames);
+  }
+  const all = LORA_SWITCHES.slice(0, 5).every(([, , ns]) => ns.every((n) => targets.includes(n)));
+  file.push('loraTargets', first.entry, all ? 'all-linear' : targets, 'litgpt');
+}
+
+/** setup()'s `quantize` default: Fabric's BitsandbytesPrecision ("bnb.nf4", "bnb.nf4-dq", ...); None trains unquantized. */
+function quantize(file: PythonFile, names: ScriptNames): 4 | 8 | undefined {
+  const q = names.setup.get('quantize');
+  if (!q || q.value === null || q.value === undefined) return undefined;
+  const parsed = typeof q.value === 'string' ? litgptQuantize(q.value) : undefined;
+  if (!parsed) {
+    file.problem(
+      'invalid-value',
+      'error',
+      msg(
+        '{0}: expected bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq or bnb.int8-training, found {1}',
+        'quantize',
+        file.text.slice(q.entry.valueSpan.start, q.entry.valueSpan.end),
+      ),
+      q.entry.valueSpan,
+      'quantize',
+    );
+    return undefined;
+  }
+  file.push('quantBits', q.entry, parsed.bits, 'litgpt', undefined, 'script-default');
+  if (parsed.type) file.push('quantType', q.entry, parsed.type, 'litgpt', undefined, 'script-default');
+  file.push('doubleQuant', q.entry, parsed.doubleQuant, 'litgpt', undefined, 'script-default');
+  return parsed.bits;
+}
+
+/**
+ * setup()'s `precision` default: a Fabric precision name, or None for get_default_supported_precision(training=True)
+ * (bf16-mixed on a GPU with bf16: LitGPT's default, which the tool's defaults give). Quantization refuses a mixed one.
+ */
+function precision(file: PythonFile, setup: Map<string, Named>, quantized: boolean): void {
+  const p = setup.get('precision');
+  const name = typeof p?.value === 'string' ? p.value.trim().toLowerCase() : undefined;
+  const pair = name ? LITGPT_PRECISION[name] : undefined;
+  if (p && pair) {
+    file.push('weightsDtype', p.entry, pair[0], 'litgpt', undefined, 'script-default');
+    file.push('mixedPrecision', p.entry, pair[1], 'litgpt', undefined, 'script-default');
+  }
+  if (p && quantized && (p.value === null || (pair !== undefined && pair[1] !== 'none')))
+    file.problem(
+      'invalid-value',
+      'error',
+      msg(
+        'LitGPT refuses quantization with mixed precision ("Quantization and mixed precision is not supported."): use bf16-true',
+      ),
+      p.entry.valueSpan,
+      'precision',
+    );
+}
+
+/** The optimizer the script constructs: bitsandbytes' PagedAdamW for a quantized model, torch's AdamW otherwise. */
+function optimizer(file: PythonFile, quantized: boolean): void {
+  const re = quantized ? /\bbnb\.optim\.PagedAdamW\b/ : /\btorch\.optim\.AdamW\b/;
+  const m = re.exec(file.text);
+  if (!m) return;
+  const at: Span = { start: m.index, end: m.index + m[0].length };
+  const e: Entry = { rawKey: m[0], keySpan: at, valueNode: null, valueSpan: at };
+  file.push('optimizer', e, quantized ? 'paged_adamw' : 'adamw', 'litgpt');
+}
+
+/**
+ * The sequence: `model.max_seq_length = longest_seq_length` (later `min(longest_seq_length, max_seq_length or inf)`)
+ * sets it to the longest training sample, which the data set decides (unknown here); a literal `max_seq_length` /
+ * `override_max_seq_length` constant truncates to it, the most a batch holds.
+ */
+function sequence(file: PythonFile, c: Map<string, Named>): void {
+  const cap = c.get('override_max_seq_length') ?? c.get('max_seq_length');
+  if (cap && positiveInt(cap.value) !== undefined) {
+    file.push('seqLen', cap.entry, positiveInt(cap.value)!, 'litgpt');
+    return;
+  }
+  const m = /\bmax_seq_length\s*=[^\n]*\blongest_seq_length\b[^\n]*/.exec(file.text);
+  if (!m) return;
+  const at: Span = { start: m.index, end: m.index + m[0].length };
+  file.push(
+    'seqLen',
+    { rawKey: 'max_seq_length', keySpan: at, valueNode: null, valueSpan: at },
+    { unknown: "the longest sample in the dataset (up to the model's context length): set vramLens.seqLen" },
+    'litgpt',
+  );
+}
+
+/** `get_batch(..., longest_seq_ix if iter_num == 0 else None)`: the longest sample is the first batch (fa5d73e). */
+function longestFirst(file: PythonFile): void {
+  const m = /\blongest_seq_ix\s+if\s+iter_num\s*==\s*0\b/.exec(file.text);
+  if (!m) return;
+  const at: Span = { start: m.index, end: m.index + m[0].length };
+  file.push(
+    'longestBatchFirst',
+    { rawKey: 'longest_seq_ix', keySpan: at, valueNode: null, valueSpan: at },
+    true,
+    'litgpt',
+  );
+}
