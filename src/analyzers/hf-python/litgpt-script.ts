@@ -115,11 +115,11 @@ const positiveInt: Check = (v) => (typeof v === 'number' && Number.isInteger(v) 
 const nonNegative: Check = (v) => (typeof v === 'number' && v >= 0 ? v : undefined);
 
 /** A constant's fact, or a problem at it where it is not a literal of the kind the key takes. */
-function put(file: PythonFile, key: CanonicalKey, n: Named | undefined, check: Check, origin?: 'script-default'): void {
+function put(file: PythonFile, key: CanonicalKey, n: Named | undefined, check: Check): void {
   if (!n) return;
   const v = check(n.value);
   if (v !== undefined) {
-    file.push(key, n.entry, v, 'litgpt', undefined, origin);
+    file.push(key, n.entry, v, 'litgpt');
     return;
   }
   const unknown: Unknown = { unknown: `${n.entry.rawKey} is not a literal VRAM Lens reads` };
