@@ -159,12 +159,14 @@ function method(file: PythonFile, names: ScriptNames, quantBits: 4 | 8 | undefin
   else file.push('method', at, 'full', 'litgpt');
 }
 
+/** The `lit_gpt...` module of the import that decides the method (the first Lit-GPT import otherwise), located. */
 function importEntry(file: PythonFile, m: RegExpExecArray | null): Entry {
-  const first = m ?? /^\s*(?:from|import)\s+lit_gpt\b/m.exec(file.text);
-  const start = first ? first.index + (first[0].length - first[0].trimStart().length) : 0;
-  const eol = first ? file.text.indexOf('\n', first.index + first[0].length) : 0;
-  const end = eol < 0 ? file.text.length : eol;
-  return { rawKey: 'lit_gpt', keySpan: { start, end }, valueNode: null, valueSpan: { start, end } };
+  const found = m ?? /^\s*(?:from|import)\s+lit_gpt\b[\w.]*/m.exec(file.text);
+  const line = found?.[0] ?? '';
+  const name = /lit_gpt[\w.]*/.exec(line)?.[0] ?? 'lit_gpt';
+  const start = (found?.index ?? 0) + Math.max(0, line.indexOf(name));
+  const at: Span = { start, end: start + (found ? name.length : 0) };
+  return { rawKey: found ? name : '', keySpan: at, valueNode: null, valueSpan: at };
 }
 
 /**
@@ -320,10 +322,12 @@ function sequence(file: PythonFile, c: Map<string, Named>): void {
   }
   const m = /\bmax_seq_length\s*=[^\n]*\blongest_seq_length\b[^\n]*/.exec(file.text);
   if (!m) return;
-  const at: Span = { start: m.index, end: m.index + m[0].length };
+  const key: Span = { start: m.index, end: m.index + 'max_seq_length'.length };
+  const rest = m[0].slice(m[0].indexOf('=') + 1);
+  const value: Span = { start: m.index + m[0].length - rest.trimStart().length, end: m.index + m[0].length };
   file.push(
     'seqLen',
-    { rawKey: 'max_seq_length', keySpan: at, valueNode: null, valueSpan: at },
+    { rawKey: 'max_seq_length', keySpan: key, valueNode: null, valueSpan: value },
     { unknown: "the longest sample in the dataset (up to the model's context length): set vramLens.seqLen" },
     'litgpt',
   );
@@ -333,10 +337,11 @@ function sequence(file: PythonFile, c: Map<string, Named>): void {
 function longestFirst(file: PythonFile): void {
   const m = /\blongest_seq_ix\s+if\s+iter_num\s*==\s*0\b/.exec(file.text);
   if (!m) return;
-  const at: Span = { start: m.index, end: m.index + m[0].length };
+  const key: Span = { start: m.index, end: m.index + 'longest_seq_ix'.length };
+  const value: Span = { start: m.index, end: m.index + m[0].length };
   file.push(
     'longestBatchFirst',
-    { rawKey: 'longest_seq_ix', keySpan: at, valueNode: null, valueSpan: at },
+    { rawKey: 'longest_seq_ix', keySpan: key, valueNode: null, valueSpan: value },
     true,
     'litgpt',
   );
