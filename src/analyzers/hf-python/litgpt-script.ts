@@ -8,7 +8,13 @@
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type CanonicalKey, type ConfigFacts, type FactValue, type Span, type Unknown } from '../facts';
-import { LITGPT_PRECISION, LORA_SWITCHES, litgptCheckpointModel, litgptQuantize } from '../yaml/litgpt';
+import {
+  LITGPT_PRECISION,
+  LORA_SWITCHES,
+  litgptCheckpointModel,
+  litgptLoraTargets,
+  litgptQuantize,
+} from '../yaml/litgpt';
 import { type Entry, PythonFile } from './file';
 import { children, parseNumber, pyString, span } from './syntax';
 
@@ -241,13 +247,11 @@ function lora(file: PythonFile, c: Map<string, Named>): void {
   put(file, 'loraDropout', c.get('lora_dropout'), nonNegative);
   const first = LORA_SWITCHES.map(([k]) => c.get(k)).find((n): n is Named => n !== undefined);
   if (!first) return;
-  const targets: string[] = [];
-  for (const [key, byDefault, moduleNames] of LORA_SWITCHES) {
+  const on = (key: string): boolean | undefined => {
     const v = c.get(key)?.value;
-    if (typeof v === 'boolean' ? v : byDefault) targets.push(...moduleNames);
-  }
-  const all = LORA_SWITCHES.slice(0, 5).every(([, , ns]) => ns.every((n) => targets.includes(n)));
-  file.push('loraTargets', first.entry, all ? 'all-linear' : targets, 'litgpt');
+    return typeof v === 'boolean' ? v : undefined;
+  };
+  file.push('loraTargets', first.entry, litgptLoraTargets(on), 'litgpt');
 }
 
 /** setup()'s `quantize` default: Fabric's BitsandbytesPrecision ("bnb.nf4", "bnb.nf4-dq", ...); None trains unquantized. */
@@ -301,12 +305,14 @@ function precision(file: PythonFile, setup: Map<string, Named>, quantized: boole
 
 /** The optimizer the script constructs: bitsandbytes' PagedAdamW for a quantized model, torch's AdamW otherwise. */
 function optimizer(file: PythonFile, quantized: boolean): void {
-  const re = quantized ? /\bbnb\.optim\.PagedAdamW\b/ : /\btorch\.optim\.AdamW\b/;
-  const m = re.exec(file.text);
-  if (!m) return;
-  const at: Span = { start: m.index, end: m.index + m[0].length };
-  const e: Entry = { rawKey: m[0], keySpan: at, valueNode: null, valueSpan: at };
-  file.push('optimizer', e, quantized ? 'paged_adamw' : 'adamw', 'litgpt');
+  const m = (quantized ? /\bbnb\.optim\.PagedAdamW\b/ : /\btorch\.optim\.AdamW\b/).exec(file.text);
+  if (m) file.push('optimizer', located(m, m[0]), quantized ? 'paged_adamw' : 'adamw', 'litgpt');
+}
+
+/** A regex match as an entry: the key is `rawKey` where the match begins, the value the match from `valueFrom` on. */
+function located(m: RegExpExecArray, rawKey: string, valueFrom = 0): Entry {
+  const keySpan: Span = { start: m.index, end: m.index + rawKey.length };
+  return { rawKey, keySpan, valueNode: null, valueSpan: { start: m.index + valueFrom, end: m.index + m[0].length } };
 }
 
 /**
@@ -322,12 +328,10 @@ function sequence(file: PythonFile, c: Map<string, Named>): void {
   }
   const m = /\bmax_seq_length\s*=[^\n]*\blongest_seq_length\b[^\n]*/.exec(file.text);
   if (!m) return;
-  const key: Span = { start: m.index, end: m.index + 'max_seq_length'.length };
   const rest = m[0].slice(m[0].indexOf('=') + 1);
-  const value: Span = { start: m.index + m[0].length - rest.trimStart().length, end: m.index + m[0].length };
   file.push(
     'seqLen',
-    { rawKey: 'max_seq_length', keySpan: key, valueNode: null, valueSpan: value },
+    located(m, 'max_seq_length', m[0].length - rest.trimStart().length),
     { unknown: "the longest sample in the dataset (up to the model's context length): set vramLens.seqLen" },
     'litgpt',
   );
@@ -336,13 +340,5 @@ function sequence(file: PythonFile, c: Map<string, Named>): void {
 /** `get_batch(..., longest_seq_ix if iter_num == 0 else None)`: the longest sample is the first batch (fa5d73e). */
 function longestFirst(file: PythonFile): void {
   const m = /\blongest_seq_ix\s+if\s+iter_num\s*==\s*0\b/.exec(file.text);
-  if (!m) return;
-  const key: Span = { start: m.index, end: m.index + 'longest_seq_ix'.length };
-  const value: Span = { start: m.index, end: m.index + m[0].length };
-  file.push(
-    'longestBatchFirst',
-    { rawKey: 'longest_seq_ix', keySpan: key, valueNode: null, valueSpan: value },
-    true,
-    'litgpt',
-  );
+  if (m) file.push('longestBatchFirst', located(m, 'longest_seq_ix'), true, 'litgpt');
 }

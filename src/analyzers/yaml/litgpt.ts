@@ -39,6 +39,17 @@ export const LORA_SWITCHES: ReadonlyArray<readonly [string, boolean, readonly st
   ['lora_head', false, ['lm_head']],
 ];
 
+/**
+ * The modules the LoRA switches adapt (`on`: a switch's value where the file sets it, else its LitGPT default). Every
+ * projection of the blocks (query to MLP) is PEFT's all-linear; lora_head's adapter on the head (r x (hidden + vocab))
+ * is then left out, a few million parameters at most.
+ */
+export function litgptLoraTargets(on: (key: string) => boolean | undefined): string[] | 'all-linear' {
+  const targets = LORA_SWITCHES.flatMap(([key, byDefault, names]) => ((on(key) ?? byDefault) ? [...names] : []));
+  const all = LORA_SWITCHES.slice(0, 5).every(([, , names]) => names.every((n) => targets.includes(n)));
+  return all ? 'all-linear' : targets;
+}
+
 /** LitGPT model names (pretrain's `model_name`) whose Hub id is not the name itself, by prefix. */
 const MODEL_NAME_PREFIXES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^pythia-/i, 'EleutherAI/'],
@@ -252,8 +263,8 @@ function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('loraR', top.get('lora_r'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
-  const targets: string[] = [];
-  for (const [key, byDefault, names] of LORA_SWITCHES) {
+  const switches = new Map<string, boolean | undefined>();
+  for (const [key] of LORA_SWITCHES) {
     const e = top.get(key);
     const on = e ? boolOf(ctx.view(e)) : undefined;
     if (e && on === undefined && ctx.view(e).t !== 'absent') {
@@ -265,15 +276,12 @@ function lora(ctx: YamlCtx, top: Map<string, Entry>): void {
         key,
       );
     }
-    if (on ?? byDefault) targets.push(...names);
+    switches.set(key, on);
   }
-  // Every projection of the blocks (query to MLP) is PEFT's all-linear; lora_head's adapter on the head
-  // (r x (hidden + vocab)) is then left out, a few million parameters at most.
-  const all = LORA_SWITCHES.slice(0, 5).every(([, , names]) => names.every((n) => targets.includes(n)));
   ctx.add(
     'loraTargets',
     first,
-    all ? 'all-linear' : targets,
+    litgptLoraTargets((key) => switches.get(key)),
     LORA_SWITCHES.map(([k]) => k)
       .filter((k) => top.has(k))
       .join(', ') || first.path,
