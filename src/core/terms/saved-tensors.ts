@@ -29,6 +29,11 @@ export interface MatmulTemporary {
   readonly what: string;
   readonly bytes: number;
   readonly untilNext?: boolean;
+  /**
+   * The matmul's weight operand itself (a GPTQ weight dequantized in torch, `torch.matmul(x, weight)`): autograd keeps
+   * it for the input's gradient when the input requires grad, else it is freed with the others.
+   */
+  readonly keptForInputGrad?: boolean;
 }
 
 export interface Weight {
@@ -352,7 +357,8 @@ export class Tape {
     if (w.savesInput) this.save(x);
     else if (w.trainable) this.save(xin);
     const tokens = x.elems / (w.elems / outFeatures);
-    const temporaries = this.matmulTemporaries(w.dequant);
+    const { held: temporaries, operand } = this.matmulTemporaries(w.dequant);
+    if (operand && x.rg) this.save(operand);
     // Under autocast the matmul runs in 16 bits; otherwise in the wider of input and weight dtypes (an fp32
     // LoRA adapter on a bf16 model computes in fp32).
     const outBytes = w.keepsInputDtype
@@ -368,14 +374,17 @@ export class Tape {
 
   /**
    * The temporaries a matmul makes before it runs (a dequantized weight), in order; returns those held through the
-   * matmul, which the caller frees once the output exists (use, before the output's allocation).
+   * matmul, which the caller frees once the output exists (use, before the output's allocation), and the one that is
+   * the matmul's operand where autograd may keep it (MatmulTemporary.keptForInputGrad).
    */
-  private matmulTemporaries(temps: readonly MatmulTemporary[] | undefined): Tensor[] {
+  private matmulTemporaries(temps: readonly MatmulTemporary[] | undefined): { held: Tensor[]; operand?: Tensor } {
     const held: Tensor[] = [];
+    let operand: Tensor | undefined;
     let previous: Tensor | undefined;
     for (const t of temps ?? []) {
       if (previous) this.use(previous);
       const made = this.tensor(t.what, t.bytes, 1, false);
+      if (t.keptForInputGrad) operand = made;
       if (t.untilNext) previous = made;
       else {
         previous = undefined;
@@ -383,7 +392,7 @@ export class Tape {
       }
     }
     if (previous) held.push(previous);
-    return held;
+    return { held, ...(operand ? { operand } : {}) };
   }
 
   /** Autocast's 16-bit copy of an fp32 weight, cached to the forward's end and kept for backward. */

@@ -111,6 +111,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       dequantBytes: { quantizedBase: true, dequantBytes: 2 },
       dequantViaBytes: { quantizedBase: true, dequantBytes: 2, dequantViaBytes: 2 },
       nestedAbsmax: { quantizedBase: true, dequantBytes: 2, nestedAbsmax: true },
+      gptqDequant: { quantizedBase: true, dequantBytes: 2, gptqDequant: true },
       zero3Linear: { zero3Linear: true },
       bnbKeepsInput: { bnbKeepsInput: true },
       dequantizedExperts: { dequantizedExperts: 8 },
@@ -846,22 +847,42 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
   });
 });
 
-describe('estimate: quantized base weights in a layer', () => {
-  it('QLoRA: the largest 4-bit weight is dequantized whole for its matmul (Llama-2-70B MLP 28672 x 8192 x 2 B = 469,762,048 B)', () => {
-    // bitsandbytes MatMul4Bit.forward: F.linear(A, dequantize_4bit(B).to(A.dtype).t()); backward the same for grad_A.
-    const e = run(
-      setupFor('meta-llama/Llama-2-70b-hf', {
-        method: 'qlora',
-        weights_dtype: 'bf16',
-        quantization: { bits: 4 },
-        gradient_checkpointing: 'full',
-        seq_len: 128,
-      }),
-    );
-    const bwd = phase(e, 'backward');
-    const dq = bwd.components.find((c) => c.label.startsWith('Dequantized base weight'));
-    assert.equal(dq?.bytes, 28672 * 8192 * 2);
-    assert.match(bwd.note, /layer/);
+describe('GPTQ base weights dequantized in torch (auto-gptq qlinear_cuda_old.py)', () => {
+  // Llama-2-7B, fp16, LoRA r 8 on q and v over GPTQ linears, 1 x 2,048 tokens. `torch.matmul(x.half(), weight)` keeps
+  // each fp16 weight it dequantized for the input's gradient; bitsandbytes' MatMul4Bit keeps none.
+  const arch = archOf('meta-llama/Llama-2-7b-hf');
+  const plan: ActivationPlan = {
+    arch,
+    mode: 'half',
+    half: 2,
+    weightBytes: 2,
+    batch: 1,
+    seq: 2048,
+    attention: 'flash',
+    baseTrainable: false,
+    normsTrainable: false,
+    inputRequiresGrad: true,
+    tp: 1,
+    sequenceParallel: false,
+    quantizedBase: true,
+    dequantBytes: 2,
+    lora: { r: 8, dropout: 0, dtypeBytes: 2, targets: new Set(['q_proj', 'v_proj']) },
+  };
+  const gptq = layerActivations({ ...plan, gptqDequant: true });
+  const bnb = layerActivations(plan);
+
+  it("keeps every linear's fp16 weight: 2 B x (4 x 4,096² + 3 x 4,096 x 11,008) = 404,750,336 B more per layer", () => {
+    assert.equal(gptq.bytesPerLayer - bnb.bytesPerLayer, 2 * (4 * 4096 * 4096 + 3 * 4096 * 11008));
+  });
+
+  it('unpacks the largest weight to int32 and int8 at once: its 4,096 x 11,008 x 5 B = 225,443,840 B are in the forward', () => {
+    const unpacked = 4096 * 11008 * 5;
+    assert.ok(gptq.checkpointedForwardHighBytes! >= unpacked, `${gptq.checkpointedForwardHighBytes}`);
+    assert.ok(gptq.checkpointedForwardHighBytes! > bnb.checkpointedForwardHighBytes!);
+  });
+
+  it("holds the layer's fp16 weights again in a checkpointed layer's recompute", () => {
+    assert.ok(gptq.recomputeHighBytes! - bnb.recomputeHighBytes! >= 2 * (4 * 4096 * 4096 + 2 * 4096 * 11008));
   });
 });
 

@@ -79,6 +79,13 @@ export interface ActivationPlan {
    * _dequant_linear_fallback).
    */
   readonly nestedAbsmax?: boolean;
+  /**
+   * GPTQ base weights dequantized in torch for each matmul (auto-gptq's QuantLinear from 128 tokens on, and whenever
+   * its CUDA extension is missing, with exllama off as PEFT's training guide asks: qlinear_cuda_old.py forward): the
+   * packed int32 codes shifted into an int32 tensor of every weight, cast to int8, the zero points subtracted (int8),
+   * then times the fp16 scales; `torch.matmul(x.half(), weight)` keeps that fp16 weight for the input's gradient.
+   */
+  readonly gptqDequant?: boolean;
   /** DeepSpeed ZeRO-3's linear runs every nn.Linear and saves its input, frozen or not (saved-tensors.ts Weight). */
   readonly zero3Linear?: boolean;
   /**

@@ -1,12 +1,10 @@
 // Term: activations of a stage. What one GPU keeps for backward: per layer what the block replay saves (block.ts),
 // times the layers on the stage and the micro-batches in flight; with full checkpointing only each layer's input and
 // one layer recomputed at a time; with selective checkpointing the input, every other matmul output and the attention
-// output. Plus autocast's 16-bit copies of fp32 weights, eager attention's 4D causal mask, T5's position biases, and
-// the working sets of a dequantized 4/8-bit weight and of DoRA's weight norm.
+// output. Plus autocast's 16-bit copies of fp32 weights, eager attention's 4D causal mask and T5's position biases
+// (the working sets of a dequantized weight and of DoRA's weight norm: dequant.ts).
 // Sources: Korthikanti et al. 2022 (arXiv:2205.05198); torch.utils.checkpoint; aten/src/ATen/autocast_mode.cpp
-// (cached_cast); transformers masking_utils; peft/tuners/lora/dora.py. Docs: docs/estimate/activations.md. Pure.
-import { dequantBytesPerElement } from '../quantized-head';
-import { bitsandbytes4bit } from '../quantization';
+// (cached_cast); transformers masking_utils. Docs: docs/estimate/activations.md. Pure.
 import type { Component } from '../../model';
 import { comp } from '../../estimate/component';
 import { zero3KeptExperts } from '../zero3-kept-experts';
@@ -21,6 +19,7 @@ import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
 import type { CheckpointedLayer } from './recompute';
 import { causalMask } from './causal-mask';
+import { dequantPlan } from './dequant';
 import { litgptQkvPlan } from './litgpt';
 
 /** The activation terms of a stage, for the phases to place. */
@@ -690,99 +689,4 @@ function checkpointedLayerOf(l: LayerActivations): CheckpointedLayer | undefined
 /** Tensors held once per model by checkpointed layers (T5 position biases). */
 function checkpointHeld(l: { checkpointHeldBytes: number }): number {
   return l.checkpointHeldBytes;
-}
-
-/** How a quantized base weight is dequantized for each matmul (ActivationPlan.dequantBytes and its neighbours). */
-function dequantPlan(
-  setup: EstimateContext['effectiveSetup'],
-  computeBytes: number,
-): Pick<ActivationPlan, 'dequantBytes' | 'dequantViaBytes' | 'nestedAbsmax'> {
-  // The compute dtype's copy, after one in the QuantState's dtype where that differs (dequantBytesPerElement: both).
-  const viaBytes = dequantBytesPerElement(setup, computeBytes) - computeBytes;
-  const q = setup.quantization;
-  return {
-    dequantBytes: computeBytes,
-    ...(viaBytes > 0 ? { dequantViaBytes: viaBytes } : {}),
-    ...(q && bitsandbytes4bit(q) && q.double_quant ? { nestedAbsmax: true } : {}),
-  };
-}
-
-/**
- * The working set of one linear at a time: a 4/8-bit weight dequantized for its matmul, or DoRA's weight norm,
- * in the forward and (with checkpointing recomputing the forward) in the backward. `backwardWorkingBytes`: a layer's
- * backward working set, which DoRA's recomputed weight norm precedes.
- */
-export function dequantWorkingSets(
-  ctx: EstimateContext,
-  st: StageContext,
-  backwardWorkingBytes: number,
-  inSequence = false,
-): { dequantFwdC: Component[]; dequantC: Component[]; dequantFwdBytes: number; dequantBytes: number } {
-  const setup = ctx.setup;
-  const { modules: mods, inventory: inv } = ctx.model;
-  const tp = ctx.layout.tensorParallel;
-  const { computeBytes: cb, adapterBytes } = ctx.dtypes;
-  const { peft, lora, targets } = ctx.methods;
-  const quantHere = st.quantizedHere;
-  const ck = setup.gradient_checkpointing;
-  // 4-bit / 8-bit base weights are dequantized whole for each matmul, forward and backward (bitsandbytes
-  // MatMul4Bit: F.linear(A, dequantize_4bit(B)); torchao linear_nf4: weight.to(input.dtype)): one weight at a time.
-  // Fabric's fp16 QuantState under bf16 compute: the fp16 weight and its bf16 copy (quantized-head.ts).
-  // Under full checkpointing the layer's forward sequence makes each copy where its matmul runs (activations/linear.ts
-  // dequantTemporaries), so the first forward's and the recompute's high points hold it: only the backward's own
-  // matmuls (MatMul4Bit.backward dequantizes again) count it here. CPU truth with bitsandbytes' own code: qlora/*-wide-*.
-  const dqb = dequantBytesPerElement(setup, cb);
-  const quantDequant = quantHere > 0 ? (inv.largestQuantized / tp) * dqb : 0;
-  const quantForward = inSequence ? 0 : quantDequant;
-  // DoRA recomputes each target's weight norm in every forward (peft/tuners/lora/dora.py get_weight_norm, without grad):
-  // an identity of in x in features through lora_A and lora_B (the LoRA product, in x out), the base weight in the
-  // input's dtype and their sum, in the adapter dtype, one target at a time. The backward does not, unless
-  // checkpointing recomputes the forward.
-  // Under full checkpointing the layer's forward sequence replays the norm where it runs (activations/linear.ts
-  // doraWeightNorm): its first forward's and its recompute's high points hold it, and no separate term is needed.
-  let doraBytes = 0;
-  let doraModule = '';
-  if (peft && lora?.use_dora && !inSequence) {
-    for (const m of mods) {
-      if (!targets.has(m.name)) continue;
-      const bytes = ((m.inFeatures * m.inFeatures + 3 * m.inFeatures * m.outFeatures) / tp) * adapterBytes;
-      if (bytes > doraBytes) [doraBytes, doraModule] = [bytes, m.name];
-    }
-  }
-  // Written only where the estimate shows its formulas (not in the advice search's lean estimates).
-  const doraFormula = (): string =>
-    `${doraModule}: (in² + 3 x in x out) x ${adapterBytes} B: identity, LoRA product, base weight in the input's dtype and their sum`;
-  // The larger of the two working sets, under its own name: DoRA's norm when it passes the dequantized weight.
-  const moduleComp = (bytes: number, quant: number, doraLabel: string, doraText: () => string): Component[] => {
-    if (bytes <= 0 || ctx.lean) return [];
-    if (bytes > quant)
-      return [comp(ctx, 'backward-working', doraLabel, bytes, doraText, () => ({ module: doraModule }))];
-    return [
-      comp(
-        ctx,
-        'backward-working',
-        'Dequantized base weight (one linear at a time)',
-        bytes,
-        () =>
-          `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${dqb} B, dequantized for its matmul`,
-        () => ({ elements: inv.largestQuantized / tp }),
-      ),
-    ];
-  };
-  const dequantFwdBytes = Math.max(quantForward, doraBytes);
-  // Under checkpointing the recompute runs each target's weight norm again before the layer's backward starts: its
-  // temporaries and the backward's working set are not alive together, so the backward counts what the norm needs
-  // beyond that working set (peft/tuners/lora/dora.py; CPU truth peft/*-dora-all-*fp32-ckpt).
-  const doraRecomputed = ck !== 'none' ? Math.max(0, doraBytes - backwardWorkingBytes) : 0;
-  const dequantBytes = Math.max(quantDequant, doraRecomputed);
-  const dequantFwdC = moduleComp(dequantFwdBytes, quantForward, 'DoRA weight norm (one target at a time)', doraFormula);
-  const dequantC = moduleComp(
-    dequantBytes,
-    quantDequant,
-    "DoRA weight norm in the recompute, beyond the layer's backward working set",
-    () =>
-      `${doraModule}: ${formatBytes(doraBytes)} (${doraFormula()}), run before the layer's backward, ` +
-      `less its working set ${formatBytes(backwardWorkingBytes)}`,
-  );
-  return { dequantFwdC, dequantC, dequantFwdBytes, dequantBytes };
 }
