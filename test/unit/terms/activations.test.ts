@@ -111,7 +111,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       dequantBytes: { quantizedBase: true, dequantBytes: 2 },
       dequantViaBytes: { quantizedBase: true, dequantBytes: 2, dequantViaBytes: 2 },
       nestedAbsmax: { quantizedBase: true, dequantBytes: 2, nestedAbsmax: true },
-      gptqDequant: { quantizedBase: true, dequantBytes: 2, gptqDequant: true },
+      gptqCodeBytes: { quantizedBase: true, dequantBytes: 2, gptqCodeBytes: 1 },
       zero3Linear: { zero3Linear: true },
       bnbKeepsInput: { bnbKeepsInput: true },
       dequantizedExperts: { dequantizedExperts: 8 },
@@ -868,7 +868,7 @@ describe('GPTQ base weights dequantized in torch (auto-gptq qlinear_cuda_old.py)
     dequantBytes: 2,
     lora: { r: 8, dropout: 0, dtypeBytes: 2, targets: new Set(['q_proj', 'v_proj']) },
   };
-  const gptq = layerActivations({ ...plan, gptqDequant: true });
+  const gptq = layerActivations({ ...plan, gptqCodeBytes: 1 });
   const bnb = layerActivations(plan);
 
   it("keeps every linear's fp16 weight: 2 B x (4 x 4,096² + 3 x 4,096 x 11,008) = 404,750,336 B more per layer", () => {

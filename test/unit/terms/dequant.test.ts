@@ -45,4 +45,19 @@ describe('dequantized base weights: GPTQ (auto-gptq qlinear_cuda_old.py)', () =>
   it('backward: nothing dequantized again', () => {
     assert.equal(dequant('backward'), undefined);
   });
+
+  it('8-bit codes unpack to int16: 28,672 x 8,192 x (4 + 2) B = 1,409,286,144 B', () => {
+    const e8 = run(
+      setupFor('meta-llama/Llama-2-70b-hf', {
+        method: 'qlora',
+        weights_dtype: 'fp16',
+        quantization: { bits: 8, type: 'gptq' },
+        gradient_checkpointing: 'none',
+        seq_len: 128,
+      }),
+    );
+    const c = phase(e8, 'forward').components.find((x) => x.label.startsWith('Dequantized base weight'));
+    assert.equal(c?.bytes, 1_409_286_144);
+    assert.match(c?.formula ?? '', /int16/);
+  });
 });

@@ -1,5 +1,5 @@
 // Term: a quantized base weight dequantized for its matmul, one linear at a time: how the block's tape makes the copy
-// (ActivationPlan.dequantBytes, dequantViaBytes, nestedAbsmax, gptqDequant) and the working set the stage counts beside
+// (ActivationPlan.dequantBytes, dequantViaBytes, nestedAbsmax, gptqCodeBytes) and the working set the stage counts beside
 // a layer where the tape does not hold it (bitsandbytes' MatMul4Bit dequantizes again in its backward; a GPTQ weight's
 // codes unpacked in the forward), or DoRA's weight norm where that is larger. Sources: bitsandbytes
 // backends/cuda/ops.py, auto-gptq nn_modules/qlinear/qlinear_cuda_old.py, peft/tuners/lora/dora.py. Pure arithmetic.
@@ -14,17 +14,19 @@ import type { ActivationPlan } from './plan';
 
 /** A GPTQ weight's dequantized dtype, the fp16 of its scales (activations/linear.ts gptqTemporaries). */
 const GPTQ_DEQUANT_BYTES = 2;
-/** The codes of one GPTQ weight unpacked: int32, then its int8 copy, alive together (gptqTemporaries). */
-const GPTQ_UNPACK_BYTES = 4 + 1;
+/** Bytes per GPTQ code unpacked to a whole integer: int8, int16 for 8-bit codes (qlinear_cuda_old.py). */
+function gptqCodeBytes(bits: number): number {
+  return bits === 8 ? 2 : 1;
+}
 
 /** How a quantized base weight is dequantized for each matmul (ActivationPlan.dequantBytes and its neighbours). */
 export function dequantPlan(
   setup: EstimateContext['effectiveSetup'],
   computeBytes: number,
-): Pick<ActivationPlan, 'dequantBytes' | 'dequantViaBytes' | 'nestedAbsmax' | 'gptqDequant'> {
+): Pick<ActivationPlan, 'dequantBytes' | 'dequantViaBytes' | 'nestedAbsmax' | 'gptqCodeBytes'> {
   const q = setup.quantization;
   // auto-gptq dequantizes to its fp16 scales' dtype, whatever the compute dtype (activations/linear.ts gptqTemporaries).
-  if (q?.type === 'gptq') return { dequantBytes: GPTQ_DEQUANT_BYTES, gptqDequant: true };
+  if (q?.type === 'gptq') return { dequantBytes: GPTQ_DEQUANT_BYTES, gptqCodeBytes: gptqCodeBytes(q.bits) };
   // The compute dtype's copy, after one in the QuantState's dtype where that differs (dequantBytesPerElement: both).
   const viaBytes = dequantBytesPerElement(setup, computeBytes) - computeBytes;
   return {
@@ -58,10 +60,12 @@ export function dequantWorkingSets(
   // Under full checkpointing the layer's forward sequence makes each copy where its matmul runs (activations/linear.ts
   // dequantTemporaries), so the first forward's and the recompute's high points hold it: only the backward's own
   // matmuls (MatMul4Bit.backward dequantizes again) count it here. CPU truth with bitsandbytes' own code: qlora/*-wide-*.
-  // A GPTQ weight is dequantized through an int32 and an int8 copy of its codes (5 B per weight at once, then its
-  // fp16 value); its backward reads the fp16 weight the forward's matmul kept, and dequantizes nothing.
-  const gptq = setup.quantization?.type === 'gptq';
-  const dqb = gptq ? GPTQ_UNPACK_BYTES : dequantBytesPerElement(setup, cb);
+  // A GPTQ weight is dequantized through an int32 and an int8 (int16) copy of its codes, alive at once, then its fp16
+  // value; its backward reads the fp16 weight the forward's matmul kept, and dequantizes nothing.
+  const q = setup.quantization;
+  const gptq = q?.type === 'gptq';
+  const code = gptq ? gptqCodeBytes(q.bits) : 0;
+  const dqb = gptq ? 4 + code : dequantBytesPerElement(setup, cb);
   const largestDequant = quantHere > 0 ? (inv.largestQuantized / tp) * dqb : 0;
   const quantDequant = gptq ? 0 : largestDequant;
   const quantForward = inSequence ? 0 : largestDequant;
@@ -96,8 +100,8 @@ export function dequantWorkingSets(
         bytes,
         () =>
           gptq
-            ? `largest GPTQ weight ${formatCount(inv.largestQuantized / tp)} x (4 + 1) B: its codes unpacked to int32, ` +
-              'then int8, to be dequantized for its matmul'
+            ? `largest GPTQ weight ${formatCount(inv.largestQuantized / tp)} x (4 + ${code}) B: its codes unpacked to ` +
+              `int32, then ${code === 2 ? 'int16' : 'int8'}, to be dequantized for its matmul`
             : `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${dqb} B, dequantized for its matmul`,
         () => ({ elements: inv.largestQuantized / tp }),
       ),

@@ -83,7 +83,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.dequantBytes ?? 0) === (b.dequantBytes ?? 0) &&
   (a.dequantViaBytes ?? 0) === (b.dequantViaBytes ?? 0) &&
   (a.nestedAbsmax === true) === (b.nestedAbsmax === true) &&
-  (a.gptqDequant === true) === (b.gptqDequant === true) &&
+  (a.gptqCodeBytes ?? 0) === (b.gptqCodeBytes ?? 0) &&
   (a.zero3Linear === true) === (b.zero3Linear === true) &&
   (a.bnbKeepsInput === true) === (b.bnbKeepsInput === true) &&
   (a.dequantizedExperts ?? 0) === (b.dequantizedExperts ?? 0) &&
@@ -132,7 +132,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   dequantBytes: true,
   dequantViaBytes: true,
   nestedAbsmax: true,
-  gptqDequant: true,
+  gptqCodeBytes: true,
   zero3Linear: true,
   bnbKeepsInput: true,
   dequantizedExperts: true,
@@ -163,7 +163,7 @@ const layers = memo(layerActivationsUncached, {
     `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
     `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
     `${+(p.softmaxSavesInput === true)}${+(p.softmaxGradTemp === true)}${+(p.halfToFloatSoftmax === true)}` +
-    `${+(p.quantizedBase === true)}d${p.dequantBytes ?? 0},${p.dequantViaBytes ?? 0},${+(p.nestedAbsmax === true)}${+(p.gptqDequant === true)}` +
+    `${+(p.quantizedBase === true)}d${p.dequantBytes ?? 0},${p.dequantViaBytes ?? 0},${+(p.nestedAbsmax === true)}g${p.gptqCodeBytes ?? 0}` +
     `${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
     `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}` +
     `${+(p.litgptModel === true)}${+(p.reentrantCheckpoint === true)}` +

@@ -69,7 +69,7 @@ export function weight(bc: BlockContext, name: string, fusedElems?: number): Wei
  * QuantState dtype differs from the compute dtype is dequantized to that first and cast.
  */
 function dequantTemporaries(p: BlockContext['p'], elems: number): MatmulTemporary[] {
-  if (p.gptqDequant) return gptqTemporaries(elems);
+  if (p.gptqCodeBytes) return gptqTemporaries(elems, p.gptqCodeBytes);
   const out: MatmulTemporary[] = [];
   if (p.nestedAbsmax) {
     const absmax = Math.ceil(elems / 64) * 4;
@@ -83,15 +83,16 @@ function dequantTemporaries(p: BlockContext['p'], elems: number): MatmulTemporar
 
 /**
  * A GPTQ weight dequantized in torch (auto-gptq's nn_modules/qlinear/qlinear_cuda_old.py forward, the QuantLinear of a
- * checkpoint without act-order): the int32 codes shifted into one int32 per weight, `.to(torch.int8)`,
- * `weight - zeros` (int8), then `scales * (...)` in fp16, the operand of `torch.matmul(x.half(), weight)`, which keeps
+ * checkpoint without act-order): the int32 codes shifted into one int32 per weight, `.to(torch.int8)`
+ * (int16 for 8-bit codes), `weight - zeros` in that dtype, then `scales * (...)` in fp16, the operand of `torch.matmul(x.half(), weight)`, which keeps
  * it for the input's gradient. The zero points and scales expanded per group are 1/128 of these and left out.
  */
-function gptqTemporaries(elems: number): MatmulTemporary[] {
+function gptqTemporaries(elems: number, codeBytes: number): MatmulTemporary[] {
+  const code = codeBytes === 2 ? 'int16' : 'int8';
   return [
     { what: 'GPTQ codes unpacked (int32)', bytes: elems * 4, untilNext: true },
-    { what: 'GPTQ codes (int8)', bytes: elems, untilNext: true },
-    { what: 'GPTQ codes less zero points (int8)', bytes: elems, untilNext: true },
+    { what: `GPTQ codes (${code})`, bytes: elems * codeBytes, untilNext: true },
+    { what: `GPTQ codes less zero points (${code})`, bytes: elems * codeBytes, untilNext: true },
     { what: 'GPTQ weight dequantized (fp16)', bytes: elems * 2, keptForInputGrad: true },
   ];
 }

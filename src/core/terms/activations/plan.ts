@@ -82,10 +82,11 @@ export interface ActivationPlan {
   /**
    * GPTQ base weights dequantized in torch for each matmul (auto-gptq's QuantLinear from 128 tokens on, and whenever
    * its CUDA extension is missing, with exllama off as PEFT's training guide asks: qlinear_cuda_old.py forward): the
-   * packed int32 codes shifted into an int32 tensor of every weight, cast to int8, the zero points subtracted (int8),
-   * then times the fp16 scales; `torch.matmul(x.half(), weight)` keeps that fp16 weight for the input's gradient.
+   * packed int32 codes shifted into an int32 tensor of every weight, cast to int8 (int16 for 8-bit codes), the zero
+   * points subtracted, then times the fp16 scales; `torch.matmul(x.half(), weight)` keeps that fp16 weight for the
+   * input's gradient. Bytes per unpacked code (1, or 2 for 8-bit); unset for other weights.
    */
-  readonly gptqDequant?: boolean;
+  readonly gptqCodeBytes?: number;
   /** DeepSpeed ZeRO-3's linear runs every nn.Linear and saves its input, frozen or not (saved-tensors.ts Weight). */
   readonly zero3Linear?: boolean;
   /**
