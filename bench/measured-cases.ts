@@ -6,7 +6,7 @@ import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from
 import { GiB, MiB } from '../src/core/units';
 import { GPU_CATALOG, type GpuSpec } from '../src/core/catalog/gpus';
 import type { EstimateOptions } from '../src/core/estimate';
-import { FAMILY_ALIASES, FAMILY_TRAITS, type ConfigKeys } from '../src/core/architecture';
+import { FAMILY_ALIASES, FAMILY_TRAITS, peftDefaultLoraTargets, type ConfigKeys } from '../src/core/architecture';
 import { findModel } from '../src/core/lookup';
 import { olderThan } from '../src/core/util/version';
 import type { Tool } from '../src/analyzers/facts';
@@ -215,6 +215,12 @@ export function adapterDtype(text: string, weights: string | undefined): 'fp32' 
   return /fp16|float16|half/.test(dtype) ? 'fp16' : 'bf16';
 }
 
+/** PEFT's default LoRA targets for a model type, as a LoRA block's part; none where PEFT has none. */
+function peftTargets(modelType: string): { target_modules?: string[] } {
+  const d = peftDefaultLoraTargets(modelType);
+  return d ? { target_modules: [...d] } : {};
+}
+
 /** LoRA (with DoRA and modules_to_save) or IA3 as the case describes its adapters. */
 function caseAdapters(t: MeasuredCase['training'], method: string, family: string): SetupPart {
   const s: SetupPart = {};
@@ -228,8 +234,8 @@ function caseAdapters(t: MeasuredCase['training'], method: string, family: strin
       r: t.lora.rank,
       alpha: t.lora.alpha,
       dropout: t.lora.dropout,
-      // None named: PEFT's defaults for the model (LoraSchema's q_proj, v_proj).
-      ...(targets === 'all-linear' || targets.length > 0 ? { target_modules: targets } : {}),
+      // None named: PEFT's default for the model type (LoraConfig without target_modules), else LoraSchema's.
+      ...(targets === 'all-linear' || targets.length > 0 ? { target_modules: targets } : peftTargets(family)),
       dtype: adapterDtype(t.lora.adapter_dtype, t.precision?.weights),
       ...(saved.length > 0 ? { modules_to_save: saved } : {}),
       ...(t.lora.use_dora === true || /dora/i.test(t.method) ? { use_dora: true } : {}),

@@ -391,6 +391,19 @@ describe('published cases: a whole case through caseToSetup', () => {
     assert.equal(s.attention, 'flash');
   });
 
+  it("a LoRA that names no targets takes PEFT's default for the model type: BLOOM's query_key_value", () => {
+    // peft src/peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING (LoraConfig without
+    // target_modules), where the schema's q_proj, v_proj would match nothing of BLOOM's.
+    const bloom: MeasuredCase = {
+      ...c,
+      model: { ...c.model, family: 'bloom', hf_id: 'bigscience/bloom-560m', num_layers: 24, hidden_size: 1024 },
+      training: { ...c.training, method: 'lora', lora: { ...c.training.lora!, target_modules: [] } },
+    };
+    const r = caseToSetup(bloom);
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    assert.deepEqual(r.setup.lora?.target_modules, ['query_key_value']);
+  });
+
   it("a Lit-GPT case of October 2023 runs the longest batch first; LitGPT's of April 2024 does not", () => {
     // Lightning-AI/lit-gpt@fa5d73e (2023-06-21) to 73baa2d (2024-02-29): get_batch(..., longest_seq_ix if iter_num == 0).
     const lit = (date: string): MeasuredCase => ({

@@ -7,6 +7,8 @@
 import {
   linearModules,
   LITGPT_ROLE_NAMES,
+  PEFT_LORA_DEFAULT_SOURCE,
+  peftDefaultLoraTargets,
   litgptQkvParts,
   parseArchitecture,
   type HfConfig,
@@ -16,50 +18,6 @@ import { msg } from '../facts';
 import type { ResolveContext } from './context';
 import type { WinningFact } from './types';
 
-/**
- * PEFT's default LoRA targets per config.json model_type, used when LoraConfig has no target_modules
- * (huggingface/peft@00073fe src/peft/utils/constants.py, TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
- */
-export const PEFT_LORA_DEFAULT_TARGETS: Readonly<Record<string, readonly string[]>> = {
-  t5: ['q', 'v'],
-  mt5: ['q', 'v'],
-  bart: ['q_proj', 'v_proj'],
-  gpt2: ['c_attn'],
-  bloom: ['query_key_value'],
-  'blip-2': ['q', 'v', 'q_proj', 'v_proj'],
-  opt: ['q_proj', 'v_proj'],
-  gptj: ['q_proj', 'v_proj'],
-  gpt_neox: ['query_key_value'],
-  gpt_neo: ['q_proj', 'v_proj'],
-  bert: ['query', 'value'],
-  roberta: ['query', 'value'],
-  'xlm-roberta': ['query', 'value'],
-  electra: ['query', 'value'],
-  'deberta-v2': ['query_proj', 'value_proj'],
-  deberta: ['in_proj'],
-  layoutlm: ['query', 'value'],
-  llama: ['q_proj', 'v_proj'],
-  llama4: ['q_proj', 'v_proj'],
-  chatglm: ['query_key_value'],
-  gpt_bigcode: ['c_attn'],
-  mpt: ['Wqkv'],
-  RefinedWebModel: ['query_key_value'],
-  RefinedWeb: ['query_key_value'],
-  falcon: ['query_key_value'],
-  btlm: ['c_proj', 'c_attn'],
-  codegen: ['qkv_proj'],
-  mistral: ['q_proj', 'v_proj'],
-  mixtral: ['q_proj', 'v_proj'],
-  stablelm: ['q_proj', 'v_proj'],
-  phi: ['q_proj', 'v_proj', 'fc1', 'fc2'],
-  gemma: ['q_proj', 'v_proj'],
-  gemma2: ['q_proj', 'v_proj'],
-  gemma3_text: ['q_proj', 'v_proj'],
-  qwen2: ['q_proj', 'v_proj'],
-  qwen3: ['q_proj', 'v_proj'],
-};
-
-const PEFT_SOURCE = 'peft src/peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING';
 
 /** Parents a module sits under in Hugging Face models, by group: the full names a regex is matched against. */
 const PARENTS: Readonly<Record<LinearModule['group'], readonly string[]>> = {
@@ -157,7 +115,7 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
       !tools.some((t) => t === 'unsloth' || t === 'axolotl' || t === 'llamafactory' || t === 'torchtune');
     if (!d) return;
     const modelType = (setup.architecture as { model_type?: unknown }).model_type;
-    const def = typeof modelType === 'string' ? PEFT_LORA_DEFAULT_TARGETS[modelType] : undefined;
+    const def = peftDefaultLoraTargets(modelType);
     const at = decided.method?.fact.rawKey === 'LoraConfig' ? decided.method : decided.loraR;
     if (def) {
       lora.target_modules = [...def];
@@ -166,7 +124,7 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
         prov.lora = {
           kind: 'default',
           owner: 'peft',
-          note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_SOURCE})`,
+          note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_LORA_DEFAULT_SOURCE})`,
         };
     } else {
       warn(

@@ -3,7 +3,7 @@
 // through the caller's resolver. Also the catalog as a resolver. Pure: no I/O here.
 import type { Provenance, ProvenanceMap, TrainingSetupInput } from '../../core';
 import { TrainingSetupSchema } from '../../core';
-import { findModel } from '../../core';
+import { findModel, PEFT_LORA_DEFAULT_SOURCE, peftDefaultLoraTargets } from '../../core';
 import { msg } from '../facts';
 import { describeSetupIssue, valueAt } from '../issues';
 import type { Location, Problem, ScenarioFacts } from '../scenario';
@@ -124,6 +124,7 @@ export function resolveScenarios(
   }
   const frozen: FrozenModels = { merged, problems, anchor, resolveModel };
   if (!resolveTeacher(frozen) || !resolveRewardModels(frozen)) return { provenance, problems };
+  peftLoraDefault(merged, provenance);
   const parsed = TrainingSetupSchema.safeParse(merged as TrainingSetupInput);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -139,6 +140,28 @@ export function resolveScenarios(
     return { provenance, problems };
   }
   return { setup: parsed.data, provenance, problems, gpu: parsed.data.gpu, gpuLocation: where.gpu };
+}
+
+/**
+ * A LoRA block that names no target_modules: LoraConfig's default, PEFT's targets for the model type (T5's q and v,
+ * BLOOM's query_key_value), said as an assumption. A model type PEFT has none for keeps the schema's q_proj, v_proj
+ * and the estimate's warning when they match nothing (get_peft_model raises there). Without a block the estimate
+ * takes PEFT's defaults itself and warns (estimate/methods.ts adapterDefaults).
+ */
+function peftLoraDefault(merged: Record<string, unknown>, provenance: ProvenanceMap): void {
+  if (merged.method !== 'lora' && merged.method !== 'qlora') return;
+  const lora = merged.lora;
+  if (lora === null || typeof lora !== 'object' || Array.isArray(lora)) return;
+  if ((lora as Record<string, unknown>).target_modules !== undefined) return;
+  const modelType = (merged.architecture as { model_type?: unknown } | undefined)?.model_type;
+  const targets = peftDefaultLoraTargets(modelType);
+  if (!targets) return;
+  merged.lora = { ...lora, target_modules: [...targets] };
+  (provenance as Record<string, Provenance>)['lora.target_modules'] = {
+    kind: 'default',
+    owner: 'peft',
+    note: `LoraConfig without target_modules: PEFT's default for model_type ${String(modelType)} (${PEFT_LORA_DEFAULT_SOURCE})`,
+  };
 }
 
 /** What the frozen models beside the policy are resolved into: the merged scenario, its problems, where keys are. */

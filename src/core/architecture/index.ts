@@ -9,6 +9,7 @@ export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTra
 export { linearModules } from './modules';
 export { LITGPT_ROLE_NAMES, litgptAdaptedParts, litgptQkvParts, litgptRoleTargets } from './litgpt-roles';
 export { parseArchitecture } from './parse';
+export { PEFT_LORA_DEFAULT_SOURCE, PEFT_LORA_DEFAULT_TARGETS, peftDefaultLoraTargets } from './peft-lora-targets';
 export type {
   Architecture,
   ArchitectureProblem,

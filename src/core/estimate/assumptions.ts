@@ -462,6 +462,10 @@ function blockDefaults(ctx: PlanningContext): void {
       assumptions.push({ key: `${block}.${field}`, value: String(value), source: defaultSource(p, note) });
     }
   };
+  // LoRA targets a scenario left to PEFT's per-model default (analyzers/resolve/scenarios.ts), said with their source.
+  const targetsFrom = (prov as Readonly<Record<string, Provenance | undefined>>)['lora.target_modules'];
+  if (!ctx.lean && setup.lora && targetsFrom?.kind === 'default')
+    blockAssumption('lora', 'target_modules', [setup.lora.target_modules].flat().join(', '), targetsFrom.note ?? '');
   if (!ctx.lean && setup.rollout) {
     const r = setup.rollout;
     for (const [f, note] of Object.entries(ROLLOUT_DEFAULT_NOTES) as Array<[keyof typeof r, string]>) {

@@ -2,7 +2,7 @@
 // the modules adapters target (the parameter inventory), GaLore's projected shapes, LoRA on bare expert parameters.
 // Impossible combinations are errors; defaults filled in and targets that match nothing are warnings. Pure.
 // Docs: docs/estimate/index.md
-import { type Architecture, linearModules } from '../architecture';
+import { type Architecture, linearModules, peftDefaultLoraTargets } from '../architecture';
 import { generationBatch, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';
 import { quantizesWholeAtLoad } from '../terms/quantization';
@@ -106,19 +106,24 @@ export function adapterDefaults(ctx: PlanningContext): {
 } {
   const setup = ctx.setup;
   const { warnings, assumptions } = ctx.notes;
-  if ((setup.method === 'lora' || setup.method === 'qlora') && !setup.lora) {
+  const loraDefaults = (setup.method === 'lora' || setup.method === 'qlora') && !setup.lora;
+  // LoraConfig's defaults: r 8, no dropout, PEFT's targets for the model type (q_proj, v_proj where it has none).
+  const defaultTargets = loraDefaults
+    ? [...(peftDefaultLoraTargets(setup.architecture.model_type) ?? ['q_proj', 'v_proj'])]
+    : [];
+  if (loraDefaults) {
     warnings.push({
       key: 'lora',
-      message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on q_proj, v_proj)`,
+      message: `method '${setup.method}' without a lora block: PEFT defaults used (r=8 on ${defaultTargets.join(', ')})`,
     });
   }
   const lora =
     setup.lora ??
-    (setup.method === 'lora' || setup.method === 'qlora'
+    (loraDefaults
       ? {
           r: 8,
           dropout: 0,
-          target_modules: ['q_proj', 'v_proj'],
+          target_modules: defaultTargets,
           modules_to_save: [],
           dtype: 'fp32' as const,
           use_dora: false,

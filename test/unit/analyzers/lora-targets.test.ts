@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline, type PipelineResult } from '../../../src/analyzers/pipeline';
-import { PEFT_LORA_DEFAULT_TARGETS } from '../../../src/analyzers/resolve/lora-targets';
+import { estimate, PEFT_LORA_DEFAULT_TARGETS, type Estimate } from '../../../src/core';
 import { resolveText } from '../helpers';
 
 const load = (id: string): string => `model = AutoModelForCausalLM.from_pretrained("${id}")\n`;
@@ -159,5 +159,43 @@ describe('LoRA targets as PEFT reads them', () => {
       warnings(r).filter((w) => /target/.test(w)),
       [],
     );
+  });
+});
+
+describe("LoRA targets a scenario leaves to PEFT's default", () => {
+  const scenario = (lines: string[]): PipelineResult => resolveText('/w/run.vram.yaml', lines.join('\n') + '\n');
+  const estimated = (r: PipelineResult): Estimate => {
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    const e = estimate(r.setup, { provenance: r.provenance });
+    assert.ok(e.ok, JSON.stringify(e));
+    return e.estimate;
+  };
+  const t0 = ['model: bigscience/T0_3B', 'method: lora'];
+
+  it("a lora block without target_modules: T5's q and v, said as an assumption", () => {
+    const r = scenario([...t0, 'lora: { r: 8, alpha: 32 }']);
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    assert.deepEqual(targets(r), ['q', 'v']);
+    assert.deepEqual(warnings(r), []);
+    const said = estimated(r).assumptions.find((a) => a.key === 'lora.target_modules');
+    assert.equal(said?.value, 'q, v');
+    assert.match(said?.source ?? '', /PEFT's default for model_type t5/);
+  });
+
+  it('target_modules written are kept, and no assumption is said', () => {
+    const r = scenario([...t0, 'lora: { r: 8, target_modules: [q, k, v, o] }']);
+    assert.deepEqual(targets(r), ['q', 'k', 'v', 'o']);
+    assert.equal(
+      estimated(r).assumptions.find((a) => a.key === 'lora.target_modules'),
+      undefined,
+    );
+  });
+
+  it("no lora block: the estimate's own PEFT defaults name BLOOM's query_key_value, and warn", () => {
+    const r = scenario(['model: bigscience/bloom-560m', 'method: lora']);
+    const e = estimated(r);
+    // bloom-560m: 24 layers x r 8 x (1,024 + 3,072) = 786,432 adapter parameters on query_key_value.
+    assert.equal(e.parameters.trainable, 24 * 8 * (1024 + 3072));
+    assert.ok(e.warnings.some((w) => w.key === 'lora' && /r=8 on query_key_value/.test(w.message)));
   });
 });
