@@ -514,147 +514,40 @@ function peftReadsShardDtype(ctx: EstimateContext): boolean {
 export function stageActivations(ctx: EstimateContext, st: StageContext): StageActivations {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { tensorParallel: tp, pipelineParallel: pp } = ctx.layout;
-  const { weightBytes: wb, half, mode, attention, oldSoftmax } = ctx.dtypes;
-  const { badamLayer } = ctx.methods;
-  const { inFlight, sequences: seqs, seqHere, tokens: T } = st;
+  const { inFlight } = st;
   const plan = activationPlan(ctx, st);
-  const { layerPlan, mixerKernels, mambaPath, kernelsOff } = plan;
+  const { layerPlan, mambaPath, kernelsOff } = plan;
   // (Assumptions and warnings of the first stage, in full mode.)
   if (!ctx.lean && st.first) {
     kernelNotes(ctx, st, layerPlan, mambaPath, kernelsOff);
     paddingNote(ctx, layerPlan, plan.paddedBatch);
   }
   const layer = layerActivations(layerPlan);
-  let freezeLayer: ReturnType<typeof layerActivations> | undefined;
-  if (setup.method === 'freeze') {
-    freezeLayer = layerActivations({
-      arch: a,
-      mode,
-      half,
-      weightBytes: wb,
-      batch: seqs,
-      seq: seqHere,
-      attention,
-      baseTrainable: true,
-      normsTrainable: true,
-      inputRequiresGrad: true,
-      tp,
-      sequenceParallel: setup.sequence_parallel,
-      compile: setup.compile,
-      softmaxSavesInput: oldSoftmax,
-      ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
-      ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
-      ...mixerKernels,
-    });
-  }
+  const freezeLayer = setup.method === 'freeze' ? layerActivations(freezePlan(ctx, st, plan.mixerKernels)) : undefined;
   const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
-  const layersStage = Math.ceil(totalLayers / pp);
+  const layersStage = Math.ceil(totalLayers / ctx.layout.pipelineParallel);
   const trainableLayers =
     setup.method === 'freeze' ? Math.min(layersStage, setup.freeze_trainable_layers ?? 2) : layersStage;
-  const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
-  const ck = setup.gradient_checkpointing;
-  let actBytes: number;
-  let actFormula: () => string;
-  let recompute = 0;
   // Checkpointed layers keep their inputs when gradients flow through them: the trained ones, and under BAdam every
   // layer above the active one.
-  const ckLayers = badamLayer ? layersStage : trainableLayers;
-  if (ck === 'full') {
-    actBytes = ckLayers * layer.layerInputBytes * inFlight;
-    // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
-    // Reentrant checkpointing recomputes the whole layer before its backward starts; the backward's first op, the last
-    // linear's LoRA branch, then releases that linear's input where only the branch keeps it (Tape.releasedFirst): the
-    // layer's backward high points hold the rest.
-    const released = checkpointReentrant(setup) ? (layer.releasedFirstBytes ?? 0) : 0;
-    recompute = freezeLayer ? perLayerFull : (layer.largestLayerBytes ?? perLayerFull - released);
-    actFormula = () =>
-      `${ckLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}layer input ` +
-      `(b·s·h·${layer.layerInputBytes / ((T * a.hidden) / (setup.sequence_parallel ? tp : 1))} B)`;
-  } else if (ck === 'selective') {
-    // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
-    // of every other matmul and of the attention kernel, recompute the rest during backward.
-    const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
-    actBytes =
-      (trainableLayers * kept + (badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0)) * inFlight;
-    recompute = perLayerFull - kept;
-    actFormula = () =>
-      `${trainableLayers} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}(layer input + every other matmul output + attention output)`;
-  } else {
-    actBytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
-    const first = firstLayerCorrection(ctx, st, plan.embeddingOutputRequiresGrad, layer);
-    actBytes += first.bytes * inFlight;
-    actFormula = () =>
-      `${layersStage} layers x ${inFlight > 1 ? `${inFlight} micro-batches x ` : ''}saved per layer${first.formula()}`;
-  }
-  if (setup.activation_offloading && ck !== 'none') {
-    actBytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
-    actFormula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
-  }
-  // bitsandbytes' kept inputs (kept-inputs.ts) stay on the GPU for every layer under non-reentrant checkpointing.
-  const kept = keptInputBytes(setup, ck, layer.contextHeldBytes ?? 0, ckLayers * inFlight);
-  if (kept > 0) {
-    actBytes += kept;
-    const base = actFormula;
-    actFormula = () =>
-      `${base()} + ${ckLayers} layers x ${formatBytes(layer.contextHeldBytes ?? 0)} quantized linears' inputs kept by ` +
-      `bitsandbytes outside the checkpoint (use_reentrant=${checkpointReentrant(setup) ? 'True' : 'False'})`;
-  }
-  // Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward; with full checkpointing only the
-  // recomputed layer holds them. Under FSDP mixed precision the layers compute with 16-bit unsharded parameters
-  // (FSDP2 MixedPrecisionPolicy param_dtype: FSDPParam.init_unsharded_param views of the bf16 all-gather output;
-  // FSDP1 MixedPrecision: views of the bf16 _full_param_padded, _flat_param.py _use_unsharded_views; Accelerate sets
-  // param_dtype to the autocast dtype, accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin), so autocast's
-  // cast is a no-op and nothing is copied or cached (aten/src/ATen/autocast_mode.cpp cached_cast casts fp32 only).
-  const castPerLayer = fsdpCastsParameters(ctx) ? 0 : layer.weightCopyBytesPerLayer;
-  const castBytes =
-    castPerLayer > 0 && !setup.activation_offloading
-      ? ck === 'full'
-        ? castPerLayer
-        : castPerLayer * layersStage * inFlight
-      : 0;
-  const castComp = [
-    ...(castBytes > 0
-      ? [
-          comp(
-            ctx,
-            'autocast-weight-copies',
-            'Autocast weight copies (16-bit, kept for backward)',
-            castBytes,
-            () =>
-              `${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${formatCount(castPerLayer / half)} linear weights x ${half} B`,
-            () => ({ perLayerBytes: Math.round(castPerLayer) }),
-          ),
-        ]
-      : []),
-    // ZeRO-3's gathered fused experts, which the matmuls' saved views keep like the weight copies above.
-    ...zero3KeptExperts(ctx, st, inFlight),
-  ];
-  // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
-  // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
-  // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
-  const castCacheComp =
-    castPerLayer > 0 && ck === 'full' && !setup.activation_offloading
-      ? [
-          comp(
-            ctx,
-            'autocast-weight-copies',
-            'Autocast weight cache (16-bit copies, until the forward ends)',
-            castPerLayer * layersStage,
-            () => `${layersStage} layers x ${formatCount(castPerLayer / half)} linear weights x ${half} B`,
-            () => ({ perLayerBytes: Math.round(castPerLayer) }),
-          ),
-        ]
-      : [];
-  if (checkpointHeld(layer) > 0 && ck !== 'none') actBytes += checkpointHeld(layer);
-  const perLayerLabel = Math.round(perLayerFull);
+  const ckLayers = ctx.methods.badamLayer ? layersStage : trainableLayers;
+  const counts: LayerCounts = { layersStage, trainableLayers, ckLayers };
+  const saved = savedActivations(
+    ctx,
+    st,
+    { layer, freezeLayer, embeddingOutputRequiresGrad: plan.embeddingOutputRequiresGrad },
+    counts,
+  );
+  const ck = setup.gradient_checkpointing;
+  const { castComp, castCacheComp } = autocastCopies(ctx, st, layer, layersStage);
+  const perLayerLabel = Math.round(freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer);
   const { maskC, maskHeld, maskBytes, maskHeldBytes } = causalMask(ctx, st);
-  const actComp = comp(ctx, 'activations', 'Activations saved for backward', actBytes, actFormula, () => ({
+  const actComp = comp(ctx, 'activations', 'Activations saved for backward', saved.bytes, saved.formula, () => ({
     perLayerBytes: perLayerLabel,
     layers: layersStage,
-    microBatch: seqs,
+    microBatch: st.sequences,
     seqLen: setup.seq_len,
-    attention,
+    attention: ctx.dtypes.attention,
     checkpointing: ck,
     inFlight,
   }));
@@ -670,10 +563,177 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
     maskHeldBytes,
     castComp,
     castCacheComp,
-    recompute,
+    recompute: saved.recompute,
     checkpointedLayer: ck === 'full' ? checkpointedLayerOf(freezeLayer ?? layer) : undefined,
     contextHeldLayers,
   };
+}
+
+/** How many of the stage's layers there are, train, and keep a checkpointed input. */
+interface LayerCounts {
+  readonly layersStage: number;
+  readonly trainableLayers: number;
+  readonly ckLayers: number;
+}
+
+/** The replayed layers a stage's saved activations are counted from. */
+interface StageLayers {
+  readonly layer: LayerActivations;
+  /** A freeze run's trained layer (its weights train, so it saves what a full fine-tune's does). */
+  readonly freezeLayer: LayerActivations | undefined;
+  readonly embeddingOutputRequiresGrad: boolean;
+}
+
+/** A freeze run's trained layer: the block as a full fine-tune runs it. */
+function freezePlan(
+  ctx: EstimateContext,
+  st: StageContext,
+  mixerKernels: ReturnType<typeof activationPlan>['mixerKernels'],
+): ActivationPlan {
+  const setup = ctx.setup;
+  const { weightBytes, half, mode, attention, oldSoftmax } = ctx.dtypes;
+  return {
+    arch: ctx.model.arch,
+    mode,
+    half,
+    weightBytes,
+    batch: st.sequences,
+    seq: st.seqHere,
+    attention,
+    baseTrainable: true,
+    normsTrainable: true,
+    inputRequiresGrad: true,
+    tp: ctx.layout.tensorParallel,
+    sequenceParallel: setup.sequence_parallel,
+    compile: setup.compile,
+    softmaxSavesInput: oldSoftmax,
+    ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
+    ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
+    ...mixerKernels,
+  };
+}
+
+/**
+ * What the stage's layers keep for backward under its checkpointing (full: each layer's input, one layer recomputed at
+ * a time; selective: the input, every other matmul output and the attention output; none: all they save), with
+ * activation offloading, bitsandbytes' kept inputs and the tensors checkpointed layers hold once per model; and the
+ * recomputed layer's bytes.
+ */
+function savedActivations(
+  ctx: EstimateContext,
+  st: StageContext,
+  layers: StageLayers,
+  counts: LayerCounts,
+): { bytes: number; formula: () => string; recompute: number } {
+  const setup = ctx.setup;
+  const { layer, freezeLayer } = layers;
+  const { layersStage, trainableLayers, ckLayers } = counts;
+  const { inFlight, tokens: T } = st;
+  const tp = ctx.layout.tensorParallel;
+  const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
+  const ck = setup.gradient_checkpointing;
+  const micro = inFlight > 1 ? `${inFlight} micro-batches x ` : '';
+  let bytes: number;
+  let formula: () => string;
+  let recompute = 0;
+  if (ck === 'full') {
+    bytes = ckLayers * layer.layerInputBytes * inFlight;
+    // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
+    // Reentrant checkpointing recomputes the whole layer before its backward starts; the backward's first op, the last
+    // linear's LoRA branch, then releases that linear's input where only the branch keeps it (Tape.releasedFirst): the
+    // layer's backward high points hold the rest.
+    const released = checkpointReentrant(setup) ? (layer.releasedFirstBytes ?? 0) : 0;
+    recompute = freezeLayer ? perLayerFull : (layer.largestLayerBytes ?? perLayerFull - released);
+    formula = () =>
+      `${ckLayers} layers x ${micro}layer input ` +
+      `(b·s·h·${layer.layerInputBytes / ((T * ctx.model.arch.hidden) / (setup.sequence_parallel ? tp : 1))} B)`;
+  } else if (ck === 'selective') {
+    // Op-level selective checkpointing (torchtitan SAC, Korthikanti et al. 2022 §5 in spirit): keep the outputs
+    // of every other matmul and of the attention kernel, recompute the rest during backward.
+    const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
+    const badamRest = ctx.methods.badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0;
+    bytes = (trainableLayers * kept + badamRest) * inFlight;
+    recompute = perLayerFull - kept;
+    formula = () => `${trainableLayers} layers x ${micro}(layer input + every other matmul output + attention output)`;
+  } else {
+    bytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
+    const first = firstLayerCorrection(ctx, st, layers.embeddingOutputRequiresGrad, layer);
+    bytes += first.bytes * inFlight;
+    formula = () => `${layersStage} layers x ${micro}saved per layer${first.formula()}`;
+  }
+  if (setup.activation_offloading && ck !== 'none') {
+    bytes = layer.layerInputBytes * 2; // checkpointed inputs live on the host; two in flight on the GPU (prefetch)
+    formula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
+  }
+  // bitsandbytes' kept inputs (kept-inputs.ts) stay on the GPU for every layer under non-reentrant checkpointing.
+  const kept = keptInputBytes(setup, ck, layer.contextHeldBytes ?? 0, ckLayers * inFlight);
+  if (kept > 0) {
+    bytes += kept;
+    const base = formula;
+    formula = () =>
+      `${base()} + ${ckLayers} layers x ${formatBytes(layer.contextHeldBytes ?? 0)} quantized linears' inputs kept by ` +
+      `bitsandbytes outside the checkpoint (use_reentrant=${checkpointReentrant(setup) ? 'True' : 'False'})`;
+  }
+  if (checkpointHeld(layer) > 0 && ck !== 'none') bytes += checkpointHeld(layer);
+  return { bytes, formula, recompute };
+}
+
+/**
+ * Autocast's 16-bit copies of fp32 weights, kept by each matmul for backward (with full checkpointing only the
+ * recomputed layer holds them), with ZeRO-3's gathered fused experts that the matmuls' saved views keep alike; and
+ * autocast's cache of those copies, live at the loss call under checkpointing.
+ */
+function autocastCopies(
+  ctx: EstimateContext,
+  st: StageContext,
+  layer: LayerActivations,
+  layersStage: number,
+): { castComp: Component[]; castCacheComp: Component[] } {
+  const setup = ctx.setup;
+  const { half } = ctx.dtypes;
+  const ck = setup.gradient_checkpointing;
+  // Under FSDP mixed precision the layers compute with 16-bit unsharded parameters (FSDP2 MixedPrecisionPolicy
+  // param_dtype: FSDPParam.init_unsharded_param views of the bf16 all-gather output; FSDP1 MixedPrecision: views of the
+  // bf16 _full_param_padded, _flat_param.py _use_unsharded_views; Accelerate sets param_dtype to the autocast dtype,
+  // accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin), so autocast's cast is a no-op and nothing is
+  // copied or cached (aten/src/ATen/autocast_mode.cpp cached_cast casts fp32 only).
+  const castPerLayer = fsdpCastsParameters(ctx) ? 0 : layer.weightCopyBytesPerLayer;
+  const counted = castPerLayer > 0 && !setup.activation_offloading;
+  const castBytes = counted ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * st.inFlight) : 0;
+  const perLayer = () => ({ perLayerBytes: Math.round(castPerLayer) });
+  const weights = `${formatCount(castPerLayer / half)} linear weights x ${half} B`;
+  const castComp = [
+    ...(castBytes > 0
+      ? [
+          comp(
+            ctx,
+            'autocast-weight-copies',
+            'Autocast weight copies (16-bit, kept for backward)',
+            castBytes,
+            () => `${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${weights}`,
+            perLayer,
+          ),
+        ]
+      : []),
+    ...zero3KeptExperts(ctx, st, st.inFlight),
+  ];
+  // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
+  // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
+  // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
+  const castCacheComp =
+    counted && ck === 'full'
+      ? [
+          comp(
+            ctx,
+            'autocast-weight-copies',
+            'Autocast weight cache (16-bit copies, until the forward ends)',
+            castPerLayer * layersStage,
+            () => `${layersStage} layers x ${weights}`,
+            perLayer,
+          ),
+        ]
+      : [];
+  return { castComp, castCacheComp };
 }
 
 function checkpointedLayerOf(l: LayerActivations): CheckpointedLayer | undefined {
