@@ -176,68 +176,18 @@ export function shardingBuffers(
   /** ... on ZeRO-3's all-gather stream, whose pool then holds it beside the layers (TRL's chunked loss). */
   headHeldOnGatherStream: boolean;
 } {
-  const { setup, effectiveSetup: effSetup } = ctx;
-  const { arch: a, modules: mods, inventory: inv } = ctx.model;
-  const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
-  const { fsdp, zeroStage: zero, shardParams, rootUnit } = ctx.sharding;
-  const { half } = ctx.dtypes;
-  const {
-    first,
-    last,
-    layersHere,
-    layerShare,
-    expertParams,
-    blockParams,
-    quantizedHere: quantHere,
-    trainableHere,
-  } = st;
-  const zb = zeroConfig(setup, a.hidden);
-  // A rank gathers its own experts only (over the expert-data-parallel group).
-  const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
-  // FSDP2 gathers S padded dim-0 shards of each fused expert tensor (estimate/fsdp2-padding.ts).
-  const expertPadding = expertsPerMoeLayer * (fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) - 1);
-  const unitOf = (params: number): number => (params * layerShare * a.layers) / Math.max(1, layersHere) / tp;
-  const blockUnit = unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep) + expertPadding);
-  // The gradients autograd computes are the unpadded parameters' (the padding is in the reduce-scatter input only).
-  const blockUnitGrads = unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep));
-  const buckets = zero >= 1 ? zeroBuckets(ctx, zb, trainableHere) : { persistent: [], backward: [] };
+  const setup = ctx.setup;
+  const { fsdp, zeroStage: zero } = ctx.sharding;
+  const zb = zeroConfig(setup, ctx.model.arch.hidden);
+  const { blockUnit, blockUnitGrads } = layerUnitParams(ctx, st);
+  const buckets = zero >= 1 ? zeroBuckets(ctx, zb, st.trainableHere) : { persistent: [], backward: [] };
+  const width = gatherWidth(ctx, st);
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
   let gatherInFlight: GatherInFlight = { layer: 0, atLoss: 0 };
   const gatheredGrads: Component[] = [];
-  // A 4/8-bit layer is all-gathered as stored: FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage
-  // (bnb_4bit_quant_storage) and gathers those bytes; torchao's NF4Tensor gathers its codes and scales under FSDP2
-  // (fsdp_pre_all_gather); ZeRO-3 partitions the packed storage. Only the rest of a layer is gathered in 16 bits.
-  const quantOfBlock =
-    quantHere > 0 && effSetup.quantization && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
-  // bitsandbytes' 4-bit constants are not in the sharded parameter, so only its packed codes are gathered.
-  const quantGatherBytes =
-    quantOfBlock > 0
-      ? quantBytesPerParam(effSetup.quantization!, setup.torchao_version).bytes -
-        unshardedConstantsPerParam(effSetup.quantization!)
-      : half;
-  // FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather): the Float8Linear weights are cast to fp8
-  // before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather), 1 B each; norms stay 16-bit.
-  const fp8Linear =
-    setup.fp8_all_gather && fsdp && quantOfBlock === 0 && blockParams > 0
-      ? Math.min(
-          1,
-          (mods.filter((m) => !m.parameter).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) *
-            layerShare) /
-            tp /
-            (blockParams / tp),
-        )
-      : 0;
-  const gatherBytesPerParam =
-    fp8Linear > 0 ? fp8Linear + (1 - fp8Linear) * half : quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half;
-  const gatherDtype =
-    quantOfBlock > 0
-      ? `(${Math.round(quantOfBlock * 100)} % ${effSetup.quantization!.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)`
-      : fp8Linear > 0
-        ? `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)`
-        : `${half} B`;
   if (zero === 3) {
-    const z3 = zero3Gathered(ctx, st, zb, { blockUnit, bytesPerParam: gatherBytesPerParam, dtype: gatherDtype });
+    const z3 = zero3Gathered(ctx, st, zb, { blockUnit, ...width });
     gathered.push(z3.gathered);
     gatherInFlight = z3.inFlight;
     const kept = z3.linearKept;
@@ -257,18 +207,100 @@ export function shardingBuffers(
     const unit: LayerUnit = {
       params: blockUnit,
       grads: blockUnitGrads,
-      bytesPerParam: gatherBytesPerParam,
-      dtype: gatherDtype,
-      blockParams,
+      bytesPerParam: width.bytesPerParam,
+      dtype: width.dtype,
+      blockParams: st.blockParams,
     };
     const f = fsdpLayerBuffers(ctx, st, unit);
     gathered.push(...f.gathered);
     gatheredAt = f.gatheredAt;
     gatheredGrads.push(f.unitGradients);
   }
+  const { headGather, chunkedLossHead } = outputHeadGather(ctx, st, zb);
+  return {
+    persistent: buckets.persistent,
+    gathered,
+    gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
+    gatherInFlight,
+    gatheredGrads,
+    backwardStart: zero >= 1 && zero < 3 && bucketsBeforeLoss(setup) ? buckets.backward : [],
+    headGather,
+    headHeldInBackward: headGather.length > 0 && (ctx.sharding.rootUnit || chunkedLossHead),
+    headHeldOnGatherStream: chunkedLossHead,
+  };
+}
 
-  // The output projection is all-gathered while the loss is computed (its own FSDP unit or the root unit;
-  // ZeRO-3 fetches it like any module); tied embeddings are the same tensor.
+/**
+ * The parameters of the stage's largest layer unit on this rank (a rank gathers its own experts only, over the
+ * expert-data-parallel group; FSDP2 gathers S padded dim-0 shards of each fused expert tensor), and of their gradients,
+ * which are the unpadded parameters' (the padding is in the reduce-scatter input only).
+ */
+function layerUnitParams(ctx: EstimateContext, st: StageContext): { blockUnit: number; blockUnitGrads: number } {
+  const { arch: a, inventory: inv } = ctx.model;
+  const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
+  const { layersHere, layerShare, expertParams } = st;
+  const expertsPerMoeLayer = a.moe && a.moe.moeLayers > 0 ? expertParams / a.moe.moeLayers : 0;
+  const expertPadding = expertsPerMoeLayer * (fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) - 1);
+  const unitOf = (params: number): number => (params * layerShare * a.layers) / Math.max(1, layersHere) / tp;
+  return {
+    blockUnit: unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep) + expertPadding),
+    blockUnitGrads: unitOf(inv.largestBlock - expertsPerMoeLayer * (1 - 1 / ep)),
+  };
+}
+
+/**
+ * Bytes per parameter a layer is all-gathered in, and in words. A 4/8-bit layer is all-gathered as stored:
+ * FSDP-QLoRA keeps bitsandbytes' packed weights in a 16-bit storage (bnb_4bit_quant_storage) and gathers those bytes;
+ * torchao's NF4Tensor gathers its codes and scales under FSDP2 (fsdp_pre_all_gather); ZeRO-3 partitions the packed
+ * storage; bitsandbytes' 4-bit constants are not in the sharded parameter, so only its packed codes are gathered. Only
+ * the rest of a layer is gathered in 16 bits. FSDP2 with torchao's float8 all-gather (enable_fsdp_float8_all_gather)
+ * casts the Float8Linear weights to fp8 before the all-gather (WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather),
+ * 1 B each; norms stay 16-bit.
+ */
+function gatherWidth(ctx: EstimateContext, st: StageContext): { bytesPerParam: number; dtype: string } {
+  const { setup, effectiveSetup: effSetup } = ctx;
+  const tp = ctx.layout.tensorParallel;
+  const { half } = ctx.dtypes;
+  const { layerShare, blockParams, quantizedHere: quantHere } = st;
+  const q = effSetup.quantization;
+  const quantOfBlock = quantHere > 0 && q && blockParams > 0 ? Math.min(1, quantHere / (blockParams / tp)) : 0;
+  const quantGatherBytes =
+    quantOfBlock > 0 && q ? quantBytesPerParam(q, setup.torchao_version).bytes - unshardedConstantsPerParam(q) : half;
+  const linearElems = () =>
+    ctx.model.modules.filter((m) => !m.parameter).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0);
+  const fp8Linear =
+    setup.fp8_all_gather && ctx.sharding.fsdp && quantOfBlock === 0 && blockParams > 0
+      ? Math.min(1, (linearElems() * layerShare) / tp / (blockParams / tp))
+      : 0;
+  if (quantOfBlock > 0 && q)
+    return {
+      bytesPerParam: quantOfBlock * quantGatherBytes + (1 - quantOfBlock) * half,
+      dtype: `(${Math.round(quantOfBlock * 100)} % ${q.bits}-bit at ${quantGatherBytes.toFixed(3)} B, the rest ${half} B)`,
+    };
+  if (fp8Linear > 0)
+    return {
+      bytesPerParam: fp8Linear + (1 - fp8Linear) * half,
+      dtype: `(${Math.round(fp8Linear * 100)} % linear weights gathered in fp8 at 1 B, the rest ${half} B)`,
+    };
+  return { bytesPerParam: half, dtype: `${half} B` };
+}
+
+/**
+ * The output projection all-gathered while the loss is computed: FSDP's root unit (kept unsharded through the
+ * backward), FSDP2's tail unit, ZeRO-3's head under TRL's chunked loss, or the head module fetched like any other;
+ * tied embeddings are the same tensor.
+ */
+function outputHeadGather(
+  ctx: EstimateContext,
+  st: StageContext,
+  zb: ReturnType<typeof zeroConfig>,
+): { headGather: Component[]; chunkedLossHead: boolean } {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  const { fsdp, zeroStage: zero, shardParams, rootUnit } = ctx.sharding;
+  const { half } = ctx.dtypes;
+  const { first, last } = st;
   const headGather: Component[] = [];
   const chunkedLossHead = last && shardParams > 1 && zero === 3 && !headModuleRuns(ctx);
   if (rootUnit) {
@@ -310,17 +342,7 @@ export function shardingBuffers(
       ),
     );
   }
-  return {
-    persistent: buckets.persistent,
-    gathered,
-    gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
-    gatherInFlight,
-    gatheredGrads,
-    backwardStart: zero >= 1 && zero < 3 && bucketsBeforeLoss(setup) ? buckets.backward : [],
-    headGather,
-    headHeldInBackward: headGather.length > 0 && (rootUnit || chunkedLossHead),
-    headHeldOnGatherStream: chunkedLossHead,
-  };
+  return { headGather, chunkedLossHead };
 }
 
 /**
