@@ -26,39 +26,8 @@ export function planLayout(
   const tp = setup.tensor_parallel;
   const pp = setup.pipeline_parallel;
   const cp = setup.context_parallel;
-  if (world % (tp * pp) !== 0) {
-    return {
-      ok: false,
-      errors: [
-        {
-          key: 'tensor_parallel',
-          message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel (${tp} x ${pp})`,
-        },
-      ],
-    };
-  }
-  if (world % (tp * pp * cp) !== 0) {
-    return {
-      ok: false,
-      errors: [
-        {
-          key: 'context_parallel',
-          message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel x context_parallel (${tp} x ${pp} x ${cp})`,
-        },
-      ],
-    };
-  }
-  if (setup.seq_len % cp !== 0) {
-    return {
-      ok: false,
-      errors: [
-        {
-          key: 'context_parallel',
-          message: `seq_len (${setup.seq_len}) must split evenly over context_parallel (${cp}) GPUs`,
-        },
-      ],
-    };
-  }
+  const impossible = modelParallelError(setup, world);
+  if (impossible) return { ok: false, errors: [impossible] };
   if (a.heads % tp !== 0)
     warnings.push({
       key: 'tensor_parallel',
@@ -68,49 +37,9 @@ export function planLayout(
   // but FSDP and ZeRO shard over them as over data-parallel ranks (torchtitan's dp_shard x cp mesh).
   const dp = world / (tp * pp * cp);
   const fsdp = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard';
-  if (fsdp && setup.zero_stage > 0) {
-    warnings.push({ key: 'fsdp', message: 'both FSDP and a ZeRO stage are set; FSDP is used and zero_stage ignored' });
-  }
   const zero = fsdp ? 0 : setup.zero_stage;
-  // bitsandbytes' 8-bit layers hold int8 Int8Params with their row scales beside them: FSDP refuses to flatten integer
-  // parameters with 16-bit ones (accelerate#1415, bitsandbytes#1709; PEFT's FSDP-QLoRA is 4-bit only, peft#2833) and
-  // DeepSpeed ZeRO-3 cannot partition them either (bitsandbytes#89). 4-bit layers can, through bnb_4bit_quant_storage.
-  if (setup.quantization?.type === 'int8' && (fsdp || zero === 3)) {
-    warnings.push({
-      key: fsdp ? 'fsdp' : 'zero_stage',
-      message:
-        `bitsandbytes 8-bit layers cannot be sharded ` +
-        `by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: ` +
-        `training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2`,
-    });
-  }
-  // MiCS (DeepSpeed mics_shard_size) shards ZeRO's states within groups of that many GPUs, like FSDP's hybrid shard.
-  const shardGroup =
-    setup.fsdp === 'hybrid_shard'
-      ? Math.min(dp * cp, setup.fsdp_shard_size ?? setup.gpus_per_node)
-      : !fsdp && setup.zero_stage >= 1 && setup.zero_mics_shard_size !== undefined
-        ? Math.min(dp * cp, setup.zero_mics_shard_size)
-        : dp * cp;
-  const shardOptimizer = fsdp || zero >= 1 ? shardGroup : 1;
-  const shardGrads =
-    setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero >= 2
-      ? shardGroup
-      : 1;
-  // FSDP's SHARD_GRAD_OP shards the parameters at rest too ("parameters are sharded outside computation"): it only
-  // keeps them unsharded from a unit's forward to its backward (terms/sharding-buffers.ts).
-  const shardParams =
-    setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard' || zero === 3
-      ? shardGroup
-      : 1;
-  if (setup.offload_params !== 'none' && !(zero === 3 || fsdp)) {
-    warnings.push({ key: 'offload_params', message: 'parameter offload needs ZeRO stage 3 (or FSDP); it is ignored' });
-  }
-  if (setup.offload_optimizer !== 'none' && zero === 0 && !fsdp) {
-    warnings.push({
-      key: 'offload_optimizer',
-      message: 'optimizer offload needs a ZeRO stage (1-3) or FSDP; it is ignored',
-    });
-  }
+  shardingWarnings(ctx, fsdp, zero);
+  const { shardGroup, shardOptimizer, shardGrads, shardParams } = shardDegrees(setup, dp * cp, fsdp, zero);
   const offloadOpt = setup.offload_optimizer !== 'none' && (zero > 0 || fsdp);
   const offloadParams = setup.offload_params !== 'none' && (zero === 3 || fsdp);
   // FSDP's CPUOffload moves parameters, gradients and the optimizer step to the host together.
@@ -162,5 +91,88 @@ export function planLayout(
       rootUnit,
       deferredGradSync,
     },
+  };
+}
+
+/** The first tensor / pipeline / context parallel degree the GPUs or the sequence cannot hold, at its key. */
+function modelParallelError(
+  setup: PlanningContext['setup'],
+  world: number,
+): EstimateFailure['errors'][number] | undefined {
+  const tp = setup.tensor_parallel;
+  const pp = setup.pipeline_parallel;
+  const cp = setup.context_parallel;
+  if (world % (tp * pp) !== 0)
+    return {
+      key: 'tensor_parallel',
+      message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel (${tp} x ${pp})`,
+    };
+  if (world % (tp * pp * cp) !== 0)
+    return {
+      key: 'context_parallel',
+      message: `GPUs (${world}) must be a multiple of tensor_parallel x pipeline_parallel x context_parallel (${tp} x ${pp} x ${cp})`,
+    };
+  if (setup.seq_len % cp !== 0)
+    return {
+      key: 'context_parallel',
+      message: `seq_len (${setup.seq_len}) must split evenly over context_parallel (${cp}) GPUs`,
+    };
+  return undefined;
+}
+
+/** Settings the sharding ignores or cannot run: FSDP beside a ZeRO stage, sharded 8-bit layers, offload without it. */
+function shardingWarnings(ctx: PlanningContext, fsdp: boolean, zero: number): void {
+  const setup = ctx.setup;
+  const { warnings } = ctx.notes;
+  if (fsdp && setup.zero_stage > 0) {
+    warnings.push({ key: 'fsdp', message: 'both FSDP and a ZeRO stage are set; FSDP is used and zero_stage ignored' });
+  }
+  // bitsandbytes' 8-bit layers hold int8 Int8Params with their row scales beside them: FSDP refuses to flatten integer
+  // parameters with 16-bit ones (accelerate#1415, bitsandbytes#1709; PEFT's FSDP-QLoRA is 4-bit only, peft#2833) and
+  // DeepSpeed ZeRO-3 cannot partition them either (bitsandbytes#89). 4-bit layers can, through bnb_4bit_quant_storage.
+  if (setup.quantization?.type === 'int8' && (fsdp || zero === 3)) {
+    warnings.push({
+      key: fsdp ? 'fsdp' : 'zero_stage',
+      message:
+        `bitsandbytes 8-bit layers cannot be sharded ` +
+        `by ${fsdp ? 'FSDP (integer parameters: accelerate#1415, bitsandbytes#1709)' : 'DeepSpeed ZeRO-3 (bitsandbytes#89)'}: ` +
+        `training stops at start-up; use 4-bit QLoRA with bnb_4bit_quant_storage, or ZeRO-2`,
+    });
+  }
+  if (setup.offload_params !== 'none' && !(zero === 3 || fsdp)) {
+    warnings.push({ key: 'offload_params', message: 'parameter offload needs ZeRO stage 3 (or FSDP); it is ignored' });
+  }
+  if (setup.offload_optimizer !== 'none' && zero === 0 && !fsdp) {
+    warnings.push({
+      key: 'offload_optimizer',
+      message: 'optimizer offload needs a ZeRO stage (1-3) or FSDP; it is ignored',
+    });
+  }
+}
+
+/**
+ * Over how many GPUs the optimizer state, the gradients and the parameters are sharded: all the data-parallel (and
+ * context-parallel) ranks, or FSDP's hybrid shard group and DeepSpeed's MiCS group (mics_shard_size) within them.
+ * FSDP's SHARD_GRAD_OP shards the parameters at rest too ("parameters are sharded outside computation"): it only keeps
+ * them unsharded from a unit's forward to its backward (terms/sharding-buffers.ts).
+ */
+function shardDegrees(
+  setup: PlanningContext['setup'],
+  ranks: number,
+  fsdp: boolean,
+  zero: number,
+): { shardGroup: number; shardOptimizer: number; shardGrads: number; shardParams: number } {
+  const shardGroup =
+    setup.fsdp === 'hybrid_shard'
+      ? Math.min(ranks, setup.fsdp_shard_size ?? setup.gpus_per_node)
+      : !fsdp && setup.zero_stage >= 1 && setup.zero_mics_shard_size !== undefined
+        ? Math.min(ranks, setup.zero_mics_shard_size)
+        : ranks;
+  const shardedFsdp = setup.fsdp === 'full_shard' || setup.fsdp === 'shard_grad_op' || setup.fsdp === 'hybrid_shard';
+  return {
+    shardGroup,
+    shardOptimizer: fsdp || zero >= 1 ? shardGroup : 1,
+    shardGrads: shardedFsdp || zero >= 2 ? shardGroup : 1,
+    shardParams: shardedFsdp || zero === 3 ? shardGroup : 1,
   };
 }
