@@ -118,102 +118,129 @@ function afterWalk(
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
-  const scorers = scoringModelNames(file, calls);
-  const loraSwitchedOff: SyntaxNode[] = [];
-  for (const c of calls) {
-    const callee = file.calleeName(c);
-    if (!callee) continue;
-    const parts = callee.split('.');
-    const last = parts[parts.length - 1];
-    const calleeNode = c.firstChild!;
-    if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {
-      const tool: Tool =
-        TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : (file.localArgs.get(last) ?? 'hf-trainer');
-      file.tools.add(tool);
-      trainingCall(file, c, tool, TRL_CONFIGS.has(last) || file.localArgs.has(last));
-      syntaxIn(file, c, last);
-    } else if (
-      (last === 'from_pretrained' || last === 'get_peft_model') &&
-      parts.length >= 2 &&
-      UNSLOTH_CLASSES.has(parts[parts.length - 2])
-    ) {
-      unslothCall(file, c, last, parts[parts.length - 2]);
-    } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
-      const target = assignedName(c, file.text);
-      if (target !== undefined && scorers.has(target)) scoringModel(file, c);
-      else fromPretrained(file, c);
-    } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
-      fromConfig(file, c);
-    } else if (last === 'BitsAndBytesConfig') {
-      bnbCall(file, c);
-      syntaxIn(file, c, last);
-    } else if (last === 'LoraConfig') {
-      loraCall(file, c);
-      // A LoraConfig built on a branch: LoRA when the branch is known to run (its tests read from the script's
-      // defaults), nothing when it is known not to (`if args.use_lora:` with use_lora False), unknown otherwise.
-      const taken = branchTaken(file, c);
-      const cond = taken === undefined ? conditionOf(file, c) : undefined;
-      if (taken === false) loraSwitchedOff.push(c);
-      else {
-        file.facts.push({
-          key: 'method',
-          rawKey: 'LoraConfig',
-          value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora',
-          rawValue: 'LoraConfig(...)',
-          keySpan: span(calleeNode),
-          valueSpan: span(calleeNode),
-          tool: 'peft',
-        });
-      }
-      syntaxIn(file, c, last);
-    } else if (OTHER_PEFT_CONFIGS.has(last)) {
-      file.tools.add('peft');
-      file.problem(
-        'not-modeled',
-        'warning',
-        msg(
-          '{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs',
-          last,
-        ),
-        span(calleeNode),
+  const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff: [] };
+  for (const c of calls) readCall(file, c, walk);
+  afterCalls(file, calls, walk.loraSwitchedOff);
+}
+
+/** What reading one call of the script needs from the others. */
+interface CallWalk {
+  /** The script pads every batch to its maximum length, so a padding collator makes no variable-length batches. */
+  readonly padsToMax: boolean;
+  /** Names the script gives models that score rather than train (reward models). */
+  readonly scorers: ReadonlySet<string>;
+  /** LoraConfig calls on a branch known not to run. */
+  readonly loraSwitchedOff: SyntaxNode[];
+}
+
+/** One call of the script: the arguments and configs it builds, the model it loads, the trainer it makes. */
+function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
+  const callee = file.calleeName(c);
+  if (!callee) return;
+  const parts = callee.split('.');
+  const last = parts[parts.length - 1];
+  const calleeNode = c.firstChild!;
+  if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {
+    const tool: Tool = TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : (file.localArgs.get(last) ?? 'hf-trainer');
+    file.tools.add(tool);
+    trainingCall(file, c, tool, TRL_CONFIGS.has(last) || file.localArgs.has(last));
+    syntaxIn(file, c, last);
+  } else if (
+    (last === 'from_pretrained' || last === 'get_peft_model') &&
+    parts.length >= 2 &&
+    UNSLOTH_CLASSES.has(parts[parts.length - 2])
+  ) {
+    unslothCall(file, c, last, parts[parts.length - 2]);
+  } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+    const target = assignedName(c, file.text);
+    if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
+    else fromPretrained(file, c);
+  } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+    fromConfig(file, c);
+  } else if (last === 'BitsAndBytesConfig') {
+    bnbCall(file, c);
+    syntaxIn(file, c, last);
+  } else if (last === 'LoraConfig') {
+    loraConfig(file, c, walk.loraSwitchedOff);
+  } else if (OTHER_PEFT_CONFIGS.has(last)) {
+    file.tools.add('peft');
+    file.problem(
+      'not-modeled',
+      'warning',
+      msg(
+        '{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs',
         last,
-      );
-      syntaxIn(file, c, last);
-    } else if (last === 'IA3Config') {
-      for (const e of file.args(c).entries) mapEntry(file, 'ia3', e, 'peft');
-      file.facts.push({
-        key: 'method',
-        rawKey: 'IA3Config',
-        value: 'ia3',
-        rawValue: 'IA3Config(...)',
-        keySpan: span(calleeNode),
-        valueSpan: span(calleeNode),
-        tool: 'peft',
-      });
-      syntaxIn(file, c, last);
-    } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
-      file.tools.add('trl');
-      for (const e of file.args(c).entries) mapEntry(file, 'trl-model', e, 'trl');
-    } else if (PADDING_COLLATORS.has(last) && !padsToMax) {
-      // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
-      file.facts.push({
-        key: 'batchLengths',
-        rawKey: last,
-        value: 'variable',
-        rawValue: `${last}(...)`,
-        keySpan: span(calleeNode),
-        valueSpan: span(calleeNode),
-        tool: 'hf-trainer',
-      });
-    } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
-      file.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
-      trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
-    } else if (last === 'prepare_model_for_kbit_training') {
-      kbitPreparation(file, c);
-    } else if (last === 'to' && parts.length >= 2) {
-      kbitCastBack(file, c);
-    }
+      ),
+      span(calleeNode),
+      last,
+    );
+    syntaxIn(file, c, last);
+  } else if (last === 'IA3Config') {
+    for (const e of file.args(c).entries) mapEntry(file, 'ia3', e, 'peft');
+    file.facts.push({
+      key: 'method',
+      rawKey: 'IA3Config',
+      value: 'ia3',
+      rawValue: 'IA3Config(...)',
+      keySpan: span(calleeNode),
+      valueSpan: span(calleeNode),
+      tool: 'peft',
+    });
+    syntaxIn(file, c, last);
+  } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
+    file.tools.add('trl');
+    for (const e of file.args(c).entries) mapEntry(file, 'trl-model', e, 'trl');
+  } else if (PADDING_COLLATORS.has(last) && !walk.padsToMax) {
+    // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
+    file.facts.push({
+      key: 'batchLengths',
+      rawKey: last,
+      value: 'variable',
+      rawValue: `${last}(...)`,
+      keySpan: span(calleeNode),
+      valueSpan: span(calleeNode),
+      tool: 'hf-trainer',
+    });
+  } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
+    file.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+    trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+  } else if (last === 'prepare_model_for_kbit_training') {
+    kbitPreparation(file, c);
+  } else if (last === 'to' && parts.length >= 2) {
+    kbitCastBack(file, c);
   }
+}
+
+/**
+ * A LoraConfig, built on a branch: LoRA when the branch is known to run (its tests read from the script's defaults),
+ * nothing when it is known not to (`if args.use_lora:` with use_lora False), unknown otherwise.
+ */
+function loraConfig(file: PythonFile, c: SyntaxNode, switchedOff: SyntaxNode[]): void {
+  const calleeNode = c.firstChild!;
+  loraCall(file, c);
+  const taken = branchTaken(file, c);
+  const cond = taken === undefined ? conditionOf(file, c) : undefined;
+  if (taken === false) switchedOff.push(c);
+  else {
+    file.facts.push({
+      key: 'method',
+      rawKey: 'LoraConfig',
+      value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora',
+      rawValue: 'LoraConfig(...)',
+      keySpan: span(calleeNode),
+      valueSpan: span(calleeNode),
+      tool: 'peft',
+    });
+  }
+  syntaxIn(file, c, 'LoraConfig');
+}
+
+/**
+ * What the calls say together once each is read: the Trainer's or the written-out loop's run, checkpointing turned on
+ * in the model, kept evaluation logits, prepare_model_for_kbit_training's facts in order, Unsloth's checkpointing,
+ * LoRA switched off, QLoRA over 4-bit weights, conflicting precisions.
+ */
+function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitchedOff: SyntaxNode[]): void {
   const trainer = file.tools.has('hf-trainer') || file.tools.has('trl');
   // A Trainer script that loads its model before its arguments exist hands ZeRO-3 a model made outside zero.Init.
   if (trainer) modelBeforeArguments(file, calls);
