@@ -305,83 +305,102 @@ function kernelNotes(
   mambaPath: MambaKernels,
   kernelsOff: boolean,
 ): void {
+  if (layerPlan.attention === 'eager' && ctx.gpu === undefined) eagerSoftmaxNote(ctx);
+  if (ctx.lean || !st.first) return;
+  mamba2Notes(ctx, mambaPath);
+  mamba1Note(ctx, kernelsOff);
+  if (ctx.methods.parameterTargets.targets.length > 0) targetParametersNote(ctx);
+  linearAttentionNote(ctx);
+  if (ctx.setup.kernels === 'unsloth') unslothNote(ctx, layerPlan);
+}
+
+/** Without a GPU chosen the eager softmax backward's GPU temporary is left out, and said so. */
+function eagerSoftmaxNote(ctx: EstimateContext): void {
+  ctx.notes.assumptions.push({
+    key: 'gpu',
+    value: 'none chosen: eager softmax backward without the GPU kernel temporary',
+    source:
+      "VRAM Lens: ATen's GPU softmax backward (CUDA, ROCm, XPU) keeps one more tensor of the attention scores' size " +
+      '(grad x output, aten/src/ATen/native/cuda/SoftMax.cu); it is counted once a GPU is chosen',
+  });
+}
+
+/** Mamba2 layers: which kernels run (assumed, or the split ones), and LoRA targets the fused kernel or PEFT refuse. */
+function mamba2Notes(ctx: EstimateContext, mambaPath: MambaKernels): void {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { targets, parameterTargets: paramTargets } = ctx.methods;
+  const { targets } = ctx.methods;
   const { assumptions, warnings } = ctx.notes;
-  const { first } = st;
-  if (layerPlan.attention === 'eager' && ctx.gpu === undefined) {
+  if (!a.mamba || a.mamba.layers <= 0) return;
+  const split =
+    mambaPath === 'split'
+      ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache ' +
+        'comes from the config), and with it its Mamba2 layers run the split kernels ' +
+        '(causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
+      : mambaPath === 'split-masked'
+        ? "; on padded batches (variable lengths, micro-batch > 1) Nemotron-H's Mamba2 layers run " +
+          'the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input ' +
+          'masked, which keep more than the fused one'
+        : '';
+  if (setup.mamba_kernels === undefined) {
+    const granite =
+      a.family === 'granite_hybrid'
+        ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), " +
+          'and with only the pip package it runs torch_forward'
+        : '';
     assumptions.push({
-      key: 'gpu',
-      value: 'none chosen: eager softmax backward without the GPU kernel temporary',
+      key: 'mamba_kernels',
+      value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda',
       source:
-        "VRAM Lens: ATen's GPU softmax backward (CUDA, ROCm, XPU) keeps one more tensor of the attention scores' size " +
-        '(grad x output, aten/src/ATen/native/cuda/SoftMax.cu); it is counted once a GPU is chosen',
+        'VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined ' +
+        'kernel in training); without them torch_forward runs and keeps many times more for backward ' +
+        `(set mamba_kernels: torch)${granite}${split}`,
+    });
+  } else if (split) {
+    assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
+  }
+  if (mambaPath === 'cuda' && targets.has('out_proj')) {
+    warnings.push({
+      key: 'lora.target_modules',
+      message:
+        "the fused Mamba2 kernel applies out_proj's weight itself " +
+        '(mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in ' +
+        'training: its parameters and optimizer state are counted, no activations',
     });
   }
-  if (a.mamba && a.mamba.layers > 0 && !ctx.lean && first) {
-    const split =
-      mambaPath === 'split'
-        ? '; Nemotron-H keeps a cache in training unless gradient checkpointing is on (use_cache ' +
-          'comes from the config), and with it its Mamba2 layers run the split kernels ' +
-          '(causal_conv1d_fn, mamba_chunk_scan_combined), which keep more than the fused one'
-        : mambaPath === 'split-masked'
-          ? "; on padded batches (variable lengths, micro-batch > 1) Nemotron-H's Mamba2 layers run " +
-            'the split kernels (causal_conv1d_fn, mamba_chunk_scan_combined) with the scan input ' +
-            'masked, which keep more than the fused one'
-          : '';
-    if (setup.mamba_kernels === undefined) {
-      const granite =
-        a.family === 'granite_hybrid'
-          ? "; Granite's current mixer looks the kernels up through the kernels package (the hub build of mamba-ssm), " +
-            'and with only the pip package it runs torch_forward'
-          : '';
-      assumptions.push({
-        key: 'mamba_kernels',
-        value: mambaPath === 'split' || mambaPath === 'split-masked' ? 'cuda (split kernels)' : 'cuda',
-        source:
-          'VRAM Lens default: mamba_ssm and causal-conv1d installed (the fused mamba_split_conv1d_scan_combined ' +
-          'kernel in training); without them torch_forward runs and keeps many times more for backward ' +
-          `(set mamba_kernels: torch)${granite}${split}`,
-      });
-    } else if (split) {
-      assumptions.push({ key: 'mamba_kernels', value: 'cuda (split kernels)', source: split.slice(2) });
-    }
-    if (mambaPath === 'cuda' && targets.has('out_proj')) {
-      warnings.push({
-        key: 'lora.target_modules',
-        message:
-          "the fused Mamba2 kernel applies out_proj's weight itself " +
-          '(mamba_split_conv1d_scan_combined), so a LoRA adapter on out_proj is never used in ' +
-          'training: its parameters and optimizer state are counted, no activations',
-      });
-    }
-    // PEFT 0.16 and later refuse LoRA on these models' Mamba out_proj and conv1d (tuners_utils.py
-    // _check_lora_target_modules_mamba, huggingface/peft#2562): get_peft_model raises before training starts.
-    const refused = ['out_proj', 'conv1d'].filter((m) => targets.has(m));
-    if (
-      (a.family === 'falcon_h1' || a.family === 'nemotron_h') &&
-      (setup.method === 'lora' || setup.method === 'qlora') &&
-      refused.length > 0 &&
-      !olderThan(setup.peft_version, 0, 16)
-    ) {
-      warnings.push({
-        key: 'lora.target_modules',
-        severity: 'error',
-        message:
-          `PEFT (0.16 and later) refuses LoRA on ${refused.join(' and ')} of ${a.family} models ("incompatible ` +
-          'with Mamba-based models"), all-linear included: list the other linear layers',
-      });
-    }
+  // PEFT 0.16 and later refuse LoRA on these models' Mamba out_proj and conv1d (tuners_utils.py
+  // _check_lora_target_modules_mamba, huggingface/peft#2562): get_peft_model raises before training starts.
+  const refused = ['out_proj', 'conv1d'].filter((m) => targets.has(m));
+  if (
+    (a.family === 'falcon_h1' || a.family === 'nemotron_h') &&
+    (setup.method === 'lora' || setup.method === 'qlora') &&
+    refused.length > 0 &&
+    !olderThan(setup.peft_version, 0, 16)
+  ) {
+    warnings.push({
+      key: 'lora.target_modules',
+      severity: 'error',
+      message:
+        `PEFT (0.16 and later) refuses LoRA on ${refused.join(' and ')} of ${a.family} models ("incompatible ` +
+        'with Mamba-based models"), all-linear included: list the other linear layers',
+    });
   }
-  if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && kernelsOff && !ctx.lean && first) {
+}
+
+/** Jamba's Mamba layers: the kernels its config allows, assumed installed unless use_mamba_kernels is false. */
+function mamba1Note(ctx: EstimateContext, kernelsOff: boolean): void {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const { assumptions } = ctx.notes;
+  if (!a.mamba1 || a.mamba1.layers <= 0 || setup.mamba_kernels !== undefined) return;
+  if (kernelsOff) {
     assumptions.push({
       key: 'mamba_kernels',
       value: 'torch',
       source:
         'the model config: use_mamba_kernels is false, so transformers runs slow_forward (the sequential scan) whatever is installed',
     });
-  } else if (a.mamba1 && a.mamba1.layers > 0 && setup.mamba_kernels === undefined && !ctx.lean && first) {
+  } else {
     assumptions.push({
       key: 'mamba_kernels',
       value: 'cuda',
@@ -391,18 +410,28 @@ function kernelNotes(
         "runs slow_forward, which keeps the scan's per-step states for backward (set mamba_kernels: torch)",
     });
   }
-  if (paramTargets.targets.length > 0 && !ctx.lean && first) {
-    assumptions.push({
-      key: 'lora.target_parameters',
-      value: 'W + BA materialized once per forward, grouped_mm experts',
-      source:
-        'VRAM Lens default: PEFT with its parametrization cached for the forward ' +
-        "(huggingface/peft#2912) and transformers 5's default experts implementation (grouped_mm), " +
-        'which reads each parameter once; older PEFT with a per-expert loop built W + BA again for ' +
-        'every expert',
-    });
-  }
-  if (a.linearAttention?.kda && !ctx.lean && first) {
+}
+
+/** LoRA on 3-D expert parameters: how PEFT materializes W + BA, assumed. */
+function targetParametersNote(ctx: EstimateContext): void {
+  const { assumptions } = ctx.notes;
+  assumptions.push({
+    key: 'lora.target_parameters',
+    value: 'W + BA materialized once per forward, grouped_mm experts',
+    source:
+      'VRAM Lens default: PEFT with its parametrization cached for the forward ' +
+      "(huggingface/peft#2912) and transformers 5's default experts implementation (grouped_mm), " +
+      'which reads each parameter once; older PEFT with a per-expert loop built W + BA again for ' +
+      'every expert',
+  });
+}
+
+/** Linear-attention layers (Gated DeltaNet, Kimi's KDA): the kernels they run on. */
+function linearAttentionNote(ctx: EstimateContext): void {
+  const setup = ctx.setup;
+  const a = ctx.model.arch;
+  const { assumptions, warnings } = ctx.notes;
+  if (a.linearAttention?.kda) {
     // modeling_kimi.py imports fla's kernels unconditionally: there is no torch path to fall back to.
     if (setup.linear_attention_kernels === 'torch')
       warnings.push({
@@ -418,7 +447,7 @@ function kernelNotes(
         source:
           "VRAM Lens default: Kimi Linear's modeling_kimi.py runs its KDA layers on flash-linear-attention's kernels only (Axolotl pins fla-core 0.4.1)",
       });
-  } else if (a.linearAttention && setup.linear_attention_kernels === undefined && !ctx.lean && first) {
+  } else if (a.linearAttention && setup.linear_attention_kernels === undefined) {
     assumptions.push({
       key: 'linear_attention_kernels',
       value: 'fla',
@@ -428,24 +457,27 @@ function kernelNotes(
         'implementation that keeps several times more for backward (set linear_attention_kernels: torch)',
     });
   }
-  if (setup.kernels === 'unsloth' && !ctx.lean && first) {
-    assumptions.push(
-      unslothFastPath(layerPlan)
-        ? {
-            key: 'kernels',
-            value: 'unsloth',
-            source:
-              "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels",
-          }
-        : {
-            key: 'kernels',
-            value: 'pytorch layers',
-            source:
-              "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down " +
-              'of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them',
-          },
-    );
-  }
+}
+
+/** Unsloth's fused kernels: where they run, or the PyTorch layers where the LoRA does not fit them. */
+function unslothNote(ctx: EstimateContext, layerPlan: ActivationPlan): void {
+  const { assumptions } = ctx.notes;
+  assumptions.push(
+    unslothFastPath(layerPlan)
+      ? {
+          key: 'kernels',
+          value: 'unsloth',
+          source:
+            "Unsloth's fused LoRA_QKV / LoRA_W / LoRA_MLP, RMSNorm and RoPE kernels: what they keep for backward, read from unsloth/kernels",
+        }
+      : {
+          key: 'kernels',
+          value: 'pytorch layers',
+          source:
+            "Unsloth's fused LoRA kernels need LoRA without dropout on q, k, v, o, gate, up and down " +
+            'of a Llama, Mistral, Qwen2 or Qwen3 model (one GPU); the layers are estimated as PyTorch runs them',
+        },
+  );
 }
 
 /**
