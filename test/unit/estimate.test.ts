@@ -1,11 +1,11 @@
 // The estimator against numbers worked out by hand; each test names where its number comes from.
 import * as assert from 'node:assert/strict';
 import { estimate } from '../../src/core/estimate';
-import { layerActivations, type ActivationPlan } from '../../src/core/terms/activations';
+import { layerActivations } from '../../src/core/terms/activations';
 import { GiB, MiB } from '../../src/core/units';
 import type { TrainingSetupInput } from '../../src/core/setup';
 import { GB, component, near, phase, run, setupFor } from './helpers';
-import { archOf } from './terms/helpers';
+import { archOf, frozenLayerPlan } from './terms/helpers';
 
 /** Model states on the optimizer step: weights + master + optimizer states + gradients (no temporaries). */
 function modelStates(e: ReturnType<typeof run>): number {
@@ -714,23 +714,12 @@ describe('estimate: bitsandbytes 8-bit base layers and Kimi Linear', () => {
     // gradient; MatMul4Bit keeps (None, B). Per Llama-2-7B layer the inputs of q/k/v (the norm output, shared), gate/up
     // (the second norm output) and down_proj (act x up) are kept in addition: 2·T·h x 2 + 2·T·f. o_proj's input is the
     // attention output flash-attn keeps anyway.
-    const arch = archOf('meta-llama/Llama-2-7b-hf');
-    const plan: ActivationPlan = {
-      arch,
+    const plan = frozenLayerPlan(archOf('meta-llama/Llama-2-7b-hf'), {
       mode: 'amp',
-      half: 2,
-      weightBytes: 2,
-      batch: 1,
       seq: 1024,
-      attention: 'flash',
-      baseTrainable: false,
-      normsTrainable: false,
-      inputRequiresGrad: true,
-      tp: 1,
-      sequenceParallel: false,
       quantizedBase: true,
       lora: { r: 8, dropout: 0.05, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
-    };
+    });
     const int8 = layerActivations({ ...plan, bnbKeepsInput: true }).bytesPerLayer;
     const nf4 = layerActivations(plan).bytesPerLayer;
     assert.equal(int8 - nf4, 1024 * (4 * 4096 + 2 * 11008));

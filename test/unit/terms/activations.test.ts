@@ -6,28 +6,16 @@ import { findModel } from '../../../src/core/lookup';
 import { GiB } from '../../../src/core/units';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { component, near, phase, run, setupFor } from '../helpers';
-import { archOf, gpuPointEstimate, gpuPointRun, truthPeak, truthSetup } from './helpers';
+import { archOf, frozenLayerPlan, gpuPointEstimate, gpuPointRun, truthPeak, truthSetup } from './helpers';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
 
 describe('MoE backward working set: looped experts (transformers 4.x) against one grouped matmul (5.x)', () => {
   // Mixtral-8x7B (h 4,096, 8 experts of width 14,336, top-2), LoRA on q and v, bf16, 1 x 4,096 tokens: 1,024 routed
   // tokens per expert. Worked by hand from the terms in blockActivations (profiled: tools/peak --moe-checkpointing).
-  const arch = archOf('mistralai/Mixtral-8x7B-v0.1');
-  const plan: ActivationPlan = {
-    arch,
-    mode: 'half',
-    half: 2,
-    weightBytes: 2,
-    batch: 1,
+  const plan = frozenLayerPlan(archOf('mistralai/Mixtral-8x7B-v0.1'), {
     seq: 4096,
-    attention: 'flash',
-    baseTrainable: false,
-    normsTrainable: false,
-    inputRequiresGrad: true,
-    tp: 1,
-    sequenceParallel: false,
     lora: { r: 16, dropout: 0, dtypeBytes: 4, targets: new Set(['q_proj', 'v_proj']) },
-  };
+  });
   const residual = 2 * 2 * 4096 * 4096; // the layer output's gradient and the input's gradient accumulator
   it("transformers 4.x: the largest of one expert, the gather gradient and the recomputed forward's end", () => {
     const oneExpert = 3 * 2 * 1024 * 14336 + 2 * 1024 * 4096; // 96,468,992
@@ -850,24 +838,11 @@ describe('estimate: activations (hand-derived from the HF Llama forward)', () =>
 describe('GPTQ base weights dequantized in torch (auto-gptq qlinear_cuda_old.py)', () => {
   // Llama-2-7B, fp16, LoRA r 8 on q and v over GPTQ linears, 1 x 2,048 tokens. `torch.matmul(x.half(), weight)` keeps
   // each fp16 weight it dequantized for the input's gradient; bitsandbytes' MatMul4Bit keeps none.
-  const arch = archOf('meta-llama/Llama-2-7b-hf');
-  const plan: ActivationPlan = {
-    arch,
-    mode: 'half',
-    half: 2,
-    weightBytes: 2,
-    batch: 1,
-    seq: 2048,
-    attention: 'flash',
-    baseTrainable: false,
-    normsTrainable: false,
-    inputRequiresGrad: true,
-    tp: 1,
-    sequenceParallel: false,
+  const plan = frozenLayerPlan(archOf('meta-llama/Llama-2-7b-hf'), {
     quantizedBase: true,
     dequantBytes: 2,
     lora: { r: 8, dropout: 0, dtypeBytes: 2, targets: new Set(['q_proj', 'v_proj']) },
-  };
+  });
   const gptq = layerActivations({ ...plan, gptqCodeBytes: 1 });
   const bnb = layerActivations(plan);
 

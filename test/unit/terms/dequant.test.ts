@@ -25,17 +25,21 @@ describe('dequantized base weights: bitsandbytes', () => {
 
 describe('dequantized base weights: GPTQ (auto-gptq qlinear_cuda_old.py)', () => {
   // Llama-2-70B GPTQ, LoRA, not checkpointed: the largest weight (MLP, 28,672 x 8,192) is unpacked to int32 and int8
-  // at once in the forward; the backward reads the fp16 weights the forward's matmuls kept and unpacks nothing.
-  const e = run(
-    setupFor('meta-llama/Llama-2-70b-hf', {
-      method: 'qlora',
-      weights_dtype: 'fp16',
-      quantization: { bits: 4, type: 'gptq' },
-      gradient_checkpointing: 'none',
-      seq_len: 128,
-    }),
-  );
-  const dequant = (name: Phase) => phase(e, name).components.find((c) => c.label.startsWith('Dequantized base weight'));
+  // (int16 for 8-bit codes) at once in the forward; the backward reads the fp16 weights the forward's matmuls kept and
+  // unpacks nothing.
+  const dequantOf = (bits: 4 | 8) => {
+    const e = run(
+      setupFor('meta-llama/Llama-2-70b-hf', {
+        method: 'qlora',
+        weights_dtype: 'fp16',
+        quantization: { bits, type: 'gptq' },
+        gradient_checkpointing: 'none',
+        seq_len: 128,
+      }),
+    );
+    return (name: Phase) => phase(e, name).components.find((c) => c.label.startsWith('Dequantized base weight'));
+  };
+  const dequant = dequantOf(4);
 
   it('forward: 28,672 x 8,192 x (4 + 1) B = 1,174,405,120 B of codes', () => {
     assert.equal(dequant('forward')?.bytes, 28672 * 8192 * 5);
@@ -47,16 +51,7 @@ describe('dequantized base weights: GPTQ (auto-gptq qlinear_cuda_old.py)', () =>
   });
 
   it('8-bit codes unpack to int16: 28,672 x 8,192 x (4 + 2) B = 1,409,286,144 B', () => {
-    const e8 = run(
-      setupFor('meta-llama/Llama-2-70b-hf', {
-        method: 'qlora',
-        weights_dtype: 'fp16',
-        quantization: { bits: 8, type: 'gptq' },
-        gradient_checkpointing: 'none',
-        seq_len: 128,
-      }),
-    );
-    const c = phase(e8, 'forward').components.find((x) => x.label.startsWith('Dequantized base weight'));
+    const c = dequantOf(8)('forward');
     assert.equal(c?.bytes, 1_409_286_144);
     assert.match(c?.formula ?? '', /int16/);
   });

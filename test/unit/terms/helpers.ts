@@ -9,6 +9,7 @@ import type { Estimate, RuntimeTerm } from '../../../src/core/model';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
 import { findGpu, findModel } from '../../../src/core/lookup';
 import type { ReplayParameter, StepShape } from '../../../src/core/terms/step-replay';
+import type { ActivationPlan } from '../../../src/core/terms/activations';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { setupFor } from '../helpers';
 
@@ -123,6 +124,28 @@ export function archOf(id: string): Architecture {
   const r = parseArchitecture(m.model.config);
   assert.ok(r.ok, id);
   return r.arch;
+}
+
+/**
+ * One layer's plan for adapters over a frozen 16-bit model on one rank (1 x 2,048 tokens, flash attention, no
+ * autocast): the layer tests start from it and name what they change.
+ */
+export function frozenLayerPlan(arch: Architecture, extra: Partial<ActivationPlan> = {}): ActivationPlan {
+  return {
+    arch,
+    mode: 'half',
+    half: 2,
+    weightBytes: 2,
+    batch: 1,
+    seq: 2048,
+    attention: 'flash',
+    baseTrainable: false,
+    normsTrainable: false,
+    inputRequiresGrad: true,
+    tp: 1,
+    sequenceParallel: false,
+    ...extra,
+  };
 }
 
 /** The setup of a point of the CPU truth (test/fixtures/truth/<suite>.json, tools/truth/README.md), e.g. 'loop/mixtral-full-amp'. */
