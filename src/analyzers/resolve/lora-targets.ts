@@ -18,7 +18,6 @@ import { msg } from '../facts';
 import type { ResolveContext } from './context';
 import type { WinningFact } from './types';
 
-
 /** Parents a module sits under in Hugging Face models, by group: the full names a regex is matched against. */
 const PARENTS: Readonly<Record<LinearModule['group'], readonly string[]>> = {
   attention: ['self_attn', 'attn', 'attention', 'self_attention', 'attention.self'],
