@@ -733,7 +733,7 @@ function autocastCopies(
   const counted = castPerLayer > 0 && !setup.activation_offloading;
   const castBytes = counted ? (ck === 'full' ? castPerLayer : castPerLayer * layersStage * st.inFlight) : 0;
   const perLayer = () => ({ perLayerBytes: Math.round(castPerLayer) });
-  const weights = `${formatCount(castPerLayer / half)} linear weights x ${half} B`;
+  const weights = (): string => `${formatCount(castPerLayer / half)} linear weights x ${half} B`;
   const castComp = [
     ...(castBytes > 0
       ? [
@@ -742,7 +742,7 @@ function autocastCopies(
             'autocast-weight-copies',
             'Autocast weight copies (16-bit, kept for backward)',
             castBytes,
-            () => `${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${weights}`,
+            () => `${ck === 'full' ? '1 recomputed layer' : `${layersStage} layers`} x ${weights()}`,
             perLayer,
           ),
         ]
@@ -760,7 +760,7 @@ function autocastCopies(
             'autocast-weight-copies',
             'Autocast weight cache (16-bit copies, until the forward ends)',
             castPerLayer * layersStage,
-            () => `${layersStage} layers x ${weights}`,
+            () => `${layersStage} layers x ${weights()}`,
             perLayer,
           ),
         ]
