@@ -13,7 +13,7 @@ import { estimate } from '../core';
 import { editableFiles, editsForChanges, type FixFile } from '../features/fixes';
 import { formatBytes } from '../core';
 import { findGpu } from '../core';
-import type { Estimate } from '../core';
+import type { Estimate, TrainingSetup } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
 import { readBounded } from '../node/read';
@@ -64,6 +64,21 @@ export function terminalSafe(s: string): string {
   return s.replace(TERMINAL_CONTROLS, '');
 }
 
+/** The estimate command's flags and files, as parsed. */
+interface Command {
+  readonly files: readonly string[];
+  readonly model?: string;
+  readonly gpu?: string;
+  readonly gpus?: string;
+  readonly nodes?: string;
+  readonly seqLen?: string;
+  readonly json: boolean;
+  readonly check: boolean;
+  readonly help: boolean;
+  readonly allowNetwork: boolean;
+  readonly advise: boolean;
+}
+
 /** Runs the CLI; resolves to the exit status. */
 export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
   const io: Io = { ...rawIo, out: (s) => rawIo.out(terminalSafe(s)), err: (s) => rawIo.err(terminalSafe(s)) };
@@ -74,134 +89,12 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
       return cmd === undefined ? 2 : 0;
     }
     if (cmd !== 'estimate') throw new UsageError(`unknown command '${cmd}'`);
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...rest],
-        allowPositionals: true,
-        strict: true,
-        options: {
-          model: { type: 'string' },
-          gpu: { type: 'string' },
-          gpus: { type: 'string' },
-          nodes: { type: 'string' },
-          'seq-len': { type: 'string' },
-          json: { type: 'boolean' },
-          check: { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-          'allow-network': { type: 'boolean' },
-          advise: { type: 'boolean' },
-        },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message.split('\n')[0]);
-    }
-    const v = parsed.values;
-    if (v.help) {
+    const c = parseCommand(rest);
+    if (c.help) {
       io.out(USAGE);
       return 0;
     }
-    const files = parsed.positionals;
-    if (files.length === 0 && v.model === undefined) throw new UsageError('no config file given');
-    const env = io.env ?? process.env;
-    const inputs: InputFile[] = files.map((f) => ({ file: f, text: readUserFile(f, io.cwd) }));
-    const overrides: Overrides = {
-      model: v.model,
-      gpu: v.gpu,
-      gpusPerNode: positiveInt('--gpus', v.gpus),
-      nodes: positiveInt('--nodes', v.nodes),
-      seqLen: positiveInt('--seq-len', v['seq-len']),
-      origin: 'flag',
-    };
-    const reader = nodeFileReader(io.cwd);
-    let resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
-    let res: PipelineResult = runPipeline(inputs, reader, overrides, resolver);
-    if (res.unrecognized.length > 0) {
-      io.err(unrecognizedFormat(res.unrecognized[0], inputs));
-      return 2;
-    }
-    if (v['allow-network'] && !res.setup && res.problems.some((p) => p.code === 'unknown-model')) {
-      // Second pass with the Hub: fetch the model the files name (or --model), then resolve synchronously again.
-      const ref = overrides.model ?? modelRef(res);
-      if (ref) {
-        resolver = await prefetchModelResolver([ref], {
-          cwd: io.cwd,
-          env,
-          allowNetwork: true,
-          networkHint: '--allow-network',
-        });
-        res = runPipeline(inputs, reader, overrides, resolver);
-      }
-    }
-    const errors = res.problems.filter((p) => p.severity === 'error');
-    // Warnings, and the notes that say which file a reference was read from.
-    for (const p of res.problems.filter(
-      (p) => p.severity === 'warning' || (p.severity === 'info' && p.code === 'reference-found-above'),
-    ))
-      io.err(formatProblem(p));
-    if (errors.length > 0 || !res.setup) {
-      for (const p of errors) io.err(formatProblem(p));
-      if (errors.length === 0) io.err('vram-lens: no setup could be resolved');
-      return 2;
-    }
-    const chosen = res.gpu ? chosenGpu(res.gpu) : undefined;
-    if (chosen && !chosen.ok) {
-      io.err(chosen.message);
-      return 2;
-    }
-    const gpu = chosen?.gpu;
-    const gpuSpec = chosen?.spec;
-    const r = estimate(res.setup, { gpu, provenance: res.provenance });
-    if (!r.ok) {
-      for (const e of r.errors) {
-        // At the file and line that set the value, when the provenance knows them.
-        const p =
-          (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key] ??
-          (res.provenance as Readonly<Record<string, Provenance | undefined>>)[e.key.split('.')[0]];
-        const at = p?.kind === 'file' ? `${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : (files[0] ?? 'setup');
-        io.err(`${at}: error [${e.key}]: ${e.message}`);
-      }
-      return 2;
-    }
-    const e = r.estimate;
-    let adviceJson: unknown[] | undefined;
-    let adviceText = '';
-    if (v.advise) {
-      const files: FixFile[] = [
-        ...editableFiles(res.files),
-        ...inputs
-          .filter((i) => res.scenarios.some((s) => s.file === i.file))
-          .map((i) => ({
-            file: i.file,
-            text: i.text,
-            format: 'scenario' as const,
-            facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] },
-          })),
-      ];
-      const primary = files[files.length - 1]?.file ?? '';
-      // ZeRO changes are written into the primary file, pointing it at its tool's shipped DeepSpeed config.
-      const zeroConfigFor = shippedZeroConfigFor(files[files.length - 1]?.facts, res.setup);
-      const a = advise(res.setup, { gpu, gpuSpec, provenance: res.provenance, zeroConfigFor });
-      if (v.json) adviceJson = a ? adviceToJson(a, files, primary) : [];
-      else adviceText = a ? renderAdvice(a, e.gpu?.id, files, primary) : '';
-    }
-    const hint =
-      !v.advise && e.fits === false
-        ? '\n\nit does not fit: --advise lists the changes that make it fit, cheapest first'
-        : '';
-    io.out(
-      v.json
-        ? JSON.stringify({ ...toJson(e), ...(adviceJson ? { advice: adviceJson } : {}) }, null, 2)
-        : renderTable(e) + adviceText + hint,
-    );
-    if (v.check) {
-      if (e.fits === undefined) {
-        io.err('vram-lens: --check needs a GPU (--gpu or `gpu:` in the file)');
-        return 2;
-      }
-      return e.fits ? 0 : 1;
-    }
-    return 0;
+    return await estimateCommand(c, io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`vram-lens: ${e.message}`);
@@ -210,6 +103,172 @@ export async function run(argv: readonly string[], rawIo: Io): Promise<number> {
     }
     throw e;
   }
+}
+
+/** The estimate command's arguments; a usage error for an unknown flag or no file and no model. */
+function parseCommand(args: readonly string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        model: { type: 'string' },
+        gpu: { type: 'string' },
+        gpus: { type: 'string' },
+        nodes: { type: 'string' },
+        'seq-len': { type: 'string' },
+        json: { type: 'boolean' },
+        check: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        'allow-network': { type: 'boolean' },
+        advise: { type: 'boolean' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0]);
+  }
+  const v = parsed.values;
+  const c: Command = {
+    files: parsed.positionals,
+    model: v.model,
+    gpu: v.gpu,
+    gpus: v.gpus,
+    nodes: v.nodes,
+    seqLen: v['seq-len'],
+    json: v.json === true,
+    check: v.check === true,
+    help: v.help === true,
+    allowNetwork: v['allow-network'] === true,
+    advise: v.advise === true,
+  };
+  if (!c.help && c.files.length === 0 && c.model === undefined) throw new UsageError('no config file given');
+  return c;
+}
+
+/** Reads the files, resolves the run, estimates it and prints the table or JSON (and the advice); the exit status. */
+async function estimateCommand(c: Command, io: Io): Promise<number> {
+  const inputs: InputFile[] = c.files.map((f) => ({ file: f, text: readUserFile(f, io.cwd) }));
+  const overrides: Overrides = {
+    model: c.model,
+    gpu: c.gpu,
+    gpusPerNode: positiveInt('--gpus', c.gpus),
+    nodes: positiveInt('--nodes', c.nodes),
+    seqLen: positiveInt('--seq-len', c.seqLen),
+    origin: 'flag',
+  };
+  const res = await resolveRun(c, io, inputs, overrides);
+  if (res.unrecognized.length > 0) {
+    io.err(unrecognizedFormat(res.unrecognized[0], inputs));
+    return 2;
+  }
+  const errors = res.problems.filter((p) => p.severity === 'error');
+  // Warnings, and the notes that say which file a reference was read from.
+  for (const p of res.problems.filter(
+    (p) => p.severity === 'warning' || (p.severity === 'info' && p.code === 'reference-found-above'),
+  ))
+    io.err(formatProblem(p));
+  if (errors.length > 0 || !res.setup) {
+    for (const p of errors) io.err(formatProblem(p));
+    if (errors.length === 0) io.err('vram-lens: no setup could be resolved');
+    return 2;
+  }
+  const chosen = res.gpu ? chosenGpu(res.gpu) : undefined;
+  if (chosen && !chosen.ok) {
+    io.err(chosen.message);
+    return 2;
+  }
+  const gpu = chosen?.gpu;
+  const r = estimate(res.setup, { gpu, provenance: res.provenance });
+  if (!r.ok) {
+    for (const e of r.errors) io.err(estimateError(e, res, c.files));
+    return 2;
+  }
+  const e = r.estimate;
+  const advice = c.advise ? adviceOutput(c, res, res.setup, inputs, { gpu, gpuSpec: chosen?.spec, e }) : undefined;
+  const hint =
+    !c.advise && e.fits === false
+      ? '\n\nit does not fit: --advise lists the changes that make it fit, cheapest first'
+      : '';
+  io.out(
+    c.json
+      ? JSON.stringify({ ...toJson(e), ...(advice?.json ? { advice: advice.json } : {}) }, null, 2)
+      : renderTable(e) + (advice?.text ?? '') + hint,
+  );
+  if (c.check) {
+    if (e.fits === undefined) {
+      io.err('vram-lens: --check needs a GPU (--gpu or `gpu:` in the file)');
+      return 2;
+    }
+    return e.fits ? 0 : 1;
+  }
+  return 0;
+}
+
+/**
+ * The pipeline over the files, offline; with --allow-network, a second pass that fetches from the Hub the model the
+ * files name (or --model) when it was unknown, then resolves synchronously again.
+ */
+async function resolveRun(
+  c: Command,
+  io: Io,
+  inputs: readonly InputFile[],
+  overrides: Overrides,
+): Promise<PipelineResult> {
+  const env = io.env ?? process.env;
+  const reader = nodeFileReader(io.cwd);
+  const resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
+  const res = runPipeline([...inputs], reader, overrides, resolver);
+  if (res.unrecognized.length > 0 || !c.allowNetwork || res.setup) return res;
+  if (!res.problems.some((p) => p.code === 'unknown-model')) return res;
+  const ref = overrides.model ?? modelRef(res);
+  if (!ref) return res;
+  const online = await prefetchModelResolver([ref], {
+    cwd: io.cwd,
+    env,
+    allowNetwork: true,
+    networkHint: '--allow-network',
+  });
+  return runPipeline([...inputs], reader, overrides, online);
+}
+
+/** An estimate error at the file and line that set the value, when the provenance knows them. */
+function estimateError(e: { key: string; message: string }, res: PipelineResult, files: readonly string[]): string {
+  const prov = res.provenance as Readonly<Record<string, Provenance | undefined>>;
+  const p = prov[e.key] ?? prov[e.key.split('.')[0]];
+  const at = p?.kind === 'file' ? `${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : (files[0] ?? 'setup');
+  return `${at}: error [${e.key}]: ${e.message}`;
+}
+
+/**
+ * --advise: the changes that make the run fit, written for the files that would change (the config files and the
+ * scenarios), as JSON or text.
+ */
+function adviceOutput(
+  c: Command,
+  res: PipelineResult,
+  setup: TrainingSetup,
+  inputs: readonly InputFile[],
+  target: { gpu: ChosenGpu['gpu'] | undefined; gpuSpec: GpuSpec | undefined; e: Estimate },
+): { json?: unknown[]; text?: string } {
+  const files: FixFile[] = [
+    ...editableFiles(res.files),
+    ...inputs
+      .filter((i) => res.scenarios.some((s) => s.file === i.file))
+      .map((i) => ({
+        file: i.file,
+        text: i.text,
+        format: 'scenario' as const,
+        facts: { format: 'scenario' as const, facts: [], problems: [], references: [], tools: [] },
+      })),
+  ];
+  const primary = files[files.length - 1]?.file ?? '';
+  // ZeRO changes are written into the primary file, pointing it at its tool's shipped DeepSpeed config.
+  const zeroConfigFor = shippedZeroConfigFor(files[files.length - 1]?.facts, setup);
+  const a = advise(setup, { gpu: target.gpu, gpuSpec: target.gpuSpec, provenance: res.provenance, zeroConfigFor });
+  if (c.json) return { json: a ? adviceToJson(a, files, primary) : [] };
+  return { text: a ? renderAdvice(a, target.e.gpu?.id, files, primary) : '' };
 }
 
 /**
@@ -228,12 +287,15 @@ function unrecognizedFormat(f: string, inputs: readonly InputFile[]): string {
     : `${f}:1:1: error: not a recognised training config (${kinds}) (unrecognized-format)`;
 }
 
+/** A GPU of the catalog (or a size), with its peer link, for the estimate and the advice. */
+interface ChosenGpu {
+  readonly ok: true;
+  readonly gpu: { id: string; memoryBytes: number; source: string; nvlink?: boolean };
+  readonly spec: GpuSpec | undefined;
+}
+
 /** The GPU a run names, with whether its peer link is NVLink, or the closest catalog names. */
-function chosenGpu(
-  name: string,
-):
-  | { ok: true; gpu: { id: string; memoryBytes: number; source: string; nvlink?: boolean }; spec: GpuSpec | undefined }
-  | { ok: false; message: string } {
+function chosenGpu(name: string): ChosenGpu | { ok: false; message: string } {
   const g = findGpu(name);
   if (!g.ok)
     return {
