@@ -1,7 +1,7 @@
 // Term: a quantized base weight dequantized for its matmul, one linear at a time: how the block's tape makes the copy
-// (ActivationPlan.dequantBytes, dequantViaBytes, nestedAbsmax, gptqCodeBytes) and the working set the stage counts beside
-// a layer where the tape does not hold it (bitsandbytes' MatMul4Bit dequantizes again in its backward; a GPTQ weight's
-// codes unpacked in the forward), or DoRA's weight norm where that is larger. Sources: bitsandbytes
+// (ActivationPlan.dequantBytes, dequantViaBytes, nestedAbsmax, gptqCodeBytes) and the working set the stage counts
+// beside a layer where the tape does not hold it (bitsandbytes' MatMul4Bit dequantizes again in its backward; a GPTQ
+// weight's codes unpacked in the forward), or DoRA's weight norm where that is larger. Sources: bitsandbytes
 // backends/cuda/ops.py, auto-gptq nn_modules/qlinear/qlinear_cuda_old.py, peft/tuners/lora/dora.py. Pure arithmetic.
 // Docs: docs/estimate/weights-and-quantization.md
 import type { Component } from '../../model';
@@ -17,6 +17,11 @@ const GPTQ_DEQUANT_BYTES = 2;
 /** Bytes per GPTQ code unpacked to a whole integer: int8, int16 for 8-bit codes (qlinear_cuda_old.py). */
 function gptqCodeBytes(bits: number): number {
   return bits === 8 ? 2 : 1;
+}
+
+/** The integer dtype GPTQ codes are unpacked to, by its bytes. */
+export function gptqCodeDtype(codeBytes: number): string {
+  return codeBytes === 2 ? 'int16' : 'int8';
 }
 
 /** How a quantized base weight is dequantized for each matmul (ActivationPlan.dequantBytes and its neighbours). */
@@ -101,7 +106,7 @@ export function dequantWorkingSets(
         () =>
           gptq
             ? `largest GPTQ weight ${formatCount(inv.largestQuantized / tp)} x (4 + ${code}) B: its codes unpacked to ` +
-              `int32, then ${code === 2 ? 'int16' : 'int8'}, to be dequantized for its matmul`
+              `int32, then ${gptqCodeDtype(code)}, to be dequantized for its matmul`
             : `largest quantized weight ${formatCount(inv.largestQuantized / tp)} x ${dqb} B, dequantized for its matmul`,
         () => ({ elements: inv.largestQuantized / tp }),
       ),

@@ -6,6 +6,7 @@
 import type { MatmulTemporary, Tensor, Weight } from '../saved-tensors';
 import type { BlockContext } from './block';
 import { loraEntryGradientBytes } from './recompute';
+import { gptqCodeDtype } from './dequant';
 
 /**
  * A module's weight on this TP rank (a hidden x hidden stand-in for a module the architecture does not list), or of
@@ -83,12 +84,13 @@ function dequantTemporaries(p: BlockContext['p'], elems: number): MatmulTemporar
 
 /**
  * A GPTQ weight dequantized in torch (auto-gptq's nn_modules/qlinear/qlinear_cuda_old.py forward, the QuantLinear of a
- * checkpoint without act-order): the int32 codes shifted into one int32 per weight, `.to(torch.int8)`
- * (int16 for 8-bit codes), `weight - zeros` in that dtype, then `scales * (...)` in fp16, the operand of `torch.matmul(x.half(), weight)`, which keeps
- * it for the input's gradient. The zero points and scales expanded per group are 1/128 of these and left out.
+ * checkpoint without act-order): the int32 codes shifted into one int32 per weight, `.to(torch.int8)` (int16 for 8-bit
+ * codes), `weight - zeros` in that dtype, then `scales * (...)` in fp16, the operand of `torch.matmul(x.half(),
+ * weight)`, which keeps it for the input's gradient. The zero points and scales expanded per group are 1/128 of these
+ * and left out.
  */
 function gptqTemporaries(elems: number, codeBytes: number): MatmulTemporary[] {
-  const code = codeBytes === 2 ? 'int16' : 'int8';
+  const code = gptqCodeDtype(codeBytes);
   return [
     { what: 'GPTQ codes unpacked (int32)', bytes: elems * 4, untilNext: true },
     { what: `GPTQ codes (${code})`, bytes: elems * codeBytes, untilNext: true },
