@@ -111,6 +111,46 @@ def run_engine(engine, scenario, clock, steps):
             _keep_max(phases, "optimizer", clock.end())
         clock.mark(f"step_end:{step}")
         steps.append(phases)
+    if os.environ.get("TRUTH_COUNT_LAUNCHES"):
+        count_launches(engine, scenario, ids, os.environ["TRUTH_COUNT_LAUNCHES"])
+
+
+def count_launches(engine, scenario, ids, out_dir):
+    """A third step (after the measured two) under torch's profiler: the CUDA runtime calls the CPU made (kernel
+    launches, copies and memsets, which fill a stream's launch queue; event records and waits, which do not) and the
+    operations the GPU ran (kernels, copies, memsets), in the forward and in the backward, with the number of decoder
+    layers and each phase's seconds, written to OUT_DIR/launches-<pid>.json. The run-ahead of ZeRO-3's gathered
+    parameters is bounded by how many layers' launches the queue holds (FINDINGS §89)."""
+    import collections
+    import json
+    import time
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    def counted(fn):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            out = fn()
+            torch.cuda.synchronize()
+        runtime, kernels = collections.Counter(), 0
+        for event in prof.events():
+            if event.device_type == torch.autograd.DeviceType.CUDA:
+                kernels += 1
+            elif event.name.startswith(("cuda", "cu")):
+                runtime[event.name] += 1
+        return out, {"seconds": round(time.perf_counter() - t0, 3), "kernels": kernels, "runtime": dict(runtime)}
+
+    record = {"scenario": {k: scenario.get(k) for k in ("model", "micro_batch_size", "seq_len", "method")},
+              "layers": scenario["architecture"].get("num_hidden_layers")}
+    loss, record["forward"] = counted(lambda: engine(input_ids=ids, labels=ids).loss)
+    _, record["backward"] = counted(lambda: engine.backward(loss))
+    del loss
+    engine.step()
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, f"launches-{os.getpid()}.json"), "w") as f:
+        json.dump(record, f, indent=1)
 
 
 def _keep_max(phases, name, figures):
