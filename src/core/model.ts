@@ -86,6 +86,7 @@ export interface RuntimeTerm {
     | 'allocator-reserve'
     | 'stream-pools'
     | 'all-gather-pool'
+    | 'zero3-launch-lead'
     | 'fsdp-init-cache'
     | 'load-cache'
     | 'logits-block'
@@ -110,6 +111,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'allocator-reserve',
   'stream-pools',
   'all-gather-pool',
+  'zero3-launch-lead',
   'fsdp-init-cache',
   'load-cache',
   'logits-block',

@@ -102,6 +102,30 @@ export function stepTime(
   };
 }
 
+/**
+ * Seconds one decoder layer's forward takes on the GPU for one micro-batch: its share of the forward FLOPs per token
+ * (the blocks' 2·P, the active experts only, and the attention; not the embedding's or the output head's) times the
+ * micro-batch's tokens, over the dtype's peak at ASSUMED_MFU and the micro-batch's efficiency (tokenEfficiency).
+ */
+export function layerForwardSeconds(
+  setup: TrainingSetup,
+  a: Architecture,
+  gpu: StepGpu,
+): { seconds: number; formula: string } {
+  const ctx = stepContext(setup, a, gpu, true);
+  const count = countParameters(a);
+  const blocksActive = count.blocks - (ctx.params - ctx.activeParams);
+  const perToken = (ctx.forwardFlops - 2 * ctx.activeParams + 2 * blocksActive) / a.layers;
+  const eff = tokenEfficiency(ctx.tokens);
+  const seconds = (perToken * ctx.tokens) / setup.tensor_parallel / (ctx.peakFlops * ASSUMED_MFU * eff);
+  return {
+    seconds,
+    formula:
+      `${fmt(perToken)} FLOPs/token x ${ctx.tokens} tokens / (${(ctx.peakFlops / 1e12).toFixed(0)} TFLOPS x ` +
+      `${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(seconds * 1e3).toFixed(1)} ms`,
+  };
+}
+
 /** The step's shape: parameters run per token, tokens, forward FLOPs per token and the GPU's peak for the dtype. */
 function stepContext(setup: TrainingSetup, a: Architecture, g: StepGpu, lean: boolean): StepTimeContext {
   const P = setup.parameters ?? countParameters(a).total;

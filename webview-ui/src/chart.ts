@@ -39,6 +39,7 @@ const GROUP_OF: Record<string, GroupId> = {
   'allocator-reserve': 'runtime',
   'stream-pools': 'runtime',
   'all-gather-pool': 'runtime',
+  'zero3-launch-lead': 'runtime',
   'fsdp-init-cache': 'runtime',
   'logits-block': 'runtime',
   'forward-cache': 'runtime',

@@ -27,6 +27,15 @@ import type { StepTime } from '../step-time';
 export { type SetupChange, type AdviceItem, type AdviceResult, type AdviceOptions } from './types';
 export { largestFitting, gpusNeeded } from './search';
 
+/**
+ * What an estimate needs of the GPU for the advice: its device bytes less the layers ZeRO-3's CPU lead keeps gathered
+ * (terms/zero3-launch-lead.ts), which come and go with the GPU's speed against the CPU's and which the allocator frees
+ * before it reports out of memory: a move that only makes the step CPU-bound saves nothing the fit needs.
+ */
+export function neededBytes(e: Estimate): number {
+  return e.perGpu.deviceBytes - (e.perGpu.runtime.find((t) => t.id === 'zero3-launch-lead')?.bytes ?? 0);
+}
+
 /** Advice for a setup on a GPU: the fitting changes, cheapest first. */
 export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceResult | undefined {
   const cur = estimate(setup, opts);
@@ -44,7 +53,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
 
   /** The candidate as the front sees it, or undefined when it does not fit or saves nothing. */
   const lightOf = (applied: Applied, e: Estimate, order: number): Light | undefined => {
-    if ((capacity !== undefined && e.fits !== true) || current.perGpu.deviceBytes - e.perGpu.deviceBytes <= 0) return;
+    if ((capacity !== undefined && e.fits !== true) || neededBytes(current) - neededBytes(e) <= 0) return;
     const st = timeOf(applied.setup, e, spec, true);
     const keys = new Set<string>();
     let changesResult = false;
@@ -56,7 +65,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
     }
     return {
       applied,
-      deviceBytes: e.perGpu.deviceBytes,
+      deviceBytes: neededBytes(e),
       stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
       changesResult,
       gpus: applied.setup.gpus_per_node * applied.setup.nodes,
@@ -133,7 +142,7 @@ function shownItems(setup: TrainingSetup, opts: AdviceOptions, current: Estimate
       id: combo.map((m) => m.id).join('+'),
       title: combo.map((m) => m.title).join(' + '),
       changes: changesOf(patches),
-      savedBytes: current.perGpu.deviceBytes - full.estimate.perGpu.deviceBytes,
+      savedBytes: neededBytes(current) - neededBytes(full.estimate),
       stepTimeFactor: c.stepTimeFactor,
       changesResult: c.changesResult,
       fits: capacity === undefined ? true : full.estimate.fits === true,
@@ -185,7 +194,7 @@ function moreGpusItem(
     id: 'more-gpus',
     title: `Use ${total} GPUs with sharded model states (ZeRO-3)`,
     changes: Object.entries(patch).map(([key, value]) => ({ key: key as keyof TrainingSetup, value })),
-    savedBytes: current.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes,
+    savedBytes: neededBytes(current) - neededBytes(r.estimate),
     stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
     changesResult: false,
     fits: r.estimate.fits === true,
@@ -211,7 +220,7 @@ export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): A
     if (!applied) continue;
     const r = estimate(applied.setup, opts);
     if (!r.ok) continue;
-    const saved = cur.estimate.perGpu.deviceBytes - r.estimate.perGpu.deviceBytes;
+    const saved = neededBytes(cur.estimate) - neededBytes(r.estimate);
     if (saved <= 0) continue;
     const st = timeOf(applied.setup, r.estimate, spec);
     out.push({

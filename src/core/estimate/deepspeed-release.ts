@@ -76,3 +76,12 @@ export function deepspeedCastsZeroInitModel(setup: TrainingSetup): boolean {
 export function deepspeedCountDrifts(setup: TrainingSetup): boolean {
   return deepspeedBefore(setup, [0, 15, 4], [4, 47]);
 }
+
+/**
+ * Whether the run's DeepSpeed is the release whose ZeRO-3 hooks' CPU time the GPU truth measured, 0.19.6, or a later
+ * one (terms/zero3-launch-lead.ts): how far the CPU runs ahead of the GPU depends on it, and older releases' was not
+ * measured.
+ */
+export function deepspeedHooksMeasured(setup: TrainingSetup): boolean {
+  return !deepspeedBefore(setup, [0, 19, 6]);
+}

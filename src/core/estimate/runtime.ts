@@ -18,6 +18,7 @@ import { keepsRecomputedFrozen } from '../terms/zero3-recompute-kept';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import { RESERVED_RUNTIME_IDS } from '../model';
+import { zero3GatherStream, zero3LaunchLeadTerm } from '../terms/zero3-launch-lead';
 import { optimizerStateBytes } from '../terms/optimizer-states';
 import { formatBytes, formatCount, MiB } from '../units';
 import { PERSISTENT_IDS, runtimeTerm } from './component';
@@ -61,13 +62,6 @@ export function sideStreamPools(ctx: EstimateContext): { reduceScatter: boolean;
     allGather: (fsdp && shardParams > 1 && ctx.setup.fsdp !== 'shard_grad_op') || zero3GatherStream(ctx),
   };
 }
-
-/** ZeRO-3 gathers on a stream of its own: overlap_comm, true unless the config turns it off. */
-const zero3GatherStream = (ctx: EstimateContext): boolean =>
-  !ctx.sharding.fsdp &&
-  ctx.sharding.zeroStage === 3 &&
-  ctx.sharding.shardParams > 1 &&
-  ctx.setup.zero_buckets?.overlap_comm !== false;
 
 /** FSDP's stream pools beside the compute stream's peak, in bytes, with their formulas. */
 interface StreamPoolBytes {
@@ -170,6 +164,9 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
           `stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`),
   };
 }
+
+/** The most the all-gather stream's pool holds (its units and flat buffers), in bytes; 0 without the pool. */
+const poolCapacity = (step: StepPeak): number => Math.round(step.poolsAtPhase?.unitCapacity ?? 0);
 
 /** What a reentrant backward leaves on ZeRO-3's all-gather stream, where the release keeps it (zero3-recompute-kept.ts). */
 function keptAfterBackward(ctx: EstimateContext): string {
@@ -454,8 +451,16 @@ function zeroTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]
     outsideReserved(outside) + pools.allGather,
   );
   if (!replay) return undefined;
-  const runtime = [...(replay.term ? [replay.term] : []), ...(pool ? [pool] : []), ...outside];
-  const reservedBytes = replay.reservedBytes + pools.allGather;
+  const pooled = replay.reservedBytes + pools.allGather;
+  const lead = zero3LaunchLeadTerm(
+    ctx,
+    step.forward.zero3LaunchLead,
+    poolCapacity(step),
+    pooled,
+    outsideReserved(outside),
+  );
+  const runtime = [...(replay.term ? [replay.term] : []), ...(pool ? [pool] : []), ...(lead ? [lead] : []), ...outside];
+  const reservedBytes = pooled + (lead?.bytes ?? 0);
   return {
     runtime,
     peakBytes: step.peak.allocatedBytes,
@@ -569,7 +574,16 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   let cached = cachedTerms(base, block);
   if (block && exceedsGpu(ctx, cached.reservedBytes + base.outside)) cached = releasedBlock(base, block, cached);
   runtime.push(...cached.terms);
-  const { reservedBytes, loadCache } = cached;
+  const lead = zero3LaunchLeadTerm(
+    ctx,
+    step.forward.zero3LaunchLead,
+    poolCapacity(step),
+    cached.reservedBytes,
+    base.outside,
+  );
+  if (lead) runtime.push(lead);
+  const reservedBytes = cached.reservedBytes + (lead?.bytes ?? 0);
+  const loadCache = cached.loadCache;
   const peakBytes = peak.allocatedBytes;
   const unpagedDevice = reservedBytes + outsideReserved(runtime);
   const pagedResident = paged

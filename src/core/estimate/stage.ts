@@ -20,6 +20,7 @@ import { masterWeights } from '../terms/master-weights';
 import { optimizerStates } from '../terms/optimizer-states';
 import { frozenModelWeights, referenceForward, rewardForwards } from '../terms/reference-models';
 import { shardingBuffers } from '../terms/sharding-buffers';
+import { zero3LaunchLead } from '../terms/zero3-launch-lead';
 import { weights } from '../terms/weights';
 import { sum } from './component';
 import type { EstimateContext, StageContext } from './context';
@@ -269,6 +270,7 @@ function stagePhases(
       tokens: st.tokens,
       lossBackwardBytes: lossPoint.allocatedBytes,
       hasLoss: st.last,
+      zero3LaunchLead: zero3LaunchLead(ctx, st, activations.layer.forwardSequence, sharding.zero3LayerBytes),
     },
   };
 }

@@ -20,6 +20,7 @@ import { type Allocation, CachingAllocator } from './allocator';
 import { chunkedNllTensors } from './loss';
 import { lossPlan } from './logits-loss';
 import type { ForwardSequence } from './saved-tensors';
+import type { Zero3LaunchLead } from './zero3-launch-lead';
 import { checkpointReentrant } from './activations/kept-inputs';
 
 /**
@@ -141,6 +142,8 @@ export interface StageForward {
   readonly lossBackwardBytes: number;
   /** The stage computes the loss (the last pipeline stage). */
   readonly hasLoss: boolean;
+  /** How far the CPU runs ahead of a GPU-bound ZeRO-3 step (terms/zero3-launch-lead.ts). */
+  readonly zero3LaunchLead?: Zero3LaunchLead;
 }
 
 /**

@@ -175,6 +175,8 @@ export function shardingBuffers(
   headHeldInBackward: boolean;
   /** ... on ZeRO-3's all-gather stream, whose pool then holds it beside the layers (TRL's chunked loss). */
   headHeldOnGatherStream: boolean;
+  /** ZeRO-3: one layer's parameters gathered, in bytes (terms/zero3-launch-lead.ts); 0 elsewhere. */
+  zero3LayerBytes: number;
 } {
   const setup = ctx.setup;
   const { fsdp, zeroStage: zero } = ctx.sharding;
@@ -227,6 +229,7 @@ export function shardingBuffers(
     headGather,
     headHeldInBackward: headGather.length > 0 && (ctx.sharding.rootUnit || chunkedLossHead),
     headHeldOnGatherStream: chunkedLossHead,
+    zero3LayerBytes: zero === 3 ? blockUnit * width.bytesPerParam : 0,
   };
 }
 
