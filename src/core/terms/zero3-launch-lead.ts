@@ -5,7 +5,7 @@
 // every layer in the queue. CUDA's queue holds 1,024 launches per stream (CUDA_SCALE_LAUNCH_QUEUES scales it); a layer
 // launches about one kernel per tensor its forward makes. H100 truth (tools/truth/gpu/results/2026-11-27b-h100, FINDINGS
 // §89): Llama-2-70B LoRA at 4 x 2,048 tokens, max_memory_reserved 41.6 / 47.9-53.8 / 58.1 GiB with the queue at half,
-// default and twice its size, allocated 36.2 GiB in each. Docs: docs/estimate/parallelism.md. Pure arithmetic.
+// default and twice its size, allocated 36.2 GiB in each. Docs: docs/estimate/runtime.md. Pure arithmetic.
 import type { EstimateContext, StageContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { layerForwardSeconds } from '../step-time';
