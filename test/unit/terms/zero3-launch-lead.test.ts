@@ -96,4 +96,15 @@ describe('estimate: the CPU runs ahead of a GPU-bound ZeRO-3 step by the launch 
     assert.ok(lead);
     assert.equal(neededBytes(e), e.perGpu.deviceBytes - lead.bytes);
   });
+
+  it('says which release it takes where no file names one: a current one, whose hooks were timed', () => {
+    const e = gpuPointRun(B4, { deepspeed_version: undefined }).estimate;
+    const a = e.assumptions.find((x) => x.key === 'deepspeed_version');
+    assert.equal(a?.value, 'current (0.19.6 or later)');
+    assert.match(a?.source ?? '', /0\.34 ms of CPU time a kernel launch/);
+    assert.equal(
+      gpuPointRun(B4).estimate.assumptions.find((x) => x.key === 'deepspeed_version'),
+      undefined,
+    );
+  });
 });
