@@ -111,7 +111,7 @@ export function layerForwardSeconds(
   setup: TrainingSetup,
   a: Architecture,
   gpu: StepGpu,
-): { seconds: number; formula: string } {
+): { seconds: number; formula: () => string } {
   const ctx = stepContext(setup, a, gpu, true);
   const count = countParameters(a);
   const blocksActive = count.blocks - (ctx.params - ctx.activeParams);
@@ -120,7 +120,7 @@ export function layerForwardSeconds(
   const seconds = (perToken * ctx.tokens) / setup.tensor_parallel / (ctx.peakFlops * ASSUMED_MFU * eff);
   return {
     seconds,
-    formula:
+    formula: () =>
       `${fmt(perToken)} FLOPs/token x ${ctx.tokens} tokens / (${(ctx.peakFlops / 1e12).toFixed(0)} TFLOPS x ` +
       `${ASSUMED_MFU} MFU x ${eff.toFixed(2)} small-batch efficiency) = ${(seconds * 1e3).toFixed(1)} ms`,
   };

@@ -41,6 +41,17 @@ export function runtimeTerm(
   return { id, label, bytes, formula: ctx.lean ? '' : formula() };
 }
 
+/**
+ * The bytes of the chosen GPU a setup may use, its headroom left free (whole bytes: 1 - headroom need not be one);
+ * unbounded without a GPU. The cached terms that never decide the fit count only up to what the rest leaves of it.
+ */
+export function usableGpuBytes(ctx: {
+  readonly gpu?: { readonly memoryBytes: number };
+  readonly headroomFraction: number;
+}): number {
+  return ctx.gpu ? Math.floor(ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) : Infinity;
+}
+
 /** Components that are the model's own tensors (what a model load leaves allocated). */
 export const MODEL_TENSOR_IDS: ReadonlySet<ComponentId> = new Set<ComponentId>([
   'weights',

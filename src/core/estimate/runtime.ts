@@ -21,7 +21,7 @@ import { RESERVED_RUNTIME_IDS } from '../model';
 import { zero3GatherStream, zero3LaunchLeadTerm } from '../terms/zero3-launch-lead';
 import { optimizerStateBytes } from '../terms/optimizer-states';
 import { formatBytes, formatCount, MiB } from '../units';
-import { PERSISTENT_IDS, runtimeTerm } from './component';
+import { PERSISTENT_IDS, runtimeTerm, usableGpuBytes } from './component';
 import type { EstimateContext } from './context';
 import { LOSS_BACKWARD_NOTE, type StreamPoolLedger } from './phases';
 
@@ -203,8 +203,7 @@ function fsdpInitCacheTerm(
   outside: number,
 ): RuntimeTerm | undefined {
   if (pools.initCache <= 0) return undefined;
-  // Whole bytes: the usable share of a GPU (1 - headroom) need not be one.
-  const usable = ctx.gpu ? Math.floor(ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) : Infinity;
+  const usable = usableGpuBytes(ctx);
   const room = Math.max(0, usable - reservedSoFar - outside);
   const bytes = Math.min(pools.initCache, room);
   return runtimeTerm(
@@ -333,7 +332,7 @@ function bnbLoadCacheTerm(ctx: EstimateContext, reservedSoFar: number, outside: 
   const model = bnbLoadModel(ctx);
   if (!model) return undefined;
   const load = bnbLoadReplay(model);
-  const usable = ctx.gpu ? Math.floor(ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) : Infinity;
+  const usable = usableGpuBytes(ctx);
   const level = Math.min(load.reserved, Math.max(load.pinned, usable - outside));
   if (level <= reservedSoFar) return undefined;
   return runtimeTerm(

@@ -11,6 +11,7 @@ import type { RuntimeTerm } from '../model';
 import { layerForwardSeconds } from '../step-time';
 import { formatBytes } from '../units';
 import { deepspeedHooksMeasured } from '../estimate/deepspeed-release';
+import { runtimeTerm, usableGpuBytes } from '../estimate/component';
 import type { ForwardSequence } from './saved-tensors';
 
 /**
@@ -70,7 +71,7 @@ export function zero3LaunchLead(
     layers,
     bytes: Math.round(layers * layerBytes),
     formula: () =>
-      `the CPU runs ahead of the GPU (a layer's forward: GPU ${gpu.formula}; CPU ${launches} launches x ` +
+      `the CPU runs ahead of the GPU (a layer's forward: GPU ${gpu.formula()}; CPU ${launches} launches x ` +
       `${ZERO3_CPU_SECONDS_PER_LAUNCH * 1e3} ms with DeepSpeed's hooks = ${(cpuSeconds * 1e3).toFixed(1)} ms) by ` +
       (layers === queued
         ? `the ${LAUNCH_QUEUE_LAUNCHES} launches CUDA's launch queue holds / ${launches} a layer`
@@ -93,20 +94,18 @@ export function zero3LaunchLeadTerm(
   outside: number,
 ): RuntimeTerm | undefined {
   if (!lead) return undefined;
-  const usable = ctx.gpu ? Math.floor(ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) : Infinity;
-  const room = Math.max(0, usable - reservedSoFar - outside);
+  const room = Math.max(0, usableGpuBytes(ctx) - reservedSoFar - outside);
   const beyond = Math.max(0, lead.bytes - Math.round(poolCapacity));
   const bytes = Math.min(beyond, room);
-  if (bytes <= 0) return undefined;
-  return {
-    id: 'zero3-launch-lead',
-    label: "Gathered layers ZeRO-3's all-gather stream holds while the CPU runs ahead",
+  return runtimeTerm(
+    ctx,
+    'zero3-launch-lead',
+    "Gathered layers ZeRO-3's all-gather stream holds while the CPU runs ahead",
     bytes,
-    formula: ctx.lean
-      ? ''
-      : `${lead.formula()}: ${formatBytes(lead.bytes)}, less the ${formatBytes(poolCapacity)} the pool holds anyway` +
-        (bytes < beyond ? `; ${formatBytes(bytes)} of it fit beside the rest, the allocator frees the others` : ''),
-  };
+    () =>
+      `${lead.formula()}: ${formatBytes(lead.bytes)}, less the ${formatBytes(poolCapacity)} the pool holds anyway` +
+      (bytes < beyond ? `; ${formatBytes(bytes)} of it fit beside the rest, the allocator frees the others` : ''),
+  );
 }
 
 /**
