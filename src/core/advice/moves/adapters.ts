@@ -6,6 +6,18 @@ import { type Move, type MoveContext, pow2Down, shorter } from './context';
 
 export function adapterAndBatchMoves(context: MoveContext): Move[] {
   const m: Move[] = [];
+  // One LoRA block and one quantization block for every candidate of the table: the estimator's memos compare blocks
+  // by identity before they build keys from them.
+  const allLinear = {
+    r: 16,
+    alpha: 32,
+    dropout: context.allLinearDropout,
+    target_modules: 'all-linear' as const,
+    modules_to_save: [],
+    dtype: 'fp32' as const,
+    use_dora: false,
+  };
+  const nf4 = { bits: 4 as const, type: 'nf4' as const, double_quant: true, scope: 'all-linear' as const };
   m.push({
     id: 'lora',
     group: 'method',
@@ -15,15 +27,7 @@ export function adapterAndBatchMoves(context: MoveContext): Move[] {
       s.method === 'full' || s.method === 'freeze'
         ? {
             method: 'lora',
-            lora: {
-              r: 16,
-              alpha: 32,
-              dropout: context.allLinearDropout,
-              target_modules: 'all-linear',
-              modules_to_save: [],
-              dtype: 'fp32',
-              use_dora: false,
-            },
+            lora: allLinear,
             master_weights: false,
             weights_dtype: s.weights_dtype === 'fp32' ? (context.bf16 ? 'bf16' : 'fp16') : s.weights_dtype,
           }
@@ -38,16 +42,8 @@ export function adapterAndBatchMoves(context: MoveContext): Move[] {
       s.method !== 'qlora'
         ? {
             method: 'qlora',
-            quantization: { bits: 4, type: 'nf4', double_quant: true, scope: 'all-linear' },
-            lora: s.lora ?? {
-              r: 16,
-              alpha: 32,
-              dropout: context.allLinearDropout,
-              target_modules: 'all-linear',
-              modules_to_save: [],
-              dtype: 'fp32',
-              use_dora: false,
-            },
+            quantization: nf4,
+            lora: s.lora ?? allLinear,
             master_weights: false,
             zero_stage: 0,
             weights_dtype: context.bf16 ? 'bf16' : 'fp16',

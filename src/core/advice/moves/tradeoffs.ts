@@ -15,6 +15,16 @@ export function tradeOffMoves(context: MoveContext): Move[] {
       s.optimizer !== 'adafactor' && s.offload_optimizer === 'none' ? { optimizer: 'adafactor' } : undefined,
   });
   for (const r of [8, 64]) {
+    // One LoRA block per rank for every candidate (the estimator's memos compare blocks by identity).
+    const lora = {
+      r,
+      alpha: 2 * r,
+      dropout: context.allLinearDropout,
+      target_modules: 'all-linear' as const,
+      modules_to_save: [],
+      dtype: 'fp32' as const,
+      use_dora: false,
+    };
     m.push({
       id: `lora-r${r}`,
       group: 'method',
@@ -24,21 +34,22 @@ export function tradeOffMoves(context: MoveContext): Move[] {
         s.method === 'full' || s.method === 'freeze' || (s.lora && s.lora.r !== r)
           ? {
               method: s.method === 'qlora' ? 'qlora' : 'lora',
-              lora: {
-                r,
-                alpha: 2 * r,
-                dropout: context.allLinearDropout,
-                target_modules: 'all-linear',
-                modules_to_save: [],
-                dtype: 'fp32',
-                use_dora: false,
-              },
+              lora,
               master_weights: false,
               weights_dtype: s.weights_dtype === 'fp32' ? (context.bf16 ? 'bf16' : 'fp16') : s.weights_dtype,
             }
           : undefined,
     });
   }
+  const attentionOnly = {
+    r: 16,
+    alpha: 32,
+    dropout: 0.05,
+    target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'],
+    modules_to_save: [],
+    dtype: 'fp32' as const,
+    use_dora: false,
+  };
   m.push({
     id: 'lora-attn',
     group: 'method',
@@ -48,15 +59,7 @@ export function tradeOffMoves(context: MoveContext): Move[] {
       s.method === 'full' || s.method === 'freeze'
         ? {
             method: 'lora',
-            lora: {
-              r: 16,
-              alpha: 32,
-              dropout: 0.05,
-              target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'],
-              modules_to_save: [],
-              dtype: 'fp32',
-              use_dora: false,
-            },
+            lora: attentionOnly,
             master_weights: false,
             weights_dtype: s.weights_dtype === 'fp32' ? (context.bf16 ? 'bf16' : 'fp16') : s.weights_dtype,
           }
