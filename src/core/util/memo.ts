@@ -66,3 +66,49 @@ export function memoByObject<T extends object, V>(make: (o: T) => V): (o: T) => 
     return v;
   };
 }
+
+/** How a hash memo finds a result: a number that equal arguments share, and the equality that decides. */
+export interface HashMemoOptions<K> {
+  /** Equal arguments (by `same`) must get equal numbers; unequal ones may share one (`same` tells them apart). */
+  readonly hash: (k: K) => number;
+  /** Whether two arguments give the same result: every input the computation reads must be compared (or in `scope`). */
+  readonly same: (a: K, b: K) => boolean;
+  /** Hash values per map (per scope): a map holding more is emptied before the next one goes in. */
+  readonly limit: number;
+  /** An object the entries belong to (an Architecture): kept in a WeakMap, so its entries go with it. */
+  readonly scope?: (k: K) => object;
+}
+
+/**
+ * `compute`, remembered by a numeric hash of its argument, then `same` within the hash's entries: no key string to
+ * build and hash, which for an argument of forty fields costs more than the comparison it saves.
+ */
+export function memoByHash<K, V>(compute: (k: K) => V, options: HashMemoOptions<K>): (k: K) => V {
+  const { hash, same, limit, scope } = options;
+  const scoped = new WeakMap<object, Map<number, Array<{ key: K; value: V }>>>();
+  const unscoped = new Map<number, Array<{ key: K; value: V }>>();
+  return (k: K): V => {
+    let map = unscoped;
+    if (scope) {
+      const s = scope(k);
+      let m = scoped.get(s);
+      if (!m) {
+        m = new Map();
+        scoped.set(s, m);
+      }
+      map = m;
+    }
+    const h = hash(k);
+    let entries = map.get(h);
+    if (entries) {
+      for (const e of entries) if (same(e.key, k)) return e.value;
+    } else {
+      if (map.size > limit) map.clear();
+      entries = [];
+      map.set(h, entries);
+    }
+    const value = compute(k);
+    entries.push({ key: k, value });
+    return value;
+  };
+}

@@ -8,7 +8,7 @@
 // aten::_scaled_dot_product_flash_attention schema (flash saves q, k, v, out and an fp32 logsumexp of b x heads x s),
 // Korthikanti et al. 2022 (arXiv:2205.05198) for the per-layer accounting they popularised.
 // Docs: docs/estimate/activations.md
-import { memo, memoByObject } from '../../util/memo';
+import { memoByHash, memoByObject } from '../../util/memo';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan } from './plan';
 import { layerActivationsUncached } from './stack';
 export {
@@ -107,7 +107,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   sameIa3(a.ia3, b.ia3);
 /**
  * Every plan field: a field added to ActivationPlan does not compile until it is listed here, and the unit tests change
- * each listed field and require both memo layers (samePlan, the key string) to tell the plans apart.
+ * each listed field and require the memo (planHash, then samePlan) to tell the plans apart.
  */
 export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true } = {
   arch: true,
@@ -153,33 +153,68 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   expertLora: true,
 };
 /**
- * One block's replay, memoized per architecture and plan: the last 32 plans compared field by field (the advice search
- * asks for the same few plans again and again), then by key string (up to 4096 per architecture).
+ * A number equal plans share (by samePlan): the counts, the dtypes' sizes, the first letter of each named choice and
+ * the flags. Plans that differ only where this does not look (LoRA targets, expert LoRA) share it, and samePlan tells
+ * them apart.
  */
-const layers = memo(layerActivationsUncached, {
+const planHash = (p: ActivationPlan): number => {
+  let flags = 0;
+  for (const f of [
+    p.baseTrainable,
+    p.normsTrainable,
+    p.inputRequiresGrad,
+    p.sequenceParallel,
+    p.compile === true,
+    p.softmaxSavesInput === true,
+    p.softmaxGradTemp === true,
+    p.halfToFloatSoftmax === true,
+    p.quantizedBase === true,
+    p.nestedAbsmax === true,
+    p.zero3Linear === true,
+    p.bnbKeepsInput === true,
+    p.expertsLooped === true,
+    p.neoxHalfSoftmax === true,
+    p.sdpaMathHalf === true,
+    p.litgptModel === true,
+    p.reentrantCheckpoint === true,
+    p.sdpaGqa === true,
+    p.sdpaMask === true,
+    p.flashUnpad === true,
+    p.lora?.dora === true,
+  ])
+    flags = flags * 2 + (f ? 1 : 0);
+  let h = p.batch * 1_000_003 + p.seq;
+  for (const n of [
+    p.tp,
+    p.weightBytes,
+    p.half,
+    p.mode.charCodeAt(0),
+    p.attention.charCodeAt(0),
+    flags,
+    p.dequantBytes ?? 0,
+    p.dequantViaBytes ?? 0,
+    p.gptqCodeBytes ?? 0,
+    p.dequantizedExperts ?? 0,
+    p.unshardedParamBytes ?? 0,
+    p.tiledMlpShards ?? 0,
+    (p.kbitUpcast ?? 'none').charCodeAt(0),
+    (p.kernels ?? 'pytorch').charCodeAt(0),
+    p.lora ? p.lora.r * 8 + p.lora.dtypeBytes : 0,
+    p.ia3 ? p.ia3.dtypeBytes : 0,
+  ])
+    h = (h * 31 + n) | 0;
+  return h;
+};
+
+/**
+ * One block's replay, memoized per architecture and plan: by planHash, then samePlan among the plans that share it.
+ */
+const layers = memoByHash(layerActivationsUncached, {
   scope: (p) => p.arch,
   limit: 4096,
-  key: (p) =>
-    `${p.mode}${p.half}${p.weightBytes}${p.attention}${+p.baseTrainable}${+p.normsTrainable}` +
-    `${+p.inputRequiresGrad}${+p.sequenceParallel}${+(p.compile === true)}` +
-    `${+(p.softmaxSavesInput === true)}${+(p.softmaxGradTemp === true)}${+(p.halfToFloatSoftmax === true)}` +
-    `${+(p.quantizedBase === true)}d${p.dequantBytes ?? 0},${p.dequantViaBytes ?? 0},${+(p.nestedAbsmax === true)}g${p.gptqCodeBytes ?? 0}` +
-    `${+(p.zero3Linear === true)}${+(p.bnbKeepsInput === true)}` +
-    `${p.dequantizedExperts ?? 0}${+(p.expertsLooped === true)}${+(p.neoxHalfSoftmax === true)}${+(p.sdpaMathHalf === true)}` +
-    `${+(p.litgptModel === true)}${+(p.reentrantCheckpoint === true)}` +
-    `${+(p.sdpaGqa === true)}${+(p.sdpaMask === true)}${+(p.flashUnpad === true)}` +
-    `u${p.unshardedParamBytes ?? 0}` +
-    `${p.kbitUpcast ?? 'none'}${p.kernels ?? 'pytorch'}${p.tiledMlpShards ?? 0}` +
-    `${p.linearKernels ?? 'fla'}${p.mambaKernels ?? 'cuda'}|${expertLoraKey(p)}|${p.batch}` +
-    `|${p.seq}|${p.tp}` +
-    `|${p.lora ? loraKey(p.lora) : ''}` +
-    `|${p.ia3 ? `${p.ia3.dtypeBytes},${targetsKey(p.ia3.targets)},${targetsKey(p.ia3.feedforward)}` : ''}`,
-  recent: { size: 32, same: samePlan },
+  hash: planHash,
+  same: samePlan,
 });
-
-/** A LoRA plan's fields in the memo key. */
-const loraKey = (l: LoraPlan): string =>
-  `${l.r},${l.dropout},${l.dtypeBytes},${+(l.dora === true)},${targetsKey(l.targets)},${(l.qkvParts ?? []).join('')}`;
 
 /** Replays one block of the family and returns what it saves. Memoized per architecture and plan. */
 export function layerActivations(p: ActivationPlan): LayerActivations {

@@ -173,6 +173,10 @@ function activationPlan(
     ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
     ...(a.mamba || a.mamba1 ? { mambaKernels: mambaPath } : {}),
   };
+  const dequant = quantHere > 0 ? dequantPlan(effSetup, ctx.dtypes.computeBytes) : undefined;
+  const sdpa = sdpaInputs(ctx, seqHere, paddedBatch);
+  // Every field is written, undefined where it does not apply (which every reader takes as absent): one object shape
+  // for every plan, which the advice search builds and compares thousands of times.
   const layerPlan: ActivationPlan = {
     arch: a,
     mode,
@@ -192,34 +196,39 @@ function activationPlan(
     sequenceParallel: setup.sequence_parallel,
     compile: setup.compile,
     softmaxSavesInput: oldSoftmax,
-    ...(atenGpuSoftmax(ctx) ? { softmaxGradTemp: true } : {}),
-    ...(halfToFloatSoftmax(ctx) ? { halfToFloatSoftmax: true } : {}),
+    softmaxGradTemp: atenGpuSoftmax(ctx) || undefined,
+    halfToFloatSoftmax: halfToFloatSoftmax(ctx) || undefined,
     quantizedBase: quantHere > 0,
-    ...(quantHere > 0 ? dequantPlan(effSetup, ctx.dtypes.computeBytes) : {}),
+    dequantBytes: dequant?.dequantBytes,
+    dequantViaBytes: dequant?.dequantViaBytes,
+    nestedAbsmax: dequant?.nestedAbsmax,
+    gptqCodeBytes: dequant?.gptqCodeBytes,
     zero3Linear: deepspeedLinearRuns(setup, ctx.sharding.zeroStage),
     bnbKeepsInput: quantHere > 0 && bitsandbytesKeepsInputs(effSetup),
     kbitUpcast: kbitQ,
-    ...(a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
-      ? { dequantizedExperts: a.moe.experts / ep }
-      : {}),
+    dequantizedExperts:
+      a.moe && effSetup.quantization?.experts && mods.some((m) => m.parameter && m.group === 'expert')
+        ? a.moe.experts / ep
+        : undefined,
     kernels: setup.kernels,
     tiledMlpShards: tiledShards,
     // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
-    ...(a.moe && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth'
-      ? { expertsLooped: true }
-      : {}),
-    ...(fsdpMp ? { unshardedParamBytes: half } : {}),
-    ...(a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49) ? { neoxHalfSoftmax: true } : {}),
-    ...(a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5) ? { sdpaMathHalf: true } : {}),
-    ...(setup.model_code === 'litgpt' ? { litgptModel: true } : {}),
-    ...(checkpointReentrant(setup) ? { reentrantCheckpoint: true } : {}),
-    ...sdpaInputs(ctx, seqHere, paddedBatch),
+    expertsLooped:
+      (a.moe !== undefined && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth') || undefined,
+    unshardedParamBytes: fsdpMp ? half : undefined,
+    neoxHalfSoftmax: (a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49)) || undefined,
+    sdpaMathHalf: (a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5)) || undefined,
+    litgptModel: setup.model_code === 'litgpt' || undefined,
+    reentrantCheckpoint: checkpointReentrant(setup) || undefined,
+    sdpaGqa: sdpa.sdpaGqa,
+    sdpaMask: sdpa.sdpaMask,
     // Only transformers' flash-attn path unpads; flex, xformers and sage take the padded batch with a mask.
-    ...(attention === 'flash' && usesFlashAttn(setup) && paddedBatch && setup.model_code === 'transformers'
-      ? { flashUnpad: true }
-      : {}),
-    ...mixerKernels,
-    ...(paramTargets.targets.length > 0 ? { expertLora: expertLoraPlan(ctx, seqs * seqHere) } : {}),
+    flashUnpad:
+      (attention === 'flash' && usesFlashAttn(setup) && paddedBatch && setup.model_code === 'transformers') ||
+      undefined,
+    linearKernels: mixerKernels.linearKernels,
+    mambaKernels: mixerKernels.mambaKernels,
+    expertLora: paramTargets.targets.length > 0 ? expertLoraPlan(ctx, seqs * seqHere) : undefined,
   };
   return { layerPlan, mixerKernels, mambaPath, kernelsOff, embeddingOutputRequiresGrad: inputRg, paddedBatch };
 }
