@@ -150,7 +150,13 @@ export function zero3Gathered(
     layer: prefetchFlatBuffer(zbIn, modules, half, largestModule * bytesPerParam),
     atLoss: head > 0 ? prefetchFlatBuffer(zbIn, modules, half, head * half) : 0,
   };
-  const smallHeld = { bytes: persistentSmall * wb, text: small() };
+  // The text only where a formula is written (a getter: lean estimates never read it).
+  const smallHeld = {
+    bytes: persistentSmall * wb,
+    get text(): string {
+      return small();
+    },
+  };
   const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
   const embeddingAfterBackward = atBackwardEnd ? zero3EmbeddingAfterBackward(ctx, st) : undefined;
   const linearKept = zero3LinearKept(
