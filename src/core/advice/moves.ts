@@ -6,7 +6,7 @@ import type { SetupChange } from './types';
 import type { TrainingSetup } from '../setup';
 import { parseArchitecture } from '../architecture';
 import { peftWrapsExperts } from '../estimate';
-import type { Move, MoveContext } from './moves/context';
+import { derivedBlocks, type Move, type MoveContext } from './moves/context';
 import { adapterAndBatchMoves } from './moves/adapters';
 import { checkpointMoves } from './moves/checkpoints';
 import { kernelMoves } from './moves/kernels';
@@ -26,10 +26,11 @@ export function moves(base: TrainingSetup, bf16: boolean): Move[] {
     halfDtype: bf16 ? 'bf16' : 'fp16',
     worldSize: base.gpus_per_node * base.nodes,
     allLinearDropout: parsed.ok && peftWrapsExperts(base, parsed.arch) ? 0 : 0.05,
+    derived: derivedBlocks(),
   };
   return [
     ...precisionMoves(context),
-    ...rolloutMoves(),
+    ...rolloutMoves(context),
     ...kernelMoves(context),
     ...shardingMoves(context),
     ...checkpointMoves(),

@@ -99,7 +99,7 @@ export function adapterAndBatchMoves(context: MoveContext): Move[] {
     group: 'sequence',
     title: 'Halve the sequence length',
     changesResult: true,
-    apply: (s) => (s.seq_len >= 256 ? shorter(s, Math.floor(s.seq_len / 2)) : undefined),
+    apply: (s) => (s.seq_len >= 256 ? shorter(context, s, Math.floor(s.seq_len / 2)) : undefined),
   });
   return m;
 }

@@ -25,6 +25,32 @@ export interface MoveContext {
    * MoE experts (it refuses dropout: estimate/peft-moe.ts peftWrapsExperts), else 0.05.
    */
   readonly allLinearDropout: number;
+  /** One derived block per source block and change, for every candidate of the table (derivedBlocks). */
+  readonly derived: DerivedBlocks;
+}
+
+/** A block (a rollout, a preference block) with one change, made once per source block and change. */
+export type DerivedBlocks = <T extends object>(source: T, change: string, make: () => T) => T;
+
+/**
+ * The blocks a table's moves derive, kept per source block (a WeakMap of this table's): every candidate that
+ * applies a move to the same block gets the same object, which the estimator's memos compare by identity.
+ */
+export function derivedBlocks(): DerivedBlocks {
+  const bySource = new WeakMap<object, Map<string, object>>();
+  return <T extends object>(source: T, change: string, make: () => T): T => {
+    let made = bySource.get(source);
+    if (!made) {
+      made = new Map();
+      bySource.set(source, made);
+    }
+    let block = made.get(change) as T | undefined;
+    if (!block) {
+      block = make();
+      made.set(change, block);
+    }
+    return block;
+  };
 }
 
 export const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));
@@ -34,8 +60,16 @@ export const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));
 export const isInt8 = (s: TrainingSetup): boolean => s.quantization?.type === 'int8';
 
 /** A shorter sequence; with GRPO rollouts the prompt and the completion shrink in proportion. */
-export function shorter(s: TrainingSetup, seq: number): Partial<TrainingSetup> {
-  if (!s.rollout) return { seq_len: seq };
-  const completion = Math.max(1, Math.round((s.rollout.completion_len * seq) / s.seq_len));
-  return completion < seq ? { seq_len: seq, rollout: { ...s.rollout, completion_len: completion } } : { seq_len: seq };
+export function shorter(context: MoveContext, s: TrainingSetup, seq: number): Partial<TrainingSetup> {
+  const rollout = s.rollout;
+  if (!rollout) return { seq_len: seq };
+  const completion = Math.max(1, Math.round((rollout.completion_len * seq) / s.seq_len));
+  if (completion >= seq) return { seq_len: seq };
+  return {
+    seq_len: seq,
+    rollout: context.derived(rollout, `completion_len=${completion}`, () => ({
+      ...rollout,
+      completion_len: completion,
+    })),
+  };
 }

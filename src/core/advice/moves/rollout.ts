@@ -1,9 +1,10 @@
 // Preference and GRPO training: a precomputed reference, the vLLM engine asleep, fewer completions, no KL term.
 // Part of the Move table, in its order (advice/moves.ts). Pure; no I/O.
 // Docs: docs/estimate/advice.md
-import type { Move } from './context';
+import type { Move, MoveContext } from './context';
 
-export function rolloutMoves(): Move[] {
+export function rolloutMoves(context: MoveContext): Move[] {
+  const { derived } = context;
   const m: Move[] = [];
   // DPO with a reference: its log-probabilities computed once before training (TRL precompute_ref_log_probs) free the
   // reference copy and its forward from every step; the loss is the same.
@@ -14,7 +15,12 @@ export function rolloutMoves(): Move[] {
     changesResult: false,
     apply: (s) =>
       s.preference && (s.preference.reference === 'copy' || s.preference.reference === 'adapters-off')
-        ? { preference: { ...s.preference, reference: 'precomputed' } }
+        ? {
+            preference: derived(s.preference, 'reference=precomputed', () => ({
+              ...s.preference!,
+              reference: 'precomputed' as const,
+            })),
+          }
         : undefined,
   });
   // GRPO: the colocated vLLM engine can sleep while the policy trains (its weights go to the host and come back each
@@ -27,7 +33,7 @@ export function rolloutMoves(): Move[] {
     changesResult: false,
     apply: (s) =>
       s.rollout?.engine === 'vllm-colocate' && s.rollout.objective !== 'online-dpo' && !s.rollout.vllm_sleep
-        ? { rollout: { ...s.rollout, vllm_sleep: true } }
+        ? { rollout: derived(s.rollout, 'vllm_sleep', () => ({ ...s.rollout!, vllm_sleep: true })) }
         : undefined,
   });
   m.push({
@@ -39,7 +45,7 @@ export function rolloutMoves(): Move[] {
       s.rollout?.engine === 'generate' &&
       s.rollout.objective !== 'online-dpo' &&
       s.rollout.batch % (2 * s.micro_batch_size) === 0
-        ? { rollout: { ...s.rollout, batch: s.rollout.batch / 2 } }
+        ? { rollout: derived(s.rollout, 'batch/2', () => ({ ...s.rollout!, batch: s.rollout!.batch / 2 })) }
         : undefined,
   });
   m.push({
@@ -49,7 +55,7 @@ export function rolloutMoves(): Move[] {
     changesResult: true,
     apply: (s) =>
       s.rollout && s.rollout.objective !== 'online-dpo' && s.rollout.reference !== 'none'
-        ? { rollout: { ...s.rollout, reference: 'none' } }
+        ? { rollout: derived(s.rollout, 'reference=none', () => ({ ...s.rollout!, reference: 'none' as const })) }
         : undefined,
   });
   return m;

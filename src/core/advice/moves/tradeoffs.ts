@@ -70,7 +70,7 @@ export function tradeOffMoves(context: MoveContext): Move[] {
     group: 'sequence',
     title: 'Shorten the sequence length by a quarter',
     changesResult: true,
-    apply: (s) => (s.seq_len >= 512 ? shorter(s, Math.floor((s.seq_len * 3) / 4 / 64) * 64) : undefined),
+    apply: (s) => (s.seq_len >= 512 ? shorter(context, s, Math.floor((s.seq_len * 3) / 4 / 64) * 64) : undefined),
   });
   m.push({
     id: 'micro-3/4',
