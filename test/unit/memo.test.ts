@@ -1,8 +1,8 @@
 // The estimator's memos: memoByHash finds a result by a number equal arguments share, then by the equality that
 // decides, so arguments that share a number (a collision) still get their own results, and equal ones built afresh
-// get the one computed first.
+// get the one computed first; memoByObject remembers per object, an undefined result included.
 import * as assert from 'node:assert/strict';
-import { memoByHash } from '../../src/core/util/memo';
+import { memoByHash, memoByObject } from '../../src/core/util/memo';
 
 interface Plan {
   readonly batch: number;
@@ -51,5 +51,22 @@ describe('memoByHash', () => {
     assert.equal(computed, 5);
     assert.notEqual(f({ s: scopeA, v: 1 }), first);
     assert.equal(computed, 6);
+  });
+});
+
+describe('memoByObject', () => {
+  it('remembers an undefined result as it remembers any other', () => {
+    let computed = 0;
+    const f = memoByObject((o: { q?: number }) => {
+      computed++;
+      return o.q === undefined ? undefined : o.q * 2;
+    });
+    const none = {};
+    const four = { q: 2 };
+    assert.equal(f(none), undefined);
+    assert.equal(f(none), undefined);
+    assert.equal(f(four), 4);
+    assert.equal(f(four), 4);
+    assert.equal(computed, 2);
   });
 });

@@ -215,7 +215,12 @@ export function bnbLoadMode(
  * or partitioned by ZeRO-3: every decoder-layer linear module quantized (transformers keeps the output head in 16
  * bits). Worked out once per estimate: the replays' predicates, the plan and the runtime terms all ask.
  */
-export const bnbLoadModel = memoByObject(bnbLoadModelOf);
+export function bnbLoadModel(ctx: EstimateContext): BnbLoadModel | undefined {
+  // Most estimates load no 4-bit model: answered before the per-estimate memo (a WeakMap entry for every estimate).
+  const q = ctx.effectiveSetup.quantization;
+  return q && bitsandbytes4bit(q) ? bnbLoadModels(ctx) : undefined;
+}
+const bnbLoadModels = memoByObject(bnbLoadModelOf);
 
 function bnbLoadModelOf(ctx: EstimateContext): BnbLoadModel | undefined {
   const { setup, effectiveSetup } = ctx;

@@ -54,15 +54,17 @@ export function memo<K, V>(compute: (k: K) => V, options: MemoOptions<K>): (k: K
   };
 }
 
+/** What memoByObject keeps for a result that is undefined (a WeakMap's get cannot tell it from a miss). */
+const NO_RESULT: object = Object.freeze({});
+
 /** `make`, remembered per object (a WeakMap): keys derived from a block of a setup, shared by the candidates that share it. */
 export function memoByObject<T extends object, V>(make: (o: T) => V): (o: T) => V {
-  const cache = new WeakMap<T, V>();
+  const cache = new WeakMap<T, V | typeof NO_RESULT>();
   return (o: T): V => {
-    let v = cache.get(o);
-    if (v === undefined) {
-      v = make(o);
-      cache.set(o, v);
-    }
+    const hit = cache.get(o);
+    if (hit !== undefined) return (hit === NO_RESULT ? undefined : hit) as V;
+    const v = make(o);
+    cache.set(o, v === undefined ? NO_RESULT : v);
     return v;
   };
 }
