@@ -17,22 +17,28 @@ export interface MemoOptions<K> {
   readonly recent?: { readonly size: number; readonly same: (a: K, b: K) => boolean };
 }
 
+/** The map an argument's entries go in: its scope's (kept in a WeakMap), or the one map when there is no scope. */
+function scopedMaps<K, I, V>(scope: ((k: K) => object) | undefined): (k: K) => Map<I, V> {
+  const unscoped = new Map<I, V>();
+  if (!scope) return () => unscoped;
+  const scoped = new WeakMap<object, Map<I, V>>();
+  return (k: K): Map<I, V> => {
+    const s = scope(k);
+    let m = scoped.get(s);
+    if (!m) {
+      m = new Map();
+      scoped.set(s, m);
+    }
+    return m;
+  };
+}
+
 /** `compute`, remembered by `options.key` (and scope), bounded by `options.limit`, with an optional front list of recent arguments. */
 export function memo<K, V>(compute: (k: K) => V, options: MemoOptions<K>): (k: K) => V {
   const { key, limit, scope, recent } = options;
-  const scoped = new WeakMap<object, Map<string, V>>();
-  const unscoped = new Map<string, V>();
+  const mapOf = scopedMaps<K, string, V>(scope);
   const byKey = (k: K): V => {
-    let map = unscoped;
-    if (scope) {
-      const s = scope(k);
-      let m = scoped.get(s);
-      if (!m) {
-        m = new Map();
-        scoped.set(s, m);
-      }
-      map = m;
-    }
+    const map = mapOf(k);
     const id = key(k);
     let hit = map.get(id);
     if (hit === undefined) {
@@ -87,19 +93,9 @@ export interface HashMemoOptions<K> {
  */
 export function memoByHash<K, V>(compute: (k: K) => V, options: HashMemoOptions<K>): (k: K) => V {
   const { hash, same, limit, scope } = options;
-  const scoped = new WeakMap<object, Map<number, Array<{ key: K; value: V }>>>();
-  const unscoped = new Map<number, Array<{ key: K; value: V }>>();
+  const mapOf = scopedMaps<K, number, Array<{ key: K; value: V }>>(scope);
   return (k: K): V => {
-    let map = unscoped;
-    if (scope) {
-      const s = scope(k);
-      let m = scoped.get(s);
-      if (!m) {
-        m = new Map();
-        scoped.set(s, m);
-      }
-      map = m;
-    }
+    const map = mapOf(k);
     const h = hash(k);
     let entries = map.get(h);
     if (entries) {
