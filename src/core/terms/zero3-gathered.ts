@@ -150,13 +150,8 @@ export function zero3Gathered(
     layer: prefetchFlatBuffer(zbIn, modules, half, largestModule * bytesPerParam),
     atLoss: head > 0 ? prefetchFlatBuffer(zbIn, modules, half, head * half) : 0,
   };
-  // The text only where a formula is written (a getter: lean estimates never read it).
-  const smallHeld = {
-    bytes: persistentSmall * wb,
-    get text(): string {
-      return small();
-    },
-  };
+  // The text is a function: only the formulas that quote it build it (lean estimates never do).
+  const smallHeld = { bytes: persistentSmall * wb, text: small };
   const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
   const embeddingAfterBackward = atBackwardEnd ? zero3EmbeddingAfterBackward(ctx, st) : undefined;
   const linearKept = zero3LinearKept(

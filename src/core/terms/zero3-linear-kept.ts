@@ -113,7 +113,7 @@ export function zero3LinearKept(
   ctx: EstimateContext,
   st: StageContext,
   gather: { bytesPerParam: number; dtype: string },
-  small: { bytes: number; text: string },
+  small: { bytes: number; text: () => string },
   held: Zero3HeldParams,
   persistenceThreshold: number,
 ): Zero3LinearKept | undefined {
@@ -132,7 +132,7 @@ export function zero3LinearKept(
       'gathered-params',
       `ZeRO-3 gathered parameters (${label})`,
       params * gather.bytesPerParam + small.bytes,
-      () => `${formula()} = ${formatCount(params)} params x ${gather.dtype} + ${small.text}${why()}`,
+      () => `${formula()} = ${formatCount(params)} params x ${gather.dtype} + ${small.text()}${why()}`,
       () => ({ keptParams: Math.round(kept.params), keptLayers: kept.layers, deepspeedVersion: release }),
     );
   const all = `the ${kept.layers} saving layers' linear weights ${formatCount(kept.params)}`;

@@ -51,7 +51,7 @@ export function zero3RecomputeKept(
   ctx: EstimateContext,
   st: StageContext,
   gather: { bytesPerParam: number; dtype: string },
-  small: { bytes: number; text: string },
+  small: { bytes: number; text: () => string },
 ): Component | undefined {
   const { setup } = ctx;
   if (!keepsRecomputedFrozen(setup)) return undefined;
@@ -66,7 +66,7 @@ export function zero3RecomputeKept(
     params * gather.bytesPerParam + small.bytes,
     () =>
       `${share < 1 ? `the frozen ${Math.round(share * 100)} % of ` : 'all '}the stage's layer params ` +
-      `${formatCount(params)} x ${gather.dtype} + ${small.text}: DeepSpeed ${release} attributes a reentrant ` +
+      `${formatCount(params)} x ${gather.dtype} + ${small.text()}: DeepSpeed ${release} attributes a reentrant ` +
       "recomputation's frozen parameters to the module whose backward runs and releases them at the optimizer step",
     () => ({ keptParams: params, deepspeedVersion: release }),
   );
