@@ -7,7 +7,7 @@ import { generationBatch, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';
 import { quantizesWholeAtLoad } from '../terms/quantization';
 import { formatCount } from '../units';
-import { memoByObject } from '../util/memo';
+import { memoDerived } from '../util/memo';
 import { vllmEngineChecks } from './checks';
 import type { MethodPlan, PlanningContext, ShardingPlan } from './context';
 import type { ParameterTarget } from './inventory';
@@ -21,16 +21,9 @@ type Rollout = NonNullable<TrainingSetup['rollout']>;
  * The rollout as one round generates it: the rollout with its batch of completions, one object per rollout block and
  * batch (the advice search's candidates share their rollout block, and a copy of it was a twentieth of the search).
  */
-const generationsOf = memoByObject((_: Rollout) => new Map<number, Rollout>());
-function generationOf(rollout: Rollout, batch: number): Rollout {
-  const byBatch = generationsOf(rollout);
-  let g = byBatch.get(batch);
-  if (!g) {
-    g = { ...rollout, batch };
-    byBatch.set(batch, g);
-  }
-  return g;
-}
+const generations = memoDerived<Rollout, number, Rollout>();
+const generationOf = (rollout: Rollout, batch: number): Rollout =>
+  generations(rollout, batch, () => ({ ...rollout, batch }));
 
 /** Online RL's rollout or GKD's on-policy rounds: what generates, how many, and the colocated engine's share. */
 export function planRollout(

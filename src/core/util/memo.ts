@@ -110,3 +110,21 @@ export function memoByHash<K, V>(compute: (k: K) => V, options: HashMemoOptions<
     return value;
   };
 }
+
+/**
+ * A block derived from another with one change (`change` names it), made once per source object and change and then
+ * shared: the estimator's memos compare blocks by identity, so every caller that derives the same change from the same
+ * block gets the same object.
+ */
+export function memoDerived<T extends object, I, V>(): (source: T, change: I, make: () => V) => V {
+  const bySource = memoByObject((_: T) => new Map<I, V>());
+  return (source: T, change: I, make: () => V): V => {
+    const made = bySource(source);
+    let v = made.get(change);
+    if (v === undefined) {
+      v = make();
+      made.set(change, v);
+    }
+    return v;
+  };
+}

@@ -2,6 +2,7 @@
 // itself, and the helpers the sections share. Pure; no I/O.
 // Docs: docs/estimate/advice.md
 import type { TrainingSetup } from '../../setup';
+import { memoDerived } from '../../util/memo';
 
 export interface Move {
   readonly id: string;
@@ -33,24 +34,11 @@ export interface MoveContext {
 export type DerivedBlocks = <T extends object>(source: T, change: string, make: () => T) => T;
 
 /**
- * The blocks a table's moves derive, kept per source block (a WeakMap of this table's): every candidate that
- * applies a move to the same block gets the same object, which the estimator's memos compare by identity.
+ * The blocks a table's moves derive, kept per source block (util/memo.ts memoDerived, one per table): every candidate
+ * that applies a move to the same block gets the same object, which the estimator's memos compare by identity.
  */
 export function derivedBlocks(): DerivedBlocks {
-  const bySource = new WeakMap<object, Map<string, object>>();
-  return <T extends object>(source: T, change: string, make: () => T): T => {
-    let made = bySource.get(source);
-    if (!made) {
-      made = new Map();
-      bySource.set(source, made);
-    }
-    let block = made.get(change) as T | undefined;
-    if (!block) {
-      block = make();
-      made.set(change, block);
-    }
-    return block;
-  };
+  return memoDerived<object, string, object>() as DerivedBlocks;
 }
 
 export const pow2Down = (n: number): number => Math.max(1, Math.floor(n / 2));

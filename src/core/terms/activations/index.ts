@@ -152,60 +152,47 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   mambaKernels: true,
   expertLora: true,
 };
+/** One more number into a hash (31 x h + n, kept to 32 bits). */
+const mix = (h: number, n: number): number => (h * 31 + n) | 0;
+
 /**
  * A number equal plans share (by samePlan): the counts, the dtypes' sizes, the first letter of each named choice and
  * the flags. Plans that differ only where this does not look (LoRA targets, expert LoRA) share it, and samePlan tells
  * them apart.
  */
 const planHash = (p: ActivationPlan): number => {
-  let flags = 0;
-  for (const f of [
-    p.baseTrainable,
-    p.normsTrainable,
-    p.inputRequiresGrad,
-    p.sequenceParallel,
-    p.compile === true,
-    p.softmaxSavesInput === true,
-    p.softmaxGradTemp === true,
-    p.halfToFloatSoftmax === true,
-    p.quantizedBase === true,
-    p.nestedAbsmax === true,
-    p.zero3Linear === true,
-    p.bnbKeepsInput === true,
-    p.expertsLooped === true,
-    p.neoxHalfSoftmax === true,
-    p.sdpaMathHalf === true,
-    p.litgptModel === true,
-    p.reentrantCheckpoint === true,
-    p.sdpaGqa === true,
-    p.sdpaMask === true,
-    p.flashUnpad === true,
-    p.lora?.dora === true,
-  ])
-    flags = flags * 2 + (f ? 1 : 0);
-  let h = p.batch * 1_000_003 + p.seq;
-  for (const n of [
-    p.tp,
-    p.weightBytes,
-    p.half,
-    p.mode.charCodeAt(0),
-    p.attention.charCodeAt(0),
-    flags,
-    p.dequantBytes ?? 0,
-    p.dequantViaBytes ?? 0,
-    p.gptqCodeBytes ?? 0,
-    p.dequantizedExperts ?? 0,
-    p.unshardedParamBytes ?? 0,
-    p.tiledMlpShards ?? 0,
-    (p.kbitUpcast ?? 'none').charCodeAt(0),
-    (p.kernels ?? 'pytorch').charCodeAt(0),
-    p.lora ? p.lora.r * 8 + p.lora.dtypeBytes : 0,
-    p.ia3 ? p.ia3.dtypeBytes : 0,
-  ])
-    h = (h * 31 + n) | 0;
-  return h;
+  const flags =
+    +p.baseTrainable |
+    (+p.normsTrainable << 1) |
+    (+p.inputRequiresGrad << 2) |
+    (+p.sequenceParallel << 3) |
+    (+(p.compile === true) << 4) |
+    (+(p.softmaxSavesInput === true) << 5) |
+    (+(p.softmaxGradTemp === true) << 6) |
+    (+(p.halfToFloatSoftmax === true) << 7) |
+    (+(p.quantizedBase === true) << 8) |
+    (+(p.nestedAbsmax === true) << 9) |
+    (+(p.zero3Linear === true) << 10) |
+    (+(p.bnbKeepsInput === true) << 11) |
+    (+(p.expertsLooped === true) << 12) |
+    (+(p.neoxHalfSoftmax === true) << 13) |
+    (+(p.sdpaMathHalf === true) << 14) |
+    (+(p.litgptModel === true) << 15) |
+    (+(p.reentrantCheckpoint === true) << 16) |
+    (+(p.sdpaGqa === true) << 17) |
+    (+(p.sdpaMask === true) << 18) |
+    (+(p.flashUnpad === true) << 19) |
+    (+(p.lora?.dora === true) << 20);
+  let h = mix(p.batch * 1_000_003 + p.seq, p.tp);
+  h = mix(h, p.weightBytes * 16 + p.half);
+  h = mix(h, p.mode.charCodeAt(0) * 256 + p.attention.charCodeAt(0));
+  h = mix(h, flags);
+  h = mix(h, (p.dequantBytes ?? 0) * 64 + (p.dequantViaBytes ?? 0) * 8 + (p.gptqCodeBytes ?? 0));
+  h = mix(h, (p.dequantizedExperts ?? 0) * 64 + (p.unshardedParamBytes ?? 0));
+  h = mix(h, p.tiledMlpShards ?? 0);
+  h = mix(h, (p.kbitUpcast ?? 'none').charCodeAt(0) * 256 + (p.kernels ?? 'pytorch').charCodeAt(0));
+  return mix(h, (p.lora ? p.lora.r * 8 + p.lora.dtypeBytes : 0) * 8 + (p.ia3 ? p.ia3.dtypeBytes : 0));
 };
-
 /**
  * One block's replay, memoized per architecture and plan: by planHash, then samePlan among the plans that share it.
  */
