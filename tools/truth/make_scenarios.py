@@ -771,6 +771,34 @@ def suite_zero():
     out["llama-w8-z3-full-axolotl"] = (_zero("llama", 3, buckets=axolotl), {})
     out["llama-w8-z3-full-llamafactory"] = (_zero("llama", 3, buckets=llamafactory), {})
     out["llama-w8-z2-full-auto"] = (_zero("llama", 2, buckets={"reduce_bucket_size": "auto", "overlap_comm": True}), {})
+    out.update(_zero_qlora())
+    return out
+
+
+def _zero_qlora():
+    """A bitsandbytes 4-bit base with LoRA under ZeRO-3 (PEFT's ZeRO-3 QLoRA recipe: the codes stored in bf16, which
+    DeepSpeed partitions; BNB_SRC and DEEPSPEED_SRC both), wide layers as in the qlora suite. transformers loads a
+    quantized model outside zero.Init, so DeepSpeed's bf16 mode casts the adapters to bf16. With non-reentrant,
+    reentrant and no checkpointing, and ZeRO-2 as the control. bitsandbytes' MatMul4Bit keeps the weight it was given
+    (`ctx.tensors = (None, B)`, a view of the gathered storage) past DeepSpeed's release of the parameter."""
+    out = {}
+    for fam in ("llama", "qwen2"):
+        for world in (2, 8):
+            def wide(stage=3, **keys):
+                s = qlora_scenario(fam, lora=dict(lora(fam, LORA_ALL), dtype="bf16"), micro_batch_size=1, seq_len=256,
+                                   master_weights=True, mixed_precision="none", zero_stage=stage, gpus_per_node=world,
+                                   zero_buckets=dict(ZERO_SMALL), **keys)
+                if stage == 3:
+                    s["zero3_init"] = False
+                s["architecture"].update(WIDE)
+                return s
+
+            storage = {"quant_storage": "weights"}
+            out[f"{fam}-wide-w{world}-z3-qlora-all-ckpt"] = (wide(gradient_checkpointing="full"), storage)
+            out[f"{fam}-wide-w{world}-z3-qlora-all-ckpt-reentrant"] = (
+                wide(gradient_checkpointing="full"), dict(storage, reentrant=True))
+            out[f"{fam}-wide-w{world}-z3-qlora-all"] = (wide(gradient_checkpointing="none"), storage)
+        out[f"{fam}-wide-w8-z2-qlora-all-ckpt"] = (wide(stage=2, gradient_checkpointing="full"), storage)
     return out
 
 
