@@ -197,7 +197,11 @@ export function shardingBuffers(
       forwardEnd: [kept?.atLoss ?? z3.atLoss],
       loss: [kept?.atLoss ?? z3.atLoss],
       lastLayer: kept ? [kept.lastLayer] : z3.held ? [z3.held] : gathered,
-      firstLayer: z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes ? [z3.atBackwardEnd] : gathered,
+      firstLayer: kept?.firstLayer
+        ? [kept.firstLayer]
+        : z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes
+          ? [z3.atBackwardEnd]
+          : gathered,
       ...(z3.atBackwardEnd && z3.embeddingAfterBackward
         ? { afterBackward: [z3.atBackwardEnd, z3.embeddingAfterBackward] }
         : {}),

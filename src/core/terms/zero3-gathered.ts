@@ -14,6 +14,7 @@ import { formatCount } from '../units';
 import { zeroValue, type ZeroConfig } from '../estimate/zero-config';
 import { zero3EmbeddingAfterBackward, zero3RecomputeKept } from './zero3-recompute-kept';
 import { zero3LinearKept, type Zero3LinearKept } from './zero3-linear-kept';
+import { zero3BnbKept } from './zero3-bnb-kept';
 import { deepspeedCountDrifts } from '../estimate/deepspeed-release';
 
 /** One linear module's parameters: a fused 3-D expert tensor holds its experts (this rank's share of `ep`). */
@@ -31,7 +32,10 @@ export interface Zero3Gathered {
   readonly atBackwardEnd: Component | undefined;
   /** The input embedding gathered beside them once the backward is done (zero3-recompute-kept.ts). */
   readonly embeddingAfterBackward: Component | undefined;
-  /** Where torch's linear keeps each layer's gathered weights for its backward (zero3-linear-kept.ts). */
+  /**
+   * Where torch's linear keeps each layer's gathered weights for its backward (zero3-linear-kept.ts), or bitsandbytes'
+   * 4-bit matmuls keep their codes to the backward's end (zero3-bnb-kept.ts).
+   */
   readonly linearKept: Zero3LinearKept | undefined;
   /**
    * Bytes of the flat buffer a prefetch gathers into, alive beside the gathered parameters while they are copied out:
@@ -154,14 +158,10 @@ export function zero3Gathered(
   const smallHeld = { bytes: persistentSmall * wb, text: small };
   const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
   const embeddingAfterBackward = atBackwardEnd ? zero3EmbeddingAfterBackward(ctx, st) : undefined;
-  const linearKept = zero3LinearKept(
-    ctx,
-    st,
-    gather,
-    smallHeld,
-    { live, atLoss: atLossParams, lastLayer: held ? retained.params : live },
-    zb.stage3_param_persistence_threshold,
-  );
+  const heldParams = { live, atLoss: atLossParams, lastLayer: held ? retained.params : live };
+  const linearKept =
+    zero3LinearKept(ctx, st, gather, smallHeld, heldParams, zb.stage3_param_persistence_threshold) ??
+    zero3BnbKept(ctx, st, gather, smallHeld, { ...heldParams, retained: retained.params });
   return { gathered, held, atLoss, atBackwardEnd, embeddingAfterBackward, linearKept, inFlight };
 }
 

@@ -54,6 +54,8 @@ export interface Zero3LinearKept {
   readonly forwardLayer: Component;
   readonly atLoss: Component;
   readonly lastLayer: Component;
+  /** In the first layer's backward, where the weights are kept to the backward's end (zero3-bnb-kept.ts). */
+  readonly firstLayer?: Component;
 }
 
 /** The gathered parameters ZeRO-3 holds anyway, in parameters: inside a layer, at the loss, in the last layer's backward. */

@@ -1,0 +1,99 @@
+// Term: the 4-bit codes bitsandbytes keeps gathered under ZeRO-3. Linear4bit.forward hands its parameter to
+// MatMul4Bit, which keeps it for the input's gradient as a plain attribute, `ctx.tensors = (None, B)` with
+// `B = B.view(-1, 1)` (bitsandbytes autograd/_functions.py, 0.50.1; `(A, B)` before 0.43.2): a view of the storage ZeRO-3
+// gathered. DeepSpeed releases a parameter by pointing it at an empty tensor (partition_parameters.py free_param:
+// param.data = torch.empty(0)), which leaves the view's storage allocated, and the attribute is no saved tensor, so
+// neither DeepSpeed's own linear nor non-reentrant checkpointing's hooks take it: every 4-bit weight whose matmul the
+// forward records stays gathered until the step's graph is freed after the backward. Reentrant checkpointing runs the
+// forward without a graph; its recompute holds one layer, as the gathered parameters already count. The layer the
+// non-reentrant recompute runs again holds its own gathered codes the same way until the recompute returns.
+// CPU truth: DeepSpeed 0.19.6 and bitsandbytes 0.50.1's own code, Llama and Qwen2 with wide layers over 2 and 8 ranks
+// (tools/truth/scenarios/zero/*-wide-*-z3-qlora-*, FINDINGS §90). Docs: docs/estimate/parallelism.md. Pure arithmetic.
+import type { Component } from '../model';
+import { comp } from '../estimate/component';
+import type { EstimateContext, StageContext } from '../estimate/context';
+import { formatBytes, formatCount } from '../units';
+import { checkpointReentrant } from './activations/kept-inputs';
+import type { Zero3HeldParams, Zero3LinearKept } from './zero3-linear-kept';
+
+/**
+ * Whether the run's 4-bit matmuls keep their gathered codes under ZeRO-3: a bitsandbytes 4-bit base (torchao's NF4
+ * shards codes and constants in its own tensor subclass; GPTQ / AWQ and 8-bit run other functions), and a forward that
+ * records its graph (no checkpointing, or the non-reentrant form).
+ */
+export function bnbMatmulsKeepGatheredCodes(ctx: EstimateContext): boolean {
+  const { setup } = ctx;
+  const q = setup.quantization;
+  if (ctx.sharding.zeroStage !== 3 || !q || q.bits !== 4 || !ctx.model.bitsandbytes) return false;
+  if (q.library === 'torchao') return false;
+  return setup.gradient_checkpointing === 'none' || !checkpointReentrant(setup);
+}
+
+/**
+ * What ZeRO-3 holds gathered where bitsandbytes' 4-bit matmuls keep their weights: the codes of every quantized linear
+ * of the stage's layers (this GPU's share over tensor parallelism, 4 bits a weight), beside what DeepSpeed has gathered
+ * anew (the layers it keeps for their reuse are the same storage). Inside the forward's last layer, the layers before
+ * it; at the loss and through the backward, all of them; in the last layer's non-reentrant recompute, that layer's
+ * codes once more, or what DeepSpeed gathers there when more. Undefined where the matmuls keep nothing.
+ */
+export function zero3BnbKept(
+  ctx: EstimateContext,
+  st: StageContext,
+  gather: { bytesPerParam: number; dtype: string },
+  small: { bytes: number; text: () => string },
+  held: Zero3HeldParams & { retained: number },
+): Zero3LinearKept | undefined {
+  if (!bnbMatmulsKeepGatheredCodes(ctx)) return undefined;
+  const layers = st.layersHere;
+  const codesPerWeight = 0.5;
+  const quantized = (ctx.model.inventory.quantized * st.layerShare) / ctx.layout.tensorParallel;
+  const kept = quantized * codesPerWeight;
+  if (!(kept > 0) || !(layers > 0)) return undefined;
+  const layerCodes = kept / layers;
+  const recompute = ctx.setup.gradient_checkpointing !== 'none';
+  const bpp = gather.bytesPerParam;
+  const why = (): string =>
+    `: bitsandbytes' MatMul4Bit keeps each 4-bit weight it ran (ctx.tensors), a view of the gathered storage that ` +
+    "ZeRO-3's release (param.data = torch.empty(0)) leaves allocated, until the step's graph is freed";
+  const codes = (n: number): string => `${formatCount(n * (quantized / layers))} 4-bit weights x 0.5 B`;
+  const component = (label: string, bytes: number, formula: () => string): Component =>
+    comp(
+      ctx,
+      'gathered-params',
+      `ZeRO-3 gathered parameters (${label})`,
+      bytes + small.bytes,
+      () => `${formula()} + ${small.text()}${why()}`,
+      () => ({ keptCodeBytes: Math.round(kept), layers, recompute }),
+    );
+  const beyondRetained = (params: number): number => Math.max(0, params - held.retained) * bpp;
+  const lastLayerGathered = recompute ? Math.max(held.lastLayer * bpp, layerCodes) : held.lastLayer * bpp;
+  return {
+    forwardLayer: component(
+      'the layers before keep their 4-bit codes',
+      layerCodes * (layers - 1) + held.live * bpp,
+      () =>
+        `the ${layers - 1} layers before: ${codes(layers - 1)} + gathered in the layer ${formatCount(held.live)} x ${gather.dtype}`,
+    ),
+    atLoss: component(
+      '4-bit codes kept for the backward, at the loss',
+      kept + beyondRetained(held.atLoss),
+      () =>
+        `the ${layers} layers' ${codes(layers)} = ${formatBytes(kept)} + gathered beyond the layers kept for their ` +
+        `reuse ${formatCount(Math.max(0, held.atLoss - held.retained))} x ${gather.dtype}`,
+    ),
+    lastLayer: component(
+      '4-bit codes kept for the backward',
+      kept + Math.max(0, lastLayerGathered - held.retained * bpp),
+      () =>
+        `the ${layers} layers' ${codes(layers)} = ${formatBytes(kept)} + ` +
+        (recompute
+          ? `max(gathered ${formatCount(held.lastLayer)} x ${gather.dtype}, the recomputed layer's codes ${formatBytes(layerCodes)}, which its own matmuls keep)`
+          : `gathered ${formatCount(held.lastLayer)} x ${gather.dtype}`),
+    ),
+    firstLayer: component(
+      "4-bit codes kept to the backward's end",
+      kept + Math.max(held.live * bpp, recompute ? layerCodes : 0),
+      () => `the ${layers} layers' ${codes(layers)} = ${formatBytes(kept)} + the first layer's gathered`,
+    ),
+  };
+}
