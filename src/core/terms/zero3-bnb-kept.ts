@@ -87,7 +87,8 @@ export function zero3BnbKept(
       () =>
         `the ${layers} layers' ${codes(layers)} = ${formatBytes(kept)} + ` +
         (recompute
-          ? `max(gathered ${formatCount(held.lastLayer)} x ${gather.dtype}, the recomputed layer's codes ${formatBytes(layerCodes)}, which its own matmuls keep)`
+          ? `max(gathered ${formatCount(held.lastLayer)} x ${gather.dtype}, the recomputed layer's codes ` +
+            `${formatBytes(layerCodes)}, which its own matmuls keep)`
           : `gathered ${formatCount(held.lastLayer)} x ${gather.dtype}`),
     ),
     firstLayer: component(

@@ -148,7 +148,15 @@ describe('bnb-load: in the estimate', () => {
 // model outside zero.Init; transformers 5 keeps it whole on each GPU until DeepSpeed partitions it, transformers 4 sends
 // each weight's codes to the host as it quantizes them (the constants stay).
 describe('bnb-load: in a ZeRO-3 estimate', () => {
-  const zero3 = { ...QLORA_RECIPE, zero_stage: 3 as const, transformers_version: '5.0' };
+  // PEFT's ZeRO-3 QLoRA recipe checkpoints with use_reentrant True (run_peft_qlora_deepspeed_stage3.sh), here under
+  // DeepSpeed 0.19.2, before ZeRO-3 kept the frozen layers its reentrant recompute gathers (zero3-recompute-kept.ts).
+  const zero3 = {
+    ...QLORA_RECIPE,
+    checkpoint_reentrant: true,
+    deepspeed_version: '0.19.2',
+    zero_stage: 3 as const,
+    transformers_version: '5.0',
+  };
   const loadTerm = (e: ReturnType<typeof run>) => e.perGpu.runtime.find((t) => t.id === 'load-cache');
   it('the segments the load left reserved count, after ZeRO-3 partitions the model parameter by parameter', () => {
     const e = run(setupFor('meta-llama/Llama-2-70b-hf', zero3));
@@ -165,6 +173,16 @@ describe('bnb-load: in a ZeRO-3 estimate', () => {
       `${e.perGpu.reservedBytes / GiB}`,
     );
     assert.ok(e.perGpu.peakBytes < 30 * GiB);
+  });
+  it("non-reentrant checkpointing keeps every layer's codes gathered: the step, not the load, is the high point", () => {
+    // zero3-bnb-kept.ts: the 68.45B weights' codes at 0.5 B, 34,225,520,640 B (31.87 GiB), beside the step, less the
+    // layer DeepSpeed holds gathered anyway (one layer's codes, 0.40 GiB) and what the reentrant recompute held more.
+    const reentrant = run(setupFor('meta-llama/Llama-2-70b-hf', zero3)).perGpu.peakBytes;
+    const e = run(setupFor('meta-llama/Llama-2-70b-hf', { ...zero3, checkpoint_reentrant: false }));
+    const GiB = 2 ** 30;
+    const more = (e.perGpu.peakBytes - reentrant) / GiB;
+    assert.ok(more > 30 && more < 31.87, `${more}`);
+    assert.equal(loadTerm(e), undefined);
   });
   it('transformers 4 sent the codes to the host: the constants pin less than the step reserves, no term', () => {
     const e = run(setupFor('meta-llama/Llama-2-70b-hf', { ...zero3, transformers_version: '4.40' }));
