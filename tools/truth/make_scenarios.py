@@ -699,6 +699,9 @@ def suite_zero():
         out[f"{fam}-w8-z2-full"] = (_zero(fam, 2), {})
         out[f"{fam}-w8-z2-lora-all-ckpt"] = (_zero(fam, 2, method="lora"), {})
         out[f"{fam}-w4-z1-full"] = (_zero(fam, 1, world=4), {})
+    # One rank: DeepSpeed points each parameter at its partition (NoGatherCoalescedHandle) and gathers nothing.
+    out["llama-w1-z3-full"] = (_zero("llama", 3, world=1), {})
+    out["llama-w1-z3-lora-all-ckpt"] = (_zero("llama", 3, world=1, method="lora"), {})
     for world in (2, 4, 16):
         out[f"llama-w{world}-z3-full"] = (_zero("llama", 3, world=world), {})
         out[f"llama-w{world}-z3-lora-all-ckpt"] = (_zero("llama", 3, world=world, method="lora"), {})
@@ -783,7 +786,7 @@ def _zero_qlora():
     (`ctx.tensors = (None, B)`, a view of the gathered storage) past DeepSpeed's release of the parameter."""
     out = {}
     for fam in ("llama", "qwen2"):
-        for world in (2, 8):
+        for world in (1, 2, 8) if fam == "llama" else (2, 8):
             def wide(stage=3, **keys):
                 s = qlora_scenario(fam, lora=dict(lora(fam, LORA_ALL), dtype="bf16"), micro_batch_size=1, seq_len=256,
                                    master_weights=True, mixed_precision="none", zero_stage=stage, gpus_per_node=world,
