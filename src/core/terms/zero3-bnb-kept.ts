@@ -17,14 +17,16 @@ import { checkpointReentrant } from './activations/kept-inputs';
 import type { Zero3HeldParams, Zero3LinearKept } from './zero3-linear-kept';
 
 /**
- * Whether the run's 4-bit matmuls keep their gathered codes under ZeRO-3: a bitsandbytes 4-bit base (torchao's NF4
- * shards codes and constants in its own tensor subclass; GPTQ / AWQ and 8-bit run other functions), and a forward that
- * records its graph (no checkpointing, or the non-reentrant form).
+ * Whether the run's 4-bit matmuls keep their gathered codes under ZeRO-3: parameters partitioned over more than one
+ * rank, a bitsandbytes 4-bit base (torchao's NF4 shards codes and constants in its own tensor subclass; GPTQ / AWQ and
+ * 8-bit run other functions), and a forward that records its graph (no checkpointing, or the non-reentrant form).
  */
 export function bnbMatmulsKeepGatheredCodes(ctx: EstimateContext): boolean {
   const { setup } = ctx;
   const q = setup.quantization;
   if (ctx.sharding.zeroStage !== 3 || !q || q.bits !== 4 || !ctx.model.bitsandbytes) return false;
+  // Over one rank DeepSpeed gathers nothing: the parameter is pointed at its partition (NoGatherCoalescedHandle).
+  if (!(ctx.sharding.shardParams > 1)) return false;
   if (q.library === 'torchao') return false;
   return setup.gradient_checkpointing === 'none' || !checkpointReentrant(setup);
 }

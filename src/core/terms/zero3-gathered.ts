@@ -162,7 +162,47 @@ export function zero3Gathered(
   const linearKept =
     zero3LinearKept(ctx, st, gather, smallHeld, heldParams, zb.stage3_param_persistence_threshold) ??
     zero3BnbKept(ctx, st, gather, smallHeld, { ...heldParams, retained: retained.params });
-  return { gathered, held, atLoss, atBackwardEnd, embeddingAfterBackward, linearKept, inFlight };
+  const result = { gathered, held, atLoss, atBackwardEnd, embeddingAfterBackward, linearKept, inFlight };
+  return zero3GathersNothing(ctx) ? nothingGathered(ctx, result) : result;
+}
+
+/**
+ * Whether ZeRO-3 gathers nothing: parameters partitioned over one rank and kept on the GPU. DeepSpeed then points each
+ * parameter at its partition (partition_parameters.py NoGatherCoalescedHandle: `param.data = param.ds_tensor.data`),
+ * which the weights already count; with the parameters offloaded, the copy to the GPU is a new tensor.
+ */
+export function zero3GathersNothing(ctx: EstimateContext): boolean {
+  return ctx.sharding.shardParams <= 1 && ctx.setup.offload_params === 'none';
+}
+
+/** The same components at 0 bytes, saying why, and no prefetch buffers. */
+function nothingGathered(ctx: EstimateContext, z3: Zero3Gathered): Zero3Gathered {
+  const none = <T extends Component | undefined>(c: T): T =>
+    (c &&
+      comp(
+        ctx,
+        c.id,
+        c.label,
+        0,
+        () =>
+          'over one rank DeepSpeed points each parameter at its partition and gathers nothing (NoGatherCoalescedHandle)',
+        () => c.inputs,
+      )) as T;
+  const kept = z3.linearKept;
+  return {
+    gathered: none(z3.gathered),
+    held: none(z3.held),
+    atLoss: none(z3.atLoss),
+    atBackwardEnd: none(z3.atBackwardEnd),
+    embeddingAfterBackward: none(z3.embeddingAfterBackward),
+    linearKept: kept && {
+      forwardLayer: none(kept.forwardLayer),
+      atLoss: none(kept.atLoss),
+      lastLayer: none(kept.lastLayer),
+      ...(kept.firstLayer ? { firstLayer: none(kept.firstLayer) } : {}),
+    },
+    inFlight: { layer: 0, atLoss: 0 },
+  };
 }
 
 /**
