@@ -26,7 +26,7 @@ import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
-import { trainerZeroInit } from './zero3-init';
+import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
 import { trlZero3Reentrant } from './trl-zero3';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
 import { trlQuantizedPreparation } from './trl-quantized';
@@ -530,6 +530,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   const tools = r.files.flatMap((f) => f.facts.tools);
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
+  setup = quantizedOutsideZeroInit(setup, provenance);
   setup = zeroInitAdapterDtype(
     setup,
     provenance,

@@ -55,3 +55,28 @@ export function trainerZeroInit(
   };
   return { ...setup, zero3_init: true };
 }
+
+/**
+ * The setup with zero3_init false where the model is quantized at its load (bitsandbytes, GPTQ, AWQ through
+ * transformers' quantizers): from_pretrained makes it under deepspeed.zero.Init only `if is_deepspeed_zero3_enabled()
+ * and not is_quantized` (modeling_utils.py, 4.x and 5.x), whatever Accelerate's flag or the Trainer says. DeepSpeed's
+ * 16-bit mode then casts the whole module, PEFT's adapters included (CPU truth zero/*-wide-*-qlora-*, FINDINGS §90).
+ * A scenario's own value stays.
+ */
+export function quantizedOutsideZeroInit(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const q = setup.quantization;
+  if (setup.zero_stage !== 3 || !q || q.library === 'torchao' || setup.zero3_init === false) return setup;
+  const p = provenance.zero3_init;
+  if (!(fromFlagOrUnset(p) || p?.kind === 'default')) return setup;
+  provenance.zero3_init = {
+    kind: 'default',
+    owner: 'transformers',
+    note:
+      'from_pretrained makes a quantized model outside deepspeed.zero.Init (`is_deepspeed_zero3_enabled() and not ' +
+      "is_quantized`), and DeepSpeed's 16-bit mode casts the whole module, adapters included",
+  };
+  return { ...setup, zero3_init: false };
+}

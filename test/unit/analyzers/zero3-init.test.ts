@@ -75,6 +75,25 @@ describe('analyzers: a ZeRO-3 model made inside deepspeed.zero.Init or before it
     assert.equal(launch(ACCELERATE('  zero3_init_flag: true\n'), lora).setup?.lora?.dtype, 'fp32');
   });
 
+  it('a 4-bit model is loaded outside ZeRO-Init, so DeepSpeed casts its adapters to bf16', () => {
+    // modeling_utils.py: zero.Init only `if is_deepspeed_zero3_enabled() and not is_quantized`; engine.py then casts
+    // the module it is handed. CPU truth zero/*-wide-*-qlora-* ran with bf16 adapters (tools/truth/FINDINGS.md §90).
+    const qlora = TRAINER.replace(
+      'from transformers import AutoModelForCausalLM,',
+      'from peft import LoraConfig, get_peft_model\nfrom transformers import AutoModelForCausalLM, BitsAndBytesConfig,',
+    ).replace(
+      'from_pretrained("meta-llama/Llama-3.1-8B")\n',
+      'from_pretrained("meta-llama/Llama-3.1-8B", quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n' +
+        'model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear"))\n',
+    );
+    const r = launch(ACCELERATE('  zero3_init_flag: true\n'), qlora);
+    assert.equal(r.setup?.method, 'qlora');
+    assert.equal(r.setup?.zero3_init, false);
+    const p = r.provenance.zero3_init;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /quantized model outside deepspeed\.zero\.Init/);
+    assert.equal(r.setup?.lora?.dtype, 'bf16');
+  });
+
   it('the HF Trainer loads under ZeRO-Init whatever the flag says, and says why', () => {
     const r = launch(ACCELERATE('  zero3_init_flag: false\n'), TRAINER);
     assert.equal(r.setup?.zero3_init, true);
