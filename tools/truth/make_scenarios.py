@@ -871,6 +871,10 @@ def _weight_heavy_qlora():
             keys = dict(fsdp="full_shard", fsdp_version=1, gpus_per_node=world, mixed_precision="bf16", fsdp_use_orig_params=False,
                         fsdp_adapters_wrapped=True, fsdp_backward_prefetch="none")
             out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt-reentrant"] = (wide(**keys), harness)
+            if world == 2:
+                # Non-reentrant: FSDP1 frees a unit's storage in place (resize_(0)), so the view bitsandbytes' matmul
+                # keeps of each weight holds nothing, unlike ZeRO-3's (zero suite, *-wide-*-z3-qlora-*).
+                out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt"] = (wide(**keys), dict(harness, reentrant=False))
             out[f"{fam}-wide-w{world}-fsdp1-qlora-all-ckpt-reentrant-offload"] = (
                 wide(**keys, offload_params="cpu", offload_optimizer="cpu"), harness)
         # FSDP2 (Accelerate's fsdp2_prepare_model: fully_shard per decoder layer and the root) over the 4-bit codes in bf16
