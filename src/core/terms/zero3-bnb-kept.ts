@@ -10,6 +10,7 @@
 // CPU truth: DeepSpeed 0.19.6 and bitsandbytes 0.50.1's own code, Llama and Qwen2 with wide layers over 2 and 8 ranks
 // (tools/truth/scenarios/zero/*-wide-*-z3-qlora-*, FINDINGS §90). Docs: docs/estimate/parallelism.md. Pure arithmetic.
 import type { Component } from '../model';
+import type { TrainingSetup } from '../setup';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatBytes, formatCount } from '../units';
@@ -22,12 +23,25 @@ import type { Zero3HeldParams, Zero3LinearKept } from './zero3-linear-kept';
  * 8-bit run other functions), and a forward that records its graph (no checkpointing, or the non-reentrant form).
  */
 export function bnbMatmulsKeepGatheredCodes(ctx: EstimateContext): boolean {
-  const { setup } = ctx;
-  const q = setup.quantization;
-  if (ctx.sharding.zeroStage !== 3 || !q || q.bits !== 4 || !ctx.model.bitsandbytes) return false;
+  if (ctx.sharding.zeroStage !== 3 || !ctx.model.bitsandbytes) return false;
   // Over one rank DeepSpeed gathers nothing: the parameter is pointed at its partition (NoGatherCoalescedHandle).
   if (!(ctx.sharding.shardParams > 1)) return false;
-  if (q.library === 'torchao') return false;
+  return bnbKeepsCodesUnderZero3(ctx.setup);
+}
+
+/**
+ * The setup's side of it, for the advice: ZeRO-3, a bitsandbytes 4-bit base (not torchao's NF4, not a GPTQ / AWQ
+ * checkpoint), and a forward that records its graph.
+ */
+export function bnbKeepsCodesUnderZero3(
+  setup: Pick<
+    TrainingSetup,
+    'zero_stage' | 'quantization' | 'gradient_checkpointing' | 'checkpoint_reentrant' | 'transformers_version'
+  >,
+): boolean {
+  const q = setup.quantization;
+  if (setup.zero_stage !== 3 || !q || q.bits !== 4 || q.library === 'torchao') return false;
+  if (q.type !== 'nf4' && q.type !== 'fp4') return false;
   return setup.gradient_checkpointing === 'none' || !checkpointReentrant(setup);
 }
 

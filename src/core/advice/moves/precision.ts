@@ -4,6 +4,7 @@
 import type { Move, MoveContext } from './context';
 import { quantizesWholeAtLoad } from '../../estimate';
 import { bitsandbytesKeepsInputs, checkpointReentrant } from '../../terms/activations/kept-inputs';
+import { bnbKeepsCodesUnderZero3 } from '../../terms/zero3-bnb-kept';
 
 export function precisionMoves(context: MoveContext): Move[] {
   const m: Move[] = [];
@@ -54,6 +55,19 @@ export function precisionMoves(context: MoveContext): Move[] {
     changesResult: false,
     apply: (s) =>
       bitsandbytesKeepsInputs(s) && s.gradient_checkpointing !== 'none' && !checkpointReentrant(s)
+        ? { checkpoint_reentrant: true }
+        : undefined,
+  });
+  // Under ZeRO-3 bitsandbytes' 4-bit matmuls keep each gathered weight to the backward's end when the forward records
+  // its graph (terms/zero3-bnb-kept.ts); a reentrant forward records none, as PEFT's ZeRO-3 QLoRA recipe runs it.
+  m.push({
+    id: 'reentrant-checkpointing-zero3',
+    group: 'precision',
+    title:
+      "Reentrant checkpointing (use_reentrant=True): bitsandbytes' 4-bit matmuls keep no gathered weight under ZeRO-3",
+    changesResult: false,
+    apply: (s) =>
+      bnbKeepsCodesUnderZero3(s) && s.gradient_checkpointing !== 'none' && !bitsandbytesKeepsInputs(s)
         ? { checkpoint_reentrant: true }
         : undefined,
   });
