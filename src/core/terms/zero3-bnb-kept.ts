@@ -86,9 +86,10 @@ export function zero3BnbKept(
   return {
     forwardLayer: component(
       'the layers before keep their 4-bit codes',
-      layerCodes * (layers - 1) + held.live * bpp,
+      layerCodes * (layers - 1) + Math.max(held.live * bpp, layerCodes),
       () =>
-        `the ${layers - 1} layers before: ${codes(layers - 1)} + gathered in the layer ${formatCount(held.live)} x ${gather.dtype}`,
+        `the ${layers - 1} layers before: ${codes(layers - 1)} + max(gathered in the layer ` +
+        `${formatCount(held.live)} x ${gather.dtype}, its own codes ${formatBytes(layerCodes)}, which its matmuls keep)`,
     ),
     atLoss: component(
       '4-bit codes kept for the backward, at the loss',
