@@ -578,6 +578,14 @@ def _accelerate_deepspeed(ckpt, sft):
     out["llama-z2-w8-lora-all-bf16-ckpt"] = point(2, **ckpt, method="lora", lora=dict(LORA_ALL, dtype="bf16"))
     # TRL's SFTTrainer forces reentrant checkpointing for a PEFT model under ZeRO-3 (sft_trainer.py, trl#2514).
     out["llama-sft-z3-w8-lora-all-bf16-ckpt"] = point(3, runner="sft", **lora3, **sft, checkpoint_reentrant=True)
+    # QLoRA as PEFT's ZeRO-3 recipe loads it through the Trainer (no device_map, the codes stored in bf16), with
+    # transformers 5's non-reentrant checkpointing: transformers makes a quantized model outside zero.Init, so DeepSpeed
+    # casts the adapters to bf16, and bitsandbytes' matmuls keep every gathered weight (zero suite, FINDINGS §90).
+    wide = qlora_scenario("llama", lora=dict(lora("llama", LORA_ALL), dtype="bf16"), micro_batch_size=1, seq_len=256,
+                          gradient_checkpointing="full", gpus_per_node=8, zero_stage=3, zero3_init=False, **ds)
+    wide["architecture"].update(WIDE)
+    out["llama-wide-z3-w8-qlora-all-bf16-ckpt"] = (wide, {"runner": "trainer", "parallel": "deepspeed",
+                                                          "quant_storage": "weights"})
     return out
 
 

@@ -61,12 +61,17 @@ def quantized_model(scenario, harness, config, dtype, kwargs):
     if quant.get("bits") != 4:
         raise ValueError("the CPU path quantizes to 4 bits only (bitsandbytes' 8-bit matmul has no CUDA-like stand-in)")
     storage = harness.get("quant_storage") or ("weights" if scenario.get("fsdp", "none") != "none" else "uint8")
+    zero3 = harness.get("parallel") == "deepspeed" and scenario.get("zero_stage") == 3
     with tempfile.TemporaryDirectory() as folder:
-        AutoModelForCausalLM.from_config(config, dtype=dtype, **kwargs).save_pretrained(folder)
+        with _checkpoint_outside_zero3(zero3):
+            AutoModelForCausalLM.from_config(config, dtype=dtype, **kwargs).save_pretrained(folder)
         q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=quant.get("type", "nf4"),
                                bnb_4bit_use_double_quant=bool(quant.get("double_quant", False)), bnb_4bit_compute_dtype=dtype,
                                bnb_4bit_quant_storage=dtype if storage == "weights" else DTYPES.get(storage, torch.uint8))
-        model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=q, dtype=dtype, device_map={"": "cpu"}, **kwargs)
+        # Under the HF Trainer's ZeRO-3 (hf_zero.py: its config set before the load) transformers refuses a device_map, as
+        # PEFT's ZeRO-3 QLoRA recipe passes none; bitsandbytes' quantizer then picks the device itself (the CPU here).
+        placement = {} if zero3 else {"device_map": {"": "cpu"}}
+        model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=q, dtype=dtype, **placement, **kwargs)
     # Loaded onto the CPU, the parameters left unquantized are views of the checkpoint read whole (safetensors: one
     # allocation that also holds the 16-bit weights the quantizer replaced); a load onto a GPU copies each to a tensor
     # of its own, which the clones are.
@@ -74,6 +79,28 @@ def quantized_model(scenario, harness, config, dtype, kwargs):
         if tensor.is_floating_point():
             tensor.data = tensor.data.clone()
     return model
+
+
+def _checkpoint_outside_zero3(zero3):
+    """The random checkpoint a 4-bit point loads, written whole: with the HF Trainer's ZeRO-3 config already set
+    (hf_zero.py), from_config would build it inside zero.Init and save its empty partitions. The published checkpoint a
+    run loads is whole; only its load runs under the config (transformers loads a quantized model outside zero.Init)."""
+    import contextlib
+
+    if not zero3:
+        return contextlib.nullcontext()
+    from transformers.integrations import deepspeed as hf_deepspeed
+
+    @contextlib.contextmanager
+    def unset():
+        ref = hf_deepspeed._hf_deepspeed_config_weak_ref
+        hf_deepspeed._hf_deepspeed_config_weak_ref = None
+        try:
+            yield
+        finally:
+            hf_deepspeed._hf_deepspeed_config_weak_ref = ref
+
+    return unset()
 
 
 def peft_config(scenario):
