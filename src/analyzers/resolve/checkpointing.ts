@@ -1,5 +1,6 @@
 // Which torch.utils.checkpoint form the checkpointed layers run, where a tool decides it without a file saying so.
-// It matters for bitsandbytes' kept inputs (core/terms/activations/kept-inputs.ts); the core takes transformers'
+// It matters for bitsandbytes' kept inputs (core/terms/activations/kept-inputs.ts) and, under ZeRO-3, its kept gathered
+// weights (core/terms/zero3-bnb-kept.ts); the core takes transformers'
 // gradient_checkpointing_enable default (reentrant before 5.0) for the rest.
 import type { ResolveContext } from './context';
 

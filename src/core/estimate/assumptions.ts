@@ -19,6 +19,7 @@ import {
 } from '../setup';
 import type { PlanningContext } from './context';
 import { bitsandbytesKeepsInputs, checkpointReentrant } from '../terms/activations/kept-inputs';
+import { bnbKeepsCodesUnderZero3 } from '../terms/zero3-bnb-kept';
 import { bitsandbytes4bit } from '../terms/quantization';
 import { olderThan } from '../util/version';
 
@@ -438,7 +439,12 @@ function bitsandbytesDefaults(ctx: PlanningContext): void {
       source: defaultSource(release, ''),
     });
   const p = prov.checkpoint_reentrant;
-  if (!bitsandbytesKeepsInputs(setup) || setup.gradient_checkpointing === 'none' || (p && p.kind !== 'default')) return;
+  if (setup.gradient_checkpointing === 'none' || (p && p.kind !== 'default')) return;
+  // Where the form decides what bitsandbytes' 4-bit matmuls keep: their inputs (before 0.43.2), or under ZeRO-3 their
+  // gathered weights (terms/zero3-bnb-kept.ts, asked of the setup as if non-reentrant).
+  const keepsInputs = bitsandbytesKeepsInputs(setup);
+  const keepsCodes = bnbKeepsCodesUnderZero3({ ...setup, checkpoint_reentrant: false });
+  if (!keepsInputs && !keepsCodes) return;
   const reentrant = checkpointReentrant(setup);
   assumptions.push({
     key: 'checkpoint_reentrant',
@@ -446,7 +452,9 @@ function bitsandbytesDefaults(ctx: PlanningContext): void {
     source: defaultSource(
       p,
       `transformers' gradient_checkpointing_enable default (use_reentrant=True before 5.0, False since): ` +
-        `non-reentrant checkpointing keeps bitsandbytes' kept inputs of every layer`,
+        (keepsInputs
+          ? "non-reentrant checkpointing keeps bitsandbytes' kept inputs of every layer"
+          : 'non-reentrant checkpointing keeps every gathered 4-bit weight under ZeRO-3 until the backward ends'),
     ),
   });
 }

@@ -93,6 +93,18 @@ describe('estimate: ZeRO-3 keeps the 4-bit codes bitsandbytes multiplied by unti
     assert.equal(labelled(run(llama70b()), IN_BACKWARD)?.inputs?.keptCodeBytes, 34_225_520_640);
   });
 
+  it('says which checkpointing form it took where no file says, since that decides the codes', () => {
+    const { checkpoint_reentrant: _unset, ...setup } = llama70b();
+    const said = run(setup).assumptions.find((a) => a.key === 'checkpoint_reentrant');
+    assert.equal(said?.value, 'false');
+    assert.match(said?.source ?? '', /keeps every gathered 4-bit weight under ZeRO-3/);
+    // ZeRO-2 gathers nothing: the form is not said for that
+    assert.equal(
+      run({ ...setup, zero_stage: 2 }).assumptions.find((a) => a.key === 'checkpoint_reentrant'),
+      undefined,
+    );
+  });
+
   it('the advice offers reentrant checkpointing, which saves about the codes', () => {
     const gpu = findGpu('A100-80GB');
     assert.ok(gpu.ok);
