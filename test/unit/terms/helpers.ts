@@ -11,7 +11,8 @@ import { findGpu, findModel } from '../../../src/core/lookup';
 import type { ReplayParameter, StepShape } from '../../../src/core/terms/step-replay';
 import type { ActivationPlan } from '../../../src/core/terms/activations';
 import type { TrainingSetupInput } from '../../../src/core/setup';
-import { setupFor } from '../helpers';
+import { run, setupFor } from '../helpers';
+import { singleChanges } from '../../../src/core/advice';
 
 /**
  * Llama-2-7B QLoRA (NF4), LoRA r 16 on q_proj and v_proj in bf16, bf16 weights, 1 x 512 tokens: the run the
@@ -295,3 +296,21 @@ export const ANSWER_AI_LORA: Partial<TrainingSetupInput> = {
   fsdp_version: 1,
   transformers_version: '4.38',
 };
+
+/**
+ * The single-change advice item `id` for the setup on the named GPU (undefined where it is not offered), and the
+ * device bytes of the setup before and with `patch`: what an item saves is their difference.
+ */
+export function adviceItemOn(
+  setup: TrainingSetup,
+  gpuName: string,
+  id: string,
+  patch: Partial<TrainingSetup>,
+): { item: ReturnType<typeof singleChanges>[number] | undefined; before: number; after: number } {
+  const gpu = findGpu(gpuName);
+  assert.ok(gpu.ok, `catalog has ${gpuName}`);
+  const item = singleChanges(setup, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec }).find((i) => i.id === id);
+  const before = run(setup, { gpu: gpu.gpu }).perGpu.deviceBytes;
+  const after = run({ ...setup, ...patch }, { gpu: gpu.gpu }).perGpu.deviceBytes;
+  return { item, before, after };
+}

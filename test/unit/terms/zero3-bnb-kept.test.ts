@@ -3,9 +3,7 @@
 // 0.50.1's own code (test/fixtures/truth/zero.json, tools/truth/FINDINGS.md §90).
 import * as assert from 'node:assert/strict';
 import { near, phase, run, setupFor } from '../helpers';
-import { truthPeak, truthSetup } from './helpers';
-import { singleChanges } from '../../../src/core/advice';
-import { findGpu } from '../../../src/core/lookup';
+import { adviceItemOn, truthPeak, truthSetup } from './helpers';
 
 const AT_LOSS = 'ZeRO-3 gathered parameters (4-bit codes kept for the backward, at the loss)';
 const IN_BACKWARD = 'ZeRO-3 gathered parameters (4-bit codes kept for the backward)';
@@ -106,25 +104,17 @@ describe('estimate: ZeRO-3 keeps the 4-bit codes bitsandbytes multiplied by unti
   });
 
   it('the advice offers reentrant checkpointing, which saves about the codes', () => {
-    const gpu = findGpu('A100-80GB');
-    assert.ok(gpu.ok);
     const setup = llama70b();
-    const item = singleChanges(setup, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec }).find(
-      (i) => i.id === 'reentrant-checkpointing-zero3',
-    );
+    const patch = { checkpoint_reentrant: true };
+    const id = 'reentrant-checkpointing-zero3';
+    const { item, before, after } = adviceItemOn(setup, 'A100-80GB', id, patch);
     assert.ok(item, 'the move is offered');
     assert.deepEqual(item.changes, [{ key: 'checkpoint_reentrant', value: true }]);
-    const before = run(setup, { gpu: gpu.gpu }).perGpu.deviceBytes;
-    const after = run({ ...setup, checkpoint_reentrant: true }, { gpu: gpu.gpu }).perGpu.deviceBytes;
     assert.equal(item.savedBytes, before - after);
     // The 34.2 GB of codes less what a reentrant backward holds in their place under DeepSpeed 0.19.3 or later (the
     // frozen layers its recompute gathered, terms/zero3-recompute-kept.ts, 4-bit here too): the saving is the rest.
     assert.ok(item.savedBytes > 0 && item.savedBytes < 34.3e9, `saves ${item.savedBytes} B`);
     // Not offered under PEFT's recipe, which is reentrant already.
-    const reentrant = singleChanges({ ...setup, checkpoint_reentrant: true }, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec });
-    assert.equal(
-      reentrant.find((i) => i.id === 'reentrant-checkpointing-zero3'),
-      undefined,
-    );
+    assert.equal(adviceItemOn({ ...setup, ...patch }, 'A100-80GB', id, patch).item, undefined);
   });
 });

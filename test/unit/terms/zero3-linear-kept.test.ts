@@ -4,9 +4,7 @@
 // (test/fixtures/truth/zero.json, tools/truth/FINDINGS.md §67-68).
 import * as assert from 'node:assert/strict';
 import { near, phase, run, setupFor } from '../helpers';
-import { truthPeak, truthSetup } from './helpers';
-import { singleChanges } from '../../../src/core/advice';
-import { findGpu } from '../../../src/core/lookup';
+import { adviceItemOn, truthPeak, truthSetup } from './helpers';
 
 const AT_LOSS = 'ZeRO-3 gathered parameters (linear weights kept for the backward, at the loss)';
 const IN_BACKWARD = 'ZeRO-3 gathered parameters (linear weights kept for the backward)';
@@ -155,16 +153,12 @@ describe('estimate: ZeRO-3 keeps the linear weights of a model made outside ZeRO
   });
 
   it('advice: making the model inside ZeRO-Init is a change that saves what the linears kept (Llama-3.1-8B, 8 x H100)', () => {
-    const gpu = findGpu('H100-80GB');
-    assert.ok(gpu.ok);
     const setup = llama8b({ micro_batch_size: 2 });
-    const item = singleChanges(setup, { gpu: gpu.gpu, gpuSpec: gpu.gpu.spec }).find((i) => i.id === 'zero3-init');
+    const { item, before, after } = adviceItemOn(setup, 'H100-80GB', 'zero3-init', { zero3_init: true });
     assert.ok(item, 'the zero3-init move is offered');
     assert.deepEqual(item.changes, [{ key: 'zero3_init', value: true }]);
     // What it saves is the estimates' difference: at the backward's high point the 32 layers' 6,979,321,856 linear
     // weights (13.96 GB in bf16) less what the prefetch holds there anyway.
-    const before = run(setup, { gpu: gpu.gpu }).perGpu.deviceBytes;
-    const after = run({ ...setup, zero3_init: true }, { gpu: gpu.gpu }).perGpu.deviceBytes;
     assert.equal(item.savedBytes, before - after);
     assert.ok(item.savedBytes > 5e9 && item.savedBytes < 13.96e9, `saves ${item.savedBytes} B`);
     assert.equal(item.stepTimeFactor, 1);
