@@ -309,6 +309,7 @@ const SWITCH_KEYS = new Set<CanonicalKey>(['bf16', 'fp16', 'gradientCheckpointin
 function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>): ConfigFacts {
   const norm = (n: string): string => n.replace(/-/g, '_');
   const out = facts.facts.map((f): Fact => {
+    if (f.origin === 'dataclass-default') return withLaunchedField(f, args);
     const scriptDefault = f.origin === 'script-default';
     if (!f.fromArg || !(isUnknown(f.value) || scriptDefault)) return f;
     const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.fromArg!.name));
@@ -334,6 +335,18 @@ function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>
     return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
   });
   return { ...facts, facts: out };
+}
+
+/**
+ * A field default of the script's own arguments dataclass is the default of HfArgumentParser's `--field`: where the
+ * launch line passes that option from a value it cannot read (a variable it does not set), the field's value is
+ * unknown, not the default. A value it can read is the launcher's own fact, which outranks the default.
+ */
+function withLaunchedField(f: Fact, args: NonNullable<Reference['args']>): Fact {
+  const norm = (n: string): string => n.replace(/-/g, '_');
+  const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.rawKey));
+  if (passed?.value !== null) return f;
+  return { ...f, value: { unknown: `--${passed.name} is passed from a variable the launch line does not set` } };
 }
 
 /** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */

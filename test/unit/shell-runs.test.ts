@@ -190,6 +190,52 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(alone.setup?.method, 'full');
   });
 
+  it("a launch option from a variable it does not set overrides the script's dataclass default: unknown, said there", () => {
+    // Qwen-1's finetune.py defaults `model_name_or_path` to "Qwen/Qwen-7B" (ModelArguments); a launcher that passes
+    // `--model_name_or_path $MODEL` runs whatever MODEL is, never that default.
+    const train =
+      'import transformers\nfrom dataclasses import dataclass, field\n@dataclass\nclass ModelArguments:\n' +
+      '    model_name_or_path: str = field(default="Qwen/Qwen-7B")\n' +
+      'def train():\n    parser = transformers.HfArgumentParser((ModelArguments, transformers.TrainingArguments))\n' +
+      '    model_args, training_args = parser.parse_args_into_dataclasses()\n' +
+      '    model = transformers.AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n';
+    const run = (line: string) =>
+      runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
+    const open = run('python train.py --model_name_or_path $SOMEWHERE --bf16 True\n');
+    assert.equal(open.setup?.model, undefined);
+    const p = open.problems.find((x) => x.code === 'unknown-model')!;
+    assert.equal(path.basename(p.file), 'run.sh');
+    assert.match(p.message, /\$SOMEWHERE: `SOMEWHERE` is not set in this script \(it comes from the environment\)/);
+    // Passed as written, or not passed at all (the default runs).
+    assert.equal(run('python train.py --model_name_or_path Qwen/Qwen-1_8B-Chat\n').setup?.model, 'Qwen/Qwen-1_8B-Chat');
+    assert.equal(run('python train.py --bf16 True\n').setup?.model, 'Qwen/Qwen-7B');
+    // The launcher's own value before its argument loop, said as an assumption of the estimate.
+    const looped = run(
+      'MODEL=Qwen/Qwen-1_8B-Chat\nwhile [[ "$1" != "" ]]; do\n  case $1 in\n    -m) shift; MODEL=$1 ;;\n  esac\n  shift\ndone\n' +
+        'python train.py --model_name_or_path $MODEL\n',
+    );
+    assert.equal(looped.setup?.model, 'Qwen/Qwen-1_8B-Chat');
+    assert.equal(looped.provenance?.model?.kind, 'default');
+  });
+
+  it("a config path the argument loop can replace is followed as the script names it (Qwen-1's finetune_lora_ds.sh)", () => {
+    const line =
+      'DS_CONFIG_PATH="ds_config_zero2.json"\nwhile [[ "$1" != "" ]]; do\n  case $1 in\n    --deepspeed ) shift; DS_CONFIG_PATH=$1 ;;\n' +
+      '  esac\n  shift\ndone\ntorchrun --nproc_per_node 2 train.py --model_name_or_path Qwen/Qwen-7B-Chat --deepspeed ${DS_CONFIG_PATH}\n';
+    const files = {
+      '/w/run.sh': line,
+      '/w/train.py': 'from transformers import Trainer, TrainingArguments\n',
+      '/w/ds_config_zero2.json': '{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}\n',
+    };
+    const r = runPipeline([{ file: '/w/run.sh', text: line }], inMemory(files), {});
+    assert.deepEqual(
+      r.files.map((f) => path.basename(f.file)),
+      ['run.sh', 'ds_config_zero2.json', 'train.py'],
+    );
+    assert.equal(r.setup?.zero_stage, 2);
+    assert.ok(!r.problems.some((p) => p.code === 'reference-not-found'));
+  });
+
   it("a script's argparse options: the launch line's flag, else the default the script writes", () => {
     const files = {
       '/w/run.sh': 'torchrun --nproc_per_node 2 train.py --bf16 True\n',

@@ -1,7 +1,7 @@
 // The model reference, the training method and what it brings: IA3 and LoRA settings (the files', else the tool's
 // defaults), the 4/8-bit quantization block, and the fp32 upcast of a quantized model. Rules of FIELD_RULES; pure.
 import { toolDefault } from '../defaults';
-import type { CanonicalKey, FactValue } from '../facts';
+import { msg, type CanonicalKey, type FactValue, type Unknown } from '../facts';
 import { fileProv, num, type ResolveContext } from './context';
 
 /** The 4/8-bit load the files ask for (load_in_4bit, quantization_bit, ...), as a number of bits. */
@@ -77,6 +77,22 @@ export function resolveLora(ctx: ResolveContext): void {
       // The copies' dtype where the tool upcasts its trainable parameters (not under LLaMA-Factory's pure_bf16).
       const saved = toolDefault(tools, 'lora.saved_dtype');
       if (saved && decided.pureBf16?.fact.value !== true) lora.saved_dtype = saved.value;
+    }
+    const openSaved = decided.loraModulesToSave ? undefined : ctx.unknownOnly.loraModulesToSave;
+    if (openSaved) {
+      // Qwen-1's finetune.py: `modules_to_save` is None for a chat model and ["wte", "lm_head"] for a base model, on
+      // an `if` whose test reads the model name at run time. Not counted, and said where the file sets it.
+      ctx.problems.push({
+        ...openSaved.location,
+        severity: 'warning',
+        code: 'not-static',
+        ...msg(
+          '{0} is not known statically ({1}): the trained copies of the modules it would name are not counted',
+          openSaved.fact.rawKey,
+          (openSaved.fact.value as Unknown).unknown,
+        ),
+        key: openSaved.fact.rawKey,
+      });
     }
     if (decided.loraTargetParameters) lora.target_parameters = decided.loraTargetParameters.fact.value;
     if (decided.loraDora?.fact.value === true) lora.use_dora = true;

@@ -2,7 +2,7 @@
 // or the Hub), the dtype a model id is loaded in, a checkpoint's own quantization, the parameter count, and the
 // distillation teacher, resolved like the student. Pure: resolving is the resolver's job.
 import { quantizationFromConfig } from '../checkpoint-quantization';
-import { msg } from '../facts';
+import { isUnknown, msg, type Fact } from '../facts';
 import { heredocNamingModel } from '../heredoc';
 import { locateOffset } from './locate';
 import type { Location } from '../scenario';
@@ -12,6 +12,13 @@ import { fileProv, numberOf, type ResolveContext } from './context';
 export function modelLocation(ctx: ResolveContext): Location {
   const { files, decided } = ctx;
   return decided.model?.location ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
+}
+
+/** What the files write for a value not known, and why it is not: `$MODEL: \`MODEL\` is not set in this script`. */
+function unknownReason(fact: Fact): string {
+  const why = isUnknown(fact.value) ? fact.value.unknown : '';
+  if (!why || fact.rawValue.includes(why)) return fact.rawValue;
+  return why.includes(fact.rawValue) ? why : `${fact.rawValue}: ${why}`;
 }
 
 /** The architecture of the model the files name; false when there is none or it is not known (a problem says which). */
@@ -45,7 +52,10 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
       severity: 'error',
       code: 'unknown-model',
       ...(unknown
-        ? msg('the model ({0}) is not known statically: pass --model or set vramLens.model', unknown.fact.rawValue)
+        ? msg(
+            'the model ({0}) is not known statically: pass --model or set vramLens.model',
+            unknownReason(unknown.fact),
+          )
         : msg('no model found in these files: pass --model <hub id | dir | config.json> or set vramLens.model')),
     });
     return false;

@@ -32,7 +32,8 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
   decided: Partial<Record<CanonicalKey, WinningFact>>;
   unknownOnly: Partial<Record<CanonicalKey, WinningFact>>;
 } {
-  // Winning fact per key: highest rank, later file on ties; a known value beats an unknown one of any rank.
+  // Winning fact per key: highest rank, later file on ties; a known value beats an unknown one of any rank, and the
+  // unknown ones are ranked alike.
   const decided: Partial<Record<CanonicalKey, WinningFact>> = {};
   const unknownOnly: Partial<Record<CanonicalKey, WinningFact>> = {};
   for (const f of files) {
@@ -43,15 +44,14 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
         location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end),
         ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}),
       };
-      if (isUnknown(fact.value)) {
-        unknownOnly[fact.key] = w;
-        continue;
-      }
-      const prev = decided[fact.key];
       const rankOf = (fa: typeof fact, role: FileRole): number =>
         fa.overridesLauncher ? RANK.launcher + 1 : RANK[role];
-      const prevRank = prev ? rankOf(prev.fact, files.find((x) => x.file === prev.file)?.role ?? 'config') : -1;
-      if (!prev || rankOf(fact, f.role) >= prevRank) decided[fact.key] = w;
+      const rankOfWinner = (x: WinningFact | undefined): number =>
+        x ? rankOf(x.fact, files.find((y) => y.file === x.file)?.role ?? 'config') : -1;
+      // An unknown value is said where the highest-ranked file leaves it open (the launch line's `$MODEL`, not the
+      // script's default it overrides).
+      const into = isUnknown(fact.value) ? unknownOnly : decided;
+      if (rankOf(fact, f.role) >= rankOfWinner(into[fact.key])) into[fact.key] = w;
     }
   }
   return { decided, unknownOnly };

@@ -1,6 +1,13 @@
 // A launch line whose variables were set differently on the branches of an `if` or `case`: analyzed per combination
 // of their values, each unknown fact taking the worst for memory. Also the allocator settings a launch sees. Pure.
-import { expandableSegmentsOf, type CanonicalKey, type Fact, type FactValue, type Unknown } from '../facts';
+import {
+  expandableSegmentsOf,
+  type CanonicalKey,
+  type Fact,
+  type FactValue,
+  type ParseProblem,
+  type Unknown,
+} from '../facts';
 import type { WordTok } from './lexer';
 import { type VarVal, type Env, unknownOf, textOf, type Field, SCRIPT_ARGUMENT } from './fields';
 import { fieldsOf } from './expand';
@@ -85,8 +92,19 @@ export function launchOverChoices(
   const decided = new Set(
     facts.filter((f, k) => f !== r.facts[k]).map((f) => `${f.valueSpan.start}:${f.valueSpan.end}`),
   );
+  // A config path decided so (`--deepspeed $DS_CONFIG_PATH`, the script's own path unless an argument replaces it)
+  // is followed as the launch that runs it names it.
+  const refs = rs.flatMap((x) => x!.refs).filter((ref) => decided.has(`${ref.span.start}:${ref.span.end}`));
+  for (const ref of refs) {
+    if (r.refs.some((x) => x.path === ref.path && x.span.start === ref.span.start)) continue;
+    // Before the script, as a config named by a literal flag is (launch.ts adds the script last).
+    const at = r.refs.findIndex((x) => x.kind === 'script');
+    r.refs.splice(at < 0 ? r.refs.length : at, 0, ref);
+  }
   r.facts.splice(0, r.facts.length, ...facts);
-  const problems = r.problems.filter((p) => !(p.code === 'not-static' && decided.has(`${p.span.start}:${p.span.end}`)));
+  const settled = (p: ParseProblem): boolean =>
+    (p.code === 'not-static' || p.code === 'reference-not-found') && decided.has(`${p.span.start}:${p.span.end}`);
+  const problems = r.problems.filter((p) => !settled(p));
   r.problems.splice(0, r.problems.length, ...problems);
   return r;
 }

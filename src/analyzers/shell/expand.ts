@@ -2,7 +2,17 @@
 // operators, `$((...))`), into pieces that keep their spans; `$(...)`, positional arguments and the environment
 // become unknown pieces with a reason. Pure: no I/O, no node:* and no 'vscode'.
 import { Lexer, type Heredoc, type Seg, type WordTok } from './lexer';
-import { type Piece, type Env, unknownOf, textOf, type Field, toFields, trimPieces, separator } from './fields';
+import {
+  type Piece,
+  type Env,
+  SCRIPT_ARGUMENT,
+  unknownOf,
+  textOf,
+  type Field,
+  toFields,
+  trimPieces,
+  separator,
+} from './fields';
 import { evalArith } from './arith';
 
 export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
@@ -95,11 +105,19 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
       split: !s.quoted && split,
     },
   ];
-  if (s.complex !== undefined) return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
+  if (s.complex !== undefined) {
+    // `${arg#*=}` of a loop over "$@": whatever it cuts, the value comes from the script's command line.
+    const base = env.get(/^(?:\$\{)?([A-Za-z_]\w*)/.exec(s.complex)?.[1] ?? '');
+    const from = base ? unknownOf(base.pieces) : undefined;
+    if (from !== undefined && SCRIPT_ARGUMENT.test(from)) return unknownPiece(from);
+    return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
+  }
   const name = s.name;
   let state:
     { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
   if (/^[1-9]$/.test(name)) state = { k: 'unknown', reason: `positional argument $${name} of the script` };
+  else if (name === 'OPTARG' && !env.has(name))
+    state = { k: 'unknown', reason: "an option's argument of the script ($OPTARG)" };
   else if (name === '@' || name === '*') state = { k: 'unknown', reason: `the script's arguments ($${name})` };
   else if (/^[0#?$!-]$/.test(name)) state = { k: 'unknown', reason: `the shell parameter $${name}` };
   else {

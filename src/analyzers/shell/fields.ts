@@ -169,5 +169,20 @@ export function isScriptArgument(pieces: readonly Piece[]): boolean {
   return u !== undefined && SCRIPT_ARGUMENT.test(u);
 }
 
-/** The reason expand.ts gives a positional argument of the script. */
-export const SCRIPT_ARGUMENT = /^positional argument \$[1-9] of the script$/;
+/**
+ * The reasons the shell analyzer gives a value of the script's own command line: a positional argument (expand.ts),
+ * getopts' `$OPTARG` (expand.ts) and the variable of a `for` loop over `"$@"` (scriptArgumentOfLoop).
+ */
+export const SCRIPT_ARGUMENT = new RegExp(
+  [
+    /^positional argument \$[1-9] of the script$/.source,
+    /^an option's argument of the script \(\$OPTARG\)$/.source,
+    /^an argument of the script \(`\w+` of the `for` loop at line \d+\)$/.source,
+  ].join('|'),
+);
+
+export const scriptArgumentOfLoop = (name: string, line: number): string =>
+  `an argument of the script (\`${name}\` of the \`for\` loop at line ${line})`;
+
+/** What a merge names a loop over the script's arguments (interpreter.ts), whose values are choices like a `case`'s. */
+export const ARGUMENT_LOOP = "loop over the script's arguments";

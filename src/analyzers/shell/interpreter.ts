@@ -2,7 +2,7 @@
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
 import type { ParseProblem } from '../facts';
 import { type Heredoc, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
-import { type Piece, type VarVal, type Env, arrayPieces } from './fields';
+import { type Piece, type VarVal, type Env, ARGUMENT_LOOP, arrayPieces, scriptArgumentOfLoop } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import type { CmdResult } from './launch';
 import {
@@ -24,6 +24,9 @@ import { allocatorConf, launchOverChoices } from './choices';
 import { readHeredoc } from './read';
 
 export { chooseWorst } from './choices';
+
+/** A `while` / `until` condition that reads the script's arguments: `$1`, `$#`, `getopts`. */
+const ARGUMENT_TEST = /\$\{?[1#]\}?|\bgetopts\b/;
 
 /** The most characters and pieces a variable's value keeps (real launch scripts stay far below: a few KiB). */
 const MAX_VALUE_CHARS = 64 * 1024;
@@ -237,6 +240,7 @@ export class Interpreter {
           snapshot: (this.env = shallow(this.env)),
           parentDead: this.dead,
           runsOnce: false,
+          overArguments: ARGUMENT_TEST.test(this.conditionText()),
         });
         this.env = layer(this.env);
         this.pos++;
@@ -245,11 +249,7 @@ export class Interpreter {
         this.pos++;
         return true;
       case 'done':
-        if (top?.kind === 'loop') {
-          this.frames.pop();
-          this.env = top.runsOnce ? this.env : mergeEnvs([top.snapshot, this.env], top.line, 'loop', top.snapshot);
-          this.dead = top.parentDead;
-        }
+        if (top?.kind === 'loop') this.endLoop(top);
         this.pos++;
         return true;
       case 'case': {
@@ -335,6 +335,27 @@ export class Interpreter {
     this.dead = top.parentDead;
   }
 
+  /** `done`: what the loop set, merged with what was set before it unless it runs exactly once. */
+  private endLoop(top: LoopFrame): void {
+    this.frames.pop();
+    const what = top.overArguments ? ARGUMENT_LOOP : 'loop';
+    this.env = top.runsOnce ? this.env : mergeEnvs([top.snapshot, this.env], top.line, what, top.snapshot);
+    this.dead = top.parentDead;
+  }
+
+  /** The words of a `while` / `until` condition, as written: from after the keyword to its `do`. */
+  private conditionText(): string {
+    let end = this.pos + 1;
+    while (end < this.toks.length) {
+      const x = this.toks[end];
+      if (x.t === 'word' && literalWord(x) === 'do') break;
+      end++;
+    }
+    const first = this.toks[this.pos + 1];
+    const last = this.toks[end - 1];
+    return first && last && end > this.pos + 1 ? this.text.slice(first.start, last.end) : '';
+  }
+
   private parseFor(line: number): void {
     this.pos++;
     const n = this.toks[this.pos];
@@ -370,6 +391,10 @@ export class Interpreter {
         words.push(this.toks[this.pos++] as WordTok);
     }
     this.frames.push(frame);
+    // `for a in "$@"` (or no `in`): each `a` is one of the script's arguments, and the loop runs no time without them.
+    const overArguments =
+      !hasIn || (words.length === 1 && /^"?\$[@*]"?$/.test(this.text.slice(words[0].start, words[0].end)));
+    frame.overArguments = overArguments;
     if (this.dead || !/^[A-Za-z_]\w*$/.test(name)) return;
     const fields = hasIn ? fieldsOf(this.text, words, this.env) : [];
     frame.runsOnce = hasIn && fields.length > 0 && fields.every((f) => !f.opaque);
@@ -386,9 +411,9 @@ export class Interpreter {
         .map((f) => (f.unknown === undefined ? f.text : '?'))
         .slice(0, 6)
         .join(', ');
-      const reason = hasIn
-        ? `\`${name}\` is the variable of the \`for\` loop at line ${line} (${list || 'no items'})`
-        : `\`${name}\` loops over the script's arguments`;
+      const reason = overArguments
+        ? scriptArgumentOfLoop(name, line)
+        : `\`${name}\` is the variable of the \`for\` loop at line ${line} (${list || 'no items'})`;
       this.env.set(name, {
         pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
         exported: false,

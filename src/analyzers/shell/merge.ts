@@ -55,7 +55,8 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     const last = [...vals].reverse().find((v) => v !== undefined)!;
     const reason = `\`${name}\` depends on the ${what} at line ${line} (${described.join(' or ')})`;
     const span = last.valueSpan ?? { start: 0, end: 0 };
-    // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times).
+    // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times;
+    // a loop over the script's arguments is, as it runs no time without them: ARGUMENT_LOOP).
     const distinct: (VarVal | undefined)[] = [];
     for (const v of vals) {
       if (v?.choices) {

@@ -22,6 +22,11 @@ export interface LoopFrame {
   snapshot: Env;
   parentDead: boolean;
   runsOnce: boolean;
+  /**
+   * The loop walks the script's own arguments (`while [ $# -gt 0 ]`, `while getopts`, `for a in "$@"`): run without
+   * arguments it runs no time, so what it sets is the script's value or a value its command line passes.
+   */
+  overArguments?: boolean;
 }
 export interface CaseFrame {
   kind: 'case';

@@ -42,10 +42,13 @@ export function defaultAssumptions(
   gkd: boolean,
   family: string,
 ): void {
-  schemaDefaults(ctx, code, gkd, family);
   const setup = ctx.setup;
   const prov = ctx.provenance;
   const { assumptions } = ctx.notes;
+  // A model one of several the files can give (a launcher's `MODEL` that the script's arguments can replace).
+  if (prov.model?.kind === 'default' && typeof setup.model === 'string')
+    assumptions.push({ key: 'model', value: setup.model, source: defaultSource(prov.model, '') });
+  schemaDefaults(ctx, code, gkd, family);
   if (!ctx.lean && gkd) {
     const d = setup.distillation!;
     assumptions.push({

@@ -306,6 +306,26 @@ describe('analyzeHfPython', () => {
     assert.equal(facts(r, 'quantBits').length, 1, 'a BnB config passed by name is read once');
   });
 
+  it('a modules_to_save set on a branch the file cannot decide is said at the call, not dropped silently', () => {
+    // Qwen-1's finetune.py (QwenLM/Qwen@e8e15962): None for a chat model, ["wte", "lm_head"] for a base model.
+    const text = [
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen-7B", torch_dtype=torch.bfloat16)',
+      'if q_lora or "chat" in name.lower():',
+      '    modules_to_save = None',
+      'else:',
+      '    modules_to_save = ["wte", "lm_head"]',
+      'config = LoraConfig(r=64, target_modules=["c_attn"], modules_to_save=modules_to_save)',
+      '',
+    ].join('\n');
+    const r = resolveText('/w/finetune.py', text);
+    assert.equal((r.setup?.lora?.modules_to_save ?? []).length, 0);
+    const p = r.problems.find((x) => x.code === 'not-static' && x.key === 'modules_to_save');
+    assert.ok(p, 'a warning at modules_to_save');
+    assert.equal(p.severity, 'warning');
+    assert.equal(p.line, 6);
+    assert.match(p.message, /modules_to_save is set conditionally at line 2\): the trained copies .* are not counted/);
+  });
+
   it('reads prepare_model_for_kbit_training: fp32 upcast of unquantized parameters, and checkpointing it turns on', () => {
     // peft/utils/other.py: every non-4/8-bit parameter to fp32; use_gradient_checkpointing defaults to True and enables
     // checkpointing on the model, which TrainingArguments(gradient_checkpointing=False) does not undo.

@@ -761,6 +761,50 @@ describe('shell analyzer: shell syntax', () => {
     checkFacts('R=\n[ -z "$R" ] && R=5\npython t.py --lora_r $R\n', [['loraR', 5, '--lora_r', '$R']]);
   });
 
+  it("a loop over the script's arguments runs no time without them: the value before it, which an argument replaces", () => {
+    // Qwen-1's finetune/finetune_lora_single_gpu.sh (QwenLM/Qwen@e8e15962): MODEL is set, then a `while` over "$1"
+    // with `shift` lets `-m` replace it. Run as written (no arguments), the script's own MODEL runs.
+    const parse =
+      'MODEL="Qwen/Qwen-1_8B-Chat"\nwhile [[ "$1" != "" ]]; do\n    case $1 in\n        -m | --model )\n' +
+      '            shift\n            MODEL=$1\n            ;;\n        * )\n            exit 1\n            ;;\n    esac\n' +
+      '    shift\ndone\npython finetune.py --model_name_or_path $MODEL\n';
+    const a = checkFacts(parse, [['model', 'Qwen/Qwen-1_8B-Chat', '--model_name_or_path', '$MODEL']]);
+    assert.match(
+      a.facts[0].assumed ?? '',
+      new RegExp(
+        "`MODEL` is 'Qwen/Qwen-1_8B-Chat' or the script's argument \\$1 depending on the loop over the script's " +
+          'arguments at line 2; --model_name_or_path is "Qwen/Qwen-1_8B-Chat" when the script is run without that argument',
+      ),
+    );
+    // getopts' $OPTARG, and `while [ $# -gt 0 ]`.
+    checkFacts(
+      'BS=4\nwhile getopts "m:b:" opt; do\n  case $opt in\n    b) BS=$OPTARG ;;\n  esac\ndone\n' +
+        'python t.py --per_device_train_batch_size $BS\n',
+      [['microBatchSize', 4, '--per_device_train_batch_size', '$BS']],
+    );
+    checkFacts('R=8\nwhile [ $# -gt 0 ]; do\n  R=$2\n  shift 2\ndone\npython t.py --lora_r $R\n', [
+      ['loraR', 8, '--lora_r', '$R'],
+    ]);
+    // `for arg in "$@"` with `--model=*) MODEL="${arg#*=}"`; a switch that sets a known value is a choice, and the
+    // worst for memory is estimated (micro-batch 8 over 1).
+    checkFacts(
+      'MODEL=meta-llama/Llama-2-7b-hf\nfor arg in "$@"; do\n  case $arg in\n    --model=*) MODEL="${arg#*=}" ;;\n' +
+        '    --debug) BS=1 ;;\n  esac\ndone\npython t.py --model_name_or_path $MODEL --per_device_train_batch_size ${BS:-8}\n',
+      [
+        ['model', 'meta-llama/Llama-2-7b-hf', '--model_name_or_path', '$MODEL'],
+        ['microBatchSize', 8, '--per_device_train_batch_size', '${BS:-8}'],
+      ],
+    );
+    // Any other loop may run any number of times: what it sets stays unknown.
+    checkFacts(
+      'MODEL=a/b\nwhile read -r line; do\n  MODEL=$line\ndone < models.txt\npython t.py --model_name_or_path $MODEL\n',
+      [['model', '?', '--model_name_or_path', '$MODEL']],
+    );
+    checkFacts('MODEL=a/b\nfor m in x/y z/w; do\n  MODEL=$m\ndone\npython t.py --model_name_or_path $MODEL\n', [
+      ['model', '?', '--model_name_or_path', '$MODEL'],
+    ]);
+  });
+
   it('for loops: the loop variable is unknown, launches inside the body are analyzed once', () => {
     const r = checkFacts(
       'for TSK in a b c; do\n  python -m torch.distributed.launch --nproc_per_node 1 run.py --task $TSK --fp16 --deepspeed ds/$TSK.json\ndone\n',
