@@ -24,6 +24,11 @@ import { formatBytes, formatCount, MiB } from '../units';
 import { PERSISTENT_IDS, runtimeTerm, usableGpuBytes } from './component';
 import type { EstimateContext } from './context';
 import { LOSS_BACKWARD_NOTE, type StreamPoolLedger } from './phases';
+import {
+  fsdp2CopyInPooled,
+  fsdp2OffloadReduceScatter,
+  fsdp2OffloadReduceScatterFormula,
+} from '../terms/fsdp2-side-streams';
 
 /**
  * Device memory a training process uses outside PyTorch's caching allocator, per process: the CUDA context, the
@@ -106,6 +111,8 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   const units = bnbLoadModel(ctx) ? undefined : fsdpInitUnits(ctx, inv.largestBlock);
   const initCached = units ? initCacheBytes(units) : 0;
   const shardGradBytes = on.reduceScatter ? Math.round((inv.trainable * gradBytes) / (tp * shardGrads)) : 0;
+  // Under FSDP2's CPU offload the gradient shards go to the host; one unit's reduce-scatter blocks stay cached.
+  const offloadReduce = fsdp2OffloadReduceScatter(ctx, unitTrained(ctx));
   const capacity = on.allGather ? Math.round(ledger.unitCapacity) : 0;
   // The point where allocated + pooled is highest: the step's allocated peak first (a phase with no point recorded,
   // evaluation or generation, holds neither gradients nor units of the training step), then every high point.
@@ -119,7 +126,7 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
   // ZeRO-3's head is fetched like any module, into the same pool: what the pool holds beside it is the rest.
   const zero3 = zero3GatherStream(ctx);
   for (const p of points) {
-    const rs = Math.max(0, shardGradBytes - Math.round(p.grads));
+    const rs = Math.max(0, shardGradBytes - Math.round(p.grads)) + offloadReduce;
     const ag = Math.max(0, capacity - Math.round(p.units) - (zero3 ? Math.round(p.root) : 0));
     // What the compute stream holds beyond the model states: the step's own allocations, which reuse the blocks
     // FSDP1's initialisation left there (terms/fsdp-init-cache.ts) before asking for new segments.
@@ -149,20 +156,28 @@ function streamPools(ctx: EstimateContext, step: StepPeak): StreamPoolBytes {
       `${formatBytes(initCache)} of the ${formatBytes(initCached)} that FSDP1's initialisation left cached on the compute ` +
       `stream (each unit materialised, flattened with torch.cat and sharded on the GPU, the root last: allocator ` +
       `replay), beyond the ${formatBytes(best.working)} the step's own allocations hold there (${best.phase.phase})`,
-    reduceScatterFormula:
-      `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of ` +
-      `the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's ` +
-      `reduce-scatter stream, those not allocated at that point): freed by zero_grad but ` +
-      `reusable only by that stream`,
+    reduceScatterFormula: offloadReduce
+      ? fsdp2OffloadReduceScatterFormula(ctx, unitTrained(ctx))
+      : `${formatCount(reduceScatter / gradBytes)} gradient elements x ${gradBytes} B (of ` +
+        `the ${formatCount(inv.trainable / (tp * shardGrads))} shards allocated on FSDP's ` +
+        `reduce-scatter stream, those not allocated at that point): freed by zero_grad but ` +
+        `reusable only by that stream`,
     allGatherFormula:
       `${formatBytes(allGather)}${allGather < capacity - 1 ? ` of the ${formatBytes(capacity)}` : ''} ` +
       (zero3
         ? `that ZeRO-3's all-gather stream (overlap_comm) holds at most (the gathered parameters and a prefetch's ` +
           `flat buffer${keptAfterBackward(ctx)}), reusable only by that stream, beyond what is gathered where the ` +
           `compute stream's memory and the pool are highest together (${best.phase.phase})`
-        : `of layer units gathered at once (current + prefetch) on FSDP's all-gather stream, reusable only by that ` +
-          `stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`),
+        : `${fsdp2CopyInPooled(ctx) ?? "of layer units gathered at once (current + prefetch) on FSDP's all-gather stream"}, ` +
+          `reusable only by that stream, beside the compute stream's memory where their sum is highest (${best.phase.phase})`),
   };
+}
+
+/** The elements one layer unit trains: the whole unit in a full fine-tune, its adapters otherwise. */
+function unitTrained(ctx: EstimateContext): number {
+  const { inventory: inv, arch } = ctx.model;
+  const tp = ctx.layout.tensorParallel;
+  return (ctx.setup.method === 'full' ? inv.largestBlock : inv.trainable / Math.max(1, arch.layers)) / tp;
 }
 
 /** The most the all-gather stream's pool holds (its units and flat buffers), in bytes; 0 without the pool. */

@@ -28,6 +28,8 @@ import { fsdp1BackwardPrefetch, fsdpTailUnit } from '../setup';
 import { bucketsBeforeLoss } from '../estimate/deepspeed-release';
 import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-copy';
 import { modelCrossEntropy } from './shifted-logits';
+import { fsdp2CopyIn } from './fsdp2-side-streams';
+import { fsdpStepReplayed } from './step-replay';
 
 /**
  * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
@@ -221,6 +223,7 @@ export function shardingBuffers(
     gathered.push(...f.gathered);
     gatheredAt = f.gatheredAt;
     gatheredGrads.push(f.unitGradients);
+    gatherInFlight = fsdp2InFlight(ctx, st, unit);
   }
   const { headGather, chunkedLossHead } = outputHeadGather(ctx, st, zb);
   return {
@@ -438,6 +441,26 @@ interface LayerUnit {
 function heldAtModelLoss(ctx: EstimateContext): boolean {
   const setup = ctx.setup;
   return setup.fsdp_version === 2 && modelCrossEntropy(ctx) && setup.model_code === 'transformers';
+}
+
+/**
+ * FSDP2's copy-in inputs beside each all-gather, and its root unit's gather (terms/fsdp2-side-streams.ts), where the FSDP2
+ * step replay, which makes them itself, does not run.
+ */
+function fsdp2InFlight(ctx: EstimateContext, st: StageContext, unit: LayerUnit): GatherInFlight {
+  if (fsdpStepReplayed(ctx, { hasLoss: st.last })) return { layer: 0, atLoss: 0 };
+  const inv = ctx.model.inventory;
+  const rootParams = ctx.sharding.rootUnit
+    ? ((st.first ? inv.embedding : 0) + (st.last ? inv.head : 0)) / ctx.layout.tensorParallel
+    : 0;
+  const castable = unit.bytesPerParam === ctx.dtypes.half;
+  const c = fsdp2CopyIn(ctx, { params: unit.params, gatherBytes: unit.bytesPerParam, castable }, rootParams);
+  if (c.layer === 0 && c.root === 0) return { layer: 0, atLoss: 0 };
+  return {
+    layer: c.layer,
+    atLoss: 0,
+    ...(c.rootOutput > 0 ? { rootGather: c.rootOutput + c.root, rootHeld: c.rootOutput } : {}),
+  };
 }
 
 /**

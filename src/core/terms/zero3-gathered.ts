@@ -334,6 +334,12 @@ function zero3Retained(
 export interface GatherInFlight {
   readonly layer: number;
   readonly atLoss: number;
+  /**
+   * FSDP2: the root unit's all-gather (its output and inputs), and its output alone, which is held while the first
+   * layer is gathered beside it (terms/fsdp2-side-streams.ts).
+   */
+  readonly rootGather?: number;
+  readonly rootHeld?: number;
 }
 
 /**
@@ -373,8 +379,9 @@ export interface GatherPoolUnits {
 /**
  * The most the all-gather stream holds at once: the gathered parameters inside a layer (where the layers keep their
  * linear weights, through the last layer's backward), at the loss with the head, or at the end of the backward, each
- * with the flat buffer of the prefetch that brings them (ZeRO-3; with none in flight, FSDP's units alone). The full
- * and the lean estimate both take the pool's capacity from here.
+ * with the flat buffer of the prefetch that brings them (ZeRO-3) or the copy-in inputs of the unit being gathered
+ * (FSDP2), or FSDP2's root unit gathered at the forward's start and held while the first layer is gathered (with none in
+ * flight, FSDP's units alone). The full and the lean estimate both take the pool's capacity from here.
  */
 export function gatherPoolCapacity(flight: GatherInFlight, units: GatherPoolUnits): number {
   const inLayer = Math.max(
@@ -387,5 +394,7 @@ export function gatherPoolCapacity(flight: GatherInFlight, units: GatherPoolUnit
     flight.atLoss > 0 ? units.atLossWithHead + flight.atLoss : 0,
     units.firstLayer + held + flight.layer,
     (units.afterBackward ?? 0) + held,
+    flight.rootGather ?? 0,
+    flight.rootHeld !== undefined ? flight.rootHeld + units.firstLayer + flight.layer : 0,
   );
 }
