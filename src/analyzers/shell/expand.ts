@@ -140,8 +140,13 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   if (op === ':-' || op === '-' || op === ':=' || op === '=') {
     const empty = state.k === 'value' && textOf(state.pieces) === '' && unknownOf(state.pieces) === undefined;
     if (state.k === 'unknown') {
-      const def = textOf(argPieces());
-      return unknownPiece(`${state.reason}; the script's default is '${def}'`);
+      const def = argPieces();
+      const open = unknownOf(def);
+      return unknownPiece(
+        open === undefined
+          ? `${state.reason}; the script's default is '${textOf(def)}'`
+          : `${state.reason}, else ${open}`,
+      );
     }
     if (state.k === 'unset' || (op.startsWith(':') && empty)) {
       pieces = argPieces();

@@ -1,8 +1,17 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
 import type { ParseProblem } from '../facts';
-import { type Heredoc, type WordTok, type OpTok, type Tok, REDIRECTS } from './lexer';
-import { type Piece, type VarVal, type Env, ARGUMENT_LOOP, arrayPieces, scriptArgumentOfLoop } from './fields';
+import { type Heredoc, type WordTok, type OpTok, type Tok, type Seg, REDIRECTS } from './lexer';
+import {
+  type Piece,
+  type VarVal,
+  type Env,
+  ARGUMENT_LOOP,
+  arrayPieces,
+  scriptArgumentOfLoop,
+  textOf,
+  unknownOf,
+} from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import type { CmdResult } from './launch';
 import {
@@ -335,6 +344,42 @@ export class Interpreter {
     this.dead = top.parentDead;
   }
 
+  /**
+   * `X=${1:-default}` (or `${1-default}`): run as written, without arguments, the default runs; an argument replaces it.
+   * The value is then a choice of the two, like a variable set on the branches of an `if` on `$1` (merge.ts).
+   */
+  private argumentDefault(segs: readonly Seg[], val: VarVal, line: number, env: Env): VarVal | undefined {
+    const parts = segs.filter((g) => !(g.k === 'lit' && g.text === ''));
+    const g = parts.length === 1 ? parts[0] : undefined;
+    if (!g || g.k !== 'param' || (g.op !== ':-' && g.op !== '-')) return undefined;
+    const fallback = expandSegs(this.text, g.arg ?? [], env, false).map((x) => ({ ...x, split: false }));
+    if (unknownOf(fallback) !== undefined) return undefined;
+    const span = { start: g.start, end: g.end };
+    const own: VarVal = { pieces: fallback, exported: false, valueSpan: span };
+    const from = env.get(g.name)?.choices;
+    if (from) {
+      // `X=${X:-default}` after a loop over the arguments: each of X's values, the default where it is unset (or empty).
+      const empty = (c: VarVal): boolean =>
+        g.op === ':-' && unknownOf(c.pieces) === undefined && textOf(c.pieces) === '';
+      const values = from.values.map((c) => (c === undefined || empty(c) ? own : c));
+      return { ...val, choices: { ...from, values: values.filter((c, i) => values.indexOf(c) === i) } };
+    }
+    if (!/^[1-9]$/.test(g.name)) return undefined;
+    const reason = `positional argument $${g.name} of the script`;
+    const argument: VarVal = {
+      pieces: [{ text: '', start: g.start, end: g.end, exact: false, unknown: reason }],
+      exported: false,
+      valueSpan: span,
+    };
+    return {
+      ...val,
+      pieces: [
+        { text: '', start: g.start, end: g.end, exact: false, unknown: `${reason}, else '${textOf(fallback)}'` },
+      ],
+      choices: { values: [own, argument], what: `default of $${g.name}`, line },
+    };
+  }
+
   /** `done`: what the loop set, merged with what was set before it unless it runs exactly once. */
   private endLoop(top: LoopFrame): void {
     this.frames.pop();
@@ -539,6 +584,7 @@ export class Interpreter {
       valueSpan: p.valueSpan,
       ...(elements ? { elements } : {}),
     };
+    if (!elements) val = this.argumentDefault(p.valueSegs, val, this.lineOf(w.start), env) ?? val;
     if (mode === 'maybe') {
       const tmpA: Env = new Map(old ? [[p.name, old]] : []);
       const tmpB: Env = new Map([[p.name, val]]);

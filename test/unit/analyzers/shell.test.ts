@@ -805,6 +805,32 @@ describe('shell analyzer: shell syntax', () => {
     ]);
   });
 
+  it('`X=${1:-default}`: without arguments the default runs, an argument replaces it; `${X:-d}` after an argument loop', () => {
+    const a = checkFacts('MODEL=${1:-"Qwen/Qwen2.5-7B"}\ntorchrun t.py --model_name_or_path $MODEL\n', [
+      ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL'],
+    ]);
+    assert.match(
+      a.facts[0].assumed ?? '',
+      /`MODEL` is 'Qwen\/Qwen2.5-7B' or the script's argument \$1 depending on the default of \$1 at line 1/,
+    );
+    checkFacts('ZERO_STAGE="${3-2}"\ndeepspeed main.py --deepspeed --zero_stage $ZERO_STAGE\n', [
+      ['zeroStage', 2, '--zero_stage', '$ZERO_STAGE'],
+    ]);
+    // A default from the environment stays unknown, and says why.
+    const open = checkFacts('MODEL=${1:-$DEFAULT}\ntorchrun t.py --model_name_or_path $MODEL\n', [
+      ['model', '?', '--model_name_or_path', '$MODEL'],
+    ]);
+    assert.match(
+      String((open.facts[0].value as { unknown: string }).unknown),
+      /else `DEFAULT` is not set in this script/,
+    );
+    checkFacts(
+      'while [ "$#" -gt 0 ]; do case "$1" in --model) MODEL="$2"; shift 2;; *) shift;; esac; done\n' +
+        'MODEL=${MODEL:-Qwen/Qwen2.5-7B}\ntorchrun t.py --model_name_or_path $MODEL\n',
+      [['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL']],
+    );
+  });
+
   it('for loops: the loop variable is unknown, launches inside the body are analyzed once', () => {
     const r = checkFacts(
       'for TSK in a b c; do\n  python -m torch.distributed.launch --nproc_per_node 1 run.py --task $TSK --fp16 --deepspeed ds/$TSK.json\ndone\n',
