@@ -34,6 +34,9 @@ import { readHeredoc } from './read';
 
 export { chooseWorst } from './choices';
 
+/** The most tokens of a `while` / `until` condition looked at for the script's arguments. */
+const MAX_CONDITION_TOKENS = 64;
+
 /** A `while` / `until` condition that reads the script's arguments: `$1`, `$#`, `getopts`. */
 const ARGUMENT_TEST = /\$\{?[1#]\}?|\bgetopts\b/;
 
@@ -391,7 +394,9 @@ export class Interpreter {
   /** The words of a `while` / `until` condition, as written: from after the keyword to its `do`. */
   private conditionText(): string {
     let end = this.pos + 1;
-    while (end < this.toks.length) {
+    // A condition is a few words; the bound keeps a file of `while`s without `do` linear.
+    const bound = Math.min(this.toks.length, this.pos + 1 + MAX_CONDITION_TOKENS);
+    while (end < bound) {
       const x = this.toks[end];
       if (x.t === 'word' && literalWord(x) === 'do') break;
       end++;
