@@ -78,8 +78,9 @@ export function resolveLora(ctx: ResolveContext): void {
       const saved = toolDefault(tools, 'lora.saved_dtype');
       if (saved && decided.pureBf16?.fact.value !== true) lora.saved_dtype = saved.value;
     }
+    // An option whose default is None (`--modules_to_save`, nargs) saves nothing unless the launch passes it.
     const openSaved = decided.loraModulesToSave ? undefined : ctx.unknownOnly.loraModulesToSave;
-    if (openSaved) {
+    if (openSaved && openSaved.fact.fromArg?.default !== 'None') {
       // Qwen-1's finetune.py: `modules_to_save` is None for a chat model and ["wte", "lm_head"] for a base model, on
       // an `if` whose test reads the model name at run time. Not counted, and said where the file sets it.
       ctx.problems.push({

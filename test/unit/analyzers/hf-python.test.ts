@@ -324,6 +324,17 @@ describe('analyzeHfPython', () => {
     assert.equal(p.severity, 'warning');
     assert.equal(p.line, 6);
     assert.match(p.message, /modules_to_save is set conditionally at line 2\): the trained copies .* are not counted/);
+    // An argparse option whose default is None saves nothing when the run passes none: no warning.
+    const option = [
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--modules_to_save", type=str, nargs="+", default=None)',
+      'args = p.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'config = LoraConfig(r=8, target_modules=["q_proj"], modules_to_save=args.modules_to_save)',
+      '',
+    ].join('\n');
+    const quiet = resolveText('/w/train.py', option);
+    assert.ok(!quiet.problems.some((x) => x.key === 'modules_to_save'));
   });
 
   it('reads prepare_model_for_kbit_training: fp32 upcast of unquantized parameters, and checkpointing it turns on', () => {
