@@ -270,6 +270,20 @@ describe('estimate: totals, fit and provenance', () => {
     assert.equal(e.perGpu.deviceBytes, e.perGpu.reservedBytes + 600 * MiB);
   });
 
+  it("the CUDA context by PyTorch release: 768 MiB measured with lazy loading, 1,343 MiB before 1.13's default", () => {
+    // tools/truth/gpu: 766.8 MiB on an H100 (torch 2.11); Hugging Face's model training anatomy: 1,343 MB on a V100
+    // with PyTorch 1.10, which loaded every kernel with the context (CUDA_MODULE_LOADING=LAZY from 1.13, #86509).
+    const context = (pytorch_version?: string) =>
+      run(
+        setupFor('meta-llama/Llama-2-7b-hf', { method: 'lora', ...(pytorch_version ? { pytorch_version } : {}) }),
+      ).perGpu.runtime.find((t) => t.id === 'cuda-context')!.bytes;
+    assert.equal(context(), 768 * MiB);
+    assert.equal(context('2.0'), 768 * MiB);
+    assert.equal(context('1.13'), 768 * MiB);
+    assert.equal(context('1.12.1'), 1343 * MiB);
+    assert.equal(context('1.10'), 1343 * MiB);
+  });
+
   it('a 7B full fine-tune in bf16 with AdamW does not fit a 24 GiB card; LoRA does', () => {
     const gpu = { id: 'RTX-4090', memoryBytes: 24564 * MiB, source: 'test' };
     const full = run(setupFor('meta-llama/Llama-2-7b-hf', { weights_dtype: 'bf16', gradient_checkpointing: 'full' }), {

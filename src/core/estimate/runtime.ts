@@ -21,6 +21,7 @@ import { RESERVED_RUNTIME_IDS } from '../model';
 import { zero3GatherStream, zero3LaunchLeadTerm } from '../terms/zero3-launch-lead';
 import { optimizerStateBytes } from '../terms/optimizer-states';
 import { formatBytes, formatCount, MiB } from '../units';
+import { olderThan } from '../util/version';
 import { PERSISTENT_IDS, runtimeTerm, usableGpuBytes } from './component';
 import type { EstimateContext } from './context';
 import { LOSS_BACKWARD_NOTE, type StreamPoolLedger } from './phases';
@@ -39,6 +40,18 @@ import {
  * kernel runs, is 526.8 MiB.
  */
 export const DEFAULT_CUDA_CONTEXT_BYTES = 768 * MiB;
+/**
+ * PyTorch before 1.13 loads every kernel of its CUDA libraries when it makes the context: from 1.13 it sets
+ * CUDA_MODULE_LOADING=LAZY unless the user does (pytorch/pytorch#86509, measured there at 287 MB lazy against 667 MB
+ * for one small tensor). Hugging Face's "Model training anatomy" measures 1,343 MB in use after moving a one-element
+ * tensor to a V100 with PyTorch 1.10.
+ */
+export const EAGER_CUDA_CONTEXT_BYTES = 1343 * MiB;
+
+/** The CUDA context a run's PyTorch release makes when the files do not say: eager module loading before 1.13. */
+export function defaultCudaContextBytes(setup: { readonly pytorch_version?: string }): number {
+  return olderThan(setup.pytorch_version, 1, 13) ? EAGER_CUDA_CONTEXT_BYTES : DEFAULT_CUDA_CONTEXT_BYTES;
+}
 /** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (docs/estimate/runtime.md). */
 export const ALLOCATOR_FRAGMENTATION = 0.05;
 
@@ -411,8 +424,12 @@ function outsideTerms(ctx: EstimateContext, step: StepPeak): RuntimeTerm[] {
       key: 'cuda_context_bytes',
       value: `${contextBytes / MiB} MiB`,
       source:
-        'VRAM Lens default: CUDA context, cuBLAS handles and the kernels a training step loads, as measured on an H100 ' +
-        'with CUDA 13.0 and torch 2.11 (tools/truth/gpu); set vramLens.cudaContextGiB or cuda_context_bytes',
+        contextBytes === EAGER_CUDA_CONTEXT_BYTES
+          ? `VRAM Lens default: PyTorch ${ctx.setup.pytorch_version} loads every kernel of its CUDA libraries with the ` +
+            'context (lazy module loading is its default from 1.13), as measured by Hugging Face on a V100 with ' +
+            'PyTorch 1.10; set vramLens.cudaContextGiB or cuda_context_bytes'
+          : 'VRAM Lens default: CUDA context, cuBLAS handles and the kernels a training step loads, as measured on an ' +
+            'H100 with CUDA 13.0 and torch 2.11 (tools/truth/gpu); set vramLens.cudaContextGiB or cuda_context_bytes',
     });
   }
   const terms: RuntimeTerm[] = [

@@ -28,7 +28,7 @@ import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { type LossPoint, phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
 import { roundedTotal } from './lean-phases';
 import type { StageForward } from '../terms/forward-cache';
-import { DEFAULT_CUDA_CONTEXT_BYTES, sideStreamPools } from './runtime';
+import { defaultCudaContextBytes, sideStreamPools } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -147,7 +147,7 @@ function statesExceedGpu(
   states = sum(held),
 ): ReturnType<typeof stagePhases> | undefined {
   if (!ctx.reservedLowerBound || !ctx.gpu) return undefined;
-  const contextBytes = ctx.setup.cuda_context_bytes ?? DEFAULT_CUDA_CONTEXT_BYTES;
+  const contextBytes = ctx.setup.cuda_context_bytes ?? defaultCudaContextBytes(ctx.setup);
   if (states + contextBytes <= ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) return undefined;
   return {
     phases: [{ phase: 'forward', allocatedBytes: states, components: [...held], note: '' }],
