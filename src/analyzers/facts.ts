@@ -422,6 +422,8 @@ export interface InheritedOption {
   readonly source: string;
   /** Passed on the launch line, not a default. */
   readonly launched: boolean;
+  /** Passed on the launch line from a value not known statically (`--model $MODEL`): why; `value` is then null. */
+  readonly unknown?: string;
 }
 
 export type ArgumentEnvironment = ReadonlyMap<string, InheritedOption>;

@@ -4,6 +4,7 @@
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
+import { analyzeHfPython, setConditionally } from './hf-python';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import {
   isUnknown,
@@ -132,7 +133,9 @@ export function collectFiles(
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const analyzed: ConfigFacts = analyzeAs(format, text, how.module);
+    const walked: ConfigFacts = analyzeAs(format, text, how.module);
+    const analyzed =
+      format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, how.scriptArgs, file) : walked;
     const facts = how.scriptArgs ? withLaunchArgs(analyzed, how.scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     files.push({ file, text, role: effectiveRole, facts, ...(how.origin ? { origin: how.origin } : {}) });
@@ -265,8 +268,10 @@ export function argumentEnvironment(
     });
   for (const a of launchArgs ?? []) {
     const name = a.name.replace(/-/g, '_');
-    if (a.value === null) env.delete(name);
-    else
+    if (a.value === null) {
+      const source = `--${a.name} on the launch line, from a value not known statically`;
+      env.set(name, { value: null, source, launched: true, unknown: source });
+    } else
       env.set(name, {
         value: launchValue(a.value),
         source: `--${a.name} ${a.value ?? ''} on the launch line`,
@@ -333,6 +338,35 @@ function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>
       ? `--${f.fromArg.name} on the launch line`
       : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
     return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
+  });
+  return { ...facts, facts: out };
+}
+
+/**
+ * Values a training script sets on the branches of an `if` whose test reads its own options (Qwen-1's finetune.py:
+ * `modules_to_save = None` when `lora_args.q_lora or "chat" in model_args.model_name_or_path.lower()`, else the
+ * embedding and the head): the script read again with its options as the run has them (the launch line's, else their
+ * defaults), as a helper module is, which decides the tests on them; an option the launch line passes from a value it
+ * cannot read leaves a test on it undecided.
+ */
+function withBranchesDecided(
+  facts: ConfigFacts,
+  text: string,
+  launchArgs: Reference['args'],
+  file: string,
+): ConfigFacts {
+  if (!facts.options?.length || !facts.facts.some(setConditionally)) return facts;
+  const settled = analyzeHfPython(text, {
+    options: argumentEnvironment(facts.options, launchArgs, undefined, file),
+    calls: [],
+  });
+  const out = facts.facts.map((f): Fact => {
+    if (!setConditionally(f)) return f;
+    const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;
+    const g = settled.facts.find((x) => same(x) && !isUnknown(x.value));
+    if (!g) return f;
+    const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
+    return { ...f, value: g.value, rawValue: `${f.rawValue}: on the branch ${how} take` };
   });
   return { ...facts, facts: out };
 }

@@ -147,7 +147,9 @@ describe('helper modules a training script imports', () => {
     });
     assert.equal(env.get('storage_dtype')?.value, 'bfloat16');
     assert.equal(env.get('use_flash_attn')?.value, true);
-    assert.equal(env.get('lora_r'), undefined);
+    // Unknown, not the default: a test on it stays undecided (pipeline.ts withBranchesDecided).
+    assert.equal(env.get('lora_r')?.value, null);
+    assert.equal(env.get('lora_r')?.unknown, '--lora_r on the launch line, from a value not known statically');
     const kept = argumentEnvironment(
       [{ name: 'lora_r', value: 64, where: 'ModelArguments.lora_r default', line: 11 }],
       [],

@@ -52,8 +52,8 @@ function clauseTaken(file: PythonFile, stmt: SyntaxNode, call: SyntaxNode): bool
       const inside = call.from >= c.from && call.to <= c.to;
       const value = test ? testValue(file, test) : undefined;
       if (inside) {
-        if (test === null)
-          return tests.every((t) => t === false) ? tests.length === 0 || tests.every((t) => t === false) : undefined;
+        // `else`: taken when every test before it is false, not when one of them is true.
+        if (test === null) return tests.every((t) => t === false) ? true : tests.some((t) => t) ? false : undefined;
         if (/__name__\s*==\s*['"]__main__['"]/.test(file.text.slice(test.from, test.to))) return true;
         if (tests.some((t) => t === true)) return false;
         return value;

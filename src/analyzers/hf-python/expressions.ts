@@ -12,6 +12,8 @@ export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number
   const r = op?.nextSibling;
   const t = file.text.slice(node.from, node.to);
   const unknown: Val = { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+  if (l && (op?.name === 'in' || (op?.name === 'not' && op.nextSibling?.name === 'in')))
+    return membership(file, node, depth) ?? unknown;
   if (!l || op?.name !== 'CompareOp' || !r || r.nextSibling) return unknown;
   const a = file.evalNode(l, depth + 1);
   const b = file.evalNode(r, depth + 1);
@@ -23,6 +25,21 @@ export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number
 }
 
 type Scalar = string | number | boolean | null;
+
+/** `"chat" in name.lower()` / `x not in [...]`: a substring of a string, or an item of a list of strings. */
+function membership(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const l = node.firstChild!;
+  const negated = l.nextSibling?.name === 'not';
+  const r = negated ? l.nextSibling?.nextSibling?.nextSibling : l.nextSibling?.nextSibling;
+  if (!r || r.nextSibling) return undefined;
+  const a = file.evalNode(l, depth + 1);
+  const b = file.evalNode(r, depth + 1);
+  if (a.k !== 'lit' || b.k !== 'lit' || typeof a.v !== 'string') return undefined;
+  if (typeof b.v !== 'string' && !Array.isArray(b.v)) return undefined;
+  const found = b.v.includes(a.v);
+  const dflt = a.dflt ?? b.dflt;
+  return { k: 'lit', v: negated ? !found : found, ...(dflt ? { dflt } : {}) };
+}
 
 function compare(o: string, x: Scalar, y: Scalar): boolean | undefined {
   if (o === '==') return x === y;
@@ -88,3 +105,24 @@ export function staticSplit(file: PythonFile, node: SyntaxNode, depth: number): 
     sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
   return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
 }
+
+/** `s.lower()`, `s.upper()`, `s.strip()` of a string known statically. */
+export function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const callee = node.firstChild;
+  if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName' || !callee.firstChild)
+    return undefined;
+  const method = file.text.slice(callee.lastChild.from, callee.lastChild.to);
+  const apply = STRING_METHODS[method];
+  if (!apply) return undefined;
+  const a = file.args(node);
+  if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length > 0) return undefined;
+  const obj = file.evalNode(callee.firstChild, depth + 1);
+  if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
+  return { k: 'lit', v: apply(obj.v), ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
+}
+
+const STRING_METHODS: Readonly<Record<string, (s: string) => string>> = {
+  lower: (s) => s.toLowerCase(),
+  upper: (s) => s.toUpperCase(),
+  strip: (s) => s.trim(),
+};

@@ -121,7 +121,17 @@ function afterWalk(
   const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff: [] };
   for (const c of calls) readCall(file, c, walk);
   afterCalls(file, calls, walk.loraSwitchedOff);
+  // A value set on a branch whose test reads the script's options: the pipeline decides it with them (pipeline.ts).
+  if (file.options.length === 0 && !file.settled && file.facts.some(setConditionally))
+    file.options = scriptOptions(file);
 }
+
+/** A fact whose value was set on a branch of an `if` the walk did not decide (file.ts evalName). */
+export const setConditionally = (f: Fact): boolean =>
+  typeof f.value === 'object' &&
+  f.value !== null &&
+  !Array.isArray(f.value) &&
+  / is set conditionally at line \d+$/.test((f.value as { unknown: string }).unknown);
 
 /** What reading one call of the script needs from the others. */
 interface CallWalk {

@@ -59,6 +59,7 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
 function inheritedOption(file: PythonFile, obj: string, field: string, use: SyntaxNode): Val | undefined {
   const o = file.inherited?.get(field);
   if (!o || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use)) return undefined;
+  if (o.unknown !== undefined) return { k: 'unknown', reason: `${obj}.${field}: ${o.unknown}` };
   const d: ScriptDefault = {
     node: null,
     lit: o.value,

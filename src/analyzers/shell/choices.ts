@@ -101,6 +101,12 @@ export function launchOverChoices(
     const at = r.refs.findIndex((x) => x.kind === 'script');
     r.refs.splice(at < 0 ? r.refs.length : at, 0, ref);
   }
+  // The script the launch runs gets the decided values as its options (its branches on them: pipeline.ts).
+  const chosen = facts.filter((f, k) => f !== r.facts[k] && !isUnknownValue(f.value));
+  for (let i = 0; i < r.refs.length; i++) {
+    const ref = r.refs[i];
+    if (ref.kind === 'script' && ref.args) r.refs[i] = { ...ref, args: ref.args.map((a) => argDecided(a, chosen)) };
+  }
   r.facts.splice(0, r.facts.length, ...facts);
   const settled = (p: ParseProblem): boolean =>
     (p.code === 'not-static' || p.code === 'reference-not-found') && decided.has(`${p.span.start}:${p.span.end}`);
@@ -188,4 +194,17 @@ export function chooseWorst(key: CanonicalKey, values: readonly FactValue[]): Fa
     return METHOD_COST[Math.min(...values.map((v) => METHOD_COST.indexOf(v as string)))];
   }
   return undefined;
+}
+
+/** A script option the launch passed from a variable, with the value its choices decided (`--model_name_or_path $MODEL`). */
+function argDecided(
+  a: { readonly name: string; readonly value?: string | null },
+  chosen: readonly Fact[],
+): { readonly name: string; readonly value?: string | null } {
+  if (a.value !== null) return a;
+  const f = chosen.find((x) => x.rawKey.replace(/^-+/, '').replace(/-/g, '_') === a.name.replace(/-/g, '_'));
+  const v = f?.value;
+  if (typeof v === 'string' || typeof v === 'number') return { ...a, value: String(v) };
+  if (typeof v === 'boolean') return { ...a, value: v ? 'True' : 'False' };
+  return a;
 }

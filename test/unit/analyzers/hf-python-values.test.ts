@@ -17,6 +17,20 @@ function last(r: ConfigFacts, key: CanonicalKey): Fact | undefined {
 const at = (text: string, f: Fact | undefined): string => (f ? text.slice(f.valueSpan.start, f.valueSpan.end) : '');
 
 describe("hf-python: the script's own values", () => {
+  it('membership and string methods known statically: `"chat" in NAME.lower()`, `not in` a list', () => {
+    const r = analyzeHfPython(
+      [
+        'NAME = "Qwen/Qwen-7B-Chat"',
+        'r = 16 if "chat" in NAME.lower() else 64',
+        'a = 8 if "llama" not in ["qwen", "mistral"] else 4',
+        'LoraConfig(r=r, lora_alpha=a, target_modules=["c_attn"])',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(last(r, 'loraR')?.value, 16);
+    assert.equal(last(r, 'loraAlpha')?.value, 8);
+  });
+
   it('argparse defaults, a module constant as the default: the model and the sequence length, located at the default', () => {
     // huggingface/accelerate examples/torch_native_parallelism/nd_parallel_trainer.py
     const text = [
