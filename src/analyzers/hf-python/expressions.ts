@@ -106,8 +106,13 @@ export function staticSplit(file: PythonFile, node: SyntaxNode, depth: number): 
   return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
 }
 
+/** A string method of a string known statically: `split`, `lower`, `upper`, `strip`. */
+export function staticStringCall(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  return staticSplit(file, node, depth) ?? staticStringMethod(file, node, depth);
+}
+
 /** `s.lower()`, `s.upper()`, `s.strip()` of a string known statically. */
-export function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
   const callee = node.firstChild;
   if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName' || !callee.firstChild)
     return undefined;

@@ -19,14 +19,7 @@ import {
 } from '../facts';
 import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
 import { branchTaken, settledBinding } from './branches';
-import {
-  dtypeProperty,
-  evalComparison,
-  evalLogic,
-  staticGetattr,
-  staticSplit,
-  staticStringMethod,
-} from './expressions';
+import { dtypeProperty, evalComparison, evalLogic, staticGetattr, staticStringCall } from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy } from './syntax';
 
 export type Val =
@@ -375,10 +368,7 @@ export class PythonFile {
           this.calleeName(node) ??
           clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
-        const split =
-          staticSplit(this, node, depth) ??
-          staticStringMethod(this, node, depth) ??
-          staticGetattr(this, node, callee, depth);
+        const split = staticStringCall(this, node, depth) ?? staticGetattr(this, node, callee, depth);
         if (split) return split;
         return { k: 'call', callee, node };
       }

@@ -391,7 +391,7 @@ function loraEntry(m: Mapping): boolean {
       return emit(m, 'loraTargets', (y) => targetsOf(file, y, e));
     }
     case 'modules_to_save':
-      // None saves no module: said as an empty list, so that a branch which sets None decides it (pipeline.ts).
+      // None saves no module: said as an empty list, so that a branch which sets None decides it (launch-args.ts).
       return emit(m, 'loraModulesToSave', (x) => (x.k === 'lit' && x.v === null ? [] : stringListOf(file, x, e)));
     case 'use_dora':
       return emit(m, 'loraDora', (x) => boolOf(file, x, e));

@@ -101,7 +101,7 @@ export function launchOverChoices(
     const at = r.refs.findIndex((x) => x.kind === 'script');
     r.refs.splice(at < 0 ? r.refs.length : at, 0, ref);
   }
-  // The script the launch runs gets the decided values as its options (its branches on them: pipeline.ts).
+  // The script the launch runs gets the decided values as its options (its branches on them: launch-args.ts).
   const chosen = facts.filter((f, k) => f !== r.facts[k] && !isUnknownValue(f.value));
   for (let i = 0; i < r.refs.length; i++) {
     const ref = r.refs[i];

@@ -1,0 +1,165 @@
+// A training script's options as the launch line that runs it passes them: the environment a script or its helper
+// module is read in, the facts its options fill in, and the values it sets on branches of those options. Pure.
+import { analyzeHfPython, setConditionally } from './hf-python';
+import {
+  isUnknown,
+  type ArgumentEnvironment,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+  type InheritedOption,
+  type Reference,
+} from './facts';
+
+/**
+ * The options a helper module's `args.x` reads: the importing script's defaults (and those it inherited itself), with
+ * the launch line's values over them; an option passed from a variable the launch line does not set is unknown.
+ */
+export function argumentEnvironment(
+  options: ConfigFacts['options'],
+  launchArgs: Reference['args'],
+  outer: ArgumentEnvironment | undefined,
+  scriptFile: string,
+): ArgumentEnvironment {
+  const env = new Map<string, InheritedOption>(outer ?? []);
+  const script = scriptFile.split(/[\\/]/).pop() ?? scriptFile;
+  for (const o of options ?? [])
+    env.set(o.name, {
+      value: o.value,
+      source: `${o.where} ${o.value === null ? 'None' : JSON.stringify(o.value)} (${script} line ${o.line})`,
+      launched: false,
+    });
+  for (const a of launchArgs ?? []) {
+    const name = a.name.replace(/-/g, '_');
+    if (a.value === null) {
+      const source = `--${a.name} on the launch line, from a value not known statically`;
+      env.set(name, { value: null, source, launched: true, unknown: source });
+    } else
+      env.set(name, {
+        value: launchValue(a.value),
+        source: `--${a.name} ${a.value ?? ''} on the launch line`,
+        launched: true,
+      });
+  }
+  return env;
+}
+
+/** A launch-line value as the script's parser gives it: a bare flag true, True / False, numbers, else the text. */
+function launchValue(text: string | undefined): FactValue {
+  if (text === undefined) return true;
+  const t = text.trim().replace(/^(['"])(.*)\1$/, '$2');
+  if (/^(True|true)$/.test(t)) return true;
+  if (/^(False|false)$/.test(t)) return false;
+  if (t === 'None') return null;
+  if (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t)) return Number(t);
+  return t;
+}
+
+/** Keys whose value is a number, and keys whose value is a switch, when a script's option gives them. */
+const NUMBER_KEYS = new Set<CanonicalKey>([
+  'microBatchSize',
+  'gradientAccumulationSteps',
+  'seqLen',
+  'loraR',
+  'loraAlpha',
+  'evalBatchSize',
+  'trainBatchSize',
+  'quantBits',
+  'zeroStage',
+]);
+const SWITCH_KEYS = new Set<CanonicalKey>(['bf16', 'fp16', 'gradientCheckpointing', 'pureBf16']);
+
+/**
+ * The script's own options as the launch line runs it: a value the script reads from `args.x` of an argparse option
+ * `--x` is the launcher's `--x`, else the option's default as the script writes it. Only numbers, switches and the
+ * model id are filled in; any other value stays unknown, as does an option the launcher passes from a variable.
+ */
+export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['args']>): ConfigFacts {
+  const norm = (n: string): string => n.replace(/-/g, '_');
+  const out = facts.facts.map((f): Fact => {
+    if (f.origin === 'dataclass-default') return withLaunchedField(f, args);
+    const scriptDefault = f.origin === 'script-default';
+    if (!f.fromArg || !(isUnknown(f.value) || scriptDefault)) return f;
+    const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.fromArg!.name));
+    // The script's default already stands where the launch line passes nothing.
+    if (scriptDefault && !passed) return f;
+    if (passed && passed.value === null) {
+      return scriptDefault
+        ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } }
+        : f;
+    }
+    const text = passed ? (passed.value ?? 'True') : f.fromArg.default;
+    const switched = f.fromArg.switched;
+    const v = text === undefined ? undefined : switched ? switchValue(switched, text) : optionValue(f.key, text);
+    if (v === undefined) {
+      // The launch line overrides the script's default with a value not read here: unknown, not the default.
+      return scriptDefault && passed
+        ? { ...f, value: { unknown: `--${f.fromArg.name} ${passed.value ?? ''} on the launch line is not read` } }
+        : f;
+    }
+    const how = passed
+      ? `--${f.fromArg.name} on the launch line`
+      : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
+    return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
+  });
+  return { ...facts, facts: out };
+}
+
+/**
+ * Values a training script sets on the branches of an `if` whose test reads its own options (Qwen-1's finetune.py:
+ * `modules_to_save = None` when `lora_args.q_lora or "chat" in model_args.model_name_or_path.lower()`, else the
+ * embedding and the head): the script read again with its options as the run has them (the launch line's, else their
+ * defaults), as a helper module is, which decides the tests on them; an option the launch line passes from a value it
+ * cannot read leaves a test on it undecided.
+ */
+export function withBranchesDecided(
+  facts: ConfigFacts,
+  text: string,
+  launchArgs: Reference['args'],
+  file: string,
+): ConfigFacts {
+  if (!facts.options?.length || !facts.facts.some(setConditionally)) return facts;
+  const settled = analyzeHfPython(text, {
+    options: argumentEnvironment(facts.options, launchArgs, undefined, file),
+    calls: [],
+  });
+  const out = facts.facts.map((f): Fact => {
+    if (!setConditionally(f)) return f;
+    const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;
+    const g = settled.facts.find((x) => same(x) && !isUnknown(x.value));
+    if (!g) return f;
+    const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
+    return { ...f, value: g.value, rawValue: `${f.rawValue}: on the branch ${how} take` };
+  });
+  return { ...facts, facts: out };
+}
+
+/**
+ * A field default of the script's own arguments dataclass is the default of HfArgumentParser's `--field`: where the
+ * launch line passes that option from a value it cannot read (a variable it does not set), the field's value is
+ * unknown, not the default. A value it can read is the launcher's own fact, which outranks the default.
+ */
+function withLaunchedField(f: Fact, args: NonNullable<Reference['args']>): Fact {
+  const norm = (n: string): string => n.replace(/-/g, '_');
+  const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.rawKey));
+  if (passed?.value !== null) return f;
+  return { ...f, value: { unknown: `--${passed.name} is passed from a variable the launch line does not set` } };
+}
+
+/** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */
+function switchValue(switched: { on: FactValue; off: FactValue }, text: string): FactValue | undefined {
+  const t = text.trim();
+  return /^(True|true|1)$/.test(t) ? switched.on : /^(False|false|0)$/.test(t) ? switched.off : undefined;
+}
+
+function optionValue(key: CanonicalKey, text: string): FactValue | undefined {
+  const t = text.trim();
+  if (NUMBER_KEYS.has(key)) return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
+  if (SWITCH_KEYS.has(key)) return /^(True|true|1)$/.test(t) ? true : /^(False|false|0)$/.test(t) ? false : undefined;
+  if (key === 'model') {
+    const m = /^(['"])([^'"]+)\1$/.exec(t) ?? /^()([\w./-]+)$/.exec(t);
+    return m && m[2] !== 'None' ? m[2] : undefined;
+  }
+  return undefined;
+}
