@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeShell } from '../../src/analyzers/shell';
-import { runPipeline, type FileReader, type InputFile } from '../../src/analyzers/pipeline';
+import { runPipeline, type FileReader, type InputFile, type PipelineResult } from '../../src/analyzers/pipeline';
 import type { Overrides } from '../../src/analyzers/resolve';
 import { nodeFileReader, foldersAbove } from '../../src/node/files';
 import { RunIndex } from '../../src/server/runs';
@@ -24,6 +24,11 @@ const inMemory = (files: Record<string, string>): FileReader => ({
 });
 const pipelineOf = (inputs: InputFile[], overrides: Overrides = {}) =>
   runPipeline(inputs, nodeFileReader(fixtures), overrides);
+/** The run of a launch line /w/run.sh beside the training script /w/train.py given as text. */
+const launchingTrainPy =
+  (train: string) =>
+  (line: string): PipelineResult =>
+    runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
 
 describe('shell runs: a launcher, its configs and its training script are one run', () => {
   it('the launcher names its training script as a reference; a module or a script from a variable is not one', () => {
@@ -199,8 +204,7 @@ describe('shell runs: a launcher, its configs and its training script are one ru
       'def train():\n    parser = transformers.HfArgumentParser((ModelArguments, transformers.TrainingArguments))\n' +
       '    model_args, training_args = parser.parse_args_into_dataclasses()\n' +
       '    model = transformers.AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n';
-    const run = (line: string) =>
-      runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
+    const run = launchingTrainPy(train);
     const open = run('python train.py --model_name_or_path $SOMEWHERE --bf16 True\n');
     assert.equal(open.setup?.model, undefined);
     const p = open.problems.find((x) => x.code === 'unknown-model')!;
@@ -229,8 +233,7 @@ describe('shell runs: a launcher, its configs and its training script are one ru
       '    if lora_args.q_lora or "chat" in model_args.model_name_or_path.lower():\n        modules_to_save = None\n' +
       '    else:\n        modules_to_save = ["wte", "lm_head"]\n' +
       '    config = LoraConfig(r=64, target_modules=["c_attn"], modules_to_save=modules_to_save)\ntrain()\n';
-    const run = (line: string) =>
-      runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
+    const run = launchingTrainPy(train);
     const saved = (r: ReturnType<typeof run>) => r.setup?.lora?.modules_to_save ?? [];
     assert.deepEqual(saved(run('python train.py --model_name_or_path Qwen/Qwen-7B\n')), ['wte', 'lm_head']);
     assert.deepEqual(saved(run('python train.py --model_name_or_path Qwen/Qwen-7B-Chat\n')), []);

@@ -121,7 +121,8 @@ function afterWalk(
   const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff: [] };
   for (const c of calls) readCall(file, c, walk);
   afterCalls(file, calls, walk.loraSwitchedOff);
-  // A value set on a branch whose test reads the script's options: the pipeline decides it with them (launch-args.ts withBranchesDecided).
+  // A value set on a branch whose test reads the script's options: decided with the run's options
+  // (launch-args.ts withBranchesDecided), which need the script's options.
   if (file.options.length === 0 && !file.settled && file.facts.some(setConditionally))
     file.options = scriptOptions(file);
 }
