@@ -1,5 +1,6 @@
 // FSDP2's padded dim-0 shards of fused MoE experts (src/core/estimate/fsdp2-padding.ts), with numbers worked by hand
-// and the CPU truth points fsdp2/mixtral-w8-amp and fsdp2/mixtral-w16-amp (tools/truth, test/fixtures/truth).
+// and the CPU truth points fsdp2/mixtral-w8-amp, fsdp2/mixtral-w16-amp and fsdp2/gptoss-w8-amp (tools/truth,
+// test/fixtures/truth).
 import * as assert from 'node:assert/strict';
 import { estimate, TrainingSetupSchema, type TrainingSetupInput } from '../../src/core';
 
@@ -59,6 +60,35 @@ describe('FSDP2 padding of fused experts', () => {
     // (1/4 - 1/16) x 1,572,864 x 8 B = 2,359,296 B more than FSDP1.
     assert.equal(r.optimizer - run(16, 1).optimizer, experts * 8 * (1 / 4 - 1 / 16));
     assert.ok(r.warnings.some((m) => /over 16 GPUs every GPU holds 1 \(padded\), 4x the even share/.test(m)));
+  });
+  it("gpt-oss's own 3-D experts are padded the same way (CPU truth fsdp2/gptoss-w8-amp)", () => {
+    // gpt-oss: 4 experts of gate_up_proj [4, 256, 512] + bias [4, 512] and down_proj [4, 256, 256] + bias [4, 256]
+    // per layer, 2 layers: 2 x 4 x (131,072 + 512 + 65,536 + 256) = 1,579,008 expert params. Over 8 ranks each holds
+    // 1 of the 4 experts (padded): (1/4 - 1/8) of their AdamW states more than an even share, 1,579,008 B.
+    const gptOss = {
+      ...MIXTRAL,
+      model_type: 'gpt_oss',
+      head_dim: 64,
+      sliding_window: 128,
+      layer_types: ['sliding_attention', 'full_attention'],
+    };
+    const states = (world: number, version: 1 | 2): number => {
+      const setup: TrainingSetupInput = {
+        architecture: gptOss,
+        attention: 'eager',
+        fsdp: 'full_shard',
+        gpus_per_node: world,
+        mixed_precision: 'bf16',
+        fsdp_version: version,
+        cuda_context_bytes: 0,
+      };
+      const r = estimate(TrainingSetupSchema.parse(setup));
+      assert.ok(r.ok, JSON.stringify(r));
+      return r.estimate.perGpu.components.find((c) => c.id === 'optimizer-states')?.bytes ?? 0;
+    };
+    const expertParams = 2 * 4 * (256 * 512 + 512 + 256 * 256 + 256);
+    assert.equal(states(8, 2) - states(8, 1), expertParams * 8 * (1 / 4 - 1 / 8));
+    assert.equal(states(4, 2), states(4, 1));
   });
   it('an unknown fsdp_version is assumed FSDP1 where it would matter, and says what FSDP2 would do', () => {
     const setup: TrainingSetupInput = { architecture: MIXTRAL, fsdp: 'full_shard', gpus_per_node: 16 };

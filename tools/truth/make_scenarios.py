@@ -97,6 +97,11 @@ HYBRID_SEQ = {"jamba": 64}
 LORA_QV = {"r": 8, "alpha": 16, "target_modules": ["q_proj", "v_proj"]}
 LORA_ALL = {"r": 16, "alpha": 32, "target_modules": "all-linear"}
 GPT2_TARGETS = {"gpt2": ["c_attn"], "gpt_neox": ["query_key_value"], "falcon": ["query_key_value"]}
+# The tiny gpt-oss of the zero, fsdp2 and peft suites: 4 experts of top-2, sliding and full layers, attention sinks.
+GPT_OSS = {"model_type": "gpt_oss", "hidden_size": 256, "intermediate_size": 256, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 4096,
+           "max_position_embeddings": 2048, "tie_word_embeddings": False, "num_local_experts": 4,
+           "num_experts_per_tok": 2, "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"]}
 
 
 def lora(family, spec, **extra):
@@ -211,8 +216,25 @@ IA3 = {"target_modules": ["k_proj", "v_proj", "down_proj"], "feedforward_modules
 PHI3_IA3 = {"target_modules": ["qkv_proj", "down_proj"], "feedforward_modules": ["down_proj"]}
 
 
-def suite_peft():
+def _gpt_oss_lora():
+    """gpt-oss with LoRA as its fine-tuning recipes write it: all-linear (the attention projections: the router and the
+    experts are bare parameters), and PEFT's target_parameters on the 3-D experts (lora.ParamWrapper), bf16 weights,
+    with and without checkpointing."""
     out = {}
+    experts = ["mlp.experts.gate_up_proj", "mlp.experts.down_proj"]
+    common = dict(architecture=GPT_OSS, attention="eager", weights_dtype="bf16", method="lora")
+    ckpt = dict(gradient_checkpointing="full", seq_len=512)
+    out["gptoss-lora-all-bf16"] = (scenario("llama", **common, lora=LORA_ALL), {})
+    out["gptoss-lora-all-experts-bf16"] = (scenario("llama", **common, lora=dict(LORA_ALL, target_parameters=experts)), {})
+    out["gptoss-lora-all-experts-bf16-ckpt"] = (
+        scenario("llama", **common, **ckpt, lora=dict(LORA_ALL, target_parameters=experts)), {})
+    out["gptoss-lora-experts-bf16-ckpt-reentrant"] = (
+        scenario("llama", **common, **ckpt, lora=dict(LORA_QV, target_parameters=experts)), {"reentrant": True})
+    return out
+
+
+def suite_peft():
+    out = _gpt_oss_lora()
     for fam in PEFT_FAMILIES:
         att = default_attention(fam)
         ia3 = PHI3_IA3 if fam == "phi3" else IA3
@@ -467,8 +489,30 @@ def _versioned(points, version):
     return {k: (dict(sc, fsdp_version=version), h) for k, (sc, h) in points.items()}
 
 
+def _gpt_oss_fsdp2():
+    """gpt-oss under FSDP2 as Axolotl's examples run it (fused [E, h, 2I] experts, attention sinks, eager attention):
+    fp32 shards under bf16 mixed precision, with and without CPU offload, checkpointed."""
+    out = {}
+    common = dict(architecture=GPT_OSS, attention="eager", fsdp="full_shard", mixed_precision="bf16")
+    off = dict(offload_params="cpu", offload_optimizer="cpu")
+    for world in (2, 8):
+        out[f"gptoss-w{world}-amp"] = (scenario("llama", **common, gpus_per_node=world), {"parallel": "fsdp2"})
+        out[f"gptoss-w{world}-amp-offload"] = (scenario("llama", **common, **off, gpus_per_node=world), {"parallel": "fsdp2"})
+    ckpt = dict(gradient_checkpointing="full", seq_len=512)
+    experts = ["mlp.experts.gate_up_proj", "mlp.experts.down_proj"]
+    adapters = dict(weights_dtype="bf16", method="lora", lora=dict(LORA_ALL, target_parameters=experts))
+    out["gptoss-w2-lora-experts-bf16-amp-ckpt"] = (scenario("llama", **common, **ckpt, **adapters, gpus_per_node=2),
+                                                   {"parallel": "fsdp2"})
+    out["mixtral-w4-lora-all-bf16-amp-ckpt"] = (
+        scenario("mixtral", fsdp="full_shard", mixed_precision="bf16", gpus_per_node=4, **ckpt, weights_dtype="bf16",
+                 method="lora", lora=LORA_ALL), {"parallel": "fsdp2"})
+    out["gptoss-w2-amp-ckpt"] = (scenario("llama", **common, **ckpt, gpus_per_node=2), {"parallel": "fsdp2"})
+    out["gptoss-w2-amp-ckpt-offload"] = (scenario("llama", **common, **off, **ckpt, gpus_per_node=2), {"parallel": "fsdp2"})
+    return out
+
+
 def suite_fsdp2():
-    return _versioned(_sharded("fsdp2"), 2)
+    return _versioned({**_sharded("fsdp2"), **_gpt_oss_fsdp2()}, 2)
 
 
 def suite_fsdp1():
@@ -765,12 +809,8 @@ def suite_zero():
                                                       {"deepspeed": "0.16.5"})
     # gpt-oss multiplies by its [E, h, 2I] experts as they are (no view): nothing is kept gathered; the eager attention
     # it runs with sinks. ZeRO-2 as the control.
-    gpt_oss = {"model_type": "gpt_oss", "hidden_size": 256, "intermediate_size": 256, "num_hidden_layers": 2,
-               "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 4096,
-               "max_position_embeddings": 2048, "tie_word_embeddings": False, "num_local_experts": 4,
-               "num_experts_per_tok": 2, "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"]}
     for stage in (2, 3):
-        out[f"gptoss-w8-z{stage}-full"] = (_zero("llama", stage, architecture=gpt_oss, attention="eager"), {})
+        out[f"gptoss-w8-z{stage}-full"] = (_zero("llama", stage, architecture=GPT_OSS, attention="eager"), {})
     # "auto" buckets as Axolotl's and LLaMA-Factory's stage-3 files and HF's examples write them, filled by the HF
     # Trainer's own code from the hidden size (truthlib/zero.py fill_auto): hidden², 0.9 x hidden², 10 x hidden.
     hf_auto = {"reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto"}

@@ -62,6 +62,16 @@ export function withFusedExperts(a: Architecture): Architecture {
     : a;
 }
 
+/**
+ * Whether each MoE layer's experts are 3-D parameters whose first dimension is the expert count: transformers 5's fused
+ * experts, and gpt-oss's and Llama 4's own ([E, h, 2I] gate_up_proj, [E, I, h] down_proj; gpt-oss's biases [E, 2I],
+ * [E, h]) unless bitsandbytes loads Llama 4's per expert. What FSDP2 shards along dim 0.
+ */
+export function expertsIn3dParameters(a: Architecture): boolean {
+  if (a.moe === undefined || a.expertsAsLinear === true) return false;
+  return a.fusedExperts === true || FAMILY_TRAITS[a.family].fusedExperts === 'own';
+}
+
 export interface ExpertsParse {
   readonly moe?: MoeSpec;
   readonly layerPattern?: Architecture['layerPattern'];

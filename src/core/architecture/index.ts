@@ -3,7 +3,13 @@
 // public surface; the rest is internal. Pure: no I/O.
 export { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
 export { attentionLayerCount, countParameters } from './count';
-export { FUSED_EXPERT_FAMILIES, PEFT_MOE_PATTERNS, withFusedExperts, withSequentialExperts } from './experts';
+export {
+  FUSED_EXPERT_FAMILIES,
+  PEFT_MOE_PATTERNS,
+  expertsIn3dParameters,
+  withFusedExperts,
+  withSequentialExperts,
+} from './experts';
 export { litgptHead } from './litgpt-head';
 export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
 export { linearModules } from './modules';

@@ -2,10 +2,12 @@
 // rows and pads every rank's shard to the first chunk's size (torch/distributed/fsdp/_fully_shard/_fsdp_param.py
 // FSDPParam._init_sharded_param: _chunk_with_empty, padded_sharded_param_size = chunks[0].size()); the all-gather
 // output is S padded shards. For a linear weight d0 is thousands of rows and the padding nothing; for the 3-D experts
-// of transformers 5 ([E, 2I, H] gate_up_proj, [E, H, I] down_proj) d0 is the expert count, so when S does not divide E
+// of transformers 5 ([E, 2I, H] gate_up_proj, [E, H, I] down_proj) and of gpt-oss and Llama 4 (their own [E, H, 2I]
+// and [E, I, H], gpt-oss's biases [E, 2I] and [E, H]) d0 is the expert count, so when S does not divide E
 // a rank holds ceil(E / S) experts of each tensor: S x ceil(E / S) / E times its even share (Mixtral's 8 experts over
 // 16 GPUs: 2x). FSDP1 flattens a unit's parameters into one flat parameter and pads only its end. Pure.
 // Docs: docs/estimate/parallelism.md
+import { expertsIn3dParameters } from '../architecture';
 import type { EstimateContext } from './context';
 
 /**
@@ -17,7 +19,7 @@ export function fsdp2ExpertPadding(ctx: EstimateContext, S: number): number {
   const a = ctx.model.arch;
   const setup = ctx.setup;
   const fsdp2 = setup.fsdp_version === 2 && setup.fsdp !== 'none' && setup.fsdp !== 'no_shard';
-  if (!a.moe || !a.fusedExperts || !fsdp2 || ctx.layout.expertParallel > 1) return 1;
+  if (!a.moe || !expertsIn3dParameters(a) || !fsdp2 || ctx.layout.expertParallel > 1) return 1;
   if (!Number.isFinite(S) || S <= 1) return 1;
   const E = a.moe.experts;
   return (S * Math.ceil(E / S)) / E;
@@ -28,7 +30,7 @@ export function fsdp2PaddingNotes(ctx: EstimateContext): void {
   const a = ctx.model.arch;
   const setup = ctx.setup;
   const S = ctx.sharding.shardParams;
-  if (!a.moe || !a.fusedExperts || setup.fsdp === 'none' || setup.fsdp === 'no_shard' || S <= 1) return;
+  if (!a.moe || !expertsIn3dParameters(a) || setup.fsdp === 'none' || setup.fsdp === 'no_shard' || S <= 1) return;
   const E = a.moe.experts;
   if (E % S === 0 || ctx.layout.expertParallel > 1) return;
   const perRank = Math.ceil(E / S);

@@ -48,8 +48,11 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // the ranks that hold the same ones (the expert-data-parallel group: S / ep of a shard group of S; DeepSpeed-MoE's
   // expert data parallel groups, torchtitan's dp_shard_mod_ep mesh). So an expert quantity sharded over S is divided
   // by max(ep, S) per GPU, not by ep x S: blockFor(S) is the block parameter count that is then divided by S.
+  // gpt-oss's experts carry biases ([E, 2f], [E, h]), split and padded with their weights.
   const expertParams = a.moe
-    ? mods.filter((m) => m.group === 'expert').reduce((s, m) => s + m.inFeatures * m.outFeatures * m.count, 0)
+    ? mods
+        .filter((m) => m.group === 'expert')
+        .reduce((s, m) => s + (m.inFeatures + (m.bias ? 1 : 0)) * m.outFeatures * m.count, 0)
     : 0;
   const blockParams = blockFor(ctx, expertParams, layerShare, shardParams);
   // A 4-bit head (Fabric's bitsandbytes precision) is counted with the quantized weights, not the 16-bit ones.

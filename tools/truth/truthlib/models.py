@@ -115,7 +115,8 @@ def peft_config(scenario):
         r = lora.get("r", 8)
         return LoraConfig(task_type=TaskType.CAUSAL_LM, r=r, lora_alpha=lora.get("alpha", 2 * r), lora_dropout=lora.get("dropout", 0.0),
                           target_modules=lora.get("target_modules", ["q_proj", "v_proj"]), use_dora=lora.get("use_dora", False),
-                          modules_to_save=lora.get("modules_to_save") or None)
+                          modules_to_save=lora.get("modules_to_save") or None,
+                          target_parameters=lora.get("target_parameters") or None)
     if method == "ia3":
         ia3 = scenario.get("ia3", {})
         return IA3Config(task_type=TaskType.CAUSAL_LM, target_modules=ia3.get("target_modules", ["k_proj", "v_proj", "down_proj"]),

@@ -15,18 +15,20 @@ export interface CausalMask {
 }
 
 /**
- * Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' dtype: transformers
- * masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs reference it, so it
- * lives until the end of the backward. Falcon with ALiBi folds the biases into one (b x heads x s x s) mask
- * (modeling_falcon.py FalconModel.forward), which every layer's SDPA call keeps for its backward.
+ * Eager attention in the decoder families takes a 4D causal mask (b x 1 x s x s, in the embeddings' output dtype:
+ * transformers masking_utils eager_mask) built once per forward; under checkpointing every layer's saved inputs
+ * reference it, so it lives until the end of the backward. Falcon with ALiBi folds the biases into one
+ * (b x heads x s x s) mask (modeling_falcon.py FalconModel.forward), which every layer's SDPA call keeps for its
+ * backward. `weightBytes`: of the parameters the model computes with, which give the embeddings' output its dtype
+ * (FSDP's 16-bit param_dtype over fp32 weights: 16-bit; CPU truth fsdp2/gptoss-w2-amp-ckpt, two 1 MiB bf16 masks).
  */
-export function causalMask(ctx: EstimateContext, st: StageContext): CausalMask {
+export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: number): CausalMask {
   const { setup } = ctx;
   const a = ctx.model.arch;
-  const { weightBytes: wb, attention } = ctx.dtypes;
+  const { attention } = ctx.dtypes;
   const seqs = st.sequences;
   const ck = setup.gradient_checkpointing;
-  const maskElem = wb === 4 ? 4 : 2;
+  const maskElem = weightBytes === 4 ? 4 : 2;
   const alibi =
     a.family === 'falcon' && a.positions === 'alibi' && attention !== 'flash' && setup.model_code === 'transformers';
   const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
@@ -37,7 +39,7 @@ export function causalMask(ctx: EstimateContext, st: StageContext): CausalMask {
       : 0;
   // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the
   // forward (CPU truth loop/falconrw-full-amp: +2.7 % with it held).
-  const ownCopies = ctx.dtypes.mode === 'amp' && wb === 4;
+  const ownCopies = ctx.dtypes.mode === 'amp' && weightBytes === 4;
   const keptByLayers = ck !== 'none' || (alibi && attention === 'sdpa' && !ownCopies);
   const maskC =
     maskBytes > 0

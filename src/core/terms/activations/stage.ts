@@ -582,7 +582,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   const ck = setup.gradient_checkpointing;
   const { castComp, castCacheComp } = autocastCopies(ctx, st, layer, layersStage);
   const perLayerLabel = Math.round(freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer);
-  const { maskC, maskHeld, maskBytes, maskHeldBytes } = causalMask(ctx, st);
+  const { maskC, maskHeld, maskBytes, maskHeldBytes } = causalMask(ctx, st, layerPlan.weightBytes);
   const actComp = comp(ctx, 'activations', 'Activations saved for backward', saved.bytes, saved.formula, () => ({
     perLayerBytes: perLayerLabel,
     layers: layersStage,
