@@ -502,12 +502,15 @@ describe('estimate: context parallelism', () => {
 describe('estimate: expert parallelism with sharding', () => {
   // Qwen3-30B-A3B: 48 MoE layers of 128 experts, each 3 x 2048 x 768 (experts 48 x 128 x 4,718,592 = 28,991,029,248).
   // Expert parallelism splits the experts over ep ranks; ZeRO / FSDP shard each rank's experts over the ranks that hold
-  // the same ones (S / ep), so per GPU an expert quantity sharded over S ranks is divided by max(ep, S).
+  // the same ones (S / ep), so per GPU an expert quantity sharded over S ranks is divided by max(ep, S). Under
+  // transformers 4.57, whose experts run one after another, neither setup is replayed (terms/step-replay.ts
+  // expertsReplayed), so both count their gathered units by the same formula.
   const experts = 48 * 128 * 3 * 2048 * 768;
   const s = (extra: Record<string, unknown>) =>
     setupFor('Qwen/Qwen3-30B-A3B', {
       method: 'full',
       weights_dtype: 'bf16',
+      transformers_version: '4.57',
       gpus_per_node: 8,
       micro_batch_size: 1,
       seq_len: 2048,

@@ -5,7 +5,9 @@
 // allocator model (terms/allocator.ts): the compute stream's. Not a term itself. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import type { EstimateContext } from '../estimate/context';
+import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { memo, memoByObject } from '../util/memo';
+import { olderThan } from '../util/version';
 import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
@@ -203,8 +205,9 @@ export type ParameterVisit = (rows: number, cols: number, bytes: number, trainab
 
 /**
  * One decoder layer's parameters in module order: each linear module's weight [out, in] and bias, a LoRA pair (lora_A
- * [r, in], lora_B [out, r]) after each targeted one, then the layer's vectors (norms). Under LoRA the base is frozen.
- * False when the modules do not divide evenly over the layers.
+ * [r, in], lora_B [out, r]) after each targeted one, then the layer's vectors (norms). A bare parameter that holds the
+ * layer's experts ([E, out, in] fused experts, gpt-oss's and Llama 4's own) is one tensor, its bias [E, out] another.
+ * Under LoRA the base is frozen. False when the modules do not divide evenly over the layers.
  */
 export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit): boolean {
   const a = ctx.model.arch;
@@ -215,10 +218,13 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
   for (const m of ctx.model.modules) {
     const perLayer = m.count / a.layers;
     if (!Number.isInteger(perLayer)) return false;
-    for (let k = 0; k < perLayer; k++) {
-      visit(m.outFeatures, m.inFeatures, weightBytes, full);
-      if (m.bias) visit(m.outFeatures, 1, weightBytes, full);
-      if (!full && ctx.methods.targets.has(m.name)) {
+    // Each expert's [out, in] of a 3-D parameter is a slice of one tensor, allocated (loaded, gathered) at once.
+    const slices = m.parameter ? perLayer : 1;
+    const adapted = !full && ctx.methods.targets.has(m.name);
+    for (let k = 0; k < perLayer / slices; k++) {
+      visit(m.outFeatures * slices, m.inFeatures, weightBytes, full);
+      if (m.bias) visit(m.outFeatures * slices, 1, weightBytes, full);
+      for (let j = 0; j < slices && adapted; j++) {
         visit(r, m.inFeatures, adapterBytes, true);
         visit(m.outFeatures, r, adapterBytes, true);
       }
@@ -233,11 +239,32 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
 }
 
 /**
+ * Whether the replays follow a layer's experts: there are none (a dense layer), or transformers 5 runs them through
+ * grouped_mm over 3-D expert parameters (gpt-oss's own too), which walkLayerParameters allocates as one tensor each,
+ * whole on every rank (no expert parallelism). transformers 4's loop, and Unsloth's kernels, run the experts one after
+ * another, which the layer's forward sequence does not follow. GPU truth (H100): Qwen1.5-MoE-A2.7B and Qwen3-30B-A3B
+ * LoRA on one GPU, reserved -0.4 to -0.1 % replayed, where the flat share was -1.5 to +0.6 % (tools/truth/FINDINGS.md
+ * §94).
+ */
+export function expertsReplayed(ctx: EstimateContext): boolean {
+  const a = ctx.model.arch;
+  if (a.moe === undefined) return true;
+  const grouped = a.fusedExperts === true || a.family === 'gpt_oss';
+  return (
+    grouped &&
+    !olderThan(ctx.setup.transformers_version, 5, 0) &&
+    ctx.setup.kernels !== 'unsloth' &&
+    ctx.layout.expertParallel === 1
+  );
+}
+
+/**
  * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
  * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or
- * plain LoRA (no quantization, no DoRA) of a dense decoder with transformers' loss and torch AdamW; no deferred
- * gradient sync, tensor or pipeline parallelism, expandable segments, activation offloading, optimizer in backward or
- * selective checkpointing.
+ * plain LoRA (no quantization, no DoRA) of a dense decoder, or of an MoE one whose experts the replays follow
+ * (expertsReplayed) and FSDP2 does not pad, with transformers' loss and torch AdamW; no deferred gradient sync, tensor
+ * or pipeline parallelism, expandable segments, activation offloading, optimizer in backward or selective
+ * checkpointing.
  */
 export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLoss: boolean }): boolean {
   const setup = ctx.setup;
@@ -254,7 +281,8 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     (setup.method === 'full' || lora) &&
     quantization &&
     setup.loss === 'full' &&
-    ctx.model.arch.moe === undefined &&
+    expertsReplayed(ctx) &&
+    fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) === 1 &&
     ctx.model.lmHead &&
     !ctx.methods.galore &&
     !ctx.methods.rollout &&

@@ -27,6 +27,7 @@ import {
   allocatorCapacity,
   allParts,
   boundedReplay,
+  expertsReplayed,
   lossForwardBackward,
   type ReplayParameter,
   replayScope,
@@ -145,14 +146,13 @@ function trainingStep(state: StepState): void {
 }
 
 /**
- * The setups the replay stands for: a full fine-tune, LoRA or DoRA (no quantization) of a dense decoder on one GPU or
- * under DDP, with torch AdamW (foreach or fused) and transformers' own loss (before 4.49 its shifted form), or
- * TRL's chunked_nll with a head in the compute dtype, freed before the backward as the HF Trainer frees it (not in a loop
- * that keeps its outputs).
+ * The setups the replay stands for: a full fine-tune, LoRA or DoRA (no quantization) of a dense decoder, or of an MoE
+ * one whose experts the replays follow (expertsReplayed), on one GPU or under DDP, with torch AdamW (foreach or fused)
+ * and transformers' own loss (before 4.49 its shifted form), or TRL's chunked_nll with a head in the compute dtype,
+ * freed before the backward as the HF Trainer frees it (not in a loop that keeps its outputs).
  */
 function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
-  const a = ctx.model.arch;
   // DoRA's layers keep what its forward saves (the base output and the LoRA product), and its weight norm's temporaries
   // are in the layer's sequence where its forward makes them (activations/linear.ts doraWeightNorm).
   const lora = setup.method === 'lora' && ctx.methods.peft;
@@ -161,7 +161,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     (transformersLoss(ctx) || chunkedNllReplayed(ctx)) &&
     (setup.method === 'full' || lora) &&
     setup.quantization === undefined &&
-    a.moe === undefined &&
+    expertsReplayed(ctx) &&
     ctx.model.lmHead &&
     !ctx.methods.galore &&
     !ctx.methods.rollout &&

@@ -1,7 +1,8 @@
 // Term: what FSDP2's side streams keep cached where its step replay does not run (src/core/terms/fsdp2-side-streams.ts):
 // the copy-in inputs beside each all-gather and the root unit's gather, and under CPU offload one unit's
-// reduce-scatter output and its cast. Worked out by hand for gpt-oss-20b over 2 ranks (an MoE model: outside the
-// replay), from torch's FSDP2 (_fsdp_collectives.py foreach_all_gather, foreach_reduce) as the replay makes them.
+// reduce-scatter output and its cast. Worked out by hand for gpt-oss-20b over 2 ranks under transformers 4.57 (whose
+// experts run one after another in training: outside the replay), from torch's FSDP2 (_fsdp_collectives.py
+// foreach_all_gather, foreach_reduce) as the replay makes them.
 import * as assert from 'node:assert/strict';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { run, setupFor } from '../helpers';
@@ -26,6 +27,7 @@ const FSDP2: Partial<TrainingSetupInput> = {
   fsdp: 'full_shard',
   fsdp_version: 2,
   gpus_per_node: 2,
+  transformers_version: '4.57',
 };
 const gptOss = (extra: Partial<TrainingSetupInput> = {}) => setupFor('openai/gpt-oss-20b', { ...FSDP2, ...extra });
 
