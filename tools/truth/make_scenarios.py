@@ -407,6 +407,11 @@ def _sharded(kind):
     out["llama-w64-amp"] = (scenario("llama", fsdp="full_shard", gpus_per_node=8, nodes=8, mixed_precision="bf16"), {"parallel": kind})
     out["llama-w4-shard-grad-op-amp"] = (scenario("llama", fsdp="shard_grad_op", gpus_per_node=4, mixed_precision="bf16"), {"parallel": kind})
     out.update(_accumulating(kind))
+    # Eager attention (Gemma 3's recommended one for training): its full and sliding-window masks, built in the
+    # gathered embedding's dtype, held by the checkpointed layers.
+    out["gemma3-w2-amp-eager-ckpt"] = (scenario("gemma3", fsdp="full_shard", gpus_per_node=2, mixed_precision="bf16",
+                                                attention="eager", gradient_checkpointing="full", seq_len=512),
+                                       {"parallel": kind})
     if kind == "fsdp1":
         out.update(_fsdp1_peft())
     return out
@@ -507,6 +512,12 @@ def _gpt_oss_fsdp2():
         scenario("mixtral", fsdp="full_shard", mixed_precision="bf16", gpus_per_node=4, **ckpt, weights_dtype="bf16",
                  method="lora", lora=LORA_ALL), {"parallel": "fsdp2"})
     out["gptoss-w2-amp-ckpt"] = (scenario("llama", **common, **ckpt, gpus_per_node=2), {"parallel": "fsdp2"})
+    # Qwen3-MoE (transformers 5's fused experts): 4 experts over 2 ranks, and over 8 (padded), with offload.
+    moe = dict(fsdp="full_shard", mixed_precision="bf16")
+    for world in (2, 8):
+        out[f"qwen3_moe-w{world}-amp"] = (scenario("qwen3_moe", **moe, gpus_per_node=world), {"parallel": "fsdp2"})
+        out[f"qwen3_moe-w{world}-amp-offload"] = (scenario("qwen3_moe", **moe, **off, gpus_per_node=world),
+                                                  {"parallel": "fsdp2"})
     out["gptoss-w2-amp-ckpt-offload"] = (scenario("llama", **common, **off, **ckpt, gpus_per_node=2), {"parallel": "fsdp2"})
     return out
 
