@@ -264,12 +264,20 @@ export function planTraining(
   };
 }
 
+/** FSDP1 sharding over more than one GPU (fsdp_version unset is FSDP1, Accelerate's default). */
+const fsdp1Sharded = (setup: TrainingSetup): boolean =>
+  setup.fsdp !== 'none' &&
+  setup.fsdp !== 'no_shard' &&
+  setup.fsdp_version !== 2 &&
+  setup.gpus_per_node * setup.nodes > 1;
+
 /**
  * What PEFT refuses on bare parameters (peft/tuners/lora/layer.py ParamWrapper.__init__): DoRA and LoRA dropout each
  * make get_peft_model raise ValueError, and so does a fused pair of 4.x expert names given in part
  * (transformers_weight_conversion.py `_convert_peft_config_moe`), or, on PEFT 0.19, target_modules 'all-linear' on a
- * model it converts. The estimate goes on as if the run had started: DoRA on the modules only, no dropout on the
- * parameters, the half-named pair without an adapter.
+ * model it converts. And what fails once it runs: under FSDP1 with PEFT's wrapping the adapters of a ParamWrapper are
+ * never gathered (tools/truth/FINDINGS.md §93). The estimate goes on as if the run had started: DoRA on the modules
+ * only, no dropout on the parameters, the half-named pair without an adapter.
  */
 function paramWrapperChecks(
   ctx: PlanningContext,
@@ -305,6 +313,15 @@ function paramWrapperChecks(
         `also targeting ${missing.join(', ')}"); no adapter counted for ${into}`,
     });
   }
+  if (fsdp1Sharded(ctx.setup))
+    warnings.push({
+      key: 'fsdp',
+      message:
+        `PEFT's lora.ParamWrapper (LoRA on ${names}${via}) reads its adapter weights outside their own forward, which ` +
+        "FSDP1 never gathers when PEFT's fsdp_auto_wrap_policy (the HF Trainer's for a PEFT model) makes them units " +
+        'of their own: the first forward fails on an empty storage, with use_orig_params true or false (CPU truth of ' +
+        'PEFT 0.21, torch 2.13). FSDP2 (fsdp_version: 2) runs it; estimated as if it ran',
+    });
   if (peftMoe?.stringSplit)
     warnings.push({
       key: 'peft_version',

@@ -148,3 +148,22 @@ describe('estimate: PEFT maps 4.x expert names onto transformers 5 fused experts
     assert.deepEqual(dropouts(truthSetup('loop/llama-full-fp32')), [0.05, 0.05, 0.05, 0.05]);
   });
 });
+
+describe('estimate: PEFT lora.ParamWrapper under FSDP', () => {
+  // fsdp2/gptoss-w2-lora-experts-bf16-amp-ckpt ran under FSDP2 (-0.5 %). The same adapters under FSDP1 with PEFT's
+  // fsdp_auto_wrap_policy failed in the harness's first forward, use_orig_params false ("setStorage ... out of bounds
+  // for storage of size 0") and true (tools/truth/FINDINGS.md §93).
+  const id = 'fsdp2/gptoss-w2-lora-experts-bf16-amp-ckpt';
+  const warned = (extra: Record<string, unknown>): boolean =>
+    run(truthSetup(id, extra)).warnings.some((w) => w.key === 'fsdp' && /lora\.ParamWrapper/.test(w.message));
+  it('FSDP1 over 2 GPUs (and fsdp_version unset): a warning at fsdp, the estimate made as if it ran', () => {
+    assert.equal(warned({ fsdp_version: 1 }), true);
+    assert.equal(warned({ fsdp_version: undefined }), true);
+  });
+  it('FSDP2, or FSDP1 over one GPU, or no bare parameter adapted: no warning', () => {
+    assert.equal(warned({}), false);
+    assert.equal(warned({ fsdp_version: 1, gpus_per_node: 1 }), false);
+    const lora = truthSetup(id).lora!;
+    assert.equal(warned({ fsdp_version: 1, lora: { ...lora, target_parameters: undefined } }), false);
+  });
+});
