@@ -8,6 +8,11 @@ export function fsdpAccumulates(s: Pick<TrainingSetup, 'fsdp' | 'gradient_accumu
   return s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.gradient_accumulation_steps > 1;
 }
 
+/** FSDP1 sharding over several GPUs (fsdp_version unset is FSDP1, Accelerate's default); NO_SHARD does not shard. */
+export function fsdp1Sharded(s: Pick<TrainingSetup, 'fsdp' | 'fsdp_version' | 'gpus_per_node' | 'nodes'>): boolean {
+  return s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.fsdp_version !== 2 && s.gpus_per_node * s.nodes > 1;
+}
+
 /**
  * FSDP1's backward prefetch where it changes what is gathered at the loss: FULL_SHARD or HYBRID_SHARD FSDP1 over
  * several GPUs. 'pre' (FullyShardedDataParallel's own default) when no file gives one.

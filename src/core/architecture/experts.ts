@@ -72,6 +72,14 @@ export function expertsIn3dParameters(a: Architecture): boolean {
   return a.fusedExperts === true || FAMILY_TRAITS[a.family].fusedExperts === 'own';
 }
 
+/**
+ * Whether transformers' grouped_mm multiplies this model's experts (unless its 4.x loop runs them one after another):
+ * transformers 5's fused experts, and gpt-oss's own (Llama 4's go through torch.bmm over every token).
+ */
+export function groupedMmExperts(a: Architecture): boolean {
+  return a.moe !== undefined && (a.fusedExperts === true || a.family === 'gpt_oss');
+}
+
 export interface ExpertsParse {
   readonly moe?: MoeSpec;
   readonly layerPattern?: Architecture['layerPattern'];

@@ -7,6 +7,7 @@ export {
   FUSED_EXPERT_FAMILIES,
   PEFT_MOE_PATTERNS,
   expertsIn3dParameters,
+  groupedMmExperts,
   withFusedExperts,
   withSequentialExperts,
 } from './experts';

@@ -9,6 +9,7 @@ import type { Architecture } from '../architecture';
 import { adaptersWrapped, adapterUnitsMatter } from './fsdp-units';
 import {
   fsdp1BackwardPrefetch,
+  fsdp1Sharded,
   defersGradientSync,
   fsdpAccumulates,
   fsdpTailUnit,
@@ -321,10 +322,9 @@ function backwardPrefetchDefault(ctx: PlanningContext): void {
  */
 function origParamsDefault(ctx: PlanningContext): void {
   const { setup, provenance: prov } = ctx;
-  const fsdp1 = setup.fsdp !== 'none' && setup.fsdp !== 'no_shard' && setup.fsdp_version !== 2;
   const adapters = adapterUnitsMatter(setup) && adaptersWrapped(setup) && setup.mixed_precision !== 'none';
   const matters = setup.offload_params !== 'none' || adapters;
-  if (ctx.lean || !fsdp1 || !matters || setup.gpus_per_node * setup.nodes <= 1) return;
+  if (ctx.lean || !fsdp1Sharded(setup) || !matters) return;
   const p = prov.fsdp_use_orig_params;
   if (setup.fsdp_use_orig_params !== undefined && (!p || p.kind !== 'default')) return;
   ctx.notes.assumptions.push({

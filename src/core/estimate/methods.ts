@@ -3,7 +3,7 @@
 // Impossible combinations are errors; defaults filled in and targets that match nothing are warnings. Pure.
 // Docs: docs/estimate/index.md
 import { type Architecture, linearModules, peftDefaultLoraTargets } from '../architecture';
-import { generationBatch, type TrainingSetup } from '../setup';
+import { fsdp1Sharded, generationBatch, type TrainingSetup } from '../setup';
 import { galoreShapes } from '../terms/galore';
 import { quantizesWholeAtLoad } from '../terms/quantization';
 import { formatCount } from '../units';
@@ -263,13 +263,6 @@ export function planTraining(
     oldTorchaoNf4,
   };
 }
-
-/** FSDP1 sharding over more than one GPU (fsdp_version unset is FSDP1, Accelerate's default). */
-const fsdp1Sharded = (setup: TrainingSetup): boolean =>
-  setup.fsdp !== 'none' &&
-  setup.fsdp !== 'no_shard' &&
-  setup.fsdp_version !== 2 &&
-  setup.gpus_per_node * setup.nodes > 1;
 
 /**
  * What PEFT refuses on bare parameters (peft/tuners/lora/layer.py ParamWrapper.__init__): DoRA and LoRA dropout each

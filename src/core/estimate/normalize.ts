@@ -33,6 +33,14 @@ export function fusedExpertsIn(setup: TrainingSetup, a: Architecture): boolean {
   );
 }
 
+/**
+ * transformers 4.x runs an MoE layer's experts one after another in training (its experts loop); transformers 5 through
+ * grouped_mm by default (modeling_utils get_correct_experts_implementation), and Unsloth through its own kernels.
+ */
+export function expertsLooped(setup: TrainingSetup, a: Architecture): boolean {
+  return a.moe !== undefined && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth';
+}
+
 /** The setup normalized, with what the model's code overrode and BAdam's mode. */
 export interface NormalizedSetup {
   readonly parsed: ReturnType<typeof parseArchitecture>;

@@ -4,10 +4,11 @@
 // with the layer's parameter gradients among them, and the head with transformers' ForCausalLMLoss. Each runs on one
 // allocator model (terms/allocator.ts): the compute stream's. Not a term itself. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
+import { groupedMmExperts } from '../architecture';
 import type { EstimateContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
+import { expertsLooped } from '../estimate/normalize';
 import { memo, memoByObject } from '../util/memo';
-import { olderThan } from '../util/version';
 import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
@@ -249,10 +250,9 @@ export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit)
 export function expertsReplayed(ctx: EstimateContext): boolean {
   const a = ctx.model.arch;
   if (a.moe === undefined) return true;
-  const grouped = a.fusedExperts === true || a.family === 'gpt_oss';
   return (
-    grouped &&
-    !olderThan(ctx.setup.transformers_version, 5, 0) &&
+    groupedMmExperts(a) &&
+    !expertsLooped(ctx.setup, a) &&
     ctx.setup.kernels !== 'unsloth' &&
     ctx.layout.expertParallel === 1
   );

@@ -8,7 +8,7 @@ import { estimate } from '../../../src/core/estimate';
 import { TrainingSetupSchema } from '../../../src/core/setup';
 import { type Fsdp2Plan, replayFsdp2 } from '../../../src/core/terms/fsdp2-step-cache';
 import { MiB } from '../../../src/core/units';
-import { gpuPointEstimate, gpuTruthPoint, noLayerStep } from './helpers';
+import { gpuPointEstimate, gpuTruthPoint, noLayerStep, truthSetup } from './helpers';
 
 /**
  * No layers, two ranks: the root unit is one tied embedding of 50 Mi elements (a 25 Mi-element shard, 100 MiB in
@@ -97,34 +97,10 @@ describe('fsdp2-step-cache', () => {
     assert.equal(tail.reserved, tail.compute + tail.allGather + tail.reduceScatter);
   });
   it('MoE layers through grouped_mm are replayed, but not where FSDP2 pads the experts or transformers 4 loops them', () => {
-    // The fsdp2 suite's tiny Mixtral (4 experts of 3 x 256 x 256 per layer, tools/truth): over 2 and 4 ranks the
-    // experts split evenly; over 8 each rank holds one expert of 4, padded (estimate/fsdp2-padding.ts).
+    // The fsdp2 suite's tiny Mixtral (4 experts of 3 x 256 x 256 per layer, tools/truth): over 4 ranks the experts
+    // split evenly; over 8 each rank holds one expert of 4, padded (estimate/fsdp2-padding.ts).
     const replayed = (world: number, extra: Record<string, unknown> = {}): boolean => {
-      const setup = {
-        method: 'full',
-        weights_dtype: 'fp32',
-        mixed_precision: 'bf16',
-        optimizer: 'adamw',
-        micro_batch_size: 1,
-        seq_len: 256,
-        attention: 'sdpa',
-        fsdp: 'full_shard',
-        fsdp_version: 2,
-        architecture: {
-          model_type: 'mixtral',
-          hidden_size: 256,
-          intermediate_size: 256,
-          num_hidden_layers: 2,
-          num_attention_heads: 4,
-          num_key_value_heads: 2,
-          vocab_size: 4096,
-          num_local_experts: 4,
-          num_experts_per_tok: 2,
-        },
-        gpus_per_node: world,
-        ...extra,
-      };
-      const r = estimate(TrainingSetupSchema.parse(setup));
+      const r = estimate(truthSetup(`fsdp2/mixtral-w${world}-amp`, extra));
       assert.ok(r.ok, JSON.stringify(r));
       return r.estimate.perGpu.runtime.some((t) => t.id === 'fsdp2-step-cache');
     };

@@ -1,7 +1,7 @@
 // Routed mixture-of-experts blocks: the routers, the expert MLPs (looped or grouped), and the family variants
 // (DeepSeek, Llama 4, gpt-oss, Kimi Linear, Nemotron 3). Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
-import type { Architecture } from '../../architecture';
+import { type Architecture, groupedMmExperts } from '../../architecture';
 import { gatedMlp } from './mlp';
 import type { ActivationPlan, LinearFn } from './plan';
 import { Tape, type Tensor, type Weight } from '../saved-tensors';
@@ -153,8 +153,7 @@ function expertMlp(
  * transformers 5's default experts implementation over fused 3-D experts (gpt-oss has no other kind): one grouped matmul
  * per projection.
  */
-const groupedExperts = (p: ActivationPlan): boolean =>
-  (p.arch.fusedExperts === true || p.arch.family === 'gpt_oss') && p.expertsLooped !== true;
+const groupedExperts = (p: ActivationPlan): boolean => groupedMmExperts(p.arch) && p.expertsLooped !== true;
 
 /**
  * What an MoE block tells the layer's backward working set (set by the blocks that run transformers' experts loop or

@@ -14,6 +14,7 @@ import { formatBytes, formatCount } from '../../units';
 import { olderThan } from '../../util/version';
 import { usesFlashAttn } from '../../setup';
 import { adaptersInLayerUnits, adapterUnitsMatter } from '../../estimate/fsdp-units';
+import { expertsLooped } from '../../estimate/normalize';
 import { layerActivations, unslothFastPath } from './index';
 import { bitsandbytesKeepsInputs, checkpointReentrant, keptInputBytes } from './kept-inputs';
 import type { ActivationPlan, Ia3Plan, LayerActivations, LoraPlan, MambaKernels } from './plan';
@@ -212,9 +213,7 @@ function activationPlan(
         : undefined,
     kernels: setup.kernels,
     tiledMlpShards: tiledShards,
-    // transformers 5 runs fused experts through grouped_mm by default (modeling_utils get_correct_experts_implementation).
-    expertsLooped:
-      (a.moe !== undefined && olderThan(setup.transformers_version, 5, 0) && setup.kernels !== 'unsloth') || undefined,
+    expertsLooped: expertsLooped(setup, a) || undefined,
     unshardedParamBytes: fsdpMp ? half : undefined,
     neoxHalfSoftmax: (a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49)) || undefined,
     sdpaMathHalf: (a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5)) || undefined,
