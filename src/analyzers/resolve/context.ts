@@ -109,4 +109,22 @@ export function keyOfField(field: string): CanonicalKey {
   return FIELD_KEYS[field] ?? 'model';
 }
 
+/** The LoRA fields resolveLora fills from a fact of their own (method.ts). */
+const LORA_FIELD_KEYS: Record<string, CanonicalKey> = {
+  r: 'loraR',
+  alpha: 'loraAlpha',
+  dropout: 'loraDropout',
+  target_modules: 'loraTargets',
+};
+
+/**
+ * The canonical key whose fact wrote the value at a setup path: a top-level field's (FIELD_KEYS) or a LoRA field's;
+ * undefined for a path no single fact writes.
+ */
+export function keyOfPath(path: readonly PropertyKey[]): CanonicalKey | undefined {
+  if (path.length === 1) return FIELD_KEYS[String(path[0])];
+  if (path.length === 2 && path[0] === 'lora') return LORA_FIELD_KEYS[String(path[1])];
+  return undefined;
+}
+
 const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);

@@ -11,7 +11,7 @@ import type { TrainingSetupInput } from '../../core';
 import { TrainingSetupSchema } from '../../core';
 import { quoteWritten } from '../facts';
 import { describeSetupIssue, valueAt } from '../issues';
-import { keyOfField, ResolveContext } from './context';
+import { keyOfField, keyOfPath, ResolveContext } from './context';
 import { applyRule, FIELD_RULES } from './field-rules';
 import { modelLocation, resolveArchitecture, resolveTeacher } from './model';
 import { resolveLoraTargets } from './lora-targets';
@@ -50,11 +50,13 @@ export function resolveFacts(
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const field = String(issue.path[0] ?? '');
-      const w = decided[keyOfField(field)];
-      const where = w && issue.path.length === 1 ? `\`${w.fact.rawKey}\`` : `\`${issue.path.join('.')}\``;
-      const written = w && issue.path.length === 1 ? quoteWritten(w.fact.rawValue) : undefined;
+      // The fact that wrote the value (a top-level field's, or a LoRA field's), for its key, text and place.
+      const key = keyOfPath(issue.path);
+      const w = key ? decided[key] : undefined;
+      const where = w ? `\`${w.fact.rawKey}\`` : `\`${issue.path.join('.')}\``;
+      const written = w ? quoteWritten(w.fact.rawValue) : undefined;
       problems.push({
-        ...(w?.location ?? modelAt),
+        ...(w?.location ?? decided[keyOfField(field)]?.location ?? modelAt),
         severity: 'error',
         code: 'invalid-value',
         key: w?.fact.rawKey ?? field,

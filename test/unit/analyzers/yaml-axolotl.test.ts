@@ -278,6 +278,16 @@ describe('analyzeAxolotlYaml', () => {
     assert.equal(p && text.slice(p.span.start, p.span.end), 'micro_batch_size');
   });
 
+  it('a LoRA value the estimator refuses is reported at its own key, as written', () => {
+    // 1e999 reads as Infinity: the message quotes the file's text, at lora_dropout, not the model's line.
+    const text =
+      'base_model: NousResearch/Llama-2-7b-hf\nadapter: lora\nlora_r: 8\nlora_dropout: 1e999\n' +
+      'micro_batch_size: 1\ngradient_accumulation_steps: 1\n';
+    const p = resolveText('/w/axolotl.yml', text).problems.find((x) => x.code === 'invalid-value');
+    assert.equal(p?.message, '`lora_dropout` must be a finite number (found 1e999)');
+    assert.deepEqual(p && [p.line, p.key], [4, 'lora_dropout']);
+  });
+
   it('reads an inline DeepSpeed mapping', () => {
     const text = 'deepspeed:\n  zero_optimization:\n    stage: 3\n    offload_param:\n      device: cpu\n';
     const r = analyzeAxolotlYaml(text);
