@@ -642,14 +642,23 @@ describe('fixes: YAML', () => {
     checkFix(
       'tt.yaml',
       'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\n',
-      { seq_len: 1024, loss: 'fused' },
+      { seq_len: 1024, loss: 'chunked' },
       'model:\n' +
         '  _component_: torchtune.models.llama3_1.llama3_1_8b\n' +
         'batch_size: 2\n' +
         'tokenizer:\n' +
         '  max_seq_len: 1024\n' +
         'loss:\n' +
-        '  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n',
+        '  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n',
+      'torchtune-yaml',
+    );
+  });
+  it("torchtune: no fused loss to write (LinearCrossEntropyLoss keeps every chunk's fp32 log-softmax: chunked)", () => {
+    checkFix(
+      'tt.yaml',
+      'model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: 2\n',
+      { loss: 'fused' },
+      undefined,
       'torchtune-yaml',
     );
   });
@@ -1477,7 +1486,7 @@ const ROUND_TRIP: readonly { file: string; format: Format; text: string; changes
       { gradient_checkpointing: 'full' },
       { optimizer: 'adamw_8bit' },
       { optimizer: 'paged_adamw_8bit' },
-      { loss: 'fused' },
+      { loss: 'chunked' },
       { weights_dtype: 'bf16', mixed_precision: 'bf16' },
       { compile: true },
     ],

@@ -39,7 +39,8 @@ export function planTorchtune(c: PlanCtx, ch: SetupChange): Planned {
       return ok(op('optimizer._component_', comp));
     }
     case 'loss':
-      if (v === 'fused') return ok(op('loss._component_', 'torchtune.modules.loss.LinearCrossEntropyLoss'));
+      // torchtune has no fused kernel: its LinearCrossEntropyLoss keeps every chunk's fp32 log-softmax ('chunked').
+      if (v === 'fused') return no('torchtune has no fused linear cross-entropy kernel');
       if (v === 'chunked') return ok(op('loss._component_', 'torchtune.modules.loss.CEWithChunkedOutputLoss'));
       return ok(op('loss._component_', 'torch.nn.CrossEntropyLoss'));
     case 'compile':
