@@ -37,8 +37,10 @@ import {
   layerBackward,
   layerForward,
   layerRecompute,
+  lossAndOffloadKey,
   lossForwardBackward,
   type ReplayParameter,
+  replayLossAndOffload,
   replayScope,
   type StepShape,
   type StepState,
@@ -83,6 +85,12 @@ export interface Fsdp1Plan extends StepShape {
   readonly offload: boolean;
   /** BACKWARD_PRE: each unit's pre-backward gathers the next unit of the backward. */
   readonly prefetch: 'pre' | 'post' | 'none';
+  /**
+   * Micro-batches replayed per step: 1 where every micro-batch reduces; under no_sync (every micro-batch but the last)
+   * the first, which keeps each unit's unsharded gradient, one that adds into it (from three on) and the last, which
+   * adds and reduces: min(gradient_accumulation_steps, 3).
+   */
+  readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
   readonly capacity: number;
 }
@@ -193,7 +201,14 @@ interface Fsdp1State {
   prefetched: Unsharded | undefined;
   /** Gradient shards kept to zero_grad (or, under CPU offload, to the optimizer's step on the host). */
   gradShards: Allocation[];
+  /** Whether this micro-batch reduces its gradients (the last of a step, or every one without no_sync). */
+  sync: boolean;
+  /** Each unit's unsharded gradient held from an earlier micro-batch of the step: a layer's by its index, the root's. */
+  readonly accumulated: Map<number, Allocation>;
 }
+
+/** The root unit's place in `accumulated` (the layers' are their indices). */
+const ROOT_SLOT = -1;
 
 /**
  * Replays the build and two FSDP1 steps, bounded by the GPU (boundedReplay); memoized per plan (the advice search and
@@ -224,8 +239,10 @@ export const replayFsdp1 = memo(boundedReplay(replayFsdp1Uncached), {
       p.stateBytes,
       +p.offload,
       p.prefetch,
+      p.microBatches,
       adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
+      lossAndOffloadKey(p),
       p.capacity,
     ].join('|'),
 });
@@ -242,11 +259,16 @@ function replayFsdp1Uncached(plan: Fsdp1Plan): Fsdp1Replay {
     postBackward: new SideStream(allocator, POST_BACKWARD_STREAM),
     prefetched: undefined,
     gradShards: [],
+    sync: true,
+    accumulated: new Map(),
   };
   build(state);
   lazyInit(state);
   for (let s = 0; s < 2; s++) {
-    trainingStep(state, s);
+    for (let m = 0; m < plan.microBatches; m++) {
+      state.sync = m === plan.microBatches - 1;
+      trainingStep(state, s * plan.microBatches + m);
+    }
     optimizerStep(state, s === 0);
   }
   return {
@@ -311,15 +333,25 @@ function reshard(state: Fsdp1State, unit: Unsharded): void {
 /**
  * The post-backward hook: the unsharded gradient on the unshard stream (the parameters' gradients on the compute stream
  * gathered into it), the reshard, and on the post-backward stream the reduce-scatter (a padded copy where the numel
- * does not divide, the output shard, its cast kept as the gradient).
+ * does not divide, the output shard, its cast kept as the gradient). Under no_sync (`_sync_gradients` false,
+ * _runtime_utils.py _post_backward_hook) the hook returns after the reshard and the unsharded gradient stays; the next
+ * micro-batch's is added into it (AccumulateGrad) and freed.
  */
-function postBackward(state: Fsdp1State, unit: UnitBytes, unsharded: Unsharded): void {
+function postBackward(state: Fsdp1State, unit: UnitBytes, unsharded: Unsharded, slot: number): void {
   const compute = state.step.allocator;
-  const gradient = unit.gradient > 0 ? state.unshard.malloc(unit.gradient) : undefined;
+  const fresh = unit.gradient > 0 ? state.unshard.malloc(unit.gradient) : undefined;
   for (const g of state.step.grads) compute.free(g);
   state.step.grads = [];
   reshard(state, unsharded);
-  if (!gradient) return;
+  if (!fresh) return;
+  const held = state.accumulated.get(slot);
+  if (held) state.unshard.release(fresh);
+  const gradient = held ?? fresh;
+  state.accumulated.delete(slot);
+  if (!state.sync) {
+    state.accumulated.set(slot, gradient);
+    return;
+  }
   const post = state.postBackward;
   const padded = unit.paddedGradient > 0 ? post.malloc(unit.paddedGradient) : undefined;
   let shard = post.malloc(unit.gradientShard);
@@ -377,11 +409,11 @@ function trainingStep(state: Fsdp1State, index: number): void {
   const rootGrads = step.grads;
   step.grads = [];
   compute.free(normOut);
-  for (let l = plan.layers - 1; l >= 0; l--) gradHidden = layerStep(state, kept[l], gradHidden, l > 0);
+  for (let l = plan.layers - 1; l >= 0; l--) gradHidden = layerStep(state, l, kept[l], gradHidden);
   step.grads = rootGrads;
   embeddingBackward(step);
   compute.free(gradHidden);
-  postBackward(state, state.root, rootUnit);
+  postBackward(state, state.root, rootUnit, ROOT_SLOT);
   state.unshard.flush();
   state.unshard.ahead = true;
   state.preUnshard.flush();
@@ -415,14 +447,15 @@ function unshardCopy(state: Fsdp1State, unit: UnitBytes): Allocation | undefined
  * the backward; the recompute under checkpointing, the backward, then the post-backward (BACKWARD_POST gathers the next
  * unit there). Returns the gradient of the layer's input.
  */
-function layerStep(state: Fsdp1State, kept: Alive[], gradOutput: Allocation, hasNext: boolean): Allocation {
+function layerStep(state: Fsdp1State, index: number, kept: Alive[], gradOutput: Allocation): Allocation {
   const { plan, step } = state;
+  const hasNext = index > 0;
   const unit = unshardForBackward(state);
   if (plan.prefetch === 'pre' && hasNext) state.prefetched = unshardUnit(state, state.layer);
   const saved = layerRecompute(step, kept);
   const gradInput = layerBackward(step, kept, saved, gradOutput);
   if (plan.prefetch === 'post' && hasNext) state.prefetched = unshardUnit(state, state.layer);
-  postBackward(state, state.layer, unit);
+  postBackward(state, state.layer, unit, index);
   return gradInput;
 }
 
@@ -533,6 +566,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
+    ...replayLossAndOffload(ctx, tokens),
     world,
     root: { numel: rootElements, trained: full ? rootElements : 0, pieces: full ? pieces(rootParameters) : [] },
     layerUnit: {
@@ -547,6 +581,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
     prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
+    microBatches: ctx.sharding.deferredGradSync ? Math.min(ctx.setup.gradient_accumulation_steps, 3) : 1,
     adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };

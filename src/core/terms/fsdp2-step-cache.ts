@@ -37,8 +37,10 @@ import {
   layerBackward,
   layerForward,
   layerRecompute,
+  lossAndOffloadKey,
   lossForwardBackward,
   type ReplayParameter,
+  replayLossAndOffload,
   replayScope,
   type StepShape,
   type StepState,
@@ -78,14 +80,22 @@ export interface Fsdp2Plan extends StepShape {
   readonly stateBytes: number;
   /** CPUOffloadPolicy: shards, gradients and the optimizer on the host. */
   readonly offload: boolean;
+  /**
+   * Micro-batches replayed per step: 1 where every micro-batch reduces its gradients; under a deferred gradient sync
+   * (set_requires_gradient_sync(False) on every micro-batch but the last: the HF Trainer's no_sync) the first, which
+   * keeps its unsharded gradients, one that adds into them (from three micro-batches on), and the last, which adds
+   * and reduces: min(gradient_accumulation_steps, 3).
+   */
+  readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
   /** Bytes the driver can hand out (the chosen GPU less the context and NCCL): cached segments are released beyond. */
   readonly capacity: number;
 }
 
-/** Peak reserved bytes of the replay: in all, and on each stream. */
+/** Peak reserved bytes of the replay: in all, and on each stream; and its peak allocated bytes. */
 export interface Fsdp2Replay {
   readonly reserved: number;
+  readonly peakAllocated: number;
   readonly compute: number;
   readonly allGather: number;
   readonly reduceScatter: number;
@@ -149,7 +159,15 @@ interface Fsdp2State {
   reduceInput: Allocation | undefined;
   /** Gradient shards kept on the reduce-scatter stream to zero_grad (none with CPU offload). */
   gradShards: Allocation[];
+  /** Whether this micro-batch reduces its gradients (the last of a step, or every one without a deferred sync). */
+  sync: boolean;
+  /** Each unit's unsharded gradients held from an earlier micro-batch of the step, by unit (unitSlot). */
+  readonly accumulated: Map<number, Allocation[]>;
 }
+
+/** A unit's place in `accumulated`: a layer's index, or the root (the tail with a tail unit) and the embedding's unit. */
+const ROOT_SLOT = -1;
+const EMBEDDING_SLOT = -2;
 
 const shardKey = (s: readonly ShardedParameter[]): string =>
   s.map((x) => `${x.shard}x${x.bytes}${x.trainable ? 't' : 'f'}`).join(',');
@@ -179,8 +197,10 @@ export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
       p.paramBytes,
       p.stateBytes,
       +p.offload,
+      p.microBatches,
       adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
+      lossAndOffloadKey(p),
       p.capacity,
     ].join('|'),
 });
@@ -196,18 +216,25 @@ function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
     prefetched: undefined,
     reduceInput: undefined,
     gradShards: [],
+    sync: true,
+    accumulated: new Map(),
   };
   const compute = state.step.allocator;
   const shards = allShards(plan);
   // Materialised sharded on the GPU (to_empty), parameter by parameter; on the host under CPU offload.
   if (!plan.offload) for (const p of shards) compute.malloc(p.shard * p.bytes);
   for (let s = 0; s < 2; s++) {
-    if (plan.embeddingShards) trainingStepWithTail(state);
-    else trainingStep(state);
+    for (let m = 0; m < plan.microBatches; m++) {
+      state.sync = m === plan.microBatches - 1;
+      state.step.accumulating = m > 0;
+      if (plan.embeddingShards) trainingStepWithTail(state);
+      else trainingStep(state);
+    }
     optimizerStep(state, shards, s === 0);
   }
   return {
     reserved: compute.peakReserved,
+    peakAllocated: compute.peakAllocated,
     compute: compute.reservedOn(0),
     allGather: compute.reservedOn(ALL_GATHER_STREAM),
     reduceScatter: compute.reservedOn(REDUCE_SCATTER_STREAM),
@@ -288,19 +315,38 @@ function unshardBackward(state: Fsdp2State, unit: UnitRequests): Allocation[] {
 }
 
 /**
+ * The unit's unsharded gradients at its post-backward: those its backward made, or under a deferred sync those held
+ * from the step's first micro-batch, into which a later one's were added (AccumulateGrad frees a layer's as it adds
+ * them: step-replay.ts parameterGrad; the root's new ones are freed here).
+ */
+function unitGradients(state: Fsdp2State, slot: number): Allocation[] {
+  const fresh = state.step.grads;
+  state.step.grads = [];
+  const held = state.accumulated.get(slot);
+  if (!held) return fresh;
+  for (const g of fresh) state.step.allocator.free(g);
+  state.accumulated.delete(slot);
+  return held;
+}
+
+/**
  * Post-backward: reshard (the unsharded parameters freed), the previous reduce-scatter input freed, this unit's
  * allocated on the compute stream and the gradients freed once copied in; the output on the reduce-scatter stream,
  * cast to the parameters' dtype when it differs, and kept as the gradient shards (copied to the host and freed under
  * CPU offload).
  */
-function postBackward(state: Fsdp2State, unit: UnitRequests, params: readonly Allocation[]): void {
+function postBackward(state: Fsdp2State, unit: UnitRequests, params: readonly Allocation[], slot: number): void {
   const compute = state.step.allocator;
   for (const p of params) compute.free(p);
   if (unit.trained === 0) return;
+  const grads = unitGradients(state, slot);
+  if (!state.sync) {
+    state.accumulated.set(slot, grads);
+    return;
+  }
   if (state.reduceInput) compute.free(state.reduceInput);
   state.reduceInput = compute.malloc(unit.reduceInput);
-  for (const g of state.step.grads) compute.free(g);
-  state.step.grads = [];
+  for (const g of grads) compute.free(g);
   let output = compute.malloc(unit.reduceOutput, REDUCE_SCATTER_STREAM);
   if (unit.castOutput > 0) {
     const cast = compute.malloc(unit.castOutput, REDUCE_SCATTER_STREAM);
@@ -329,12 +375,12 @@ function trainingStep(state: Fsdp2State): void {
   step.grads = [];
   compute.free(normOut);
   for (let l = plan.layers - 1; l >= 0; l--) {
-    gradHidden = layerStep(state, kept[l], gradHidden, l > 0 ? state.layer : undefined);
+    gradHidden = layerStep(state, l, kept[l], gradHidden, l > 0 ? state.layer : undefined);
   }
   step.grads = rootGrads;
   embeddingBackward(step);
   compute.free(gradHidden);
-  postBackward(state, state.root, rootParams);
+  postBackward(state, state.root, rootParams, ROOT_SLOT);
   endOfStep(state);
 }
 
@@ -397,20 +443,20 @@ function trainingStepWithTail(state: Fsdp2State): void {
   compute.free(normOut);
   const tailGrads = tiedTail ? step.grads : [];
   if (tiedTail) step.grads = [];
-  else postBackward(state, state.root, tailParams);
+  else postBackward(state, state.root, tailParams, ROOT_SLOT);
   const embeddingTrained = embedding !== undefined && embedding.trained > 0;
   for (let l = plan.layers - 1; l >= 0; l--) {
     const next = l > 0 ? state.layer : embeddingTrained ? embedding : undefined;
-    gradHidden = layerStep(state, kept[l], gradHidden, next);
+    gradHidden = layerStep(state, l, kept[l], gradHidden, next);
   }
   step.grads = tailGrads;
   if (embedding && embeddingTrained) {
     const params = unshardBackward(state, embedding);
     embeddingBackward(step);
-    postBackward(state, embedding, params);
+    postBackward(state, embedding, params, EMBEDDING_SLOT);
   } else {
     embeddingBackward(step);
-    if (tiedTail) postBackward(state, state.root, tailParams);
+    if (tiedTail) postBackward(state, state.root, tailParams, ROOT_SLOT);
   }
   compute.free(gradHidden);
   endOfStep(state);
@@ -423,6 +469,7 @@ function trainingStepWithTail(state: Fsdp2State): void {
  */
 function layerStep(
   state: Fsdp2State,
+  index: number,
   kept: Alive[],
   gradOutput: Allocation,
   next: UnitRequests | undefined,
@@ -432,7 +479,7 @@ function layerStep(
   const saved = layerRecompute(step, kept);
   if (next) state.prefetched = allGather(state, next);
   const gradInput = layerBackward(step, kept, saved, gradOutput);
-  postBackward(state, state.layer, params);
+  postBackward(state, state.layer, params, index);
   return gradInput;
 }
 
@@ -495,6 +542,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
+    ...replayLossAndOffload(ctx, tokens),
     world,
     rootShards: untiedTail ? root.shards.slice(1) : root.shards,
     layerShards: layer.shards,
@@ -502,6 +550,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     paramBytes: computeBytes,
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
+    microBatches: ctx.sharding.deferredGradSync ? Math.min(ctx.setup.gradient_accumulation_steps, 3) : 1,
     adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };

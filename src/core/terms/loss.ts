@@ -409,6 +409,39 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
   };
 }
 
+/** The tensors of a fused linear cross-entropy, in bytes (lossMemory's 'fused' term and the step replays' loss). */
+export interface FusedLossSizes {
+  /** The hidden states' gradient, T x h in the logits' dtype, made in the forward and kept for the backward. */
+  readonly inputGrad: number;
+  /** The fp32 loss of every token, kept for the backward. */
+  readonly tokenLosses: number;
+  /** Tokens in one chunk, and that chunk's logits (written over by their gradient in place). */
+  readonly chunkTokens: number;
+  readonly chunkLogits: number;
+}
+
+/**
+ * Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during the
+ * forward: it allocates the input's gradient (T x h, input dtype) and an fp32 loss per token, both kept for backward,
+ * and runs the tokens in chunks of next_pow2(ceil(T / ceil(V / h))), so that one chunk's logits (written over by their
+ * gradient in place) are about the size of the input. Cut Cross-Entropy (Apple cce, used by Unsloth and Axolotl's
+ * plugin) keeps less: its logits never leave on-chip memory.
+ */
+export function fusedLossSizes(p: Pick<LossPlan, 'tokens' | 'vocab' | 'hidden' | 'logitsBytes'>): FusedLossSizes {
+  const h = p.hidden ?? 4096;
+  const lb = p.logitsBytes;
+  const chunkTokens = Math.min(
+    p.tokens,
+    2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))),
+  );
+  return {
+    inputGrad: p.tokens * h * lb,
+    tokenLosses: 4 * p.tokens,
+    chunkTokens,
+    chunkLogits: chunkTokens * p.vocab * lb,
+  };
+}
+
 export function lossMemory(p: LossPlan): LossMemory {
   if (p.distill && p.jsdBeta !== undefined) {
     if (p.loss !== 'fused') return jsdMemory(p, p.jsdBeta);
@@ -574,23 +607,14 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   }
   if (p.loss === 'chunked-nll') return chunkedNll(p);
   if (p.loss === 'fused') {
-    // Liger's fused linear cross-entropy (liger_kernel/ops/fused_linear_cross_entropy.py) computes the gradient during
-    // the forward: it allocates the input's gradient (T x h, input dtype) and a fp32 loss per token, both kept for
-    // backward, and runs the tokens in chunks of next_pow2(ceil(T / ceil(V / h))), so that one chunk's logits
-    // (written over by their gradient in place) are about the size of the input. Cut-cross-entropy (Apple cce, used by
-    // Unsloth and Axolotl's plugin) keeps less: its logits never leave on-chip memory.
-    const h = p.hidden ?? 4096;
-    const chunkTokens = Math.min(
-      p.tokens,
-      2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))),
-    );
+    const f = fusedLossSizes(p);
     return {
-      savedBytes: p.tokens * h * lb + 4 * p.tokens,
-      forwardTransientBytes: chunkTokens * p.vocab * lb,
+      savedBytes: f.inputGrad + f.tokenLosses,
+      forwardTransientBytes: f.chunkLogits,
       backwardTransientBytes: 0,
       formula:
-        `fused linear-cross-entropy: input gradient T·h·${lb} B + fp32 loss 4·T kept; one chunk ` +
-        `of ${chunkTokens} tokens x V x ${lb} B of logits (chunk = next_pow2(T / ceil(V/h)))`,
+        `fused linear-cross-entropy: input gradient T·h·${p.logitsBytes} B + fp32 loss 4·T kept; one chunk ` +
+        `of ${f.chunkTokens} tokens x V x ${p.logitsBytes} B of logits (chunk = next_pow2(T / ceil(V/h)))`,
     };
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit

@@ -1,8 +1,10 @@
 // The pieces of a training step's allocation replay that the replaying terms share (terms/two-step-cache.ts,
 // terms/fsdp2-step-cache.ts): a decoder layer's forward from the activation replay's sequence (terms/saved-tensors.ts
 // forwardSequence), its recompute under checkpointing, a backward that gives each kept tensor a gradient of its size
-// with the layer's parameter gradients among them, and the head with transformers' ForCausalLMLoss. Each runs on one
-// allocator model (terms/allocator.ts): the compute stream's. Not a term itself. Pure arithmetic; no I/O.
+// with the layer's parameter gradients among them (added into held ones under a deferred gradient sync), the head with
+// transformers' ForCausalLMLoss or a fused linear cross-entropy, and activation offloading of the checkpointed inputs.
+// Each runs on one allocator model (terms/allocator.ts): the compute stream's, and the offload's restore stream. Not a
+// term itself. Pure arithmetic; no I/O.
 // Docs: docs/estimate/runtime.md
 import { groupedMmExperts } from '../architecture';
 import type { EstimateContext } from '../estimate/context';
@@ -12,6 +14,9 @@ import { memo, memoByObject } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
+import { lossPlan } from './logits-loss';
+import { type FusedLossSizes, fusedLossSizes } from './loss';
+import { plainTokenLoss } from './shifted-logits';
 import { allocateSequence, freeSchedule } from './forward-cache';
 import type { ForwardSequence } from './saved-tensors';
 
@@ -61,6 +66,13 @@ export interface StepShape {
   readonly logitSoftcap?: boolean;
   /** TRL's chunked_nll instead of transformers' cross-entropy over the whole logits (terms/chunked-nll-replay.ts). */
   readonly chunkedNll?: ChunkedNllShape;
+  /** A fused linear cross-entropy instead of it (Liger, Cut Cross-Entropy: fusedLossForwardBackward). */
+  readonly fusedLoss?: FusedLossSizes;
+  /**
+   * Activation offloading under full checkpointing: each layer's checkpointed input goes to the host once two newer
+   * ones are saved, and comes back on a stream of its own for its layer's backward (offloadCheckpointedInput).
+   */
+  readonly offloadedInputs?: boolean;
   /**
    * transformers before 4.49 shifted the logits, not the labels (terms/shifted-logits.ts): undefined for the loss as
    * 4.49 and later run it.
@@ -115,7 +127,22 @@ export interface StepState {
   backwardStart?: () => void;
   /** What runs once the logits' gradient is there, before the head's backward (FSDP2's pre-backward of the head's unit). */
   headBackwardStart?: () => void;
+  /** Under activation offloading: the checkpointed inputs still on the GPU, oldest first, and those sent to the host. */
+  readonly stash: Allocation[];
+  readonly offloaded: Set<Allocation>;
+  /**
+   * The layers' parameters hold gradients from an earlier micro-batch (FSDP's deferred gradient sync): AccumulateGrad
+   * adds each new gradient into the held one in place, and frees it (parameterGrad).
+   */
+  accumulating: boolean;
 }
+
+/**
+ * The stream the offloaded inputs come back on: Axolotl's CheckpointHiddenStatesOffload and torchtune's
+ * OffloadActivations copy them to the GPU under their own `torch.cuda.stream(self.s1)`, so their blocks are that
+ * stream's (the FSDP replays' side streams are 1-3).
+ */
+export const RESTORE_STREAM = 4;
 
 /** A thread that runs matmuls: the training loop's (forward, optimizer) or autograd's device thread (backward). */
 export type BlasThread = 'forward' | 'backward';
@@ -148,6 +175,9 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
     tiedHeadGrad: undefined,
     autocastCache: [],
     blasThreads: new Set(),
+    stash: [],
+    offloaded: new Set(),
+    accumulating: false,
   };
 }
 
@@ -262,9 +292,9 @@ export function expertsReplayed(ctx: EstimateContext): boolean {
  * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
  * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or
  * plain LoRA (no quantization, no DoRA) of a dense decoder, or of an MoE one whose experts the replays follow
- * (expertsReplayed) and FSDP2 does not pad, with transformers' loss and torch AdamW; no deferred gradient sync, tensor
- * or pipeline parallelism, expandable segments, activation offloading, optimizer in backward or selective
- * checkpointing.
+ * (expertsReplayed) and FSDP2 does not pad, with transformers' loss or a fused one and torch AdamW, with or without a
+ * deferred gradient sync (the replays run its micro-batches); no tensor or pipeline parallelism, expandable segments,
+ * activation offloading without full checkpointing, optimizer in backward or selective checkpointing.
  */
 export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLoss: boolean }): boolean {
   const setup = ctx.setup;
@@ -280,7 +310,7 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     ctx.sharding.shardParams === ctx.layout.world &&
     (setup.method === 'full' || lora) &&
     quantization &&
-    setup.loss === 'full' &&
+    (setup.loss === 'full' || fusedTokenLoss(ctx)) &&
     expertsReplayed(ctx) &&
     fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) === 1 &&
     ctx.model.lmHead &&
@@ -289,9 +319,10 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     setup.preference === undefined &&
     ctx.layout.tensorParallel === 1 &&
     ctx.layout.pipelineParallel === 1 &&
-    !ctx.sharding.deferredGradSync &&
     !setup.expandable_segments &&
-    !setup.activation_offloading &&
+    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
+    // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
+    setup.tiled_mlp === false &&
     !setup.optimizer_in_backward &&
     setup.gradient_checkpointing !== 'selective' &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
@@ -317,6 +348,7 @@ export function allParts(shape: Pick<StepShape, 'embedding' | 'layer' | 'layers'
  */
 export function lossForwardBackward(state: StepState): Allocation {
   const { allocator, shape } = state;
+  if (shape.fusedLoss) return fusedLossForwardBackward(state, shape.fusedLoss);
   const half = shape.logits < shape.logitsFp32;
   const shifted = shape.shiftedLoss;
   const copyBytes = shape.headCopy ?? 0;
@@ -369,6 +401,63 @@ export function lossForwardBackward(state: StepState): Allocation {
     if (!shape.head) state.tiedHeadGrad = { handle: headGrad, view: !headCopy };
   }
   return gradHidden;
+}
+
+/**
+ * A fused linear cross-entropy (terms/loss.ts fusedLossSizes): the forward makes the hidden states' gradient and every
+ * token's fp32 loss and keeps them, one chunk of logits at a time; the backward frees the losses and hands the kept
+ * gradient on, after the head's weight gradient (the backward's first matmul). No logits outlive the forward. Returns
+ * the hidden states' gradient.
+ */
+function fusedLossForwardBackward(state: StepState, loss: FusedLossSizes): Allocation {
+  const { allocator, shape } = state;
+  const copyBytes = shape.headCopy ?? 0;
+  const headCopy = copyBytes > 0 ? allocator.malloc(copyBytes) : undefined;
+  const gradHidden = allocator.malloc(loss.inputGrad);
+  const tokenLosses = allocator.malloc(loss.tokenLosses);
+  allocator.free(allocator.malloc(loss.chunkLogits));
+  clearAutocastCache(state);
+  state.backwardStart?.();
+  allocator.free(tokenLosses);
+  state.headBackwardStart?.();
+  const head = shape.head ?? shape.embedding;
+  if (head.grad > 0) {
+    const headGrad = allocator.malloc(head.grad);
+    state.grads.push(headGrad);
+    if (!shape.head) state.tiedHeadGrad = { handle: headGrad, view: !headCopy };
+  }
+  blasWorkspaceAt(state, 'backward');
+  if (headCopy) allocator.free(headCopy);
+  return gradHidden;
+}
+
+/**
+ * A fused linear cross-entropy over a plain next-token loss of a transformers model (Liger's or Cut Cross-Entropy's
+ * kernels; Unsloth's run its layers too, which the replays do not follow): what the replays run in place of
+ * transformers' loss.
+ */
+export function fusedTokenLoss(ctx: EstimateContext): boolean {
+  const setup = ctx.setup;
+  return (
+    setup.loss === 'fused' && setup.kernels !== 'unsloth' && setup.model_code === 'transformers' && plainTokenLoss(ctx)
+  );
+}
+
+/** The loss and offloading fields of a replay's shape, for the plans to spread in (both undefined when not run). */
+export function replayLossAndOffload(
+  ctx: EstimateContext,
+  tokens: number,
+): Pick<StepShape, 'fusedLoss' | 'offloadedInputs'> {
+  return {
+    fusedLoss: fusedTokenLoss(ctx) ? fusedLossSizes(lossPlan(ctx, tokens)) : undefined,
+    offloadedInputs: ctx.setup.activation_offloading && ctx.setup.gradient_checkpointing === 'full' ? true : undefined,
+  };
+}
+
+/** The memo key's part for the fields replayLossAndOffload sets. */
+export function lossAndOffloadKey(shape: Pick<StepShape, 'fusedLoss' | 'offloadedInputs'>): string {
+  const f = shape.fusedLoss;
+  return `${f ? `${f.inputGrad}/${f.tokenLosses}/${f.chunkLogits}` : '-'}/${+(shape.offloadedInputs ?? false)}`;
 }
 
 /**
@@ -475,6 +564,7 @@ export function stackBackward(
 /** One layer's forward; returns its output and what autograd (or checkpointing: the input) keeps to the backward. */
 export function layerForward(state: StepState, input: Allocation): { output: Allocation; kept: Alive[] } {
   const seq = state.shape.sequence;
+  if (state.shape.offloadedInputs && state.shape.checkpointed) offloadCheckpointedInput(state, input);
   const alive = runSequence(state.allocator, seq, input, state.forward, state.autocastCache);
   const inputKept = state.forward.keep(seq.input);
   if (!inputKept && seq.input < 0) state.allocator.free(input);
@@ -520,9 +610,35 @@ function runSequence(
  */
 export function layerRecompute(state: StepState, kept: Alive[]): Alive[] {
   if (!state.shape.checkpointed) return kept;
+  restoreCheckpointedInput(state, kept);
   const again = runSequence(state.allocator, state.shape.sequence, kept[0].handle, state.recompute);
   if (again.output) state.allocator.free(again.output);
   return again.kept;
+}
+
+/**
+ * Activation offloading as a layer's checkpoint saves its input (Axolotl's CheckpointHiddenStatesOffload, torchtune's
+ * OffloadActivations, max_fwd_stash_size 2): the input is copied to the host and stays referenced in the forward
+ * stash until two newer inputs are saved (_reap_forward_stash), then its GPU memory is freed.
+ */
+function offloadCheckpointedInput(state: StepState, input: Allocation): void {
+  state.stash.push(input);
+  if (state.stash.length <= 2) return;
+  const old = state.stash.shift()!;
+  state.allocator.free(old);
+  state.offloaded.add(old);
+}
+
+/**
+ * The layer's backward unpacks its checkpointed input: from the stash while it is still there (the last two layers),
+ * else copied back to the GPU on the offload stream (_restore_tensor), the copy taking the input's place.
+ */
+function restoreCheckpointedInput(state: StepState, kept: Alive[]): void {
+  const input = kept[0].handle;
+  const stashed = state.stash.indexOf(input);
+  if (stashed >= 0) state.stash.splice(stashed, 1);
+  if (!state.offloaded.delete(input)) return;
+  kept[0] = { handle: state.allocator.malloc(kept[0].bytes, RESTORE_STREAM), bytes: kept[0].bytes };
 }
 
 /**
@@ -550,5 +666,8 @@ export function layerBackward(state: StepState, kept: Alive[], saved: Alive[], g
 }
 
 function parameterGrad(state: StepState, p: ReplayParameter): void {
-  if (p.grad > 0) state.grads.push(state.allocator.malloc(p.grad));
+  if (p.grad <= 0) return;
+  const grad = state.allocator.malloc(p.grad);
+  if (state.accumulating) state.allocator.free(grad);
+  else state.grads.push(grad);
 }

@@ -28,8 +28,11 @@ import {
   allParts,
   boundedReplay,
   expertsReplayed,
+  fusedTokenLoss,
+  lossAndOffloadKey,
   lossForwardBackward,
   type ReplayParameter,
+  replayLossAndOffload,
   replayScope,
   stackBackward,
   stackForward,
@@ -93,6 +96,7 @@ export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
       p.headCopy ?? 0,
       +(p.logitSoftcap ?? false),
       p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
+      lossAndOffloadKey(p),
       p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
       p.capacity,
     ].join('|'),
@@ -158,7 +162,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
   const lora = setup.method === 'lora' && ctx.methods.peft;
   return (
     forward.hasLoss &&
-    (transformersLoss(ctx) || chunkedNllReplayed(ctx)) &&
+    (transformersLoss(ctx) || chunkedNllReplayed(ctx) || fusedTokenLoss(ctx)) &&
     (setup.method === 'full' || lora) &&
     setup.quantization === undefined &&
     expertsReplayed(ctx) &&
@@ -172,7 +176,9 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     ctx.layout.tensorParallel === 1 &&
     ctx.layout.pipelineParallel === 1 &&
     !setup.expandable_segments &&
-    !setup.activation_offloading &&
+    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
+    // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
+    setup.tiled_mlp === false &&
     setup.gradient_checkpointing !== 'selective' &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
@@ -247,6 +253,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     chunkedNll: chunkedNllShape(ctx, tokens, (head ?? embedding).grad),
+    ...replayLossAndOffload(ctx, tokens),
     shiftedLoss: shiftedLoss(ctx),
     logitSoftcap: setup.loss === 'full' && a.finalLogitSoftcap,
     // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.

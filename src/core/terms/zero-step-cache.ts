@@ -250,6 +250,8 @@ export function zeroReplayed(ctx: EstimateContext, forward: StageForward): boole
     layout.contextParallel === 1 &&
     !setup.expandable_segments &&
     !setup.activation_offloading &&
+    // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
+    setup.tiled_mlp === false &&
     setup.gradient_checkpointing !== 'selective' &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );

@@ -18,7 +18,7 @@ import { ANSWER_AI_LORA, gpuPointRun, noLayerStep, runtimeBytes } from './helper
  * No layers, two ranks: the root unit is one tied embedding of 50 Mi elements stored in fp32 (a 25 Mi-element shard,
  * 100 MiB), gathered in bf16 (100 MiB unsharded, its gradient 100 MiB); a 20 MiB hidden state, 100 MiB of logits.
  */
-function tinyPlan(offload: boolean): Fsdp1Plan {
+function tinyPlan(offload: boolean, microBatches = 1): Fsdp1Plan {
   const root = 50 * MiB;
   return {
     ...noLayerStep({ weight: 100 * MiB, grad: 100 * MiB, state: 0 }),
@@ -31,6 +31,7 @@ function tinyPlan(offload: boolean): Fsdp1Plan {
     stateBytes: 4,
     offload,
     prefetch: 'none',
+    microBatches,
     adamw: { kind: 'foreach', copies: 1 },
     capacity: Infinity,
   };
@@ -49,6 +50,17 @@ describe('fsdp1-step-cache: hand-worked replays', () => {
     assert.equal(r.postBackward, 150 * MiB);
     assert.ok(r.compute >= 500 * MiB, `${r.compute}`);
     assert.equal(r.reserved, r.compute + r.preUnshard + r.unshard + r.postBackward);
+  });
+
+  it('under no_sync the unsharded gradient stays on the unshard stream: 300 MiB there with two micro-batches', () => {
+    // The first micro-batch's 100 MiB gradient outlives the reshard (_post_backward_hook returns while _sync_gradients
+    // is false); the second gathers the 100 MiB buffer again and makes its own 100 MiB gradient beside the held one,
+    // adds it in and frees it, then reduce-scatters the sum. A third micro-batch repeats the second's requests.
+    const one = replayFsdp1(tinyPlan(false));
+    const two = replayFsdp1(tinyPlan(false, 2));
+    assert.equal(two.unshard, 300 * MiB);
+    assert.equal(two.peakAllocated - one.peakAllocated, 100 * MiB);
+    assert.deepEqual(replayFsdp1(tinyPlan(false, 3)), two);
   });
 
   it('under CPU offload the shard is copied to the GPU (100 MiB) beside its bf16 cast on the pre-unshard stream', () => {

@@ -1,0 +1,67 @@
+// The step replays' shared pieces (src/core/terms/step-replay.ts) that no one term owns: a fused linear cross-entropy
+// in place of transformers' loss, and activation offloading of the checkpointed layer inputs. The hand-worked plan has
+// no layers; the estimates are GPU truth points (test/fixtures/truth/gpu.json, one H100 80GB, torch 2.11,
+// transformers 5.17) with the loss or the offloading changed, which no GPU point measured: what is checked is that the
+// replay runs and moves by the bytes the change takes out of the step.
+import * as assert from 'node:assert/strict';
+import { CachingAllocator } from '../../../src/core/terms/allocator';
+import { lossForwardBackward, stepState } from '../../../src/core/terms/step-replay';
+import { MiB } from '../../../src/core/units';
+import { gpuPointRun, noLayerStep } from './helpers';
+
+const REPLAYS = ['two-step-cache', 'fsdp2-step-cache', 'fsdp1-step-cache'];
+const replayed = (r: ReturnType<typeof gpuPointRun>): boolean =>
+  r.estimate.perGpu.runtime.some((t) => REPLAYS.includes(t.id) && t.bytes > 0);
+
+describe('step-replay', () => {
+  it('a fused linear cross-entropy: the input gradient and token losses kept, one chunk of logits, no logits after', () => {
+    // A tied 100 MiB embedding that trains. Forward: the hidden states' gradient (20 MiB, a segment of its own), the
+    // token losses (2 MiB: a 20 MiB segment, as every request of 1-10 MiB gets) and one 30 MiB chunk of logits, freed:
+    // 52 MiB. Backward: the losses freed, the head's 100 MiB gradient in a new segment (the free 30 MiB block is too
+    // small): 120 MiB allocated, 20 + 20 + 30 + 100 = 170 MiB reserved.
+    const shape = {
+      ...noLayerStep({ weight: 100 * MiB, grad: 100 * MiB, state: 0 }),
+      fusedLoss: { inputGrad: 20 * MiB, tokenLosses: 2 * MiB, chunkTokens: 128, chunkLogits: 30 * MiB },
+    };
+    const state = stepState(new CachingAllocator(), shape);
+    lossForwardBackward(state);
+    assert.equal(state.allocator.peakAllocated, 120 * MiB);
+    assert.equal(state.allocator.allocated, 120 * MiB);
+    assert.equal(state.allocator.peakReserved, 170 * MiB);
+    assert.equal(state.grads.length, 1);
+  });
+
+  it('FSDP2 and one GPU with a fused loss: replayed, the logits gone from the step', () => {
+    // Llama-3.1-8B LoRA over 8 ranks, 2 x 2,048 tokens: transformers' loss holds the bf16 logits, their fp32 upcast,
+    // log-softmax and gradients (4,096 x 128,256 x 4 B = 2,004 MiB each); the fused loss one chunk of logits, 128
+    // tokens (next_pow2(4,096 / ceil(128,256 / 4,096))) x 128,256 x 2 B = 31.3 MiB, beside a 32 MiB input gradient.
+    for (const id of ['llama-3.1-8b-lora-s2048-b2-ckpt-fsdp2-w8', 'llama-3.1-8b-lora-s2048-b2-ckpt']) {
+      const asRun = gpuPointRun(id);
+      const fused = gpuPointRun(id, { loss: 'fused' });
+      assert.ok(replayed(asRun) && replayed(fused), id);
+      const allocatedLess = asRun.estimate.perGpu.peakBytes - fused.estimate.perGpu.peakBytes;
+      const reservedLess = asRun.estimate.perGpu.reservedBytes - fused.estimate.perGpu.reservedBytes;
+      assert.ok(allocatedLess > 2 * 2004 * MiB, `${id}: ${allocatedLess}`);
+      assert.ok(reservedLess >= allocatedLess, `${id}: ${reservedLess} < ${allocatedLess}`);
+    }
+  });
+
+  it('activation offloading: replayed, every checkpointed layer input but two on the host', () => {
+    // 32 layers' inputs of 2 x 2,048 x 4,096 x 2 B = 32 MiB: 30 of them leave the GPU (960 MiB); the replay's reserved
+    // figure falls by about as much (within 5 %), the inputs brought back for the backward being on a stream of their own.
+    const id = 'llama-3.1-8b-lora-s2048-b2-ckpt-fsdp2-w8';
+    const asRun = gpuPointRun(id);
+    const offloaded = gpuPointRun(id, { activation_offloading: true });
+    assert.ok(replayed(offloaded));
+    const allocatedLess = asRun.estimate.perGpu.peakBytes - offloaded.estimate.perGpu.peakBytes;
+    const reservedLess = asRun.estimate.perGpu.reservedBytes - offloaded.estimate.perGpu.reservedBytes;
+    assert.equal(allocatedLess, 30 * 32 * MiB);
+    assert.ok(Math.abs(reservedLess - allocatedLess) <= 0.05 * allocatedLess, `${reservedLess} vs ${allocatedLess}`);
+  });
+
+  it('not replayed: activation offloading without checkpointing, or a fused loss under Unsloth kernels', () => {
+    const id = 'llama-3.1-8b-lora-s2048-b2-ckpt';
+    assert.equal(replayed(gpuPointRun(id, { activation_offloading: true, gradient_checkpointing: 'none' })), false);
+    assert.equal(replayed(gpuPointRun(id, { loss: 'fused', kernels: 'unsloth' })), false);
+  });
+});
