@@ -120,18 +120,19 @@ describe('fsdp2-step-cache', () => {
     assert.equal(two.reserved, one.reserved);
     assert.deepEqual(replayFsdp2(tinyPlan(false, 3)), two);
   });
-  it('under gradient accumulation with no_sync the real-size steps are replayed, at most three micro-batches', () => {
+  it('under gradient accumulation with no_sync the real-size steps are replayed, two micro-batches a step', () => {
     // Llama-3.1-8B full over 8 ranks (fp32 shards, bf16 gathers): each rank holds the whole bf16 gradient, 14.96 GiB,
     // between micro-batches (the allocated estimate counts it, checked against 22 CPU-truth points with two
     // micro-batches, FINDINGS §24). Reserved sits 7.5 GiB above that peak (the flat share had put it 7.6 above).
     const id = 'llama-3.1-8b-full-s2048-b1-ckpt-fsdp2-w8-wfp32';
     const run = (ga: number) => gpuPointRun(id, { gradient_accumulation_steps: ga, fsdp_no_sync: true }).estimate;
-    const [two, three, eight] = [run(2), run(3), run(8)];
+    const [two, eight] = [run(2), run(8)];
     assert.ok(two.perGpu.runtime.some((t) => t.id === 'fsdp2-step-cache'));
     const held = two.perGpu.components.find((c) => c.label.includes('kept between micro-batches'))?.bytes ?? 0;
     assert.ok(Math.abs(held - 14.96 * 2 ** 30) < 0.01 * 2 ** 30, `${held}`);
     assert.ok(two.perGpu.reservedBytes - two.perGpu.peakBytes > 7 * 2 ** 30);
-    assert.equal(eight.perGpu.reservedBytes, three.perGpu.reservedBytes);
+    // Eight micro-batches replay as two: the six between make the last one's requests but the reduction's.
+    assert.equal(eight.perGpu.reservedBytes, two.perGpu.reservedBytes);
   });
   it('not replayed under FSDP1, ZeRO or without a shard', () => {
     const p = gpuTruthPoint('llama-2-7b-lora-s2048-b4-ckpt-fsdp1-w2');
