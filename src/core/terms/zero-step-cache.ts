@@ -31,8 +31,11 @@ import {
   allocatorCapacity,
   allParts,
   boundedReplay,
+  fusedTokenLoss,
+  lossAndOffloadKey,
   lossForwardBackward,
   type ReplayParameter,
+  replayLossAndOffload,
   replayScope,
   stackBackward,
   stackForward,
@@ -109,6 +112,7 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
       adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
       p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
+      lossAndOffloadKey(p),
       p.capacity,
     ].join('|'),
 });
@@ -222,7 +226,8 @@ function optimizerStep(state: StepState, plan: ZeroPlan): void {
 /**
  * The setups the replay stands for: DeepSpeed ZeRO 1-3 over every rank without offload, a full fine-tune or plain LoRA
  * (no quantization, no DoRA) of a dense decoder, transformers' own loss over the whole logits freed before the backward
- * (not a loop that keeps its outputs), torch AdamW or a fused Adam.
+ * (not a loop that keeps its outputs) or a fused linear cross-entropy, activation offloading only under full
+ * checkpointing, torch AdamW or a fused Adam.
  */
 export function zeroReplayed(ctx: EstimateContext, forward: StageForward): boolean {
   const setup = ctx.setup;
@@ -231,7 +236,7 @@ export function zeroReplayed(ctx: EstimateContext, forward: StageForward): boole
   return (
     forward.sequence !== undefined &&
     forward.hasLoss &&
-    transformersLoss(ctx) &&
+    (transformersLoss(ctx) || fusedTokenLoss(ctx)) &&
     !sharding.fsdp &&
     sharding.zeroStage >= 1 &&
     sharding.shardOptimizer === layout.dataParallel &&
@@ -249,7 +254,7 @@ export function zeroReplayed(ctx: EstimateContext, forward: StageForward): boole
     layout.pipelineParallel === 1 &&
     layout.contextParallel === 1 &&
     !setup.expandable_segments &&
-    !setup.activation_offloading &&
+    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
     // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
     setup.tiled_mlp === false &&
     setup.gradient_checkpointing !== 'selective' &&
@@ -322,6 +327,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
+    ...replayLossAndOffload(ctx, tokens),
     shiftedLoss: shiftedLoss(ctx),
     stage,
     weightShards: stage === 3 ? world : 1,

@@ -9,7 +9,7 @@ import { lossForwardBackward, stepState } from '../../../src/core/terms/step-rep
 import { MiB } from '../../../src/core/units';
 import { gpuPointRun, noLayerStep } from './helpers';
 
-const REPLAYS = ['two-step-cache', 'fsdp2-step-cache', 'fsdp1-step-cache'];
+const REPLAYS = ['two-step-cache', 'fsdp2-step-cache', 'fsdp1-step-cache', 'zero-step-cache'];
 const replayed = (r: ReturnType<typeof gpuPointRun>): boolean =>
   r.estimate.perGpu.runtime.some((t) => REPLAYS.includes(t.id) && t.bytes > 0);
 
@@ -31,11 +31,17 @@ describe('step-replay', () => {
     assert.equal(state.grads.length, 1);
   });
 
-  it('FSDP2 and one GPU with a fused loss: replayed, the logits gone from the step', () => {
+  it('FSDP2, ZeRO-3 and one GPU with a fused loss: replayed, the logits gone from the step', () => {
     // Llama-3.1-8B LoRA over 8 ranks, 2 x 2,048 tokens: transformers' loss holds the bf16 logits, their fp32 upcast,
     // log-softmax and gradients (4,096 x 128,256 x 4 B = 2,004 MiB each); the fused loss one chunk of logits, 128
     // tokens (next_pow2(4,096 / ceil(128,256 / 4,096))) x 128,256 x 2 B = 31.3 MiB, beside a 32 MiB input gradient.
-    for (const id of ['llama-3.1-8b-lora-s2048-b2-ckpt-fsdp2-w8', 'llama-3.1-8b-lora-s2048-b2-ckpt']) {
+    // (ZeRO-3 over 8 ranks at 4 x 2,048 tokens: 4,008 MiB each.)
+    const ids = [
+      'llama-3.1-8b-lora-s2048-b2-ckpt-fsdp2-w8',
+      'llama-3.1-8b-lora-s2048-b2-ckpt',
+      'llama-3.1-8b-lora-s2048-b4-ckpt-z3-w8',
+    ];
+    for (const id of ids) {
       const asRun = gpuPointRun(id);
       const fused = gpuPointRun(id, { loss: 'fused' });
       assert.ok(replayed(asRun) && replayed(fused), id);
