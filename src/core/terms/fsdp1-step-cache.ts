@@ -41,6 +41,7 @@ import {
   lossForwardBackward,
   type ReplayParameter,
   replayLossAndOffload,
+  replayedMicroBatches,
   replayScope,
   type StepShape,
   type StepState,
@@ -85,12 +86,7 @@ export interface Fsdp1Plan extends StepShape {
   readonly offload: boolean;
   /** BACKWARD_PRE: each unit's pre-backward gathers the next unit of the backward. */
   readonly prefetch: 'pre' | 'post' | 'none';
-  /**
-   * Micro-batches replayed per step: 1 where every micro-batch reduces; under no_sync (every micro-batch but the last)
-   * the first, which keeps each unit's unsharded gradient, and the last, which adds into it and reduces:
-   * min(gradient_accumulation_steps, 2). A micro-batch between them makes the last one's requests but the reduction's,
-   * and replaying it moved no figure of the H100's FSDP1 points run at three.
-   */
+  /** Micro-batches replayed per step (step-replay.ts replayedMicroBatches): 2 under no_sync, else 1. */
   readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
   readonly capacity: number;
@@ -582,7 +578,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
     prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
-    microBatches: ctx.sharding.deferredGradSync ? Math.min(ctx.setup.gradient_accumulation_steps, 2) : 1,
+    microBatches: replayedMicroBatches(ctx),
     adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };

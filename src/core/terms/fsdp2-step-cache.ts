@@ -41,6 +41,7 @@ import {
   lossForwardBackward,
   type ReplayParameter,
   replayLossAndOffload,
+  replayedMicroBatches,
   replayScope,
   type StepShape,
   type StepState,
@@ -81,10 +82,8 @@ export interface Fsdp2Plan extends StepShape {
   /** CPUOffloadPolicy: shards, gradients and the optimizer on the host. */
   readonly offload: boolean;
   /**
-   * Micro-batches replayed per step: 1 where every micro-batch reduces its gradients; under a deferred gradient sync
-   * (set_requires_gradient_sync(False) on every micro-batch but the last: the HF Trainer's no_sync) the first, which
-   * keeps its unsharded gradients, and the last, which adds into them and reduces: min(gradient_accumulation_steps, 2).
-   * A micro-batch between them makes the last one's requests but the reduction's, and replaying it moved no figure.
+   * Micro-batches replayed per step (step-replay.ts replayedMicroBatches): 2 under a deferred gradient sync
+   * (set_requires_gradient_sync(False) on every micro-batch but the last: the HF Trainer's no_sync), else 1.
    */
   readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
@@ -550,7 +549,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     paramBytes: computeBytes,
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
-    microBatches: ctx.sharding.deferredGradSync ? Math.min(ctx.setup.gradient_accumulation_steps, 2) : 1,
+    microBatches: replayedMicroBatches(ctx),
     adamw: adamwTemporariesOf(ctx.setup),
     capacity,
   };

@@ -320,11 +320,8 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     ctx.layout.tensorParallel === 1 &&
     ctx.layout.pipelineParallel === 1 &&
     !setup.expandable_segments &&
-    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
-    // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
-    setup.tiled_mlp === false &&
+    layerSequenceReplayed(setup) &&
     !setup.optimizer_in_backward &&
-    setup.gradient_checkpointing !== 'selective' &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
 }
@@ -441,6 +438,30 @@ export function fusedTokenLoss(ctx: EstimateContext): boolean {
   return (
     setup.loss === 'fused' && setup.kernels !== 'unsloth' && setup.model_code === 'transformers' && plainTokenLoss(ctx)
   );
+}
+
+/**
+ * Whether a layer's replayed sequence stands for the run's: full or no checkpointing (selective checkpointing keeps
+ * other tensors), activation offloading only under full checkpointing (offloadCheckpointedInput), and no tiled MLP,
+ * whose shards run without grad and again in the backward.
+ */
+export function layerSequenceReplayed(
+  setup: Pick<EstimateContext['setup'], 'activation_offloading' | 'gradient_checkpointing' | 'tiled_mlp'>,
+): boolean {
+  return (
+    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
+    setup.tiled_mlp === false &&
+    setup.gradient_checkpointing !== 'selective'
+  );
+}
+
+/**
+ * Micro-batches a step's replay runs: 1, or under FSDP's deferred gradient sync the first, which keeps its unsharded
+ * gradients, and the last, which adds into them and reduces. A micro-batch between them makes the last one's requests
+ * but the reduction's, and replaying it moved no figure of the H100's FSDP points run at three.
+ */
+export function replayedMicroBatches(ctx: EstimateContext): number {
+  return ctx.sharding.deferredGradSync ? Math.min(ctx.setup.gradient_accumulation_steps, 2) : 1;
 }
 
 /** The loss and offloading fields of a replay's shape, for the plans to spread in (both undefined when not run). */

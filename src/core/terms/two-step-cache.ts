@@ -29,6 +29,7 @@ import {
   boundedReplay,
   expertsReplayed,
   fusedTokenLoss,
+  layerSequenceReplayed,
   lossAndOffloadKey,
   lossForwardBackward,
   type ReplayParameter,
@@ -176,10 +177,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     ctx.layout.tensorParallel === 1 &&
     ctx.layout.pipelineParallel === 1 &&
     !setup.expandable_segments &&
-    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
-    // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
-    setup.tiled_mlp === false &&
-    setup.gradient_checkpointing !== 'selective' &&
+    layerSequenceReplayed(setup) &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
 }

@@ -32,6 +32,7 @@ import {
   allParts,
   boundedReplay,
   fusedTokenLoss,
+  layerSequenceReplayed,
   lossAndOffloadKey,
   lossForwardBackward,
   type ReplayParameter,
@@ -254,10 +255,7 @@ export function zeroReplayed(ctx: EstimateContext, forward: StageForward): boole
     layout.pipelineParallel === 1 &&
     layout.contextParallel === 1 &&
     !setup.expandable_segments &&
-    (!setup.activation_offloading || setup.gradient_checkpointing === 'full') &&
-    // The tiled MLP's shards, run without grad and again in the backward, are not in the layer's replayed sequence.
-    setup.tiled_mlp === false &&
-    setup.gradient_checkpointing !== 'selective' &&
+    layerSequenceReplayed(setup) &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
 }
