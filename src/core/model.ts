@@ -171,8 +171,9 @@ export interface PerGpuEstimate {
   /** Paged optimizer state (bitsandbytes, CUDA unified memory) that does not fit beside the rest: it lives in host RAM. */
   readonly pagedToHostBytes?: number;
   /**
-   * Set only under EstimateOptions.reservedLowerBound, when a step replay was skipped or the peak allocated (or the
-   * model states alone) with what sits outside the allocator already exceeds the GPU: reservedBytes and deviceBytes
+   * Set only under EstimateOptions.reservedLowerBound, when a step replay was skipped or run in part (an FSDP replay's
+   * first micro-batch) or the peak allocated (or the model states alone) with what sits outside the allocator already
+   * exceeds the GPU: reservedBytes and deviceBytes
    * are lower bounds (the real figures are at least these), and so is the step's paged memory; in the last case so is
    * peakBytes, and the phases are the model states' one.
    */

@@ -572,6 +572,13 @@ describe('advice under FSDP: lower bounds first, the step replay where they cann
     assert.equal(low.estimate.perGpu.reservedBytes, low.estimate.perGpu.peakBytes);
     assert.ok(low.estimate.perGpu.reservedBytes <= full.estimate.perGpu.reservedBytes);
     assert.ok(low.estimate.perGpu.deviceBytes <= full.estimate.perGpu.deviceBytes);
+    // The closer bound: the replay's first micro-batch, before AdamW's state exists, flagged, between the two.
+    const first = estimate(fitting, { gpu: g, lean: true, reservedLowerBound: 'first-micro-batch' });
+    assert.ok(first.ok);
+    assert.equal(first.estimate.perGpu.reservedLowerBound, true);
+    assert.equal(first.estimate.perGpu.peakBytes, full.estimate.perGpu.peakBytes);
+    assert.ok(first.estimate.perGpu.reservedBytes > low.estimate.perGpu.reservedBytes);
+    assert.ok(first.estimate.perGpu.reservedBytes <= full.estimate.perGpu.reservedBytes);
   });
 
   it('the two-step replay is skipped too (its bound is the peak); a run with no replay is estimated in full', () => {

@@ -25,7 +25,7 @@ const models = [
 });
 
 describe('lean estimate = full estimate (property, 2,000 setups)', () => {
-  it('same peak, reserved, device, phase and fit; the lower bounds below both', () => {
+  it('same peak, reserved, device, phase and fit; the lower bounds below both, the first micro-batch between', () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -199,6 +199,15 @@ describe('lean estimate = full estimate (property, 2,000 setups)', () => {
           if (bound.estimate.fits === false && bound.estimate.perGpu.reservedLowerBound)
             assert.equal(lean.estimate.fits, false);
           assert.ok(bound.estimate.perGpu.deviceBytes <= lean.estimate.perGpu.deviceBytes);
+          // The next bounds, where an FSDP replay runs its first micro-batch only: between the two, flagged where
+          // they are bounds, the estimate itself where they are not.
+          const first = estimate(setup, { gpu, lean: true, reservedLowerBound: 'first-micro-batch' });
+          assert.ok(first.ok);
+          const device = first.estimate.perGpu.deviceBytes;
+          assert.ok(bound.estimate.perGpu.deviceBytes <= device, `${bound.estimate.perGpu.deviceBytes} > ${device}`);
+          assert.ok(device <= lean.estimate.perGpu.deviceBytes, `${device} > ${lean.estimate.perGpu.deviceBytes}`);
+          if (first.estimate.fits === false) assert.equal(lean.estimate.fits, false);
+          if (!first.estimate.perGpu.reservedLowerBound) assert.deepEqual(pick(first.estimate), pick(lean.estimate));
         },
       ),
       { numRuns: 2000 },

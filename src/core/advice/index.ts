@@ -49,6 +49,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   const paretoFront = new ParetoFront(capacity);
   const lean: EstimateOptions = { ...opts, lean: true };
   const bound: EstimateOptions = { ...lean, reservedLowerBound: true };
+  const firstMicroBatch: EstimateOptions = { ...lean, reservedLowerBound: 'first-micro-batch' };
   let evaluated = 0;
 
   /** The candidate as the front sees it, or undefined when it does not fit or saves nothing. */
@@ -77,7 +78,9 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   // A candidate whose step replay is skipped is first judged on lower bounds of its memory and step time: one
   // that does not fit, saves nothing or is dominated even so is left out, as it would be after the replay (each test
   // only grows stricter as the figures grow). The others wait until every candidate has been seen, then are replayed
-  // fastest first: each is then judged against every faster candidate's exact figures, the most it can be ruled out by.
+  // fastest first: each is then judged against every faster candidate's exact figures, the most it can be ruled out by,
+  // first on what its replay's first micro-batch reserves (closer bounds, FSDP's and the two-step replay's), then on
+  // its whole replay, which goes on from there.
   const awaitingReplay: Light[] = [];
   const consider = (applied: Applied): void => {
     const order = evaluated++;
@@ -94,9 +97,15 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
   );
   for (const low of awaitingReplay) {
     if (paretoFront.rejects(low)) continue;
-    const r = estimate(low.applied.setup, lean);
-    if (!r.ok) continue;
-    const c = lightOf(low.applied, r.estimate, low.order);
+    const first = estimate(low.applied.setup, firstMicroBatch);
+    if (!first.ok) continue;
+    let c = lightOf(low.applied, first.estimate, low.order);
+    if (c && first.estimate.perGpu.reservedLowerBound) {
+      if (paretoFront.rejects(c)) continue;
+      const r = estimate(low.applied.setup, lean);
+      if (!r.ok) continue;
+      c = lightOf(low.applied, r.estimate, low.order);
+    }
     if (c) paretoFront.add(c);
   }
   const items = shownItems(setup, opts, current, paretoFront.front());

@@ -83,12 +83,15 @@ export function timeOf(
 
 /**
  * Whether a setup fits its GPU (numbers only). Its lower bounds are estimated first (EstimateOptions.reservedLowerBound):
- * a setup that does not fit even on them does not fit; the step replay (FSDP's, or the two-step one) decides the others.
+ * a setup that does not fit even on them does not fit, nor one that does not fit on what its step replay's first
+ * micro-batch reserves (FSDP's, or the two-step one); the whole replay decides the others.
  */
 export function fitsOnGpu(setup: TrainingSetup, opts: EstimateOptions): boolean {
-  const low = estimate(setup, { ...opts, lean: true, reservedLowerBound: true });
-  if (!low.ok || low.estimate.fits !== true) return false;
-  if (!low.estimate.perGpu.reservedLowerBound) return true;
+  for (const reservedLowerBound of [true, 'first-micro-batch'] as const) {
+    const low = estimate(setup, { ...opts, lean: true, reservedLowerBound });
+    if (!low.ok || low.estimate.fits !== true) return false;
+    if (!low.estimate.perGpu.reservedLowerBound) return true;
+  }
   const r = estimate(setup, { ...opts, lean: true });
   return r.ok && r.estimate.fits === true;
 }

@@ -115,7 +115,8 @@ export function estimate(setupAsGiven: TrainingSetup, optsAsGiven: EstimateOptio
     headroomFraction: opts.headroomFraction ?? 0,
     provenance: planning.provenance,
     lean: planning.lean,
-    reservedLowerBound: opts.reservedLowerBound === true,
+    reservedLowerBound: Boolean(opts.reservedLowerBound),
+    firstMicroBatch: opts.reservedLowerBound === 'first-micro-batch',
     notes,
   };
   if (!ctx.lean) moeNotes(ctx);

@@ -463,6 +463,7 @@ function replayedTotals(step: StepPeak, outside: RuntimeTerm[], replay: TwoStepR
     pagedBytes: 0,
     pagedWorking: 0,
     pagedResident: 0,
+    ...(replay.lowerBound ? { reservedLowerBound: true as const } : {}),
   };
 }
 
@@ -508,17 +509,19 @@ function zeroTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]
  * Lower bounds (EstimateOptions.reservedLowerBound) for a setup whose step replay (FSDP's, or the two-step one) is
  * skipped, or whose peak allocated with what sits outside the allocator already exceeds the GPU: whichever way its
  * reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least the peak
- * allocated, and the paged optimizer state comes on top of them.
+ * allocated, and the paged optimizer state comes on top of them. With the first micro-batch's bounds
+ * (EstimateContext.firstMicroBatch) the replays run (in part), and only the second case stops here.
  */
 function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]): RuntimeTotals | undefined {
   if (!ctx.reservedLowerBound) return undefined;
   const peak = step.peak.allocatedBytes;
   const bounded =
     exceedsGpu(ctx, peak + outsideReserved(outside)) ||
-    fsdp1Plan(ctx, step.forward) !== undefined ||
-    fsdp2Plan(ctx, step.forward) !== undefined ||
-    twoStepReplayed(ctx, step.forward) ||
-    zeroReplayed(ctx, step.forward);
+    (!ctx.firstMicroBatch &&
+      (fsdp1Plan(ctx, step.forward) !== undefined ||
+        fsdp2Plan(ctx, step.forward) !== undefined ||
+        twoStepReplayed(ctx, step.forward) ||
+        zeroReplayed(ctx, step.forward)));
   if (!bounded) return undefined;
   return {
     runtime: outside,
@@ -636,5 +639,17 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
     });
   }
   const deviceBytes = unpagedDevice + pagedResident;
-  return { runtime, peakBytes, reservedBytes, deviceBytes, loadCache, pagedBytes, pagedWorking, pagedResident };
+  // FSDP2's replay ran its first micro-batch only: what it reserves is at least that.
+  const partial = ctx.firstMicroBatch && fsdp2Plan(ctx, step.forward) !== undefined;
+  return {
+    runtime,
+    peakBytes,
+    reservedBytes,
+    deviceBytes,
+    loadCache,
+    pagedBytes,
+    pagedWorking,
+    pagedResident,
+    ...(partial ? { reservedLowerBound: true as const } : {}),
+  };
 }

@@ -21,7 +21,6 @@ import type { EstimateContext } from '../estimate/context';
 import { adaptersWrapped } from '../estimate/fsdp-units';
 import { fsdp1BackwardPrefetch } from '../setup';
 import { formatBytes } from '../units';
-import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
@@ -31,7 +30,7 @@ import {
   allocatorCapacity,
   blasWorkspaceAt,
   type Alive,
-  boundedReplay,
+  resumableReplay,
   embeddingBackward,
   fsdpStepReplayed,
   layerBackward,
@@ -208,43 +207,53 @@ interface Fsdp1State {
 const ROOT_SLOT = -1;
 
 /**
- * Replays the build and two FSDP1 steps, bounded by the GPU (boundedReplay); memoized per plan (the advice search and
- * the editor's changes repeat plans).
+ * The build and two FSDP1 steps, bounded by the GPU (step-replay.ts resumableReplay): `first` stops after the first
+ * micro-batch, `whole` goes on from there; memoized per plan (the advice search and the editor's changes repeat plans).
  */
-export const replayFsdp1 = memo(boundedReplay(replayFsdp1Uncached), {
-  limit: 64,
-  scope: (p) => replayScope(p.sequence),
-  key: (p) =>
-    [
-      p.embedding.grad,
-      p.layer.map((x) => `${x.weight}/${x.grad}`).join(','),
-      p.layers,
-      p.head ? p.head.grad : '-',
-      +p.checkpointed,
-      +(p.recomputeStopsEarly ?? false),
-      p.hidden,
-      p.logits,
-      p.logitsFp32,
-      p.world,
-      `${p.root.numel}/${p.root.trained}/${p.root.pieces.join(',')}`,
-      `${p.layerUnit.numel}/${p.layerUnit.trained}/${p.layerUnit.pieces.join(',')}`,
-      p.build.layer.join(','),
-      p.build.root.join(','),
-      p.bnbLoad ? bnbLoadKey(p.bnbLoad) : '-',
-      p.storageBytes,
-      p.paramBytes,
-      p.stateBytes,
-      +p.offload,
-      p.prefetch,
-      p.microBatches,
-      adamwTemporariesKey(p.adamw),
-      p.blasWorkspace,
-      lossAndOffloadKey(p),
-      p.capacity,
-    ].join('|'),
-});
+const fsdp1Replays = resumableReplay(
+  { start: startFsdp1, finish: finishFsdp1, result: fsdp1Result },
+  {
+    limit: 64,
+    scope: (p) => replayScope(p.sequence),
+    key: (p) =>
+      [
+        p.embedding.grad,
+        p.layer.map((x) => `${x.weight}/${x.grad}`).join(','),
+        p.layers,
+        p.head ? p.head.grad : '-',
+        +p.checkpointed,
+        +(p.recomputeStopsEarly ?? false),
+        p.hidden,
+        p.logits,
+        p.logitsFp32,
+        p.world,
+        `${p.root.numel}/${p.root.trained}/${p.root.pieces.join(',')}`,
+        `${p.layerUnit.numel}/${p.layerUnit.trained}/${p.layerUnit.pieces.join(',')}`,
+        p.build.layer.join(','),
+        p.build.root.join(','),
+        p.bnbLoad ? bnbLoadKey(p.bnbLoad) : '-',
+        p.storageBytes,
+        p.paramBytes,
+        p.stateBytes,
+        +p.offload,
+        p.prefetch,
+        p.microBatches,
+        adamwTemporariesKey(p.adamw),
+        p.blasWorkspace,
+        lossAndOffloadKey(p),
+        p.capacity,
+      ].join('|'),
+  },
+);
 
-function replayFsdp1Uncached(plan: Fsdp1Plan): Fsdp1Replay {
+/** The whole replay of the build and two FSDP1 steps. */
+export const replayFsdp1 = fsdp1Replays.whole;
+
+/** The build and the first micro-batch: a lower bound of the whole replay's peak reserved. */
+export const replayFsdp1FirstMicroBatch = fsdp1Replays.first;
+
+/** The build, the first forward's lazy initialisation and the first micro-batch. */
+function startFsdp1(plan: Fsdp1Plan): Fsdp1State {
   const allocator = new CachingAllocator(plan.capacity);
   const state: Fsdp1State = {
     plan,
@@ -261,13 +270,29 @@ function replayFsdp1Uncached(plan: Fsdp1Plan): Fsdp1Replay {
   };
   build(state);
   lazyInit(state);
+  microBatch(state, 0, 0);
+  return state;
+}
+
+/** The rest of two steps of `microBatches` micro-batches each, each step ending in the optimizer's. */
+function finishFsdp1(state: Fsdp1State): void {
+  const plan = state.plan;
   for (let s = 0; s < 2; s++) {
-    for (let m = 0; m < plan.microBatches; m++) {
-      state.sync = m === plan.microBatches - 1;
-      trainingStep(state, s * plan.microBatches + m);
-    }
+    for (let m = s === 0 ? 1 : 0; m < plan.microBatches; m++) microBatch(state, s, m);
     optimizerStep(state, s === 0);
   }
+}
+
+/** Micro-batch `m` of step `s`: the last of a step reduces its gradients. */
+function microBatch(state: Fsdp1State, s: number, m: number): void {
+  const plan = state.plan;
+  state.sync = m === plan.microBatches - 1;
+  trainingStep(state, s * plan.microBatches + m);
+}
+
+/** Peak reserved bytes so far, in all and on each stream, and the allocated peak. */
+function fsdp1Result(state: Fsdp1State): Fsdp1Replay {
+  const allocator = state.step.allocator;
   return {
     reserved: allocator.peakReserved,
     peakAllocated: allocator.peakAllocated,
@@ -596,7 +621,8 @@ export function fsdp1StepReserve(
 ): TwoStepReserve | undefined {
   const plan = fsdp1Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
-  const replay = replayFsdp1(plan);
+  const partial = ctx.firstMicroBatch;
+  const replay = partial ? replayFsdp1FirstMicroBatch(plan) : replayFsdp1(plan);
   return replayedReserveTerm(
     ctx,
     'fsdp1-step-cache',
@@ -610,5 +636,6 @@ export function fsdp1StepReserve(
       `${formatBytes(replay.preUnshard)} on the pre-unshard stream, ${formatBytes(replay.unshard)} on the unshard ` +
       `stream, ${formatBytes(replay.postBackward)} on the post-backward stream${beyond}; each stream reuses only ` +
       'its own blocks',
+    partial,
   );
 }

@@ -23,7 +23,6 @@ import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { fsdpTailUnit } from '../setup';
-import { memo } from '../util/memo';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
@@ -31,7 +30,7 @@ import {
   allocatorCapacity,
   blasWorkspaceAt,
   type Alive,
-  boundedReplay,
+  resumableReplay,
   embeddingBackward,
   fsdpStepReplayed,
   layerBackward,
@@ -172,39 +171,49 @@ const shardKey = (s: readonly ShardedParameter[]): string =>
   s.map((x) => `${x.shard}x${x.bytes}${x.trainable ? 't' : 'f'}`).join(',');
 
 /**
- * Replays the load and two FSDP2 steps, bounded by the GPU (boundedReplay); memoized per plan (the advice search and
- * the editor's changes repeat plans).
+ * The load and two FSDP2 steps, bounded by the GPU (step-replay.ts resumableReplay): `first` stops after the first
+ * micro-batch, `whole` goes on from there; memoized per plan (the advice search and the editor's changes repeat plans).
  */
-export const replayFsdp2 = memo(boundedReplay(replayFsdp2Uncached), {
-  limit: 64,
-  scope: (p) => replayScope(p.sequence),
-  key: (p) =>
-    [
-      p.embedding.grad,
-      p.layer.map((x) => x.grad).join(','),
-      p.layers,
-      p.head ? p.head.grad : '-',
-      +p.checkpointed,
-      +(p.recomputeStopsEarly ?? false),
-      p.hidden,
-      p.logits,
-      p.logitsFp32,
-      p.world,
-      shardKey(p.rootShards),
-      shardKey(p.layerShards),
-      p.embeddingShards ? shardKey(p.embeddingShards) : '-',
-      p.paramBytes,
-      p.stateBytes,
-      +p.offload,
-      p.microBatches,
-      adamwTemporariesKey(p.adamw),
-      p.blasWorkspace,
-      lossAndOffloadKey(p),
-      p.capacity,
-    ].join('|'),
-});
+const fsdp2Replays = resumableReplay(
+  { start: startFsdp2, finish: finishFsdp2, result: fsdp2Result },
+  {
+    limit: 64,
+    scope: (p) => replayScope(p.sequence),
+    key: (p) =>
+      [
+        p.embedding.grad,
+        p.layer.map((x) => x.grad).join(','),
+        p.layers,
+        p.head ? p.head.grad : '-',
+        +p.checkpointed,
+        +(p.recomputeStopsEarly ?? false),
+        p.hidden,
+        p.logits,
+        p.logitsFp32,
+        p.world,
+        shardKey(p.rootShards),
+        shardKey(p.layerShards),
+        p.embeddingShards ? shardKey(p.embeddingShards) : '-',
+        p.paramBytes,
+        p.stateBytes,
+        +p.offload,
+        p.microBatches,
+        adamwTemporariesKey(p.adamw),
+        p.blasWorkspace,
+        lossAndOffloadKey(p),
+        p.capacity,
+      ].join('|'),
+  },
+);
 
-function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
+/** The whole replay of the load and two FSDP2 steps. */
+export const replayFsdp2 = fsdp2Replays.whole;
+
+/** The load and the first micro-batch: a lower bound of the whole replay's peak reserved. */
+export const replayFsdp2FirstMicroBatch = fsdp2Replays.first;
+
+/** The sharded parameters materialised (on the GPU unless offloaded), then the first micro-batch. */
+function startFsdp2(plan: Fsdp2Plan): Fsdp2State {
   const state: Fsdp2State = {
     plan,
     step: stepState(new CachingAllocator(plan.capacity), plan),
@@ -218,19 +227,33 @@ function replayFsdp2Uncached(plan: Fsdp2Plan): Fsdp2Replay {
     sync: true,
     accumulated: new Map(),
   };
-  const compute = state.step.allocator;
-  const shards = allShards(plan);
   // Materialised sharded on the GPU (to_empty), parameter by parameter; on the host under CPU offload.
-  if (!plan.offload) for (const p of shards) compute.malloc(p.shard * p.bytes);
+  if (!plan.offload) for (const p of allShards(plan)) state.step.allocator.malloc(p.shard * p.bytes);
+  microBatch(state, 0);
+  return state;
+}
+
+/** The rest of two steps of `microBatches` micro-batches each, each step ending in the optimizer's. */
+function finishFsdp2(state: Fsdp2State): void {
+  const plan = state.plan;
+  const shards = allShards(plan);
   for (let s = 0; s < 2; s++) {
-    for (let m = 0; m < plan.microBatches; m++) {
-      state.sync = m === plan.microBatches - 1;
-      state.step.accumulating = m > 0;
-      if (plan.embeddingShards) trainingStepWithTail(state);
-      else trainingStep(state);
-    }
+    for (let m = s === 0 ? 1 : 0; m < plan.microBatches; m++) microBatch(state, m);
     optimizerStep(state, shards, s === 0);
   }
+}
+
+/** Micro-batch `m` of a step: the ones after the first add into the held gradients, the last reduces them. */
+function microBatch(state: Fsdp2State, m: number): void {
+  state.sync = m === state.plan.microBatches - 1;
+  state.step.accumulating = m > 0;
+  if (state.plan.embeddingShards) trainingStepWithTail(state);
+  else trainingStep(state);
+}
+
+/** Peak reserved bytes so far, in all and on each stream, and the allocated peak. */
+function fsdp2Result(state: Fsdp2State): Fsdp2Replay {
+  const compute = state.step.allocator;
   return {
     reserved: compute.peakReserved,
     peakAllocated: compute.peakAllocated,
@@ -568,7 +591,8 @@ export function fsdp2StepCacheTerm(
 ): RuntimeTerm | undefined {
   const plan = fsdp2Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
-  const replay = replayFsdp2(plan);
+  // The advice's closer bounds (EstimateContext.firstMicroBatch): the first micro-batch only.
+  const replay = ctx.firstMicroBatch ? replayFsdp2FirstMicroBatch(plan) : replayFsdp2(plan);
   return runtimeTerm(
     ctx,
     'fsdp2-step-cache',

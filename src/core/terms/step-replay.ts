@@ -10,7 +10,7 @@ import { groupedMmExperts } from '../architecture';
 import type { EstimateContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { expertsLooped } from '../estimate/normalize';
-import { memo, memoByObject } from '../util/memo';
+import { memo, memoByObject, type MemoOptions } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
@@ -229,6 +229,71 @@ export function boundedReplay<P extends { readonly capacity: number }, R>(replay
       return replay({ ...plan, capacity: Infinity });
     }
   };
+}
+
+/**
+ * A replay that stops after its first micro-batch and can go on from there (the FSDP replays): `start` runs the build
+ * and the first micro-batch, `finish` the rest on the same state, `result` reads the figures so far.
+ */
+export interface ResumableReplay<P, S, R> {
+  readonly start: (plan: P) => S;
+  readonly finish: (state: S) => void;
+  readonly result: (state: S) => R;
+}
+
+/** A plan's replay stopped after its first micro-batch, and the whole of it once asked for (from where it stopped). */
+interface ReplayProgress<P, S, R> {
+  readonly plan: P;
+  state: S | undefined;
+  readonly first: R;
+  whole: R | undefined;
+}
+
+/**
+ * The first micro-batch's figures and the whole replay's of a plan, memoized per plan (`options`), each bounded by the
+ * plan's capacity as boundedReplay bounds a replay: the whole replay goes on from the first micro-batch's state, so a
+ * plan asked for both costs one replay. A replay's peak reserved only grows as it goes on: the first micro-batch's is a
+ * lower bound of the whole's (the advice search rules candidates out with it, EstimateOptions.reservedLowerBound).
+ */
+export function resumableReplay<P extends { readonly capacity: number }, S extends object, R>(
+  replay: ResumableReplay<P, S, R>,
+  options: MemoOptions<P>,
+): { readonly first: (plan: P) => R; readonly whole: (plan: P) => R } {
+  const startBounded = (plan: P): S => {
+    try {
+      return replay.start(plan);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      return replay.start({ ...plan, capacity: Infinity });
+    }
+  };
+  const progress = memo((plan: P): ReplayProgress<P, S, R> => {
+    const state = startBounded(plan);
+    return { plan, state, first: replay.result(state), whole: undefined };
+  }, options);
+  const whole = (plan: P): R => {
+    const p = progress(plan);
+    if (p.whole === undefined) p.whole = finishBounded(replay, p);
+    return p.whole;
+  };
+  return { first: (plan) => progress(plan).first, whole };
+}
+
+/** The rest of a replay from where its first micro-batch left it; from the start without a bound if it runs out. */
+function finishBounded<P extends { readonly capacity: number }, S extends object, R>(
+  replay: ResumableReplay<P, S, R>,
+  progress: ReplayProgress<P, S, R>,
+): R {
+  let state: S = progress.state!;
+  progress.state = undefined;
+  try {
+    replay.finish(state);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    state = replay.start({ ...progress.plan, capacity: Infinity });
+    replay.finish(state);
+  }
+  return replay.result(state);
 }
 
 /** One parameter of a layer walk: `rows` x `cols` elements of `bytes` each, trained or frozen. */

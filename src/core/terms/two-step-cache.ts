@@ -16,7 +16,6 @@ import { runtimeTerm } from '../estimate/component';
 import type { EstimateContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
-import { memo } from '../util/memo';
 import { olderThan } from '../util/version';
 import { type Allocation, CachingAllocator } from './allocator';
 import { type ChunkedNllShape, chunkedNllForwardBackward } from './chunked-nll-replay';
@@ -26,7 +25,6 @@ import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
   allParts,
-  boundedReplay,
   expertsReplayed,
   fusedTokenLoss,
   layerSequenceReplayed,
@@ -35,6 +33,7 @@ import {
   type ReplayParameter,
   replayLossAndOffload,
   replayScope,
+  resumableReplay,
   stackBackward,
   stackForward,
   type StepShape,
@@ -70,57 +69,85 @@ export interface TwoStepReplay {
 }
 
 /**
- * Replays the weights' load and two training steps, bounded by the GPU (boundedReplay); memoized per plan (the advice
- * search and the editor's changes repeat plans).
+ * The weights' load and two training steps, bounded by the GPU (step-replay.ts resumableReplay): `first` stops after
+ * the first step's forward and backward, `whole` goes on from there; memoized per plan (the advice search and the
+ * editor's changes repeat plans).
  */
-export const replayTwoSteps = memo(boundedReplay(replayTwoStepsUncached), {
-  limit: 64,
-  scope: (p) => replayScope(p.sequence),
-  key: (p) =>
-    [
-      p.embedding.weight,
-      p.embedding.grad,
-      p.embedding.state,
-      p.layer.map((x) => `${x.weight}/${x.grad}/${x.state}`).join(','),
-      p.layers,
-      p.head ? `${p.head.weight}/${p.head.grad}/${p.head.state}` : '-',
-      +p.checkpointed,
-      +(p.recomputeStopsEarly ?? false),
-      p.hidden,
-      p.logits,
-      p.logitsFp32,
-      p.statesPerParameter,
-      adamwTemporariesKey(p.adamw),
-      p.buckets.first.join(','),
-      p.buckets.rebuilt.join(','),
-      p.blasWorkspace,
-      p.headCopy ?? 0,
-      +(p.logitSoftcap ?? false),
-      p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
-      lossAndOffloadKey(p),
-      p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
-      p.capacity,
-    ].join('|'),
-});
+const twoStepReplays = resumableReplay(
+  { start: startTwoSteps, finish: finishTwoSteps, result: twoStepResult },
+  {
+    limit: 64,
+    scope: (p) => replayScope(p.sequence),
+    key: (p) =>
+      [
+        p.embedding.weight,
+        p.embedding.grad,
+        p.embedding.state,
+        p.layer.map((x) => `${x.weight}/${x.grad}/${x.state}`).join(','),
+        p.layers,
+        p.head ? `${p.head.weight}/${p.head.grad}/${p.head.state}` : '-',
+        +p.checkpointed,
+        +(p.recomputeStopsEarly ?? false),
+        p.hidden,
+        p.logits,
+        p.logitsFp32,
+        p.statesPerParameter,
+        adamwTemporariesKey(p.adamw),
+        p.buckets.first.join(','),
+        p.buckets.rebuilt.join(','),
+        p.blasWorkspace,
+        p.headCopy ?? 0,
+        +(p.logitSoftcap ?? false),
+        p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
+        lossAndOffloadKey(p),
+        p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
+        p.capacity,
+      ].join('|'),
+  },
+);
 
-function replayTwoStepsUncached(plan: TwoStepPlan): TwoStepReplay {
-  const state = stepState(new CachingAllocator(plan.capacity), plan);
+/** The whole replay of the load and two training steps. */
+export const replayTwoSteps = twoStepReplays.whole;
+
+/** The load and the first step's forward and backward: a lower bound of the whole replay's peak reserved. */
+export const replayTwoStepsFirstMicroBatch = twoStepReplays.first;
+
+/** The replay's allocator and what its second step needs of the first: the trained parameters, the first buckets. */
+interface TwoStepState {
+  readonly plan: TwoStepPlan;
+  readonly step: StepState;
+  readonly trained: readonly ReplayParameter[];
+  readonly firstBuckets: readonly Allocation[];
+  firstStep: number;
+}
+
+/** The weights, the first iteration's buckets (one flat bucket of every gradient, ddpBucketBytes), the first step. */
+function startTwoSteps(plan: TwoStepPlan): TwoStepState {
+  const step = stepState(new CachingAllocator(plan.capacity), plan);
   const parameters = allParts(plan);
+  for (const p of parameters) step.allocator.malloc(p.weight);
+  const firstBuckets = plan.buckets.first.map((b) => step.allocator.malloc(b));
+  trainingStep(step);
   const trained = parameters.filter((p) => p.state > 0);
-  for (const p of parameters) state.allocator.malloc(p.weight);
-  // The first iteration's buckets (one flat bucket of every gradient, ddpBucketBytes), rebuilt before the second forward.
-  const firstBuckets = plan.buckets.first.map((b) => state.allocator.malloc(b));
-  trainingStep(state);
-  const firstStep = state.allocator.peakReserved;
-  for (const p of trained) for (let k = 0; k < plan.statesPerParameter; k++) state.allocator.malloc(p.state);
-  optimizerTemporaries(state, plan, trained);
-  zeroGrad(state);
-  for (const b of firstBuckets) state.allocator.free(b);
-  for (const b of plan.buckets.rebuilt) state.allocator.malloc(b);
-  trainingStep(state);
-  optimizerTemporaries(state, plan, trained);
-  zeroGrad(state);
-  return { reserved: state.allocator.peakReserved, firstStep, peakAllocated: state.allocator.peakAllocated };
+  return { plan, step, trained, firstBuckets, firstStep: step.allocator.peakReserved };
+}
+
+/** The first optimizer step (AdamW's state made), the buckets rebuilt before the second forward, the second step. */
+function finishTwoSteps(s: TwoStepState): void {
+  const { plan, step, trained } = s;
+  for (const p of trained) for (let k = 0; k < plan.statesPerParameter; k++) step.allocator.malloc(p.state);
+  optimizerTemporaries(step, plan, trained);
+  zeroGrad(step);
+  for (const b of s.firstBuckets) step.allocator.free(b);
+  for (const b of plan.buckets.rebuilt) step.allocator.malloc(b);
+  trainingStep(step);
+  optimizerTemporaries(step, plan, trained);
+  zeroGrad(step);
+}
+
+function twoStepResult(s: TwoStepState): TwoStepReplay {
+  const allocator = s.step.allocator;
+  return { reserved: allocator.peakReserved, firstStep: s.firstStep, peakAllocated: allocator.peakAllocated };
 }
 
 /** AdamW's step temporaries over every state (optimizer-step.ts adamwTemporariesOf), freed when the step ends. */
@@ -318,18 +345,23 @@ const DDP_BUCKET_CAP = 25 << 20;
 export interface TwoStepReserve {
   readonly reservedBytes: number;
   readonly term: RuntimeTerm | undefined;
+  /** The replay ran in part (an FSDP replay's first micro-batch): reservedBytes is a lower bound. */
+  readonly lowerBound?: true;
 }
 
 /**
  * A replay's reserved bytes for the estimate: its peak reserved, plus what the estimate's peak allocates beyond the
- * replay's (`missing`: tensors the replay leaves out need segments of their own), never less than the peak.
+ * replay's (`missing`: tensors the replay leaves out need segments of their own), never less than the peak. A replay
+ * run in part (`partial`) adds nothing for what it left out: its allocated peak is below the whole replay's, so the
+ * difference would not be a lower bound.
  */
 function replayedReserve(
   peakAllocated: number,
   replay: { readonly reserved: number; readonly peakAllocated: number },
   capacity: number,
+  partial: boolean,
 ): { missing: number; reservedBytes: number; capped: boolean } {
-  const missing = Math.max(0, peakAllocated - replay.peakAllocated);
+  const missing = partial ? 0 : Math.max(0, peakAllocated - replay.peakAllocated);
   const replayed = replay.reserved + missing;
   // A replay that ran out even with its cache released was replayed without a bound (boundedReplay), and a peak above
   // the bound does not fit either: what such a run would reserve stays as replayed.
@@ -342,7 +374,7 @@ function replayedReserve(
  * `describe` around the note of what the estimate's peak allocates beyond the replay ('' when nothing). No more than
  * the GPU holds beside the memory outside the allocator (`capacity`, the replay's bound): the caching allocator
  * releases its cached segments and retries before it reports out of memory, so what the replay and the tensors it
- * leaves out would cache beyond that is given back.
+ * leaves out would cache beyond that is given back. `partial`: the replay ran in part, and the bytes are a lower bound.
  */
 export function replayedReserveTerm(
   ctx: EstimateContext,
@@ -352,14 +384,16 @@ export function replayedReserveTerm(
   replay: { readonly reserved: number; readonly peakAllocated: number },
   capacity: number,
   describe: (beyond: string) => string,
+  partial = false,
 ): TwoStepReserve {
-  const { missing, reservedBytes, capped } = replayedReserve(peakAllocated, replay, capacity);
+  const { missing, reservedBytes, capped } = replayedReserve(peakAllocated, replay, capacity, partial);
   const beyond =
     (missing > 0 ? `, plus the ${formatBytes(missing)} the estimate's peak allocates beyond it` : '') +
     (capped
       ? `, up to the ${formatBytes(capacity)} the GPU has room for (the allocator releases cached segments)`
       : '');
-  return { reservedBytes, term: runtimeTerm(ctx, id, label, reservedBytes - peakAllocated, () => describe(beyond)) };
+  const term = runtimeTerm(ctx, id, label, reservedBytes - peakAllocated, () => describe(beyond));
+  return partial ? { reservedBytes, term, lowerBound: true } : { reservedBytes, term };
 }
 
 /**
@@ -375,7 +409,8 @@ export function twoStepReserve(
 ): TwoStepReserve | undefined {
   const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
-  const replay = replayTwoSteps(plan);
+  const partial = ctx.firstMicroBatch;
+  const replay = partial ? replayTwoStepsFirstMicroBatch(plan) : replayTwoSteps(plan);
   return replayedReserveTerm(
     ctx,
     'two-step-cache',
@@ -388,5 +423,6 @@ export function twoStepReserve(
       `step alone ${formatBytes(replay.firstStep)}) at ${formatBytes(replay.peakAllocated)} allocated${beyond}` +
       ': the free blocks of the logits, the loss and the layers, and the segments the second step takes because ' +
       "AdamW's state, created at the first optimizer step, settled in the blocks the first step freed",
+    partial,
   );
 }

@@ -8,7 +8,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TrainingSetupInput } from '../../../src/core/setup';
-import { type Fsdp1Plan, firstShardPieces, replayFsdp1 } from '../../../src/core/terms/fsdp1-step-cache';
+import {
+  type Fsdp1Plan,
+  firstShardPieces,
+  replayFsdp1,
+  replayFsdp1FirstMicroBatch,
+} from '../../../src/core/terms/fsdp1-step-cache';
 import { MiB } from '../../../src/core/units';
 import { findGpu } from '../../../src/core/lookup';
 import { run, setupFor } from '../helpers';
@@ -61,6 +66,25 @@ describe('fsdp1-step-cache: hand-worked replays', () => {
     assert.equal(two.unshard, 300 * MiB);
     assert.equal(two.peakAllocated - one.peakAllocated, 100 * MiB);
     assert.deepEqual(replayFsdp1(tinyPlan(false, 3)), two);
+  });
+
+  it("the first micro-batch alone (the advice's closer bound): all but the optimizer state, 1,300 of 1,500 MiB", () => {
+    // AdamW's two fp32 states of the 25 Mi-element shard (2 x 100 MiB) are made at the first optimizer step, after the
+    // first micro-batch; the side streams have made all their blocks by then. Under no_sync the first micro-batch
+    // reduces nothing: its 100 MiB gradient stays on the unshard stream (200 MiB there) and the post-backward stream
+    // has made no block, 1,150 MiB against the two steps' 1,600.
+    const whole = replayFsdp1(tinyPlan(false));
+    const first = replayFsdp1FirstMicroBatch(tinyPlan(false));
+    assert.equal(whole.reserved, 1500 * MiB);
+    assert.equal(first.reserved, 1300 * MiB);
+    assert.equal(whole.compute - first.compute, 200 * MiB);
+    assert.deepEqual([first.preUnshard, first.unshard, first.postBackward], [50 * MiB, 200 * MiB, 150 * MiB]);
+    const accumulating = replayFsdp1FirstMicroBatch(tinyPlan(false, 2));
+    assert.deepEqual(
+      [accumulating.reserved, accumulating.unshard, accumulating.postBackward],
+      [1150 * MiB, 200 * MiB, 0],
+    );
+    assert.equal(replayFsdp1(tinyPlan(false, 2)).reserved, 1600 * MiB);
   });
 
   it('under CPU offload the shard is copied to the GPU (100 MiB) beside its bf16 cast on the pre-unshard stream', () => {

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { estimate } from '../../../src/core/estimate';
 import { TrainingSetupSchema } from '../../../src/core/setup';
-import { type Fsdp2Plan, replayFsdp2 } from '../../../src/core/terms/fsdp2-step-cache';
+import { type Fsdp2Plan, replayFsdp2, replayFsdp2FirstMicroBatch } from '../../../src/core/terms/fsdp2-step-cache';
 import { MiB } from '../../../src/core/units';
 import { gpuPointEstimate, gpuPointRun, gpuTruthPoint, noLayerStep, truthSetup } from './helpers';
 
@@ -43,6 +43,20 @@ describe('fsdp2-step-cache', () => {
     assert.equal(r.reduceScatter, 150 * MiB);
     assert.equal(r.reserved, r.compute + r.allGather + r.reduceScatter);
   });
+  it("the first micro-batch alone (the advice's closer bound): all but the optimizer state, 1,240 of 1,440 MiB", () => {
+    // AdamW's two fp32 states of the 25 Mi-element shard (2 x 100 MiB) come at the first optimizer step; both side
+    // streams have made their blocks by the first micro-batch's end. With a deferred sync the first micro-batch reduces
+    // nothing: no block on the reduce-scatter stream, 1,090 MiB.
+    const whole = replayFsdp2(tinyPlan(false));
+    const first = replayFsdp2FirstMicroBatch(tinyPlan(false));
+    assert.equal(whole.reserved, 1440 * MiB);
+    assert.equal(first.reserved, 1240 * MiB);
+    assert.equal(whole.compute - first.compute, 200 * MiB);
+    assert.deepEqual([first.allGather, first.reduceScatter], [150 * MiB, 150 * MiB]);
+    const deferred = replayFsdp2FirstMicroBatch(tinyPlan(false, 2));
+    assert.deepEqual([deferred.reserved, deferred.reduceScatter], [1090 * MiB, 0]);
+  });
+
   it('under CPU offload: the shard copied in and cast on the copy-in stream, the gradient shard copied out', () => {
     // Copy-in: the shard's fp32 copy (100 MiB), its bf16 cast (50 MiB, carved from no free block: a new segment),
     // the copy freed, the 100 MiB output takes the copy's block: 150 MiB. Reduce-scatter: 50 + 100 MiB, the cast

@@ -6,7 +6,12 @@
 import * as assert from 'node:assert/strict';
 import { CachingAllocator, type Allocation } from '../../../src/core/terms/allocator';
 import { lossForwardBackward, stepState } from '../../../src/core/terms/step-replay';
-import { ddpBucketBytes, replayTwoSteps, type TwoStepPlan } from '../../../src/core/terms/two-step-cache';
+import {
+  ddpBucketBytes,
+  replayTwoSteps,
+  replayTwoStepsFirstMicroBatch,
+  type TwoStepPlan,
+} from '../../../src/core/terms/two-step-cache';
 import { MiB } from '../../../src/core/units';
 import { gpuPointEstimate, gpuPointRun, noLayerStep, replayEstimate } from './helpers';
 
@@ -76,6 +81,15 @@ describe('two-step-cache', () => {
     const r = replayTwoSteps({ ...tinyPlan(40), logitSoftcap: true });
     assert.equal(r.firstStep, 880 * MiB);
     assert.equal(r.reserved, 1_080 * MiB);
+  });
+  it("the first step alone (the advice's closer bound): its 780 / 890 MiB, below the two steps' 980 / 1,440", () => {
+    // The load and the first forward and backward, before AdamW's state exists: the first step's figures above, from
+    // the same replay (the whole one goes on from where it stopped), asked for before or after the whole.
+    const first = replayTwoStepsFirstMicroBatch(tinyPlan(40));
+    assert.equal(first.reserved, 780 * MiB);
+    assert.equal(replayTwoSteps(tinyPlan(40)).reserved, 980 * MiB);
+    assert.equal(replayTwoSteps(tinyPlan(150)).reserved, 1_440 * MiB);
+    assert.equal(replayTwoStepsFirstMicroBatch(tinyPlan(150)).reserved, 890 * MiB);
   });
   it('a GPU of 1,300 MiB: the second step finds no room, the allocator releases the free segments and retries', () => {
     // As above to the second step's log-softmax: 1,040 MiB reserved, the foreach copy's 150 MiB segment free again and
