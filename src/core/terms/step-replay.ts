@@ -249,27 +249,27 @@ interface ReplayProgress<P, S, R> {
   whole: R | undefined;
 }
 
+/** Paused replays whose state is kept to go on from (the newest): the advice asks for the whole right after the first. */
+const PAUSED_KEPT = 16;
+
 /**
  * The first micro-batch's figures and the whole replay's of a plan, memoized per plan (`options`), each bounded by the
- * plan's capacity as boundedReplay bounds a replay: the whole replay goes on from the first micro-batch's state, so a
- * plan asked for both costs one replay. A replay's peak reserved only grows as it goes on: the first micro-batch's is a
- * lower bound of the whole's (the advice search rules candidates out with it, EstimateOptions.reservedLowerBound).
+ * plan's capacity as boundedReplay bounds a replay: the whole replay goes on from the first micro-batch's state (kept
+ * for the newest PAUSED_KEPT plans, else replayed from the start), so a plan asked for both costs one replay. A
+ * replay's peak reserved only grows as it goes on: the first micro-batch's is a lower bound of the whole's (the advice
+ * search rules candidates out with it, EstimateOptions.reservedLowerBound).
  */
 export function resumableReplay<P extends { readonly capacity: number }, S extends object, R>(
   replay: ResumableReplay<P, S, R>,
   options: MemoOptions<P>,
 ): { readonly first: (plan: P) => R; readonly whole: (plan: P) => R } {
-  const startBounded = (plan: P): S => {
-    try {
-      return replay.start(plan);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-      return replay.start({ ...plan, capacity: Infinity });
-    }
-  };
+  const paused: ReplayProgress<P, S, R>[] = [];
   const progress = memo((plan: P): ReplayProgress<P, S, R> => {
-    const state = startBounded(plan);
-    return { plan, state, first: replay.result(state), whole: undefined };
+    const state = startBounded(replay, plan);
+    const p: ReplayProgress<P, S, R> = { plan, state, first: replay.result(state), whole: undefined };
+    paused.push(p);
+    if (paused.length > PAUSED_KEPT) paused.shift()!.state = undefined;
+    return p;
   }, options);
   const whole = (plan: P): R => {
     const p = progress(plan);
@@ -279,12 +279,28 @@ export function resumableReplay<P extends { readonly capacity: number }, S exten
   return { first: (plan) => progress(plan).first, whole };
 }
 
-/** The rest of a replay from where its first micro-batch left it; from the start without a bound if it runs out. */
+/** A replay's start, bounded by the plan's capacity; without a bound if it runs out even so. */
+function startBounded<P extends { readonly capacity: number }, S extends object, R>(
+  replay: ResumableReplay<P, S, R>,
+  plan: P,
+): S {
+  try {
+    return replay.start(plan);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return replay.start({ ...plan, capacity: Infinity });
+  }
+}
+
+/**
+ * The rest of a replay from where its first micro-batch left it (from the start where that state was let go), and from
+ * the start without a bound if it runs out.
+ */
 function finishBounded<P extends { readonly capacity: number }, S extends object, R>(
   replay: ResumableReplay<P, S, R>,
   progress: ReplayProgress<P, S, R>,
 ): R {
-  let state: S = progress.state!;
+  let state: S = progress.state ?? startBounded(replay, progress.plan);
   progress.state = undefined;
   try {
     replay.finish(state);
