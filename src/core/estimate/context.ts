@@ -32,9 +32,9 @@ export interface EstimateOptions {
    * and CUDA context do (one phase of those states stands for them): the reserved and device bytes are then lower bounds
    * (the peak allocated plus what sits outside the allocator), flagged on the estimate (PerGpuEstimate.reservedLowerBound).
    * The advice search rules out with them the candidates that cannot fit or cannot join its front, before it replays
-   * the others. 'first-micro-batch': the FSDP and two-step replays run the load and their first micro-batch only,
-   * ZeRO's runs whole; where one stopped, the bytes are lower bounds, flagged so (a replay's peak reserved only grows as
-   * it goes on), closer than without it.
+   * the others. 'first-micro-batch': the FSDP and two-step replays run the load and their first micro-batch only
+   * (where the whole replay is not known already), ZeRO's runs whole; where one stopped, the bytes are lower bounds,
+   * flagged so (a replay's peak reserved only grows as it goes on), closer than without it.
    */
   readonly reservedLowerBound?: boolean | 'first-micro-batch';
 }
@@ -213,9 +213,9 @@ export interface EstimateContext {
   /** The step replays are skipped: reserved and device bytes are lower bounds (EstimateOptions.reservedLowerBound). */
   readonly reservedLowerBound: boolean;
   /**
-   * The step replays (FSDP's and the two-step one) stop after their first micro-batch, ZeRO's runs whole
-   * (EstimateOptions.reservedLowerBound 'first-micro-batch'): where one stopped, reserved and device bytes are lower
-   * bounds.
+   * The step replays (FSDP's and the two-step one) stop after their first micro-batch unless already replayed whole,
+   * ZeRO's runs whole (EstimateOptions.reservedLowerBound 'first-micro-batch'): where one stopped, reserved and device
+   * bytes are lower bounds.
    */
   readonly firstMicroBatch: boolean;
   readonly notes: Notes;

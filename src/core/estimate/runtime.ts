@@ -279,6 +279,8 @@ interface CachedTerms {
   readonly terms: RuntimeTerm[];
   readonly reservedBytes: number;
   readonly loadCache: number;
+  /** FSDP2's replay ran its first micro-batch only (EstimateContext.firstMicroBatch): reservedBytes is a lower bound. */
+  readonly partial: boolean;
 }
 
 /** Whether `deviceBytes` is more than the chosen GPU holds (beyond its headroom); never without a GPU. */
@@ -347,8 +349,13 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   if (initCache) terms.push(initCache);
   const beforeTwoSteps = allocated + heldBeside + loadBytes + (initCache?.bytes ?? 0);
   const twoSteps = fsdp2StepCacheTerm(ctx, step.forward, beforeTwoSteps, base.outside);
-  if (twoSteps) terms.push(twoSteps);
-  return { terms, reservedBytes: beforeTwoSteps + (twoSteps?.bytes ?? 0), loadCache: loadBytes };
+  if (twoSteps?.term) terms.push(twoSteps.term);
+  return {
+    terms,
+    reservedBytes: beforeTwoSteps + (twoSteps?.term?.bytes ?? 0),
+    loadCache: loadBytes,
+    partial: twoSteps?.partial === true,
+  };
 }
 
 /**
@@ -640,7 +647,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   }
   const deviceBytes = unpagedDevice + pagedResident;
   // FSDP2's replay ran its first micro-batch only: what it reserves is at least that.
-  const partial = ctx.firstMicroBatch && fsdp2Plan(ctx, step.forward) !== undefined;
+  const partial = cached.partial;
   return {
     runtime,
     peakBytes,

@@ -621,8 +621,11 @@ export function fsdp1StepReserve(
 ): TwoStepReserve | undefined {
   const plan = fsdp1Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
-  const partial = ctx.firstMicroBatch;
-  const replay = partial ? replayFsdp1FirstMicroBatch(plan) : replayFsdp1(plan);
+  // The advice's closer bounds (EstimateContext.firstMicroBatch): the whole replay where known, else its first
+  // micro-batch.
+  const { result: replay, partial } = ctx.firstMicroBatch
+    ? fsdp1Replays.atLeast(plan)
+    : { result: replayFsdp1(plan), partial: false };
   return replayedReserveTerm(
     ctx,
     'fsdp1-step-cache',

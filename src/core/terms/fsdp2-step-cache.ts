@@ -580,20 +580,22 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
 
 /**
  * The term: what the FSDP2 replay reserves beyond `reservedSoFar` (the peak's allocated bytes, the flat reserve, the
- * stream pools and cached blocks the other terms count), undefined when it reserves no more or the setup is not
- * replayed.
+ * stream pools and cached blocks the other terms count), undefined when it reserves no more; `partial` where only the
+ * first micro-batch was replayed (the advice's closer bounds, EstimateContext.firstMicroBatch, where the whole replay
+ * is not known yet). Undefined when the setup is not replayed.
  */
 export function fsdp2StepCacheTerm(
   ctx: EstimateContext,
   forward: StageForward,
   reservedSoFar: number,
   outsideReserved: number,
-): RuntimeTerm | undefined {
+): { readonly term: RuntimeTerm | undefined; readonly partial: boolean } | undefined {
   const plan = fsdp2Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
-  // The advice's closer bounds (EstimateContext.firstMicroBatch): the first micro-batch only.
-  const replay = ctx.firstMicroBatch ? replayFsdp2FirstMicroBatch(plan) : replayFsdp2(plan);
-  return runtimeTerm(
+  const { result: replay, partial } = ctx.firstMicroBatch
+    ? fsdp2Replays.atLeast(plan)
+    : { result: replayFsdp2(plan), partial: false };
+  const term = runtimeTerm(
     ctx,
     'fsdp2-step-cache',
     "Segments FSDP2's streams keep apart",
@@ -604,4 +606,5 @@ export function fsdp2StepCacheTerm(
       `copy-in stream, ${formatBytes(replay.reduceScatter)} on the reduce-scatter stream; each stream reuses only its ` +
       `own blocks, and the root's vocabulary-sized tensors fit in no block the layers freed`,
   );
+  return { term, partial };
 }

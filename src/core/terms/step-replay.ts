@@ -249,6 +249,14 @@ interface ReplayProgress<P, S, R> {
   whole: R | undefined;
 }
 
+/** A resumable replay's figures: its first micro-batch's, the whole replay's, and the whole's where known. */
+export interface ResumedReplays<P, R> {
+  readonly first: (plan: P) => R;
+  readonly whole: (plan: P) => R;
+  /** The whole replay's figures where already replayed, else the first micro-batch's (`partial`: a lower bound). */
+  readonly atLeast: (plan: P) => { readonly result: R; readonly partial: boolean };
+}
+
 /** Paused replays whose state is kept to go on from (the newest): the advice asks for the whole right after the first. */
 const PAUSED_KEPT = 16;
 
@@ -262,7 +270,7 @@ const PAUSED_KEPT = 16;
 export function resumableReplay<P extends { readonly capacity: number }, S extends object, R>(
   replay: ResumableReplay<P, S, R>,
   options: MemoOptions<P>,
-): { readonly first: (plan: P) => R; readonly whole: (plan: P) => R } {
+): ResumedReplays<P, R> {
   const paused: ReplayProgress<P, S, R>[] = [];
   const progress = memo((plan: P): ReplayProgress<P, S, R> => {
     const state = startBounded(replay, plan);
@@ -276,7 +284,11 @@ export function resumableReplay<P extends { readonly capacity: number }, S exten
     if (p.whole === undefined) p.whole = finishBounded(replay, p);
     return p.whole;
   };
-  return { first: (plan) => progress(plan).first, whole };
+  const atLeast = (plan: P): { readonly result: R; readonly partial: boolean } => {
+    const p = progress(plan);
+    return p.whole === undefined ? { result: p.first, partial: true } : { result: p.whole, partial: false };
+  };
+  return { first: (plan) => progress(plan).first, whole, atLeast };
 }
 
 /** A replay's start, bounded by the plan's capacity; without a bound if it runs out even so. */

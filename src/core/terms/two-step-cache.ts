@@ -409,8 +409,10 @@ export function twoStepReserve(
 ): TwoStepReserve | undefined {
   const plan = twoStepPlan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
-  const partial = ctx.firstMicroBatch;
-  const replay = partial ? replayTwoStepsFirstMicroBatch(plan) : replayTwoSteps(plan);
+  // The advice's closer bounds (EstimateContext.firstMicroBatch): the whole replay where known, else its first step.
+  const { result: replay, partial } = ctx.firstMicroBatch
+    ? twoStepReplays.atLeast(plan)
+    : { result: replayTwoSteps(plan), partial: false };
   return replayedReserveTerm(
     ctx,
     'two-step-cache',
