@@ -27,26 +27,26 @@ import type { StageForward } from './forward-cache';
 import { buildUnit, type FsdpInitUnits, fsdpInitUnits, rootUnitElements } from './fsdp-init-cache';
 import { type BnbLoadModel, bnbLoadKey, loadAndShard, bnbLoadModel } from './bnb-load';
 import {
+  type Alive,
   allocatorCapacity,
   blasWorkspaceAt,
-  type Alive,
-  resumableReplay,
   embeddingBackward,
   fsdpStepReplayed,
   layerBackward,
   layerForward,
   layerRecompute,
-  lossAndOffloadKey,
   lossForwardBackward,
-  type ReplayParameter,
-  replayLossAndOffload,
   replayedMicroBatches,
+  replayLossAndOffload,
+  type ReplayParameter,
   replayScope,
   type StepShape,
-  type StepState,
+  stepShapeKey,
   stepState,
+  type StepState,
   walkLayerParameters,
 } from './step-replay';
+import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
 import {
   adamwTemporariesKey,
@@ -207,7 +207,7 @@ interface Fsdp1State {
 const ROOT_SLOT = -1;
 
 /**
- * The build and two FSDP1 steps, bounded by the GPU (step-replay.ts resumableReplay): `first` stops after the first
+ * The build and two FSDP1 steps, bounded by the GPU (resumable-replay.ts): `first` stops after the first
  * micro-batch, `whole` goes on from there; memoized per plan (the advice search and the editor's changes repeat plans).
  */
 const fsdp1Replays = resumableReplay(
@@ -221,11 +221,7 @@ const fsdp1Replays = resumableReplay(
         p.layer.map((x) => `${x.weight}/${x.grad}`).join(','),
         p.layers,
         p.head ? p.head.grad : '-',
-        +p.checkpointed,
-        +(p.recomputeStopsEarly ?? false),
-        p.hidden,
-        p.logits,
-        p.logitsFp32,
+        stepShapeKey(p),
         p.world,
         `${p.root.numel}/${p.root.trained}/${p.root.pieces.join(',')}`,
         `${p.layerUnit.numel}/${p.layerUnit.trained}/${p.layerUnit.pieces.join(',')}`,
@@ -239,8 +235,6 @@ const fsdp1Replays = resumableReplay(
         p.prefetch,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
-        p.blasWorkspace,
-        lossAndOffloadKey(p),
         p.capacity,
       ].join('|'),
   },
@@ -276,11 +270,11 @@ function startFsdp1(plan: Fsdp1Plan): Fsdp1State {
 
 /** The rest of two steps of `microBatches` micro-batches each, each step ending in the optimizer's. */
 function finishFsdp1(state: Fsdp1State): void {
-  const plan = state.plan;
-  for (let s = 0; s < 2; s++) {
-    for (let m = s === 0 ? 1 : 0; m < plan.microBatches; m++) microBatch(state, s, m);
-    optimizerStep(state, s === 0);
-  }
+  restOfTwoSteps(
+    state.plan.microBatches,
+    (s, m) => microBatch(state, s, m),
+    (first) => optimizerStep(state, first),
+  );
 }
 
 /** Micro-batch `m` of step `s`: the last of a step reduces its gradients. */

@@ -27,26 +27,26 @@ import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
 import {
+  type Alive,
   allocatorCapacity,
   blasWorkspaceAt,
-  type Alive,
-  resumableReplay,
   embeddingBackward,
   fsdpStepReplayed,
   layerBackward,
   layerForward,
   layerRecompute,
-  lossAndOffloadKey,
   lossForwardBackward,
-  type ReplayParameter,
-  replayLossAndOffload,
   replayedMicroBatches,
+  replayLossAndOffload,
+  type ReplayParameter,
   replayScope,
   type StepShape,
-  type StepState,
+  stepShapeKey,
   stepState,
+  type StepState,
   walkLayerParameters,
 } from './step-replay';
+import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import {
   adamwTemporariesKey,
   adamwTemporariesOf,
@@ -171,7 +171,7 @@ const shardKey = (s: readonly ShardedParameter[]): string =>
   s.map((x) => `${x.shard}x${x.bytes}${x.trainable ? 't' : 'f'}`).join(',');
 
 /**
- * The load and two FSDP2 steps, bounded by the GPU (step-replay.ts resumableReplay): `first` stops after the first
+ * The load and two FSDP2 steps, bounded by the GPU (resumable-replay.ts): `first` stops after the first
  * micro-batch, `whole` goes on from there; memoized per plan (the advice search and the editor's changes repeat plans).
  */
 const fsdp2Replays = resumableReplay(
@@ -185,11 +185,7 @@ const fsdp2Replays = resumableReplay(
         p.layer.map((x) => x.grad).join(','),
         p.layers,
         p.head ? p.head.grad : '-',
-        +p.checkpointed,
-        +(p.recomputeStopsEarly ?? false),
-        p.hidden,
-        p.logits,
-        p.logitsFp32,
+        stepShapeKey(p),
         p.world,
         shardKey(p.rootShards),
         shardKey(p.layerShards),
@@ -199,8 +195,6 @@ const fsdp2Replays = resumableReplay(
         +p.offload,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
-        p.blasWorkspace,
-        lossAndOffloadKey(p),
         p.capacity,
       ].join('|'),
   },
@@ -235,12 +229,12 @@ function startFsdp2(plan: Fsdp2Plan): Fsdp2State {
 
 /** The rest of two steps of `microBatches` micro-batches each, each step ending in the optimizer's. */
 function finishFsdp2(state: Fsdp2State): void {
-  const plan = state.plan;
-  const shards = allShards(plan);
-  for (let s = 0; s < 2; s++) {
-    for (let m = s === 0 ? 1 : 0; m < plan.microBatches; m++) microBatch(state, m);
-    optimizerStep(state, shards, s === 0);
-  }
+  const shards = allShards(state.plan);
+  restOfTwoSteps(
+    state.plan.microBatches,
+    (_s, m) => microBatch(state, m),
+    (first) => optimizerStep(state, shards, first),
+  );
 }
 
 /** Micro-batch `m` of a step: the ones after the first add into the held gradients, the last reduces them. */

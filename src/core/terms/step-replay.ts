@@ -10,7 +10,7 @@ import { groupedMmExperts } from '../architecture';
 import type { EstimateContext } from '../estimate/context';
 import { fsdp2ExpertPadding } from '../estimate/fsdp2-padding';
 import { expertsLooped } from '../estimate/normalize';
-import { memo, memoByObject, type MemoOptions } from '../util/memo';
+import { memo, memoByObject } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
@@ -229,99 +229,6 @@ export function boundedReplay<P extends { readonly capacity: number }, R>(replay
       return replay({ ...plan, capacity: Infinity });
     }
   };
-}
-
-/**
- * A replay that stops after its first micro-batch and can go on from there (the FSDP replays): `start` runs the build
- * and the first micro-batch, `finish` the rest on the same state, `result` reads the figures so far.
- */
-export interface ResumableReplay<P, S, R> {
-  readonly start: (plan: P) => S;
-  readonly finish: (state: S) => void;
-  readonly result: (state: S) => R;
-}
-
-/** A plan's replay stopped after its first micro-batch, and the whole of it once asked for (from where it stopped). */
-interface ReplayProgress<P, S, R> {
-  readonly plan: P;
-  state: S | undefined;
-  readonly first: R;
-  whole: R | undefined;
-}
-
-/** A resumable replay's figures: its first micro-batch's, the whole replay's, and the whole's where known. */
-export interface ResumedReplays<P, R> {
-  readonly first: (plan: P) => R;
-  readonly whole: (plan: P) => R;
-  /** The whole replay's figures where already replayed, else the first micro-batch's (`partial`: a lower bound). */
-  readonly atLeast: (plan: P) => { readonly result: R; readonly partial: boolean };
-}
-
-/** Paused replays whose state is kept to go on from (the newest): the advice asks for the whole right after the first. */
-const PAUSED_KEPT = 16;
-
-/**
- * The first micro-batch's figures and the whole replay's of a plan, memoized per plan (`options`), each bounded by the
- * plan's capacity as boundedReplay bounds a replay: the whole replay goes on from the first micro-batch's state (kept
- * for the newest PAUSED_KEPT plans, else replayed from the start), so a plan asked for both costs one replay. A
- * replay's peak reserved only grows as it goes on: the first micro-batch's is a lower bound of the whole's (the advice
- * search rules candidates out with it, EstimateOptions.reservedLowerBound).
- */
-export function resumableReplay<P extends { readonly capacity: number }, S extends object, R>(
-  replay: ResumableReplay<P, S, R>,
-  options: MemoOptions<P>,
-): ResumedReplays<P, R> {
-  const paused: ReplayProgress<P, S, R>[] = [];
-  const progress = memo((plan: P): ReplayProgress<P, S, R> => {
-    const state = startBounded(replay, plan);
-    const p: ReplayProgress<P, S, R> = { plan, state, first: replay.result(state), whole: undefined };
-    paused.push(p);
-    if (paused.length > PAUSED_KEPT) paused.shift()!.state = undefined;
-    return p;
-  }, options);
-  const whole = (plan: P): R => {
-    const p = progress(plan);
-    if (p.whole === undefined) p.whole = finishBounded(replay, p);
-    return p.whole;
-  };
-  const atLeast = (plan: P): { readonly result: R; readonly partial: boolean } => {
-    const p = progress(plan);
-    return p.whole === undefined ? { result: p.first, partial: true } : { result: p.whole, partial: false };
-  };
-  return { first: (plan) => progress(plan).first, whole, atLeast };
-}
-
-/** A replay's start, bounded by the plan's capacity; without a bound if it runs out even so. */
-function startBounded<P extends { readonly capacity: number }, S extends object, R>(
-  replay: ResumableReplay<P, S, R>,
-  plan: P,
-): S {
-  try {
-    return replay.start(plan);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    return replay.start({ ...plan, capacity: Infinity });
-  }
-}
-
-/**
- * The rest of a replay from where its first micro-batch left it (from the start where that state was let go), and from
- * the start without a bound if it runs out.
- */
-function finishBounded<P extends { readonly capacity: number }, S extends object, R>(
-  replay: ResumableReplay<P, S, R>,
-  progress: ReplayProgress<P, S, R>,
-): R {
-  let state: S = progress.state ?? startBounded(replay, progress.plan);
-  progress.state = undefined;
-  try {
-    replay.finish(state);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    state = replay.start({ ...progress.plan, capacity: Infinity });
-    replay.finish(state);
-  }
-  return replay.result(state);
 }
 
 /** One parameter of a layer walk: `rows` x `cols` elements of `bytes` each, trained or frozen. */
@@ -566,6 +473,22 @@ export function replayLossAndOffload(
     fusedLoss: fusedTokenLoss(ctx) ? fusedLossSizes(lossPlan(ctx, tokens)) : undefined,
     offloadedInputs: ctx.setup.activation_offloading && ctx.setup.gradient_checkpointing === 'full' ? true : undefined,
   };
+}
+
+/**
+ * The memo key's part for the step's shape that every step replay's plan has (checkpointing and its recompute, the
+ * hidden state and the logits, the cuBLAS workspace, the loss and offloading); each plan adds its own fields.
+ */
+export function stepShapeKey(p: StepShape): string {
+  return [
+    +p.checkpointed,
+    +(p.recomputeStopsEarly ?? false),
+    p.hidden,
+    p.logits,
+    p.logitsFp32,
+    p.blasWorkspace,
+    lossAndOffloadKey(p),
+  ].join('/');
 }
 
 /** The memo key's part for the fields replayLossAndOffload sets. */

@@ -28,19 +28,19 @@ import {
   expertsReplayed,
   fusedTokenLoss,
   layerSequenceReplayed,
-  lossAndOffloadKey,
   lossForwardBackward,
-  type ReplayParameter,
   replayLossAndOffload,
+  type ReplayParameter,
   replayScope,
-  resumableReplay,
   stackBackward,
   stackForward,
   type StepShape,
-  type StepState,
+  stepShapeKey,
   stepState,
+  type StepState,
   walkLayerParameters,
 } from './step-replay';
+import { resumableReplay } from './resumable-replay';
 import {
   adamwTemporariesKey,
   adamwTemporariesOf,
@@ -69,7 +69,7 @@ export interface TwoStepReplay {
 }
 
 /**
- * The weights' load and two training steps, bounded by the GPU (step-replay.ts resumableReplay): `first` stops after
+ * The weights' load and two training steps, bounded by the GPU (resumable-replay.ts): `first` stops after
  * the first step's forward and backward, `whole` goes on from there; memoized per plan (the advice search and the
  * editor's changes repeat plans).
  */
@@ -86,20 +86,14 @@ const twoStepReplays = resumableReplay(
         p.layer.map((x) => `${x.weight}/${x.grad}/${x.state}`).join(','),
         p.layers,
         p.head ? `${p.head.weight}/${p.head.grad}/${p.head.state}` : '-',
-        +p.checkpointed,
-        +(p.recomputeStopsEarly ?? false),
-        p.hidden,
-        p.logits,
-        p.logitsFp32,
+        stepShapeKey(p),
         p.statesPerParameter,
         adamwTemporariesKey(p.adamw),
         p.buckets.first.join(','),
         p.buckets.rebuilt.join(','),
-        p.blasWorkspace,
         p.headCopy ?? 0,
         +(p.logitSoftcap ?? false),
         p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
-        lossAndOffloadKey(p),
         p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
         p.capacity,
       ].join('|'),
