@@ -4,6 +4,7 @@
 // it; the advice search rules candidates out on the first micro-batch (EstimateOptions.reservedLowerBound).
 // Pure: the memo and the paused states are caches, not results. Docs: docs/estimate/advice.md
 import { memo, type MemoOptions } from '../util/memo';
+import { boundedReplay } from './step-replay';
 
 /**
  * A replay that stops after its first micro-batch and can go on from there (the FSDP replays): `start` runs the build
@@ -36,7 +37,7 @@ const PAUSED_KEPT = 16;
 
 /**
  * The first micro-batch's figures and the whole replay's of a plan, memoized per plan (`options`), each bounded by the
- * plan's capacity as boundedReplay bounds a replay: the whole replay goes on from the first micro-batch's state (kept
+ * plan's capacity (boundedReplay): the whole replay goes on from the first micro-batch's state (kept
  * for the newest PAUSED_KEPT plans, else replayed from the start), so a plan asked for both costs one replay. A
  * replay's peak reserved only grows as it goes on: the first micro-batch's is a lower bound of the whole's (the advice
  * search rules candidates out with it, EstimateOptions.reservedLowerBound).
@@ -46,8 +47,9 @@ export function resumableReplay<P extends { readonly capacity: number }, S exten
   options: MemoOptions<P>,
 ): ResumedReplays<P, R> {
   const paused: ReplayProgress<P, S, R>[] = [];
+  const start = boundedReplay(replay.start);
   const progress = memo((plan: P): ReplayProgress<P, S, R> => {
-    const state = startBounded(replay, plan);
+    const state = start(plan);
     const p: ReplayProgress<P, S, R> = { plan, state, first: replay.result(state), whole: undefined };
     paused.push(p);
     if (paused.length > PAUSED_KEPT) paused.shift()!.state = undefined;
@@ -55,7 +57,7 @@ export function resumableReplay<P extends { readonly capacity: number }, S exten
   }, options);
   const whole = (plan: P): R => {
     const p = progress(plan);
-    if (p.whole === undefined) p.whole = finishBounded(replay, p);
+    if (p.whole === undefined) p.whole = finishBounded(replay, start, p);
     return p.whole;
   };
   const atLeast = (plan: P): { readonly result: R; readonly partial: boolean } => {
@@ -65,28 +67,16 @@ export function resumableReplay<P extends { readonly capacity: number }, S exten
   return { first: (plan) => progress(plan).first, whole, atLeast };
 }
 
-/** A replay's start, bounded by the plan's capacity; without a bound if it runs out even so. */
-function startBounded<P extends { readonly capacity: number }, S extends object, R>(
-  replay: ResumableReplay<P, S, R>,
-  plan: P,
-): S {
-  try {
-    return replay.start(plan);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-    return replay.start({ ...plan, capacity: Infinity });
-  }
-}
-
 /**
  * The rest of a replay from where its first micro-batch left it (from the start where that state was let go), and from
  * the start without a bound if it runs out.
  */
 function finishBounded<P extends { readonly capacity: number }, S extends object, R>(
   replay: ResumableReplay<P, S, R>,
+  start: (plan: P) => S,
   progress: ReplayProgress<P, S, R>,
 ): R {
-  let state: S = progress.state ?? startBounded(replay, progress.plan);
+  let state: S = progress.state ?? start(progress.plan);
   progress.state = undefined;
   try {
     replay.finish(state);
