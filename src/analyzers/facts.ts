@@ -389,9 +389,19 @@ export interface Reference {
   readonly path: string;
   readonly span: Span;
   /** For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null when unknown). */
-  readonly args?: readonly { readonly name: string; readonly value?: string | null }[];
+  readonly args?: readonly LaunchArgument[];
   /** For a module: the names of it the script calls (`create_and_prepare_model`), where the module's code runs from. */
   readonly calls?: readonly string[];
+}
+
+/** An option a script is run with: from its launch line, or a key of the config file its parser reads (`from`). */
+export interface LaunchArgument {
+  /** The option's name without dashes. */
+  readonly name: string;
+  /** Its value as text; absent for a bare flag, null when not known statically. */
+  readonly value?: string | null;
+  /** The config file that sets it (TrlParser's `--config`), where it is not the launch line's own. */
+  readonly from?: string;
 }
 
 export interface ConfigFacts {
@@ -410,6 +420,11 @@ export interface ConfigFacts {
   readonly modelBeforeArguments?: Span;
   /** A TRL trainer makes the PEFT model itself from the peft_config it is handed (deepspeed-adapters.ts). */
   readonly peftByTrainer?: true;
+  /**
+   * The script's arguments come from TrlParser.parse_args_and_config: the keys of the file `--config` names set the
+   * fields of its dataclasses that the launch line leaves (config-arguments.ts).
+   */
+  readonly readsConfigOption?: true;
 }
 
 /**

@@ -38,7 +38,7 @@ export function argumentEnvironment(
     } else
       env.set(name, {
         value: launchValue(a.value),
-        source: `--${a.name} ${a.value ?? ''} on the launch line`,
+        source: a.from ? `${a.name}: ${a.value ?? ''} in ${a.from}` : `--${a.name} ${a.value ?? ''} on the launch line`,
         launched: true,
       });
   }
@@ -98,9 +98,11 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
         ? { ...f, value: { unknown: `--${f.fromArg.name} ${passed.value ?? ''} on the launch line is not read` } }
         : f;
     }
-    const how = passed
-      ? `--${f.fromArg.name} on the launch line`
-      : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
+    const how = passed?.from
+      ? `${passed.name} in ${passed.from}, the config file the script's --config names`
+      : passed
+        ? `--${f.fromArg.name} on the launch line`
+        : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
     return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
   });
   return { ...facts, facts: out };

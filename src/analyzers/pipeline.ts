@@ -5,6 +5,7 @@
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { argumentEnvironment, withBranchesDecided, withLaunchArgs } from './launch-args';
+import { CONFIG_OPTION, configFileArguments } from './config-arguments';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import {
   msg,
@@ -12,6 +13,7 @@ import {
   type ArgumentEnvironment,
   type Fact,
   type Format,
+  type LaunchArgument,
   type ModuleContext,
   type Reference,
   type Tool,
@@ -65,6 +67,23 @@ export function findReference(
   return { path: places[0] ?? reader.join(fromFile, relative), above: false, up: 0 };
 }
 
+/**
+ * The keys of the YAML or JSON file a script's `--config` names (the last one given), found from the launcher; none
+ * where there is no such option or the file is not there (the launcher's own reference to it says so).
+ */
+function scriptConfigArguments(
+  reader: FileReader,
+  launcher: string,
+  args: Reference['args'],
+): LaunchArgument[] | undefined {
+  const given = [...(args ?? [])].reverse().find((a) => a.name === CONFIG_OPTION);
+  const path = given?.value?.trim().replace(/^(['"])(.*)\1$/, '$2');
+  if (!path || !/\.(ya?ml|json)$/i.test(path)) return undefined;
+  const found = findReference(reader, launcher, path);
+  if (found.text === undefined) return undefined;
+  return configFileArguments(found.text, found.path.split(/[\\/]/).pop() ?? found.path);
+}
+
 export interface InputFile {
   readonly file: string;
   readonly text: string;
@@ -95,6 +114,8 @@ interface VisitHow {
   readonly origin?: AnalyzedFile['origin'];
   /** For a launcher's script: the options the launch line passes it. */
   readonly scriptArgs?: Reference['args'];
+  /** For a launcher's script: the keys of the config file its `--config` names, if its parser reads that file. */
+  readonly configArgs?: readonly LaunchArgument[];
   /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
   readonly module?: ModuleContext;
 }
@@ -130,9 +151,13 @@ export function collectFiles(
       return;
     }
     const walked: ConfigFacts = analyzeAs(format, text, how.module);
+    // The config file's keys are the script's options where its parser reads the file (TrlParser's --config); the
+    // launch line's own come after them, and win.
+    const scriptArgs =
+      how.configArgs && walked.readsConfigOption ? [...how.configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
     const analyzed =
-      format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, how.scriptArgs, file) : walked;
-    const facts = how.scriptArgs ? withLaunchArgs(analyzed, how.scriptArgs) : analyzed;
+      format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
+    const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     files.push({ file, text, role: effectiveRole, facts, ...(how.origin ? { origin: how.origin } : {}) });
     if (depth >= MAX_DEPTH) return;
@@ -146,13 +171,13 @@ export function collectFiles(
         // options are its command line too.
         const found = findReference(reader, file, ref.path);
         if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) continue;
-        moduleOptions ??= argumentEnvironment(analyzed.options, how.scriptArgs, how.module?.options, file);
+        moduleOptions ??= argumentEnvironment(analyzed.options, scriptArgs, how.module?.options, file);
         visit(found.path, found.text, {
           role: 'referenced',
           depth: depth + 1,
           forced: 'hf-python',
           module: { options: moduleOptions, calls: ref.calls ?? [] },
-          ...(how.scriptArgs ? { scriptArgs: how.scriptArgs } : {}),
+          ...(scriptArgs ? { scriptArgs } : {}),
         });
         continue;
       }
@@ -188,7 +213,14 @@ export function collectFiles(
         const scriptFormat = detectFormat(target, t);
         if (scriptFormat !== 'hf-python') continue;
         if (found.above) problems.push(foundAbove(at, ref.path, found.up));
-        visit(target, t, { role: 'referenced', depth: depth + 1, forced: 'hf-python', scriptArgs: ref.args ?? [] });
+        const configArgs = scriptConfigArguments(reader, file, ref.args);
+        visit(target, t, {
+          role: 'referenced',
+          depth: depth + 1,
+          forced: 'hf-python',
+          scriptArgs: ref.args ?? [],
+          ...(configArgs ? { configArgs } : {}),
+        });
         continue;
       }
       if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found.up));

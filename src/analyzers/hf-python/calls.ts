@@ -456,7 +456,10 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): voi
   if (trainer === 'OnlineDPOTrainer' && !present('peft_config') && !present('ref_model'))
     calleeFact(file, call, 'referenceModel', trainer, 'copied', `${trainer}(...) without peft_config`, tool);
   for (const e of args.entries) {
-    if (e.rawKey === 'compute_metrics') {
+    if (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) {
+      // TRL before 0.12 took them as SFTTrainer's own arguments (later SFTConfig's): read as SFTConfig's.
+      mapEntry(file, 'train', e, tool, undefined, true);
+    } else if (e.rawKey === 'compute_metrics') {
       // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless
       // eval_accumulation_steps moves them to the host or preprocess_logits_for_metrics reduces them.
       if (!isNone(e) && !present('preprocess_logits_for_metrics')) file.keptLogits.push({ e, tool });

@@ -134,6 +134,8 @@ export class PythonFile {
   modelBeforeArguments: Span | undefined;
   /** A TRL trainer is handed a LoraConfig / IA3Config as peft_config and makes the PEFT model itself. */
   peftByTrainer = false;
+  /** The arguments come from TrlParser.parse_args_and_config, which reads the file `--config` names. */
+  readsConfigOption = false;
   root!: SyntaxNode;
   /**
    * A helper module read for the script that imports it: the options its `args.x` reads are the script's, as the run
@@ -161,6 +163,7 @@ export class PythonFile {
       ...(this.options.length > 0 ? { options: this.options } : {}),
       ...(this.modelBeforeArguments ? { modelBeforeArguments: this.modelBeforeArguments } : {}),
       ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
+      ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
     };
   }
 
@@ -732,12 +735,16 @@ export class PythonFile {
     return undefined;
   }
 
-  /** `args.x` of an argparse option `--x` of this file: the option and its default, for a launcher to fill in. */
+  /**
+   * `args.x` of an argparse option `--x` of this file, or a field x of its arguments dataclasses (HfArgumentParser
+   * makes `--x` of it): the option and its default, for a launcher to fill in.
+   */
   private argOf(from: Val | undefined): Pick<Fact, 'fromArg'> {
     if (from?.k !== 'dotted' || from.text.split('.').length !== 2) return {};
     const name = from.text.split('.')[1];
     const d = this.fieldDefaults.get(name);
-    if (!d || !d.where.startsWith('argparse')) return {};
+    if (!d || !(d.where.startsWith('argparse') || (d.where === 'dataclass default' && this.parsedClasses.size > 0)))
+      return {};
     return { fromArg: { name, default: d.text, line: d.line } };
   }
 

@@ -112,6 +112,7 @@ function afterWalk(
     const last = callee?.split('.').pop() ?? '';
     if (PARSERS.has(last)) noteParser(file, c, last);
     else if (last === 'add_argument') noteArgparse(file, c);
+    else if (last === 'parse_args_and_config') file.readsConfigOption = true;
   }
   collectClasses(file, classes);
   helperModules(file, imports);

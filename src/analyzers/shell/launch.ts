@@ -405,7 +405,8 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
       deepspeedRef(l, o, tool);
       continue;
     }
-    if (o.name === 'config' && (tool === 'trl' || tool === 'torchtune' || tool === 'axolotl')) {
+    // `--config cfg.yaml`: the trl, torchtune and Axolotl CLIs' config, or the file a script's TrlParser reads.
+    if (o.name === 'config') {
       if (!o.value) continue;
       if (o.value.unknown !== undefined)
         l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);

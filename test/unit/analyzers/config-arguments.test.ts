@@ -1,0 +1,124 @@
+// The config file a training script's TrlParser reads (`--config cfg.yaml`): its keys are the script's options below
+// the launch line's (trl 0.8 trl/commands/cli_utils.py YamlConfigParser.merge_dataclasses; later releases make them
+// the parser's defaults). The run read here is Phil Schmid's Llama-3-70B FSDP QLoRA
+// (philschmid/deep-learning-pytorch-huggingface@57cab54, training/scripts/run_fsdp_qlora.py and the notebook's
+// llama_3_70b_fsdp_qlora.yaml), cut to what decides the values asserted.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import { configFileArguments } from '../../../src/analyzers/config-arguments';
+
+const SCRIPT = `from dataclasses import dataclass, field
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments
+from trl import SFTTrainer
+from trl.commands.cli_utils import TrlParser
+
+@dataclass
+class ScriptArguments:
+    model_id: str = field(default=None, metadata={"help": "Model ID to use for SFT training"})
+    max_seq_length: int = field(default=512, metadata={"help": "The maximum sequence length for SFT Trainer"})
+
+def training_function(script_args, training_args):
+    quantization_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_use_double_quant=True,
+        bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16, bnb_4bit_quant_storage=torch.bfloat16)
+    model = AutoModelForCausalLM.from_pretrained(script_args.model_id, quantization_config=quantization_config,
+        attn_implementation="sdpa", torch_dtype=torch.bfloat16)
+    trainer = SFTTrainer(model=model, args=training_args, train_dataset=train_dataset, peft_config=peft_config,
+        max_seq_length=script_args.max_seq_length, packing=True)
+    trainer.train()
+
+if __name__ == "__main__":
+    parser = TrlParser((ScriptArguments, TrainingArguments))
+    script_args, training_args = parser.parse_args_and_config()
+    training_function(script_args, training_args)
+`;
+
+// The notebook's config: `max_seq_len` is no field of the script's dataclasses, so it sets nothing.
+const CONFIG = `model_id: "meta-llama/Meta-Llama-3-70b"
+max_seq_len:  3072
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 2
+bf16: true
+gradient_checkpointing: true
+fsdp: "full_shard auto_wrap offload"
+fsdp_config:
+  backward_prefetch: "backward_pre"
+  forward_prefetch: "false"
+  use_orig_params: "false"
+`;
+
+const LAUNCH =
+  'ACCELERATE_USE_FSDP=1 FSDP_CPU_RAM_EFFICIENT_LOADING=1 torchrun --nproc_per_node=4 ./scripts/run_fsdp_qlora.py ' +
+  '--config llama_3_70b_fsdp_qlora.yaml';
+
+const reader = (files: Record<string, string>): FileReader => ({
+  read: (p) => files[path.posix.normalize(p)],
+  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+});
+
+function runOf(launch: string, extra: Record<string, string> = {}, script = SCRIPT): PipelineResult {
+  const files: Record<string, string> = {
+    '/w/run.sh': launch,
+    '/w/scripts/run_fsdp_qlora.py': script,
+    '/w/llama_3_70b_fsdp_qlora.yaml': CONFIG,
+    ...extra,
+  };
+  return runPipeline([{ file: '/w/run.sh', text: launch }], reader(files), {});
+}
+
+describe("a script's TrlParser --config file", () => {
+  it('gives the script its options: the model from model_id, with the file and key said', () => {
+    const r = runOf(LAUNCH);
+    assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-70b');
+    assert.equal(r.setup?.gpus_per_node, 4);
+    assert.equal(r.setup?.method, 'qlora');
+    assert.equal(r.setup?.micro_batch_size, 1);
+    assert.equal(r.setup?.gradient_accumulation_steps, 2);
+    assert.equal(r.setup?.offload_params, 'cpu');
+    const model = r.files.flatMap((f) => f.facts.facts).find((f) => f.key === 'model');
+    assert.match(
+      model?.rawValue ?? '',
+      /model_id in llama_3_70b_fsdp_qlora\.yaml, the config file the script's --config names/,
+    );
+  });
+
+  it('a key no dataclass has sets nothing: max_seq_len leaves max_seq_length at its default 512', () => {
+    assert.equal(runOf(LAUNCH).setup?.seq_len, 512);
+  });
+
+  it("SFTTrainer's own packing=True (TRL before 0.12) makes every batch the full length", () => {
+    assert.equal(runOf(LAUNCH).setup?.batch_lengths, 'fixed');
+  });
+
+  it("the launch line's own option wins over the config file's", () => {
+    const r = runOf(`${LAUNCH} --model_id meta-llama/Meta-Llama-3-8B --max_seq_length 2048\n`);
+    assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B');
+    assert.equal(r.setup?.seq_len, 2048);
+  });
+
+  it('a script whose parser does not read --config (its own argparse) takes nothing from the file', () => {
+    const own = SCRIPT.replace(
+      /if __name__ == "__main__":[\s\S]*$/,
+      'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--config")\n' +
+        '    args = parser.parse_args()\n    training_function(ScriptArguments(), TrainingArguments())\n',
+    );
+    const r = runOf(LAUNCH, {}, own);
+    assert.equal(r.setup, undefined);
+    assert.ok(r.problems.some((p) => p.code === 'unknown-model'));
+  });
+
+  it('reads top-level scalars only, as PyYAML types them', () => {
+    assert.deepEqual(
+      configFileArguments('a: 1\nb: true\nc: "x"\nd: [1, 2]\ne:\n  f: 2\ng: off\n', 'c.yaml').map((a) => [
+        a.name,
+        a.value,
+      ]),
+      [
+        ['a', '1'],
+        ['b', 'True'],
+        ['c', 'x'],
+        ['g', 'False'],
+      ],
+    );
+  });
+});
