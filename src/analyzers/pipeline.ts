@@ -21,9 +21,10 @@ import {
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution, type FileRole } from './resolve';
 import { analyzeScenario, ScenarioSchema, type Location, type Problem, type ScenarioFacts } from './scenario';
-import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { olderThan, type Provenance, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
+import { RAM_EFFICIENT_ENV } from './shell/choices';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
 import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
 import { trlZero3Reentrant } from './trl-zero3';
@@ -330,8 +331,51 @@ export function runPipeline(
   resolver: ModelResolver = catalogResolver,
 ): PipelineResult {
   return trainerDdp(
-    trlLoads(accelerateFsdp(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader))),
+    trlLoads(
+      accelerateFsdp(
+        trainerRamEfficientLoading(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader)),
+      ),
+    ),
   );
+}
+
+/**
+ * FSDP_CPU_RAM_EFFICIENT_LOADING from the launch line's environment, where the HF Trainer's own arguments configure
+ * FSDP: from transformers 4.41 TrainingArguments sets it from fsdp_config's cpu_ram_efficient_loading, "false" unless
+ * given, over the environment (huggingface/transformers#30002, training_args.py); before, the environment's value is
+ * what the load reads. So under a release from 4.41 on, the Trainer's own value (its fsdp_config, else its default)
+ * replaces the environment's.
+ */
+function trainerRamEfficientLoading(r: PipelineResult): PipelineResult {
+  const s = r.setup;
+  const prov = r.provenance.fsdp_cpu_ram_efficient_loading;
+  const fsdpTool = r.decided.fsdp?.fact.tool;
+  if (!s || prov?.kind !== 'file' || prov.key !== RAM_EFFICIENT_ENV) return r;
+  if (!fsdpTool || !TRAINER_DDP_TOOLS.has(fsdpTool) || olderThan(s.transformers_version, 4, 41)) return r;
+  const own = r.files
+    .flatMap((f) => f.facts.facts.map((fact) => ({ fact, file: f })))
+    .filter(({ fact }) => fact.key === 'fsdpCpuRamEfficientLoading' && fact.rawKey !== RAM_EFFICIENT_ENV)
+    .pop();
+  const value = typeof own?.fact.value === 'boolean' ? own.fact.value : false;
+  const provenance: Provenance = own
+    ? {
+        kind: 'file',
+        file: own.file.file,
+        line: locateOffset(own.file.file, own.file.text, own.fact.valueSpan.start, own.fact.valueSpan.end).line,
+        key: own.fact.rawKey,
+      }
+    : {
+        kind: 'default',
+        owner: fsdpTool,
+        note:
+          `from transformers 4.41 the HF Trainer sets ${RAM_EFFICIENT_ENV} from its fsdp_config over the launch ` +
+          `line's (huggingface/transformers#30002): cpu_ram_efficient_loading defaults to "false"`,
+      };
+  return {
+    ...r,
+    setup: { ...s, fsdp_cpu_ram_efficient_loading: value },
+    provenance: { ...r.provenance, fsdp_cpu_ram_efficient_loading: provenance },
+  };
 }
 
 /**

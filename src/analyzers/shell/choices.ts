@@ -2,6 +2,7 @@
 // of their values, each unknown fact taking the worst for memory. Also the allocator settings a launch sees. Pure.
 import {
   expandableSegmentsOf,
+  wordBool,
   type CanonicalKey,
   type Fact,
   type FactValue,
@@ -129,6 +130,32 @@ export function allocatorConf(text: string, r: CmdResult, env: Env): void {
     rawKey: 'PYTORCH_CUDA_ALLOC_CONF',
     value,
     rawValue,
+    keySpan: v.nameSpan,
+    valueSpan: v.valueSpan,
+    tool: r.launcherTool ?? r.tools[0] ?? 'torchrun',
+  });
+}
+
+/** The variable transformers reads to load a model under FSDP on rank 0 alone (modeling_utils.py is_fsdp_enabled). */
+export const RAM_EFFICIENT_ENV = 'FSDP_CPU_RAM_EFFICIENT_LOADING';
+
+/**
+ * FSDP_CPU_RAM_EFFICIENT_LOADING as the training command sees it (exported or a prefix), read with strtobool. Not
+ * under `accelerate launch`, which sets it from its own config over the environment (accelerate commands/launch.py);
+ * the HF Trainer's own FSDP arguments set it too, from transformers 4.41 (pipeline.ts trainerRamEfficientLoading).
+ */
+export function ramEfficientLoading(text: string, r: CmdResult, env: Env): void {
+  const v = env.get(RAM_EFFICIENT_ENV);
+  if (!v || !v.exported || !v.nameSpan || !v.valueSpan || r.launcherTool === 'accelerate') return;
+  const u = unknownOf(v.pieces);
+  const word = wordBool(textOf(v.pieces));
+  const value: FactValue | Unknown =
+    u !== undefined ? { unknown: u } : (word ?? { unknown: `'${textOf(v.pieces)}' is not a switch` });
+  r.facts.push({
+    key: 'fsdpCpuRamEfficientLoading',
+    rawKey: RAM_EFFICIENT_ENV,
+    value,
+    rawValue: text.slice(v.valueSpan.start, v.valueSpan.end),
     keySpan: v.nameSpan,
     valueSpan: v.valueSpan,
     tool: r.launcherTool ?? r.tools[0] ?? 'torchrun',

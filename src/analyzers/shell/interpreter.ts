@@ -29,7 +29,7 @@ import {
 } from './syntax';
 import { layer, shallow } from './layers';
 import { mergeEnvs } from './merge';
-import { allocatorConf, launchOverChoices } from './choices';
+import { allocatorConf, launchOverChoices, ramEfficientLoading } from './choices';
 import { readHeredoc } from './read';
 
 export { chooseWorst } from './choices';
@@ -684,6 +684,7 @@ export class Interpreter {
     const r = launchOverChoices(this.text, words.slice(i), fields, env);
     if (r) {
       allocatorConf(this.text, r, env);
+      ramEfficientLoading(this.text, r, env);
       this.results.push(r);
     }
   }

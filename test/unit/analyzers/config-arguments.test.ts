@@ -122,3 +122,51 @@ describe("a script's TrlParser --config file", () => {
     );
   });
 });
+
+describe('FSDP_CPU_RAM_EFFICIENT_LOADING on the launch line, under the HF Trainer', () => {
+  // transformers@v4.40.0 reads the variable at the load (modeling_utils.py is_fsdp_enabled); from 4.41
+  // TrainingArguments sets it from fsdp_config's cpu_ram_efficient_loading, "false" unless given
+  // (huggingface/transformers#30002).
+  const pins = (transformers: string): Record<string, string> => ({
+    '/w/requirements.txt': `transformers==${transformers}\nbitsandbytes==0.43.1\n`,
+  });
+
+  it("before transformers 4.41 the environment's value is what the load reads", () => {
+    const r = runOf(LAUNCH, pins('4.40.0'));
+    assert.equal(r.setup?.fsdp_cpu_ram_efficient_loading, true);
+    assert.deepEqual(r.provenance.fsdp_cpu_ram_efficient_loading, {
+      kind: 'file',
+      file: '/w/run.sh',
+      line: 1,
+      key: 'FSDP_CPU_RAM_EFFICIENT_LOADING',
+    });
+  });
+
+  it("from 4.41 the Trainer's fsdp_config replaces it, false unless given", () => {
+    const r = runOf(LAUNCH, pins('4.41.0'));
+    assert.equal(r.setup?.fsdp_cpu_ram_efficient_loading, false);
+    const prov = r.provenance.fsdp_cpu_ram_efficient_loading;
+    assert.equal(prov?.kind, 'default');
+    assert.match(prov?.kind === 'default' ? (prov.note ?? '') : '', /huggingface\/transformers#30002/);
+  });
+
+  it('from 4.41 a cpu_ram_efficient_loading in the fsdp_config is the value', () => {
+    const config = CONFIG.replace('fsdp_config:\n', 'fsdp_config:\n  cpu_ram_efficient_loading: true\n');
+    const r = runOf(LAUNCH.replace('FSDP_CPU_RAM_EFFICIENT_LOADING=1', 'FSDP_CPU_RAM_EFFICIENT_LOADING=0'), {
+      ...pins('4.41.0'),
+      '/w/llama_3_70b_fsdp_qlora.yaml': config,
+    });
+    assert.equal(r.setup?.fsdp_cpu_ram_efficient_loading, true);
+    assert.equal(r.provenance.fsdp_cpu_ram_efficient_loading?.kind, 'file');
+  });
+
+  it('accelerate launch sets it from its own config over the environment: the variable is not read', () => {
+    const r = runOf(
+      'FSDP_CPU_RAM_EFFICIENT_LOADING=0 accelerate launch --use_fsdp --num_processes 4 ./scripts/run_fsdp_qlora.py ' +
+        '--config llama_3_70b_fsdp_qlora.yaml\n',
+      pins('4.40.0'),
+    );
+    const env = r.files.flatMap((f) => f.facts.facts).find((f) => f.rawKey === 'FSDP_CPU_RAM_EFFICIENT_LOADING');
+    assert.equal(env, undefined);
+  });
+});
