@@ -21,6 +21,22 @@ const DS_KEYS = new RegExp(
   String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
     String.raw`zero_allow_untested_optimizer|bf16|fp16|steps_per_print|gradient_clipping)"\s*:`,
 );
+// HfArgumentParser's JSON arguments (`python run_clm.py args.json`, parse_json_file) share bf16, fp16 and
+// gradient_accumulation_steps with DeepSpeed; a JSON with TrainingArguments' own keys and none that only DeepSpeed has
+// is read as those arguments (hf-yaml), not as a DeepSpeed config.
+const HF_ARGUMENT_KEYS = new RegExp(
+  String.raw`"(per_device_train_batch_size|model_name_or_path|output_dir|num_train_epochs|learning_rate|` +
+    String.raw`lr_scheduler_type|save_strategy|logging_steps|per_device_eval_batch_size|warmup_ratio)"\s*:`,
+);
+const DEEPSPEED_ONLY_KEYS = new RegExp(
+  String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|steps_per_print|gradient_clipping|` +
+    String.raw`zero_allow_untested_optimizer|optimizer|scheduler|wall_clock_breakdown|activation_checkpointing)"\s*:`,
+);
+const isDeepspeedJson = (file: DetectionInput): boolean => {
+  if (/^ds_?config|deepspeed|zero[0-3]?/.test(file.name)) return true;
+  const head = file.text.slice(0, 200_000);
+  return DS_KEYS.test(head) && (!HF_ARGUMENT_KEYS.test(head) || DEEPSPEED_ONLY_KEYS.test(head));
+};
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
 const PY_TRAINING = new RegExp(
   String.raw`\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|` +
@@ -103,7 +119,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     syntax: 'json',
     tool: 'deepspeed',
     analyze: analyzeDeepSpeedJson,
-    detect: (file) => /^ds_?config|deepspeed|zero[0-3]?/.test(file.name) || DS_KEYS.test(file.text.slice(0, 200_000)),
+    detect: isDeepspeedJson,
   },
   'hf-python': {
     syntax: 'python',
@@ -116,7 +132,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'axolotl-yaml': yamlFormat('axolotl-yaml', 'axolotl', analyzeAxolotlYaml),
   'llamafactory-yaml': yamlFormat('llamafactory-yaml', 'llamafactory', analyzeLlamaFactoryYaml),
   'torchtune-yaml': yamlFormat('torchtune-yaml', 'torchtune', analyzeTorchtuneYaml),
-  'hf-yaml': yamlFormat('hf-yaml', 'hf-trainer', analyzeHfYaml),
+  // HfArgumentParser.parse_json_file reads the same arguments from JSON (`python run_clm.py args.json`).
+  'hf-yaml': { ...yamlFormat('hf-yaml', 'hf-trainer', analyzeHfYaml), alsoIn: ['json'] },
   'litgpt-yaml': yamlFormat('litgpt-yaml', 'litgpt', analyzeLitgptYaml),
 };
 

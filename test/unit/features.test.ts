@@ -855,6 +855,27 @@ describe('features: no false alarms', () => {
     assert.equal(detectFormat('/w/generation.yaml', 'max_length: 512\ntemperature: 0.7\n'), undefined);
   });
 
+  it("HfArgumentParser's JSON arguments (python run_clm.py args.json) are TrainingArguments, not a DeepSpeed config", () => {
+    // They share bf16 and gradient_accumulation_steps with DeepSpeed, whose "bf16" is an object: read as DeepSpeed's,
+    // `"bf16": true` was an error ("must be an object").
+    const args =
+      '{"model_name_or_path": "meta-llama/Llama-2-7b-hf", "per_device_train_batch_size": 4, ' +
+      '"gradient_accumulation_steps": 2, "bf16": true, "gradient_checkpointing": true, "output_dir": "out"}\n';
+    assert.equal(detectFormat('/w/args.json', args), 'hf-yaml');
+    const r = analyze('/w/args.json', args);
+    assert.deepEqual(
+      r.findings.filter((f) => f.code === 'invalid-value'),
+      [],
+    );
+    // A DeepSpeed key that TrainingArguments lacks keeps it a DeepSpeed config; so does its name.
+    assert.equal(
+      detectFormat('/w/args.json', args.replace('{', '{"zero_optimization": {"stage": 2}, ')),
+      'deepspeed-json',
+    );
+    assert.equal(detectFormat('/w/ds_config.json', args), 'deepspeed-json');
+    assert.equal(detectFormat('/w/ds.json', HF_ZERO2), 'deepspeed-json');
+  });
+
   it('the HF ZeRO-2 JSON\'s "auto" values are no diagnostics on their own or beside a Trainer launcher; the hover says what fills them', () => {
     const file = '/w/ds_config_zero2.json';
     assert.deepEqual(

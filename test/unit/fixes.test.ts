@@ -317,6 +317,18 @@ describe('fixes: YAML', () => {
     assert.equal(parsed.num_processes, 4);
     assert.deepEqual(parsed.fsdp_config, { fsdp_offload_params: true });
   });
+  it("HfArgumentParser's JSON arguments (python run_clm.py args.json): edits written as JSON", () => {
+    const before =
+      '{\n  "model_name_or_path": "gpt2",\n  "per_device_train_batch_size": 8,\n  "output_dir": "out"\n}\n';
+    const f = fixFile('args.json', before);
+    assert.equal(f.format, 'hf-yaml');
+    const plan = editsForChanges(toChanges({ micro_batch_size: 4, gradient_checkpointing: 'full' }), [f], f.file);
+    assert.deepEqual(plan.unsupported, []);
+    const parsed = JSON.parse(applyEditData(before, plan.edits)) as Record<string, unknown>;
+    assert.equal(parsed.per_device_train_batch_size, 4);
+    assert.equal(parsed.gradient_checkpointing, true);
+    assert.equal(parsed.model_name_or_path, 'gpt2');
+  });
   it('Axolotl: inserts at the end in block style, CRLF kept', () => {
     checkFix(
       'a.yml',

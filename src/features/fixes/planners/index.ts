@@ -56,7 +56,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'axolotl-yaml': { plan: planAxolotl, write: yamlWriter(false) },
   'llamafactory-yaml': { plan: planLlamaFactory, write: yamlWriter(true) },
   'torchtune-yaml': { plan: planTorchtune, write: yamlWriter(true) },
-  'hf-yaml': { plan: planHfYaml, write: yamlWriter(false) },
+  // HfArgumentParser's JSON arguments (args.json) are written as JSON.
+  'hf-yaml': { plan: planHfYaml, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'litgpt-yaml': { plan: planLitgpt, write: yamlWriter(false) },
 };
 
