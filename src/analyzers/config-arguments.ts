@@ -16,9 +16,9 @@ export function configFileArguments(text: string, fileName: string): LaunchArgum
   for (const [name, entry] of ctx.top()) {
     const v = ctx.view(entry);
     // PyYAML reads plain yes / no / on / off as booleans too (YAML 1.1).
-    const yaml11 = v.t === 'str' && v.plain && /^(yes|no|on|off)$/i.test(v.v) ? wordBool(v.v) : undefined;
-    if (v.t === 'bool' || yaml11 !== undefined)
-      out.push({ name, value: (v.t === 'bool' ? v.v : yaml11) ? 'True' : 'False', from: fileName });
+    const switched =
+      v.t === 'bool' ? v.v : v.t === 'str' && v.plain && /^(yes|no|on|off)$/i.test(v.v) ? wordBool(v.v) : undefined;
+    if (switched !== undefined) out.push({ name, value: switched ? 'True' : 'False', from: fileName });
     else if (v.t === 'str' || v.t === 'num') out.push({ name, value: String(v.v), from: fileName });
   }
   return out;

@@ -115,8 +115,8 @@ interface VisitHow {
   readonly origin?: AnalyzedFile['origin'];
   /** For a launcher's script: the options the launch line passes it. */
   readonly scriptArgs?: Reference['args'];
-  /** For a launcher's script: the keys of the config file its `--config` names, if its parser reads that file. */
-  readonly configArgs?: readonly LaunchArgument[];
+  /** For a launcher's script: the keys of the config file its `--config` names, read only if its parser reads it. */
+  readonly configArgs?: () => readonly LaunchArgument[] | undefined;
   /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
   readonly module?: ModuleContext;
 }
@@ -154,8 +154,8 @@ export function collectFiles(
     const walked: ConfigFacts = analyzeAs(format, text, how.module);
     // The config file's keys are the script's options where its parser reads the file (TrlParser's --config); the
     // launch line's own come after them, and win.
-    const scriptArgs =
-      how.configArgs && walked.readsConfigOption ? [...how.configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
+    const configArgs = walked.readsConfigOption ? how.configArgs?.() : undefined;
+    const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
     const analyzed =
       format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
     const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
@@ -214,13 +214,12 @@ export function collectFiles(
         const scriptFormat = detectFormat(target, t);
         if (scriptFormat !== 'hf-python') continue;
         if (found.above) problems.push(foundAbove(at, ref.path, found.up));
-        const configArgs = scriptConfigArguments(reader, file, ref.args);
         visit(target, t, {
           role: 'referenced',
           depth: depth + 1,
           forced: 'hf-python',
           scriptArgs: ref.args ?? [],
-          ...(configArgs ? { configArgs } : {}),
+          configArgs: () => scriptConfigArguments(reader, file, ref.args),
         });
         continue;
       }
