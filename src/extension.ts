@@ -10,7 +10,6 @@ export function activate(context: vscode.ExtensionContext): void {
   const load = (): Features => {
     if (!features) {
       try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const main = require('./features.js') as typeof import('./vscode/main');
         features = main.startFeatures(context);
       } catch (e) {

@@ -57,14 +57,7 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     const span = last.valueSpan ?? { start: 0, end: 0 };
     // The values each branch gives, when every one is known (a loop's are not choices: it may run any number of times;
     // a loop over the script's arguments is, as it runs no time without them: ARGUMENT_LOOP).
-    const distinct: (VarVal | undefined)[] = [];
-    for (const v of vals) {
-      if (v?.choices) {
-        for (const c of v.choices.values) if (!distinct.some((d) => sameValue(d, c))) distinct.push(c);
-        continue;
-      }
-      if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
-    }
+    const distinct = distinctValues(vals);
     // A branch value that is the script's own positional argument (`X=$2` ... `X=3` when it is empty) is a choice too:
     // launchOverChoices estimates the script's own value, what runs without the argument.
     const choosable =
@@ -80,4 +73,17 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     });
   }
   return out;
+}
+
+/** The different values of the branches, a branch's own choices spread among them, first seen first. */
+function distinctValues(vals: readonly (VarVal | undefined)[]): (VarVal | undefined)[] {
+  const distinct: (VarVal | undefined)[] = [];
+  const add = (v: VarVal | undefined): void => {
+    if (!distinct.some((d) => sameValue(d, v))) distinct.push(v);
+  };
+  for (const v of vals) {
+    if (v?.choices) v.choices.values.forEach(add);
+    else add(v);
+  }
+  return distinct;
 }
