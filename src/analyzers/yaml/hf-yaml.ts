@@ -122,7 +122,8 @@ function analyze(ctx: YamlCtx): void {
     if (s.trim().toLowerCase() === 'auto') return { unknown: 'auto: the dtype stored in the checkpoint config' };
     return dtypeOf(s) ?? new Invalid(about('{0}: expected bfloat16, float16 or float32, found {1}', describe(v)));
   });
-  if (dtype?.key === 'torch_dtype')
+  // TRL's ModelConfig renamed the field; the HF examples' own ModelArguments (run_clm.py) still have `torch_dtype`.
+  if (dtype?.key === 'torch_dtype' && ctx.tool === 'trl')
     ctx.deprecated(
       dtype,
       about('`{0}` is deprecated: renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)'),

@@ -238,6 +238,15 @@ describe('analyzeHfYaml', () => {
     assert.ok(codes(r).includes('deprecated-key'));
   });
 
+  it("leaves torch_dtype alone where no TRL key says the file is TRL's (the HF examples' ModelArguments have it)", () => {
+    // transformers examples/pytorch/language-modeling/run_clm.py: ModelArguments.torch_dtype, read by
+    // parse_json_file(sys.argv[1]); bfloat16 is the dtype the model loads in.
+    const text = '{"model_name_or_path": "gpt2", "torch_dtype": "bfloat16", "output_dir": "out"}\n';
+    const r = analyzeHfYaml(text);
+    checkFacts(r, text, [['weightsDtype', 'bf16', '"torch_dtype"', '"bfloat16"']]);
+    assert.ok(!codes(r).includes('deprecated-key'));
+  });
+
   it('reads model_init_kwargs dtype and attention', () => {
     const text = 'model_init_kwargs:\n  dtype: float16\n  attn_implementation: eager\n';
     checkFacts(analyzeHfYaml(text), text, [
