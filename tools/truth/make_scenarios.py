@@ -588,6 +588,10 @@ def suite_accelerate():
         out[f"llama-fsdp{version}-w4-full-amp-fsdp-ac"] = (sc, dict(h, fsdp_ac=True))
     sft = dict(loss="chunked-nll", trl_version=TRL_VERSION)
     out["llama-sft-fsdp2-w4-lora-bf16-ckpt"] = fsdp(2, 4, runner="sft", **half, **ckpt, **sft, method="lora", lora=LORA_QV)
+    # A full fine-tune under SFT's chunked_nll: the head trains, and under FSDP2 TRL gathers its weight with
+    # full_tensor() where it is a DTensor (trl/trainer/sft_trainer.py _patch_chunked_ce_lm_head).
+    out["llama-sft-fsdp2-w4-full-amp-ckpt"] = fsdp(2, 4, runner="sft", **amp, **ckpt, **sft)
+    out["llama-sft-fsdp1-w4-full-amp-ckpt"] = fsdp(1, 4, runner="sft", **amp, **ckpt, **sft, fsdp_backward_prefetch="none")
     # FSDP1 through Accelerate's plugin, as transformers 5 still offers it (fsdp_config version 1): the trainer's
     # defaults (use_orig_params, no backward prefetch), and PEFT's QLoRA + FSDP recipe without the 4-bit base.
     out["llama-fsdp1-w4-full-amp"] = fsdp(1, 4, **amp, fsdp_backward_prefetch="none")
