@@ -47,7 +47,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
-  const { computeBytes: cb, mode, oldSoftmax, embeddingBytes, half } = ctx.dtypes;
+  const { computeBytes: cb, mode, oldSoftmax, half } = ctx.dtypes;
   const { teacher, rollout, onlineDpo } = ctx.methods;
   const pref = setup.preference;
   const logitsBytes = trlLogitsBytes(ctx);
@@ -63,8 +63,9 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     convertedFrom: logitsBytes !== cb ? cb : undefined,
     loss: setup.loss,
     chunks: headChunks(ctx),
-    // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward.
-    headCastBytes: chunkedNll && mode === 'amp' && embeddingBytes === 4 ? (a.vocab / tp) * a.hidden * half : 0,
+    // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward;
+    // none where FSDP's param dtype gathers the head in 16 bits (accelerate/llama-sft-fsdp2-w4-full-amp-ckpt).
+    headCastBytes: chunkedNll && autocastCastsHead(ctx) ? (a.vocab / tp) * a.hidden * half : 0,
     packedHiddenBytes: chunkedNll ? Math.max(cb, ctx.dtypes.denseBytes) : undefined,
     softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,

@@ -27,7 +27,7 @@ import { zeroConfig, zeroSetting, type ZeroConfig } from '../estimate/zero-confi
 import { fsdp1BackwardPrefetch, fsdpTailUnit } from '../setup';
 import { bucketsBeforeLoss } from '../estimate/deepspeed-release';
 import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-copy';
-import { modelCrossEntropy } from './shifted-logits';
+import { modelCrossEntropy, plainTokenLoss } from './shifted-logits';
 import { fsdp2CopyIn } from './fsdp2-side-streams';
 import { fsdpStepReplayed } from './step-replay';
 
@@ -382,23 +382,25 @@ function zero3ChunkedLossHead(ctx: EstimateContext): Component {
 /**
  * FSDP2's tail unit (fsdp_tail_unit) over an untied head: the final norm and the head, gathered in the norm's
  * pre-forward and not resharded after the forward, so the head is unsharded through the loss and its own backward;
- * the tail's post-backward reshards it before the layers' backward. TRL's chunked loss never calls the head: it
- * gathers the head's weight whole (`lm_head.weight.full_tensor()`, in the shard's dtype) and holds it through the
- * loss's backward (trl/trainer/sft_trainer.py _patch_chunked_ce_lm_head).
+ * the tail's post-backward reshards it before the layers' backward. TRL's chunked loss never calls the head but reads
+ * its weight after the norm's pre-forward gathered the group, so the weight it reads is the unsharded 16-bit tensor,
+ * not a DTensor, and its `full_tensor()` branch does not run (trl/trainer/sft_trainer.py _patch_chunked_ce_lm_head;
+ * CPU truth accelerate/llama-sft-fsdp2-w4-full-amp-ckpt: the tail's bf16 copy-out live at the loss's backward, no
+ * fp32 head).
  */
 function tailUnitHead(ctx: EstimateContext): Component {
   const { arch: a } = ctx.model;
-  const { half, masterCopy, embeddingBytes } = ctx.dtypes;
+  const { half } = ctx.dtypes;
   const headParams = tailHeadParams(ctx);
   if (!headModuleRuns(ctx)) {
-    const bytes = ctx.setup.method === 'full' && masterCopy ? 4 : embeddingBytes;
     return comp(
       ctx,
       'gathered-params',
-      "Output head gathered whole for TRL's chunked loss",
-      headParams * bytes,
+      "FSDP2 tail unit (final norm + output head) unsharded through TRL's chunked loss",
+      headParams * half,
       () =>
-        `V x h / TP = ${formatCount(headParams)} params x ${bytes} B (lm_head.weight.full_tensor(), the shard's dtype)`,
+        `V x h / TP = ${formatCount(headParams)} params x ${half} B (gathered by the final norm's pre-forward; the ` +
+        'chunked loss reads the unsharded weight)',
       () => ({ vocab: a.vocab, hidden: a.hidden }),
     );
   }
@@ -436,11 +438,14 @@ interface LayerUnit {
  * classes compute the loss inside the root module's forward, so it is there at the loss: the H100 histories of FSDP2
  * full fine-tunes hold a 436.2 MB block of Llama-3.1-8B's layer unit, allocated in the last layer, through the
  * cross-entropy (the estimate was 422 MB under every such forward), and the CPU truth's fsdp2/* points one unit at
- * nll_loss_forward. A loss computed after the model returns (LitGPT, torchtune's chunked output) finds it freed.
+ * nll_loss_forward. TRL's chunked loss runs in the model's forward too (it patches it): the tail unit's output held
+ * at its chunks (accelerate/llama-sft-fsdp2-w4-full-amp-ckpt). A loss computed after the model returns (LitGPT,
+ * torchtune's chunked output) finds it freed.
  */
 function heldAtModelLoss(ctx: EstimateContext): boolean {
   const setup = ctx.setup;
-  return setup.fsdp_version === 2 && modelCrossEntropy(ctx) && setup.model_code === 'transformers';
+  const inModel = modelCrossEntropy(ctx) || (setup.loss === 'chunked-nll' && plainTokenLoss(ctx));
+  return setup.fsdp_version === 2 && inModel && setup.model_code === 'transformers';
 }
 
 /**
@@ -587,10 +592,12 @@ function fsdpLayerBuffers(
 
 /**
  * The last all-gather output of the forward, which FSDP2 holds to the root's post-forward (heldAtModelLoss): the last
- * layer's, or an untied tail unit's, gathered after the layers (the head's bytes).
+ * layer's, or an untied tail unit's, gathered after the layers by the final norm's pre-forward (the head's bytes; under
+ * TRL's chunked loss too, which reads the head's weight without calling it: CPU truth
+ * accelerate/llama-sft-fsdp2-w4-full-amp-ckpt).
  */
 function lastAllGatherOutput(ctx: EstimateContext, oneUnit: (what: string) => Component): Component {
-  if (!fsdpTailUnit(ctx.setup) || ctx.model.arch.tied || !headModuleRuns(ctx)) {
+  if (!fsdpTailUnit(ctx.setup) || ctx.model.arch.tied) {
     return oneUnit("last layer's all-gather output, held to the root's post-forward");
   }
   const bytes = tailHeadParams(ctx) * ctx.dtypes.half;
