@@ -1,5 +1,7 @@
-// TRL SFTTrainer's loss_type "chunked_nll" in the allocation replay (terms/two-step-cache.ts): the order in which its
-// tensors are allocated and freed, as trl/trainer/sft_trainer.py runs them. _chunked_cross_entropy_loss copies the
+// TRL SFTTrainer's loss_type "chunked_nll" in the allocation replays (terms/two-step-cache.ts, fsdp2-step-cache.ts):
+// the order in which its tensors are allocated and freed, as trl/trainer/sft_trainer.py runs them. It runs inside the
+// model's patched forward: the training loop's backward hooks (FSDP2's root pre-backward) follow its chunks' forward.
+// _chunked_cross_entropy_loss copies the
 // shifted hidden states (`hidden_states[..., :-1, :].reshape(-1, H)`, a copy when there is more than one row), packs
 // the valid tokens (`hidden[order]`, a second copy; the first is freed when the name is rebound) and calls _chunk on
 // 256 of them at a time under torch.utils.checkpoint.checkpoint(use_reentrant=False), which keeps only the chunk's
@@ -12,7 +14,7 @@
 // no I/O.
 // Docs: docs/estimate/runtime.md
 import type { Allocation } from './allocator';
-import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-replay';
+import { blasWorkspaceAt, clearAutocastCache, lossForwardBackward, type StepState } from './step-replay';
 
 /** Valid tokens per chunk (trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE). */
 const CHUNK_TOKENS = 256;
@@ -165,6 +167,7 @@ export function chunkedNllForwardBackward(state: StepState, shape: ChunkedNllSha
   for (const b of chunks) chunkForward(state, shape, b);
   clearAutocastCache(state);
   allocator.free(normOut);
+  state.backwardStart?.();
   let headSum: Allocation | undefined;
   let packedGrad: Allocation | undefined;
   for (let c = chunks.length - 1; c >= 0; c--) {
@@ -209,4 +212,15 @@ function accumulate(
   state.allocator.free(sum);
   state.allocator.free(next);
   return fresh;
+}
+
+/**
+ * The step's loss from the final norm's output to the hidden states' gradient: TRL's chunked_nll where the shape has it,
+ * else transformers' cross-entropy (or a fused one) over the head, after whose backward the norm's output is freed.
+ */
+export function replayLoss(state: StepState, normOut: Allocation): Allocation {
+  if (state.shape.chunkedNll) return chunkedNllForwardBackward(state, state.shape.chunkedNll, normOut);
+  const gradHidden = lossForwardBackward(state);
+  state.allocator.free(normOut);
+  return gradHidden;
 }

@@ -30,12 +30,13 @@ import {
   type Alive,
   allocatorCapacity,
   blasWorkspaceAt,
+  chunkedNllKey,
+  chunkedNllShape,
   embeddingBackward,
   fsdpStepReplayed,
   layerBackward,
   layerForward,
   layerRecompute,
-  lossForwardBackward,
   replayedMicroBatches,
   replayLossAndOffload,
   type ReplayParameter,
@@ -46,6 +47,7 @@ import {
   type StepState,
   walkLayerParameters,
 } from './step-replay';
+import { replayLoss } from './chunked-nll-replay';
 import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import {
   adamwTemporariesKey,
@@ -195,6 +197,7 @@ const fsdp2Replays = resumableReplay(
         +p.offload,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
+        chunkedNllKey(p.chunkedNll),
         p.capacity,
       ].join('|'),
   },
@@ -386,10 +389,9 @@ function trainingStep(state: Fsdp2State): void {
   if (state.held) state.step.allocator.free(state.held);
   state.held = undefined;
   if (plan.layers > 0) state.prefetched = allGather(state, state.layer);
-  let gradHidden = lossForwardBackward(step);
+  let gradHidden = replayLoss(step, normOut);
   const rootGrads = step.grads;
   step.grads = [];
-  compute.free(normOut);
   for (let l = plan.layers - 1; l >= 0; l--) {
     gradHidden = layerStep(state, l, kept[l], gradHidden, l > 0 ? state.layer : undefined);
   }
@@ -446,17 +448,19 @@ function trainingStepWithTail(state: Fsdp2State): void {
   const tailParams = tiedTail ?? unshardForward(state, state.root);
   const normOut = compute.malloc(plan.hidden);
   compute.free(output);
+  const prefetchLastLayer = (): void => {
+    if (plan.layers > 0) state.prefetched = allGather(state, state.layer);
+  };
+  // TRL's chunked loss never runs the head: the root's pre-backward prefetches the last layer as the backward starts.
   step.backwardStart = () => {
     if (state.held) compute.free(state.held);
     state.held = undefined;
+    if (plan.chunkedNll) prefetchLastLayer();
   };
-  step.headBackwardStart = () => {
-    if (plan.layers > 0) state.prefetched = allGather(state, state.layer);
-  };
-  let gradHidden = lossForwardBackward(step);
+  step.headBackwardStart = plan.chunkedNll ? undefined : prefetchLastLayer;
+  let gradHidden = replayLoss(step, normOut);
   step.backwardStart = undefined;
   step.headBackwardStart = undefined;
-  compute.free(normOut);
   const tailGrads = tiedTail ? step.grads : [];
   if (tiedTail) step.grads = [];
   else postBackward(state, state.root, tailParams, ROOT_SLOT);
@@ -559,6 +563,8 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     ...replayLossAndOffload(ctx, tokens),
+    // TRL's chunked_nll: the head's gradient of a chunk in the gathered dtype, accumulated into the unsharded one.
+    chunkedNll: chunkedNllShape(ctx, tokens, (inv.head > 0 ? root.unsharded[2] : root.unsharded[0]).grad),
     world,
     rootShards: untiedTail ? root.shards.slice(1) : root.shards,
     layerShards: layer.shards,

@@ -14,6 +14,7 @@ import { memo, memoByObject } from '../util/memo';
 import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
+import { autocastCastsHead } from './activations/stage';
 import { lossPlan } from './logits-loss';
 import { type FusedLossSizes, fusedLossSizes } from './loss';
 import { plainTokenLoss } from './shifted-logits';
@@ -292,7 +293,8 @@ export function expertsReplayed(ctx: EstimateContext): boolean {
  * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
  * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or
  * plain LoRA (no quantization, no DoRA) of a dense decoder, or of an MoE one whose experts the replays follow
- * (expertsReplayed) and FSDP2 does not pad, with transformers' loss or a fused one and torch AdamW, with or without a
+ * (expertsReplayed) and FSDP2 does not pad, with transformers' loss or a fused one (under FSDP2 TRL's chunked_nll too)
+ * and torch AdamW, with or without a
  * deferred gradient sync (the replays run its micro-batches); no tensor or pipeline parallelism, expandable segments,
  * activation offloading without full checkpointing, optimizer in backward or selective checkpointing.
  */
@@ -310,7 +312,7 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     ctx.sharding.shardParams === ctx.layout.world &&
     (setup.method === 'full' || lora) &&
     quantization &&
-    (setup.loss === 'full' || fusedTokenLoss(ctx)) &&
+    (setup.loss === 'full' || fusedTokenLoss(ctx) || (setup.fsdp_version === 2 && chunkedNllReplayed(ctx))) &&
     expertsReplayed(ctx) &&
     fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) === 1 &&
     ctx.model.lmHead &&
@@ -439,6 +441,35 @@ export function fusedTokenLoss(ctx: EstimateContext): boolean {
     setup.loss === 'fused' && setup.kernels !== 'unsloth' && setup.model_code === 'transformers' && plainTokenLoss(ctx)
   );
 }
+
+/**
+ * TRL SFTTrainer's chunked_nll as terms/chunked-nll-replay.ts replays it: a plain token loss, with the head's weight in
+ * the compute dtype (stored so, or gathered so by FSDP's param dtype; an fp32 head under autocast is cast per chunk,
+ * which the replay does not follow).
+ */
+export function chunkedNllReplayed(ctx: EstimateContext): boolean {
+  return ctx.setup.loss === 'chunked-nll' && plainTokenLoss(ctx) && !autocastCastsHead(ctx);
+}
+
+/** chunked_nll's sizes for a micro-batch of `tokens` tokens (undefined for the other losses). */
+export function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number): ChunkedNllShape | undefined {
+  if (ctx.setup.loss !== 'chunked-nll') return undefined;
+  const a = ctx.model.arch;
+  const rows = tokens / ctx.setup.seq_len;
+  return {
+    validTokens: tokens - rows,
+    halfPerToken: a.vocab * ctx.dtypes.computeBytes,
+    fp32PerToken: a.vocab * 4,
+    hiddenPerToken: a.hidden * Math.max(ctx.dtypes.computeBytes, ctx.dtypes.denseBytes),
+    shiftedCopy: rows > 1,
+    softcap: a.finalLogitSoftcap,
+    headGrad,
+  };
+}
+
+/** The memo key's part for a plan's chunked_nll sizes. */
+export const chunkedNllKey = (shape: ChunkedNllShape | undefined): string =>
+  shape ? Object.values(shape).join('/') : '-';
 
 /**
  * Whether a layer's replayed sequence stands for the run's: full or no checkpointing (selective checkpointing keeps

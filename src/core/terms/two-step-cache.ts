@@ -18,17 +18,19 @@ import type { RuntimeTerm } from '../model';
 import { formatBytes } from '../units';
 import { olderThan } from '../util/version';
 import { type Allocation, CachingAllocator } from './allocator';
-import { type ChunkedNllShape, chunkedNllForwardBackward } from './chunked-nll-replay';
+import { replayLoss } from './chunked-nll-replay';
 import { blasWorkspace } from './blas-workspaces';
-import { plainTokenLoss, shiftedLoss, transformersLoss } from './shifted-logits';
+import { shiftedLoss, transformersLoss } from './shifted-logits';
 import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
   allParts,
+  chunkedNllKey,
+  chunkedNllReplayed,
+  chunkedNllShape,
   expertsReplayed,
   fusedTokenLoss,
   layerSequenceReplayed,
-  lossForwardBackward,
   replayLossAndOffload,
   type ReplayParameter,
   replayScope,
@@ -93,7 +95,7 @@ const twoStepReplays = resumableReplay(
         p.buckets.rebuilt.join(','),
         p.headCopy ?? 0,
         +(p.logitSoftcap ?? false),
-        p.chunkedNll ? Object.values(p.chunkedNll).join('/') : '-',
+        chunkedNllKey(p.chunkedNll),
         p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
         p.capacity,
       ].join('|'),
@@ -162,13 +164,7 @@ function zeroGrad(state: StepState): void {
 /** One forward and backward: the layers, the logits and the cross-entropy, each parameter's gradient. */
 function trainingStep(state: StepState): void {
   const { normOut, kept } = stackForward(state);
-  let gradHidden: Allocation;
-  if (state.shape.chunkedNll) gradHidden = chunkedNllForwardBackward(state, state.shape.chunkedNll, normOut);
-  else {
-    gradHidden = lossForwardBackward(state);
-    state.allocator.free(normOut);
-  }
-  stackBackward(state, kept, gradHidden);
+  stackBackward(state, kept, replayLoss(state, normOut));
 }
 
 /**
@@ -201,31 +197,6 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     layerSequenceReplayed(setup) &&
     (setup.optimizer === 'adamw' || setup.optimizer === 'adamw_fused')
   );
-}
-
-/**
- * TRL SFTTrainer's chunked_nll as terms/chunked-nll-replay.ts replays it: a plain token loss, with the head's weight in
- * the compute dtype (an fp32 head under autocast is cast per chunk, which the replay does not follow).
- */
-function chunkedNllReplayed(ctx: EstimateContext): boolean {
-  const { mode, embeddingBytes } = ctx.dtypes;
-  return ctx.setup.loss === 'chunked-nll' && plainTokenLoss(ctx) && !(mode === 'amp' && embeddingBytes === 4);
-}
-
-/** chunked_nll's sizes for a micro-batch of `tokens` tokens (undefined for the other losses). */
-function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number): ChunkedNllShape | undefined {
-  if (ctx.setup.loss !== 'chunked-nll') return undefined;
-  const a = ctx.model.arch;
-  const rows = tokens / ctx.setup.seq_len;
-  return {
-    validTokens: tokens - rows,
-    halfPerToken: a.vocab * ctx.dtypes.computeBytes,
-    fp32PerToken: a.vocab * 4,
-    hiddenPerToken: a.hidden * Math.max(ctx.dtypes.computeBytes, ctx.dtypes.denseBytes),
-    shiftedCopy: rows > 1,
-    softcap: a.finalLogitSoftcap,
-    headGrad,
-  };
 }
 
 /** Whether the two-step replay is meant for the setup (its plan may still find a layer it cannot walk). */
