@@ -30,12 +30,13 @@ import {
   type Alive,
   allocatorCapacity,
   blasWorkspaceAt,
+  chunkedNllKey,
+  chunkedNllShape,
   embeddingBackward,
   fsdpStepReplayed,
   layerBackward,
   layerForward,
   layerRecompute,
-  lossForwardBackward,
   replayedMicroBatches,
   replayLossAndOffload,
   type ReplayParameter,
@@ -46,6 +47,7 @@ import {
   type StepState,
   walkLayerParameters,
 } from './step-replay';
+import { replayLoss } from './chunked-nll-replay';
 import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
 import {
@@ -235,6 +237,7 @@ const fsdp1Replays = resumableReplay(
         p.prefetch,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
+        chunkedNllKey(p.chunkedNll),
         p.capacity,
       ].join('|'),
   },
@@ -405,26 +408,17 @@ function trainingStep(state: Fsdp1State, index: number): void {
   }
   const normOut = compute.malloc(plan.hidden);
   compute.free(input);
-  // The root's post-forward keeps its buffer (the root is not resharded after forward) but drops an offloaded copy,
-  // whose work is done by the time the loss is computed.
   let rootUnit = root;
-  if (root.copy) {
-    state.preUnshard.free(root.copy);
-    rootUnit = { buffer: root.buffer, copy: undefined };
-  }
-  // The root's pre-backward: under CPU offload its shard is copied again; BACKWARD_PRE gathers the last layer.
-  if (plan.offload) {
-    const again = unshardCopy(state, state.root);
-    if (again) rootUnit = { buffer: root.buffer, copy: again };
-  }
-  if (plan.prefetch === 'pre' && plan.layers > 0) state.prefetched = unshardUnit(state, state.layer);
-  // The backward's frees on the unshard stream wait for its next request from the second step on (runsAhead).
-  state.unshard.flush();
-  state.unshard.ahead = runsAhead(plan, index);
-  let gradHidden = lossForwardBackward(step);
+  // The root's post-forward and pre-backward; TRL's chunked loss runs inside the model's forward, before them.
+  const rootHooks = (): void => {
+    rootUnit = rootPostForwardAndPreBackward(state, root, index);
+  };
+  if (plan.chunkedNll) step.backwardStart = rootHooks;
+  else rootHooks();
+  let gradHidden = replayLoss(step, normOut);
+  step.backwardStart = undefined;
   const rootGrads = step.grads;
   step.grads = [];
-  compute.free(normOut);
   for (let l = plan.layers - 1; l >= 0; l--) gradHidden = layerStep(state, l, kept[l], gradHidden);
   step.grads = rootGrads;
   embeddingBackward(step);
@@ -433,6 +427,29 @@ function trainingStep(state: Fsdp1State, index: number): void {
   state.unshard.flush();
   state.unshard.ahead = true;
   state.preUnshard.flush();
+}
+
+/**
+ * The root's post-forward keeps its buffer (the root is not resharded after forward) but drops an offloaded copy, whose
+ * work is done by the time the loss is computed. Its pre-backward: under CPU offload its shard is copied again;
+ * BACKWARD_PRE gathers the last layer. Returns the root unit as the backward holds it.
+ */
+function rootPostForwardAndPreBackward(state: Fsdp1State, root: Unsharded, index: number): Unsharded {
+  const plan = state.plan;
+  let rootUnit = root;
+  if (root.copy) {
+    state.preUnshard.free(root.copy);
+    rootUnit = { buffer: root.buffer, copy: undefined };
+  }
+  if (plan.offload) {
+    const again = unshardCopy(state, state.root);
+    if (again) rootUnit = { buffer: root.buffer, copy: again };
+  }
+  if (plan.prefetch === 'pre' && plan.layers > 0) state.prefetched = unshardUnit(state, state.layer);
+  // The backward's frees on the unshard stream wait for its next request from the second step on (runsAhead).
+  state.unshard.flush();
+  state.unshard.ahead = runsAhead(plan, index);
+  return rootUnit;
 }
 
 /**
@@ -570,11 +587,13 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     state: 0,
   });
   const tokens = forward.tokens;
+  const embedding = parameter(inv.embedding);
+  const head = inv.head > 0 ? parameter(inv.head) : undefined;
   return {
-    embedding: parameter(inv.embedding),
+    embedding,
     layer,
     layers: forward.layers,
-    head: inv.head > 0 ? parameter(inv.head) : undefined,
+    head,
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
@@ -583,6 +602,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     ...replayLossAndOffload(ctx, tokens),
+    chunkedNll: chunkedNllShape(ctx, tokens, (head ?? embedding).grad),
     world,
     root: { numel: rootElements, trained: full ? rootElements : 0, pieces: full ? pieces(rootParameters) : [] },
     layerUnit: {

@@ -293,8 +293,8 @@ export function expertsReplayed(ctx: EstimateContext): boolean {
  * What the FSDP step replays (terms/fsdp1-step-cache.ts, terms/fsdp2-step-cache.ts) stand for in common: FSDP
  * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or
  * plain LoRA (no quantization, no DoRA) of a dense decoder, or of an MoE one whose experts the replays follow
- * (expertsReplayed) and FSDP2 does not pad, with transformers' loss or a fused one (under FSDP2 TRL's chunked_nll too)
- * and torch AdamW, with or without a
+ * (expertsReplayed) and FSDP2 does not pad, with transformers' loss, a fused one or TRL's chunked_nll and torch AdamW,
+ * with or without a
  * deferred gradient sync (the replays run its micro-batches); no tensor or pipeline parallelism, expandable segments,
  * activation offloading without full checkpointing, optimizer in backward or selective checkpointing.
  */
@@ -312,7 +312,7 @@ export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLo
     ctx.sharding.shardParams === ctx.layout.world &&
     (setup.method === 'full' || lora) &&
     quantization &&
-    (setup.loss === 'full' || fusedTokenLoss(ctx) || (setup.fsdp_version === 2 && chunkedNllReplayed(ctx))) &&
+    (setup.loss === 'full' || fusedTokenLoss(ctx) || chunkedNllReplayed(ctx)) &&
     expertsReplayed(ctx) &&
     fsdp2ExpertPadding(ctx, ctx.sharding.shardParams) === 1 &&
     ctx.model.lmHead &&
