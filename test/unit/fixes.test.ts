@@ -1583,6 +1583,22 @@ describe('fixes: corpus files as before-texts (needs ../shared/corpus)', () => {
     'torchtune-yaml': [{ micro_batch_size: 1 }, { gradient_checkpointing: 'full' }],
     'hf-yaml': [{ micro_batch_size: 1 }, { gradient_checkpointing: 'full' }],
   };
+  /** Applies one change to a corpus file; false where the change is reported unsupported (with its reason). */
+  const checkEdit = (name: string, text: string, format: Format, c: Record<string, unknown>): boolean => {
+    const f = fixFile(name, text, format);
+    const plan = editsForChanges(toChanges(c), [f], name);
+    if (plan.unsupported.length > 0) {
+      for (const u of plan.unsupported) assert.ok(u.reason.length > 10, `${name}: a reason for ${u.key}`);
+      return false;
+    }
+    const after = applyEditData(text, plan.edits);
+    const facts = analyzeAs(format, after);
+    const errs = (x: ConfigFacts): number => x.problems.filter((p) => p.code === 'syntax-error').length;
+    assert.ok(errs(facts) <= errs(f.facts), `${name}: no new syntax errors`);
+    for (const [k, v] of Object.entries(c))
+      assert.ok(showsValue(facts, k, v, format), `${name}: ${k} = ${JSON.stringify(v)}\n${after}`);
+    return true;
+  };
   it('supported changes re-analyze to the requested values, or are reported with a reason', function () {
     if (!shared) this.skip();
     const root = path.join(shared!, 'corpus');
@@ -1591,21 +1607,7 @@ describe('fixes: corpus files as before-texts (needs ../shared/corpus)', () => {
       const format = dir.name as Format;
       for (const name of fs.readdirSync(path.join(root, dir.name))) {
         const text = fs.readFileSync(path.join(root, dir.name, name), 'utf8');
-        for (const c of CASES[format] ?? []) {
-          const f = fixFile(name, text, format);
-          const plan = editsForChanges(toChanges(c), [f], name);
-          if (plan.unsupported.length > 0) {
-            for (const u of plan.unsupported) assert.ok(u.reason.length > 10, `${name}: a reason for ${u.key}`);
-            continue;
-          }
-          const after = applyEditData(text, plan.edits);
-          const facts = analyzeAs(format, after);
-          const errs = (x: ConfigFacts): number => x.problems.filter((p) => p.code === 'syntax-error').length;
-          assert.ok(errs(facts) <= errs(f.facts), `${name}: no new syntax errors`);
-          for (const [k, v] of Object.entries(c))
-            assert.ok(showsValue(facts, k, v, format), `${name}: ${k} = ${JSON.stringify(v)}\n${after}`);
-          checked++;
-        }
+        for (const c of CASES[format] ?? []) if (checkEdit(name, text, format, c)) checked++;
       }
     }
     assert.ok(checked > 40, `checked ${checked} corpus edits`);
