@@ -592,6 +592,14 @@ def suite_accelerate():
     # full_tensor() where it is a DTensor (trl/trainer/sft_trainer.py _patch_chunked_ce_lm_head).
     out["llama-sft-fsdp2-w4-full-amp-ckpt"] = fsdp(2, 4, runner="sft", **amp, **ckpt, **sft)
     out["llama-sft-fsdp1-w4-full-amp-ckpt"] = fsdp(1, 4, runner="sft", **amp, **ckpt, **sft, fsdp_backward_prefetch="none")
+    # A tied head (the tail unit holds the embedding), CPU offload, and LoRA under FSDP1; the Gemma run's twin through
+    # the HF Trainer (transformers' loss).
+    out["gemma3-sft-fsdp2-w4-full-amp-ckpt"] = fsdp(2, 4, "gemma3", runner="sft", **amp, **ckpt, **sft)
+    out["gemma3-fsdp2-w4-full-amp-ckpt"] = fsdp(2, 4, "gemma3", **amp, **ckpt)
+    out["llama-sft-fsdp2-w2-lora-bf16-ckpt-offload"] = fsdp(2, 2, runner="sft", **half, **ckpt, **off, **sft, method="lora",
+                                                            lora=LORA_QV)
+    out["qwen3-sft-fsdp1-w4-lora-bf16-ckpt"] = fsdp(1, 4, "qwen3", runner="sft", **half, **ckpt, **sft, method="lora",
+                                                    lora=lora("qwen3", LORA_QV), fsdp_backward_prefetch="none")
     # FSDP1 through Accelerate's plugin, as transformers 5 still offers it (fsdp_config version 1): the trainer's
     # defaults (use_orig_params, no backward prefetch), and PEFT's QLoRA + FSDP recipe without the 4-bit base.
     out["llama-fsdp1-w4-full-amp"] = fsdp(1, 4, **amp, fsdp_backward_prefetch="none")
