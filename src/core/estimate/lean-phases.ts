@@ -20,7 +20,26 @@ export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of
  * that ends in a norm after its MLP opens its backward with that norm's, beside all it saved (outputNormWorkingBytes).
  */
 export function lastLayerWorkingBytes(ctx: EstimateContext, terms: StageTerms): number {
-  return Math.max(terms.activations.layer.outputNormWorkingBytes ?? 0, lastLayerOwnWorkingBytes(ctx, terms));
+  return opensWithOutputNorm(ctx, terms)
+    ? (terms.activations.layer.outputNormWorkingBytes ?? 0)
+    : lastLayerOwnWorkingBytes(ctx, terms);
+}
+
+/**
+ * Whether the last layer's backward is highest where its output norm opens it: before any of its weight gradients, so
+ * FSDP's unsharded gradients of its unit (StageTerms.unitGradients) are not made yet there, while its own working set
+ * comes with them (CPU truth accelerate/gemma3-sft-fsdp2-w4-full-amp-ckpt: Gemma 3's post_feedforward_layernorm's
+ * PowBackward0 beside no gradient of the layer).
+ */
+export function opensWithOutputNorm(ctx: EstimateContext, terms: StageTerms): boolean {
+  const norm = terms.activations.layer.outputNormWorkingBytes ?? 0;
+  return norm > lastLayerOwnWorkingBytes(ctx, terms) + (terms.unitGradients?.bytes ?? 0);
+}
+
+/** FSDP's gradients through the last layer's backward: none of its unit's where its output norm opens it. */
+export function gradientsAtLastLayer(ctx: EstimateContext, terms: StageTerms): Component[] {
+  const unit = terms.unitGradients;
+  return unit && opensWithOutputNorm(ctx, terms) ? terms.gatheredGrads.filter((c) => c !== unit) : terms.gatheredGrads;
 }
 
 /** The last layer's backward working set at its largest op, its own gradients included where they come first. */
@@ -213,7 +232,8 @@ export function leanPhases(
   const headHeldSum = terms.headHeldInBackward ? hgSum : 0;
   const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
   const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
-  const atLast = pSum + headGradB + unsyncedAll + gLast + headHeldSum + ggSum + act + held + castSum + inLastLayer;
+  const ggLast = tot(gradientsAtLastLayer(ctx, terms));
+  const atLast = pSum + headGradB + unsyncedAll + gLast + headHeldSum + ggLast + act + held + castSum + inLastLayer;
   // Inside a layer's recompute: its high point and the gradients in flight instead of the layer, its working set and a
   // dequantized weight (the recompute's sequence makes it where its matmul runs).
   const peak = terms.activations.checkpointedLayer;

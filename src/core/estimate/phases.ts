@@ -16,7 +16,14 @@ import type { GatheredAt } from '../terms/sharding-buffers';
 import type { HeldStepOutputs } from '../terms/previous-step';
 import type { Fsdp2RootGradient } from '../terms/fsdp2-root-gradient';
 import { gatherPoolCapacity, type GatherInFlight } from '../terms/zero3-gathered';
-import { forwardLayerBytes, lastLayerWorkingBytes, leanPhases, LOSS_BACKWARD_NOTE } from './lean-phases';
+import {
+  forwardLayerBytes,
+  gradientsAtLastLayer,
+  lastLayerWorkingBytes,
+  leanPhases,
+  LOSS_BACKWARD_NOTE,
+  opensWithOutputNorm,
+} from './lean-phases';
 import { lossTemporaries } from './loss-temporaries';
 import { checkpointSavePhase, evaluationPhase, firstStepPhase, generationPhase } from './other-phases';
 
@@ -33,6 +40,8 @@ export interface StageTerms {
   /** The gathered layer units at the loss and in the backward (FSDP reshards each layer after its forward). */
   readonly gatheredAt: GatheredAt;
   readonly gatheredGrads: Component[];
+  /** Of `gatheredGrads`, FSDP's unsharded gradients of one layer unit, made in that layer's backward. */
+  readonly unitGradients?: Component;
   /** Of `gatheredGrads`, what exists from the backward's start, the loss's backward included (ZeRO-1/2's buckets). */
   readonly backwardStart: Component[];
   readonly headGather: Component[];
@@ -287,21 +296,24 @@ function forwardLayerTemporaries(ctx: EstimateContext, terms: StageTerms): Compo
  */
 function workingComponents(ctx: EstimateContext, terms: StageTerms): { working: Component; lastWorking: Component } {
   const { layer } = terms.activations;
-  const workingOf = (bytes: number, withMlpGradients: boolean): Component =>
+  const workingOf = (bytes: number, note: string): Component =>
     comp(
       ctx,
       'backward-working',
       'Backward working set of one layer',
       bytes,
-      () =>
-        'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients' +
-        (withMlpGradients ? " (the attention's or mixer's with the MLP's weight gradients, made before it)" : ''),
+      () => 'gradients of the largest intermediates of one layer (MLP or attention) + residual stream gradients' + note,
       () => ({}),
     );
-  const working = workingOf(layer.backwardWorkingBytes, false);
+  const working = workingOf(layer.backwardWorkingBytes, '');
   const lastBytes = lastLayerWorkingBytes(ctx, terms);
+  const lastNote = opensWithOutputNorm(ctx, terms)
+    ? " (the layer's output norm opens its backward: its gradient's temporaries beside all the layer saved)"
+    : " (the attention's or mixer's with the MLP's weight gradients, made before it)";
   const lastWorking =
-    lastBytes === layer.backwardWorkingBytes ? working : workingOf(lastBytes, lastBytes > layer.backwardWorkingBytes);
+    lastBytes === layer.backwardWorkingBytes
+      ? working
+      : workingOf(lastBytes, lastBytes > layer.backwardWorkingBytes ? lastNote : '');
   return { working, lastWorking };
 }
 
@@ -392,7 +404,7 @@ function backwardCandidates(
     ...unsyncedAll,
     ...gatheredAt.lastLayer,
     ...headHeld,
-    ...gatheredGrads,
+    ...gradientsAtLastLayer(ctx, terms),
     actComp,
     ...maskHeld,
     ...castComp,

@@ -235,6 +235,7 @@ function stagePhases(
     gathered,
     gatheredAt,
     gatheredGrads,
+    unitGradients: sharding.unitGradients,
     backwardStart,
     headGather,
     headHeldInBackward: sharding.headHeldInBackward,

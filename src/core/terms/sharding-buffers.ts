@@ -170,6 +170,8 @@ export function shardingBuffers(
   /** ZeRO-3: the flat buffers of its prefetches, beside the gathered parameters on the all-gather stream. */
   gatherInFlight: GatherInFlight;
   gatheredGrads: Component[];
+  /** Of `gatheredGrads`, FSDP's unsharded gradients of one layer unit (made in that layer's backward). */
+  unitGradients: Component | undefined;
   /** ZeRO-1/2's contiguous gradient buckets where DeepSpeed makes them before the loss's backward (before 0.18.2). */
   backwardStart: Component[];
   headGather: Component[];
@@ -190,6 +192,7 @@ export function shardingBuffers(
   let gatheredAt: GatheredAt | undefined;
   let gatherInFlight: GatherInFlight = { layer: 0, atLoss: 0 };
   const gatheredGrads: Component[] = [];
+  let unitGradients: Component | undefined;
   if (zero === 3) {
     const z3 = zero3Gathered(ctx, st, zb, { blockUnit, ...width });
     gathered.push(z3.gathered);
@@ -223,6 +226,7 @@ export function shardingBuffers(
     gathered.push(...f.gathered);
     gatheredAt = f.gatheredAt;
     gatheredGrads.push(f.unitGradients);
+    unitGradients = f.unitGradients;
     gatherInFlight = fsdp2InFlight(ctx, st, unit);
   }
   const { headGather, chunkedLossHead } = outputHeadGather(ctx, st, zb);
@@ -232,6 +236,7 @@ export function shardingBuffers(
     gatheredAt: gatheredAt ?? { forwardEnd: gathered, loss: gathered, lastLayer: gathered, firstLayer: gathered },
     gatherInFlight,
     gatheredGrads,
+    unitGradients,
     backwardStart: zero >= 1 && zero < 3 && bucketsBeforeLoss(setup) ? buckets.backward : [],
     headGather,
     headHeldInBackward: headGather.length > 0 && (ctx.sharding.rootUnit || chunkedLossHead),
