@@ -1,15 +1,15 @@
-// TRL SFTTrainer's loss_type "chunked_nll" in the allocation replays (terms/two-step-cache.ts, fsdp2-step-cache.ts):
-// the order in which its tensors are allocated and freed, as trl/trainer/sft_trainer.py runs them. It runs inside the
-// model's patched forward: the training loop's backward hooks (FSDP2's root pre-backward) follow its chunks' forward.
-// _chunked_cross_entropy_loss copies the
-// shifted hidden states (`hidden_states[..., :-1, :].reshape(-1, H)`, a copy when there is more than one row), packs
-// the valid tokens (`hidden[order]`, a second copy; the first is freed when the name is rebound) and calls _chunk on
-// 256 of them at a time under torch.utils.checkpoint.checkpoint(use_reentrant=False), which keeps only the chunk's
-// inputs. _chunk: the chunk's logits in the compute dtype, their fp32 upcast (the 16-bit product freed), Gemma's
-// soft-cap (`cap * tanh(logits / cap)`), log_softmax, its exp and the entropy product. In backward each chunk, last
-// first, is recomputed (log_softmax's output and tanh's kept), then the gradients run back through the chain, one fp32
-// chunk tensor replacing the other, to the 16-bit logits' gradient, the head's weight gradient (a full fine-tune) and
-// the chunk's hidden gradient, which SliceBackward writes into zeros of the packed size, accumulated into the first.
+// TRL SFTTrainer's loss_type "chunked_nll" in the allocation replays (terms/two-step-cache.ts, fsdp1-step-cache.ts,
+// fsdp2-step-cache.ts): the order in which its tensors are allocated and freed, as trl/trainer/sft_trainer.py runs
+// them. It runs inside the model's patched forward: the training loop's backward hooks (FSDP's root pre-backward)
+// follow its chunks' forward. _chunked_cross_entropy_loss copies the shifted hidden states
+// (`hidden_states[..., :-1, :].reshape(-1, H)`, a copy when there is more than one row), packs the valid tokens
+// (`hidden[order]`, a second copy; the first is freed when the name is rebound) and calls _chunk on 256 of them at a
+// time under torch.utils.checkpoint.checkpoint(use_reentrant=False), which keeps only the chunk's inputs. _chunk: the
+// chunk's logits in the compute dtype, their fp32 upcast (the 16-bit product freed), Gemma's soft-cap
+// (`cap * tanh(logits / cap)`), log_softmax, its exp and the entropy product. In backward each chunk, last first, is
+// recomputed (log_softmax's output and tanh's kept), then the gradients run back through the chain, one fp32 chunk
+// tensor replacing the other, to the 16-bit logits' gradient, the head's weight gradient (a full fine-tune) and the
+// chunk's hidden gradient, which SliceBackward writes into zeros of the packed size, accumulated into the first.
 // Checked block by block against the H100 histories of TRL 1.13 SFT (tools/truth/FINDINGS.md §39). Pure arithmetic;
 // no I/O.
 // Docs: docs/estimate/runtime.md

@@ -397,24 +397,18 @@ function tailUnitHead(ctx: EstimateContext): Component {
   const { arch: a } = ctx.model;
   const { half } = ctx.dtypes;
   const headParams = tailHeadParams(ctx);
-  if (!headModuleRuns(ctx)) {
-    return comp(
-      ctx,
-      'gathered-params',
-      "FSDP2 tail unit (final norm + output head) unsharded through TRL's chunked loss",
-      headParams * half,
-      () =>
-        `V x h / TP = ${formatCount(headParams)} params x ${half} B (gathered by the final norm's pre-forward; the ` +
-        'chunked loss reads the unsharded weight)',
-      () => ({ vocab: a.vocab, hidden: a.hidden }),
-    );
-  }
+  const chunked = !headModuleRuns(ctx);
+  const held = chunked ? "through TRL's chunked loss" : 'from its forward to its backward';
   return comp(
     ctx,
     'gathered-params',
-    'FSDP2 tail unit (final norm + output head) unsharded from its forward to its backward',
+    `FSDP2 tail unit (final norm + output head) unsharded ${held}`,
     headParams * half,
-    () => `V x h / TP = ${formatCount(headParams)} params x ${half} B (tail unit: not resharded after forward)`,
+    () =>
+      `V x h / TP = ${formatCount(headParams)} params x ${half} B ` +
+      (chunked
+        ? "(gathered by the final norm's pre-forward; the chunked loss reads the unsharded weight)"
+        : '(tail unit: not resharded after forward)'),
     () => ({ vocab: a.vocab, hidden: a.hidden }),
   );
 }

@@ -294,9 +294,9 @@ export function expertsReplayed(ctx: EstimateContext): boolean {
  * FULL_SHARD over every rank (FSDP2 over one too: H100 truth at world size 1, reserved +3.2 %), a full fine-tune or
  * plain LoRA (no quantization, no DoRA) of a dense decoder, or of an MoE one whose experts the replays follow
  * (expertsReplayed) and FSDP2 does not pad, with transformers' loss, a fused one or TRL's chunked_nll and torch AdamW,
- * with or without a
- * deferred gradient sync (the replays run its micro-batches); no tensor or pipeline parallelism, expandable segments,
- * activation offloading without full checkpointing, optimizer in backward or selective checkpointing.
+ * with or without a deferred gradient sync (the replays run its micro-batches); no tensor or pipeline parallelism,
+ * expandable segments, activation offloading without full checkpointing, optimizer in backward or selective
+ * checkpointing.
  */
 export function fsdpStepReplayed(ctx: EstimateContext, forward: { readonly hasLoss: boolean }): boolean {
   const setup = ctx.setup;
@@ -452,7 +452,7 @@ export function chunkedNllReplayed(ctx: EstimateContext): boolean {
 }
 
 /** chunked_nll's sizes for a micro-batch of `tokens` tokens (undefined for the other losses). */
-export function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number): ChunkedNllShape | undefined {
+function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: number): ChunkedNllShape | undefined {
   if (ctx.setup.loss !== 'chunked-nll') return undefined;
   const a = ctx.model.arch;
   const rows = tokens / ctx.setup.seq_len;
@@ -466,10 +466,6 @@ export function chunkedNllShape(ctx: EstimateContext, tokens: number, headGrad: 
     headGrad,
   };
 }
-
-/** The memo key's part for a plan's chunked_nll sizes. */
-export const chunkedNllKey = (shape: ChunkedNllShape | undefined): string =>
-  shape ? Object.values(shape).join('/') : '-';
 
 /**
  * Whether a layer's replayed sequence stands for the run's: full or no checkpointing (selective checkpointing keeps
@@ -495,13 +491,18 @@ export function replayedMicroBatches(ctx: EstimateContext): number {
   return ctx.sharding.deferredGradSync ? Math.min(ctx.setup.gradient_accumulation_steps, 2) : 1;
 }
 
-/** The loss and offloading fields of a replay's shape, for the plans to spread in (both undefined when not run). */
+/**
+ * The loss and offloading fields of a replay's shape, for the plans to spread in (each undefined when not run); `headGrad`
+ * is the bytes of the output head's gradient as the replay makes it (TRL's chunks add theirs into it).
+ */
 export function replayLossAndOffload(
   ctx: EstimateContext,
   tokens: number,
-): Pick<StepShape, 'fusedLoss' | 'offloadedInputs'> {
+  headGrad: number,
+): Pick<StepShape, 'fusedLoss' | 'chunkedNll' | 'offloadedInputs'> {
   return {
     fusedLoss: fusedTokenLoss(ctx) ? fusedLossSizes(lossPlan(ctx, tokens)) : undefined,
+    chunkedNll: chunkedNllShape(ctx, tokens, headGrad),
     offloadedInputs: ctx.setup.activation_offloading && ctx.setup.gradient_checkpointing === 'full' ? true : undefined,
   };
 }
@@ -523,9 +524,13 @@ export function stepShapeKey(p: StepShape): string {
 }
 
 /** The memo key's part for the fields replayLossAndOffload sets. */
-export function lossAndOffloadKey(shape: Pick<StepShape, 'fusedLoss' | 'offloadedInputs'>): string {
+export function lossAndOffloadKey(shape: Pick<StepShape, 'fusedLoss' | 'chunkedNll' | 'offloadedInputs'>): string {
   const f = shape.fusedLoss;
-  return `${f ? `${f.inputGrad}/${f.tokenLosses}/${f.chunkLogits}` : '-'}/${+(shape.offloadedInputs ?? false)}`;
+  const c = shape.chunkedNll;
+  return (
+    `${f ? `${f.inputGrad}/${f.tokenLosses}/${f.chunkLogits}` : '-'}/${c ? Object.values(c).join('/') : '-'}/` +
+    `${+(shape.offloadedInputs ?? false)}`
+  );
 }
 
 /**

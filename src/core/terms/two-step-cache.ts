@@ -25,9 +25,7 @@ import type { StageForward } from './forward-cache';
 import {
   allocatorCapacity,
   allParts,
-  chunkedNllKey,
   chunkedNllReplayed,
-  chunkedNllShape,
   expertsReplayed,
   fusedTokenLoss,
   layerSequenceReplayed,
@@ -95,7 +93,6 @@ const twoStepReplays = resumableReplay(
         p.buckets.rebuilt.join(','),
         p.headCopy ?? 0,
         +(p.logitSoftcap ?? false),
-        chunkedNllKey(p.chunkedNll),
         p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
         p.capacity,
       ].join('|'),
@@ -242,8 +239,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
-    chunkedNll: chunkedNllShape(ctx, tokens, (head ?? embedding).grad),
-    ...replayLossAndOffload(ctx, tokens),
+    ...replayLossAndOffload(ctx, tokens, (head ?? embedding).grad),
     shiftedLoss: shiftedLoss(ctx),
     logitSoftcap: setup.loss === 'full' && a.finalLogitSoftcap,
     // Autocast casts an fp32 head's weight for the logits' matmul, which keeps the copy for the hidden state's gradient.

@@ -325,7 +325,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
-    ...replayLossAndOffload(ctx, tokens),
+    ...replayLossAndOffload(ctx, tokens, (head ?? embedding).grad),
     shiftedLoss: shiftedLoss(ctx),
     stage,
     weightShards: stage === 3 ? world : 1,
