@@ -305,6 +305,34 @@ export class PythonFile {
 
   // ---- Static evaluation ----
 
+  /**
+   * An f-string whose replacements are plain names or expressions of a known str or bool, without a conversion
+   * or a format spec (`f"checkpoints/{MODEL_NAME}/model_config.yaml"`): the string Python formats. Anything else is
+   * formatted at run time.
+   */
+  private evalFormatString(node: SyntaxNode, t: string, depth: number): Val {
+    const runtime: Val = { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
+    const parts: string[] = [];
+    let template = '';
+    let at = node.from;
+    for (let r = node.firstChild; r; r = r.nextSibling) {
+      if (r.name !== 'FormatReplacement') continue;
+      if (r.getChild('FormatConversion') || r.getChild('FormatSpec')) return runtime;
+      const expr = r.firstChild?.nextSibling;
+      const v = expr && expr.name !== '}' ? this.evalNode(expr, depth + 1) : undefined;
+      if (v?.k !== 'lit') return runtime;
+      const text = formatted(v.v);
+      if (text === undefined) return runtime;
+      template += this.text.slice(at, r.from) + `\uE000${parts.length}\uE001`;
+      parts.push(text);
+      at = r.to;
+    }
+    const s = pyString(template + this.text.slice(at, node.to));
+    if (s === undefined) return runtime;
+    const braces = s.replace(/\{\{/g, '{').replace(/\}\}/g, '}');
+    return { k: 'lit', v: braces.replace(/\uE000(\d+)\uE001/g, (_, i: string) => parts[Number(i)]) };
+  }
+
   evalNode(node: SyntaxNode, depth: number): Val {
     if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
     const t = this.text.slice(node.from, node.to);
@@ -324,14 +352,7 @@ export class PythonFile {
           : { k: 'lit', v: s };
       }
       case 'FormatString':
-        if (node.getChild('FormatReplacement'))
-          return { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
-        {
-          const s = pyString(t);
-          return s === undefined
-            ? { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` }
-            : { k: 'lit', v: s.replace(/\{\{/g, '{').replace(/\}\}/g, '}') };
-        }
+        return this.evalFormatString(node, t, depth);
       case 'ContinuedString': {
         let acc = '';
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
@@ -794,4 +815,14 @@ export class PythonFile {
     }
     return lo + 1;
   }
+}
+
+/**
+ * How an f-string formats a value without a spec: str() of a string or a bool. A number is left unknown: the evaluated
+ * value no longer tells 2 from 2.0, which Python formats apart.
+ */
+function formatted(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return undefined;
 }

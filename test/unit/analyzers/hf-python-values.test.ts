@@ -5,7 +5,14 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline } from '../../../src/analyzers/pipeline';
-import { isUnknown, type CanonicalKey, type ConfigFacts, type Fact } from '../../../src/analyzers/facts';
+import {
+  isUnknown,
+  type CanonicalKey,
+  type ConfigFacts,
+  type Fact,
+  type FactValue,
+  type Unknown,
+} from '../../../src/analyzers/facts';
 
 function facts(r: ConfigFacts, key: CanonicalKey): Fact[] {
   return r.facts.filter((f) => f.key === key);
@@ -29,6 +36,26 @@ describe("hf-python: the script's own values", () => {
     );
     assert.equal(last(r, 'loraR')?.value, 16);
     assert.equal(last(r, 'loraAlpha')?.value, 8);
+  });
+
+  it('an f-string of known strings is formatted; a format spec, a conversion or a number leaves it to run time', () => {
+    const model = (expr: string): FactValue | Unknown | undefined =>
+      last(
+        analyzeHfPython(
+          ['ORG = "meta-llama"', 'SIZE = "8B"', 'N = 8', `AutoModelForCausalLM.from_pretrained(${expr})`, ''].join(
+            '\n',
+          ),
+        ),
+        'model',
+      )?.value;
+    assert.equal(model('f"{ORG}/Llama-3.1-{SIZE}"'), 'meta-llama/Llama-3.1-8B');
+    assert.equal(model("f'{ORG}/{{x}}'"), 'meta-llama/{x}');
+    assert.equal(model('rf"{ORG}\\n"'), 'meta-llama\\n');
+    // 8 and 8.0 are the same number once evaluated; Python formats them apart.
+    for (const runtime of ['f"{ORG}/Llama-3.1-{N}B"', 'f"{ORG!r}"', 'f"{ORG:>12}"', 'f"{os.environ[\'M\']}"']) {
+      const v = model(runtime);
+      assert.ok(v !== undefined && isUnknown(v), runtime);
+    }
   });
 
   it('argparse defaults, a module constant as the default: the model and the sequence length, located at the default', () => {
