@@ -97,6 +97,7 @@ export type CanonicalKey =
   | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
   | 'loopKeepsOutputs' // boolean | 'step': a loop keeps the step's outputs until the next forward ('step': released after the backward)
   | 'longestBatchFirst' // boolean: the loop runs its longest batch first (Lit-GPT's scripts: longest_seq_ix if iter_num == 0)
+  | 'modelCode' // 'transformers' | 'litgpt': whose model code runs (a script that builds LitGPT's own GPT)
   | 'useCache' // boolean: transformers' use_cache in the training forward (from_pretrained use_cache=, model.config.use_cache =)
   | 'preference' // preference objective: 'dpo' (paired, with a reference: a frozen copy, or the model with
   // adapters off under PEFT) | 'kto' (unpaired, with a reference and a KL batch) | 'reference-free' (ORPO, SimPO,

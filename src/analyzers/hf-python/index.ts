@@ -41,6 +41,7 @@ import {
 } from './calls';
 import { loopFacts, trainingLoop } from './loop';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
+import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
@@ -152,7 +153,13 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   const parts = callee.split('.');
   const last = parts[parts.length - 1];
   const calleeNode = c.firstChild!;
-  if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {
+  if (isLitgptConfigCall(file, parts)) {
+    litgptModelCall(file, c);
+  } else if (last === 'Fabric') {
+    fabricCall(file, c);
+  } else if (last === 'connect' && parts.length >= 2 && importsLitgpt(file.text)) {
+    dataConnect(file, c);
+  } else if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {
     const tool: Tool = TRL_CONFIGS.has(last) || parts[0] === 'trl' ? 'trl' : (file.localArgs.get(last) ?? 'hf-trainer');
     file.tools.add(tool);
     trainingCall(file, c, tool, TRL_CONFIGS.has(last) || file.localArgs.has(last));

@@ -10,6 +10,7 @@ import type { Entry, PythonFile, Val } from './file';
 import { argument, calleeFact } from './calls';
 import { assignedName, children, clip, isModelLoad, span } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
+import { isLitgptModel } from './litgpt-api';
 
 const LOOP = 'pytorch' satisfies Tool;
 
@@ -114,7 +115,7 @@ function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string>
     const parts = file.calleeName(c)?.split('.') ?? [];
     const last = parts[parts.length - 1] ?? '';
     const args = file.args(c).positional;
-    const loaded = isModelLoad(parts);
+    const loaded = isModelLoad(parts) || isLitgptModel(file, parts);
     const wrapped = MODEL_WRAPPERS.has(last) && isModel(args[0]);
     const moved = (last === 'to' || last === 'cuda') && parts.length === 2 && names.has(parts[0]);
     if (loaded || wrapped || moved) {

@@ -144,6 +144,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('batch_lengths', 'batch_lengths'),
   fromDefault('loop_keeps_outputs', 'loop_keeps_outputs'),
   fromDefault('use_cache', 'use_cache'),
+  fromFact('model_code', 'modelCode', (v) => (v === 'litgpt' || v === 'transformers' ? v : undefined)),
   fromDefault('model_code', 'model_code'),
   fromFact('tie_embeddings', 'tieEmbeddings', bool),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
