@@ -122,6 +122,8 @@ function afterWalk(
   allocatorConf(file);
   const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff: [] };
   for (const c of calls) readCall(file, c, walk);
+  // Fabric converts the module it is given after the script loads it: its precision is read after every load.
+  for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
   afterCalls(file, calls, walk.loraSwitchedOff);
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options.
@@ -155,8 +157,6 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   const calleeNode = c.firstChild!;
   if (isLitgptConfigCall(file, parts)) {
     litgptModelCall(file, c);
-  } else if (last === 'Fabric') {
-    fabricCall(file, c);
   } else if (last === 'connect' && parts.length >= 2 && importsLitgpt(file.text)) {
     dataConnect(file, c);
   } else if (HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last)) {

@@ -19,7 +19,7 @@ import {
   litgptModelName,
 } from '../yaml/litgpt';
 import { argument, calleeFact } from './calls';
-import type { Entry, PythonFile } from './file';
+import type { Entry, PythonFile, Val } from './file';
 import { assignedName, span } from './syntax';
 import { boolOf, numberOf } from './values';
 
@@ -66,6 +66,8 @@ export function litgptModelCall(file: PythonFile, call: SyntaxNode): void {
   const arg = argument(args)(how === 'from_file' ? 'path' : how === 'from_checkpoint' ? 'path' : 'name', 0);
   const at = arg ?? calleeEntry(call);
   file.push('modelCode', at, 'litgpt', TOOL);
+  // LitGPT's GPT is made in torch's default dtype; only a 16-bit "-true" Fabric precision converts it.
+  if (!fabricConvertsTo16(file)) file.push('weightsDtype', at, 'fp32', TOOL);
   if (arg) {
     const v = file.valueOf(arg);
     const id = v.k === 'lit' && typeof v.v === 'string' ? modelOf(how, v.v) : undefined;
@@ -141,16 +143,22 @@ export function fabricCall(file: PythonFile, call: SyntaxNode): void {
   if (precision) fabricPrecision(file, precision);
   else if (plugins)
     file.push(
-      'weightsDtype',
+      'mixedPrecision',
       plugins,
       { unknown: 'plugins= may set the precision (a Precision plugin): not read' },
       TOOL,
     );
-  else {
-    const why = `Fabric: precision None is "32-true" (${FABRIC})`;
-    calleeFact(file, call, 'weightsDtype', 'precision', 'fp32', why, TOOL, 'call-default');
-    calleeFact(file, call, 'mixedPrecision', 'precision', 'none', why, TOOL, 'call-default');
-  }
+  else
+    calleeFact(
+      file,
+      call,
+      'mixedPrecision',
+      'precision',
+      'none',
+      `Fabric: precision None is "32-true" (${FABRIC})`,
+      TOOL,
+      'call-default',
+    );
   const devices = arg('devices');
   if (devices) fabricDevices(file, devices);
   const nodes = arg('num_nodes');
@@ -163,18 +171,38 @@ export function fabricCall(file: PythonFile, call: SyntaxNode): void {
   if (strategy) fabricStrategy(file, strategy);
 }
 
+/**
+ * Fabric's precision: "bf16-true" / "16-true" convert the module to 16 bits (HalfPrecision.convert_module); "32-true"
+ * and the "-mixed" ones leave the weights in the dtype they were made or loaded in, the mixed ones under autocast.
+ */
 function fabricPrecision(file: PythonFile, e: Entry): void {
   const v = file.valueOf(e);
-  const raw = v.k === 'lit' ? v.v : undefined;
-  const name = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
-  const pair = name !== undefined ? LITGPT_PRECISION[name] : undefined;
+  const pair = fabricPair(v);
   if (!pair) {
+    const name = v.k === 'lit' ? String(v.v) : undefined;
     const why = name !== undefined ? `${name} is not a Fabric precision VRAM Lens reads` : file.describe(v);
-    file.push('weightsDtype', e, { unknown: why }, TOOL, v);
+    file.push('mixedPrecision', e, { unknown: why }, TOOL, v);
     return;
   }
-  file.push('weightsDtype', e, pair[0], TOOL, v);
+  if (pair[1] === 'none' && pair[0] !== 'fp32') file.push('weightsDtype', e, pair[0], TOOL, v);
   file.push('mixedPrecision', e, pair[1], TOOL, v);
+}
+
+/** [weights dtype, autocast dtype] of a literal Fabric precision ("bf16-mixed", 32, "16-true" ...). */
+function fabricPair(v: Val): readonly [string, string] | undefined {
+  const raw = v.k === 'lit' ? v.v : undefined;
+  const name = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+  return name !== undefined ? LITGPT_PRECISION[name] : undefined;
+}
+
+/** Whether a Fabric call of the script converts the module to 16 bits (a literal "bf16-true" / "16-true"). */
+function fabricConvertsTo16(file: PythonFile): boolean {
+  return file.calls.some((c) => {
+    if (file.calleeName(c)?.split('.').pop() !== 'Fabric') return false;
+    const e = argument(file.args(c))('precision');
+    const pair = e ? fabricPair(file.valueOf(e)) : undefined;
+    return pair !== undefined && pair[1] === 'none' && pair[0] !== 'fp32';
+  });
 }
 
 function fabricDevices(file: PythonFile, e: Entry): void {

@@ -112,13 +112,32 @@ describe("LitGPT's Python API in a script's own loop", () => {
     const runtime = tutorial.replace('f"checkpoints/{MODEL_NAME}/model_config.yaml"', 'args.config_path');
     assert.ok(isUnknown(factOf(analyzeHfPython(runtime), 'model')!.value));
   });
+  it("leaves a transformers model's dtype to its load under Fabric's 32-true and mixed precisions", () => {
+    const hf = (precision: string): string =>
+      [
+        'import lightning as L',
+        'from transformers import AutoModelForCausalLM',
+        `fabric = L.Fabric(devices=2${precision})`,
+        'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=torch.bfloat16)',
+        'for batch in loader:',
+        '    fabric.backward(model(**batch).loss)',
+      ].join('\n');
+    const plain = resolveText('train.py', hf('')).setup!;
+    assert.equal(plain.weights_dtype, 'bf16');
+    assert.equal(plain.mixed_precision, 'none');
+    assert.equal(plain.model_code, 'transformers');
+    const mixed = resolveText('train.py', hf(', precision="bf16-mixed"')).setup!;
+    assert.equal(mixed.weights_dtype, 'bf16');
+    assert.equal(mixed.mixed_precision, 'bf16');
+    assert.equal(resolveText('train.py', hf(', precision="16-true"')).setup!.weights_dtype, 'fp16');
+  });
   it("reads Fabric's registered DeepSpeed names, and leaves the precision to a Precision plugin", () => {
     const z3 = analyzeHfPython(tutorial.replace('strategy="auto"', 'strategy="deepspeed_stage_3_offload"'));
     assert.equal(factOf(z3, 'zeroStage')?.value, 3);
     assert.equal(factOf(z3, 'offloadOptimizer')?.value, 'cpu');
     assert.equal(factOf(z3, 'offloadParams')?.value, 'cpu');
     const plugin = analyzeHfPython(tutorial.replace('strategy="auto"', 'plugins=BitsandbytesPrecision("nf4")'));
-    assert.ok(isUnknown(factOf(plugin, 'weightsDtype')!.value));
+    assert.ok(isUnknown(factOf(plugin, 'mixedPrecision')!.value));
   });
   it('leaves a Fabric strategy it does not model to a warning at the strategy', () => {
     const r = analyzeHfPython(tutorial.replace('strategy="auto"', 'strategy="xla"'));
