@@ -114,6 +114,17 @@ function analyze(ctx: YamlCtx): void {
     if (!ctx.has('seqLen')) ctx.put('seqLen', oldLen, asPosInt);
   }
 
+  // SFTConfig packing: samples concatenated to max_length, told apart by their position ids (from which transformers
+  // builds an attention mask); off, each batch is padded to its longest sample.
+  if (ctx.tool === 'trl') {
+    const packing = top.get('packing');
+    ctx.put('batchLengths', packing, (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : b ? 'fixed' : 'variable';
+    });
+    if (isOn(ctx, packing) && packing) ctx.add('paddedBatches', packing, true);
+  }
+
   // Model loading (TRL ModelConfig; model_init_kwargs for SFTConfig when the model is a string).
   const init = ctx.sub(top.get('model_init_kwargs'));
   const dtype = top.get('dtype') ?? top.get('torch_dtype') ?? init.get('dtype') ?? init.get('torch_dtype');

@@ -226,6 +226,19 @@ describe('analyzeHfYaml', () => {
     assert.equal(dep && text.slice(dep.span.start, dep.span.end), 'max_seq_length');
   });
 
+  it("reads SFTConfig's packing: packed rows fill max_length, unpacked ones are padded to the batch's longest", () => {
+    // philschmid/deep-learning-pytorch-huggingface training/receipes/llama-3-1-8b-qlora.yaml writes `packing: true`.
+    const on = 'model_name_or_path: meta-llama/Llama-3.1-8B\nmax_length: 1024\npacking: true\n';
+    checkFacts(analyzeHfYaml(on), on, [
+      ['batchLengths', 'fixed', 'packing', 'true'],
+      ['paddedBatches', true, 'packing', 'true'],
+    ]);
+    assert.equal(resolveText('sft.yaml', on).setup!.batch_lengths, 'fixed');
+    const off = on.replace('packing: true', 'packing: false');
+    assert.equal(factOf(analyzeHfYaml(off), 'batchLengths')?.value, 'variable');
+    assert.equal(factOf(analyzeHfYaml(off), 'paddedBatches'), undefined);
+  });
+
   it('prefers max_length over max_seq_length', () => {
     const text = 'max_seq_length: 512\nmax_length: 1024\n';
     checkFacts(analyzeHfYaml(text), text, [['seqLen', 1024, 'max_length', '1024']]);
