@@ -205,6 +205,87 @@ function analyze(ctx: YamlCtx): void {
   const gens = top.get('num_generations');
   if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');
   grpoKeys(ctx, top);
+  preferenceKeys(ctx, top);
+}
+
+/** DPOConfig's loss types (trl/trainer/dpo_config.py); sigmoid, hinge and ipo are CPOConfig's too. */
+const DPO_LOSSES = new Set([
+  'sigmoid',
+  'hinge',
+  'ipo',
+  'exo_pair',
+  'nca_pair',
+  'robust',
+  'bco_pair',
+  'sppo_hard',
+  'aot',
+  'aot_pair',
+  'apo_zero',
+  'apo_down',
+  'discopop',
+]);
+/** Keys only DPOConfig has (trl/trainer/dpo_config.py). */
+const DPO_KEYS = [
+  'ref_model_init_kwargs',
+  'reference_free',
+  'precompute_ref_log_probs',
+  'rpo_alpha',
+  'sync_ref_model',
+  'ref_adapter_name',
+  'model_adapter_name',
+  'force_use_ref_model',
+  'use_weighting',
+  'ld_alpha',
+  'f_divergence_type',
+];
+/** Keys only CPOConfig has (SimPO is its loss_type simpo): no reference model. */
+const CPO_KEYS = ['cpo_alpha', 'simpo_gamma'];
+/** Keys only KTOConfig has: unpaired examples, a reference and a KL batch. */
+const KTO_KEYS = ['desirable_weight', 'undesirable_weight'];
+
+/**
+ * A TRL YAML for one of the preference trainers (`trl dpo --config`, alignment-handbook's dpo / orpo recipes): the
+ * objective its keys name. DPOConfig's own keys or loss types say DPO (a reference model; precompute_ref_log_probs
+ * computes its log-probabilities once, rpo_alpha adds the chosen NLL), CPOConfig's say CPO / SimPO (no reference),
+ * KTOConfig's say KTO. beta and max_prompt_length alone are keys of DPO, ORPO, CPO and KTO alike: DPO, the one that
+ * keeps a reference model, is assumed there, as an assumption with its reason.
+ */
+function preferenceKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
+  if (ctx.tool !== 'trl' || ctx.has('rollout') || ctx.has('trlSft') || ctx.has('preference')) return;
+  const present = (k: string): Entry | undefined => {
+    const e = top.get(k);
+    return e && ctx.view(e).t !== 'absent' ? e : undefined;
+  };
+  // Generation keys are the online trainers' (GRPO, RLOO, online DPO), whose rollout resolve/rollout.ts reads.
+  if (present('max_completion_length') || present('use_vllm')) return;
+  const first = (keys: readonly string[]): Entry | undefined => keys.map(present).find((e) => e !== undefined);
+  const lossEntry = present('loss_type');
+  const loss = lossEntry ? strOf(ctx.view(lossEntry))?.trim() : undefined;
+  const kto = first(KTO_KEYS) ?? (loss === 'kto' || loss === 'apo_zero_unpaired' ? lossEntry : undefined);
+  const cpo = first(CPO_KEYS) ?? (loss === 'simpo' ? lossEntry : undefined);
+  const dpo = first(DPO_KEYS) ?? (loss !== undefined && DPO_LOSSES.has(loss) ? lossEntry : undefined);
+  if (kto) ctx.add('preference', kto, 'kto');
+  else if (cpo) {
+    ctx.add('preference', cpo, 'reference-free');
+    ctx.put('cpoAlpha', top.get('cpo_alpha'), asNonNegNumber);
+  } else if (dpo) {
+    const free = present('reference_free');
+    ctx.add('preference', dpo, free && isOn(ctx, free) ? 'reference-free' : 'dpo');
+    const precomputed = present('precompute_ref_log_probs');
+    if (precomputed && isOn(ctx, precomputed)) ctx.add('referenceModel', precomputed, 'precomputed');
+    ctx.put('rpoAlpha', top.get('rpo_alpha'), asNonNegNumber);
+  } else {
+    const shared = present('beta') ?? present('max_prompt_length');
+    // The keys of DPOConfig, ORPOConfig, CPOConfig and KTOConfig alike: DPO, the most memory of them (a reference
+    // model beside the policy), is assumed and said so.
+    if (shared)
+      ctx.addDefault(
+        'preference',
+        shared,
+        'dpo',
+        "beta and max_prompt_length are keys of TRL's DPOConfig, ORPOConfig, CPOConfig and KTOConfig alike: DPO assumed, with its reference model (ORPO and CPO keep none; the script's trainer decides)",
+      );
+  }
 }
 
 /** Keys that only TRL's SFTConfig has: a TRL YAML with one of them is for `trl sft --config`. */

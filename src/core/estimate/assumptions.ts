@@ -63,6 +63,14 @@ export function defaultAssumptions(
     });
   }
 
+  // A preference objective a file's keys imply without naming its trainer (a TRL YAML with beta alone).
+  if (!ctx.lean && setup.preference && prov.preference?.kind === 'default')
+    assumptions.push({
+      key: 'preference',
+      value: `${setup.preference.paired ? 'paired' : 'unpaired'}, reference ${setup.preference.reference}`,
+      source: defaultSource(prov.preference, ''),
+    });
+
   // A pre-quantized checkpoint's quantization comes from its catalog entry (or one derived from its name), not a file.
   const qp = prov.quantization;
   if (!ctx.lean && setup.quantization && qp?.kind === 'catalog') {

@@ -239,6 +239,34 @@ describe('analyzeHfYaml', () => {
     assert.equal(factOf(analyzeHfYaml(off), 'paddedBatches'), undefined);
   });
 
+  it("reads the preference trainer a TRL YAML's keys name: DPO, CPO / SimPO, KTO; beta alone assumes DPO and says so", () => {
+    // philschmid/deep-learning-pytorch-huggingface training/receipes/dpo-llama-3-1-8b.yaml: beta 0.1, loss_type sigmoid.
+    const dpo = 'model_name_or_path: meta-llama/Llama-3.1-8B\nbeta: 0.1\nmax_prompt_length: 768\nloss_type: sigmoid\n';
+    checkFacts(analyzeHfYaml(dpo), dpo, [['preference', 'dpo', 'loss_type', 'sigmoid']]);
+    assert.equal(resolveText('dpo.yaml', dpo).setup!.preference?.reference, 'copy');
+    const pre = dpo + 'precompute_ref_log_probs: true\n';
+    assert.equal(factOf(analyzeHfYaml(pre), 'referenceModel')?.value, 'precomputed');
+    assert.equal(resolveText('dpo.yaml', pre).setup!.preference?.reference, 'precomputed');
+    const lora = dpo + 'use_peft: true\nlora_r: 16\n';
+    assert.equal(resolveText('dpo.yaml', lora).setup!.preference?.reference, 'adapters-off');
+    const cpo = 'model_name_or_path: meta-llama/Llama-3.1-8B\nbeta: 2.0\nloss_type: simpo\ncpo_alpha: 0\n';
+    assert.equal(factOf(analyzeHfYaml(cpo), 'preference')?.value, 'reference-free');
+    assert.equal(resolveText('simpo.yaml', cpo).setup!.preference?.reference, 'none');
+    const kto = 'model_name_or_path: meta-llama/Llama-3.1-8B\nbeta: 0.1\ndesirable_weight: 1.0\n';
+    assert.equal(factOf(analyzeHfYaml(kto), 'preference')?.value, 'kto');
+    // alignment-handbook's recipes/zephyr-7b-beta/dpo/config_full.yaml: beta and max_prompt_length, no loss_type.
+    const bare = 'model_name_or_path: meta-llama/Llama-3.1-8B\nbeta: 0.01\nmax_prompt_length: 512\n';
+    const r = resolveText('config_full.yaml', bare);
+    assert.equal(r.setup!.preference?.reference, 'copy');
+    assert.equal(r.provenance.preference?.kind, 'default');
+    assert.match(String(r.provenance.preference?.note), /DPO assumed/);
+    // GRPO's and SFT's YAMLs are not preference runs.
+    const grpo = 'model_name_or_path: Qwen/Qwen2.5-0.5B\nbeta: 0.04\nnum_generations: 8\n';
+    assert.equal(factOf(analyzeHfYaml(grpo), 'preference'), undefined);
+    const sft = 'model_name_or_path: Qwen/Qwen2.5-0.5B\nbeta: 0.04\npacking: true\n';
+    assert.equal(factOf(analyzeHfYaml(sft), 'preference'), undefined);
+  });
+
   it('prefers max_length over max_seq_length', () => {
     const text = 'max_seq_length: 512\nmax_length: 1024\n';
     checkFacts(analyzeHfYaml(text), text, [['seqLen', 1024, 'max_length', '1024']]);
