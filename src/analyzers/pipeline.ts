@@ -211,8 +211,11 @@ export function collectFiles(
           missingScripts.push({ ...at, path: ref.path });
           continue;
         }
+        // A Python file the launch line runs is the training program even where none of the constructs detection
+        // looks for is in it: a thin entry point (LLaVA's and FastChat's train_mem.py: `from llava.train.train import
+        // train; train()`) is read for the modules it calls.
         const scriptFormat = detectFormat(target, t);
-        if (scriptFormat !== 'hf-python') continue;
+        if (scriptFormat !== 'hf-python' && !/\.py$/i.test(target)) continue;
         if (found.above) problems.push(foundAbove(at, ref.path, found.up));
         visit(target, t, {
           role: 'referenced',

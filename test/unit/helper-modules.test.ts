@@ -250,6 +250,65 @@ def load_for_inference(path):
     assert.equal(r.setup?.weights_dtype, 'bf16');
   });
 
+  it("a thin entry point the launch line runs is read for the module it calls (LLaVA's train_mem.py)", () => {
+    // haotian-liu/LLaVA scripts/v1_5/finetune_lora.sh runs llava/train/train_mem.py, whose whole text is the import
+    // and the call below; llava/train/train.py builds LoraConfig(target_modules=find_all_linear_names(model)) under
+    // `if training_args.lora_enable:`, find_all_linear_names collecting every nn.Linear name but the head's.
+    const entry = 'from llava.train.train import train\n\nif __name__ == "__main__":\n    train()\n';
+    const train = [
+      'from dataclasses import dataclass, field',
+      'import torch',
+      'import transformers',
+      'from peft import LoraConfig, get_peft_model',
+      '',
+      '@dataclass',
+      'class TrainingArguments(transformers.TrainingArguments):',
+      '    lora_enable: bool = False',
+      '    lora_r: int = 64',
+      '    lora_alpha: int = 16',
+      '',
+      'def find_all_linear_names(model):',
+      '    cls = torch.nn.Linear',
+      '    lora_module_names = set()',
+      '    for name, module in model.named_modules():',
+      '        if isinstance(module, cls):',
+      '            names = name.split(".")',
+      '            lora_module_names.add(names[0] if len(names) == 1 else names[-1])',
+      '',
+      '    if "lm_head" in lora_module_names:',
+      '        lora_module_names.remove("lm_head")',
+      '    return list(lora_module_names)',
+      '',
+      'def train():',
+      '    parser = transformers.HfArgumentParser((TrainingArguments,))',
+      '    (training_args,) = parser.parse_args_into_dataclasses()',
+      '    model = transformers.AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")',
+      '    if training_args.lora_enable:',
+      '        config = LoraConfig(r=training_args.lora_r, lora_alpha=training_args.lora_alpha,',
+      '                            target_modules=find_all_linear_names(model))',
+      '        model = get_peft_model(model, config)',
+      '    transformers.Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const files = {
+      '/repo/finetune_lora.sh': 'deepspeed llava/train/train_mem.py --lora_enable True --lora_r 128 --lora_alpha 256\n',
+      '/repo/llava/train/train_mem.py': entry,
+      '/repo/llava/train/train.py': train,
+    };
+    const r = runPipeline(
+      [{ file: '/repo/finetune_lora.sh', text: files['/repo/finetune_lora.sh'] }],
+      { read: (p) => files[p as keyof typeof files], join: (_from, rel) => path.posix.join('/repo', rel) },
+      {},
+    );
+    assert.deepEqual(
+      r.files.map((f) => path.basename(f.file)),
+      ['finetune_lora.sh', 'train_mem.py', 'train.py'],
+    );
+    assert.equal(r.setup?.method, 'lora');
+    assert.equal(r.setup?.lora?.r, 128);
+    assert.equal(r.setup?.lora?.target_modules, 'all-linear');
+  });
+
   it('in the editor the module belongs to the run of the launcher that runs its script', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-helpers-'));
     try {

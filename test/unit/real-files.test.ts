@@ -184,10 +184,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     ],
   },
   {
-    cause: "LoRA targets found at run time from the model (qlora.py's find_all_linear_names) are not read",
-    entries: ['artidoro__qlora/qlora.py#loraTargets'],
-  },
-  {
     cause: "a sequence length given as two parts (qlora.py's source_max_len + target_max_len) is not read",
     entries: [
       'artidoro__qlora/qlora.py#seqLen',

@@ -489,7 +489,11 @@ export class PythonFile {
       }[b.kind];
       return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
     }
-    if (b.condLine !== undefined && !(this.settled && b.valueNode && branchTaken(this, b.valueNode) === true))
+    if (
+      b.condLine !== undefined &&
+      !sameBlock(b.valueNode, node) &&
+      !(this.settled && b.valueNode && branchTaken(this, b.valueNode) === true)
+    )
       return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const inner = this.evalNode(b.valueNode, depth + 1);
     const via: Via = inner.via ?? {
@@ -825,4 +829,16 @@ function formatted(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   return undefined;
+}
+
+/**
+ * Whether a use comes after an assignment in the block that holds the assignment (or in one nested in it): set on a
+ * branch, the name is set wherever that branch reaches the use (qlora.py: `modules = find_all_linear_names(args,
+ * model)` and `LoraConfig(target_modules=modules)` in one `else:` block).
+ */
+function sameBlock(value: SyntaxNode, use: SyntaxNode): boolean {
+  let block = value.parent;
+  while (block && block.name !== 'Body') block = block.parent;
+  if (!block || use.from < value.to) return false;
+  return use.from >= block.from && use.to <= block.to;
 }

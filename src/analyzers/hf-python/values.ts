@@ -125,6 +125,7 @@ export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly strin
 
 /** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
 export function targetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unknown | undefined {
+  if (x.k === 'call' && collectsLinearNames(file, x.callee)) return 'all-linear';
   if (x.k === 'lit' && typeof x.v === 'string')
     return x.v === 'all-linear'
       ? 'all-linear'
@@ -158,4 +159,26 @@ export function mapBool<T>(
   if (b === undefined) return undefined;
   if (typeof b === 'boolean') return f(b);
   return b;
+}
+
+/**
+ * A function of the script that collects the names of the model's linear layers for LoRA (artidoro/qlora's and
+ * LLaVA's `find_all_linear_names`: every module `isinstance` of nn.Linear, or of bitsandbytes' 4 / 8-bit linear, from
+ * `model.named_modules()`, the head left out, and in LLaVA the projector and the vision tower too): PEFT's
+ * "all-linear" over the language model.
+ */
+function collectsLinearNames(file: PythonFile, callee: string): boolean {
+  const name = callee.split('.').pop() ?? '';
+  if (!/^\w+$/.test(name)) return false;
+  const def = new RegExp(String.raw`^([ \t]*)def\s+${name}\s*\(`, 'm').exec(file.text);
+  if (!def) return false;
+  const indent = def[1].length;
+  const rest = file.text.slice(def.index + def[0].length);
+  // The body: the lines indented deeper than the def (or blank), up to the first that is not.
+  const end = rest.search(new RegExp(String.raw`\n(?![ \t]{${indent + 1}}|[ \t]*\n)`));
+  const body = end < 0 ? rest : rest.slice(0, end);
+  // The class tested may be named in the isinstance call or bound before it (qlora.py: `cls = bnb.nn.Linear4bit if ...`).
+  return (
+    /\.named_modules\(\)/.test(body) && /\bisinstance\(/.test(body) && /Linear/.test(body) && /\breturn\b/.test(body)
+  );
 }

@@ -58,6 +58,40 @@ describe("hf-python: the script's own values", () => {
     }
   });
 
+  it("LoRA targets a function of the script collects from the model's linear layers are all-linear (qlora.py)", () => {
+    // artidoro/qlora qlora.py: find_all_linear_names keeps every bnb Linear4bit / Linear8bitLt / nn.Linear name but
+    // lm_head, and `modules` is bound and used in one `else:` block.
+    const text = [
+      'def find_all_linear_names(args, model):',
+      '    cls = bnb.nn.Linear4bit if args.bits == 4 else torch.nn.Linear',
+      '    lora_module_names = set()',
+      '    for name, module in model.named_modules():',
+      '        if isinstance(module, cls):',
+      '            lora_module_names.add(name.split(".")[-1])',
+      '',
+      '    if "lm_head" in lora_module_names:',
+      '        lora_module_names.remove("lm_head")',
+      '    return list(lora_module_names)',
+      '',
+      'def get_accelerate_model(args, checkpoint_dir):',
+      '    if checkpoint_dir is not None:',
+      '        model = PeftModel.from_pretrained(model, checkpoint_dir)',
+      '    else:',
+      '        modules = find_all_linear_names(args, model)',
+      '        config = LoraConfig(r=64, lora_alpha=16, target_modules=modules)',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'loraTargets')?.value, 'all-linear');
+    // Bound on one branch and used after it, the name is still set conditionally.
+    const outside = text.replace('        config = LoraConfig', '    config = LoraConfig');
+    const v = last(analyzeHfPython(outside), 'loraTargets')?.value;
+    assert.ok(v !== undefined && isUnknown(v));
+    // A function that returns other names is run-time.
+    const other = text.replace('isinstance(module, cls)', '"attn" in name').replace(/Linear/g, 'Conv');
+    const w = last(analyzeHfPython(other), 'loraTargets')?.value;
+    assert.ok(w !== undefined && isUnknown(w));
+  });
+
   it('argparse defaults, a module constant as the default: the model and the sequence length, located at the default', () => {
     // huggingface/accelerate examples/torch_native_parallelism/nd_parallel_trainer.py
     const text = [
