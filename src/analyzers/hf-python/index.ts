@@ -86,11 +86,21 @@ function run(file: PythonFile, entries: readonly string[]): void {
   }
 }
 
-/** `args.x = ...` / `args.x += ...`: the option x is changed at run time, so its default is not what runs. */
+/**
+ * `args.x = ...` / `args.x += ...`: the option x is changed at run time, so its default is not what runs; not where
+ * the value is another object's x.
+ */
 function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
+  const value = st.lastChild;
+  const copied =
+    value?.name === 'MemberExpression' && value.lastChild?.name === 'PropertyName' ? value.lastChild : null;
   for (let ch = st.firstChild; ch && ch.name !== 'AssignOp' && ch.name !== 'UpdateOp'; ch = ch.nextSibling) {
     const prop = ch.name === 'MemberExpression' ? ch.lastChild : null;
-    if (prop?.name === 'PropertyName') file.attrAssigned.add(file.text.slice(prop.from, prop.to));
+    if (prop?.name !== 'PropertyName') continue;
+    const name = file.text.slice(prop.from, prop.to);
+    // `model.config.x = training_args.x = model_args.x` (LLaVA) copies option x onto other objects: x keeps its value.
+    if (copied && st.name === 'AssignStatement' && file.text.slice(copied.from, copied.to) === name) continue;
+    file.attrAssigned.add(name);
   }
 }
 
@@ -223,11 +233,43 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
     file.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
     trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+  } else if (last === 'requires_grad_' && parts.length >= 2) {
+    frozenModel(file, c, parts);
   } else if (last === 'prepare_model_for_kbit_training') {
     kbitPreparation(file, c);
   } else if (last === 'to' && parts.length >= 2) {
     kbitCastBack(file, c);
   }
+}
+
+/**
+ * `model.requires_grad_(False)` (LLaVA's `--tune_mm_mlp_adapter` and `--freeze_backbone`: the language model frozen,
+ * a projector the architecture does not have trained): the weights of the model are not trained where this runs, and
+ * what the script unfreezes after it is not read. A warning at the call, unless its branch is known not to run.
+ */
+function frozenModel(file: PythonFile, c: SyntaxNode, parts: readonly string[]): void {
+  const receiver = parts.slice(0, -1).join('.');
+  if (!/(^|\.)(model|base_model|get_model\(\))(\.model)?$/.test(receiver)) return;
+  const arg = file.args(c).positional[0];
+  if (arg?.name !== 'Boolean' || file.text.slice(arg.from, arg.to) !== 'False') return;
+  if (branchTaken(file, c) === false) return;
+  const cond = conditionOf(file, c);
+  file.problem(
+    'not-modeled',
+    'warning',
+    cond
+      ? msg(
+          '{0}.requires_grad_(False) (when {1}) freezes these weights, and the parameters the script trains after it are not read: the estimate trains the whole model, far above this run',
+          receiver,
+          cond,
+        )
+      : msg(
+          '{0}.requires_grad_(False) freezes these weights, and the parameters the script trains after it are not read: the estimate trains the whole model, far above this run',
+          receiver,
+        ),
+    span(c),
+    'requires_grad_',
+  );
 }
 
 /**

@@ -77,6 +77,35 @@ describe('analyzeHfPython', () => {
     );
   });
 
+  it("warns where the script freezes its model (LLaVA's --tune_mm_mlp_adapter), unless that branch is known not to run", () => {
+    // haotian-liu/LLaVA llava/train/train.py: the option is copied onto the config and the training arguments first
+    // (which does not change it), then `if model_args.tune_mm_mlp_adapter: model.requires_grad_(False)`.
+    const script = (dflt: string) =>
+      [
+        'from dataclasses import dataclass',
+        'import transformers',
+        '@dataclass',
+        'class ModelArguments:',
+        `    tune_mm_mlp_adapter: bool = ${dflt}`,
+        'parser = transformers.HfArgumentParser((ModelArguments, transformers.TrainingArguments))',
+        'model_args, training_args = parser.parse_args_into_dataclasses()',
+        'model = transformers.AutoModelForCausalLM.from_pretrained("lmsys/vicuna-13b-v1.5")',
+        'model.config.tune_mm_mlp_adapter = training_args.tune_mm_mlp_adapter = model_args.tune_mm_mlp_adapter',
+        'if model_args.tune_mm_mlp_adapter:',
+        '    model.requires_grad_(False)',
+        '    for p in model.get_model().mm_projector.parameters():',
+        '        p.requires_grad = True',
+        'transformers.Trainer(model=model, args=training_args).train()',
+        '',
+      ].join('\n');
+    const frozen = (t: string) =>
+      analyzeHfPython(t).problems.filter((p) => p.code === 'not-modeled' && /requires_grad_/.test(p.message));
+    assert.equal(frozen(script('False')).length, 0);
+    const on = frozen(script('True'));
+    assert.equal(on.length, 1);
+    assert.equal(script('True').slice(on[0].span.start, on[0].span.end), 'model.requires_grad_(False)');
+  });
+
   it('reads a plain TrainingArguments call with literal values', () => {
     const text =
       'from transformers import TrainingArguments\n' +
