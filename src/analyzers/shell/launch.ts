@@ -37,7 +37,7 @@ import {
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
-import { innerCommands, SHELLS, shellCommandString } from './nested';
+import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 
 export interface CmdResult {
@@ -636,8 +636,12 @@ function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: E
 /** `bash -c "..."`: the first command of the string that is a launch (nested.ts). */
 function nestedLaunch(text: string, fields: readonly Field[], at: number, env: Env): CmdResult | undefined {
   const script = shellCommandString(fields, at);
-  if (!script) return undefined;
-  for (const command of innerCommands(script)) {
+  return script ? firstLaunch(text, innerCommands(script), env) : undefined;
+}
+
+/** The first of the commands that is a launch. */
+function firstLaunch(text: string, commands: readonly Field[][], env: Env): CmdResult | undefined {
+  for (const command of commands) {
     const r = analyzeLaunch(text, command, env);
     if (r) return r;
   }
@@ -663,6 +667,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);
   if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env);
+  if (cmd === 'eval') return firstLaunch(text, evalCommands(fields.slice(i + 1)), env);
   const sub = fields[i + 1]?.text;
   let launcherTool: Tool | undefined;
   let scriptAt: number;

@@ -1,4 +1,5 @@
-// `bash -c "..."`: a launch line inside a string that another shell runs (`srun ... bash -c " cd /app; torchrun ..."`).
+// `bash -c "..."` and `eval "..."`: a launch line inside a string that another shell runs (`srun ... bash -c " cd /app;
+// torchrun ..."`), or that this one reads again.
 // The string's words as that shell reads them, split into its commands, each word keeping the span where the outer
 // script wrote it. Quotes inside the string are kept as characters: the launch flags VRAM Lens reads are plain words.
 // Pure: no I/O, no node:* and no 'vscode'.
@@ -21,7 +22,19 @@ export function shellCommandString(fields: readonly Field[], at: number): Field 
 
 /** The commands of a `-c` string: its words split at `;`, `&&`, `||` and `|`, in order. */
 export function innerCommands(script: Field): Field[][] {
-  const words = toFields(script.pieces.map((p) => (p.unknown === undefined ? { ...p, split: true } : p)));
+  return commandsOf(toFields(script.pieces.map((p) => (p.unknown === undefined ? { ...p, split: true } : p))));
+}
+
+/**
+ * `eval $cmd` / `eval "$cmd"` (FlagEmbedding's examples: `cmd="torchrun ... $model_args ..."; eval $cmd`): the string
+ * the shell reads again, as `bash -c` would; unquoted, its words arrive split already.
+ */
+export function evalCommands(words: readonly Field[]): Field[][] {
+  return words.length === 1 ? innerCommands(words[0]) : commandsOf(words);
+}
+
+/** Words split into commands at `;`, `&&`, `||` and `|`, in order. */
+function commandsOf(words: readonly Field[]): Field[][] {
   const out: Field[][] = [[]];
   for (const w of words) {
     if (/^(&&|\|\||;|\|)$/.test(w.text)) {

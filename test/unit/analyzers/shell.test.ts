@@ -1001,6 +1001,26 @@ describe('shell analyzer: shell syntax', () => {
     assert.ok(!analyzeShell('bash run.sh --nproc_per_node 4\n').facts.some((f) => f.key === 'gpusPerNode'));
   });
 
+  it('`eval $cmd`: the launch a variable holds, read again as the shell does, quoted or not', () => {
+    // FlagOpen/FlagEmbedding examples/finetune/embedder/encoder_only/base.sh (shortened): the flags in variables, the
+    // command built in `cmd` and run by `eval $cmd`.
+    const text =
+      'num_gpus=2\n' +
+      'model_args="\\\n    --model_name_or_path BAAI/bge-large-en-v1.5 \\\n"\n' +
+      'training_args="--per_device_train_batch_size 2 --fp16"\n' +
+      'cmd="torchrun --nproc_per_node $num_gpus \\\n    -m FlagEmbedding.finetune.embedder.encoder_only.base \\\n    $model_args \\\n    $training_args \\\n"\n' +
+      'echo $cmd\n' +
+      'eval $cmd\n';
+    checkFacts(text, [
+      ['gpusPerNode', 2, '--nproc_per_node', '$num_gpus'],
+      ['model', 'BAAI/bge-large-en-v1.5', '--model_name_or_path', 'BAAI/bge-large-en-v1.5'],
+      ['microBatchSize', 2, '--per_device_train_batch_size', '2'],
+    ]);
+    checkFacts('cmd="torchrun --nproc_per_node 4 t.py"\neval "$cmd"\n', [
+      ['gpusPerNode', 4, '--nproc_per_node', '4'],
+    ]);
+  });
+
   it('#SBATCH directives: nodes and GPUs per node (gres, gpus-per-node, gpus-per-task x tasks) and SLURM_* variables', () => {
     const text = '#!/bin/bash\n#SBATCH --nodes=4          # nodes\n#SBATCH --gres=gpu:a100:8\npython train.py --bf16\n';
     checkFacts(text, [
