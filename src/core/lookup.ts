@@ -244,7 +244,8 @@ function unslothBnb(name: string): CatalogModel | undefined {
  * entry's source says both, and the real config.json (local, cached, or fetched with network access) takes precedence.
  */
 function gptqAwqUpload(name: string): CatalogModel | undefined {
-  const m = /^(.*?)[-_.](gptq|awq)(?:[-_](?:int)?([2348])(?:-?bits?)?)?(?:[-_]\d+g)?$/i.exec(name.trim());
+  const m =
+    /^(.*?)[-_.](gptq|awq)(?:[-_](?:int)?([2348])(?:-?bits?)?)?(?:[-_]\d+g)?$/i.exec(name.trim()) ?? qwenInt(name);
   if (!m) return undefined;
   // TheBloke's names drop the '-hf' of Meta's Llama 2 ids (Llama-2-13B-chat-GPTQ for Llama-2-13b-chat-hf).
   const base = findListed(m[1]) ?? findListed(`${m[1]}-hf`);
@@ -269,6 +270,16 @@ function gptqAwqUpload(name: string): CatalogModel | undefined {
       `with ${method.toUpperCase()}: ${bits}-bit ${m[3] ? 'from the name' : '(the name gives no width; 4 assumed)'}, ` +
       `group size 128 assumed (not read from its config.json)`,
   };
+}
+
+/**
+ * Qwen's first release names its quantized uploads `Qwen/Qwen-7B-Chat-Int4` / `-Int8`: AutoGPTQ checkpoints of
+ * `Qwen/Qwen-7B-Chat` (their model cards: "Int4 quantized model ... based on AutoGPTQ"; Qwen's finetune_qlora_*.sh
+ * trains on them), as [base, 'gptq', bits] in the shape of the GPTQ / AWQ name match.
+ */
+function qwenInt(name: string): [string, string, string, string] | undefined {
+  const m = /^((?:qwen\/)?qwen-[\w.-]+?)-int([48])$/i.exec(name.trim());
+  return m ? [m[0], m[1], 'gptq', m[2]] : undefined;
 }
 
 const UNSLOTH_BNB_4BIT = {

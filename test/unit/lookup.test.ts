@@ -82,6 +82,9 @@ describe('lookup', () => {
       ['Qwen/Qwen2.5-7B-Instruct-AWQ', 'Qwen/Qwen2.5-7B', 'awq', 4],
       ['casperhansen/llama-3-8b-instruct-awq', 'meta-llama/Meta-Llama-3-8B', 'awq', 4],
       ['TheBloke/Llama-2-13B-chat-GPTQ', 'meta-llama/Llama-2-13b-hf', 'gptq', 4], // TheBloke drops Meta's '-hf'
+      // Qwen's first release: AutoGPTQ uploads named -Int4 / -Int8 (QwenLM/Qwen finetune/finetune_qlora_ds.sh).
+      ['Qwen/Qwen-7B-Chat-Int4', 'Qwen/Qwen-7B-Chat', 'gptq', 4],
+      ['Qwen/Qwen-1_8B-Chat-Int8', 'Qwen/Qwen-1_8B-Chat', 'gptq', 8],
     ];
     for (const [name, base, method, bits] of cases) {
       const hit = findModel(name);
@@ -97,6 +100,7 @@ describe('lookup', () => {
     const listed = findModel('TheBloke/Llama-2-7B-GPTQ');
     assert.ok(listed.ok && !/assumed/.test(listed.model.source));
     assert.equal(findModel('someone/not-a-model-GPTQ').ok, false);
+    assert.equal(findModel('someone/Llama-2-7b-hf-Int4').ok, false);
   });
   it('finds models by id, alias and bare name', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
