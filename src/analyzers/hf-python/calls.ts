@@ -109,14 +109,18 @@ export function fromPretrained(file: PythonFile, call: SyntaxNode): void {
 }
 
 /**
- * `AutoModelForCausalLM.from_config(AutoConfig.from_pretrained("id", ...), ...)` (Accelerate's fsdp2_fp8.py): a model
+ * `AutoModelForCausalLM.from_config(AutoConfig.from_pretrained("id", ...), ...)` (Accelerate's fsdp2_fp8.py), or of a name
+ * bound to that config: a model
  * built from that checkpoint's config, with random weights of the same architecture and size; the keywords are
  * from_config's (torch_dtype, attn_implementation), read as from_pretrained's. A config built otherwise names no model.
  */
 export function fromConfig(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
-  const first = args.positional[0];
-  const inner = first?.name === 'CallExpression' ? first : undefined;
+  const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'config')?.valueNode ?? undefined;
+  // The config call itself, or a name bound to it (GaLore's torchrun_main.py: `model_config =
+  // AutoConfig.from_pretrained(args.model_config)`, then `AutoModelForCausalLM.from_config(model_config)`).
+  const bound = first?.name === 'VariableName' ? file.evalNode(first, 0) : undefined;
+  const inner = first?.name === 'CallExpression' ? first : bound?.k === 'call' ? bound.node : undefined;
   if (inner && /(^|\.)\w*Config\.from_pretrained$/.test(file.calleeName(inner) ?? '')) {
     const id = file.args(inner).positional[0];
     if (id)

@@ -88,7 +88,10 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
       valueSpan: stringInner(file.text, flagNode),
       where: `argparse ${String(actionVal.v)} of ${String(flag.v)}: ${off ? 'False' : 'True'} unless given`,
     });
-  } else if (!isRequired && !def) {
+  } else if (isRequired) {
+    // Required, no default: only the command line gives it, so a launcher that runs the script fills it in.
+    file.requiredOptions.add(name);
+  } else if (!def) {
     // No default: argparse gives None, which stays unknown; a second option of the name with a default is ambiguous.
     noteDefault(file, name, {
       node: null,

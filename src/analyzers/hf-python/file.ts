@@ -118,6 +118,8 @@ export class PythonFile {
   readonly localArgs = new Map<string, Tool>();
   /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
   readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
+  /** argparse options declared required=True without a default: the launch line's value is the only one. */
+  readonly requiredOptions = new Set<string>();
   readonly parsedClasses = new Set<string>();
   /** Script defaults by option / field name; 'ambiguous' when two options or fields of that name disagree. */
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
@@ -768,6 +770,7 @@ export class PythonFile {
     if (from?.k !== 'dotted' || from.text.split('.').length !== 2) return {};
     const name = from.text.split('.')[1];
     const d = this.fieldDefaults.get(name);
+    if (!d && this.requiredOptions.has(name)) return { fromArg: { name } };
     if (!d || !(d.where.startsWith('argparse') || (d.where === 'dataclass default' && this.parsedClasses.size > 0)))
       return {};
     return { fromArg: { name, default: d.text, line: d.line } };

@@ -180,7 +180,7 @@ function dataLoaderBatch(file: PythonFile, calls: readonly SyntaxNode[], loop: S
     (loaders.length === 1 ? loaders[0] : loaders.find((c) => /train/i.test(named(c))));
   if (!pick) return;
   const args = file.args(pick);
-  const size = argument(args)('batch_size', 1);
+  const size = datasetBatch(file, args) ?? argument(args)('batch_size', 1);
   if (size) {
     const x = file.valueOf(size);
     const n = numberOf(file, x, size, true);
@@ -188,6 +188,20 @@ function dataLoaderBatch(file: PythonFile, calls: readonly SyntaxNode[], loop: S
   } else if (!args.entries.some((e) => e.rawKey === 'batch_sampler') && args.opaque.length === 0) {
     calleeFact(file, pick, 'microBatchSize', 'batch_size', 1, 'DataLoader: default batch_size=1', LOOP, 'call-default');
   }
+}
+
+/**
+ * `DataLoader(dataset, batch_size=None)` turns automatic batching off: the dataset yields whole batches (GaLore's
+ * torchrun_main.py: `PreprocessedIterableDataset(..., batch_size=args.batch_size)`). The batch_size its constructor is
+ * given, where the dataset is a name bound to that call.
+ */
+function datasetBatch(file: PythonFile, args: ReturnType<PythonFile['args']>): Entry | undefined {
+  const size = argument(args)('batch_size', 1);
+  const off = size?.valueNode?.name === 'None';
+  const dataset = argument(args)('dataset', 0)?.valueNode;
+  if (!off || dataset?.name !== 'VariableName') return undefined;
+  const made = file.evalNode(dataset, 0);
+  return made.k === 'call' ? file.args(made.node).entries.find((e) => e.rawKey === 'batch_size') : undefined;
 }
 
 /**

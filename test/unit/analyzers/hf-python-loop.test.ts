@@ -125,6 +125,45 @@ describe('hf-python: a training loop written out', () => {
     assert.equal((res.setup as Record<string, unknown>).loop_keeps_outputs, 'step');
   });
 
+  it("GaLore's torchrun_main.py: a model from a config the launch line names, a required option, a dataset that batches", () => {
+    // jiaweizzhao/GaLore torchrun_main.py (condensed) and scripts/benchmark_c4/llama_1b.sh: `--model_config` and
+    // `--batch_size` are required argparse options; the DataLoader's batch_size=None leaves the batching to the
+    // dataset, built with batch_size=args.batch_size; the model is from_config of a name bound to AutoConfig.
+    const script = [
+      'import argparse',
+      'import torch',
+      'from transformers import AutoConfig, AutoModelForCausalLM',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--model_config", type=str, required=True)',
+      'parser.add_argument("--batch_size", type=int, required=True)',
+      'args = parser.parse_args()',
+      'dataset = PreprocessedIterableDataset(data, tokenizer, batch_size=args.batch_size, max_length=256)',
+      'dataloader = torch.utils.data.DataLoader(dataset, batch_size=None, num_workers=8)',
+      'model_config = AutoConfig.from_pretrained(args.model_config)',
+      'model = AutoModelForCausalLM.from_config(model_config)',
+      'optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)',
+      'for batch in dataloader:',
+      '    loss = model(**batch, labels=batch["input_ids"]).loss',
+      '    loss.backward()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(script);
+    assert.equal(text(r, script, 'microBatchSize'), 'args.batch_size');
+    assert.equal(text(r, script, 'model'), 'args.model_config');
+    const files: Record<string, string> = {
+      '/g/run.sh': 'torchrun --nproc_per_node 8 main.py --model_config meta-llama/Llama-3.2-1B --batch_size 16\n',
+      '/g/main.py': script,
+    };
+    const run = runPipeline(
+      [{ file: '/g/run.sh', text: files['/g/run.sh'] }],
+      { read: (p) => files[p], join: (_from, rel) => `/g/${rel}` },
+      {},
+    );
+    assert.equal(run.setup?.model, 'meta-llama/Llama-3.2-1B');
+    assert.equal(run.setup?.micro_batch_size, 16);
+    assert.equal(run.setup?.gpus_per_node, 8);
+  });
+
   it('a DataLoader without batch_size is torch’s default of 1; no optimizer falls back to a stated assumption', () => {
     const src = `from transformers import AutoModelForCausalLM
 from torch.utils.data import DataLoader
