@@ -51,6 +51,16 @@ const SHELL_LAUNCH = new RegExp(
     String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
 );
 
+/**
+ * A training entry point that only imports the project's `train` and calls it (LLaVA's and FastChat's
+ * `train_mem.py`: `from llava.train.train import train` ... `train()`), named for training: read for the module it
+ * calls.
+ */
+const trainEntryPoint = (file: DetectionInput): boolean =>
+  /train/.test(file.name) &&
+  /^from\s+[\w.]+\s+import\s+(?:\([^)]*\btrain\b[^)]*\)|[^\n]*\btrain\b)/m.test(file.text) &&
+  /^\s*train\(\)\s*$/m.test(file.text);
+
 function baseName(fileName: string): string {
   const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));
   return (i >= 0 ? fileName.slice(i + 1) : fileName).toLowerCase();
@@ -124,7 +134,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'hf-python': {
     syntax: 'python',
     tool: 'hf-trainer',
-    detect: (file) => PY_TRAINING.test(file.text),
+    detect: (file) => PY_TRAINING.test(file.text) || trainEntryPoint(file),
     analyze: analyzeHfPython,
   },
   shell: { syntax: 'shell', tool: 'torchrun', detect: (file) => SHELL_LAUNCH.test(file.text), analyze: analyzeShell },

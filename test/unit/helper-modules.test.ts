@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeHfPython } from '../../src/analyzers/hf-python';
+import { detectFormat } from '../../src/analyzers/detect';
 import { argumentEnvironment } from '../../src/analyzers/launch-args';
 import { runPipeline, type FileReader } from '../../src/analyzers/pipeline';
 import type { CanonicalKey } from '../../src/analyzers/facts';
@@ -307,6 +308,11 @@ def load_for_inference(path):
     assert.equal(r.setup?.method, 'lora');
     assert.equal(r.setup?.lora?.r, 128);
     assert.equal(r.setup?.lora?.target_modules, 'all-linear');
+    // Opened alone it is a training file too, read for the module it calls; a file of another name that calls
+    // another function is not.
+    assert.equal(detectFormat('llava/train/train_mem.py', entry), 'hf-python');
+    assert.equal(detectFormat('tools/serve.py', entry), undefined);
+    assert.equal(detectFormat('train_x.py', 'from app.cli import main\n\nmain()\n'), undefined);
   });
 
   it('in the editor the module belongs to the run of the launcher that runs its script', async () => {

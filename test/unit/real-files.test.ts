@@ -256,11 +256,10 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a Python training file without a construct the detector looks for (a wrapper that calls ' +
-      "train(); DeepSpeed-Chat's argparse main.py with deepspeed.initialize and " +
+      'a Python training file without a construct the detector looks for (' +
+      "DeepSpeed-Chat's argparse main.py with deepspeed.initialize and " +
       'AutoModelForCausalLM via its own helper) is not recognised',
     entries: [
-      'lm-sys__FastChat/fastchat/train/train_mem.py#format',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/main.py#format',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_dpo_finetuning/main.py#format',
       'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step2_reward_model_finetuning/main.py#format',
