@@ -125,3 +125,23 @@ export function settledBinding(
   }
   return latest;
 }
+
+/**
+ * Whether a use comes after an assignment in the block that holds the assignment (or in one nested in it): set on a
+ * branch, the name is set wherever that branch reaches the use (qlora.py: `modules = find_all_linear_names(args,
+ * model)` and `LoraConfig(target_modules=modules)` in one `else:` block).
+ */
+function sameBlock(value: SyntaxNode, use: SyntaxNode): boolean {
+  let block = value.parent;
+  while (block && block.name !== 'Body') block = block.parent;
+  if (!block || use.from < value.to) return false;
+  return use.from >= block.from && use.to <= block.to;
+}
+
+/**
+ * Whether a name's binding holds wherever the use runs: not set on a branch, set earlier in the block that holds the
+ * use, or (in a settled helper module) on a branch the run is known to take.
+ */
+export function setWhereUsed(file: PythonFile, b: Binding, value: SyntaxNode, use: SyntaxNode): boolean {
+  return b.condLine === undefined || sameBlock(value, use) || (file.settled && branchTaken(file, value) === true);
+}

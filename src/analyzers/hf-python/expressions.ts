@@ -3,7 +3,7 @@
 // `is_floating_point`. Each returns undefined where the expression is not one it reads. Pure; it never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
-import { clip, pyTruthy } from './syntax';
+import { clip, pyString, pyTruthy } from './syntax';
 
 /** `a == b`, `a < b`, ... of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean. */
 export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number): Val {
@@ -131,3 +131,41 @@ const STRING_METHODS: Readonly<Record<string, (s: string) => string>> = {
   upper: (s) => s.toUpperCase(),
   strip: (s) => s.trim(),
 };
+
+/**
+ * An f-string whose replacements are plain names or expressions of a known str or bool, without a conversion
+ * or a format spec (`f"checkpoints/{MODEL_NAME}/model_config.yaml"`): the string Python formats. Anything else is
+ * formatted at run time.
+ */
+export function evalFormatString(file: PythonFile, node: SyntaxNode, t: string, depth: number): Val {
+  const runtime: Val = { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
+  const parts: string[] = [];
+  let template = '';
+  let at = node.from;
+  for (let r = node.firstChild; r; r = r.nextSibling) {
+    if (r.name !== 'FormatReplacement') continue;
+    if (r.getChild('FormatConversion') || r.getChild('FormatSpec')) return runtime;
+    const expr = r.firstChild?.nextSibling;
+    const v = expr && expr.name !== '}' ? file.evalNode(expr, depth + 1) : undefined;
+    if (v?.k !== 'lit') return runtime;
+    const text = formatted(v.v);
+    if (text === undefined) return runtime;
+    template += file.text.slice(at, r.from) + `\uE000${parts.length}\uE001`;
+    parts.push(text);
+    at = r.to;
+  }
+  const s = pyString(template + file.text.slice(at, node.to));
+  if (s === undefined) return runtime;
+  const braces = s.replace(/\{\{/g, '{').replace(/\}\}/g, '}');
+  return { k: 'lit', v: braces.replace(/\uE000(\d+)\uE001/g, (_, i: string) => parts[Number(i)]) };
+}
+
+/**
+ * How an f-string formats a value without a spec: str() of a string or a bool. A number is left unknown: the evaluated
+ * value no longer tells 2 from 2.0, which Python formats apart.
+ */
+function formatted(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return undefined;
+}

@@ -18,8 +18,15 @@ import {
   type Unknown,
 } from '../facts';
 import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
-import { branchTaken, settledBinding } from './branches';
-import { dtypeProperty, evalComparison, evalLogic, staticGetattr, staticStringCall } from './expressions';
+import { branchTaken, setWhereUsed, settledBinding } from './branches';
+import {
+  dtypeProperty,
+  evalComparison,
+  evalFormatString,
+  evalLogic,
+  staticGetattr,
+  staticStringCall,
+} from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy } from './syntax';
 
 export type Val =
@@ -118,8 +125,7 @@ export class PythonFile {
   readonly localArgs = new Map<string, Tool>();
   /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
   readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
-  /** argparse options declared required=True without a default: the launch line's value is the only one. */
-  readonly requiredOptions = new Set<string>();
+  readonly requiredOptions = new Set<string>(); // argparse required=True, no default: only the launch line gives one
   readonly parsedClasses = new Set<string>();
   /** Script defaults by option / field name; 'ambiguous' when two options or fields of that name disagree. */
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
@@ -307,34 +313,6 @@ export class PythonFile {
 
   // ---- Static evaluation ----
 
-  /**
-   * An f-string whose replacements are plain names or expressions of a known str or bool, without a conversion
-   * or a format spec (`f"checkpoints/{MODEL_NAME}/model_config.yaml"`): the string Python formats. Anything else is
-   * formatted at run time.
-   */
-  private evalFormatString(node: SyntaxNode, t: string, depth: number): Val {
-    const runtime: Val = { k: 'unknown', reason: `the f-string ${clip(t)} is formatted at run time` };
-    const parts: string[] = [];
-    let template = '';
-    let at = node.from;
-    for (let r = node.firstChild; r; r = r.nextSibling) {
-      if (r.name !== 'FormatReplacement') continue;
-      if (r.getChild('FormatConversion') || r.getChild('FormatSpec')) return runtime;
-      const expr = r.firstChild?.nextSibling;
-      const v = expr && expr.name !== '}' ? this.evalNode(expr, depth + 1) : undefined;
-      if (v?.k !== 'lit') return runtime;
-      const text = formatted(v.v);
-      if (text === undefined) return runtime;
-      template += this.text.slice(at, r.from) + `\uE000${parts.length}\uE001`;
-      parts.push(text);
-      at = r.to;
-    }
-    const s = pyString(template + this.text.slice(at, node.to));
-    if (s === undefined) return runtime;
-    const braces = s.replace(/\{\{/g, '{').replace(/\}\}/g, '}');
-    return { k: 'lit', v: braces.replace(/\uE000(\d+)\uE001/g, (_, i: string) => parts[Number(i)]) };
-  }
-
   evalNode(node: SyntaxNode, depth: number): Val {
     if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
     const t = this.text.slice(node.from, node.to);
@@ -354,7 +332,7 @@ export class PythonFile {
           : { k: 'lit', v: s };
       }
       case 'FormatString':
-        return this.evalFormatString(node, t, depth);
+        return evalFormatString(this, node, t, depth);
       case 'ContinuedString': {
         let acc = '';
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
@@ -491,11 +469,7 @@ export class PythonFile {
       }[b.kind];
       return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
     }
-    if (
-      b.condLine !== undefined &&
-      !sameBlock(b.valueNode, node) &&
-      !(this.settled && b.valueNode && branchTaken(this, b.valueNode) === true)
-    )
+    if (!setWhereUsed(this, b, b.valueNode, node))
       return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const inner = this.evalNode(b.valueNode, depth + 1);
     const via: Via = inner.via ?? {
@@ -822,26 +796,4 @@ export class PythonFile {
     }
     return lo + 1;
   }
-}
-
-/**
- * How an f-string formats a value without a spec: str() of a string or a bool. A number is left unknown: the evaluated
- * value no longer tells 2 from 2.0, which Python formats apart.
- */
-function formatted(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  return undefined;
-}
-
-/**
- * Whether a use comes after an assignment in the block that holds the assignment (or in one nested in it): set on a
- * branch, the name is set wherever that branch reaches the use (qlora.py: `modules = find_all_linear_names(args,
- * model)` and `LoraConfig(target_modules=modules)` in one `else:` block).
- */
-function sameBlock(value: SyntaxNode, use: SyntaxNode): boolean {
-  let block = value.parent;
-  while (block && block.name !== 'Body') block = block.parent;
-  if (!block || use.from < value.to) return false;
-  return use.from >= block.from && use.to <= block.to;
 }

@@ -259,12 +259,12 @@ function frozenModel(file: PythonFile, c: SyntaxNode, parts: readonly string[]):
     'warning',
     cond
       ? msg(
-          '{0}.requires_grad_(False) (when {1}) freezes these weights, and the parameters the script trains after it are not read: the estimate trains the whole model, far above this run',
+          '{0}.requires_grad_(False) (when {1}) freezes these weights; what the script trains after it is not read: estimated as trained',
           receiver,
           cond,
         )
       : msg(
-          '{0}.requires_grad_(False) freezes these weights, and the parameters the script trains after it are not read: the estimate trains the whole model, far above this run',
+          '{0}.requires_grad_(False) freezes these weights; what the script trains after it is not read: estimated as trained',
           receiver,
         ),
     span(c),

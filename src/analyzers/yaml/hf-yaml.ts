@@ -283,7 +283,8 @@ function preferenceKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
         'preference',
         shared,
         'dpo',
-        "beta and max_prompt_length are keys of TRL's DPOConfig, ORPOConfig, CPOConfig and KTOConfig alike: DPO assumed, with its reference model (ORPO and CPO keep none; the script's trainer decides)",
+        "beta and max_prompt_length are keys of TRL's DPOConfig, ORPOConfig, CPOConfig and KTOConfig alike: " +
+          "DPO assumed, with its reference model (ORPO and CPO keep none; the script's trainer decides)",
       );
   }
 }

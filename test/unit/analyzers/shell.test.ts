@@ -1008,7 +1008,8 @@ describe('shell analyzer: shell syntax', () => {
       'num_gpus=2\n' +
       'model_args="\\\n    --model_name_or_path BAAI/bge-large-en-v1.5 \\\n"\n' +
       'training_args="--per_device_train_batch_size 2 --fp16"\n' +
-      'cmd="torchrun --nproc_per_node $num_gpus \\\n    -m FlagEmbedding.finetune.embedder.encoder_only.base \\\n    $model_args \\\n    $training_args \\\n"\n' +
+      'cmd="torchrun --nproc_per_node $num_gpus \\\n    -m FlagEmbedding.finetune.embedder.encoder_only.base \\\n' +
+      '    $model_args \\\n    $training_args \\\n"\n' +
       'echo $cmd\n' +
       'eval $cmd\n';
     checkFacts(text, [
@@ -1016,9 +1017,7 @@ describe('shell analyzer: shell syntax', () => {
       ['model', 'BAAI/bge-large-en-v1.5', '--model_name_or_path', 'BAAI/bge-large-en-v1.5'],
       ['microBatchSize', 2, '--per_device_train_batch_size', '2'],
     ]);
-    checkFacts('cmd="torchrun --nproc_per_node 4 t.py"\neval "$cmd"\n', [
-      ['gpusPerNode', 4, '--nproc_per_node', '4'],
-    ]);
+    checkFacts('cmd="torchrun --nproc_per_node 4 t.py"\neval "$cmd"\n', [['gpusPerNode', 4, '--nproc_per_node', '4']]);
   });
 
   it('#SBATCH directives: nodes and GPUs per node (gres, gpus-per-node, gpus-per-task x tasks) and SLURM_* variables', () => {
