@@ -63,7 +63,7 @@ export function litgptModelCall(file: PythonFile, call: SyntaxNode): void {
   const parts = file.calleeName(call)?.split('.') ?? [];
   const how = parts[parts.length - 1];
   const args = file.args(call);
-  const arg = argument(args)(how === 'from_file' ? 'path' : how === 'from_checkpoint' ? 'path' : 'name', 0);
+  const arg = argument(args)(how === 'from_name' ? 'name' : 'path', 0);
   const at = arg ?? calleeEntry(call);
   file.push('modelCode', at, 'litgpt', TOOL);
   // LitGPT's GPT is made in torch's default dtype; only a 16-bit "-true" Fabric precision converts it.
