@@ -1,5 +1,6 @@
 // Value conversions: an evaluated Python value to the canonical vocabulary (numbers, booleans, dtypes, attention,
 // optimizer names, module lists), or an unknown with the reason and an invalid-value problem. Pure.
+import type { SyntaxNode } from '@lezer/common';
 import { msg, normalizeOptimizer, type FactValue, type Unknown } from '../facts';
 import { type Val, type Entry, PythonFile } from './file';
 import { fmt } from './syntax';
@@ -125,7 +126,7 @@ export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly strin
 
 /** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
 export function targetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unknown | undefined {
-  if (x.k === 'call' && collectsLinearNames(file, x.callee)) return 'all-linear';
+  if (x.k === 'call' && collectsLinearNames(file, x.callee, x.node)) return 'all-linear';
   if (x.k === 'lit' && typeof x.v === 'string')
     return x.v === 'all-linear'
       ? 'all-linear'
@@ -167,16 +168,12 @@ export function mapBool<T>(
  * `model.named_modules()`, the head left out, and in LLaVA the projector and the vision tower too): PEFT's
  * "all-linear" over the language model.
  */
-function collectsLinearNames(file: PythonFile, callee: string): boolean {
-  const name = callee.split('.').pop() ?? '';
-  if (!/^\w+$/.test(name)) return false;
-  const def = new RegExp(String.raw`^([ \t]*)def\s+${name}\s*\(`, 'm').exec(file.text);
-  if (!def) return false;
-  const indent = def[1].length;
-  const rest = file.text.slice(def.index + def[0].length);
-  // The body: the lines indented deeper than the def (or blank), up to the first that is not.
-  const end = rest.search(new RegExp(String.raw`\n(?![ \t]{${indent + 1}}|[ \t]*\n)`));
-  const body = end < 0 ? rest : rest.slice(0, end);
+function collectsLinearNames(file: PythonFile, callee: string, call: SyntaxNode): boolean {
+  if (!/^\w+$/.test(callee)) return false;
+  // The function the call's name is bound to in its scope (a `def` binding spans the whole definition).
+  const found = file.lookup(callee, call);
+  if (found.k !== 'binding' || found.binding.kind !== 'def') return false;
+  const body = file.text.slice(found.binding.pos, found.binding.end);
   // The class tested may be named in the isinstance call or bound before it (qlora.py: `cls = bnb.nn.Linear4bit if ...`).
   return (
     /\.named_modules\(\)/.test(body) && /\bisinstance\(/.test(body) && /Linear/.test(body) && /\breturn\b/.test(body)
