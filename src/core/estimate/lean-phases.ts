@@ -344,12 +344,13 @@ function leanOtherPhases(ctx: EstimateContext, st: StageContext, terms: StageTer
       components: persistent,
       note: '',
     });
-  // The sleeping vLLM engine's share is held, not churned, like the persistent components.
+  // The sleeping vLLM engine's share, where the generation's peak holds it, is held, not churned, like the persistent
+  // components.
   if (generation)
     out.push({
       phase: 'generation',
       allocatedBytes: pSum + roundedTotal(genComps),
-      components: generation.vllm_sleep ? [...persistent, ...engineC] : persistent,
+      components: engineC.some((c) => genComps.includes(c)) ? [...persistent, ...engineC] : persistent,
       note: '',
     });
   const firstStep = leanFirstStep(ctx, st, persistent);

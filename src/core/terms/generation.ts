@@ -116,10 +116,10 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
     } else {
       genComps.push(...headGather);
     }
-    if (generation.vllm_sleep) genComps.push(...engineC);
     const tails: Component[][] = [];
     if (generation.engine === 'generate') tails.push(...decodeTails(ctx, st, G, P).map((t) => [...policyUnits, ...t]));
-    else tails.push([...policyUnits]);
+    // A sleeping engine holds its share only while it generates: TRL and verl put it back to sleep before scoring.
+    else tails.push([...policyUnits, ...(generation.vllm_sleep ? engineC : [])]);
     const scoring = scoringTail(ctx, st, C);
     if (scoring) tails.push(scoring.alone ? scoring.components : [...policyUnits, ...scoring.components]);
     // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
