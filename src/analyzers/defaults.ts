@@ -44,6 +44,8 @@ const ORLHF = 'OpenRLHF/OpenRLHF@3c3be62:openrlhf/';
 const ORLHF_FLAT = 'OpenRLHF/OpenRLHF@c1ba971:openrlhf/cli/';
 const ORLHF_REMOVED = 'OpenRLHF/OpenRLHF@0489850:openrlhf/cli/';
 const ORLHF_PPO = 'OpenRLHF/OpenRLHF@78da0e9:openrlhf/cli/train_ppo.py';
+const VERL = 'volcengine/verl@b178a3c:';
+const VERL_PPO = `${VERL}verl/trainer/config/_generated_ppo_trainer.yaml`;
 // The HF Trainer runs every micro-batch but the last under accelerator.no_sync(model) unless the accelerator_config's
 // gradient_accumulation_kwargs say sync_each_batch (transformers trainer.py _inner_training_loop; Accelerate no_sync:
 // FSDP1 no_sync(), FSDP2 set_requires_gradient_sync(False)). Every Trainer-based tool inherits it.
@@ -445,6 +447,48 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
       value: true,
       note: `--ds.load_in_4bit loads NF4 weights with double quantization (${ORLHF}models/actor.py BitsAndBytesConfig)`,
     },
+  },
+  verl: {
+    fsdp_no_sync: {
+      value: false,
+      note: `verl runs backward on each micro-batch without no_sync: FSDP reduce-scatters every one (${VERL}verl/workers/actor/dp_actor.py)`,
+    },
+    fsdp_backward_prefetch: {
+      value: 'pre',
+      note: `verl builds FSDP1 without backward_prefetch, so torch's BACKWARD_PRE applies (${VERL}verl/workers/fsdp_workers.py)`,
+    },
+    fsdp_use_orig_params: { value: false, note: `fsdp_config.use_orig_params defaults to false (${VERL_PPO})` },
+    fsdp_cpu_ram_efficient_loading: {
+      value: true,
+      note:
+        "verl loads the weights on rank 0's CPU, the others on the meta device, and FSDP syncs them " +
+        `(sync_module_states; ${VERL}verl/workers/fsdp_workers.py)`,
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: `model.enable_gradient_checkpointing defaults to true (${VERL_PPO}; sft_trainer.yaml too)`,
+    },
+    optimizer: { value: 'adamw', note: `optim.optimizer defaults to torch.optim AdamW (${VERL_PPO})` },
+    attention: {
+      value: 'flash',
+      note: `verl loads the model with attn_implementation flash_attention_2 (${VERL}verl/workers/fsdp_workers.py)`,
+    },
+    weights_dtype: {
+      value: 'fp32',
+      note: `fsdp_config.model_dtype defaults to fp32 for the trained model (${VERL_PPO}; sft_trainer.yaml too)`,
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: `FSDP computes in bf16 (MixedPrecision param_dtype bf16, reduce and buffers fp32; ${VERL}verl/workers/fsdp_workers.py)`,
+    },
+    batch_lengths: {
+      value: 'variable',
+      note: `model.use_remove_padding runs the rollout's sequences unpadded; the estimate takes each at the longest length (${VERL_PPO})`,
+    },
+    'lora.alpha': { value: 16, note: `model.lora_alpha defaults to 16 (${VERL_PPO})` },
+    'lora.dropout': { value: 0, note: "verl's LoraConfig sets no dropout: PEFT's 0.0" },
+    'lora.target_modules': { value: 'all-linear', note: `model.target_modules defaults to all-linear (${VERL_PPO})` },
+    'lora.dtype': { value: 'fp32', note: 'the adapters take the fp32 model dtype (PEFT autocast_adapter_dtype=True)' },
   },
   deepspeed: {
     micro_batch_size: {

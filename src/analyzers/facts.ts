@@ -39,6 +39,7 @@ export type Tool =
   | 'unsloth'
   | 'ms-swift'
   | 'openrlhf'
+  | 'verl'
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

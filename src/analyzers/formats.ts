@@ -48,7 +48,8 @@ const PY_TRAINING = new RegExp(
 const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
-    String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
+    String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|` +
+    String.raw`verl\.trainer\.(?:main_ppo|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
 );
 
 /**

@@ -201,6 +201,14 @@ export const RolloutSchema = z
     vllm_memory_fraction: z.number().gt(0).max(1).default(0.3),
     /** GPUs a colocated engine splits the model over (TRL vllm_tensor_parallel_size). */
     vllm_tensor_parallel: positiveInt.default(1),
+    /**
+     * How the training forward takes the policy's log-probabilities. 'trl': TRL's selective_log_softmax over the
+     * completion's logits (fp32 under Accelerate's autocast wrapper). 'verl': verl's dp_actor over the logits of every
+     * token (prompt and response) in the model's compute dtype, through flash-attn's cross_entropy_loss, which keeps
+     * the logits and writes their gradient over them (volcengine/verl@b178a3c:verl/utils/torch_functional.py
+     * logprobs_from_logits, inplace_backward=True).
+     */
+    logps: z.enum(['trl', 'verl']).default('trl'),
     /** vLLM sleep mode: the colocated engine releases its memory while the policy trains. */
     vllm_sleep: z.boolean().default(false),
     /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
@@ -718,6 +726,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   vllm_sleep: 'the colocated engine keeps its share while the policy trains',
   vllm_tensor_parallel: "each GPU's colocated engine holds the whole model (vllm_tensor_parallel_size 1)",
   vllm_shared_weights: 'the colocated engine loads its own copy of the weights',
+  logps: "TRL's selective_log_softmax over the completion's logits",
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",
   gather_weights: 'ZeRO-3 gathers the full weights for generation (TRL ds3_gather_for_generation)',

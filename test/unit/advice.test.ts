@@ -389,6 +389,7 @@ describe('step time', () => {
           vllm_memory_fraction: 0.3,
           vllm_sleep: false,
           vllm_shared_weights: false,
+          logps: 'trl',
           reference: 'none',
           old_logps: false,
           gather_weights: true,

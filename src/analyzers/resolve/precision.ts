@@ -88,11 +88,13 @@ export function resolvePrecision(ctx: ResolveContext): void {
     if (
       setup.weights_dtype === undefined &&
       tools[0] !== 'litgpt' &&
+      tools[0] !== 'verl' &&
       (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')
     ) {
       // Axolotl and LLaMA-Factory load the model in the compute dtype. Elsewhere the files give no dtype for the base
       // (its load is not in them, or gives none): most LoRA recipes load a 16-bit base, which VRAM Lens takes and says.
       // LitGPT's precision decides it (its default bf16-mixed keeps fp32 weights under autocast: the tool's default).
+      // verl loads every trained model in fsdp_config.model_dtype, fp32 by default (its tool default).
       setup.weights_dtype = half;
       const ownLoad = tools[0] === 'axolotl' || tools[0] === 'llamafactory';
       prov.weights_dtype = ownLoad

@@ -108,6 +108,16 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
       'ds3_gather_for_generation defaults to True',
     ),
   };
+  if (tools.includes('verl')) {
+    r.logps = 'verl';
+    prov['rollout.logps'] = {
+      kind: 'default',
+      owner: 'verl',
+      note:
+        "verl's actor takes the log-probabilities of every token's logits in the compute dtype with flash-attn's " +
+        'cross-entropy (verl/workers/actor/dp_actor.py)',
+    };
+  }
   // A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence.
   const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
   if (engine === 'vllm-server' && srvFacts.some((f) => f !== undefined)) {

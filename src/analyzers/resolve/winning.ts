@@ -64,6 +64,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'unsloth',
     'ms-swift',
     'openrlhf',
+    'verl',
     'trl',
     'llamafactory',
     'axolotl',

@@ -126,7 +126,8 @@ export function parseArgs(
       j += takes ? 2 : 1;
       continue;
     }
-    const m = kv ? /^~?([A-Za-z_][\w.-]*)=/.exec(f.text) : null;
+    // Hydra's `+key=value` adds a key, `++key=value` adds or overrides one, `~key` (or `~key=value`) deletes it.
+    const m = kv ? /^(?:~|\+\+?)?([A-Za-z_][\w.-]*)=/.exec(f.text) : null;
     if (m) {
       if (!f.text.startsWith('~')) {
         const eq = m[0].length - 1;

@@ -497,6 +497,13 @@ function blockDefaults(ctx: PlanningContext): void {
       )
         continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
+      // TRL's log-probabilities are the rollout's own way unless a tool says otherwise (verl, with its source).
+      if (
+        f === 'logps' &&
+        r.logps === 'trl' &&
+        (prov as Readonly<Record<string, unknown>>)['rollout.logps'] === undefined
+      )
+        continue;
       // Online DPO generates two completions per prompt of each micro-batch and takes no old policy's log-probabilities.
       if ((f === 'batch' || f === 'old_logps') && r.objective === 'online-dpo') continue;
       if (f === 'vllm_server' && (r.engine !== 'vllm-server' || r.vllm_server)) continue;

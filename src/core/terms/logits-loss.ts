@@ -32,6 +32,8 @@ export function trlLogitsBytes(ctx: EstimateContext): number {
   const { computeBytes: cb, mode } = ctx.dtypes;
   const trl = ctx.methods.rollout !== undefined || setup.preference?.logps === 'rows';
   const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2;
+  // verl runs the model without Accelerate's fp32 output wrapper: the logits come in the compute dtype.
+  if (ctx.methods.rollout?.logps === 'verl') return cb;
   return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && !fsdp2 && setup.loss !== 'fused' ? 4 : cb;
 }
 
@@ -87,6 +89,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     unusedLogits: setup.value_head === true,
     labelSmoothing: setup.label_smoothing === true,
     policyGradient,
+    verlLogps: policyGradient && rollout.logps === 'verl',
     rlEntropy: policyGradient && !olderThan(setup.trl_version, 0, 20),
     rlOutputsHeld: policyGradient && !olderThan(setup.trl_version, 1, 7),
     completionShare: onlineDpo ? rollout!.completion_len / setup.seq_len : undefined,
@@ -110,7 +113,7 @@ export function headChunks(ctx: EstimateContext): number {
 export function logitTokens(ctx: EstimateContext, st: StageContext): number {
   const { rollout, onlineDpo } = ctx.methods;
   const { sequences: seqs, tokens: T } = st;
-  return rollout && !onlineDpo ? seqs * rollout.completion_len : T;
+  return rollout && !onlineDpo && rollout.logps !== 'verl' ? seqs * rollout.completion_len : T;
 }
 
 /** The loss's memory at `tokens` tokens. */

@@ -22,6 +22,8 @@ export interface LossPlan {
   readonly hidden?: number;
   /** Paired preference training with TRL's selective_log_softmax: the tokens of one sequence (a row). */
   readonly preferenceRowTokens?: number;
+  /** verl's log-probabilities: flash-attn's cross-entropy over every token's logits (RolloutSchema logps 'verl'). */
+  readonly verlLogps?: boolean;
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
   /**
@@ -182,6 +184,25 @@ function preferenceLogps(p: LossPlan, TV: number): LossMemory {
     formula:
       `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + ` +
       `max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
+  };
+}
+
+/**
+ * verl's dp_actor (volcengine/verl@b178a3c:verl/workers/actor/dp_actor.py _forward_micro_batch): the logits of every
+ * token, divided in place by the temperature (logits.div_), go through flash-attn's cross_entropy_loss
+ * (verl/utils/torch_functional.py logprobs_from_logits, inplace_backward=True), which keeps them with an fp32 loss and
+ * logsumexp per token, and in backward writes the logits' gradient over them: no T x V tensor beyond the logits.
+ */
+function verlLogps(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  return {
+    savedBytes: lb * TV + 8 * p.tokens,
+    forwardTransientBytes: 0,
+    backwardTransientBytes: 0,
+    formula:
+      `log-probs of every token (verl, flash-attn cross_entropy_loss): the logits ${lb}·T·V, divided in place by ` +
+      'the temperature, kept with an fp32 loss and logsumexp 8·T; backward writes their gradient in place (T: prompt + ' +
+      'response tokens)',
   };
 }
 
@@ -618,6 +639,7 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
     };
   }
   const up = lb === 4 ? 0 : 4; // the .float() copy exists only when logits are 16-bit
+  if (p.verlLogps) return verlLogps(p, TV);
   if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
   if (p.nativeLogSoftmax) {
     // torchtune rlhf.get_batch_log_probs: gather(logits.log_softmax(-1)) on the model's logits, no upcast.

@@ -1,0 +1,178 @@
+// verl command lines: Hydra overrides of `python3 -m verl.trainer.main_ppo` (GRPO / PPO) and `torchrun -m
+// verl.trainer.fsdp_sft_trainer` (SFT), with verl's defaults (volcengine/verl@b178a3c:
+// verl/trainer/config/_generated_ppo_trainer.yaml, sft_trainer.yaml) said at the module, and the estimate of verl's
+// FSDP actor. The GRPO line is examples/grpo_trainer/run_qwen2-7b.sh of that commit, shortened to the keys it sets.
+import * as assert from 'node:assert/strict';
+import { type CanonicalKey, type ConfigFacts } from '../../../src/analyzers/facts';
+import { detectFormat } from '../../../src/analyzers/detect';
+import { findGpu } from '../../../src/core/lookup';
+import { component, phase, resolveText, run } from '../helpers';
+import { checkFacts } from './shell-common';
+
+const fact = (r: ConfigFacts, key: CanonicalKey) => r.facts.filter((f) => f.key === key).pop();
+
+const GRPO =
+  'python3 -m verl.trainer.main_ppo \\\n' +
+  '    algorithm.adv_estimator=grpo \\\n' +
+  '    data.train_batch_size=1024 \\\n' +
+  '    data.max_prompt_length=512 \\\n' +
+  '    data.max_response_length=1024 \\\n' +
+  '    actor_rollout_ref.model.path=Qwen/Qwen2-7B-Instruct \\\n' +
+  '    actor_rollout_ref.model.use_remove_padding=True \\\n' +
+  '    actor_rollout_ref.actor.ppo_mini_batch_size=256 \\\n' +
+  '    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=40 \\\n' +
+  '    actor_rollout_ref.actor.use_kl_loss=True \\\n' +
+  '    actor_rollout_ref.model.enable_gradient_checkpointing=True \\\n' +
+  '    actor_rollout_ref.actor.fsdp_config.param_offload=False \\\n' +
+  '    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \\\n' +
+  '    actor_rollout_ref.rollout.name=vllm \\\n' +
+  '    actor_rollout_ref.rollout.gpu_memory_utilization=0.6 \\\n' +
+  '    actor_rollout_ref.rollout.n=5 \\\n' +
+  '    actor_rollout_ref.ref.fsdp_config.param_offload=True \\\n' +
+  '    trainer.n_gpus_per_node=8 \\\n' +
+  '    trainer.nnodes=1 $@\n';
+
+describe('shell: verl PPO / GRPO command lines', () => {
+  it('reads the Hydra overrides of main_ppo at the places they are written', () => {
+    assert.equal(detectFormat('run_qwen2-7b.sh', GRPO), 'shell');
+    const r = checkFacts(GRPO, [
+      ['model', 'Qwen/Qwen2-7B-Instruct', 'actor_rollout_ref.model.path', 'Qwen/Qwen2-7B-Instruct'],
+      ['microBatchSize', 40, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', '40'],
+      ['promptLen', 512, 'data.max_prompt_length', '512'],
+      ['completionLen', 1024, 'data.max_response_length', '1024'],
+      ['numGenerations', 5, 'actor_rollout_ref.rollout.n', '5'],
+      ['vllmMemoryFraction', 0.6, 'actor_rollout_ref.rollout.gpu_memory_utilization', '0.6'],
+      ['vllmTensorParallel', 2, 'actor_rollout_ref.rollout.tensor_model_parallel_size', '2'],
+      ['useVllm', true, 'actor_rollout_ref.rollout.name', 'vllm'],
+      ['vllmMode', 'colocate', 'actor_rollout_ref.rollout.name', 'vllm'],
+      ['gradientCheckpointing', 'full', 'actor_rollout_ref.model.enable_gradient_checkpointing', 'True'],
+      ['gpusPerNode', 8, 'trainer.n_gpus_per_node', '8'],
+      // 1024 prompts x 5 completions per round; 256 x 5 / 8 GPUs / 40 per micro-step = 4 micro-steps per update.
+      ['generationBatchSize', 5120, 'data.train_batch_size', '1024'],
+      ['gradientAccumulationSteps', 4, 'actor_rollout_ref.actor.ppo_mini_batch_size', '256'],
+      // The reference is kept on the CPU by verl (FSDP CPU offload): nothing of it beside the actor's update.
+      ['klBeta', 0, 'actor_rollout_ref.actor.use_kl_loss', 'True'],
+    ]);
+    assert.deepEqual(r.tools, ['verl']);
+    // verl's defaults at the module: FSDP1 FULL_SHARD, and an engine that sleeps while the actor trains.
+    const module = (key: CanonicalKey) => {
+      const f = fact(r, key)!;
+      assert.equal(f.origin, 'call-default', key);
+      assert.equal(GRPO.slice(f.keySpan.start, f.keySpan.end), 'verl.trainer.main_ppo', key);
+      return f.value;
+    };
+    assert.deepEqual(
+      [module('fsdpVersion'), module('fsdp'), module('vllmSleep'), module('rollout')],
+      [1, 'full_shard', true, 'grpo'],
+    );
+    assert.match(fact(r, 'vllmSleep')!.defaultNote!, /free_cache_engine defaults to true/);
+    assert.ok(!r.problems.some((p) => p.code === 'not-modeled'), 'GRPO trains no critic');
+  });
+
+  it("PPO's critic (adv_estimator gae, the default) and offloads are said not modeled where they are written", () => {
+    const ppo = GRPO.replace('algorithm.adv_estimator=grpo', 'algorithm.adv_estimator=gae').replace(
+      'param_offload=False',
+      'param_offload=True',
+    );
+    const r = checkFacts(ppo, [
+      ['model', 'Qwen/Qwen2-7B-Instruct', 'actor_rollout_ref.model.path', 'Qwen/Qwen2-7B-Instruct'],
+    ]);
+    const warned = r.problems.filter((p) => p.code === 'not-modeled').map((p) => ppo.slice(p.span.start, p.span.end));
+    assert.deepEqual(warned, ['actor_rollout_ref.actor.fsdp_config.param_offload', 'algorithm.adv_estimator']);
+    const noEstimator = analyzeOnly(GRPO.replace('    algorithm.adv_estimator=grpo \\\n', ''));
+    const critic = noEstimator.problems.find((p) => p.code === 'not-modeled')!;
+    assert.match(critic.message, /gae \(the default\) trains a critic/);
+    const megatron = analyzeOnly(GRPO.replace('main_ppo \\', "main_ppo --config-name='ppo_megatron_trainer' \\"));
+    assert.ok(megatron.problems.some((p) => p.code === 'not-modeled' && /Megatron/.test(p.message)));
+  });
+
+  it('LoRA from lora_rank, `+key=value` additions, and dynamic batching as tokens per micro-step', () => {
+    const lora = GRPO.replace(
+      'trainer.nnodes=1',
+      'trainer.nnodes=1 actor_rollout_ref.model.lora_rank=64 +actor_rollout_ref.model.lora_alpha=32',
+    );
+    checkFacts(lora, [
+      ['method', 'lora', 'actor_rollout_ref.model.lora_rank', '64'],
+      ['loraR', 64, 'actor_rollout_ref.model.lora_rank', '64'],
+      ['loraAlpha', 32, '+actor_rollout_ref.model.lora_alpha', '32'],
+    ]);
+    // The deprecated global ppo_micro_batch_size is divided by the GPUs (fsdp_workers.py): 64 / 8 = 8 per micro-step,
+    // so 256 x 5 / 8 / 8 = 20 micro-steps per update.
+    checkFacts(GRPO.replace('ppo_micro_batch_size_per_gpu=40', 'ppo_micro_batch_size=64'), [
+      ['microBatchSize', 8, 'actor_rollout_ref.actor.ppo_micro_batch_size', '64'],
+      ['gradientAccumulationSteps', 20, 'actor_rollout_ref.actor.ppo_mini_batch_size', '256'],
+    ]);
+    // use_dynamic_bsz: 16384 tokens (ppo_max_token_len_per_gpu's default) / (512 + 1024) = 10 sequences.
+    const dynamic = checkFacts(
+      GRPO.replace('trainer.nnodes=1', 'trainer.nnodes=1 actor_rollout_ref.actor.use_dynamic_bsz=True'),
+      [['microBatchSize', 10, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']],
+    );
+    assert.match(fact(dynamic, 'microBatchSize')!.defaultNote!, /16384 tokens/);
+  });
+
+  it("estimates verl's actor: fp32 shards, bf16 logits of every token, the engine only while it generates", () => {
+    const res = resolveText('run_qwen2-7b.sh', GRPO);
+    const s = res.setup!;
+    assert.deepEqual(
+      [s.weights_dtype, s.mixed_precision, s.fsdp, s.fsdp_version, s.micro_batch_size, s.seq_len],
+      ['fp32', 'bf16', 'full_shard', 1, 40, 1536],
+    );
+    assert.deepEqual(
+      [s.rollout!.logps, s.rollout!.engine, s.rollout!.vllm_sleep, s.rollout!.reference, s.rollout!.batch],
+      ['verl', 'vllm-colocate', true, 'none', 640],
+    );
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    const e = run(s, { gpu: h100.gpu });
+    // Qwen2-7B: 7,615,616,512 parameters; fp32 shards over 8 GPUs: 3,807,808,256 B of weights, twice that of AdamW.
+    const backward = phase(e, 'backward');
+    assert.equal(component(backward, 'weights'), (7_615_616_512 * 4) / 8);
+    assert.equal(component(backward, 'optimizer-states'), (7_615_616_512 * 8) / 8);
+    // flash-attn's cross-entropy keeps the bf16 logits of all 40 x 1536 = 61,440 tokens (vocabulary 152,064) and an
+    // fp32 loss and logsumexp per token: 2 x 61,440 x 152,064 + 8 x 61,440 = 18,686,115,840 B, with no fp32 copy; beside
+    // them the final RMSNorm's saved tensors over fp32 hidden states (terms/activations/norms.ts): its input and output
+    // in fp32 and the bf16 cast the head reads, 10 B x 3,584 per token, and the fp32 rstd, 4 B per token.
+    const forward = phase(e, 'forward');
+    const T = 61_440;
+    assert.equal(component(forward, 'logits-loss'), 2 * T * 152_064 + 8 * T + (10 * 3584 + 4) * T);
+    assert.match(forward.components.find((c) => c.id === 'logits-loss')!.formula, /flash-attn cross_entropy_loss/);
+    // While it generates: the engine's 0.6 of the GPU beside the actor's shards; not beside the training step.
+    const generation = phase(e, 'generation');
+    assert.ok(generation.components.some((c) => /vLLM engine/.test(c.label)));
+    assert.ok(!backward.components.some((c) => /vLLM engine/.test(c.label)));
+    // verl (free_cache_engine) puts the engine to sleep before the old policy scores the round: the scoring's logits
+    // (40 x 1536 tokens) are not beside the engine's share; the larger of the two is the phase's peak.
+    assert.ok(!generation.components.some((c) => /^Scoring/.test(c.label)));
+  });
+});
+
+describe('shell: verl SFT command lines', () => {
+  it("fsdp_sft_trainer under torchrun: the launcher's GPUs, verl's SFT defaults at the module", () => {
+    const text =
+      'torchrun --standalone --nnodes=1 --nproc_per_node=4 \\\n' +
+      '     -m verl.trainer.fsdp_sft_trainer \\\n' +
+      '    data.micro_batch_size_per_gpu=8 \\\n' +
+      '    model.partial_pretrain=Qwen/Qwen2.5-0.5B-Instruct \\\n' +
+      '    model.lora_rank=32 \\\n' +
+      '    model.target_modules=[q_proj,v_proj]\n';
+    const r = checkFacts(text, [
+      ['gpusPerNode', 4, '--nproc_per_node', '4'],
+      ['model', 'Qwen/Qwen2.5-0.5B-Instruct', 'model.partial_pretrain', 'Qwen/Qwen2.5-0.5B-Instruct'],
+      ['microBatchSize', 8, 'data.micro_batch_size_per_gpu', '8'],
+      ['method', 'lora', 'model.lora_rank', '32'],
+      ['loraTargets', ['q_proj', 'v_proj'], 'model.target_modules', '[q_proj,v_proj]'],
+    ]);
+    assert.deepEqual(r.tools, ['torchrun', 'verl']);
+    assert.deepEqual(
+      ['fsdpVersion', 'trainBatchSize', 'seqLen', 'batchLengths'].map((k) => fact(r, k as CanonicalKey)!.value),
+      [2, 256, 1024, 'fixed'],
+    );
+    // 256 samples a step over 4 GPUs x 8 per micro-step: 8 micro-steps.
+    const s = resolveText('run_qwen_05_peft.sh', text).setup!;
+    assert.deepEqual([s.gradient_accumulation_steps, s.weights_dtype, s.fsdp_version], [8, 'fp32', 2]);
+  });
+});
+
+function analyzeOnly(text: string): ConfigFacts {
+  return checkFacts(text, []);
+}
