@@ -46,6 +46,8 @@ export interface Op {
   readonly append?: boolean;
   readonly call?: PyCall;
   readonly launcher?: 'torchrun' | 'deepspeed' | 'accelerate' | 'tune';
+  /** A Hydra override of the command line (`key=value`, verl): found and written without dashes. */
+  readonly hydra?: boolean;
 }
 
 export type PyCall = 'train' | 'lora' | 'bnb' | 'load' | 'unsloth-load' | 'unsloth-peft';

@@ -6,6 +6,9 @@ import * as assert from 'node:assert/strict';
 import { type CanonicalKey, type ConfigFacts } from '../../../src/analyzers/facts';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { findGpu } from '../../../src/core/lookup';
+import { analyzeShell } from '../../../src/analyzers/shell';
+import { applyEditData, editsForChanges } from '../../../src/features/fixes';
+import type { SetupChange } from '../../../src/core/advice';
 import { component, phase, resolveText, run } from '../helpers';
 import { checkFacts } from './shell-common';
 
@@ -143,6 +146,39 @@ describe('shell: verl PPO / GRPO command lines', () => {
     // verl (free_cache_engine) puts the engine to sleep before the old policy scores the round: the scoring's logits
     // (40 x 1536 tokens) are not beside the engine's share; the larger of the two is the phase's peak.
     assert.ok(!generation.components.some((c) => /^Scoring/.test(c.label)));
+  });
+});
+
+describe('shell: verl quick fixes', () => {
+  const fix = (text: string, changes: Record<string, unknown>) =>
+    editsForChanges(
+      Object.entries(changes).map(([key, value]) => ({ key: key as SetupChange['key'], value })),
+      [{ file: 'run.sh', text, format: 'shell', facts: analyzeShell(text) }],
+      'run.sh',
+    );
+
+  it('rewrites the overrides the line has, in place, and adds a missing one as an override of its own', () => {
+    const p = fix(GRPO, { micro_batch_size: 8, gradient_checkpointing: 'none', seq_len: 1280, fsdp_version: 2 });
+    assert.deepEqual(p.unsupported, []);
+    const after = applyEditData(GRPO, p.edits);
+    assert.match(after, /actor_rollout_ref\.actor\.ppo_micro_batch_size_per_gpu=8 \\\n/);
+    assert.match(after, /actor_rollout_ref\.model\.enable_gradient_checkpointing=False \\\n/);
+    // The response (1024 tokens) stays; the prompt's share of 1280 is 256.
+    assert.match(after, /data\.max_prompt_length=256 \\\n/);
+    // Not on the line: added after its last override, before `$@`.
+    assert.match(after, /trainer\.nnodes=1 actor_rollout_ref\.actor\.strategy=fsdp2 \$@\n$/);
+    const r = analyzeShell(after);
+    assert.deepEqual(
+      [fact(r, 'microBatchSize')?.value, fact(r, 'gradientCheckpointing')?.value, fact(r, 'promptLen')?.value],
+      [8, 'none', 256],
+    );
+    assert.equal(r.facts.filter((f) => f.key === 'fsdpVersion' && f.origin !== 'call-default').pop()?.value, 2);
+  });
+
+  it('refuses what verl has no override for, with the reason', () => {
+    const p = fix(GRPO, { gradient_checkpointing: 'selective', method: 'qlora' });
+    assert.equal(p.edits.length, 0);
+    assert.equal(p.unsupported.length, 2);
   });
 });
 

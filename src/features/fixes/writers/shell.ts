@@ -16,6 +16,7 @@ const SCRIPT_TOOLS = new Set<Tool>([
   'ms-swift',
   'litgpt',
   'openrlhf',
+  'verl',
 ]);
 
 function shellWord(v: Val, existing?: string): string {
@@ -34,7 +35,9 @@ function shellWord(v: Val, existing?: string): string {
 export function shellSet(file: FixFile, text: string, o: Op): Written {
   const facts = analyzeAs('shell', text).facts;
   const name = o.path.join('.');
-  const flagRe = new RegExp(`^--?${name.replace(/[._-]/g, '[._-]')}$`, 'i');
+  const flagRe = o.hydra
+    ? new RegExp(`^\\+{0,2}${name.replace(/\./g, '\\.')}$`)
+    : new RegExp(`^--?${name.replace(/[._-]/g, '[._-]')}$`, 'i');
   // A default made explicit at the command (OpenRLHF's, with its source) is not written in the file.
   const hits = facts.filter(
     (f) =>
@@ -72,9 +75,13 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
     return { text: t };
   }
   if (o.when === 'present') return { text };
-  const word = `--${name} ${shellWord(o.value)}`;
+  const word = o.hydra ? `${name}=${shellWord(o.value)}` : `--${name} ${shellWord(o.value)}`;
   if (o.launcher) return shellInsertLauncher(text, o.launcher, word);
-  const script = facts.filter((f) => /^--?\w/.test(f.rawKey) && SCRIPT_TOOLS.has(f.tool));
+  const script = facts.filter((f) =>
+    o.hydra
+      ? f.tool === 'verl' && f.defaultNote === undefined && f.rawKey.includes('.')
+      : /^--?\w/.test(f.rawKey) && SCRIPT_TOOLS.has(f.tool),
+  );
   const last = script.sort((a, b) => a.keySpan.start - b.keySpan.start)[script.length - 1];
   if (!last) return { reason: `no training command with flags in ${file.file} to add \`--${name}\` to` };
   const end = Math.max(last.keySpan.end, last.valueSpan.end);
@@ -83,7 +90,7 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
   const lineEnd = nl < 0 ? text.length : nl > 0 && text[nl - 1] === '\r' ? nl - 1 : nl;
   const rest = text.slice(end, lineEnd);
   const line = text.slice(ls, lineEnd);
-  const flagFirst = /^\s*-/.test(line);
+  const flagFirst = o.hydra ? /^\s*\+{0,2}[A-Za-z_][\w.]*=/.test(line) : /^\s*-/.test(line);
   const indent = line.match(/^[ \t]*/)?.[0] ?? '';
   const eol = eolOf(text);
   if (/^\s*\\\s*$/.test(rest) && flagFirst) {
