@@ -175,6 +175,16 @@ describe('shell: verl quick fixes', () => {
     assert.equal(r.facts.filter((f) => f.key === 'fsdpVersion' && f.origin !== 'call-default').pop()?.value, 2);
   });
 
+  it('a shorter sequence with a shorter response: the prompt keeps the rest of the sequence', () => {
+    // 1536 tokens with a 512-token response (changed from 1024): max_prompt_length 1024.
+    const rollout = { ...resolveText('run.sh', GRPO).setup!.rollout!, completion_len: 512 };
+    const p = fix(GRPO, { seq_len: 1536, rollout });
+    assert.deepEqual(p.unsupported, []);
+    const after = applyEditData(GRPO, p.edits);
+    assert.match(after, /data\.max_prompt_length=1024 \\\n/);
+    assert.match(after, /data\.max_response_length=512 \\\n/);
+  });
+
   it('refuses what verl has no override for, with the reason', () => {
     const p = fix(GRPO, { gradient_checkpointing: 'selective', method: 'qlora' });
     assert.equal(p.edits.length, 0);

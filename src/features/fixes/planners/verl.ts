@@ -62,10 +62,11 @@ export function planVerl(c: PlanCtx, ch: SetupChange): Planned | undefined {
   }
 }
 
-/** A shorter sequence: the prompt's share (data.max_prompt_length), the response kept. */
+/** A shorter sequence: the prompt's share (data.max_prompt_length) beside the response, as changed or as written. */
 function promptLength(c: PlanCtx, seq: number): Planned {
   const f = c.fact('completionLen');
-  const response = typeof f?.value === 'number' ? f.value : 512;
+  const changed = c.changed('rollout') as { completion_len?: number } | undefined;
+  const response = changed?.completion_len ?? (typeof f?.value === 'number' ? f.value : 512);
   return seq > response
     ? set('data.max_prompt_length', seq - response)
     : no(`the sequence (${seq}) must be longer than the response (max_response_length ${response})`);
