@@ -42,7 +42,7 @@ const dtypeOf = (v: FactValue): Array<[CanonicalKey, FactValue]> | undefined => 
 };
 /** `strategy=fsdp|fsdp2`: torch's FullyShardedDataParallel or fully_shard; Megatron is said apart. */
 const strategyOf = (v: FactValue): Array<[CanonicalKey, FactValue]> | undefined =>
-  v === 'fsdp' ? [['fsdpVersion', 1]] : v === 'fsdp2' ? [['fsdpVersion', 2]] : undefined;
+  v === 'fsdp' ? [['fsdpVersion', 1]] : v === 'fsdp2' ? [['fsdpVersion', 2]] : v === 'megatron' ? [] : undefined;
 /** Hydra's list (`[q_proj,v_proj]`) or one name (`all-linear`). */
 const targetsOf = (v: FactValue): Array<[CanonicalKey, FactValue]> => {
   const items = String(v)
@@ -114,7 +114,6 @@ const NOT_MODELED: Record<string, (v: string) => string | undefined> = {
       : undefined,
   'reward_model.enable': (v) =>
     toBool(v) ? "a model-based reward model's weights and forward are not counted" : undefined,
-  'actor_rollout_ref.actor.use_dynamic_bsz': () => undefined,
 };
 
 /** What one command reads: its spec table, the keys of its LoRA rank and its defaults' source. */
@@ -153,7 +152,6 @@ export function verlLaunch(
     const s = keys.specs[o.name];
     if (s) l.spec(s, o, 'verl');
     else if (o.name === keys.rank) rankFacts(l, o);
-    else if (o.name === 'config_name' || o.name === 'config-name') configName(l, o);
     else notModeledAt(l, o);
   }
   configFlags(line, fields.slice(at + 1));
@@ -181,10 +179,6 @@ function configFlags(line: VerlLine, fields: readonly Field[]): void {
   }
 }
 
-function configName(l: Launch, o: Opt): void {
-  if (/megatron/i.test(o.value?.text ?? '')) megatron(l, o.keySpan, o.rawKey);
-}
-
 function megatron(l: Launch, span: Span, rawKey: string): void {
   l.r.problems.push({
     code: 'not-modeled',
@@ -198,7 +192,6 @@ function megatron(l: Launch, span: Span, rawKey: string): void {
 function notModeledAt(l: Launch, o: Opt): void {
   const text = known(o);
   const why = text === undefined ? undefined : NOT_MODELED[o.name]?.(text);
-  if (o.name === 'actor_rollout_ref.actor.strategy' || o.name === 'actor.strategy') return;
   if (why)
     l.r.problems.push({
       code: 'not-modeled',

@@ -86,7 +86,14 @@ describe('shell: verl PPO / GRPO command lines', () => {
     const critic = noEstimator.problems.find((p) => p.code === 'not-modeled')!;
     assert.match(critic.message, /gae \(the default\) trains a critic/);
     const megatron = analyzeOnly(GRPO.replace('main_ppo \\', "main_ppo --config-name='ppo_megatron_trainer' \\"));
-    assert.ok(megatron.problems.some((p) => p.code === 'not-modeled' && /Megatron/.test(p.message)));
+    assert.equal(megatron.problems.filter((p) => p.code === 'not-modeled' && /Megatron/.test(p.message)).length, 1);
+    const strategy = analyzeOnly(
+      GRPO.replace('trainer.nnodes=1', 'trainer.nnodes=1 actor_rollout_ref.actor.strategy=megatron'),
+    );
+    assert.deepEqual(
+      strategy.problems.filter((p) => p.code !== 'not-static').map((p) => [p.code, /Megatron/.test(p.message)]),
+      [['not-modeled', true]],
+    );
   });
 
   it('LoRA from lora_rank, `+key=value` additions, and dynamic batching as tokens per micro-step', () => {
