@@ -134,6 +134,34 @@ export class Launch {
     }
   }
 
+  /** A tool's default made explicit at `at` (origin 'call-default': not written in the file), with where it is stated. */
+  toolDefault(f: {
+    key: CanonicalKey;
+    rawKey: string;
+    value: FactValue | Unknown;
+    rawValue: string;
+    at: Span;
+    valueSpan?: Span;
+    tool: Tool;
+    note: string;
+  }): void {
+    const valueSpan = f.valueSpan ?? f.at;
+    const { key, rawKey, value, rawValue, tool } = f;
+    this.r.facts.push({
+      key,
+      rawKey,
+      value,
+      rawValue,
+      keySpan: f.at,
+      valueSpan,
+      tool,
+      origin: 'call-default',
+      defaultNote: f.note,
+    });
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      this.notStatic(valueSpan, msg('{0}: {1}', rawKey, (value as Unknown).unknown), rawKey);
+  }
+
   ref(kind: Reference['kind'], path: string, span: Span): void {
     this.r.refs.push({ kind, path, span });
   }

@@ -11,7 +11,6 @@ import {
   msg,
   notModeled,
   type CanonicalKey,
-  type Fact,
   type FactValue,
   type Span,
   type Tool,
@@ -340,18 +339,15 @@ function defaultFact(
   note: string,
   valueSpan: Span = at,
 ): void {
-  const f: Fact = {
+  const shown = typeof value === 'object' && value !== null ? '?' : String(value);
+  l.toolDefault({
     key,
     rawKey,
     value,
-    rawValue: `${rawKey}: ${typeof value === 'object' && value !== null ? '?' : String(value)} (OpenRLHF default)`,
-    keySpan: at,
+    rawValue: `${rawKey}: ${shown} (OpenRLHF default)`,
+    at,
     valueSpan,
     tool: 'openrlhf',
-    origin: 'call-default',
-    defaultNote: note,
-  };
-  l.r.facts.push(f);
-  if (typeof value === 'object' && value !== null && !Array.isArray(value))
-    l.notStatic(valueSpan, msg('{0}: {1}', rawKey, (value as Unknown).unknown), rawKey);
+    note,
+  });
 }

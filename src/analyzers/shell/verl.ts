@@ -230,20 +230,16 @@ function defaultFact(
   value: FactValue | Unknown,
   note: string,
 ): void {
-  const at = line.module.span;
-  line.l.r.facts.push({
+  const shown = typeof value === 'object' && value !== null ? '?' : String(value);
+  line.l.toolDefault({
     key,
     rawKey,
     value,
-    rawValue: `${rawKey}=${typeof value === 'object' && value !== null ? '?' : String(value)} (verl default)`,
-    keySpan: at,
-    valueSpan: at,
+    rawValue: `${rawKey}=${shown} (verl default)`,
+    at: line.module.span,
     tool: 'verl',
-    origin: 'call-default',
-    defaultNote: note,
+    note,
   });
-  if (typeof value === 'object' && value !== null && !Array.isArray(value))
-    line.l.notStatic(at, msg('{0}: {1}', rawKey, (value as Unknown).unknown), rawKey);
 }
 
 /** A default stated once in verl's config, unless the line gives the override. */
