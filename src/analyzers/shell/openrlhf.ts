@@ -7,15 +7,7 @@
 // train_prm, @78da0e9 for train_ppo). The defaults that differ by command (the micro-batch, max_len, the global batch,
 // ZeRO stage 2, PPO's actor GPUs) are facts at the module with origin 'call-default' and their source
 // (OPENRLHF_DEFAULTS); the others are TOOL_DEFAULTS.openrlhf. Pure: no I/O, no node:*, no 'vscode'.
-import {
-  msg,
-  notModeled,
-  type CanonicalKey,
-  type FactValue,
-  type Span,
-  type Tool,
-  type Unknown,
-} from '../facts';
+import { msg, notModeled, type CanonicalKey, type FactValue, type Span, type Tool, type Unknown } from '../facts';
 import { OPENRLHF_DEFAULTS, type OpenrlhfDefaults } from '../defaults';
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
