@@ -22,7 +22,7 @@ export type VerlCommand = 'ppo' | 'sft';
 /** The verl entry point of a module (`verl.trainer.main_ppo`) or script path (`verl/trainer/main_ppo.py`). */
 export function verlCommand(script: string): VerlCommand | undefined {
   const s = script.replace(/\.py$/, '').replace(/\//g, '.');
-  if (/(^|\.)verl\.trainer\.main_ppo$/.test(s) || /(^|\.)recipe\.\w+\.main_\w+$/.test(s)) return 'ppo';
+  if (/(^|\.)verl\.trainer\.main_ppo(_\w+)?$/.test(s) || /(^|\.)recipe\.\w+\.main_\w+$/.test(s)) return 'ppo';
   if (/(^|\.)verl\.trainer\.(fsdp_)?sft_trainer$/.test(s)) return 'sft';
   return undefined;
 }
@@ -87,6 +87,8 @@ const SFT_KEYS: Record<string, FlagSpec> = {
   'model.use_liger': spec('kernels', 'bool', whenTrue(['kernels', 'liger'])),
   'model.strategy': spec('fsdpVersion', 'str', strategyOf),
   'model.fsdp_config.model_dtype': spec('weightsDtype', 'str', dtypeOf),
+  // Before micro_batch_size_per_gpu (TinyZero's verl): the same per-GPU count (fsdp_sft_trainer.py split it so).
+  'data.micro_batch_size': spec('microBatchSize', 'int'),
   'data.micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
   'data.train_batch_size': spec('trainBatchSize', 'int'),
   'data.max_length': spec('seqLen', 'int'),
@@ -352,7 +354,10 @@ function engineFacts(line: VerlLine): void {
     return;
   }
   if (name?.value) {
-    l.fact('useVllm', name.rawKey, name.keySpan, name.value.span, { unknown: name.value.unknown ?? '?' }, 'verl');
+    // vllm and sglang are both engines colocated with the actor; the 'hf' rollout is rare: one of them is assumed.
+    const why = `${name.rawKey} is not known statically: a colocated vLLM / SGLang engine assumed (${PPO_CONFIG})`;
+    l.fact('useVllm', name.rawKey, name.keySpan, name.value.span, true, 'verl', why);
+    l.fact('vllmMode', name.rawKey, name.keySpan, name.value.span, 'colocate', 'verl', why);
     return;
   }
   const note = `rollout.name has no default in current verl (the run stops without it); releases before 0.5 used vllm (${PPO_CONFIG})`;
@@ -430,7 +435,8 @@ function batchFacts(line: VerlLine): void {
   const mini = last(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
   const miniPrompts = intOf(mini) ?? (mini ? undefined : 256);
   if (microValue !== undefined && miniPrompts !== undefined && n !== undefined && world !== undefined) {
-    const perGpu = (miniPrompts * n) / world;
+    // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round.
+    const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / world;
     const gas = Math.max(1, Math.floor(perGpu / microValue));
     const note = `ppo_mini_batch_size (${miniPrompts}) x rollout.n (${n}) / ${world} GPUs / micro-batch ${microValue}`;
     // From the line's own values, a setting of the file; from one of verl's defaults, an assumption that says so.

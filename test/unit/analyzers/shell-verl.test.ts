@@ -156,6 +156,35 @@ describe('shell: verl PPO / GRPO command lines', () => {
   });
 });
 
+describe('shell: verl lines of forks and open values', () => {
+  it("a fork's main_ppo_<name> is verl; an engine name the line leaves open is a colocated engine, said so", () => {
+    // NovaSky-AI/SkyThought runs `python3 -m verl.trainer.main_ppo_sky`; verl's run_qwen2_5_vl-7b.sh passes
+    // `actor_rollout_ref.rollout.name=$ENGINE` with ENGINE=${1:-vllm}.
+    const text = GRPO.replace('main_ppo \\', 'main_ppo_sky \\').replace('rollout.name=vllm', 'rollout.name=$1');
+    const r = checkFacts(text, [
+      ['useVllm', true, 'actor_rollout_ref.rollout.name', '$1'],
+      ['vllmMode', 'colocate', 'actor_rollout_ref.rollout.name', '$1'],
+    ]);
+    assert.deepEqual(r.tools, ['verl']);
+    assert.match(fact(r, 'useVllm')!.defaultNote!, /not known statically: a colocated vLLM \/ SGLang engine assumed/);
+  });
+
+  it('a mini-batch larger than the round updates once on the whole round', () => {
+    // Logic-RL's shape: 8 prompts x 16 completions a round, ppo_mini_batch_size 256 on 8 GPUs with 16 per micro-step:
+    // the update sees the round's 128 sequences, 16 per GPU, one micro-step.
+    const text = GRPO.replace('data.train_batch_size=1024', 'data.train_batch_size=8')
+      .replace('rollout.n=5', 'rollout.n=16')
+      .replace('ppo_micro_batch_size_per_gpu=40', 'ppo_micro_batch_size_per_gpu=16');
+    checkFacts(text, [['gradientAccumulationSteps', 1, 'actor_rollout_ref.actor.ppo_mini_batch_size', '256']]);
+  });
+
+  it("the SFT trainer's data.micro_batch_size of earlier verl (TinyZero) is the per-GPU micro-batch", () => {
+    const text =
+      'torchrun --nproc_per_node=2 -m verl.trainer.fsdp_sft_trainer data.micro_batch_size=8 model.partial_pretrain=google/gemma-2b\n';
+    checkFacts(text, [['microBatchSize', 8, 'data.micro_batch_size', '8']]);
+  });
+});
+
 describe('shell: verl quick fixes', () => {
   const fix = (text: string, changes: Record<string, unknown>) =>
     editsForChanges(
