@@ -177,6 +177,11 @@ export class Launch {
     });
   }
 
+  /** A warning that what `rawKey` sets is not modeled, at `span`. */
+  warnNotModeled(m: Message, span: Span, rawKey: string): void {
+    this.r.problems.push({ code: 'not-modeled', severity: 'warning', ...m, span, rawKey });
+  }
+
   notStatic(span: Span, m: Message, rawKey?: string): void {
     this.r.problems.push({ code: 'not-static', severity: 'info', ...m, span, rawKey });
   }
@@ -446,14 +451,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     if (s) l.spec(s, o, tool);
     // DeepSpeed-Chat step 3 (training/step3_rlhf_finetuning/main.py): PPO trains the actor beside a critic, a
     // reference and a reward model; the estimate is the actor's training step, and a warning says what it leaves out.
-    if (o.name === 'actor_model_name_or_path')
-      l.r.problems.push({
-        code: 'not-modeled',
-        severity: 'warning',
-        ...notModeled(`--${o.name}`, 'ppo'),
-        span: o.keySpan,
-        rawKey: o.rawKey,
-      });
+    if (o.name === 'actor_model_name_or_path') l.warnNotModeled(notModeled(`--${o.name}`, 'ppo'), o.keySpan, o.rawKey);
   }
   const first = p.positionals[0];
   if (configPositional && first) {
@@ -567,13 +565,7 @@ function subcommandLaunch(
     if (sub === 'sft') l.fact('trlSft', `trl ${sub}`, subField.span, subField.span, true, 'trl');
     const objective = sub === 'xpo' ? 'xpo' : sub;
     if (UNMODELED_OBJECTIVES[objective])
-      l.r.problems.push({
-        code: 'not-modeled',
-        severity: 'warning',
-        ...notModeled(`trl ${sub}`, objective),
-        span: subField.span,
-        rawKey: `trl ${sub}`,
-      });
+      l.warnNotModeled(notModeled(`trl ${sub}`, objective), subField.span, `trl ${sub}`);
     const p = parseArgs(fields, i + 2, scriptConsume('trl'), false, false, opaque);
     scriptFacts(l, p, 'trl', false);
     l.r.training = true;

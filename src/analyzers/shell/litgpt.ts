@@ -52,13 +52,11 @@ export function litgptLaunch(l: Launch, fields: readonly Field[], i: number, opa
   const last = (name: string): Opt | undefined => [...p.opts].reverse().find((o) => o.name === name);
   const quantize = litgptQuantize(known(last('quantize')) ?? '');
   if (ADAPTER.has(sub)) {
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      span: subField.span,
-      rawKey: `litgpt ${sub}`,
-      ...msg('{0}: LitGPT adapter fine-tuning is not modeled; the estimate is not for this run', `litgpt ${sub}`),
-    });
+    l.warnNotModeled(
+      msg('{0}: LitGPT adapter fine-tuning is not modeled; the estimate is not for this run', `litgpt ${sub}`),
+      subField.span,
+      `litgpt ${sub}`,
+    );
   } else if (!LORA.has(sub)) {
     l.fact('method', `litgpt ${sub}`, subField.span, subField.span, 'full', 'litgpt');
   } else if (quantize || !last('config')) {

@@ -176,14 +176,7 @@ export function openrlhfLaunch(
     const s = FLAGS[o.name];
     if (s && !(dynamic && s === MICRO)) l.spec(s, o, 'openrlhf');
     else if (RANK.has(o.name)) rankFacts(l, o, fourBit);
-    else if (NOT_MODELED[o.name])
-      l.r.problems.push({
-        code: 'not-modeled',
-        severity: 'warning',
-        ...msg('{0}: {1}', o.rawKey, NOT_MODELED[o.name]),
-        span: o.keySpan,
-        rawKey: o.rawKey,
-      });
+    else if (NOT_MODELED[o.name]) l.warnNotModeled(msg('{0}: {1}', o.rawKey, NOT_MODELED[o.name]), o.keySpan, o.rawKey);
   }
   commandFacts(l, command, module, last);
   // The defaults that differ by command, made explicit at the module.
@@ -250,13 +243,7 @@ function commandFacts(
     defaultFact(l, 'onPolicyFraction', 'teacher_model', at, 0, 'KDLoss distils on the dataset, with no generation');
     defaultFact(l, 'klBeta', 'teacher_model', at, 0, 'KDLoss is the forward KL of the teacher against the student');
   } else if (command === 'train_ppo_ray' || command === 'train_ppo') {
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      ...notModeled(module.text, 'ppo'),
-      span: at,
-      rawKey: module.text,
-    });
+    l.warnNotModeled(notModeled(module.text, 'ppo'), at, module.text);
   }
 }
 

@@ -247,25 +247,21 @@ function quantFacts(l: Launch, bits: Opt | undefined, method: Opt | undefined): 
   }
   const n = Number(bits.value.text.trim());
   if (n !== 4 && n !== 8) {
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      ...msg('{0}: {1}-bit weights are not modeled (4 and 8 are)', bits.rawKey, bits.value.text.trim()),
-      span: bits.value.span,
-      rawKey: bits.rawKey,
-    });
+    l.warnNotModeled(
+      msg('{0}: {1}-bit weights are not modeled (4 and 8 are)', bits.rawKey, bits.value.text.trim()),
+      bits.value.span,
+      bits.rawKey,
+    );
     return undefined;
   }
   l.fact('quantBits', bits.rawKey, bits.keySpan, bits.value.span, n, 'ms-swift');
   const m = known(method)?.toLowerCase();
   if (m !== undefined && m !== 'bnb' && method?.value) {
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      ...msg('{0}: {1} quantization is estimated as bitsandbytes {2}-bit weights', method.rawKey, m, n),
-      span: method.value.span,
-      rawKey: method.rawKey,
-    });
+    l.warnNotModeled(
+      msg('{0}: {1} quantization is estimated as bitsandbytes {2}-bit weights', method.rawKey, m, n),
+      method.value.span,
+      method.rawKey,
+    );
   }
   return n;
 }
@@ -296,13 +292,11 @@ function methodFacts(l: Launch, o: Opt | undefined, fourBit: boolean, sub: Span,
   if (t === 'full') l.fact('method', o.rawKey, o.keySpan, o.value.span, 'full', 'ms-swift');
   else if (t === 'lora' || t === 'longlora') l.fact('method', o.rawKey, o.keySpan, o.value.span, lora, 'ms-swift');
   else {
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      ...msg('{0}: the {1} tuner is not modeled; the estimate is not for this run', o.rawKey, t),
-      span: o.value.span,
-      rawKey: o.rawKey,
-    });
+    l.warnNotModeled(
+      msg('{0}: the {1} tuner is not modeled; the estimate is not for this run', o.rawKey, t),
+      o.value.span,
+      o.rawKey,
+    );
   }
 }
 
@@ -350,7 +344,7 @@ function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean):
         origin: 'call-default',
       });
   } else if (t === 'ppo') {
-    l.r.problems.push({ code: 'not-modeled', severity: 'warning', ...notModeled(key, 'ppo'), span, rawKey: key });
+    l.warnNotModeled(notModeled(key, 'ppo'), span, key);
   }
 }
 
@@ -378,19 +372,17 @@ function worldFacts(l: Launch, env: Env, swiftWord: Field): number | string {
   const vis = visibleDevices(env);
   const perProc = nproc ? nproc.count : 1;
   if (vis?.count !== undefined && perProc !== undefined && vis.count > perProc) {
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      span: vis.valueSpan,
-      rawKey: vis.rawKey,
-      ...msg(
+    l.warnNotModeled(
+      msg(
         '{0}: {1} GPUs for {2} process(es): swift splits the model over the GPUs of each process (device_map), ' +
           'which is not modeled; the estimate is for one GPU per process',
         vis.rawKey,
         vis.count,
         perProc,
       ),
-    });
+      vis.valueSpan,
+      vis.rawKey,
+    );
   }
   const a = nproc ? (nproc.count ?? nproc.unknown ?? 'NPROC_PER_NODE is not known') : 1;
   const b = nnodes ? (nnodes.count ?? nnodes.unknown ?? 'NNODES is not known') : 1;

@@ -182,26 +182,17 @@ function configFlags(line: VerlLine, fields: readonly Field[]): void {
 }
 
 function megatron(l: Launch, span: Span, rawKey: string): void {
-  l.r.problems.push({
-    code: 'not-modeled',
-    severity: 'warning',
-    ...msg('{0}: {1}', rawKey, "verl's Megatron workers are not modeled: the estimate is the FSDP workers' step"),
+  l.warnNotModeled(
+    msg('{0}: {1}', rawKey, "verl's Megatron workers are not modeled: the estimate is the FSDP workers' step"),
     span,
     rawKey,
-  });
+  );
 }
 
 function notModeledAt(l: Launch, o: Opt): void {
   const text = known(o);
   const why = text === undefined ? undefined : NOT_MODELED[o.name]?.(text);
-  if (why)
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      ...msg('{0}: {1}', o.rawKey, why),
-      span: o.keySpan,
-      rawKey: o.rawKey,
-    });
+  if (why) l.warnNotModeled(msg('{0}: {1}', o.rawKey, why), o.keySpan, o.rawKey);
 }
 
 /** `lora_rank=N`: LoRA above 0 (get_peft_model with these LoraConfig fields), full fine-tuning at 0. */
@@ -324,10 +315,8 @@ function ppoDefaults(line: VerlLine): void {
   if (estimator === 'gae' || last(line, 'critic.model.path')) {
     const span = adv?.keySpan ?? module.span;
     const rawKey = adv?.rawKey ?? 'algorithm.adv_estimator';
-    l.r.problems.push({
-      code: 'not-modeled',
-      severity: 'warning',
-      ...msg(
+    l.warnNotModeled(
+      msg(
         '{0}: {1}',
         rawKey,
         `${adv ? 'gae' : 'gae (the default)'} trains a critic beside the actor on the same GPUs; its FSDP weights, ` +
@@ -335,7 +324,7 @@ function ppoDefaults(line: VerlLine): void {
       ),
       span,
       rawKey,
-    });
+    );
   }
 }
 
