@@ -258,9 +258,20 @@ describe('shell runs: a launcher, its configs and its training script are one ru
       '/w/ds_config_zero2.json': '{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}\n',
     };
     const r = runPipeline([{ file: '/w/run.sh', text: line }], inMemory(files), {});
+    // In the order of the line run without arguments, as if it named the file literally.
+    const literal = line.replace('${DS_CONFIG_PATH}', 'ds_config_zero2.json');
+    const asWritten = runPipeline(
+      [{ file: '/w/run.sh', text: literal }],
+      inMemory({ ...files, '/w/run.sh': literal }),
+      {},
+    );
     assert.deepEqual(
       r.files.map((f) => path.basename(f.file)),
-      ['run.sh', 'ds_config_zero2.json', 'train.py'],
+      ['run.sh', 'train.py', 'ds_config_zero2.json'],
+    );
+    assert.deepEqual(
+      r.files.map((f) => f.file),
+      asWritten.files.map((f) => f.file),
     );
     assert.equal(r.setup?.zero_stage, 2);
     assert.ok(!r.problems.some((p) => p.code === 'reference-not-found'));

@@ -10,17 +10,26 @@ import {
   type Unknown,
 } from '../facts';
 import type { WordTok } from './lexer';
-import { type VarVal, type Env, unknownOf, textOf, type Field, SCRIPT_ARGUMENT } from './fields';
+import { type VarVal, type Env, unknownOf, textOf, type Field, SCRIPT_ARGUMENT, isScriptArgument } from './fields';
 import { fieldsOf } from './expand';
 import { type CmdResult, analyzeLaunch } from './launch';
 
-/** At most this many analyses of one launch line are tried. */
+/** At most this many combinations of the variables' values are tried at once. */
 const MAX_COMBINATIONS = 16;
+/** At most this many analyses of one launch line are tried when its facts are decided one group at a time. */
+const MAX_ANALYSES = 64;
+
+/** The branch-set variables some facts of a launch line use, and the line analyzed once per combination of them. */
+interface ChoiceGroup {
+  readonly used: [string, VarVal][];
+  readonly rs: CmdResult[];
+}
 
 /**
  * One launch line analyzed as written; when it uses variables set differently on the branches of an `if` or `case`,
  * also once per combination of their values, and each fact the variables leave unknown takes the worst of the
- * values it can take (chooseWorst), said as an assumption.
+ * values it can take (chooseWorst), said as an assumption. All the variables are combined at once where their
+ * combinations are few; else each fact's own (a script whose argument loop may set a dozen variables).
  */
 export function launchOverChoices(
   text: string,
@@ -28,47 +37,77 @@ export function launchOverChoices(
   fields: Field[],
   env: Env,
 ): CmdResult | undefined {
-  const r = analyzeLaunch(text, fields, env);
-  if (!r || !r.facts.some((f) => isUnknownValue(f.value))) return r;
-  // Only the variables the unknown values name are tried (a launch line may name many more: output folders, ...).
-  const unknownValues = r.facts
-    .filter((f) => isUnknownValue(f.value))
-    .map((f) => text.slice(f.valueSpan.start, f.valueSpan.end))
-    .join(' ');
-  const used = usedChoices(unknownValues, env);
-  if (used.length === 0) return r;
-  let combos: Env[] = [env];
-  for (const [name, v] of used) {
-    const next: Env[] = [];
-    for (const e of combos)
-      for (const c of v.choices!.values) {
-        const e2 = new Map(e);
-        if (c === undefined) e2.delete(name);
-        else e2.set(name, c);
-        next.push(e2);
-      }
-    combos = next;
-    if (combos.length > MAX_COMBINATIONS) return r;
+  const asWritten = analyzeLaunch(text, fields, env);
+  if (!asWritten || !asWritten.facts.some((f) => isUnknownValue(f.value))) return asWritten;
+  const pinned = withoutArguments(text, words, env);
+  if (!pinned) return decideChoices(text, words, env, asWritten);
+  const r = analyzeLaunch(text, fieldsOf(text, words, pinned.env), pinned.env);
+  if (!r || r.facts.length < asWritten.facts.length) return decideChoices(text, words, env, asWritten);
+  for (let k = 0; k < r.facts.length; k++) {
+    const f = r.facts[k];
+    const note = pinnedNote(text.slice(f.valueSpan.start, f.valueSpan.end), pinned.values);
+    if (note && !isUnknownValue(f.value) && f.assumed === undefined)
+      r.facts[k] = { ...f, assumed: `${note}; ${f.rawKey} is ${JSON.stringify(f.value)}${WITHOUT_ARGUMENTS}` };
   }
-  const rs = combos.map((e) => analyzeLaunch(text, fieldsOf(text, words, e), e));
-  if (rs.some((x) => !x || x.facts.length !== r.facts.length || x.facts.some((f, k) => f.key !== r.facts[k].key)))
-    return r;
-  const noteOf = (f: Fact): string => {
+  return decideChoices(text, words, pinned.env, r);
+}
+
+const WITHOUT_ARGUMENTS = ' when the script is run without that argument (a value passed on its command line wins)';
+
+/**
+ * The variables of the launch line whose branch values are one value of the script's own and the script's arguments
+ * (an argument loop's `--model) M=$2` over `M=default`, `${1:-default}`, `[ -z "$M" ] && M=default`), each set to the
+ * script's own value: the script run as written, without arguments. Undefined when there are none.
+ */
+function withoutArguments(text: string, words: readonly WordTok[], env: Env): { env: Env; values: Env } | undefined {
+  const line = words.length ? text.slice(words[0].start, words[words.length - 1].end) : '';
+  const values: Env = new Map();
+  const out: Env = new Map(env);
+  for (const [name, v] of usedChoices(line, env)) {
+    const own = v.choices!.values.filter((c) => c === undefined || !isScriptArgument(c.pieces));
+    if (own.length !== 1 || own[0] === undefined || unknownOf(own[0].pieces) !== undefined) continue;
+    values.set(name, v);
+    out.set(name, own[0]);
+  }
+  return values.size ? { env: out, values } : undefined;
+}
+
+/** What a fact's value owes to the variables pinned to the script's own values, or undefined when it uses none. */
+function pinnedNote(spanText: string, values: Env): string | undefined {
+  const used = usedChoices(spanText, values);
+  return used.length === 0 ? undefined : variablesNote(used);
+}
+
+/** The branch values of variables, as an assumption says them. */
+function variablesNote(used: readonly [string, VarVal][]): string {
+  return used
+    .map(
+      ([name, v]) =>
+        `\`${name}\` is ${v.choices!.values.map(describeChoice).join(' or ')}` +
+        ` depending on the ${v.choices!.what} at line ${v.choices!.line}`,
+    )
+    .join('; ');
+}
+
+/**
+ * The launch's facts that branch-set variables leave unknown, each decided over the values the variables can take:
+ * the worst for memory among them, said as an assumption.
+ */
+function decideChoices(text: string, words: readonly WordTok[], env: Env, r: CmdResult): CmdResult {
+  if (!r.facts.some((f) => isUnknownValue(f.value))) return r;
+  const groups = choiceGroups(text, words, env, r);
+  if (groups.every((g) => g === undefined)) return r;
+  const noteOf = (f: Fact, used: [string, VarVal][]): string => {
     const named = used.filter(
       ([name]) =>
         usedChoices(text.slice(f.valueSpan.start, f.valueSpan.end), new Map([[name, env.get(name)!]])).length > 0,
     );
-    return (named.length > 0 ? named : used)
-      .map(
-        ([name, v]) =>
-          `\`${name}\` is ${v.choices!.values.map(describeChoice).join(' or ')}` +
-          ` depending on the ${v.choices!.what} at line ${v.choices!.line}`,
-      )
-      .join('; ');
+    return variablesNote(named.length > 0 ? named : used);
   };
   const facts = r.facts.map((f, k) => {
-    if (!isUnknownValue(f.value)) return f;
-    const all = rs.map((x) => x!.facts[k].value);
+    const group = groups[k];
+    if (!isUnknownValue(f.value) || !group) return f;
+    const all = group.rs.map((x) => x.facts[k].value);
     // `X=$2; if [ "$X" == "" ]; then X=3; fi`: without the argument the script's own value runs, as an argparse default
     // does when the launcher passes nothing; a value passed on the command line replaces it.
     const values = all.filter((v) => !isUnknownValue(v)) as FactValue[];
@@ -78,11 +117,8 @@ export function launchOverChoices(
     // One value (whatever its kind: a model id too) needs no ranking.
     const worst = distinct.length === 1 ? values[0] : chooseWorst(f.key, values);
     if (worst === undefined) return f;
-    const note = noteOf(f);
-    const withoutArgs =
-      dropped.length > 0
-        ? ' when the script is run without that argument (a value passed on its command line wins)'
-        : '';
+    const note = noteOf(f, group.used);
+    const withoutArgs = dropped.length > 0 ? WITHOUT_ARGUMENTS : '';
     const assumed =
       distinct.length === 1
         ? `${note}; ${f.rawKey} is ${distinct[0]}${withoutArgs || ' either way'}`
@@ -95,7 +131,10 @@ export function launchOverChoices(
   );
   // A config path decided so (`--deepspeed $DS_CONFIG_PATH`, the script's own path unless an argument replaces it)
   // is followed as the launch that runs it names it.
-  const refs = rs.flatMap((x) => x!.refs).filter((ref) => decided.has(`${ref.span.start}:${ref.span.end}`));
+  const refs = [...new Set(groups)]
+    .flatMap((g) => g?.rs ?? [])
+    .flatMap((x) => x.refs)
+    .filter((ref) => decided.has(`${ref.span.start}:${ref.span.end}`));
   for (const ref of refs) {
     if (r.refs.some((x) => x.path === ref.path && x.span.start === ref.span.start)) continue;
     // Before the script, as a config named by a literal flag is (launch.ts adds the script last).
@@ -114,6 +153,62 @@ export function launchOverChoices(
   const problems = r.problems.filter((p) => !settled(p));
   r.problems.splice(0, r.problems.length, ...problems);
   return r;
+}
+
+/**
+ * For each fact of the launch, the group of branch-set variables it is decided over (undefined where none): every
+ * variable the unknown facts use at once where that is at most MAX_COMBINATIONS analyses, else each fact's own.
+ */
+function choiceGroups(text: string, words: readonly WordTok[], env: Env, r: CmdResult): (ChoiceGroup | undefined)[] {
+  const spanText = (f: Fact): string => text.slice(f.valueSpan.start, f.valueSpan.end);
+  const unknownFacts = r.facts.filter((f) => isUnknownValue(f.value));
+  const all = usedChoices(unknownFacts.map(spanText).join(' '), env);
+  const joint = all.length ? analyzeCombinations(text, words, env, all, r) : undefined;
+  if (joint) {
+    const group: ChoiceGroup = { used: all, rs: joint };
+    return r.facts.map((f) => (isUnknownValue(f.value) ? group : undefined));
+  }
+  const byNames = new Map<string, ChoiceGroup | undefined>();
+  let analyses = 0;
+  return r.facts.map((f) => {
+    if (!isUnknownValue(f.value)) return undefined;
+    const used = usedChoices(spanText(f), env);
+    const key = used.map(([name]) => name).join(' ');
+    if (used.length === 0 || byNames.has(key)) return byNames.get(key);
+    const rs = analyses < MAX_ANALYSES ? analyzeCombinations(text, words, env, used, r) : undefined;
+    analyses += rs?.length ?? 0;
+    const group = rs && { used, rs };
+    byNames.set(key, group);
+    return group;
+  });
+}
+
+/** The launch analyzed once per combination of the variables' values; undefined past MAX_COMBINATIONS, or where a
+ * combination gives other facts than the line as written. */
+function analyzeCombinations(
+  text: string,
+  words: readonly WordTok[],
+  env: Env,
+  used: readonly [string, VarVal][],
+  r: CmdResult,
+): CmdResult[] | undefined {
+  let combos: Env[] = [env];
+  for (const [name, v] of used) {
+    const next: Env[] = [];
+    for (const e of combos)
+      for (const c of v.choices!.values) {
+        const e2 = new Map(e);
+        if (c === undefined) e2.delete(name);
+        else e2.set(name, c);
+        next.push(e2);
+      }
+    combos = next;
+    if (combos.length > MAX_COMBINATIONS) return undefined;
+  }
+  const rs = combos.map((e) => analyzeLaunch(text, fieldsOf(text, words, e), e));
+  const same = (x: CmdResult | undefined): x is CmdResult =>
+    !!x && x.facts.length === r.facts.length && x.facts.every((f, k) => f.key === r.facts[k].key);
+  return rs.every(same) ? rs : undefined;
 }
 
 /**

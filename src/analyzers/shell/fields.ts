@@ -150,7 +150,9 @@ export function subSpan(f: Field, a: number, b: number): Span {
     pos = pb;
     const lo = Math.max(a, pa);
     const hi = Math.min(b, pb);
-    if (lo > hi || (lo === hi && !(a === b && lo === a))) continue;
+    // An unknown expansion has no text; it is part of the range when it sits inside it (`x=$KNOWN/$UNKNOWN`).
+    const unknownInside = p.text === '' && p.unknown !== undefined && lo === hi;
+    if (lo > hi || (lo === hi && !(a === b && lo === a) && !unknownInside)) continue;
     if (p.exact) {
       start = Math.min(start, p.start + (lo - pa));
       end = Math.max(end, p.start + (hi - pa));

@@ -31,6 +31,7 @@ import { layer, shallow } from './layers';
 import { mergeEnvs } from './merge';
 import { allocatorConf, launchOverChoices, ramEfficientLoading } from './choices';
 import { readHeredoc } from './read';
+import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './narrow';
 
 export { chooseWorst } from './choices';
 
@@ -54,6 +55,8 @@ export class Interpreter {
   negate = false;
   pendingFunc = false;
   lastTri: Tri = true;
+  /** The last command's test of a variable's emptiness, for an assignment after `&&` / `||` (narrow.ts). */
+  lastNarrowing: Narrowing | undefined;
   readonly results: CmdResult[] = [];
   readonly problems: ParseProblem[] = [];
   private readonly lineStarts: number[] = [0];
@@ -174,6 +177,13 @@ export class Interpreter {
     return f.branches.every((b) => b.cond === false) ? true : undefined;
   }
 
+  /** The variables where the first condition of an `if` failed: its snapshot, the tested variable narrowed. */
+  private elseEnv(f: IfFrame): Env {
+    const env = layer(f.snapshot);
+    if (f.narrowing) applyNarrowing(env, f.narrowing, false);
+    return env;
+  }
+
   /** Handles a reserved word at the start of a command; false when the word is not one. */
   private keyword(kw: string, t: WordTok): boolean {
     const top = this.top();
@@ -198,6 +208,7 @@ export class Interpreter {
           if (top.branches.some((b) => b.cond === true)) top.cond = false;
           top.state = 'body';
           this.dead = top.parentDead || top.cond === false;
+          if (top.narrowing && top.branches.length === 0) applyNarrowing(this.env, top.narrowing, true);
         }
         this.pos++;
         return true;
@@ -205,7 +216,7 @@ export class Interpreter {
       case 'else':
         if (top?.kind === 'if') {
           top.branches.push({ env: this.env, cond: top.cond });
-          this.env = layer(top.snapshot);
+          this.env = this.elseEnv(top);
           this.dead = top.parentDead;
           if (kw === 'elif') {
             top.state = 'cond';
@@ -223,7 +234,7 @@ export class Interpreter {
         if (top?.kind === 'if') {
           this.frames.pop();
           top.branches.push({ env: this.env, cond: top.cond });
-          if (!top.sawElse) top.branches.push({ env: top.snapshot, cond: this.branchCondElse(top) });
+          if (!top.sawElse) top.branches.push({ env: this.elseEnv(top), cond: this.branchCondElse(top) });
           const live = top.branches.filter((b) => b.cond !== false);
           this.env =
             live.length === 0
@@ -554,16 +565,24 @@ export class Interpreter {
     return elements;
   }
 
+  /** A test of a variable's emptiness (narrow.ts), its sides swapped under `!`. */
+  private narrowingOfTest(words: readonly WordTok[], env: Env, negate: boolean): Narrowing | undefined {
+    const test = emptinessTest(this.text, words);
+    const n = test && narrowingOf(test, env);
+    return n && negate ? { ...n, whenTrue: n.whenFalse, whenFalse: n.whenTrue } : n;
+  }
+
   private assign(
     w: WordTok,
     env: Env,
     exported: boolean,
     mode: 'set' | 'skip' | 'maybe',
     array: readonly WordTok[] | undefined,
+    kept?: Narrowing & { skippedSide: boolean },
   ): void {
     const p = assignParts(w);
     if (!p || mode === 'skip') return;
-    const old = env.get(p.name);
+    let old = env.get(p.name);
     // An array's elements are its words as the shell splits them at the assignment (`A=( $X )` splits $X).
     let elements: (readonly Piece[])[] | undefined = array
       ? array.flatMap((e) => fieldsOf(this.text, [e], env).map((f) => f.pieces.map((x) => ({ ...x, split: false }))))
@@ -591,6 +610,11 @@ export class Interpreter {
     };
     if (!elements) val = this.argumentDefault(p.valueSegs, val, this.lineOf(w.start), env) ?? val;
     if (mode === 'maybe') {
+      if (kept?.name === p.name) {
+        const side = new Map(old ? [[p.name, old]] : []);
+        applyNarrowing(side, kept, kept.skippedSide);
+        old = side.get(p.name);
+      }
       const tmpA: Env = new Map(old ? [[p.name, old]] : []);
       const tmpB: Env = new Map([[p.name, val]]);
       val = mergeEnvs([tmpA, tmpB], this.lineOf(w.start), 'condition').get(p.name) ?? val;
@@ -604,6 +628,8 @@ export class Interpreter {
     const words = cmd.words;
     const top = this.top();
     const inCond = top?.kind === 'if' && top.state === 'cond';
+    const priorNarrowing = this.lastNarrowing;
+    this.lastNarrowing = undefined;
     if (this.dead) return;
     let i = 0;
     while (i < words.length && assignParts(words[i])) i++;
@@ -623,7 +649,10 @@ export class Interpreter {
                 ? 'skip'
                 : 'maybe'
             : 'set';
-      for (const w of words) this.assign(w, this.env, false, mode, cmd.arrays.get(w));
+      // `[ -z "$X" ] && X=default`: where the assignment does not run, X keeps the values that skip it.
+      const skippedSide = connector === '&&' ? false : connector === '||' ? true : undefined;
+      const kept = skippedSide === undefined || !priorNarrowing ? undefined : { ...priorNarrowing, skippedSide };
+      for (const w of words) this.assign(w, this.env, false, mode, cmd.arrays.get(w), kept);
       this.lastTri = true;
       return;
     }
@@ -666,7 +695,11 @@ export class Interpreter {
         : name === 'false'
           ? false
           : undefined;
-    if (negate && tri !== undefined) tri = !tri;
+    const narrowing = isTest && tri === undefined ? this.narrowingOfTest(words.slice(i), env, negate) : undefined;
+    if (narrowing) tri = narrowing.whenTrue.length === 0 ? false : narrowing.whenFalse.length === 0 ? true : undefined;
+    else if (negate && tri !== undefined) tri = !tri;
+    this.lastNarrowing = narrowing;
+    if (inCond && top?.kind === 'if' && connector === undefined && top.branches.length === 0) top.narrowing = narrowing;
     if (inCond && top?.kind === 'if')
       top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
     // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.

@@ -1,5 +1,6 @@
 // The shapes the interpreter works with: the frames of the blocks it is inside, a command's words, three-valued
 // truth, and the small readers of words (a reserved word, an assignment, a `test`). Pure: no I/O.
+import type { Narrowing } from './narrow';
 import type { Span } from '../facts';
 import type { Heredoc, Seg, WordTok } from './lexer';
 import type { Env, Field } from './fields';
@@ -15,6 +16,8 @@ export interface IfFrame {
   state: 'cond' | 'body';
   parentDead: boolean;
   sawElse: boolean;
+  /** The first condition's test of a variable's emptiness: the values each side keeps (narrow.ts). */
+  narrowing?: Narrowing;
 }
 export interface LoopFrame {
   kind: 'loop';

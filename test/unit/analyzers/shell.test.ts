@@ -805,6 +805,53 @@ describe('shell analyzer: shell syntax', () => {
     ]);
   });
 
+  it('`if [ -z "$X" ]; then X=default; fi` after an argument loop: unset leads to the default, an argument skips it', () => {
+    // agentica-project/rllm scripts/deepscaler/train/deepscaler_1.5b_8k.sh: `--model) MODEL_PATH="$2"` in a
+    // `while [[ $# -gt 0 ]]` loop, then the default where it is still empty.
+    const loop =
+      'while [[ $# -gt 0 ]]; do\n  case $1 in\n    --model) MODEL_PATH="$2"; shift 2 ;;\n    *) break ;;\n  esac\ndone\n';
+    const run = 'python t.py --model_name_or_path $MODEL_PATH\n';
+    const a = checkFacts(`${loop}if [ -z "$MODEL_PATH" ]; then\n  MODEL_PATH="Qwen/Qwen2.5-7B"\nfi\n${run}`, [
+      ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL_PATH'],
+    ]);
+    assert.match(
+      a.facts[0].assumed ?? '',
+      new RegExp(
+        "`MODEL_PATH` is 'Qwen/Qwen2.5-7B' or the script's argument \\$2 depending on the `if` at line 7; " +
+          '--model_name_or_path is "Qwen/Qwen2.5-7B" when the script is run without that argument',
+      ),
+    );
+    // The other spellings of the test, and `[ ... ] && X=...` / `[ ... ] || X=...`.
+    for (const test of [
+      '[[ -z $MODEL_PATH ]]',
+      'test -z "${MODEL_PATH}"',
+      '[ "$MODEL_PATH" = "" ]',
+      '[ ! -n "$MODEL_PATH" ]',
+    ])
+      checkFacts(`${loop}if ${test}; then MODEL_PATH=Qwen/Qwen2.5-7B; fi\n${run}`, [
+        ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL_PATH'],
+      ]);
+    checkFacts(`${loop}if [ -n "$MODEL_PATH" ]; then :; else MODEL_PATH=Qwen/Qwen2.5-7B; fi\n${run}`, [
+      ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL_PATH'],
+    ]);
+    checkFacts(`${loop}[ -z "$MODEL_PATH" ] && MODEL_PATH=Qwen/Qwen2.5-7B\n${run}`, [
+      ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL_PATH'],
+    ]);
+    checkFacts(`${loop}[ -n "$MODEL_PATH" ] || MODEL_PATH=Qwen/Qwen2.5-7B\n${run}`, [
+      ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL_PATH'],
+    ]);
+    // A value from the environment may be empty or not: the test cannot be decided, the model stays unknown.
+    checkFacts(`if [ -z "$MODEL_PATH" ]; then MODEL_PATH=Qwen/Qwen2.5-7B; fi\n${run}`, [
+      ['model', '?', '--model_name_or_path', '$MODEL_PATH'],
+    ]);
+    // A known prefix before the variable (simpleRL-reason's `$HDFS_MODEL_PATH/$MODEL_NAME`): the value's span covers both.
+    checkFacts(
+      'P=hub\nM=Qwen2.5-7B\nwhile [[ "$#" -gt 0 ]]; do\n  case "$1" in\n    --model_name) M="$2"; shift 2 ;;\n  esac\ndone\n' +
+        'python t.py --model_name_or_path $P/$M\n',
+      [['model', 'hub/Qwen2.5-7B', '--model_name_or_path', '$P/$M']],
+    );
+  });
+
   it('`X=${1:-default}`: without arguments the default runs, an argument replaces it; `${X:-d}` after an argument loop', () => {
     const a = checkFacts('MODEL=${1:-"Qwen/Qwen2.5-7B"}\ntorchrun t.py --model_name_or_path $MODEL\n', [
       ['model', 'Qwen/Qwen2.5-7B', '--model_name_or_path', '$MODEL'],
