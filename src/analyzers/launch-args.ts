@@ -129,7 +129,11 @@ export function withBranchesDecided(
   const out = facts.facts.map((f): Fact => {
     if (!setConditionally(f)) return f;
     const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;
-    const g = settled.facts.find((x) => same(x) && !isUnknown(x.value));
+    // A value the settled run reads from an option's default is located at that default: the one fact of its key.
+    const only = (list: readonly Fact[]): Fact[] => list.filter((x) => x.key === f.key);
+    const sole =
+      only(facts.facts).length === 1 && only(settled.facts).length === 1 ? only(settled.facts)[0] : undefined;
+    const g = [settled.facts.find(same), sole].find((x) => x !== undefined && !isUnknown(x.value));
     if (!g) return f;
     const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
     return { ...f, value: g.value, rawValue: `${f.rawValue}: on the branch ${how} take` };

@@ -2,7 +2,7 @@
 // tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { Binding, PythonFile, Scope, Val } from './file';
-import { clip, pyTruthy } from './syntax';
+import { clip, pyTruthy, readingNoneDefaults } from './syntax';
 
 /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
 export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefined {
@@ -86,13 +86,7 @@ export function falseTest(file: PythonFile, call: SyntaxNode): { test: SyntaxNod
 }
 
 function evalTest(file: PythonFile, test: SyntaxNode): Val {
-  const before = file.noneDefaults;
-  file.noneDefaults = true;
-  try {
-    return file.evalNode(test, 0);
-  } finally {
-    file.noneDefaults = before;
-  }
+  return readingNoneDefaults(file, () => file.evalNode(test, 0));
 }
 
 function truth(v: Val): boolean | undefined {

@@ -3,7 +3,7 @@
 // `is_floating_point`. Each returns undefined where the expression is not one it reads. Pure; it never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
-import { clip, pyString, pyTruthy } from './syntax';
+import { clip, pyString, pyTruthy, readingNoneDefaults } from './syntax';
 
 /** `a == b`, `a < b`, ... of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean. */
 export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number): Val {
@@ -14,6 +14,7 @@ export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number
   const unknown: Val = { k: 'unknown', reason: `${clip(t)} is computed at run time` };
   if (l && (op?.name === 'in' || (op?.name === 'not' && op.nextSibling?.name === 'in')))
     return membership(file, node, depth) ?? unknown;
+  if (l && op?.name === 'is') return identity(file, node, depth) ?? unknown;
   if (!l || op?.name !== 'CompareOp' || !r || r.nextSibling) return unknown;
   const a = file.evalNode(l, depth + 1);
   const b = file.evalNode(r, depth + 1);
@@ -41,6 +42,25 @@ function membership(file: PythonFile, node: SyntaxNode, depth: number): Val | un
   return { k: 'lit', v: negated ? !found : found, ...(dflt ? { dflt } : {}) };
 }
 
+/**
+ * `x is None` / `x is not None` (or True, False) with x known statically (`args.peft_path is not None` with the
+ * option defaulting to None): Python's singletons are equal exactly when they are the same object.
+ */
+function identity(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const l = node.firstChild!;
+  const negated = l.nextSibling?.nextSibling?.name === 'not';
+  const r = negated ? l.nextSibling?.nextSibling?.nextSibling : l.nextSibling?.nextSibling;
+  if (!r || r.nextSibling) return undefined;
+  const a = file.evalNode(l, depth + 1);
+  const b = file.evalNode(r, depth + 1);
+  if (a.k !== 'lit' || b.k !== 'lit' || Array.isArray(a.v) || Array.isArray(b.v)) return undefined;
+  const singleton = (v: unknown): boolean => v === null || typeof v === 'boolean';
+  if (!singleton(a.v) && !singleton(b.v)) return undefined;
+  const same = a.v === b.v;
+  const dflt = a.dflt ?? b.dflt;
+  return { k: 'lit', v: negated ? !same : same, ...(dflt ? { dflt } : {}) };
+}
+
 function compare(o: string, x: Scalar, y: Scalar): boolean | undefined {
   if (o === '==') return x === y;
   if (o === '!=') return x !== y;
@@ -50,6 +70,21 @@ function compare(o: string, x: Scalar, y: Scalar): boolean | undefined {
   if (o === '>') return x > y;
   if (o === '>=') return x >= y;
   return undefined;
+}
+
+/** `a if test else b` with a test known statically (a default of None or a literal): the branch it picks. */
+export function evalConditional(file: PythonFile, node: SyntaxNode, depth: number): Val {
+  const kw = node.getChild('if');
+  const els = node.getChild('else');
+  const test = kw?.nextSibling;
+  const yes = node.firstChild;
+  const no = els?.nextSibling;
+  if (kw && els && test && yes && no && test.from < els.from) {
+    // A test reads None defaults too (`x.split(",") if x else [...]` with x defaulting to None).
+    const c = readingNoneDefaults(file, () => file.evalNode(test, depth + 1));
+    if (c.k === 'lit') return file.evalNode(pyTruthy(c.v) ? yes : no, depth + 1);
+  }
+  return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is chosen at run time` };
 }
 
 /**

@@ -22,6 +22,7 @@ import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   dtypeProperty,
   evalComparison,
+  evalConditional,
   evalFormatString,
   evalLogic,
   staticGetattr,
@@ -386,29 +387,8 @@ export class PythonFile {
       }
       case 'BinaryExpression':
         return evalLogic(this, node, depth) ?? evalComparison(this, node, depth);
-      case 'ConditionalExpression': {
-        // `a if test else b` with a test known statically (a default of None or a literal): the branch it picks.
-        const kw = node.getChild('if');
-        const els = node.getChild('else');
-        const test = kw?.nextSibling;
-        const yes = node.firstChild;
-        const no = els?.nextSibling;
-        if (kw && els && test && yes && no && test.from < els.from) {
-          // A test reads None defaults too (`x.split(",") if x else [...]` with x defaulting to None).
-          const before = this.noneDefaults;
-          this.noneDefaults = true;
-          let c: Val;
-          try {
-            c = this.evalNode(test, depth + 1);
-          } finally {
-            this.noneDefaults = before;
-          }
-          if (c.k === 'lit') {
-            return this.evalNode(pyTruthy(c.v) ? yes : no, depth + 1);
-          }
-        }
-        return { k: 'unknown', reason: `${clip(t)} is chosen at run time` };
-      }
+      case 'ConditionalExpression':
+        return evalConditional(this, node, depth);
       default:
         return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
     }

@@ -17,7 +17,7 @@ import {
 import { TRL_SFT_LOSS_TYPES } from '../defaults';
 import { SEQ_KEYS } from './vocab';
 import { type Val, type Entry, PythonFile } from './file';
-import { span } from './syntax';
+import { readingNoneDefaults, span } from './syntax';
 import {
   numberOf,
   boolOf,
@@ -390,9 +390,14 @@ function loraEntry(m: Mapping): boolean {
       }
       return emit(m, 'loraTargets', (y) => targetsOf(file, y, e));
     }
-    case 'modules_to_save':
-      // None saves no module: said as an empty list, so that a branch which sets None decides it (launch-args.ts).
-      return emit(m, 'loraModulesToSave', (x) => (x.k === 'lit' && x.v === null ? [] : stringListOf(file, x, e)));
+    case 'modules_to_save': {
+      // None saves no module: said as an empty list, so that a branch which sets None decides it (launch-args.ts). An
+      // option's None default is None too: nothing fills it in later (MedicalGPT's `modules_to_save: Optional[str]`).
+      const x = readingNoneDefaults(file, () => file.valueOf(e));
+      if (x.k !== 'lit' || x.v !== null) return emit(m, 'loraModulesToSave', (y) => stringListOf(file, y, e));
+      file.push('loraModulesToSave', e, [], m.tool, x, m.origin);
+      return true;
+    }
     case 'use_dora':
       return emit(m, 'loraDora', (x) => boolOf(file, x, e));
     case 'target_parameters':

@@ -3,7 +3,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, ScriptDefault, Val } from './file';
-import { fmt, MAX_DEPTH, span } from './syntax';
+import { fmt, MAX_DEPTH, readingNoneDefaults, span } from './syntax';
 
 /**
  * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",
@@ -78,14 +78,10 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
   const out: ScriptOption[] = [];
   for (const [name, d] of file.scriptDefaults) {
     if (d === 'ambiguous' || file.attrAssigned.has(name)) continue;
-    const before = file.noneDefaults;
-    file.noneDefaults = true;
-    try {
-      const v = d.node ? file.evalNode(d.node, 0) : { k: 'lit' as const, v: d.lit ?? null };
-      if (v.k === 'lit') out.push({ name, value: v.v, where: d.where, line: file.line(d.valueSpan.start) });
-    } finally {
-      file.noneDefaults = before;
-    }
+    const v = readingNoneDefaults(file, () =>
+      d.node ? file.evalNode(d.node, 0) : { k: 'lit' as const, v: d.lit ?? null },
+    );
+    if (v.k === 'lit') out.push({ name, value: v.v, where: d.where, line: file.line(d.valueSpan.start) });
   }
   return out;
 }

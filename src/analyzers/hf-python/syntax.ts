@@ -6,6 +6,20 @@ import type { FactValue, Span } from '../facts';
 export const MAX_DEPTH = 40;
 
 /** The variable a call's result is assigned to (`name = call(...)`), if any. */
+/**
+ * f's result with the None defaults of the script's options read as None, not as unknown: in a test (`if x is not
+ * None`), or for a key where None has a meaning of its own (modules_to_save: no module).
+ */
+export function readingNoneDefaults<T>(file: { noneDefaults: boolean }, f: () => T): T {
+  const before = file.noneDefaults;
+  file.noneDefaults = true;
+  try {
+    return f();
+  } finally {
+    file.noneDefaults = before;
+  }
+}
+
 export function assignedName(call: SyntaxNode, text: string): string | undefined {
   const parent = call.parent;
   if (parent?.name !== 'AssignStatement') return undefined;

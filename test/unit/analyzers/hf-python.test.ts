@@ -366,6 +366,85 @@ describe('analyzeHfPython', () => {
     assert.ok(!quiet.problems.some((x) => x.key === 'modules_to_save'));
   });
 
+  it('`--target_modules all` through find_all_linear_names, on the `else` of `if args.peft_path is not None` (MedicalGPT)', () => {
+    // shibing624/MedicalGPT training/supervised_finetuning.py: target_modules defaults to "all", which the script turns
+    // into every linear layer's name; the branch runs because peft_path defaults to None (`None is not None` is False),
+    // and modules_to_save stays None, which saves no module.
+    const text = [
+      'import torch',
+      'from dataclasses import dataclass, field',
+      'from typing import Optional',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments',
+      'from peft import LoraConfig, get_peft_model',
+      '',
+      '@dataclass',
+      'class ScriptArguments:',
+      '    use_peft: bool = field(default=True)',
+      '    target_modules: Optional[str] = field(default="all")',
+      '    modules_to_save: Optional[str] = field(default=None)',
+      '    peft_path: Optional[str] = field(default=None)',
+      '',
+      'def find_all_linear_names(peft_model, int4=False, int8=False):',
+      '    cls = torch.nn.Linear',
+      '    lora_module_names = set()',
+      '    for name, module in peft_model.named_modules():',
+      '        if isinstance(module, cls):',
+      "            if 'lm_head' in name:",
+      '                continue',
+      "            names = name.split('.')",
+      '            lora_module_names.add(names[0] if len(names) == 1 else names[-1])',
+      '    return sorted(lora_module_names)',
+      '',
+      'def main():',
+      '    parser = HfArgumentParser((ScriptArguments, TrainingArguments))',
+      '    script_args, training_args = parser.parse_args_into_dataclasses()',
+      '    model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      '    if script_args.use_peft:',
+      '        if script_args.peft_path is not None:',
+      '            model = PeftModel.from_pretrained(model, script_args.peft_path, is_trainable=True)',
+      '        else:',
+      "            target_modules = script_args.target_modules.split(',') if script_args.target_modules else None",
+      "            if target_modules and 'all' in target_modules:",
+      '                target_modules = find_all_linear_names(model)',
+      '            modules_to_save = script_args.modules_to_save',
+      '            if modules_to_save is not None:',
+      "                modules_to_save = modules_to_save.split(',')",
+      '            config = LoraConfig(r=8, target_modules=target_modules, modules_to_save=modules_to_save)',
+      '            model = get_peft_model(model, config)',
+      '    Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const r = resolveText('/w/supervised_finetuning.py', text);
+    assert.equal(r.setup?.lora?.target_modules, 'all-linear');
+    assert.deepEqual(r.setup?.lora?.modules_to_save ?? [], []);
+    assert.ok(!r.problems.some((p) => p.key === 'target_modules' || p.key === 'modules_to_save'));
+    // `is` and `is not` against None, True and False decide a branch; a string is not None.
+    const method = (test: string): string | undefined =>
+      resolveText(
+        '/w/t.py',
+        [
+          'import argparse',
+          'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+          'from peft import LoraConfig, get_peft_model',
+          'p = argparse.ArgumentParser()',
+          'p.add_argument("--adapter", type=str, default=None)',
+          'p.add_argument("--lora", action="store_true")',
+          'p.add_argument("--name", type=str, default="run")',
+          'args = p.parse_args()',
+          'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+          `if ${test}:`,
+          '    model = get_peft_model(model, LoraConfig(r=8, target_modules=["q_proj"]))',
+          'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+          '',
+        ].join('\n'),
+      ).setup?.method;
+    assert.equal(method('args.adapter is None'), 'lora');
+    assert.equal(method('args.adapter is not None'), 'full');
+    assert.equal(method('args.lora is False'), 'lora');
+    assert.equal(method('args.lora is not False'), 'full');
+    assert.equal(method('args.name is None'), 'full');
+  });
+
   it('reads prepare_model_for_kbit_training: fp32 upcast of unquantized parameters, and checkpointing it turns on', () => {
     // peft/utils/other.py: every non-4/8-bit parameter to fp32; use_gradient_checkpointing defaults to True and enables
     // checkpointing on the model, which TrainingArguments(gradient_checkpointing=False) does not undo.
