@@ -10,7 +10,16 @@ import {
   type Unknown,
 } from '../facts';
 import type { WordTok } from './lexer';
-import { type VarVal, type Env, unknownOf, textOf, type Field, SCRIPT_ARGUMENT, isScriptArgument } from './fields';
+import {
+  type VarVal,
+  type Env,
+  unknownOf,
+  textOf,
+  type Field,
+  SCRIPT_ARGUMENT,
+  isScriptArgument,
+  quotedValue,
+} from './fields';
 import { fieldsOf } from './expand';
 import { type CmdResult, analyzeLaunch } from './launch';
 
@@ -263,9 +272,7 @@ const isUnknownValue = (v: Fact['value']): boolean => typeof v === 'object' && v
 function describeChoice(c: VarVal | undefined): string {
   if (c === undefined) return 'unset';
   const u = unknownOf(c.pieces);
-  return u !== undefined
-    ? `the script's argument ${/\$[1-9]/.exec(u)?.[0] ?? ''}`.trim()
-    : `'${textOf(c.pieces).slice(0, 40)}'`;
+  return u !== undefined ? `the script's argument ${/\$[1-9]/.exec(u)?.[0] ?? ''}`.trim() : quotedValue(c.pieces);
 }
 
 /** The branch-set variables a launch line names (`$X`, `${X...}`). */

@@ -52,6 +52,12 @@ export const unknownOf = (pieces: readonly Piece[]): string | undefined =>
   pieces.find((p) => p.unknown !== undefined)?.unknown;
 export const textOf = (pieces: readonly Piece[]): string => pieces.map((p) => p.text).join('');
 
+/** A value as a message quotes it: in single quotes, cut at 60 characters with an ellipsis. */
+export function quotedValue(pieces: readonly Piece[]): string {
+  const t = textOf(pieces);
+  return `'${t.length > 60 ? `${t.slice(0, 59)}…` : t}'`;
+}
+
 export interface Field {
   readonly text: string;
   readonly span: Span;

@@ -1,5 +1,5 @@
 // Joining the variables of the branches of an `if`, a `case` or a loop where they meet again. Pure: no I/O.
-import { type VarVal, type Env, unknownOf, textOf, isScriptArgument } from './fields';
+import { type VarVal, type Env, unknownOf, textOf, isScriptArgument, quotedValue } from './fields';
 import { layer, changedSince } from './layers';
 
 /** At most this many values per branch-set variable are tried. */
@@ -48,7 +48,7 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
           if (!v) return 'unset';
           const u = unknownOf(v.pieces);
           if (u !== undefined) return u.length <= 60 ? u : 'unknown';
-          return `'${textOf(v.pieces).slice(0, 40)}'`;
+          return quotedValue(v.pieces);
         }),
       ),
     ];
