@@ -1,0 +1,463 @@
+// verl's configuration read from its overrides (`key=value`, as a launch line or a config YAML gives them): the FSDP
+// workers' training step is the estimate: the actor under FSDP1 or FSDP2 with its fp32 master weights, bf16 compute
+// and AdamW, and for PPO the rollout in a colocated vLLM / SGLang engine that releases its memory while the actor
+// trains. verl's defaults that the overrides leave out are facts with origin 'call-default' and their source, said
+// where the run starts (the module of the launch line, the top of the YAML); the others are TOOL_DEFAULTS.verl.
+// Sources: volcengine/verl@b178a3c (verl/trainer/config/_generated_ppo_trainer.yaml, sft_trainer.yaml,
+// verl/workers/fsdp_workers.py, verl/trainer/fsdp_sft_trainer.py). Pure: no I/O, no node:*, no 'vscode'.
+import { msg, type CanonicalKey, type FactValue, type Span, type Unknown } from '../facts';
+import { known, type Opt } from '../shell/args';
+import { isNumberText, spec, toBool, type FlagSpec } from '../shell/flags';
+import type { Launch } from '../shell/launch';
+
+export const VERL_SOURCE = 'volcengine/verl@b178a3c';
+const PPO_CONFIG = `${VERL_SOURCE}:verl/trainer/config/_generated_ppo_trainer.yaml`;
+const SFT_CONFIG = `${VERL_SOURCE}:verl/trainer/config/sft_trainer.yaml`;
+const WORKERS = `${VERL_SOURCE}:verl/workers/fsdp_workers.py`;
+
+export type VerlCommand = 'ppo' | 'sft';
+
+/** The verl entry point of a module (`verl.trainer.main_ppo`) or script path (`verl/trainer/main_ppo.py`). */
+export function verlCommand(script: string): VerlCommand | undefined {
+  const s = script.replace(/\.py$/, '').replace(/\//g, '.');
+  if (/(^|\.)verl\.trainer\.main_ppo(_\w+)?$/.test(s) || /(^|\.)recipe\.\w+\.main_\w+$/.test(s)) return 'ppo';
+  if (/(^|\.)verl\.trainer\.(fsdp_)?sft_trainer$/.test(s)) return 'sft';
+  return undefined;
+}
+
+const gcOf = (v: FactValue): Array<[CanonicalKey, FactValue]> => [['gradientCheckpointing', v ? 'full' : 'none']];
+const DTYPES: Record<string, FactValue> = {
+  fp32: 'fp32',
+  float32: 'fp32',
+  bf16: 'bf16',
+  bfloat16: 'bf16',
+  fp16: 'fp16',
+  float16: 'fp16',
+};
+const dtypeOf = (v: FactValue): Array<[CanonicalKey, FactValue]> | undefined => {
+  const d = DTYPES[String(v).toLowerCase()];
+  return d === undefined ? undefined : [['weightsDtype', d]];
+};
+/** `strategy=fsdp|fsdp2`: torch's FullyShardedDataParallel or fully_shard; Megatron is said apart. */
+const strategyOf = (v: FactValue): Array<[CanonicalKey, FactValue]> | undefined =>
+  v === 'fsdp' ? [['fsdpVersion', 1]] : v === 'fsdp2' ? [['fsdpVersion', 2]] : v === 'megatron' ? [] : undefined;
+/** Hydra's list (`[q_proj,v_proj]`) or one name (`all-linear`). */
+const targetsOf = (v: FactValue): Array<[CanonicalKey, FactValue]> => {
+  const items = String(v)
+    .replace(/^\[|\]$/g, '')
+    .split(',')
+    .map((x) => x.trim().replace(/^['"]|['"]$/g, ''))
+    .filter((x) => x);
+  return [['loraTargets', items.length === 1 && items[0] === 'all-linear' ? 'all-linear' : items]];
+};
+const whenTrue =
+  (...facts: Array<[CanonicalKey, FactValue]>): FlagSpec['conv'] =>
+  (v) =>
+    v === true ? facts : [];
+
+/** The overrides read through a spec, for both entry points (the SFT trainer's own names are below). */
+const PPO_KEYS: Record<string, FlagSpec> = {
+  'actor_rollout_ref.model.path': spec('model', 'str'),
+  'actor_rollout_ref.model.lora_alpha': spec('loraAlpha', 'num'),
+  'actor_rollout_ref.model.target_modules': spec('loraTargets', 'str', targetsOf),
+  'actor_rollout_ref.model.enable_gradient_checkpointing': spec('gradientCheckpointing', 'bool', gcOf),
+  'actor_rollout_ref.model.enable_activation_offload': spec('activationOffloading', 'bool'),
+  'actor_rollout_ref.model.use_liger': spec('kernels', 'bool', whenTrue(['kernels', 'liger'])),
+  'actor_rollout_ref.actor.strategy': spec('fsdpVersion', 'str', strategyOf),
+  'actor_rollout_ref.actor.fsdp_config.model_dtype': spec('weightsDtype', 'str', dtypeOf),
+  'actor_rollout_ref.actor.fsdp_config.offload_policy': spec('fsdpOffload', 'bool'),
+  'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
+  'actor_rollout_ref.actor.ppo_epochs': spec('numIterations', 'int'),
+  'actor_rollout_ref.rollout.gpu_memory_utilization': spec('vllmMemoryFraction', 'num'),
+  'actor_rollout_ref.rollout.tensor_model_parallel_size': spec('vllmTensorParallel', 'int'),
+  'actor_rollout_ref.rollout.free_cache_engine': spec('vllmSleep', 'bool'),
+  'actor_rollout_ref.rollout.n': spec('numGenerations', 'int'),
+  'data.max_prompt_length': spec('promptLen', 'int'),
+  'data.max_response_length': spec('completionLen', 'int'),
+  'trainer.n_gpus_per_node': spec('gpusPerNode', 'int'),
+  'trainer.nnodes': spec('nodes', 'int'),
+};
+const SFT_KEYS: Record<string, FlagSpec> = {
+  'model.partial_pretrain': spec('model', 'str'),
+  'model.lora_alpha': spec('loraAlpha', 'num'),
+  'model.target_modules': spec('loraTargets', 'str', targetsOf),
+  'model.enable_gradient_checkpointing': spec('gradientCheckpointing', 'bool', gcOf),
+  'model.use_liger': spec('kernels', 'bool', whenTrue(['kernels', 'liger'])),
+  'model.strategy': spec('fsdpVersion', 'str', strategyOf),
+  'model.fsdp_config.model_dtype': spec('weightsDtype', 'str', dtypeOf),
+  // Before micro_batch_size_per_gpu (TinyZero's verl): the same per-GPU count (fsdp_sft_trainer.py split it so).
+  'data.micro_batch_size': spec('microBatchSize', 'int'),
+  'data.micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
+  'data.train_batch_size': spec('trainBatchSize', 'int'),
+  'data.max_length': spec('seqLen', 'int'),
+};
+
+/** Overrides that change the memory in a way the estimate does not model: said where they are written. */
+const NOT_MODELED: Record<string, (v: string) => string | undefined> = {
+  'actor_rollout_ref.actor.fsdp_config.param_offload': (v) =>
+    toBool(v)
+      ? 'verl moves the actor to the CPU while the engine generates and back for the update; the estimate keeps it on ' +
+        'the GPU throughout, so the generation phase is counted high'
+      : undefined,
+  'actor_rollout_ref.actor.fsdp_config.optimizer_offload': (v) =>
+    toBool(v)
+      ? "verl moves AdamW's states to the CPU outside the update and back for it; the estimate keeps them on the GPU " +
+        'throughout, so the generation phase is counted high'
+      : undefined,
+  'actor_rollout_ref.actor.ulysses_sequence_parallel_size': (v) =>
+    Number(v) > 1
+      ? "Ulysses sequence parallelism splits each sequence's activations; the estimate does not"
+      : undefined,
+  ulysses_sequence_parallel_size: (v) =>
+    Number(v) > 1
+      ? "Ulysses sequence parallelism splits each sequence's activations; the estimate does not"
+      : undefined,
+  'reward_model.enable': (v) =>
+    toBool(v) ? "a model-based reward model's weights and forward are not counted" : undefined,
+};
+
+/** What one command reads: its spec table, the keys of its LoRA rank and its defaults' source. */
+interface CommandKeys {
+  readonly specs: Record<string, FlagSpec>;
+  readonly rank: string;
+  readonly source: string;
+}
+const COMMANDS: Record<VerlCommand, CommandKeys> = {
+  ppo: { specs: PPO_KEYS, rank: 'actor_rollout_ref.model.lora_rank', source: PPO_CONFIG },
+  sft: { specs: SFT_KEYS, rank: 'model.lora_rank', source: SFT_CONFIG },
+};
+
+/** The reading of one run: where its facts go, its overrides (the last of a key wins), and where defaults are said. */
+export interface VerlLine {
+  readonly l: Launch;
+  readonly opts: readonly Opt[];
+  /** Where the run starts (the module on the launch line, the top of a YAML): verl's defaults are said there. */
+  readonly at: Span;
+  readonly command: VerlCommand;
+}
+
+/** The facts of one verl run from its overrides: each key through its spec, then verl's defaults and arithmetic. */
+export function verlRun(line: VerlLine): void {
+  const { l } = line;
+  l.tool('verl');
+  const keys = COMMANDS[line.command];
+  for (const o of line.opts) {
+    const s = keys.specs[o.name];
+    if (s) l.spec(s, o, 'verl');
+    else if (o.name === keys.rank) rankFacts(l, o);
+    else notModeledAt(l, o);
+  }
+  if (line.command === 'ppo') ppoDefaults(line);
+  else sftDefaults(line);
+  l.r.training = true;
+}
+
+export function megatron(l: Launch, span: Span, rawKey: string): void {
+  l.warnNotModeled(
+    msg('{0}: {1}', rawKey, "verl's Megatron workers are not modeled: the estimate is the FSDP workers' step"),
+    span,
+    rawKey,
+  );
+}
+
+function notModeledAt(l: Launch, o: Opt): void {
+  const text = known(o);
+  const why = text === undefined ? undefined : NOT_MODELED[o.name]?.(text);
+  if (why) l.warnNotModeled(msg('{0}: {1}', o.rawKey, why), o.keySpan, o.rawKey);
+}
+
+/** `lora_rank=N`: LoRA above 0 (get_peft_model with these LoraConfig fields), full fine-tuning at 0. */
+function rankFacts(l: Launch, o: Opt): void {
+  if (!o.value) return;
+  if (o.value.unknown !== undefined)
+    return l.fact('loraR', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'verl');
+  const t = o.value.text.trim();
+  if (!/^\d+$/.test(t)) return l.invalid(o, 'an integer');
+  const r = Number(t);
+  if (r > 0) l.fact('loraR', o.rawKey, o.keySpan, o.value.span, r, 'verl');
+  l.fact('method', o.rawKey, o.keySpan, o.value.span, r === 0 ? 'full' : 'lora', 'verl');
+}
+
+/** The last override of `name`, if given. */
+const last = (line: VerlLine, name: string): Opt | undefined => [...line.opts].reverse().find((o) => o.name === name);
+/** An override's whole-number value, when it is known. */
+function intOf(o: Opt | undefined): number | undefined {
+  const t = known(o);
+  return t !== undefined && isNumberText(t) && Number.isInteger(Number(t)) ? Number(t) : undefined;
+}
+
+/** A default of verl's made explicit at the module (origin 'call-default'), with where it is stated. */
+function defaultFact(
+  line: VerlLine,
+  key: CanonicalKey,
+  rawKey: string,
+  value: FactValue | Unknown,
+  note: string,
+): void {
+  const shown = typeof value === 'object' && value !== null ? '?' : String(value);
+  line.l.toolDefault({
+    key,
+    rawKey,
+    value,
+    rawValue: `${rawKey}=${shown} (verl default)`,
+    at: line.at,
+    tool: 'verl',
+    note,
+  });
+}
+
+/** A default stated once in verl's config, unless the line gives the override. */
+function unlessGiven(line: VerlLine, name: string, key: CanonicalKey, value: FactValue, source: string): void {
+  if (!last(line, name)) defaultFact(line, key, name, value, `${name} defaults to ${String(value)} (${source})`);
+}
+
+/** The sharding every verl FSDP worker uses: FULL_SHARD over all GPUs, unless reshard_after_forward says otherwise. */
+function shardingFacts(line: VerlLine, prefix: string, strategyDefault: 1 | 2, source: string): void {
+  const reshard = last(line, `${prefix}.reshard_after_forward`);
+  const noReshard = reshard !== undefined && toBool(known(reshard) ?? '') === false;
+  const fsdp = noReshard ? 'shard_grad_op' : 'full_shard';
+  if (reshard?.value && noReshard)
+    line.l.fact('fsdp', reshard.rawKey, reshard.keySpan, reshard.value.span, fsdp, 'verl');
+  else
+    defaultFact(
+      line,
+      'fsdp',
+      `${prefix}.reshard_after_forward`,
+      fsdp,
+      `verl shards the model with FSDP over all GPUs, FULL_SHARD with reshard_after_forward true (${source})`,
+    );
+  const size = intOf(last(line, `${prefix}.fsdp_size`));
+  if (size !== undefined && size > 0) {
+    const o = last(line, `${prefix}.fsdp_size`)!;
+    line.l.fact('fsdpShardSize', o.rawKey, o.keySpan, o.value!.span, size, 'verl');
+  }
+  const strategyKey = line.command === 'ppo' ? 'actor_rollout_ref.actor.strategy' : 'model.strategy';
+  const strategy = last(line, strategyKey);
+  if (!strategy)
+    defaultFact(
+      line,
+      'fsdpVersion',
+      strategyKey,
+      strategyDefault,
+      `${strategyKey} defaults to ${strategyDefault === 1 ? 'fsdp' : 'fsdp2'} (${source})`,
+    );
+  else if (known(strategy) === 'megatron') megatron(line.l, strategy.keySpan, strategy.rawKey);
+}
+
+/** PPO / GRPO (main_ppo): verl's defaults, the batch arithmetic, the rollout engine, the reference and the critic. */
+function ppoDefaults(line: VerlLine): void {
+  const { l } = line;
+  shardingFacts(line, 'actor_rollout_ref.actor.fsdp_config', 1, PPO_CONFIG);
+  defaultFact(
+    line,
+    'rollout',
+    'algorithm.adv_estimator',
+    'grpo',
+    `verl's PPO trainer: generation, then the actor's update (${VERL_SOURCE}:verl/trainer/ppo/ray_trainer.py)`,
+  );
+  unlessGiven(line, 'trainer.n_gpus_per_node', 'gpusPerNode', 8, PPO_CONFIG);
+  unlessGiven(line, 'trainer.nnodes', 'nodes', 1, PPO_CONFIG);
+  unlessGiven(line, 'data.max_prompt_length', 'promptLen', 512, PPO_CONFIG);
+  unlessGiven(line, 'data.max_response_length', 'completionLen', 512, PPO_CONFIG);
+  unlessGiven(line, 'actor_rollout_ref.rollout.n', 'numGenerations', 1, PPO_CONFIG);
+  unlessGiven(line, 'actor_rollout_ref.actor.ppo_epochs', 'numIterations', 1, PPO_CONFIG);
+  unlessGiven(line, 'actor_rollout_ref.rollout.gpu_memory_utilization', 'vllmMemoryFraction', 0.5, PPO_CONFIG);
+  unlessGiven(line, 'actor_rollout_ref.rollout.tensor_model_parallel_size', 'vllmTensorParallel', 2, PPO_CONFIG);
+  if (!last(line, 'actor_rollout_ref.rollout.free_cache_engine'))
+    defaultFact(
+      line,
+      'vllmSleep',
+      'actor_rollout_ref.rollout.free_cache_engine',
+      true,
+      `free_cache_engine defaults to true: the engine releases its weights and KV cache while the actor trains (${PPO_CONFIG})`,
+    );
+  defaultFact(
+    line,
+    'vllmSharedWeights',
+    'actor_rollout_ref.rollout',
+    false,
+    `the engine holds its own bf16 copy of the weights, synced from the actor before each rollout (${WORKERS})`,
+  );
+  engineFacts(line);
+  referenceFacts(line);
+  batchFacts(line);
+  const adv = last(line, 'algorithm.adv_estimator');
+  const estimator = adv ? known(adv) : 'gae';
+  if (estimator === 'gae' || last(line, 'critic.model.path')) {
+    const span = adv?.keySpan ?? line.at;
+    const rawKey = adv?.rawKey ?? 'algorithm.adv_estimator';
+    l.warnNotModeled(
+      msg(
+        '{0}: {1}',
+        rawKey,
+        `${adv ? 'gae' : 'gae (the default)'} trains a critic beside the actor on the same GPUs; its FSDP weights, ` +
+          'gradients and AdamW states are not counted, so the estimate is the actor alone',
+      ),
+      span,
+      rawKey,
+    );
+  }
+}
+
+/**
+ * The rollout engine: rollout.name vllm or sglang is an engine colocated with the actor (hybrid_engine), hf is the
+ * actor's own generate(). Current verl requires the name; releases before 0.5 defaulted to vllm.
+ */
+function engineFacts(line: VerlLine): void {
+  const { l } = line;
+  const name = last(line, 'actor_rollout_ref.rollout.name');
+  const text = known(name);
+  if (name?.value && text !== undefined) {
+    const engine = text === 'vllm' || text === 'sglang';
+    l.fact('useVllm', name.rawKey, name.keySpan, name.value.span, engine, 'verl');
+    if (engine) l.fact('vllmMode', name.rawKey, name.keySpan, name.value.span, 'colocate', 'verl');
+    return;
+  }
+  if (name?.value) {
+    // vllm and sglang are both engines colocated with the actor; the 'hf' rollout is rare: one of them is assumed.
+    const why = `${name.rawKey} is not known statically: a colocated vLLM / SGLang engine assumed (${PPO_CONFIG})`;
+    l.fact('useVllm', name.rawKey, name.keySpan, name.value.span, true, 'verl', why);
+    l.fact('vllmMode', name.rawKey, name.keySpan, name.value.span, 'colocate', 'verl', why);
+    return;
+  }
+  const note = `rollout.name has no default in current verl (the run stops without it); releases before 0.5 used vllm (${PPO_CONFIG})`;
+  defaultFact(line, 'useVllm', 'actor_rollout_ref.rollout.name', true, note);
+  defaultFact(line, 'vllmMode', 'actor_rollout_ref.rollout.name', 'colocate', note);
+}
+
+/**
+ * The reference policy (use_kl_loss or use_kl_in_reward): verl wraps it with FSDP's CPU offload (FSDP1 CPUOffload,
+ * FSDP2 CPUOffloadPolicy, fsdp_workers.py _build_model_optimizer) and scores with it in a pass of its own, so it holds
+ * no GPU memory during the actor's update; with LoRA it is the actor with its adapters off.
+ */
+function referenceFacts(line: VerlLine): void {
+  const kl = [last(line, 'actor_rollout_ref.actor.use_kl_loss'), last(line, 'algorithm.use_kl_in_reward')];
+  const on = kl.find((o) => o && toBool(known(o) ?? '') === true);
+  const note =
+    'the reference policy is kept on the CPU (FSDP CPU offload, forced for it in ' +
+    `${WORKERS}) and scores in a pass of its own: it is not counted beside the actor's update`;
+  if (on?.value) line.l.fact('klBeta', on.rawKey, on.keySpan, on.value.span, 0, 'verl', note);
+  else
+    defaultFact(
+      line,
+      'klBeta',
+      'actor_rollout_ref.actor.use_kl_loss',
+      0,
+      `use_kl_loss defaults to false (${PPO_CONFIG})`,
+    );
+}
+
+/**
+ * verl's batch arithmetic (fsdp_workers.py _normalize_config): ppo_mini_batch_size prompts x rollout.n over the GPUs
+ * per optimizer step, ppo_micro_batch_size_per_gpu sequences per micro-step, so accumulation = mini x n / GPUs /
+ * micro; a round generates data.train_batch_size x n completions. use_dynamic_bsz packs ppo_max_token_len_per_gpu
+ * tokens per micro-step instead.
+ */
+function batchFacts(line: VerlLine): void {
+  const n =
+    intOf(last(line, 'actor_rollout_ref.rollout.n')) ?? (last(line, 'actor_rollout_ref.rollout.n') ? undefined : 1);
+  const gpus = intOf(last(line, 'trainer.n_gpus_per_node')) ?? (last(line, 'trainer.n_gpus_per_node') ? undefined : 8);
+  const nodes = intOf(last(line, 'trainer.nnodes')) ?? (last(line, 'trainer.nnodes') ? undefined : 1);
+  const world = gpus !== undefined && nodes !== undefined ? gpus * nodes : undefined;
+  const tbs = last(line, 'data.train_batch_size');
+  const prompts = intOf(tbs) ?? (tbs ? undefined : 1024);
+  if (prompts !== undefined && n !== undefined) {
+    const note = `data.train_batch_size (${prompts} prompts${tbs ? '' : ', the default'}) x rollout.n (${n}) completions per round`;
+    if (tbs?.value) line.l.fact('generationBatchSize', tbs.rawKey, tbs.keySpan, tbs.value.span, prompts * n, 'verl');
+    else defaultFact(line, 'generationBatchSize', 'data.train_batch_size', prompts * n, `${note} (${PPO_CONFIG})`);
+  }
+  const dynamic = last(line, 'actor_rollout_ref.actor.use_dynamic_bsz');
+  const seq = promptPlusResponse(line);
+  if (dynamic && toBool(known(dynamic) ?? '') === true) return dynamicMicro(line, dynamic, seq);
+  const micro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu');
+  const globalMicro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size');
+  let microValue = intOf(micro);
+  if (!micro && globalMicro?.value) {
+    const g = intOf(globalMicro);
+    const v: FactValue | Unknown =
+      g !== undefined && world !== undefined
+        ? Math.max(1, Math.floor(g / world))
+        : { unknown: `${globalMicro.rawKey} / GPUs: not known statically` };
+    line.l.fact('microBatchSize', globalMicro.rawKey, globalMicro.keySpan, globalMicro.value.span, v, 'verl');
+    microValue = typeof v === 'number' ? v : undefined;
+  } else if (!micro)
+    line.l.r.problems.push({
+      code: 'invalid-value',
+      severity: 'warning',
+      ...msg(
+        '{0}: {1}',
+        'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu',
+        'not set, and verl stops without it (or ppo_micro_batch_size, or use_dynamic_bsz)',
+      ),
+      span: line.at,
+      rawKey: 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu',
+    });
+  const mini = last(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
+  const miniPrompts = intOf(mini) ?? (mini ? undefined : 256);
+  if (microValue !== undefined && miniPrompts !== undefined && n !== undefined && world !== undefined) {
+    // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round.
+    const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / world;
+    const gas = Math.max(1, Math.floor(perGpu / microValue));
+    const note = `ppo_mini_batch_size (${miniPrompts}) x rollout.n (${n}) / ${world} GPUs / micro-batch ${microValue}`;
+    // From the line's own values, a setting of the file; from one of verl's defaults, an assumption that says so.
+    if (mini?.value && last(line, 'trainer.n_gpus_per_node'))
+      line.l.fact('gradientAccumulationSteps', mini.rawKey, mini.keySpan, mini.value.span, gas, 'verl');
+    else
+      defaultFact(
+        line,
+        'gradientAccumulationSteps',
+        'actor_rollout_ref.actor.ppo_mini_batch_size',
+        gas,
+        `${note} (${PPO_CONFIG})`,
+      );
+  }
+}
+
+/** The longest sequence: max_prompt_length + max_response_length (512 each by default), when both are known. */
+function promptPlusResponse(line: VerlLine): number | undefined {
+  const p = last(line, 'data.max_prompt_length');
+  const r = last(line, 'data.max_response_length');
+  const a = p ? intOf(p) : 512;
+  const b = r ? intOf(r) : 512;
+  return a !== undefined && b !== undefined ? a + b : undefined;
+}
+
+/** use_dynamic_bsz: each micro-step packs up to ppo_max_token_len_per_gpu tokens (16384), as that many full sequences. */
+function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined): void {
+  const tokensOpt = last(line, 'actor_rollout_ref.actor.ppo_max_token_len_per_gpu');
+  const tokens = tokensOpt ? intOf(tokensOpt) : 16384;
+  const value: FactValue | Unknown =
+    tokens === undefined || seq === undefined
+      ? { unknown: 'ppo_max_token_len_per_gpu / (max_prompt_length + max_response_length): not known statically' }
+      : Math.max(1, Math.floor(tokens / seq));
+  const note =
+    `use_dynamic_bsz packs up to ${tokens ?? 'ppo_max_token_len_per_gpu'} tokens into each micro-step: estimated as ` +
+    `${typeof value === 'number' ? `${value} sequences` : 'that many tokens'} of the longest length` +
+    (tokensOpt ? '' : ` (ppo_max_token_len_per_gpu defaults to 16384; ${PPO_CONFIG})`);
+  const at = tokensOpt ?? dynamic;
+  line.l.fact('microBatchSize', at.rawKey, at.keySpan, at.value?.span ?? at.keySpan, value, 'verl', note);
+}
+
+/** The SFT trainer (fsdp_sft_trainer): its defaults, FSDP's own CPU offload, and the torchrun launcher's GPUs. */
+function sftDefaults(line: VerlLine): void {
+  shardingFacts(line, 'model.fsdp_config', 2, SFT_CONFIG);
+  unlessGiven(line, 'data.micro_batch_size_per_gpu', 'microBatchSize', 4, SFT_CONFIG);
+  unlessGiven(line, 'data.train_batch_size', 'trainBatchSize', 256, SFT_CONFIG);
+  unlessGiven(line, 'data.max_length', 'seqLen', 1024, SFT_CONFIG);
+  // SFTDataset pads every sample to max_length (verl/utils/dataset/sft_dataset.py).
+  defaultFact(
+    line,
+    'batchLengths',
+    'data.max_length',
+    'fixed',
+    `SFTDataset pads every sample to max_length (${VERL_SOURCE}:verl/utils/dataset/sft_dataset.py)`,
+  );
+  // model.fsdp_config.cpu_offload wraps the model with FSDP's CPUOffload(offload_params=offload_params).
+  const cpu = last(line, 'model.fsdp_config.cpu_offload');
+  const params = last(line, 'model.fsdp_config.offload_params');
+  if (cpu?.value && toBool(known(cpu) ?? '') === true) {
+    const on = params !== undefined && toBool(known(params) ?? '') === true;
+    const at = on ? params : cpu;
+    line.l.fact('fsdpOffload', at.rawKey, at.keySpan, at.value!.span, on, 'verl');
+  }
+}
