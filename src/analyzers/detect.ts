@@ -1,7 +1,8 @@
 // Chooses the analyzer for a file by its name and content (not by extension alone), and runs it, over the rows of
 // FORMATS (formats.ts). Pure: no I/O; never throws on user text.
-import { emptyFacts, type ConfigFacts, type Format, type ModuleContext } from './facts';
+import { emptyFacts, type ConfigFacts, type Format, type LaunchArgument, type ModuleContext } from './facts';
 import { analyzeHfPython } from './hf-python';
+import { analyzeVerlYaml } from './verl/yaml';
 import { DetectionInput, FORMATS, SYNTAX_CLAIMS } from './formats';
 import { capProblems, MAX_PROBLEMS, notAnalyzed } from './guards';
 
@@ -22,10 +23,21 @@ export function detectFormat(fileName: string, text: string, languageId?: string
  * Runs the analyzer of a format (the scenario format has its own reader: analyzeScenario). A text over the size or
  * nesting limits (guards.ts) is not parsed: its facts are empty, with a problem that says why.
  */
-export function analyzeAs(format: Format, text: string, module?: ModuleContext): ConfigFacts {
+export function analyzeAs(
+  format: Format,
+  text: string,
+  module?: ModuleContext,
+  overrides?: readonly LaunchArgument[],
+): ConfigFacts {
   const refused = notAnalyzed(text, FORMATS[format].syntax);
   if (refused) return { ...emptyFacts(format), problems: [refused] };
-  // A helper module of a Python script is read with the script's options (hf-python/helper-modules.ts).
-  const facts = module && format === 'hf-python' ? analyzeHfPython(text, module) : FORMATS[format].analyze(text);
+  // A helper module of a Python script is read with the script's options (hf-python/helper-modules.ts); a verl
+  // config with the launch line's overrides of it.
+  const facts =
+    module && format === 'hf-python'
+      ? analyzeHfPython(text, module)
+      : overrides && format === 'verl-yaml'
+        ? analyzeVerlYaml(text, overrides)
+        : FORMATS[format].analyze(text);
   return facts.problems.length > MAX_PROBLEMS ? { ...facts, problems: capProblems(facts.problems) } : facts;
 }

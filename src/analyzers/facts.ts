@@ -18,7 +18,8 @@ export type Format =
   | 'llamafactory-yaml'
   | 'torchtune-yaml'
   | 'hf-yaml'
-  | 'litgpt-yaml';
+  | 'litgpt-yaml'
+  | 'verl-yaml';
 
 /**
  * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still
@@ -89,6 +90,7 @@ export type CanonicalKey =
   | 'paddedBatches' // boolean: the batches carry padding or packed rows, so the model builds an attention mask
   | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
   | 'activationOffloading' // boolean
+  | 'visionTowerTrained' // boolean: a vision-language model's vision tower trains too (verl / EasyR1 freeze_vision_tower false)
   | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
   | 'zero3Init' // boolean: a ZeRO-3 model is made inside deepspeed.zero.Init (Accelerate's zero3_init_flag)
   | 'tieEmbeddings' // boolean: the output head shares the embedding's weight (LitGPT pretrain train.tie_embeddings)
@@ -390,7 +392,10 @@ export interface Reference {
   readonly kind: 'deepspeed' | 'config' | 'script' | 'module';
   readonly path: string;
   readonly span: Span;
-  /** For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null when unknown). */
+  /**
+   * For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null
+   * when unknown). For a config: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`).
+   */
   readonly args?: readonly LaunchArgument[];
   /** For a module: the names of it the script calls (`create_and_prepare_model`), where the module's code runs from. */
   readonly calls?: readonly string[];

@@ -16,6 +16,7 @@ import {
   analyzeTorchtuneYaml,
   detectYamlFormat,
 } from './yaml';
+import { analyzeVerlYaml } from './verl/yaml';
 
 const DS_KEYS = new RegExp(
   String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
@@ -49,7 +50,7 @@ const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
     String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|` +
-    String.raw`verl\.trainer\.(?:main_ppo|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
+    String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
 );
 
 /**
@@ -146,6 +147,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   // HfArgumentParser.parse_json_file reads the same arguments from JSON (`python run_clm.py args.json`).
   'hf-yaml': { ...yamlFormat('hf-yaml', 'hf-trainer', analyzeHfYaml), alsoIn: ['json'] },
   'litgpt-yaml': yamlFormat('litgpt-yaml', 'litgpt', analyzeLitgptYaml),
+  // verl's and EasyR1's config YAML (a launch line's overrides of it come through the pipeline: detect.ts analyzeAs).
+  'verl-yaml': yamlFormat('verl-yaml', 'verl', (text) => analyzeVerlYaml(text)),
 };
 
 /**

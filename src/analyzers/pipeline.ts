@@ -119,6 +119,8 @@ interface VisitHow {
   readonly configArgs?: () => readonly LaunchArgument[] | undefined;
   /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
   readonly module?: ModuleContext;
+  /** For a config file: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`). */
+  readonly overrides?: Reference['args'];
 }
 
 /** Analyzes the given files and everything they reference. */
@@ -151,7 +153,7 @@ export function collectFiles(
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const walked: ConfigFacts = analyzeAs(format, text, how.module);
+    const walked: ConfigFacts = analyzeAs(format, text, how.module, how.overrides);
     // The config file's keys are the script's options where its parser reads the file (TrlParser's --config); the
     // launch line's own come after them, and win.
     const configArgs = walked.readsConfigOption ? how.configArgs?.() : undefined;
@@ -272,6 +274,7 @@ export function collectFiles(
         role: deepspeed ? 'referenced' : 'config',
         depth: depth + 1,
         ...(deepspeed ? { forced: 'deepspeed-json' as const } : {}),
+        ...(ref.args ? { overrides: ref.args } : {}),
       });
     }
   };

@@ -429,6 +429,11 @@ export const TrainingSetupSchema = z.strictObject({
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
   activation_offloading: z.boolean().default(false),
   /**
+   * A vision-language model's vision tower trains with the language model (verl and EasyR1 freeze_vision_tower false,
+   * their default): not modeled, a warning; the estimate keeps the tower frozen.
+   */
+  vision_tower_trained: z.boolean().default(false),
+  /**
    * Tiled MLP (DeepSpeed ALST TiledMLP, Axolotl tiled_mlp): each dense MLP runs in sequence shards without grad and
    * keeps only its input; backward recomputes one shard at a time. true: ceil(seq_len / hidden_size) shards (Axolotl's
    * default); a number: that many shards.

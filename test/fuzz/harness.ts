@@ -238,7 +238,10 @@ export function checkInput(file: string, text: string, budgetMs = 1000): CheckRe
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 
-/** The seeds: the examples, our fixtures and, where it is beside the checkout, ../shared/corpus. */
+/**
+ * The seeds: the examples, our fixtures, the verl-family files of test/real-files (their YAML has a reader of its own)
+ * and, where it is beside the checkout, ../shared/corpus.
+ */
 export function seeds(): Seed[] {
   const dirs = [
     'examples',
@@ -247,6 +250,8 @@ export function seeds(): Seed[] {
     'test/fixtures/same-run',
     'test/fixtures/scenario',
     'test/fixtures/shell',
+    'test/real-files/files/hiyouga__EasyR1',
+    'test/real-files/files/volcengine__verl',
     '../shared/corpus',
   ];
   const list = (d: string): string[] =>

@@ -39,7 +39,7 @@ import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swi
 import { isLitgptTrain, litgptLaunch } from './litgpt';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
-import { verlCommand, verlLaunch } from './verl';
+import { verlEntry, verlLaunch } from './verl';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -762,7 +762,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
   const openrlhf = openrlhfCommand(script);
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
-  const verl = verlCommand(script);
+  const verl = verlEntry(script);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);

@@ -1,30 +1,61 @@
 // verl command lines: `python3 -m verl.trainer.main_ppo key=value ...` (PPO / GRPO and the recipes built on it, such as
-// `recipe.dapo.main_dapo`) and `torchrun ... -m verl.trainer.fsdp_sft_trainer key=value ...` (SFT). Their arguments are
-// Hydra overrides of verl's config (`+key=value` adds one, `~key` drops one), read by analyzers/verl/run.ts. Pure: no
-// I/O, no node:*, no 'vscode'.
-import { msg, type Tool } from '../facts';
-import { megatron, verlRun, type VerlCommand, type VerlLine } from '../verl/run';
-import { parseArgs } from './args';
+// `recipe.dapo.main_dapo`) and `torchrun ... -m verl.trainer.fsdp_sft_trainer key=value ...` (SFT), whose arguments are
+// Hydra overrides of verl's config (`+key=value` adds one, `~key` drops one); and EasyR1's `python3 -m
+// verl.trainer.main config=x.yaml key=value ...`, OmegaConf overrides of the YAML it names. Read by analyzers/verl.
+// Pure: no I/O, no node:*, no 'vscode'.
+import { msg, type Span, type Tool } from '../facts';
+import { asVerlOpts, EASYR1_DIALECT, isEasyr1Entry } from '../verl/easyr1';
+import { megatron, verlCommand, verlRun, type VerlCommand, type VerlLine } from '../verl/run';
+import { parseArgs, type Opt } from './args';
 import type { Field } from './fields';
 import type { CmdResult, Launch } from './launch';
 
-export { verlCommand } from '../verl/run';
+/** The verl-family entry point a module or script path names: verl's PPO or SFT trainer, or EasyR1's. */
+export const verlEntry = (script: string): VerlCommand | 'easyr1' | undefined =>
+  isEasyr1Entry(script) ? 'easyr1' : verlCommand(script);
 
 /** `<launcher> verl.trainer.<entry> key=value ...` from fields[at] (the module or script): the facts of the run. */
 export function verlLaunch(
   l: Launch,
   fields: readonly Field[],
   at: number,
-  command: VerlCommand,
+  command: VerlCommand | 'easyr1',
   opaque: (f: Field) => void,
   launcher: Tool | undefined,
 ): CmdResult {
   const p = parseArgs(fields, at + 1, () => 'one', false, true, opaque);
+  l.r.launcherTool = launcher ?? 'verl';
+  if (command === 'easyr1') {
+    easyr1Line(l, p.opts, fields[at].span);
+    return l.r;
+  }
   const line: VerlLine = { l, opts: p.opts, at: fields[at].span, command };
   verlRun(line);
   configFlags(line, fields.slice(at + 1));
-  l.r.launcherTool = launcher ?? 'verl';
   return l.r;
+}
+
+/**
+ * EasyR1's line: its overrides under the verl names they stand for. With `config=`, the YAML it names is read with
+ * them (pipeline.ts): the line says only what it sets, the file the rest and EasyR1's arithmetic.
+ */
+function easyr1Line(l: Launch, opts: readonly Opt[], at: Span): void {
+  const config = [...opts].reverse().find((o) => o.name === 'config');
+  const overrides = opts.filter((o) => o.name !== 'config');
+  verlRun({
+    l,
+    opts: asVerlOpts(overrides),
+    at,
+    command: 'ppo',
+    dialect: EASYR1_DIALECT,
+    overridesOnly: config?.value !== undefined,
+  });
+  if (!config?.value) return;
+  const args = overrides.map((o) => ({
+    name: o.name,
+    ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
+  }));
+  l.r.refs.push({ kind: 'config', path: config.value.text, span: config.value.span, args });
 }
 
 /** `--config-name ppo_megatron_trainer` (Hydra's flag, given as `--config-name=x` or `--config-name x`). */

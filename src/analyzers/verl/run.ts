@@ -68,6 +68,9 @@ const PPO_KEYS: Record<string, FlagSpec> = {
   'actor_rollout_ref.actor.fsdp_config.offload_policy': spec('fsdpOffload', 'bool'),
   'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
   'actor_rollout_ref.actor.ppo_epochs': spec('numIterations', 'int'),
+  'actor_rollout_ref.actor.freeze_vision_tower': spec('visionTowerTrained', 'bool', (v) => [
+    ['visionTowerTrained', !v],
+  ]),
   'actor_rollout_ref.rollout.gpu_memory_utilization': spec('vllmMemoryFraction', 'num'),
   'actor_rollout_ref.rollout.tensor_model_parallel_size': spec('vllmTensorParallel', 'int'),
   'actor_rollout_ref.rollout.free_cache_engine': spec('vllmSleep', 'bool'),
@@ -127,6 +130,60 @@ const COMMANDS: Record<VerlCommand, CommandKeys> = {
   sft: { specs: SFT_KEYS, rank: 'model.lora_rank', source: SFT_CONFIG },
 };
 
+/**
+ * Whose PPO trainer reads the overrides: verl's, or a fork that keeps its workers under other key names and defaults
+ * (EasyR1: easyr1.ts). The overrides are given in verl's names; `names` gives back the ones the files write.
+ */
+export interface Dialect {
+  /** Whose defaults these are, as a default fact says it (`verl default`). */
+  readonly name: string;
+  /** Where the defaults are stated. */
+  readonly source: string;
+  /** verl's key -> its value when the run does not set it; absent where there is none (verl stops without it). */
+  readonly defaults: Readonly<Record<string, FactValue>>;
+  /** verl's key -> the key the run's files write; absent where it is verl's own. */
+  readonly names: Readonly<Record<string, string>>;
+  /** Why the engine sleeps while the actor trains, where the fork has no free_cache_engine. */
+  readonly sleepNote?: string;
+  /** The fork's own keys that change the memory in a way the estimate does not model, by the fork's name. */
+  readonly notModeled?: Readonly<Record<string, (value: string) => string | undefined>>;
+  /** The reference policy's facts, where the fork keeps it otherwise than verl. */
+  readonly reference?: (line: VerlLine) => void;
+}
+
+/** verl's SFT trainer (fsdp_sft_trainer): the defaults of sft_trainer.yaml. */
+const SFT_DIALECT: Dialect = {
+  name: 'verl',
+  source: SFT_CONFIG,
+  defaults: { 'data.micro_batch_size_per_gpu': 4, 'data.train_batch_size': 256, 'data.max_length': 1024 },
+  names: {},
+};
+
+export const VERL_DIALECT: Dialect = {
+  name: 'verl',
+  source: PPO_CONFIG,
+  defaults: {
+    'trainer.n_gpus_per_node': 8,
+    'trainer.nnodes': 1,
+    'data.max_prompt_length': 512,
+    'data.max_response_length': 512,
+    'data.train_batch_size': 1024,
+    'actor_rollout_ref.rollout.n': 1,
+    'actor_rollout_ref.actor.ppo_epochs': 1,
+    'actor_rollout_ref.actor.ppo_mini_batch_size': 256,
+    'actor_rollout_ref.actor.ppo_max_token_len_per_gpu': 16384,
+    'actor_rollout_ref.rollout.gpu_memory_utilization': 0.5,
+    'actor_rollout_ref.rollout.tensor_model_parallel_size': 2,
+    'actor_rollout_ref.rollout.free_cache_engine': true,
+    'algorithm.adv_estimator': 'gae',
+  },
+  names: {},
+};
+
+/** The canonical key an override's spec gives, if it has one. */
+export const specKeyOf = (command: VerlCommand, name: string): CanonicalKey | undefined =>
+  COMMANDS[command].specs[name]?.key;
+
 /** The reading of one run: where its facts go, its overrides (the last of a key wins), and where defaults are said. */
 export interface VerlLine {
   readonly l: Launch;
@@ -134,6 +191,23 @@ export interface VerlLine {
   /** Where the run starts (the module on the launch line, the top of a YAML): verl's defaults are said there. */
   readonly at: Span;
   readonly command: VerlCommand;
+  /** The overrides whose own facts are said here (all of them unless given): a YAML leaves the launch line's to it. */
+  readonly emitted?: readonly Opt[];
+  /** verl's unless given. */
+  readonly dialect?: Dialect;
+  /** Only the overrides' own facts: the config file they override says the defaults and the arithmetic. */
+  readonly overridesOnly?: boolean;
+}
+
+const dialectOf = (line: VerlLine): Dialect => line.dialect ?? VERL_DIALECT;
+/** The key the run's files write for one of verl's. */
+export const shown = (line: VerlLine, name: string): string => dialectOf(line).names[name] ?? name;
+/** A number the run sets (undefined when it sets it to a value not known statically), else the dialect's default. */
+function intOrDefault(line: VerlLine, name: string): number | undefined {
+  const o = last(line, name);
+  if (o) return intOf(o);
+  const d = dialectOf(line).defaults[name];
+  return typeof d === 'number' ? d : undefined;
 }
 
 /** The facts of one verl run from its overrides: each key through its spec, then verl's defaults and arithmetic. */
@@ -141,15 +215,16 @@ export function verlRun(line: VerlLine): void {
   const { l } = line;
   l.tool('verl');
   const keys = COMMANDS[line.command];
-  for (const o of line.opts) {
+  for (const o of line.emitted ?? line.opts) {
     const s = keys.specs[o.name];
     if (s) l.spec(s, o, 'verl');
     else if (o.name === keys.rank) rankFacts(l, o);
-    else notModeledAt(l, o);
+    else notModeledAt(l, o, dialectOf(line));
   }
+  l.r.training = true;
+  if (line.overridesOnly) return;
   if (line.command === 'ppo') ppoDefaults(line);
   else sftDefaults(line);
-  l.r.training = true;
 }
 
 export function megatron(l: Launch, span: Span, rawKey: string): void {
@@ -160,9 +235,9 @@ export function megatron(l: Launch, span: Span, rawKey: string): void {
   );
 }
 
-function notModeledAt(l: Launch, o: Opt): void {
+function notModeledAt(l: Launch, o: Opt, dialect: Dialect): void {
   const text = known(o);
-  const why = text === undefined ? undefined : NOT_MODELED[o.name]?.(text);
+  const why = text === undefined ? undefined : (NOT_MODELED[o.name] ?? dialect.notModeled?.[o.name])?.(text);
   if (why) l.warnNotModeled(msg('{0}: {1}', o.rawKey, why), o.keySpan, o.rawKey);
 }
 
@@ -194,21 +269,24 @@ function defaultFact(
   value: FactValue | Unknown,
   note: string,
 ): void {
-  const shown = typeof value === 'object' && value !== null ? '?' : String(value);
+  const text = typeof value === 'object' && value !== null ? '?' : String(value);
   line.l.toolDefault({
     key,
     rawKey,
     value,
-    rawValue: `${rawKey}=${shown} (verl default)`,
+    rawValue: `${rawKey}=${text} (${dialectOf(line).name} default)`,
     at: line.at,
     tool: 'verl',
     note,
   });
 }
 
-/** A default stated once in verl's config, unless the line gives the override. */
-function unlessGiven(line: VerlLine, name: string, key: CanonicalKey, value: FactValue, source: string): void {
-  if (!last(line, name)) defaultFact(line, key, name, value, `${name} defaults to ${String(value)} (${source})`);
+/** A default stated once in the trainer's config, unless the run gives the key (named as the run's files write it). */
+function unlessGiven(line: VerlLine, name: string, key: CanonicalKey): void {
+  const value = dialectOf(line).defaults[name];
+  if (last(line, name) || value === undefined) return;
+  const written = shown(line, name);
+  defaultFact(line, key, written, value, `${written} defaults to ${String(value)} (${dialectOf(line).source})`);
 }
 
 /** The sharding every verl FSDP worker uses: FULL_SHARD over all GPUs, unless reshard_after_forward says otherwise. */
@@ -216,7 +294,7 @@ function shardingFacts(line: VerlLine, prefix: string, strategyDefault: 1 | 2, s
   const reshard = last(line, `${prefix}.reshard_after_forward`);
   const noReshard = reshard !== undefined && toBool(known(reshard) ?? '') === false;
   const fsdp = noReshard ? 'shard_grad_op' : 'full_shard';
-  if (reshard?.value && noReshard)
+  if (reshard?.value && known(reshard) !== undefined)
     line.l.fact('fsdp', reshard.rawKey, reshard.keySpan, reshard.value.span, fsdp, 'verl');
   else
     defaultFact(
@@ -255,21 +333,35 @@ function ppoDefaults(line: VerlLine): void {
     'grpo',
     `verl's PPO trainer: generation, then the actor's update (${VERL_SOURCE}:verl/trainer/ppo/ray_trainer.py)`,
   );
-  unlessGiven(line, 'trainer.n_gpus_per_node', 'gpusPerNode', 8, PPO_CONFIG);
-  unlessGiven(line, 'trainer.nnodes', 'nodes', 1, PPO_CONFIG);
-  unlessGiven(line, 'data.max_prompt_length', 'promptLen', 512, PPO_CONFIG);
-  unlessGiven(line, 'data.max_response_length', 'completionLen', 512, PPO_CONFIG);
-  unlessGiven(line, 'actor_rollout_ref.rollout.n', 'numGenerations', 1, PPO_CONFIG);
-  unlessGiven(line, 'actor_rollout_ref.actor.ppo_epochs', 'numIterations', 1, PPO_CONFIG);
-  unlessGiven(line, 'actor_rollout_ref.rollout.gpu_memory_utilization', 'vllmMemoryFraction', 0.5, PPO_CONFIG);
-  unlessGiven(line, 'actor_rollout_ref.rollout.tensor_model_parallel_size', 'vllmTensorParallel', 2, PPO_CONFIG);
+  unlessGiven(line, 'trainer.n_gpus_per_node', 'gpusPerNode');
+  unlessGiven(line, 'trainer.nnodes', 'nodes');
+  unlessGiven(line, 'data.max_prompt_length', 'promptLen');
+  unlessGiven(line, 'data.max_response_length', 'completionLen');
+  unlessGiven(line, 'actor_rollout_ref.rollout.n', 'numGenerations');
+  unlessGiven(line, 'actor_rollout_ref.actor.ppo_epochs', 'numIterations');
+  unlessGiven(line, 'actor_rollout_ref.rollout.gpu_memory_utilization', 'vllmMemoryFraction');
+  unlessGiven(line, 'actor_rollout_ref.rollout.tensor_model_parallel_size', 'vllmTensorParallel');
+  unlessGiven(line, 'actor_rollout_ref.model.lora_alpha', 'loraAlpha');
+  if (!last(line, 'actor_rollout_ref.actor.freeze_vision_tower')) {
+    const written = shown(line, 'actor_rollout_ref.actor.freeze_vision_tower');
+    line.l.toolDefault({
+      key: 'visionTowerTrained',
+      rawKey: written,
+      value: true,
+      rawValue: `${written}=false (${dialectOf(line).name} default)`,
+      at: line.at,
+      tool: 'verl',
+      note: `${written} defaults to false: a vision-language model's vision tower trains too (${dialectOf(line).source})`,
+    });
+  }
   if (!last(line, 'actor_rollout_ref.rollout.free_cache_engine'))
     defaultFact(
       line,
       'vllmSleep',
-      'actor_rollout_ref.rollout.free_cache_engine',
+      shown(line, 'actor_rollout_ref.rollout.free_cache_engine'),
       true,
-      `free_cache_engine defaults to true: the engine releases its weights and KV cache while the actor trains (${PPO_CONFIG})`,
+      dialectOf(line).sleepNote ??
+        `free_cache_engine defaults to true: the engine releases its weights and KV cache while the actor trains (${PPO_CONFIG})`,
     );
   defaultFact(
     line,
@@ -279,10 +371,10 @@ function ppoDefaults(line: VerlLine): void {
     `the engine holds its own bf16 copy of the weights, synced from the actor before each rollout (${WORKERS})`,
   );
   engineFacts(line);
-  referenceFacts(line);
+  (dialectOf(line).reference ?? referenceFacts)(line);
   batchFacts(line);
   const adv = last(line, 'algorithm.adv_estimator');
-  const estimator = adv ? known(adv) : 'gae';
+  const estimator = adv ? known(adv) : dialectOf(line).defaults['algorithm.adv_estimator'];
   if (estimator === 'gae' || last(line, 'critic.model.path')) {
     const span = adv?.keySpan ?? line.at;
     const rawKey = adv?.rawKey ?? 'algorithm.adv_estimator';
@@ -320,9 +412,14 @@ function engineFacts(line: VerlLine): void {
     l.fact('vllmMode', name.rawKey, name.keySpan, name.value.span, 'colocate', 'verl', why);
     return;
   }
-  const note = `rollout.name has no default in current verl (the run stops without it); releases before 0.5 used vllm (${PPO_CONFIG})`;
-  defaultFact(line, 'useVllm', 'actor_rollout_ref.rollout.name', true, note);
-  defaultFact(line, 'vllmMode', 'actor_rollout_ref.rollout.name', 'colocate', note);
+  const engine = dialectOf(line).defaults['actor_rollout_ref.rollout.name'];
+  const written = shown(line, 'actor_rollout_ref.rollout.name');
+  const note =
+    engine === undefined
+      ? `rollout.name has no default in current verl (the run stops without it); releases before 0.5 used vllm (${PPO_CONFIG})`
+      : `${written} defaults to ${String(engine)}, colocated with the actor (${dialectOf(line).source})`;
+  defaultFact(line, 'useVllm', written, true, note);
+  defaultFact(line, 'vllmMode', written, 'colocate', note);
 }
 
 /**
@@ -354,17 +451,17 @@ function referenceFacts(line: VerlLine): void {
  * tokens per micro-step instead.
  */
 function batchFacts(line: VerlLine): void {
-  const n =
-    intOf(last(line, 'actor_rollout_ref.rollout.n')) ?? (last(line, 'actor_rollout_ref.rollout.n') ? undefined : 1);
-  const gpus = intOf(last(line, 'trainer.n_gpus_per_node')) ?? (last(line, 'trainer.n_gpus_per_node') ? undefined : 8);
-  const nodes = intOf(last(line, 'trainer.nnodes')) ?? (last(line, 'trainer.nnodes') ? undefined : 1);
+  const n = intOrDefault(line, 'actor_rollout_ref.rollout.n');
+  const gpus = intOrDefault(line, 'trainer.n_gpus_per_node');
+  const nodes = intOrDefault(line, 'trainer.nnodes');
   const world = gpus !== undefined && nodes !== undefined ? gpus * nodes : undefined;
   const tbs = last(line, 'data.train_batch_size');
-  const prompts = intOf(tbs) ?? (tbs ? undefined : 1024);
+  const prompts = intOrDefault(line, 'data.train_batch_size');
   if (prompts !== undefined && n !== undefined) {
-    const note = `data.train_batch_size (${prompts} prompts${tbs ? '' : ', the default'}) x rollout.n (${n}) completions per round`;
+    const written = shown(line, 'data.train_batch_size');
+    const note = `${written} (${prompts} prompts${tbs ? '' : ', the default'}) x rollout.n (${n}) completions per round`;
     if (tbs?.value) line.l.fact('generationBatchSize', tbs.rawKey, tbs.keySpan, tbs.value.span, prompts * n, 'verl');
-    else defaultFact(line, 'generationBatchSize', 'data.train_batch_size', prompts * n, `${note} (${PPO_CONFIG})`);
+    else defaultFact(line, 'generationBatchSize', written, prompts * n, `${note} (${dialectOf(line).source})`);
   }
   const dynamic = last(line, 'actor_rollout_ref.actor.use_dynamic_bsz');
   const seq = promptPlusResponse(line);
@@ -380,6 +477,9 @@ function batchFacts(line: VerlLine): void {
         : { unknown: `${globalMicro.rawKey} / GPUs: not known statically` };
     line.l.fact('microBatchSize', globalMicro.rawKey, globalMicro.keySpan, globalMicro.value.span, v, 'verl');
     microValue = typeof v === 'number' ? v : undefined;
+  } else if (!micro && dialectOf(line).defaults['actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu'] !== undefined) {
+    unlessGiven(line, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', 'microBatchSize');
+    microValue = intOrDefault(line, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu');
   } else if (!micro)
     line.l.r.problems.push({
       code: 'invalid-value',
@@ -393,12 +493,14 @@ function batchFacts(line: VerlLine): void {
       rawKey: 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu',
     });
   const mini = last(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
-  const miniPrompts = intOf(mini) ?? (mini ? undefined : 256);
+  const miniPrompts = intOrDefault(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
   if (microValue !== undefined && miniPrompts !== undefined && n !== undefined && world !== undefined) {
     // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round.
     const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / world;
     const gas = Math.max(1, Math.floor(perGpu / microValue));
-    const note = `ppo_mini_batch_size (${miniPrompts}) x rollout.n (${n}) / ${world} GPUs / micro-batch ${microValue}`;
+    const note =
+      `${shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size')} (${miniPrompts}) x rollout.n (${n}) / ` +
+      `${world} GPUs / micro-batch ${microValue}`;
     // From the line's own values, a setting of the file; from one of verl's defaults, an assumption that says so.
     if (mini?.value && last(line, 'trainer.n_gpus_per_node'))
       line.l.fact('gradientAccumulationSteps', mini.rawKey, mini.keySpan, mini.value.span, gas, 'verl');
@@ -406,19 +508,17 @@ function batchFacts(line: VerlLine): void {
       defaultFact(
         line,
         'gradientAccumulationSteps',
-        'actor_rollout_ref.actor.ppo_mini_batch_size',
+        shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size'),
         gas,
-        `${note} (${PPO_CONFIG})`,
+        `${note} (${dialectOf(line).source})`,
       );
   }
 }
 
 /** The longest sequence: max_prompt_length + max_response_length (512 each by default), when both are known. */
 function promptPlusResponse(line: VerlLine): number | undefined {
-  const p = last(line, 'data.max_prompt_length');
-  const r = last(line, 'data.max_response_length');
-  const a = p ? intOf(p) : 512;
-  const b = r ? intOf(r) : 512;
+  const a = intOrDefault(line, 'data.max_prompt_length');
+  const b = intOrDefault(line, 'data.max_response_length');
   return a !== undefined && b !== undefined ? a + b : undefined;
 }
 
@@ -441,9 +541,10 @@ function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined): vo
 /** The SFT trainer (fsdp_sft_trainer): its defaults, FSDP's own CPU offload, and the torchrun launcher's GPUs. */
 function sftDefaults(line: VerlLine): void {
   shardingFacts(line, 'model.fsdp_config', 2, SFT_CONFIG);
-  unlessGiven(line, 'data.micro_batch_size_per_gpu', 'microBatchSize', 4, SFT_CONFIG);
-  unlessGiven(line, 'data.train_batch_size', 'trainBatchSize', 256, SFT_CONFIG);
-  unlessGiven(line, 'data.max_length', 'seqLen', 1024, SFT_CONFIG);
+  const sft: VerlLine = { ...line, dialect: SFT_DIALECT };
+  unlessGiven(sft, 'data.micro_batch_size_per_gpu', 'microBatchSize');
+  unlessGiven(sft, 'data.train_batch_size', 'trainBatchSize');
+  unlessGiven(sft, 'data.max_length', 'seqLen');
   // SFTDataset pads every sample to max_length (verl/utils/dataset/sft_dataset.py).
   defaultFact(
     line,

@@ -214,6 +214,13 @@ export function planTraining(
     !ctx.lean
   )
     vllmEngineChecks(ctx, a, inv, rollout.engine, ctx.gpu);
+  if (inv.vision > 0 && setup.vision_tower_trained && !ctx.lean)
+    warnings.push({
+      key: 'vision_tower_trained',
+      message:
+        `the vision tower (${formatCount(inv.vision)} params) trains too (freeze_vision_tower false): its gradients, ` +
+        'optimizer states and activations over the images are not modeled; the estimate keeps it frozen',
+    });
   if (inv.vision > 0 && !ctx.lean) {
     assumptions.push({
       key: 'architecture',

@@ -42,6 +42,7 @@ const TRAINER_FORMATS: readonly Format[] = [
   'llamafactory-yaml',
   'torchtune-yaml',
   'litgpt-yaml',
+  'verl-yaml',
   'shell',
 ];
 const OWNERS: Partial<Record<string, readonly Format[]>> = {
@@ -51,8 +52,8 @@ const OWNERS: Partial<Record<string, readonly Format[]>> = {
   mixed_precision: [...TRAINER_FORMATS, 'accelerate-yaml', 'deepspeed-json'],
   micro_batch_size: [...TRAINER_FORMATS, 'deepspeed-json'],
   gradient_accumulation_steps: [...TRAINER_FORMATS, 'deepspeed-json', 'accelerate-yaml'],
-  gpus_per_node: ['scenario', 'shell', 'accelerate-yaml'],
-  nodes: ['scenario', 'shell', 'accelerate-yaml'],
+  gpus_per_node: ['scenario', 'shell', 'accelerate-yaml', 'verl-yaml'],
+  nodes: ['scenario', 'shell', 'accelerate-yaml', 'verl-yaml'],
   fsdp: [...TRAINER_FORMATS, 'accelerate-yaml'],
   fsdp_no_sync: ['scenario', 'hf-yaml', 'axolotl-yaml'],
   fsdp_state_dict_type: ['scenario', 'accelerate-yaml', 'axolotl-yaml', 'shell'],

@@ -18,6 +18,7 @@ import { planHfYaml } from './hf-yaml';
 import { planAxolotl } from './axolotl';
 import { planTorchtune } from './torchtune';
 import { planLitgpt } from './litgpt';
+import { planVerl } from './verl';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -59,6 +60,11 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // HfArgumentParser's JSON arguments (args.json) are written as JSON.
   'hf-yaml': { plan: planHfYaml, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'litgpt-yaml': { plan: planLitgpt, write: yamlWriter(false) },
+  // verl's overrides as the config file's keys (the SFT trainer's GPUs are its launcher's).
+  'verl-yaml': {
+    plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
+    write: yamlWriter(true),
+  },
 };
 
 /** The operations that write one change into one file, or the reason the file cannot say it. */
