@@ -542,7 +542,8 @@ function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined): vo
 function sftDefaults(line: VerlLine): void {
   shardingFacts(line, 'model.fsdp_config', 2, SFT_CONFIG);
   const sft: VerlLine = { ...line, dialect: SFT_DIALECT };
-  unlessGiven(sft, 'data.micro_batch_size_per_gpu', 'microBatchSize');
+  // Forks before micro_batch_size_per_gpu (TinyZero) name the same per-GPU count data.micro_batch_size.
+  if (!last(line, 'data.micro_batch_size')) unlessGiven(sft, 'data.micro_batch_size_per_gpu', 'microBatchSize');
   unlessGiven(sft, 'data.train_batch_size', 'trainBatchSize');
   unlessGiven(sft, 'data.max_length', 'seqLen');
   // SFTDataset pads every sample to max_length (verl/utils/dataset/sft_dataset.py).

@@ -5,13 +5,13 @@ export type VerlSchema = 'ppo' | 'sft' | 'easyr1';
 
 /**
  * verl's ppo_trainer.yaml nests the actor, rollout and reference under `actor_rollout_ref`; EasyR1's config.yaml
- * under `worker` beside `data`, `algorithm` and `trainer`; verl's sft_trainer.yaml has `model`, `optim`, `trainer` and
- * its own `ulysses_sequence_parallel_size`.
+ * under `worker` beside `data`, `algorithm` and `trainer`; verl's sft_trainer.yaml has `data`, `model` (with its
+ * `partial_pretrain`), `optim` and `trainer`.
  */
-export function verlSchema(keys: ReadonlySet<string>): VerlSchema | undefined {
+export function verlSchema(keys: ReadonlySet<string>, text: string): VerlSchema | undefined {
   if (keys.has('actor_rollout_ref')) return 'ppo';
   if (keys.has('worker') && (keys.has('algorithm') || keys.has('trainer') || keys.has('data'))) return 'easyr1';
-  if (keys.has('model') && keys.has('optim') && keys.has('trainer') && keys.has('ulysses_sequence_parallel_size'))
-    return 'sft';
+  const sft = ['data', 'model', 'optim', 'trainer'].every((k) => keys.has(k));
+  if (sft && (keys.has('ulysses_sequence_parallel_size') || /^[ \t]+partial_pretrain[ \t]*:/m.test(text))) return 'sft';
   return undefined;
 }

@@ -23,7 +23,7 @@ export function analyzeVerlYaml(text: string, overrides: readonly LaunchArgument
 
 function analyze(ctx: YamlCtx, overrides: readonly LaunchArgument[]): void {
   const top = ctx.top();
-  const schema = verlSchema(new Set(top.keys()));
+  const schema = verlSchema(new Set(top.keys()), ctx.text);
   if (!schema) return;
   const own: Opt[] = [];
   flatten(ctx, top, own, 0);

@@ -231,7 +231,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   )
     return undefined;
   if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
-  if (verlSchema(keys)) return 'verl-yaml';
+  if (verlSchema(keys, text)) return 'verl-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

@@ -182,6 +182,8 @@ describe('shell: verl lines of forks and open values', () => {
     const text =
       'torchrun --nproc_per_node=2 -m verl.trainer.fsdp_sft_trainer data.micro_batch_size=8 model.partial_pretrain=google/gemma-2b\n';
     checkFacts(text, [['microBatchSize', 8, 'data.micro_batch_size', '8']]);
+    // And it decides: no default of micro_batch_size_per_gpu (4) said after it.
+    assert.equal(resolveText('run.sh', text).setup?.micro_batch_size, 8);
   });
 });
 

@@ -192,6 +192,22 @@ describe('verl-family config YAML', () => {
     assert.ok(r.problems.some((p) => p.code === 'not-modeled' && p.rawKey === 'algorithm.adv_estimator'));
   });
 
+  it("a fork's sft_trainer.yaml: the SFT trainer's keys; another YAML with data / model / optim / trainer is not verl's", () => {
+    // Jiayi-Pan/TinyZero verl/trainer/config/sft_trainer.yaml, shortened: the old per-GPU key data.micro_batch_size.
+    const text =
+      'data:\n  train_batch_size: 256\n  micro_batch_size: 16\n  max_length: 1024\nmodel:\n' +
+      '  partial_pretrain: ~/models/gemma-1.1-7b-it\n  enable_gradient_checkpointing: False\noptim:\n  lr: 1e-5\n' +
+      'trainer:\n  total_epochs: 4\n';
+    assert.equal(detectFormat('sft_trainer.yaml', text), 'verl-yaml');
+    const r = analyzeVerlYaml(text);
+    assert.equal(last(r, 'model')?.value, '~/models/gemma-1.1-7b-it');
+    assert.equal(last(r, 'microBatchSize')?.value, 16);
+    assert.equal(last(r, 'seqLen')?.value, 1024);
+    assert.equal(last(r, 'batchLengths')?.value, 'fixed');
+    const lightning = 'data:\n  batch_size: 8\nmodel:\n  name: x\noptim:\n  lr: 1\ntrainer:\n  max_epochs: 1\n';
+    assert.notEqual(detectFormat('config.yaml', lightning), 'verl-yaml');
+  });
+
   it('quick fixes write EasyR1 keys: in the YAML, and on the line where it overrides them', () => {
     const fix = (file: string, text: string, facts: ConfigFacts, changes: Record<string, unknown>) =>
       editsForChanges(
