@@ -5,6 +5,7 @@
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { argumentEnvironment, withBranchesDecided, withLaunchArgs } from './launch-args';
+import { trlDatedDefaults } from './trl-dated-defaults';
 import { CONFIG_OPTION, configFileArguments } from './config-arguments';
 import { DEPENDENCY_FILES, findPins, PARENT_LEVELS } from './pins';
 import {
@@ -436,9 +437,10 @@ function dependencyPlaces(reader: FileReader, first: string, name: string): stri
 
 /**
  * The transformers / PyTorch / torchao / TRL / bitsandbytes versions the project pins (requirements.txt, pyproject.toml, environment.yml beside
- * the first config or in the folders above it, dependencyPlaces), for a setup that does not give them itself. A TRL older than 1.7
- * also takes back SFTConfig's chunked_nll default: loss_type defaulted to "nll" before (trl@06b42c7:trl/trainer/sft_config.py),
- * and a TRL run's quantized model gets what its release does to it (trlQuantized).
+ * the first config or in the folders above it, dependencyPlaces), for a setup that does not give them itself. A pinned TRL
+ * takes back the defaults its release did not have yet (trl-dated-defaults.ts: checkpointing before 0.22, bf16 before
+ * 0.19, SFTConfig's chunked_nll before 1.7), and a TRL run's quantized model gets what its release does to it
+ * (trlQuantized).
  */
 function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], reader: FileReader): PipelineResult {
   const first = inputs[0]?.file;
@@ -500,6 +502,7 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
     }
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
+  setup = trlDatedDefaults(setup, provenance);
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
   setup = quantizedOutsideZeroInit(setup, provenance);
@@ -513,20 +516,6 @@ function withPinnedVersions(r: PipelineResult, inputs: readonly InputFile[], rea
   if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl')) {
     setup = trlQuantized(setup, provenance);
     setup = trlZero3Reentrant(setup, provenance);
-  }
-  const lossProv = provenance.loss;
-  if (
-    setup.loss === 'chunked-nll' &&
-    lossProv?.kind === 'default' &&
-    lossProv.owner === 'trl' &&
-    olderThan(setup.trl_version, 1, 7)
-  ) {
-    setup = { ...setup, loss: 'full' };
-    provenance.loss = {
-      kind: 'default',
-      owner: 'trl',
-      note: `SFTConfig loss_type defaulted to "nll" before TRL 1.7 (trl ${setup.trl_version} pinned): the whole logits`,
-    };
   }
   return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
 }

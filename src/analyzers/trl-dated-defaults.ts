@@ -1,0 +1,62 @@
+// TRL's defaults that changed between releases, taken back for a project that pins an older TRL: the defaults in
+// TOOL_DEFAULTS.trl are today's (trl@f2cd577). Each applies only where TRL's default decided the key (no file sets it).
+// Pure: no I/O.
+import { olderThan } from '../core/util/version';
+import type { ProvenanceMap, TrainingSetup } from '../core';
+
+/** One of TRL's defaults as an older release had it: from which release today's holds, and what it was before. */
+interface DatedDefault {
+  readonly key: 'gradient_checkpointing' | 'mixed_precision' | 'loss';
+  /** Today's value, which the setup holds when TRL's default decided it. */
+  readonly today: string;
+  /** The release (major, minor) today's value came with. */
+  readonly since: readonly [number, number];
+  readonly before: string;
+  readonly note: (version: string) => string;
+}
+
+const DATED: readonly DatedDefault[] = [
+  {
+    key: 'gradient_checkpointing',
+    today: 'full',
+    since: [0, 22],
+    before: 'none',
+    note: (v) =>
+      `TRL configs took TrainingArguments' gradient_checkpointing=False before TRL 0.22 (trl ${v} pinned; ` +
+      'huggingface/trl#3510 made it True)',
+  },
+  {
+    key: 'mixed_precision',
+    today: 'bf16',
+    since: [0, 19],
+    before: 'none',
+    note: (v) =>
+      `TRL configs took TrainingArguments' bf16=False before TRL 0.19 (trl ${v} pinned; huggingface/trl#3515 made it ` +
+      'True): fp32 compute unless the run sets bf16 or fp16',
+  },
+  {
+    key: 'loss',
+    today: 'chunked-nll',
+    since: [1, 7],
+    before: 'full',
+    note: (v) => `SFTConfig loss_type defaulted to "nll" before TRL 1.7 (trl ${v} pinned): the whole logits`,
+  },
+];
+
+/** The setup with TRL's defaults as the pinned release (`trl_version`) had them, and their provenance said so. */
+export function trlDatedDefaults(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const version = setup.trl_version;
+  if (version === undefined) return setup;
+  let out = setup;
+  for (const d of DATED) {
+    const p = provenance[d.key];
+    const fromTrl = p?.kind === 'default' && p.owner === 'trl';
+    if (!fromTrl || out[d.key] !== d.today || !olderThan(version, ...d.since)) continue;
+    out = { ...out, [d.key]: d.before };
+    provenance[d.key] = { kind: 'default', owner: 'trl', note: d.note(version) };
+  }
+  return out;
+}

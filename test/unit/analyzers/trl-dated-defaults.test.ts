@@ -1,0 +1,51 @@
+// TRL's defaults by release: gradient_checkpointing=True since TRL 0.22 (huggingface/trl#3510, commit a222aeb), bf16=True
+// since 0.19 (#3515, commit 32ffa11); before them a TRL config took TrainingArguments' False. A project that pins an
+// older TRL (simplescaling/s1 pins trl==0.12.0) runs without checkpointing and in fp32 unless it sets them.
+import * as assert from 'node:assert/strict';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+
+const reader = (files: Map<string, string>) => ({
+  read: (p: string) => files.get(p.replace(/\/[^/]+\/\.\.\//g, '/')),
+  join: (from: string, rel: string) => `${from.slice(0, from.lastIndexOf('/'))}/${rel}`,
+});
+const SCRIPT =
+  'from trl import SFTConfig\n' +
+  'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype="bfloat16")\n' +
+  'args = SFTConfig(output_dir="o", per_device_train_batch_size=2)\n';
+const pinned = (pin: string | undefined, text = SCRIPT) =>
+  runPipeline([{ file: '/w/train.py', text }], reader(new Map(pin ? [['/w/requirements.txt', `${pin}\n`]] : [])), {});
+const noteOf = (p: { kind: string; note?: string } | undefined): string =>
+  p?.kind === 'default' ? (p.note ?? '') : '';
+
+describe("analyzers: TRL's defaults as the pinned release had them", () => {
+  it('no pin: the current release (checkpointing on, bf16 autocast, chunked NLL)', () => {
+    const r = pinned(undefined);
+    assert.deepEqual(
+      [r.setup?.gradient_checkpointing, r.setup?.mixed_precision, r.setup?.loss],
+      ['full', 'bf16', 'chunked-nll'],
+    );
+  });
+
+  it('trl==0.12.0: no checkpointing, no autocast, the whole logits; each said with its release', () => {
+    const r = pinned('trl==0.12.0');
+    assert.deepEqual(
+      [r.setup?.gradient_checkpointing, r.setup?.mixed_precision, r.setup?.loss],
+      ['none', 'none', 'full'],
+    );
+    assert.match(noteOf(r.provenance.gradient_checkpointing), /before TRL 0\.22 \(trl 0\.12\.0 pinned/);
+    assert.match(noteOf(r.provenance.mixed_precision), /before TRL 0\.19/);
+  });
+
+  it('the releases between: 0.19-0.21 have bf16 but not checkpointing; 0.22 has both', () => {
+    const mid = pinned('trl==0.20.0');
+    assert.deepEqual([mid.setup?.gradient_checkpointing, mid.setup?.mixed_precision], ['none', 'bf16']);
+    const since = pinned('trl==0.22.1');
+    assert.deepEqual([since.setup?.gradient_checkpointing, since.setup?.mixed_precision], ['full', 'bf16']);
+  });
+
+  it('a value the run sets is not a default: it stays under any pin', () => {
+    const text = SCRIPT.replace('per_device_train_batch_size=2', 'gradient_checkpointing=True, bf16=True');
+    const r = pinned('trl==0.12.0', text);
+    assert.deepEqual([r.setup?.gradient_checkpointing, r.setup?.mixed_precision], ['full', 'bf16']);
+  });
+});
