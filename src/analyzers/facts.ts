@@ -41,6 +41,7 @@ export type Tool =
   | 'ms-swift'
   | 'openrlhf'
   | 'verl'
+  | 'xtuner'
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

@@ -42,6 +42,8 @@ const isDeepspeedJson = (file: DetectionInput): boolean => {
 const PY_TRAINING = new RegExp(
   String.raw`\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|` +
     String.raw`\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(|` +
+    // mmengine's lazy configs (XTuner): `llm=dict(type=AutoModelForCausalLM.from_pretrained, ...)`.
+    String.raw`\btype\s*=\s*[\w.]+\.from_pretrained\b|` +
     // Lit-GPT's own fine-tuning scripts of 2023 (hf-python/litgpt-script.ts) and LitGPT's Python API (litgpt-api.ts).
     String.raw`^\s*(?:from|import)\s+lit_?gpt\b`,
   'm',

@@ -541,7 +541,7 @@ function trlQuantized(
 }
 
 /** Tools whose LoRA weights are PEFT's own (no upcast or cast of the tool's on top). */
-const PEFT_DTYPE_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft', 'verl']);
+const PEFT_DTYPE_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft', 'verl', 'xtuner']);
 const OWN_DTYPE_TOOLS: ReadonlySet<Tool> = new Set([
   'llamafactory',
   'torchtune',

@@ -18,6 +18,7 @@ import {
   type Unknown,
 } from '../facts';
 import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
+import { lazyCallee } from './lazy-config';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   dtypeProperty,
@@ -267,6 +268,8 @@ export class PythonFile {
     const opaque: { reason: string; span: Span }[] = [];
     const list = call.getChild('ArgList');
     if (!list) return { positional, entries, opaque };
+    const head = call.firstChild;
+    const lazy = head !== null && this.text.slice(head.from, head.to) === 'dict' && this.calleeName(call) !== 'dict';
     for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
       const n = ch.name;
       if (n === '(' || n === ')' || n === ',' || ch.type.isError) continue;
@@ -290,6 +293,11 @@ export class PythonFile {
       const next = ch.nextSibling;
       if (n === 'VariableName' && next?.name === 'AssignOp') {
         const value = next.nextSibling;
+        // A lazy dict's `type` is its callee, not an argument.
+        if (lazy && value && this.text.slice(ch.from, ch.to) === 'type') {
+          ch = value;
+          continue;
+        }
         const valueOk = value && value.name !== ',' && value.name !== ')' && !value.type.isError;
         entries.push({
           rawKey: this.text.slice(ch.from, ch.to),
@@ -694,9 +702,11 @@ export class PythonFile {
 
   // ---- Helpers over nodes ----
 
+  /** The dotted name a call calls; an mmengine lazy `dict(type=X, ...)` is a call of X (lazy-config.ts). */
   calleeName(call: SyntaxNode): string | undefined {
     const c = call.firstChild;
-    return c ? this.dotted(c) : undefined;
+    const name = c ? this.dotted(c) : undefined;
+    return name === 'dict' ? (lazyCallee(this, call) ?? name) : name;
   }
 
   /** `a.b.c` as text when the node is only names and attributes (at most 64 deep), else undefined. */

@@ -7,6 +7,7 @@
 // out, no Trainer), unsloth.ts (Unsloth's loaders), classes.ts (arguments dataclasses, HfArgumentParser and argparse
 // defaults), vocab.ts (class and trainer names) and syntax.ts (helpers over nodes and literals). This file walks the
 // tree and dispatches each call.
+import { importsXtuner, xtunerConfig } from './xtuner';
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
@@ -135,6 +136,7 @@ function afterWalk(
   // Fabric converts the module it is given after the script loads it: its precision is read after every load.
   for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
   afterCalls(file, calls, walk.loraSwitchedOff);
+  if (importsXtuner(file.text)) xtunerConfig(file, calls);
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options.
   if (file.options.length === 0 && !file.settled && file.facts.some(setConditionally))

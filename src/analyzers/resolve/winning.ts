@@ -65,6 +65,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'ms-swift',
     'openrlhf',
     'verl',
+    'xtuner',
     'trl',
     'llamafactory',
     'axolotl',
