@@ -349,15 +349,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       '(llama3_3/70B_full_multinode), not a path: it is not followed',
     entries: ['pytorch__torchtune/recipes/full_finetune_multinode.slurm#ref:llama3_3/70B_full_multinode'],
   },
-  {
-    cause:
-      'Python: an augmented assignment (`accumulative_counts *= sequence_parallel_size`) is not evaluated: the ' +
-      'accumulation stays unknown',
-    entries: [
-      'InternLM__xtuner/xtuner/configs/llama/llama3_8b_instruct/llama3_8b_instruct_full_alpaca_e3.py#gradAccum',
-      'InternLM__xtuner/xtuner/configs/llama/llama3_8b_instruct/llama3_8b_instruct_qlora_alpaca_e3.py#gradAccum',
-    ],
-  },
 ];
 
 function loadExpected(): Record<string, Expected> {

@@ -5,6 +5,60 @@ import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip, pyString, pyTruthy, readingNoneDefaults } from './syntax';
 
+/** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
+export function arithmetic(op: string, x: number, y: number): number | undefined {
+  switch (op) {
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      return y === 0 ? undefined : x / y;
+    case '//':
+      return y === 0 ? undefined : Math.floor(x / y);
+    case '%':
+      return y === 0 ? undefined : x - y * Math.floor(x / y);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * `a + b`, `a * b`, `a // b`, ... of two numbers known statically (MedicalGPT's `max_source_length +
+ * max_target_length`, XTuner's `accumulative_counts * sequence_parallel_size`): a number; undefined for another
+ * expression. The result carries the script default one side was read from.
+ */
+export function evalArithmetic(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const l = node.firstChild;
+  const op = l?.nextSibling;
+  const r = op?.nextSibling;
+  if (!l || op?.name !== 'ArithOp' || !r || r.nextSibling) return undefined;
+  return combine(file, file.evalNode(l, depth + 1), file.text.slice(op.from, op.to), file.evalNode(r, depth + 1), node);
+}
+
+/** Two values known statically under an arithmetic operator (also `x op= y`). */
+export function combine(file: PythonFile, a: Val, op: string, b: Val, node: SyntaxNode): Val {
+  const t = clip(file.text.slice(node.from, node.to));
+  if (a.k !== 'lit' || b.k !== 'lit' || typeof a.v !== 'number' || typeof b.v !== 'number')
+    return { k: 'unknown', reason: `${t} is computed at run time` };
+  const v = arithmetic(op, a.v, b.v);
+  if (v === undefined || !Number.isFinite(v)) return { k: 'unknown', reason: `${t} is not a number` };
+  const dflt = a.dflt ?? b.dflt;
+  return { k: 'lit', v, ...(dflt ? { dflt } : {}) };
+}
+
+/** `x *= y` (`+=`, `-=`, `//=`, ...): x as bound before the statement, under the operator with y. */
+export function evalUpdate(file: PythonFile, st: SyntaxNode, depth: number): Val {
+  const target = st.firstChild!;
+  const op = target.nextSibling;
+  const operand = op?.nextSibling;
+  if (op?.name !== 'UpdateOp' || !operand) return { k: 'unknown', reason: 'an update of a name is not read' };
+  const sign = file.text.slice(op.from, op.to).slice(0, -1);
+  return combine(file, file.evalNode(target, depth + 1), sign, file.evalNode(operand, depth + 1), st);
+}
+
 /** `a == b`, `a < b`, ... of two values known statically (`args.bits == 4` with bits defaulting to 4): a boolean. */
 export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number): Val {
   const l = node.firstChild;

@@ -22,10 +22,12 @@ import { lazyCallee } from './lazy-config';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   dtypeProperty,
+  evalArithmetic,
   evalComparison,
   evalConditional,
   evalFormatString,
   evalLogic,
+  evalUpdate,
   staticGetattr,
   staticStringCall,
 } from './expressions';
@@ -394,7 +396,7 @@ export class PythonFile {
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
       case 'BinaryExpression':
-        return evalLogic(this, node, depth) ?? evalComparison(this, node, depth);
+        return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);
       case 'ConditionalExpression':
         return evalConditional(this, node, depth);
       default:
@@ -447,6 +449,8 @@ export class PythonFile {
     }
     const b = this.settled ? settledBinding(this, name, found.binding, found.scope, node) : found.binding;
     const line = this.line(b.pos);
+    // `x *= y` outside any block (in a loop it runs any number of times): x as bound before, under the operator.
+    if (b.kind === 'aug' && b.rhs && b.condLine === undefined) return evalUpdate(this, b.rhs, depth);
     if (b.kind !== 'assign' || !b.valueNode) {
       const why = {
         unpack: 'is unpacked from a call',
@@ -577,6 +581,7 @@ export class PythonFile {
             this.bind(scope, this.text.slice(target.from, target.to), {
               kind: 'aug',
               valueNode: null,
+              rhs: st,
               pos: st.from,
               end: st.to,
               condLine,

@@ -445,6 +445,40 @@ describe('analyzeHfPython', () => {
     assert.equal(method('args.name is None'), 'full');
   });
 
+  it("arithmetic of known numbers and `x op= y`: MedicalGPT's DPO length, XTuner's accumulation", () => {
+    // shibing624/MedicalGPT training/dpo_training.py: full_max_length = max_source_length + max_target_length,
+    // passed as DPOConfig(max_length=...); with the argparse defaults 1024 and 512 that is 1536.
+    const dpo = [
+      'import argparse',
+      'from trl import DPOConfig',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--max_source_length", type=int, default=1024)',
+      'p.add_argument("--max_target_length", type=int, default=512)',
+      'args = p.parse_args()',
+      'full_max_length = args.max_source_length + args.max_target_length',
+      'config = DPOConfig(output_dir="o", max_length=full_max_length)',
+      '',
+    ].join('\n');
+    assert.equal(facts(analyzeHfPython(dpo), 'seqLen').pop()?.value, 1536);
+    // InternLM/xtuner configs: accumulative_counts = 16, then *= sequence_parallel_size (1); 64 // 4 - 2 = 14.
+    const aug = (body: string): unknown =>
+      facts(analyzeHfPython(`from transformers import TrainingArguments\n${body}`), 'gradientAccumulationSteps').pop()
+        ?.value;
+    assert.equal(
+      aug('sp = 1\nn = 16\nn *= sp\nTrainingArguments(output_dir="o", gradient_accumulation_steps=n)\n'),
+      16,
+    );
+    assert.equal(aug('n = 64 // 4 - 2\nTrainingArguments(output_dir="o", gradient_accumulation_steps=n)\n'), 14);
+    // In a loop the update runs any number of times: unknown, not one application.
+    const looped = aug(
+      'n = 2\nfor i in range(3):\n    n *= 2\nTrainingArguments(output_dir="o", gradient_accumulation_steps=n)\n',
+    );
+    assert.ok(typeof looped === 'object' && looped !== null && 'unknown' in looped);
+    // A division by zero is no number.
+    const zero = aug('n = 4 // 0\nTrainingArguments(output_dir="o", gradient_accumulation_steps=n)\n');
+    assert.ok(typeof zero === 'object' && zero !== null && 'unknown' in zero);
+  });
+
   it('reads prepare_model_for_kbit_training: fp32 upcast of unquantized parameters, and checkpointing it turns on', () => {
     // peft/utils/other.py: every non-4/8-bit parameter to fp32; use_gradient_checkpointing defaults to True and enables
     // checkpointing on the model, which TrainingArguments(gradient_checkpointing=False) does not undo.
