@@ -1,8 +1,7 @@
 // TRL's defaults that changed between releases, taken back for a project that pins an older TRL: the defaults in
 // TOOL_DEFAULTS.trl are today's (trl@f2cd577). Each applies only where TRL's default decided the key (no file sets it).
 // Pure: no I/O.
-import { olderThan } from '../core/util/version';
-import type { ProvenanceMap, TrainingSetup } from '../core';
+import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 
 /** One of TRL's defaults as an older release had it: from which release today's holds, and what it was before. */
 interface DatedDefault {

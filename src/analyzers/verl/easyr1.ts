@@ -88,8 +88,8 @@ export const EASYR1_DIALECT: Dialect = {
   notModeled: {
     'worker.actor.optim.strategy': (v) =>
       v === 'adamw_bf16'
-        ? 'AnyPrecisionAdamW keeps its two states in bf16; the estimate counts fp32 AdamW states, 4 B per trainable ' +
-          'parameter more'
+        ? 'AnyPrecisionAdamW keeps its momentum, variance and Kahan compensation in bf16 (6 B per trainable parameter); ' +
+          "the estimate counts fp32 AdamW's two states (8 B)"
         : undefined,
   },
 };
