@@ -1,7 +1,7 @@
 // The scenario format (*.vram.yaml, *.vram.yml, *.vram.json): read with eemeli/yaml (JSON is read by the same
 // parser, so both keep source ranges), validated with the TrainingSetup schema, every problem located at its
 // key or value. Pure: text in, values and located problems out; never throws on user text.
-import { LineCounter, isMap, isScalar, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, visit, type Document, type Node } from 'yaml';
 import { parseYaml } from './yaml-parse';
 import { z } from 'zod';
 import { DistillationSchema, HfConfigSchema, RewardModelSchema, RolloutSchema, TrainingSetupSchema } from '../core';
@@ -94,6 +94,22 @@ function findNode(doc: Document, path: readonly PropertyKey[], wantKey: boolean)
   return wantKey ? (keyRange ?? nodeRange(node)) : (nodeRange(node) ?? keyRange);
 }
 
+/** The first key of a mapping that is itself a mapping or a list (`{ {a: 1}: 2 }`), anywhere in the document. */
+function collectionKey(doc: Document): Node | undefined {
+  let found: Node | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key as Node | null;
+      if (key && (isMap(key) || isSeq(key))) {
+        found = key;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
 /** Reads a scenario file. Problems: syntax errors, unknown keys, wrong types, impossible values. */
 export function analyzeScenario(text: string, file: string): ScenarioFacts {
   const lc = new LineCounter();
@@ -132,8 +148,20 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
   const keyLocations: Record<string, Location> = {};
   const valueLocations: Record<string, Location> = {};
   let raw: unknown;
+  // A mapping or a list as a key: no scenario has one, and converting it makes the YAML library write every nested
+  // key out as text (a few dozen nested `{` took seconds).
+  const complexKey = collectionKey(doc);
   try {
-    raw = doc.toJS({ maxAliasCount: 100 });
+    if (complexKey) {
+      const r = nodeRange(complexKey) ?? [0, 0];
+      problems.push({
+        ...locate(file, lc, r[0], r[1]),
+        severity: 'error',
+        code: 'syntax-error',
+        ...msg('{0}: {1}', 'key', "a mapping or a list cannot be a scenario's key: keys are names"),
+      });
+      raw = undefined;
+    } else raw = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
     problems.push({
       ...locate(file, lc, 0, Math.min(1, text.length)),

@@ -48,6 +48,17 @@ describe('scenario analyzer', () => {
     assert.equal(j.keyLocations.seq_len.line, 3);
   });
 
+  it('a mapping used as a key is an error at that key, found before the document is converted', () => {
+    // 68 nested `{` over a long value took the YAML library seconds to write each key out as text (a fuzz mutant).
+    const nested = `${'{\n'.repeat(68)}  "model": "gpt2",\n  "weights_dtype": "${'x'.repeat(60_000)}"\n${'}\n'.repeat(68)}`;
+    const f = analyzeScenario(nested, 'n.vram.json');
+    const p = f.problems.find((x) => /cannot be a scenario's key/.test(x.message));
+    assert.ok(p, JSON.stringify(f.problems.map((x) => x.message)));
+    // The outer mapping opens on line 1; its first key, the mapping on line 2, is the one reported.
+    assert.equal(p.line, 2);
+    assert.equal(analyzeScenario('{ {a: 1}: 2 }\n', 'k.vram.yaml').problems[0]?.code, 'syntax-error');
+  });
+
   it('an empty file or a list is a located problem, not a crash', () => {
     assert.equal(analyzeScenario('', 'g.vram.yaml').problems[0].code, 'missing-model');
     assert.equal(analyzeScenario('- a\n- b\n', 'h.vram.yaml').problems[0].code, 'invalid-value');
