@@ -30,8 +30,13 @@ export const TRL_TRAINERS =
 export const HF_TRAINERS = new Set(['Trainer', 'Seq2SeqTrainer']);
 /** transformers collators that pad each batch to its longest sample unless padding="max_length". */
 export const PADDING_COLLATORS = new Set(['DataCollatorForSeq2Seq', 'DataCollatorWithPadding']);
-/** PEFT methods other than LoRA and IA3 (peft/tuners): their adapters and saved tensors are not modeled. */
+/**
+ * PEFT methods other than LoRA and IA3 (peft/tuners), and ReFT (stanfordnlp/pyreft's get_reft_model: the base model
+ * frozen, low-rank interventions on hidden states): their adapters and saved tensors are not modeled.
+ */
 export const OTHER_PEFT_CONFIGS = new Set([
+  'get_reft_model',
+  'ReftConfig',
   'PromptTuningConfig',
   'PrefixTuningConfig',
   'PromptEncoderConfig',

@@ -445,6 +445,17 @@ describe('analyzeHfPython', () => {
     assert.equal(method('args.name is None'), 'full');
   });
 
+  it("ReFT (pyreft's get_reft_model) is a method that is not modeled: a warning at the call, not a silent full fine-tune", () => {
+    // stanfordnlp/pyreft examples/alpaca/train.py: reft_model = get_reft_model(model, reft_config).
+    const text =
+      'import torch, transformers\nfrom pyreft import ReftConfig, get_reft_model\n' +
+      'model = transformers.AutoModelForCausalLM.from_pretrained("huggyllama/llama-7b", torch_dtype=torch.bfloat16)\n' +
+      'reft_config = ReftConfig(representations=[])\nreft_model = get_reft_model(model, reft_config)\n';
+    const r = analyzeHfPython(text);
+    const warned = r.problems.filter((p) => p.code === 'not-modeled').map((p) => text.slice(p.span.start, p.span.end));
+    assert.deepEqual(warned, ['ReftConfig', 'get_reft_model']);
+  });
+
   it("arithmetic of known numbers and `x op= y`: MedicalGPT's DPO length, XTuner's accumulation", () => {
     // shibing624/MedicalGPT training/dpo_training.py: full_max_length = max_source_length + max_target_length,
     // passed as DPOConfig(max_length=...); with the argparse defaults 1024 and 512 that is 1536.
