@@ -51,7 +51,7 @@ const PY_TRAINING = new RegExp(
 const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
-    String.raw`litgpt\s+(finetune\w*|pretrain)|openrlhf\.cli\.train_\w+|` +
+    String.raw`litgpt\s+(finetune\w*|pretrain)|xtuner\s+train|openrlhf\.cli\.train_\w+|` +
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
 );
 

@@ -37,6 +37,7 @@ import {
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
+import { isXtunerTrain, xtunerLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
@@ -486,7 +487,7 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
   return 'hf-trainer';
 }
 
-/** The tools' own training subcommands: LLaMA-Factory, Axolotl, torchtune, TRL (and its vLLM server), ms-swift, LitGPT. */
+/** The tools' own training subcommands: LLaMA-Factory, Axolotl, torchtune, TRL (and its vLLM server), ms-swift, LitGPT, XTuner. */
 const SUBCOMMAND_LAUNCHES: ReadonlyArray<(cmd: string, sub: string | undefined) => boolean> = [
   (cmd, sub) => (cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train',
   (cmd, sub) => cmd === 'axolotl' && sub === 'train',
@@ -494,6 +495,7 @@ const SUBCOMMAND_LAUNCHES: ReadonlyArray<(cmd: string, sub: string | undefined) 
   (cmd, sub) => cmd === 'trl' && sub !== undefined && (sub === 'vllm-serve' || TRL_SUBCOMMANDS.has(sub)),
   (cmd, sub) => cmd === 'swift' && isSwiftTrain(sub),
   (cmd, sub) => cmd === 'litgpt' && isLitgptTrain(sub),
+  (cmd, sub) => cmd === 'xtuner' && isXtunerTrain(sub),
 ];
 
 /** A launch by one of SUBCOMMAND_LAUNCHES, its command at `i`. */
@@ -575,9 +577,8 @@ function subcommandLaunch(
   if (cmd === 'swift' && isSwiftTrain(sub)) {
     return swiftLaunch(l, fields, i, env, opaque);
   }
-  if (cmd === 'litgpt' && isLitgptTrain(sub)) {
-    return litgptLaunch(l, fields, i, opaque);
-  }
+  if (cmd === 'litgpt' && isLitgptTrain(sub)) return litgptLaunch(l, fields, i, opaque);
+  if (cmd === 'xtuner' && isXtunerTrain(sub)) return xtunerLaunch(l, fields, i, env, opaque);
   return undefined;
 }
 

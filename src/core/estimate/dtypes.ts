@@ -57,7 +57,8 @@ export function planDtypes(
   const embBytes = kbitQ === 'all' ? 4 : wb;
   const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
   const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
-  if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16') {
+  // DeepSpeed's fp16 (weights in 16 bits, an fp32 master copy and a loss scaler) is not that.
+  if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16' && !setup.master_weights) {
     warnings.push({
       key: 'weights_dtype',
       message: 'pure fp16 training without loss scaling or master weights is numerically fragile',

@@ -7,6 +7,8 @@ import * as assert from 'node:assert/strict';
 import type { CanonicalKey, ConfigFacts } from '../../../src/analyzers/facts';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import * as path from 'node:path';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 import { resolveText, run } from '../helpers';
 
 const QLORA = [
@@ -106,6 +108,40 @@ describe("analyzers: XTuner's mmengine configs", () => {
     const full = analyzeHfPython(QLORA.replace(/ {4}lora=dict\(.*\),\n/, ''));
     assert.equal(value(full, 'kbitUpcast'), undefined);
     assert.equal(value(full, 'loraTargets'), undefined);
+  });
+
+  it('`NPROC_PER_NODE=8 xtuner train <config>.py --deepspeed deepspeed_zero2`: the config, the processes, the preset', () => {
+    // xtuner/entry_point.py starts torchrun with NPROC_PER_NODE processes; deepspeed_zero2 is XTuner's bundled
+    // xtuner/configs/deepspeed/deepspeed_zero2.json (stage 2, no offload), its fp16 "auto" filled from the AMP dtype.
+    const line = 'NPROC_PER_NODE=8 xtuner train configs/qlora.py --deepspeed deepspeed_zero2\n';
+    const files = { '/r/run.sh': line, '/r/configs/qlora.py': QLORA };
+    const r = runPipeline(
+      [{ file: '/r/run.sh', text: line }],
+      {
+        read: (p) => files[p as keyof typeof files],
+        join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+      },
+      {},
+    );
+    assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B-Instruct');
+    assert.equal(r.setup?.gpus_per_node, 8);
+    assert.equal(r.setup?.zero_stage, 2);
+    assert.equal(r.setup?.offload_optimizer, 'none');
+    assert.equal(r.setup?.gradient_accumulation_steps, 16);
+    // Under DeepSpeed fp16 the weights are 16-bit with an fp32 master copy and a loss scaler: not "pure fp16".
+    assert.equal(r.setup?.master_weights, true);
+    assert.ok(!run(r.setup!).warnings.some((w) => w.key === 'weights_dtype'));
+    // Without NPROC_PER_NODE: one process, said as XTuner's default.
+    const alone = runPipeline(
+      [{ file: '/r/run.sh', text: 'xtuner train configs/qlora.py\n' }],
+      {
+        read: (p) => (p === '/r/run.sh' ? 'xtuner train configs/qlora.py\n' : files[p as keyof typeof files]),
+        join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+      },
+      {},
+    );
+    assert.equal(alone.setup?.gpus_per_node, 1);
+    assert.equal(alone.provenance.gpus_per_node?.kind, 'default');
   });
 
   it('only a `type` bound to a name makes a dict a call: rope_scaling=dict(type="linear") stays data', () => {
