@@ -194,7 +194,10 @@ function generationRoundBatch(
   const at = decided.numGenerations ?? decided.rollout!;
   // A GPU or node count the files leave open (a variable) is assumed: the run's own count may make whole groups.
   const assumed = prov.gpus_per_node?.kind === 'default' || prov.nodes?.kind === 'default';
-  if ((batch * dpWorld) % groups !== 0) problems.push(wholeGroupsProblem(at, { batch, dpWorld, groups, assumed }));
+  // A GPU or node count that is no count (`trainer.nnodes=-1e308`) is said at its key by the setup's check.
+  const counted = Number.isSafeInteger(dpWorld) && dpWorld > 0 && batch > 0;
+  if (counted && (batch * dpWorld) % groups !== 0)
+    problems.push(wholeGroupsProblem(at, { batch, dpWorld, groups, assumed }));
   return { batch, gas, spg };
 }
 

@@ -187,6 +187,13 @@ describe('shell: verl lines of forks and open values', () => {
   });
 });
 
+describe('shell: verl counts that are no counts', () => {
+  it('trainer.nnodes=-1e308 is not a world of -Infinity GPUs in a message (a fuzz mutant)', () => {
+    const r = resolveText('run.sh', GRPO.replace('trainer.nnodes=1', 'trainer.nnodes=-1e308'));
+    assert.ok(!r.problems.some((p) => /Infinity/.test(p.message)), JSON.stringify(r.problems.map((p) => p.message)));
+  });
+});
+
 describe('shell: verl quick fixes', () => {
   const fix = (text: string, changes: Record<string, unknown>) =>
     editsForChanges(
