@@ -10,6 +10,7 @@ import {
   type FactValue,
   type InheritedOption,
   type Reference,
+  type Unknown,
 } from './facts';
 
 /**
@@ -136,7 +137,9 @@ export function withBranchesDecided(
     const g = [settled.facts.find(same), sole].find((x) => x !== undefined && !isUnknown(x.value));
     if (!g) return f;
     const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
-    return { ...f, value: g.value, rawValue: `${f.rawValue}: on the branch ${how} take` };
+    const computed = / is computed from the script's options/.test((f.value as Unknown).unknown);
+    const rawValue = computed ? `${f.rawValue}: computed with ${how}` : `${f.rawValue}: on the branch ${how} take`;
+    return { ...f, value: g.value, rawValue };
   });
   return { ...facts, facts: out };
 }

@@ -143,12 +143,17 @@ function afterWalk(
     file.options = scriptOptions(file);
 }
 
-/** A fact whose value was set on a branch of an `if` the walk did not decide (file.ts evalName). */
+/**
+ * A fact the run's options decide: a value set on a branch of an `if` the walk did not decide (file.ts evalName), or
+ * computed from the options (expressions.ts combine): read again with the options as the run has them.
+ */
 export const setConditionally = (f: Fact): boolean =>
   typeof f.value === 'object' &&
   f.value !== null &&
   !Array.isArray(f.value) &&
-  / is set conditionally at line \d+$/.test((f.value as { unknown: string }).unknown);
+  / is set conditionally at line \d+$| is computed from the script's options/.test(
+    (f.value as { unknown: string }).unknown,
+  );
 
 /** What reading one call of the script needs from the others. */
 interface CallWalk {

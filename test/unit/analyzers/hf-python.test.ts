@@ -466,11 +466,18 @@ describe('analyzeHfPython', () => {
       'p.add_argument("--max_source_length", type=int, default=1024)',
       'p.add_argument("--max_target_length", type=int, default=512)',
       'args = p.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
       'full_max_length = args.max_source_length + args.max_target_length',
       'config = DPOConfig(output_dir="o", max_length=full_max_length)',
       '',
     ].join('\n');
-    assert.equal(facts(analyzeHfPython(dpo), 'seqLen').pop()?.value, 1536);
+    // Computed from options, the sum is read again with the options as the run has them: the defaults here, the
+    // launch line's where one passes them (a launch line's --max_source_length replaces that option, not the sum).
+    assert.match(
+      JSON.stringify(facts(analyzeHfPython(dpo), 'seqLen').pop()?.value),
+      /computed from the script's options/,
+    );
+    assert.equal(resolveText('/w/dpo.py', dpo).setup?.seq_len, 1536);
     // InternLM/xtuner configs: accumulative_counts = 16, then *= sequence_parallel_size (1); 64 // 4 - 2 = 14.
     const aug = (body: string): unknown =>
       facts(analyzeHfPython(`from transformers import TrainingArguments\n${body}`), 'gradientAccumulationSteps').pop()
