@@ -89,6 +89,9 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
 function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolean {
   const found = file.lookup(obj, use);
   const parsing = (n: SyntaxNode | null | undefined): boolean => {
+    // `parser.parse_args_into_dataclasses(return_remaining_strings=True)[0]` (MedicalGPT): the first dataclass.
+    const first = n?.name === 'MemberExpression' && /^\[\s*0\s*\]$/.test(file.text.slice(n.firstChild!.to, n.to));
+    if (first) return parsing(n!.firstChild);
     if (!n || n.name !== 'CallExpression') return false;
     const last = file.calleeName(n)?.split('.').pop() ?? '';
     return /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/.test(last);

@@ -445,6 +445,26 @@ describe('analyzeHfPython', () => {
     assert.equal(method('args.name is None'), 'full');
   });
 
+  it('`parser.parse_args_into_dataclasses(...)[0]` holds the parsed options (MedicalGPT dpo_training.py)', () => {
+    const text = [
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser',
+      'from trl import DPOConfig',
+      '@dataclass',
+      'class ScriptArguments:',
+      '    max_source_length: int = field(default=1024)',
+      '    max_target_length: int = field(default=512)',
+      'parser = HfArgumentParser(ScriptArguments)',
+      'args = parser.parse_args_into_dataclasses(return_remaining_strings=True)[0]',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'config = DPOConfig(output_dir="o", max_length=args.max_source_length + args.max_target_length)',
+      '',
+    ].join('\n');
+    assert.equal(resolveText('/w/dpo.py', text).setup?.seq_len, 1536);
+    // Another index is not the first dataclass: the sum is not known, and DPOConfig's own default stands (1024).
+    assert.equal(resolveText('/w/dpo.py', text.replace(')[0]', ')[1]')).setup?.seq_len, 1024);
+  });
+
   it("ReFT (pyreft's get_reft_model) is a method that is not modeled: a warning at the call, not a silent full fine-tune", () => {
     // stanfordnlp/pyreft examples/alpaca/train.py: reft_model = get_reft_model(model, reft_config).
     const text =
