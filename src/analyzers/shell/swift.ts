@@ -17,7 +17,8 @@ import {
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
-import { type CmdResult, type Launch, deepspeedRef, emitVisible, visibleDevices } from './launch';
+import { type CmdResult, type Launch, visibleDevices } from './launch';
+import { type DeepspeedPreset, deepspeedPreset, toolProcesses } from './tool-launcher';
 
 const SUBCOMMANDS = new Set(['sft', 'pt', 'rlhf']);
 
@@ -65,7 +66,7 @@ const OWN = new Set([
 ]);
 
 /** swift's DeepSpeed presets (modelscope/ms-swift@8773ecd:swift/llm/ds_config/*.json): stage and CPU offload. */
-const DS_PRESETS: Record<string, readonly [number, 'none' | 'cpu', 'none' | 'cpu']> = {
+const DS_PRESETS: Record<string, DeepspeedPreset> = {
   zero0: [0, 'none', 'none'],
   zero1: [1, 'none', 'none'],
   zero2: [2, 'none', 'none'],
@@ -229,13 +230,8 @@ function swiftArgs(
 
 /** `--deepspeed zero2|zero3_offload|...` (a preset swift ships) or a path / inline JSON (a DeepSpeed reference). */
 function deepspeedFlag(l: Launch, o: Opt): void {
-  const v = known(o);
-  const preset = v !== undefined ? DS_PRESETS[v] : undefined;
-  if (!preset || !o.value) return deepspeedRef(l, o, 'ms-swift');
-  l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, v!, 'ms-swift');
-  l.fact('zeroStage', o.rawKey, o.keySpan, o.value.span, preset[0], 'ms-swift');
-  l.fact('offloadOptimizer', o.rawKey, o.keySpan, o.value.span, preset[1], 'ms-swift');
-  l.fact('offloadParams', o.rawKey, o.keySpan, o.value.span, preset[2], 'ms-swift');
+  const name = deepspeedPreset(l, o, DS_PRESETS, 'ms-swift');
+  if (name !== undefined) l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value!.span, name, 'ms-swift');
 }
 
 /** `--quant_bits 4|8` with `--quant_method bnb|hqq|eetq|...` (quant_args.py); returns the bits when known. */
@@ -354,21 +350,8 @@ function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean):
  * Returns the world size, a number or the reason it is not known.
  */
 function worldFacts(l: Launch, env: Env, swiftWord: Field): number | string {
-  const nproc = visibleDevices(env, 'NPROC_PER_NODE');
+  const nproc = toolProcesses(l, env, swiftWord, 'ms-swift');
   const nnodes = visibleDevices(env, 'NNODES');
-  if (nnodes) emitVisible(l, nnodes, 'nodes', 'ms-swift');
-  if (nproc) emitVisible(l, nproc, 'gpusPerNode', 'ms-swift');
-  else
-    l.r.facts.push({
-      key: 'gpusPerNode',
-      rawKey: 'NPROC_PER_NODE',
-      value: 1,
-      rawValue: 'NPROC_PER_NODE unset: one process',
-      keySpan: swiftWord.span,
-      valueSpan: swiftWord.span,
-      tool: 'ms-swift',
-      origin: 'call-default',
-    });
   const vis = visibleDevices(env);
   const perProc = nproc ? nproc.count : 1;
   if (vis?.count !== undefined && perProc !== undefined && vis.count > perProc) {
