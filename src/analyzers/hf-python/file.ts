@@ -38,7 +38,7 @@ export type Val =
   | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
   | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
   | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
-  | { readonly k: 'unknown'; readonly reason: string; readonly via?: Via };
+  | { readonly k: 'unknown'; readonly reason: string; readonly via?: Via; readonly option?: string };
 
 /** The name binding a value came through, for rawValue and originSpan. */
 interface Via {
@@ -144,6 +144,8 @@ export class PythonFile {
   options: ScriptOption[] = [];
   /** A Trainer script's model load before its arguments exist (zero-init.ts). */
   modelBeforeArguments: Span | undefined;
+  /** The function a module-level fire.Fire(f) runs: its parameters are the script's options (fire.ts). */
+  fireEntry: string | undefined;
   /** A TRL trainer is handed a LoraConfig / IA3Config as peft_config and makes the PEFT model itself. */
   peftByTrainer = false;
   /** The arguments come from TrlParser.parse_args_and_config, which reads the file `--config` names. */
@@ -204,7 +206,9 @@ export class PythonFile {
         `${written}: the script's default ` +
           `${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`,
       );
-      const option = /^argparse default of --([\w-]+)/.exec(d.where)?.[1] ?? /^\w+\.(\w+) default$/.exec(d.where)?.[1];
+      const option =
+        /^(?:argparse|fire\.Fire\(\w+\)) default of --([\w-]+)/.exec(d.where)?.[1] ??
+        /^\w+\.(\w+) default$/.exec(d.where)?.[1];
       const fromArg = option
         ? { fromArg: { name: option, default: defaultText(this, d), line: this.line(d.valueSpan.start) } }
         : {};
@@ -736,6 +740,7 @@ export class PythonFile {
    * makes `--x` of it): the option and its default, for a launcher to fill in.
    */
   private argOf(from: Val | undefined): Pick<Fact, 'fromArg'> {
+    if (from?.k === 'unknown' && from.option !== undefined) return { fromArg: { name: from.option } };
     if (from?.k !== 'dotted' || from.text.split('.').length !== 2) return {};
     const name = from.text.split('.')[1];
     const d = this.fieldDefaults.get(name);

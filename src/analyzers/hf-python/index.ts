@@ -40,7 +40,7 @@ import {
   syntaxIn,
   checkpointingCall,
 } from './calls';
-import { loopFacts, trainingLoop } from './loop';
+import { loopFacts, tokenizerLength, trainingLoop } from './loop';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
 import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
 import { modelBeforeArguments } from './zero-init';
@@ -49,6 +49,7 @@ import { mapEntry } from './mapping';
 import { noteParser, noteArgparse, collectClasses } from './classes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
+import { noteFireEntry } from './fire';
 import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
@@ -126,6 +127,7 @@ function afterWalk(
     else if (last === 'add_argument') noteArgparse(file, c);
     else if (last === 'parse_args_and_config') file.readsConfigOption = true;
   }
+  noteFireEntry(file, calls);
   collectClasses(file, classes);
   helperModules(file, imports);
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
@@ -315,6 +317,8 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
+  if (trainer && !file.facts.some((f) => f.key === 'seqLen'))
+    tokenizerLength(file, calls, file.tools.has('trl') ? 'trl' : 'hf-trainer');
   // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;
   // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.
   for (const c of calls) {

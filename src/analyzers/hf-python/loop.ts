@@ -46,7 +46,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
   }
   gradientSync(file, calls);
   optimizerCall(file, calls, loop);
-  tokenizerLength(file, calls);
+  tokenizerLength(file, calls, LOOP);
   configUseCache(file);
   keptOutputs(file, loop, models);
 }
@@ -207,8 +207,10 @@ function datasetBatch(file: PythonFile, args: ReturnType<PythonFile['args']>): E
 /**
  * The tokenizer's max_length where it truncates or pads to it: the longest such length is the sequence length. One
  * that is not known statically (`args.max_source_length + args.max_target_length`) makes the length unknown there.
+ * Read for a loop the script writes, and for a Trainer script whose arguments name no length (Alpaca-LoRA's
+ * `tokenizer(prompt, truncation=True, max_length=cutoff_len)` in the dataset's map).
  */
-function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[]): void {
+export function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
   let best: { e: Entry; x: Val; n: number } | undefined;
   for (const c of calls) {
     const callee = file.calleeName(c) ?? '';
@@ -218,12 +220,12 @@ function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[]): void {
     if (!length || !bounds(file, get('truncation'), get('padding'))) continue;
     const x = file.valueOf(length);
     if (!(x.k === 'lit' && typeof x.v === 'number' && Number.isInteger(x.v))) {
-      if (!(x.k === 'lit' && x.v === null)) return file.push('seqLen', length, { unknown: file.describe(x) }, LOOP, x);
+      if (!(x.k === 'lit' && x.v === null)) return file.push('seqLen', length, { unknown: file.describe(x) }, tool, x);
       continue;
     }
     if (!best || x.v > best.n) best = { e: length, x, n: x.v };
   }
-  if (best) file.push('seqLen', best.e, best.n, LOOP, best.x);
+  if (best) file.push('seqLen', best.e, best.n, tool, best.x);
 }
 
 /** truncation=True (or a strategy) or padding="max_length": the rows are at most max_length long. */

@@ -109,11 +109,13 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolea
 
 /**
  * A parameter's value when its function is called exactly once in the file: the argument at that call (by keyword
- * or position), else the parameter's default. Two call sites, or none (a function given to fire.Fire), stay unknown.
+ * or position), else the parameter's default; a parameter of the function fire.Fire runs is an option of the script
+ * (fireParameter). Two call sites, or none, stay unknown.
  */
 export function singleCallArgument(file: PythonFile, scope: Scope, name: string, depth: number): Val | undefined {
   if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
   const sites = file.calls.filter((c) => file.calleeName(c) === scope.fn);
+  if (sites.length === 0 && scope.fn === file.fireEntry) return fireParameter(file, name, depth);
   if (sites.length !== 1) return undefined;
   const params = scope.node.getChild('ParamList');
   const names: string[] = [];
@@ -147,4 +149,31 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
     v: v.v,
     dflt: { node: def, keySpan: at, valueSpan: span(def), where: `default of ${scope.fn}(${name})` },
   };
+}
+
+/**
+ * A parameter of the fire entry read in its body: the value the run gives it. Read again with the script's options as
+ * the launch line passes them (PythonFile.inherited, where the file is settled), that option's value; otherwise its
+ * default, which a launch line's `--name` replaces (launch-args.ts withLaunchArgs); without a default, unknown but for
+ * the launch line's `--name`. None, "" and placeholder defaults stay unknown, as an argparse option's do (scriptDefault).
+ */
+export function fireParameter(file: PythonFile, name: string, depth: number): Val | undefined {
+  const d = file.scriptDefaults.get(name);
+  const o = file.inherited?.get(name);
+  if (o?.unknown !== undefined) return { k: 'unknown', reason: `${name}: ${o.unknown}` };
+  if (d === undefined && file.requiredOptions.has(name)) {
+    if (o !== undefined && o.value !== null) return { k: 'lit', v: o.value };
+    const reason = `${name} is a required option of the script (fire.Fire(${file.fireEntry}) --${name})`;
+    return { k: 'unknown', reason, option: name };
+  }
+  if (d === undefined || d === 'ambiguous') return undefined;
+  const v: Val = o
+    ? { k: 'lit', v: o.value }
+    : d.node
+      ? file.evalNode(d.node, depth + 1)
+      : { k: 'unknown', reason: '' };
+  if (v.k !== 'lit') return undefined;
+  if (v.v === null) return file.noneDefaults ? { k: 'lit', v: null, dflt: d } : undefined;
+  if (emptyDefault(v.v)) return undefined;
+  return { k: 'lit', v: v.v, dflt: o ? { ...d, where: o.source } : d };
 }

@@ -1,0 +1,69 @@
+// A script whose command line is a function's parameters: `fire.Fire(train)` (Python Fire, as Alpaca-LoRA and its many
+// descendants run). Fire calls `train` with the command line's `--name value` pairs as keyword arguments, so each
+// parameter with a default is an option of the script, as an argparse option is: its default is what runs when the
+// launch line passes nothing, and a launch line's `--name` replaces it. Pure.
+import type { SyntaxNode } from '@lezer/common';
+import type { PythonFile } from './file';
+import { noteDefault } from './script-defaults';
+import { span } from './syntax';
+
+/** The callee names of Fire's entry point (`import fire` then `fire.Fire(f)`, or `from fire import Fire`). */
+const FIRE_CALLEES = new Set(['fire.Fire', 'Fire']);
+
+/**
+ * Notes the function a module-level `fire.Fire(f)` runs (PythonFile.fireEntry), and each of its parameters as an
+ * option of the script: one with a default as a script default, one without as a required option. `fire.Fire()`
+ * (every function of the module) and `fire.Fire(obj)` of a class or a dict name no single function and are left alone.
+ */
+export function noteFireEntry(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  const fire = calls.find((c) => FIRE_CALLEES.has(file.calleeName(c) ?? ''));
+  if (!fire) return;
+  const first = file.args(fire).positional[0];
+  if (first?.name !== 'VariableName') return;
+  const name = file.text.slice(first.from, first.to);
+  const def = topLevelFunction(file, name);
+  if (!def) return;
+  file.fireEntry = name;
+  const params = def.getChild('ParamList');
+  if (!params) return;
+  for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
+    if (ch.name === '*' || ch.name === '**') break;
+    if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
+    const value = defaultNode(ch);
+    const param = file.text.slice(ch.from, ch.to);
+    // No default: Fire refuses to run without `--name`, which only the launch line gives.
+    if (!value) file.requiredOptions.add(param);
+    if (!value) continue;
+    noteDefault(file, param, {
+      node: value,
+      keySpan: span(ch),
+      valueSpan: span(value),
+      where: `fire.Fire(${name}) default of --${param}`,
+    });
+  }
+}
+
+/** The value after a parameter's `=` (its default), up to the next comma. */
+function defaultNode(param: SyntaxNode): SyntaxNode | null {
+  for (let n = param.nextSibling; n && n.name !== ','; n = n.nextSibling)
+    if (n.name === 'AssignOp') return n.nextSibling;
+  return null;
+}
+
+/** A function defined at the top of the module (or in a top-level `if` block). */
+function topLevelFunction(file: PythonFile, name: string): SyntaxNode | undefined {
+  const inBlock = (block: SyntaxNode): SyntaxNode | undefined => {
+    for (let st = block.firstChild; st; st = st.nextSibling) {
+      if (st.name === 'FunctionDefinition') {
+        const n = st.getChild('VariableName');
+        if (n && file.text.slice(n.from, n.to) === name) return st;
+      } else if (st.name === 'IfStatement') {
+        const body = st.getChild('Body');
+        const hit = body ? inBlock(body) : undefined;
+        if (hit) return hit;
+      }
+    }
+    return undefined;
+  };
+  return inBlock(file.root);
+}

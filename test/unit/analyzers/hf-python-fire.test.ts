@@ -1,0 +1,127 @@
+// Scripts whose command line is a function's parameters: `fire.Fire(train)`, as tloen/alpaca-lora's finetune.py
+// (test/real-files) and its descendants (Chinese-Vicuna, Huatuo-Llama-Med-Chinese, LLM-Adapters) run. Python Fire calls
+// train() with the command line's `--name value` pairs as keyword arguments, so a parameter's default is what runs when
+// the launch line passes nothing, and the launch line's `--name` replaces it.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { CanonicalKey, ConfigFacts } from '../../../src/analyzers/facts';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+
+/** Alpaca-LoRA's finetune.py, shortened to what decides memory (tloen/alpaca-lora finetune.py). */
+const FINETUNE = [
+  'import fire',
+  'import torch',
+  'import transformers',
+  'from transformers import LlamaForCausalLM',
+  'def train(',
+  '    base_model: str = "huggyllama/llama-7b",',
+  '    batch_size: int = 128,',
+  '    micro_batch_size: int = 4,',
+  '    cutoff_len: int = 256,',
+  '    lora_r: int = 8,',
+  '):',
+  '    gradient_accumulation_steps = batch_size // micro_batch_size',
+  '    model = LlamaForCausalLM.from_pretrained(base_model, load_in_8bit=True, torch_dtype=torch.float16)',
+  '    def tokenize(prompt):',
+  '        return tokenizer(prompt, truncation=True, max_length=cutoff_len, padding=False)',
+  '    config = LoraConfig(r=lora_r, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")',
+  '    model = get_peft_model(model, config)',
+  '    trainer = transformers.Trainer(',
+  '        model=model,',
+  '        args=transformers.TrainingArguments(',
+  '            per_device_train_batch_size=micro_batch_size,',
+  '            gradient_accumulation_steps=gradient_accumulation_steps,',
+  '            fp16=True,',
+  '            output_dir="out",',
+  '        ),',
+  '    )',
+  '    trainer.train()',
+  'if __name__ == "__main__":',
+  '    fire.Fire(train)',
+  '',
+].join('\n');
+
+const last = (r: ConfigFacts, key: CanonicalKey): unknown => r.facts.filter((f) => f.key === key).pop()?.value;
+
+function pipeline(launch: string | undefined) {
+  const reader = {
+    read: (f: string): string | undefined => (f === '/w/finetune.py' ? FINETUNE : undefined),
+    join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+  };
+  const files = launch === undefined ? [] : [{ file: '/w/run.sh', text: launch }];
+  return runPipeline([...files, { file: '/w/finetune.py', text: FINETUNE }], reader, {});
+}
+
+describe('analyzers: fire.Fire(train) scripts', () => {
+  it("reads train()'s defaults as the script's options: the model, the micro-batch, LoRA's r, cutoff_len", () => {
+    const r = analyzeHfPython(FINETUNE);
+    assert.equal(last(r, 'model'), 'huggyllama/llama-7b');
+    assert.equal(last(r, 'microBatchSize'), 4);
+    assert.equal(last(r, 'loraR'), 8);
+    // tokenizer(..., truncation=True, max_length=cutoff_len): rows are at most 256 tokens (Trainer scripts too).
+    assert.equal(last(r, 'seqLen'), 256);
+    const model = r.facts.find((f) => f.key === 'model')!;
+    assert.equal(model.origin, 'script-default');
+    assert.equal(model.fromArg?.name, 'base_model');
+    assert.match(model.rawValue, /fire\.Fire\(train\) default of --base_model, line 6/);
+  });
+
+  it('alone, the accumulation is 128 // 4 = 32, computed from the defaults', () => {
+    const run = pipeline(undefined);
+    assert.ok(run.setup, JSON.stringify(run.problems));
+    assert.equal(run.setup.model, 'huggyllama/llama-7b');
+    assert.equal(run.setup.micro_batch_size, 4);
+    assert.equal(run.setup.gradient_accumulation_steps, 32);
+    assert.equal(run.setup.seq_len, 256);
+  });
+
+  it("a launch line's --name replaces the default, also inside what is computed from it (128 // 16 = 8)", () => {
+    const run = pipeline(
+      'python finetune.py --base_model meta-llama/Llama-2-13b-hf --micro_batch_size 16 --cutoff_len 512\n',
+    );
+    assert.ok(run.setup, JSON.stringify(run.problems));
+    assert.equal(run.setup.model, 'meta-llama/Llama-2-13b-hf');
+    assert.equal(run.setup.micro_batch_size, 16);
+    assert.equal(run.setup.gradient_accumulation_steps, 8);
+    assert.equal(run.setup.seq_len, 512);
+  });
+
+  it('an empty default (base_model: str = "", "the only required argument") stays unknown', () => {
+    const r = analyzeHfPython(FINETUNE.replace('"huggyllama/llama-7b"', '""'));
+    const model = r.facts.find((f) => f.key === 'model');
+    assert.ok(model && typeof model.value === 'object' && model.value !== null && 'unknown' in model.value);
+  });
+
+  it("a parameter without a default is required: only the launch line's --name gives it (hmosousa/tradutor)", () => {
+    const script = FINETUNE.replace('base_model: str = "huggyllama/llama-7b",', 'base_model: str,');
+    const alone = analyzeHfPython(script);
+    const model = alone.facts.find((f) => f.key === 'model')!;
+    assert.deepEqual(model.value, {
+      unknown: 'base_model is a required option of the script (fire.Fire(train) --base_model)',
+    });
+    assert.equal(model.fromArg?.name, 'base_model');
+    const reader = {
+      read: (f: string): string | undefined => (f === '/w/finetune.py' ? script : undefined),
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
+    const run = runPipeline(
+      [
+        { file: '/w/run.sh', text: 'accelerate launch finetune.py --base_model google/gemma-2-2b-it\n' },
+        { file: '/w/finetune.py', text: script },
+      ],
+      reader,
+      {},
+    );
+    assert.ok(run.setup, JSON.stringify(run.problems));
+    assert.equal(run.setup.model, 'google/gemma-2-2b-it');
+  });
+
+  it('fire.Fire() of the whole module, or of a name that is no function here, reads no defaults', () => {
+    for (const call of ['fire.Fire()', 'fire.Fire(main)']) {
+      const r = analyzeHfPython(FINETUNE.replace('fire.Fire(train)', call));
+      const model = r.facts.find((f) => f.key === 'model');
+      assert.ok(model && typeof model.value === 'object' && model.value !== null && 'unknown' in model.value, call);
+    }
+  });
+});
