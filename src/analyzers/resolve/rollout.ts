@@ -192,8 +192,10 @@ function generationRoundBatch(
   // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
   const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
   const at = decided.numGenerations ?? decided.rollout!;
-  // A GPU or node count the files leave open (a variable) is assumed: the run's own count may make whole groups.
-  const assumed = prov.gpus_per_node?.kind === 'default' || prov.nodes?.kind === 'default';
+  // A GPU or node count the files leave open (a variable, or no launcher at all: one GPU is assumed later) is assumed:
+  // the run's own count may make whole groups.
+  const assumed =
+    prov.gpus_per_node === undefined || prov.gpus_per_node.kind === 'default' || prov.nodes?.kind === 'default';
   // A GPU or node count that is no count (`trainer.nnodes=-1e308`) is said at its key by the setup's check.
   const counted = Number.isSafeInteger(dpWorld) && dpWorld > 0 && batch > 0;
   if (counted && (batch * dpWorld) % groups !== 0)

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { resolveText } from '../helpers';
+import { runPipeline } from '../../../src/analyzers/pipeline';
 import { estimate } from '../../../src/core/estimate';
 import {
   isUnknown,
@@ -1216,11 +1217,27 @@ trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds
   });
   it('a round must hold whole groups of num_generations: an error for TRL, Unsloth raises the micro-batch', () => {
     // 4 completions per GPU on one GPU, 6 per prompt: GRPOConfig raises "generation_batch_size (4) must be divisible by
-    // num_generations (6)".
+    // num_generations (6)". Read alone, the script states no GPU count: one is assumed, and the run's own count may make
+    // whole groups (3 GPUs: 12), so a warning; a launcher that runs it on one GPU makes it an error.
     const text = grpo(', per_device_train_batch_size=4, num_generations=6');
     const r = resolveText('train_grpo.py', text);
-    const p = r.problems.find((x) => x.code === 'invalid-value' && x.severity === 'error');
-    assert.ok(p && /not a multiple of num_generations \(6\)/.test(p.message), JSON.stringify(r.problems));
+    const w = r.problems.find((x) => x.code === 'invalid-value' && x.key === 'num_generations');
+    assert.ok(w && w.severity === 'warning', JSON.stringify(r.problems));
+    assert.match(w.message, /4 completions per GPU x 1 GPUs, a GPU count the files leave open/);
+    const reader = {
+      read: (f: string) => (f === '/w/train_grpo.py' ? text : undefined),
+      join: (_f: string, x: string) => `/w/${x}`,
+    };
+    const launched = runPipeline(
+      [
+        { file: '/w/run.sh', text: 'torchrun --nproc_per_node 1 train_grpo.py\n' },
+        { file: '/w/train_grpo.py', text },
+      ],
+      reader,
+      {},
+    );
+    const p = launched.problems.find((x) => x.code === 'invalid-value' && x.severity === 'error');
+    assert.ok(p && /not a multiple of num_generations \(6\)/.test(p.message), JSON.stringify(launched.problems));
     assert.equal(text.slice(p.start, p.end), '6');
     // The GRPOConfig default (8 per prompt) against TrainingArguments' default batch (8): fine.
     assert.ok(!resolveText('train_grpo.py', grpo('')).problems.some((x) => x.severity === 'error'));
