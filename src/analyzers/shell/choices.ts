@@ -2,6 +2,7 @@
 // of their values, each unknown fact taking the worst for memory. Also the allocator settings a launch sees. Pure.
 import {
   expandableSegmentsOf,
+  msg,
   wordBool,
   type CanonicalKey,
   type Fact,
@@ -47,11 +48,15 @@ export function launchOverChoices(
   env: Env,
 ): CmdResult | undefined {
   const asWritten = analyzeLaunch(text, fields, env);
-  if (!asWritten || !asWritten.facts.some((f) => isUnknownValue(f.value))) return asWritten;
+  // A word of the line that expands to what the script is given (`"$CONFIG_FILE"` of `${1:-config.yaml}`) may hide a
+  // config file or flags: read as the script runs without arguments, too.
+  const hidden = fields.some((f) => f.unknown !== undefined);
+  if (!asWritten || !(hidden || asWritten.facts.some((f) => isUnknownValue(f.value)))) return asWritten;
   const pinned = withoutArguments(text, words, env);
   if (!pinned) return decideChoices(text, words, env, asWritten);
   const r = analyzeLaunch(text, fieldsOf(text, words, pinned.env), pinned.env);
   if (!r || r.facts.length < asWritten.facts.length) return decideChoices(text, words, env, asWritten);
+  noteReferencesWithoutArguments(text, asWritten, r, pinned.values);
   for (let k = 0; k < r.facts.length; k++) {
     const f = r.facts[k];
     const note = pinnedNote(text.slice(f.valueSpan.start, f.valueSpan.end), pinned.values);
@@ -62,6 +67,24 @@ export function launchOverChoices(
 }
 
 const WITHOUT_ARGUMENTS = ' when the script is run without that argument (a value passed on its command line wins)';
+
+/**
+ * A file the line names only when the script runs without arguments (`accelerate launch -m axolotl.cli.train
+ * "$CONFIG_FILE"` after `CONFIG_FILE=${1:-configs/axolotl.yaml}`): said where the line names it, as a fact's assumption is.
+ */
+function noteReferencesWithoutArguments(text: string, asWritten: CmdResult, pinned: CmdResult, values: Env): void {
+  for (const ref of pinned.refs) {
+    if (asWritten.refs.some((a) => a.path === ref.path)) continue;
+    const note = pinnedNote(text.slice(ref.span.start, ref.span.end), values);
+    if (note === undefined) continue;
+    pinned.problems.push({
+      code: 'not-static',
+      severity: 'info',
+      span: ref.span,
+      ...msg('{0}: {1}', note, `${ref.path} is read${WITHOUT_ARGUMENTS}`),
+    });
+  }
+}
 
 /**
  * The variables of the launch line whose branch values are one value of the script's own and the script's arguments
@@ -78,13 +101,26 @@ function withoutArguments(text: string, words: readonly WordTok[], env: Env): { 
     values.set(name, v);
     out.set(name, own[0]);
   }
+  // `${1:-default}` written in the line itself: the positional parameter unset, so its default stands.
+  for (const m of line.matchAll(INLINE_DEFAULT)) {
+    const unset: VarVal = { pieces: [], exported: false, argumentless: true };
+    values.set(m[1], unset);
+    out.set(m[1], unset);
+  }
   return values.size ? { env: out, values } : undefined;
 }
+
+/** `${1:-default}` / `${2-default}`: a positional parameter with a default (group 1: its number; group 2: the default). */
+const INLINE_DEFAULT = /\$\{([1-9]):?[-=]([^}]*)\}/g;
 
 /** What a fact's value owes to the variables pinned to the script's own values, or undefined when it uses none. */
 function pinnedNote(spanText: string, values: Env): string | undefined {
   const used = usedChoices(spanText, values);
-  return used.length === 0 ? undefined : variablesNote(used);
+  const inline = [...spanText.matchAll(INLINE_DEFAULT)].map(
+    (m) => `\`${m[0]}\` is its default '${m[2].replace(/^(['"])(.*)\1$/, '$2')}' without argument $${m[1]}`,
+  );
+  if (used.length === 0 && inline.length === 0) return undefined;
+  return [...(used.length ? [variablesNote(used)] : []), ...inline].join('; ');
 }
 
 /** The branch values of variables, as an assumption says them. */

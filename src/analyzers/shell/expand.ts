@@ -115,7 +115,10 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   const name = s.name;
   let state:
     { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
-  if (/^[1-9]$/.test(name)) state = { k: 'unknown', reason: `positional argument $${name} of the script` };
+  if (/^[1-9]$/.test(name))
+    state = env.get(name)?.argumentless
+      ? { k: 'unset', reason: `positional argument $${name} of the script, run without it` }
+      : { k: 'unknown', reason: `positional argument $${name} of the script` };
   else if (name === 'OPTARG' && !env.has(name))
     state = { k: 'unknown', reason: "an option's argument of the script ($OPTARG)" };
   else if (name === '@' || name === '*') state = { k: 'unknown', reason: `the script's arguments ($${name})` };

@@ -33,6 +33,8 @@ export interface VarVal {
    * once per value.
    */
   readonly choices?: { readonly values: readonly (VarVal | undefined)[]; readonly what: string; readonly line: number };
+  /** A positional parameter ($1 ... $9) of the script read as it runs without arguments: unset (choices.ts). */
+  readonly argumentless?: true;
 }
 
 export type Env = Map<string, VarVal>;

@@ -878,6 +878,36 @@ describe('shell analyzer: shell syntax', () => {
     );
   });
 
+  it('`${1:-default}` in the launch line itself, and a config file named so, are read as the script runs without arguments', () => {
+    const a = checkFacts(
+      'torchrun t.py --model_name_or_path ${1:-meta-llama/Llama-2-7b-hf} --per_device_train_batch_size ${2:-4}\n',
+      [
+        ['model', 'meta-llama/Llama-2-7b-hf', '--model_name_or_path', '${1:-meta-llama/Llama-2-7b-hf}'],
+        ['microBatchSize', 4, '--per_device_train_batch_size', '${2:-4}'],
+      ],
+    );
+    assert.match(
+      a.facts[0].assumed ?? '',
+      /`\$\{1:-meta-llama\/Llama-2-7b-hf\}` is its default .* without argument \$1/,
+    );
+    // omid511/exaone4-finetune-bitext train_axolotl.sh: CONFIG_FILE=${1:-"configs/axolotl_deepspeed.yaml"}.
+    const text =
+      'CONFIG_FILE=${1:-"configs/axolotl_deepspeed.yaml"}\nuv run accelerate launch -m axolotl.cli.train "$CONFIG_FILE" "$@"\n';
+    const r = analyzeShell(text);
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path, text.slice(x.span.start, x.span.end)]),
+      [['config', 'configs/axolotl_deepspeed.yaml', '$CONFIG_FILE']],
+    );
+    const note = r.problems.find(
+      (p) => p.severity === 'info' && /is read when the script is run without/.test(p.message),
+    );
+    assert.ok(note, JSON.stringify(r.problems));
+    assert.match(note.message, /`CONFIG_FILE` is 'configs\/axolotl_deepspeed.yaml' or the script's argument \$1/);
+    // A bare $1 is no default: the file stays unnamed.
+    const bare = analyzeShell('accelerate launch -m axolotl.cli.train $1\n');
+    assert.deepEqual(bare.references, []);
+  });
+
   it('for loops: the loop variable is unknown, launches inside the body are analyzed once', () => {
     const r = checkFacts(
       'for TSK in a b c; do\n  python -m torch.distributed.launch --nproc_per_node 1 run.py --task $TSK --fp16 --deepspeed ds/$TSK.json\ndone\n',
