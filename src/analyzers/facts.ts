@@ -19,7 +19,8 @@ export type Format =
   | 'torchtune-yaml'
   | 'hf-yaml'
   | 'litgpt-yaml'
-  | 'verl-yaml';
+  | 'verl-yaml'
+  | 'notebook';
 
 /**
  * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still

@@ -17,6 +17,7 @@ import {
   detectYamlFormat,
 } from './yaml';
 import { analyzeVerlYaml } from './verl/yaml';
+import { analyzeNotebook } from './notebook';
 
 const DS_KEYS = new RegExp(
   String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
@@ -135,6 +136,13 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     analyze: analyzeDeepSpeedJson,
     detect: isDeepspeedJson,
   },
+  // Jupyter notebooks: the code cells read as one Python script (notebook.ts).
+  notebook: {
+    syntax: 'notebook',
+    tool: 'hf-trainer',
+    detect: (file) => PY_TRAINING.test(file.text),
+    analyze: analyzeNotebook,
+  },
   'hf-python': {
     syntax: 'python',
     tool: 'hf-trainer',
@@ -158,6 +166,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
  * holds decides, and only that syntax's formats are tried. A file no claim takes is not a training config.
  */
 export const SYNTAX_CLAIMS: ReadonlyArray<readonly [Syntax, (file: DetectionInput) => boolean]> = [
+  ['notebook', (f) => f.ext === 'ipynb' || f.languageId === 'jupyter'],
   [
     'json',
     (f) =>

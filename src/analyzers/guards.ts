@@ -15,27 +15,42 @@ export const MAX_ANALYZED_CHARS: Readonly<Record<Syntax, number>> = {
   yaml: 512 * 1024,
   shell: 512 * 1024,
   python: 1024 * 1024,
+  // A notebook's JSON also holds its cells' outputs (images as base64): its code alone is read (notebook.ts).
+  notebook: 16 * 1024 * 1024,
 };
 /** Bracket nesting above which a file is not analyzed. */
 export const MAX_NESTING = 100;
 
-export type Syntax = 'json' | 'yaml' | 'python' | 'shell';
+export type Syntax = 'json' | 'yaml' | 'python' | 'shell' | 'notebook';
 
 /** The brackets that nest in each syntax (YAML's parentheses are plain text, so only flow collections count). */
-const OPENERS: Readonly<Record<Syntax, string>> = { json: '[{', yaml: '[{', python: '([{', shell: '([{' };
-const CLOSERS: Readonly<Record<Syntax, string>> = { json: ']}', yaml: ']}', python: ')]}', shell: ')]}' };
+const OPENERS: Readonly<Record<Syntax, string>> = {
+  json: '[{',
+  yaml: '[{',
+  python: '([{',
+  shell: '([{',
+  notebook: '[{',
+};
+const CLOSERS: Readonly<Record<Syntax, string>> = {
+  json: ']}',
+  yaml: ']}',
+  python: ')]}',
+  shell: ')]}',
+  notebook: ']}',
+};
 /** The characters the bracket scan stops at: quotes, comment starts (`#`, `/`) and the syntax's brackets. */
 const STOPS: Readonly<Record<Syntax, string>> = {
   json: String.raw`["'#/[\]{}]`,
   yaml: String.raw`["'#/[\]{}]`,
   python: String.raw`["'#/()[\]{}]`,
   shell: String.raw`["'#/()[\]{}]`,
+  notebook: String.raw`["[\]{}]`,
 };
 
 /** Where a string or comment that starts at `i` ends (the index after it), or undefined when none starts there. */
 function skipQuoted(text: string, i: number, syntax: Syntax): number | undefined {
   const c = text[i];
-  if (c === '#' && syntax !== 'json') return lineEnd(text, i);
+  if (c === '#' && syntax !== 'json' && syntax !== 'notebook') return lineEnd(text, i);
   if (syntax === 'json' && c === '/' && text[i + 1] === '/') return lineEnd(text, i);
   if (syntax === 'json' && c === '/' && text[i + 1] === '*') {
     const end = text.indexOf('*/', i + 2);

@@ -28,6 +28,7 @@ const timeoutMs = Number(option('--timeout-ms', '5000'));
 const SUPPORTED = new Set([
   'deepspeed-json',
   'hf-python',
+  'notebook',
   'shell',
   'accelerate-yaml',
   'axolotl-yaml',

@@ -40,7 +40,14 @@ const jsonOrYaml =
   (file: FixFile, text: string, o: Op): Written =>
     /\.json$/i.test(file.file) ? jsonSet(text, o) : yaml(text, o);
 
+const NOTEBOOK_FIX = "a notebook's code cells are edited in the notebook: no quick fix writes them";
+
 export const PLANNERS: Readonly<Record<Format, Planner>> = {
+  // A notebook's cells are edited in the notebook: no quick fix writes its JSON.
+  notebook: {
+    plan: () => no(NOTEBOOK_FIX),
+    write: () => ({ reason: NOTEBOOK_FIX }),
+  },
   // Scenario objects (lora, quantization) are written key by key; a *.vram.json scenario is JSON.
   scenario: {
     plan: (_c, ch) => planScenario(ch),

@@ -1,0 +1,118 @@
+// Jupyter notebooks: the code cells read as one Python script, each fact located in the notebook's JSON text. The
+// notebook below is the shape of the many Colab "fine-tune Llama 2 with QLoRA" notebooks (nbformat 4, one JSON string
+// per source line, as Jupyter and Colab save them), shortened to the cells that decide memory.
+import * as assert from 'node:assert/strict';
+import { analyzeAs, detectFormat } from '../../../src/analyzers/detect';
+import type { CanonicalKey, ConfigFacts } from '../../../src/analyzers/facts';
+import { notebookCode } from '../../../src/analyzers/notebook';
+import { PLANNERS } from '../../../src/features/fixes/planners';
+import { resolveText } from '../helpers';
+
+const code = (source: string | string[], outputs: unknown[] = []) => ({
+  cell_type: 'code',
+  execution_count: null,
+  metadata: {},
+  outputs,
+  source,
+});
+
+const CELLS = [
+  { cell_type: 'markdown', metadata: {}, source: ['# Fine-tune Llama 2 with QLoRA\n', 'A "quoted" note.'] },
+  code(['!pip install -q accelerate peft bitsandbytes transformers trl\n']),
+  code(['import torch\n', 'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments\n']),
+  code([
+    'model_name = "NousResearch/Llama-2-7b-chat-hf"\n',
+    'bnb_config = BitsAndBytesConfig(\n',
+    '    load_in_4bit=True,\n',
+    '    bnb_4bit_quant_type="nf4",\n',
+    '    bnb_4bit_compute_dtype=torch.float16,\n',
+    ')\n',
+    'model = AutoModelForCausalLM.from_pretrained(model_name, quantization_config=bnb_config)\n',
+  ]),
+  code([
+    '%%capture\n',
+    'peft_config = LoraConfig(lora_alpha=16, lora_dropout=0.1, r=64, task_type="CAUSAL_LM")\n',
+    'args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, optim="paged_adamw_32bit")\n',
+    'trainer = SFTTrainer(model=model, peft_config=peft_config, max_seq_length=512, args=args)\n',
+    'trainer.train()',
+  ]),
+  code(['%%bash\n', 'accelerate launch --num_processes 8 train.py\n']),
+];
+
+const notebook = (cells: unknown[], indent = 1): string =>
+  JSON.stringify({ cells, metadata: { accelerator: 'GPU' }, nbformat: 4, nbformat_minor: 0 }, null, indent);
+
+const fact = (r: ConfigFacts, key: CanonicalKey) => r.facts.filter((f) => f.key === key).pop();
+const lineOf = (text: string, offset: number): number => text.slice(0, offset).split('\n').length;
+
+describe('analyzers: Jupyter notebooks', () => {
+  const raw = notebook(CELLS);
+
+  it('is recognised by its extension and read cell by cell, located where the JSON writes each value', () => {
+    assert.equal(detectFormat('llama2_qlora.ipynb', raw), 'notebook');
+    const r = analyzeAs('notebook', raw);
+    assert.equal(r.format, 'notebook');
+    assert.equal(fact(r, 'model')?.value, 'NousResearch/Llama-2-7b-chat-hf');
+    assert.equal(fact(r, 'quantBits')?.value, 4);
+    assert.equal(fact(r, 'loraR')?.value, 64);
+    assert.equal(fact(r, 'microBatchSize')?.value, 4);
+    assert.equal(fact(r, 'seqLen')?.value, 512);
+    // A string value is located with its escaped quotes; every fact on the JSON line of its source line.
+    const quant = fact(r, 'quantType')!;
+    assert.equal(raw.slice(quant.valueSpan.start, quant.valueSpan.end), '\\"nf4\\"');
+    assert.equal(raw.slice(quant.keySpan.start, quant.keySpan.end), 'bnb_4bit_quant_type');
+    const micro = fact(r, 'microBatchSize')!;
+    const line = raw.split('\n')[lineOf(raw, micro.valueSpan.start) - 1];
+    assert.match(line, /per_device_train_batch_size=4/);
+  });
+
+  it("keeps the script on the notebook's lines; shell escapes and non-Python cells are comments, %%capture is Python", () => {
+    const nb = notebookCode(raw)!;
+    const lines = nb.text.split('\n');
+    const rawLines = raw.split('\n');
+    const at = (needle: string): number => lines.findIndex((l) => l.includes(needle));
+    const modelLine = at('model_name = ');
+    assert.match(rawLines[modelLine], /model_name = /);
+    assert.equal(lines[at('pip install')].trimStart()[0], '#');
+    assert.equal(lines[at('%capture')].trimStart()[0], '#');
+    assert.ok(lines[at('peft_config = LoraConfig')].startsWith('peft_config'));
+    // A comment takes the place of the line's first character, so each character keeps its place in the JSON.
+    assert.equal(lines[at('ccelerate launch')].trimStart(), '#ccelerate launch --num_processes 8 train.py');
+  });
+
+  it('resolves to a run: the 4-bit model, LoRA r 64 and the paged optimizer', () => {
+    const r = resolveText('/w/llama2_qlora.ipynb', raw);
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    assert.equal(r.setup.model, 'NousResearch/Llama-2-7b-chat-hf');
+    assert.equal(r.setup.method, 'qlora');
+    assert.equal(r.setup.micro_batch_size, 4);
+    assert.equal(r.setup.seq_len, 512);
+  });
+
+  it('reads a single-string source, a notebook on one line, and one whose outputs are far beyond the JSON limit', () => {
+    const single = notebook([
+      code('model = AutoModelForCausalLM.from_pretrained("gpt2")\nTrainingArguments(output_dir="o")\n'),
+    ]);
+    assert.equal(fact(analyzeAs('notebook', single), 'model')?.value, 'gpt2');
+    const flat = notebook(CELLS, 0);
+    const r = analyzeAs('notebook', flat);
+    const quant = fact(r, 'quantType')!;
+    assert.equal(flat.slice(quant.valueSpan.start, quant.valueSpan.end), '\\"nf4\\"');
+    // A 2 MiB image output (base64): the code is read all the same.
+    const image = { output_type: 'display_data', data: { 'image/png': 'A'.repeat(2 * 1024 * 1024) }, metadata: {} };
+    const big = notebook([
+      code(['model = AutoModelForCausalLM.from_pretrained("gpt2")\n'], [image]),
+      ...CELLS.slice(4),
+    ]);
+    assert.equal(fact(analyzeAs('notebook', big), 'model')?.value, 'gpt2');
+  });
+
+  it('a JSON without cells is said to be no notebook, at its start; no quick fix writes a notebook', () => {
+    const r = analyzeAs('notebook', '{"metadata": {}}');
+    assert.equal(r.facts.length, 0);
+    assert.match(r.problems[0].message, /not a Jupyter notebook/);
+    assert.deepEqual(r.problems[0].span, { start: 0, end: 1 });
+    const written = PLANNERS.notebook.write({ file: 'a.ipynb', format: 'notebook' } as never, raw, {} as never);
+    assert.ok('reason' in written && /edited in the notebook/.test(written.reason));
+  });
+});
