@@ -2,8 +2,8 @@
 // on the line the notebook's JSON has it, so that a fact's line is the file's line; spans are mapped back from the
 // script to the JSON text, escapes and all. IPython's shell escapes and line magics (`!pip install ...`, `%env ...`)
 // are read as comments, as is a cell whose cell magic runs something other than Python (`%%bash`, `%%writefile
-// config.yaml`); `%%capture`, `%%time` and `%%writefile train.py` cells are Python. A notebook takes no quick fix (its
-// cells are edited in the notebook). Pure: no I/O.
+// config.yaml`); `%%capture`, `%%time` and `%%writefile train.py` cells are Python. The cells after the last that
+// trains are not read. A notebook takes no quick fix (its cells are edited in the notebook). Pure: no I/O.
 import { parseTree, type Node } from 'jsonc-parser';
 import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
@@ -25,15 +25,24 @@ export function notebookCode(raw: string): NotebookCode | undefined {
   const root = parseTree(raw, [], { allowTrailingComma: true, disallowComments: false });
   const cells = root?.type === 'object' ? property(root, 'cells') : undefined;
   if (!cells || cells.type !== 'array') return undefined;
-  const script = new ScriptBuilder(raw);
+  const code: Node[][] = [];
   for (const cell of cells.children ?? []) {
     if (cell.type !== 'object' || property(cell, 'cell_type')?.value !== 'code') continue;
     const source = property(cell, 'source');
     const strings = source?.type === 'array' ? (source.children ?? []) : source ? [source] : [];
-    script.cell(strings.filter((s) => s.type === 'string'));
+    code.push(strings.filter((s) => s.type === 'string'));
   }
+  // The cells after the last that trains (`trainer.train()`, `.fit(`, a loop's `.backward(`) test, merge or reload
+  // what was trained (`from_pretrained("outputs/merged")`): they are not the run.
+  const trains = code.map((strings) => TRAINS.test(strings.map((s) => String(s.value)).join('')));
+  const last = trains.lastIndexOf(true);
+  const script = new ScriptBuilder(raw);
+  for (const strings of last < 0 ? code : code.slice(0, last + 1)) script.cell(strings);
   return script.done();
 }
+
+/** A call that trains: a trainer's `.train(`, Lightning's `.fit(`, a written-out loop's `.backward(`. */
+const TRAINS = /\.(train|fit|backward)\s*\(/;
 
 function property(obj: Node, key: string): Node | undefined {
   for (const p of obj.children ?? []) if (p.children?.[0]?.value === key) return p.children[1];

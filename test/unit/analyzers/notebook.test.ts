@@ -19,6 +19,7 @@ const code = (source: string | string[], outputs: unknown[] = []) => ({
 const CELLS = [
   { cell_type: 'markdown', metadata: {}, source: ['# Fine-tune Llama 2 with QLoRA\n', 'A "quoted" note.'] },
   code(['!pip install -q accelerate peft bitsandbytes transformers trl\n']),
+  code(['%%bash\n', 'accelerate launch --num_processes 8 train.py\n']),
   code(['import torch\n', 'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments\n']),
   code([
     'model_name = "NousResearch/Llama-2-7b-chat-hf"\n',
@@ -36,7 +37,10 @@ const CELLS = [
     'trainer = SFTTrainer(model=model, peft_config=peft_config, max_seq_length=512, args=args)\n',
     'trainer.train()',
   ]),
-  code(['%%bash\n', 'accelerate launch --num_processes 8 train.py\n']),
+];
+/** What notebooks do once trained: reload the merged model for a test (Qwen's and Unsloth's notebooks). */
+const AFTER = [
+  code(['merged = AutoModelForCausalLM.from_pretrained("outputs/merged")\n', 'merged.generate(**inputs)\n']),
 ];
 
 const notebook = (cells: unknown[], indent = 1): string =>
@@ -80,8 +84,8 @@ describe('analyzers: Jupyter notebooks', () => {
     assert.equal(lines[at('ccelerate launch')].trimStart(), '#ccelerate launch --num_processes 8 train.py');
   });
 
-  it('resolves to a run: the 4-bit model, LoRA r 64 and the paged optimizer', () => {
-    const r = resolveText('/w/llama2_qlora.ipynb', raw);
+  it('resolves to a run: the 4-bit model, LoRA r 64 and the paged optimizer; the cells after training are not the run', () => {
+    const r = resolveText('/w/llama2_qlora.ipynb', notebook([...CELLS, ...AFTER]));
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.equal(r.setup.model, 'NousResearch/Llama-2-7b-chat-hf');
     assert.equal(r.setup.method, 'qlora');
@@ -102,7 +106,7 @@ describe('analyzers: Jupyter notebooks', () => {
     const image = { output_type: 'display_data', data: { 'image/png': 'A'.repeat(2 * 1024 * 1024) }, metadata: {} };
     const big = notebook([
       code(['model = AutoModelForCausalLM.from_pretrained("gpt2")\n'], [image]),
-      ...CELLS.slice(4),
+      ...CELLS.slice(5),
     ]);
     assert.equal(fact(analyzeAs('notebook', big), 'model')?.value, 'gpt2');
   });
