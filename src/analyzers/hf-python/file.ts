@@ -17,7 +17,7 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { defaultText, scriptDefault, singleCallArgument } from './script-defaults';
+import { defaultText, memberValue, singleCallArgument } from './script-defaults';
 import { lazyCallee } from './lazy-config';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
@@ -396,7 +396,7 @@ export class PythonFile {
       case 'MemberExpression': {
         const d = this.dotted(node);
         if (d)
-          return scriptDefault(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
+          return memberValue(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
       case 'BinaryExpression':

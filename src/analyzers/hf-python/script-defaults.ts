@@ -4,6 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, ScriptDefault, Val } from './file';
 import { fmt, MAX_DEPTH, readingNoneDefaults, span } from './syntax';
+import { assignedAttribute } from './attributes';
 
 /**
  * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",
@@ -23,6 +24,11 @@ export function noteDefault(file: PythonFile, name: string, d: ScriptDefault): v
 
 export function defaultText(file: PythonFile, d: ScriptDefault): string {
   return d.node ? file.text.slice(d.node.from, d.node.to) : fmt(d.lit ?? null);
+}
+
+/** `a.b` read where it is used: the value an `a.b = ...` before it sets (attributes.ts), else the script's default. */
+export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+  return assignedAttribute(file, dotted, use, depth) ?? scriptDefault(file, dotted, use, depth);
 }
 
 /**

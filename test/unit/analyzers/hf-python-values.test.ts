@@ -24,6 +24,37 @@ function last(r: ConfigFacts, key: CanonicalKey): Fact | undefined {
 const at = (text: string, f: Fact | undefined): string => (f ? text.slice(f.valueSpan.start, f.valueSpan.end) : '');
 
 describe("hf-python: the script's own values", () => {
+  it('`obj.attr = value` before its use is read back (meta-llama/llama-cookbook quickstart_peft_finetuning.ipynb)', () => {
+    const text = [
+      'train_config = TRAIN_CONFIG()',
+      'train_config.model_name = "meta-llama/Meta-Llama-3.1-8B"',
+      'train_config.lr = 3e-4',
+      'model = LlamaForCausalLM.from_pretrained(train_config.model_name, torch_dtype=torch.float16)',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'meta-llama/Meta-Llama-3.1-8B');
+    assert.equal(at(text, model), 'train_config.model_name');
+    assert.match(model?.rawValue ?? '', /train_config.model_name = "meta-llama\/Meta-Llama-3.1-8B" at line 2/);
+    // Set on a branch, in a loop or after the use: not known.
+    for (const before of [
+      'if big:\n    cfg.model_name = "meta-llama/Llama-2-70b-hf"\n',
+      'for m in ms:\n    cfg.model_name = m\n',
+    ]) {
+      const r = analyzeHfPython(
+        `cfg = C()\ncfg.model_name = "gpt2"\n${before}AutoModelForCausalLM.from_pretrained(cfg.model_name)\n`,
+      );
+      assert.ok(typeof last(r, 'model')?.value === 'object', before);
+    }
+    const after = analyzeHfPython('cfg = C()\nAutoModelForCausalLM.from_pretrained(cfg.name)\ncfg.name = "gpt2"\n');
+    assert.ok(typeof last(after, 'model')?.value === 'object');
+    // Inside a function, an assignment of the module is not taken (the function may run before it).
+    const inFn = analyzeHfPython(
+      'cfg.name = "gpt2"\ndef main():\n    AutoModelForCausalLM.from_pretrained(cfg.name)\n',
+    );
+    assert.ok(typeof last(inFn, 'model')?.value === 'object');
+  });
+
   it('membership and string methods known statically: `"chat" in NAME.lower()`, `not in` a list', () => {
     const r = analyzeHfPython(
       [

@@ -1,0 +1,50 @@
+// `obj.attr = value` read back where `obj.attr` is used: llama-cookbook's notebook sets
+// `train_config.model_name = "meta-llama/Meta-Llama-3.1-8B"` on a config object, then loads
+// `from_pretrained(train_config.model_name)`; scripts override a parsed option (`args.max_length = 512`). Only an
+// assignment that surely runs before the use is taken: a statement of the use's own block or of a block around it in
+// the same function, with no statement between them that may set the attribute again. Pure.
+import type { SyntaxNode } from '@lezer/common';
+import type { PythonFile, Val } from './file';
+import { clip } from './syntax';
+
+/** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
+export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+  if (!file.attrAssigned.has(dotted.split('.').pop()!)) return undefined;
+  const setsIt = new RegExp(`(^|[^\\w.])${dotted.replace(/\./g, '\\.')}\\s*(=(?!=)|[-+*/%]=)`, 'm');
+  // From the use's statement outwards, block by block, up to the function (or module) the use is in.
+  for (let st = statementOf(use); st?.parent; st = statementOf(st.parent)) {
+    const block = st.parent;
+    for (let s = st.prevSibling; s; s = s.prevSibling) {
+      const value = assignmentTo(file, s, dotted);
+      if (value) {
+        const v = file.evalNode(value, depth + 1);
+        if (v.k !== 'lit') return undefined;
+        const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
+        return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+      }
+      // A statement that may set it (under an `if`, in a loop, by `+=`): what the use reads is not known here.
+      if (setsIt.test(file.text.slice(s.from, s.to))) return undefined;
+    }
+    if (block.name === 'Script' || block.parent?.name === 'FunctionDefinition') return undefined;
+  }
+  return undefined;
+}
+
+/** The statement of a block (a Body or the module) that holds `node`. */
+function statementOf(node: SyntaxNode): SyntaxNode | undefined {
+  let n: SyntaxNode | null = node;
+  while (n?.parent && n.parent.name !== 'Body' && n.parent.name !== 'Script') n = n.parent;
+  return n?.parent ? n : undefined;
+}
+
+/** `dotted = value` as one statement with a single target: its value. */
+function assignmentTo(file: PythonFile, st: SyntaxNode, dotted: string): SyntaxNode | undefined {
+  if (st.name !== 'AssignStatement') return undefined;
+  const target = st.firstChild;
+  const op = target?.nextSibling;
+  if (target?.name !== 'MemberExpression' || op?.name !== 'AssignOp') return undefined;
+  if (file.dotted(target) !== dotted) return undefined;
+  // One target: the value right after the first `=` (nodes are compared by place: each access makes a new object).
+  const value = st.lastChild;
+  return value && value.from > op.from && value.prevSibling?.from === op.from ? value : undefined;
+}
