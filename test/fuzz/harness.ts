@@ -247,6 +247,7 @@ export function seeds(): Seed[] {
     'examples',
     'test/fixtures/deepspeed-json',
     'test/fixtures/hf-python',
+    'test/fixtures/notebook',
     'test/fixtures/same-run',
     'test/fixtures/scenario',
     'test/fixtures/shell',

@@ -215,6 +215,7 @@ function ourDocuments(): string[] {
     'examples',
     'test/fixtures/deepspeed-json',
     'test/fixtures/hf-python',
+    'test/fixtures/notebook',
     'test/fixtures/same-run',
     'test/fixtures/scenario',
     'test/fixtures/shell',
