@@ -7,6 +7,7 @@
 import { parseTree, type Node } from 'jsonc-parser';
 import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
+import { lineIndex, lineStarts } from './line-index';
 
 /** The code cells as one script, and where each of its characters is written in the notebook's JSON. */
 export interface NotebookCode {
@@ -55,10 +56,10 @@ class ScriptBuilder {
   private readonly offsets: number[] = [];
   private readonly ends: number[] = [];
   private line = 0;
-  private readonly lineStarts: number[] = [0];
+  private readonly lineStarts: number[];
 
   constructor(private readonly raw: string) {
-    for (let i = 0; i < raw.length; i++) if (raw.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.lineStarts = lineStarts(raw);
   }
 
   /** One code cell: its strings, each decoded where the JSON writes it; the cell ends its last line. */
@@ -71,7 +72,7 @@ class ScriptBuilder {
     for (let k = 0; k < strings.length; k++) {
       // Each string on the script's line of the same number, while the lines allow (a string with several lines in
       // it pushes the next ones down).
-      const at = this.jsonLine(strings[k].offset);
+      const at = lineIndex(this.lineStarts, strings[k].offset);
       while (this.line < at) this.push('\n', strings[k].offset, strings[k].offset);
       const { text, offsets, ends } = decoded[k];
       for (let i = 0; i < text.length; i++) {
@@ -106,17 +107,6 @@ class ScriptBuilder {
     this.offsets.push(offset);
     this.ends.push(end);
     if (c === '\n') this.line++;
-  }
-
-  private jsonLine(offset: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
   }
 }
 

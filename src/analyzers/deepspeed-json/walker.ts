@@ -1,6 +1,7 @@
 // The walk over the parse tree: each memory-relevant key becomes a Fact with exact spans (batch keys, precision
 // blocks, optimizer, ZeRO with its offload blocks and buckets), and unknown, deprecated, duplicate or invalid keys
 // become problems. Pure: no I/O, no node:* and no 'vscode'.
+import { lineIndex, lineStarts } from '../line-index';
 import type { Node } from 'jsonc-parser';
 import {
   msg,
@@ -67,18 +68,8 @@ export class Walker {
   }
 
   line(offset: number): number {
-    if (!this.lineStarts) {
-      this.lineStarts = [0];
-      for (let i = 0; i < this.text.length; i++) if (this.text[i] === '\n') this.lineStarts.push(i + 1);
-    }
-    let lo = 0;
-    let hi = this.lineStarts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.lineStarts[mid] <= offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    this.lineStarts ??= lineStarts(this.text);
+    return lineIndex(this.lineStarts, offset) + 1;
   }
 
   /** The key's span without its quotes, so that text.slice(span) is the key as written. */

@@ -1,6 +1,7 @@
 // The state of one Python file under analysis (facts, problems, the indexes built over its tree) and the static
 // evaluation every recognized call uses: the arguments of a call, literals, names bound to literals, dict spreads and
 // item assignments, scopes and bindings. Pure: no I/O, no node:* and no 'vscode'; it never runs code.
+import { lineIndex, lineStarts } from '../line-index';
 import type { SyntaxNode } from '@lezer/common';
 import {
   msg,
@@ -123,7 +124,7 @@ export class PythonFile {
   readonly problems: ParseProblem[] = [];
   readonly references: Reference[] = [];
   readonly tools = new Set<Tool>();
-  private readonly lineStarts: number[] = [0];
+  private readonly lineStarts: number[];
   private readonly scopeKeys = new Map<string, Scope>();
   /** Local classes that subclass a training-arguments class, with the tool of their root. */
   readonly localArgs = new Map<string, Tool>();
@@ -162,7 +163,7 @@ export class PythonFile {
     readonly text: string,
     readonly inherited?: ArgumentEnvironment,
   ) {
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.lineStarts = lineStarts(text);
     this.settled = inherited !== undefined;
   }
 
@@ -395,8 +396,7 @@ export class PythonFile {
         return this.evalName(node, depth);
       case 'MemberExpression': {
         const d = this.dotted(node);
-        if (d)
-          return memberValue(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
+        if (d) return memberValue(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
       case 'BinaryExpression':
@@ -787,13 +787,6 @@ export class PythonFile {
   }
 
   line(pos: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
+    return lineIndex(this.lineStarts, pos) + 1;
   }
 }

@@ -1,5 +1,6 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
+import { lineIndex, lineStarts } from '../line-index';
 import type { ParseProblem } from '../facts';
 import { type Heredoc, type WordTok, type OpTok, type Tok, type Seg, REDIRECTS } from './lexer';
 import {
@@ -59,7 +60,7 @@ export class Interpreter {
   lastNarrowing: Narrowing | undefined;
   readonly results: CmdResult[] = [];
   readonly problems: ParseProblem[] = [];
-  private readonly lineStarts: number[] = [0];
+  private readonly lineStarts: number[];
 
   constructor(
     private readonly text: string,
@@ -67,18 +68,11 @@ export class Interpreter {
     seeds: Env,
   ) {
     this.env = new Map(seeds);
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    this.lineStarts = lineStarts(text);
   }
 
   lineOf(offset: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
+    return lineIndex(this.lineStarts, offset) + 1;
   }
 
   // ----- control flow -----

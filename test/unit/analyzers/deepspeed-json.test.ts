@@ -785,6 +785,6 @@ describe('deepspeed-json robustness (fast-check)', () => {
       .join('\n');
     const outside = [...src.matchAll(/from '([^']+)'/g)].map((m) => m[1]).filter((m) => !m.startsWith('./'));
     const imports = [...new Set(outside.map((m) => m.replace(/^\.\.\//, './')))];
-    assert.deepEqual(imports.sort(), ['./facts', 'jsonc-parser', 'zod']);
+    assert.deepEqual(imports.sort(), ['./facts', './line-index', 'jsonc-parser', 'zod']);
   });
 });
