@@ -140,7 +140,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   notebook: {
     syntax: 'notebook',
     tool: 'hf-trainer',
-    detect: (file) => PY_TRAINING.test(file.text),
+    detect: (file) => PY_TRAINING.test(file.text) || SHELL_LAUNCH.test(file.text),
     analyze: analyzeNotebook,
   },
   'hf-python': {

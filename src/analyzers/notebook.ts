@@ -3,14 +3,17 @@
 // script to the JSON text, escapes and all. IPython's shell escapes and line magics (`!pip install ...`, `%env ...`)
 // are read as comments, as is a cell whose cell magic runs something other than Python (`%%bash`, `%%writefile
 // config.yaml`); `%%capture`, `%%time` and `%%writefile train.py` cells are Python. The cells after the last that
-// trains are not read. A notebook takes no quick fix (its cells are edited in the notebook). Pure: no I/O.
+// trains are not read. A notebook none of whose cells trains but whose shell commands launch a run (`!python train.py
+// ...`, `!accelerate launch ...`, a `%%bash` cell) is read as the shell script those commands make. A notebook takes
+// no quick fix (its cells are edited in the notebook). Pure: no I/O.
 import { parseTree, type Node } from 'jsonc-parser';
 import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
+import { analyzeShell } from './shell';
 import { lineIndex, lineStarts } from './line-index';
 
 /** The code cells as one script, and where each of its characters is written in the notebook's JSON. */
-export interface NotebookCode {
+export interface NotebookScript {
   readonly text: string;
   /** Where in the JSON text the script's character at `offset` is written (the end of the text past the script). */
   readonly rawOffset: (offset: number) => number;
@@ -18,10 +21,18 @@ export interface NotebookCode {
   readonly rawEnd: (offset: number) => number;
 }
 
+/** A notebook's code: its Python, its shell commands (`!cmd` lines and `%%bash` cells), and whether a cell trains. */
+export interface NotebookCode extends NotebookScript {
+  readonly shell: NotebookScript;
+  readonly trains: boolean;
+}
+
 /** Cell magics whose body is Python (IPython's %%capture, %%time, %%timeit; %%writefile of a .py file). */
 const PYTHON_CELL_MAGIC = /^%%(capture|time|timeit|prun)\b|^%%writefile\s+(-a\s+)?\S+\.py\s*$/;
+/** Cell magics whose body is a shell script. */
+const SHELL_CELL_MAGIC = /^%%(bash|sh|script\s+(ba)?sh)\b/;
 
-/** The code cells of a notebook's JSON text as one script; undefined when the text is no notebook. */
+/** The code cells of a notebook's JSON text; undefined when the text is no notebook. */
 export function notebookCode(raw: string): NotebookCode | undefined {
   const root = parseTree(raw, [], { allowTrailingComma: true, disallowComments: false });
   const cells = root?.type === 'object' ? property(root, 'cells') : undefined;
@@ -37,9 +48,9 @@ export function notebookCode(raw: string): NotebookCode | undefined {
   // what was trained (`from_pretrained("outputs/merged")`): they are not the run.
   const trains = code.map((strings) => TRAINS.test(strings.map((s) => String(s.value)).join('')));
   const last = trains.lastIndexOf(true);
-  const script = new ScriptBuilder(raw);
-  for (const strings of last < 0 ? code : code.slice(0, last + 1)) script.cell(strings);
-  return script.done();
+  const builder = new CellReader(raw);
+  for (const strings of last < 0 ? code : code.slice(0, last + 1)) builder.cell(strings);
+  return { ...builder.python.done(), shell: builder.shell.done(), trains: last >= 0 };
 }
 
 /** A call that trains: a trainer's `.train(`, Lightning's `.fit(`, a written-out loop's `.backward(`. */
@@ -50,64 +61,110 @@ function property(obj: Node, key: string): Node | undefined {
   return undefined;
 }
 
-/** Builds the script line by line, keeping each character's offset in the JSON text. */
-class ScriptBuilder {
+/** One script built line by line, each character with its place in the JSON text. */
+class ScriptSink {
   private readonly chars: string[] = [];
   private readonly offsets: number[] = [];
   private readonly ends: number[] = [];
-  private line = 0;
-  private readonly lineStarts: number[];
+  line = 0;
 
-  constructor(private readonly raw: string) {
-    this.lineStarts = lineStarts(raw);
-  }
+  constructor(private readonly rawLength: number) {}
 
-  /** One code cell: its strings, each decoded where the JSON writes it; the cell ends its last line. */
-  cell(strings: readonly Node[]): void {
-    const decoded = strings.map((s) => decode(this.raw, s));
-    const whole = decoded.map((d) => d.text).join('');
-    const firstLine = whole.split('\n', 1)[0];
-    const python = !firstLine.startsWith('%%') || PYTHON_CELL_MAGIC.test(firstLine);
-    let lineStart = true;
-    for (let k = 0; k < strings.length; k++) {
-      // Each string on the script's line of the same number, while the lines allow (a string with several lines in
-      // it pushes the next ones down).
-      const at = lineIndex(this.lineStarts, strings[k].offset);
-      while (this.line < at) this.push('\n', strings[k].offset, strings[k].offset);
-      const { text, offsets, ends } = decoded[k];
-      for (let i = 0; i < text.length; i++) {
-        let c = text[i];
-        if (c === '\n') lineStart = true;
-        else if (lineStart && c !== ' ' && c !== '\t') {
-          // `!cmd` and `%magic` at a line's start, and every line of a cell that is not Python: a comment.
-          if (!python || c === '!' || c === '%') c = '#';
-          lineStart = false;
-        }
-        this.push(c, offsets[i], ends[i]);
-      }
-    }
-    const last = strings[strings.length - 1];
-    const after = last ? last.offset + last.length : this.raw.length;
-    if (this.chars.length && this.chars[this.chars.length - 1] !== '\n') this.push('\n', after, after);
-  }
-
-  done(): NotebookCode {
-    const text = this.chars.join('');
-    const { offsets, ends } = this;
-    const end = this.raw.length;
-    return {
-      text,
-      rawOffset: (i) => (i < offsets.length ? offsets[i] : end),
-      rawEnd: (i) => (i < ends.length ? ends[i] : end),
-    };
-  }
-
-  private push(c: string, offset: number, end: number): void {
+  push(c: string, offset: number, end: number): void {
     this.chars.push(c);
     this.offsets.push(offset);
     this.ends.push(end);
     if (c === '\n') this.line++;
   }
+
+  /** Ends the current line, if one is open. */
+  endLine(at: number): void {
+    if (this.chars.length && this.chars[this.chars.length - 1] !== '\n') this.push('\n', at, at);
+  }
+
+  done(): NotebookScript {
+    const { offsets, ends, rawLength } = this;
+    return {
+      text: this.chars.join(''),
+      rawOffset: (i) => (i < offsets.length ? offsets[i] : rawLength),
+      rawEnd: (i) => (i < ends.length ? ends[i] : rawLength),
+    };
+  }
+}
+
+/** What a line of a cell is: Python, a shell command (`!cmd` and its `\\` continuations, a %%bash body) or neither. */
+type LineKind = 'python' | 'shell' | 'comment';
+
+/** Reads the code cells into a Python script and a shell script, each line where the JSON has it. */
+class CellReader {
+  readonly python: ScriptSink;
+  readonly shell: ScriptSink;
+  private readonly lineStarts: number[];
+
+  constructor(private readonly raw: string) {
+    this.lineStarts = lineStarts(raw);
+    this.python = new ScriptSink(raw.length);
+    this.shell = new ScriptSink(raw.length);
+  }
+
+  /** One code cell: its strings, each decoded where the JSON writes it; the cell ends its last line. */
+  cell(strings: readonly Node[]): void {
+    const decoded = strings.map((s) => decode(this.raw, s));
+    const firstLine = decoded
+      .map((d) => d.text)
+      .join('')
+      .split('\n', 1)[0];
+    const cellKind: LineKind = !firstLine.startsWith('%%')
+      ? 'python'
+      : PYTHON_CELL_MAGIC.test(firstLine)
+        ? 'python'
+        : SHELL_CELL_MAGIC.test(firstLine)
+          ? 'shell'
+          : 'comment';
+    let kind: LineKind | undefined;
+    let magicLine = true;
+    let continued = false;
+    let prev = '';
+    for (let k = 0; k < strings.length; k++) {
+      // Each string on the scripts' line of the same number, while the lines allow (a string with several lines in
+      // it pushes the next ones down).
+      const at = lineIndex(this.lineStarts, strings[k].offset);
+      for (const sink of [this.python, this.shell])
+        while (sink.line < at) sink.push('\n', strings[k].offset, strings[k].offset);
+      const { text, offsets, ends } = decoded[k];
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        let first = false;
+        if (c !== '\n' && c !== ' ' && c !== '\t' && kind === undefined) {
+          first = true;
+          kind = lineKind(cellKind, magicLine, continued, c);
+          magicLine = false;
+        }
+        // In the Python script a line that is not Python is a comment (its first character a `#`); in the shell
+        // script `!` is a blank, and a line that is no command keeps only its indentation (a continuation line's
+        // blanks part its words from the line before).
+        this.python.push(first && kind !== 'python' ? '#' : c, offsets[i], ends[i]);
+        if (kind === 'shell' || kind === undefined) this.shell.push(first && c === '!' ? ' ' : c, offsets[i], ends[i]);
+        else if (c === '\n') this.shell.push(c, offsets[i], ends[i]);
+        if (c === '\n') {
+          continued = kind === 'shell' && prev === '\\';
+          kind = undefined;
+        }
+        if (c !== '\n' && c !== ' ' && c !== '\t') prev = c;
+      }
+    }
+    const last = strings[strings.length - 1];
+    const after = last ? last.offset + last.length : this.raw.length;
+    this.python.endLine(after);
+    this.shell.endLine(after);
+  }
+}
+
+/** The kind of a cell's line from its first character: `!` a shell command, `%` a magic, else the cell's kind. */
+function lineKind(cellKind: LineKind, magicLine: boolean, continued: boolean, first: string): LineKind {
+  if (cellKind !== 'python') return magicLine ? 'comment' : cellKind;
+  if (continued || first === '!') return 'shell';
+  return first === '%' ? 'comment' : 'python';
 }
 
 /** A JSON string's characters, and where in `raw` each is written and ends (an escape: from its backslash). */
@@ -138,8 +195,9 @@ function decode(raw: string, node: Node): { text: string; offsets: number[]; end
 }
 
 /**
- * The facts of a notebook: its code cells read by the Python analyzer, every span moved to where the JSON text has
- * it. A text that is no notebook has none, with a problem that says so.
+ * The facts of a notebook: its code cells read by the Python analyzer, or, where no cell trains, its shell commands by
+ * the shell analyzer; every span moved to where the JSON text has it. A text that is no notebook has none, with a
+ * problem that says so.
  */
 export function analyzeNotebook(raw: string): ConfigFacts {
   const code = notebookCode(raw);
@@ -159,10 +217,15 @@ export function analyzeNotebook(raw: string): ConfigFacts {
       ],
     };
   }
-  const r = analyzeHfPython(code.text);
+  // A notebook that trains in no cell of its own but runs a launch line (`!python train.py --model_name_or_path ...`,
+  // `!accelerate launch ...`) is that launch: read as the shell script its commands make.
+  const shell = !code.trains && /\S/.test(code.shell.text) ? analyzeShell(code.shell.text) : undefined;
+  const launches = shell !== undefined && (shell.references.length > 0 || shell.facts.length > 0);
+  const script: NotebookScript = launches ? code.shell : code;
+  const r = launches ? shell : analyzeHfPython(code.text);
   const at = (s: Span): Span => {
-    const start = code.rawOffset(s.start);
-    return { start, end: s.end > s.start ? code.rawEnd(s.end - 1) : start };
+    const start = script.rawOffset(s.start);
+    return { start, end: s.end > s.start ? script.rawEnd(s.end - 1) : start };
   };
   return {
     ...r,

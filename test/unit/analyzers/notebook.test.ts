@@ -111,6 +111,36 @@ describe('analyzers: Jupyter notebooks', () => {
     assert.equal(fact(analyzeAs('notebook', big), 'model')?.value, 'gpt2');
   });
 
+  it("a notebook whose cells train nothing but run a launch line is read as that launch (QwenLM/Qwen's LoRA recipe)", () => {
+    const nb = notebook([
+      code(['!pip install -q peft\n']),
+      code([
+        '!python ../../finetune.py \\\n',
+        '    --model_name_or_path "Qwen/Qwen-1_8B-Chat"\\\n',
+        '    --per_device_train_batch_size 1 \\\n',
+        '    --gradient_accumulation_steps 16 \\\n',
+        '    --model_max_length 512 \\\n',
+        '    --use_lora\n',
+      ]),
+      code(['model = AutoModelForCausalLM.from_pretrained("output_qwen_merged")\n']),
+    ]);
+    assert.equal(detectFormat('finetune_lora_single_gpu.ipynb', nb), 'notebook');
+    const r = analyzeAs('notebook', nb);
+    assert.equal(fact(r, 'model')?.value, 'Qwen/Qwen-1_8B-Chat');
+    assert.equal(fact(r, 'microBatchSize')?.value, 1);
+    assert.equal(fact(r, 'gradientAccumulationSteps')?.value, 16);
+    assert.equal(fact(r, 'seqLen')?.value, 512);
+    const model = fact(r, 'model')!;
+    assert.equal(nb.slice(model.valueSpan.start, model.valueSpan.end), 'Qwen/Qwen-1_8B-Chat');
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path]),
+      [['script', '../../finetune.py']],
+    );
+    // With a cell that trains, the notebook's Python is the run, and its `!` lines are comments.
+    const trains = notebook([...CELLS.slice(0, 6), code(['!python train.py --model_name_or_path gpt2\n'])]);
+    assert.equal(fact(analyzeAs('notebook', trains), 'model')?.value, 'NousResearch/Llama-2-7b-chat-hf');
+  });
+
   it('a JSON without cells is said to be no notebook, at its start; no quick fix writes a notebook', () => {
     const r = analyzeAs('notebook', '{"metadata": {}}');
     assert.equal(r.facts.length, 0);
