@@ -63,7 +63,8 @@ export function modelFromPathName(pathText: string): CatalogModel | undefined {
     .split(/[\\/]+/)
     .filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~')
     .slice(-3)
-    .map((p) => p.toLowerCase());
+    // ModelScope's snapshot_download writes each `.` of a model's name as `___` (Qwen1___5-1___8B).
+    .map((p) => p.toLowerCase().replace(/___/g, '.'));
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
   if (sizes.length === 0) return undefined;
   const size = sizes[sizes.length - 1];

@@ -17,6 +17,9 @@ describe('modelFromPathName', () => {
     ['/x/Llama-3.1-70B', 'meta-llama/Llama-3.1-70B'],
     ['./ckpt/qwen2.5-0.5b', 'Qwen/Qwen2.5-0.5B'],
     ['/mnt/mixtral-8x7b', 'mistralai/Mixtral-8x7B-v0.1'],
+    // ModelScope's download folders write a name's dots as `___` (taishan1994/Llama3.1-Finetuning's scripts)
+    ['../model_hub/qwen/Qwen1___5-1___8B', 'Qwen/Qwen1.5-1.8B'],
+    ['../model_hub/LLM-Research/Meta-Llama-3___1-8B-Instruct/', 'meta-llama/Llama-3.1-8B'],
     // no family, no size, or a family this table does not name: nothing
     ['/x/my-model', undefined],
     ['/x/llama', undefined],
