@@ -256,7 +256,14 @@ export function autoFilled(a: Analysis): boolean {
     others.some((f) => f.facts.tools.some((t) => AUTO_FILLERS.has(t)) || FORMAT_FILLS.has(f.facts.format))
   );
 }
-const FORMAT_FILLS = new Set(['hf-python', 'notebook', 'hf-yaml', 'accelerate-yaml', 'axolotl-yaml', 'llamafactory-yaml']);
+const FORMAT_FILLS = new Set([
+  'hf-python',
+  'notebook',
+  'hf-yaml',
+  'accelerate-yaml',
+  'axolotl-yaml',
+  'llamafactory-yaml',
+]);
 
 type Translate = (message: string, ...args: Array<string | number>) => string;
 const identity: Translate = (m, ...args) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(args[Number(i)]));
