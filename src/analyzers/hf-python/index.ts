@@ -139,10 +139,38 @@ function afterWalk(
   for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
   afterCalls(file, calls, walk.loraSwitchedOff);
   if (importsXtuner(file.text)) xtunerConfig(file, calls);
+  noTrainingSeen(file);
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options.
   if (file.options.length === 0 && !file.settled && file.facts.some(setConditionally))
     file.options = scriptOptions(file);
+}
+
+/** Tools whose facts say how a file trains: a Trainer, a TRL trainer, a loop it writes out, LitGPT, XTuner's runner. */
+const TRAINING_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'pytorch', 'litgpt', 'xtuner']);
+
+/**
+ * A model the file loads with nothing in it that trains it (no Trainer, TRL trainer or loop that calls backward): its
+ * training, if any, runs in code not read here (a library's train function, llama-cookbook's `train(...)`), or it only
+ * runs the model. The estimate then takes HF Trainer's defaults for the batch, precision and checkpointing: said at the
+ * model, not left to the assumptions list alone.
+ */
+function noTrainingSeen(file: PythonFile): void {
+  if (file.settled || [...file.tools].some((t) => TRAINING_TOOLS.has(t))) return;
+  const model = file.facts.find((f) => f.key === 'model');
+  if (!model) return;
+  file.problem(
+    'not-modeled',
+    'warning',
+    msg(
+      '{0}: {1}',
+      'no Trainer, TRL trainer or training loop in this file',
+      "the batch, precision and checkpointing are HF Trainer's defaults; a training function this file calls from " +
+        'another library is not read',
+    ),
+    model.valueSpan,
+    model.rawKey,
+  );
 }
 
 /**

@@ -24,6 +24,27 @@ function last(r: ConfigFacts, key: CanonicalKey): Fact | undefined {
 const at = (text: string, f: Fact | undefined): string => (f ? text.slice(f.valueSpan.start, f.valueSpan.end) : '');
 
 describe("hf-python: the script's own values", () => {
+  it('a model with nothing in the file that trains it is said to take HF Trainer defaults, at the model', () => {
+    // llama-cookbook's quickstart notebook trains through llama_cookbook's own train(...); an inference script trains
+    // nothing: either way no Trainer, TRL trainer or loop is read, so the batch and precision are HF Trainer's defaults.
+    const text =
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\nout = model.generate(**x)\n';
+    const r = analyzeHfPython(text);
+    const p = r.problems.find((x) => x.code === 'not-modeled');
+    assert.ok(p && p.severity === 'warning', JSON.stringify(r.problems));
+    assert.match(p.message, /^no Trainer, TRL trainer or training loop in this file: .*HF Trainer's defaults/);
+    assert.equal(text.slice(p.span.start, p.span.end), '"meta-llama/Llama-2-7b-hf"');
+    // A Trainer, a TRL trainer or a loop that calls backward says how it trains: no warning.
+    for (const trains of [
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      'SFTTrainer(model=model).train()',
+      'for b in dl:\n    loss = model(**b).loss\n    loss.backward()',
+    ]) {
+      const t = analyzeHfPython(`model = AutoModelForCausalLM.from_pretrained("gpt2")\n${trains}\n`);
+      assert.ok(!t.problems.some((x) => x.code === 'not-modeled' && /no Trainer/.test(x.message)), trains);
+    }
+  });
+
   it('`obj.attr = value` before its use is read back (meta-llama/llama-cookbook quickstart_peft_finetuning.ipynb)', () => {
     const text = [
       'train_config = TRAIN_CONFIG()',
