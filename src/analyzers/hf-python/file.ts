@@ -32,7 +32,7 @@ import {
   staticGetattr,
   staticStringCall,
 } from './expressions';
-import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy } from './syntax';
+import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy, parameters } from './syntax';
 
 export type Val =
   | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
@@ -558,15 +558,7 @@ export class PythonFile {
     };
     this.scopeKeys.set(key, scope);
     const params = node.name === 'Script' ? null : node.getChild('ParamList');
-    if (params) {
-      for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
-        if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
-        let def: SyntaxNode | null = null;
-        for (let n = ch.nextSibling; n && n.name !== ','; n = n.nextSibling)
-          if (n.name === 'AssignOp') def = n.nextSibling;
-        scope.params.set(this.text.slice(ch.from, ch.to), def);
-      }
-    }
+    for (const p of parameters(this.text, params)) scope.params.set(p.name, p.def);
     const body = node.name === 'Script' ? node : node.getChild('Body');
     if (body && node.name !== 'LambdaExpression') this.collectBindings(scope, body, undefined, 0);
     return scope;

@@ -5,7 +5,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile } from './file';
 import { noteDefault } from './script-defaults';
-import { span } from './syntax';
+import { parameters, span } from './syntax';
 
 /** The callee names of Fire's entry point (`import fire` then `fire.Fire(f)`, or `from fire import Fire`). */
 const FIRE_CALLEES = new Set(['fire.Fire', 'Fire']);
@@ -24,30 +24,18 @@ export function noteFireEntry(file: PythonFile, calls: readonly SyntaxNode[]): v
   const def = topLevelFunction(file, name);
   if (!def) return;
   file.fireEntry = name;
-  const params = def.getChild('ParamList');
-  if (!params) return;
-  for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
-    if (ch.name === '*' || ch.name === '**') break;
-    if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
-    const value = defaultNode(ch);
-    const param = file.text.slice(ch.from, ch.to);
+  for (const p of parameters(file.text, def.getChild('ParamList'))) {
+    if (p.starred) break;
     // No default: Fire refuses to run without `--name`, which only the launch line gives.
-    if (!value) file.requiredOptions.add(param);
-    if (!value) continue;
-    noteDefault(file, param, {
-      node: value,
-      keySpan: span(ch),
-      valueSpan: span(value),
-      where: `fire.Fire(${name}) default of --${param}`,
-    });
+    if (!p.def) file.requiredOptions.add(p.name);
+    else
+      noteDefault(file, p.name, {
+        node: p.def,
+        keySpan: span(p.nameNode),
+        valueSpan: span(p.def),
+        where: `fire.Fire(${name}) default of --${p.name}`,
+      });
   }
-}
-
-/** The value after a parameter's `=` (its default), up to the next comma. */
-function defaultNode(param: SyntaxNode): SyntaxNode | null {
-  for (let n = param.nextSibling; n && n.name !== ','; n = n.nextSibling)
-    if (n.name === 'AssignOp') return n.nextSibling;
-  return null;
 }
 
 /** A function defined at the top of the module (or in a top-level `if` block). */

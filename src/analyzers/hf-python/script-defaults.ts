@@ -3,7 +3,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, ScriptDefault, Val } from './file';
-import { fmt, MAX_DEPTH, readingNoneDefaults, span } from './syntax';
+import { fmt, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
 import { assignedAttribute } from './attributes';
 
 /**
@@ -123,14 +123,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   const sites = file.calls.filter((c) => file.calleeName(c) === scope.fn);
   if (sites.length === 0 && scope.fn === file.fireEntry) return fireParameter(file, name, depth);
   if (sites.length !== 1) return undefined;
-  const params = scope.node.getChild('ParamList');
-  const names: string[] = [];
-  if (params)
-    for (let ch = params.firstChild; ch; ch = ch.nextSibling) {
-      if (ch.name === 'VariableName' && ch.prevSibling?.name !== 'AssignOp')
-        names.push(file.text.slice(ch.from, ch.to));
-      if (ch.name === '*' || ch.name === '**') break;
-    }
+  const params = parameters(file.text, scope.node.getChild('ParamList'));
+  const names = params.filter((p) => !p.starred).map((p) => p.name);
   const a = file.args(sites[0]);
   const kw = a.entries.find((e) => e.rawKey === name);
   const i = names.indexOf(name);
@@ -146,10 +140,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   const v = file.evalNode(def, depth + 1);
   if (v.k === 'lit' && v.v === null && file.noneDefaults) return v;
   if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) return undefined;
-  let at: Span = span(def);
-  if (params)
-    for (let ch = params.firstChild; ch; ch = ch.nextSibling)
-      if (ch.name === 'VariableName' && file.text.slice(ch.from, ch.to) === name) at = span(ch);
+  const nameNode = params.find((p) => p.name === name)?.nameNode;
+  const at: Span = nameNode ? span(nameNode) : span(def);
   return {
     k: 'lit',
     v: v.v,
@@ -161,7 +153,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
  * A parameter of the fire entry read in its body: the value the run gives it. Read again with the script's options as
  * the launch line passes them (PythonFile.inherited, where the file is settled), that option's value; otherwise its
  * default, which a launch line's `--name` replaces (launch-args.ts withLaunchArgs); without a default, unknown but for
- * the launch line's `--name`. None, "" and placeholder defaults stay unknown, as an argparse option's do (scriptDefault).
+ * the launch line's `--name`. None, "" and fill-in defaults ("path/to/model") stay unknown, as an argparse option's do
+ * (scriptDefault).
  */
 export function fireParameter(file: PythonFile, name: string, depth: number): Val | undefined {
   const d = file.scriptDefaults.get(name);

@@ -50,6 +50,28 @@ export function children(node: SyntaxNode): SyntaxNode[] {
   return out;
 }
 
+/** One parameter of a function: its name, its default (null when none), and whether it follows `*` or `**`. */
+export interface Parameter {
+  readonly name: string;
+  readonly nameNode: SyntaxNode;
+  readonly def: SyntaxNode | null;
+  readonly starred: boolean;
+}
+
+/** The parameters of a ParamList node, in order (a `*args` / `**kwargs` name, and those after it, are starred). */
+export function parameters(text: string, list: SyntaxNode | null): Parameter[] {
+  const out: Parameter[] = [];
+  let starred = false;
+  for (let ch = list?.firstChild ?? null; ch; ch = ch.nextSibling) {
+    if (ch.name === '*' || ch.name === '**') starred = true;
+    if (ch.name !== 'VariableName' || ch.prevSibling?.name === 'AssignOp') continue;
+    let def: SyntaxNode | null = null;
+    for (let n = ch.nextSibling; n && n.name !== ','; n = n.nextSibling) if (n.name === 'AssignOp') def = n.nextSibling;
+    out.push({ name: text.slice(ch.from, ch.to), nameNode: ch, def, starred });
+  }
+  return out;
+}
+
 export function span(n: SyntaxNode): Span {
   return { start: n.from, end: n.to };
 }
