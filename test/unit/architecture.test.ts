@@ -823,7 +823,7 @@ describe('architecture: OPT (opt)', () => {
   });
 });
 
-describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, InternLM2, Baichuan 2, ChatGLM, StableLM', () => {
+describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, InternLM2, Baichuan 2, ChatGLM, StableLM, MiniCPM', () => {
   const total = (cfg: Record<string, unknown>): number => {
     const r = parseArchitecture(cfg);
     assert.ok(r.ok, JSON.stringify(r.problems));
@@ -1073,6 +1073,24 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
       'dense_h_to_4h 4096x27392',
       'dense_4h_to_h 13696x4096',
     ]);
+  });
+
+  it("MiniCPM-2B (remote code): Llama's modules, tied unless the config says otherwise; MiniCPM-MoE is refused at num_experts", () => {
+    // Fields of MiniCPM-2B-sft-bf16's config.json (catalog openbmb.ts): 40 layers of 36 heads over 2304, MLP 5760,
+    // 122,753 tokens, no tie_word_embeddings (MiniCPMConfig's default: tied).
+    const m = findModel('openbmb/MiniCPM-2B-sft-bf16');
+    assert.ok(m.ok);
+    const cfg: Record<string, unknown> = { ...m.model.config };
+    const layer = 4 * 2304 * 2304 + 3 * 2304 * 5760 + 2 * 2304;
+    assert.equal(total(cfg), 122_753 * 2304 + 40 * layer + 2304);
+    assert.equal(total(cfg), 2_724_880_896);
+    assert.equal(total({ ...cfg, tie_word_embeddings: false }), 2_724_880_896 + 122_753 * 2304);
+    assert.deepEqual(
+      names(cfg).map((n) => n.split(' ')[0]),
+      ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+    );
+    const moe = parseArchitecture({ ...cfg, num_experts: 8, num_experts_per_tok: 2 });
+    assert.ok(!moe.ok && moe.problems.some((p) => p.field === 'num_experts'));
   });
 });
 

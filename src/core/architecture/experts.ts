@@ -112,6 +112,10 @@ export function parseExperts(ctx: ParseContext, dims: Dimensions): ExpertsParse 
       return { moe: deepseekMoe(ctx, dims) };
     case 'llama4':
       return llama4Layers(ctx, dims);
+    case 'minicpm':
+      // MiniCPM-MoE-8x2B writes its experts into the same model_type (modeling_minicpm.py MiniCPMMoE).
+      if ((num(cfg, 'num_experts') ?? 0) > 0) ctx.problem('num_experts', "MiniCPM-MoE's experts are not modeled");
+      return {};
     default:
       return {};
   }

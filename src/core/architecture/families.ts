@@ -50,8 +50,11 @@ export interface FamilyTraits {
   readonly normPlacement: 'pre' | 'post' | 'sandwich' | 'shared';
   /** The post-norms take the sublayer's output before the residual sum (OLMo 2, GLM-4; Gemma's are modeled after it: same bytes). */
   readonly postNormBeforeResidual: boolean;
-  /** RMSNorm as Llama writes it; as Gemma ((1 + weight), in fp32); or cast after the weight (gpt-oss, OLMo 2). */
-  readonly rmsNormStyle: 'llama' | 'gemma' | 'gpt_oss';
+  /**
+   * RMSNorm as Llama writes it; as Gemma ((1 + weight), in fp32); cast after the weight (gpt-oss, OLMo 2); or as T5
+   * (the 16-bit input times the fp32 rsqrt: MiniCPM's rms_layernorm).
+   */
+  readonly rmsNormStyle: 'llama' | 'gemma' | 'gpt_oss' | 't5';
   /** Norm weights stay fp32 whatever the model dtype (gpt-oss: _keep_in_fp32_modules). */
   readonly fp32NormWeights: boolean;
   /** The norms have a weight (and a LayerNorm a bias); false: OLMo's OlmoLayerNorm has neither. */
@@ -554,4 +557,5 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     partialRotary: 0.5,
   },
   stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
+  minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true },
 };

@@ -44,7 +44,8 @@ export type Family =
   | 'internlm2'
   | 'baichuan'
   | 'chatglm'
-  | 'stablelm';
+  | 'stablelm'
+  | 'minicpm';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {

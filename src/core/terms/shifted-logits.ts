@@ -57,17 +57,25 @@ export const transformersLoss = (ctx: EstimateContext): boolean =>
   modelCrossEntropy(ctx) && ctx.setup.model_code === 'transformers' && !REMOTE_CODE_LOSS.has(ctx.model.arch.family);
 
 /**
+ * The transformers release whose causal-LM loss the model's code runs: MiniCPM's remote modeling_minicpm.py is 4.36's
+ * Llama code (`logits = logits.float()` in its forward, then the shifted contiguous slice), whatever release loads it.
+ */
+function lossCodeRelease(ctx: EstimateContext): string | undefined {
+  return ctx.model.arch.family === 'minicpm' ? '4.36.0' : ctx.setup.transformers_version;
+}
+
+/**
  * transformers < 4.49 with more than one row per micro-batch: the shifted logits are a contiguous fp32 copy (a
  * single row's slice is contiguous already, and `.contiguous()` returns it as it is).
  */
 export function shiftedLogitsCopy(ctx: EstimateContext): boolean {
   const setup = ctx.setup;
-  return transformersLoss(ctx) && olderThan(setup.transformers_version, 4, 49) && setup.micro_batch_size > 1;
+  return transformersLoss(ctx) && olderThan(lossCodeRelease(ctx), 4, 49) && setup.micro_batch_size > 1;
 }
 
 /** transformers < 4.46: the model's forward upcasts the logits itself, and the 16-bit logits are freed at once. */
 export function upcastInModel(ctx: EstimateContext): boolean {
-  return transformersLoss(ctx) && olderThan(ctx.setup.transformers_version, 4, 46);
+  return transformersLoss(ctx) && olderThan(lossCodeRelease(ctx), 4, 46);
 }
 
 /**
@@ -83,6 +91,6 @@ export function currentTransformersLoss(ctx: EstimateContext): boolean {
  * in the model before 4.46, the shifted copy over more than one row; undefined for 4.49 and later, and for any other loss.
  */
 export function shiftedLoss(ctx: EstimateContext): ShiftedLoss | undefined {
-  if (!transformersLoss(ctx) || !olderThan(ctx.setup.transformers_version, 4, 49)) return undefined;
+  if (!transformersLoss(ctx) || !olderThan(lossCodeRelease(ctx), 4, 49)) return undefined;
   return { upcastInModel: upcastInModel(ctx), copy: shiftedLogitsCopy(ctx) };
 }

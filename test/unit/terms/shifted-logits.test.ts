@@ -5,9 +5,10 @@
 // allocation replayed through the caching-allocator model.
 import * as assert from 'node:assert/strict';
 import { lossMemory } from '../../../src/core/terms/loss';
-import type { TrainingSetupInput } from '../../../src/core/setup';
+import { findModel } from '../../../src/core/lookup';
+import { TrainingSetupSchema, type TrainingSetupInput } from '../../../src/core/setup';
 import { run, setupFor } from '../helpers';
-import { llama2LoraLoss } from './helpers';
+import { LORA_LOSS_RUN, llama2LoraLoss } from './helpers';
 
 // Llama-2-7B, 4 x 2,048 tokens: T·V = 8,192 x 32,000 = 262,144,000 logits.
 const TV = 8192 * 32000;
@@ -126,5 +127,28 @@ describe("Qwen-1's own loss: CrossEntropyLoss on the 16-bit logits (modeling_qwe
     const e = run(qwen({ weights_dtype: 'bf16', mixed_precision: 'bf16' }));
     const kept = e.perGpu.components.find((c) => c.id === 'logits-loss')!;
     assert.match(kept.formula, /fp32 upcast/);
+  });
+  it("MiniCPM's remote code is 4.36's Llama: under 5.17 it upcasts in the model and copies the shifted logits", () => {
+    // MiniCPM-2B, LoRA over 4 x 2,048 tokens (T = 8,192, h = 2,304, V = 122,753). The same run with the config read as a
+    // Llama under transformers 4.40 has the same loss; MiniCPM's forward is 2·T·h = 37,748,736 B more: its final
+    // rms_layernorm (T5's way) also keeps the 16-bit input for backward.
+    const m = findModel('openbmb/MiniCPM-2B-sft-bf16');
+    assert.ok(m.ok);
+    const on = (config: Record<string, unknown>, transformers: string) =>
+      run(
+        TrainingSetupSchema.parse({
+          ...LORA_LOSS_RUN,
+          model: 'x',
+          architecture: config,
+          transformers_version: transformers,
+        }),
+      );
+    const forward = (e: ReturnType<typeof run>): number =>
+      e.perGpu.phases.find((p) => p.phase === 'forward')!.allocatedBytes;
+    const minicpm = on(m.model.config, '5.17');
+    const asLlama = on({ ...m.model.config, model_type: 'llama', tie_word_embeddings: true }, '4.40');
+    assert.equal(forward(minicpm) - forward(asLlama), 2 * 8192 * 2304);
+    assert.equal(forward(minicpm), forward(on(m.model.config, '4.40')));
+    assert.match(minicpm.perGpu.components.find((c) => c.id === 'logits-loss')!.formula, /shifted contiguous copy/);
   });
 });

@@ -17,6 +17,7 @@ import { OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
 import { GRANITE_3, GRANITE_4_H } from './ibm';
 import { INTERNLM2 } from './internlm';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
+import { MINICPM } from './openbmb';
 import { PHI_1_DIALOGPT, PHI_3_2, PHI_4 } from './microsoft';
 import { MINISTRAL, MISTRAL_7B_MIXTRAL, MISTRAL_LARGE_CODESTRAL, MISTRAL_SMALL } from './mistral';
 import { KIMI_LINEAR, MOONLIGHT } from './moonshot';
@@ -110,4 +111,6 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   // Added for the checkpoints real training files name (open-instruct, open-r1, TRL, OpenRLHF, Axolotl).
   ...TULU,
   ...OPEN_R1_TRL,
+  // Added for the checkpoints real Chinese fine-tuning repositories name.
+  ...MINICPM,
 ];

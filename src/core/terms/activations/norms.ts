@@ -1,28 +1,30 @@
 // RMSNorm flavours per family, and what the final norm and the output head keep for backward. Pure arithmetic;
 // no I/O.
 // Docs: docs/estimate/activations.md
-import type { Architecture } from '../../architecture';
+import { FAMILY_TRAITS, type Architecture, type FamilyTraits } from '../../architecture';
 import { memo } from '../../util/memo';
 import { type ComputeMode, Tape } from '../saved-tensors';
 
+type RmsNormStyle = FamilyTraits['rmsNormStyle'];
+
 /**
- * How a family writes its RMSNorm and what its weights are stored in: Gemma's (1 + weight) in fp32; gpt-oss keeps its
- * norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules) and casts after the weight; the rest as Llama, in
- * `weightBytes` (the model dtype, or fp32 after a 4/8-bit model's upcast). LitGPT's own RMSNorm (`litgpt`) multiplies
- * the fp32 normalized input by `weight.float()` and casts after, as gpt-oss's (Gemma's adds the unit offset first).
+ * How a family writes its RMSNorm (FamilyTraits.rmsNormStyle) and what its weights are stored in: Gemma's (1 + weight)
+ * in fp32; gpt-oss keeps its norms in fp32 (GptOssPreTrainedModel._keep_in_fp32_modules) and casts after the weight, as
+ * OLMo 2 does with the weight in the model dtype; MiniCPM's as T5's; the rest as Llama, in `weightBytes` (the model
+ * dtype, or fp32 after a 4/8-bit model's upcast). LitGPT's own RMSNorm (`litgpt`) multiplies the fp32 normalized input
+ * by `weight.float()` and casts after, as gpt-oss's (Gemma's adds the unit offset first).
  */
 export function rmsNormOf(
   a: Architecture,
   weightBytes: number,
   litgpt = false,
-): { style: 'llama' | 'gemma' | 'gpt_oss'; weightBytes: number } {
-  // Qwen3NextRMSNorm: Gemma's zero-centred x.float() normalized * (1 + weight.float()).
-  if (a.family === 'gemma' || a.family === 'gemma2' || a.family === 'gemma3' || a.family === 'qwen3_next')
-    return { style: 'gemma', weightBytes };
-  if (a.family === 'gpt_oss') return { style: 'gpt_oss', weightBytes: 4 };
-  // Olmo2RMSNorm: (weight * normalized_fp32).to(input_dtype), as gpt-oss's, with the weight in the model dtype.
-  if (a.family === 'olmo2' || litgpt) return { style: 'gpt_oss', weightBytes };
-  return { style: 'llama', weightBytes };
+): { style: RmsNormStyle; weightBytes: number } {
+  const traits = FAMILY_TRAITS[a.family];
+  const style = traits.rmsNormStyle;
+  if (style === 'gemma') return { style, weightBytes };
+  const bytes = traits.fp32NormWeights ? 4 : weightBytes;
+  if (style === 'gpt_oss' || litgpt) return { style: 'gpt_oss', weightBytes: bytes };
+  return { style, weightBytes: bytes };
 }
 
 /**
@@ -37,11 +39,11 @@ export function rmsNormOf(
  */
 export function rmsNormBackwardBytes(
   elems: number,
-  style: 'llama' | 'gemma' | 'gpt_oss',
+  style: RmsNormStyle,
   weightTrained: boolean,
   inputBytes: number,
 ): number {
-  const released = weightTrained ? (style === 'llama' ? inputBytes : 4) : 0;
+  const released = weightTrained ? (style === 'llama' || style === 't5' ? inputBytes : 4) : 0;
   return (5 * 4 - released) * elems;
 }
 
