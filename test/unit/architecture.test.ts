@@ -1075,6 +1075,30 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
     ]);
   });
 
+  it('ChatGLM-6B (first generation): query_key_value, dense and a GELU MLP, all biased, LayerNorms, tied; same model_type as ChatGLM3', () => {
+    const m = findModel('THUDM/chatglm-6b');
+    assert.ok(m.ok);
+    const cfg: Record<string, unknown> = { ...m.model.config };
+    const r = parseArchitecture(cfg);
+    assert.ok(r.ok && r.arch.family === 'chatglm1');
+    // 130,528 x 4096 embeddings (the head tied to them); per layer query_key_value 4096 -> 12,288, dense 4096 -> 4096,
+    // dense_h_to_4h 4096 -> 16,384, dense_4h_to_h back, each with a bias, and two LayerNorms; a final LayerNorm.
+    const layer =
+      4096 * 12_288 + 12_288 + 4096 * 4096 + 4096 + 4096 * 16_384 + 16_384 + 16_384 * 4096 + 4096 + 4 * 4096;
+    assert.equal(total(cfg), 130_528 * 4096 + 28 * layer + 2 * 4096);
+    assert.equal(total(cfg), 6_173_286_400); // the 6.2B of its model card
+    assert.deepEqual(names(cfg), [
+      'query_key_value 4096x12288+b',
+      'dense 4096x4096+b',
+      'dense_h_to_4h 4096x16384+b',
+      'dense_4h_to_h 16384x4096+b',
+    ]);
+    const v3 = findModel('THUDM/chatglm3-6b');
+    assert.ok(v3.ok);
+    const r3 = parseArchitecture(v3.model.config);
+    assert.ok(r3.ok && r3.arch.family === 'chatglm');
+  });
+
   it("MiniCPM-2B (remote code): Llama's modules, tied unless the config says otherwise; MiniCPM-MoE is refused at num_experts", () => {
     // Fields of MiniCPM-2B-sft-bf16's config.json (catalog openbmb.ts): 40 layers of 36 heads over 2304, MLP 5760,
     // 122,753 tokens, no tie_word_embeddings (MiniCPMConfig's default: tied).

@@ -112,6 +112,8 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   baichuan: 'baichuan',
   // ChatGLM2 / ChatGLM3 / GLM-4-9B-Chat (remote code modeling_chatglm.py): a fused query_key_value with kv groups and
   // biases, SwiGLU in one dense_h_to_4h, RMSNorm, rotary on half of each head.
+  // ChatGLM-6B (the first generation, remote code of THUDM/chatglm-6b) writes the same model_type; its config keys
+  // (inner_hidden_size, position_encoding_2d) select the family chatglm1 (parse.ts familyOf).
   chatglm: 'chatglm',
   // XLM-RoBERTa: RoBERTa's layers over a 250,002-token vocabulary (modeling_xlm_roberta.py).
   'xlm-roberta': 'roberta',

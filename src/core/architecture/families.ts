@@ -244,6 +244,13 @@ const CHATGLM_KEYS: ConfigKeys = {
   vocab: ['padded_vocab_size', 'vocab_size'],
 };
 
+/** ChatGLM-6B's (the first generation's) ChatGLMConfig: num_layers, inner_hidden_size, max_sequence_length. */
+const CHATGLM1_KEYS: ConfigKeys = {
+  ...HF_KEYS,
+  layers: { field: 'num_layers', keys: ['num_layers', 'num_hidden_layers'] },
+  maxPositions: ['max_sequence_length', 'max_position_embeddings'],
+};
+
 const GATE_UP_DOWN = ['gate_proj', 'up_proj', 'down_proj'] as const;
 const W1_W3_W2 = ['w1', 'w3', 'w2'] as const;
 
@@ -555,6 +562,19 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     fusedQkv: 'query_key_value',
     gatedMlpStyle: 'chatglm',
     partialRotary: 0.5,
+  },
+  chatglm1: {
+    ...DECODER,
+    ...LAYERNORM_BIASED,
+    keys: CHATGLM1_KEYS,
+    fusedQkv: 'query_key_value',
+    eagerMask4d: false,
+    tiedDefault: true,
+    maxPositionsDefault: 2048,
+    eagerOnlyAttention: {
+      replaces: ['sdpa', 'flash'],
+      why: "ChatGLM-6B's remote code computes attention in its own eager attention_fn (baddbmm, an fp32 softmax): eager attention is used",
+    },
   },
   stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
   minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true },

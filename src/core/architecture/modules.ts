@@ -135,6 +135,7 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
     case 'gpt_neo':
     case 'falcon':
     case 'chatglm':
+    case 'chatglm1':
     case 'gpt_bigcode':
     case 'starcoder2':
     case 'internlm2':
@@ -521,6 +522,7 @@ function namedDecoderModules(a: Architecture, add: AddLinear): void {
       break;
     case 'falcon':
     case 'chatglm':
+    case 'chatglm1':
       // FalconAttention / ChatGLM's SelfAttention: one query_key_value for the heads and the kv heads (groups), dense;
       // FalconMLP: dense_h_to_4h, dense_4h_to_h; ChatGLM's MLP: dense_h_to_4h is gate and up (SwiGLU), twice as wide.
       add('query_key_value', h, qd + 2 * kvd, a.qkvBias, L, 'attention');

@@ -7,7 +7,7 @@ import { parseExperts, PEFT_MOE_PATTERNS } from './experts';
 import { FAMILY_TRAITS, type FamilyTraits } from './families';
 import { nemotronPattern, parseHybrid } from './hybrids';
 import { bool, num, obj, ParseContext, ropePartial, str } from './read';
-import type { Architecture, ArchitectureResult, MlaSpec } from './types';
+import type { Architecture, ArchitectureResult, Family, MlaSpec } from './types';
 import { visionTowerParams, type ImageText } from './vision';
 
 /**
@@ -226,6 +226,8 @@ function ffnWidth(ctx: ParseContext, hidden: number): number {
       return num(cfg, 'ffn_hidden_size') ?? 4 * hidden;
     case 'chatglm':
       return ctx.need(num(cfg, 'ffn_hidden_size'), 'ffn_hidden_size');
+    case 'chatglm1':
+      return num(cfg, 'inner_hidden_size') ?? 4 * hidden;
     case 'granite_hybrid':
       // GraniteMoeHybridMLP (shared_mlp) is shared_intermediate_size wide; intermediate_size is an expert's.
       return ctx.need(num(cfg, 'shared_intermediate_size'), 'shared_intermediate_size');
@@ -286,12 +288,26 @@ function slidingLayerCount(cfg: HfConfig, traits: FamilyTraits, layers: number):
   }
 }
 
+/**
+ * The family of a model_type; ChatGLM-6B and ChatGLM2 / 3 share model_type chatglm, and only the first generation's
+ * config has inner_hidden_size and position_encoding_2d (its configuration_chatglm.py).
+ */
+function familyOf(modelType: string, cfg: HfConfig): Family | undefined {
+  const family = FAMILY_ALIASES[modelType.toLowerCase()];
+  if (
+    family === 'chatglm' &&
+    (num(cfg, 'inner_hidden_size') !== undefined || bool(cfg, 'position_encoding_2d') !== undefined)
+  )
+    return 'chatglm1';
+  return family;
+}
+
 function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const modelType = str(config, 'model_type');
   const layout = imageTextLayout(config, modelType);
   const cfg = languageModelConfig(config, modelType, layout);
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
-  const family = FAMILY_ALIASES[modelType.toLowerCase()];
+  const family = familyOf(modelType, cfg);
   if (!family) {
     return {
       ok: false,

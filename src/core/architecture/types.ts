@@ -44,6 +44,7 @@ export type Family =
   | 'internlm2'
   | 'baichuan'
   | 'chatglm'
+  | 'chatglm1'
   | 'stablelm'
   | 'minicpm';
 

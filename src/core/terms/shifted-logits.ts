@@ -40,7 +40,7 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
  * Families trained through their own remote code (Qwen-1, InternLM2, Baichuan, ChatGLM), whose loss is that code's,
  * whatever the transformers release: their shifts and upcasts differ and are not modeled here.
  */
-const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm']);
+const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm', 'chatglm1']);
 
 /**
  * Qwen-1's own loss (modeling_qwen.py QWenLMHeadModel.forward: `lm_logits = self.lm_head(hidden_states)`, the shifted

@@ -187,4 +187,28 @@ export const CHATGLM: readonly CatalogModel[] = [
     },
     source: hf('THUDM/glm-4-9b-chat'),
   },
+  {
+    // ChatGLM-6B, the first generation (remote code): 28 GLM blocks of 32 heads over 4096, a 16,384-wide GELU MLP, biases
+    // everywhere, a 130,528-token vocabulary tied to the head (no tie_word_embeddings: PretrainedConfig's default).
+    // Fields as transformers 4.27 prints ChatGLMConfig for this checkpoint in public fine-tuning logs.
+    id: 'THUDM/chatglm-6b',
+    aliases: ['zai-org/chatglm-6b'],
+    config: {
+      model_type: 'chatglm',
+      architectures: ['ChatGLMModel'],
+      hidden_size: 4096,
+      inner_hidden_size: 16384,
+      layernorm_epsilon: 1e-5,
+      max_sequence_length: 2048,
+      num_attention_heads: 32,
+      num_layers: 28,
+      position_encoding_2d: true,
+      pre_seq_len: null,
+      prefix_projection: false,
+      quantization_bit: 0,
+      torch_dtype: 'float16',
+      vocab_size: 130528,
+    },
+    source: hf('THUDM/chatglm-6b'),
+  },
 ];

@@ -6,7 +6,16 @@ import { type Architecture, type LinearModule, linearModules } from '../../archi
 import { type ForwardSequence, Tape, type Tensor, type Weight } from '../saved-tensors';
 import { decoderBlock } from './decoder';
 import { falconBlock } from './falcon';
-import { bertBlock, bloomBlock, falconH1Block, gpt2Block, gptjBlock, gptNeoxBlock, nemotronHBlock } from './families';
+import {
+  bertBlock,
+  bloomBlock,
+  chatglm6bBlock,
+  falconH1Block,
+  gpt2Block,
+  gptjBlock,
+  gptNeoxBlock,
+  nemotronHBlock,
+} from './families';
 import { linear as linearOf } from './linear';
 import { checkpointedForwardHighBytes, recomputeHighBytes } from './recompute';
 import type { MoeInfo } from './moe';
@@ -110,6 +119,7 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   nemotron_h: nemotronHBlock,
   falcon_h1: falconH1Block,
   falcon: falconBlock,
+  chatglm1: chatglm6bBlock,
 };
 
 /**

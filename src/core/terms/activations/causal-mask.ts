@@ -28,7 +28,9 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
   const { attention } = ctx.dtypes;
   const seqs = st.sequences;
   const ck = setup.gradient_checkpointing;
-  const maskElem = weightBytes === 4 ? 4 : 2;
+  // ChatGLM-6B's get_masks: a boolean (b, 1, s, s) mask, which every layer's masked_fill_ keeps for backward.
+  const glm = a.family === 'chatglm1';
+  const maskElem = glm ? 1 : weightBytes === 4 ? 4 : 2;
   const alibi =
     a.family === 'falcon' && a.positions === 'alibi' && attention !== 'flash' && setup.model_code === 'transformers';
   const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
@@ -40,7 +42,7 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
   // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the
   // forward (CPU truth loop/falconrw-full-amp: +2.7 % with it held).
   const ownCopies = ctx.dtypes.mode === 'amp' && weightBytes === 4;
-  const keptByLayers = ck !== 'none' || (alibi && attention === 'sdpa' && !ownCopies);
+  const keptByLayers = ck !== 'none' || glm || (alibi && attention === 'sdpa' && !ownCopies);
   const maskC =
     maskBytes > 0
       ? [
@@ -57,9 +59,11 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
               `${alibi ? ` x ${heads}` : ''} x ${setup.seq_len}²` +
               (ck !== 'none'
                 ? ', held by the checkpointed layers until the end of the backward'
-                : keptByLayers
-                  ? ", kept by every layer's SDPA call until the end of the backward"
-                  : ''),
+                : glm
+                  ? ", kept by every layer's masked_fill_ until the end of the backward"
+                  : keptByLayers
+                    ? ", kept by every layer's SDPA call until the end of the backward"
+                    : ''),
             () => ({ sequences: seqs, seqLen: setup.seq_len, ...(alibi ? { heads } : {}) }),
           ),
         ]

@@ -3,7 +3,7 @@
 // Falcon-H1 (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,
 // nemotron_h,falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
-import type { Tensor } from '../saved-tensors';
+import type { Tape, Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
 import { litgptAttention, litgptParallelBlock } from './litgpt';
@@ -112,6 +112,68 @@ export function gptjBlock(bc: BlockContext): Tensor {
   const m = plainMlp(tape, 'gptj', a.ffn / tp, a.hidden, h1, linear)!;
   tape.use(o);
   return m;
+}
+
+/**
+ * ChatGLM-6B (remote code modeling_chatglm.py of THUDM/chatglm-6b, GLMBlock): a LayerNorm, query_key_value split per
+ * head; the 2D rotary rotates each half of q and k by its own positions (apply_rotary_pos_emb_index: new tensors) and
+ * concatenates them; the query divided by sqrt(head) x (layer + 1) is what baddbmm keeps with k. attention_fn is eager
+ * only: the 16-bit scores, converted to fp32 and multiplied by (layer + 1), softmaxed in fp32 and cast back; its locals
+ * hold the 16-bit scores and the scaled fp32 ones to its return. bmm with the value, a view of the fused output that
+ * keeps it. The residuals add the normalized inputs times sqrt(2 x layers) (scalar products keep nothing). The MLP is
+ * dense_h_to_4h, gelu_impl and dense_4h_to_h.
+ */
+export function chatglm6bBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, T, tp, Tsp, residualBytes, x0, qd, b, s, heads, linear } = bc;
+  const h1 = tape.layerNorm(x0, Tsp, p.normsTrainable, 'input_layernorm');
+  const qkv = linear(h1, 'query_key_value', 3 * qd, 'query_key_value output');
+  // apply_rotary_pos_emb_index gathers cos and sin per token for each half's positions (F.embedding, half a head wide),
+  // which the products with q and k keep.
+  if (qkv.rg) tape.saveExtra('2D rotary cos / sin gathered per token', 4 * T * (a.headDim / 2) * tape.computeBytes);
+  const rotated = (what: string): Tensor => {
+    const first = tape.free(qkv, `${what}1 rotated`, (T * qd) / 2);
+    const second = tape.free(qkv, `${what}2 rotated`, (T * qd) / 2);
+    tape.use(second);
+    return tape.free(first, `${what} (cat)`, T * qd);
+  };
+  const q = tape.free(rotated('q'), 'q / (sqrt(head) x (layer + 1))');
+  const k = rotated('k');
+  const v = tape.view(qkv, 'v', T * qd);
+  const scores16 = tape.matmul(q, k, b * heads * s * s, 'attention scores (baddbmm)');
+  const scaled = tape.free(tape.to(scores16, 4, 'scores (fp32)'), 'scores x (layer + 1) (fp32)');
+  const sm = tape.unarySavesOutput(scaled, 'softmax output (fp32)', 4);
+  const probs = tape.dropout(
+    tape.to(sm, tape.computeBytes, 'attention probs'),
+    a.attentionDropout,
+    'attention dropout',
+  );
+  tape.attentionOutputBytes += probs.storageBytes;
+  const context = tape.matmul(probs, v, T * qd, 'attention context (bmm)');
+  const permuted = tape.free(context, 'context (permuted, contiguous)');
+  tape.keepThrough(scores16, scaled);
+  const o = linear(permuted, 'dense', a.hidden, 'dense output');
+  const scaledInput = tape.free(h1, 'input x alpha', Tsp * a.hidden, residualBytes);
+  tape.use(o);
+  const x1 = tape.free(scaledInput, 'residual');
+  const h2 = tape.layerNorm(x1, Tsp, p.normsTrainable, 'post_attention_layernorm');
+  const up = linear(h2, 'dense_h_to_4h', a.ffn / tp, 'dense_h_to_4h output');
+  const down = linear(chatglmGelu(tape, up), 'dense_4h_to_h', a.hidden, 'dense_4h_to_h output');
+  const scaledMlpInput = tape.free(h2, 'mlp input x alpha', Tsp * a.hidden, residualBytes);
+  tape.use(down);
+  return tape.free(scaledMlpInput, 'block output');
+}
+
+/**
+ * ChatGLM-6B's gelu_impl, `0.5 * x * (1.0 + torch.tanh(0.7978845608028654 * x * (1.0 + 0.044715 * x * x)))`, as autograd
+ * records it left to right (TorchScript's script function keeps the same on the CPU truth): each product of two
+ * tensors keeps both, tanh its output; with the input, seven tensors of its size.
+ */
+function chatglmGelu(tape: Tape, x: Tensor): Tensor {
+  const half = tape.free(x, '0.5 x');
+  const scaled = tape.free(x, '0.79788456 x');
+  const inner = tape.free(tape.mul(tape.free(x, '0.044715 x'), x, '0.044715 x · x'), '1 + 0.044715 x²');
+  const th = tape.unarySavesOutput(tape.mul(scaled, inner, '0.79788456 x (1 + 0.044715 x²)'), 'tanh(...)');
+  return tape.mul(half, tape.free(th, '1 + tanh'), 'gelu_impl output');
 }
 
 /** BLOOM. */
