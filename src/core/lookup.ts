@@ -55,7 +55,10 @@ function closest(query: string, names: readonly string[], n = 3): string[] {
     .map((x) => x.name);
 }
 
-/** The size a model's name gives, in parameters: 7b, 1.3b, 125m, 1_8b, 7b1 (BLOOM's 7.1B), 8x7b (8 x 7B). */
+/**
+ * The size a model's name gives, in parameters: 7b, 1.3b, 125m, 1_8b, 7b1 (BLOOM's 7.1B), 8x7b (8 x 7B); an underscore
+ * separates a size from a word (hf_llama_7b) but not from a digit (qwen1_8b: a version and a decimal, no size read).
+ */
 export function sizeInName(name: string): number | undefined {
   const n = name.slice(0, MAX_COMPARED).split('/').pop()!.toLowerCase();
   if (/(^|-)\d+e(-|$)/.test(n)) return undefined; // Llama 4's 17B-16E: the active size and the expert count
@@ -63,7 +66,7 @@ export function sizeInName(name: string): number | undefined {
   if (moe) return Number(moe[1]) * Number(moe[2]) * 1e9;
   const bloom = /(?<![a-z0-9._])(\d+)b(\d)(?![a-z0-9])/.exec(n);
   if (bloom) return Number(`${bloom[1]}.${bloom[2]}`) * 1e9;
-  const m = /(?<![a-z0-9._])(\d+(?:[._]\d+)?)([bm])(?![a-z0-9])/.exec(n);
+  const m = /(?<![a-z0-9.])(?<!\d_)(\d+(?:[._]\d+)?)([bm])(?![a-z0-9])/.exec(n);
   return m ? Number(m[1].replace('_', '.')) * (m[2] === 'b' ? 1e9 : 1e6) : undefined;
 }
 

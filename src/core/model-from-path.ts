@@ -40,6 +40,8 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /pythia/, id: (s) => `EleutherAI/pythia-${millions(s)}` },
   { name: /falcon[-_ ]?h1/, id: (s) => `tiiuae/Falcon-H1-${s}B-Base` },
   { name: /falcon(?![-_ ]?(h1|mamba))/, id: (s) => `tiiuae/falcon-${s}b` },
+  // MiniCPM-2B; MiniCPM3 and MiniCPM4 are other architectures.
+  { name: /minicpm(?!\d)/, id: (s) => `openbmb/MiniCPM-${s}B-sft-bf16` },
 ];
 
 /** A size in billions as ids that count small models in millions write it (OPT, Pythia): 0.125 -> 125m, 1.3 -> 1.3b. */

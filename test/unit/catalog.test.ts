@@ -87,6 +87,8 @@ describe('catalog', () => {
       ['bigscience/bloom-7b1', 7.1e9],
       ['mistralai/Mixtral-8x7B-v0.1', 56e9],
       ['internlm/internlm2-1_8b', 1.8e9],
+      ['hf_llama_7b', 7e9],
+      ['qwen1_8b', undefined],
       ['Qwen/Qwen3-30B-A3B', 30e9],
       ['meta-llama/Llama-4-Scout-17B-16E-Instruct', undefined],
       ['openai-community/gpt2', undefined],

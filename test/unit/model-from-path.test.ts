@@ -20,6 +20,12 @@ describe('modelFromPathName', () => {
     // ModelScope's download folders write a name's dots as `___` (taishan1994/Llama3.1-Finetuning's scripts)
     ['../model_hub/qwen/Qwen1___5-1___8B', 'Qwen/Qwen1.5-1.8B'],
     ['../model_hub/LLM-Research/Meta-Llama-3___1-8B-Instruct/', 'meta-llama/Llama-3.1-8B'],
+    // an underscore before the size (LianjiaTech/BELLE train/scripts/run_sft.sh, Facico/Chinese-Vicuna finetune_4bit.sh)
+    ['/path_to_llm/hf_llama_7b/', 'huggyllama/llama-7b'],
+    ['/model/yahma_llama_7b', 'huggyllama/llama-7b'],
+    // OpenBMB/MiniCPM finetune scripts' local folders; MiniCPM3 is another architecture (not in the catalog)
+    ['/root/autodl-tmp/MiniCPM-2B-sft-bf16', 'openbmb/MiniCPM-2B-sft-bf16'],
+    ['/root/autodl-tmp/MiniCPM3-4B', undefined],
     // no family, no size, or a family this table does not name: nothing
     ['/x/my-model', undefined],
     ['/x/llama', undefined],
