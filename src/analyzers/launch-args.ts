@@ -114,7 +114,8 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
  * `modules_to_save = None` when `lora_args.q_lora or "chat" in model_args.model_name_or_path.lower()`, else the
  * embedding and the head): the script read again with its options as the run has them (the launch line's, else their
  * defaults), as a helper module is, which decides the tests on them; an option the launch line passes from a value it
- * cannot read leaves a test on it undecided.
+ * cannot read leaves a test on it undecided. The launch line's options count when the script declares none of its own
+ * (its argument dataclasses in a module it imports, the training arguments' `--do_train`).
  */
 export function withBranchesDecided(
   facts: ConfigFacts,
@@ -122,7 +123,7 @@ export function withBranchesDecided(
   launchArgs: Reference['args'],
   file: string,
 ): ConfigFacts {
-  if (!facts.options?.length || !facts.facts.some(setConditionally)) return facts;
+  if (!(facts.options?.length || launchArgs?.length) || !facts.facts.some(setConditionally)) return facts;
   const settled = analyzeHfPython(text, {
     options: argumentEnvironment(facts.options, launchArgs, undefined, file),
     calls: [],

@@ -272,12 +272,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'a length given only to a data collator (DataCollator(tokenizer.eos_token_id, max_length=max_seq_len), a class ' +
-      "of the example's utils.py) is not read as the sequence length",
-    entries: ['huggingface__peft/examples/eva_finetuning/eva_finetuning.py#seqLen'],
-  },
-  {
-    cause:
       'pissa_finetuning.py picks the model and the adapter in an if/elif chain over arguments that default to None ' +
       '(a quantized or 16/32-bit residual model with a saved PiSSA adapter, or a base model with a LoraConfig): every ' +
       'branch trains a LoRA adapter, unquantized with the default --bits fp32, but the method is reported as unknown',

@@ -40,7 +40,8 @@ import {
   syntaxIn,
   checkpointingCall,
 } from './calls';
-import { loopFacts, tokenizerLength, trainingLoop } from './loop';
+import { loopFacts, trainingLoop } from './loop';
+import { sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
 import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
 import { modelBeforeArguments } from './zero-init';
@@ -174,14 +175,15 @@ function noTrainingSeen(file: PythonFile): void {
 }
 
 /**
- * A fact the run's options decide: a value set on a branch of an `if` the walk did not decide (file.ts evalName), or
- * computed from the options (expressions.ts combine): read again with the options as the run has them.
+ * A fact the run's options decide: a value set on a branch of an `if` the walk did not decide (file.ts evalName), a
+ * call on such a branch (calls.ts checkpointingCall: `if training_args.do_train: model.gradient_checkpointing_enable()`),
+ * or a value computed from the options (expressions.ts combine): read again with the options as the run has them.
  */
 export const setConditionally = (f: Fact): boolean =>
   typeof f.value === 'object' &&
   f.value !== null &&
   !Array.isArray(f.value) &&
-  / is set conditionally at line \d+$| is computed from the script's options/.test(
+  / is set conditionally at line \d+$| is computed from the script's options| runs only when the if at line \d+ runs this branch$/.test(
     (f.value as { unknown: string }).unknown,
   );
 
@@ -346,7 +348,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
   if (trainer && !file.facts.some((f) => f.key === 'seqLen'))
-    tokenizerLength(file, calls, file.tools.has('trl') ? 'trl' : 'hf-trainer');
+    sequenceLength(file, calls, file.tools.has('trl') ? 'trl' : 'hf-trainer');
   // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;
   // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.
   for (const c of calls) {

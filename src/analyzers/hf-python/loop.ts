@@ -11,6 +11,7 @@ import { argument, calleeFact } from './calls';
 import { assignedName, children, clip, isModelLoad, span } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
 import { isLitgptModel } from './litgpt-api';
+import { sequenceLength } from './sequence-length';
 
 const LOOP = 'pytorch' satisfies Tool;
 
@@ -46,7 +47,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
   }
   gradientSync(file, calls);
   optimizerCall(file, calls, loop);
-  tokenizerLength(file, calls, LOOP);
+  sequenceLength(file, calls, LOOP);
   configUseCache(file);
   keptOutputs(file, loop, models);
 }
@@ -202,37 +203,6 @@ function datasetBatch(file: PythonFile, args: ReturnType<PythonFile['args']>): E
   if (!off || dataset?.name !== 'VariableName') return undefined;
   const made = file.evalNode(dataset, 0);
   return made.k === 'call' ? file.args(made.node).entries.find((e) => e.rawKey === 'batch_size') : undefined;
-}
-
-/**
- * The tokenizer's max_length where it truncates or pads to it: the longest such length is the sequence length. One
- * that is not known statically (`args.max_source_length + args.max_target_length`) makes the length unknown there.
- * Read for a loop the script writes, and for a Trainer script whose arguments name no length (Alpaca-LoRA's
- * `tokenizer(prompt, truncation=True, max_length=cutoff_len)` in the dataset's map).
- */
-export function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
-  let best: { e: Entry; x: Val; n: number } | undefined;
-  for (const c of calls) {
-    const callee = file.calleeName(c) ?? '';
-    if (!/(^|\.)(\w*tokenizer|tok)(\.(encode|encode_plus|batch_encode_plus|__call__))?$/i.test(callee)) continue;
-    const get = argument(file.args(c));
-    const length = get('max_length');
-    if (!length || !bounds(file, get('truncation'), get('padding'))) continue;
-    const x = file.valueOf(length);
-    if (!(x.k === 'lit' && typeof x.v === 'number' && Number.isInteger(x.v))) {
-      if (!(x.k === 'lit' && x.v === null)) return file.push('seqLen', length, { unknown: file.describe(x) }, tool, x);
-      continue;
-    }
-    if (!best || x.v > best.n) best = { e: length, x, n: x.v };
-  }
-  if (best) file.push('seqLen', best.e, best.n, tool, best.x);
-}
-
-/** truncation=True (or a strategy) or padding="max_length": the rows are at most max_length long. */
-function bounds(file: PythonFile, truncation: Entry | undefined, padding: Entry | undefined): boolean {
-  const t = truncation ? file.valueOf(truncation) : undefined;
-  const p = padding ? file.valueOf(padding) : undefined;
-  return (t?.k === 'lit' && t.v !== false && t.v !== null) || (p?.k === 'lit' && p.v === 'max_length');
 }
 
 // ---- Precision and accumulation ----

@@ -1,0 +1,107 @@
+// Where a script says how long its sequences are, when its training arguments do not: the tokenizer calls that
+// truncate or pad to a max_length, and the locals it names as a sequence length (ChatGLM's ptuning main.py pads every
+// sample to `max_seq_length = data_args.max_source_length + data_args.max_target_length`). Pure: it reads the syntax
+// tree and never runs code.
+import type { SyntaxNode } from '@lezer/common';
+import type { Tool } from '../facts';
+import type { Entry, PythonFile, Val } from './file';
+import { argument } from './calls';
+import { clip, span } from './syntax';
+import { SEQ_KEYS } from './vocab';
+
+/** One place that bounds the samples' length, with its value as read. */
+interface Bound {
+  readonly e: Entry;
+  readonly x: Val;
+  readonly node: SyntaxNode;
+}
+
+/**
+ * The sequence length a loop the script writes, or a Trainer script whose arguments name none, trains with: the
+ * longest of the tokenizer calls' max_length where they truncate or pad to it (Alpaca-LoRA's `tokenizer(prompt,
+ * truncation=True, max_length=cutoff_len)` in the dataset's map) and of the locals named as a sequence length
+ * (SEQ_KEYS). Code in a function named for evaluation prepares the evaluation data, not the training batches, and is
+ * passed by; where some of the bounds are in a function named for training (ChatGLM's `preprocess_function_train`;
+ * its main() sets max_seq_length again, one longer, for generation at evaluation), only those count. A bound not known
+ * statically makes the length unknown there; arithmetic over the script's option fields is read again with the run's
+ * options (launch-args.ts withBranchesDecided).
+ */
+export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
+  const all = [...localBounds(file), ...tokenizerBounds(file, calls)].filter((b) => !inFunction(file, b.node, EVAL));
+  const inTraining = all.filter((b) => inFunction(file, b.node, /train/i));
+  const bounds = inTraining.length > 0 ? inTraining : all;
+  let best: { b: Bound; n: number } | undefined;
+  for (const b of bounds) {
+    const { x } = b;
+    if (x.k === 'lit' && typeof x.v === 'number' && Number.isInteger(x.v) && x.v > 0) {
+      if (!best || x.v > best.n) best = { b, n: x.v };
+    } else if (!(x.k === 'lit' && x.v === null)) {
+      return file.push('seqLen', b.e, { unknown: unknownReason(file, b) }, tool, x);
+    }
+  }
+  if (best) file.push('seqLen', best.b.e, best.n, tool, best.b.x);
+}
+
+/** Functions named for evaluation, prediction or generation. */
+const EVAL = /eval|predict|test|valid|infer|generat/i;
+
+/** Tokenizer calls that truncate or pad to a max_length (max_length=None bounds nothing). */
+function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] {
+  const out: Bound[] = [];
+  for (const c of calls) {
+    const callee = file.calleeName(c) ?? '';
+    if (!/(^|\.)(\w*tokenizer|tok)(\.(encode|encode_plus|batch_encode_plus|__call__))?$/i.test(callee)) continue;
+    const get = argument(file.args(c));
+    const length = get('max_length');
+    if (length && truncates(file, get('truncation'), get('padding')))
+      out.push({ e: length, x: file.valueOf(length), node: c });
+  }
+  return out;
+}
+
+/** `name = value` statements whose name is a sequence length's (max_seq_length, cutoff_len, ...). */
+function localBounds(file: PythonFile): Bound[] {
+  const out: Bound[] = [];
+  const cur = file.root.cursor();
+  do {
+    if (cur.name !== 'AssignStatement') continue;
+    const target = cur.node.firstChild;
+    const op = target?.nextSibling;
+    const value = cur.node.lastChild;
+    if (target?.name !== 'VariableName' || op?.name !== 'AssignOp' || !value || op.nextSibling?.from !== value.from)
+      continue;
+    const name = file.text.slice(target.from, target.to);
+    if (!SEQ_KEYS.has(name)) continue;
+    const e: Entry = { rawKey: name, keySpan: span(target), valueNode: value, valueSpan: span(value) };
+    out.push({ e, x: file.valueOf(e), node: cur.node });
+  } while (cur.next());
+  return out;
+}
+
+/**
+ * Why a bound is not known here: arithmetic over option fields and numbers (`data_args.max_source_length +
+ * data_args.max_target_length`) is computed from the script's options, which the run decides; else what the
+ * evaluation says.
+ */
+function unknownReason(file: PythonFile, b: Bound): string {
+  const text = file.text.slice(b.e.valueSpan.start, b.e.valueSpan.end);
+  const options = /^[\w.\s+\-*()]+$/.test(text) && /[A-Za-z_]\w*\.[A-Za-z_]\w*/.test(text);
+  return options ? `${clip(text, 80)} is computed from the script's options` : file.describe(b.x);
+}
+
+/** Whether a node is inside a function whose (innermost) name matches. */
+function inFunction(file: PythonFile, node: SyntaxNode, name: RegExp): boolean {
+  for (let p = node.parent; p; p = p.parent) {
+    if (p.name !== 'FunctionDefinition') continue;
+    const n = p.getChild('VariableName');
+    return n !== null && name.test(file.text.slice(n.from, n.to));
+  }
+  return false;
+}
+
+/** truncation=True (or a strategy) or padding="max_length": the rows are at most max_length long. */
+function truncates(file: PythonFile, truncation: Entry | undefined, padding: Entry | undefined): boolean {
+  const t = truncation ? file.valueOf(truncation) : undefined;
+  const p = padding ? file.valueOf(padding) : undefined;
+  return (t?.k === 'lit' && t.v !== false && t.v !== null) || (p?.k === 'lit' && p.v === 'max_length');
+}

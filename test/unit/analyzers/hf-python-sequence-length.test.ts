@@ -1,0 +1,79 @@
+// Where a Trainer script says how long its samples are when its training arguments do not
+// (src/analyzers/hf-python/sequence-length.ts), and a checkpointing call under `if training_args.do_train:`, on the
+// pattern of THUDM/ChatGLM-6B's and ChatGLM2-6B's ptuning/main.py: the training samples are padded to
+// `max_seq_length = data_args.max_source_length + data_args.max_target_length` (the options of its arguments.py),
+// the evaluation data is tokenized to max_source_length in a function of its own, and main() sets max_seq_length again,
+// one longer, for generation at evaluation.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+
+const MAIN = [
+  'from transformers import AutoModel, HfArgumentParser, Seq2SeqTrainingArguments, Seq2SeqTrainer',
+  'from arguments import ModelArguments, DataTrainingArguments',
+  'def main():',
+  '    parser = HfArgumentParser((ModelArguments, DataTrainingArguments, Seq2SeqTrainingArguments))',
+  '    model_args, data_args, training_args = parser.parse_args_into_dataclasses()',
+  '    model = AutoModel.from_pretrained("THUDM/chatglm-6b", trust_remote_code=True)',
+  '    def preprocess_function_eval(examples):',
+  '        return tokenizer(examples["q"], max_length=data_args.max_source_length, truncation=True, padding=True)',
+  '    def preprocess_function_train(examples):',
+  '        max_seq_length = data_args.max_source_length + data_args.max_target_length',
+  '        pad_len = max_seq_length - len(examples["input_ids"])',
+  '        return examples["input_ids"] + [tokenizer.pad_token_id] * pad_len',
+  '    trainer = Seq2SeqTrainer(model=model, args=training_args)',
+  '    if training_args.do_train:',
+  '        model.gradient_checkpointing_enable()',
+  '        trainer.train()',
+  '    max_seq_length = data_args.max_source_length + data_args.max_target_length + 1',
+  '    if training_args.do_eval:',
+  '        trainer.evaluate(max_length=max_seq_length)',
+  'main()',
+  '',
+].join('\n');
+
+const LAUNCH =
+  'python3 main.py --do_train --model_name_or_path THUDM/chatglm-6b --max_source_length 64 --max_target_length 64 ' +
+  '--per_device_train_batch_size 1\n';
+
+function pipeline(launch: string | undefined, script = MAIN) {
+  const reader = {
+    read: (f: string): string | undefined => (f === '/w/main.py' ? script : undefined),
+    join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+  };
+  const files = launch === undefined ? [] : [{ file: '/w/train.sh', text: launch }];
+  return runPipeline([...files, { file: '/w/main.py', text: script }], reader, {});
+}
+
+describe('analyzers: the sequence length a Trainer script pads to', () => {
+  it("alone: the padded length is computed from the options, unknown at the training function's assignment", () => {
+    const seq = analyzeHfPython(MAIN).facts.filter((f) => f.key === 'seqLen');
+    assert.equal(seq.length, 1);
+    assert.deepEqual(seq[0].value, {
+      unknown: "data_args.max_source_length + data_args.max_target_length is computed from the script's options",
+    });
+    assert.equal(seq[0].rawKey, 'max_seq_length');
+    assert.equal(MAIN.slice(0, seq[0].keySpan.start).split('\n').length, 10); // in preprocess_function_train
+  });
+
+  it("launched: 64 + 64 = 128 tokens, and checkpointing on (--do_train runs the if's branch)", () => {
+    const run = pipeline(LAUNCH);
+    assert.ok(run.setup, JSON.stringify(run.problems));
+    assert.equal(run.setup.seq_len, 128);
+    assert.equal(run.setup.gradient_checkpointing, 'full');
+    assert.equal(run.setup.micro_batch_size, 1);
+  });
+
+  it('without --do_train the branch does not run: no checkpointing', () => {
+    const run = pipeline(LAUNCH.replace('--do_train ', '--do_eval '));
+    assert.ok(run.setup, JSON.stringify(run.problems));
+    assert.equal(run.setup.gradient_checkpointing, 'none');
+  });
+
+  it('with no function named for training, the longest bound counts: main() one longer (129)', () => {
+    const run = pipeline(LAUNCH, MAIN.replace('def preprocess_function_train', 'def preprocess_function'));
+    assert.ok(run.setup, JSON.stringify(run.problems));
+    assert.equal(run.setup.seq_len, 129);
+  });
+});
