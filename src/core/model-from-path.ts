@@ -60,6 +60,8 @@ function sizeText(part: string): string | undefined {
 
 /** The catalog entry whose family and size the last parts of a path name, or undefined. */
 export function modelFromPathName(pathText: string): CatalogModel | undefined {
+  const named = namedAfterId(pathText);
+  if (named) return named;
   const parts = pathText
     .slice(0, 400)
     .split(/[\\/]+/)
@@ -75,6 +77,24 @@ export function modelFromPathName(pathText: string): CatalogModel | undefined {
   if (!family) return undefined;
   const found = findModel(family.id(size));
   return found.ok && !found.model.derivedFrom ? found.model : undefined;
+}
+
+/**
+ * A folder named after a catalog id, its organisation the folder above (`models/meta-llama/Llama-2-7b-hf`; ModelScope's
+ * `snapshot_download('Qwen/Qwen-1_8B-Chat', cache_dir='.')` and `git clone` of a repository lay checkpoints out so):
+ * that entry, named exactly by its id or an alias.
+ */
+function namedAfterId(pathText: string): CatalogModel | undefined {
+  const parts = pathText
+    .slice(0, 400)
+    .split(/[\\/]+/)
+    .filter((p) => p !== '' && p !== '.');
+  if (parts.length < 2) return undefined;
+  const id = parts.slice(-2).join('/').replace(/___/g, '.');
+  const found = findModel(id);
+  if (!found.ok || found.model.derivedFrom) return undefined;
+  const names = [found.model.id, ...(found.model.aliases ?? [])].map((n) => n.toLowerCase());
+  return names.includes(id.toLowerCase()) ? found.model : undefined;
 }
 
 /**

@@ -26,6 +26,11 @@ describe('modelFromPathName', () => {
     // OpenBMB/MiniCPM finetune scripts' local folders; MiniCPM3 is another architecture (not in the catalog)
     ['/root/autodl-tmp/MiniCPM-2B-sft-bf16', 'openbmb/MiniCPM-2B-sft-bf16'],
     ['/root/autodl-tmp/MiniCPM3-4B', undefined],
+    // a folder named after a catalog id under its organisation (QwenLM/Qwen's finetune_lora_single_gpu.ipynb downloads
+    // with ModelScope's snapshot_download(cache_dir='.') and trains on "Qwen/Qwen-1_8B-Chat/")
+    ['Qwen/Qwen-1_8B-Chat/', 'Qwen/Qwen-1_8B-Chat'],
+    ['/data/hf/meta-llama/Llama-2-7b-hf', 'meta-llama/Llama-2-7b-hf'],
+    ['/data/hf/someone/Llama-2-7b-hf-sft', 'meta-llama/Llama-2-7b-hf'],
     // no family, no size, or a family this table does not name: nothing
     ['/x/my-model', undefined],
     ['/x/llama', undefined],

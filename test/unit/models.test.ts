@@ -368,6 +368,10 @@ describe('models: resolution from anywhere', () => {
         r.notes.join(' '),
         /'\.\.\/hf_llama2_models\/70B' is not on this machine .*estimated as meta-llama\/Llama-2-70b-hf/,
       );
+      // `org/name/` is no Hub id: a folder named after one, not here (ModelScope's snapshot_download(cache_dir='.')).
+      const slash = ok(resolveModelSync('Qwen/Qwen-1_8B-Chat/', { cwd: tmp, env }));
+      assert.equal(slash.id, 'Qwen/Qwen-1_8B-Chat');
+      assert.match(slash.notes.join(' '), /'Qwen\/Qwen-1_8B-Chat\/' is not on this machine/);
       // A folder that exists is read, never replaced by its name.
       modelDir(path.join(tmp, 'llama-7b'), tinyConfig(), {});
       assert.equal(ok(resolveModelSync('./llama-7b', { cwd: tmp, env })).parameters, undefined);

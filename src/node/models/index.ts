@@ -57,6 +57,8 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   if (local) return local;
   if (explicitPath) return missingPath(trimmed, abs, opts.cwd);
   const hub = parseHubRef(trimmed);
+  // `org/name/` is no Hub id but a folder (relative to where the script runs) that is not here.
+  if (!hub && /^[^\\/]+\/[^\\/]+\/+$/.test(trimmed)) return missingPath(trimmed, abs, opts.cwd);
   if (!hub) return { kind: 'missing' };
   const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
   if (cached) return cached;
