@@ -37,7 +37,7 @@ import {
 import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
-import { isXtunerTrain, xtunerLaunch } from './xtuner';
+import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
@@ -453,6 +453,9 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     // DeepSpeed-Chat step 3 (training/step3_rlhf_finetuning/main.py): PPO trains the actor beside a critic, a
     // reference and a reward model; the estimate is the actor's training step, and a warning says what it leaves out.
     if (o.name === 'actor_model_name_or_path') l.warnNotModeled(notModeled(`--${o.name}`, 'ppo'), o.keySpan, o.rawKey);
+    // ChatGLM's ptuning main.py (and its forks): --pre_seq_len trains a prefix of keys and values in every layer.
+    if (o.name === 'pre_seq_len' && o.value?.unknown === undefined && /^[1-9]\d*$/.test(o.value?.text.trim() ?? ''))
+      l.warnNotModeled(msg('{0}: {1}', o.rawKey, P_TUNING), o.keySpan, o.rawKey);
   }
   const first = p.positionals[0];
   if (configPositional && first) {
@@ -460,6 +463,12 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     else if (/\.(ya?ml|yml|json)$/i.test(first.text)) l.ref('config', first.text, first.span);
   }
 }
+
+/** What a P-tuning v2 run (ChatGLM's PrefixEncoder) is estimated as. */
+const P_TUNING =
+  "P-tuning v2 (pre_seq_len trained keys and values before every layer's attention, the model frozen) is not " +
+  'modeled: the estimate is the method the other flags give (full fine-tuning, or QLoRA with PEFT defaults over a ' +
+  '4/8-bit --quantization_bit)';
 
 /** A launcher's options: its boolean flags take no value, every other one takes the next field. */
 const launcherConsume =
@@ -765,6 +774,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   const verl = verlEntry(script);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
+  if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);

@@ -144,6 +144,25 @@ describe("analyzers: XTuner's mmengine configs", () => {
     assert.equal(alone.provenance.gpus_per_node?.kind, 'default');
   });
 
+  it("`torchrun --nproc_per_node=4 -m xtuner.tools.train <config>.py --deepspeed deepspeed_zero2`: torchrun's processes", () => {
+    // YancyDan/PLaST scripts/train_plast_8b.sh runs XTuner's train module under torchrun itself.
+    const line =
+      'torchrun \\\n  --nproc_per_node=4 \\\n  -m xtuner.tools.train \\\n  configs/qlora.py \\\n' +
+      '  --deepspeed deepspeed_zero2 \\\n  --launcher pytorch\n';
+    const files = { '/r/run.sh': line, '/r/configs/qlora.py': QLORA };
+    const r = runPipeline(
+      [{ file: '/r/run.sh', text: line }],
+      {
+        read: (p) => files[p as keyof typeof files],
+        join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+      },
+      {},
+    );
+    assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B-Instruct');
+    assert.equal(r.setup?.gpus_per_node, 4);
+    assert.equal(r.setup?.zero_stage, 2);
+  });
+
   it('only a `type` bound to a name makes a dict a call: rope_scaling=dict(type="linear") stays data', () => {
     const text =
       'from transformers import AutoModelForCausalLM\n' +

@@ -365,6 +365,25 @@ describe('shell analyzer: launchers and world size', () => {
     );
     assert.ok(r.problems.some((p) => p.code === 'not-modeled' && /reference, reward and value models/.test(p.message)));
   });
+  it("ChatGLM's P-tuning v2 (--pre_seq_len): a warning at the flag that the prefix is not modeled", () => {
+    // THUDM/ChatGLM-6B ptuning/train.sh
+    const r = checkFacts(
+      'PRE_SEQ_LEN=128\nCUDA_VISIBLE_DEVICES=0 python3 main.py --do_train --model_name_or_path THUDM/chatglm-6b ' +
+        '--pre_seq_len $PRE_SEQ_LEN --quantization_bit 4\n',
+      [
+        ['model', 'THUDM/chatglm-6b', '--model_name_or_path', 'THUDM/chatglm-6b'],
+        ['quantBits', 4, '--quantization_bit', '4'],
+      ],
+    );
+    const warning = r.problems.find((p) => p.code === 'not-modeled');
+    assert.match(warning?.message ?? '', /^--pre_seq_len: P-tuning v2 .* is not modeled/);
+    assert.equal(r.problems.filter((p) => p.code === 'not-modeled').length, 1);
+    // No prefix, no warning.
+    const none = checkFacts('python3 main.py --model_name_or_path THUDM/chatglm-6b --pre_seq_len 0\n', [
+      ['model', 'THUDM/chatglm-6b', '--model_name_or_path', 'THUDM/chatglm-6b'],
+    ]);
+    assert.ok(!none.problems.some((p) => p.code === 'not-modeled'));
+  });
   it('--k=$VAR with an unknown value is still a flag: the launcher does not take it for the script', () => {
     // ms-swift examples/train/grpo/multi_node/train_dlc.sh
     checkFacts('torchrun --nproc_per_node=8 --nnodes=${WORLD_SIZE} t.py --model_name_or_path Qwen/Qwen2.5-7B\n', [
