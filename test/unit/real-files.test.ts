@@ -207,11 +207,10 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   {
     cause:
       'a hand-written PyTorch / Accelerate loop whose DataLoader batch_size comes from a config dict passed to a ' +
-      'function (`config["batch_size"]`), or whose sequence length is a local used in hand-written padding or an ' +
-      'argument of a dataset helper (`get_dataset(tokenizer, args.sequence_length)`)',
+      'function (`config["batch_size"]`), or whose sequence length is an argument of a dataset helper ' +
+      '(`get_dataset(tokenizer, args.sequence_length)`)',
     entries: [
       'huggingface__accelerate/examples/complete_nlp_example.py#microBatch',
-      'huggingface__peft/examples/causal_language_modeling/peft_lora_clm_accelerate_ds_zero3_offload.py#seqLen',
       'huggingface__accelerate/examples/by_feature/fsdp_with_peak_mem_tracking.py#microBatch',
       'huggingface__accelerate/examples/nlp_example.py#microBatch',
       'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#seqLen',

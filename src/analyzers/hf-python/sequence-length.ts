@@ -59,9 +59,28 @@ function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[
   return out;
 }
 
+/**
+ * Names too common to mean the training length by themselves (generation has a max_length too): a local of such a name
+ * counts where the script pads or cuts a sample with it, `[pad] * (max_length - len(ids))` or `ids[:max_length]` (PEFT's
+ * prompt-tuning notebooks).
+ */
+const GENERIC_LENGTHS = new Set(['max_length', 'max_len', 'seq_len', 'seq_length']);
+
+/** Whether the script pads a sample to `name` or cuts one at it. */
+function padsOrCuts(file: PythonFile, name: string): boolean {
+  return new RegExp(`\\b${name}\\s*-\\s*len\\(|\\[[^\\]\\n]*:\\s*${name}\\s*\\]`).test(file.text);
+}
+
 /** `name = value` statements whose name is a sequence length's (max_seq_length, cutoff_len, ...). */
 function localBounds(file: PythonFile): Bound[] {
   const out: Bound[] = [];
+  const generic = new Map<string, boolean>();
+  const counts = (name: string): boolean => {
+    if (SEQ_KEYS.has(name)) return true;
+    if (!GENERIC_LENGTHS.has(name)) return false;
+    if (!generic.has(name)) generic.set(name, padsOrCuts(file, name));
+    return generic.get(name)!;
+  };
   const cur = file.root.cursor();
   do {
     if (cur.name !== 'AssignStatement') continue;
@@ -71,7 +90,7 @@ function localBounds(file: PythonFile): Bound[] {
     if (target?.name !== 'VariableName' || op?.name !== 'AssignOp' || !value || op.nextSibling?.from !== value.from)
       continue;
     const name = file.text.slice(target.from, target.to);
-    if (!SEQ_KEYS.has(name)) continue;
+    if (!counts(name)) continue;
     const e: Entry = { rawKey: name, keySpan: span(target), valueNode: value, valueSpan: span(value) };
     out.push({ e, x: file.valueOf(e), node: cur.node });
   } while (cur.next());

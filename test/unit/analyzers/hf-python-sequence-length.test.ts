@@ -76,4 +76,28 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.ok(run.setup, JSON.stringify(run.problems));
     assert.equal(run.setup.seq_len, 129);
   });
+
+  it('a local of a common name (max_length) counts where the script pads or cuts a sample with it', () => {
+    // huggingface/peft examples/causal_language_modeling/peft_prompt_tuning_clm.ipynb, shortened.
+    const loop = (use: string): string =>
+      [
+        'import torch',
+        'from transformers import AutoModelForCausalLM',
+        'from torch.utils.data import DataLoader',
+        'model = AutoModelForCausalLM.from_pretrained("bigscience/bloomz-560m")',
+        'max_length = 64',
+        'def preprocess_function(examples):',
+        use,
+        'train_dataloader = DataLoader(train_dataset, batch_size=8)',
+        'for batch in train_dataloader:',
+        '    loss = model(**batch).loss',
+        '    loss.backward()',
+        '',
+      ].join('\n');
+    const seq = (text: string): unknown => analyzeHfPython(text).facts.find((f) => f.key === 'seqLen')?.value;
+    assert.equal(seq(loop('    ids = [0] * (max_length - len(ids)) + ids')), 64);
+    assert.equal(seq(loop('    ids = torch.tensor(ids[:max_length])')), 64);
+    // Only a generation length: not the training batches'.
+    assert.equal(seq(loop('    out = model.generate(ids, max_length=max_length)')), undefined);
+  });
 });
