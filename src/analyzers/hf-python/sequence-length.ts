@@ -42,8 +42,11 @@ export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], t
   if (best) file.push('seqLen', best.b.e, best.n, tool, best.b.x);
 }
 
-/** Functions named for evaluation, prediction or generation. */
-const EVAL = /eval|predict|test|valid|infer|generat/i;
+/**
+ * Functions named for evaluation or prediction (`preprocess_function_eval`); not for generation, which names the
+ * training data's `generate_and_tokenize_prompt` of Alpaca-LoRA and its descendants.
+ */
+const EVAL = /eval|predict|valid|infer|(^|_)test(_|$)/i;
 
 /** Tokenizer calls that truncate or pad to a max_length (max_length=None bounds nothing). */
 function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] {

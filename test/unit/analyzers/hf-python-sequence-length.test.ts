@@ -100,4 +100,24 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     // Only a generation length: not the training batches'.
     assert.equal(seq(loop('    out = model.generate(ids, max_length=max_length)')), undefined);
   });
+
+  it("Alpaca-LoRA's generate_and_tokenize_prompt prepares the training data: its tokenizer length counts", () => {
+    const text = [
+      'import transformers',
+      'from transformers import AutoModelForCausalLM',
+      'model = AutoModelForCausalLM.from_pretrained("microsoft/phi-2")',
+      'def generate_and_tokenize_prompt(prompt):',
+      '    return tokenizer(prompt, truncation=True, max_length=512, padding="max_length")',
+      'trainer = transformers.Trainer(model=model, args=transformers.TrainingArguments(output_dir="o"))',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    assert.equal(analyzeHfPython(text).facts.find((f) => f.key === 'seqLen')?.value, 512);
+    // The same call in a function named for evaluation is passed by.
+    const evaluation = text.replace('def generate_and_tokenize_prompt', 'def tokenize_eval_prompt');
+    assert.equal(
+      analyzeHfPython(evaluation).facts.find((f) => f.key === 'seqLen'),
+      undefined,
+    );
+  });
 });
