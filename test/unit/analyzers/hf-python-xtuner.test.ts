@@ -55,6 +55,16 @@ const QLORA = [
 
 const value = (r: ConfigFacts, key: CanonicalKey): unknown => r.facts.filter((f) => f.key === key).pop()?.value;
 
+/** The pipeline over a launch line at /r/run.sh, with the QLoRA config at /r/configs/qlora.py. */
+function launched(line: string) {
+  const files: Record<string, string> = { '/r/run.sh': line, '/r/configs/qlora.py': QLORA };
+  return runPipeline(
+    [{ file: '/r/run.sh', text: line }],
+    { read: (p) => files[p], join: (from, rel) => path.posix.join(path.posix.dirname(from), rel) },
+    {},
+  );
+}
+
 describe("analyzers: XTuner's mmengine configs", () => {
   it('reads the lazy dicts as the calls they stand for, and what XTuner does with them', () => {
     assert.equal(detectFormat('llama3_8b_instruct_qlora_alpaca_e3.py', QLORA), 'hf-python');
@@ -113,16 +123,7 @@ describe("analyzers: XTuner's mmengine configs", () => {
   it('`NPROC_PER_NODE=8 xtuner train <config>.py --deepspeed deepspeed_zero2`: the config, the processes, the preset', () => {
     // xtuner/entry_point.py starts torchrun with NPROC_PER_NODE processes; deepspeed_zero2 is XTuner's bundled
     // xtuner/configs/deepspeed/deepspeed_zero2.json (stage 2, no offload), its fp16 "auto" filled from the AMP dtype.
-    const line = 'NPROC_PER_NODE=8 xtuner train configs/qlora.py --deepspeed deepspeed_zero2\n';
-    const files = { '/r/run.sh': line, '/r/configs/qlora.py': QLORA };
-    const r = runPipeline(
-      [{ file: '/r/run.sh', text: line }],
-      {
-        read: (p) => files[p as keyof typeof files],
-        join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-      },
-      {},
-    );
+    const r = launched('NPROC_PER_NODE=8 xtuner train configs/qlora.py --deepspeed deepspeed_zero2\n');
     assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B-Instruct');
     assert.equal(r.setup?.gpus_per_node, 8);
     assert.equal(r.setup?.zero_stage, 2);
@@ -132,31 +133,16 @@ describe("analyzers: XTuner's mmengine configs", () => {
     assert.equal(r.setup?.master_weights, true);
     assert.ok(!run(r.setup!).warnings.some((w) => w.key === 'weights_dtype'));
     // Without NPROC_PER_NODE: one process, said as XTuner's default.
-    const alone = runPipeline(
-      [{ file: '/r/run.sh', text: 'xtuner train configs/qlora.py\n' }],
-      {
-        read: (p) => (p === '/r/run.sh' ? 'xtuner train configs/qlora.py\n' : files[p as keyof typeof files]),
-        join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-      },
-      {},
-    );
+    const alone = launched('xtuner train configs/qlora.py\n');
     assert.equal(alone.setup?.gpus_per_node, 1);
     assert.equal(alone.provenance.gpus_per_node?.kind, 'default');
   });
 
   it("`torchrun --nproc_per_node=4 -m xtuner.tools.train <config>.py --deepspeed deepspeed_zero2`: torchrun's processes", () => {
     // YancyDan/PLaST scripts/train_plast_8b.sh runs XTuner's train module under torchrun itself.
-    const line =
+    const r = launched(
       'torchrun \\\n  --nproc_per_node=4 \\\n  -m xtuner.tools.train \\\n  configs/qlora.py \\\n' +
-      '  --deepspeed deepspeed_zero2 \\\n  --launcher pytorch\n';
-    const files = { '/r/run.sh': line, '/r/configs/qlora.py': QLORA };
-    const r = runPipeline(
-      [{ file: '/r/run.sh', text: line }],
-      {
-        read: (p) => files[p as keyof typeof files],
-        join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-      },
-      {},
+        '  --deepspeed deepspeed_zero2 \\\n  --launcher pytorch\n',
     );
     assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B-Instruct');
     assert.equal(r.setup?.gpus_per_node, 4);
