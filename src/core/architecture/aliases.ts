@@ -121,7 +121,7 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // biases with use_qkv_bias; the 12B runs attention and the MLP in parallel with per-head q/k LayerNorms (modeling_stablelm.py).
   stablelm: 'stablelm',
   stablelm_epoch: 'stablelm',
-  // OpenBMB MiniCPM (1B, 2B, 4) (remote code modeling_minicpm.py, transformers 4.36's Llama code): Llama's modules and
+  // OpenBMB MiniCPM-2B (remote code modeling_minicpm.py, transformers 4.36's Llama code): Llama's modules and
   // attention classes with tied embeddings by default; the embedding, residual and logits multipliers (scale_emb,
   // scale_depth, dim_model_base) are scalar products that keep nothing for backward; rms_layernorm multiplies the
   // 16-bit input by the fp32 rsqrt as T5LayerNorm does; the loss is 4.36's (logits.float(), the shifted slice).
