@@ -12,6 +12,7 @@ import {
   toFields,
   trimPieces,
   separator,
+  withFlags,
 } from './fields';
 import { evalArith } from './arith';
 
@@ -172,8 +173,7 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   const unknown = unknownOf(pieces);
   // A value with blanks keeps where each part was written, so `$LAUNCHER` splits into flags with their own spans;
   // a single word points at the reference written here (`$BATCH_SIZE`).
-  if (/\s/.test(text))
-    return pieces.map((p) => ({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true }));
+  if (/\s/.test(text)) return pieces.map((p) => withFlags(p, !s.quoted && split, s.quoted));
   if (unknown !== undefined) return unknownPiece(unknown);
   return [{ text, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted }];
 }

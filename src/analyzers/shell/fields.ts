@@ -40,6 +40,15 @@ export interface VarVal {
 export type Env = Map<string, VarVal>;
 
 /** An array's value as one string of pieces: its elements with a blank between them, where the shell splits them. */
+/**
+ * A piece of a variable's value as a reference expands it (split or not, quoted or not): the same object when it has
+ * these flags already (pieces are never changed, so values share them), which keeps a value that grows line by line
+ * (`ARGS="$ARGS --x"`) from being copied whole at every line.
+ */
+export function withFlags(p: Piece, split: boolean, quoted: boolean): Piece {
+  return p.split === split && p.quoted === quoted && p.expanded === true ? p : { ...p, split, quoted, expanded: true };
+}
+
 export function arrayPieces(elements: readonly (readonly Piece[])[]): Piece[] {
   return elements.flatMap((e, i) => (i === 0 ? [...e] : [separator(elements[i - 1], true), ...e]));
 }

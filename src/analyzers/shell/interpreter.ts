@@ -44,7 +44,7 @@ const ARGUMENT_TEST = /\$\{?[1#]\}?|\bgetopts\b/;
 
 /** The most characters and pieces a variable's value keeps (real launch scripts stay far below: a few KiB). */
 const MAX_VALUE_CHARS = 64 * 1024;
-const MAX_VALUE_PIECES = 4096;
+const MAX_VALUE_PIECES = 1024;
 
 const textLength = (pieces: readonly Piece[]): number => pieces.reduce((n, x) => n + x.text.length, 0);
 
@@ -583,7 +583,7 @@ export class Interpreter {
       : undefined;
     let pieces: Piece[] = elements
       ? arrayPieces(elements)
-      : expandSegs(this.text, p.valueSegs, env, false).map((x) => ({ ...x, split: false }));
+      : expandSegs(this.text, p.valueSegs, env, false).map((x) => (x.split === false ? x : { ...x, split: false }));
     if (p.append && old) {
       if (elements) elements = [...(old.elements ?? [old.pieces]), ...elements];
       pieces = elements ? arrayPieces(elements) : [...old.pieces, ...pieces];

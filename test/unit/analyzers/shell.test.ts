@@ -1198,7 +1198,7 @@ describe('shell analyzer: fixture scripts against their expected facts', () => {
 });
 
 describe('shell analyzer: values that double at every line', () => {
-  // `X="$X$X"` or `A=( ${A[@]} ${A[@]} )` forty times would be 2^40 characters or words: past 64 KiB or 4,096 parts a
+  // `X="$X$X"` or `A=( ${A[@]} ${A[@]} )` forty times would be 2^40 characters or words: past 64 KiB or 1,024 parts a
   // value is not expanded, and the launch that uses it is read without it (a not-static note at the use).
   it('strings and arrays stop growing at the bound; the rest of the launch is read', () => {
     const lines = (seed: string, step: string) => [seed, ...Array<string>(40).fill(step)].join('\n');
@@ -1212,7 +1212,7 @@ describe('shell analyzer: values that double at every line', () => {
         ['model', 'gpt2', '--model_name_or_path', 'gpt2'],
       ]);
       assert.ok(
-        r.problems.some((p) => /grows past 64 KiB or 4096 parts here: not expanded/.test(p.message)),
+        r.problems.some((p) => /grows past 64 KiB or 1024 parts here: not expanded/.test(p.message)),
         JSON.stringify(r.problems.map((p) => p.message)),
       );
     }
