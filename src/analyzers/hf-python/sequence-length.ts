@@ -74,9 +74,13 @@ function padsOrCuts(file: PythonFile, name: string): boolean {
   return new RegExp(`\\b${name}\\s*-\\s*len\\(|\\[[^\\]\\n]*:\\s*${name}\\s*\\]`).test(file.text);
 }
 
+/** A line that assigns one of the length names: the tree is walked only in a file that has one. */
+const ASSIGNS_A_LENGTH = new RegExp(`^[ \\t]*(${[...SEQ_KEYS, ...GENERIC_LENGTHS].join('|')})[ \\t]*=(?!=)`, 'm');
+
 /** `name = value` statements whose name is a sequence length's (max_seq_length, cutoff_len, ...). */
 function localBounds(file: PythonFile): Bound[] {
   const out: Bound[] = [];
+  if (!ASSIGNS_A_LENGTH.test(file.text)) return out;
   const generic = new Map<string, boolean>();
   const counts = (name: string): boolean => {
     if (SEQ_KEYS.has(name)) return true;
