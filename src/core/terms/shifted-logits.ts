@@ -40,7 +40,7 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
  * Families trained through their own remote code (Qwen-1, InternLM2, Baichuan, ChatGLM), whose loss is that code's,
  * whatever the transformers release: their shifts and upcasts differ and are not modeled here.
  */
-const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm', 'chatglm1']);
+const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm']);
 
 /**
  * Qwen-1's own loss (modeling_qwen.py QWenLMHeadModel.forward: `lm_logits = self.lm_head(hidden_states)`, the shifted
@@ -58,10 +58,14 @@ export const transformersLoss = (ctx: EstimateContext): boolean =>
 
 /**
  * The transformers release whose causal-LM loss the model's code runs: MiniCPM's remote modeling_minicpm.py is 4.36's
- * Llama code (`logits = logits.float()` in its forward, then the shifted contiguous slice), whatever release loads it.
+ * Llama code (`logits = logits.float()` in its forward, then the shifted contiguous slice), whatever release loads it;
+ * ChatGLM-6B's ChatGLMForConditionalGeneration does the same (`.to(torch.float32)`, the shifted contiguous slice) after
+ * a `permute(1, 0, 2).contiguous()` of the 16-bit logits that frees the first copy at once. Not modeled: its cast of
+ * the fp32 logits back to 16 bits for the output, 2·T·V at the end of the forward.
  */
 function lossCodeRelease(ctx: EstimateContext): string | undefined {
-  return ctx.model.arch.family === 'minicpm' ? '4.36.0' : ctx.setup.transformers_version;
+  const family = ctx.model.arch.family;
+  return family === 'minicpm' || family === 'chatglm1' ? '4.36.0' : ctx.setup.transformers_version;
 }
 
 /**

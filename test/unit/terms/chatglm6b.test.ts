@@ -64,4 +64,16 @@ describe('ChatGLM-6B: the GLMBlock as its remote code runs it (tiny config, 2 x 
     assert.equal(mask?.bytes, 2 * 256 * 256); // 131,072 B: one byte per element
     assert.ok(e.assumptions.some((x) => x.key === 'attention' && /attention_fn/.test(x.source)));
   });
+  it("the loss is ChatGLMForConditionalGeneration's: the fp32 logits and their shifted copy, whatever transformers runs it", () => {
+    // `lm_logits.to(torch.float32)` and `lm_logits[..., :-1, :].contiguous()` over 2 rows: transformers 4.36's pattern
+    // (terms/shifted-logits.ts), also under transformers 5.17, whose own causal-LM loss has neither.
+    const now = estimateOf({ transformers_version: '5.17' });
+    const then = estimateOf({ transformers_version: '4.27' });
+    const loss = (e: Estimate) => e.perGpu.components.find((c) => c.id === 'logits-loss')!;
+    assert.match(
+      loss(now).formula,
+      /fp32 upcast 4·T·V \(in the model, the 16-bit logits freed\), shifted contiguous copy/,
+    );
+    assert.equal(now.perGpu.peakBytes, then.perGpu.peakBytes);
+  });
 });
