@@ -62,13 +62,7 @@ function sizeText(part: string): string | undefined {
 export function modelFromPathName(pathText: string): CatalogModel | undefined {
   const named = namedAfterId(pathText);
   if (named) return named;
-  const parts = pathText
-    .slice(0, 400)
-    .split(/[\\/]+/)
-    .filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~')
-    .slice(-3)
-    // ModelScope's snapshot_download writes each `.` of a model's name as `___` (Qwen1___5-1___8B).
-    .map((p) => p.toLowerCase().replace(/___/g, '.'));
+  const parts = lastParts(pathText).map((p) => p.toLowerCase());
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
   if (sizes.length === 0) return undefined;
   const size = sizes[sizes.length - 1];
@@ -80,17 +74,27 @@ export function modelFromPathName(pathText: string): CatalogModel | undefined {
 }
 
 /**
+ * The last three folder names of a path, as written but for ModelScope's snapshot_download, which writes each `.` of a
+ * model's name as `___` (Qwen1___5-1___8B); empty, `.`, `..` and `~` parts left out.
+ */
+function lastParts(pathText: string): string[] {
+  return pathText
+    .slice(0, 400)
+    .split(/[\\/]+/)
+    .filter((p) => p !== '' && p !== '.' && p !== '..' && p !== '~')
+    .slice(-3)
+    .map((p) => p.replace(/___/g, '.'));
+}
+
+/**
  * A folder named after a catalog id, its organisation the folder above (`models/meta-llama/Llama-2-7b-hf`; ModelScope's
  * `snapshot_download('Qwen/Qwen-1_8B-Chat', cache_dir='.')` and `git clone` of a repository lay checkpoints out so):
  * that entry, named exactly by its id or an alias.
  */
 function namedAfterId(pathText: string): CatalogModel | undefined {
-  const parts = pathText
-    .slice(0, 400)
-    .split(/[\\/]+/)
-    .filter((p) => p !== '' && p !== '.');
+  const parts = lastParts(pathText);
   if (parts.length < 2) return undefined;
-  const id = parts.slice(-2).join('/').replace(/___/g, '.');
+  const id = parts.slice(-2).join('/');
   const found = findModel(id);
   if (!found.ok || found.model.derivedFrom) return undefined;
   const names = [found.model.id, ...(found.model.aliases ?? [])].map((n) => n.toLowerCase());

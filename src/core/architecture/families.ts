@@ -173,6 +173,15 @@ export interface FamilyTraits {
   readonly unslothFastPath: boolean;
   /** The family is trained through its own remote code, which fixes checkpointing and attention (Kimi Linear). */
   readonly modelCode?: Architecture['modelCode'];
+  /**
+   * The causal-LM loss of the family's own remote code, whatever transformers release loads it: 'own' where its shifts
+   * and upcasts differ from transformers' and are not modeled (Qwen-1, InternLM2, Baichuan, ChatGLM2 / 3); the release
+   * whose loss it copies (MiniCPM's modeling_minicpm.py is 4.36's Llama code: `logits = logits.float()` in its forward,
+   * then the shifted contiguous slice; ChatGLM-6B's ChatGLMForConditionalGeneration does the same after a
+   * `permute(1, 0, 2).contiguous()` of the 16-bit logits that frees the first copy at once, and its cast of the fp32
+   * logits back to 16 bits for the output, 2·T·V at the end of the forward, is not modeled).
+   */
+  readonly remoteCodeLoss?: 'own' | '4.36.0';
 }
 
 /** The field names most families share (LlamaConfig and its descendants). */
@@ -333,7 +342,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   gemma2: { ...GEMMA, normPlacement: 'sandwich', softcaps: 'default', slidingDefault: 'alternate' },
   phi3: { ...DECODER, gatedMlpStyle: 'phi3', fusedQkv: 'qkv_proj' },
   phi: { ...DECODER, ...LAYERNORM_BIASED, normPlacement: 'shared', parallelResidual: true, lmHeadBias: true },
-  qwen: { ...DECODER, qkvBias: true, gatedMlpStyle: 'qwen', fusedQkv: 'c_attn' },
+  qwen: { ...DECODER, qkvBias: true, gatedMlpStyle: 'qwen', fusedQkv: 'c_attn', remoteCodeLoss: 'own' },
   gpt2: {
     ...DECODER,
     ...LAYERNORM_BIASED,
@@ -548,11 +557,12 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     maxPositionsDefault: 4096,
   },
   olmo: { ...DECODER, norm: 'layer', normAffine: false, outBias: 'attention_bias' },
-  internlm2: { ...DECODER, biasFlag: 'bias', fusedQkv: 'wqkv', gatedMlpStyle: 'internlm2' },
+  internlm2: { ...DECODER, biasFlag: 'bias', fusedQkv: 'wqkv', gatedMlpStyle: 'internlm2', remoteCodeLoss: 'own' },
   baichuan: {
     ...DECODER,
     keys: { ...HF_KEYS, maxPositions: ['max_position_embeddings', 'model_max_length'] },
     fusedQkv: 'W_pack',
+    remoteCodeLoss: 'own',
   },
   chatglm: {
     ...DECODER,
@@ -562,6 +572,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     fusedQkv: 'query_key_value',
     gatedMlpStyle: 'chatglm',
     partialRotary: 0.5,
+    remoteCodeLoss: 'own',
   },
   chatglm1: {
     ...DECODER,
@@ -575,7 +586,8 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
       replaces: ['sdpa', 'flash'],
       why: "ChatGLM-6B's remote code computes attention in its own eager attention_fn (baddbmm, an fp32 softmax): eager attention is used",
     },
+    remoteCodeLoss: '4.36.0',
   },
   stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
-  minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true },
+  minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true, remoteCodeLoss: '4.36.0' },
 };

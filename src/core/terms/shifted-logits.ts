@@ -6,6 +6,7 @@
 // (huggingface/transformers#35646) pads the labels instead and flattens the logits as they are.
 // Docs: docs/estimate/loss-and-logits.md. Pure arithmetic; no I/O.
 import type { EstimateContext } from '../estimate/context';
+import { FAMILY_TRAITS } from '../architecture';
 import { olderThan } from '../util/version';
 import type { ShiftedLoss } from './step-replay';
 
@@ -37,12 +38,6 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
 }
 
 /**
- * Families trained through their own remote code (Qwen-1, InternLM2, Baichuan, ChatGLM), whose loss is that code's,
- * whatever the transformers release: their shifts and upcasts differ and are not modeled here.
- */
-const REMOTE_CODE_LOSS: ReadonlySet<string> = new Set(['qwen', 'internlm2', 'baichuan', 'chatglm']);
-
-/**
  * Qwen-1's own loss (modeling_qwen.py QWenLMHeadModel.forward: `lm_logits = self.lm_head(hidden_states)`, the shifted
  * slice and `CrossEntropyLoss()(shift_logits.view(-1, V), ...)`, no `.float()`) over 16-bit weights without autocast
  * (DeepSpeed's fp16 / bf16 engine, under which the HF Trainer does not autocast): log_softmax and nll_loss run in the
@@ -54,18 +49,14 @@ export function logitsDtypeLoss(ctx: EstimateContext): boolean {
 
 /** The loss is transformers' own causal-LM code. */
 export const transformersLoss = (ctx: EstimateContext): boolean =>
-  modelCrossEntropy(ctx) && ctx.setup.model_code === 'transformers' && !REMOTE_CODE_LOSS.has(ctx.model.arch.family);
+  modelCrossEntropy(ctx) &&
+  ctx.setup.model_code === 'transformers' &&
+  FAMILY_TRAITS[ctx.model.arch.family].remoteCodeLoss !== 'own';
 
-/**
- * The transformers release whose causal-LM loss the model's code runs: MiniCPM's remote modeling_minicpm.py is 4.36's
- * Llama code (`logits = logits.float()` in its forward, then the shifted contiguous slice), whatever release loads it;
- * ChatGLM-6B's ChatGLMForConditionalGeneration does the same (`.to(torch.float32)`, the shifted contiguous slice) after
- * a `permute(1, 0, 2).contiguous()` of the 16-bit logits that frees the first copy at once. Not modeled: its cast of
- * the fp32 logits back to 16 bits for the output, 2·T·V at the end of the forward.
- */
+/** The transformers release whose causal-LM loss the model's code runs (FamilyTraits.remoteCodeLoss). */
 function lossCodeRelease(ctx: EstimateContext): string | undefined {
-  const family = ctx.model.arch.family;
-  return family === 'minicpm' || family === 'chatglm1' ? '4.36.0' : ctx.setup.transformers_version;
+  const own = FAMILY_TRAITS[ctx.model.arch.family].remoteCodeLoss;
+  return own !== undefined && own !== 'own' ? own : ctx.setup.transformers_version;
 }
 
 /**
