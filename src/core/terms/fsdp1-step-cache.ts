@@ -43,8 +43,8 @@ import {
   stepShapeKey,
   stepState,
   type StepState,
-  walkLayerParameters,
 } from './step-replay';
+import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
 import { replayLoss } from './chunked-nll-replay';
 import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
@@ -560,11 +560,12 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
   const layer: ReplayParameter[] = [];
   const base: number[] = [];
   const adapters: number[] = [];
-  const walked = walkLayerParameters(ctx, (rows, cols, _bytes, trainable) => {
+  const visit: ParameterVisit = (rows, cols, _bytes, trainable, op) => {
     const elements = rows * cols;
-    layer.push({ weight: elements * computeBytes, grad: trainable ? elements * computeBytes : 0, state: 0 });
+    layer.push({ weight: elements * computeBytes, grad: trainable ? elements * computeBytes : 0, state: 0, op });
     (full || !trainable ? base : adapters).push(elements);
-  });
+  };
+  const walked = walkLayerParameters(ctx, visit, seq.linears);
   if (!walked) return undefined;
   const bnbLoad = bnbLoadModel(ctx);
   const units = fsdpInitUnits(ctx, sum(base));

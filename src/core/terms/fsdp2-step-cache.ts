@@ -43,8 +43,8 @@ import {
   stepShapeKey,
   stepState,
   type StepState,
-  walkLayerParameters,
 } from './step-replay';
+import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
 import { replayLoss } from './chunked-nll-replay';
 import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import {
@@ -515,9 +515,9 @@ class ParameterSet {
   ) {}
 
   /** A parameter of `rows` x `cols` elements of `bytes` each, sharded along its rows. */
-  add(rows: number, cols: number, bytes: number, trainable: boolean): void {
+  add(rows: number, cols: number, bytes: number, trainable: boolean, op?: number): void {
     const grad = trainable ? rows * cols * this.paramBytes : 0;
-    this.unsharded.push({ weight: rows * cols * this.paramBytes, grad, state: 0 });
+    this.unsharded.push({ weight: rows * cols * this.paramBytes, grad, state: 0, op });
     this.shards.push({ shard: Math.ceil(rows / this.world) * cols, bytes, trainable });
   }
 }
@@ -535,7 +535,8 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
   const { embeddingBytes, weightBytes, computeBytes, stateBytes } = ctx.dtypes;
   const full = ctx.setup.method === 'full';
   const layer = new ParameterSet(world, computeBytes);
-  if (!walkLayerParameters(ctx, (rows, cols, bytes, trainable) => layer.add(rows, cols, bytes, trainable))) {
+  const visit: ParameterVisit = (rows, cols, bytes, trainable, op) => layer.add(rows, cols, bytes, trainable, op);
+  if (!walkLayerParameters(ctx, visit, seq.linears)) {
     return undefined;
   }
   const root = new ParameterSet(world, computeBytes);

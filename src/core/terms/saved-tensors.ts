@@ -110,6 +110,21 @@ export interface ForwardSequence {
   /** Which allocation is the block's input (not allocated: the previous block's output) and which its output. */
   readonly input: number;
   readonly output: number;
+  /** The block's linear ops in the order they ran (base layers and LoRA's A and B). */
+  readonly linears: readonly LinearOp[];
+}
+
+/** A linear op of a block's forward, for the backward that makes its weight's gradient. */
+export interface LinearOp {
+  /** Elements of its weight. */
+  readonly weightElems: number;
+  /**
+   * The allocation it saved as its input for the weight's gradient; -1 where it saved none (a frozen weight) or the
+   * input is not one of the block's allocations.
+   */
+  readonly input: number;
+  /** The allocation of its output. */
+  readonly output: number;
 }
 
 /** A point of a tape to roll back to (Tape.mark). */
@@ -157,6 +172,11 @@ export class Tape {
   private readonly keptBy = new Map<number, number>();
   /** Linear ops so far (base layers and adapters). */
   private linears = 0;
+  /**
+   * Each linear op's weight elements, the storage it saved as its input for the weight's gradient (-1: none) and the
+   * storage of its output.
+   */
+  private readonly linearOps: { weightElems: number; storage: number; output: number }[] = [];
   /** The input of the last LoRA branch, and how many linear ops had run once it had. */
   private lastLoraInput: LoraInputNote | undefined;
 
@@ -218,7 +238,9 @@ export class Tape {
     const contextHeld: boolean[] = [];
     let inputIndex = -1;
     let outputIndex = n - 1;
+    const indexOf = new Map<number, number>();
     this.allocations.forEach((a, i) => {
+      indexOf.set(a.storage, i);
       bytes.push(a.bytes);
       freeAfter.push(Math.min(n - 1, Math.max(i, this.lastUse.get(a.storage) ?? i)));
       saved.push(this.saved.has(a.storage));
@@ -228,7 +250,22 @@ export class Tape {
       if (a.storage === output.storage) outputIndex = i;
     });
     const recomputeEnd = this.lastPack < 0 ? n : Math.min(n, this.lastPack);
-    return { bytes, freeAfter, saved, recomputeEnd, held, contextHeld, input: inputIndex, output: outputIndex };
+    const linears = this.linearOps.map((op) => ({
+      weightElems: op.weightElems,
+      input: indexOf.get(op.storage) ?? -1,
+      output: indexOf.get(op.output) ?? -1,
+    }));
+    return {
+      bytes,
+      freeAfter,
+      saved,
+      recomputeEnd,
+      held,
+      contextHeld,
+      input: inputIndex,
+      output: outputIndex,
+      linears,
+    };
   }
 
   save(t: Tensor): void {
@@ -369,6 +406,8 @@ export class Tape {
     this.use(xin, ...temporaries);
     const y = this.tensor(what, tokens * outFeatures, outBytes, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
+    const input = w.trainable ? (w.savesInput ? x : xin).storage : -1;
+    this.linearOps.push({ weightElems: w.elems, storage: input, output: y.storage });
     return y;
   }
 
@@ -414,6 +453,7 @@ export class Tape {
     this.use(xin);
     const y = this.tensor(what, tokens * outFeatures, w.bytesPerElem, x.rg || w.trainable);
     this.matmulOutputs.push(y.storageBytes);
+    this.linearOps.push({ weightElems: w.elems, storage: w.trainable ? xin.storage : -1, output: y.storage });
     return y;
   }
 

@@ -19,13 +19,15 @@ import { lossPlan } from './logits-loss';
 import { type FusedLossSizes, fusedLossSizes } from './loss';
 import { plainTokenLoss } from './shifted-logits';
 import { allocateSequence, freeSchedule } from './forward-cache';
-import type { ForwardSequence } from './saved-tensors';
+import type { ForwardSequence, LinearOp } from './saved-tensors';
 
 /** One parameter: the bytes of its weight, of its gradient and of each optimizer state tensor. */
 export interface ReplayParameter {
   readonly weight: number;
   readonly grad: number;
   readonly state: number;
+  /** The layer's linear op (in module order, LoRA's A and B ops of their own) whose backward makes the gradient. */
+  readonly op?: number;
 }
 
 /** What one forward and backward allocate on the compute stream, in bytes (one rank, one micro-batch). */
@@ -93,6 +95,8 @@ export interface ShiftedLoss {
 export interface Alive {
   readonly handle: Allocation;
   readonly bytes: number;
+  /** Its allocation in the layer's forward sequence. */
+  readonly index?: number;
 }
 
 /** How a block's forward runs in the replay: what it keeps, and the frees that follow from that (freeSchedule). */
@@ -110,8 +114,11 @@ export interface StepState {
   /** A layer's forward, and under checkpointing its recompute in the backward (built once per replay). */
   readonly forward: SequenceRun;
   readonly recompute: SequenceRun;
+
   /** Parameter gradients allocated and not yet taken (zero_grad, or FSDP's reduce-scatter, frees them). */
   grads: Allocation[];
+  /** For each of the layer's parameters: its linear op in the layer's forward sequence (undefined: a vector, or unmatched). */
+  readonly parameterOps: readonly (LinearOp | undefined)[];
   /**
    * A tied head's gradient as the loss leaves it in autograd's input buffer for the embedding's: `view` when it is the
    * matmul's (the head ran once), which the lookup's gradient is summed with out of place (embeddingBackward).
@@ -173,6 +180,7 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
       shape.recomputeStopsEarly === true ? seq.recomputeEnd : seq.bytes.length,
     ),
     grads: [],
+    parameterOps: shape.layer.map((p) => (p.op === undefined ? undefined : seq.linears[p.op])),
     tiedHeadGrad: undefined,
     autocastCache: [],
     blasThreads: new Set(),
@@ -194,6 +202,7 @@ function sequenceKey(seq: ForwardSequence): string {
     seq.recomputeEnd,
     seq.input,
     seq.output,
+    seq.linears.map((op) => `${op.weightElems}:${op.input}:${op.output}`).join(','),
   ].join(';');
 }
 
@@ -230,44 +239,6 @@ export function boundedReplay<P extends { readonly capacity: number }, R>(replay
       return replay({ ...plan, capacity: Infinity });
     }
   };
-}
-
-/** One parameter of a layer walk: `rows` x `cols` elements of `bytes` each, trained or frozen. */
-export type ParameterVisit = (rows: number, cols: number, bytes: number, trainable: boolean) => void;
-
-/**
- * One decoder layer's parameters in module order: each linear module's weight [out, in] and bias, a LoRA pair (lora_A
- * [r, in], lora_B [out, r]) after each targeted one, then the layer's vectors (norms). A bare parameter that holds the
- * layer's experts ([E, out, in] fused experts, gpt-oss's and Llama 4's own) is one tensor, its bias [E, out] another.
- * Under LoRA the base is frozen. False when the modules do not divide evenly over the layers.
- */
-export function walkLayerParameters(ctx: EstimateContext, visit: ParameterVisit): boolean {
-  const a = ctx.model.arch;
-  const { weightBytes, adapterBytes } = ctx.dtypes;
-  const full = ctx.setup.method === 'full';
-  const r = ctx.methods.lora?.r ?? 0;
-  let linear = 0;
-  for (const m of ctx.model.modules) {
-    const perLayer = m.count / a.layers;
-    if (!Number.isInteger(perLayer)) return false;
-    // Each expert's [out, in] of a 3-D parameter is a slice of one tensor, allocated (loaded, gathered) at once.
-    const slices = m.parameter ? perLayer : 1;
-    const adapted = !full && ctx.methods.targets.has(m.name);
-    for (let k = 0; k < perLayer / slices; k++) {
-      visit(m.outFeatures * slices, m.inFeatures, weightBytes, full);
-      if (m.bias) visit(m.outFeatures * slices, 1, weightBytes, full);
-      for (let j = 0; j < slices && adapted; j++) {
-        visit(r, m.inFeatures, adapterBytes, true);
-        visit(m.outFeatures, r, adapterBytes, true);
-      }
-    }
-    linear += perLayer * (m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0));
-  }
-  // The blocks' count holds the final norm, which is the root's (FSDP's root unit), not a layer's.
-  const { blocks, finalNorm } = ctx.model.inventory;
-  const vectors = Math.max(0, Math.round((blocks - finalNorm) / a.layers) - linear);
-  for (let rest = vectors; rest > 0; rest -= a.hidden) visit(Math.min(a.hidden, rest), 1, weightBytes, full);
-  return true;
 }
 
 /**
@@ -642,7 +613,7 @@ export function layerForward(state: StepState, input: Allocation): { output: All
   const inputKept = state.forward.keep(seq.input);
   if (!inputKept && seq.input < 0) state.allocator.free(input);
   const inputBytes = seq.input >= 0 ? seq.bytes[seq.input] : 0;
-  const kept = inputKept ? [{ handle: input, bytes: inputBytes }, ...alive.kept] : alive.kept;
+  const kept = inputKept ? [{ handle: input, bytes: inputBytes, index: seq.input }, ...alive.kept] : alive.kept;
   return { output: alive.output!, kept };
 }
 
@@ -670,7 +641,7 @@ function runSequence(
   for (let i = 0; i < seq.bytes.length; i++) {
     const h = handles[i];
     if (!h || i === seq.input || i === seq.output) continue;
-    if (run.keep(i)) kept.push({ handle: h, bytes: seq.bytes[i] });
+    if (run.keep(i)) kept.push({ handle: h, bytes: seq.bytes[i], index: i });
     else if (autocastCache && seq.held[i]) autocastCache.push(h);
     else allocator.free(h);
   }
@@ -716,26 +687,50 @@ function restoreCheckpointedInput(state: StepState, kept: Alive[]): void {
 
 /**
  * One layer's backward from what `layerRecompute` returned: each kept tensor, last first, gets a gradient of its size
- * while the one before is freed, the layer's parameters' gradients among them (last parameter first, spread over the
- * layer's backward), and the gradient of the layer's input. Returns the last.
+ * while the one before is freed, and the gradient of the layer's input comes last. A linear op's backward runs once its
+ * output's gradient is there and makes its weight's gradient before its input's (GPU allocator histories,
+ * tools/truth/FINDINGS.md §100: down_proj's weight gradient, then its input's; up_proj's after the product's backward,
+ * before SiLU's): a parameter gets its gradient just after its op's output's where the layer kept the output, else just
+ * before its op's input's; the others (norms, or a walk the forward did not match) are spread over the backward, last
+ * parameter first.
  */
 export function layerBackward(state: StepState, kept: Alive[], saved: Alive[], gradOutput: Allocation): Allocation {
   const { allocator, shape } = state;
   const params = shape.layer;
+  const places = gradientPlaces(state.parameterOps, saved);
   let grad = gradOutput;
   let next = params.length - 1;
   for (let k = saved.length - 1; k >= 0; k--) {
+    for (let p = params.length - 1; p >= 0; p--) if (places[p] === 2 * k) parameterGrad(state, params[p]);
     const g = allocator.malloc(saved[k].bytes);
     allocator.free(grad);
     grad = g;
-    while (next >= 0 && next * saved.length >= k * params.length) parameterGrad(state, params[next--]);
+    for (let p = params.length - 1; p >= 0; p--) if (places[p] === 2 * k + 1) parameterGrad(state, params[p]);
+    for (; next >= 0 && next * saved.length >= k * params.length; next--) {
+      if (places[next] < 0) parameterGrad(state, params[next]);
+    }
     allocator.free(saved[k].handle);
   }
-  while (next >= 0) parameterGrad(state, params[next--]);
+  for (; next >= 0; next--) if (places[next] < 0) parameterGrad(state, params[next]);
   const gradInput = allocator.malloc(shape.hidden);
   allocator.free(grad);
   if (shape.checkpointed) allocator.free(kept[0].handle);
   return gradInput;
+}
+
+/**
+ * Where each parameter's gradient comes in layerBackward: 2k + 1 just after the gradient of kept tensor k (its op's
+ * output), 2k just before it (its op's input), -1 spread.
+ */
+function gradientPlaces(ops: readonly (LinearOp | undefined)[], saved: readonly Alive[]): number[] {
+  const at = (index: number): number => (index < 0 ? -1 : saved.findIndex((s) => s.index === index));
+  return ops.map((op) => {
+    if (!op || op.input < 0) return -1;
+    const out = at(op.output);
+    if (out >= 0) return 2 * out + 1;
+    const input = at(op.input);
+    return input >= 0 ? 2 * input : -1;
+  });
 }
 
 function parameterGrad(state: StepState, p: ReplayParameter): void {

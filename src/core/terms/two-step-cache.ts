@@ -38,8 +38,8 @@ import {
   stepShapeKey,
   stepState,
   type StepState,
-  walkLayerParameters,
 } from './step-replay';
+import { walkLayerParameters } from './layer-parameters';
 import { resumableReplay } from './resumable-replay';
 import {
   adamwTemporariesKey,
@@ -220,8 +220,10 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     state: trainable ? elems * stateBytes : 0,
   });
   const layer: ReplayParameter[] = [];
-  const walked = walkLayerParameters(ctx, (rows, cols, bytes, trainable) =>
-    layer.push(parameter(rows * cols, bytes, trainable)),
+  const walked = walkLayerParameters(
+    ctx,
+    (rows, cols, bytes, trainable, op) => layer.push({ ...parameter(rows * cols, bytes, trainable), op }),
+    seq.linears,
   );
   if (!walked) return undefined;
   const tokens = forward.tokens;

@@ -43,8 +43,8 @@ import {
   type StepShape,
   type StepState,
   stepState,
-  walkLayerParameters,
 } from './step-replay';
+import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
 import {
   adamwTemporariesKey,
@@ -292,10 +292,11 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
   });
   const layer: ReplayParameter[] = [];
   const layerTrained: number[] = [];
-  const walked = walkLayerParameters(ctx, (rows, cols, bytes, trainable) => {
-    layer.push(parameter(rows * cols, bytes, trainable));
+  const visit: ParameterVisit = (rows, cols, bytes, trainable, op) => {
+    layer.push({ ...parameter(rows * cols, bytes, trainable), op });
     if (trainable) layerTrained.push(rows * cols);
-  });
+  };
+  const walked = walkLayerParameters(ctx, visit, seq.linears);
   if (!walked) return undefined;
   const embedding = parameter(inv.embedding, embeddingBytes, full);
   const head = inv.head > 0 ? parameter(inv.head, embeddingBytes, full) : undefined;

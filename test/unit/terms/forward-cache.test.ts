@@ -24,6 +24,7 @@ const block = (firstSaved: boolean): ForwardSequence => ({
   contextHeld: [false, false, false, false],
   input: 0,
   output: 3,
+  linears: [],
 });
 
 describe('forward-cache: hand-worked replays', () => {

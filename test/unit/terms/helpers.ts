@@ -264,6 +264,7 @@ export function noLayerStep(embedding: ReplayParameter): StepShape {
       contextHeld: [],
       input: -1,
       output: -1,
+      linears: [],
     },
     checkpointed: false,
     hidden: 20 * 2 ** 20,

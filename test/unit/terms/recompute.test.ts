@@ -21,6 +21,7 @@ describe("recompute: the recomputed layer's own high point", () => {
     contextHeld: [false, false, false, false, false, false],
     input: 0,
     output: 5,
+    linears: [],
   };
 
   it('a sequence: saved tensors stay, the rest go at their last read; the input and weight copies are not counted', () => {
