@@ -14,7 +14,8 @@
 // no I/O.
 // Docs: docs/estimate/runtime.md
 import type { Allocation } from './allocator';
-import { blasWorkspaceAt, clearAutocastCache, lossForwardBackward, type StepState } from './step-replay';
+import { lossForwardBackward } from './loss-replay';
+import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-replay';
 
 /** Valid tokens per chunk (trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE). */
 const CHUNK_TOKENS = 256;

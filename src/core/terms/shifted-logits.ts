@@ -75,14 +75,14 @@ export function upcastInModel(ctx: EstimateContext): boolean {
 
 /**
  * transformers' causal-LM loss as 4.49 and later run it (ForCausalLMLoss: the 16-bit logits upcast in the loss, no
- * shifted copy): the loss the allocation replays follow (terms/step-replay.ts lossForwardBackward).
+ * shifted copy): the loss the allocation replays follow (terms/loss-replay.ts lossForwardBackward).
  */
 export function currentTransformersLoss(ctx: EstimateContext): boolean {
   return transformersLoss(ctx) && !shiftedLogitsCopy(ctx) && !upcastInModel(ctx);
 }
 
 /**
- * How the allocation replays run transformers' loss before 4.49 (terms/step-replay.ts lossForwardBackward): the upcast
+ * How the allocation replays run transformers' loss before 4.49 (terms/loss-replay.ts lossForwardBackward): the upcast
  * in the model before 4.46, the shifted copy over more than one row; undefined for 4.49 and later, and for any other loss.
  */
 export function shiftedLoss(ctx: EstimateContext): ShiftedLoss | undefined {

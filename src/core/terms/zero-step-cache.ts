@@ -34,7 +34,6 @@ import {
   fusedTokenLoss,
   layerSequenceReplayed,
   lossAndOffloadKey,
-  lossForwardBackward,
   type ReplayParameter,
   replayLossAndOffload,
   replayScope,
@@ -44,6 +43,7 @@ import {
   type StepState,
   stepState,
 } from './step-replay';
+import { lossForwardBackward } from './loss-replay';
 import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
 import {

@@ -5,7 +5,8 @@
 // replay runs and moves by the bytes the change takes out of the step.
 import * as assert from 'node:assert/strict';
 import { CachingAllocator } from '../../../src/core/terms/allocator';
-import { lossForwardBackward, stepState } from '../../../src/core/terms/step-replay';
+import { lossForwardBackward } from '../../../src/core/terms/loss-replay';
+import { stepState } from '../../../src/core/terms/step-replay';
 import { MiB } from '../../../src/core/units';
 import { gpuPointRun, noLayerStep } from './helpers';
 

@@ -5,7 +5,8 @@
 // 2.11, transformers 5.17: test/fixtures/truth/gpu.json, tools/truth/gpu/results/2026-11-24-h100).
 import * as assert from 'node:assert/strict';
 import { CachingAllocator, type Allocation } from '../../../src/core/terms/allocator';
-import { lossForwardBackward, stepState } from '../../../src/core/terms/step-replay';
+import { lossForwardBackward } from '../../../src/core/terms/loss-replay';
+import { stepState } from '../../../src/core/terms/step-replay';
 import {
   ddpBucketBytes,
   replayTwoSteps,

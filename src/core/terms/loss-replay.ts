@@ -1,0 +1,129 @@
+// The head and the loss in the step replays (terms/step-replay.ts): transformers' ForCausalLMLoss over the logits, with
+// Gemma 2's soft-cap and the shifted copy before 4.49, or a fused linear cross-entropy that makes no logits. TRL's
+// chunked_nll has its own (terms/chunked-nll-replay.ts). Not a term itself. Pure arithmetic; no I/O.
+// Docs: docs/estimate/runtime.md
+import type { Allocation, CachingAllocator } from './allocator';
+import type { FusedLossSizes } from './loss';
+import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-replay';
+
+/**
+ * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits (soft-capped in the model's forward), their
+ * fp32 upcast and log-softmax; the 16-bit logits and the upcast are freed before the backward, which allocates the
+ * loss's gradient and log-softmax's, casts it back to 16 bits, runs it back through the soft-cap, and gives the head's
+ * weight gradient (an fp32 head's through its 16-bit copy) and the hidden state's: the backward's first matmul, where
+ * autograd's thread takes its cuBLAS workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`)
+ * the upcast is sliced, copied over more than one row, and the slice's backward (at::slice_backward) fills a zero fp32
+ * gradient of all the logits and copies log-softmax's into it before the cast back.
+ */
+export function lossForwardBackward(state: StepState): Allocation {
+  const { allocator, shape } = state;
+  if (shape.fusedLoss) return fusedLossForwardBackward(state, shape.fusedLoss);
+  const half = shape.logits < shape.logitsFp32;
+  const shifted = shape.shiftedLoss;
+  const copyBytes = shape.headCopy ?? 0;
+  const headCopy = copyBytes > 0 ? allocator.malloc(copyBytes) : undefined;
+  const product = allocator.malloc(shape.logits);
+  const { logits, tanh } = shape.logitSoftcap
+    ? softcapForward(allocator, product, shape.logits)
+    : { logits: product, tanh: undefined };
+  const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
+  // Before 4.46 the model's own `logits.float()` drops the 16-bit logits at once.
+  const freedInModel = upcast !== undefined && shifted?.upcastInModel === true;
+  if (freedInModel) allocator.free(logits);
+  const copy = shifted?.copy ? allocator.malloc(shape.logitsFp32) : undefined;
+  const logSoftmax = allocator.malloc(shape.logitsFp32);
+  if (copy) allocator.free(copy);
+  if (upcast) allocator.free(upcast);
+  clearAutocastCache(state);
+  if (!freedInModel) allocator.free(logits);
+  state.backwardStart?.();
+  const nllGrad = allocator.malloc(shape.logitsFp32);
+  let softmaxGrad = allocator.malloc(shape.logitsFp32);
+  allocator.free(nllGrad);
+  allocator.free(logSoftmax);
+  if (shifted) {
+    const whole = allocator.malloc(shape.logitsFp32);
+    allocator.free(softmaxGrad);
+    softmaxGrad = whole;
+  }
+  let logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
+  if (half) allocator.free(softmaxGrad);
+  if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
+  state.headBackwardStart?.();
+  const head = shape.head ?? shape.embedding;
+  // An fp32 head under autocast ran its matmul on the 16-bit copy: the weight's gradient comes in 16 bits, and the
+  // cast's backward (ToCopyBackward) makes the fp32 one once the head's backward is done, then frees the 16-bit one.
+  const trained = head.grad > 0;
+  const grad16 = trained && headCopy ? allocator.malloc(copyBytes) : undefined;
+  let headGrad = trained && !headCopy ? allocator.malloc(head.grad) : undefined;
+  const gradHidden = allocator.malloc(shape.hidden);
+  blasWorkspaceAt(state, 'backward');
+  allocator.free(logitsGrad);
+  if (headCopy) allocator.free(headCopy);
+  if (grad16) {
+    headGrad = allocator.malloc(head.grad);
+    allocator.free(grad16);
+  }
+  if (headGrad) {
+    state.grads.push(headGrad);
+    // The cast's backward gives a tied fp32 head's weight a new tensor for the gradient, not a view.
+    if (!shape.head) state.tiedHeadGrad = { handle: headGrad, view: !headCopy };
+  }
+  return gradHidden;
+}
+
+/**
+ * A fused linear cross-entropy (terms/loss.ts fusedLossSizes): the forward makes the hidden states' gradient and every
+ * token's fp32 loss and keeps them, one chunk of logits at a time; the backward frees the losses and hands the kept
+ * gradient on, after the head's weight gradient (the backward's first matmul). No logits outlive the forward. Returns
+ * the hidden states' gradient.
+ */
+function fusedLossForwardBackward(state: StepState, loss: FusedLossSizes): Allocation {
+  const { allocator, shape } = state;
+  const copyBytes = shape.headCopy ?? 0;
+  const headCopy = copyBytes > 0 ? allocator.malloc(copyBytes) : undefined;
+  const gradHidden = allocator.malloc(loss.inputGrad);
+  const tokenLosses = allocator.malloc(loss.tokenLosses);
+  allocator.free(allocator.malloc(loss.chunkLogits));
+  clearAutocastCache(state);
+  state.backwardStart?.();
+  allocator.free(tokenLosses);
+  state.headBackwardStart?.();
+  const head = shape.head ?? shape.embedding;
+  if (head.grad > 0) {
+    const headGrad = allocator.malloc(head.grad);
+    state.grads.push(headGrad);
+    if (!shape.head) state.tiedHeadGrad = { handle: headGrad, view: !headCopy };
+  }
+  blasWorkspaceAt(state, 'backward');
+  if (headCopy) allocator.free(headCopy);
+  return gradHidden;
+}
+
+/**
+ * `logits / cap`, tanh, `* cap` (transformers Gemma2ForCausalLM.forward): each product freed when the name is rebound,
+ * tanh's output kept for its backward. Returns the capped logits and tanh's output.
+ */
+function softcapForward(
+  allocator: CachingAllocator,
+  product: Allocation,
+  bytes: number,
+): { logits: Allocation; tanh: Allocation } {
+  const divided = allocator.malloc(bytes);
+  allocator.free(product);
+  const tanh = allocator.malloc(bytes);
+  allocator.free(divided);
+  return { logits: allocator.malloc(bytes), tanh };
+}
+
+/** The soft-cap's backward: the product's, tanh's (its output freed) and the quotient's gradients, one after the other. */
+function softcapBackward(allocator: CachingAllocator, grad: Allocation, tanh: Allocation, bytes: number): Allocation {
+  const scaled = allocator.malloc(bytes);
+  allocator.free(grad);
+  const throughTanh = allocator.malloc(bytes);
+  allocator.free(scaled);
+  allocator.free(tanh);
+  const divided = allocator.malloc(bytes);
+  allocator.free(throughTanh);
+  return divided;
+}
