@@ -15,7 +15,7 @@
 // Docs: docs/estimate/runtime.md
 import type { Allocation } from './allocator';
 import { lossForwardBackward } from './loss-replay';
-import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-replay';
+import { blasWorkspaceAt, clearAutocastCache, finalNormBackward, type StepState } from './step-replay';
 
 /** Valid tokens per chunk (trl/trainer/sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE). */
 const CHUNK_TOKENS = 256;
@@ -168,6 +168,7 @@ export function chunkedNllForwardBackward(state: StepState, shape: ChunkedNllSha
   for (const b of chunks) chunkForward(state, shape, b);
   clearAutocastCache(state);
   allocator.free(normOut);
+  finalNormBackward(state);
   state.backwardStart?.();
   let headSum: Allocation | undefined;
   let packedGrad: Allocation | undefined;
@@ -217,11 +218,11 @@ function accumulate(
 
 /**
  * The step's loss from the final norm's output to the hidden states' gradient: TRL's chunked_nll where the shape has it,
- * else transformers' cross-entropy (or a fused one) over the head, after whose backward the norm's output is freed.
+ * else transformers' cross-entropy (or a fused one) over the head, which frees the norm's output (lossForwardBackward).
  */
 export function replayLoss(state: StepState, normOut: Allocation): Allocation {
   if (state.shape.chunkedNll) return chunkedNllForwardBackward(state, state.shape.chunkedNll, normOut);
-  const gradHidden = lossForwardBackward(state);
-  state.allocator.free(normOut);
+  const gradHidden = lossForwardBackward(state, normOut);
+  finalNormBackward(state);
   return gradHidden;
 }

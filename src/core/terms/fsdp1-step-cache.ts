@@ -39,6 +39,8 @@ import {
   replayLossAndOffload,
   type ReplayParameter,
   replayScope,
+  finalNormForward,
+  replayedFinalNorm,
   type StepShape,
   stepShapeKey,
   stepState,
@@ -403,8 +405,7 @@ function trainingStep(state: Fsdp1State, index: number): void {
     kept.push(layer.kept);
     input = layer.output;
   }
-  const normOut = compute.malloc(plan.hidden);
-  compute.free(input);
+  const normOut = finalNormForward(step, input);
   let rootUnit = root;
   // The root's post-forward and pre-backward; TRL's chunked loss runs inside the model's forward, before them.
   const rootHooks = (): void => {
@@ -595,6 +596,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
+    finalNorm: replayedFinalNorm(ctx, tokens, computeBytes, computeBytes),
     hidden: tokens * a.hidden * computeBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

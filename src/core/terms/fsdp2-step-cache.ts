@@ -39,6 +39,8 @@ import {
   replayLossAndOffload,
   type ReplayParameter,
   replayScope,
+  finalNormForward,
+  replayedFinalNorm,
   type StepShape,
   stepShapeKey,
   stepState,
@@ -380,8 +382,7 @@ function trainingStep(state: Fsdp2State): void {
   const rootParams = unshardForward(state, state.root);
   blasWorkspaceAt(step, 'forward');
   const { output, kept } = layersForward(state, compute.malloc(plan.hidden));
-  const normOut = compute.malloc(plan.hidden);
-  compute.free(output);
+  const normOut = finalNormForward(step, output);
   // The root's post-forward frees the last all-gather output; its pre-backward prefetches the last layer.
   if (state.held) state.step.allocator.free(state.held);
   state.held = undefined;
@@ -443,8 +444,7 @@ function trainingStepWithTail(state: Fsdp2State): void {
   blasWorkspaceAt(step, 'forward');
   const { output, kept } = layersForward(state, input);
   const tailParams = tiedTail ?? unshardForward(state, state.root);
-  const normOut = compute.malloc(plan.hidden);
-  compute.free(output);
+  const normOut = finalNormForward(step, output);
   const prefetchLastLayer = (): void => {
     if (plan.layers > 0) state.prefetched = allGather(state, state.layer);
   };
@@ -556,6 +556,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
+    finalNorm: replayedFinalNorm(ctx, tokens, computeBytes, computeBytes),
     hidden: tokens * a.hidden * computeBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

@@ -8,13 +8,38 @@ import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
-import { finalNormSaved } from './activations';
+import { finalNormSaved, type FinalNormPlan } from './activations';
 import { autocastCastsHead } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
 import { quantizedHead } from './quantized-head';
 import { deepspeedLinearRuns } from './zero3-linear-kept';
 import { logitsDtypeLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
+
+/**
+ * What the final norm and the head run with over `tokens` (finalNormSaved, and the step replays' finalNormSequence):
+ * `quantizedHere`, the stage holds 4/8-bit layers, whose residual stream is fp32.
+ */
+export function finalNormPlan(ctx: EstimateContext, tokens: number, quantizedHere: boolean): FinalNormPlan {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv } = ctx.model;
+  const { weightBytes, denseBytes, embeddingBytes, half, mode, kbitQuantized } = ctx.dtypes;
+  return {
+    arch: a,
+    mode,
+    half,
+    weightBytes,
+    tokens,
+    normTrainable: setup.method === 'full',
+    headTrainable: setup.method === 'full' || inv.headTrainable,
+    normWeightBytes: denseBytes,
+    headWeightBytes: embeddingBytes,
+    residualBytes: kbitQuantized !== 'none' && quantizedHere ? 4 : undefined,
+    packedHeadInput: setup.loss === 'chunked-nll',
+    litgpt: setup.model_code === 'litgpt',
+    ...(deepspeedLinearRuns(setup, ctx.sharding.zeroStage) && !quantizedHead(setup, a) ? { zero3Linear: true } : {}),
+  };
+}
 
 /**
  * The bytes per logit of TRL's log-probabilities. TRL's trainers subclass transformers.Trainer, which prepares the
@@ -131,15 +156,7 @@ export function logitsAndLoss(
   const setup = ctx.setup;
   const { arch: a, inventory: inv, lmHead } = ctx.model;
   const tp = ctx.layout.tensorParallel;
-  const {
-    weightBytes: wb,
-    denseBytes,
-    embeddingBytes: embBytes,
-    half,
-    mode,
-    computeBytes: cb,
-    kbitQuantized: kbitQ,
-  } = ctx.dtypes;
+  const { half, computeBytes: cb, kbitQuantized: kbitQ } = ctx.dtypes;
   const { rollout, gkd } = ctx.methods;
   const pref = setup.preference;
   const { last, quantizedHere: quantHere, tokens: T } = st;
@@ -148,21 +165,7 @@ export function logitsAndLoss(
   const lossTokens = logitTokens(ctx, st);
   const lm = lossAt(ctx, lossTokens);
   const lossTensorBytes = lm.savedBytes + Math.max(lm.forwardTransientBytes, lm.backwardTransientBytes);
-  const finalNorm = finalNormSaved({
-    arch: a,
-    mode,
-    half,
-    weightBytes: wb,
-    tokens: T,
-    normTrainable: setup.method === 'full',
-    headTrainable: setup.method === 'full' || inv.headTrainable,
-    normWeightBytes: denseBytes,
-    headWeightBytes: embBytes,
-    residualBytes: kbitQ !== 'none' && quantHere > 0 ? 4 : undefined,
-    packedHeadInput: setup.loss === 'chunked-nll',
-    litgpt: setup.model_code === 'litgpt',
-    ...(deepspeedLinearRuns(setup, ctx.sharding.zeroStage) && !quantizedHead(setup, a) ? { zero3Linear: true } : {}),
-  });
+  const finalNorm = finalNormSaved(finalNormPlan(ctx, T, quantHere > 0));
   outside.push(
     comp(
       ctx,

@@ -13,11 +13,17 @@ import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-repl
  * weight gradient (an fp32 head's through its 16-bit copy) and the hidden state's: the backward's first matmul, where
  * autograd's thread takes its cuBLAS workspace at the first step. Returns the last. Before 4.49 (`shape.shiftedLoss`)
  * the upcast is sliced, copied over more than one row, and the slice's backward (at::slice_backward) fills a zero fp32
- * gradient of all the logits and copies log-softmax's into it before the cast back.
+ * gradient of all the logits and copies log-softmax's into it before the cast back. `headInput`, the final norm's
+ * output, is freed where the model's forward returns when a frozen head keeps nothing of it (a trained head keeps it for
+ * its weight's gradient, to its backward); without it the caller frees the norm's output.
  */
-export function lossForwardBackward(state: StepState): Allocation {
+export function lossForwardBackward(state: StepState, headInput?: Allocation): Allocation {
   const { allocator, shape } = state;
-  if (shape.fusedLoss) return fusedLossForwardBackward(state, shape.fusedLoss);
+  if (shape.fusedLoss) {
+    const gradHidden = fusedLossForwardBackward(state, shape.fusedLoss);
+    if (headInput) allocator.free(headInput);
+    return gradHidden;
+  }
   const half = shape.logits < shape.logitsFp32;
   const shifted = shape.shiftedLoss;
   const copyBytes = shape.headCopy ?? 0;
@@ -36,6 +42,9 @@ export function lossForwardBackward(state: StepState): Allocation {
   if (upcast) allocator.free(upcast);
   clearAutocastCache(state);
   if (!freedInModel) allocator.free(logits);
+  const head = shape.head ?? shape.embedding;
+  const trained = head.grad > 0;
+  if (headInput && !trained) allocator.free(headInput);
   state.backwardStart?.();
   const nllGrad = allocator.malloc(shape.logitsFp32);
   let softmaxGrad = allocator.malloc(shape.logitsFp32);
@@ -50,10 +59,8 @@ export function lossForwardBackward(state: StepState): Allocation {
   if (half) allocator.free(softmaxGrad);
   if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
   state.headBackwardStart?.();
-  const head = shape.head ?? shape.embedding;
   // An fp32 head under autocast ran its matmul on the 16-bit copy: the weight's gradient comes in 16 bits, and the
   // cast's backward (ToCopyBackward) makes the fp32 one once the head's backward is done, then frees the 16-bit one.
-  const trained = head.grad > 0;
   const grad16 = trained && headCopy ? allocator.malloc(copyBytes) : undefined;
   let headGrad = trained && !headCopy ? allocator.malloc(head.grad) : undefined;
   const gradHidden = allocator.malloc(shape.hidden);
@@ -69,6 +76,7 @@ export function lossForwardBackward(state: StepState): Allocation {
     // The cast's backward gives a tied fp32 head's weight a new tensor for the gradient, not a view.
     if (!shape.head) state.tiedHeadGrad = { handle: headGrad, view: !headCopy };
   }
+  if (headInput && trained) allocator.free(headInput);
   return gradHidden;
 }
 

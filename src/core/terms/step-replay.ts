@@ -16,7 +16,8 @@ import type { Allocation, CachingAllocator } from './allocator';
 import { bnbLoadModel } from './bnb-load';
 import type { ChunkedNllShape } from './chunked-nll-replay';
 import { autocastCastsHead } from './activations/stage';
-import { lossPlan } from './logits-loss';
+import { finalNormSequence } from './activations/norms';
+import { finalNormPlan, lossPlan } from './logits-loss';
 import { type FusedLossSizes, fusedLossSizes } from './loss';
 import { plainTokenLoss } from './shifted-logits';
 import { allocateSequence, freeSchedule } from './forward-cache';
@@ -40,6 +41,11 @@ export interface StepShape {
   /** The untied output head, undefined when it is the embedding (tied). */
   readonly head: ReplayParameter | undefined;
   readonly sequence: ForwardSequence;
+  /**
+   * The final norm's forward from the last layer's output (activations/norms.ts finalNormSequence); undefined: its
+   * output alone, of a hidden state's size.
+   */
+  readonly finalNorm?: ForwardSequence;
   readonly checkpointed: boolean;
   /**
    * Non-reentrant checkpointing: the recompute stops at the layer's last pack (ForwardSequence.recomputeEnd) and its
@@ -115,6 +121,9 @@ export interface StepState {
   /** A layer's forward, and under checkpointing its recompute in the backward (built once per replay). */
   readonly forward: SequenceRun;
   readonly recompute: SequenceRun;
+  /** The final norm's forward (StepShape.finalNorm), and what it keeps to its backward once it has run. */
+  readonly finalNorm: SequenceRun | undefined;
+  finalNormKept: Allocation[];
 
   /** Parameter gradients allocated and not yet taken (zero_grad, or FSDP's reduce-scatter, frees them). */
   grads: Allocation[];
@@ -180,6 +189,8 @@ export function stepState(allocator: CachingAllocator, shape: StepShape): StepSt
       (i) => i === seq.input || ((seq.saved[i] || seq.held[i]) && i !== seq.output),
       shape.recomputeStopsEarly === true ? seq.recomputeEnd : seq.bytes.length,
     ),
+    finalNorm: shape.finalNorm && sequenceRun(shape.finalNorm, (i) => keptForBackward(shape.finalNorm!, i)),
+    finalNormKept: [],
     grads: [],
     parameterOps: shape.layer.map((p) => (p.op === undefined ? undefined : seq.linears[p.op])),
     tiedHeadGrad: undefined,
@@ -393,6 +404,7 @@ export function stepShapeKey(p: StepShape): string {
   return [
     +p.checkpointed,
     +(p.recomputeStopsEarly ?? false),
+    p.finalNorm ? sequenceKey(p.finalNorm) : '-',
     p.hidden,
     p.logits,
     p.logitsFp32,
@@ -459,9 +471,51 @@ export function stackForward(state: StepState): { normOut: Allocation; kept: Ali
     kept.push(layer.kept);
     input = layer.output;
   }
-  const normOut = allocator.malloc(shape.hidden);
-  allocator.free(input);
-  return { normOut, kept };
+  return { normOut: finalNormForward(state, input), kept };
+}
+
+/**
+ * The final norm's forward as a step replay runs it (StepShape.finalNorm): over `tokens` hidden states of
+ * `hiddenBytes` each, its weight in `gatheredBytes` where FSDP's mixed precision gathers it in the compute dtype.
+ */
+export function replayedFinalNorm(
+  ctx: EstimateContext,
+  tokens: number,
+  hiddenBytes: number,
+  gatheredBytes?: number,
+): ForwardSequence {
+  const plan = finalNormPlan(ctx, tokens, false);
+  const gathered = gatheredBytes === undefined ? {} : { weightBytes: gatheredBytes, normWeightBytes: gatheredBytes };
+  return finalNormSequence({ ...plan, residualBytes: hiddenBytes, ...gathered });
+}
+
+/** What a forward that is not checkpointed keeps of a sequence: its output and what autograd or autocast hold. */
+function keptForBackward(seq: ForwardSequence, i: number): boolean {
+  return i === seq.output || seq.saved[i] || seq.held[i];
+}
+
+/**
+ * The final norm's forward from the last layer's output (StepShape.finalNorm): returns its output; what the norm keeps
+ * for its backward stays until finalNormBackward.
+ */
+export function finalNormForward(state: StepState, input: Allocation): Allocation {
+  const { allocator, shape, finalNorm: run } = state;
+  const seq = shape.finalNorm;
+  if (!seq || !run) {
+    const out = allocator.malloc(shape.hidden);
+    allocator.free(input);
+    return out;
+  }
+  const alive = runSequence(allocator, seq, input, run);
+  state.finalNormKept = alive.kept.map((k) => k.handle);
+  if (run.keep(seq.input)) state.finalNormKept.push(input);
+  return alive.output ?? input;
+}
+
+/** The final norm's backward once the head's is done: what its forward kept is freed. */
+export function finalNormBackward(state: StepState): void {
+  for (const h of state.finalNormKept) state.allocator.free(h);
+  state.finalNormKept = [];
 }
 
 /**

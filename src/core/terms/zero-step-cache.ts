@@ -37,6 +37,8 @@ import {
   type ReplayParameter,
   replayLossAndOffload,
   replayScope,
+  finalNormBackward,
+  replayedFinalNorm,
   stackBackward,
   stackForward,
   type StepShape,
@@ -189,6 +191,7 @@ function trainingStep(state: StepState, plan: ZeroPlan): Allocation[] {
   const gradHidden = lossForwardBackward(state);
   if (!plan.bucketsBeforeLoss) makeBuckets();
   allocator.free(normOut);
+  finalNormBackward(state);
   releaseGrads(state, plan);
   stackBackward(state, kept, gradHidden, () => releaseGrads(state, plan));
   // Stage 2 copies the reduced gradients of its partition into grads_in_partition, freed by the step.
@@ -322,6 +325,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     sequence: seq,
     checkpointed: ctx.setup.gradient_checkpointing === 'full',
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
+    finalNorm: replayedFinalNorm(ctx, tokens, residualBytes),
     hidden: tokens * a.hidden * residualBytes,
     logits: tokens * a.vocab * computeBytes,
     logitsFp32: tokens * a.vocab * 4,

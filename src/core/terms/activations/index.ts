@@ -32,7 +32,7 @@ export {
   kimiMoeSavedBytes,
 } from './mixers';
 export { ktoReferenceLogps, referenceLogps, lossMemory, type LossPlan, type LossMemory } from '../loss';
-export { finalNormSaved } from './norms';
+export { finalNormSaved, finalNormSequence, type FinalNormPlan } from './norms';
 export { noGradLayerBytes } from './no-grad';
 
 /** A set of module names as a key (sorted: a new Set with the same names is the same key). */

@@ -3,7 +3,7 @@
 // Docs: docs/estimate/activations.md
 import { FAMILY_TRAITS, type Architecture, type FamilyTraits } from '../../architecture';
 import { memo } from '../../util/memo';
-import { type ComputeMode, Tape } from '../saved-tensors';
+import { type ComputeMode, type ForwardSequence, type Tensor, Tape } from '../saved-tensors';
 
 type RmsNormStyle = FamilyTraits['rmsNormStyle'];
 
@@ -47,8 +47,8 @@ export function rmsNormBackwardBytes(
   return (5 * 4 - released) * elems;
 }
 
-/** What the final norm and the head are replayed with (finalNormSaved). */
-interface FinalNormPlan {
+/** What the final norm and the head are replayed with (finalNormSaved, finalNormSequence). */
+export interface FinalNormPlan {
   arch: Architecture;
   mode: ComputeMode;
   half: 2 | 4;
@@ -81,20 +81,39 @@ export function finalNormSaved(p: FinalNormPlan): number {
   return finalNormPerToken(p) * p.tokens;
 }
 
+/**
+ * The final norm's forward over `tokens` from the last layer's output, as the allocation replays run it (a decoder
+ * layer's sequence likewise: terms/saved-tensors.ts forwardSequence): the fp32 upcast, its square, the rsqrt, the
+ * normalized tensor and the cast back, with what the norm keeps for its backward.
+ */
+export function finalNormSequence(p: FinalNormPlan): ForwardSequence {
+  const tape = new Tape(p.mode, p.half, false);
+  const { x, normed } = finalNorm(tape, p, p.tokens);
+  return tape.forwardSequence(x, normed);
+}
+
+/** The final norm on `tape` over `rows` tokens: its input (the last layer's output) and its output. */
+function finalNorm(tape: Tape, p: FinalNormPlan, rows: number): { x: Tensor; normed: Tensor } {
+  const a = p.arch;
+  const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
+  const x = tape.tensor('final hidden states', rows * a.hidden, residualBytes, true);
+  const rms = rmsNormOf(a, p.normWeightBytes ?? p.weightBytes, p.litgpt === true);
+  const normed =
+    a.norm === 'rms'
+      ? tape.rmsNorm(x, rows, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
+      : tape.layerNorm(x, rows, p.normTrainable, 'final norm');
+  // The model's forward holds its input (`hidden_states`) until the norm returns and the name is rebound.
+  tape.keepThrough(x);
+  return { x, normed };
+}
+
 // Every saved tensor is proportional to the tokens: replay one token once per setting (the advice search asks often).
 const finalNormPerToken = memo(
   (p: FinalNormPlan): number => {
-    const normBytes = p.normWeightBytes ?? p.weightBytes;
     const headBytes = p.headWeightBytes ?? p.weightBytes;
     const a = p.arch;
     const tape = new Tape(p.mode, p.half, false);
-    const residualBytes = p.residualBytes ?? (p.weightBytes === 4 ? 4 : p.half);
-    const x = tape.tensor('final hidden states', a.hidden, residualBytes, true);
-    const rms = rmsNormOf(a, normBytes, p.litgpt === true);
-    const normed =
-      a.norm === 'rms'
-        ? tape.rmsNorm(x, 1, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
-        : tape.layerNorm(x, 1, p.normTrainable, 'final norm');
+    const { normed } = finalNorm(tape, p, 1);
     if (p.packedHeadInput) tape.save(tape.free(normed, 'valid tokens of the final hidden states (packed copy)'));
     else
       tape.linear(
