@@ -218,6 +218,9 @@ function sequenceKey(seq: ForwardSequence): string {
   ].join(';');
 }
 
+/** The final norm's sequence as a string, once per sequence object (activations/norms.ts memoizes them). */
+const finalNormKey = memoByObject(sequenceKey);
+
 /** The first sequence seen with the same content (bounded like every memo). */
 const firstEqualSequence = memo((seq: ForwardSequence) => seq, { key: sequenceKey, limit: 256 });
 
@@ -404,7 +407,7 @@ export function stepShapeKey(p: StepShape): string {
   return [
     +p.checkpointed,
     +(p.recomputeStopsEarly ?? false),
-    p.finalNorm ? sequenceKey(p.finalNorm) : '-',
+    p.finalNorm ? finalNormKey(p.finalNorm) : '-',
     p.hidden,
     p.logits,
     p.logitsFp32,

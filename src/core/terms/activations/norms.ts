@@ -86,11 +86,14 @@ export function finalNormSaved(p: FinalNormPlan): number {
  * layer's sequence likewise: terms/saved-tensors.ts forwardSequence): the fp32 upcast, its square, the rsqrt, the
  * normalized tensor and the cast back, with what the norm keeps for its backward.
  */
-export function finalNormSequence(p: FinalNormPlan): ForwardSequence {
-  const tape = new Tape(p.mode, p.half, false);
-  const { x, normed } = finalNorm(tape, p, p.tokens);
-  return tape.forwardSequence(x, normed);
-}
+export const finalNormSequence = memo(
+  (p: FinalNormPlan): ForwardSequence => {
+    const tape = new Tape(p.mode, p.half, false);
+    const { x, normed } = finalNorm(tape, p, p.tokens);
+    return tape.forwardSequence(x, normed);
+  },
+  { scope: (p) => p.arch, limit: 4096, key: (p) => `${finalNormKey(p)}/${p.tokens}` },
+);
 
 /** The final norm on `tape` over `rows` tokens: its input (the last layer's output) and its output. */
 function finalNorm(tape: Tape, p: FinalNormPlan, rows: number): { x: Tensor; normed: Tensor } {
@@ -133,13 +136,16 @@ const finalNormPerToken = memo(
   {
     scope: (p) => p.arch,
     limit: 4096,
-    key: (p) => {
-      const normBytes = p.normWeightBytes ?? p.weightBytes;
-      const headBytes = p.headWeightBytes ?? p.weightBytes;
-      const packed = +(p.packedHeadInput === true);
-      const z3 = +(p.zero3Linear === true);
-      const litgpt = +(p.litgpt === true);
-      return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}${z3}${litgpt}`;
-    },
+    key: finalNormKey,
   },
 );
+
+/** A final norm plan's settings but its tokens (finalNormPerToken, finalNormSequence). */
+function finalNormKey(p: FinalNormPlan): string {
+  const normBytes = p.normWeightBytes ?? p.weightBytes;
+  const headBytes = p.headWeightBytes ?? p.weightBytes;
+  const packed = +(p.packedHeadInput === true);
+  const z3 = +(p.zero3Linear === true);
+  const litgpt = +(p.litgpt === true);
+  return `${p.mode}${p.half}${p.weightBytes}${+p.normTrainable}${+p.headTrainable}${normBytes}${headBytes}${p.residualBytes ?? ''}${packed}${z3}${litgpt}`;
+}
