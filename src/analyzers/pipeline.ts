@@ -219,7 +219,7 @@ export function collectFiles(
         // train; train()`) is read for the modules it calls.
         const scriptFormat = detectFormat(target, t);
         if (scriptFormat !== 'hf-python' && !/\.py$/i.test(target)) continue;
-        if (found.above) problems.push(foundAbove(at, ref.path, found.up));
+        if (found.above) problems.push(foundAbove(at, ref.path, found));
         visit(target, t, {
           role: 'referenced',
           depth: depth + 1,
@@ -229,7 +229,7 @@ export function collectFiles(
         });
         continue;
       }
-      if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found.up));
+      if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found));
       // A DeepSpeed config that Axolotl or LLaMA-Factory ships, named as their examples do, read as published.
       const bundled =
         t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
@@ -288,7 +288,20 @@ export interface MissingScript extends Location {
   readonly path: string;
 }
 
-function foundAbove(at: Location, written: string, up: number): Problem {
+function foundAbove(at: Location, written: string, found: { path: string; up: number }): Problem {
+  const up = found.up;
+  if (/^(\/|[A-Za-z]:[\\/])/.test(written.trim().replace(/^['"]/, ''))) {
+    return {
+      ...at,
+      severity: 'info',
+      code: 'reference-found-above',
+      ...msg(
+        '{0} is not on this machine: read {1}, the file of this checkout with the same last parts (the clone it was written on)',
+        written,
+        found.path,
+      ),
+    };
+  }
   const rel = `${'../'.repeat(up)}${written
     .trim()
     .replace(/^['"]|['"]$/g, '')

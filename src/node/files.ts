@@ -27,8 +27,11 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
     lookup(fromFile: string, relative: string): string[] {
       const beside = join(fromFile, relative);
       const r = relative.trim().replace(/^['"]|['"]$/g, '');
-      if (r.startsWith('~/') || path.isAbsolute(r)) return [beside];
-      return [beside, ...foldersAbove(path.resolve(cwd, fromFile), path.resolve(cwd)).map((d) => path.join(d, r))];
+      if (r.startsWith('~/')) return [beside];
+      const file = path.resolve(cwd, fromFile);
+      const above = foldersAbove(file, path.resolve(cwd));
+      if (path.isAbsolute(r)) return [beside, ...inThisCheckout(r, [path.dirname(file), ...above])];
+      return [beside, ...above.map((d) => path.join(d, r))];
     },
   };
 }
@@ -37,6 +40,23 @@ function join(fromFile: string, relative: string): string {
   const r = relative.trim().replace(/^['"]|['"]$/g, '');
   if (r.startsWith('~/')) return path.join(os.homedir(), r.slice(2));
   return path.isAbsolute(r) ? r : path.join(path.dirname(fromFile), r);
+}
+
+/** Most trailing parts of an absolute path looked for in this checkout (inThisCheckout). */
+const MAX_TAIL_PARTS = 6;
+
+/**
+ * Where an absolute path of another machine (`/lfs/local/0/me/project/configs/a.yaml`, the author's clone) may be in
+ * this checkout: its last parts, the most first (at least two: a folder and the file), from the referencing file's
+ * folder and each folder above it, nearest first.
+ */
+function inThisCheckout(absolute: string, folders: readonly string[]): string[] {
+  const parts = absolute.split(/[\\/]/).filter((p) => p !== '');
+  const out: string[] = [];
+  for (let k = Math.min(parts.length - 1, MAX_TAIL_PARTS); k >= 2; k--) {
+    for (const d of folders) out.push(path.join(d, ...parts.slice(-k)));
+  }
+  return out.filter((p) => p !== path.resolve(absolute));
 }
 
 /** Most folders above a file that a relative reference is looked up from. */

@@ -143,6 +143,38 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.deepEqual(foldersAbove(path.join(dir, 'repo/run.sh'), dir), []);
   });
 
+  it("an absolute path of the author's clone is read from this checkout, by its last parts, with a note", () => {
+    // fengyuli-dev/cs229-project@4f33b1b cs229/scripts/train.sh: `tune run ... --config
+    // /lfs/local/0/fengyuli/cs229-project/cs229/configs/config_1b.yaml`, the config being cs229/configs/config_1b.yaml
+    // of the repository.
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-clone-')));
+    fs.mkdirSync(path.join(dir, 'cs229/scripts'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'cs229/configs'), { recursive: true });
+    const launch =
+      'tune run --nproc_per_node 1 full_finetune_single_device ' +
+      '--config /lfs/local/0/fengyuli/cs229-project/cs229/configs/config_1b.yaml\n';
+    fs.writeFileSync(path.join(dir, 'cs229/scripts/train.sh'), launch);
+    fs.writeFileSync(
+      path.join(dir, 'cs229/configs/config_1b.yaml'),
+      'model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\n' +
+        'tokenizer:\n  max_seq_len: 2048\n',
+    );
+    const reader = nodeFileReader(dir);
+    const r = runPipeline([{ file: path.join(dir, 'cs229/scripts/train.sh'), text: launch }], reader, {});
+    assert.equal(r.setup?.model, 'meta-llama/Llama-3.2-1B');
+    assert.equal(r.setup?.micro_batch_size, 4);
+    const notes = r.problems.filter((p) => p.code === 'reference-found-above');
+    assert.equal(notes.length, 1);
+    assert.match(
+      notes[0].message,
+      /is not on this machine: read .*cs229\/configs\/config_1b\.yaml, the file of this checkout/,
+    );
+    // Two parts at least: a file name alone is not looked for.
+    const lone = 'tune run full_finetune_single_device --config /lfs/elsewhere/config_1b.yaml\n';
+    const r2 = runPipeline([{ file: path.join(dir, 'cs229/configs/run.sh'), text: lone }], reader, {});
+    assert.equal(r2.problems.filter((p) => p.code === 'reference-found-above').length, 0);
+  });
+
   it('a training script that is not there is skipped without a word, unless nothing else names the model', () => {
     const withModel = pipelineOf([input('scripts/missing_script.sh')]);
     assert.ok(withModel.setup);
