@@ -41,6 +41,7 @@ function sameOps(elems: readonly number[], ops: readonly LinearOp[]): boolean {
   return elems.length === ops.length && elems.every((e, i) => e === ops[i].weightElems);
 }
 
+/** The walk: each parameter with its linear op, and each op's weight elements; undefined for uneven modules. */
 function layerParameters(ctx: EstimateContext): { parameters: Walked[]; opElems: number[] } | undefined {
   const a = ctx.model.arch;
   const { weightBytes, adapterBytes } = ctx.dtypes;
