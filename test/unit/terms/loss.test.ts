@@ -1,7 +1,7 @@
 // Term: logits and loss (src/core/terms/loss.ts, terms/logits-loss.ts), against numbers worked out by hand; each test
 // names its source.
 import * as assert from 'node:assert/strict';
-import { finalNormSaved, lossMemory, referenceLogps } from '../../../src/core/terms/activations';
+import { finalNormSaved, finalNormSequence, lossMemory, referenceLogps } from '../../../src/core/terms/activations';
 import { parseArchitecture } from '../../../src/core/architecture';
 import type { TrainingSetupInput } from '../../../src/core/setup';
 import { component, near, phase, run, setupFor } from '../helpers';
@@ -36,6 +36,36 @@ describe('estimate: logits and loss', () => {
     ];
     for (const [wb, nt, ht, perTh] of expect)
       assert.equal(saved(wb, nt, ht), perTh * T * h + 4 * T, `${wb} B weights, norm ${nt}, head ${ht}`);
+  });
+
+  it("the final norm's forward as the step replays run it: the GPU's order of requests and frees (Qwen3-4B, 4,096 tokens)", () => {
+    // H100 history of Qwen3-4B's full fine-tune at 2 x 2,048 tokens (tools/truth/FINDINGS.md section 101), between the
+    // last layer and the head, in MiB: +40 +40 -40 +40 +20 +20 -40 -20. T x h = 4,096 x 2,560: the fp32 upcast (40,
+    // kept), its square (40, freed once reduced), the rsqrt (16 KiB, kept), the normalized fp32 tensor (40), the cast
+    // back (20, kept: the weight trains) and the weight's product (20, the output); then the normalized tensor and the
+    // last layer's output (20), which the model holds until the norm returns.
+    const arch = parseArchitecture(setupFor('Qwen/Qwen3-4B').architecture);
+    assert.ok(arch.ok);
+    const T = 4096;
+    const seq = finalNormSequence({
+      arch: arch.arch,
+      mode: 'half',
+      half: 2,
+      weightBytes: 2,
+      tokens: T,
+      normTrainable: true,
+      headTrainable: true,
+    });
+    const MiB = 2 ** 20;
+    assert.deepEqual(
+      seq.bytes.map((b) => b / MiB),
+      [20, 40, 40, (T * 4) / MiB, 40, 20, 20],
+    );
+    assert.deepEqual(seq.saved, [false, true, false, true, false, true, false]);
+    // Each allocation is freed after the one freeAfter names (the upcast, the rsqrt and the cast are kept).
+    assert.deepEqual(seq.freeAfter, [6, 4, 3, 4, 6, 6, 6]);
+    assert.equal(seq.input, 0);
+    assert.equal(seq.output, 6);
   });
 
   it('fused linear cross-entropy: Liger token chunks sized so one chunk of logits is about the input (Llama-3-8B, 2 x 2048 tokens)', () => {

@@ -1,12 +1,14 @@
-// The step replays' shared pieces (src/core/terms/step-replay.ts) that no one term owns: a fused linear cross-entropy
-// in place of transformers' loss, and activation offloading of the checkpointed layer inputs. The hand-worked plan has
+// The step replays' shared pieces (src/core/terms/step-replay.ts) that no one term owns: a layer's backward worked by
+// hand, a fused linear cross-entropy in place of transformers' loss, and activation offloading of the checkpointed
+// layer inputs. The hand-worked plan has
 // no layers; the estimates are GPU truth points (test/fixtures/truth/gpu.json, one H100 80GB, torch 2.11,
 // transformers 5.17) with the loss or the offloading changed, which no GPU point measured: what is checked is that the
 // replay runs and moves by the bytes the change takes out of the step.
 import * as assert from 'node:assert/strict';
 import { CachingAllocator } from '../../../src/core/terms/allocator';
 import { lossForwardBackward } from '../../../src/core/terms/loss-replay';
-import { stepState } from '../../../src/core/terms/step-replay';
+import { type Allocation } from '../../../src/core/terms/allocator';
+import { layerBackward, layerForward, layerRecompute, stepState } from '../../../src/core/terms/step-replay';
 import { MiB } from '../../../src/core/units';
 import { gpuPointRun, noLayerStep } from './helpers';
 
@@ -30,6 +32,50 @@ describe('step-replay', () => {
     assert.equal(state.allocator.allocated, 120 * MiB);
     assert.equal(state.allocator.peakReserved, 170 * MiB);
     assert.equal(state.grads.length, 1);
+  });
+
+  it("a layer's backward: each weight's gradient in its op's own backward, before its input's gradient", () => {
+    // A hand-made layer: x (20 MiB) -> up_proj -> u (64 MiB) -> SiLU -> a (64 MiB) -> down_proj -> y (20 MiB), every
+    // tensor but y kept. Autograd runs down_proj's backward first: its weight's gradient (7 MiB), then a's (64 MiB); the
+    // norm's vector (3 MiB, no op) comes in the even spread; SiLU's backward gives u's gradient (64 MiB), and up_proj's
+    // backward, which waits for it, its weight's (5 MiB) then x's (20 MiB); the layer's input gradient (20 MiB) last.
+    // The order the H100's histories show (tools/truth/FINDINGS.md section 100).
+    const requests: number[] = [];
+    class Recording extends CachingAllocator {
+      override malloc(bytes: number, stream = 0): Allocation {
+        requests.push(bytes / MiB);
+        return super.malloc(bytes, stream);
+      }
+    }
+    const shape = {
+      ...noLayerStep({ weight: 0, grad: 0, state: 0 }),
+      layers: 1,
+      layer: [
+        { weight: 5 * MiB, grad: 5 * MiB, state: 0, op: 0 },
+        { weight: 7 * MiB, grad: 7 * MiB, state: 0, op: 1 },
+        { weight: 3 * MiB, grad: 3 * MiB, state: 0 },
+      ],
+      sequence: {
+        bytes: [20 * MiB, 64 * MiB, 64 * MiB, 20 * MiB],
+        freeAfter: [1, 2, 3, 3],
+        saved: [true, true, true, false],
+        recomputeEnd: 4,
+        held: [false, false, false, false],
+        contextHeld: [false, false, false, false],
+        input: 0,
+        output: 3,
+        linears: [
+          { weightElems: 100, input: 0, output: 1 },
+          { weightElems: 100, input: 2, output: 3 },
+        ],
+      },
+    };
+    const state = stepState(new Recording(), shape);
+    const { kept } = layerForward(state, state.allocator.malloc(20 * MiB));
+    const gradOutput = state.allocator.malloc(20 * MiB);
+    requests.length = 0;
+    layerBackward(state, kept, layerRecompute(state, kept), gradOutput);
+    assert.deepEqual(requests, [7, 64, 3, 64, 5, 20, 20]);
   });
 
   it('FSDP2, ZeRO-3 and one GPU with a fused loss: replayed, the logits gone from the step', () => {
