@@ -9,6 +9,7 @@ import { emptyFacts, isUnknown, type CanonicalKey, type ConfigFacts, type Format
 import { analyzeScenario } from '../../src/analyzers/scenario';
 import type { SetupChange } from '../../src/core/advice';
 import { applyEditData, editsForChanges, setKey, type FixFile } from '../../src/features/fixes';
+import { diffEdits } from '../../src/features/fixes/diff';
 import { sharedDir } from './helpers';
 
 function fixFile(file: string, text: string, format?: Format): FixFile {
@@ -35,6 +36,28 @@ function checkFix(file: string, before: string, changes: Changes, after: string 
   for (const e of plan.edits) assert.ok(e.start <= e.end && e.end <= before.length && e.file === file);
   assert.equal(applyEditData(before, plan.edits), after);
 }
+
+describe('fixes: the edits of a changed file', () => {
+  it('edits far apart in a long file: one small edit each, and the edits give the new text', () => {
+    // 2,000 lines `key_i: i`; line 3 and line 1,990 changed and a line inserted before line 1,000. Offsets: lines
+    // 0-9 are 9 bytes (`key_0: 0` and the newline), so line 3's value starts at 3 x 9 + 7 = 34.
+    const lines = Array.from({ length: 2000 }, (_, i) => `key_${i}: ${i}\n`);
+    const edited = [...lines];
+    edited[3] = 'key_3: changed\n';
+    edited[1990] = 'key_1990: changed\n';
+    edited.splice(1000, 0, 'new: 1\n');
+    const a = lines.join('');
+    const b = edited.join('');
+    const edits = diffEdits('f.yaml', a, b);
+    assert.equal(edits.length, 3);
+    assert.deepEqual(
+      edits.map((e) => e.newText),
+      ['changed', 'new: 1\n', 'changed'],
+    );
+    assert.deepEqual([edits[0]!.start, edits[0]!.end], [34, 35]);
+    assert.equal(applyEditData(a, edits), b);
+  });
+});
 
 describe('fixes: package versions', () => {
   it('a scenario takes the torchao version; a training config cannot, and says where it lives', () => {
