@@ -84,8 +84,23 @@ function findPair(doc: Document, m: YAMLMap, key: string, depth = 0): Pair | und
   return undefined;
 }
 
+/**
+ * The document of the text yamlSet last parsed: the operations of one change, and the changes of one advice item, are
+ * written to the same text one after another, and many leave it as it was (a key already set, or absent). The writers
+ * read the document and never change it.
+ */
+const lastParsed: { text?: string; doc?: Document } = {};
+
+function parsedForWrite(text: string): Document {
+  if (lastParsed.text !== text || !lastParsed.doc) {
+    lastParsed.doc = parseYaml(text, { uniqueKeys: false, strict: false, prettyErrors: false });
+    lastParsed.text = text;
+  }
+  return lastParsed.doc;
+}
+
 export function yamlSet(text: string, o: Op, omegaconf: boolean): Written {
-  const doc = parseYaml(text, { uniqueKeys: false, strict: false, prettyErrors: false });
+  const doc = parsedForWrite(text);
   if (doc.errors.length > 0) return { reason: 'the YAML has syntax errors; fix them first' };
   const eol = eolOf(text);
   const pyBools = /:\s*(True|False)\s*(#.*)?$/m.test(text);
