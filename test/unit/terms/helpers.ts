@@ -8,6 +8,7 @@ import { estimate } from '../../../src/core/estimate';
 import type { Estimate, RuntimeTerm } from '../../../src/core/model';
 import { parseArchitecture, type Architecture } from '../../../src/core/architecture';
 import { findGpu, findModel } from '../../../src/core/lookup';
+import { type Allocation, CachingAllocator } from '../../../src/core/terms/allocator';
 import type { ReplayParameter, StepShape } from '../../../src/core/terms/step-replay';
 import type { ActivationPlan } from '../../../src/core/terms/activations';
 import type { TrainingSetupInput } from '../../../src/core/setup';
@@ -243,6 +244,25 @@ export function gpuPointEstimate(
   const g = e.perGpu;
   const term = g.runtime.find((t) => t.id === termId)?.bytes ?? 0;
   return { reserved: g.reservedBytes, term, measured: reserved };
+}
+
+/**
+ * An allocator model that logs each request in MiB as it is made (positive) and each block freed (negative, its
+ * rounded size), for replays worked by hand.
+ */
+export function loggingAllocator(): { allocator: CachingAllocator; log: number[] } {
+  const log: number[] = [];
+  class Logged extends CachingAllocator {
+    override malloc(bytes: number, stream = 0): Allocation {
+      log.push(bytes / 2 ** 20);
+      return super.malloc(bytes, stream);
+    }
+    override free(a: Allocation): void {
+      log.push(-(a as { size: number }).size / 2 ** 20);
+      super.free(a);
+    }
+  }
+  return { allocator: new Logged(), log };
 }
 
 /**

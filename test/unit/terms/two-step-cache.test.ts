@@ -4,7 +4,6 @@
 // is one the walk-through can follow; the GPU figures are max_memory_reserved of the second step on one H100 80GB (torch
 // 2.11, transformers 5.17: test/fixtures/truth/gpu.json, tools/truth/gpu/results/2026-11-24-h100).
 import * as assert from 'node:assert/strict';
-import { CachingAllocator, type Allocation } from '../../../src/core/terms/allocator';
 import { lossForwardBackward } from '../../../src/core/terms/loss-replay';
 import { stepState } from '../../../src/core/terms/step-replay';
 import {
@@ -14,7 +13,7 @@ import {
   type TwoStepPlan,
 } from '../../../src/core/terms/two-step-cache';
 import { MiB } from '../../../src/core/units';
-import { gpuPointEstimate, gpuPointRun, noLayerStep, replayEstimate } from './helpers';
+import { gpuPointEstimate, gpuPointRun, loggingAllocator, noLayerStep, replayEstimate } from './helpers';
 
 /** No layers: the embedding (tied head), a 20 MiB hidden state, 100 MiB of 16-bit logits and 200 MiB in fp32. */
 function tinyPlan(parameterMiB: number, capacity = Infinity): TwoStepPlan {
@@ -154,19 +153,9 @@ describe('two-step-cache', () => {
     // softmax's freed (200), the copy's weight gradient (20, 16 bits), the hidden state's gradient (20), the logits'
     // gradient and the copy freed, then ToCopyBackward's fp32 gradient (40) and the 16-bit one freed (as the
     // Llama-3.2-1B histories of tools/truth/gpu/results/2026-11-24-h100 order them: 1002, -2004, 501, ..., 1002, -501 MiB).
-    const log: number[] = [];
-    class Logged extends CachingAllocator {
-      override malloc(bytes: number, stream = 0): Allocation {
-        log.push(bytes / MiB);
-        return super.malloc(bytes, stream);
-      }
-      override free(a: Allocation): void {
-        log.push(-(a as { size: number }).size / MiB);
-        super.free(a);
-      }
-    }
+    const { allocator, log } = loggingAllocator();
     const head = { weight: 40 * MiB, grad: 40 * MiB, state: 0 };
-    const state = stepState(new Logged(), { ...noLayerStep(head), headCopy: 20 * MiB });
+    const state = stepState(allocator, { ...noLayerStep(head), headCopy: 20 * MiB });
     lossForwardBackward(state);
     assert.deepEqual(log.slice(-8), [100, -200, 20, 20, -100, -20, 40, -20]);
   });
