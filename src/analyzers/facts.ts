@@ -51,6 +51,9 @@ export type Tool =
  */
 export type CanonicalKey =
   | 'model' // string: Hub id, directory or config.json path
+  // string: the config.json fields, as JSON text, of a model the files define by its dimensions instead of naming a
+  // checkpoint (torchtune's generic builders: `lora_llama2` with vocab_size, num_layers...); a named model wins
+  | 'architecture'
   | 'method' // 'full' | 'lora' | 'qlora' | 'freeze'
   | 'loraR'
   | 'loraAlpha'

@@ -6,7 +6,9 @@ import { isUnknown, msg, type Fact } from '../facts';
 import { heredocNamingModel } from '../heredoc';
 import { locateOffset } from './locate';
 import type { Location } from '../scenario';
+import { HfConfigSchema } from '../../core';
 import { fileProv, numberOf, type ResolveContext } from './context';
+import type { WinningFact } from './types';
 
 /** Where the model's problems are reported: at the model key, else at the start of the first file. */
 export function modelLocation(ctx: ResolveContext): Location {
@@ -21,11 +23,44 @@ function unknownReason(fact: Fact): string {
   return why.includes(fact.rawValue) ? why : `${fact.rawValue}: ${why}`;
 }
 
+/**
+ * The architecture a file writes out by its dimensions (torchtune's generic builders): its config.json fields, located
+ * at the key that builds it. The parameter count follows from the architecture.
+ */
+function inlineArchitecture(ctx: ResolveContext, w: WinningFact): boolean {
+  const parsed = HfConfigSchema.safeParse(jsonOf(w.fact.value));
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`).join('; ');
+    ctx.problems.push({
+      ...w.location,
+      severity: 'error',
+      code: 'unknown-model',
+      ...msg('the model {0} builds has dimensions out of range ({1})', w.fact.rawValue, why),
+      key: w.fact.rawKey,
+    });
+    return false;
+  }
+  ctx.setup.architecture = parsed.data;
+  ctx.prov.architecture = fileProv(w);
+  return true;
+}
+
+/** A fact's JSON text as a value; undefined when it is not JSON. */
+function jsonOf(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The architecture of the model the files name; false when there is none or it is not known (a problem says which). */
 export function resolveArchitecture(ctx: ResolveContext): boolean {
   const { resolveModel, decided, unknownOnly, setup, prov, problems } = ctx;
   const ref = setup.model as string | undefined;
   const modelAt = modelLocation(ctx);
+  if (!ref && decided.architecture) return inlineArchitecture(ctx, decided.architecture);
   if (!ref) {
     const unknown = unknownOnly.model;
     // A launcher that keeps its command in a heredoc (OpenRLHF's `read -r -d '' cmds <<EOF`) whose body passes a model

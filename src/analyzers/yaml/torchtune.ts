@@ -4,6 +4,7 @@
 // FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
+import { builderArchitecture } from './torchtune-builders';
 import {
   Invalid,
   asBool,
@@ -342,12 +343,17 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
     return;
   }
   const b = parseBuilder(s);
-  ctx.add(
-    'model',
-    comp,
-    b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` },
-    'model._component_',
-  );
+  const generic = b.hubId ? undefined : builderArchitecture(ctx, b.builder, m);
+  if (generic && 'config' in generic)
+    ctx.add('architecture', comp, JSON.stringify(generic.config), 'model._component_');
+  else if (generic) ctx.add('model', generic.at ?? comp, generic.unknown, generic.at?.path ?? 'model._component_');
+  else
+    ctx.add(
+      'model',
+      comp,
+      b.hubId ?? { unknown: `torchtune builder ${b.builder}: no known Hub id` },
+      'model._component_',
+    );
   ctx.add('method', comp, b.method, 'model._component_');
   const quantizeBase = m.get('quantize_base');
   if (b.method === 'qlora' || isOn(ctx, quantizeBase)) {

@@ -2,6 +2,7 @@
 // optimizer and loss components, FSDP/TP keys, the dead nested fsdp block, teacher models and interpolation.
 import * as assert from 'node:assert/strict';
 import { analyzeTorchtuneYaml, parseBuilder } from '../../../src/analyzers/yaml';
+import { scaledHiddenDim } from '../../../src/analyzers/yaml/torchtune-builders';
 import { estimate } from '../../../src/core/estimate';
 import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
@@ -312,6 +313,87 @@ describe('analyzeTorchtuneYaml', () => {
       ['model', { unknown: true }],
       ['method', 'lora'],
     ]);
+  });
+
+  // DeepSeek-Math 7B built through the generic builder (ebsmothers/torchtune-does-math custom_lora_single_device.yaml).
+  // By hand: the MLP width is scale_hidden_dim_for_mlp(4096) = 4 * int(8192 / 3) = 10,920, rounded up to 256: 11,008.
+  // Parameters: embedding and untied head 2 x 102,400 x 4,096 = 838,860,800; per layer q/k/v/o 4 x 4,096^2 =
+  // 67,108,864, MLP 3 x 4,096 x 11,008 = 135,266,304, two norms 8,192: 202,383,360, x 30 = 6,071,500,800; final norm
+  // 4,096: 6,910,365,696 (DeepSeek-Math 7B's 6.9B). LoRA r 8 on q and v: 30 x 2 x 8 x (4,096 + 4,096) = 3,932,160.
+  const GENERIC_LLAMA2 =
+    'model:\n' +
+    '  _component_: torchtune.models.llama2.lora_llama2\n' +
+    '  vocab_size: 102400\n' +
+    '  num_layers: 30\n' +
+    '  num_heads: 32\n' +
+    '  num_kv_heads: 32\n' +
+    '  embed_dim: 4096\n' +
+    '  max_seq_len: 4096\n' +
+    "  lora_attn_modules: ['q_proj', 'v_proj']\n" +
+    '  lora_rank: 8\n' +
+    'batch_size: 1\n' +
+    'dtype: bf16\n';
+
+  it("builds the architecture a generic builder's dimensions give, with torchtune's MLP width when none is given", () => {
+    assert.equal(scaledHiddenDim(4096), 11_008);
+    const r = resolveText('custom_lora.yaml', GENERIC_LLAMA2);
+    assert.ok(r.setup, r.problems.map((p) => p.message).join('; '));
+    assert.deepEqual(
+      { ...r.setup.architecture },
+      {
+        model_type: 'llama',
+        vocab_size: 102_400,
+        num_hidden_layers: 30,
+        num_attention_heads: 32,
+        num_key_value_heads: 32,
+        hidden_size: 4096,
+        intermediate_size: 11_008,
+        max_position_embeddings: 4096,
+        hidden_act: 'silu',
+        tie_word_embeddings: false,
+      },
+    );
+    assert.deepEqual(r.provenance.architecture, {
+      kind: 'file',
+      file: 'custom_lora.yaml',
+      line: 2,
+      key: 'model._component_',
+    });
+    const e = estimate(r.setup);
+    assert.ok(e.ok);
+    assert.equal(e.estimate.parameters.total, 6_910_365_696);
+    assert.equal(e.estimate.parameters.trainable, 3_932_160);
+  });
+
+  it("reads a Qwen builder's biases and norms as Qwen2's or Qwen3's layout, and a mistral builder needs its MLP width", () => {
+    const qwen3 =
+      'model:\n  _component_: torchtune.models.qwen3._component_builders.qwen3\n  vocab_size: 151936\n' +
+      '  num_layers: 28\n  num_heads: 16\n  num_kv_heads: 8\n  embed_dim: 1024\n  intermediate_dim: 3072\n' +
+      '  max_seq_len: 40960\n  head_dim: 128\n  q_proj_bias: False\n  k_proj_bias: False\n  v_proj_bias: False\n' +
+      '  q_norm: True\n  k_norm: True\n  tie_word_embeddings: True\n';
+    const arch = resolveText('q.yaml', qwen3).setup?.architecture;
+    assert.equal(arch?.model_type, 'qwen3');
+    assert.equal(arch?.head_dim, 128);
+    assert.equal(arch?.tie_word_embeddings, true);
+    const qwen2 = qwen3
+      .replace(/ {2}[qkv]_(proj_bias|norm): \w+\n/g, '')
+      .replace('qwen3._component_builders.qwen3', 'qwen2.qwen2');
+    assert.equal(resolveText('q.yaml', qwen2).setup?.architecture.model_type, 'qwen2');
+    const mistral = GENERIC_LLAMA2.replace('llama2.lora_llama2', 'mistral.lora_mistral');
+    checkFacts(analyzeTorchtuneYaml(mistral), mistral, [
+      ['model', { unknown: true }, '_component_', 'torchtune.models.mistral.lora_mistral'],
+    ]);
+    const fact = analyzeTorchtuneYaml(mistral).facts.find((f) => f.key === 'model');
+    assert.deepEqual(fact?.value, { unknown: 'torchtune builder mistral: intermediate_dim is not given' });
+  });
+
+  it("reports a generic builder's dimension that is not known statically at its key", () => {
+    const text = GENERIC_LLAMA2.replace('num_layers: 30', 'num_layers: ${env:LAYERS}');
+    const r = resolveText('custom_lora.yaml', text);
+    assert.equal(r.setup, undefined);
+    const p = r.problems.find((x) => x.code === 'unknown-model');
+    assert.equal(p?.line, 4);
+    assert.match(p?.message ?? '', /torchtune builder llama2: num_layers/);
   });
 
   it('resolves ${...} interpolation for memory keys, with a not-static problem when it cannot', () => {
