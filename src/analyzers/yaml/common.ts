@@ -21,6 +21,7 @@ import type {
   Unknown,
 } from '../facts';
 import { PARSE_OPTIONS, parseCachedBlocks } from './blocks';
+import { isWholeValue, maskPlaceholders, placeholderIn, templatePlaceholders } from './templates';
 import {
   type Entry,
   type View,
@@ -75,6 +76,8 @@ export class YamlCtx {
   readonly doc: Document.Parsed | undefined;
   readonly root: YAMLMap | undefined;
   private rootEntries: Map<string, Entry> | undefined;
+  /** The `{{ ... }}` placeholders of a file read as a template (templates.ts), sorted; empty otherwise. */
+  private placeholders: readonly Span[] = [];
   private readonly seenDuplicates = new Set<string>();
 
   /** The tool whose semantics the facts follow; an analyzer may settle it after looking at the keys. */
@@ -107,6 +110,7 @@ export class YamlCtx {
         { start: 0, end: 0 },
       );
     }
+    if (doc) doc = this.renderedTemplate(doc);
     this.doc = doc;
     for (const e of doc?.errors ?? []) {
       this.problem(
@@ -126,6 +130,37 @@ export class YamlCtx {
         this.nodeSpan(contents),
       );
     }
+  }
+
+  /**
+   * A file that is a template (templates.ts): the parse of its text with the `{{ ... }}`
+   * placeholders masked, when that parse is clean, said once at the first placeholder; else the parse as it was.
+   */
+  private renderedTemplate(doc: Document.Parsed): Document.Parsed {
+    const placeholders = templatePlaceholders(this.text);
+    if (placeholders.length === 0) return doc;
+    // A file that parses is a template only where a placeholder is a whole value (`batch_size: {{ bs }}`, a mapping
+    // inside a mapping to YAML, which PyYAML refuses as an unhashable key); elsewhere `{{` is text (a chat template).
+    if (doc.errors.length === 0 && !placeholders.some((p) => isWholeValue(this.text, p))) return doc;
+    const masked = parseYaml(maskPlaceholders(this.text, placeholders), {
+      lineCounter: new LineCounter(),
+      ...PARSE_OPTIONS,
+    });
+    if (masked.errors.length > 0) return doc;
+    this.placeholders = placeholders;
+    const first = this.text.slice(placeholders[0].start, placeholders[0].end);
+    this.problem(
+      'placeholder',
+      'info',
+      msg(
+        'read as a template: {0} `{{ ... }}` placeholders (the first, `{1}`) are filled in when it is rendered; ' +
+          'a setting written with one is not known',
+        placeholders.length,
+        first,
+      ),
+      placeholders[0],
+    );
+    return masked;
   }
 
   /** A span clamped into the text, so that broken input never yields an out-of-range position. */
@@ -373,6 +408,8 @@ export class YamlCtx {
 
   /** How the tool reads an entry's value. */
   view(e: Entry): View {
+    const template = this.placeholderView(e);
+    if (template) return template;
     const r = this.interpolate(e);
     if (r.unresolved) return { t: 'unknown', reason: r.unresolved };
     return this.viewNode(r.node, 0);
@@ -401,6 +438,18 @@ export class YamlCtx {
     return { t: 'absent' };
   }
 
+  /** A value written as (or with) a template placeholder: not known until the template is rendered. */
+  private placeholderView(e: Entry): View | undefined {
+    if (this.placeholders.length === 0) return undefined;
+    const p = placeholderIn(this.placeholders, e.originSpan ?? e.valueSpan);
+    if (!p) return undefined;
+    const written = this.text.slice(p.start, p.end);
+    return {
+      t: 'unknown',
+      reason: `\`${written}\` is a template placeholder, filled in when the template is rendered`,
+    };
+  }
+
   /** The value text as written (the alias or interpolation for indirect values). */
   raw(e: Entry): string {
     return this.text.slice(e.valueSpan.start, e.valueSpan.end);
@@ -412,10 +461,11 @@ export class YamlCtx {
    */
   put(key: CanonicalKey, e: Entry | undefined, conv: Conv, rawKey?: string): Fact | undefined {
     if (!e) return undefined;
-    const resolved = this.interpolate(e);
-    const view = resolved.unresolved
-      ? ({ t: 'unknown', reason: resolved.unresolved } as const)
-      : this.viewNode(resolved.node, 0);
+    const template = this.placeholderView(e);
+    const resolved = template ? e : this.interpolate(e);
+    const view: View =
+      template ??
+      (resolved.unresolved ? { t: 'unknown', reason: resolved.unresolved } : this.viewNode(resolved.node, 0));
     if (view.t === 'absent') return undefined;
     if (view.t === 'unknown') {
       this.problem('not-static', 'warning', msg('{0}: {1}', e.path, view.reason), e.valueSpan, e.path);

@@ -341,6 +341,35 @@ describe('YAML analyzers: shared machinery', () => {
     ]);
   });
 
+  // Azure/torchtune-azureml scripts/lora_finetune_phi4.yaml is rendered by a script before `tune run` reads it:
+  // `vocab_path:  {{model_dir}}/vocab.json` is not YAML (PyYAML: "expected <block end>, but found '<scalar>'").
+  it('reads a Jinja-templated file with its placeholders masked: one note, and a setting written with one is unknown', () => {
+    const text =
+      'model:\n  _component_: torchtune.models.phi4.lora_phi4_14b\n' +
+      'tokenizer:\n  vocab_path:  {{model_dir}}/vocab.json\n  max_seq_len: 4096\n' +
+      'batch_size: {{ batch_size }}\ngradient_accumulation_steps: 8\n';
+    const r = analyzeTorchtuneYaml(text);
+    assertSpansInside(r, text);
+    assert.deepEqual(codes(r).sort(), ['not-static', 'placeholder']);
+    const note = r.problems.find((p) => p.code === 'placeholder');
+    assert.equal(note?.severity, 'info');
+    assert.equal(text.slice(note?.span.start, note?.span.end), '{{model_dir}}');
+    assert.match(note?.message ?? '', /2 `\{\{ \.\.\. \}\}` placeholders/);
+    checkFacts(r, text, [
+      ['model', 'microsoft/phi-4'],
+      ['seqLen', 4096],
+      ['gradientAccumulationSteps', 8],
+      ['microBatchSize', { unknown: true }, 'batch_size', '{{ batch_size }}'],
+    ]);
+  });
+
+  it('leaves `{{` inside text alone: a chat template in a quoted string is not a placeholder', () => {
+    const text = 'base_model: NousResearch/Llama-2-7b-hf\nchat_template_jinja: "{{ bos_token }}{{ messages }}"\n';
+    const r = analyzeAxolotlYaml(text);
+    assert.ok(!codes(r).includes('placeholder') && !codes(r).includes('not-static'), codes(r).join(', '));
+    checkFacts(r, text, [['model', 'NousResearch/Llama-2-7b-hf']]);
+  });
+
   it('returns an empty result for empty, scalar, list and multi-document texts without throwing', () => {
     for (const text of [
       '',
