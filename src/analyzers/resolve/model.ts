@@ -60,7 +60,10 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   const { resolveModel, decided, unknownOnly, setup, prov, problems } = ctx;
   const ref = setup.model as string | undefined;
   const modelAt = modelLocation(ctx);
-  if (!ref && decided.architecture) return inlineArchitecture(ctx, decided.architecture);
+  // The files' own architecture (what a torchtune builder makes) wins over the checkpoint they name, unless the model
+  // is given by a flag or setting.
+  const given = ctx.prov.model?.kind === 'flag' || ctx.prov.model?.kind === 'setting';
+  if (decided.architecture && !given) return inlineArchitecture(ctx, decided.architecture);
   if (!ref) {
     const unknown = unknownOnly.model;
     // A launcher that keeps its command in a heredoc (OpenRLHF's `read -r -d '' cmds <<EOF`) whose body passes a model

@@ -31,7 +31,49 @@ const GENERIC: Readonly<Record<string, GenericFamily>> = {
   mistral: { modelType: 'mistral', scaledMlp: false, tied: false },
   qwen2: QWEN,
   qwen3: QWEN,
+  // torchtune's phi3 keeps q/k/v and gate/up as separate projections (transformers' Phi-3 fuses them into qkv_proj and
+  // gate_up_proj, and its checkpoints are split on load: phi3_hf_to_tune), so the model it builds is Llama-shaped.
+  phi3: { modelType: 'llama', scaledMlp: false, tied: false },
 };
+
+/**
+ * Sized builders whose model torchtune's code builds in another shape than transformers' does: the arguments they
+ * pass to their generic builder (pytorch/torchtune@bd2a0fc:torchtune/models/phi3/_model_builders.py phi3_mini,
+ * torchtune/models/phi4/_model_builders.py phi4_14b).
+ */
+const SIZED: Readonly<Record<string, { readonly family: string; readonly args: Readonly<Record<string, number>> }>> = {
+  phi3_mini: {
+    family: 'phi3',
+    args: {
+      vocab_size: 32_064,
+      num_layers: 32,
+      num_heads: 32,
+      num_kv_heads: 32,
+      embed_dim: 3072,
+      intermediate_dim: 8192,
+      max_seq_len: 4096,
+    },
+  },
+  phi4_14b: {
+    family: 'phi3',
+    args: {
+      vocab_size: 100_352,
+      num_layers: 40,
+      num_heads: 40,
+      num_kv_heads: 10,
+      embed_dim: 5120,
+      intermediate_dim: 17_920,
+      max_seq_len: 16_384,
+    },
+  },
+};
+
+/** The architecture torchtune's code builds for a sized builder whose checkpoint has another shape; else undefined. */
+export function sizedBuilderArchitecture(builder: string): HfConfig | undefined {
+  const sized = SIZED[builder];
+  const family = sized ? GENERIC[sized.family] : undefined;
+  return sized && family ? configOf(family, sized.args, () => undefined) : undefined;
+}
 
 /** torchtune's scale_hidden_dim_for_mlp(dim, multiple_of=256): 4 * int(2 * dim / 3), rounded up to 256. */
 export function scaledHiddenDim(dim: number): number {
@@ -70,14 +112,29 @@ export function builderArchitecture(
   }
   const missing = REQUIRED.find((name) => dims[name] === undefined);
   if (missing) return { unknown: { unknown: `torchtune builder ${builder}: ${missing} is not given` } };
-  const intermediate = dims.intermediate_dim ?? (family.scaledMlp ? scaledHiddenDim(dims.embed_dim) : undefined);
-  if (intermediate === undefined)
+  if (dims.intermediate_dim === undefined && !family.scaledMlp)
     return { unknown: { unknown: `torchtune builder ${builder}: intermediate_dim is not given` } };
-  const flag = (name: string, fallback: boolean): boolean => {
+  const flag = (name: string): boolean | undefined => {
     const e = args.get(name);
-    const b = e ? boolOf(ctx.view(e)) : undefined;
-    return b ?? fallback;
+    return e ? boolOf(ctx.view(e)) : undefined;
   };
+  if (family.qwen) {
+    // Qwen2's layout is biased q/k/v projections; Qwen3's is unbiased projections with RMS norms on q and k.
+    const biased = (flag('q_proj_bias') ?? true) || (flag('k_proj_bias') ?? true) || (flag('v_proj_bias') ?? true);
+    const normed = (flag('q_norm') ?? false) || (flag('k_norm') ?? false);
+    if (normed === biased)
+      return { unknown: { unknown: `torchtune builder ${builder}: ${qwenLayout(biased, normed)} is not read` } };
+    return { config: configOf(biased ? family : { ...family, modelType: 'qwen3' }, dims, flag) };
+  }
+  return { config: configOf(family, dims, flag) };
+}
+
+/** The config.json fields of the model a family's builder makes from its arguments and switches. */
+function configOf(
+  family: GenericFamily,
+  dims: Readonly<Record<string, number>>,
+  flag: (name: string) => boolean | undefined,
+): HfConfig {
   const config: Record<string, unknown> = {
     model_type: family.modelType,
     vocab_size: dims.vocab_size,
@@ -85,22 +142,14 @@ export function builderArchitecture(
     num_attention_heads: dims.num_heads,
     num_key_value_heads: dims.num_kv_heads,
     hidden_size: dims.embed_dim,
-    intermediate_size: intermediate,
+    intermediate_size: dims.intermediate_dim ?? scaledHiddenDim(dims.embed_dim),
     max_position_embeddings: dims.max_seq_len,
     hidden_act: 'silu',
-    tie_word_embeddings: flag('tie_word_embeddings', family.tied),
+    tie_word_embeddings: flag('tie_word_embeddings') ?? family.tied,
   };
   if (dims.head_dim !== undefined) config.head_dim = dims.head_dim;
   if (family.modelType === 'mistral') config.sliding_window = null;
-  if (family.qwen) {
-    // Qwen2's layout is biased q/k/v projections; Qwen3's is unbiased projections with RMS norms on q and k.
-    const biased = flag('q_proj_bias', true) || flag('k_proj_bias', true) || flag('v_proj_bias', true);
-    const normed = flag('q_norm', false) || flag('k_norm', false);
-    if (normed && !biased) config.model_type = 'qwen3';
-    else if (normed || !biased)
-      return { unknown: { unknown: `torchtune builder ${builder}: ${qwenLayout(biased, normed)} is not read` } };
-  }
-  return { config };
+  return config;
 }
 
 function qwenLayout(biased: boolean, normed: boolean): string {

@@ -4,7 +4,7 @@
 // FORMATS.md §7 (pytorch/torchtune@bd2a0fc:recipes/*.py, recipes/configs/**). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { builderArchitecture } from './torchtune-builders';
+import { builderArchitecture, sizedBuilderArchitecture } from './torchtune-builders';
 import {
   Invalid,
   asBool,
@@ -343,6 +343,8 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
     return;
   }
   const b = parseBuilder(s);
+  const sized = sizedBuilderArchitecture(b.builder);
+  if (sized) ctx.add('architecture', comp, JSON.stringify(sized), 'model._component_');
   const generic = b.hubId ? undefined : builderArchitecture(ctx, b.builder, m);
   if (generic && 'config' in generic)
     ctx.add('architecture', comp, JSON.stringify(generic.config), 'model._component_');

@@ -387,6 +387,31 @@ describe('analyzeTorchtuneYaml', () => {
     assert.deepEqual(fact?.value, { unknown: 'torchtune builder mistral: intermediate_dim is not given' });
   });
 
+  // torchtune's phi3 builder keeps q/k/v and gate/up apart (transformers' Phi-3 fuses them), so a LoRA config of
+  // Phi-4 targets modules transformers' model does not have (Azure/torchtune-azureml lora_finetune_phi4.yaml).
+  // By hand, phi4_14b's arguments: embedding and head 2 x 100,352 x 5,120 = 1,027,604,480; per layer q and o
+  // 2 x 5,120^2 = 52,428,800, k and v 2 x 5,120 x 1,280 = 13,107,200, MLP 3 x 5,120 x 17,920 = 275,251,200, norms
+  // 10,240: 340,797,440, x 40 = 13,631,897,600; final norm 5,120: 14,659,507,200. LoRA r 8 on q, v, output_proj and
+  // the MLP: 8 x (10,240 + 6,400 + 10,240 + 3 x 23,040) = 768,000 per layer, x 40 = 30,720,000.
+  it("builds Phi-4 as torchtune's code does, with separate projections that LoRA targets by torchtune's names", () => {
+    const text =
+      'model:\n  _component_: torchtune.models.phi4.lora_phi4_14b\n' +
+      "  lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']\n  apply_lora_to_mlp: True\n  lora_rank: 8\n" +
+      'batch_size: 2\ndtype: bf16\n';
+    const r = resolveText('lora_finetune_phi4.yaml', text);
+    assert.ok(r.setup);
+    assert.equal(r.setup.model, 'microsoft/phi-4');
+    assert.equal(r.setup.architecture.model_type, 'llama');
+    assert.deepEqual(
+      r.problems.filter((p) => p.severity !== 'info').map((p) => p.message),
+      [],
+    );
+    const e = estimate(r.setup);
+    assert.ok(e.ok);
+    assert.equal(e.estimate.parameters.total, 14_659_507_200);
+    assert.equal(e.estimate.parameters.trainable, 30_720_000);
+  });
+
   it("reports a generic builder's dimension that is not known statically at its key", () => {
     const text = GENERIC_LLAMA2.replace('num_layers: 30', 'num_layers: ${env:LAYERS}');
     const r = resolveText('custom_lora.yaml', text);
