@@ -16,17 +16,12 @@ import {
   litgptQuantize,
 } from '../yaml/litgpt';
 import { type Entry, PythonFile } from './file';
-import { children, parseNumber, pyString, span } from './syntax';
+import { evaluateNumber, moduleConstants, named, type Named } from './module-constants';
+import { children, span } from './syntax';
 
 /** A Lit-GPT import (`from lit_gpt.lora import GPT`, `import lit_gpt`) and a `def setup(`: one of its scripts. */
 export function isLitgptScript(text: string): boolean {
   return /^\s*(?:from\s+lit_gpt\b[\w.]*\s+import|import\s+lit_gpt\b)/m.test(text) && /^def\s+setup\s*\(/m.test(text);
-}
-
-/** A module-level constant or a parameter default: where it is written and its literal value, if it is one. */
-interface Named {
-  readonly entry: Entry;
-  readonly value: FactValue | null | undefined;
 }
 
 /** The script's module constants and setup()'s parameter defaults. */
@@ -65,54 +60,24 @@ function read(file: PythonFile, names: ScriptNames): void {
 }
 
 function scriptNames(file: PythonFile, top: SyntaxNode): ScriptNames {
-  const constants = new Map<string, Named>();
+  const constants = moduleConstants(file, top);
   const setup = new Map<string, Named>();
   let setupSpan: Span | undefined;
   for (const st of children(top)) {
-    if (st.name === 'AssignStatement') {
-      const [target, op, value] = children(st);
-      if (target?.name !== 'VariableName' || op?.name !== 'AssignOp' || !value) continue;
-      const name = file.text.slice(target.from, target.to);
-      constants.set(name, named(file, name, target, value));
-    } else if (st.name === 'FunctionDefinition') {
-      const nameNode = st.getChild('VariableName');
-      if (!nameNode || file.text.slice(nameNode.from, nameNode.to) !== 'setup') continue;
-      setupSpan = span(nameNode);
-      const params = children(st.getChild('ParamList') ?? st);
-      params.forEach((p, i) => {
-        if (p.name !== 'VariableName') return;
-        const name = file.text.slice(p.from, p.to);
-        const op = params.slice(i + 1).find((n) => n.name === 'AssignOp' || n.name === ',' || n.name === ')');
-        const value = op?.name === 'AssignOp' ? op.nextSibling : null;
-        setup.set(name, named(file, name, p, value));
-      });
-    }
+    if (st.name !== 'FunctionDefinition') continue;
+    const nameNode = st.getChild('VariableName');
+    if (!nameNode || file.text.slice(nameNode.from, nameNode.to) !== 'setup') continue;
+    setupSpan = span(nameNode);
+    const params = children(st.getChild('ParamList') ?? st);
+    params.forEach((p, i) => {
+      if (p.name !== 'VariableName') return;
+      const name = file.text.slice(p.from, p.to);
+      const op = params.slice(i + 1).find((n) => n.name === 'AssignOp' || n.name === ',' || n.name === ')');
+      const value = op?.name === 'AssignOp' ? op.nextSibling : null;
+      setup.set(name, named(file, name, p, value));
+    });
   }
   return { constants, setup, setupSpan };
-}
-
-function named(file: PythonFile, name: string, key: SyntaxNode, value: SyntaxNode | null): Named {
-  const entry: Entry = {
-    rawKey: name,
-    keySpan: span(key),
-    valueNode: value,
-    valueSpan: value ? span(value) : span(key),
-  };
-  return { entry, value: value ? literal(file.text, value) : undefined };
-}
-
-/** A literal's value: a number, True / False, None (null), a string, or `Path("...")`'s string; undefined otherwise. */
-function literal(text: string, n: SyntaxNode): FactValue | null | undefined {
-  const raw = text.slice(n.from, n.to);
-  if (n.name === 'Number') return parseNumber(raw);
-  if (n.name === 'Boolean') return raw === 'True';
-  if (n.name === 'None') return null;
-  if (n.name === 'String') return pyString(raw);
-  if (n.name === 'CallExpression' && /^Path\s*\(/.test(raw)) {
-    const arg = n.getChild('ArgList')?.getChild('String');
-    return arg ? pyString(text.slice(arg.from, arg.to)) : undefined;
-  }
-  return undefined;
 }
 
 type Check = (v: FactValue | null | undefined) => FactValue | undefined;
@@ -182,32 +147,9 @@ function importEntry(file: PythonFile, m: RegExpExecArray | null): Entry {
 function accumulation(file: PythonFile, c: Map<string, Named>): void {
   const n = c.get('gradient_accumulation_iters');
   if (!n?.entry.valueNode) return;
-  const v = evaluate(file.text, n.entry.valueNode, c, 0);
+  const v = evaluateNumber(file.text, n.entry.valueNode, c);
   if (v !== undefined && Number.isFinite(v) && v >= 1)
     file.push('gradientAccumulationSteps', n.entry, Math.floor(v), 'litgpt');
-}
-
-/** + - * / // over numbers and constants bound to them; undefined for anything else. */
-function evaluate(text: string, n: SyntaxNode, c: Map<string, Named>, depth: number): number | undefined {
-  if (depth > 8) return undefined;
-  if (n.name === 'Number') return parseNumber(text.slice(n.from, n.to));
-  if (n.name === 'ParenthesizedExpression')
-    return n.firstChild?.nextSibling ? evaluate(text, n.firstChild.nextSibling, c, depth + 1) : undefined;
-  if (n.name === 'VariableName') {
-    const bound = c.get(text.slice(n.from, n.to))?.entry.valueNode;
-    return bound ? evaluate(text, bound, c, depth + 1) : undefined;
-  }
-  if (n.name !== 'BinaryExpression') return undefined;
-  const [l, op, r] = children(n);
-  const a = l && evaluate(text, l, c, depth + 1);
-  const b = r && evaluate(text, r, c, depth + 1);
-  if (a === undefined || b === undefined || !op) return undefined;
-  const o = text.slice(op.from, op.to);
-  if (o === '+') return a + b;
-  if (o === '-') return a - b;
-  if (o === '*') return a * b;
-  if (b === 0) return undefined;
-  return o === '/' ? a / b : o === '//' ? Math.floor(a / b) : undefined;
 }
 
 /**
