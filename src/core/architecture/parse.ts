@@ -24,6 +24,12 @@ const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
 };
 
 /**
+ * GPT-2's activation_function values that run one F.gelu kernel, which keeps only its input for backward
+ * (transformers' activations.py GELUActivation, PytorchGELUTanh); its default gelu_new is written out in Python.
+ */
+const GELU_KERNELS: ReadonlySet<string> = new Set(['gelu', 'gelu_pytorch_tanh']);
+
+/**
  * Config-decided parts of the embeddings and norms (absent for every family whose layout is fixed): OPT's
  * word_embed_proj_dim (token embeddings narrower than the hidden size, with project_in / project_out), its final norm
  * (only with do_layer_norm_before and without _remove_final_layer_norm) and layer_norm_elementwise_affine.
@@ -413,6 +419,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx), falcon: falconLayout(ctx) } : {}),
     // StableLM 2 12B: attention and the MLP side by side off input_layernorm (no post_attention_layernorm).
     ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
+    ...(family === 'gpt2' && GELU_KERNELS.has(str(cfg, 'activation_function') ?? '') ? { geluKernel: true } : {}),
   };
   const problems = ctx.problems;
   return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };

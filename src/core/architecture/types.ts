@@ -202,6 +202,11 @@ export interface Architecture {
   readonly outBias: boolean;
   readonly mlpBias: boolean;
   readonly qkNorm: boolean;
+  /**
+   * GPT-2 whose MLP activation is one F.gelu kernel (activation_function gelu or gelu_pytorch_tanh, nanoGPT's nn.GELU),
+   * which keeps its input for backward, instead of gelu_new written out in Python.
+   */
+  readonly geluKernel?: true;
   /** ALiBi (BLOOM): a per-head linear bias added to the attention scores, no position embedding. */
   readonly positions: 'rotary' | 'learned' | 'relative' | 'alibi' | 'none';
   readonly maxPositions: number;

@@ -1399,3 +1399,25 @@ describe("estimate: a LoRA target's input lives until the module returns (GPU tr
     assert.ok(end >= cast + 4, `${end - cast}`);
   });
 });
+
+describe("estimate: GPT-2's MLP activation as its config names it", () => {
+  // transformers' GPT2MLP runs ACT2FN[activation_function]: gelu_new (the checkpoints' value) is written out in Python
+  // (NewGELUActivation: tanh saves its output, 0.5 * x and 1 + tanh are saved by the product), gelu is one F.gelu
+  // kernel that keeps its input (GELUActivation; nanoGPT's nn.GELU). In bf16 without autocast, at 2,048 tokens of
+  // gpt2's 3,072-wide MLP, gelu_new keeps three more 2,048 x 3,072 x 2 B tensors: 37,748,736 bytes per layer.
+  const base = findModel('gpt2');
+  assert.ok(base.ok);
+  const plan = (activation: string): ActivationPlan => {
+    const parsed = parseArchitecture({ ...base.model.config, activation_function: activation });
+    assert.ok(parsed.ok);
+    return frozenLayerPlan(parsed.arch, { baseTrainable: true, normsTrainable: true });
+  };
+  it('gelu keeps 3 x T x 3,072 x 2 B less per layer than gelu_new', () => {
+    const written = layerActivations(plan('gelu_new')).bytesPerLayer;
+    assert.equal(written - layerActivations(plan('gelu')).bytesPerLayer, 3 * 2048 * 3072 * 2);
+    assert.equal(
+      layerActivations(plan('gelu_pytorch_tanh')).bytesPerLayer,
+      layerActivations(plan('gelu')).bytesPerLayer,
+    );
+  });
+});

@@ -49,7 +49,7 @@ export function gpt2Block(bc: BlockContext): Tensor {
     { ln1: 'ln_1', qkv: 'c_attn', out: 'c_proj', ln2: 'ln_2', up: 'c_fc', down: 'mlp.c_proj' },
     false,
     false,
-    (x) => geluNew(tape, x),
+    (x) => (bc.a.geluKernel ? tape.unarySavesInput(x, 'gelu output') : geluNew(tape, x)),
   );
 }
 
