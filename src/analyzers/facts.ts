@@ -404,6 +404,11 @@ export interface Reference {
   readonly args?: readonly LaunchArgument[];
   /** For a module: the names of it the script calls (`create_and_prepare_model`), where the module's code runs from. */
   readonly calls?: readonly string[];
+  /**
+   * For a script: the Python files its launch line passes as positional arguments (nanoGPT's `python train.py
+   * config/train_gpt2.py`), which a script that execs them over its globals reads (ConfigFacts.readsConfigurator).
+   */
+  readonly positionalFiles?: readonly string[];
 }
 
 /** An option a script is run with: from its launch line, or a key of the config file its parser reads (`from`). */
@@ -437,6 +442,11 @@ export interface ConfigFacts {
    * fields of its dataclasses that the launch line leaves (config-arguments.ts).
    */
   readonly readsConfigOption?: true;
+  /**
+   * The script is nanoGPT's train.py (hf-python/nanogpt.ts): configurator.py execs the Python files of its command line
+   * over its globals, then applies its `--key=value` flags; the script is read again with them.
+   */
+  readonly readsConfigurator?: true;
 }
 
 /**

@@ -5,6 +5,7 @@ import { analyzeDeepSpeedJson } from './deepspeed-json';
 import { emptyFacts, type ConfigFacts, type Format, type Tool } from './facts';
 import type { Syntax } from './guards';
 import { analyzeHfPython } from './hf-python';
+import { isNanogptConfig } from './hf-python/nanogpt';
 import { isScenarioFile } from './scenario';
 import { analyzeShell } from './shell';
 import {
@@ -146,7 +147,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'hf-python': {
     syntax: 'python',
     tool: 'hf-trainer',
-    detect: (file) => PY_TRAINING.test(file.text) || trainEntryPoint(file),
+    detect: (file) => PY_TRAINING.test(file.text) || trainEntryPoint(file) || isNanogptConfig(file.text),
     analyze: analyzeHfPython,
   },
   shell: { syntax: 'shell', tool: 'torchrun', detect: (file) => SHELL_LAUNCH.test(file.text), analyze: analyzeShell },

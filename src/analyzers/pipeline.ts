@@ -32,6 +32,7 @@ import { trlZero3Reentrant } from './trl-zero3';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { checkpointDtype } from './resolve/model';
+import { nanogptConfigArguments } from './hf-python/nanogpt';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -86,6 +87,20 @@ function scriptConfigArguments(
   return configFileArguments(found.text, found.path.split(/[\\/]/).pop() ?? found.path);
 }
 
+/** The assignments of the Python files a launch line passes to nanoGPT's train.py, in order; none where none is there. */
+function configuratorArguments(
+  reader: FileReader,
+  launcher: string,
+  files: readonly string[] | undefined,
+): LaunchArgument[] | undefined {
+  const out: LaunchArgument[] = [];
+  for (const f of files ?? []) {
+    const found = findReference(reader, launcher, f);
+    if (found.text !== undefined) out.push(...nanogptConfigArguments(found.text, f));
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 export interface InputFile {
   readonly file: string;
   readonly text: string;
@@ -118,10 +133,36 @@ interface VisitHow {
   readonly scriptArgs?: Reference['args'];
   /** For a launcher's script: the keys of the config file its `--config` names, read only if its parser reads it. */
   readonly configArgs?: () => readonly LaunchArgument[] | undefined;
+  /** For a launcher's script: the assignments of the Python files its launch line passes, read if it execs them. */
+  readonly configuratorArgs?: () => readonly LaunchArgument[] | undefined;
   /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
   readonly module?: ModuleContext;
   /** For a config file: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`). */
   readonly overrides?: Reference['args'];
+}
+
+/**
+ * A file's facts and the options its launch line runs it with: the keys of the config file its parser reads
+ * (TrlParser's --config, the Python files nanoGPT's configurator.py execs) come first, the launch line's own after
+ * them, and win. nanoGPT's train.py computes its run from its globals as the command line sets them: it is read again
+ * with them.
+ */
+function analyzeWithArguments(
+  format: Format,
+  file: string,
+  text: string,
+  how: VisitHow,
+): { walked: ConfigFacts; scriptArgs: Reference['args'] } {
+  const first = analyzeAs(format, text, how.module, how.overrides);
+  const configArgs = first.readsConfigOption
+    ? how.configArgs?.()
+    : first.readsConfigurator
+      ? how.configuratorArgs?.()
+      : undefined;
+  const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
+  if (!first.readsConfigurator || !scriptArgs?.length) return { walked: first, scriptArgs };
+  const options = argumentEnvironment(undefined, scriptArgs, undefined, file);
+  return { walked: analyzeAs(format, text, { options, calls: [] }), scriptArgs };
 }
 
 /** Analyzes the given files and everything they reference. */
@@ -154,11 +195,7 @@ export function collectFiles(
       scenarios.push(analyzeScenario(text, file));
       return;
     }
-    const walked: ConfigFacts = analyzeAs(format, text, how.module, how.overrides);
-    // The config file's keys are the script's options where its parser reads the file (TrlParser's --config); the
-    // launch line's own come after them, and win.
-    const configArgs = walked.readsConfigOption ? how.configArgs?.() : undefined;
-    const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
+    const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how);
     const analyzed =
       format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
     const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
@@ -226,6 +263,7 @@ export function collectFiles(
           forced: 'hf-python',
           scriptArgs: ref.args ?? [],
           configArgs: () => scriptConfigArguments(reader, file, ref.args),
+          configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
         });
         continue;
       }

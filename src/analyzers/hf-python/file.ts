@@ -151,6 +151,8 @@ export class PythonFile {
   peftByTrainer = false;
   /** The arguments come from TrlParser.parse_args_and_config, which reads the file `--config` names. */
   readsConfigOption = false;
+  /** nanoGPT's train.py: configurator.py sets its globals from the command line (nanogpt.ts). */
+  readsConfigurator = false;
   root!: SyntaxNode;
   /**
    * A helper module read for the script that imports it: the options its `args.x` reads are the script's, as the run
@@ -179,6 +181,7 @@ export class PythonFile {
       ...(this.modelBeforeArguments ? { modelBeforeArguments: this.modelBeforeArguments } : {}),
       ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
       ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
+      ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
     };
   }
 

@@ -43,6 +43,7 @@ import {
 import { loopFacts, trainingLoop } from './loop';
 import { sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
+import { analyzeNanogptConfig, analyzeNanogptScript, isNanogptConfig, isNanogptScript } from './nanogpt';
 import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
@@ -61,6 +62,9 @@ export { UNSLOTH_CLASSES } from './vocab';
 export function analyzeHfPython(text: string, module?: ModuleContext): ConfigFacts {
   // Lit-GPT's own scripts of 2023 set their run in module constants and setup()'s defaults (litgpt-script.ts).
   if (!module && isLitgptScript(text)) return analyzeLitgptScript(text);
+  // nanoGPT's train.py sets its run in module globals that its command line overrides (nanogpt.ts).
+  if (isNanogptScript(text)) return analyzeNanogptScript(text, module?.options);
+  if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
   const file = new PythonFile(text, module?.options);
   try {
     run(file, module?.calls ?? []);

@@ -783,7 +783,15 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
       name: o.name,
       ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
     }));
-    l.r.refs.push({ kind: 'script', path: script, span: scriptField.span, args });
+    // Python files passed as positional arguments: nanoGPT's configurator.py execs them over train.py's globals.
+    const files = p.positionals.filter((f) => f.unknown === undefined && /\.py$/.test(f.text)).map((f) => f.text);
+    l.r.refs.push({
+      kind: 'script',
+      path: script,
+      span: scriptField.span,
+      args,
+      ...(files.length > 0 ? { positionalFiles: files } : {}),
+    });
   }
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.

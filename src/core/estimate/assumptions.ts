@@ -49,6 +49,9 @@ export function defaultAssumptions(
   // A model one of several the files can give (a launcher's `MODEL` that the script's arguments can replace).
   if (prov.model?.kind === 'default' && typeof setup.model === 'string')
     assumptions.push({ key: 'model', value: setup.model, source: defaultSource(prov.model, '') });
+  // An architecture a program builds from values it gets at run time in part (nanoGPT's vocabulary from meta.pkl).
+  if (prov.architecture?.kind === 'default')
+    assumptions.push({ key: 'architecture', value: family, source: defaultSource(prov.architecture, '') });
   schemaDefaults(ctx, code, gkd, family);
   if (!ctx.lean && gkd) {
     const d = setup.distillation!;
