@@ -1,6 +1,6 @@
 // Command-line arguments: `--k v`, `--k=v`, bare flags and `key=value` overrides, over fields that keep their
 // spans. Pure: no I/O, no node:* and no 'vscode'.
-import type { Span } from '../facts';
+import type { Reference, Span } from '../facts';
 import { type Piece, unknownOf, type Field, pieceSlice, subSpan } from './fields';
 import { normName, toBool } from './flags';
 
@@ -159,4 +159,17 @@ export function skipOpts(fields: readonly Field[], i: number, valued: Set<string
     else i++;
   }
   return i;
+}
+
+/**
+ * The training script a launch line runs, with the options it passes (a value not known statically is null) and the
+ * Python files among its positional arguments (nanoGPT's configurator.py execs them over train.py's globals).
+ */
+export function scriptReference(script: string, span: Span, p: Parsed): Reference {
+  const args = p.opts.map((o) => ({
+    name: o.name,
+    ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
+  }));
+  const files = p.positionals.filter((f) => f.unknown === undefined && /\.py$/.test(f.text)).map((f) => f.text);
+  return { kind: 'script', path: script, span, args, ...(files.length > 0 ? { positionalFiles: files } : {}) };
 }

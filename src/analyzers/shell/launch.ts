@@ -14,7 +14,7 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { type Env, unknownOf, textOf, type Field, subSpan } from './fields';
+import { type Env, type Field, subSpan } from './fields';
 import {
   type FlagSpec,
   spec,
@@ -34,8 +34,19 @@ import {
   toBool,
   deviceCount,
 } from './flags';
-import { type Opt, pieceRange, type Consume, type Parsed, looksLikeFlag, parseArgs, skipOpts } from './args';
+import {
+  type Opt,
+  pieceRange,
+  type Consume,
+  type Parsed,
+  looksLikeFlag,
+  parseArgs,
+  scriptReference,
+  skipOpts,
+} from './args';
 import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
+import { emitVisible, visibleDevices } from './visible';
+export { emitVisible, visibleDevices, type Visible } from './visible';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
 import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
@@ -232,38 +243,6 @@ export class Launch {
     if (!out) return this.invalid(o, `a valid value for ${s.key}`);
     for (const [k, val] of out) this.fact(k, o.rawKey, o.keySpan, valueSpan, val, tool);
   }
-}
-
-export interface Visible {
-  readonly count?: number;
-  readonly unknown?: string;
-  readonly rawKey: string;
-  readonly keySpan: Span;
-  readonly valueSpan: Span;
-}
-
-/** CUDA_VISIBLE_DEVICES as the launched process sees it (exported or given as a prefix), if the script sets it. */
-export function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible | undefined {
-  const v = env.get(name);
-  if (!v || !v.exported || !v.nameSpan || !v.valueSpan) return undefined;
-  const u = unknownOf(v.pieces);
-  const text = textOf(v.pieces);
-  const base = { rawKey: name, keySpan: v.nameSpan, valueSpan: v.valueSpan };
-  if (u !== undefined) return { ...base, unknown: u };
-  const count =
-    name === 'CUDA_VISIBLE_DEVICES' ? deviceCount(text) : isNumberText(text.trim()) ? Number(text.trim()) : undefined;
-  return count === undefined ? { ...base, unknown: `${name}='${text}' is not a device count` } : { ...base, count };
-}
-
-export function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
-  l.fact(
-    key,
-    vis.rawKey,
-    vis.keySpan,
-    vis.valueSpan,
-    vis.count !== undefined ? vis.count : { unknown: vis.unknown ?? 'not known statically' },
-    tool,
-  );
 }
 
 const ALL_GPUS: Unknown = { unknown: 'all visible GPUs' };
@@ -778,21 +757,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
-  if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script)) {
-    const args = p.opts.map((o) => ({
-      name: o.name,
-      ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
-    }));
-    // Python files passed as positional arguments: nanoGPT's configurator.py execs them over train.py's globals.
-    const files = p.positionals.filter((f) => f.unknown === undefined && /\.py$/.test(f.text)).map((f) => f.text);
-    l.r.refs.push({
-      kind: 'script',
-      path: script,
-      span: scriptField.span,
-      args,
-      ...(files.length > 0 ? { positionalFiles: files } : {}),
-    });
-  }
+  if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script))
+    l.r.refs.push(scriptReference(script, scriptField.span, p));
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
