@@ -19,6 +19,7 @@ import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
 import { type CmdResult, type Launch, visibleDevices } from './launch';
 import { type DeepspeedPreset, deepspeedPreset, toolProcesses } from './tool-launcher';
+import { SWIFT2_LORA_DEFAULTS, SWIFT2_MODEL_TYPES } from './swift2-models';
 
 const SUBCOMMANDS = new Set(['sft', 'pt', 'rlhf']);
 
@@ -51,6 +52,11 @@ const SWIFT_FLAGS: Record<string, FlagSpec> = {
     typeof v === 'string' && v ? [['referenceModel', 'given']] : undefined,
   ),
   model: spec('model', 'str'),
+  // swift 2.x's names (modelscope/ms-swift@v2.6.1:swift/llm/utils/argument.py SftArguments).
+  model_id_or_path: spec('model', 'str'),
+  batch_size: spec('microBatchSize', 'int'),
+  lora_dropout_p: spec('loraDropout', 'num'),
+  use_flash_attn: spec('attention', 'bool', (v) => (v === true ? [['attention', 'flash']] : undefined)),
 };
 /** Flags read below rather than through a spec. */
 const OWN = new Set([
@@ -63,6 +69,12 @@ const OWN = new Set([
   'fsdp',
   'rlhf_type',
   'config',
+  // swift 2.x
+  'model_type',
+  'sft_type',
+  'dtype',
+  'quantization_bit',
+  'lora_target_modules',
 ]);
 
 /** swift's DeepSpeed presets (modelscope/ms-swift@8773ecd:swift/llm/ds_config/*.json): stage and CPU offload. */
@@ -89,6 +101,7 @@ const RLHF: Record<string, readonly [CanonicalKey, string] | undefined> = {
 };
 
 const consume = (name: string): Consume => {
+  if (name === 'lora_target_modules') return 'list';
   if (OWN.has(name)) return 'one';
   const s = SWIFT_FLAGS[name] ?? SCRIPT_FLAGS[name];
   return s?.kind === 'bool' ? 'bool' : s?.kind === 'list' ? 'list' : 'one';
@@ -202,8 +215,9 @@ function swiftArgs(
       msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', argFile.text),
     );
   const defaults = !argFile && !last('config');
-  const quant = quantFacts(l, last('quant_bits'), last('quant_method'));
-  methodFacts(l, last('train_type', 'tuner_type'), quant === 4, subField.span, defaults);
+  const v2 = swift2Facts(l, p.opts, subField.span, defaults);
+  const quant = quantFacts(l, last('quant_bits', 'quantization_bit'), last('quant_method'));
+  methodFacts(l, last('train_type', 'tuner_type', 'sft_type'), quant === 4, subField.span, defaults);
   dtypeFacts(
     l,
     last('torch_dtype'),
@@ -212,8 +226,8 @@ function swiftArgs(
   if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), subField.span, defaults);
   const world = worldOf();
   if (defaults && !last('gradient_accumulation_steps'))
-    accumulationDefault(l, last('per_device_train_batch_size'), world, subField.span);
-  if (defaults && !last('max_length')) {
+    accumulationDefault(l, last('per_device_train_batch_size', 'batch_size'), world, subField.span);
+  if (defaults && !last('max_length') && !v2) {
     defaultFact(
       l,
       'seqLen',
@@ -394,4 +408,90 @@ function accumulationDefault(l: Launch, micro: Opt | undefined, world: number | 
     value,
     `gradient_accumulation_steps: ${formula}`,
   );
+}
+
+/** Flags only swift 2.x has (SftArguments of modelscope/ms-swift@v2.6.1:swift/llm/utils/argument.py). */
+const V2_ONLY = ['sft_type', 'model_id_or_path', 'lora_target_modules', 'lora_dropout_p', 'dtype', 'quantization_bit'];
+
+/**
+ * A swift 2.x command (`swift sft --model_type qwen1half-7b-chat --sft_type lora ...`): a flag only 2.x has, or a
+ * model type of 2.x's own (swift2-models.ts). Its model type names the model where no --model_id_or_path does; its
+ * defaults differ from 3.x's: LoRA on the type's LoRATM (`DEFAULT`), max_length 2048, dtype AUTO (bf16 where the GPU
+ * has it, and autocast in the same dtype). Returns whether the command is 2.x's.
+ */
+function swift2Facts(l: Launch, opts: readonly Opt[], sub: Span, defaults: boolean): boolean {
+  const last = (name: string): Opt | undefined => [...opts].reverse().find((o) => o.name === name);
+  const typeOpt = last('model_type');
+  const typeName = known(typeOpt)?.toLowerCase();
+  const entry = typeName !== undefined ? SWIFT2_MODEL_TYPES[typeName] : undefined;
+  if (entry === undefined && !V2_ONLY.some((n) => last(n))) return false;
+  if (typeOpt?.value && !last('model_id_or_path') && !last('model')) {
+    const value: FactValue | Unknown =
+      typeOpt.value.unknown !== undefined
+        ? { unknown: typeOpt.value.unknown }
+        : (entry?.[0] ?? {
+            unknown: `swift 2.x model type ${typeName ?? ''}: not a text model whose checkpoint is in the built-in catalog; pass --model_id_or_path`,
+          });
+    l.fact('model', typeOpt.rawKey, typeOpt.keySpan, typeOpt.value.span, value, 'ms-swift');
+  }
+  swift2Targets(l, last('lora_target_modules'), entry?.[1], sub, defaults);
+  swift2Dtype(l, last('dtype'), sub, defaults);
+  if (defaults && !last('max_length'))
+    defaultFact(l, 'seqLen', 'max_length', sub, 2048, 'max_length: 2048 (swift 2.x default)');
+  return true;
+}
+
+/** `--lora_target_modules` of swift 2.x: ALL is every linear layer, DEFAULT (and AUTO, its default) the type's LoRATM. */
+function swift2Targets(l: Launch, o: Opt | undefined, group: string | undefined, sub: Span, defaults: boolean): void {
+  const fallback = group !== undefined ? SWIFT2_LORA_DEFAULTS[group] : undefined;
+  if (!o?.value) {
+    if (defaults && fallback)
+      defaultFact(
+        l,
+        'loraTargets',
+        'lora_target_modules',
+        sub,
+        fallback,
+        `lora_target_modules: DEFAULT (${fallback.join(', ')})`,
+      );
+    return;
+  }
+  if (o.value.unknown !== undefined)
+    return l.fact('loraTargets', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'ms-swift');
+  const items = (o.value.items ?? o.value.text.split(/[\s,]+/)).map((x) => x.trim()).filter((x) => x);
+  const upper = items.map((x) => x.toUpperCase());
+  if (upper.includes('ALL')) return l.fact('loraTargets', o.rawKey, o.keySpan, o.value.span, 'all-linear', 'ms-swift');
+  const named = items.filter((_x, k) => upper[k] !== 'DEFAULT' && upper[k] !== 'AUTO');
+  const wantsDefault = named.length < items.length;
+  if (wantsDefault && !fallback) {
+    const why = "DEFAULT is the LoRATM of swift 2.x's model type, which is not known here: name the modules";
+    return l.fact('loraTargets', o.rawKey, o.keySpan, o.value.span, { unknown: why }, 'ms-swift');
+  }
+  const targets = wantsDefault ? [...fallback!, ...named] : named;
+  l.fact('loraTargets', o.rawKey, o.keySpan, o.value.span, targets, 'ms-swift');
+}
+
+/** `--dtype bf16|fp16|fp32|AUTO` of swift 2.x: the weights' dtype and autocast in it (fp32: none). */
+function swift2Dtype(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean): void {
+  const t = o ? known(o)?.toLowerCase() : 'auto';
+  const pair: Record<string, readonly [string, string]> = {
+    bf16: ['bf16', 'bf16'],
+    fp16: ['fp16', 'fp16'],
+    fp32: ['fp32', 'none'],
+  };
+  if (t === 'auto' || t === undefined) {
+    if (o?.value?.unknown !== undefined)
+      l.fact('weightsDtype', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'ms-swift');
+    else if (defaults || o) {
+      const at = o?.value?.span ?? sub;
+      const note = 'dtype: AUTO (swift 2.x: bf16 where the GPU supports it, else fp16)';
+      defaultFact(l, 'weightsDtype', 'dtype', at, 'bf16', note);
+      defaultFact(l, 'mixedPrecision', 'dtype', at, 'bf16', note);
+    }
+    return;
+  }
+  const p = pair[t];
+  if (!o?.value || !p) return;
+  l.fact('weightsDtype', o.rawKey, o.keySpan, o.value.span, p[0], 'ms-swift');
+  l.fact('mixedPrecision', o.rawKey, o.keySpan, o.value.span, p[1], 'ms-swift');
 }

@@ -238,6 +238,45 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.equal(fact(analyzeShell('swift sft --model_type qwen2_5 --dataset d\n'), 'model'), undefined);
   });
 
+  // ms-swift 2.x (modelscope/ms-swift@v2.6.1): the README's `swift sft --model_type qwen1half-7b-chat ...`, and the flags
+  // of examples/pytorch/llm/scripts/baichuan2_7b/qlora/sft.sh as `swift sft` takes them.
+  it('swift 2.x: the model type names the model; LoRA on its LoRATM, max_length 2048 and dtype AUTO by default', () => {
+    const r = checkFacts('swift sft --model_type qwen1half-7b-chat --dataset blossom-math-zh --output_dir output\n', [
+      ['model', 'Qwen/Qwen1.5-7B-Chat', '--model_type', 'qwen1half-7b-chat'],
+      ['method', 'lora', 'sft', 'sft'],
+      ['loraTargets', ['q_proj', 'k_proj', 'v_proj'], 'sft', 'sft'],
+      ['seqLen', 2048, 'sft', 'sft'],
+      ['weightsDtype', 'bf16', 'sft', 'sft'],
+      ['mixedPrecision', 'bf16', 'sft', 'sft'],
+      ['gradientAccumulationSteps', 16, 'sft', 'sft'],
+    ]);
+    assert.equal(fact(r, 'loraTargets')?.origin, 'call-default');
+    const res = resolveText('sft.sh', 'swift sft --model_type qwen1half-7b-chat --dataset blossom-math-zh\n');
+    assert.deepEqual(res.setup?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj']);
+    assert.equal(res.setup?.seq_len, 2048);
+  });
+
+  it('swift 2.x: --model_id_or_path, --sft_type, --quantization_bit, --lora_target_modules ALL, --batch_size, --lora_dropout_p', () => {
+    const text =
+      'CUDA_VISIBLE_DEVICES=0 \\\nswift sft \\\n    --model_id_or_path baichuan-inc/Baichuan2-7B-Base \\\n' +
+      '    --sft_type lora \\\n    --dtype AUTO \\\n    --max_length 2048 \\\n    --quantization_bit 4 \\\n' +
+      '    --lora_rank 8 \\\n    --lora_dropout_p 0.05 \\\n    --lora_target_modules ALL \\\n' +
+      '    --gradient_checkpointing true \\\n    --batch_size 1 \\\n    --gradient_accumulation_steps 16\n';
+    checkFacts(text, [
+      ['model', 'baichuan-inc/Baichuan2-7B-Base', '--model_id_or_path', 'baichuan-inc/Baichuan2-7B-Base'],
+      ['method', 'qlora', '--sft_type', 'lora'],
+      ['quantBits', 4, '--quantization_bit', '4'],
+      ['loraTargets', 'all-linear', '--lora_target_modules', 'ALL'],
+      ['loraDropout', 0.05, '--lora_dropout_p', '0.05'],
+      ['microBatchSize', 1, '--batch_size', '1'],
+      ['seqLen', 2048, '--max_length', '2048'],
+    ]);
+    const unknown = analyzeShell('swift sft --model_type my-own-7b --sft_type full\n');
+    assert.ok(isUnknown(fact(unknown, 'model')!.value));
+    const both = analyzeShell('swift sft --model_type qwen1half-7b-chat --lora_target_modules DEFAULT o_proj\n');
+    assert.deepEqual(fact(both, 'loraTargets')?.value, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+  });
+
   it('an argument file (`swift sft args.yaml`, 3.x `--config`) is not read, so no default is made explicit where it may set one', () => {
     const text = 'NPROC_PER_NODE=2 \\\nCUDA_VISIBLE_DEVICES=0,1 \\\nswift sft examples/yaml/deepspeed/sft.yaml\n';
     const r = checkFacts(text, [['gpusPerNode', 2, 'NPROC_PER_NODE', '2']]);
