@@ -348,6 +348,36 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     const alone = runPipeline([{ file: '/w/train.py', text: files['/w/train.py'] }], inMemory(files), {});
     assert.equal(alone.setup?.micro_batch_size, 16);
   });
+
+  // princeton-nlp/SimPO's README: `accelerate launch --config_file accelerate_configs/deepspeed_zero3.yaml
+  // scripts/run_simpo.py training_configs/llama-3-8b-instruct-simpo-v2.yaml`; run_simpo.py's arguments come from
+  // alignment-handbook's H4ArgumentParser((ModelArguments, DataArguments, SimPOConfig)).parse(), which reads the YAML
+  // that is its first argument and the flags after it (alignment-handbook@v0.3 src/alignment/configs.py).
+  it("the recipe YAML that is a script's first argument is the run's config; SimPO's own key says it keeps no reference", () => {
+    const files = {
+      '/w/scripts/run_simpo.py':
+        'from alignment import H4ArgumentParser, ModelArguments, DataArguments\nfrom simpo_config import SimPOConfig\n' +
+        'from transformers import AutoModelForCausalLM\n' +
+        'parser = H4ArgumentParser((ModelArguments, DataArguments, SimPOConfig))\n' +
+        'model_args, data_args, training_args = parser.parse()\n' +
+        'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n',
+      '/w/training_configs/simpo.yaml':
+        'model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct\nbf16: true\nbeta: 10\ngamma_beta_ratio: 0.3\n' +
+        'gradient_checkpointing: true\nmax_length: 2048\nper_device_train_batch_size: 2\n',
+    };
+    const launch = (line: string): PipelineResult =>
+      runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ ...files, '/w/run.sh': line }), {});
+    const r = launch('accelerate launch --num_processes 8 scripts/run_simpo.py training_configs/simpo.yaml\n');
+    assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B-Instruct');
+    assert.equal(r.setup?.micro_batch_size, 2);
+    assert.equal(r.setup?.seq_len, 2048);
+    // SimPOConfig's gamma_beta_ratio: SimPO keeps no reference model.
+    assert.equal(r.setup?.preference?.reference, 'none');
+    const flag = launch(
+      'accelerate launch scripts/run_simpo.py training_configs/simpo.yaml --per_device_train_batch_size 1\n',
+    );
+    assert.equal(flag.setup?.micro_batch_size, 1);
+  });
 });
 
 describe('shell: values set on some branches, unresolved references', () => {

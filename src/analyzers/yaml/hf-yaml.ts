@@ -238,8 +238,11 @@ const DPO_KEYS = [
   'ld_alpha',
   'f_divergence_type',
 ];
-/** Keys only CPOConfig has (SimPO is its loss_type simpo): no reference model. */
-const CPO_KEYS = ['cpo_alpha', 'simpo_gamma'];
+/**
+ * Keys only CPOConfig has (SimPO is its loss_type simpo), and the SimPOConfig of SimPO's own trainer
+ * (princeton-nlp/SimPO scripts/simpo_config.py gamma_beta_ratio): no reference model.
+ */
+const CPO_KEYS = ['cpo_alpha', 'simpo_gamma', 'gamma_beta_ratio'];
 /** Keys only KTOConfig has: unpaired examples, a reference and a KL batch. */
 const KTO_KEYS = ['desirable_weight', 'undesirable_weight'];
 
