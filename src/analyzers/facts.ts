@@ -155,6 +155,7 @@ export type CanonicalKey =
   | 'fsdpOffload' // boolean (params + grads + optimizer to CPU)
   | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)
   | 'bitsandbytesVersion' // string: the bitsandbytes release a config's tool version implies (a pin in the project wins)
+  | 'transformersVersion' // string: the transformers release a config's keys imply (EVALUATION_STRATEGY_RELEASE; a pin wins)
   | 'torchaoVersion' // string: the torchao release a config's tool version implies (a pin in the project wins)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'ddpFindUnused' // boolean (DDP find_unused_parameters: the Trainer's ddp_find_unused_parameters)
@@ -191,6 +192,19 @@ export type CanonicalKey =
   | 'gpu'; // string: GPU name (scenario, settings)
 
 export type FactValue = string | number | boolean | null | readonly string[];
+
+/**
+ * The transformers release of a run whose TrainingArguments get `evaluation_strategy`: transformers renamed it
+ * eval_strategy in 4.41 (huggingface/transformers PR 30190: "will be removed in version 4.46") and its later releases
+ * have no such field (4.57.6's training_args.py), so the run uses 4.45 or earlier: 4.45 is assumed, which a pin in the
+ * project's dependency files overrides.
+ */
+export const EVALUATION_STRATEGY_RELEASE = {
+  version: '4.45',
+  note:
+    'evaluation_strategy, which transformers renamed eval_strategy in 4.41 and removed after 4.45 ' +
+    '(huggingface/transformers PR 30190), dates the run to transformers 4.45 or earlier',
+} as const;
 
 /** A value that cannot be known statically (a function argument, an f-string, `args.x`, "auto"). */
 export interface Unknown {

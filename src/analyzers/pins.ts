@@ -70,3 +70,20 @@ function pinnedVersion(specs: string): string | undefined {
   }
   return upper;
 }
+
+/**
+ * The pins of the `pip install` lines of a notebook or a launch script (`%pip install "transformers==4.40.0" ...`,
+ * `!pip install -q trl==0.8.6`, `uv pip install ...`): what the run installs before it trains. Offsets are in the whole
+ * text; the first pin of each package wins.
+ */
+export function installPins(text: string): Pins {
+  if (!/\bpip3?\s+install\b/.test(text)) return {};
+  const out: { -readonly [K in keyof Pins]: Pin } = {};
+  const re = /[^\n]*\bpip3?\s+install\b[^\n]*/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    for (const [name, pin] of Object.entries(findPins(m[0])) as [keyof Pins, Pin][]) {
+      if (!out[name]) out[name] = { version: pin.version, start: m.index + pin.start, end: m.index + pin.end };
+    }
+  }
+  return out;
+}

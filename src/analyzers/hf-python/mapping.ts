@@ -3,6 +3,7 @@
 // Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
 import {
+  EVALUATION_STRATEGY_RELEASE,
   evaluationOn,
   galoreOf,
   galoreRankOf,
@@ -111,6 +112,22 @@ function emit(m: Mapping, key: CanonicalKey, conv: (x: Val) => FactValue | Unkno
   return true;
 }
 
+/** `evaluation_strategy=` dates the run's transformers (EVALUATION_STRATEGY_RELEASE), an assumption at the keyword. */
+function datedByEvaluationStrategy(m: Mapping): void {
+  const { file, e } = m;
+  file.facts.push({
+    key: 'transformersVersion',
+    rawKey: e.rawKey,
+    value: EVALUATION_STRATEGY_RELEASE.version,
+    rawValue: file.text.slice(e.valueSpan.start, e.valueSpan.end),
+    keySpan: e.keySpan,
+    valueSpan: e.valueSpan,
+    tool: m.tool,
+    origin: 'call-default',
+    defaultNote: EVALUATION_STRATEGY_RELEASE.note,
+  });
+}
+
 /** Training arguments: batch sizes, evaluation, accumulation and the loss. */
 function trainBatchEntry(m: Mapping): boolean {
   const { file, e } = m;
@@ -130,6 +147,7 @@ function trainBatchEntry(m: Mapping): boolean {
     }
     case 'eval_strategy':
     case 'evaluation_strategy':
+      if (e.rawKey === 'evaluation_strategy') datedByEvaluationStrategy(m);
       // "no" / IntervalStrategy.NO: no evaluation; "steps" / "epoch": evaluation runs during training.
       return emit(m, 'evalStrategy', (x) => {
         if (x.k === 'lit' && x.v === null) return undefined;

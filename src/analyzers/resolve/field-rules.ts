@@ -54,6 +54,8 @@ const fromDefault = (field: string, defaultField: DefaultField): FieldRule => ({
 
 export const FIELD_RULES: readonly FieldRule[] = [
   resolveModelRef,
+  // The transformers release a config's keys imply (a key it removed); a pin found after resolve wins over it.
+  fromFact('transformers_version', 'transformersVersion', (v) => (typeof v === 'string' ? v : undefined)),
   // Method, LoRA and quantization.
   resolveMethod,
   resolveIa3,

@@ -6,7 +6,7 @@ import { isUnknown, msg, type Fact } from '../facts';
 import { heredocNamingModel } from '../heredoc';
 import { locateOffset } from './locate';
 import type { Location } from '../scenario';
-import { HfConfigSchema } from '../../core';
+import { HfConfigSchema, olderThan } from '../../core';
 import { fileProv, numberOf, type ResolveContext } from './context';
 import type { WinningFact } from './types';
 
@@ -44,6 +44,10 @@ function inlineArchitecture(ctx: ResolveContext, w: WinningFact): boolean {
   ctx.prov.architecture = fileProv(w);
   return true;
 }
+
+/** The note of a from_pretrained load in the checkpoint's dtype (transformers 5's default), which a 4.x pin takes back. */
+export const AUTO_DTYPE_NOTE = "from_pretrained without a dtype loads the checkpoint's ";
+const AUTO_DTYPE_WHY = '(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)';
 
 /** A fact's JSON text as a value; undefined when it is not JSON. */
 function jsonOf(value: unknown): unknown {
@@ -125,6 +129,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   const ckptDtype = checkpointDtype(r.model.config);
   if (
     fromPretrained &&
+    !olderThan(setup.transformers_version as string | undefined, 5, 0) &&
     !decided.weightsDtype &&
     prov.weights_dtype?.kind === 'default' &&
     ckptDtype &&
@@ -132,13 +137,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   ) {
     const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
     setup.weights_dtype = ckptDtype;
-    prov.weights_dtype = {
-      kind: 'default',
-      owner: 'hf-trainer',
-      note:
-        `from_pretrained without a dtype loads the checkpoint's ${name} ` +
-        `(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)`,
-    };
+    prov.weights_dtype = { kind: 'default', owner: 'hf-trainer', note: `${AUTO_DTYPE_NOTE}${name} ${AUTO_DTYPE_WHY}` };
   }
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
   // training it needs adapters, as with quantization set in the files.

@@ -1,6 +1,7 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
 import {
+  EVALUATION_STRATEGY_RELEASE,
   msg,
   notModeled,
   UNMODELED_OBJECTIVES,
@@ -429,6 +430,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     }
     const s = TOOL_FLAGS[tool]?.[o.name] ?? SCRIPT_FLAGS[o.name];
     if (s) l.spec(s, o, tool);
+    if (o.name === 'evaluation_strategy') datedByEvaluationStrategy(l, o, tool);
     // DeepSpeed-Chat step 3 (training/step3_rlhf_finetuning/main.py): PPO trains the actor beside a critic, a
     // reference and a reward model; the estimate is the actor's training step, and a warning says what it leaves out.
     if (o.name === 'actor_model_name_or_path') l.warnNotModeled(notModeled(`--${o.name}`, 'ppo'), o.keySpan, o.rawKey);
@@ -441,6 +443,22 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     if (first.unknown !== undefined) l.notStatic(first.span, msg('the config file: {0}', first.unknown));
     else if (/\.(ya?ml|yml|json)$/i.test(first.text)) l.ref('config', first.text, first.span);
   }
+}
+
+/** `--evaluation_strategy` dates the run's transformers (EVALUATION_STRATEGY_RELEASE), an assumption at the flag. */
+function datedByEvaluationStrategy(l: Launch, o: Opt, tool: Tool): void {
+  const { version, note } = EVALUATION_STRATEGY_RELEASE;
+  l.r.facts.push({
+    key: 'transformersVersion',
+    rawKey: o.rawKey,
+    value: version,
+    rawValue: o.value?.text ?? o.rawKey,
+    keySpan: o.keySpan,
+    valueSpan: o.value?.span ?? o.keySpan,
+    tool,
+    origin: 'call-default',
+    defaultNote: note,
+  });
 }
 
 /** What a P-tuning v2 run (ChatGLM's PrefixEncoder) is estimated as. */

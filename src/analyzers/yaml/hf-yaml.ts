@@ -24,6 +24,7 @@ import {
   optimizerOf,
   strOf,
   type Entry,
+  datedByEvaluationStrategy,
 } from './values';
 
 /** Keys that only TRL configs (SFTConfig, ModelConfig, ScriptArguments) have; their presence means TRL defaults apply. */
@@ -85,6 +86,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('microBatchSize', top.get('per_device_train_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
+  datedByEvaluationStrategy(ctx, top.get('evaluation_strategy'));
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('bf16', top.get('bf16'), asBool);
   ctx.put('fp16', top.get('fp16'), asBool);

@@ -22,6 +22,7 @@ import {
   optimizerOf,
   strOf,
   type Entry,
+  datedByEvaluationStrategy,
 } from './values';
 
 export function analyzeLlamaFactoryYaml(text: string): ConfigFacts {
@@ -118,6 +119,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
   ctx.put('savesCheckpoints', top.get('save_strategy'), asSaveStrategy);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
+  datedByEvaluationStrategy(ctx, top.get('evaluation_strategy'));
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('seqLen', top.get('cutoff_len'), asPosInt);
   // packing / neat_packing concatenate samples up to cutoff_len; otherwise each batch is padded to its longest sample.

@@ -4,7 +4,7 @@
 // value is (Entry, View), the converters (Conv) the analyzers' key tables use, and the GaLore and GRPO keys several
 // formats share. Pure: no I/O.
 import { YAMLMap, type Node } from 'yaml';
-import { about, evaluationOn, galoreOf, galoreRankOf, wordBool } from '../facts';
+import { about, EVALUATION_STRATEGY_RELEASE, evaluationOn, galoreOf, galoreRankOf, wordBool } from '../facts';
 import type { FactValue, Span, SubjectMessage, Unknown } from '../facts';
 import type { YamlCtx } from './common';
 
@@ -311,4 +311,10 @@ export function grpoKeys(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): void {
   ctx.put('vllmTensorParallel', m.get('vllm_tensor_parallel_size'), asPosInt);
   ctx.put('vllmSleep', m.get('vllm_enable_sleep_mode'), asBool);
   ctx.put('gatherForGeneration', m.get('ds3_gather_for_generation'), asBool);
+}
+
+/** `evaluation_strategy` (TrainingArguments' name before 4.41) dates the run's transformers (EVALUATION_STRATEGY_RELEASE). */
+export function datedByEvaluationStrategy(ctx: YamlCtx, e: Entry | undefined): void {
+  if (e && ctx.view(e).t !== 'absent')
+    ctx.addDefault('transformersVersion', e, EVALUATION_STRATEGY_RELEASE.version, EVALUATION_STRATEGY_RELEASE.note);
 }

@@ -52,6 +52,13 @@ export function defaultAssumptions(
   // An architecture a program builds from values it gets at run time in part (nanoGPT's vocabulary from meta.pkl).
   if (prov.architecture?.kind === 'default')
     assumptions.push({ key: 'architecture', value: family, source: defaultSource(prov.architecture, '') });
+  // A release the files' keys imply (evaluation_strategy: transformers 4.45 or earlier).
+  if (prov.transformers_version?.kind === 'default' && setup.transformers_version !== undefined)
+    assumptions.push({
+      key: 'transformers_version',
+      value: setup.transformers_version,
+      source: defaultSource(prov.transformers_version, ''),
+    });
   schemaDefaults(ctx, code, gkd, family);
   if (!ctx.lean && gkd) {
     const d = setup.distillation!;

@@ -1,6 +1,6 @@
 // Versions a project pins in its dependency files, and how the pipeline uses them.
 import * as assert from 'node:assert/strict';
-import { findPins } from '../../../src/analyzers/pins';
+import { findPins, installPins } from '../../../src/analyzers/pins';
 import { runPipeline } from '../../../src/analyzers/pipeline';
 import { estimate } from '../../../src/core/estimate';
 
@@ -230,5 +230,65 @@ describe('pins: transformers and torch versions from dependency files', () => {
     // Without the reader's lookup, two folders up as before: not found.
     const fixed = runPipeline([{ file, text: LITGPT_QLORA }], { read: reader.read, join: reader.join }, {});
     assert.equal(fixed.setup?.bitsandbytes_version, undefined);
+  });
+
+  // philschmid/deep-learning-pytorch-huggingface training/fsdp-qlora-distributed-llama3.ipynb installs its libraries
+  // in a cell: `%pip install  --upgrade "transformers==4.40.0" "datasets==2.18.0" ... "trl==0.8.6" "peft==0.10.0"`.
+  it("takes the pins of the run's own pip install lines (a notebook's %pip, a launcher's pip) before dependency files", () => {
+    const line =
+      '%pip install  --upgrade "transformers==4.40.0" "datasets==2.18.0" "accelerate==0.29.3" "trl==0.8.6"\n';
+    const text = `# setup\n${line}# train\n`;
+    const pins = installPins(text);
+    assert.equal(pins.transformers?.version, '4.40.0');
+    assert.equal(pins.trl?.version, '0.8.6');
+    assert.equal(text.slice(pins.transformers!.start, pins.transformers!.end), 'transformers==4.40.0');
+    // Only install lines count: a version named in prose is not a pin.
+    assert.deepEqual(installPins('# works with transformers==4.30.0\nimport torch\n'), {});
+    const launcher = '!pip install -q transformers==4.36.2\ntorchrun --nproc_per_node 2 train.py\n';
+    assert.equal(installPins(launcher).transformers?.version, '4.36.2');
+  });
+
+  // `evaluation_strategy` is TrainingArguments' name before 4.41; later releases have no such field.
+  it('a config that passes evaluation_strategy runs transformers 4.45 or earlier: an assumption a pin overrides', () => {
+    const yaml = (extra: string) =>
+      'model_name_or_path: meta-llama/Llama-2-7b-hf\nper_device_train_batch_size: 1\nevaluation_strategy: "no"\n' +
+      extra;
+    const dated = runPipeline([{ file: '/w/args.yaml', text: yaml('') }], filesReader(new Map()), {});
+    assert.equal(dated.setup?.transformers_version, '4.45');
+    assert.equal(dated.provenance.transformers_version?.kind, 'default');
+    const e = estimate(dated.setup!, { provenance: dated.provenance });
+    assert.ok(e.ok);
+    assert.match(
+      e.estimate.assumptions.find((a) => a.key === 'transformers_version')?.source ?? '',
+      /4\.45 or earlier/,
+    );
+    const pinned = runPipeline(
+      [{ file: '/w/args.yaml', text: yaml('') }],
+      filesReader(new Map([['/w/requirements.txt', 'transformers==4.38.2\n']])),
+      {},
+    );
+    assert.equal(pinned.setup?.transformers_version, '4.38.2');
+    const current = runPipeline(
+      [{ file: '/w/args.yaml', text: yaml('').replace('evaluation_strategy', 'eval_strategy') }],
+      filesReader(new Map()),
+      {},
+    );
+    assert.equal(current.setup?.transformers_version, undefined);
+  });
+
+  it('from_pretrained without a dtype loads float32 under a transformers 4 pin, the checkpoint dtype under 5', () => {
+    const script =
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1)\n';
+    const run = (files: Map<string, string>) =>
+      runPipeline([{ file: '/w/train.py', text: script }], filesReader(files), {});
+    assert.equal(run(new Map()).setup?.weights_dtype, 'fp16');
+    const four = run(new Map([['/w/requirements.txt', 'transformers==4.44.2\n']]));
+    assert.equal(four.setup?.weights_dtype, 'fp32');
+    assert.match(
+      four.provenance.weights_dtype?.kind === 'default' ? (four.provenance.weights_dtype.note ?? '') : '',
+      /float32 under transformers 4\.44/,
+    );
   });
 });

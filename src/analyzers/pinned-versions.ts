@@ -1,0 +1,202 @@
+// The library versions a run uses, where they change what it allocates: the pins of the run's own `pip install` lines
+// and of the project's dependency files (pins.ts), a release the files' keys imply, and what a release does that the
+// setup follows from (the dtype from_pretrained loads in, TRL's dated defaults and its quantized-model preparation,
+// PEFT's adapter dtype, ZeRO-3's model init). Pure: the reader is the caller's.
+import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import type { Tool } from './facts';
+import { zeroInitAdapterDtype } from './deepspeed-adapters';
+import type { FileReader, InputFile, PipelineResult } from './pipeline';
+import { DEPENDENCY_FILES, findPins, installPins, PARENT_LEVELS, type Pins } from './pins';
+import { locateOffset } from './resolve';
+import { AUTO_DTYPE_NOTE } from './resolve/model';
+import { trlDatedDefaults } from './trl-dated-defaults';
+import { trlQuantizedPreparation } from './trl-quantized';
+import { trlZero3Reentrant } from './trl-zero3';
+import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
+
+/**
+ * Where a dependency file may be, nearest first: beside the config, then each folder above it up to the repository's
+ * top or the reader's root (FileReader.lookup), and at least PARENT_LEVELS folders up. LitGPT's config hub files sit
+ * three folders below the pyproject.toml that pins its bitsandbytes (config_hub/finetune/<model>/qlora.yaml).
+ */
+function dependencyPlaces(reader: FileReader, first: string, name: string): string[] {
+  const near = reader.lookup?.(first, name) ?? [];
+  const fixed = Array.from({ length: PARENT_LEVELS + 1 }, (_, up) => reader.join(first, `${'../'.repeat(up)}${name}`));
+  // Entry i of either list is i folders up: the fixed levels fill in beyond where the lookup stopped.
+  return [...near, ...fixed.slice(near.length)];
+}
+
+/** The setup field each pinned package's version goes to. */
+const PINNED_FIELDS = [
+  ['transformers', 'transformers_version'],
+  ['torch', 'pytorch_version'],
+  ['torchao', 'torchao_version'],
+  ['trl', 'trl_version'],
+  ['peft', 'peft_version'],
+  ['bitsandbytes', 'bitsandbytes_version'],
+  ['deepspeed', 'deepspeed_version'],
+  ['accelerate', 'accelerate_version'],
+] as const;
+
+/**
+ * The transformers / PyTorch / torchao / TRL / bitsandbytes versions the project pins (the `pip install` lines of the run's
+ * notebook or launch script first, then requirements.txt, pyproject.toml, environment.yml beside the first config or in
+ * the folders above it, dependencyPlaces), for a setup that does not give them itself. A pinned TRL
+ * takes back the defaults its release did not have yet (trl-dated-defaults.ts: checkpointing before 0.22, bf16 before
+ * 0.19, SFTConfig's chunked_nll before 1.7), and a TRL run's quantized model gets what its release does to it
+ * (trlQuantized).
+ */
+export function withPinnedVersions(
+  r: PipelineResult,
+  inputs: readonly InputFile[],
+  reader: FileReader,
+): PipelineResult {
+  const first = inputs[0]?.file;
+  if (!r.setup || !first) return r;
+  let setup = r.setup;
+  // torchao's version matters for torchtune's NF4 weights (torchao NF4Tensor); other trainers quantize with bitsandbytes.
+  const torchtune = r.files.some((f) => f.facts.tools.includes('torchtune'));
+  const trl = r.files.some((f) => f.facts.tools.includes('trl'));
+  const q = setup.quantization;
+  const want = {
+    // A release the config's keys imply (evaluation_strategy: 4.45 or earlier) gives way to a pin.
+    transformers: setup.transformers_version === undefined || r.provenance.transformers_version?.kind === 'default',
+    torch: setup.pytorch_version === undefined,
+    // A release the config's tool version implies (torchtune 0.1: torchao 0.1) gives way to a pin.
+    torchao: torchtune && (setup.torchao_version === undefined || r.provenance.torchao_version?.kind === 'default'),
+    trl: trl && setup.trl_version === undefined,
+    peft: setup.lora !== undefined && setup.peft_version === undefined,
+    // A release the config's tool version implies (a default: LitGPT before OptimizerArgs) gives way to a pin.
+    bitsandbytes:
+      q !== undefined &&
+      !torchtune &&
+      q.library !== 'torchao' &&
+      (setup.bitsandbytes_version === undefined || r.provenance.bitsandbytes_version?.kind === 'default'),
+    deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
+    accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
+  };
+  const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
+  const take = (pins: Pins, path: string, text: string): void => {
+    for (const [tool, field] of PINNED_FIELDS) {
+      const pin = pins[tool];
+      if (!want[tool] || !pin) continue;
+      want[tool] = false;
+      setup = { ...setup, [field]: pin.version };
+      provenance[field] = {
+        kind: 'file',
+        file: path,
+        line: locateOffset(path, text, pin.start, pin.end).line,
+        key: tool,
+      };
+    }
+  };
+  // What the run's own notebook or launch script installs (`%pip install "transformers==4.40.0"`) comes first.
+  for (const f of r.files)
+    if (f.facts.format === 'notebook' || f.facts.format === 'shell') take(installPins(f.text), f.file, f.text);
+  const places = Object.values(want).some(Boolean)
+    ? DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, first, name))
+    : [];
+  const depth = Math.max(0, ...places.map((p) => p.length));
+  for (let up = 0; up < depth && Object.values(want).some(Boolean); up++) {
+    for (const level of places) {
+      const path = level[up];
+      if (path === undefined) continue;
+      const text = reader.read(path, 'dependency');
+      if (text !== undefined) take(findPins(text), path, text);
+    }
+  }
+  const tools = r.files.flatMap((f) => f.facts.tools);
+  setup = float32BeforeTransformers5(setup, provenance);
+  setup = trlDatedDefaults(setup, provenance);
+  setup = peftAdapterDtype(setup, provenance, tools);
+  setup = trainerZeroInit(setup, provenance, r.files);
+  setup = quantizedOutsideZeroInit(setup, provenance);
+  setup = zeroInitAdapterDtype(
+    setup,
+    provenance,
+    tools,
+    r.files.some((f) => f.facts.peftByTrainer),
+  );
+  // Unsloth and Axolotl load and prepare the model themselves (Unsloth patches TRL's trainers too).
+  if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl')) {
+    setup = trlQuantized(setup, provenance);
+    setup = trlZero3Reentrant(setup, provenance);
+  }
+  return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
+}
+
+/**
+ * A from_pretrained without a dtype, read as loading the checkpoint's dtype (transformers 5's dtype="auto"), loads
+ * float32 under a transformers 4 release a pin gives (modeling_utils.py: torch_dtype None is the default dtype).
+ */
+function float32BeforeTransformers5(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const p = provenance.weights_dtype;
+  if (!olderThan(setup.transformers_version, 5, 0) || p?.kind !== 'default' || !p.note?.startsWith(AUTO_DTYPE_NOTE))
+    return setup;
+  provenance.weights_dtype = {
+    kind: 'default',
+    owner: 'hf-trainer',
+    note: `from_pretrained without a dtype loads float32 under transformers ${setup.transformers_version} (dtype="auto" is the default from 5.0)`,
+  };
+  return { ...setup, weights_dtype: 'fp32' };
+}
+
+/**
+ * What the TRL release does to a quantized model (trl-quantized.ts), unless the files call
+ * prepare_model_for_kbit_training themselves: the fp32 upcast, and the LoRA weights cast to bf16.
+ */
+function trlQuantized(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const prep = trlQuantizedPreparation(setup);
+  if (!prep) return setup;
+  // A script that prepares the model itself hands TRL a PeftModel, which TRL's preparation and its casts skip; the
+  // cast of a release without the preparation applies to any quantized model.
+  const fromFiles = provenance.kbit_upcast !== undefined && provenance.kbit_upcast.kind !== 'default';
+  const casts = prep.adapterDtype !== undefined && !(fromFiles && prep.prepares);
+  const lora = setup.lora && casts ? { ...setup.lora, dtype: prep.adapterDtype! } : setup.lora;
+  if (fromFiles) return lora === setup.lora ? setup : { ...setup, lora };
+  provenance.kbit_upcast = { kind: 'default', owner: 'trl', note: prep.note };
+  return { ...setup, lora, kbit_upcast: prep.kbitUpcast };
+}
+
+/** Tools whose LoRA weights are PEFT's own (no upcast or cast of the tool's on top). */
+const PEFT_DTYPE_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'axolotl', 'peft', 'verl', 'xtuner']);
+const OWN_DTYPE_TOOLS: ReadonlySet<Tool> = new Set([
+  'llamafactory',
+  'torchtune',
+  'litgpt',
+  'ms-swift',
+  'unsloth',
+  'openrlhf',
+]);
+
+/**
+ * The dtype of PEFT's LoRA weights under the pinned PEFT. From 0.6.0 to 0.11.x, LoraLayer.update_layer moved them to
+ * the base layer's device and dtype when that weight is floating point (huggingface/peft@v0.6.2
+ * src/peft/tuners/lora/layer.py); 0.12.0 made get_peft_model upcast 16-bit adapters to fp32 (autocast_adapter_dtype),
+ * and before 0.6.0 they stayed in torch's default fp32. Over a 4/8-bit base (an integer weight) they stay fp32.
+ */
+function peftAdapterDtype(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  tools: readonly Tool[],
+): TrainingSetup {
+  const lora = setup.lora;
+  const v = setup.peft_version;
+  if (!lora || !v || setup.quantization !== undefined || setup.weights_dtype === undefined) return setup;
+  if (!tools.some((t) => PEFT_DTYPE_TOOLS.has(t)) || tools.some((t) => OWN_DTYPE_TOOLS.has(t))) return setup;
+  if (olderThan(v, 0, 6) || !olderThan(v, 0, 12) || lora.dtype === setup.weights_dtype) return setup;
+  if (provenance.lora?.kind === 'default') {
+    provenance.lora = {
+      kind: 'default',
+      owner: 'peft',
+      note: `PEFT ${v} (pinned) gives LoRA weights the base layer's dtype (upcast to fp32 from 0.12)`,
+    };
+  }
+  return { ...setup, lora: { ...lora, dtype: setup.weights_dtype } };
+}
