@@ -79,10 +79,18 @@ function pinnedVersion(specs: string): string | undefined {
 export function installPins(text: string): Pins {
   if (!/\bpip3?\s+install\b/.test(text)) return {};
   const out: { -readonly [K in keyof Pins]: Pin } = {};
-  const re = /[^\n]*\bpip3?\s+install\b[^\n]*/g;
+  // Each install command, found first (a pattern that scans lines from their start is quadratic in a notebook's long
+  // output lines), read to the end of its line.
+  const re = /\bpip3?\s+install\b/g;
+  let lineEnd = -1;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    for (const [name, pin] of Object.entries(findPins(m[0])) as [keyof Pins, Pin][]) {
-      if (!out[name]) out[name] = { version: pin.version, start: m.index + pin.start, end: m.index + pin.end };
+    if (m.index < lineEnd) continue;
+    // The command runs to the end of its line, or of its notebook source line (a JSON string's `\n` escape).
+    const start = m.index;
+    const ends = [text.indexOf('\n', start), text.indexOf('\\n', start)].filter((i) => i !== -1);
+    lineEnd = ends.length > 0 ? Math.min(...ends) : text.length;
+    for (const [name, pin] of Object.entries(findPins(text.slice(start, lineEnd))) as [keyof Pins, Pin][]) {
+      if (!out[name]) out[name] = { version: pin.version, start: start + pin.start, end: start + pin.end };
     }
   }
   return out;
