@@ -42,6 +42,10 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /falcon(?![-_ ]?(h1|mamba))/, id: (s) => `tiiuae/falcon-${s}b` },
   // MiniCPM-2B; MiniCPM3 and MiniCPM4 are other architectures.
   { name: /minicpm(?!\d)/, id: (s) => `openbmb/MiniCPM-${s}B-sft-bf16` },
+  // Fine-tunes known by their own names, after the families above (zephyr-7b-gemma is Gemma): Tulu 2 is Llama 2
+  // (allenai/tulu-2-*: 7, 13, 70B), the first Tulu LLaMA (7, 13, 30, 65B); Zephyr 7B is Mistral 7B.
+  { name: /tulu/, id: (s) => (s === '30' || s === '65' ? `huggyllama/llama-${s}b` : `meta-llama/Llama-2-${s}b-hf`) },
+  { name: /zephyr/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
 ];
 
 /** A size in billions as ids that count small models in millions write it (OPT, Pythia): 0.125 -> 125m, 1.3 -> 1.3b. */

@@ -58,6 +58,12 @@ describe('modelFromPathName', () => {
     ['someone/yi-6b-chat-ft', '01-ai/Yi-6B'],
     ['someone/SmolLM2-360M-sft', 'HuggingFaceTB/SmolLM2-360M'],
     ['someone/starcoder2-3b-ft', 'bigcode/starcoder2-3b'],
+    // Fine-tunes named for themselves: uclaml/SPIN configs/tulu-70B/config.yaml (`/maas-vepfs/models/tulu-70b`), its
+    // iterations' Hub ids (UCLA-AGI/zephyr-7b-sft-full-SPIN-iter0); zephyr-7b-gemma is a Gemma
+    ['/maas-vepfs/models/tulu-70b', 'meta-llama/Llama-2-70b-hf'],
+    ['/x/tulu-65b', 'huggyllama/llama-65b'],
+    ['UCLA-AGI/zephyr-7b-sft-full-SPIN-iter0', 'mistralai/Mistral-7B-v0.1'],
+    ['/ckpt/zephyr-7b-gemma-sft', 'google/gemma-7b'],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
   ];
