@@ -45,7 +45,7 @@ import {
   scriptReference,
   skipOpts,
 } from './args';
-import { isSwiftTrain, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
+import { isSwiftTrain, swiftExampleScript, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { emitVisible, visibleDevices } from './visible';
 export { emitVisible, visibleDevices, type Visible } from './visible';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
@@ -765,7 +765,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   }
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
-  const swiftSub = swiftScript(script);
+  const swiftSub = swiftScript(script) ?? swiftExampleScript(script, fields, scriptAt + 1);
   if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
   const openrlhf = openrlhfCommand(script);
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);

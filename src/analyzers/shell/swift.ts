@@ -56,7 +56,8 @@ const SWIFT_FLAGS: Record<string, FlagSpec> = {
   model_id_or_path: spec('model', 'str'),
   batch_size: spec('microBatchSize', 'int'),
   lora_dropout_p: spec('loraDropout', 'num'),
-  use_flash_attn: spec('attention', 'bool', (v) => (v === true ? [['attention', 'flash']] : undefined)),
+  // `--use_flash_attn false` (or absent): the transformers default attention.
+  use_flash_attn: spec('attention', 'bool', (v) => (v === true ? [['attention', 'flash']] : [])),
 };
 /** Flags read below rather than through a spec. */
 const OWN = new Set([
@@ -145,6 +146,20 @@ export function swiftLaunch(
 /** The sub-command of swift's entry script (`swift/cli/sft.py`, `-m swift.cli.rlhf`), if `script` is one. */
 export function swiftScript(script: string): string | undefined {
   return (/(?:^|\/)swift\/cli\/(sft|pt|rlhf)\.py$/.exec(script) ?? /^swift\.cli\.(sft|pt|rlhf)$/.exec(script))?.[1];
+}
+
+/**
+ * ms-swift 2.x's example entry scripts (`python llm_sft.py --model_id_or_path ... --sft_type lora`, examples/pytorch/llm
+ * of modelscope/ms-swift@v2.6.1: `from swift.llm import sft_main; sft_main()`, llm_dpo.py and llm_rlhf.py the same for
+ * rlhf_main), and the copies projects make of them: the sub-command, where the line passes a flag only swift 2.x has.
+ */
+export function swiftExampleScript(script: string, fields: readonly Field[], from: number): string | undefined {
+  const m = /(?:^|\/)llm_(sft|pt|dpo|rlhf)\.py$/.exec(script);
+  if (!m) return undefined;
+  const v2 = fields
+    .slice(from)
+    .some((f) => /^--(sft_type|model_id_or_path|model_type|lora_target_modules)(=|$)/.test(f.text));
+  return v2 ? (m[1] === 'dpo' ? 'rlhf' : m[1]) : undefined;
 }
 
 /**

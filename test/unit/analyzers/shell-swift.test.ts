@@ -277,6 +277,27 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.deepEqual(fact(both, 'loraTargets')?.value, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
   });
 
+  // modelscope/ms-swift@v2.6.1 examples/pytorch/llm/scripts/qwen1half_7b_chat/lora/sft.sh (abridged): swift 2.x's own
+  // entry script, `python llm_sft.py` (`from swift.llm import sft_main; sft_main()`), with 2.x's flags.
+  it('swift 2.x example scripts: `python llm_sft.py` with 2.x flags is swift sft; without them, a plain script', () => {
+    const text =
+      'PYTHONPATH=../../.. \\\nCUDA_VISIBLE_DEVICES=0 \\\npython llm_sft.py \\\n    --model_type qwen1half-7b-chat \\\n' +
+      '    --sft_type lora \\\n    --dtype AUTO \\\n    --max_length 1024 \\\n    --lora_target_modules ALL \\\n' +
+      '    --use_flash_attn false \\\n    --batch_size 1 \\\n    --gradient_accumulation_steps 16\n';
+    const r = checkFacts(text, [
+      ['model', 'Qwen/Qwen1.5-7B-Chat', '--model_type', 'qwen1half-7b-chat'],
+      ['method', 'lora', '--sft_type', 'lora'],
+      ['loraTargets', 'all-linear', '--lora_target_modules', 'ALL'],
+      ['seqLen', 1024, '--max_length', '1024'],
+      ['microBatchSize', 1, '--batch_size', '1'],
+    ]);
+    assert.ok(r.tools.includes('ms-swift'));
+    assert.equal(fact(r, 'attention'), undefined);
+    assert.deepEqual(r.problems, []);
+    const plain = analyzeShell('python llm_sft.py --model_name_or_path Qwen/Qwen1.5-7B-Chat\n');
+    assert.ok(!plain.tools.includes('ms-swift'));
+  });
+
   it('an argument file (`swift sft args.yaml`, 3.x `--config`) is not read, so no default is made explicit where it may set one', () => {
     const text = 'NPROC_PER_NODE=2 \\\nCUDA_VISIBLE_DEVICES=0,1 \\\nswift sft examples/yaml/deepspeed/sft.yaml\n';
     const r = checkFacts(text, [['gpusPerNode', 2, 'NPROC_PER_NODE', '2']]);
