@@ -97,7 +97,14 @@ function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOp
   if (!pipeline.setup && settings.model && pipeline.problems.some((p) => p.code === 'unknown-model')) {
     pipeline = runPipeline(inputs, opts.reader, { ...overrides, model: settings.model }, opts.resolver);
   }
-  const setup = withSettings(pipeline.setup, settings);
+  // The version setting also replaces a release the files' keys only imply (an assumption: evaluation_strategy).
+  const impliedVersion = pipeline.provenance.transformers_version?.kind === 'default';
+  const setup = withSettings(pipeline.setup, settings, impliedVersion);
+  if (impliedVersion && settings.transformersVersion && setup) {
+    const provenance = { ...pipeline.provenance };
+    provenance.transformers_version = { kind: 'setting', setting: 'vramLens.transformersVersion' };
+    pipeline = { ...pipeline, provenance };
+  }
   const gpuName = pipeline.gpu ?? (settings.gpu || undefined);
   const found = gpuName ? findGpu(gpuName) : undefined;
   const gpu = found?.ok ? found.gpu : undefined;
@@ -113,13 +120,17 @@ function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOp
 }
 
 /** The settings that fill what the files leave open: the CUDA context size and the library versions. */
-function withSettings(setup: TrainingSetup | undefined, settings: AnalysisSettings): TrainingSetup | undefined {
+function withSettings(
+  setup: TrainingSetup | undefined,
+  settings: AnalysisSettings,
+  impliedVersion = false,
+): TrainingSetup | undefined {
   let s = setup;
   if (s && settings.cudaContextGiB !== undefined && s.cuda_context_bytes === undefined)
     s = { ...s, cuda_context_bytes: Math.round(settings.cudaContextGiB * GiB) };
   if (s && settings.pytorchVersion && s.pytorch_version === undefined)
     s = { ...s, pytorch_version: settings.pytorchVersion };
-  if (s && settings.transformersVersion && s.transformers_version === undefined)
+  if (s && settings.transformersVersion && (s.transformers_version === undefined || impliedVersion))
     s = { ...s, transformers_version: settings.transformersVersion };
   return s;
 }

@@ -63,6 +63,21 @@ describe('features: fused MoE experts (transformers 5)', () => {
   });
 });
 
+describe('features: vramLens.transformersVersion over a release the files only imply', () => {
+  it("evaluation_strategy implies transformers 4.45; the setting, the environment's own release, replaces it", () => {
+    const text =
+      'model_name_or_path: meta-llama/Llama-2-7b-hf\nper_device_train_batch_size: 1\nevaluation_strategy: "no"\nbf16: true\n';
+    const implied = analyze('/w/args.yaml', text);
+    assert.equal(implied.setup?.transformers_version, '4.45');
+    const set = analyze('/w/args.yaml', text, { ...settings, transformersVersion: '4.40' });
+    assert.equal(set.setup?.transformers_version, '4.40');
+    assert.deepEqual(set.pipeline.provenance.transformers_version, {
+      kind: 'setting',
+      setting: 'vramLens.transformersVersion',
+    });
+  });
+});
+
 describe('features: settings the model code ignores', () => {
   it('an Axolotl LoRA of Kimi Linear gets a no-effect warning at gradient_checkpointing', () => {
     // modeling_kimi.py calls every decoder layer itself: gradient_checkpointing_enable() checkpoints nothing.
