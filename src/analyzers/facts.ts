@@ -206,6 +206,14 @@ export const EVALUATION_STRATEGY_RELEASE = {
     '(huggingface/transformers PR 30190), dates the run to transformers 4.45 or earlier',
 } as const;
 
+/** The transformers release `evaluation_strategy` implies, as an assumption (origin call-default) at the key. */
+export function evaluationStrategyRelease(
+  at: Pick<Fact, 'rawKey' | 'rawValue' | 'keySpan' | 'valueSpan' | 'tool'>,
+): Fact {
+  const { version, note } = EVALUATION_STRATEGY_RELEASE;
+  return { ...at, key: 'transformersVersion', value: version, origin: 'call-default', defaultNote: note };
+}
+
 /** A value that cannot be known statically (a function argument, an f-string, `args.x`, "auto"). */
 export interface Unknown {
   readonly unknown: string;

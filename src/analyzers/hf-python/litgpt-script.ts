@@ -16,7 +16,7 @@ import {
   litgptQuantize,
 } from '../yaml/litgpt';
 import { type Entry, PythonFile } from './file';
-import { evaluateNumber, moduleConstants, named, type Named } from './module-constants';
+import { evaluateNumber, moduleConstants, named, positiveInt, type Named } from './module-constants';
 import { children, span } from './syntax';
 
 /** A Lit-GPT import (`from lit_gpt.lora import GPT`, `import lit_gpt`) and a `def setup(`: one of its scripts. */
@@ -82,7 +82,6 @@ function scriptNames(file: PythonFile, top: SyntaxNode): ScriptNames {
 
 type Check = (v: FactValue | null | undefined) => FactValue | undefined;
 
-const positiveInt: Check = (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined);
 const nonNegative: Check = (v) => (typeof v === 'number' && v >= 0 ? v : undefined);
 
 /** A constant's fact, or a problem at it where it is not a literal of the kind the key takes. */

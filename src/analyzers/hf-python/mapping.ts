@@ -3,8 +3,8 @@
 // Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
 import {
-  EVALUATION_STRATEGY_RELEASE,
   evaluationOn,
+  evaluationStrategyRelease,
   galoreOf,
   galoreRankOf,
   msg,
@@ -115,17 +115,10 @@ function emit(m: Mapping, key: CanonicalKey, conv: (x: Val) => FactValue | Unkno
 /** `evaluation_strategy=` dates the run's transformers (EVALUATION_STRATEGY_RELEASE), an assumption at the keyword. */
 function datedByEvaluationStrategy(m: Mapping): void {
   const { file, e } = m;
-  file.facts.push({
-    key: 'transformersVersion',
-    rawKey: e.rawKey,
-    value: EVALUATION_STRATEGY_RELEASE.version,
-    rawValue: file.text.slice(e.valueSpan.start, e.valueSpan.end),
-    keySpan: e.keySpan,
-    valueSpan: e.valueSpan,
-    tool: m.tool,
-    origin: 'call-default',
-    defaultNote: EVALUATION_STRATEGY_RELEASE.note,
-  });
+  const rawValue = file.text.slice(e.valueSpan.start, e.valueSpan.end);
+  file.facts.push(
+    evaluationStrategyRelease({ rawKey: e.rawKey, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool: m.tool }),
+  );
 }
 
 /** Training arguments: batch sizes, evaluation, accumulation and the loss. */

@@ -49,6 +49,11 @@ export function literal(text: string, n: SyntaxNode): FactValue | null | undefin
   return undefined;
 }
 
+/** A literal that is a whole number of at least 1, or undefined. */
+export function positiveInt(v: FactValue | null | undefined): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
+}
+
 /** + - * / // over numbers and constants bound to them; undefined for anything else. */
 export function evaluateNumber(
   text: string,

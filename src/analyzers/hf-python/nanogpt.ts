@@ -18,7 +18,7 @@ import {
   type Unknown,
 } from '../facts';
 import { type Entry, PythonFile } from './file';
-import { evaluateNumber, moduleConstants, type Named } from './module-constants';
+import { evaluateNumber, moduleConstants, positiveInt, type Named } from './module-constants';
 import { clip } from './syntax';
 
 const SOURCE = 'karpathy/nanoGPT@3adf61e';
@@ -199,9 +199,6 @@ class Globals {
 
 const fmt = (v: FactValue | null | undefined): string =>
   v === null ? 'None' : v === undefined ? '?' : typeof v === 'string' ? `'${v}'` : String(v);
-
-const positiveInt = (v: FactValue | null | undefined): number | undefined =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? v : undefined;
 
 function read(g: Globals): void {
   architecture(g);

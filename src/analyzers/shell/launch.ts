@@ -1,7 +1,7 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
 import {
-  EVALUATION_STRATEGY_RELEASE,
+  evaluationStrategyRelease,
   msg,
   notModeled,
   UNMODELED_OBJECTIVES,
@@ -447,18 +447,16 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
 
 /** `--evaluation_strategy` dates the run's transformers (EVALUATION_STRATEGY_RELEASE), an assumption at the flag. */
 function datedByEvaluationStrategy(l: Launch, o: Opt, tool: Tool): void {
-  const { version, note } = EVALUATION_STRATEGY_RELEASE;
-  l.r.facts.push({
-    key: 'transformersVersion',
-    rawKey: o.rawKey,
-    value: version,
-    rawValue: o.value?.text ?? o.rawKey,
-    keySpan: o.keySpan,
-    valueSpan: o.value?.span ?? o.keySpan,
-    tool,
-    origin: 'call-default',
-    defaultNote: note,
-  });
+  const valueSpan = o.value?.span ?? o.keySpan;
+  l.r.facts.push(
+    evaluationStrategyRelease({
+      rawKey: o.rawKey,
+      rawValue: o.value?.text ?? o.rawKey,
+      keySpan: o.keySpan,
+      valueSpan,
+      tool,
+    }),
+  );
 }
 
 /** What a P-tuning v2 run (ChatGLM's PrefixEncoder) is estimated as. */

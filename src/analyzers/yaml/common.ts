@@ -21,7 +21,7 @@ import type {
   Unknown,
 } from '../facts';
 import { PARSE_OPTIONS, parseCachedBlocks } from './blocks';
-import { isWholeValue, maskPlaceholders, placeholderIn, templatePlaceholders } from './templates';
+import { isWholeValue, maskExpressions, expressionIn, templateExpressions } from './templates';
 import {
   type Entry,
   type View,
@@ -76,8 +76,8 @@ export class YamlCtx {
   readonly doc: Document.Parsed | undefined;
   readonly root: YAMLMap | undefined;
   private rootEntries: Map<string, Entry> | undefined;
-  /** The `{{ ... }}` placeholders of a file read as a template (templates.ts), sorted; empty otherwise. */
-  private placeholders: readonly Span[] = [];
+  /** The `{{ ... }}` expressions of a file read as a template (templates.ts), sorted; empty otherwise. */
+  private expressions: readonly Span[] = [];
   private readonly seenDuplicates = new Set<string>();
 
   /** The tool whose semantics the facts follow; an analyzer may settle it after looking at the keys. */
@@ -134,31 +134,31 @@ export class YamlCtx {
 
   /**
    * A file that is a template (templates.ts): the parse of its text with the `{{ ... }}`
-   * placeholders masked, when that parse is clean, said once at the first placeholder; else the parse as it was.
+   * expressions masked, when that parse is clean, said once at the first one; else the parse as it was.
    */
   private renderedTemplate(doc: Document.Parsed): Document.Parsed {
-    const placeholders = templatePlaceholders(this.text);
-    if (placeholders.length === 0) return doc;
-    // A file that parses is a template only where a placeholder is a whole value (`batch_size: {{ bs }}`, a mapping
+    const expressions = templateExpressions(this.text);
+    if (expressions.length === 0) return doc;
+    // A file that parses is a template only where an expression is a whole value (`batch_size: {{ bs }}`, a mapping
     // inside a mapping to YAML, which PyYAML refuses as an unhashable key); elsewhere `{{` is text (a chat template).
-    if (doc.errors.length === 0 && !placeholders.some((p) => isWholeValue(this.text, p))) return doc;
-    const masked = parseYaml(maskPlaceholders(this.text, placeholders), {
+    if (doc.errors.length === 0 && !expressions.some((p) => isWholeValue(this.text, p))) return doc;
+    const masked = parseYaml(maskExpressions(this.text, expressions), {
       lineCounter: new LineCounter(),
       ...PARSE_OPTIONS,
     });
     if (masked.errors.length > 0) return doc;
-    this.placeholders = placeholders;
-    const first = this.text.slice(placeholders[0].start, placeholders[0].end);
+    this.expressions = expressions;
+    const first = this.text.slice(expressions[0].start, expressions[0].end);
     this.problem(
       'placeholder',
       'info',
       msg(
         'read as a template: {0} `{{ ... }}` placeholders (the first, `{1}`) are filled in when it is rendered; ' +
           'a setting written with one is not known',
-        placeholders.length,
+        expressions.length,
         first,
       ),
-      placeholders[0],
+      expressions[0],
     );
     return masked;
   }
@@ -408,7 +408,7 @@ export class YamlCtx {
 
   /** How the tool reads an entry's value. */
   view(e: Entry): View {
-    const template = this.placeholderView(e);
+    const template = this.templateView(e);
     if (template) return template;
     const r = this.interpolate(e);
     if (r.unresolved) return { t: 'unknown', reason: r.unresolved };
@@ -438,10 +438,10 @@ export class YamlCtx {
     return { t: 'absent' };
   }
 
-  /** A value written as (or with) a template placeholder: not known until the template is rendered. */
-  private placeholderView(e: Entry): View | undefined {
-    if (this.placeholders.length === 0) return undefined;
-    const p = placeholderIn(this.placeholders, e.originSpan ?? e.valueSpan);
+  /** A value written as (or with) a template expression: not known until the template is rendered. */
+  private templateView(e: Entry): View | undefined {
+    if (this.expressions.length === 0) return undefined;
+    const p = expressionIn(this.expressions, e.originSpan ?? e.valueSpan);
     if (!p) return undefined;
     const written = this.text.slice(p.start, p.end);
     return {
@@ -461,7 +461,7 @@ export class YamlCtx {
    */
   put(key: CanonicalKey, e: Entry | undefined, conv: Conv, rawKey?: string): Fact | undefined {
     if (!e) return undefined;
-    const template = this.placeholderView(e);
+    const template = this.templateView(e);
     const resolved = template ? e : this.interpolate(e);
     const view: View =
       template ??
