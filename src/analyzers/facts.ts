@@ -569,6 +569,9 @@ export function normalizeOptimizer(raw: string): string {
   if (/adam/.test(n)) return 'adamw';
   if (/sgd/.test(n)) return n.includes('momentum') ? 'sgd_momentum' : 'sgd';
   if (/^adam_?mini$/.test(n)) return 'adam_mini';
+  // torch.optim.RMSprop (the HF optim `rmsprop`, DeepSpeed's optimizer.type falling back to torch.optim); bitsandbytes'
+  // RMSprop (rmsprop_bnb*) steps in one fused kernel and is not this one.
+  if (n === 'rmsprop') return 'rmsprop';
   if (/^muon$/.test(n)) return 'muon';
   return raw;
 }

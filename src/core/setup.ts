@@ -28,6 +28,7 @@ export const OptimizerSchema = z.enum([
   'adafactor',
   'sgd',
   'sgd_momentum',
+  'rmsprop',
   'lion',
   'lion_8bit',
   'adam_mini',

@@ -306,9 +306,22 @@ function autocastCall(file: PythonFile, call: SyntaxNode): void {
 
 /** Optimizer classes of torch.optim, bitsandbytes, transformers and torchao, by their class name. */
 const OPTIMIZER_CLASS = new RegExp(
-  '^(AdamW|Adam|SGD|Adafactor|Lion|Adam8bit|AdamW8bit|PagedAdam8bit|PagedAdamW|PagedAdamW8bit|PagedAdamW32bit|' +
+  '^(AdamW|Adam|SGD|RMSprop|Adafactor|Lion|Adam8bit|AdamW8bit|PagedAdam8bit|PagedAdamW|PagedAdamW8bit|PagedAdamW32bit|' +
     'Lion8bit|PagedLion8bit|AdamW4bit|FusedAdam|DeepSpeedCPUAdam)$',
 );
+
+/**
+ * What an RMSprop call sets that the model of its step leaves out (optimizer-step.ts rmspropTemporaries): a momentum
+ * buffer, the centered grad_avg, or weight decay's copy of the gradients (torch/optim/rmsprop.py).
+ */
+function rmspropBeyondDefaults(lit: (k: string) => unknown): string[] {
+  const set = (k: string): boolean => typeof lit(k) === 'number' && (lit(k) as number) !== 0;
+  return [
+    ...(set('momentum') ? [`momentum=${String(lit('momentum'))}`] : []),
+    ...(set('weight_decay') ? [`weight_decay=${String(lit('weight_decay'))}`] : []),
+    ...(lit('centered') === true ? ['centered=True'] : []),
+  ];
+}
 
 /**
  * The optimizer the script constructs: the one whose name the loop steps (`optimizer.step()`), else the first. Its
@@ -337,8 +350,11 @@ function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: Syn
   else if (value === 'adamw' && lit('foreach') === false) value = 'adamw_hf';
   else if (value === 'sgd' && typeof lit('momentum') === 'number' && (lit('momentum') as number) > 0)
     value = 'sgd_momentum';
+  const beyond = value === 'rmsprop' ? rmspropBeyondDefaults(lit) : [];
+  if (beyond.length > 0) value = 'rmsprop_beyond_defaults';
   const callee = file.calleeName(c)!;
-  calleeFact(file, c, 'optimizer', callee, value, `${clip(callee)}(...)`, LOOP);
+  const shown = beyond.length > 0 ? `${clip(callee)}(${beyond.join(', ')})` : `${clip(callee)}(...)`;
+  calleeFact(file, c, 'optimizer', callee, value, shown, LOOP);
 }
 
 // ---- FSDP by hand ----

@@ -13,6 +13,7 @@ const OPTIMIZERS = new Set([
   'adafactor',
   'sgd',
   'sgd_momentum',
+  'rmsprop',
   'lion',
   'lion_8bit',
   'adam_mini',

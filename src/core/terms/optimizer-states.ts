@@ -3,6 +3,7 @@
 //   8-bit (bitsandbytes AdamW / Lion): 1 B + 4 B / 2048 absmax per state, tensors under 4096 elements 4 B;
 //   4-bit (torchao AdamW4bit): 0.5 B + scale / 128 per state, small tensors in the parameter dtype;
 //   Adafactor: 4 B x (rows + cols) per matrix, 4 B per vector element; SGD: 0; SGD momentum, Lion: 1 state;
+//   RMSprop: 1 state (square_avg; torch's defaults: no momentum buffer, not centered);
 //   Adam-mini: 1 state + one fp32 second moment per matrix row; Muon: 1 state per hidden-matrix element, 2 elsewhere;
 //   GaLore / APOLLO: the states of the projected gradients plus the projection matrices; BAdam ratio: 2 sparse states.
 // Sources: Loshchilov & Hutter (AdamW); bitsandbytes functional.py; torchao/optim/adam.py; Shazeer & Stern 2018;
@@ -159,6 +160,16 @@ const adamMini: StateRule = ({ n, matricesForState, sb }) => {
 };
 
 /**
+ * torch.optim.RMSprop with its defaults (momentum 0, centered False): one state, square_avg, made like its parameter
+ * (torch/optim/rmsprop.py _init_group: torch.zeros_like(p)); the momentum buffer and the centered grad_avg are made only
+ * when those are set.
+ */
+const rmsprop: StateRule = ({ n, sb }) => ({
+  bytes: sb * n,
+  formula: `1 state (square_avg) x ${sb} B x trainable params`,
+});
+
+/**
  * Muon (Jordan et al. 2024) keeps one momentum per hidden weight matrix; the embedding, the head and the vectors
  * are stepped with AdamW (2 states).
  */
@@ -185,6 +196,7 @@ export const OPTIMIZER_STATES: Readonly<Record<TrainingSetup['optimizer'], State
   adafactor,
   sgd: () => ({ bytes: 0, formula: 'plain SGD keeps no state' }),
   sgd_momentum: momentum,
+  rmsprop,
   lion: momentum,
   adam_mini: adamMini,
   muon,

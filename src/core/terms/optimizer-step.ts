@@ -1,10 +1,10 @@
 // Term: optimizer step temporaries, live at the step only. AdamW foreach: one copy of exp_avg_sq (_foreach_sqrt), two
-// before PyTorch 2.1, the largest tensor's before 2.0 (the per-tensor loop);
+// before PyTorch 2.1, the largest tensor's before 2.0 (the per-tensor loop); RMSprop foreach: one copy of square_avg;
 // HF AdamW: the largest tensor's denominator; Adafactor: 2 fp32 tensors of the largest; torchao AdamW4bit: the largest
 // tensor's two states in fp32; Muon: Newton-Schulz iterates of the largest hidden matrix in bf16; GaLore: the SVD of
 // the largest target in fp32; ZeRO-1/2: the fp32 gradient partition, or the overflow check before it when larger;
 // ZeRO-3: one sub-group's fp32 gradients.
-// Sources: torch/optim/adamw.py, deepspeed/runtime/zero/stage3.py, galore_torch, Muon (Jordan et al. 2024).
+// Sources: torch/optim/adamw.py, torch/optim/rmsprop.py, deepspeed/runtime/zero/stage3.py, galore_torch, Muon (Jordan et al. 2024).
 // Docs: docs/estimate/optimizer-states.md. Pure arithmetic; no I/O.
 import type { EstimateContext, StageContext } from '../estimate/context';
 import type { TrainingSetup } from '../setup';
@@ -86,30 +86,71 @@ function zeroOverflowCheck(piece: number): { label: string; bytes: number; formu
  * elsewhere every local state. Before 2.0, the per-tensor loop: `(exp_avg_sq.sqrt() / bias_correction2_sqrt)`, the
  * square root and its quotient of the largest tensor at once.
  */
-function adamwTemporaries(
-  ctx: EstimateContext,
-  subGroupElements: number | undefined,
-  local: number,
-): { label: string; bytes: number; formula: () => string } {
-  const { stateBytes, savedStateBytes } = ctx.dtypes;
-  const inv = ctx.model.inventory;
+function adamwTemporaries(ctx: EstimateContext, subGroupElements: number | undefined, local: number): StepTemporary {
   const temporaries = adamwTemporariesOf(ctx.setup);
   if (temporaries.kind !== 'foreach') {
-    const largest = inv.largestTrainableTensor;
-    // A modules_to_save copy (the embedding or the head) is the largest trainable tensor when there is one.
-    const sb = inv.savedModules > 0 ? savedStateBytes : stateBytes;
-    return {
-      label: 'AdamW per-tensor temporaries',
-      bytes: 2 * largest * sb,
-      formula: () =>
-        `PyTorch ${ctx.setup.pytorch_version} steps one tensor at a time (foreach from 2.0): exp_avg_sq.sqrt() and ` +
-        `its quotient by the bias correction, of the largest tensor: 2 x ${formatCount(largest)} x ${sb} B`,
-    };
+    return perTensorTemporaries(
+      ctx,
+      'AdamW per-tensor temporaries',
+      2,
+      'exp_avg_sq.sqrt() and its quotient by the bias correction',
+    );
   }
   const copies = temporaries.copies;
-  const stepped = subGroupElements ?? local;
   const what =
     copies === 2 ? '_foreach_sqrt(exp_avg_sq) and its sum with eps (PyTorch < 2.1)' : '_foreach_sqrt(exp_avg_sq)';
+  return foreachTemporaries(
+    ctx,
+    'AdamW foreach temporaries',
+    copies,
+    what,
+    subGroupElements ?? local,
+    subGroupElements,
+  );
+}
+
+/**
+ * torch.optim.RMSprop's step temporaries with its defaults (no weight decay, momentum or centering): foreach, the default
+ * on CUDA from PyTorch 2.0, takes `avg = torch._foreach_sqrt(square_avgs)` and adds eps to it in place
+ * (torch/optim/rmsprop.py _multi_tensor_rmsprop): one copy of the states it is handed. Before 2.0 the per-tensor loop,
+ * `square_avg.sqrt().add_(eps)`: the largest tensor's square root.
+ */
+function rmspropTemporaries(ctx: EstimateContext, subGroupElements: number | undefined, local: number): StepTemporary {
+  if (olderThan(ctx.setup.pytorch_version, 2, 0))
+    return perTensorTemporaries(ctx, 'RMSprop per-tensor temporaries', 1, 'square_avg.sqrt()');
+  const what = '_foreach_sqrt(square_avg)';
+  return foreachTemporaries(ctx, 'RMSprop foreach temporaries', 1, what, subGroupElements ?? local, subGroupElements);
+}
+
+/** A per-tensor loop's temporaries (PyTorch before 2.0): `copies` of the largest trainable tensor at once. */
+function perTensorTemporaries(ctx: EstimateContext, label: string, copies: number, what: string): StepTemporary {
+  const { stateBytes, savedStateBytes } = ctx.dtypes;
+  const inv = ctx.model.inventory;
+  const largest = inv.largestTrainableTensor;
+  // A modules_to_save copy (the embedding or the head) is the largest trainable tensor when there is one.
+  const sb = inv.savedModules > 0 ? savedStateBytes : stateBytes;
+  return {
+    label,
+    bytes: copies * largest * sb,
+    formula: () =>
+      `PyTorch ${ctx.setup.pytorch_version} steps one tensor at a time (foreach from 2.0): ${what}, of the largest ` +
+      `tensor: ${copies > 1 ? `${copies} x ` : ''}${formatCount(largest)} x ${sb} B`,
+  };
+}
+
+/**
+ * A foreach step's temporaries: `copies` of the `stepped` state elements one step() is handed (a ZeRO-3 sub-group's
+ * flat fp32 partition, `subGroupElements`, else every local state).
+ */
+function foreachTemporaries(
+  ctx: EstimateContext,
+  label: string,
+  copies: number,
+  what: string,
+  stepped: number,
+  subGroupElements: number | undefined,
+): StepTemporary {
+  const { stateBytes, savedStateBytes } = ctx.dtypes;
   // A ZeRO-3 sub-group is one flat fp32 partition; elsewhere the modules_to_save copies' states are in their own
   // dtype. Foreach steps one (device, dtype) group after the other, and a group's temporaries are still bound when the
   // next group's are made (torch/optim/adamw.py _multi_tensor_adamw): with two groups, both at once.
@@ -118,7 +159,7 @@ function adamwTemporaries(
       ? savedSplit(ctx, stepped, stateBytes, savedStateBytes)
       : { bytes: stepped * stateBytes, formula: () => `${formatCount(stepped)} x ${stateBytes} B` };
   return {
-    label: 'AdamW foreach temporaries',
+    label,
     bytes: copies * split.bytes,
     formula: () =>
       `${copies > 1 ? `${copies} x ` : ''}torch.${what}` +
@@ -215,6 +256,8 @@ function optimizerStepTerms(ctx: EstimateContext, st: StageContext): StepTempora
     });
   } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
     out.push(adamwTemporaries(ctx, subGroup?.elements, local));
+  } else if (setup.optimizer === 'rmsprop' && !setup.optimizer_in_backward) {
+    out.push(rmspropTemporaries(ctx, subGroup?.elements, local));
   } else if (setup.optimizer === 'adafactor') {
     out.push({
       label: 'Adafactor step temporaries',

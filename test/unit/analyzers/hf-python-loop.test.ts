@@ -212,6 +212,15 @@ for batch in loader:
       'torch.optim.AdamW(model.parameters(), foreach=False)',
     );
     assert.equal(only(analyzeHfPython(loop), 'optimizer').value, 'adamw_hf');
+    // torch.optim.RMSprop with its defaults (the DPO reference implementation's trainers.py); with momentum, centered
+    // or weight decay its step keeps more than the one state modeled, and resolve warns that AdamW is assumed.
+    const rms = (args: string): string =>
+      src.replace('bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-5)', `torch.optim.RMSprop(${args})`);
+    assert.equal(only(analyzeHfPython(rms('model.parameters(), lr=5e-7')), 'optimizer').value, 'rmsprop');
+    assert.equal(resolveText('train.py', rms('model.parameters(), lr=5e-7')).setup?.optimizer, 'rmsprop');
+    const momentum = resolveText('train.py', rms('model.parameters(), lr=5e-7, momentum=0.9'));
+    assert.equal(momentum.setup?.optimizer, 'adamw');
+    assert.ok(momentum.problems.some((p) => /'torch.optim.RMSprop\(momentum=0.9\)' is not modeled/.test(p.message)));
     // torch.cuda.amp.autocast() without a dtype is float16; a CPU autocast changes nothing on the GPU.
     const amp = src.replace('torch.autocast(device_type="cuda", dtype=torch.bfloat16)', 'torch.cuda.amp.autocast()');
     assert.equal(only(analyzeHfPython(amp), 'mixedPrecision').value, 'fp16');

@@ -134,6 +134,16 @@ describe('analyzeHfPython', () => {
     checkFacts(text, [{ key: 'optimizer', value: 'adamw_4bit', valueText: '"adamw_torch_4bit"' }]);
   });
 
+  it('reads optim="rmsprop" as torch.optim.RMSprop, and leaves bitsandbytes\' RMSprop unmodeled', () => {
+    // transformers OptimizerNames.RMSPROP builds torch.optim.RMSprop; rmsprop_bnb* are bitsandbytes' fused RMSprop.
+    const text = (optim: string): string =>
+      `from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", optim="${optim}")\n`;
+    checkFacts(text('rmsprop'), [{ key: 'optimizer', value: 'rmsprop', valueText: '"rmsprop"' }]);
+    checkFacts(text('rmsprop_bnb_8bit'), [
+      { key: 'optimizer', value: 'rmsprop_bnb_8bit', valueText: '"rmsprop_bnb_8bit"' },
+    ]);
+  });
+
   it('flags PEFT methods other than LoRA and IA3 at the config call instead of estimating a full fine-tune in silence', () => {
     const text =
       'from peft import PromptTuningConfig\nconfig = PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=200)\n';

@@ -84,3 +84,21 @@ describe('estimate: torchao 4-bit AdamW', () => {
     assert.equal(component(phase(e, 'optimizer'), 'optimizer-step'), 128_256 * 4096 * 2 * 4);
   });
 });
+
+describe('estimate: RMSprop', () => {
+  it('keeps one state, square_avg, like its parameter (Llama-3-8B pure bf16 and with fp32 master weights)', () => {
+    // torch/optim/rmsprop.py _init_group: square_avg = torch.zeros_like(p); no momentum buffer (momentum 0) and no
+    // grad_avg (centered False) by default. Llama-3-8B has 8,030,261,248 parameters: 2 B each in bf16, 4 B each beside
+    // an fp32 master copy (the states follow the fp32 parameters the optimizer steps).
+    const s = (extra: Record<string, unknown>) =>
+      setupFor('meta-llama/Meta-Llama-3-8B', { optimizer: 'rmsprop', micro_batch_size: 1, seq_len: 512, ...extra });
+    assert.equal(
+      component(phase(run(s({ weights_dtype: 'bf16' })), 'optimizer'), 'optimizer-states'),
+      8_030_261_248 * 2,
+    );
+    assert.equal(
+      component(phase(run(s({ weights_dtype: 'bf16', master_weights: true })), 'optimizer'), 'optimizer-states'),
+      8_030_261_248 * 4,
+    );
+  });
+});

@@ -9,12 +9,19 @@ export const HF_OPTIM: Record<string, string> = {
   paged_adamw: 'paged_adamw_32bit',
   adafactor: 'adafactor',
   sgd: 'sgd',
+  rmsprop: 'rmsprop',
   lion: 'lion_32bit',
   lion_8bit: 'lion_8bit',
   adamw_4bit: 'adamw_torch_4bit',
 };
 /** DeepSpeed `optimizer.type`: native names plus torch.optim classes (FORMATS.md §1.6); bitsandbytes has none. */
-export const DS_OPTIM: Record<string, string> = { adamw: 'AdamW', sgd: 'SGD', lion: 'Lion', adafactor: 'Adafactor' };
+export const DS_OPTIM: Record<string, string> = {
+  adamw: 'AdamW',
+  sgd: 'SGD',
+  rmsprop: 'RMSprop',
+  lion: 'Lion',
+  adafactor: 'Adafactor',
+};
 /** torchtune `optimizer._component_` (FORMATS.md §7). */
 export const TORCHTUNE_OPTIM: Record<string, string> = {
   adamw: 'torch.optim.AdamW',
@@ -22,6 +29,7 @@ export const TORCHTUNE_OPTIM: Record<string, string> = {
   paged_adamw_8bit: 'bitsandbytes.optim.PagedAdamW8bit',
   paged_adamw: 'bitsandbytes.optim.PagedAdamW',
   sgd: 'torch.optim.SGD',
+  rmsprop: 'torch.optim.RMSprop',
   lion: 'bitsandbytes.optim.Lion',
   lion_8bit: 'bitsandbytes.optim.Lion8bit',
   adamw_4bit: 'torchao.optim.AdamW4bit',
