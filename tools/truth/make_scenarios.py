@@ -278,6 +278,9 @@ def suite_peft():
                                                     gradient_accumulation_steps=2), {})
             out[f"{fam}-full-bf16-sgd"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="sgd"), {})
             out[f"{fam}-full-bf16-adamw-fused"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="adamw_fused"), {})
+            # torch.optim.RMSprop with its defaults (the DPO reference implementation's optimizer): one state.
+            out[f"{fam}-full-bf16-rmsprop"] = (scenario(fam, attention=att, weights_dtype="bf16", optimizer="rmsprop"), {})
+            out[f"{fam}-full-fp32-rmsprop"] = (scenario(fam, attention=att, optimizer="rmsprop"), {})
         if fam in ("llama", "mistral", "qwen2"):
             # modules_to_save: PEFT's ModulesToSaveWrapper trains a copy of the embedding and the head in the model's
             # dtype (its fp32 upcast, autocast_adapter_dtype, reaches tuner layers only), beside fp32 adapters.

@@ -27,6 +27,8 @@ def make_optimizer(model, scenario):
     opt = scenario.get("optimizer", "adamw")
     if opt == "sgd":
         return torch.optim.SGD(trainable(model), lr=1e-4)
+    if opt == "rmsprop":
+        return torch.optim.RMSprop(trainable(model), lr=1e-4, foreach=True)
     if opt == "adamw_fused":
         return torch.optim.AdamW(trainable(model), lr=1e-4, fused=True)
     return torch.optim.AdamW(trainable(model), lr=1e-4, foreach=True)
