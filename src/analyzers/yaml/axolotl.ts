@@ -148,15 +148,8 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
       'load_in_8bit',
     );
   const adapter = top.get('adapter');
-  if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4)) {
-    ctx.problem(
-      'invalid-value',
-      'error',
-      msg('adapter: qlora requires load_in_4bit: true'),
-      adapter.valueSpan,
-      'adapter',
-    );
-  }
+  if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4))
+    qloraWithout4bit(ctx, adapter, q4);
   // rl: paired preference trainers built on TRL (axolotl core/trainers/dpo): dpo and ipo compare with a reference model,
   // orpo and simpo need none. KTO's unpaired batches are not modelled here.
   const rl = top.get('rl');
@@ -383,4 +376,31 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   // Sequence splitting over GPUs (ring-flash-attn): context_parallel_size, called sequence_parallel_degree before.
   ctx.put('contextParallel', top.get('context_parallel_size') ?? top.get('sequence_parallel_degree'), asPosInt);
   ctx.put('expertParallel', top.get('expert_parallel_size'), asPosInt);
+}
+
+/**
+ * `adapter: qlora` without `load_in_4bit: true`. A value that is no boolean (`load_in_4bit: auto` in
+ * truefoundry/llm-finetune's config-base.yaml, filled in by the project's own script) is not one Axolotl reads: the run
+ * that works is the 4-bit one the adapter needs, said at the key. Otherwise Axolotl refuses the config.
+ */
+function qloraWithout4bit(ctx: YamlCtx, adapter: Entry, q4: Entry | undefined): void {
+  const written = q4 ? ctx.view(q4) : undefined;
+  if (q4 && written && written.t !== 'absent' && boolOf(written) === undefined) {
+    ctx.problem(
+      'not-static',
+      'warning',
+      msg("load_in_4bit: '{0}' is not a boolean Axolotl reads; adapter: qlora loads the model in 4 bits", ctx.raw(q4)),
+      q4.valueSpan,
+      'load_in_4bit',
+    );
+    ctx.add('quantBits', q4, 4);
+    return;
+  }
+  ctx.problem(
+    'invalid-value',
+    'error',
+    msg('adapter: qlora requires load_in_4bit: true'),
+    adapter.valueSpan,
+    'adapter',
+  );
 }

@@ -61,6 +61,21 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
+  it('adapter: qlora needs load_in_4bit: true; a value that is no boolean is said at its key, the run read as 4-bit', () => {
+    const without = analyzeAxolotlYaml(QLORA.replace('load_in_4bit: true\n', ''));
+    assert.deepEqual(
+      without.problems.filter((p) => p.code === 'invalid-value').map((p) => p.message),
+      ['adapter: qlora requires load_in_4bit: true'],
+    );
+    // truefoundry/llm-finetune's config-base.yaml: `load_in_4bit: auto`, which the project's own script fills in.
+    const text = QLORA.replace('load_in_4bit: true', 'load_in_4bit: auto');
+    const auto = analyzeAxolotlYaml(text);
+    const p = auto.problems.find((x) => x.code === 'not-static');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'auto');
+    assert.ok(!auto.problems.some((x) => x.code === 'invalid-value'));
+    assert.equal(factOf(auto, 'quantBits')?.value, 4);
+  });
+
   it('peft_use_dora: DoRA adapters', () => {
     const t = `${QLORA}peft_use_dora: true\n`;
     checkFacts(analyzeAxolotlYaml(t), t, [['loraDora', true, 'peft_use_dora', 'true']]);
