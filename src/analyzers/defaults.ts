@@ -35,6 +35,9 @@ type Field =
   | 'fsdp_use_orig_params'
   | 'fsdp_cpu_ram_efficient_loading';
 
+/** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
+export const SDPA_DEFAULT_NOTE = 'attn_implementation defaults to sdpa in transformers >= 4.36';
+
 const HF = 'transformers@00349ae:src/transformers/training_args.py';
 const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
 const SWIFT = 'modelscope/ms-swift@8773ecd:swift/'; // v3.12.6; 4.x (swift/arguments/) keeps these defaults
@@ -111,7 +114,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
     gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (adamw_torch_fused with torch >= 2.8) (${HF})` },
-    attention: { value: 'sdpa', note: 'attn_implementation defaults to sdpa in transformers >= 4.36' },
+    attention: { value: 'sdpa', note: SDPA_DEFAULT_NOTE },
     weights_dtype: { value: 'fp32', note: 'from_pretrained loads fp32 weights unless dtype/torch_dtype is given' },
     'lora.r': { value: 8, note: 'PEFT LoraConfig r defaults to 8 (peft@5d602fd:src/peft/tuners/lora/config.py)' },
     'lora.alpha': { value: 8, note: 'PEFT LoraConfig lora_alpha defaults to 8' },
@@ -150,7 +153,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
       note: 'TRL configs default bf16 = not fp16 (trl@f2cd577:trl/trainer/base_config.py)',
     },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
-    attention: { value: 'sdpa', note: 'attn_implementation defaults to sdpa in transformers >= 4.36' },
+    attention: { value: 'sdpa', note: SDPA_DEFAULT_NOTE },
     weights_dtype: {
       value: 'fp32',
       note: 'TRL ModelConfig dtype defaults to "float32" (trl@f2cd577:trl/trainer/model_config.py)',

@@ -9,6 +9,7 @@ import type { FileReader, InputFile, PipelineResult } from './pipeline';
 import { DEPENDENCY_FILES, findPins, installPins, PARENT_LEVELS, type Pins } from './pins';
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE } from './resolve/model';
+import { SDPA_DEFAULT_NOTE } from './defaults';
 import { trlDatedDefaults } from './trl-dated-defaults';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
@@ -107,6 +108,7 @@ export function withPinnedVersions(
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
   setup = float32BeforeTransformers5(setup, provenance);
+  setup = eagerBeforeTransformers436(setup, provenance);
   setup = trlDatedDefaults(setup, provenance);
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
@@ -142,6 +144,25 @@ function float32BeforeTransformers5(
     note: `from_pretrained without a dtype loads float32 under transformers ${setup.transformers_version} (dtype="auto" is the default from 5.0)`,
   };
   return { ...setup, weights_dtype: 'fp32' };
+}
+
+/**
+ * The HF Trainer's and TRL's default attention, SDPA from transformers 4.36 (its release notes: SDPA by default), is the
+ * eager one under an earlier release a pin gives: the attention weights of every head are materialized.
+ */
+function eagerBeforeTransformers436(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const p = provenance.attention;
+  if (!olderThan(setup.transformers_version, 4, 36) || p?.kind !== 'default' || p.note !== SDPA_DEFAULT_NOTE)
+    return setup;
+  provenance.attention = {
+    kind: 'default',
+    owner: p.owner,
+    note: `transformers ${setup.transformers_version} runs the eager attention (sdpa is the default from 4.36)`,
+  };
+  return { ...setup, attention: 'eager' };
 }
 
 /**

@@ -291,4 +291,27 @@ describe('pins: transformers and torch versions from dependency files', () => {
       /float32 under transformers 4\.44/,
     );
   });
+
+  it("the Trainer's default attention is SDPA from transformers 4.36, eager under an earlier pin", () => {
+    // transformers 4.36 made SDPA the default attn_implementation; a run pinned before it materializes the attention
+    // weights of every head. A script that names its attention keeps it.
+    const script =
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1)\n';
+    const run = (pin: string, text = script) =>
+      runPipeline([{ file: '/w/train.py', text }], filesReader(new Map([['/w/requirements.txt', pin]])), {});
+    const old = run('transformers==4.35.2\n');
+    assert.equal(old.setup?.attention, 'eager');
+    assert.match(
+      old.provenance.attention?.kind === 'default' ? (old.provenance.attention.note ?? '') : '',
+      /transformers 4\.35\.2 runs the eager attention \(sdpa is the default from 4\.36\)/,
+    );
+    assert.equal(run('transformers==4.36.0\n').setup?.attention, 'sdpa');
+    const named = script.replace(
+      '"meta-llama/Llama-2-7b-hf")',
+      '"meta-llama/Llama-2-7b-hf", attn_implementation="sdpa")',
+    );
+    assert.equal(run('transformers==4.35.2\n', named).setup?.attention, 'sdpa');
+  });
 });
