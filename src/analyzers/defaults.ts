@@ -105,6 +105,8 @@ const ACCELERATE_CPU_RAM_EFFICIENT: ToolDefault = {
 };
 
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
+  // The DPO reference implementation loads with from_pretrained and no attention setting (train.py).
+  'dpo-reference': { attention: { value: 'sdpa', note: SDPA_DEFAULT_NOTE } },
   'hf-trainer': {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,

@@ -20,6 +20,7 @@ export type Format =
   | 'hf-yaml'
   | 'litgpt-yaml'
   | 'verl-yaml'
+  | 'hydra-yaml'
   | 'notebook';
 
 /**
@@ -43,6 +44,7 @@ export type Tool =
   | 'openrlhf'
   | 'verl'
   | 'xtuner'
+  | 'dpo-reference' // eric-mitchell/direct-preference-optimization's trainers, configured through Hydra
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**
@@ -73,6 +75,7 @@ export type CanonicalKey =
   | 'loraCastBack' // true: the same loop casts the LoRA layers to bf16 (qlora.py: `isinstance(module, LoraLayer)`)
   | 'freezeTrainableLayers' // number
   | 'weightsDtype' // 'fp32' | 'bf16' | 'fp16' (dtype the model is loaded/stored in)
+  | 'referenceDtype' // 'fp32' | 'bf16' | 'fp16': the dtype a preference run loads its reference copy in, where its own
   | 'bf16'
   | 'fp16' // boolean: mixed-precision switches as the tool names them
   | 'pureBf16' // boolean (LLaMA-Factory pure_bf16)
@@ -426,6 +429,14 @@ export interface Reference {
   readonly args?: readonly LaunchArgument[];
   /** For a module: the names of it the script calls (`create_and_prepare_model`), where the module's code runs from. */
   readonly calls?: readonly string[];
+  /**
+   * For a script: the Hydra overrides among its positional arguments (`model=pythia28`, `loss.beta=0.1`, `+key=value`,
+   * `++key=value`; name as written after the `+`, value text or null when not known statically), which a Hydra
+   * application composes into its config. For a config: set on the primary config of a Hydra application
+   * (`@hydra.main(config_path=..., config_name=...)`), whose overrides are the script's.
+   */
+  readonly overrides?: readonly LaunchArgument[];
+  readonly hydra?: true;
   /**
    * For a script: the Python files its launch line passes as positional arguments (nanoGPT's `python train.py
    * config/train_gpt2.py`), which a script that execs them over its globals reads (ConfigFacts.readsConfigurator).

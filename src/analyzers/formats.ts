@@ -18,6 +18,7 @@ import {
   detectYamlFormat,
 } from './yaml';
 import { analyzeVerlYaml } from './verl/yaml';
+import { analyzeHydraYaml } from './hydra';
 import { analyzeNotebook } from './notebook';
 
 const DS_KEYS = new RegExp(
@@ -54,7 +55,7 @@ const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
     String.raw`litgpt\s+(finetune\w*|pretrain)|xtuner\s+train|openrlhf\.cli\.train_\w+|` +
-    String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?\s+\S+\.py|srun|mpirun)\b`,
+    String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:\s+-[A-Za-z]+)*\s+\S+\.py|srun|mpirun)\b`,
 );
 
 /**
@@ -160,6 +161,9 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'litgpt-yaml': yamlFormat('litgpt-yaml', 'litgpt', analyzeLitgptYaml),
   // verl's and EasyR1's config YAML (a launch line's overrides of it come through the pipeline: detect.ts analyzeAs).
   'verl-yaml': yamlFormat('verl-yaml', 'verl', (text) => analyzeVerlYaml(text)),
+  // A Hydra application's config (the DPO reference implementation's): composed with its group options and the launch
+  // line's overrides in the pipeline (hydra/index.ts hydraRun); alone here.
+  'hydra-yaml': yamlFormat('hydra-yaml', 'dpo-reference', analyzeHydraYaml),
 };
 
 /**

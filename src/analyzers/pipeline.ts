@@ -27,6 +27,7 @@ import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardD
 import { checkpointDtype } from './resolve/model';
 import { withPinnedVersions } from './pinned-versions';
 import { nanogptConfigArguments } from './hf-python/nanogpt';
+import { hydraRun, isHydraPrimary } from './hydra';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -133,6 +134,8 @@ interface VisitHow {
   readonly module?: ModuleContext;
   /** For a config file: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`). */
   readonly overrides?: Reference['args'];
+  /** For a launcher's script: the Hydra overrides on its launch line (`model=pythia28 loss.beta=0.1`). */
+  readonly hydraOverrides?: Reference['overrides'];
 }
 
 /**
@@ -187,6 +190,12 @@ export function collectFiles(
     }
     if (format === 'scenario') {
       scenarios.push(analyzeScenario(text, file));
+      return;
+    }
+    // A Hydra config: its run is composed from the primary config, its group options and the launch line's overrides,
+    // each file with the facts whose values it writes.
+    if (format === 'hydra-yaml') {
+      files.push(...hydraFiles(reader, { file, text, role: how.role }, how.overrides ?? [], seen));
       return;
     }
     const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how);
@@ -258,6 +267,7 @@ export function collectFiles(
           scriptArgs: ref.args ?? [],
           configArgs: () => scriptConfigArguments(reader, file, ref.args),
           configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
+          ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
         });
         continue;
       }
@@ -303,16 +313,50 @@ export function collectFiles(
         continue;
       }
       const deepspeed = ref.kind === 'deepspeed';
+      // A Hydra application's primary config takes the overrides its script's launch line passes.
+      const args = ref.hydra ? (how.hydraOverrides ?? []) : ref.args;
       visit(target, t, {
         role: deepspeed ? 'referenced' : 'config',
         depth: depth + 1,
-        ...(deepspeed ? { forced: 'deepspeed-json' as const } : {}),
-        ...(ref.args ? { overrides: ref.args } : {}),
+        ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
+        ...(args ? { overrides: args } : {}),
       });
     }
   };
   for (const i of inputs) visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
   return { files, scenarios, problems, unrecognized, missingScripts };
+}
+
+/**
+ * The files of a Hydra run opened at `opened` that are not read yet (`seen`, which takes them): its primary config (the
+ * file, or `../config.yaml` of a group option) with the options its defaults list or the launch line choose, read
+ * beside it; the file opened keeps its role, the others are referenced.
+ */
+function hydraFiles(
+  reader: FileReader,
+  opened: { readonly file: string; readonly text: string; readonly role: FileRole },
+  overrides: readonly LaunchArgument[],
+  seen: Set<string>,
+): AnalyzedFile[] {
+  const { file, text } = opened;
+  const anchor = isHydraPrimary(text) ? file : reader.join(file, '../config.yaml');
+  const readAt = (path: string): { path: string; text: string } | undefined => {
+    const t = path === file ? text : reader.read(path);
+    return t === undefined ? undefined : { path, text: t };
+  };
+  const run = hydraRun(
+    { path: file, text },
+    overrides,
+    (rel) => readAt(reader.join(anchor, rel)),
+    () => readAt(anchor),
+  );
+  const out: AnalyzedFile[] = [];
+  for (const f of run) {
+    if (f.path !== file && seen.has(f.path)) continue;
+    seen.add(f.path);
+    out.push({ file: f.path, text: f.text, role: f.path === file ? opened.role : 'referenced', facts: f.facts });
+  }
+  return out;
 }
 
 /** A training script a launcher names that is not there: said only when the model is then unknown. */

@@ -71,7 +71,27 @@ export function analyzeHfPython(text: string, module?: ModuleContext): ConfigFac
   } catch {
     // A parser or walker failure must not hide what was found before it; the partial result is returned.
   }
+  if (!module) hydraEntry(file);
   return file.result();
+}
+
+const HYDRA_MAIN = /^@hydra\.main\(([^)]*)\)/m;
+
+/**
+ * A Hydra application's entry point, `@hydra.main(config_path="config", config_name="config")`: its primary config,
+ * composed with the launch line's overrides (analyzers/hydra). Literal arguments only; Hydra 1.2+'s default
+ * config_path (none) leaves nothing to read.
+ */
+function hydraEntry(file: PythonFile): void {
+  const m = HYDRA_MAIN.exec(file.text);
+  if (!m) return;
+  const arg = (name: string): string | undefined =>
+    new RegExp(String.raw`\b${name}\s*=\s*(['"])([^'"]*)\1`).exec(m[1])?.[2];
+  const dir = arg('config_path');
+  const name = arg('config_name');
+  if (dir === undefined || !name) return;
+  const path = `${dir.replace(/\/+$/, '') || '.'}/${name.replace(/\.ya?ml$/, '')}.yaml`;
+  file.references.push({ kind: 'config', path, span: { start: m.index, end: m.index + m[0].length }, hydra: true });
 }
 
 function run(file: PythonFile, entries: readonly string[]): void {
@@ -162,6 +182,8 @@ const TRAINING_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'pytorch
  */
 function noTrainingSeen(file: PythonFile): void {
   if (file.settled || [...file.tools].some((t) => TRAINING_TOOLS.has(t))) return;
+  // A Hydra application's entry point: its config says how it trains (hydraEntry).
+  if (HYDRA_MAIN.test(file.text)) return;
   const model = file.facts.find((f) => f.key === 'model');
   if (!model) return;
   file.problem(

@@ -63,6 +63,9 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveQuantization,
   fromFact('freeze_trainable_layers', 'freezeTrainableLayers', num),
   resolvePrecision,
+  // The reference copy's own dtype where the trainer loads it apart (the DPO reference implementation's
+  // model.reference_dtype); TRL's follows from the policy's load after resolve (pipeline.ts trlReferenceDtype).
+  fromFact('reference_dtype', 'referenceDtype', (v) => (v === 'fp32' || v === 'bf16' || v === 'fp16' ? v : undefined)),
   // Optimizer, batch, sequence, checkpointing, attention, loss.
   resolveOptimizer,
   resolveBadam,

@@ -61,7 +61,10 @@ export function preferenceOf(kind: string, p: PreferenceContext): NonNullable<Tr
           : peftMethod
             ? 'adapters-off'
             : 'copy';
-  const logps = p.tool === 'llamafactory' ? 'whole' : p.tool === 'torchtune' ? 'native' : 'rows';
+  // LLaMA-Factory's get_batch_logps is the DPO reference implementation's _get_batch_logps (trainers.py): one
+  // log_softmax over the fp32 logits of the batch.
+  const logps =
+    p.tool === 'llamafactory' || p.tool === 'dpo-reference' ? 'whole' : p.tool === 'torchtune' ? 'native' : 'rows';
   // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
   // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward); DPOTrainer adds it when
   // rpo_alpha is set (dpo_trainer.py concatenated_forward: `if self.args.rpo_alpha is not None`).

@@ -66,6 +66,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'openrlhf',
     'verl',
     'xtuner',
+    'dpo-reference',
     'trl',
     'llamafactory',
     'axolotl',

@@ -1,6 +1,6 @@
 // Command-line arguments: `--k v`, `--k=v`, bare flags and `key=value` overrides, over fields that keep their
 // spans. Pure: no I/O, no node:* and no 'vscode'.
-import type { Reference, Span } from '../facts';
+import type { LaunchArgument, Reference, Span } from '../facts';
 import { type Piece, unknownOf, type Field, pieceSlice, subSpan } from './fields';
 import { normName, toBool } from './flags';
 
@@ -171,5 +171,26 @@ export function scriptReference(script: string, span: Span, p: Parsed): Referenc
     ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
   }));
   const files = p.positionals.filter((f) => f.unknown === undefined && /\.py$/.test(f.text)).map((f) => f.text);
-  return { kind: 'script', path: script, span, args, ...(files.length > 0 ? { positionalFiles: files } : {}) };
+  const overrides = hydraOverrides(p.positionals);
+  return {
+    kind: 'script',
+    path: script,
+    span,
+    args,
+    ...(files.length > 0 ? { positionalFiles: files } : {}),
+    ...(overrides.length > 0 ? { overrides } : {}),
+  };
+}
+
+/**
+ * Hydra's overrides among a script's positional arguments: `key=value`, `+key=value` (added), `++key=value` (added or
+ * set); `~key` (deleted) is left out. The name as written after the `+`, the value null when not known statically.
+ */
+function hydraOverrides(positionals: readonly Field[]): LaunchArgument[] {
+  const out: LaunchArgument[] = [];
+  for (const f of positionals) {
+    const m = /^\+{0,2}([A-Za-z_][\w.-]*)=(.*)$/s.exec(f.text);
+    if (m) out.push({ name: m[1], value: f.unknown === undefined ? m[2] : null });
+  }
+  return out;
 }

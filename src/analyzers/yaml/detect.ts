@@ -6,6 +6,7 @@ import { parseYaml } from '../yaml-parse';
 import type { Format } from '../facts';
 import { MAX_FLOW_DEPTH, flowDepth } from './common';
 import { verlSchema } from '../verl/schema';
+import { isHydraYaml } from '../hydra';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
 
@@ -232,6 +233,8 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
     return undefined;
   if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
   if (verlSchema(keys, text)) return 'verl-yaml';
+  // The DPO reference implementation's Hydra config (its max_length and gradient_accumulation_steps are HF's names too).
+  if (isHydraYaml(keys)) return 'hydra-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

@@ -19,6 +19,7 @@ import { planAxolotl } from './axolotl';
 import { planTorchtune } from './torchtune';
 import { planLitgpt } from './litgpt';
 import { planVerl } from './verl';
+import { planHydra } from './hydra';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -68,6 +69,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'hf-yaml': { plan: planHfYaml, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'litgpt-yaml': { plan: planLitgpt, write: yamlWriter(false) },
   // verl's overrides as the config file's keys (the SFT trainer's GPUs are its launcher's).
+  // The DPO reference implementation's primary config (its top-level keys; OmegaConf loads it).
+  'hydra-yaml': { plan: planHydra, write: yamlWriter(true) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),

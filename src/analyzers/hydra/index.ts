@@ -1,0 +1,137 @@
+// Hydra applications: which YAML files are theirs, a file read on its own, and the run the pipeline composes from the
+// primary config, its group options and the launch line's overrides (compose.ts), read by the application's rules
+// (dpo.ts, the one application read). Pure: files come through `read`.
+import { msg, type ConfigFacts, type LaunchArgument, type ParseProblem } from '../facts';
+import { composeHydra, type Composition, type HydraFile, type HydraRead } from './compose';
+import { dpoModelFacts, dpoReferenceFacts, isDpoReference, type FactsByFile } from './dpo';
+
+/** Keys of the DPO reference implementation's primary config (config/config.yaml) beside its defaults list. */
+const DPO_PRIMARY = ['max_prompt_length', 'activation_checkpointing', 'gradient_accumulation_steps', 'eval_batch_size'];
+
+/**
+ * Whether a YAML file's top-level keys are a Hydra application's VRAM Lens reads: the DPO reference implementation's
+ * primary config (a defaults list, its trainer and batch keys), or an option of its `model` group (the checkpoint with
+ * the policy's and the reference's dtypes).
+ */
+export function isHydraYaml(keys: ReadonlySet<string>): boolean {
+  if (keys.has('defaults') && keys.has('trainer') && DPO_PRIMARY.filter((k) => keys.has(k)).length >= 2) return true;
+  return isModelOption(keys) || isLossOption(keys);
+}
+
+function isModelOption(keys: ReadonlySet<string>): boolean {
+  return keys.has('name_or_path') && (keys.has('policy_dtype') || keys.has('reference_dtype')) && !keys.has('trainer');
+}
+
+/** An option of its `loss` group: the loss's name with DPO's beta or reference_free (config/loss/dpo.yaml). */
+function isLossOption(keys: ReadonlySet<string>): boolean {
+  return keys.has('name') && (keys.has('beta') || keys.has('reference_free')) && keys.size <= 8;
+}
+
+/** Whether a Hydra config is its application's primary config (a defaults list and the trainer), not a group option. */
+export function isHydraPrimary(text: string): boolean {
+  const keys = topKeys(text);
+  return keys.has('defaults') && keys.has('trainer');
+}
+
+/** A file of the run with what it says: its facts and problems (ConfigFacts of format hydra-yaml). */
+export interface HydraRunFile {
+  readonly path: string;
+  readonly text: string;
+  readonly facts: ConfigFacts;
+}
+
+/**
+ * The files of a Hydra run and their facts: from its primary config `primary` with the launch line's `overrides`, or
+ * from an option of its `model` group, `option` (then the primary is `../config.yaml`, read with `model=<option>`, or,
+ * without one, the option alone).
+ */
+export function hydraRun(
+  opened: HydraFile,
+  overrides: readonly LaunchArgument[],
+  read: HydraRead,
+  readPrimary: () => HydraFile | undefined,
+): HydraRunFile[] {
+  if (isHydraPrimary(opened.text)) return filesOf(composeHydra(opened, overrides, read), opened);
+  const parts = opened.path.split(/[\\/]/);
+  const option = (parts.pop() ?? '').replace(/\.ya?ml$/i, '');
+  const group = parts.pop() || 'model';
+  const primary = readPrimary();
+  if (primary && topKeys(primary.text).has('defaults')) {
+    const composed = composeHydra(primary, [{ name: group, value: option }, ...overrides], read);
+    if (composed.files.some((f) => f.path === opened.path)) return filesOf(composed, opened);
+  }
+  return filesOf(
+    composeHydra(asOnlyOption(opened, group), overrides, () => opened),
+    opened,
+  );
+}
+
+/** A group option read without its primary: composed as the only option of its group. */
+function asOnlyOption(option: HydraFile, group: string): HydraFile {
+  return { path: `${option.path}#alone`, text: `defaults:\n- ${group}: option\n` };
+}
+
+/** A file read on its own (no other file of the run at hand): its own values as its run's, where they are its own. */
+export function analyzeHydraYaml(text: string): ConfigFacts {
+  const opened: HydraFile = { path: '', text };
+  const files = hydraRun(
+    opened,
+    [],
+    () => undefined,
+    () => undefined,
+  );
+  const own = files.find((f) => f.path === '')?.facts;
+  if (!own) return { format: 'hydra-yaml', facts: [], problems: [], references: [], tools: ['dpo-reference'] };
+  // The options its defaults list names are read with the run (pipeline.ts), not here.
+  return { ...own, problems: own.problems.filter((p) => p.code !== 'reference-not-found') };
+}
+
+/**
+ * The composition's files with their facts and problems. A model option read without its primary config gives the
+ * model and its dtypes; an application VRAM Lens does not read is said at the top of the file opened.
+ */
+function filesOf(c: Composition, opened: HydraFile): HydraRunFile[] {
+  const known = isDpoReference(c);
+  const alone = !known && !c.values.has('trainer') && c.values.has('model.name_or_path');
+  const byFile: FactsByFile = known ? dpoReferenceFacts(c) : alone ? dpoModelFacts(c) : new Map();
+  const problems = new Map<string, ParseProblem[]>();
+  const say = (file: string, p: ParseProblem): void => void problems.set(file, [...(problems.get(file) ?? []), p]);
+  for (const p of c.problems) say(p.file, p.problem);
+  const top = { start: 0, end: 0 };
+  if (alone)
+    say(opened.path, {
+      code: 'not-static',
+      severity: 'info',
+      span: top,
+      ...msg(
+        "a model option of a Hydra config read without its primary config (../config.yaml): the trainer's settings are its defaults",
+      ),
+    });
+  else if (!known)
+    say(opened.path, {
+      code: 'not-modeled',
+      severity: 'warning',
+      span: top,
+      ...msg("a Hydra config whose application is not read: VRAM Lens reads the DPO reference implementation's"),
+    });
+  const files = c.files.filter((f) => !f.path.endsWith('#alone'));
+  if (!files.some((f) => f.path === opened.path)) files.unshift(opened);
+  return files.map((f) => ({
+    path: f.path,
+    text: f.text,
+    facts: {
+      format: 'hydra-yaml',
+      facts: byFile.get(f.path)?.facts ?? [],
+      problems: [...(problems.get(f.path) ?? []), ...(byFile.get(f.path)?.problems ?? [])],
+      references: [],
+      tools: ['dpo-reference', 'pytorch'],
+    },
+  }));
+}
+
+/** The top-level keys of a YAML text, line by line (block style, as Hydra configs are written). */
+function topKeys(text: string): Set<string> {
+  const keys = new Set<string>();
+  for (const m of text.matchAll(/^([A-Za-z_][\w.-]*)\s*:/gm)) keys.add(m[1]);
+  return keys;
+}
