@@ -246,6 +246,7 @@ export function seeds(): Seed[] {
   const dirs = [
     'examples',
     'test/fixtures/deepspeed-json',
+    'test/fixtures/hydra',
     'test/fixtures/hf-python',
     'test/fixtures/notebook',
     'test/fixtures/same-run',
