@@ -21,6 +21,7 @@ export type Format =
   | 'litgpt-yaml'
   | 'verl-yaml'
   | 'hydra-yaml'
+  | 'llmfoundry-yaml'
   | 'notebook';
 
 /**
@@ -45,6 +46,7 @@ export type Tool =
   | 'verl'
   | 'xtuner'
   | 'dpo-reference' // eric-mitchell/direct-preference-optimization's trainers, configured through Hydra
+  | 'llm-foundry' // mosaicml/llm-foundry's train.py on Composer
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

@@ -14,6 +14,7 @@ import {
   analyzeHfYaml,
   analyzeLitgptYaml,
   analyzeLlamaFactoryYaml,
+  analyzeLlmFoundryYaml,
   analyzeTorchtuneYaml,
   detectYamlFormat,
 } from './yaml';
@@ -164,6 +165,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   // A Hydra application's config (the DPO reference implementation's): composed with its group options and the launch
   // line's overrides in the pipeline (hydra/index.ts hydraRun); alone here.
   'hydra-yaml': yamlFormat('hydra-yaml', 'dpo-reference', analyzeHydraYaml),
+  // llm-foundry's training YAML, alone or as a MosaicML platform run's parameters.
+  'llmfoundry-yaml': yamlFormat('llmfoundry-yaml', 'llm-foundry', analyzeLlmFoundryYaml),
 };
 
 /**

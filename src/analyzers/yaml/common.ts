@@ -40,6 +40,11 @@ export interface CtxOptions {
   readonly tool: Tool;
   /** OmegaConf loaders (LLaMA-Factory, torchtune) reject duplicate keys and resolve `${...}`; PyYAML keeps the last key. */
   readonly omegaconf: boolean;
+  /**
+   * The mapping `${...}` paths are relative to, where it is not the document's top (a MosaicML platform run's
+   * `parameters`, the YAML its trainer reads); a path found there first, else from the top.
+   */
+  readonly interpolationRoot?: string;
 }
 
 const MAX_ALIAS_DEPTH = 16;
@@ -314,7 +319,9 @@ export class YamlCtx {
           node: null,
           unresolved: `\`${n.value}\` is an OmegaConf resolver call, known only at launch time`,
         };
-      const target = this.lookup(ref.replace(/^\.+/, ''));
+      const path = ref.replace(/^\.+/, '');
+      const root = this.opts.interpolationRoot;
+      const target = (root !== undefined ? this.lookup(`${root}.${path}`) : undefined) ?? this.lookup(path);
       if (!target)
         return {
           ...e,

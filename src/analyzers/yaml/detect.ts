@@ -7,6 +7,7 @@ import type { Format } from '../facts';
 import { MAX_FLOW_DEPTH, flowDepth } from './common';
 import { verlSchema } from '../verl/schema';
 import { isHydraYaml } from '../hydra';
+import { isLlmFoundryYaml } from './llmfoundry';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
 
@@ -235,6 +236,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (verlSchema(keys, text)) return 'verl-yaml';
   // The DPO reference implementation's Hydra config (its max_length and gradient_accumulation_steps are HF's names too).
   if (isHydraYaml(keys)) return 'hydra-yaml';
+  if (isLlmFoundryYaml(keys, text)) return 'llmfoundry-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

@@ -6,5 +6,6 @@ export { analyzeLlamaFactoryYaml } from './llamafactory';
 export { analyzeTorchtuneYaml, parseBuilder } from './torchtune';
 export { analyzeHfYaml, TRL_KEYS } from './hf-yaml';
 export { analyzeLitgptYaml } from './litgpt';
+export { analyzeLlmFoundryYaml } from './llmfoundry';
 export { detectYamlFormat } from './detect';
 export type { Entry, View } from './values';

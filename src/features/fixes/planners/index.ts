@@ -20,6 +20,7 @@ import { planTorchtune } from './torchtune';
 import { planLitgpt } from './litgpt';
 import { planVerl } from './verl';
 import { planHydra } from './hydra';
+import { planLlmFoundry } from './llmfoundry';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -71,6 +72,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // verl's overrides as the config file's keys (the SFT trainer's GPUs are its launcher's).
   // The DPO reference implementation's primary config (its top-level keys; OmegaConf loads it).
   'hydra-yaml': { plan: planHydra, write: yamlWriter(true) },
+  // llm-foundry's YAML (OmegaConf: an interpolated value is written where it is defined).
+  'llmfoundry-yaml': { plan: planLlmFoundry, write: yamlWriter(true) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
