@@ -35,6 +35,10 @@ const SUPPORTED = new Set([
   'llamafactory-yaml',
   'torchtune-yaml',
   'hf-yaml',
+  'litgpt-yaml',
+  'ms-swift',
+  'verl-yaml',
+  'llmfoundry-yaml',
 ]);
 
 function log(s) {
