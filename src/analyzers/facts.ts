@@ -22,6 +22,7 @@ export type Format =
   | 'verl-yaml'
   | 'hydra-yaml'
   | 'llmfoundry-yaml'
+  | 'swift-yaml'
   | 'notebook';
 
 /**

@@ -15,6 +15,7 @@ import {
   analyzeLitgptYaml,
   analyzeLlamaFactoryYaml,
   analyzeLlmFoundryYaml,
+  analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
   detectYamlFormat,
 } from './yaml';
@@ -167,6 +168,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'hydra-yaml': yamlFormat('hydra-yaml', 'dpo-reference', analyzeHydraYaml),
   // llm-foundry's training YAML, alone or as a MosaicML platform run's parameters.
   'llmfoundry-yaml': yamlFormat('llmfoundry-yaml', 'llm-foundry', analyzeLlmFoundryYaml),
+  // ms-swift's argument files (`swift sft args.yaml`), YAML or JSON.
+  'swift-yaml': { ...yamlFormat('swift-yaml', 'ms-swift', analyzeSwiftArgsFile), alsoIn: ['json'] },
 };
 
 /**

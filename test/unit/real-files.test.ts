@@ -86,17 +86,8 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'modelscope__ms-swift/examples/train/multi-node/torchrun/train_node1.sh#ref:zero2',
       'modelscope__ms-swift/examples/train/grpo/internal/vllm_72b_4gpu.sh#ref:zero3_offload',
       'modelscope__ms-swift/examples/train/rlhf/dpo/full.sh#ref:zero3',
-    ],
-  },
-  {
-    cause: 'ms-swift: an argument file (`swift sft args.yaml`) is not followed',
-    entries: ['modelscope__ms-swift/examples/yaml/deepspeed/sft.sh#ref:examples/yaml/deepspeed/sft.yaml'],
-  },
-  {
-    cause: 'ms-swift argument files (sft.yaml, sft.json) are read as HF YAML / a DeepSpeed JSON',
-    entries: [
-      'modelscope__ms-swift/examples/yaml/deepspeed/sft.json#format',
-      'modelscope__ms-swift/examples/yaml/deepspeed/sft.yaml#format',
+      'modelscope__ms-swift/examples/yaml/deepspeed/sft.yaml#ref:zero2',
+      'modelscope__ms-swift/examples/yaml/deepspeed/sft.json#ref:zero2',
     ],
   },
   {
@@ -389,7 +380,7 @@ function checkFile(
   };
   // The format decides everything else: a file read as another format (or not at all) is one mismatch.
   const formats: Record<string, readonly string[]> = {
-    'ms-swift': /\.(sh|bash)$/.test(file) ? ['shell'] : [],
+    'ms-swift': /\.(sh|bash)$/.test(file) ? ['shell'] : ['swift-yaml'],
     other: [],
   };
   const want = formats[exp.format] ?? [exp.format];

@@ -197,57 +197,74 @@ function swiftArgs(
   opaque: (f: Field) => void,
   worldOf: () => number | string,
 ): CmdResult {
-  l.tool('ms-swift');
   const subField = fields[subAt];
   const i = subAt - 1;
   const p = parseArgs(fields, i + 2, consume, false, false, opaque);
-  const last = (...names: string[]): Opt | undefined => [...p.opts].reverse().find((o) => names.includes(o.name));
-  for (const o of p.opts) {
-    if (o.name === 'deepspeed') deepspeedFlag(l, o);
-    else if (o.name === 'fsdp') {
-      if (known(o) === 'fsdp2') l.fact('fsdp', o.rawKey, o.keySpan, o.value!.span, 'full_shard', 'ms-swift');
-      else l.spec(SCRIPT_FLAGS.fsdp, o, 'ms-swift');
-    } else if (o.name === 'config' && o.value) {
-      l.notStatic(
-        o.value.span,
-        msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', o.rawKey),
-        o.rawKey,
-      );
-    } else if (!OWN.has(o.name)) {
-      const s = SWIFT_FLAGS[o.name] ?? SCRIPT_FLAGS[o.name];
-      if (s) l.spec(s, o, 'ms-swift');
-    }
-  }
   // `swift sft args.yaml` (4.x: the first argument, swift/cli/main.py parse_yaml_args) or `--config args.yaml` (3.x):
-  // the file's flags are not read, so swift's defaults are not made explicit where the file may set them.
+  // the file is read with the run (yaml/swift.ts), so swift's defaults are not made explicit where it may set them.
   const argFile =
     fields[i + 2] && fields[i + 2].unknown === undefined && /\.(ya?ml|json)$/i.test(fields[i + 2].text)
       ? fields[i + 2]
       : undefined;
-  if (argFile)
-    l.notStatic(
-      argFile.span,
-      msg('{0}: the flags in this file are not read; write the memory-relevant ones on the command line', argFile.text),
-    );
-  const defaults = !argFile && !last('config');
-  const v2 = swift2Facts(l, p.opts, subField.span, defaults);
+  const config = [...p.opts].reverse().find((o) => o.name === 'config');
+  const file = argFile
+    ? { path: argFile.text, span: argFile.span }
+    : config?.value && known(config) !== undefined
+      ? { path: config.value.text, span: config.value.span }
+      : undefined;
+  if (file) l.r.refs.push({ kind: 'config', path: file.path, span: file.span });
+  return swiftOptFacts(l, p.opts, { span: subField.span, sub, defaults: !argFile && !config }, worldOf);
+}
+
+/** Where swift's subcommand is written (its defaults are said there), which it is, and whether its defaults apply. */
+export interface SwiftCommand {
+  readonly span: Span;
+  readonly sub: string;
+  /** False where an argument file may set what the defaults would (the file is read on its own). */
+  readonly defaults: boolean;
+}
+
+/**
+ * The facts of swift's options (from a command line, or the keys of an argument file: yaml/swift.ts), its
+ * subcommand's defaults, and the accumulation swift derives from the world size `worldOf` gives.
+ */
+export function swiftOptFacts(
+  l: Launch,
+  opts: readonly Opt[],
+  cmd: SwiftCommand,
+  worldOf: () => number | string,
+): CmdResult {
+  l.tool('ms-swift');
+  const last = (...names: string[]): Opt | undefined => [...opts].reverse().find((o) => names.includes(o.name));
+  for (const o of opts) {
+    if (o.name === 'deepspeed') deepspeedFlag(l, o);
+    else if (o.name === 'fsdp') {
+      if (known(o) === 'fsdp2') l.fact('fsdp', o.rawKey, o.keySpan, o.value!.span, 'full_shard', 'ms-swift');
+      else l.spec(SCRIPT_FLAGS.fsdp, o, 'ms-swift');
+    } else if (o.name !== 'config' && !OWN.has(o.name)) {
+      const s = SWIFT_FLAGS[o.name] ?? SCRIPT_FLAGS[o.name];
+      if (s) l.spec(s, o, 'ms-swift');
+    }
+  }
+  const { defaults, sub } = cmd;
+  const v2 = swift2Facts(l, opts, cmd.span, defaults);
   const quant = quantFacts(l, last('quant_bits', 'quantization_bit'), last('quant_method'));
-  methodFacts(l, last('train_type', 'tuner_type', 'sft_type'), quant === 4, subField.span, defaults);
+  methodFacts(l, last('train_type', 'tuner_type', 'sft_type'), quant === 4, cmd.span, defaults);
   dtypeFacts(
     l,
     last('torch_dtype'),
-    p.opts.some((o) => o.name === 'bf16' || o.name === 'fp16'),
+    opts.some((o) => o.name === 'bf16' || o.name === 'fp16'),
   );
-  if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), subField.span, defaults);
+  if (sub === 'rlhf') rlhfFacts(l, last('rlhf_type'), cmd.span, defaults);
   const world = worldOf();
   if (defaults && !last('gradient_accumulation_steps'))
-    accumulationDefault(l, last('per_device_train_batch_size', 'batch_size'), world, subField.span);
+    accumulationDefault(l, last('per_device_train_batch_size', 'batch_size'), world, cmd.span);
   if (defaults && !last('max_length') && !v2) {
     defaultFact(
       l,
       'seqLen',
       'max_length',
-      subField.span,
+      cmd.span,
       { unknown: "max_length defaults to the model's longest context (max_model_len); give --max_length" },
       'max_length: None',
     );

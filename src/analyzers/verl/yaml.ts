@@ -6,14 +6,10 @@ import type { ConfigFacts, LaunchArgument, Span } from '../facts';
 import type { Opt } from '../shell/args';
 import { Launch } from '../shell/launch';
 import { YamlCtx, guarded } from '../yaml/common';
-import type { Entry, View } from '../yaml/values';
+import { yamlOptions } from '../yaml/as-options';
 import { asVerlOpts, EASYR1_DIALECT, verlNameOf } from './easyr1';
 import { specKeyOf, verlRun } from './run';
 import { verlSchema } from './schema';
-
-/** The most keys of a file read as overrides (a verl config has a few hundred). */
-const MAX_KEYS = 4096;
-const MAX_NESTING = 12;
 
 /** A verl-family config YAML, with the launch line's overrides of it (`config=` on an EasyR1 line) when it has some. */
 export function analyzeVerlYaml(text: string, overrides: readonly LaunchArgument[] = []): ConfigFacts {
@@ -25,8 +21,7 @@ function analyze(ctx: YamlCtx, overrides: readonly LaunchArgument[]): void {
   const top = ctx.top();
   const schema = verlSchema(new Set(top.keys()), ctx.text);
   if (!schema) return;
-  const own: Opt[] = [];
-  flatten(ctx, top, own, 0);
+  const own = yamlOptions(ctx, top);
   const start: Span = ctx.span(0, 0);
   const launched = overrides.flatMap((a) => launchedOpt(a, own, start));
   const l = new Launch(ctx.text);
@@ -50,37 +45,6 @@ function analyze(ctx: YamlCtx, overrides: readonly LaunchArgument[]): void {
   const lineKeys = new Set(launched.map((o) => specKeyOf(command, easy ? verlNameOf(o.name) : o.name)));
   for (const f of l.r.facts) ctx.facts.push(lineKeys.has(f.key) ? { ...f, overridesLauncher: true } : f);
   for (const p of l.r.problems) ctx.problems.push(p);
-}
-
-/** Every scalar or list under a mapping, as the override `path=value` it stands for; null values are left out. */
-function flatten(ctx: YamlCtx, entries: Map<string, Entry>, out: Opt[], depth: number): void {
-  if (depth > MAX_NESTING) return;
-  for (const e of entries.values()) {
-    if (out.length >= MAX_KEYS) return;
-    const v = ctx.view(e);
-    if (v.t === 'map') flatten(ctx, ctx.sub(e), out, depth + 1);
-    else if (v.t !== 'absent') out.push({ name: e.path, rawKey: e.path, keySpan: e.keySpan, value: valueOf(v, e) });
-  }
-}
-
-function valueOf(v: View, e: Entry): NonNullable<Opt['value']> {
-  const span = e.valueSpan;
-  switch (v.t) {
-    case 'str':
-      return { text: v.v, span };
-    case 'num':
-      return { text: String(v.v), span };
-    case 'bool':
-      return { text: v.v ? 'true' : 'false', span };
-    case 'seq': {
-      const items = v.items.flatMap((x) => (x.t === 'str' ? [x.v] : x.t === 'num' ? [String(x.v)] : []));
-      return { text: `[${items.join(',')}]`, span, items };
-    }
-    case 'unknown':
-      return { text: '', span, unknown: v.reason };
-    default:
-      return { text: '', span, unknown: 'not a scalar or a list' };
-  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { MAX_FLOW_DEPTH, flowDepth } from './common';
 import { verlSchema } from '../verl/schema';
 import { isHydraYaml } from '../hydra';
 import { isLlmFoundryYaml } from './llmfoundry';
+import { isSwiftArgsFile } from './swift';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
 
@@ -241,6 +242,8 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))
     return 'llamafactory-yaml';
+  // ms-swift's argument files share TrainingArguments' names; their `model` and swift's own keys tell them apart.
+  if (isSwiftArgsFile(keys, scalarModel)) return 'swift-yaml';
   // LitGPT: a checkpoint or model name with LitGPT's own keys (Axolotl and HF YAML have neither checkpoint_dir nor the
   // lora_query/lora_value switches, and none of them nests its batch under `train:`).
   if (

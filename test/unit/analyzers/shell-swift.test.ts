@@ -3,6 +3,7 @@
 // its DeepSpeed presets, NPROC_PER_NODE / NNODES, and the defaults resolve applies with their sources.
 import * as assert from 'node:assert/strict';
 import { analyzeShell } from '../../../src/analyzers/shell';
+import { analyzeSwiftArgsFile } from '../../../src/analyzers/yaml';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { isUnknown, type CanonicalKey, type ConfigFacts } from '../../../src/analyzers/facts';
 import { resolveText } from '../helpers';
@@ -298,18 +299,15 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.ok(!plain.tools.includes('ms-swift'));
   });
 
-  it('an argument file (`swift sft args.yaml`, 3.x `--config`) is not read, so no default is made explicit where it may set one', () => {
+  it('an argument file (`swift sft args.yaml`, 3.x `--config`) is referenced, and no default is made explicit where it may set one', () => {
     const text = 'NPROC_PER_NODE=2 \\\nCUDA_VISIBLE_DEVICES=0,1 \\\nswift sft examples/yaml/deepspeed/sft.yaml\n';
     const r = checkFacts(text, [['gpusPerNode', 2, 'NPROC_PER_NODE', '2']]);
     assert.deepEqual(
       r.facts.map((f) => f.key),
       ['gpusPerNode'],
     );
-    assert.ok(
-      r.problems.some(
-        (p) => p.code === 'not-static' && text.slice(p.span.start, p.span.end) === 'examples/yaml/deepspeed/sft.yaml',
-      ),
-    );
+    const ref = r.references.find((x) => x.kind === 'config')!;
+    assert.equal(text.slice(ref.span.start, ref.span.end), 'examples/yaml/deepspeed/sft.yaml');
     const c = analyzeShell('swift rlhf --config dpo.yaml --model m/x\n');
     assert.deepEqual(c.facts.map((f) => f.key).sort(), ['gpusPerNode', 'model']);
   });
@@ -385,5 +383,63 @@ describe('shell analyzer: ms-swift command lines', () => {
         `prefix of ${n} characters`,
       );
     }
+  });
+});
+
+describe('ms-swift argument files', () => {
+  // modelscope/ms-swift@3602360 examples/yaml/deepspeed/sft.yaml (its memory-relevant keys), run by
+  // `swift sft examples/yaml/deepspeed/sft.yaml`.
+  const ARGS = `model: Qwen/Qwen2.5-7B-Instruct
+torch_dtype: bfloat16
+tuner_type: lora
+lora_rank: 8
+lora_alpha: 32
+target_modules: all-linear
+split_dataset_ratio: 0.0
+max_length: 2048
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 8
+deepspeed: zero2
+`;
+
+  it("are read as swift's options: the model, LoRA, the batch, the length, the dtype and a DeepSpeed preset", () => {
+    assert.equal(detectFormat('sft.yaml', ARGS), 'swift-yaml');
+    const r = analyzeSwiftArgsFile(ARGS);
+    const of = (key: CanonicalKey) => fact(r, key)?.value;
+    assert.deepEqual((['model', 'method', 'loraR', 'loraAlpha', 'loraTargets'] as CanonicalKey[]).map(of), [
+      'Qwen/Qwen2.5-7B-Instruct',
+      'lora',
+      8,
+      32,
+      'all-linear',
+    ]);
+    assert.deepEqual(
+      (['microBatchSize', 'gradientAccumulationSteps', 'seqLen', 'weightsDtype', 'zeroStage'] as CanonicalKey[]).map(
+        of,
+      ),
+      [1, 8, 2048, 'bf16', 2],
+    );
+    const m = fact(r, 'model')!;
+    assert.equal(ARGS.slice(m.valueSpan.start, m.valueSpan.end), 'Qwen/Qwen2.5-7B-Instruct');
+    // The same keys as JSON (swift sft args.json).
+    const json = JSON.stringify({ model: 'Qwen/Qwen2.5-7B-Instruct', tuner_type: 'lora', max_length: 1024 });
+    assert.equal(detectFormat('sft.json', json), 'swift-yaml');
+    assert.equal(fact(analyzeSwiftArgsFile(json), 'seqLen')?.value, 1024);
+  });
+
+  it('a launch line with an argument file references it and leaves the defaults to it', () => {
+    const sh = analyzeShell('NPROC_PER_NODE=2 \\\nswift sft examples/yaml/deepspeed/sft.yaml\n');
+    assert.deepEqual(
+      sh.references.map((x) => [x.kind, x.path]),
+      [['config', 'examples/yaml/deepspeed/sft.yaml']],
+    );
+    // No default made explicit at the subcommand (the file sets the accumulation and the length).
+    assert.equal(fact(sh, 'gradientAccumulationSteps'), undefined);
+    assert.equal(fact(sh, 'seqLen'), undefined);
+    const three = analyzeShell('swift sft --config args.yaml --model Qwen/Qwen2.5-7B-Instruct\n');
+    assert.deepEqual(
+      three.references.map((x) => x.path),
+      ['args.yaml'],
+    );
   });
 });

@@ -21,6 +21,7 @@ import { planLitgpt } from './litgpt';
 import { planVerl } from './verl';
 import { planHydra } from './hydra';
 import { planLlmFoundry } from './llmfoundry';
+import { planSwiftArgs } from './swift';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -74,6 +75,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'hydra-yaml': { plan: planHydra, write: yamlWriter(true) },
   // llm-foundry's YAML (OmegaConf: an interpolated value is written where it is defined).
   'llmfoundry-yaml': { plan: planLlmFoundry, write: yamlWriter(true) },
+  // ms-swift's argument files, YAML or JSON by the name.
+  'swift-yaml': { plan: planSwiftArgs, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
