@@ -32,7 +32,9 @@ import {
   asEnumInt,
   asOffload,
   boolOf,
+  describe,
   numOf,
+  strOf,
 } from './values';
 
 export interface CtxOptions {
@@ -632,4 +634,32 @@ export function guarded(ctx: YamlCtx, body: () => void): ConfigFacts {
     );
   }
   return ctx.result();
+}
+
+/**
+ * A precision given by name (LitGPT's Fabric names, Composer's): the weights' dtype and the autocast dtype its table
+ * gives, at the key; a name not in the table is said with the names `expected`.
+ */
+export function precisionByName(
+  ctx: YamlCtx,
+  e: Entry | undefined,
+  table: Readonly<Record<string, readonly [string, string]>>,
+  expected: string,
+): void {
+  if (!e) return;
+  const v = ctx.view(e);
+  if (v.t === 'absent') return;
+  const pair = table[(strOf(v) ?? (v.t === 'num' ? String(v.v) : '')).trim().toLowerCase()];
+  if (!pair) {
+    ctx.problem(
+      'invalid-value',
+      'warning',
+      msg('{0}: expected {1}, found {2}', e.path, expected, describe(v)),
+      e.valueSpan,
+      e.path,
+    );
+    return;
+  }
+  ctx.add('weightsDtype', e, pair[0]);
+  ctx.add('mixedPrecision', e, pair[1]);
 }

@@ -4,7 +4,7 @@
 // Lightning-AI/litgpt@2685705 (litgpt/finetune/lora.py setup(), litgpt/finetune/full.py, litgpt/pretrain.py,
 // litgpt/args.py TrainArgs, litgpt/utils.py instantiate_bnb_optimizer). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
-import { YamlCtx, guarded } from './common';
+import { YamlCtx, guarded, precisionByName } from './common';
 import {
   Invalid,
   asBool,
@@ -180,24 +180,7 @@ export const LITGPT_PRECISION: Readonly<Record<string, readonly [string, string]
  * no autocast; "bf16-mixed" / "16-mixed" keep fp32 weights under autocast; "32-true" is fp32 throughout.
  */
 function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
-  const e = top.get('precision');
-  if (!e) return;
-  const v = ctx.view(e);
-  if (v.t === 'absent') return;
-  const s = (strOf(v) ?? (v.t === 'num' ? String(v.v) : '')).trim().toLowerCase();
-  const pair = LITGPT_PRECISION[s];
-  if (!pair) {
-    ctx.problem(
-      'invalid-value',
-      'warning',
-      msg('{0}: expected bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true, found {1}', e.path, describe(v)),
-      e.valueSpan,
-      e.path,
-    );
-    return;
-  }
-  ctx.add('weightsDtype', e, pair[0]);
-  ctx.add('mixedPrecision', e, pair[1]);
+  precisionByName(ctx, top.get('precision'), LITGPT_PRECISION, 'bf16-true, bf16-mixed, 16-true, 16-mixed or 32-true');
 }
 
 /** A `quantize` value: its bits, 4-bit type and double quantization; undefined for anything else. */

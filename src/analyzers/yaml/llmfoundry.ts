@@ -7,20 +7,8 @@
 // optimizer. Sources: mosaicml/llm-foundry@v0.21.0 llmfoundry/utils/config_utils.py, models/hf/hf_causal_lm.py;
 // mosaicml/composer's FSDP config and DecoupledAdamW. Pure: no I/O.
 import { about, msg, type ConfigFacts } from '../facts';
-import { YamlCtx, guarded } from './common';
-import {
-  asBool,
-  asPosInt,
-  asSharding,
-  attentionOf,
-  boolOf,
-  describe,
-  Invalid,
-  listOf,
-  numOf,
-  strOf,
-  type Entry,
-} from './values';
+import { YamlCtx, guarded, precisionByName } from './common';
+import { asBool, asPosInt, asSharding, attentionOf, boolOf, Invalid, listOf, numOf, strOf, type Entry } from './values';
 
 /** Keys of an llm-foundry training YAML at its top level. */
 const LLMFOUNDRY = [
@@ -152,22 +140,7 @@ function microBatch(ctx: YamlCtx, e: Entry | undefined): void {
 }
 
 function precision(ctx: YamlCtx, e: Entry | undefined): void {
-  if (!e) return;
-  const v = ctx.view(e);
-  const pair = PRECISION[strOf(v)?.trim().toLowerCase() ?? ''];
-  if (!pair) {
-    if (v.t !== 'absent' && v.t !== 'unknown')
-      ctx.problem(
-        'invalid-value',
-        'warning',
-        msg('{0}: expected amp_bf16, amp_fp16 or fp32, found {1}', e.path, describe(v)),
-        e.valueSpan,
-        e.path,
-      );
-    return;
-  }
-  ctx.add('weightsDtype', e, pair[0]);
-  ctx.add('mixedPrecision', e, pair[1]);
+  precisionByName(ctx, e, PRECISION, 'amp_bf16, amp_fp16 or fp32');
 }
 
 /**
