@@ -43,6 +43,9 @@ const TRAINER_FORMATS: readonly Format[] = [
   'torchtune-yaml',
   'litgpt-yaml',
   'verl-yaml',
+  'hydra-yaml',
+  'llmfoundry-yaml',
+  'swift-yaml',
   'shell',
 ];
 const OWNERS: Partial<Record<string, readonly Format[]>> = {

@@ -266,6 +266,23 @@ describe('Hydra: quick fixes in the primary config', () => {
     assert.match(applyEditData(CONFIG, fix(CONFIG, 'optimizer', 'sgd').edits), /^optimizer: SGD$/m);
     // BasicTrainer ignores activation_checkpointing (trainers.py applies it in FSDPTrainer only).
     assert.match(fix(CONFIG, 'gradient_checkpointing', 'full').unsupported[0].reason, /only FSDPTrainer/);
+    // Halving the micro-batch with twice the accumulation: batch_size stays the step's, the accumulation says it.
+    const file: FixFile = {
+      file: '/d/config/config.yaml',
+      text: CONFIG,
+      format: 'hydra-yaml',
+      facts: analyzeAs('hydra-yaml', CONFIG),
+    };
+    const half = editsForChanges(
+      [
+        { key: 'micro_batch_size', value: 2 },
+        { key: 'gradient_accumulation_steps', value: 2 },
+      ],
+      [file],
+      file.file,
+    );
+    assert.deepEqual(half.unsupported, []);
+    assert.match(applyEditData(CONFIG, half.edits), /^gradient_accumulation_steps: 2$/m);
     const fsdp = CONFIG.replace('trainer: BasicTrainer', 'trainer: FSDPTrainer');
     assert.match(
       applyEditData(fsdp, fix(fsdp, 'gradient_checkpointing', 'full').edits),

@@ -151,5 +151,22 @@ describe('llm-foundry YAML: quick fixes', () => {
     assert.match(seq, /^ {4}max_seq_len: 2048$/m);
     assert.match(seq, /^ {2}max_seq_len: \$\{variables\.max_seq_len\}$/m);
     assert.match(applyEditData(MCLI, fix(MCLI, 'micro_batch_size', 2).edits), /^ {2}device_train_microbatch_size: 2$/m);
+    // The accumulation follows from the global batch: a micro-batch change with it writes the micro-batch only.
+    const file: FixFile = {
+      file: 'x.yaml',
+      text: FINETUNE,
+      format: 'llmfoundry-yaml',
+      facts: analyzeAs('llmfoundry-yaml', FINETUNE),
+    };
+    const half = editsForChanges(
+      [
+        { key: 'micro_batch_size', value: 2 },
+        { key: 'gradient_accumulation_steps', value: 4 },
+      ],
+      [file],
+      file.file,
+    );
+    assert.deepEqual(half.unsupported, []);
+    assert.equal(half.edits.length, 1);
   });
 });

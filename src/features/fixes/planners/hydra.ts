@@ -12,6 +12,15 @@ export function planHydra(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
   const trainer = c.fact('fsdp')?.value === 'full_shard' ? 'FSDPTrainer' : 'BasicTrainer';
   switch (ch.key) {
+    // The micro-batch is batch_size / (gradient_accumulation_steps x GPUs): the accumulation says it.
+    case 'gradient_accumulation_steps':
+      return ok(op('gradient_accumulation_steps', Number(v)));
+    case 'micro_batch_size':
+      return c.changed('gradient_accumulation_steps') !== undefined
+        ? ok()
+        : no(
+            'the micro-batch is batch_size / (gradient_accumulation_steps x GPUs): change gradient_accumulation_steps',
+          );
     case 'seq_len':
       return ok(op('max_length', Number(v)));
     case 'gradient_checkpointing':

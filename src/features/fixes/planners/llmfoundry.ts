@@ -12,6 +12,13 @@ const at = (c: PlanCtx, key: string): string[] =>
 export function planLlmFoundry(c: PlanCtx, ch: SetupChange): Planned {
   const v = ch.value;
   switch (ch.key) {
+    // The accumulation is global_train_batch_size / (device_train_microbatch_size x GPUs): the micro-batch says it.
+    case 'gradient_accumulation_steps':
+      return c.changed('micro_batch_size') !== undefined
+        ? ok()
+        : no(
+            'the accumulation is global_train_batch_size / (device_train_microbatch_size x GPUs): change the micro-batch',
+          );
     case 'micro_batch_size':
       return ok(op(at(c, 'device_train_microbatch_size'), Number(v)));
     case 'seq_len': {
