@@ -13,18 +13,23 @@ const DPO_PRIMARY = ['max_prompt_length', 'activation_checkpointing', 'gradient_
  * primary config (a defaults list, its trainer and batch keys), or an option of its `model` group (the checkpoint with
  * the policy's and the reference's dtypes).
  */
-export function isHydraYaml(keys: ReadonlySet<string>): boolean {
+export function isHydraYaml(keys: ReadonlySet<string>, text: string): boolean {
   if (keys.has('defaults') && keys.has('trainer') && DPO_PRIMARY.filter((k) => keys.has(k)).length >= 2) return true;
-  return isModelOption(keys) || isLossOption(keys);
+  return isModelOption(keys) || isLossOption(keys, text);
 }
 
 function isModelOption(keys: ReadonlySet<string>): boolean {
   return keys.has('name_or_path') && (keys.has('policy_dtype') || keys.has('reference_dtype')) && !keys.has('trainer');
 }
 
-/** An option of its `loss` group: the loss's name with DPO's beta or reference_free (config/loss/dpo.yaml). */
-function isLossOption(keys: ReadonlySet<string>): boolean {
-  return keys.has('name') && (keys.has('beta') || keys.has('reference_free')) && keys.size <= 8;
+/** An option of its `loss` group: a preference loss's name with DPO's beta or reference_free (config/loss/dpo.yaml). */
+function isLossOption(keys: ReadonlySet<string>, text: string): boolean {
+  return (
+    keys.has('name') &&
+    (keys.has('beta') || keys.has('reference_free')) &&
+    keys.size <= 8 &&
+    /^name:\s*['"]?(?:dpo|ipo|sft)\b/m.test(text)
+  );
 }
 
 /** Whether a Hydra config is its application's primary config (a defaults list and the trainer), not a group option. */
@@ -41,9 +46,9 @@ export interface HydraRunFile {
 }
 
 /**
- * The files of a Hydra run and their facts: from its primary config `primary` with the launch line's `overrides`, or
- * from an option of its `model` group, `option` (then the primary is `../config.yaml`, read with `model=<option>`, or,
- * without one, the option alone).
+ * The files of a Hydra run and their facts: from its primary config with the launch line's `overrides`, or from an
+ * option of one of its groups (`model/pythia28.yaml`, `loss/dpo.yaml`: the primary is then `../config.yaml`, read with
+ * `<group>=<option>`, or, without one, the option alone).
  */
 export function hydraRun(
   opened: HydraFile,

@@ -236,7 +236,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
   if (verlSchema(keys, text)) return 'verl-yaml';
   // The DPO reference implementation's Hydra config (its max_length and gradient_accumulation_steps are HF's names too).
-  if (isHydraYaml(keys)) return 'hydra-yaml';
+  if (isHydraYaml(keys, text)) return 'hydra-yaml';
   if (isLlmFoundryYaml(keys, text)) return 'llmfoundry-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';

@@ -146,6 +146,7 @@ describe('Hydra: composing a config', () => {
     assert.equal(detectFormat('config/model/pythia28.yaml', PYTHIA), 'hydra-yaml');
     assert.equal(detectFormat('config/loss/dpo.yaml', DPO), 'hydra-yaml');
     assert.notEqual(detectFormat('conf/config.yaml', 'defaults:\n- db: mysql\nserver:\n  port: 80\n'), 'hydra-yaml');
+    assert.notEqual(detectFormat('optim.yaml', 'name: adam\nbeta: 0.9\n'), 'hydra-yaml');
   });
 });
 
