@@ -85,9 +85,9 @@ class Composer {
   }
 
   /** A config file with the options its defaults list names, in Hydra's order, its values under `pkg`. */
-  compose(file: HydraFile, pkg: string, group: string | undefined, depth: number): void {
+  compose(file: HydraFile, pkg: string, group: string | undefined, depth: number, parsed?: YamlCtx): void {
     this.files.push(file);
-    const ctx = new YamlCtx(file.text, CTX);
+    const ctx = parsed ?? new YamlCtx(file.text, CTX);
     for (const p of ctx.problems) this.problems.push({ file: file.path, problem: p });
     const top = ctx.top();
     const items = defaultsItems(ctx, top.get('defaults'));
@@ -222,7 +222,7 @@ export function composeHydra(primary: HydraFile, overrides: readonly LaunchArgum
       chosen.set(a.name, a.value === 'null' ? null : a.value.replace(/\.yaml$/, ''));
   }
   const c = new Composer(read, chosen);
-  c.compose(primary, '', undefined, 0);
+  c.compose(primary, '', undefined, 0, head);
   c.override(overrides, primary.path);
   return { values: c.values, groups: c.groups, problems: c.problems, files: c.files };
 }

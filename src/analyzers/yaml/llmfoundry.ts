@@ -53,16 +53,14 @@ const OPTIMIZERS: Readonly<Record<string, string>> = {
 };
 
 export function analyzeLlmFoundryYaml(text: string): ConfigFacts {
-  const ctx0 = new YamlCtx(text, { format: 'llmfoundry-yaml', tool: 'llm-foundry', omegaconf: true });
-  const mcli = ctx0.top().has('parameters') && !ctx0.top().has('global_train_batch_size');
-  const ctx = mcli
-    ? new YamlCtx(text, {
-        format: 'llmfoundry-yaml',
-        tool: 'llm-foundry',
-        omegaconf: true,
-        interpolationRoot: 'parameters',
-      })
-    : ctx0;
+  // A platform run keeps the training YAML under `parameters:`; its interpolations resolve from there.
+  const mcli = /^parameters\s*:/m.test(text) && !/^global_train_batch_size\s*:/m.test(text);
+  const ctx = new YamlCtx(text, {
+    format: 'llmfoundry-yaml',
+    tool: 'llm-foundry',
+    omegaconf: true,
+    ...(mcli ? { interpolationRoot: 'parameters' } : {}),
+  });
   return guarded(ctx, () => analyze(ctx, mcli));
 }
 

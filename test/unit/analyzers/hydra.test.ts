@@ -250,14 +250,14 @@ describe('Hydra: the DPO reference implementation', () => {
 });
 
 describe('Hydra: quick fixes in the primary config', () => {
-  const fix = (text: string, key: string, value: unknown) => {
+  const fix = (text: string, key: string, value: unknown, more: readonly SetupChange[] = []) => {
     const file: FixFile = {
       file: '/d/config/config.yaml',
       text,
       format: 'hydra-yaml',
       facts: analyzeAs('hydra-yaml', text),
     };
-    return editsForChanges([{ key: key as SetupChange['key'], value }], [file], file.file);
+    return editsForChanges([{ key: key as SetupChange['key'], value }, ...more], [file], file.file);
   };
 
   it('writes max_length and the optimizer class where the config writes them; checkpointing only under FSDPTrainer', () => {
@@ -268,20 +268,7 @@ describe('Hydra: quick fixes in the primary config', () => {
     // BasicTrainer ignores activation_checkpointing (trainers.py applies it in FSDPTrainer only).
     assert.match(fix(CONFIG, 'gradient_checkpointing', 'full').unsupported[0].reason, /only FSDPTrainer/);
     // Halving the micro-batch with twice the accumulation: batch_size stays the step's, the accumulation says it.
-    const file: FixFile = {
-      file: '/d/config/config.yaml',
-      text: CONFIG,
-      format: 'hydra-yaml',
-      facts: analyzeAs('hydra-yaml', CONFIG),
-    };
-    const half = editsForChanges(
-      [
-        { key: 'micro_batch_size', value: 2 },
-        { key: 'gradient_accumulation_steps', value: 2 },
-      ],
-      [file],
-      file.file,
-    );
+    const half = fix(CONFIG, 'micro_batch_size', 2, [{ key: 'gradient_accumulation_steps', value: 2 }]);
     assert.deepEqual(half.unsupported, []);
     assert.match(applyEditData(CONFIG, half.edits), /^gradient_accumulation_steps: 2$/m);
     const fsdp = CONFIG.replace('trainer: BasicTrainer', 'trainer: FSDPTrainer');

@@ -131,14 +131,14 @@ describe('llm-foundry YAML', () => {
 });
 
 describe('llm-foundry YAML: quick fixes', () => {
-  const fix = (text: string, key: string, value: unknown) => {
+  const fix = (text: string, key: string, value: unknown, more: readonly SetupChange[] = []) => {
     const file: FixFile = {
       file: 'x.yaml',
       text,
       format: 'llmfoundry-yaml',
       facts: analyzeAs('llmfoundry-yaml', text),
     };
-    return editsForChanges([{ key: key as SetupChange['key'], value }], [file], file.file);
+    return editsForChanges([{ key: key as SetupChange['key'], value }, ...more], [file], file.file);
   };
 
   it('writes the micro-batch and the sequence length where the file reads them, under parameters in a platform run', () => {
@@ -152,20 +152,7 @@ describe('llm-foundry YAML: quick fixes', () => {
     assert.match(seq, /^ {2}max_seq_len: \$\{variables\.max_seq_len\}$/m);
     assert.match(applyEditData(MCLI, fix(MCLI, 'micro_batch_size', 2).edits), /^ {2}device_train_microbatch_size: 2$/m);
     // The accumulation follows from the global batch: a micro-batch change with it writes the micro-batch only.
-    const file: FixFile = {
-      file: 'x.yaml',
-      text: FINETUNE,
-      format: 'llmfoundry-yaml',
-      facts: analyzeAs('llmfoundry-yaml', FINETUNE),
-    };
-    const half = editsForChanges(
-      [
-        { key: 'micro_batch_size', value: 2 },
-        { key: 'gradient_accumulation_steps', value: 4 },
-      ],
-      [file],
-      file.file,
-    );
+    const half = fix(FINETUNE, 'micro_batch_size', 2, [{ key: 'gradient_accumulation_steps', value: 4 }]);
     assert.deepEqual(half.unsupported, []);
     assert.equal(half.edits.length, 1);
   });
