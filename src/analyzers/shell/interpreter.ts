@@ -2,11 +2,12 @@
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
 import { lineIndex, lineStarts } from '../line-index';
 import type { ParseProblem } from '../facts';
-import { type Heredoc, type WordTok, type OpTok, type Tok, type Seg, REDIRECTS } from './lexer';
+import { type Heredoc, type WordTok, type OpTok, type Tok, type Seg, Lexer, REDIRECTS } from './lexer';
 import {
   type Piece,
   type VarVal,
   type Env,
+  type Field,
   ARGUMENT_LOOP,
   arrayPieces,
   scriptArgumentOfLoop,
@@ -14,7 +15,8 @@ import {
   unknownOf,
 } from './fields';
 import { expandSegs, fieldsOf } from './expand';
-import type { CmdResult } from './launch';
+import { type CmdResult, shellScriptOf } from './launch';
+import { innerScriptText } from './nested';
 import {
   type Tri,
   type IfFrame,
@@ -48,6 +50,17 @@ const MAX_VALUE_PIECES = 1024;
 
 const textLength = (pieces: readonly Piece[]): number => pieces.reduce((n, x) => n + x.text.length, 0);
 
+/** How deep `bash -c` strings are read inside each other, and how many one file's commands read in all. */
+const MAX_NESTING = 3;
+const MAX_NESTED_SCRIPTS = 32;
+
+/** Where an interpreter of a `-c` string sits: the file's line starts, its depth, the file's count of such strings. */
+interface Nesting {
+  readonly lineStarts: number[];
+  readonly depth: number;
+  readonly count: { scripts: number };
+}
+
 export class Interpreter {
   env: Env;
   readonly frames: Frame[] = [];
@@ -60,15 +73,21 @@ export class Interpreter {
   lastNarrowing: Narrowing | undefined;
   readonly results: CmdResult[] = [];
   readonly problems: ParseProblem[] = [];
-  private readonly lineStarts: number[];
+  private readonly nesting: Nesting;
 
+  /** @param nesting where a `-c` string's interpreter sits (innerScript); a file's own has none. */
   constructor(
     private readonly text: string,
     private readonly toks: Tok[],
     seeds: Env,
+    nesting?: Nesting,
   ) {
     this.env = new Map(seeds);
-    this.lineStarts = lineStarts(text);
+    this.nesting = nesting ?? { lineStarts: lineStarts(text), depth: 0, count: { scripts: 0 } };
+  }
+
+  private get lineStarts(): number[] {
+    return this.nesting.lineStarts;
   }
 
   lineOf(offset: number): number {
@@ -708,6 +727,7 @@ export class Interpreter {
       );
       return;
     }
+    if (this.innerScript(fields, env)) return;
     const r = launchOverChoices(this.text, words.slice(i), fields, env);
     if (r) {
       allocatorConf(this.text, r, env);
@@ -715,4 +735,43 @@ export class Interpreter {
       this.results.push(r);
     }
   }
+
+  /**
+   * `srun ... bash -c "..."` with the string written as one quoted word: its commands run as a script of their own
+   * (variables it sets and exports, `if`s, the launch lines), read where they are written (nested.ts innerScriptText).
+   * The outer shell's variables are seen as it expands them into a double-quoted string; a single-quoted one sees the
+   * exported ones. False when the string is not such a word or holds no launch: the command is read as before.
+   */
+  private innerScript(fields: readonly Field[], env: Env): boolean {
+    const { depth, count } = this.nesting;
+    if (depth >= MAX_NESTING || count.scripts >= MAX_NESTED_SCRIPTS) return false;
+    const found = shellScriptOf(fields, env);
+    const inner = found && innerScriptText(this.text, found.script);
+    if (!found || inner === undefined) return false;
+    count.scripts++;
+    const singleQuoted = this.text[found.script.span.start - 1] === "'";
+    const seeds = singleQuoted ? exportedOnly(found.env) : found.env;
+    const sub = new Interpreter(inner, new Lexer(inner).run().toks, seeds, {
+      lineStarts: this.lineStarts,
+      depth: depth + 1,
+      count,
+    });
+    sub.run();
+    if (!sub.results.length) return false;
+    this.results.push(...sub.results);
+    this.problems.push(...sub.problems);
+    return true;
+  }
+}
+
+/** What a shell started by this one sees of its variables: the exported ones; the others unset, said so where used. */
+function exportedOnly(env: Env): Env {
+  const out: Env = new Map();
+  for (const [name, v] of env) {
+    const at = v.valueSpan ?? v.nameSpan ?? { start: 0, end: 0 };
+    const reason = `\`${name}\` is set in this script but not exported: the shell \`-c\` starts does not see it`;
+    const pieces = [{ text: '', ...at, exact: false, unknown: reason }];
+    out.set(name, v.exported ? v : { pieces, exported: false, nameSpan: v.nameSpan, valueSpan: v.valueSpan });
+  }
+  return out;
 }

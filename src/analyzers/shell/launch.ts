@@ -659,6 +659,18 @@ function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: E
   return { i, env };
 }
 
+/**
+ * The `-c` string of a command that runs a shell under its wrappers (`srun ... bash -c "..."`), with the variables the
+ * wrappers set (`env X=1 bash -c ...`); undefined for any other command.
+ */
+export function shellScriptOf(fields: readonly Field[], envIn: Env): { script: Field; env: Env } | undefined {
+  const start = skipWrappers(fields, envIn);
+  const f0 = start && fields[start.i];
+  if (!start || !f0 || f0.unknown !== undefined || !SHELLS.has(basename(f0.text))) return undefined;
+  const script = shellCommandString(fields, start.i);
+  return script && { script, env: start.env };
+}
+
 /** `bash -c "..."`: the first command of the string that is a launch (nested.ts). */
 function nestedLaunch(text: string, fields: readonly Field[], at: number, env: Env): CmdResult | undefined {
   const script = shellCommandString(fields, at);

@@ -124,6 +124,8 @@ function opAt(text: string, i: number): string | undefined {
 
 /** Length of a `\`-newline continuation at i (2 or 3 with CRLF), else 0. */
 function continuationAt(text: string, i: number): number {
+  // bash drops a NUL byte of its input; nested.ts marks with one what the outer shell took out of a `-c` string.
+  if (text[i] === '\0') return 1;
   if (text[i] !== '\\') return 0;
   if (text[i + 1] === '\n') return 2;
   if (text[i + 1] === '\r' && text[i + 2] === '\n') return 3;

@@ -51,3 +51,35 @@ function commandsOf(words: readonly Field[]): Field[][] {
   }
   return out.filter((c) => c.length > 0);
 }
+
+/** What the lexer skips as bash skips a NUL byte (lexer.ts continuationAt): a character the outer shell removed. */
+const DROPPED = '\0';
+
+/** Characters a backslash escapes inside double quotes (bash(1), QUOTING); before others it is kept. */
+const ESCAPED_IN_DOUBLE_QUOTES = new Set(['$', '`', '"', '\\', '\n']);
+
+/**
+ * The text of a `-c` string written as one quoted word (`bash -c "..."`, `sh -c '...'`) as the inner shell reads it,
+ * every character at the offset it is written at, so what is read from it keeps its place in the file: blanks before
+ * the string, the escaping backslashes of a double-quoted one dropped (`\$X` is the inner shell's `$X`), and a
+ * backslash-newline dropped whole, as the outer shell removes them: a dropped character is a NUL, which the lexer
+ * skips as bash does. Undefined for any other word (one of several quoted parts, or a variable's value).
+ */
+export function innerScriptText(text: string, script: Field): string | undefined {
+  // The field's span is the string's inside, between its quotes.
+  const { start, end } = script.span;
+  const q = text[start - 1];
+  if ((q !== '"' && q !== "'") || text[end] !== q) return undefined;
+  const out: string[] = [' '.repeat(start)];
+  for (let i = start; i < end; i++) {
+    const c = text[i];
+    if (c === q) return undefined;
+    if (q === '"' && c === '\\' && i + 1 < end && ESCAPED_IN_DOUBLE_QUOTES.has(text[i + 1])) {
+      out.push(DROPPED, text[i + 1] === '\n' ? DROPPED : text[i + 1]);
+      i++;
+      continue;
+    }
+    out.push(c);
+  }
+  return out.join('');
+}

@@ -1097,6 +1097,37 @@ describe('shell analyzer: shell syntax', () => {
     assert.ok(!analyzeShell('bash run.sh --nproc_per_node 4\n').facts.some((f) => f.key === 'gpusPerNode'));
   });
 
+  it('a `-c` string runs as a script of its own: the variables it exports, `\\$X` for the inner shell', () => {
+    // ContextualAI/HALOs scripts/launch_llama_instruct_kto.sh (shortened): the model exported inside the string, read
+    // by the launch as `\$MODEL_PATH`; the outer script's `$1` expanded into it; a backslash-newline inside the quotes.
+    const text =
+      'BETA=$1\n' +
+      'srun --nodes=1 --ntasks-per-node=1 bash -c "\n' +
+      'export MODEL_PATH=meta-llama/Meta-Llama-3-8B-Instruct\n' +
+      'export EXP_NAME=llama3-${BETA}\n' +
+      'torchrun --nproc_per_node 4 \\\n' +
+      '    train.py --model_name_or_path \\$MODEL_PATH --per_device_train_batch_size 2 --bf16\n' +
+      '"\n';
+    const r = checkFacts(text, [
+      ['gpusPerNode', 4, '--nproc_per_node', '4'],
+      ['model', 'meta-llama/Meta-Llama-3-8B-Instruct', '--model_name_or_path', '$MODEL_PATH'],
+      ['microBatchSize', 2, '--per_device_train_batch_size', '2'],
+    ]);
+    assert.equal(r.references[0]?.path, 'train.py');
+    // Single-quoted, the string sees only what the outer script exports: MODEL is not, so the model is not known, which
+    // is said where it is used.
+    const single = analyzeShell(
+      "MODEL=gpt2\nexport GPUS=2\nbash -c 'torchrun --nproc_per_node $GPUS t.py --model_name_or_path $MODEL'\n",
+    );
+    assert.deepEqual(
+      single.facts.filter((f) => f.key === 'gpusPerNode').map((f) => f.value),
+      [2],
+    );
+    const model = single.facts.find((f) => f.key === 'model');
+    assert.ok(model && isUnknown(model.value), 'the model is unknown');
+    assert.match(model.value.unknown, /`MODEL` is set in this script but not exported/);
+  });
+
   it('`eval $cmd`: the launch a variable holds, read again as the shell does, quoted or not', () => {
     // FlagOpen/FlagEmbedding examples/finetune/embedder/encoder_only/base.sh (shortened): the flags in variables, the
     // command built in `cmd` and run by `eval $cmd`.
