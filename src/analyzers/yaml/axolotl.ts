@@ -197,7 +197,7 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (s === 'full') return true;
     return asBool(v);
   });
-  ctx.put('fp16', top.get('fp16'), asBool);
+  fp16(ctx, top.get('fp16'));
   ctx.checkPrecisionConflict();
   for (const [k, d] of [
     ['bfloat16', 'bf16'],
@@ -302,6 +302,24 @@ function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
       return { unknown: 'auto: compiled when the installed torch supports it' };
     return asBool(v);
   });
+}
+
+/**
+ * fp16: a boolean. `auto` (truefoundry/llm-finetune's config-base.yaml, beside `bf16: auto`, filled in by the project's
+ * own script) is not one Axolotl reads, unlike bf16's: said at the key and read as unset, so bf16 decides.
+ */
+function fp16(ctx: YamlCtx, e: Entry | undefined): void {
+  if (!e || strOf(ctx.view(e))?.trim().toLowerCase() !== 'auto') {
+    ctx.put('fp16', e, asBool);
+    return;
+  }
+  ctx.problem(
+    'not-static',
+    'warning',
+    msg("fp16: 'auto' is not a boolean Axolotl reads (bf16 takes 'auto', fp16 does not): read as unset"),
+    e.valueSpan,
+    'fp16',
+  );
 }
 
 /** DeepSpeed (a JSON path), FSDP (deprecated list form or fsdp_config / fsdp_version) and N-D parallel sizes. */

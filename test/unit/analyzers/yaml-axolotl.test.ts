@@ -1,5 +1,6 @@
 // Axolotl YAML: batch keys, LoRA/QLoRA, bf16 "auto", checkpointing/offload, attention flags, kernels, FSDP forms.
 import * as assert from 'node:assert/strict';
+import { isUnknown } from '../../../src/analyzers/facts';
 import { analyzeAxolotlYaml } from '../../../src/analyzers/yaml';
 import { resolveText } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
@@ -74,6 +75,26 @@ describe('analyzeAxolotlYaml', () => {
     assert.equal(p && text.slice(p.span.start, p.span.end), 'auto');
     assert.ok(!auto.problems.some((x) => x.code === 'invalid-value'));
     assert.equal(factOf(auto, 'quantBits')?.value, 4);
+  });
+
+  it("fp16: 'auto' is said at its key and read as unset: bf16 decides", () => {
+    // truefoundry/llm-finetune's config-base.yaml writes `bf16: auto` and `fp16: auto` for its script to fill in;
+    // Axolotl's schema takes 'auto' for bf16 only.
+    const text = QLORA.replace(/^fp16:.*$/m, 'fp16: auto');
+    const r = analyzeAxolotlYaml(text);
+    assert.ok(!r.problems.some((x) => x.code === 'invalid-value'));
+    const p = r.problems.find((x) => x.rawKey === 'fp16');
+    assert.equal(p?.severity, 'warning');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'auto');
+    assert.equal(factOf(r, 'fp16'), undefined);
+    const bf16 = factOf(r, 'bf16');
+    assert.ok(bf16 && isUnknown(bf16.value), 'bf16: auto stays unknown');
+    // Any other value that is no boolean is still Axolotl's error.
+    const bad = analyzeAxolotlYaml(QLORA.replace(/^fp16:.*$/m, 'fp16: maybe'));
+    assert.deepEqual(
+      bad.problems.filter((x) => x.code === 'invalid-value').map((x) => x.message),
+      ['fp16: expected true or false, found "maybe"'],
+    );
   });
 
   it('peft_use_dora: DoRA adapters', () => {
