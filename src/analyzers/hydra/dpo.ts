@@ -8,27 +8,13 @@
 // is the whole step's, split over the accumulation steps and the ranks; chosen and rejected run in one forward, the
 // log-probabilities taken by one log_softmax over the fp32 logits (trainers.py concatenated_forward, _get_batch_logps).
 // Sources: eric-mitchell/direct-preference-optimization@f8b8c0f train.py, trainers.py, config/. Pure.
-import {
-  msg,
-  normalizeOptimizer,
-  type CanonicalKey,
-  type Fact,
-  type FactValue,
-  type ParseProblem,
-  type Span,
-  type Unknown,
-} from '../facts';
+import { msg, normalizeOptimizer } from '../facts';
 import type { ComposedValue, Composition } from './compose';
+import { ComposedFacts, dtypeOf, type FactsByFile } from './composed-facts';
 
-/** Facts and problems by the file they are in. */
-export type FactsByFile = Map<string, { facts: Fact[]; problems: ParseProblem[] }>;
+export type { FactsByFile } from './composed-facts';
 
 const TRAINERS = new Set(['BasicTrainer', 'FSDPTrainer', 'TensorParallelTrainer']);
-const DTYPES: Readonly<Record<string, 'fp32' | 'bf16' | 'fp16'>> = {
-  float32: 'fp32',
-  bfloat16: 'bf16',
-  float16: 'fp16',
-};
 /** Losses with a reference model (train.py: `if config.loss.name in {'dpo', 'ipo'}`). */
 const WITH_REFERENCE = new Set(['dpo', 'ipo']);
 
@@ -38,111 +24,9 @@ export function isDpoReference(c: Composition): boolean {
   return trainer?.t === 'str' && TRAINERS.has(trainer.v) && c.values.has('max_prompt_length') && c.groups.has('model');
 }
 
-/** What one read of the composition writes: facts and problems, each in its file. */
-class DpoFacts {
-  readonly byFile: FactsByFile = new Map();
-
-  constructor(readonly c: Composition) {}
-
-  private of(file: string): { facts: Fact[]; problems: ParseProblem[] } {
-    let e = this.byFile.get(file);
-    if (!e) this.byFile.set(file, (e = { facts: [], problems: [] }));
-    return e;
-  }
-
-  get(path: string): ComposedValue | undefined {
-    return this.c.values.get(path);
-  }
-
-  /** The value's text, where it is a string or a number. */
-  text(v: ComposedValue | undefined): string | undefined {
-    const view = v?.view;
-    return view?.t === 'str' ? view.v.trim() : view?.t === 'num' ? String(view.v) : undefined;
-  }
-
-  add(v: ComposedValue, key: CanonicalKey, value: FactValue | Unknown): void {
-    this.of(v.file).facts.push({
-      key,
-      rawKey: v.rawKey,
-      value,
-      rawValue: v.rawValue,
-      keySpan: v.keySpan,
-      valueSpan: v.valueSpan,
-      tool: 'dpo-reference',
-    });
-  }
-
-  /** A fact at a place that holds no composed value (a defaults entry). */
-  addAt(file: string, span: Span, key: CanonicalKey, value: FactValue | Unknown): void {
-    const rawValue = this.c.files.find((f) => f.path === file)?.text.slice(span.start, span.end) ?? '';
-    const fact: Fact = {
-      key,
-      rawKey: 'defaults',
-      value,
-      rawValue,
-      keySpan: span,
-      valueSpan: span,
-      tool: 'dpo-reference',
-    };
-    this.of(file).facts.push(fact);
-  }
-
-  problem(
-    v: ComposedValue,
-    code: ParseProblem['code'],
-    severity: ParseProblem['severity'],
-    m: ReturnType<typeof msg>,
-  ): void {
-    this.of(v.file).problems.push({ code, severity, span: v.valueSpan, rawKey: v.rawKey, ...m });
-  }
-
-  /** A value that is not known statically: unknown at its place (an interpolation, a launch-line variable). */
-  unknownOf(v: ComposedValue): Unknown | undefined {
-    return v.view.t === 'unknown' ? { unknown: v.view.reason } : undefined;
-  }
-
-  /** A positive whole number, or the problem said at its place. */
-  count(path: string, key: CanonicalKey): number | undefined {
-    const v = this.get(path);
-    if (!v) return undefined;
-    const unknown = this.unknownOf(v);
-    if (unknown) {
-      this.add(v, key, unknown);
-      return undefined;
-    }
-    const n = v.view.t === 'num' ? v.view.v : Number(this.text(v));
-    if (!Number.isSafeInteger(n) || n < 1) {
-      this.problem(
-        v,
-        'invalid-value',
-        'error',
-        msg('{0}: expected a positive integer, found {1}', v.rawKey, v.rawValue),
-      );
-      return undefined;
-    }
-    this.add(v, key, n);
-    return n;
-  }
-
-  dtype(path: string, key: CanonicalKey): void {
-    const v = this.get(path);
-    if (!v || v.view.t === 'absent') return;
-    const unknown = this.unknownOf(v);
-    const d = DTYPES[this.text(v) ?? ''];
-    if (unknown || d) this.add(v, key, unknown ?? d);
-    else
-      this.problem(
-        v,
-        'invalid-value',
-        'error',
-        msg('{0}: expected float32, bfloat16 or float16, found {1}', v.rawKey, v.rawValue),
-      );
-  }
-}
-
 /** The facts of the DPO reference implementation's composed config, by file. */
 export function dpoReferenceFacts(c: Composition): FactsByFile {
-  const d = new DpoFacts(c);
+  const d = new ComposedFacts(c, 'dpo-reference');
   model(d);
   d.dtype('model.policy_dtype', 'weightsDtype');
   const trainer = d.get('trainer')!;
@@ -163,7 +47,7 @@ export function dpoReferenceFacts(c: Composition): FactsByFile {
 
 /** The model and its dtype alone: a model option read without the primary config it belongs to. */
 export function dpoModelFacts(c: Composition): FactsByFile {
-  const d = new DpoFacts(c);
+  const d = new ComposedFacts(c, 'dpo-reference');
   model(d);
   d.dtype('model.policy_dtype', 'weightsDtype');
   return d.byFile;
@@ -173,7 +57,7 @@ export function dpoModelFacts(c: Composition): FactsByFile {
  * model.name_or_path: the policy's checkpoint (and the reference's); `???` must be given on the command line. Without
  * a model option (none chosen, or not there) it is unknown at the defaults entry of the `model` group.
  */
-function model(d: DpoFacts): void {
+function model(d: ComposedFacts): void {
   const v = d.get('model.name_or_path');
   const group = d.c.groups.get('model');
   if (!v && group) {
@@ -195,13 +79,13 @@ function model(d: DpoFacts): void {
 }
 
 /** FSDPTrainer: FSDP1 over the blocks, MixedPrecision in fsdp_policy_mp, non-reentrant checkpointing when asked. */
-function fsdpTrainer(d: DpoFacts, trainer: ComposedValue): void {
+function fsdpTrainer(d: ComposedFacts, trainer: ComposedValue): void {
   d.add(trainer, 'fsdp', 'full_shard');
   d.add(trainer, 'fsdpVersion', 1);
   d.add(trainer, 'fsdpBackwardPrefetch', 'pre');
   d.add(trainer, 'fsdpUseOrigParams', false);
   const mp = d.get('model.fsdp_policy_mp');
-  const mpDtype = mp ? DTYPES[d.text(mp) ?? ''] : undefined;
+  const mpDtype = mp ? dtypeOf(d.text(mp)) : undefined;
   if (mp && mpDtype && mpDtype !== 'fp32') d.add(mp, 'mixedPrecision', mpDtype);
   const ckpt = d.get('activation_checkpointing');
   if (ckpt?.view.t === 'bool') {
@@ -211,7 +95,7 @@ function fsdpTrainer(d: DpoFacts, trainer: ComposedValue): void {
 }
 
 /** BasicTrainer: one process holding the policy (and the reference) spread over the visible GPUs; no checkpointing. */
-function basicTrainer(d: DpoFacts, trainer: ComposedValue): void {
+function basicTrainer(d: ComposedFacts, trainer: ComposedValue): void {
   d.problem(
     trainer,
     'not-modeled',
@@ -232,7 +116,7 @@ function basicTrainer(d: DpoFacts, trainer: ComposedValue): void {
 }
 
 /** loss.name: sft trains on the chosen responses alone; dpo and ipo against a reference in model.reference_dtype. */
-function loss(d: DpoFacts): void {
+function loss(d: ComposedFacts): void {
   const v = d.get('loss.name');
   const name = d.text(v);
   // Without a loss option (none composed: said at its defaults entry) the run is read as sft, the primary's default.
