@@ -107,6 +107,12 @@ const ACCELERATE_CPU_RAM_EFFICIENT: ToolDefault = {
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   // The DPO reference implementation loads with from_pretrained and no attention setting (train.py).
   'dpo-reference': { attention: { value: 'sdpa', note: SDPA_DEFAULT_NOTE } },
+  halos: {
+    'lora.dtype': {
+      value: 'model',
+      note: "HALOs' launch.py casts every lora_ module to model.policy_dtype after get_peft_model",
+    },
+  },
   'hf-trainer': {
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,

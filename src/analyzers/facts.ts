@@ -47,6 +47,7 @@ export type Tool =
   | 'verl'
   | 'xtuner'
   | 'dpo-reference' // eric-mitchell/direct-preference-optimization's trainers, configured through Hydra
+  | 'halos' // ContextualAI/HALOs' trainers on Accelerate, configured through Hydra
   | 'llm-foundry' // mosaicml/llm-foundry's train.py on Composer
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 

@@ -605,6 +605,13 @@ export const TrainingSetupSchema = z.strictObject({
        */
       paired: z.boolean().default(true),
       /**
+       * false: the trainer keeps only each pass's log-probabilities (the DPO reference implementation's and HALOs'
+       * concatenated_forward / forward return log-probs): the policy's logits are not held while the reference runs,
+       * and KTO's KL batch and completions run one after the other, each pass's logits freed before the next. Unset:
+       * they are held (TRL and LLaMA-Factory keep the policy's logits for their metrics).
+       */
+      logits_kept: z.boolean().optional(),
+      /**
        * TRL ORPO and CPO (cpo_alpha > 0, SimPO's default too): the chosen half's NLL by nn.CrossEntropyLoss beside the
        * log-probabilities, over its own contiguous copy of the logits; its gradient of all the logits is added to theirs.
        */

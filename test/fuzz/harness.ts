@@ -246,6 +246,7 @@ export function seeds(): Seed[] {
   const dirs = [
     'examples',
     'test/fixtures/deepspeed-json',
+    'test/fixtures/halos',
     'test/fixtures/hydra',
     'test/fixtures/llmfoundry',
     'test/fixtures/hf-python',
@@ -266,7 +267,7 @@ export function seeds(): Seed[] {
       : [];
   return dirs
     .flatMap((d) => list(path.join(repo, d)))
-    .filter((f) => !/\.(md|tsv)$|expected\.json$/.test(f))
+    .filter((f) => !/\.(md|tsv)$|expected\.json$|[\\/]LICENSE$/.test(f))
     .sort()
     .map((f) => ({ file: f, text: fs.readFileSync(f, 'utf8') }));
 }

@@ -8,6 +8,7 @@ import type { Component, Estimate, PhaseEstimate } from '../../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../../src/core/setup';
 import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
 import type { Overrides } from '../../src/analyzers/resolve';
+import { isUnknown, type Fact } from '../../src/analyzers/facts';
 
 export const GB = 1e9;
 
@@ -55,4 +56,14 @@ export const near = (actual: number, expected: number, relTol: number, what: str
 /** One file through the analysis pipeline with the built-in catalog and no other files (references unread). */
 export function resolveText(file: string, text: string, overrides: Overrides = {}): PipelineResult {
   return runPipeline([{ file, text }], { read: () => undefined, join: (_f: string, r: string) => r }, overrides);
+}
+
+/** The fact of `key` a file of a run gives (a known value before an unknown one), its file and the text at it. */
+export function runFact(r: PipelineResult, key: string): { file: string; fact: Fact; at: string } | undefined {
+  const all = r.files.flatMap((f) =>
+    f.facts.facts
+      .filter((fact) => fact.key === key)
+      .map((fact) => ({ file: f.file, fact, at: f.text.slice(fact.valueSpan.start, fact.valueSpan.end) })),
+  );
+  return all.find((x) => !isUnknown(x.fact.value)) ?? all[0];
 }

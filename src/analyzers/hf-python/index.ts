@@ -379,7 +379,10 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.
   for (const c of calls) {
     const last = file.calleeName(c)?.split('.').pop() ?? '';
-    if (last === 'gradient_checkpointing_enable' || last === 'apply_activation_checkpointing')
+    if (
+      (last === 'gradient_checkpointing_enable' || last === 'apply_activation_checkpointing') &&
+      !delegates(file, c, last)
+    )
       checkpointingCall(file, c, last, loop ? 'pytorch' : 'hf-trainer');
   }
   // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
@@ -482,4 +485,18 @@ function fullUnlessSwitchedOn(file: PythonFile, offBranch: readonly SyntaxNode[]
   );
   const f = file.facts[before];
   if (f?.fromArg) file.facts[before] = { ...f, fromArg: { ...f.fromArg, switched: { on: 'lora', off: 'full' } } };
+}
+
+/**
+ * A call inside a method of the same name (`def gradient_checkpointing_enable(self):
+ * self.pretrained_model.gradient_checkpointing_enable()`, a value-head wrapper in HALOs' train/models.py): the
+ * wrapper passes the call on to the model it holds; whether checkpointing is on is the caller's.
+ */
+function delegates(file: PythonFile, call: SyntaxNode, name: string): boolean {
+  for (let p = call.parent; p; p = p.parent) {
+    if (p.name !== 'FunctionDefinition') continue;
+    const own = p.getChild('VariableName');
+    return own !== null && file.text.slice(own.from, own.to) === name;
+  }
+  return false;
 }

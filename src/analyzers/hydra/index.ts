@@ -1,25 +1,39 @@
 // Hydra applications: which YAML files are theirs, a file read on its own, and the run the pipeline composes from the
 // primary config, its group options and the launch line's overrides (compose.ts), read by the application's rules
 // (dpo.ts, the one application read). Pure: files come through `read`.
-import { msg, type ConfigFacts, type LaunchArgument, type ParseProblem } from '../facts';
+import { msg, type ConfigFacts, type LaunchArgument, type ParseProblem, type Tool } from '../facts';
 import { composeHydra, type Composition, type HydraFile, type HydraRead } from './compose';
 import { dpoModelFacts, dpoReferenceFacts, isDpoReference, type FactsByFile } from './dpo';
+import { halosFacts, isHalos } from './halos';
 
 /** Keys of the DPO reference implementation's primary config (config/config.yaml) beside its defaults list. */
 const DPO_PRIMARY = ['max_prompt_length', 'activation_checkpointing', 'gradient_accumulation_steps', 'eval_batch_size'];
 
+/** Keys of HALOs' primary config (config/config.yaml) beside its defaults list and trainer. */
+const HALOS_PRIMARY = ['cache_reference_logprobs', 'humanline', 'frac_unique_desirable', 'n_examples', 'online'];
+
 /**
  * Whether a YAML file's top-level keys are a Hydra application's VRAM Lens reads: the DPO reference implementation's
- * primary config (a defaults list, its trainer and batch keys), or an option of its `model` group (the checkpoint with
- * the policy's and the reference's dtypes).
+ * or HALOs' primary config (a defaults list, its trainer and its own keys), an option of their `model` group (the
+ * checkpoint with the policy's and the reference's dtypes, or with the layer class FSDP wraps), or of their `loss`
+ * group (a DPO loss by name; HALOs' trainer and dataloader).
  */
 export function isHydraYaml(keys: ReadonlySet<string>, text: string): boolean {
-  if (keys.has('defaults') && keys.has('trainer') && DPO_PRIMARY.filter((k) => keys.has(k)).length >= 2) return true;
-  return isModelOption(keys) || isLossOption(keys, text);
+  if (keys.has('defaults') && keys.has('trainer')) {
+    if (DPO_PRIMARY.filter((k) => keys.has(k)).length >= 2) return true;
+    if (HALOS_PRIMARY.filter((k) => keys.has(k)).length >= 2) return true;
+  }
+  return isModelOption(keys) || isLossOption(keys, text) || isHalosLossOption(keys, text);
 }
 
 function isModelOption(keys: ReadonlySet<string>): boolean {
-  return keys.has('name_or_path') && (keys.has('policy_dtype') || keys.has('reference_dtype')) && !keys.has('trainer');
+  const settings = keys.has('policy_dtype') || keys.has('reference_dtype') || keys.has('block_name');
+  return keys.has('name_or_path') && settings && !keys.has('trainer');
+}
+
+/** An option of HALOs' `loss` group: the trainer class of train/trainers.py and its dataloader (config/loss/kto.yaml). */
+function isHalosLossOption(keys: ReadonlySet<string>, text: string): boolean {
+  return keys.has('trainer') && keys.has('dataloader') && /^trainer:\s*['"]?\w+Trainer\b/m.test(text);
 }
 
 /** An option of its `loss` group: a preference loss's name with DPO's beta or reference_free (config/loss/dpo.yaml). */
@@ -96,9 +110,17 @@ export function analyzeHydraYaml(text: string): ConfigFacts {
  * model and its dtypes; an application VRAM Lens does not read is said at the top of the file opened.
  */
 function filesOf(c: Composition, opened: HydraFile): HydraRunFile[] {
-  const known = isDpoReference(c);
+  const halos = isHalos(c);
+  const known = halos || isDpoReference(c);
   const alone = !known && !c.values.has('trainer') && c.values.has('model.name_or_path');
-  const byFile: FactsByFile = known ? dpoReferenceFacts(c) : alone ? dpoModelFacts(c) : new Map();
+  const byFile: FactsByFile = halos
+    ? halosFacts(c)
+    : known
+      ? dpoReferenceFacts(c)
+      : alone
+        ? dpoModelFacts(c)
+        : new Map();
+  const tools: Tool[] = halos ? ['halos', 'accelerate'] : ['dpo-reference', 'pytorch'];
   const problems = new Map<string, ParseProblem[]>();
   const say = (file: string, p: ParseProblem): void => void problems.set(file, [...(problems.get(file) ?? []), p]);
   for (const p of c.problems) say(p.file, p.problem);
@@ -117,7 +139,9 @@ function filesOf(c: Composition, opened: HydraFile): HydraRunFile[] {
       code: 'not-modeled',
       severity: 'warning',
       span: top,
-      ...msg("a Hydra config whose application is not read: VRAM Lens reads the DPO reference implementation's"),
+      ...msg(
+        "a Hydra config whose application is not read: VRAM Lens reads the DPO reference implementation's and HALOs'",
+      ),
     });
   const files = c.files.filter((f) => !f.path.endsWith('#alone'));
   if (!files.some((f) => f.path === opened.path)) files.unshift(opened);
@@ -129,7 +153,7 @@ function filesOf(c: Composition, opened: HydraFile): HydraRunFile[] {
       facts: byFile.get(f.path)?.facts ?? [],
       problems: [...(problems.get(f.path) ?? []), ...(byFile.get(f.path)?.problems ?? [])],
       references: [],
-      tools: ['dpo-reference', 'pytorch'],
+      tools,
     },
   }));
 }

@@ -4,6 +4,9 @@ import type { Tool } from '../facts';
 import type { TrainingSetup } from '../../core';
 import { fileProv, type ResolveContext } from './context';
 
+/** Trainers that take the log-probabilities by one log_softmax over the fp32 logits of the whole batch. */
+const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>(['llamafactory', 'dpo-reference', 'halos']);
+
 /**
  * Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their
  * adapters instead of copying the model: TRL DPOTrainer, LLaMA-Factory create_ref_model); LLaMA-Factory takes the
@@ -61,14 +64,15 @@ export function preferenceOf(kind: string, p: PreferenceContext): NonNullable<Tr
           : peftMethod
             ? 'adapters-off'
             : 'copy';
-  // LLaMA-Factory's get_batch_logps is the DPO reference implementation's _get_batch_logps (trainers.py): one
-  // log_softmax over the fp32 logits of the batch.
-  const logps =
-    p.tool === 'llamafactory' || p.tool === 'dpo-reference' ? 'whole' : p.tool === 'torchtune' ? 'native' : 'rows';
+  // LLaMA-Factory's get_batch_logps is the DPO reference implementation's _get_batch_logps (trainers.py), kept by
+  // HALOs (BasicTrainer.get_batch_logps): one log_softmax over the fp32 logits of the batch.
+  const logps = WHOLE_BATCH_LOGPS.has(p.tool) ? 'whole' : p.tool === 'torchtune' ? 'native' : 'rows';
   // TRL's ORPOTrainer and CPOTrainer (also behind Axolotl rl: orpo / simpo) add the chosen half's NLL unless
   // cpo_alpha is 0 (trl/trainer/orpo_trainer.py, cpo_trainer.py concatenated_forward); DPOTrainer adds it when
   // rpo_alpha is set (dpo_trainer.py concatenated_forward: `if self.args.rpo_alpha is not None`).
   const chosenNll =
     logps === 'rows' && ((kind === 'reference-free' && p.cpoAlpha !== 0) || (kind === 'dpo' && p.rpo === true));
-  return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}) };
+  // The DPO reference implementation's and HALOs' passes return log-probabilities only (trainers.py).
+  const logitsKept = p.tool === 'dpo-reference' || p.tool === 'halos' ? { logits_kept: false } : {};
+  return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}), ...logitsKept };
 }

@@ -67,6 +67,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'verl',
     'xtuner',
     'dpo-reference',
+    'halos',
     'llm-foundry',
     'trl',
     'llamafactory',

@@ -659,10 +659,7 @@ function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: E
   return { i, env };
 }
 
-/**
- * The `-c` string of a command that runs a shell under its wrappers (`srun ... bash -c "..."`), with the variables the
- * wrappers set (`env X=1 bash -c ...`); undefined for any other command.
- */
+/** The `-c` string of a shell under wrappers (`srun ... bash -c "..."`), with the variables they set (`env X=1`). */
 export function shellScriptOf(fields: readonly Field[], envIn: Env): { script: Field; env: Env } | undefined {
   const start = skipWrappers(fields, envIn);
   const f0 = start && fields[start.i];

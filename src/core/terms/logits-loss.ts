@@ -107,6 +107,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
       rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,
     nativeLogSoftmax: pref?.logps === 'native',
     wholeLogSoftmax: pref?.logps === 'whole',
+    policyLogitsKept: pref?.logits_kept !== false,
     dpoMetrics:
       pref?.logps === 'rows' && pref.paired && pref.chosen_nll !== true && !olderThan(setup.trl_version, 0, 29),
     chosenNll:

@@ -55,6 +55,8 @@ export interface LossPlan {
    * referenced for the metrics until the loss is computed.
    */
   readonly wholeLogSoftmax?: boolean;
+  /** The policy's logits stay referenced while the reference runs its pass (preference.logits_kept). */
+  readonly policyLogitsKept?: boolean;
   /** The HF Trainer's LabelSmoother instead of the model's own loss. */
   readonly labelSmoothing?: boolean;
   /** A value head scores the hidden states; the LM head's logits are computed (and cast to fp32) but unused. */
@@ -412,11 +414,12 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
   if (p.wholeLogSoftmax) {
     // LLaMA-Factory get_batch_loss_metrics: the policy's fp32 logits are still referenced (chosen_logits /
     // rejected_logits, for the metrics) while the reference runs the same pass: its fp32 logits, the slice's copy and
-    // the log_softmax.
+    // the log_softmax. The DPO reference implementation and HALOs return log-probs only: the policy's logits are gone.
+    const reference = "the reference's fp32 logits, the slice's copy and its log_softmax 3 x 4·T·V";
+    if (p.policyLogitsKept === false) return { bytes: 12 * TV, formula: reference };
     return {
       bytes: 16 * TV,
-      formula:
-        "the policy's fp32 logits, still referenced for the metrics, 4·T·V; the reference's fp32 logits, the slice's copy and its log_softmax 3 x 4·T·V",
+      formula: `the policy's fp32 logits, still referenced for the metrics, 4·T·V; ${reference}`,
     };
   }
   if (p.preferenceRowTokens === undefined)

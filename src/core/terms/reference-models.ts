@@ -126,11 +126,13 @@ export function referenceForward(
   let refForwardBytes = 0;
   let refForwardFormula = '';
   if (pref && lmHead && (pref.reference === 'copy' || pref.reference === 'adapters-off')) {
-    // KTO (unpaired): TRL's and LLaMA-Factory's reference passes beside the policy's index-copied logits; elsewhere
+    // KTO (unpaired): TRL's and LLaMA-Factory's reference passes beside the policy's index-copied logits; HALOs' one
+    // pass at a time (logits_kept false: each pass keeps its log-probs only), as a paired reference's; elsewhere
     // (torchtune) the completions' and the KL batch's logits are both held before their log-probs are taken.
-    const profiledKto = !pref.paired && (pref.logps === 'rows' || pref.logps === 'whole');
+    const onePass = pref.paired || pref.logits_kept === false;
+    const profiledKto = !onePass && (pref.logps === 'rows' || pref.logps === 'whole');
     const ref = profiledKto ? ktoReferenceLogps(lossPlan(ctx, T)) : referenceLogps(lossPlan(ctx, T));
-    refForwardBytes = ref.bytes + (pref.paired || profiledKto ? 0 : cb * T * (a.vocab / tp));
+    refForwardBytes = ref.bytes + (onePass || profiledKto ? 0 : cb * T * (a.vocab / tp));
     refForwardFormula = `${pref.reference === 'copy' ? 'reference model' : 'the model with its adapters disabled'}, no grad, ${seqs} sequences: ${ref.formula}`;
     const whole = wholeReferenceGather(ctx);
     const inFlight = whole + cb * T * (a.vocab / tp);

@@ -77,16 +77,29 @@ const ABSENT_MEANS: Partial<Record<string, unknown>> = {
   tiled_mlp: false,
 };
 
-function setsKey(file: FixFile, key: string): boolean {
+/** Whether a file writes the key: a known value, or (`known` false) any value but "auto". */
+function setsKey(file: FixFile, key: string, known = false): boolean {
   const rel = RELATED[key];
   if (!rel) return false;
   return file.facts.facts.some(
     (f) =>
       rel.includes(f.key) &&
       f.origin !== 'call-default' &&
-      // "auto" is filled from the trainer's arguments: the file follows the trainer, it does not set the value.
-      !(isUnknown(f.value) && /^auto/.test(f.value.unknown)),
+      (known
+        ? !isUnknown(f.value)
+        : // "auto" is filled from the trainer's arguments: the file follows the trainer, it does not set the value.
+          !(isUnknown(f.value) && /^auto/.test(f.value.unknown))),
   );
+}
+
+/**
+ * The files that write a key. Where some write a value and others only read one at run time (a script's
+ * `r=config.model.peft.lora_r` beside the Hydra config that sets it, `args.batch_size` beside the launch line's
+ * flag), the value is written where it is set: the reads follow it.
+ */
+function settersOf(files: readonly FixFile[], key: string): FixFile[] {
+  const known = files.filter((f) => setsKey(f, key, true));
+  return known.length > 0 ? known : files.filter((f) => setsKey(f, key));
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -112,7 +125,7 @@ export function planChange(
   const implied =
     ch.key === 'weights_dtype' &&
     changes.some((c) => c.key === 'method' && (c.value === 'lora' || c.value === 'qlora'));
-  const setters = files.filter((f) => setsKey(f, ch.key));
+  const setters = settersOf(files, ch.key);
   const reasons: string[] = [];
   if (setters.length > 0) {
     for (const f of setters) {

@@ -10,8 +10,8 @@ import type { SetupChange } from '../../../src/core/advice';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
-import { isUnknown, type Fact } from '../../../src/analyzers/facts';
 import { estimate } from '../../../src/core/estimate';
+import { runFact } from '../helpers';
 
 const CONFIG = `seed: 0
 exp_name: ???
@@ -81,15 +81,7 @@ function pipelineOf(file: string, gpusPerNode?: number): PipelineResult {
   return runPipeline([{ file, text: FILES[file] }], reader, gpusPerNode ? { gpusPerNode, origin: 'flag' } : {});
 }
 
-/** The fact of `key` a file of the run gives (a known value before an unknown one), its file and the text at it. */
-function factOf(r: PipelineResult, key: string): { file: string; fact: Fact; at: string } | undefined {
-  const all = r.files.flatMap((f) =>
-    f.facts.facts
-      .filter((fact) => fact.key === key)
-      .map((fact) => ({ file: f.file, fact, at: f.text.slice(fact.valueSpan.start, fact.valueSpan.end) })),
-  );
-  return all.find((x) => !isUnknown(x.fact.value)) ?? all[0];
-}
+const factOf = runFact;
 
 describe('Hydra: composing a config', () => {
   it('composes the primary, then its group options (after _self_), then the launch line, each value where written', () => {
@@ -180,7 +172,7 @@ describe('Hydra: the DPO reference implementation', () => {
     // slice_and_move_batch_for_device over the accumulation steps, then the ranks).
     assert.deepEqual([s.micro_batch_size, s.gradient_accumulation_steps, s.seq_len], [4, 2, 512]);
     assert.deepEqual([s.weights_dtype, s.mixed_precision, s.optimizer], ['fp32', 'bf16', 'rmsprop']);
-    assert.deepEqual(s.preference, { reference: 'copy', logps: 'whole', paired: true });
+    assert.deepEqual(s.preference, { reference: 'copy', logps: 'whole', paired: true, logits_kept: false });
     assert.equal(s.reference_dtype, 'fp16');
     assert.equal(s.gradient_checkpointing, 'none');
     const model = factOf(r, 'model')!;

@@ -168,3 +168,16 @@ export function reentrantOps(c: PlanCtx, v: boolean): Planned {
     return no('gradient_checkpointing_kwargs is written as JSON text here: set its use_reentrant by hand');
   return ok(op('gradient_checkpointing_kwargs.use_reentrant', v));
 }
+
+/**
+ * A step batch split over the accumulation and the GPUs (`batch_size / (gradient_accumulation_steps x GPUs)`: the DPO
+ * reference implementation's and HALOs' Hydra configs): the accumulation is written, a micro-batch follows from it.
+ * Undefined for any other key.
+ */
+export function batchOverAccumulation(c: PlanCtx, ch: SetupChange): Planned | undefined {
+  if (ch.key === 'gradient_accumulation_steps') return ok(op('gradient_accumulation_steps', Number(ch.value)));
+  if (ch.key !== 'micro_batch_size') return undefined;
+  return c.changed('gradient_accumulation_steps') !== undefined
+    ? ok()
+    : no('the micro-batch is batch_size / (gradient_accumulation_steps x GPUs): change gradient_accumulation_steps');
+}

@@ -1,26 +1,21 @@
-// The planner of a Hydra config of the DPO reference implementation (analyzers/hydra): the keys its primary config
+// The planner of a Hydra config of the DPO reference implementation (analyzers/hydra; HALOs' in halos.ts): the keys its primary config
 // writes at the top level, written where the file opened writes them. The model options (model/*.yaml) and the launch
 // line's overrides are not written: a change of them is said as the reason. Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Planned, no, ok, op, type PlanCtx } from '../ops';
-import { str } from './common';
+import { batchOverAccumulation, str } from './common';
+import { planHalos } from './halos';
 
 /** torch.optim classes the trainer makes by name (`getattr(torch.optim, config.optimizer)`). */
 const TORCH_OPTIM: Readonly<Record<string, string>> = { adamw: 'AdamW', sgd: 'SGD', rmsprop: 'RMSprop' };
 
 export function planHydra(c: PlanCtx, ch: SetupChange): Planned {
+  if (c.file.facts.tools.includes('halos')) return planHalos(c, ch);
+  const batch = batchOverAccumulation(c, ch);
+  if (batch) return batch;
   const v = ch.value;
   const trainer = c.fact('fsdp')?.value === 'full_shard' ? 'FSDPTrainer' : 'BasicTrainer';
   switch (ch.key) {
-    // The micro-batch is batch_size / (gradient_accumulation_steps x GPUs): the accumulation says it.
-    case 'gradient_accumulation_steps':
-      return ok(op('gradient_accumulation_steps', Number(v)));
-    case 'micro_batch_size':
-      return c.changed('gradient_accumulation_steps') !== undefined
-        ? ok()
-        : no(
-            'the micro-batch is batch_size / (gradient_accumulation_steps x GPUs): change gradient_accumulation_steps',
-          );
     case 'seq_len':
       return ok(op('max_length', Number(v)));
     case 'gradient_checkpointing':

@@ -1,0 +1,72 @@
+// The planner of HALOs' Hydra config (analyzers/hydra/halos.ts): the run's settings are keys of its model option
+// (`model/base_model.yaml` and the options that extend it), written where the option writes them; the optimizer is a
+// key of the primary config. A value the launch line sets (`++model.max_length=...`) is said as the reason: the line,
+// not the file, decides it. Pure: no I/O.
+import type { SetupChange } from '../../../core';
+import { type Lora, type Planned, no, ok, op, type PlanCtx } from '../ops';
+import { batchOverAccumulation, loraOps, str } from './common';
+
+/** torch.optim classes launch.py makes by name (`getattr(torch.optim, config.optimizer)`). */
+const TORCH_OPTIM: Readonly<Record<string, string>> = { adamw: 'AdamW', sgd: 'SGD', rmsprop: 'RMSprop' };
+const ATTENTION: Readonly<Record<string, string>> = { eager: 'eager', sdpa: 'sdpa', flash: 'flash_attention_2' };
+const DTYPES: Readonly<Record<string, string>> = { fp32: 'float32', bf16: 'bfloat16', fp16: 'float16' };
+
+/** Keys a model option holds, by the setup key they write. */
+const MODEL_KEYS: Readonly<Record<string, string>> = {
+  gradient_accumulation_steps: 'gradient_accumulation_steps',
+  seq_len: 'max_length',
+  gradient_checkpointing: 'activation_checkpointing',
+  method: 'use_peft',
+  lora: 'peft',
+  attention: 'attn_implementation',
+  weights_dtype: 'policy_dtype',
+};
+
+export function planHalos(c: PlanCtx, ch: SetupChange): Planned {
+  const primary = /^defaults\s*:/m.test(c.file.text) && /^trainer\s*:/m.test(c.file.text);
+  const launched = c.file.facts.facts.find(
+    (f) =>
+      f.rawKey.endsWith('(launch line)') && f.rawKey.replace(/^model\.| \(launch line\)$/g, '') === MODEL_KEYS[ch.key],
+  );
+  if (launched) return no(`the launch line sets ${launched.rawKey.replace(' (launch line)', '')}: change it there`);
+  if (ch.key === 'optimizer') {
+    if (!primary) return no('HALOs reads optimizer from its primary config (config/config.yaml)');
+    return TORCH_OPTIM[str(ch.value)]
+      ? ok(op('optimizer', TORCH_OPTIM[str(ch.value)]))
+      : no(`torch.optim has no class for ${str(ch.value)}`);
+  }
+  if (MODEL_KEYS[ch.key] !== undefined && primary)
+    return no(`HALOs reads model.${MODEL_KEYS[ch.key]} from its model option (config/model/<option>.yaml)`);
+  return modelOption(c, ch);
+}
+
+/** A change written in the model option. */
+function modelOption(c: PlanCtx, ch: SetupChange): Planned {
+  const batch = batchOverAccumulation(c, ch);
+  if (batch) return batch;
+  const v = ch.value;
+  switch (ch.key) {
+    case 'seq_len':
+      return ok(op('max_length', Number(v)));
+    case 'gradient_checkpointing':
+      return ok(op('activation_checkpointing', v !== 'none'));
+    case 'method':
+      return v === 'lora' || v === 'full'
+        ? ok(op('use_peft', v === 'lora'))
+        : no(`HALOs trains full or LoRA, not ${str(v)}`);
+    case 'lora':
+      return ok(
+        ...loraOps(v as Lora, { r: 'peft.lora_r', alpha: 'peft.lora_alpha', dropout: 'peft.lora_dropout' }, (t) => [
+          op('peft.target_modules', t === 'all-linear' ? t : [...t]),
+        ]),
+      );
+    case 'attention':
+      return ATTENTION[str(v)]
+        ? ok(op('attn_implementation', ATTENTION[str(v)]))
+        : no(`no attn_implementation for ${str(v)}`);
+    case 'weights_dtype':
+      return DTYPES[str(v)] ? ok(op('policy_dtype', DTYPES[str(v)])) : no(`no torch dtype for ${str(v)}`);
+    default:
+      return no(`write ${ch.key} in the Hydra config (its model option, or the launch line) by hand`);
+  }
+}
