@@ -16,7 +16,7 @@ import {
 } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import { type CmdResult, shellScriptOf } from './launch';
-import { innerScriptText } from './nested';
+import { innerScriptText, withoutDropped } from './nested';
 import {
   type Tri,
   type IfFrame,
@@ -758,8 +758,8 @@ export class Interpreter {
     });
     sub.run();
     if (!sub.results.length) return false;
-    this.results.push(...sub.results);
-    this.problems.push(...sub.problems);
+    this.results.push(...withoutDropped(sub.results));
+    this.problems.push(...withoutDropped(sub.problems));
     return true;
   }
 }

@@ -83,3 +83,17 @@ export function innerScriptText(text: string, script: Field): string | undefined
   }
   return out.join('');
 }
+
+/**
+ * What was read from a `-c` string, its texts without the NULs that stand for the characters the outer shell took out
+ * (a word's raw text, a message quoting it): results are plain data, copied where a string changes.
+ */
+export function withoutDropped<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes(DROPPED) ? value.split(DROPPED).join('') : value) as T;
+  if (Array.isArray(value)) return value.map((x: unknown) => withoutDropped(x)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withoutDropped(v);
+  return out as T;
+}
+

@@ -1126,6 +1126,10 @@ describe('shell analyzer: shell syntax', () => {
     const model = single.facts.find((f) => f.key === 'model');
     assert.ok(model && isUnknown(model.value), 'the model is unknown');
     assert.match(model.value.unknown, /`MODEL` is set in this script but not exported/);
+    // An escaped `$` inside a word: the texts read from it carry nothing of the backslash the outer shell took out.
+    const mid = analyzeShell('bash -c "torchrun t.py --output_dir=/a/\\$EXP/b --per_device_train_batch_size=\\$BS"\n');
+    assert.equal(mid.facts.find((f) => f.key === 'microBatchSize')?.rawValue, '$BS');
+    assert.ok(!JSON.stringify(mid).includes('\\u0000'));
   });
 
   it('`eval $cmd`: the launch a variable holds, read again as the shell does, quoted or not', () => {
