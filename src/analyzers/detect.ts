@@ -1,5 +1,6 @@
 // Chooses the analyzer for a file by its name and content (not by extension alone), and runs it, over the rows of
 // FORMATS (formats.ts). Pure: no I/O; never throws on user text.
+import type { ModuleRead } from './hf-python/imported-constants';
 import { emptyFacts, type ConfigFacts, type Format, type LaunchArgument, type ModuleContext } from './facts';
 import { analyzeHfPython } from './hf-python';
 import { analyzeVerlYaml } from './verl/yaml';
@@ -28,14 +29,16 @@ export function analyzeAs(
   text: string,
   module?: ModuleContext,
   overrides?: readonly LaunchArgument[],
+  readModule?: ModuleRead,
 ): ConfigFacts {
   const refused = notAnalyzed(text, FORMATS[format].syntax);
   if (refused) return { ...emptyFacts(format), problems: [refused] };
-  // A helper module of a Python script is read with the script's options (hf-python/helper-modules.ts); a verl
-  // config with the launch line's overrides of it.
+  // A helper module of a Python script is read with the script's options (hf-python/helper-modules.ts), a script with
+  // the constants it imports from its project (hf-python/imported-constants.ts); a verl config with the launch line's
+  // overrides of it.
   const facts =
-    module && format === 'hf-python'
-      ? analyzeHfPython(text, module)
+    (module || readModule) && format === 'hf-python'
+      ? analyzeHfPython(text, module, readModule)
       : overrides && format === 'verl-yaml'
         ? analyzeVerlYaml(text, overrides)
         : FORMATS[format].analyze(text);

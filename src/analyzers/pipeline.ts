@@ -28,6 +28,7 @@ import { checkpointDtype } from './resolve/model';
 import { withPinnedVersions } from './pinned-versions';
 import { nanogptConfigArguments } from './hf-python/nanogpt';
 import { hydraRun, isHydraPrimary } from './hydra';
+import type { ModuleRead } from './hf-python/imported-constants';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 export type ReadKind = 'config' | 'dependency';
@@ -149,8 +150,10 @@ function analyzeWithArguments(
   file: string,
   text: string,
   how: VisitHow,
+  reader: FileReader,
 ): { walked: ConfigFacts; scriptArgs: Reference['args'] } {
-  const first = analyzeAs(format, text, how.module, how.overrides);
+  const readModule = format === 'hf-python' && !how.module ? projectModules(reader, file) : undefined;
+  const first = analyzeAs(format, text, how.module, how.overrides, readModule);
   const configArgs = first.readsConfigOption
     ? how.configArgs?.()
     : first.readsConfigurator
@@ -159,7 +162,19 @@ function analyzeWithArguments(
   const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
   if (!first.readsConfigurator || !scriptArgs?.length) return { walked: first, scriptArgs };
   const options = argumentEnvironment(undefined, scriptArgs, undefined, file);
-  return { walked: analyzeAs(format, text, { options, calls: [] }), scriptArgs };
+  return { walked: analyzeAs(format, text, { options, calls: [] }, undefined, readModule), scriptArgs };
+}
+
+/**
+ * The modules of a script's project, for the constants it imports from them (`from config import MODEL_NAME`): found as
+ * a helper module is (beside the script, or from a folder above it for an absolute import).
+ */
+function projectModules(reader: FileReader, file: string): ModuleRead {
+  return (path) => {
+    const found = findReference(reader, file, path);
+    if (found.text === undefined || (found.above && /^\.\.?\//.test(path))) return undefined;
+    return { text: found.text, shownAs: path.replace(/^\.\//, '') };
+  };
 }
 
 /** Analyzes the given files and everything they reference. */
@@ -198,7 +213,7 @@ export function collectFiles(
       files.push(...hydraFiles(reader, { file, text, role: how.role }, how.overrides ?? [], seen));
       return;
     }
-    const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how);
+    const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how, reader);
     const analyzed =
       format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
     const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;

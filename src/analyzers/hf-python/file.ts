@@ -20,6 +20,7 @@ import {
 } from '../facts';
 import { defaultText, memberValue, singleCallArgument } from './script-defaults';
 import { lazyCallee } from './lazy-config';
+import { importedMember, importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   dtypeProperty,
@@ -154,6 +155,8 @@ export class PythonFile {
   /** nanoGPT's train.py: configurator.py sets its globals from the command line (nanogpt.ts). */
   readsConfigurator = false;
   root!: SyntaxNode;
+  /** The imported project constants once read (imported-constants.ts importsOf), null when there are none. */
+  importsRead: ImportedConstants | null | undefined;
   /**
    * A helper module read for the script that imports it: the options its `args.x` reads are the script's, as the run
    * has them (the launch line applied), so every test on them is settled: a branch known not to run is not read, and
@@ -161,9 +164,14 @@ export class PythonFile {
    */
   readonly settled: boolean;
 
+  /**
+   * @param inherited for a helper module: the importing script's options as the run has them.
+   * @param readModule finds a project module the file imports, for the constants it takes from it (imported-constants.ts).
+   */
   constructor(
     readonly text: string,
     readonly inherited?: ArgumentEnvironment,
+    readonly readModule?: ModuleRead,
   ) {
     this.lineStarts = lineStarts(text);
     this.settled = inherited !== undefined;
@@ -399,6 +407,8 @@ export class PythonFile {
         return this.evalName(node, depth);
       case 'MemberExpression': {
         const d = this.dotted(node);
+        const imported = d ? importedMember(this, d, node) : undefined;
+        if (imported) return imported;
         if (d) return memberValue(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
         return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
@@ -451,6 +461,8 @@ export class PythonFile {
     const name = this.text.slice(node.from, node.to);
     const found = this.lookup(name, node);
     if (found.k !== 'binding') {
+      const imported = found.param ? undefined : importedName(this, name, node);
+      if (imported) return imported;
       const arg = found.param ? singleCallArgument(this, found.param.scope, found.param.name, depth) : undefined;
       return arg ?? { k: 'unknown', reason: found.reason };
     }

@@ -8,7 +8,7 @@ import type { PythonFile } from './file';
 import { span } from './syntax';
 
 /** Top-level packages that are never a file of the project: no read is tried for them. */
-const PACKAGES = new Set([
+export const PACKAGES: ReadonlySet<string> = new Set([
   'accelerate',
   'argparse',
   'bitsandbytes',
@@ -43,7 +43,7 @@ const MAX_MODULES = 8;
  * One import statement: the module it names (dots for a relative one), the local names it binds, and for each the
  * name in the module (`b` of `from m import b as c`; none for `import m`, whose attributes are the module's names).
  */
-interface Imported {
+export interface Imported {
   readonly module: string;
   readonly node: SyntaxNode;
   readonly names: readonly string[];
@@ -51,7 +51,7 @@ interface Imported {
 }
 
 /** `from utils import a, b as c` / `import pkg.helpers as h` / `from .helpers import f`, read from the tree. */
-function importOf(file: PythonFile, st: SyntaxNode): Imported | undefined {
+export function importOf(file: Pick<PythonFile, 'text'>, st: SyntaxNode): Imported | undefined {
   const first = st.firstChild;
   if (!first) return undefined;
   const parts: string[] = [];
@@ -88,7 +88,7 @@ function importOf(file: PythonFile, st: SyntaxNode): Imported | undefined {
  * import, found beside the file or from a folder above it, as a project run from its root has it on sys.path), `.a.b`
  * -> ./a/b.py and `..a` -> ../a.py (relative imports: the package's own folders only).
  */
-function modulePath(module: string): string | undefined {
+export function modulePath(module: string): string | undefined {
   const m = /^(\.*)([\w.]*)$/.exec(module);
   if (!m || m[2] === '' || m[2].endsWith('.')) return undefined;
   const dots = m[1].length;

@@ -7,6 +7,7 @@
 // out, no Trainer), unsloth.ts (Unsloth's loaders), classes.ts (arguments dataclasses, HfArgumentParser and argparse
 // defaults), vocab.ts (class and trainer names) and syntax.ts (helpers over nodes and literals). This file walks the
 // tree and dispatches each call.
+import type { ModuleRead } from './imported-constants';
 import { importsXtuner, xtunerConfig } from './xtuner';
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
@@ -59,13 +60,13 @@ export { UNSLOTH_CLASSES } from './vocab';
  * The facts of a Python training file. `module`: the file is a helper module read for the script that imports it,
  * with that script's options as the run has them (see PythonFile.settled) and the names of it the script calls.
  */
-export function analyzeHfPython(text: string, module?: ModuleContext): ConfigFacts {
+export function analyzeHfPython(text: string, module?: ModuleContext, readModule?: ModuleRead): ConfigFacts {
   // Lit-GPT's own scripts of 2023 set their run in module constants and setup()'s defaults (litgpt-script.ts).
   if (!module && isLitgptScript(text)) return analyzeLitgptScript(text);
   // nanoGPT's train.py sets its run in module globals that its command line overrides (nanogpt.ts).
   if (isNanogptScript(text)) return analyzeNanogptScript(text, module?.options);
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
-  const file = new PythonFile(text, module?.options);
+  const file = new PythonFile(text, module?.options, readModule);
   try {
     run(file, module?.calls ?? []);
   } catch {

@@ -13,7 +13,7 @@ export interface Named {
 }
 
 /** The top-level `name = value` assignments of a module, the last one of each name. */
-export function moduleConstants(file: PythonFile, top: SyntaxNode): Map<string, Named> {
+export function moduleConstants(file: Pick<PythonFile, 'text'>, top: SyntaxNode): Map<string, Named> {
   const constants = new Map<string, Named>();
   for (const st of children(top)) {
     if (st.name !== 'AssignStatement') continue;
@@ -25,7 +25,7 @@ export function moduleConstants(file: PythonFile, top: SyntaxNode): Map<string, 
   return constants;
 }
 
-export function named(file: PythonFile, name: string, key: SyntaxNode, value: SyntaxNode | null): Named {
+export function named(file: Pick<PythonFile, 'text'>, name: string, key: SyntaxNode, value: SyntaxNode | null): Named {
   const entry: Entry = {
     rawKey: name,
     keySpan: span(key),
