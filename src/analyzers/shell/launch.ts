@@ -15,7 +15,7 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { type Env, type Field, subSpan } from './fields';
+import { type Env, type Field } from './fields';
 import {
   type FlagSpec,
   spec,
@@ -25,8 +25,6 @@ import {
   ACCELERATE_BOOL,
   TORCHRUN_BOOL,
   DEEPSPEED_BOOL,
-  SRUN_VALUE,
-  MPIRUN_VALUE,
   TRL_SCRIPTS,
   VLLM_SERVE_FLAGS,
   VLLM_SERVE_BOOL,
@@ -35,22 +33,14 @@ import {
   toBool,
   deviceCount,
 } from './flags';
-import {
-  type Opt,
-  pieceRange,
-  type Consume,
-  type Parsed,
-  looksLikeFlag,
-  parseArgs,
-  scriptReference,
-  skipOpts,
-} from './args';
+import { type Opt, type Consume, type Parsed, looksLikeFlag, parseArgs, scriptReference } from './args';
 import { isSwiftTrain, swiftExampleScript, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { emitVisible, visibleDevices } from './visible';
 export { emitVisible, visibleDevices, type Visible } from './visible';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
 import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
+import { skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
 
@@ -62,25 +52,6 @@ export interface CmdResult {
   training: boolean;
   launcherTool?: Tool;
 }
-/** Options of `uv run` / `conda run` that take a value (uv run --help, conda run --help). */
-const RUNNER_VALUE = new Set([
-  '--with',
-  '--with-requirements',
-  '--with-editable',
-  '--python',
-  '-p',
-  '--group',
-  '--extra',
-  '--env-file',
-  '--directory',
-  '--project',
-  '--package',
-  '--index',
-  '-n',
-  '--name',
-  '--prefix',
-  '--cwd',
-]);
 const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
 const TRAINING_KEYS = new Set<CanonicalKey>([
   'microBatchSize',
@@ -584,79 +555,6 @@ function subcommandLaunch(
   if (cmd === 'litgpt' && isLitgptTrain(sub)) return litgptLaunch(l, fields, i, opaque);
   if (cmd === 'xtuner' && isXtunerTrain(sub)) return xtunerLaunch(l, fields, i, env, opaque);
   return undefined;
-}
-
-/**
- * The command under the wrappers that only run it: srun / salloc, `ray job submit ... --`, uv / poetry / pipenv /
- * conda run, mpirun, nohup / time / exec and the like, numactl / taskset, and `env` with the variables it sets.
- * Undefined: a Ray job without its `--`.
- */
-function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: Env } | undefined {
-  let env = envIn;
-  let i = 0;
-  for (let guard = 0; guard < 16 && i < fields.length; guard++) {
-    const w = basename(fields[i].text);
-    if (w === 'srun' || w === 'salloc') {
-      i = skipOpts(fields, i + 1, SRUN_VALUE);
-      continue;
-    }
-    if (w === 'ray' && fields[i + 1]?.text === 'job' && fields[i + 2]?.text === 'submit') {
-      // `ray job submit [options] -- <entrypoint>`: the entrypoint runs on the Ray cluster.
-      const dash = fields.findIndex((f, k) => k > i + 2 && f.text === '--');
-      if (dash < 0) return undefined;
-      i = dash + 1;
-      continue;
-    }
-    // Environment runners: `uv run [opts] <cmd>`, `poetry run`, `pipenv run`, `conda run [-n env] <cmd>`.
-    if ((w === 'uv' || w === 'poetry' || w === 'pipenv' || w === 'conda') && fields[i + 1]?.text === 'run') {
-      i += 2;
-      while (i < fields.length && fields[i].text.startsWith('-')) {
-        const opt = fields[i].text;
-        i += !opt.includes('=') && RUNNER_VALUE.has(opt) ? 2 : 1;
-      }
-      continue;
-    }
-    if (w === 'mpirun' || w === 'mpiexec') {
-      i = skipOpts(fields, i + 1, MPIRUN_VALUE);
-      continue;
-    }
-    if (['nohup', 'time', 'exec', 'stdbuf', 'nice', 'ionice', 'command', 'sudo', 'unbuffer', 'xvfb-run'].includes(w)) {
-      i++;
-      while (i < fields.length && fields[i].text.startsWith('-')) i += fields[i].text === '-n' ? 2 : 1;
-      continue;
-    }
-    if (w === 'numactl' || w === 'taskset') {
-      i++;
-      let sawOpt = false;
-      while (i < fields.length && fields[i].text.startsWith('-')) {
-        sawOpt = true;
-        i += fields[i].text.includes('=') ? 1 : 2;
-      }
-      if (w === 'taskset' && !sawOpt) i++;
-      continue;
-    }
-    if (w === 'env') {
-      i++;
-      env = new Map(env);
-      while (i < fields.length) {
-        const f = fields[i];
-        const m = /^([A-Za-z_]\w*)=/.exec(f.text);
-        if (m) {
-          env.set(m[1], {
-            pieces: pieceRange(f, m[0].length, f.text.length),
-            exported: true,
-            nameSpan: subSpan(f, 0, m[1].length),
-            valueSpan: subSpan(f, m[0].length, f.text.length),
-          });
-          i++;
-        } else if (f.text.startsWith('-')) i++;
-        else break;
-      }
-      continue;
-    }
-    break;
-  }
-  return { i, env };
 }
 
 /** The `-c` string of a shell under wrappers (`srun ... bash -c "..."`), with the variables they set (`env X=1`). */

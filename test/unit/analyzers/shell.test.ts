@@ -352,6 +352,25 @@ describe('shell analyzer: launchers and world size', () => {
       ['gpusPerNode', 2, '--nproc_per_node', '2'],
     ]);
   });
+
+  it('a container runtime runs the command after its image: singularity / apptainer exec, docker / podman run and exec', () => {
+    // A JUWELS-style Slurm script: `srun ... singularity exec --nv $CONTAINER_PATH /bin/bash -c "torchrun ..."`.
+    checkFacts(
+      'srun --cpu-bind=none singularity exec --nv -B /data:/data $CONTAINER_PATH /bin/bash -c "torchrun ' +
+        '--nproc_per_node=4 t.py --per_device_train_batch_size 2"\n',
+      [
+        ['gpusPerNode', 4, '--nproc_per_node', '4'],
+        ['microBatchSize', 2, '--per_device_train_batch_size', '2'],
+      ],
+    );
+    checkFacts(
+      'docker run --rm -it --gpus all -v $PWD:/w -w /w --shm-size 16g img:1 torchrun --nproc_per_node 8 t.py\n',
+      [['gpusPerNode', 8, '--nproc_per_node', '8']],
+    );
+    checkFacts('podman exec -e X=1 box accelerate launch --num_processes 2 t.py\n', [
+      ['worldSize', 2, '--num_processes', '2'],
+    ]);
+  });
   it("DeepSpeed-Chat step 3: the actor is the model, with a warning that PPO's other models are not estimated", () => {
     const r = checkFacts(
       'ACTOR=$1\nCRITIC=$2\nOUT=$3\nif [ "$ACTOR" == "" ]; then\n  ACTOR=facebook/opt-1.3b\nfi\n' +

@@ -1,0 +1,200 @@
+// The wrappers a launch line runs its command under (srun, mpirun, uv run, a container runtime, env, nohup, ...): where
+// the command starts, and the variables the wrappers set for it. Pure: no I/O, no node:* and no 'vscode'.
+import { skipOpts, pieceRange } from './args';
+import { type Env, type Field, subSpan } from './fields';
+import { MPIRUN_VALUE, SRUN_VALUE } from './flags';
+
+const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
+
+/** Docker and Podman: `run` / `exec` put the command after the image or container. */
+const CONTAINERS: ReadonlySet<string> = new Set(['docker', 'podman']);
+
+/** Options of `docker run` / `docker exec` that take a value (docker run --help), as skipOpts names them. */
+const DOCKER_VALUE = new Set([
+  'e',
+  'env',
+  'env_file',
+  'v',
+  'volume',
+  'mount',
+  'name',
+  'w',
+  'workdir',
+  'gpus',
+  'shm_size',
+  'ipc',
+  'network',
+  'net',
+  'u',
+  'user',
+  'p',
+  'publish',
+  'entrypoint',
+  'runtime',
+  'ulimit',
+  'cpus',
+  'm',
+  'memory',
+  'device',
+  'label',
+  'l',
+  'add_host',
+  'cap_add',
+  'cap_drop',
+  'security_opt',
+  'hostname',
+  'h',
+  'pid',
+  'platform',
+  'restart',
+  'log_driver',
+  'log_opt',
+  'tmpfs',
+  'group_add',
+  'expose',
+  'cidfile',
+  'dns',
+  'memory_swap',
+  'cpuset_cpus',
+  'storage_opt',
+  'stop_signal',
+  'volumes_from',
+  'link',
+  'pull',
+  'uts',
+  'userns',
+  'cgroupns',
+  'annotation',
+]);
+
+/** Options of `singularity exec` / `apptainer exec` that take a value (singularity exec --help), as skipOpts names them. */
+const SINGULARITY_VALUE = new Set([
+  'B',
+  'bind',
+  'mount',
+  'env',
+  'env_file',
+  'home',
+  'H',
+  'workdir',
+  'W',
+  'overlay',
+  'o',
+  'security',
+  'network',
+  'network_args',
+  'hostname',
+  'pwd',
+  'scratch',
+  'S',
+  'app',
+  'apply_cgroups',
+  'dns',
+  'fusemount',
+  'drop_caps',
+  'add_caps',
+]);
+
+/** Options of `uv run` / `conda run` that take a value (uv run --help, conda run --help). */
+const RUNNER_VALUE = new Set([
+  '--with',
+  '--with-requirements',
+  '--with-editable',
+  '--python',
+  '-p',
+  '--group',
+  '--extra',
+  '--env-file',
+  '--directory',
+  '--project',
+  '--package',
+  '--index',
+  '-n',
+  '--name',
+  '--prefix',
+  '--cwd',
+]);
+
+/**
+ * The command under the wrappers that only run it: srun / salloc, `ray job submit ... --`, uv / poetry / pipenv /
+ * conda run, mpirun, a container runtime's exec or run, nohup / time / exec and the like, numactl / taskset, and `env`
+ * with the variables it sets.
+ * Undefined: a Ray job without its `--`.
+ */
+export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: Env } | undefined {
+  let env = envIn;
+  let i = 0;
+  for (let guard = 0; guard < 16 && i < fields.length; guard++) {
+    const w = basename(fields[i].text);
+    if (w === 'srun' || w === 'salloc') {
+      i = skipOpts(fields, i + 1, SRUN_VALUE);
+      continue;
+    }
+    if (w === 'ray' && fields[i + 1]?.text === 'job' && fields[i + 2]?.text === 'submit') {
+      // `ray job submit [options] -- <entrypoint>`: the entrypoint runs on the Ray cluster.
+      const dash = fields.findIndex((f, k) => k > i + 2 && f.text === '--');
+      if (dash < 0) return undefined;
+      i = dash + 1;
+      continue;
+    }
+    // Environment runners: `uv run [opts] <cmd>`, `poetry run`, `pipenv run`, `conda run [-n env] <cmd>`.
+    if ((w === 'uv' || w === 'poetry' || w === 'pipenv' || w === 'conda') && fields[i + 1]?.text === 'run') {
+      i += 2;
+      while (i < fields.length && fields[i].text.startsWith('-')) {
+        const opt = fields[i].text;
+        i += !opt.includes('=') && RUNNER_VALUE.has(opt) ? 2 : 1;
+      }
+      continue;
+    }
+    if (w === 'mpirun' || w === 'mpiexec') {
+      i = skipOpts(fields, i + 1, MPIRUN_VALUE);
+      continue;
+    }
+    if (['nohup', 'time', 'exec', 'stdbuf', 'nice', 'ionice', 'command', 'sudo', 'unbuffer', 'xvfb-run'].includes(w)) {
+      i++;
+      while (i < fields.length && fields[i].text.startsWith('-')) i += fields[i].text === '-n' ? 2 : 1;
+      continue;
+    }
+    // A container runtime runs the command in its image: `singularity exec [opts] <image> <cmd>`, `docker run [opts]
+    // <image> <cmd>`, `docker exec [opts] <container> <cmd>` (apptainer and podman alike).
+    const sub = fields[i + 1]?.text;
+    if (
+      ((w === 'singularity' || w === 'apptainer') && sub === 'exec') ||
+      (CONTAINERS.has(w) && (sub === 'run' || sub === 'exec'))
+    ) {
+      i = skipOpts(fields, i + 2, w === 'singularity' || w === 'apptainer' ? SINGULARITY_VALUE : DOCKER_VALUE) + 1;
+      continue;
+    }
+    if (w === 'numactl' || w === 'taskset') {
+      i++;
+      let sawOpt = false;
+      while (i < fields.length && fields[i].text.startsWith('-')) {
+        sawOpt = true;
+        i += fields[i].text.includes('=') ? 1 : 2;
+      }
+      if (w === 'taskset' && !sawOpt) i++;
+      continue;
+    }
+    if (w === 'env') {
+      i++;
+      env = new Map(env);
+      while (i < fields.length) {
+        const f = fields[i];
+        const m = /^([A-Za-z_]\w*)=/.exec(f.text);
+        if (m) {
+          env.set(m[1], {
+            pieces: pieceRange(f, m[0].length, f.text.length),
+            exported: true,
+            nameSpan: subSpan(f, 0, m[1].length),
+            valueSpan: subSpan(f, m[0].length, f.text.length),
+          });
+          i++;
+        } else if (f.text.startsWith('-')) i++;
+        else break;
+      }
+      continue;
+    }
+    break;
+  }
+  return { i, env };
+}
