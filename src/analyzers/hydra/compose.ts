@@ -117,6 +117,16 @@ class Composer {
       this.problem(from.path, span, 'reference-not-found', m);
       return;
     }
+    // Hydra refuses a config that appears twice in the defaults list (ConfigCompositionException).
+    if (this.files.some((f) => f.path === found.path)) {
+      const m = msg(
+        '{0}/{1} appears more than once in the defaults list, which Hydra refuses: read once',
+        group,
+        option,
+      );
+      this.problem(from.path, span, 'invalid-value', m);
+      return;
+    }
     this.compose(found, group, group, depth + 1);
   }
 

@@ -131,6 +131,18 @@ describe('Hydra: composing a config', () => {
       read,
     );
     assert.match(mandatory.problems[0].problem.message, /no option of the config group 'model' is chosen \(\?\?\?\)/);
+    // An option listed twice (Hydra refuses it) is composed once, the second entry said: the fuzz campaign's mutant of
+    // HALOs' llama.yaml listed `- base_model` 470 times.
+    const twice = composeHydra(
+      { path: primary.path, text: CONFIG.replace('- loss: sft', '- loss: sft\n- model: blank_model') },
+      [],
+      read,
+    );
+    assert.equal(twice.files.filter((f) => f.path.endsWith('blank_model.yaml')).length, 1);
+    assert.match(
+      twice.problems[0]?.problem.message ?? '',
+      /model\/blank_model appears more than once in the defaults list/,
+    );
   });
 
   it('detects the primary config and the model and loss options, not other YAML with a defaults list', () => {
