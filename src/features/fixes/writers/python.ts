@@ -27,9 +27,12 @@ const TRL_CONFIGS = new Set([
   'MiniLLMConfig',
 ]);
 
+/** Callees longer than this are no name the writer knows (a broken file's error recovery can make one span it all). */
+const MAX_CALLEE_CHARS = 256;
+
 function calleeName(text: string, call: SyntaxNode): string {
   const c = call.firstChild;
-  return c ? text.slice(c.from, c.to).replace(/\s+/g, '') : '';
+  return c && c.to - c.from <= MAX_CALLEE_CHARS ? text.slice(c.from, c.to).replace(/\s+/g, '') : '';
 }
 
 function callKind(name: string): PyCall | 'trl' | undefined {
