@@ -23,16 +23,18 @@ const ATTENTION: Readonly<Record<string, FactValue>> = {
   flash_attention_2: 'flash',
 };
 
-/** Whether a composition is HALOs': the loss option names a trainer and a dataloader, the model option a batch. */
+/** Keys of HALOs' primary config (config/config.yaml) beside its defaults list and trainer. */
+export const HALOS_PRIMARY = ['cache_reference_logprobs', 'humanline', 'frac_unique_desirable', 'n_examples', 'online'];
+
+/**
+ * Whether a composition is HALOs': a `model` and a `loss` group, and the loss option naming a trainer and a dataloader,
+ * or (no loss option chosen yet) the primary config's own keys.
+ */
 export function isHalos(c: Composition): boolean {
+  if (!c.groups.has('loss') || !c.groups.has('model')) return false;
   const trainer = c.values.get('loss.trainer')?.view;
-  return (
-    c.groups.has('loss') &&
-    c.groups.has('model') &&
-    trainer?.t === 'str' &&
-    /Trainer$/.test(trainer.v) &&
-    c.values.has('loss.dataloader')
-  );
+  if (trainer?.t === 'str' && /Trainer$/.test(trainer.v) && c.values.has('loss.dataloader')) return true;
+  return c.groups.get('loss')?.option === null && HALOS_PRIMARY.filter((k) => c.values.has(k)).length >= 2;
 }
 
 /** The facts of HALOs' composed config, by file. */
@@ -130,7 +132,9 @@ function lora(d: ComposedFacts): void {
 
 /** `loss.trainer`: what the step runs beside the policy's forward and backward. */
 function trainer(d: ComposedFacts): void {
-  const v = d.get('loss.trainer')!;
+  // Without a loss option (`loss: ???`, said at its defaults entry) the run is read as supervised fine-tuning.
+  const v = d.get('loss.trainer');
+  if (!v) return;
   const name = d.text(v) ?? '';
   if (name === 'SFTTrainer') return;
   if (name === 'BradleyTerryTrainer') {

@@ -4,13 +4,10 @@
 import { msg, type ConfigFacts, type LaunchArgument, type ParseProblem, type Tool } from '../facts';
 import { composeHydra, type Composition, type HydraFile, type HydraRead } from './compose';
 import { dpoModelFacts, dpoReferenceFacts, isDpoReference, type FactsByFile } from './dpo';
-import { halosFacts, isHalos } from './halos';
+import { HALOS_PRIMARY, halosFacts, isHalos } from './halos';
 
 /** Keys of the DPO reference implementation's primary config (config/config.yaml) beside its defaults list. */
 const DPO_PRIMARY = ['max_prompt_length', 'activation_checkpointing', 'gradient_accumulation_steps', 'eval_batch_size'];
-
-/** Keys of HALOs' primary config (config/config.yaml) beside its defaults list and trainer. */
-const HALOS_PRIMARY = ['cache_reference_logprobs', 'humanline', 'frac_unique_desirable', 'n_examples', 'online'];
 
 /**
  * Whether a YAML file's top-level keys are a Hydra application's VRAM Lens reads: the DPO reference implementation's

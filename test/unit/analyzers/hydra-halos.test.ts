@@ -240,11 +240,20 @@ describe('Hydra: HALOs', () => {
     assert.equal(note?.rawKey, 'model.attn_implementation');
   });
 
-  it('a loss option opened alone is composed with ../config.yaml: the model is then not given, said at its defaults', () => {
+  it('an option opened alone is composed with ../config.yaml: the model is then not given, said where it is missing', () => {
     const r = runPipeline([{ file: '/h/config/loss/kto.yaml', text: KTO }], reader, {});
     const model = factOf(r, 'model')!;
     assert.deepEqual([model.file, model.at], ['/h/config/config.yaml', 'model: ???']);
     assert.equal(factOf(r, 'preference')?.fact.value, 'kto');
+    // A model option opened alone, no loss chosen (`loss: ???`): still HALOs' run, its model not given at its key.
+    const llama = runPipeline([{ file: '/h/config/model/llama.yaml', text: LLAMA }], reader, {});
+    const name = factOf(llama, 'model')!;
+    assert.deepEqual([name.file, name.at], ['/h/config/model/llama.yaml', 'null']);
+    assert.match(
+      JSON.stringify(name.fact.value),
+      /model.name_or_path is not given: pass \+\+model.name_or_path=<model>/,
+    );
+    assert.equal(factOf(llama, 'attention')?.fact.value, 'flash');
   });
 });
 
