@@ -96,4 +96,3 @@ export function withoutDropped<T>(value: T): T {
   for (const [k, v] of Object.entries(value)) out[k] = withoutDropped(v);
   return out as T;
 }
-
