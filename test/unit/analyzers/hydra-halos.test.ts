@@ -311,6 +311,14 @@ describe('Hydra: quick fixes in HALOs', () => {
     assert.match(text, /^ {2}lora_alpha: 32$/m);
   });
 
+  it("precomputed reference log-probabilities are the primary's cache_reference_logprobs; no fused loss to turn on", () => {
+    const pre = fix([{ key: 'preference', value: { reference: 'precomputed', logps: 'whole', paired: false } }]);
+    assert.deepEqual(pre.plan.unsupported, []);
+    assert.match(pre.after('/h/config/config.yaml'), /^cache_reference_logprobs: true$/m);
+    const fused = fix([{ key: 'loss', value: 'fused' }]);
+    assert.match(JSON.stringify(fused.plan.unsupported), /no chunked or fused loss to turn on/);
+  });
+
   it('a value the launch line sets is changed there, which is said', () => {
     const r = runOf(['++model.batch_size=64', '++model.batch_size=64 ++model.max_length=2048']);
     const seq = fix([{ key: 'seq_len', value: 1024 }], r);

@@ -29,6 +29,12 @@ export function planHalos(c: PlanCtx, ch: SetupChange): Planned {
       f.rawKey.endsWith('(launch line)') && f.rawKey.replace(/^model\.| \(launch line\)$/g, '') === MODEL_KEYS[ch.key],
   );
   if (launched) return no(`the launch line sets ${launched.rawKey.replace(' (launch line)', '')}: change it there`);
+  if (ch.key === 'preference') return reference(primary, ch.value);
+  if (ch.key === 'loss')
+    return no(
+      "HALOs' trainers take one log_softmax over the batch's logits (train/trainers.py get_batch_logps): there is no chunked or fused loss to turn on",
+    );
+  if (ch.key === 'quantization') return no('HALOs loads its models without quantization (launch.py from_pretrained)');
   if (ch.key === 'optimizer') {
     if (!primary) return no('HALOs reads optimizer from its primary config (config/config.yaml)');
     return TORCH_OPTIM[str(ch.value)]
@@ -38,6 +44,19 @@ export function planHalos(c: PlanCtx, ch: SetupChange): Planned {
   if (MODEL_KEYS[ch.key] !== undefined && primary)
     return no(`HALOs reads model.${MODEL_KEYS[ch.key]} from its model option (config/model/<option>.yaml)`);
   return modelOption(c, ch);
+}
+
+/**
+ * The reference's log-probabilities computed before training: `cache_reference_logprobs: true` in the primary config
+ * (launch.py's ReferenceModelWrapper computes them, then frees the reference model). Any other reference is the loss
+ * option's.
+ */
+function reference(primary: boolean, value: unknown): Planned {
+  if ((value as { reference?: string } | undefined)?.reference !== 'precomputed')
+    return no("HALOs' reference is its loss option's: choose another with loss=<option> on the launch line");
+  return primary
+    ? ok(op('cache_reference_logprobs', true))
+    : no('HALOs reads cache_reference_logprobs from its primary config (config/config.yaml)');
 }
 
 /** A change written in the model option. */
