@@ -40,7 +40,7 @@ export { emitVisible, visibleDevices, type Visible } from './visible';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
 import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
-import { skipWrappers } from './wrappers';
+import { basename, skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
 
@@ -52,7 +52,6 @@ export interface CmdResult {
   training: boolean;
   launcherTool?: Tool;
 }
-const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
 const TRAINING_KEYS = new Set<CanonicalKey>([
   'microBatchSize',
   'gradientAccumulationSteps',

@@ -2,118 +2,12 @@
 // the command starts, and the variables the wrappers set for it. Pure: no I/O, no node:* and no 'vscode'.
 import { skipOpts, pieceRange } from './args';
 import { type Env, type Field, subSpan } from './fields';
-import { MPIRUN_VALUE, SRUN_VALUE } from './flags';
+import { DOCKER_VALUE, MPIRUN_VALUE, RUNNER_VALUE, SINGULARITY_VALUE, SRUN_VALUE } from './flags';
 
-const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
+export const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
 
 /** Docker and Podman: `run` / `exec` put the command after the image or container. */
 const CONTAINERS: ReadonlySet<string> = new Set(['docker', 'podman']);
-
-/** Options of `docker run` / `docker exec` that take a value (docker run --help), as skipOpts names them. */
-const DOCKER_VALUE = new Set([
-  'e',
-  'env',
-  'env_file',
-  'v',
-  'volume',
-  'mount',
-  'name',
-  'w',
-  'workdir',
-  'gpus',
-  'shm_size',
-  'ipc',
-  'network',
-  'net',
-  'u',
-  'user',
-  'p',
-  'publish',
-  'entrypoint',
-  'runtime',
-  'ulimit',
-  'cpus',
-  'm',
-  'memory',
-  'device',
-  'label',
-  'l',
-  'add_host',
-  'cap_add',
-  'cap_drop',
-  'security_opt',
-  'hostname',
-  'h',
-  'pid',
-  'platform',
-  'restart',
-  'log_driver',
-  'log_opt',
-  'tmpfs',
-  'group_add',
-  'expose',
-  'cidfile',
-  'dns',
-  'memory_swap',
-  'cpuset_cpus',
-  'storage_opt',
-  'stop_signal',
-  'volumes_from',
-  'link',
-  'pull',
-  'uts',
-  'userns',
-  'cgroupns',
-  'annotation',
-]);
-
-/** Options of `singularity exec` / `apptainer exec` that take a value (singularity exec --help), as skipOpts names them. */
-const SINGULARITY_VALUE = new Set([
-  'B',
-  'bind',
-  'mount',
-  'env',
-  'env_file',
-  'home',
-  'H',
-  'workdir',
-  'W',
-  'overlay',
-  'o',
-  'security',
-  'network',
-  'network_args',
-  'hostname',
-  'pwd',
-  'scratch',
-  'S',
-  'app',
-  'apply_cgroups',
-  'dns',
-  'fusemount',
-  'drop_caps',
-  'add_caps',
-]);
-
-/** Options of `uv run` / `conda run` that take a value (uv run --help, conda run --help). */
-const RUNNER_VALUE = new Set([
-  '--with',
-  '--with-requirements',
-  '--with-editable',
-  '--python',
-  '-p',
-  '--group',
-  '--extra',
-  '--env-file',
-  '--directory',
-  '--project',
-  '--package',
-  '--index',
-  '-n',
-  '--name',
-  '--prefix',
-  '--cwd',
-]);
 
 /**
  * The command under the wrappers that only run it: srun / salloc, `ray job submit ... --`, uv / poetry / pipenv /

@@ -181,3 +181,12 @@ export function batchOverAccumulation(c: PlanCtx, ch: SetupChange): Planned | un
     ? ok()
     : no('the micro-batch is batch_size / (gradient_accumulation_steps x GPUs): change gradient_accumulation_steps');
 }
+
+/** torch.optim classes a trainer makes by name (`getattr(torch.optim, config.optimizer)`: the Hydra applications). */
+const TORCH_OPTIM: Readonly<Record<string, string>> = { adamw: 'AdamW', sgd: 'SGD', rmsprop: 'RMSprop' };
+
+/** The optimizer written as the torch.optim class a config names. */
+export function torchOptimizer(value: unknown): Planned {
+  const cls = TORCH_OPTIM[str(value)];
+  return cls ? ok(op('optimizer', cls)) : no(`torch.optim has no class for ${str(value)}`);
+}

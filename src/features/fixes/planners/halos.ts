@@ -4,10 +4,8 @@
 // not the file, decides it. Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Lora, type Planned, no, ok, op, type PlanCtx } from '../ops';
-import { batchOverAccumulation, loraOps, str } from './common';
+import { batchOverAccumulation, loraOps, str, torchOptimizer } from './common';
 
-/** torch.optim classes launch.py makes by name (`getattr(torch.optim, config.optimizer)`). */
-const TORCH_OPTIM: Readonly<Record<string, string>> = { adamw: 'AdamW', sgd: 'SGD', rmsprop: 'RMSprop' };
 const ATTENTION: Readonly<Record<string, string>> = { eager: 'eager', sdpa: 'sdpa', flash: 'flash_attention_2' };
 const DTYPES: Readonly<Record<string, string>> = { fp32: 'float32', bf16: 'bfloat16', fp16: 'float16' };
 
@@ -37,9 +35,7 @@ export function planHalos(c: PlanCtx, ch: SetupChange): Planned {
   if (ch.key === 'quantization') return no('HALOs loads its models without quantization (launch.py from_pretrained)');
   if (ch.key === 'optimizer') {
     if (!primary) return no('HALOs reads optimizer from its primary config (config/config.yaml)');
-    return TORCH_OPTIM[str(ch.value)]
-      ? ok(op('optimizer', TORCH_OPTIM[str(ch.value)]))
-      : no(`torch.optim has no class for ${str(ch.value)}`);
+    return torchOptimizer(ch.value);
   }
   if (MODEL_KEYS[ch.key] !== undefined && primary)
     return no(`HALOs reads model.${MODEL_KEYS[ch.key]} from its model option (config/model/<option>.yaml)`);

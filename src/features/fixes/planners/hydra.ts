@@ -3,11 +3,8 @@
 // line's overrides are not written: a change of them is said as the reason. Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Planned, no, ok, op, type PlanCtx } from '../ops';
-import { batchOverAccumulation, str } from './common';
+import { batchOverAccumulation, torchOptimizer } from './common';
 import { planHalos } from './halos';
-
-/** torch.optim classes the trainer makes by name (`getattr(torch.optim, config.optimizer)`). */
-const TORCH_OPTIM: Readonly<Record<string, string>> = { adamw: 'AdamW', sgd: 'SGD', rmsprop: 'RMSprop' };
 
 export function planHydra(c: PlanCtx, ch: SetupChange): Planned {
   if (c.file.facts.tools.includes('halos')) return planHalos(c, ch);
@@ -22,9 +19,7 @@ export function planHydra(c: PlanCtx, ch: SetupChange): Planned {
       if (trainer !== 'FSDPTrainer') return no('only FSDPTrainer applies activation_checkpointing (trainers.py)');
       return ok(op('activation_checkpointing', v !== 'none'));
     case 'optimizer':
-      return TORCH_OPTIM[str(v)]
-        ? ok(op('optimizer', TORCH_OPTIM[str(v)]))
-        : no(`torch.optim has no class for ${str(v)}`);
+      return torchOptimizer(v);
     default:
       return no(`write ${ch.key} in the Hydra config (or its model option, or the launch line) by hand`);
   }
