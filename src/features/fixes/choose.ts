@@ -1,37 +1,10 @@
 // Choosing files: a change is written to every file that sets its key, else to the first file of a format that owns
 // the concept, else to the file the fix was asked in; keys derived from others and absent keys that already mean the
 // value need no edit. Pure: no I/O.
-import { isUnknown, type CanonicalKey, type Format } from '../../analyzers/facts';
+import { isUnknown, type Format } from '../../analyzers/facts';
 import type { SetupChange } from '../../core';
-import { type FixFile, type Val, type Op, op, failed } from './ops';
+import { type FixFile, type Val, type Op, op, failed, RELATED } from './ops';
 import { plan } from './planners';
-
-/** Canonical keys through which a file says it sets a setup key. */
-const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
-  micro_batch_size: ['microBatchSize'],
-  gradient_accumulation_steps: ['gradientAccumulationSteps'],
-  seq_len: ['seqLen'],
-  gradient_checkpointing: ['gradientCheckpointing'],
-  mixed_precision: ['bf16', 'fp16', 'mixedPrecision'],
-  weights_dtype: ['weightsDtype'],
-  optimizer: ['optimizer'],
-  attention: ['attention'],
-  loss: ['loss'],
-  compile: ['compile'],
-  activation_offloading: ['activationOffloading'],
-  tiled_mlp: ['tiledMlp'],
-  zero_stage: ['zeroStage'],
-  offload_optimizer: ['offloadOptimizer'],
-  offload_params: ['offloadParams'],
-  fsdp: ['fsdp'],
-  method: ['method'],
-  lora: ['loraR', 'loraAlpha', 'loraDropout', 'loraTargets'],
-  quantization: ['quantBits'],
-  gpus_per_node: ['gpusPerNode', 'worldSize'],
-  nodes: ['nodes'],
-  fsdp_no_sync: ['fsdpNoSync'],
-  fsdp_state_dict_type: ['fsdpStateDictType'],
-};
 
 /** Which formats own a concept, in order of preference, when no file writes it yet. */
 const TRAINER_FORMATS: readonly Format[] = [

@@ -110,3 +110,30 @@ export type Lora = {
   use_dora?: boolean;
 };
 export type Quant = { bits?: number; type?: string; double_quant?: boolean; experts?: boolean };
+
+/** Canonical keys through which a file says it sets a setup key. */
+export const RELATED: Partial<Record<string, readonly CanonicalKey[]>> = {
+  micro_batch_size: ['microBatchSize'],
+  gradient_accumulation_steps: ['gradientAccumulationSteps'],
+  seq_len: ['seqLen'],
+  gradient_checkpointing: ['gradientCheckpointing'],
+  mixed_precision: ['bf16', 'fp16', 'mixedPrecision'],
+  weights_dtype: ['weightsDtype'],
+  optimizer: ['optimizer'],
+  attention: ['attention'],
+  loss: ['loss'],
+  compile: ['compile'],
+  activation_offloading: ['activationOffloading'],
+  tiled_mlp: ['tiledMlp'],
+  zero_stage: ['zeroStage'],
+  offload_optimizer: ['offloadOptimizer'],
+  offload_params: ['offloadParams'],
+  fsdp: ['fsdp'],
+  method: ['method'],
+  lora: ['loraR', 'loraAlpha', 'loraDropout', 'loraTargets'],
+  quantization: ['quantBits'],
+  gpus_per_node: ['gpusPerNode', 'worldSize'],
+  nodes: ['nodes'],
+  fsdp_no_sync: ['fsdpNoSync'],
+  fsdp_state_dict_type: ['fsdpStateDictType'],
+};

@@ -281,4 +281,26 @@ describe('Hydra: quick fixes in the primary config', () => {
       /^activation_checkpointing: true$/m,
     );
   });
+
+  it('a key the launch line overrides is not written in the file: the line decides it, which is said', () => {
+    // The README's launch line sets gradient_accumulation_steps=2 over config.yaml's 1: a fix written in config.yaml
+    // would change nothing the run does.
+    const r = pipelineOf('/d/launch.sh', 8);
+    const files: FixFile[] = r.files.map((f) => ({
+      file: f.file,
+      text: f.text,
+      format: f.facts.format,
+      facts: f.facts,
+    }));
+    const plan = editsForChanges(
+      [
+        { key: 'micro_batch_size', value: 2 },
+        { key: 'gradient_accumulation_steps', value: 4 },
+      ],
+      files,
+      '/d/launch.sh',
+    );
+    assert.deepEqual(plan.edits, []);
+    assert.match(JSON.stringify(plan.unsupported), /the launch line sets gradient_accumulation_steps: change it there/);
+  });
 });

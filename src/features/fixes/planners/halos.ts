@@ -1,7 +1,6 @@
 // The planner of HALOs' Hydra config (analyzers/hydra/halos.ts): the run's settings are keys of its model option
 // (`model/base_model.yaml` and the options that extend it), written where the option writes them; the optimizer is a
-// key of the primary config. A value the launch line sets (`++model.max_length=...`) is said as the reason: the line,
-// not the file, decides it. Pure: no I/O.
+// key of the primary config (a value the launch line sets is said by planHydra). Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { type Lora, type Planned, no, ok, op, type PlanCtx } from '../ops';
 import { batchOverAccumulation, loraOps, str, torchOptimizer } from './common';
@@ -22,11 +21,6 @@ const MODEL_KEYS: Readonly<Record<string, string>> = {
 
 export function planHalos(c: PlanCtx, ch: SetupChange): Planned {
   const primary = /^defaults\s*:/m.test(c.file.text) && /^trainer\s*:/m.test(c.file.text);
-  const launched = c.file.facts.facts.find(
-    (f) =>
-      f.rawKey.endsWith('(launch line)') && f.rawKey.replace(/^model\.| \(launch line\)$/g, '') === MODEL_KEYS[ch.key],
-  );
-  if (launched) return no(`the launch line sets ${launched.rawKey.replace(' (launch line)', '')}: change it there`);
   if (ch.key === 'preference') return reference(primary, ch.value);
   if (ch.key === 'loss')
     return no(

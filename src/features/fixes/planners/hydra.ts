@@ -1,12 +1,18 @@
-// The planner of a Hydra config of the DPO reference implementation (analyzers/hydra; HALOs' in halos.ts): the keys its primary config
-// writes at the top level, written where the file opened writes them. The model options (model/*.yaml) and the launch
-// line's overrides are not written: a change of them is said as the reason. Pure: no I/O.
+// The planner of a Hydra config of the DPO reference implementation (analyzers/hydra; HALOs' in halos.ts): the keys
+// its primary config writes at the top level, written where the file opened writes them. The model options
+// (model/*.yaml) and the launch line's overrides are not written: a change of them is said as the reason. Pure: no I/O.
 import type { SetupChange } from '../../../core';
-import { type Planned, no, ok, op, type PlanCtx } from '../ops';
+import { type Planned, no, ok, op, type PlanCtx, RELATED } from '../ops';
 import { batchOverAccumulation, torchOptimizer } from './common';
 import { planHalos } from './halos';
 
+/** How compose.ts names a key the launch line overrides. */
+const LAUNCH_LINE = ' (launch line)';
+
 export function planHydra(c: PlanCtx, ch: SetupChange): Planned {
+  // A value the launch line overrides (placed at the key it replaces, compose.ts): the file's key does not decide it.
+  const launched = c.file.facts.facts.find((f) => RELATED[ch.key]?.includes(f.key) && f.rawKey.endsWith(LAUNCH_LINE));
+  if (launched) return no(`the launch line sets ${launched.rawKey.slice(0, -LAUNCH_LINE.length)}: change it there`);
   if (c.file.facts.tools.includes('halos')) return planHalos(c, ch);
   const batch = batchOverAccumulation(c, ch);
   if (batch) return batch;
