@@ -201,8 +201,8 @@ export function findModel(name: string): ModelLookup {
   if (name.length > MAX_COMPARED) return { ok: false, suggestions: suggestModels(name) };
   const found = findListed(name);
   if (found) return { ok: true, model: found };
-  const quantized = unslothBnb(name) ?? gptqAwqUpload(name);
-  if (quantized) return { ok: true, model: quantized };
+  const upload = unslothBnb(name) ?? gptqAwqUpload(name) ?? sixteenBitUpload(name);
+  if (upload) return { ok: true, model: upload };
   return { ok: false, suggestions: suggestModels(name) };
 }
 
@@ -272,6 +272,25 @@ function gptqAwqUpload(name: string): CatalogModel | undefined {
       `${base.id} (${base.source}) quantized ` +
       `with ${method.toUpperCase()}: ${bits}-bit ${m[3] ? 'from the name' : '(the name gives no width; 4 assumed)'}, ` +
       `group size 128 assumed (not read from its config.json)`,
+  };
+}
+
+/**
+ * 16-bit uploads named after their base model with the dtype as a suffix (`TheBloke/Llama-2-7B-fp16`,
+ * `TheBloke/Llama-2-13B-Chat-fp16`, `-bf16`, `-16bit`): the base model's weights, stored in that dtype, so its config.
+ * As for the GPTQ uploads, TheBloke's names drop the `-hf` of Meta's Llama 2 ids.
+ */
+function sixteenBitUpload(name: string): CatalogModel | undefined {
+  const m = /^(.*?)[-_](fp16|bf16|float16|bfloat16|16bit)$/i.exec(name.trim());
+  if (!m) return undefined;
+  const base = findListed(m[1]) ?? findListed(`${m[1]}-hf`);
+  if (!base || base.config.quantization_config) return undefined;
+  return {
+    ...base,
+    id: name.trim(),
+    aliases: [],
+    derivedFrom: base.id,
+    source: `${base.id} (${base.source}), uploaded in ${m[2]} under the name ${name.trim()} (its config.json not read)`,
   };
 }
 

@@ -102,6 +102,23 @@ describe('lookup', () => {
     assert.equal(findModel('someone/not-a-model-GPTQ').ok, false);
     assert.equal(findModel('someone/Llama-2-7b-hf-Int4').ok, false);
   });
+
+  it('reads 16-bit uploads named after a catalog model with the dtype as a suffix as that model, unquantized', () => {
+    // georgesung/llm_qlora configs/llama2_7b_orca.yaml: base_model: TheBloke/Llama-2-7B-fp16.
+    const cases: [string, string][] = [
+      ['TheBloke/Llama-2-7B-fp16', 'meta-llama/Llama-2-7b-hf'],
+      ['TheBloke/Llama-2-13B-Chat-fp16', 'meta-llama/Llama-2-13b-chat-hf'],
+      ['someone/Mistral-7B-v0.1-bf16', 'mistralai/Mistral-7B-v0.1'],
+    ];
+    for (const [name, base] of cases) {
+      const hit = findModel(name);
+      const b = findModel(base);
+      assert.ok(hit.ok && b.ok, name);
+      assert.deepEqual([hit.model.id, hit.model.derivedFrom], [name, b.model.id], name);
+      assert.deepEqual(hit.model.config, b.model.config, name);
+    }
+    assert.equal(findModel('someone/not-a-model-fp16').ok, false);
+  });
   it('finds models by id, alias and bare name', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);
