@@ -282,6 +282,8 @@ export interface Fact {
     readonly default?: string;
     readonly line?: number;
     readonly switched?: { readonly on: FactValue; readonly off: FactValue };
+    /** A boolean flag's off flag (click's `--no-x` of `--x/--no-x`): the launch line turns the value off with it. */
+    readonly off?: string;
   };
 }
 

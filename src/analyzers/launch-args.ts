@@ -82,7 +82,10 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
     if (f.origin === 'dataclass-default') return withLaunchedField(f, args);
     const scriptDefault = f.origin === 'script-default';
     if (!f.fromArg || !(isUnknown(f.value) || scriptDefault)) return f;
-    const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.fromArg!.name));
+    const off = f.fromArg.off;
+    const passed = [...args]
+      .reverse()
+      .find((a) => norm(a.name) === norm(f.fromArg!.name) || (off !== undefined && norm(a.name) === norm(off)));
     // The script's default already stands where the launch line passes nothing.
     if (scriptDefault && !passed) return f;
     if (passed && passed.value === null) {
@@ -90,7 +93,8 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
         ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } }
         : f;
     }
-    const text = passed ? (passed.value ?? 'True') : f.fromArg.default;
+    const turnedOff = off !== undefined && passed !== undefined && norm(passed.name) === norm(off);
+    const text = turnedOff ? 'False' : passed ? (passed.value ?? 'True') : f.fromArg.default;
     const switched = f.fromArg.switched;
     const v = text === undefined ? undefined : switched ? switchValue(switched, text) : optionValue(f.key, text);
     if (v === undefined) {
@@ -102,7 +106,7 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
     const how = passed?.from
       ? `${passed.name} in ${passed.from}, the config file the script's --config names`
       : passed
-        ? `--${f.fromArg.name} on the launch line`
+        ? `--${turnedOff ? off : f.fromArg.name} on the launch line`
         : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;
     return { ...f, value: v, rawValue: `${f.rawValue} = ${(text ?? '').trim()}, ${how}` };
   });
@@ -166,7 +170,11 @@ function switchValue(switched: { on: FactValue; off: FactValue }, text: string):
 function optionValue(key: CanonicalKey, text: string): FactValue | undefined {
   const t = text.trim();
   if (NUMBER_KEYS.has(key)) return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : undefined;
-  if (SWITCH_KEYS.has(key)) return /^(True|true|1)$/.test(t) ? true : /^(False|false|0)$/.test(t) ? false : undefined;
+  if (SWITCH_KEYS.has(key)) {
+    const on = /^(True|true|1)$/.test(t) ? true : /^(False|false|0)$/.test(t) ? false : undefined;
+    // Checkpointing is a mode: a switch turns on the whole layers' (the Trainer's gradient_checkpointing=True).
+    return key === 'gradientCheckpointing' && on !== undefined ? (on ? 'full' : 'none') : on;
+  }
   if (key === 'model') {
     const m = /^(['"])([^'"]+)\1$/.exec(t) ?? /^()([\w./-]+)$/.exec(t);
     return m && m[2] !== 'None' ? m[2] : undefined;

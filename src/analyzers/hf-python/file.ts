@@ -18,8 +18,9 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { defaultText, memberValue, singleCallArgument } from './script-defaults';
+import { memberValue, optionOfDefault, singleCallArgument, type ScriptDefault } from './script-defaults';
 import { lazyCallee } from './lazy-config';
+import type { CommandEntry } from './command-line';
 import { importedMember, importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
@@ -40,34 +41,18 @@ export type Val =
   | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
   | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
   | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
-  | { readonly k: 'unknown'; readonly reason: string; readonly via?: Via; readonly option?: string };
+  | {
+      readonly k: 'unknown';
+      readonly reason: string;
+      readonly via?: Via;
+      readonly option?: string;
+      readonly argv?: true;
+    };
 
 /** The name binding a value came through, for rawValue and originSpan. */
 interface Via {
   readonly text: string;
   readonly span: Span;
-}
-
-/**
- * A default of the script's own options: an argparse `default=` (or store_true's False) or a field default of an
- * arguments dataclass. It is what runs when the command line does not set the option, so `args.x` reads it, and the
- * fact is located at the default (keySpan: the option or field name, valueSpan: the default).
- */
-export interface ScriptDefault {
-  readonly node: SyntaxNode | null;
-  /** The value when no node gives it (store_true: False). */
-  readonly lit?: FactValue;
-  readonly keySpan: Span;
-  readonly valueSpan: Span;
-  /** 'argparse default of --model_name' / 'ScriptArguments.model_name default'. */
-  readonly where: string;
-  /** argparse `type=int` / `type=float`: a string default is converted (argparse applies type to string defaults). */
-  readonly type?: 'int' | 'float';
-  /**
-   * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
-   * module reads it, and says where the value comes from.
-   */
-  readonly elsewhere?: { readonly source: string; readonly launched: boolean };
 }
 
 /** One key/value pair as written: a keyword argument, a dict entry, a dataclass field or an item assignment. */
@@ -146,8 +131,8 @@ export class PythonFile {
   options: ScriptOption[] = [];
   /** A Trainer script's model load before its arguments exist (zero-init.ts). */
   modelBeforeArguments: Span | undefined;
-  /** The function a module-level fire.Fire(f) runs: its parameters are the script's options (fire.ts). */
-  fireEntry: string | undefined;
+  /** The function the command line calls (fire.Fire, a click or typer command): its parameters are options. */
+  commandEntry: CommandEntry | undefined;
   /** A TRL trainer is handed a LoraConfig / IA3Config as peft_config and makes the PEFT model itself. */
   peftByTrainer = false;
   /** The arguments come from TrlParser.parse_args_and_config, which reads the file `--config` names. */
@@ -218,12 +203,7 @@ export class PythonFile {
         `${written}: the script's default ` +
           `${this.text.slice(d.valueSpan.start, d.valueSpan.end) || fmt(value as FactValue)} (${d.where}, line ${this.line(d.valueSpan.start)})`,
       );
-      const option =
-        /^(?:argparse|fire\.Fire\(\w+\)) default of --([\w-]+)/.exec(d.where)?.[1] ??
-        /^\w+\.(\w+) default$/.exec(d.where)?.[1];
-      const fromArg = option
-        ? { fromArg: { name: option, default: defaultText(this, d), line: this.line(d.valueSpan.start) } }
-        : {};
+      const fromArg = optionOfDefault(this, d);
       this.facts.push({
         key,
         rawKey: e.rawKey,

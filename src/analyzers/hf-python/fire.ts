@@ -4,14 +4,14 @@
 // launch line passes nothing, and a launch line's `--name` replaces it. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile } from './file';
-import { noteDefault } from './script-defaults';
-import { parameters, span } from './syntax';
+import { type CommandOption, noteCommand, topLevelFunction } from './command-line';
+import { parameters } from './syntax';
 
 /** The callee names of Fire's entry point (`import fire` then `fire.Fire(f)`, or `from fire import Fire`). */
 const FIRE_CALLEES = new Set(['fire.Fire', 'Fire']);
 
 /**
- * Notes the function a module-level `fire.Fire(f)` runs (PythonFile.fireEntry), and each of its parameters as an
+ * Notes the function a module-level `fire.Fire(f)` runs (PythonFile.commandEntry), and each of its parameters as an
  * option of the script: one with a default as a script default, one without as a required option. `fire.Fire()`
  * (every function of the module) and `fire.Fire(obj)` of a class or a dict name no single function and are left alone.
  */
@@ -23,35 +23,11 @@ export function noteFireEntry(file: PythonFile, calls: readonly SyntaxNode[]): v
   const name = file.text.slice(first.from, first.to);
   const def = topLevelFunction(file, name);
   if (!def) return;
-  file.fireEntry = name;
+  const options: CommandOption[] = [];
   for (const p of parameters(file.text, def.getChild('ParamList'))) {
     if (p.starred) break;
     // No default: Fire refuses to run without `--name`, which only the launch line gives.
-    if (!p.def) file.requiredOptions.add(p.name);
-    else
-      noteDefault(file, p.name, {
-        node: p.def,
-        keySpan: span(p.nameNode),
-        valueSpan: span(p.def),
-        where: `fire.Fire(${name}) default of --${p.name}`,
-      });
+    options.push({ param: p.name, flag: p.name, def: p.def ?? undefined, required: !p.def, at: p.nameNode });
   }
-}
-
-/** A function defined at the top of the module (or in a top-level `if` block). */
-function topLevelFunction(file: PythonFile, name: string): SyntaxNode | undefined {
-  const inBlock = (block: SyntaxNode): SyntaxNode | undefined => {
-    for (let st = block.firstChild; st; st = st.nextSibling) {
-      if (st.name === 'FunctionDefinition') {
-        const n = st.getChild('VariableName');
-        if (n && file.text.slice(n.from, n.to) === name) return st;
-      } else if (st.name === 'IfStatement') {
-        const body = st.getChild('Body');
-        const hit = body ? inBlock(body) : undefined;
-        if (hit) return hit;
-      }
-    }
-    return undefined;
-  };
-  return inBlock(file.root);
+  noteCommand(file, { fn: name, how: `fire.Fire(${name})`, callsRunCommand: false }, options);
 }

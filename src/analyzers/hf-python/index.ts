@@ -53,6 +53,8 @@ import { noteParser, noteArgparse, collectClasses } from './classes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
+import { noteClickCommand } from './click';
+import { noteTyperCommand } from './typer';
 import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
@@ -153,7 +155,10 @@ function afterWalk(
     else if (last === 'add_argument') noteArgparse(file, c);
     else if (last === 'parse_args_and_config') file.readsConfigOption = true;
   }
+  // The command the command line runs: Fire's function, else a click command, else a typer command.
   noteFireEntry(file, calls);
+  if (!file.commandEntry) noteClickCommand(file);
+  if (!file.commandEntry) noteTyperCommand(file, calls);
   collectClasses(file, classes);
   helperModules(file, imports);
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);

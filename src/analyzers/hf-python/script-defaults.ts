@@ -1,10 +1,34 @@
 // Defaults of the script's own options (argparse options and arguments-dataclass fields) and of function parameters,
 // read where `args.x` or a parameter is used: the value that runs when the command line passes nothing. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { FactValue, ScriptOption, Span } from '../facts';
-import type { PythonFile, Scope, ScriptDefault, Val } from './file';
-import { fmt, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
+import type { Fact, FactValue, ScriptOption, Span } from '../facts';
+import type { PythonFile, Scope, Val } from './file';
+import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
 import { assignedAttribute } from './attributes';
+
+/**
+ * A default of the script's own options: an argparse `default=` (or store_true's False) or a field default of an
+ * arguments dataclass. It is what runs when the command line does not set the option, so `args.x` reads it, and the
+ * fact is located at the default (keySpan: the option or field name, valueSpan: the default).
+ */
+export interface ScriptDefault {
+  readonly node: SyntaxNode | null;
+  /** The value when no node gives it (store_true: False). */
+  readonly lit?: FactValue;
+  readonly keySpan: Span;
+  readonly valueSpan: Span;
+  /** 'argparse default of --model_name' / 'ScriptArguments.model_name default'. */
+  readonly where: string;
+  /** argparse `type=int` / `type=float`: a string default is converted (argparse applies type to string defaults). */
+  readonly type?: 'int' | 'float';
+  /** A boolean flag's off flag without its dashes (click's `--x/--no-x`, typer's bool options): False when passed. */
+  readonly offFlag?: string;
+  /**
+   * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
+   * module reads it, and says where the value comes from.
+   */
+  readonly elsewhere?: { readonly source: string; readonly launched: boolean };
+}
 
 /**
  * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",
@@ -20,6 +44,19 @@ export function noteDefault(file: PythonFile, name: string, d: ScriptDefault): v
   if (prev === undefined) file.scriptDefaults.set(name, d);
   else if (prev !== 'ambiguous' && defaultText(file, prev) !== defaultText(file, d))
     file.scriptDefaults.set(name, 'ambiguous');
+}
+
+/**
+ * The command-line option a script default belongs to (its flag, or the arguments dataclass field), with the default
+ * as written, for a launcher to fill in (launch-args.ts withLaunchArgs); a boolean flag's `--no-x` with it.
+ */
+export function optionOfDefault(file: PythonFile, d: ScriptDefault): Pick<Fact, 'fromArg'> {
+  const option =
+    /^(?:argparse|fire\.Fire\(\w+\)|click\.option|typer\.Option) default of --([\w-]+)/.exec(d.where)?.[1] ??
+    /^\w+\.(\w+) default$/.exec(d.where)?.[1];
+  if (!option) return {};
+  const off = d.offFlag !== undefined ? { off: d.offFlag } : {};
+  return { fromArg: { name: option, default: defaultText(file, d), line: file.line(d.valueSpan.start), ...off } };
 }
 
 export function defaultText(file: PythonFile, d: ScriptDefault): string {
@@ -47,15 +84,19 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
     return inheritedOption(file, obj, field, use);
   if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use))
     return undefined;
-  let v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
+  const v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
   if (v.k === 'lit' && v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
   if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) return undefined;
-  if (d.type && typeof v.v === 'string') {
-    const n = Number(v.v);
-    if (v.v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
-    v = { k: 'lit', v: n };
-  }
-  return { k: 'lit', v: v.v, dflt: d };
+  const value = typed(v.v, d);
+  return value === undefined ? undefined : { k: 'lit', v: value, dflt: d };
+}
+
+/** A string default of an option with `type=int` / `type=float` as the parser converts it; undefined if it cannot. */
+function typed(v: FactValue, d: ScriptDefault): FactValue | undefined {
+  if (!d.type || typeof v !== 'string') return v;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
+  return n;
 }
 
 /**
@@ -115,13 +156,16 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolea
 
 /**
  * A parameter's value when its function is called exactly once in the file: the argument at that call (by keyword
- * or position), else the parameter's default; a parameter of the function fire.Fire runs is an option of the script
- * (fireParameter). Two call sites, or none, stay unknown.
+ * or position), else the parameter's default; a parameter of the command the command line runs (fire.Fire's function,
+ * a click or typer command) is an option of the script (commandParameter), and so is a keyword argument a call passes
+ * on from the command's `**kwargs`. Two call sites, or none, stay unknown.
  */
 export function singleCallArgument(file: PythonFile, scope: Scope, name: string, depth: number): Val | undefined {
   if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
   const sites = file.calls.filter((c) => file.calleeName(c) === scope.fn);
-  if (sites.length === 0 && scope.fn === file.fireEntry) return fireParameter(file, name, depth);
+  const entry = file.commandEntry;
+  if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
+    return commandParameter(file, name, depth);
   if (sites.length !== 1) return undefined;
   const params = parameters(file.text, scope.node.getChild('ParamList'));
   const names = params.filter((p) => !p.starred).map((p) => p.name);
@@ -129,11 +173,13 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   const kw = a.entries.find((e) => e.rawKey === name);
   const i = names.indexOf(name);
   const node = kw?.valueNode ?? (i >= 0 && i < a.positional.length ? a.positional[i] : null);
+  if (!node && passesCommandKeywords(file, sites[0])) return commandParameter(file, name, depth);
   if (kw === undefined && a.opaque.length > 0) return undefined;
   if (node) {
     const v = file.evalNode(node, depth + 1);
     if (v.k === 'lit' && v.v === null && !file.noneDefaults) return undefined;
-    return v.k === 'lit' || v.k === 'dict' ? v : undefined;
+    // A required option or argument of the command, passed on to here: unknown, with its flag for the launch line.
+    return v.k === 'lit' || v.k === 'dict' || (v.k === 'unknown' && v.argv) ? v : undefined;
   }
   const def = scope.params.get(name);
   if (!def) return undefined;
@@ -149,21 +195,46 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   };
 }
 
+/** Whether a call passes on `**kwargs` of the command's function (`def main(**kwargs): train(**kwargs)`). */
+function passesCommandKeywords(file: PythonFile, call: SyntaxNode): boolean {
+  const entry = file.commandEntry;
+  const list = call.getChild('ArgList');
+  if (!entry?.callsRunCommand || !list) return false;
+  for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
+    const target = ch.name === '**' ? ch.nextSibling : null;
+    if (target?.name !== 'VariableName') continue;
+    const found = file.lookup(file.text.slice(target.from, target.to), target);
+    const p = found.k === 'none' ? found.param : undefined;
+    if (p?.scope.fn !== entry.fn) continue;
+    const declared = parameters(file.text, p.scope.node.getChild('ParamList')).find((x) => x.name === p.name);
+    if (declared && isKeywordsParameter(declared)) return true;
+  }
+  return false;
+}
+
 /**
- * A parameter of the fire entry read in its body: the value the run gives it. Read again with the script's options as
- * the launch line passes them (PythonFile.inherited, where the file is settled), that option's value; otherwise its
- * default, which a launch line's `--name` replaces (launch-args.ts withLaunchArgs); without a default, unknown but for
- * the launch line's `--name`. None, "" and fill-in defaults ("path/to/model") stay unknown, as an argparse option's do
- * (scriptDefault).
+ * A parameter of the command the command line runs, read in its body: the value the run gives it. Read again with the
+ * script's options as the launch line passes them (PythonFile.inherited, where the file is settled), that option's
+ * value; otherwise its default, which a launch line's flag replaces (launch-args.ts withLaunchArgs); without a default,
+ * unknown but for the launch line's flag. None, "" and fill-in defaults ("path/to/model") stay unknown, as an argparse
+ * option's do (scriptDefault).
  */
-export function fireParameter(file: PythonFile, name: string, depth: number): Val | undefined {
+export function commandParameter(file: PythonFile, name: string, depth: number): Val | undefined {
   const d = file.scriptDefaults.get(name);
   const o = file.inherited?.get(name);
   if (o?.unknown !== undefined) return { k: 'unknown', reason: `${name}: ${o.unknown}` };
   if (d === undefined && file.requiredOptions.has(name)) {
     if (o !== undefined && o.value !== null) return { k: 'lit', v: o.value };
-    const reason = `${name} is a required option of the script (fire.Fire(${file.fireEntry}) --${name})`;
-    return { k: 'unknown', reason, option: name };
+    const entry = file.commandEntry;
+    const flag = entry?.flags.get(name);
+    if (flag === undefined)
+      return {
+        k: 'unknown',
+        reason: `${name} is an argument the command line gives by position (${entry?.how})`,
+        argv: true,
+      };
+    const reason = `${name} is a required option of the script (${entry?.how} --${flag})`;
+    return { k: 'unknown', reason, option: flag, argv: true };
   }
   if (d === undefined || d === 'ambiguous') return undefined;
   const v: Val = o
@@ -173,6 +244,7 @@ export function fireParameter(file: PythonFile, name: string, depth: number): Va
       : { k: 'unknown', reason: '' };
   if (v.k !== 'lit') return undefined;
   if (v.v === null) return file.noneDefaults ? { k: 'lit', v: null, dflt: d } : undefined;
-  if (emptyDefault(v.v)) return undefined;
-  return { k: 'lit', v: v.v, dflt: o ? { ...d, where: o.source } : d };
+  const value = o ? v.v : typed(v.v, d);
+  if (value === undefined || emptyDefault(value)) return undefined;
+  return { k: 'lit', v: value, dflt: o ? { ...d, where: o.source } : d };
 }

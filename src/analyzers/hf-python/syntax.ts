@@ -72,6 +72,11 @@ export function parameters(text: string, list: SyntaxNode | null): Parameter[] {
   return out;
 }
 
+/** Whether the parameter is the function's `**name`, which takes every keyword argument. */
+export function isKeywordsParameter(p: Parameter): boolean {
+  return p.nameNode.prevSibling?.name === '**';
+}
+
 export function span(n: SyntaxNode): Span {
   return { start: n.from, end: n.to };
 }
