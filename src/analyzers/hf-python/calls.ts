@@ -435,9 +435,9 @@ export function argument(args: {
   };
 }
 
-export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool): void {
+/** A trainer's construction: `trainer` is the library's class it is (the class called, or the one it extends). */
+export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trainer: string): void {
   const args = file.args(call);
-  const trainer = file.calleeName(call)?.split('.').pop() ?? '';
   const pref = PREFERENCE_CONFIGS[trainer];
   // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
   if (pref && !file.facts.some((f) => f.key === 'preference'))

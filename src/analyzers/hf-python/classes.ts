@@ -1,8 +1,8 @@
 // Arguments classes: dataclasses that subclass TrainingArguments or a TRL config, or are given to HfArgumentParser /
 // TrlParser, with their field defaults; and argparse defaults, which explain `args.x` unknowns. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { Tool } from '../facts';
-import { HF_ARGS, TRL_CONFIGS } from './vocab';
+import { msg, type Tool } from '../facts';
+import { HF_ARGS, HF_TRAINERS, TRL_CONFIGS, TRL_TRAINERS } from './vocab';
 import { type Entry, PythonFile } from './file';
 import { noteDefault } from './script-defaults';
 import { span, clip, stringInner } from './syntax';
@@ -120,6 +120,7 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
         : false;
     return { node: c, name: nameNode ? file.text.slice(nameNode.from, nameNode.to) : '', bases, dataclass: deco };
   });
+  for (const c of info) file.localClasses.add(c.name);
   // Subclass chains resolve over a few rounds (a local class may extend another local class).
   for (let round = 0; round < 4; round++) {
     for (const c of info) {
@@ -132,6 +133,8 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
               ? 'hf-trainer'
               : file.localArgs.get(last);
         if (root && !file.localArgs.has(c.name)) file.localArgs.set(c.name, root);
+        const trainer = HF_TRAINERS.has(last) || TRL_TRAINERS.test(last) ? last : file.localTrainers.get(last);
+        if (trainer && !file.localTrainers.has(c.name)) file.localTrainers.set(c.name, trainer);
       }
     }
   }
@@ -198,4 +201,29 @@ function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
     out.push({ rawKey, keySpan: span(nameNode), valueNode: vnode, valueSpan: span(vnode) });
   }
   return out;
+}
+
+/** A class named after a TRL trainer it extends (`ONN_GRPOTrainer`, `CustomDPOTrainer`): the TRL trainer's name. */
+const NAMED_AFTER_TRL = new RegExp(`^\\w+?${TRL_TRAINERS.source.slice(1)}`);
+
+/**
+ * The transformers or TRL trainer a call constructs: the class itself, the library class a class of this file extends
+ * (localTrainers), or, for a class defined in another file, the TRL trainer its name ends with (said where it is
+ * called: the class may change what its base keeps).
+ */
+export function libraryTrainer(file: PythonFile, call: SyntaxNode, name: string): string | undefined {
+  if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return name;
+  const local = file.localTrainers.get(name);
+  if (local || file.localClasses.has(name)) return local;
+  const m = NAMED_AFTER_TRL.exec(name);
+  if (!m) return undefined;
+  const trainer = `${m[1]}Trainer`;
+  const at = call.firstChild ? span(call.firstChild) : span(call);
+  file.problem(
+    'not-static',
+    'info',
+    msg("{0} is defined in another file: read as TRL's {1}, the trainer its name ends with", name, trainer),
+    at,
+  );
+  return trainer;
 }

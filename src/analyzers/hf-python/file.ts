@@ -114,6 +114,9 @@ export class PythonFile {
   private readonly scopeKeys = new Map<string, Scope>();
   /** Local classes that subclass a training-arguments class, with the tool of their root. */
   readonly localArgs = new Map<string, Tool>();
+  /** Local classes that subclass a trainer of transformers or TRL, with the library's class they extend. */
+  readonly localTrainers = new Map<string, string>();
+  readonly localClasses = new Set<string>();
   /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
   readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
   readonly requiredOptions = new Set<string>(); // argparse required=True, no default: only the launch line gives one

@@ -16,7 +16,6 @@ import {
   HF_ARGS,
   TRL_CONFIGS,
   TRL_TRAINERS,
-  HF_TRAINERS,
   PADDING_COLLATORS,
   OTHER_PEFT_CONFIGS,
   PARSERS,
@@ -49,7 +48,7 @@ import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModel
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
-import { noteParser, noteArgparse, collectClasses } from './classes';
+import { noteParser, noteArgparse, collectClasses, libraryTrainer } from './classes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -301,9 +300,11 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
       valueSpan: span(calleeNode),
       tool: 'hf-trainer',
     });
-  } else if (HF_TRAINERS.has(last) || TRL_TRAINERS.test(last)) {
-    file.tools.add(TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
-    trainerCall(file, c, TRL_TRAINERS.test(last) ? 'trl' : 'hf-trainer');
+  } else if (libraryTrainer(file, c, last)) {
+    const trainer = libraryTrainer(file, c, last)!;
+    const tool: Tool = TRL_TRAINERS.test(trainer) ? 'trl' : 'hf-trainer';
+    file.tools.add(tool);
+    trainerCall(file, c, tool, trainer);
   } else if (last === 'requires_grad_' && parts.length >= 2) {
     frozenModel(file, c, parts);
   } else if (last === 'prepare_model_for_kbit_training') {

@@ -1,0 +1,42 @@
+// A trainer the script constructs through a class of its own: a class of the file that extends a transformers or TRL
+// trainer (read as the trainer it extends), or a class imported from another file that is named after a TRL trainer
+// (minwukim/VRL's train_qwen0.5b_grpo_MATH.py: `ONN_GRPOTrainer(model="Qwen/Qwen2.5-0.5B", args=GRPOConfig(...))`,
+// ONN_GRPOTrainer defined in GRPO_customed/ONN_GRPO.py), read as that TRL trainer and said so.
+import * as assert from 'node:assert/strict';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+
+const SCRIPT = (head: string, trainer: string): string => `from trl import GRPOConfig, GRPOTrainer
+${head}
+args = GRPOConfig(output_dir="out", per_device_train_batch_size=2, num_generations=2, bf16=True)
+trainer = ${trainer}(model="Qwen/Qwen2.5-0.5B", reward_funcs=[reward], args=args)
+trainer.train()
+`;
+
+const value = (src: string, key: string) => analyzeHfPython(src).facts.find((f) => f.key === key)?.value;
+
+describe('hf-python: trainer classes of the project', () => {
+  it('a class of the file that extends GRPOTrainer (also through another of its classes) is GRPOTrainer', () => {
+    const src = SCRIPT(
+      'class Base(GRPOTrainer):\n    pass\n\nclass Mine(Base):\n    def compute_loss(self, *a):\n        return 0',
+      'Mine',
+    );
+    assert.equal(value(src, 'model'), 'Qwen/Qwen2.5-0.5B');
+    assert.equal(value(src, 'rollout'), 'grpo');
+  });
+
+  it('an imported class named after a TRL trainer is read as that trainer, with an info note where it is called', () => {
+    const src = SCRIPT('from GRPO_customed.ONN_GRPO import ONN_GRPOTrainer', 'ONN_GRPOTrainer');
+    const r = analyzeHfPython(src);
+    assert.equal(r.facts.find((f) => f.key === 'model')?.value, 'Qwen/Qwen2.5-0.5B');
+    const note = r.problems.find((p) => /ONN_GRPOTrainer is defined in another file/.test(p.message));
+    assert.equal(note?.severity, 'info');
+    assert.match(note!.message, /read as TRL's GRPOTrainer/);
+  });
+
+  it('a class of the file that extends no trainer, and an imported class named otherwise, are not trainers', () => {
+    const own = SCRIPT('class Mine:\n    pass', 'Mine');
+    assert.equal(value(own, 'model'), undefined);
+    const other = SCRIPT('from mylib import Runner', 'Runner');
+    assert.equal(value(other, 'model'), undefined);
+  });
+});
