@@ -47,6 +47,7 @@ export function resolveTrainBatch(ctx: ResolveContext): void {
     const micro = setup.micro_batch_size as number | undefined;
     const gas = setup.gradient_accumulation_steps as number | undefined;
     if (micro !== undefined && gas !== undefined) {
+      if (micro * gas * dpWorld !== tb && worldFromBatch(ctx, w, tb / (micro * gas))) return;
       if (micro * gas * dpWorld !== tb) {
         problems.push({
           ...w.location,
@@ -77,6 +78,28 @@ export function resolveTrainBatch(ctx: ResolveContext): void {
       }
     }
   }
+}
+
+/**
+ * A GPU count no file gives (one GPU assumed, or the launcher takes every GPU it sees) where train_batch_size, the
+ * micro-batch and the accumulation are all given: DeepSpeed asserts train_batch_size = micro x accumulation x
+ * data-parallel world at start-up (runtime/config.py _batch_assertion), so the run has that world. Set, with the
+ * formula at train_batch_size's key, when it is a whole number of GPUs per node.
+ */
+function worldFromBatch(ctx: ResolveContext, w: WinningFact, dp: number): boolean {
+  const { setup, prov } = ctx;
+  const given = (p: Provenance | undefined): boolean => p !== undefined && p.kind !== 'default';
+  if (given(prov.gpus_per_node) || given(prov.nodes) || !Number.isInteger(dp) || dp < 1) return false;
+  const layout =
+    ((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1);
+  const perNode = (dp * layout) / ((setup.nodes as number | undefined) ?? 1);
+  if (!Number.isInteger(perNode)) return false;
+  setup.gpus_per_node = perNode;
+  prov.gpus_per_node = derived(
+    w,
+    `${w.fact.rawKey} / (micro x accumulation): the data-parallel GPUs DeepSpeed requires (no file gives the count)`,
+  );
+  return true;
 }
 
 /** A value derived from train_batch_size: the formula at the file's key, or with the note of a tool's default. */
