@@ -33,7 +33,12 @@ type Field =
   | 'fsdp_no_sync'
   | 'fsdp_backward_prefetch'
   | 'fsdp_use_orig_params'
-  | 'fsdp_cpu_ram_efficient_loading';
+  | 'fsdp_cpu_ram_efficient_loading'
+  | 'fsdp_shard_embeddings'
+  | 'fsdp_tail_unit';
+
+const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
+const TITAN_FSDP = 'pytorch/torchtitan@238fa99:torchtitan/models/llama3/infra/parallelize.py';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
 export const SDPA_DEFAULT_NOTE = 'attn_implementation defaults to sdpa in transformers >= 4.36';
@@ -532,6 +537,47 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS,
     fsdp_cpu_ram_efficient_loading: ACCELERATE_CPU_RAM_EFFICIENT,
+  },
+  torchtitan: {
+    micro_batch_size: { value: 8, note: `torchtitan training.local_batch_size defaults to 8 (${TITAN})` },
+    gradient_accumulation_steps: {
+      value: 1,
+      note: `torchtitan training.global_batch_size defaults to -1: local_batch_size x data-parallel degree (${TITAN})`,
+    },
+    seq_len: { value: 2048, note: `torchtitan training.seq_len defaults to 2048 (${TITAN})` },
+    gradient_checkpointing: {
+      value: 'selective',
+      note:
+        `torchtitan activation_checkpoint.mode defaults to selective with selective_ac_option "2" (every second ` +
+        `block checkpointed), estimated as op-level selective checkpointing (${TITAN})`,
+    },
+    weights_dtype: { value: 'fp32', note: `torchtitan training.dtype defaults to float32 (${TITAN})` },
+    mixed_precision: {
+      value: 'bf16',
+      note: `torchtitan training.mixed_precision_param defaults to bfloat16: FSDP2's param_dtype, autocast without FSDP (${TITAN})`,
+    },
+    optimizer: {
+      value: 'adamw_fused',
+      note: `torchtitan optimizer.name defaults to AdamW with implementation "fused" (${TITAN})`,
+    },
+    attention: { value: 'sdpa', note: "torchtitan's models run torch's scaled_dot_product_attention" },
+    loss: {
+      value: 'full',
+      note: 'torchtitan cross_entropy_loss upcasts the whole logits (pred.flatten(0, 1).float()) (torchtitan/components/loss.py)',
+    },
+    batch_lengths: { value: 'fixed', note: "torchtitan's text datasets pack samples into seq_len-token rows" },
+    fsdp_no_sync: {
+      value: false,
+      note: `torchtitan's train step reduce-scatters each micro-batch's gradients (no set_requires_gradient_sync) (${TITAN})`,
+    },
+    fsdp_shard_embeddings: {
+      value: true,
+      note: `torchtitan apply_fsdp makes the token embeddings an FSDP2 unit of their own (${TITAN_FSDP})`,
+    },
+    fsdp_tail_unit: {
+      value: true,
+      note: `torchtitan apply_fsdp wraps the final norm and the output head in a unit not resharded after the forward (${TITAN_FSDP})`,
+    },
   },
   'vram-lens': {},
 };

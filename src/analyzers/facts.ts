@@ -23,6 +23,7 @@ export type Format =
   | 'hydra-yaml'
   | 'llmfoundry-yaml'
   | 'swift-yaml'
+  | 'torchtitan-toml'
   | 'notebook';
 
 /**
@@ -49,6 +50,7 @@ export type Tool =
   | 'dpo-reference' // eric-mitchell/direct-preference-optimization's trainers, configured through Hydra
   | 'halos' // ContextualAI/HALOs' trainers on Accelerate, configured through Hydra
   | 'llm-foundry' // mosaicml/llm-foundry's train.py on Composer
+  | 'torchtitan' // pytorch/torchtitan's train.py and its TOML job config
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

@@ -22,6 +22,7 @@ import {
 import { analyzeVerlYaml } from './verl/yaml';
 import { analyzeHydraYaml } from './hydra';
 import { analyzeNotebook } from './notebook';
+import { analyzeTorchtitanToml, isTorchtitanToml } from './toml/torchtitan';
 
 const DS_KEYS = new RegExp(
   String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
@@ -170,6 +171,13 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'llmfoundry-yaml': yamlFormat('llmfoundry-yaml', 'llm-foundry', analyzeLlmFoundryYaml),
   // ms-swift's argument files (`swift sft args.yaml`), YAML or JSON.
   'swift-yaml': { ...yamlFormat('swift-yaml', 'ms-swift', analyzeSwiftArgsFile), alsoIn: ['json'] },
+  // torchtitan's TOML job config (`--job.config_file`).
+  'torchtitan-toml': {
+    syntax: 'toml',
+    tool: 'torchtitan',
+    detect: (file) => isTorchtitanToml(file.text),
+    analyze: analyzeTorchtitanToml,
+  },
 };
 
 /**
@@ -200,4 +208,5 @@ export const SYNTAX_CLAIMS: ReadonlyArray<readonly [Syntax, (file: DetectionInpu
       /^#!.*\b(ba)?sh\b/.test(f.text),
   ],
   ['yaml', (f) => f.ext === 'yaml' || f.ext === 'yml' || f.languageId === 'yaml'],
+  ['toml', (f) => f.ext === 'toml' || f.languageId === 'toml'],
 ];

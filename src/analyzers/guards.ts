@@ -15,18 +15,20 @@ export const MAX_ANALYZED_CHARS: Readonly<Record<Syntax, number>> = {
   yaml: 512 * 1024,
   shell: 512 * 1024,
   python: 1024 * 1024,
+  toml: 256 * 1024,
   // A notebook's JSON also holds its cells' outputs (images as base64): its code alone is read (notebook.ts).
   notebook: 16 * 1024 * 1024,
 };
 /** Bracket nesting above which a file is not analyzed. */
 export const MAX_NESTING = 100;
 
-export type Syntax = 'json' | 'yaml' | 'python' | 'shell' | 'notebook';
+export type Syntax = 'json' | 'yaml' | 'toml' | 'python' | 'shell' | 'notebook';
 
 /** The brackets that nest in each syntax (YAML's parentheses are plain text, so only flow collections count). */
 const OPENERS: Readonly<Record<Syntax, string>> = {
   json: '[{',
   yaml: '[{',
+  toml: '[{',
   python: '([{',
   shell: '([{',
   notebook: '[{',
@@ -34,6 +36,7 @@ const OPENERS: Readonly<Record<Syntax, string>> = {
 const CLOSERS: Readonly<Record<Syntax, string>> = {
   json: ']}',
   yaml: ']}',
+  toml: ']}',
   python: ')]}',
   shell: ')]}',
   notebook: ']}',
@@ -42,6 +45,7 @@ const CLOSERS: Readonly<Record<Syntax, string>> = {
 const STOPS: Readonly<Record<Syntax, string>> = {
   json: String.raw`["'#/[\]{}]`,
   yaml: String.raw`["'#/[\]{}]`,
+  toml: String.raw`["'#[\]{}]`,
   python: String.raw`["'#/()[\]{}]`,
   shell: String.raw`["'#/()[\]{}]`,
   notebook: String.raw`["[\]{}]`,

@@ -8,6 +8,8 @@ export const CONFIG_FILTERS: ReadonlyArray<{ readonly language?: string; readonl
   { language: 'python' },
   { language: 'yaml' },
   { language: 'shellscript' },
+  { language: 'toml' },
+  { pattern: '**/*.toml' },
   { pattern: '**/*.vram.{yaml,yml,json}' },
   { pattern: '**/*.conf' },
 ];

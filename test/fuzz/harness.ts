@@ -254,6 +254,7 @@ export function seeds(): Seed[] {
     'test/fixtures/same-run',
     'test/fixtures/scenario',
     'test/fixtures/shell',
+    'test/fixtures/torchtitan',
     'test/real-files/files/hiyouga__EasyR1',
     'test/real-files/files/mosaicml__llm-foundry',
     'test/real-files/files/volcengine__verl',

@@ -159,6 +159,8 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('fsdp_use_orig_params', 'fsdp_use_orig_params'),
   resolveCpuRamEfficient,
   fromDefault('fsdp_cpu_ram_efficient_loading', 'fsdp_cpu_ram_efficient_loading'),
+  fromDefault('fsdp_shard_embeddings', 'fsdp_shard_embeddings'),
+  fromDefault('fsdp_tail_unit', 'fsdp_tail_unit'),
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,

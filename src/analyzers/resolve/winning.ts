@@ -69,6 +69,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'dpo-reference',
     'halos',
     'llm-foundry',
+    'torchtitan',
     'trl',
     'llamafactory',
     'axolotl',

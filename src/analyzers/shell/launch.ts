@@ -43,6 +43,7 @@ import { evalCommands, innerCommands, SHELLS, shellCommandString } from './neste
 import { basename, skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
+import { isTorchtitanEntry, torchtitanLaunch } from './torchtitan';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -675,6 +676,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   const verl = verlEntry(script);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
+  if (isTorchtitanEntry(script, fields, scriptAt + 1))
+    return torchtitanLaunch(l, fields, scriptAt, opaque, launcherTool);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);

@@ -8,6 +8,7 @@ import { jsonSet } from '../writers/json';
 import { pySet } from '../writers/python';
 import { shellSet } from '../writers/shell';
 import { yamlSet, yamlWriteDeep } from '../writers/yaml';
+import { tomlSet } from '../writers/toml';
 import { planScenario } from './scenario';
 import { planDeepSpeed } from './deepspeed';
 import { planPython } from './python';
@@ -22,6 +23,7 @@ import { planVerl } from './verl';
 import { planHydra } from './hydra';
 import { planLlmFoundry } from './llmfoundry';
 import { planSwiftArgs } from './swift';
+import { planTorchtitan } from './torchtitan';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -77,6 +79,7 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'llmfoundry-yaml': { plan: planLlmFoundry, write: yamlWriter(true) },
   // ms-swift's argument files, YAML or JSON by the name.
   'swift-yaml': { plan: planSwiftArgs, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
+  'torchtitan-toml': { plan: planTorchtitan, write: (_file, text, o) => tomlSet(text, o) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
