@@ -38,6 +38,7 @@ type Field =
   | 'fsdp_tail_unit';
 
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
+const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const TITAN_FSDP = 'pytorch/torchtitan@238fa99:torchtitan/models/llama3/infra/parallelize.py';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
@@ -537,6 +538,27 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS,
     fsdp_cpu_ram_efficient_loading: ACCELERATE_CPU_RAM_EFFICIENT,
+  },
+  'nemo-rl': {
+    weights_dtype: {
+      value: 'fp32',
+      note: `NeMo-RL's policy workers load the model in float32; precision is FSDP's param_dtype (${NEMO_WORKER})`,
+    },
+    gradient_checkpointing: {
+      value: 'none',
+      note: 'NeMo-RL dtensor_cfg.activation_checkpointing / activation_checkpointing_enabled off unless set',
+    },
+    optimizer: { value: 'adamw', note: `torch.optim.AdamW with torch's defaults (foreach on CUDA) (${NEMO_WORKER})` },
+    attention: { value: 'sdpa', note: `NeMo-RL's from_pretrained names no attn_implementation: sdpa (${NEMO_WORKER})` },
+    loss: { value: 'full', note: "NeMo-RL's losses take log_softmax over the fp32 logits of every token" },
+    batch_lengths: {
+      value: 'variable',
+      note: 'NeMo-RL pads each batch to its longest sequence (make_sequence_length_divisible_by)',
+    },
+    fsdp_no_sync: {
+      value: false,
+      note: `NeMo-RL's workers call backward on each micro-batch with no no_sync: every micro-batch reduce-scatters (${NEMO_WORKER})`,
+    },
   },
   torchtitan: {
     micro_batch_size: { value: 8, note: `torchtitan training.local_batch_size defaults to 8 (${TITAN})` },

@@ -24,6 +24,7 @@ export type Format =
   | 'llmfoundry-yaml'
   | 'swift-yaml'
   | 'torchtitan-toml'
+  | 'nemorl-yaml'
   | 'notebook';
 
 /**
@@ -51,6 +52,7 @@ export type Tool =
   | 'halos' // ContextualAI/HALOs' trainers on Accelerate, configured through Hydra
   | 'llm-foundry' // mosaicml/llm-foundry's train.py on Composer
   | 'torchtitan' // pytorch/torchtitan's train.py and its TOML job config
+  | 'nemo-rl' // NVIDIA/NeMo-RL's SFT, DPO and GRPO on its DTensor or FSDP1 policy workers
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**
@@ -445,6 +447,8 @@ export interface Reference {
    */
   readonly overrides?: readonly LaunchArgument[];
   readonly hydra?: true;
+  /** For a config: a file the config inherits (NeMo-RL's `defaults:`), whose values rank below the config's own. */
+  readonly base?: true;
   /**
    * For a script: the Python files its launch line passes as positional arguments (nanoGPT's `python train.py
    * config/train_gpt2.py`), which a script that execs them over its globals reads (ConfigFacts.readsConfigurator).

@@ -15,6 +15,7 @@ import {
   analyzeLitgptYaml,
   analyzeLlamaFactoryYaml,
   analyzeLlmFoundryYaml,
+  analyzeNemoRlYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
   detectYamlFormat,
@@ -171,6 +172,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'llmfoundry-yaml': yamlFormat('llmfoundry-yaml', 'llm-foundry', analyzeLlmFoundryYaml),
   // ms-swift's argument files (`swift sft args.yaml`), YAML or JSON.
   'swift-yaml': { ...yamlFormat('swift-yaml', 'ms-swift', analyzeSwiftArgsFile), alsoIn: ['json'] },
+  // NeMo-RL's config YAML (`examples/run_grpo_math.py --config x.yaml`), with the `defaults:` parent it inherits.
+  'nemorl-yaml': yamlFormat('nemorl-yaml', 'nemo-rl', analyzeNemoRlYaml),
   // torchtitan's TOML job config (`--job.config_file`).
   'torchtitan-toml': {
     syntax: 'toml',

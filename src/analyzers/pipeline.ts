@@ -331,7 +331,8 @@ export function collectFiles(
       // A Hydra application's primary config takes the overrides its script's launch line passes.
       const args = ref.hydra ? (how.hydraOverrides ?? []) : ref.args;
       visit(target, t, {
-        role: deepspeed ? 'referenced' : 'config',
+        // A DeepSpeed config and a config's inherited parent rank below the file that names them.
+        role: deepspeed || ref.base ? 'referenced' : 'config',
         depth: depth + 1,
         ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
         ...(args ? { overrides: args } : {}),

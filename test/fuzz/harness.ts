@@ -249,6 +249,7 @@ export function seeds(): Seed[] {
     'test/fixtures/halos',
     'test/fixtures/hydra',
     'test/fixtures/llmfoundry',
+    'test/fixtures/nemorl',
     'test/fixtures/hf-python',
     'test/fixtures/notebook',
     'test/fixtures/same-run',

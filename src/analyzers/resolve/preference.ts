@@ -5,7 +5,12 @@ import type { TrainingSetup } from '../../core';
 import { fileProv, type ResolveContext } from './context';
 
 /** Trainers that take the log-probabilities by one log_softmax over the fp32 logits of the whole batch. */
-const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>(['llamafactory', 'dpo-reference', 'halos']);
+const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>([
+  'llamafactory',
+  'dpo-reference',
+  'halos',
+  'nemo-rl',
+]);
 
 /**
  * Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their
@@ -73,6 +78,8 @@ export function preferenceOf(kind: string, p: PreferenceContext): NonNullable<Tr
   const chosenNll =
     logps === 'rows' && ((kind === 'reference-free' && p.cpoAlpha !== 0) || (kind === 'dpo' && p.rpo === true));
   // The DPO reference implementation's and HALOs' passes return log-probabilities only (trainers.py).
-  const logitsKept = p.tool === 'dpo-reference' || p.tool === 'halos' ? { logits_kept: false } : {};
+  // NeMo-RL's DPOLossFn takes the log-probabilities of the fp32 logits (log_softmax over the batch) and keeps none.
+  const logitsKept =
+    p.tool === 'dpo-reference' || p.tool === 'halos' || p.tool === 'nemo-rl' ? { logits_kept: false } : {};
   return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}), ...logitsKept };
 }

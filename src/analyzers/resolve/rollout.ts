@@ -147,10 +147,14 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
       };
   if (setup.loss === undefined) {
     setup.loss = 'full';
+    const nemo = tools.includes('nemo-rl');
     prov.loss = {
       kind: 'default',
-      owner: 'trl',
-      note: "the completion tokens' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head",
+      owner: nemo ? 'nemo-rl' : 'trl',
+      note: nemo
+        ? "NeMo-RL's ClippedPGLossFn takes log_softmax over the fp32 logits of every token; counted as TRL's " +
+          "row-by-row log-probabilities of the sequence's tokens (the same for one sequence a micro-batch)"
+        : "the completion tokens' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head",
     };
   }
   finishRollout(ctx, r);
@@ -239,7 +243,9 @@ function rolloutSeqLen(ctx: ResolveContext, completion: number): void {
   const { overrides, decided, setup, prov } = ctx;
   const promptFact = decided.promptLen;
   const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
-  if (overrides.seqLen === undefined) {
+  // NeMo-RL's max_total_sequence_length is the whole sequence (vLLM's max_model_len too): the file's sequence stands.
+  const whole = decided.seqLen?.fact.tool === 'nemo-rl';
+  if (overrides.seqLen === undefined && !whole) {
     setup.seq_len = prompt + completion;
     const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
     const promptDefault = promptFact

@@ -70,6 +70,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'halos',
     'llm-foundry',
     'torchtitan',
+    'nemo-rl',
     'trl',
     'llamafactory',
     'axolotl',

@@ -44,6 +44,7 @@ import { basename, skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
 import { isTorchtitanEntry, torchtitanLaunch } from './torchtitan';
+import { isNemoRlEntry, nemoRlLaunch } from './nemorl';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -678,6 +679,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
   if (isTorchtitanEntry(script, fields, scriptAt + 1))
     return torchtitanLaunch(l, fields, scriptAt, opaque, launcherTool);
+  if (isNemoRlEntry(script, fields, scriptAt + 1)) return nemoRlLaunch(l, fields, scriptAt, opaque, launcherTool);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);

@@ -8,6 +8,7 @@ import { MAX_FLOW_DEPTH, flowDepth } from './common';
 import { verlSchema } from '../verl/schema';
 import { isHydraYaml } from '../hydra';
 import { isLlmFoundryYaml } from './llmfoundry';
+import { isNemoRlYaml } from './nemorl';
 import { isSwiftArgsFile } from './swift';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
@@ -238,6 +239,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   // The DPO reference implementation's Hydra config (its max_length and gradient_accumulation_steps are HF's names too).
   if (isHydraYaml(keys, text)) return 'hydra-yaml';
   if (isLlmFoundryYaml(keys, text)) return 'llmfoundry-yaml';
+  if (isNemoRlYaml(keys, text)) return 'nemorl-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

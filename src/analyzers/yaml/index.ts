@@ -7,6 +7,7 @@ export { analyzeTorchtuneYaml, parseBuilder } from './torchtune';
 export { analyzeHfYaml, TRL_KEYS } from './hf-yaml';
 export { analyzeLitgptYaml } from './litgpt';
 export { analyzeLlmFoundryYaml } from './llmfoundry';
+export { analyzeNemoRlYaml } from './nemorl';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';
 export type { Entry, View } from './values';

@@ -24,6 +24,7 @@ import { planHydra } from './hydra';
 import { planLlmFoundry } from './llmfoundry';
 import { planSwiftArgs } from './swift';
 import { planTorchtitan } from './torchtitan';
+import { planNemoRl } from './nemorl';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -80,6 +81,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // ms-swift's argument files, YAML or JSON by the name.
   'swift-yaml': { plan: planSwiftArgs, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'torchtitan-toml': { plan: planTorchtitan, write: (_file, text, o) => tomlSet(text, o) },
+  // NeMo-RL's config (OmegaConf: an interpolated value is written where it is defined).
+  'nemorl-yaml': { plan: planNemoRl, write: yamlWriter(true) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
