@@ -37,7 +37,7 @@ export function noteClickCommand(file: PythonFile): void {
     if (/^(?:click\.)?option$/.test(name)) pushOption(file, d, false, options);
     else if (/^(?:click\.)?argument$/.test(name)) pushOption(file, d, true, options);
   }
-  noteCommand(file, { fn, how: `@click.command() ${fn}`, callsRunCommand: true }, options);
+  noteCommand(file, { kind: 'click', fn, how: `@click.command() ${fn}`, callsRunCommand: true }, options);
 }
 
 /** One `@click.option(...)` or `@click.argument(...)`: its parameter, flag and default. */

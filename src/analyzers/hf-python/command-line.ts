@@ -8,14 +8,14 @@ import { noteDefault } from './script-defaults';
 import { span } from './syntax';
 
 export interface CommandEntry {
+  /** The library that reads the command line into the function's parameters. */
+  readonly kind: 'fire' | 'click' | 'typer';
   /** The function the command line calls. */
   readonly fn: string;
   /** How the script makes it the command, for messages: `fire.Fire(train)`, `@click.command() main`. */
   readonly how: string;
   /** Each option's flag on the command line, without its dashes (`input-model`), by parameter name. */
   readonly flags: ReadonlyMap<string, string>;
-  /** Parameters the command line gives by position (click and typer arguments): no flag passes them. */
-  readonly positional: ReadonlySet<string>;
   /**
    * Whether a call of the function in the file runs the command (a click or typer command reads the command line when
    * `main()` is called); Fire's function is an ordinary function where the file calls it.
@@ -44,24 +44,19 @@ export interface CommandOption {
 /** Records the command and its options: a default as a script default, an option without one as required. */
 export function noteCommand(
   file: PythonFile,
-  entry: Omit<CommandEntry, 'flags' | 'positional'>,
+  entry: Omit<CommandEntry, 'flags'>,
   options: readonly CommandOption[],
 ): void {
   const flags = new Map<string, string>();
-  const positional = new Set<string>();
   for (const o of options) {
-    if (o.flag === undefined) positional.add(o.param);
-    else flags.set(o.param, o.flag);
+    // An argument (no flag) is given by position.
+    if (o.flag !== undefined) flags.set(o.param, o.flag);
     if (o.required) {
       file.requiredOptions.add(o.param);
       continue;
     }
     if (!o.def && o.lit === undefined) continue;
-    const kind = entry.how.startsWith('fire')
-      ? entry.how
-      : entry.how.startsWith('@click')
-        ? 'click.option'
-        : 'typer.Option';
+    const kind = { fire: entry.how, click: 'click.option', typer: 'typer.Option' }[entry.kind];
     noteDefault(file, o.param, {
       node: o.def ?? null,
       ...(o.lit !== undefined ? { lit: o.lit } : {}),
@@ -73,7 +68,7 @@ export function noteCommand(
       ...(o.offFlag !== undefined ? { offFlag: o.offFlag } : {}),
     });
   }
-  file.commandEntry = { ...entry, flags, positional };
+  file.commandEntry = { ...entry, flags };
 }
 
 /** A function defined at the top of the module, decorated or not, or in a top-level `if` block. */

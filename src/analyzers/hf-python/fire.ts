@@ -29,5 +29,5 @@ export function noteFireEntry(file: PythonFile, calls: readonly SyntaxNode[]): v
     // No default: Fire refuses to run without `--name`, which only the launch line gives.
     options.push({ param: p.name, flag: p.name, def: p.def ?? undefined, required: !p.def, at: p.nameNode });
   }
-  noteCommand(file, { fn: name, how: `fire.Fire(${name})`, callsRunCommand: false }, options);
+  noteCommand(file, { kind: 'fire', fn: name, how: `fire.Fire(${name})`, callsRunCommand: false }, options);
 }

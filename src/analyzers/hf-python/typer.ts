@@ -34,7 +34,10 @@ export function noteTyperCommand(file: PythonFile, calls: readonly SyntaxNode[])
         .filter((n) => n !== undefined),
     );
     const commands = topLevelFunctions(file).filter((f) =>
-      decoratorsOf(f).some((d) => apps.has(decoratorName(file, d).replace(/\.command$/, '#'))),
+      decoratorsOf(f).some((d) => {
+        const name = decoratorName(file, d);
+        return name.endsWith('.command') && apps.has(name.slice(0, -'.command'.length));
+      }),
     );
     if (commands.length !== 1) return;
     def = commands[0];
@@ -45,14 +48,14 @@ export function noteTyperCommand(file: PythonFile, calls: readonly SyntaxNode[])
   const options = parameters(file.text, def.getChild('ParamList'))
     .filter((p) => !(p.nameNode.prevSibling?.name === '*' || p.nameNode.prevSibling?.name === '**'))
     .map((p) => typerOption(file, p));
-  noteCommand(file, { fn, how, callsRunCommand: true }, options);
+  noteCommand(file, { kind: 'typer', fn, how, callsRunCommand: true }, options);
 }
 
-/** `app = typer.Typer(...)`: `app#`, to match a decorator `app.command` written as `app#`. */
+/** The name a call is assigned to (`app = typer.Typer(...)`: `app`). */
 function assignedTo(file: PythonFile, call: SyntaxNode): string | undefined {
   const st = call.parent;
   if (st?.name !== 'AssignStatement' || st.firstChild?.name !== 'VariableName') return undefined;
-  return `${file.text.slice(st.firstChild.from, st.firstChild.to)}#`;
+  return file.text.slice(st.firstChild.from, st.firstChild.to);
 }
 
 /** A parameter as typer reads it: its default (or a typer.Option / Argument's), its flag, and whether it is required. */
