@@ -25,6 +25,7 @@ export type Format =
   | 'swift-yaml'
   | 'torchtitan-toml'
   | 'nemorl-yaml'
+  | 'skypilot-yaml'
   | 'notebook';
 
 /**

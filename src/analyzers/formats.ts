@@ -16,6 +16,7 @@ import {
   analyzeLlamaFactoryYaml,
   analyzeLlmFoundryYaml,
   analyzeNemoRlYaml,
+  analyzeSkyPilotYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
   detectYamlFormat,
@@ -174,6 +175,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'swift-yaml': { ...yamlFormat('swift-yaml', 'ms-swift', analyzeSwiftArgsFile), alsoIn: ['json'] },
   // NeMo-RL's config YAML (`examples/run_grpo_math.py --config x.yaml`), with the `defaults:` parent it inherits.
   'nemorl-yaml': yamlFormat('nemorl-yaml', 'nemo-rl', analyzeNemoRlYaml),
+  // A SkyPilot task: its `run:` script read as a launch script in place.
+  'skypilot-yaml': yamlFormat('skypilot-yaml', 'torchrun', analyzeSkyPilotYaml),
   // torchtitan's TOML job config (`--job.config_file`).
   'torchtitan-toml': {
     syntax: 'toml',

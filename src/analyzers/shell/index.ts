@@ -23,15 +23,20 @@ import { Lexer } from './lexer';
 import { VLLM_SERVER_KEYS } from './flags';
 import { Interpreter } from './interpreter';
 import { parseSbatch, sbatchFacts } from './sbatch';
+import type { Env } from './fields';
 
 /**
  * Reads a launch script. Facts come from the training launches (a launcher, or a script given training flags); when a
  * script has other commands too (`train && merge`), only the training ones count, and two training launches that
  * disagree on a key get an info problem.
  */
-export function analyzeShell(text: string): ConfigFacts {
+/**
+ * @param seeds variables the script starts with (a SkyPilot task's `envs` and the SKYPILOT_* variables of its
+ * resources, yaml/skypilot.ts), each located where the file that sets them writes it.
+ */
+export function analyzeShell(text: string, seeds?: Env): ConfigFacts {
   try {
-    return analyze(text);
+    return analyze(text, seeds);
   } catch (e) {
     return {
       format: 'shell',
@@ -50,10 +55,10 @@ export function analyzeShell(text: string): ConfigFacts {
   }
 }
 
-function analyze(text: string): ConfigFacts {
+function analyze(text: string, seeds?: Env): ConfigFacts {
   const lexed = new Lexer(text).run();
   const sb = sbatchFacts(parseSbatch(text, lexed.comments));
-  const interp = new Interpreter(text, lexed.toks, sb.seeds);
+  const interp = new Interpreter(text, lexed.toks, seeds ? new Map([...seeds, ...sb.seeds]) : sb.seeds);
   interp.run();
   const training = interp.results.filter((r) => r.training);
   const chosen = training.length ? training : interp.results;

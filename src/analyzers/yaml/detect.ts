@@ -9,6 +9,7 @@ import { verlSchema } from '../verl/schema';
 import { isHydraYaml } from '../hydra';
 import { isLlmFoundryYaml } from './llmfoundry';
 import { isNemoRlYaml } from './nemorl';
+import { isSkyPilotYaml } from './skypilot';
 import { isSwiftArgsFile } from './swift';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
@@ -240,6 +241,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (isHydraYaml(keys, text)) return 'hydra-yaml';
   if (isLlmFoundryYaml(keys, text)) return 'llmfoundry-yaml';
   if (isNemoRlYaml(keys, text)) return 'nemorl-yaml';
+  if (isSkyPilotYaml(keys)) return 'skypilot-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

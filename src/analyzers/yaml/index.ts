@@ -8,6 +8,7 @@ export { analyzeHfYaml, TRL_KEYS } from './hf-yaml';
 export { analyzeLitgptYaml } from './litgpt';
 export { analyzeLlmFoundryYaml } from './llmfoundry';
 export { analyzeNemoRlYaml } from './nemorl';
+export { analyzeSkyPilotYaml } from './skypilot';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';
 export type { Entry, View } from './values';

@@ -9,6 +9,7 @@ import { pySet } from '../writers/python';
 import { shellSet } from '../writers/shell';
 import { yamlSet, yamlWriteDeep } from '../writers/yaml';
 import { tomlSet } from '../writers/toml';
+import { skypilotSet } from '../writers/skypilot';
 import { planScenario } from './scenario';
 import { planDeepSpeed } from './deepspeed';
 import { planPython } from './python';
@@ -83,6 +84,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'torchtitan-toml': { plan: planTorchtitan, write: (_file, text, o) => tomlSet(text, o) },
   // NeMo-RL's config (OmegaConf: an interpolated value is written where it is defined).
   'nemorl-yaml': { plan: planNemoRl, write: yamlWriter(true) },
+  // A SkyPilot task's `run:` script: planned and written as a launch script, inside the script only.
+  'skypilot-yaml': { plan: planShell, write: skypilotSet },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
