@@ -33,13 +33,10 @@ type Field =
   | 'fsdp_no_sync'
   | 'fsdp_backward_prefetch'
   | 'fsdp_use_orig_params'
-  | 'fsdp_cpu_ram_efficient_loading'
-  | 'fsdp_shard_embeddings'
-  | 'fsdp_tail_unit';
+  | 'fsdp_cpu_ram_efficient_loading';
 
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
-const TITAN_FSDP = 'pytorch/torchtitan@238fa99:torchtitan/models/llama3/infra/parallelize.py';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
 export const SDPA_DEFAULT_NOTE = 'attn_implementation defaults to sdpa in transformers >= 4.36';
@@ -591,14 +588,6 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: {
       value: false,
       note: `torchtitan's train step reduce-scatters each micro-batch's gradients (no set_requires_gradient_sync) (${TITAN})`,
-    },
-    fsdp_shard_embeddings: {
-      value: true,
-      note: `torchtitan apply_fsdp makes the token embeddings an FSDP2 unit of their own (${TITAN_FSDP})`,
-    },
-    fsdp_tail_unit: {
-      value: true,
-      note: `torchtitan apply_fsdp wraps the final norm and the output head in a unit not resharded after the forward (${TITAN_FSDP})`,
     },
   },
   'vram-lens': {},

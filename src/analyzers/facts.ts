@@ -170,6 +170,7 @@ export type CanonicalKey =
   | 'transformersVersion' // string: the transformers release a config's keys imply (EVALUATION_STRATEGY_RELEASE; a pin wins)
   | 'torchaoVersion' // string: the torchao release a config's tool version implies (a pin in the project wins)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
+  | 'fsdpTailUnit' // boolean (FSDP2's final norm and output head in a unit not resharded after the forward)
   | 'ddpFindUnused' // boolean (DDP find_unused_parameters: the Trainer's ddp_find_unused_parameters)
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)

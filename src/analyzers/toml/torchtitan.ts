@@ -69,6 +69,16 @@ class TitanCtx {
     });
   }
 
+  /** A torchtitan behaviour the file does not write, at the key it follows from: an assumption with its source. */
+  assume(key: CanonicalKey, e: TomlEntry, value: FactValue, note: string): void {
+    this.add(key, e, value);
+    this.facts[this.facts.length - 1] = {
+      ...this.facts[this.facts.length - 1],
+      origin: 'call-default',
+      defaultNote: note,
+    };
+  }
+
   warn(e: TomlEntry, message: ReturnType<typeof msg>): void {
     this.problems.push({ code: 'not-modeled', severity: 'warning', ...message, span: e.valueSpan, rawKey: e.path });
   }
@@ -191,6 +201,7 @@ function parallelism(ctx: TitanCtx): void {
     const mode = replicate > 1 ? 'hybrid_shard' : reshard?.value === 'never' ? 'shard_grad_op' : 'full_shard';
     ctx.add('fsdp', reshard?.value === 'never' ? reshard : at, mode);
     ctx.add('fsdpVersion', at, 2);
+    units(ctx, at);
     if (shard > 1 && replicate > 1) ctx.add('fsdpShardSize', shardEntry!, shard);
   }
   // Every degree written as a number: the run's GPUs are their product.
@@ -198,6 +209,22 @@ function parallelism(ctx: TitanCtx): void {
     const world = replicate * shard * (tp ?? 1) * (pp ?? 1) * (cp ?? 1);
     ctx.add('worldSize', shardEntry ?? replicateEntry, world);
   }
+}
+
+/**
+ * The FSDP2 units besides the blocks, by the layout's date: from July 2025 (torchtitan@83e6941, #1094) the token
+ * embeddings are a unit of their own and the final norm with the output head one not resharded after the forward;
+ * before, they sat in the root unit (resharded after the forward) and the last block was not resharded. The layout of
+ * June 2025 on (local_batch_size) is taken as the later one.
+ */
+function units(ctx: TitanCtx, at: TomlEntry): void {
+  const later = !ctx.get('training.batch_size') || ctx.get('training.local_batch_size') !== undefined;
+  const source = later
+    ? 'torchtitan apply_fsdp from July 2025 (@83e6941): the embeddings a unit of their own, ' +
+      'the final norm and the head one kept gathered from the forward to the backward'
+    : 'torchtitan apply_fsdp before July 2025 (@82f7387): the embeddings, final norm and head in the root unit, resharded after the forward';
+  ctx.assume('fsdpShardEmbeddings', at, later, source);
+  ctx.assume('fsdpTailUnit', at, later, source);
 }
 
 /**

@@ -10,6 +10,8 @@ import { readToml } from '../../../src/analyzers/toml/parse';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { tomlSet } from '../../../src/features/fixes/writers/toml';
 import { detectFormat } from '../../../src/analyzers/detect';
+import { estimate } from '../../../src/core/estimate';
+import { findGpu } from '../../../src/core/lookup';
 
 const FIXTURE = fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/torchtitan/qwen3_8b.toml'), 'utf8');
 
@@ -119,6 +121,34 @@ describe('torchtitan TOML job configs', () => {
     assert.deepEqual([r.setup.model, r.setup.micro_batch_size, r.setup.seq_len], ['Qwen/Qwen3-8B', 1, 8192]);
     // 64 = 1 x accumulation x 16: accumulation 4.
     assert.equal(r.setup.gradient_accumulation_steps, 4);
+  });
+
+  it("a published run read from its own TOML: torchtitan's Llama 3.1 8B FSDP benchmark, 82.4 GiB reserved", () => {
+    // pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md line 27 (code 9dec370, 2024-12): FSDP over 8
+    // H100s (94.5 GiB), local batch size 2, selective op-level AC, `| FSDP | 5,762 | 82.4 |` (max_memory_reserved).
+    // test/fixtures/torchtitan/published/llama3_8b.toml is that commit's train_configs/llama3_8b.toml (batch_size 1:
+    // the benchmark's 2 is the launch line's), in the layout before June 2025 (embeddings, norm and head in the root).
+    const dir = path.join(__dirname, '../../../../test/fixtures/torchtitan/published');
+    const toml = fs.readFileSync(path.join(dir, 'llama3_8b.toml'), 'utf8');
+    const launch = 'torchrun --nproc_per_node=8 train.py --job.config_file llama3_8b.toml --training.batch_size 2\n';
+    const r = run({ '/b/run.sh': launch, '/b/llama3_8b.toml': toml }, '/b/run.sh');
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    const s = r.setup;
+    assert.deepEqual(
+      [s.model, s.gpus_per_node, s.micro_batch_size, s.seq_len],
+      ['meta-llama/Llama-3.1-8B', 8, 2, 8192],
+    );
+    assert.deepEqual(
+      [s.gradient_checkpointing, s.optimizer, s.fsdp_shard_embeddings, s.fsdp_tail_unit],
+      ['selective', 'adamw', false, false],
+    );
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    const gpu = { id: 'H100 96GB', memoryBytes: 94.5 * 2 ** 30, source: 'the benchmark', spec: h100.gpu.spec };
+    const e = estimate(s, { provenance: r.provenance, gpu });
+    assert.ok(e.ok);
+    const reserved = e.estimate.perGpu.reservedBytes / 2 ** 30;
+    assert.ok(Math.abs(reserved / 82.4 - 1) < 0.03, `reserved ${reserved.toFixed(2)} GiB vs 82.4 published`);
   });
 
   it('quick fixes are written as TOML: a value replaced in place, a key added to its table, a table added', () => {
