@@ -26,6 +26,7 @@ export type Format =
   | 'torchtitan-toml'
   | 'nemorl-yaml'
   | 'skypilot-yaml'
+  | 'dstack-yaml'
   | 'notebook';
 
 /**

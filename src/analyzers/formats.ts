@@ -17,6 +17,7 @@ import {
   analyzeLlmFoundryYaml,
   analyzeNemoRlYaml,
   analyzeSkyPilotYaml,
+  analyzeDstackYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
   detectYamlFormat,
@@ -177,6 +178,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'nemorl-yaml': yamlFormat('nemorl-yaml', 'nemo-rl', analyzeNemoRlYaml),
   // A SkyPilot task: its `run:` script read as a launch script in place.
   'skypilot-yaml': yamlFormat('skypilot-yaml', 'torchrun', analyzeSkyPilotYaml),
+  // A dstack task: its `commands:` read as a launch script in place.
+  'dstack-yaml': yamlFormat('dstack-yaml', 'torchrun', analyzeDstackYaml),
   // torchtitan's TOML job config (`--job.config_file`).
   'torchtitan-toml': {
     syntax: 'toml',

@@ -256,6 +256,7 @@ export function seeds(): Seed[] {
     'test/fixtures/scenario',
     'test/fixtures/shell',
     'test/fixtures/skypilot',
+    'test/fixtures/dstack',
     'test/fixtures/torchtitan',
     'test/real-files/files/hiyouga__EasyR1',
     'test/real-files/files/mosaicml__llm-foundry',

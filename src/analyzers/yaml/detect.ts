@@ -10,6 +10,7 @@ import { isHydraYaml } from '../hydra';
 import { isLlmFoundryYaml } from './llmfoundry';
 import { isNemoRlYaml } from './nemorl';
 import { isSkyPilotYaml } from './skypilot';
+import { isDstackYaml } from './dstack';
 import { isSwiftArgsFile } from './swift';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
@@ -242,6 +243,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (isLlmFoundryYaml(keys, text)) return 'llmfoundry-yaml';
   if (isNemoRlYaml(keys, text)) return 'nemorl-yaml';
   if (isSkyPilotYaml(keys)) return 'skypilot-yaml';
+  if (isDstackYaml(keys, text)) return 'dstack-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

@@ -9,6 +9,7 @@ export { analyzeLitgptYaml } from './litgpt';
 export { analyzeLlmFoundryYaml } from './llmfoundry';
 export { analyzeNemoRlYaml } from './nemorl';
 export { analyzeSkyPilotYaml } from './skypilot';
+export { analyzeDstackYaml } from './dstack';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';
 export type { Entry, View } from './values';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { analyzeSkyPilotYaml } from '../../../src/analyzers/yaml/skypilot';
-import { skypilotSet } from '../../../src/features/fixes/writers/skypilot';
+import { taskScriptSet } from '../../../src/features/fixes/writers/task-script';
 import type { FixFile } from '../../../src/features/fixes/ops';
 
 const DIR = path.join(__dirname, '../../../../test/fixtures/skypilot');
@@ -53,11 +53,11 @@ describe('SkyPilot task YAML', () => {
 
   it('quick fixes are written inside the run script, in its indentation; a change outside it is refused', () => {
     const file = { file: '/s/sft.sky.yaml', text: TASK } as unknown as FixFile;
-    const r = skypilotSet(file, TASK, { path: ['per_device_train_batch_size'], value: 1 });
+    const r = taskScriptSet('run')(file, TASK, { path: ['per_device_train_batch_size'], value: 1 });
     assert.ok('text' in r, JSON.stringify(r));
     assert.match(r.text, /--per_device_train_batch_size 1 \\\n/);
     assert.equal(r.text.replace('--per_device_train_batch_size 1', '--per_device_train_batch_size $MICRO_BATCH'), TASK);
-    const none = skypilotSet(file, 'run: [\n', { path: ['x'], value: 1 });
+    const none = taskScriptSet('run')(file, 'run: [\n', { path: ['x'], value: 1 });
     assert.ok('reason' in none);
   });
 });

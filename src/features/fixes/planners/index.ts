@@ -9,7 +9,7 @@ import { pySet } from '../writers/python';
 import { shellSet } from '../writers/shell';
 import { yamlSet, yamlWriteDeep } from '../writers/yaml';
 import { tomlSet } from '../writers/toml';
-import { skypilotSet } from '../writers/skypilot';
+import { taskScriptSet } from '../writers/task-script';
 import { planScenario } from './scenario';
 import { planDeepSpeed } from './deepspeed';
 import { planPython } from './python';
@@ -85,7 +85,9 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // NeMo-RL's config (OmegaConf: an interpolated value is written where it is defined).
   'nemorl-yaml': { plan: planNemoRl, write: yamlWriter(true) },
   // A SkyPilot task's `run:` script: planned and written as a launch script, inside the script only.
-  'skypilot-yaml': { plan: planShell, write: skypilotSet },
+  'skypilot-yaml': { plan: planShell, write: taskScriptSet('run') },
+  // A dstack task's `commands:`: the same, inside its command lines only.
+  'dstack-yaml': { plan: planShell, write: taskScriptSet('commands') },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
