@@ -58,6 +58,19 @@ export function resolveText(file: string, text: string, overrides: Overrides = {
   return runPipeline([{ file, text }], { read: () => undefined, join: (_f: string, r: string) => r }, overrides);
 }
 
+/** A run opened at `entries` (POSIX paths) with `files` readable by the pipeline, as an editor's workspace is. */
+export function runFiles(files: Readonly<Record<string, string>>, ...entries: string[]): PipelineResult {
+  const reader = {
+    read: (f: string) => files[f],
+    join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+  };
+  return runPipeline(
+    entries.map((file) => ({ file, text: files[file] })),
+    reader,
+    {},
+  );
+}
+
 /** The fact of `key` a file of a run gives (a known value before an unknown one), its file and the text at it. */
 export function runFact(r: PipelineResult, key: string): { file: string; fact: Fact; at: string } | undefined {
   const all = r.files.flatMap((f) =>

@@ -43,8 +43,9 @@ import { evalCommands, innerCommands, SHELLS, shellCommandString } from './neste
 import { basename, skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
-import { isTorchtitanEntry, torchtitanLaunch } from './torchtitan';
-import { isNemoRlEntry, nemoRlLaunch } from './nemorl';
+import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
+import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
+import { configLaunch } from './config-launch';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -677,9 +678,12 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   const verl = verlEntry(script);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
-  if (isTorchtitanEntry(script, fields, scriptAt + 1))
-    return torchtitanLaunch(l, fields, scriptAt, opaque, launcherTool);
-  if (isNemoRlEntry(script, fields, scriptAt + 1)) return nemoRlLaunch(l, fields, scriptAt, opaque, launcherTool);
+  const configured = isTorchtitanEntry(script, fields, scriptAt + 1)
+    ? TORCHTITAN_LAUNCH
+    : isNemoRlEntry(script, fields, scriptAt + 1)
+      ? NEMORL_LAUNCH
+      : undefined;
+  if (configured) return configLaunch(l, fields, scriptAt, opaque, launcherTool, configured);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);

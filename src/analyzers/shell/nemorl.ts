@@ -3,13 +3,14 @@
 // NeMo-RL's, yaml/nemorl.ts) and its `key=value` overrides, which OmegaConf merges over the config
 // (nemo_rl/utils/config.py parse_hydra_overrides) and which are read where the line writes them.
 // Pure: no I/O, no node:*, no 'vscode'.
-import { msg, type Tool } from '../facts';
-import { parseArgs } from './args';
+import type { ConfigLaunch } from './config-launch';
 import type { Field } from './fields';
 import { spec, type FlagSpec } from './flags';
-import type { CmdResult, Launch } from './launch';
 
-/** NeMo-RL's entry scripts (examples/run_*.py), run with a `--config` or with overrides of its keys. */
+/**
+ * NeMo-RL's entry scripts (examples/run_*.py) run with overrides of its keys; a line with only `--config` is read as
+ * any script's, whose `--config` is a reference too.
+ */
 export function isNemoRlEntry(script: string, fields: readonly Field[], from: number): boolean {
   if (!/(^|\/)run_(sft|dpo|grpo|rm|distillation)\w*\.py$/.test(script)) return false;
   return fields.slice(from).some((f) => /^(policy|cluster|grpo|sft|dpo)\.[\w.]+=/.test(f.text));
@@ -29,27 +30,10 @@ const NEMORL_OVERRIDES: Readonly<Record<string, FlagSpec>> = {
   'grpo.num_generations_per_prompt': count('numGenerations'),
 };
 
-/** `<launcher> examples/run_*.py --config x.yaml key=value ...` from fields[at]: the config and the overrides. */
-export function nemoRlLaunch(
-  l: Launch,
-  fields: readonly Field[],
-  at: number,
-  opaque: (f: Field) => void,
-  launcher: Tool | undefined,
-): CmdResult {
-  const p = parseArgs(fields, at + 1, () => 'one', false, true, opaque);
-  l.tool('nemo-rl');
-  for (const o of p.opts) {
-    if (o.name === 'config') {
-      if (o.value?.unknown !== undefined)
-        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
-      else if (o.value) l.ref('config', o.value.text.trim(), o.value.span);
-      continue;
-    }
-    const s = NEMORL_OVERRIDES[o.name.replace(/^\++/, '')];
-    if (s) l.spec(s, o, 'nemo-rl');
-  }
-  l.r.launcherTool = launcher ?? 'nemo-rl';
-  l.r.training = true;
-  return l.r;
-}
+/** NeMo-RL's launch line: its `--config` and its `key=value` overrides. */
+export const NEMORL_LAUNCH: ConfigLaunch = {
+  tool: 'nemo-rl',
+  configOption: 'config',
+  overrides: NEMORL_OVERRIDES,
+  kv: true,
+};

@@ -2,12 +2,9 @@
 // (its run_train.sh; `train.py` of a checkout before the module entry point). The config file is read as torchtitan's
 // TOML (toml/torchtitan.ts); the line's `--table.key value` options override it and are read where they are written.
 // Pure: no I/O, no node:*, no 'vscode'.
-import { msg } from '../facts';
-import { parseArgs } from './args';
+import type { ConfigLaunch } from './config-launch';
 import type { Field } from './fields';
 import { spec, type FlagSpec } from './flags';
-import type { CmdResult, Launch } from './launch';
-import type { Tool } from '../facts';
 
 /** torchtitan's entry: the module `torchtitan.train`, or its `train.py` run with `--job.config_file`. */
 export function isTorchtitanEntry(script: string, fields: readonly Field[], from: number): boolean {
@@ -32,34 +29,10 @@ const TORCHTITAN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   'training.compile': spec('compile', 'bool'),
 };
 
-/** `<launcher> -m torchtitan.train ...` from fields[at] (the module or script): the config file and the overrides. */
-export function torchtitanLaunch(
-  l: Launch,
-  fields: readonly Field[],
-  at: number,
-  opaque: (f: Field) => void,
-  launcher: Tool | undefined,
-): CmdResult {
-  const p = parseArgs(
-    fields,
-    at + 1,
-    (name) => (TORCHTITAN_FLAGS[name]?.kind === 'bool' ? 'bool' : 'one'),
-    false,
-    false,
-    opaque,
-  );
-  l.tool('torchtitan');
-  for (const o of p.opts) {
-    if (o.name === 'job.config_file') {
-      if (o.value?.unknown !== undefined)
-        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
-      else if (o.value) l.ref('config', o.value.text.trim(), o.value.span);
-      continue;
-    }
-    const s = TORCHTITAN_FLAGS[o.name];
-    if (s) l.spec(s, o, 'torchtitan');
-  }
-  l.r.launcherTool = launcher ?? 'torchtitan';
-  l.r.training = true;
-  return l.r;
-}
+/** torchtitan's launch line: its `--job.config_file` and its `--table.key value` overrides. */
+export const TORCHTITAN_LAUNCH: ConfigLaunch = {
+  tool: 'torchtitan',
+  configOption: 'job.config_file',
+  overrides: TORCHTITAN_FLAGS,
+  kv: false,
+};

@@ -4,8 +4,8 @@
 // _batch_assertion), so the run has that world. Before, the one GPU assumed made a "batch-size-mismatch" error
 // (bigscience-workshop/Megatron-DeepSpeed examples/curriculum_learning: 512 = 1 x 1 x GPUs).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import type { PipelineResult } from '../../../src/analyzers/pipeline';
+import { runFiles } from '../helpers';
 
 const DS = '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}';
 const TRAIN = `from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
@@ -14,9 +14,7 @@ Trainer(model=model, args=TrainingArguments(output_dir="o", deepspeed="ds.json")
 `;
 
 function run(launch: string): PipelineResult {
-  const files: Record<string, string> = { '/r/run.sh': launch, '/r/train.py': TRAIN, '/r/ds.json': DS };
-  const reader: FileReader = { read: (p) => files[p], join: (f, r) => path.posix.join(path.posix.dirname(f), r) };
-  return runPipeline([{ file: '/r/run.sh', text: launch }], reader, {});
+  return runFiles({ '/r/run.sh': launch, '/r/train.py': TRAIN, '/r/ds.json': DS }, '/r/run.sh');
 }
 
 describe('DeepSpeed: the data-parallel world train_batch_size requires', () => {

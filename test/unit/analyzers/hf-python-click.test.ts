@@ -4,10 +4,8 @@
 // from training/consts.py, "EleutherAI/pythia-6.9b", passed on through `main(**kwargs)` -> `train(**kwargs)` ->
 // load_model()); the typer script is a plain SFT script of the same shape.
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
-import { runFact } from '../helpers';
+import { runFact, runFiles } from '../helpers';
 
 const CONSTS = 'DEFAULT_INPUT_MODEL = "EleutherAI/pythia-6.9b"\nDEFAULT_SEED = 42\n';
 
@@ -52,23 +50,11 @@ if __name__ == "__main__":
     main()
 `;
 
-function runOf(files: Record<string, string>, ...entries: string[]): PipelineResult {
-  const reader: FileReader = {
-    read: (p) => files[p],
-    join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-  };
-  return runPipeline(
-    entries.map((file) => ({ file, text: files[file] })),
-    reader,
-    {},
-  );
-}
-
 const last = (facts: ReturnType<typeof analyzeHfPython>, key: string) => facts.facts.filter((f) => f.key === key).pop();
 
 describe('hf-python: click and typer commands', () => {
   it("dolly's trainer: the model is the click option's default, an imported constant passed on through **kwargs", () => {
-    const r = runOf({ '/d/training/trainer.py': DOLLY, '/d/training/consts.py': CONSTS }, '/d/training/trainer.py');
+    const r = runFiles({ '/d/training/trainer.py': DOLLY, '/d/training/consts.py': CONSTS }, '/d/training/trainer.py');
     assert.equal(r.setup?.model, 'EleutherAI/pythia-6.9b');
     assert.equal(r.setup?.micro_batch_size, 8);
     // `--gradient-checkpointing/--no-gradient-checkpointing`, default=True: on unless the launch line turns it off.
@@ -87,7 +73,7 @@ describe('hf-python: click and typer commands', () => {
       '/d/training/trainer.py': DOLLY,
       '/d/training/consts.py': CONSTS,
     };
-    const r = runOf(files, '/d/run.sh', '/d/training/trainer.py');
+    const r = runFiles(files, '/d/run.sh', '/d/training/trainer.py');
     assert.equal(r.setup?.model, 'EleutherAI/pythia-2.8b');
     assert.equal(r.setup?.micro_batch_size, 4);
     assert.equal(r.setup?.gradient_checkpointing, 'none');
@@ -112,7 +98,7 @@ describe('hf-python: click and typer commands', () => {
 
   it('a name declared beside the flags names the parameter (`@click.option("--model", "-m", "input_model")`)', () => {
     const named = DOLLY.replace('"--input-model", type=str,', '"--model", "-m", "input_model", type=str,');
-    const r = runOf({ '/d/t/trainer.py': named, '/d/t/consts.py': CONSTS }, '/d/t/trainer.py');
+    const r = runFiles({ '/d/t/trainer.py': named, '/d/t/consts.py': CONSTS }, '/d/t/trainer.py');
     assert.equal(r.setup?.model, 'EleutherAI/pythia-6.9b');
     assert.equal(runFact(r, 'model')?.fact.fromArg?.name, 'model');
   });
@@ -148,7 +134,7 @@ if __name__ == "__main__":
       'model_name: str = typer.Option("Qwen/Qwen2.5-0.5B", "--model"), ' +
       'batch_size: Annotated[int, typer.Option("--bs")] = 4, ckpt: bool = True';
     for (const run of ['app', 'typer.run']) {
-      const r = runOf({ '/t/sft.py': TYPER(params, run) }, '/t/sft.py');
+      const r = runFiles({ '/t/sft.py': TYPER(params, run) }, '/t/sft.py');
       assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B', run);
       assert.equal(r.setup?.micro_batch_size, 4, run);
       assert.equal(r.setup?.gradient_checkpointing, 'full', run);
@@ -156,7 +142,7 @@ if __name__ == "__main__":
     }
     const files = { '/t/run.sh': 'python sft.py --model Qwen/Qwen2.5-1.5B --bs 2 --no-ckpt\n', '/t/sft.py': '' };
     files['/t/sft.py'] = TYPER(params, 'app');
-    const r = runOf(files, '/t/run.sh', '/t/sft.py');
+    const r = runFiles(files, '/t/run.sh', '/t/sft.py');
     assert.deepEqual(
       [r.setup?.model, r.setup?.micro_batch_size, r.setup?.gradient_checkpointing],
       ['Qwen/Qwen2.5-1.5B', 2, 'none'],

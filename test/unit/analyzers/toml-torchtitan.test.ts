@@ -3,11 +3,11 @@
 // seq_len 2048, global_batch_size -1, data_parallel_shard_degree -1, mode "selective" with option "2", AdamW
 // "fused") and models/*/__init__.py (the flavors). test/fixtures/torchtitan/qwen3_8b.toml: Qwen3 8B over 2 x 8 GPUs.
 import * as assert from 'node:assert/strict';
+import { runFiles } from '../helpers';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeTorchtitanToml } from '../../../src/analyzers/toml/torchtitan';
 import { readToml } from '../../../src/analyzers/toml/parse';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { tomlSet } from '../../../src/features/fixes/writers/toml';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { estimate } from '../../../src/core/estimate';
@@ -19,11 +19,6 @@ const value = (text: string, key: string) =>
   analyzeTorchtitanToml(text)
     .facts.filter((f) => f.key === key)
     .pop()?.value;
-
-function run(files: Record<string, string>, entry: string): PipelineResult {
-  const reader: FileReader = { read: (p) => files[p], join: (f, r) => path.posix.join(path.posix.dirname(f), r) };
-  return runPipeline([{ file: entry, text: files[entry] }], reader, {});
-}
 
 describe('torchtitan TOML job configs', () => {
   it('reads where each key and value is written: tables, dotted keys, a comment after a value, a multi-line array', () => {
@@ -50,7 +45,7 @@ describe('torchtitan TOML job configs', () => {
 
   it('the fixture: Qwen3 8B, 2 x 4,096 tokens, HSDP 2 x 8 (16 GPUs), op-level SAC, compile, foreach AdamW', () => {
     assert.equal(detectFormat('qwen3_8b.toml', FIXTURE), 'torchtitan-toml');
-    const r = run({ '/t/qwen3_8b.toml': FIXTURE }, '/t/qwen3_8b.toml');
+    const r = runFiles({ '/t/qwen3_8b.toml': FIXTURE }, '/t/qwen3_8b.toml');
     assert.ok(r.setup, JSON.stringify(r.problems));
     const s = r.setup;
     assert.equal(s.model, 'Qwen/Qwen3-8B');
@@ -116,7 +111,7 @@ describe('torchtitan TOML job configs', () => {
         '--training.local_batch_size 1 --training.seq_len=8192\n',
       '/t/qwen3_8b.toml': FIXTURE,
     };
-    const r = run(files, '/t/run.sh');
+    const r = runFiles(files, '/t/run.sh');
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.deepEqual([r.setup.model, r.setup.micro_batch_size, r.setup.seq_len], ['Qwen/Qwen3-8B', 1, 8192]);
     // 64 = 1 x accumulation x 16: accumulation 4.
@@ -131,7 +126,7 @@ describe('torchtitan TOML job configs', () => {
     const dir = path.join(__dirname, '../../../../test/fixtures/torchtitan/published');
     const toml = fs.readFileSync(path.join(dir, 'llama3_8b.toml'), 'utf8');
     const launch = 'torchrun --nproc_per_node=8 train.py --job.config_file llama3_8b.toml --training.batch_size 2\n';
-    const r = run({ '/b/run.sh': launch, '/b/llama3_8b.toml': toml }, '/b/run.sh');
+    const r = runFiles({ '/b/run.sh': launch, '/b/llama3_8b.toml': toml }, '/b/run.sh');
     assert.ok(r.setup, JSON.stringify(r.problems));
     const s = r.setup;
     assert.deepEqual(

@@ -5,7 +5,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import type { PipelineResult } from '../../../src/analyzers/pipeline';
+import { runFiles } from '../helpers';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { taskScriptSet } from '../../../src/features/fixes/writers/task-script';
 import type { FixFile } from '../../../src/features/fixes/ops';
@@ -15,9 +16,7 @@ const TASK = fs.readFileSync(path.join(DIR, 'sft.dstack.yml'), 'utf8');
 const SFT = fs.readFileSync(path.join(DIR, 'sft.py'), 'utf8');
 
 function run(task: string): PipelineResult {
-  const files: Record<string, string> = { '/d/sft.dstack.yml': task, '/d/sft.py': SFT };
-  const reader: FileReader = { read: (p) => files[p], join: (f, r) => path.posix.join(path.posix.dirname(f), r) };
-  return runPipeline([{ file: '/d/sft.dstack.yml', text: task }], reader, {});
+  return runFiles({ '/d/sft.dstack.yml': task, '/d/sft.py': SFT }, '/d/sft.dstack.yml');
 }
 
 describe('dstack task YAML', () => {

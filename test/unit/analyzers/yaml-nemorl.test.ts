@@ -5,10 +5,10 @@
 // model is train_global_batch_size * 2"), GRPO's colocated vLLM (generation/vllm.py sleep(level=1)).
 // test/fixtures/nemorl/grpo_qwen_1_5b.yaml: GRPO on Qwen2.5-1.5B over 8 GPUs, written for these tests.
 import * as assert from 'node:assert/strict';
+import { runFiles } from '../helpers';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeNemoRlYaml } from '../../../src/analyzers/yaml/nemorl';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { detectFormat } from '../../../src/analyzers/detect';
 
 const GRPO = fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/nemorl/grpo_qwen_1_5b.yaml'), 'utf8');
@@ -30,15 +30,10 @@ cluster:
   num_nodes: 1
 `;
 
-function run(files: Record<string, string>, entry: string): PipelineResult {
-  const reader: FileReader = { read: (p) => files[p], join: (f, r) => path.posix.join(path.posix.dirname(f), r) };
-  return runPipeline([{ file: entry, text: files[entry] }], reader, {});
-}
-
 describe('NeMo-RL config YAML', () => {
   it('GRPO on the DTensor worker: FSDP2 over 8 GPUs, fp32 weights with bf16 param_dtype, a sleeping colocated vLLM', () => {
     assert.equal(detectFormat('grpo.yaml', GRPO), 'nemorl-yaml');
-    const r = run({ '/n/grpo.yaml': GRPO }, '/n/grpo.yaml');
+    const r = runFiles({ '/n/grpo.yaml': GRPO }, '/n/grpo.yaml');
     assert.ok(r.setup, JSON.stringify(r.problems));
     const s = r.setup;
     assert.equal(s.model, 'Qwen/Qwen2.5-1.5B');
@@ -77,7 +72,7 @@ describe('NeMo-RL config YAML', () => {
       'train_micro_batch_size: 1',
       'train_micro_batch_size: 2',
     );
-    const r = run({ '/n/dpo.yaml': dpo }, '/n/dpo.yaml');
+    const r = runFiles({ '/n/dpo.yaml': dpo }, '/n/dpo.yaml');
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.deepEqual(r.setup.preference, {
       reference: 'precomputed',
@@ -91,7 +86,7 @@ describe('NeMo-RL config YAML', () => {
 
   it("`defaults:` reads the parent config under this one: the child's keys win, the parent gives the rest", () => {
     const child = 'defaults: grpo.yaml\npolicy:\n  model_name: Qwen/Qwen2.5-7B\n  train_micro_batch_size: 1\n';
-    const r = run({ '/n/child.yaml': child, '/n/grpo.yaml': GRPO }, '/n/child.yaml');
+    const r = runFiles({ '/n/child.yaml': child, '/n/grpo.yaml': GRPO }, '/n/child.yaml');
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.deepEqual([r.setup.model, r.setup.micro_batch_size, r.setup.seq_len], ['Qwen/Qwen2.5-7B', 1, 2048]);
     assert.equal(r.setup.gpus_per_node, 8);
@@ -104,7 +99,7 @@ describe('NeMo-RL config YAML', () => {
         'cluster.gpus_per_node=4 policy.train_micro_batch_size=2\n',
       '/n/configs/grpo.yaml': GRPO,
     };
-    const r = run(files, '/n/run.sh');
+    const r = runFiles(files, '/n/run.sh');
     assert.ok(r.setup, JSON.stringify(r.problems));
     assert.deepEqual([r.setup.model, r.setup.gpus_per_node, r.setup.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 4, 2]);
     // 512 = 2 x accumulation x 4 GPUs: accumulation 64.

@@ -5,7 +5,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import type { PipelineResult } from '../../../src/analyzers/pipeline';
+import { runFiles } from '../helpers';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { analyzeSkyPilotYaml } from '../../../src/analyzers/yaml/skypilot';
 import { taskScriptSet } from '../../../src/features/fixes/writers/task-script';
@@ -16,9 +17,7 @@ const TASK = fs.readFileSync(path.join(DIR, 'sft.sky.yaml'), 'utf8');
 const TRAIN = fs.readFileSync(path.join(DIR, 'train.py'), 'utf8');
 
 function run(task: string): PipelineResult {
-  const files: Record<string, string> = { '/s/sft.sky.yaml': task, '/s/train.py': TRAIN };
-  const reader: FileReader = { read: (p) => files[p], join: (f, r) => path.posix.join(path.posix.dirname(f), r) };
-  return runPipeline([{ file: '/s/sft.sky.yaml', text: task }], reader, {});
+  return runFiles({ '/s/sft.sky.yaml': task, '/s/train.py': TRAIN }, '/s/sft.sky.yaml');
 }
 
 describe('SkyPilot task YAML', () => {

@@ -1,0 +1,46 @@
+// A trainer's launch line that names its config file with one option and overrides the config's keys by name
+// (torchtitan's `--job.config_file x.toml --training.seq_len 8192`, NeMo-RL's `--config x.yaml policy.model_name=...`):
+// the config is a reference the pipeline reads, each override the estimate reads a fact at the line. Pure: no I/O.
+import { msg, type Tool } from '../facts';
+import { parseArgs } from './args';
+import type { Field } from './fields';
+import type { FlagSpec } from './flags';
+import type { CmdResult, Launch } from './launch';
+
+export interface ConfigLaunch {
+  readonly tool: Tool;
+  /** The option that names the config file, without dashes (`job.config_file`, `config`). */
+  readonly configOption: string;
+  /** The overrides the estimate reads, by their dotted names. */
+  readonly overrides: Readonly<Record<string, FlagSpec>>;
+  /** Whether overrides are `key=value` words (OmegaConf / Hydra) rather than `--key value` options. */
+  readonly kv: boolean;
+}
+
+/** `<launcher> <entry> ...` from fields[at] (the module or script): the config file and the overrides. */
+export function configLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  at: number,
+  opaque: (f: Field) => void,
+  launcher: Tool | undefined,
+  c: ConfigLaunch,
+): CmdResult {
+  const consume = (name: string) => (c.overrides[name]?.kind === 'bool' ? ('bool' as const) : ('one' as const));
+  const p = parseArgs(fields, at + 1, consume, false, c.kv, opaque);
+  l.tool(c.tool);
+  for (const o of p.opts) {
+    if (o.name === c.configOption) {
+      if (o.value?.unknown !== undefined)
+        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
+      else if (o.value) l.ref('config', o.value.text.trim(), o.value.span);
+      continue;
+    }
+    // `+key=value` adds a key in OmegaConf's and Hydra's override grammar: the same key here.
+    const s = c.overrides[o.name.replace(/^\++/, '')];
+    if (s) l.spec(s, o, c.tool);
+  }
+  l.r.launcherTool = launcher ?? c.tool;
+  l.r.training = true;
+  return l.r;
+}
