@@ -141,23 +141,14 @@ function optimizer(ctx: YamlCtx, o: ReadonlyMap<string, Entry>): void {
 }
 
 /**
- * DPO: chosen and rejected in one pass (train_global_batch_size counts pairs); the reference's log-probabilities come
- * from a pass of their own before the policy trains (its weights swapped in: dtensor_policy_worker use_reference_model),
- * so the training step holds no reference.
+ * DPO: chosen and rejected in one pass, the batches counted in pairs (algorithms/dpo.py trains with gbs and mbs of
+ * train_global_batch_size x 2 and train_micro_batch_size x 2 sequences); the reference's log-probabilities come from a
+ * pass of their own before the policy trains (its weights swapped in: dtensor_policy_worker use_reference_model), so the
+ * training step holds no reference.
  */
 function dpo(ctx: YamlCtx, e: Entry): void {
   ctx.add('preference', e, 'dpo', 'dpo');
   ctx.add('referenceModel', e, 'precomputed', 'dpo');
-  const mb = ctx.get('microBatchSize');
-  // The micro-batch counts sequences, chosen and rejected together (examples/configs/dpo.yaml: a multiple of 2).
-  if (mb && typeof mb.value === 'number' && mb.value % 2 !== 0)
-    ctx.problem(
-      'invalid-value',
-      'error',
-      msg('{0}: NeMo-RL DPO takes chosen and rejected together: a multiple of 2', mb.rawKey),
-      mb.valueSpan,
-      mb.rawKey,
-    );
 }
 
 /**
