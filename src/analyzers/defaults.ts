@@ -36,6 +36,7 @@ type Field =
   | 'fsdp_cpu_ram_efficient_loading';
 
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
+const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
@@ -535,6 +536,18 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS,
     fsdp_cpu_ram_efficient_loading: ACCELERATE_CPU_RAM_EFFICIENT,
+  },
+  oumi: {
+    micro_batch_size: { value: 8, note: `Oumi per_device_train_batch_size defaults to 8 (${OUMI}/training_params.py)` },
+    gradient_checkpointing: {
+      value: 'none',
+      note: `Oumi enable_gradient_checkpointing defaults to False (${OUMI}/training_params.py)`,
+    },
+    optimizer: { value: 'adamw', note: `Oumi optimizer defaults to adamw_torch (${OUMI}/training_params.py)` },
+    mixed_precision: {
+      value: 'none',
+      note: `Oumi mixed_precision_dtype defaults to NONE: no autocast (${OUMI}/training_params.py)`,
+    },
   },
   'nemo-rl': {
     weights_dtype: {

@@ -27,6 +27,7 @@ export type Format =
   | 'nemorl-yaml'
   | 'skypilot-yaml'
   | 'dstack-yaml'
+  | 'oumi-yaml'
   | 'notebook';
 
 /**
@@ -55,6 +56,7 @@ export type Tool =
   | 'llm-foundry' // mosaicml/llm-foundry's train.py on Composer
   | 'torchtitan' // pytorch/torchtitan's train.py and its TOML job config
   | 'nemo-rl' // NVIDIA/NeMo-RL's SFT, DPO and GRPO on its DTensor or FSDP1 policy workers
+  | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

@@ -18,6 +18,7 @@ import {
   analyzeNemoRlYaml,
   analyzeSkyPilotYaml,
   analyzeDstackYaml,
+  analyzeOumiYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
   detectYamlFormat,
@@ -60,7 +61,7 @@ const PY_TRAINING = new RegExp(
 const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
     String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
-    String.raw`litgpt\s+(finetune\w*|pretrain)|xtuner\s+train|openrlhf\.cli\.train_\w+|` +
+    String.raw`litgpt\s+(finetune\w*|pretrain)|xtuner\s+train|oumi\s+(train|distributed)|openrlhf\.cli\.train_\w+|` +
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:\s+-[A-Za-z]+)*\s+\S+\.py|srun|mpirun)\b`,
 );
 
@@ -180,6 +181,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'skypilot-yaml': yamlFormat('skypilot-yaml', 'torchrun', analyzeSkyPilotYaml),
   // A dstack task: its `commands:` read as a launch script in place.
   'dstack-yaml': yamlFormat('dstack-yaml', 'torchrun', analyzeDstackYaml),
+  // Oumi's training config (`oumi train -c x.yaml`).
+  'oumi-yaml': yamlFormat('oumi-yaml', 'oumi', analyzeOumiYaml),
   // torchtitan's TOML job config (`--job.config_file`).
   'torchtitan-toml': {
     syntax: 'toml',

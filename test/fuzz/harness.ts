@@ -250,6 +250,7 @@ export function seeds(): Seed[] {
     'test/fixtures/hydra',
     'test/fixtures/llmfoundry',
     'test/fixtures/nemorl',
+    'test/fixtures/oumi',
     'test/fixtures/hf-python',
     'test/fixtures/notebook',
     'test/fixtures/same-run',

@@ -71,6 +71,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'llm-foundry',
     'torchtitan',
     'nemo-rl',
+    'oumi',
     'trl',
     'llamafactory',
     'axolotl',

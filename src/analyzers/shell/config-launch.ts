@@ -9,8 +9,8 @@ import type { CmdResult, Launch } from './launch';
 
 export interface ConfigLaunch {
   readonly tool: Tool;
-  /** The option that names the config file, without dashes (`job.config_file`, `config`). */
-  readonly configOption: string;
+  /** The options that name the config file, without dashes (`job.config_file`, `config`, `c`). */
+  readonly configOptions: readonly string[];
   /** The overrides the estimate reads, by their dotted names. */
   readonly overrides: Readonly<Record<string, FlagSpec>>;
   /** Whether overrides are `key=value` words (OmegaConf / Hydra) rather than `--key value` options. */
@@ -30,7 +30,7 @@ export function configLaunch(
   const p = parseArgs(fields, at + 1, consume, false, c.kv, opaque);
   l.tool(c.tool);
   for (const o of p.opts) {
-    if (o.name === c.configOption) {
+    if (c.configOptions.includes(o.name)) {
       if (o.value?.unknown !== undefined)
         l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
       else if (o.value) l.ref('config', o.value.text.trim(), o.value.span);
@@ -44,3 +44,20 @@ export function configLaunch(
   l.r.training = true;
   return l.r;
 }
+
+const count = (key: FlagSpec['key']): FlagSpec => ({ key, kind: 'int' });
+/**
+ * Oumi's line: `oumi train -c x.yaml`, `oumi distributed torchrun -m oumi train -c x.yaml`, with `--section.key value`
+ * overrides of its config (oumi/cli/train.py; oumi-ai/oumi@d8ed077).
+ */
+export const OUMI_LAUNCH: ConfigLaunch = {
+  tool: 'oumi',
+  configOptions: ['c', 'config'],
+  overrides: {
+    'model.model_name': { key: 'model', kind: 'str' },
+    'model.model_max_length': count('seqLen'),
+    'training.per_device_train_batch_size': count('microBatchSize'),
+    'training.gradient_accumulation_steps': count('gradientAccumulationSteps'),
+  },
+  kv: false,
+};

@@ -45,7 +45,7 @@ import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { verlEntry, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
-import { configLaunch } from './config-launch';
+import { configLaunch, OUMI_LAUNCH } from './config-launch';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -603,6 +603,9 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   const cmd = basename(f0.text);
   if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env);
   if (cmd === 'eval') return firstLaunch(text, evalCommands(fields.slice(i + 1)), env);
+  // `oumi train -c x.yaml`: Oumi's trainer on one process.
+  if (cmd === 'oumi' && fields[i + 1]?.text === 'train')
+    return configLaunch(l, fields, i, opaque, undefined, OUMI_LAUNCH);
   const sub = fields[i + 1]?.text;
   let launcherTool: Tool | undefined;
   let scriptAt: number;
@@ -682,7 +685,9 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
     ? TORCHTITAN_LAUNCH
     : isNemoRlEntry(script, fields, scriptAt + 1)
       ? NEMORL_LAUNCH
-      : undefined;
+      : moduleName === 'oumi' && fields[scriptAt + 1]?.text === 'train'
+        ? OUMI_LAUNCH
+        : undefined;
   if (configured) return configLaunch(l, fields, scriptAt, opaque, launcherTool, configured);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.

@@ -33,7 +33,7 @@ const NEMORL_OVERRIDES: Readonly<Record<string, FlagSpec>> = {
 /** NeMo-RL's launch line: its `--config` and its `key=value` overrides. */
 export const NEMORL_LAUNCH: ConfigLaunch = {
   tool: 'nemo-rl',
-  configOption: 'config',
+  configOptions: ['config'],
   overrides: NEMORL_OVERRIDES,
   kv: true,
 };

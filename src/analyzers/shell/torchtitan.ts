@@ -32,7 +32,7 @@ const TORCHTITAN_FLAGS: Readonly<Record<string, FlagSpec>> = {
 /** torchtitan's launch line: its `--job.config_file` and its `--table.key value` overrides. */
 export const TORCHTITAN_LAUNCH: ConfigLaunch = {
   tool: 'torchtitan',
-  configOption: 'job.config_file',
+  configOptions: ['job.config_file'],
   overrides: TORCHTITAN_FLAGS,
   kv: false,
 };

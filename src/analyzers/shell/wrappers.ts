@@ -40,6 +40,15 @@ export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number;
       }
       continue;
     }
+    // `oumi distributed torchrun|accelerate ...`: Oumi runs that launcher with the rest of the line (oumi/cli/distributed_run.py).
+    if (
+      w === 'oumi' &&
+      fields[i + 1]?.text === 'distributed' &&
+      /^(torchrun|accelerate)$/.test(fields[i + 2]?.text ?? '')
+    ) {
+      i += 2;
+      continue;
+    }
     if (w === 'mpirun' || w === 'mpiexec') {
       i = skipOpts(fields, i + 1, MPIRUN_VALUE);
       continue;

@@ -11,6 +11,7 @@ import { isLlmFoundryYaml } from './llmfoundry';
 import { isNemoRlYaml } from './nemorl';
 import { isSkyPilotYaml } from './skypilot';
 import { isDstackYaml } from './dstack';
+import { isOumiYaml } from './oumi';
 import { isSwiftArgsFile } from './swift';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
@@ -244,6 +245,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (isNemoRlYaml(keys, text)) return 'nemorl-yaml';
   if (isSkyPilotYaml(keys)) return 'skypilot-yaml';
   if (isDstackYaml(keys, text)) return 'dstack-yaml';
+  if (isOumiYaml(keys, text)) return 'oumi-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

@@ -26,6 +26,7 @@ import { planLlmFoundry } from './llmfoundry';
 import { planSwiftArgs } from './swift';
 import { planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
+import { planOumi } from './oumi';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -88,6 +89,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'skypilot-yaml': { plan: planShell, write: taskScriptSet('run') },
   // A dstack task's `commands:`: the same, inside its command lines only.
   'dstack-yaml': { plan: planShell, write: taskScriptSet('commands') },
+  // Oumi's training config (OmegaConf: an interpolated value is written where it is defined).
+  'oumi-yaml': { plan: planOumi, write: yamlWriter(true) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
