@@ -870,6 +870,23 @@ describe('features: no false alarms', () => {
     assert.equal(detectFormat('/w/generation.yaml', 'max_length: 512\ntemperature: 0.7\n'), undefined);
   });
 
+  it('a GPT-NeoX config (a model by its dimensions) is not read, not taken for the HF arguments it shares keys with', () => {
+    // EleutherAI/gpt-neox configs/finetuning_configs/6-9B.yml, shortened: DeepSpeed's keys beside `num-layers`.
+    const neox = [
+      '{',
+      '  "num-layers": 32,',
+      '  "hidden-size": 4096,',
+      '  "num-attention-heads": 32,',
+      '  "seq-length": 2048,',
+      '  "train_micro_batch_size_per_gpu": 8,',
+      '  "gradient_accumulation_steps": 2,',
+      '  "fp16": { "fp16": true, "enabled": true },',
+      '}',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/w/configs/6-9B.yml', neox), undefined);
+  });
+
   it("HfArgumentParser's JSON arguments (python run_clm.py args.json) are TrainingArguments, not a DeepSpeed config", () => {
     // They share bf16 and gradient_accumulation_steps with DeepSpeed, whose "bf16" is an object: read as DeepSpeed's,
     // `"bf16": true` was an error ("must be an object").

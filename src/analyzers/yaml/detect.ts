@@ -224,6 +224,9 @@ function topKeys(text: string): { keys: Set<string>; components: boolean; scalar
  * Accelerate, torchtune and LLaMA-Factory have keys nobody else uses; Axolotl and HF/TRL share a few (lora_r,
  * gradient_accumulation_steps), so those two are decided by counting distinctive keys.
  */
+/** GPT-NeoX's (and Megatron's) hyphenated model keys. */
+const NEOX = ['num-layers', 'hidden-size', 'num-attention-heads', 'seq-length', 'max-position-embeddings'];
+
 export function detectYamlFormat(text: string, fileName?: string): Format | undefined {
   if (fileName && SCENARIO.test(fileName)) return undefined;
   const { keys, components, scalarModel } = topKeys(text);
@@ -237,6 +240,9 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
     count(TRAINING_ONLY) === 0
   )
     return undefined;
+  // GPT-NeoX's configs (EleutherAI/gpt-neox configs/*.yml: a model by its dimensions, `num-layers`, `hidden-size`,
+  // with DeepSpeed's batch and precision keys beside) are not read: not taken for the HF arguments they share keys with.
+  if (count(NEOX) >= 2) return undefined;
   if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
   if (verlSchema(keys, text)) return 'verl-yaml';
   // The DPO reference implementation's Hydra config (its max_length and gradient_accumulation_steps are HF's names too).
