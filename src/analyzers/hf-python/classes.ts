@@ -207,23 +207,24 @@ function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
 const NAMED_AFTER_TRL = new RegExp(`^\\w+?${TRL_TRAINERS.source.slice(1)}`);
 
 /**
- * The transformers or TRL trainer a call constructs: the class itself, the library class a class of this file extends
- * (localTrainers), or, for a class defined in another file, the TRL trainer its name ends with (said where it is
- * called: the class may change what its base keeps).
+ * The transformers or TRL trainer a class is: the class itself, the library class a class of this file extends
+ * (localTrainers), or, for a class defined in another file, the TRL trainer its name ends with (`byName`: said where
+ * it is called, as the class may change what its base keeps).
  */
-export function libraryTrainer(file: PythonFile, call: SyntaxNode, name: string): string | undefined {
-  if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return name;
+export function libraryTrainer(file: PythonFile, name: string): { trainer: string; byName?: true } | undefined {
+  if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return { trainer: name };
   const local = file.localTrainers.get(name);
-  if (local || file.localClasses.has(name)) return local;
+  if (local || file.localClasses.has(name)) return local ? { trainer: local } : undefined;
   const m = NAMED_AFTER_TRL.exec(name);
-  if (!m) return undefined;
-  const trainer = `${m[1]}Trainer`;
-  const at = call.firstChild ? span(call.firstChild) : span(call);
+  return m ? { trainer: `${m[1]}Trainer`, byName: true } : undefined;
+}
+
+/** The note at a call of a class read as the TRL trainer its name ends with. */
+export function noteTrainerByName(file: PythonFile, call: SyntaxNode, name: string, trainer: string): void {
   file.problem(
     'not-static',
     'info',
     msg("{0} is defined in another file: read as TRL's {1}, the trainer its name ends with", name, trainer),
-    at,
+    call.firstChild ? span(call.firstChild) : span(call),
   );
-  return trainer;
 }

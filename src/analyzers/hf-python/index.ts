@@ -48,7 +48,7 @@ import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModel
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
-import { noteParser, noteArgparse, collectClasses, libraryTrainer } from './classes';
+import { noteParser, noteArgparse, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -300,8 +300,9 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
       valueSpan: span(calleeNode),
       tool: 'hf-trainer',
     });
-  } else if (libraryTrainer(file, c, last)) {
-    const trainer = libraryTrainer(file, c, last)!;
+  } else if (libraryTrainer(file, last)) {
+    const { trainer, byName } = libraryTrainer(file, last)!;
+    if (byName) noteTrainerByName(file, c, last, trainer);
     const tool: Tool = TRL_TRAINERS.test(trainer) ? 'trl' : 'hf-trainer';
     file.tools.add(tool);
     trainerCall(file, c, tool, trainer);

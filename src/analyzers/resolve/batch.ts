@@ -47,8 +47,7 @@ export function resolveTrainBatch(ctx: ResolveContext): void {
     const micro = setup.micro_batch_size as number | undefined;
     const gas = setup.gradient_accumulation_steps as number | undefined;
     if (micro !== undefined && gas !== undefined) {
-      if (micro * gas * dpWorld !== tb && worldFromBatch(ctx, w, tb / (micro * gas))) return;
-      if (micro * gas * dpWorld !== tb) {
+      if (micro * gas * dpWorld !== tb && !worldFromBatch(ctx, w, tb / (micro * gas))) {
         problems.push({
           ...w.location,
           severity: 'error',

@@ -13,6 +13,12 @@ const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>([
 ]);
 
 /**
+ * Trainers whose passes return log-probabilities only, keeping no logits for metrics: the DPO reference
+ * implementation's and HALOs' (trainers.py), NeMo-RL's DPOLossFn.
+ */
+const LOGPS_ONLY: ReadonlySet<Tool | undefined> = new Set<Tool>(['dpo-reference', 'halos', 'nemo-rl']);
+
+/**
  * Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their
  * adapters instead of copying the model: TRL DPOTrainer, LLaMA-Factory create_ref_model); LLaMA-Factory takes the
  * log-probabilities over fp32 logits in one call, TRL row by row.
@@ -77,9 +83,6 @@ export function preferenceOf(kind: string, p: PreferenceContext): NonNullable<Tr
   // rpo_alpha is set (dpo_trainer.py concatenated_forward: `if self.args.rpo_alpha is not None`).
   const chosenNll =
     logps === 'rows' && ((kind === 'reference-free' && p.cpoAlpha !== 0) || (kind === 'dpo' && p.rpo === true));
-  // The DPO reference implementation's and HALOs' passes return log-probabilities only (trainers.py).
-  // NeMo-RL's DPOLossFn takes the log-probabilities of the fp32 logits (log_softmax over the batch) and keeps none.
-  const logitsKept =
-    p.tool === 'dpo-reference' || p.tool === 'halos' || p.tool === 'nemo-rl' ? { logits_kept: false } : {};
+  const logitsKept = LOGPS_ONLY.has(p.tool) ? { logits_kept: false } : {};
   return { reference, logps, paired: kind !== 'kto', ...(chosenNll ? { chosen_nll: true } : {}), ...logitsKept };
 }

@@ -29,8 +29,6 @@ import type { Env } from './fields';
  * Reads a launch script. Facts come from the training launches (a launcher, or a script given training flags); when a
  * script has other commands too (`train && merge`), only the training ones count, and two training launches that
  * disagree on a key get an info problem.
- */
-/**
  * @param seeds variables the script starts with (a SkyPilot task's `envs` and the SKYPILOT_* variables of its
  * resources, yaml/skypilot.ts), each located where the file that sets them writes it.
  */

@@ -4,6 +4,7 @@
 // `resources.gpu` (`H100:8`, `A100:80GB:2`, `24GB`), DSTACK_NODES_NUM from `nodes` and DSTACK_GPUS_NUM, their product.
 // The GPU named (or the smallest memory a range admits) is the GPU of the fit. Source: dstackai/dstack's task
 // configuration reference and examples (examples/distributed-training/torchrun/.dstack.yml). Pure: no I/O.
+import { isScalar, isSeq } from 'yaml';
 import { type ConfigFacts, type Span } from '../facts';
 import type { Env } from '../shell/fields';
 import { findGpu } from '../../core';
@@ -53,12 +54,14 @@ function env(ctx: YamlCtx, e: Entry | undefined, seeds: Env): void {
     }
     return;
   }
-  if (v.t !== 'seq' || !('items' in e.node)) return;
-  for (const item of (e.node as { items: unknown[] }).items) {
-    const node = item as { value?: unknown; range?: [number, number, number] };
+  if (v.t !== 'seq' || !isSeq(e.node)) return;
+  for (const node of e.node.items) {
+    if (!isScalar(node) || !node.range) continue;
     const m = typeof node.value === 'string' ? /^([A-Za-z_]\w*)=(.*)$/s.exec(node.value) : null;
-    if (!m || !node.range) continue;
-    const at = node.range[0] + m[1].length + 1;
+    if (!m) continue;
+    // A quoted item's value starts after its quote.
+    const quote = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0;
+    const at = node.range[0] + quote + m[1].length + 1;
     const span: Span = { start: at, end: at + m[2].length };
     seeds.set(m[1], envValue(m[2], span, ctx.text.slice(span.start, span.end)));
   }
