@@ -1,6 +1,6 @@
 // Expressions the static evaluation reads beyond literals and names (PythonFile.evalNode): comparisons and `and` /
 // `or` of values known statically, `s.split(",")` on a known string, `getattr(torch, "bfloat16")` and a torch dtype's
-// `is_floating_point`. Each returns undefined where the expression is not one it reads. Pure; it never runs code.
+// `is_floating_point`, a path of a value (`Path(x)`, a hub download's folder). Each returns undefined where the expression is not one it reads. Pure; it never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip, pyString, pyTruthy, readingNoneDefaults } from './syntax';
@@ -198,6 +198,60 @@ export function staticSplit(file: PythonFile, node: SyntaxNode, depth: number): 
     sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
   return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
 }
+
+/**
+ * A call that only names a path of the value it is given: `Path(x)`, `str(x)`, `os.path.expanduser(x)` and
+ * `os.path.abspath(x)`, a path's `.expanduser()` / `.resolve()` / `.absolute()`, and a hub download,
+ * `snapshot_download("org/name", cache_dir=...)` (huggingface_hub's and ModelScope's), whose folder holds the model it
+ * names: the value itself (`model_path = Path(args.model_path).expanduser()` is the option `--model_path`).
+ */
+export function pathOfCall(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  const a = file.args(node);
+  if (a.opaque.length > 0) return undefined;
+  const last = callee.split('.').pop() ?? '';
+  if (last === 'snapshot_download') {
+    const id = a.positional[0] ?? a.entries.find((e) => e.rawKey === 'repo_id' || e.rawKey === 'model_id')?.valueNode;
+    return id ? file.evalNode(id, depth + 1) : undefined;
+  }
+  if (PATH_FUNCTIONS.has(callee) && a.positional.length === 1 && a.entries.length === 0)
+    return pathValue(file.evalNode(a.positional[0], depth + 1));
+  const head = node.firstChild;
+  if (head?.name !== 'MemberExpression' || head.lastChild?.name !== 'PropertyName' || !head.firstChild)
+    return undefined;
+  const method = file.text.slice(head.lastChild.from, head.lastChild.to);
+  if (!PATH_METHODS.has(method) || a.positional.length > 0 || a.entries.length > 0) return undefined;
+  return pathValue(file.evalNode(head.firstChild, depth + 1));
+}
+
+/**
+ * `os.getenv("X", default)` / `os.environ.get("X", default)`: the default, as a shell's `${X:-default}` reads (the
+ * variable is not set where the file is read); without a default, unknown: the environment gives it.
+ */
+export function environmentDefault(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  if (callee !== 'os.getenv' && callee !== 'os.environ.get' && callee !== 'getenv') return undefined;
+  const a = file.args(node);
+  const name = a.positional[0] ? file.evalNode(a.positional[0], depth + 1) : undefined;
+  if (name?.k !== 'lit' || typeof name.v !== 'string' || a.opaque.length > 0) return undefined;
+  const dflt = a.positional[1] ?? a.entries.find((e) => e.rawKey === 'default')?.valueNode;
+  if (dflt) return file.evalNode(dflt, depth + 1);
+  return { k: 'unknown', reason: `${name.v} comes from the environment` };
+}
+
+/** A value that can be a path: a string known statically, or an option read at run time. */
+function pathValue(v: Val): Val | undefined {
+  return (v.k === 'lit' && typeof v.v === 'string') || v.k === 'dotted' ? v : undefined;
+}
+
+const PATH_FUNCTIONS: ReadonlySet<string> = new Set([
+  'Path',
+  'pathlib.Path',
+  'str',
+  'os.path.expanduser',
+  'os.path.abspath',
+  'os.path.realpath',
+  'os.path.normpath',
+]);
+const PATH_METHODS: ReadonlySet<string> = new Set(['expanduser', 'resolve', 'absolute']);
 
 /** A string method of a string known statically: `split`, `lower`, `upper`, `strip`. */
 export function staticStringCall(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {

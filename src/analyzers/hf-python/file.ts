@@ -32,6 +32,8 @@ import {
   evalLogic,
   evalUpdate,
   staticGetattr,
+  pathOfCall,
+  environmentDefault,
   staticStringCall,
 } from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy, parameters } from './syntax';
@@ -382,7 +384,11 @@ export class PythonFile {
           this.calleeName(node) ??
           clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
-        const split = staticStringCall(this, node, depth) ?? staticGetattr(this, node, callee, depth);
+        const split =
+          staticStringCall(this, node, depth) ??
+          staticGetattr(this, node, callee, depth) ??
+          pathOfCall(this, node, callee, depth) ??
+          environmentDefault(this, node, callee, depth);
         if (split) return split;
         return { k: 'call', callee, node };
       }

@@ -327,6 +327,42 @@ describe("hf-python: the script's own values", () => {
     );
     assert.equal(at(text, q[0]), '4');
   });
+
+  it("a hub download's folder is the model it names (datawhalechina/self-llm phi4/05-Phi-4-Lora-Ner.py)", () => {
+    // `from modelscope import snapshot_download` fetches LLM-Research/phi-4 into cache_dir and returns the folder.
+    const text = [
+      'model_id = "LLM-Research/phi-4"',
+      'model_dir = snapshot_download(model_id, cache_dir="/root/autodl-tmp/", revision="master")',
+      'model = AutoModelForCausalLM.from_pretrained(model_dir, device_map="auto", torch_dtype=torch.bfloat16)',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'LLM-Research/phi-4');
+    // huggingface_hub's keyword form.
+    const kw =
+      'p = huggingface_hub.snapshot_download(repo_id="Qwen/Qwen2.5-0.5B")\nm = AutoModelForCausalLM.from_pretrained(p)\n';
+    assert.equal(last(analyzeHfPython(kw), 'model')?.value, 'Qwen/Qwen2.5-0.5B');
+  });
+
+  it('Path(x).expanduser() and os.getenv("X", default) keep the value they wrap (self-llm DeepSeek-V4-Flash LoRA)', () => {
+    const text = [
+      'DEFAULT_MODEL_PATH = "Qwen/Qwen3-8B"',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--model-path", default=os.getenv("DS_V4_MODEL_PATH", DEFAULT_MODEL_PATH))',
+      'args = parser.parse_args()',
+      'model_path = Path(args.model_path).expanduser()',
+      'model = AutoModelForCausalLM.from_pretrained(str(model_path))',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'Qwen/Qwen3-8B');
+    assert.equal(model?.fromArg?.name, 'model-path');
+    // Without a default the environment gives it: unknown, and said so.
+    const env =
+      'model = AutoModelForCausalLM.from_pretrained(os.environ.get("BASE_MODEL"))\nTrainer(model=model).train()\n';
+    const unknown = last(analyzeHfPython(env), 'model')?.value ?? null;
+    assert.ok(isUnknown(unknown) && /BASE_MODEL comes from the environment/.test((unknown as Unknown).unknown));
+  });
 });
 
 describe("analyzeHfPython: qlora.py's preparation of the 4-bit model", () => {
