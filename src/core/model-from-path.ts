@@ -20,7 +20,9 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /llama[-_ ]?3[._]3(?!\d*b)/, id: (s) => `meta-llama/Llama-3.3-${s}B-Instruct` },
   { name: /llama[-_ ]?3(?![._]?\d|b)/, id: (s) => `meta-llama/Meta-Llama-3-${s}B` },
   { name: /llama[-_ ]?2(?![\d.]*b)/, id: (s) => `meta-llama/Llama-2-${s}b-hf` },
-  { name: /llama/, id: (s) => `huggyllama/llama-${s}b` },
+  // OpenLLaMA (openlm-research: 3, 7, 13B) reproduces LLaMA; only Llama 3 has an 8B.
+  { name: /open[-_ ]?llama/, id: (s) => `openlm-research/open_llama_${s}b` },
+  { name: /llama/, id: (s) => (s === '8' ? 'meta-llama/Meta-Llama-3-8B' : `huggyllama/llama-${s}b`) },
   { name: /mixtral/, id: (s) => `mistralai/Mixtral-${s}B-v0.1` },
   { name: /mistral/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
   { name: /qwen[-_ ]?1[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen1.5-${s}B` },
@@ -37,6 +39,15 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /(?<![a-z])yi(?![a-z])/, id: (s) => `01-ai/Yi-${s}B` },
   { name: /smollm[-_ ]?2/, id: (s) => `HuggingFaceTB/SmolLM2-${millions(s).toUpperCase()}` },
   { name: /starcoder[-_ ]?2/, id: (s) => `bigcode/starcoder2-${s}b` },
+  { name: /starcoder[-_ ]?base/, id: (s) => `bigcode/starcoderbase-${s}b` },
+  // InternLM2 (1.8, 7, 20B; the ids write 1.8 as 1_8), before InternLM2.5, which is not in the catalog.
+  { name: /internlm[-_ ]?2(?![._]?5)(?!\d*b)/, id: (s) => `internlm/internlm2-${s.replace('.', '_')}b` },
+  // ChatGLM (6B only), Baichuan 2 (7, 13B) and the first Baichuan (7B).
+  { name: /chatglm[-_ ]?3/, id: () => 'THUDM/chatglm3-6b' },
+  { name: /chatglm[-_ ]?2/, id: () => 'THUDM/chatglm2-6b' },
+  { name: /chatglm(?![-_ ]?\d)/, id: () => 'THUDM/chatglm-6b' },
+  { name: /baichuan[-_ ]?2/, id: (s) => `baichuan-inc/Baichuan2-${s}B-Base` },
+  { name: /baichuan(?![-_ ]?\d)/, id: (s) => `baichuan-inc/Baichuan-${s}B` },
   { name: /pythia/, id: (s) => `EleutherAI/pythia-${millions(s)}` },
   { name: /falcon[-_ ]?h1/, id: (s) => `tiiuae/Falcon-H1-${s}B-Base` },
   { name: /falcon(?![-_ ]?(h1|mamba))/, id: (s) => `tiiuae/falcon-${s}b` },

@@ -58,6 +58,18 @@ describe('modelFromPathName', () => {
     ['someone/yi-6b-chat-ft', '01-ai/Yi-6B'],
     ['someone/SmolLM2-360M-sft', 'HuggingFaceTB/SmolLM2-360M'],
     ['someone/starcoder2-3b-ft', 'bigcode/starcoder2-3b'],
+    // Miraclove/DevAssistant deepspeed/main/train.sh and pretrain/config.yaml; yuetan1988/lawer-llm app/finetune/run.sh;
+    // 3205914485/LuxunGPT scripts/chatglm.sh; ytu-ce-cosmos's Llama 3 fine-tune (ieayvaz/GRPO-notebook)
+    ['/home/uework/AiWeb/pwz/github/model/starcoderbase-7b', 'bigcode/starcoderbase-7b'],
+    ['/home/uework/model/starcoderbase-3b', 'bigcode/starcoderbase-3b'],
+    ['/root/share/model_repos/internlm2-chat-7b', 'internlm/internlm2-7b'],
+    ['/models/internlm2-chat-1_8b', 'internlm/internlm2-1_8b'],
+    ['/models/internlm2_5-7b-chat', undefined],
+    ['/root/LuxunGPT/datasets/chatglm3-6b', 'THUDM/chatglm3-6b'],
+    ['/models/chatglm2-6b', 'THUDM/chatglm2-6b'],
+    ['/models/Baichuan2-13B-Chat-sft', 'baichuan-inc/Baichuan2-13B-Base'],
+    ['ytu-ce-cosmos/Turkish-Llama-8b-Instruct-v0.1', 'meta-llama/Meta-Llama-3-8B'],
+    ['/data/open_llama_7b_v2', 'openlm-research/open_llama_7b'],
     // Fine-tunes named for themselves: uclaml/SPIN configs/tulu-70B/config.yaml (`/maas-vepfs/models/tulu-70b`), its
     // iterations' Hub ids (UCLA-AGI/zephyr-7b-sft-full-SPIN-iter0); zephyr-7b-gemma is a Gemma
     ['/maas-vepfs/models/tulu-70b', 'meta-llama/Llama-2-70b-hf'],

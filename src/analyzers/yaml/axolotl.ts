@@ -215,7 +215,11 @@ function precision(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('quantizeExperts', top.get('quantize_moe_experts'), asBool);
 }
 
-/** gradient_checkpointing: true / "offload" / "offload_disk"; the offload forms also move checkpoints to the host. */
+/**
+ * gradient_checkpointing: true / "offload" / "offload_disk"; the offload forms also move checkpoints to the host.
+ * "unsloth", the older name, is taken as "offload" (schemas/config.py check_offload_grad_checkpointing, with a warning
+ * that it is deprecated).
+ */
 function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   const gc = top.get('gradient_checkpointing');
   ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
@@ -224,10 +228,10 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
   ctx.put('gradientCheckpointing', gc, (v) => {
     const s = strOf(v)?.trim().toLowerCase();
-    if (s === 'offload' || s === 'offload_disk') return 'full';
+    if (s === 'offload' || s === 'offload_disk' || s === 'unsloth') return 'full';
     const b = boolOf(v);
     return b === undefined
-      ? new Invalid(about('{0}: expected true, false, offload or offload_disk, found {1}', describe(v)))
+      ? new Invalid(about('{0}: expected true, false, offload, offload_disk or unsloth, found {1}', describe(v)))
       : b
         ? 'full'
         : 'none';
@@ -238,7 +242,7 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
       if (s === 'legacy' || s === 'disk' || s === 'hidden_states') return true;
       return asBool(v);
     });
-  } else if (gc && /^offload/.test(strOf(ctx.view(gc))?.trim().toLowerCase() ?? '')) {
+  } else if (gc && /^(offload|unsloth$)/.test(strOf(ctx.view(gc))?.trim().toLowerCase() ?? '')) {
     ctx.add('activationOffloading', gc, true);
   }
   // tiled_mlp (axolotl monkeypatch/tiled_mlp: DeepSpeed's TiledMLP) with tiled_mlp_num_shards, or ceil(seq / hidden).

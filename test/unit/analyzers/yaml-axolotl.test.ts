@@ -354,6 +354,13 @@ describe('analyzeAxolotlYaml', () => {
       ['gradientCheckpointing', 'full', 'gradient_checkpointing', 'offload'],
       ['activationOffloading', true, 'gradient_checkpointing', 'offload'],
     ]);
+    // "unsloth", the older name, is "offload" (Axolotl's check_offload_grad_checkpointing; e-p-armstrong/augmentoolkit's
+    // _model_training_configs/verus-qwen-1_5.yaml writes it).
+    const older = 'gradient_checkpointing: unsloth\n';
+    checkFacts(analyzeAxolotlYaml(older), older, [
+      ['gradientCheckpointing', 'full', 'gradient_checkpointing', 'unsloth'],
+      ['activationOffloading', true, 'gradient_checkpointing', 'unsloth'],
+    ]);
   });
 
   it('reads activation_offloading values true / legacy / disk', () => {

@@ -341,6 +341,8 @@ export const QWEN_2_VL: readonly CatalogModel[] = [
       vision_config: { ...QWEN2_VL_VISION, hidden_size: 1536 },
     },
     source: hf('Qwen/Qwen2-VL-2B-Instruct'),
+    // The base checkpoint's config.json gives the same architecture.
+    aliases: ['Qwen/Qwen2-VL-2B'],
   },
   {
     id: 'Qwen/Qwen2-VL-7B-Instruct',
@@ -356,6 +358,8 @@ export const QWEN_2_VL: readonly CatalogModel[] = [
       vision_config: { ...QWEN2_VL_VISION, hidden_size: 3584 },
     },
     source: hf('Qwen/Qwen2-VL-7B-Instruct'),
+    // The base checkpoint's config.json gives the same architecture.
+    aliases: ['Qwen/Qwen2-VL-7B'],
   },
 ];
 
