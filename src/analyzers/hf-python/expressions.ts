@@ -316,3 +316,51 @@ function formatted(v: unknown): string | undefined {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   return undefined;
 }
+
+/**
+ * One item of what a function of the file returns, where `a, b = f()` unpacks it: f's one `return x, y` (a nested
+ * function's returns are its own), item `index` read in f's body (rohan-paul's CodeLlama notebook: `output_dir,
+ * model_name = setup_environment()`, whose body sets model_name to a literal). Undefined for anything else: another
+ * callee, more than one return, a count that does not match.
+ */
+export function returnedItem(
+  file: PythonFile,
+  rhs: SyntaxNode,
+  index: number | undefined,
+  depth: number,
+): Val | undefined {
+  if (index === undefined || rhs.name !== 'CallExpression' || depth > 24) return undefined;
+  const callee = rhs.firstChild;
+  if (callee?.name !== 'VariableName') return undefined;
+  const found = file.lookup(file.text.slice(callee.from, callee.to), rhs);
+  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
+  let fn: SyntaxNode | null = file.root.resolveInner(found.binding.pos, 1);
+  while (fn && fn.name !== 'FunctionDefinition') fn = fn.parent;
+  const body = fn?.getChild('Body');
+  const returns = body ? returnStatements(body) : [];
+  if (returns.length !== 1) return undefined;
+  const items = returnedItems(returns[0]);
+  return index < items.length ? file.evalNode(items[index], depth + 1) : undefined;
+}
+
+/** The return statements of a function body, not those of the functions and classes it defines. */
+function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
+  if (depth > 100) return out;
+  for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+    if (ch.name === 'ReturnStatement') out.push(ch);
+    else if (ch.name !== 'FunctionDefinition' && ch.name !== 'ClassDefinition' && ch.name !== 'LambdaExpression')
+      returnStatements(ch, out, depth + 1);
+  }
+  return out;
+}
+
+/** The items a return statement gives: `return a, b` and `return (a, b)` two, `return x` one. */
+function returnedItems(ret: SyntaxNode): SyntaxNode[] {
+  const items: SyntaxNode[] = [];
+  for (let ch = ret.firstChild; ch; ch = ch.nextSibling) if (ch.name !== 'return' && ch.name !== ',') items.push(ch);
+  const only = items.length === 1 ? items[0] : undefined;
+  if (only?.name !== 'TupleExpression' && only?.name !== 'ParenthesizedExpression') return items;
+  const inner: SyntaxNode[] = [];
+  for (let ch = only.firstChild; ch; ch = ch.nextSibling) if (!['(', ')', ','].includes(ch.name)) inner.push(ch);
+  return inner;
+}

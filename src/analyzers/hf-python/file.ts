@@ -31,6 +31,7 @@ import {
   evalFormatString,
   evalLogic,
   evalUpdate,
+  returnedItem,
   staticGetattr,
   pathOfCall,
   environmentDefault,
@@ -72,6 +73,8 @@ export interface Binding {
   readonly valueNode: SyntaxNode | null;
   /** The right-hand side an unpacked name comes from (`a, b = parser.parse_args_into_dataclasses()`). */
   readonly rhs?: SyntaxNode;
+  /** An unpacked name's place among the names of a flat target list (`a, b = ...`: b is 1). */
+  readonly index?: number;
   readonly pos: number;
   /** End of the binding statement: a use inside it (`x = x + 1`) sees the earlier binding. */
   readonly end: number;
@@ -459,6 +462,11 @@ export class PythonFile {
     const line = this.line(b.pos);
     // `x *= y` outside any block (in a loop it runs any number of times): x as bound before, under the operator.
     if (b.kind === 'aug' && b.rhs && b.condLine === undefined) return evalUpdate(this, b.rhs, depth);
+    const unpacked = b.kind === 'unpack' && b.rhs ? returnedItem(this, b.rhs, b.index, depth) : undefined;
+    if (unpacked && b.rhs) {
+      const text = `${name} = ${clip(this.text.slice(b.rhs.from, b.rhs.to), 40)} at line ${line}`;
+      return unpacked.via ? unpacked : { ...unpacked, via: { text, span: span(b.rhs) } };
+    }
     if (b.kind !== 'assign' || !b.valueNode) {
       const why = {
         unpack: 'is unpacked from a call',
@@ -659,7 +667,8 @@ export class PythonFile {
     if (!sawOp) return;
     const unpack =
       targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
-    for (const t of targets) {
+    const flat = targets.every((t) => t.name === 'VariableName');
+    for (const [index, t] of targets.entries()) {
       if (t.name === 'VariableName') {
         this.bind(scope, this.text.slice(t.from, t.to), {
           kind: unpack ? 'unpack' : 'assign',
@@ -667,7 +676,7 @@ export class PythonFile {
           pos: st.from,
           end: st.to,
           condLine,
-          ...(unpack ? { rhs: value } : {}),
+          ...(unpack ? { rhs: value, ...(flat ? { index } : {}) } : {}),
         });
       } else if (t.name === 'TupleExpression' || t.name === 'ArrayExpression' || t.name === 'ParenthesizedExpression') {
         for (let ch = t.firstChild; ch; ch = ch.nextSibling) {

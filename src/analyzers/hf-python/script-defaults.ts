@@ -158,7 +158,9 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolea
  * A parameter's value when its function is called exactly once in the file: the argument at that call (by keyword
  * or position), else the parameter's default; a parameter of the command the command line runs (fire.Fire's function,
  * a click or typer command) is an option of the script (commandParameter), and so is a keyword argument a call passes
- * on from the command's `**kwargs`. Two call sites, or none, stay unknown.
+ * on from the command's `**kwargs`. Called more than once, the value every call gives it when they all give the same
+ * one (superxx533/Qwen2-VL-RS2's train.py builds its model twice from `args.base_model_dir`); calls that differ, or
+ * none, leave it unknown.
  */
 export function singleCallArgument(file: PythonFile, scope: Scope, name: string, depth: number): Val | undefined {
   if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
@@ -166,14 +168,24 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
     return commandParameter(file, name, depth);
-  if (sites.length !== 1) return undefined;
+  if (sites.length === 0 || sites.length > 8) return undefined;
+  const values = sites.map((site) => argumentAt(file, scope, name, site, depth));
+  const first = values[0];
+  if (values.length === 1) return first;
+  if (first?.k !== 'lit') return undefined;
+  const same = values.every((v) => v?.k === 'lit' && JSON.stringify(v.v) === JSON.stringify(first.v));
+  return same ? first : undefined;
+}
+
+/** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
+function argumentAt(file: PythonFile, scope: Scope, name: string, site: SyntaxNode, depth: number): Val | undefined {
   const params = parameters(file.text, scope.node.getChild('ParamList'));
   const names = params.filter((p) => !p.starred).map((p) => p.name);
-  const a = file.args(sites[0]);
+  const a = file.args(site);
   const kw = a.entries.find((e) => e.rawKey === name);
   const i = names.indexOf(name);
   const node = kw?.valueNode ?? (i >= 0 && i < a.positional.length ? a.positional[i] : null);
-  if (!node && passesCommandKeywords(file, sites[0])) return commandParameter(file, name, depth);
+  if (!node && passesCommandKeywords(file, site)) return commandParameter(file, name, depth);
   if (kw === undefined && a.opaque.length > 0) return undefined;
   if (node) {
     const v = file.evalNode(node, depth + 1);

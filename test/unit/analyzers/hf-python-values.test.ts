@@ -230,9 +230,12 @@ describe("hf-python: the script's own values", () => {
     assert.equal(last(r, 'model')?.value, 'huggyllama/llama-7b');
     assert.equal(at(text, last(r, 'model')), '"huggyllama/llama-7b"');
     assert.equal(last(r, 'microBatchSize')?.value, 1);
-    // Two call sites: the parameter stays unknown.
+    // Two call sites that differ: the parameter stays unknown.
     const twice = analyzeHfPython(`${text}    train_model(base_model="gpt2", batch_size=2)\n`);
     assert.ok(isUnknown(last(twice, 'model')!.value));
+    // Two that agree (superxx533/Qwen2-VL-RS2 train.py builds the model again for its evaluation): that value.
+    const again = analyzeHfPython(`${text}    train_model(args.base_model, batch_size=args.batch_size)\n`);
+    assert.equal(last(again, 'model')?.value, 'huggyllama/llama-7b');
   });
 
   it('leaves unknown: None defaults, placeholders, required options, options the script reassigns, and clashing names', () => {
@@ -342,6 +345,32 @@ describe("hf-python: the script's own values", () => {
     const kw =
       'p = huggingface_hub.snapshot_download(repo_id="Qwen/Qwen2.5-0.5B")\nm = AutoModelForCausalLM.from_pretrained(p)\n';
     assert.equal(last(analyzeHfPython(kw), 'model')?.value, 'Qwen/Qwen2.5-0.5B');
+  });
+
+  it("a name unpacked from a function of the file is that function's returned item (rohan-paul's CodeLlama-34B QLoRA notebook)", () => {
+    const text = [
+      'def setup_environment():',
+      '    output_dir = "./results"',
+      '    model_name = "codellama/CodeLlama-34b-hf"',
+      '    return output_dir, model_name',
+      'def create_base_model(model_name):',
+      '    return AutoModelForCausalLM.from_pretrained(model_name, torch_dtype=torch.bfloat16)',
+      'output_dir, model_name = setup_environment()',
+      'base_model = create_base_model(model_name)',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'codellama/CodeLlama-34b-hf');
+    assert.equal(at(text, model), 'model_name');
+    assert.match(model?.rawValue ?? '', /model_name = "codellama\/CodeLlama-34b-hf" at line 3/);
+    // Two returns, or a count that does not match: not known.
+    const branches = text.replace(
+      '    return output_dir, model_name',
+      '    if x:\n        return 1, 2\n    return output_dir, model_name',
+    );
+    assert.ok(isUnknown(last(analyzeHfPython(branches), 'model')?.value ?? null));
+    const short = text.replace('return output_dir, model_name', 'return (output_dir,)');
+    assert.ok(isUnknown(last(analyzeHfPython(short), 'model')?.value ?? null));
   });
 
   it('Path(x).expanduser() and os.getenv("X", default) keep the value they wrap (self-llm DeepSeek-V4-Flash LoRA)', () => {
