@@ -44,9 +44,12 @@ export function notebookCode(raw: string): NotebookCode | undefined {
     const strings = source?.type === 'array' ? (source.children ?? []) : source ? [source] : [];
     code.push(strings.filter((s) => s.type === 'string'));
   }
-  // The cells after the last that trains (`trainer.train()`, `.fit(`, a loop's `.backward(`) test, merge or reload
-  // what was trained (`from_pretrained("outputs/merged")`): they are not the run.
-  const trains = code.map((strings) => TRAINS.test(strings.map((s) => String(s.value)).join('')));
+  // The cells after the last that trains (`trainer.train()`, `.fit(`, a loop's `.backward(`, or a call of a function
+  // of the notebook that does) test, merge or reload what was trained (`from_pretrained("outputs/merged")`): they are
+  // not the run.
+  const texts = code.map((strings) => strings.map((s) => String(s.value)).join(''));
+  const trainers = trainingFunctions(texts);
+  const trains = texts.map((t) => TRAINS.test(t) || callsAny(t, trainers));
   const last = trains.lastIndexOf(true);
   const builder = new CellReader(raw);
   for (const strings of last < 0 ? code : code.slice(0, last + 1)) builder.cell(strings);
@@ -55,6 +58,42 @@ export function notebookCode(raw: string): NotebookCode | undefined {
 
 /** A call that trains: a trainer's `.train(`, Lightning's `.fit(`, a written-out loop's `.backward(`. */
 const TRAINS = /\.(train|fit|backward)\s*\(/;
+
+/**
+ * The functions the cells define at their top level whose body trains, or calls one that does (rohan-paul's
+ * notebooks define `train_and_save_model(trainer, ...)` in one cell and run the pipeline from another).
+ */
+function trainingFunctions(texts: readonly string[]): Set<string> {
+  const defs = texts.flatMap(topLevelDefs);
+  const found = new Set<string>();
+  for (let round = 0; round < 4; round++) {
+    const before = found.size;
+    for (const d of defs) if (!found.has(d.name) && (TRAINS.test(d.body) || callsAny(d.body, found))) found.add(d.name);
+    if (found.size === before) break;
+  }
+  return found;
+}
+
+/** `def name(...)` blocks at a cell's top level: the name and the block's text up to the next unindented line. */
+function topLevelDefs(text: string): { name: string; body: string }[] {
+  const out: { name: string; body: string }[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(?:async\s+)?def\s+(\w+)\s*\(/.exec(lines[i]);
+    if (!m) continue;
+    let j = i + 1;
+    while (j < lines.length && (/^\s/.test(lines[j]) || /^\s*(#.*)?$/.test(lines[j]))) j++;
+    out.push({ name: m[1], body: lines.slice(i, j).join('\n') });
+    i = j - 1;
+  }
+  return out;
+}
+
+/** Whether the text calls one of the functions (a call, not the function's own `def`). */
+function callsAny(text: string, names: ReadonlySet<string>): boolean {
+  for (const name of names) if (new RegExp(`(?<!def\\s+)(?<![\\w.])${name}\\s*\\(`).test(text)) return true;
+  return false;
+}
 
 function property(obj: Node, key: string): Node | undefined {
   for (const p of obj.children ?? []) if (p.children?.[0]?.value === key) return p.children[1];

@@ -93,6 +93,29 @@ describe('analyzers: Jupyter notebooks', () => {
     assert.equal(r.setup.seq_len, 512);
   });
 
+  it("a cell that calls the notebook's own training function trains (rohan-paul's CodeLlama-34B QLoRA notebook)", () => {
+    const nb = notebook([
+      code([
+        'def setup_environment():\n',
+        '    model_name = "codellama/CodeLlama-34b-hf"\n',
+        '    return "./results", model_name\n',
+      ]),
+      code(['def create_base_model(model_name):\n', '    return AutoModelForCausalLM.from_pretrained(model_name)\n']),
+      code(['def train_and_save_model(trainer, output_dir):\n', '    trainer.train()\n']),
+      code(['def run(trainer):\n', '    train_and_save_model(trainer, "o")\n']),
+      code([
+        'output_dir, model_name = setup_environment()\n',
+        'base_model = create_base_model(model_name)\n',
+        'run(SFTTrainer(model=base_model))\n',
+      ]),
+      ...AFTER,
+    ]);
+    const code0 = notebookCode(nb)!;
+    assert.match(code0.text, /run\(SFTTrainer/);
+    assert.doesNotMatch(code0.text, /outputs\/merged/);
+    assert.equal(fact(analyzeAs('notebook', nb), 'model')?.value, 'codellama/CodeLlama-34b-hf');
+  });
+
   it('reads a single-string source, a notebook on one line, and one whose outputs are far beyond the JSON limit', () => {
     const single = notebook([
       code('model = AutoModelForCausalLM.from_pretrained("gpt2")\nTrainingArguments(output_dir="o")\n'),
