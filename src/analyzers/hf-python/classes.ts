@@ -31,6 +31,25 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
   if (which === 'TrlParser') file.tools.add('trl');
 }
 
+/**
+ * `Config(**vars(parser.parse_args()))` (or of a name bound to parse_args): a class of the script built from the parsed
+ * command line, whose fields are then the script's options, as HfArgumentParser's dataclasses are
+ * (kencoken/qwen-grpo's train.py adds an option per field of its Config dataclass and builds it so).
+ */
+export function noteArgsClass(file: PythonFile, call: SyntaxNode): void {
+  const name = file.calleeName(call);
+  if (!name || !/^\w+$/.test(name)) return;
+  const list = call.getChild('ArgList');
+  for (let ch = list?.firstChild ?? null; ch; ch = ch.nextSibling) {
+    const target = ch.name === '**' ? ch.nextSibling : null;
+    if (target?.name !== 'CallExpression' || file.calleeName(target) !== 'vars') continue;
+    const inner = file.args(target).positional[0];
+    const from = inner?.name === 'VariableName' ? file.bindingValue(inner) : inner;
+    if (from?.name === 'CallExpression' && /^parse_(known_)?args$/.test(file.calleeName(from)?.split('.').pop() ?? ''))
+      file.parsedClasses.add(name);
+  }
+}
+
 export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
   const flag = args.positional

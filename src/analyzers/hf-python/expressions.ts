@@ -364,3 +364,21 @@ function returnedItems(ret: SyntaxNode): SyntaxNode[] {
   for (let ch = only.firstChild; ch; ch = ch.nextSibling) if (!['(', ')', ','].includes(ch.name)) inner.push(ch);
   return inner;
 }
+
+/**
+ * `d["key"]` of a dict the file writes (`CONFIG = {"model_name": ...}` then `from_pretrained(CONFIG["model_name"])`):
+ * that entry's value, as later `d["key"] = value` statements leave it. Undefined for anything else.
+ */
+export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const obj = node.firstChild;
+  const open = obj?.nextSibling;
+  const key = open?.nextSibling;
+  if (!obj || open?.name !== '[' || key?.name !== 'String' || key.nextSibling?.name !== ']') return undefined;
+  const k = pyString(file.text.slice(key.from, key.to));
+  const d = k === undefined ? undefined : file.evalNode(obj, depth + 1);
+  if (d?.k !== 'dict') return undefined;
+  const entry = [...d.entries].reverse().find((e) => e.rawKey === k);
+  if (!entry?.valueNode) return undefined;
+  if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is ${entry.forced}` };
+  return file.evalNode(entry.valueNode, depth + 1);
+}

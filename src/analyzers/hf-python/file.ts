@@ -32,6 +32,7 @@ import {
   evalLogic,
   evalUpdate,
   returnedItem,
+  dictItem,
   staticGetattr,
   pathOfCall,
   environmentDefault,
@@ -402,7 +403,7 @@ export class PythonFile {
         const imported = d ? importedMember(this, d, node) : undefined;
         if (imported) return imported;
         if (d) return memberValue(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
-        return { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
+        return dictItem(this, node, depth) ?? { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
       }
       case 'BinaryExpression':
         return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);

@@ -48,7 +48,7 @@ import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModel
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { mapEntry } from './mapping';
-import { noteParser, noteArgparse, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
+import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -153,6 +153,7 @@ function afterWalk(
     if (PARSERS.has(last)) noteParser(file, c, last);
     else if (last === 'add_argument') noteArgparse(file, c);
     else if (last === 'parse_args_and_config') file.readsConfigOption = true;
+    else noteArgsClass(file, c);
   }
   // The command the command line runs: Fire's function, else a click command, else a typer command.
   noteFireEntry(file, calls);

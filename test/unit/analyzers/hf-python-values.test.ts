@@ -373,6 +373,45 @@ describe("hf-python: the script's own values", () => {
     assert.ok(isUnknown(last(analyzeHfPython(short), 'model')?.value ?? null));
   });
 
+  it('a dataclass built from the parsed command line has its fields as options (kencoken/qwen-grpo train.py)', () => {
+    const text = [
+      '@dataclass',
+      'class Config:',
+      '    model: str = "Qwen/Qwen2.5-1.5B-Instruct"',
+      '    per_device_batch: int = 8',
+      'def parse_config():',
+      '    parser = argparse.ArgumentParser()',
+      '    for f in fields(Config):',
+      '        parser.add_argument(f"--{f.name}", type=type(f.default), default=f.default)',
+      '    return Config(**vars(parser.parse_args()))',
+      'def main():',
+      '    cfg = parse_config()',
+      '    args = GRPOConfig(output_dir="o", per_device_train_batch_size=cfg.per_device_batch)',
+      '    GRPOTrainer(model=cfg.model, args=args).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.equal(last(r, 'model')?.fromArg?.name, 'model');
+    assert.equal(last(r, 'microBatchSize')?.value, 8);
+  });
+
+  it('d["key"] of a dict the file writes is that entry (a notebook\'s CONFIG dict)', () => {
+    const text = [
+      'CONFIG = {"model_name": "Qwen/Qwen2.5-3B-Instruct", "batch": 4}',
+      'CONFIG["batch"] = 2',
+      'model = AutoModelForCausalLM.from_pretrained(CONFIG["model_name"])',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=CONFIG["batch"])',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2.5-3B-Instruct');
+    assert.equal(last(r, 'microBatchSize')?.value, 2);
+    // A key the dict does not have, or a computed key: not known.
+    const missing = 'CONFIG = {"a": 1}\nmodel = AutoModelForCausalLM.from_pretrained(CONFIG["model_name"])\n';
+    assert.ok(isUnknown(last(analyzeHfPython(missing), 'model')?.value ?? null));
+  });
+
   it('Path(x).expanduser() and os.getenv("X", default) keep the value they wrap (self-llm DeepSeek-V4-Flash LoRA)', () => {
     const text = [
       'DEFAULT_MODEL_PATH = "Qwen/Qwen3-8B"',
