@@ -11,6 +11,7 @@ import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
 import { analyzeShell } from './shell';
 import { lineIndex, lineStarts } from './line-index';
+import { TRAINS, callsAny, trainingFunctions } from './trains';
 
 /** The code cells as one script, and where each of its characters is written in the notebook's JSON. */
 export interface NotebookScript {
@@ -48,30 +49,14 @@ export function notebookCode(raw: string): NotebookCode | undefined {
   // of the notebook that does) test, merge or reload what was trained (`from_pretrained("outputs/merged")`): they are
   // not the run.
   const texts = code.map((strings) => strings.map((s) => String(s.value)).join(''));
-  const trainers = trainingFunctions(texts);
+  // Top-level `def` blocks of the cells: the functions that train, or call one that does (rohan-paul's notebooks
+  // define `train_and_save_model(trainer, ...)` in one cell and run the pipeline from another).
+  const trainers = trainingFunctions(texts.flatMap(topLevelDefs));
   const trains = texts.map((t) => TRAINS.test(t) || callsAny(t, trainers));
   const last = trains.lastIndexOf(true);
   const builder = new CellReader(raw);
   for (const strings of last < 0 ? code : code.slice(0, last + 1)) builder.cell(strings);
   return { ...builder.python.done(), shell: builder.shell.done(), trains: last >= 0 };
-}
-
-/** A call that trains: a trainer's `.train(`, Lightning's `.fit(`, a written-out loop's `.backward(`. */
-const TRAINS = /\.(train|fit|backward)\s*\(/;
-
-/**
- * The functions the cells define at their top level whose body trains, or calls one that does (rohan-paul's
- * notebooks define `train_and_save_model(trainer, ...)` in one cell and run the pipeline from another).
- */
-function trainingFunctions(texts: readonly string[]): Set<string> {
-  const defs = texts.flatMap(topLevelDefs);
-  const found = new Set<string>();
-  for (let round = 0; round < 4; round++) {
-    const before = found.size;
-    for (const d of defs) if (!found.has(d.name) && (TRAINS.test(d.body) || callsAny(d.body, found))) found.add(d.name);
-    if (found.size === before) break;
-  }
-  return found;
 }
 
 /** `def name(...)` blocks at a cell's top level: the name and the block's text up to the next unindented line. */
@@ -87,12 +72,6 @@ function topLevelDefs(text: string): { name: string; body: string }[] {
     i = j - 1;
   }
   return out;
-}
-
-/** Whether the text calls one of the functions (a call, not the function's own `def`). */
-function callsAny(text: string, names: ReadonlySet<string>): boolean {
-  for (const name of names) if (new RegExp(`(?<!def\\s+)(?<![\\w.])${name}\\s*\\(`).test(text)) return true;
-  return false;
 }
 
 function property(obj: Node, key: string): Node | undefined {

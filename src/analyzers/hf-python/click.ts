@@ -13,22 +13,23 @@ import {
   functionName,
   noteCommand,
   topLevelFunctions,
+  trainingCommand,
 } from './command-line';
 
 /** `@click.command()`, `@command()` imported from click, and a group's `@cli.command()`. */
 const COMMAND = /^(?:click\.)?command$|^\w+\.command$/;
 
 /**
- * Notes the file's click command when it has exactly one (a group of several runs the one the launch line names, which
- * the file does not say) and imports click.
+ * Notes the file's click command when it imports click: its one command, or of a group's several (the launch line
+ * names the one it runs) the one that trains.
  */
 export function noteClickCommand(file: PythonFile): void {
   if (!/^\s*(?:import\s+click\b|from\s+click\s+import\b)/m.test(file.text)) return;
   const commands = topLevelFunctions(file).filter((f) =>
     decoratorsOf(f).some((d) => COMMAND.test(decoratorName(file, d))),
   );
-  if (commands.length !== 1) return;
-  const def = commands[0];
+  const def = commands.length === 1 ? commands[0] : trainingCommand(file, commands);
+  if (!def) return;
   const fn = functionName(file, def);
   if (!fn) return;
   const options: CommandOption[] = [];

@@ -6,6 +6,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile } from './file';
 import { noteDefault } from './script-defaults';
 import { span } from './syntax';
+import { trainingFunctions } from '../trains';
 
 export interface CommandEntry {
   /** The library that reads the command line into the function's parameters. */
@@ -109,4 +110,20 @@ export function decoratorsOf(def: SyntaxNode): SyntaxNode[] {
 export function decoratorName(file: PythonFile, d: SyntaxNode): string {
   const end = d.getChild('ArgList')?.from ?? d.to;
   return file.text.slice(d.from, end).replace(/^@/, '').replace(/\s+/g, '');
+}
+
+/**
+ * Of several commands of one application (`@app.command()` on generate_data, eval and train), the one that trains:
+ * its body trains, or calls a function of the file that does (RobotSail/mini-grpo's `train` steps through
+ * train_policy_on_rollouts). Undefined unless exactly one does.
+ */
+export function trainingCommand(file: PythonFile, commands: readonly SyntaxNode[]): SyntaxNode | undefined {
+  const functions = topLevelFunctions(file).flatMap((f) => {
+    const name = functionName(file, f);
+    const body = f.getChild('Body');
+    return name && body ? [{ name, body: file.text.slice(body.from, body.to) }] : [];
+  });
+  const trains = trainingFunctions(functions);
+  const found = commands.filter((c) => trains.has(functionName(file, c) ?? ''));
+  return found.length === 1 ? found[0] : undefined;
 }

@@ -13,12 +13,14 @@ import {
   noteCommand,
   topLevelFunction,
   topLevelFunctions,
+  trainingCommand,
 } from './command-line';
 import { parameters, type Parameter } from './syntax';
 
 /**
  * Notes the function typer runs: the function of a module-level `typer.run(f)`, else the file's one `@x.command()`
- * where x is made by `typer.Typer(...)`. A file that does not import typer is left alone.
+ * where x is made by `typer.Typer(...)`, or of several the one that trains. A file that does not import typer is left
+ * alone.
  */
 export function noteTyperCommand(file: PythonFile, calls: readonly SyntaxNode[]): void {
   if (!/^\s*(?:import\s+typer\b|from\s+typer\s+import\b)/m.test(file.text)) return;
@@ -39,8 +41,8 @@ export function noteTyperCommand(file: PythonFile, calls: readonly SyntaxNode[])
         return name.endsWith('.command') && apps.has(name.slice(0, -'.command'.length));
       }),
     );
-    if (commands.length !== 1) return;
-    def = commands[0];
+    def = commands.length === 1 ? commands[0] : trainingCommand(file, commands);
+    if (!def) return;
     how = `@app.command() ${functionName(file, def)}`;
   }
   const fn = functionName(file, def);

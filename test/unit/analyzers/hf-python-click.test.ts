@@ -103,12 +103,16 @@ describe('hf-python: click and typer commands', () => {
     assert.equal(runFact(r, 'model')?.fact.fromArg?.name, 'model');
   });
 
-  it('two click commands in one file (a group): the launch line picks one, so no default is taken', () => {
+  it('two click commands in one file (a group): the one that trains; of two that train, none is taken', () => {
     const group = DOLLY.replace('@click.command()', '@cli.command()').replace(
       'if __name__',
       '@cli.command()\ndef other():\n    pass\n\nif __name__',
     );
-    const model = last(analyzeHfPython(group), 'model');
+    const r = runFiles({ '/d/training/trainer.py': group, '/d/training/consts.py': CONSTS }, '/d/training/trainer.py');
+    assert.equal(r.setup?.model, 'EleutherAI/pythia-6.9b');
+    assert.equal(runFact(r, 'model')?.fact.fromArg?.name, 'input-model');
+    const both = group.replace('def other():\n    pass', 'def other():\n    train()');
+    const model = last(analyzeHfPython(both), 'model');
     assert.ok(model && typeof model.value === 'object' && model.value !== null && 'unknown' in model.value);
   });
 
@@ -147,6 +151,18 @@ if __name__ == "__main__":
       [r.setup?.model, r.setup?.micro_batch_size, r.setup?.gradient_checkpointing],
       ['Qwen/Qwen2.5-1.5B', 2, 'none'],
     );
+  });
+
+  it('typer: of several commands, the one that trains, directly or through a function of the file (RobotSail/mini-grpo)', () => {
+    const text = TYPER('model_name: str = "Qwen/Qwen2-1.5B-Instruct", batch_size: int = 4, ckpt: bool = True', 'app')
+      .replace('    Trainer(model=model, args=args).train()', '    step(Trainer(model=model, args=args))')
+      .replace(
+        'if __name__',
+        'def step(t):\n    t.train()\n\n@app.command()\ndef generate_data(model_name: str = "gpt2"):\n    pass\n\nif __name__',
+      );
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2-1.5B-Instruct');
+    assert.equal(last(r, 'model')?.fromArg?.name, 'model-name');
   });
 
   it('typer: a parameter without a default is an argument, typer.Option(...) a required option', () => {

@@ -1,0 +1,29 @@
+// Which functions of a script or notebook train: a call of a trainer's `.train(`, Lightning's `.fit(` or a written-out
+// loop's `.backward(` in their body, or a call of a function that does. Pure text matching over the bodies given.
+
+/** A call that trains: a trainer's `.train(`, Lightning's `.fit(`, a written-out loop's `.backward(`. */
+export const TRAINS = /\.(train|fit|backward)\s*\(/;
+
+/** A function by its name and the text of its body. */
+export interface NamedBody {
+  readonly name: string;
+  readonly body: string;
+}
+
+/** The names of the functions that train, directly or through the others (to a fixed point of four rounds). */
+export function trainingFunctions(functions: readonly NamedBody[]): Set<string> {
+  const found = new Set<string>();
+  for (let round = 0; round < 4; round++) {
+    const before = found.size;
+    for (const f of functions)
+      if (!found.has(f.name) && (TRAINS.test(f.body) || callsAny(f.body, found))) found.add(f.name);
+    if (found.size === before) break;
+  }
+  return found;
+}
+
+/** Whether the text calls one of the functions (a call, not the function's own `def`). */
+export function callsAny(text: string, names: ReadonlySet<string>): boolean {
+  for (const name of names) if (new RegExp(`(?<!def\\s+)(?<![\\w.])${name}\\s*\\(`).test(text)) return true;
+  return false;
+}
