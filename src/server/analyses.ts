@@ -138,7 +138,7 @@ export class Analyses {
       roots: this.workspace.allowedRoots(),
     });
     if (!settings.allowNetwork || !this.workspace.trusted || this.fetched.size === 0) return offline;
-    return (ref) => (this.fetched.get(ref) ?? offline)(ref);
+    return (ref, from) => (this.fetched.get(ref) ?? offline)(ref, from);
   }
 
   /** With network allowed in a trusted workspace, fetches a model the files name from the Hub, then recomputes. */

@@ -349,6 +349,21 @@ describe('models: resolution from anywhere', () => {
       assert.equal(ok(resolveModelSync('~/ckpt/arch.json', { cwd: tmp, env })).parameters, undefined);
     });
 
+    it("a relative path not found from cwd is looked for from the naming file's folder and those above it", () => {
+      // jie040109/Conda examples/llama/scripts/llama_1b_conda.sh, run from examples/llama: `--model_config
+      // configs/llama_1b.json` (the GaLore layout); the checkout's top is the folder with .git.
+      const repo = path.join(tmp, 'conda');
+      fs.mkdirSync(path.join(repo, '.git'), { recursive: true });
+      write(path.join(repo, 'examples', 'llama', 'configs', 'llama_1b.json'), JSON.stringify(tinyConfig()));
+      const from = path.join(repo, 'examples', 'llama', 'scripts', 'llama_1b_conda.sh');
+      const m = ok(resolveModelSync('configs/llama_1b.json', { cwd: repo, env, from }));
+      assert.equal(m.source, `local file ${path.join(repo, 'examples', 'llama', 'configs', 'llama_1b.json')}`);
+      // Without the file, or from the checkout's top, it is not there.
+      assert.match(fail(resolveModelSync('configs/llama_1b.json', { cwd: repo, env })), /does not exist/);
+      const top = path.join(repo, 'run.sh');
+      assert.match(fail(resolveModelSync('configs/llama_1b.json', { cwd: repo, env, from: top })), /does not exist/);
+    });
+
     it('names the path when an explicit path does not exist or is not a config', () => {
       assert.match(
         fail(resolveModelSync('./nowhere', { cwd: tmp, env })),

@@ -102,7 +102,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     });
     return false;
   }
-  const r = resolveModel(ref);
+  const r = resolveModel(ref, decided.model?.location.file);
   if (!r.ok) {
     problems.push({
       ...modelAt,

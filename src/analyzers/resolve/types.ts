@@ -14,7 +14,14 @@ export interface ResolvedModel {
   readonly notes?: readonly string[];
 }
 
-export type ModelResolver = (ref: string) => { ok: true; model: ResolvedModel } | { ok: false; message: string };
+/**
+ * Resolves a model reference; `from` is the file that names it, whose folder (and those above it) a relative model path
+ * is also looked for from, where it is not found from the working directory.
+ */
+export type ModelResolver = (
+  ref: string,
+  from?: string,
+) => { ok: true; model: ResolvedModel } | { ok: false; message: string };
 
 /** Values given on the command line or in editor settings; they win over every file. */
 export interface Overrides {

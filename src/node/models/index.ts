@@ -5,7 +5,8 @@
 import * as path from 'node:path';
 import { catalogResolver, type ModelResolver } from '../../analyzers/resolve';
 import { findModel, modelFromHubName, modelFromPathName } from '../../core';
-import { readPolicy } from '../read';
+import { foldersAbove } from '../files';
+import { readPolicy, type ReadPolicy } from '../read';
 import { fromHfCache, fromLocalPath, fromOurCache, type Step } from './cache';
 import { fetchFromHub, suggestionText } from './hub';
 import { expandHome, hfHubCacheDir, homeDir, type HubRef, looksLikePath, parseHubRef, vramLensCacheDir } from './paths';
@@ -53,7 +54,7 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const ourCache = opts.cacheDir ?? vramLensCacheDir(opts.env);
   const policy = readPolicy(opts.roots ? [...opts.roots, hfCache, ourCache] : undefined);
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
-  const local = fromLocalPath(trimmed, abs, explicitPath, policy);
+  const local = fromLocalPath(trimmed, abs, explicitPath, policy) ?? nearTheFile(trimmed, explicitPath, opts, policy);
   if (local) return local;
   if (explicitPath) return missingPath(trimmed, abs, opts.cwd);
   const hub = parseHubRef(trimmed);
@@ -139,6 +140,26 @@ function missingPath(trimmed: string, abs: string, cwd: string): Offline {
   };
 }
 
+/**
+ * A relative model path that is not where the working directory puts it, found from the folder of the file that names
+ * it or a folder above (a launcher in `examples/llama/scripts/` run from `examples/llama`, whose `--model_config
+ * configs/llama_1b.json` is `examples/llama/configs/llama_1b.json`): the nearest that exists.
+ */
+function nearTheFile(
+  trimmed: string,
+  explicitPath: boolean,
+  opts: Omit<SyncResolveOptions, 'allowNetwork'>,
+  policy: ReadPolicy,
+): Step | undefined {
+  if (!opts.from || path.isAbsolute(trimmed) || /^~([\\/]|$)/.test(trimmed)) return undefined;
+  const file = path.resolve(opts.cwd, opts.from);
+  for (const dir of [path.dirname(file), ...foldersAbove(file, path.resolve(opts.cwd))]) {
+    const found = fromLocalPath(trimmed, path.join(dir, trimmed), explicitPath, policy);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** HF_HUB_OFFLINE=1 turns the Hub off for every Hugging Face tool; we honour it even when network is allowed. */
 function hubOffline(env: Env): boolean {
   return /^(1|true|yes|on)$/i.test(env.HF_HUB_OFFLINE ?? '');
@@ -201,7 +222,7 @@ export async function resolveModelAsync(ref: string, opts: AsyncResolveOptions):
 
 /** A ModelResolver for resolveScenarios that never uses the network. */
 export function offlineModelResolver(opts: SyncResolveOptions): ModelResolver {
-  return (ref) => resolveModelSync(ref, opts);
+  return (ref, from) => resolveModelSync(ref, from === undefined ? opts : { ...opts, from });
 }
 
 /**
@@ -214,5 +235,8 @@ export async function prefetchModelResolver(
 ): Promise<ModelResolver> {
   const known = new Map<string, ModelResolution>();
   for (const ref of new Set(refs)) known.set(ref, await resolveModelAsync(ref, opts));
-  return (ref) => known.get(ref) ?? resolveModelSync(ref, { ...opts, allowNetwork: false });
+  // A path is looked for near the file that names it (nearTheFile), which the look-ups up front did not know.
+  return (ref, from) =>
+    (looksLikePath(ref.trim()) ? undefined : known.get(ref)) ??
+    resolveModelSync(ref, { ...opts, allowNetwork: false, ...(from === undefined ? {} : { from }) });
 }

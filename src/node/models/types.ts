@@ -40,6 +40,11 @@ export interface SyncResolveOptions {
    * our own cache are always allowed.
    */
   readonly roots?: readonly string[];
+  /**
+   * The file that names the model: a relative model path not found from cwd is looked for from this file's folder and
+   * the folders above it, up to cwd or the repository's top (a launcher in `scripts/` of a project run from its folder).
+   */
+  readonly from?: string;
 }
 
 export interface AsyncResolveOptions extends Omit<SyncResolveOptions, 'allowNetwork'> {
