@@ -265,6 +265,27 @@ describe('architecture: exact parameter counts', () => {
     );
   });
 
+  it('LLaVA 1.5 by hand: Vicuna 1.5 under text_config, CLIP ViT-L/14-336 and the two-layer projector', () => {
+    // Language model: Llama 2's layout at 32,064 tokens; 32 layers of 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096.
+    const text = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 2 * 32064 * 4096 + 4096;
+    assert.equal(text, 6_738_939_904);
+    // CLIP: patch conv 3 x 14 x 14 x 1024 (no bias), class embedding 1024, (24^2 + 1) positions, pre and post
+    // LayerNorms; per layer q/k/v/out with biases, 2 LayerNorms, fc1 1024 x 4096 + 4096, fc2 4096 x 1024 + 1024.
+    const layer = 4 * (1024 * 1024 + 1024) + 2 * 2 * 1024 + (1024 * 4096 + 4096) + (4096 * 1024 + 1024);
+    const clip = 3 * 14 * 14 * 1024 + 1024 + 577 * 1024 + 2 * 1024 + 24 * layer + 2 * 1024;
+    assert.equal(clip, 303_507_456);
+    // Projector: linear_1 1024 -> 4096, linear_2 4096 -> 4096, both biased.
+    const projector = 1024 * 4096 + 4096 + 4096 * 4096 + 4096;
+    assert.equal(count('llava-hf/llava-1.5-7b-hf'), text + clip + projector); // 7,063,427,072
+    assert.equal(countParameters(archOf('llava-hf/llava-1.5-7b-hf')).vision, clip + projector);
+    assert.equal(archOf('llava-hf/llava-1.5-7b-hf').family, 'llama');
+    // The 13B: 40 layers at 5120 / 13824, the projector into 5120.
+    const text13 = 40 * (4 * 5120 * 5120 + 3 * 5120 * 13824 + 2 * 5120) + 2 * 32064 * 5120 + 5120;
+    assert.equal(count('llava-hf/llava-1.5-13b-hf'), text13 + clip + (1024 * 5120 + 5120 + 5120 * 5120 + 5120));
+    // The original checkpoints are the same weights.
+    assert.equal(count('liuhaotian/llava-v1.5-7b'), count('llava-hf/llava-1.5-7b-hf'));
+  });
+
   it('Qwen2.5-VL and Qwen2-VL by hand: the Qwen2(.5) language model plus a 32-block ViT and its merger', () => {
     // Qwen2.5-VL ViT (width 1280, SwiGLU 3420 with biases, RMSNorms): Conv3d patch embedding 3 x 2 x 14 x 14 x 1280
     // (no bias); per block 2 x 1280 norms, qkv 1280 x 3840 + 3840, proj 1280 x 1280 + 1280, gate/up/down with biases;

@@ -48,6 +48,8 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   llama4_text: 'llama4',
   // Mistral Small 3.1 / 3.2: the Mistral language model under text_config beside a Pixtral vision tower.
   mistral3: 'mistral',
+  // LLaVA 1.5: its text_config's language model (Llama's by default) beside a CLIP vision tower (modeling_llava.py).
+  llava: 'llama',
   // OLMo 2 and 3: norms after the attention and the MLP only, q/k RMSNorms over the whole projections
   // (modeling_olmo2.py; OLMo 3 adds sliding-window layers, read from layer_types).
   olmo2: 'olmo2',

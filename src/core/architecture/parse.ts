@@ -24,6 +24,20 @@ const GEMMA3_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
 };
 
 /**
+ * LlamaConfig defaults (transformers models/llama/configuration_llama.py) for the fields LLaVA 1.5's text_config leaves
+ * out (llava-hf/llava-1.5-7b-hf writes only its vocabulary, positions and norm epsilon there).
+ */
+const LLAMA_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  vocab_size: 32_000,
+  hidden_size: 4096,
+  intermediate_size: 11_008,
+  num_hidden_layers: 32,
+  num_attention_heads: 32,
+  hidden_act: 'silu',
+  tie_word_embeddings: false,
+};
+
+/**
  * GPT-2's activation_function values that run one F.gelu kernel, which keeps only its input for backward
  * (transformers' activations.py GELUActivation, PytorchGELUTanh); its default gelu_new is written out in Python.
  */
@@ -102,6 +116,8 @@ function imageTextLayout(config: HfConfig, modelType: string | undefined): Image
   // Qwen3.5 (dense and MoE): the language model under text_config, Qwen3-VL's vision tower under vision_config.
   if (modelType === 'qwen3_5' || modelType === 'qwen3_5_moe') return 'qwen3.5';
   if ((modelType === 'llama4' || modelType === 'mistral3') && textConfig) return 'llama4-or-mistral3';
+  // LLaVA 1.5: a language model of its own model_type (Llama's by default) under text_config, a CLIP tower.
+  if (modelType === 'llava' && textConfig) return 'llava';
   return undefined;
 }
 
@@ -113,6 +129,10 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
   if ((layout === 'qwen-vl' || layout === 'qwen3.5') && textConfig)
     return { ...config, ...textConfig, model_type: modelType };
   if (layout === 'llama4-or-mistral3') return { ...textConfig, model_type: modelType };
+  if (layout === 'llava') {
+    const textType = str(textConfig ?? {}, 'model_type') ?? 'llama';
+    return { ...(textType === 'llama' ? LLAMA_TEXT_DEFAULTS : {}), ...textConfig, model_type: textType };
+  }
   return config;
 }
 
@@ -313,7 +333,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const layout = imageTextLayout(config, modelType);
   const cfg = languageModelConfig(config, modelType, layout);
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
-  const family = familyOf(modelType, cfg);
+  // LLaVA's language model is the family of its text_config's model_type.
+  const family = familyOf(layout === 'llava' ? (str(cfg, 'model_type') ?? modelType) : modelType, cfg);
   if (!family) {
     return {
       ok: false,

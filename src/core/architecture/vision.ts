@@ -1,5 +1,5 @@
 // Vision towers and projectors loaded beside a language model (Gemma 3's SigLIP, Qwen2-VL / 2.5-VL / 3-VL / 3.5,
-// Llama 4, Pixtral under Mistral 3): their parameter counts, from vision_config. Pure.
+// Llama 4, Pixtral under Mistral 3, LLaVA 1.5's CLIP): their parameter counts, from vision_config. Pure.
 import type { HfConfig } from '../setup';
 import { bool, num, obj, type ParseContext } from './read';
 
@@ -129,10 +129,25 @@ function pixtralParams(v: HfConfig, textHidden: number, merge: number, bias: boo
 }
 
 /**
+ * CLIP's vision tower and LLaVA's projector (modeling_clip.py CLIPVisionTransformer, modeling_llava.py
+ * LlavaMultiModalProjector): a patch convolution without bias, a class embedding, one position per patch and one for
+ * the class token, a LayerNorm before the layers and one after, the ViT layers; the projector's two linears with biases
+ * (vision width -> text width -> text width). Every layer is loaded, whichever vision_feature_layer is read
+ * (llava-hf/llava-1.5-7b-hf: 7,063,427,072 parameters, 303,507,456 of them the tower and 20,979,712 the projector).
+ */
+function clipWithProjector(v: HfConfig, textHidden: number): number | undefined {
+  const vit = vitEncoder(v);
+  if (!vit) return undefined;
+  const w = vit.width;
+  const tower = vit.patchEmbedding + w + (vit.patches + 1) * w + 2 * w + vit.layers * vit.layer + 2 * w;
+  return tower + (w * textHidden + textHidden) + (textHidden * textHidden + textHidden);
+}
+
+/**
  * How an image-text config.json nests its language model: Gemma 3 4B-27B and Llama 4 / Mistral 3 under text_config,
  * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
  */
-export type ImageText = 'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3';
+export type ImageText = 'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava';
 
 /**
  * The vision tower and projector of an image-text checkpoint, from its vision_config; 0 when the config has none to
@@ -184,6 +199,15 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
         ctx.problem(
           'vision_config',
           `a ${modelType} config needs vision_config depth, hidden_size, intermediate_size and num_position_embeddings`,
+        );
+      }
+      return v ?? 0;
+    case 'llava':
+      v = vc ? clipWithProjector(vc, hidden) : undefined;
+      if (v === undefined) {
+        ctx.problem(
+          'vision_config',
+          'a llava config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
         );
       }
       return v ?? 0;

@@ -770,3 +770,76 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
     source: `${fineTune('OpenRLHF/Llama-3-8b-sft-mixture', 'meta-llama/Meta-Llama-3-8B')}; fields as copied in https://huggingface.co/RTO-RL/Llama3-8B-RTO/blob/main/config.json`,
   },
 ];
+
+/**
+ * LLaVA 1.5 in transformers' layout (llava-hf): Vicuna 1.5 (Llama 2's architecture, 32,064 tokens with the image and
+ * padding tokens) under text_config, CLIP ViT-L/14 at 336 px under vision_config, a two-layer GELU projector. The
+ * original checkpoints (liuhaotian/llava-v1.5-*, model_type llava_llama) hold the same weights.
+ */
+const LLAVA_VISION = {
+  model_type: 'clip_vision_model',
+  hidden_size: 1024,
+  image_size: 336,
+  intermediate_size: 4096,
+  num_attention_heads: 16,
+  num_hidden_layers: 24,
+  patch_size: 14,
+  projection_dim: 768,
+} as const;
+
+export const LLAVA: readonly CatalogModel[] = [
+  {
+    id: 'llava-hf/llava-1.5-7b-hf',
+    aliases: ['liuhaotian/llava-v1.5-7b'],
+    config: {
+      model_type: 'llava',
+      architectures: ['LlavaForConditionalGeneration'],
+      image_token_index: 32000,
+      projector_hidden_act: 'gelu',
+      tie_word_embeddings: false,
+      torch_dtype: 'float16',
+      vision_feature_layer: -2,
+      vocab_size: 32064,
+      text_config: {
+        model_type: 'llama',
+        hidden_size: 4096,
+        intermediate_size: 11008,
+        max_position_embeddings: 4096,
+        num_attention_heads: 32,
+        num_hidden_layers: 32,
+        num_key_value_heads: 32,
+        rms_norm_eps: 1e-5,
+        vocab_size: 32064,
+      },
+      vision_config: LLAVA_VISION,
+    },
+    source: hf('llava-hf/llava-1.5-7b-hf'),
+  },
+  {
+    id: 'llava-hf/llava-1.5-13b-hf',
+    aliases: ['liuhaotian/llava-v1.5-13b'],
+    config: {
+      model_type: 'llava',
+      architectures: ['LlavaForConditionalGeneration'],
+      image_token_index: 32000,
+      projector_hidden_act: 'gelu',
+      tie_word_embeddings: false,
+      torch_dtype: 'float16',
+      vision_feature_layer: -2,
+      vocab_size: 32064,
+      text_config: {
+        model_type: 'llama',
+        hidden_size: 5120,
+        intermediate_size: 13824,
+        max_position_embeddings: 4096,
+        num_attention_heads: 40,
+        num_hidden_layers: 40,
+        num_key_value_heads: 40,
+        rms_norm_eps: 1e-5,
+        vocab_size: 32064,
+      },
+      vision_config: LLAVA_VISION,
+    },
+    source: hf('llava-hf/llava-1.5-13b-hf'),
+  },
+];
