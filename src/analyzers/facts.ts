@@ -180,6 +180,7 @@ export type CanonicalKey =
   | 'fsdpBackwardPrefetch' // 'pre' | 'post' | 'none' (FSDP1 backward_prefetch: BACKWARD_PRE, BACKWARD_POST, NO_PREFETCH)
   | 'fsdpUseOrigParams' // boolean (FSDP1 use_orig_params: the original parameters stay views of the flat parameter)
   | 'fsdpCpuRamEfficientLoading' // boolean (FSDP's CPU-RAM-efficient loading: rank 0 materialises the checkpoint)
+  | 'bnbLoad' // 'warmup' | 'gpu' | 'host': how a bitsandbytes 4-bit model reaches FSDP1 or ZeRO-3 (TrainingSetup bnb_load)
   | 'savesCheckpoints' // boolean: checkpoints written while training (HF save_strategy other than "no")
   | 'optimizerInBackward' // boolean
   | 'gpusPerNode' // number (torchrun --nproc_per_node, deepspeed --num_gpus)

@@ -1,6 +1,8 @@
 // Expressions the static evaluation reads beyond literals and names (PythonFile.evalNode): comparisons and `and` /
 // `or` of values known statically, `s.split(",")` on a known string, `getattr(torch, "bfloat16")` and a torch dtype's
-// `is_floating_point`, a path of a value (`Path(x)`, a hub download's folder). Each returns undefined where the expression is not one it reads. Pure; it never runs code.
+// `is_floating_point`, a path of a value (`Path(x)`, a hub download's folder), `os.getenv`'s default, an item of a
+// function's returned tuple or of a dict. Each returns undefined where the expression is not one it reads. Pure; it
+// never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip, pyString, pyTruthy, readingNoneDefaults } from './syntax';

@@ -43,6 +43,7 @@ import {
 import { loopFacts, trainingLoop } from './loop';
 import { sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
+import { analyzeFsdpQloraScript, isFsdpQloraScript } from './fsdp-qlora';
 import { analyzeNanogptConfig, analyzeNanogptScript, isNanogptConfig, isNanogptScript } from './nanogpt';
 import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
 import { modelBeforeArguments } from './zero-init';
@@ -64,6 +65,8 @@ export { UNSLOTH_CLASSES } from './vocab';
 export function analyzeHfPython(text: string, module?: ModuleContext, readModule?: ModuleRead): ConfigFacts {
   // Lit-GPT's own scripts of 2023 set their run in module constants and setup()'s defaults (litgpt-script.ts).
   if (!module && isLitgptScript(text)) return analyzeLitgptScript(text);
+  // Answer.AI's fsdp_qlora train.py builds its run from its `@call_parse` main()'s options (fsdp-qlora.ts).
+  if (isFsdpQloraScript(text)) return analyzeFsdpQloraScript(text, module?.options);
   // nanoGPT's train.py sets its run in module globals that its command line overrides (nanogpt.ts).
   if (isNanogptScript(text)) return analyzeNanogptScript(text, module?.options);
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);

@@ -106,6 +106,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_backward_prefetch', 'fsdpBackwardPrefetch'),
   fromFact('fsdp_use_orig_params', 'fsdpUseOrigParams', bool),
   fromFact('fsdp_cpu_ram_efficient_loading', 'fsdpCpuRamEfficientLoading', bool),
+  fromFact('bnb_load', 'bnbLoad'),
   fromFact('saves_checkpoints', 'savesCheckpoints', bool),
   fromFact('optimizer_in_backward', 'optimizerInBackward', bool),
   // Parallelism.

@@ -5,6 +5,14 @@ import { pyCalls } from '../writers/python';
 import { HF_OPTIM, HF_ATTN, HF_FSDP, TORCH_DTYPE } from './vocab';
 import { str, seqKey, loraOps, type Rollout, rolloutKeys, promptKey } from './common';
 import { planUnsloth } from './unsloth';
+import { SETUP_FIELD_KEY } from '../../findings';
+
+/** The script option a setup field comes from (its fact's key as the script names it), if a fact gives it. */
+function optionOf(c: PlanCtx, key: string): string | undefined {
+  const canonical = SETUP_FIELD_KEY[key];
+  const f = canonical ? c.fact(canonical) : undefined;
+  return f && /^\w+$/.test(f.rawKey) ? f.rawKey : undefined;
+}
 
 /** HF TrainingArguments / TRL configs, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained (FORMATS.md §2). */
 export function planPython(c: PlanCtx, ch: SetupChange): Planned {
@@ -14,6 +22,10 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
   const trainCall = hasCall('train') || hasCall('trl');
   const train = (path: string, value: Val, extra: Partial<Op> = {}): Op =>
     op([path], value, { call: 'train', ...extra });
+  // nanoGPT's train.py and Answer.AI's fsdp_qlora take these from their command line over their own defaults.
+  const option = c.file.facts.readsConfigurator ? optionOf(c, ch.key) : undefined;
+  if (option)
+    return no(`the script takes it from its command line: pass --${option} on the launch line, or change its default`);
   if (
     !trainCall &&
     [
