@@ -2,6 +2,7 @@
 // references it makes (a DeepSpeed JSON named by TrainingArguments, a launcher flag, an Accelerate or Axolotl
 // key) relative to the referencing file, then merge everything with precedence and tool defaults.
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
+import { torchtuneBuiltin } from './yaml/torchtune-builtin';
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
 import { analyzeAs, detectFormat } from './detect';
 import { argumentEnvironment, withBranchesDecided, withLaunchArgs } from './launch-args';
@@ -296,6 +297,17 @@ export function collectFiles(
           depth: depth + 1,
           forced: 'deepspeed-json',
           origin: { kind: 'bundled', ...bundledNote(bundled) },
+        });
+        continue;
+      }
+      // A config torchtune ships, named by `tune run ... --config <name>`, read as torchtune publishes it.
+      const shipped = t === undefined && !refusal && ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
+      if (shipped) {
+        visit(shipped.file, shipped.text, {
+          role: 'referenced',
+          depth: depth + 1,
+          forced: 'torchtune-yaml',
+          origin: { kind: 'bundled', owner: shipped.owner, note: shipped.note },
         });
         continue;
       }

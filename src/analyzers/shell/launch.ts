@@ -1,5 +1,6 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
+import { torchtuneBuiltinName } from '../yaml/torchtune-builtin';
 import {
   evaluationStrategyRelease,
   msg,
@@ -399,6 +400,9 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
       if (o.value.unknown !== undefined)
         l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
       else if (/\.(ya?ml|json)$/i.test(o.value.text.trim())) l.ref('config', o.value.text.trim(), o.value.span);
+      // `tune run <recipe> --config llama3_1/8B_lora_single_device`: a config torchtune ships, by its name.
+      else if (tool === 'torchtune' && torchtuneBuiltinName(o.value.text))
+        l.ref('config', o.value.text.trim(), o.value.span);
       continue;
     }
     const s = TOOL_FLAGS[tool]?.[o.name] ?? SCRIPT_FLAGS[o.name];

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeShell } from '../../../src/analyzers/shell';
-import { resolveText } from '../helpers';
+import { resolveText, runFiles } from '../helpers';
+import { editableFiles } from '../../../src/features/fixes';
 import {
   isUnknown,
   type CanonicalKey,
@@ -311,11 +312,41 @@ describe('shell analyzer: launchers and world size', () => {
       ['./my_lora.yaml'],
     );
     assert.deepEqual(r.tools, ['torchtune']);
-    assert.equal(
-      analyzeShell('tune run full_finetune_single_device --config llama3_1/8B_full\n').references.length,
-      0,
-      'a built-in recipe config name is not a file',
+    // A config torchtune ships is named without a suffix: a reference the pipeline reads from torchtune's table; a
+    // name torchtune does not ship is no reference.
+    assert.deepEqual(
+      analyzeShell('tune run full_finetune_distributed --config llama3_1/8B_full\n').references.map((x) => x.path),
+      ['llama3_1/8B_full'],
     );
+    assert.equal(analyzeShell('tune run full_finetune_single_device --config my_own\n').references.length, 0);
+  });
+
+  it("tune run with a config torchtune ships: its keys as torchtune's defaults, the line's overrides over them", () => {
+    // pytorch/torchtune@bd2a0fc recipes/configs/llama3_1/8B_lora_single_device.yaml: lora_llama3_1_8b with rank 8 on
+    // q_proj, v_proj, output_proj and the MLP, batch_size 2, gradient_accumulation_steps 8, dtype bf16, activation
+    // checkpointing, fused AdamW, LinearCrossEntropyLoss.
+    const line = 'tune run lora_finetune_single_device --config llama3_1/8B_lora_single_device batch_size=4\n';
+    const r = runFiles({ '/t/run.sh': line }, '/t/run.sh');
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    const s = r.setup;
+    assert.deepEqual([s.model, s.method, s.lora?.r], ['meta-llama/Llama-3.1-8B', 'lora', 8]);
+    assert.deepEqual([s.micro_batch_size, s.gradient_accumulation_steps], [4, 8]);
+    assert.deepEqual([s.weights_dtype, s.gradient_checkpointing, s.optimizer], ['bf16', 'full', 'adamw_fused']);
+    const p = r.provenance.gradient_accumulation_steps;
+    assert.ok(p?.kind === 'default' && p.owner === 'torchtune', JSON.stringify(p));
+    assert.match(p.note ?? '', /8B_lora_single_device as torchtune ships it/);
+    // Quick fixes never edit the shipped config.
+    assert.ok(!editableFiles(r.files).some((f) => f.file.startsWith('torchtune: ')));
+    // A file of that name beside the launch line is read instead.
+    const own = 'model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_0_5b\nbatch_size: 1\n';
+    const local = runFiles(
+      {
+        '/t/run.sh': line.replace('8B_lora_single_device', '8B_lora_single_device.yaml'),
+        '/t/llama3_1/8B_lora_single_device.yaml': own,
+      },
+      '/t/run.sh',
+    );
+    assert.equal(local.setup?.model, 'Qwen/Qwen2.5-0.5B');
   });
 
   it('trl CLI and TRL example scripts use tool trl', () => {
