@@ -16,19 +16,60 @@ import YAML from 'yaml';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const mirror = args.includes('--mirror') ? args[args.indexOf('--mirror') + 1] : '/work/.mirror';
-const git = (...a) => execFileSync('git', ['--git-dir', path.join(mirror, 'pytorch+torchtune', 'repo'), ...a], { maxBuffer: 64 << 20 }).toString();
+const git = (...a) =>
+  execFileSync('git', ['--git-dir', path.join(mirror, 'pytorch+torchtune', 'repo'), ...a], {
+    maxBuffer: 64 << 20,
+  }).toString();
 
 const KEEP = new Set([
-  'model', 'teacher_model', 'tokenizer', 'dataset', 'batch_size', 'gradient_accumulation_steps', 'optimizer', 'loss',
-  'dtype', 'compile', 'enable_activation_checkpointing', 'enable_activation_offloading', 'ac_mode', 'ac_option',
-  'fsdp_cpu_offload', 'fsdp_reshard_after_forward', 'custom_sharded_layers', 'optimizer_in_bwd', 'tensor_parallel_dim',
-  'context_parallel_dim', 'data_parallel_shard_dim', 'data_parallel_replicate_dim', 'device', 'quantizer',
+  'model',
+  'teacher_model',
+  'tokenizer',
+  'dataset',
+  'batch_size',
+  'gradient_accumulation_steps',
+  'optimizer',
+  'loss',
+  'dtype',
+  'compile',
+  'enable_activation_checkpointing',
+  'enable_activation_offloading',
+  'ac_mode',
+  'ac_option',
+  'fsdp_cpu_offload',
+  'fsdp_reshard_after_forward',
+  'custom_sharded_layers',
+  'optimizer_in_bwd',
+  'tensor_parallel_dim',
+  'context_parallel_dim',
+  'data_parallel_shard_dim',
+  'data_parallel_replicate_dim',
+  'device',
+  'quantizer',
 ]);
 /** Keys of a block that say nothing about memory (paths, learning rates, names of files). */
-const DROP_IN_BLOCK = new Set(['path', 'source', 'lr', 'weight_decay', 'betas', 'eps', 'merges_file', 'special_tokens_path', 'prompt_template', 'split', 'column_map', 'data_files', 'name', 'new_system_prompt', 'train_on_input']);
+const DROP_IN_BLOCK = new Set([
+  'path',
+  'source',
+  'lr',
+  'weight_decay',
+  'betas',
+  'eps',
+  'merges_file',
+  'special_tokens_path',
+  'prompt_template',
+  'split',
+  'column_map',
+  'data_files',
+  'name',
+  'new_system_prompt',
+  'train_on_input',
+]);
 
 const commit = git('rev-parse', 'HEAD').trim();
-const files = git('ls-tree', '-r', '--name-only', 'HEAD', 'recipes/configs').split('\n').filter((f) => /\.ya?ml$/.test(f));
+const files = git('ls-tree', '-r', '--name-only', 'HEAD', 'recipes/configs')
+  .split('\n')
+  .filter((f) => /\.ya?ml$/.test(f));
 const out = {};
 for (const f of files) {
   const name = f.replace(/^recipes\/configs\//, '').replace(/\.ya?ml$/, '');
