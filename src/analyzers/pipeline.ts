@@ -178,6 +178,32 @@ function projectModules(reader: FileReader, file: string): ModuleRead {
   };
 }
 
+/**
+ * A file a tool ships, for a reference that finds none: a DeepSpeed config that Axolotl or LLaMA-Factory ships, named
+ * as their examples do, or a config torchtune ships, named by `tune run ... --config <name>`; read as published, its
+ * values said to be that tool's.
+ */
+function shippedFile(
+  ref: Reference,
+  format: Format | undefined,
+): { file: string; text: string; how: Pick<VisitHow, 'forced' | 'origin'> } | undefined {
+  const deepspeed = ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
+  if (deepspeed) {
+    return {
+      file: bundledFileName(deepspeed),
+      text: JSON.stringify(deepspeed.config, null, 2),
+      how: { forced: 'deepspeed-json', origin: { kind: 'bundled', ...bundledNote(deepspeed) } },
+    };
+  }
+  const torchtune = ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
+  if (!torchtune) return undefined;
+  return {
+    file: torchtune.file,
+    text: torchtune.text,
+    how: { forced: 'torchtune-yaml', origin: { kind: 'bundled', owner: torchtune.owner, note: torchtune.note } },
+  };
+}
+
 /** Analyzes the given files and everything they reference. */
 export function collectFiles(
   inputs: readonly InputFile[],
@@ -288,27 +314,10 @@ export function collectFiles(
         continue;
       }
       if (found.above && t !== undefined) problems.push(foundAbove(at, ref.path, found));
-      // A DeepSpeed config that Axolotl or LLaMA-Factory ships, named as their examples do, read as published.
-      const bundled =
-        t === undefined && !refusal && ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
-      if (bundled) {
-        visit(bundledFileName(bundled), JSON.stringify(bundled.config, null, 2), {
-          role: 'referenced',
-          depth: depth + 1,
-          forced: 'deepspeed-json',
-          origin: { kind: 'bundled', ...bundledNote(bundled) },
-        });
-        continue;
-      }
-      // A config torchtune ships, named by `tune run ... --config <name>`, read as torchtune publishes it.
-      const shipped = t === undefined && !refusal && ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
+      // A file a tool ships, named as its examples do, read as published when none is there.
+      const shipped = t === undefined && !refusal ? shippedFile(ref, format) : undefined;
       if (shipped) {
-        visit(shipped.file, shipped.text, {
-          role: 'referenced',
-          depth: depth + 1,
-          forced: 'torchtune-yaml',
-          origin: { kind: 'bundled', owner: shipped.owner, note: shipped.note },
-        });
+        visit(shipped.file, shipped.text, { role: 'referenced', depth: depth + 1, ...shipped.how });
         continue;
       }
       if (refusal) {

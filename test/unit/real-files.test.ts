@@ -320,12 +320,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'OpenRLHF__OpenRLHF/examples/scripts/train_reinforce_baseline_hybrid_engine.sh#completionLen',
     ],
   },
-  {
-    cause:
-      'torchtune: `tune run <recipe> --config <name>` names a config bundled with torchtune ' +
-      '(llama3_3/70B_full_multinode), not a path: it is not followed',
-    entries: ['pytorch__torchtune/recipes/full_finetune_multinode.slurm#ref:llama3_3/70B_full_multinode'],
-  },
 ];
 
 function loadExpected(): Record<string, Expected> {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes src/analyzers/yaml/torchtune-builtin-configs.ts: the configs torchtune ships (`tune run <recipe> --config
+// Writes src/analyzers/yaml/catalog/torchtune-configs.ts: the configs torchtune ships (`tune run <recipe> --config
 // llama3_1/8B_lora_single_device`, recipes/configs/** of pytorch/torchtune), each cut to the keys VRAM Lens reads
 // (the model and its adapters, the tokenizer's max_seq_len, the dataset's packing, the batch, the optimizer and the
 // loss, dtype, compile, activation checkpointing and offloading, the parallel dims and FSDP's options).
@@ -91,18 +91,22 @@ function prune(v) {
 }
 
 const names = Object.keys(out).sort();
-const body = names.map((n) => `  ${JSON.stringify(n)}:\n    ${JSON.stringify(out[n])},`).join('\n');
+const body = names
+  .map((n) => `  ${JSON.stringify(n)}: [\n${out[n].split('\n').map((l) => `    ${JSON.stringify(l)},`).join('\n')}\n  ],`)
+  .join('\n');
 const ts = `// The configs torchtune ships (pytorch/torchtune@${commit.slice(0, 7)} recipes/configs/**), each cut to the keys VRAM Lens
 // reads: what \`tune run <recipe> --config <name>\` runs when no file of that name is beside the launch line. Written by
 // tools/torchtune-builtin/generate.mjs; do not edit by hand. Data only.
 
 export const TORCHTUNE_COMMIT = '${commit}';
 
-/** The config of each name torchtune's \`--config\` takes (\`llama3_1/8B_lora_single_device\`), as YAML text. */
-export const TORCHTUNE_BUILTIN_CONFIGS: Readonly<Record<string, string>> = {
+/** The config of each name torchtune's \`--config\` takes (\`llama3_1/8B_lora_single_device\`), as the lines of its YAML. */
+export const TORCHTUNE_BUILTIN_CONFIGS: Readonly<Record<string, readonly string[]>> = {
 ${body}
 };
 `;
-const target = path.join(here, '..', '..', 'src', 'analyzers', 'yaml', 'torchtune-builtin-configs.ts');
+const target = path.join(here, '..', '..', 'src', 'analyzers', 'yaml', 'catalog', 'torchtune-configs.ts');
 fs.writeFileSync(target, ts);
+// The repository's formatter writes the file as the lint checks it.
+execFileSync('npx', ['prettier', '--write', target], { stdio: 'ignore' });
 console.log(`${names.length} configs, ${ts.length} characters -> ${path.relative(process.cwd(), target)}`);
