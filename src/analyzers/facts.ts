@@ -24,6 +24,7 @@ export type Format =
   | 'llmfoundry-yaml'
   | 'swift-yaml'
   | 'torchtitan-toml'
+  | 'forge-yaml'
   | 'nemorl-yaml'
   | 'skypilot-yaml'
   | 'dstack-yaml'

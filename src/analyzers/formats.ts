@@ -1,6 +1,7 @@
 // FORMATS: the training-config formats VRAM Lens reads, one row each: the syntax a file is written in (it sets the
 // size and nesting limits of guards.ts, and the fix writer), the tool whose format it is, how a file is recognised and
 // its analyzer. A Format without a row does not compile; detect.ts runs the rows. Pure: no I/O.
+import { analyzeForgeYaml } from './yaml/forge';
 import { analyzeDeepSpeedJson } from './deepspeed-json';
 import { emptyFacts, type ConfigFacts, type Format, type Tool } from './facts';
 import type { Syntax } from './guards';
@@ -183,6 +184,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'dstack-yaml': yamlFormat('dstack-yaml', 'torchrun', analyzeDstackYaml),
   // Oumi's training config (`oumi train -c x.yaml`).
   'oumi-yaml': yamlFormat('oumi-yaml', 'oumi', analyzeOumiYaml),
+  // meta-pytorch/forge's app configs: torchtitan's job config, at the top or under `trainer:`.
+  'forge-yaml': yamlFormat('forge-yaml', 'torchtitan', analyzeForgeYaml),
   // torchtitan's TOML job config (`--job.config_file`).
   'torchtitan-toml': {
     syntax: 'toml',

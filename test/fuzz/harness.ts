@@ -259,6 +259,7 @@ export function seeds(): Seed[] {
     'test/fixtures/skypilot',
     'test/fixtures/dstack',
     'test/fixtures/torchtitan',
+    'test/fixtures/forge',
     'test/real-files/files/hiyouga__EasyR1',
     'test/real-files/files/mosaicml__llm-foundry',
     'test/real-files/files/volcengine__verl',

@@ -107,7 +107,15 @@ class TitanCtx {
 }
 
 export function analyzeTorchtitanToml(text: string): ConfigFacts {
-  const ctx = new TitanCtx(readToml(text));
+  return analyzeTorchtitanDoc(readToml(text), 'torchtitan-toml');
+}
+
+/**
+ * A torchtitan job config's entries by dotted path, wherever they are written: its TOML file, or the YAML of a
+ * trainer built on torchtitan (meta-pytorch/forge's `trainer:` section).
+ */
+export function analyzeTorchtitanDoc(doc: TomlDoc, format: 'torchtitan-toml' | 'forge-yaml'): ConfigFacts {
+  const ctx = new TitanCtx(doc);
   try {
     model(ctx);
     batch(ctx);
@@ -118,7 +126,7 @@ export function analyzeTorchtitanToml(text: string): ConfigFacts {
   } catch {
     // What was found before a failure is returned; the analyzers never throw on user text.
   }
-  return { format: 'torchtitan-toml', facts: ctx.facts, problems: ctx.problems, references: [], tools: ['torchtitan'] };
+  return { format, facts: ctx.facts, problems: ctx.problems, references: [], tools: ['torchtitan'] };
 }
 
 /** `[model] name` and `flavor`: the catalog model of that architecture; the debug models and others are unknown. */

@@ -1,5 +1,6 @@
 // Tells which training tool a YAML file belongs to from its top-level keys (and the file name only to exclude
 // VRAM Lens scenario files, which have their own analyzer). Pure; never throws.
+import { isForgeYaml } from './forge';
 import { isMap, isScalar, type Node } from 'yaml';
 import { notAnalyzed } from '../guards';
 import { parseYaml } from '../yaml-parse';
@@ -252,6 +253,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (isSkyPilotYaml(keys)) return 'skypilot-yaml';
   if (isDstackYaml(keys, text)) return 'dstack-yaml';
   if (isOumiYaml(keys, text)) return 'oumi-yaml';
+  if (isForgeYaml(keys, text)) return 'forge-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
   if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))

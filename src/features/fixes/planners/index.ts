@@ -24,7 +24,7 @@ import { planVerl } from './verl';
 import { planHydra } from './hydra';
 import { planLlmFoundry } from './llmfoundry';
 import { planSwiftArgs } from './swift';
-import { planTorchtitan } from './torchtitan';
+import { planForge, planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
 
@@ -83,6 +83,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // ms-swift's argument files, YAML or JSON by the name.
   'swift-yaml': { plan: planSwiftArgs, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'torchtitan-toml': { plan: planTorchtitan, write: (_file, text, o) => tomlSet(text, o) },
+  // forge's app configs: torchtitan's keys, under `trainer:` in a GRPO app (OmegaConf: written where defined).
+  'forge-yaml': { plan: planForge, write: yamlWriter(true) },
   // NeMo-RL's config (OmegaConf: an interpolated value is written where it is defined).
   'nemorl-yaml': { plan: planNemoRl, write: yamlWriter(true) },
   // A SkyPilot task's `run:` script: planned and written as a launch script, inside the script only.

@@ -1,4 +1,4 @@
-// The torchtitan TOML planner (analyzers/toml/torchtitan.ts): the per-GPU batch, the sequence length, activation
+// The torchtitan planner (analyzers/toml/torchtitan.ts), for its TOML and forge's YAML: the per-GPU batch, the sequence length, activation
 // checkpointing, CPU offload, compile and the optimizer's implementation, each at the key of the layout the file uses
 // (`training.local_batch_size` from June 2025, `training.batch_size` before). Pure: no I/O.
 import type { SetupChange } from '../../../core';
@@ -44,6 +44,14 @@ export function planTorchtitan(c: PlanCtx, ch: SetupChange): Planned {
       return ok(op('optimizer.implementation', impl));
     }
     default:
-      return no(`write ${ch.key} in the torchtitan TOML by hand`);
+      return no(`write ${ch.key} in the torchtitan job config by hand`);
   }
+}
+
+/** forge's app config: torchtitan's keys, under `trainer:` where the file keeps its trainer's job config there. */
+export function planForge(c: PlanCtx, ch: SetupChange): Planned {
+  const planned = planTorchtitan(c, ch);
+  const nested = c.file.facts.facts.some((f) => f.rawKey.startsWith('trainer.'));
+  if (!nested || !('ops' in planned)) return planned;
+  return { ops: planned.ops.map((o) => ({ ...o, path: ['trainer', ...o.path] })) };
 }
