@@ -461,6 +461,11 @@ export interface Reference {
    * config/train_gpt2.py`), which a script that execs them over its globals reads (ConfigFacts.readsConfigurator).
    */
   readonly positionalFiles?: readonly string[];
+  /**
+   * For a config: its text as the referencing file writes it before the launch reads it (a notebook's `%%writefile
+   * config.yaml` cell, or `json.dump(args, open("train.json", "w"))`): read instead of a file on disk.
+   */
+  readonly text?: string;
 }
 
 /** An option a script is run with: from its launch line, or a key of the config file its parser reads (`from`). */

@@ -9,6 +9,7 @@
 import { parseTree, type Node } from 'jsonc-parser';
 import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
+import { writtenFiles, type WrittenFile } from './hf-python/written-files';
 import { analyzeShell } from './shell';
 import { lineIndex, lineStarts } from './line-index';
 import { TRAINS, callsAny, trainingFunctions } from './trains';
@@ -26,6 +27,8 @@ export interface NotebookScript {
 export interface NotebookCode extends NotebookScript {
   readonly shell: NotebookScript;
   readonly trains: boolean;
+  /** The files its `%%writefile <name>` cells write (a config a launch line then reads), Python files aside. */
+  readonly written: readonly WrittenFile[];
 }
 
 /** Cell magics whose body is Python (IPython's %%capture, %%time, %%timeit; %%writefile of a .py file). */
@@ -56,7 +59,17 @@ export function notebookCode(raw: string): NotebookCode | undefined {
   const last = trains.lastIndexOf(true);
   const builder = new CellReader(raw);
   for (const strings of last < 0 ? code : code.slice(0, last + 1)) builder.cell(strings);
-  return { ...builder.python.done(), shell: builder.shell.done(), trains: last >= 0 };
+  return { ...builder.python.done(), shell: builder.shell.done(), trains: last >= 0, written: writtenCells(texts) };
+}
+
+/** `%%writefile config.yaml` cells: the file each writes (its body, after the magic line); Python files aside. */
+function writtenCells(texts: readonly string[]): WrittenFile[] {
+  const out: WrittenFile[] = [];
+  for (const t of texts) {
+    const m = /^%%writefile[ \t]+(?:-a[ \t]+)?(\S+)[ \t]*\r?\n/.exec(t);
+    if (m && !/\.py$/i.test(m[1])) out.push({ path: m[1].replace(/^(['"])(.*)\1$/, '$2'), text: t.slice(m[0].length) });
+  }
+  return out;
 }
 
 /** `def name(...)` blocks at a cell's top level: the name and the block's text up to the next unindented line. */
@@ -213,6 +226,22 @@ function decode(raw: string, node: Node): { text: string; offsets: number[]; end
 }
 
 /**
+ * A launch line's configs that the notebook writes itself before it runs (a `%%writefile` cell, or a dict or a string
+ * its Python dumps to the file): their text, which the pipeline reads in place of a file on disk.
+ */
+function withWrittenConfigs(r: ConfigFacts, code: NotebookCode): ConfigFacts {
+  if (!r.references.some((x) => x.kind === 'config' || x.kind === 'deepspeed')) return r;
+  const files = [...code.written, ...writtenFiles(code.text)];
+  const norm = (p: string): string => p.trim().replace(/^\.\//, '');
+  const references = r.references.map((x) => {
+    if (x.kind !== 'config' && x.kind !== 'deepspeed') return x;
+    const hit = [...files].reverse().find((f) => norm(f.path) === norm(x.path));
+    return hit ? { ...x, text: hit.text } : x;
+  });
+  return { ...r, references };
+}
+
+/**
  * The facts of a notebook: its code cells read by the Python analyzer, or, where no cell trains, its shell commands by
  * the shell analyzer; every span moved to where the JSON text has it. A text that is no notebook has none, with a
  * problem that says so.
@@ -237,7 +266,8 @@ export function analyzeNotebook(raw: string): ConfigFacts {
   }
   // A notebook that trains in no cell of its own but runs a launch line (`!python train.py --model_name_or_path ...`,
   // `!accelerate launch ...`) is that launch: read as the shell script its commands make.
-  const shell = !code.trains && /\S/.test(code.shell.text) ? analyzeShell(code.shell.text) : undefined;
+  const shell =
+    !code.trains && /\S/.test(code.shell.text) ? withWrittenConfigs(analyzeShell(code.shell.text), code) : undefined;
   const launches = shell !== undefined && (shell.references.length > 0 || shell.facts.length > 0);
   const script: NotebookScript = launches ? code.shell : code;
   const r = launches ? shell : analyzeHfPython(code.text);

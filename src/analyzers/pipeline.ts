@@ -204,6 +204,11 @@ function shippedFile(
   };
 }
 
+/** The file a reference names as the referencing file writes it (Reference.text), under a name of its own. */
+function written(file: string, ref: Reference): ReturnType<typeof findReference> {
+  return { path: `${file}#${ref.path}`, text: ref.text, above: false, up: 0 };
+}
+
 /** Analyzes the given files and everything they reference. */
 export function collectFiles(
   inputs: readonly InputFile[],
@@ -285,7 +290,7 @@ export function collectFiles(
         });
         continue;
       }
-      const found = findReference(reader, file, ref.path);
+      const found = ref.text !== undefined ? written(file, ref) : findReference(reader, file, ref.path);
       const target = found.path;
       const t = found.text;
       const refusal = t === undefined ? reader.refusal?.(target) : undefined;
@@ -357,6 +362,8 @@ export function collectFiles(
         depth: depth + 1,
         ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
         ...(args ? { overrides: args } : {}),
+        // A file the referencing file writes (a notebook's %%writefile cell or json.dump) is not edited by a fix.
+        ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
       });
     }
   };

@@ -57,6 +57,8 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   // (allenai/tulu-2-*: 7, 13, 70B), the first Tulu LLaMA (7, 13, 30, 65B); Zephyr 7B is Mistral 7B.
   { name: /tulu/, id: (s) => (s === '30' || s === '65' ? `huggyllama/llama-${s}b` : `meta-llama/Llama-2-${s}b-hf`) },
   { name: /zephyr/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
+  // SOLAR 10.7B and its fine-tunes (yanolja/KoSOLAR-10.7B-v0.2): Mistral 7B's layers depth-upscaled to 48.
+  { name: /solar/, id: (s) => `upstage/SOLAR-${s}B-v1.0` },
 ];
 
 /** A size in billions as ids that count small models in millions write it (OPT, Pythia): 0.125 -> 125m, 1.3 -> 1.3b. */

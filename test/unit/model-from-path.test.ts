@@ -76,6 +76,8 @@ describe('modelFromPathName', () => {
     ['/x/tulu-65b', 'huggyllama/llama-65b'],
     ['UCLA-AGI/zephyr-7b-sft-full-SPIN-iter0', 'mistralai/Mistral-7B-v0.1'],
     ['/ckpt/zephyr-7b-gemma-sft', 'google/gemma-7b'],
+    // skihyeon/DACON-HANSOL-QA's Axolotl notebook fine-tunes a Korean SOLAR
+    ['yanolja/KoSOLAR-10.7B-v0.2', 'upstage/SOLAR-10.7B-v1.0'],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
   ];

@@ -116,6 +116,58 @@ describe('analyzers: Jupyter notebooks', () => {
     assert.equal(fact(analyzeAs('notebook', nb), 'model')?.value, 'codellama/CodeLlama-34b-hf');
   });
 
+  it("a config the notebook writes before its launch line reads it (LLaMA-Factory's Colab notebook, an Axolotl one)", () => {
+    // hiyouga/LLaMA-Factory's Colab notebook (copied by vishnusureshperumbavoor/fine_tuning llama_factory.ipynb):
+    // `args = dict(...)`, `json.dump(args, open("train_llama3.json", "w", encoding="utf-8"), indent=2)`, then
+    // `!llamafactory-cli train train_llama3.json`.
+    const lf = notebook([
+      code([
+        'import json\n',
+        'args = dict(\n',
+        '  stage="sft",\n',
+        '  do_train=True,\n',
+        '  model_name_or_path="unsloth/llama-3-8b-Instruct-bnb-4bit",\n',
+        '  finetuning_type="lora",\n',
+        '  lora_target="all",\n',
+        '  per_device_train_batch_size=2,\n',
+        '  gradient_accumulation_steps=4,\n',
+        '  fp16=True,\n',
+        ')\n',
+        'json.dump(args, open("train_llama3.json", "w", encoding="utf-8"), indent=2)\n',
+      ]),
+      code(['!llamafactory-cli train train_llama3.json\n']),
+    ]);
+    const r = resolveText('/w/llama_factory.ipynb', lf);
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    assert.deepEqual(
+      [r.setup.model, r.setup.method, r.setup.micro_batch_size, r.setup.gradient_accumulation_steps],
+      ['unsloth/llama-3-8b-Instruct-bnb-4bit', 'qlora', 2, 4],
+    );
+    // skihyeon/DACON-HANSOL-QA notebooks/axolotl.ipynb: a YAML string dumped with yaml.dump(yaml.safe_load(s), file)
+    // in a `with open("config.yaml", "w") as file:` block; and the same config in a %%writefile cell.
+    const yaml = 'base_model: Qwen/Qwen2.5-0.5B\nadapter: lora\nlora_r: 16\nmicro_batch_size: 3\nsequence_len: 1024\n';
+    const dumped = notebook([
+      code([
+        'import yaml\n',
+        'yaml_string = """\n',
+        ...yaml.split(/(?<=\n)/),
+        '"""\n',
+        'with open("config.yaml", "w") as file:\n',
+        '    yaml.dump(yaml.safe_load(yaml_string), file)\n',
+      ]),
+      code(['!accelerate launch -m axolotl.cli.train config.yaml\n']),
+    ]);
+    const written = notebook([code(['%%writefile config.yaml\n', yaml]), code(['!axolotl train config.yaml\n'])]);
+    for (const nb of [dumped, written]) {
+      const a = resolveText('/w/axolotl.ipynb', nb);
+      assert.ok(a.setup, JSON.stringify(a.problems));
+      assert.deepEqual(
+        [a.setup.model, a.setup.lora?.r, a.setup.micro_batch_size, a.setup.seq_len],
+        ['Qwen/Qwen2.5-0.5B', 16, 3, 1024],
+      );
+    }
+  });
+
   it('reads a single-string source, a notebook on one line, and one whose outputs are far beyond the JSON limit', () => {
     const single = notebook([
       code('model = AutoModelForCausalLM.from_pretrained("gpt2")\nTrainingArguments(output_dir="o")\n'),

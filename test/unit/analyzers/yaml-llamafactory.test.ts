@@ -2,6 +2,8 @@
 // default, optimizer replacements, fsdp list) and the v1 schema (model:, micro_batch_size, dist_config, kernel_config).
 import * as assert from 'node:assert/strict';
 import { analyzeLlamaFactoryYaml } from '../../../src/analyzers/yaml';
+import { analyzeAs, detectFormat } from '../../../src/analyzers/detect';
+import { applyEditData, editsForChanges } from '../../../src/features/fixes';
 import { resolveText, run } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
@@ -52,6 +54,36 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.deepEqual([r.setup?.zero_stage, r.setup?.offload_optimizer, r.setup?.offload_params], [3, 'cpu', 'cpu']);
     assert.equal(r.provenance.offload_params?.kind, 'default');
     assert.ok(!r.problems.some((x) => x.code === 'reference-not-found'));
+  });
+
+  it('reads the JSON arguments `llamafactory-cli train args.json` takes, and writes a fix there as JSON', () => {
+    // llamafactory/hparams/parser.py read_args: a .json file is read with json.load, as a .yaml one with yaml.
+    const json = JSON.stringify(
+      {
+        stage: 'sft',
+        do_train: true,
+        model_name_or_path: 'Qwen/Qwen2.5-0.5B',
+        finetuning_type: 'lora',
+        per_device_train_batch_size: 8,
+        gradient_accumulation_steps: 2,
+        cutoff_len: 1024,
+      },
+      null,
+      2,
+    );
+    assert.equal(detectFormat('train_qwen.json', json), 'llamafactory-yaml');
+    const r = resolveText('/w/train_qwen.json', json);
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size, r.setup?.seq_len], ['Qwen/Qwen2.5-0.5B', 8, 1024]);
+    const f = {
+      file: 'train_qwen.json',
+      text: json,
+      format: 'llamafactory-yaml' as const,
+      facts: analyzeAs('llamafactory-yaml', json),
+    };
+    const plan = editsForChanges([{ key: 'micro_batch_size', value: 4 }], [f], 'train_qwen.json');
+    assert.deepEqual(plan.unsupported, []);
+    const after = applyEditData(json, plan.edits);
+    assert.equal((JSON.parse(after) as Record<string, unknown>).per_device_train_batch_size, 4);
   });
 
   it('use_dora: DoRA adapters', () => {

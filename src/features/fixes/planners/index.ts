@@ -70,7 +70,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
     write: jsonOrYaml((text, o) => yamlSet(text, o, false)),
   },
   'axolotl-yaml': { plan: planAxolotl, write: yamlWriter(false) },
-  'llamafactory-yaml': { plan: planLlamaFactory, write: yamlWriter(true) },
+  // LLaMA-Factory's JSON arguments (llamafactory-cli train args.json) are written as JSON.
+  'llamafactory-yaml': { plan: planLlamaFactory, write: jsonOrYaml((text, o) => yamlSet(text, o, true)) },
   'torchtune-yaml': { plan: planTorchtune, write: yamlWriter(true) },
   // HfArgumentParser's JSON arguments (args.json) are written as JSON.
   'hf-yaml': { plan: planHfYaml, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
