@@ -19,6 +19,8 @@ export function torchtuneBuiltin(
     file: `torchtune: ${name}`,
     text: `${TORCHTUNE_BUILTIN_CONFIGS[name].join('\n')}\n`,
     owner: 'torchtune',
-    note: `${name} as torchtune ships it (pytorch/torchtune@${TORCHTUNE_COMMIT.slice(0, 7)} recipes/configs/${name}.yaml; no file of that name beside the launch line)`,
+    note:
+      `${name} as torchtune ships it (pytorch/torchtune@${TORCHTUNE_COMMIT.slice(0, 7)} ` +
+      `recipes/configs/${name}.yaml; no file of that name beside the launch line)`,
   };
 }
