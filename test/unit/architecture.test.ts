@@ -265,6 +265,22 @@ describe('architecture: exact parameter counts', () => {
     );
   });
 
+  it('PaliGemma by hand: Gemma 2B at 257,216 tokens, SigLIP So400m/14 and one linear projector', () => {
+    // Gemma 2B: 18 layers of q 2048 x 2048, k and v 2048 x 256 each (one key-value head), o, gate/up/down
+    // 2048 x 16384, two norms; the embedding tied to the head; a final norm.
+    const text = 18 * (2 * 2048 * 2048 + 2 * 2048 * 256 + 3 * 2048 * 16384 + 2 * 2048) + 257216 * 2048 + 2048;
+    assert.equal(text, 2_508_662_784);
+    // SigLIP: patch conv 3 x 14 x 14 x 1152 with bias, (224 / 14)^2 positions, 27 layers (q/k/v/out with biases, 2
+    // LayerNorms, fc1 1152 x 4304 + 4304, fc2 4304 x 1152 + 1152), a post LayerNorm; no pooling head.
+    const layer = 4 * (1152 * 1152 + 1152) + 2 * 2 * 1152 + (1152 * 4304 + 4304) + (4304 * 1152 + 1152);
+    const siglip = (positions: number): number => 3 * 14 * 14 * 1152 + 1152 + positions * 1152 + 27 * layer + 2 * 1152;
+    const projector = 1152 * 2048 + 2048;
+    assert.equal(count('google/paligemma-3b-pt-224'), text + siglip(256) + projector); // 2,923,466,480
+    assert.equal(count('google/paligemma-3b-pt-224'), 2_923_466_480);
+    assert.equal(count('google/paligemma-3b-mix-448'), text + siglip(1024) + projector);
+    assert.equal(archOf('google/paligemma-3b-pt-896').family, 'gemma');
+  });
+
   it('LLaVA 1.5 by hand: Vicuna 1.5 under text_config, CLIP ViT-L/14-336 and the two-layer projector', () => {
     // Language model: Llama 2's layout at 32,064 tokens; 32 layers of 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096.
     const text = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096) + 2 * 32064 * 4096 + 4096;

@@ -118,6 +118,8 @@ function imageTextLayout(config: HfConfig, modelType: string | undefined): Image
   if ((modelType === 'llama4' || modelType === 'mistral3') && textConfig) return 'llama4-or-mistral3';
   // LLaVA 1.5: a language model of its own model_type (Llama's by default) under text_config, a CLIP tower.
   if (modelType === 'llava' && textConfig) return 'llava';
+  // PaliGemma: Gemma (1 or 2) under text_config beside a SigLIP tower and one linear projector.
+  if (modelType === 'paligemma' && textConfig) return 'paligemma';
   return undefined;
 }
 
@@ -129,6 +131,7 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
   if ((layout === 'qwen-vl' || layout === 'qwen3.5') && textConfig)
     return { ...config, ...textConfig, model_type: modelType };
   if (layout === 'llama4-or-mistral3') return { ...textConfig, model_type: modelType };
+  if (layout === 'paligemma') return { ...textConfig, model_type: str(textConfig ?? {}, 'model_type') ?? 'gemma' };
   if (layout === 'llava') {
     const textType = str(textConfig ?? {}, 'model_type') ?? 'llama';
     return { ...(textType === 'llama' ? LLAMA_TEXT_DEFAULTS : {}), ...textConfig, model_type: textType };
@@ -333,8 +336,11 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const layout = imageTextLayout(config, modelType);
   const cfg = languageModelConfig(config, modelType, layout);
   if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
-  // LLaVA's language model is the family of its text_config's model_type.
-  const family = familyOf(layout === 'llava' ? (str(cfg, 'model_type') ?? modelType) : modelType, cfg);
+  // LLaVA's and PaliGemma's language model is the family of its text_config's model_type.
+  const family = familyOf(
+    layout === 'llava' || layout === 'paligemma' ? (str(cfg, 'model_type') ?? modelType) : modelType,
+    cfg,
+  );
   if (!family) {
     return {
       ok: false,

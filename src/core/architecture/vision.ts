@@ -1,5 +1,5 @@
 // Vision towers and projectors loaded beside a language model (Gemma 3's SigLIP, Qwen2-VL / 2.5-VL / 3-VL / 3.5,
-// Llama 4, Pixtral under Mistral 3, LLaVA 1.5's CLIP): their parameter counts, from vision_config. Pure.
+// Llama 4, Pixtral under Mistral 3, LLaVA 1.5's CLIP, PaliGemma's SigLIP): their parameter counts, from vision_config. Pure.
 import type { HfConfig } from '../setup';
 import { bool, num, obj, type ParseContext } from './read';
 
@@ -144,10 +144,24 @@ function clipWithProjector(v: HfConfig, textHidden: number): number | undefined 
 }
 
 /**
+ * PaliGemma's SigLIP tower and projector (modeling_siglip.py SiglipVisionTransformer with vision_use_head false,
+ * modeling_paligemma.py PaliGemmaMultiModalProjector): a patch convolution with bias, one position per patch
+ * (image_size 224 unless given), the ViT layers, a post LayerNorm; one biased linear from the vision width to
+ * projection_dim (the text width). google/paligemma-3b-pt-224: 412,442,352 + 2,361,344 beside Gemma 2B's 2,508,662,784.
+ */
+function siglipPaligemma(v: HfConfig, textHidden: number): number | undefined {
+  const vit = vitEncoder({ image_size: 224, ...v });
+  if (!vit) return undefined;
+  const w = vit.width;
+  const out = num(v, 'projection_dim') ?? textHidden;
+  return vit.patchEmbedding + w + vit.patches * w + vit.layers * vit.layer + 2 * w + (w * out + out);
+}
+
+/**
  * How an image-text config.json nests its language model: Gemma 3 4B-27B and Llama 4 / Mistral 3 under text_config,
  * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
  */
-export type ImageText = 'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava';
+export type ImageText = 'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava' | 'paligemma';
 
 /**
  * The vision tower and projector of an image-text checkpoint, from its vision_config; 0 when the config has none to
@@ -208,6 +222,15 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
         ctx.problem(
           'vision_config',
           'a llava config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
+        );
+      }
+      return v ?? 0;
+    case 'paligemma':
+      v = vc ? siglipPaligemma(vc, hidden) : undefined;
+      if (v === undefined) {
+        ctx.problem(
+          'vision_config',
+          'a paligemma config needs vision_config hidden_size, intermediate_size, num_hidden_layers and patch_size',
         );
       }
       return v ?? 0;

@@ -469,3 +469,52 @@ export const GEMMA_FINE_TUNES: readonly CatalogModel[] = [
     source: fineTune('google/gemma-2-2b-jpn-it', 'google/gemma-2-2b'),
   },
 ];
+
+/** PaliGemma's Gemma 2B, its vocabulary grown by 1,024 location and 128 segmentation tokens (257,216). */
+const PALIGEMMA_TEXT = {
+  model_type: 'gemma',
+  head_dim: 256,
+  hidden_act: 'gelu_pytorch_tanh',
+  hidden_size: 2048,
+  intermediate_size: 16384,
+  num_attention_heads: 8,
+  num_hidden_layers: 18,
+  num_key_value_heads: 1,
+  rms_norm_eps: 1e-6,
+  vocab_size: 257216,
+} as const;
+
+/** PaliGemma's SigLIP So400m/14 tower at one image size (positions: (size / 14)^2). */
+const paligemmaVision = (imageSize: number) =>
+  ({
+    model_type: 'siglip_vision_model',
+    hidden_size: 1152,
+    image_size: imageSize,
+    intermediate_size: 4304,
+    num_attention_heads: 16,
+    num_hidden_layers: 27,
+    patch_size: 14,
+    projection_dim: 2048,
+    vision_use_head: false,
+  }) as const;
+
+/**
+ * PaliGemma 1 (google/paligemma-3b-*): a SigLIP tower and one linear projector beside Gemma 2B, under text_config; the
+ * pretrained, mix and fine-tuned checkpoints of one image size share the architecture.
+ */
+export const PALIGEMMA: readonly CatalogModel[] = [224, 448, 896].map((size) => ({
+  id: `google/paligemma-3b-pt-${size}`,
+  aliases: [`google/paligemma-3b-mix-${size}`],
+  config: {
+    model_type: 'paligemma',
+    architectures: ['PaliGemmaForConditionalGeneration'],
+    hidden_size: 2048,
+    image_token_index: 257152,
+    projection_dim: 2048,
+    torch_dtype: 'float32',
+    vocab_size: 257216,
+    text_config: PALIGEMMA_TEXT,
+    vision_config: paligemmaVision(size),
+  },
+  source: hf(`google/paligemma-3b-pt-${size}`),
+}));

@@ -11,7 +11,7 @@ import { DEEPSEEK_CODER_LLM_V2, DEEPSEEK_R1_DISTILLS, DEEPSEEK_V2_LITE, DEEPSEEK
 import { PYTHIA_GPT_J_NEO, PYTHIA_NEOX } from './eleutherai';
 import { ENCODERS } from './encoders';
 import { OPT_XLM_ROBERTA, ROBERTA } from './facebook';
-import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES } from './gemma';
+import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES, PALIGEMMA } from './gemma';
 import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
 import { OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
 import { GRANITE_3, GRANITE_4_H } from './ibm';
@@ -71,6 +71,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...TINYLLAMA,
   ...SMOLLM,
   ...GEMMA,
+  ...PALIGEMMA,
   ...PHI_3_2,
   ...GPT_2,
   ...CEREBRAS_GPT,
