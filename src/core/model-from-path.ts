@@ -14,6 +14,8 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /vicuna/, id: (s) => `lmsys/vicuna-${s}b-v1.5` },
   { name: /deepseek[-_ ]?coder/, id: (s) => `deepseek-ai/deepseek-coder-${s}b-base` },
   { name: /deepseek[-_ ]?llm/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
+  // DeepSeekMath 7B (base, instruct, RL) has DeepSeek LLM 7B's architecture.
+  { name: /deepseek[-_ ]?math/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
   // A version is a digit that does not start a size: llama-2-7b and llama2 are Llama 2, llama-7b and llama-30b are not.
   { name: /llama[-_ ]?3[._]1(?!\d*b)/, id: (s) => `meta-llama/Llama-3.1-${s}B` },
   { name: /llama[-_ ]?3[._]2(?!\d*b)/, id: (s) => `meta-llama/Llama-3.2-${s}B` },

@@ -78,6 +78,8 @@ describe('modelFromPathName', () => {
     ['/ckpt/zephyr-7b-gemma-sft', 'google/gemma-7b'],
     // skihyeon/DACON-HANSOL-QA's Axolotl notebook fine-tunes a Korean SOLAR
     ['yanolja/KoSOLAR-10.7B-v0.2', 'upstage/SOLAR-10.7B-v1.0'],
+    // yyDing1/ScaleQuest run_deepseek_qft.sh: a DeepSeekMath fine-tune in a local folder
+    ['models/Deepseek-Math-7B-QFT', 'deepseek-ai/deepseek-llm-7b-base'],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
   ];
