@@ -157,6 +157,24 @@ function siglipPaligemma(v: HfConfig, textHidden: number): number | undefined {
   return vit.patchEmbedding + w + vit.patches * w + vit.layers * vit.layer + 2 * w + (w * out + out);
 }
 
+/** The ViT towers with their projectors, by layout, and the vision_config fields each needs. */
+const VIT_TOWERS: Readonly<
+  Record<
+    'llava' | 'paligemma' | 'gemma3',
+    { count: (v: HfConfig, hidden: number) => number | undefined; fields: string }
+  >
+> = {
+  llava: {
+    count: clipWithProjector,
+    fields: 'hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
+  },
+  paligemma: { count: siglipPaligemma, fields: 'hidden_size, intermediate_size, num_hidden_layers and patch_size' },
+  gemma3: {
+    count: siglipWithProjector,
+    fields: 'hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
+  },
+};
+
 /**
  * How an image-text config.json nests its language model: Gemma 3 4B-27B and Llama 4 / Mistral 3 under text_config,
  * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
@@ -217,31 +235,13 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
       }
       return v ?? 0;
     case 'llava':
-      v = vc ? clipWithProjector(vc, hidden) : undefined;
-      if (v === undefined) {
-        ctx.problem(
-          'vision_config',
-          'a llava config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
-        );
-      }
-      return v ?? 0;
     case 'paligemma':
-      v = vc ? siglipPaligemma(vc, hidden) : undefined;
-      if (v === undefined) {
-        ctx.problem(
-          'vision_config',
-          'a paligemma config needs vision_config hidden_size, intermediate_size, num_hidden_layers and patch_size',
-        );
-      }
+    case 'gemma3': {
+      // A ViT tower (CLIP or SigLIP) with the model's projector.
+      const tower = VIT_TOWERS[layout];
+      v = vc ? tower.count(vc, hidden) : undefined;
+      if (v === undefined) ctx.problem('vision_config', `a ${layout} config needs vision_config ${tower.fields}`);
       return v ?? 0;
-    case 'gemma3':
-      v = vc ? siglipWithProjector(vc, hidden) : undefined;
-      if (v === undefined) {
-        ctx.problem(
-          'vision_config',
-          'a gemma3 config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size',
-        );
-      }
-      return v ?? 0;
+    }
   }
 }

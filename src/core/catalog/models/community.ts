@@ -787,59 +787,39 @@ const LLAVA_VISION = {
   projection_dim: 768,
 } as const;
 
+/** One LLaVA 1.5 checkpoint: Vicuna 1.5 of the given size (Llama 2's layout) under text_config. */
+const llava = (
+  size: '7b' | '13b',
+  text: { hidden: number; ffn: number; layers: number; heads: number },
+): CatalogModel => ({
+  id: `llava-hf/llava-1.5-${size}-hf`,
+  aliases: [`liuhaotian/llava-v1.5-${size}`],
+  config: {
+    model_type: 'llava',
+    architectures: ['LlavaForConditionalGeneration'],
+    image_token_index: 32000,
+    projector_hidden_act: 'gelu',
+    tie_word_embeddings: false,
+    torch_dtype: 'float16',
+    vision_feature_layer: -2,
+    vocab_size: 32064,
+    text_config: {
+      model_type: 'llama',
+      hidden_size: text.hidden,
+      intermediate_size: text.ffn,
+      max_position_embeddings: 4096,
+      num_attention_heads: text.heads,
+      num_hidden_layers: text.layers,
+      num_key_value_heads: text.heads,
+      rms_norm_eps: 1e-5,
+      vocab_size: 32064,
+    },
+    vision_config: LLAVA_VISION,
+  },
+  source: hf(`llava-hf/llava-1.5-${size}-hf`),
+});
+
 export const LLAVA: readonly CatalogModel[] = [
-  {
-    id: 'llava-hf/llava-1.5-7b-hf',
-    aliases: ['liuhaotian/llava-v1.5-7b'],
-    config: {
-      model_type: 'llava',
-      architectures: ['LlavaForConditionalGeneration'],
-      image_token_index: 32000,
-      projector_hidden_act: 'gelu',
-      tie_word_embeddings: false,
-      torch_dtype: 'float16',
-      vision_feature_layer: -2,
-      vocab_size: 32064,
-      text_config: {
-        model_type: 'llama',
-        hidden_size: 4096,
-        intermediate_size: 11008,
-        max_position_embeddings: 4096,
-        num_attention_heads: 32,
-        num_hidden_layers: 32,
-        num_key_value_heads: 32,
-        rms_norm_eps: 1e-5,
-        vocab_size: 32064,
-      },
-      vision_config: LLAVA_VISION,
-    },
-    source: hf('llava-hf/llava-1.5-7b-hf'),
-  },
-  {
-    id: 'llava-hf/llava-1.5-13b-hf',
-    aliases: ['liuhaotian/llava-v1.5-13b'],
-    config: {
-      model_type: 'llava',
-      architectures: ['LlavaForConditionalGeneration'],
-      image_token_index: 32000,
-      projector_hidden_act: 'gelu',
-      tie_word_embeddings: false,
-      torch_dtype: 'float16',
-      vision_feature_layer: -2,
-      vocab_size: 32064,
-      text_config: {
-        model_type: 'llama',
-        hidden_size: 5120,
-        intermediate_size: 13824,
-        max_position_embeddings: 4096,
-        num_attention_heads: 40,
-        num_hidden_layers: 40,
-        num_key_value_heads: 40,
-        rms_norm_eps: 1e-5,
-        vocab_size: 32064,
-      },
-      vision_config: LLAVA_VISION,
-    },
-    source: hf('llava-hf/llava-1.5-13b-hf'),
-  },
+  llava('7b', { hidden: 4096, ffn: 11008, layers: 32, heads: 32 }),
+  llava('13b', { hidden: 5120, ffn: 13824, layers: 40, heads: 40 }),
 ];
