@@ -43,6 +43,9 @@ export function evalArithmetic(file: PythonFile, node: SyntaxNode, depth: number
 /** Two values known statically under an arithmetic operator (also `x op= y`). */
 export function combine(file: PythonFile, a: Val, op: string, b: Val, node: SyntaxNode): Val {
   const t = clip(file.text.slice(node.from, node.to));
+  // `Path(...) / "models" / "x"`: a path joined (a str / str is no Python, so a string here is a path).
+  if (op === '/' && a.k === 'lit' && b.k === 'lit' && typeof a.v === 'string' && typeof b.v === 'string')
+    return { k: 'lit', v: joinPath(a.v, b.v) };
   if (a.k !== 'lit' || b.k !== 'lit' || typeof a.v !== 'number' || typeof b.v !== 'number')
     return { k: 'unknown', reason: `${t} is computed at run time` };
   // From an option's default the sum is no option's value (a launch line's --x replaces x, not the sum): it is read
@@ -217,6 +220,13 @@ export function pathOfCall(file: PythonFile, node: SyntaxNode, callee: string, d
   }
   if (PATH_FUNCTIONS.has(callee) && a.positional.length === 1 && a.entries.length === 0)
     return pathValue(file.evalNode(a.positional[0], depth + 1));
+  if ((callee === 'os.path.join' || callee === 'os.path.dirname') && a.positional.length > 0 && !a.entries.length) {
+    const parts = a.positional.map((n) => file.evalNode(n, depth + 1));
+    if (!parts.every((x) => x.k === 'lit' && typeof x.v === 'string')) return undefined;
+    const texts = parts.map((x) => (x as { v: string }).v);
+    if (callee === 'os.path.dirname') return texts.length === 1 ? { k: 'lit', v: parentOf(texts[0]) } : undefined;
+    return { k: 'lit', v: texts.reduce(joinPath) };
+  }
   const head = node.firstChild;
   if (head?.name !== 'MemberExpression' || head.lastChild?.name !== 'PropertyName' || !head.firstChild)
     return undefined;
@@ -383,4 +393,49 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   if (!entry?.valueNode) return undefined;
   if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is ${entry.forced}` };
   return file.evalNode(entry.valueNode, depth + 1);
+}
+
+/**
+ * The script's own file, `__file__`, as a path relative to the folder the script is in: what `.parent` and
+ * `.parents[k]` of it, and joins onto those, are read against (`Path(__file__).resolve().parents[3] / "models"` is
+ * `../../../models`, which the model resolver looks for from the script's folder).
+ */
+export const SCRIPT_FILE = './__file__';
+
+/** A path's `.parent` and `.parents[k]` (a pathlib path or a string the file treats as one), relative ones kept so. */
+export function pathMember(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const obj = node.firstChild;
+  const next = obj?.nextSibling;
+  if (!obj || !next) return undefined;
+  if (next.name === '.' && next.nextSibling?.name === 'PropertyName') {
+    if (file.text.slice(next.nextSibling.from, next.nextSibling.to) !== 'parent') return undefined;
+    const v = file.evalNode(obj, depth + 1);
+    return v.k === 'lit' && typeof v.v === 'string' ? { k: 'lit', v: parentOf(v.v) } : undefined;
+  }
+  const index = next.name === '[' ? next.nextSibling : null;
+  const parents = obj.name === 'MemberExpression' ? obj.lastChild : null;
+  if (index?.name !== 'Number' || parents?.name !== 'PropertyName' || !parents.prevSibling) return undefined;
+  if (file.text.slice(parents.from, parents.to) !== 'parents' || !obj.firstChild) return undefined;
+  const k = Number(file.text.slice(index.from, index.to));
+  const v = file.evalNode(obj.firstChild, depth + 1);
+  if (v.k !== 'lit' || typeof v.v !== 'string' || !Number.isInteger(k) || k < 0 || k > 32) return undefined;
+  let p = v.v;
+  for (let i = 0; i <= k; i++) p = parentOf(p);
+  return { k: 'lit', v: p };
+}
+
+/** The folder a path is in: `a/b` -> `a`, `./x` -> `.`, `.` -> `..`, `../..` -> `../../..`. */
+function parentOf(path: string): string {
+  const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  if (p === '.' || p === '') return '..';
+  if (/(^|\/)\.\.$/.test(p)) return `${p}/..`;
+  const i = p.lastIndexOf('/');
+  return i < 0 ? '.' : i === 0 ? '/' : p.slice(0, i);
+}
+
+/** `a / b` of two paths (os.path.join's rule: an absolute b replaces a); a relative result keeps its `./`. */
+function joinPath(a: string, b: string): string {
+  if (b.startsWith('/')) return b;
+  if (a === '.' || a === '') return `./${b}`;
+  return a.endsWith('/') ? a + b : `${a}/${b}`;
 }

@@ -33,6 +33,8 @@ import {
   evalUpdate,
   returnedItem,
   dictItem,
+  pathMember,
+  SCRIPT_FILE,
   staticGetattr,
   pathOfCall,
   environmentDefault,
@@ -402,8 +404,16 @@ export class PythonFile {
         const d = this.dotted(node);
         const imported = d ? importedMember(this, d, node) : undefined;
         if (imported) return imported;
-        if (d) return memberValue(this, d, node, depth) ?? dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d };
-        return dictItem(this, node, depth) ?? { k: 'unknown', reason: `${clip(t)} is looked up at run time` };
+        if (d)
+          return (
+            memberValue(this, d, node, depth) ??
+            pathMember(this, node, depth) ??
+            dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d }
+          );
+        return (
+          dictItem(this, node, depth) ??
+          pathMember(this, node, depth) ?? { k: 'unknown', reason: `${clip(t)} is looked up at run time` }
+        );
       }
       case 'BinaryExpression':
         return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);
@@ -453,6 +463,7 @@ export class PythonFile {
   private evalName(node: SyntaxNode, depth: number): Val {
     const name = this.text.slice(node.from, node.to);
     const found = this.lookup(name, node);
+    if (found.k !== 'binding' && name === '__file__') return { k: 'lit', v: SCRIPT_FILE };
     if (found.k !== 'binding') {
       const imported = found.param ? undefined : importedName(this, name, node);
       if (imported) return imported;

@@ -412,6 +412,34 @@ describe("hf-python: the script's own values", () => {
     assert.ok(isUnknown(last(analyzeHfPython(missing), 'model')?.value ?? null));
   });
 
+  it('paths from the script file: Path(__file__).parents[k] / "x", os.path.join(os.path.dirname(__file__), ...)', () => {
+    // kingjameschan/gemma-math-sft-grpo v3/E2_sft/train/01_sft.py: ROOT = Path(__file__).resolve().parents[3],
+    // DEFAULT_MODEL = ROOT / "models" / "gemma-2-2b-it", `--model` defaulting to str(DEFAULT_MODEL).
+    const text = [
+      'ROOT = Path(__file__).resolve().parents[3]',
+      'DEFAULT_MODEL = ROOT / "models" / "gemma-2-2b-it"',
+      'ap = argparse.ArgumentParser()',
+      'ap.add_argument("--model", default=str(DEFAULT_MODEL))',
+      'args = ap.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained(Path(args.model))',
+      'ds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "ds_z2.json")',
+      'training_args = TrainingArguments(output_dir="o", deepspeed=ds)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    // Relative to the script's folder: parents[0] is that folder, parents[3] three folders above it.
+    assert.equal(last(r, 'model')?.value, '../../../models/gemma-2-2b-it');
+    assert.deepEqual(
+      r.references.filter((x) => x.kind === 'deepspeed').map((x) => x.path),
+      ['./configs/ds_z2.json'],
+    );
+    assert.equal(
+      last(analyzeHfPython('m = AutoModelForCausalLM.from_pretrained(Path(__file__).parent / "ckpt")\n'), 'model')
+        ?.value,
+      './ckpt',
+    );
+  });
+
   it('Path(x).expanduser() and os.getenv("X", default) keep the value they wrap (self-llm DeepSeek-V4-Flash LoRA)', () => {
     const text = [
       'DEFAULT_MODEL_PATH = "Qwen/Qwen3-8B"',
