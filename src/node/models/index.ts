@@ -56,7 +56,7 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
   const local = fromLocalPath(trimmed, abs, explicitPath, policy) ?? nearTheFile(trimmed, explicitPath, opts, policy);
   if (local) return local;
-  if (explicitPath) return missingPath(trimmed, abs, opts.cwd);
+  if (explicitPath) return missingPath(trimmed, besideTheFile(trimmed, abs, opts), opts.cwd);
   const hub = parseHubRef(trimmed);
   // `org/name/` is no Hub id but a folder (relative to where the script runs) that is not here.
   if (!hub && /^[^\\/]+\/[^\\/]+\/+$/.test(trimmed)) return missingPath(trimmed, abs, opts.cwd);
@@ -158,6 +158,15 @@ function nearTheFile(
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * Where a missing path was looked for, as the message names it: from the naming file's folder for a path that climbs
+ * out of it (`../../../models/x`, built from the script's own `__file__`), else from the working directory.
+ */
+function besideTheFile(trimmed: string, abs: string, opts: Omit<SyncResolveOptions, 'allowNetwork'>): string {
+  if (!opts.from || !/^\.\.([\\/]|$)/.test(trimmed)) return abs;
+  return path.resolve(path.dirname(path.resolve(opts.cwd, opts.from)), trimmed);
 }
 
 /** HF_HUB_OFFLINE=1 turns the Hub off for every Hugging Face tool; we honour it even when network is allowed. */
