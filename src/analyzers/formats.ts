@@ -163,7 +163,10 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'accelerate-yaml': { ...yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml), alsoIn: ['json'] },
   'axolotl-yaml': yamlFormat('axolotl-yaml', 'axolotl', analyzeAxolotlYaml),
   // `llamafactory-cli train args.json` reads JSON too (llamafactory/hparams/parser.py read_args).
-  'llamafactory-yaml': { ...yamlFormat('llamafactory-yaml', 'llamafactory', analyzeLlamaFactoryYaml), alsoIn: ['json'] },
+  'llamafactory-yaml': {
+    ...yamlFormat('llamafactory-yaml', 'llamafactory', analyzeLlamaFactoryYaml),
+    alsoIn: ['json'],
+  },
   'torchtune-yaml': yamlFormat('torchtune-yaml', 'torchtune', analyzeTorchtuneYaml),
   // HfArgumentParser.parse_json_file reads the same arguments from JSON (`python run_clm.py args.json`).
   'hf-yaml': { ...yamlFormat('hf-yaml', 'hf-trainer', analyzeHfYaml), alsoIn: ['json'] },

@@ -92,7 +92,13 @@ function prune(v) {
 
 const names = Object.keys(out).sort();
 const body = names
-  .map((n) => `  ${JSON.stringify(n)}: [\n${out[n].split('\n').map((l) => `    ${JSON.stringify(l)},`).join('\n')}\n  ],`)
+  .map(
+    (n) =>
+      `  ${JSON.stringify(n)}: [\n${out[n]
+        .split('\n')
+        .map((l) => `    ${JSON.stringify(l)},`)
+        .join('\n')}\n  ],`,
+  )
   .join('\n');
 const ts = `// The configs torchtune ships (pytorch/torchtune@${commit.slice(0, 7)} recipes/configs/**), each cut to the keys VRAM Lens
 // reads: what \`tune run <recipe> --config <name>\` runs when no file of that name is beside the launch line. Written by
