@@ -18,13 +18,13 @@ import {
   type Tool,
   type Unknown,
 } from '../facts';
-import { memberValue, optionOfDefault, singleCallArgument, type ScriptDefault } from './script-defaults';
+import { optionOfDefault, singleCallArgument, type ScriptDefault } from './script-defaults';
 import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
-import { importedMember, importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
+import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
+import { evalCall, evalMember } from './member-and-call';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
-  dtypeProperty,
   evalArithmetic,
   evalComparison,
   evalConditional,
@@ -32,13 +32,7 @@ import {
   evalLogic,
   evalUpdate,
   returnedItem,
-  dictItem,
-  pathMember,
   SCRIPT_FILE,
-  staticGetattr,
-  pathOfCall,
-  environmentDefault,
-  staticStringCall,
 } from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy, parameters } from './syntax';
 
@@ -390,31 +384,12 @@ export class PythonFile {
           this.calleeName(node) ??
           clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         if (callee === 'dict') return this.dictCall(node, depth);
-        const split =
-          staticStringCall(this, node, depth) ??
-          staticGetattr(this, node, callee, depth) ??
-          pathOfCall(this, node, callee, depth) ??
-          environmentDefault(this, node, callee, depth);
-        if (split) return split;
-        return { k: 'call', callee, node };
+        return evalCall(this, node, callee, depth);
       }
       case 'VariableName':
         return this.evalName(node, depth);
-      case 'MemberExpression': {
-        const d = this.dotted(node);
-        const imported = d ? importedMember(this, d, node) : undefined;
-        if (imported) return imported;
-        if (d)
-          return (
-            memberValue(this, d, node, depth) ??
-            pathMember(this, node, depth) ??
-            dtypeProperty(this, node, depth) ?? { k: 'dotted', text: d }
-          );
-        return (
-          dictItem(this, node, depth) ??
-          pathMember(this, node, depth) ?? { k: 'unknown', reason: `${clip(t)} is looked up at run time` }
-        );
-      }
+      case 'MemberExpression':
+        return evalMember(this, node, t, depth);
       case 'BinaryExpression':
         return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);
       case 'ConditionalExpression':
