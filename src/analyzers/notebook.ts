@@ -12,7 +12,7 @@ import { analyzeHfPython } from './hf-python';
 import { writtenFiles, type WrittenFile } from './hf-python/written-files';
 import { analyzeShell } from './shell';
 import { lineIndex, lineStarts } from './line-index';
-import { TRAINS, callsAny, trainingFunctions } from './trains';
+import { TRAINS, callPattern, trainingFunctions } from './trains';
 
 /** The code cells as one script, and where each of its characters is written in the notebook's JSON. */
 export interface NotebookScript {
@@ -55,7 +55,8 @@ export function notebookCode(raw: string): NotebookCode | undefined {
   // Top-level `def` blocks of the cells: the functions that train, or call one that does (rohan-paul's notebooks
   // define `train_and_save_model(trainer, ...)` in one cell and run the pipeline from another).
   const trainers = trainingFunctions(texts.flatMap(topLevelDefs));
-  const trains = texts.map((t) => TRAINS.test(t) || callsAny(t, trainers));
+  const calls = callPattern(trainers);
+  const trains = texts.map((t) => TRAINS.test(t) || calls?.test(t) === true);
   const last = trains.lastIndexOf(true);
   const builder = new CellReader(raw);
   for (const strings of last < 0 ? code : code.slice(0, last + 1)) builder.cell(strings);

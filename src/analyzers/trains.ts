@@ -15,15 +15,16 @@ export function trainingFunctions(functions: readonly NamedBody[]): Set<string> 
   const found = new Set<string>();
   for (let round = 0; round < 4; round++) {
     const before = found.size;
+    const calls = callPattern(found);
     for (const f of functions)
-      if (!found.has(f.name) && (TRAINS.test(f.body) || callsAny(f.body, found))) found.add(f.name);
+      if (!found.has(f.name) && (TRAINS.test(f.body) || calls?.test(f.body) === true)) found.add(f.name);
     if (found.size === before) break;
   }
   return found;
 }
 
-/** Whether the text calls one of the functions (a call, not the function's own `def`). */
-export function callsAny(text: string, names: ReadonlySet<string>): boolean {
-  for (const name of names) if (new RegExp(`(?<!def\\s+)(?<![\\w.])${name}\\s*\\(`).test(text)) return true;
-  return false;
+/** A call of one of the functions (not the function's own `def`), one pattern for them all; undefined for none. */
+export function callPattern(names: ReadonlySet<string>): RegExp | undefined {
+  if (names.size === 0) return undefined;
+  return new RegExp(`(?<!def\\s+)(?<![\\w.])(?:${[...names].join('|')})\\s*\\(`);
 }

@@ -9,13 +9,28 @@ const MAX_KEYS = 4096;
 const MAX_NESTING = 12;
 
 /** Every scalar or list under a mapping, as the option `path=value` it stands for; null values are left out. */
-export function yamlOptions(ctx: YamlCtx, entries: Map<string, Entry>, out: Opt[] = [], depth = 0): Opt[] {
+export function yamlOptions(ctx: YamlCtx, entries: Map<string, Entry>): Opt[] {
+  return yamlLeaves(ctx, entries).map(({ entry: e, view }) => ({
+    name: e.path,
+    rawKey: e.path,
+    keySpan: e.keySpan,
+    value: valueOf(view, e),
+  }));
+}
+
+/** Every entry under a mapping that is not itself a mapping (absent values left out), with its view, in order. */
+export function yamlLeaves(
+  ctx: YamlCtx,
+  entries: Map<string, Entry>,
+  out: { entry: Entry; view: View }[] = [],
+  depth = 0,
+): { entry: Entry; view: View }[] {
   if (depth > MAX_NESTING) return out;
   for (const e of entries.values()) {
     if (out.length >= MAX_KEYS) return out;
     const v = ctx.view(e);
-    if (v.t === 'map') yamlOptions(ctx, ctx.sub(e), out, depth + 1);
-    else if (v.t !== 'absent') out.push({ name: e.path, rawKey: e.path, keySpan: e.keySpan, value: valueOf(v, e) });
+    if (v.t === 'map') yamlLeaves(ctx, ctx.sub(e), out, depth + 1);
+    else if (v.t !== 'absent') out.push({ entry: e, view: v });
   }
   return out;
 }

@@ -7,6 +7,7 @@
 import type { ConfigFacts, Fact } from '../facts';
 import type { TomlDoc, TomlEntry } from '../toml/parse';
 import { analyzeTorchtitanDoc } from '../toml/torchtitan';
+import { yamlLeaves } from './as-options';
 import { YamlCtx } from './common';
 import type { Entry, View } from './values';
 
@@ -18,17 +19,13 @@ export function isForgeYaml(keys: ReadonlySet<string>, text: string): boolean {
   return (keys.has('model') && keys.has('training') && titan('')) || (keys.has('trainer') && titan('  '));
 }
 
-/** The most entries of a section read (a forge config has a few dozen). */
-const MAX_ENTRIES = 2048;
-
 export function analyzeForgeYaml(text: string): ConfigFacts {
   const ctx = new YamlCtx(text, { format: 'forge-yaml', tool: 'torchtitan', omegaconf: true });
   try {
     const top = ctx.top();
     const trainer = top.get('trainer');
     const section = trainer && ctx.view(trainer).t === 'map' ? ctx.sub(trainer) : top;
-    const entries = new Map<string, TomlEntry>();
-    collect(ctx, section, trainer ? 'trainer.' : '', entries, 0);
+    const entries = torchtitanEntries(ctx, section, trainer ? 'trainer.' : '');
     const doc: TomlDoc = { entries, tables: new Map(), problems: [] };
     const titan = analyzeTorchtitanDoc(doc, 'forge-yaml');
     const episode = trainer ? episodeLength(ctx, top) : undefined;
@@ -46,32 +43,16 @@ const rekey =
   (f: Fact): Fact => ({ ...f, rawKey: prefix + f.rawKey });
 
 /** Every scalar and list under the section, by its path from the section (`training.local_batch_size`). */
-function collect(
-  ctx: YamlCtx,
-  entries: Map<string, Entry>,
-  prefix: string,
-  out: Map<string, TomlEntry>,
-  depth: number,
-) {
-  if (depth > 8) return;
-  for (const e of entries.values()) {
-    if (out.size >= MAX_ENTRIES) return;
-    const v = ctx.view(e);
-    if (v.t === 'map') {
-      collect(ctx, ctx.sub(e), prefix, out, depth + 1);
-      continue;
-    }
-    const value = valueOf(v);
+function torchtitanEntries(ctx: YamlCtx, section: Map<string, Entry>, prefix: string): Map<string, TomlEntry> {
+  const out = new Map<string, TomlEntry>();
+  for (const { entry: e, view } of yamlLeaves(ctx, section)) {
+    const value = valueOf(view);
     if (value === undefined) continue;
     const path = e.path.startsWith(prefix) ? e.path.slice(prefix.length) : e.path;
-    out.set(path, {
-      path,
-      keySpan: e.keySpan,
-      valueSpan: e.valueSpan,
-      rawValue: ctx.text.slice(e.valueSpan.start, e.valueSpan.end),
-      value,
-    });
+    const rawValue = ctx.text.slice(e.valueSpan.start, e.valueSpan.end);
+    out.set(path, { path, keySpan: e.keySpan, valueSpan: e.valueSpan, rawValue, value });
   }
+  return out;
 }
 
 function valueOf(v: View): unknown {
