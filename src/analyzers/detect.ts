@@ -1,7 +1,16 @@
 // Chooses the analyzer for a file by its name and content (not by extension alone), and runs it, over the rows of
 // FORMATS (formats.ts). Pure: no I/O; never throws on user text.
 import type { ModuleRead } from './hf-python/imported-constants';
-import { emptyFacts, type ConfigFacts, type Format, type LaunchArgument, type ModuleContext } from './facts';
+import {
+  emptyFacts,
+  type ConfigFacts,
+  type Format,
+  type LaunchArgument,
+  type ModuleContext,
+  type Reference,
+} from './facts';
+import { analyzeShell, calledWith } from './shell';
+import type { SourcedVariables } from './shell/sourced';
 import { analyzeHfPython } from './hf-python';
 import { analyzeVerlYaml } from './verl/yaml';
 import { DetectionInput, FORMATS, SYNTAX_CLAIMS } from './formats';
@@ -20,27 +29,37 @@ export function detectFormat(fileName: string, text: string, languageId?: string
   return ALL_FORMATS.find((format) => writtenIn(format) && FORMATS[format].detect(file));
 }
 
+/** What the file that leads to a file passes on to its reading (pipeline.ts). */
+export interface ReadingContext {
+  /** For a helper module of a Python script: the script's options and the names it calls. */
+  readonly module?: ModuleContext;
+  /** For a verl config: the launch line's overrides of it. */
+  readonly overrides?: readonly LaunchArgument[];
+  /** For a Python script: the modules of its project, for the constants it imports from them. */
+  readonly readModule?: ModuleRead;
+  /** For a shell script another runs: its words and the variables the caller exports (Reference.shell). */
+  readonly shell?: NonNullable<Reference['shell']> & { readonly caller: string };
+  /** For a shell script: the variables of the files it sources, as read (shell/sourced.ts). */
+  readonly sourced?: SourcedVariables;
+}
+
 /**
  * Runs the analyzer of a format (the scenario format has its own reader: analyzeScenario). A text over the size or
  * nesting limits (guards.ts) is not parsed: its facts are empty, with a problem that says why.
  */
-export function analyzeAs(
-  format: Format,
-  text: string,
-  module?: ModuleContext,
-  overrides?: readonly LaunchArgument[],
-  readModule?: ModuleRead,
-): ConfigFacts {
+export function analyzeAs(format: Format, text: string, how: ReadingContext = {}): ConfigFacts {
   const refused = notAnalyzed(text, FORMATS[format].syntax);
   if (refused) return { ...emptyFacts(format), problems: [refused] };
   // A helper module of a Python script is read with the script's options (hf-python/helper-modules.ts), a script with
   // the constants it imports from its project (hf-python/imported-constants.ts); a verl config with the launch line's
-  // overrides of it.
+  // overrides of it; a shell script with the words its caller runs it with.
   const facts =
-    (module || readModule) && format === 'hf-python'
-      ? analyzeHfPython(text, module, readModule)
-      : overrides && format === 'verl-yaml'
-        ? analyzeVerlYaml(text, overrides)
-        : FORMATS[format].analyze(text);
+    (how.module || how.readModule) && format === 'hf-python'
+      ? analyzeHfPython(text, how.module, how.readModule)
+      : how.overrides && format === 'verl-yaml'
+        ? analyzeVerlYaml(text, how.overrides)
+        : (how.shell || how.sourced) && format === 'shell'
+          ? analyzeShell(text, how.shell && calledWith(how.shell), how.sourced)
+          : FORMATS[format].analyze(text);
   return facts.problems.length > MAX_PROBLEMS ? { ...facts, problems: capProblems(facts.problems) } : facts;
 }

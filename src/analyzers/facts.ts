@@ -434,9 +434,10 @@ export interface Reference {
   /**
    * `script`: the training script a launcher runs (its own values rank below the launcher's flags; a missing one is
    * skipped). `module`: a Python module a script imports and calls into (`from utils import create_and_prepare_model`),
-   * read when it is a file beside the script (a package is not, and is skipped without a word).
+   * read when it is a file beside the script (a package is not, and is skipped without a word). `sourced`: a file a
+   * shell script sources (`source base_args.sh`), whose variables the script reads again with (shell/sourced.ts).
    */
-  readonly kind: 'deepspeed' | 'config' | 'script' | 'module';
+  readonly kind: 'deepspeed' | 'config' | 'script' | 'module' | 'sourced';
   readonly path: string;
   readonly span: Span;
   /**
@@ -466,6 +467,14 @@ export interface Reference {
    * config.yaml` cell, or `json.dump(args, open("train.json", "w"))`): read instead of a file on disk.
    */
   readonly text?: string;
+  /**
+   * For a shell script another runs (`bash scripts/train.sh --lr 1e-4 out`): the words it is run with (null where not
+   * known statically), and the variables the calling script exports, known statically.
+   */
+  readonly shell?: {
+    readonly words: readonly (string | null)[];
+    readonly exported: readonly { readonly name: string; readonly value: string }[];
+  };
 }
 
 /** An option a script is run with: from its launch line, or a key of the config file its parser reads (`from`). */

@@ -67,6 +67,13 @@ const SHELL_LAUNCH = new RegExp(
 );
 
 /**
+ * Another shell script run as a command (`bash scripts/train_dpo.sh --lr 1e-6`, `./finetune.sh`), whose run is read,
+ * or sourced (`source base_training_args.sh`), whose variables are.
+ */
+const SHELL_CALL =
+  /^[ \t]*(?:[A-Z_]\w*=\S*\s+)*(?:(?:(?:ba|z|da)?sh|source|\.)\s+(?:-[a-z]+\s+)*)?(?:\.\/)?[\w./-]*\.(?:sh|bash)\b/m;
+
+/**
  * A training entry point that only imports the project's `train` and calls it (LLaVA's and FastChat's
  * `train_mem.py`: `from llava.train.train import train` ... `train()`), named for training: read for the module it
  * calls.
@@ -159,7 +166,12 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     detect: (file) => PY_TRAINING.test(file.text) || trainEntryPoint(file) || isNanogptConfig(file.text),
     analyze: analyzeHfPython,
   },
-  shell: { syntax: 'shell', tool: 'torchrun', detect: (file) => SHELL_LAUNCH.test(file.text), analyze: analyzeShell },
+  shell: {
+    syntax: 'shell',
+    tool: 'torchrun',
+    detect: (file) => SHELL_LAUNCH.test(file.text) || SHELL_CALL.test(file.text),
+    analyze: analyzeShell,
+  },
   'accelerate-yaml': { ...yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml), alsoIn: ['json'] },
   'axolotl-yaml': yamlFormat('axolotl-yaml', 'axolotl', analyzeAxolotlYaml),
   // `llamafactory-cli train args.json` reads JSON too (llamafactory/hparams/parser.py read_args).

@@ -4,7 +4,9 @@
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
 import { torchtuneBuiltin } from './yaml/torchtune-builtin';
 import { bundledFileName, bundledNote, findBundledDeepspeed } from './deepspeed-json/bundled';
-import { analyzeAs, detectFormat } from './detect';
+import { analyzeAs, detectFormat, type ReadingContext } from './detect';
+import { variablesOf } from './shell';
+import type { SourcedVariable, SourcedVariables } from './shell/sourced';
 import { argumentEnvironment, withBranchesDecided, withLaunchArgs } from './launch-args';
 import { CONFIG_OPTION, configFileArguments } from './config-arguments';
 import {
@@ -138,6 +140,8 @@ interface VisitHow {
   readonly overrides?: Reference['args'];
   /** For a launcher's script: the Hydra overrides on its launch line (`model=pythia28 loss.beta=0.1`). */
   readonly hydraOverrides?: Reference['overrides'];
+  /** For a shell script another runs: the words it is run with and what the caller exports. */
+  readonly shell?: ReadingContext['shell'];
 }
 
 /**
@@ -154,7 +158,11 @@ function analyzeWithArguments(
   reader: FileReader,
 ): { walked: ConfigFacts; scriptArgs: Reference['args'] } {
   const readModule = format === 'hf-python' && !how.module ? projectModules(reader, file) : undefined;
-  const first = analyzeAs(format, text, how.module, how.overrides, readModule);
+  const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell };
+  const read = analyzeAs(format, text, reading);
+  // A shell script that sources files is read again with the variables they set.
+  const sourced = format === 'shell' ? sourcedVariables(reader, file, read.references) : undefined;
+  const first = sourced ? analyzeAs(format, text, { ...reading, sourced }) : read;
   const configArgs = first.readsConfigOption
     ? how.configArgs?.()
     : first.readsConfigurator
@@ -163,7 +171,27 @@ function analyzeWithArguments(
   const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
   if (!first.readsConfigurator || !scriptArgs?.length) return { walked: first, scriptArgs };
   const options = argumentEnvironment(undefined, scriptArgs, undefined, file);
-  return { walked: analyzeAs(format, text, { options, calls: [] }, undefined, readModule), scriptArgs };
+  return { walked: analyzeAs(format, text, { module: { options, calls: [] }, readModule }), scriptArgs };
+}
+
+/** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */
+function calledBy(file: string, shell: NonNullable<Reference['shell']>): ReadingContext['shell'] {
+  return { ...shell, caller: file.split(/[\\/]/).pop() ?? file };
+}
+
+/** The variables each file a shell script sources leaves set, by the path it writes; undefined when none is read. */
+function sourcedVariables(
+  reader: FileReader,
+  file: string,
+  references: readonly Reference[],
+): SourcedVariables | undefined {
+  const out = new Map<string, readonly SourcedVariable[]>();
+  for (const ref of references) {
+    if (ref.kind !== 'sourced' || out.has(ref.path)) continue;
+    const found = findReference(reader, file, ref.path);
+    if (found.text !== undefined) out.set(ref.path, variablesOf(found.text));
+  }
+  return out.size ? out : undefined;
 }
 
 /**
@@ -256,6 +284,8 @@ export function collectFiles(
     let moduleOptions: ArgumentEnvironment | undefined;
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
+      // A sourced file's variables are read with the script (analyzeWithArguments).
+      if (ref.kind === 'sourced') continue;
       if (ref.kind === 'module') {
         // A module of the project: beside the script, or (an absolute import) from a folder above it; an installed
         // package is not a file of the run, and is not said. It runs in the script's process: the launch line's
@@ -304,9 +334,13 @@ export function collectFiles(
         // A Python file the launch line runs is the training program even where none of the constructs detection
         // looks for is in it: a thin entry point (LLaVA's and FastChat's train_mem.py: `from llava.train.train import
         // train; train()`) is read for the modules it calls.
-        const scriptFormat = detectFormat(target, t);
-        if (scriptFormat !== 'hf-python' && !/\.py$/i.test(target)) continue;
+        // Another shell script the launcher runs is the run's launcher, read with the words it is given.
+        if (!ref.shell && detectFormat(target, t) !== 'hf-python' && !/\.py$/i.test(target)) continue;
         if (found.above) problems.push(foundAbove(at, ref.path, found));
+        if (ref.shell) {
+          visit(target, t, { role: 'config', depth: depth + 1, forced: 'shell', shell: calledBy(file, ref.shell) });
+          continue;
+        }
         visit(target, t, {
           role: 'referenced',
           depth: depth + 1,

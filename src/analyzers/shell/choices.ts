@@ -10,7 +10,7 @@ import {
   type ParseProblem,
   type Unknown,
 } from '../facts';
-import type { WordTok } from './lexer';
+import type { Seg, WordTok } from './lexer';
 import {
   type VarVal,
   type Env,
@@ -21,8 +21,9 @@ import {
   isScriptArgument,
   quotedValue,
 } from './fields';
-import { fieldsOf } from './expand';
+import { expandSegs, fieldsOf } from './expand';
 import { type CmdResult, analyzeLaunch } from './launch';
+import { argumentsOf } from './argv';
 
 /** At most this many combinations of the variables' values are tried at once. */
 const MAX_COMBINATIONS = 16;
@@ -47,7 +48,7 @@ export function launchOverChoices(
   fields: Field[],
   env: Env,
 ): CmdResult | undefined {
-  const asWritten = analyzeLaunch(text, fields, env);
+  const asWritten = withAgreedFlags(text, words, env, analyzeLaunch(text, fields, env));
   // A word of the line that expands to what the script is given (`"$CONFIG_FILE"` of `${1:-config.yaml}`) may hide a
   // config file or flags: read as the script runs without arguments, too.
   const hidden = fields.some((f) => f.unknown !== undefined);
@@ -237,6 +238,100 @@ function analyzeCombinations(
   used: readonly [string, VarVal][],
   r: CmdResult,
 ): CmdResult[] | undefined {
+  const combos = combinations(env, used);
+  if (!combos) return undefined;
+  const rs = combos.map((e) => analyzeLaunch(text, fieldsOf(text, words, e), e));
+  const same = (x: CmdResult | undefined): x is CmdResult =>
+    !!x && x.facts.length === r.facts.length && x.facts.every((f, k) => f.key === r.facts[k].key);
+  return rs.every(same) ? rs : undefined;
+}
+
+/**
+ * `X=${1:-default}` (or `${1-default}`): run as written, without arguments, the default runs; an argument replaces it.
+ * The value is then a choice of the two, like a variable set on the branches of an `if` on `$1` (merge.ts).
+ */
+export function argumentDefault(
+  text: string,
+  segs: readonly Seg[],
+  val: VarVal,
+  line: number,
+  env: Env,
+): VarVal | undefined {
+  const parts = segs.filter((g) => !(g.k === 'lit' && g.text === ''));
+  const g = parts.length === 1 ? parts[0] : undefined;
+  if (!g || g.k !== 'param' || (g.op !== ':-' && g.op !== '-')) return undefined;
+  const fallback = expandSegs(text, g.arg ?? [], env, false).map((x) => ({ ...x, split: false }));
+  if (unknownOf(fallback) !== undefined) return undefined;
+  const span = { start: g.start, end: g.end };
+  const own: VarVal = { pieces: fallback, exported: false, valueSpan: span };
+  const from = env.get(g.name)?.choices;
+  if (from) {
+    // `X=${X:-default}` after a loop over the arguments: each of X's values, the default where it is unset (or empty).
+    const empty = (c: VarVal): boolean => g.op === ':-' && unknownOf(c.pieces) === undefined && textOf(c.pieces) === '';
+    const values = from.values.map((c) => (c === undefined || empty(c) ? own : c));
+    return { ...val, choices: { ...from, values: values.filter((c, i) => values.indexOf(c) === i) } };
+  }
+  if (!/^[1-9]$/.test(g.name) || argumentsOf(env)) return undefined;
+  const reason = `positional argument $${g.name} of the script`;
+  const argument: VarVal = {
+    pieces: [{ text: '', start: g.start, end: g.end, exact: false, unknown: reason }],
+    exported: false,
+    valueSpan: span,
+  };
+  return {
+    ...val,
+    pieces: [{ text: '', start: g.start, end: g.end, exact: false, unknown: `${reason}, else '${textOf(fallback)}'` }],
+    choices: { values: [own, argument], what: `default of $${g.name}`, line },
+  };
+}
+
+/**
+ * The flags a branch-set variable of several words adds to the line (`base_training_args="$base_training_args --fsdp
+ * ..."` on some branches of an `if`): those every combination of its values passes, with the same value, and the files
+ * they all name, are the line's; the others stay hidden (the line says so).
+ */
+function withAgreedFlags(text: string, words: readonly WordTok[], env: Env, r: CmdResult | undefined): typeof r {
+  const line = words.length ? text.slice(words[0].start, words[words.length - 1].end) : '';
+  const used = usedChoices(line, env).filter(([, v]) =>
+    v.choices!.values.some((c) => c && /\s/.test(textOf(c.pieces))),
+  );
+  if (!r || used.length === 0) return r;
+  const rs = combinations(env, used)?.map((e) => analyzeLaunch(text, fieldsOf(text, words, e), e));
+  if (!rs || !rs.every((x) => x !== undefined)) return r;
+  const id = (f: Fact): string => `${f.key} ${f.rawKey} ${JSON.stringify(f.value)}`;
+  const have = new Set(r.facts.map(id));
+  for (const f of rs[0].facts)
+    if (!have.has(id(f)) && !isUnknownValue(f.value) && rs.every((x) => x.facts.some((g) => id(g) === id(f)))) {
+      r.facts.push(f);
+      have.add(id(f));
+    }
+  for (const ref of rs[0].refs)
+    if (!r.refs.some((x) => x.path === ref.path) && rs.every((x) => x.refs.some((y) => y.path === ref.path)))
+      r.refs.push(ref);
+  return r;
+}
+
+/**
+ * A variable set from one set differently on the branches of an `if` or `case` (`training_args="$base_training_args
+ * --model_name_or_path $model_path"`): its value for each of that one's values, so a launch that uses it is analyzed
+ * per value too. Undefined when the value uses no such variable, or more than one.
+ */
+export function carriedChoices(text: string, segs: readonly Seg[], env: Env, val: VarVal): VarVal | undefined {
+  const from = [...new Set(segs.flatMap((g) => (g.k === 'param' && env.get(g.name)?.choices ? [g.name] : [])))];
+  if (from.length !== 1) return undefined;
+  const choices = env.get(from[0])!.choices!;
+  const values = choices.values.map((c): VarVal => {
+    const e = new Map(env);
+    if (c === undefined) e.delete(from[0]);
+    else e.set(from[0], c);
+    const pieces = expandSegs(text, segs, e, false).map((x) => ({ ...x, split: false }));
+    return { ...val, pieces };
+  });
+  return { ...val, choices: { ...choices, values } };
+}
+
+/** Each combination of the variables' values, as an environment; undefined past MAX_COMBINATIONS. */
+function combinations(env: Env, used: readonly [string, VarVal][]): Env[] | undefined {
   let combos: Env[] = [env];
   for (const [name, v] of used) {
     const next: Env[] = [];
@@ -250,10 +345,7 @@ function analyzeCombinations(
     combos = next;
     if (combos.length > MAX_COMBINATIONS) return undefined;
   }
-  const rs = combos.map((e) => analyzeLaunch(text, fieldsOf(text, words, e), e));
-  const same = (x: CmdResult | undefined): x is CmdResult =>
-    !!x && x.facts.length === r.facts.length && x.facts.every((f, k) => f.key === r.facts[k].key);
-  return rs.every(same) ? rs : undefined;
+  return combos;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   withFlags,
 } from './fields';
 import { evalArith } from './arith';
+import { argumentsOf, positional, wordPiece } from './argv';
 
 export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
   const out: Piece[] = [];
@@ -114,9 +115,17 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
   }
   const name = s.name;
+  const argv = argumentsOf(env);
+  if (argv && (name === '@' || name === '*') && s.op === undefined) {
+    const elements = argv.words.map((w) => [wordPiece(w, argv.caller, s, s.quoted)]);
+    return elements.length ? arrayElements(elements, { ...s, index: name === '@' ? 'all' : 'joined' }, split) : [];
+  }
   let state:
     { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
-  if (/^[1-9]$/.test(name))
+  const given = /^[1-9#]$/.test(name) ? positional(name, env) : undefined;
+  if (given)
+    state = given.k === 'unset' ? given : { k: 'value', pieces: [wordPiece(given.word, given.caller, s, s.quoted)] };
+  else if (/^[1-9]$/.test(name))
     state = env.get(name)?.argumentless
       ? { k: 'unset', reason: `positional argument $${name} of the script, run without it` }
       : { k: 'unknown', reason: `positional argument $${name} of the script` };

@@ -35,6 +35,8 @@ export interface VarVal {
   readonly choices?: { readonly values: readonly (VarVal | undefined)[]; readonly what: string; readonly line: number };
   /** A positional parameter ($1 ... $9) of the script read as it runs without arguments: unset (choices.ts). */
   readonly argumentless?: true;
+  /** The script's arguments (`$@`) as the script that runs it passes them, and that script's name (argv.ts). */
+  readonly argv?: { readonly words: readonly (string | null)[]; readonly caller: string };
 }
 
 export type Env = Map<string, VarVal>;

@@ -276,6 +276,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   use_peft: spec('method', 'bool', whenTrue(['method', 'lora'])),
   use_peft_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   use_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  // princeton-nlp/LESS's model arguments (less/train/model_arguments.py: `lora: bool`).
+  lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   finetuning_type: spec('method', 'str', oneOf('method', { lora: 'lora', freeze: 'freeze', full: 'full' })),
   adapter: spec('method', 'str', oneOf('method', { lora: 'lora', qlora: 'qlora' })),
   freeze_trainable_layers: spec('freezeTrainableLayers', 'int'),

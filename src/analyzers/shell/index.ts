@@ -24,6 +24,8 @@ import { VLLM_SERVER_KEYS } from './flags';
 import { Interpreter } from './interpreter';
 import { parseSbatch, sbatchFacts } from './sbatch';
 import type { Env } from './fields';
+import type { SourcedVariable, SourcedVariables } from './sourced';
+import { type ArgumentWords, ARGUMENTS, callerArguments } from './argv';
 
 /**
  * Reads a launch script. Facts come from the training launches (a launcher, or a script given training flags); when a
@@ -32,9 +34,9 @@ import type { Env } from './fields';
  * @param seeds variables the script starts with (a SkyPilot task's `envs` and the SKYPILOT_* variables of its
  * resources, yaml/skypilot.ts), each located where the file that sets them writes it.
  */
-export function analyzeShell(text: string, seeds?: Env): ConfigFacts {
+export function analyzeShell(text: string, seeds?: Env, sourced?: SourcedVariables): ConfigFacts {
   try {
-    return analyze(text, seeds);
+    return analyze(text, seeds, sourced);
   } catch (e) {
     return {
       format: 'shell',
@@ -53,10 +55,54 @@ export function analyzeShell(text: string, seeds?: Env): ConfigFacts {
   }
 }
 
-function analyze(text: string, seeds?: Env): ConfigFacts {
+/**
+ * The variables a script starts with when another script runs it: its arguments (`$@`, argv.ts) and what the caller
+ * exports, each read where this script expands it.
+ */
+export function calledWith(how: {
+  readonly words: ArgumentWords;
+  readonly exported: readonly { readonly name: string; readonly value: string }[];
+  readonly caller: string;
+}): Env {
+  const env: Env = new Map();
+  for (const { name, value } of how.exported)
+    env.set(name, { pieces: [{ text: value, start: 0, end: 0, exact: false, expanded: true }], exported: true });
+  env.set(ARGUMENTS, callerArguments(how.words, how.caller));
+  return env;
+}
+
+/**
+ * The variables a file sourced by a script leaves set (`source base_training_args.sh`), the parts of their values not
+ * known statically said so; none when the file cannot be read.
+ */
+export function variablesOf(text: string, seeds?: Env): SourcedVariable[] {
+  try {
+    const interp = new Interpreter(text, new Lexer(text).run().toks, seeds ?? new Map());
+    interp.run();
+    const out: SourcedVariable[] = [];
+    for (const [name, v] of interp.env) {
+      if (v.choices || v.elements || v.argv || seeds?.get(name) === v) continue;
+      const parts = v.pieces.map((p) =>
+        p.unknown === undefined ? { text: p.text } : { text: '', unknown: p.unknown },
+      );
+      out.push({ name, parts, exported: v.exported });
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+function analyze(text: string, seeds?: Env, sourced?: SourcedVariables): ConfigFacts {
   const lexed = new Lexer(text).run();
   const sb = sbatchFacts(parseSbatch(text, lexed.comments));
-  const interp = new Interpreter(text, lexed.toks, seeds ? new Map([...seeds, ...sb.seeds]) : sb.seeds);
+  const interp = new Interpreter(
+    text,
+    lexed.toks,
+    seeds ? new Map([...seeds, ...sb.seeds]) : sb.seeds,
+    undefined,
+    sourced,
+  );
   interp.run();
   const training = interp.results.filter((r) => r.training);
   const chosen = training.length ? training : interp.results;
@@ -123,7 +169,7 @@ function analyze(text: string, seeds?: Env): ConfigFacts {
       });
     }
   }
-  const references: Reference[] = [];
+  const references: Reference[] = [...interp.sources];
   for (const r of chosen)
     for (const ref of r.refs)
       if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);

@@ -1,8 +1,8 @@
 // Interpreter: walks the commands in order, keeps the variables the script sets (through `if`, `case` and loops,
 // merged where branches disagree), and analyzes each launch. Pure: no I/O, no node:* and no 'vscode'.
 import { lineIndex, lineStarts } from '../line-index';
-import type { ParseProblem } from '../facts';
-import { type Heredoc, type WordTok, type OpTok, type Tok, type Seg, Lexer, REDIRECTS } from './lexer';
+import type { ParseProblem, Reference } from '../facts';
+import { type Heredoc, type WordTok, type OpTok, type Tok, Lexer, REDIRECTS } from './lexer';
 import {
   type Piece,
   type VarVal,
@@ -11,8 +11,6 @@ import {
   ARGUMENT_LOOP,
   arrayPieces,
   scriptArgumentOfLoop,
-  textOf,
-  unknownOf,
 } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import { type CmdResult, shellScriptOf } from './launch';
@@ -32,9 +30,12 @@ import {
 } from './syntax';
 import { layer, shallow } from './layers';
 import { mergeEnvs } from './merge';
-import { allocatorConf, launchOverChoices, ramEfficientLoading } from './choices';
+import { allocatorConf, argumentDefault, carriedChoices, launchOverChoices, ramEfficientLoading } from './choices';
 import { readHeredoc } from './read';
 import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './narrow';
+import { shiftArguments } from './argv';
+import { runOptionLoop } from './option-loop';
+import { applySourced, type SourcedVariables } from './sourced';
 
 export { chooseWorst } from './choices';
 
@@ -73,14 +74,20 @@ export class Interpreter {
   lastNarrowing: Narrowing | undefined;
   readonly results: CmdResult[] = [];
   readonly problems: ParseProblem[] = [];
+  /** The files the script sources (`source file.sh`), as references. */
+  readonly sources: Reference[] = [];
   private readonly nesting: Nesting;
 
-  /** @param nesting where a `-c` string's interpreter sits (innerScript); a file's own has none. */
+  /**
+   * @param nesting where a `-c` string's interpreter sits (innerScript); a file's own has none.
+   * @param sourced the variables of the files the script sources, as the pipeline read them.
+   */
   constructor(
     private readonly text: string,
     private readonly toks: Tok[],
     seeds: Env,
     nesting?: Nesting,
+    private readonly sourced?: SourcedVariables,
   ) {
     this.env = new Map(seeds);
     this.nesting = nesting ?? { lineStarts: lineStarts(text), depth: 0, count: { scripts: 0 } };
@@ -277,6 +284,7 @@ export class Interpreter {
           parentDead: this.dead,
           runsOnce: false,
           overArguments: ARGUMENT_TEST.test(this.conditionText()),
+          start: this.pos,
         });
         this.env = layer(this.env);
         this.pos++;
@@ -371,47 +379,14 @@ export class Interpreter {
     this.dead = top.parentDead;
   }
 
-  /**
-   * `X=${1:-default}` (or `${1-default}`): run as written, without arguments, the default runs; an argument replaces it.
-   * The value is then a choice of the two, like a variable set on the branches of an `if` on `$1` (merge.ts).
-   */
-  private argumentDefault(segs: readonly Seg[], val: VarVal, line: number, env: Env): VarVal | undefined {
-    const parts = segs.filter((g) => !(g.k === 'lit' && g.text === ''));
-    const g = parts.length === 1 ? parts[0] : undefined;
-    if (!g || g.k !== 'param' || (g.op !== ':-' && g.op !== '-')) return undefined;
-    const fallback = expandSegs(this.text, g.arg ?? [], env, false).map((x) => ({ ...x, split: false }));
-    if (unknownOf(fallback) !== undefined) return undefined;
-    const span = { start: g.start, end: g.end };
-    const own: VarVal = { pieces: fallback, exported: false, valueSpan: span };
-    const from = env.get(g.name)?.choices;
-    if (from) {
-      // `X=${X:-default}` after a loop over the arguments: each of X's values, the default where it is unset (or empty).
-      const empty = (c: VarVal): boolean =>
-        g.op === ':-' && unknownOf(c.pieces) === undefined && textOf(c.pieces) === '';
-      const values = from.values.map((c) => (c === undefined || empty(c) ? own : c));
-      return { ...val, choices: { ...from, values: values.filter((c, i) => values.indexOf(c) === i) } };
-    }
-    if (!/^[1-9]$/.test(g.name)) return undefined;
-    const reason = `positional argument $${g.name} of the script`;
-    const argument: VarVal = {
-      pieces: [{ text: '', start: g.start, end: g.end, exact: false, unknown: reason }],
-      exported: false,
-      valueSpan: span,
-    };
-    return {
-      ...val,
-      pieces: [
-        { text: '', start: g.start, end: g.end, exact: false, unknown: `${reason}, else '${textOf(fallback)}'` },
-      ],
-      choices: { values: [own, argument], what: `default of $${g.name}`, line },
-    };
-  }
-
   /** `done`: what the loop set, merged with what was set before it unless it runs exactly once. */
   private endLoop(top: LoopFrame): void {
     this.frames.pop();
+    // A loop over the options a calling script passes, run over them (option-loop.ts).
+    const ran = top.overArguments && top.start !== undefined;
+    const parsed = ran ? runOptionLoop(this.text, this.toks, top.start!, this.pos, top.snapshot) : undefined;
     const what = top.overArguments ? ARGUMENT_LOOP : 'loop';
-    this.env = top.runsOnce ? this.env : mergeEnvs([top.snapshot, this.env], top.line, what, top.snapshot);
+    this.env = parsed ?? (top.runsOnce ? this.env : mergeEnvs([top.snapshot, this.env], top.line, what, top.snapshot));
     this.dead = top.parentDead;
   }
 
@@ -621,7 +596,11 @@ export class Interpreter {
       valueSpan: p.valueSpan,
       ...(elements ? { elements } : {}),
     };
-    if (!elements) val = this.argumentDefault(p.valueSegs, val, this.lineOf(w.start), env) ?? val;
+    if (!elements)
+      val =
+        argumentDefault(this.text, p.valueSegs, val, this.lineOf(w.start), env) ??
+        (p.append ? undefined : carriedChoices(this.text, p.valueSegs, env, val)) ??
+        val;
     if (mode === 'maybe') {
       if (kept?.name === p.name) {
         const side = new Map(old ? [[p.name, old]] : []);
@@ -689,6 +668,12 @@ export class Interpreter {
       this.lastTri = true;
       return;
     }
+    if (head === 'shift' && shiftArguments(this.env, words.length > i + 1 ? Number(literalWord(words[i + 1])) : 1))
+      return;
+    if (head === 'source' || head === '.') {
+      this.source(fieldsOf(this.text, words.slice(i + 1, i + 2), env)[0]);
+      return;
+    }
     if (head === 'unset') {
       for (const w of words.slice(i + 1)) {
         const lit = literalWord(w);
@@ -734,6 +719,14 @@ export class Interpreter {
       ramEfficientLoading(this.text, r, env);
       this.results.push(r);
     }
+  }
+
+  /** `source file.sh`: the file's variables from here on, when the pipeline read them (sourced.ts); its reference. */
+  private source(path: Field | undefined): void {
+    if (!path || path.unknown !== undefined || path.opaque) return;
+    this.sources.push({ kind: 'sourced', path: path.text, span: path.span });
+    const variables = this.sourced?.get(path.text);
+    if (variables) applySourced(this.env, variables, path.span);
   }
 
   /**

@@ -47,6 +47,8 @@ import { verlEntry, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { configLaunch, OUMI_LAUNCH } from './config-launch';
+import { calledScript } from './called-script';
+import { llamafactoryStage } from './llamafactory';
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -415,6 +417,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     if (o.name === 'pre_seq_len' && o.value?.unknown === undefined && /^[1-9]\d*$/.test(o.value?.text.trim() ?? ''))
       l.warnNotModeled(msg('{0}: {1}', o.rawKey, P_TUNING), o.keySpan, o.rawKey);
   }
+  if (tool === 'llamafactory') llamafactoryStage(l, p.opts);
   const first = p.positionals[0];
   if (configPositional && first) {
     if (first.unknown !== undefined) l.notStatic(first.span, msg('the config file: {0}', first.unknown));
@@ -460,6 +463,12 @@ const scriptConsume =
 function scriptTool(script: string, fields: readonly Field[], from: number): Tool {
   if (/^axolotl\.cli\.train/.test(script)) return 'axolotl';
   if (TRL_SCRIPTS.test(script) || /(^|\/)trl\//.test(script) || /^trl\./.test(script)) return 'trl';
+  // LLaMA-Factory's entry point before its CLI (src/train_bash.py, then src/train.py), which takes --stage.
+  if (
+    /(^|\/)train_bash\.py$/.test(script) ||
+    (/(^|\/)src\/train\.py$/.test(script) && hasFlag(fields, from, '--stage'))
+  )
+    return 'llamafactory';
   for (let k = from; k < fields.length; k++) {
     const t = fields[k].text;
     if (t === '--deepspeed_config' || t.startsWith('--deepspeed_config=')) return 'deepspeed';
@@ -467,6 +476,10 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
   }
   return 'hf-trainer';
 }
+
+/** Whether `--name` (or `--name=...`) is among the fields from `from`. */
+const hasFlag = (fields: readonly Field[], from: number, name: string): boolean =>
+  fields.slice(from).some((f) => f.text === name || f.text.startsWith(`${name}=`));
 
 /** The tools' own training subcommands: LLaMA-Factory, Axolotl, torchtune, TRL (and its vLLM server), ms-swift, LitGPT, XTuner. */
 const SUBCOMMAND_LAUNCHES: ReadonlyArray<(cmd: string, sub: string | undefined) => boolean> = [
@@ -605,7 +618,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   const f0 = fields[i];
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);
-  if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env);
+  if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env) ?? calledScript(fields, i, env, true);
   if (cmd === 'eval') return firstLaunch(text, evalCommands(fields.slice(i + 1)), env);
   // `oumi train -c x.yaml`: Oumi's trainer on one process.
   if (cmd === 'oumi' && fields[i + 1]?.text === 'train')
@@ -665,7 +678,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   } else if (/\.py$/.test(f0.text)) {
     scriptAt = i;
   } else {
-    return undefined;
+    return calledScript(fields, i, env, false);
   }
 
   const scriptField = fields[scriptAt];

@@ -4,7 +4,7 @@
 // script wrote it. Quotes inside the string are kept as characters: the launch flags VRAM Lens reads are plain words.
 // Pure: no I/O, no node:* and no 'vscode'.
 import { pieceRange } from './args';
-import { type Field, toFields } from './fields';
+import { type Field, separator, toFields } from './fields';
 
 /** Shells whose `-c` runs its argument as a script. */
 export const SHELLS: ReadonlySet<string> = new Set(['bash', 'sh', 'zsh', 'dash']);
@@ -26,11 +26,14 @@ export function innerCommands(script: Field): Field[][] {
 }
 
 /**
- * `eval $cmd` / `eval "$cmd"` (FlagEmbedding's examples: `cmd="torchrun ... $model_args ..."; eval $cmd`): the string
- * the shell reads again, as `bash -c` would; unquoted, its words arrive split already.
+ * `eval $cmd` / `eval "$cmd"` (FlagEmbedding's examples: `cmd="torchrun ... $model_args ..."; eval $cmd`), `eval
+ * "$header" "$training_args"` (princeton-nlp/LESS): its words joined with blanks, the string the shell reads again as
+ * `bash -c` would.
  */
 export function evalCommands(words: readonly Field[]): Field[][] {
-  return words.length === 1 ? innerCommands(words[0]) : commandsOf(words);
+  if (words.length === 0) return [];
+  const pieces = words.flatMap((w, k) => (k === 0 ? w.pieces : [separator(words[k - 1].pieces, true), ...w.pieces]));
+  return innerCommands({ ...words[0], pieces });
 }
 
 /** Words split into commands at `;`, `&&`, `||` and `|`, in order. */

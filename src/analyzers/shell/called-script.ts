@@ -1,0 +1,43 @@
+// Another shell script run with arguments: `bash scripts/train_dpo.sh --sft_model_path meta-llama/Llama-3.2-3B-Instruct
+// --bsz 2`, `sh ./sft.sh out run huggyllama/llama-7b`, `./finetune.sh`. The run is that script's: a reference the
+// pipeline reads with the words passed and the variables this script exports (argv.ts). Pure: no I/O, no node:* and
+// no 'vscode'.
+import type { Reference } from '../facts';
+import type { CmdResult } from './launch';
+import { type Env, type Field, textOf, unknownOf } from './fields';
+
+/** A shell script's name: `.sh` or `.bash`. */
+const SHELL_SCRIPT = /\.(?:sh|bash)$/;
+
+/** The most exported variables passed on (a launch script sets a few dozen). */
+const MAX_EXPORTED = 128;
+
+/**
+ * `bash [options] script.sh words...` (the shell's word at `at`), or `script.sh words...` (`at` is the script): the
+ * script, with the words it is run with, as a reference; undefined when the script is not named statically.
+ */
+export function calledScript(fields: readonly Field[], at: number, env: Env, shell: boolean): CmdResult | undefined {
+  let i = shell ? at + 1 : at;
+  if (shell) while (i < fields.length && /^-[a-zA-Z]+$/.test(fields[i].text)) i++;
+  const script = fields[i];
+  if (!script || script.unknown !== undefined || script.opaque || !SHELL_SCRIPT.test(script.text)) return undefined;
+  const words = fields.slice(i + 1).map((f) => (f.unknown === undefined && !f.opaque ? f.text : null));
+  const ref: Reference = {
+    kind: 'script',
+    path: script.text,
+    span: script.span,
+    shell: { words, exported: exportedValues(env) },
+  };
+  return { facts: [], refs: [ref], problems: [], tools: [], training: false };
+}
+
+/** The variables this script exports that are known statically, by name: what the script it runs sees. */
+function exportedValues(env: Env): { name: string; value: string }[] {
+  const out: { name: string; value: string }[] = [];
+  for (const [name, v] of env) {
+    if (out.length >= MAX_EXPORTED) break;
+    if (!v.exported || v.choices || v.elements || v.argv) continue;
+    if (unknownOf(v.pieces) === undefined) out.push({ name, value: textOf(v.pieces) });
+  }
+  return out;
+}

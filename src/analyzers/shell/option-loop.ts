@@ -1,0 +1,221 @@
+// The loop most scripts that take options parse them with, run over the arguments a calling script passes (argv.ts):
+//
+//   while (( "$#" )); do            # or [ $# -gt 0 ], [[ -n "$1" ]]
+//     case "$1" in
+//       --sft_model_path) sft_model_path="$2"; shift 2 ;;
+//       --lr=*) lr="${1#*=}"; shift ;;
+//       --use_lora) use_lora=true; shift ;;
+//       *) echo "Unknown option: $1"; exit 1 ;;
+//     esac
+//   done
+//
+// The loop is run as bash runs it: each turn the first branch whose pattern matches `$1` assigns, `shift` moves on
+// (in the branch or after `esac`), `break` ends it. A turn this reading cannot follow (an option matched by no branch,
+// a branch that exits or has control flow of its own, a word the caller's value of is not known) leaves the loop to
+// the reading of a script run without arguments. Pure: no I/O, no node:* and no 'vscode'.
+import { type Seg, type Tok, type WordTok, REDIRECTS } from './lexer';
+import type { Env, Piece } from './fields';
+import { assignParts, literalWord } from './syntax';
+import { expandSegs } from './expand';
+import { layer } from './layers';
+import { type ArgumentWords, ARGUMENTS, argumentsOf, callerArguments, wordPiece } from './argv';
+
+/** One command of a branch: its words (no control flow inside a branch is followed). */
+type Words = readonly WordTok[];
+
+interface Branch {
+  /** The patterns, as regular expressions (bash's glob `*`, `?`, `[...]`); undefined for one not read. */
+  readonly patterns: readonly (RegExp | undefined)[];
+  readonly commands: readonly Words[];
+}
+
+interface OptionLoop {
+  readonly branches: readonly Branch[];
+  /** Commands after `esac` in the loop's body (`shift`). */
+  readonly after: readonly Words[];
+}
+
+/** The most turns of an option loop run (a script's options are a few dozen). */
+const MAX_TURNS = 512;
+
+/**
+ * The variables an option loop over the caller's arguments leaves (`toks[from, to)`: its condition and body), with
+ * the arguments it did not shift; undefined when the loop is not one this reading runs.
+ */
+export function runOptionLoop(text: string, toks: readonly Tok[], from: number, to: number, env: Env): Env | undefined {
+  const argv = argumentsOf(env);
+  const loop = argv && parseOptionLoop(toks, from, to);
+  if (!argv || !loop) return undefined;
+  const out = layer(env);
+  let words = argv.words;
+  for (let turn = 0; words.length > 0; turn++) {
+    if (turn >= MAX_TURNS || words[0] === null) return undefined;
+    const branch = loop.branches.find((b) => b.patterns.some((p) => p?.test(words[0]!)));
+    if (!branch) return undefined;
+    const step = runCommands(text, [...branch.commands, ...loop.after], words, argv.caller, out);
+    if (step === 'exit' || (step !== 'break' && step === 0)) return undefined;
+    if (step === 'break') break;
+    words = words.slice(step);
+  }
+  out.set(ARGUMENTS, callerArguments(words, argv.caller));
+  return out;
+}
+
+/** A branch's commands run against the current words: the shift they make, `break`, or `exit` (not followed). */
+function runCommands(
+  text: string,
+  commands: readonly Words[],
+  words: ArgumentWords,
+  caller: string,
+  env: Env,
+): number | 'break' | 'exit' {
+  let shift = 0;
+  for (const c of commands) {
+    const head = literalWord(c[0]);
+    if (head === 'shift') {
+      const n = c.length > 1 ? Number(literalWord(c[1])) : 1;
+      if (!Number.isInteger(n) || n < 0) return 'exit';
+      shift += n;
+    } else if (head === 'break') return 'break';
+    else if (head === 'exit' || head === 'return') return 'exit';
+    else if (c.every((w) => assignParts(w))) {
+      for (const w of c) assignFromArguments(text, w, words.slice(shift), caller, env);
+    }
+  }
+  return shift;
+}
+
+/** `NAME=value` in a branch: `$1`, `$2`, `${1#*=}` read from the words, the rest as the script writes it. */
+function assignFromArguments(text: string, w: WordTok, words: ArgumentWords, caller: string, env: Env): void {
+  const a = assignParts(w)!;
+  const pieces: Piece[] = [];
+  for (const s of a.valueSegs) {
+    const fromWords = s.k === 'param' ? argumentSeg(s, words) : undefined;
+    if (fromWords === undefined) pieces.push(...expandSegs(text, [s], env, false));
+    else pieces.push(wordPiece(fromWords, caller, { start: s.start, end: s.end }, s.quoted));
+  }
+  const prior = env.get(a.name);
+  env.set(a.name, {
+    pieces: pieces.map((p) => ({ ...p, split: false })),
+    exported: prior?.exported ?? false,
+    nameSpan: a.nameSpan,
+    valueSpan: a.valueSpan,
+  });
+}
+
+/**
+ * The word a positional parameter reads (`$2`; `${1#*=}` / `${1##*=}`: what follows the `=` of `--lr=3e-4`), null for
+ * a word not known; undefined for a parameter that is not one of these.
+ */
+function argumentSeg(s: Extract<Seg, { k: 'param' }>, words: ArgumentWords): string | null | undefined {
+  if (/^[1-9]$/.test(s.name) && s.op === undefined && s.complex === undefined) return words[Number(s.name) - 1] ?? '';
+  const m = s.complex === undefined ? undefined : /^\$\{([1-9])(##?)\*=\}$/.exec(s.complex);
+  if (!m) return undefined;
+  const word = words[Number(m[1]) - 1];
+  if (word === null || word === undefined) return word ?? '';
+  const at = m[2] === '#' ? word.indexOf('=') : word.lastIndexOf('=');
+  return at < 0 ? word : word.slice(at + 1);
+}
+
+/** The `case "$1" in ... esac` of a loop's tokens, with the commands after it; undefined when there is none. */
+function parseOptionLoop(toks: readonly Tok[], from: number, to: number): OptionLoop | undefined {
+  let i = from;
+  while (i < to && !isWord(toks[i], 'case')) i++;
+  const subject = toks[i + 1];
+  if (i >= to || subject?.t !== 'word' || !isFirstArgument(subject) || !isWord(toks[i + 2], 'in')) return undefined;
+  i += 3;
+  const branches: Branch[] = [];
+  for (;;) {
+    while (i < to && isOp(toks[i], '\n', ';')) i++;
+    if (i >= to) return undefined;
+    if (isWord(toks[i], 'esac')) break;
+    const b = parseBranch(toks, i, to);
+    if (!b) return undefined;
+    branches.push(b.branch);
+    i = b.next;
+  }
+  const after = commandsIn(toks, i + 1, to);
+  return after && { branches, after: after.filter((c) => !isWord(c[0], 'done')) };
+}
+
+/** One branch of a `case`: `pattern | pattern) commands ;;`. */
+function parseBranch(toks: readonly Tok[], at: number, to: number): { branch: Branch; next: number } | undefined {
+  let i = at;
+  if (isOp(toks[i], '(')) i++;
+  const patterns: (RegExp | undefined)[] = [];
+  while (i < to && !isOp(toks[i], ')')) {
+    const t = toks[i++];
+    if (t.t === 'word') patterns.push(globOf(t));
+    else if (!isOp(t, '|')) return undefined;
+  }
+  let end = ++i;
+  while (end < to && !isOp(toks[end], ';;', ';&', ';;&') && !isWord(toks[end], 'esac')) end++;
+  const commands = commandsIn(toks, i, end);
+  if (!commands) return undefined;
+  return { branch: { patterns, commands }, next: isOp(toks[end], ';;', ';&', ';;&') ? end + 1 : end };
+}
+
+/** Simple commands between `from` and `to`, split at newlines, `;`, `&&` and `||`; undefined at control flow. */
+function commandsIn(toks: readonly Tok[], from: number, to: number): Words[] | undefined {
+  const out: WordTok[][] = [[]];
+  for (let i = from; i < to; i++) {
+    const t = toks[i];
+    if (t.t === 'op') {
+      if (isOp(t, '\n', ';', '&&', '||')) out.push([]);
+      else if (isOp(t, '(')) {
+        // `REST+=("$1")`: an array this reading does not keep; the command is left out.
+        while (i < to && !isOp(toks[i], ')')) i++;
+        out[out.length - 1] = [];
+      } else if (!REDIRECTS.has(t.op)) return undefined;
+      continue;
+    }
+    const cur = out[out.length - 1];
+    if (cur.length === 0 && CONTROL.has(literalWord(t) ?? '')) return undefined;
+    cur.push(t);
+  }
+  return out.filter((c) => c.length > 0);
+}
+
+const CONTROL = new Set(['if', 'for', 'while', 'until', 'case', 'select', '{', 'function']);
+
+/** `"$1"` / `$1` / `${1}`. */
+function isFirstArgument(w: WordTok): boolean {
+  const segs = w.segs.filter((s) => !(s.k === 'lit' && s.text === ''));
+  return segs.length === 1 && segs[0].k === 'param' && segs[0].name === '1' && segs[0].op === undefined;
+}
+
+/** A case pattern as a regular expression: unquoted `*`, `?` and `[...]` are glob characters, the rest literal. */
+function globOf(w: WordTok): RegExp | undefined {
+  let re = '';
+  for (const s of w.segs) {
+    if (s.k !== 'lit') return undefined;
+    re += s.quoted ? escape(s.text) : globText(s.text);
+  }
+  return new RegExp(`^${re}$`, 's');
+}
+
+/** An unquoted part of a pattern as a regular expression. */
+function globText(text: string): string {
+  let re = '';
+  for (let k = 0; k < text.length; k++) {
+    const c = text[k];
+    const close = c === '[' ? text.indexOf(']', k + 2) : -1;
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (close > 0) {
+      re += `[${text
+        .slice(k + 1, close)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\')}]`;
+      k = close;
+    } else if (c === '\\' && k + 1 < text.length) re += escape(text[++k]);
+    else re += escape(c);
+  }
+  return re;
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+const isWord = (t: Tok | undefined, word: string): boolean => t?.t === 'word' && literalWord(t) === word;
+
+const isOp = (t: Tok | undefined, ...ops: string[]): boolean => t?.t === 'op' && ops.includes(t.op);

@@ -1,0 +1,28 @@
+// `source file.sh` / `. ./file.sh`: a file whose commands run in this shell, the variables it sets set here from that
+// line on (princeton-nlp/LESS: `source less/scripts/train/base_training_args.sh` gives the flags its launch line
+// expands). The analyzer reads no file: the pipeline reads the sourced file's variables (variablesOf, index.ts) and
+// reads the script again with them. Pure: no I/O, no node:* and no 'vscode'.
+import type { Span } from '../facts';
+import type { Env } from './fields';
+
+/** A variable a sourced file leaves set: its value's parts, each a text or a part not known statically and why. */
+export interface SourcedVariable {
+  readonly name: string;
+  readonly parts: readonly { readonly text: string; readonly unknown?: string }[];
+  readonly exported: boolean;
+}
+
+/** The variables each sourced file leaves set, by the path the script writes. */
+export type SourcedVariables = ReadonlyMap<string, readonly SourcedVariable[]>;
+
+/** Sets the variables of a sourced file in `env`, each read at the `source` line (`site`) of this script. */
+export function applySourced(env: Env, variables: readonly SourcedVariable[], site: Span): void {
+  for (const v of variables) {
+    const prior = env.get(v.name);
+    env.set(v.name, {
+      pieces: v.parts.map((p) => ({ ...p, start: site.start, end: site.end, exact: false, expanded: true })),
+      exported: v.exported || (prior?.exported ?? false),
+      valueSpan: site,
+    });
+  }
+}

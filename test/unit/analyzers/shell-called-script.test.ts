@@ -1,0 +1,205 @@
+// A launch script that runs another with arguments (`bash scripts/train_dpo.sh --sft_model_path ... --bsz 2`, the
+// layout of DtYXs/Pre-DPO's scripts/examples): the run is the called script's, read with the caller's words as its
+// positional parameters, its option loop run over them, and the caller's exported variables. Also LLaMA-Factory's
+// `--stage` on a launch line. Each expected value is the one written in the test's own files.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { analyzeShell } from '../../../src/analyzers/shell';
+import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+
+const inMemory = (files: Record<string, string>): FileReader => ({
+  read: (p) => files[p],
+  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+});
+
+/** The run of /w/run.sh, with the other files given. */
+function runOf(caller: string, files: Record<string, string>): PipelineResult {
+  return runPipeline([{ file: '/w/run.sh', text: caller }], inMemory({ ...files, '/w/run.sh': caller }), {});
+}
+
+/** Pre-DPO's scripts/train_dpo.sh, cut to the options these tests pass. */
+const TRAIN_DPO = `while (( "$#" )); do
+  case "$1" in
+    --gpus)
+      gpus="$2"
+      shift 2
+      ;;
+    --sft_model_path)
+      sft_model_path="$2"
+      shift 2
+      ;;
+    --bsz)
+      bsz="$2"
+      shift 2
+      ;;
+    --gradient_accumulation_steps)
+      gradient_accumulation_steps="$2"
+      shift 2
+      ;;
+    *)
+      echo "Unknown option: $1"
+      exit 1
+      ;;
+  esac
+done
+
+gpus=\${gpus:-0,1,2,3,4,5,6,7}
+bsz=\${bsz:-1}
+gradient_accumulation_steps=\${gradient_accumulation_steps:-16}
+
+CUDA_VISIBLE_DEVICES=\${gpus} llamafactory-cli train \\
+    --model_name_or_path \${sft_model_path} \\
+    --stage dpo \\
+    --finetuning_type full \\
+    --cutoff_len 4096 \\
+    --per_device_train_batch_size \${bsz} \\
+    --gradient_accumulation_steps \${gradient_accumulation_steps} \\
+    --bf16
+`;
+
+describe('a launch script that runs another with arguments', () => {
+  it("runs the called script's option loop over the words it is given (Pre-DPO's examples)", () => {
+    const r = runOf(
+      'bash scripts/train_dpo.sh \\\n  --gpus 0,1,2,3 \\\n  --sft_model_path meta-llama/Llama-3.2-3B-Instruct \\\n  --gradient_accumulation_steps 32\n',
+      { '/w/scripts/train_dpo.sh': TRAIN_DPO },
+    );
+    assert.equal(r.setup?.model, 'meta-llama/Llama-3.2-3B-Instruct');
+    assert.equal(r.setup?.gpus_per_node, 4, 'CUDA_VISIBLE_DEVICES=${gpus} from --gpus 0,1,2,3');
+    assert.equal(r.setup?.gradient_accumulation_steps, 32);
+    assert.equal(r.setup?.micro_batch_size, 1, '${bsz:-1}: no --bsz given');
+    assert.equal(r.setup?.preference?.reference, 'copy', '--stage dpo of a full fine-tune: a frozen copy');
+    // The called script is the run's launcher: its facts are where it writes them.
+    const called = r.files.find((f) => f.file === '/w/scripts/train_dpo.sh');
+    assert.equal(called?.role, 'launcher');
+  });
+
+  it('reads `--opt=value` through ${1#*=}, a shift after esac, and a bare flag', () => {
+    const called = `while [ $# -gt 0 ]; do
+  case $1 in
+    --model=*) MODEL="\${1#*=}" ;;
+    --batch=*) BATCH="\${1#*=}" ;;
+    --lora) LORA=1 ;;
+  esac
+  shift
+done
+EXTRA=""
+[ "$LORA" = 1 ] && EXTRA="--use_peft --lora_r 16"
+torchrun --nproc_per_node 2 train.py --model_name_or_path $MODEL --per_device_train_batch_size $BATCH $EXTRA
+`;
+    const r = runOf('sh ./finetune.sh --model=Qwen/Qwen2.5-0.5B --lora --batch=8\n', { '/w/finetune.sh': called });
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(r.setup?.micro_batch_size, 8);
+    assert.equal(r.setup?.gpus_per_node, 2);
+    assert.equal(r.setup?.method, 'lora');
+    assert.equal(r.setup?.lora?.r, 16);
+  });
+
+  it('gives positional parameters, "$@" and the exported variables to the called script', () => {
+    // tatsu-lab/alpaca_farm's examples/scripts/sft.sh takes the model as $3.
+    const positional =
+      'torchrun --nproc_per_node 8 train.py --output_dir "$1" --run_name "$2" --model_name_or_path "$3"\n';
+    const r = runOf('bash examples/scripts/sft.sh out sft huggyllama/llama-7b\n', {
+      '/w/examples/scripts/sft.sh': positional,
+    });
+    assert.equal(r.setup?.model, 'huggyllama/llama-7b');
+    assert.equal(r.setup?.gpus_per_node, 8);
+    // A script that passes its words on to the training script.
+    const passing = 'python train.py --model_name_or_path $MODEL "$@"\n';
+    const p = runOf('export MODEL=Qwen/Qwen2.5-1.5B\nbash train.sh --per_device_train_batch_size 4 --bf16\n', {
+      '/w/train.sh': passing,
+    });
+    assert.equal(p.setup?.model, 'Qwen/Qwen2.5-1.5B', 'the exported MODEL');
+    assert.equal(p.setup?.micro_batch_size, 4, 'the words "$@" passes on');
+    // `shift` drops the first words before "$@".
+    const shifting = 'MODEL=$1\nshift\npython train.py --model_name_or_path $MODEL "$@"\n';
+    const s = runOf('./train.sh Qwen/Qwen2.5-0.5B --per_device_train_batch_size 16\n', { '/w/train.sh': shifting });
+    assert.equal(s.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(s.setup?.micro_batch_size, 16);
+  });
+
+  it('does not guess where the option loop cannot be run: an option no branch takes stops the script', () => {
+    const r = runOf('bash scripts/train_dpo.sh --sft_model_path meta-llama/Llama-3.2-3B-Instruct --epochs 3\n', {
+      '/w/scripts/train_dpo.sh': TRAIN_DPO,
+    });
+    // The called script exits at --epochs (its `*) exit 1` branch): no value of the loop is taken from the words.
+    assert.equal(r.setup?.model, undefined);
+    // A caller's word not known statically leaves the loop unread, too.
+    const unknown = runOf('bash scripts/train_dpo.sh $OPTS --bsz 2\n', { '/w/scripts/train_dpo.sh': TRAIN_DPO });
+    assert.equal(unknown.setup?.micro_batch_size, undefined);
+  });
+
+  it('a script read alone keeps its reading without arguments', () => {
+    const alone = analyzeShell(TRAIN_DPO);
+    const model = alone.facts.find((f) => f.key === 'model');
+    assert.ok(model && typeof model.value === 'object', 'the model is the caller’s, unknown here');
+    // The caller's line names the called script as a reference with its words.
+    const ref = analyzeShell('bash scripts/train_dpo.sh --bsz 2 $X\n').references[0];
+    assert.deepEqual(ref.shell?.words, ['--bsz', '2', null]);
+    assert.equal(ref.path, 'scripts/train_dpo.sh');
+  });
+});
+
+describe("LLaMA-Factory's --stage on a launch line", () => {
+  const prefOf = (line: string): string | undefined =>
+    analyzeShell(line).facts.find((f) => f.key === 'preference')?.value as string | undefined;
+  it('reads the preference stage as its YAML does', () => {
+    assert.equal(prefOf('llamafactory-cli train --stage dpo --model_name_or_path x\n'), 'dpo');
+    assert.equal(prefOf('llamafactory-cli train --stage dpo --pref_loss simpo\n'), 'reference-free');
+    assert.equal(prefOf('llamafactory-cli train --stage kto\n'), 'kto');
+    assert.equal(prefOf('llamafactory-cli train --stage sft\n'), undefined);
+    // The entry point of its releases before the CLI.
+    assert.equal(prefOf('deepspeed --num_gpus 4 src/train_bash.py --stage rm --do_train\n'), 'reward');
+    assert.equal(prefOf('python src/train.py --stage dpo --ref_model x\n'), 'dpo');
+    const ppo = analyzeShell('llamafactory-cli train --stage ppo\n');
+    assert.ok(ppo.problems.some((p) => p.code === 'not-modeled'));
+  });
+});
+
+describe('a launch script that sources another', () => {
+  it("reads the sourced file's variables from the `source` line on", () => {
+    const args =
+      '#!/bin/bash\nexport MODEL=Qwen/Qwen2.5-7B\nARGS="--per_device_train_batch_size 2 --gradient_accumulation_steps 8"\n';
+    const r = runOf(
+      'source configs/args.sh\ntorchrun --nproc_per_node 4 train.py --model_name_or_path $MODEL $ARGS\n',
+      {
+        '/w/configs/args.sh': args,
+      },
+    );
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-7B');
+    assert.equal(r.setup?.micro_batch_size, 2);
+    assert.equal(r.setup?.gradient_accumulation_steps, 8);
+    assert.equal(r.setup?.gpus_per_node, 4);
+    // The sourced file is part of the run: a reference of the script.
+    assert.deepEqual(
+      analyzeShell('. ./configs/args.sh\n').references.map((x) => [x.kind, x.path]),
+      [['sourced', './configs/args.sh']],
+    );
+  });
+
+  it('takes the flags every branch of an `if` passes, through eval of several words (princeton-nlp/LESS)', () => {
+    // less/scripts/train/warmup_lora_train.sh, cut: the flags come from the sourced base_training_args.sh, and FSDP
+    // is added for two models only.
+    const base = [
+      'export header="torchrun --nproc_per_node 1 -m less.train.train"',
+      'export base_training_args="--lora True --lora_r 128 --per_device_train_batch_size 1 --gradient_accumulation_steps 32"',
+      '',
+    ].join('\n');
+    const script = `source less/scripts/train/base_training_args.sh
+model_path=$2
+if [[ $model_path == "meta-llama/Llama-2-13b-hf" ]]; then
+    base_training_args="$base_training_args --fsdp 'full_shard auto_wrap' --fsdp_config llama2_13b_finetune"
+fi
+training_args="$base_training_args --model_name_or_path $model_path"
+eval "$header" "$training_args"
+`;
+    const r = runOf(script, { '/w/less/scripts/train/base_training_args.sh': base });
+    const facts = r.files[0].facts.facts;
+    const value = (key: string): unknown => facts.find((f) => f.key === key)?.value;
+    assert.equal(value('method'), 'lora');
+    assert.equal(value('loraR'), 128);
+    assert.equal(value('microBatchSize'), 1);
+    assert.equal(value('gradientAccumulationSteps'), 32);
+    assert.equal(value('fsdp'), undefined, 'FSDP only on one branch: not taken');
+    assert.ok(r.files[0].facts.problems.some((p) => /may add arguments that are not visible here/.test(p.message)));
+  });
+});
