@@ -300,6 +300,30 @@ describe('YAML analyzers: shared machinery', () => {
     assert.equal(lf.problems.find((p) => p.code === 'duplicate-key')?.severity, 'error');
   });
 
+  it('reads a quoted scalar whose continuation lines start at column 0, as PyYAML does', () => {
+    // khalidsaifullaah/torchtune's guardian configs write their prompt so; YAML 1.2 wants the lines indented.
+    const text = [
+      'dataset:',
+      '  _component_: torchtune.datasets.instruct_dataset',
+      '  new_system_prompt: "',
+      'You are a guardian model.',
+      'Respond in the following format: <answer>"',
+      'batch_size: 4',
+      'tokenizer:',
+      '  max_seq_len: 2048',
+      '',
+    ].join('\n');
+    const r = analyzeTorchtuneYaml(text);
+    assert.deepEqual(
+      r.problems.filter((p) => p.code === 'syntax-error'),
+      [],
+    );
+    checkFacts(r, text, [
+      ['microBatchSize', 4, 'batch_size', '4'],
+      ['seqLen', 2048, 'max_seq_len', '2048'],
+    ]);
+  });
+
   it('reads YAML 1.1 booleans (yes/on/off) and Python-style True/False leniently', () => {
     const text = 'load_in_4bit: yes\nadapter: qlora\ngradient_checkpointing: off\nfp16: False\nbf16: On\n';
     const r = analyzeAxolotlYaml(text);
