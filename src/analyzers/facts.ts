@@ -277,6 +277,11 @@ export interface Fact {
    */
   readonly overridesLauncher?: true;
   /**
+   * Read from an option's name alone (`--model_name Qwen/Qwen2.5-7B-Instruct` on a launch line, whose use in the
+   * script is not seen): a value any file gives for the key by what it does wins over it.
+   */
+  readonly byNameOnly?: true;
+  /**
    * Set when the value is one of several the file can give (a shell variable set on some branches of an `if` or
    * `case`): the note says which values it can take and that the worst for memory is estimated. Resolve reports it
    * as an assumption, not as the file's setting.

@@ -45,7 +45,7 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
         ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}),
       };
       const rankOf = (fa: typeof fact, role: FileRole): number =>
-        fa.overridesLauncher ? RANK.launcher + 1 : RANK[role];
+        fa.overridesLauncher ? RANK.launcher + 1 : fa.byNameOnly ? 0 : RANK[role];
       const rankOfWinner = (x: WinningFact | undefined): number =>
         x ? rankOf(x.fact, files.find((y) => y.file === x.file)?.role ?? 'config') : -1;
       // An unknown value is said where the highest-ranked file leaves it open (the launch line's `$MODEL`, not the

@@ -22,6 +22,11 @@ export interface FlagSpec {
   /** Maps the parsed value to facts; undefined means the value is invalid. */
   readonly conv?: (v: FactValue) => Out | undefined;
   readonly tool?: Tool;
+  /**
+   * Read only from a value known statically, and only where conv takes it (else nothing is said): an option whose name
+   * says what it is less surely than the others (`--model_name`, which some scripts use as a run's label).
+   */
+  readonly onlyKnown?: true;
 }
 
 export const spec = (key: CanonicalKey, kind: Kind, conv?: FlagSpec['conv'], tool?: Tool): FlagSpec => ({
@@ -128,6 +133,15 @@ const maskedPackingOf = (v: FactValue): Out =>
       ]
     : packingOf(v);
 const MODEL = spec('model', 'str');
+/**
+ * `--model_name Qwen/Qwen2.5-7B-Instruct` / `--model meta-llama/Llama-3.1-8B`: the model where the value is a Hub id
+ * (`owner/name`), the option's use in the script being what it says (sotopia-rl passes its arguments to a trainer
+ * class of its package); a plain word (`--model_name llama-7b-sft`, `--model hf`) is no model.
+ */
+const MODEL_BY_HUB_ID: FlagSpec = {
+  ...spec('model', 'str', (v) => (/^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(String(v)) ? [['model', v]] : undefined)),
+  onlyKnown: true,
+};
 const MICRO = spec('microBatchSize', 'int');
 const EVAL_STRATEGY: FlagSpec['conv'] = (v) => {
   const on = evaluationOn(String(v));
@@ -232,6 +246,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
   torch_dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
   model_name_or_path: MODEL,
+  model_name: MODEL_BY_HUB_ID,
+  model: MODEL_BY_HUB_ID,
   actor_model_name_or_path: MODEL,
   pretrained_model_name_or_path: MODEL,
   base_model: MODEL,

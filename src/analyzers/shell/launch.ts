@@ -185,7 +185,7 @@ export class Launch {
       return;
     }
     if (o.value.unknown !== undefined) {
-      this.fact(s.key, o.rawKey, o.keySpan, valueSpan, { unknown: o.value.unknown }, t);
+      if (!s.onlyKnown) this.fact(s.key, o.rawKey, o.keySpan, valueSpan, { unknown: o.value.unknown }, t);
       return;
     }
     const raw = o.value.text.trim();
@@ -217,8 +217,12 @@ export class Launch {
 
   private emit(s: FlagSpec, o: Opt, v: FactValue, valueSpan: Span, tool: Tool): void {
     const out = s.conv ? s.conv(v) : [[s.key, v] as [CanonicalKey, FactValue]];
-    if (!out) return this.invalid(o, `a valid value for ${s.key}`);
+    if (!out) return s.onlyKnown ? undefined : this.invalid(o, `a valid value for ${s.key}`);
     for (const [k, val] of out) this.fact(k, o.rawKey, o.keySpan, valueSpan, val, tool);
+    // An option read by its name alone ranks below what any file does with the value.
+    if (s.onlyKnown)
+      for (let i = this.r.facts.length - out.length; i < this.r.facts.length; i++)
+        this.r.facts[i] = { ...this.r.facts[i], byNameOnly: true };
   }
 }
 

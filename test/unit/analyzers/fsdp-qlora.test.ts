@@ -94,10 +94,8 @@ describe("Answer.AI's fsdp_qlora train.py", () => {
     // CPU offload with accumulation: fsdp_qlora() turns no_sync on.
     assert.equal(s.gradient_accumulation_steps, 4);
     assert.equal(s.fsdp_no_sync, true);
-    assert.match(
-      runFact(r, 'model')?.fact.rawValue ?? '',
-      /--model_name meta-llama\/Llama-2-70b-hf on the launch line/,
-    );
+    // The script's fact wins over the launch line's --model_name read by its name alone (shell/flags.ts).
+    assert.match(r.decided.model?.fact.rawValue ?? '', /--model_name meta-llama\/Llama-2-70b-hf on the launch line/);
   });
 
   it('train_type and precision by fsdp_main() rules: LoRA without quantization, DoRA, HQQ, autocast over fp32', () => {

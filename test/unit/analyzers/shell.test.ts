@@ -470,6 +470,28 @@ describe('shell analyzer: script flags', () => {
     );
   });
 
+  it('--model_name and --model name the model only with a Hub id known statically', () => {
+    // sotopia-lab/sotopia-rl's scripts/train_sft.sh: `--model_name $MODEL_PATH` after `export MODEL_PATH=Qwen/...`.
+    const named = checkFacts('export M=Qwen/Qwen2.5-7B-Instruct\npython train_sft.py --model_name $M --use_lora\n', [
+      ['model', 'Qwen/Qwen2.5-7B-Instruct', '--model_name', '$M'],
+    ]);
+    // Read by the option's name alone: a model any file loads wins over it (resolve/winning.ts).
+    assert.equal(named.facts.find((f) => f.key === 'model')?.byNameOnly, true);
+    checkFacts('python train.py --model meta-llama/Llama-3.1-8B\n', [
+      ['model', 'meta-llama/Llama-3.1-8B', '--model', 'meta-llama/Llama-3.1-8B'],
+    ]);
+    // A run's label, a plain word, or a value not known statically: nothing said, no problem.
+    for (const line of [
+      'python train.py --model_name llama-7b-sft --model_name_or_path gpt2\n',
+      'python train.py --model hf\n',
+      'python train.py --model_name $RUN\n',
+    ]) {
+      const r = analyzeShell(line);
+      assert.ok(!r.facts.some((f) => f.key === 'model' && f.rawKey !== '--model_name_or_path'), line);
+      assert.ok(!r.problems.some((p) => p.code === 'invalid-value'), line);
+    }
+  });
+
   it("--use_reentrant (PEFT's examples/sft ModelArguments) and --use_reentrant_gc (LLaMA-Factory) set the checkpoint form", () => {
     // peft examples/sft/run_peft_qlora_fsdp.sh passes --use_reentrant True; train.py hands it to
     // gradient_checkpointing_kwargs. LLaMA-Factory's use_reentrant_gc does the same (model/model_utils/checkpointing.py).
