@@ -41,6 +41,24 @@ describe('runs: the workspace index of which file runs which', () => {
     assert.deepEqual(index.runsOf(path.join(dir, 'scripts/launch.sh')), []);
   });
 
+  it("a script the launcher runs and a file it sources belong to the launcher's run", async () => {
+    const { dir, workspace } = workspaceWith({
+      'run.sh': 'source env/vars.sh\nbash scripts/train.sh --model Qwen/Qwen2.5-0.5B\n',
+      'env/vars.sh': 'export NPROC=2\n',
+      'scripts/train.sh':
+        'while [ $# -gt 0 ]; do case "$1" in --model) M="$2"; shift 2;; *) shift;; esac; done\n' +
+        'torchrun --nproc_per_node $NPROC train.py --model_name_or_path $M\n',
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    for (const f of ['env/vars.sh', 'scripts/train.sh'])
+      assert.deepEqual(
+        index.runsOf(path.join(dir, f)).map((r) => r.entry),
+        [path.join(dir, 'run.sh')],
+        f,
+      );
+  });
+
   it('two launchers of one DeepSpeed config: two runs, the first by path unless the user chose', async () => {
     const { dir, workspace } = workspaceWith({
       'a.sh': 'deepspeed train.py --model_name_or_path gpt2 --deepspeed ds.json --per_device_train_batch_size 2\n',

@@ -384,7 +384,8 @@ export class Interpreter {
     this.frames.pop();
     // A loop over the options a calling script passes, run over them (option-loop.ts).
     const ran = top.overArguments && top.start !== undefined;
-    const parsed = ran ? runOptionLoop(this.text, this.toks, top.start!, this.pos, top.snapshot) : undefined;
+    const range = { from: top.start!, to: this.pos, variable: top.variable };
+    const parsed = ran ? runOptionLoop(this.text, this.toks, range, top.snapshot) : undefined;
     const what = top.overArguments ? ARGUMENT_LOOP : 'loop';
     this.env = parsed ?? (top.runsOnce ? this.env : mergeEnvs([top.snapshot, this.env], top.line, what, top.snapshot));
     this.dead = top.parentDead;
@@ -406,7 +407,7 @@ export class Interpreter {
   }
 
   private parseFor(line: number): void {
-    this.pos++;
+    const start = this.pos++;
     const n = this.toks[this.pos];
     const frame: LoopFrame = {
       kind: 'loop',
@@ -414,6 +415,7 @@ export class Interpreter {
       snapshot: (this.env = shallow(this.env)),
       parentDead: this.dead,
       runsOnce: false,
+      start,
     };
     this.env = layer(this.env);
     if (!n || n.t === 'op') {
@@ -445,6 +447,7 @@ export class Interpreter {
       !hasIn || (words.length === 1 && /^"?\$[@*]"?$/.test(this.text.slice(words[0].start, words[0].end)));
     frame.overArguments = overArguments;
     if (this.dead || !/^[A-Za-z_]\w*$/.test(name)) return;
+    frame.variable = name;
     const fields = hasIn ? fieldsOf(this.text, words, this.env) : [];
     frame.runsOnce = hasIn && fields.length > 0 && fields.every((f) => !f.opaque);
     const span = { start: n.start, end: n.end };

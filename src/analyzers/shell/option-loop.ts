@@ -39,34 +39,53 @@ interface OptionLoop {
 const MAX_TURNS = 512;
 
 /**
- * The variables an option loop over the caller's arguments leaves (`toks[from, to)`: its condition and body), with
- * the arguments it did not shift; undefined when the loop is not one this reading runs.
+ * How the loop walks the words: `while` over `$1` and `shift` (`variable` undefined), or `for a in "$@"` with each
+ * word in turn as `$a` (no shift moves it on).
  */
-export function runOptionLoop(text: string, toks: readonly Tok[], from: number, to: number, env: Env): Env | undefined {
+interface Walk {
+  readonly text: string;
+  readonly caller: string;
+  readonly variable?: string;
+}
+
+/**
+ * The variables an option loop over the caller's arguments leaves (`toks[from, to)`: its header and body), with the
+ * arguments it did not shift; undefined when the loop is not one this reading runs. `variable`: the name a `for` loop
+ * gives each argument.
+ */
+export function runOptionLoop(
+  text: string,
+  toks: readonly Tok[],
+  range: { readonly from: number; readonly to: number; readonly variable?: string },
+  env: Env,
+): Env | undefined {
   const argv = argumentsOf(env);
-  const loop = argv && parseOptionLoop(toks, from, to);
+  const loop = argv && parseOptionLoop(toks, range.from, range.to, range.variable ?? '1');
   if (!argv || !loop) return undefined;
+  const walk: Walk = { text, caller: argv.caller, variable: range.variable };
   const out = layer(env);
   let words = argv.words;
   for (let turn = 0; words.length > 0; turn++) {
     if (turn >= MAX_TURNS || words[0] === null) return undefined;
     const branch = loop.branches.find((b) => b.patterns.some((p) => p?.test(words[0]!)));
-    if (!branch) return undefined;
-    const step = runCommands(text, [...branch.commands, ...loop.after], words, argv.caller, out);
-    if (step === 'exit' || (step !== 'break' && step === 0)) return undefined;
+    // A `for` loop goes on past a word no branch takes; a `while` over `$1` would not move on.
+    if (!branch && walk.variable === undefined) return undefined;
+    const step = branch ? runCommands(walk, [...branch.commands, ...loop.after], words, out) : 0;
+    if (step === 'exit') return undefined;
     if (step === 'break') break;
-    words = words.slice(step);
+    if (walk.variable !== undefined) words = words.slice(1);
+    else if (step === 0) return undefined;
+    else words = words.slice(step);
   }
-  out.set(ARGUMENTS, callerArguments(words, argv.caller));
+  if (walk.variable === undefined) out.set(ARGUMENTS, callerArguments(words, argv.caller));
   return out;
 }
 
 /** A branch's commands run against the current words: the shift they make, `break`, or `exit` (not followed). */
 function runCommands(
-  text: string,
+  walk: Walk,
   commands: readonly Words[],
   words: ArgumentWords,
-  caller: string,
   env: Env,
 ): number | 'break' | 'exit' {
   let shift = 0;
@@ -79,20 +98,20 @@ function runCommands(
     } else if (head === 'break') return 'break';
     else if (head === 'exit' || head === 'return') return 'exit';
     else if (c.every((w) => assignParts(w))) {
-      for (const w of c) assignFromArguments(text, w, words.slice(shift), caller, env);
+      for (const w of c) assignFromArguments(walk, w, words.slice(shift), env);
     }
   }
   return shift;
 }
 
-/** `NAME=value` in a branch: `$1`, `$2`, `${1#*=}` read from the words, the rest as the script writes it. */
-function assignFromArguments(text: string, w: WordTok, words: ArgumentWords, caller: string, env: Env): void {
+/** `NAME=value` in a branch: `$1`, `$2`, `${1#*=}` (or the `for` variable's) read from the words, the rest as written. */
+function assignFromArguments(walk: Walk, w: WordTok, words: ArgumentWords, env: Env): void {
   const a = assignParts(w)!;
   const pieces: Piece[] = [];
   for (const s of a.valueSegs) {
-    const fromWords = s.k === 'param' ? argumentSeg(s, words) : undefined;
-    if (fromWords === undefined) pieces.push(...expandSegs(text, [s], env, false));
-    else pieces.push(wordPiece(fromWords, caller, { start: s.start, end: s.end }, s.quoted));
+    const fromWords = s.k === 'param' ? argumentSeg(s, words, walk.variable) : undefined;
+    if (fromWords === undefined) pieces.push(...expandSegs(walk.text, [s], env, false));
+    else pieces.push(wordPiece(fromWords, walk.caller, { start: s.start, end: s.end }, s.quoted));
   }
   const prior = env.get(a.name);
   env.set(a.name, {
@@ -104,25 +123,35 @@ function assignFromArguments(text: string, w: WordTok, words: ArgumentWords, cal
 }
 
 /**
- * The word a positional parameter reads (`$2`; `${1#*=}` / `${1##*=}`: what follows the `=` of `--lr=3e-4`), null for
- * a word not known; undefined for a parameter that is not one of these.
+ * The word a parameter reads (`$2`, or the `for` loop's `$a`; `${1#*=}` / `${1##*=}`: what follows the `=` of
+ * `--lr=3e-4`), null for a word not known; undefined for a parameter that is not one of these.
  */
-function argumentSeg(s: Extract<Seg, { k: 'param' }>, words: ArgumentWords): string | null | undefined {
-  if (/^[1-9]$/.test(s.name) && s.op === undefined && s.complex === undefined) return words[Number(s.name) - 1] ?? '';
-  const m = s.complex === undefined ? undefined : /^\$\{([1-9])(##?)\*=\}$/.exec(s.complex);
+function argumentSeg(
+  s: Extract<Seg, { k: 'param' }>,
+  words: ArgumentWords,
+  variable: string | undefined,
+): string | null | undefined {
+  const plain = s.op === undefined && s.complex === undefined;
+  if (variable !== undefined && s.name === variable && plain) return words[0] ?? '';
+  if (variable === undefined && /^[1-9]$/.test(s.name) && plain) return words[Number(s.name) - 1] ?? '';
+  const name = variable ?? '[1-9]';
+  const m = s.complex === undefined ? undefined : new RegExp(`^\\$\\{(${name})(##?)\\*=\\}$`).exec(s.complex);
   if (!m) return undefined;
-  const word = words[Number(m[1]) - 1];
+  const word = words[variable !== undefined ? 0 : Number(m[1]) - 1];
   if (word === null || word === undefined) return word ?? '';
   const at = m[2] === '#' ? word.indexOf('=') : word.lastIndexOf('=');
   return at < 0 ? word : word.slice(at + 1);
 }
 
-/** The `case "$1" in ... esac` of a loop's tokens, with the commands after it; undefined when there is none. */
-function parseOptionLoop(toks: readonly Tok[], from: number, to: number): OptionLoop | undefined {
+/**
+ * The `case "$1" in ... esac` (`case $a in` of a `for a` loop: `subject`) of a loop's tokens, with the commands after
+ * it; undefined when there is none.
+ */
+function parseOptionLoop(toks: readonly Tok[], from: number, to: number, subject: string): OptionLoop | undefined {
   let i = from;
   while (i < to && !isWord(toks[i], 'case')) i++;
-  const subject = toks[i + 1];
-  if (i >= to || subject?.t !== 'word' || !isFirstArgument(subject) || !isWord(toks[i + 2], 'in')) return undefined;
+  const word = toks[i + 1];
+  if (i >= to || word?.t !== 'word' || !isParameter(word, subject) || !isWord(toks[i + 2], 'in')) return undefined;
   i += 3;
   const branches: Branch[] = [];
   for (;;) {
@@ -178,10 +207,10 @@ function commandsIn(toks: readonly Tok[], from: number, to: number): Words[] | u
 
 const CONTROL = new Set(['if', 'for', 'while', 'until', 'case', 'select', '{', 'function']);
 
-/** `"$1"` / `$1` / `${1}`. */
-function isFirstArgument(w: WordTok): boolean {
+/** `"$1"` / `$1` / `${1}` (or another parameter's name). */
+function isParameter(w: WordTok, name: string): boolean {
   const segs = w.segs.filter((s) => !(s.k === 'lit' && s.text === ''));
-  return segs.length === 1 && segs[0].k === 'param' && segs[0].name === '1' && segs[0].op === undefined;
+  return segs.length === 1 && segs[0].k === 'param' && segs[0].name === name && segs[0].op === undefined;
 }
 
 /** A case pattern as a regular expression: unquoted `*`, `?` and `[...]` are glob characters, the rest literal. */

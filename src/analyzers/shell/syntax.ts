@@ -30,8 +30,10 @@ export interface LoopFrame {
    * arguments it runs no time, so what it sets is the script's value or a value its command line passes.
    */
   overArguments?: boolean;
-  /** The token the loop starts at (its `while`), to run it over a caller's arguments (option-loop.ts). */
+  /** The token the loop starts at (its `while` or `for`), to run it over a caller's arguments (option-loop.ts). */
   start?: number;
+  /** A `for` loop's variable. */
+  variable?: string;
 }
 export interface CaseFrame {
   kind: 'case';

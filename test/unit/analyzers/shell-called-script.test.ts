@@ -94,6 +94,22 @@ torchrun --nproc_per_node 2 train.py --model_name_or_path $MODEL --per_device_tr
     assert.equal(r.setup?.lora?.r, 16);
   });
 
+  it('runs a `for a in "$@"` loop over the words: each in turn, `${a#*=}` after its `=`', () => {
+    const called = `MODEL=gpt2
+BATCH=1
+for arg in "$@"; do
+  case $arg in
+    --model=*) MODEL="\${arg#*=}" ;;
+    --batch=*) BATCH="\${arg#*=}" ;;
+  esac
+done
+python train.py --model_name_or_path $MODEL --per_device_train_batch_size $BATCH
+`;
+    const r = runOf('bash train.sh --batch=4 --unused --model=Qwen/Qwen2.5-0.5B\n', { '/w/train.sh': called });
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(r.setup?.micro_batch_size, 4, 'a word no branch takes is passed over');
+  });
+
   it('gives positional parameters, "$@" and the exported variables to the called script', () => {
     // tatsu-lab/alpaca_farm's examples/scripts/sft.sh takes the model as $3.
     const positional =
