@@ -16,6 +16,7 @@ import { findGpu } from '../core';
 import type { Estimate, TrainingSetup } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
+import { launchersOf } from '../node/launchers';
 import { readBounded } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core';
@@ -158,7 +159,7 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
     seqLen: positiveInt('--seq-len', c.seqLen),
     origin: 'flag',
   };
-  const res = await resolveRun(c, io, inputs, overrides);
+  const res = (await launchedRun(c, io, inputs, overrides)) ?? (await resolveRun(c, io, inputs, overrides));
   if (res.unrecognized.length > 0) {
     io.err(unrecognizedFormat(res.unrecognized[0], inputs));
     return 2;
@@ -204,6 +205,38 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
     return e.fits ? 0 : 1;
   }
   return 0;
+}
+
+/**
+ * One file that names no model alone (a training script whose model comes from its launch line, a DeepSpeed config):
+ * the run of the first file under the working folder that runs it and gives a setup, read with it (the file is read
+ * as that launcher runs it, as the editor reads a file of a run); undefined when the file alone has a model, or no
+ * launcher found gives one. Says which launcher was read.
+ */
+async function launchedRun(
+  c: Command,
+  io: Io,
+  inputs: readonly InputFile[],
+  overrides: Overrides,
+): Promise<PipelineResult | undefined> {
+  if (inputs.length !== 1 || c.model !== undefined) return undefined;
+  const alone = await resolveRun(c, io, inputs, overrides);
+  if (alone.setup || !alone.problems.some((p) => p.code === 'unknown-model')) return alone;
+  const reader = nodeFileReader(io.cwd);
+  const file = path.resolve(io.cwd, inputs[0].file);
+  const launchers = launchersOf(file, io.cwd, reader);
+  for (const launcher of launchers) {
+    const text = reader.read(launcher);
+    if (text === undefined) continue;
+    const run = await resolveRun(c, io, [{ file: launcher, text }, ...inputs], overrides);
+    if (!run.setup) continue;
+    const others = launchers.length > 1 ? ` (${launchers.length - 1} other file(s) run it too)` : '';
+    io.err(
+      `vram-lens: ${inputs[0].file} names no model alone; read as the run of ${path.relative(io.cwd, launcher)}, which runs it${others}`,
+    );
+    return run;
+  }
+  return alone;
 }
 
 /**

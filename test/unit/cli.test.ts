@@ -32,6 +32,36 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(r.out, /assumptions \(not in your files\)/);
   });
 
+  it('one file that names no model alone is read as the run of the file that launches it', async () => {
+    // A TrlParser script whose model comes from the launch line (sdiehl/tiny-r1's train_trl.py and accelerate.sh).
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-')));
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.writeFileSync(
+      path.join(dir, 'train.py'),
+      'from trl import SFTConfig, SFTTrainer, ModelConfig, TrlParser\n' +
+        'args, model_args = TrlParser((SFTConfig, ModelConfig)).parse_args_and_config()\n' +
+        'SFTTrainer(model=model_args.model_name_or_path, args=args).train()\n',
+    );
+    fs.writeFileSync(
+      path.join(dir, 'scripts', 'run.sh'),
+      'torchrun --nproc_per_node 2 train.py --model_name_or_path Qwen/Qwen2.5-0.5B --per_device_train_batch_size 4\n',
+    );
+    let out = '';
+    let err = '';
+    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`), env: isolatedEnv };
+    const code = await run(['estimate', 'train.py', '--json'], { ...io, cwd: dir });
+    assert.equal(code, 0, err);
+    assert.match(err, /train\.py names no model alone; read as the run of scripts\/run\.sh, which runs it/);
+    const j = JSON.parse(out) as { model: string; layout: { world: number } };
+    assert.equal(j.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(j.layout.world, 2);
+    // With no launcher, the file's own refusal stands.
+    fs.rmSync(path.join(dir, 'scripts'), { recursive: true });
+    err = '';
+    assert.equal(await run(['estimate', 'train.py'], { ...io, cwd: dir }), 2);
+    assert.match(err, /error/);
+  });
+
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
     const file = path.join(dir, 'grpo.vram.yaml');

@@ -1,0 +1,25 @@
+// The files that run a given file (a launch script its training script, a launcher its DeepSpeed config): found under
+// a folder, as the workspace index of runs finds them (server/runs.ts), for the CLI given one file of a run. A file
+// is read only when it names the given one's base name; its references are then resolved as the pipeline resolves
+// them.
+import * as path from 'node:path';
+import { analyzeAs, detectFormat } from '../analyzers/detect';
+import { findReference, type FileReader } from '../analyzers/pipeline';
+import { candidates } from './candidates';
+
+/** The files under `root` whose references reach `file` (absolute paths, in path order). */
+export function launchersOf(file: string, root: string, reader: FileReader): string[] {
+  const target = path.resolve(file);
+  const name = path.basename(target);
+  const out: string[] = [];
+  for (const f of candidates(root)) {
+    if (path.resolve(f) === target) continue;
+    const text = reader.read(f);
+    if (text === undefined || !text.includes(name)) continue;
+    const format = detectFormat(f, text);
+    if (!format || format === 'scenario') continue;
+    const refs = analyzeAs(format, text).references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path));
+    if (refs.some((r) => path.resolve(findReference(reader, f, r.path).path) === target)) out.push(path.resolve(f));
+  }
+  return out.sort();
+}
