@@ -20,6 +20,7 @@ import {
   SCRIPT_ARGUMENT,
   isScriptArgument,
   quotedValue,
+  tooLong,
 } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import { type CmdResult, analyzeLaunch } from './launch';
@@ -320,13 +321,16 @@ export function carriedChoices(text: string, segs: readonly Seg[], env: Env, val
   const from = [...new Set(segs.flatMap((g) => (g.k === 'param' && env.get(g.name)?.choices ? [g.name] : [])))];
   if (from.length !== 1) return undefined;
   const choices = env.get(from[0])!.choices!;
-  const values = choices.values.map((c): VarVal => {
+  const values: VarVal[] = [];
+  for (const c of choices.values) {
     const e = new Map(env);
     if (c === undefined) e.delete(from[0]);
     else e.set(from[0], c);
     const pieces = expandSegs(text, segs, e, false).map((x) => ({ ...x, split: false }));
-    return { ...val, pieces };
-  });
+    // A value that doubles at every line keeps no choices past the bound (the value itself is cut: interpreter.ts).
+    if (tooLong(pieces)) return undefined;
+    values.push({ ...val, pieces });
+  }
   return { ...val, choices: { ...choices, values } };
 }
 

@@ -141,10 +141,9 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     else if (v.elements) state = { k: 'value', pieces: v.elements[0] ?? [] };
     else {
       const u = unknownOf(v.pieces);
-      state =
-        u !== undefined && !/\s/.test(textOf(v.pieces))
-          ? { k: 'unknown', reason: u }
-          : { k: 'value', pieces: v.pieces };
+      // A value another file gives (the calling script's export) is read where this script expands it.
+      const pieces = v.atUse ? v.pieces.map((p) => ({ ...p, start: s.start, end: s.end })) : v.pieces;
+      state = u !== undefined && !/\s/.test(textOf(v.pieces)) ? { k: 'unknown', reason: u } : { k: 'value', pieces };
     }
   }
   const op = s.op;

@@ -35,11 +35,21 @@ export interface VarVal {
   readonly choices?: { readonly values: readonly (VarVal | undefined)[]; readonly what: string; readonly line: number };
   /** A positional parameter ($1 ... $9) of the script read as it runs without arguments: unset (choices.ts). */
   readonly argumentless?: true;
+  /** The value is written in another file (the calling script's export): its pieces are located where it is expanded. */
+  readonly atUse?: true;
   /** The script's arguments (`$@`) as the script that runs it passes them, and that script's name (argv.ts). */
   readonly argv?: { readonly words: readonly (string | null)[]; readonly caller: string };
 }
 
 export type Env = Map<string, VarVal>;
+
+/** The most characters and pieces a variable's value keeps (real launch scripts stay far below: a few KiB). */
+export const MAX_VALUE_CHARS = 64 * 1024;
+export const MAX_VALUE_PIECES = 1024;
+
+/** A value past those bounds (`X="$X$X"` on every line), which is not expanded further. */
+export const tooLong = (pieces: readonly Piece[]): boolean =>
+  pieces.length > MAX_VALUE_PIECES || pieces.reduce((n, x) => n + x.text.length, 0) > MAX_VALUE_CHARS;
 
 /** An array's value as one string of pieces: its elements with a blank between them, where the shell splits them. */
 /**

@@ -66,7 +66,11 @@ export function calledWith(how: {
 }): Env {
   const env: Env = new Map();
   for (const { name, value } of how.exported)
-    env.set(name, { pieces: [{ text: value, start: 0, end: 0, exact: false, expanded: true }], exported: true });
+    env.set(name, {
+      pieces: [{ text: value, start: 0, end: 0, exact: false, expanded: true }],
+      exported: true,
+      atUse: true,
+    });
   env.set(ARGUMENTS, callerArguments(how.words, how.caller));
   return env;
 }
@@ -75,13 +79,13 @@ export function calledWith(how: {
  * The variables a file sourced by a script leaves set (`source base_training_args.sh`), the parts of their values not
  * known statically said so; none when the file cannot be read.
  */
-export function variablesOf(text: string, seeds?: Env): SourcedVariable[] {
+export function variablesOf(text: string): SourcedVariable[] {
   try {
-    const interp = new Interpreter(text, new Lexer(text).run().toks, seeds ?? new Map());
+    const interp = new Interpreter(text, new Lexer(text).run().toks, new Map());
     interp.run();
     const out: SourcedVariable[] = [];
     for (const [name, v] of interp.env) {
-      if (v.choices || v.elements || v.argv || seeds?.get(name) === v) continue;
+      if (v.choices || v.elements || v.argv) continue;
       const parts = v.pieces.map((p) =>
         p.unknown === undefined ? { text: p.text } : { text: '', unknown: p.unknown },
       );

@@ -11,6 +11,9 @@ import {
   ARGUMENT_LOOP,
   arrayPieces,
   scriptArgumentOfLoop,
+  MAX_VALUE_CHARS,
+  MAX_VALUE_PIECES,
+  tooLong,
 } from './fields';
 import { expandSegs, fieldsOf } from './expand';
 import { type CmdResult, shellScriptOf } from './launch';
@@ -44,12 +47,6 @@ const MAX_CONDITION_TOKENS = 64;
 
 /** A `while` / `until` condition that reads the script's arguments: `$1`, `$#`, `getopts`. */
 const ARGUMENT_TEST = /\$\{?[1#]\}?|\bgetopts\b/;
-
-/** The most characters and pieces a variable's value keeps (real launch scripts stay far below: a few KiB). */
-const MAX_VALUE_CHARS = 64 * 1024;
-const MAX_VALUE_PIECES = 1024;
-
-const textLength = (pieces: readonly Piece[]): number => pieces.reduce((n, x) => n + x.text.length, 0);
 
 /** How deep `bash -c` strings are read inside each other, and how many one file's commands read in all. */
 const MAX_NESTING = 3;
@@ -383,7 +380,7 @@ export class Interpreter {
   private endLoop(top: LoopFrame): void {
     this.frames.pop();
     // A loop over the options a calling script passes, run over them (option-loop.ts).
-    const ran = top.overArguments && top.start !== undefined;
+    const ran = top.overArguments && top.start !== undefined && !top.parentDead;
     const range = { from: top.start!, to: this.pos, variable: top.variable };
     const parsed = ran ? runOptionLoop(this.text, this.toks, range, top.snapshot) : undefined;
     const what = top.overArguments ? ARGUMENT_LOOP : 'loop';
@@ -587,7 +584,7 @@ export class Interpreter {
     }
     // A value that doubles at every line (`X="$X$X"`, `A=( ${A[@]} ${A[@]} )`) would grow past memory: past the
     // bound it is not expanded, and says so where it is used.
-    if (pieces.length > MAX_VALUE_PIECES || textLength(pieces) > MAX_VALUE_CHARS) {
+    if (tooLong(pieces)) {
       const reason = `\`${p.name}\` grows past ${MAX_VALUE_CHARS / 1024} KiB or ${MAX_VALUE_PIECES} parts here: not expanded`;
       pieces = [{ text: '', start: p.valueSpan.start, end: p.valueSpan.end, exact: false, unknown: reason }];
       elements = undefined;
