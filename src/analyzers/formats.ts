@@ -73,6 +73,9 @@ const SHELL_LAUNCH = new RegExp(
 const SHELL_CALL =
   /^[ \t]*(?:[A-Z_]\w*=\S*\s+)*(?:(?:(?:ba|z|da)?sh|source|\.)\s+(?:-[a-z]+\s+)*)?(?:\.\/)?[\w./-]*\.(?:sh|bash)\b/m;
 
+/** A notebook's shell command that runs a shell script (`!bash train.sh --model ...`), in the notebook's JSON text. */
+const NOTEBOOK_SHELL_CALL = /!\s*(?:(?:ba|z|da)?sh\s+(?:-[a-z]+\s+)*)?(?:\.\/)?[\w./-]*\.(?:sh|bash)\b/;
+
 /**
  * A training entry point that only imports the project's `train` and calls it (LLaVA's and FastChat's
  * `train_mem.py`: `from llava.train.train import train` ... `train()`), named for training: read for the module it
@@ -157,7 +160,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   notebook: {
     syntax: 'notebook',
     tool: 'hf-trainer',
-    detect: (file) => PY_TRAINING.test(file.text) || SHELL_LAUNCH.test(file.text),
+    detect: (file) =>
+      PY_TRAINING.test(file.text) || SHELL_LAUNCH.test(file.text) || NOTEBOOK_SHELL_CALL.test(file.text),
     analyze: analyzeNotebook,
   },
   'hf-python': {

@@ -208,7 +208,8 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
 }
 
 /**
- * One file that names no model alone (a training script whose model comes from its launch line, a DeepSpeed config):
+ * One file that names no model alone (a training script whose model comes from its launch line, a DeepSpeed config),
+ * or that is no config detection knows (a thin training entry point):
  * the run of the first file under the working folder that runs it and gives a setup, read with it (the file is read
  * as that launcher runs it, as the editor reads a file of a run); undefined when the file alone has a model, or no
  * launcher found gives one. Says which launcher was read.
@@ -221,18 +222,20 @@ async function launchedRun(
 ): Promise<PipelineResult | undefined> {
   if (inputs.length !== 1 || c.model !== undefined) return undefined;
   const alone = await resolveRun(c, io, inputs, overrides);
-  if (alone.setup || !alone.problems.some((p) => p.code === 'unknown-model')) return alone;
+  const unread = alone.unrecognized.length > 0 || alone.problems.some((p) => p.code === 'unknown-model');
+  if (alone.setup || !unread) return alone;
   const reader = nodeFileReader(io.cwd);
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
   for (const launcher of launchers) {
     const text = reader.read(launcher);
     if (text === undefined) continue;
-    const run = await resolveRun(c, io, [{ file: launcher, text }, ...inputs], overrides);
+    // The file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
+    const run = await resolveRun(c, io, [{ file: launcher, text }, { ...inputs[0], file }], overrides);
     if (!run.setup) continue;
     const others = launchers.length > 1 ? ` (${launchers.length - 1} other file(s) run it too)` : '';
     io.err(
-      `vram-lens: ${inputs[0].file} names no model alone; read as the run of ${path.relative(io.cwd, launcher)}, which runs it${others}`,
+      `vram-lens: ${inputs[0].file} gives no estimate alone; read as the run of ${path.relative(io.cwd, launcher)}, which runs it${others}`,
     );
     return run;
   }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { listEntries } from './files';
 
 /** File kinds that can take part in a run. */
-const CANDIDATE = /\.(sh|bash|slurm|sbatch|py|ya?ml|json|jsonc|hjson|conf)$/i;
+const CANDIDATE = /\.(sh|bash|slurm|sbatch|py|ipynb|ya?ml|json|jsonc|hjson|conf)$/i;
 /** Folders never scanned. */
 const SKIP_DIRS = new Set([
   'node_modules',

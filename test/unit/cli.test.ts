@@ -51,10 +51,27 @@ describe('cli: vram-lens estimate', async () => {
     const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`), env: isolatedEnv };
     const code = await run(['estimate', 'train.py', '--json'], { ...io, cwd: dir });
     assert.equal(code, 0, err);
-    assert.match(err, /train\.py names no model alone; read as the run of scripts\/run\.sh, which runs it/);
+    assert.match(err, /train\.py gives no estimate alone; read as the run of scripts\/run\.sh, which runs it/);
     const j = JSON.parse(out) as { model: string; layout: { world: number } };
     assert.equal(j.model, 'Qwen/Qwen2.5-0.5B');
     assert.equal(j.layout.world, 2);
+    // A notebook whose shell line runs a script of the run is a launcher too; a file detection does not know alone is
+    // read with it.
+    fs.writeFileSync(path.join(dir, 'entry.py'), 'import torch\n');
+    fs.writeFileSync(
+      path.join(dir, 'scripts', 'go.ipynb'),
+      JSON.stringify({
+        cells: [{ cell_type: 'code', source: ['!torchrun --nproc_per_node 4 entry.py --model_name_or_path gpt2\n'] }],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      }),
+    );
+    out = '';
+    err = '';
+    assert.equal(await run(['estimate', 'entry.py', '--json'], { ...io, cwd: dir }), 0, err);
+    assert.match(err, /entry\.py gives no estimate alone; read as the run of scripts\/go\.ipynb/);
+    assert.equal((JSON.parse(out) as { layout: { world: number } }).layout.world, 4);
     // With no launcher, the file's own refusal stands.
     fs.rmSync(path.join(dir, 'scripts'), { recursive: true });
     err = '';

@@ -133,6 +133,24 @@ python train.py --model_name_or_path $MODEL --per_device_train_batch_size $BATCH
     assert.equal(s.setup?.micro_batch_size, 16);
   });
 
+  it("a notebook's `!bash train.sh --opt value` line runs the script with its words", () => {
+    const notebook = JSON.stringify({
+      cells: [
+        { cell_type: 'code', source: ['!bash scripts/train_dpo.sh --sft_model_path Qwen/Qwen2.5-0.5B --bsz 2\n'] },
+      ],
+      metadata: {},
+      nbformat: 4,
+      nbformat_minor: 5,
+    });
+    const r = runPipeline(
+      [{ file: '/w/run.ipynb', text: notebook }],
+      inMemory({ '/w/run.ipynb': notebook, '/w/scripts/train_dpo.sh': TRAIN_DPO }),
+      {},
+    );
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(r.setup?.micro_batch_size, 2);
+  });
+
   it('does not guess where the option loop cannot be run: an option no branch takes stops the script', () => {
     const r = runOf('bash scripts/train_dpo.sh --sft_model_path meta-llama/Llama-3.2-3B-Instruct --epochs 3\n', {
       '/w/scripts/train_dpo.sh': TRAIN_DPO,
