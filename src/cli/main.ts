@@ -208,11 +208,11 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
 }
 
 /**
- * One file that names no model alone (a training script whose model comes from its launch line, a DeepSpeed config),
- * or that is no config detection knows (a thin training entry point):
- * the run of the first file under the working folder that runs it and gives a setup, read with it (the file is read
- * as that launcher runs it, as the editor reads a file of a run); undefined when the file alone has a model, or no
- * launcher found gives one. Says which launcher was read.
+ * One file given alone (no --model): its own run when that has a setup or fails for another reason than the model;
+ * where it names no model alone (a training script whose model comes from its launch line, a DeepSpeed config) or is
+ * no config detection knows (a thin training entry point), the run of the first file under the working folder that
+ * runs it and gives a setup, read with it as the editor reads a file of a run, said on stderr; else its own run.
+ * Undefined for several files or with --model: they are read as given.
  */
 async function launchedRun(
   c: Command,
@@ -231,7 +231,15 @@ async function launchedRun(
     const text = reader.read(launcher);
     if (text === undefined) continue;
     // The file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
-    const run = await resolveRun(c, io, [{ file: launcher, text }, { ...inputs[0], file }], overrides);
+    const run = await resolveRun(
+      c,
+      io,
+      [
+        { file: launcher, text },
+        { ...inputs[0], file },
+      ],
+      overrides,
+    );
     if (!run.setup) continue;
     const others = launchers.length > 1 ? ` (${launchers.length - 1} other file(s) run it too)` : '';
     io.err(
