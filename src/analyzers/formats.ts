@@ -66,15 +66,21 @@ const SHELL_LAUNCH = new RegExp(
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:\s+-[A-Za-z]+)*\s+\S+\.py|srun|mpirun)\b`,
 );
 
+/** A shell script named as a command: `bash [-x] scripts/train.sh`, `./finetune.sh` (`shells`: the words before it). */
+const scriptCall = (shells: string): string =>
+  String.raw`(?:(?:${shells})\s+(?:-[a-z]+\s+)*)?(?:\./)?[\w./-]*\.(?:sh|bash)\b`;
+
 /**
  * Another shell script run as a command (`bash scripts/train_dpo.sh --lr 1e-6`, `./finetune.sh`), whose run is read,
  * or sourced (`source base_training_args.sh`), whose variables are.
  */
-const SHELL_CALL =
-  /^[ \t]*(?:[A-Z_]\w*=\S*\s+)*(?:(?:(?:ba|z|da)?sh|source|\.)\s+(?:-[a-z]+\s+)*)?(?:\.\/)?[\w./-]*\.(?:sh|bash)\b/m;
+const SHELL_CALL = new RegExp(
+  String.raw`^[ \t]*(?:[A-Z_]\w*=\S*\s+)*` + scriptCall(String.raw`(?:ba|z|da)?sh|source|\.`),
+  'm',
+);
 
 /** A notebook's shell command that runs a shell script (`!bash train.sh --model ...`), in the notebook's JSON text. */
-const NOTEBOOK_SHELL_CALL = /!\s*(?:(?:ba|z|da)?sh\s+(?:-[a-z]+\s+)*)?(?:\.\/)?[\w./-]*\.(?:sh|bash)\b/;
+const NOTEBOOK_SHELL_CALL = new RegExp(String.raw`!\s*` + scriptCall('(?:ba|z|da)?sh'));
 
 /**
  * A training entry point that only imports the project's `train` and calls it (LLaVA's and FastChat's
