@@ -38,6 +38,7 @@ type Field =
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
 const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
+const RL2 = 'ChenmienTan/RL2@9161ede';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
 export const SDPA_DEFAULT_NOTE = 'attn_implementation defaults to sdpa in transformers >= 4.36';
@@ -568,6 +569,40 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: {
       value: false,
       note: `NeMo-RL's workers call backward on each micro-batch with no no_sync: every micro-batch reduce-scatters (${NEMO_WORKER})`,
+    },
+  },
+  rl2: {
+    weights_dtype: {
+      value: 'fp32',
+      note: `RL2's workers call from_pretrained without a dtype (${RL2}:RL2/workers/fsdp/actor.py)`,
+    },
+    attention: {
+      value: 'flash',
+      note: `RL2's workers load the model with attn_implementation="flash_attention_2" (${RL2}:RL2/workers/fsdp/actor.py)`,
+    },
+    optimizer: {
+      value: 'adamw',
+      note: `torch.optim.AdamW with torch's defaults (foreach on CUDA) (${RL2}:RL2/workers/fsdp/base.py)`,
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: `the worker's dtype defaults to bfloat16: FSDP's MixedPrecision param_dtype (${RL2}:RL2/trainer/config/actor/fsdp.yaml)`,
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: `enable_gradient_checkpointing defaults to true (${RL2}:RL2/trainer/config/actor/fsdp.yaml)`,
+    },
+    loss: {
+      value: 'full',
+      note: `RL2 casts the logits to float32 and takes each token's log-probability from them (${RL2}:RL2/utils/functions.py)`,
+    },
+    batch_lengths: {
+      value: 'fixed',
+      note: `RL2 packs sequences into each micro-batch (${RL2}:RL2/utils/sequences.py)`,
+    },
+    fsdp_no_sync: {
+      value: false,
+      note: `RL2 calls backward on each micro-batch with no no_sync: every micro-batch reduce-scatters (${RL2}:RL2/workers/fsdp/actor.py)`,
     },
   },
   torchtitan: {

@@ -58,6 +58,7 @@ export type Tool =
   | 'torchtitan' // pytorch/torchtitan's train.py and its TOML job config
   | 'nemo-rl' // NVIDIA/NeMo-RL's SFT, DPO and GRPO on its DTensor or FSDP1 policy workers
   | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
+  | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**
@@ -282,6 +283,11 @@ export interface Fact {
    */
   readonly byNameOnly?: true;
   /**
+   * The model is loaded by a from_pretrained call that passes no dtype (RL2's workers): transformers 5 loads the
+   * checkpoint's dtype, 4.x float32 (resolve/model.ts).
+   */
+  readonly loadsCheckpointDtype?: true;
+  /**
    * Set when the value is one of several the file can give (a shell variable set on some branches of an `if` or
    * `case`): the note says which values it can take and that the worst for memory is estimated. Resolve reports it
    * as an assumption, not as the file's setting.
@@ -455,10 +461,13 @@ export interface Reference {
   /**
    * For a script: the Hydra overrides among its positional arguments (`model=pythia28`, `loss.beta=0.1`, `+key=value`,
    * `++key=value`; name as written after the `+`, value text or null when not known statically), which a Hydra
-   * application composes into its config. For a config: set on the primary config of a Hydra application
-   * (`@hydra.main(config_path=..., config_name=...)`), whose overrides are the script's.
+   * application composes into its config. For a config named by a launch line (RL2's trainers): the line's overrides.
    */
   readonly overrides?: readonly LaunchArgument[];
+  /**
+   * For a config: the primary config of a Hydra application (`@hydra.main(config_path=..., config_name=...)`, or the
+   * config a launch line's module composes), whose overrides are the script's or the line's.
+   */
   readonly hydra?: true;
   /** For a config: a file the config inherits (NeMo-RL's `defaults:`), whose values rank below the config's own. */
   readonly base?: true;
@@ -490,6 +499,8 @@ export interface LaunchArgument {
   readonly value?: string | null;
   /** The config file that sets it (TrlParser's `--config`), where it is not the launch line's own. */
   readonly from?: string;
+  /** Where the launch line writes it (a Hydra override of RL2's line): its key and its value, in the launcher. */
+  readonly at?: { readonly key: Span; readonly value: Span };
 }
 
 export interface ConfigFacts {

@@ -30,7 +30,8 @@ import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardD
 import { checkpointDtype } from './resolve/model';
 import { withPinnedVersions } from './pinned-versions';
 import { nanogptConfigArguments } from './hf-python/nanogpt';
-import { hydraRun, isHydraPrimary } from './hydra';
+import { hydraFiles, mergeFacts } from './hydra-files';
+import { rl2Shipped, shippedHydraOrigin } from './hydra/rl2-shipped';
 import type { ModuleRead } from './hf-python/imported-constants';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
@@ -140,6 +141,10 @@ interface VisitHow {
   readonly overrides?: Reference['args'];
   /** For a launcher's script: the Hydra overrides on its launch line (`model=pythia28 loss.beta=0.1`). */
   readonly hydraOverrides?: Reference['overrides'];
+  /** For a Hydra config: it is its application's primary config (the one @hydra.main or a launch line names). */
+  readonly hydraPrimary?: true;
+  /** For a Hydra config a launch line names: the launcher, where the line's overrides are said. */
+  readonly hydraLauncher?: string;
   /** For a shell script another runs: the words it is run with and what the caller exports. */
   readonly shell?: ReadingContext['shell'];
 }
@@ -223,6 +228,9 @@ function shippedFile(
       how: { forced: 'deepspeed-json', origin: { kind: 'bundled', ...bundledNote(deepspeed) } },
     };
   }
+  const rl2 = ref.kind === 'config' && ref.hydra ? rl2Shipped(ref.path) : undefined;
+  if (rl2)
+    return { file: rl2.file, text: rl2.text, how: { forced: 'hydra-yaml', origin: shippedHydraOrigin(rl2.file) } };
   const torchtune = ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
   if (!torchtune) return undefined;
   return {
@@ -270,7 +278,7 @@ export function collectFiles(
     // A Hydra config: its run is composed from the primary config, its group options and the launch line's overrides,
     // each file with the facts whose values it writes.
     if (format === 'hydra-yaml') {
-      files.push(...hydraFiles(reader, { file, text, role: how.role }, how.overrides ?? [], seen));
+      files.push(...hydraFiles(reader, { file, text }, how, seen, (path, f) => mergeFacts(files, path, f)));
       return;
     }
     const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how, reader);
@@ -356,7 +364,8 @@ export function collectFiles(
       // A file a tool ships, named as its examples do, read as published when none is there.
       const shipped = t === undefined && !refusal ? shippedFile(ref, format) : undefined;
       if (shipped) {
-        visit(shipped.file, shipped.text, { role: 'referenced', depth: depth + 1, ...shipped.how });
+        const hydra = ref.hydra ? hydraHow(ref, how, file) : {};
+        visit(shipped.file, shipped.text, { role: 'referenced', depth: depth + 1, ...shipped.how, ...hydra });
         continue;
       }
       if (refusal) {
@@ -388,14 +397,14 @@ export function collectFiles(
         continue;
       }
       const deepspeed = ref.kind === 'deepspeed';
-      // A Hydra application's primary config takes the overrides its script's launch line passes.
-      const args = ref.hydra ? (how.hydraOverrides ?? []) : ref.args;
+      // A Hydra application's primary config takes the overrides its script's launch line passes (hydraHow).
       visit(target, t, {
         // A DeepSpeed config and a config's inherited parent rank below the file that names them.
         role: deepspeed || ref.base ? 'referenced' : 'config',
         depth: depth + 1,
         ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
-        ...(args ? { overrides: args } : {}),
+        ...(ref.args ? { overrides: ref.args } : {}),
+        ...(ref.hydra ? hydraHow(ref, how, file) : {}),
         // A file the referencing file writes (a notebook's %%writefile cell or json.dump) is not edited by a fix.
         ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
       });
@@ -405,36 +414,15 @@ export function collectFiles(
   return { files, scenarios, problems, unrecognized, missingScripts };
 }
 
-/**
- * The files of a Hydra run opened at `opened` that are not read yet (`seen`, which takes them): its primary config (the
- * file, or `../config.yaml` of a group option) with the options its defaults list or the launch line choose, read
- * beside it; the file opened keeps its role, the others are referenced.
- */
-function hydraFiles(
-  reader: FileReader,
-  opened: { readonly file: string; readonly text: string; readonly role: FileRole },
-  overrides: readonly LaunchArgument[],
-  seen: Set<string>,
-): AnalyzedFile[] {
-  const { file, text } = opened;
-  const anchor = isHydraPrimary(text) ? file : reader.join(file, '../config.yaml');
-  const readAt = (path: string): { path: string; text: string } | undefined => {
-    const t = path === file ? text : reader.read(path);
-    return t === undefined ? undefined : { path, text: t };
-  };
-  const run = hydraRun(
-    { path: file, text },
-    overrides,
-    (rel) => readAt(reader.join(anchor, rel)),
-    () => readAt(anchor),
-  );
-  const out: AnalyzedFile[] = [];
-  for (const f of run) {
-    if (f.path !== file && seen.has(f.path)) continue;
-    seen.add(f.path);
-    out.push({ file: f.path, text: f.text, role: f.path === file ? opened.role : 'referenced', facts: f.facts });
-  }
-  return out;
+/** A Hydra config's reading from the reference that names it: the primary config, with the line's overrides. */
+function hydraHow(
+  ref: Reference,
+  how: VisitHow,
+  file: string,
+): Pick<VisitHow, 'overrides' | 'hydraPrimary' | 'hydraLauncher'> {
+  const overrides = ref.overrides ?? how.hydraOverrides ?? [];
+  const placed = ref.overrides?.some((a) => a.at !== undefined) === true;
+  return { overrides, hydraPrimary: true, ...(placed ? { hydraLauncher: file } : {}) };
 }
 
 /** A training script a launcher names that is not there: said only when the model is then unknown. */

@@ -97,6 +97,8 @@ function hydraEntry(file: PythonFile): void {
   if (dir === undefined || !name) return;
   const path = `${dir.replace(/\/+$/, '') || '.'}/${name.replace(/\.ya?ml$/, '')}.yaml`;
   file.references.push({ kind: 'config', path, span: { start: m.index, end: m.index + m[0].length }, hydra: true });
+  // Its config says how it trains: a `Trainer` class of its own package (RL2's) is not the HF Trainer.
+  if (!file.facts.some((f) => f.tool === 'hf-trainer')) file.tools.delete('hf-trainer');
 }
 
 function run(file: PythonFile, entries: readonly string[]): void {

@@ -5,8 +5,9 @@
 // file and the place it is written at; an override is placed at the key it replaces. Kept of Hydra's rules: group
 // options as `<group>/<option>.yaml` under the config directory, packaged under the group's name (`# @package
 // _global_` at the root); a group option's own defaults (`- base_model`: an option of the same group, composed before
-// it); `optional` entries; `???` as a value that must be given; `null` as no option. Not kept: package overrides
-// (`group@pkg`), config search paths, structured configs. Pure: files come through `read`.
+// it); `optional` entries; `???` as a value that must be given; `null` as no option; `${group}` as the option of a
+// group listed before it. Not kept: package overrides (`group@pkg`), config search paths, structured configs. Pure:
+// files come through `read`.
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { msg, type LaunchArgument, type ParseProblem, type Span } from '../facts';
 import { YamlCtx } from '../yaml/common';
@@ -98,7 +99,7 @@ class Composer {
       if (item.kind === 'self') own();
       else if (item.kind === 'sibling' && group !== undefined) this.option(file, group, item.option, item.span, depth);
       else if (item.kind === 'group') {
-        const option = this.chosen.has(item.group) ? this.chosen.get(item.group)! : item.option;
+        const option = this.chosen.has(item.group) ? this.chosen.get(item.group)! : this.choiceOf(item.option);
         this.groups.set(item.group, { option: option === '???' ? null : option, file: file.path, span: item.span });
         if (option === '???') {
           const m = msg("no option of the config group '{0}' is chosen (???): pass {0}=<option>", item.group);
@@ -106,6 +107,16 @@ class Composer {
         } else if (option !== null) this.option(file, item.group, option, item.span, depth);
       }
     }
+  }
+
+  /**
+   * An option as the defaults list writes it; `${group}` is the option chosen for another group listed before it
+   * (RL2's `- ref_actor: ${actor}`), as Hydra interpolates defaults lists.
+   */
+  private choiceOf(option: string | null): string | null {
+    const m = option === null ? null : /^\$\{\s*([\w-]+)\s*\}$/.exec(option);
+    if (!m) return option;
+    return this.chosen.has(m[1]) ? this.chosen.get(m[1])! : (this.groups.get(m[1])?.option ?? null);
   }
 
   /** The option `group/option.yaml`, composed under the group's name. */
@@ -146,8 +157,11 @@ class Composer {
     }
   }
 
-  /** The command line's `key=value` overrides, each at the key it replaces (else where the primary starts). */
-  override(args: readonly LaunchArgument[], primary: string): void {
+  /**
+   * The command line's `key=value` overrides, each where the launcher writes it when that is known (`launcher`, the
+   * argument's `at`), else at the key it replaces (else where the primary starts).
+   */
+  override(args: readonly LaunchArgument[], primary: string, launcher: string | undefined): void {
     for (const a of args) {
       if (this.chosen.has(a.name) || a.value === undefined) continue;
       const before = this.values.get(a.name);
@@ -156,6 +170,20 @@ class Composer {
         a.value === null
           ? { t: 'unknown', reason: `${a.name} is set on the launch line from a value not known statically` }
           : cliView(a.value);
+      if (launcher !== undefined && a.at) {
+        const { key, value } = a.at;
+        const rawValue = a.value ?? '';
+        this.values.set(a.name, {
+          path: a.name,
+          view,
+          file: launcher,
+          keySpan: key,
+          valueSpan: value,
+          rawKey: a.name,
+          rawValue,
+        });
+        continue;
+      }
       this.values.set(a.name, {
         path: a.name,
         view,
@@ -220,7 +248,12 @@ function cliView(text: string): View {
  * The composition of a Hydra application's config: `primary` with the command line's `overrides` (group choices and
  * values). A group choice is an override whose name is a group of the primary's defaults list; the others set values.
  */
-export function composeHydra(primary: HydraFile, overrides: readonly LaunchArgument[], read: HydraRead): Composition {
+export function composeHydra(
+  primary: HydraFile,
+  overrides: readonly LaunchArgument[],
+  read: HydraRead,
+  launcher?: string,
+): Composition {
   const head = new YamlCtx(primary.text, CTX);
   const groupNames = new Set(
     defaultsItems(head, head.top().get('defaults')).flatMap((x) => (x.kind === 'group' ? [x.group] : [])),
@@ -233,6 +266,6 @@ export function composeHydra(primary: HydraFile, overrides: readonly LaunchArgum
   }
   const c = new Composer(read, chosen);
   c.compose(primary, '', undefined, 0, head);
-  c.override(overrides, primary.path);
+  c.override(overrides, primary.path, launcher);
   return { values: c.values, groups: c.groups, problems: c.problems, files: c.files };
 }

@@ -49,7 +49,13 @@ export class ComposedFacts {
     return view?.t === 'str' ? view.v.trim() : view?.t === 'num' ? String(view.v) : undefined;
   }
 
-  add(v: ComposedValue, key: CanonicalKey, value: FactValue | Unknown): void {
+  /** A fact at the value's place; `extra` adds what the read says of it (an assumption, how the model loads). */
+  add(
+    v: ComposedValue,
+    key: CanonicalKey,
+    value: FactValue | Unknown,
+    extra?: Partial<Pick<Fact, 'assumed' | 'loadsCheckpointDtype' | 'rawValue'>>,
+  ): void {
     this.of(v.file).facts.push({
       key,
       rawKey: v.rawKey,
@@ -58,6 +64,7 @@ export class ComposedFacts {
       keySpan: v.keySpan,
       valueSpan: v.valueSpan,
       tool: this.tool,
+      ...extra,
     });
   }
 
@@ -83,6 +90,11 @@ export class ComposedFacts {
     m: ReturnType<typeof msg>,
   ): void {
     this.of(v.file).problems.push({ code, severity, span: v.valueSpan, rawKey: v.rawKey, ...m });
+  }
+
+  /** A problem at a place that holds no composed value (a defaults entry). */
+  problemAt(file: string, span: Span, code: ParseProblem['code'], m: ReturnType<typeof msg>): void {
+    this.of(file).problems.push({ code, severity: 'warning', span, ...m });
   }
 
   /** A value that is not known statically: unknown at its place (an interpolation, a launch-line variable). */

@@ -125,7 +125,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     });
   // A from_pretrained call without a dtype loads the checkpoint's dtype since transformers 5 (huggingface/transformers
   // PR 42805). A model id given to a TRL trainer follows TRL's release (pipeline.ts trlModelDtype, after the pins).
-  const fromPretrained = decided.model?.fact.rawKey === 'pretrained_model_name_or_path';
+  const fromPretrained =
+    decided.model?.fact.rawKey === 'pretrained_model_name_or_path' || decided.model?.fact.loadsCheckpointDtype === true;
   const ckptDtype = checkpointDtype(r.model.config);
   if (
     fromPretrained &&
@@ -137,7 +138,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   ) {
     const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
     setup.weights_dtype = ckptDtype;
-    prov.weights_dtype = { kind: 'default', owner: 'hf-trainer', note: `${AUTO_DTYPE_NOTE}${name} ${AUTO_DTYPE_WHY}` };
+    const owner = decided.model?.fact.loadsCheckpointDtype ? decided.model.fact.tool : 'hf-trainer';
+    prov.weights_dtype = { kind: 'default', owner, note: `${AUTO_DTYPE_NOTE}${name} ${AUTO_DTYPE_WHY}` };
   }
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
   // training it needs adapters, as with quantization set in the files.

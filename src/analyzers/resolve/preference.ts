@@ -10,13 +10,14 @@ const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>([
   'dpo-reference',
   'halos',
   'nemo-rl',
+  'rl2',
 ]);
 
 /**
  * Trainers whose passes return log-probabilities only, keeping no logits for metrics: the DPO reference
- * implementation's and HALOs' (trainers.py), NeMo-RL's DPOLossFn.
+ * implementation's and HALOs' (trainers.py), NeMo-RL's DPOLossFn, RL2's dpo_loss.
  */
-const LOGPS_ONLY: ReadonlySet<Tool | undefined> = new Set<Tool>(['dpo-reference', 'halos', 'nemo-rl']);
+const LOGPS_ONLY: ReadonlySet<Tool | undefined> = new Set<Tool>(['dpo-reference', 'halos', 'nemo-rl', 'rl2']);
 
 /**
  * Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their

@@ -1,7 +1,8 @@
 // The rollout of TRL's online trainers: GRPO / RLOO (a round of generated completions per optimizer step, the
 // reference, the old policy's log-probabilities, the vLLM engine and reward models) and online DPO (two completions
 // per prompt in each micro-step). Each field is the file's or the trainer's default, said in provenance. Pure.
-import { msg, rewardModelNotCounted, type CanonicalKey, type FactValue } from '../facts';
+import { msg, rewardModelNotCounted, type CanonicalKey, type FactValue, type Tool } from '../facts';
+import type { Provenance } from '../../core';
 import { dataParallelWorld } from './batch';
 import { fileProv, num, numberOf, type ResolveContext } from './context';
 import type { WinningFact } from './types';
@@ -147,15 +148,7 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
       };
   if (setup.loss === undefined) {
     setup.loss = 'full';
-    const nemo = tools.includes('nemo-rl');
-    prov.loss = {
-      kind: 'default',
-      owner: nemo ? 'nemo-rl' : 'trl',
-      note: nemo
-        ? "NeMo-RL's ClippedPGLossFn takes log_softmax over the fp32 logits of every token; counted as TRL's " +
-          "row-by-row log-probabilities of the sequence's tokens (the same for one sequence a micro-batch)"
-        : "the completion tokens' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head",
-    };
+    prov.loss = rolloutLossProvenance(tools);
   }
   finishRollout(ctx, r);
 }
@@ -417,4 +410,30 @@ function finishRollout(ctx: ResolveContext, r: Record<string, unknown>): void {
   setup.rollout = r;
   const w = decided.rollout!;
   prov.rollout = fileProv(w);
+}
+
+/** Where the rollout's loss comes from: the trainer that takes the completion tokens' log-probabilities. */
+function rolloutLossProvenance(tools: readonly Tool[]): Provenance {
+  if (tools.includes('nemo-rl'))
+    return {
+      kind: 'default',
+      owner: 'nemo-rl',
+      note:
+        "NeMo-RL's ClippedPGLossFn takes log_softmax over the fp32 logits of every token; counted as TRL's " +
+        "row-by-row log-probabilities of the sequence's tokens (the same for one sequence a micro-batch)",
+    };
+  if (tools.includes('rl2'))
+    return {
+      kind: 'default',
+      owner: 'rl2',
+      note:
+        "RL2's actor casts the logits to float32, divides them by the temperature and takes each token's " +
+        "log-probability and the entropy from them (RL2/utils/functions.py); counted as TRL's row-by-row " +
+        'log-probabilities of the sequence (one packed sequence a micro-batch)',
+    };
+  return {
+    kind: 'default',
+    owner: 'trl',
+    note: "the completion tokens' log-probabilities are taken row by row from the logits (selective_log_softmax); use_liger_loss fuses them with the head",
+  };
 }

@@ -71,6 +71,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'llm-foundry',
     'torchtitan',
     'nemo-rl',
+    'rl2',
     'oumi',
     'trl',
     'llamafactory',

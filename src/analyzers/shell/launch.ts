@@ -43,6 +43,7 @@ import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
 import { basename, skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
+import { rl2Entry, rl2Launch } from './rl2';
 import { verlEntry, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
@@ -702,6 +703,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   const verl = verlEntry(script);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
+  const rl2 = rl2Entry(script);
+  if (rl2) return rl2Launch(l, fields, scriptAt, rl2, opaque, launcherTool);
   const configured = isTorchtitanEntry(script, fields, scriptAt + 1)
     ? TORCHTITAN_LAUNCH
     : isNemoRlEntry(script, fields, scriptAt + 1)

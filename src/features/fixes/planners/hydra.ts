@@ -14,6 +14,7 @@ export function planHydra(c: PlanCtx, ch: SetupChange): Planned {
   const launched = c.file.facts.facts.find((f) => RELATED[ch.key]?.includes(f.key) && f.rawKey.endsWith(LAUNCH_LINE));
   if (launched) return no(`the launch line sets ${launched.rawKey.slice(0, -LAUNCH_LINE.length)}: change it there`);
   if (c.file.facts.tools.includes('halos')) return planHalos(c, ch);
+  if (c.file.facts.tools.includes('rl2')) return no("RL2's settings are changed on its launch line");
   const batch = batchOverAccumulation(c, ch);
   if (batch) return batch;
   const v = ch.value;

@@ -4,6 +4,7 @@ import { type Val, type Op, type Planned, op, ok, no, type PlanCtx, type Lora } 
 import { HF_OPTIM, HF_ATTN, LF_ATTN, FSDP_STATE_DICT } from './vocab';
 import { str, seqKey } from './common';
 import { planOpenrlhf } from './openrlhf';
+import { planRl2 } from './rl2';
 import { planVerl } from './verl';
 
 /** Shell launch scripts (FORMATS.md §3, §2.3): launcher options and HF-style script flags. */
@@ -12,6 +13,8 @@ export function planShell(c: PlanCtx, ch: SetupChange): Planned {
   if (openrlhf) return openrlhf;
   const verl = c.file.facts.tools.includes('verl') ? planVerl(c, ch) : undefined;
   if (verl) return verl;
+  const rl2 = c.file.facts.tools.includes('rl2') ? planRl2(c, ch) : undefined;
+  if (rl2) return rl2;
   const v = ch.value;
   // ms-swift parses its flags with HfArgumentParser over the HF TrainingArguments (swift/trainers/arguments.py).
   const hfScript = c.file.facts.tools.some(

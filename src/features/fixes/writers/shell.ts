@@ -1,7 +1,7 @@
 // Shell writer: flags are found through the analyzer's facts (spans of `--k v` and `--k=v`); new flags join the
 // training command's continuation block. Pure: no I/O.
 import { analyzeAs } from '../../../analyzers/detect';
-import type { Tool } from '../../../analyzers/facts';
+import type { Span, Tool } from '../../../analyzers/facts';
 import { type FixFile, type Val, type Op, type Written, isRaw, eolOf, lineStartOf, splice } from '../ops';
 
 const LAUNCHER_TOOLS = new Set<Tool>(['torchrun', 'accelerate', 'deepspeed']);
@@ -18,6 +18,13 @@ const SCRIPT_TOOLS = new Set<Tool>([
   'openrlhf',
   'verl',
 ]);
+
+/** Where a flag or override is written: its key and its value. */
+interface Site {
+  readonly rawKey: string;
+  readonly keySpan: Span;
+  readonly valueSpan: Span;
+}
 
 function shellWord(v: Val, existing?: string): string {
   if (isRaw(v)) return v.raw;
@@ -46,7 +53,9 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
       (o.launcher ? LAUNCHER_TOOLS.has(f.tool) || f.tool === 'torchtune' : true),
   );
   const seen = new Set<number>();
-  const sites = hits.filter((f) => !seen.has(f.keySpan.start) && seen.add(f.keySpan.start));
+  const sites: Site[] = hits.filter((f) => !seen.has(f.keySpan.start) && seen.add(f.keySpan.start));
+  // A Hydra override the analyzer reads through the config it composes (RL2's line): found as the word it is.
+  if (sites.length === 0 && o.hydra) sites.push(...overrideWords(text, name));
   if (sites.length > 0) {
     if (o.when === 'absent') return { text };
     let t = text;
@@ -102,6 +111,27 @@ export function shellSet(file: FixFile, text: string, o: Op): Written {
     return { text: splice(text, end, lineEnd, ` \\${eol}${indent}${word}`) };
   }
   return { text: splice(text, end, end, ` ${word}`) };
+}
+
+/**
+ * The `key=value` words of a Hydra override outside comments (`+key=` and `++key=` too), as spans of key and value:
+ * where a launch line writes an override whose fact is said through the config it composes.
+ */
+function overrideWords(text: string, name: string): Site[] {
+  const out: Site[] = [];
+  const re = new RegExp(`(^|[ \\t])(\\+{0,2}${name.replace(/\./g, '\\.')})=([^\\s\\\\]*)`, 'gm');
+  for (const m of text.matchAll(re)) {
+    const start = (m.index ?? 0) + m[1].length;
+    const line = text.slice(lineStartOf(text, start), start);
+    if (line.includes('#')) continue;
+    const keyEnd = start + m[2].length;
+    out.push({
+      rawKey: m[2],
+      keySpan: { start, end: keyEnd },
+      valueSpan: { start: keyEnd + 1, end: keyEnd + 1 + m[3].length },
+    });
+  }
+  return out;
 }
 
 /** Removes one word (a bare flag) and the blank it leaves; a line left with only `\` goes too. */
