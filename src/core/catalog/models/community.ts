@@ -148,9 +148,10 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
     source: fineTune('lmsys/vicuna-33b-v1.3', 'huggyllama/llama-30b'),
   },
   {
-    // OpenLLaMA: a reproduction of LLaMA trained on RedPajama (v2: on a new data mix, the same shapes).
+    // OpenLLaMA: a reproduction of LLaMA trained on RedPajama (v2: on a new data mix, the same shapes; the previews:
+    // checkpoints of the same run, as yxuansu/OpenAlpaca fine-tunes them).
     id: 'openlm-research/open_llama_3b',
-    aliases: ['openlm-research/open_llama_3b_v2'],
+    aliases: ['openlm-research/open_llama_3b_v2', 'openlm-research/open_llama_3b_600bt_preview'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -169,7 +170,7 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
   },
   {
     id: 'openlm-research/open_llama_7b',
-    aliases: ['openlm-research/open_llama_7b_v2'],
+    aliases: ['openlm-research/open_llama_7b_v2', 'openlm-research/open_llama_7b_700bt_preview'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
