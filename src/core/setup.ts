@@ -430,6 +430,13 @@ export const TrainingSetupSchema = z.strictObject({
   /** Activations of checkpointed layers kept in host memory (torchtune / TRL activation offloading). */
   activation_offloading: z.boolean().default(false),
   /**
+   * Where the optimizer's states are between their uses: on the GPU throughout ('always'); moved to host memory while a
+   * colocated engine generates and back for the training update ('training': verl's optimizer_offload); or on the
+   * GPU for the optimizer step only, moved in before it and out after it ('step': RL2's offload_optimizer, prime-rl's
+   * CPUOffloadOptimizer). The training passes and the generation then hold none of them; the step holds them all.
+   */
+  optimizer_states_gpu: z.enum(['always', 'training', 'step']).default('always'),
+  /**
    * A vision-language model's vision tower trains with the language model (verl and EasyR1 freeze_vision_tower false,
    * their default): not modeled, a warning; the estimate keeps the tower frozen.
    */

@@ -3,7 +3,7 @@
 // no dtype and FlashAttention-2 (workers/fsdp/actor.py, critic.py), wraps every decoder layer as an FSDP1 unit,
 // HYBRID_SHARD over a (ddp_size, world / ddp_size) mesh with MixedPrecision in `dtype` (utils/fsdp/data_parallelism.py),
 // checkpoints the layers with gradient_checkpointing_enable(), and trains with torch's AdamW, whose states it moves to
-// the GPU for the optimizer step only (`offload_optimizer`, workers/fsdp/base.py). Sequences are packed: each
+// the GPU for the optimizer step only (`offload_optimizer`, workers/fsdp/base.py: optimizer_states_gpu 'step'). Sequences are packed: each
 // micro-batch holds at most `max_length_per_device` tokens per GPU, split over `cp_size` GPUs by ring attention
 // (utils/sequences.py scatter_data). DPO packs a chosen and a rejected sequence together and takes the reference's
 // log-probabilities in a pass of its own (ref_actor offload_model); PPO generates with a colocated SGLang engine that
@@ -125,22 +125,13 @@ function packing(d: ComposedFacts, w: string, kind: Kind, cp: number): void {
 }
 
 /**
- * offload_optimizer: AdamW's states live on the CPU outside the optimizer step; offload_model (PPO): the weights
- * outside the worker's own passes. Neither is modeled: the estimate keeps them on the GPU, so it is high.
+ * offload_optimizer: AdamW's states live on the host outside the optimizer step (moved to the GPU for it and back,
+ * workers/fsdp/base.py _optimizer_step). offload_model (PPO): the weights outside the worker's own passes, not
+ * modeled: the estimate keeps them on the GPU while the engine generates, so that phase is high.
  */
 function offloads(d: ComposedFacts, w: string, kind: Kind): void {
   const opt = d.get(`${w}.offload_optimizer`);
-  if (opt?.view.t === 'bool' && opt.view.v)
-    d.problem(
-      opt,
-      'not-modeled',
-      'warning',
-      msg(
-        "{0}: RL2 moves AdamW's states to the GPU for the optimizer step only (workers/fsdp/base.py); " +
-          'the estimate keeps them on the GPU throughout, so the forward and backward are counted high by them',
-        opt.rawKey,
-      ),
-    );
+  if (opt?.view.t === 'bool') d.add(opt, 'optimizerStatesGpu', opt.view.v ? 'step' : 'always');
   const weights = kind === 'ppo' ? d.get(`${w}.offload_model`) : undefined;
   if (weights?.view.t === 'bool' && weights.view.v)
     d.problem(

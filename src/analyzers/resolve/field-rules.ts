@@ -87,6 +87,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   // The HF Trainer's LabelSmoother (label_smoothing_factor > 0) replaces the model's own loss.
   fromFact('label_smoothing', 'labelSmoothing', (v) => (typeof v === 'number' && v > 0 ? true : undefined)),
   fromFact('activation_offloading', 'activationOffloading', bool),
+  fromFact('optimizer_states_gpu', 'optimizerStatesGpu'),
   fromFact('vision_tower_trained', 'visionTowerTrained', bool),
   fromFact('checkpoint_reentrant', 'checkpointReentrant', bool),
   fromFact('zero3_init', 'zero3Init', bool),

@@ -66,6 +66,10 @@ const PPO_KEYS: Record<string, FlagSpec> = {
   'actor_rollout_ref.actor.strategy': spec('fsdpVersion', 'str', strategyOf),
   'actor_rollout_ref.actor.fsdp_config.model_dtype': spec('weightsDtype', 'str', dtypeOf),
   'actor_rollout_ref.actor.fsdp_config.offload_policy': spec('fsdpOffload', 'bool'),
+  // verl moves AdamW's states to the host after the actor's update and back before the next (fsdp_workers.py).
+  'actor_rollout_ref.actor.fsdp_config.optimizer_offload': spec('optimizerStatesGpu', 'bool', (v) => [
+    ['optimizerStatesGpu', v === true ? 'training' : 'always'],
+  ]),
   'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
   'actor_rollout_ref.actor.ppo_epochs': spec('numIterations', 'int'),
   'actor_rollout_ref.actor.freeze_vision_tower': spec('visionTowerTrained', 'bool', (v) => [
@@ -101,11 +105,6 @@ const NOT_MODELED: Record<string, (v: string) => string | undefined> = {
     toBool(v)
       ? 'verl moves the actor to the CPU while the engine generates and back for the update; the estimate keeps it on ' +
         'the GPU throughout, so the generation phase is counted high'
-      : undefined,
-  'actor_rollout_ref.actor.fsdp_config.optimizer_offload': (v) =>
-    toBool(v)
-      ? "verl moves AdamW's states to the CPU outside the update and back for it; the estimate keeps them on the GPU " +
-        'throughout, so the generation phase is counted high'
       : undefined,
   'actor_rollout_ref.actor.ulysses_sequence_parallel_size': (v) =>
     Number(v) > 1

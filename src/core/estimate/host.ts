@@ -1,6 +1,7 @@
 // Host memory for offload: what DeepSpeed's CPU Adam / FSDP's CPU offload keep on each node (fp32 master weights,
 // optimizer state and fp32 gradients per trainable parameter; the parameters themselves under parameter offload),
-// in RAM or on NVMe, and paged optimizer state evicted from the GPU. Docs: docs/estimate/parallelism.md. Pure.
+// in RAM or on NVMe, paged optimizer state evicted from the GPU, and states kept on the host between their uses.
+// Docs: docs/estimate/parallelism.md. Pure.
 import { optimizerStateBytes } from '../terms/optimizer-states';
 import type { EstimateContext } from './context';
 
@@ -23,6 +24,9 @@ export function hostMemory(
     if (setup.offload_optimizer === 'nvme') nvmeBytes += perRank * perNode;
     else cpuBytes += perRank * perNode;
   }
+  // States moved to the host between their uses (RL2, prime-rl, verl) live there the rest of the time.
+  if (setup.optimizer_states_gpu !== 'always' && !offloadOpt && !fsdpOffload)
+    cpuBytes += (optimizerStateBytes(ctx).bytes / shardOptimizer) * perNode;
   // Paged optimizer state that does not fit beside the rest lives in host RAM.
   cpuBytes += (pagedBytes - pagedResident) * perNode;
   if (offloadParams || fsdpOffload) {

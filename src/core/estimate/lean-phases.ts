@@ -8,6 +8,7 @@ import { optimizerStepPoint } from '../terms/optimizer-step';
 import { gatherPoolCapacity, type GatherPoolUnits } from '../terms/zero3-gathered';
 import { savesShardsOnGpu, shardClones, unshardedForSave } from '../terms/checkpoint-save';
 import type { LossPoint, StageTerms, StreamPoolLedger, StreamPoolPoint } from './phases';
+import { heldWhileGenerating } from './other-phases';
 
 /** The note of the backward phase whose peak is the loss's backward (full and lean phases say it alike). */
 export const LOSS_BACKWARD_NOTE = 'start of backward: activations + gradients of the logits';
@@ -264,7 +265,7 @@ export function leanPhases(
   lossPoint.allocatedBytes = atLoss;
   const stepPoint = optimizerStepPoint(ctx, st, setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep);
   const temps = stepPoint.temporaries.reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + r(stepPoint.gradients) + temps + kept.optimizer;
+  const opt = pSum + tot(terms.stepStates) + r(stepPoint.gradients) + temps + kept.optimizer;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
   const persistentOnly = persistent;
   const out: PhaseEstimate[] = [
@@ -346,13 +347,15 @@ function leanOtherPhases(ctx: EstimateContext, st: StageContext, terms: StageTer
     });
   // The sleeping vLLM engine's share, where the generation's peak holds it, is held, not churned, like the persistent
   // components.
-  if (generation)
+  if (generation) {
+    const held = heldWhileGenerating(terms);
     out.push({
       phase: 'generation',
-      allocatedBytes: pSum + roundedTotal(genComps),
-      components: engineC.some((c) => genComps.includes(c)) ? [...persistent, ...engineC] : persistent,
+      allocatedBytes: pSum - roundedTotal(terms.statesOffWhileGenerating) + roundedTotal(genComps),
+      components: engineC.some((c) => genComps.includes(c)) ? [...held, ...engineC] : held,
       note: '',
     });
+  }
   const firstStep = leanFirstStep(ctx, st, persistent);
   if (firstStep) out.push(firstStep);
   const save = leanCheckpointSave(ctx, st, terms, persistent, keptBetween);

@@ -144,3 +144,9 @@ export function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Com
     note: 'initialisation and first step: flat parameter groups are built',
   };
 }
+
+/** What stays on the GPU while the engine generates: the persistent components but states moved to the host. */
+export function heldWhileGenerating(terms: StageTerms): Component[] {
+  const off = new Set(terms.statesOffWhileGenerating);
+  return terms.persistent.filter((c) => !off.has(c));
+}

@@ -25,7 +25,13 @@ import {
   opensWithOutputNorm,
 } from './lean-phases';
 import { lossTemporaries } from './loss-temporaries';
-import { checkpointSavePhase, evaluationPhase, firstStepPhase, generationPhase } from './other-phases';
+import {
+  checkpointSavePhase,
+  evaluationPhase,
+  firstStepPhase,
+  generationPhase,
+  heldWhileGenerating,
+} from './other-phases';
 
 export { LOSS_BACKWARD_NOTE };
 
@@ -33,6 +39,13 @@ export { LOSS_BACKWARD_NOTE };
 export interface StageTerms {
   /** Allocated through the whole step (weights, states, buckets, an awake vLLM engine). */
   readonly persistent: Component[];
+  /**
+   * The optimizer's states where they are on the GPU for the optimizer step only (optimizer_states_gpu 'step'), else
+   * none: the step's point holds them beside the persistent components.
+   */
+  readonly stepStates: Component[];
+  /** The persistent optimizer states moved to the host while the engine generates ('training'), else none. */
+  readonly statesOffWhileGenerating: Component[];
   /** The colocated vLLM engine's share (held while it sleeps, in generation only). */
   readonly engineC: Component[];
   readonly grads: GradientPlan;
@@ -152,6 +165,7 @@ export function phasesFor(
   );
   const optC: Component[] = [
     ...pers,
+    ...terms.stepStates,
     gradC(
       stepPoint.gradients,
       stepPoint.gradients < gradsHeld
@@ -182,7 +196,7 @@ export function phasesFor(
   if (poolsAtPhase) recordStreamPools(terms, poolsAtPhase, phasesOut, fwd, candidates, optC);
   const evaluation = evaluationPhase(ctx, terms, pers, gradC);
   if (evaluation) phasesOut.push(evaluation);
-  const generationOut = generationPhase(ctx, pers, terms.genComps);
+  const generationOut = generationPhase(ctx, heldWhileGenerating(terms), terms.genComps);
   if (generationOut) phasesOut.push(generationOut);
   const firstStep = firstStepPhase(ctx, st, pers);
   if (firstStep) phasesOut.push(firstStep);

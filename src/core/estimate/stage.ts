@@ -184,11 +184,14 @@ function stagePhases(
 ): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined; forward: StageForward } {
   const st = stageContext(ctx, stageIndex);
   const persistent: Component[] = weights(ctx, st);
+  // States on the GPU for the optimizer step only are held at the step's point, not through the passes.
+  const states = optimizerStates(ctx, st);
+  const where = ctx.setup.optimizer_states_gpu;
   persistent.push(
     ...frozenModelWeights(ctx, st),
     ...adapterWeights(ctx, st),
     ...masterWeights(ctx, st),
-    ...optimizerStates(ctx, st),
+    ...(where === 'step' ? [] : states),
   );
   const bound = statesExceedGpu(ctx, st, persistent);
   if (bound) return bound;
@@ -230,6 +233,8 @@ function stagePhases(
   const loss = logitsAndLoss(ctx, st);
   const terms: StageTerms = {
     persistent,
+    stepStates: where === 'step' ? states : [],
+    statesOffWhileGenerating: where === 'training' ? states : [],
     engineC,
     grads,
     gathered,

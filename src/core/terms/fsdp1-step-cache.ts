@@ -50,12 +50,7 @@ import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
 import { replayLoss } from './chunked-nll-replay';
 import { restOfTwoSteps, resumableReplay } from './resumable-replay';
 import { replayedReserveTerm, type TwoStepReserve } from './two-step-cache';
-import {
-  adamwTemporariesKey,
-  adamwTemporariesOf,
-  replayAdamwTemporaries,
-  type AdamwTemporaries,
-} from './optimizer-step';
+import { adamwTemporariesKey, adamwTemporariesOf, replayOptimizerStep, type AdamwTemporaries } from './optimizer-step';
 
 /** One FSDP1 unit's FlatParameter, in elements. */
 export interface Fsdp1Unit {
@@ -90,6 +85,8 @@ export interface Fsdp1Plan extends StepShape {
   /** Micro-batches replayed per step (step-replay.ts replayedMicroBatches): 2 under no_sync, else 1. */
   readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
+  /** The states are on the GPU for the optimizer step only (optimizer_states_gpu 'step'): moved in and out each step. */
+  readonly statesEachStep?: boolean;
   readonly capacity: number;
 }
 
@@ -237,6 +234,7 @@ const fsdp1Replays = resumableReplay(
         p.prefetch,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
+        +(p.statesEachStep === true),
         p.capacity,
       ].join('|'),
   },
@@ -500,12 +498,8 @@ function optimizerStep(state: Fsdp1State, first: boolean): void {
   if (!plan.offload) {
     const shards: number[] = [...state.root.pieces];
     for (let l = 0; l < plan.layers; l++) shards.push(...state.layer.pieces);
-    if (first) for (const s of shards) for (let k = 0; k < 2; k++) compute.malloc(s * plan.stateBytes);
-    replayAdamwTemporaries(
-      compute,
-      shards.map((s) => s * plan.stateBytes),
-      plan.adamw,
-    );
+    const sizes = shards.map((s) => s * plan.stateBytes);
+    replayOptimizerStep(compute, sizes, 2, { first, eachStep: plan.statesEachStep === true }, plan.adamw);
   }
   for (const g of state.gradShards) compute.free(g);
   state.gradShards = [];
@@ -618,6 +612,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
     microBatches: replayedMicroBatches(ctx),
     adamw: adamwTemporariesOf(ctx.setup),
+    statesEachStep: ctx.setup.optimizer_states_gpu === 'step',
     capacity,
   };
 }

@@ -49,12 +49,7 @@ import {
 import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
 import { replayLoss } from './chunked-nll-replay';
 import { restOfTwoSteps, resumableReplay } from './resumable-replay';
-import {
-  adamwTemporariesKey,
-  adamwTemporariesOf,
-  replayAdamwTemporaries,
-  type AdamwTemporaries,
-} from './optimizer-step';
+import { adamwTemporariesKey, adamwTemporariesOf, replayOptimizerStep, type AdamwTemporaries } from './optimizer-step';
 
 /** One parameter as FSDP2 shards it: dim 0 split over the ranks, padded to a multiple of the world size. */
 export interface ShardedParameter {
@@ -88,6 +83,8 @@ export interface Fsdp2Plan extends StepShape {
    */
   readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
+  /** The states are on the GPU for the optimizer step only (optimizer_states_gpu 'step'): moved in and out each step. */
+  readonly statesEachStep?: boolean;
   /** Bytes the driver can hand out (the chosen GPU less the context and NCCL): cached segments are released beyond. */
   readonly capacity: number;
 }
@@ -197,6 +194,7 @@ const fsdp2Replays = resumableReplay(
         +p.offload,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
+        +(p.statesEachStep === true),
         p.capacity,
       ].join('|'),
   },
@@ -273,13 +271,8 @@ function optimizerStep(state: Fsdp2State, shards: readonly ShardedParameter[], f
   const { plan } = state;
   const compute = state.step.allocator;
   if (!plan.offload) {
-    const trained = shards.filter((p) => p.trainable);
-    if (first) for (const p of trained) for (let k = 0; k < 2; k++) compute.malloc(p.shard * plan.stateBytes);
-    replayAdamwTemporaries(
-      compute,
-      trained.map((p) => p.shard * plan.stateBytes),
-      plan.adamw,
-    );
+    const sizes = shards.filter((p) => p.trainable).map((p) => p.shard * plan.stateBytes);
+    replayOptimizerStep(compute, sizes, 2, { first, eachStep: plan.statesEachStep === true }, plan.adamw);
   }
   for (const g of state.gradShards) compute.free(g);
   state.gradShards = [];
@@ -572,6 +565,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     offload: ctx.sharding.fsdpOffload,
     microBatches: replayedMicroBatches(ctx),
     adamw: adamwTemporariesOf(ctx.setup),
+    statesEachStep: ctx.setup.optimizer_states_gpu === 'step',
     capacity,
   };
 }

@@ -11,7 +11,7 @@ import type { TrainingSetup } from '../setup';
 import { formatCount } from '../units';
 import { zeroConfig } from '../estimate/zero-config';
 import { olderThan } from '../util/version';
-import type { CachingAllocator } from './allocator';
+import type { Allocation, CachingAllocator } from './allocator';
 import { savedSplit } from './adapters';
 
 /**
@@ -60,6 +60,25 @@ export function replayAdamwTemporaries(
     const temps = Array.from({ length: t.copies }, () => sizes.map((size) => allocator.malloc(size))).flat();
     for (const h of temps) allocator.free(h);
   }
+}
+
+/**
+ * A replay's optimizer step: the states made at the first step and kept, or, when they are on the GPU for the step only
+ * (`eachStep`: optimizer_states_gpu 'step'), moved in before every step (each tensor's states in turn) and out after it;
+ * the step's temporaries over them.
+ */
+export function replayOptimizerStep(
+  allocator: CachingAllocator,
+  sizes: readonly number[],
+  statesPerTensor: number,
+  when: { readonly first: boolean; readonly eachStep: boolean },
+  t: AdamwTemporaries,
+): void {
+  const made: Allocation[] = [];
+  if (when.first || when.eachStep)
+    for (const size of sizes) for (let k = 0; k < statesPerTensor; k++) made.push(allocator.malloc(size));
+  replayAdamwTemporaries(allocator, sizes, t);
+  if (when.eachStep) for (const h of made) allocator.free(h);
 }
 
 /**

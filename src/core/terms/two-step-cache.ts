@@ -42,12 +42,7 @@ import {
 } from './step-replay';
 import { walkLayerParameters } from './layer-parameters';
 import { resumableReplay } from './resumable-replay';
-import {
-  adamwTemporariesKey,
-  adamwTemporariesOf,
-  replayAdamwTemporaries,
-  type AdamwTemporaries,
-} from './optimizer-step';
+import { adamwTemporariesKey, adamwTemporariesOf, replayOptimizerStep, type AdamwTemporaries } from './optimizer-step';
 
 /** What the two-step replay allocates, all of it in bytes (one rank, one micro-batch). */
 export interface TwoStepPlan extends StepShape {
@@ -55,6 +50,8 @@ export interface TwoStepPlan extends StepShape {
   readonly statesPerParameter: number;
   /** The foreach implementation's copy of every exp_avg_sq at each step (_foreach_sqrt; none in the fused kernel). */
   readonly adamw: AdamwTemporaries;
+  /** The states are on the GPU for the optimizer step only (optimizer_states_gpu 'step'): moved in and out each step. */
+  readonly statesEachStep?: boolean;
   /** DDP's flat gradient buckets: the first iteration's, allocated when the model is wrapped, and the rebuilt ones. */
   readonly buckets: DdpBuckets;
   /** Bytes the driver can hand out: the GPU's memory less what is outside the allocator (Infinity without a GPU). */
@@ -90,6 +87,7 @@ const twoStepReplays = resumableReplay(
         stepShapeKey(p),
         p.statesPerParameter,
         adamwTemporariesKey(p.adamw),
+        +(p.statesEachStep === true),
         p.buckets.first.join(','),
         p.buckets.rebuilt.join(','),
         p.headCopy ?? 0,
@@ -129,13 +127,12 @@ function startTwoSteps(plan: TwoStepPlan): TwoStepState {
 /** The first optimizer step (AdamW's state made), the buckets rebuilt before the second forward, the second step. */
 function finishTwoSteps(s: TwoStepState): void {
   const { plan, step, trained } = s;
-  for (const p of trained) for (let k = 0; k < plan.statesPerParameter; k++) step.allocator.malloc(p.state);
-  optimizerTemporaries(step, plan, trained);
+  optimizerStep(step, plan, trained, true);
   zeroGrad(step);
   for (const b of s.firstBuckets) step.allocator.free(b);
   for (const b of plan.buckets.rebuilt) step.allocator.malloc(b);
   trainingStep(step);
-  optimizerTemporaries(step, plan, trained);
+  optimizerStep(step, plan, trained, false);
   zeroGrad(step);
 }
 
@@ -144,11 +141,22 @@ function twoStepResult(s: TwoStepState): TwoStepReplay {
   return { reserved: allocator.peakReserved, firstStep: s.firstStep, peakAllocated: allocator.peakAllocated };
 }
 
-/** AdamW's step temporaries over every state (optimizer-step.ts adamwTemporariesOf), freed when the step ends. */
-function optimizerTemporaries(state: StepState, plan: TwoStepPlan, parameters: readonly ReplayParameter[]): void {
-  replayAdamwTemporaries(
+/**
+ * AdamW's step: its state made at the first step (or moved in for each step), the temporaries over every state
+ * (optimizer-step.ts adamwTemporariesOf), freed when the step ends.
+ */
+function optimizerStep(
+  state: StepState,
+  plan: TwoStepPlan,
+  parameters: readonly ReplayParameter[],
+  first: boolean,
+): void {
+  const sizes = parameters.map((p) => p.state);
+  replayOptimizerStep(
     state.allocator,
-    parameters.map((p) => p.state),
+    sizes,
+    plan.statesPerParameter,
+    { first, eachStep: plan.statesEachStep === true },
     plan.adamw,
   );
 }
@@ -250,6 +258,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     headCopy: mode === 'amp' && embeddingBytes === 4 ? (inv.head > 0 ? inv.head : inv.embedding) * half : 0,
     statesPerParameter: 2,
     adamw: adamwTemporariesOf(setup),
+    statesEachStep: setup.optimizer_states_gpu === 'step',
     buckets:
       ctx.layout.dataParallel * ctx.layout.contextParallel > 1
         ? ddpBucketBytes(

@@ -55,10 +55,9 @@ describe('RL2: a launch line and the config it composes', () => {
       ['full_shard', 1, 'bf16', 'bf16', 'flash', 'full'],
     );
     assert.equal(runFact(r, 'mixedPrecision')!.file, '/w/RL2/trainer/config/actor/fsdp.yaml');
-    // offload_optimizer (true in actor/fsdp.yaml) is said where it is written.
-    const offload = r.problems.find((p) => p.code === 'not-modeled' && p.key === 'actor.offload_optimizer');
-    assert.ok(offload, JSON.stringify(r.problems.map((p) => p.message)));
-    assert.equal(offload.file, '/w/RL2/trainer/config/actor/fsdp.yaml');
+    // offload_optimizer (true in actor/fsdp.yaml): AdamW's states on the GPU for the optimizer step only.
+    assert.equal(s.optimizer_states_gpu, 'step');
+    assert.equal(runFact(r, 'optimizerStatesGpu')!.file, '/w/RL2/trainer/config/actor/fsdp.yaml');
   });
 
   it("says RL2's Megatron workers are not modeled where the line chooses them", () => {
@@ -71,13 +70,17 @@ describe('RL2: a launch line and the config it composes', () => {
     assert.equal(r.setup!.model, 'Qwen/Qwen2.5-7B-Instruct');
   });
 
-  it('estimates the SFT run: bf16 shards over 4 GPUs', () => {
+  it('estimates the SFT run: bf16 shards over 4 GPUs, the states on the GPU for the step only', () => {
     const e = run(launch('limo_sft.sh', SFT).setup!);
     // Qwen2.5-7B: 7,615,616,512 parameters; bf16 over 4 GPUs: 3,807,808,256 B of weights, AdamW's two bf16 states
-    // twice that.
+    // twice that, held at the optimizer step and on the host through the forward and backward.
     const optimizer = phase(e, 'optimizer');
     assert.equal(component(optimizer, 'weights'), (7_615_616_512 * 2) / 4);
     assert.equal(component(optimizer, 'optimizer-states'), (7_615_616_512 * 4) / 4);
+    assert.equal(component(phase(e, 'backward'), 'optimizer-states'), 0);
+    assert.equal(component(phase(e, 'forward'), 'optimizer-states'), 0);
+    // On the host: 4 GPUs' states, 4 x 7,615,616,512 B.
+    assert.equal(e.cpuBytes, 4 * 7_615_616_512);
   });
 
   it('composes the config as RL2 ships it when the checkout has none, said as RL2 defaults', () => {

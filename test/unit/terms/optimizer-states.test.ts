@@ -102,3 +102,58 @@ describe('estimate: RMSprop', () => {
     );
   });
 });
+
+describe('estimate: optimizer states on the GPU for their uses only', () => {
+  // Llama-3-8B (8,030,261,248 parameters, catalog), full fine-tune in bf16 with torch's AdamW: two bf16 states of
+  // 2 B per parameter, 32,121,044,992 B in all.
+  const STATES = 2 * 2 * 8_030_261_248;
+  const base = {
+    method: 'full' as const,
+    weights_dtype: 'bf16' as const,
+    optimizer: 'adamw' as const,
+    micro_batch_size: 1,
+    seq_len: 1024,
+    gradient_checkpointing: 'full' as const,
+  };
+
+  it("'step' (RL2's offload_optimizer, prime-rl's CPUOffloadOptimizer): held at the step only, on the host otherwise", () => {
+    const always = run(setupFor('meta-llama/Meta-Llama-3-8B', base));
+    const step = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, optimizer_states_gpu: 'step' }));
+    for (const p of ['forward', 'backward'] as const) {
+      assert.equal(component(phase(step, p), 'optimizer-states'), 0, p);
+      assert.equal(phase(always, p).allocatedBytes - phase(step, p).allocatedBytes, STATES, p);
+    }
+    // The step moves them in before it and out after it: the step itself holds what it held.
+    assert.equal(component(phase(step, 'optimizer'), 'optimizer-states'), STATES);
+    assert.equal(phase(step, 'optimizer').allocatedBytes, phase(always, 'optimizer').allocatedBytes);
+    assert.equal(step.cpuBytes, STATES);
+    // The replay frees them after each step: their blocks serve the next forward, so nothing more is reserved.
+    assert.ok(step.perGpu.reservedBytes <= always.perGpu.reservedBytes);
+  });
+
+  it("'step' under FSDP2 over 8 GPUs: each GPU's shard of the states, in the lean path too", () => {
+    const fsdp = { ...base, gpus_per_node: 8, fsdp: 'full_shard' as const, fsdp_version: 2 as const };
+    const always = run(setupFor('meta-llama/Meta-Llama-3-8B', fsdp));
+    const setup = setupFor('meta-llama/Meta-Llama-3-8B', { ...fsdp, optimizer_states_gpu: 'step' });
+    const step = run(setup);
+    assert.equal(phase(always, 'backward').allocatedBytes - phase(step, 'backward').allocatedBytes, STATES / 8);
+    assert.equal(component(phase(step, 'optimizer'), 'optimizer-states'), STATES / 8);
+    // The advice's lean estimate reaches the same peak.
+    const lean = run(setup, { lean: true });
+    assert.equal(lean.perGpu.peakBytes, step.perGpu.peakBytes);
+    assert.equal(lean.perGpu.reservedBytes, step.perGpu.reservedBytes);
+  });
+
+  it("'training' (verl's optimizer_offload): on the GPU through the update, on the host while the engine generates", () => {
+    const grpo = {
+      ...base,
+      rollout: { batch: 8, completion_len: 512, engine: 'vllm-colocate' as const, vllm_sleep: true },
+    };
+    const always = run(setupFor('meta-llama/Meta-Llama-3-8B', grpo), { gpu: undefined });
+    const training = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...grpo, optimizer_states_gpu: 'training' }));
+    for (const p of ['forward', 'backward', 'optimizer'] as const)
+      assert.equal(phase(training, p).allocatedBytes, phase(always, p).allocatedBytes, p);
+    assert.equal(phase(always, 'generation').allocatedBytes - phase(training, 'generation').allocatedBytes, STATES);
+    assert.equal(component(phase(training, 'generation'), 'optimizer-states'), 0);
+  });
+});
