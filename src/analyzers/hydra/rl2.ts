@@ -3,9 +3,9 @@
 // no dtype and FlashAttention-2 (workers/fsdp/actor.py, critic.py), wraps every decoder layer as an FSDP1 unit,
 // HYBRID_SHARD over a (ddp_size, world / ddp_size) mesh with MixedPrecision in `dtype` (utils/fsdp/data_parallelism.py),
 // checkpoints the layers with gradient_checkpointing_enable(), and trains with torch's AdamW, whose states it moves to
-// the GPU for the optimizer step only (`offload_optimizer`, workers/fsdp/base.py: optimizer_states_gpu 'step'). Sequences are packed: each
-// micro-batch holds at most `max_length_per_device` tokens per GPU, split over `cp_size` GPUs by ring attention
-// (utils/sequences.py scatter_data). DPO packs a chosen and a rejected sequence together and takes the reference's
+// the GPU for the optimizer step only (`offload_optimizer`, workers/fsdp/base.py: optimizer_states_gpu 'step').
+// Sequences are packed: each micro-batch holds at most `max_length_per_device` tokens per GPU, split over `cp_size`
+// GPUs by ring attention (utils/sequences.py scatter_data). DPO packs a chosen and a rejected sequence together and takes the reference's
 // log-probabilities in a pass of its own (ref_actor offload_model); PPO generates with a colocated SGLang engine that
 // releases its memory while the actor trains (workers/rollout.py). Forks that keep the older layout (train_data.*,
 // rollout.gpu_memory_utilization, sp_size) are read by the same names. Sources: ChenmienTan/RL2@9161ede. Pure.
@@ -206,7 +206,7 @@ function ppo(d: ComposedFacts, first: (...paths: string[]) => ComposedValue | un
 function rolloutLengths(d: ComposedFacts, first: (...paths: string[]) => ComposedValue | undefined, cp: number): void {
   const maxNew = first('rollout.train.sampling_params.max_new_tokens', 'rollout.train_sampling_params.max_new_tokens');
   const length = d.get('actor.max_length_per_device')?.view;
-  if (!maxNew || maxNew.view.t !== 'num' || length?.t !== 'num') return;
+  if (!maxNew || maxNew.view.t !== 'num' || length?.t !== 'num' || length.v * cp < 2) return;
   const total = length.v * cp;
   const completion = Math.min(maxNew.view.v, total - 1);
   d.add(maxNew, 'completionLen', completion);

@@ -3,20 +3,22 @@
 import * as assert from 'node:assert/strict';
 import { component, phase, run, setupFor } from '../helpers';
 
+/** A full fine-tune in bf16 with torch's AdamW at 1,024 tokens, checkpointed. */
+const base = {
+  method: 'full' as const,
+  weights_dtype: 'bf16' as const,
+  optimizer: 'adamw' as const,
+  micro_batch_size: 1,
+  seq_len: 1024,
+  gradient_checkpointing: 'full' as const,
+};
+
 describe('estimate: GaLore', () => {
   it('keeps AdamW states for the projected gradients of the targets and the projection matrices (Llama-3-8B, rank 128)', () => {
     // Per layer, projected to 128 x max(rows, cols): q, k, v, o 128 x 4,096 each, gate, up, down 128 x 14,336 each =
     // 7,602,176; x 32 = 243,269,632. Projection matrices 128 x min(rows, cols): 128 x (5 x 4,096 + 2 x 1,024) x 32 =
     // 92,274,688. Untargeted: embedding and head 2 x 128,256 x 4,096 and the norms 65 x 4,096. Pure bf16 AdamW:
     // 2 states x 2 B x 1,294,209,024 + 2 B x 92,274,688 = 5,361,385,472 B (instead of 32.1 GB for full states).
-    const base = {
-      method: 'full' as const,
-      weights_dtype: 'bf16' as const,
-      optimizer: 'adamw' as const,
-      micro_batch_size: 1,
-      seq_len: 1024,
-      gradient_checkpointing: 'full' as const,
-    };
     const g = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, galore: { rank: 128 } }));
     assert.equal(component(phase(g, 'optimizer'), 'optimizer-states'), 5_361_385_472);
     // The SVD of the largest target (14,336 x 4,096) at a projection update: (14,336 x 4,096 + 14,336 x 4,096 + 4,096²) x 4 B.
@@ -107,15 +109,6 @@ describe('estimate: optimizer states on the GPU for their uses only', () => {
   // Llama-3-8B (8,030,261,248 parameters, catalog), full fine-tune in bf16 with torch's AdamW: two bf16 states of
   // 2 B per parameter, 32,121,044,992 B in all.
   const STATES = 2 * 2 * 8_030_261_248;
-  const base = {
-    method: 'full' as const,
-    weights_dtype: 'bf16' as const,
-    optimizer: 'adamw' as const,
-    micro_batch_size: 1,
-    seq_len: 1024,
-    gradient_checkpointing: 'full' as const,
-  };
-
   it("'step' (RL2's offload_optimizer, prime-rl's CPUOffloadOptimizer): held at the step only, on the host otherwise", () => {
     const always = run(setupFor('meta-llama/Meta-Llama-3-8B', base));
     const step = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, optimizer_states_gpu: 'step' }));
@@ -149,7 +142,7 @@ describe('estimate: optimizer states on the GPU for their uses only', () => {
       ...base,
       rollout: { batch: 8, completion_len: 512, engine: 'vllm-colocate' as const, vllm_sleep: true },
     };
-    const always = run(setupFor('meta-llama/Meta-Llama-3-8B', grpo), { gpu: undefined });
+    const always = run(setupFor('meta-llama/Meta-Llama-3-8B', grpo));
     const training = run(setupFor('meta-llama/Meta-Llama-3-8B', { ...grpo, optimizer_states_gpu: 'training' }));
     for (const p of ['forward', 'backward', 'optimizer'] as const)
       assert.equal(phase(training, p).allocatedBytes, phase(always, p).allocatedBytes, p);
