@@ -59,6 +59,24 @@ describe('runs: the workspace index of which file runs which', () => {
       );
   });
 
+  it("RL2's config and its worker option belong to the example launching it from the repository root", async () => {
+    const { dir, workspace } = workspaceWith({
+      'examples/limo_sft.sh':
+        'torchrun --nproc_per_node=4 -m RL2.trainer.sft actor.model_name=Qwen/Qwen2.5-7B-Instruct ' +
+        'actor.max_length_per_device=4096\n',
+      'RL2/trainer/config/sft.yaml': 'defaults:\n- _self_\n- actor: fsdp\n\ntrainer:\n  n_epochs: 1\n',
+      'RL2/trainer/config/actor/fsdp.yaml': 'model_name: null\nmax_length_per_device: null\ndtype: bfloat16\n',
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    for (const f of ['RL2/trainer/config/sft.yaml', 'RL2/trainer/config/actor/fsdp.yaml'])
+      assert.deepEqual(
+        index.runsOf(path.join(dir, f)).map((r) => r.entry),
+        [path.join(dir, 'examples/limo_sft.sh')],
+        f,
+      );
+  });
+
   it('two launchers of one DeepSpeed config: two runs, the first by path unless the user chose', async () => {
     const { dir, workspace } = workspaceWith({
       'a.sh': 'deepspeed train.py --model_name_or_path gpt2 --deepspeed ds.json --per_device_train_batch_size 2\n',

@@ -224,6 +224,19 @@ function defaultsItems(ctx: YamlCtx, e: Entry | undefined): DefaultsItem[] {
   return out;
 }
 
+/**
+ * The group options a config's defaults list names as files (`- actor: fsdp` is `actor/fsdp.yaml`), at their entries:
+ * what the config reads beside it. An option given by interpolation (`${actor}`) or `???` names no file here.
+ */
+export function defaultsOptionFiles(text: string): { readonly path: string; readonly span: Span }[] {
+  const ctx = new YamlCtx(text, CTX);
+  return defaultsItems(ctx, ctx.top().get('defaults')).flatMap((x) =>
+    x.kind === 'group' && x.option !== null && /^[\w.-]+$/.test(x.option) && x.option !== '???'
+      ? [{ path: `${x.group}/${x.option}.yaml`, span: x.span }]
+      : [],
+  );
+}
+
 /** A command-line value as Hydra's override grammar reads it: null, a boolean, a number, a list or a string. */
 function cliView(text: string): View {
   const t = text.trim();

@@ -2,7 +2,7 @@
 // primary config, its group options and the launch line's overrides (compose.ts), read by the application's rules
 // (dpo.ts, halos.ts, rl2.ts). Pure: files come through `read`.
 import { msg, type ConfigFacts, type LaunchArgument, type ParseProblem, type Tool } from '../facts';
-import { composeHydra, type Composition, type HydraFile, type HydraRead } from './compose';
+import { composeHydra, defaultsOptionFiles, type Composition, type HydraFile, type HydraRead } from './compose';
 import { dpoModelFacts, dpoReferenceFacts, isDpoReference, type FactsByFile } from './dpo';
 import { HALOS_PRIMARY, halosFacts, isHalos } from './halos';
 import { isRl2, rl2Facts } from './rl2';
@@ -117,8 +117,10 @@ export function analyzeHydraYaml(text: string): ConfigFacts {
   const files = hydraRun(opened, { overrides: [], read: () => undefined, readPrimary: () => undefined });
   const own = files.find((f) => f.path === '')?.facts;
   if (!own) return { format: 'hydra-yaml', facts: [], problems: [], references: [], tools: ['dpo-reference'] };
-  // The options its defaults list names are read with the run (pipeline.ts), not here.
-  return { ...own, problems: own.problems.filter((p) => p.code !== 'reference-not-found') };
+  // The options its defaults list names are read with the run (pipeline.ts), not here; they are its references, so
+  // that the workspace's index of runs puts them in the run of the file that names this one.
+  const references = defaultsOptionFiles(text).map((o) => ({ kind: 'config' as const, path: o.path, span: o.span }));
+  return { ...own, references, problems: own.problems.filter((p) => p.code !== 'reference-not-found') };
 }
 
 /** The application a composition is of, with its reading and the tools it names. */
