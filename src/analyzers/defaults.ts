@@ -39,6 +39,7 @@ const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
 const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const RL2 = 'ChenmienTan/RL2@9161ede';
+const AREAL = 'inclusionAI/AReaL@4aef98d';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
 export const SDPA_DEFAULT_NOTE = 'attn_implementation defaults to sdpa in transformers >= 4.36';
@@ -603,6 +604,41 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: {
       value: false,
       note: `RL2 calls backward on each micro-batch with no no_sync: every micro-batch reduce-scatters (${RL2}:RL2/workers/fsdp/actor.py)`,
+    },
+  },
+  areal: {
+    weights_dtype: {
+      value: 'bf16',
+      note: `AReaL's dtype defaults to bfloat16: the dtype the model is loaded in (${AREAL}:areal/api/cli_args.py)`,
+    },
+    mixed_precision: {
+      value: 'bf16',
+      note: `FSDP2's param_dtype is the engine's dtype, bfloat16 unless set (${AREAL}:areal/engine/fsdp_utils/parallel.py)`,
+    },
+    gradient_checkpointing: {
+      value: 'none',
+      note: `AReaL's gradient_checkpointing defaults to false (${AREAL}:areal/api/cli_args.py)`,
+    },
+    attention: {
+      value: 'flash',
+      note: `AReaL's attn_impl defaults to flash_attention_2 (${AREAL}:areal/api/cli_args.py)`,
+    },
+    optimizer: {
+      value: 'adamw_fused',
+      note: `AReaL's optimizer type "adam" is torch.optim.AdamW(fused=True) (${AREAL}:areal/engine/fsdp_engine.py)`,
+    },
+    loss: {
+      value: 'full',
+      note: "AReaL's actor takes each token's log-probability from the logits of the packed micro-batch",
+    },
+    batch_lengths: { value: 'fixed', note: 'AReaL packs sequences into each micro-batch (mb_spec)' },
+    'lora.dtype': {
+      value: 'model',
+      note: `AReaL's get_peft_model passes autocast_adapter_dtype=False: the adapters keep the model's dtype (${AREAL}:areal/engine/fsdp_engine.py)`,
+    },
+    fsdp_no_sync: {
+      value: false,
+      note: `AReaL's engine reduce-scatters each micro-batch's gradients (${AREAL}:areal/engine/fsdp_engine.py)`,
     },
   },
   torchtitan: {

@@ -29,6 +29,7 @@ export type Format =
   | 'skypilot-yaml'
   | 'dstack-yaml'
   | 'oumi-yaml'
+  | 'areal-yaml'
   | 'notebook';
 
 /**
@@ -59,6 +60,7 @@ export type Tool =
   | 'nemo-rl' // NVIDIA/NeMo-RL's SFT, DPO and GRPO on its DTensor or FSDP1 policy workers
   | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
   | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
+  | 'areal' // inclusionAI/AReaL's RL trainers on its FSDP2 training engine, the inference engine on GPUs of its own
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

@@ -28,6 +28,7 @@ import { analyzeVerlYaml } from './verl/yaml';
 import { analyzeHydraYaml } from './hydra';
 import { analyzeNotebook } from './notebook';
 import { analyzeTorchtitanToml, isTorchtitanToml } from './toml/torchtitan';
+import { analyzeArealYaml } from './yaml/areal';
 
 const DS_KEYS = new RegExp(
   String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
@@ -210,6 +211,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'dstack-yaml': yamlFormat('dstack-yaml', 'torchrun', analyzeDstackYaml),
   // Oumi's training config (`oumi train -c x.yaml`).
   'oumi-yaml': yamlFormat('oumi-yaml', 'oumi', analyzeOumiYaml),
+  // AReaL's experiment config (`python3 examples/math/gsm8k_rl.py --config x.yaml`).
+  'areal-yaml': yamlFormat('areal-yaml', 'areal', analyzeArealYaml),
   // meta-pytorch/forge's app configs: torchtitan's job config, at the top or under `trainer:`.
   'forge-yaml': yamlFormat('forge-yaml', 'torchtitan', analyzeForgeYaml),
   // torchtitan's TOML job config (`--job.config_file`).

@@ -72,6 +72,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'torchtitan',
     'nemo-rl',
     'rl2',
+    'areal',
     'oumi',
     'trl',
     'llamafactory',

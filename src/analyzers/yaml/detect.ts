@@ -13,6 +13,7 @@ import { isNemoRlYaml } from './nemorl';
 import { isSkyPilotYaml } from './skypilot';
 import { isDstackYaml } from './dstack';
 import { isOumiYaml } from './oumi';
+import { isArealYaml } from './areal';
 import { isSwiftArgsFile } from './swift';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
@@ -253,6 +254,7 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (isSkyPilotYaml(keys)) return 'skypilot-yaml';
   if (isDstackYaml(keys, text)) return 'dstack-yaml';
   if (isOumiYaml(keys, text)) return 'oumi-yaml';
+  if (isArealYaml(keys, text)) return 'areal-yaml';
   if (isForgeYaml(keys, text)) return 'forge-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';

@@ -27,6 +27,7 @@ import { planSwiftArgs } from './swift';
 import { planForge, planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
+import { planAreal } from './areal';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -94,6 +95,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'dstack-yaml': { plan: planShell, write: taskScriptSet('commands') },
   // Oumi's training config (OmegaConf: an interpolated value is written where it is defined).
   'oumi-yaml': { plan: planOumi, write: yamlWriter(true) },
+  // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).
+  'areal-yaml': { plan: planAreal, write: yamlWriter(true) },
   'verl-yaml': {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
