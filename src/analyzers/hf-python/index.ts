@@ -21,7 +21,7 @@ import {
   PARSERS,
   UNSLOTH_CLASSES,
 } from './vocab';
-import { PythonFile } from './file';
+import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest } from './branches';
 import { assignedName, isModelClass, span } from './syntax';
 import {
@@ -48,7 +48,7 @@ import { analyzeNanogptConfig, analyzeNanogptScript, isNanogptConfig, isNanogptS
 import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
-import { mapEntry } from './mapping';
+import { deepspeedEntry, mapEntry } from './mapping';
 import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
@@ -312,6 +312,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     const tool: Tool = TRL_TRAINERS.test(trainer) ? 'trl' : 'hf-trainer';
     file.tools.add(tool);
     trainerCall(file, c, tool, trainer);
+  } else if (last === 'HfDeepSpeedConfig' || (last === 'initialize' && parts[0] === 'deepspeed')) {
+    deepspeedConfigCall(file, c, last);
   } else if (last === 'requires_grad_' && parts.length >= 2) {
     frozenModel(file, c, parts);
   } else if (last === 'prepare_model_for_kbit_training') {
@@ -319,6 +321,23 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   } else if (last === 'to' && parts.length >= 2) {
     kbitCastBack(file, c);
   }
+}
+
+/**
+ * A DeepSpeed config a script hands DeepSpeed itself: `HfDeepSpeedConfig(path)` (transformers' integration, made before
+ * the model so ZeRO-3 builds it partitioned) or `deepspeed.initialize(config=...)` (config_params before 0.8): read
+ * like TrainingArguments' deepspeed (a path is followed; a value not known statically is said, so that an estimate
+ * without ZeRO shows it rests on that).
+ */
+function deepspeedConfigCall(file: PythonFile, c: SyntaxNode, last: string): void {
+  const a = file.args(c);
+  const names = last === 'HfDeepSpeedConfig' ? ['config_file_or_dict'] : ['config', 'config_params'];
+  const named = a.entries.find((e) => names.includes(e.rawKey));
+  const first = last === 'HfDeepSpeedConfig' ? a.positional[0] : undefined;
+  const entry: Entry | undefined =
+    named ??
+    (first ? { rawKey: last, keySpan: span(c.firstChild!), valueNode: first, valueSpan: span(first) } : undefined);
+  if (entry) deepspeedEntry(file, entry, 'deepspeed');
 }
 
 /**

@@ -462,7 +462,8 @@ function scriptEntry(m: Mapping): boolean {
   return false;
 }
 
-function deepspeedEntry(file: PythonFile, e: Entry, tool: Tool, origin?: Fact['origin']): void {
+/** A DeepSpeed config given by path (a reference), inline, or by a value not known statically (said as unknown). */
+export function deepspeedEntry(file: PythonFile, e: Entry, tool: Tool, origin?: Fact['origin']): void {
   const x = file.valueOf(e);
   if (x.k === 'lit' && x.v === null) return;
   if (x.k === 'lit' && typeof x.v === 'string') {

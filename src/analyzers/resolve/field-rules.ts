@@ -17,6 +17,7 @@ import {
 import { resolveBadam, resolveGalore, resolveOptimizer } from './optimizer';
 import {
   checkOffloadNeedsZero,
+  checkUnreadDeepspeedConfig,
   resolveCpuRamEfficient,
   resolveFsdpOffload,
   resolveGpu,
@@ -167,6 +168,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveTrlSftLoss,
   fromDefault('loss', 'loss'),
   checkOffloadNeedsZero,
+  checkUnreadDeepspeedConfig,
   resolveGpu,
 ];
 

@@ -220,6 +220,26 @@ export function checkOffloadNeedsZero(ctx: ResolveContext): void {
   }
 }
 
+/**
+ * A DeepSpeed config the files name by a value not known statically (`HfDeepSpeedConfig(f'dsconfig/{name}.json')`),
+ * with no ZeRO stage or sharding from elsewhere: the estimate is without ZeRO, and says so where the config is named.
+ */
+export function checkUnreadDeepspeedConfig(ctx: ResolveContext): void {
+  const { decided, unknownOnly, setup, problems } = ctx;
+  const w = unknownOnly.deepspeedConfig;
+  if (!w || decided.deepspeedConfig || decided.zeroStage || (setup.fsdp && setup.fsdp !== 'none')) return;
+  problems.push({
+    ...w.location,
+    severity: 'warning',
+    code: 'not-static',
+    key: w.fact.rawKey,
+    ...msg(
+      'the DeepSpeed config {0} is not known statically: the estimate is without ZeRO and its batch settings; name the file to read it',
+      w.fact.rawValue,
+    ),
+  });
+}
+
 /** The GPU: --gpu or vramLens.gpu, else the files'. */
 export function resolveGpu(ctx: ResolveContext): void {
   const { overrides, setup, prov } = ctx;

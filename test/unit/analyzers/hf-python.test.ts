@@ -1616,3 +1616,31 @@ describe('analyzeHfPython: label smoothing', () => {
     assert.equal(resolveText('train.py', text('0.0')).setup?.label_smoothing, undefined);
   });
 });
+
+describe('hf-python: a DeepSpeed config the script hands DeepSpeed itself', () => {
+  // yxuansu/OpenAlpaca's train_sft.py: `args['ds_config_path'] = f'dsconfig/{args["model"]}.json'` then
+  // `HfDeepSpeedConfig(args['ds_config_path'])`; DeepSpeed-Chat's `deepspeed.initialize(..., config=ds_config)`.
+  const script = (arg: string): string =>
+    'import deepspeed\nfrom transformers import AutoModelForCausalLM\n' +
+    'from transformers.integrations import HfDeepSpeedConfig\n' +
+    `dschf = HfDeepSpeedConfig(${arg})\n` +
+    'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+    'engine, *_ = deepspeed.initialize(model=model, config=dschf.config)\n';
+
+  it('a path is followed as a DeepSpeed config', () => {
+    const r = analyzeHfPython(script("'ds_z3_config.json'"));
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path]),
+      [['deepspeed', 'ds_z3_config.json']],
+    );
+  });
+
+  it('a path built at run time is said where it is named: the estimate is without ZeRO', () => {
+    const r = resolveText('train.py', script('f"dsconfig/{name}.json"'));
+    // The last of the two places that name it (deepspeed.initialize's config=dschf.config) says so.
+    const warning = r.problems.find((p) => p.code === 'not-static' && p.severity === 'warning');
+    assert.equal(warning?.key, 'config');
+    assert.match(warning?.message ?? '', /dschf.config is not known statically: the estimate is without ZeRO/);
+    assert.equal(r.setup?.zero_stage, 0);
+  });
+});
