@@ -143,8 +143,9 @@ function packing(ctx: YamlCtx, spec: ReadonlyMap<string, Entry>, at: Entry): voi
     ['seqLen', n],
     ['batchLengths', 'fixed'],
   ] as const) {
+    // The fact just added, marked as the assumption it is.
     const f = ctx.add(key, tokens, value);
-    ctx.facts[ctx.facts.indexOf(f)] = { ...f, assumed: note };
+    ctx.facts[ctx.facts.length - 1] = { ...f, assumed: note };
   }
 }
 

@@ -51,6 +51,7 @@ describe('AReaL experiment config', () => {
     assert.deepEqual([s.micro_batch_size, s.seq_len, s.batch_lengths], [1, 10240, 'fixed']);
     assert.deepEqual([s.gradient_checkpointing, s.checkpoint_reentrant, s.attention], ['full', false, 'flash']);
     assert.equal(s.rollout, undefined);
+    assert.match(r.provenance.seq_len?.kind === 'default' ? (r.provenance.seq_len.note ?? '') : '', /upper bound/);
     // kl_ctl 0: no reference engine is made (rl_trainer.py), so nothing is said of the `ref` section.
     const facts = analyzeArealYaml(GRPO);
     assert.ok(!facts.problems.some((p) => p.rawKey === 'ref'));
