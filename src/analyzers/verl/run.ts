@@ -72,6 +72,8 @@ const PPO_KEYS: Record<string, FlagSpec> = {
   ]),
   'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
   'actor_rollout_ref.actor.ppo_epochs': spec('numIterations', 'int'),
+  // Ulysses: each sequence's tokens split over the group's GPUs (all-to-all around attention), FSDP still over all.
+  'actor_rollout_ref.actor.ulysses_sequence_parallel_size': spec('contextParallel', 'int'),
   'actor_rollout_ref.actor.freeze_vision_tower': spec('visionTowerTrained', 'bool', (v) => [
     ['visionTowerTrained', !v],
   ]),
@@ -97,6 +99,7 @@ const SFT_KEYS: Record<string, FlagSpec> = {
   'data.micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
   'data.train_batch_size': spec('trainBatchSize', 'int'),
   'data.max_length': spec('seqLen', 'int'),
+  ulysses_sequence_parallel_size: spec('contextParallel', 'int'),
 };
 
 /** Overrides that change the memory in a way the estimate does not model: said where they are written. */
@@ -105,14 +108,6 @@ const NOT_MODELED: Record<string, (v: string) => string | undefined> = {
     toBool(v)
       ? 'verl moves the actor to the CPU while the engine generates and back for the update; the estimate keeps it on ' +
         'the GPU throughout, so the generation phase is counted high'
-      : undefined,
-  'actor_rollout_ref.actor.ulysses_sequence_parallel_size': (v) =>
-    Number(v) > 1
-      ? "Ulysses sequence parallelism splits each sequence's activations; the estimate does not"
-      : undefined,
-  ulysses_sequence_parallel_size: (v) =>
-    Number(v) > 1
-      ? "Ulysses sequence parallelism splits each sequence's activations; the estimate does not"
       : undefined,
   'reward_model.enable': (v) =>
     toBool(v) ? "a model-based reward model's weights and forward are not counted" : undefined,
@@ -464,7 +459,8 @@ function batchFacts(line: VerlLine): void {
   }
   const dynamic = last(line, 'actor_rollout_ref.actor.use_dynamic_bsz');
   const seq = promptPlusResponse(line);
-  if (dynamic && toBool(known(dynamic) ?? '') === true) return dynamicMicro(line, dynamic, seq);
+  const sp = intOf(last(line, 'actor_rollout_ref.actor.ulysses_sequence_parallel_size')) ?? 1;
+  if (dynamic && toBool(known(dynamic) ?? '') === true) return dynamicMicro(line, dynamic, seq, sp);
   const micro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu');
   const globalMicro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size');
   let microValue = intOf(micro);
@@ -494,12 +490,14 @@ function batchFacts(line: VerlLine): void {
   const mini = last(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
   const miniPrompts = intOrDefault(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
   if (microValue !== undefined && miniPrompts !== undefined && n !== undefined && world !== undefined) {
-    // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round.
-    const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / world;
+    // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round;
+    // a Ulysses group of sp GPUs shares its sequences, so the mini-batch is split over world / sp groups.
+    const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / (world / sp);
     const gas = Math.max(1, Math.floor(perGpu / microValue));
     const note =
       `${shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size')} (${miniPrompts}) x rollout.n (${n}) / ` +
-      `${world} GPUs / micro-batch ${microValue}`;
+      (sp > 1 ? `(${world} GPUs / Ulysses ${sp})` : `${world} GPUs`) +
+      ` / micro-batch ${microValue}`;
     // From the line's own values, a setting of the file; from one of verl's defaults, an assumption that says so.
     if (mini?.value && last(line, 'trainer.n_gpus_per_node'))
       line.l.fact('gradientAccumulationSteps', mini.rawKey, mini.keySpan, mini.value.span, gas, 'verl');
@@ -521,17 +519,21 @@ function promptPlusResponse(line: VerlLine): number | undefined {
   return a !== undefined && b !== undefined ? a + b : undefined;
 }
 
-/** use_dynamic_bsz: each micro-step packs up to ppo_max_token_len_per_gpu tokens (16384), as that many full sequences. */
-function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined): void {
+/**
+ * use_dynamic_bsz: each micro-step packs up to ppo_max_token_len_per_gpu tokens (16384) per GPU, as that many full
+ * sequences; a Ulysses group of sp GPUs packs sp times as many and splits them (dp_actor.py update_policy).
+ */
+function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined, sp: number): void {
   const tokensOpt = last(line, 'actor_rollout_ref.actor.ppo_max_token_len_per_gpu');
   const tokens = tokensOpt ? intOf(tokensOpt) : 16384;
   const value: FactValue | Unknown =
     tokens === undefined || seq === undefined
       ? { unknown: 'ppo_max_token_len_per_gpu / (max_prompt_length + max_response_length): not known statically' }
-      : Math.max(1, Math.floor(tokens / seq));
+      : Math.max(1, Math.floor((tokens * sp) / seq));
   const note =
-    `use_dynamic_bsz packs up to ${tokens ?? 'ppo_max_token_len_per_gpu'} tokens into each micro-step: estimated as ` +
-    `${typeof value === 'number' ? `${value} sequences` : 'that many tokens'} of the longest length` +
+    `use_dynamic_bsz packs up to ${tokens ?? 'ppo_max_token_len_per_gpu'} tokens` +
+    (sp > 1 ? ` x Ulysses ${sp} into each micro-step, split over the ${sp} GPUs` : ' into each micro-step') +
+    `: estimated as ${typeof value === 'number' ? `${value} sequences` : 'that many tokens'} of the longest length` +
     (tokensOpt ? '' : ` (ppo_max_token_len_per_gpu defaults to 16384; ${PPO_CONFIG})`);
   const at = tokensOpt ?? dynamic;
   line.l.fact('microBatchSize', at.rawKey, at.keySpan, at.value?.span ?? at.keySpan, value, 'verl', note);

@@ -169,6 +169,36 @@ describe('shell: verl lines of forks and open values', () => {
     assert.match(fact(r, 'useVllm')!.defaultNote!, /not known statically: a colocated vLLM \/ SGLang engine assumed/);
   });
 
+  it("Ulysses sequence parallelism splits each sequence over its group, whose GPUs share the group's batch", () => {
+    // verl's fsdp_workers.py _normalize_config divides ppo_mini_batch_size by world / ulysses size: 256 x 5 / (8 / 4)
+    // / 40 = 16 micro-steps per update; dp_actor.py packs ppo_max_token_len_per_gpu x ulysses tokens per dynamic
+    // micro-step: 16384 x 4 / 1536 = 42 sequences, each a quarter on every GPU of the group.
+    const sp = GRPO.replace(
+      'trainer.nnodes=1',
+      'trainer.nnodes=1 actor_rollout_ref.actor.ulysses_sequence_parallel_size=4',
+    );
+    const r = checkFacts(sp, [
+      ['contextParallel', 4, 'actor_rollout_ref.actor.ulysses_sequence_parallel_size', '4'],
+      ['gradientAccumulationSteps', 16, 'actor_rollout_ref.actor.ppo_mini_batch_size', '256'],
+    ]);
+    assert.ok(!r.problems.some((p) => p.code === 'not-modeled'), 'Ulysses is modeled');
+    const dynamic = sp.replace('trainer.nnodes=1', 'trainer.nnodes=1 actor_rollout_ref.actor.use_dynamic_bsz=True');
+    checkFacts(dynamic, [['microBatchSize', 42, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']]);
+    // The estimate: 40 sequences of 1536 / 4 = 384 tokens on each GPU, so the logits of 15,360 tokens; the fp32
+    // shards still over all 8 GPUs (FSDP's mesh is the whole world).
+    const s = resolveText('run_qwen2-7b.sh', sp).setup!;
+    assert.deepEqual([s.context_parallel, s.micro_batch_size, s.seq_len], [4, 40, 1536]);
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    const backward = phase(run(s, { gpu: h100.gpu }), 'backward');
+    assert.equal(component(backward, 'weights'), (7_615_616_512 * 4) / 8);
+    const T = 15_360;
+    assert.equal(
+      component(phase(run(s, { gpu: h100.gpu }), 'forward'), 'logits-loss'),
+      2 * T * 152_064 + 8 * T + (10 * 3584 + 4) * T,
+    );
+  });
+
   it('a mini-batch larger than the round updates once on the whole round', () => {
     // Logic-RL's shape: 8 prompts x 16 completions a round, ppo_mini_batch_size 256 on 8 GPUs with 16 per micro-step:
     // the update sees the round's 128 sequences, 16 per GPU, one micro-step.
