@@ -115,6 +115,7 @@ export type CanonicalKey =
   | 'gradientCheckpointing' // 'none' | 'full' | 'selective'
   | 'activationOffloading' // boolean
   | 'optimizerStatesGpu' // 'always' | 'training' | 'step': where the optimizer's states are between uses (TrainingSetup optimizer_states_gpu)
+  | 'weightsGpu' // 'always' | 'training': where the policy's weights are while a colocated engine generates (TrainingSetup weights_gpu)
   | 'visionTowerTrained' // boolean: a vision-language model's vision tower trains too (verl / EasyR1 freeze_vision_tower false)
   | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
   | 'zero3Init' // boolean: a ZeRO-3 model is made inside deepspeed.zero.Init (Accelerate's zero3_init_flag)

@@ -437,6 +437,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   optimizer_states_gpu: z.enum(['always', 'training', 'step']).default('always'),
   /**
+   * Where the policy's weights are while a colocated engine generates: on the GPU throughout ('always'), or moved to
+   * host memory once the engine has them and back for the passes that score and train ('training': verl's
+   * param_offload, RL2's offload_model). Only the engine's generation is without them.
+   */
+  weights_gpu: z.enum(['always', 'training']).default('always'),
+  /**
    * A vision-language model's vision tower trains with the language model (verl and EasyR1 freeze_vision_tower false,
    * their default): not modeled, a warning; the estimate keeps the tower frozen.
    */

@@ -126,23 +126,14 @@ function packing(d: ComposedFacts, w: string, kind: Kind, cp: number): void {
 
 /**
  * offload_optimizer: AdamW's states live on the host outside the optimizer step (moved to the GPU for it and back,
- * workers/fsdp/base.py _optimizer_step). offload_model (PPO): the weights outside the worker's own passes, not
- * modeled: the estimate keeps them on the GPU while the engine generates, so that phase is high.
+ * workers/fsdp/base.py _optimizer_step). offload_model (PPO): the weights live on the host outside the worker's own
+ * passes, so not while SGLang generates.
  */
 function offloads(d: ComposedFacts, w: string, kind: Kind): void {
   const opt = d.get(`${w}.offload_optimizer`);
   if (opt?.view.t === 'bool') d.add(opt, 'optimizerStatesGpu', opt.view.v ? 'step' : 'always');
   const weights = kind === 'ppo' ? d.get(`${w}.offload_model`) : undefined;
-  if (weights?.view.t === 'bool' && weights.view.v)
-    d.problem(
-      weights,
-      'not-modeled',
-      'info',
-      msg(
-        "{0}: the actor's weights move to the CPU while SGLang generates; the estimate keeps them on the GPU, so the generation phase is counted high",
-        weights.rawKey,
-      ),
-    );
+  if (weights?.view.t === 'bool') d.add(weights, 'weightsGpu', weights.view.v ? 'training' : 'always');
 }
 
 /** DPO: the reference's log-probabilities come from a pass of their own, with its weights offloaded between passes. */

@@ -89,6 +89,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('label_smoothing', 'labelSmoothing', (v) => (typeof v === 'number' && v > 0 ? true : undefined)),
   fromFact('activation_offloading', 'activationOffloading', bool),
   fromFact('optimizer_states_gpu', 'optimizerStatesGpu'),
+  fromFact('weights_gpu', 'weightsGpu'),
   fromFact('vision_tower_trained', 'visionTowerTrained', bool),
   fromFact('checkpoint_reentrant', 'checkpointReentrant', bool),
   fromFact('zero3_init', 'zero3Init', bool),

@@ -70,6 +70,11 @@ const PPO_KEYS: Record<string, FlagSpec> = {
   'actor_rollout_ref.actor.fsdp_config.optimizer_offload': spec('optimizerStatesGpu', 'bool', (v) => [
     ['optimizerStatesGpu', v === true ? 'training' : 'always'],
   ]),
+  // verl moves the actor's FSDP shards to the host once the engine has its weights, back for the passes that score
+  // and train (fsdp_workers.py rollout_mode / generate_sequences, offload_fsdp_model_to_cpu).
+  'actor_rollout_ref.actor.fsdp_config.param_offload': spec('weightsGpu', 'bool', (v) => [
+    ['weightsGpu', v === true ? 'training' : 'always'],
+  ]),
   'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu': spec('microBatchSize', 'int'),
   'actor_rollout_ref.actor.ppo_epochs': spec('numIterations', 'int'),
   // Ulysses: each sequence's tokens split over the group's GPUs (all-to-all around attention), FSDP still over all.
@@ -104,11 +109,6 @@ const SFT_KEYS: Record<string, FlagSpec> = {
 
 /** Overrides that change the memory in a way the estimate does not model: said where they are written. */
 const NOT_MODELED: Record<string, (v: string) => string | undefined> = {
-  'actor_rollout_ref.actor.fsdp_config.param_offload': (v) =>
-    toBool(v)
-      ? 'verl moves the actor to the CPU while the engine generates and back for the update; the estimate keeps it on ' +
-        'the GPU throughout, so the generation phase is counted high'
-      : undefined,
   'reward_model.enable': (v) =>
     toBool(v) ? "a model-based reward model's weights and forward are not counted" : undefined,
 };

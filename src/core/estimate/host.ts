@@ -27,6 +27,9 @@ export function hostMemory(
   // States moved to the host between their uses (RL2, prime-rl, verl) live there the rest of the time.
   if (setup.optimizer_states_gpu !== 'always' && !offloadOpt && !fsdpOffload)
     cpuBytes += (optimizerStateBytes(ctx).bytes / shardOptimizer) * perNode;
+  // Weights moved to the host while a colocated engine generates (verl's param_offload): each GPU's shard.
+  if (setup.weights_gpu === 'training' && !offloadParams && !fsdpOffload)
+    cpuBytes += (inv.total / shardParams) * wb * perNode;
   // Paged optimizer state that does not fit beside the rest lives in host RAM.
   cpuBytes += (pagedBytes - pagedResident) * perNode;
   if (offloadParams || fsdpOffload) {

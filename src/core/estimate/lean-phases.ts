@@ -351,7 +351,11 @@ function leanOtherPhases(ctx: EstimateContext, st: StageContext, terms: StageTer
     const held = heldWhileGenerating(terms);
     out.push({
       phase: 'generation',
-      allocatedBytes: pSum - roundedTotal(terms.statesOffWhileGenerating) + roundedTotal(genComps),
+      allocatedBytes:
+        pSum -
+        roundedTotal(terms.statesOffWhileGenerating) -
+        roundedTotal(terms.weightsOffWhileGenerating) +
+        roundedTotal(genComps),
       components: engineC.some((c) => genComps.includes(c)) ? [...held, ...engineC] : held,
       note: '',
     });

@@ -145,10 +145,11 @@ export function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Com
   };
 }
 
-/** What stays on the GPU while the engine generates: the persistent components but states moved to the host. */
+/** What stays on the GPU while the engine generates: the persistent components but states and weights on the host. */
 export function heldWhileGenerating(terms: StageTerms): Component[] {
   // Most setups move nothing: the advice search's candidates take the persistent list as it is.
-  if (terms.statesOffWhileGenerating.length === 0) return terms.persistent;
-  const off = new Set(terms.statesOffWhileGenerating);
+  if (terms.statesOffWhileGenerating.length === 0 && terms.weightsOffWhileGenerating.length === 0)
+    return terms.persistent;
+  const off = new Set([...terms.statesOffWhileGenerating, ...terms.weightsOffWhileGenerating]);
   return terms.persistent.filter((c) => !off.has(c));
 }

@@ -46,6 +46,8 @@ export interface StageTerms {
   readonly stepStates: Component[];
   /** The persistent optimizer states moved to the host while the engine generates ('training'), else none. */
   readonly statesOffWhileGenerating: Component[];
+  /** The model's weights moved to the host while a colocated engine generates (weights_gpu 'training'), else none. */
+  readonly weightsOffWhileGenerating: Component[];
   /** The colocated vLLM engine's share (held while it sleeps, in generation only). */
   readonly engineC: Component[];
   readonly grads: GradientPlan;

@@ -183,16 +183,16 @@ function stagePhases(
   poolsAtPhase: StreamPoolLedger | undefined,
 ): { phases: PhaseEstimate[]; lossTensorBytes: number | undefined; forward: StageForward } {
   const st = stageContext(ctx, stageIndex);
-  const persistent: Component[] = weights(ctx, st);
-  // States on the GPU for the optimizer step only are held at the step's point, not through the passes.
-  const states = optimizerStates(ctx, st);
-  const where = ctx.setup.optimizer_states_gpu;
-  persistent.push(
+  const modelWeights = [
+    ...weights(ctx, st),
     ...frozenModelWeights(ctx, st),
     ...adapterWeights(ctx, st),
     ...masterWeights(ctx, st),
-    ...(where === 'step' ? [] : states),
-  );
+  ];
+  // States on the GPU for the optimizer step only are held at the step's point, not through the passes.
+  const states = optimizerStates(ctx, st);
+  const where = ctx.setup.optimizer_states_gpu;
+  const persistent: Component[] = [...modelWeights, ...(where === 'step' ? [] : states)];
   const bound = statesExceedGpu(ctx, st, persistent);
   if (bound) return bound;
   // The lean path (the advice search's candidates) has its activations first: with the states, a bound on its forward
@@ -221,7 +221,11 @@ function stagePhases(
   const rewardFwdC = rewardForwards(ctx, st);
   const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);
   const { gradStored, gradLabel, gradFormula } = grads;
+  // Weights moved to the host while a colocated engine generates, back for the passes that score (weights_gpu).
+  const weightsOffWhileGenerating =
+    ctx.setup.weights_gpu === 'training' && ctx.methods.generation?.engine === 'vllm-colocate' ? modelWeights : [];
   const genComps = generationComponents(ctx, st, {
+    weightsOffWhileGenerating,
     gathered,
     headGather,
     engineC,
@@ -235,6 +239,7 @@ function stagePhases(
     persistent,
     stepStates: where === 'step' ? states : [],
     statesOffWhileGenerating: where === 'training' ? states : [],
+    weightsOffWhileGenerating,
     engineC,
     grads,
     gathered,

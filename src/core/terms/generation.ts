@@ -46,6 +46,8 @@ export function rolloutEngine(ctx: EstimateContext, persistent: readonly Compone
 
 /** What the stage holds besides generation's own tensors, from the other terms. */
 export interface GenerationInputs {
+  /** The weights on the host while the engine generates: back on the GPU for the passes that score. */
+  readonly weightsOffWhileGenerating: readonly Component[];
   readonly gathered: readonly Component[];
   readonly headGather: readonly Component[];
   readonly engineC: readonly Component[];
@@ -121,7 +123,12 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
     // A sleeping engine holds its share only while it generates: TRL and verl put it back to sleep before scoring.
     else tails.push([...policyUnits, ...(generation.vllm_sleep ? engineC : [])]);
     const scoring = scoringTail(ctx, st, C);
-    if (scoring) tails.push(scoring.alone ? scoring.components : [...policyUnits, ...scoring.components]);
+    if (scoring)
+      tails.push(
+        scoring.alone
+          ? scoring.components
+          : [...inputs.weightsOffWhileGenerating, ...policyUnits, ...scoring.components],
+      );
     // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
     if (rollout && !onlineDpo && first) for (const rm of rewardModels) tails.push([rewardForward(ctx, rm, G)]);
     genComps.push(...tails.reduce((m, t) => (sum(t) > sum(m) ? t : m)));

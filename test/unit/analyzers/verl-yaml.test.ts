@@ -103,13 +103,16 @@ describe('verl-family config YAML', () => {
     assert.match(last(r, 'vllmSleep')?.defaultNote ?? '', /enable_sleep_mode/);
     assert.equal(last(r, 'useVllm')?.value, true);
     // AdamW's states go to the host while the engine generates and come back for the update (verl's optimizer_offload:
-    // fsdp_workers.py load_fsdp_optimizer / offload_fsdp_optimizer around update_actor); the weights' offload is a
-    // warning at its key.
+    // fsdp_workers.py load_fsdp_optimizer / offload_fsdp_optimizer around update_actor); the weights go to the host
+    // once the engine has them (offload_fsdp_model_to_cpu) and come back for the passes that score and train.
     const states = last(r, 'optimizerStatesGpu');
     assert.equal(states?.value, 'training');
     assert.equal(at(EASYR1, states!), 'offload_optimizer');
+    const weights = last(r, 'weightsGpu');
+    assert.equal(weights?.value, 'training');
+    assert.equal(at(EASYR1, weights!), 'offload_params');
     const warned = r.problems.filter((p) => p.code === 'not-modeled').map((p) => p.rawKey);
-    assert.deepEqual(warned, ['worker.actor.offload.offload_params']);
+    assert.deepEqual(warned, []);
     // freeze_vision_tower: false trains a vision-language model's tower: a warning of the estimate, for such a model only.
     const tower = last(r, 'visionTowerTrained');
     assert.equal(tower?.value, true);

@@ -314,6 +314,78 @@ describe('estimate: GRPO rollouts', () => {
     );
   });
 
+  it("weights_gpu 'training' (verl's param_offload): the weights leave while the engine generates, back to score", () => {
+    // verl's GRPO actor: a full fine-tune of Qwen2.5-7B-Instruct (7,615,616,512 parameters) in fp32 under FSDP1 over
+    // 8 GPUs, a colocated engine sleeping outside generation at 0.6 x 80 GiB. verl moves the actor's shards to the host
+    // once the engine has the weights (fsdp_workers.py rollout_mode, offload_fsdp_model_to_cpu) and back for the old
+    // policy's scoring and the update: 7,615,616,512 x 4 B / 8 = 3,807,808,256 B less in the engine's generation.
+    const gpu = { id: 'H100-80GB', memoryBytes: 80 * GiB, source: 'test' };
+    const verl = (weights_gpu: 'always' | 'training') =>
+      run(
+        qwen({
+          method: 'full',
+          lora: undefined,
+          weights_dtype: 'fp32',
+          gpus_per_node: 8,
+          fsdp: 'full_shard',
+          micro_batch_size: 4,
+          gradient_accumulation_steps: 1,
+          rollout: {
+            batch: 32,
+            completion_len: 256,
+            engine: 'vllm-colocate',
+            vllm_sleep: true,
+            vllm_memory_fraction: 0.6,
+            old_logps: true,
+          },
+          weights_gpu,
+        }),
+        { gpu },
+      );
+    const always = verl('always');
+    const training = verl('training');
+    const W = (7_615_616_512 * 4) / 8;
+    for (const p of ['forward', 'backward', 'optimizer'] as const)
+      assert.equal(phase(training, p).allocatedBytes, phase(always, p).allocatedBytes, p);
+    // The engine's 48 GiB outweigh the scoring's logits and the weights together: the generation's peak is the engine's.
+    assert.equal(phase(always, 'generation').allocatedBytes - phase(training, 'generation').allocatedBytes, W);
+    assert.equal(component(phase(training, 'generation'), 'weights'), 0);
+    assert.equal(component(phase(always, 'generation'), 'weights'), W);
+    // The host holds each GPU's shard: 8 x 3,807,808,256 B per node.
+    assert.equal(training.cpuBytes - always.cpuBytes, 8 * W);
+    // With a small share (0.05 x 80 GiB = 4,294,967,296 B) the old policy's scoring, which holds the weights again,
+    // outweighs the engine without them: the generation phase is the persistent rest, the weights, the gathered units
+    // and the scoring's logits, so it is the engine's share less the scoring's logits below the phase with the weights
+    // kept, which the engine decided.
+    const small = (weights_gpu: 'always' | 'training') =>
+      run(
+        qwen({
+          method: 'full',
+          lora: undefined,
+          weights_dtype: 'fp32',
+          gpus_per_node: 8,
+          fsdp: 'full_shard',
+          micro_batch_size: 4,
+          rollout: {
+            batch: 32,
+            completion_len: 256,
+            engine: 'vllm-colocate',
+            vllm_sleep: true,
+            vllm_memory_fraction: 0.05,
+            old_logps: true,
+          },
+          weights_gpu,
+        }),
+        { gpu },
+      );
+    const kept = phase(small('always'), 'generation');
+    const moved = phase(small('training'), 'generation');
+    assert.equal(component(moved, 'weights'), W);
+    assert.equal(component(kept, 'logits-loss'), 0);
+    assert.equal(component(moved, 'rollout-engine'), 0);
+    assert.equal(kept.allocatedBytes - moved.allocatedBytes, 0.05 * 80 * GiB - component(moved, 'logits-loss'));
+  });
+
   it('a colocated vLLM engine holds its share of the GPU, in every phase unless it sleeps', () => {
     const gpu = { id: 'A100-80GB', memoryBytes: 80 * GiB, source: 'test' };
     const share = 0.3 * 80 * GiB;
