@@ -387,6 +387,11 @@ describe('models: resolution from anywhere', () => {
       const slash = ok(resolveModelSync('Qwen/Qwen-1_8B-Chat/', { cwd: tmp, env }));
       assert.equal(slash.id, 'Qwen/Qwen-1_8B-Chat');
       assert.match(slash.notes.join(' '), /'Qwen\/Qwen-1_8B-Chat\/' is not on this machine/);
+      // Nor is a name of three parts or more: a relative folder laid out as <dir>/<org>/<name> (the Hub's layout
+      // under a models folder; Sherlock1956/ModelAlignmentFromScratch loads models/Qwen2.5-0.5B/qwen/Qwen2.5-0.5B).
+      const nested = ok(resolveModelSync('models/Qwen2.5-0.5B/qwen/Qwen2.5-0.5B', { cwd: tmp, env }));
+      assert.equal(nested.id, 'Qwen/Qwen2.5-0.5B');
+      assert.match(nested.notes.join(' '), /'models\/Qwen2.5-0.5B\/qwen\/Qwen2.5-0.5B' is not on this machine/);
       // A folder that exists is read, never replaced by its name.
       modelDir(path.join(tmp, 'llama-7b'), tinyConfig(), {});
       assert.equal(ok(resolveModelSync('./llama-7b', { cwd: tmp, env })).parameters, undefined);

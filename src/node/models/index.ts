@@ -58,8 +58,9 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   if (local) return local;
   if (explicitPath) return missingPath(trimmed, besideTheFile(trimmed, abs, opts), opts.cwd);
   const hub = parseHubRef(trimmed);
-  // `org/name/` is no Hub id but a folder (relative to where the script runs) that is not here.
-  if (!hub && /^[^\\/]+\/[^\\/]+\/+$/.test(trimmed)) return missingPath(trimmed, abs, opts.cwd);
+  // `org/name/`, or a name of three parts or more (`models/Qwen2.5-0.5B/qwen/Qwen2.5-0.5B`), is no Hub id but a folder
+  // (relative to where the script runs) that is not here.
+  if (!hub && trimmed.includes('/')) return missingPath(trimmed, abs, opts.cwd);
   if (!hub) return { kind: 'missing' };
   const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
   if (cached) return cached;
