@@ -12,6 +12,7 @@ import {
   staticGetattr,
   staticStringCall,
 } from './expressions';
+import { classConstant } from './class-constants';
 import { importedMember } from './imported-constants';
 import { memberValue } from './script-defaults';
 import { clip } from './syntax';
@@ -24,6 +25,7 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
   if (d)
     return (
       memberValue(file, d, node, depth) ??
+      classConstant(file, d, node, depth) ??
       pathMember(file, node, depth) ??
       dtypeProperty(file, node, depth) ?? { k: 'dotted', text: d }
     );

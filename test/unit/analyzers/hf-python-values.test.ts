@@ -76,6 +76,29 @@ describe("hf-python: the script's own values", () => {
     assert.ok(typeof last(inFn, 'model')?.value === 'object');
   });
 
+  it('a constant of a class the file defines (SCCSMARTCODE/Deep-Learning-03-LLM-FineTuning fine_tuning_gemma_2b.ipynb)', () => {
+    const text = [
+      'class ModelConfig:',
+      '    model_name: str = "google/gemma-2-2b"',
+      '    max_len = 512',
+      'model = AutoModelForCausalLM.from_pretrained(',
+      '    pretrained_model_name_or_path=ModelConfig.model_name,',
+      ')',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'google/gemma-2-2b');
+    assert.equal(at(text, model), 'ModelConfig.model_name');
+    assert.match(model?.rawValue ?? '', /ModelConfig.model_name = "google\/gemma-2-2b" at line 2/);
+    // Set twice in the body, or set again on the class or an instance: not known.
+    for (const again of [
+      text.replace('    max_len = 512', '    model_name = "gpt2"'),
+      `${text}ModelConfig.model_name = "gpt2"\n`,
+      text.replace('    max_len = 512', '    def __init__(self):\n        self.model_name = "gpt2"'),
+    ])
+      assert.ok(typeof last(analyzeHfPython(again), 'model')?.value === 'object', again);
+  });
+
   it('membership and string methods known statically: `"chat" in NAME.lower()`, `not in` a list', () => {
     const r = analyzeHfPython(
       [
