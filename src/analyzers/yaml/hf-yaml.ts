@@ -59,9 +59,16 @@ export const TRL_KEYS = new Set([
   'reward_model_name_or_path',
 ]);
 
+/**
+ * A Hydra config (a `# @package` header or a top-level `defaults:` list): its script reads it through Hydra, which
+ * resolves `${...}` interpolations and rejects duplicate keys, as OmegaConf does.
+ */
+const HYDRA = /^#\s*@package\b|^defaults\s*:/m;
+
 export function analyzeHfYaml(text: string): ConfigFacts {
   // HfArgumentParser.parse_yaml_file and TrlParser use yaml.safe_load: PyYAML semantics, last duplicate wins.
-  const ctx = new YamlCtx(text, { format: 'hf-yaml', tool: 'hf-trainer', omegaconf: false });
+  const hydra = HYDRA.test(text.slice(0, 20_000));
+  const ctx = new YamlCtx(text, { format: 'hf-yaml', tool: 'hf-trainer', omegaconf: hydra });
   return guarded(ctx, () => {
     const tool: Tool = [...ctx.top().keys()].some((k) => TRL_KEYS.has(k)) ? 'trl' : 'hf-trainer';
     ctx.setTool(tool);

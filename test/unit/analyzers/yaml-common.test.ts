@@ -287,6 +287,16 @@ describe('YAML analyzers: shared machinery', () => {
     assert.ok(codes(r).includes('invalid-value'));
   });
 
+  it("reads a Hydra config's ${...} with OmegaConf's rules (DimensionSTP/llm-fine-tune-hf configs/grpo.yaml)", () => {
+    // A TRL-style config with a defaults list is composed by Hydra: an interpolation of a key another group gives is
+    // not known statically, where yaml.safe_load would hand TRL the text.
+    const text = '# @package _global_\ndefaults:\n  - trainer: grpo\nvllm_tensor_parallel_size: ${devices}\n';
+    const r = analyzeHfYaml(text);
+    assert.ok(!codes(r).includes('invalid-value'), JSON.stringify(r.problems));
+    assert.ok(codes(r).includes('not-static'));
+    assert.ok(codes(analyzeHfYaml('vllm_tensor_parallel_size: ${devices}\n')).includes('invalid-value'));
+  });
+
   it('reports duplicate keys: a warning under PyYAML (last wins), an error under OmegaConf', () => {
     const text = 'micro_batch_size: 2\nmicro_batch_size: 8\n';
     const ax = analyzeAxolotlYaml(text);
