@@ -60,11 +60,13 @@ const PY_TRAINING = new RegExp(
     String.raw`^\s*(?:from|import)\s+lit_?gpt\b`,
   'm',
 );
+/** Blanks between a command's words, a line continuation (`python \` at a line's end) included. */
+const GAP = String.raw`(?:\s|\\\r?\n)+`;
 const SHELL_LAUNCH = new RegExp(
-  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate\s+launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune\s+run|` +
-    String.raw`trl\s+(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift\s+(sft|pt|rlhf)|` +
-    String.raw`litgpt\s+(finetune\w*|pretrain)|xtuner\s+train|oumi\s+(train|distributed)|openrlhf\.cli\.train_\w+|` +
-    String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:\s+-[A-Za-z]+)*\s+\S+\.py|srun|mpirun)\b`,
+  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate${GAP}launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune${GAP}run|` +
+    String.raw`trl${GAP}(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift${GAP}(sft|pt|rlhf)|` +
+    String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|openrlhf\.cli\.train_\w+|` +
+    String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b`,
 );
 
 /** A shell script named as a command: `bash [-x] scripts/train.sh`, `./finetune.sh` (`shells`: the words before it). */

@@ -55,6 +55,34 @@ function decided(r: ConfigFacts): Record<string, unknown> {
   return out;
 }
 
+describe('shell analyzer: detection', () => {
+  it('a launch whose script is on the next line after a continuation is a launch script', () => {
+    // GAIR-NLP/cs2916 hw2/finetune/run.sh: `CUDA_VISIBLE_DEVICES=0 python \` then `src/train_bash.py \` (LLaMA-Factory).
+    const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
+    const text =
+      'CUDA_VISIBLE_DEVICES=0 python \\\n    src/train_bash.py \\\n    --stage sft \\\n' +
+      '    --model_name_or_path Qwen/Qwen1.5-0.5B\n';
+    assert.equal(detectFormat('run.sh', text), 'shell');
+    assert.equal(detectFormat('run.sh', 'accelerate \\\n  launch train.py\n'), 'shell');
+    assert.equal(detectFormat('run.sh', 'echo python is great\n'), undefined);
+  });
+
+  it("a script's flags named after the model and the per-device batch are read when the script is not there", () => {
+    // myngsooo/Finetune-sLLM codes/run.sh (its train.py elsewhere): --pretrained_model_name, --batch_size_per_device.
+    const r = analyzeShell(
+      "MODEL='google/gemma-7b'\npython train.py --pretrained_model_name ${MODEL} --batch_size_per_device 1\n",
+    );
+    assert.equal(r.facts.find((f) => f.key === 'model')?.value, 'google/gemma-7b');
+    assert.equal(r.facts.find((f) => f.key === 'microBatchSize')?.value, 1);
+    // A plain word is no model name.
+    const word = analyzeShell('python train.py --pretrained_model_name llama-7b-sft\n');
+    assert.equal(
+      word.facts.find((f) => f.key === 'model'),
+      undefined,
+    );
+  });
+});
+
 describe('shell analyzer: trl subcommands', () => {
   it('a script of only `trl gkd ...` is a launch script; the teacher, beta and lmbda flags are read', () => {
     const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
