@@ -28,6 +28,7 @@ import { analyzeVerlYaml } from './verl/yaml';
 import { analyzeHydraYaml } from './hydra';
 import { analyzeNotebook } from './notebook';
 import { analyzeTorchtitanToml, isTorchtitanToml } from './toml/torchtitan';
+import { analyzePrimeRlToml, primeRlKind } from './toml/prime-rl';
 import { analyzeArealYaml } from './yaml/areal';
 
 const DS_KEYS = new RegExp(
@@ -63,7 +64,8 @@ const PY_TRAINING = new RegExp(
 /** Blanks between a command's words, a line continuation (`python \` at a line's end) included. */
 const GAP = String.raw`(?:\s|\\\r?\n)+`;
 const SHELL_LAUNCH = new RegExp(
-  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate${GAP}launch|accelerate\.commands\.launch|llamafactory-cli|axolotl|tune${GAP}run|` +
+  String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate${GAP}launch|accelerate\.commands\.launch|` +
+    String.raw`llamafactory-cli|axolotl|tune${GAP}run|` +
     String.raw`trl${GAP}(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift${GAP}(sft|pt|rlhf)|` +
     String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|openrlhf\.cli\.train_\w+|` +
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b`,
@@ -223,6 +225,13 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     tool: 'torchtitan',
     detect: (file) => isTorchtitanToml(file.text),
     analyze: analyzeTorchtitanToml,
+  },
+  // prime-rl's configs (`uv run rl @ rl.toml`, `uv run sft @ sft.toml`).
+  'prime-rl-toml': {
+    syntax: 'toml',
+    tool: 'prime-rl',
+    detect: (file) => primeRlKind(file.text) !== undefined,
+    analyze: analyzePrimeRlToml,
   },
 };
 
