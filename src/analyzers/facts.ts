@@ -24,6 +24,7 @@ export type Format =
   | 'llmfoundry-yaml'
   | 'swift-yaml'
   | 'torchtitan-toml'
+  | 'prime-rl-toml'
   | 'forge-yaml'
   | 'nemorl-yaml'
   | 'skypilot-yaml'
@@ -61,6 +62,7 @@ export type Tool =
   | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
   | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
   | 'areal' // inclusionAI/AReaL's RL trainers on its FSDP2 training engine, the inference engine on GPUs of its own
+  | 'prime-rl' // PrimeIntellect-ai/prime-rl's RL and SFT trainers on FSDP2, the inference on GPUs of its own
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

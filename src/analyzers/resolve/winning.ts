@@ -73,6 +73,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'nemo-rl',
     'rl2',
     'areal',
+    'prime-rl',
     'oumi',
     'trl',
     'llamafactory',

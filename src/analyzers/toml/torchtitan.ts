@@ -6,7 +6,8 @@
 // pytorch/torchtitan@238fa99 torchtitan/config/job_config.py (the last release of the TOML configs),
 // models/llama3/infra/parallelize.py apply_fsdp, models/*/__init__.py (the flavors); @82f7387 config_manager.py (the
 // layout before). Pure: no I/O.
-import { msg, type CanonicalKey, type ConfigFacts, type FactValue, type ParseProblem, type Unknown } from '../facts';
+import { msg, type ConfigFacts } from '../facts';
+import { TomlFacts } from './facts';
 import { readToml, type TomlDoc, type TomlEntry } from './parse';
 
 export const TORCHTITAN_SOURCE = 'pytorch/torchtitan@238fa99';
@@ -41,70 +42,8 @@ const FLAVORS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   gpt_oss: { '20b': 'openai/gpt-oss-20b', '120b': 'openai/gpt-oss-120b' },
 };
 
-/** The facts of one file, each at the key that gives it. */
-class TitanCtx {
-  readonly facts: ConfigFacts['facts'][number][] = [];
-  readonly problems: ParseProblem[];
-  constructor(readonly doc: TomlDoc) {
-    this.problems = [...doc.problems];
-  }
-
-  get(...paths: string[]): TomlEntry | undefined {
-    for (const p of paths) {
-      const e = this.doc.entries.get(p);
-      if (e) return e;
-    }
-    return undefined;
-  }
-
-  add(key: CanonicalKey, e: TomlEntry, value: FactValue | Unknown): void {
-    this.facts.push({
-      key,
-      rawKey: e.path,
-      value,
-      rawValue: e.rawValue,
-      keySpan: e.keySpan,
-      valueSpan: e.valueSpan,
-      tool: 'torchtitan',
-    });
-  }
-
-  /** A torchtitan behaviour the file does not write, at the key it follows from: an assumption with its source. */
-  assume(key: CanonicalKey, e: TomlEntry, value: FactValue, note: string): void {
-    this.add(key, e, value);
-    this.facts[this.facts.length - 1] = {
-      ...this.facts[this.facts.length - 1],
-      origin: 'call-default',
-      defaultNote: note,
-    };
-  }
-
-  warn(e: TomlEntry, message: ReturnType<typeof msg>): void {
-    this.problems.push({ code: 'not-modeled', severity: 'warning', ...message, span: e.valueSpan, rawKey: e.path });
-  }
-
-  invalid(e: TomlEntry, expected: string): void {
-    this.problems.push({
-      code: 'invalid-value',
-      severity: 'error',
-      ...msg('{0}: expected {1}, found {2}', e.path, expected, e.rawValue),
-      span: e.valueSpan,
-      rawKey: e.path,
-    });
-  }
-
-  /** A positive whole number at the first of `paths` the file writes; an error at a value that is not one. */
-  count(key: CanonicalKey, ...paths: string[]): number | undefined {
-    const e = this.get(...paths);
-    if (!e) return undefined;
-    if (typeof e.value !== 'number' || !Number.isInteger(e.value) || e.value < 1) {
-      this.invalid(e, 'a positive whole number');
-      return undefined;
-    }
-    this.add(key, e, e.value);
-    return e.value;
-  }
-}
+/** torchtitan's facts of one file. */
+type TitanCtx = TomlFacts;
 
 export function analyzeTorchtitanToml(text: string): ConfigFacts {
   return analyzeTorchtitanDoc(readToml(text), 'torchtitan-toml');
@@ -115,7 +54,7 @@ export function analyzeTorchtitanToml(text: string): ConfigFacts {
  * trainer built on torchtitan (meta-pytorch/forge's `trainer:` section).
  */
 export function analyzeTorchtitanDoc(doc: TomlDoc, format: 'torchtitan-toml' | 'forge-yaml'): ConfigFacts {
-  const ctx = new TitanCtx(doc);
+  const ctx = new TomlFacts(doc, 'torchtitan');
   try {
     model(ctx);
     batch(ctx);

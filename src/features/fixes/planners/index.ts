@@ -28,6 +28,7 @@ import { planForge, planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
 import { planAreal } from './areal';
+import { planPrimeRl } from './prime-rl';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -85,6 +86,7 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // ms-swift's argument files, YAML or JSON by the name.
   'swift-yaml': { plan: planSwiftArgs, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
   'torchtitan-toml': { plan: planTorchtitan, write: (_file, text, o) => tomlSet(text, o) },
+  'prime-rl-toml': { plan: planPrimeRl, write: (_file, text, o) => tomlSet(text, o) },
   // forge's app configs: torchtitan's keys, under `trainer:` in a GRPO app (OmegaConf: written where defined).
   'forge-yaml': { plan: planForge, write: yamlWriter(true) },
   // NeMo-RL's config (OmegaConf: an interpolated value is written where it is defined).
