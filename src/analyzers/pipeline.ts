@@ -35,7 +35,11 @@ import { rl2Shipped, shippedHydraOrigin } from './hydra/rl2-shipped';
 import type { ModuleRead } from './hf-python/imported-constants';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
-export type ReadKind = 'config' | 'dependency';
+/**
+ * What a file is read as: a config (or a script, a module), a dependency list, or a data file a script loads for its
+ * values ('project-data': read only where its real path is inside the reader's project, symlinks resolved).
+ */
+export type ReadKind = 'config' | 'dependency' | 'project-data';
 
 export interface FileReader {
   /** The text of a file, or undefined when it does not exist or is not read. */
@@ -60,10 +64,11 @@ export function findReference(
   reader: FileReader,
   fromFile: string,
   relative: string,
+  kind?: ReadKind,
 ): { path: string; text?: string; above: boolean; up: number } {
   const places = reader.lookup?.(fromFile, relative) ?? [reader.join(fromFile, relative)];
   for (let k = 0; k < places.length; k++) {
-    const text = reader.read(places[k]);
+    const text = reader.read(places[k], kind);
     if (text !== undefined || reader.refusal?.(places[k]) !== undefined)
       return { path: places[k], text, above: k > 0, up: k };
   }
@@ -204,8 +209,8 @@ function sourcedVariables(
  * a helper module is (beside the script, or from a folder above it for an absolute import).
  */
 function projectModules(reader: FileReader, file: string): ModuleRead {
-  return (path) => {
-    const found = findReference(reader, file, path);
+  return (path, kind) => {
+    const found = findReference(reader, file, path, kind === 'data' ? 'project-data' : undefined);
     if (found.text === undefined || (found.above && /^\.\.?\//.test(path))) return undefined;
     return { text: found.text, shownAs: path.replace(/^\.\//, '') };
   };
@@ -293,7 +298,8 @@ export function collectFiles(
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
       // A sourced file's variables are read with the script (analyzeWithArguments).
-      if (ref.kind === 'sourced') continue;
+      // A sourced file's variables and a loaded data file's values are read by the file that names it.
+      if (ref.kind === 'sourced' || ref.kind === 'data') continue;
       if (ref.kind === 'module') {
         // A module of the project: beside the script, or (an absolute import) from a folder above it; an installed
         // package is not a file of the run, and is not said. It runs in the script's process: the launch line's
@@ -411,7 +417,17 @@ export function collectFiles(
     }
   };
   for (const i of inputs) visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
-  return { files, scenarios, problems, unrecognized, missingScripts };
+  return { files, scenarios, problems, unrecognized: notLoadedData(unrecognized, files, reader), missingScripts };
+}
+
+/** The files no format takes but those a script of the run loads for its values (read by the script, not missing one). */
+function notLoadedData(unrecognized: readonly string[], files: readonly AnalyzedFile[], reader: FileReader): string[] {
+  const loaded = new Set(
+    files.flatMap((f) =>
+      f.facts.references.filter((r) => r.kind === 'data').map((r) => findReference(reader, f.file, r.path).path),
+    ),
+  );
+  return unrecognized.filter((u) => !loaded.has(u));
 }
 
 /** A Hydra config's reading from the reference that names it: the primary config, with the line's overrides. */

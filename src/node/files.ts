@@ -15,7 +15,11 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
   return {
     read(p: string, kind: ReadKind = 'config'): string | undefined {
       const abs = path.resolve(cwd, p);
-      const r = readBounded(abs, kind, policy);
+      // A data file a script loads is read only inside the project (its real path under the working folder).
+      const r =
+        kind === 'project-data'
+          ? readBounded(abs, 'config', { ...policy, roots: policy.roots ?? [realOrResolved(cwd)] })
+          : readBounded(abs, kind, policy);
       if (r.ok) return r.text;
       if (!r.missing) refusals.set(abs, r.reason);
       return undefined;
@@ -34,6 +38,14 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
       return [beside, ...above.map((d) => path.join(d, r))];
     },
   };
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return fs.realpathSync(path.resolve(p));
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 function join(fromFile: string, relative: string): string {

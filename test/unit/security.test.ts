@@ -64,6 +64,23 @@ describe('security: files that are not configs of the run', () => {
     assert.match(r.out, /ax\.yaml:1:13: error \[base_model\]: .*token: invalid JSON \(its content is not shown\)/);
   });
 
+  it('a data file a script loads is read only inside the project: a symlink out of it, `..` and `/` are not', async () => {
+    const outside = tmp();
+    fs.writeFileSync(path.join(outside, 'creds.json'), '{"auths": "SECRETVALUE1234"}\n');
+    const dir = tmp();
+    fs.symlinkSync(path.join(outside, 'creds.json'), path.join(dir, 'cfg.json'));
+    for (const p of ['cfg.json', path.join(outside, 'creds.json'), `../${path.basename(outside)}/creds.json`]) {
+      fs.writeFileSync(
+        path.join(dir, 'train.py'),
+        `import json\ncfg = json.load(open(${JSON.stringify(p)}))\n` +
+          'm = AutoModelForCausalLM.from_pretrained(cfg["auths"])\n',
+      );
+      const r = await cli(dir, 'estimate', 'train.py');
+      assert.equal(r.code, 2, p);
+      assert.doesNotMatch(r.out, /SECRET/, p);
+    }
+  });
+
   it('a referenced "DeepSpeed config" that is not a JSON object is not analyzed, so none of its words are quoted', async () => {
     const dir = tmp();
     fs.writeFileSync(path.join(dir, 'secrets.txt'), 'AWS_SECRET_ACCESS_KEY=abc123secret\n');

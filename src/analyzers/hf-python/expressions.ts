@@ -6,6 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip, pyString, pyTruthy, readingNoneDefaults } from './syntax';
+import { dataAt } from './data-files';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
 export function arithmetic(op: string, x: number, y: number): number | undefined {
@@ -388,6 +389,7 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   if (!obj || open?.name !== '[' || key?.name !== 'String' || key.nextSibling?.name !== ']') return undefined;
   const k = pyString(file.text.slice(key.from, key.to));
   const d = k === undefined ? undefined : file.evalNode(obj, depth + 1);
+  if (d?.k === 'data') return dataAt(d, k!, node);
   if (d?.k !== 'dict') return undefined;
   const entry = [...d.entries].reverse().find((e) => e.rawKey === k);
   if (!entry?.valueNode) return undefined;

@@ -41,6 +41,14 @@ export type Val =
   | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
   | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
   | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
+  /** The parsed contents of a JSON / YAML file the script loads (data-files.ts), at `keys` within it. */
+  | {
+      readonly k: 'data';
+      readonly value: unknown;
+      readonly source: string;
+      readonly keys: readonly string[];
+      readonly via?: Via;
+    }
   | {
       readonly k: 'unknown';
       readonly reason: string;
@@ -127,6 +135,8 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
+  /** The JSON / YAML files the script loads, by the path it opens them with (data-files.ts). */
+  readonly loadedData = new Map<string, Val>();
   /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
   noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
@@ -621,9 +631,12 @@ export class PythonFile {
         }
         case 'WhileStatement':
         case 'TryStatement':
-        case 'WithStatement':
         case 'MatchStatement':
           this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
+          break;
+        // A with-block's body runs once, whenever the statement does (`with open(path) as f: config = json.load(f)`).
+        case 'WithStatement':
+          this.collectBlocks(scope, st, condLine, depth);
           break;
         default:
           break;
@@ -757,6 +770,8 @@ export class PythonFile {
         return `computed by ${clip(v.callee, 60)}(...) at run time`;
       case 'dict':
         return 'a dict';
+      case 'data':
+        return `the contents of ${v.source}${v.keys.length ? ` at ${v.keys.join('.')}` : ''}`;
       case 'lit':
         return `the literal ${fmt(v.v)}`;
     }

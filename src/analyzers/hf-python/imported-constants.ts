@@ -36,7 +36,11 @@ export interface ProjectImport {
 const MAX_MODULES = 8;
 
 /** A module's file found from the script by its path (`config.py`, `./consts.py`): its text and how it is named. */
-export type ModuleRead = (path: string) => { readonly text: string; readonly shownAs: string } | undefined;
+/** A project file by its path from the script: a module it imports, or a data file it loads (data-files.ts). */
+export type ModuleRead = (
+  path: string,
+  kind?: 'module' | 'data',
+) => { readonly text: string; readonly shownAs: string } | undefined;
 
 /** The top-level imports of a parsed script that name a module of its project (not an installed package). */
 export function projectImports(text: string, root: SyntaxNode = parsePython(text).tree.topNode): ProjectImport[] {

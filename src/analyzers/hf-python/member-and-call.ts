@@ -13,6 +13,7 @@ import {
   staticStringCall,
 } from './expressions';
 import { classConstant } from './class-constants';
+import { dataGet, dataMember, loadedData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue } from './script-defaults';
 import { clip } from './syntax';
@@ -24,6 +25,7 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
   if (imported) return imported;
   if (d)
     return (
+      dataMember(file, d, node, depth) ??
       memberValue(file, d, node, depth) ??
       classConstant(file, d, node, depth) ??
       pathMember(file, node, depth) ??
@@ -38,6 +40,8 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
 /** A call whose value is known statically, else the call itself (`{ k: 'call' }`); `dict(...)` is the caller's. */
 export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val {
   const known =
+    loadedData(file, node, callee, depth) ??
+    dataGet(file, node, callee, depth) ??
     staticStringCall(file, node, depth) ??
     staticGetattr(file, node, callee, depth) ??
     pathOfCall(file, node, callee, depth) ??

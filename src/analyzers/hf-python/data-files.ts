@@ -1,0 +1,160 @@
+// A configuration file the script loads itself and reads items of: `json.load(f)` / `json.loads(f.read())` /
+// `yaml.safe_load(f)` of a `with open(path) as f`, `json.load(open(path))`, `OmegaConf.load(path)`, with the path a
+// literal or the script's default (`--config` defaulting to "cpt_config.json"). The file is read through the
+// pipeline's reader (ModuleRead, found beside the script as a helper module is) and parsed as JSON or YAML, so
+// `config["model_name_or_path"]`, `config.get("seq_len", 2048)` and `cfg.model.name` are the file's values, said as
+// coming from it. Pure: files come through `file.readModule`.
+import type { SyntaxNode } from '@lezer/common';
+import type { FactValue } from '../facts';
+import { parseYaml } from '../yaml-parse';
+import type { PythonFile, Val } from './file';
+import type { ScriptDefault } from './script-defaults';
+import { pyString, span } from './syntax';
+
+/** The loaders whose argument is an open file (or its text); OmegaConf's takes the path itself. */
+const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
+const PATH_LOADERS = /^((omegaconf\.)?OmegaConf\.load)$/;
+
+/** `json.load(...)`, `yaml.safe_load(...)`, `OmegaConf.load(...)` of a file the reader finds: its parsed contents. */
+export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
+  const byPath = PATH_LOADERS.test(callee);
+  if (!byPath && !FILE_LOADERS.test(callee)) return undefined;
+  const arg = file.args(call).positional[0];
+  const pathNode = arg && (byPath ? arg : openedPath(file, arg, call));
+  if (!pathNode) return undefined;
+  const p = file.evalNode(pathNode, depth + 1);
+  if (p.k !== 'lit' || typeof p.v !== 'string' || !/\.(json|ya?ml)$/i.test(p.v) || !insideProject(p.v))
+    return undefined;
+  const cached = file.loadedData.get(p.v);
+  if (cached) return cached;
+  // The run's other files find the script from the file it loads (node/launchers.ts, the workspace's runs).
+  if (!file.references.some((r) => r.kind === 'data' && r.path === p.v))
+    file.references.push({ kind: 'data', path: p.v, span: span(pathNode) });
+  if (!file.readModule) return undefined;
+  const read = file.readModule(p.v, 'data');
+  const value = read ? parseData(read.text, p.v) : undefined;
+  const v: Val =
+    read && value !== undefined && typeof value === 'object' && value !== null
+      ? { k: 'data', value, source: read.shownAs, keys: [] }
+      : { k: 'unknown', reason: `${p.v} is read at run time: it is not in the project, or not a JSON / YAML mapping` };
+  file.loadedData.set(p.v, v);
+  return v;
+}
+
+/**
+ * A path that stays in the script's project: relative, with no `..` part. A file elsewhere (`/home/u/.docker/config.json`,
+ * `../../secrets.json`) is never read, so no file of the user's can have its values printed by a script's items.
+ */
+function insideProject(p: string): boolean {
+  return !/^([\\/]|~|[A-Za-z]:)/.test(p) && !p.split(/[\\/]/).includes('..');
+}
+
+/** JSON or YAML text as plain values; undefined when it does not parse. */
+function parseData(text: string, name: string): unknown {
+  try {
+    if (/\.json$/i.test(name)) return JSON.parse(text) as unknown;
+    const doc = parseYaml(text);
+    return doc.errors.length > 0 ? undefined : (doc.toJS() as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path an open file comes from: `open(P, ...)`, `f.read()` of it, or `f` of a `with open(P) as f` around the call. */
+function openedPath(file: PythonFile, arg: SyntaxNode, call: SyntaxNode): SyntaxNode | undefined {
+  if (arg.name === 'CallExpression') {
+    const callee = file.calleeName(arg);
+    if (callee === 'open') return file.args(arg).positional[0];
+    const target = arg.firstChild;
+    if (callee?.endsWith('.read') && target?.name === 'MemberExpression' && target.firstChild)
+      return openedPath(file, target.firstChild, call);
+    return undefined;
+  }
+  if (arg.name !== 'VariableName') return undefined;
+  const name = file.text.slice(arg.from, arg.to);
+  for (let n: SyntaxNode | null = call.parent; n; n = n.parent) {
+    if (n.name !== 'WithStatement') continue;
+    for (let ch = n.firstChild; ch; ch = ch.nextSibling) {
+      const as = ch.nextSibling;
+      const target = as?.nextSibling;
+      if (
+        ch.name === 'CallExpression' &&
+        as?.name === 'as' &&
+        target?.name === 'VariableName' &&
+        file.text.slice(target.from, target.to) === name &&
+        file.calleeName(ch) === 'open'
+      )
+        return file.args(ch).positional[0];
+    }
+  }
+  return undefined;
+}
+
+/** One step into loaded data: an item or attribute `key`; a scalar or a list of them as a literal said to come from the file. */
+export function dataAt(d: Extract<Val, { k: 'data' }>, key: string, use: SyntaxNode): Val {
+  const keys = [...d.keys, key];
+  const obj = d.value as Record<string, unknown>;
+  if (Array.isArray(obj) || !Object.prototype.hasOwnProperty.call(obj, key))
+    return { k: 'unknown', reason: `${d.source} has no key ${keys.join('.')}` };
+  const v = obj[key];
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return { ...d, value: v, keys };
+  const lit = literal(v);
+  if (lit === undefined)
+    return { k: 'unknown', reason: `${d.source} ${keys.join('.')} is not a value VRAM Lens reads` };
+  const at = span(use);
+  const dflt: ScriptDefault = {
+    node: null,
+    lit,
+    keySpan: at,
+    valueSpan: at,
+    where: `${d.source} ${keys.join('.')}`,
+    elsewhere: { source: `${d.source} ${keys.join('.')}`, launched: true },
+  };
+  return { k: 'lit', v: lit, dflt };
+}
+
+/** A JSON / YAML scalar, or a list of scalars, as a fact value. */
+function literal(v: unknown): FactValue | undefined {
+  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+  return undefined;
+}
+
+/** `cfg.a.b` where `cfg` holds loaded data (OmegaConf's attribute access, an EasyDict, a namespace of it). */
+export function dataMember(file: PythonFile, dotted: string, node: SyntaxNode, depth: number): Val | undefined {
+  let root: SyntaxNode | null = node;
+  while (root && root.name === 'MemberExpression') root = root.firstChild;
+  if (root?.name !== 'VariableName' || !holdsLoadedData(file, root)) return undefined;
+  let v = file.evalNode(root, depth + 1);
+  for (const key of dotted.split('.').slice(1)) {
+    if (v.k !== 'data') return undefined;
+    v = dataAt(v, key, node);
+  }
+  return v.k === 'data' || v.k === 'lit' || v.k === 'unknown' ? v : undefined;
+}
+
+/** `d.get("key", default)` of loaded data: the file's value, else the default. */
+export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
+  const head = call.firstChild;
+  const obj = head?.name === 'MemberExpression' ? head.firstChild : null;
+  let root = obj;
+  while (root?.name === 'MemberExpression') root = root.firstChild;
+  if (!obj || !callee.endsWith('.get') || root?.name !== 'VariableName' || !holdsLoadedData(file, root))
+    return undefined;
+  const d = file.evalNode(obj, depth + 1);
+  if (d.k !== 'data') return undefined;
+  const [keyNode, fallback] = file.args(call).positional;
+  const key = keyNode?.name === 'String' ? pyString(file.text.slice(keyNode.from, keyNode.to)) : undefined;
+  if (key === undefined) return undefined;
+  const found = dataAt(d, key, call);
+  if (found.k !== 'unknown' || !/has no key/.test(found.reason)) return found;
+  return fallback ? file.evalNode(fallback, depth + 1) : { k: 'lit', v: null };
+}
+
+/** Whether a name is bound to a loader's call (`config = json.loads(...)`): only then is its value looked into. */
+function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
+  const found = file.lookup(file.text.slice(name.from, name.to), name);
+  if (found.k !== 'binding' || found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
+  const value = found.binding.valueNode;
+  return /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/.test(file.text.slice(value.from, value.to));
+}

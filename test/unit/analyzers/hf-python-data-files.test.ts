@@ -1,0 +1,99 @@
+// A JSON or YAML file the script loads itself and reads items of (src/analyzers/hf-python/data-files.ts). The script is
+// shaped as sarelWeinberger/qwen-hebrew-finetuning training/deepspeed/train.py (`--config` defaulting to
+// cpt_config.json, `with open(args.config) as f: config = json.loads(f.read())`, then `config["..."]` into
+// from_pretrained and TrainingArguments), the YAML reader as the custom configs of research repositories
+// (`cfg = yaml.safe_load(f)`, `cfg["train"]["micro_batch_size"]`, OmegaConf's `cfg.model.name`).
+import * as assert from 'node:assert/strict';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import type { CanonicalKey, ConfigFacts } from '../../../src/analyzers/facts';
+import { runFiles } from '../helpers';
+
+const SCRIPT = `import argparse, json
+from transformers import AutoModelForCausalLM, TrainingArguments
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", type=str, default="cpt_config.json")
+    return parser.parse_args()
+
+def main():
+    args = parse_args()
+    with open(args.config, 'r', encoding='utf8') as f:
+        config = json.loads(f.read())
+    model = AutoModelForCausalLM.from_pretrained(config["model_name_or_path"], torch_dtype="bfloat16")
+    training_args = TrainingArguments(
+        output_dir=config["output_dir"],
+        per_device_train_batch_size=config["per_device_train_batch_size"],
+        gradient_accumulation_steps=config.get("gradient_accumulation_steps", 1),
+        gradient_checkpointing=config.get("gradient_checkpointing", True),
+        bf16=True,
+    )
+
+main()
+`;
+const CONFIG = '{"model_name_or_path": "Qwen/Qwen2.5-7B", "output_dir": "out", "per_device_train_batch_size": 2}\n';
+
+const value = (r: ConfigFacts, key: CanonicalKey) => r.facts.filter((f) => f.key === key).pop();
+
+describe('hf-python: a JSON / YAML file the script loads', () => {
+  it("reads the file its --config default names, each item said to come from the file's key", () => {
+    const reads: string[] = [];
+    const r = analyzeHfPython(SCRIPT, undefined, (p, kind) => {
+      reads.push(`${p} ${kind}`);
+      return p === 'cpt_config.json' ? { text: CONFIG, shownAs: p } : undefined;
+    });
+    assert.deepEqual(reads, ['cpt_config.json data']);
+    assert.equal(value(r, 'model')?.value, 'Qwen/Qwen2.5-7B');
+    assert.equal(value(r, 'model')?.rawValue, 'config["model_name_or_path"]: cpt_config.json model_name_or_path');
+    assert.equal(value(r, 'microBatchSize')?.value, 2);
+    // `.get(key, default)` of a key the file does not have: the default as written.
+    assert.equal(value(r, 'gradientAccumulationSteps')?.value, 1);
+    assert.equal(value(r, 'gradientCheckpointing')?.value, 'full');
+    // The file ties the script to its run (the workspace's runs, the CLI given the JSON alone).
+    assert.deepEqual(
+      r.references.map((x) => [x.kind, x.path]),
+      [['data', 'cpt_config.json']],
+    );
+  });
+
+  it('YAML items and OmegaConf attributes; the run of the script with the YAML says nothing of its format', () => {
+    const script = [
+      'import yaml',
+      'from omegaconf import OmegaConf',
+      'with open("configs/sft.yaml") as f:',
+      '    cfg = yaml.safe_load(f)',
+      'oc = OmegaConf.load("configs/sft.yaml")',
+      'model = AutoModelForCausalLM.from_pretrained(oc.model.name)',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=cfg["train"]["micro_batch_size"],',
+      '    gradient_accumulation_steps=cfg["train"].get("grad_accum", 1))',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const yaml = 'model:\n  name: mistralai/Mistral-7B-v0.1\ntrain:\n  micro_batch_size: 2\n  grad_accum: 8\n';
+    const run = runFiles({ '/p/train.py': script, '/p/configs/sft.yaml': yaml }, '/p/train.py', '/p/configs/sft.yaml');
+    assert.deepEqual(run.unrecognized, []);
+    assert.deepEqual(
+      [run.setup?.model, run.setup?.micro_batch_size, run.setup?.gradient_accumulation_steps],
+      ['mistralai/Mistral-7B-v0.1', 2, 8],
+    );
+  });
+
+  it('a file outside the project (absolute, `..`, `~`) is never read; a key the file lacks is not known', () => {
+    for (const p of ['/home/u/.docker/config.json', '../secrets.json', '~/keys.yaml', 'a/../../b.json']) {
+      const reads: string[] = [];
+      const r = analyzeHfPython(
+        `import json\ncfg = json.load(open("${p}"))\nm = AutoModelForCausalLM.from_pretrained(cfg["model"])\n`,
+        undefined,
+        (x) => (reads.push(x), { text: '{"model": "secret"}', shownAs: x }),
+      );
+      assert.deepEqual(reads, [], p);
+      assert.equal(typeof value(r, 'model')?.value, 'object', p);
+    }
+    const missing = analyzeHfPython(
+      'import json\ncfg = json.load(open("c.json"))\nm = AutoModelForCausalLM.from_pretrained(cfg["model"])\n',
+      undefined,
+      () => ({ text: '{"name": "gpt2"}', shownAs: 'c.json' }),
+    );
+    assert.deepEqual(value(missing, 'model')?.value, { unknown: 'c.json has no key model' });
+  });
+});
