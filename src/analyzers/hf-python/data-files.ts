@@ -158,3 +158,8 @@ function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
   const value = found.binding.valueNode;
   return /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/.test(file.text.slice(value.from, value.to));
 }
+
+/** A JSON object / YAML mapping (not a list, not a scalar). */
+export function isMapping(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

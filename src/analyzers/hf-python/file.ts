@@ -23,6 +23,7 @@ import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { evalCall, evalMember } from './member-and-call';
+import { dataAt, isMapping } from './data-files';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   evalArithmetic,
@@ -71,6 +72,8 @@ export interface Entry {
   readonly valueSpan: Span;
   /** Set when the value is known not to be static whatever it says (an assignment under `if`). */
   readonly forced?: string;
+  /** The value itself where no node of the file writes it: an item of a loaded JSON / YAML file (data-files.ts). */
+  readonly value?: Val;
 }
 
 export interface Binding {
@@ -295,6 +298,16 @@ export class PythonFile {
         if (v.k === 'dict') {
           entries.push(...v.entries);
           for (const r of v.opaque) opaque.push({ reason: r, span: span(target) });
+        } else if (v.k === 'data' && isMapping(v.value)) {
+          // `TrainingArguments(**hparams["training_args"])`: each key of the loaded file's mapping, at the spread.
+          for (const key of Object.keys(v.value))
+            entries.push({
+              rawKey: key,
+              keySpan: span(target),
+              valueNode: null,
+              valueSpan: span(target),
+              value: dataAt(v, key, target),
+            });
         } else {
           opaque.push({
             reason: `**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`,
@@ -328,6 +341,7 @@ export class PythonFile {
   }
 
   valueOf(e: Entry): Val {
+    if (e.value) return e.value;
     if (e.forced) return { k: 'unknown', reason: e.forced };
     if (!e.valueNode) return { k: 'unknown', reason: 'the value is missing' };
     return this.evalNode(e.valueNode, 0);

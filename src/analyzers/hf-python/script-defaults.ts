@@ -191,7 +191,7 @@ function argumentAt(file: PythonFile, scope: Scope, name: string, site: SyntaxNo
     const v = file.evalNode(node, depth + 1);
     if (v.k === 'lit' && v.v === null && !file.noneDefaults) return undefined;
     // A required option or argument of the command, passed on to here: unknown, with its flag for the launch line.
-    return v.k === 'lit' || v.k === 'dict' || (v.k === 'unknown' && v.argv) ? v : undefined;
+    return v.k === 'lit' || v.k === 'dict' || v.k === 'data' || (v.k === 'unknown' && v.argv) ? v : undefined;
   }
   const def = scope.params.get(name);
   if (!def) return undefined;

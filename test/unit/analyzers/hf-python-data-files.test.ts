@@ -78,6 +78,33 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it('a mapping of the file spread into TrainingArguments, and the file passed to the function that loads the model', () => {
+    // tomsbergmanis/llm4mt_finetuning finetune.py: `hparams = yaml.load(hpf, Loader=yaml.FullLoader)` of lora.yaml,
+    // `TrainingArguments(**hparams["training_args"])`, `main(training_args, hparams)` reading `hparams["model"]`.
+    const script = [
+      'import yaml',
+      'def load(model_name):',
+      '    return AutoModelForCausalLM.from_pretrained(model_name, torch_dtype=torch.bfloat16)',
+      'def main(training_args, hparams):',
+      '    model = load(hparams["model"])',
+      '    Trainer(model=model, args=training_args).train()',
+      'if __name__ == "__main__":',
+      "    with open('lora.yaml') as hpf:",
+      '        hparams = yaml.load(hpf, Loader=yaml.FullLoader)',
+      '    training_args = TrainingArguments(**hparams["training_args"])',
+      '    main(training_args, hparams)',
+      '',
+    ].join('\n');
+    const yaml = 'model: "mistralai/Mistral-7B-v0.1"\ntraining_args:\n  per_device_train_batch_size: 8\n  bf16: true\n';
+    const r = analyzeHfPython(script, undefined, () => ({ text: yaml, shownAs: 'lora.yaml' }));
+    assert.equal(value(r, 'model')?.value, 'mistralai/Mistral-7B-v0.1');
+    assert.equal(value(r, 'microBatchSize')?.value, 8);
+    assert.equal(
+      value(r, 'microBatchSize')?.rawValue,
+      'hparams["training_args"]: lora.yaml training_args.per_device_train_batch_size',
+    );
+  });
+
   it('a file outside the project (absolute, `..`, `~`) is never read; a key the file lacks is not known', () => {
     for (const p of ['/home/u/.docker/config.json', '../secrets.json', '~/keys.yaml', 'a/../../b.json']) {
       const reads: string[] = [];
