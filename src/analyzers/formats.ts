@@ -65,7 +65,7 @@ const PY_TRAINING = new RegExp(
 const GAP = String.raw`(?:\s|\\\r?\n)+`;
 const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate${GAP}launch|accelerate\.commands\.launch|` +
-    String.raw`llamafactory-cli|axolotl|tune${GAP}run|` +
+    String.raw`llamafactory-cli|axolotl|tune${GAP}run|(?:rl|sft)${GAP}@${GAP}\S+\.toml|` +
     String.raw`trl${GAP}(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift${GAP}(sft|pt|rlhf)|` +
     String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|openrlhf\.cli\.train_\w+|` +
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b`,

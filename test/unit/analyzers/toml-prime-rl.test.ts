@@ -112,6 +112,15 @@ describe('prime-rl TOML configs', () => {
     );
   });
 
+  it('the launch line `uv run rl @ rl.toml` reads the config and its `--section.key value` overrides', () => {
+    const line =
+      '#!/bin/bash\nuv run rl @ configs/rl.toml --trainer.model.seq-len 1024 --deployment.num_train_gpus 2\n';
+    assert.equal(detectFormat('run.sh', line), 'shell');
+    const r = runFiles({ '/p/run.sh': line, '/p/configs/rl.toml': RL }, '/p/run.sh');
+    const s = r.setup!;
+    assert.deepEqual([s.model, s.seq_len, s.gpus_per_node, s.lora?.r], ['Qwen/Qwen3-1.7B', 1024, 2, 32]);
+  });
+
   it("a quick fix writes the trainer's and the orchestrator's seq_len, and the LoRA rank in the trainer's table", () => {
     const file = { file: '/a/rl.toml', text: RL, format: 'prime-rl-toml' as const, facts: analyzePrimeRlToml(RL) };
     const plan = editsForChanges([{ key: 'seq_len', value: 2048 }], [file], file.file);
