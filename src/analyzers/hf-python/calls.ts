@@ -17,6 +17,7 @@ import { type Entry, PythonFile } from './file';
 import { branchTaken, conditionOf } from './branches';
 import { children, span, clip } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
+import { savedEarlier } from './saved-checkpoints';
 
 export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
   const args = file.args(call);
@@ -510,6 +511,7 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
 
 export function emitModel(file: PythonFile, e: Entry, tool: Tool): void {
   const v = file.valueOf(e);
+  if (v.k === 'lit' && typeof v.v === 'string' && savedEarlier(file, v.v, e)) return;
   if (v.k === 'lit' && typeof v.v === 'string') file.push('model', e, v.v, tool, v);
   else if (!(v.k === 'lit' && v.v === null)) file.push('model', e, { unknown: file.describe(v) }, tool, v);
 }
