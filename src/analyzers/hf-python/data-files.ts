@@ -10,6 +10,7 @@ import { parseYaml } from '../yaml-parse';
 import type { PythonFile, Val } from './file';
 import type { ScriptDefault } from './script-defaults';
 import { pyString, span } from './syntax';
+import { withOpened } from './written-files';
 
 /** The loaders whose argument is an open file (or its text); OmegaConf's takes the path itself. */
 const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
@@ -20,7 +21,7 @@ export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, d
   const byPath = PATH_LOADERS.test(callee);
   if (!byPath && !FILE_LOADERS.test(callee)) return undefined;
   const arg = file.args(call).positional[0];
-  const pathNode = arg && (byPath ? arg : openedPath(file, arg, call));
+  const pathNode = arg && (byPath ? arg : openedPath(file, arg));
   if (!pathNode) return undefined;
   const p = file.evalNode(pathNode, depth + 1);
   if (p.k !== 'lit' || typeof p.v !== 'string' || !/\.(json|ya?ml)$/i.test(p.v) || !insideProject(p.v))
@@ -61,33 +62,18 @@ function parseData(text: string, name: string): unknown {
 }
 
 /** The path an open file comes from: `open(P, ...)`, `f.read()` of it, or `f` of a `with open(P) as f` around the call. */
-function openedPath(file: PythonFile, arg: SyntaxNode, call: SyntaxNode): SyntaxNode | undefined {
+function openedPath(file: PythonFile, arg: SyntaxNode): SyntaxNode | undefined {
   if (arg.name === 'CallExpression') {
     const callee = file.calleeName(arg);
     if (callee === 'open') return file.args(arg).positional[0];
     const target = arg.firstChild;
     if (callee?.endsWith('.read') && target?.name === 'MemberExpression' && target.firstChild)
-      return openedPath(file, target.firstChild, call);
+      return openedPath(file, target.firstChild);
     return undefined;
   }
   if (arg.name !== 'VariableName') return undefined;
-  const name = file.text.slice(arg.from, arg.to);
-  for (let n: SyntaxNode | null = call.parent; n; n = n.parent) {
-    if (n.name !== 'WithStatement') continue;
-    for (let ch = n.firstChild; ch; ch = ch.nextSibling) {
-      const as = ch.nextSibling;
-      const target = as?.nextSibling;
-      if (
-        ch.name === 'CallExpression' &&
-        as?.name === 'as' &&
-        target?.name === 'VariableName' &&
-        file.text.slice(target.from, target.to) === name &&
-        file.calleeName(ch) === 'open'
-      )
-        return file.args(ch).positional[0];
-    }
-  }
-  return undefined;
+  const opened = withOpened(file, arg);
+  return opened && file.calleeName(opened) === 'open' ? file.args(opened).positional[0] : undefined;
 }
 
 /** One step into loaded data: an item or attribute `key`; a scalar or a list of them as a literal said to come from the file. */

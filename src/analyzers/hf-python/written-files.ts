@@ -59,16 +59,24 @@ function writeOf(file: PythonFile, call: SyntaxNode): WrittenFile | undefined {
 /** The path a file object is opened on for writing: `open("x.json", "w")`, or a `with open(...) as f:` name. */
 function target(file: PythonFile, node: SyntaxNode): string | undefined {
   if (node.name === 'CallExpression') return openedForWriting(file, node);
-  if (node.name !== 'VariableName') return undefined;
+  const opened = node.name === 'VariableName' ? withOpened(file, node) : undefined;
+  return opened && openedForWriting(file, opened);
+}
+
+/** The call a `with <call> as name:` around `node` binds `name` to (`with open(path) as f:`), if any. */
+export function withOpened(file: PythonFile, node: SyntaxNode): SyntaxNode | undefined {
   const name = file.text.slice(node.from, node.to);
   for (let p: SyntaxNode | null = node.parent; p; p = p.parent) {
     if (p.name !== 'WithStatement') continue;
     for (let ch = p.firstChild; ch; ch = ch.nextSibling) {
       const as = ch.nextSibling;
       const bound = as?.name === 'as' ? as.nextSibling : null;
-      if (ch.name === 'CallExpression' && bound?.name === 'VariableName') {
-        if (file.text.slice(bound.from, bound.to) === name) return openedForWriting(file, ch);
-      }
+      if (
+        ch.name === 'CallExpression' &&
+        bound?.name === 'VariableName' &&
+        file.text.slice(bound.from, bound.to) === name
+      )
+        return ch;
     }
   }
   return undefined;

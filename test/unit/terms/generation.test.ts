@@ -320,7 +320,7 @@ describe('estimate: GRPO rollouts', () => {
     // once the engine has the weights (fsdp_workers.py rollout_mode, offload_fsdp_model_to_cpu) and back for the old
     // policy's scoring and the update: 7,615,616,512 x 4 B / 8 = 3,807,808,256 B less in the engine's generation.
     const gpu = { id: 'H100-80GB', memoryBytes: 80 * GiB, source: 'test' };
-    const verl = (weights_gpu: 'always' | 'training') =>
+    const verl = (weights_gpu: 'always' | 'training', vllm_memory_fraction = 0.6) =>
       run(
         qwen({
           method: 'full',
@@ -335,7 +335,7 @@ describe('estimate: GRPO rollouts', () => {
             completion_len: 256,
             engine: 'vllm-colocate',
             vllm_sleep: true,
-            vllm_memory_fraction: 0.6,
+            vllm_memory_fraction,
             old_logps: true,
           },
           weights_gpu,
@@ -357,29 +357,8 @@ describe('estimate: GRPO rollouts', () => {
     // outweighs the engine without them: the generation phase is the persistent rest, the weights, the gathered units
     // and the scoring's logits, so it is the engine's share less the scoring's logits below the phase with the weights
     // kept, which the engine decided.
-    const small = (weights_gpu: 'always' | 'training') =>
-      run(
-        qwen({
-          method: 'full',
-          lora: undefined,
-          weights_dtype: 'fp32',
-          gpus_per_node: 8,
-          fsdp: 'full_shard',
-          micro_batch_size: 4,
-          rollout: {
-            batch: 32,
-            completion_len: 256,
-            engine: 'vllm-colocate',
-            vllm_sleep: true,
-            vllm_memory_fraction: 0.05,
-            old_logps: true,
-          },
-          weights_gpu,
-        }),
-        { gpu },
-      );
-    const kept = phase(small('always'), 'generation');
-    const moved = phase(small('training'), 'generation');
+    const kept = phase(verl('always', 0.05), 'generation');
+    const moved = phase(verl('training', 0.05), 'generation');
     assert.equal(component(moved, 'weights'), W);
     assert.equal(component(kept, 'logits-loss'), 0);
     assert.equal(component(moved, 'rollout-engine'), 0);
