@@ -176,10 +176,39 @@ function afterWalk(
   afterCalls(file, calls, walk.loraSwitchedOff);
   if (importsXtuner(file.text)) xtunerConfig(file, calls);
   noTrainingSeen(file);
+  lastStageOnly(file);
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options.
   if (file.options.length === 0 && !file.settled && file.facts.some(setConditionally))
     file.options = scriptOptions(file);
+}
+
+/**
+ * A file that trains in stages of different kinds (a notebook's DPO, then GRPO): an offline preference stage and an
+ * online one with generation are not one run. The stage the file trains last is estimated (its trainer's facts come
+ * later, so its settings win); the other's kind is dropped, said at its place.
+ */
+function lastStageOnly(file: PythonFile): void {
+  const preference = file.facts.filter((f) => f.key === 'preference');
+  const rollout = file.facts.filter((f) => f.key === 'rollout');
+  if (preference.length === 0 || rollout.length === 0) return;
+  const start = (fs: typeof preference): number => Math.max(...fs.map((f) => f.keySpan.start));
+  const [earlier, later] = start(preference) < start(rollout) ? [preference, rollout] : [rollout, preference];
+  const dropped = new Set(earlier);
+  file.facts.splice(0, file.facts.length, ...file.facts.filter((f) => !dropped.has(f)));
+  const at = earlier[earlier.length - 1];
+  file.problem(
+    'not-modeled',
+    'info',
+    msg(
+      '{0}: this file trains in stages; the later one ({1}, line {2}) is estimated',
+      at.rawKey,
+      later[later.length - 1].rawKey,
+      file.line(later[later.length - 1].keySpan.start),
+    ),
+    at.keySpan,
+    at.rawKey,
+  );
 }
 
 /** Tools whose facts say how a file trains: a Trainer, a TRL trainer, a loop it writes out, LitGPT, XTuner's runner. */
