@@ -466,6 +466,8 @@ export interface Reference {
   readonly args?: readonly LaunchArgument[];
   /** For a module: the names of it the script calls (`create_and_prepare_model`), where the module's code runs from. */
   readonly calls?: readonly string[];
+  /** For a module: the arguments of the script's one call of each of those names (ModuleContext.callArgs). */
+  readonly callArgs?: Readonly<Record<string, CallArguments>>;
   /**
    * For a script: the Hydra overrides among its positional arguments (`model=pythia28`, `loss.beta=0.1`, `+key=value`,
    * `++key=value`; name as written after the `+`, value text or null when not known statically), which a Hydra
@@ -559,6 +561,19 @@ export type ArgumentEnvironment = ReadonlyMap<string, InheritedOption>;
 export interface ModuleContext {
   readonly options: ArgumentEnvironment;
   readonly calls: readonly string[];
+  /** The arguments the script passes the module's functions it calls, where it calls each once (Reference.callArgs). */
+  readonly callArgs?: Readonly<Record<string, CallArguments>>;
+}
+
+/**
+ * The arguments of a script's call of a helper module's function (`load_model("meta-llama/Meta-Llama-3-8B", dtype)`):
+ * each a literal the script's own values give, or null where it is not known statically.
+ */
+export interface CallArguments {
+  readonly positional: readonly ({ readonly value: FactValue } | null)[];
+  readonly keywords: Readonly<Record<string, { readonly value: FactValue } | null>>;
+  /** Where the script calls it: `main.py line 23`. */
+  readonly at: string;
 }
 
 /** One option of a script (`--lora_r` / `ModelArguments.lora_r`) and the value it has when the launch line is silent. */

@@ -93,9 +93,26 @@ const NOTEBOOK_SHELL_CALL = new RegExp(String.raw`!\s*` + scriptCall('(?:ba|z|da
  * calls.
  */
 const trainEntryPoint = (file: DetectionInput): boolean =>
-  /train/.test(file.name) &&
-  /^from\s+[\w.]+\s+import\s+(?:\([^)]*\btrain\b[^)]*\)|[^\n]*\btrain\b)/m.test(file.text) &&
-  /^\s*train\(\)\s*$/m.test(file.text);
+  (/train/.test(file.name) &&
+    /^from\s+[\w.]+\s+import\s+(?:\([^)]*\btrain\b[^)]*\)|[^\n]*\btrain\b)/m.test(file.text) &&
+    /^\s*train\(\)\s*$/m.test(file.text)) ||
+  callsImportedTraining(file.text);
+
+/**
+ * A script that imports a training function of its project and calls it (`from models.train_model import
+ * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py): read for the modules it calls.
+ * A bare `train` counts only in a file named for training (above): `serve.py` may import one too.
+ */
+function callsImportedTraining(text: string): boolean {
+  const head = text.slice(0, 20_000);
+  for (const m of head.matchAll(/^from\s+\.?[\w.]+\s+import\s+(?:\(([^)]*)\)|([\w \t,]+))/gm)) {
+    for (const name of (m[1] ?? m[2] ?? '').split(',').map((x) => x.trim())) {
+      if (!/^(train_\w+|\w+_train|run_training|fine_?tune\w*)$/.test(name) || name === 'train_test_split') continue;
+      if (new RegExp(`(^|[^\\w.])${name}\\(`, 'm').test(head.slice((m.index ?? 0) + m[0].length))) return true;
+    }
+  }
+  return false;
+}
 
 function baseName(fileName: string): string {
   const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));

@@ -297,7 +297,6 @@ export function collectFiles(
     let moduleOptions: ArgumentEnvironment | undefined;
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
-      // A sourced file's variables are read with the script (analyzeWithArguments).
       // A sourced file's variables and a loaded data file's values are read by the file that names it.
       if (ref.kind === 'sourced' || ref.kind === 'data') continue;
       if (ref.kind === 'module') {
@@ -311,7 +310,7 @@ export function collectFiles(
           role: 'referenced',
           depth: depth + 1,
           forced: 'hf-python',
-          module: { options: moduleOptions, calls: ref.calls ?? [] },
+          module: { options: moduleOptions, calls: ref.calls ?? [], callArgs: ref.callArgs },
           ...(scriptArgs ? { scriptArgs } : {}),
         });
         continue;

@@ -251,6 +251,41 @@ def load_for_inference(path):
     assert.equal(r.setup?.weights_dtype, 'bf16');
   });
 
+  it("a module function the script calls once takes the script's arguments (Navid-Gen-AI/llama3-orpo-lora-finetune)", () => {
+    // main.py: `base_model = "meta-llama/Meta-Llama-3-8B"`, `load_model(base_model, torch_dtype)` and
+    // `train_model(model, tokenizer, peft_config, dataset)` from the project's models/ package; load_model loads
+    // `from_pretrained(model_name, ...)` of its parameter. main.py is read as the thin entry point it is.
+    const main = [
+      'from models.load_model import load_model',
+      'from models.train_model import train_model',
+      'def main():',
+      '    base_model = "meta-llama/Meta-Llama-3-8B"',
+      '    model, tokenizer, peft_config = load_model(base_model, torch_dtype)',
+      '    train_model(model, tokenizer, peft_config, dataset)',
+      'if __name__ == "__main__":',
+      '    main()',
+      '',
+    ].join('\n');
+    const loader = [
+      'from transformers import AutoModelForCausalLM',
+      'def load_model(model_name, torch_dtype, lora_r=16):',
+      '    model = AutoModelForCausalLM.from_pretrained(model_name, torch_dtype=torch_dtype)',
+      '    peft_config = LoraConfig(r=lora_r, lora_alpha=32, target_modules="all-linear")',
+      '    return model, None, peft_config',
+      '',
+    ].join('\n');
+    const trainer =
+      'def train_model(model, tokenizer, peft_config, dataset):\n' +
+      '    ORPOTrainer(model=model, args=ORPOConfig(output_dir="o"), peft_config=peft_config).train()\n';
+    assert.equal(detectFormat('main.py', main), 'hf-python');
+    const files = { '/p/main.py': main, '/p/models/load_model.py': loader, '/p/models/train_model.py': trainer };
+    const r = runPipeline([{ file: '/p/main.py', text: main }], inMemory(files), {});
+    assert.equal(r.setup?.model, 'meta-llama/Meta-Llama-3-8B');
+    assert.equal(r.setup?.lora?.r, 16);
+    const model = r.files.flatMap((f) => f.facts.facts).find((f) => f.key === 'model');
+    assert.match(model?.rawValue ?? '', /the script's call of load_model\(\) \(line 5\)/);
+  });
+
   it("a thin entry point the launch line runs is read for the module it calls (LLaVA's train_mem.py)", () => {
     // haotian-liu/LLaVA scripts/v1_5/finetune_lora.sh runs llava/train/train_mem.py, whose whole text is the import
     // and the call below; llava/train/train.py builds LoraConfig(target_modules=find_all_linear_names(model)) under

@@ -5,6 +5,7 @@ import { lineIndex, lineStarts } from '../line-index';
 import type { SyntaxNode } from '@lezer/common';
 import {
   msg,
+  type CallArguments,
   type CanonicalKey,
   type Message,
   type ConfigFacts,
@@ -22,7 +23,7 @@ import { optionOfDefault, singleCallArgument, type ScriptDefault } from './scrip
 import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
-import { evalCall, evalMember } from './member-and-call';
+import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
 import { dataAt, isMapping } from './data-files';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
@@ -35,7 +36,7 @@ import {
   returnedItem,
   SCRIPT_FILE,
 } from './expressions';
-import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, pyTruthy, parameters } from './syntax';
+import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
 
 export type Val =
   | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
@@ -138,6 +139,8 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
+  /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
+  moduleCallArgs?: Readonly<Record<string, CallArguments>>;
   /** The JSON / YAML files the script loads, by the path it opens them with (data-files.ts). */
   readonly loadedData = new Map<string, Val>();
   /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
@@ -360,7 +363,7 @@ export class PythonFile {
           : { k: 'lit', v: n };
       }
       case 'UnaryExpression':
-        return this.evalUnary(node, t, depth);
+        return evalUnary(this, node, t, depth);
       case 'String': {
         const s = pyString(t);
         return s === undefined
@@ -771,40 +774,7 @@ export class PythonFile {
 
   /** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */
   describe(v: Val): string {
-    switch (v.k) {
-      case 'unknown':
-        return v.reason;
-      case 'dotted': {
-        const field = v.text.split('.').pop()!;
-        const d = this.fieldDefaults.get(field);
-        const hint = d ? `; the ${d.where} is ${d.text} (line ${d.line})` : '';
-        return `${v.text} is read at run time${hint}`;
-      }
-      case 'call':
-        return `computed by ${clip(v.callee, 60)}(...) at run time`;
-      case 'dict':
-        return 'a dict';
-      case 'data':
-        return `the contents of ${v.source}${v.keys.length ? ` at ${v.keys.join('.')}` : ''}`;
-      case 'lit':
-        return `the literal ${fmt(v.v)}`;
-    }
-  }
-
-  /** `not x` of a value known statically (`if not args.full_finetune:`), and a signed number literal. */
-  private evalUnary(node: SyntaxNode, t: string, depth: number): Val {
-    const op = node.firstChild;
-    const arg = op?.nextSibling;
-    if (op?.name === 'not' && arg) {
-      const v = this.evalNode(arg, depth + 1);
-      if (v.k === 'lit') return { k: 'lit', v: !pyTruthy(v.v), ...(v.dflt ? { dflt: v.dflt } : {}) };
-    }
-    if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
-      const n = parseNumber(this.text.slice(arg.from, arg.to));
-      const sign = this.text.slice(op.from, op.to);
-      if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
-    }
-    return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
+    return describeVal(this, v);
   }
 
   line(pos: number): number {

@@ -4,6 +4,7 @@
 // pipeline reads the module when it is a file beside the script, with the script's options as the run has them
 // (PythonFile.inherited). Pure: no I/O.
 import type { SyntaxNode } from '@lezer/common';
+import type { CallArguments, FactValue } from '../facts';
 import type { PythonFile } from './file';
 import { span } from './syntax';
 
@@ -110,8 +111,50 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]):
     if (calls.length === 0) continue;
     const path = modulePath(imp.module);
     if (!path || n++ >= MAX_MODULES) continue;
-    file.references.push({ kind: 'module', path, span: span(imp.node), calls });
+    const callArgs = callArguments(file, imp, calls);
+    file.references.push({ kind: 'module', path, span: span(imp.node), calls, ...(callArgs ? { callArgs } : {}) });
   }
+}
+
+/**
+ * The arguments the script gives each module function it calls exactly once (`load_model(base_model, torch_dtype)`
+ * with `base_model = "meta-llama/Meta-Llama-3-8B"`): literals where the script's values give them, for the module's
+ * parameters (script-defaults.ts singleCallArgument). A call with a `*` / `**` spread gives none.
+ */
+function callArguments(
+  file: PythonFile,
+  imp: Imported,
+  calls: readonly string[],
+): Record<string, CallArguments> | undefined {
+  const out: Record<string, CallArguments> = {};
+  const lit = (n: SyntaxNode | null): { value: FactValue } | null => {
+    const v = n ? file.evalNode(n, 0) : undefined;
+    return v?.k === 'lit' ? { value: v.v } : null;
+  };
+  for (const name of calls) {
+    const i = imp.original.indexOf(name);
+    const local = i >= 0 ? imp.names[i] : undefined;
+    const sites = file.calls.filter((c) => {
+      const callee = file.calleeName(c);
+      return callee === local || (i < 0 && imp.names.some((l) => callee === `${l}.${name}`));
+    });
+    if (sites.length !== 1) continue;
+    if (spreads(sites[0])) continue;
+    const a = file.args(sites[0]);
+    out[name] = {
+      positional: a.positional.map(lit),
+      keywords: Object.fromEntries(a.entries.map((e) => [e.rawKey, lit(e.valueNode)])),
+      at: `line ${file.line(sites[0].from)}`,
+    };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Whether a call passes `*args` or `**kwargs`: its arguments' places are then not known. */
+function spreads(call: SyntaxNode): boolean {
+  for (let ch = call.getChild('ArgList')?.firstChild ?? null; ch; ch = ch.nextSibling)
+    if (ch.name === '*' || ch.name === '**') return true;
+  return false;
 }
 
 /** The module's names the script calls: `f` of `from m import f` called as `f(...)`, `g` of `m.g(...)` after `import m`. */

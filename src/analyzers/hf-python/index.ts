@@ -71,6 +71,7 @@ export function analyzeHfPython(text: string, module?: ModuleContext, readModule
   if (isNanogptScript(text)) return analyzeNanogptScript(text, module?.options);
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
   const file = new PythonFile(text, module?.options, readModule);
+  file.moduleCallArgs = module?.callArgs;
   try {
     run(file, module?.calls ?? []);
   } catch {

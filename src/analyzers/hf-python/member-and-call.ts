@@ -16,7 +16,7 @@ import { classConstant } from './class-constants';
 import { dataGet, dataMember, loadedData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue } from './script-defaults';
-import { clip } from './syntax';
+import { clip, fmt, parseNumber, pyTruthy } from './syntax';
 
 /** `a.b.c` or `x[...]`: an imported constant, the script's option or attribute, a path's parent, a dict's item. */
 export function evalMember(file: PythonFile, node: SyntaxNode, text: string, depth: number): Val {
@@ -47,4 +47,42 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     pathOfCall(file, node, callee, depth) ??
     environmentDefault(file, node, callee, depth);
   return known ?? { k: 'call', callee, node };
+}
+
+/** `not x` of a value known statically (`if not args.full_finetune:`), and a signed number literal. */
+export function evalUnary(file: PythonFile, node: SyntaxNode, text: string, depth: number): Val {
+  const op = node.firstChild;
+  const arg = op?.nextSibling;
+  if (op?.name === 'not' && arg) {
+    const v = file.evalNode(arg, depth + 1);
+    if (v.k === 'lit') return { k: 'lit', v: !pyTruthy(v.v), ...(v.dflt ? { dflt: v.dflt } : {}) };
+  }
+  if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
+    const n = parseNumber(file.text.slice(arg.from, arg.to));
+    const sign = file.text.slice(op.from, op.to);
+    if (n !== undefined && (sign === '-' || sign === '+')) return { k: 'lit', v: sign === '-' ? -n : n };
+  }
+  return { k: 'unknown', reason: `${clip(text)} is computed at run time` };
+}
+
+/** Why a value is not a static literal, with the dataclass or argparse default of `x.field` when the file has one. */
+export function describeVal(file: PythonFile, v: Val): string {
+  switch (v.k) {
+    case 'unknown':
+      return v.reason;
+    case 'dotted': {
+      const field = v.text.split('.').pop()!;
+      const d = file.fieldDefaults.get(field);
+      const hint = d ? `; the ${d.where} is ${d.text} (line ${d.line})` : '';
+      return `${v.text} is read at run time${hint}`;
+    }
+    case 'call':
+      return `computed by ${clip(v.callee, 60)}(...) at run time`;
+    case 'dict':
+      return 'a dict';
+    case 'data':
+      return `the contents of ${v.source}${v.keys.length ? ` at ${v.keys.join('.')}` : ''}`;
+    case 'lit':
+      return `the literal ${fmt(v.v)}`;
+  }
 }

@@ -1,7 +1,7 @@
 // Defaults of the script's own options (argparse options and arguments-dataclass fields) and of function parameters,
 // read where `args.x` or a parameter is used: the value that runs when the command line passes nothing. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { Fact, FactValue, ScriptOption, Span } from '../facts';
+import type { CallArguments, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
 import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
 import { assignedAttribute } from './attributes';
@@ -168,6 +168,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
     return commandParameter(file, name, depth);
+  const called = file.moduleCallArgs?.[scope.fn];
+  if (sites.length === 0 && called) return scriptCallArgument(file, scope, name, called, depth);
   if (sites.length === 0 || sites.length > 8) return undefined;
   const values = sites.map((site) => argumentAt(file, scope, name, site, depth));
   const first = values[0];
@@ -175,6 +177,41 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   if (first?.k !== 'lit') return undefined;
   const same = values.every((v) => v?.k === 'lit' && JSON.stringify(v.v) === JSON.stringify(first.v));
   return same ? first : undefined;
+}
+
+/**
+ * A parameter of a helper module's function that the importing script calls once: the literal its call passes (by
+ * keyword or position), said to come from the script's call; the parameter's default where the call passes none.
+ */
+function scriptCallArgument(
+  file: PythonFile,
+  scope: Scope,
+  name: string,
+  called: CallArguments,
+  depth: number,
+): Val | undefined {
+  const names = parameters(file.text, scope.node.getChild('ParamList'))
+    .filter((p) => !p.starred)
+    .map((p) => p.name);
+  const i = names.indexOf(name);
+  const arg = name in called.keywords ? called.keywords[name] : i >= 0 ? called.positional[i] : undefined;
+  if (arg === null)
+    return { k: 'unknown', reason: `${name} is what the script's call (${called.at}) passes, not known statically` };
+  if (arg === undefined) {
+    const def = scope.params.get(name);
+    const v = def ? file.evalNode(def, depth + 1) : undefined;
+    return v?.k === 'lit' && v.v !== null ? v : undefined;
+  }
+  const source = `the script's call of ${scope.fn}() (${called.at})`;
+  const d: ScriptDefault = {
+    node: null,
+    lit: arg.value,
+    keySpan: span(scope.node),
+    valueSpan: span(scope.node),
+    where: source,
+    elsewhere: { source, launched: true },
+  };
+  return { k: 'lit', v: arg.value, dflt: d };
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
