@@ -302,6 +302,17 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('liuhaotian/llava-v1.5-7b'), count('llava-hf/llava-1.5-7b-hf'));
   });
 
+  it('LLaVA-NeXT by hand: Mistral 7B under text_config (MistralConfig defaults), CLIP, the projector, image_newline', () => {
+    // llava-hf/llava-v1.6-mistral-7b-hf's text_config writes the MLP width, kv heads and vocabulary (32,064); hidden
+    // size, layers and heads are MistralConfig's defaults (4096, 32, 32). Per layer q/o 4096^2, k/v 4096 x 1024, the
+    // MLP 3 x 4096 x 14336, two norms; the untied embedding and head, the final norm.
+    const text = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) + 2 * 32064 * 4096 + 4096;
+    assert.equal(text, 7_242_256_384);
+    // LLaVA 1.5's CLIP tower (303,507,456) and projector (20,979,712), and LLaVA-NeXT's image_newline of 4096.
+    assert.equal(count('llava-hf/llava-v1.6-mistral-7b-hf'), text + 303_507_456 + 20_979_712 + 4096); // 7,566,747,648
+    assert.equal(archOf('llava-hf/llava-v1.6-mistral-7b-hf').family, 'mistral');
+  });
+
   it('Qwen2.5-VL and Qwen2-VL by hand: the Qwen2(.5) language model plus a 32-block ViT and its merger', () => {
     // Qwen2.5-VL ViT (width 1280, SwiGLU 3420 with biases, RMSNorms): Conv3d patch embedding 3 x 2 x 14 x 14 x 1280
     // (no bias); per block 2 x 1280 norms, qkv 1280 x 3840 + 3840, proj 1280 x 1280 + 1280, gate/up/down with biases;

@@ -50,6 +50,8 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   mistral3: 'mistral',
   // LLaVA 1.5: its text_config's language model (Llama's by default) beside a CLIP vision tower (modeling_llava.py).
   llava: 'llama',
+  // LLaVA-NeXT (1.6): LLaVA 1.5's layout with a learned image_newline vector of the text width (modeling_llava_next.py).
+  llava_next: 'llama',
   // PaliGemma 1 and 2: Gemma or Gemma 2 under text_config beside a SigLIP tower (modeling_paligemma.py).
   paligemma: 'gemma',
   // OLMo 2 and 3: norms after the attention and the MLP only, q/k RMSNorms over the whole projections

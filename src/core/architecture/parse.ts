@@ -38,6 +38,21 @@ const LLAMA_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
 };
 
 /**
+ * MistralConfig defaults (transformers models/mistral/configuration_mistral.py) for the fields LLaVA-NeXT's Mistral
+ * text_config leaves out (llava-hf/llava-v1.6-mistral-7b-hf writes the MLP width, kv heads, positions and rope there).
+ */
+const MISTRAL_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  vocab_size: 32_000,
+  hidden_size: 4096,
+  intermediate_size: 14_336,
+  num_hidden_layers: 32,
+  num_attention_heads: 32,
+  num_key_value_heads: 8,
+  hidden_act: 'silu',
+  tie_word_embeddings: false,
+};
+
+/**
  * GPT-2's activation_function values that run one F.gelu kernel, which keeps only its input for backward
  * (transformers' activations.py GELUActivation, PytorchGELUTanh); its default gelu_new is written out in Python.
  */
@@ -116,8 +131,8 @@ function imageTextLayout(config: HfConfig, modelType: string | undefined): Image
   // Qwen3.5 (dense and MoE): the language model under text_config, Qwen3-VL's vision tower under vision_config.
   if (modelType === 'qwen3_5' || modelType === 'qwen3_5_moe') return 'qwen3.5';
   if ((modelType === 'llama4' || modelType === 'mistral3') && textConfig) return 'llama4-or-mistral3';
-  // LLaVA 1.5: a language model of its own model_type (Llama's by default) under text_config, a CLIP tower.
-  if (modelType === 'llava' && textConfig) return 'llava';
+  // LLaVA 1.5 and LLaVA-NeXT: a language model of its own model_type (Llama's by default) under text_config, a CLIP tower.
+  if ((modelType === 'llava' || modelType === 'llava_next') && textConfig) return 'llava';
   // PaliGemma: Gemma (1 or 2) under text_config beside a SigLIP tower and one linear projector.
   if (modelType === 'paligemma' && textConfig) return 'paligemma';
   return undefined;
@@ -134,7 +149,8 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
   if (layout === 'paligemma') return { ...textConfig, model_type: str(textConfig ?? {}, 'model_type') ?? 'gemma' };
   if (layout === 'llava') {
     const textType = str(textConfig ?? {}, 'model_type') ?? 'llama';
-    return { ...(textType === 'llama' ? LLAMA_TEXT_DEFAULTS : {}), ...textConfig, model_type: textType };
+    const defaults = textType === 'llama' ? LLAMA_TEXT_DEFAULTS : textType === 'mistral' ? MISTRAL_TEXT_DEFAULTS : {};
+    return { ...defaults, ...textConfig, model_type: textType };
   }
   return config;
 }

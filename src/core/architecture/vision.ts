@@ -240,6 +240,8 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
       // A ViT tower (CLIP or SigLIP) with the model's projector.
       const tower = VIT_TOWERS[layout];
       v = vc ? tower.count(vc, hidden) : undefined;
+      // LLaVA-NeXT's image_newline: one learned vector of the text width between rows of image features.
+      if (v !== undefined && modelType === 'llava_next') v += hidden;
       if (v === undefined) ctx.problem('vision_config', `a ${layout} config needs vision_config ${tower.fields}`);
       return v ?? 0;
     }

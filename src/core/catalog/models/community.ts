@@ -823,4 +823,37 @@ const llava = (
 export const LLAVA: readonly CatalogModel[] = [
   llava('7b', { hidden: 4096, ffn: 11008, layers: 32, heads: 32 }),
   llava('13b', { hidden: 5120, ffn: 13824, layers: 40, heads: 40 }),
+  /**
+   * LLaVA-NeXT (1.6) on Mistral-7B-Instruct-v0.2 in transformers' layout: Mistral 7B (32,064 tokens with the image and
+   * padding tokens) under text_config, LLaVA 1.5's CLIP tower and projector, an image_newline vector; images tiled
+   * by image_grid_pinpoints (up to 5 x 576 image tokens; the pinpoints are not kept here: nothing is estimated from them).
+   */
+  {
+    id: 'llava-hf/llava-v1.6-mistral-7b-hf',
+    config: {
+      model_type: 'llava_next',
+      architectures: ['LlavaNextForConditionalGeneration'],
+      image_token_index: 32000,
+      projector_hidden_act: 'gelu',
+      torch_dtype: 'float16',
+      use_image_newline_parameter: true,
+      vision_feature_layer: -2,
+      vision_feature_select_strategy: 'default',
+      vocab_size: 32064,
+      text_config: {
+        model_type: 'mistral',
+        architectures: ['MistralForCausalLM'],
+        intermediate_size: 14336,
+        max_position_embeddings: 32768,
+        num_key_value_heads: 8,
+        rms_norm_eps: 1e-5,
+        rope_theta: 1000000.0,
+        sliding_window: null,
+        torch_dtype: 'bfloat16',
+        vocab_size: 32064,
+      },
+      vision_config: LLAVA_VISION,
+    },
+    source: hf('llava-hf/llava-v1.6-mistral-7b-hf'),
+  },
 ];
