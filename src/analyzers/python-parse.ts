@@ -14,8 +14,17 @@ import { msg, type ParseProblem } from './facts';
 export const MAX_LINE = 4000;
 /** A run of one punctuation character is read up to this length. */
 export const MAX_RUN = 200;
-/** Parse steps allowed: a base plus 0.4 per character (valid code takes 0.2-0.3 per character). */
-const stepBudget = (length: number): number => 20_000 + Math.ceil(0.4 * length);
+/**
+ * Parse steps allowed: a base plus 0.4 per character (valid code takes 0.2-0.3 per character) and one per line break
+ * (a notebook's script keeps each cell line on its JSON line, so thousands of blank lines stand for cell outputs).
+ */
+const stepBudget = (text: string): number => 20_000 + Math.ceil(0.4 * text.length) + lineBreaks(text);
+
+function lineBreaks(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
 /** Milliseconds of parsing allowed (text that is not Python costs ~30 µs per character in error recovery). */
 export const PARSE_BUDGET_MS = 500;
 
@@ -108,7 +117,7 @@ export function parsePython(input: string): ParsedPython {
   const masked = mask(input);
   const fragments = reusable(masked.text);
   const parse = parser.startParse(masked.text, fragments);
-  const budget = stepBudget(masked.text.length);
+  const budget = stepBudget(masked.text);
   const deadline = performance.now() + PARSE_BUDGET_MS;
   let tree: Tree | null;
   let stopped = false;

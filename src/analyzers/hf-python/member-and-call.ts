@@ -40,6 +40,7 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
 /** A call whose value is known statically, else the call itself (`{ k: 'call' }`); `dict(...)` is the caller's. */
 export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val {
   const known =
+    downloadedRepo(file, node, callee, depth) ??
     loadedData(file, node, callee, depth) ??
     dataGet(file, node, callee, depth) ??
     staticStringCall(file, node, depth) ??
@@ -85,4 +86,16 @@ export function describeVal(file: PythonFile, v: Val): string {
     case 'lit':
       return `the literal ${fmt(v.v)}`;
   }
+}
+
+/**
+ * `snapshot_download("Qwen/Qwen2.5-0.5B-Instruct")` (huggingface_hub's, ModelScope's): the local folder of that
+ * repository, which a model loaded from it is; read as the repository's id, so the model is that checkpoint.
+ */
+function downloadedRepo(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  if (!/(^|\.)snapshot_download$/.test(callee)) return undefined;
+  const a = file.args(node);
+  const id = a.entries.find((e) => e.rawKey === 'repo_id' || e.rawKey === 'model_id')?.valueNode ?? a.positional[0];
+  const v = id ? file.evalNode(id, depth + 1) : undefined;
+  return v?.k === 'lit' && typeof v.v === 'string' && /^[\w.-]+\/[\w.-]+$/.test(v.v) ? v : undefined;
 }

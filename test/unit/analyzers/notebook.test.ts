@@ -184,6 +184,24 @@ describe('analyzers: Jupyter notebooks', () => {
       ...CELLS.slice(5),
     ]);
     assert.equal(fact(analyzeAs('notebook', big), 'model')?.value, 'gpt2');
+    // 60,000 lines of printed output (noahwei682/qwen2.5-0.5b-rl QwenGRPO.ipynb prints its rollouts) before the cell
+    // that trains: the script keeps each cell line on its JSON line, so the trainer sits 60,000 blank lines down.
+    const printed = {
+      output_type: 'stream',
+      name: 'stdout',
+      text: Array.from({ length: 60_000 }, (_, i) => `line ${i}\n`),
+    };
+    const long = notebook([
+      code(['model_name = snapshot_download("Qwen/Qwen2.5-0.5B-Instruct")\n'], [printed]),
+      code([
+        'trainer = GRPOTrainer(model=model_name, reward_funcs=[f], args=GRPOConfig(output_dir="o"))\n',
+        'trainer.train()',
+      ]),
+    ]);
+    const r2 = analyzeAs('notebook', long);
+    assert.ok(!r2.problems.some((p) => p.code === 'not-analyzed'), JSON.stringify(r2.problems.map((p) => p.message)));
+    // snapshot_download(repo) is that repository's folder: the model is the repository.
+    assert.equal(fact(r2, 'model')?.value, 'Qwen/Qwen2.5-0.5B-Instruct');
   });
 
   it("a notebook whose cells train nothing but run a launch line is read as that launch (QwenLM/Qwen's LoRA recipe)", () => {
