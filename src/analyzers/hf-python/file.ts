@@ -141,6 +141,8 @@ export class PythonFile {
   readonly attrAssigned = new Set<string>();
   /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
   moduleCallArgs?: Readonly<Record<string, CallArguments>>;
+  /** Whether the text calls a JSON / YAML loader at all (data-files.ts), once known. */
+  loadsData?: boolean;
   /** The JSON / YAML files the script loads, by the path it opens them with (data-files.ts). */
   readonly loadedData = new Map<string, Val>();
   /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
