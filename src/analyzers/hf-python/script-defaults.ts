@@ -194,7 +194,8 @@ function scriptCallArgument(
     .filter((p) => !p.starred)
     .map((p) => p.name);
   const i = names.indexOf(name);
-  const arg = name in called.keywords ? called.keywords[name] : i >= 0 ? called.positional[i] : undefined;
+  const byName = Object.prototype.hasOwnProperty.call(called.keywords, name);
+  const arg = byName ? called.keywords[name] : i >= 0 ? called.positional[i] : undefined;
   if (arg === null)
     return { k: 'unknown', reason: `${name} is what the script's call (${called.at}) passes, not known statically` };
   if (arg === undefined) {
