@@ -82,6 +82,8 @@ const LITGPT = [
   'tokenizer_dir',
   'train',
   'eval',
+  // pretrain.py's model written out (litgpt/config.py Config).
+  'model_config',
 ];
 const HF = [
   'per_device_train_batch_size',

@@ -5,6 +5,7 @@
 // litgpt/args.py TrainArgs, litgpt/utils.py instantiate_bnb_optimizer). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded, precisionByName } from './common';
+import { litgptModelConfig } from './litgpt-model-config';
 import {
   Invalid,
   asBool,
@@ -64,6 +65,7 @@ const MODEL_NAME_PREFIXES: ReadonlyArray<readonly [RegExp, string]> = [
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   model(ctx, top);
+  litgptModelConfig(ctx, top.get('model_config'));
   precision(ctx, top);
   quantize(ctx, top);
   lora(ctx, top);

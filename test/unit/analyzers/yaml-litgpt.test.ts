@@ -100,6 +100,44 @@ describe('LitGPT config YAML', () => {
     );
   });
 
+  it("a pretraining config's model_config is the architecture: LLaMAMoE as Mixtral's, by hand", () => {
+    // A `litgpt pretrain --config` file that writes its model out (spirlness/litgpt_project's MoE-30M-Debug): 4 layers
+    // of width 256, 4 heads, 4 experts of 512 picking 2, vocabulary 50,257 (padded_vocab_size).
+    const text = [
+      'model_name: MoE-30M-Debug',
+      'model_config:',
+      '  bias: false',
+      '  block_size: 1024',
+      '  mlp_class_name: LLaMAMoE',
+      '  moe_intermediate_size: 512',
+      '  n_embd: 256',
+      '  n_expert: 4',
+      '  n_expert_per_token: 2',
+      '  n_head: 4',
+      '  n_layer: 4',
+      '  n_query_groups: 4',
+      '  norm_class_name: RMSNorm',
+      '  padded_vocab_size: 50257',
+      'precision: bf16-mixed',
+      'train:',
+      '  micro_batch_size: 4',
+      '',
+    ].join('\n');
+    const r = resolveText('pretrain.yaml', text);
+    assert.equal(r.setup?.architecture?.model_type, 'mixtral');
+    // Embedding and head 2 x 50,257 x 256; per layer q/k/v/o 4 x 256^2, the router 256 x 4, 4 experts x 3 x 256 x 512,
+    // two norms; the final norm: 25,731,584 + 4 x 1,836,544 + 256 = 33,078,016.
+    const e = estimate(r.setup!);
+    assert.ok(e.ok);
+    assert.equal(
+      e.estimate.parameters.total,
+      2 * 50257 * 256 + 4 * (4 * 256 * 256 + 256 * 4 + 4 * 3 * 256 * 512 + 2 * 256) + 256,
+    );
+    // Another MLP class is said not read, at the key.
+    const gpt = analyzeLitgptYaml(text.replace('LLaMAMoE', 'GptNeoxMLP'));
+    assert.ok(gpt.problems.some((p) => p.rawKey === 'model_config' && /GptNeoxMLP is not read/.test(p.message)));
+  });
+
   it('reads a QLoRA config: the checkpoint as a Hub id, bf16-true, nf4, q and v adapted, the batch under train:', () => {
     const r = analyzeLitgptYaml(QLORA);
     checkFacts(r, QLORA, [
