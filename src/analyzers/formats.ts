@@ -105,8 +105,11 @@ const trainEntryPoint = (file: DetectionInput): boolean =>
  */
 function callsImportedTraining(text: string): boolean {
   const head = text.slice(0, 20_000);
+  let names = 0;
   for (const m of head.matchAll(/^from\s+\.?[\w.]+\s+import\s+(?:\(([^)]*)\)|([\w \t,]+))/gm)) {
     for (const name of (m[1] ?? m[2] ?? '').split(',').map((x) => x.trim())) {
+      // A script imports a few dozen names at most; past that it is no script to detect by them.
+      if (++names > 200) return false;
       if (!/^(train_\w+|\w+_train|run_training|fine_?tune\w*)$/.test(name) || name === 'train_test_split') continue;
       if (new RegExp(`(^|[^\\w.])${name}\\(`, 'm').test(head.slice((m.index ?? 0) + m[0].length))) return true;
     }

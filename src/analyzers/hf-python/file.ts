@@ -141,6 +141,8 @@ export class PythonFile {
   readonly attrAssigned = new Set<string>();
   /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
   moduleCallArgs?: Readonly<Record<string, CallArguments>>;
+  /** The folders the file saves a model to, with where (saved-checkpoints.ts), once found. */
+  savedFolders?: readonly { folder: string; at: number }[];
   /** Whether the text calls a JSON / YAML loader at all (data-files.ts), once known. */
   loadsData?: boolean;
   /** The JSON / YAML files the script loads, by the path it opens them with (data-files.ts). */

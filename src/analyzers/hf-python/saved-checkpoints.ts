@@ -9,8 +9,16 @@ import type { Entry, PythonFile } from './file';
 /** The calls that write a model's folder: their first argument (or save_directory) is that folder. */
 const SAVES = /\.(save_pretrained|save_pretrained_merged|save_pretrained_gguf|save_model|save_lora)$/;
 
-/** Where the file saves a model (a save call's folder, a trainer's output_dir), with the place it does so. */
-function savedFolders(file: PythonFile): { folder: string; at: number }[] {
+/**
+ * Where the file saves a model (a save call's folder, a trainer's output_dir), with the place it does so: found once
+ * per file (a file that loads many models asks for each).
+ */
+function savedFolders(file: PythonFile): readonly { folder: string; at: number }[] {
+  file.savedFolders ??= findSavedFolders(file);
+  return file.savedFolders;
+}
+
+function findSavedFolders(file: PythonFile): { folder: string; at: number }[] {
   const out: { folder: string; at: number }[] = [];
   for (const call of file.calls) {
     const callee = file.calleeName(call) ?? '';
