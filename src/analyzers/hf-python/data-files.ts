@@ -8,7 +8,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import { parseYaml } from '../yaml-parse';
 import type { PythonFile, Val } from './file';
-import type { ScriptDefault } from './script-defaults';
+import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { withOpened } from './written-files';
 
@@ -87,16 +87,7 @@ export function dataAt(d: Extract<Val, { k: 'data' }>, key: string, use: SyntaxN
   const lit = literal(v);
   if (lit === undefined)
     return { k: 'unknown', reason: `${d.source} ${keys.join('.')} is not a value VRAM Lens reads` };
-  const at = span(use);
-  const dflt: ScriptDefault = {
-    node: null,
-    lit,
-    keySpan: at,
-    valueSpan: at,
-    where: `${d.source} ${keys.join('.')}`,
-    elsewhere: { source: `${d.source} ${keys.join('.')}`, launched: true },
-  };
-  return { k: 'lit', v: lit, dflt };
+  return writtenElsewhere(lit, span(use), `${d.source} ${keys.join('.')}`);
 }
 
 /** A JSON / YAML scalar, or a list of scalars, as a fact value. */

@@ -7,7 +7,7 @@ import type { FactValue } from '../facts';
 import { lineIndex, lineStarts } from '../line-index';
 import { parsePython } from '../python-parse';
 import type { PythonFile, Val } from './file';
-import type { ScriptDefault } from './script-defaults';
+import { writtenElsewhere } from './script-defaults';
 import { importOf, modulePath, PACKAGES } from './helper-modules';
 import { moduleConstants } from './module-constants';
 import { span } from './syntax';
@@ -115,14 +115,5 @@ export function importedMember(file: PythonFile, dotted: string, use: SyntaxNode
 
 /** An imported constant's value, located where the file reads it and saying where it is written (ScriptDefault.elsewhere). */
 function importedValue(imported: ImportedValue, use: SyntaxNode): Val {
-  const at = span(use);
-  const dflt: ScriptDefault = {
-    node: null,
-    lit: imported.value,
-    keySpan: at,
-    valueSpan: at,
-    where: imported.source,
-    elsewhere: { source: imported.source, launched: true },
-  };
-  return { k: 'lit', v: imported.value, dflt };
+  return writtenElsewhere(imported.value, span(use), imported.source);
 }

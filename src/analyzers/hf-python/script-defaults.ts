@@ -38,6 +38,22 @@ function emptyDefault(v: FactValue): boolean {
   return v === '' || (typeof v === 'string' && /^(\.?\/?path\/to\b|<[^>]*>$|your[-_ ])/i.test(v));
 }
 
+/**
+ * A literal that another place writes (a module's constant, a loaded file's key, the importing script's call), located
+ * at `at` where this file reads it, its raw value saying where it is written.
+ */
+export function writtenElsewhere(value: FactValue, at: Span, source: string): Val {
+  const dflt: ScriptDefault = {
+    node: null,
+    lit: value,
+    keySpan: at,
+    valueSpan: at,
+    where: source,
+    elsewhere: { source, launched: true },
+  };
+  return { k: 'lit', v: value, dflt };
+}
+
 /** Records a default of the script's own options; two different defaults of one name make it ambiguous. */
 export function noteDefault(file: PythonFile, name: string, d: ScriptDefault): void {
   const prev = file.scriptDefaults.get(name);
@@ -203,16 +219,7 @@ function scriptCallArgument(
     const v = def ? file.evalNode(def, depth + 1) : undefined;
     return v?.k === 'lit' && v.v !== null ? v : undefined;
   }
-  const source = `the script's call of ${scope.fn}() (${called.at})`;
-  const d: ScriptDefault = {
-    node: null,
-    lit: arg.value,
-    keySpan: span(scope.node),
-    valueSpan: span(scope.node),
-    where: source,
-    elsewhere: { source, launched: true },
-  };
-  return { k: 'lit', v: arg.value, dflt: d };
+  return writtenElsewhere(arg.value, span(scope.node), `the script's call of ${scope.fn}() (${called.at})`);
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */

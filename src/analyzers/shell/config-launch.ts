@@ -15,6 +15,10 @@ export interface ConfigLaunch {
   readonly overrides: Readonly<Record<string, FlagSpec>>;
   /** Whether overrides are `key=value` words (OmegaConf / Hydra) rather than `--key value` options. */
   readonly kv: boolean;
+  /** A word the config file follows instead of an option (prime-rl's `rl @ rl.toml`, pydantic-config's `@`). */
+  readonly configAfter?: string;
+  /** Whether an override's name may write `-` for `_` (pydantic-config's `--trainer.model.seq-len`). */
+  readonly dashes?: boolean;
 }
 
 /** `<launcher> <entry> ...` from fields[at] (the module or script): the config file and the overrides. */
@@ -27,8 +31,11 @@ export function configLaunch(
   c: ConfigLaunch,
 ): CmdResult {
   const consume = (name: string) => (c.overrides[name]?.kind === 'bool' ? ('bool' as const) : ('one' as const));
-  const p = parseArgs(fields, at + 1, consume, false, c.kv, opaque);
   l.tool(c.tool);
+  // `<entry> @ file`: the file is the word after the marker, the overrides after it.
+  const file = c.configAfter !== undefined && fields[at + 1]?.text === c.configAfter ? fields[at + 2] : undefined;
+  if (file?.unknown === undefined && file) l.ref('config', file.text, file.span);
+  const p = parseArgs(fields, file ? at + 3 : at + 1, consume, false, c.kv, opaque);
   for (const o of p.opts) {
     if (c.configOptions.includes(o.name)) {
       if (o.value?.unknown !== undefined)
@@ -37,7 +44,8 @@ export function configLaunch(
       continue;
     }
     // `+key=value` adds a key in OmegaConf's and Hydra's override grammar: the same key here.
-    const s = c.overrides[o.name.replace(/^\++/, '')];
+    const name = o.name.replace(/^\++/, '');
+    const s = c.overrides[c.dashes ? name.replace(/-/g, '_') : name];
     if (s) l.spec(s, o, c.tool);
   }
   l.r.launcherTool = launcher ?? c.tool;

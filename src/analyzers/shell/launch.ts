@@ -48,7 +48,7 @@ import { verlEntry, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { configLaunch, OUMI_LAUNCH } from './config-launch';
-import { isPrimeRlLaunch, primeRlLaunch } from './prime-rl';
+import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
 import { calledScript } from './called-script';
 import { llamafactoryStage } from './llamafactory';
 
@@ -627,7 +627,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env) ?? calledScript(fields, i, env, true);
   if (cmd === 'eval') return firstLaunch(text, evalCommands(fields.slice(i + 1)), env);
   // `uv run rl @ rl.toml`: prime-rl's entry points, which read the file after `@`.
-  if (isPrimeRlLaunch(fields, i)) return primeRlLaunch(l, fields, i, opaque);
+  if (isPrimeRlLaunch(fields, i)) return configLaunch(l, fields, i, opaque, undefined, PRIME_RL_LAUNCH);
   // `oumi train -c x.yaml`: Oumi's trainer on one process.
   if (cmd === 'oumi' && fields[i + 1]?.text === 'train')
     return configLaunch(l, fields, i, opaque, undefined, OUMI_LAUNCH);

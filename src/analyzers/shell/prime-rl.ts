@@ -2,10 +2,9 @@
 // after `@`), with `--section.key value` overrides of it (`--trainer.model.seq-len 4096`: dashes or underscores). The
 // TOML is a config the pipeline reads (toml/prime-rl.ts); the overrides the estimate reads are facts at the line.
 // Source: PrimeIntellect-ai/prime-rl@559b447 README.md, packages/prime-rl-configs. Pure: no I/O.
-import { parseArgs } from './args';
+import type { ConfigLaunch } from './config-launch';
 import type { Field } from './fields';
 import type { FlagSpec } from './flags';
-import type { CmdResult, Launch } from './launch';
 
 const count = (key: FlagSpec['key']): FlagSpec => ({ key, kind: 'int' });
 
@@ -28,17 +27,12 @@ export function isPrimeRlLaunch(fields: readonly Field[], i: number): boolean {
   return (cmd === 'rl' || cmd === 'sft') && fields[i + 1]?.text === '@' && fields[i + 2] !== undefined;
 }
 
-/** `rl @ file --a.b value ...`: the config the pipeline reads, and the overrides read at the line. */
-export function primeRlLaunch(l: Launch, fields: readonly Field[], i: number, opaque: (f: Field) => void): CmdResult {
-  l.tool('prime-rl');
-  const file = fields[i + 2]!;
-  if (file.unknown === undefined) l.ref('config', file.text, file.span);
-  const p = parseArgs(fields, i + 3, () => 'one', false, false, opaque);
-  for (const o of p.opts) {
-    const s = OVERRIDES[o.name.replace(/-/g, '_')];
-    if (s) l.spec(s, o, 'prime-rl');
-  }
-  l.r.launcherTool = 'prime-rl';
-  l.r.training = true;
-  return l.r;
-}
+/** prime-rl's line: the config after `@`, the overrides read at the line. */
+export const PRIME_RL_LAUNCH: ConfigLaunch = {
+  tool: 'prime-rl',
+  configOptions: [],
+  overrides: OVERRIDES,
+  kv: false,
+  configAfter: '@',
+  dashes: true,
+};

@@ -52,6 +52,12 @@ const MISTRAL_TEXT_DEFAULTS: Readonly<Record<string, unknown>> = {
   tie_word_embeddings: false,
 };
 
+/** The config class defaults LLaVA's text_config leaves to, by its model_type. */
+const TEXT_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  llama: LLAMA_TEXT_DEFAULTS,
+  mistral: MISTRAL_TEXT_DEFAULTS,
+};
+
 /**
  * GPT-2's activation_function values that run one F.gelu kernel, which keeps only its input for backward
  * (transformers' activations.py GELUActivation, PytorchGELUTanh); its default gelu_new is written out in Python.
@@ -149,8 +155,7 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
   if (layout === 'paligemma') return { ...textConfig, model_type: str(textConfig ?? {}, 'model_type') ?? 'gemma' };
   if (layout === 'llava') {
     const textType = str(textConfig ?? {}, 'model_type') ?? 'llama';
-    const defaults = textType === 'llama' ? LLAMA_TEXT_DEFAULTS : textType === 'mistral' ? MISTRAL_TEXT_DEFAULTS : {};
-    return { ...defaults, ...textConfig, model_type: textType };
+    return { ...TEXT_DEFAULTS[textType], ...textConfig, model_type: textType };
   }
   return config;
 }

@@ -3,14 +3,11 @@
 // RL config, `[model]` in an SFT config). Pure: no I/O.
 import type { SetupChange } from '../../../core';
 import { readToml } from '../../../analyzers/toml/parse';
+import { primeRlKind } from '../../../analyzers/toml/prime-rl';
 import { type Planned, no, ok, op, type PlanCtx, type Lora } from '../ops';
 
-/** Whether the file is an RL config (its facts are keyed under `trainer.` or the orchestrator's). */
-const isRl = (c: PlanCtx): boolean =>
-  /^\s*\[\[?(trainer|orchestrator|inference)[.\]]|^\s*(trainer|inference)_gpu_ids\s*=/m.test(c.file.text);
-
 export function planPrimeRl(c: PlanCtx, ch: SetupChange): Planned {
-  const rl = isRl(c);
+  const rl = primeRlKind(c.file.text) === 'rl';
   const m = rl ? 'trainer.model' : 'model';
   const v = ch.value;
   switch (ch.key) {
