@@ -31,7 +31,10 @@ export type Format =
   | 'dstack-yaml'
   | 'oumi-yaml'
   | 'areal-yaml'
-  | 'notebook';
+  | 'notebook'
+  // A JSON / YAML file a script loads and reads items of (hf-python/data-files.ts): its facts are the items the script
+  // takes, located at their keys (script-data.ts); never detected by its text alone.
+  | 'script-data';
 
 /**
  * The tool whose defaults apply to a fact that is absent. A DeepSpeed JSON loaded by HF Trainer is still
@@ -313,6 +316,19 @@ export interface Fact {
     /** A boolean flag's off flag (click's `--no-x` of `--x/--no-x`): the launch line turns the value off with it. */
     readonly off?: string;
   };
+  /**
+   * The value is an item of a JSON / YAML file the script loads (`cfg["train"]["micro_batch_size"]` of
+   * `yaml.safe_load(open("configs/sft.yaml"))`), taken as written there: the file's path as the script writes it and
+   * the keys down to the item. The file is where the value is written: the pipeline adds it to the run with the fact
+   * located at its key (script-data.ts), and a fix edits it there, not the script's read.
+   */
+  readonly fromData?: DataItem;
+}
+
+/** An item of a JSON / YAML file a script loads: the file as the script writes its path, and the keys to the item. */
+export interface DataItem {
+  readonly path: string;
+  readonly keys: readonly string[];
 }
 
 /**

@@ -30,6 +30,7 @@ import { analyzeNotebook } from './notebook';
 import { analyzeTorchtitanToml, isTorchtitanToml } from './toml/torchtitan';
 import { analyzePrimeRlToml, primeRlKind } from './toml/prime-rl';
 import { analyzeArealYaml } from './yaml/areal';
+import { YamlCtx } from './yaml/common';
 
 const DS_KEYS = new RegExp(
   String.raw`"(zero_optimization|train_micro_batch_size_per_gpu|train_batch_size|gradient_accumulation_steps|` +
@@ -245,6 +246,16 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     tool: 'torchtitan',
     detect: (file) => isTorchtitanToml(file.text),
     analyze: analyzeTorchtitanToml,
+  },
+  // A JSON / YAML file a script loads for its values: a file of the script's run, its facts the items the script
+  // takes (script-data.ts, read in the pipeline); nothing in its text alone says it is a training config.
+  'script-data': {
+    syntax: 'yaml',
+    tool: 'hf-trainer',
+    alsoIn: ['json'],
+    detect: () => false,
+    // Alone, only its syntax: a fix's edit is checked against it.
+    analyze: (text) => new YamlCtx(text, { format: 'script-data', tool: 'hf-trainer', omegaconf: false }).result(),
   },
   // prime-rl's configs (`uv run rl @ rl.toml`, `uv run sft @ sft.toml`).
   'prime-rl-toml': {

@@ -33,6 +33,7 @@ import { nanogptConfigArguments } from './hf-python/nanogpt';
 import { hydraFiles, mergeFacts } from './hydra-files';
 import { rl2Shipped, shippedHydraOrigin } from './hydra/rl2-shipped';
 import type { ModuleRead } from './hf-python/imported-constants';
+import { scriptDataFacts } from './script-data';
 
 /** What a read file is expected to be; the reader bounds each kind's size. */
 /**
@@ -291,13 +292,22 @@ export function collectFiles(
       format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
     const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const effectiveRole: FileRole = role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
-    files.push({ file, text, role: effectiveRole, facts, ...(how.origin ? { origin: how.origin } : {}) });
+    const self: AnalyzedFile = {
+      file,
+      text,
+      role: effectiveRole,
+      facts,
+      ...(how.origin ? { origin: how.origin } : {}),
+    };
+    files.push(self);
     if (depth >= MAX_DEPTH) return;
     // The options this file's helper modules read (the same for each of them).
     let moduleOptions: ArgumentEnvironment | undefined;
     for (const ref of facts.references) {
       const at = locateOffset(file, text, ref.span.start, ref.span.end);
-      // A sourced file's variables and a loaded data file's values are read by the file that names it.
+      // A sourced file's variables are read by the file that names it; so are a loaded data file's values, and the file
+      // is one of the run's with the items the script takes located at their keys (script-data.ts).
+      if (ref.kind === 'data') addScriptData(files, seen, scriptDataFile(reader, inputs, self, ref.path));
       if (ref.kind === 'sourced' || ref.kind === 'data') continue;
       if (ref.kind === 'module') {
         // A module of the project: beside the script, or (an absolute import) from a folder above it; an installed
@@ -373,32 +383,9 @@ export function collectFiles(
         visit(shipped.file, shipped.text, { role: 'referenced', depth: depth + 1, ...shipped.how, ...hydra });
         continue;
       }
-      if (refusal) {
-        problems.push({
-          ...at,
-          severity: 'warning',
-          code: 'reference-not-found',
-          ...msg('the referenced file {0} is not read: {1}', ref.path, refusal),
-        });
-        continue;
-      }
-      if (t === undefined) {
-        problems.push({
-          ...at,
-          severity: 'warning',
-          code: 'reference-not-found',
-          ...msg('referenced file not found: {0} (looked for {1})', ref.path, target),
-        });
-        continue;
-      }
-      const notDeepspeed = ref.kind === 'deepspeed' ? notADeepspeedConfig(t) : undefined;
-      if (notDeepspeed) {
-        problems.push({
-          ...at,
-          severity: 'warning',
-          code: 'reference-not-found',
-          ...msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed),
-        });
+      const unread = notRead(ref, target, t, refusal);
+      if (unread || t === undefined) {
+        if (unread) problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...unread });
         continue;
       }
       const deepspeed = ref.kind === 'deepspeed';
@@ -417,6 +404,58 @@ export function collectFiles(
   };
   for (const i of inputs) visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
   return { files, scenarios, problems, unrecognized: notLoadedData(unrecognized, files, reader), missingScripts };
+}
+
+/** Why a referenced file is not read (refused, missing, not the DeepSpeed config it is named as); undefined when it is. */
+function notRead(
+  ref: Reference,
+  target: string,
+  text: string | undefined,
+  refusal: string | undefined,
+): ReturnType<typeof msg> | undefined {
+  if (refusal) return msg('the referenced file {0} is not read: {1}', ref.path, refusal);
+  if (text === undefined) return msg('referenced file not found: {0} (looked for {1})', ref.path, target);
+  const notDeepspeed = ref.kind === 'deepspeed' ? notADeepspeedConfig(text) : undefined;
+  if (notDeepspeed)
+    return msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed);
+  return undefined;
+}
+
+/**
+ * A JSON / YAML file a script loads, as a file of the script's run: the items the script takes as written, located at
+ * their keys (script-data.ts), with the script's role. Its text is the input's where it is one (an edited document).
+ */
+function scriptDataFile(
+  reader: FileReader,
+  inputs: readonly InputFile[],
+  script: AnalyzedFile,
+  path: string,
+): AnalyzedFile | undefined {
+  const found = findReference(reader, script.file, path, 'project-data');
+  if (found.above && /^\.\.?\//.test(path)) return undefined;
+  const input = inputs.find((i) => i.file === found.path);
+  const text = input?.text ?? found.text;
+  if (text === undefined) return undefined;
+  const facts = scriptDataFacts(text, script.facts.facts, path);
+  if (facts.facts.length === 0) return undefined;
+  return { file: input?.file ?? found.path, text, role: script.role, facts };
+}
+
+/**
+ * Adds a loaded data file right after the file that loads it (a tie goes to the later file: the data file's item over
+ * the script's read of it); a second loader's items join the first's. A file read as a config of its own stays that.
+ */
+function addScriptData(files: AnalyzedFile[], seen: Set<string>, data: AnalyzedFile | undefined): void {
+  if (!data) return;
+  const at = files.findIndex((f) => f.file === data.file);
+  if (at < 0) {
+    seen.add(data.file);
+    files.push(data);
+    return;
+  }
+  const prev = files[at];
+  if (prev.facts.format !== 'script-data') return;
+  files[at] = { ...prev, facts: { ...prev.facts, facts: [...prev.facts.facts, ...data.facts.facts] } };
 }
 
 /** The files no format takes but those a script of the run loads for its values (read by the script, not missing one). */

@@ -163,10 +163,15 @@ function rerunWithEdits(
 
 /** Analyzes one document (plus related and referenced files) under the given settings. */
 export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOptions): Analysis {
-  const format = detectFormat(doc.file, doc.text, doc.languageId);
-  const facts = format && format !== 'scenario' ? analyzeAs(format, doc.text) : emptyFacts(format ?? 'scenario');
-  const scenario = format === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
+  const detected = detectFormat(doc.file, doc.text, doc.languageId);
+  const scenario = detected === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
   const { pipeline, setup, gpu, gpuName, estimate: est, estimateErrors } = runOnce(doc, settings, opts);
+  // A JSON / YAML file a script of the run loads: its facts are the items the script takes, at their keys.
+  const loaded = detected ? undefined : pipeline.files.find((f) => f.file === doc.file);
+  const format = loaded?.facts.format ?? detected;
+  const facts =
+    loaded?.facts ??
+    (detected && detected !== 'scenario' ? analyzeAs(detected, doc.text) : emptyFacts(detected ?? 'scenario'));
   const headroomFraction = settings.headroomPercent / 100;
   let adviceCache: AdviceResult | undefined | null = null;
   const analysis: Analysis = {

@@ -5,9 +5,11 @@
 // `config["model_name_or_path"]`, `config.get("seq_len", 2048)` and `cfg.model.name` are the file's values, said as
 // coming from it. Pure: files come through `file.readModule`.
 import type { SyntaxNode } from '@lezer/common';
-import type { FactValue } from '../facts';
+import type { DataItem, FactValue } from '../facts';
+import { notAnalyzed } from '../guards';
 import { parseYaml } from '../yaml-parse';
 import type { PythonFile, Val } from './file';
+import type { ScriptDefault } from './script-defaults';
 import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { withOpened } from './written-files';
@@ -36,7 +38,7 @@ export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, d
   const value = read ? parseData(read.text, p.v) : undefined;
   const v: Val =
     read && value !== undefined && typeof value === 'object' && value !== null
-      ? { k: 'data', value, source: read.shownAs, keys: [] }
+      ? { k: 'data', value, source: read.shownAs, path: p.v, keys: [] }
       : { k: 'unknown', reason: `${p.v} is read at run time: it is not in the project, or not a JSON / YAML mapping` };
   file.loadedData.set(p.v, v);
   return v;
@@ -52,6 +54,7 @@ function insideProject(p: string): boolean {
 
 /** JSON or YAML text as plain values; undefined when it does not parse. */
 function parseData(text: string, name: string): unknown {
+  if (notAnalyzed(text, /\.json$/i.test(name) ? 'json' : 'yaml')) return undefined;
   try {
     if (/\.json$/i.test(name)) return JSON.parse(text) as unknown;
     const doc = parseYaml(text);
@@ -87,7 +90,17 @@ export function dataAt(d: Extract<Val, { k: 'data' }>, key: string, use: SyntaxN
   const lit = literal(v);
   if (lit === undefined)
     return { k: 'unknown', reason: `${d.source} ${keys.join('.')} is not a value VRAM Lens reads` };
-  return writtenElsewhere(lit, span(use), `${d.source} ${keys.join('.')}`);
+  return writtenElsewhere(lit, span(use), `${d.source} ${keys.join('.')}`, { path: d.path, keys, raw: lit });
+}
+
+/**
+ * The item of a loaded file a fact's value is, when the script takes it as written (`cfg["bs"]`, not `cfg["bs"] * 2`
+ * nor `not cfg["fp16"]`, whose values the file does not write): the fact is then the file's (Fact.fromData).
+ */
+export function dataItemOf(d: ScriptDefault, from: Val | undefined): { fromData?: DataItem } {
+  const data = d.elsewhere?.data;
+  if (!data || from?.k !== 'lit' || JSON.stringify(from.v) !== JSON.stringify(data.raw)) return {};
+  return { fromData: { path: data.path, keys: data.keys } };
 }
 
 /** A JSON / YAML scalar, or a list of scalars, as a fact value. */

@@ -50,8 +50,11 @@ export function combine(file: PythonFile, a: Val, op: string, b: Val, node: Synt
   if (a.k !== 'lit' || b.k !== 'lit' || typeof a.v !== 'number' || typeof b.v !== 'number')
     return { k: 'unknown', reason: `${t} is computed at run time` };
   // From an option's default the sum is no option's value (a launch line's --x replaces x, not the sum): it is read
-  // again with the options as the run has them (launch-args.ts withBranchesDecided), where the file is settled.
-  if ((a.dflt || b.dflt) && !file.settled)
+  // again with the options as the run has them (launch-args.ts withBranchesDecided), where the file is settled. A
+  // value written elsewhere and not replaced by the launch line (a loaded file's item, a module's constant) is final.
+  const optionDefault = (v: Val): boolean =>
+    v.k === 'lit' && v.dflt !== undefined && v.dflt.elsewhere?.launched !== true;
+  if ((optionDefault(a) || optionDefault(b)) && !file.settled)
     return { k: 'unknown', reason: `${t} is computed from the script's options` };
   const v = arithmetic(op, a.v, b.v);
   if (v === undefined || !Number.isFinite(v)) return { k: 'unknown', reason: `${t} is not a number` };

@@ -24,7 +24,7 @@ import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
-import { dataAt, isMapping } from './data-files';
+import { dataAt, dataItemOf, isMapping } from './data-files';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   evalArithmetic,
@@ -48,6 +48,8 @@ export type Val =
       readonly k: 'data';
       readonly value: unknown;
       readonly source: string;
+      /** The file's path as the script writes it. */
+      readonly path: string;
       readonly keys: readonly string[];
       readonly via?: Via;
     }
@@ -219,6 +221,7 @@ export class PythonFile {
         valueSpan: e.valueSpan,
         tool,
         ...(d.elsewhere.launched ? {} : { origin: 'script-default' as const }),
+        ...dataItemOf(d, from),
       });
       return;
     }

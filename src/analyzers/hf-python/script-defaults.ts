@@ -1,7 +1,7 @@
 // Defaults of the script's own options (argparse options and arguments-dataclass fields) and of function parameters,
 // read where `args.x` or a parameter is used: the value that runs when the command line passes nothing. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { CallArguments, Fact, FactValue, ScriptOption, Span } from '../facts';
+import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
 import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
 import { assignedAttribute } from './attributes';
@@ -27,7 +27,12 @@ export interface ScriptDefault {
    * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
    * module reads it, and says where the value comes from.
    */
-  readonly elsewhere?: { readonly source: string; readonly launched: boolean };
+  readonly elsewhere?: {
+    readonly source: string;
+    readonly launched: boolean;
+    /** An item of a file the script loads, with its value as written there (data-files.ts). */
+    readonly data?: DataItem & { readonly raw: FactValue };
+  };
 }
 
 /**
@@ -42,14 +47,19 @@ function emptyDefault(v: FactValue): boolean {
  * A literal that another place writes (a module's constant, a loaded file's key, the importing script's call), located
  * at `at` where this file reads it, its raw value saying where it is written.
  */
-export function writtenElsewhere(value: FactValue, at: Span, source: string): Val {
+export function writtenElsewhere(
+  value: FactValue,
+  at: Span,
+  source: string,
+  data?: DataItem & { readonly raw: FactValue },
+): Val {
   const dflt: ScriptDefault = {
     node: null,
     lit: value,
     keySpan: at,
     valueSpan: at,
     where: source,
-    elsewhere: { source, launched: true },
+    elsewhere: { source, launched: true, ...(data ? { data } : {}) },
   };
   return { k: 'lit', v: value, dflt };
 }

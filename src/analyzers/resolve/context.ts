@@ -101,7 +101,7 @@ export function fileProv(w: WinningFact): Provenance {
   // One of the values a branch-set variable can take: an assumption, said with the file and line it is read at.
   if (w.fact.assumed)
     return { kind: 'default', owner: 'VRAM Lens', note: `${w.fact.assumed} (${baseName(w.file)}:${w.location.line})` };
-  return { kind: 'file', file: w.file, line: w.location.line, key: w.fact.rawKey };
+  return { kind: 'file', file: w.file, line: w.location.line, key: w.dataKey ?? w.fact.rawKey };
 }
 
 /** The canonical key a setup field is read from (the model's when the field has none), for the messages about it. */

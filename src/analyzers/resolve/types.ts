@@ -65,6 +65,8 @@ export interface WinningFact {
   readonly location: Location;
   /** The fact comes from a tool's bundled DeepSpeed config (AnalyzedFile.origin): a default of that tool. */
   readonly bundled?: { readonly owner: string; readonly note: string };
+  /** The key path of a file a script loads (script-data.ts), where the fact is one of its items: the key written there. */
+  readonly dataKey?: string;
 }
 
 export interface FactResolution {

@@ -43,6 +43,7 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
         file: f.file,
         location: locateOffset(f.file, f.text, fact.valueSpan.start, fact.valueSpan.end),
         ...(f.origin?.kind === 'bundled' ? { bundled: { owner: f.origin.owner, note: f.origin.note } } : {}),
+        ...(f.facts.format === 'script-data' && fact.fromData ? { dataKey: fact.fromData.keys.join('.') } : {}),
       };
       const rankOf = (fa: typeof fact, role: FileRole): number =>
         fa.overridesLauncher ? RANK.launcher + 1 : fa.byNameOnly ? 0 : RANK[role];

@@ -50,7 +50,10 @@ const ABSENT_MEANS: Partial<Record<string, unknown>> = {
   tiled_mlp: false,
 };
 
-/** Whether a file writes the key: a known value, or (`known` false) any value but "auto". */
+/**
+ * Whether a file writes the key: a known value, or (`known` false) any value but "auto". A script's read of an item of
+ * a file it loads (Fact.fromData) is not: the value is written in that file, which the run holds with the item.
+ */
 function setsKey(file: FixFile, key: string, known = false): boolean {
   const rel = RELATED[key];
   if (!rel) return false;
@@ -58,6 +61,7 @@ function setsKey(file: FixFile, key: string, known = false): boolean {
     (f) =>
       rel.includes(f.key) &&
       f.origin !== 'call-default' &&
+      (!f.fromData || file.format === 'script-data') &&
       (known
         ? !isUnknown(f.value)
         : // "auto" is filled from the trainer's arguments: the file follows the trainer, it does not set the value.

@@ -29,6 +29,7 @@ import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
 import { planAreal } from './areal';
 import { planPrimeRl } from './prime-rl';
+import { planScriptData } from './script-data';
 
 /** How one format takes a setup change: the planner of its vocabulary, and the writer of its syntax. */
 export interface Planner {
@@ -103,6 +104,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
     plan: (c, ch) => planVerl(c, ch) ?? no("the SFT trainer's GPUs are its launcher's (torchrun --nproc_per_node)"),
     write: yamlWriter(true),
   },
+  // A file a script loads for its values: its keys the script reads, JSON or YAML by the name.
+  'script-data': { plan: planScriptData, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
 };
 
 /** The operations that write one change into one file, or the reason the file cannot say it. */

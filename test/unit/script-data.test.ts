@@ -1,0 +1,116 @@
+// A JSON / YAML file a script loads for its values, as a file of the script's run (src/analyzers/script-data.ts): the
+// items the script takes are located at the file's keys, the editor shows the run there (diagnostic, hover), and a fix
+// rewrites the value where it is written (src/features/fixes/planners/script-data.ts), not the script's read of it.
+// The script is shaped as the research scripts of test/real-files and the fresh samples: `with open("configs/sft.yaml")
+// as f: cfg = yaml.safe_load(f)`, then `cfg["train"]["micro_batch_size"]` into TrainingArguments.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { catalogResolver } from '../../src/analyzers/resolve';
+import { analyzeDocument, type AnalysisSettings } from '../../src/features/analysis';
+import { applyEditData } from '../../src/features/fixes';
+import { hoverAt } from '../../src/features/hover';
+import { quickFixes } from '../../src/features/quick-fixes';
+import { runFact, runFiles } from './helpers';
+
+const SCRIPT = [
+  'import yaml',
+  'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+  'with open("configs/sft.yaml") as f:',
+  '    cfg = yaml.safe_load(f)',
+  'model = AutoModelForCausalLM.from_pretrained(cfg["model"]["name"])',
+  'args = TrainingArguments(output_dir="o", per_device_train_batch_size=cfg["train"]["micro_batch_size"],',
+  '    gradient_accumulation_steps=cfg["train"].get("grad_accum", 1), bf16=True)',
+  'Trainer(model=model, args=args).train()',
+  '',
+].join('\n');
+const YAML = 'model:\n  name: mistralai/Mistral-7B-v0.1\ntrain:\n  micro_batch_size: 16\n  grad_accum: 8\n';
+const settings: AnalysisSettings = { gpu: 'A100-80GB', headroomPercent: 5 };
+
+function analyze(file: string, files: Record<string, string>, related: string[]) {
+  const reader = {
+    read: (p: string) => files[p],
+    join: (from: string, rel: string) => path.posix.join(path.posix.dirname(from), rel),
+  };
+  return analyzeDocument({ file, text: files[file] }, settings, {
+    reader,
+    resolver: catalogResolver,
+    related: related.map((f) => ({ file: f, text: files[f] })),
+  });
+}
+
+describe('a JSON / YAML file a script loads, as a file of its run', () => {
+  it('the items the script takes as written are facts of the file, at its keys; the estimate is the same', () => {
+    const files = { '/p/train.py': SCRIPT, '/p/configs/sft.yaml': YAML };
+    const run = runFiles(files, '/p/train.py');
+    const loaded = run.files.find((f) => f.file === '/p/configs/sft.yaml');
+    assert.equal(loaded?.facts.format, 'script-data');
+    assert.deepEqual(
+      loaded?.facts.facts.map((f) => [f.key, YAML.slice(f.keySpan.start, f.keySpan.end), f.rawValue]),
+      [
+        ['model', 'name', 'mistralai/Mistral-7B-v0.1'],
+        ['microBatchSize', 'micro_batch_size', '16'],
+        ['gradientAccumulationSteps', 'grad_accum', '8'],
+      ],
+    );
+    // Said where it is written: the file's line and key.
+    assert.deepEqual(run.provenance.micro_batch_size, {
+      kind: 'file',
+      file: '/p/configs/sft.yaml',
+      line: 4,
+      key: 'train.micro_batch_size',
+    });
+    // from_pretrained without a dtype still loads Mistral's bfloat16 (the fact keeps the script's key).
+    assert.equal(run.setup?.weights_dtype, 'bf16');
+    assert.equal(runFact(run, 'bf16')?.file, '/p/train.py');
+  });
+
+  it("an item the script changes (`* 2`, `not`) stays the script's: the file does not write that value", () => {
+    const script = SCRIPT.replace('cfg["train"]["micro_batch_size"]', 'cfg["train"]["micro_batch_size"] * 2');
+    const run = runFiles({ '/p/train.py': script, '/p/configs/sft.yaml': YAML }, '/p/train.py');
+    assert.equal(run.setup?.micro_batch_size, 32);
+    assert.equal(run.decided.microBatchSize?.file, '/p/train.py');
+  });
+
+  it('the editor shows the run at the file: the diagnostic at the micro-batch key, the hover there', () => {
+    const files = { '/p/train.py': SCRIPT, '/p/configs/sft.yaml': YAML };
+    const doc = analyze('/p/configs/sft.yaml', files, ['/p/train.py']);
+    const script = analyze('/p/train.py', files, []);
+    assert.equal(doc.format, 'script-data');
+    // One run: the same bytes from either file.
+    assert.equal(doc.estimate?.perGpu.deviceBytes, script.estimate?.perGpu.deviceBytes);
+    const over = doc.findings.find((f) => f.code === 'exceeds-gpu-memory');
+    assert.equal(over && YAML.slice(over.span.start, over.span.end), 'micro_batch_size');
+    const hover = hoverAt(doc, YAML.indexOf('grad_accum') + 2, YAML);
+    assert.match(hover ?? '', /A100-80GB/);
+  });
+
+  it('a fix writes the new micro-batch and accumulation into the file, from the file and from the script', () => {
+    const files = { '/p/train.py': SCRIPT, '/p/configs/sft.yaml': YAML };
+    for (const [doc, related] of [
+      ['/p/configs/sft.yaml', ['/p/train.py']],
+      ['/p/train.py', []],
+    ] as const) {
+      const fixes = quickFixes(analyze(doc, files, [...related]));
+      const micro = fixes.find((q) => /^-[\d.]+ GiB · Micro-batch \d+, accumulation \d+/.test(q.title));
+      assert.ok(micro, `a micro-batch fix from ${doc}`);
+      assert.deepEqual([...new Set(micro.edits.map((e) => e.file))], ['/p/configs/sft.yaml']);
+      const after = applyEditData(YAML, micro.edits);
+      const m = /micro_batch_size: (\d+)\n {2}grad_accum: (\d+)/.exec(after);
+      assert.ok(m, after);
+      // The global batch stays 16 x 8 = 128.
+      assert.equal(Number(m[1]) * Number(m[2]), 128);
+    }
+  });
+
+  it('a JSON file is written as JSON', () => {
+    const script = SCRIPT.replace('configs/sft.yaml', 'cfg.json').replace('yaml.safe_load(f)', 'json.load(f)');
+    const json =
+      '{\n  "model": {"name": "mistralai/Mistral-7B-v0.1"},\n  "train": {"micro_batch_size": 16, "grad_accum": 8}\n}\n';
+    const files = { '/p/train.py': `import json\n${script}`, '/p/cfg.json': json };
+    const fixes = quickFixes(analyze('/p/cfg.json', files, ['/p/train.py']));
+    const micro = fixes.find((q) => /Micro-batch \d+, accumulation \d+/.test(q.title));
+    assert.ok(micro);
+    const after = JSON.parse(applyEditData(json, micro.edits)) as { train: Record<string, number> };
+    assert.equal(after.train.micro_batch_size * after.train.grad_accum, 128);
+  });
+});
