@@ -71,6 +71,35 @@ describe('a JSON / YAML file a script loads, as a file of its run', () => {
     assert.equal(run.decided.microBatchSize?.file, '/p/train.py');
   });
 
+  it('a function of the script that returns what a loader read (`load_config(args.config)`) is read through', () => {
+    // eduardd76/fine-tuned-Phi-4-14B fine_tuning/train.py: `def load_config(config_path): with open(config_path) as f:
+    // return yaml.safe_load(f)`, `config = load_config(args.config)`, `model_cfg = config["model"]`.
+    const script = [
+      'import argparse, yaml',
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'def load_config(config_path):',
+      '    with open(config_path, encoding="utf-8") as f:',
+      '        return yaml.safe_load(f)',
+      'def main():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--config", default="config.yaml")',
+      '    args = parser.parse_args()',
+      '    config = load_config(args.config)',
+      '    model_cfg = config["model"]',
+      '    model = AutoModelForCausalLM.from_pretrained(model_cfg["name"])',
+      '    t = TrainingArguments(output_dir="o", per_device_train_batch_size=config["training"]["batch_size"])',
+      '    Trainer(model=model, args=t).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const yaml = 'model:\n  name: Qwen/Qwen2.5-7B\ntraining:\n  batch_size: 4\n';
+    const run = runFiles({ '/p/train.py': script, '/p/config.yaml': yaml }, '/p/train.py');
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['Qwen/Qwen2.5-7B', 4]);
+    // The model as the run decides it: the file's item, at its key.
+    assert.equal(run.decided.model?.file, '/p/config.yaml');
+    assert.equal(run.decided.model?.location.line, 2);
+  });
+
   it('the editor shows the run at the file: the diagnostic at the micro-batch key, the hover there', () => {
     const files = { '/p/train.py': SCRIPT, '/p/configs/sft.yaml': YAML };
     const doc = analyze('/p/configs/sft.yaml', files, ['/p/train.py']);

@@ -13,6 +13,7 @@ import type { ScriptDefault } from './script-defaults';
 import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { withOpened } from './written-files';
+import { returnStatements } from './expressions';
 
 /** The loaders whose argument is an open file (or its text); OmegaConf's takes the path itself. */
 const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
@@ -151,7 +152,34 @@ function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
   const found = file.lookup(file.text.slice(name.from, name.to), name);
   if (found.k !== 'binding' || found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
   const value = found.binding.valueNode;
-  return LOADER_CALL.test(file.text.slice(value.from, value.to));
+  return LOADER_CALL.test(file.text.slice(value.from, value.to)) || loaderReturn(file, value) !== undefined;
+}
+
+/**
+ * `load_config(path)` of a function of the file that returns what a loader read (`def load_config(p): with open(p) as
+ * f: return yaml.safe_load(f)`, or a name bound to it): its data, the parameter taking the call's argument.
+ */
+export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
+  file.loadsData ??= LOADER_CALL.test(file.text);
+  if (!file.loadsData) return undefined;
+  const returned = loaderReturn(file, call);
+  const v = returned ? file.evalNode(returned, depth + 1) : undefined;
+  return v?.k === 'data' ? v : undefined;
+}
+
+/** The expression a call's function returns, where the function is the file's own, returns once and loads a file. */
+function loaderReturn(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
+  const callee = call.name === 'CallExpression' ? call.firstChild : null;
+  if (callee?.name !== 'VariableName') return undefined;
+  const found = file.lookup(file.text.slice(callee.from, callee.to), call);
+  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
+  let fn: SyntaxNode | null = file.root.resolveInner(found.binding.pos, 1);
+  while (fn && fn.name !== 'FunctionDefinition') fn = fn.parent;
+  const body = fn?.getChild('Body');
+  if (!body || !LOADER_CALL.test(file.text.slice(body.from, body.to))) return undefined;
+  const returns = returnStatements(body);
+  const value = returns.length === 1 ? returns[0].lastChild : null;
+  return value && value.name !== 'return' ? value : undefined;
 }
 
 /** A JSON object / YAML mapping (not a list, not a scalar). */

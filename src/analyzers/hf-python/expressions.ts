@@ -360,7 +360,7 @@ export function returnedItem(
 }
 
 /** The return statements of a function body, not those of the functions and classes it defines. */
-function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
+export function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
   if (depth > 100) return out;
   for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
     if (ch.name === 'ReturnStatement') out.push(ch);

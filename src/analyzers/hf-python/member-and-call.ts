@@ -13,7 +13,7 @@ import {
   staticStringCall,
 } from './expressions';
 import { classConstant } from './class-constants';
-import { dataGet, dataMember, loadedData } from './data-files';
+import { dataGet, dataMember, loadedData, loaderFunctionData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue } from './script-defaults';
 import { clip, fmt, parseNumber, pyTruthy } from './syntax';
@@ -42,6 +42,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
   const known =
     downloadedRepo(file, node, callee, depth) ??
     loadedData(file, node, callee, depth) ??
+    loaderFunctionData(file, node, depth) ??
     dataGet(file, node, callee, depth) ??
     staticStringCall(file, node, depth) ??
     staticGetattr(file, node, callee, depth) ??
