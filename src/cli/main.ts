@@ -227,6 +227,7 @@ async function launchedRun(
   const reader = nodeFileReader(io.cwd);
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
+  let firstRead: { run: PipelineResult; said: string } | undefined;
   for (const launcher of launchers) {
     const text = reader.read(launcher);
     if (text === undefined) continue;
@@ -240,14 +241,24 @@ async function launchedRun(
       ],
       overrides,
     );
-    if (!run.setup) continue;
     const others = launchers.length > 1 ? ` (${launchers.length - 1} other file(s) run it too)` : '';
-    io.err(
-      `vram-lens: ${inputs[0].file} gives no estimate alone; read as the run of ${path.relative(io.cwd, launcher)}, which runs it${others}`,
-    );
-    return run;
+    const said = `vram-lens: ${inputs[0].file} gives no estimate alone; read as the run of ${path.relative(io.cwd, launcher)}, which runs it${others}`;
+    if (run.setup) {
+      io.err(said);
+      return run;
+    }
+    // A file no format takes alone (a data file a script loads) that its first run reads: that run's problems say
+    // what stops the estimate (its model unknown offline), at their places, where the file alone says only its format.
+    const unrecognized = (r: PipelineResult): boolean => r.unrecognized.some((u) => path.resolve(io.cwd, u) === file);
+    if (unrecognized(alone) && !unrecognized(run) && !firstRead) firstRead = { run, said };
   }
-  return alone;
+  if (firstRead)
+    io.err(
+      firstRead.said
+        .replace('gives no estimate alone', 'is not a config alone')
+        .replace('which runs it', 'which reads it'),
+    );
+  return firstRead?.run ?? alone;
 }
 
 /**

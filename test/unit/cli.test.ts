@@ -77,6 +77,19 @@ describe('cli: vram-lens estimate', async () => {
     err = '';
     assert.equal(await run(['estimate', 'train.py'], { ...io, cwd: dir }), 2);
     assert.match(err, /error/);
+    // A YAML a script loads whose model is not known offline (skotnkat/llm_sft_rl: run_sft.py loads sft_config.yaml,
+    // a Granite 4.0 model not in the catalog): the run's refusal at the YAML's key, not "not a recognised config".
+    fs.writeFileSync(
+      path.join(dir, 'run_sft.py'),
+      'import yaml\nfrom trl import SFTConfig, SFTTrainer\n' +
+        'with open("sft_config.yaml") as f:\n    cfg = yaml.safe_load(f)\n' +
+        'SFTTrainer(model=cfg["model_name"], args=SFTConfig(**cfg["training"])).train()\n',
+    );
+    fs.writeFileSync(path.join(dir, 'sft_config.yaml'), 'model_name: org/not-in-catalog\ntraining:\n  bf16: true\n');
+    err = '';
+    assert.equal(await run(['estimate', 'sft_config.yaml'], { ...io, cwd: dir }), 2);
+    assert.match(err, /sft_config\.yaml is not a config alone; read as the run of run_sft\.py, which reads it/);
+    assert.match(err, /sft_config\.yaml:1:13: error \[model\]: unknown model 'org\/not-in-catalog'/);
   });
 
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
