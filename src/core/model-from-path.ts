@@ -121,9 +121,11 @@ function namedAfterId(pathText: string): CatalogModel | undefined {
 }
 
 /**
- * The catalog entry an unknown Hub id's name gives (modelFromPathName), unless its organisation publishes catalog
- * models: a missing `meta-llama/...` or `mistralai/...` id is a typo or a release the catalog lacks, which the error's
- * closest names serve better than a guess.
+ * The catalog entry an unknown Hub id's name gives (modelFromPathName), unless its organisation publishes base models
+ * of the catalog: a missing `meta-llama/...` or `mistralai/...` id is a typo or a release the catalog lacks, which the
+ * error's closest names serve better than a guess. An organisation the catalog knows only for fine-tunes of others'
+ * models (NousResearch, lmsys, HuggingFaceH4) names its other fine-tunes after their base as anyone does
+ * (`NousResearch/Nous-Hermes-Llama2-13b`).
  */
 export function modelFromHubName(id: string): CatalogModel | undefined {
   const slash = id.indexOf('/');
@@ -133,7 +135,9 @@ export function modelFromHubName(id: string): CatalogModel | undefined {
   return modelFromPathName(id);
 }
 
-/** The organisations of the catalog's ids, lower case. */
+/** The organisations of the catalog's base models (entries that are no fine-tune of another), lower case. */
 const PUBLISHERS: ReadonlySet<string> = new Set(
-  MODEL_CATALOG.map((m) => m.id.split('/')[0].toLowerCase()).filter((o) => o !== ''),
+  MODEL_CATALOG.filter((m) => m.baseModel === undefined && m.derivedFrom === undefined)
+    .map((m) => m.id.split('/')[0].toLowerCase())
+    .filter((o) => o !== ''),
 );

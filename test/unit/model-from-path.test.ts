@@ -1,7 +1,7 @@
 // The catalog model a missing local folder's name, or an unknown Hub id, gives (src/core/model-from-path.ts): family
 // and size both read from the last three parts, one catalog id, or nothing.
 import * as assert from 'node:assert/strict';
-import { modelFromPathName } from '../../src/core';
+import { modelFromHubName, modelFromPathName } from '../../src/core';
 
 describe('modelFromPathName', () => {
   const cases: readonly (readonly [string, string | undefined])[] = [
@@ -85,5 +85,20 @@ describe('modelFromPathName', () => {
   ];
   for (const [p, id] of cases) {
     it(`${p} -> ${id ?? 'nothing'}`, () => assert.equal(modelFromPathName(p)?.id, id));
+  }
+});
+
+describe('modelFromHubName', () => {
+  const cases: readonly (readonly [string, string | undefined])[] = [
+    // An organisation that publishes base models of the catalog: a missing id is a typo or a new release, not a guess.
+    ['meta-llama/Llama-2-13b-chat-hf-v9', undefined],
+    ['mistralai/Mistral-7B-v0.9', undefined],
+    // One the catalog knows only for fine-tunes of others' bases (Nous-Hermes-2-Mistral-7B-DPO, Hermes-3-Llama-3.1-8B)
+    // names its other fine-tunes after their base (chats-bug/jsr-config qlora.yml: Nous-Hermes-Llama2-13b).
+    ['NousResearch/Nous-Hermes-Llama2-13b', 'meta-llama/Llama-2-13b-hf'],
+    ['HuggingFaceH4/zephyr-7b-gemma-v0.2', 'google/gemma-7b'],
+  ];
+  for (const [id, want] of cases) {
+    it(`${id} -> ${want ?? 'nothing'}`, () => assert.equal(modelFromHubName(id)?.id, want));
   }
 });
