@@ -72,9 +72,12 @@ const SHELL_LAUNCH = new RegExp(
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b`,
 );
 
-/** A shell script named as a command: `bash [-x] scripts/train.sh`, `./finetune.sh` (`shells`: the words before it). */
+/**
+ * A shell script named as a command: `bash [-x] scripts/train.sh`, `./finetune.sh`, `source "$(dirname "$0")/common.sh"`
+ * (`shells`: the words before it).
+ */
 const scriptCall = (shells: string): string =>
-  String.raw`(?:(?:${shells})\s+(?:-[a-z]+\s+)*)?(?:\./)?[\w./-]*\.(?:sh|bash)\b`;
+  String.raw`(?:(?:${shells})\s+(?:-[a-z]+\s+)*)?["']?(?:\$\((?:[^()\n]|\([^()\n]*\))*\)/|\$\{?\w+\}?/)?(?:\./)?[\w./-]*\.(?:sh|bash)\b`;
 
 /**
  * Another shell script run as a command (`bash scripts/train_dpo.sh --lr 1e-6`, `./finetune.sh`), whose run is read,

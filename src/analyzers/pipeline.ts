@@ -33,48 +33,10 @@ import { nanogptConfigArguments } from './hf-python/nanogpt';
 import { hydraFiles, mergeFacts } from './hydra-files';
 import { rl2Shipped, shippedHydraOrigin } from './hydra/rl2-shipped';
 import type { ModuleRead } from './hf-python/imported-constants';
-import { scriptDataFacts } from './script-data';
+import { addScriptData, scriptDataFile } from './script-data';
+import { findReference, type FileReader } from './file-reader';
 
-/** What a read file is expected to be; the reader bounds each kind's size. */
-/**
- * What a file is read as: a config (or a script, a module), a dependency list, or a data file a script loads for its
- * values ('project-data': read only where its real path is inside the reader's project, symlinks resolved).
- */
-export type ReadKind = 'config' | 'dependency' | 'project-data';
-
-export interface FileReader {
-  /** The text of a file, or undefined when it does not exist or is not read. */
-  read(path: string, kind?: ReadKind): string | undefined;
-  /**
-   * Why read(path) gave undefined for a path that exists (a system file, a device, too large, outside an untrusted
-   * workspace), in the user's words and without the file's content; undefined when the file does not exist.
-   */
-  refusal?(path: string): string | undefined;
-  /** A path relative to the referencing file's folder (absolute paths stay as they are). */
-  join(fromFile: string, relative: string): string;
-  /**
-   * Where a relative reference may be, in the order to try: beside the referencing file, then the same path from each
-   * folder above it up to the reader's root or the repository's top (the folder with .git): scripts are often written
-   * to run from the repository root. Without it, only join(fromFile, relative).
-   */
-  lookup?(fromFile: string, relative: string): string[];
-}
-
-/** The first place a reference is found at (or its place beside the file when it is nowhere), and whether it was beside it. */
-export function findReference(
-  reader: FileReader,
-  fromFile: string,
-  relative: string,
-  kind?: ReadKind,
-): { path: string; text?: string; above: boolean; up: number } {
-  const places = reader.lookup?.(fromFile, relative) ?? [reader.join(fromFile, relative)];
-  for (let k = 0; k < places.length; k++) {
-    const text = reader.read(places[k], kind);
-    if (text !== undefined || reader.refusal?.(places[k]) !== undefined)
-      return { path: places[k], text, above: k > 0, up: k };
-  }
-  return { path: places[0] ?? reader.join(fromFile, relative), above: false, up: 0 };
-}
+export { findReference, type FileReader, type ReadKind } from './file-reader';
 
 /**
  * The keys of the YAML or JSON file a script's `--config` names (the last one given), found from the launcher; none
@@ -308,6 +270,15 @@ export function collectFiles(
       // A sourced file's variables are read by the file that names it; so are a loaded data file's values, and the file
       // is one of the run's with the items the script takes located at their keys (script-data.ts).
       if (ref.kind === 'data') addScriptData(files, seen, scriptDataFile(reader, inputs, self, ref.path));
+      // A sourced file that launches the run runs in this shell: read with the variables set before it is sourced.
+      const launches = ref.kind === 'sourced' && ref.shell ? sourcedLaunch(reader, file, ref) : undefined;
+      if (launches && ref.shell)
+        visit(launches.path, launches.text, {
+          role: 'config',
+          depth: depth + 1,
+          forced: 'shell',
+          shell: calledBy(file, ref.shell),
+        });
       if (ref.kind === 'sourced' || ref.kind === 'data') continue;
       if (ref.kind === 'module') {
         // A module of the project: beside the script, or (an absolute import) from a folder above it; an installed
@@ -406,6 +377,14 @@ export function collectFiles(
   return { files, scenarios, problems, unrecognized: notLoadedData(unrecognized, files, reader), missingScripts };
 }
 
+/** A file a shell script sources, where it launches a run itself (a shell script of the launch formats); else undefined. */
+function sourcedLaunch(reader: FileReader, file: string, ref: Reference): { path: string; text: string } | undefined {
+  const found = findReference(reader, file, ref.path);
+  return found.text !== undefined && detectFormat(found.path, found.text) === 'shell'
+    ? { path: found.path, text: found.text }
+    : undefined;
+}
+
 /** Why a referenced file is not read (refused, missing, not the DeepSpeed config it is named as); undefined when it is. */
 function notRead(
   ref: Reference,
@@ -419,43 +398,6 @@ function notRead(
   if (notDeepspeed)
     return msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed);
   return undefined;
-}
-
-/**
- * A JSON / YAML file a script loads, as a file of the script's run: the items the script takes as written, located at
- * their keys (script-data.ts), with the script's role. Its text is the input's where it is one (an edited document).
- */
-function scriptDataFile(
-  reader: FileReader,
-  inputs: readonly InputFile[],
-  script: AnalyzedFile,
-  path: string,
-): AnalyzedFile | undefined {
-  const found = findReference(reader, script.file, path, 'project-data');
-  if (found.above && /^\.\.?\//.test(path)) return undefined;
-  const input = inputs.find((i) => i.file === found.path);
-  const text = input?.text ?? found.text;
-  if (text === undefined) return undefined;
-  const facts = scriptDataFacts(text, script.facts.facts, path);
-  if (facts.facts.length === 0) return undefined;
-  return { file: input?.file ?? found.path, text, role: script.role, facts };
-}
-
-/**
- * Adds a loaded data file right after the file that loads it (a tie goes to the later file: the data file's item over
- * the script's read of it); a second loader's items join the first's. A file read as a config of its own stays that.
- */
-function addScriptData(files: AnalyzedFile[], seen: Set<string>, data: AnalyzedFile | undefined): void {
-  if (!data) return;
-  const at = files.findIndex((f) => f.file === data.file);
-  if (at < 0) {
-    seen.add(data.file);
-    files.push(data);
-    return;
-  }
-  const prev = files[at];
-  if (prev.facts.format !== 'script-data') return;
-  files[at] = { ...prev, facts: { ...prev.facts, facts: [...prev.facts.facts, ...data.facts.facts] } };
 }
 
 /** The files no format takes but those a script of the run loads for its values (read by the script, not missing one). */

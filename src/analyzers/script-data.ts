@@ -7,6 +7,9 @@
 // Docs: docs/formats.md (Python scripts)
 import { isMap, isScalar, type Node } from 'yaml';
 import { emptyFacts, type ConfigFacts, type Fact, type Span } from './facts';
+import { findReference, type FileReader } from './file-reader';
+import type { InputFile } from './pipeline';
+import type { AnalyzedFile } from './resolve';
 import { notAnalyzed } from './guards';
 import { parseYaml } from './yaml-parse';
 
@@ -59,4 +62,41 @@ function placeOf(root: Node | null, keys: readonly string[], text: string): Plac
   if (!keySpan || !range) return undefined;
   const valueSpan = { start: range[0], end: range[1] };
   return { keySpan, valueSpan, rawValue: text.slice(valueSpan.start, valueSpan.end) };
+}
+
+/**
+ * A JSON / YAML file a script loads, as a file of the script's run: the items the script takes as written, located at
+ * their keys (script-data.ts), with the script's role. Its text is the input's where it is one (an edited document).
+ */
+export function scriptDataFile(
+  reader: FileReader,
+  inputs: readonly InputFile[],
+  script: AnalyzedFile,
+  path: string,
+): AnalyzedFile | undefined {
+  const found = findReference(reader, script.file, path, 'project-data');
+  if (found.above && /^\.\.?\//.test(path)) return undefined;
+  const input = inputs.find((i) => i.file === found.path);
+  const text = input?.text ?? found.text;
+  if (text === undefined) return undefined;
+  const facts = scriptDataFacts(text, script.facts.facts, path);
+  if (facts.facts.length === 0) return undefined;
+  return { file: input?.file ?? found.path, text, role: script.role, facts };
+}
+
+/**
+ * Adds a loaded data file right after the file that loads it (a tie goes to the later file: the data file's item over
+ * the script's read of it); a second loader's items join the first's. A file read as a config of its own stays that.
+ */
+export function addScriptData(files: AnalyzedFile[], seen: Set<string>, data: AnalyzedFile | undefined): void {
+  if (!data) return;
+  const at = files.findIndex((f) => f.file === data.file);
+  if (at < 0) {
+    seen.add(data.file);
+    files.push(data);
+    return;
+  }
+  const prev = files[at];
+  if (prev.facts.format !== 'script-data') return;
+  files[at] = { ...prev, facts: { ...prev.facts, facts: [...prev.facts.facts, ...data.facts.facts] } };
 }

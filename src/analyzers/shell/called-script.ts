@@ -31,12 +31,15 @@ export function calledScript(fields: readonly Field[], at: number, env: Env, she
   return { facts: [], refs: [ref], problems: [], tools: [], training: false };
 }
 
-/** The variables this script exports that are known statically, by name: what the script it runs sees. */
-function exportedValues(env: Env): { name: string; value: string }[] {
+/**
+ * The variables this script exports that are known statically, by name: what the script it runs sees; with `all`, every
+ * variable set so far, which a file it sources sees (`source train_common.sh`, whose launch runs in this shell).
+ */
+export function exportedValues(env: Env, all = false): { name: string; value: string }[] {
   const out: { name: string; value: string }[] = [];
   for (const [name, v] of env) {
     if (out.length >= MAX_EXPORTED) break;
-    if (!v.exported || v.choices || v.elements || v.argv) continue;
+    if ((!v.exported && !all) || v.choices || v.elements || v.argv) continue;
     if (unknownOf(v.pieces) === undefined) out.push({ name, value: textOf(v.pieces) });
   }
   return out;

@@ -17,6 +17,16 @@ import {
 import { evalArith } from './arith';
 import { argumentsOf, positional, wordPiece } from './argv';
 
+/**
+ * `$(dirname "$0")`, `$(dirname "${BASH_SOURCE[0]}")`, `$(cd "$(dirname "$0")" && pwd)`: the folder of the script
+ * itself (the text of the substitution, `$(` to `)`).
+ */
+const SCRIPT_PATH = String.raw`"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?"?`;
+const DIRNAME = String.raw`dirname\s+${SCRIPT_PATH}`;
+const OWN_FOLDER = new RegExp(
+  String.raw`^\$\(\s*(?:${DIRNAME}|cd\s+"?\$\(\s*${DIRNAME}\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?)\s*\)$`,
+);
+
 export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
   const out: Piece[] = [];
   for (const s of segs) {
@@ -31,6 +41,11 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
           if (s.quoted && !body.length)
             out.push({ text: '', start: s.start, end: s.end, exact: false, expanded: true, quoted: true });
           for (const p of body) out.push({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true });
+          break;
+        }
+        if (OWN_FOLDER.test(script.slice(s.start, s.end))) {
+          // The script's own folder: paths from it are written relative to the script, as the pipeline reads them.
+          out.push({ text: '.', start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
           break;
         }
         const sum = exprArithmetic(script.slice(s.start, s.end));

@@ -39,6 +39,7 @@ import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './na
 import { shiftArguments } from './argv';
 import { runOptionLoop } from './option-loop';
 import { applySourced, type SourcedVariables } from './sourced';
+import { exportedValues } from './called-script';
 
 export { chooseWorst } from './choices';
 
@@ -721,10 +722,14 @@ export class Interpreter {
     }
   }
 
-  /** `source file.sh`: the file's variables from here on, when the pipeline read them (sourced.ts); its reference. */
+  /**
+   * `source file.sh`: the file's variables from here on, when the pipeline read them (sourced.ts); its reference, with
+   * the variables set so far, which a launch the file runs sees (it runs in this shell).
+   */
   private source(path: Field | undefined): void {
     if (!path || path.unknown !== undefined || path.opaque) return;
-    this.sources.push({ kind: 'sourced', path: path.text, span: path.span });
+    const shell = { words: [], exported: exportedValues(this.env, true) };
+    this.sources.push({ kind: 'sourced', path: path.text, span: path.span, shell });
     const variables = this.sourced?.get(path.text);
     if (variables) applySourced(this.env, variables, path.span);
   }

@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { analyzeShell } from '../../../src/analyzers/shell';
+import { detectFormat } from '../../../src/analyzers/detect';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 
 const inMemory = (files: Record<string, string>): FileReader => ({
@@ -235,5 +236,28 @@ eval "$header" "$training_args"
     assert.equal(value('gradientAccumulationSteps'), 32);
     assert.equal(value('fsdp'), undefined, 'FSDP only on one branch: not taken');
     assert.ok(r.files[0].facts.problems.some((p) => /may add arguments that are not visible here/.test(p.message)));
+  });
+
+  it('a sourced file that launches the run runs with the variables set before it (razvanalex-phd/SeLeRoSa)', () => {
+    // scripts/gemma3/gemma3_27b_it_ft.sh exports the model's settings, then sources the generic launcher from its own
+    // folder (`source "$(dirname "$0")/../generic/generic_llm_finetune.sh"`), whose python line reads them.
+    const caller =
+      '#!/bin/bash\nexport BASE_MODEL="google/gemma-3-27b-it"\nexport PER_DEVICE_TRAIN_BATCH_SIZE=32\n' +
+      'source "$(dirname "$0")/generic/finetune.sh"\n';
+    const generic =
+      '#!/bin/bash\nexport LORA_R="${LORA_R:-16}"\n' +
+      'accelerate launch --num_processes 2 train.py --model_name_or_path "$BASE_MODEL" \\\n' +
+      '  --per_device_train_batch_size "$PER_DEVICE_TRAIN_BATCH_SIZE" --bf16\n';
+    assert.equal(detectFormat('/w/run.sh', caller), 'shell');
+    const r = runOf(caller, { '/w/generic/finetune.sh': generic });
+    assert.equal(r.setup?.model, 'google/gemma-3-27b-it');
+    assert.equal(r.setup?.micro_batch_size, 32);
+    assert.equal(r.setup?.gpus_per_node, 2);
+    // `$(dirname "$0")` and `$(cd "$(dirname "$0")" && pwd)` are the script's folder: the path is read from there.
+    for (const dir of ['$(dirname "$0")', '$(dirname "${BASH_SOURCE[0]}")', '$(cd "$(dirname "$0")" && pwd)'])
+      assert.deepEqual(
+        analyzeShell(`source ${dir}/common.sh\n`).references.map((x) => [x.kind, x.path]),
+        [['sourced', './common.sh']],
+      );
   });
 });

@@ -1,0 +1,42 @@
+// How the analyzers read the files a run references: the reader the host gives (the CLI's and the editor's, bounded by
+// size and by where a file may be read from), and where a relative reference is looked for. Types and one pure
+// function; the reading itself is the host's.
+/**
+ * What a file is read as: a config (or a script, a module), a dependency list, or a data file a script loads for its
+ * values ('project-data': read only where its real path is inside the reader's project, symlinks resolved).
+ */
+export type ReadKind = 'config' | 'dependency' | 'project-data';
+
+export interface FileReader {
+  /** The text of a file, or undefined when it does not exist or is not read. */
+  read(path: string, kind?: ReadKind): string | undefined;
+  /**
+   * Why read(path) gave undefined for a path that exists (a system file, a device, too large, outside an untrusted
+   * workspace), in the user's words and without the file's content; undefined when the file does not exist.
+   */
+  refusal?(path: string): string | undefined;
+  /** A path relative to the referencing file's folder (absolute paths stay as they are). */
+  join(fromFile: string, relative: string): string;
+  /**
+   * Where a relative reference may be, in the order to try: beside the referencing file, then the same path from each
+   * folder above it up to the reader's root or the repository's top (the folder with .git): scripts are often written
+   * to run from the repository root. Without it, only join(fromFile, relative).
+   */
+  lookup?(fromFile: string, relative: string): string[];
+}
+
+/** The first place a reference is found at (or its place beside the file when it is nowhere), and whether it was beside it. */
+export function findReference(
+  reader: FileReader,
+  fromFile: string,
+  relative: string,
+  kind?: ReadKind,
+): { path: string; text?: string; above: boolean; up: number } {
+  const places = reader.lookup?.(fromFile, relative) ?? [reader.join(fromFile, relative)];
+  for (let k = 0; k < places.length; k++) {
+    const text = reader.read(places[k], kind);
+    if (text !== undefined || reader.refusal?.(places[k]) !== undefined)
+      return { path: places[k], text, above: k > 0, up: k };
+  }
+  return { path: places[0] ?? reader.join(fromFile, relative), above: false, up: 0 };
+}
