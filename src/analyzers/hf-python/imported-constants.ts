@@ -32,8 +32,9 @@ export interface ProjectImport {
   readonly star: boolean;
 }
 
-/** At most this many modules are read for one script's constants. */
+/** At most this many imports are followed for one script's constants, and this many files read for them. */
 const MAX_MODULES = 8;
+const MAX_READS = 24;
 
 /** A module's file found from the script by its path (`config.py`, `./consts.py`): its text and how it is named. */
 /** A project file by its path from the script: a module it imports, or a data file it loads (data-files.ts). */
@@ -70,18 +71,28 @@ export function moduleLiterals(text: string, shownAs: string): Map<string, Impor
   return out;
 }
 
-/** The constants a script's project imports give it; `read` finds a module's file from the script (undefined: none). */
+/**
+ * The constants a script's project imports give it; `read` finds a module's file from the script (undefined: none). A
+ * package is its `__init__.py`; a name it does not bind is a module of the package (`from config.finetuning_qwen import
+ * config`, then `config.BASE_MODEL_CHECKPOINT`: config/finetuning_qwen/config.py).
+ */
 export function importedConstants(imports: readonly ProjectImport[], read: ModuleRead): ImportedConstants | undefined {
   const names = new Map<string, ImportedValue>();
   const modules = new Map<string, ReadonlyMap<string, ImportedValue>>();
+  let reads = 0;
+  const readAt = (path: string): ReturnType<ModuleRead> => (reads++ < MAX_READS ? read(path) : undefined);
   for (const imp of imports) {
-    const found = read(imp.path);
-    if (!found) continue;
-    const literals = moduleLiterals(found.text, found.shownAs);
+    const found = readAt(imp.path) ?? readAt(imp.path.replace(/\.py$/, '/__init__.py'));
+    const literals = found ? moduleLiterals(found.text, found.shownAs) : new Map<string, ImportedValue>();
     if (imp.star) for (const [name, v] of literals) if (!name.startsWith('_')) names.set(name, v);
     for (const [local, original] of imp.names) {
-      if (original === undefined) modules.set(local, literals);
-      else if (literals.has(original)) names.set(local, literals.get(original)!);
+      if (original === undefined) {
+        if (found) modules.set(local, literals);
+      } else if (literals.has(original)) names.set(local, literals.get(original)!);
+      else {
+        const sub = readAt(imp.path.replace(/\.py$/, `/${original}.py`));
+        if (sub) modules.set(local, moduleLiterals(sub.text, sub.shownAs));
+      }
     }
   }
   return names.size > 0 || modules.size > 0 ? { names, modules } : undefined;

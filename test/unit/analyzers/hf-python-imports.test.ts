@@ -52,6 +52,28 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(c.setup, undefined);
   });
 
+  it("`from package import module` then `module.NAME`, and a name of the package's __init__.py", () => {
+    // ferrazzipietro/mistral_finetuning finetuning_qwen.py: `from config.finetuning_qwen import config,
+    // training_params`, then `config.BASE_MODEL_CHECKPOINT` (config/finetuning_qwen/config.py; the package's
+    // __init__.py is empty).
+    const text = TRAINER(
+      'from config.finetuning_qwen import config, training_params',
+      'config.MODEL_NAME',
+      'training_params.BATCH_SIZE',
+    );
+    const files = {
+      '/p/train.py': text,
+      '/p/config/finetuning_qwen/__init__.py': '',
+      '/p/config/finetuning_qwen/config.py': CONFIG,
+      '/p/config/finetuning_qwen/training_params.py': 'BATCH_SIZE = 2\n',
+    };
+    const r = runOf(files, '/p/train.py');
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['meta-llama/Llama-3.2-1B', 2]);
+    const pkg = TRAINER('from settings import MODEL_NAME', 'MODEL_NAME', '4');
+    const s = runOf({ '/p/train.py': pkg, '/p/settings/__init__.py': CONFIG }, '/p/train.py');
+    assert.equal(s.setup?.model, 'meta-llama/Llama-3.2-1B');
+  });
+
   it('a name the script binds itself wins; a module that is not there leaves the name unknown, said where it is read', () => {
     const own = TRAINER('from config import MODEL_NAME\nMODEL_NAME = "gpt2"', 'MODEL_NAME', '2');
     assert.equal(runOf({ '/p/train.py': own, '/p/config.py': CONFIG }, '/p/train.py').setup?.model, 'gpt2');
