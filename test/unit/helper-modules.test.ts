@@ -286,6 +286,36 @@ def load_for_inference(path):
     assert.match(model?.rawValue ?? '', /the script's call of load_model\(\) \(line 5\)/);
   });
 
+  it("a static or class method called through the imported class takes the call's arguments", () => {
+    // alijammoul2005/fineTune main.py: `from src.model_eng import ModelEngine`, then
+    // `ModelEngine.build_qlora_model(MODEL_ID, {...})`, a @staticmethod whose `from_pretrained(model_id, ...)` loads it;
+    // a @classmethod's `cls` is not among the arguments the call passes.
+    const main = [
+      'from src.model_eng import ModelEngine',
+      'MODEL_ID = "mistralai/Mistral-7B-v0.1"',
+      'model = ModelEngine.build_qlora_model(MODEL_ID, 8)',
+      'SFTTrainer(model=model, args=SFTConfig(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    for (const decorator of [
+      '@staticmethod\n    def build_qlora_model(model_id, r):',
+      '@classmethod\n    def build_qlora_model(cls, model_id, r):',
+    ]) {
+      const engine = [
+        'from transformers import AutoModelForCausalLM',
+        'class ModelEngine:',
+        `    ${decorator}`,
+        '        model = AutoModelForCausalLM.from_pretrained(model_id, torch_dtype=torch.bfloat16)',
+        '        return get_peft_model(model, LoraConfig(r=r, lora_alpha=16, target_modules="all-linear"))',
+        '',
+      ].join('\n');
+      const files = { '/p/main.py': main, '/p/src/model_eng.py': engine };
+      const r = runPipeline([{ file: '/p/main.py', text: main }], inMemory(files), {});
+      assert.equal(r.setup?.model, 'mistralai/Mistral-7B-v0.1', decorator);
+      assert.equal(r.setup?.lora?.r, 8, decorator);
+    }
+  });
+
   it("a thin entry point the launch line runs is read for the module it calls (LLaVA's train_mem.py)", () => {
     // haotian-liu/LLaVA scripts/v1_5/finetune_lora.sh runs llava/train/train_mem.py, whose whole text is the import
     // and the call below; llava/train/train.py builds LoraConfig(target_modules=find_all_linear_names(model)) under

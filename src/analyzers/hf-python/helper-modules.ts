@@ -131,6 +131,15 @@ function callArguments(
     const v = n ? file.evalNode(n, 0) : undefined;
     return v?.k === 'lit' ? { value: v.v } : null;
   };
+  const record = (name: string, sites: readonly SyntaxNode[]): void => {
+    if (sites.length !== 1 || spreads(sites[0])) return;
+    const a = file.args(sites[0]);
+    out[name] = {
+      positional: a.positional.map(lit),
+      keywords: Object.fromEntries(a.entries.map((e) => [e.rawKey, lit(e.valueNode)])),
+      at: `line ${file.line(sites[0].from)}`,
+    };
+  };
   for (const name of calls) {
     const i = imp.original.indexOf(name);
     const local = i >= 0 ? imp.names[i] : undefined;
@@ -138,16 +147,27 @@ function callArguments(
       const callee = file.calleeName(c);
       return callee === local || (i < 0 && imp.names.some((l) => callee === `${l}.${name}`));
     });
-    if (sites.length !== 1) continue;
-    if (spreads(sites[0])) continue;
-    const a = file.args(sites[0]);
-    out[name] = {
-      positional: a.positional.map(lit),
-      keywords: Object.fromEntries(a.entries.map((e) => [e.rawKey, lit(e.valueNode)])),
-      at: `line ${file.line(sites[0].from)}`,
-    };
+    record(name, sites);
+    // A static or class method called through the imported class (`ModelEngine.build_qlora_model(MODEL_ID, cfg)`).
+    for (const method of local ? methodsCalled(file, local) : []) {
+      if (!(method in out))
+        record(
+          method,
+          file.calls.filter((c) => file.calleeName(c) === `${local}.${method}`),
+        );
+    }
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The names called through an imported name as `name.method(...)`. */
+function methodsCalled(file: PythonFile, local: string): string[] {
+  const out = new Set<string>();
+  for (const c of file.calls) {
+    const m = file.calleeName(c)?.match(/^(\w+)\.(\w+)$/);
+    if (m && m[1] === local) out.add(m[2]);
+  }
+  return [...out];
 }
 
 /** Whether a call passes `*args` or `**kwargs`: its arguments' places are then not known. */

@@ -216,9 +216,11 @@ function scriptCallArgument(
   called: CallArguments,
   depth: number,
 ): Val | undefined {
-  const names = parameters(file.text, scope.node.getChild('ParamList'))
+  const declared = parameters(file.text, scope.node.getChild('ParamList'))
     .filter((p) => !p.starred)
     .map((p) => p.name);
+  // A class method's `cls` (or a method's `self`) is not among what the call through the class passes.
+  const names = declared[0] === 'cls' || declared[0] === 'self' ? declared.slice(1) : declared;
   const i = names.indexOf(name);
   const byName = Object.prototype.hasOwnProperty.call(called.keywords, name);
   const arg = byName ? called.keywords[name] : i >= 0 ? called.positional[i] : undefined;
