@@ -30,6 +30,40 @@ export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxN
   return undefined;
 }
 
+/**
+ * `self.x` in a method of a class whose `__init__` sets it once at its top level (`self.llm = parser.llm`) and no other
+ * statement of the class sets: that value, read in `__init__` (its parameters take what the class's one call passes:
+ * `Trainer(args)`, script-defaults.ts singleCallArgument). yushengsu-thu/mup_training's Trainer loads `self.llm`.
+ */
+export function initAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+  const m = /^self\.(\w+)$/.exec(dotted);
+  if (!m) return undefined;
+  const cls = enclosing(use, 'ClassDefinition');
+  const body = cls?.getChild('Body');
+  if (!body) return undefined;
+  const setsIt = new RegExp(`(^|[^\\w.])self\\.${m[1]}\\s*(=(?!=)|[-+*/%]=)`, 'gm');
+  if ((file.text.slice(body.from, body.to).match(setsIt) ?? []).length !== 1) return undefined;
+  for (let st = body.firstChild; st; st = st.nextSibling) {
+    const name = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
+    if (!name || file.text.slice(name.from, name.to) !== '__init__') continue;
+    for (let s = st.getChild('Body')?.firstChild ?? null; s; s = s.nextSibling) {
+      const value = assignmentTo(file, s, dotted);
+      if (!value) continue;
+      const v = file.evalNode(value, depth + 1);
+      if (v.k !== 'lit') return undefined;
+      const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
+      return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+    }
+  }
+  return undefined;
+}
+
+/** The nearest node of a kind around `node`. */
+function enclosing(node: SyntaxNode, kind: string): SyntaxNode | undefined {
+  for (let n = node.parent; n; n = n.parent) if (n.name === kind) return n;
+  return undefined;
+}
+
 /** The statement of a block (a Body or the module) that holds `node`. */
 function statementOf(node: SyntaxNode): SyntaxNode | undefined {
   let n: SyntaxNode | null = node;

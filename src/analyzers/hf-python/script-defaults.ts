@@ -4,7 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
 import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
-import { assignedAttribute } from './attributes';
+import { assignedAttribute, initAttribute } from './attributes';
 
 /**
  * A default of the script's own options: an argparse `default=` (or store_true's False) or a field default of an
@@ -91,7 +91,11 @@ export function defaultText(file: PythonFile, d: ScriptDefault): string {
 
 /** `a.b` read where it is used: the value an `a.b = ...` before it sets (attributes.ts), else the script's default. */
 export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
-  return assignedAttribute(file, dotted, use, depth) ?? scriptDefault(file, dotted, use, depth);
+  return (
+    assignedAttribute(file, dotted, use, depth) ??
+    initAttribute(file, dotted, use, depth) ??
+    scriptDefault(file, dotted, use, depth)
+  );
 }
 
 /**
@@ -159,7 +163,7 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
   return out;
 }
 
-function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolean {
+function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 0): boolean {
   const found = file.lookup(obj, use);
   const parsing = (n: SyntaxNode | null | undefined): boolean => {
     // `parser.parse_args_into_dataclasses(return_remaining_strings=True)[0]` (MedicalGPT): the first dataclass.
@@ -177,7 +181,24 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolea
           ? found.binding.rhs
           : null,
     );
-  return found.param !== undefined && /(^|_)(args|arguments)$/.test(obj);
+  if (found.param === undefined) return false;
+  return /(^|_)(args|arguments)$/.test(obj) || (hops < 3 && passedParsedArgs(file, found.param, hops + 1));
+}
+
+/**
+ * A parameter of a function called once (a class's `__init__`: the class called once) whose call passes a name holding
+ * the parsed command line: `Trainer(args)` into `def __init__(self, parser)`.
+ */
+function passedParsedArgs(file: PythonFile, param: { scope: Scope; name: string }, hops: number): boolean {
+  const { scope, name } = param;
+  const callee = scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
+  const sites = callee ? file.calls.filter((c) => file.calleeName(c) === callee) : [];
+  if (sites.length !== 1) return false;
+  const declared = parameters(file.text, scope.node.getChild('ParamList')).map((p) => p.name);
+  const names = scope.fn === '__init__' && declared[0] === 'self' ? declared.slice(1) : declared;
+  const a = file.args(sites[0]);
+  const arg = a.entries.find((e) => e.rawKey === name)?.valueNode ?? a.positional[names.indexOf(name)];
+  return arg?.name === 'VariableName' && holdsParsedArgs(file, file.text.slice(arg.from, arg.to), arg, hops);
 }
 
 /**
@@ -190,7 +211,9 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode): boolea
  */
 export function singleCallArgument(file: PythonFile, scope: Scope, name: string, depth: number): Val | undefined {
   if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
-  const sites = file.calls.filter((c) => file.calleeName(c) === scope.fn);
+  // A class's __init__ is called by the class's name.
+  const callee = scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
+  const sites = file.calls.filter((c) => file.calleeName(c) === callee);
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
     return commandParameter(file, name, depth);
@@ -234,10 +257,19 @@ function scriptCallArgument(
   return writtenElsewhere(arg.value, span(scope.node), `the script's call of ${scope.fn}() (${called.at})`);
 }
 
+/** The name of the class a method is defined in, or undefined. */
+function classNameOf(file: PythonFile, fn: SyntaxNode): string | undefined {
+  const cls = fn.parent?.name === 'Body' ? fn.parent.parent : null;
+  const name = cls?.name === 'ClassDefinition' ? cls.getChild('VariableName') : null;
+  return name ? file.text.slice(name.from, name.to) : undefined;
+}
+
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
 function argumentAt(file: PythonFile, scope: Scope, name: string, site: SyntaxNode, depth: number): Val | undefined {
   const params = parameters(file.text, scope.node.getChild('ParamList'));
-  const names = params.filter((p) => !p.starred).map((p) => p.name);
+  const declared = params.filter((p) => !p.starred).map((p) => p.name);
+  // A call of the class fills __init__'s parameters after `self`.
+  const names = scope.fn === '__init__' && declared[0] === 'self' ? declared.slice(1) : declared;
   const a = file.args(site);
   const kw = a.entries.find((e) => e.rawKey === name);
   const i = names.indexOf(name);

@@ -76,6 +76,34 @@ describe("hf-python: the script's own values", () => {
     assert.ok(typeof last(inFn, 'model')?.value === 'object');
   });
 
+  it("`self.x` that the class's __init__ sets once from the parsed command line (yushengsu-thu/mup_training)", () => {
+    // code/finetune_llm.py: `class Trainer: def __init__(self, parser): self.llm = parser.llm`, a method loads
+    // `from_pretrained(self.llm)`, and `Trainer(args)` with `args = parser.parse_args()` (--llm's default).
+    const text = [
+      'import argparse',
+      'class Runner:',
+      '    def __init__(self, parser):',
+      '        self.llm = parser.llm',
+      '        self.model = None',
+      '    def load(self):',
+      '        self.model = GPTNeoXForCausalLM.from_pretrained(self.llm)',
+      'if __name__ == "__main__":',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--llm", type=str, default="EleutherAI/pythia-70m")',
+      '    args = parser.parse_args()',
+      '    Runner(args).load()',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'EleutherAI/pythia-70m');
+    // Set again by another method of the class: not known.
+    const twice = text.replace(
+      '        self.model = None',
+      '        self.model = None\n    def swap(self):\n        self.llm = "gpt2"',
+    );
+    assert.ok(typeof last(analyzeHfPython(twice), 'model')?.value === 'object');
+  });
+
   it('a constant of a class the file defines (SCCSMARTCODE/Deep-Learning-03-LLM-FineTuning fine_tuning_gemma_2b.ipynb)', () => {
     const text = [
       'class ModelConfig:',
