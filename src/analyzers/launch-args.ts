@@ -127,7 +127,7 @@ export function withBranchesDecided(
   launchArgs: Reference['args'],
   file: string,
 ): ConfigFacts {
-  if (!(facts.options?.length || launchArgs?.length) || !facts.facts.some(setConditionally)) return facts;
+  if (!facts.facts.some(setConditionally)) return facts;
   const settled = analyzeHfPython(text, {
     options: argumentEnvironment(facts.options, launchArgs, undefined, file),
     calls: [],

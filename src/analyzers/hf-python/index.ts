@@ -250,7 +250,7 @@ export const setConditionally = (f: Fact): boolean =>
   typeof f.value === 'object' &&
   f.value !== null &&
   !Array.isArray(f.value) &&
-  / is set conditionally at line \d+$| is computed from the script's options| runs only when the if at line \d+ runs this branch$/.test(
+  / is set conditionally at line \d+$| is computed from the script's options| (runs|is used) only when the if at line \d+ runs this branch$/.test(
     (f.value as { unknown: string }).unknown,
   );
 

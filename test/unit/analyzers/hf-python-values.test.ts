@@ -76,6 +76,35 @@ describe("hf-python: the script's own values", () => {
     assert.ok(typeof last(inFn, 'model')?.value === 'object');
   });
 
+  it("a BitsAndBytesConfig on a branch the script decides statically is the run's quantization", () => {
+    // i-am-mushfiq/FirstAidQA-gemma2b-QLoRA train.py: `def get_bnb_config(quant): if quant == "4bit": return
+    // BitsAndBytesConfig(load_in_4bit=True, ...) elif quant == "8bit": ...`, called with the --quant default "4bit";
+    // lsdlBlueDragon/qwen25vl-chartqa-qlora: `if args.load_in_4bit:` with BooleanOptionalAction default=True. The
+    // branch taken gives 4 bits, the other stays unknown; a module constant decides it as an option's default does.
+    const text = [
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments, Trainer',
+      'def get_bnb_config(quant):',
+      '    if quant == "4bit":',
+      '        return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")',
+      '    elif quant == "8bit":',
+      '        return BitsAndBytesConfig(load_in_8bit=True)',
+      '    return None',
+      'QUANT = "4bit"',
+      'model = AutoModelForCausalLM.from_pretrained("google/gemma-2b", quantization_config=get_bnb_config(QUANT))',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const r = runPipeline([{ file: '/p/train.py', text }], { read: () => undefined, join: path.join }, {});
+    assert.deepEqual([r.setup?.method, r.setup?.quantization?.bits, r.setup?.quantization?.type], ['qlora', 4, 'nf4']);
+    assert.equal(r.decided.quantBits?.location.line, 4);
+    const eight = runPipeline(
+      [{ file: '/p/train.py', text: text.replace('QUANT = "4bit"', 'QUANT = "8bit"') }],
+      { read: () => undefined, join: path.join },
+      {},
+    );
+    assert.equal(eight.setup?.quantization?.bits, 8);
+  });
+
   it("`self.x` that the class's __init__ sets once from the parsed command line (yushengsu-thu/mup_training)", () => {
     // code/finetune_llm.py: `class Trainer: def __init__(self, parser): self.llm = parser.llm`, a method loads
     // `from_pretrained(self.llm)`, and `Trainer(args)` with `args = parser.parse_args()` (--llm's default).
