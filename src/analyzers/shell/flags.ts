@@ -135,11 +135,17 @@ const maskedPackingOf = (v: FactValue): Out =>
 const MODEL = spec('model', 'str');
 /**
  * `--model_name Qwen/Qwen2.5-7B-Instruct` / `--model meta-llama/Llama-3.1-8B`: the model where the value is a Hub id
- * (`owner/name`), the option's use in the script being what it says (sotopia-rl passes its arguments to a trainer
- * class of its package); a plain word (`--model_name llama-7b-sft`, `--model hf`) is no model.
+ * (`owner/name`) or a folder's path (`/DATA/models/gemma-2b`, `./models/llama-2-7b`: lun2hang/playgemma_textcls_sft
+ * runs TRL's sft.py with `--model_name` a local folder), the option's use in the script being what it says (sotopia-rl
+ * passes its arguments to a trainer class of its package); a plain word (`--model_name llama-7b-sft`, `--model hf`) is
+ * no model.
  */
 const MODEL_BY_HUB_ID: FlagSpec = {
-  ...spec('model', 'str', (v) => (/^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(String(v)) ? [['model', v]] : undefined)),
+  ...spec('model', 'str', (v) =>
+    /^[A-Za-z0-9][\w.-]*\/[\w.-]+$|^(\/|\.{1,2}\/|~\/)[\w.\/-]*[\w.-]+\/[\w.-]+$/.test(String(v))
+      ? [['model', v]]
+      : undefined,
+  ),
   onlyKnown: true,
 };
 const MICRO = spec('microBatchSize', 'int');

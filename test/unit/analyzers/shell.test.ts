@@ -508,10 +508,15 @@ describe('shell analyzer: script flags', () => {
     checkFacts('python train.py --model meta-llama/Llama-3.1-8B\n', [
       ['model', 'meta-llama/Llama-3.1-8B', '--model', 'meta-llama/Llama-3.1-8B'],
     ]);
+    // A model folder's path (lun2hang/playgemma_textcls_sft runs TRL's sft.py with a local Gemma folder).
+    checkFacts('accelerate launch sft.py --model_name /DATA/jupyter/personal/gemma-2b --use_peft\n', [
+      ['model', '/DATA/jupyter/personal/gemma-2b', '--model_name', '/DATA/jupyter/personal/gemma-2b'],
+    ]);
     // A run's label, a plain word, or a value not known statically: nothing said, no problem.
     for (const line of [
       'python train.py --model_name llama-7b-sft --model_name_or_path gpt2\n',
       'python train.py --model hf\n',
+      'python train.py --model_name run/',
       'python train.py --model_name $RUN\n',
     ]) {
       const r = analyzeShell(line);
