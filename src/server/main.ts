@@ -16,6 +16,7 @@ import { detectFormat } from '../analyzers/detect';
 import { spanOfKey } from '../features/findings';
 import { hoverAt } from '../features/hover';
 import { buildPanelModel } from '../features/panel-model';
+import type { Analysis } from '../features/analysis';
 import type { CanonicalKey } from '../analyzers/facts';
 import {
   APPLY_FIX_COMMAND,
@@ -50,9 +51,25 @@ function isConfig(doc: TextDocument): boolean {
   return detectFormat(fsPathOf(doc.uri), doc.getText(), doc.languageId) !== undefined;
 }
 
+/**
+ * The analysis of a document VRAM Lens reads: a config by its name and content, or a JSON / YAML file a script of one
+ * of the workspace's runs loads for its values (its analysis holds the run, at its keys: analyzers/script-data.ts).
+ */
+async function analysisOf(doc: TextDocument): Promise<Analysis | undefined> {
+  if (isConfig(doc)) return analyses.analysis(doc);
+  if (!loadedByRun(doc)) return undefined;
+  const a = await analyses.analysis(doc);
+  return a?.format === 'script-data' ? a : undefined;
+}
+
+/** Whether a document no format takes alone is a file of a run, by the workspace's index (a script loads it). */
+function loadedByRun(doc: TextDocument): boolean {
+  return doc.uri.startsWith('file:') && runs.ready && runs.runFor(fsPathOf(doc.uri)) !== undefined;
+}
+
 async function publish(doc: TextDocument): Promise<void> {
   const settings = await analyses.settings(doc.uri);
-  if (!settings['diagnostics.enabled'] || !isConfig(doc)) {
+  if (!settings['diagnostics.enabled'] || (!isConfig(doc) && !loadedByRun(doc))) {
     void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [] });
     return;
   }
@@ -63,7 +80,7 @@ async function publish(doc: TextDocument): Promise<void> {
     void connection.sendDiagnostics({ uri: doc.uri, diagnostics: [fileDiagnostic('not-analyzed', message)] });
     return;
   }
-  const a = await analyses.analysis(doc);
+  const a = await analysisOf(doc);
   const diagnostics = a ? a.findings.map((f) => toDiagnostic(doc, f)) : [];
   const several = runs.ready ? runs.runsOf(fsPathOf(doc.uri)) : [];
   if (a && several.length > 1) {
@@ -201,8 +218,8 @@ connection.onNotification(Methods.trusted, () => {
 connection.onHover((params) =>
   guard('hover', null, async () => {
     const doc = documents.get(params.textDocument.uri);
-    if (!doc || !isConfig(doc)) return null;
-    const a = await analyses.analysis(doc);
+    const a = doc ? await analysisOf(doc) : undefined;
+    if (!doc) return null;
     const md = a ? hoverAt(a, doc.offsetAt(params.position), doc.getText(), analyses.translate) : undefined;
     return md ? { contents: { kind: 'markdown' as const, value: md } } : null;
   }),
@@ -220,8 +237,7 @@ connection.onExecuteCommand((params) =>
 connection.onRequest(Methods.status, (p: { uri: string }) =>
   guard<StatusResult>('status', { state: 'none' }, async () => {
     const doc = documents.get(p.uri);
-    if (!doc || !isConfig(doc)) return { state: 'none' };
-    const a = await analyses.analysis(doc);
+    const a = doc ? await analysisOf(doc) : undefined;
     if (!a) return { state: 'none' };
     const e = a.estimate;
     if (!e) return { state: 'no-estimate', reason: a.findings.find((f) => f.code === 'unknown-model')?.message };
@@ -240,7 +256,7 @@ connection.onRequest(Methods.status, (p: { uri: string }) =>
 connection.onRequest(Methods.panel, (p: { uri: string; strings: Record<string, string> }) =>
   guard<PanelResult>('panel', {}, async () => {
     const doc = documents.get(p.uri);
-    const a = doc && isConfig(doc) ? await analyses.analysis(doc) : undefined;
+    const a = doc ? await analysisOf(doc) : undefined;
     if (!a) return {};
     return buildPanelModel(a, p.strings);
   }),

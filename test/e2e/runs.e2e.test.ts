@@ -122,3 +122,39 @@ suite('VRAM Lens runs: launcher, Accelerate config and training script (real ext
     }
   });
 });
+
+/** The diagnostic that the run does not fit (its code is an object with the link to its documentation). */
+const exceeds = (d: vscode.Diagnostic): boolean =>
+  typeof d.code === 'object' && d.code !== null && String(d.code.value) === 'exceeds-gpu-memory';
+
+suite('VRAM Lens runs: a YAML the training script loads (real extension host)', () => {
+  // data-run/train.py loads configs/sft.yaml with yaml.safe_load and reads its micro-batch: the YAML shows the run.
+  test('sft.yaml shows the run of train.py: the same estimate, and the diagnostic at its micro-batch key', async () => {
+    const yaml = await open('data-run/configs/sft.yaml');
+    const y = await until(
+      () => hoverText(yaml, 'micro_batch_size'),
+      (h) => total(h) !== '',
+      20_000,
+    );
+    assert.ok(y.ok, `sft.yaml: the run's estimate; hover: ${y.value}`);
+    const script = await open('data-run/train.py');
+    const s = await until(
+      () => hoverText(script, 'per_device_train_batch_size'),
+      (h) => total(h) === total(y.value),
+      20_000,
+    );
+    assert.ok(s.ok, `train.py: the same estimate (${total(y.value)} per GPU); hover: ${s.value}`);
+    // Qwen2.5-1.5B in bf16 with 16 x 2,048 tokens per micro-batch does not fit an RTX 4090 (the workspace's GPU).
+    const line = yaml
+      .getText()
+      .split('\n')
+      .findIndex((l) => /micro_batch_size/.test(l));
+    const d = await until(
+      async () => vscode.languages.getDiagnostics(yaml.uri),
+      (ds) => ds.some(exceeds),
+      20_000,
+    );
+    const over = d.value.find(exceeds);
+    assert.equal(over?.range.start.line, line, JSON.stringify(d.value.map((x) => [x.code, x.range.start.line])));
+  });
+});
