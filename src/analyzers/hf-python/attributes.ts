@@ -4,8 +4,9 @@
 // assignment that surely runs before the use is taken: a statement of the use's own block or of a block around it in
 // the same function, with no statement between them that may set the attribute again. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { PythonFile, Val } from './file';
-import { clip } from './syntax';
+import type { PythonFile, Scope, Val } from './file';
+import { clip, parameters } from './syntax';
+import { returnStatements } from './expressions';
 
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -55,6 +56,72 @@ export function initAttribute(file: PythonFile, dotted: string, use: SyntaxNode,
       return { ...v, via: { text, span: { start: value.from, end: value.to } } };
     }
   }
+  return undefined;
+}
+
+/**
+ * `cfg.x` where `cfg` is bound to a call of a function of the file that returns one constructor call (`cfg =
+ * parse_args()` with `def parse_args(): ... return TrainConfig(per_device_train_batch_size=args.batch_size, ...)`):
+ * that call's keyword x, read in the function (i-am-mushfiq/FirstAidQA-gemma2b-QLoRA's train.py). Undefined when the
+ * call passes no such keyword.
+ */
+export function returnedKeyword(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+  const m = /^(\w+)\.(\w+)$/.exec(dotted);
+  if (!m) return undefined;
+  const value = boundValue(file, m[1], use, 0);
+
+  const callee = value?.name === 'CallExpression' ? value.firstChild : null;
+  if (callee?.name !== 'VariableName' || file.args(value!).positional.length > 0) return undefined;
+  const fn = file.lookup(file.text.slice(callee.from, callee.to), value!);
+  if (fn.k !== 'binding' || fn.binding.kind !== 'def') return undefined;
+  const def = enclosingOrSelf(file.root.resolveInner(fn.binding.pos, 1), 'FunctionDefinition');
+  const body = def?.getChild('Body');
+  const returns = body ? returnStatements(body) : [];
+  const returned = returns.length === 1 ? returns[0].lastChild : null;
+  if (returned?.name !== 'CallExpression') return undefined;
+  const kw = file.args(returned).entries.find((e) => e.rawKey === m[2]);
+  if (!kw?.valueNode) return undefined;
+  const v = file.evalNode(kw.valueNode, depth + 1);
+  return v.k === 'lit' ? v : undefined;
+}
+
+/**
+ * The expression a name is assigned where `use` reads it, following a parameter to what its function's one call passes
+ * (a name there, up to three calls deep).
+ */
+function boundValue(file: PythonFile, name: string, use: SyntaxNode, hops: number): SyntaxNode | undefined {
+  const found = file.lookup(name, use);
+  if (found.k === 'binding')
+    return found.binding.kind === 'assign' ? (found.binding.valueNode ?? undefined) : undefined;
+  const arg = found.param && hops < 3 ? argumentNode(file, found.param) : undefined;
+  return arg?.name === 'VariableName' ? boundValue(file, file.text.slice(arg.from, arg.to), arg, hops + 1) : undefined;
+}
+
+/**
+ * The argument node the one call of a parameter's function passes for it (by keyword or position; a class's
+ * `__init__` is called by the class's name, its `self` not passed); undefined when the function is not called once.
+ */
+export function argumentNode(file: PythonFile, param: { scope: Scope; name: string }): SyntaxNode | undefined {
+  const { scope, name } = param;
+  const callee = scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
+  const sites = callee ? file.calls.filter((c) => file.calleeName(c) === callee) : [];
+  if (sites.length !== 1) return undefined;
+  const declared = parameters(file.text, scope.node.getChild('ParamList')).map((p) => p.name);
+  const names = scope.fn === '__init__' && declared[0] === 'self' ? declared.slice(1) : declared;
+  const a = file.args(sites[0]);
+  return a.entries.find((e) => e.rawKey === name)?.valueNode ?? a.positional[names.indexOf(name)] ?? undefined;
+}
+
+/** The name of the class a method is defined in, or undefined. */
+export function classNameOf(file: PythonFile, fn: SyntaxNode): string | undefined {
+  const cls = fn.parent?.name === 'Body' ? fn.parent.parent : null;
+  const name = cls?.name === 'ClassDefinition' ? cls.getChild('VariableName') : null;
+  return name ? file.text.slice(name.from, name.to) : undefined;
+}
+
+/** The node itself or the nearest around it of a kind. */
+function enclosingOrSelf(node: SyntaxNode | null, kind: string): SyntaxNode | undefined {
+  for (let n = node; n; n = n.parent) if (n.name === kind) return n;
   return undefined;
 }
 

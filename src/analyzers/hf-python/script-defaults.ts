@@ -4,7 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
 import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
-import { assignedAttribute, initAttribute } from './attributes';
+import { argumentNode, assignedAttribute, classNameOf, initAttribute, returnedKeyword } from './attributes';
 
 /**
  * A default of the script's own options: an argparse `default=` (or store_true's False) or a field default of an
@@ -94,6 +94,7 @@ export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, d
   return (
     assignedAttribute(file, dotted, use, depth) ??
     initAttribute(file, dotted, use, depth) ??
+    returnedKeyword(file, dotted, use, depth) ??
     scriptDefault(file, dotted, use, depth)
   );
 }
@@ -190,14 +191,7 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
  * the parsed command line: `Trainer(args)` into `def __init__(self, parser)`.
  */
 function passedParsedArgs(file: PythonFile, param: { scope: Scope; name: string }, hops: number): boolean {
-  const { scope, name } = param;
-  const callee = scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
-  const sites = callee ? file.calls.filter((c) => file.calleeName(c) === callee) : [];
-  if (sites.length !== 1) return false;
-  const declared = parameters(file.text, scope.node.getChild('ParamList')).map((p) => p.name);
-  const names = scope.fn === '__init__' && declared[0] === 'self' ? declared.slice(1) : declared;
-  const a = file.args(sites[0]);
-  const arg = a.entries.find((e) => e.rawKey === name)?.valueNode ?? a.positional[names.indexOf(name)];
+  const arg = argumentNode(file, param);
   return arg?.name === 'VariableName' && holdsParsedArgs(file, file.text.slice(arg.from, arg.to), arg, hops);
 }
 
@@ -255,13 +249,6 @@ function scriptCallArgument(
     return v?.k === 'lit' && v.v !== null ? v : undefined;
   }
   return writtenElsewhere(arg.value, span(scope.node), `the script's call of ${scope.fn}() (${called.at})`);
-}
-
-/** The name of the class a method is defined in, or undefined. */
-function classNameOf(file: PythonFile, fn: SyntaxNode): string | undefined {
-  const cls = fn.parent?.name === 'Body' ? fn.parent.parent : null;
-  const name = cls?.name === 'ClassDefinition' ? cls.getChild('VariableName') : null;
-  return name ? file.text.slice(name.from, name.to) : undefined;
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */

@@ -105,6 +105,33 @@ describe("hf-python: the script's own values", () => {
     assert.equal(eight.setup?.quantization?.bits, 8);
   });
 
+  it('`cfg.x` of a function that returns one config built from the parsed options (FirstAidQA-gemma2b-QLoRA)', () => {
+    // i-am-mushfiq/FirstAidQA-gemma2b-QLoRA train.py: `def parse_args() -> TrainConfig: ... return
+    // TrainConfig(per_device_train_batch_size=args.batch_size, ...)`, `cfg = parse_args()`, `train(cfg)`, and
+    // TrainingArguments(per_device_train_batch_size=cfg.per_device_train_batch_size) in train(). --batch_size: 3.
+    const text = [
+      'import argparse',
+      'from dataclasses import dataclass',
+      '@dataclass',
+      'class TrainConfig:',
+      '    per_device_train_batch_size: int = 2',
+      'def train(cfg: TrainConfig):',
+      '    model = AutoModelForCausalLM.from_pretrained("google/gemma-2b")',
+      '    args = TrainingArguments(output_dir="o", per_device_train_batch_size=cfg.per_device_train_batch_size)',
+      '    Trainer(model=model, args=args).train()',
+      'def parse_args() -> TrainConfig:',
+      '    p = argparse.ArgumentParser()',
+      '    p.add_argument("--batch_size", type=int, default=3)',
+      '    args = p.parse_args()',
+      '    return TrainConfig(per_device_train_batch_size=args.batch_size)',
+      'if __name__ == "__main__":',
+      '    cfg = parse_args()',
+      '    train(cfg)',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'microBatchSize')?.value, 3);
+  });
+
   it("`self.x` that the class's __init__ sets once from the parsed command line (yushengsu-thu/mup_training)", () => {
     // code/finetune_llm.py: `class Trainer: def __init__(self, parser): self.llm = parser.llm`, a method loads
     // `from_pretrained(self.llm)`, and `Trainer(args)` with `args = parser.parse_args()` (--llm's default).
