@@ -6,7 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Scope, Val } from './file';
 import { clip, parameters } from './syntax';
-import { returnStatements } from './expressions';
+import { calledFunctionBody, soleReturn } from './expressions';
 
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -69,15 +69,9 @@ export function returnedKeyword(file: PythonFile, dotted: string, use: SyntaxNod
   const m = /^(\w+)\.(\w+)$/.exec(dotted);
   if (!m) return undefined;
   const value = boundValue(file, m[1], use, 0);
-
-  const callee = value?.name === 'CallExpression' ? value.firstChild : null;
-  if (callee?.name !== 'VariableName' || file.args(value!).positional.length > 0) return undefined;
-  const fn = file.lookup(file.text.slice(callee.from, callee.to), value!);
-  if (fn.k !== 'binding' || fn.binding.kind !== 'def') return undefined;
-  const def = enclosingOrSelf(file.root.resolveInner(fn.binding.pos, 1), 'FunctionDefinition');
-  const body = def?.getChild('Body');
-  const returns = body ? returnStatements(body) : [];
-  const returned = returns.length === 1 ? returns[0].lastChild : null;
+  if (value?.name !== 'CallExpression' || file.args(value).positional.length > 0) return undefined;
+  const body = calledFunctionBody(file, value);
+  const returned = body && soleReturn(body)?.lastChild;
   if (returned?.name !== 'CallExpression') return undefined;
   const kw = file.args(returned).entries.find((e) => e.rawKey === m[2]);
   if (!kw?.valueNode) return undefined;
@@ -117,12 +111,6 @@ export function classNameOf(file: PythonFile, fn: SyntaxNode): string | undefine
   const cls = fn.parent?.name === 'Body' ? fn.parent.parent : null;
   const name = cls?.name === 'ClassDefinition' ? cls.getChild('VariableName') : null;
   return name ? file.text.slice(name.from, name.to) : undefined;
-}
-
-/** The node itself or the nearest around it of a kind. */
-function enclosingOrSelf(node: SyntaxNode | null, kind: string): SyntaxNode | undefined {
-  for (let n = node; n; n = n.parent) if (n.name === kind) return n;
-  return undefined;
 }
 
 /** The nearest node of a kind around `node`. */

@@ -13,7 +13,7 @@ import type { ScriptDefault } from './script-defaults';
 import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { withOpened } from './written-files';
-import { returnStatements } from './expressions';
+import { calledFunctionBody, soleReturn } from './expressions';
 
 /** The loaders whose argument is an open file (or its text); OmegaConf's takes the path itself. */
 const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
@@ -169,16 +169,9 @@ export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: nu
 
 /** The expression a call's function returns, where the function is the file's own, returns once and loads a file. */
 function loaderReturn(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
-  const callee = call.name === 'CallExpression' ? call.firstChild : null;
-  if (callee?.name !== 'VariableName') return undefined;
-  const found = file.lookup(file.text.slice(callee.from, callee.to), call);
-  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
-  let fn: SyntaxNode | null = file.root.resolveInner(found.binding.pos, 1);
-  while (fn && fn.name !== 'FunctionDefinition') fn = fn.parent;
-  const body = fn?.getChild('Body');
+  const body = calledFunctionBody(file, call);
   if (!body || !LOADER_CALL.test(file.text.slice(body.from, body.to))) return undefined;
-  const returns = returnStatements(body);
-  const value = returns.length === 1 ? returns[0].lastChild : null;
+  const value = soleReturn(body)?.lastChild;
   return value && value.name !== 'return' ? value : undefined;
 }
 

@@ -345,22 +345,33 @@ export function returnedItem(
   index: number | undefined,
   depth: number,
 ): Val | undefined {
-  if (index === undefined || rhs.name !== 'CallExpression' || depth > 24) return undefined;
-  const callee = rhs.firstChild;
-  if (callee?.name !== 'VariableName') return undefined;
-  const found = file.lookup(file.text.slice(callee.from, callee.to), rhs);
-  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
-  let fn: SyntaxNode | null = file.root.resolveInner(found.binding.pos, 1);
-  while (fn && fn.name !== 'FunctionDefinition') fn = fn.parent;
-  const body = fn?.getChild('Body');
-  const returns = body ? returnStatements(body) : [];
-  if (returns.length !== 1) return undefined;
-  const items = returnedItems(returns[0]);
+  if (index === undefined || depth > 24) return undefined;
+  const body = calledFunctionBody(file, rhs);
+  const returned = body && soleReturn(body);
+  if (!returned) return undefined;
+  const items = returnedItems(returned);
   return index < items.length ? file.evalNode(items[index], depth + 1) : undefined;
 }
 
+/** The body of the file's own function a call names by a plain name (`load_config(path)`), or undefined. */
+export function calledFunctionBody(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
+  const callee = call.name === 'CallExpression' ? call.firstChild : null;
+  if (callee?.name !== 'VariableName') return undefined;
+  const found = file.lookup(file.text.slice(callee.from, callee.to), call);
+  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
+  let fn: SyntaxNode | null = file.root.resolveInner(found.binding.pos, 1);
+  while (fn && fn.name !== 'FunctionDefinition') fn = fn.parent;
+  return fn?.getChild('Body') ?? undefined;
+}
+
+/** The one return statement of a function body, or undefined when it has none or several. */
+export function soleReturn(body: SyntaxNode): SyntaxNode | undefined {
+  const returns = returnStatements(body);
+  return returns.length === 1 ? returns[0] : undefined;
+}
+
 /** The return statements of a function body, not those of the functions and classes it defines. */
-export function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
+function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
   if (depth > 100) return out;
   for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
     if (ch.name === 'ReturnStatement') out.push(ch);
