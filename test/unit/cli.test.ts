@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { run } from '../../src/cli/main';
+import { tempDir } from './helpers';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 const isolatedEnv = {
@@ -34,7 +35,7 @@ describe('cli: vram-lens estimate', async () => {
 
   it('one file that names no model alone is read as the run of the file that launches it', async () => {
     // A TrlParser script whose model comes from the launch line (sdiehl/tiny-r1's train_trl.py and accelerate.sh).
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-')));
+    const dir = tempDir('vram-lens-cli-');
     fs.mkdirSync(path.join(dir, 'scripts'));
     fs.writeFileSync(
       path.join(dir, 'train.py'),
@@ -93,7 +94,7 @@ describe('cli: vram-lens estimate', async () => {
   });
 
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
+    const dir = tempDir('vram-lens-cli-');
     const file = path.join(dir, 'grpo.vram.yaml');
     fs.writeFileSync(file, 'model: Qwen/Qwen2.5-0.5B\nseq_len: 512\nrollout:\n  batch: 8\n  completion_len: 600\n');
     const r = await cli('estimate', file);
@@ -155,7 +156,7 @@ describe('cli: vram-lens estimate', async () => {
   it('variable-length batches: --json perGpu.variableLengths (two sets of loss tensors, 2 x 12·T·V) and a line in the table', async () => {
     // Llama-2-7B, T = 1 x 1024 tokens, vocab 32,000, bf16 logits + full fp32 cross-entropy: 12 x 1024 x 32000 B a set,
     // two sets cached (tools/allocator/README.md).
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-cli-'));
+    const dir = tempDir('vram-lens-cli-');
     const file = path.join(dir, 'padded.vram.yaml');
     fs.writeFileSync(
       file,
@@ -198,7 +199,7 @@ describe('cli: vram-lens estimate', async () => {
   });
 
   it('unknown model: exit 2 with file:line:col and suggestions', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
+    const dir = tempDir('vram-');
     const f = path.join(dir, 'm.vram.yaml');
     fs.writeFileSync(f, 'seq_len: 128\nmodel: mistralai/Mistral-7B\n');
     const r = await cli('estimate', f);
@@ -226,7 +227,7 @@ describe('cli: vram-lens estimate', async () => {
   });
 
   it('an unrecognised file and a heredoc launcher: exit 2 with file:line:col', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
+    const dir = tempDir('vram-');
     const plain = path.join(dir, 'notes.sh');
     fs.writeFileSync(plain, 'echo hello\n');
     const r = await cli('estimate', plain);
@@ -270,7 +271,7 @@ describe('cli: vram-lens estimate', async () => {
   });
 
   it('reads a model from a local config.json path', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-'));
+    const dir = tempDir('vram-');
     fs.writeFileSync(
       path.join(dir, 'config.json'),
       JSON.stringify({

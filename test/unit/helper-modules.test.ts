@@ -4,7 +4,6 @@
 // written for these tests in the shape of that example (dataclass options, a loader whose branches the options pick).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeHfPython } from '../../src/analyzers/hf-python';
 import { detectFormat } from '../../src/analyzers/detect';
@@ -16,6 +15,7 @@ import { RunIndex } from '../../src/server/runs';
 import { Workspace } from '../../src/server/workspace';
 import { nodeFileReader } from '../../src/node/files';
 import { findGpu } from '../../src/core/lookup';
+import { tempDir } from './helpers';
 
 const TRAIN = `from dataclasses import dataclass, field
 from typing import Optional
@@ -381,7 +381,7 @@ def load_for_inference(path):
   });
 
   it('in the editor the module belongs to the run of the launcher that runs its script', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-helpers-'));
+    const dir = tempDir('vram-lens-helpers-');
     try {
       fs.writeFileSync(path.join(dir, 'launch.sh'), `${LAUNCH}\n`);
       fs.writeFileSync(path.join(dir, 'train.py'), TRAIN);

@@ -1,6 +1,7 @@
 // Shared test helpers: build setups from catalog models, run the estimator, find components.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { estimate, type EstimateOptions } from '../../src/core/estimate';
 import { findModel } from '../../src/core/lookup';
@@ -11,6 +12,22 @@ import type { Overrides } from '../../src/analyzers/resolve';
 import { isUnknown, type Fact } from '../../src/analyzers/facts';
 
 export const GB = 1e9;
+
+/** Folders the tests made under the system's temporary folder, removed when the run ends. */
+const madeFolders: string[] = [];
+
+/** A new empty folder under the system's temporary folder (its real path), removed after the test run. */
+export function tempDir(prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  madeFolders.push(dir);
+  return dir;
+}
+
+// A root hook (this module is loaded by the test files): the folders go once every suite has run.
+if (typeof after === 'function')
+  after(() => {
+    for (const dir of madeFolders.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
 export function setupFor(model: string, extra: Partial<TrainingSetupInput> = {}): TrainingSetup {
   const m = findModel(model);

@@ -5,7 +5,6 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   findHfToken,
@@ -20,6 +19,7 @@ import {
   type ModelResolution,
 } from '../../src/node/models';
 import { quantizationFromConfig } from '../../src/analyzers/checkpoint-quantization';
+import { tempDir } from './helpers';
 
 // Building checkpoints with real safetensors headers.
 
@@ -288,7 +288,7 @@ describe('models: resolution from anywhere', () => {
   const realFetch = globalThis.fetch;
 
   before(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-models-'));
+    tmp = tempDir('vram-lens-models-');
     home = path.join(tmp, 'home');
     fs.mkdirSync(home, { recursive: true });
     // Only HOME is set, so the default caches and token file lie inside the temporary home.

@@ -2,13 +2,13 @@
 // kept current as files change, and several runs told apart.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunIndex } from '../../src/server/runs';
 import { Workspace } from '../../src/server/workspace';
+import { tempDir } from './helpers';
 
 function workspaceWith(files: Record<string, string>): { dir: string; workspace: Workspace } {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-runs-')));
+  const dir = tempDir('vram-lens-runs-');
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), text);

@@ -4,7 +4,6 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { run } from '../../src/cli/main';
 import { nodeFileReader } from '../../src/node/files';
@@ -14,8 +13,9 @@ import { analyzeDocument } from '../../src/features/analysis';
 import { hoverAt } from '../../src/features/hover';
 import { mdCode, mdText, messageMarkdown } from '../../src/features/markdown';
 import { catalogResolver } from '../../src/analyzers/resolve';
+import { tempDir } from './helpers';
 
-const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-sec-'));
+const tmp = (): string => tempDir('vram-lens-sec-');
 const env = { HOME: '/nonexistent', HF_HUB_CACHE: '/nonexistent', XDG_CACHE_HOME: '/nonexistent' };
 
 async function cli(cwd: string, ...args: string[]): Promise<{ code: number; out: string }> {

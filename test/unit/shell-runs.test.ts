@@ -4,7 +4,6 @@
 // branches of an `if`, unresolved references, paths written from the repository root, and GPU counts from settings.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeShell } from '../../src/analyzers/shell';
 import { runPipeline, type FileReader, type InputFile, type PipelineResult } from '../../src/analyzers/pipeline';
@@ -12,6 +11,7 @@ import type { Overrides } from '../../src/analyzers/resolve';
 import { nodeFileReader, foldersAbove } from '../../src/node/files';
 import { RunIndex } from '../../src/server/runs';
 import { Workspace } from '../../src/server/workspace';
+import { tempDir } from './helpers';
 
 const fixtures = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'shell-run');
 const input = (name: string): InputFile => ({
@@ -130,7 +130,7 @@ describe('shell runs: a launcher, its configs and its training script are one ru
   });
 
   it("the folders above stop at the reader's root or at the folder with .git", () => {
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-above-')));
+    const dir = tempDir('vram-lens-above-');
     fs.mkdirSync(path.join(dir, 'repo/.git'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'repo/a/b'), { recursive: true });
     assert.deepEqual(foldersAbove(path.join(dir, 'repo/a/b/run.sh'), dir), [
@@ -147,7 +147,7 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     // fengyuli-dev/cs229-project@4f33b1b cs229/scripts/train.sh: `tune run ... --config
     // /lfs/local/0/fengyuli/cs229-project/cs229/configs/config_1b.yaml`, the config being cs229/configs/config_1b.yaml
     // of the repository.
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'vram-lens-clone-')));
+    const dir = tempDir('vram-lens-clone-');
     fs.mkdirSync(path.join(dir, 'cs229/scripts'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'cs229/configs'), { recursive: true });
     const launch =
