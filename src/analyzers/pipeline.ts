@@ -270,8 +270,12 @@ export function collectFiles(
       // A sourced file's variables are read by the file that names it; so are a loaded data file's values, and the file
       // is one of the run's with the items the script takes located at their keys (script-data.ts).
       if (ref.kind === 'data') addScriptData(files, seen, scriptDataFile(reader, inputs, self, ref.path));
-      // A sourced file that launches the run runs in this shell: read with the variables set before it is sourced.
-      const launches = ref.kind === 'sourced' && ref.shell ? sourcedLaunch(reader, file, ref) : undefined;
+      // A sourced file that launches the run runs in this shell: read with the variables set before it is sourced, where
+      // this script launches nothing itself (a sourced setup file's own commands are not the run).
+      const launches =
+        ref.kind === 'sourced' && ref.shell && !facts.references.some((r) => r.kind === 'script')
+          ? sourcedLaunch(reader, file, ref)
+          : undefined;
       if (launches && ref.shell)
         visit(launches.path, launches.text, {
           role: 'config',

@@ -253,6 +253,13 @@ eval "$header" "$training_args"
     assert.equal(r.setup?.model, 'google/gemma-3-27b-it');
     assert.equal(r.setup?.micro_batch_size, 32);
     assert.equal(r.setup?.gpus_per_node, 2);
+    // A script that launches the run itself: a sourced setup file's own python line is not the run.
+    const setup = 'export MODEL=google/gemma-2-2b\npython download.py --model_name_or_path gpt2\n';
+    const own = runOf('source setup.sh\ntorchrun --nproc_per_node 2 train.py --model_name_or_path $MODEL\n', {
+      '/w/setup.sh': setup,
+    });
+    assert.deepEqual([own.setup?.model, own.setup?.gpus_per_node], ['google/gemma-2-2b', 2]);
+    assert.ok(!own.files.some((f) => f.file === '/w/setup.sh'));
     // `$(dirname "$0")` and `$(cd "$(dirname "$0")" && pwd)` are the script's folder: the path is read from there.
     for (const dir of ['$(dirname "$0")', '$(dirname "${BASH_SOURCE[0]}")', '$(cd "$(dirname "$0")" && pwd)'])
       assert.deepEqual(
