@@ -231,9 +231,12 @@ const NAMED_AFTER_TRL = new RegExp(`^\\w+?${TRL_TRAINERS.source.slice(1)}`);
  * it is called, as the class may change what its base keeps).
  */
 export function libraryTrainer(file: PythonFile, name: string): { trainer: string; byName?: true } | undefined {
-  if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return { trainer: name };
   const local = file.localTrainers.get(name);
-  if (local || file.localClasses.has(name)) return local ? { trainer: local } : undefined;
+  if (local) return { trainer: local };
+  // A class of the file by a trainer's name that extends no trainer is the file's own (yushengsu-thu/mup_training's
+  // `class Trainer:` runs a written-out loop).
+  if (file.localClasses.has(name)) return undefined;
+  if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return { trainer: name };
   const m = NAMED_AFTER_TRL.exec(name);
   return m ? { trainer: `${m[1]}Trainer`, byName: true } : undefined;
 }

@@ -39,4 +39,27 @@ describe('hf-python: trainer classes of the project', () => {
     const other = SCRIPT('from mylib import Runner', 'Runner');
     assert.equal(value(other, 'model'), undefined);
   });
+
+  it("a class of the file named Trainer that extends nothing runs the file's own loop (yushengsu-thu/mup_training)", () => {
+    // code/finetune_llm.py: `class Trainer:` builds a DataLoader(batch_size=self.batch_size) and steps in a loop whose
+    // train_step() calls backward; `Trainer(args).train()` is that loop, not transformers' Trainer (batch 8 by default).
+    const src = [
+      'from torch.utils.data import DataLoader',
+      'class Trainer:',
+      '    def __init__(self):',
+      '        self.model = AutoModelForCausalLM.from_pretrained("EleutherAI/pythia-70m")',
+      '        self.loader = DataLoader(data, batch_size=16)',
+      '    def train_step(self, batch):',
+      '        loss = self.model(batch).loss',
+      '        loss.backward()',
+      '    def train(self):',
+      '        for batch in self.loader:',
+      '            self.train_step(batch)',
+      'Trainer().train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(src);
+    assert.ok(r.tools.includes('pytorch') && !r.tools.includes('hf-trainer'), r.tools.join(', '));
+    assert.equal(value(src, 'microBatchSize'), 16);
+  });
 });
