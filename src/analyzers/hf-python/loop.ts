@@ -328,6 +328,14 @@ function rmspropBeyondDefaults(lit: (k: string) => unknown): string[] {
  * class names the states; torch's fused=True and foreach=False change the step's temporaries, SGD's momentum adds a
  * state.
  */
+/** The 8-bit optimizer a bitsandbytes class is with `optim_bits=8` (bitsandbytes/optim/optimizer.py Optimizer1State/2State). */
+const EIGHT_BIT: Readonly<Record<string, string>> = {
+  adamw: 'adamw_8bit',
+  adam: 'adamw_8bit',
+  paged_adamw: 'paged_adamw_8bit',
+  lion: 'lion_8bit',
+};
+
 function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
   const built = calls.filter((c) => OPTIMIZER_CLASS.test(file.calleeName(c)?.split('.').pop() ?? ''));
   if (built.length === 0) return;
@@ -350,6 +358,8 @@ function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: Syn
   else if (value === 'adamw' && lit('foreach') === false) value = 'adamw_hf';
   else if (value === 'sgd' && typeof lit('momentum') === 'number' && (lit('momentum') as number) > 0)
     value = 'sgd_momentum';
+  // bitsandbytes' 32-bit classes keep 8-bit states with optim_bits=8 (bnb.optim.Lion(..., optim_bits=8)).
+  if (lit('optim_bits') === 8) value = EIGHT_BIT[value] ?? value;
   const beyond = value === 'rmsprop' ? rmspropBeyondDefaults(lit) : [];
   if (beyond.length > 0) value = 'rmsprop_beyond_defaults';
   const callee = file.calleeName(c)!;

@@ -212,6 +212,17 @@ for batch in loader:
       'torch.optim.AdamW(model.parameters(), foreach=False)',
     );
     assert.equal(only(analyzeHfPython(loop), 'optimizer').value, 'adamw_hf');
+    // bitsandbytes' 32-bit classes with optim_bits=8 keep 8-bit states (yushengsu-thu/mup_training's bnb.optim.Lion).
+    for (const [cls, want] of [
+      ['bnb.optim.Lion', 'lion_8bit'],
+      ['bnb.optim.AdamW', 'adamw_8bit'],
+    ]) {
+      const eight = src.replace(
+        'bnb.optim.PagedAdamW8bit(model.parameters(), lr=1e-5)',
+        `${cls}(model.parameters(), lr=1e-5, optim_bits=8)`,
+      );
+      assert.equal(only(analyzeHfPython(eight), 'optimizer').value, want);
+    }
     // torch.optim.RMSprop with its defaults (the DPO reference implementation's trainers.py); with momentum, centered
     // or weight decay its step keeps more than the one state modeled, and resolve warns that AdamW is assumed.
     const rms = (args: string): string =>
