@@ -97,18 +97,36 @@ function boundValue(file: PythonFile, name: string, use: SyntaxNode, hops: numbe
  */
 export function argumentNode(file: PythonFile, param: { scope: Scope; name: string }): SyntaxNode | undefined {
   const { scope, name } = param;
-  const callee = scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
+  const callee = calledAs(file, scope);
   const sites = callee ? file.calls.filter((c) => file.calleeName(c) === callee) : [];
   if (sites.length !== 1) return undefined;
-  const declared = parameters(file.text, scope.node.getChild('ParamList')).map((p) => p.name);
-  const names = scope.fn === '__init__' && declared[0] === 'self' ? declared.slice(1) : declared;
   const a = file.args(sites[0]);
-  return a.entries.find((e) => e.rawKey === name)?.valueNode ?? a.positional[names.indexOf(name)] ?? undefined;
+  const i = positionalParameters(file, scope).indexOf(name);
+  return a.entries.find((e) => e.rawKey === name)?.valueNode ?? (i >= 0 ? a.positional[i] : undefined);
 }
 
-/** The name of the class a method is defined in, or undefined. */
+/** The name a function is called by: a class's `__init__` by the class's, any other by its own. */
+export function calledAs(file: PythonFile, scope: Scope): string | undefined {
+  return scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
+}
+
+/**
+ * The parameters a call fills by position: those declared, not starred, less a method's own `self` or `cls` (a
+ * class's `__init__` is called by the class's name, a static or class method through the class).
+ */
+export function positionalParameters(file: PythonFile, scope: Scope): string[] {
+  const declared = parameters(file.text, scope.node.getChild('ParamList'))
+    .filter((p) => !p.starred)
+    .map((p) => p.name);
+  const method = classNameOf(file, scope.node) !== undefined && (declared[0] === 'self' || declared[0] === 'cls');
+  return method ? declared.slice(1) : declared;
+}
+
+/** The name of the class a method is defined in (decorated or not), or undefined. */
 export function classNameOf(file: PythonFile, fn: SyntaxNode): string | undefined {
-  const cls = fn.parent?.name === 'Body' ? fn.parent.parent : null;
+  // A decorated method (`@classmethod`) sits in its decorated statement.
+  const stmt = fn.parent?.name === 'DecoratedStatement' ? fn.parent : fn;
+  const cls = stmt.parent?.name === 'Body' ? stmt.parent.parent : null;
   const name = cls?.name === 'ClassDefinition' ? cls.getChild('VariableName') : null;
   return name ? file.text.slice(name.from, name.to) : undefined;
 }

@@ -4,7 +4,14 @@ import type { SyntaxNode } from '@lezer/common';
 import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
 import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
-import { argumentNode, assignedAttribute, classNameOf, initAttribute, returnedKeyword } from './attributes';
+import {
+  argumentNode,
+  assignedAttribute,
+  calledAs,
+  initAttribute,
+  positionalParameters,
+  returnedKeyword,
+} from './attributes';
 
 /**
  * A default of the script's own options: an argparse `default=` (or store_true's False) or a field default of an
@@ -206,7 +213,7 @@ function passedParsedArgs(file: PythonFile, param: { scope: Scope; name: string 
 export function singleCallArgument(file: PythonFile, scope: Scope, name: string, depth: number): Val | undefined {
   if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
   // A class's __init__ is called by the class's name.
-  const callee = scope.fn === '__init__' ? classNameOf(file, scope.node) : scope.fn;
+  const callee = calledAs(file, scope);
   const sites = file.calls.filter((c) => file.calleeName(c) === callee);
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
@@ -233,12 +240,7 @@ function scriptCallArgument(
   called: CallArguments,
   depth: number,
 ): Val | undefined {
-  const declared = parameters(file.text, scope.node.getChild('ParamList'))
-    .filter((p) => !p.starred)
-    .map((p) => p.name);
-  // A class method's `cls` (or a method's `self`) is not among what the call through the class passes.
-  const names = declared[0] === 'cls' || declared[0] === 'self' ? declared.slice(1) : declared;
-  const i = names.indexOf(name);
+  const i = positionalParameters(file, scope).indexOf(name);
   const byName = Object.prototype.hasOwnProperty.call(called.keywords, name);
   const arg = byName ? called.keywords[name] : i >= 0 ? called.positional[i] : undefined;
   if (arg === null)
@@ -254,12 +256,9 @@ function scriptCallArgument(
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
 function argumentAt(file: PythonFile, scope: Scope, name: string, site: SyntaxNode, depth: number): Val | undefined {
   const params = parameters(file.text, scope.node.getChild('ParamList'));
-  const declared = params.filter((p) => !p.starred).map((p) => p.name);
-  // A call of the class fills __init__'s parameters after `self`.
-  const names = scope.fn === '__init__' && declared[0] === 'self' ? declared.slice(1) : declared;
   const a = file.args(site);
   const kw = a.entries.find((e) => e.rawKey === name);
-  const i = names.indexOf(name);
+  const i = positionalParameters(file, scope).indexOf(name);
   const node = kw?.valueNode ?? (i >= 0 && i < a.positional.length ? a.positional[i] : null);
   if (!node && passesCommandKeywords(file, site)) return commandParameter(file, name, depth);
   if (kw === undefined && a.opaque.length > 0) return undefined;
