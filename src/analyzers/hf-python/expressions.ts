@@ -5,7 +5,7 @@
 // never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
-import { clip, pyString, pyTruthy, readingNoneDefaults } from './syntax';
+import { clip, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
@@ -150,8 +150,30 @@ export function evalConditional(file: PythonFile, node: SyntaxNode, depth: numbe
     // A test reads None defaults too (`x.split(",") if x else [...]` with x defaulting to None).
     const c = readingNoneDefaults(file, () => file.evalNode(test, depth + 1));
     if (c.k === 'lit') return file.evalNode(pyTruthy(c.v) ? yes : no, depth + 1);
+    const argv = argvDefault(file, test, yes, no, depth);
+    if (argv) return argv;
   }
   return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is chosen at run time` };
+}
+
+/**
+ * `sys.argv[1] if len(sys.argv) > 1 else "meta-llama/Llama-2-7b-chat-hf"`: a positional argument of the command line
+ * with its default, read as an argparse default is (the script's default, which the launch line can override).
+ */
+function argvDefault(
+  file: PythonFile,
+  test: SyntaxNode,
+  yes: SyntaxNode,
+  no: SyntaxNode,
+  depth: number,
+): Val | undefined {
+  const read = (n: SyntaxNode): string => file.text.slice(n.from, n.to).replace(/\s+/g, '');
+  if (!/^sys\.argv\[\d+\]$/.test(read(yes)) || !/^len\(sys\.argv\)(>|>=)\d+$/.test(read(test))) return undefined;
+  const v = file.evalNode(no, depth + 1);
+  if (v.k !== 'lit' || v.dflt) return undefined;
+  const at = span(no);
+  const where = `the value when the command line gives no ${read(yes)}`;
+  return { k: 'lit', v: v.v, dflt: { node: no, keySpan: at, valueSpan: at, where } };
 }
 
 /**
@@ -384,11 +406,13 @@ function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): 
 /** The items a return statement gives: `return a, b` and `return (a, b)` two, `return x` one. */
 function returnedItems(ret: SyntaxNode): SyntaxNode[] {
   const items: SyntaxNode[] = [];
-  for (let ch = ret.firstChild; ch; ch = ch.nextSibling) if (ch.name !== 'return' && ch.name !== ',') items.push(ch);
+  for (let ch = ret.firstChild; ch; ch = ch.nextSibling)
+    if (ch.name !== 'return' && ch.name !== ',' && ch.name !== 'Comment') items.push(ch);
   const only = items.length === 1 ? items[0] : undefined;
   if (only?.name !== 'TupleExpression' && only?.name !== 'ParenthesizedExpression') return items;
   const inner: SyntaxNode[] = [];
-  for (let ch = only.firstChild; ch; ch = ch.nextSibling) if (!['(', ')', ','].includes(ch.name)) inner.push(ch);
+  for (let ch = only.firstChild; ch; ch = ch.nextSibling)
+    if (!['(', ')', ',', 'Comment'].includes(ch.name)) inner.push(ch);
   return inner;
 }
 

@@ -298,7 +298,7 @@ export class PythonFile {
     const lazy = head !== null && this.text.slice(head.from, head.to) === 'dict' && this.calleeName(call) !== 'dict';
     for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
       const n = ch.name;
-      if (n === '(' || n === ')' || n === ',' || ch.type.isError) continue;
+      if (n === '(' || n === ')' || n === ',' || n === 'Comment' || ch.type.isError) continue;
       if (n === '**' || n === '*') {
         const target = ch.nextSibling;
         if (!target || target.name === ')' || target.name === ',') continue;
@@ -382,6 +382,7 @@ export class PythonFile {
       case 'ContinuedString': {
         let acc = '';
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+          if (ch.name === 'Comment') continue;
           const v = this.evalNode(ch, depth + 1);
           if (v.k !== 'lit' || typeof v.v !== 'string')
             return { k: 'unknown', reason: `${clip(t)} is formatted at run time` };
@@ -403,7 +404,7 @@ export class PythonFile {
       case 'TupleExpression': {
         const items: string[] = [];
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
-          if (['[', ']', '(', ')', ','].includes(ch.name)) continue;
+          if (['[', ']', '(', ')', ',', 'Comment'].includes(ch.name)) continue;
           const v = this.evalNode(ch, depth + 1);
           if (v.k !== 'lit' || typeof v.v !== 'string')
             return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };

@@ -45,6 +45,41 @@ describe("hf-python: the script's own values", () => {
     }
   });
 
+  it('comments inside an argument list or a list are not values (a comment after the last argument)', () => {
+    const text = [
+      'model = AutoModelForCausalLM.from_pretrained(',
+      '    "mistralai/Mistral-7B-v0.1",  # the base',
+      '    torch_dtype=torch.bfloat16',
+      '    # device_map="auto",',
+      ')',
+      'config = LoraConfig(r=8, target_modules=[',
+      '    "q_proj",  # attention',
+      '    "v_proj",',
+      '])',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'mistralai/Mistral-7B-v0.1');
+    assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
+  });
+
+  it('`sys.argv[1] if len(sys.argv) > 1 else "..."`: the default when the command line gives no argument', () => {
+    // After-Wind/grpo_gsm8k train_grpo.py.
+    const text = [
+      'import sys',
+      'model_name = sys.argv[1] if len(sys.argv) > 1 else "meta-llama/Llama-2-7b-chat-hf"',
+      'model = AutoModelForCausalLM.from_pretrained(model_name)',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'meta-llama/Llama-2-7b-chat-hf');
+    assert.equal(model?.origin, 'script-default');
+    assert.equal(at(text, model), '"meta-llama/Llama-2-7b-chat-hf"');
+    // Any other test of the command line stays unknown.
+    const other = text.replace('len(sys.argv) > 1', 'sys.argv[2] == "x"');
+    assert.equal(typeof last(analyzeHfPython(other), 'model')?.value, 'object');
+  });
+
   it('`obj.attr = value` before its use is read back (meta-llama/llama-cookbook quickstart_peft_finetuning.ipynb)', () => {
     const text = [
       'train_config = TRAIN_CONFIG()',
