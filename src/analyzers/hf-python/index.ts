@@ -496,7 +496,7 @@ function unslothCall(file: PythonFile, c: SyntaxNode, last: string, cls: string)
     return;
   }
   file.tools.add('unsloth');
-  if (last === 'from_pretrained') unslothLoad(file, c);
+  if (last === 'from_pretrained') unslothLoad(file, c, cls);
   else unslothPeft(file, c, cls);
   syntaxIn(file, c, last);
 }

@@ -2,7 +2,7 @@
 // explicit at the call (unsloth/models/loader.py, llama.py, vision.py). Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
 import type { CanonicalKey, Fact, FactValue, Unknown } from '../facts';
-import { UNSLOTH_TARGETS } from './vocab';
+import { UNSLOTH_ARCH_CLASSES, UNSLOTH_TARGETS } from './vocab';
 import { type Val, type Entry, PythonFile } from './file';
 import { span, clip } from './syntax';
 import { calleeFact, argument, emitModel } from './calls';
@@ -10,12 +10,13 @@ import { mapEntry } from './mapping';
 import { numberOf, boolOf, dtypeOf, mapBool } from './values';
 
 /**
- * Unsloth FastLanguageModel / FastModel.from_pretrained (unsloth/models/loader.py): model_name, max_seq_length,
+ * Unsloth FastLanguageModel / FastModel.from_pretrained (unsloth/models/loader.py; a per-architecture class's,
+ * FastQwen2Model's, has no model default and max_seq_length 4096, unsloth/models/qwen2.py): model_name, max_seq_length,
  * dtype (None: bfloat16 where supported, else float16), load_in_4bit=True by default (bitsandbytes NF4 with double
  * quantization), load_in_8bit, full_finetuning (which turns 4/8-bit loading off), use_gradient_checkpointing
  * ("unsloth" by default). A quantization_config argument is read where it is built (BitsAndBytesConfig).
  */
-export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
+export function unslothLoad(file: PythonFile, call: SyntaxNode, cls: string): void {
   const args = file.args(call);
   const arg = argument(args);
   const isTrue = (e: Entry | undefined): boolean => {
@@ -23,8 +24,9 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
     return v?.k === 'lit' && v.v === true;
   };
   const model = arg('model_name', 0);
+  const perArchitecture = UNSLOTH_ARCH_CLASSES.has(cls);
   if (model) emitModel(file, model, 'unsloth');
-  else
+  else if (!perArchitecture)
     unslothDefault(
       file,
       call,
@@ -35,6 +37,8 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode): void {
     );
   const seq = arg('max_seq_length', 1);
   if (seq) emitAs(file, 'seqLen', seq, (x) => numberOf(file, x, seq, true));
+  else if (perArchitecture)
+    unslothDefault(file, call, 'seqLen', 'max_seq_length', 4096, `${cls}.from_pretrained max_seq_length default 4096`);
   else unslothDefault(file, call, 'seqLen', 'max_seq_length', 2048, 'max_seq_length default 2048');
   const dtype = arg('dtype', 2) ?? arg('torch_dtype');
   if (dtype) emitAs(file, 'weightsDtype', dtype, (x) => dtypeOf(file, x));
@@ -112,7 +116,7 @@ export function unslothPeft(file: PythonFile, call: SyntaxNode, cls: string): vo
   if (!has('lora_alpha')) unslothDefault(file, call, 'loraAlpha', 'lora_alpha', 16, 'lora_alpha default 16');
   if (!has('lora_dropout')) unslothDefault(file, call, 'loraDropout', 'lora_dropout', 0, 'lora_dropout default 0');
   if (!has('target_modules')) {
-    if (cls === 'FastLanguageModel')
+    if (cls === 'FastLanguageModel' || UNSLOTH_ARCH_CLASSES.has(cls))
       unslothDefault(
         file,
         call,

@@ -103,8 +103,31 @@ export const ROLLOUT_CONFIGS: Readonly<Record<string, string>> = {
   OnlineDPOConfig: 'online-dpo',
   OnlineDPOTrainer: 'online-dpo',
 };
+/**
+ * Unsloth's per-architecture classes (unsloth/models/llama.py FastLlamaModel, and mistral.py, qwen2.py, qwen3.py,
+ * qwen3_moe.py, granite.py, cohere.py, gemma.py, gemma2.py, falcon_h1.py, each a FastLlamaModel): from_pretrained
+ * takes model_name, max_seq_length (4096 by default), dtype and load_in_4bit (True) in that order, and get_peft_model
+ * is FastLlamaModel's, as FastLanguageModel's is.
+ */
+export const UNSLOTH_ARCH_CLASSES: ReadonlySet<string> = new Set([
+  'FastLlamaModel',
+  'FastMistralModel',
+  'FastQwen2Model',
+  'FastQwen3Model',
+  'FastQwen3MoeModel',
+  'FastGraniteModel',
+  'FastCohereModel',
+  'FastGemmaModel',
+  'FastGemma2Model',
+  'FastFalconH1Model',
+]);
 /** Unsloth's model classes (unsloth/models/loader.py FastLanguageModel and FastModel, vision.py FastVisionModel). */
-export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set(['FastLanguageModel', 'FastModel', 'FastVisionModel']);
+export const UNSLOTH_CLASSES: ReadonlySet<string> = new Set([
+  'FastLanguageModel',
+  'FastModel',
+  'FastVisionModel',
+  ...UNSLOTH_ARCH_CLASSES,
+]);
 /** FastLanguageModel.get_peft_model's target_modules default (unsloth/models/llama.py). */
 export const UNSLOTH_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 /** Sequence-length names used by TRL configs, the HF example scripts and the Alpaca/FastChat family (FORMATS.md §2.3). */

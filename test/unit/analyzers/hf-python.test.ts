@@ -941,6 +941,35 @@ describe('analyzeHfPython: Unsloth scripts', () => {
     ]);
   });
 
+  it('reads a per-architecture class as FastLanguageModel, with its own 4,096-token default (unsloth/models/qwen2.py)', () => {
+    // EmreCandan0/fine-tuned-llm-tool-calling finetuning.ipynb: FastQwen2Model, every argument by keyword, a comment
+    // after the last one (no trailing comma).
+    const text = [
+      'from unsloth import FastQwen2Model',
+      'model, tokenizer = FastQwen2Model.from_pretrained(',
+      '    model_name="unsloth/Qwen2.5-Coder-1.5B-Instruct",',
+      '    load_in_4bit=False,',
+      '    fix_tokenizer=False',
+      '    # token = "hf_...", # use one if using gated models like meta-llama/Llama-2-7b-hf',
+      ')',
+      'model = FastQwen2Model.get_peft_model(model, r = 16, # Choose any number > 0',
+      '    lora_alpha = 16)',
+      '',
+    ].join('\n');
+    const r = checkFacts(text, [
+      { key: 'model', value: 'unsloth/Qwen2.5-Coder-1.5B-Instruct' },
+      { key: 'seqLen', value: 4096, keyText: 'FastQwen2Model.from_pretrained', origin: 'call-default' },
+      { key: 'loraR', value: 16, valueText: '16' },
+      {
+        key: 'loraTargets',
+        value: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+        origin: 'call-default',
+      },
+    ]);
+    assert.equal(facts(r, 'quantBits').length, 0, 'load_in_4bit=False loads 16-bit weights');
+    assert.ok(r.tools.includes('unsloth'));
+  });
+
   it('reads full_finetuning and 8-bit loading, and plain checkpointing without offload', () => {
     const full = checkFacts(
       'm, t = FastLanguageModel.from_pretrained("unsloth/Qwen3-8B", full_finetuning=True, use_gradient_checkpointing=True)\n',
