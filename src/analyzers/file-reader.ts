@@ -1,6 +1,8 @@
 // How the analyzers read the files a run references: the reader the host gives (the CLI's and the editor's, bounded by
-// size and by where a file may be read from), and where a relative reference is looked for. Types and one pure
-// function; the reading itself is the host's.
+// size and by where a file may be read from), and where a relative reference is looked for. Types and pure functions;
+// the reading itself is the host's.
+import type { ModuleRead } from './hf-python/imported-constants';
+
 /**
  * What a file is read as: a config (or a script, a module), a dependency list, or a data file a script loads for its
  * values ('project-data': read only where its real path is inside the reader's project, symlinks resolved).
@@ -39,4 +41,16 @@ export function findReference(
       return { path: places[k], text, above: k > 0, up: k };
   }
   return { path: places[0] ?? reader.join(fromFile, relative), above: false, up: 0 };
+}
+
+/**
+ * The modules of a script's project, for the constants it imports from them (`from config import MODEL_NAME`): found as
+ * a helper module is (beside the script, or from a folder above it for an absolute import).
+ */
+export function projectModules(reader: FileReader, file: string): ModuleRead {
+  return (path, kind) => {
+    const found = findReference(reader, file, path, kind === 'data' ? 'project-data' : undefined);
+    if (found.text === undefined || (found.above && /^\.\.?\//.test(path))) return undefined;
+    return { text: found.text, shownAs: path.replace(/^\.\//, '') };
+  };
 }

@@ -32,11 +32,10 @@ import { withPinnedVersions } from './pinned-versions';
 import { nanogptConfigArguments } from './hf-python/nanogpt';
 import { hydraFiles, mergeFacts } from './hydra-files';
 import { rl2Shipped, shippedHydraOrigin } from './hydra/rl2-shipped';
-import type { ModuleRead } from './hf-python/imported-constants';
 import { addScriptData, scriptDataFile } from './script-data';
-import { findReference, type FileReader } from './file-reader';
+import { findReference, projectModules, type FileReader } from './file-reader';
 
-export { findReference, type FileReader, type ReadKind } from './file-reader';
+export { findReference, projectModules, type FileReader, type ReadKind } from './file-reader';
 
 /**
  * The keys of the YAML or JSON file a script's `--config` names (the last one given), found from the launcher; none
@@ -165,18 +164,6 @@ function sourcedVariables(
     if (found.text !== undefined) out.set(ref.path, variablesOf(found.text));
   }
   return out.size ? out : undefined;
-}
-
-/**
- * The modules of a script's project, for the constants it imports from them (`from config import MODEL_NAME`): found as
- * a helper module is (beside the script, or from a folder above it for an absolute import).
- */
-function projectModules(reader: FileReader, file: string): ModuleRead {
-  return (path, kind) => {
-    const found = findReference(reader, file, path, kind === 'data' ? 'project-data' : undefined);
-    if (found.text === undefined || (found.above && /^\.\.?\//.test(path))) return undefined;
-    return { text: found.text, shownAs: path.replace(/^\.\//, '') };
-  };
 }
 
 /**

@@ -241,23 +241,23 @@ async function launchedRun(
       ],
       overrides,
     );
-    const others = launchers.length > 1 ? ` (${launchers.length - 1} other file(s) run it too)` : '';
-    const said = `vram-lens: ${inputs[0].file} gives no estimate alone; read as the run of ${path.relative(io.cwd, launcher)}, which runs it${others}`;
+    // A JSON / YAML file no format takes alone is a data file the script loads: said to be read, not run.
+    const unrecognized = (r: PipelineResult): boolean => r.unrecognized.some((u) => path.resolve(io.cwd, u) === file);
+    const data = unrecognized(alone) && !unrecognized(run) && /\.(json|ya?ml)$/i.test(file);
+    const others =
+      launchers.length > 1 ? ` (${launchers.length - 1} other file(s) ${data ? 'read' : 'run'} it too)` : '';
+    const said =
+      `vram-lens: ${inputs[0].file} ${data ? 'is not a config alone' : 'gives no estimate alone'}; read as the run of ` +
+      `${path.relative(io.cwd, launcher)}, which ${data ? 'reads' : 'runs'} it${others}`;
     if (run.setup) {
       io.err(said);
       return run;
     }
-    // A file no format takes alone (a data file a script loads) that its first run reads: that run's problems say
-    // what stops the estimate (its model unknown offline), at their places, where the file alone says only its format.
-    const unrecognized = (r: PipelineResult): boolean => r.unrecognized.some((u) => path.resolve(io.cwd, u) === file);
-    if (unrecognized(alone) && !unrecognized(run) && !firstRead) firstRead = { run, said };
+    // A data file that its first run reads: that run's problems say what stops the estimate (its model unknown
+    // offline), at their places, where the file alone says only its format.
+    if (data && !firstRead) firstRead = { run, said };
   }
-  if (firstRead)
-    io.err(
-      firstRead.said
-        .replace('gives no estimate alone', 'is not a config alone')
-        .replace('which runs it', 'which reads it'),
-    );
+  if (firstRead) io.err(firstRead.said);
   return firstRead?.run ?? alone;
 }
 

@@ -4,7 +4,7 @@
 // them.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
-import { findReference, type FileReader } from '../analyzers/pipeline';
+import { findReference, projectModules, type FileReader } from '../analyzers/pipeline';
 import { candidates } from './candidates';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
@@ -18,7 +18,10 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
     if (text === undefined || !text.includes(name)) continue;
     const format = detectFormat(f, text);
     if (!format || format === 'scenario') continue;
-    const refs = analyzeAs(format, text).references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path));
+    // A script's references include the files it loads through its project's modules (`load_config` of utils.py).
+    const refs = analyzeAs(format, text, { readModule: projectModules(reader, f) }).references.filter(
+      (r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path),
+    );
     if (refs.some((r) => path.resolve(findReference(reader, f, r.path).path) === target)) out.push(path.resolve(f));
   }
   return out.sort();

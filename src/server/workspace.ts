@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { FileReader, InputFile, ReadKind } from '../analyzers/pipeline';
+import { type FileReader, type InputFile, projectModules, type ReadKind } from '../analyzers/pipeline';
 import { detectFormat, analyzeAs } from '../analyzers/detect';
 import { nodeFileReader } from '../node/files';
 import { hfHubCacheDir, vramLensCacheDir } from '../node/models';
@@ -126,7 +126,7 @@ export class Workspace {
         if (!text.includes(path.basename(file))) continue;
         const format = detectFormat(p, text);
         if (!format || format === 'scenario') continue;
-        const facts = analyzeAs(format, text);
+        const facts = analyzeAs(format, text, { readModule: projectModules(reader, p) });
         if (facts.references.some((r) => path.resolve(reader.join(p, r.path)) === path.resolve(file)))
           out.push({ file: p, text });
       }

@@ -91,6 +91,29 @@ describe('cli: vram-lens estimate', async () => {
     assert.equal(await run(['estimate', 'sft_config.yaml'], { ...io, cwd: dir }), 2);
     assert.match(err, /sft_config\.yaml is not a config alone; read as the run of run_sft\.py, which reads it/);
     assert.match(err, /sft_config\.yaml:1:13: error \[model\]: unknown model 'org\/not-in-catalog'/);
+    // A YAML the script loads through a loader function of its project's modules (Gabriel-Hong/qlora-function-calling:
+    // scripts/03_train_qlora.py, `from src.data_utils import load_yaml_config`): the run is found from the YAML too.
+    fs.mkdirSync(path.join(dir, 'src'));
+    fs.writeFileSync(
+      path.join(dir, 'src', 'data_utils.py'),
+      'import yaml\ndef load_yaml_config(path):\n    with open(path) as f:\n        return yaml.safe_load(f)\n',
+    );
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.writeFileSync(
+      path.join(dir, 'scripts', 'train_qlora.py'),
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'from src.data_utils import load_yaml_config\ncfg = load_yaml_config("config/model_config.yaml")\n' +
+        'model = AutoModelForCausalLM.from_pretrained(cfg["model"]["name"])\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()\n',
+    );
+    fs.mkdirSync(path.join(dir, 'config'));
+    fs.writeFileSync(path.join(dir, 'config', 'model_config.yaml'), 'model:\n  name: Qwen/Qwen2.5-1.5B-Instruct\n');
+    err = '';
+    assert.equal(await run(['estimate', 'config/model_config.yaml'], { ...io, cwd: dir }), 0);
+    assert.match(
+      err,
+      /model_config\.yaml is not a config alone; read as the run of scripts\/train_qlora\.py, which reads it/,
+    );
   });
 
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {

@@ -5,7 +5,7 @@
 // `config["model_name_or_path"]`, `config.get("seq_len", 2048)` and `cfg.model.name` are the file's values, said as
 // coming from it. Pure: files come through `file.readModule`.
 import type { SyntaxNode } from '@lezer/common';
-import type { DataItem, FactValue } from '../facts';
+import type { DataItem, FactValue, Span } from '../facts';
 import { notAnalyzed } from '../guards';
 import { parseYaml } from '../yaml-parse';
 import type { PythonFile, Val } from './file';
@@ -14,10 +14,8 @@ import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { withOpened } from './written-files';
 import { calledFunctionBody, soleReturn } from './expressions';
-
-/** The loaders whose argument is an open file (or its text); OmegaConf's takes the path itself. */
-const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
-const PATH_LOADERS = /^((omegaconf\.)?OmegaConf\.load)$/;
+import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
+import { FILE_LOADERS, PATH_LOADERS, spreadItems } from './module-loaders';
 
 /** `json.load(...)`, `yaml.safe_load(...)`, `OmegaConf.load(...)` of a file the reader finds: its parsed contents. */
 export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
@@ -26,22 +24,34 @@ export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, d
   const arg = file.args(call).positional[0];
   const pathNode = arg && (byPath ? arg : openedPath(file, arg));
   if (!pathNode) return undefined;
+  return dataAtPath(file, pathNode, depth);
+}
+
+/**
+ * The JSON / YAML file a path expression of the script names (a literal, or the script's default), read through the
+ * pipeline's reader and parsed; undefined when the path is not known statically or leaves the project.
+ */
+export function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val | undefined {
   const p = file.evalNode(pathNode, depth + 1);
-  if (p.k !== 'lit' || typeof p.v !== 'string' || !/\.(json|ya?ml)$/i.test(p.v) || !insideProject(p.v))
-    return undefined;
-  const cached = file.loadedData.get(p.v);
+  return p.k === 'lit' && typeof p.v === 'string' ? dataFile(file, p.v, span(pathNode)) : undefined;
+}
+
+/** The JSON / YAML file at a path from the script's folder, parsed (undefined for another kind of file or one outside). */
+function dataFile(file: PythonFile, path: string, at: Span): Val | undefined {
+  if (!/\.(json|ya?ml)$/i.test(path) || !insideProject(path)) return undefined;
+  const cached = file.loadedData.get(path);
   if (cached) return cached;
   // The run's other files find the script from the file it loads (node/launchers.ts, the workspace's runs).
-  if (!file.references.some((r) => r.kind === 'data' && r.path === p.v))
-    file.references.push({ kind: 'data', path: p.v, span: span(pathNode) });
+  if (!file.references.some((r) => r.kind === 'data' && r.path === path))
+    file.references.push({ kind: 'data', path, span: at });
   if (!file.readModule) return undefined;
-  const read = file.readModule(p.v, 'data');
-  const value = read ? parseData(read.text, p.v) : undefined;
+  const read = file.readModule(path, 'data');
+  const value = read ? parseData(read.text, path) : undefined;
   const v: Val =
     read && value !== undefined && typeof value === 'object' && value !== null
-      ? { k: 'data', value, source: read.shownAs, path: p.v, keys: [] }
-      : { k: 'unknown', reason: `${p.v} is read at run time: it is not in the project, or not a JSON / YAML mapping` };
-  file.loadedData.set(p.v, v);
+      ? { k: 'data', value, source: read.shownAs, path, keys: [] }
+      : { k: 'unknown', reason: `${path} is read at run time: it is not in the project, or not a JSON / YAML mapping` };
+  file.loadedData.set(path, v);
   return v;
 }
 
@@ -66,7 +76,7 @@ function parseData(text: string, name: string): unknown {
 }
 
 /** The path an open file comes from: `open(P, ...)`, `f.read()` of it, or `f` of a `with open(P) as f` around the call. */
-function openedPath(file: PythonFile, arg: SyntaxNode): SyntaxNode | undefined {
+export function openedPath(file: PythonFile, arg: SyntaxNode): SyntaxNode | undefined {
   if (arg.name === 'CallExpression') {
     const callee = file.calleeName(arg);
     if (callee === 'open') return file.args(arg).positional[0];
@@ -147,12 +157,16 @@ const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;
 /** Whether a name is bound to a loader's call (`config = json.loads(...)`): only then is its value looked into. */
 function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
   // Most files load nothing: one test of the text spares a lookup per attribute and item the file reads.
-  file.loadsData ??= LOADER_CALL.test(file.text);
+  file.loadsData ??= LOADER_CALL.test(file.text) || importsLoaders(file);
   if (!file.loadsData) return false;
   const found = file.lookup(file.text.slice(name.from, name.to), name);
   if (found.k !== 'binding' || found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
   const value = found.binding.valueNode;
-  return LOADER_CALL.test(file.text.slice(value.from, value.to)) || loaderReturn(file, value) !== undefined;
+  return (
+    LOADER_CALL.test(file.text.slice(value.from, value.to)) ||
+    loaderReturn(file, value) !== undefined ||
+    importedLoaderOf(file, value) !== undefined
+  );
 }
 
 /**
@@ -160,10 +174,12 @@ function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
  * f: return yaml.safe_load(f)`, or a name bound to it): its data, the parameter taking the call's argument.
  */
 export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
+  const imported = importedLoaderData(file, call, depth);
+  if (imported) return imported;
   file.loadsData ??= LOADER_CALL.test(file.text);
   if (!file.loadsData) return undefined;
   const returned = loaderReturn(file, call);
-  const v = returned ? file.evalNode(returned, depth + 1) : undefined;
+  const v = returned ? file.evalNode(spreadItems(returned) ?? returned, depth + 1) : undefined;
   return v?.k === 'data' ? v : undefined;
 }
 
@@ -173,6 +189,37 @@ function loaderReturn(file: PythonFile, call: SyntaxNode): SyntaxNode | undefine
   if (!body || !LOADER_CALL.test(file.text.slice(body.from, body.to))) return undefined;
   const value = soleReturn(body)?.lastChild;
   return value && value.name !== 'return' ? value : undefined;
+}
+
+/**
+ * `load_config("configs/sft.yaml")` of a loader function a project module defines (`from utils import load_config`):
+ * the file its path argument names, as the script's own loader call reads it.
+ */
+function importedLoaderData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
+  const fn = importedLoaderOf(file, call);
+  if (!fn) return undefined;
+  const a = file.args(call);
+  const path = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
+  return path ? dataAtPath(file, path, depth) : undefined;
+}
+
+/** The imported loader function a call calls by its bare name, where the file binds that name nowhere. */
+function importedLoaderOf(file: PythonFile, call: SyntaxNode): ReturnType<typeof importedLoaderFunction> {
+  const callee = call.name === 'CallExpression' ? call.firstChild : null;
+  if (callee?.name !== 'VariableName' || !file.readModule) return undefined;
+  const name = file.text.slice(callee.from, callee.to);
+  const fn = importedLoaderFunction(file, name);
+  return fn && file.lookup(name, call).k !== 'binding' ? fn : undefined;
+}
+
+/**
+ * `GRPO_CFG` of `from config import GRPO_CFG` where config.py binds it to a file it loads (`with open("grpo.yml") as
+ * f: GRPO_CFG = yaml.safe_load(f)`): that file's contents, the path read from where the run starts, as the module's
+ * `open` reads it.
+ */
+export function importedData(file: PythonFile, name: string, use: SyntaxNode): Val | undefined {
+  const loaded = file.readModule ? importedLoaded(file, name) : undefined;
+  return loaded ? dataFile(file, loaded.path, span(use)) : undefined;
 }
 
 /** A JSON object / YAML mapping (not a list, not a scalar). */

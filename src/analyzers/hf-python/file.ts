@@ -24,7 +24,7 @@ import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
-import { dataAt, dataItemOf, isMapping } from './data-files';
+import { dataAt, dataItemOf, importedData, isMapping } from './data-files';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   evalArithmetic,
@@ -475,7 +475,7 @@ export class PythonFile {
     const found = this.lookup(name, node);
     if (found.k !== 'binding' && name === '__file__') return { k: 'lit', v: SCRIPT_FILE };
     if (found.k !== 'binding') {
-      const imported = found.param ? undefined : importedName(this, name, node);
+      const imported = found.param ? undefined : (importedName(this, name, node) ?? importedData(this, name, node));
       if (imported) return imported;
       const arg = found.param ? singleCallArgument(this, found.param.scope, found.param.name, depth) : undefined;
       return arg ?? { k: 'unknown', reason: found.reason };

@@ -10,6 +10,7 @@ import type { PythonFile, Val } from './file';
 import { writtenElsewhere } from './script-defaults';
 import { importOf, modulePath, PACKAGES } from './helper-modules';
 import { moduleConstants } from './module-constants';
+import { type LoadedName, type LoaderFunction, moduleLoaders } from './module-loaders';
 import { span } from './syntax';
 
 /** A constant of another module: its literal value and where it is written (`MODEL_NAME in config.py, line 1`). */
@@ -18,10 +19,15 @@ export interface ImportedValue {
   readonly source: string;
 }
 
-/** The names a script imports from its project's modules: bare (`from m import X`) and through a module (`m.X`). */
+/**
+ * The names a script imports from its project's modules: bare (`from m import X`) and through a module (`m.X`), and
+ * the bare names that load a configuration file (module-loaders.ts: a loader function, a name bound to a loaded file).
+ */
 export interface ImportedConstants {
   readonly names: ReadonlyMap<string, ImportedValue>;
   readonly modules: ReadonlyMap<string, ReadonlyMap<string, ImportedValue>>;
+  readonly loaders: ReadonlyMap<string, LoaderFunction>;
+  readonly loaded: ReadonlyMap<string, LoadedName>;
 }
 
 /** One import of a project module: the file it names, the local names with their names in the module, or `*`. */
@@ -60,10 +66,14 @@ export function projectImports(text: string, root: SyntaxNode = parsePython(text
 }
 
 /** A module's top-level literal constants (the last assignment of each name), each with where it is written. */
-export function moduleLiterals(text: string, shownAs: string): Map<string, ImportedValue> {
+export function moduleLiterals(
+  text: string,
+  shownAs: string,
+  top: SyntaxNode = parsePython(text).tree.topNode,
+): Map<string, ImportedValue> {
   const starts = lineStarts(text);
   const out = new Map<string, ImportedValue>();
-  for (const [name, n] of moduleConstants({ text }, parsePython(text).tree.topNode)) {
+  for (const [name, n] of moduleConstants({ text }, top)) {
     if (n.value === undefined || n.value === null) continue;
     const line = lineIndex(starts, n.entry.keySpan.start) + 1;
     out.set(name, { value: n.value, source: `${name} in ${shownAs}, line ${line}` });
@@ -79,23 +89,91 @@ export function moduleLiterals(text: string, shownAs: string): Map<string, Impor
 export function importedConstants(imports: readonly ProjectImport[], read: ModuleRead): ImportedConstants | undefined {
   const names = new Map<string, ImportedValue>();
   const modules = new Map<string, ReadonlyMap<string, ImportedValue>>();
+  const loaders = new Map<string, LoaderFunction>();
+  const loaded = new Map<string, LoadedName>();
   let reads = 0;
   const readAt = (path: string): ReturnType<ModuleRead> => (reads++ < MAX_READS ? read(path) : undefined);
+  const moduleAt = (path: string): ParsedModule | undefined => {
+    const init = path.replace(/\.py$/, '/__init__.py');
+    const found = readAt(path);
+    const pkg = found ? undefined : readAt(init);
+    if (found) return parsedModule(found.text, found.shownAs, path);
+    return pkg && parsedModule(pkg.text, pkg.shownAs, init);
+  };
   for (const imp of imports) {
-    const found = readAt(imp.path) ?? readAt(imp.path.replace(/\.py$/, '/__init__.py'));
-    const literals = found ? moduleLiterals(found.text, found.shownAs) : new Map<string, ImportedValue>();
+    const found = moduleAt(imp.path);
+    const literals = found?.literals ?? new Map<string, ImportedValue>();
     if (imp.star) for (const [name, v] of literals) if (!name.startsWith('_')) names.set(name, v);
     for (const [local, original] of imp.names) {
       if (original === undefined) {
         if (found) modules.set(local, literals);
       } else if (literals.has(original)) names.set(local, literals.get(original)!);
-      else {
+      else if (!(found && loadersOf(found, original, moduleAt, loaders, loaded, local))) {
         const sub = readAt(imp.path.replace(/\.py$/, `/${original}.py`));
         if (sub) modules.set(local, moduleLiterals(sub.text, sub.shownAs));
       }
     }
   }
-  return names.size > 0 || modules.size > 0 ? { names, modules } : undefined;
+  return names.size > 0 || modules.size > 0 || loaders.size > 0 || loaded.size > 0
+    ? { names, modules, loaders, loaded }
+    : undefined;
+}
+
+/** A module read for the names a script imports: its literals, its loaders, and its own project imports. */
+interface ParsedModule {
+  readonly path: string;
+  readonly literals: Map<string, ImportedValue>;
+  readonly loaders: ReturnType<typeof moduleLoaders>;
+  readonly imports: ProjectImport[];
+}
+
+function parsedModule(text: string, shownAs: string, path: string): ParsedModule {
+  const top = parsePython(text).tree.topNode;
+  return {
+    path,
+    literals: moduleLiterals(text, shownAs, top),
+    loaders: moduleLoaders(text, top, shownAs),
+    imports: projectImports(text, top),
+  };
+}
+
+/**
+ * Records `original` of a module as a loader function or a loaded name under the script's `local` name, following the
+ * module's own import of it once (a package's `__init__.py` that takes `load_config` from `.experiment_io`); false
+ * when it is neither.
+ */
+function loadersOf(
+  found: ParsedModule,
+  original: string,
+  moduleAt: (path: string) => ParsedModule | undefined,
+  loaders: Map<string, LoaderFunction>,
+  loaded: Map<string, LoadedName>,
+  local: string,
+  hops = 0,
+): boolean {
+  const fn = found.loaders.functions.get(original);
+  if (fn) loaders.set(local, fn);
+  const name = found.loaders.loaded.get(original);
+  if (name) loaded.set(local, name);
+  if (fn || name) return true;
+  const via = hops === 0 ? found.imports.find((i) => i.names.some(([l]) => l === original)) : undefined;
+  const next = via ? moduleAt(besideModule(found.path, via.path)) : undefined;
+  const inNext = via?.names.find(([l]) => l === original)?.[1];
+  return next && inNext ? loadersOf(next, inNext, moduleAt, loaders, loaded, local, hops + 1) : false;
+}
+
+/** A path a module's import names, from the script's folder: an absolute import as is, a relative one from the module's. */
+function besideModule(modulePath: string, imported: string): string {
+  if (!/^\.\.?\//.test(imported)) return imported;
+  const dir = modulePath.replace(/\/__init__\.py$/, '/x.py').replace(/[^/]*$/, '');
+  const parts = `${dir}${imported}`.split('/');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '.' || p === '') continue;
+    if (p === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
+    else out.push(p);
+  }
+  return out.join('/');
 }
 
 /** The constants of the project modules a file imports, read the first time a name is looked up there. */
@@ -104,6 +182,22 @@ function importsOf(file: PythonFile): ImportedConstants | undefined {
     file.importsRead =
       (file.readModule && importedConstants(projectImports(file.text, file.root), file.readModule)) ?? null;
   return file.importsRead ?? undefined;
+}
+
+/** The loader function a bare name is imported as (`from utils import load_config`), if any. */
+export function importedLoaderFunction(file: PythonFile, name: string): LoaderFunction | undefined {
+  return importsOf(file)?.loaders.get(name);
+}
+
+/** The loaded file a bare name is imported as (`from config import GRPO_CFG`), if any. */
+export function importedLoaded(file: PythonFile, name: string): LoadedName | undefined {
+  return importsOf(file)?.loaded.get(name);
+}
+
+/** Whether the file imports a loader function or a loaded file from its project's modules. */
+export function importsLoaders(file: PythonFile): boolean {
+  const imports = file.readModule ? importsOf(file) : undefined;
+  return imports !== undefined && (imports.loaders.size > 0 || imports.loaded.size > 0);
 }
 
 /** `MODEL_NAME` of `from config import MODEL_NAME`, for a name the file binds nowhere. */

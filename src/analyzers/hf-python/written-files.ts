@@ -64,7 +64,7 @@ function target(file: PythonFile, node: SyntaxNode): string | undefined {
 }
 
 /** The call a `with <call> as name:` around `node` binds `name` to (`with open(path) as f:`), if any. */
-export function withOpened(file: PythonFile, node: SyntaxNode): SyntaxNode | undefined {
+export function withOpened(file: Pick<PythonFile, 'text'>, node: SyntaxNode): SyntaxNode | undefined {
   const name = file.text.slice(node.from, node.to);
   for (let p: SyntaxNode | null = node.parent; p; p = p.parent) {
     if (p.name !== 'WithStatement') continue;

@@ -1,0 +1,157 @@
+// The configuration files a project module loads, read from its syntax tree alone: a function that returns the file its
+// parameter names (`def load_config(path): with open(path) as f: return yaml.safe_load(f)`, or `Config(**cfg)` of the
+// loaded mapping), and a top-level name bound to a file the module opens by a literal path (`with open("grpo.yml") as
+// f: GRPO_CFG = yaml.safe_load(f)`). The script that imports them reads the file (data-files.ts). Pure: no I/O.
+import type { SyntaxNode } from '@lezer/common';
+import { soleReturn } from './expressions';
+import { children, parameters, pyString } from './syntax';
+import { withOpened } from './written-files';
+
+/** The loaders whose argument is an open file (or its text); OmegaConf's takes the path itself. */
+export const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
+export const PATH_LOADERS = /^((omegaconf\.)?OmegaConf\.load)$/;
+
+/** A module's function that loads the file one of its parameters names: that parameter's place and name. */
+export interface LoaderFunction {
+  readonly index: number;
+  readonly parameter: string;
+  /** How the function is named where it is defined (`load_config in utils.py`). */
+  readonly source: string;
+}
+
+/** A module's top-level name bound to a file it loads: the file's path as the module writes it. */
+export interface LoadedName {
+  readonly path: string;
+  readonly source: string;
+}
+
+/** The loader functions and loaded names among a module's top-level statements. */
+export function moduleLoaders(
+  text: string,
+  top: SyntaxNode,
+  shownAs: string,
+): { functions: Map<string, LoaderFunction>; loaded: Map<string, LoadedName> } {
+  const functions = new Map<string, LoaderFunction>();
+  const loaded = new Map<string, LoadedName>();
+  for (const st of children(top)) {
+    const def = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : st;
+    if (def?.name === 'FunctionDefinition') {
+      const name = def.getChild('VariableName');
+      const fn = name ? text.slice(name.from, name.to) : '';
+      const found = loaderParameter(text, def);
+      if (found) functions.set(fn, { ...found, source: `${fn} in ${shownAs}` });
+    } else
+      for (const [name, path] of loadedAtTop(text, st)) loaded.set(name, { path, source: `${name} in ${shownAs}` });
+  }
+  return { functions, loaded };
+}
+
+/** The parameter whose file a function returns the contents of, where it returns once. */
+function loaderParameter(text: string, def: SyntaxNode): { index: number; parameter: string } | undefined {
+  const body = def.getChild('Body');
+  const value = body ? soleReturn(body)?.lastChild : undefined;
+  if (!body || !value || value.name === 'return') return undefined;
+  const call = loaderCall(text, spreadItems(value) ?? value, body);
+  const path = call ? unwrapped(text, boundIn(text, loadedPath(text, call, body), body)) : undefined;
+  if (path?.name !== 'VariableName') return undefined;
+  const parameter = text.slice(path.from, path.to);
+  const index = parameters(text, def.getChild('ParamList')).findIndex((p) => p.name === parameter);
+  return index >= 0 ? { index, parameter } : undefined;
+}
+
+/** `NAME = loader(...)` at the top level or in a top-level `with` block, of a file named by a literal path. */
+function loadedAtTop(text: string, st: SyntaxNode): [string, string][] {
+  const assigns = st.name === 'WithStatement' ? children(st.getChild('Body') ?? st) : [st];
+  const out: [string, string][] = [];
+  for (const a of assigns) {
+    if (a.name !== 'AssignStatement') continue;
+    const [target, op, value] = children(a);
+    if (target?.name !== 'VariableName' || op?.name !== 'AssignOp' || !value) continue;
+    const call = loaderCall(text, value, undefined);
+    const path = call ? loadedPath(text, call, undefined) : undefined;
+    const literal = path?.name === 'String' ? pyString(text.slice(path.from, path.to)) : undefined;
+    if (literal !== undefined) out.push([text.slice(target.from, target.to), literal]);
+  }
+  return out;
+}
+
+/** `d` of `Config(**d)`: a class built from a mapping's items alone, whose attributes are those items. */
+export function spreadItems(node: SyntaxNode): SyntaxNode | undefined {
+  if (node.name !== 'CallExpression') return undefined;
+  const items = children(node.getChild('ArgList') ?? node).filter((c) => !['(', ')', ',', 'Comment'].includes(c.name));
+  return items.length === 2 && items[0].name === '**' && items[1].name === 'VariableName' ? items[1] : undefined;
+}
+
+/** The loader call an expression is: the call itself, or the value a name is last bound to in `scope`. */
+function loaderCall(text: string, node: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
+  if (node.name === 'CallExpression') {
+    const callee = node.firstChild ? text.slice(node.firstChild.from, node.firstChild.to) : '';
+    return FILE_LOADERS.test(callee) || PATH_LOADERS.test(callee) ? node : undefined;
+  }
+  const bound = node.name === 'VariableName' ? boundIn(text, node, scope) : undefined;
+  return bound && bound !== node ? loaderCall(text, bound, undefined) : undefined;
+}
+
+/** The value a name is last bound to before its use in `scope` (a function body), else the node itself. */
+function boundIn(text: string, node: SyntaxNode | undefined, scope: SyntaxNode | undefined): SyntaxNode | undefined {
+  if (node?.name !== 'VariableName' || !scope) return node;
+  const name = text.slice(node.from, node.to);
+  let bound: SyntaxNode | undefined;
+  for (const a of assignments(scope)) {
+    const [target, op, value] = children(a);
+    if (a.from < node.from && target?.name === 'VariableName' && op?.name === 'AssignOp' && value)
+      if (text.slice(target.from, target.to) === name) bound = value;
+  }
+  return bound ?? node;
+}
+
+/** The assignment statements of a function body, its nested blocks included (not nested functions). */
+function assignments(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
+  if (depth > 50) return out;
+  for (const ch of children(node)) {
+    if (ch.name === 'AssignStatement') out.push(ch);
+    else if (ch.name !== 'FunctionDefinition' && ch.name !== 'ClassDefinition') assignments(ch, out, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * The path expression a loader call reads: OmegaConf's argument, else the file its open-file argument opens (`open(P)`,
+ * `P.open()` of a pathlib path, `f.read()` of either, or the `with` block's `f`).
+ */
+function loadedPath(text: string, call: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
+  const callee = call.firstChild ? text.slice(call.firstChild.from, call.firstChild.to) : '';
+  const arg = firstPositional(call);
+  if (!arg || PATH_LOADERS.test(callee)) return arg;
+  if (arg.name === 'CallExpression' && arg.firstChild) {
+    const target = arg.firstChild.firstChild;
+    const head = text.slice(arg.firstChild.from, arg.firstChild.to);
+    if (/\.read$/.test(head) && target) return openPath(text, target, scope);
+  }
+  return openPath(text, arg, scope);
+}
+
+/** The path of `open(P)` or `P.open()`, or of the `with` statement's call that binds `f`. */
+function openPath(text: string, node: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
+  const opened = node.name === 'VariableName' ? withOpened({ text }, node) : node;
+  if (opened?.name !== 'CallExpression' || !opened.firstChild) return undefined;
+  const head = text.slice(opened.firstChild.from, opened.firstChild.to);
+  if (head === 'open') return firstPositional(opened);
+  const receiver = opened.firstChild.name === 'MemberExpression' ? opened.firstChild.firstChild : null;
+  return /\.open$/.test(head) && receiver ? unwrapped(text, boundIn(text, receiver, scope)) : undefined;
+}
+
+/** `p` of `Path(p)` or `str(p)`, else the node. */
+function unwrapped(text: string, node: SyntaxNode | undefined): SyntaxNode | undefined {
+  if (node?.name !== 'CallExpression' || !node.firstChild) return node;
+  const head = text.slice(node.firstChild.from, node.firstChild.to);
+  return /^(str|Path|pathlib\.Path|os\.path\.expanduser)$/.test(head) ? firstPositional(node) : node;
+}
+
+/** A call's first argument when it is positional. */
+function firstPositional(call: SyntaxNode): SyntaxNode | undefined {
+  const first = children(call.getChild('ArgList') ?? call).find((c) => !['(', ')', ',', 'Comment'].includes(c.name));
+  return first && first.nextSibling?.name !== 'AssignOp' && first.name !== '*' && first.name !== '**'
+    ? first
+    : undefined;
+}

@@ -1,0 +1,184 @@
+// Configuration files a script loads through its project's modules (src/analyzers/hf-python/module-loaders.ts, read
+// by data-files.ts and imported-constants.ts): a loader function a module defines and the script calls with a path,
+// and a name a module binds to a file it loads at its top level. Each script is shaped as the fresh real-file samples
+// that got no estimate before: Gabriel-Hong/qlora-function-calling (`from src.data_utils import load_yaml_config`, a
+// pathlib `Path(path).open()`), achi9629/efficient-llm-finetuning (`from ..utils import load_config`, the package's
+// __init__.py taking it from `.experiment_io`), CuongMDev/VietnamMathReasoning (`from config import GRPO_CFG`),
+// Dhruvil03/RL_based_LLM_Finetuning (a loader that returns `Config(**cfg_dict)`).
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
+import { nodeFileReader } from '../../src/node/files';
+import { tempDir } from './helpers';
+
+/**
+ * The run of `entry` with `files` written under a project folder and read from disk, as the CLI reads them: a script
+ * under scripts/ finds its modules and data from the folders above it (the repository root it runs from).
+ */
+function runProject(files: Readonly<Record<string, string>>, entry: string): PipelineResult & { root: string } {
+  const root = tempDir('vram-lens-imported-data-');
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  const file = path.join(root, entry);
+  return { ...runPipeline([{ file, text: files[entry] }], nodeFileReader(root), {}), root };
+}
+
+const TRAIN = [
+  'model = AutoModelForCausalLM.from_pretrained(model_cfg["model"]["name"])',
+  'args = TrainingArguments(output_dir="o", per_device_train_batch_size=train_cfg["training"]["batch_size"])',
+  'Trainer(model=model, args=args).train()',
+];
+const MODEL_YAML = 'model:\n  name: Qwen/Qwen2.5-1.5B-Instruct\n';
+const TRAIN_YAML = 'training:\n  batch_size: 4\n';
+
+describe('configuration files loaded through project modules', () => {
+  it("a loader function of a helper module: the file its path argument names, at the file's keys", () => {
+    const script = [
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'from src.data_utils import load_yaml_config',
+      'model_cfg = load_yaml_config("config/model_config.yaml")',
+      'train_cfg = load_yaml_config(path="config/training_config.yaml")',
+      ...TRAIN,
+      '',
+    ].join('\n');
+    const utils = [
+      'import yaml',
+      'from pathlib import Path',
+      'def load_yaml_config(path: str) -> dict:',
+      '    config_path = Path(path)',
+      '    with config_path.open("r", encoding="utf-8") as f:',
+      '        return yaml.safe_load(f)',
+      '',
+    ].join('\n');
+    const run = runProject(
+      {
+        'scripts/train.py': script,
+        'src/data_utils.py': utils,
+        'config/model_config.yaml': MODEL_YAML,
+        'config/training_config.yaml': TRAIN_YAML,
+      },
+      'scripts/train.py',
+    );
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['Qwen/Qwen2.5-1.5B-Instruct', 4]);
+    // Located in the YAML that writes it: line 2 of model_config.yaml, line 2 of training_config.yaml.
+    assert.equal(run.decided.model?.file, path.join(run.root, 'config/model_config.yaml'));
+    assert.equal(run.decided.model?.location.line, 2);
+    assert.equal(run.decided.microBatchSize?.file, path.join(run.root, 'config/training_config.yaml'));
+  });
+
+  it("a package's __init__.py that takes the loader from a module of its own is followed once", () => {
+    const script = [
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'from ..utils import load_config',
+      'def main():',
+      '    model_cfg = load_config("configs/model_config.yaml")',
+      '    train_cfg = load_config("configs/train_qlora.yaml")',
+      ...TRAIN.map((l) => `    ${l}`),
+      'main()',
+      '',
+    ].join('\n');
+    const io = [
+      'import yaml',
+      'from pathlib import Path',
+      'def load_config(config_path: str) -> dict:',
+      '    config_path = Path(config_path)',
+      '    if not config_path.exists():',
+      '        raise FileNotFoundError(config_path)',
+      '    with open(config_path, "r") as f:',
+      '        return yaml.safe_load(f)',
+      '',
+    ].join('\n');
+    const run = runProject(
+      {
+        'src/fin/training/train.py': script,
+        'src/fin/utils/__init__.py': 'from .experiment_io import load_config, save_metrics\n',
+        'src/fin/utils/experiment_io.py': io,
+        'configs/model_config.yaml': MODEL_YAML,
+        'configs/train_qlora.yaml': TRAIN_YAML,
+      },
+      'src/fin/training/train.py',
+    );
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['Qwen/Qwen2.5-1.5B-Instruct', 4]);
+    assert.equal(run.decided.microBatchSize?.file, path.join(run.root, 'configs/train_qlora.yaml'));
+  });
+
+  it('a name a module binds to a file it loads at its top level', () => {
+    const config = [
+      'import yaml',
+      'with open("config.yml", "r") as f:',
+      '    SFT_CFG = yaml.safe_load(f)',
+      'with open("grpo_config.yml", "r") as f:',
+      '    GRPO_CFG = yaml.safe_load(f)',
+      'MODEL_CACHE_PATH = "./hf_cache/model"',
+      '',
+    ].join('\n');
+    const script = [
+      'from transformers import AutoModelForCausalLM',
+      'from trl import GRPOTrainer, GRPOConfig',
+      'from config import GRPO_CFG, MODEL_CACHE_PATH',
+      'MODEL_NAME = GRPO_CFG["model"]["name"]',
+      'model = AutoModelForCausalLM.from_pretrained(MODEL_NAME, cache_dir=MODEL_CACHE_PATH)',
+      'cfg = GRPOConfig(output_dir="o", per_device_train_batch_size=GRPO_CFG["train"]["batch_size"],',
+      '    num_generations=4)',
+      'GRPOTrainer(model=model, args=cfg, reward_funcs=[]).train()',
+      '',
+    ].join('\n');
+    const run = runProject(
+      {
+        'train_grpo.py': script,
+        'config.py': config,
+        'grpo_config.yml': 'model:\n  name: Qwen/Qwen3-1.7B\ntrain:\n  batch_size: 8\n',
+        'config.yml': 'model:\n  name: other/model\n',
+      },
+      'train_grpo.py',
+    );
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['Qwen/Qwen3-1.7B', 8]);
+    assert.equal(run.decided.model?.file, path.join(run.root, 'grpo_config.yml'));
+  });
+
+  it("a loader of the script that returns a dataclass built from the file's items (`Config(**cfg_dict)`)", () => {
+    const script = [
+      'import yaml',
+      'from dataclasses import dataclass',
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      '@dataclass',
+      'class Config:',
+      '    model_name: str',
+      '    batch_size: int',
+      'def load_config(path: str) -> Config:',
+      '    with open(path, "r") as f:',
+      '        cfg_dict = yaml.safe_load(f)',
+      '    cfg_dict["batch_size"] = int(cfg_dict["batch_size"])',
+      '    return Config(**cfg_dict)',
+      'cfg = load_config("config.yaml")',
+      'model = AutoModelForCausalLM.from_pretrained(cfg.model_name)',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=cfg.batch_size)',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const yaml = 'model_name: TinyLlama/TinyLlama-1.1B-Chat-v1.0\nbatch_size: 2\n';
+    const run = runProject({ 'train.py': script, 'config.yaml': yaml }, 'train.py');
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['TinyLlama/TinyLlama-1.1B-Chat-v1.0', 2]);
+    assert.equal(run.decided.model?.file, path.join(run.root, 'config.yaml'));
+  });
+
+  it('a helper function that loads a file the script names is not a loader when it returns something else', () => {
+    const script = [
+      'from transformers import AutoModelForCausalLM',
+      'from utils import load_rows',
+      'rows = load_rows("data.json")',
+      'model = AutoModelForCausalLM.from_pretrained(rows["model"])',
+      '',
+    ].join('\n');
+    const utils =
+      'import json\ndef load_rows(p):\n    with open(p) as f:\n        data = json.load(f)\n    return len(data)\n';
+    const run = runProject(
+      { 'train.py': script, 'utils.py': utils, 'data.json': '{"model": "Qwen/Qwen3-1.7B"}' },
+      'train.py',
+    );
+    assert.equal(run.setup, undefined);
+  });
+});
