@@ -12,26 +12,22 @@ import type { PythonFile, Val } from './file';
 import type { ScriptDefault } from './script-defaults';
 import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
-import { withOpened } from './written-files';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
-import { FILE_LOADERS, PATH_LOADERS, spreadItems } from './module-loaders';
+import { FILE_LOADERS, loadedPath, PATH_LOADERS, spreadItems } from './module-loaders';
 
 /** `json.load(...)`, `yaml.safe_load(...)`, `OmegaConf.load(...)` of a file the reader finds: its parsed contents. */
 export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
-  const byPath = PATH_LOADERS.test(callee);
-  if (!byPath && !FILE_LOADERS.test(callee)) return undefined;
-  const arg = file.args(call).positional[0];
-  const pathNode = arg && (byPath ? arg : openedPath(file, arg));
-  if (!pathNode) return undefined;
-  return dataAtPath(file, pathNode, depth);
+  if (!PATH_LOADERS.test(callee) && !FILE_LOADERS.test(callee)) return undefined;
+  const pathNode = loadedPath(file.text, call, undefined);
+  return pathNode ? dataAtPath(file, pathNode, depth) : undefined;
 }
 
 /**
  * The JSON / YAML file a path expression of the script names (a literal, or the script's default), read through the
  * pipeline's reader and parsed; undefined when the path is not known statically or leaves the project.
  */
-export function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val | undefined {
+function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val | undefined {
   const p = file.evalNode(pathNode, depth + 1);
   return p.k === 'lit' && typeof p.v === 'string' ? dataFile(file, p.v, span(pathNode)) : undefined;
 }
@@ -73,21 +69,6 @@ function parseData(text: string, name: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The path an open file comes from: `open(P, ...)`, `f.read()` of it, or `f` of a `with open(P) as f` around the call. */
-export function openedPath(file: PythonFile, arg: SyntaxNode): SyntaxNode | undefined {
-  if (arg.name === 'CallExpression') {
-    const callee = file.calleeName(arg);
-    if (callee === 'open') return file.args(arg).positional[0];
-    const target = arg.firstChild;
-    if (callee?.endsWith('.read') && target?.name === 'MemberExpression' && target.firstChild)
-      return openedPath(file, target.firstChild);
-    return undefined;
-  }
-  if (arg.name !== 'VariableName') return undefined;
-  const opened = withOpened(file, arg);
-  return opened && file.calleeName(opened) === 'open' ? file.args(opened).positional[0] : undefined;
 }
 
 /** One step into loaded data: an item or attribute `key`; a scalar or a list of them as a literal said to come from the file. */
@@ -154,11 +135,18 @@ export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, dept
 
 const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;
 
+/**
+ * Whether the file loads a file anywhere: a loader's call in its text, or a loader it imports from its project. Most
+ * files load nothing: one test spares a lookup per attribute and item the file reads.
+ */
+function loadsData(file: PythonFile): boolean {
+  file.loadsData ??= LOADER_CALL.test(file.text) || importsLoaders(file);
+  return file.loadsData;
+}
+
 /** Whether a name is bound to a loader's call (`config = json.loads(...)`): only then is its value looked into. */
 function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
-  // Most files load nothing: one test of the text spares a lookup per attribute and item the file reads.
-  file.loadsData ??= LOADER_CALL.test(file.text) || importsLoaders(file);
-  if (!file.loadsData) return false;
+  if (!loadsData(file)) return false;
   const found = file.lookup(file.text.slice(name.from, name.to), name);
   if (found.k !== 'binding' || found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
   const value = found.binding.valueNode;
@@ -176,8 +164,7 @@ function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
 export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
   const imported = importedLoaderData(file, call, depth);
   if (imported) return imported;
-  file.loadsData ??= LOADER_CALL.test(file.text);
-  if (!file.loadsData) return undefined;
+  if (!loadsData(file)) return undefined;
   const returned = loaderReturn(file, call);
   const v = returned ? file.evalNode(spreadItems(returned) ?? returned, depth + 1) : undefined;
   return v?.k === 'data' ? v : undefined;

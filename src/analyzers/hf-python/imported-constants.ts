@@ -108,8 +108,11 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
       if (original === undefined) {
         if (found) modules.set(local, literals);
       } else if (literals.has(original)) names.set(local, literals.get(original)!);
-      else if (!(found && loadersOf(found, original, moduleAt, loaders, loaded, local))) {
-        const sub = readAt(imp.path.replace(/\.py$/, `/${original}.py`));
+      else {
+        const loader = found && loaderOf(found, original, moduleAt);
+        if (loader?.fn) loaders.set(local, loader.fn);
+        if (loader?.loaded) loaded.set(local, loader.loaded);
+        const sub = loader ? undefined : readAt(imp.path.replace(/\.py$/, `/${original}.py`));
         if (sub) modules.set(local, moduleLiterals(sub.text, sub.shownAs));
       }
     }
@@ -132,48 +135,37 @@ function parsedModule(text: string, shownAs: string, path: string): ParsedModule
   return {
     path,
     literals: moduleLiterals(text, shownAs, top),
-    loaders: moduleLoaders(text, top, shownAs),
+    loaders: moduleLoaders(text, top),
     imports: projectImports(text, top),
   };
 }
 
 /**
- * Records `original` of a module as a loader function or a loaded name under the script's `local` name, following the
- * module's own import of it once (a package's `__init__.py` that takes `load_config` from `.experiment_io`); false
+ * What `original` of a module is as a loader: a loader function or a name bound to a loaded file, following the
+ * module's own import of it once (a package's `__init__.py` that takes `load_config` from `.experiment_io`); undefined
  * when it is neither.
  */
-function loadersOf(
+function loaderOf(
   found: ParsedModule,
   original: string,
   moduleAt: (path: string) => ParsedModule | undefined,
-  loaders: Map<string, LoaderFunction>,
-  loaded: Map<string, LoadedName>,
-  local: string,
   hops = 0,
-): boolean {
+): { readonly fn?: LoaderFunction; readonly loaded?: LoadedName } | undefined {
   const fn = found.loaders.functions.get(original);
-  if (fn) loaders.set(local, fn);
-  const name = found.loaders.loaded.get(original);
-  if (name) loaded.set(local, name);
-  if (fn || name) return true;
+  const loaded = found.loaders.loaded.get(original);
+  if (fn || loaded) return { fn, loaded };
   const via = hops === 0 ? found.imports.find((i) => i.names.some(([l]) => l === original)) : undefined;
-  const next = via ? moduleAt(besideModule(found.path, via.path)) : undefined;
   const inNext = via?.names.find(([l]) => l === original)?.[1];
-  return next && inNext ? loadersOf(next, inNext, moduleAt, loaders, loaded, local, hops + 1) : false;
+  const next = via && inNext ? moduleAt(besideModule(found.path, via.path)) : undefined;
+  return next && inNext ? loaderOf(next, inNext, moduleAt, hops + 1) : undefined;
 }
 
-/** A path a module's import names, from the script's folder: an absolute import as is, a relative one from the module's. */
+/**
+ * A path a module's import names, from the script's folder: an absolute import as is, a relative one from the module's
+ * folder (the reader's join resolves its `..`).
+ */
 function besideModule(modulePath: string, imported: string): string {
-  if (!/^\.\.?\//.test(imported)) return imported;
-  const dir = modulePath.replace(/\/__init__\.py$/, '/x.py').replace(/[^/]*$/, '');
-  const parts = `${dir}${imported}`.split('/');
-  const out: string[] = [];
-  for (const p of parts) {
-    if (p === '.' || p === '') continue;
-    if (p === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
-    else out.push(p);
-  }
-  return out.join('/');
+  return /^\.\.?\//.test(imported) ? `${modulePath.replace(/[^/]*$/, '')}${imported.replace(/^\.\//, '')}` : imported;
 }
 
 /** The constants of the project modules a file imports, read the first time a name is looked up there. */

@@ -15,21 +15,17 @@ export const PATH_LOADERS = /^((omegaconf\.)?OmegaConf\.load)$/;
 export interface LoaderFunction {
   readonly index: number;
   readonly parameter: string;
-  /** How the function is named where it is defined (`load_config in utils.py`). */
-  readonly source: string;
 }
 
 /** A module's top-level name bound to a file it loads: the file's path as the module writes it. */
 export interface LoadedName {
   readonly path: string;
-  readonly source: string;
 }
 
 /** The loader functions and loaded names among a module's top-level statements. */
 export function moduleLoaders(
   text: string,
   top: SyntaxNode,
-  shownAs: string,
 ): { functions: Map<string, LoaderFunction>; loaded: Map<string, LoadedName> } {
   const functions = new Map<string, LoaderFunction>();
   const loaded = new Map<string, LoadedName>();
@@ -39,15 +35,14 @@ export function moduleLoaders(
       const name = def.getChild('VariableName');
       const fn = name ? text.slice(name.from, name.to) : '';
       const found = loaderParameter(text, def);
-      if (found) functions.set(fn, { ...found, source: `${fn} in ${shownAs}` });
-    } else
-      for (const [name, path] of loadedAtTop(text, st)) loaded.set(name, { path, source: `${name} in ${shownAs}` });
+      if (found) functions.set(fn, found);
+    } else for (const [name, path] of loadedAtTop(text, st)) loaded.set(name, { path });
   }
   return { functions, loaded };
 }
 
 /** The parameter whose file a function returns the contents of, where it returns once. */
-function loaderParameter(text: string, def: SyntaxNode): { index: number; parameter: string } | undefined {
+function loaderParameter(text: string, def: SyntaxNode): LoaderFunction | undefined {
   const body = def.getChild('Body');
   const value = body ? soleReturn(body)?.lastChild : undefined;
   if (!body || !value || value.name === 'return') return undefined;
@@ -117,9 +112,10 @@ function assignments(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): Synta
 
 /**
  * The path expression a loader call reads: OmegaConf's argument, else the file its open-file argument opens (`open(P)`,
- * `P.open()` of a pathlib path, `f.read()` of either, or the `with` block's `f`).
+ * `P.open()` of a pathlib path, `f.read()` of either, or the `with` block's `f`). `scope` is the function body a name
+ * bound to the path is looked for in (none: the caller evaluates the name).
  */
-function loadedPath(text: string, call: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
+export function loadedPath(text: string, call: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
   const callee = call.firstChild ? text.slice(call.firstChild.from, call.firstChild.to) : '';
   const arg = firstPositional(call);
   if (!arg || PATH_LOADERS.test(callee)) return arg;
