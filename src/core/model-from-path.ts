@@ -42,7 +42,7 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /smollm[-_ ]?2/, id: (s) => `HuggingFaceTB/SmolLM2-${millions(s).toUpperCase()}` },
   { name: /starcoder[-_ ]?2/, id: (s) => `bigcode/starcoder2-${s}b` },
   { name: /starcoder[-_ ]?base/, id: (s) => `bigcode/starcoderbase-${s}b` },
-  // InternLM2 (1.8, 7, 20B; the ids write 1.8 as 1_8), before InternLM2.5, which is not in the catalog.
+  // InternLM2 (1.8, 7, 20B; the ids write 1.8 as 1_8); InternLM2.5's own names are catalog aliases of InternLM2.
   { name: /internlm[-_ ]?2(?![._]?5)(?!\d*b)/, id: (s) => `internlm/internlm2-${s.replace('.', '_')}b` },
   // ChatGLM (6B only), Baichuan 2 (7, 13B) and the first Baichuan (7B).
   { name: /chatglm[-_ ]?3/, id: () => 'THUDM/chatglm3-6b' },
@@ -79,7 +79,7 @@ function sizeText(part: string): string | undefined {
 
 /** The catalog entry whose family and size the last parts of a path name, or undefined. */
 export function modelFromPathName(pathText: string): CatalogModel | undefined {
-  const named = namedAfterId(pathText);
+  const named = namedAfterId(pathText) ?? namedAfterName(pathText);
   if (named) return named;
   const parts = lastParts(pathText).map((p) => p.toLowerCase());
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
@@ -118,6 +118,19 @@ function namedAfterId(pathText: string): CatalogModel | undefined {
   if (!found.ok || found.model.derivedFrom) return undefined;
   const names = [found.model.id, ...(found.model.aliases ?? [])].map((n) => n.toLowerCase());
   return names.includes(id.toLowerCase()) ? found.model : undefined;
+}
+
+/**
+ * A folder named as one catalog entry's repository is, without its organisation (`/mnt/models/Qwen3-30B-A3B`,
+ * `~/llm/Mistral-7B-Instruct-v0.2`: `huggingface-cli download --local-dir` and `git clone` name it so): that entry.
+ */
+function namedAfterName(pathText: string): CatalogModel | undefined {
+  const last = lastParts(pathText).pop();
+  if (!last || last.includes(' ')) return undefined;
+  const found = findModel(last);
+  if (!found.ok || found.model.derivedFrom) return undefined;
+  const names = [found.model.id, ...(found.model.aliases ?? [])].map((n) => n.split('/').pop()!.toLowerCase());
+  return names.includes(last.toLowerCase()) ? found.model : undefined;
 }
 
 /**

@@ -31,6 +31,11 @@ describe('modelFromPathName', () => {
     ['Qwen/Qwen-1_8B-Chat/', 'Qwen/Qwen-1_8B-Chat'],
     ['/data/hf/meta-llama/Llama-2-7b-hf', 'meta-llama/Llama-2-7b-hf'],
     ['/data/hf/someone/Llama-2-7b-hf-sft', 'meta-llama/Llama-2-7b-hf'],
+    // a folder named as a catalog entry's repository, without the organisation (Illumination111/Full-FT-bash-of-
+    // ktransformers-llamafactory Qwen3-30B-A3B/configs/train_full_ft_qwen3_30b.yaml: /mnt/data3/models/Qwen3-30B-A3B;
+    // the family-and-size rule alone would look for a Qwen/Qwen3-30B)
+    ['/mnt/data3/models/Qwen3-30B-A3B', 'Qwen/Qwen3-30B-A3B'],
+    ['~/llm/Mistral-7B-Instruct-v0.2', 'mistralai/Mistral-7B-Instruct-v0.2'],
     // no family, no size, or a family this table does not name: nothing
     ['/x/my-model', undefined],
     ['/x/llama', undefined],
@@ -62,9 +67,12 @@ describe('modelFromPathName', () => {
     // 3205914485/LuxunGPT scripts/chatglm.sh; ytu-ce-cosmos's Llama 3 fine-tune (ieayvaz/GRPO-notebook)
     ['/home/uework/AiWeb/pwz/github/model/starcoderbase-7b', 'bigcode/starcoderbase-7b'],
     ['/home/uework/model/starcoderbase-3b', 'bigcode/starcoderbase-3b'],
-    ['/root/share/model_repos/internlm2-chat-7b', 'internlm/internlm2-7b'],
-    ['/models/internlm2-chat-1_8b', 'internlm/internlm2-1_8b'],
-    ['/models/internlm2_5-7b-chat', undefined],
+    // (a folder named as a catalog entry is that entry; InternLM2.5's ids are the catalog's aliases of InternLM2's, whose
+    // architecture they share)
+    ['/root/share/model_repos/internlm2-chat-7b', 'internlm/internlm2-chat-7b'],
+    ['/models/internlm2-chat-1_8b', 'internlm/internlm2-chat-1_8b'],
+    ['/models/internlm2_5-7b-chat', 'internlm/internlm2-chat-7b'],
+    ['/models/internlm2-chat-7b-sft', 'internlm/internlm2-7b'],
     ['/root/LuxunGPT/datasets/chatglm3-6b', 'THUDM/chatglm3-6b'],
     ['/models/chatglm2-6b', 'THUDM/chatglm2-6b'],
     ['/models/Baichuan2-13B-Chat-sft', 'baichuan-inc/Baichuan2-13B-Base'],

@@ -54,7 +54,10 @@ function analyze(ctx: YamlCtx): void {
     if (s === 'oft') return { unknown: 'oft: orthogonal fine-tuning is not modelled' };
     return new Invalid(about('{0}: expected lora, freeze, full or oft, found {1}', describe(v)));
   });
-  ctx.put('loraR', top.get('lora_rank'), asPosInt);
+  // lora_rank is read only by LoRA (finetuning_type, default lora): a full or freeze run may set it to 0.
+  const method = top.get('finetuning_type');
+  const lora = !method || strOf(ctx.view(method))?.trim().toLowerCase() === 'lora';
+  if (lora) ctx.put('loraR', top.get('lora_rank'), asPosInt);
   ctx.put('loraAlpha', top.get('lora_alpha'), asNonNegNumber);
   ctx.put('loraDropout', top.get('lora_dropout'), asNonNegNumber);
   ctx.put('loraDora', top.get('use_dora'), asBool);

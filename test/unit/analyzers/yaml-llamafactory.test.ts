@@ -56,6 +56,20 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.ok(!r.problems.some((x) => x.code === 'reference-not-found'));
   });
 
+  it('leaves lora_rank to LoRA: a full run may set it to 0', () => {
+    // LLaMA-Factory reads lora_rank only when finetuning_type is lora (its default); a full run that sets 0 trains
+    // no adapters, and a LoRA run with 0 is an error at the key (PEFT's LoraConfig needs r > 0).
+    const full = 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nfinetuning_type: full\nlora_rank: 0\n';
+    const r = resolveText('/w/full.yaml', full);
+    assert.equal(r.setup?.method, 'full');
+    assert.ok(!r.problems.some((p) => p.key === 'lora_rank'));
+    const lora = resolveText('/w/lora.yaml', 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nlora_rank: 0\n');
+    assert.deepEqual(
+      lora.problems.filter((p) => p.key === 'lora_rank').map((p) => [p.code, p.severity]),
+      [['invalid-value', 'error']],
+    );
+  });
+
   it('reads the JSON arguments `llamafactory-cli train args.json` takes, and writes a fix there as JSON', () => {
     // llamafactory/hparams/parser.py read_args: a .json file is read with json.load, as a .yaml one with yaml.
     const json = JSON.stringify(
