@@ -165,13 +165,9 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   {
     cause:
       "defaults of a function's keyword parameters when the function is called more than once, " +
-      'argparse options without a default, an accumulation divided by WORLD_SIZE under `if ddp:`, ' +
+      'argparse options without a default, ' +
       'and defaults read through a value that is not `args.x` (a comprehension, `args.x * 2`) are not taken',
-    entries: [
-      'huggingface__accelerate/examples/torch_native_parallelism/nd_parallel_trainer.py#seqLen',
-      'tloen__alpaca-lora/finetune.py#gradAccum',
-      'SCIR-HI__Huatuo-Llama-Med-Chinese/finetune.py#gradAccum',
-    ],
+    entries: ['huggingface__accelerate/examples/torch_native_parallelism/nd_parallel_trainer.py#seqLen'],
   },
   {
     cause: "a sequence length given as two parts (qlora.py's source_max_len + target_max_len) is not read",
@@ -207,8 +203,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
       'function (`config["batch_size"]`), or whose sequence length is an argument of a dataset helper ' +
       '(`get_dataset(tokenizer, args.sequence_length)`)',
     entries: [
-      'huggingface__accelerate/examples/complete_nlp_example.py#microBatch',
-      'huggingface__accelerate/examples/by_feature/fsdp_with_peak_mem_tracking.py#microBatch',
       'huggingface__accelerate/examples/nlp_example.py#microBatch',
       'huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#seqLen',
       'huggingface__accelerate/examples/torch_native_parallelism/nd_parallel.py#seqLen',

@@ -2,6 +2,7 @@
 // or an item (`args.x`, a module's constant, `d["key"]`, a path's `.parent`), and a call (a string method, getattr,
 // a path of a value, an environment variable's default). Pure; it never runs code.
 import type { SyntaxNode } from '@lezer/common';
+import type { FactValue } from '../facts';
 import type { PythonFile, Val } from './file';
 import {
   dictItem,
@@ -46,9 +47,48 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     dataGet(file, node, callee, depth) ??
     staticStringCall(file, node, depth) ??
     staticGetattr(file, node, callee, depth) ??
+    conversion(file, node, callee, depth) ??
     pathOfCall(file, node, callee, depth) ??
     environmentDefault(file, node, callee, depth);
   return known ?? { k: 'call', callee, node };
+}
+
+/**
+ * `int(x)`, `float(x)`, `bool(x)`, `str(x)`, `list(x)`, `tuple(x)` of one value known statically, converted as Python
+ * converts it (`int(cfg["training"]["per_device_train_batch_size"])`); a conversion Python refuses (`int("3.5")`) or
+ * whose text this does not write as Python does (`str(1e-4)`) stays unknown. A value that converts to itself keeps
+ * where it came from (the script's default, a loaded file's key).
+ */
+function conversion(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  if (!CONVERSIONS.has(callee)) return undefined;
+  const a = file.args(node);
+  if (a.positional.length !== 1 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
+  const v = file.evalNode(a.positional[0], depth + 1);
+  if (v.k !== 'lit') return undefined;
+  const out = converted(callee, v.v);
+  if (out === undefined) return undefined;
+  return JSON.stringify(out) === JSON.stringify(v.v) ? v : { k: 'lit', v: out };
+}
+
+const CONVERSIONS = new Set(['int', 'float', 'bool', 'str', 'list', 'tuple']);
+
+function converted(callee: string, v: FactValue): FactValue | undefined {
+  const numeric = typeof v === 'string' && /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(v);
+  switch (callee) {
+    case 'int':
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      if (typeof v === 'number') return Math.trunc(v);
+      return typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : undefined;
+    case 'float':
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      return typeof v === 'number' ? v : numeric ? Number(v) : undefined;
+    case 'bool':
+      return pyTruthy(v);
+    case 'str':
+      return typeof v === 'string' ? v : undefined;
+    default:
+      return Array.isArray(v) ? v : undefined;
+  }
 }
 
 /** `not x` of a value known statically (`if not args.full_finetune:`), and a signed number literal. */

@@ -63,6 +63,24 @@ describe("hf-python: the script's own values", () => {
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
   });
 
+  it('int(), float(), bool(), list() of a value known statically convert it as Python does', () => {
+    // W-Kaski/qwen-qlora-sql-benchmark train_qlora.py: `r=int(config["lora"]["r"])`, `list(...target_modules)`.
+    const text = [
+      'BS = "4"',
+      'args = TrainingArguments(per_device_train_batch_size=int(BS), gradient_accumulation_steps=int("2.5"),',
+      '    learning_rate=float("2e-4"), gradient_checkpointing=bool(1), bf16=bool(""))',
+      'config = LoraConfig(r=int(16.0), target_modules=list(["q_proj", "v_proj"]))',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'microBatchSize')?.value, 4);
+    // int("2.5") raises in Python: not a value.
+    assert.equal(typeof last(r, 'gradientAccumulationSteps')?.value, 'object');
+    assert.equal(last(r, 'gradientCheckpointing')?.value, 'full');
+    assert.equal(last(r, 'loraR')?.value, 16);
+    assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
+  });
+
   it('`sys.argv[1] if len(sys.argv) > 1 else "..."`: the default when the command line gives no argument', () => {
     // After-Wind/grpo_gsm8k train_grpo.py.
     const text = [
