@@ -503,6 +503,12 @@ export interface Reference {
    */
   readonly positionalFiles?: readonly string[];
   /**
+   * For a script run as a module (`python -m pkg.train.sft`): its dotted name. The path is the module's file as the
+   * name spells it; the pipeline also looks for a package's `__main__.py` and under `src/` (a package installed from a
+   * src layout), and skips a module that is none of the checkout's files (an installed package's).
+   */
+  readonly module?: string;
+  /**
    * For a config: its text as the referencing file writes it before the launch reads it (a notebook's `%%writefile
    * config.yaml` cell, or `json.dump(args, open("train.json", "w"))`): read instead of a file on disk.
    */
@@ -555,6 +561,11 @@ export interface ConfigFacts {
    * over its globals, then applies its `--key=value` flags; the script is read again with them.
    */
   readonly readsConfigurator?: true;
+  /**
+   * The script loads a JSON / YAML file whose path it does not know alone (`yaml.safe_load(open(args.config))` with
+   * `--config` required, or defaulting to nothing): read again with the launch line's options, which may name it.
+   */
+  readonly readsLaunchedFile?: true;
 }
 
 /**

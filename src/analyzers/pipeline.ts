@@ -141,7 +141,8 @@ function analyzeWithArguments(
       ? how.configuratorArgs?.()
       : undefined;
   const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
-  if (!first.readsConfigurator || !scriptArgs?.length) return { walked: first, scriptArgs };
+  if (!(first.readsConfigurator || first.readsLaunchedFile) || !scriptArgs?.length)
+    return { walked: first, scriptArgs };
   const options = argumentEnvironment(undefined, scriptArgs, undefined, file);
   return { walked: analyzeAs(format, text, { module: { options, calls: [] }, readModule }), scriptArgs };
 }
@@ -305,15 +306,19 @@ export function collectFiles(
         });
         continue;
       }
-      const found = ref.text !== undefined ? written(file, ref) : findReference(reader, file, ref.path);
+      const moduleFound =
+        ref.module !== undefined && ref.text === undefined ? moduleFile(reader, file, ref.path) : undefined;
+      const found =
+        ref.text !== undefined ? written(file, ref) : (moduleFound ?? findReference(reader, file, ref.path));
       const target = found.path;
       const t = found.text;
       const refusal = t === undefined ? reader.refusal?.(target) : undefined;
-      // The training script a launcher runs: read when it is there; a script that is not (a module, another
-      // checkout) is skipped without a word unless nothing else names the model (mergeFiles says so then).
+      // The training script a launcher runs: read when it is there; a script that is not (another checkout) is
+      // skipped without a word unless nothing else names the model (mergeFiles says so then); a module that is none of
+      // the checkout's files is an installed package's.
       if (ref.kind === 'script') {
         if (t === undefined) {
-          missingScripts.push({ ...at, path: ref.path });
+          if (ref.module === undefined) missingScripts.push({ ...at, path: ref.path });
           continue;
         }
         // A Python file the launch line runs is the training program even where none of the constructs detection
@@ -321,7 +326,10 @@ export function collectFiles(
         // train; train()`) is read for the modules it calls.
         // Another shell script the launcher runs is the run's launcher, read with the words it is given.
         if (!ref.shell && detectFormat(target, t) !== 'hf-python' && !/\.py$/i.test(target)) continue;
-        if (found.above) problems.push(foundAbove(at, ref.path, found));
+        if (ref.module !== undefined && moduleFound) {
+          if (moduleFound.above || moduleFound.place !== ref.path)
+            problems.push(moduleFoundAt(at, ref.module, moduleFound));
+        } else if (found.above) problems.push(foundAbove(at, ref.path, found));
         if (ref.shell) {
           visit(target, t, { role: 'config', depth: depth + 1, forced: 'shell', shell: calledBy(file, ref.shell) });
           continue;
@@ -366,6 +374,38 @@ export function collectFiles(
   };
   for (const i of inputs) visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
   return { files, scenarios, problems, unrecognized: notLoadedData(unrecognized, files, reader), missingScripts };
+}
+
+/**
+ * The file of a module a launch line runs (`python -m pkg.train` names pkg/train.py): the file, else the package's
+ * `__main__.py`, each also under `src/` (a src layout's package, installed to run so).
+ */
+function moduleFile(
+  reader: FileReader,
+  file: string,
+  path: string,
+): ReturnType<typeof findReference> & { place: string } {
+  const main = path.replace(/\.py$/, '/__main__.py');
+  for (const place of [path, main, `src/${path}`, `src/${main}`]) {
+    const found = findReference(reader, file, place);
+    if (found.text !== undefined) return { ...found, place };
+  }
+  return { ...findReference(reader, file, path), place: path };
+}
+
+/** Where the file of a module a launch line runs was found, when it is not the name's own path beside the line. */
+function moduleFoundAt(at: Location, module: string, found: { place: string; up: number }): Problem {
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      'the module {0} is read from {1}, the path from {2} folder(s) up (the line runs from there, as from a repository root)',
+      module,
+      `${'../'.repeat(found.up)}${found.place}`,
+      found.up,
+    ),
+  };
 }
 
 /** A file a shell script sources, where it launches a run itself (a shell script of the launch formats); else undefined. */

@@ -182,3 +182,106 @@ describe('configuration files loaded through project modules', () => {
     assert.equal(run.setup, undefined);
   });
 });
+
+describe('a configuration file the launch line names', () => {
+  // W-Kaski/qwen-qlora-sql-benchmark: scripts/train_r16.sh runs `python -m qwen_qlora_sql_benchmark.train.train_qlora
+  // --config configs/train_lora_r16.yaml` (a src layout); the module's --config is required, its run_training(config)
+  // reads parts of the YAML through names and conversions.
+  const module = [
+    'import argparse',
+    'from pathlib import Path',
+    'from qwen_qlora_sql_benchmark.utils.config import load_yaml_config',
+    'def run_training(config):',
+    '    from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments',
+    '    from peft import LoraConfig, get_peft_model',
+    '    quantization = config.get("quantization", {})',
+    '    bnb_config = BitsAndBytesConfig(load_in_4bit=bool(quantization.get("load_in_4bit", True)))',
+    '    model = AutoModelForCausalLM.from_pretrained(config["model"]["name"], quantization_config=bnb_config)',
+    '    lora = LoraConfig(r=int(config["lora"]["r"]), target_modules=list(config["lora"]["target_modules"]))',
+    '    model = get_peft_model(model, lora)',
+    '    train_cfg = config["training"]',
+    '    args = TrainingArguments(output_dir="o",',
+    '        per_device_train_batch_size=int(train_cfg["per_device_train_batch_size"]))',
+    '    Trainer(model=model, args=args).train()',
+    'def main():',
+    '    parser = argparse.ArgumentParser()',
+    '    parser.add_argument("--config", required=True, type=Path)',
+    '    args = parser.parse_args()',
+    '    config = load_yaml_config(args.config)',
+    '    run_training(config)',
+    'if __name__ == "__main__":',
+    '    main()',
+    '',
+  ].join('\n');
+  const loader =
+    'import yaml\ndef load_yaml_config(path):\n    with open(path) as f:\n        return yaml.safe_load(f)\n';
+  const yaml = [
+    'model:',
+    '  name: Qwen/Qwen2.5-1.5B-Instruct',
+    'training:',
+    '  per_device_train_batch_size: 2',
+    'quantization:',
+    '  load_in_4bit: true',
+    'lora:',
+    '  r: 16',
+    '  target_modules: [q_proj, v_proj]',
+    '',
+  ].join('\n');
+  const files = {
+    'scripts/train_r16.sh':
+      'python -m qwen_qlora_sql_benchmark.train.train_qlora --config configs/train_lora_r16.yaml\n',
+    'src/qwen_qlora_sql_benchmark/train/train_qlora.py': module,
+    'src/qwen_qlora_sql_benchmark/utils/config.py': loader,
+    'configs/train_lora_r16.yaml': yaml,
+  };
+
+  it("`python -m` of a src layout's module, its required --config read from the line", () => {
+    const run = runProject(files, 'scripts/train_r16.sh');
+    const s = run.setup;
+    assert.deepEqual(
+      [s?.model, s?.micro_batch_size, s?.quantization?.bits, s?.lora?.r, s?.lora?.target_modules],
+      ['Qwen/Qwen2.5-1.5B-Instruct', 2, 4, 16, ['q_proj', 'v_proj']],
+    );
+    // Each at its key of the YAML (lines 2 and 4).
+    const yamlFile = path.join(run.root, 'configs/train_lora_r16.yaml');
+    assert.deepEqual(
+      [run.decided.model?.file, run.decided.model?.location.line, run.decided.microBatchSize?.location.line],
+      [yamlFile, 2, 4],
+    );
+    assert.ok(!run.unrecognized.includes(yamlFile));
+  });
+
+  it('a module of an installed package (`python -m pip`) is no file of the run and is skipped without a word', () => {
+    const run = runProject(
+      {
+        ...files,
+        'scripts/train_r16.sh': `python -m pip install -r requirements.txt\n${files['scripts/train_r16.sh']}`,
+      },
+      'scripts/train_r16.sh',
+    );
+    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.ok(!run.problems.some((p) => /pip/.test(p.message)));
+  });
+
+  it('a constant a function imports from a project module (a lazy import)', () => {
+    // SzJS/unsloth-qwen4b src/training/sft.py: `def main(): from training.model import MODEL_NAME_DEFAULT`.
+    const script = [
+      'def main():',
+      '    import argparse',
+      '    from training.model import MODEL_NAME_DEFAULT',
+      '    from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--model", type=str, default=MODEL_NAME_DEFAULT)',
+      '    args = parser.parse_args()',
+      '    model = AutoModelForCausalLM.from_pretrained(args.model)',
+      '    Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const run = runProject(
+      { 'src/training/sft.py': script, 'src/training/model.py': 'MODEL_NAME_DEFAULT = "Qwen/Qwen3-4B"\n' },
+      'src/training/sft.py',
+    );
+    assert.equal(run.setup?.model, 'Qwen/Qwen3-4B');
+  });
+});

@@ -31,7 +31,7 @@ const launchingTrainPy =
     runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
 
 describe('shell runs: a launcher, its configs and its training script are one run', () => {
-  it('the launcher names its training script as a reference; a module or a script from a variable is not one', () => {
+  it("the launcher names its training script as a reference, and a project's module; an installed package's module or a script from a variable is not one", () => {
     const refs = analyzeShell(
       'accelerate launch --config_file fsdp.yaml train.py --per_device_train_batch_size 2\n',
     ).references;
@@ -53,6 +53,14 @@ describe('shell runs: a launcher, its configs and its training script are one ru
       );
     }
     assert.deepEqual(analyzeShell('python -m trl.scripts.sft --model_name_or_path gpt2\n').references, []);
+    // A module of the project's own (the pipeline looks for its file, also under src/, and skips one it does not find).
+    assert.deepEqual(
+      analyzeShell('python -m mypkg.train --config c.yaml\n').references.map((r) => [r.kind, r.path, r.module]),
+      [
+        ['script', 'mypkg/train.py', 'mypkg.train'],
+        ['config', 'c.yaml', undefined],
+      ],
+    );
     assert.deepEqual(
       analyzeShell('torchrun --nproc_per_node 2 $SCRIPT --bf16\n').references.filter((r) => r.kind === 'script'),
       [],

@@ -29,7 +29,10 @@ export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, d
  */
 function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val | undefined {
   const p = file.evalNode(pathNode, depth + 1);
-  return p.k === 'lit' && typeof p.v === 'string' ? dataFile(file, p.v, span(pathNode)) : undefined;
+  if (p.k === 'lit' && typeof p.v === 'string') return dataFile(file, p.v, span(pathNode));
+  // The launch line may name it (`--config configs/sft.yaml`): the pipeline reads the script again with its options.
+  if (!file.settled) file.readsLaunchedFile = true;
+  return undefined;
 }
 
 /** The JSON / YAML file at a path from the script's folder, parsed (undefined for another kind of file or one outside). */
@@ -144,17 +147,43 @@ function loadsData(file: PythonFile): boolean {
   return file.loadsData;
 }
 
-/** Whether a name is bound to a loader's call (`config = json.loads(...)`): only then is its value looked into. */
-function holdsLoadedData(file: PythonFile, name: SyntaxNode): boolean {
-  if (!loadsData(file)) return false;
+/**
+ * Whether a name may hold loaded data, so that its value is looked into: bound to a loader's call (`config =
+ * json.loads(...)`), to a part of a name that does (`quantization = config.get("quantization", {})`, `train_cfg =
+ * config["training"]`), or a function's parameter (`def run_training(config)`, called with loaded data: the evaluation
+ * of the call's argument says).
+ */
+function holdsLoadedData(file: PythonFile, name: SyntaxNode, hops = 0): boolean {
+  if (!loadsData(file) || hops > MAX_HOPS) return false;
   const found = file.lookup(file.text.slice(name.from, name.to), name);
-  if (found.k !== 'binding' || found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
+  if (found.k === 'none') return found.param !== undefined;
+  if (found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
   const value = found.binding.valueNode;
-  return (
+  if (
     LOADER_CALL.test(file.text.slice(value.from, value.to)) ||
     loaderReturn(file, value) !== undefined ||
     importedLoaderOf(file, value) !== undefined
-  );
+  )
+    return true;
+  const root = partOf(file, value);
+  return root !== undefined && holdsLoadedData(file, root, hops + 1);
+}
+
+/** Names bound to parts of parts followed from a name to its loader's call. */
+const MAX_HOPS = 4;
+
+/** The name an item, attribute or `.get(...)` of it is taken from (`config` of `config.get("q", {})["x"]`). */
+function partOf(file: PythonFile, value: SyntaxNode): SyntaxNode | undefined {
+  let n: SyntaxNode | null = value;
+  for (;;) {
+    if (n?.name === 'MemberExpression') n = n.firstChild;
+    else if (n?.name === 'CallExpression' && n.firstChild?.name === 'MemberExpression') {
+      const prop = n.firstChild.lastChild;
+      if (prop?.name !== 'PropertyName' || file.text.slice(prop.from, prop.to) !== 'get') return undefined;
+      n = n.firstChild.firstChild;
+    } else break;
+  }
+  return n?.name === 'VariableName' && n !== value ? n : undefined;
 }
 
 /**

@@ -166,6 +166,8 @@ export class PythonFile {
   readsConfigOption = false;
   /** nanoGPT's train.py: configurator.py sets its globals from the command line (nanogpt.ts). */
   readsConfigurator = false;
+  /** A file the script loads is named by an expression it cannot know alone (ConfigFacts.readsLaunchedFile). */
+  readsLaunchedFile = false;
   root!: SyntaxNode;
   /** The imported project constants once read (imported-constants.ts importsOf), null when there are none. */
   importsRead: ImportedConstants | null | undefined;
@@ -202,6 +204,7 @@ export class PythonFile {
       ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
       ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
+      ...(this.readsLaunchedFile ? { readsLaunchedFile: true as const } : {}),
     };
   }
 

@@ -38,6 +38,20 @@ export interface ProjectImport {
   readonly star: boolean;
 }
 
+/** Statements whose bodies hold the imports read (a function's, a branch's, a `try`'s, a `with`'s). */
+const BLOCKS = new Set(['FunctionDefinition', 'IfStatement', 'TryStatement', 'WithStatement', 'Body']);
+
+/** The import statements of a block and of the blocks in it, top level first, a few blocks deep. */
+function importStatements(block: SyntaxNode, depth = 0): SyntaxNode[] {
+  const top: SyntaxNode[] = [];
+  const nested: SyntaxNode[] = [];
+  for (let st: SyntaxNode | null = block.firstChild; st; st = st.nextSibling) {
+    if (st.name === 'ImportStatement') top.push(st);
+    else if (BLOCKS.has(st.name) && depth < 6) nested.push(...importStatements(st, depth + 1));
+  }
+  return [...top, ...nested];
+}
+
 /** At most this many imports are followed for one script's constants, and this many files read for them. */
 const MAX_MODULES = 8;
 const MAX_READS = 24;
@@ -49,12 +63,16 @@ export type ModuleRead = (
   kind?: 'module' | 'data',
 ) => { readonly text: string; readonly shownAs: string } | undefined;
 
-/** The top-level imports of a parsed script that name a module of its project (not an installed package). */
+/**
+ * The imports of a parsed script that name a module of its project (not an installed package): at the top level, and
+ * inside a function, a branch or a `try` (`def main(): from training.model import MODEL_NAME_DEFAULT`, a lazy import),
+ * whose names the script reads where it binds them nowhere else.
+ */
 export function projectImports(text: string, root: SyntaxNode = parsePython(text).tree.topNode): ProjectImport[] {
   const file = { text };
   const out: ProjectImport[] = [];
-  for (let st: SyntaxNode | null = root.firstChild; st && out.length < MAX_MODULES; st = st.nextSibling) {
-    if (st.name !== 'ImportStatement') continue;
+  for (const st of importStatements(root)) {
+    if (out.length >= MAX_MODULES) break;
     const imp = importOf(file, st);
     if (!imp || PACKAGES.has(imp.module.replace(/^\.+/, '').split('.')[0])) continue;
     const path = modulePath(imp.module);

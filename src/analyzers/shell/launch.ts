@@ -51,6 +51,36 @@ import { configLaunch, OUMI_LAUNCH } from './config-launch';
 import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
 import { calledScript } from './called-script';
 import { llamafactoryStage } from './llamafactory';
+import { PACKAGES } from '../hf-python/helper-modules';
+
+/** A Python module's dotted name (`python -m pkg.train.sft`). */
+const DOTTED_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
+
+/**
+ * Packages whose modules a launch line runs from the installation, not from the checkout (`python -m
+ * trl.scripts.sft`, `accelerate launch -m axolotl.cli.train`): their flags are read here, their code is no file of
+ * the run.
+ */
+const INSTALLED_PACKAGES: ReadonlySet<string> = new Set([
+  ...PACKAGES,
+  'axolotl',
+  'llamafactory',
+  'swift',
+  'openrlhf',
+  'verl',
+  'torchtune',
+  'litgpt',
+  'xtuner',
+  'oumi',
+  'nemo_rl',
+  'torchtitan',
+  'vllm',
+  'sglang',
+  'pip',
+  'venv',
+  'pytest',
+  'huggingface_hub',
+]);
 
 export interface CmdResult {
   readonly facts: Fact[];
@@ -720,8 +750,18 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
-  if (moduleName === undefined && scriptField.unknown === undefined && !scriptField.opaque && /\.py$/.test(script))
-    l.r.refs.push(scriptReference(script, scriptField.span, p));
+  if (scriptField.unknown === undefined && !scriptField.opaque) {
+    if (moduleName === undefined && /\.py$/.test(script)) l.r.refs.push(scriptReference(script, scriptField.span, p));
+    else if (
+      moduleName !== undefined &&
+      DOTTED_NAME.test(moduleName) &&
+      !INSTALLED_PACKAGES.has(moduleName.split('.')[0])
+    )
+      l.r.refs.push({
+        ...scriptReference(`${moduleName.replace(/\./g, '/')}.py`, scriptField.span, p),
+        module: moduleName,
+      });
+  }
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
