@@ -531,6 +531,11 @@ export interface LaunchArgument {
   readonly value?: string | null;
   /** The config file that sets it (TrlParser's `--config`), where it is not the launch line's own. */
   readonly from?: string;
+  /**
+   * The words after the value up to the next option (`--target_modules q_proj v_proj`; null where one is not known
+   * statically): more values of an option that takes several (argparse nargs), else positional arguments.
+   */
+  readonly more?: readonly (string | null)[];
   /** Where the launch line writes it (a Hydra override of RL2's line): its key and its value, in the launcher. */
   readonly at?: { readonly key: Span; readonly value: Span };
 }
@@ -562,10 +567,11 @@ export interface ConfigFacts {
    */
   readonly readsConfigurator?: true;
   /**
-   * The script loads a JSON / YAML file whose path it does not know alone (`yaml.safe_load(open(args.config))` with
-   * `--config` required, or defaulting to nothing): read again with the launch line's options, which may name it.
+   * The script reads options it has no value for alone, which a launch line may give: an option without a default
+   * (`--training_model_path`, `--config` required), or the path of a file it loads (`yaml.safe_load(open(args.config))`).
+   * Run by a launch line with options, it is read again with them.
    */
-  readonly readsLaunchedFile?: true;
+  readonly readsLaunchOptions?: true;
 }
 
 /**
@@ -611,6 +617,8 @@ export interface ScriptOption {
   /** 'argparse default of --lora_r' / 'ModelArguments.lora_r default'. */
   readonly where: string;
   readonly line: number;
+  /** argparse `nargs="+"` / `"*"` / a count: the option takes several words, a list. */
+  readonly many?: true;
 }
 
 export const isUnknown = (v: Fact['value']): v is Unknown =>

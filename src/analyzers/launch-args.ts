@@ -31,15 +31,20 @@ export function argumentEnvironment(
       source: `${o.where} ${o.value === null ? 'None' : JSON.stringify(o.value)} (${script} line ${o.line})`,
       launched: false,
     });
+  const many = new Set((options ?? []).filter((o) => o.many).map((o) => o.name));
   for (const a of launchArgs ?? []) {
     const name = a.name.replace(/-/g, '_');
-    if (a.value === null) {
+    const words = many.has(name) && a.value !== undefined ? [a.value, ...(a.more ?? [])] : undefined;
+    if (a.value === null || words?.includes(null)) {
       const source = `--${a.name} on the launch line, from a value not known statically`;
       env.set(name, { value: null, source, launched: true, unknown: source });
     } else
       env.set(name, {
-        value: launchValue(a.value),
-        source: a.from ? `${a.name}: ${a.value ?? ''} in ${a.from}` : `--${a.name} ${a.value ?? ''} on the launch line`,
+        // An option that takes several words (nargs) is the list of them, as argparse gives it.
+        value: words ? words.map((w) => String(launchValue(w ?? ''))) : launchValue(a.value),
+        source: a.from
+          ? `${a.name}: ${a.value ?? ''} in ${a.from}`
+          : `--${a.name} ${(words ?? [a.value ?? '']).join(' ')} on the launch line`,
         launched: true,
       });
   }

@@ -141,9 +141,11 @@ function analyzeWithArguments(
       ? how.configuratorArgs?.()
       : undefined;
   const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
-  if (!(first.readsConfigurator || first.readsLaunchedFile) || !scriptArgs?.length)
-    return { walked: first, scriptArgs };
-  const options = argumentEnvironment(undefined, scriptArgs, undefined, file);
+  // nanoGPT's configurator sets the globals from the files and flags; a script that reads options it has no value for
+  // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's).
+  const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? how.scriptArgs : undefined;
+  if (!rereadWith?.length) return { walked: first, scriptArgs };
+  const options = argumentEnvironment(first.options, rereadWith, undefined, file);
   return { walked: analyzeAs(format, text, { module: { options, calls: [] }, readModule }), scriptArgs };
 }
 
@@ -306,10 +308,7 @@ export function collectFiles(
         });
         continue;
       }
-      const moduleFound =
-        ref.module !== undefined && ref.text === undefined ? moduleFile(reader, file, ref.path) : undefined;
-      const found =
-        ref.text !== undefined ? written(file, ref) : (moduleFound ?? findReference(reader, file, ref.path));
+      const found = located(reader, file, ref);
       const target = found.path;
       const t = found.text;
       const refusal = t === undefined ? reader.refusal?.(target) : undefined;
@@ -326,10 +325,8 @@ export function collectFiles(
         // train; train()`) is read for the modules it calls.
         // Another shell script the launcher runs is the run's launcher, read with the words it is given.
         if (!ref.shell && detectFormat(target, t) !== 'hf-python' && !/\.py$/i.test(target)) continue;
-        if (ref.module !== undefined && moduleFound) {
-          if (moduleFound.above || moduleFound.place !== ref.path)
-            problems.push(moduleFoundAt(at, ref.module, moduleFound));
-        } else if (found.above) problems.push(foundAbove(at, ref.path, found));
+        const elsewhere = foundElsewhere(at, ref, found);
+        if (elsewhere) problems.push(elsewhere);
         if (ref.shell) {
           visit(target, t, { role: 'config', depth: depth + 1, forced: 'shell', shell: calledBy(file, ref.shell) });
           continue;
@@ -374,6 +371,25 @@ export function collectFiles(
   };
   for (const i of inputs) visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
   return { files, scenarios, problems, unrecognized: notLoadedData(unrecognized, files, reader), missingScripts };
+}
+
+/** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
+function located(
+  reader: FileReader,
+  file: string,
+  ref: Reference,
+): ReturnType<typeof findReference> & { place?: string } {
+  if (ref.text !== undefined) return written(file, ref);
+  return ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path);
+}
+
+/** The note that a script or module was read from elsewhere than its path beside the file, or undefined. */
+function foundElsewhere(at: Location, ref: Reference, found: ReturnType<typeof located>): Problem | undefined {
+  if (ref.module !== undefined && found.place !== undefined)
+    return found.above || found.place !== ref.path
+      ? moduleFoundAt(at, ref.module, { ...found, place: found.place })
+      : undefined;
+  return found.above ? foundAbove(at, ref.path, found) : undefined;
 }
 
 /**

@@ -31,7 +31,7 @@ const launchingTrainPy =
     runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
 
 describe('shell runs: a launcher, its configs and its training script are one run', () => {
-  it("the launcher names its training script as a reference, and a project's module; an installed package's module or a script from a variable is not one", () => {
+  it("the launcher names its script and a project's module as references; not an installed module or a variable", () => {
     const refs = analyzeShell(
       'accelerate launch --config_file fsdp.yaml train.py --per_device_train_batch_size 2\n',
     ).references;
@@ -385,6 +385,42 @@ describe('shell runs: a launcher, its configs and its training script are one ru
       'accelerate launch scripts/run_simpo.py training_configs/simpo.yaml --per_device_train_batch_size 1\n',
     );
     assert.equal(flag.setup?.micro_batch_size, 1);
+  });
+
+  it("an option the script has no default for, read with the launch line's value; several words for nargs", () => {
+    // bigai-nlco/TongSearch-QR scripts/train/train_grpo.py: `--training_model_path` has no default, the model is
+    // loaded in a function from it; razvanalex-phd/SeLeRoSa llm_finetune.py: `--target_modules` with nargs="+", the
+    // launch line passing `$LORA_TARGET_MODULES` (seven words).
+    const train = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'from peft import LoraConfig, get_peft_model',
+      'def parse_args():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--training_model_path", type=str)',
+      '    parser.add_argument("--target_modules", nargs="+", default=["q_proj", "v_proj"])',
+      '    return parser.parse_args()',
+      'def load(training_model_path):',
+      '    return AutoModelForCausalLM.from_pretrained(training_model_path)',
+      'args = parse_args()',
+      'model = get_peft_model(load(args.training_model_path), LoraConfig(r=8, target_modules=args.target_modules))',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const run = launchingTrainPy(train);
+    const line =
+      'MODULES="up_proj down_proj gate_proj"\n' +
+      'python train.py --training_model_path Qwen/Qwen2.5-1.5B-Instruct --target_modules $MODULES\n';
+    const r = run(line);
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.deepEqual(r.setup?.lora?.target_modules, ['up_proj', 'down_proj', 'gate_proj']);
+    // One word is a list of one; without the flag the default list.
+    const one = run('python train.py --training_model_path Qwen/Qwen2.5-1.5B-Instruct --target_modules o_proj\n');
+    assert.deepEqual(one.setup?.lora?.target_modules, ['o_proj']);
+    const none = run('python train.py --training_model_path Qwen/Qwen2.5-1.5B-Instruct\n');
+    assert.deepEqual(none.setup?.lora?.target_modules, ['q_proj', 'v_proj']);
+    // Alone, the script names no model.
+    assert.equal(runPipeline([{ file: '/w/train.py', text: train }], inMemory({}), {}).setup, undefined);
   });
 });
 

@@ -72,6 +72,13 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
   const typeEntry = args.entries.find((e) => e.rawKey === 'type');
   const typeName = typeEntry?.valueNode ? file.text.slice(typeEntry.valueSpan.start, typeEntry.valueSpan.end) : '';
   const type = typeName === 'int' ? ('int' as const) : typeName === 'float' ? ('float' as const) : undefined;
+  const nargs = args.entries.find((e) => e.rawKey === 'nargs');
+  const nargsVal = nargs ? file.valueOf(nargs) : undefined;
+  if (
+    nargsVal?.k === 'lit' &&
+    (nargsVal.v === '+' || nargsVal.v === '*' || (typeof nargsVal.v === 'number' && nargsVal.v > 1))
+  )
+    file.manyOptions.add(name);
   const required = args.entries.find((e) => e.rawKey === 'required');
   const isRequired = required
     ? (() => {

@@ -31,7 +31,7 @@ function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val 
   const p = file.evalNode(pathNode, depth + 1);
   if (p.k === 'lit' && typeof p.v === 'string') return dataFile(file, p.v, span(pathNode));
   // The launch line may name it (`--config configs/sft.yaml`): the pipeline reads the script again with its options.
-  if (!file.settled) file.readsLaunchedFile = true;
+  if (!file.settled) file.readsLaunchOptions = true;
   return undefined;
 }
 

@@ -136,6 +136,8 @@ export class PythonFile {
   /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
   readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
   readonly requiredOptions = new Set<string>(); // argparse required=True, no default: only the launch line gives one
+  /** argparse options with nargs "+", "*" or a count above 1: they take several words. */
+  readonly manyOptions = new Set<string>();
   readonly parsedClasses = new Set<string>();
   /** Script defaults by option / field name; 'ambiguous' when two options or fields of that name disagree. */
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
@@ -166,8 +168,8 @@ export class PythonFile {
   readsConfigOption = false;
   /** nanoGPT's train.py: configurator.py sets its globals from the command line (nanogpt.ts). */
   readsConfigurator = false;
-  /** A file the script loads is named by an expression it cannot know alone (ConfigFacts.readsLaunchedFile). */
-  readsLaunchedFile = false;
+  /** The script reads an option it has no value for alone, or loads a file it cannot name alone (ConfigFacts.readsLaunchOptions). */
+  readsLaunchOptions = false;
   root!: SyntaxNode;
   /** The imported project constants once read (imported-constants.ts importsOf), null when there are none. */
   importsRead: ImportedConstants | null | undefined;
@@ -204,7 +206,7 @@ export class PythonFile {
       ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
       ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
-      ...(this.readsLaunchedFile ? { readsLaunchedFile: true as const } : {}),
+      ...(this.readsLaunchOptions ? { readsLaunchOptions: true as const } : {}),
     };
   }
 

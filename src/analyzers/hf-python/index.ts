@@ -179,8 +179,9 @@ function afterWalk(
   noTrainingSeen(file);
   lastStageOnly(file);
   // A value set on a branch whose test reads the script's options: decided with the run's options
-  // (launch-args.ts withBranchesDecided), which need the script's options.
-  if (file.options.length === 0 && !file.settled && file.facts.some(setConditionally))
+  // (launch-args.ts withBranchesDecided), which need the script's options; a script read again with a launch line's
+  // options (ConfigFacts.readsLaunchOptions) needs them to know which take several words.
+  if (file.options.length === 0 && !file.settled && (file.readsLaunchOptions || file.facts.some(setConditionally)))
     file.options = scriptOptions(file);
 }
 

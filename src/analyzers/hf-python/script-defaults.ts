@@ -120,13 +120,23 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
   // A module of the script's process reads the launch line's value of its own options too (one command line).
   if (file.inherited && (d === undefined || file.inherited.get(field)?.launched))
     return inheritedOption(file, obj, field, use);
-  if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use))
+  if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use)) {
+    if (d === undefined && file.requiredOptions.has(field)) noValueAlone(file);
     return undefined;
+  }
   const v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
   if (v.k === 'lit' && v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
-  if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) return undefined;
+  if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) {
+    if (v.k === 'lit') noValueAlone(file);
+    return undefined;
+  }
   const value = typed(v.v, d);
   return value === undefined ? undefined : { k: 'lit', v: value, dflt: d };
+}
+
+/** An option the script reads has no value but the launch line's: a launch line with options reads the script again. */
+function noValueAlone(file: PythonFile): void {
+  if (!file.settled) file.readsLaunchOptions = true;
 }
 
 /** A string default of an option with `type=int` / `type=float` as the parser converts it; undefined if it cannot. */
@@ -166,7 +176,9 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
     const v = readingNoneDefaults(file, () =>
       d.node ? file.evalNode(d.node, 0) : { k: 'lit' as const, v: d.lit ?? null },
     );
-    if (v.k === 'lit') out.push({ name, value: v.v, where: d.where, line: file.line(d.valueSpan.start) });
+    if (v.k !== 'lit') continue;
+    const many = file.manyOptions.has(name) ? { many: true as const } : {};
+    out.push({ name, value: v.v, where: d.where, line: file.line(d.valueSpan.start), ...many });
   }
   return out;
 }
@@ -312,6 +324,7 @@ export function commandParameter(file: PythonFile, name: string, depth: number):
   if (o?.unknown !== undefined) return { k: 'unknown', reason: `${name}: ${o.unknown}` };
   if (d === undefined && file.requiredOptions.has(name)) {
     if (o !== undefined && o.value !== null) return { k: 'lit', v: o.value };
+    noValueAlone(file);
     const entry = file.commandEntry;
     const flag = entry?.flags.get(name);
     if (flag === undefined)

@@ -17,6 +17,8 @@ export interface Opt {
   readonly rawKey: string;
   readonly keySpan: Span;
   readonly value?: Val;
+  /** The words after a one-word value up to the next option (LaunchArgument.more); they are positionals too. */
+  readonly more?: Field[];
 }
 
 /** The pieces of field characters [a, b). */
@@ -69,6 +71,8 @@ export function parseArgs(
 ): Parsed {
   const opts: Opt[] = [];
   const positionals: Field[] = [];
+  // The last option whose one-word value was just taken: the words after it may be more of its values.
+  let valued: Opt | undefined;
   while (j < fields.length) {
     const f = fields[j];
     if (f.opaque) {
@@ -82,6 +86,7 @@ export function parseArgs(
       continue;
     }
     if (looksLikeFlag(f)) {
+      valued = undefined;
       const eq = f.text.indexOf('=');
       if (eq > 0) {
         const vp = pieceRange(f, eq + 1, f.text.length);
@@ -122,13 +127,16 @@ export function parseArgs(
         (c !== 'bool' || next.unknown !== undefined || toBool(next.text) !== undefined) &&
         !(kv && next.unknown === undefined && /^[A-Za-z_][\w.-]*=/.test(next.text));
       if (takes) value = { text: next.text, span: next.span, unknown: next.unknown };
-      opts.push({ name, rawKey: f.text, keySpan: f.span, value });
+      const opt: Opt = { name, rawKey: f.text, keySpan: f.span, value, ...(takes ? { more: [] } : {}) };
+      opts.push(opt);
+      valued = takes ? opt : undefined;
       j += takes ? 2 : 1;
       continue;
     }
     // Hydra's `+key=value` adds a key, `++key=value` adds or overrides one, `~key` (or `~key=value`) deletes it.
     const m = kv ? /^(?:~|\+\+?)?([A-Za-z_][\w.-]*)=/.exec(f.text) : null;
     if (m) {
+      valued = undefined;
       if (!f.text.startsWith('~')) {
         const eq = m[0].length - 1;
         const vp = pieceRange(f, eq + 1, f.text.length);
@@ -143,6 +151,7 @@ export function parseArgs(
       continue;
     }
     if (stopAtPositional) break;
+    valued?.more?.push(f);
     positionals.push(f);
     j++;
   }
@@ -169,6 +178,7 @@ export function scriptReference(script: string, span: Span, p: Parsed): Referenc
   const args = p.opts.map((o) => ({
     name: o.name,
     ...(o.value ? { value: o.value.unknown === undefined ? o.value.text : null } : {}),
+    ...(o.more?.length ? { more: o.more.map((f) => (f.unknown === undefined ? f.text : null)) } : {}),
   }));
   const files = p.positionals.filter((f) => f.unknown === undefined && /\.py$/.test(f.text)).map((f) => f.text);
   const overrides = hydraOverrides(p.positionals);
