@@ -285,3 +285,52 @@ describe('a configuration file the launch line names', () => {
     assert.equal(run.setup?.model, 'Qwen/Qwen3-4B');
   });
 });
+
+describe('a configuration file above the script', () => {
+  // Sunshine535/nips-grpo-dynamics scripts/run_all_experiments.sh: `PROJ_DIR_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"`,
+  // `python "$SCRIPT_DIR/train_grpo_sweep.py" --config "$PROJ_DIR_ROOT/configs/sweep_grid.yaml"`.
+  const script = [
+    'import argparse, yaml',
+    'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+    'parser = argparse.ArgumentParser()',
+    'parser.add_argument("--config", type=str, default="configs/sweep_grid.yaml")',
+    'parser.add_argument("--model_name", type=str, default=None)',
+    'args = parser.parse_args()',
+    'with open(args.config) as f:',
+    '    cfg = yaml.safe_load(f)',
+    'model = AutoModelForCausalLM.from_pretrained(args.model_name or cfg["model"]["name"])',
+    'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+    '',
+  ].join('\n');
+  const launcher = [
+    'SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+    'PROJ_DIR_ROOT="${PROJ_DIR_ROOT:-$(cd "$SCRIPT_DIR/.." && pwd)}"',
+    'python "$SCRIPT_DIR/train_grpo_sweep.py" --config "$PROJ_DIR_ROOT/configs/grid.yaml"',
+    '',
+  ].join('\n');
+
+  it("the project's folder from the launcher's, and `args.model_name or cfg[...]` with the option's None default", () => {
+    const run = runProject(
+      {
+        'scripts/run_all.sh': launcher,
+        'scripts/train_grpo_sweep.py': script,
+        'configs/grid.yaml': 'model:\n  name: Qwen/Qwen2.5-1.5B-Instruct\n',
+      },
+      'scripts/run_all.sh',
+    );
+    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.equal(run.decided.model?.file, path.join(run.root, 'configs/grid.yaml'));
+  });
+
+  it('a file above the working folder is not read, though the script names it', () => {
+    const root = tempDir('vram-lens-above-');
+    const project = path.join(root, 'project');
+    fs.mkdirSync(path.join(project, 'scripts'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'outside.yaml'), 'model:\n  name: Qwen/Qwen2.5-1.5B-Instruct\n');
+    const text = script.replace('default="configs/sweep_grid.yaml"', 'default="../../outside.yaml"');
+    const file = path.join(project, 'scripts', 'train.py');
+    fs.writeFileSync(file, text);
+    const run = runPipeline([{ file, text }], nodeFileReader(project), {});
+    assert.equal(run.setup, undefined);
+  });
+});

@@ -29,10 +29,10 @@ export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, d
  */
 function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val | undefined {
   const p = file.evalNode(pathNode, depth + 1);
-  if (p.k === 'lit' && typeof p.v === 'string') return dataFile(file, p.v, span(pathNode));
-  // The launch line may name it (`--config configs/sft.yaml`): the pipeline reads the script again with its options.
-  if (!file.settled) file.readsLaunchOptions = true;
-  return undefined;
+  // The launch line may name another (`--config configs/sft.yaml` over the option's default, or where it has none):
+  // the pipeline reads the script again with its options.
+  if (!file.settled && (p.k !== 'lit' || p.dflt)) file.readsLaunchOptions = true;
+  return p.k === 'lit' && typeof p.v === 'string' ? dataFile(file, p.v, span(pathNode)) : undefined;
 }
 
 /** The JSON / YAML file at a path from the script's folder, parsed (undefined for another kind of file or one outside). */
@@ -55,11 +55,16 @@ function dataFile(file: PythonFile, path: string, at: Span): Val | undefined {
 }
 
 /**
- * A path that stays in the script's project: relative, with no `..` part. A file elsewhere (`/home/u/.docker/config.json`,
- * `../../secrets.json`) is never read, so no file of the user's can have its values printed by a script's items.
+ * A relative path, climbing at most two folders first (`../configs/x.yaml` from scripts/), and the reader reads it only
+ * where its real path is inside the project ('project-data'): a file elsewhere (`/home/u/.docker/config.json`,
+ * `~/.netrc`, `a/../../b.json`) is never read, so that no file of the user's outside the project can have its values
+ * printed by a script's items.
  */
 function insideProject(p: string): boolean {
-  return !/^([\\/]|~|[A-Za-z]:)/.test(p) && !p.split(/[\\/]/).includes('..');
+  if (/^([\\/]|~|[A-Za-z]:)/.test(p)) return false;
+  const parts = p.split(/[\\/]+/).filter((x) => x !== '.' && x !== '');
+  const up = parts.findIndex((x) => x !== '..');
+  return up >= 0 && up <= 2 && !parts.slice(up).includes('..');
 }
 
 /** JSON or YAML text as plain values; undefined when it does not parse. */

@@ -185,6 +185,12 @@ export function evalLogic(file: PythonFile, node: SyntaxNode, depth: number): Va
   const op = l?.nextSibling;
   const r = op?.nextSibling;
   if (!l || !r || r.nextSibling || (op?.name !== 'and' && op?.name !== 'or')) return undefined;
+  // `args.model_name or cfg["model"]["name"]`: an option whose default is None gives way to the right-hand side when
+  // the launch line is silent (a launch line's --model_name is a fact of its own, over the script's).
+  if (op.name === 'or') {
+    const left = readingNoneDefaults(file, () => file.evalNode(l, depth + 1));
+    if (left.k === 'lit' && left.v === null && left.dflt) return file.evalNode(r, depth + 1);
+  }
   const a = file.evalNode(l, depth + 1);
   const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dotted' && /^torch\.\w+$/.test(a.text) ? true : undefined;
   if (truthy === undefined) return undefined;

@@ -27,6 +27,18 @@ const OWN_FOLDER = new RegExp(
   String.raw`^\$\(\s*(?:${DIRNAME}|cd\s+"?\$\(\s*${DIRNAME}\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?)\s*\)$`,
 );
 
+/**
+ * `$(cd "$SCRIPT_DIR/.." && pwd)`, where SCRIPT_DIR holds the script's folder (or another folder relative to it): that
+ * folder, relative to the script (`./..`). A folder from anything else (`cd ..`, from wherever the script is run) is not.
+ */
+function folderFrom(sub: string, env: Env): string | undefined {
+  const m = /^\$\(\s*cd\s+("?)\$\{?([A-Za-z_]\w*)\}?((?:\/[\w.-]+)*\/?)\1\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)$/.exec(sub);
+  const base = m ? env.get(m[2]) : undefined;
+  if (!m || !base || base.pieces.some((p) => p.unknown !== undefined)) return undefined;
+  const text = base.pieces.map((p) => p.text).join('');
+  return text === '.' || text.startsWith('./') ? `${text}${m[3]}`.replace(/\/$/, '') : undefined;
+}
+
 export function expandSegs(script: string, segs: readonly Seg[], env: Env, split: boolean): Piece[] {
   const out: Piece[] = [];
   for (const s of segs) {
@@ -43,9 +55,12 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
           for (const p of body) out.push({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true });
           break;
         }
-        if (OWN_FOLDER.test(script.slice(s.start, s.end))) {
+        const folder = OWN_FOLDER.test(script.slice(s.start, s.end))
+          ? '.'
+          : folderFrom(script.slice(s.start, s.end), env);
+        if (folder !== undefined) {
           // The script's own folder: paths from it are written relative to the script, as the pipeline reads them.
-          out.push({ text: '.', start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
+          out.push({ text: folder, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
           break;
         }
         const sum = exprArithmetic(script.slice(s.start, s.end));
