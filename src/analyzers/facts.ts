@@ -596,6 +596,13 @@ export interface ModuleContext {
   readonly calls: readonly string[];
   /** The arguments the script passes the module's functions it calls, where it calls each once (Reference.callArgs). */
   readonly callArgs?: Readonly<Record<string, CallArguments>>;
+  /** For a script read again with its launch line: the line's Hydra overrides (`model=llama training.lr=1e-4`). */
+  readonly hydraOverrides?: readonly LaunchArgument[];
+  /**
+   * For a script read again with its launch line's options: its tests are not settled as a helper module's are (every
+   * branch is read; the pipeline decides those the options decide, launch-args.ts withBranchesDecided).
+   */
+  readonly settled?: false;
 }
 
 /**

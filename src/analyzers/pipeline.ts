@@ -144,9 +144,18 @@ function analyzeWithArguments(
   // nanoGPT's configurator sets the globals from the files and flags; a script that reads options it has no value for
   // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's).
   const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? how.scriptArgs : undefined;
-  if (!rereadWith?.length) return { walked: first, scriptArgs };
-  const options = argumentEnvironment(first.options, rereadWith, undefined, file);
-  return { walked: analyzeAs(format, text, { module: { options, calls: [] }, readModule }), scriptArgs };
+  // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
+  const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
+  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs };
+  const options = argumentEnvironment(first.options, rereadWith ?? [], undefined, file);
+  // nanoGPT's and fsdp_qlora's scripts have readers of their own; a script is read as the line runs it, unsettled.
+  const module = {
+    options,
+    calls: [],
+    ...(first.readsConfigurator ? {} : { settled: false as const }),
+    ...(hydraOverrides?.length ? { hydraOverrides } : {}),
+  };
+  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs };
 }
 
 /** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */

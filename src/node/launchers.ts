@@ -15,7 +15,7 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
   for (const f of candidates(root)) {
     if (path.resolve(f) === target) continue;
     const text = reader.read(f);
-    if (text === undefined || !text.includes(name)) continue;
+    if (text === undefined || !(text.includes(name) || readsHydraConfigs(text, name))) continue;
     const format = detectFormat(f, text);
     if (!format || format === 'scenario') continue;
     // A script's references include the files it loads through its project's modules (`load_config` of utils.py).
@@ -25,4 +25,12 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
     if (refs.some((r) => path.resolve(findReference(reader, f, r.path).path) === target)) out.push(path.resolve(f));
   }
   return out.sort();
+}
+
+/**
+ * A Hydra application reads the YAML files of its config folder by name without extension (`config_name="train"`) and
+ * the options of its groups by the defaults list's choices (hf-python/hydra-app.ts): any YAML may be one of them.
+ */
+function readsHydraConfigs(text: string, name: string): boolean {
+  return /\.ya?ml$/i.test(name) && /@\s*hydra\s*\.\s*main\s*\(/.test(text);
 }

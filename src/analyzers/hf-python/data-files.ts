@@ -60,7 +60,7 @@ function dataFile(file: PythonFile, path: string, at: Span): Val | undefined {
  * `~/.netrc`, `a/../../b.json`) is never read, so that no file of the user's outside the project can have its values
  * printed by a script's items.
  */
-function insideProject(p: string): boolean {
+export function insideProject(p: string): boolean {
   if (/^([\\/]|~|[A-Za-z]:)/.test(p)) return false;
   const parts = p.split(/[\\/]+/).filter((x) => x !== '.' && x !== '');
   const up = parts.findIndex((x) => x !== '..');
@@ -90,7 +90,16 @@ export function dataAt(d: Extract<Val, { k: 'data' }>, key: string, use: SyntaxN
   const lit = literal(v);
   if (lit === undefined)
     return { k: 'unknown', reason: `${d.source} ${keys.join('.')} is not a value VRAM Lens reads` };
-  return writtenElsewhere(lit, span(use), `${d.source} ${keys.join('.')}`, { path: d.path, keys, raw: lit });
+  // A composed config's value is written in the file it came from, at its keys there, or on the launch line.
+  if (!d.origins)
+    return writtenElsewhere(lit, span(use), `${d.source} ${keys.join('.')}`, { path: d.path, keys, raw: lit });
+  const at = d.origins.get(keys.join('.'));
+  if (!at) return writtenElsewhere(lit, span(use), `${keys.join('.')}=${String(lit)} on the launch line`);
+  return writtenElsewhere(lit, span(use), `${at.path} ${at.keys.join('.')}`, {
+    path: at.path,
+    keys: at.keys,
+    raw: lit,
+  });
 }
 
 /**
@@ -142,13 +151,15 @@ export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, dept
 }
 
 const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;
+/** A Hydra application's entry point (hydra-app.ts), whose function's parameter holds the composed config. */
+const HYDRA_MAIN = /@\s*hydra\.main\s*\(/;
 
 /**
  * Whether the file loads a file anywhere: a loader's call in its text, or a loader it imports from its project. Most
  * files load nothing: one test spares a lookup per attribute and item the file reads.
  */
 function loadsData(file: PythonFile): boolean {
-  file.loadsData ??= LOADER_CALL.test(file.text) || importsLoaders(file);
+  file.loadsData ??= LOADER_CALL.test(file.text) || HYDRA_MAIN.test(file.text) || importsLoaders(file);
   return file.loadsData;
 }
 

@@ -11,6 +11,7 @@ import {
   type ConfigFacts,
   type Fact,
   type FactValue,
+  type LaunchArgument,
   type ParseProblem,
   type Reference,
   type ArgumentEnvironment,
@@ -25,6 +26,7 @@ import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
 import { dataAt, dataItemOf, importedData, isMapping } from './data-files';
+import { hydraConfig } from './hydra-app';
 import { branchTaken, setWhereUsed, settledBinding } from './branches';
 import {
   evalArithmetic,
@@ -38,75 +40,8 @@ import {
 } from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
 
-export type Val =
-  | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
-  | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
-  | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
-  | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }
-  /** The parsed contents of a JSON / YAML file the script loads (data-files.ts), at `keys` within it. */
-  | {
-      readonly k: 'data';
-      readonly value: unknown;
-      readonly source: string;
-      /** The file's path as the script writes it. */
-      readonly path: string;
-      readonly keys: readonly string[];
-      readonly via?: Via;
-    }
-  | {
-      readonly k: 'unknown';
-      readonly reason: string;
-      readonly via?: Via;
-      readonly option?: string;
-      readonly argv?: true;
-    };
-
-/** The name binding a value came through, for rawValue and originSpan. */
-interface Via {
-  readonly text: string;
-  readonly span: Span;
-}
-
-/** One key/value pair as written: a keyword argument, a dict entry, a dataclass field or an item assignment. */
-export interface Entry {
-  readonly rawKey: string;
-  readonly keySpan: Span;
-  readonly valueNode: SyntaxNode | null;
-  readonly valueSpan: Span;
-  /** Set when the value is known not to be static whatever it says (an assignment under `if`). */
-  readonly forced?: string;
-  /** The value itself where no node of the file writes it: an item of a loaded JSON / YAML file (data-files.ts). */
-  readonly value?: Val;
-}
-
-export interface Binding {
-  readonly kind: 'assign' | 'unpack' | 'aug' | 'loop' | 'def';
-  readonly valueNode: SyntaxNode | null;
-  /** The right-hand side an unpacked name comes from (`a, b = parser.parse_args_into_dataclasses()`). */
-  readonly rhs?: SyntaxNode;
-  /** An unpacked name's place among the names of a flat target list (`a, b = ...`: b is 1). */
-  readonly index?: number;
-  readonly pos: number;
-  /** End of the binding statement: a use inside it (`x = x + 1`) sees the earlier binding. */
-  readonly end: number;
-  readonly condLine?: number;
-}
-
-export interface ItemAssign {
-  readonly keyNode: SyntaxNode;
-  readonly key: string;
-  readonly valueNode: SyntaxNode;
-  readonly pos: number;
-  readonly condLine?: number;
-}
-
-export interface Scope {
-  readonly node: SyntaxNode;
-  readonly fn?: string;
-  readonly params: Map<string, SyntaxNode | null>;
-  readonly bindings: Map<string, Binding[]>;
-  readonly items: Map<string, ItemAssign[]>;
-}
+export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
+import type { Binding, Entry, Scope, Val, Via } from './static-values';
 
 /**
  * One Python file under analysis: what it has found so far (facts, problems, references, tools), the indexes built
@@ -151,6 +86,8 @@ export class PythonFile {
   loadsData?: boolean;
   /** The JSON / YAML files the script loads, by the path it opens them with (data-files.ts). */
   readonly loadedData = new Map<string, Val>();
+  /** A Hydra application's composed config by its primary's path; null where the pipeline composes it (hydra-app.ts). */
+  readonly hydraConfigs = new Map<string, Val | null>();
   /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
   noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
@@ -170,6 +107,8 @@ export class PythonFile {
   readsConfigurator = false;
   /** The script reads an option it has no value for alone, or loads a file it cannot name alone (ConfigFacts.readsLaunchOptions). */
   readsLaunchOptions = false;
+  /** The launch line's Hydra overrides, for a Hydra application's config (hydra-app.ts). */
+  hydraOverrides: readonly LaunchArgument[] = [];
   root!: SyntaxNode;
   /** The imported project constants once read (imported-constants.ts importsOf), null when there are none. */
   importsRead: ImportedConstants | null | undefined;
@@ -183,14 +122,17 @@ export class PythonFile {
   /**
    * @param inherited for a helper module: the importing script's options as the run has them.
    * @param readModule finds a project module the file imports, for the constants it takes from it (imported-constants.ts).
+   * @param settled whether the options settle its tests (a helper module's do; a script read again with its launch
+   *   line's options is read whole, ModuleContext.settled).
    */
   constructor(
     readonly text: string,
     readonly inherited?: ArgumentEnvironment,
     readonly readModule?: ModuleRead,
+    settled = inherited !== undefined,
   ) {
     this.lineStarts = lineStarts(text);
-    this.settled = inherited !== undefined;
+    this.settled = settled;
   }
 
   result(): ConfigFacts {
@@ -482,7 +424,10 @@ export class PythonFile {
     if (found.k !== 'binding') {
       const imported = found.param ? undefined : (importedName(this, name, node) ?? importedData(this, name, node));
       if (imported) return imported;
-      const arg = found.param ? singleCallArgument(this, found.param.scope, found.param.name, depth) : undefined;
+      const arg = found.param
+        ? (hydraConfig(this, found.param.scope.node, found.param.name) ??
+          singleCallArgument(this, found.param.scope, found.param.name, depth))
+        : undefined;
       return arg ?? { k: 'unknown', reason: found.reason };
     }
     const b = this.settled ? settledBinding(this, name, found.binding, found.scope, node) : found.binding;

@@ -70,8 +70,9 @@ export function analyzeHfPython(text: string, module?: ModuleContext, readModule
   // nanoGPT's train.py sets its run in module globals that its command line overrides (nanogpt.ts).
   if (isNanogptScript(text)) return analyzeNanogptScript(text, module?.options);
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
-  const file = new PythonFile(text, module?.options, readModule);
+  const file = new PythonFile(text, module?.options, readModule, module !== undefined && module.settled !== false);
   file.moduleCallArgs = module?.callArgs;
+  file.hydraOverrides = module?.hydraOverrides ?? [];
   try {
     run(file, module?.calls ?? []);
   } catch {

@@ -32,6 +32,8 @@ export interface ComposedValue {
   /** The key as written: its path in the file, or `loss.beta (launch line)`. */
   readonly rawKey: string;
   readonly rawValue: string;
+  /** The key's path within its file (without the group's package), where a file writes it. */
+  readonly inFile?: string;
 }
 
 /** A config group's option in the composition, and the defaults entry that names the group. */
@@ -153,7 +155,8 @@ class Composer {
         continue;
       }
       const rawValue = ctx.text.slice(e.valueSpan.start, e.valueSpan.end);
-      this.values.set(path, { path, view, file, keySpan: e.keySpan, valueSpan: e.valueSpan, rawKey: path, rawValue });
+      const written = { keySpan: e.keySpan, valueSpan: e.valueSpan, rawKey: path, rawValue, inFile: e.path };
+      this.values.set(path, { path, view, file, ...written });
     }
   }
 
