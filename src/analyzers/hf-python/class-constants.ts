@@ -11,14 +11,40 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   if (parts.length !== 2 || file.attrAssigned.has(parts[1])) return undefined;
   const [name, attr] = parts;
   const found = file.lookup(name, use);
-  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
-  const cls = classAt(use, found.binding.pos);
+  if (found.k !== 'binding') return undefined;
+  const made = found.binding.kind === 'assign' ? instanceOf(file, found.binding.valueNode, use) : undefined;
+  if (found.binding.kind !== 'def' && !made) return undefined;
+  // `cfg = Config(batch_size=8)`: the keyword the call gives, else the class body's value.
+  const given = made?.keywords.find((e) => e.rawKey === attr);
+  if (given) return file.valueOf(given);
+  const cls = made?.cls ?? classAt(use, found.binding.pos);
   const value = cls ? onlyAssignment(file, cls, attr) : undefined;
   if (!value) return undefined;
   const v = file.evalNode(value, depth + 1);
   if (v.k !== 'lit') return undefined;
   const text = `${name}.${attr} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
   return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+}
+
+/**
+ * `Config()` or `Config(k=v)` of a class this file defines, called with keywords only: the class and the keywords
+ * (an instance's attribute is the class body's value unless the call or the file sets it).
+ */
+function instanceOf(
+  file: PythonFile,
+  value: SyntaxNode | null,
+  use: SyntaxNode,
+): { cls: SyntaxNode; keywords: ReturnType<PythonFile['args']>['entries'] } | undefined {
+  const callee = value?.name === 'CallExpression' ? value.firstChild : null;
+  if (!value || callee?.name !== 'VariableName') return undefined;
+  const found = file.lookup(file.text.slice(callee.from, callee.to), use);
+  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
+  const cls = classAt(use, found.binding.pos);
+  const className = cls?.getChild('VariableName');
+  const named = className && file.text.slice(className.from, className.to) === file.text.slice(callee.from, callee.to);
+  const args = file.args(value);
+  if (!cls || !named || args.positional.length > 0 || args.opaque.length > 0) return undefined;
+  return { cls, keywords: args.entries };
 }
 
 /** The class definition that starts at `pos` (its binding's place), found from any node of the file. */

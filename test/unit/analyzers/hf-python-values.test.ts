@@ -236,6 +236,29 @@ describe("hf-python: the script's own values", () => {
       assert.ok(typeof last(analyzeHfPython(again), 'model')?.value === 'object', again);
   });
 
+  it('an instance of a class the file defines: the keyword its call gives, else the class body (Coluding/partition-classifier)', () => {
+    const text = [
+      'class Config:',
+      '    model_name = "microsoft/deberta-v3-large"',
+      '    batch_size = 4',
+      'def main():',
+      '    cfg = Config(batch_size=8)',
+      '    model = AutoModelForSequenceClassification.from_pretrained(cfg.model_name)',
+      '    args = TrainingArguments(output_dir="o", per_device_train_batch_size=cfg.batch_size)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.deepEqual([last(r, 'model')?.value, last(r, 'microBatchSize')?.value], ['microsoft/deberta-v3-large', 8]);
+    // A positional argument (an __init__ the estimate does not read) or a function of the same shape: not known.
+    for (const other of [
+      text.replace('Config(batch_size=8)', 'Config("gpt2")'),
+      text
+        .replace('class Config:', 'def make():\n    return 1\nclass Config:')
+        .replace('Config(batch_size=8)', 'make()'),
+    ])
+      assert.ok(typeof last(analyzeHfPython(other), 'model')?.value === 'object', other);
+  });
+
   it('membership and string methods known statically: `"chat" in NAME.lower()`, `not in` a list', () => {
     const r = analyzeHfPython(
       [
