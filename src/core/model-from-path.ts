@@ -79,7 +79,7 @@ function sizeText(part: string): string | undefined {
 
 /** The catalog entry whose family and size the last parts of a path name, or undefined. */
 export function modelFromPathName(pathText: string): CatalogModel | undefined {
-  const named = namedAfterId(pathText) ?? namedAfterName(pathText);
+  const named = hubCacheEntry(pathText) ?? namedAfterId(pathText) ?? namedAfterName(pathText);
   if (named) return named;
   const parts = lastParts(pathText).map((p) => p.toLowerCase());
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
@@ -118,6 +118,26 @@ function namedAfterId(pathText: string): CatalogModel | undefined {
   if (!found.ok || found.model.derivedFrom) return undefined;
   const names = [found.model.id, ...(found.model.aliases ?? [])].map((n) => n.toLowerCase());
   return names.includes(id.toLowerCase()) ? found.model : undefined;
+}
+
+/**
+ * A folder of the Hugging Face cache (`<cache>/models--Qwen--Qwen2.5-Coder-14B-Instruct/snapshots/<commit>`, as
+ * huggingface_hub lays a repository out): the catalog entry of that repository, or of the name its id gives.
+ */
+function hubCacheEntry(pathText: string): CatalogModel | undefined {
+  const parts = pathText
+    .slice(0, 400)
+    .split(/[\\/]+/)
+    .filter((p) => p !== '');
+  const at = parts.findIndex((p) => /^models--[^-].*--./.test(p));
+  const rest = at < 0 ? [] : parts.slice(at + 1);
+  if (at < 0 || !(rest.length === 0 || (rest.length <= 2 && rest[0] === 'snapshots'))) return undefined;
+  const m = /^models--(.+?)--(.+)$/.exec(parts[at]);
+  if (!m) return undefined;
+  const id = `${m[1]}/${m[2]}`;
+  const found = findModel(id);
+  if (found.ok && !found.model.derivedFrom) return found.model;
+  return modelFromHubName(id);
 }
 
 /**

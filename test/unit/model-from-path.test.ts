@@ -36,6 +36,16 @@ describe('modelFromPathName', () => {
     // the family-and-size rule alone would look for a Qwen/Qwen3-30B)
     ['/mnt/data3/models/Qwen3-30B-A3B', 'Qwen/Qwen3-30B-A3B'],
     ['~/llm/Mistral-7B-Instruct-v0.2', 'mistralai/Mistral-7B-Instruct-v0.2'],
+    // a folder of the Hugging Face cache, as huggingface_hub lays a repository out (PJLAB-CHIP/HPCTransCompile
+    // TrainEngine/config/QwenCoder_14b.yaml); an unknown repository by the name its id gives
+    // (Qwen2.5-Coder-14B-Instruct is an alias of Qwen2.5-14B's entry: the same architecture)
+    [
+      '/code/model_hub/models--Qwen--Qwen2.5-Coder-14B-Instruct/snapshots/7fc9a75b07a3f8f325985b8a10af2e73d7cd63c3',
+      'Qwen/Qwen2.5-14B',
+    ],
+    ['/home/u/.cache/huggingface/hub/models--microsoft--phi-2/snapshots/ef382358', 'microsoft/phi-2'],
+    ['/root/.cache/huggingface/hub/models--meta-llama--Llama-2-7b-hf', 'meta-llama/Llama-2-7b-hf'],
+    ['/x/models--someone--llama-2-7b-sft/snapshots/abc', 'meta-llama/Llama-2-7b-hf'],
     // no family, no size, or a family this table does not name: nothing
     ['/x/my-model', undefined],
     ['/x/llama', undefined],
