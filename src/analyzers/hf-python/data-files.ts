@@ -119,6 +119,32 @@ function literal(v: unknown): FactValue | undefined {
   return undefined;
 }
 
+/**
+ * A mapping given attribute access, the same items (`EasyDict(cfg)`, `OmegaConf.create(cfg)`, `Box(cfg)`, a helper
+ * named for it, `dict2namespace(config)`): its one argument.
+ */
+export function wrappedData(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
+  const callee = file.calleeName(call);
+  const last = callee?.split('.').pop() ?? '';
+  if (!callee || !(NAMESPACE_CLASSES.test(callee) || NAMESPACE_HELPERS.test(last))) return undefined;
+  const a = file.args(call);
+  return a.positional.length === 1 && a.entries.length === 0 && a.opaque.length === 0 ? a.positional[0] : undefined;
+}
+
+/** Classes that give a mapping's items as attributes. */
+const NAMESPACE_CLASSES =
+  /^(?:(?:easydict\.)?EasyDict|edict|AttrDict|(?:box\.)?Box|(?:dotmap\.)?DotMap|(?:munch\.)?(?:Munch|munchify)|(?:omegaconf\.)?OmegaConf\.create)$/;
+/** A helper of the script's own that does the same, named for it (`dict2namespace`, `dict_to_obj`, `to_namespace`). */
+const NAMESPACE_HELPERS =
+  /^(?:dict_?(?:2|to)_?(?:namespace|ns|obj|object|attrdict|edict)|to_namespace|namespace_from_dict)$/i;
+
+/** `EasyDict(config)` of loaded data: the same data. */
+export function namespaceData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
+  const inner = wrappedData(file, call);
+  const v = inner ? file.evalNode(inner, depth + 1) : undefined;
+  return v?.k === 'data' ? v : undefined;
+}
+
 /** `cfg.a.b` where `cfg` holds loaded data (OmegaConf's attribute access, an EasyDict, a namespace of it). */
 export function dataMember(file: PythonFile, dotted: string, node: SyntaxNode, depth: number): Val | undefined {
   let root: SyntaxNode | null = node;
@@ -192,7 +218,9 @@ const MAX_HOPS = 4;
 function partOf(file: PythonFile, value: SyntaxNode): SyntaxNode | undefined {
   let n: SyntaxNode | null = value;
   for (;;) {
-    if (n?.name === 'MemberExpression') n = n.firstChild;
+    const wrapped: SyntaxNode | undefined = n?.name === 'CallExpression' ? wrappedData(file, n) : undefined;
+    if (wrapped) n = wrapped;
+    else if (n?.name === 'MemberExpression') n = n.firstChild;
     else if (n?.name === 'CallExpression' && n.firstChild?.name === 'MemberExpression') {
       const prop = n.firstChild.lastChild;
       if (prop?.name !== 'PropertyName' || file.text.slice(prop.from, prop.to) !== 'get') return undefined;

@@ -47,6 +47,12 @@ export function combine(file: PythonFile, a: Val, op: string, b: Val, node: Synt
   // `Path(...) / "models" / "x"`: a path joined (a str / str is no Python, so a string here is a path).
   if (op === '/' && a.k === 'lit' && b.k === 'lit' && typeof a.v === 'string' && typeof b.v === 'string')
     return { k: 'lit', v: joinPath(a.v, b.v) };
+  // `config_dir + args.config`: strings joined; from an option's default, said to be (a launch line's option reads the
+  // script again, data-files.ts).
+  if (op === '+' && a.k === 'lit' && b.k === 'lit' && typeof a.v === 'string' && typeof b.v === 'string') {
+    const dflt = a.dflt ?? b.dflt;
+    return { k: 'lit', v: a.v + b.v, ...(dflt ? { dflt } : {}) };
+  }
   if (a.k !== 'lit' || b.k !== 'lit' || typeof a.v !== 'number' || typeof b.v !== 'number')
     return { k: 'unknown', reason: `${t} is computed at run time` };
   // From an option's default the sum is no option's value (a launch line's --x replaces x, not the sum): it is read

@@ -14,7 +14,7 @@ import {
   staticStringCall,
 } from './expressions';
 import { classConstant } from './class-constants';
-import { dataGet, dataMember, loadedData, loaderFunctionData } from './data-files';
+import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue } from './script-defaults';
 import { clip, fmt, parseNumber, pyTruthy } from './syntax';
@@ -45,6 +45,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     loadedData(file, node, callee, depth) ??
     loaderFunctionData(file, node, depth) ??
     dataGet(file, node, callee, depth) ??
+    namespaceData(file, node, depth) ??
     staticStringCall(file, node, depth) ??
     staticGetattr(file, node, callee, depth) ??
     conversion(file, node, callee, depth) ??

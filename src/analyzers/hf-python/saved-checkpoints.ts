@@ -45,7 +45,8 @@ const folderOf = (p: string): string => p.trim().replace(/^\.\//, '').replace(/\
  * the load when it is.
  */
 export function savedEarlier(file: PythonFile, name: string, e: Entry): boolean {
-  if (!/^[\w./-]+$/.test(name) || file.calls.length === 0) return false;
+  // A folder's name may have blanks (Colab's `/content/drive/My Drive/...`).
+  if (!/^[\w./ -]+$/.test(name) || file.calls.length === 0) return false;
   const folder = folderOf(name);
   const saved = savedFolders(file).find(
     (s) => s.at < e.valueSpan.start && (folder === s.folder || folder.startsWith(`${s.folder}/`)),

@@ -105,6 +105,39 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it('a path joined from a folder and the option, and the data made a namespace (PJLAB-CHIP/HPCTransCompile)', () => {
+    // TrainEngine/train.py: `open(config_dir + args.config)`, `config = dict2namespace(config)`, `config.model.x`.
+    const text = [
+      'import argparse, yaml',
+      'from easydict import EasyDict',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--config", type=str, default="QwenCoder_14b.yaml")',
+      'args = parser.parse_args()',
+      'config_dir = "./config/"',
+      'with open(config_dir + args.config, "r") as f:',
+      '    config = yaml.load(f, Loader=yaml.FullLoader)',
+      'config = dict2namespace(config)',
+      'cfg = EasyDict(yaml.safe_load(open("other.yaml")))',
+      'def main():',
+      '    model = AutoModelForCausalLM.from_pretrained(config.model.model_path)',
+      '    args = TrainingArguments(output_dir="o", per_device_train_batch_size=cfg.train.bs)',
+      '',
+    ].join('\n');
+    const files: Record<string, string> = {
+      './config/QwenCoder_14b.yaml': 'model:\n  model_path: Qwen/Qwen2.5-14B\n',
+      'other.yaml': 'train:\n  bs: 2\n',
+    };
+    const r = analyzeHfPython(text, undefined, (p) => (files[p] ? { text: files[p], shownAs: p } : undefined));
+    assert.deepEqual([value(r, 'model')?.value, value(r, 'microBatchSize')?.value], ['Qwen/Qwen2.5-14B', 2]);
+    // Another helper is not taken for one that keeps the items.
+    const other = analyzeHfPython(
+      text.replace('config = dict2namespace(config)', 'config = summarize(config)'),
+      undefined,
+      (p) => (files[p] ? { text: files[p], shownAs: p } : undefined),
+    );
+    assert.equal(typeof value(other, 'model')?.value, 'object');
+  });
+
   it('a file outside the project (absolute, `~`, `..` past two folders or inside the path) is never read', () => {
     // `../configs/x.yaml` (a script in scripts/ reading the repository's configs) is asked of the reader, which reads
     // it only inside the project (imported-data.test.ts: a file above the working folder is refused).

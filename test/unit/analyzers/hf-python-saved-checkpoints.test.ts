@@ -35,6 +35,16 @@ describe('hf-python: a model loaded from a folder the file saves to earlier', ()
     assert.deepEqual(models(checkpoint), ['unsloth/Meta-Llama-3.1-8B-bnb-4bit']);
   });
 
+  it("a folder joined from a path with blanks (Colab's Drive: KhuongBao/smollm2-grpo-gsm8k GRPO.ipynb)", () => {
+    const text = [
+      'save_path = "/content/drive/My Drive/Colab Notebooks/Deep RL/"',
+      TRAIN.replace('model.save_pretrained("lora_model")', 'model.save_pretrained(save_path + "smollm2-sft")'),
+      'sft_model = AutoModelForCausalLM.from_pretrained(save_path + "smollm2-sft", local_files_only=True)',
+      '',
+    ].join('\n');
+    assert.deepEqual(models(text), ['unsloth/Meta-Llama-3.1-8B-bnb-4bit']);
+  });
+
   it('a folder loaded before it is saved, or one the file never saves to, is a model of its own', () => {
     const before = `m = AutoModelForCausalLM.from_pretrained("lora_model")\n${TRAIN}`;
     assert.deepEqual(models(before), ['lora_model', 'unsloth/Meta-Llama-3.1-8B-bnb-4bit']);
