@@ -41,6 +41,9 @@ import {
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
+
+/** Calls that make an object of their keywords (`argparse.Namespace(**kw)`, `types.SimpleNamespace(**kw)`). */
+const NAMESPACES = new Set(['Namespace', 'argparse.Namespace', 'SimpleNamespace', 'types.SimpleNamespace']);
 import type { Binding, Entry, Scope, Val, Via } from './static-values';
 
 /**
@@ -365,7 +368,8 @@ export class PythonFile {
         const callee =
           this.calleeName(node) ??
           clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
-        if (callee === 'dict') return this.dictCall(node, depth);
+        // `Namespace(model_name="...", lr=2e-4)`: an object whose attributes are its keywords, read as dict(...).
+        if (callee === 'dict' || NAMESPACES.has(callee)) return this.dictCall(node, depth);
         return evalCall(this, node, callee, depth);
       }
       case 'VariableName':

@@ -29,6 +29,7 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
       dataMember(file, d, node, depth) ??
       memberValue(file, d, node, depth) ??
       classConstant(file, d, node, depth) ??
+      namespaceAttribute(file, node, depth) ??
       pathMember(file, node, depth) ??
       dtypeProperty(file, node, depth) ?? { k: 'dotted', text: d }
     );
@@ -36,6 +37,21 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
     dictItem(file, node, depth) ??
     pathMember(file, node, depth) ?? { k: 'unknown', reason: `${clip(text)} is looked up at run time` }
   );
+}
+
+/**
+ * `script_args.model_name` of `script_args = Namespace(model_name="...", ...)` (a notebook's stand-in for parsed
+ * arguments), also through a function's parameter it is passed to: the keyword's value.
+ */
+function namespaceAttribute(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const obj = node.firstChild;
+  const prop = node.lastChild;
+  if (!obj || prop?.name !== 'PropertyName' || !/\bNamespace\s*\(/.test(file.text)) return undefined;
+  const v = file.evalNode(obj, depth + 1);
+  if (v.k !== 'dict') return undefined;
+  const name = file.text.slice(prop.from, prop.to);
+  const entry = [...v.entries].reverse().find((e) => e.rawKey === name);
+  return entry ? file.valueOf(entry) : undefined;
 }
 
 /** A call whose value is known statically, else the call itself (`{ k: 'call' }`); `dict(...)` is the caller's. */

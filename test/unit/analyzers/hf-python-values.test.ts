@@ -259,6 +259,23 @@ describe("hf-python: the script's own values", () => {
       assert.ok(typeof last(analyzeHfPython(other), 'model')?.value === 'object', other);
   });
 
+  it('an attribute of `Namespace(...)` made of keywords, also through a parameter (dtdo90/finetune_llama3.2)', () => {
+    const text = [
+      'from argparse import Namespace',
+      'script_args = Namespace(gradient_accumulation_steps=4, model_name="meta-llama/Llama-3.2-1B-Instruct")',
+      'def create_and_prepare_model(args):',
+      '    return AutoModelForCausalLM.from_pretrained(args.model_name)',
+      'model = create_and_prepare_model(script_args)',
+      'TrainingArguments(output_dir="o", gradient_accumulation_steps=script_args.gradient_accumulation_steps)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.deepEqual(
+      [last(r, 'model')?.value, last(r, 'gradientAccumulationSteps')?.value],
+      ['meta-llama/Llama-3.2-1B-Instruct', 4],
+    );
+  });
+
   it('membership and string methods known statically: `"chat" in NAME.lower()`, `not in` a list', () => {
     const r = analyzeHfPython(
       [
