@@ -106,7 +106,8 @@ const trainEntryPoint = (file: DetectionInput): boolean =>
 
 /**
  * A script that imports a training function of its project and calls it (`from models.train_model import
- * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py): read for the modules it calls.
+ * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py), or a function that builds a
+ * trainer whose `.train()` it calls (`trainer = get_trainer(...)`): read for the modules it calls.
  * A bare `train` counts only in a file named for training (above): `serve.py` may import one too.
  */
 function callsImportedTraining(text: string): boolean {
@@ -116,8 +117,15 @@ function callsImportedTraining(text: string): boolean {
     for (const name of (m[1] ?? m[2] ?? '').split(',').map((x) => x.trim())) {
       // A script imports a few dozen names at most; past that it is no script to detect by them.
       if (++names > 200) return false;
+      const rest = head.slice((m.index ?? 0) + m[0].length);
+      // `trainer = get_trainer(model, ...)` then `trainer.train()`: a trainer a project module builds.
+      if (/^(?:get|build|create|make|setup|init)_?\w*trainer$/i.test(name)) {
+        const bound = new RegExp(`^[ \\t]*(\\w+)\\s*=\\s*${name}\\(`, 'm').exec(rest);
+        if (bound && new RegExp(`\\b${bound[1]}\\.train\\(`).test(rest)) return true;
+        continue;
+      }
       if (!/^(train_\w+|\w+_train|run_training|fine_?tune\w*)$/.test(name) || name === 'train_test_split') continue;
-      if (new RegExp(`(^|[^\\w.])${name}\\(`, 'm').test(head.slice((m.index ?? 0) + m[0].length))) return true;
+      if (new RegExp(`(^|[^\\w.])${name}\\(`, 'm').test(rest)) return true;
     }
   }
   return false;

@@ -448,3 +448,50 @@ def load_for_inference(path):
     assert.ok(!r.problems.some((p) => p.code === 'not-static' && /dtype/.test(p.message)));
   });
 });
+
+describe('config objects a project module builds at its top level', () => {
+  // RaidenEiMyFriend/LoRA-Finetune-Medical-Chatbot main.py: `from configs.lora_config import lora_config` (a LoraConfig
+  // built on import), `from configs.train_config import train_config` (an SFTConfig), and
+  // `trainer = get_trainer(model, tokenizer, dataset, train_config, lora_config)` then `trainer.train()`.
+  const files: Record<string, string> = {
+    '/p/main.py': [
+      'from model.model_loader import load_model_and_tokenizer',
+      'from configs.lora_config import lora_config',
+      'from configs.train_config import train_config',
+      'from trainer.trainer import get_trainer',
+      'def main():',
+      '    model, tokenizer = load_model_and_tokenizer("Qwen/Qwen2.5-7B-Instruct")',
+      '    trainer = get_trainer(model, tokenizer, None, train_config, lora_config)',
+      '    trainer.train()',
+      '',
+    ].join('\n'),
+    '/p/model/model_loader.py': [
+      'from transformers import AutoModelForCausalLM',
+      'def load_model_and_tokenizer(model_name):',
+      '    return AutoModelForCausalLM.from_pretrained(model_name), None',
+      '',
+    ].join('\n'),
+    '/p/configs/lora_config.py':
+      'from peft import LoraConfig\nlora_config = LoraConfig(r=8, lora_alpha=8, target_modules="all-linear", task_type="CAUSAL_LM")\n',
+    '/p/configs/train_config.py':
+      'from trl import SFTConfig\ntrain_config = SFTConfig(output_dir="o", per_device_train_batch_size=2, gradient_accumulation_steps=2)\n',
+    '/p/trainer/trainer.py': [
+      'from trl import SFTTrainer',
+      'def get_trainer(model, tokenizer, dataset, train_config, lora_config):',
+      '    return SFTTrainer(model=model, args=train_config, peft_config=lora_config)',
+      '',
+    ].join('\n'),
+  };
+
+  it('a script that calls a project function building its trainer is detected, and the imported configs are read', () => {
+    assert.equal(detectFormat('/p/main.py', files['/p/main.py']), 'hf-python');
+    const r = runPipeline([{ file: '/p/main.py', text: files['/p/main.py'] }], inMemory(files), {});
+    const s = r.setup;
+    assert.deepEqual(
+      [s?.model, s?.method, s?.lora?.r, s?.lora?.target_modules, s?.micro_batch_size, s?.gradient_accumulation_steps],
+      ['Qwen/Qwen2.5-7B-Instruct', 'lora', 8, 'all-linear', 2, 2],
+    );
+    // The module that builds the LoraConfig is a file of the run: its values are located there.
+    assert.ok(r.files.some((f) => f.file === '/p/configs/lora_config.py'));
+  });
+});
