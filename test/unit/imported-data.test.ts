@@ -165,6 +165,55 @@ describe('configuration files loaded through project modules', () => {
     assert.equal(run.decided.model?.file, path.join(run.root, 'config.yaml'));
   });
 
+  it('a loader returning `DotMap(data)`, imported after a dozen installed packages (jiangxinke/Agentic-RAG-R1)', () => {
+    // src/train.py imports rich, dotenv, swanlab, deepspeed, ... before `from src.utils.utils import (load_config, ...)`:
+    // a package that is not in the project costs a failed look-up, not the budget of modules read.
+    const installed = [
+      'dotenv',
+      'rich',
+      'swanlab',
+      'deepspeed',
+      'pdb',
+      'datetime',
+      'pathlib',
+      'einops',
+      'tqdm',
+      'fire',
+    ];
+    const script = [
+      ...installed.map((m) => `from ${m} import something_${m}`),
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'from src.utils.utils import (',
+      '    load_config,',
+      '    set_random_seed,',
+      ')',
+      'def main():',
+      '    config = load_config("src/config/config.yaml")',
+      '    model = AutoModelForCausalLM.from_pretrained(config.model.name)',
+      '    Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const utils = [
+      'import yaml',
+      'from dotmap import DotMap',
+      'def load_config(config_file: str = "src/config/config.yaml") -> DotMap:',
+      '    """Loads the configuration."""',
+      '    with open(config_file, "r", encoding="utf-8") as f:',
+      '        config_data = yaml.safe_load(f)',
+      '    return DotMap(config_data)',
+      '',
+    ].join('\n');
+    const run = runProject(
+      {
+        'src/train.py': script,
+        'src/utils/utils.py': utils,
+        'src/config/config.yaml': 'model:\n  name: Qwen/Qwen2.5-3B-Instruct\n',
+      },
+      'src/train.py',
+    );
+    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-3B-Instruct');
+  });
+
   it('a helper function that loads a file the script names is not a loader when it returns something else', () => {
     const script = [
       'from transformers import AutoModelForCausalLM',

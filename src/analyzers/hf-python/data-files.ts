@@ -14,7 +14,14 @@ import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
-import { FILE_LOADERS, loadedPath, PATH_LOADERS, spreadItems } from './module-loaders';
+import {
+  FILE_LOADERS,
+  loadedPath,
+  NAMESPACE_CLASSES,
+  NAMESPACE_HELPERS,
+  PATH_LOADERS,
+  spreadItems,
+} from './module-loaders';
 
 /** `json.load(...)`, `yaml.safe_load(...)`, `OmegaConf.load(...)` of a file the reader finds: its parsed contents. */
 export function loadedData(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
@@ -131,13 +138,6 @@ export function wrappedData(file: PythonFile, call: SyntaxNode): SyntaxNode | un
   return a.positional.length === 1 && a.entries.length === 0 && a.opaque.length === 0 ? a.positional[0] : undefined;
 }
 
-/** Classes that give a mapping's items as attributes. */
-const NAMESPACE_CLASSES =
-  /^(?:(?:easydict\.)?EasyDict|edict|AttrDict|(?:box\.)?Box|(?:dotmap\.)?DotMap|(?:munch\.)?(?:Munch|munchify)|(?:omegaconf\.)?OmegaConf\.create)$/;
-/** A helper of the script's own that does the same, named for it (`dict2namespace`, `dict_to_obj`, `to_namespace`). */
-const NAMESPACE_HELPERS =
-  /^(?:dict_?(?:2|to)_?(?:namespace|ns|obj|object|attrdict|edict)|to_namespace|namespace_from_dict)$/i;
-
 /** `EasyDict(config)` of loaded data: the same data. */
 export function namespaceData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
   const inner = wrappedData(file, call);
@@ -239,7 +239,7 @@ export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: nu
   if (imported) return imported;
   if (!loadsData(file)) return undefined;
   const returned = loaderReturn(file, call);
-  const v = returned ? file.evalNode(spreadItems(returned) ?? returned, depth + 1) : undefined;
+  const v = returned ? file.evalNode(spreadItems(file.text, returned) ?? returned, depth + 1) : undefined;
   return v?.k === 'data' ? v : undefined;
 }
 

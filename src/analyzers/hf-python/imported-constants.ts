@@ -52,9 +52,14 @@ function importStatements(block: SyntaxNode, depth = 0): SyntaxNode[] {
   return [...top, ...nested];
 }
 
-/** At most this many imports are followed for one script's constants, and this many files read for them. */
-const MAX_MODULES = 8;
+/**
+ * At most this many imports are looked for in the project for one script's constants (an installed package's, which
+ * `import rich` or `import swanlab` names, is not there: a failed look-up costs no parsing), this many files read for
+ * them, and this many looked for in all.
+ */
+const MAX_MODULES = 32;
 const MAX_READS = 24;
+const MAX_LOOKUPS = 96;
 
 /** A module's file found from the script by its path (`config.py`, `./consts.py`): its text and how it is named. */
 /** A project file by its path from the script: a module it imports, or a data file it loads (data-files.ts). */
@@ -110,7 +115,13 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
   const loaders = new Map<string, LoaderFunction>();
   const loaded = new Map<string, LoadedName>();
   let reads = 0;
-  const readAt = (path: string): ReturnType<ModuleRead> => (reads++ < MAX_READS ? read(path) : undefined);
+  let lookups = 0;
+  const readAt = (path: string): ReturnType<ModuleRead> => {
+    if (reads >= MAX_READS || lookups++ >= MAX_LOOKUPS) return undefined;
+    const found = read(path);
+    if (found) reads++;
+    return found;
+  };
   const moduleAt = (path: string): ParsedModule | undefined => {
     const init = path.replace(/\.py$/, '/__init__.py');
     const found = readAt(path);

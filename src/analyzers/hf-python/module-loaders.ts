@@ -46,7 +46,7 @@ function loaderParameter(text: string, def: SyntaxNode): LoaderFunction | undefi
   const body = def.getChild('Body');
   const value = body ? soleReturn(body)?.lastChild : undefined;
   if (!body || !value || value.name === 'return') return undefined;
-  const call = loaderCall(text, spreadItems(value) ?? value, body);
+  const call = loaderCall(text, spreadItems(text, value) ?? value, body);
   const path = call ? unwrapped(text, boundIn(text, loadedPath(text, call, body), body)) : undefined;
   if (path?.name !== 'VariableName') return undefined;
   const parameter = text.slice(path.from, path.to);
@@ -70,12 +70,23 @@ function loadedAtTop(text: string, st: SyntaxNode): [string, string][] {
   return out;
 }
 
-/** `d` of `Config(**d)`: a class built from a mapping's items alone, whose attributes are those items. */
-export function spreadItems(node: SyntaxNode): SyntaxNode | undefined {
+/** `d` of `Config(**d)` or `DotMap(d)`: an object built from a mapping's items alone, whose attributes are those items. */
+export function spreadItems(text: string, node: SyntaxNode): SyntaxNode | undefined {
   if (node.name !== 'CallExpression') return undefined;
   const items = children(node.getChild('ArgList') ?? node).filter((c) => !['(', ')', ',', 'Comment'].includes(c.name));
-  return items.length === 2 && items[0].name === '**' && items[1].name === 'VariableName' ? items[1] : undefined;
+  if (items.length === 2 && items[0].name === '**' && items[1].name === 'VariableName') return items[1];
+  // `DotMap(config_data)`, `EasyDict(cfg)`: the mapping given attribute access.
+  const callee = node.firstChild ? text.slice(node.firstChild.from, node.firstChild.to) : '';
+  const wraps = NAMESPACE_CLASSES.test(callee) || NAMESPACE_HELPERS.test(callee.split('.').pop() ?? '');
+  return wraps && items.length === 1 && items[0].name === 'VariableName' ? items[0] : undefined;
 }
+
+/** Classes that give a mapping's items as attributes. */
+export const NAMESPACE_CLASSES =
+  /^(?:(?:easydict\.)?EasyDict|edict|AttrDict|(?:box\.)?Box|(?:dotmap\.)?DotMap|(?:munch\.)?(?:Munch|munchify)|(?:omegaconf\.)?OmegaConf\.create)$/;
+/** A helper of the script's own that does the same, named for it (`dict2namespace`, `dict_to_obj`, `to_namespace`). */
+export const NAMESPACE_HELPERS =
+  /^(?:dict_?(?:2|to)_?(?:namespace|ns|obj|object|attrdict|edict)|to_namespace|namespace_from_dict)$/i;
 
 /** The loader call an expression is: the call itself, or the value a name is last bound to in `scope`. */
 function loaderCall(text: string, node: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
