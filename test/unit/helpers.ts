@@ -10,11 +10,30 @@ import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from
 import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
 import type { Overrides } from '../../src/analyzers/resolve';
 import { isUnknown, type Fact } from '../../src/analyzers/facts';
+import { nodeFileReader } from '../../src/node/files';
 
 export const GB = 1e9;
 
 /** Folders the tests made under the system's temporary folder, removed when the run ends. */
 const madeFolders: string[] = [];
+
+/**
+ * The run of `entry` with `files` written under a new project folder and read from disk, as the CLI reads them (a
+ * script under scripts/ finds its modules and data from the folders above it, the repository root it runs from).
+ */
+export function runProject(
+  files: Readonly<Record<string, string>>,
+  entry: string,
+  prefix = 'vram-lens-project-',
+): PipelineResult & { root: string } {
+  const root = tempDir(prefix);
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  const file = path.join(root, entry);
+  return { ...runPipeline([{ file, text: files[entry] }], nodeFileReader(root), {}), root };
+}
 
 /** A new empty folder under the system's temporary folder (its real path), removed after the test run. */
 export function tempDir(prefix: string): string {

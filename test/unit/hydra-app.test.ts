@@ -4,12 +4,10 @@
 // train.yaml, `cfg.model.name`, `cfg.training.grpo.per_device_train_batch_size`) and TrongNV2003/LLM-finetuning's
 // src/conf (a `model` group of one file per model).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
 import { nodeFileReader } from '../../src/node/files';
 import { launchersOf } from '../../src/node/launchers';
-import { tempDir } from './helpers';
+import { runProject } from './helpers';
 
 const SCRIPT = [
   'import hydra',
@@ -46,17 +44,6 @@ const FILES: Readonly<Record<string, string>> = {
   'config/model/qwen.yaml': 'name: Qwen/Qwen2.5-1.5B-Instruct\n',
   'config/model/llama.yaml': 'name: meta-llama/Llama-3.2-1B\n',
 };
-
-/** The run of `entry` in a project folder holding `files`, read from disk as the CLI reads them. */
-function runProject(files: Readonly<Record<string, string>>, entry: string): PipelineResult & { root: string } {
-  const root = tempDir('vram-lens-hydra-app-');
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  const file = path.join(root, entry);
-  return { ...runPipeline([{ file, text: files[entry] }], nodeFileReader(root), {}), root };
-}
 
 describe('a Hydra application read by its script', () => {
   it("the primary config composed with its group's option, each value located in the file that writes it", () => {

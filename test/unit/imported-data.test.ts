@@ -8,23 +8,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
+import { runPipeline } from '../../src/analyzers/pipeline';
 import { nodeFileReader } from '../../src/node/files';
-import { tempDir } from './helpers';
-
-/**
- * The run of `entry` with `files` written under a project folder and read from disk, as the CLI reads them: a script
- * under scripts/ finds its modules and data from the folders above it (the repository root it runs from).
- */
-function runProject(files: Readonly<Record<string, string>>, entry: string): PipelineResult & { root: string } {
-  const root = tempDir('vram-lens-imported-data-');
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  const file = path.join(root, entry);
-  return { ...runPipeline([{ file, text: files[entry] }], nodeFileReader(root), {}), root };
-}
+import { runProject, tempDir } from './helpers';
 
 const TRAIN = [
   'model = AutoModelForCausalLM.from_pretrained(model_cfg["model"]["name"])',
