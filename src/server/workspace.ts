@@ -90,12 +90,20 @@ export class Workspace {
     return this.open.get(path.resolve(file));
   }
 
-  /** A reader for one analysis: open documents first, then the disk within the policy. */
+  /**
+   * A reader for one analysis: open documents first, then the disk within the policy. A data file a script loads is
+   * read only inside the folder (`cwd`), open or not, as the disk reader reads it ('project-data').
+   */
   reader(cwd: string): FileReader {
     const policy: ReadPolicy = readPolicy(this.allowedRoots());
     const disk = nodeFileReader(cwd, policy);
+    const openText = (abs: string, kind?: ReadKind): string | undefined => {
+      const rel = path.relative(cwd, abs);
+      const outside = rel.startsWith('..') || path.isAbsolute(rel);
+      return kind === 'project-data' && outside ? undefined : this.open.get(abs)?.getText();
+    };
     return {
-      read: (p: string, kind?: ReadKind) => this.open.get(path.resolve(cwd, p))?.getText() ?? disk.read(p, kind),
+      read: (p: string, kind?: ReadKind) => openText(path.resolve(cwd, p), kind) ?? disk.read(p, kind),
       refusal: (p: string) => disk.refusal?.(p),
       join: (from: string, rel: string) => disk.join(from, rel),
       lookup: (from: string, rel: string) => disk.lookup?.(from, rel) ?? [disk.join(from, rel)],

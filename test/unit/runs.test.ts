@@ -5,6 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RunIndex } from '../../src/server/runs';
 import { Workspace } from '../../src/server/workspace';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { pathToFileURL } from 'node:url';
 import { tempDir } from './helpers';
 
 function workspaceWith(files: Record<string, string>): { dir: string; workspace: Workspace } {
@@ -114,5 +116,22 @@ describe('runs: the workspace index of which file runs which', () => {
       index.runsOf(path.join(dir, 'ds_z3.json')).map((r) => path.basename(r.entry)),
       ['run.sh'],
     );
+  });
+
+  it('a data file a script loads is read inside the folder only, open in the editor or not', () => {
+    // An open document above the folder (`../../secrets.yaml` from scripts/) is not handed to a script's loader.
+    const { dir, workspace } = workspaceWith({ 'project/scripts/train.py': 'import yaml\n' });
+    const outside = path.join(dir, 'secrets.yaml');
+    const inside = path.join(dir, 'project', 'configs', 'c.yaml');
+    for (const [file, text] of [
+      [outside, 'token: hf_abc\n'],
+      [inside, 'model: gpt2\n'],
+    ])
+      workspace.setOpen(TextDocument.create(pathToFileURL(file).href, 'yaml', 1, text));
+    const reader = workspace.reader(path.join(dir, 'project'));
+    assert.equal(reader.read(outside, 'project-data'), undefined);
+    assert.equal(reader.read(inside, 'project-data'), 'model: gpt2\n');
+    // As a config a launcher names, a file above the folder is read as before.
+    assert.equal(reader.read(outside), 'token: hf_abc\n');
   });
 });
