@@ -87,6 +87,8 @@ export class PythonFile {
   savedFolders?: readonly { folder: string; at: number }[];
   /** Whether the text calls a JSON / YAML loader at all (data-files.ts), once known. */
   loadsData?: boolean;
+  /** Whether the file makes a `Namespace(...)` anywhere (member-and-call.ts namespaceAttribute), once tested. */
+  makesNamespaces?: boolean;
   /** The JSON / YAML files the script loads, by the path it opens them with (data-files.ts). */
   readonly loadedData = new Map<string, Val>();
   /** A Hydra application's composed config by its primary's path; null where the pipeline composes it (hydra-app.ts). */

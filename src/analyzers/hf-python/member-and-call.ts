@@ -46,7 +46,8 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
 function namespaceAttribute(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
   const obj = node.firstChild;
   const prop = node.lastChild;
-  if (!obj || prop?.name !== 'PropertyName' || !/\bNamespace\s*\(/.test(file.text)) return undefined;
+  file.makesNamespaces ??= /\bNamespace\s*\(/.test(file.text);
+  if (!obj || prop?.name !== 'PropertyName' || !file.makesNamespaces) return undefined;
   const v = file.evalNode(obj, depth + 1);
   if (v.k !== 'dict') return undefined;
   const name = file.text.slice(prop.from, prop.to);
