@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
 import { findReference, projectModules, type FileReader } from '../analyzers/pipeline';
 import { candidates } from './candidates';
+import { HYDRA_MAIN } from '../analyzers/hf-python/hydra-app';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
 export function launchersOf(file: string, root: string, reader: FileReader): string[] {
@@ -32,5 +33,5 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
  * the options of its groups by the defaults list's choices (hf-python/hydra-app.ts): any YAML may be one of them.
  */
 function readsHydraConfigs(text: string, name: string): boolean {
-  return /\.ya?ml$/i.test(name) && /@\s*hydra\s*\.\s*main\s*\(/.test(text);
+  return /\.ya?ml$/i.test(name) && HYDRA_MAIN.test(text);
 }

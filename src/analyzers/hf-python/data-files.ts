@@ -14,6 +14,7 @@ import { writtenElsewhere } from './script-defaults';
 import { pyString, span } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
+import { HYDRA_MAIN } from './hydra-app';
 import {
   FILE_LOADERS,
   loadedPath,
@@ -177,8 +178,6 @@ export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, dept
 }
 
 const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;
-/** A Hydra application's entry point (hydra-app.ts), whose function's parameter holds the composed config. */
-const HYDRA_MAIN = /@\s*hydra\.main\s*\(/;
 
 /**
  * Whether the file loads a file anywhere: a loader's call in its text, or a loader it imports from its project. Most

@@ -7,6 +7,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { CallArguments, FactValue } from '../facts';
 import type { PythonFile } from './file';
 import { span } from './syntax';
+import { importedConfigObject } from './imported-constants';
 
 /** Top-level packages that are never a file of the project: no read is tried for them. */
 export const PACKAGES: ReadonlySet<string> = new Set([
@@ -108,25 +109,13 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]):
     const imp = importOf(file, st);
     if (!imp || PACKAGES.has(imp.module.replace(/^\.+/, '').split('.')[0])) continue;
     const calls = calledNames(imp, callees);
+    // A config object the module builds on import (`lora_config = LoraConfig(...)`): its top level is part of the run.
+    if (calls.length === 0 && !imp.names.some((local) => importedConfigObject(file, local))) continue;
     const path = modulePath(imp.module);
-    if (calls.length === 0 && !(path && bindsConfigObject(file, path, imp.original))) continue;
     if (!path || n++ >= MAX_MODULES) continue;
     const callArgs = callArguments(file, imp, calls);
     file.references.push({ kind: 'module', path, span: span(imp.node), calls, ...(callArgs ? { callArgs } : {}) });
   }
-}
-
-/**
- * Whether a module of the project binds a name the script imports to a config object at its top level
- * (`configs/lora_config.py`: `lora_config = LoraConfig(r=8, ...)`, then `from configs.lora_config import lora_config`):
- * its top level runs on import, so the module is read with the run though the script calls nothing of it.
- */
-function bindsConfigObject(file: PythonFile, path: string, names: readonly (string | undefined)[]): boolean {
-  const text = file.readModule?.(path)?.text;
-  if (!text) return false;
-  return names.some(
-    (n) => n !== undefined && new RegExp(`^${n}\\s*(?::[^=\\n]+)?=\\s*\\w*(?:Config|Arguments)\\(`, 'm').test(text),
-  );
 }
 
 /**

@@ -16,6 +16,9 @@ import type { DataOrigin, Val } from './static-values';
 import { insideProject } from './data-files';
 import { parameters, span } from './syntax';
 
+/** A Hydra application's entry point: `@hydra.main(` in a file's text. */
+export const HYDRA_MAIN = /@\s*hydra\s*\.\s*main\s*\(/;
+
 /** The composed config the first parameter of a `@hydra.main` function holds; undefined for any other parameter. */
 export function hydraConfig(file: PythonFile, fn: SyntaxNode, param: string): Val | undefined {
   if (!file.readModule || fn.name !== 'FunctionDefinition') return undefined;
@@ -26,11 +29,23 @@ export function hydraConfig(file: PythonFile, fn: SyntaxNode, param: string): Va
   return file.hydraConfigs.get(key) ?? undefined;
 }
 
-interface HydraMain {
+/** The file's `@hydra.main` entry point at its top level, with its config folder and primary config's name. */
+export function hydraEntryPoint(file: PythonFile): HydraMain | undefined {
+  if (!HYDRA_MAIN.test(file.text)) return undefined;
+  for (let st = file.root.firstChild; st; st = st.nextSibling) {
+    const fn = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : null;
+    const main = fn ? hydraMain(file, fn) : undefined;
+    if (main) return main;
+  }
+  return undefined;
+}
+
+export interface HydraMain {
   /** The config directory as the script names it, relative to the script's folder ('' for the folder itself). */
   readonly dir: string;
   /** The primary config's name, without `.yaml`. */
   readonly name: string;
+  /** The decorator, where what it names is said. */
   readonly at: SyntaxNode;
 }
 
@@ -40,7 +55,7 @@ function hydraMain(file: PythonFile, fn: SyntaxNode): HydraMain | undefined {
   if (decorated?.name !== 'DecoratedStatement') return undefined;
   for (let d = decorated.firstChild; d && d.name === 'Decorator'; d = d.nextSibling) {
     // The decorator's own ArgList (`@hydra.main(...)` parses as `@`, the name and its arguments).
-    if (!/^@\s*hydra\s*\.\s*main\s*\(/.test(file.text.slice(d.from, d.to)) || !d.getChild('ArgList')) continue;
+    if (!HYDRA_MAIN.test(file.text.slice(d.from, d.to)) || !d.getChild('ArgList')) continue;
     const args = file.args(d);
     const text = (k: string): string | undefined => {
       const e = args.entries.find((x) => x.rawKey === k);

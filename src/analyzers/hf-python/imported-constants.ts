@@ -28,6 +28,8 @@ export interface ImportedConstants {
   readonly modules: ReadonlyMap<string, ReadonlyMap<string, ImportedValue>>;
   readonly loaders: ReadonlyMap<string, LoaderFunction>;
   readonly loaded: ReadonlyMap<string, LoadedName>;
+  /** Names the script imports that their module binds to a config object at its top level (`lora_config = LoraConfig(...)`). */
+  readonly configObjects: ReadonlySet<string>;
 }
 
 /** One import of a project module: the file it names, the local names with their names in the module, or `*`. */
@@ -114,6 +116,7 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
   const modules = new Map<string, ReadonlyMap<string, ImportedValue>>();
   const loaders = new Map<string, LoaderFunction>();
   const loaded = new Map<string, LoadedName>();
+  const configObjects = new Set<string>();
   let reads = 0;
   let lookups = 0;
   const readAt = (path: string): ReturnType<ModuleRead> => {
@@ -134,6 +137,7 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
     const literals = found?.literals ?? new Map<string, ImportedValue>();
     if (imp.star) for (const [name, v] of literals) if (!name.startsWith('_')) names.set(name, v);
     for (const [local, original] of imp.names) {
+      if (original !== undefined && found?.configObjects.has(original)) configObjects.add(local);
       if (original === undefined) {
         if (found) modules.set(local, literals);
       } else if (literals.has(original)) names.set(local, literals.get(original)!);
@@ -146,8 +150,8 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
       }
     }
   }
-  return names.size > 0 || modules.size > 0 || loaders.size > 0 || loaded.size > 0
-    ? { names, modules, loaders, loaded }
+  return names.size > 0 || modules.size > 0 || loaders.size > 0 || loaded.size > 0 || configObjects.size > 0
+    ? { names, modules, loaders, loaded, configObjects }
     : undefined;
 }
 
@@ -157,7 +161,12 @@ interface ParsedModule {
   readonly literals: Map<string, ImportedValue>;
   readonly loaders: ReturnType<typeof moduleLoaders>;
   readonly imports: ProjectImport[];
+  /** Top-level names bound to a config object (`lora_config = LoraConfig(...)`, `args = TrainingArguments(...)`). */
+  readonly configObjects: ReadonlySet<string>;
 }
+
+/** A top-level name bound to a config class's call (`lora_config = LoraConfig(`, `args: SFTConfig = SFTConfig(`). */
+const CONFIG_OBJECT = /^(\w+)\s*(?::[^=\n]+)?=\s*\w*(?:Config|Arguments)\(/gm;
 
 function parsedModule(text: string, shownAs: string, path: string): ParsedModule {
   const top = parsePython(text).tree.topNode;
@@ -166,6 +175,7 @@ function parsedModule(text: string, shownAs: string, path: string): ParsedModule
     literals: moduleLiterals(text, shownAs, top),
     loaders: moduleLoaders(text, top),
     imports: projectImports(text, top),
+    configObjects: new Set([...text.matchAll(CONFIG_OBJECT)].map((m) => m[1])),
   };
 }
 
@@ -211,6 +221,11 @@ export function importedLoaderFunction(file: PythonFile, name: string): LoaderFu
 }
 
 /** The loaded file a bare name is imported as (`from config import GRPO_CFG`), if any. */
+/** Whether a name the script imports is a config object its module builds at its top level (helper-modules.ts). */
+export function importedConfigObject(file: PythonFile, name: string): boolean {
+  return importsOf(file)?.configObjects.has(name) === true;
+}
+
 export function importedLoaded(file: PythonFile, name: string): LoadedName | undefined {
   return importsOf(file)?.loaded.get(name);
 }

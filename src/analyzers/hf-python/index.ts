@@ -24,6 +24,7 @@ import {
 import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest } from './branches';
 import { assignedName, isModelClass, span } from './syntax';
+import { HYDRA_MAIN, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
   scoringModelNames,
@@ -82,23 +83,20 @@ export function analyzeHfPython(text: string, module?: ModuleContext, readModule
   return file.result();
 }
 
-const HYDRA_MAIN = /^@hydra\.main\(([^)]*)\)/m;
-
 /**
  * A Hydra application's entry point, `@hydra.main(config_path="config", config_name="config")`: its primary config,
  * composed with the launch line's overrides (analyzers/hydra). Literal arguments only; Hydra 1.2+'s default
  * config_path (none) leaves nothing to read.
  */
 function hydraEntry(file: PythonFile): void {
-  const m = HYDRA_MAIN.exec(file.text);
-  if (!m) return;
-  const arg = (name: string): string | undefined =>
-    new RegExp(String.raw`\b${name}\s*=\s*(['"])([^'"]*)\1`).exec(m[1])?.[2];
-  const dir = arg('config_path');
-  const name = arg('config_name');
-  if (dir === undefined || !name) return;
-  const path = `${dir.replace(/\/+$/, '') || '.'}/${name.replace(/\.ya?ml$/, '')}.yaml`;
-  file.references.push({ kind: 'config', path, span: { start: m.index, end: m.index + m[0].length }, hydra: true });
+  const entry = hydraEntryPoint(file);
+  if (!entry) return;
+  file.references.push({
+    kind: 'config',
+    path: `${entry.dir || '.'}/${entry.name}.yaml`,
+    span: span(entry.at),
+    hydra: true,
+  });
   // Its config says how it trains: a `Trainer` class of its own package (RL2's) is not the HF Trainer.
   if (!file.facts.some((f) => f.tool === 'hf-trainer')) file.tools.delete('hf-trainer');
 }
