@@ -382,6 +382,11 @@ export function collectFiles(
   return { files, scenarios, problems, unrecognized: notLoadedData(unrecognized, files, reader), missingScripts };
 }
 
+/** The path of the file a reference names, as the pipeline finds it (for the files that run a file: node/launchers.ts, server/runs.ts). */
+export function referencedPath(reader: FileReader, file: string, ref: Reference): string {
+  return (ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path)).path;
+}
+
 /** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
 function located(
   reader: FileReader,

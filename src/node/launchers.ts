@@ -4,7 +4,7 @@
 // them.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
-import { findReference, projectModules, type FileReader } from '../analyzers/pipeline';
+import { projectModules, referencedPath, type FileReader } from '../analyzers/pipeline';
 import { candidates } from './candidates';
 import { HYDRA_MAIN } from '../analyzers/hf-python/hydra-app';
 
@@ -23,7 +23,7 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
     const refs = analyzeAs(format, text, { readModule: projectModules(reader, f) }).references.filter(
       (r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path),
     );
-    if (refs.some((r) => path.resolve(findReference(reader, f, r.path).path) === target)) out.push(path.resolve(f));
+    if (refs.some((r) => path.resolve(referencedPath(reader, f, r)) === target)) out.push(path.resolve(f));
   }
   return out.sort();
 }

@@ -5,7 +5,7 @@
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
-import { findReference, projectModules, type InputFile } from '../analyzers/pipeline';
+import { projectModules, referencedPath, type InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
 import type { Workspace } from './workspace';
 
@@ -109,7 +109,7 @@ export class RunIndex {
     const reader = this.workspace.reader(this.workspace.cwdOf(file));
     return analyzeAs(format, text, { readModule: projectModules(reader, file) })
       .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
-      .map((r) => path.resolve(findReference(reader, file, r.path).path));
+      .map((r) => path.resolve(referencedPath(reader, file, r)));
   }
 
   private scheduleScan(): void {

@@ -118,6 +118,20 @@ describe('runs: the workspace index of which file runs which', () => {
     );
   });
 
+  it("the module `python -m` runs from a src layout belongs to the launcher's run", async () => {
+    const { dir, workspace } = workspaceWith({
+      'scripts/train.sh': 'python -m pkg.train --config configs/c.yaml\n',
+      'src/pkg/train.py': 'from transformers import Trainer\nTrainer().train()\n',
+      'configs/c.yaml': 'model: gpt2\n',
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    assert.deepEqual(
+      index.runsOf(path.join(dir, 'src/pkg/train.py')).map((r) => r.entry),
+      [path.join(dir, 'scripts/train.sh')],
+    );
+  });
+
   it('a data file a script loads is read inside the folder only, open in the editor or not', () => {
     // An open document above the folder (`../../secrets.yaml` from scripts/) is not handed to a script's loader.
     const { dir, workspace } = workspaceWith({ 'project/scripts/train.py': 'import yaml\n' });
