@@ -29,7 +29,7 @@ export function detectFormat(fileName: string, text: string, languageId?: string
   return ALL_FORMATS.find((format) => writtenIn(format) && FORMATS[format].detect(file));
 }
 
-/** What the file that leads to a file passes on to its reading (pipeline.ts). */
+/** What the file that leads to a file passes on to its reading (collect/reading.ts). */
 export interface ReadingContext {
   /** For a helper module of a Python script: the script's options and the names it calls. */
   readonly module?: ModuleContext;

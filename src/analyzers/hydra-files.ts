@@ -1,4 +1,4 @@
-// The files of a Hydra run as the pipeline reads them (pipeline.ts): its primary config composed with its group options
+// The files of a Hydra run as the pipeline reads them (collect/): its primary config composed with its group options
 // and the launch line's overrides (analyzers/hydra), each file with the facts whose values it writes, and the facts a
 // launch line's overrides have where the line writes them. Pure: files come through the pipeline's FileReader.
 import type { ConfigFacts, LaunchArgument } from './facts';

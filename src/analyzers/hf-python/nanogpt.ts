@@ -106,7 +106,7 @@ export function analyzeNanogptConfig(text: string): ConfigFacts {
   return file.result();
 }
 
-/** A config file's assignments as the command-line values of train.py's globals, `from` the file (pipeline.ts). */
+/** A config file's assignments as the command-line values of train.py's globals, `from` the file (collect/reading.ts). */
 export function nanogptConfigArguments(text: string, from: string): LaunchArgument[] {
   const file = new PythonFile(text);
   try {

@@ -117,7 +117,7 @@ export function analyzeHydraYaml(text: string): ConfigFacts {
   const files = hydraRun(opened, { overrides: [], read: () => undefined, readPrimary: () => undefined });
   const own = files.find((f) => f.path === '')?.facts;
   if (!own) return { format: 'hydra-yaml', facts: [], problems: [], references: [], tools: ['dpo-reference'] };
-  // The options its defaults list names are read with the run (pipeline.ts), not here; they are its references, so
+  // The options its defaults list names are read with the run (collect/), not here; they are its references, so
   // that the workspace's index of runs puts them in the run of the file that names this one.
   const references = defaultsOptionFiles(text).map((o) => ({ kind: 'config' as const, path: o.path, span: o.span }));
   return { ...own, references, problems: own.problems.filter((p) => p.code !== 'reference-not-found') };

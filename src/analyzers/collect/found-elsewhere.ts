@@ -1,0 +1,60 @@
+// The notes the collection of a run's files makes where a file was found elsewhere than its path beside the file that
+// names it (collect/index.ts): a script run from a repository root, a module found under src/, a path of another machine.
+import { msg, type Reference } from '../facts';
+import type { Location, Problem } from '../scenario';
+import type { located } from './locate';
+
+/** The note that a script or module was read from elsewhere than its path beside the file, or undefined. */
+export function foundElsewhere(at: Location, ref: Reference, found: ReturnType<typeof located>): Problem | undefined {
+  if (ref.module !== undefined && found.place !== undefined)
+    return found.above || found.place !== ref.path
+      ? moduleFoundAt(at, ref.module, { ...found, place: found.place })
+      : undefined;
+  return found.above ? foundAbove(at, ref.path, found) : undefined;
+}
+
+/** Where the file of a module a launch line runs was found, when it is not the name's own path beside the line. */
+function moduleFoundAt(at: Location, module: string, found: { place: string; up: number }): Problem {
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      'the module {0} is read from {1}, the path from {2} folder(s) up (the line runs from there, as from a repository root)',
+      module,
+      `${'../'.repeat(found.up)}${found.place}`,
+      found.up,
+    ),
+  };
+}
+
+export function foundAbove(at: Location, written: string, found: { path: string; up: number }): Problem {
+  const up = found.up;
+  if (/^(\/|[A-Za-z]:[\\/])/.test(written.trim().replace(/^['"]/, ''))) {
+    return {
+      ...at,
+      severity: 'info',
+      code: 'reference-found-above',
+      ...msg(
+        '{0} is not on this machine: read {1}, the file of this checkout with the same last parts (the clone it was written on)',
+        written,
+        found.path,
+      ),
+    };
+  }
+  const rel = `${'../'.repeat(up)}${written
+    .trim()
+    .replace(/^['"]|['"]$/g, '')
+    .replace(/^\.\//, '')}`;
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      '{0} is not beside this file: read {1}, the path from {2} folder(s) up (the script runs from there, as from a repository root)',
+      written,
+      rel,
+      up,
+    ),
+  };
+}

@@ -1,0 +1,247 @@
+// The files of a run: the files a user points at and everything they reference, each detected and analyzed as the file
+// that led to it reads it (a launcher's script with the line's options, a helper module with the script's, a sourced
+// launcher with the caller's variables), up to three references deep. Pure: file access goes through the FileReader.
+import { detectFormat } from '../detect';
+import { argumentEnvironment, withBranchesDecided, withLaunchArgs } from '../launch-args';
+import { msg, type ArgumentEnvironment, type ConfigFacts, type Format, type Reference } from '../facts';
+import { locateOffset, type AnalyzedFile, type FileRole } from '../resolve';
+import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from '../scenario';
+import { hydraFiles, mergeFacts } from '../hydra-files';
+import { addScriptData, scriptDataFile } from '../script-data';
+import { findReference, type FileReader } from '../file-reader';
+import type { InputFile } from '../pipeline';
+import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
+import { located, notLoadedData, notRead, shippedFile, sourcedLaunch } from './locate';
+import { foundAbove, foundElsewhere } from './found-elsewhere';
+
+export { referencedPath, notADeepspeedConfig } from './locate';
+
+const MAX_DEPTH = 3;
+
+/** A training script a launcher names that is not there: said only when the model is then unknown. */
+export interface MissingScript extends Location {
+  readonly path: string;
+}
+
+export interface CollectedFiles {
+  readonly files: AnalyzedFile[];
+  readonly scenarios: ScenarioFacts[];
+  readonly problems: Problem[];
+  /** Files given that no format takes (but data files a script of the run loads). */
+  readonly unrecognized: string[];
+  readonly missingScripts: MissingScript[];
+}
+
+/** Analyzes the given files and everything they reference. */
+export function collectFiles(inputs: readonly InputFile[], reader: FileReader): CollectedFiles {
+  const collection = new FileCollection(inputs, reader);
+  for (const i of inputs) collection.visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
+  return {
+    ...collection.collected,
+    unrecognized: notLoadedData(collection.collected.unrecognized, collection.collected.files, reader),
+  };
+}
+
+/** A file read, as the references it makes are followed from it. */
+interface Referrer {
+  readonly self: AnalyzedFile;
+  readonly format: Format;
+  readonly how: VisitHow;
+  /** Its facts before the launch line's options are merged (the options its parser declares). */
+  readonly analyzed: ConfigFacts;
+  /** The options its launch line passes it, with the keys of the config file its parser reads first. */
+  readonly scriptArgs: Reference['args'];
+  /** The options its helper modules read (the same for each of them), made at the first module. */
+  moduleOptions?: ArgumentEnvironment;
+}
+
+/** The files read so far and what was said of them; `visit` reads a file and follows its references. */
+class FileCollection {
+  readonly collected: CollectedFiles = { files: [], scenarios: [], problems: [], unrecognized: [], missingScripts: [] };
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly inputs: readonly InputFile[],
+    private readonly reader: FileReader,
+  ) {}
+
+  visit(file: string, text: string, how: VisitHow): void {
+    if (this.seen.has(file)) return;
+    this.seen.add(file);
+    const { files } = this.collected;
+    const format = how.forced ?? detectFormat(file, text, how.languageId);
+    if (!format) {
+      this.collected.unrecognized.push(file);
+      return;
+    }
+    if (format === 'scenario') {
+      this.collected.scenarios.push(analyzeScenario(text, file));
+      return;
+    }
+    // A Hydra config: its run is composed from the primary config, its group options and the launch line's overrides,
+    // each file with the facts whose values it writes.
+    if (format === 'hydra-yaml') {
+      files.push(...hydraFiles(this.reader, { file, text }, how, this.seen, (path, f) => mergeFacts(files, path, f)));
+      return;
+    }
+    const referrer = this.analyze(format, file, text, how);
+    files.push(referrer.self);
+    if (how.depth >= MAX_DEPTH) return;
+    for (const ref of referrer.self.facts.references) this.follow(referrer, ref);
+  }
+
+  /** The file analyzed as the file that led to it reads it. */
+  private analyze(format: Format, file: string, text: string, how: VisitHow): Referrer {
+    const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how, this.reader);
+    const analyzed =
+      format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
+    const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
+    const role: FileRole = how.role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
+    const self: AnalyzedFile = { file, text, role, facts, ...(how.origin ? { origin: how.origin } : {}) };
+    return { self, format, how, analyzed, scriptArgs };
+  }
+
+  private follow(from: Referrer, ref: Reference): void {
+    const { file, text } = from.self;
+    const at = locateOffset(file, text, ref.span.start, ref.span.end);
+    // A loaded data file's values are read by the file that names it, and the file is one of the run's with the items
+    // the script takes located at their keys (script-data.ts).
+    if (ref.kind === 'data') {
+      const data = scriptDataFile(this.reader, this.inputs, from.self, ref.path);
+      addScriptData(this.collected.files, this.seen, data);
+      return;
+    }
+    if (ref.kind === 'sourced') return this.followSourced(from, ref);
+    if (ref.kind === 'module') return this.followModule(from, ref);
+    if (/^\s*\{/.test(ref.path)) {
+      const depth = from.how.depth + 1;
+      const how: VisitHow = { role: 'referenced', depth, forced: 'deepspeed-json', origin: { kind: 'inline' } };
+      return this.visit(`${file}#inline-deepspeed`, ref.path, how);
+    }
+    if (/[$`]|\{\{/.test(ref.path) || ref.path.startsWith('<')) {
+      this.collected.problems.push({
+        ...at,
+        severity: 'warning',
+        code: 'reference-not-found',
+        ...msg("the referenced file '{0}' depends on a variable and cannot be followed statically", ref.path),
+      });
+      return;
+    }
+    if (ref.kind === 'script') return this.followScript(from, ref, at);
+    this.followConfig(from, ref, at);
+  }
+
+  /**
+   * A sourced file's variables are read by the file that names it. A sourced file that launches the run runs in this
+   * shell: read with the variables set before it is sourced, where this script launches nothing itself (a sourced setup
+   * file's own commands are not the run).
+   */
+  private followSourced(from: Referrer, ref: Reference): void {
+    const { file, facts } = from.self;
+    if (!ref.shell || facts.references.some((r) => r.kind === 'script')) return;
+    const launches = sourcedLaunch(this.reader, file, ref);
+    if (!launches) return;
+    const shell = calledBy(file, ref.shell);
+    this.visit(launches.path, launches.text, { role: 'config', depth: from.how.depth + 1, forced: 'shell', shell });
+  }
+
+  /**
+   * A module of the project: beside the script, or (an absolute import) from a folder above it; an installed package is
+   * not a file of the run, and is not said. It runs in the script's process: the launch line's options are its command
+   * line too.
+   */
+  private followModule(from: Referrer, ref: Reference): void {
+    const { file } = from.self;
+    const found = findReference(this.reader, file, ref.path);
+    if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) return;
+    from.moduleOptions ??= argumentEnvironment(from.analyzed.options, from.scriptArgs, from.how.module?.options, file);
+    this.visit(found.path, found.text, {
+      role: 'referenced',
+      depth: from.how.depth + 1,
+      forced: 'hf-python',
+      module: { options: from.moduleOptions, calls: ref.calls ?? [], callArgs: ref.callArgs },
+      ...(from.scriptArgs ? { scriptArgs: from.scriptArgs } : {}),
+    });
+  }
+
+  /**
+   * The training script a launcher runs: read when it is there; a script that is not (another checkout) is skipped
+   * without a word unless nothing else names the model (mergeFiles says so then); a module that is none of the
+   * checkout's files is an installed package's.
+   */
+  private followScript(from: Referrer, ref: Reference, at: Location): void {
+    const { file } = from.self;
+    const found = located(this.reader, file, ref);
+    if (found.text === undefined) {
+      if (ref.module === undefined) this.collected.missingScripts.push({ ...at, path: ref.path });
+      return;
+    }
+    // A Python file the launch line runs is the training program even where none of the constructs detection looks for
+    // is in it: a thin entry point (LLaVA's and FastChat's train_mem.py: `from llava.train.train import train;
+    // train()`) is read for the modules it calls. Another shell script the launcher runs is the run's launcher, read
+    // with the words it is given.
+    if (!ref.shell && detectFormat(found.path, found.text) !== 'hf-python' && !/\.py$/i.test(found.path)) return;
+    const elsewhere = foundElsewhere(at, ref, found);
+    if (elsewhere) this.collected.problems.push(elsewhere);
+    const depth = from.how.depth + 1;
+    if (ref.shell) {
+      this.visit(found.path, found.text, { role: 'config', depth, forced: 'shell', shell: calledBy(file, ref.shell) });
+      return;
+    }
+    const reader = this.reader;
+    this.visit(found.path, found.text, {
+      role: 'referenced',
+      depth,
+      forced: 'hf-python',
+      scriptArgs: ref.args ?? [],
+      configArgs: () => scriptConfigArguments(reader, file, ref.args),
+      configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
+      ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
+    });
+  }
+
+  /** A config file (a DeepSpeed JSON, an Accelerate YAML, a Hydra config, an inherited parent) the file names. */
+  private followConfig(from: Referrer, ref: Reference, at: Location): void {
+    const { file } = from.self;
+    const found = located(this.reader, file, ref);
+    const t = found.text;
+    const refusal = t === undefined ? this.reader.refusal?.(found.path) : undefined;
+    const depth = from.how.depth + 1;
+    if (found.above && t !== undefined) this.collected.problems.push(foundAbove(at, ref.path, found));
+    // A file a tool ships, named as its examples do, read as published when none is there.
+    const shipped = t === undefined && !refusal ? shippedFile(ref, from.format) : undefined;
+    if (shipped) {
+      const hydra = ref.hydra ? hydraHow(ref, from.how, file) : {};
+      this.visit(shipped.file, shipped.text, { role: 'referenced', depth, ...shipped.how, ...hydra });
+      return;
+    }
+    const unread = notRead(ref, found.path, t, refusal);
+    if (unread || t === undefined) {
+      if (unread) this.collected.problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...unread });
+      return;
+    }
+    const deepspeed = ref.kind === 'deepspeed';
+    // A Hydra application's primary config takes the overrides its script's launch line passes (hydraHow).
+    this.visit(found.path, t, {
+      // A DeepSpeed config and a config's inherited parent rank below the file that names them.
+      role: deepspeed || ref.base ? 'referenced' : 'config',
+      depth,
+      ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
+      ...(ref.args ? { overrides: ref.args } : {}),
+      ...(ref.hydra ? hydraHow(ref, from.how, file) : {}),
+      // A file the referencing file writes (a notebook's %%writefile cell or json.dump) is not edited by a fix.
+      ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
+    });
+  }
+}
+
+/** A Hydra config's reading from the reference that names it: the primary config, with the line's overrides. */
+function hydraHow(
+  ref: Reference,
+  how: VisitHow,
+  file: string,
+): Pick<VisitHow, 'overrides' | 'hydraPrimary' | 'hydraLauncher'> {
+  const overrides = ref.overrides ?? how.hydraOverrides ?? [];
+  const placed = ref.overrides?.some((a) => a.at !== undefined) === true;
+  return { overrides, hydraPrimary: true, ...(placed ? { hydraLauncher: file } : {}) };
+}

@@ -1,0 +1,141 @@
+// Where the file a reference names is found (collect/index.ts): the text the referencing file writes, a module's file
+// under the names Python finds it by, a file a tool ships, else the file at its path; and why one is not read.
+// Pure: files come through the pipeline's FileReader.
+import { bundledFileName, bundledNote, findBundledDeepspeed } from '../deepspeed-json/bundled';
+import { detectFormat } from '../detect';
+import { msg, type Format, type Reference } from '../facts';
+import type { AnalyzedFile } from '../resolve';
+import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
+import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
+import { findReference, type FileReader } from '../file-reader';
+import type { VisitHow } from './reading';
+
+/**
+ * A file a tool ships, for a reference that finds none: a DeepSpeed config that Axolotl or LLaMA-Factory ships, named
+ * as their examples do, or a config torchtune ships, named by `tune run ... --config <name>`; read as published, its
+ * values said to be that tool's.
+ */
+export function shippedFile(
+  ref: Reference,
+  format: Format | undefined,
+): { file: string; text: string; how: Pick<VisitHow, 'forced' | 'origin'> } | undefined {
+  const deepspeed = ref.kind === 'deepspeed' ? findBundledDeepspeed(ref.path, format) : undefined;
+  if (deepspeed) {
+    return {
+      file: bundledFileName(deepspeed),
+      text: JSON.stringify(deepspeed.config, null, 2),
+      how: { forced: 'deepspeed-json', origin: { kind: 'bundled', ...bundledNote(deepspeed) } },
+    };
+  }
+  const rl2 = ref.kind === 'config' && ref.hydra ? rl2Shipped(ref.path) : undefined;
+  if (rl2)
+    return { file: rl2.file, text: rl2.text, how: { forced: 'hydra-yaml', origin: shippedHydraOrigin(rl2.file) } };
+  const torchtune = ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
+  if (!torchtune) return undefined;
+  return {
+    file: torchtune.file,
+    text: torchtune.text,
+    how: { forced: 'torchtune-yaml', origin: { kind: 'bundled', owner: torchtune.owner, note: torchtune.note } },
+  };
+}
+
+/** The file a reference names as the referencing file writes it (Reference.text), under a name of its own. */
+function written(file: string, ref: Reference): ReturnType<typeof findReference> {
+  return { path: `${file}#${ref.path}`, text: ref.text, above: false, up: 0 };
+}
+
+/** The path of the file a reference names, as the pipeline finds it (for the files that run a file: node/launchers.ts, server/runs.ts). */
+export function referencedPath(reader: FileReader, file: string, ref: Reference): string {
+  return (ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path)).path;
+}
+
+/** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
+export function located(
+  reader: FileReader,
+  file: string,
+  ref: Reference,
+): ReturnType<typeof findReference> & { place?: string } {
+  if (ref.text !== undefined) return written(file, ref);
+  return ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path);
+}
+
+/**
+ * The file of a module a launch line runs (`python -m pkg.train` names pkg/train.py): the file, else the package's
+ * `__main__.py`, each also under `src/` (a src layout's package, installed to run so).
+ */
+function moduleFile(
+  reader: FileReader,
+  file: string,
+  path: string,
+): ReturnType<typeof findReference> & { place: string } {
+  const main = path.replace(/\.py$/, '/__main__.py');
+  for (const place of [path, main, `src/${path}`, `src/${main}`]) {
+    const found = findReference(reader, file, place);
+    if (found.text !== undefined) return { ...found, place };
+  }
+  return { ...findReference(reader, file, path), place: path };
+}
+
+/** A file a shell script sources, where it launches a run itself (a shell script of the launch formats); else undefined. */
+export function sourcedLaunch(
+  reader: FileReader,
+  file: string,
+  ref: Reference,
+): { path: string; text: string } | undefined {
+  const found = findReference(reader, file, ref.path);
+  return found.text !== undefined && detectFormat(found.path, found.text) === 'shell'
+    ? { path: found.path, text: found.text }
+    : undefined;
+}
+
+/** Why a referenced file is not read (refused, missing, not the DeepSpeed config it is named as); undefined when it is. */
+export function notRead(
+  ref: Reference,
+  target: string,
+  text: string | undefined,
+  refusal: string | undefined,
+): ReturnType<typeof msg> | undefined {
+  if (refusal) return msg('the referenced file {0} is not read: {1}', ref.path, refusal);
+  if (text === undefined) return msg('referenced file not found: {0} (looked for {1})', ref.path, target);
+  const notDeepspeed = ref.kind === 'deepspeed' ? notADeepspeedConfig(text) : undefined;
+  if (notDeepspeed)
+    return msg('the referenced file {0} is not a DeepSpeed config ({1}); it is not read', ref.path, notDeepspeed);
+  return undefined;
+}
+
+/** The files no format takes but those a script of the run loads for its values (read by the script, not missing one). */
+export function notLoadedData(
+  unrecognized: readonly string[],
+  files: readonly AnalyzedFile[],
+  reader: FileReader,
+): string[] {
+  const loaded = new Set(
+    files.flatMap((f) =>
+      f.facts.references.filter((r) => r.kind === 'data').map((r) => findReference(reader, f.file, r.path).path),
+    ),
+  );
+  return unrecognized.filter((u) => !loaded.has(u));
+}
+
+/**
+ * Why a file named as a DeepSpeed config is not one, or undefined when it may be: a DeepSpeed config is a JSON (or
+ * hjson) object, so its first character after blanks and comments is `{`. Files that are not configs of the run are
+ * never analyzed, so nothing of their content reaches a message.
+ */
+export function notADeepspeedConfig(text: string): string | undefined {
+  const body = text.replace(/^\uFEFF/, '');
+  let i = 0;
+  while (i < body.length) {
+    if (/\s/.test(body[i])) i++;
+    else if (body.startsWith('//', i) || body[i] === '#') i = nextLine(body, i);
+    else if (body.startsWith('/*', i)) i = body.indexOf('*/', i + 2) < 0 ? body.length : body.indexOf('*/', i + 2) + 2;
+    else break;
+  }
+  if (i >= body.length) return 'it is empty';
+  return body[i] === '{' ? undefined : 'it is not a JSON object';
+}
+
+function nextLine(text: string, from: number): number {
+  const nl = text.indexOf('\n', from);
+  return nl < 0 ? text.length : nl + 1;
+}

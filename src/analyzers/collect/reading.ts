@@ -1,0 +1,133 @@
+// How a file of a run is read (collect/index.ts): with what the file that led to it passes on — the launch line's
+// options, the keys of the config file its parser reads, the variables of the files a shell script sources.
+// Pure: files come through the pipeline's FileReader.
+import { analyzeAs, type ReadingContext } from '../detect';
+import { variablesOf } from '../shell';
+import type { SourcedVariable, SourcedVariables } from '../shell/sourced';
+import { argumentEnvironment } from '../launch-args';
+import { CONFIG_OPTION, configFileArguments } from '../config-arguments';
+import type { ConfigFacts, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
+import type { AnalyzedFile, FileRole } from '../resolve';
+import { nanogptConfigArguments } from '../hf-python/nanogpt';
+import { findReference, projectModules, type FileReader } from '../file-reader';
+
+/** How a file is read: its place in the run and what the file that led to it passes on. */
+export interface VisitHow {
+  readonly role: FileRole;
+  readonly depth: number;
+  readonly languageId?: string;
+  /** The format a reference implies, over detection (a DeepSpeed JSON, a launcher's script). */
+  readonly forced?: Format;
+  readonly origin?: AnalyzedFile['origin'];
+  /** For a launcher's script: the options the launch line passes it. */
+  readonly scriptArgs?: Reference['args'];
+  /** For a launcher's script: the keys of the config file its `--config` names, read only if its parser reads it. */
+  readonly configArgs?: () => readonly LaunchArgument[] | undefined;
+  /** For a launcher's script: the assignments of the Python files its launch line passes, read if it execs them. */
+  readonly configuratorArgs?: () => readonly LaunchArgument[] | undefined;
+  /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
+  readonly module?: ModuleContext;
+  /** For a config file: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`). */
+  readonly overrides?: Reference['args'];
+  /** For a launcher's script: the Hydra overrides on its launch line (`model=pythia28 loss.beta=0.1`). */
+  readonly hydraOverrides?: Reference['overrides'];
+  /** For a Hydra config: it is its application's primary config (the one @hydra.main or a launch line names). */
+  readonly hydraPrimary?: true;
+  /** For a Hydra config a launch line names: the launcher, where the line's overrides are said. */
+  readonly hydraLauncher?: string;
+  /** For a shell script another runs: the words it is run with and what the caller exports. */
+  readonly shell?: ReadingContext['shell'];
+}
+
+/**
+ * The keys of the YAML or JSON file a script's `--config` names (the last one given), found from the launcher; none
+ * where there is no such option or the file is not there (the launcher's own reference to it says so).
+ */
+export function scriptConfigArguments(
+  reader: FileReader,
+  launcher: string,
+  args: Reference['args'],
+): LaunchArgument[] | undefined {
+  const given = [...(args ?? [])].reverse().find((a) => a.name === CONFIG_OPTION);
+  const path = given?.value?.trim().replace(/^(['"])(.*)\1$/, '$2');
+  if (!path || !/\.(ya?ml|json)$/i.test(path)) return undefined;
+  const found = findReference(reader, launcher, path);
+  if (found.text === undefined) return undefined;
+  return configFileArguments(found.text, found.path.split(/[\\/]/).pop() ?? found.path);
+}
+
+/** The assignments of the Python files a launch line passes to nanoGPT's train.py, in order; none where none is there. */
+export function configuratorArguments(
+  reader: FileReader,
+  launcher: string,
+  files: readonly string[] | undefined,
+): LaunchArgument[] | undefined {
+  const out: LaunchArgument[] = [];
+  for (const f of files ?? []) {
+    const found = findReference(reader, launcher, f);
+    if (found.text !== undefined) out.push(...nanogptConfigArguments(found.text, f));
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * A file's facts and the options its launch line runs it with: the keys of the config file its parser reads
+ * (TrlParser's --config, the Python files nanoGPT's configurator.py execs) come first, the launch line's own after
+ * them, and win. nanoGPT's train.py computes its run from its globals as the command line sets them: it is read again
+ * with them.
+ */
+export function analyzeWithArguments(
+  format: Format,
+  file: string,
+  text: string,
+  how: VisitHow,
+  reader: FileReader,
+): { walked: ConfigFacts; scriptArgs: Reference['args'] } {
+  const readModule = format === 'hf-python' && !how.module ? projectModules(reader, file) : undefined;
+  const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell };
+  const read = analyzeAs(format, text, reading);
+  // A shell script that sources files is read again with the variables they set.
+  const sourced = format === 'shell' ? sourcedVariables(reader, file, read.references) : undefined;
+  const first = sourced ? analyzeAs(format, text, { ...reading, sourced }) : read;
+  const configArgs = first.readsConfigOption
+    ? how.configArgs?.()
+    : first.readsConfigurator
+      ? how.configuratorArgs?.()
+      : undefined;
+  const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
+  // nanoGPT's configurator sets the globals from the files and flags; a script that reads options it has no value for
+  // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's).
+  const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? how.scriptArgs : undefined;
+  // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
+  const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
+  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs };
+  const options = argumentEnvironment(first.options, rereadWith ?? [], undefined, file);
+  // nanoGPT's and fsdp_qlora's scripts have readers of their own; a script is read as the line runs it, unsettled.
+  const module = {
+    options,
+    calls: [],
+    ...(first.readsConfigurator ? {} : { settled: false as const }),
+    ...(hydraOverrides?.length ? { hydraOverrides } : {}),
+  };
+  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs };
+}
+
+/** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */
+export function calledBy(file: string, shell: NonNullable<Reference['shell']>): ReadingContext['shell'] {
+  return { ...shell, caller: file.split(/[\\/]/).pop() ?? file };
+}
+
+/** The variables each file a shell script sources leaves set, by the path it writes; undefined when none is read. */
+function sourcedVariables(
+  reader: FileReader,
+  file: string,
+  references: readonly Reference[],
+): SourcedVariables | undefined {
+  const out = new Map<string, readonly SourcedVariable[]>();
+  for (const ref of references) {
+    if (ref.kind !== 'sourced' || out.has(ref.path)) continue;
+    const found = findReference(reader, file, ref.path);
+    if (found.text !== undefined) out.set(ref.path, variablesOf(found.text));
+  }
+  return out.size ? out : undefined;
+}
