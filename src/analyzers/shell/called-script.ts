@@ -44,3 +44,15 @@ export function exportedValues(env: Env, all = false): { name: string; value: st
   }
   return out;
 }
+
+/** What a shell started by this one sees of its variables: the exported ones; the others unset, said so where used. */
+export function exportedOnly(env: Env): Env {
+  const out: Env = new Map();
+  for (const [name, v] of env) {
+    const at = v.valueSpan ?? v.nameSpan ?? { start: 0, end: 0 };
+    const reason = `\`${name}\` is set in this script but not exported: the shell \`-c\` starts does not see it`;
+    const pieces = [{ text: '', ...at, exact: false, unknown: reason }];
+    out.set(name, v.exported ? v : { pieces, exported: false, nameSpan: v.nameSpan, valueSpan: v.valueSpan });
+  }
+  return out;
+}

@@ -39,7 +39,7 @@ import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './na
 import { shiftArguments } from './argv';
 import { runOptionLoop } from './option-loop';
 import { applySourced, type SourcedVariables } from './sourced';
-import { exportedValues } from './called-script';
+import { exportedOnly, exportedValues } from './called-script';
 
 export { chooseWorst } from './choices';
 
@@ -204,153 +204,181 @@ export class Interpreter {
 
   /** Handles a reserved word at the start of a command; false when the word is not one. */
   private keyword(kw: string, t: WordTok): boolean {
-    const top = this.top();
     const line = this.lineOf(t.start);
     switch (kw) {
-      case 'if':
-        this.frames.push({
-          kind: 'if',
-          line,
-          snapshot: (this.env = shallow(this.env)),
-          branches: [],
-          cond: undefined,
-          state: 'cond',
-          parentDead: this.dead,
-          sawElse: false,
-        });
-        this.env = layer(this.env);
-        this.pos++;
-        return true;
-      case 'then':
-        if (top?.kind === 'if') {
-          if (top.branches.some((b) => b.cond === true)) top.cond = false;
-          top.state = 'body';
-          this.dead = top.parentDead || top.cond === false;
-          if (top.narrowing && top.branches.length === 0) applyNarrowing(this.env, top.narrowing, true);
-        }
-        this.pos++;
-        return true;
-      case 'elif':
-      case 'else':
-        if (top?.kind === 'if') {
-          top.branches.push({ env: this.env, cond: top.cond });
-          this.env = this.elseEnv(top);
-          this.dead = top.parentDead;
-          if (kw === 'elif') {
-            top.state = 'cond';
-            top.cond = undefined;
-          } else {
-            top.sawElse = true;
-            top.state = 'body';
-            top.cond = this.branchCondElse(top);
-            this.dead = top.parentDead || top.cond === false;
-          }
-        }
-        this.pos++;
-        return true;
-      case 'fi':
-        if (top?.kind === 'if') {
-          this.frames.pop();
-          top.branches.push({ env: this.env, cond: top.cond });
-          if (!top.sawElse) top.branches.push({ env: this.elseEnv(top), cond: this.branchCondElse(top) });
-          const live = top.branches.filter((b) => b.cond !== false);
-          this.env =
-            live.length === 0
-              ? top.snapshot
-              : live.length === 1
-                ? live[0].env
-                : mergeEnvs(
-                    live.map((b) => b.env),
-                    top.line,
-                    '`if`',
-                    top.snapshot,
-                  );
-          this.dead = top.parentDead;
-        }
-        this.pos++;
-        return true;
       case 'for':
       case 'select':
         this.parseFor(line);
         return true;
+      case 'case':
+        this.openCase(line);
+        return true;
+      case 'function':
+        this.functionKeyword();
+        return true;
+      case 'if':
+        this.openIf(line);
+        break;
+      case 'then':
+        this.ifThen();
+        break;
+      case 'elif':
+      case 'else':
+        this.ifElse(kw);
+        break;
+      case 'fi':
+        this.closeIf();
+        break;
       case 'while':
       case 'until':
-        this.frames.push({
-          kind: 'loop',
-          line,
-          snapshot: (this.env = shallow(this.env)),
-          parentDead: this.dead,
-          runsOnce: false,
-          overArguments: ARGUMENT_TEST.test(this.conditionText()),
-          start: this.pos,
-        });
-        this.env = layer(this.env);
-        this.pos++;
-        return true;
+        this.openLoop(line);
+        break;
       case 'do':
-        this.pos++;
-        return true;
+        break;
       case 'done':
-        if (top?.kind === 'loop') this.endLoop(top);
-        this.pos++;
-        return true;
-      case 'case': {
-        this.pos++;
-        if (this.toks[this.pos]?.t === 'word') this.pos++;
-        const n = this.toks[this.pos];
-        if (n && n.t === 'word' && literalWord(n) === 'in') this.pos++;
-        this.frames.push({
-          kind: 'case',
-          line,
-          snapshot: (this.env = shallow(this.env)),
-          branches: [],
-          state: 'pattern',
-          parentDead: this.dead,
-          sawDefault: false,
-        });
-        this.env = layer(this.env);
-        return true;
-      }
+        this.closeLoop();
+        break;
       case 'esac':
-        if (top?.kind === 'case') {
-          if (top.state === 'body') top.branches.push(this.env);
-          this.finishCase(top);
-        }
-        this.pos++;
-        return true;
+        this.closeCase();
+        break;
       case '{':
-        this.frames.push({
-          kind: this.pendingFunc ? 'func' : 'group',
-          snapshot: (this.env = shallow(this.env)),
-          parentDead: this.dead,
-        });
-        this.env = layer(this.env);
-        this.pendingFunc = false;
-        this.pos++;
-        return true;
+        this.openGroup();
+        break;
       case '}':
-        if (top && (top.kind === 'group' || top.kind === 'func')) {
-          this.frames.pop();
-          if (top.kind === 'func') this.env = top.snapshot;
-          this.dead = top.parentDead;
-        }
-        this.pos++;
-        return true;
-      case 'function': {
-        this.pos += 2;
-        const a = this.toks[this.pos];
-        const b = this.toks[this.pos + 1];
-        if (a?.t === 'op' && a.op === '(' && b?.t === 'op' && b.op === ')') this.pos += 2;
-        this.pendingFunc = true;
-        return true;
-      }
+        this.closeGroup();
+        break;
       case '!':
         this.negate = true;
-        this.pos++;
-        return true;
+        break;
       default:
         return false;
     }
+    this.pos++;
+    return true;
+  }
+
+  private openIf(line: number): void {
+    this.frames.push({
+      kind: 'if',
+      line,
+      snapshot: (this.env = shallow(this.env)),
+      branches: [],
+      cond: undefined,
+      state: 'cond',
+      parentDead: this.dead,
+      sawElse: false,
+    });
+    this.env = layer(this.env);
+  }
+
+  private ifThen(): void {
+    const top = this.top();
+    if (top?.kind !== 'if') return;
+    if (top.branches.some((b) => b.cond === true)) top.cond = false;
+    top.state = 'body';
+    this.dead = top.parentDead || top.cond === false;
+    if (top.narrowing && top.branches.length === 0) applyNarrowing(this.env, top.narrowing, true);
+  }
+
+  private ifElse(kw: 'elif' | 'else'): void {
+    const top = this.top();
+    if (top?.kind !== 'if') return;
+    top.branches.push({ env: this.env, cond: top.cond });
+    this.env = this.elseEnv(top);
+    this.dead = top.parentDead;
+    if (kw === 'elif') {
+      top.state = 'cond';
+      top.cond = undefined;
+      return;
+    }
+    top.sawElse = true;
+    top.state = 'body';
+    top.cond = this.branchCondElse(top);
+    this.dead = top.parentDead || top.cond === false;
+  }
+
+  /** `fi`: the variables of the branches that may run, merged (the one branch that runs, where it is known). */
+  private closeIf(): void {
+    const top = this.top();
+    if (top?.kind !== 'if') return;
+    this.frames.pop();
+    top.branches.push({ env: this.env, cond: top.cond });
+    if (!top.sawElse) top.branches.push({ env: this.elseEnv(top), cond: this.branchCondElse(top) });
+    const live = top.branches.filter((b) => b.cond !== false);
+    const envs = live.length > 0 ? live.map((b) => b.env) : [top.snapshot];
+    this.env = envs.length === 1 ? envs[0] : mergeEnvs(envs, top.line, '`if`', top.snapshot);
+    this.dead = top.parentDead;
+  }
+
+  private openLoop(line: number): void {
+    this.frames.push({
+      kind: 'loop',
+      line,
+      snapshot: (this.env = shallow(this.env)),
+      parentDead: this.dead,
+      runsOnce: false,
+      overArguments: ARGUMENT_TEST.test(this.conditionText()),
+      start: this.pos,
+    });
+    this.env = layer(this.env);
+  }
+
+  private closeLoop(): void {
+    const top = this.top();
+    if (top?.kind === 'loop') this.endLoop(top);
+  }
+
+  /** `case WORD in`: past the word and `in`, its branches to come. */
+  private openCase(line: number): void {
+    this.pos++;
+    if (this.toks[this.pos]?.t === 'word') this.pos++;
+    const n = this.toks[this.pos];
+    if (n && n.t === 'word' && literalWord(n) === 'in') this.pos++;
+    this.frames.push({
+      kind: 'case',
+      line,
+      snapshot: (this.env = shallow(this.env)),
+      branches: [],
+      state: 'pattern',
+      parentDead: this.dead,
+      sawDefault: false,
+    });
+    this.env = layer(this.env);
+  }
+
+  private closeCase(): void {
+    const top = this.top();
+    if (top?.kind !== 'case') return;
+    if (top.state === 'body') top.branches.push(this.env);
+    this.finishCase(top);
+  }
+
+  /** `{`: a group, or a function's body after `name()` or `function name`. */
+  private openGroup(): void {
+    this.frames.push({
+      kind: this.pendingFunc ? 'func' : 'group',
+      snapshot: (this.env = shallow(this.env)),
+      parentDead: this.dead,
+    });
+    this.env = layer(this.env);
+    this.pendingFunc = false;
+  }
+
+  private closeGroup(): void {
+    const top = this.top();
+    if (!top || (top.kind !== 'group' && top.kind !== 'func')) return;
+    this.frames.pop();
+    if (top.kind === 'func') this.env = top.snapshot;
+    this.dead = top.parentDead;
+  }
+
+  /** `function name` (and its optional `()`): the group that follows is the function's body. */
+  private functionKeyword(): void {
+    this.pos += 2;
+    const a = this.toks[this.pos];
+    const b = this.toks[this.pos + 1];
+    if (a?.t === 'op' && a.op === '(' && b?.t === 'op' && b.op === ')') this.pos += 2;
+    this.pendingFunc = true;
   }
 
   private finishCase(top: CaseFrame): void {
@@ -760,16 +788,4 @@ export class Interpreter {
     this.problems.push(...withoutDropped(sub.problems));
     return true;
   }
-}
-
-/** What a shell started by this one sees of its variables: the exported ones; the others unset, said so where used. */
-function exportedOnly(env: Env): Env {
-  const out: Env = new Map();
-  for (const [name, v] of env) {
-    const at = v.valueSpan ?? v.nameSpan ?? { start: 0, end: 0 };
-    const reason = `\`${name}\` is set in this script but not exported: the shell \`-c\` starts does not see it`;
-    const pieces = [{ text: '', ...at, exact: false, unknown: reason }];
-    out.set(name, v.exported ? v : { pieces, exported: false, nameSpan: v.nameSpan, valueSpan: v.valueSpan });
-  }
-  return out;
 }
