@@ -19,20 +19,15 @@ import {
 import { type Env, type Field } from './fields';
 import {
   type FlagSpec,
-  spec,
   SCRIPT_FLAGS,
   TOOL_FLAGS,
-  ACCELERATE_FLAGS,
-  ACCELERATE_BOOL,
   TORCHRUN_BOOL,
-  DEEPSPEED_BOOL,
   TRL_SCRIPTS,
   VLLM_SERVE_FLAGS,
   VLLM_SERVE_BOOL,
   TRL_SUBCOMMANDS,
   isNumberText,
   toBool,
-  deviceCount,
 } from './flags';
 import { type Opt, type Consume, type Parsed, looksLikeFlag, parseArgs, scriptReference } from './args';
 import { isSwiftTrain, swiftExampleScript, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
@@ -50,6 +45,16 @@ import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { configLaunch, OUMI_LAUNCH } from './config-launch';
 import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
 import { calledScript } from './called-script';
+import {
+  ALL_GPUS,
+  deepspeedRef,
+  isLauncherCommand,
+  launcherConsume,
+  launcherProgram,
+  torchrunFacts,
+  type LaunchedProgram,
+} from './launchers';
+export { deepspeedRef } from './launchers';
 import { llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 
@@ -258,173 +263,6 @@ export class Launch {
   }
 }
 
-const ALL_GPUS: Unknown = { unknown: 'all visible GPUs' };
-
-function torchrunFacts(l: Launch, opts: readonly Opt[], env: Env): void {
-  for (const o of opts) {
-    if (o.name === 'nproc_per_node') {
-      if (!o.value) continue;
-      if (o.value.unknown === undefined && /^(gpu|auto)$/i.test(o.value.text.trim())) {
-        const vis = visibleDevices(env);
-        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, vis?.count ?? ALL_GPUS, 'torchrun');
-      } else l.spec(spec('gpusPerNode', 'int'), o, 'torchrun');
-    } else if (o.name === 'nnodes') {
-      const m = o.value && o.value.unknown === undefined ? /^(\d+):(\d+)$/.exec(o.value.text.trim()) : null;
-      if (m && o.value)
-        l.fact(
-          'nodes',
-          o.rawKey,
-          o.keySpan,
-          o.value.span,
-          m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` },
-          'torchrun',
-        );
-      else l.spec(spec('nodes', 'int'), o, 'torchrun');
-    } else if (o.name === 'standalone' && !o.value) {
-      l.fact('nodes', o.rawKey, o.keySpan, o.keySpan, 1, 'torchrun');
-    }
-  }
-}
-
-/** deepspeed launcher (deepspeedai/DeepSpeed@edaa722:deepspeed/launcher/runner.py:55-112, 452-465). */
-function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Field): void {
-  const has = (n: string): boolean => opts.some((o) => o.name === n);
-  for (const o of opts) {
-    if (o.name === 'num_gpus' || o.name === 'num_accelerators') {
-      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
-        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, ALL_GPUS, 'deepspeed');
-      else l.spec(spec('gpusPerNode', 'int'), o, 'deepspeed');
-    } else if (o.name === 'num_nodes') {
-      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
-        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'all hosts in the hostfile' }, 'deepspeed');
-      else l.spec(spec('nodes', 'int'), o, 'deepspeed');
-    } else if ((o.name === 'include' || o.name === 'i') && o.value) {
-      if (o.value.unknown !== undefined) {
-        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'deepspeed');
-        continue;
-      }
-      const hosts = o.value.text
-        .trim()
-        .split('@')
-        .filter((h) => h);
-      const counts = hosts.map((h) => {
-        const c = h.split(':')[1];
-        return c === undefined ? undefined : deviceCount(c);
-      });
-      if (hosts.length > 1 && !has('num_nodes'))
-        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, hosts.length, 'deepspeed');
-      const same = counts.every((c) => c !== undefined && c === counts[0]);
-      l.fact(
-        'gpusPerNode',
-        o.rawKey,
-        o.keySpan,
-        o.value.span,
-        same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` },
-        'deepspeed',
-      );
-    } else if (
-      (o.name === 'exclude' || o.name === 'e') &&
-      o.value &&
-      !has('num_gpus') &&
-      !has('include') &&
-      !has('i')
-    ) {
-      l.fact(
-        'gpusPerNode',
-        o.rawKey,
-        o.keySpan,
-        o.value.span,
-        { unknown: 'all visible GPUs except the excluded ones' },
-        'deepspeed',
-      );
-    } else if ((o.name === 'hostfile' || o.name === 'h') && o.value && !has('num_nodes')) {
-      l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'the hosts listed in the hostfile' }, 'deepspeed');
-    }
-  }
-  const counted =
-    has('num_gpus') || has('num_accelerators') || has('include') || has('i') || has('exclude') || has('e');
-  if (!counted) {
-    // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
-    const vis = has('num_nodes') ? undefined : visibleDevices(env);
-    if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
-    else
-      l.fact(
-        'gpusPerNode',
-        'deepspeed',
-        launcher.span,
-        launcher.span,
-        { unknown: 'deepspeed without --num_gpus uses every GPU of the node' },
-        'deepspeed',
-      );
-  }
-}
-
-/** `accelerate launch` options; explicit flags win over the config file (accelerate@16cb6eb:src/accelerate/commands/launch.py). */
-function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
-  const has = (n: string): boolean => opts.some((o) => o.name === n);
-  const fsdp2 = opts.some((o) => o.name === 'fsdp_version' && o.value?.text.trim() === '2');
-  for (const o of opts) {
-    if (o.name === 'config_file') {
-      if (!o.value) continue;
-      if (o.value.unknown !== undefined)
-        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
-      else l.ref('config', o.value.text, o.value.span);
-    } else if (o.name === 'deepspeed_config_file') {
-      deepspeedRef(l, o, 'accelerate');
-    } else if (o.name === 'use_fsdp' && !o.value) {
-      if (!has('fsdp_sharding_strategy')) l.fact('fsdp', o.rawKey, o.keySpan, o.keySpan, 'full_shard', 'accelerate');
-    } else if (o.name === 'gpu_ids' && o.value && !has('num_processes')) {
-      if (o.value.unknown !== undefined)
-        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'accelerate');
-      else {
-        const c = deviceCount(o.value.text);
-        if (c !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, c, 'accelerate');
-      }
-    } else if (o.name === 'fsdp_use_orig_params' && fsdp2) {
-      continue; // FSDP2 always computes with the original parameters
-    } else {
-      const s = ACCELERATE_FLAGS[o.name];
-      if (s) l.spec(s, o, 'accelerate');
-    }
-  }
-  if (!has('num_processes') && !has('gpu_ids')) {
-    const vis = visibleDevices(env);
-    if (vis) emitVisible(l, vis, 'gpusPerNode', 'accelerate');
-  }
-}
-
-export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
-  if (!o.value) return;
-  if (o.value.unknown !== undefined) {
-    // The run's DeepSpeed config is a file VRAM Lens cannot follow: a located warning, not a silent drop.
-    const span = o.value.span;
-    l.r.facts.push({
-      key: 'deepspeedConfig',
-      rawKey: o.rawKey,
-      value: { unknown: o.value.unknown },
-      rawValue: l.slice(span),
-      keySpan: o.keySpan,
-      valueSpan: span,
-      tool,
-    });
-    l.r.problems.push({
-      code: 'reference-not-found',
-      severity: 'warning',
-      span,
-      rawKey: o.rawKey,
-      ...msg('not resolved: {0} ({1}); the DeepSpeed config is not read', l.slice(span), o.value.unknown),
-    });
-    return;
-  }
-  const v = o.value.text.trim();
-  if (v.startsWith('{')) {
-    l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, '{inline json}', tool);
-    return;
-  }
-  l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, v, tool);
-  l.ref('deepspeed', v, o.value.span);
-}
-
 /** The training script's own flags (everything after the script path). */
 function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean): void {
   for (const o of p.opts) {
@@ -480,12 +318,6 @@ const P_TUNING =
   "P-tuning v2 (pre_seq_len trained keys and values before every layer's attention, the model frozen) is not " +
   'modeled: the estimate is the method the other flags give (full fine-tuning, or QLoRA with PEFT defaults over a ' +
   '4/8-bit --quantization_bit)';
-
-/** A launcher's options: its boolean flags take no value, every other one takes the next field. */
-const launcherConsume =
-  (bools: Set<string>) =>
-  (name: string): Consume =>
-    bools.has(name) ? 'never' : 'one';
 
 const scriptConsume =
   (tool: Tool) =>
@@ -638,98 +470,73 @@ function firstLaunch(text: string, commands: readonly Field[][], env: Env): CmdR
 
 export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
   const l = new Launch(text);
-  const opaque = (f: Field): void =>
-    l.notStatic(
-      f.span,
-      f.unknown === undefined
-        ? msg(
-            '{0} may add arguments that are not visible here: not known statically',
-            text.slice(f.span.start, f.span.end),
-          )
-        : msg('{0} may add arguments that are not visible here: {1}', text.slice(f.span.start, f.span.end), f.unknown),
-    );
+  const opaque = opaqueArguments(l);
   const start = skipWrappers(fields, envIn);
   if (!start) return undefined;
   const { i, env } = start;
   const f0 = fields[i];
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);
+  const sub = fields[i + 1]?.text;
   if (SHELLS.has(cmd)) return nestedLaunch(text, fields, i, env) ?? calledScript(fields, i, env, true);
   if (cmd === 'eval') return firstLaunch(text, evalCommands(fields.slice(i + 1)), env);
   // `uv run rl @ rl.toml`: prime-rl's entry points, which read the file after `@`.
   if (isPrimeRlLaunch(fields, i)) return configLaunch(l, fields, i, opaque, undefined, PRIME_RL_LAUNCH);
   // `oumi train -c x.yaml`: Oumi's trainer on one process.
-  if (cmd === 'oumi' && fields[i + 1]?.text === 'train')
-    return configLaunch(l, fields, i, opaque, undefined, OUMI_LAUNCH);
-  const sub = fields[i + 1]?.text;
-  let launcherTool: Tool | undefined;
-  let scriptAt: number;
-  let moduleName: string | undefined;
+  if (cmd === 'oumi' && sub === 'train') return configLaunch(l, fields, i, opaque, undefined, OUMI_LAUNCH);
+  let program: LaunchedProgram | undefined;
+  if (isLauncherCommand(cmd, sub)) program = launcherProgram(l, fields, i, env, opaque);
+  else if (SUBCOMMAND_LAUNCHES.some((test) => test(cmd, sub))) return subcommandLaunch(l, fields, i, env, opaque);
+  else if (/\.py$/.test(f0.text)) program = { scriptAt: i };
+  else return calledScript(fields, i, env, false);
+  return program && programLaunch(l, fields, program, opaque);
+}
 
-  if (
-    cmd === 'torchrun' ||
-    cmd === 'deepspeed' ||
-    (cmd === 'accelerate' && sub === 'launch') ||
-    cmd === 'accelerate-launch' ||
-    /^python[\d.]*$/.test(cmd)
-  ) {
-    let j = i + 1;
-    let kind = cmd === 'accelerate-launch' ? 'accelerate' : cmd;
-    if (cmd === 'accelerate') j = i + 2;
-    if (/^python[\d.]*$/.test(cmd)) {
-      while (j < fields.length && /^-/.test(fields[j].text)) {
-        const t = fields[j].text;
-        if (t === '-c') return undefined;
-        if (t === '-m') {
-          moduleName = fields[j + 1]?.text;
-          j += 2;
-          break;
-        }
-        j += t === '-W' || t === '-X' ? 2 : 1;
-      }
-      if (moduleName === 'torch.distributed.launch' || moduleName === 'torch.distributed.run') {
-        kind = 'torchrun';
-        moduleName = undefined;
-      } else if (moduleName === 'accelerate.commands.launch') {
-        kind = 'accelerate';
-        moduleName = undefined;
-      } else if (moduleName === 'deepspeed.launcher.runner') {
-        kind = 'deepspeed';
-        moduleName = undefined;
-      } else kind = 'python';
-    }
-    if (kind === 'python') {
-      scriptAt = moduleName !== undefined ? j - 1 : j;
-    } else {
-      const bools = kind === 'torchrun' ? TORCHRUN_BOOL : kind === 'deepspeed' ? DEEPSPEED_BOOL : ACCELERATE_BOOL;
-      const p = parseArgs(fields, j, launcherConsume(bools), true, false, opaque);
-      launcherTool = kind === 'torchrun' ? 'torchrun' : kind === 'deepspeed' ? 'deepspeed' : 'accelerate';
-      l.tool(launcherTool);
-      if (kind === 'torchrun') torchrunFacts(l, p.opts, env);
-      else if (kind === 'deepspeed') deepspeedFacts(l, p.opts, env, f0);
-      else accelerateFacts(l, p.opts, env);
-      if (p.opts.some((o) => o.name === 'm' || o.name === 'module')) moduleName = fields[p.next]?.text;
-      scriptAt = p.next;
-    }
-  } else if (SUBCOMMAND_LAUNCHES.some((test) => test(cmd, sub))) {
-    return subcommandLaunch(l, fields, i, env, opaque);
-  } else if (/\.py$/.test(f0.text)) {
-    scriptAt = i;
-  } else {
-    return calledScript(fields, i, env, false);
-  }
+/** What a launch line passes that may add arguments not visible here (`$EXTRA_ARGS`, `"$@"`), noted at its place. */
+function opaqueArguments(l: Launch): (f: Field) => void {
+  return (f) => {
+    const written = l.slice(f.span);
+    l.notStatic(
+      f.span,
+      f.unknown === undefined
+        ? msg('{0} may add arguments that are not visible here: not known statically', written)
+        : msg('{0} may add arguments that are not visible here: {1}', written, f.unknown),
+    );
+  };
+}
 
+/**
+ * The program a launch line runs from the field at `program.scriptAt`: a framework's entry point read by its own rules,
+ * else the script (or `-m` module) with its flags; a launcher with no program left is still a training launch.
+ */
+function programLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  program: LaunchedProgram,
+  opaque: (f: Field) => void,
+): CmdResult | undefined {
+  const { scriptAt, moduleName, launcherTool } = program;
   const scriptField = fields[scriptAt];
   if (!scriptField) {
-    if (launcherTool) {
-      l.r.training = true;
-      l.r.launcherTool = launcherTool;
-      return l.r;
-    }
-    return undefined;
+    if (!launcherTool) return undefined;
+    l.r.training = true;
+    l.r.launcherTool = launcherTool;
+    return l.r;
   }
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
+  return frameworkLaunch(l, fields, program, script, opaque) ?? scriptLaunch(l, fields, program, scriptField, opaque);
+}
+
+/** A framework's entry point the line runs (ms-swift, OpenRLHF, verl, rl2, torchtitan, NeMo-RL, Oumi, XTuner). */
+function frameworkLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  program: LaunchedProgram,
+  script: string,
+  opaque: (f: Field) => void,
+): CmdResult | undefined {
+  const { scriptAt, moduleName, launcherTool } = program;
   const swiftSub = swiftScript(script) ?? swiftExampleScript(script, fields, scriptAt + 1);
   if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
   const openrlhf = openrlhfCommand(script);
@@ -747,20 +554,24 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
         : undefined;
   if (configured) return configLaunch(l, fields, scriptAt, opaque, launcherTool, configured);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
-  // The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags.
+  return undefined;
+}
+
+/** The script itself is part of the run: its TrainingArguments, argparse defaults and model id, below these flags. */
+function scriptLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  program: LaunchedProgram,
+  scriptField: Field,
+  opaque: (f: Field) => void,
+): CmdResult {
+  const { scriptAt, moduleName, launcherTool } = program;
+  const script = moduleName ?? scriptField.text;
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
   if (scriptField.unknown === undefined && !scriptField.opaque) {
-    if (moduleName === undefined && /\.py$/.test(script)) l.r.refs.push(scriptReference(script, scriptField.span, p));
-    else if (
-      moduleName !== undefined &&
-      DOTTED_NAME.test(moduleName) &&
-      !INSTALLED_PACKAGES.has(moduleName.split('.')[0])
-    )
-      l.r.refs.push({
-        ...scriptReference(`${moduleName.replace(/\./g, '/')}.py`, scriptField.span, p),
-        module: moduleName,
-      });
+    const ref = programReference(script, moduleName, scriptField, p);
+    if (ref) l.r.refs.push(ref);
   }
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.
@@ -773,4 +584,16 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   l.r.launcherTool = launcherTool;
   l.r.training = launcherTool !== undefined || l.r.facts.some((f) => TRAINING_KEYS.has(f.key));
   return l.r;
+}
+
+/** The file of the run a line's script or `-m` module is (an installed package's module is none). */
+function programReference(
+  script: string,
+  moduleName: string | undefined,
+  scriptField: Field,
+  p: Parsed,
+): Reference | undefined {
+  if (moduleName === undefined) return /\.py$/.test(script) ? scriptReference(script, scriptField.span, p) : undefined;
+  if (!DOTTED_NAME.test(moduleName) || INSTALLED_PACKAGES.has(moduleName.split('.')[0])) return undefined;
+  return { ...scriptReference(`${moduleName.replace(/\./g, '/')}.py`, scriptField.span, p), module: moduleName };
 }

@@ -1,0 +1,259 @@
+// The launchers of a training run (torchrun, deepspeed, accelerate launch, python and its launcher modules): where the
+// line names the program they run, and the facts their own options give (processes, nodes, configs). Pure: no I/O.
+import { msg, type Tool, type Unknown } from '../facts';
+import type { Env, Field } from './fields';
+import { spec, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, deviceCount } from './flags';
+import { type Opt, type Consume, parseArgs } from './args';
+import { emitVisible, visibleDevices } from './visible';
+import type { Launch } from './launch';
+import { basename } from './wrappers';
+
+/** Where a launch line names the program it runs: the field of its script (or `-m`'s module) and the launcher. */
+export interface LaunchedProgram {
+  readonly scriptAt: number;
+  readonly moduleName?: string;
+  readonly launcherTool?: Tool;
+}
+
+/** Modules `python -m` runs that are a launcher. */
+const LAUNCHER_MODULES: ReadonlyMap<string, 'torchrun' | 'accelerate' | 'deepspeed'> = new Map([
+  ['torch.distributed.launch', 'torchrun'],
+  ['torch.distributed.run', 'torchrun'],
+  ['accelerate.commands.launch', 'accelerate'],
+  ['deepspeed.launcher.runner', 'deepspeed'],
+] as const);
+
+const PYTHON = /^python[\d.]*$/;
+
+/** `torchrun`, `deepspeed`, `accelerate launch`, `accelerate-launch` or `python`. */
+export function isLauncherCommand(cmd: string, sub: string | undefined): boolean {
+  return (
+    cmd === 'torchrun' ||
+    cmd === 'deepspeed' ||
+    (cmd === 'accelerate' && sub === 'launch') ||
+    cmd === 'accelerate-launch' ||
+    PYTHON.test(cmd)
+  );
+}
+
+/**
+ * The program a launcher at `i` runs, its own options read as facts; undefined for `python -c`. `python -m` of a
+ * launcher's module is that launcher.
+ */
+export function launcherProgram(
+  l: Launch,
+  fields: readonly Field[],
+  i: number,
+  env: Env,
+  opaque: (f: Field) => void,
+): LaunchedProgram | undefined {
+  const cmd = basename(fields[i].text);
+  let j = cmd === 'accelerate' ? i + 2 : i + 1;
+  let kind: 'python' | 'torchrun' | 'accelerate' | 'deepspeed' =
+    cmd === 'accelerate-launch' || cmd === 'accelerate' ? 'accelerate' : cmd === 'torchrun' ? 'torchrun' : 'deepspeed';
+  let moduleName: string | undefined;
+  if (PYTHON.test(cmd)) {
+    const python = pythonOptions(fields, j);
+    if (!python) return undefined;
+    j = python.next;
+    const launcher = python.module === undefined ? undefined : LAUNCHER_MODULES.get(python.module);
+    kind = launcher ?? 'python';
+    moduleName = launcher ? undefined : python.module;
+    if (kind === 'python') return { scriptAt: python.module !== undefined ? j - 1 : j, moduleName };
+  }
+  const bools = kind === 'torchrun' ? TORCHRUN_BOOL : kind === 'deepspeed' ? DEEPSPEED_BOOL : ACCELERATE_BOOL;
+  const p = parseArgs(fields, j, launcherConsume(bools), true, false, opaque);
+  l.tool(kind);
+  if (kind === 'torchrun') torchrunFacts(l, p.opts, env);
+  else if (kind === 'deepspeed') deepspeedFacts(l, p.opts, env, fields[i]);
+  else accelerateFacts(l, p.opts, env);
+  if (p.opts.some((o) => o.name === 'm' || o.name === 'module')) moduleName = fields[p.next]?.text;
+  return { scriptAt: p.next, moduleName, launcherTool: kind };
+}
+
+/** Python's own options before the program: where they end, and `-m`'s module; undefined for `-c` (a string run). */
+function pythonOptions(fields: readonly Field[], from: number): { next: number; module?: string } | undefined {
+  let j = from;
+  while (j < fields.length && /^-/.test(fields[j].text)) {
+    const t = fields[j].text;
+    if (t === '-c') return undefined;
+    if (t === '-m') return { next: j + 2, module: fields[j + 1]?.text };
+    j += t === '-W' || t === '-X' ? 2 : 1;
+  }
+  return { next: j };
+}
+
+/** A launcher's options: its boolean flags take no value, every other one takes the next field. */
+export const launcherConsume =
+  (bools: Set<string>) =>
+  (name: string): Consume =>
+    bools.has(name) ? 'never' : 'one';
+
+/** What a launcher asked for every GPU of the node starts. */
+export const ALL_GPUS: Unknown = { unknown: 'all visible GPUs' };
+
+export function torchrunFacts(l: Launch, opts: readonly Opt[], env: Env): void {
+  for (const o of opts) {
+    if (o.name === 'nproc_per_node') {
+      if (!o.value) continue;
+      if (o.value.unknown === undefined && /^(gpu|auto)$/i.test(o.value.text.trim())) {
+        const vis = visibleDevices(env);
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, vis?.count ?? ALL_GPUS, 'torchrun');
+      } else l.spec(spec('gpusPerNode', 'int'), o, 'torchrun');
+    } else if (o.name === 'nnodes') {
+      const m = o.value && o.value.unknown === undefined ? /^(\d+):(\d+)$/.exec(o.value.text.trim()) : null;
+      if (m && o.value)
+        l.fact(
+          'nodes',
+          o.rawKey,
+          o.keySpan,
+          o.value.span,
+          m[1] === m[2] ? Number(m[1]) : { unknown: `elastic range of ${m[1]} to ${m[2]} nodes` },
+          'torchrun',
+        );
+      else l.spec(spec('nodes', 'int'), o, 'torchrun');
+    } else if (o.name === 'standalone' && !o.value) {
+      l.fact('nodes', o.rawKey, o.keySpan, o.keySpan, 1, 'torchrun');
+    }
+  }
+}
+
+/** deepspeed launcher (deepspeedai/DeepSpeed@edaa722:deepspeed/launcher/runner.py:55-112, 452-465). */
+function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Field): void {
+  const has = (n: string): boolean => opts.some((o) => o.name === n);
+  for (const o of opts) {
+    if (o.name === 'num_gpus' || o.name === 'num_accelerators') {
+      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, ALL_GPUS, 'deepspeed');
+      else l.spec(spec('gpusPerNode', 'int'), o, 'deepspeed');
+    } else if (o.name === 'num_nodes') {
+      if (o.value && o.value.unknown === undefined && o.value.text.trim() === '-1')
+        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'all hosts in the hostfile' }, 'deepspeed');
+      else l.spec(spec('nodes', 'int'), o, 'deepspeed');
+    } else if ((o.name === 'include' || o.name === 'i') && o.value) {
+      if (o.value.unknown !== undefined) {
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'deepspeed');
+        continue;
+      }
+      const hosts = o.value.text
+        .trim()
+        .split('@')
+        .filter((h) => h);
+      const counts = hosts.map((h) => {
+        const c = h.split(':')[1];
+        return c === undefined ? undefined : deviceCount(c);
+      });
+      if (hosts.length > 1 && !has('num_nodes'))
+        l.fact('nodes', o.rawKey, o.keySpan, o.value.span, hosts.length, 'deepspeed');
+      const same = counts.every((c) => c !== undefined && c === counts[0]);
+      l.fact(
+        'gpusPerNode',
+        o.rawKey,
+        o.keySpan,
+        o.value.span,
+        same && counts[0] !== undefined ? counts[0] : { unknown: `the GPUs of ${o.value.text.trim()}` },
+        'deepspeed',
+      );
+    } else if (
+      (o.name === 'exclude' || o.name === 'e') &&
+      o.value &&
+      !has('num_gpus') &&
+      !has('include') &&
+      !has('i')
+    ) {
+      l.fact(
+        'gpusPerNode',
+        o.rawKey,
+        o.keySpan,
+        o.value.span,
+        { unknown: 'all visible GPUs except the excluded ones' },
+        'deepspeed',
+      );
+    } else if ((o.name === 'hostfile' || o.name === 'h') && o.value && !has('num_nodes')) {
+      l.fact('nodes', o.rawKey, o.keySpan, o.value.span, { unknown: 'the hosts listed in the hostfile' }, 'deepspeed');
+    }
+  }
+  const counted =
+    has('num_gpus') || has('num_accelerators') || has('include') || has('i') || has('exclude') || has('e');
+  if (!counted) {
+    // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
+    const vis = has('num_nodes') ? undefined : visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
+    else
+      l.fact(
+        'gpusPerNode',
+        'deepspeed',
+        launcher.span,
+        launcher.span,
+        { unknown: 'deepspeed without --num_gpus uses every GPU of the node' },
+        'deepspeed',
+      );
+  }
+}
+
+/** `accelerate launch` options; explicit flags win over the config file (accelerate@16cb6eb:src/accelerate/commands/launch.py). */
+function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
+  const has = (n: string): boolean => opts.some((o) => o.name === n);
+  const fsdp2 = opts.some((o) => o.name === 'fsdp_version' && o.value?.text.trim() === '2');
+  for (const o of opts) {
+    if (o.name === 'config_file') {
+      if (!o.value) continue;
+      if (o.value.unknown !== undefined)
+        l.notStatic(o.value.span, msg('{0}: {1}', o.rawKey, o.value.unknown), o.rawKey);
+      else l.ref('config', o.value.text, o.value.span);
+    } else if (o.name === 'deepspeed_config_file') {
+      deepspeedRef(l, o, 'accelerate');
+    } else if (o.name === 'use_fsdp' && !o.value) {
+      if (!has('fsdp_sharding_strategy')) l.fact('fsdp', o.rawKey, o.keySpan, o.keySpan, 'full_shard', 'accelerate');
+    } else if (o.name === 'gpu_ids' && o.value && !has('num_processes')) {
+      if (o.value.unknown !== undefined)
+        l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, { unknown: o.value.unknown }, 'accelerate');
+      else {
+        const c = deviceCount(o.value.text);
+        if (c !== undefined) l.fact('gpusPerNode', o.rawKey, o.keySpan, o.value.span, c, 'accelerate');
+      }
+    } else if (o.name === 'fsdp_use_orig_params' && fsdp2) {
+      continue; // FSDP2 always computes with the original parameters
+    } else {
+      const s = ACCELERATE_FLAGS[o.name];
+      if (s) l.spec(s, o, 'accelerate');
+    }
+  }
+  if (!has('num_processes') && !has('gpu_ids')) {
+    const vis = visibleDevices(env);
+    if (vis) emitVisible(l, vis, 'gpusPerNode', 'accelerate');
+  }
+}
+
+/** A launcher's or script's DeepSpeed config option: the file it names, inline JSON, or a value not known statically. */
+export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
+  if (!o.value) return;
+  if (o.value.unknown !== undefined) {
+    // The run's DeepSpeed config is a file VRAM Lens cannot follow: a located warning, not a silent drop.
+    const span = o.value.span;
+    l.r.facts.push({
+      key: 'deepspeedConfig',
+      rawKey: o.rawKey,
+      value: { unknown: o.value.unknown },
+      rawValue: l.slice(span),
+      keySpan: o.keySpan,
+      valueSpan: span,
+      tool,
+    });
+    l.r.problems.push({
+      code: 'reference-not-found',
+      severity: 'warning',
+      span,
+      rawKey: o.rawKey,
+      ...msg('not resolved: {0} ({1}); the DeepSpeed config is not read', l.slice(span), o.value.unknown),
+    });
+    return;
+  }
+  const v = o.value.text.trim();
+  if (v.startsWith('{')) {
+    l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, '{inline json}', tool);
+    return;
+  }
+  l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, v, tool);
+  l.ref('deepspeed', v, o.value.span);
+}
