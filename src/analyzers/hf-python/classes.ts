@@ -168,8 +168,14 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     (c) =>
       c.dataclass && (file.localArgs.has(c.name) || file.parsedClasses.has(c.name) || /(Arguments|Args)$/.test(c.name)),
   );
-  // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves.
-  const fields = selected.map((c) => ({ c, fields: dataclassFields(file, c.node) }));
+  // Field defaults first (for the reasons of `x.field` unknowns), then the facts themselves. A class built from the
+  // parsed command line (`Config(**vars(parser.parse_args()))`) takes each argparse option's value over its own default.
+  const fields = selected.map((c) => ({
+    c,
+    fields: dataclassFields(file, c.node).filter(
+      (f) => !(file.parsedClasses.has(c.name) && isArgparseOption(file, f.rawKey)),
+    ),
+  }));
   for (const { c, fields: fs } of fields) {
     for (const f of fs)
       if (f.valueNode) {
@@ -198,7 +204,15 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
   }
 }
 
-/** Dataclass fields with a default: `name: T = value`, `field(default=...)`, `field(default_factory=lambda: [...])`. */
+/** Whether an argparse option of the file gives `name` (with a default, a store_true / store_false, or required). */
+function isArgparseOption(file: PythonFile, name: string): boolean {
+  return file.fieldDefaults.get(name)?.where.startsWith('argparse') === true || file.requiredOptions.has(name);
+}
+
+/**
+ * Dataclass fields with a default: `name: T = value`, `field(default=...)`, `field(default_factory=lambda: [...])`; a
+ * field with none (`name: T`) is given where the class is built.
+ */
 function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
   const out: Entry[] = [];
   const body = cls.getChild('Body');
@@ -212,7 +226,8 @@ function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
       nameNode.name !== 'VariableName' ||
       !value ||
       value.from === nameNode.from ||
-      !st.getChild('TypeDef')
+      !st.getChild('TypeDef') ||
+      !st.getChild('AssignOp')
     )
       continue;
     const rawKey = file.text.slice(nameNode.from, nameNode.to);

@@ -610,8 +610,10 @@ export class PythonFile {
           this.collectBlocks(scope, st, mainGuard ? condLine : (condLine ?? this.line(st.from)), depth);
           break;
         }
-        case 'WhileStatement':
         case 'TryStatement':
+          this.collectTry(scope, st, condLine, depth);
+          break;
+        case 'WhileStatement':
         case 'MatchStatement':
           this.collectBlocks(scope, st, condLine ?? this.line(st.from), depth);
           break;
@@ -622,6 +624,20 @@ export class PythonFile {
         default:
           break;
       }
+    }
+  }
+
+  /**
+   * A `try` statement: its body, `else` and `finally` run on the path past the statement that goes on (an exception
+   * that no handler takes leaves it), each handler only when its exception is raised.
+   */
+  private collectTry(scope: Scope, st: SyntaxNode, condLine: number | undefined, depth: number): void {
+    let handler = false;
+    for (let ch = st.firstChild; ch; ch = ch.nextSibling) {
+      if (ch.name === 'except') handler = true;
+      else if (ch.name === 'else' || ch.name === 'finally') handler = false;
+      else if (ch.name === 'Body')
+        this.collectBindings(scope, ch, handler ? (condLine ?? this.line(ch.from)) : condLine, depth + 1);
     }
   }
 

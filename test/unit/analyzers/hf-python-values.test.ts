@@ -81,6 +81,53 @@ describe("hf-python: the script's own values", () => {
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
   });
 
+  it("a name set in a `try` body is set past the statement; one a handler sets too is the handler's, conditional", () => {
+    // Rakavi-RP/Session-30-LLM smollm2-refined.ipynb: `try: config = AutoConfig.from_pretrained(model_id)` with an
+    // `except` that returns, then `AutoModelForCausalLM.from_config(config)` in another `try`.
+    const text = [
+      'def setup():',
+      '    model_id = "HuggingFaceTB/SmolLM2-1.7B"',
+      '    try:',
+      '        config = AutoConfig.from_pretrained(model_id)',
+      '    except Exception as e:',
+      '        return None',
+      '    try:',
+      '        model = AutoModelForCausalLM.from_config(config)',
+      '    except Exception:',
+      '        return None',
+      '    return model',
+      '',
+      'model = setup()',
+      'try:',
+      '    bs = int("4")',
+      'except ValueError:',
+      '    raise',
+      'else:',
+      '    steps = 2',
+      'finally:',
+      '    print("done")',
+      'args = TrainingArguments(per_device_train_batch_size=bs, gradient_accumulation_steps=steps)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'HuggingFaceTB/SmolLM2-1.7B');
+    // The `else` body runs where the `try` body raised nothing.
+    assert.equal(last(r, 'microBatchSize')?.value, 4);
+    assert.equal(last(r, 'gradientAccumulationSteps')?.value, 2);
+    // `try: import flash_attn; attn = "flash_attention_2"` / `except ImportError: attn = "eager"`: either may run.
+    const both = [
+      'try:',
+      '    import flash_attn',
+      '    attn = "flash_attention_2"',
+      'except ImportError:',
+      '    attn = "eager"',
+      'model = AutoModelForCausalLM.from_pretrained("gpt2", attn_implementation=attn)',
+      '',
+    ].join('\n');
+    const attention = last(analyzeHfPython(both), 'attention');
+    assert.match((attention?.value as Unknown).unknown, /attn is set conditionally at line 4/);
+  });
+
   it('`sys.argv[1] if len(sys.argv) > 1 else "..."`: the default when the command line gives no argument', () => {
     // After-Wind/grpo_gsm8k train_grpo.py.
     const text = [
@@ -594,6 +641,39 @@ describe("hf-python: the script's own values", () => {
     assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2.5-1.5B-Instruct');
     assert.equal(last(r, 'model')?.fromArg?.name, 'model');
     assert.equal(last(r, 'microBatchSize')?.value, 8);
+  });
+
+  it("a dataclass built from argparse's options takes each option's value: fields without defaults, defaults overridden", () => {
+    // JChangCL/grpo-qwen25-gsm8k-finetune train_grpo.py: `model_name_or_path: str` (no default) in TrainConfig, the
+    // default on `--model_name_or_path`, and `return TrainConfig(**vars(parser.parse_args()))`.
+    const text = [
+      '@dataclass',
+      'class TrainConfig:',
+      '    model_name_or_path: str',
+      '    per_device_train_batch_size: int = 16',
+      'def parse_args() -> TrainConfig:',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--model_name_or_path", default="Qwen/Qwen2.5-1.5B-Instruct")',
+      '    parser.add_argument("--per_device_train_batch_size", type=int, default=2)',
+      '    return TrainConfig(**vars(parser.parse_args()))',
+      'def main():',
+      '    args = parse_args()',
+      '    training_args = GRPOConfig(per_device_train_batch_size=args.per_device_train_batch_size)',
+      '    GRPOTrainer(model=args.model_name_or_path, args=training_args).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    // The field without a default is no value (it was read as its annotation, `: str`).
+    assert.deepEqual(
+      facts(r, 'model').map((f) => f.value),
+      ['Qwen/Qwen2.5-1.5B-Instruct'],
+    );
+    assert.equal(at(text, last(r, 'model')), '"Qwen/Qwen2.5-1.5B-Instruct"');
+    // The option's default 2, not the field's 16: the class is built from the parsed options.
+    assert.deepEqual(
+      facts(r, 'microBatchSize').map((f) => f.value),
+      [2],
+    );
   });
 
   it('d["key"] of a dict the file writes is that entry (a notebook\'s CONFIG dict)', () => {
