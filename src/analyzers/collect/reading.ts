@@ -83,7 +83,7 @@ export function analyzeWithArguments(
   how: VisitHow,
   reader: FileReader,
 ): { walked: ConfigFacts; scriptArgs: Reference['args'] } {
-  const readModule = format === 'hf-python' && !how.module ? projectModules(reader, file) : undefined;
+  const readModule = format === 'hf-python' ? projectModules(reader, file) : undefined;
   const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell };
   const read = analyzeAs(format, text, reading);
   // A shell script that sources files is read again with the variables they set.

@@ -6,7 +6,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import { lineIndex, lineStarts } from '../line-index';
 import { parsePython } from '../python-parse';
-import type { PythonFile, Val } from './file';
+import { PythonFile, type Val } from './file';
 import { writtenElsewhere } from './script-defaults';
 import { importOf, modulePath, PACKAGES } from './helper-modules';
 import { moduleConstants } from './module-constants';
@@ -90,7 +90,11 @@ export function projectImports(text: string, root: SyntaxNode = parsePython(text
   return out;
 }
 
-/** A module's top-level literal constants (the last assignment of each name), each with where it is written. */
+/**
+ * A module's top-level constants (the last assignment of each name), each with where it is written: literals, and the
+ * values the module works out from them statically (`MODEL = os.path.join("meta-llama", "Llama-2-7b-hf")`, `BASE +
+ * "-Instruct"`, an f-string of its constants); its own imports are not followed.
+ */
 export function moduleLiterals(
   text: string,
   shownAs: string,
@@ -98,10 +102,20 @@ export function moduleLiterals(
 ): Map<string, ImportedValue> {
   const starts = lineStarts(text);
   const out = new Map<string, ImportedValue>();
+  let module: PythonFile | undefined;
   for (const [name, n] of moduleConstants({ text }, top)) {
-    if (n.value === undefined || n.value === null) continue;
+    let value = n.value;
+    if (value === undefined && n.entry.valueNode) {
+      if (!module) {
+        module = new PythonFile(text);
+        module.root = top;
+      }
+      const v = module.evalNode(n.entry.valueNode, 1);
+      value = v.k === 'lit' ? v.v : undefined;
+    }
+    if (value === undefined || value === null) continue;
     const line = lineIndex(starts, n.entry.keySpan.start) + 1;
-    out.set(name, { value: n.value, source: `${name} in ${shownAs}, line ${line}` });
+    out.set(name, { value, source: `${name} in ${shownAs}, line ${line}` });
   }
   return out;
 }

@@ -85,6 +85,62 @@ describe('hf-python: constants imported from the project', () => {
     assert.match(JSON.stringify(runFact(missing, 'model')?.fact.value), /MODEL_NAME is not assigned in this file/);
   });
 
+  it('a constant the module works out from literals: os.path.join, `+`, an f-string, a list', () => {
+    // ChaoChienHung/Fine-TunedLLaMa config.py: `MODEL = os.path.join("meta-llama", "Llama-2-7b-hf")`;
+    // SzJS/unsloth-qwen4b training/model.py: `LORA_TARGET_MODULES = [...]`, read by `target_modules=`.
+    const config = [
+      'import os',
+      'from datetime import datetime',
+      'ORG = "meta-llama"',
+      'MODEL = os.path.join(ORG, "Llama-2-7b")',
+      'CHAT = MODEL + "-chat-hf"',
+      'OUT = f"out/{ORG}"',
+      'TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj"]',
+      'STAMP = datetime.today().strftime("%Y")',
+      '',
+    ].join('\n');
+    const text = TRAINER('from config import CHAT, TARGETS, STAMP', 'CHAT', '2').replace(
+      'Trainer(model=model',
+      'model = get_peft_model(model, LoraConfig(r=8, target_modules=TARGETS))\nTrainer(model=model',
+    );
+    const r = runOf({ '/p/train.py': text, '/p/config.py': config }, '/p/train.py');
+    assert.equal(r.setup?.model, 'meta-llama/Llama-2-7b-chat-hf');
+    assert.match(runFact(r, 'model')!.fact.rawValue, /CHAT in config\.py, line 5/);
+    assert.deepEqual(r.setup?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+  });
+
+  it("a helper module reads the constants it imports itself (the script's run loads its model there)", () => {
+    // ChaoChienHung/Fine-TunedLLaMa: train_ddp.py calls model.py's load_model(tokenizer); model.py has
+    // `from config import MODEL` and loads `AutoModelForCausalLM.from_pretrained(MODEL, ...)` in a try block.
+    const files = {
+      '/p/config.py': 'import os\nMODEL = os.path.join("meta-llama", "Llama-2-7b-hf")\nMAX_LENGTH = 2048\n',
+      '/p/model.py': [
+        'from config import MODEL',
+        'from transformers import AutoModelForCausalLM',
+        'def load_model(tokenizer):',
+        '    try:',
+        '        model = AutoModelForCausalLM.from_pretrained(MODEL, torch_dtype=torch.bfloat16)',
+        '    except Exception as e:',
+        '        raise',
+        '    return model',
+        '',
+      ].join('\n'),
+      '/p/train_ddp.py': [
+        'from model import load_model',
+        'from transformers import Trainer, TrainingArguments',
+        'model = load_model(tokenizer)',
+        'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, gradient_accumulation_steps=16)',
+        'Trainer(model=model, args=args).train()',
+        '',
+      ].join('\n'),
+    };
+    const r = runOf(files, '/p/train_ddp.py');
+    assert.equal(r.setup?.model, 'meta-llama/Llama-2-7b-hf');
+    const model = runFact(r, 'model')!;
+    assert.deepEqual([model.file, model.at], ['/p/model.py', 'MODEL']);
+    assert.match(model.fact.rawValue, /MODEL in config\.py, line 2/);
+  });
+
   it('installed packages are no project modules', () => {
     const imports = projectImports('import torch\nfrom transformers import Trainer\nfrom utils.consts import A as B\n');
     assert.deepEqual(imports, [{ path: 'utils/consts.py', names: [['B', 'A']], star: false }]);
