@@ -45,12 +45,22 @@ export function findReference(
 
 /**
  * The modules of a script's project, for the constants it imports from them (`from config import MODEL_NAME`): found as
- * a helper module is (beside the script, or from a folder above it for an absolute import).
+ * a helper module is (beside the script, or from a folder above it for an absolute import); and the data files it loads
+ * (kind 'data'), found as scriptDataFile finds them.
  */
 export function projectModules(reader: FileReader, file: string): ModuleRead {
   return (path, kind) => {
     const found = findReference(reader, file, path, kind === 'data' ? 'project-data' : undefined);
-    if (found.text === undefined || (found.above && /^\.\.?\//.test(path))) return undefined;
+    if (found.text === undefined || (found.above && !foundAboveAs(path, kind === 'data'))) return undefined;
     return { text: found.text, shownAs: path.replace(/^\.\//, '') };
   };
+}
+
+/**
+ * Whether a path may name a file found in a folder above the file that names it (a script run from its repository's
+ * root): a module imported absolutely, not relatively (`.consts`: `./consts.py`); a data file opened by a path relative
+ * to the working folder, `./configs/x.yaml` as `configs/x.yaml`, but not one that starts above it (`../`).
+ */
+export function foundAboveAs(path: string, data: boolean): boolean {
+  return data ? !/^\.\.\//.test(path) : !/^\.\.?\//.test(path);
 }

@@ -7,7 +7,7 @@
 // Docs: docs/formats.md (Python scripts)
 import { isMap, isScalar, type Node } from 'yaml';
 import { emptyFacts, type ConfigFacts, type Fact, type Span } from './facts';
-import { findReference, type FileReader } from './file-reader';
+import { findReference, foundAboveAs, type FileReader } from './file-reader';
 import type { InputFile } from './pipeline';
 import type { AnalyzedFile } from './resolve';
 import { notAnalyzed } from './guards';
@@ -75,7 +75,7 @@ export function scriptDataFile(
   path: string,
 ): AnalyzedFile | undefined {
   const found = findReference(reader, script.file, path, 'project-data');
-  if (found.above && /^\.\.?\//.test(path)) return undefined;
+  if (found.above && !foundAboveAs(path, true)) return undefined;
   const input = inputs.find((i) => i.file === found.path);
   const text = input?.text ?? found.text;
   if (text === undefined) return undefined;

@@ -357,6 +357,41 @@ describe('a configuration file above the script', () => {
     assert.equal(run.decided.model?.file, path.join(run.root, 'configs/grid.yaml'));
   });
 
+  it('`./config/x.yaml` from a script under src/: the working folder is the root it runs from, as for `config/x.yaml`', () => {
+    // ashishrb/llama-finetune-project-template src/training/train.py: `--model_config` defaults to
+    // "./config/model_config.yaml", loaded by load_model_config(path), read by setup_model_and_tokenizer.
+    const train = [
+      'import argparse, yaml',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'def load_model_config(config_path: str = "config/model_config.yaml"):',
+      '    with open(config_path, "r") as f:',
+      '        config = yaml.safe_load(f)',
+      '    return config',
+      'def main():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--model_config", type=str, default="./config/model_config.yaml")',
+      '    args = parser.parse_args()',
+      '    model_config = load_model_config(args.model_config)',
+      '    model = AutoModelForCausalLM.from_pretrained(model_config["model"]["base_model"])',
+      '    Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const yaml = 'model:\n  base_model: meta-llama/Llama-3.2-3B-Instruct\n';
+    const run = runProject(
+      { 'src/training/train.py': train, 'config/model_config.yaml': yaml },
+      'src/training/train.py',
+    );
+    assert.equal(run.setup?.model, 'meta-llama/Llama-3.2-3B-Instruct');
+    assert.equal(run.decided.model?.file, path.join(run.root, 'config/model_config.yaml'));
+    // `../config/x.yaml` starts above the working folder: not looked for in the folders above the script.
+    const up = runProject(
+      { 'src/training/train.py': train.replace('"./config/', '"../config/'), 'config/model_config.yaml': yaml },
+      'src/training/train.py',
+    );
+    assert.equal(up.setup, undefined);
+  });
+
   it('a file above the working folder is not read, though the script names it', () => {
     const root = tempDir('vram-lens-above-');
     const project = path.join(root, 'project');
