@@ -610,10 +610,24 @@ export interface ModuleContext {
  * each a literal the script's own values give, or null where it is not known statically.
  */
 export interface CallArguments {
-  readonly positional: readonly ({ readonly value: FactValue } | null)[];
-  readonly keywords: Readonly<Record<string, { readonly value: FactValue } | null>>;
+  readonly positional: readonly (CallArgument | null)[];
+  readonly keywords: Readonly<Record<string, CallArgument | null>>;
   /** Where the script calls it: `main.py line 23`. */
   readonly at: string;
+}
+
+/** What a script's call passes a module's function: a literal, or a mapping it loaded from a JSON / YAML file. */
+export type CallArgument = { readonly value: FactValue } | { readonly loaded: LoadedArgument };
+
+/** A mapping a script loaded from a JSON / YAML file (or a part of one), passed on to a module's function. */
+export interface LoadedArgument {
+  readonly value: unknown;
+  /** The file as the script names it in messages, its path as the script writes it, and the part's keys in it. */
+  readonly source: string;
+  readonly path: string;
+  readonly keys: readonly string[];
+  /** Composed from several files (a Hydra application's config): where each value is written, by its dotted key. */
+  readonly origins?: ReadonlyMap<string, { readonly path: string; readonly keys: readonly string[] }>;
 }
 
 /** One option of a script (`--lora_r` / `ModelArguments.lora_r`) and the value it has when the launch line is silent. */

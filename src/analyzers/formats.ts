@@ -104,6 +104,9 @@ const trainEntryPoint = (file: DetectionInput): boolean =>
     /^\s*train\(\)\s*$/m.test(file.text)) ||
   callsImportedTraining(file.text);
 
+/** A function named for training a model: `train_model`, `sft_train`, `run_training_pipeline`, `finetune`. */
+const TRAINING_FUNCTION = /^(train_\w+|\w+_train|(?:run|start|do|launch|begin)_training\w*|fine_?tune\w*)$/;
+
 /**
  * A script that imports a training function of its project and calls it (`from models.train_model import
  * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py), or a function that builds a
@@ -124,7 +127,7 @@ function callsImportedTraining(text: string): boolean {
         if (bound && new RegExp(`\\b${bound[1]}\\.train\\(`).test(rest)) return true;
         continue;
       }
-      if (!/^(train_\w+|\w+_train|run_training|fine_?tune\w*)$/.test(name) || name === 'train_test_split') continue;
+      if (!TRAINING_FUNCTION.test(name) || name === 'train_test_split') continue;
       if (new RegExp(`(^|[^\\w.])${name}\\(`, 'm').test(rest)) return true;
     }
   }

@@ -7,6 +7,7 @@ import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/p
 import { firstHeredoc } from '../analyzers/heredoc';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
+import type { Tool } from '../analyzers/facts';
 import { advise, type AdviceResult } from '../core';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
@@ -211,7 +212,8 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
  * One file given alone (no --model): its own run when that has a setup or fails for another reason than the model;
  * where it names no model alone (a training script whose model comes from its launch line, a DeepSpeed config) or is
  * no config detection knows (a thin training entry point), the run of the first file under the working folder that
- * runs it and gives a setup, read with it as the editor reads a file of a run, said on stderr; else its own run.
+ * runs it and gives a setup (one that trains before one that only loads the model), read with it as the editor reads a
+ * file of a run, said on stderr; else its own run.
  * Undefined for several files or with --model: they are read as given.
  */
 async function launchedRun(
@@ -228,6 +230,7 @@ async function launchedRun(
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
   let firstRead: { run: PipelineResult; said: string } | undefined;
+  let firstEstimated: { run: PipelineResult; said: string } | undefined;
   for (const launcher of launchers) {
     const text = reader.read(launcher);
     if (text === undefined) continue;
@@ -249,16 +252,28 @@ async function launchedRun(
     const said =
       `vram-lens: ${inputs[0].file} ${data ? 'is not a config alone' : 'gives no estimate alone'}; read as the run of ` +
       `${path.relative(io.cwd, launcher)}, which ${data ? 'reads' : 'runs'} it${others}`;
-    if (run.setup) {
+    if (run.setup && trains(run)) {
       io.err(said);
       return run;
     }
+    // A run that loads the model and trains nothing (an evaluation script that reads the same config) is taken only
+    // where no other run of the file trains.
+    if (run.setup && !firstEstimated) firstEstimated = { run, said };
     // A data file that its first run reads: that run's problems say what stops the estimate (its model unknown
     // offline), at their places, where the file alone says only its format.
     if (data && !firstRead) firstRead = { run, said };
   }
-  if (firstRead) io.err(firstRead.said);
-  return firstRead?.run ?? alone;
+  const chosen = firstEstimated ?? firstRead;
+  if (chosen) io.err(chosen.said);
+  return chosen?.run ?? alone;
+}
+
+/** Tools of a file that loads or adapts a model without training it (an evaluation script's PEFT or Unsloth load). */
+const LOADING_ONLY: ReadonlySet<Tool> = new Set(['vram-lens', 'peft', 'unsloth']);
+
+/** Whether a file of the run trains: a trainer, a training loop, a launcher or a training tool's config. */
+function trains(run: PipelineResult): boolean {
+  return run.files.some((f) => f.facts.tools.some((t) => !LOADING_ONLY.has(t)));
 }
 
 /**

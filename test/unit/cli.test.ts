@@ -116,6 +116,54 @@ describe('cli: vram-lens estimate', async () => {
     );
   });
 
+  it('a YAML several scripts load is read as the run of the one that trains, through the modules it passes it to', async () => {
+    // nasim-raj-laskar/QwenDrive-QLoRA: train.py loads configs/{model,lora,training}.yaml with one loader function
+    // and passes them to src/pipeline.py's run_training_pipeline, which passes them on to src/model.py's load_model and
+    // src/trainer.py's build_trainer (train_cfg["training"]); health/eval.py loads training.yaml too and trains nothing.
+    const dir = tempDir('vram-lens-cli-');
+    const files: Record<string, string> = {
+      'configs/model.yaml': 'model_name: Qwen/Qwen2.5-3B-Instruct\n',
+      'configs/training.yaml':
+        'training:\n  per_device_train_batch_size: 2\n  gradient_accumulation_steps: 4\n  max_seq_length: 512\n',
+      'health/eval.py':
+        'import yaml\nfrom unsloth import FastLanguageModel\n' +
+        'cfg = yaml.safe_load(open("configs/training.yaml"))\n' +
+        'model, tok = FastLanguageModel.from_pretrained(model_name="Qwen/Qwen2.5-0.5B-Instruct",\n' +
+        '    max_seq_length=cfg["training"]["max_seq_length"])\n',
+      'train.py':
+        'import yaml\nfrom src.pipeline import run_training_pipeline\n' +
+        'def load_config(path):\n    with open(path) as f:\n        return yaml.safe_load(f)\n' +
+        'def main():\n    model_cfg = load_config("configs/model.yaml")\n' +
+        '    train_cfg = load_config("configs/training.yaml")\n    run_training_pipeline(model_cfg, train_cfg)\n' +
+        'if __name__ == "__main__":\n    main()\n',
+      'src/pipeline.py':
+        'from src.model import load_model\nfrom src.trainer import build_trainer\n' +
+        'def run_training_pipeline(model_cfg, train_cfg):\n    model = load_model(model_cfg)\n' +
+        '    trainer = build_trainer(model, train_cfg["training"])\n    trainer.train()\n',
+      'src/model.py':
+        'from transformers import AutoModelForCausalLM\n' +
+        'def load_model(model_cfg):\n    return AutoModelForCausalLM.from_pretrained(model_cfg["model_name"])\n',
+      'src/trainer.py':
+        'from transformers import Trainer, TrainingArguments\ndef build_trainer(model, training_cfg):\n' +
+        '    args = TrainingArguments(output_dir="o",\n' +
+        '        per_device_train_batch_size=training_cfg.get("per_device_train_batch_size", 4),\n' +
+        '        gradient_accumulation_steps=training_cfg["gradient_accumulation_steps"])\n' +
+        '    return Trainer(model=model, args=args)\n',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    }
+    let out = '';
+    let err = '';
+    const io = { out: (s: string) => (out += `${s}\n`), err: (s: string) => (err += `${s}\n`), env: isolatedEnv };
+    assert.equal(await run(['estimate', 'configs/training.yaml'], { ...io, cwd: dir }), 0, err);
+    assert.match(err, /training\.yaml is not a config alone; read as the run of train\.py, which reads it \(1 other/);
+    // The model from model.yaml through two modules; the batch 2 x accumulation 4 from training.yaml's `training`.
+    assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-3B-Instruct \(1 GPU, data parallel 1, global batch 8\)/);
+    assert.doesNotMatch(out, /micro_batch_size = /);
+  });
+
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
     const dir = tempDir('vram-lens-cli-');
     const file = path.join(dir, 'grpo.vram.yaml');

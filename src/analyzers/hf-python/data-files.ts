@@ -16,6 +16,7 @@ import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
 import { HYDRA_MAIN } from './hydra-app';
 import {
+  loaderParameter,
   FILE_LOADERS,
   loadedPath,
   NAMESPACE_CLASSES,
@@ -180,11 +181,13 @@ export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, dept
 const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;
 
 /**
- * Whether the file loads a file anywhere: a loader's call in its text, or a loader it imports from its project. Most
- * files load nothing: one test spares a lookup per attribute and item the file reads.
+ * Whether the file loads a file anywhere: a loader's call in its text, a loader it imports from its project, or (a
+ * helper module) a loaded mapping its importer passes it. Most files load nothing: one test spares a lookup per
+ * attribute and item the file reads.
  */
 function loadsData(file: PythonFile): boolean {
-  file.loadsData ??= LOADER_CALL.test(file.text) || HYDRA_MAIN.test(file.text) || importsLoaders(file);
+  file.loadsData ??=
+    LOADER_CALL.test(file.text) || HYDRA_MAIN.test(file.text) || importsLoaders(file) || givenLoaded(file);
   return file.loadsData;
 }
 
@@ -208,6 +211,13 @@ function holdsLoadedData(file: PythonFile, name: SyntaxNode, hops = 0): boolean 
     return true;
   const root = partOf(file, value);
   return root !== undefined && holdsLoadedData(file, root, hops + 1);
+}
+
+/** Whether the script that imports this module passes one of its functions a mapping it loaded (CallArgument). */
+function givenLoaded(file: PythonFile): boolean {
+  return Object.values(file.moduleCallArgs ?? {}).some((c) =>
+    [...c.positional, ...Object.values(c.keywords)].some((a) => a !== null && 'loaded' in a),
+  );
 }
 
 /** Names bound to parts of parts followed from a name to its loader's call. */
@@ -237,9 +247,23 @@ export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: nu
   const imported = importedLoaderData(file, call, depth);
   if (imported) return imported;
   if (!loadsData(file)) return undefined;
+  // The file of this call's argument where the function loads its parameter's path (one loader called with a file
+  // per config: `model_cfg = load_config("configs/model.yaml")`, `lora_cfg = load_config("configs/lora.yaml")`).
+  const own = ownLoaderData(file, call, depth);
+  if (own) return own;
   const returned = loaderReturn(file, call);
   const v = returned ? file.evalNode(spreadItems(file.text, returned) ?? returned, depth + 1) : undefined;
   return v?.k === 'data' ? v : undefined;
+}
+
+/** A call of a function of the file that returns the contents of the file its parameter names: that file's data. */
+function ownLoaderData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
+  const def = calledFunctionBody(file, call)?.parent;
+  const fn = def ? loaderParameter(file.text, def) : undefined;
+  if (!fn) return undefined;
+  const a = file.args(call);
+  const path = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
+  return path ? dataAtPath(file, path, depth) : undefined;
 }
 
 /** The expression a call's function returns, where the function is the file's own, returns once and loads a file. */

@@ -4,7 +4,7 @@
 // pipeline reads the module when it is a file beside the script, with the script's options as the run has them
 // (PythonFile.inherited). Pure: no I/O.
 import type { SyntaxNode } from '@lezer/common';
-import type { CallArguments, FactValue } from '../facts';
+import type { CallArgument, CallArguments } from '../facts';
 import type { PythonFile } from './file';
 import { span } from './syntax';
 import { importedConfigObject } from './imported-constants';
@@ -129,8 +129,12 @@ function callArguments(
   calls: readonly string[],
 ): Record<string, CallArguments> | undefined {
   const out: Record<string, CallArguments> = {};
-  const lit = (n: SyntaxNode | null): { value: FactValue } | null => {
+  const lit = (n: SyntaxNode | null): CallArgument | null => {
     const v = n ? file.evalNode(n, 0) : undefined;
+    if (v?.k === 'data') {
+      const { value, source, path, keys, origins } = v;
+      return { loaded: { value, source, path, keys, ...(origins ? { origins } : {}) } };
+    }
     return v?.k === 'lit' ? { value: v.v } : null;
   };
   const record = (name: string, sites: readonly SyntaxNode[]): void => {

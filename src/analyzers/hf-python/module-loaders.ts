@@ -42,7 +42,7 @@ export function moduleLoaders(
 }
 
 /** The parameter whose file a function returns the contents of, where it returns once. */
-function loaderParameter(text: string, def: SyntaxNode): LoaderFunction | undefined {
+export function loaderParameter(text: string, def: SyntaxNode): LoaderFunction | undefined {
   const body = def.getChild('Body');
   const value = body ? soleReturn(body)?.lastChild : undefined;
   if (!body || !value || value.name === 'return') return undefined;

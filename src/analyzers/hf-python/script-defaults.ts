@@ -242,7 +242,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
 }
 
 /**
- * A parameter of a helper module's function that the importing script calls once: the literal its call passes (by
+ * A parameter of a helper module's function that the importing script calls once: the literal (or the mapping loaded from
+ * a JSON / YAML file) its call passes (by
  * keyword or position), said to come from the script's call; the parameter's default where the call passes none.
  */
 function scriptCallArgument(
@@ -262,7 +263,10 @@ function scriptCallArgument(
     const v = def ? file.evalNode(def, depth + 1) : undefined;
     return v?.k === 'lit' && v.v !== null ? v : undefined;
   }
-  return writtenElsewhere(arg.value, span(scope.node), `the script's call of ${scope.fn}() (${called.at})`);
+  const from = `the script's call of ${scope.fn}() (${called.at})`;
+  // A mapping the script loaded from a file: its items, said to come from the file's keys.
+  if ('loaded' in arg) return { k: 'data', ...arg.loaded, via: { text: from, span: span(scope.node) } };
+  return writtenElsewhere(arg.value, span(scope.node), from);
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
