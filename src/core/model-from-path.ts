@@ -79,9 +79,27 @@ function sizeText(part: string): string | undefined {
 
 /** The catalog entry whose family and size the last parts of a path name, or undefined. */
 export function modelFromPathName(pathText: string): CatalogModel | undefined {
+  const kaggle = kaggleModel(pathText);
+  if (kaggle) return namedAfterName(kaggle.variation) ?? familyAndSize([kaggle.slug, kaggle.variation]);
   const named = hubCacheEntry(pathText) ?? namedAfterId(pathText) ?? namedAfterName(pathText);
-  if (named) return named;
-  const parts = lastParts(pathText).map((p) => p.toLowerCase());
+  return named ?? familyAndSize(lastParts(pathText));
+}
+
+/**
+ * A model of Kaggle Models as a notebook mounts it, `/kaggle/input/<model>/<framework>/<variation>/<version>`
+ * (`/kaggle/input/gemma/transformers/2b-it/3`, `/kaggle/input/llama-3/transformers/8b-chat-hf/1`): the model's and
+ * the variation's names.
+ */
+function kaggleModel(pathText: string): { slug: string; variation: string } | undefined {
+  const m = /(?:^|[\\/])kaggle[\\/]input[\\/]([^\\/]+)[\\/][a-z]+[\\/]([^\\/]+)[\\/]\d+[\\/]?$/i.exec(
+    pathText.slice(0, 400),
+  );
+  return m ? { slug: m[1], variation: m[2] } : undefined;
+}
+
+/** The catalog entry a family and a size in the given folder names give (the last size named), or undefined. */
+function familyAndSize(names: readonly string[]): CatalogModel | undefined {
+  const parts = names.map((p) => p.toLowerCase());
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
   if (sizes.length === 0) return undefined;
   const size = sizes[sizes.length - 1];
@@ -162,7 +180,9 @@ function namedAfterName(pathText: string): CatalogModel | undefined {
  */
 export function modelFromHubName(id: string): CatalogModel | undefined {
   const slash = id.indexOf('/');
-  if (slash < 0) return undefined;
+  // A bare name no catalog knows is a folder where the script runs (Hub ids without an organisation are the few
+  // canonical models of the catalog): `llama_hf_7b`.
+  if (slash < 0) return modelFromPathName(id);
   const org = id.slice(0, slash).toLowerCase();
   if (PUBLISHERS.has(org)) return undefined;
   return modelFromPathName(id);

@@ -100,6 +100,14 @@ describe('modelFromPathName', () => {
     ['models/Deepseek-Math-7B-QFT', 'deepseek-ai/deepseek-llm-7b-base'],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
+    // Kaggle Models as a notebook mounts them, /kaggle/input/<model>/<framework>/<variation>/<version>: the model's and
+    // the variation's names (Kaggle's model pages for Gemma, Qwen2.5, Llama 3 and Mistral)
+    ['/kaggle/input/gemma/transformers/2b-it/3', 'google/gemma-2b'],
+    ['/kaggle/input/qwen2.5/transformers/7b-instruct/1', 'Qwen/Qwen2.5-7B'],
+    ['/kaggle/input/llama-3/transformers/8b-chat-hf/1', 'meta-llama/Meta-Llama-3-8B'],
+    ['/kaggle/input/mistral/pytorch/7b-instruct-v0.1-hf/1', 'mistralai/Mistral-7B-v0.1'],
+    // farmountain/carevoice-gemma4 finetune_qlora.ipynb: Gemma 4 E4B is no catalog entry
+    ['/kaggle/input/gemma-4/transformers/gemma-4-e4b-it/1', undefined],
   ];
   for (const [p, id] of cases) {
     it(`${p} -> ${id ?? 'nothing'}`, () => assert.equal(modelFromPathName(p)?.id, id));
@@ -115,6 +123,10 @@ describe('modelFromHubName', () => {
     // names its other fine-tunes after their base (chats-bug/jsr-config qlora.yml: Nous-Hermes-Llama2-13b).
     ['NousResearch/Nous-Hermes-Llama2-13b', 'meta-llama/Llama-2-13b-hf'],
     ['HuggingFaceH4/zephyr-7b-gemma-v0.2', 'google/gemma-7b'],
+    // A bare name no catalog knows is a folder where the script runs (FreedomIntelligence/LLMZoo
+    // scripts/train_chimera_7b.sh: `--model_name_or_path llama_hf_7b`, LLaMA 7B converted to transformers' format).
+    ['llama_hf_7b', 'huggyllama/llama-7b'],
+    ['my_model', undefined],
   ];
   for (const [id, want] of cases) {
     it(`${id} -> ${want ?? 'nothing'}`, () => assert.equal(modelFromHubName(id)?.id, want));
