@@ -494,4 +494,47 @@ describe('config objects a project module builds at its top level', () => {
     // The module that builds the LoraConfig is a file of the run: its values are located there.
     assert.ok(r.files.some((f) => f.file === '/p/configs/lora_config.py'));
   });
+
+  it("a package's __init__.py the script imports from, and its LoraConfig on a branch the script's defaults switch off", () => {
+    // FreedomIntelligence/LLMZoo train.py: `from llmzoo.models import build_model` (llmzoo/models/__init__.py), whose
+    // `if model_args.lora:` builds the LoraConfig; ModelArguments has `lora: bool = False` beside `lora_r = 16`.
+    const train = [
+      'from dataclasses import dataclass, field',
+      'from typing import Optional',
+      'import transformers',
+      'from llmzoo.models import build_model',
+      '@dataclass',
+      'class ModelArguments:',
+      '    model_name_or_path: Optional[str] = field(default="meta-llama/Llama-2-7b-hf")',
+      '    lora: Optional[bool] = field(default=False)',
+      '    lora_r: Optional[int] = field(default=16)',
+      'def train():',
+      '    parser = transformers.HfArgumentParser((ModelArguments, transformers.TrainingArguments))',
+      '    model_args, training_args = parser.parse_args_into_dataclasses()',
+      '    model = build_model(model_args, training_args)',
+      '    transformers.Trainer(model=model, args=training_args).train()',
+      'train()',
+      '',
+    ].join('\n');
+    const init = [
+      'import transformers',
+      'from peft import LoraConfig, get_peft_model',
+      'def build_model(model_args, training_args):',
+      '    model = transformers.AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+      '    if model_args.lora:',
+      '        model = get_peft_model(model, LoraConfig(r=model_args.lora_r, target_modules=["q_proj", "v_proj"]))',
+      '    return model',
+      '',
+    ].join('\n');
+    const files = { '/p/train.py': train, '/p/llmzoo/models/__init__.py': init };
+    const r = runPipeline([{ file: '/p/train.py', text: train }], inMemory(files), {});
+    assert.ok(r.files.some((f) => f.file === '/p/llmzoo/models/__init__.py'));
+    // The lora_r default alone read as LoRA before the module's test was read.
+    assert.equal(r.setup?.method, 'full');
+    assert.equal(r.decided.method?.file, '/p/llmzoo/models/__init__.py');
+    // With the switch on by default, it is LoRA with the dataclass's rank.
+    const on = train.replace('default=False)', 'default=True)');
+    const lora = runPipeline([{ file: '/p/train.py', text: on }], inMemory({ ...files, '/p/train.py': on }), {});
+    assert.deepEqual([lora.setup?.method, lora.setup?.lora?.r], ['lora', 16]);
+  });
 });

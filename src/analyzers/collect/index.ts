@@ -8,10 +8,10 @@ import { locateOffset, type AnalyzedFile, type FileRole } from '../resolve';
 import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from '../scenario';
 import { hydraFiles, mergeFacts } from '../hydra-files';
 import { addScriptData, scriptDataFile } from '../script-data';
-import { findReference, type FileReader } from '../file-reader';
+import type { FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
-import { located, notLoadedData, notRead, shippedFile, sourcedLaunch } from './locate';
+import { importedModule, located, notLoadedData, notRead, shippedFile, sourcedLaunch } from './locate';
 import { foundAbove, foundElsewhere } from './found-elsewhere';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
@@ -146,13 +146,14 @@ class FileCollection {
   }
 
   /**
-   * A module of the project: beside the script, or (an absolute import) from a folder above it; an installed package is
+   * A module of the project (or its package's `__init__.py`): beside the script, or (an absolute import) from a folder
+   * above it; an installed package is
    * not a file of the run, and is not said. It runs in the script's process: the launch line's options are its command
    * line too.
    */
   private followModule(from: Referrer, ref: Reference): void {
     const { file } = from.self;
-    const found = findReference(this.reader, file, ref.path);
+    const found = importedModule(this.reader, file, ref.path);
     if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) return;
     from.moduleOptions ??= argumentEnvironment(from.analyzed.options, from.scriptArgs, from.how.module?.options, file);
     this.visit(found.path, found.text, {

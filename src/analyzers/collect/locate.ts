@@ -46,7 +46,19 @@ function written(file: string, ref: Reference): ReturnType<typeof findReference>
 
 /** The path of the file a reference names, as the pipeline finds it (for the files that run a file: node/launchers.ts, server/runs.ts). */
 export function referencedPath(reader: FileReader, file: string, ref: Reference): string {
+  if (ref.kind === 'module') return importedModule(reader, file, ref.path).path;
   return (ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path)).path;
+}
+
+/**
+ * The file of a module a script imports (`from llmzoo.models import build_model`): `llmzoo/models.py`, else the
+ * package's `llmzoo/models/__init__.py`.
+ */
+export function importedModule(reader: FileReader, file: string, path: string): ReturnType<typeof findReference> {
+  const found = findReference(reader, file, path);
+  if (found.text !== undefined) return found;
+  const init = findReference(reader, file, path.replace(/\.py$/, '/__init__.py'));
+  return init.text !== undefined ? init : found;
 }
 
 /** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */

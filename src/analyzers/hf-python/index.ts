@@ -147,9 +147,13 @@ function afterWalk(
 ): void {
   // A settled helper module: only what runs for the script is read (the functions it calls, and theirs), and a call on
   // a branch known not to run is not.
-  const calls = file.settled
-    ? reachableCalls(file, allCalls, entries).filter((c) => branchTaken(file, c) !== false)
-    : allCalls;
+  const reachable = file.settled ? reachableCalls(file, allCalls, entries) : allCalls;
+  const calls = file.settled ? reachable.filter((c) => branchTaken(file, c) !== false) : allCalls;
+  // A LoraConfig the module builds only on a branch known not to run (`if model_args.lora:` with the script's
+  // `lora: bool = False`): the run is a full fine-tune, said at the test (fullUnlessSwitchedOn).
+  const loraSwitchedOff = file.settled
+    ? reachable.filter((c) => file.calleeName(c)?.split('.').pop() === 'LoraConfig' && !calls.includes(c))
+    : [];
   file.calls = calls;
   // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
   for (const c of calls) {
@@ -169,7 +173,7 @@ function afterWalk(
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
-  const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff: [] };
+  const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff };
   for (const c of calls) readCall(file, c, walk);
   // Fabric converts the module it is given after the script loads it: its precision is read after every load.
   for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
