@@ -15,124 +15,97 @@ export function planShell(c: PlanCtx, ch: SetupChange): Planned {
   if (verl) return verl;
   const rl2 = c.file.facts.tools.includes('rl2') ? planRl2(c, ch) : undefined;
   if (rl2) return rl2;
+  return planFlags(new ShellFlags(c), ch);
+}
+
+/** The flags of a launch line: which it has, and whether its script takes HF's flags it does not have yet. */
+class ShellFlags {
+  /** ms-swift parses its flags with HfArgumentParser over the HF TrainingArguments (swift/trainers/arguments.py). */
+  readonly hfScript: boolean;
+
+  constructor(readonly c: PlanCtx) {
+    this.hfScript = c.file.facts.tools.some(
+      (t) => t === 'hf-trainer' || t === 'trl' || t === 'llamafactory' || t === 'ms-swift',
+    );
+  }
+
+  flag(name: string, value: Val, extra: Partial<Op> = {}): Op {
+    return op([name], value, extra);
+  }
+
+  present(raw: string): boolean {
+    return this.c.has(`--${raw}`) || this.c.has(raw);
+  }
+
+  /** A flag the script already takes can be rewritten whatever the script is; a new flag only for HfArgumentParser scripts. */
+  needHf(name: string): Planned | undefined {
+    return this.present(name) || this.hfScript
+      ? undefined
+      : no(`the script's own flags are unknown, so \`--${name}\` is not added`);
+  }
+
+  /** An HF flag set to a value, where the script takes it. */
+  hf(name: string, value: Val): Planned {
+    return this.needHf(name) ?? ok(this.flag(name, value));
+  }
+}
+
+function planFlags(s: ShellFlags, ch: SetupChange): Planned {
+  const { c } = s;
   const v = ch.value;
-  // ms-swift parses its flags with HfArgumentParser over the HF TrainingArguments (swift/trainers/arguments.py).
-  const hfScript = c.file.facts.tools.some(
-    (t) => t === 'hf-trainer' || t === 'trl' || t === 'llamafactory' || t === 'ms-swift',
-  );
-  const flag = (name: string, value: Val, extra: Partial<Op> = {}): Op => op([name], value, extra);
-  // A flag the script already takes can be rewritten whatever the script is; a new flag only for HfArgumentParser scripts.
-  const present = (raw: string): boolean => c.has(`--${raw}`) || c.has(raw);
-  const needHf = (name: string): Planned | undefined =>
-    present(name) || hfScript ? undefined : no(`the script's own flags are unknown, so \`--${name}\` is not added`);
   switch (ch.key) {
     case 'micro_batch_size':
-      return needHf('per_device_train_batch_size') ?? ok(flag('per_device_train_batch_size', Number(v)));
+      return s.hf('per_device_train_batch_size', Number(v));
     case 'eval_batch_size':
-      return v === undefined
-        ? (needHf('eval_strategy') ?? ok(flag('eval_strategy', 'no')))
-        : (needHf('per_device_eval_batch_size') ?? ok(flag('per_device_eval_batch_size', Number(v))));
+      return v === undefined ? s.hf('eval_strategy', 'no') : s.hf('per_device_eval_batch_size', Number(v));
     case 'gradient_accumulation_steps':
-      return needHf('gradient_accumulation_steps') ?? ok(flag('gradient_accumulation_steps', Number(v)));
-    case 'mixed_precision': {
-      const mp = c.fact('mixedPrecision');
-      if (mp) return ok(flag(mp.rawKey.replace(/^-+/, ''), v === 'none' ? 'no' : str(v)));
-      if (v === 'bf16') return needHf('bf16') ?? ok(flag('bf16', true), flag('fp16', false, { when: 'present' }));
-      if (v === 'fp16') return needHf('fp16') ?? ok(flag('fp16', true), flag('bf16', false, { when: 'present' }));
-      return ok(flag('bf16', false, { when: 'present' }), flag('fp16', false, { when: 'present' }));
-    }
-    case 'gradient_checkpointing': {
-      if (v === 'selective') return no('no selective checkpointing flag');
-      const f = c.fact('gradientCheckpointing');
-      if (f && f.rawKey.replace(/^-+/, '') === 'disable_gradient_checkpointing')
-        return ok(flag('disable_gradient_checkpointing', v !== 'full'));
-      return needHf('gradient_checkpointing') ?? ok(flag('gradient_checkpointing', v === 'full'));
-    }
+      return s.hf('gradient_accumulation_steps', Number(v));
+    case 'mixed_precision':
+      return mixedPrecision(s, v);
+    case 'gradient_checkpointing':
+      return checkpointing(s, v);
     case 'optimizer': {
       const name = HF_OPTIM[str(v)];
-      return !name ? no(`HF optim has no name for ${str(v)}`) : (needHf('optim') ?? ok(flag('optim', name)));
+      return !name ? no(`HF optim has no name for ${str(v)}`) : s.hf('optim', name);
     }
     case 'seq_len': {
-      const k = seqKey(
-        c,
-        c.file.facts.tools.includes('trl') || c.file.facts.tools.includes('ms-swift') ? 'max_length' : undefined,
-      );
-      return k ? ok(flag(k, Number(v))) : no("the script's sequence-length flag is unknown");
+      const tools = c.file.facts.tools;
+      const k = seqKey(c, tools.includes('trl') || tools.includes('ms-swift') ? 'max_length' : undefined);
+      return k ? ok(s.flag(k, Number(v))) : no("the script's sequence-length flag is unknown");
     }
-    case 'attention': {
-      const f = c.fact('attention');
-      const raw = f?.rawKey.replace(/^-+/, '');
-      if (raw === 'attn_implementation') return ok(flag(raw, HF_ATTN[str(v)] ?? str(v)));
-      if (raw === 'flash_attn' && /^(sdpa|fa2|fa3|disabled|auto)$/.test(f?.rawValue ?? ''))
-        return ok(flag(raw, LF_ATTN[str(v)] ?? str(v)));
-      if (raw && v === 'flash' && f?.value !== 'flash') return ok(flag(raw, true));
-      return no('the script has no attention flag to change');
-    }
+    case 'attention':
+      return attention(s, v);
     case 'loss':
       if (v !== 'fused') return no('no flag for this loss');
       return (
-        needHf('use_liger_kernel') ??
-        ok(flag(present('enable_liger_kernel') ? 'enable_liger_kernel' : 'use_liger_kernel', true))
+        s.needHf('use_liger_kernel') ??
+        ok(s.flag(s.present('enable_liger_kernel') ? 'enable_liger_kernel' : 'use_liger_kernel', true))
       );
     case 'zero_stage':
-      return present('zero_stage')
-        ? ok(flag('zero_stage', Number(v)))
+      return s.present('zero_stage')
+        ? ok(s.flag('zero_stage', Number(v)))
         : no('the launch command has no --zero_stage flag; ZeRO is set in the DeepSpeed config');
     case 'offload_optimizer':
-      return present('offload_optimizer_device')
-        ? ok(flag('offload_optimizer_device', str(v)))
+      return s.present('offload_optimizer_device')
+        ? ok(s.flag('offload_optimizer_device', str(v)))
         : no('no offload flag in the launch command');
     case 'offload_params':
-      return present('offload_param_device')
-        ? ok(flag('offload_param_device', str(v)))
+      return s.present('offload_param_device')
+        ? ok(s.flag('offload_param_device', str(v)))
         : no('no offload flag in the launch command');
-    case 'gpus_per_node': {
-      const text = c.file.text;
-      if (present('num_processes')) {
-        const nodes =
-          (c.changed('nodes') as number | undefined) ??
-          (typeof c.fact('nodes')?.value === 'number' ? (c.fact('nodes')!.value as number) : 1);
-        return ok(flag('num_processes', Number(v) * nodes, { launcher: 'accelerate' }));
-      }
-      if (present('nproc_per_node')) return ok(flag('nproc_per_node', Number(v), { launcher: 'torchrun' }));
-      if (present('num_gpus')) return ok(flag('num_gpus', Number(v), { launcher: 'deepspeed' }));
-      if (/(^|[\s;&|(])(torchrun|python3? -m torch\.distributed\.(run|launch))\s/m.test(text))
-        return ok(flag('nproc_per_node', Number(v), { launcher: 'torchrun' }));
-      if (/(^|[\s;&|(])tune\s+run\s/m.test(text)) return ok(flag('nproc_per_node', Number(v), { launcher: 'tune' }));
-      if (/(^|[\s;&|(])accelerate\s+launch\s/m.test(text))
-        return ok(
-          flag('num_processes', Number(v) * ((c.changed('nodes') as number | undefined) ?? 1), {
-            launcher: 'accelerate',
-          }),
-        );
-      if (/(^|[\s;&|(])deepspeed\s+(?!-)\S/m.test(text))
-        return ok(flag('num_gpus', Number(v), { launcher: 'deepspeed' }));
-      return no('no distributed launcher (torchrun, accelerate launch, deepspeed, tune run) to give the GPU count to');
-    }
+    case 'gpus_per_node':
+      return gpusPerNode(s, Number(v));
     case 'nodes':
-      if (present('nnodes')) return ok(flag('nnodes', Number(v), { launcher: 'torchrun' }));
-      if (present('num_machines')) return ok(flag('num_machines', Number(v), { launcher: 'accelerate' }));
+      if (s.present('nnodes')) return ok(s.flag('nnodes', Number(v), { launcher: 'torchrun' }));
+      if (s.present('num_machines')) return ok(s.flag('num_machines', Number(v), { launcher: 'accelerate' }));
       return Number(v) === 1 ? ok() : no('multi-node launch options are set by hand (hosts, rendezvous)');
-    case 'lora': {
-      const l = v as Lora;
-      const ops: Op[] = [];
-      for (const [k, x] of [
-        ['loraR', l.r],
-        ['loraAlpha', l.alpha],
-        ['loraDropout', l.dropout],
-      ] as const) {
-        if (x === undefined) continue;
-        const f = c.fact(k);
-        if (!f) return no('the script does not take this LoRA setting as a flag');
-        ops.push(flag(f.rawKey.replace(/^-+/, ''), x));
-      }
-      return ok(...ops);
-    }
+    case 'lora':
+      return lora(s, v as Lora);
     case 'fsdp_state_dict_type': {
       const name = FSDP_STATE_DICT[str(v)];
       if (!name) return no(`no FSDP state dict type for ${str(v)}`);
-      return present('fsdp_state_dict_type') || present('use_fsdp')
-        ? ok(flag('fsdp_state_dict_type', name, { launcher: 'accelerate' }))
+      return s.present('fsdp_state_dict_type') || s.present('use_fsdp')
+        ? ok(s.flag('fsdp_state_dict_type', name, { launcher: 'accelerate' }))
         : no('the launch command takes its FSDP settings from an Accelerate config');
     }
     case 'method':
@@ -142,4 +115,72 @@ export function planShell(c: PlanCtx, ch: SetupChange): Planned {
     default:
       return no(`no launch flag for ${ch.key}`);
   }
+}
+
+/** The script's own precision flag where it has one, else HF's bf16 / fp16 (the other turned off where present). */
+function mixedPrecision(s: ShellFlags, v: unknown): Planned {
+  const mp = s.c.fact('mixedPrecision');
+  if (mp) return ok(s.flag(mp.rawKey.replace(/^-+/, ''), v === 'none' ? 'no' : str(v)));
+  if (v === 'bf16') return s.needHf('bf16') ?? ok(s.flag('bf16', true), s.flag('fp16', false, { when: 'present' }));
+  if (v === 'fp16') return s.needHf('fp16') ?? ok(s.flag('fp16', true), s.flag('bf16', false, { when: 'present' }));
+  return ok(s.flag('bf16', false, { when: 'present' }), s.flag('fp16', false, { when: 'present' }));
+}
+
+/** LLaMA-Factory's disable_gradient_checkpointing where the line has it, else HF's gradient_checkpointing. */
+function checkpointing(s: ShellFlags, v: unknown): Planned {
+  if (v === 'selective') return no('no selective checkpointing flag');
+  const f = s.c.fact('gradientCheckpointing');
+  if (f && f.rawKey.replace(/^-+/, '') === 'disable_gradient_checkpointing')
+    return ok(s.flag('disable_gradient_checkpointing', v !== 'full'));
+  return s.hf('gradient_checkpointing', v === 'full');
+}
+
+/** The attention flag the line has: HF's attn_implementation, LLaMA-Factory's flash_attn, or a switch for flash. */
+function attention(s: ShellFlags, v: unknown): Planned {
+  const f = s.c.fact('attention');
+  const raw = f?.rawKey.replace(/^-+/, '');
+  if (raw === 'attn_implementation') return ok(s.flag(raw, HF_ATTN[str(v)] ?? str(v)));
+  if (raw === 'flash_attn' && /^(sdpa|fa2|fa3|disabled|auto)$/.test(f?.rawValue ?? ''))
+    return ok(s.flag(raw, LF_ATTN[str(v)] ?? str(v)));
+  if (raw && v === 'flash' && f?.value !== 'flash') return ok(s.flag(raw, true));
+  return no('the script has no attention flag to change');
+}
+
+/** The GPU count in the launcher's own flag, or the one a launcher the line runs takes. */
+function gpusPerNode(s: ShellFlags, gpus: number): Planned {
+  const { c } = s;
+  const text = c.file.text;
+  if (s.present('num_processes')) {
+    const nodes =
+      (c.changed('nodes') as number | undefined) ??
+      (typeof c.fact('nodes')?.value === 'number' ? (c.fact('nodes')!.value as number) : 1);
+    return ok(s.flag('num_processes', gpus * nodes, { launcher: 'accelerate' }));
+  }
+  if (s.present('nproc_per_node')) return ok(s.flag('nproc_per_node', gpus, { launcher: 'torchrun' }));
+  if (s.present('num_gpus')) return ok(s.flag('num_gpus', gpus, { launcher: 'deepspeed' }));
+  if (/(^|[\s;&|(])(torchrun|python3? -m torch\.distributed\.(run|launch))\s/m.test(text))
+    return ok(s.flag('nproc_per_node', gpus, { launcher: 'torchrun' }));
+  if (/(^|[\s;&|(])tune\s+run\s/m.test(text)) return ok(s.flag('nproc_per_node', gpus, { launcher: 'tune' }));
+  if (/(^|[\s;&|(])accelerate\s+launch\s/m.test(text)) {
+    const nodes = (c.changed('nodes') as number | undefined) ?? 1;
+    return ok(s.flag('num_processes', gpus * nodes, { launcher: 'accelerate' }));
+  }
+  if (/(^|[\s;&|(])deepspeed\s+(?!-)\S/m.test(text)) return ok(s.flag('num_gpus', gpus, { launcher: 'deepspeed' }));
+  return no('no distributed launcher (torchrun, accelerate launch, deepspeed, tune run) to give the GPU count to');
+}
+
+/** LoRA's rank, alpha and dropout in the flags the script already takes for them. */
+function lora(s: ShellFlags, l: Lora): Planned {
+  const ops: Op[] = [];
+  for (const [k, x] of [
+    ['loraR', l.r],
+    ['loraAlpha', l.alpha],
+    ['loraDropout', l.dropout],
+  ] as const) {
+    if (x === undefined) continue;
+    const f = s.c.fact(k);
+    if (!f) return no('the script does not take this LoRA setting as a flag');
+    ops.push(s.flag(f.rawKey.replace(/^-+/, ''), x));
+  }
+  return ok(...ops);
 }
