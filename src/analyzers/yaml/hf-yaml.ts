@@ -80,6 +80,25 @@ const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.vi
 
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
+  modelKeys(ctx, top);
+  trainerKeys(ctx, top);
+  sequenceKeys(ctx, top);
+  modelLoading(ctx, top);
+  peft(ctx, top);
+  ctx.deepspeedRef(top.get('deepspeed'));
+  fsdpKeys(ctx, top);
+  runtimeKeys(ctx, top);
+  // num_generations is GRPOConfig's (a TRL YAML for `trl grpo --config`): completions are generated, then trained on.
+  const gens = top.get('num_generations');
+  if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');
+  grpoKeys(ctx, top);
+  preferenceKeys(ctx, top);
+}
+
+type Top = ReturnType<YamlCtx['top']>;
+
+/** The model trained and the models it learns from (a teacher, with GKD's on-policy share and length; a reward model). */
+function modelKeys(ctx: YamlCtx, top: Top): void {
   ctx.put('model', top.get('model_name_or_path'), asString);
   // GKDConfig (trl gkd --config): the teacher the student is distilled from.
   ctx.put('teacherModel', top.get('teacher_model_name_or_path'), asString);
@@ -90,6 +109,10 @@ function analyze(ctx: YamlCtx): void {
   });
   ctx.put('onPolicyFraction', top.get('lmbda'), asNonNegNumber);
   ctx.put('maxNewTokens', top.get('max_new_tokens'), asPosInt);
+}
+
+/** The batch, precision, checkpointing and optimizer of TrainingArguments. */
+function trainerKeys(ctx: YamlCtx, top: Top): void {
   ctx.put('microBatchSize', top.get('per_device_train_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
@@ -107,7 +130,9 @@ function analyze(ctx: YamlCtx): void {
     return s ? optimizerOf(s, normalizeOptimizer) : undefined;
   });
   galoreKeys(ctx, top);
+}
 
+function sequenceKeys(ctx: YamlCtx, top: Top): void {
   // Sequence length: max_length (SFTConfig); max_seq_length was renamed in TRL v0.16 and removed in v0.20.
   const maxLen = top.get('max_length');
   const oldLen = top.get('max_seq_length');
@@ -133,7 +158,9 @@ function analyze(ctx: YamlCtx): void {
     });
     if (isOn(ctx, packing) && packing) ctx.add('paddedBatches', packing, true);
   }
+}
 
+function modelLoading(ctx: YamlCtx, top: Top): void {
   // Model loading (TRL ModelConfig; model_init_kwargs for SFTConfig when the model is a string).
   const init = ctx.sub(top.get('model_init_kwargs'));
   const dtype = top.get('dtype') ?? top.get('torch_dtype') ?? init.get('dtype') ?? init.get('torch_dtype');
@@ -154,10 +181,10 @@ function analyze(ctx: YamlCtx): void {
       return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
     return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
   });
+}
 
-  peft(ctx, top);
-
-  ctx.deepspeedRef(top.get('deepspeed'));
+/** TrainingArguments' `fsdp` options and `fsdp_config`. */
+function fsdpKeys(ctx: YamlCtx, top: Top): void {
   const fsdp = top.get('fsdp');
   if (fsdp) {
     ctx.put('fsdp', fsdp, (v) => {
@@ -190,7 +217,10 @@ function analyze(ctx: YamlCtx): void {
   ctx.fsdpCheckpointing(fsdpCheckpointing);
   ctx.syncEachBatch(top.get('accelerator_config'));
   ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
+}
 
+/** What changes how the step runs: cache emptying, label smoothing, checkpoints, Liger, compile, offloading. */
+function runtimeKeys(ctx: YamlCtx, top: Top): void {
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
   ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
   ctx.put('savesCheckpoints', top.get('save_strategy'), asSaveStrategy);
@@ -210,11 +240,6 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('activationOffloading', top.get('activation_offloading'), asBool);
   ctx.put('autoFindBatchSize', top.get('auto_find_batch_size'), asBool);
   ctx.put('ddpFindUnused', top.get('ddp_find_unused_parameters'), asBool);
-  // num_generations is GRPOConfig's (a TRL YAML for `trl grpo --config`): completions are generated, then trained on.
-  const gens = top.get('num_generations');
-  if (gens && ctx.view(gens).t !== 'absent') ctx.add('rollout', gens, 'grpo');
-  grpoKeys(ctx, top);
-  preferenceKeys(ctx, top);
 }
 
 /** DPOConfig's loss types (trl/trainer/dpo_config.py); sigmoid, hinge and ipo are CPOConfig's too. */
