@@ -47,7 +47,17 @@ function analyze(ctx: YamlCtx): void {
   const model = top.get('model_name_or_path') ?? top.get('model');
   ctx.put('model', model, asString);
   preQuantized(ctx, model);
+  methodKeys(ctx, top);
+  quantization(ctx, top);
+  stageKeys(ctx, top);
+  batchKeys(ctx, top);
+  stepKeys(ctx, top);
+  optimizer(ctx, top);
+  distributed(ctx, top);
+}
 
+/** finetuning_type and the LoRA and freeze settings it reads. */
+function methodKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('method', top.get('finetuning_type'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'lora' || s === 'full' || s === 'freeze') return s;
@@ -78,12 +88,14 @@ function analyze(ctx: YamlCtx): void {
       ? new Invalid(about('{0}: expected a non-zero integer, found {1}', describe(v)))
       : n;
   });
+}
 
-  quantization(ctx, top);
-
-  // Preference stages (train/dpo/workflow.py): chosen and rejected in one forward; ORPO and SimPO need no reference
-  // model; an explicit ref_model is a second resident model, otherwise full fine-tuning copies the model and LoRA
-  // disables its adapters (create_ref_model).
+/**
+ * Preference stages (train/dpo/workflow.py): chosen and rejected in one forward; ORPO and SimPO need no reference
+ * model; an explicit ref_model is a second resident model, otherwise full fine-tuning copies the model and LoRA disables
+ * its adapters (create_ref_model).
+ */
+function stageKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   const stage = top.get('stage');
   const prefLossEntry = top.get('pref_loss');
   const prefLoss = prefLossEntry ? (strOf(ctx.view(prefLossEntry))?.trim().toLowerCase() ?? '') : '';
@@ -115,7 +127,10 @@ function analyze(ctx: YamlCtx): void {
   const refModel = top.get('ref_model');
   if (refModel && !refFree && (stageName === 'dpo' || stageName === 'kto'))
     ctx.put('referenceModel', refModel, (v) => (strOf(v) ? 'given' : undefined));
+}
 
+/** The batch, evaluation, checkpoints, accumulation and the sequence length (cutoff_len) with its packing. */
+function batchKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('microBatchSize', top.get('per_device_train_batch_size') ?? top.get('micro_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
   // Seq2SeqTrainingArguments: label_smoothing_factor makes the Trainer's LabelSmoother take the loss.
@@ -129,7 +144,10 @@ function analyze(ctx: YamlCtx): void {
   const packing = top.get('packing') ?? top.get('neat_packing');
   if (packing) ctx.put('batchLengths', packing, asPacking);
   else ctx.put('batchLengths', top.get('stage'), (v) => (strOf(v)?.trim() === 'pt' ? 'fixed' : undefined)); // packing defaults on for pre-training
+}
 
+/** Precision, checkpointing, attention, kernels and compile. */
+function stepKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   // upcast_layernorm casts the norm weights to fp32 (model/model_utils/checkpointing.py prepare_model_for_training); with 4/8-bit
   // layers their fp32 outputs carry on through the residual stream.
   ctx.put('kbitUpcast', top.get('upcast_layernorm'), (v) => {
@@ -176,9 +194,6 @@ function analyze(ctx: YamlCtx): void {
     });
   }
   ctx.put('compile', top.get('torch_compile'), asBool);
-
-  optimizer(ctx, top);
-  distributed(ctx, top);
 }
 
 /**
