@@ -14,46 +14,64 @@ function optionOf(c: PlanCtx, key: string): string | undefined {
   return f && /^\w+$/.test(f.rawKey) ? f.rawKey : undefined;
 }
 
+/** Setup fields a TrainingArguments / TRL config call sets: a file without one cannot take them. */
+const TRAINING_ARGUMENT_FIELDS: ReadonlySet<string> = new Set([
+  'micro_batch_size',
+  'eval_batch_size',
+  'gradient_accumulation_steps',
+  'mixed_precision',
+  'gradient_checkpointing',
+  'optimizer',
+  'loss',
+  'compile',
+  'activation_offloading',
+  'fsdp',
+  'seq_len',
+]);
+
+/** The script's calls a plan writes into: which kinds it has, and a keyword of its TrainingArguments / TRL config. */
+interface ScriptCalls {
+  readonly c: PlanCtx;
+  readonly hasCall: (k: PyCall | 'trl') => boolean;
+  readonly train: (path: string, value: Val, extra?: Partial<Op>) => Op;
+}
+
 /** HF TrainingArguments / TRL configs, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained (FORMATS.md §2). */
 export function planPython(c: PlanCtx, ch: SetupChange): Planned {
-  const v = ch.value;
   const calls = pyCalls(c.file.text);
   const hasCall = (k: PyCall | 'trl'): boolean => calls.some((x) => x.kind === k);
-  const trainCall = hasCall('train') || hasCall('trl');
   const train = (path: string, value: Val, extra: Partial<Op> = {}): Op =>
     op([path], value, { call: 'train', ...extra });
-  // nanoGPT's train.py and Answer.AI's fsdp_qlora take these from their command line over their own defaults.
-  const option = c.file.facts.readsConfigurator ? optionOf(c, ch.key) : undefined;
-  if (option)
-    return no(`the script takes it from its command line: pass --${option} on the launch line, or change its default`);
-  if (
-    !trainCall &&
-    [
-      'micro_batch_size',
-      'eval_batch_size',
-      'gradient_accumulation_steps',
-      'mixed_precision',
-      'gradient_checkpointing',
-      'optimizer',
-      'loss',
-      'compile',
-      'activation_offloading',
-      'fsdp',
-      'seq_len',
-    ].includes(ch.key)
-  ) {
-    return no(
-      c.file.facts.tools.includes('litgpt')
-        ? "Lit-GPT's script sets its run in module constants (micro_batch_size, devices, lora_*) and setup()'s defaults: change them by hand"
-        : c.file.facts.tools.includes('pytorch')
-          ? 'the training loop is written out in this file: its DataLoader, Accelerator, autocast and optimizer calls are changed by hand'
-          : 'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
-    );
-  }
+  const refused = notInThisFile(c, ch, hasCall('train') || hasCall('trl'));
+  if (refused) return refused;
   if (hasCall('unsloth-load') || hasCall('unsloth-peft')) {
     const u = planUnsloth(c, ch, hasCall);
     if (u) return u;
   }
+  return planTrainingArguments({ c, hasCall, train }, ch);
+}
+
+/**
+ * Why the change is not written in this file: the script takes it from its command line (nanoGPT's train.py, Answer.AI's
+ * fsdp_qlora), or it is a training argument and the file makes no TrainingArguments / TRL config; else undefined.
+ */
+function notInThisFile(c: PlanCtx, ch: SetupChange, trainCall: boolean): Planned | undefined {
+  const option = c.file.facts.readsConfigurator ? optionOf(c, ch.key) : undefined;
+  if (option)
+    return no(`the script takes it from its command line: pass --${option} on the launch line, or change its default`);
+  if (trainCall || !TRAINING_ARGUMENT_FIELDS.has(ch.key)) return undefined;
+  return no(
+    c.file.facts.tools.includes('litgpt')
+      ? "Lit-GPT's script sets its run in module constants (micro_batch_size, devices, lora_*) and setup()'s defaults: change them by hand"
+      : c.file.facts.tools.includes('pytorch')
+        ? 'the training loop is written out in this file: its DataLoader, Accelerator, autocast and optimizer calls are changed by hand'
+        : 'no TrainingArguments / TRL config call in this file (the script may read its settings from the command line)',
+  );
+}
+
+function planTrainingArguments(s: ScriptCalls, ch: SetupChange): Planned {
+  const { c, hasCall, train } = s;
+  const v = ch.value;
   switch (ch.key) {
     case 'zero3_init':
       // TrainingArguments hands DeepSpeed's config to from_pretrained when it is made; the order is the script's.
@@ -83,53 +101,26 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
       return name ? ok(train('optim', name)) : no(`HF optim has no name for ${str(v)}`);
     }
     case 'loss':
-      // DPOConfig's fused preference loss is use_liger_loss; use_liger_kernel patches the model only.
-      if (c.file.facts.facts.some((f) => f.key === 'preference'))
-        return v === 'fused'
-          ? ok(train('use_liger_loss', true))
-          : v === 'full'
-            ? ok(train('use_liger_loss', false, { when: 'present' }))
-            : no('DPOConfig has no chunked loss');
-      if (v === 'fused') return ok(train('use_liger_kernel', true));
-      if (v === 'full') return ok(train('use_liger_kernel', false, { when: 'present' }));
-      return no('TrainingArguments has no chunked-loss switch');
+      return loss(s, v);
     case 'compile':
       return ok(train('torch_compile', Boolean(v)));
-    case 'preference': {
-      const ref = (v as { reference?: string } | undefined)?.reference;
-      if (!hasCall('trl'))
-        return no('the reference log-probabilities are a DPOConfig setting (precompute_ref_log_probs)');
-      if (ref === 'precomputed') return ok(train('precompute_ref_log_probs', true));
-      if (ref === 'copy' || ref === 'adapters-off')
-        return ok(train('precompute_ref_log_probs', false, { when: 'present' }));
-      return no('switching the preference objective needs another trainer');
-    }
+    case 'preference':
+      return preference(s, (v as { reference?: string } | undefined)?.reference);
     case 'activation_offloading':
       return hasCall('trl')
         ? ok(train('activation_offloading', Boolean(v)))
         : no('activation_offloading is a TRL config key; TrainingArguments has none');
     case 'fsdp': {
-      const s = HF_FSDP[str(v)];
-      return s === undefined ? no(`no fsdp option for ${str(v)}`) : ok(train('fsdp', s));
+      const f = HF_FSDP[str(v)];
+      return f === undefined ? no(`no fsdp option for ${str(v)}`) : ok(train('fsdp', f));
     }
     case 'rollout': {
       const keys = rolloutKeys(c, v as Rollout);
-      return typeof keys === 'string'
-        ? no(keys)
-        : hasCall('trl')
-          ? ok(...keys.map(([k, x]) => train(k, x)))
-          : no('the rollout settings are GRPOConfig keys');
+      if (typeof keys === 'string') return no(keys);
+      return hasCall('trl') ? ok(...keys.map(([k, x]) => train(k, x))) : no('the rollout settings are GRPOConfig keys');
     }
-    case 'seq_len': {
-      if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo')
-        return hasCall('trl')
-          ? ok(train(...promptKey(c, Number(v))))
-          : no('the prompt length is a GRPOConfig key (max_prompt_length)');
-      const k = seqKey(c, hasCall('trl') ? 'max_length' : undefined);
-      return k
-        ? ok(train(k, Number(v)))
-        : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
-    }
+    case 'seq_len':
+      return seqLen(s, Number(v));
     case 'attention':
     case 'weights_dtype':
     case 'method':
@@ -144,6 +135,40 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
     default:
       return no(`a TrainingArguments script has no setting for ${ch.key}`);
   }
+}
+
+/** Liger's fused loss: DPOConfig's use_liger_loss for a preference run (use_liger_kernel patches the model only). */
+function loss({ c, train }: ScriptCalls, v: unknown): Planned {
+  if (c.file.facts.facts.some((f) => f.key === 'preference'))
+    return v === 'fused'
+      ? ok(train('use_liger_loss', true))
+      : v === 'full'
+        ? ok(train('use_liger_loss', false, { when: 'present' }))
+        : no('DPOConfig has no chunked loss');
+  if (v === 'fused') return ok(train('use_liger_kernel', true));
+  if (v === 'full') return ok(train('use_liger_kernel', false, { when: 'present' }));
+  return no('TrainingArguments has no chunked-loss switch');
+}
+
+/** The reference log-probabilities of DPOConfig: precomputed, or the reference model run each step. */
+function preference({ hasCall, train }: ScriptCalls, ref: string | undefined): Planned {
+  if (!hasCall('trl')) return no('the reference log-probabilities are a DPOConfig setting (precompute_ref_log_probs)');
+  if (ref === 'precomputed') return ok(train('precompute_ref_log_probs', true));
+  if (ref === 'copy' || ref === 'adapters-off')
+    return ok(train('precompute_ref_log_probs', false, { when: 'present' }));
+  return no('switching the preference objective needs another trainer');
+}
+
+/** A GRPO run's prompt length, else the config's sequence length (TRL's max_length, the file's own key). */
+function seqLen({ c, hasCall, train }: ScriptCalls, n: number): Planned {
+  if (c.fact('rollout') && c.fact('rollout')?.value !== 'online-dpo')
+    return hasCall('trl')
+      ? ok(train(...promptKey(c, n)))
+      : no('the prompt length is a GRPOConfig key (max_prompt_length)');
+  const k = seqKey(c, hasCall('trl') ? 'max_length' : undefined);
+  return k
+    ? ok(train(k, n))
+    : no('TrainingArguments has no sequence length; it is a data or tokenizer setting of the script');
 }
 
 /** The keys written into the model's own calls: from_pretrained (attention, dtype), LoraConfig, BitsAndBytesConfig. */
