@@ -51,17 +51,26 @@ function fullmatcher(pattern: string): RegExp | undefined {
   }
 }
 
+/** What the three readings of target_modules share: the run, its LoRA block, the model's linear modules and a warning. */
+interface Targets {
+  readonly ctx: ResolveContext;
+  readonly lora: Record<string, unknown>;
+  readonly mods: readonly LinearModule[];
+  /** The model's linear module names, and as a message lists them. */
+  readonly have: readonly string[];
+  readonly haveText: string;
+  readonly family: string;
+  readonly warn: (w: WinningFact | undefined, m: ReturnType<typeof msg>) => void;
+}
+
 export function resolveLoraTargets(ctx: ResolveContext): void {
-  const { setup, decided, problems, tools, prov } = ctx;
+  const { setup, decided, problems } = ctx;
   const lora = setup.lora as Record<string, unknown> | undefined;
   if (!lora || (setup.method !== 'lora' && setup.method !== 'qlora') || !setup.architecture) return;
   const parsed = parseArchitecture(setup.architecture as HfConfig);
   if (!parsed.ok) return;
-  const a = parsed.arch;
-  const mods = linearModules(a).filter((m) => !m.parameter);
+  const mods = linearModules(parsed.arch).filter((m) => !m.parameter);
   const have = [...new Set(mods.map((m) => m.name))];
-  const haveText = have.join(', ');
-  const family = a.family;
   const top = { file: ctx.files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
   const warn = (w: WinningFact | undefined, m: ReturnType<typeof msg>): void => {
     problems.push({
@@ -72,125 +81,145 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
       ...(w ? { key: w.fact.rawKey } : {}),
     });
   };
+  const t: Targets = { ctx, lora, mods, have, haveText: have.join(', '), family: parsed.arch.family, warn };
   const listW = decided.loraTargets;
   const regexW = decided.loraTargetRegex;
-  if (regexW && !listW) {
-    const pattern = String(regexW.fact.value);
-    const re = fullmatcher(pattern);
-    if (!re) {
-      warn(
-        regexW,
-        msg(
-          '{0}: this regular expression uses Python syntax that is not read here; the LoRA targets are not known (this {1} model has {2}): give a list',
-          pattern,
-          family,
-          haveText,
-        ),
-      );
-      return;
-    }
-    const hits = mods.filter((m) => fullNames(m).some((n) => re.test(n)));
-    if (hits.length === 0) {
-      warn(
-        regexW,
-        msg(
-          'target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), ' +
-            "and it matches none of this {1} model's: " +
-            'PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
-          pattern,
-          family,
-          haveText,
-        ),
-      );
-      return;
-    }
-    lora.target_modules = [...new Set(hits.map((m) => m.name))];
+  if (regexW && !listW) regexTargets(t, regexW);
+  else if (!listW) defaultTargets(t);
+  else listTargets(t, listW);
+}
+
+/** A str target_modules: the modules whose full names it re.fullmatch-es. */
+function regexTargets(t: Targets, regexW: WinningFact): void {
+  const { mods, family, haveText, warn } = t;
+  const pattern = String(regexW.fact.value);
+  const re = fullmatcher(pattern);
+  if (!re) {
+    warn(
+      regexW,
+      msg(
+        '{0}: this regular expression uses Python syntax that is not read here; the LoRA targets are not known (this {1} model has {2}): give a list',
+        pattern,
+        family,
+        haveText,
+      ),
+    );
     return;
   }
-  if (!listW) {
-    // No target_modules in the files: PEFT's per-model default, for the tools whose default is PEFT's own.
-    const d =
-      tools.find((t) => t === 'hf-trainer' || t === 'trl' || t === 'peft') !== undefined &&
-      !tools.some((t) => t === 'unsloth' || t === 'axolotl' || t === 'llamafactory' || t === 'torchtune');
-    if (!d) return;
-    const modelType = (setup.architecture as { model_type?: unknown }).model_type;
-    const def = peftDefaultLoraTargets(modelType);
-    const at = decided.method?.fact.rawKey === 'LoraConfig' ? decided.method : decided.loraR;
-    if (def) {
-      lora.target_modules = [...def];
-      // With r and the rest from the files, lora's provenance stays the file's (as before this table).
-      if (prov.lora?.kind === 'default')
-        prov.lora = {
-          kind: 'default',
-          owner: 'peft',
-          note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_LORA_DEFAULT_SOURCE})`,
-        };
-    } else {
-      warn(
-        at,
-        msg(
-          'no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". ' +
-            "This {1} model's linear modules: {2}; q_proj, v_proj are assumed",
-          String(modelType),
-          family,
-          haveText,
-        ),
-      );
-    }
+  const hits = mods.filter((m) => fullNames(m).some((n) => re.test(n)));
+  if (hits.length === 0) {
+    warn(
+      regexW,
+      msg(
+        'target_modules {0} is a regular expression that PEFT matches against whole module names (model.layers.0.self_attn.q_proj), ' +
+          "and it matches none of this {1} model's: " +
+          'PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
+        pattern,
+        family,
+        haveText,
+      ),
+    );
     return;
   }
+  t.lora.target_modules = [...new Set(hits.map((m) => m.name))];
+}
+
+/** No target_modules in the files: PEFT's per-model default, for the tools whose default is PEFT's own. */
+function defaultTargets(t: Targets): void {
+  const { setup, decided, tools, prov } = t.ctx;
+  const peftDefault =
+    tools.find((x) => x === 'hf-trainer' || x === 'trl' || x === 'peft') !== undefined &&
+    !tools.some((x) => x === 'unsloth' || x === 'axolotl' || x === 'llamafactory' || x === 'torchtune');
+  if (!peftDefault) return;
+  const modelType = (setup.architecture as { model_type?: unknown }).model_type;
+  const def = peftDefaultLoraTargets(modelType);
+  const at = decided.method?.fact.rawKey === 'LoraConfig' ? decided.method : decided.loraR;
+  if (!def) {
+    t.warn(
+      at,
+      msg(
+        'no target_modules, and PEFT has no default for model_type {0}: get_peft_model raises "Please specify `target_modules` in `peft_config`". ' +
+          "This {1} model's linear modules: {2}; q_proj, v_proj are assumed",
+        String(modelType),
+        t.family,
+        t.haveText,
+      ),
+    );
+    return;
+  }
+  t.lora.target_modules = [...def];
+  // With r and the rest from the files, lora's provenance stays the file's (as before this table).
+  if (prov.lora?.kind === 'default')
+    prov.lora = {
+      kind: 'default',
+      owner: 'peft',
+      note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_LORA_DEFAULT_SOURCE})`,
+    };
+}
+
+/** A list: PEFT's suffix rule over the model's modules, LitGPT's roles, and a located warning for names it lacks. */
+function listTargets(t: Targets, listW: WinningFact): void {
+  const { lora, mods, have } = t;
   const value = listW.fact.value;
   if (!Array.isArray(value)) return;
   let list = value as readonly string[];
   // A comma-separated string given to a script's list option (`--lora_target_modules "q_proj,k_proj"`): the script
   // splits it (PEFT examples/sft: args.lora_target_modules.split(",")). LoraConfig's own list is taken as written.
-  if (listW.fact.rawKey !== 'target_modules' && list.some((t) => t.includes(','))) {
+  if (listW.fact.rawKey !== 'target_modules' && list.some((x) => x.includes(','))) {
     list = list
-      .flatMap((t) => t.split(','))
-      .map((t) => t.trim())
-      .filter((t) => t.length > 0);
+      .flatMap((x) => x.split(','))
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
     lora.target_modules = list;
   }
-  // LitGPT's switches name roles (query, output projection, MLP): a name this model lacks becomes the model's own
-  // names for the role (litgpt/lora.py adapts whichever layer plays it), and a role no layer plays is no error.
-  if (listW.fact.tool === 'litgpt' || setup.model_code === 'litgpt') {
-    const has = (t: string): boolean => mods.some((m) => listMatches(t, m));
-    const own = [...new Set(list.flatMap((t) => (has(t) ? [t] : (LITGPT_ROLE_NAMES[t] ?? []).filter(has))))];
-    if (own.length > 0) {
-      lora.target_modules = own;
-      const parts = litgptQkvParts(list, mods);
-      if (parts) lora.qkv_parts = parts;
-      return;
-    }
-  }
+  if ((listW.fact.tool === 'litgpt' || t.ctx.setup.model_code === 'litgpt') && litgptRoles(t, list)) return;
+  unmatchedTargets(t, listW, list);
   // PEFT's suffix rule reaches `self_attn.q_proj`; the estimate counts modules by their own names, so such entries
   // become the names they reach.
-  const unmatched = list.filter((t) => !mods.some((m) => listMatches(t, m)));
-  if (unmatched.length > 0) {
-    if (unmatched.length === list.length) {
-      warn(
-        listW,
-        msg(
-          'none of the LoRA target modules ({0}) is a module of this {1} model: ' +
-            'PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
-          list.join(', '),
-          family,
-          haveText,
-        ),
-      );
-    } else {
-      warn(
-        listW,
-        msg(
-          '{0}: not a module of this {1} model; PEFT adapts the other targets. Its linear modules: {2}',
-          unmatched.join(', '),
-          family,
-          haveText,
-        ),
-      );
-    }
-  }
-  const reached = mods.filter((m) => list.some((t) => listMatches(t, m)));
-  const dotted = list.some((t) => t.includes('.') && !have.includes(t));
+  const reached = mods.filter((m) => list.some((x) => listMatches(x, m)));
+  const dotted = list.some((x) => x.includes('.') && !have.includes(x));
   if (dotted && reached.length > 0) lora.target_modules = [...new Set(reached.map((m) => m.name))];
+}
+
+/**
+ * LitGPT's switches name roles (query, output projection, MLP): a name this model lacks becomes the model's own names
+ * for the role (litgpt/lora.py adapts whichever layer plays it), and a role no layer plays is no error. False when no
+ * name of the list is the model's in either way.
+ */
+function litgptRoles(t: Targets, list: readonly string[]): boolean {
+  const has = (x: string): boolean => t.mods.some((m) => listMatches(x, m));
+  const own = [...new Set(list.flatMap((x) => (has(x) ? [x] : (LITGPT_ROLE_NAMES[x] ?? []).filter(has))))];
+  if (own.length === 0) return false;
+  t.lora.target_modules = own;
+  const parts = litgptQkvParts(list, t.mods);
+  if (parts) t.lora.qkv_parts = parts;
+  return true;
+}
+
+/** The targets that are no module of the model, said where the list is written (PEFT raises when none is). */
+function unmatchedTargets(t: Targets, listW: WinningFact, list: readonly string[]): void {
+  const unmatched = list.filter((x) => !t.mods.some((m) => listMatches(x, m)));
+  if (unmatched.length === 0) return;
+  if (unmatched.length === list.length) {
+    t.warn(
+      listW,
+      msg(
+        'none of the LoRA target modules ({0}) is a module of this {1} model: ' +
+          'PEFT raises "Target modules ... not found in the base model". Its linear modules: {2}',
+        list.join(', '),
+        t.family,
+        t.haveText,
+      ),
+    );
+    return;
+  }
+  t.warn(
+    listW,
+    msg(
+      '{0}: not a module of this {1} model; PEFT adapts the other targets. Its linear modules: {2}',
+      unmatched.join(', '),
+      t.family,
+      t.haveText,
+    ),
+  );
 }
