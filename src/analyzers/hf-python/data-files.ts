@@ -11,7 +11,7 @@ import { parseYaml } from '../yaml-parse';
 import type { PythonFile, Val } from './file';
 import type { ScriptDefault } from './script-defaults';
 import { writtenElsewhere } from './script-defaults';
-import { pyString, span } from './syntax';
+import { parameters, pyString, span } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
 import { HYDRA_MAIN } from './hydra-app';
@@ -262,7 +262,9 @@ function ownLoaderData(file: PythonFile, call: SyntaxNode, depth: number): Val |
   const fn = def ? loaderParameter(file.text, def) : undefined;
   if (!fn) return undefined;
   const a = file.args(call);
-  const path = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
+  // The call's argument, else the parameter's default (`def load_config(path="configs/sft.yaml")`, `load_config()`).
+  const given = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
+  const path = given ?? parameters(file.text, def?.getChild('ParamList') ?? null)[fn.index]?.def ?? undefined;
   return path ? dataAtPath(file, path, depth) : undefined;
 }
 

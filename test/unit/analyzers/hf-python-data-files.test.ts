@@ -56,6 +56,37 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it("a loader function of the script reads each call's own file, or its parameter's default when given none", () => {
+    // nasim-raj-laskar/QwenDrive-QLoRA train.py: one load_config(path) for configs/model.yaml, lora.yaml and
+    // training.yaml; AshishIITD/llm-finetuning-benchmark train_sft.py: `def load_config(path="configs/...")`, called
+    // as load_config().
+    const script = [
+      'import yaml',
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'def load_config(path="configs/training.yaml"):',
+      '    with open(path) as f:',
+      '        return yaml.safe_load(f)',
+      'model_cfg = load_config("configs/model.yaml")',
+      'lora_cfg = load_config("configs/lora.yaml")',
+      'train_cfg = load_config()',
+      'model = AutoModelForCausalLM.from_pretrained(model_cfg["model_name"])',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=train_cfg["batch_size"])',
+      '',
+    ].join('\n');
+    const files: Record<string, string> = {
+      'configs/model.yaml': 'model_name: Qwen/Qwen2.5-3B-Instruct\n',
+      'configs/lora.yaml': 'r: 16\n',
+      'configs/training.yaml': 'batch_size: 2\n',
+    };
+    const r = analyzeHfPython(script, undefined, (p) => (files[p] ? { text: files[p], shownAs: p } : undefined));
+    assert.equal(value(r, 'model')?.value, 'Qwen/Qwen2.5-3B-Instruct');
+    assert.equal(value(r, 'microBatchSize')?.value, 2);
+    assert.deepEqual(
+      r.references.filter((x) => x.kind === 'data').map((x) => x.path),
+      ['configs/model.yaml', 'configs/training.yaml'],
+    );
+  });
+
   it('YAML items and OmegaConf attributes; the run of the script with the YAML says nothing of its format', () => {
     const script = [
       'import yaml',
