@@ -15,6 +15,7 @@ import { checkpointDtype } from './resolve/model';
 import { withPinnedVersions } from './pinned-versions';
 import type { FileReader } from './file-reader';
 import { collectFiles } from './collect';
+import { trainerDefaultOptimizer } from './trainer-optimizer';
 
 export { findReference, projectModules, type FileReader, type ReadKind } from './file-reader';
 export { referencedPath } from './collect';
@@ -44,13 +45,15 @@ export function runPipeline(
   overrides: Overrides,
   resolver: ModelResolver = catalogResolver,
 ): PipelineResult {
-  return trainerDdp(
-    trlLoads(
-      accelerateFsdp(
-        trainerRamEfficientLoading(withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader)),
-      ),
-    ),
-  );
+  const pinned = withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader);
+  return trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(pinned)))));
+}
+
+/** A Trainer-based tool's default optimizer as the run's releases default it (trainer-optimizer.ts). */
+function trainerOptimizer(r: PipelineResult): PipelineResult {
+  if (!r.setup) return r;
+  const { setup, provenance } = trainerDefaultOptimizer(r.setup, r.provenance);
+  return setup === r.setup ? r : { ...r, setup, provenance };
 }
 
 /**

@@ -9,6 +9,7 @@ import { analyzeScenario, type ScenarioFacts } from '../analyzers/scenario';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import { advise, type AdviceResult } from '../core';
 import { shippedZeroConfigFor } from '../analyzers/shipped-zero';
+import { trainerDefaultOptimizer } from '../analyzers/trainer-optimizer';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
 import { findGpu, gpuTarget, type GpuChoice } from '../core';
@@ -99,11 +100,17 @@ function runOnce(doc: DocumentInput, settings: AnalysisSettings, opts: AnalyzeOp
   }
   // The version setting also replaces a release the files' keys only imply (an assumption: evaluation_strategy).
   const impliedVersion = pipeline.provenance.transformers_version?.kind === 'default';
-  const setup = withSettings(pipeline.setup, settings, impliedVersion);
+  let setup = withSettings(pipeline.setup, settings, impliedVersion);
   if (impliedVersion && settings.transformersVersion && setup) {
     const provenance = { ...pipeline.provenance };
     provenance.transformers_version = { kind: 'setting', setting: 'vramLens.transformersVersion' };
     pipeline = { ...pipeline, provenance };
+  }
+  // The version settings decide the Trainer's default optimizer as the files' pins do.
+  if (setup && setup !== pipeline.setup) {
+    const stack = trainerDefaultOptimizer(setup, pipeline.provenance);
+    setup = stack.setup;
+    pipeline = { ...pipeline, provenance: stack.provenance };
   }
   const gpuName = pipeline.gpu ?? (settings.gpu || undefined);
   const found = gpuName ? findGpu(gpuName) : undefined;
