@@ -235,6 +235,41 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(alone.setup?.method, 'full');
   });
 
+  it('one LoraConfig per branch of a required option: the one the launch line picks, not the last one written', () => {
+    // waynehacking8/lora-without-regret sft_compare.py: `--method` (required, choices) picks `if a.method ==
+    // "lora-attention":` (q, k, v, o) or `elif a.method == "lora-all":` (all-linear) or full;
+    // scripts/run_llama31_gsm8k_experiments.sh runs each. The all-linear targets read over the first branch's before.
+    const train = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM',
+      'from peft import LoraConfig',
+      'from trl import SFTConfig, SFTTrainer',
+      'def parse_args():',
+      '    p = argparse.ArgumentParser()',
+      '    p.add_argument("--model", required=True)',
+      '    p.add_argument("--method", choices=["lora-attention", "lora-all", "fullft"], required=True)',
+      '    return p.parse_args()',
+      'def main():',
+      '    a = parse_args()',
+      '    peft_cfg = None',
+      '    if a.method == "lora-attention":',
+      '        peft_cfg = LoraConfig(r=256, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])',
+      '    elif a.method == "lora-all":',
+      '        peft_cfg = LoraConfig(r=256, target_modules="all-linear")',
+      '    model = AutoModelForCausalLM.from_pretrained(a.model)',
+      '    SFTTrainer(model=model, args=SFTConfig(output_dir="o"), peft_config=peft_cfg).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const run = launchingTrainPy(train);
+    const line = (method: string) => `python3 train.py --model meta-llama/Llama-3.1-8B-Instruct --method ${method}\n`;
+    const attention = run(line('lora-attention'));
+    assert.equal(attention.setup?.method, 'lora');
+    assert.deepEqual(attention.setup?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+    const all = run(line('lora-all'));
+    assert.equal(all.setup?.lora?.target_modules, 'all-linear');
+  });
+
   it("a launch option from a variable it does not set overrides the script's dataclass default: unknown, said there", () => {
     // Qwen-1's finetune.py defaults `model_name_or_path` to "Qwen/Qwen-7B" (ModelArguments); a launcher that passes
     // `--model_name_or_path $MODEL` runs whatever MODEL is, never that default.

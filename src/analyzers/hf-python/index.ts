@@ -469,6 +469,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   const gc = file.unslothCheckpointing;
   file.facts.push(...(gc.peft.length > 0 ? gc.peft : gc.load));
   fullUnlessSwitchedOn(file, loraSwitchedOff);
+  onlyTakenLora(file, loraSwitchedOff);
   // LoRA over 4-bit base weights is QLoRA (FORMATS.md §2.5).
   if (file.facts.some((f) => f.key === 'quantBits' && f.value === 4)) {
     for (let i = 0; i < file.facts.length; i++)
@@ -552,6 +553,19 @@ function fullUnlessSwitchedOn(file: PythonFile, offBranch: readonly SyntaxNode[]
   );
   const f = file.facts[before];
   if (f?.fromArg) file.facts[before] = { ...f, fromArg: { ...f.fromArg, switched: { on: 'lora', off: 'full' } } };
+}
+
+/**
+ * Where a LoraConfig on a branch that runs gives the run its LoRA (`if a.method == "lora-attention":` with the launch
+ * line's `--method lora-attention`), the values of those on branches known not to run are not the run's: dropped
+ * (a later `elif a.method == "lora-all":` config's all-linear targets read over the first one's before).
+ */
+function onlyTakenLora(file: PythonFile, offBranch: readonly SyntaxNode[]): void {
+  if (offBranch.length === 0) return;
+  const taken = file.facts.some((f) => f.key === 'method' && f.rawKey === 'LoraConfig' && f.value === 'lora');
+  if (!taken) return;
+  const inside = (f: Fact): boolean => offBranch.some((c) => f.keySpan.start >= c.from && f.keySpan.end <= c.to);
+  file.facts = file.facts.filter((f) => !inside(f));
 }
 
 /**

@@ -114,7 +114,8 @@ export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, d
  */
 export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const parts = dotted.split('.');
-  if (parts.length !== 2 || (file.scriptDefaults.size === 0 && !file.inherited)) return undefined;
+  const noOptions = file.scriptDefaults.size === 0 && file.requiredOptions.size === 0 && !file.inherited;
+  if (parts.length !== 2 || noOptions) return undefined;
   const [obj, field] = parts;
   const d = file.scriptDefaults.get(field);
   // A module of the script's process reads the launch line's value of its own options too (one command line).
