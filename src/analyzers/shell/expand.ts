@@ -27,11 +27,19 @@ const OWN_FOLDER = new RegExp(
   String.raw`^\$\(\s*(?:${DIRNAME}|cd\s+"?\$\(\s*${DIRNAME}\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?)\s*\)$`,
 );
 
+/** `$(cd "$(dirname "$0")/.." && pwd)`: the group is the path from the script's folder (`/..`, `/../..`). */
+const OWN_FOLDER_BELOW = new RegExp(
+  String.raw`^\$\(\s*cd\s+"?\$\(\s*${DIRNAME}\s*\)((?:\/[\w.-]+)+\/?)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)$`,
+);
+
 /**
- * `$(cd "$SCRIPT_DIR/.." && pwd)`, where SCRIPT_DIR holds the script's folder (or another folder relative to it): that
+ * `$(cd "$(dirname "$0")/.." && pwd)` (OWN_FOLDER_BELOW), or `$(cd "$SCRIPT_DIR/.." && pwd)`, where SCRIPT_DIR holds the script's folder (or another folder relative to it): that
  * folder, relative to the script (`./..`). A folder from anything else (`cd ..`, from wherever the script is run) is not.
  */
 function folderFrom(sub: string, env: Env): string | undefined {
+  // `$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)`: a folder relative to the script's own.
+  const own = OWN_FOLDER_BELOW.exec(sub);
+  if (own) return `.${own[1]}`.replace(/\/$/, '');
   const m = /^\$\(\s*cd\s+("?)\$\{?([A-Za-z_]\w*)\}?((?:\/[\w.-]+)*\/?)\1\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)$/.exec(sub);
   const base = m ? env.get(m[2]) : undefined;
   if (!m || !base || base.pieces.some((p) => p.unknown !== undefined)) return undefined;

@@ -266,5 +266,12 @@ eval "$header" "$training_args"
         analyzeShell(`source ${dir}/common.sh\n`).references.map((x) => [x.kind, x.path]),
         [['sourced', './common.sh']],
       );
+    // A folder relative to the script's own (Alex-ZhouZiheng/CheckEval-guided-Fine-tuning src/train/
+    // run_judge_sft_swift.sh: `PROJECT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"`).
+    const root = 'ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"\nsource "${ROOT}/env/common.sh"\n';
+    assert.deepEqual(
+      analyzeShell(root).references.map((x) => [x.kind, x.path]),
+      [['sourced', './../../env/common.sh']],
+    );
   });
 });
