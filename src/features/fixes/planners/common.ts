@@ -35,6 +35,29 @@ export function loraOps(
 export type Rollout = NonNullable<TrainingSetup['rollout']>;
 
 /**
+ * LoRA's rank, alpha and dropout written to the flags the launch line already has for them (`flagOf` gives the flag's
+ * name, or undefined where the line has none: then `missing` says why the change is not written).
+ */
+export function loraFlagOps(
+  l: Lora,
+  flagOf: (key: 'loraR' | 'loraAlpha' | 'loraDropout') => string | undefined,
+  missing: string,
+): Planned {
+  const ops: Op[] = [];
+  for (const [k, x] of [
+    ['loraR', l.r],
+    ['loraAlpha', l.alpha],
+    ['loraDropout', l.dropout],
+  ] as const) {
+    if (x === undefined) continue;
+    const flag = flagOf(k);
+    if (!flag) return no(missing);
+    ops.push(op([flag], x));
+  }
+  return ok(...ops);
+}
+
+/**
  * GRPOConfig keys for a changed rollout, against what the file sets (or TRL's defaults): vllm_enable_sleep_mode, beta
  * 0.0 for no reference, max_completion_length, and steps_per_generation for the completions per round.
  */

@@ -7,7 +7,7 @@ import type { SetupChange } from '../../../core';
 import type { CanonicalKey } from '../../../analyzers/facts';
 import { type Val, type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
 import { HF_ATTN } from './vocab';
-import { str } from './common';
+import { loraFlagOps, str } from './common';
 
 /** OpenRLHF's flags for one change; undefined for a launcher option. */
 export function planOpenrlhf(c: PlanCtx, ch: SetupChange): Planned | undefined {
@@ -46,21 +46,8 @@ export function planOpenrlhf(c: PlanCtx, ch: SetupChange): Planned | undefined {
       if (raw('attention') === 'flash_attn')
         return v === 'flash' ? ok() : no('the flat --flash_attn switch only turns flash on');
       return set('attention', () => HF_ATTN[str(v)]);
-    case 'lora': {
-      const l = v as Lora;
-      const ops = [];
-      for (const [k, x] of [
-        ['loraR', l.r],
-        ['loraAlpha', l.alpha],
-        ['loraDropout', l.dropout],
-      ] as const) {
-        if (x === undefined) continue;
-        const flag = raw(k);
-        if (!flag) return no('the OpenRLHF command line does not have this LoRA flag; add it by hand');
-        ops.push(op([flag], x));
-      }
-      return ok(...ops);
-    }
+    case 'lora':
+      return loraFlagOps(v as Lora, raw, 'the OpenRLHF command line does not have this LoRA flag; add it by hand');
     case 'gpus_per_node':
     case 'nodes': {
       const key = ch.key === 'nodes' ? 'nodes' : 'gpusPerNode';

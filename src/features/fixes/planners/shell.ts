@@ -2,7 +2,7 @@
 import type { SetupChange } from '../../../core';
 import { type Val, type Op, type Planned, op, ok, no, type PlanCtx, type Lora } from '../ops';
 import { HF_OPTIM, HF_ATTN, LF_ATTN, FSDP_STATE_DICT } from './vocab';
-import { str, seqKey } from './common';
+import { loraFlagOps, str, seqKey } from './common';
 import { planOpenrlhf } from './openrlhf';
 import { planRl2 } from './rl2';
 import { planVerl } from './verl';
@@ -171,16 +171,6 @@ function gpusPerNode(s: ShellFlags, gpus: number): Planned {
 
 /** LoRA's rank, alpha and dropout in the flags the script already takes for them. */
 function lora(s: ShellFlags, l: Lora): Planned {
-  const ops: Op[] = [];
-  for (const [k, x] of [
-    ['loraR', l.r],
-    ['loraAlpha', l.alpha],
-    ['loraDropout', l.dropout],
-  ] as const) {
-    if (x === undefined) continue;
-    const f = s.c.fact(k);
-    if (!f) return no('the script does not take this LoRA setting as a flag');
-    ops.push(s.flag(f.rawKey.replace(/^-+/, ''), x));
-  }
-  return ok(...ops);
+  const flagOf = (k: 'loraR' | 'loraAlpha' | 'loraDropout') => s.c.fact(k)?.rawKey.replace(/^-+/, '');
+  return loraFlagOps(l, flagOf, 'the script does not take this LoRA setting as a flag');
 }
