@@ -33,8 +33,9 @@ const OWN_FOLDER_BELOW = new RegExp(
 );
 
 /**
- * `$(cd "$(dirname "$0")/.." && pwd)` (OWN_FOLDER_BELOW), or `$(cd "$SCRIPT_DIR/.." && pwd)`, where SCRIPT_DIR holds the script's folder (or another folder relative to it): that
- * folder, relative to the script (`./..`). A folder from anything else (`cd ..`, from wherever the script is run) is not.
+ * `$(cd "$(dirname "$0")/.." && pwd)` (OWN_FOLDER_BELOW), or `$(cd "$SCRIPT_DIR/.." && pwd)`, where SCRIPT_DIR holds
+ * the script's folder (or another folder relative to it): that folder, relative to the script (`./..`). A folder from
+ * anything else (`cd ..`, from wherever the script is run) is not.
  */
 function folderFrom(sub: string, env: Env): string | undefined {
   // `$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)`: a folder relative to the script's own.
