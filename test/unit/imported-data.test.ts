@@ -392,6 +392,37 @@ describe('a configuration file above the script', () => {
     assert.equal(up.setup, undefined);
   });
 
+  it("a project function that loads a fixed file and returns the item its argument names (locuslab/tofu's utils.py)", () => {
+    // locuslab/tofu finetune.py: `model_cfg = get_model_identifiers_from_yaml(cfg.model_family)` then
+    // `model_id = model_cfg["hf_key"]`; utils.py opens "config/model_config.yaml" and returns model_configs[model_family].
+    const utils = [
+      'import yaml',
+      'def get_model_identifiers_from_yaml(model_family):',
+      '    model_configs = {}',
+      '    with open("config/model_config.yaml", "r") as f:',
+      '        model_configs = yaml.load(f, Loader=yaml.FullLoader)',
+      '    return model_configs[model_family]',
+      '',
+    ].join('\n');
+    const train = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'from utils import get_model_identifiers_from_yaml',
+      'MODEL_FAMILY = "llama2-7b"',
+      'model_cfg = get_model_identifiers_from_yaml(MODEL_FAMILY)',
+      'model = AutoModelForCausalLM.from_pretrained(model_cfg["hf_key"])',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const yaml = 'llama2-7b:\n  hf_key: "NousResearch/Llama-2-7b-chat-hf"\nphi:\n  hf_key: "microsoft/phi-1_5"\n';
+    const files = { 'finetune.py': train, 'utils.py': utils, 'config/model_config.yaml': yaml };
+    const run = runProject(files, 'finetune.py');
+    assert.equal(run.setup?.model, 'NousResearch/Llama-2-7b-chat-hf');
+    assert.equal(run.decided.model?.file, path.join(run.root, 'config/model_config.yaml'));
+    // Another family, another item.
+    const phi = runProject({ ...files, 'finetune.py': train.replace('"llama2-7b"', '"phi"') }, 'finetune.py');
+    assert.equal(phi.setup?.model, 'microsoft/phi-1_5');
+  });
+
   it('a file above the working folder is not read, though the script names it', () => {
     const root = tempDir('vram-lens-above-');
     const project = path.join(root, 'project');

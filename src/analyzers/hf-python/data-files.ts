@@ -16,6 +16,7 @@ import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
 import { HYDRA_MAIN } from './hydra-app';
 import {
+  itemLoader,
   loaderParameter,
   FILE_LOADERS,
   loadedPath,
@@ -259,13 +260,14 @@ export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: nu
 /** A call of a function of the file that returns the contents of the file its parameter names: that file's data. */
 function ownLoaderData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
   const def = calledFunctionBody(file, call)?.parent;
-  const fn = def ? loaderParameter(file.text, def) : undefined;
+  const fn = def ? (loaderParameter(file.text, def) ?? itemLoader(file.text, def)) : undefined;
   if (!fn) return undefined;
   const a = file.args(call);
   // The call's argument, else the parameter's default (`def load_config(path="configs/sft.yaml")`, `load_config()`).
   const given = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
-  const path = given ?? parameters(file.text, def?.getChild('ParamList') ?? null)[fn.index]?.def ?? undefined;
-  return path ? dataAtPath(file, path, depth) : undefined;
+  const arg = given ?? parameters(file.text, def?.getChild('ParamList') ?? null)[fn.index]?.def ?? undefined;
+  if (fn.path !== undefined) return arg ? loadedItem(file, fn.path, arg, call, depth) : undefined;
+  return arg ? dataAtPath(file, arg, depth) : undefined;
 }
 
 /** The expression a call's function returns, where the function is the file's own, returns once and loads a file. */
@@ -284,8 +286,17 @@ function importedLoaderData(file: PythonFile, call: SyntaxNode, depth: number): 
   const fn = importedLoaderOf(file, call);
   if (!fn) return undefined;
   const a = file.args(call);
-  const path = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
-  return path ? dataAtPath(file, path, depth) : undefined;
+  const arg = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
+  if (fn.path !== undefined) return arg ? loadedItem(file, fn.path, arg, call, depth) : undefined;
+  return arg ? dataAtPath(file, arg, depth) : undefined;
+}
+
+/** The item of the file at `path` (as the working folder finds it) that the call's argument `key` names. */
+function loadedItem(file: PythonFile, path: string, key: SyntaxNode, call: SyntaxNode, depth: number): Val | undefined {
+  const d = dataFile(file, path, span(call));
+  const k = file.evalNode(key, depth + 1);
+  if (d?.k !== 'data' || k.k !== 'lit' || typeof k.v !== 'string') return undefined;
+  return dataAt(d, k.v, call);
 }
 
 /** The imported loader function a call calls by its bare name, where the file binds that name nowhere. */

@@ -11,10 +11,15 @@ import { withOpened } from './written-files';
 export const FILE_LOADERS = /^(json\.loads?|yaml\.(safe_|full_|unsafe_)?load)$/;
 export const PATH_LOADERS = /^((omegaconf\.)?OmegaConf\.load)$/;
 
-/** A module's function that loads the file one of its parameters names: that parameter's place and name. */
+/**
+ * A module's function that loads the file one of its parameters names: that parameter's place and name. With `path`,
+ * the function loads that file and returns the item the parameter names (`def get_model_identifiers_from_yaml(
+ * model_family): ... yaml.load(open("config/model_config.yaml")) ... return model_configs[model_family]`).
+ */
 export interface LoaderFunction {
   readonly index: number;
   readonly parameter: string;
+  readonly path?: string;
 }
 
 /** A module's top-level name bound to a file it loads: the file's path as the module writes it. */
@@ -34,7 +39,7 @@ export function moduleLoaders(
     if (def?.name === 'FunctionDefinition') {
       const name = def.getChild('VariableName');
       const fn = name ? text.slice(name.from, name.to) : '';
-      const found = loaderParameter(text, def);
+      const found = loaderParameter(text, def) ?? itemLoader(text, def);
       if (found) functions.set(fn, found);
     } else for (const [name, path] of loadedAtTop(text, st)) loaded.set(name, { path });
   }
@@ -52,6 +57,21 @@ export function loaderParameter(text: string, def: SyntaxNode): LoaderFunction |
   const parameter = text.slice(path.from, path.to);
   const index = parameters(text, def.getChild('ParamList')).findIndex((p) => p.name === parameter);
   return index >= 0 ? { index, parameter } : undefined;
+}
+
+/** A function that loads a file by a literal path and returns its item named by a parameter (LoaderFunction.path). */
+export function itemLoader(text: string, def: SyntaxNode): LoaderFunction | undefined {
+  const body = def.getChild('Body');
+  const value = body ? soleReturn(body)?.lastChild : undefined;
+  if (!body || value?.name !== 'MemberExpression') return undefined;
+  const [object, open, key, close] = children(value);
+  if (!object || open?.name !== '[' || key?.name !== 'VariableName' || close?.name !== ']') return undefined;
+  const call = loaderCall(text, object, body);
+  const path = call ? unwrapped(text, boundIn(text, loadedPath(text, call, body), body)) : undefined;
+  const literal = path?.name === 'String' ? pyString(text.slice(path.from, path.to)) : undefined;
+  const parameter = text.slice(key.from, key.to);
+  const index = parameters(text, def.getChild('ParamList')).findIndex((p) => p.name === parameter);
+  return literal !== undefined && index >= 0 ? { index, parameter, path: literal } : undefined;
 }
 
 /** `NAME = loader(...)` at the top level or in a top-level `with` block, of a file named by a literal path. */
