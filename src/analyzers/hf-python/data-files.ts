@@ -24,6 +24,7 @@ import {
   NAMESPACE_HELPERS,
   PATH_LOADERS,
   spreadItems,
+  type LoaderFunction,
 } from './module-loaders';
 
 /** `json.load(...)`, `yaml.safe_load(...)`, `OmegaConf.load(...)` of a file the reader finds: its parsed contents. */
@@ -262,12 +263,9 @@ function ownLoaderData(file: PythonFile, call: SyntaxNode, depth: number): Val |
   const def = calledFunctionBody(file, call)?.parent;
   const fn = def ? (loaderParameter(file.text, def) ?? itemLoader(file.text, def)) : undefined;
   if (!fn) return undefined;
-  const a = file.args(call);
   // The call's argument, else the parameter's default (`def load_config(path="configs/sft.yaml")`, `load_config()`).
-  const given = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
-  const arg = given ?? parameters(file.text, def?.getChild('ParamList') ?? null)[fn.index]?.def ?? undefined;
-  if (fn.path !== undefined) return arg ? loadedItem(file, fn.path, arg, call, depth) : undefined;
-  return arg ? dataAtPath(file, arg, depth) : undefined;
+  const dflt = parameters(file.text, def?.getChild('ParamList') ?? null)[fn.index]?.def ?? undefined;
+  return loaderCallData(file, call, fn, depth, dflt);
 }
 
 /** The expression a call's function returns, where the function is the file's own, returns once and loads a file. */
@@ -284,11 +282,24 @@ function loaderReturn(file: PythonFile, call: SyntaxNode): SyntaxNode | undefine
  */
 function importedLoaderData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
   const fn = importedLoaderOf(file, call);
-  if (!fn) return undefined;
+  return fn ? loaderCallData(file, call, fn, depth) : undefined;
+}
+
+/**
+ * What a call of a loader function reads: the file its argument (by keyword or position, else `dflt`) names, or, for a
+ * function that loads a fixed file (LoaderFunction.path), that file's item the argument names.
+ */
+function loaderCallData(
+  file: PythonFile,
+  call: SyntaxNode,
+  fn: LoaderFunction,
+  depth: number,
+  dflt?: SyntaxNode,
+): Val | undefined {
   const a = file.args(call);
-  const arg = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
-  if (fn.path !== undefined) return arg ? loadedItem(file, fn.path, arg, call, depth) : undefined;
-  return arg ? dataAtPath(file, arg, depth) : undefined;
+  const arg = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index] ?? dflt;
+  if (!arg) return undefined;
+  return fn.path !== undefined ? loadedItem(file, fn.path, arg, call, depth) : dataAtPath(file, arg, depth);
 }
 
 /** The item of the file at `path` (as the working folder finds it) that the call's argument `key` names. */

@@ -243,9 +243,9 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
 }
 
 /**
- * A parameter of a helper module's function that the importing script calls once: the literal (or the mapping loaded from
- * a JSON / YAML file) its call passes (by
- * keyword or position), said to come from the script's call; the parameter's default where the call passes none.
+ * A parameter of a helper module's function that the importing script calls once: the literal (or the mapping loaded
+ * from a JSON / YAML file) its call passes (by keyword or position), said to come from the script's call; the
+ * parameter's default where the call passes none.
  */
 function scriptCallArgument(
   file: PythonFile,
