@@ -87,20 +87,17 @@ function keptSums(held: HeldStepOutputs): { forward: number; backward: number; o
   return { forward: atForward + step, backward: logits + step, optimizer: logits + graph, between: last };
 }
 
-/** A stream-pool point of the lean path: the phase's index, allocated bytes, gradients, gathered units, root unit. */
-type LeanPoolPoint = [number, number, number, number, number];
-
 /** Records the lean path's points and the all-gather pool's capacity in the stream-pool ledger. */
 function recordLeanPools(
   poolsAtPhase: StreamPoolLedger,
   out: PhaseEstimate[],
   persistent: number,
   capacity: number,
-  points: readonly LeanPoolPoint[],
+  points: readonly LeanPoint[],
 ): void {
   poolsAtPhase.unitCapacity = Math.max(poolsAtPhase.unitCapacity, capacity);
-  for (const [i, allocated, grads, units, root] of points) {
-    const point: StreamPoolPoint = { phase: out[i], allocated, grads, units, persistent, root };
+  for (const { phase, allocated, grads, units, root } of points) {
+    const point: StreamPoolPoint = { phase: out[phase], allocated, grads, units, persistent, root };
     poolsAtPhase.points.push(point);
   }
 }
@@ -143,6 +140,232 @@ function leanGatherUnits(terms: StageTerms): GatherPoolUnits & { readonly loss: 
 }
 
 /**
+ * The totals the lean step's points are built from, each rounded as phasesFor adds its components: persistent
+ * components, gathered units, gradients, activations and what the loop keeps.
+ */
+interface StepTotals {
+  readonly persistent: number;
+  readonly units: ReturnType<typeof leanGatherUnits>;
+  /** The gathered head (FSDP's root unit, ZeRO-3's head), and what of it the backward holds past the loss. */
+  readonly head: number;
+  readonly headHeld: number;
+  /** FSDP's unsharded gradients of the layers at the end of the backward. */
+  readonly layerGradients: number;
+  readonly outside: number;
+  readonly cast: number;
+  readonly castCache: number;
+  readonly activations: number;
+  readonly headDequant: number;
+  readonly kept: ReturnType<typeof keptSums>;
+  /** The gradients made in the forward (kept from an earlier micro-step), the head's first, the head's at the loss. */
+  readonly gradientsInForward: number;
+  readonly headGradient: number;
+  readonly headGradientAtLoss: number;
+  /** Gradients kept unsharded under no_sync: all of them, and those made by the first layer's backward. */
+  readonly unsyncedAll: number;
+  readonly unsyncedFirst: number;
+  readonly mask: number;
+  readonly maskHeld: number;
+  /** A layer's backward: recomputed tensors, working set (the last layer's too) and dequantized weight. */
+  readonly recompute: number;
+  readonly working: number;
+  readonly lastWorking: number;
+  readonly dequant: number;
+}
+
+function stepTotals(ctx: EstimateContext, st: StageContext, terms: StageTerms): StepTotals {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const tot = roundedTotal;
+  const { gradsInForward } = terms.grads;
+  const { layer, recompute } = terms.activations;
+  const headGradient = r(Math.max(gradsInForward, reducedHeadGradient(ctx, st)));
+  const head = tot(terms.headGather);
+  return {
+    persistent: tot(terms.persistent),
+    units: leanGatherUnits(terms),
+    head,
+    headHeld: terms.headHeldInBackward ? head : 0,
+    layerGradients: tot(terms.gatheredGrads),
+    outside: tot(terms.outside),
+    cast: tot(terms.activations.castComp),
+    castCache: tot(terms.activations.castCacheComp),
+    activations: terms.activations.actComp.bytes,
+    headDequant: tot(terms.headDequant),
+    kept: keptSums(terms.held),
+    gradientsInForward: gradsInForward > 0 ? r(gradsInForward) : 0,
+    headGradient,
+    headGradientAtLoss: terms.headGradAtLoss ? headGradient : r(gradsInForward),
+    unsyncedAll: terms.grads.unsynced ? r(terms.grads.unsynced.all.bytes) : 0,
+    unsyncedFirst: terms.grads.unsynced ? r(terms.grads.unsynced.atFirstLayer.bytes) : 0,
+    mask: r(terms.activations.maskBytes),
+    maskHeld: r(terms.activations.maskHeldBytes),
+    recompute: recompute > 0 ? r(recompute) : 0,
+    working: r(layer.backwardWorkingBytes),
+    lastWorking: r(lastLayerWorkingBytes(ctx, terms)),
+    dequant: r(terms.dequantBytes),
+  };
+}
+
+/** A point of the lean step: its phase's index, allocated bytes, gradients, gathered units and root unit. */
+interface LeanPoint {
+  readonly phase: number;
+  readonly allocated: number;
+  readonly grads: number;
+  readonly units: number;
+  readonly root: number;
+}
+
+/**
+ * The end of the forward (phases.ts forwardComponents): at the loss (its temporaries, the reference's forward, a
+ * reward model's layer; the layer units resharded) or inside the last layer (its intermediates, its unit gathered).
+ */
+function leanForward(ctx: EstimateContext, terms: StageTerms, t: StepTotals): LeanPoint {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const { units } = t;
+  const tail = Math.max(
+    r(terms.lossFwd),
+    r(terms.refForwardBytes),
+    t.headDequant,
+    roundedTotal(terms.ddpOutputs),
+    ...terms.rewardFwdC.map((c) => r(c.bytes)),
+  );
+  const lossTail = t.outside + tail;
+  const layerTail = r(forwardLayerBytes(terms)) + r(terms.dequantFwdBytes);
+  const forwardLayer = units.forwardLayer ?? units.inLayer;
+  const atLossTail = lossTail + units.forwardEnd >= layerTail + forwardLayer;
+  const full = ctx.setup.gradient_checkpointing === 'full';
+  const allocated =
+    t.persistent +
+    t.gradientsInForward +
+    t.unsyncedAll +
+    t.head +
+    t.activations +
+    t.mask +
+    (full ? t.castCache : t.cast) +
+    (atLossTail ? lossTail + units.forwardEnd : layerTail + forwardLayer) +
+    t.kept.forward;
+  const gathered = atLossTail ? units.forwardEnd : forwardLayer;
+  return { phase: 0, allocated, grads: t.gradientsInForward, units: gathered, root: t.head };
+}
+
+/** The start of the backward (phases.ts backwardCandidates atLoss): all activations and the logits' gradients. */
+function leanAtLoss(ctx: EstimateContext, terms: StageTerms, t: StepTotals): LeanPoint {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const allocated =
+    t.persistent +
+    t.headGradientAtLoss +
+    t.unsyncedAll +
+    t.units.loss +
+    t.head +
+    roundedTotal(terms.backwardStart) +
+    t.activations +
+    t.maskHeld +
+    (ctx.setup.gradient_checkpointing === 'full' ? 0 : t.cast) +
+    t.outside +
+    r(terms.lossBwd) +
+    t.headDequant +
+    (terms.headAccum > 0 ? r(terms.headAccum) : 0) +
+    t.kept.backward;
+  return { phase: 1, allocated, grads: t.headGradientAtLoss, units: t.units.loss, root: t.head };
+}
+
+/**
+ * Inside a layer's recompute (phases.ts inRecompute): its high point and the gradients in flight instead of the
+ * layer's recomputed tensors, working set and dequantized weight; undefined without such a point.
+ */
+function leanInRecompute(terms: StageTerms, t: StepTotals, point: LeanPoint, working: number): LeanPoint | undefined {
+  const peak = terms.activations.checkpointedLayer;
+  if (!peak || peak.recomputeHighBytes <= 0) return undefined;
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const allocated =
+    point.allocated - t.recompute - working - t.dequant + r(peak.recomputeHighBytes) + r(peak.entryGradBytes);
+  return allocated > 0 ? { ...point, allocated } : undefined;
+}
+
+/** Through the layers (phases.ts backwardCandidates): the last layer, its recompute, FSDP's second and transition. */
+function leanThroughLayers(ctx: EstimateContext, st: StageContext, terms: StageTerms, t: StepTotals): LeanPoint[] {
+  const inLayer = t.recompute + t.working + t.dequant + t.kept.backward;
+  const inLastLayer = inLayer - t.working + t.lastWorking;
+  const lastUnits = t.units.lastLayer;
+  const lastGradients = roundedTotal(gradientsAtLastLayer(ctx, terms));
+  const beside = t.persistent + t.headGradient + t.unsyncedAll + t.headHeld + t.activations + t.maskHeld + t.cast;
+  const atLast: LeanPoint = {
+    phase: 1,
+    allocated: beside + lastUnits + lastGradients + inLastLayer,
+    grads: t.headGradient,
+    units: lastUnits,
+    root: t.headHeld,
+  };
+  const rest = t.persistent + t.unsyncedFirst + t.headHeld + t.layerGradients + t.maskHeld + inLayer;
+  const second = leanSecondLayer(st, terms, rest);
+  const transition = leanTransition(terms, atLast.allocated - lastUnits - inLastLayer + t.kept.backward);
+  return [
+    atLast,
+    leanInRecompute(terms, t, atLast, t.lastWorking),
+    second && { phase: 1, ...second, root: t.headHeld },
+    transition && { phase: 1, ...transition, grads: t.headGradient, root: t.headHeld },
+  ].filter((p): p is LeanPoint => p !== undefined);
+}
+
+/**
+ * The end of the backward (phases.ts backwardCandidates): the first layer with all gradients, its recompute, the tied
+ * embedding's, FSDP1's root gradient (under no_sync too).
+ */
+function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const { gradAtFirst, gradAtEnd, rootGradShard, unsynced } = terms.grads;
+  const inLayer = t.recompute + t.working + t.dequant + t.kept.backward;
+  const firstUnits = t.units.firstLayer;
+  const firstGradients = r(gradAtFirst);
+  const atFirstLayer: LeanPoint = {
+    phase: 1,
+    allocated:
+      t.persistent +
+      firstGradients +
+      t.unsyncedFirst +
+      firstUnits +
+      t.headHeld +
+      t.layerGradients +
+      t.maskHeld +
+      inLayer,
+    grads: firstGradients,
+    units: firstUnits,
+    root: t.headHeld,
+  };
+  const points = [atFirstLayer, leanInRecompute(terms, t, atFirstLayer, t.working)];
+  // The embedding's backward (phases.ts embeddingPoint): FSDP2's root still holds the head's gradient, not its shard.
+  if (terms.tiedAccum > 0) {
+    const grads = r(gradAtEnd - terms.fsdp2Root.shardLaterBytes);
+    const embedding = grads + roundedTotal(terms.fsdp2Root.held) + r(terms.tiedAccum);
+    const allocated = t.persistent + embedding + t.unsyncedFirst + firstUnits + t.headHeld + t.kept.backward;
+    points.push({ phase: 1, allocated, grads, units: firstUnits, root: t.headHeld });
+  }
+  const rootGradient = roundedTotal(terms.rootGradient);
+  if (rootGradient > 0) {
+    const grads = r(gradAtEnd - rootGradShard);
+    const allocated = t.persistent + grads + t.unsyncedFirst + t.headHeld + rootGradient + t.kept.backward;
+    points.push({ phase: 1, allocated, grads, units: 0, root: t.headHeld });
+  }
+  // Under no_sync, a micro-batch before the last makes the root's flat gradient beside every unit's unsharded gradient.
+  if (rootGradient > 0 && unsynced) {
+    const allocated = t.persistent + r(unsynced.atRootGradient.bytes) + t.headHeld + rootGradient + t.kept.backward;
+    points.push({ phase: 1, allocated, grads: 0, units: 0, root: t.headHeld });
+  }
+  return points.filter((p): p is LeanPoint => p !== undefined);
+}
+
+/** The optimizer step: the model states, the gradients it steps, its temporaries and what the loop keeps. */
+function leanOptimizer(ctx: EstimateContext, st: StageContext, terms: StageTerms, t: StepTotals): LeanPoint {
+  const r = (x: number): number => Math.max(0, Math.round(x));
+  const gradients = ctx.setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep;
+  const stepPoint = optimizerStepPoint(ctx, st, gradients);
+  const temporaries = stepPoint.temporaries.reduce((s, x) => s + r(x.bytes), 0);
+  const allocated =
+    t.persistent + roundedTotal(terms.stepStates) + r(stepPoint.gradients) + temporaries + t.kept.optimizer;
+  return { phase: 2, allocated, grads: r(gradients), units: 0, root: 0 };
+}
+
+/**
  * The same phases as phasesFor, as totals only (no component lists): the advice search estimates thousands of
  * candidates and needs the peak, the phase and the churn. A unit test holds both paths equal.
  */
@@ -153,152 +376,31 @@ export function leanPhases(
   poolsAtPhase: StreamPoolLedger | undefined,
   lossPoint: LossPoint,
 ): PhaseEstimate[] {
-  const setup = ctx.setup;
-  const ck = setup.gradient_checkpointing;
-  const {
-    persistent,
-    gatheredGrads,
-    headGather,
-    headAccum,
-    headGradAtLoss,
-    tiedAccum,
-    refForwardBytes,
-    rewardFwdC,
-    outside,
-    lossFwd,
-    lossBwd,
-  } = terms;
-  const { gradsInForward, gradAtEnd, gradAtFirst } = terms.grads;
-  const { layer, actComp, maskBytes, maskHeldBytes, castComp, castCacheComp, recompute } = terms.activations;
-  const r = (x: number): number => Math.max(0, Math.round(x));
-  const tot = roundedTotal;
-  const pSum = tot(persistent);
-  const g = leanGatherUnits(terms);
-  const { inLayer: gSum, lastLayer: gLast, firstLayer: gFirst, loss: gLoss, forwardEnd: gFwdEnd } = g;
-  const gFwdLayer = g.forwardLayer ?? gSum;
-  const hgSum = tot(headGather);
-  const ggSum = tot(gatheredGrads);
-  const outSum = tot(outside);
-  const castSum = tot(castComp);
-  const castCacheSum = tot(castCacheComp);
-  const act = actComp.bytes;
-  const headDequantSum = tot(terms.headDequant);
-  const kept = keptSums(terms.held);
-  const tail = Math.max(
-    r(lossFwd),
-    r(refForwardBytes),
-    headDequantSum,
-    tot(terms.ddpOutputs),
-    ...rewardFwdC.map((c) => r(c.bytes)),
-  );
-  const lossTail = outSum + tail;
-  const layerTail = r(forwardLayerBytes(terms)) + r(terms.dequantFwdBytes);
-  // At the forward's loss the layer units are resharded (FSDP); inside the last layer its unit is gathered.
-  const atLossTail = lossTail + gFwdEnd >= layerTail + gFwdLayer;
-  const fwdTail = atLossTail ? lossTail + gFwdEnd : layerTail + gFwdLayer;
-  const headGrad = reducedHeadGradient(ctx, st);
-  const unsyncedAll = terms.grads.unsynced ? r(terms.grads.unsynced.all.bytes) : 0;
-  const unsyncedFirst = terms.grads.unsynced ? r(terms.grads.unsynced.atFirstLayer.bytes) : 0;
-  const rec = recompute > 0 ? r(recompute) : 0;
-  const work = r(layer.backwardWorkingBytes);
-  const headGradB = r(Math.max(gradsInForward, headGrad));
-  const headAtLossB = headGradAtLoss ? headGradB : r(gradsInForward);
-  const mask = r(maskBytes);
-  const held = r(maskHeldBytes);
-  const fwd =
-    pSum +
-    (gradsInForward > 0 ? r(gradsInForward) : 0) +
-    unsyncedAll +
-    hgSum +
-    act +
-    mask +
-    (ck === 'full' ? castCacheSum : castSum) +
-    fwdTail +
-    kept.forward;
-  const atLoss =
-    pSum +
-    headAtLossB +
-    unsyncedAll +
-    gLoss +
-    hgSum +
-    tot(terms.backwardStart) +
-    act +
-    held +
-    (ck === 'full' ? 0 : castSum) +
-    outSum +
-    r(lossBwd) +
-    headDequantSum +
-    (headAccum > 0 ? r(headAccum) : 0) +
-    kept.backward;
-  const headHeldSum = terms.headHeldInBackward ? hgSum : 0;
-  const inLayer = rec + work + r(terms.dequantBytes) + kept.backward;
-  const inLastLayer = inLayer - work + r(lastLayerWorkingBytes(ctx, terms));
-  const ggLast = tot(gradientsAtLastLayer(ctx, terms));
-  const atLast = pSum + headGradB + unsyncedAll + gLast + headHeldSum + ggLast + act + held + castSum + inLastLayer;
-  // Inside a layer's recompute: its high point and the gradients in flight instead of the layer, its working set and a
-  // dequantized weight (the recompute's sequence makes it where its matmul runs).
-  const peak = terms.activations.checkpointedLayer;
-  const inRecompute = (point: number, working: number): number =>
-    peak && peak.recomputeHighBytes > 0
-      ? point - rec - working - r(terms.dequantBytes) + r(peak.recomputeHighBytes) + r(peak.entryGradBytes)
-      : 0;
-  const atRecompute = inRecompute(atLast, r(lastLayerWorkingBytes(ctx, terms)));
-  const atFirstLayer = pSum + r(gradAtFirst) + unsyncedFirst + gFirst + headHeldSum + ggSum + held + inLayer;
-  const atFirstRecompute = inRecompute(atFirstLayer, work);
-  const second = leanSecondLayer(st, terms, pSum + unsyncedFirst + headHeldSum + ggSum + held + inLayer);
-  // The embedding's backward (phases.ts embeddingPoint): FSDP2's root still holds the head's gradient, not its shard.
-  const gradsAtEmbedding = r(gradAtEnd - terms.fsdp2Root.shardLaterBytes);
-  const embeddingGrads = gradsAtEmbedding + tot(terms.fsdp2Root.held) + r(tiedAccum);
-  const atEmbedding = tiedAccum > 0 ? pSum + embeddingGrads + unsyncedFirst + gFirst + headHeldSum + kept.backward : 0;
-  const rootGrad = tot(terms.rootGradient);
-  const atRootGradient =
-    rootGrad > 0
-      ? pSum + r(gradAtEnd - terms.grads.rootGradShard) + unsyncedFirst + headHeldSum + rootGrad + kept.backward
-      : 0;
-  // Under no_sync, a micro-batch before the last makes the root's flat gradient beside every unit's unsharded gradient.
-  const unsyncedAtRoot = terms.grads.unsynced ? r(terms.grads.unsynced.atRootGradient.bytes) : 0;
-  const atRootUnsynced =
-    rootGrad > 0 && terms.grads.unsynced ? pSum + unsyncedAtRoot + headHeldSum + rootGrad + kept.backward : 0;
-  const atFirst = Math.max(atFirstLayer, atFirstRecompute, atEmbedding, atRootGradient, atRootUnsynced);
-  const transition = leanTransition(terms, atLast - gLast - inLastLayer + kept.backward);
-  const bwd = Math.max(atLoss, atLast, atRecompute, second?.allocated ?? 0, transition?.allocated ?? 0, atFirst);
-  lossPoint.allocatedBytes = atLoss;
-  const stepPoint = optimizerStepPoint(ctx, st, setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep);
-  const temps = stepPoint.temporaries.reduce((t, x) => t + r(x.bytes), 0);
-  const opt = pSum + tot(terms.stepStates) + r(stepPoint.gradients) + temps + kept.optimizer;
+  const t = stepTotals(ctx, st, terms);
+  const forward = leanForward(ctx, terms, t);
+  const atLoss = leanAtLoss(ctx, terms, t);
+  const backward = [atLoss, ...leanThroughLayers(ctx, st, terms, t), ...leanBackwardEnd(terms, t)];
+  const optimizer = leanOptimizer(ctx, st, terms, t);
+  const bwd = Math.max(...backward.map((p) => p.allocated));
+  lossPoint.allocatedBytes = atLoss.allocated;
   // The persistent components stand for the non-churning part: the peak's churn is its total minus them.
-  const persistentOnly = persistent;
+  const persistent = terms.persistent;
   const out: PhaseEstimate[] = [
-    { phase: 'forward', allocatedBytes: fwd, components: persistentOnly, note: '' },
+    { phase: 'forward', allocatedBytes: forward.allocated, components: persistent, note: '' },
     {
       phase: 'backward',
       allocatedBytes: bwd,
-      components: persistentOnly,
-      note: bwd === atLoss ? LOSS_BACKWARD_NOTE : '',
+      components: persistent,
+      note: bwd === atLoss.allocated ? LOSS_BACKWARD_NOTE : '',
     },
-    { phase: 'optimizer', allocatedBytes: opt, components: persistentOnly, note: '' },
+    { phase: 'optimizer', allocatedBytes: optimizer.allocated, components: persistent, note: '' },
   ];
   if (poolsAtPhase) {
-    // Each backward candidate: the loss point holds the gradients kept from the previous micro-step (and the head's
-    // with a chunked loss), the last-layer point the head's, the end of the backward all of them; the layer units
-    // gathered there with them. [phase, allocated, gradients, gathered units, root unit]
-    const points: LeanPoolPoint[] = [
-      [0, fwd, gradsInForward > 0 ? r(gradsInForward) : 0, atLossTail ? gFwdEnd : gFwdLayer, hgSum],
-      [1, atLoss, headAtLossB, gLoss, hgSum],
-      [1, atLast, headGradB, gLast, headHeldSum],
-      ...(atRecompute > 0 ? [[1, atRecompute, headGradB, gLast, headHeldSum] as LeanPoolPoint] : []),
-      ...(second ? [[1, second.allocated, second.grads, second.units, headHeldSum] as LeanPoolPoint] : []),
-      ...(transition ? [[1, transition.allocated, headGradB, transition.units, headHeldSum] as LeanPoolPoint] : []),
-      [1, atFirstLayer, r(gradAtFirst), gFirst, headHeldSum],
-      ...(atFirstRecompute > 0 ? [[1, atFirstRecompute, r(gradAtFirst), gFirst, headHeldSum] as LeanPoolPoint] : []),
-      [2, opt, r(setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep), 0, 0],
-    ];
-    if (atEmbedding > 0) points.push([1, atEmbedding, gradsAtEmbedding, gFirst, headHeldSum]);
-    if (atRootGradient > 0) points.push([1, atRootGradient, r(gradAtEnd - terms.grads.rootGradShard), 0, headHeldSum]);
-    if (atRootUnsynced > 0) points.push([1, atRootUnsynced, 0, 0, headHeldSum]);
-    recordLeanPools(poolsAtPhase, out, pSum, gatherPoolCapacity(terms.gatherInFlight, g), points);
+    const capacity = gatherPoolCapacity(terms.gatherInFlight, t.units);
+    recordLeanPools(poolsAtPhase, out, t.persistent, capacity, [forward, ...backward, optimizer]);
   }
-  out.push(...leanOtherPhases(ctx, st, terms, { pSum, gSum, hgSum, keptBetween: kept.between }));
+  const sums = { pSum: t.persistent, gSum: t.units.inLayer, hgSum: t.head, keptBetween: t.kept.between };
+  out.push(...leanOtherPhases(ctx, st, terms, sums));
   return out;
 }
 
