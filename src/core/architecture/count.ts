@@ -4,9 +4,8 @@
 import type { Head } from '../setup';
 import { FAMILY_TRAITS, type FamilyTraits } from './families';
 import { linearModules } from './modules';
-import type { Architecture, LinearModule, Mamba1Spec, Mamba2Spec, ParameterCount } from './types';
+import type { Architecture, Family, LinearModule, Mamba1Spec, Mamba2Spec, ParameterCount } from './types';
 
-/** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
 /** Decoder layers with a key/value cache: all but the linear-attention, Mamba2 and (Nemotron-H) MLP-only layers. */
 export function attentionLayerCount(a: Architecture): number {
   if (a.blockKinds) return a.blockKinds.filter((k) => k === '*').length;
@@ -53,8 +52,135 @@ export function countParameters(a: Architecture, head: Head = a.defaultHead, num
   return c;
 }
 
-function countParametersUncached(a: Architecture, head: Head, numLabels: number): ParameterCount {
+/** A block's norms and the small tensors outside its linears, all blocks together; finalNorm where a family sets it. */
+interface BlockExtras {
+  readonly blockNorms: number;
+  readonly extra: number;
+  readonly finalNorm?: number;
+}
+
+/** Families whose blocks hold norms or tensors beyond the default placement's (DEFAULT_EXTRAS), by family. */
+const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) => BlockExtras>> = {
+  // Encoder blocks: 2 norms; decoder blocks: 3 norms; relative attention bias (32 buckets x heads) in the first layer
+  // of the encoder and of the decoder; final norms of both stacks.
+  t5: (a) => ({
+    blockNorms: a.hidden * (2 * a.encoderLayers + 3 * a.layers),
+    extra: 2 * 32 * a.heads,
+    finalNorm: 2 * a.hidden,
+  }),
+  // input and post-attention norms, q_a_layernorm (with a q LoRA rank) and kv_a_layernorm per layer. The router's
+  // e_score_correction_bias is a buffer, not a parameter.
+  deepseek_v3: (a) => ({
+    blockNorms: (2 * a.hidden + (a.mla!.qLoraRank > 0 ? a.mla!.qLoraRank : 0) + a.mla!.kvLoraRank) * a.layers,
+    extra: 0,
+  }),
+  // Input and post-attention norms in every layer; kv_a_layernorm in the MLA layers; in each KDA layer the three
+  // ShortConvolution weights (P x K each, no bias), A_log (one per head), dt_bias (P) and the gated output norm's
+  // weight (head_dim); the router's e_score_correction_bias (one per expert) is an nn.Parameter in KimiMoEGate.
+  kimi_linear: (a, normSize) => {
+    const la = a.linearAttention;
+    const kda = la?.layers ?? 0;
+    const P = la ? la.keyHeads * la.keyDim : 0;
+    const kdaExtra = la ? kda * (3 * P * la.convKernel + la.keyHeads + P + la.keyDim) : 0;
+    return {
+      blockNorms: 2 * normSize * a.layers + a.mla!.kvLoraRank * (a.layers - kda),
+      extra: kdaExtra + (a.moe?.experts ?? 0) * (a.moe?.moeLayers ?? 0),
+    };
+  },
+  // Two LayerNorms (one with use_parallel_residual); with qk_layernorm, a LayerNorm without bias per head of q and k
+  // (StableLmLayerNormPerHead).
+  stablelm: (a, normSize) => ({
+    blockNorms: (a.normsPerBlock ?? 2) * normSize * a.layers,
+    extra: a.qkNorm ? (a.heads + a.kvHeads) * a.headDim * a.layers : 0,
+  }),
+  // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
+  olmo2: (a, normSize) => ({
+    blockNorms: 2 * normSize * a.layers,
+    extra: (a.heads + a.kvHeads) * a.headDim * a.layers,
+  }),
+  // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
+  nemotron_h: (a, normSize) => ({ blockNorms: normSize * a.layers, extra: a.mamba!.layers * mambaExtra(a.mamba!) }),
+  // input_layernorm and pre_ff_layernorm; each Mamba-1 layer's depthwise conv1d (with its bias), A_log (inner x state),
+  // D, and the dt / B / C RMSNorms (dt_proj's bias is counted with the linears).
+  jamba: (a, normSize) => ({ blockNorms: 2 * normSize * a.layers, extra: a.mamba1!.layers * mamba1Extra(a.mamba1!) }),
+  // input_layernorm and pre_ff_layernorm; each layer's Mamba2 conv1d, dt_bias, A_log, D (and gated norm with
+  // mamba_rms_norm). The µP multipliers are config floats and mup_vector a non-persistent buffer: no parameters.
+  falcon_h1: (a, normSize) => ({ blockNorms: 2 * normSize * a.layers, extra: a.layers * mambaExtra(a.mamba!) }),
+  // Input and post-attention norms in every layer; in each Mamba2 layer the depthwise conv1d over x, B and C (with its
+  // bias), dt_bias, A_log and D per head and the gated norm over the inner width.
+  granite_hybrid: (a, normSize) => ({
+    blockNorms: 2 * normSize * a.layers,
+    extra: a.mamba!.layers * mambaExtra(a.mamba!),
+  }),
+  // Input and post-attention norms in every layer; q_norm and k_norm (head_dim each) in the full-attention layers; in
+  // each Gated DeltaNet layer the depthwise conv1d over the q, k, v channels (no bias), dt_bias and A_log per value head
+  // and the gated RMSNorm's weight (value head width, shared by the heads).
+  qwen3_next: (a, normSize) => {
+    const la = a.linearAttention!;
+    const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
+    return {
+      blockNorms: 2 * normSize * a.layers,
+      extra:
+        2 * a.headDim * (a.layers - la.layers) +
+        la.layers * (convDim * la.convKernel + 2 * la.valueHeads + la.valueDim),
+    };
+  },
+};
+
+/**
+ * One shared norm (Phi-2), two (before, or after, attention and the MLP), or four (sandwich: input, post_attention,
+ * pre_feedforward, post_feedforward); q_norm and k_norm per head; attention sinks, one learned logit per head (gpt-oss).
+ */
+function defaultExtras(a: Architecture, normSize: number): BlockExtras {
+  const traits = FAMILY_TRAITS[a.family];
+  const qk = a.qkNorm ? 2 * a.headDim * a.layers : 0;
+  const sinks = traits.attentionSinks ? a.heads * a.layers : 0;
+  return {
+    blockNorms: (a.normsPerBlock ?? NORMS_PER_BLOCK[traits.normPlacement]) * normSize * a.layers,
+    extra: qk + sinks,
+  };
+}
+
+/**
+ * Token embeddings (narrower than the hidden size in OPT-350m, with projections in and out); a learned position table
+ * (GPT-2's wpe, BERT's position_embeddings, OPT's with 2 extra rows); the BERT family's token-type embeddings; an
+ * embedding LayerNorm (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm).
+ */
+function embeddingParameters(a: Architecture, normSize: number): number {
+  const traits = FAMILY_TRAITS[a.family];
   const h = a.hidden;
+  let embedding = a.vocab * (a.embedWidth ?? h);
+  if (a.embedWidth !== undefined) embedding += 2 * a.embedWidth * h;
+  if (a.positions === 'learned') embedding += (a.maxPositions + traits.positionOffset) * h;
+  if (traits.stack === 'encoder') embedding += a.typeVocab * h;
+  if (traits.embeddingNorm) embedding += normSize;
+  return embedding;
+}
+
+/** The task head's parameters. */
+function headParameters(a: Architecture, head: Head, numLabels: number): number {
+  const traits = FAMILY_TRAITS[a.family];
+  const h = a.hidden;
+  const encoder = traits.stack === 'encoder';
+  switch (head) {
+    case 'causal_lm':
+    case 'seq2seq_lm':
+      return (a.tied ? 0 : a.vocab * (a.embedWidth ?? h)) + (traits.lmHeadBias ? a.vocab : 0);
+    case 'masked_lm':
+      // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias
+      // (BertForMaskedLM builds BertModel without its pooler).
+      return encoder ? h * h + h + 2 * h + a.vocab : a.tied ? 0 : a.vocab * h;
+    case 'seq_cls':
+      // Pooler (BERT; RoBERTa's classification head has the same dense layer) + classifier; decoder models score with a
+      // bias-free linear on the last token.
+      return encoder ? h * h + h + h * numLabels + numLabels : h * numLabels;
+    case 'none':
+      return encoder ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
+  }
+  return 0;
+}
+
+function countParametersUncached(a: Architecture, head: Head, numLabels: number): ParameterCount {
   const mods = linearModules(a);
   let linear = 0;
   let linearBias = 0;
@@ -64,135 +190,21 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   }
   const traits = FAMILY_TRAITS[a.family];
   // Norm weights (and biases for LayerNorm) per block, as the modeling files declare them.
-  const normSize = a.normAffine === false ? 0 : a.norm === 'layer' ? 2 * h : h;
-  // Token embeddings (narrower than the hidden size in OPT-350m, with projections in and out); a learned position table
-  // (GPT-2's wpe, BERT's position_embeddings, OPT's with 2 extra rows); the BERT family's token-type embeddings; an
-  // embedding LayerNorm (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm).
-  const embedWidth = a.embedWidth ?? h;
-  let embedding = a.vocab * embedWidth;
-  if (a.embedWidth !== undefined) embedding += 2 * a.embedWidth * h;
-  if (a.positions === 'learned') embedding += (a.maxPositions + traits.positionOffset) * h;
-  if (traits.stack === 'encoder') embedding += a.typeVocab * h;
-  if (traits.embeddingNorm) embedding += normSize;
-  let finalNorm = (a.finalNorm ?? traits.finalNorm) ? normSize : 0;
-  let blockNorms: number;
-  let extra = 0;
-  switch (a.family) {
-    case 't5':
-      // Encoder blocks: 2 norms; decoder blocks: 3 norms; relative attention bias (32 buckets x heads) in the first
-      // layer of the encoder and of the decoder; final norms of both stacks.
-      blockNorms = h * (2 * a.encoderLayers + 3 * a.layers);
-      extra += 2 * 32 * a.heads;
-      finalNorm = 2 * h;
-      break;
-    case 'deepseek_v3':
-      // input and post-attention norms, q_a_layernorm (with a q LoRA rank) and kv_a_layernorm per layer. The router's
-      // e_score_correction_bias is a buffer, not a parameter.
-      blockNorms = (2 * h + (a.mla!.qLoraRank > 0 ? a.mla!.qLoraRank : 0) + a.mla!.kvLoraRank) * a.layers;
-      break;
-    case 'kimi_linear': {
-      // Input and post-attention norms in every layer; kv_a_layernorm in the MLA layers; in each KDA layer the three
-      // ShortConvolution weights (P x K each, no bias), A_log (one per head), dt_bias (P) and the gated output norm's
-      // weight (head_dim); the router's e_score_correction_bias (one per expert) is an nn.Parameter in KimiMoEGate.
-      const la = a.linearAttention;
-      const kda = la?.layers ?? 0;
-      const P = la ? la.keyHeads * la.keyDim : 0;
-      blockNorms = 2 * normSize * a.layers + a.mla!.kvLoraRank * (a.layers - kda);
-      if (la) extra += kda * (3 * P * la.convKernel + la.keyHeads + P + la.keyDim);
-      extra += (a.moe?.experts ?? 0) * (a.moe?.moeLayers ?? 0);
-      break;
-    }
-    case 'stablelm':
-      // Two LayerNorms (one with use_parallel_residual); with qk_layernorm, a LayerNorm without bias per head of q and k
-      // (StableLmLayerNormPerHead).
-      blockNorms = (a.normsPerBlock ?? 2) * normSize * a.layers;
-      if (a.qkNorm) extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
-      break;
-    case 'olmo2':
-      // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
-      blockNorms = 2 * normSize * a.layers;
-      extra += (a.heads + a.kvHeads) * a.headDim * a.layers;
-      break;
-    case 'nemotron_h':
-      // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
-      blockNorms = normSize * a.layers;
-      extra += a.mamba!.layers * mambaExtra(a.mamba!);
-      break;
-    case 'jamba': {
-      // input_layernorm and pre_ff_layernorm; each Mamba-1 layer's depthwise conv1d (with its bias), A_log (inner x state),
-      // D, and the dt / B / C RMSNorms (dt_proj's bias is counted with the linears).
-      const m1 = a.mamba1!;
-      blockNorms = 2 * normSize * a.layers;
-      extra += m1.layers * mamba1Extra(m1);
-      break;
-    }
-    case 'falcon_h1':
-      // input_layernorm and pre_ff_layernorm; each layer's Mamba2 conv1d, dt_bias, A_log, D (and gated norm with
-      // mamba_rms_norm). The µP multipliers are config floats and mup_vector a non-persistent buffer: no parameters.
-      blockNorms = 2 * normSize * a.layers;
-      extra += a.layers * mambaExtra(a.mamba!);
-      break;
-    case 'granite_hybrid': {
-      // Input and post-attention norms in every layer; in each Mamba2 layer the depthwise conv1d over x, B and C (with its
-      // bias), dt_bias, A_log and D per head and the gated norm over the inner width.
-      blockNorms = 2 * normSize * a.layers;
-      extra += a.mamba!.layers * mambaExtra(a.mamba!);
-      break;
-    }
-    case 'qwen3_next': {
-      // Input and post-attention norms in every layer; q_norm and k_norm (head_dim each) in the full-attention layers;
-      // in each Gated DeltaNet layer the depthwise conv1d over the q, k, v channels (no bias), dt_bias and A_log per value
-      // head and the gated RMSNorm's weight (value head width, shared by the heads).
-      const la = a.linearAttention!;
-      const convDim = 2 * la.keyHeads * la.keyDim + la.valueHeads * la.valueDim;
-      blockNorms = 2 * normSize * a.layers;
-      extra +=
-        2 * a.headDim * (a.layers - la.layers) +
-        la.layers * (convDim * la.convKernel + 2 * la.valueHeads + la.valueDim);
-      break;
-    }
-    default:
-      // One shared norm (Phi-2), two (before, or after, attention and the MLP), or four (sandwich: input,
-      // post_attention, pre_feedforward, post_feedforward); q_norm and k_norm per head; attention sinks, one learned
-      // logit per head (gpt-oss).
-      blockNorms = (a.normsPerBlock ?? NORMS_PER_BLOCK[traits.normPlacement]) * normSize * a.layers;
-      if (a.qkNorm) extra += 2 * a.headDim * a.layers;
-      if (traits.attentionSinks) extra += a.heads * a.layers;
-  }
-  const blocks = linear + linearBias + blockNorms + extra;
-
-  let headParams = 0;
-  switch (head) {
-    case 'causal_lm':
-    case 'seq2seq_lm':
-      headParams = a.tied ? 0 : a.vocab * embedWidth;
-      if (traits.lmHeadBias) headParams += a.vocab;
-      break;
-    case 'masked_lm':
-      // BertLMPredictionHead: transform dense h*h + h, LayerNorm 2h, decoder tied to the embedding plus a V bias
-      // (BertForMaskedLM builds BertModel without its pooler).
-      headParams = traits.stack === 'encoder' ? h * h + h + 2 * h + a.vocab : a.tied ? 0 : a.vocab * h;
-      break;
-    case 'seq_cls':
-      // Pooler (BERT; RoBERTa's classification head has the same dense layer) + classifier; decoder models score with a
-      // bias-free linear on the last token.
-      headParams = traits.stack === 'encoder' ? h * h + h + h * numLabels + numLabels : h * numLabels;
-      break;
-    case 'none':
-      headParams = traits.stack === 'encoder' ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
-      break;
-  }
-  const total = embedding + blocks + finalNorm + headParams + a.visionParams;
-  const largestBlock = largestBlockOf(a, mods, blocks);
+  const normSize = a.normAffine === false ? 0 : a.norm === 'layer' ? 2 * a.hidden : a.hidden;
+  const embedding = embeddingParameters(a, normSize);
+  const extras = (FAMILY_EXTRAS[a.family] ?? defaultExtras)(a, normSize);
+  const finalNorm = extras.finalNorm ?? ((a.finalNorm ?? traits.finalNorm) ? normSize : 0);
+  const blocks = linear + linearBias + extras.blockNorms + extras.extra;
+  const headParams = headParameters(a, head, numLabels);
   return {
-    total,
+    total: embedding + blocks + finalNorm + headParams + a.visionParams,
     embedding,
     head: headParams,
     blocks: blocks + finalNorm,
     finalNorm,
-    largestBlock,
+    largestBlock: largestBlockOf(a, mods, blocks),
     linear,
-    other: linearBias + blockNorms + extra + finalNorm,
+    other: linearBias + extras.blockNorms + extras.extra + finalNorm,
     vision: a.visionParams,
   };
 }
