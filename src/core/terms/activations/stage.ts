@@ -90,6 +90,76 @@ function expertLoraPlan(ctx: EstimateContext, tokens: number): NonNullable<Activ
   };
 }
 
+/** PEFT's LoRA and IA3 plans of a block (undefined without them). */
+function adapterPlans(ctx: EstimateContext): { lora: LoraPlan | undefined; ia3: Ia3Plan | undefined } {
+  const { peft, lora, ia3, targets } = ctx.methods;
+  // FSDP's 16-bit param dtype gathers the adapters in 16 bits too, so PEFT's cast of a layer's input to the adapter's
+  // dtype is the 16-bit input itself (CPU truth fsdp2/llama-w*-lora-amp: +3.2 / +3.6 % with fp32 copies counted).
+  const adapterCompute =
+    fsdpCastsParameters(ctx) && !peftReadsShardDtype(ctx) ? ctx.dtypes.half : ctx.dtypes.adapterBytes;
+  return {
+    lora:
+      peft && lora
+        ? {
+            r: lora.r,
+            dropout: lora.dropout,
+            dtypeBytes: adapterCompute,
+            targets,
+            dora: lora.use_dora,
+            ...litgptQkvPlan(ctx.setup, ctx.model.modules),
+          }
+        : undefined,
+    ia3: ia3
+      ? { targets, feedforward: ctx.model.inventory.ia3Feedforward ?? new Set(), dtypeBytes: adapterCompute }
+      : undefined,
+  };
+}
+
+/**
+ * Tiled MLP's shard count, undefined where the MLP is not tiled. Axolotl's default is ceil(seq / hidden) of the
+ * sequence each GPU holds: an assumption, stated on the first stage.
+ */
+function tiledMlpShards(ctx: EstimateContext, st: StageContext): number | undefined {
+  const { setup } = ctx;
+  const a = ctx.model.arch;
+  if (setup.tiled_mlp === false) return undefined;
+  const shards = setup.tiled_mlp === true ? Math.max(1, Math.ceil(st.seqHere / a.hidden)) : setup.tiled_mlp;
+  if (shards === undefined || !st.first || ctx.lean) return shards;
+  if (setup.tiled_mlp === true)
+    ctx.notes.assumptions.push({
+      key: 'tiled_mlp',
+      value: `${shards} shards`,
+      source: `default of axolotl: ceil(sequence length ${st.seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)`,
+    });
+  if (a.moe)
+    ctx.notes.warnings.push({
+      key: 'tiled_mlp',
+      message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled',
+    });
+  return shards;
+}
+
+/**
+ * The Mamba kernels the mixers run. Nemotron-H keeps its cache in training unless gradient checkpointing turns it off,
+ * and takes the split kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py
+ * cuda_kernels_forward: the fused kernel only when cache_params is None and the attention mask is all ones). Jamba's
+ * config can switch the kernels off (use_mamba_kernels: false): slow_forward runs whatever is installed.
+ */
+function mambaKernels(ctx: EstimateContext, paddedBatch: boolean): { mambaPath: MambaKernels; kernelsOff: boolean } {
+  const { setup } = ctx;
+  const a = ctx.model.arch;
+  const kernelsOff = a.mamba1 !== undefined && !a.mamba1.useKernels;
+  const mambaPath: MambaKernels =
+    (setup.mamba_kernels ?? (kernelsOff ? 'torch' : 'cuda')) === 'torch'
+      ? 'torch'
+      : a.family === 'nemotron_h' && paddedBatch
+        ? 'split-masked'
+        : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none'
+          ? 'split'
+          : 'cuda';
+  return { mambaPath, kernelsOff };
+}
+
 /** The plan one block of this stage is replayed with, and the kernels its mixers run. */
 function activationPlan(
   ctx: EstimateContext,
@@ -107,68 +177,19 @@ function activationPlan(
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods, inventory: inv } = ctx.model;
   const { tensorParallel: tp, expertParallel: ep } = ctx.layout;
-  const { weightBytes: wb, half, mode, attention, adapterBytes, kbitQuantized: kbitQ, oldSoftmax } = ctx.dtypes;
-  const { peft, adapters, lora, ia3, targets, badamLayer, parameterTargets: paramTargets } = ctx.methods;
-  const { assumptions, warnings } = ctx.notes;
-  const { first, quantizedHere: quantHere, sequences: seqs, seqHere } = st;
+  const { weightBytes: wb, half, mode, attention, kbitQuantized: kbitQ, oldSoftmax } = ctx.dtypes;
+  const { adapters, badamLayer, parameterTargets: paramTargets } = ctx.methods;
+  const { quantizedHere: quantHere, sequences: seqs, seqHere } = st;
   // Adapters inside FSDP1 layer units: the layers compute with views of a FlatParameter that requires grad.
   const wholeUnit = adaptersInLayerUnits(ctx);
-  const normsTrainable = setup.method === 'full' || wholeUnit;
-  // FSDP's 16-bit param dtype gathers the adapters in 16 bits too, so PEFT's cast of a layer's input to the adapter's
-  // dtype is the 16-bit input itself (CPU truth fsdp2/llama-w*-lora-amp: +3.2 / +3.6 % with fp32 copies counted).
   const fsdpMp = fsdpMixedPrecision(ctx);
-  const adapterCompute = fsdpCastsParameters(ctx) && !peftReadsShardDtype(ctx) ? half : adapterBytes;
-  const loraPlan: LoraPlan | undefined =
-    peft && lora
-      ? {
-          r: lora.r,
-          dropout: lora.dropout,
-          dtypeBytes: adapterCompute,
-          targets,
-          dora: lora.use_dora,
-          ...litgptQkvPlan(setup, mods),
-        }
-      : undefined;
-  const ia3Plan: Ia3Plan | undefined = ia3
-    ? { targets, feedforward: inv.ia3Feedforward ?? new Set(), dtypeBytes: adapterCompute }
-    : undefined;
+  const { lora: loraPlan, ia3: ia3Plan } = adapterPlans(ctx);
   const embTrainable = setup.method === 'full' || inv.savedModules > 0;
   // HF enable_input_require_grads() (called for PEFT + gradient checkpointing) makes embedding outputs require grad.
   const inputRg = embTrainable || (adapters && setup.gradient_checkpointing !== 'none') || badamLayer;
-  // Tiled MLP: Axolotl's default shard count is ceil(seq / hidden) of the sequence each GPU holds.
-  const tiledShards =
-    setup.tiled_mlp === false
-      ? undefined
-      : setup.tiled_mlp === true
-        ? Math.max(1, Math.ceil(seqHere / a.hidden))
-        : setup.tiled_mlp;
-  if (tiledShards !== undefined && first && !ctx.lean) {
-    if (setup.tiled_mlp === true)
-      assumptions.push({
-        key: 'tiled_mlp',
-        value: `${tiledShards} shards`,
-        source: `default of axolotl: ceil(sequence length ${seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)`,
-      });
-    if (a.moe)
-      warnings.push({
-        key: 'tiled_mlp',
-        message: 'the tiled MLP is modeled for dense MLP layers; MoE blocks are estimated untiled',
-      });
-  }
-  // Mamba2 kernels: Nemotron-H keeps its cache in training unless gradient checkpointing turns it off, and takes the split
-  // kernels instead of the fused one with a cache or a padded batch (modeling_nemotron_h.py cuda_kernels_forward: the
-  // fused kernel only when cache_params is None and the attention mask is all ones).
+  const tiledShards = tiledMlpShards(ctx, st);
   const paddedBatch = setup.padded_batches ?? (setup.batch_lengths === 'variable' && seqs > 1);
-  // Jamba's config can switch the kernels off (use_mamba_kernels: false): slow_forward runs whatever is installed.
-  const kernelsOff = a.mamba1 !== undefined && !a.mamba1.useKernels;
-  const mambaPath: MambaKernels =
-    (setup.mamba_kernels ?? (kernelsOff ? 'torch' : 'cuda')) === 'torch'
-      ? 'torch'
-      : a.family === 'nemotron_h' && paddedBatch
-        ? 'split-masked'
-        : a.family === 'nemotron_h' && setup.gradient_checkpointing === 'none'
-          ? 'split'
-          : 'cuda';
+  const { mambaPath, kernelsOff } = mambaKernels(ctx, paddedBatch);
   // The hybrid mixers' kernels, for every plan of this stage.
   const mixerKernels: Pick<ActivationPlan, 'linearKernels' | 'mambaKernels'> = {
     ...(a.linearAttention ? { linearKernels: setup.linear_attention_kernels ?? 'fla' } : {}),
@@ -189,7 +210,7 @@ function activationPlan(
     seq: seqHere,
     attention,
     baseTrainable: setup.method === 'full' || wholeUnit,
-    normsTrainable,
+    normsTrainable: setup.method === 'full' || wholeUnit,
     inputRequiresGrad: inputRg || adapters,
     lora: loraPlan,
     ia3: ia3Plan,
