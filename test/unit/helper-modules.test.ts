@@ -538,3 +538,70 @@ describe('config objects a project module builds at its top level', () => {
     assert.deepEqual([lora.setup?.method, lora.setup?.lora?.r], ['lora', 16]);
   });
 });
+
+describe("a src layout's package, imported by a script of scripts/", () => {
+  it('reads src/<package>/<module>.py, the config path it is given, and the module that loads the model', () => {
+    // eliashossain001/gpt-oss-20B-finetune: scripts/train.py imports run_training from src/gpt_oss_finetune/train.py
+    // (installed with pip -e) and passes it --config's default; run_training loads the YAML and hands its values to
+    // load_base_model of .model, which calls FastLanguageModel.from_pretrained. Values as the repository writes them.
+    const dir = tempDir('vram-lens-src-layout-');
+    const files: Record<string, string> = {
+      'scripts/train.py': [
+        'import argparse',
+        'from gpt_oss_finetune.train import run_training',
+        'ap = argparse.ArgumentParser()',
+        'ap.add_argument("--config", "-c", default="configs/train.yaml")',
+        'args = ap.parse_args()',
+        'run_training(args.config)',
+        '',
+      ].join('\n'),
+      'src/gpt_oss_finetune/__init__.py': '',
+      'src/gpt_oss_finetune/train.py': [
+        'import yaml',
+        'from trl import SFTConfig, SFTTrainer',
+        'from .model import load_base_model, apply_lora',
+        'def run_training(config_path):',
+        '    with open(config_path) as f:',
+        '        cfg = yaml.safe_load(f)',
+        '    model, tokenizer = load_base_model(model_name=cfg["model_name"], max_seq_length=cfg["max_seq_length"],',
+        '                                       load_in_4bit=cfg["load_in_4bit"])',
+        '    model = apply_lora(model, r=cfg["lora"]["r"])',
+        '    args = SFTConfig(**cfg["training"])',
+        '    SFTTrainer(model=model, args=args).train()',
+        '',
+      ].join('\n'),
+      'src/gpt_oss_finetune/model.py': [
+        'from unsloth import FastLanguageModel',
+        'def load_base_model(model_name, max_seq_length=1024, load_in_4bit=True):',
+        '    return FastLanguageModel.from_pretrained(model_name=model_name, max_seq_length=max_seq_length,',
+        '                                             load_in_4bit=load_in_4bit)',
+        'def apply_lora(model, r):',
+        '    return FastLanguageModel.get_peft_model(model, r=r, target_modules=["q_proj", "v_proj"])',
+        '',
+      ].join('\n'),
+      'configs/train.yaml': [
+        'model_name: "Qwen/Qwen2.5-7B-Instruct"',
+        'max_seq_length: 2048',
+        'load_in_4bit: true',
+        'lora:',
+        '  r: 8',
+        'training:',
+        '  per_device_train_batch_size: 2',
+        '  gradient_accumulation_steps: 4',
+        '',
+      ].join('\n'),
+    };
+    for (const [p, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+      fs.writeFileSync(path.join(dir, p), text);
+    }
+    const entry = path.join(dir, 'scripts/train.py');
+    const r = runPipeline([{ file: entry, text: files['scripts/train.py'] }], nodeFileReader(dir), {});
+    assert.ok(r.files.some((f) => f.file === path.join(dir, 'src/gpt_oss_finetune/train.py')));
+    const s = r.setup;
+    assert.deepEqual(
+      [s?.model, s?.method, s?.lora?.r, s?.seq_len, s?.micro_batch_size, s?.gradient_accumulation_steps],
+      ['Qwen/Qwen2.5-7B-Instruct', 'qlora', 8, 2048, 2, 4],
+    );
+  });
+});

@@ -52,13 +52,18 @@ export function referencedPath(reader: FileReader, file: string, ref: Reference)
 
 /**
  * The file of a module a script imports (`from llmzoo.models import build_model`): `llmzoo/models.py`, else the
- * package's `llmzoo/models/__init__.py`.
+ * package's `llmzoo/models/__init__.py`, each also under `src/` (a src layout's package, installed to run so:
+ * `scripts/train.py` importing `gpt_oss_finetune.train` from `src/gpt_oss_finetune/train.py`).
  */
 export function importedModule(reader: FileReader, file: string, path: string): ReturnType<typeof findReference> {
+  const init = path.replace(/\.py$/, '/__init__.py');
   const found = findReference(reader, file, path);
   if (found.text !== undefined) return found;
-  const init = findReference(reader, file, path.replace(/\.py$/, '/__init__.py'));
-  return init.text !== undefined ? init : found;
+  for (const place of [init, `src/${path}`, `src/${init}`]) {
+    const other = findReference(reader, file, place);
+    if (other.text !== undefined) return other;
+  }
+  return found;
 }
 
 /** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
