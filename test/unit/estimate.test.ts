@@ -178,6 +178,30 @@ describe('estimate: model states', () => {
     );
   });
 
+  it("gpt-oss under Unsloth's 4-bit load: the experts are per-expert 4-bit linears, the router stays 16-bit", () => {
+    // unsloth_zoo temporary_patches/gpt_oss.py GptOssExpertsBnb4bit: gate_up_projs (2880 -> 5760, bias) and down_projs
+    // (2880 -> 2880, bias) per expert, nn.Linear that bitsandbytes quantizes; the router is _RouterLinearParams.
+    const setup = (kernels: 'unsloth' | 'pytorch') =>
+      setupFor('openai/gpt-oss-20b', {
+        method: 'qlora',
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        kernels,
+        quantization: { bits: 4, type: 'nf4', double_quant: true },
+        lora: { r: 8, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'] },
+        micro_batch_size: 1,
+        gradient_accumulation_steps: 4,
+        seq_len: 1024,
+        gradient_checkpointing: 'full',
+      });
+    const unsloth = run(setup('unsloth'));
+    const attention = 24 * (2 * 2880 * 4096 + 2 * 2880 * 512);
+    const experts = 24 * 32 * (2880 * 5760 + 2880 * 2880);
+    assert.equal(unsloth.parameters.quantized, attention + experts);
+    // Under PEFT alone bitsandbytes does not reach the 3-D expert parameters.
+    assert.equal(run(setup('pytorch')).parameters.quantized, attention);
+  });
+
   it('Gemma 3 4B full fine-tune on text: the vision tower is loaded (weights) but has no gradients or optimizer state', () => {
     const e = run(
       setupFor('google/gemma-3-4b-it', {

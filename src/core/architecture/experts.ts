@@ -50,7 +50,10 @@ export function variant(
   return out;
 }
 
-/** The Llama 4 architecture as bitsandbytes loads it (see Architecture.expertsAsLinear); one object per architecture. */
+/**
+ * The architecture with per-expert linear layers (see Architecture.expertsAsLinear): Llama 4 as bitsandbytes loads it,
+ * gpt-oss as Unsloth loads it in 4 bits; one object per architecture.
+ */
 export function withSequentialExperts(a: Architecture): Architecture {
   return variant(sequentialExpertsCache, a, { expertsAsLinear: true });
 }

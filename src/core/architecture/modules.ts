@@ -234,10 +234,23 @@ function gptOssModules(a: Architecture, add: AddLinear): void {
   // GptOssAttention: q/k/v/o nn.Linear with attention_bias; GptOssExperts: 3-D parameters gate_up_proj (E, h, 2f)
   // with bias (E, 2f) and down_proj (E, f, h) with bias (E, h); GptOssTopKRouter: weight (E, h) and bias (E).
   // The experts and the router are not nn.Linear, so PEFT's all-linear reaches only the attention projections.
+  // Unsloth's 4-bit load (unsloth_zoo temporary_patches/gpt_oss.py GptOssExpertsBnb4bit) makes the experts ModuleLists
+  // of nn.Linear with bias, gate_up_projs and down_projs, which bitsandbytes quantizes; the router stays a parameter.
   const moe = a.moe!;
+  const linear = a.expertsAsLinear === true;
+  const routed = moe.topK / moe.experts;
   gqaAttention(a, add);
-  add('experts.gate_up_proj', h, 2 * moe.expertFfn, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
-  add('experts.down_proj', moe.expertFfn, h, true, L * moe.experts, 'expert', moe.topK / moe.experts, true);
+  add(
+    `experts.gate_up_proj${linear ? 's' : ''}`,
+    h,
+    2 * moe.expertFfn,
+    true,
+    L * moe.experts,
+    'expert',
+    routed,
+    !linear,
+  );
+  add(`experts.down_proj${linear ? 's' : ''}`, moe.expertFfn, h, true, L * moe.experts, 'expert', routed, !linear);
   add('router', h, moe.experts, true, L, 'router', 1, true);
 }
 

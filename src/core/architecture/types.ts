@@ -294,7 +294,9 @@ export interface Architecture {
   /**
    * Llama 4 loaded with bitsandbytes: transformers swaps Llama4TextExperts for SequentialLlama4TextExperts, one
    * Llama4TextMLP (gate_proj, up_proj, down_proj nn.Linear) per expert, which bitsandbytes quantizes and PEFT can target;
-   * every token still runs through every expert (quantizers/base.py MODULES_TO_PATCH_FOR_QUANTIZATION).
+   * every token still runs through every expert (quantizers/base.py MODULES_TO_PATCH_FOR_QUANTIZATION). gpt-oss loaded
+   * in 4 bits by Unsloth: GptOssExpertsBnb4bit's gate_up_projs and down_projs, an nn.Linear with bias per expert, which
+   * bitsandbytes quantizes; each runs over its routed tokens (unsloth_zoo temporary_patches/gpt_oss.py).
    */
   readonly expertsAsLinear?: boolean;
   /**

@@ -99,7 +99,8 @@ export function normalizeSetup(setupAsGiven: TrainingSetup): NormalizedSetup {
 }
 
 /**
- * The architecture as loaded: Llama 4's experts per-expert linears under bitsandbytes, fused 3-D experts under
+ * The architecture as loaded: Llama 4's experts per-expert linears under bitsandbytes (gpt-oss's under Unsloth's),
+ * fused 3-D experts under
  * transformers 5, the output head as LitGPT's model code builds it (a copy of a tied embedding, or tied by pretrain).
  */
 export function modelVariant(
@@ -114,12 +115,10 @@ export function modelVariant(
   // are estimated with per-expert linears.
   const fusedFamily = FUSED_EXPERT_FAMILIES.has(baseArch.family) && baseArch.moe !== undefined;
   const fuseExperts = fusedFamily && fusedExpertsIn(setup, baseArch);
-  const a =
-    baseArch.family === 'llama4' && bnb
-      ? withSequentialExperts(baseArch)
-      : fuseExperts
-        ? withFusedExperts(baseArch)
-        : baseArch;
+  // gpt-oss loaded in 4 bits by Unsloth: its own per-expert 4-bit linears (unsloth_zoo temporary_patches/gpt_oss.py).
+  const perExpert =
+    (baseArch.family === 'llama4' || (baseArch.family === 'gpt_oss' && setup.kernels === 'unsloth')) && bnb;
+  const a = perExpert ? withSequentialExperts(baseArch) : fuseExperts ? withFusedExperts(baseArch) : baseArch;
   // LitGPT's GPT copies a tied embedding into an output head of its own, or ties them (architecture/litgpt-head.ts).
   const arch = setup.model_code === 'litgpt' ? litgptHead(a, setup.tie_embeddings === true) : a;
   return { bitsandbytes: bnb, fusedFamily, arch };

@@ -885,6 +885,32 @@ trainer = SFTTrainer(
 `;
 
 describe('analyzeHfPython: Unsloth scripts', () => {
+  it("gpt-oss in 4 bits, as Unsloth's notebook trains it: the published 14 GB (20b) and 65 GB (120b)", () => {
+    // unsloth.ai's gpt-oss guide (August 2025): gpt-oss-20b QLoRA fits in 14 GB of VRAM, gpt-oss-120b in 65 GB, with its
+    // notebook's setup (r 8 on q/k/v/o, batch 1 with accumulation 4, 1,024 tokens, adamw_8bit). Unsloth loads the
+    // experts as per-expert 4-bit linears (unsloth_zoo temporary_patches/gpt_oss.py GptOssExpertsBnb4bit).
+    const notebook = (id: string) => `from unsloth import FastLanguageModel
+from trl import SFTConfig, SFTTrainer
+model, tokenizer = FastLanguageModel.from_pretrained(model_name="${id}", dtype=None, max_seq_length=1024,
+    load_in_4bit=True, full_finetuning=False)
+model = FastLanguageModel.get_peft_model(model, r=8, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
+    lora_alpha=16, lora_dropout=0, use_gradient_checkpointing="unsloth")
+trainer = SFTTrainer(model=model, args=SFTConfig(per_device_train_batch_size=1, gradient_accumulation_steps=4,
+    optim="adamw_8bit"))
+trainer.train()
+`;
+    const device = (id: string): number => {
+      const r = resolveText('gpt_oss.py', notebook(id));
+      const e = estimate(r.setup!, { provenance: r.provenance });
+      assert.ok(e.ok);
+      return e.estimate.perGpu.deviceBytes / 1e9;
+    };
+    const small = device('unsloth/gpt-oss-20b');
+    const large = device('unsloth/gpt-oss-120b');
+    assert.ok(Math.abs(small - 14) / 14 < 0.05, `${small} GB`);
+    assert.ok(Math.abs(large - 65) / 65 < 0.05, `${large} GB`);
+  });
+
   it('reads FastLanguageModel.from_pretrained and get_peft_model of the notebook pattern', () => {
     const r = checkFacts(UNSLOTH_NOTEBOOK, [
       {

@@ -237,7 +237,7 @@ function mlpHalf(bc: BlockContext, x1: Tensor, postOnly: boolean): Tensor {
   } else {
     layerOutputs =
       a.family === 'gpt_oss'
-        ? gptOssMoe(tape, p, h2, moeInfo)
+        ? gptOssMoe(tape, p, h2, linear, moeInfo)
         : moeBlock && a.moe
           ? a.family === 'glm4_moe'
             ? deepseekMoe(tape, p, h2, linear, moeInfo)

@@ -365,7 +365,7 @@ function llama4BmmExperts(tape: Tape, p: ActivationPlan, routedIn: Tensor): void
  * gate kept), (up + 1) * glu (both kept), out = . W_down + b, out * routing weight (both kept), index_add_.
  * Per routed token: 2f + 4f + h elements and 8 B of index; full fine-tuning adds the inputs of both matmuls.
  */
-export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeInfo): Tensor {
+export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, linear: LinearFn, info?: MoeInfo): Tensor {
   const a = p.arch;
   const moe = a.moe!;
   const T = x.elems / a.hidden;
@@ -415,7 +415,11 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
     uncachedCopies: moe.experts,
   });
   // The biases are added after the matmul, so the sum takes the wider dtype (fp32 with fp32 weights under autocast).
-  const gateUp0 = tape.linear(routed, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
+  // Unsloth's 4-bit experts (Architecture.expertsAsLinear): each expert's nn.Linear, as any quantized linear runs.
+  const perExpert = a.expertsAsLinear === true;
+  const gateUp0 = perExpert
+    ? linear(routed, 'experts.gate_up_projs', 2 * f, 'expert gate_up')
+    : tape.linear(routed, expertWeight('experts.gate_up_proj', a.hidden * 2 * f), 2 * f, 'expert gate_up');
   const gateUp = tape.free(gateUp0, 'expert gate_up + bias', undefined, Math.max(gateUp0.bytesPerElem, p.weightBytes));
   tape.save(gateUp); // clamp of the gate and of the up view keeps the input
   const gate = tape.tensor('clamped gate', routedTokens * f, gateUp.bytesPerElem, gateUp.rg);
@@ -423,7 +427,9 @@ export function gptOssMoe(tape: Tape, p: ActivationPlan, x: Tensor, info?: MoeIn
   const glu = tape.mul(gate, sig, 'glu');
   const upPlus = tape.tensor('clamped up + 1', routedTokens * f, gateUp.bytesPerElem, gateUp.rg);
   const gated = tape.mul(upPlus, glu, '(up + 1) * glu');
-  const out0 = tape.linear(gated, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
+  const out0 = perExpert
+    ? linear(gated, 'experts.down_projs', a.hidden, 'expert down')
+    : tape.linear(gated, expertWeight('experts.down_proj', f * a.hidden), a.hidden, 'expert down');
   const out = tape.free(out0, 'expert down + bias', undefined, Math.max(out0.bytesPerElem, p.weightBytes));
   const weighted = tape.mul(
     out,
