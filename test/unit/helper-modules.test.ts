@@ -605,3 +605,81 @@ describe("a src layout's package, imported by a script of scripts/", () => {
     );
   });
 });
+
+describe("a class's attributes set in __init__, read in its methods", () => {
+  it("a helper module's class given the loaded YAML: self.<part>.get(...) and self.<part>[...] are the file's items", () => {
+    // The pattern of project loaders (a ModelLoader(config) whose __init__ keeps parts of the config and whose load()
+    // calls FastLanguageModel.from_pretrained with them), as 2Phuong5Nam4/ChatBotSynthetic's training/sft writes it.
+    const files: Record<string, string> = {
+      '/p/train.py': [
+        'import yaml',
+        'from model_loader import ModelLoader',
+        'from trl import SFTTrainer, SFTConfig',
+        'with open("configs/sft.yaml") as f:',
+        '    config = yaml.safe_load(f)',
+        'loader = ModelLoader(config)',
+        'model, tokenizer = loader.load()',
+        'SFTTrainer(model=model, args=SFTConfig(per_device_train_batch_size=config["training"]["batch_size"])).train()',
+        '',
+      ].join('\n'),
+      '/p/model_loader.py': [
+        'from unsloth import FastLanguageModel',
+        'class ModelLoader:',
+        '    def __init__(self, config):',
+        '        self.model_config = config.get("model", {})',
+        '        self.lora = config["lora"]',
+        '    def load(self):',
+        '        model, tok = FastLanguageModel.from_pretrained(',
+        '            model_name=self.model_config.get("name", "unsloth/Llama-3.2-3B-Instruct"),',
+        '            max_seq_length=self.model_config.get("max_seq_length", 2048))',
+        '        model = FastLanguageModel.get_peft_model(model, r=self.lora["r"])',
+        '        return model, tok',
+        '',
+      ].join('\n'),
+      '/p/configs/sft.yaml': 'model:\n  name: Qwen/Qwen3-8B\n  max_seq_length: 4096\nlora:\n  r: 32\ntraining:\n  batch_size: 2\n',
+    };
+    const r = runPipeline([{ file: '/p/train.py', text: files['/p/train.py'] }], inMemory(files), {});
+    const s = r.setup;
+    assert.deepEqual(
+      [s?.model, s?.seq_len, s?.lora?.r, s?.micro_batch_size],
+      ['Qwen/Qwen3-8B', 4096, 32, 2],
+    );
+    // Read where the module passes it, said to be the YAML's item.
+    assert.deepEqual(r.decided.model?.fact.fromData, { path: 'configs/sft.yaml', keys: ['model', 'name'] });
+  });
+
+  it("an instance of the file's config dataclass passed to a class: self.config.<field> is the field's default", () => {
+    // strykesg/ea finetuner/src/finetune.py: `config = FinetuneConfig()`, `DeepSeekFinetuner(config)`, whose
+    // `__init__` keeps `self.config = config` and whose methods load `self.config.model_name`.
+    const text = [
+      'from dataclasses import dataclass',
+      'from unsloth import FastLanguageModel',
+      'from trl import SFTTrainer, SFTConfig',
+      '@dataclass',
+      'class FinetuneConfig:',
+      '    model_name: str = "deepseek-ai/DeepSeek-V2-Lite"',
+      '    max_seq_length: int = 16384',
+      '    per_device_train_batch_size: int = 24',
+      'class DeepSeekFinetuner:',
+      '    def __init__(self, config: FinetuneConfig):',
+      '        self.config = config',
+      '        self.model = None',
+      '    def load_model_and_tokenizer(self):',
+      '        self.model, self.tokenizer = FastLanguageModel.from_pretrained(',
+      '            model_name=self.config.model_name, max_seq_length=self.config.max_seq_length)',
+      '    def train(self):',
+      '        args = SFTConfig(per_device_train_batch_size=self.config.per_device_train_batch_size)',
+      '        SFTTrainer(model=self.model, args=args).train()',
+      'def main():',
+      '    config = FinetuneConfig()',
+      '    finetuner = DeepSeekFinetuner(config)',
+      '    finetuner.load_model_and_tokenizer()',
+      '    finetuner.train()',
+      'main()',
+      '',
+    ].join('\n');
+    const r = runPipeline([{ file: '/p/finetune.py', text }], inMemory({ '/p/finetune.py': text }), {});
+    const s = r.setup;
+    assert.deepEqual([s?.model, s?.seq_len, s?.micro_batch_size], ['deepseek-ai/DeepSeek-V2-Lite', 16384, 24]);
+  });
+});

@@ -5,6 +5,9 @@
 // the same function, with no statement between them that may set the attribute again. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Scope, Val } from './file';
+import type { Via } from './static-values';
+import { instanceAttribute } from './class-constants';
+import { dataAt } from './data-files';
 import { clip, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 
@@ -34,15 +37,53 @@ export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxN
 /**
  * `self.x` in a method of a class whose `__init__` sets it once at its top level (`self.llm = parser.llm`) and no other
  * statement of the class sets: that value, read in `__init__` (its parameters take what the class's one call passes:
- * `Trainer(args)`, script-defaults.ts singleCallArgument). yushengsu-thu/mup_training's Trainer loads `self.llm`.
+ * `Trainer(args)`, script-defaults.ts singleCallArgument). yushengsu-thu/mup_training's Trainer loads `self.llm`. A
+ * mapping loaded from a file is that mapping (`self.model_config = config.get("model", {})`), for the items the
+ * methods read.
  */
 export function initAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
-  const m = /^self\.(\w+)$/.exec(dotted);
-  if (!m) return undefined;
+  const value = /^self\.\w+$/.test(dotted) ? initValue(file, dotted, use) : undefined;
+  if (!value) return undefined;
+  const v = file.evalNode(value.node, depth + 1);
+  if (v.k !== 'lit' && v.k !== 'data') return undefined;
+  return v.k === 'lit' ? { ...v, via: value.via } : v;
+}
+
+/**
+ * `self.x.y` (and deeper) in a method of such a class: `.y` of what `__init__` sets `self.x` to, an item of a loaded
+ * mapping or an attribute of an instance of a class the file defines (strykesg/ea's `DeepSeekFinetuner(config)` with
+ * `config = FinetuneConfig()`, then `self.config.model_name` in `load_model_and_tokenizer`).
+ */
+export function initAttributeMember(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
+  const m = /^self\.(\w+)\.([\w.]+)$/.exec(dotted);
+  const value = m ? initValue(file, `self.${m[1]}`, use) : undefined;
+  if (!m || !value) return undefined;
+  let v: Val | undefined = file.evalNode(passedArgument(file, value.node, 0) ?? value.node, depth + 1);
+  for (const key of m[2].split('.')) {
+    if (v?.k === 'data') v = dataAt(v, key, use);
+    else if (v?.k === 'call') v = instanceAttribute(file, v.node, key, depth);
+    else return undefined;
+  }
+  return v?.k === 'lit' || v?.k === 'data' || v?.k === 'unknown' ? v : undefined;
+}
+
+/**
+ * The argument node a parameter's function is called with, where `node` names a parameter (up to three calls deep):
+ * what an instance made by the caller is (a parameter holds no instance in the static evaluation).
+ */
+function passedArgument(file: PythonFile, node: SyntaxNode, hops: number): SyntaxNode | undefined {
+  if (node.name !== 'VariableName' || hops >= 3) return undefined;
+  const found = file.lookup(file.text.slice(node.from, node.to), node);
+  const arg = found.k === 'none' && found.param ? argumentNode(file, found.param) : undefined;
+  return arg ? (passedArgument(file, arg, hops + 1) ?? arg) : undefined;
+}
+
+/** The value node of `self.x = ...` in `__init__` of the class around `use`, when that is the class's only `self.x =`. */
+function initValue(file: PythonFile, dotted: string, use: SyntaxNode): { node: SyntaxNode; via: Via } | undefined {
   const cls = enclosing(use, 'ClassDefinition');
   const body = cls?.getChild('Body');
   if (!body) return undefined;
-  const setsIt = new RegExp(`(^|[^\\w.])self\\.${m[1]}\\s*(=(?!=)|[-+*/%]=)`, 'gm');
+  const setsIt = new RegExp(`(^|[^\\w.])${dotted.replace('.', '\\.')}\\s*(=(?!=)|[-+*/%]=)`, 'gm');
   if ((file.text.slice(body.from, body.to).match(setsIt) ?? []).length !== 1) return undefined;
   for (let st = body.firstChild; st; st = st.nextSibling) {
     const name = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
@@ -50,10 +91,8 @@ export function initAttribute(file: PythonFile, dotted: string, use: SyntaxNode,
     for (let s = st.getChild('Body')?.firstChild ?? null; s; s = s.nextSibling) {
       const value = assignmentTo(file, s, dotted);
       if (!value) continue;
-      const v = file.evalNode(value, depth + 1);
-      if (v.k !== 'lit') return undefined;
       const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
-      return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+      return { node: value, via: { text, span: { start: value.from, end: value.to } } };
     }
   }
   return undefined;

@@ -69,3 +69,20 @@ function onlyAssignment(file: PythonFile, cls: SyntaxNode, attr: string): Syntax
   }
   return value;
 }
+
+/**
+ * Attribute `attr` of the instance a call makes (`FinetuneConfig()`, `Config(batch_size=8)` of a class this file
+ * defines, keywords only): the call's keyword, else the class body's value; undefined for any other call.
+ */
+export function instanceAttribute(file: PythonFile, call: SyntaxNode, attr: string, depth: number): Val | undefined {
+  const made = instanceOf(file, call, call);
+  if (!made) return undefined;
+  const given = made.keywords.find((e) => e.rawKey === attr);
+  if (given) return file.valueOf(given);
+  const value = onlyAssignment(file, made.cls, attr);
+  if (!value) return undefined;
+  const v = file.evalNode(value, depth + 1);
+  if (v.k !== 'lit') return undefined;
+  const text = `${attr} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
+  return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+}

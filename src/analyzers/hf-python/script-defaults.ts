@@ -9,6 +9,7 @@ import {
   assignedAttribute,
   calledAs,
   initAttribute,
+  initAttributeMember,
   positionalParameters,
   returnedKeyword,
 } from './attributes';
@@ -101,6 +102,7 @@ export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, d
   return (
     assignedAttribute(file, dotted, use, depth) ??
     initAttribute(file, dotted, use, depth) ??
+    initAttributeMember(file, dotted, use, depth) ??
     returnedKeyword(file, dotted, use, depth) ??
     scriptDefault(file, dotted, use, depth)
   );
@@ -231,7 +233,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
     return commandParameter(file, name, depth);
-  const called = file.moduleCallArgs?.[scope.fn];
+  // The importing script calls a class's __init__ by the class's name (`ModelLoader(config)`).
+  const called = callee === undefined ? undefined : file.moduleCallArgs?.[callee];
   if (sites.length === 0 && called) return scriptCallArgument(file, scope, name, called, depth);
   if (sites.length === 0 || sites.length > 8) return undefined;
   const values = sites.map((site) => argumentAt(file, scope, name, site, depth));
@@ -264,7 +267,7 @@ function scriptCallArgument(
     const v = def ? file.evalNode(def, depth + 1) : undefined;
     return v?.k === 'lit' && v.v !== null ? v : undefined;
   }
-  const from = `the script's call of ${scope.fn}() (${called.at})`;
+  const from = `the script's call of ${calledAs(file, scope) ?? scope.fn}() (${called.at})`;
   // A mapping the script loaded from a file: its items, said to come from the file's keys.
   if ('loaded' in arg) return { k: 'data', ...arg.loaded, via: { text: from, span: span(scope.node) } };
   return writtenElsewhere(arg.value, span(scope.node), from);
