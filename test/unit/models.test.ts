@@ -327,6 +327,39 @@ describe('models: resolution from anywhere', () => {
       assert.equal(m.config.hidden_size, 4096);
     });
 
+    it("a folder an earlier run of the project writes: that run's model, with the file and line that write it", () => {
+      // baremetaldevx86/Qwen-2.5-1.5B-GRPO: configs/grpo.yaml trains `model_path: checkpoints/sft`, the output_dir of
+      // configs/sft.yaml, which fine-tunes Qwen/Qwen2.5-1.5B; a DPO run may start from that GRPO run's folder in turn.
+      const project = tempDir('vram-lens-earlier-run-');
+      fs.mkdirSync(path.join(project, '.git'));
+      fs.mkdirSync(path.join(project, 'configs'));
+      const write = (rel: string, text: string) => fs.writeFileSync(path.join(project, rel), text);
+      write('configs/sft.yaml', 'model_path: Qwen/Qwen2.5-1.5B\noutput_dir: checkpoints/sft\n');
+      write('configs/grpo.yaml', 'model_path: checkpoints/sft\noutput_dir: checkpoints/grpo\n');
+      write('configs/dpo.yaml', 'model_path: ./checkpoints/grpo/\noutput_dir: checkpoints/dpo\n');
+      write('configs/eval.yaml', 'model_path: runs/final_model\n');
+      write('configs/other.yaml', 'model_path: Qwen/Qwen2.5-7B\noutput_dir: outputs/final_model\n');
+      const from = path.join(project, 'configs/grpo.yaml');
+      const m = ok(resolveModelSync('checkpoints/sft', { cwd: project, env, from }));
+      assert.equal(m.id, 'Qwen/Qwen2.5-1.5B');
+      assert.match(
+        m.notes?.[0] ?? '',
+        /it is the folder configs\/sft\.yaml writes \(output_dir, line 2\), a run that trains Qwen\/Qwen2\.5-1\.5B/,
+      );
+      // Through the GRPO run to the SFT run's base.
+      const dpo = ok(
+        resolveModelSync('./checkpoints/grpo/', { cwd: project, env, from: path.join(project, 'configs/dpo.yaml') }),
+      );
+      assert.equal(dpo.id, 'Qwen/Qwen2.5-1.5B');
+      // A common last name (final_model) must match with the folder above it: runs/ is not outputs/.
+      const r = resolveModelSync('runs/final_model', {
+        cwd: project,
+        env,
+        from: path.join(project, 'configs/eval.yaml'),
+      });
+      assert.equal(r.ok, false);
+    });
+
     it('reads a local model directory and counts its safetensors parameters exactly', () => {
       modelDir(path.join(tmp, 'models', 'tiny'), tinyConfig(), { 'model.safetensors': safetensors(tinyTensors()) });
       const m = ok(resolveModelSync('./models/tiny', { cwd: tmp, env }));

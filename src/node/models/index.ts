@@ -8,6 +8,7 @@ import { findModel, modelFromHubName, modelFromPathName } from '../../core';
 import { foldersAbove } from '../files';
 import { readPolicy, type ReadPolicy } from '../read';
 import { fromHfCache, fromLocalPath, fromOurCache, type Step } from './cache';
+import { earlierRun } from './earlier-run';
 import { fetchFromHub, suggestionText } from './hub';
 import { expandHome, hfHubCacheDir, homeDir, type HubRef, looksLikePath, parseHubRef, vramLensCacheDir } from './paths';
 import type { AsyncResolveOptions, Env, ModelInfo, ModelResolution, SyncResolveOptions } from './types';
@@ -56,11 +57,13 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
   const local = fromLocalPath(trimmed, abs, explicitPath, policy) ?? nearTheFile(trimmed, explicitPath, opts, policy);
   if (local) return local;
-  if (explicitPath) return missingPath(trimmed, besideTheFile(trimmed, abs, opts), opts.cwd);
+  if (explicitPath)
+    return fromEarlierRun(trimmed, opts, policy) ?? missingPath(trimmed, besideTheFile(trimmed, abs, opts), opts.cwd);
   const hub = parseHubRef(trimmed);
   // `org/name/`, or a name of three parts or more (`models/Qwen2.5-0.5B/qwen/Qwen2.5-0.5B`), is no Hub id but a folder
   // (relative to where the script runs) that is not here.
-  if (!hub && trimmed.includes('/')) return missingPath(trimmed, abs, opts.cwd);
+  if (!hub && trimmed.includes('/'))
+    return fromEarlierRun(trimmed, opts, policy) ?? missingPath(trimmed, abs, opts.cwd);
   if (!hub) return { kind: 'missing' };
   const cached = fromHfCache(hub, hfCache, policy) ?? fromOurCache(hub, ourCache, policy);
   if (cached) return cached;
@@ -89,7 +92,9 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
       },
     };
   }
-  const named = hub.revision === undefined ? fromHubName(trimmed, hub, opts) : undefined;
+  // `checkpoints/sft`, written like a Hub id, may be the folder an earlier run of the project saves to.
+  const named =
+    hub.revision === undefined ? (fromEarlierRun(trimmed, opts, policy) ?? fromHubName(trimmed, hub, opts)) : undefined;
   return named ?? { kind: 'missing', hub, hfCache };
 }
 
@@ -139,6 +144,24 @@ function missingPath(trimmed: string, abs: string, cwd: string): Offline {
       `model path '${trimmed}' does not exist (no ${abs}): ` +
       `point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${cwd}`,
   };
+}
+
+/**
+ * A model folder that is not here but is the output folder of another run of the project (earlier-run.ts): the model
+ * that run trains, with a note saying which file writes the folder; undefined when no file of the project does.
+ */
+function fromEarlierRun(
+  trimmed: string,
+  opts: Omit<SyncResolveOptions, 'allowNetwork'>,
+  policy: ReadPolicy,
+): Offline | undefined {
+  const run = earlierRun(trimmed, opts, policy);
+  if (!run) return undefined;
+  const note =
+    `model path '${trimmed}' is not on this machine: it is the folder ${run.file} writes (${run.key}, line ${run.line}), ` +
+    `a run that trains ${run.named}: estimated as ${run.model.id}, whose architecture a fine-tune keeps; point it at ` +
+    'the model folder, or set vramLens.model (--model), to read its own config.json';
+  return { kind: 'found', model: { ...run.model, notes: [note] } };
 }
 
 /**

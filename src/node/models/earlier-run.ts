@@ -1,0 +1,121 @@
+// A model path that is the output folder of another run of the project: a DPO config's `model_name: outputs/sft_full`
+// where the SFT config beside it writes `output_dir: outputs/sft_full` and fine-tunes meta-llama/Llama-3.1-8B
+// (jsalfeld/slim-lm), or a GRPO config's `model_path: checkpoints/sft` (baremetaldevx86/Qwen-2.5-1.5B-GRPO). A
+// fine-tune keeps its base's architecture, so the base the earlier run names stands for the folder, with a note that
+// says which file writes it. Node-side: lists and reads the project's files through the bounded reader.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { catalogResolver } from '../../analyzers/resolve';
+import { candidates } from '../candidates';
+import { readBounded, type ReadPolicy } from '../read';
+import type { ModelInfo } from './types';
+
+/** The run that writes a folder: its file, the key and line of the folder, and the catalog model it trains. */
+export interface EarlierRun {
+  readonly file: string;
+  readonly key: string;
+  readonly line: number;
+  readonly model: ModelInfo;
+  /** The model as that file names it. */
+  readonly named: string;
+}
+
+/** Keys and calls that name the folder a run writes its model to. */
+const OUTPUT =
+  /(?:^|[\s,{(])["']?-{0,2}(output_dir|output-dir|save_dir|save_path|output_path|out_dir|checkpoint_dir|OUTPUT_DIR|SAVE_DIR|save_pretrained|save_model)["']?\s*(?:[:=(]\s*|\s+)["']?([^\s"',)#]+)/g;
+
+/** Keys that name the model a run trains (the first whose value the catalog knows is taken). */
+const MODEL =
+  /(?:^|[\s,{(])["']?-{0,2}(model_name_or_path|pretrained_model_name_or_path|base_model|model_name|model_path|model_id|MODEL_NAME|MODEL_PATH|BASE_MODEL|model|name)["']?\s*(?:[:=]\s*|\s+)["']?([^\s"',)#]+)/g;
+
+/** Folder names too common to tell one run's output from another's by themselves. */
+const GENERIC = new Set(['model', 'models', 'output', 'outputs', 'checkpoint', 'checkpoints', 'final', 'final_model']);
+
+/** How many runs deep a run that starts from an earlier run's output is followed. */
+const MAX_HOPS = 3;
+
+/** The last parts of a path that identify it: the last one, or the last two where the last is a common name. */
+function tail(p: string): string[] {
+  const parts = p
+    .trim()
+    .replace(/^['"]|['"]$/g, '')
+    .split(/[\\/]+/)
+    .filter((x) => x && x !== '.');
+  const last = parts[parts.length - 1];
+  if (!last) return [];
+  return GENERIC.has(last.toLowerCase()) ? parts.slice(-2) : [last];
+}
+
+/** Whether a folder a run writes is the folder `want` names (same identifying last parts). */
+function sameFolder(written: string, want: readonly string[]): boolean {
+  const parts = written.replace(/\/+$/, '').split(/[\\/]+/);
+  return (
+    want.length > 0 && parts.length >= want.length && want.every((w, i) => parts[parts.length - want.length + i] === w)
+  );
+}
+
+/** The repository's top above `start` (the folder with .git), else `fallback`. */
+function repositoryTop(start: string, fallback: string): string {
+  let dir = start;
+  for (let k = 0; k < 8; k++) {
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return fallback;
+}
+
+/** The catalog model a file's model key names: the first that resolves, an earlier run's output followed. */
+function modelOf(text: string, search: Search, hops: number): { model: ModelInfo; named: string } | undefined {
+  for (const m of text.matchAll(MODEL)) {
+    const value = m[2];
+    const hit = catalogResolver(value);
+    if (hit.ok) return { model: { ...hit.model, notes: [] }, named: value };
+    const earlier = hops < MAX_HOPS && /[\\/]/.test(value) ? findRun(value, search, hops + 1) : undefined;
+    if (earlier) return { model: earlier.model, named: value };
+  }
+  return undefined;
+}
+
+interface Search {
+  readonly root: string;
+  readonly files: readonly string[];
+  readonly policy: ReadPolicy;
+  readonly exclude: string;
+}
+
+/** The run among the project's files that writes the folder `ref` names, with the model it trains. */
+function findRun(ref: string, search: Search, hops: number): EarlierRun | undefined {
+  const want = tail(ref);
+  if (want.length === 0) return undefined;
+  const needle = want[want.length - 1];
+  for (const file of search.files) {
+    if (path.resolve(file) === search.exclude) continue;
+    const r = readBounded(file, 'config', search.policy);
+    if (!r.ok || !r.text.includes(needle)) continue;
+    for (const m of r.text.matchAll(OUTPUT)) {
+      if (!sameFolder(m[2], want)) continue;
+      const model = modelOf(r.text, search, hops);
+      if (!model) continue;
+      const line = r.text.slice(0, m.index).split('\n').length + (m[0].startsWith('\n') ? 1 : 0);
+      return { file: path.relative(search.root, file), key: m[1], line, ...model };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The earlier run of the project whose output folder `ref` is, found from the file that names it (`from`, else the
+ * working folder) up to the repository's top; undefined when no file of the project writes that folder.
+ */
+export function earlierRun(
+  ref: string,
+  opts: { readonly cwd: string; readonly from?: string },
+  policy: ReadPolicy,
+): EarlierRun | undefined {
+  const from = opts.from ? path.resolve(opts.cwd, opts.from) : undefined;
+  const root = repositoryTop(from ? path.dirname(from) : opts.cwd, opts.cwd);
+  const files = candidates(root).filter((f) => /\.(ya?ml|json|sh|py|ipynb|toml)$/i.test(f));
+  return findRun(ref, { root, files, policy, exclude: from ?? '' }, 0);
+}
