@@ -71,6 +71,30 @@ export const DEEPSEEK_R1_DISTILLS: readonly CatalogModel[] = [
     source: hf('deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B'),
   },
   {
+    // Agentica's RL fine-tune of DeepSeek-R1-Distill-Qwen-1.5B (verl GRPO), its architecture fields unchanged; the
+    // weights are stored in float32 (two safetensors shards of 7.1 GB for 1.78B parameters).
+    id: 'agentica-org/DeepScaleR-1.5B-Preview',
+    baseModel: 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B',
+    config: {
+      model_type: 'qwen2',
+      architectures: ['Qwen2ForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 1536,
+      intermediate_size: 8960,
+      max_position_embeddings: 131072,
+      num_attention_heads: 12,
+      num_hidden_layers: 28,
+      num_key_value_heads: 2,
+      rms_norm_eps: 1e-6,
+      tie_word_embeddings: false,
+      torch_dtype: 'float32',
+      use_sliding_window: false,
+      vocab_size: 151936,
+    },
+    publishedParams: 1_777_088_000,
+    source: fineTune('agentica-org/DeepScaleR-1.5B-Preview', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B'),
+  },
+  {
     id: 'deepseek-ai/DeepSeek-R1-Distill-Llama-8B',
     config: {
       model_type: 'llama',
