@@ -1,5 +1,13 @@
 // Which functions of a script or notebook train: a call of a trainer's `.train(`, Lightning's `.fit(` or a written-out
-// loop's `.backward(` in their body, or a call of a function that does. Pure text matching over the bodies given.
+// loop's `.backward(` in their body, or a call of a function that does. Pure text matching over the bodies given. And
+// which tools say a file trains, for the note on a file that loads a model and trains nothing.
+import type { Tool } from './facts';
+
+/** Tools whose facts say how a file trains: a Trainer, a TRL trainer, a loop it writes out, LitGPT, XTuner's runner. */
+export const TRAINING_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'pytorch', 'litgpt', 'xtuner']);
+
+/** The warning of a script that loads a model and has no trainer or loop (hf-python/index.ts noTrainingSeen). */
+export const NO_TRAINING_SEEN = 'no Trainer, TRL trainer or training loop in this file';
 
 /** A call that trains: a trainer's `.train(`, Lightning's `.fit(`, a written-out loop's `.backward(`. */
 export const TRAINS = /\.(train|fit|backward)\s*\(/;

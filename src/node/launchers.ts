@@ -7,6 +7,8 @@ import { analyzeAs, detectFormat } from '../analyzers/detect';
 import { projectModules, referencedPath, type FileReader } from '../analyzers/pipeline';
 import { candidates } from './candidates';
 import { HYDRA_MAIN } from '../analyzers/hf-python/hydra-app';
+import { usageArguments } from '../analyzers/hf-python/usage-line';
+import { findReference } from '../analyzers/file-reader';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
 export function launchersOf(file: string, root: string, reader: FileReader): string[] {
@@ -23,7 +25,11 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
     const refs = analyzeAs(format, text, { readModule: projectModules(reader, f) }).references.filter(
       (r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path),
     );
-    if (refs.some((r) => path.resolve(referencedPath(reader, f, r)) === target)) out.push(path.resolve(f));
+    if (
+      refs.some((r) => path.resolve(referencedPath(reader, f, r)) === target) ||
+      usageFiles(reader, f, text).includes(target)
+    )
+      out.push(path.resolve(f));
   }
   return out.sort();
 }
@@ -34,4 +40,19 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
  */
 function readsHydraConfigs(text: string, name: string): boolean {
   return /\.ya?ml$/i.test(name) && HYDRA_MAIN.test(text);
+}
+
+/**
+ * The files a script's own usage line passes (its docstring's `python scripts/run_grpo.py --config configs/grpo.yaml`),
+ * where they are: the run a script whose --config is required shows for itself (hf-python/usage-line.ts).
+ */
+export function usageFiles(reader: FileReader, file: string, text: string): string[] {
+  if (!/\.py$/i.test(file)) return [];
+  const out: string[] = [];
+  for (const a of usageArguments(text, file)?.args ?? []) {
+    if (typeof a.value !== 'string' || !/\.(ya?ml|json|toml)$/i.test(a.value)) continue;
+    const found = findReference(reader, file, a.value);
+    if (found.text !== undefined) out.push(path.resolve(found.path));
+  }
+  return out;
 }

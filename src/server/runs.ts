@@ -5,6 +5,7 @@
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
+import { usageFiles } from '../node/launchers';
 import { projectModules, referencedPath, type InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
 import type { Workspace } from './workspace';
@@ -107,9 +108,11 @@ export class RunIndex {
     if (!format || format === 'scenario') return undefined;
     // The pipeline's lookup: beside the file, then from the folders above it (a script run from the repository root).
     const reader = this.workspace.reader(this.workspace.cwdOf(file));
-    return analyzeAs(format, text, { readModule: projectModules(reader, file) })
+    const refs = analyzeAs(format, text, { readModule: projectModules(reader, file) })
       .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
       .map((r) => path.resolve(referencedPath(reader, file, r)));
+    // A script whose --config is required reads the config its own usage line names.
+    return [...refs, ...usageFiles(reader, file, text)];
   }
 
   private scheduleScan(): void {

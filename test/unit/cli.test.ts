@@ -164,6 +164,33 @@ describe('cli: vram-lens estimate', async () => {
     assert.doesNotMatch(out, /micro_batch_size = /);
   });
 
+  it("a YAML no file names but a script's own usage line is read as that script's run", async () => {
+    // baremetaldevx86/Qwen-2.5-1.5B-GRPO: scripts/run_grpo.py requires --config, and its docstring shows
+    // `python scripts/run_grpo.py --config configs/grpo.yaml`; configs/grpo.yaml alone is a project YAML.
+    const dir = tempDir('vram-lens-cli-');
+    const files: Record<string, string> = {
+      'configs/grpo.yaml': 'model_path: Qwen/Qwen2.5-1.5B\nper_device_train_batch_size: 4\n',
+      'scripts/run_grpo.py':
+        '"""Usage:\n    python scripts/run_grpo.py --config configs/grpo.yaml\n"""\n' +
+        'import argparse, yaml\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+        'ap = argparse.ArgumentParser()\nap.add_argument("--config", required=True)\nargs = ap.parse_args()\n' +
+        'cfg = yaml.safe_load(open(args.config))\n' +
+        'model = AutoModelForCausalLM.from_pretrained(cfg["model_path"])\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o",\n' +
+        '    per_device_train_batch_size=cfg["per_device_train_batch_size"])).train()\n',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    }
+    let out = '';
+    let err = '';
+    const io = { out: (s: string) => (out += `${s}\n`), err: (s: string) => (err += `${s}\n`), env: isolatedEnv };
+    assert.equal(await run(['estimate', 'configs/grpo.yaml'], { ...io, cwd: dir }), 0, err);
+    assert.match(err, /configs\/grpo\.yaml gives no estimate alone; read as the run of scripts\/run_grpo\.py, which runs it/);
+    assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B \(1 GPU, data parallel 1, global batch 4\)/);
+  });
+
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
     const dir = tempDir('vram-lens-cli-');
     const file = path.join(dir, 'grpo.vram.yaml');

@@ -143,3 +143,63 @@ describe('a JSON / YAML file a script loads, as a file of its run', () => {
     assert.equal(after.train.micro_batch_size * after.train.grad_accum, 128);
   });
 });
+
+describe("a script's own usage line", () => {
+  // baremetaldevx86/Qwen-2.5-1.5B-GRPO scripts/run_grpo.py: `--config` is required, and the module docstring shows
+  // `python scripts/run_grpo.py --config configs/grpo.yaml`; the trainer is built in a module of the project.
+  const script = [
+    '"""Run GRPO training for GSM8K.',
+    '',
+    'Usage:',
+    '    python scripts/run_grpo.py --config configs/grpo.yaml',
+    '"""',
+    'import argparse, yaml',
+    'from transformers import AutoModelForCausalLM',
+    'from grpo_loop import build_trainer',
+    'ap = argparse.ArgumentParser()',
+    'ap.add_argument("--config", required=True)',
+    'args = ap.parse_args()',
+    'with open(args.config) as f:',
+    '    cfg = yaml.safe_load(f)',
+    'model = AutoModelForCausalLM.from_pretrained(cfg["model_path"], torch_dtype="bfloat16")',
+    'build_trainer(cfg, model).train()',
+    '',
+  ].join('\n');
+  const loop = [
+    'from trl import GRPOConfig, GRPOTrainer',
+    'def build_trainer(cfg, model):',
+    '    args = GRPOConfig(output_dir="o", per_device_train_batch_size=cfg["per_device_train_batch_size"],',
+    '                      num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_length"])',
+    '    return GRPOTrainer(model=model, args=args)',
+    '',
+  ].join('\n');
+  const yaml = [
+    'model_path: Qwen/Qwen2.5-1.5B',
+    'per_device_train_batch_size: 8',
+    'num_generations: 8',
+    'max_completion_length: 1024',
+    '',
+  ].join('\n');
+
+  it('runs the script alone with the options the line passes, said to come from it', () => {
+    const files = { '/p/scripts/run_grpo.py': script, '/p/scripts/grpo_loop.py': loop, '/p/configs/grpo.yaml': yaml };
+    // This test's reader joins a path to the script's folder (no lookup from the folders above): the config is there.
+    const run = runFiles({ ...files, '/p/scripts/configs/grpo.yaml': yaml }, '/p/scripts/run_grpo.py');
+    assert.deepEqual(
+      [run.setup?.model, run.setup?.micro_batch_size, run.setup?.rollout?.completion_len],
+      ['Qwen/Qwen2.5-1.5B', 8, 1024],
+    );
+    // The module builds the trainer: the script is not said to train nothing.
+    assert.ok(!run.problems.some((p) => /no Trainer, TRL trainer or training loop/.test(p.message)));
+  });
+
+  it('a usage line of another script, or one with no option, gives nothing', () => {
+    const other = script.replace('scripts/run_grpo.py --config', 'scripts/run_sft.py --config');
+    const run = runFiles(
+      { '/p/scripts/run_grpo.py': other, '/p/scripts/configs/grpo.yaml': yaml },
+      '/p/scripts/run_grpo.py',
+    );
+    assert.equal(run.setup, undefined);
+    assert.ok(run.problems.some((p) => p.code === 'unknown-model'));
+  });
+});

@@ -9,6 +9,7 @@ import { CONFIG_OPTION, configFileArguments } from '../config-arguments';
 import type { ConfigFacts, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
 import type { AnalyzedFile, FileRole } from '../resolve';
 import { nanogptConfigArguments } from '../hf-python/nanogpt';
+import { usageArguments } from '../hf-python/usage-line';
 import { findReference, projectModules, type FileReader } from '../file-reader';
 
 /** How a file is read: its place in the run and what the file that led to it passes on. */
@@ -70,6 +71,13 @@ export function configuratorArguments(
   return out.length > 0 ? out : undefined;
 }
 
+/** The options of the usage line a script shows for itself, each said to come from that line. */
+function usageLine(file: string, text: string): Reference['args'] {
+  const usage = usageArguments(text, file);
+  const name = file.split(/[\\/]/).pop() ?? file;
+  return usage?.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${usage.line})` }));
+}
+
 /**
  * A file's facts and the options its launch line runs it with: the keys of the config file its parser reads
  * (TrlParser's --config, the Python files nanoGPT's configurator.py execs) come first, the launch line's own after
@@ -96,8 +104,11 @@ export function analyzeWithArguments(
       : undefined;
   const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
   // nanoGPT's configurator sets the globals from the files and flags; a script that reads options it has no value for
-  // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's).
-  const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? how.scriptArgs : undefined;
+  // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's), and
+  // with no launch line, the one its own docstring shows (hf-python/usage-line.ts).
+  const launched =
+    how.scriptArgs ?? (format === 'hf-python' && first.readsLaunchOptions ? usageLine(file, text) : undefined);
+  const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
   if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs };

@@ -12,6 +12,7 @@ import { importsXtuner, xtunerConfig } from './xtuner';
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
+import { NO_TRAINING_SEEN, TRAINING_TOOLS } from '../trains';
 import {
   HF_ARGS,
   TRL_CONFIGS,
@@ -216,9 +217,6 @@ function lastStageOnly(file: PythonFile): void {
   );
 }
 
-/** Tools whose facts say how a file trains: a Trainer, a TRL trainer, a loop it writes out, LitGPT, XTuner's runner. */
-const TRAINING_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'pytorch', 'litgpt', 'xtuner']);
-
 /**
  * A model the file loads with nothing in it that trains it (no Trainer, TRL trainer or loop that calls backward): its
  * training, if any, runs in code not read here (a library's train function, llama-cookbook's `train(...)`), or it only
@@ -236,7 +234,7 @@ function noTrainingSeen(file: PythonFile): void {
     'warning',
     msg(
       '{0}: {1}',
-      'no Trainer, TRL trainer or training loop in this file',
+      NO_TRAINING_SEEN,
       "the batch, precision and checkpointing are HF Trainer's defaults; a training function this file calls from " +
         'another library is not read',
     ),

@@ -4,16 +4,22 @@
 import { isUnknown, type CanonicalKey, type Tool } from '../facts';
 import type { Problem } from '../scenario';
 import { locateOffset } from './locate';
+import { NO_TRAINING_SEEN, TRAINING_TOOLS } from '../trains';
 import type { AnalyzedFile, FileRole, WinningFact } from './types';
 
 const RANK: Record<FileRole, number> = { referenced: 1, config: 2, launcher: 3 };
 
-/** The warnings and errors of the files' analyses, located. */
+/**
+ * The warnings and errors of the files' analyses, located. A script that loads the model and trains nothing itself is
+ * not warned about when another file of the run trains it (a project module's trainer it calls).
+ */
 export function fileProblems(files: readonly AnalyzedFile[]): Problem[] {
   const problems: Problem[] = [];
+  const trains = files.some((f) => f.facts.tools.some((t) => TRAINING_TOOLS.has(t)));
   for (const f of files) {
     for (const p of f.facts.problems) {
       if (p.severity === 'info') continue;
+      if (trains && p.code === 'not-modeled' && p.message.startsWith(NO_TRAINING_SEEN)) continue;
       problems.push({
         ...locateOffset(f.file, f.text, p.span.start, p.span.end),
         severity: p.severity,
