@@ -20,13 +20,48 @@ export interface EarlierRun {
   readonly named: string;
 }
 
+/** `key: value`, `key=value`, `--key value`, `"key": "value"` or `call("value")` of one of `names`: the key and value. */
+const assignment = (names: readonly string[], separators: string): RegExp =>
+  new RegExp(
+    `(?:^|[\\s,{(])["']?-{0,2}(${names.join('|')})["']?\\s*(?:[${separators}]\\s*|\\s+)["']?([^\\s"',)#]+)`,
+    'g',
+  );
+
 /** Keys and calls that name the folder a run writes its model to. */
-const OUTPUT =
-  /(?:^|[\s,{(])["']?-{0,2}(output_dir|output-dir|save_dir|save_path|output_path|out_dir|checkpoint_dir|OUTPUT_DIR|SAVE_DIR|save_pretrained|save_model)["']?\s*(?:[:=(]\s*|\s+)["']?([^\s"',)#]+)/g;
+const OUTPUT = assignment(
+  [
+    'output_dir',
+    'output-dir',
+    'save_dir',
+    'save_path',
+    'output_path',
+    'out_dir',
+    'checkpoint_dir',
+    'OUTPUT_DIR',
+    'SAVE_DIR',
+    'save_pretrained',
+    'save_model',
+  ],
+  ':=(',
+);
 
 /** Keys that name the model a run trains (the first whose value the catalog knows is taken). */
-const MODEL =
-  /(?:^|[\s,{(])["']?-{0,2}(model_name_or_path|pretrained_model_name_or_path|base_model|model_name|model_path|model_id|MODEL_NAME|MODEL_PATH|BASE_MODEL|model|name)["']?\s*(?:[:=]\s*|\s+)["']?([^\s"',)#]+)/g;
+const MODEL = assignment(
+  [
+    'model_name_or_path',
+    'pretrained_model_name_or_path',
+    'base_model',
+    'model_name',
+    'model_path',
+    'model_id',
+    'MODEL_NAME',
+    'MODEL_PATH',
+    'BASE_MODEL',
+    'model',
+    'name',
+  ],
+  ':=',
+);
 
 /** Folder names too common to tell one run's output from another's by themselves. */
 const GENERIC = new Set(['model', 'models', 'output', 'outputs', 'checkpoint', 'checkpoints', 'final', 'final_model']);
