@@ -187,7 +187,10 @@ describe('cli: vram-lens estimate', async () => {
     let err = '';
     const io = { out: (s: string) => (out += `${s}\n`), err: (s: string) => (err += `${s}\n`), env: isolatedEnv };
     assert.equal(await run(['estimate', 'configs/grpo.yaml'], { ...io, cwd: dir }), 0, err);
-    assert.match(err, /configs\/grpo\.yaml gives no estimate alone; read as the run of scripts\/run_grpo\.py, which runs it/);
+    assert.match(
+      err,
+      /configs\/grpo\.yaml gives no estimate alone; read as the run of scripts\/run_grpo\.py, which runs it/,
+    );
     assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B \(1 GPU, data parallel 1, global batch 4\)/);
   });
 

@@ -636,14 +636,12 @@ describe("a class's attributes set in __init__, read in its methods", () => {
         '        return model, tok',
         '',
       ].join('\n'),
-      '/p/configs/sft.yaml': 'model:\n  name: Qwen/Qwen3-8B\n  max_seq_length: 4096\nlora:\n  r: 32\ntraining:\n  batch_size: 2\n',
+      '/p/configs/sft.yaml':
+        'model:\n  name: Qwen/Qwen3-8B\n  max_seq_length: 4096\nlora:\n  r: 32\ntraining:\n  batch_size: 2\n',
     };
     const r = runPipeline([{ file: '/p/train.py', text: files['/p/train.py'] }], inMemory(files), {});
     const s = r.setup;
-    assert.deepEqual(
-      [s?.model, s?.seq_len, s?.lora?.r, s?.micro_batch_size],
-      ['Qwen/Qwen3-8B', 4096, 32, 2],
-    );
+    assert.deepEqual([s?.model, s?.seq_len, s?.lora?.r, s?.micro_batch_size], ['Qwen/Qwen3-8B', 4096, 32, 2]);
     // Read where the module passes it, said to be the YAML's item.
     assert.deepEqual(r.decided.model?.fact.fromData, { path: 'configs/sft.yaml', keys: ['model', 'name'] });
   });
