@@ -8,6 +8,11 @@ import { type CatalogModel, MODEL_CATALOG } from './catalog/models';
 
 /** Families people name their folders after, most specific first, with the catalog id of one size. */
 const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string }[] = [
+  // DeepSeek's R1 distillations keep their base's architecture but not its config (no tied embeddings in the 1.5B,
+  // 131,072 positions), and gpt-oss names itself: before Llama and Qwen.
+  { name: /r1[-_ ]?distill[-_ ]?qwen/, id: (s) => `deepseek-ai/DeepSeek-R1-Distill-Qwen-${s}B` },
+  { name: /r1[-_ ]?distill[-_ ]?llama/, id: (s) => `deepseek-ai/DeepSeek-R1-Distill-Llama-${s}B` },
+  { name: /gpt[-_ ]?oss/, id: (s) => `openai/gpt-oss-${s}b` },
   // Llama-architecture families named apart, before Llama itself.
   { name: /code[-_ ]?llama/, id: (s) => `codellama/CodeLlama-${s}b-hf` },
   { name: /tiny[-_ ]?llama/, id: () => 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' },

@@ -35,6 +35,13 @@ describe('modelFromPathName', () => {
     // ktransformers-llamafactory Qwen3-30B-A3B/configs/train_full_ft_qwen3_30b.yaml: /mnt/data3/models/Qwen3-30B-A3B;
     // the family-and-size rule alone would look for a Qwen/Qwen3-30B)
     ['/mnt/data3/models/Qwen3-30B-A3B', 'Qwen/Qwen3-30B-A3B'],
+    // a compressed or fine-tuned checkpoint named after gpt-oss (moreWax/llmcompressor-axolotl_workflow's
+    // axolotl_config.yaml: ./gpt-oss-120b-w4a16-experts-4bit-2:4) and an R1 distillation's fine-tune, which is the
+    // distillation (the 1.5B does not tie its embeddings as Qwen2.5-1.5B does); a size the catalog lacks is the
+    // catalog's nearest entry, Qwen2.5-14B, whose architecture the 14B distillation keeps
+    ['./gpt-oss-120b-w4a16-experts-4bit-2:4', 'openai/gpt-oss-120b'],
+    ['/ckpt/DeepSeek-R1-Distill-Qwen-1.5B-grpo-step500', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B'],
+    ['/ckpt/r1-distill-qwen-14b-sft', 'Qwen/Qwen2.5-14B'],
     ['~/llm/Mistral-7B-Instruct-v0.2', 'mistralai/Mistral-7B-Instruct-v0.2'],
     // a folder of the Hugging Face cache, as huggingface_hub lays a repository out (PJLAB-CHIP/HPCTransCompile
     // TrainEngine/config/QwenCoder_14b.yaml); an unknown repository by the name its id gives
