@@ -543,6 +543,64 @@ function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: Runtime
   };
 }
 
+/**
+ * The allocator's reserve over what the step allocates and frees (its churn: everything of the peak but the persistent
+ * components, and the all-gather pool's blocks, freed on their own stream).
+ */
+function allocatorReserve(ctx: EstimateContext, step: StepPeak, allGather: number): RuntimeTerm {
+  const { stepPeak } = step;
+  let churnBytes = 0;
+  if (ctx.lean) {
+    // Lean phases list only their persistent components; everything else in the peak churns.
+    churnBytes = stepPeak.allocatedBytes;
+    for (const c of stepPeak.components) churnBytes -= c.bytes;
+  } else {
+    for (const c of stepPeak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
+  }
+  churnBytes += allGather;
+  return {
+    id: 'allocator-reserve',
+    label: 'Allocator reserve (cached, not allocated)',
+    bytes: Math.round(ALLOCATOR_FRAGMENTATION * churnBytes),
+    formula: ctx.lean
+      ? ''
+      : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step ` +
+        `(${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
+  };
+}
+
+/**
+ * bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py get_paged):
+ * the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each parameter's state
+ * is paged back in for its update. So it takes what the GPU has left (beside `unpagedDevice`), at least one tensor's.
+ */
+function pagedOptimizer(
+  ctx: EstimateContext,
+  unpagedDevice: number,
+): { term?: RuntimeTerm; pagedBytes: number; pagedWorking: number; pagedResident: number } {
+  const state = ctx.methods.paged ? optimizerStateBytes(ctx) : undefined;
+  if (!state) return { pagedBytes: 0, pagedWorking: 0, pagedResident: 0 };
+  const pagedBytes = Math.round(state.bytes / ctx.sharding.shardOptimizer);
+  const largest = ctx.model.inventory.largestTrainableTensor;
+  const pagedWorking = Math.min(pagedBytes, Math.round((state.perParamBytes * largest) / ctx.layout.tensorParallel));
+  const room = ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity;
+  const pagedResident = Math.min(pagedBytes, Math.max(pagedWorking, room));
+  const evicted = pagedBytes - pagedResident;
+  const term: RuntimeTerm = {
+    id: 'paged-optimizer',
+    label: 'Paged optimizer state (CUDA unified memory, outside the allocator)',
+    bytes: pagedResident,
+    formula: ctx.lean
+      ? ''
+      : evicted > 0
+        ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by ` +
+          `bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this ` +
+          `GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
+        : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure',
+  };
+  return { term, pagedBytes, pagedWorking, pagedResident };
+}
+
 /** The runtime terms of the busiest GPU, in the order they are reported. */
 export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
   const outside = outsideTerms(ctx, step);
@@ -555,43 +613,10 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   if (replay) return replayedTotals(step, outside, replay);
   const zero = zeroTotals(ctx, step, outside);
   if (zero) return zero;
-  const inv = ctx.model.inventory;
-  const { tensorParallel: tp } = ctx.layout;
-  const { shardOptimizer } = ctx.sharding;
-  const paged = ctx.methods.paged;
   const { stepPeak, peak } = step;
-  let churnBytes = 0;
-  if (ctx.lean) {
-    // Lean phases list only their persistent components; everything else in the peak churns.
-    churnBytes = stepPeak.allocatedBytes;
-    for (const c of stepPeak.components) churnBytes -= c.bytes;
-  } else {
-    for (const c of stepPeak.components) if (!PERSISTENT_IDS.has(c.id)) churnBytes += c.bytes;
-  }
-  // The all-gather pool's blocks are allocated and freed every step too (on their own stream).
   const pools = streamPools(ctx, step);
-  churnBytes += pools.allGather;
-  const reserve = Math.round(ALLOCATOR_FRAGMENTATION * churnBytes);
-  const runtime: RuntimeTerm[] = [
-    {
-      id: 'allocator-reserve',
-      label: 'Allocator reserve (cached, not allocated)',
-      bytes: reserve,
-      formula: ctx.lean
-        ? ''
-        : `${ALLOCATOR_FRAGMENTATION * 100}% x memory allocated and freed every step ` +
-          `(${Math.round(churnBytes / MiB)} MiB: gradients, activations, temporaries)`,
-    },
-    ...outside,
-  ];
-  // bitsandbytes' paged optimizers allocate their state with cudaMallocManaged (bitsandbytes/functional.py
-  // get_paged): the driver keeps it on the GPU while there is room and evicts pages to host RAM under pressure; each
-  // parameter's state is paged back in for its update. So it takes what the GPU has left, at least one tensor's state.
-  const pagedState = paged ? optimizerStateBytes(ctx) : undefined;
-  const pagedBytes = pagedState ? Math.round(pagedState.bytes / shardOptimizer) : 0;
-  const pagedWorking = pagedState
-    ? Math.min(pagedBytes, Math.round((pagedState.perParamBytes * inv.largestTrainableTensor) / tp))
-    : 0;
+  const reserve = allocatorReserve(ctx, step, pools.allGather);
+  const runtime: RuntimeTerm[] = [reserve, ...outside];
   if (pools.reduceScatter > 0) {
     runtime.push({
       id: 'stream-pools',
@@ -609,7 +634,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
     step,
     atLoss,
     pools,
-    allocated: peak.allocatedBytes + reserve,
+    allocated: peak.allocatedBytes + reserve.bytes,
     outside: outsideReserved(runtime),
   };
   let cached = cachedTerms(base, block);
@@ -624,39 +649,18 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   );
   if (lead) runtime.push(lead);
   const reservedBytes = cached.reservedBytes + (lead?.bytes ?? 0);
-  const loadCache = cached.loadCache;
-  const peakBytes = peak.allocatedBytes;
-  const unpagedDevice = reservedBytes + outsideReserved(runtime);
-  const pagedResident = paged
-    ? Math.min(pagedBytes, Math.max(pagedWorking, ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity))
-    : 0;
-  if (paged) {
-    const evicted = pagedBytes - pagedResident;
-    runtime.push({
-      id: 'paged-optimizer',
-      label: 'Paged optimizer state (CUDA unified memory, outside the allocator)',
-      bytes: pagedResident,
-      formula: ctx.lean
-        ? ''
-        : evicted > 0
-          ? `${formatBytes(pagedBytes)} allocated with cudaMallocManaged by ` +
-            `bitsandbytes: ${formatBytes(pagedResident)} fits beside the rest on this ` +
-            `GPU, ${formatBytes(evicted)} is paged to host RAM and back at each step (slower)`
-          : 'optimizer state allocated with cudaMallocManaged by bitsandbytes: resident while the GPU has room, paged to host RAM under pressure',
-    });
-  }
-  const deviceBytes = unpagedDevice + pagedResident;
-  // FSDP2's replay ran its first micro-batch only: what it reserves is at least that.
-  const partial = cached.partial;
+  const paged = pagedOptimizer(ctx, reservedBytes + outsideReserved(runtime));
+  if (paged.term) runtime.push(paged.term);
   return {
     runtime,
-    peakBytes,
+    peakBytes: peak.allocatedBytes,
     reservedBytes,
-    deviceBytes,
-    loadCache,
-    pagedBytes,
-    pagedWorking,
-    pagedResident,
-    ...(partial ? { reservedLowerBound: true as const } : {}),
+    deviceBytes: reservedBytes + outsideReserved(runtime),
+    loadCache: cached.loadCache,
+    pagedBytes: paged.pagedBytes,
+    pagedWorking: paged.pagedWorking,
+    pagedResident: paged.pagedResident,
+    // FSDP2's replay ran its first micro-batch only: what it reserves is at least that.
+    ...(cached.partial ? { reservedLowerBound: true as const } : {}),
   };
 }
