@@ -255,109 +255,138 @@ function mlpGradientBytes(bc: BlockContext, moeBlock: boolean): number {
   return elems * p.weightBytes;
 }
 
-/** What the block keeps and what its backward holds at its largest op, from the replayed tape. */
-function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output: Tensor): LayerActivations {
-  const { p, a, tape, moeBlock, T, tp, Tsp, residualBytes, heads, qd, b, s, state } = bc;
-  const { moeInfo, tiledMlp, linearWorking, mlpSavedBytes, softmaxUpcast } = state;
-  // LoRA on this layer's expert parameters (PEFT target_parameters): W + BA and each matmul's routed input are kept.
-  let expertLoraWorking = 0;
-  if (moeBlock && a.moe && p.expertLora) {
-    for (const t of p.expertLora.targets) {
-      if (!adaptedExperts.includes(t.name)) continue;
-      tape.saveExtra(
-        `${t.name}: W + BA (LoRA on the parameter) and its ${t.router ? 'input' : 'routed input'}`,
-        t.savedBytes,
-      );
-      expertLoraWorking = Math.max(expertLoraWorking, t.workingBytes);
-    }
+/** LoRA on this layer's expert parameters (PEFT target_parameters): W + BA and each matmul's routed input are kept. */
+function expertLoraWorking(bc: BlockContext, adaptedExperts: readonly string[]): number {
+  const { p, a, tape, moeBlock } = bc;
+  let working = 0;
+  if (!moeBlock || !a.moe || !p.expertLora) return 0;
+  for (const t of p.expertLora.targets) {
+    if (!adaptedExperts.includes(t.name)) continue;
+    tape.saveExtra(
+      `${t.name}: W + BA (LoRA on the parameter) and its ${t.router ? 'input' : 'routed input'}`,
+      t.savedBytes,
+    );
+    working = Math.max(working, t.workingBytes);
   }
+  return working;
+}
 
-  let entries = tape.entries();
-  let bytesPerLayer = tape.totalBytes();
-  // The boolean mask SDPA gets is built once per forward and passed to every layer: checkpointed layers hold it until
-  // their backward (b x s x s x 1 B).
-  let checkpointHeldBytes = p.attention === 'sdpa' && p.sdpaMask ? p.batch * p.seq * p.seq : 0;
-  let forwardSequence: ForwardSequence | undefined = tape.forwardSequence(bc.x0, output);
-  let contextHeldBytes = tape.contextHeldBytes(bc.x0);
+/** What the block keeps, from the tape (T5's blocks from their own replay), and its forward's sequence of tensors. */
+function keptByBlock(bc: BlockContext, output: Tensor) {
+  const { p, a, tape } = bc;
   if (a.family === 't5') {
-    forwardSequence = undefined;
     const t5 = t5Blocks(p);
-    entries = t5.entries;
-    bytesPerLayer = t5.bytesPerLayer;
-    checkpointHeldBytes = t5.checkpointHeldBytes;
-    contextHeldBytes = 0; // T5's tape does not model bitsandbytes' kept inputs
+    // T5's tape does not model bitsandbytes' kept inputs.
+    return { ...t5, forwardSequence: undefined, contextHeldBytes: 0 };
   }
+  return {
+    entries: tape.entries(),
+    bytesPerLayer: tape.totalBytes(),
+    // The boolean mask SDPA gets is built once per forward and passed to every layer: checkpointed layers hold it
+    // until their backward (b x s x s x 1 B).
+    checkpointHeldBytes: p.attention === 'sdpa' && p.sdpaMask ? p.batch * p.seq * p.seq : 0,
+    forwardSequence: tape.forwardSequence(bc.x0, output) as ForwardSequence | undefined,
+    contextHeldBytes: tape.contextHeldBytes(bc.x0),
+  };
+}
+
+/**
+ * Looped experts (p.expertsLooped: transformers 4.x gathers each expert's tokens, runs its MLP, index_add_-s the
+ * weighted output) run one after another, and so does their backward, in reverse, each releasing what it saved: the
+ * high point of an MoE layer's backward is the largest of (a) one expert's share of the routed tokens (T·k/E, routing
+ * balanced) with its intermediates' and its output's gradients, (b) the gather's zero-filled gradient of every token
+ * beside that expert's input gradient, (c) a shared expert over every token, and (d) the end of the layer's forward
+ * when checkpointing recomputes it, with all it saves: the MoE input and its output accumulator, the int64 one-hot
+ * expert mask (E x k x T) and the last expert's unsaved matmul outputs. Profiled on the CPU (tools/peak/measure_step.py
+ * --moe-checkpointing, 4-16 experts): every routed token's intermediates at once put the estimate 8-24 % high where the
+ * layers make the high point; within 2.1 % with these terms.
+ */
+function loopedExpertsWorking(bc: BlockContext): number {
+  const { a, T, tape, state } = bc;
+  const m = a.moe!;
   const cb = tape.computeBytes;
-  const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
   const width = a.gatedMlp ? 3 : 2;
-  // Looped experts (p.expertsLooped: transformers 4.x gathers each expert's tokens, runs its MLP, index_add_-s the
-  // weighted output) run one after another, and so does their backward, in reverse, each releasing what it saved:
-  // the high point of an MoE layer's backward is the largest of (a) one expert's share of the routed tokens (T·k/E,
-  // routing balanced) with its intermediates' and its output's gradients, (b) the gather's zero-filled gradient of
-  // every token beside that expert's input gradient, (c) a shared expert over every token, and (d) the end of the
-  // layer's forward when checkpointing recomputes it, with all it saves: the MoE input and its output accumulator,
-  // the int64 one-hot expert mask (E x k x T) and the last expert's unsaved matmul outputs. Profiled on the CPU
-  // (tools/peak/measure_step.py --moe-checkpointing, 4-16 experts): every routed token's intermediates at once put the
-  // estimate 8-24 % high where the layers make the high point; within 2.1 % with these terms. transformers 5's grouped
-  // matmul runs every routed token at once: its backward holds their gradients together, as counted below.
-  const loopedExperts = moeBlock && a.moe !== undefined && moeInfo.looped && !p.tiledMlpShards;
-  let moeWorking = 0;
-  if (loopedExperts) {
-    const m = a.moe!;
-    const share = (T * m.topK) / m.experts;
-    const oneExpert = width * cb * share * m.expertFfn + cb * share * a.hidden;
-    const gatherGrad = cb * T * a.hidden + cb * share * a.hidden;
-    const shared = width * cb * T * m.sharedExpertFfn;
-    const forwardEnd =
-      2 * cb * T * a.hidden +
-      8 * m.experts * m.topK * T +
-      cb * share * (m.expertFfn + a.hidden) -
-      moeInfo.savedAfterRouted;
-    moeWorking = Math.max(oneExpert, gatherGrad, shared, forwardEnd);
-  }
-  // grouped_mm (transformers 5): the backward holds every routed token's gate, up and product gradients at once (as a
-  // dense MLP of width top-k x expert width, below); the end of the recomputed forward holds the routed tokens' copies
-  // (MoeInfo.forwardEnd), less what a shared expert, which runs after that point, saves. Profiled on the CPU
-  // (tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm).
-  const groupedEnd = Math.max(0, moeInfo.forwardEnd - moeInfo.savedAfterRouted);
-  // A tiled MLP's backward holds one shard's recomputed tensors and their gradients, plus the full input gradient. A
-  // dense MLP's holds its intermediates' gradients once the output projection has released what it saved (CPU truth
-  // layer/llama-full-bf16-ckpt: at MulBackward0 the product's, the activation's and the up projection's gradients,
-  // 3 x 2,818,048 B, and not the 2,818,048 B product that down_proj kept).
-  const mlpWorking = tiledMlp
-    ? (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! +
+  const share = (T * m.topK) / m.experts;
+  const oneExpert = width * cb * share * m.expertFfn + cb * share * a.hidden;
+  const gatherGrad = cb * T * a.hidden + cb * share * a.hidden;
+  const shared = width * cb * T * m.sharedExpertFfn;
+  const forwardEnd =
+    2 * cb * T * a.hidden +
+    8 * m.experts * m.topK * T +
+    cb * share * (m.expertFfn + a.hidden) -
+    state.moeInfo.savedAfterRouted;
+  return Math.max(oneExpert, gatherGrad, shared, forwardEnd);
+}
+
+/**
+ * The MLP's backward at its largest. transformers 5's grouped matmul holds every routed token's gate, up and product
+ * gradients at once (as a dense MLP of width top-k x expert width); the end of the recomputed forward holds the routed
+ * tokens' copies (MoeInfo.forwardEnd), less what a shared expert, which runs after that point, saves (profiled on the
+ * CPU: tools/peak/measure_step.py --moe-checkpointing, a replica of transformers' grouped_mm). A tiled MLP's backward
+ * holds one shard's recomputed tensors and their gradients, plus the full input gradient. A dense MLP's holds its
+ * intermediates' gradients once the output projection has released what it saved (CPU truth
+ * layer/llama-full-bf16-ckpt: at MulBackward0 the product's, the activation's and the up projection's gradients,
+ * 3 x 2,818,048 B, and not the 2,818,048 B product that down_proj kept).
+ */
+function mlpWorking(bc: BlockContext, loopedExperts: boolean): number {
+  const { p, a, T, tp, tape, state } = bc;
+  const { tiledMlp, moeInfo } = state;
+  const cb = tape.computeBytes;
+  const width = a.gatedMlp ? 3 : 2;
+  const ffnLocal = a.moe ? a.moe.expertFfn * a.moe.topK : a.ffn / tp;
+  if (tiledMlp)
+    return (
+      (width * cb * T * ffnLocal + tiledMlp.savedBytes + tiledMlp.weightCopyBytes) / p.tiledMlpShards! +
       cb * T * a.hidden
-    : loopedExperts
-      ? moeWorking
-      : Math.max(width * cb * T * ffnLocal - state.mlpOutputSavedBytes, groupedEnd);
-  // Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward). When
-  // the softmax ran in fp32 on 16-bit scores both are fp32 (the probabilities' 16-bit gradient is cast up, then freed),
-  // and the 16-bit copy of the probabilities the value matmul kept is already released by its backward: 4 + 4 - 2 B
-  // per score over what the layer saved. CPU truth (Llama, 8 heads, 1 x 1,024 tokens, bf16, eager): at the peak
-  // (_softmax_backward_data) the fp32 gradient copy and the fp32 result, 33.5 MB each, and of the last layer's
-  // saved probabilities only the fp32 ones. By then the block's MLP half has been through its backward and released
-  // what it saved. Flash / SDPA backward holds dQ, dK, dV and dO; a gated attention output (Qwen3.5) adds the
-  // gradients of the gate and of the ungated output. A Gated DeltaNet layer has its own (gatedDeltaNet).
-  // On a GPU, ATen's softmax backward adds a temporary in the probabilities' dtype (ActivationPlan.softmaxGradTemp):
-  // Mistral-7B LoRA, 2 x 2,048 tokens, H100, a fourth 1,073,741,824 B fp32 tensor (2 x 32 x 2,048² x 4 B) at the peak.
+    );
+  if (loopedExperts) return loopedExpertsWorking(bc);
+  const groupedEnd = Math.max(0, moeInfo.forwardEnd - moeInfo.savedAfterRouted);
+  return Math.max(width * cb * T * ffnLocal - state.mlpOutputSavedBytes, groupedEnd);
+}
+
+/**
+ * The attention's (or mixer's) backward at its largest, over what the MLP half and the output projection released
+ * before it. Eager attention backward: the gradient of the probabilities and of the scores coexist (softmax backward).
+ * When the softmax ran in fp32 on 16-bit scores both are fp32 (the probabilities' 16-bit gradient is cast up, then
+ * freed), and the 16-bit copy of the probabilities the value matmul kept is already released by its backward: 4 + 4 - 2
+ * B per score over what the layer saved. CPU truth (Llama, 8 heads, 1 x 1,024 tokens, bf16, eager): at the peak
+ * (_softmax_backward_data) the fp32 gradient copy and the fp32 result, 33.5 MB each, and of the last layer's saved
+ * probabilities only the fp32 ones. Flash / SDPA backward holds dQ, dK, dV and dO; a gated attention output (Qwen3.5)
+ * adds the gradients of the gate and of the ungated output. A Gated DeltaNet layer has its own (gatedDeltaNet). On a
+ * GPU, ATen's softmax backward adds a temporary in the probabilities' dtype (ActivationPlan.softmaxGradTemp):
+ * Mistral-7B LoRA, 2 x 2,048 tokens, H100, a fourth 1,073,741,824 B fp32 tensor (2 x 32 x 2,048² x 4 B) at the peak.
+ */
+function mixerWorking(bc: BlockContext): number {
+  const { p, a, tape, T, heads, qd, b, s, state } = bc;
+  const { linearWorking, mlpSavedBytes, softmaxUpcast } = state;
+  const cb = tape.computeBytes;
   const softmaxTemp = p.softmaxGradTemp ? (softmaxUpcast ? 4 : cb) : 0;
   const scoreGradBytes = state.scoreGradBytes ?? (softmaxUpcast && cb < 4 ? 8 - cb : 2 * cb) + softmaxTemp;
   const scoresKept = p.attention === 'eager' || state.scoreGradBytes !== undefined;
   const attnWorking =
     linearWorking ?? (scoresKept ? scoreGradBytes * b * heads * s * s : 4 * cb * T * qd * (a.attnOutputGate ? 1.5 : 1));
-  // By the attention core's backward the MLP half and the output projection have released what they saved.
-  const mixerWorking = Math.max(0, attnWorking - mlpSavedBytes - state.attentionOutputSavedBytes);
+  return Math.max(0, attnWorking - mlpSavedBytes - state.attentionOutputSavedBytes);
+}
+
+/** What the block keeps and what its backward holds at its largest op, from the replayed tape. */
+function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output: Tensor): LayerActivations {
+  const { p, a, tape, moeBlock, Tsp, residualBytes, state } = bc;
+  const expertLora = expertLoraWorking(bc, adaptedExperts);
+  const { entries, bytesPerLayer, checkpointHeldBytes, forwardSequence, contextHeldBytes } = keptByBlock(bc, output);
+  const loopedExperts = moeBlock && a.moe !== undefined && state.moeInfo.looped && !p.tiledMlpShards;
+  const mlp = mlpWorking(bc, loopedExperts);
+  const mixer = mixerWorking(bc);
   const residualGrads = 2 * residualBytes * Tsp * a.hidden;
-  const backwardWorkingBytes = Math.max(mlpWorking, expertLoraWorking, mixerWorking) + residualGrads;
+  const backwardWorkingBytes = Math.max(mlp, expertLora, mixer) + residualGrads;
   const workingWithMlpGradientsBytes =
-    Math.max(mlpWorking, expertLoraWorking, mixerWorking + mlpGradientBytes(bc, moeBlock)) + residualGrads;
+    Math.max(mlp, expertLora, mixer + mlpGradientBytes(bc, moeBlock)) + residualGrads;
   const layerInputBytes = Tsp * a.hidden * residualBytes;
   // Under full checkpointing: the first forward's and the recompute's high points, and the gradients beside the
   // recompute (the layer output's and what the block's last op made before its first unpack).
   // The sequence replays the block as transformers 5 runs it: not looped experts (transformers 4.x) or a tiled MLP,
   // whose recompute runs piece by piece, nor a mixer's kernel (Mamba's scan, Gated DeltaNet's chunks), which allocates
   // inside itself what the sequence does not replay.
-  const faithful = !loopedExperts && !tiledMlp && linearWorking === undefined;
+  const faithful = !loopedExperts && !state.tiledMlp && state.linearWorking === undefined;
   const recompute =
     forwardSequence && faithful
       ? {
