@@ -21,111 +21,116 @@ export function legacySoftmaxInput(
     tape.save(tape.tensor(`${what} (PyTorch < 1.11)`, scores.elems, bytesPerElem, true));
 }
 
-/** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
-export function attentionCore(
-  bc: BlockContext,
-  q: Tensor,
-  k: Tensor,
-  v: Tensor,
-  opts: {
-    causalRepeat: boolean;
-    softmaxFp32: boolean;
-    dropout: number;
-    kvTokens?: number;
-    sinks?: boolean;
-    outWidth?: number;
-    /** Bytes of the mask the fused kernel keeps for this layer (default: SDPA's converted boolean mask, if any). */
-    keptMaskBytes?: number;
-  },
-): Tensor {
-  const { p, a, tape, T, heads, kvHeads, qd, b, s, state } = bc;
+/** How attentionCore runs for one block (the family's and the layer's choices). */
+interface AttentionOptions {
+  causalRepeat: boolean;
+  softmaxFp32: boolean;
+  dropout: number;
+  kvTokens?: number;
+  sinks?: boolean;
+  outWidth?: number;
+  /** Bytes of the mask the fused kernel keeps for this layer (default: SDPA's converted boolean mask, if any). */
+  keptMaskBytes?: number;
+}
+
+/**
+ * repeat_kv expands a (b, kv, n_rep, s, d) view and reshapes it to (b, heads, s, d): a copy, except with one key and
+ * value head (multi-query attention), where the reshape is a view of the unrepeated tensor. Eager attention's
+ * torch.matmul then folds batch and heads for bmm, which copies a head dimension of stride 0 unless the batch is 1.
+ */
+function repeatKv(bc: BlockContext, x: Tensor, what: string, viewOk: boolean, kvTokens: number): Tensor {
+  const { tape, qd } = bc;
+  return viewOk ? tape.view(x, what, kvTokens * qd) : tape.free(x, what, kvTokens * qd, x.bytesPerElem);
+}
+
+/**
+ * The softmax of eager attention's scores: gpt-oss's with one sink logit per head, else the softmax in fp32 under
+ * autocast (or where the family asks for it), in the scores' dtype otherwise.
+ */
+function eagerSoftmax(bc: BlockContext, scores: Tensor, scoresElems: number, opts: AttentionOptions): Tensor {
+  const { p, tape, heads, b, s, state } = bc;
+  if (opts.sinks) {
+    // gpt-oss eager_attention_forward: one sink logit per head appended (cat promotes to the sinks' dtype: fp32 with
+    // fp32 weights under autocast), the row max subtracted (max keeps its int64 indices), softmax in the logits' dtype
+    // (an explicit dtype, so autocast leaves it), the sink column dropped by a view.
+    const rows = b * heads * s;
+    const combined = tape.free(
+      scores,
+      'scores + sink logit (cat)',
+      scoresElems + rows,
+      Math.max(scores.bytesPerElem, p.weightBytes),
+    );
+    if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
+    return tape.view(
+      tape.unarySavesOutput(combined, 'softmax output (with sink)'),
+      'probabilities without the sink (view)',
+      scoresElems,
+    );
+  }
+  const fp32 = p.mode === 'amp' || opts.softmaxFp32;
+  state.softmaxUpcast = fp32;
+  legacySoftmaxInput(tape, p, scores, 'softmax input', fp32 ? 4 : scores.bytesPerElem);
+  if (!fp32) return tape.unarySavesOutput(scores, 'softmax output');
+  // softmax(x, dtype=float32) over 16-bit scores converts them first (aten/src/ATen/native/SoftMax.cpp softmax:
+  // `input_.toType(dtype)`), except fp16 on a CUDA GPU, whose kernel reads half and writes float.
+  const input =
+    scores.bytesPerElem < 4 && !p.halfToFloatSoftmax
+      ? tape.free(scores, 'scores converted to fp32', scoresElems, 4)
+      : scores;
+  const sm = tape.unarySavesOutput(input, 'softmax output (fp32)', 4);
+  return tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
+}
+
+/** Eager attention (transformers' eager_attention_forward): the scores and probabilities kept, s x s per head. */
+function eagerAttention(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts: AttentionOptions): Tensor {
+  const { p, a, tape, T, heads, kvHeads, qd, b, s } = bc;
   const kvTokens = opts.kvTokens ?? T;
-  /** Output width per token: the value heads' (MLA's value heads are narrower than its q/k heads). */
   const od = opts.outWidth ?? qd;
   const gqa = kvHeads < heads;
-  // repeat_kv expands a (b, kv, n_rep, s, d) view and reshapes it to (b, heads, s, d): a copy, except with one key
-  // and value head (multi-query attention), where the reshape is a view of the unrepeated tensor. Eager attention's
-  // torch.matmul then folds batch and heads for bmm, which copies a head dimension of stride 0 unless the batch is 1.
-  const repeatKv = (x: Tensor, what: string, viewOk: boolean): Tensor =>
-    viewOk ? tape.view(x, what, kvTokens * qd) : tape.free(x, what, kvTokens * qd, x.bytesPerElem);
-  if (p.attention === 'eager') {
-    const mqaView = kvHeads === 1 && b === 1;
-    const kk = gqa ? repeatKv(k, 'repeat_kv(k)', mqaView) : k;
-    const vv = gqa ? repeatKv(v, 'repeat_kv(v)', mqaView) : v;
-    const scoresElems = b * heads * s * (kvTokens / b);
-    // eager_attention_forward: `torch.matmul(query, key_states.transpose(2, 3)) * scaling`, a new tensor (the product
-    // is freed when the name is rebound).
-    let scores = tape.free(tape.matmul(q, kk, scoresElems, 'attention scores QK^T'), 'scores x scaling');
-    if (a.attnLogitSoftcap) {
-      // Gemma 2 eager_attention_forward: tanh(scores / cap) * cap; tanh keeps its output.
-      scores = tape.free(
-        tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'),
-        'soft-capped scores',
-      );
-    }
-    // `attn_weights + attention_mask`: the 4D mask is in the embeddings' dtype (stage.ts causalMask), so with fp32
-    // weights under autocast the sum is fp32.
-    if (FAMILY_TRAITS[a.family].eagerMask4d)
-      scores = tape.free(scores, 'scores + causal mask', scoresElems, Math.max(scores.bytesPerElem, p.weightBytes));
-    let probs: Tensor;
-    if (opts.sinks) {
-      // gpt-oss eager_attention_forward: one sink logit per head appended (cat promotes to the sinks' dtype: fp32
-      // with fp32 weights under autocast), the row max subtracted (max keeps its int64 indices), softmax in the
-      // logits' dtype (an explicit dtype, so autocast leaves it), the sink column dropped by a view.
-      const rows = b * heads * s;
-      const combined = tape.free(
-        scores,
-        'scores + sink logit (cat)',
-        scoresElems + rows,
-        Math.max(scores.bytesPerElem, p.weightBytes),
-      );
-      if (combined.rg) tape.saveExtra('row max indices (int64)', rows * 8);
-      probs = tape.view(
-        tape.unarySavesOutput(combined, 'softmax output (with sink)'),
-        'probabilities without the sink (view)',
-        scoresElems,
-      );
-    } else {
-      state.softmaxUpcast = p.mode === 'amp' || opts.softmaxFp32;
-      legacySoftmaxInput(
-        tape,
-        p,
-        scores,
-        'softmax input',
-        p.mode === 'amp' || opts.softmaxFp32 ? 4 : scores.bytesPerElem,
-      );
-      if (p.mode === 'amp' || opts.softmaxFp32) {
-        // softmax(x, dtype=float32) over 16-bit scores converts them first (aten/src/ATen/native/SoftMax.cpp softmax:
-        // `input_.toType(dtype)`), except fp16 on a CUDA GPU, whose kernel reads half and writes float.
-        if (scores.bytesPerElem < 4 && !p.halfToFloatSoftmax)
-          scores = tape.free(scores, 'scores converted to fp32', scoresElems, 4);
-        const sm = tape.unarySavesOutput(scores, 'softmax output (fp32)', 4);
-        probs = tape.to(sm, p.mode === 'amp' ? 4 : tape.computeBytes, 'attention probs');
-      } else {
-        probs = tape.unarySavesOutput(scores, 'softmax output');
-      }
-    }
-    probs = tape.dropout(probs, opts.dropout, 'attention dropout');
-    tape.attentionOutputBytes += probs.storageBytes;
-    const out = tape.matmul(probs, vv, T * od, 'attention output');
-    return tape.free(out, 'attention output (transposed, contiguous)');
+  const mqaView = kvHeads === 1 && b === 1;
+  const kk = gqa ? repeatKv(bc, k, 'repeat_kv(k)', mqaView, kvTokens) : k;
+  const vv = gqa ? repeatKv(bc, v, 'repeat_kv(v)', mqaView, kvTokens) : v;
+  const scoresElems = b * heads * s * (kvTokens / b);
+  // eager_attention_forward: `torch.matmul(query, key_states.transpose(2, 3)) * scaling`, a new tensor (the product is
+  // freed when the name is rebound).
+  let scores = tape.free(tape.matmul(q, kk, scoresElems, 'attention scores QK^T'), 'scores x scaling');
+  if (a.attnLogitSoftcap) {
+    // Gemma 2 eager_attention_forward: tanh(scores / cap) * cap; tanh keeps its output.
+    scores = tape.free(
+      tape.unarySavesOutput(tape.free(scores, 'scores / soft-cap'), 'tanh(scores / soft-cap)'),
+      'soft-capped scores',
+    );
   }
-  if (p.attention === 'sdpa' && gqa && p.sdpaGqa === true && tape.computeBytes === 4)
-    return sdpaMathGqa(bc, { q, k, v }, od, opts.dropout);
-  // SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs
-  // q, k, v, the output and the fp32 logsumexp per (batch, head, query). transformers repeats the key and value heads
-  // for SDPA unless it can pass enable_gqa=True (no attention mask: ActivationPlan.sdpaGqa). flash_attention_2 over a
-  // padded batch keeps unpadded copies instead of q, k and v (so no view keeps a fused projection's output) and
-  // returns the output padded back into a new tensor (ActivationPlan.flashUnpad).
-  const repeat = p.attention === 'sdpa' && gqa && opts.causalRepeat && p.sdpaGqa !== true;
+  // `attn_weights + attention_mask`: the 4D mask is in the embeddings' dtype (stage.ts causalMask), so with fp32
+  // weights under autocast the sum is fp32.
+  if (FAMILY_TRAITS[a.family].eagerMask4d)
+    scores = tape.free(scores, 'scores + causal mask', scoresElems, Math.max(scores.bytesPerElem, p.weightBytes));
+  const probs = tape.dropout(eagerSoftmax(bc, scores, scoresElems, opts), opts.dropout, 'attention dropout');
+  tape.attentionOutputBytes += probs.storageBytes;
+  const out = tape.matmul(probs, vv, T * od, 'attention output');
+  return tape.free(out, 'attention output (transposed, contiguous)');
+}
+
+/**
+ * SDPA (flash / memory-efficient kernels) and flash_attention_2: no s x s matrix is kept; backward needs q, k, v, the
+ * output and the fp32 logsumexp per (batch, head, query). transformers repeats the key and value heads for SDPA unless
+ * it can pass enable_gqa=True (no attention mask: ActivationPlan.sdpaGqa). flash_attention_2 over a padded batch keeps
+ * unpadded copies instead of q, k and v (so no view keeps a fused projection's output) and returns the output padded
+ * back into a new tensor (ActivationPlan.flashUnpad).
+ */
+function fusedAttention(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts: AttentionOptions): Tensor {
+  const { p, tape, T, heads, kvHeads, qd, b, s } = bc;
+  const kvTokens = opts.kvTokens ?? T;
+  const od = opts.outWidth ?? qd;
+  const repeat = p.attention === 'sdpa' && kvHeads < heads && opts.causalRepeat && p.sdpaGqa !== true;
   const unpad = (x: Tensor, what: string): Tensor =>
     p.flashUnpad ? tape.free(x, `${what} unpadded (index_first_axis)`) : x;
   const qq = unpad(tape.castForMatmul(q), 'q');
   const kk = repeat
-    ? repeatKv(tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1)
+    ? repeatKv(bc, tape.castForMatmul(k), 'repeat_kv(k)', kvHeads === 1, kvTokens)
     : unpad(tape.castForMatmul(k), 'k');
   const vv = repeat
-    ? repeatKv(tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1)
+    ? repeatKv(bc, tape.castForMatmul(v), 'repeat_kv(v)', kvHeads === 1, kvTokens)
     : unpad(tape.castForMatmul(v), 'v');
   tape.use(qq, kk, vv);
   const out = tape.tensor('attention output', T * od, tape.computeBytes, q.rg || k.rg || v.rg);
@@ -146,6 +151,15 @@ export function attentionCore(
     tape.attentionOutputBytes += out.storageBytes + b * heads * s * 4;
   }
   return p.flashUnpad ? tape.free(out, 'attention output padded back (pad_input)') : out;
+}
+
+/** softmax(QK^T)V for one block, by implementation. Returns the (b, s, qd) output in compute dtype. */
+export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts: AttentionOptions): Tensor {
+  const { p, tape, heads, kvHeads, qd } = bc;
+  if (p.attention === 'eager') return eagerAttention(bc, q, k, v, opts);
+  if (p.attention === 'sdpa' && kvHeads < heads && p.sdpaGqa === true && tape.computeBytes === 4)
+    return sdpaMathGqa(bc, { q, k, v }, opts.outWidth ?? qd, opts.dropout);
+  return fusedAttention(bc, q, k, v, opts);
 }
 
 /**
