@@ -36,6 +36,86 @@ const ERROR_TEXT: Partial<Record<string, string>> = {
   InvalidCharacter: 'a control character inside a string',
 };
 
+/** The parse errors jsonc-parser reports, located in the original text; hjson's line break for a comma said apart. */
+function parseErrors(text: string, w: Walker, errors: readonly ParseError[], problems: ParseProblem[]): void {
+  for (const e of errors.slice(0, MAX_PROBLEMS)) {
+    const start = w.orig(e.offset);
+    const end = Math.max(start, w.orig(e.offset + e.length));
+    const code = printParseErrorCode(e.error);
+    w.errorOffsets.push(start);
+    // hjson lets a line break stand in for a comma.
+    if (code === 'CommaExpected' && /[\r\n]/.test(prevGap(text, start))) {
+      problems.push(
+        strictProblem(
+          { start, end },
+          msg(
+            'a missing comma before this line: DeepSpeed reads it through hjson, ' +
+              'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
+          ),
+        ),
+      );
+      continue;
+    }
+    problems.push({
+      code: 'syntax-error',
+      severity: 'error',
+      span: { start, end },
+      ...msg('{0} (line {1})', ERROR_TEXT[code] ?? code, w.line(start)),
+    });
+  }
+}
+
+/** One top-level key of the config, read by what it configures. */
+function topLevelKey(w: Walker, p: Prop, hasBf16: boolean): void {
+  switch (p.name) {
+    case 'train_micro_batch_size_per_gpu':
+      w.batchKey('microBatchSize', p);
+      break;
+    case 'gradient_accumulation_steps':
+      w.batchKey('gradientAccumulationSteps', p);
+      break;
+    case 'train_batch_size':
+      w.batchKey('trainBatchSize', p);
+      break;
+    case 'zero_optimization':
+      w.zero(p);
+      break;
+    case 'fp16':
+      w.precision('fp16', p);
+      break;
+    case 'bf16':
+      w.precision('bf16', p);
+      break;
+    case 'bfloat16':
+      // The legacy spelling is read only when there is no `bf16` block (config.py get_bfloat16_config).
+      w.problem(
+        'deprecated-key',
+        'warning',
+        p.keySpan,
+        hasBf16
+          ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored')
+          : msg('`bfloat16` is the legacy name of this block: use `bf16`'),
+        p.path,
+      );
+      if (!hasBf16) w.precision('bf16', p);
+      break;
+    case 'optimizer':
+      w.optimizer(p);
+      break;
+    case 'compile':
+      w.compile(p);
+      break;
+    case 'sequence_parallel_size':
+      w.sequenceParallel(p);
+      break;
+    case 'tensor_parallel':
+      w.tensorParallel(p);
+      break;
+    default:
+      if (!DEEPSPEED_KEYS.topLevel.has(p.name)) w.unknownKey(p, DEEPSPEED_KEYS.topLevel, false);
+  }
+}
+
 function analyze(text: string, problems: ParseProblem[]): Fact[] {
   if (text.charCodeAt(0) === 0xfeff) {
     problems.push({
@@ -62,31 +142,7 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
     disallowComments: false,
     allowEmptyContent: true,
   });
-  for (const e of errors.slice(0, MAX_PROBLEMS)) {
-    const start = w.orig(e.offset);
-    const end = Math.max(start, w.orig(e.offset + e.length));
-    const code = printParseErrorCode(e.error);
-    w.errorOffsets.push(start);
-    // hjson lets a line break stand in for a comma.
-    if (code === 'CommaExpected' && /[\r\n]/.test(prevGap(text, start))) {
-      problems.push(
-        strictProblem(
-          { start, end },
-          msg(
-            'a missing comma before this line: DeepSpeed reads it through hjson, ' +
-              'but HF Trainer, Accelerate and Axolotl load this file with json.load, which rejects it',
-          ),
-        ),
-      );
-      continue;
-    }
-    problems.push({
-      code: 'syntax-error',
-      severity: 'error',
-      span: { start, end },
-      ...msg('{0} (line {1})', ERROR_TEXT[code] ?? code, w.line(start)),
-    });
-  }
+  parseErrors(text, w, errors, problems);
   if (!root) {
     if (text.trim() === '')
       problems.push({
@@ -103,59 +159,10 @@ function analyze(text: string, problems: ParseProblem[]): Fact[] {
   }
   w.checkDuplicates(root);
   const top = w.props(root, '');
-  let zeroProp: Prop | undefined;
   const hasBf16 = top.some((p) => p.name === 'bf16');
-  for (const p of top) {
-    switch (p.name) {
-      case 'train_micro_batch_size_per_gpu':
-        w.batchKey('microBatchSize', p);
-        break;
-      case 'gradient_accumulation_steps':
-        w.batchKey('gradientAccumulationSteps', p);
-        break;
-      case 'train_batch_size':
-        w.batchKey('trainBatchSize', p);
-        break;
-      case 'zero_optimization':
-        zeroProp = p;
-        w.zero(p);
-        break;
-      case 'fp16':
-        w.precision('fp16', p);
-        break;
-      case 'bf16':
-        w.precision('bf16', p);
-        break;
-      case 'bfloat16':
-        // The legacy spelling is read only when there is no `bf16` block (config.py get_bfloat16_config).
-        w.problem(
-          'deprecated-key',
-          'warning',
-          p.keySpan,
-          hasBf16
-            ? msg('`bfloat16` is the legacy name of `bf16`, and `bf16` is also given, so this block is ignored')
-            : msg('`bfloat16` is the legacy name of this block: use `bf16`'),
-          p.path,
-        );
-        if (!hasBf16) w.precision('bf16', p);
-        break;
-      case 'optimizer':
-        w.optimizer(p);
-        break;
-      case 'compile':
-        w.compile(p);
-        break;
-      case 'sequence_parallel_size':
-        w.sequenceParallel(p);
-        break;
-      case 'tensor_parallel':
-        w.tensorParallel(p);
-        break;
-      default:
-        if (!DEEPSPEED_KEYS.topLevel.has(p.name)) w.unknownKey(p, DEEPSPEED_KEYS.topLevel, false);
-    }
-  }
-  w.crossChecks(zeroProp);
+  for (const p of top) topLevelKey(w, p, hasBf16);
+  // The ZeRO block DeepSpeed reads: the last one (a duplicate key is said where it is).
+  w.crossChecks([...top].reverse().find((p) => p.name === 'zero_optimization'));
   return w.facts;
 }
 
