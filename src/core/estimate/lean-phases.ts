@@ -64,15 +64,17 @@ function lastLayerOwnWorkingBytes(ctx: EstimateContext, terms: StageTerms): numb
 
 /** Evaluation's bytes beside the persistent and gathered ones, lean: kept gradients and the larger of loss and layer. */
 function leanEvaluationBytes(terms: StageTerms): number {
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const { evalLossBytes, evalLayerBytes, gradsKeptInEval } = terms.evaluation;
-  const layer = r(evalLayerBytes) + r(terms.dequantFwdBytes);
-  return (gradsKeptInEval > 0 ? r(gradsKeptInEval) : 0) + Math.max(r(evalLossBytes), layer);
+  const layer = whole(evalLayerBytes) + whole(terms.dequantFwdBytes);
+  return (gradsKeptInEval > 0 ? whole(gradsKeptInEval) : 0) + Math.max(whole(evalLossBytes), layer);
 }
+
+/** A byte count as the lean path adds it: rounded to a whole non-negative count, as each component is. */
+const whole = (x: number): number => Math.max(0, Math.round(x));
 
 /** The components' bytes, each rounded to a whole non-negative count, summed (the lean path's totals). */
 export function roundedTotal(cs: readonly Component[]): number {
-  return cs.reduce((t, c) => t + Math.max(0, Math.round(c.bytes)), 0);
+  return cs.reduce((t, c) => t + whole(c.bytes), 0);
 }
 
 /**
@@ -113,10 +115,9 @@ function leanSecondLayer(
 ): { allocated: number; grads: number; units: number } | undefined {
   const second = terms.gatheredAt.secondLayer;
   if (!second) return undefined;
-  const r = (x: number): number => Math.max(0, Math.round(x));
-  const grads = r(terms.grads.gradAtFirst - second.layerGradBytes);
+  const grads = whole(terms.grads.gradAtFirst - second.layerGradBytes);
   const units = roundedTotal(second.units);
-  const firstLayerActivations = st.layersHere > 0 ? r(terms.activations.actComp.bytes / st.layersHere) : 0;
+  const firstLayerActivations = st.layersHere > 0 ? whole(terms.activations.actComp.bytes / st.layersHere) : 0;
   return { allocated: rest + grads + units + firstLayerActivations, grads, units };
 }
 
@@ -174,11 +175,10 @@ interface StepTotals {
 }
 
 function stepTotals(ctx: EstimateContext, st: StageContext, terms: StageTerms): StepTotals {
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const tot = roundedTotal;
   const { gradsInForward } = terms.grads;
   const { layer, recompute } = terms.activations;
-  const headGradient = r(Math.max(gradsInForward, reducedHeadGradient(ctx, st)));
+  const headGradient = whole(Math.max(gradsInForward, reducedHeadGradient(ctx, st)));
   const head = tot(terms.headGather);
   return {
     persistent: tot(terms.persistent),
@@ -192,17 +192,17 @@ function stepTotals(ctx: EstimateContext, st: StageContext, terms: StageTerms): 
     activations: terms.activations.actComp.bytes,
     headDequant: tot(terms.headDequant),
     kept: keptSums(terms.held),
-    gradientsInForward: gradsInForward > 0 ? r(gradsInForward) : 0,
+    gradientsInForward: gradsInForward > 0 ? whole(gradsInForward) : 0,
     headGradient,
-    headGradientAtLoss: terms.headGradAtLoss ? headGradient : r(gradsInForward),
-    unsyncedAll: terms.grads.unsynced ? r(terms.grads.unsynced.all.bytes) : 0,
-    unsyncedFirst: terms.grads.unsynced ? r(terms.grads.unsynced.atFirstLayer.bytes) : 0,
-    mask: r(terms.activations.maskBytes),
-    maskHeld: r(terms.activations.maskHeldBytes),
-    recompute: recompute > 0 ? r(recompute) : 0,
-    working: r(layer.backwardWorkingBytes),
-    lastWorking: r(lastLayerWorkingBytes(ctx, terms)),
-    dequant: r(terms.dequantBytes),
+    headGradientAtLoss: terms.headGradAtLoss ? headGradient : whole(gradsInForward),
+    unsyncedAll: terms.grads.unsynced ? whole(terms.grads.unsynced.all.bytes) : 0,
+    unsyncedFirst: terms.grads.unsynced ? whole(terms.grads.unsynced.atFirstLayer.bytes) : 0,
+    mask: whole(terms.activations.maskBytes),
+    maskHeld: whole(terms.activations.maskHeldBytes),
+    recompute: recompute > 0 ? whole(recompute) : 0,
+    working: whole(layer.backwardWorkingBytes),
+    lastWorking: whole(lastLayerWorkingBytes(ctx, terms)),
+    dequant: whole(terms.dequantBytes),
   };
 }
 
@@ -220,17 +220,16 @@ interface LeanPoint {
  * reward model's layer; the layer units resharded) or inside the last layer (its intermediates, its unit gathered).
  */
 function leanForward(ctx: EstimateContext, terms: StageTerms, t: StepTotals): LeanPoint {
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const { units } = t;
   const tail = Math.max(
-    r(terms.lossFwd),
-    r(terms.refForwardBytes),
+    whole(terms.lossFwd),
+    whole(terms.refForwardBytes),
     t.headDequant,
     roundedTotal(terms.ddpOutputs),
-    ...terms.rewardFwdC.map((c) => r(c.bytes)),
+    ...terms.rewardFwdC.map((c) => whole(c.bytes)),
   );
   const lossTail = t.outside + tail;
-  const layerTail = r(forwardLayerBytes(terms)) + r(terms.dequantFwdBytes);
+  const layerTail = whole(forwardLayerBytes(terms)) + whole(terms.dequantFwdBytes);
   const forwardLayer = units.forwardLayer ?? units.inLayer;
   const atLossTail = lossTail + units.forwardEnd >= layerTail + forwardLayer;
   const full = ctx.setup.gradient_checkpointing === 'full';
@@ -250,7 +249,6 @@ function leanForward(ctx: EstimateContext, terms: StageTerms, t: StepTotals): Le
 
 /** The start of the backward (phases.ts backwardCandidates atLoss): all activations and the logits' gradients. */
 function leanAtLoss(ctx: EstimateContext, terms: StageTerms, t: StepTotals): LeanPoint {
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const allocated =
     t.persistent +
     t.headGradientAtLoss +
@@ -262,9 +260,9 @@ function leanAtLoss(ctx: EstimateContext, terms: StageTerms, t: StepTotals): Lea
     t.maskHeld +
     (ctx.setup.gradient_checkpointing === 'full' ? 0 : t.cast) +
     t.outside +
-    r(terms.lossBwd) +
+    whole(terms.lossBwd) +
     t.headDequant +
-    (terms.headAccum > 0 ? r(terms.headAccum) : 0) +
+    (terms.headAccum > 0 ? whole(terms.headAccum) : 0) +
     t.kept.backward;
   return { phase: 1, allocated, grads: t.headGradientAtLoss, units: t.units.loss, root: t.head };
 }
@@ -276,9 +274,8 @@ function leanAtLoss(ctx: EstimateContext, terms: StageTerms, t: StepTotals): Lea
 function leanInRecompute(terms: StageTerms, t: StepTotals, point: LeanPoint, working: number): LeanPoint | undefined {
   const peak = terms.activations.checkpointedLayer;
   if (!peak || peak.recomputeHighBytes <= 0) return undefined;
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const allocated =
-    point.allocated - t.recompute - working - t.dequant + r(peak.recomputeHighBytes) + r(peak.entryGradBytes);
+    point.allocated - t.recompute - working - t.dequant + whole(peak.recomputeHighBytes) + whole(peak.entryGradBytes);
   return allocated > 0 ? { ...point, allocated } : undefined;
 }
 
@@ -312,11 +309,10 @@ function leanThroughLayers(ctx: EstimateContext, st: StageContext, terms: StageT
  * embedding's, FSDP1's root gradient (under no_sync too).
  */
 function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const { gradAtFirst, gradAtEnd, rootGradShard, unsynced } = terms.grads;
   const inLayer = t.recompute + t.working + t.dequant + t.kept.backward;
   const firstUnits = t.units.firstLayer;
-  const firstGradients = r(gradAtFirst);
+  const firstGradients = whole(gradAtFirst);
   const atFirstLayer: LeanPoint = {
     phase: 1,
     allocated:
@@ -335,20 +331,20 @@ function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
   const points = [atFirstLayer, leanInRecompute(terms, t, atFirstLayer, t.working)];
   // The embedding's backward (phases.ts embeddingPoint): FSDP2's root still holds the head's gradient, not its shard.
   if (terms.tiedAccum > 0) {
-    const grads = r(gradAtEnd - terms.fsdp2Root.shardLaterBytes);
-    const embedding = grads + roundedTotal(terms.fsdp2Root.held) + r(terms.tiedAccum);
+    const grads = whole(gradAtEnd - terms.fsdp2Root.shardLaterBytes);
+    const embedding = grads + roundedTotal(terms.fsdp2Root.held) + whole(terms.tiedAccum);
     const allocated = t.persistent + embedding + t.unsyncedFirst + firstUnits + t.headHeld + t.kept.backward;
     points.push({ phase: 1, allocated, grads, units: firstUnits, root: t.headHeld });
   }
   const rootGradient = roundedTotal(terms.rootGradient);
   if (rootGradient > 0) {
-    const grads = r(gradAtEnd - rootGradShard);
+    const grads = whole(gradAtEnd - rootGradShard);
     const allocated = t.persistent + grads + t.unsyncedFirst + t.headHeld + rootGradient + t.kept.backward;
     points.push({ phase: 1, allocated, grads, units: 0, root: t.headHeld });
   }
   // Under no_sync, a micro-batch before the last makes the root's flat gradient beside every unit's unsharded gradient.
   if (rootGradient > 0 && unsynced) {
-    const allocated = t.persistent + r(unsynced.atRootGradient.bytes) + t.headHeld + rootGradient + t.kept.backward;
+    const allocated = t.persistent + whole(unsynced.atRootGradient.bytes) + t.headHeld + rootGradient + t.kept.backward;
     points.push({ phase: 1, allocated, grads: 0, units: 0, root: t.headHeld });
   }
   return points.filter((p): p is LeanPoint => p !== undefined);
@@ -356,13 +352,12 @@ function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
 
 /** The optimizer step: the model states, the gradients it steps, its temporaries and what the loop keeps. */
 function leanOptimizer(ctx: EstimateContext, st: StageContext, terms: StageTerms, t: StepTotals): LeanPoint {
-  const r = (x: number): number => Math.max(0, Math.round(x));
   const gradients = ctx.setup.optimizer_in_backward ? 0 : terms.grads.gradAtStep;
   const stepPoint = optimizerStepPoint(ctx, st, gradients);
-  const temporaries = stepPoint.temporaries.reduce((s, x) => s + r(x.bytes), 0);
+  const temporaries = stepPoint.temporaries.reduce((s, x) => s + whole(x.bytes), 0);
   const allocated =
-    t.persistent + roundedTotal(terms.stepStates) + r(stepPoint.gradients) + temporaries + t.kept.optimizer;
-  return { phase: 2, allocated, grads: r(gradients), units: 0, root: 0 };
+    t.persistent + roundedTotal(terms.stepStates) + whole(stepPoint.gradients) + temporaries + t.kept.optimizer;
+  return { phase: 2, allocated, grads: whole(gradients), units: 0, root: 0 };
 }
 
 /**
@@ -478,7 +473,7 @@ function leanCheckpointSave(
   keptAfter: number,
 ): PhaseEstimate | undefined {
   if (!savesShardsOnGpu(ctx)) return undefined;
-  const kept = Math.max(0, Math.round(terms.evaluation.gradsKeptInEval));
+  const kept = whole(terms.evaluation.gradsKeptInEval);
   const saved = roundedTotal([shardClones(ctx, st), ...unshardedForSave(ctx, terms.gathered, terms.headGather)]);
   const allocatedBytes = roundedTotal(persistent) + kept + saved + keptAfter;
   return { phase: 'checkpoint-save', allocatedBytes, components: persistent, note: '' };
@@ -492,7 +487,7 @@ function leanFirstStep(ctx: EstimateContext, st: StageContext, persistent: Compo
     0,
     Math.round((st.flatHere * ctx.dtypes.weightBytes) / (zero === 3 ? ctx.sharding.shardParams : 1)),
   );
-  for (const c of persistent) if (c.id !== 'optimizer-states') fs += Math.max(0, Math.round(c.bytes));
+  for (const c of persistent) if (c.id !== 'optimizer-states') fs += whole(c.bytes);
   const components = persistent.filter((c) => c.id !== 'optimizer-states');
   return { phase: 'first-step', allocatedBytes: fs, components, note: '' };
 }
