@@ -3,7 +3,6 @@
 // (jsalfeld/slim-lm), or a GRPO config's `model_path: checkpoints/sft` (baremetaldevx86/Qwen-2.5-1.5B-GRPO). A
 // fine-tune keeps its base's architecture, so the base the earlier run names stands for the folder, with a note that
 // says which file writes it. Node-side: lists and reads the project's files through the bounded reader.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { catalogResolver } from '../../analyzers/resolve';
 import { candidates } from '../candidates';
@@ -89,18 +88,6 @@ function sameFolder(written: string, want: readonly string[]): boolean {
   );
 }
 
-/** The repository's top above `start` (the folder with .git), else `fallback`. */
-function repositoryTop(start: string, fallback: string): string {
-  let dir = start;
-  for (let k = 0; k < 8; k++) {
-    if (fs.existsSync(path.join(dir, '.git'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return fallback;
-}
-
 /** The catalog model a file's model key names: the first that resolves, an earlier run's output followed. */
 function modelOf(text: string, search: Search, hops: number): { model: ModelInfo; named: string } | undefined {
   for (const m of text.matchAll(MODEL)) {
@@ -141,8 +128,8 @@ function findRun(ref: string, search: Search, hops: number): EarlierRun | undefi
 }
 
 /**
- * The earlier run of the project whose output folder `ref` is, found from the file that names it (`from`, else the
- * working folder) up to the repository's top; undefined when no file of the project writes that folder.
+ * The earlier run of the project whose output folder `ref` is, among the files under the working folder (the folder of
+ * the file that names it where that is outside): undefined when no such file writes that folder.
  */
 export function earlierRun(
   ref: string,
@@ -150,7 +137,9 @@ export function earlierRun(
   policy: ReadPolicy,
 ): EarlierRun | undefined {
   const from = opts.from ? path.resolve(opts.cwd, opts.from) : undefined;
-  const root = repositoryTop(from ? path.dirname(from) : opts.cwd, opts.cwd);
+  const cwd = path.resolve(opts.cwd);
+  const inside = from === undefined || !path.relative(cwd, from).startsWith('..');
+  const root = inside ? cwd : path.dirname(from);
   const files = candidates(root).filter((f) => /\.(ya?ml|json|sh|py|ipynb|toml)$/i.test(f));
   return findRun(ref, { root, files, policy, exclude: from ?? '' }, 0);
 }
