@@ -110,25 +110,38 @@ function collectionKey(doc: Document): Node | undefined {
   return found;
 }
 
-/** Reads a scenario file. Problems: syntax errors, unknown keys, wrong types, impossible values. */
-export function analyzeScenario(text: string, file: string): ScenarioFacts {
+/** A file no YAML reading takes (binary, too large): the refusal, located, and no values. */
+function refusedScenario(
+  text: string,
+  file: string,
+  refused: NonNullable<ReturnType<typeof notAnalyzed>>,
+): ScenarioFacts {
   const lc = new LineCounter();
-  const refused = notAnalyzed(text, 'yaml');
-  if (refused) {
-    lc.addNewLine(0);
-    for (let i = text.indexOf('\n'); i >= 0 && i < refused.span.start; i = text.indexOf('\n', i + 1))
-      lc.addNewLine(i + 1);
-    const problem: Problem = {
-      ...locate(file, lc, refused.span.start, refused.span.end),
-      severity: 'warning',
-      code: refused.code,
-      message: refused.message,
-      template: refused.template,
-    };
-    return { file, values: {}, keyLocations: {}, valueLocations: {}, problems: [problem] };
-  }
-  const doc = parseYaml(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
-  const problems: Problem[] = [];
+  lc.addNewLine(0);
+  for (let i = text.indexOf('\n'); i >= 0 && i < refused.span.start; i = text.indexOf('\n', i + 1))
+    lc.addNewLine(i + 1);
+  const problem: Problem = {
+    ...locate(file, lc, refused.span.start, refused.span.end),
+    severity: 'warning',
+    code: refused.code,
+    message: refused.message,
+    template: refused.template,
+  };
+  return { file, values: {}, keyLocations: {}, valueLocations: {}, problems: [problem] };
+}
+
+/** What reading a scenario works with: its file, text, parsed document and line index, and the problems so far. */
+interface ScenarioReading {
+  readonly file: string;
+  readonly text: string;
+  readonly doc: Document.Parsed;
+  readonly lc: LineCounter;
+  readonly problems: Problem[];
+}
+
+/** The YAML library's errors and warnings, located. */
+function yamlProblems(r: ScenarioReading): void {
+  const { file, lc, doc, problems } = r;
   for (const e of doc.errors) {
     problems.push({
       ...locate(file, lc, e.pos[0], e.pos[1]),
@@ -145,23 +158,24 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
       ...msg('{0}', w.message.split('\n')[0]),
     });
   }
-  const keyLocations: Record<string, Location> = {};
-  const valueLocations: Record<string, Location> = {};
-  let raw: unknown;
-  // A mapping or a list as a key: no scenario has one, and converting it makes the YAML library write every nested
-  // key out as text (a few dozen nested `{` took seconds).
+}
+
+/**
+ * The document as plain values, undefined where it cannot be. A mapping or a list as a key: no scenario has one, and
+ * converting it makes the YAML library write every nested key out as text (a few dozen nested `{` took seconds).
+ */
+function plainValues(r: ScenarioReading): unknown {
+  const { file, text, lc, doc, problems } = r;
   const complexKey = collectionKey(doc);
   try {
-    if (complexKey) {
-      const r = nodeRange(complexKey) ?? [0, 0];
-      problems.push({
-        ...locate(file, lc, r[0], r[1]),
-        severity: 'error',
-        code: 'syntax-error',
-        ...msg('{0}: {1}', 'key', "a mapping or a list cannot be a scenario's key: keys are names"),
-      });
-      raw = undefined;
-    } else raw = doc.toJS({ maxAliasCount: 100 });
+    if (!complexKey) return doc.toJS({ maxAliasCount: 100 });
+    const range = nodeRange(complexKey) ?? [0, 0];
+    problems.push({
+      ...locate(file, lc, range[0], range[1]),
+      severity: 'error',
+      code: 'syntax-error',
+      ...msg('{0}: {1}', 'key', "a mapping or a list cannot be a scenario's key: keys are names"),
+    });
   } catch (err) {
     problems.push({
       ...locate(file, lc, 0, Math.min(1, text.length)),
@@ -169,18 +183,66 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
       code: 'syntax-error',
       ...msg('{0}', err instanceof Error ? err.message : String(err)),
     });
-    raw = undefined;
   }
-  if (isMap(doc.contents)) {
-    for (const pair of doc.contents.items) {
-      if (!isScalar(pair.key)) continue;
-      const k = String(pair.key.value);
-      const kr = nodeRange(pair.key);
-      if (kr) keyLocations[k] = locate(file, lc, kr[0], kr[1]);
-      const vr = nodeRange(pair.value);
-      if (vr) valueLocations[k] = locate(file, lc, vr[0], vr[1]);
+  return undefined;
+}
+
+/** Where each top-level key and its value are written. */
+function locations(r: ScenarioReading): Pick<ScenarioFacts, 'keyLocations' | 'valueLocations'> {
+  const keyLocations: Record<string, Location> = {};
+  const valueLocations: Record<string, Location> = {};
+  if (!isMap(r.doc.contents)) return { keyLocations, valueLocations };
+  for (const pair of r.doc.contents.items) {
+    if (!isScalar(pair.key)) continue;
+    const k = String(pair.key.value);
+    const kr = nodeRange(pair.key);
+    if (kr) keyLocations[k] = locate(r.file, r.lc, kr[0], kr[1]);
+    const vr = nodeRange(pair.value);
+    if (vr) valueLocations[k] = locate(r.file, r.lc, vr[0], vr[1]);
+  }
+  return { keyLocations, valueLocations };
+}
+
+/** The values the schema takes: each issue located at its key or value, the top-level keys it concerns left out. */
+function checkedValues(r: ScenarioReading, raw: Record<string, unknown>): Record<string, unknown> {
+  const { file, text, lc, doc, problems } = r;
+  const values: Record<string, unknown> = { ...raw };
+  const parsed = ScenarioSchema.safeParse(values);
+  if (parsed.success) return values;
+  const writtenAt = (path: readonly PropertyKey[]): string | undefined => {
+    const range = findNode(doc, path, false);
+    return range ? quoteWritten(text.slice(range[0], range[1])) : undefined;
+  };
+  const bad = new Set<string>();
+  for (const issue of parsed.error.issues) {
+    for (const d of describeIssue(issue, values, writtenAt)) {
+      const range = findNode(doc, d.path, d.atKey) ?? [0, 0];
+      problems.push({
+        ...locate(file, lc, range[0], range[1]),
+        severity: 'error',
+        code: d.code,
+        message: d.message,
+        template: d.template,
+        key: d.path.join('.'),
+      });
+      if (d.path.length > 0) bad.add(String(d.path[0]));
     }
   }
+  for (const k of bad) delete values[k];
+  return values;
+}
+
+/** Reads a scenario file. Problems: syntax errors, unknown keys, wrong types, impossible values. */
+export function analyzeScenario(text: string, file: string): ScenarioFacts {
+  const refused = notAnalyzed(text, 'yaml');
+  if (refused) return refusedScenario(text, file, refused);
+  const lc = new LineCounter();
+  const doc = parseYaml(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const r: ScenarioReading = { file, text, doc, lc, problems: [] };
+  yamlProblems(r);
+  const raw = plainValues(r);
+  const { keyLocations, valueLocations } = locations(r);
+  const problems = r.problems;
   if (raw === null || raw === undefined) {
     if (problems.length === 0)
       problems.push({
@@ -192,40 +254,17 @@ export function analyzeScenario(text: string, file: string): ScenarioFacts {
     return { file, values: {}, keyLocations, valueLocations, problems };
   }
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    const r = nodeRange(doc.contents) ?? [0, text.length];
+    const range = nodeRange(doc.contents) ?? [0, text.length];
     problems.push({
-      ...locate(file, lc, r[0], r[1]),
+      ...locate(file, lc, range[0], range[1]),
       severity: 'error',
       code: 'invalid-value',
       ...msg('a scenario is a mapping of keys to values'),
     });
     return { file, values: {}, keyLocations, valueLocations, problems };
   }
-  const values: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
-  const parsed = ScenarioSchema.safeParse(values);
-  const writtenAt = (path: readonly PropertyKey[]): string | undefined => {
-    const r = findNode(doc, path, false);
-    return r ? quoteWritten(text.slice(r[0], r[1])) : undefined;
-  };
-  if (!parsed.success) {
-    const bad = new Set<string>();
-    for (const issue of parsed.error.issues) {
-      for (const p of describeIssue(issue, values, writtenAt)) {
-        const range = findNode(doc, p.path, p.atKey) ?? [0, 0];
-        problems.push({
-          ...locate(file, lc, range[0], range[1]),
-          severity: 'error',
-          code: p.code,
-          message: p.message,
-          template: p.template,
-          key: p.path.join('.'),
-        });
-        if (p.path.length > 0) bad.add(String(p.path[0]));
-      }
-    }
-    for (const k of bad) delete values[k];
-  }
   // A missing model is reported by resolve: another file or --model may provide it.
+  const values = checkedValues(r, raw as Record<string, unknown>);
   return { file, values, keyLocations, valueLocations, problems };
 }
 

@@ -31,25 +31,13 @@ function rolloutValue<T>(ctx: ResolveContext, key: CanonicalKey, field: string, 
 }
 
 /**
- * GRPO (TRL GRPOConfig, trl@006d32c:trl/trainer/grpo_config.py): a round generates per_device_train_batch_size x
- * steps_per_generation completions per GPU (steps_per_generation defaults to gradient_accumulation_steps; a
- * generation_batch_size counts all GPUs); each sequence is the prompt and max_completion_length (256) tokens. beta
- * defaults to 0.0, which loads no reference model. vLLM's mode defaults to "server" (other GPUs) and its colocated
- * share to 0.3 of the GPU. The old policy's log-probabilities are recomputed when a round serves more micro-batches
- * than one optimizer step, when each round is optimized more than once, and with vLLM's importance-sampling correction.
+ * The round holds whole groups of num_generations completions: TRL's GRPOConfig raises a ValueError otherwise, and
+ * Unsloth raises per_device_train_batch_size to num_generations instead (unsloth rl.py). The group size, if known.
  */
-function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
+function generationsPerPrompt(ctx: ResolveContext): number | undefined {
   const { decided, tools, setup, prov } = ctx;
-  if (decided.rollout?.fact.value === 'online-dpo') {
-    onlineDpo(ctx);
-    return;
-  }
-  // The round holds whole groups of num_generations completions: TRL's GRPOConfig raises a ValueError otherwise, and
-  // Unsloth raises per_device_train_batch_size to num_generations instead (unsloth rl.py).
-  const ng =
-    decided.numGenerations && typeof decided.numGenerations.fact.value === 'number'
-      ? decided.numGenerations.fact.value
-      : undefined;
+  const value = decided.numGenerations?.fact.value;
+  const ng = typeof value === 'number' ? value : undefined;
   if (
     ng !== undefined &&
     tools.includes('unsloth') &&
@@ -62,23 +50,12 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
       note: `Unsloth raises per_device_train_batch_size to a multiple of num_generations (${ng})`,
     };
   }
-  const { batch, gas, spg } = generationRoundBatch(ctx, dpWorld, ng);
-  const completion = rolloutValue(
-    ctx,
-    'completionLen',
-    'completion_len',
-    256,
-    'GRPOConfig max_completion_length defaults to 256',
-  );
-  rolloutSeqLen(ctx, completion);
-  const useVllm = decided.useVllm?.fact.value === true;
-  const engine = engineOf(
-    ctx,
-    'server',
-    'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"',
-  );
-  const rloo = decided.rollout?.fact.value === 'rloo';
-  const beta = rloo
+  return ng;
+}
+
+/** beta: the KL term's weight, whose reference pass RLOO runs by default and GRPO (since TRL 0.19) does not. */
+function klBeta(ctx: ResolveContext): number {
+  return ctx.decided.rollout?.fact.value === 'rloo'
     ? rolloutValue(
         ctx,
         'klBeta',
@@ -93,6 +70,75 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
         0,
         'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded',
       );
+}
+
+/** A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence. */
+function vllmServer(ctx: ResolveContext, r: Record<string, unknown>): void {
+  const { decided, prov } = ctx;
+  const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
+  if (r.engine !== 'vllm-server' || !srvFacts.some((f) => f !== undefined)) return;
+  const maxLen = numberOf(decided.vllmServerMaxModelLen, 0);
+  r.vllm_server = {
+    tensor_parallel: numberOf(decided.vllmServerTp, 1),
+    memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9),
+    ...(maxLen > 0 ? { max_model_len: maxLen } : {}),
+  };
+  prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
+}
+
+/**
+ * Where the old policy's log-probabilities come from, said in provenance: recomputed when each round is optimized more
+ * than once, when a round serves more micro-batches than one optimizer step, and with vLLM's importance sampling.
+ */
+function oldLogpsProvenance(ctx: ResolveContext, iterations: number, spg: number | undefined, gas: number): void {
+  const { decided, prov } = ctx;
+  const why =
+    iterations > 1
+      ? decided.numIterations
+      : (spg ?? gas) > gas
+        ? decided.stepsPerGeneration
+        : decided.useVllm?.fact.value === true
+          ? decided.useVllm
+          : undefined;
+  prov['rollout.old_logps'] = why
+    ? fileProv(why)
+    : {
+        kind: 'default',
+        owner: 'trl',
+        note: "one optimization pass per round, one round per optimizer step and no vLLM: the training pass's own log-probabilities serve as the old policy's",
+      };
+}
+
+/**
+ * GRPO (TRL GRPOConfig, trl@006d32c:trl/trainer/grpo_config.py): a round generates per_device_train_batch_size x
+ * steps_per_generation completions per GPU (steps_per_generation defaults to gradient_accumulation_steps; a
+ * generation_batch_size counts all GPUs); each sequence is the prompt and max_completion_length (256) tokens. beta
+ * defaults to 0.0, which loads no reference model. vLLM's mode defaults to "server" (other GPUs) and its colocated
+ * share to 0.3 of the GPU. The old policy's log-probabilities are recomputed when a round serves more micro-batches
+ * than one optimizer step, when each round is optimized more than once, and with vLLM's importance-sampling correction.
+ */
+function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
+  const { decided, tools, setup, prov } = ctx;
+  if (decided.rollout?.fact.value === 'online-dpo') {
+    onlineDpo(ctx);
+    return;
+  }
+  const { batch, gas, spg } = generationRoundBatch(ctx, dpWorld, generationsPerPrompt(ctx));
+  const completion = rolloutValue(
+    ctx,
+    'completionLen',
+    'completion_len',
+    256,
+    'GRPOConfig max_completion_length defaults to 256',
+  );
+  rolloutSeqLen(ctx, completion);
+  const useVllm = decided.useVllm?.fact.value === true;
+  const engine = engineOf(
+    ctx,
+    'server',
+    'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"',
+  );
+  const beta = klBeta(ctx);
   const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
   const iterations = decided.numIterations ? (num(decided.numIterations.fact.value as FactValue) ?? 1) : 1;
   const r: Record<string, unknown> = {
@@ -119,33 +165,9 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
         'cross-entropy (verl/workers/actor/dp_actor.py)',
     };
   }
-  // A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence.
-  const srvFacts = [decided.vllmServerTp, decided.vllmServerMemoryFraction, decided.vllmServerMaxModelLen];
-  if (engine === 'vllm-server' && srvFacts.some((f) => f !== undefined)) {
-    const maxLen = numberOf(decided.vllmServerMaxModelLen, 0);
-    r.vllm_server = {
-      tensor_parallel: numberOf(decided.vllmServerTp, 1),
-      memory_fraction: numberOf(decided.vllmServerMemoryFraction, 0.9),
-      ...(maxLen > 0 ? { max_model_len: maxLen } : {}),
-    };
-    prov['rollout.vllm_server'] = fileProv(srvFacts.find((f) => f !== undefined)!);
-  }
+  vllmServer(ctx, r);
   if (engine === 'vllm-colocate') colocatedEngine(ctx, r, 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
-  const oldWhy =
-    iterations > 1
-      ? decided.numIterations
-      : (spg ?? gas) > gas
-        ? decided.stepsPerGeneration
-        : useVllm
-          ? decided.useVllm
-          : undefined;
-  prov['rollout.old_logps'] = oldWhy
-    ? fileProv(oldWhy)
-    : {
-        kind: 'default',
-        owner: 'trl',
-        note: "one optimization pass per round, one round per optimizer step and no vLLM: the training pass's own log-probabilities serve as the old policy's",
-      };
+  oldLogpsProvenance(ctx, iterations, spg, gas);
   if (setup.loss === undefined) {
     setup.loss = 'full';
     prov.loss = rolloutLossProvenance(tools);
