@@ -2,7 +2,7 @@
 // units LoRA attaches to and quantization replaces, with their shapes and how many the model has. Structural: one
 // `case` per family layout. Pure.
 import { FAMILY_TRAITS } from './families';
-import type { Architecture, LinearModule } from './types';
+import type { Architecture, Family, LinearModule } from './types';
 
 const modulesCache = new WeakMap<Architecture, LinearModule[]>();
 
@@ -82,8 +82,122 @@ function widths(a: Architecture): { h: number; qd: number; kvd: number; L: numbe
   return { h: a.hidden, qd: a.heads * a.headDim, kvd: a.kvHeads * a.headDim, L: a.layers };
 }
 
-function linearModulesUncached(a: Architecture): LinearModule[] {
+/** GPT-2: a fused c_attn and c_proj, the MLP's c_fc and c_proj (Conv1D, all with biases). */
+function gpt2Modules(a: Architecture, add: AddLinear): void {
+  const { h, L } = widths(a);
+  add('c_attn', h, 3 * h, true, L, 'attention');
+  add('c_proj', h, h, true, L, 'attention');
+  add('c_fc', h, a.ffn, true, L, 'mlp');
+  add('mlp.c_proj', a.ffn, h, true, L, 'mlp');
+}
+
+/** GPT-NeoX: a fused query_key_value and dense, the MLP's dense_h_to_4h and dense_4h_to_h. */
+function gptNeoxModules(a: Architecture, add: AddLinear): void {
+  const { h, L } = widths(a);
+  add('query_key_value', h, 3 * h, a.qkvBias, L, 'attention');
+  add('dense', h, h, a.outBias, L, 'attention');
+  add('dense_h_to_4h', h, a.ffn, a.mlpBias, L, 'mlp');
+  add('dense_4h_to_h', a.ffn, h, a.mlpBias, L, 'mlp');
+}
+
+/** Qwen (v1): c_attn with bias, c_proj, and the MLP's w1, w2 and c_proj. */
+function qwenModules(a: Architecture, add: AddLinear): void {
+  const { h, L } = widths(a);
+  add('c_attn', h, 3 * h, true, L, 'attention');
+  add('c_proj', h, h, false, L, 'attention');
+  add('w1', h, a.ffn, false, L, 'mlp');
+  add('w2', h, a.ffn, false, L, 'mlp');
+  add('mlp.c_proj', a.ffn, h, false, L, 'mlp');
+}
+
+/** BERT and RoBERTa: query, key, value and the attention's output dense, the intermediate and output dense. */
+function bertModules(a: Architecture, add: AddLinear): void {
+  const { h, qd, L } = widths(a);
+  add('query', h, qd, true, L, 'attention');
+  add('key', h, qd, true, L, 'attention');
+  add('value', h, qd, true, L, 'attention');
+  add('attention.output.dense', qd, h, true, L, 'attention');
+  add('intermediate.dense', h, a.ffn, true, L, 'mlp');
+  add('output.dense', a.ffn, h, true, L, 'mlp');
+}
+
+/** BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases. */
+function bloomModules(a: Architecture, add: AddLinear): void {
+  const { h, qd, L } = widths(a);
+  add('query_key_value', h, 3 * qd, true, L, 'attention');
+  add('dense', qd, h, true, L, 'attention');
+  add('dense_h_to_4h', h, a.ffn, true, L, 'mlp');
+  add('dense_4h_to_h', a.ffn, h, true, L, 'mlp');
+}
+
+/** Phi (1, 1.5, 2): q/k/v and dense with biases, the MLP's fc1 and fc2. */
+function phiModules(a: Architecture, add: AddLinear): void {
   const { h, qd, kvd, L } = widths(a);
+  add('q_proj', h, qd, true, L, 'attention');
+  add('k_proj', h, kvd, true, L, 'attention');
+  add('v_proj', h, kvd, true, L, 'attention');
+  add('dense', qd, h, true, L, 'attention');
+  add('fc1', h, a.ffn, true, L, 'mlp');
+  add('fc2', a.ffn, h, true, L, 'mlp');
+}
+
+/** GLM-4-0414: grouped-query attention and a fused gate_up_proj. */
+function glm4Modules(a: Architecture, add: AddLinear): void {
+  const { h, L } = widths(a);
+  gqaAttention(a, add);
+  add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
+  add('down_proj', a.ffn, h, false, L, 'mlp');
+}
+
+/** Phi-3: a fused qkv_proj and gate_up_proj. */
+function phi3Modules(a: Architecture, add: AddLinear): void {
+  const { h, qd, kvd, L } = widths(a);
+  add('qkv_proj', h, qd + 2 * kvd, false, L, 'attention');
+  add('o_proj', qd, h, false, L, 'attention');
+  add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
+  add('down_proj', a.ffn, h, false, L, 'mlp');
+}
+
+/** Glm4MoeAttention: q/k/v with attention_bias, o_proj without (outBias is false); then DeepSeek-V3's dense and MoE MLPs. */
+function glm4MoeModules(a: Architecture, add: AddLinear): void {
+  gqaAttention(a, add);
+  deepseekMlps(a, add);
+}
+
+/** The linear modules of a family whose layers are not the Llama decoder's (decoderModules), by family. */
+const FAMILY_MODULES: Partial<Record<Family, (a: Architecture, add: AddLinear, m: LinearModule[]) => void>> = {
+  gpt2: gpt2Modules,
+  gpt_neox: gptNeoxModules,
+  qwen: qwenModules,
+  bert: bertModules,
+  roberta: bertModules,
+  t5: t5Modules,
+  opt: namedDecoderModules,
+  gptj: namedDecoderModules,
+  gpt_neo: namedDecoderModules,
+  falcon: namedDecoderModules,
+  chatglm: namedDecoderModules,
+  chatglm1: namedDecoderModules,
+  gpt_bigcode: namedDecoderModules,
+  starcoder2: namedDecoderModules,
+  internlm2: namedDecoderModules,
+  baichuan: namedDecoderModules,
+  bloom: bloomModules,
+  phi: phiModules,
+  glm4: glm4Modules,
+  phi3: phi3Modules,
+  gpt_oss: gptOssModules,
+  deepseek_v3: deepseekV3Modules,
+  kimi_linear: (a, add, m) => kimiLinearModules(a, m, add),
+  llama4: llama4Modules,
+  glm4_moe: glm4MoeModules,
+  nemotron_h: nemotronModules,
+  jamba: jambaModules,
+  falcon_h1: falconH1Modules,
+  granite_hybrid: graniteHybridModules,
+};
+
+function linearModulesUncached(a: Architecture): LinearModule[] {
   const m: LinearModule[] = [];
   const add: AddLinear = (name, inF, outF, bias, count, group, tokenFraction = 1, parameter = false) => {
     if (count > 0)
@@ -98,109 +212,7 @@ function linearModulesUncached(a: Architecture): LinearModule[] {
         ...(parameter ? { parameter } : {}),
       });
   };
-  switch (a.family) {
-    case 'gpt2':
-      add('c_attn', h, 3 * h, true, L, 'attention');
-      add('c_proj', h, h, true, L, 'attention');
-      add('c_fc', h, a.ffn, true, L, 'mlp');
-      add('mlp.c_proj', a.ffn, h, true, L, 'mlp');
-      break;
-    case 'gpt_neox':
-      add('query_key_value', h, 3 * h, a.qkvBias, L, 'attention');
-      add('dense', h, h, a.outBias, L, 'attention');
-      add('dense_h_to_4h', h, a.ffn, a.mlpBias, L, 'mlp');
-      add('dense_4h_to_h', a.ffn, h, a.mlpBias, L, 'mlp');
-      break;
-    case 'qwen':
-      add('c_attn', h, 3 * h, true, L, 'attention');
-      add('c_proj', h, h, false, L, 'attention');
-      add('w1', h, a.ffn, false, L, 'mlp');
-      add('w2', h, a.ffn, false, L, 'mlp');
-      add('mlp.c_proj', a.ffn, h, false, L, 'mlp');
-      break;
-    case 'bert':
-    case 'roberta':
-      add('query', h, qd, true, L, 'attention');
-      add('key', h, qd, true, L, 'attention');
-      add('value', h, qd, true, L, 'attention');
-      add('attention.output.dense', qd, h, true, L, 'attention');
-      add('intermediate.dense', h, a.ffn, true, L, 'mlp');
-      add('output.dense', a.ffn, h, true, L, 'mlp');
-      break;
-    case 't5':
-      t5Modules(a, add);
-      break;
-    case 'opt':
-    case 'gptj':
-    case 'gpt_neo':
-    case 'falcon':
-    case 'chatglm':
-    case 'chatglm1':
-    case 'gpt_bigcode':
-    case 'starcoder2':
-    case 'internlm2':
-    case 'baichuan':
-      namedDecoderModules(a, add);
-      break;
-    case 'bloom':
-      // BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases.
-      add('query_key_value', h, 3 * qd, true, L, 'attention');
-      add('dense', qd, h, true, L, 'attention');
-      add('dense_h_to_4h', h, a.ffn, true, L, 'mlp');
-      add('dense_4h_to_h', a.ffn, h, true, L, 'mlp');
-      break;
-    case 'phi':
-      add('q_proj', h, qd, true, L, 'attention');
-      add('k_proj', h, kvd, true, L, 'attention');
-      add('v_proj', h, kvd, true, L, 'attention');
-      add('dense', qd, h, true, L, 'attention');
-      add('fc1', h, a.ffn, true, L, 'mlp');
-      add('fc2', a.ffn, h, true, L, 'mlp');
-      break;
-    case 'glm4':
-      gqaAttention(a, add);
-      add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
-      add('down_proj', a.ffn, h, false, L, 'mlp');
-      break;
-    case 'phi3':
-      add('qkv_proj', h, qd + 2 * kvd, false, L, 'attention');
-      add('o_proj', qd, h, false, L, 'attention');
-      add('gate_up_proj', h, 2 * a.ffn, false, L, 'mlp');
-      add('down_proj', a.ffn, h, false, L, 'mlp');
-      break;
-    case 'gpt_oss':
-      gptOssModules(a, add);
-      break;
-    case 'deepseek_v3':
-      deepseekV3Modules(a, add);
-      break;
-    case 'kimi_linear':
-      kimiLinearModules(a, m, add);
-      break;
-    case 'llama4':
-      llama4Modules(a, add);
-      break;
-    case 'glm4_moe':
-      // Glm4MoeAttention: q/k/v with attention_bias, o_proj without (outBias is false); then DeepSeek-V3's dense and MoE MLPs.
-      gqaAttention(a, add);
-      deepseekMlps(a, add);
-      break;
-    case 'nemotron_h':
-      nemotronModules(a, add);
-      break;
-    case 'jamba':
-      jambaModules(a, add);
-      break;
-    case 'falcon_h1':
-      falconH1Modules(a, add);
-      break;
-    case 'granite_hybrid':
-      graniteHybridModules(a, add);
-      break;
-    default:
-      decoderModules(a, add);
-      break;
-  }
+  (FAMILY_MODULES[a.family] ?? decoderModules)(a, add, m);
   return m;
 }
 
