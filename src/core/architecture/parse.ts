@@ -352,6 +352,26 @@ function familyOf(modelType: string, cfg: HfConfig): Family | undefined {
   return family;
 }
 
+/** Which linears have biases: the family's defaults, the config's flags over them. */
+function biasesOf(cfg: HfConfig, traits: FamilyTraits): Pick<Architecture, 'qkvBias' | 'outBias' | 'mlpBias'> {
+  const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
+  const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
+  return {
+    // ChatGLM: add_qkv_bias adds q/k/v biases whatever add_bias_linear says.
+    qkvBias: (traits.qkvBiasFlag && bool(cfg, traits.qkvBiasFlag) === true) || (attentionBias ?? traits.qkvBias),
+    outBias: traits.outBias === 'attention_bias' ? (attentionBias ?? false) : (allBias ?? traits.outBias),
+    mlpBias: bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias,
+  };
+}
+
+/** The position encoding: the family's, or the config's choice where the family leaves it to the config. */
+function positionsOf(cfg: HfConfig, traits: FamilyTraits, mla: Architecture['mla']): Architecture['positions'] {
+  if (traits.positions === 'position_embedding_type')
+    return str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none'; // Granite 4.0: "nope" (H models) or "rope"
+  if (traits.positions === 'rotary-or-alibi') return bool(cfg, 'alibi') === true ? 'alibi' : 'rotary';
+  return mla?.nope === true ? 'none' : traits.positions;
+}
+
 function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
   const modelType = str(config, 'model_type');
   const layout = imageTextLayout(config, modelType);
@@ -391,24 +411,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       ? (str(cfg, 'feed_forward_proj') ?? '').toLowerCase().startsWith('gated')
       : traits.gatedMlp;
   const tied = traits.tiedDefault === 'never' ? false : (bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault);
-  const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
-  const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
-  // ChatGLM: add_qkv_bias adds q/k/v biases whatever add_bias_linear says.
-  const qkvBias = (traits.qkvBiasFlag && bool(cfg, traits.qkvBiasFlag) === true) || (attentionBias ?? traits.qkvBias);
-  const outBias = traits.outBias === 'attention_bias' ? (attentionBias ?? false) : (allBias ?? traits.outBias);
-  const mlpBias = bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias;
-  const positions: Architecture['positions'] =
-    traits.positions === 'position_embedding_type'
-      ? str(cfg, 'position_embedding_type') === 'rope'
-        ? 'rotary'
-        : 'none' // Granite 4.0: "nope" (the H models) or "rope"
-      : traits.positions === 'rotary-or-alibi'
-        ? bool(cfg, 'alibi') === true
-          ? 'alibi'
-          : 'rotary'
-        : mla?.nope === true
-          ? 'none'
-          : traits.positions;
+  const { qkvBias, outBias, mlpBias } = biasesOf(cfg, traits);
+  const positions = positionsOf(cfg, traits, mla);
   const window = num(cfg, 'sliding_window') ?? 0;
   const slidingLayers = window > 0 ? slidingLayerCount(cfg, traits, layers) : 0;
   const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
