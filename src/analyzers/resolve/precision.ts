@@ -5,14 +5,11 @@ import type { Provenance } from '../../core';
 import { toolDefault } from '../defaults';
 import { msg, type FactValue } from '../facts';
 import { bool, fileProv, type ResolveContext } from './context';
+import type { WinningFact } from './types';
 
-/**
- * Precision: DeepSpeed bf16/fp16 blocks run the model in 16 bits, adapters included, with an fp32 master copy; HF/Accelerate
- * bf16/fp16 switches are autocast over the loaded weights; LLaMA-Factory pure_bf16 and torchtune dtype are pure.
- */
-export function resolvePrecision(ctx: ResolveContext): void {
-  const { files, decided, tools, setup, prov, problems, method } = ctx;
-  const deepspeedOn = decided.zeroStage !== undefined || files.some((f) => f.facts.format === 'deepspeed-json');
+/** The 16-bit dtype the files switch on (bf16, fp16, Accelerate's mixed_precision; FP8 as bf16), and the fact that does. */
+function halfSwitch(ctx: ResolveContext): { half?: 'bf16' | 'fp16'; fact?: WinningFact; fp8: boolean } {
+  const { decided } = ctx;
   const bf16 = decided.bf16 ? bool(decided.bf16.fact.value as FactValue) : undefined;
   const fp16 = decided.fp16 ? bool(decided.fp16.fact.value as FactValue) : undefined;
   const mp = decided.mixedPrecision?.fact.value;
@@ -21,43 +18,95 @@ export function resolvePrecision(ctx: ResolveContext): void {
   // (torchao/float8/float8_linear.py matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)); the FP8
   // casts are per-layer transients. Memory is estimated as bf16 autocast, and the file says so at the key.
   const fp8 = mp === 'fp8' && !bf16 && !fp16;
-  let half: 'bf16' | 'fp16' | undefined = bf16
-    ? 'bf16'
-    : fp16
-      ? 'fp16'
-      : mp === 'bf16' || mp === 'fp16'
-        ? mp
-        : fp8
-          ? 'bf16'
-          : undefined;
-  const halfFact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
-  if (mp === 'fp8' && decided.mixedPrecision) {
-    const w = decided.mixedPrecision;
-    problems.push({
-      ...w.location,
-      severity: 'warning',
-      code: 'not-modeled',
-      key: w.fact.rawKey,
-      ...msg(
-        '{0}: FP8 matmuls are estimated as bf16 mixed precision ' +
-          "(torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine's smaller FP8 copies are not modeled)",
-        w.fact.rawKey,
-      ),
-    });
-    // torchao's float8 all-gather under FSDP2: the linear weights travel and wait in fp8.
-    const ag = decided.fp8AllGather;
-    if (ag && ag.fact.value === true) {
-      setup.fp8_all_gather = true;
-      prov.fp8_all_gather = fileProv(ag);
-    }
-  }
-  if (!half && bf16 === undefined && fp16 === undefined && mp === undefined) {
-    const d = toolDefault(tools, 'mixed_precision');
+  const half = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : fp8 ? 'bf16' : undefined;
+  const fact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
+  if (bf16 === undefined && fp16 === undefined && mp === undefined && !half) {
+    const d = toolDefault(ctx.tools, 'mixed_precision');
     if (d && (d.value === 'bf16' || d.value === 'fp16')) {
-      half = d.value;
-      prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note };
+      ctx.prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note };
+      return { half: d.value, fp8 };
     }
   }
+  return { half, fact, fp8 };
+}
+
+/** FP8 matmuls are estimated as bf16 mixed precision, said at the key; torchao's float8 all-gather under FSDP2 is read. */
+function fp8Training(ctx: ResolveContext): void {
+  const { decided, setup, prov, problems } = ctx;
+  const w = decided.mixedPrecision;
+  if (w?.fact.value !== 'fp8') return;
+  problems.push({
+    ...w.location,
+    severity: 'warning',
+    code: 'not-modeled',
+    key: w.fact.rawKey,
+    ...msg(
+      '{0}: FP8 matmuls are estimated as bf16 mixed precision ' +
+        "(torchao Float8Linear keeps bf16 inputs for backward; Transformer Engine's smaller FP8 copies are not modeled)",
+      w.fact.rawKey,
+    ),
+  });
+  // torchao's float8 all-gather under FSDP2: the linear weights travel and wait in fp8.
+  const ag = decided.fp8AllGather;
+  if (ag && ag.fact.value === true) {
+    setup.fp8_all_gather = true;
+    prov.fp8_all_gather = fileProv(ag);
+  }
+}
+
+/**
+ * DeepSpeed casts every floating-point parameter to its 16-bit dtype (engine.py _cast_module_mixed_precision; under
+ * ZeRO-Init as they are made), adapters included, and its optimizer steps an fp32 copy; Accelerate runs no autocast
+ * under DeepSpeed (accelerator.py: native_amp stays off for DistributedType.DEEPSPEED).
+ */
+function deepspeedHalf(ctx: ResolveContext, half: 'bf16' | 'fp16', fact: WinningFact | undefined): void {
+  const { setup, prov } = ctx;
+  setup.weights_dtype = half;
+  setup.master_weights = true;
+  setup.mixed_precision = 'none';
+  for (const adapter of [setup.lora, setup.ia3] as Array<Record<string, unknown> | undefined>)
+    if (adapter) adapter.dtype = half;
+  const p: Provenance = fact ? fileProv(fact) : (prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' });
+  prov.weights_dtype = prov.master_weights = prov.mixed_precision = p;
+}
+
+/**
+ * Autocast over the loaded weights. Axolotl and LLaMA-Factory load the model in the compute dtype. Elsewhere the files
+ * give no dtype for the base (its load is not in them, or gives none): most LoRA recipes load a 16-bit base, which VRAM
+ * Lens takes and says. LitGPT's precision decides it (its default bf16-mixed keeps fp32 weights under autocast: the
+ * tool's default). verl loads every trained model in fsdp_config.model_dtype, fp32 by default (its tool default).
+ */
+function autocastHalf(ctx: ResolveContext, half: 'bf16' | 'fp16', fact: WinningFact | undefined): void {
+  const { setup, prov, tools, method } = ctx;
+  setup.mixed_precision = half;
+  if (fact) prov.mixed_precision = fileProv(fact);
+  const first = tools[0];
+  const ownLoad = first === 'axolotl' || first === 'llamafactory';
+  const loraBase = first !== 'litgpt' && first !== 'verl' && (ownLoad || method === 'qlora' || method === 'lora');
+  if (setup.weights_dtype !== undefined || !loraBase) return;
+  setup.weights_dtype = half;
+  prov.weights_dtype = ownLoad
+    ? { kind: 'default', owner: first, note: `the base model is loaded in ${half} when ${half} training is on` }
+    : {
+        kind: 'default',
+        owner: 'VRAM Lens',
+        note:
+          `these files give no dtype for the base model: with ${half} training it is taken to be loaded in ${half}, ` +
+          `as most LoRA recipes do; loaded in fp32 (as PEFT's examples/sft loads it) its weights take twice the ` +
+          `memory: set torch_dtype (dtype) or weights_dtype`,
+      };
+}
+
+/**
+ * Precision: DeepSpeed bf16/fp16 blocks run the model in 16 bits, adapters included, with an fp32 master copy; HF/Accelerate
+ * bf16/fp16 switches are autocast over the loaded weights; LLaMA-Factory pure_bf16 and torchtune dtype are pure.
+ */
+export function resolvePrecision(ctx: ResolveContext): void {
+  const { files, decided, tools, setup, prov } = ctx;
+  const deepspeedOn = decided.zeroStage !== undefined || files.some((f) => f.facts.format === 'deepspeed-json');
+  const mp = decided.mixedPrecision?.fact.value;
+  fp8Training(ctx);
+  const { half, fact } = halfSwitch(ctx);
   const pure = decided.pureBf16 && decided.pureBf16.fact.value === true;
   ctx.fromFact('weights_dtype', 'weightsDtype');
   if (pure) {
@@ -69,46 +118,9 @@ export function resolvePrecision(ctx: ResolveContext): void {
       line: decided.pureBf16!.location.line,
       key: decided.pureBf16!.fact.rawKey,
     };
-  } else if (half && deepspeedOn) {
-    // DeepSpeed casts every floating-point parameter to its 16-bit dtype (engine.py _cast_module_mixed_precision; under
-    // ZeRO-Init as they are made), adapters included, and its optimizer steps an fp32 copy; Accelerate runs no
-    // autocast under DeepSpeed (accelerator.py: native_amp stays off for DistributedType.DEEPSPEED).
-    setup.weights_dtype = half;
-    setup.master_weights = true;
-    setup.mixed_precision = 'none';
-    for (const adapter of [setup.lora, setup.ia3] as Array<Record<string, unknown> | undefined>)
-      if (adapter) adapter.dtype = half;
-    const p: Provenance = halfFact
-      ? fileProv(halfFact)
-      : (prov.mixed_precision ?? { kind: 'default', owner: 'deepspeed' });
-    prov.weights_dtype = prov.master_weights = prov.mixed_precision = p;
-  } else if (half) {
-    setup.mixed_precision = half;
-    if (halfFact) prov.mixed_precision = fileProv(halfFact);
-    if (
-      setup.weights_dtype === undefined &&
-      tools[0] !== 'litgpt' &&
-      tools[0] !== 'verl' &&
-      (tools[0] === 'axolotl' || tools[0] === 'llamafactory' || method === 'qlora' || method === 'lora')
-    ) {
-      // Axolotl and LLaMA-Factory load the model in the compute dtype. Elsewhere the files give no dtype for the base
-      // (its load is not in them, or gives none): most LoRA recipes load a 16-bit base, which VRAM Lens takes and says.
-      // LitGPT's precision decides it (its default bf16-mixed keeps fp32 weights under autocast: the tool's default).
-      // verl loads every trained model in fsdp_config.model_dtype, fp32 by default (its tool default).
-      setup.weights_dtype = half;
-      const ownLoad = tools[0] === 'axolotl' || tools[0] === 'llamafactory';
-      prov.weights_dtype = ownLoad
-        ? { kind: 'default', owner: tools[0], note: `the base model is loaded in ${half} when ${half} training is on` }
-        : {
-            kind: 'default',
-            owner: 'VRAM Lens',
-            note:
-              `these files give no dtype for the base model: with ${half} training it is taken to be loaded in ${half}, ` +
-              `as most LoRA recipes do; loaded in fp32 (as PEFT's examples/sft loads it) its weights take twice the ` +
-              `memory: set torch_dtype (dtype) or weights_dtype`,
-          };
-    }
-  } else if (mp === 'none' && decided.mixedPrecision) {
+  } else if (half && deepspeedOn) deepspeedHalf(ctx, half, fact);
+  else if (half) autocastHalf(ctx, half, fact);
+  else if (mp === 'none' && decided.mixedPrecision) {
     // A file that says "no autocast" (Accelerate mixed_precision: no, LitGPT's *-true precisions).
     setup.mixed_precision = 'none';
     prov.mixed_precision = fileProv(decided.mixedPrecision);
