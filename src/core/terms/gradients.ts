@@ -132,67 +132,105 @@ export function zero3GradientBuffer(ctx: EstimateContext): boolean {
   return ctx.sharding.zeroStage === 3 && !ctx.sharding.offloadOptimizer && ctx.setup.optimizer !== 'none';
 }
 
+/** What the gradients of a stage's GPU amount to, before the phases place them. */
+interface GradientBase {
+  /** The trained parameters' gradients (modules_to_save copies in their own dtype), frozen weights in FSDP1 units. */
+  readonly trained: ReturnType<typeof savedSplit>;
+  readonly frozenInUnits: number;
+  readonly gradFull: number;
+  /** ZeRO-1/2's contiguous buffer, in elements and bytes, where the optimizer is on the GPU. */
+  readonly zeroBuffer: number | undefined;
+  readonly zeroBufferBytes: number | undefined;
+  /** What the GPU stores of them once the backward has made them. */
+  readonly gradStored: number;
+}
+
+function gradientBase(ctx: EstimateContext, st: StageContext): GradientBase {
+  const setup = ctx.setup;
+  const inv = ctx.model.inventory;
+  const { shardGrads, fsdpOffload, zeroStage, offloadOptimizer } = ctx.sharding;
+  const { gradBytes, savedGradBytes } = ctx.dtypes;
+  // Adapters inside FSDP1 layer units: the frozen layer weights' gradients too, in the parameter dtype
+  // (estimate/fsdp-units.ts), reduce-scattered and kept like the adapters' own until the next forward.
+  const frozenInUnits = adaptersInLayerUnits(ctx) ? (inv.blocks * st.layerShare) / ctx.layout.tensorParallel : 0;
+  // modules_to_save copies: their gradients in the copies' own dtype (terms/adapters.ts savedSplit).
+  const trained = savedSplit(ctx, st.trainableGradHere, gradBytes, savedGradBytes);
+  const gradFull = trained.bytes + frozenInUnits * ctx.dtypes.weightBytes;
+  // ZeRO-2's contiguous buffer holds whole parameters' gradients (zero12GradientBuffer); ZeRO-1 fills it at its
+  // epilogue, after a backward that kept every gradient.
+  const zeroBuffer =
+    (zeroStage === 1 || zeroStage === 2) && !offloadOptimizer ? zero12GradientBuffer(ctx, st) : undefined;
+  const zeroBufferBytes = zeroBuffer === undefined ? undefined : zeroBuffer * gradBytes;
+  const gradStored = fsdpOffload
+    ? 0
+    : setup.optimizer_in_backward
+      ? inv.largestTrainableTensor * gradBytes
+      : zeroStage === 2 && zeroBufferBytes !== undefined
+        ? zeroBufferBytes
+        : gradFull / shardGrads;
+  return { trained, frozenInUnits, gradFull, zeroBuffer, zeroBufferBytes, gradStored };
+}
+
+/** The gradients' formula: one tensor at a time, ZeRO's buffer, BAdam's sparse share, or the trained parameters'. */
+function gradientFormula(ctx: EstimateContext, st: StageContext, g: GradientBase): () => string {
+  const inv = ctx.model.inventory;
+  const { shardGrads } = ctx.sharding;
+  const { gradBytes, trainableBytes } = ctx.dtypes;
+  const { badamRatio } = ctx.methods;
+  return () =>
+    ctx.setup.optimizer_in_backward
+      ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
+      : g.zeroBuffer !== undefined && ctx.sharding.zeroStage === 2
+        ? `${formatCount(g.zeroBuffer)} x ${gradBytes} B: the whole gradients of the parameters that reach into the ` +
+          `busiest GPU's 1/${shardGrads} partition (ZeRO's contiguous gradient buffer)`
+        : badamRatio !== undefined
+          ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(st.trainableGradHere)} trainable ` +
+            `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
+          : g.trained.formula('trainable ') +
+            (g.frozenInUnits > 0
+              ? ` + ${formatCount(g.frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
+                `their layer's FSDP1 unit: the whole unit's gradient)`
+              : '') +
+            (shardGrads > 1 ? ` / ${shardGrads} (sharded)` : '');
+}
+
+/**
+ * Gradients exist during the forward only when accumulating, when zero_grad keeps the buffers (set_to_none=False, the
+ * default before PyTorch 2.0), or under ZeRO-3, whose optimizer allocates every gradient partition at once in one flat
+ * buffer on the GPU (stage3.py grad_partitions_flat_buffer = torch.zeros(sum of partition_numel), in the gradient
+ * accumulation dtype; on the host with the optimizer offloaded) and keeps it. Under no_sync none is reduced before the
+ * last micro-batch's backward: the unsharded ones stand for them.
+ */
+function gradientsInForward(
+  ctx: EstimateContext,
+  st: StageContext,
+  g: GradientBase,
+): Pick<GradientPlan, 'gradsInForward' | 'inForwardNote' | 'unsynced'> {
+  const setup = ctx.setup;
+  const zero3Buffer = zero3GradientBuffer(ctx);
+  const kept = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none;
+  const unsynced = unsyncedGradients(ctx, st, g.frozenInUnits);
+  const reducedKept = unsynced ? !setup.zero_grad_set_to_none : kept;
+  return {
+    gradsInForward: reducedKept || zero3Buffer ? g.gradStored : 0,
+    inForwardNote:
+      zero3Buffer && !reducedKept
+        ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
+        : ' (kept from the previous micro-step)',
+    unsynced,
+  };
+}
+
 /** The gradients of this stage's GPU through the step. */
 export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPlan {
   const setup = ctx.setup;
   const { arch: a, inventory: inv } = ctx.model;
   const tp = ctx.layout.tensorParallel;
   const { shardGrads, fsdpOffload } = ctx.sharding;
-  const { gradBytes, trainableBytes, savedGradBytes } = ctx.dtypes;
+  const { gradBytes, trainableBytes } = ctx.dtypes;
   const { badamRatio } = ctx.methods;
-  const { first, trainableGradHere } = st;
-  // Adapters inside FSDP1 layer units: the frozen layer weights' gradients too, in the parameter dtype
-  // (estimate/fsdp-units.ts), reduce-scattered and kept like the adapters' own until the next forward.
-  const frozenInUnits = adaptersInLayerUnits(ctx) ? (inv.blocks * st.layerShare) / tp : 0;
-  // modules_to_save copies: their gradients in the copies' own dtype (terms/adapters.ts savedSplit).
-  const trained = savedSplit(ctx, trainableGradHere, gradBytes, savedGradBytes);
-  const gradFull = trained.bytes + frozenInUnits * ctx.dtypes.weightBytes;
-  // ZeRO-2's contiguous buffer holds whole parameters' gradients (zero12GradientBuffer); ZeRO-1 fills it at its
-  // epilogue, after a backward that kept every gradient.
-  const zeroBuffer =
-    (ctx.sharding.zeroStage === 1 || ctx.sharding.zeroStage === 2) && !ctx.sharding.offloadOptimizer
-      ? zero12GradientBuffer(ctx, st)
-      : undefined;
-  const zeroBufferBytes = zeroBuffer === undefined ? undefined : zeroBuffer * gradBytes;
-  const gradStored = fsdpOffload
-    ? 0
-    : setup.optimizer_in_backward
-      ? inv.largestTrainableTensor * gradBytes
-      : ctx.sharding.zeroStage === 2 && zeroBufferBytes !== undefined
-        ? zeroBufferBytes
-        : gradFull / shardGrads;
-  const gradLabel = setup.optimizer_in_backward
-    ? 'Gradients (optimizer in backward: one tensor at a time)'
-    : 'Gradients';
-  const gradFormula = (): string =>
-    setup.optimizer_in_backward
-      ? `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${gradBytes} B`
-      : zeroBuffer !== undefined && ctx.sharding.zeroStage === 2
-        ? `${formatCount(zeroBuffer)} x ${gradBytes} B: the whole gradients of the parameters that reach into the ` +
-          `busiest GPU's 1/${shardGrads} partition (ZeRO's contiguous gradient buffer)`
-        : badamRatio !== undefined
-          ? `sparse (BAdam ratio ${badamRatio}): ${formatCount(trainableGradHere)} trainable ` +
-            `x ${badamRatio} x (${trainableBytes} B value + 2 x 8 B int64 indices)`
-          : trained.formula('trainable ') +
-            (frozenInUnits > 0
-              ? ` + ${formatCount(frozenInUnits)} frozen layer params x ${ctx.dtypes.weightBytes} B (adapters inside ` +
-                `their layer's FSDP1 unit: the whole unit's gradient)`
-              : '') +
-            (shardGrads > 1 ? ` / ${shardGrads} (sharded)` : '');
-  // Gradients exist during the forward only when accumulating, when zero_grad keeps the buffers (set_to_none=False, the
-  // default before PyTorch 2.0), or under ZeRO-3, whose optimizer allocates every gradient partition at once in one
-  // flat buffer on the GPU (stage3.py grad_partitions_flat_buffer = torch.zeros(sum of partition_numel), in the
-  // gradient accumulation dtype; on the host with the optimizer offloaded) and keeps it.
-  const zero3Buffer = zero3GradientBuffer(ctx);
-  const kept = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none;
-  // Under no_sync none is reduced before the last micro-batch's backward: the unsharded ones stand for them.
-  const unsynced = unsyncedGradients(ctx, st, frozenInUnits);
-  const reducedKept = unsynced ? !setup.zero_grad_set_to_none : kept;
-  const gradsInForward = reducedKept || zero3Buffer ? gradStored : 0;
-  const inForwardNote =
-    zero3Buffer && !reducedKept
-      ? " (ZeRO-3's flat buffer of gradient partitions, allocated with the optimizer)"
-      : ' (kept from the previous micro-step)';
+  const g = gradientBase(ctx, st);
+  const { gradFull, zeroBufferBytes, gradStored } = g;
   // FSDP1 with CPU offload copies each unit's sharded gradient to the host as it is reduced and keeps the GPU copy as
   // the FlatParameter's .grad until the backward's final callback swaps the host one in (_runtime_utils.py
   // _offload_grad, _finalize_params): every sharded gradient is on the GPU at the end of the backward. GPU truth (H100):
@@ -214,12 +252,11 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
   // has no gradient yet (a tied one shares the head's, produced at the loss).
   const embGradLater =
-    setup.method === 'full' && first && !a.tied && (!fsdpOffload || fsdp1Offload) && !setup.optimizer_in_backward
+    setup.method === 'full' && st.first && !a.tied && (!fsdpOffload || fsdp1Offload) && !setup.optimizer_in_backward
       ? ((inv.embedding / tp) * gradBytes) / shardGrads
       : 0;
   // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
   const badamDense = badamRatio !== undefined ? inv.largestTrainableTensor * trainableBytes : 0;
-  const gradAtFirst = gradAtEnd - embGradLater + badamDense;
   const gradFormulaBytes = setup.optimizer_in_backward
     ? inv.largestTrainableTensor * gradBytes
     : badamRatio !== undefined
@@ -227,22 +264,19 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
       : zeroBufferBytes !== undefined && ctx.sharding.zeroStage === 2
         ? zeroBufferBytes
         : gradFull / shardGrads;
-  // FSDP1's root unit reduce-scatters its gradient after making its flat gradient (terms/fsdp1-root-gradient.ts).
-  const rootGradShard = (fsdp1RootTrainableParams(ctx, st) * gradBytes) / shardGrads;
   return {
     gradFull,
     gradStored,
-    rootGradShard,
-    gradLabel,
-    gradFormula,
+    // FSDP1's root unit reduce-scatters its gradient after making its flat gradient (terms/fsdp1-root-gradient.ts).
+    rootGradShard: (fsdp1RootTrainableParams(ctx, st) * gradBytes) / shardGrads,
+    gradLabel: setup.optimizer_in_backward ? 'Gradients (optimizer in backward: one tensor at a time)' : 'Gradients',
+    gradFormula: gradientFormula(ctx, st, g),
     gradFormulaBytes,
-    gradsInForward,
-    inForwardNote,
+    ...gradientsInForward(ctx, st, g),
     gradAtEnd,
     gradAtStep,
     embGradLater,
-    gradAtFirst,
-    unsynced,
+    gradAtFirst: gradAtEnd - embGradLater + badamDense,
   };
 }
 
