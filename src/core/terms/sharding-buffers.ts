@@ -467,6 +467,93 @@ function fsdp2InFlight(ctx: EstimateContext, st: StageContext, unit: LayerUnit):
   };
 }
 
+/** One layer unit gathered, described by what it is at that point of the step. */
+function oneUnit(ctx: EstimateContext, unit: LayerUnit, what: string): Component {
+  return comp(
+    ctx,
+    'gathered-params',
+    `FSDP all-gathered unit (${what})`,
+    unit.params * unit.bytesPerParam,
+    () => `1 unit x ${formatCount(unit.params)} params x ${unit.dtype}`,
+    () => ({ unitParams: Math.round(unit.params) }),
+  );
+}
+
+/**
+ * The units gathered at each point of the step. Each layer unit is resharded after its forward
+ * (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward, FSDP1 _post_forward_reshard). FSDP2's root
+ * pre-backward, which runs as the loss's backward starts, already prefetches the first unit of the backward
+ * (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the loss backward); so does FSDP1's under
+ * BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle, the unit after the root in reverse post-forward order: the H100
+ * histories of Answer.AI's loop, llama-2-7b-lora-*-fsdp1-w2, gather it before the loss's gradients). Without it FSDP1
+ * gathers that unit in the last layer's pre-backward hook, after the loss's backward. At the end, the first layer's unit
+ * has no unit left to prefetch but the root. FSDP1 with CPU offload keeps the computed layer's shard on the GPU beside
+ * it (terms/fsdp1-offload-shard-copy.ts).
+ */
+function gatheredAtPoints(ctx: EstimateContext, unit: LayerUnit, gathered: Component[], copy: Component[]): GatheredAt {
+  const setup = ctx.setup;
+  const one = (what: string): Component => oneUnit(ctx, unit, what);
+  return {
+    // FSDP1 prefetches no unit in the forward (forward_prefetch, False by default and in Accelerate's plugin): a layer's
+    // forward holds its own unit alone (the H100's fsdp1 points and the CPU's qlora/*-wide-*-fsdp1-* peak in the forward
+    // with one). FSDP2 also holds the previous all-gather output to the next copy-out.
+    ...(setup.fsdp_version !== 2 ? { forwardLayer: [one('current layer, no forward prefetch'), ...copy] } : {}),
+    forwardEnd: heldAtModelLoss(ctx) ? [lastAllGatherOutput(ctx, one)] : [],
+    loss: prefetchesAtLoss(ctx) ? [one('last layer, prefetched as the backward starts'), ...copy] : [],
+    lastLayer: prefetchesInLayerBackward(setup) ? gathered : [one('last layer, no backward prefetch into it'), ...copy],
+    // Without a prefetch FSDP1 still holds two units between two layers' backwards: the H100 histories of Llama-2-7B
+    // LoRA at 2 ranks (reentrant and not) and of Llama-3.1-70B LoRA at 8 with CPU offload gather the next layer's unit
+    // while the last one's is alive (two of 1,711.3 MB, with both 213.9 MB shard copies, at 70B).
+    ...(prefetchesInLayerBackward(setup)
+      ? {}
+      : {
+          layerTransition: [
+            one('the layer just done, not yet resharded'),
+            one('the next layer, gathered before it'),
+            ...copy,
+            ...copy,
+          ],
+        }),
+    firstLayer: [one('first layer'), ...copy],
+  };
+}
+
+/**
+ * Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
+ * Adapters inside FSDP1 layer units compute the whole unit's gradient (estimate/fsdp-units.ts). With each adapter a
+ * unit of its own (PEFT's policy under FSDP1), an adapter's post-backward hook reduce-scatters its gradient as soon as
+ * it is made: one adapter's unsharded gradient at a time, the largest (CPU truth
+ * qlora/llama-wide-w2-fsdp1-qlora-all-ckpt-reentrant: 44,032 x 2 B at the first layer's down_proj backward). FSDP2
+ * copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
+ */
+function unitGradientsOf(ctx: EstimateContext, unit: LayerUnit): { component: Component; trained: number } {
+  const setup = ctx.setup;
+  const { arch: a, inventory: inv } = ctx.model;
+  const { weightBytes: wb, half, masterCopy } = ctx.dtypes;
+  const wholeUnit = setup.method === 'full' || adaptersInLayerUnits(ctx);
+  const oneAdapter = !wholeUnit && adaptersInOwnUnits(setup) && inv.savedModules === 0;
+  const layerAdapters = inv.trainable / Math.max(1, a.layers);
+  const trained = wholeUnit
+    ? unit.grads
+    : oneAdapter
+      ? Math.min(inv.largestTrainableTensor, layerAdapters)
+      : layerAdapters;
+  const reduceUnit = wholeUnit ? unit.params : trained;
+  const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
+  const component = comp(
+    ctx,
+    'gathered-grads',
+    'FSDP unsharded gradients of one unit',
+    trained * half + reduceUnit * reduceCopy,
+    () =>
+      reduceUnit === trained
+        ? `${formatCount(trained)} params x (${half} B grad${reduceCopy ? ' + 4 B fp32 reduce copy' : ''})`
+        : `${formatCount(trained)} params x ${half} B grad + ${formatCount(reduceUnit)} padded x 4 B fp32 reduce copy`,
+    () => ({}),
+  );
+  return { component, trained };
+}
+
 /**
  * FSDP's layer units: the gathered units (current + prefetch, at each backward point), or SHARD_GRAD_OP's unsharded
  * layers, and one unit's unsharded gradients before their reduce-scatter.
@@ -477,10 +564,8 @@ function fsdpLayerBuffers(
   unit: LayerUnit,
 ): { gathered: Component[]; gatheredAt: GatheredAt | undefined; unitGradients: Component } {
   const setup = ctx.setup;
-  const { arch: a, inventory: inv } = ctx.model;
   const tp = ctx.layout.tensorParallel;
-  const { shardParams } = ctx.sharding;
-  const { weightBytes: wb, half, masterCopy } = ctx.dtypes;
+  const half = ctx.dtypes.half;
   const gathered: Component[] = [];
   let gatheredAt: GatheredAt | undefined;
   if (setup.fsdp !== 'shard_grad_op') {
@@ -495,53 +580,12 @@ function fsdpLayerBuffers(
         () => ({ unitParams: Math.round(unit.params) }),
       ),
     );
-    // Each layer unit is resharded after its forward (reshard_after_forward=True: FSDP2 FSDPParamGroup.post_forward,
-    // FSDP1 _post_forward_reshard). FSDP2's root pre-backward, which runs as the loss's backward starts, already
-    // prefetches the first unit of the backward (FSDP::backward_prefetch: CPU truth fsdp2/*-amp hold that unit at the
-    // loss backward); so does FSDP1's under BACKWARD_PRE (_pre_backward_hook -> _prefetch_handle, the unit after the
-    // root in reverse post-forward order: the H100 histories of Answer.AI's loop, llama-2-7b-lora-*-fsdp1-w2, gather
-    // it before the loss's gradients). Without it FSDP1 gathers that unit in the last layer's pre-backward hook,
-    // after the loss's backward. At the end, the first layer's unit has no unit left to prefetch but the root.
-    if (shardParams > 1) {
-      const oneUnit = (what: string): Component =>
-        comp(
-          ctx,
-          'gathered-params',
-          `FSDP all-gathered unit (${what})`,
-          unit.params * unit.bytesPerParam,
-          () => `1 unit x ${formatCount(unit.params)} params x ${unit.dtype}`,
-          () => ({ unitParams: Math.round(unit.params) }),
-        );
-      // FSDP1 with CPU offload keeps the computed layer's shard on the GPU beside it (terms/fsdp1-offload-shard-copy.ts).
+    if (ctx.sharding.shardParams > 1) {
       const copy = keepsOffloadShardCopy(ctx, unit.bytesPerParam)
         ? [offloadShardCopy(ctx, unit.params, 'layer unit')]
         : [];
       gathered.push(...copy);
-      gatheredAt = {
-        // FSDP1 prefetches no unit in the forward (forward_prefetch, False by default and in Accelerate's plugin):
-        // a layer's forward holds its own unit alone (the H100's fsdp1 points and the CPU's qlora/*-wide-*-fsdp1-*
-        // peak in the forward with one). FSDP2 also holds the previous all-gather output to the next copy-out.
-        ...(setup.fsdp_version !== 2 ? { forwardLayer: [oneUnit('current layer, no forward prefetch'), ...copy] } : {}),
-        forwardEnd: heldAtModelLoss(ctx) ? [lastAllGatherOutput(ctx, oneUnit)] : [],
-        loss: prefetchesAtLoss(ctx) ? [oneUnit('last layer, prefetched as the backward starts'), ...copy] : [],
-        lastLayer: prefetchesInLayerBackward(setup)
-          ? gathered
-          : [oneUnit('last layer, no backward prefetch into it'), ...copy],
-        // Without a prefetch FSDP1 still holds two units between two layers' backwards: the H100 histories of
-        // Llama-2-7B LoRA at 2 ranks (reentrant and not) and of Llama-3.1-70B LoRA at 8 with CPU offload gather the next
-        // layer's unit while the last one's is alive (two of 1,711.3 MB, with both 213.9 MB shard copies, at 70B).
-        ...(prefetchesInLayerBackward(setup)
-          ? {}
-          : {
-              layerTransition: [
-                oneUnit('the layer just done, not yet resharded'),
-                oneUnit('the next layer, gathered before it'),
-                ...copy,
-                ...copy,
-              ],
-            }),
-        firstLayer: [oneUnit('first layer'), ...copy],
-      };
+      gatheredAt = gatheredAtPoints(ctx, unit, gathered, copy);
     }
   } else {
     gathered.push(
@@ -555,38 +599,12 @@ function fsdpLayerBuffers(
       ),
     );
   }
-  // Unsharded gradients of one unit before reduce-scatter (param dtype, plus the fp32 reduce copy under mixed precision).
-  // Adapters inside FSDP1 layer units compute the whole unit's gradient (estimate/fsdp-units.ts).
-  const wholeUnit = setup.method === 'full' || adaptersInLayerUnits(ctx);
-  // With each adapter a unit of its own (PEFT's policy under FSDP1), an adapter's post-backward hook reduce-scatters
-  // its gradient as soon as it is made: one adapter's unsharded gradient at a time, the largest (CPU truth
-  // qlora/llama-wide-w2-fsdp1-qlora-all-ckpt-reentrant: 44,032 x 2 B at the first layer's down_proj backward).
-  const oneAdapter = !wholeUnit && adaptersInOwnUnits(setup) && inv.savedModules === 0;
-  const layerAdapters = inv.trainable / Math.max(1, a.layers);
-  const unitTrain = wholeUnit
-    ? unit.grads
-    : oneAdapter
-      ? Math.min(inv.largestTrainableTensor, layerAdapters)
-      : layerAdapters;
-  // FSDP2 copies them into a reduce-scatter input of S padded shards (fsdp2-padding.ts).
-  const reduceUnit = wholeUnit ? unit.params : unitTrain;
-  const reduceCopy = masterCopy || wb === 4 ? 4 : 0;
+  const grads = unitGradientsOf(ctx, unit);
   if (gatheredAt && prefetchesInLayerBackward(setup) && st.layersHere > 1) {
-    const layerGradBytes = (unitTrain * ctx.dtypes.gradBytes) / ctx.sharding.shardGrads;
+    const layerGradBytes = (grads.trained * ctx.dtypes.gradBytes) / ctx.sharding.shardGrads;
     gatheredAt = { ...gatheredAt, secondLayer: { units: gatheredAt.lastLayer, layerGradBytes } };
   }
-  const unitGradients = comp(
-    ctx,
-    'gathered-grads',
-    'FSDP unsharded gradients of one unit',
-    unitTrain * half + reduceUnit * reduceCopy,
-    () =>
-      reduceUnit === unitTrain
-        ? `${formatCount(unitTrain)} params x (${half} B grad${reduceCopy ? ' + 4 B fp32 reduce copy' : ''})`
-        : `${formatCount(unitTrain)} params x ${half} B grad + ${formatCount(reduceUnit)} padded x 4 B fp32 reduce copy`,
-    () => ({}),
-  );
-  return { gathered, gatheredAt, unitGradients };
+  return { gathered, gatheredAt, unitGradients: grads.component };
 }
 
 /**
