@@ -12,16 +12,28 @@ const isolatedEnv = {
   HF_HUB_CACHE: path.join(os.tmpdir(), 'vram-lens-no-cache'),
   XDG_CACHE_HOME: path.join(os.tmpdir(), 'vram-lens-no-cache'),
 };
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+/** The CLI run in a folder (the repository's by default), with what it printed. */
+async function cliIn(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await run(args, {
     out: (s) => (out += `${s}\n`),
     err: (s) => (err += `${s}\n`),
-    cwd: repo,
+    cwd,
     env: isolatedEnv,
   });
   return { code, out, err };
+}
+const cli = (...args: string[]): ReturnType<typeof cliIn> => cliIn(repo, ...args);
+
+/** A temporary project folder with these files (paths relative to it). */
+function projectWith(files: Record<string, string>): string {
+  const dir = tempDir('vram-lens-cli-');
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
 }
 
 describe('cli: vram-lens estimate', async () => {
@@ -120,7 +132,6 @@ describe('cli: vram-lens estimate', async () => {
     // nasim-raj-laskar/QwenDrive-QLoRA: train.py loads configs/{model,lora,training}.yaml with one loader function
     // and passes them to src/pipeline.py's run_training_pipeline, which passes them on to src/model.py's load_model and
     // src/trainer.py's build_trainer (train_cfg["training"]); health/eval.py loads training.yaml too and trains nothing.
-    const dir = tempDir('vram-lens-cli-');
     const files: Record<string, string> = {
       'configs/model.yaml': 'model_name: Qwen/Qwen2.5-3B-Instruct\n',
       'configs/training.yaml':
@@ -150,14 +161,8 @@ describe('cli: vram-lens estimate', async () => {
         '        gradient_accumulation_steps=training_cfg["gradient_accumulation_steps"])\n' +
         '    return Trainer(model=model, args=args)\n',
     };
-    for (const [rel, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), text);
-    }
-    let out = '';
-    let err = '';
-    const io = { out: (s: string) => (out += `${s}\n`), err: (s: string) => (err += `${s}\n`), env: isolatedEnv };
-    assert.equal(await run(['estimate', 'configs/training.yaml'], { ...io, cwd: dir }), 0, err);
+    const { code, out, err } = await cliIn(projectWith(files), 'estimate', 'configs/training.yaml');
+    assert.equal(code, 0, err);
     assert.match(err, /training\.yaml is not a config alone; read as the run of train\.py, which reads it \(1 other/);
     // The model from model.yaml through two modules; the batch 2 x accumulation 4 from training.yaml's `training`.
     assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-3B-Instruct \(1 GPU, data parallel 1, global batch 8\)/);
@@ -167,7 +172,6 @@ describe('cli: vram-lens estimate', async () => {
   it("a YAML no file names but a script's own usage line is read as that script's run", async () => {
     // baremetaldevx86/Qwen-2.5-1.5B-GRPO: scripts/run_grpo.py requires --config, and its docstring shows
     // `python scripts/run_grpo.py --config configs/grpo.yaml`; configs/grpo.yaml alone is a project YAML.
-    const dir = tempDir('vram-lens-cli-');
     const files: Record<string, string> = {
       'configs/grpo.yaml': 'model_path: Qwen/Qwen2.5-1.5B\nper_device_train_batch_size: 4\n',
       'scripts/run_grpo.py':
@@ -179,14 +183,8 @@ describe('cli: vram-lens estimate', async () => {
         'Trainer(model=model, args=TrainingArguments(output_dir="o",\n' +
         '    per_device_train_batch_size=cfg["per_device_train_batch_size"])).train()\n',
     };
-    for (const [rel, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), text);
-    }
-    let out = '';
-    let err = '';
-    const io = { out: (s: string) => (out += `${s}\n`), err: (s: string) => (err += `${s}\n`), env: isolatedEnv };
-    assert.equal(await run(['estimate', 'configs/grpo.yaml'], { ...io, cwd: dir }), 0, err);
+    const { code, out, err } = await cliIn(projectWith(files), 'estimate', 'configs/grpo.yaml');
+    assert.equal(code, 0, err);
     assert.match(
       err,
       /configs\/grpo\.yaml gives no estimate alone; read as the run of scripts\/run_grpo\.py, which runs it/,
