@@ -168,9 +168,7 @@ export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, dept
   const obj = head?.name === 'MemberExpression' ? head.firstChild : null;
   let root = obj;
   while (root?.name === 'MemberExpression') root = root.firstChild;
-  // `self.cfg.get(...)`: what `__init__` set `self.cfg` to (attributes.ts initAttribute).
-  const own = root?.name === 'VariableName' && file.text.slice(root.from, root.to) === 'self' && loadsData(file);
-  if (!obj || !callee.endsWith('.get') || root?.name !== 'VariableName' || !(own || holdsLoadedData(file, root)))
+  if (!obj || !callee.endsWith('.get') || root?.name !== 'VariableName' || !holdsLoadedData(file, root))
     return undefined;
   const d = file.evalNode(obj, depth + 1);
   if (d.k !== 'data') return undefined;

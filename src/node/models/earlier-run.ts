@@ -128,6 +128,14 @@ function findRun(ref: string, search: Search, hops: number): EarlierRun | undefi
 }
 
 /**
+ * Searches made in the last seconds, by folder, naming file and reference: the editor resolves the model again on every
+ * change of a file, and a search reads every file under the folder. An answer stands for RECENT_MS.
+ */
+const recent = new Map<string, { readonly at: number; readonly run: EarlierRun | undefined }>();
+const RECENT_MS = 5000;
+const RECENT_MAX = 32;
+
+/**
  * The earlier run of the project whose output folder `ref` is, among the files under the working folder (the folder of
  * the file that names it where that is outside): undefined when no such file writes that folder.
  */
@@ -140,6 +148,13 @@ export function earlierRun(
   const cwd = path.resolve(opts.cwd);
   const inside = from === undefined || !path.relative(cwd, from).startsWith('..');
   const root = inside ? cwd : path.dirname(from);
+  const key = `${root}\0${from ?? ''}\0${ref}`;
+  const now = Date.now();
+  const cached = recent.get(key);
+  if (cached && now - cached.at < RECENT_MS) return cached.run;
   const files = candidates(root).filter((f) => /\.(ya?ml|json|sh|py|ipynb|toml)$/i.test(f));
-  return findRun(ref, { root, files, policy, exclude: from ?? '' }, 0);
+  const run = findRun(ref, { root, files, policy, exclude: from ?? '' }, 0);
+  if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
+  recent.set(key, { at: now, run });
+  return run;
 }
