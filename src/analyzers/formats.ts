@@ -110,13 +110,14 @@ const TRAINING_FUNCTION = /^(train_\w+|\w+_train|(?:run|start|do|launch|begin)_t
 /**
  * A script that imports a training function of its project and calls it (`from models.train_model import
  * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py), or a function that builds a
- * trainer whose `.train()` it calls (`trainer = get_trainer(...)`): read for the modules it calls.
+ * trainer whose `.train()` it calls (`trainer = get_trainer(...)`): read for the modules it calls. The import may be
+ * inside a function (`def main(): from src.sft_training import train_sft_ideology`, a lazy import).
  * A bare `train` counts only in a file named for training (above): `serve.py` may import one too.
  */
 function callsImportedTraining(text: string): boolean {
   const head = text.slice(0, 20_000);
   let names = 0;
-  for (const m of head.matchAll(/^from\s+\.?[\w.]+\s+import\s+(?:\(([^)]*)\)|([\w \t,]+))/gm)) {
+  for (const m of head.matchAll(/^[ \t]*from\s+\.?[\w.]+\s+import\s+(?:\(([^)]*)\)|([\w \t,]+))/gm)) {
     for (const name of (m[1] ?? m[2] ?? '').split(',').map((x) => x.trim())) {
       // A script imports a few dozen names at most; past that it is no script to detect by them.
       if (++names > 200) return false;

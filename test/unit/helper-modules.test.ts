@@ -286,6 +286,66 @@ def load_for_inference(path):
     assert.match(model?.rawValue ?? '', /the script's call of load_model\(\) \(line 5\)/);
   });
 
+  it('a script that imports its training function inside main() is read for that module (MaxiRuess/preference-collapse-dpo)', () => {
+    // scripts/05a_train_sft.py: no ML import of its own; main() loads `--config` (default configs/config.yaml), then
+    // `from src.sft_training import train_sft_ideology` and calls it with the loaded dict, whose
+    // `config["training"].get("sft_base_model", ...)` and `sft` section give the model and the batch (abridged).
+    const script = [
+      'import argparse',
+      'import yaml',
+      'def main():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--config", default="configs/config.yaml")',
+      '    args = parser.parse_args()',
+      '    with open(args.config) as f:',
+      '        config = yaml.safe_load(f)',
+      '    from src.sft_training import train_sft_ideology',
+      '    train_sft_ideology(None, config, "sft_right")',
+      'if __name__ == "__main__":',
+      '    main()',
+      '',
+    ].join('\n');
+    const module = [
+      'from transformers import AutoModelForCausalLM',
+      'from trl import SFTConfig, SFTTrainer',
+      'def train_sft_ideology(sft_dataset, config, condition_name):',
+      '    base = config["training"].get("sft_base_model", "mistralai/Mistral-7B-Instruct-v0.2")',
+      '    sft_cfg = config["training"].get("sft", {})',
+      '    model = AutoModelForCausalLM.from_pretrained(base)',
+      '    args = SFTConfig(output_dir="o", per_device_train_batch_size=sft_cfg.get("per_device_batch_size", 4),',
+      '                     gradient_accumulation_steps=sft_cfg.get("gradient_accumulation_steps", 2), bf16=True)',
+      '    SFTTrainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const yaml = [
+      'training:',
+      '  sft_base_model: "mistralai/Mistral-7B-v0.1"',
+      '  sft:',
+      '    per_device_batch_size: 8',
+      '    gradient_accumulation_steps: 3',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('scripts/05a_train_sft.py', script), 'hf-python');
+    const dir = tempDir('vram-lens-lazy-import-');
+    const files: Record<string, string> = {
+      'scripts/05a_train_sft.py': script,
+      'src/sft_training.py': module,
+      'configs/config.yaml': yaml,
+    };
+    for (const [p, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+      fs.writeFileSync(path.join(dir, p), text);
+    }
+    const entry = path.join(dir, 'scripts/05a_train_sft.py');
+    const r = runPipeline([{ file: entry, text: script }], nodeFileReader(dir), {});
+    assert.ok(r.files.some((f) => f.file === path.join(dir, 'src/sft_training.py')));
+    const s = r.setup;
+    assert.deepEqual(
+      [s?.model, s?.micro_batch_size, s?.gradient_accumulation_steps],
+      ['mistralai/Mistral-7B-v0.1', 8, 3],
+    );
+  });
+
   it("a static or class method called through the imported class takes the call's arguments", () => {
     // alijammoul2005/fineTune main.py: `from src.model_eng import ModelEngine`, then
     // `ModelEngine.build_qlora_model(MODEL_ID, {...})`, a @staticmethod whose `from_pretrained(model_id, ...)` loads it;
