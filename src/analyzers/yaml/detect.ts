@@ -272,8 +272,10 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
     !keys.has('base_model')
   )
     return 'litgpt-yaml';
+  // Axolotl names its model `base_model`; TRL's ModelConfig shares load_in_4bit / load_in_8bit with it, and TRL recipes
+  // often carry a wandb_project of their script's own: a file that names `model_name_or_path` instead is not Axolotl's.
   const axolotl = count(AXOLOTL);
-  if (keys.has('base_model') || axolotl >= 3) return 'axolotl-yaml';
+  if (keys.has('base_model') || (axolotl >= 3 && !keys.has('model_name_or_path'))) return 'axolotl-yaml';
   if ((count(HF) >= 2 || count(HF_STRONG) >= 1) && !keys.has('stage') && !keys.has('finetuning_type')) return 'hf-yaml';
   if (count(LLAMAFACTORY) >= 2) return 'llamafactory-yaml';
   return undefined;

@@ -342,6 +342,24 @@ describe('detectYamlFormat', () => {
     assert.equal(detectYamlFormat('model_name_or_path:\n  Qwen/Qwen2.5-0.5B\nlearning_rate:\n  0.0001\n'), 'hf-yaml');
   });
 
+  it("a TRL recipe with ModelConfig's quantization switches and a wandb_project is TRL's, not Axolotl's", () => {
+    // MS0117/ATP configs/grpo.yaml (abridged): load_in_4bit, load_in_8bit and wandb_project are among Axolotl's keys
+    // too, but Axolotl names its model base_model, never model_name_or_path.
+    const recipe = [
+      'model_name_or_path: kfdong/STP_model_Lean_0320',
+      'per_device_train_batch_size: 8',
+      'num_generations: 4',
+      'use_peft: true',
+      'load_in_4bit: false',
+      'load_in_8bit: false',
+      'lora_r: 64',
+      'wandb_project: ATP',
+      '',
+    ].join('\n');
+    assert.equal(detectYamlFormat(recipe), 'hf-yaml');
+    assert.equal(detectYamlFormat(recipe.replace('model_name_or_path', 'base_model')), 'axolotl-yaml');
+  });
+
   it('returns undefined for scenario files, empty texts and unrelated YAML', () => {
     assert.equal(
       detectYamlFormat('model: meta-llama/Llama-2-7b-hf\nmicro_batch_size: 2\n', 'run.vram.yaml'),
