@@ -485,9 +485,15 @@ function parentOf(path: string): string {
   return i < 0 ? '.' : i === 0 ? '/' : p.slice(0, i);
 }
 
-/** `a / b` of two paths (os.path.join's rule: an absolute b replaces a); a relative result keeps its `./`. */
+/**
+ * `a / b` of two paths (os.path.join's rule: an absolute b replaces a); a relative result keeps its `./`. A folder of
+ * the script's own path (`PROJECT_ROOT = Path(__file__).resolve().parents[2]`, here `../..`) is absolute in Python, and
+ * so is a path already joined onto it: `PROJECT_ROOT / config_path` where `config_path = PROJECT_ROOT / args.config`
+ * (`../../config/x.yaml`) is that path, not the root joined twice.
+ */
 function joinPath(a: string, b: string): string {
   if (b.startsWith('/')) return b;
+  if (/^\.\.?(?:\/\.\.)*$/.test(a) && a !== '.' && b.startsWith(`${a}/`)) return b;
   if (a === '.' || a === '') return `./${b}`;
   return a.endsWith('/') ? a + b : `${a}/${b}`;
 }

@@ -720,6 +720,30 @@ describe("hf-python: the script's own values", () => {
     );
   });
 
+  it("a path joined onto the script's root twice is that path (xsxmt0721/Qwen-GRPO-Text2KG)", () => {
+    // src/alignment/nodes_grpotrainer.py: PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent; main() passes
+    // str(PROJECT_ROOT / args.config) and run_grpo_training joins PROJECT_ROOT onto it again, which Python's absolute
+    // paths leave as it is: config/grpo_nodes.yaml at the repository's root (abridged).
+    const text = [
+      'PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent',
+      'def run(config_path="config/grpo_nodes.yaml"):',
+      '    full = PROJECT_ROOT / config_path',
+      '    model = AutoModelForCausalLM.from_pretrained(str(full))',
+      'def main():',
+      '    ap = argparse.ArgumentParser()',
+      '    ap.add_argument("--config", default="config/grpo_nodes.yaml")',
+      '    args = ap.parse_args()',
+      '    run(config_path=str(PROJECT_ROOT / args.config))',
+      'main()',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'model')?.value, '../../config/grpo_nodes.yaml');
+    // A relative path written onto the root that does not start from it is joined as it is.
+    const once =
+      'ROOT = Path(__file__).resolve().parents[2]\nm = AutoModelForCausalLM.from_pretrained(ROOT / "../x")\n';
+    assert.equal(last(analyzeHfPython(once), 'model')?.value, '../../../x');
+  });
+
   it('Path(x).expanduser() and os.getenv("X", default) keep the value they wrap (self-llm DeepSeek-V4-Flash LoRA)', () => {
     const text = [
       'DEFAULT_MODEL_PATH = "Qwen/Qwen3-8B"',
