@@ -110,7 +110,7 @@ const TRAINING_FUNCTION = /^(train_\w+|\w+_train|(?:run|start|do|launch|begin)_t
 /**
  * A script that imports a training function of its project and calls it (`from models.train_model import
  * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py), or a function that builds a
- * trainer whose `.train()` it calls (`trainer = get_trainer(...)`): read for the modules it calls. The import may be
+ * trainer whose `.train()` it calls (`trainer = get_trainer(...)`, `set_trainer(...)`): read for the modules it calls. The import may be
  * inside a function (`def main(): from src.sft_training import train_sft_ideology`, a lazy import).
  * A bare `train` counts only in a file named for training (above): `serve.py` may import one too.
  */
@@ -123,7 +123,7 @@ function callsImportedTraining(text: string): boolean {
       if (++names > 200) return false;
       const rest = head.slice((m.index ?? 0) + m[0].length);
       // `trainer = get_trainer(model, ...)` then `trainer.train()`: a trainer a project module builds.
-      if (/^(?:get|build|create|make|setup|init)_?\w*trainer$/i.test(name)) {
+      if (/^(?:get|build|create|make|setup|set|init|prepare|load|configure|construct)_?\w*trainer$/i.test(name)) {
         const bound = new RegExp(`^[ \\t]*(\\w+)\\s*=\\s*${name}\\(`, 'm').exec(rest);
         if (bound && new RegExp(`\\b${bound[1]}\\.train\\(`).test(rest)) return true;
         continue;

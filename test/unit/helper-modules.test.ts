@@ -555,6 +555,24 @@ describe('config objects a project module builds at its top level', () => {
     assert.ok(r.files.some((f) => f.file === '/p/configs/lora_config.py'));
   });
 
+  it('a trainer built by a set_ / prepare_ / load_ function of the project makes the script an entry point', () => {
+    // SabaPivot/kmmlu_summary train/main.py: `from train import set_trainer`, then in main()
+    // `trainer = set_trainer(model, tokenizer, train_data)` and `trainer.train()`; no ML import of its own.
+    for (const verb of ['set', 'prepare', 'load', 'configure']) {
+      const main = [
+        'import yaml',
+        `from train import ${verb}_trainer`,
+        'def main():',
+        `    trainer = ${verb}_trainer(None, None, None)`,
+        '    trainer.train()',
+        '',
+      ].join('\n');
+      assert.equal(detectFormat('/p/main.py', main), 'hf-python', verb);
+    }
+    // Without the .train() call the function's name alone says nothing.
+    assert.equal(detectFormat('/p/main.py', 'from train import set_trainer\nt = set_trainer()\n'), undefined);
+  });
+
   it("a package's __init__.py the script imports from, and its LoraConfig on a branch the script's defaults switch off", () => {
     // FreedomIntelligence/LLMZoo train.py: `from llmzoo.models import build_model` (llmzoo/models/__init__.py), whose
     // `if model_args.lora:` builds the LoraConfig; ModelArguments has `lora: bool = False` beside `lora_r = 16`.
