@@ -204,13 +204,19 @@ function holdsLoadedData(file: PythonFile, name: SyntaxNode, hops = 0): boolean 
   const found = file.lookup(file.text.slice(name.from, name.to), name);
   if (found.k === 'none') return found.param !== undefined;
   if (found.binding.kind !== 'assign' || !found.binding.valueNode) return false;
-  const value = found.binding.valueNode;
+  return valueHoldsData(file, found.binding.valueNode, hops);
+}
+
+/** Whether a name's value may be loaded data: a loader's call, a part of a name that holds it, or either passed through. */
+function valueHoldsData(file: PythonFile, value: SyntaxNode, hops: number): boolean {
   if (
     LOADER_CALL.test(file.text.slice(value.from, value.to)) ||
     loaderReturn(file, value) !== undefined ||
     importedLoaderOf(file, value) !== undefined
   )
     return true;
+  const through = value.name === 'CallExpression' ? passedThrough(file, value) : undefined;
+  if (through) return hops < MAX_HOPS && valueHoldsData(file, through, hops + 1);
   const root = partOf(file, value);
   return root !== undefined && holdsLoadedData(file, root, hops + 1);
 }
@@ -256,6 +262,30 @@ export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: nu
   const returned = loaderReturn(file, call);
   const v = returned ? file.evalNode(spreadItems(file.text, returned) ?? returned, depth + 1) : undefined;
   return v?.k === 'data' ? v : undefined;
+}
+
+/**
+ * A call of a function of the file that hands back the mapping it is given (`apply_overrides(load_config(args.config),
+ * args.set)`, whose one return is `return cfg` of its parameter, changed in place at most): the argument's loaded data,
+ * as the function leaves it without overrides (a launch line's `--set` items are not applied).
+ */
+export function passedThroughData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
+  const arg = passedThrough(file, call);
+  const v = arg ? file.evalNode(arg, depth + 1) : undefined;
+  return v?.k === 'data' ? v : undefined;
+}
+
+/** The argument a call of a function of the file hands back (its one return is that parameter, never bound anew). */
+function passedThrough(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
+  const body = calledFunctionBody(file, call);
+  const returned = body ? soleReturn(body)?.lastChild : undefined;
+  if (!body?.parent || returned?.name !== 'VariableName') return undefined;
+  const name = file.text.slice(returned.from, returned.to);
+  const index = parameters(file.text, body.parent.getChild('ParamList')).findIndex((p) => p.name === name);
+  const rebound = new RegExp(`^[ \\t]*${name}[ \\t]*=(?!=)`, 'm');
+  if (index < 0 || rebound.test(file.text.slice(body.from, body.to))) return undefined;
+  const a = file.args(call);
+  return a.entries.find((e) => e.rawKey === name)?.valueNode ?? a.positional[index];
 }
 
 /** A call of a function of the file that returns the contents of the file its parameter names: that file's data. */

@@ -14,7 +14,7 @@ import {
   staticStringCall,
 } from './expressions';
 import { classConstant } from './class-constants';
-import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData } from './data-files';
+import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData, passedThroughData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue } from './script-defaults';
 import { clip, fmt, parseNumber, pyTruthy } from './syntax';
@@ -61,6 +61,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     downloadedRepo(file, node, callee, depth) ??
     loadedData(file, node, callee, depth) ??
     loaderFunctionData(file, node, depth) ??
+    passedThroughData(file, node, depth) ??
     dataGet(file, node, callee, depth) ??
     namespaceData(file, node, depth) ??
     staticStringCall(file, node, depth) ??

@@ -87,6 +87,46 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it('a function of the script that hands back the mapping it is given keeps its items (TheSleepGod/RL)', () => {
+    // sft/train_sft_lora.py: `cfg = apply_overrides(load_config(args.config), args.set)`, where apply_overrides sets
+    // the launch line's `key=value` items in place and returns cfg (abridged); with no --set, the file's items.
+    const script = [
+      'import argparse, yaml',
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'def load_config(path):',
+      '    with open(path) as f:',
+      '        return yaml.safe_load(f)',
+      'def apply_overrides(cfg, overrides):',
+      '    for it in overrides or []:',
+      '        k, v = it.split("=", 1)',
+      '        cfg[k] = v',
+      '    return cfg',
+      'def rebuilt(cfg):',
+      '    cfg = dict(cfg)',
+      '    return cfg',
+      'ap = argparse.ArgumentParser()',
+      'ap.add_argument("--config", default="configs/sft.yaml")',
+      'ap.add_argument("--set", nargs="*", default=None)',
+      'args = ap.parse_args()',
+      'cfg = apply_overrides(load_config(args.config), args.set)',
+      'model = AutoModelForCausalLM.from_pretrained(cfg["model_name"])',
+      'other = AutoModelForCausalLM.from_pretrained(rebuilt(load_config(args.config))["model_name"])',
+      'tcfg = cfg["train"]',
+      'targs = TrainingArguments(output_dir="o", per_device_train_batch_size=int(tcfg.get("batch", 2)))',
+      '',
+    ].join('\n');
+    const files: Record<string, string> = {
+      'configs/sft.yaml': 'model_name: meta-llama/Meta-Llama-3-8B\ntrain:\n  batch: 4\n',
+    };
+    const r = analyzeHfPython(script, undefined, (p) => (files[p] ? { text: files[p], shownAs: p } : undefined));
+    const models = r.facts.filter((f) => f.key === 'model');
+    assert.equal(models[0]?.value, 'meta-llama/Meta-Llama-3-8B');
+    // A function that binds its parameter anew is not read through.
+    assert.notEqual(models[1]?.value, 'meta-llama/Meta-Llama-3-8B');
+    // A part of the mapping and its .get(...) items.
+    assert.equal(value(r, 'microBatchSize')?.value, 4);
+  });
+
   it('YAML items and OmegaConf attributes; the run of the script with the YAML says nothing of its format', () => {
     const script = [
       'import yaml',
