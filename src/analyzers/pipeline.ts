@@ -2,7 +2,7 @@
 // references it makes (a DeepSpeed JSON named by TrainingArguments, a launcher flag, an Accelerate or Axolotl
 // key) relative to the referencing file (collect/), then merge everything with precedence and tool defaults.
 // Pure: file access goes through the FileReader the caller provides (the CLI and the extension each have one).
-import { msg, type Fact } from './facts';
+import { msg, type Fact, type LaunchArgument } from './facts';
 import { catalogResolver, resolveScenarios, type ModelResolver, type Overrides } from './resolve';
 import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution } from './resolve';
 import { ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
@@ -24,6 +24,13 @@ export interface InputFile {
   readonly file: string;
   readonly text: string;
   readonly languageId?: string;
+  /**
+   * For a Python script given as the run's entry: the options it is run with, as a launch line would pass them (a
+   * config file handed to the script's `--config` that no file of the project names: node/config-readers.ts).
+   */
+  readonly args?: readonly LaunchArgument[];
+  /** For a shell script given as the run's entry: the words it is run with (`bash train.sh configs/x.yaml`). */
+  readonly words?: readonly string[];
 }
 
 export interface PipelineResult {

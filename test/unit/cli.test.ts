@@ -192,6 +192,70 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B \(1 GPU, data parallel 1, global batch 4\)/);
   });
 
+  describe('a YAML that no file names, read by the script that takes configs like it', () => {
+    // Sunshine535/nips-grpo-dynamics: scripts/run_sage_grpo.py's --config defaults to configs/sage_grpo_minimal.yaml;
+    // configs/grpo_9b.yaml beside it is named by no file. TheSleepGod/RL: sft/train_sft_lora.py requires --config
+    // and scripts/sft_run_accelerate.sh passes it `CFG=${1:-configs/sft_qwen2_7b.yaml}`. Abridged.
+    const script = (option: string) =>
+      'import argparse, yaml\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      `ap = argparse.ArgumentParser()\nap.add_argument("--config", ${option})\nargs = ap.parse_args()\n` +
+      'cfg = yaml.safe_load(open(args.config))\n' +
+      'model = AutoModelForCausalLM.from_pretrained(cfg["model"])\n' +
+      'Trainer(model=model, args=TrainingArguments(output_dir="o",\n' +
+      '    per_device_train_batch_size=cfg["batch"])).train()\n';
+    const yaml = (model: string, batch: number) => `model: ${model}\nbatch: ${batch}\n`;
+
+    it('the script whose --config default is a file beside it, given the YAML as its --config', async () => {
+      const files: Record<string, string> = {
+        'configs/minimal.yaml': yaml('Qwen/Qwen2.5-0.5B', 2),
+        'configs/grpo_9b.yaml': yaml('Qwen/Qwen2.5-7B', 3),
+        'scripts/run_grpo.py': script('default="configs/minimal.yaml"'),
+        // An evaluation script that takes configs the same way is not the run.
+        'scripts/eval_grpo.py': script('default="configs/minimal.yaml"'),
+      };
+      const { code, out, err } = await cliIn(projectWith(files), 'estimate', 'configs/grpo_9b.yaml');
+      assert.equal(code, 0, err);
+      assert.ok(
+        err.includes(
+          'configs/grpo_9b.yaml is not a config alone and no file of the project names it; read as the run of ' +
+            'scripts/run_grpo.py --config configs/grpo_9b.yaml (its --config reads configs/minimal.yaml, a file beside it)',
+        ),
+        err,
+      );
+      assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-7B \(1 GPU, data parallel 1, global batch 3\)/);
+    });
+
+    it("a launcher that passes the script its first argument runs it, with the launcher's GPUs", async () => {
+      const files: Record<string, string> = {
+        'configs/sft_llama3_8b.yaml': yaml('meta-llama/Meta-Llama-3-8B', 2),
+        'sft/train_sft_lora.py': script('required=True'),
+        'scripts/run.sh':
+          'CFG=${1:-configs/sft_qwen2_7b.yaml}\ntorchrun --nproc_per_node 4 sft/train_sft_lora.py --config "$CFG"\n',
+      };
+      const { code, out, err } = await cliIn(projectWith(files), 'estimate', 'configs/sft_llama3_8b.yaml');
+      assert.equal(code, 0, err);
+      assert.ok(
+        err.includes(
+          'read as the run of scripts/run.sh configs/sft_llama3_8b.yaml, which runs sft/train_sft_lora.py with it ' +
+            '(its --config has no value without a launch line)',
+        ),
+        err,
+      );
+      assert.match(out, /^VRAM Lens: meta-llama\/Meta-Llama-3-8B \(4 GPUs, data parallel 4, global batch 8\)/);
+    });
+
+    it('a script whose --config names a file in another folder is not offered', async () => {
+      const files: Record<string, string> = {
+        'configs/a.yaml': yaml('Qwen/Qwen2.5-0.5B', 2),
+        'other/b.yaml': yaml('Qwen/Qwen2.5-7B', 3),
+        'train.py': script('default="configs/a.yaml"'),
+      };
+      const { code, err } = await cliIn(projectWith(files), 'estimate', 'other/b.yaml');
+      assert.equal(code, 2);
+      assert.match(err, /not a recognised training config/);
+    });
+  });
+
   it('a setup the estimator refuses: exit 2 and the reason at the file and line that set it', async () => {
     const dir = tempDir('vram-lens-cli-');
     const file = path.join(dir, 'grpo.vram.yaml');

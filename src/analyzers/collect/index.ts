@@ -35,10 +35,30 @@ export interface CollectedFiles {
 /** Analyzes the given files and everything they reference. */
 export function collectFiles(inputs: readonly InputFile[], reader: FileReader): CollectedFiles {
   const collection = new FileCollection(inputs, reader);
-  for (const i of inputs) collection.visit(i.file, i.text, { role: 'config', depth: 0, languageId: i.languageId });
+  for (const i of inputs) collection.visit(i.file, i.text, { ...entryHow(i, reader), languageId: i.languageId });
   return {
     ...collection.collected,
     unrecognized: notLoadedData(collection.collected.unrecognized, collection.collected.files, reader),
+  };
+}
+
+/**
+ * How a given file is read: a config of the run; a script with the options, or a shell script with the words, it is
+ * given, as a launcher's script or a script another runs is.
+ */
+function entryHow(input: InputFile, reader: FileReader): VisitHow {
+  const { args, words } = input;
+  if (words) {
+    const shell = { words, exported: [], caller: 'the command line' };
+    return { role: 'config', depth: 0, forced: 'shell', shell };
+  }
+  if (!args) return { role: 'config', depth: 0 };
+  return {
+    role: 'config',
+    depth: 0,
+    forced: 'hf-python',
+    scriptArgs: args,
+    configArgs: () => scriptConfigArguments(reader, input.file, args),
   };
 }
 
