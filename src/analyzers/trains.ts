@@ -6,6 +6,14 @@ import type { Tool } from './facts';
 /** Tools whose facts say how a file trains: a Trainer, a TRL trainer, a loop it writes out, LitGPT, XTuner's runner. */
 export const TRAINING_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl', 'pytorch', 'litgpt', 'xtuner']);
 
+/** Tools of a file that loads or adapts a model without training it (an evaluation script's PEFT or Unsloth load). */
+const LOADING_ONLY: ReadonlySet<Tool> = new Set(['vram-lens', 'peft', 'unsloth']);
+
+/** Whether a file of a run trains: a trainer, a training loop, a launcher or a training tool's config among its tools. */
+export function runTrains(files: readonly { readonly facts: { readonly tools: readonly Tool[] } }[]): boolean {
+  return files.some((f) => f.facts.tools.some((t) => !LOADING_ONLY.has(t)));
+}
+
 /** The warning of a script that loads a model and has no trainer or loop (hf-python/index.ts noTrainingSeen). */
 export const NO_TRAINING_SEEN = 'no Trainer, TRL trainer or training loop in this file';
 

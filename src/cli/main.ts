@@ -4,11 +4,10 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/pipeline';
-import { detectFormat } from '../analyzers/detect';
 import { firstHeredoc } from '../analyzers/heredoc';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
-import type { Tool } from '../analyzers/facts';
+import { runTrains } from '../analyzers/trains';
 import { advise, type AdviceResult } from '../core';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
@@ -19,7 +18,7 @@ import type { Estimate, TrainingSetup } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
 import { launchersOf } from '../node/launchers';
-import { configReadersOf } from '../node/config-readers';
+import { impliedRunOf } from '../node/config-readers';
 import { readBounded } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core';
@@ -271,8 +270,8 @@ async function launchedRun(
 }
 
 /**
- * A YAML / JSON file that no file of the project runs or reads: the run of the first script that takes files like it
- * through a config option (node/config-readers.ts), given the file there, where that run reads it and trains.
+ * A YAML / JSON file that no file of the project runs or reads: the run of the script that takes files like it through
+ * a config option, or of its launcher (node/config-readers.ts), resolved as the other runs are.
  */
 async function readerRun(
   c: Command,
@@ -280,40 +279,15 @@ async function readerRun(
   { file, alone, overrides }: { file: string; alone: PipelineResult; overrides: Overrides },
 ): Promise<{ run: PipelineResult; said: string } | undefined> {
   if (!alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
-  const reader = nodeFileReader(io.cwd);
-  const readsIt = (run: PipelineResult): boolean =>
-    run.setup !== undefined && trains(run) && run.files.some((f) => path.resolve(io.cwd, f.file) === file);
+  const implied = impliedRunOf(file, io.cwd, nodeFileReader(io.cwd));
+  if (!implied) return undefined;
+  const run = await resolveRun(c, io, implied.inputs, overrides);
   const given = `vram-lens: ${path.relative(io.cwd, file)} is not a config alone and no file of the project names it`;
-  for (const r of configReadersOf(file, io.cwd, reader)) {
-    const text = reader.read(r.script);
-    if (text === undefined) continue;
-    const script = path.relative(io.cwd, r.script);
-    const value = r.args[0].value ?? '';
-    // A launcher of the script that takes its config as its first argument (`CFG=${1:-configs/sft_qwen.yaml}`) runs
-    // it with that launcher's GPUs and settings.
-    for (const launcher of launchersOf(r.script, io.cwd, reader)) {
-      const shell = reader.read(launcher);
-      if (shell === undefined || !/\$\{?1\b/.test(shell) || detectFormat(launcher, shell) !== 'shell') continue;
-      const run = await resolveRun(c, io, [{ file: launcher, text: shell, words: [value] }], overrides);
-      if (readsIt(run)) {
-        const said = `${given}; read as the run of ${path.relative(io.cwd, launcher)} ${value}, which runs ${script} with it (${r.why})`;
-        return { run, said };
-      }
-    }
-    const run = await resolveRun(c, io, [{ file: r.script, text, args: r.args }], overrides);
-    if (readsIt(run))
-      return { run, said: `${given}; read as the run of ${script} --${r.args[0].name} ${value} (${r.why})` };
-  }
-  return undefined;
+  return { run, said: `${given}; ${implied.said}` };
 }
-
-/** Tools of a file that loads or adapts a model without training it (an evaluation script's PEFT or Unsloth load). */
-const LOADING_ONLY: ReadonlySet<Tool> = new Set(['vram-lens', 'peft', 'unsloth']);
 
 /** Whether a file of the run trains: a trainer, a training loop, a launcher or a training tool's config. */
-function trains(run: PipelineResult): boolean {
-  return run.files.some((f) => f.facts.tools.some((t) => !LOADING_ONLY.has(t)));
-}
+const trains = (run: PipelineResult): boolean => runTrains(run.files);
 
 /**
  * The pipeline over the files, offline; with --allow-network, a second pass that fetches from the Hub the model the

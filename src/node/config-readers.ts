@@ -1,14 +1,64 @@
-// The scripts that may read a config file no file of the project names: a training script that takes its YAML or
-// JSON through an option (`--config`, `--config_path`, `--cfg`) whose default or usage line names a file beside it
-// (`configs/sft_qwen2_7b.yaml` for `configs/sft_llama3_8b.yaml`), or that has no value for the option at all. The CLI
-// given such a file alone reads it as the run of the first of them that reads it and trains (cli/main.ts). Text only;
-// files come through the pipeline's reader.
+// The run of a config file no file of the project names: a training script that takes its YAML or JSON through an
+// option (`--config`, `--config_path`, `--cfg`) whose default or usage line names a file beside it
+// (`configs/sft_qwen2_7b.yaml` for `configs/sft_llama3_8b.yaml`), or that has no value for the option at all, given
+// the file there, or a launch script of it that passes its first argument through, run with the file. The CLI given
+// such a file alone (cli/main.ts) and the editor's index of runs (server/runs.ts) read it as the first of these runs
+// that reads it and trains. Files come through the pipeline's reader.
 import * as path from 'node:path';
-import type { FileReader } from '../analyzers/pipeline';
+import { runPipeline, type FileReader, type InputFile } from '../analyzers/pipeline';
 import type { LaunchArgument } from '../analyzers/facts';
+import { detectFormat } from '../analyzers/detect';
 import { findReference } from '../analyzers/file-reader';
 import { usageArguments } from '../analyzers/hf-python/usage-line';
+import { runTrains } from '../analyzers/trains';
 import { candidates } from './candidates';
+import { launchersOf } from './launchers';
+
+/** A run that reads a file no file names: its entry, given as the pipeline's input, and what to say of it. */
+export interface ImpliedRun {
+  readonly entry: string;
+  readonly inputs: readonly InputFile[];
+  /** `read as the run of scripts/run_grpo.py --config configs/x.yaml (its --config reads ..., a file beside it)`. */
+  readonly said: string;
+}
+
+/**
+ * The first run that reads `file` and trains, of those the scripts that take configs like it make (configReadersOf):
+ * for each script, its launchers that pass their first argument on (`CFG=${1:-configs/sft_qwen2_7b.yaml}`), run with
+ * the file as that argument, then the script with the file as its option's value. Undefined for a file that is no
+ * YAML or JSON, or that none of them reads.
+ */
+export function impliedRunOf(file: string, root: string, reader: FileReader): ImpliedRun | undefined {
+  const target = path.resolve(file);
+  // A training config names its model somewhere (`model_name`, `base_model`, `model: {path: ...}`); a file that does
+  // not (a dataset card, a CI workflow, an environment) is not offered to the scripts, whose texts are then not read.
+  if (!/model/i.test(reader.read(target) ?? '')) return undefined;
+  const reads = (inputs: readonly InputFile[]): boolean => {
+    const run = runPipeline(inputs, reader, {});
+    return runTrains(run.files) && run.files.some((f) => path.resolve(f.file) === target);
+  };
+  for (const r of configReadersOf(target, root, reader)) {
+    const text = reader.read(r.script);
+    if (text === undefined) continue;
+    const script = path.relative(root, r.script);
+    const value = r.args[0].value ?? '';
+    for (const launcher of launchersOf(r.script, root, reader)) {
+      const shell = reader.read(launcher);
+      if (shell === undefined || !/\$\{?1\b/.test(shell) || detectFormat(launcher, shell) !== 'shell') continue;
+      const inputs = [{ file: launcher, text: shell, words: [value] }];
+      if (reads(inputs))
+        return {
+          entry: launcher,
+          inputs,
+          said: `read as the run of ${path.relative(root, launcher)} ${value}, which runs ${script} with it (${r.why})`,
+        };
+    }
+    const inputs = [{ file: r.script, text, args: r.args }];
+    if (reads(inputs))
+      return { entry: r.script, inputs, said: `read as the run of ${script} --${r.args[0].name} ${value} (${r.why})` };
+  }
+  return undefined;
+}
 
 /** A script that may take the file through one of its options. */
 export interface ConfigReader {
@@ -85,7 +135,7 @@ function words(file: string): string[] {
  * name shares a stage word with the file's (`train_sft.py` for `sft_ultrachat.yaml`). Scripts named for evaluation or
  * inference, and those whose option names a file elsewhere, are left out.
  */
-export function configReadersOf(file: string, root: string, reader: FileReader): ConfigReader[] {
+function configReadersOf(file: string, root: string, reader: FileReader): ConfigReader[] {
   const target = path.resolve(file);
   const ext = path.extname(target).toLowerCase();
   if (!/^\.(ya?ml|json)$/.test(ext)) return [];

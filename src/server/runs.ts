@@ -8,6 +8,7 @@ import { analyzeAs, detectFormat } from '../analyzers/detect';
 import { usageFiles } from '../node/launchers';
 import { projectModules, referencedPath, type InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
+import { impliedRunOf, type ImpliedRun } from '../node/config-readers';
 import type { Workspace } from './workspace';
 
 /** Files analyzed per slice of the background scan. */
@@ -28,6 +29,8 @@ export class RunIndex {
   private scanning = false;
   /** The entry the user chose for a file that belongs to several runs. */
   private readonly choices = new Map<string, string>();
+  /** For a YAML / JSON file no other file references: the run of the script that takes configs like it, or null. */
+  private readonly implied = new Map<string, ImpliedRun | null>();
 
   constructor(
     private readonly workspace: Workspace,
@@ -42,6 +45,7 @@ export class RunIndex {
   /** Starts (or restarts) the background scan of the workspace folders. */
   rebuild(): void {
     this.refs.clear();
+    this.implied.clear();
     this.pending = this.workspace.roots.flatMap((root) => candidates(root));
     this.complete = false;
     this.scheduleScan();
@@ -49,6 +53,8 @@ export class RunIndex {
 
   /** A file changed, appeared or disappeared: its references are read again. */
   update(file: string): void {
+    // A script or launcher that changed may now take (or no longer take) a config no file names.
+    if (!/\.(ya?ml|json)$/i.test(file)) this.implied.clear();
     const before = JSON.stringify(this.refs.get(file) ?? null);
     const now = this.referencesOf(file);
     if (now === undefined) this.refs.delete(file);
@@ -60,9 +66,29 @@ export class RunIndex {
     this.choices.set(file, entry);
   }
 
-  /** The runs a file belongs to, one per entry file (none when no other file references it). */
+  /**
+   * The runs a file belongs to, one per entry file; for a YAML or JSON file that no other file references and no
+   * format reads alone, the run of the script that takes configs like it (node/config-readers.ts), if one reads it.
+   */
   runsOf(file: string): Run[] {
-    return this.entriesOf(file).map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
+    const entries = this.entriesOf(file);
+    if (entries.length > 0) return entries.map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
+    const implied = this.impliedRunOf(file);
+    if (!implied) return [];
+    const inputs = implied.inputs.map((i) => ({ ...i, text: this.workspace.currentText(i.file) ?? i.text }));
+    return [{ entry: implied.entry, inputs }];
+  }
+
+  private impliedRunOf(file: string): ImpliedRun | undefined {
+    const text = /\.(ya?ml|json)$/i.test(file) ? this.workspace.currentText(file) : undefined;
+    if (text === undefined || detectFormat(file, text) !== undefined) return undefined;
+    let found = this.implied.get(file);
+    if (found === undefined) {
+      const cwd = this.workspace.cwdOf(file);
+      found = impliedRunOf(file, cwd, this.workspace.reader(cwd)) ?? null;
+      this.implied.set(file, found);
+    }
+    return found ?? undefined;
   }
 
   /** The run the analysis of a file follows: the chosen one, else the first entry in path order. */

@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RunIndex } from '../../src/server/runs';
+import { runPipeline } from '../../src/analyzers/pipeline';
 import { Workspace } from '../../src/server/workspace';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { pathToFileURL } from 'node:url';
@@ -130,6 +131,42 @@ describe('runs: the workspace index of which file runs which', () => {
       index.runsOf(path.join(dir, 'src/pkg/train.py')).map((r) => r.entry),
       [path.join(dir, 'scripts/train.sh')],
     );
+  });
+
+  it('a project YAML no file names belongs to the run of the script whose --config takes files beside it', async () => {
+    // Sunshine535/nips-grpo-dynamics (abridged): scripts/run_grpo.py's --config defaults to configs/minimal.yaml;
+    // configs/grpo_9b.yaml is named by no file. Its run is the script given it as --config, until the script changes.
+    const script =
+      'import argparse, yaml\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'ap = argparse.ArgumentParser()\nap.add_argument("--config", default="configs/minimal.yaml")\n' +
+      'args = ap.parse_args()\ncfg = yaml.safe_load(open(args.config))\n' +
+      'model = AutoModelForCausalLM.from_pretrained(cfg["model"])\n' +
+      'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=cfg["batch"])).train()\n';
+    const { dir, workspace } = workspaceWith({
+      'configs/minimal.yaml': 'model: Qwen/Qwen2.5-0.5B\nbatch: 2\n',
+      'configs/grpo_9b.yaml': 'model: Qwen/Qwen2.5-7B\nbatch: 3\n',
+      'scripts/run_grpo.py': script,
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    const yaml = path.join(dir, 'configs/grpo_9b.yaml');
+    const [run] = index.runsOf(yaml);
+    assert.equal(run?.entry, path.join(dir, 'scripts/run_grpo.py'));
+    assert.deepEqual(
+      run.inputs[0].args?.map((a) => [a.name, a.value]),
+      [['config', 'configs/grpo_9b.yaml']],
+    );
+    const r = runPipeline(
+      [...run.inputs, { file: yaml, text: fs.readFileSync(yaml, 'utf8') }],
+      workspace.reader(dir),
+      {},
+    );
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['Qwen/Qwen2.5-7B', 3]);
+    // The script no longer takes --config: the YAML has no run.
+    const changed = path.join(dir, 'scripts/run_grpo.py');
+    workspace.setOpen(TextDocument.create(pathToFileURL(changed).href, 'python', 2, 'print("hello")\n'));
+    index.update(changed);
+    assert.deepEqual(index.runsOf(yaml), []);
   });
 
   it('a data file a script loads is read inside the folder only, open in the editor or not', () => {
