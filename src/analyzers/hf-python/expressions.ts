@@ -7,6 +7,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
+import { importedName } from './imported-constants';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
 export function arithmetic(op: string, x: number, y: number): number | undefined {
@@ -440,6 +441,12 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   const k = pyString(file.text.slice(key.from, key.to));
   const d = k === undefined ? undefined : file.evalNode(obj, depth + 1);
   if (d?.k === 'data') return dataAt(d, k!, node);
+  // An item of a dict constant imported from a module of the project (`from src.config import TRAINING_CONFIG`).
+  if (d?.k !== 'dict' && obj.name === 'VariableName' && k !== undefined) {
+    const name = file.text.slice(obj.from, obj.to);
+    const bound = file.lookup(name, obj);
+    if (bound.k === 'none' && !bound.param) return importedName(file, `${name}[${JSON.stringify(k)}]`, node);
+  }
   if (d?.k !== 'dict') return undefined;
   const entry = [...d.entries].reverse().find((e) => e.rawKey === k);
   if (!entry?.valueNode) return undefined;

@@ -7,6 +7,7 @@ import type { FactValue } from '../facts';
 import { lineIndex, lineStarts } from '../line-index';
 import { parsePython } from '../python-parse';
 import { PythonFile, type Val } from './file';
+import type { Entry } from './static-values';
 import { writtenElsewhere } from './script-defaults';
 import { importOf, modulePath, PACKAGES } from './helper-modules';
 import { moduleConstants } from './module-constants';
@@ -112,12 +113,33 @@ export function moduleLiterals(
       }
       const v = module.evalNode(n.entry.valueNode, 1);
       value = v.k === 'lit' ? v.v : undefined;
+      if (v.k === 'dict') dictLiterals(module, name, v.entries, { shownAs, starts, out });
     }
     if (value === undefined || value === null) continue;
     const line = lineIndex(starts, n.entry.keySpan.start) + 1;
     out.set(name, { value, source: `${name} in ${shownAs}, line ${line}` });
   }
   return out;
+}
+
+/**
+ * The literal items of a dict constant (`TRAINING_CONFIG = {"per_device_train_batch_size": 1, ...}`), each under
+ * `NAME["key"]`, the name the script's subscript reads (expressions.ts dictItem).
+ */
+function dictLiterals(
+  module: PythonFile,
+  name: string,
+  entries: readonly Entry[],
+  where: { shownAs: string; starts: readonly number[]; out: Map<string, ImportedValue> },
+): void {
+  for (const e of entries) {
+    if (e.forced || !e.valueNode) continue;
+    const v = module.evalNode(e.valueNode, 1);
+    if (v.k !== 'lit' || v.v === null) continue;
+    const key = `${name}[${JSON.stringify(e.rawKey)}]`;
+    const line = lineIndex(where.starts, e.keySpan.start) + 1;
+    where.out.set(key, { value: v.v, source: `${key} in ${where.shownAs}, line ${line}` });
+  }
 }
 
 /**
@@ -155,6 +177,7 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
       if (original === undefined) {
         if (found) modules.set(local, literals);
       } else if (literals.has(original)) names.set(local, literals.get(original)!);
+      else if (itemsOf(literals, original, local, names) > 0) continue;
       else {
         const loader = found && loaderOf(found, original, moduleAt);
         if (loader?.fn) loaders.set(local, loader.fn);
@@ -167,6 +190,22 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
   return names.size > 0 || modules.size > 0 || loaders.size > 0 || loaded.size > 0 || configObjects.size > 0
     ? { names, modules, loaders, loaded, configObjects }
     : undefined;
+}
+
+/** Copies the items of a dict constant the script imports (`NAME["key"]`) under its local name; returns how many. */
+function itemsOf(
+  literals: ReadonlyMap<string, ImportedValue>,
+  original: string,
+  local: string,
+  names: Map<string, ImportedValue>,
+): number {
+  let n = 0;
+  for (const [key, v] of literals) {
+    if (!key.startsWith(`${original}[`)) continue;
+    names.set(`${local}${key.slice(original.length)}`, v);
+    n++;
+  }
+  return n;
 }
 
 /** A module read for the names a script imports: its literals, its loaders, and its own project imports. */

@@ -40,6 +40,27 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(runFact(r, 'microBatchSize')?.at, 'BS');
   });
 
+  it('an item of a dict constant the script imports: `TRAINING_CONFIG["per_device_train_batch_size"]`', () => {
+    // Olmioris/LLM-instruction-tuning-qwen2-qlora src/training/config.py (abridged): TRAINING_CONFIG = {...}, read
+    // by the trainer module as TRAINING_CONFIG["per_device_train_batch_size"]; an item the dict lacks stays unknown.
+    const config = 'TRAINING_CONFIG = {\n    "per_device_train_batch_size": 1,\n    "max_length": 1024,\n}\n';
+    const read = (key: string) =>
+      runOf(
+        {
+          '/p/train.py': TRAINER('from config import TRAINING_CONFIG as TC', '"gpt2"', `TC["${key}"]`),
+          '/p/config.py': config,
+        },
+        '/p/train.py',
+      );
+    const r = read('per_device_train_batch_size');
+    assert.equal(r.setup?.micro_batch_size, 1);
+    assert.match(
+      runFact(r, 'microBatchSize')!.fact.rawValue,
+      /TRAINING_CONFIG\["per_device_train_batch_size"\] in config\.py, line 2/,
+    );
+    assert.equal(read('batch').setup?.micro_batch_size, 8);
+  });
+
   it('`import config` then `config.NAME`, and `from .consts import *` (its underscore names left out)', () => {
     const dotted = TRAINER('import config', 'config.MODEL_NAME', 'config.BATCH_SIZE');
     const a = runOf({ '/p/train.py': dotted, '/p/config.py': CONFIG }, '/p/train.py');
