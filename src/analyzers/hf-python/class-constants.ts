@@ -4,15 +4,20 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip } from './syntax';
+import { decidedOperand } from './expressions';
+import { calledAs, positionalParameters } from './attributes';
 
 /** The value the class body gives `C.attr`, or undefined when C is not a class of this file or attr is not constant. */
 export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const parts = dotted.split('.');
   if (parts.length !== 2 || file.attrAssigned.has(parts[1])) return undefined;
   const [name, attr] = parts;
-  const found = file.lookup(name, use);
-  if (found.k !== 'binding') return undefined;
-  const made = found.binding.kind === 'assign' ? instanceOf(file, found.binding.valueNode, use) : undefined;
+  const bound = bindingOf(file, name, use);
+  if (!bound) return undefined;
+  ({ use } = bound);
+  const { found } = bound;
+  const made =
+    found.binding.kind === 'assign' ? instanceOf(file, madeBy(file, found.binding.valueNode, depth), use) : undefined;
   if (found.binding.kind !== 'def' && !made) return undefined;
   // `cfg = Config(batch_size=8)`: the keyword the call gives, else the class body's value.
   const given = made?.keywords.find((e) => e.rawKey === attr);
@@ -24,6 +29,39 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   if (v.k !== 'lit') return undefined;
   const text = `${name}.${attr} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
   return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+}
+
+/** At most this many calls are followed back from a parameter to the name its caller passes. */
+const MAX_CALLERS = 3;
+
+/**
+ * The binding of a name where it is used; for a parameter of a function the file calls once, the binding of the name
+ * that call passes, in the caller (`create_trainer(model, tokenizer, dataset, cfg)` with `cfg = SFTTrainingConfig()`).
+ */
+function bindingOf(
+  file: PythonFile,
+  name: string,
+  use: SyntaxNode,
+  hops = 0,
+): { found: Extract<ReturnType<PythonFile['lookup']>, { k: 'binding' }>; use: SyntaxNode } | undefined {
+  const found = file.lookup(name, use);
+  if (found.k === 'binding') return { found, use };
+  const scope = found.param?.scope;
+  if (!scope || hops >= MAX_CALLERS) return undefined;
+  const callee = calledAs(file, scope);
+  const sites = file.calls.filter((c) => file.calleeName(c) === callee);
+  if (sites.length !== 1) return undefined;
+  const a = file.args(sites[0]);
+  const i = positionalParameters(file, scope).indexOf(name);
+  const arg = a.entries.find((e) => e.rawKey === name)?.valueNode ?? (i >= 0 ? a.positional[i] : undefined);
+  if (arg?.name !== 'VariableName') return undefined;
+  return bindingOf(file, file.text.slice(arg.from, arg.to), arg, hops + 1);
+}
+
+/** The expression a name's value is made by: the operand `cfg or Config()` takes (`cfg` a parameter that is None). */
+function madeBy(file: PythonFile, value: SyntaxNode | null, depth: number): SyntaxNode | null {
+  if (value?.name !== 'BinaryExpression') return value;
+  return decidedOperand(file, value, depth) ?? value;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
+import { calledAs } from './attributes';
 import { importedName } from './imported-constants';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
@@ -188,6 +189,15 @@ function argvDefault(
  * the right one. A torch dtype (`torch.bfloat16`) is a true value.
  */
 export function evalLogic(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const decided = decidedOperand(file, node, depth);
+  return decided ? file.evalNode(decided, depth + 1) : undefined;
+}
+
+/**
+ * The operand whose value `a and b` / `a or b` takes where its left side is known statically (evalLogic); also read
+ * for the instance `cfg = cfg or Config()` makes of a parameter that defaults to None.
+ */
+export function decidedOperand(file: PythonFile, node: SyntaxNode, depth: number): SyntaxNode | undefined {
   const l = node.firstChild;
   const op = l?.nextSibling;
   const r = op?.nextSibling;
@@ -196,12 +206,26 @@ export function evalLogic(file: PythonFile, node: SyntaxNode, depth: number): Va
   // the launch line is silent (a launch line's --model_name is a fact of its own, over the script's).
   if (op.name === 'or') {
     const left = readingNoneDefaults(file, () => file.evalNode(l, depth + 1));
-    if (left.k === 'lit' && left.v === null && left.dflt) return file.evalNode(r, depth + 1);
+    if ((left.k === 'lit' && left.v === null && left.dflt) || uncalledNone(file, l)) return r;
   }
   const a = file.evalNode(l, depth + 1);
   const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dotted' && /^torch\.\w+$/.test(a.text) ? true : undefined;
   if (truthy === undefined) return undefined;
-  return truthy === (op.name === 'and') ? file.evalNode(r, depth + 1) : a;
+  return truthy === (op.name === 'and') ? r : l;
+}
+
+/**
+ * A parameter that defaults to None of a function nothing in the file or its importer calls (`def run_sft_training(cfg=
+ * None)`, then `cfg = cfg or SFTTrainingConfig()`): None, as a call with no arguments gives it.
+ */
+function uncalledNone(file: PythonFile, node: SyntaxNode): boolean {
+  if (node.name !== 'VariableName') return false;
+  const found = file.lookup(file.text.slice(node.from, node.to), node);
+  const scope = found.k === 'none' ? found.param?.scope : undefined;
+  const dflt = scope?.params.get(found.k === 'none' ? (found.param?.name ?? '') : '');
+  if (!scope?.fn || !dflt || file.text.slice(dflt.from, dflt.to) !== 'None') return false;
+  const callee = calledAs(file, scope);
+  return !file.calls.some((c) => file.calleeName(c) === callee) && !(callee && file.moduleCallArgs?.[callee]);
 }
 
 /** `getattr(torch, "bfloat16")` with a name known statically: the attribute it reads, `torch.bfloat16`. */

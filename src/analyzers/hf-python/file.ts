@@ -502,7 +502,12 @@ export class PythonFile {
     const chain = this.scopeChain(use);
     for (let i = 0; i < chain.length; i++) {
       const s = chain[i];
-      if (s.params.has(name)) {
+      const bs = s.bindings.get(name);
+      const before = i === 0 ? (bs ?? []).filter((b) => b.end <= use.from) : (bs ?? []);
+      // A parameter the function binds anew outside any branch (`cfg = cfg or Config()`) is that binding after it; one
+      // it binds on a branch (`if args is None: args = {}`) stays the parameter, as callers pass it.
+      const rebound = s.params.has(name) && before.some((b) => b.condLine === undefined);
+      if (s.params.has(name) && !rebound) {
         const d = s.params.get(name);
         return {
           k: 'none',
@@ -510,9 +515,7 @@ export class PythonFile {
           reason: `${name} is a parameter of ${s.fn ?? 'a function'}()${d ? ` (default ${clip(this.text.slice(d.from, d.to), 40)})` : ''}`,
         };
       }
-      const bs = s.bindings.get(name);
       if (!bs || bs.length === 0) continue;
-      const before = i === 0 ? bs.filter((b) => b.end <= use.from) : bs;
       const pick = (before.length ? before : bs)[(before.length ? before : bs).length - 1];
       return { k: 'binding', binding: pick, scope: s };
     }

@@ -720,6 +720,55 @@ describe("hf-python: the script's own values", () => {
     );
   });
 
+  it("a parameter the function binds anew, and `cfg = cfg or Config()` of an uncalled function's None default", () => {
+    // Olmioris/LLM-instruction-tuning-qwen2-qlora src/training/trainer.py (abridged): run_sft_training(cfg=None) is
+    // called by nothing in the file; `cfg = cfg or SFTTrainingConfig()` makes the dataclass, whose model_name
+    // default is the module's MODEL_NAME, and load_fp16_model(cfg.model_name) loads it.
+    const text = [
+      'MODEL_NAME = "Qwen/Qwen2-0.5B-Instruct"',
+      '@dataclass',
+      'class SFTTrainingConfig:',
+      '    model_name: str = MODEL_NAME',
+      'def load_fp16_model(model_name: str = MODEL_NAME):',
+      '    return AutoModelForCausalLM.from_pretrained(model_name)',
+      'def run_sft_training(cfg=None):',
+      '    cfg = cfg or SFTTrainingConfig()',
+      '    model = load_fp16_model(cfg.model_name)',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'model')?.value, 'Qwen/Qwen2-0.5B-Instruct');
+    // Bound anew without `or`: the binding, not the parameter.
+    const rebound = text.replace('cfg = cfg or SFTTrainingConfig()', 'cfg = SFTTrainingConfig()');
+    assert.equal(last(analyzeHfPython(rebound), 'model')?.value, 'Qwen/Qwen2-0.5B-Instruct');
+    // A call in the file that passes the parameter: what it passes is not known, so neither is the model.
+    const called = `${text}run_sft_training(make_config())\n`;
+    assert.ok(isUnknown(last(analyzeHfPython(called), 'model')?.value ?? null));
+  });
+
+  it("an instance a function passes on to the one function that takes it: that function reads the class's values", () => {
+    // Olmioris/LLM-instruction-tuning-qwen2-qlora (abridged): run_sft_training makes the dataclass and passes it to
+    // create_trainer(model, cfg), the file's one call of it, whose TrainingArguments read cfg.<field>.
+    const text = [
+      '@dataclass',
+      'class Cfg:',
+      '    per_device_train_batch_size: int = 2',
+      'def create_trainer(model, cfg: Cfg):',
+      '    return Trainer(model=model, args=TrainingArguments(output_dir="o",',
+      '        per_device_train_batch_size=cfg.per_device_train_batch_size))',
+      'def run():',
+      '    cfg = Cfg()',
+      '    create_trainer(None, cfg).train()',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'microBatchSize')?.value, 2);
+    // Two calls that may pass different instances: not followed.
+    const twice = text.replace(
+      '    create_trainer(None, cfg).train()',
+      '    create_trainer(None, cfg).train()\n    create_trainer(None, other)',
+    );
+    assert.notEqual(last(analyzeHfPython(twice), 'microBatchSize')?.value, 2);
+  });
+
   it("a path joined onto the script's root twice is that path (xsxmt0721/Qwen-GRPO-Text2KG)", () => {
     // src/alignment/nodes_grpotrainer.py: PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent; main() passes
     // str(PROJECT_ROOT / args.config) and run_grpo_training joins PROJECT_ROOT onto it again, which Python's absolute
