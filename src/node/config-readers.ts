@@ -61,7 +61,7 @@ export function impliedRunOf(file: string, root: string, reader: FileReader): Im
 }
 
 /** A script that may take the file through one of its options. */
-export interface ConfigReader {
+interface ConfigReader {
   readonly script: string;
   readonly args: readonly LaunchArgument[];
   /** Why this script: the option and the value it has without the file (`its default configs/sft_qwen2_7b.yaml`). */
@@ -162,10 +162,9 @@ function configReadersOf(file: string, root: string, reader: FileReader): Config
 }
 
 /**
- * How the script would be given the file: the path written as its option's own value is (relative to the folder that
- * value is found from; from the working folder, where the script runs, when it has none), with a score of 2 where that
- * value names a file of the same kind in the same folder and 1 where the option has no value; undefined where its
- * values name files elsewhere.
+ * How the script would be given the file: written as its option's own value is, with the file's name (from the
+ * working folder, where the script runs, when it has none), with a score of 2 where that value names a file of the
+ * same kind in the same folder and 1 where the option has no value; undefined where its values name files elsewhere.
  */
 function placeOf(
   reader: FileReader,
@@ -174,14 +173,15 @@ function placeOf(
   ext: string,
   values: readonly string[],
 ): { value: string; score: number; why: (option: string) => string } | undefined {
-  const rel = (from: string): string => path.relative(from, target).split(path.sep).join('/');
   for (const v of values) {
     if (path.extname(v).toLowerCase() !== ext) continue;
     const found = findReference(reader, script, v);
     if (found.text === undefined || path.dirname(path.resolve(found.path)) !== path.dirname(target)) continue;
-    const base = path.resolve(found.path).slice(0, -path.normalize(v).replace(/^\.\//, '').length);
-    return { value: rel(base), score: 2, why: (o) => `its --${o} reads ${v}, a file beside it` };
+    // The value as the script's own is written, the file's name in place of its own (`../configs/a.yaml`).
+    const value = `${v.slice(0, v.length - path.posix.basename(v).length)}${path.basename(target)}`;
+    return { value, score: 2, why: (o) => `its --${o} reads ${v}, a file beside it` };
   }
   if (values.length > 0) return undefined;
-  return { value: rel(path.resolve(root)), score: 1, why: (o) => `its --${o} has no value without a launch line` };
+  const value = path.relative(path.resolve(root), target).split(path.sep).join('/');
+  return { value, score: 1, why: (o) => `its --${o} has no value without a launch line` };
 }
