@@ -203,7 +203,54 @@ function stagePhases(
 
   const engineC = rolloutEngine(ctx, persistent);
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
+  const { terms, activations, loss, zero3LayerBytes } = stageTerms(ctx, st, {
+    persistent,
+    modelWeights,
+    states,
+    engineC,
+    leanActivations,
+  });
+  const lossPoint: LossPoint = { allocatedBytes: 0 };
+  const phases = phasesFor(ctx, st, terms, poolsAtPhase, lossPoint);
+  return {
+    phases,
+    lossTensorBytes: loss ? loss.lossTensorBytes : undefined,
+    forward: {
+      sequence: activations.layer.forwardSequence,
+      layers: st.layersHere,
+      tokens: st.tokens,
+      lossBackwardBytes: lossPoint.allocatedBytes,
+      hasLoss: st.last,
+      zero3LaunchLead: zero3LaunchLead(ctx, st, activations.layer.forwardSequence, zero3LayerBytes),
+    },
+  };
+}
 
+/** What stagePhases has before its terms: the states held through the passes, and the activations the lean path built. */
+interface StageStates {
+  readonly persistent: Component[];
+  readonly modelWeights: Component[];
+  readonly states: Component[];
+  readonly engineC: Component[];
+  readonly leanActivations: StageActivations | undefined;
+}
+
+/**
+ * The terms of one stage's phases beside its persistent states: gradients, sharding buffers, activations, the loss, the
+ * forwards of a reference or reward model, evaluation and generation (phases.ts places them). Appends the DDP buckets,
+ * the sharding buffers and the cuBLAS workspaces to `persistent`.
+ */
+function stageTerms(
+  ctx: EstimateContext,
+  st: StageContext,
+  { persistent, modelWeights, states, engineC, leanActivations }: StageStates,
+): {
+  terms: StageTerms;
+  activations: StageActivations;
+  loss: ReturnType<typeof logitsAndLoss>;
+  zero3LayerBytes: ReturnType<typeof shardingBuffers>['zero3LayerBytes'];
+} {
+  const where = ctx.setup.optimizer_states_gpu;
   const grads = gradientPlan(ctx, st);
   const sharding = shardingBuffers(ctx, st);
   const { gathered, gatheredAt, gatheredGrads, backwardStart, headGather, gatherInFlight } = sharding;
@@ -273,20 +320,7 @@ function stagePhases(
     lossFwd: loss ? loss.lossFwd : 0,
     lossBwd: loss ? loss.lossBwd : 0,
   };
-  const lossPoint: LossPoint = { allocatedBytes: 0 };
-  const phases = phasesFor(ctx, st, terms, poolsAtPhase, lossPoint);
-  return {
-    phases,
-    lossTensorBytes: loss ? loss.lossTensorBytes : undefined,
-    forward: {
-      sequence: activations.layer.forwardSequence,
-      layers: st.layersHere,
-      tokens: st.tokens,
-      lossBackwardBytes: lossPoint.allocatedBytes,
-      hasLoss: st.last,
-      zero3LaunchLead: zero3LaunchLead(ctx, st, activations.layer.forwardSequence, sharding.zero3LayerBytes),
-    },
-  };
+  return { terms, activations, loss, zero3LayerBytes: sharding.zero3LayerBytes };
 }
 
 /** The busiest rank: each distinct pipeline stage evaluated, the one with the highest peak kept. */
