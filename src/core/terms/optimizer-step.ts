@@ -229,107 +229,136 @@ function overflowPiece(ctx: EstimateContext, st: StageContext): number {
 
 /** Temporaries of the optimizer step, by optimizer (none when the step runs on the host). */
 function optimizerStepTerms(ctx: EstimateContext, st: StageContext): StepTemporary[] {
-  const setup = ctx.setup;
-  const { modules: mods, inventory: inv } = ctx.model;
-  const tp = ctx.layout.tensorParallel;
-  const { shardOptimizer, offloadOptimizer: offloadOpt, fsdpOffload, zeroStage: zero } = ctx.sharding;
-  const { trainableBytes, stateBytes, masterCopy } = ctx.dtypes;
-  const { galore, badamRatio } = ctx.methods;
+  const { shardOptimizer, offloadOptimizer, fsdpOffload, zeroStage } = ctx.sharding;
+  if (offloadOptimizer || fsdpOffload) return [];
   const { trainableHere } = st;
-  // GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
-  // target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
-  // Muon orthogonalizes each update by Newton-Schulz iterations in bf16: for the largest hidden matrix, its bf16 copy
-  // and the next iterate (2 x rows x cols) and X Xᵀ with its square and combination (3 x min²).
-  const muonTemps =
-    setup.optimizer === 'muon' && trainableHere > 0
-      ? (() => {
-          let best = 0;
-          let small = 0;
-          for (const m of mods)
-            if (m.inFeatures * m.outFeatures > best)
-              [best, small] = [m.inFeatures * m.outFeatures, Math.min(m.inFeatures, m.outFeatures)];
-          return ((2 * best + 3 * small * small) * 2) / tp;
-        })()
-      : 0;
-  const galoreSvd =
-    galore && setup.galore!.kind !== 'apollo'
-      ? (() => {
-          const [m, n] = galore.largest;
-          const k = Math.min(m, n);
-          return ((m * n + m * k + k * n) * 4) / tp;
-        })()
-      : 0;
-  const out: StepTemporary[] = [];
-  if (offloadOpt || fsdpOffload) return out;
-  const local = trainableHere / shardOptimizer;
-  const subGroup = masterCopy && zero === 3 ? zero3SubGroup(ctx, trainableHere) : undefined;
-  if (badamRatio !== undefined) {
+  const subGroup = ctx.dtypes.masterCopy && zeroStage === 3 ? zero3SubGroup(ctx, trainableHere) : undefined;
+  const step = optimizerTemporaries(ctx, subGroup?.elements, trainableHere / shardOptimizer);
+  return [
+    ...(step ? [step] : []),
+    ...muonTemporaries(ctx, st),
+    ...galoreSvd(ctx),
+    ...gradientUpcast(ctx, st, subGroup),
+  ];
+}
+
+/** The step's own temporaries, by optimizer: `local` elements on this rank, `subGroup` those of a ZeRO-3 sub-group. */
+function optimizerTemporaries(
+  ctx: EstimateContext,
+  subGroup: number | undefined,
+  local: number,
+): StepTemporary | undefined {
+  const setup = ctx.setup;
+  const inv = ctx.model.inventory;
+  const { trainableBytes, stateBytes } = ctx.dtypes;
+  const { badamRatio } = ctx.methods;
+  if (badamRatio !== undefined)
     // BlockOptimizerRatio._sparse_adam, one tensor at a time: the coalesced gradient (values and indices), the two
     // state updates, and the numerator and denominator clones.
-    out.push({
+    return {
       label: 'BAdam sparse Adam temporaries (largest tensor)',
       bytes: inv.largestTrainableTensor * badamRatio * (5 * trainableBytes + 16),
       formula: () =>
         `largest trainable tensor ${formatCount(inv.largestTrainableTensor)} x ${badamRatio} x ` +
         `(coalesced gradient ${trainableBytes} B + 16 B indices, 4 temporaries x ${trainableBytes} B)`,
-    });
-  } else if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) {
-    out.push(adamwTemporaries(ctx, subGroup?.elements, local));
-  } else if (setup.optimizer === 'rmsprop' && !setup.optimizer_in_backward) {
-    out.push(rmspropTemporaries(ctx, subGroup?.elements, local));
-  } else if (setup.optimizer === 'adafactor') {
-    out.push({
+    };
+  if (setup.optimizer === 'adamw' && !setup.optimizer_in_backward) return adamwTemporaries(ctx, subGroup, local);
+  if (setup.optimizer === 'rmsprop' && !setup.optimizer_in_backward) return rmspropTemporaries(ctx, subGroup, local);
+  if (setup.optimizer === 'adafactor')
+    return {
       label: 'Adafactor step temporaries',
       bytes: 2 * inv.largestTrainableTensor * 4,
       formula: () => '2 fp32 temporaries of the largest trainable tensor (grad², update)',
-    });
-  } else if (setup.optimizer === 'adamw_4bit') {
+    };
+  if (setup.optimizer === 'adamw_4bit')
     // torchao steps one parameter at a time in a compiled function that dequantizes both states to fp32
     // (exp_avg.float().lerp(...), exp_avg_sq.float().lerp(...)) before requantizing them block by block.
-    out.push({
+    return {
       label: 'AdamW 4-bit per-parameter temporaries',
       bytes: inv.largestTrainableTensor * 2 * 4,
       formula: () => "the largest tensor's two states dequantized to fp32 (2 x 4 B per element)",
-    });
-  } else if (setup.optimizer === 'adamw_hf') {
-    out.push({
+    };
+  if (setup.optimizer === 'adamw_hf')
+    return {
       label: 'AdamW per-parameter temporaries',
       bytes: inv.largestTrainableTensor * stateBytes,
       formula: () => 'denominator of the largest tensor',
-    });
-  }
-  if (muonTemps > 0) {
-    out.push({
+    };
+  return undefined;
+}
+
+/**
+ * Muon orthogonalizes each update by Newton-Schulz iterations in bf16: for the largest hidden matrix, its bf16 copy and
+ * the next iterate (2 x rows x cols) and X Xᵀ with its square and combination (3 x min²).
+ */
+function muonTemporaries(ctx: EstimateContext, st: StageContext): StepTemporary[] {
+  if (ctx.setup.optimizer !== 'muon' || st.trainableHere <= 0) return [];
+  let best = 0;
+  let small = 0;
+  for (const m of ctx.model.modules)
+    if (m.inFeatures * m.outFeatures > best)
+      [best, small] = [m.inFeatures * m.outFeatures, Math.min(m.inFeatures, m.outFeatures)];
+  const bytes = ((2 * best + 3 * small * small) * 2) / ctx.layout.tensorParallel;
+  if (bytes <= 0) return [];
+  return [
+    {
       label: 'Muon Newton-Schulz temporaries (largest matrix)',
-      bytes: muonTemps,
+      bytes,
       formula: () =>
         'bf16: the update and its next iterate 2 x rows x cols + X Xᵀ, its square and their combination 3 x min(rows, cols)²',
-    });
-  }
-  if (galoreSvd > 0) {
-    out.push({
+    },
+  ];
+}
+
+/**
+ * GaLore refreshes each projection every update_proj_gap steps from an SVD of the (fp32) gradient: for the largest
+ * target, the gradient copy and the factors U (rows x k) and Vh (k x cols), k = min(rows, cols).
+ */
+function galoreSvd(ctx: EstimateContext): StepTemporary[] {
+  const { galore } = ctx.methods;
+  if (!galore || ctx.setup.galore!.kind === 'apollo') return [];
+  const [m, n] = galore.largest;
+  const k = Math.min(m, n);
+  const bytes = ((m * n + m * k + k * n) * 4) / ctx.layout.tensorParallel;
+  if (bytes <= 0) return [];
+  return [
+    {
       label: 'GaLore projection update (SVD of the largest target)',
-      bytes: galoreSvd,
+      bytes,
       formula: () =>
         `every update_proj_gap steps: the largest target's gradient in fp32 and its SVD factors, ` +
-        `(${galore!.largest[0]} x ${galore!.largest[1]} + both factors) x 4 B`,
-    });
-  }
-  if (masterCopy && zero >= 1 && zero < 3) {
-    // DeepSpeed upcasts the gradient partition to fp32 for the step (ZeRO-2 estimator: 4_grads_32bit).
-    out.push({
-      label: 'fp32 gradient partition',
-      bytes: (trainableHere * 4) / shardOptimizer,
-      formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`,
-    });
-  } else if (subGroup) {
-    out.push({
+        `(${m} x ${n} + both factors) x 4 B`,
+    },
+  ];
+}
+
+/**
+ * DeepSpeed's fp32 copy of the gradients for the step: the whole partition under ZeRO-1/2 (ZeRO-2 estimator:
+ * 4_grads_32bit), one sub-group's under ZeRO-3.
+ */
+function gradientUpcast(
+  ctx: EstimateContext,
+  st: StageContext,
+  subGroup: { elements: number; formula: string } | undefined,
+): StepTemporary[] {
+  const { shardOptimizer, zeroStage } = ctx.sharding;
+  const { trainableHere } = st;
+  if (ctx.dtypes.masterCopy && zeroStage >= 1 && zeroStage < 3)
+    return [
+      {
+        label: 'fp32 gradient partition',
+        bytes: (trainableHere * 4) / shardOptimizer,
+        formula: () => `${formatCount(trainableHere)} x 4 B / ${shardOptimizer}`,
+      },
+    ];
+  if (!subGroup) return [];
+  return [
+    {
       label: 'fp32 gradients of one optimizer sub-group (ZeRO-3)',
       bytes: subGroup.elements * 4,
       formula: () => `${subGroup.formula} x 4 B`,
-    });
-  }
-  return out;
+    },
+  ];
 }
 
 /**
