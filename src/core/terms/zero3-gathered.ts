@@ -73,18 +73,8 @@ export function zero3Gathered(
   const tp = ctx.layout.tensorParallel;
   const wb = ctx.dtypes.weightBytes;
   const { blockUnit, bytesPerParam, dtype } = gather;
-  // DeepSpeed counts a parameter's stored elements: a 4-bit layer packed into a 16-bit storage holds a quarter of an
-  // element per weight, so its limits reach that many more weights.
   const perElement = bytesPerParam / ctx.dtypes.half;
-  const zb =
-    perElement === 1
-      ? zbIn
-      : {
-          ...zbIn,
-          stage3_prefetch_bucket_size: zbIn.stage3_prefetch_bucket_size / perElement,
-          stage3_max_live_parameters: zbIn.stage3_max_live_parameters / perElement,
-          stage3_max_reuse_distance: zbIn.stage3_max_reuse_distance / perElement,
-        };
+  const zb = limitsInWeights(zbIn, perElement);
   const modules = layerModules(ctx);
   const largestModule = Math.max(0, ...modules);
   // The prefetch fetches the modules ahead in the trace: no more than the model holds beyond the running layer.
@@ -148,12 +138,7 @@ export function zero3Gathered(
       maxLive: zb.stage3_max_live_parameters,
     }),
   );
-  const head = st.last ? (ctx.model.arch.vocab * ctx.model.arch.hidden) / tp : 0;
-  const half = ctx.dtypes.half;
-  const inFlight = {
-    layer: prefetchFlatBuffer(zbIn, modules, half, largestModule * bytesPerParam),
-    atLoss: head > 0 ? prefetchFlatBuffer(zbIn, modules, half, head * half) : 0,
-  };
+  const inFlight = inFlightBuffers(ctx, st, zbIn, modules, largestModule * bytesPerParam);
   // The text is a function: only the formulas that quote it build it (lean estimates never do).
   const smallHeld = { bytes: persistentSmall * wb, text: small };
   const atBackwardEnd = zero3RecomputeKept(ctx, st, gather, smallHeld);
@@ -164,6 +149,36 @@ export function zero3Gathered(
     zero3BnbKept(ctx, st, gather, smallHeld, { ...heldParams, retained: retained.params });
   const result = { gathered, held, atLoss, atBackwardEnd, embeddingAfterBackward, linearKept, inFlight };
   return zero3GathersNothing(ctx) ? nothingGathered(ctx, result) : result;
+}
+
+/**
+ * DeepSpeed counts a parameter's stored elements: a 4-bit layer packed into a 16-bit storage holds a quarter of an
+ * element per weight (`perElement`), so its limits reach that many more weights.
+ */
+function limitsInWeights(zb: ZeroConfig, perElement: number): ZeroConfig {
+  if (perElement === 1) return zb;
+  return {
+    ...zb,
+    stage3_prefetch_bucket_size: zb.stage3_prefetch_bucket_size / perElement,
+    stage3_max_live_parameters: zb.stage3_max_live_parameters / perElement,
+    stage3_max_reuse_distance: zb.stage3_max_reuse_distance / perElement,
+  };
+}
+
+/** The prefetch's flat buffer in flight inside a layer (the largest module's) and at the loss (the output head's). */
+function inFlightBuffers(
+  ctx: EstimateContext,
+  st: StageContext,
+  zb: ZeroConfig,
+  modules: readonly number[],
+  largestModuleBytes: number,
+): Zero3Gathered['inFlight'] {
+  const head = st.last ? (ctx.model.arch.vocab * ctx.model.arch.hidden) / ctx.layout.tensorParallel : 0;
+  const half = ctx.dtypes.half;
+  return {
+    layer: prefetchFlatBuffer(zb, modules, half, largestModuleBytes),
+    atLoss: head > 0 ? prefetchFlatBuffer(zb, modules, half, head * half) : 0,
+  };
 }
 
 /**
