@@ -110,73 +110,114 @@ export function vllmEngineChecks(
   engine: 'vllm-colocate' | 'vllm-server',
   gpu: NonNullable<EstimateOptions['gpu']>,
 ): void {
-  const setup = ctx.setup;
-  const rollout = setup.rollout;
-  const { warnings } = ctx.notes;
-  const weights = inv.total * 2;
-  const kvToken = a.mla
-    ? (a.mla.kvLoraRank + a.mla.qkRope) * 2 * attentionLayerCount(a)
-    : 2 * a.kvHeads * a.headDim * 2 * attentionLayerCount(a);
   const states = recurrentStates(a, 2);
-  const stateSeq = states.layers * states.perLayer;
-  const gib = (x: number): string => `${(x / GiB).toFixed(1)} GiB`;
-  const parts = (tokens: number): string =>
-    `the weights ${formatCount(inv.total)} x 2 B = ${gib(weights)} and one ${tokens}-token sequence's KV cache ${gib(kvToken * tokens + stateSeq)}`;
-  // Over `tp` GPUs each holds 1/tp of the weights and of the key/value heads (a head is replicated when there are
-  // fewer heads than GPUs; MLA's latent cache is whole on every GPU): what one GPU holds with a `tokens`-long cache.
-  const cacheShare = (tp: number): number => (a.mla ? 1 : Math.max(1, a.kvHeads / tp) / a.kvHeads);
-  // vLLM sizes its KV cache after a profile run (gpu_worker.py determine_available_memory, gpu_model_runner.py
-  // profile_run; vLLM >= 0.9.2): the share minus the weights, the run's torch peak and non-torch memory. The run is a
-  // forward over max_num_batched_tokens dummy tokens (about T·(6·I/tp + 8·h) bytes in 16 bits: the MLP's gate/up
-  // output and activation, a few hidden-width tensors; I the routed width for MoE) and a sampler run over
-  // min(max_num_seqs, T) rows of full-vocabulary logits, which the top-k/top-p path sorts and rescales in fp32 (about
-  // 32 bytes per logit with TRL's processed log-probs). CUDA graphs are captured after the KV cache, outside the share.
-  const profilePeak = (tokens: number, rows: number, tp: number): number => {
-    const width = a.moe ? a.moe.topK * a.moe.expertFfn + a.moe.sharedExpertFfn : a.ffn;
-    return Math.max(
-      tokens * ((6 * width) / tp + 8 * a.hidden),
-      Math.min(rows, tokens) * a.vocab * 32 + 2 * tokens * a.hidden,
-    );
+  const sizes: VllmSizes = {
+    a,
+    inv,
+    weights: inv.total * 2,
+    kvToken: a.mla
+      ? (a.mla.kvLoraRank + a.mla.qkRope) * 2 * attentionLayerCount(a)
+      : 2 * a.kvHeads * a.headDim * 2 * attentionLayerCount(a),
+    stateSeq: states.layers * states.perLayer,
   };
-  const perGpu = (tp: number, tokens: number, peak: number): number =>
-    weights / tp + (kvToken * tokens + stateSeq) * cacheShare(tp) + peak;
-  if (engine === 'vllm-colocate') {
-    // TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length);
-    // with vllm_tensor_parallel_size it splits the weights and the key/value heads over that many GPUs. TRL passes
-    // max_num_batched_tokens=4096 and max_num_seqs = the generation batch x the engine's tensor-parallel size.
-    const ctp = rollout!.vllm_tensor_parallel;
-    const rows = generationBatch(setup) * ctp;
-    const peak = profilePeak(4096, rows, ctp);
-    const mine = perGpu(ctp, setup.seq_len, peak);
-    const share = rollout!.vllm_memory_fraction * gpu.memoryBytes;
-    if (mine > share) {
-      warnings.push({
-        key: 'rollout.vllm_memory_fraction',
-        message:
-          `the colocated vLLM engine's share (${rollout!.vllm_memory_fraction} ` +
-          `x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot ` +
-          `hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${parts(setup.seq_len)}, with its start-up ` +
-          `profile run (4096 tokens, ${Math.min(rows, 4096)} sampled sequences: ${gib(peak)}): vLLM ` +
-          `stops at start-up; raise vllm_gpu_memory_utilization to at ` +
-          `least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (CUDA graphs come ` +
-          `on top) or split the engine with vllm_tensor_parallel_size`,
-      });
-    }
-    return;
-  }
-  // trl vllm-serve (its flags when a script gives them; else its defaults: one GPU, gpu_memory_utilization 0.9,
-  // max_model_len the model's positions). The server's GPUs are assumed to be of the training GPU's type.
-  const srv = rollout!.vllm_server ?? { tensor_parallel: 1, memory_fraction: 0.9 };
+  if (engine === 'vllm-colocate') colocatedEngineCheck(ctx, sizes, gpu);
+  else vllmServerChecks(ctx, sizes, gpu);
+}
+
+/** The sizes a vLLM engine's start is checked with: 16-bit weights, KV cache bytes per token, recurrent states per sequence. */
+interface VllmSizes {
+  readonly a: Architecture;
+  readonly inv: Inventory;
+  readonly weights: number;
+  readonly kvToken: number;
+  readonly stateSeq: number;
+}
+
+const gib = (x: number): string => `${(x / GiB).toFixed(1)} GiB`;
+
+/** What the engine must hold, in words: the weights and one `tokens`-long sequence's cache. */
+function engineParts(s: VllmSizes, tokens: number): string {
+  const cache = gib(s.kvToken * tokens + s.stateSeq);
+  return `the weights ${formatCount(s.inv.total)} x 2 B = ${gib(s.weights)} and one ${tokens}-token sequence's KV cache ${cache}`;
+}
+
+/**
+ * Over `tp` GPUs each holds 1/tp of the weights and of the key/value heads (a head is replicated when there are fewer
+ * heads than GPUs; MLA's latent cache is whole on every GPU): the share of the cache one GPU holds.
+ */
+function cacheShare(s: VllmSizes, tp: number): number {
+  return s.a.mla ? 1 : Math.max(1, s.a.kvHeads / tp) / s.a.kvHeads;
+}
+
+/**
+ * vLLM sizes its KV cache after a profile run (gpu_worker.py determine_available_memory, gpu_model_runner.py
+ * profile_run; vLLM >= 0.9.2): the share minus the weights, the run's torch peak and non-torch memory. The run is a
+ * forward over max_num_batched_tokens dummy tokens (about T·(6·I/tp + 8·h) bytes in 16 bits: the MLP's gate/up output
+ * and activation, a few hidden-width tensors; I the routed width for MoE) and a sampler run over min(max_num_seqs, T)
+ * rows of full-vocabulary logits, which the top-k/top-p path sorts and rescales in fp32 (about 32 bytes per logit with
+ * TRL's processed log-probs). CUDA graphs are captured after the KV cache, outside the share.
+ */
+function profilePeak(s: VllmSizes, tokens: number, rows: number, tp: number): number {
+  const a = s.a;
+  const width = a.moe ? a.moe.topK * a.moe.expertFfn + a.moe.sharedExpertFfn : a.ffn;
+  return Math.max(
+    tokens * ((6 * width) / tp + 8 * a.hidden),
+    Math.min(rows, tokens) * a.vocab * 32 + 2 * tokens * a.hidden,
+  );
+}
+
+/** What one of `tp` GPUs holds with a `tokens`-long cache and the profile run's peak. */
+function perGpu(s: VllmSizes, tp: number, tokens: number, peak: number): number {
+  return s.weights / tp + (s.kvToken * tokens + s.stateSeq) * cacheShare(s, tp) + peak;
+}
+
+/**
+ * TRL's colocated engine admits prompt + completion (max_model_len = max_prompt_length + max_completion_length); with
+ * vllm_tensor_parallel_size it splits the weights and the key/value heads over that many GPUs. TRL passes
+ * max_num_batched_tokens=4096 and max_num_seqs = the generation batch x the engine's tensor-parallel size.
+ */
+function colocatedEngineCheck(ctx: PlanningContext, s: VllmSizes, gpu: NonNullable<EstimateOptions['gpu']>): void {
+  const setup = ctx.setup;
+  const rollout = setup.rollout!;
+  const ctp = rollout.vllm_tensor_parallel;
+  const rows = generationBatch(setup) * ctp;
+  const peak = profilePeak(s, 4096, rows, ctp);
+  const mine = perGpu(s, ctp, setup.seq_len, peak);
+  const share = rollout.vllm_memory_fraction * gpu.memoryBytes;
+  if (mine <= share) return;
+  ctx.notes.warnings.push({
+    key: 'rollout.vllm_memory_fraction',
+    message:
+      `the colocated vLLM engine's share (${rollout.vllm_memory_fraction} ` +
+      `x ${gib(gpu.memoryBytes)} = ${gib(share)}) cannot ` +
+      `hold ${ctp > 1 ? `its 1/${ctp} share of ` : ''}${engineParts(s, setup.seq_len)}, with its start-up ` +
+      `profile run (4096 tokens, ${Math.min(rows, 4096)} sampled sequences: ${gib(peak)}): vLLM ` +
+      `stops at start-up; raise vllm_gpu_memory_utilization to at ` +
+      `least ${(Math.ceil((100 * mine) / gpu.memoryBytes) / 100).toFixed(2)} (CUDA graphs come ` +
+      `on top) or split the engine with vllm_tensor_parallel_size`,
+  });
+}
+
+/**
+ * trl vllm-serve (its flags when a script gives them; else its defaults: one GPU, gpu_memory_utilization 0.9,
+ * max_model_len the model's positions). The server's GPUs are assumed to be of the training GPU's type. It builds
+ * vLLM's LLM class without batch limits: vLLM's defaults for it (arg_utils.py get_batch_defaults): 16,384 tokens and
+ * 1,024 sequences on GPUs of 70 GiB or more other than the A100, else 8,192 / 256.
+ */
+function vllmServerChecks(ctx: PlanningContext, s: VllmSizes, gpu: NonNullable<EstimateOptions['gpu']>): void {
+  const setup = ctx.setup;
+  const { warnings } = ctx.notes;
+  const srv = setup.rollout!.vllm_server ?? { tensor_parallel: 1, memory_fraction: 0.9 };
   const tp = srv.tensor_parallel;
-  // trl vllm-serve builds vLLM's LLM class without batch limits: vLLM's defaults for it (arg_utils.py
-  // get_batch_defaults): 16,384 tokens and 1,024 sequences on GPUs of 70 GiB or more other than the A100, else 8,192 / 256.
   const big = gpu.memoryBytes >= 70 * GiB && !/A100/i.test(gpu.id);
-  const peak = profilePeak(big ? 16_384 : 8192, big ? 1024 : 256, tp);
+  const peakOver = (gpus: number): number => profilePeak(s, big ? 16_384 : 8192, big ? 1024 : 256, gpus);
+  const peak = peakOver(tp);
   const profileRun = `its start-up profile run (${big ? '16,384 tokens, 1,024' : '8,192 tokens, 256'} sampled sequences: ${gib(peak)})`;
   const budget = srv.memory_fraction * gpu.memoryBytes;
   const where = `${tp > 1 ? `${tp} x ` : 'one '}${gpu.id} (gpu_memory_utilization ${srv.memory_fraction}: ${gib(budget)}${tp > 1 ? ' each' : ''})`;
-  const maxLen = srv.max_model_len ?? a.maxPositions;
-  const partsPerGpu = (tokens: number): string => `${tp > 1 ? `its share of ${parts(tokens)}` : parts(tokens)}`;
+  const maxLen = srv.max_model_len ?? s.a.maxPositions;
+  const partsPerGpu = (tokens: number): string =>
+    `${tp > 1 ? `its share of ${engineParts(s, tokens)}` : engineParts(s, tokens)}`;
   if (srv.max_model_len !== undefined && srv.max_model_len < setup.seq_len) {
     warnings.push({
       key: 'rollout.engine',
@@ -185,23 +226,23 @@ export function vllmEngineChecks(
         `is ${setup.seq_len} (prompt + completion): requests that long fail`,
     });
   }
-  if (perGpu(tp, setup.seq_len, peak) > budget) {
+  if (perGpu(s, tp, setup.seq_len, peak) > budget) {
     let gpus = tp;
-    while (gpus < 64 && perGpu(gpus, setup.seq_len, profilePeak(big ? 16_384 : 8192, big ? 1024 : 256, gpus)) > budget)
-      gpus *= 2;
+    while (gpus < 64 && perGpu(s, gpus, setup.seq_len, peakOver(gpus)) > budget) gpus *= 2;
     warnings.push({
       key: 'rollout.engine',
       message:
         `a vLLM server on ${where} cannot hold ${partsPerGpu(setup.seq_len)} with ${profileRun}; ` +
         `serve it over ${gpus} GPUs (--tensor_parallel_size)${gpus >= 64 ? ' or more' : ''}`,
     });
-  } else if (perGpu(tp, maxLen, peak) > budget) {
-    const fit = Math.floor((budget - weights / tp - stateSeq * cacheShare(tp) - peak) / (kvToken * cacheShare(tp)));
+  } else if (perGpu(s, tp, maxLen, peak) > budget) {
+    const share = cacheShare(s, tp);
+    const fit = Math.floor((budget - s.weights / tp - s.stateSeq * share - peak) / (s.kvToken * share));
     warnings.push({
       key: 'rollout.engine',
       message:
         `a vLLM server on ${where} cannot hold ${partsPerGpu(maxLen)} ` +
-        `at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${a.maxPositions} positions)`} ` +
+        `at ${srv.max_model_len !== undefined ? 'its --max_model_len' : `its default max_model_len (the model's ${s.a.maxPositions} positions)`} ` +
         `with ${profileRun}, so it stops at start-up; pass trl vllm-serve --max_model_len ` +
         `between ${setup.seq_len} and ${fit} tokens (the KV cache left beside the weights and the ` +
         `profile run; CUDA graphs come on top)`,
