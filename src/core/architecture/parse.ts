@@ -372,27 +372,36 @@ function positionsOf(cfg: HfConfig, traits: FamilyTraits, mla: Architecture['mla
   return mla?.nope === true ? 'none' : traits.positions;
 }
 
-function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
+/**
+ * The config's model type, its image-text layout, the language model's config and the family it parses as; or the
+ * problem that stops the parse (no model_type, or one no family takes).
+ */
+function familyOfConfig(config: HfConfig):
+  | {
+      readonly modelType: string;
+      readonly layout: ReturnType<typeof imageTextLayout>;
+      readonly cfg: HfConfig;
+      readonly family: Family;
+    }
+  | { readonly problems: { field: string; message: string }[] } {
   const modelType = str(config, 'model_type');
   const layout = imageTextLayout(config, modelType);
   const cfg = languageModelConfig(config, modelType, layout);
-  if (!modelType) return { ok: false, problems: [{ field: 'model_type', message: 'config has no model_type' }] };
+  if (!modelType) return { problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   // LLaVA's and PaliGemma's language model is the family of its text_config's model_type.
   const family = familyOf(
     layout === 'llava' || layout === 'paligemma' ? (str(cfg, 'model_type') ?? modelType) : modelType,
     cfg,
   );
-  if (!family) {
-    return {
-      ok: false,
-      problems: [
-        {
-          field: 'model_type',
-          message: `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})`,
-        },
-      ],
-    };
-  }
+  if (family) return { modelType, layout, cfg, family };
+  const message = `model_type '${modelType}' is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})`;
+  return { problems: [{ field: 'model_type', message }] };
+}
+
+function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
+  const found = familyOfConfig(config);
+  if ('problems' in found) return { ok: false, problems: found.problems };
+  const { modelType, layout, cfg, family } = found;
   const ctx = new ParseContext(cfg, config, modelType, family);
   const traits = FAMILY_TRAITS[family];
 
@@ -461,11 +470,27 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(blockKinds ? { blockKinds } : {}),
     ...(moeLatent ? { moeLatent } : {}),
     ...(moeRouting ? { moeRouting } : {}),
+    ...familyExtras(ctx, traits, { moe: moe !== undefined, hidden }),
+  };
+  const problems = ctx.problems;
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
+}
+
+/**
+ * The fields only some families or model types have: their modeling code, fused experts and PEFT's expert pattern,
+ * the embedding layout, norms without an affine or of their own count per block, GPT-2's fused GELU kernel.
+ */
+function familyExtras(
+  ctx: ParseContext,
+  traits: FamilyTraits,
+  { moe, hidden }: { moe: boolean; hidden: number },
+): Partial<Architecture> {
+  const { cfg, family, modelType } = ctx;
+  const peftMoePattern = moe ? PEFT_MOE_PATTERNS[modelType.toLowerCase()] : undefined;
+  return {
     ...(traits.modelCode ? { modelCode: traits.modelCode } : {}),
     ...((traits.fusedExperts === 'only' || FUSED_ONLY_MODEL_TYPES.has(modelType)) && moe ? { fusedExperts: true } : {}),
-    ...(moe && PEFT_MOE_PATTERNS[modelType.toLowerCase()]
-      ? { peftMoePattern: PEFT_MOE_PATTERNS[modelType.toLowerCase()] }
-      : {}),
+    ...(peftMoePattern ? { peftMoePattern } : {}),
     ...embeddingLayout(cfg, family, hidden),
     ...(traits.normAffine ? {} : { normAffine: false }),
     ...(family === 'falcon' ? { normsPerBlock: falconNorms(ctx), falcon: falconLayout(ctx) } : {}),
@@ -473,8 +498,6 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
     ...(family === 'gpt2' && GELU_KERNELS.has(str(cfg, 'activation_function') ?? '') ? { geluKernel: true } : {}),
   };
-  const problems = ctx.problems;
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, arch, problems };
 }
 
 /** A tanh soft-cap is on when the config gives it, or (family default) when the config leaves the key out. */
