@@ -42,86 +42,14 @@ export function resolveScenarios(
   overrides: Overrides,
   resolveModel: ModelResolver,
 ): Resolution {
-  const merged: Record<string, unknown> = {};
-  const provenance: ProvenanceMap = {};
-  const where: Record<string, Location> = {};
-  const problems: Problem[] = [];
-  for (const f of files) {
-    problems.push(...f.problems);
-    for (const [k, v] of Object.entries(f.values)) {
-      merged[k] = v;
-      const loc = f.keyLocations[k];
-      where[k] = f.valueLocations[k] ?? loc ?? { file: f.file, start: 0, end: 0, line: 1, column: 1 };
-      (provenance as Record<string, Provenance>)[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
-      // The own keys of the rollout and galore blocks: those written are not assumptions.
-      if ((k === 'rollout' || k === 'galore') && v !== null && typeof v === 'object') {
-        for (const sub of Object.keys(v))
-          (provenance as Record<string, Provenance>)[`${k}.${sub}`] = {
-            kind: 'file',
-            file: f.file,
-            line: loc?.line,
-            key: `${k}.${sub}`,
-          };
-      }
-    }
-  }
-  const set = (key: string, value: unknown): void => {
-    if (value === undefined) return;
-    merged[key] = value;
-    (provenance as Record<string, Provenance>)[key] =
-      overrides.origin === 'setting'
-        ? { kind: 'setting', setting: `vramLens.${key}` }
-        : { kind: 'flag', flag: FLAG_NAMES[key] ?? key };
-  };
-  set('model', overrides.model);
-  set('gpu', overrides.gpu);
-  set('gpus_per_node', overrides.gpusPerNode);
-  set('nodes', overrides.nodes);
-  set('seq_len', overrides.seqLen);
-
+  const m = mergedFiles(files);
+  const { merged, provenance, where, problems } = m;
+  withOverrides(m, overrides);
   const anchor = (key: string): Location =>
     where[key] ?? { file: files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 };
   if (problems.some((p) => p.severity === 'error'))
     return { provenance, problems, gpu: merged.gpu as string | undefined, gpuLocation: where.gpu };
-
-  // Model: an explicit architecture wins; otherwise the reference is resolved.
-  if (merged.architecture === undefined) {
-    const ref = merged.model;
-    if (typeof ref !== 'string' || ref.length === 0) {
-      problems.push({
-        ...anchor('model'),
-        severity: 'error',
-        code: 'missing-model',
-        ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block'),
-      });
-      return { provenance, problems };
-    }
-    const r = resolveModel(ref);
-    if (!r.ok) {
-      problems.push({
-        ...anchor('model'),
-        severity: 'error',
-        code: 'unknown-model',
-        ...msg('{0}', r.message),
-        key: 'model',
-      });
-      return { provenance, problems };
-    }
-    merged.architecture = r.model.config;
-    provenance.architecture = { kind: 'catalog', entry: r.model.source };
-    for (const note of r.model.notes ?? [])
-      problems.push({
-        ...anchor('model'),
-        severity: 'warning',
-        code: 'model-files',
-        ...msg('{0}', note),
-        key: 'model',
-      });
-    if (merged.parameters === undefined && r.model.parameters !== undefined) {
-      merged.parameters = r.model.parameters;
-      provenance.parameters = { kind: 'catalog', entry: r.model.source };
-    }
-  }
+  if (!modelResolved(m, anchor, resolveModel)) return { provenance, problems };
   const frozen: FrozenModels = { merged, problems, anchor, resolveModel };
   if (!resolveTeacher(frozen) || !resolveRewardModels(frozen)) return { provenance, problems };
   peftLoraDefault(merged, provenance);
@@ -140,6 +68,90 @@ export function resolveScenarios(
     return { provenance, problems };
   }
   return { setup: parsed.data, provenance, problems, gpu: parsed.data.gpu, gpuLocation: where.gpu };
+}
+
+/** The scenario files' values merged (a later file's key over an earlier's), where each is written, and their problems. */
+interface MergedScenarios {
+  readonly merged: Record<string, unknown>;
+  readonly provenance: ProvenanceMap;
+  readonly where: Record<string, Location>;
+  readonly problems: Problem[];
+}
+
+function mergedFiles(files: readonly ScenarioFacts[]): MergedScenarios {
+  const m: MergedScenarios = { merged: {}, provenance: {}, where: {}, problems: [] };
+  const provenance = m.provenance as Record<string, Provenance>;
+  for (const f of files) {
+    m.problems.push(...f.problems);
+    for (const [k, v] of Object.entries(f.values)) {
+      m.merged[k] = v;
+      const loc = f.keyLocations[k];
+      m.where[k] = f.valueLocations[k] ?? loc ?? { file: f.file, start: 0, end: 0, line: 1, column: 1 };
+      provenance[k] = { kind: 'file', file: f.file, line: loc?.line, key: k };
+      // The own keys of the rollout and galore blocks: those written are not assumptions.
+      if ((k === 'rollout' || k === 'galore') && v !== null && typeof v === 'object') {
+        for (const sub of Object.keys(v))
+          provenance[`${k}.${sub}`] = { kind: 'file', file: f.file, line: loc?.line, key: `${k}.${sub}` };
+      }
+    }
+  }
+  return m;
+}
+
+/** The command line's flags or the editor's settings over the files' values, each said to come from there. */
+function withOverrides(m: MergedScenarios, overrides: Overrides): void {
+  const set = (key: string, value: unknown): void => {
+    if (value === undefined) return;
+    m.merged[key] = value;
+    (m.provenance as Record<string, Provenance>)[key] =
+      overrides.origin === 'setting'
+        ? { kind: 'setting', setting: `vramLens.${key}` }
+        : { kind: 'flag', flag: FLAG_NAMES[key] ?? key };
+  };
+  set('model', overrides.model);
+  set('gpu', overrides.gpu);
+  set('gpus_per_node', overrides.gpusPerNode);
+  set('nodes', overrides.nodes);
+  set('seq_len', overrides.seqLen);
+}
+
+/**
+ * The model's architecture: an explicit `architecture` block wins; otherwise the `model` reference resolved (its notes
+ * said at the key, the catalog's parameter count taken where the files give none). False when there is none.
+ */
+function modelResolved(m: MergedScenarios, anchor: (key: string) => Location, resolveModel: ModelResolver): boolean {
+  const { merged, provenance, problems } = m;
+  if (merged.architecture !== undefined) return true;
+  const ref = merged.model;
+  if (typeof ref !== 'string' || ref.length === 0) {
+    problems.push({
+      ...anchor('model'),
+      severity: 'error',
+      code: 'missing-model',
+      ...msg('no model: give `model` (Hub id, model directory or config.json) or an `architecture` block'),
+    });
+    return false;
+  }
+  const r = resolveModel(ref);
+  if (!r.ok) {
+    problems.push({
+      ...anchor('model'),
+      severity: 'error',
+      code: 'unknown-model',
+      ...msg('{0}', r.message),
+      key: 'model',
+    });
+    return false;
+  }
+  merged.architecture = r.model.config;
+  provenance.architecture = { kind: 'catalog', entry: r.model.source };
+  for (const note of r.model.notes ?? [])
+    problems.push({ ...anchor('model'), severity: 'warning', code: 'model-files', ...msg('{0}', note), key: 'model' });
+  if (merged.parameters === undefined && r.model.parameters !== undefined) {
+    merged.parameters = r.model.parameters;
+    provenance.parameters = { kind: 'catalog', entry: r.model.source };
+  }
+  return true;
 }
 
 /**
