@@ -29,7 +29,9 @@ import {
   or3,
   literalWord,
   assignParts,
+  commandOutcome,
   evalTest,
+  isTestCommand,
 } from './syntax';
 import { layer, shallow } from './layers';
 import { mergeEnvs } from './merge';
@@ -647,34 +649,13 @@ export class Interpreter {
     const negate = this.negate;
     this.negate = false;
     const words = cmd.words;
-    const top = this.top();
-    const inCond = top?.kind === 'if' && top.state === 'cond';
     const priorNarrowing = this.lastNarrowing;
     this.lastNarrowing = undefined;
     if (this.dead) return;
     let i = 0;
     while (i < words.length && assignParts(words[i])) i++;
-    const prior = this.lastTri;
     if (i === words.length) {
-      const mode =
-        connector === '&&'
-          ? prior === true
-            ? 'set'
-            : prior === false
-              ? 'skip'
-              : 'maybe'
-          : connector === '||'
-            ? prior === false
-              ? 'set'
-              : prior === true
-                ? 'skip'
-                : 'maybe'
-            : 'set';
-      // `[ -z "$X" ] && X=default`: where the assignment does not run, X keeps the values that skip it.
-      const skippedSide = connector === '&&' ? false : connector === '||' ? true : undefined;
-      const kept = skippedSide === undefined || !priorNarrowing ? undefined : { ...priorNarrowing, skippedSide };
-      for (const w of words) this.assign(w, this.env, false, mode, cmd.arrays.get(w), kept);
-      this.lastTri = true;
+      this.assignmentsOnly(cmd, connector, priorNarrowing);
       return;
     }
     let env = this.env;
@@ -682,56 +663,11 @@ export class Interpreter {
       env = new Map(this.env);
       for (const w of words.slice(0, i)) this.assign(w, env, true, 'set', cmd.arrays.get(w));
     }
-    const head = literalWord(words[i]);
-    if (head && ['export', 'declare', 'typeset', 'local', 'readonly'].includes(head)) {
-      let exported = head === 'export';
-      for (const w of words.slice(i + 1)) {
-        const lit = literalWord(w);
-        if (lit && /^[-+][a-zA-Z]+$/.test(lit)) {
-          if (lit.includes('x')) exported = true;
-          continue;
-        }
-        if (assignParts(w)) this.assign(w, this.env, exported, 'set', cmd.arrays.get(w));
-        else if (lit && exported && this.env.has(lit)) this.env.set(lit, { ...this.env.get(lit)!, exported: true });
-      }
-      this.lastTri = true;
-      return;
-    }
-    if (head === 'shift' && shiftArguments(this.env, words.length > i + 1 ? Number(literalWord(words[i + 1])) : 1))
-      return;
-    if (head === 'source' || head === '.') {
-      this.source(fieldsOf(this.text, words.slice(i + 1, i + 2), env)[0]);
-      return;
-    }
-    if (head === 'unset') {
-      for (const w of words.slice(i + 1)) {
-        const lit = literalWord(w);
-        if (lit) this.env.delete(lit);
-      }
-      this.lastTri = true;
-      return;
-    }
+    if (this.builtin(cmd, i, env)) return;
     const fields = fieldsOf(this.text, words.slice(i), env);
     if (!fields.length) return;
-    const name = fields[0].text;
-    const isTest = name === '[' || name === '[[' || name === 'test';
-    let tri: Tri = isTest
-      ? evalTest(fields)
-      : name === 'true' || name === ':'
-        ? true
-        : name === 'false'
-          ? false
-          : undefined;
-    const narrowing = isTest && tri === undefined ? this.narrowingOfTest(words.slice(i), env, negate) : undefined;
-    if (narrowing) tri = narrowing.whenTrue.length === 0 ? false : narrowing.whenFalse.length === 0 ? true : undefined;
-    else if (negate && tri !== undefined) tri = !tri;
-    this.lastNarrowing = narrowing;
-    if (inCond && top?.kind === 'if' && connector === undefined && top.branches.length === 0) top.narrowing = narrowing;
-    if (inCond && top?.kind === 'if')
-      top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
-    // Other commands are assumed to succeed, so `mkdir -p x && X=1` sets X; a test with an unknown outcome does not.
-    this.lastTri = isTest ? tri : (tri ?? true);
-    if (name === 'read' && cmd.heredocs.length) {
+    this.noteOutcome(fields, words.slice(i), env, { negate, connector });
+    if (fields[0].text === 'read' && cmd.heredocs.length) {
       readHeredoc(
         this.text,
         fields,
@@ -748,6 +684,77 @@ export class Interpreter {
       ramEfficientLoading(this.text, r, env);
       this.results.push(r);
     }
+  }
+
+  /**
+   * A command of assignments only (`X=1 Y=2`): set, skipped or maybe set by the `&&` / `||` before it, as the previous
+   * command's outcome decides; `[ -z "$X" ] && X=default` keeps, where the assignment does not run, the values of X
+   * that skip it.
+   */
+  private assignmentsOnly(cmd: Command, connector: string | undefined, priorNarrowing: Narrowing | undefined): void {
+    const prior = this.lastTri;
+    const runs = connector === '&&' ? prior : connector === '||' ? (prior === undefined ? undefined : !prior) : true;
+    const mode = runs === true ? 'set' : runs === false ? 'skip' : 'maybe';
+    const skippedSide = connector === '&&' ? false : connector === '||' ? true : undefined;
+    const kept = skippedSide === undefined || !priorNarrowing ? undefined : { ...priorNarrowing, skippedSide };
+    for (const w of cmd.words) this.assign(w, this.env, false, mode, cmd.arrays.get(w), kept);
+    this.lastTri = true;
+  }
+
+  /** The builtins that change the shell's variables or read a file (export / declare, shift, source, unset): handled. */
+  private builtin(cmd: Command, i: number, env: Env): boolean {
+    const words = cmd.words;
+    const head = literalWord(words[i]);
+    if (head && ['export', 'declare', 'typeset', 'local', 'readonly'].includes(head)) {
+      let exported = head === 'export';
+      for (const w of words.slice(i + 1)) {
+        const lit = literalWord(w);
+        if (lit && /^[-+][a-zA-Z]+$/.test(lit)) {
+          if (lit.includes('x')) exported = true;
+          continue;
+        }
+        if (assignParts(w)) this.assign(w, this.env, exported, 'set', cmd.arrays.get(w));
+        else if (lit && exported && this.env.has(lit)) this.env.set(lit, { ...this.env.get(lit)!, exported: true });
+      }
+      this.lastTri = true;
+      return true;
+    }
+    if (head === 'shift' && shiftArguments(this.env, words.length > i + 1 ? Number(literalWord(words[i + 1])) : 1))
+      return true;
+    if (head === 'source' || head === '.') {
+      this.source(fieldsOf(this.text, words.slice(i + 1, i + 2), env)[0]);
+      return true;
+    }
+    if (head !== 'unset') return false;
+    for (const w of words.slice(i + 1)) {
+      const lit = literalWord(w);
+      if (lit) this.env.delete(lit);
+    }
+    this.lastTri = true;
+    return true;
+  }
+
+  /**
+   * A command's outcome as far as it is known (a test, `true`, `false`; other commands are assumed to succeed, so
+   * `mkdir -p x && X=1` sets X, while a test with an unknown outcome does not), and in an `if`'s condition the
+   * branch's condition and the narrowing of a variable its test gives.
+   */
+  private noteOutcome(
+    fields: ReturnType<typeof fieldsOf>,
+    words: Command['words'],
+    env: Env,
+    { negate, connector }: { negate: boolean; connector: string | undefined },
+  ): void {
+    const top = this.top();
+    const inCond = top?.kind === 'if' && top.state === 'cond';
+    const isTest = isTestCommand(fields[0].text);
+    const narrowing = isTest && evalTest(fields) === undefined ? this.narrowingOfTest(words, env, negate) : undefined;
+    const tri = commandOutcome(fields, negate, narrowing);
+    this.lastNarrowing = narrowing;
+    if (inCond && top?.kind === 'if' && connector === undefined && top.branches.length === 0) top.narrowing = narrowing;
+    if (inCond && top?.kind === 'if')
+      top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
+    this.lastTri = isTest ? tri : (tri ?? true);
   }
 
   /**
