@@ -225,7 +225,26 @@ function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   model(ctx, top);
   launchComment(ctx);
+  teacherModel(ctx, top);
+  ctx.put('microBatchSize', top.get('batch_size'), asPosInt);
+  ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
+  const { before03, only01 } = vintage(ctx, top);
+  seqLen(ctx, top, before03);
+  olderRelease(ctx, before03, only01);
 
+  // dataset.packed: samples packed to max_seq_len; otherwise padded_collate pads each batch to its longest sample.
+  ctx.put('batchLengths', ctx.sub(top.get('dataset')).get('packed'), asPacking, 'dataset.packed');
+  weightsDtype(ctx, top);
+  checkpointing(ctx, top);
+  optimizer(ctx, top);
+  ctx.put('optimizerInBackward', top.get('optimizer_in_bwd'), asBool);
+  lossOf(ctx, top);
+  ctx.put('compile', top.get('compile'), (v) => (v.t === 'map' ? true : asBool(v)));
+  parallelism(ctx, top);
+}
+
+/** A distillation recipe's teacher_model: the Hub id its builder names. */
+function teacherModel(ctx: YamlCtx, top: Map<string, Entry>): void {
   const teacher = ctx.sub(top.get('teacher_model')).get('_component_');
   ctx.put(
     'teacherModel',
@@ -238,17 +257,10 @@ function analyze(ctx: YamlCtx): void {
     },
     'teacher_model._component_',
   );
+}
 
-  ctx.put('microBatchSize', top.get('batch_size'), asPosInt);
-  ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
-  const { before03, only01 } = vintage(ctx, top);
-  seqLen(ctx, top, before03);
-  olderRelease(ctx, before03, only01);
-
-  // dataset.packed: samples packed to max_seq_len; otherwise padded_collate pads each batch to its longest sample.
-  ctx.put('batchLengths', ctx.sub(top.get('dataset')).get('packed'), asPacking, 'dataset.packed');
-
-  // dtype: parameters, gradients and optimizer states all in that dtype (no fp32 master copy); fp32 when absent.
+/** dtype: parameters, gradients and optimizer states all in that dtype (no fp32 master copy); fp32 when absent. */
+function weightsDtype(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('weightsDtype', top.get('dtype'), (v) => {
     const s = strOf(v)?.trim().toLowerCase();
     if (s === 'bf16' || s === 'fp32') return s;
@@ -257,7 +269,10 @@ function analyze(ctx: YamlCtx): void {
     if (s === 'fp64') return { unknown: 'fp64 is not modelled' };
     return new Invalid(about('{0}: expected bf16 or fp32, found {1}', describe(v)));
   });
+}
 
+/** enable_activation_checkpointing with ac_mode (selective or full), and enable_activation_offloading. */
+function checkpointing(ctx: YamlCtx, top: Map<string, Entry>): void {
   const acMode = top.get('ac_mode');
   ctx.put('gradientCheckpointing', top.get('enable_activation_checkpointing'), (v) => {
     const b = boolOf(v);
@@ -266,9 +281,10 @@ function analyze(ctx: YamlCtx): void {
     return acMode && strOf(ctx.view(acMode))?.trim().toLowerCase() === 'selective' ? 'selective' : 'full';
   });
   ctx.put('activationOffloading', top.get('enable_activation_offloading'), asBool);
+}
 
-  optimizer(ctx, top);
-  ctx.put('optimizerInBackward', top.get('optimizer_in_bwd'), asBool);
+/** The loss component: the preference objective it names, or how the cross-entropy holds its logits. */
+function lossOf(ctx: YamlCtx, top: Map<string, Entry>): void {
   // The DPO recipes (lora_dpo_*: the reference is the model with its adapters disabled; full_dpo_distributed: a copy)
   // run chosen and rejected together; SimPO needs no reference. Their loss component names the objective.
   const lossComponent = ctx.sub(top.get('loss')).get('_component_');
@@ -297,8 +313,10 @@ function analyze(ctx: YamlCtx): void {
     },
     'loss._component_',
   );
-  ctx.put('compile', top.get('compile'), (v) => (v.t === 'map' ? true : asBool(v)));
+}
 
+/** FSDP's CPU offload and extra units, and the tensor-, context- and data-parallel dims of the distributed recipes. */
+function parallelism(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('fsdpOffload', top.get('fsdp_cpu_offload'), asBool);
   // custom_sharded_layers: modules wrapped as FSDP units of their own besides the transformer layers.
   ctx.put('fsdpShardEmbeddings', top.get('custom_sharded_layers'), (v) => {
