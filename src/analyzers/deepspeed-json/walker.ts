@@ -17,6 +17,18 @@ import {
 import { AUTO_REASON, DEEPSPEED_KEYS, ZERO_COUNTS, HF_BUCKET_FILL, DEPRECATED_ZERO } from './keys';
 import type { Prepared } from './hjson';
 
+/** The strings pydantic's lax mode takes as booleans (what DeepSpeed's config models read `"true"` as). */
+const PYDANTIC_BOOL: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  on: true,
+  off: false,
+  '1': true,
+  '0': false,
+};
+
 type Val =
   | { readonly kind: 'number'; readonly n: number }
   | { readonly kind: 'bool'; readonly b: boolean }
@@ -283,10 +295,21 @@ export class Walker {
     const enabled = this.props(p.value, p.path).find((q) => q.name === 'enabled');
     if (!enabled) return;
     const v = this.read(enabled.value);
+    const coerced = v.kind === 'string' ? PYDANTIC_BOOL[v.s.trim().toLowerCase()] : undefined;
     if (v.kind === 'bool') this.fact(key, enabled, v.b);
     else if (v.kind === 'auto') this.autoFact(key, enabled);
     else if (v.kind === 'placeholder') this.placeholderFact(key, enabled, v.word);
-    else this.invalid(enabled, 'true, false or "auto"');
+    else if (coerced !== undefined) {
+      // DeepSpeedBF16Config / DeepSpeedFP16Config are pydantic models (runtime/precision_config.py) that coerce such
+      // strings to booleans: "true" is on.
+      this.fact(key, enabled, coerced);
+      this.invalid(
+        enabled,
+        `${coerced} (no quotes)`,
+        'warning',
+        `DeepSpeed's config model reads this string as ${coerced}`,
+      );
+    } else this.invalid(enabled, 'true, false or "auto"');
   }
 
   /**

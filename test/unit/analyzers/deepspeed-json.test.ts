@@ -129,6 +129,20 @@ describe('deepspeed-json analyzer: facts and spans', () => {
     assert.deepEqual(r.problems, []);
   });
 
+  it('a precision switch written as a string is the boolean DeepSpeed reads it as, with a warning', () => {
+    // Zhou-bl/Toy-LIMA deepspeed/ds_config.json: "bfloat16": {"enabled": "true"}. DeepSpeedBF16Config is a pydantic
+    // model, whose lax mode takes "true" / "false" (and yes/no, on/off, 1/0) as booleans.
+    const text = '{"bfloat16": {"enabled": "true"}, "fp16": {"enabled": "False"}}';
+    const r = analyzeDeepSpeedJson(text);
+    assert.deepEqual([fact(r, 'bf16').value, fact(r, 'fp16').value], [true, false]);
+    const p = problemAt(text, r, 'invalid-value', '"true"');
+    assert.equal(p.severity, 'warning');
+    assert.match(p.message, /DeepSpeed's config model reads this string as true/);
+    // Any other string is still no switch.
+    const bad = analyzeDeepSpeedJson('{"bf16": {"enabled": "maybe"}}');
+    assert.equal(problems(bad, 'invalid-value')[0]?.severity, 'error');
+  });
+
   it('accepts the stage3 keys without their stage3_ prefix (pydantic aliases)', () => {
     const text =
       '{"zero_optimization": {"stage": 3, "max_live_parameters": 0, "prefetch_bucket_size": 5e7, "param_persistence_threshold": 1e4}}';
