@@ -54,7 +54,7 @@ const isDeepspeedJson = (file: DetectionInput): boolean => {
 };
 // A name, or a call whose opening parenthesis may be followed by anything (a newline, a quote).
 const PY_TRAINING = new RegExp(
-  String.raw`\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|TrlParser)\b|` +
+  String.raw`\b(?:TrainingArguments|Seq2SeqTrainingArguments|LoraConfig|BitsAndBytesConfig|HfArgumentParser|H4ArgumentParser|TrlParser)\b|` +
     String.raw`\b(?:[A-Z][A-Za-z]*Config|from_pretrained|get_peft_model)\s*\(|` +
     // mmengine's lazy configs (XTuner): `llm=dict(type=AutoModelForCausalLM.from_pretrained, ...)`.
     String.raw`\btype\s*=\s*[\w.]+\.from_pretrained\b|` +

@@ -122,6 +122,18 @@ function run(file: PythonFile, entries: readonly string[]): void {
 }
 
 /**
+ * `parser.parse_yaml_file(yaml_file="training_configs/mistral-7b-base-dpo.yaml")` (or parse_json_file) of a path known
+ * statically: the file whose keys fill the parser's dataclasses is a config of the run, as a launch line's is.
+ */
+function noteArgumentsFile(file: PythonFile, call: SyntaxNode): void {
+  const a = file.args(call);
+  const arg = a.positional[0] ?? a.entries.find((e) => e.rawKey === 'yaml_file' || e.rawKey === 'json_file')?.valueNode;
+  const v = arg ? file.evalNode(arg, 0) : undefined;
+  if (!arg || v?.k !== 'lit' || typeof v.v !== 'string' || !/\.(ya?ml|json)$/i.test(v.v)) return;
+  file.references.push({ kind: 'config', path: v.v, span: span(arg) });
+}
+
+/**
  * `args.x = ...` / `args.x += ...`: the option x is changed at run time, so its default is not what runs; not where
  * the value is another object's x.
  */
@@ -161,6 +173,7 @@ function afterWalk(
     const callee = file.calleeName(c);
     const last = callee?.split('.').pop() ?? '';
     if (PARSERS.has(last)) noteParser(file, c, last);
+    else if (last === 'parse_yaml_file' || last === 'parse_json_file') noteArgumentsFile(file, c);
     else if (last === 'add_argument') noteArgparse(file, c);
     else if (last === 'parse_args_and_config') file.readsConfigOption = true;
     else noteArgsClass(file, c);

@@ -67,7 +67,8 @@ export const OTHER_PEFT_CONFIGS = new Set([
   'GraloraConfig',
   'OSFConfig',
 ]);
-export const PARSERS = new Set(['HfArgumentParser', 'TrlParser']);
+/** HfArgumentParser, TRL's TrlParser, and alignment-handbook's H4ArgumentParser (an HfArgumentParser subclass). */
+export const PARSERS = new Set(['HfArgumentParser', 'TrlParser', 'H4ArgumentParser']);
 /**
  * TRL's paired preference trainers: chosen and rejected run in one forward. DPO compares with a reference model (a
  * frozen copy, or the model with its adapters disabled); ORPO and CPO (SimPO with cpo_alpha=0) need none.

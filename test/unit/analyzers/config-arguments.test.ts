@@ -123,6 +123,28 @@ describe("a script's TrlParser --config file", () => {
   });
 });
 
+describe("a parser's parse_yaml_file of a path the script writes", () => {
+  it("alignment-handbook's H4ArgumentParser: the YAML is a config of the run (tillson/llm-fine-tuning dpo.ipynb)", () => {
+    // The notebook builds H4ArgumentParser((ModelArguments, DataArguments, DPOConfig)) and reads
+    // parse_yaml_file(yaml_file="training_configs/mistral-7b-base-dpo.yaml"); the YAML names the model and the batch.
+    const script = [
+      'from alignment import H4ArgumentParser, ModelArguments, DataArguments',
+      'from trl import DPOConfig, DPOTrainer',
+      'parser = H4ArgumentParser((ModelArguments, DataArguments, DPOConfig))',
+      'model_args, data_args, training_args = parser.parse_yaml_file(yaml_file="configs/dpo.yaml")',
+      'DPOTrainer(model=model_args.model_name_or_path, args=training_args).train()',
+      '',
+    ].join('\n');
+    const files = {
+      '/p/train.py': script,
+      '/p/configs/dpo.yaml': 'model_name_or_path: mistralai/Mistral-7B-v0.1\nper_device_train_batch_size: 3\n',
+    };
+    const r = runPipeline([{ file: '/p/train.py', text: script }], reader(files), {});
+    assert.ok(r.files.some((f) => f.file === '/p/configs/dpo.yaml'));
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['mistralai/Mistral-7B-v0.1', 3]);
+  });
+});
+
 describe('FSDP_CPU_RAM_EFFICIENT_LOADING on the launch line, under the HF Trainer', () => {
   // transformers@v4.40.0 reads the variable at the load (modeling_utils.py is_fsdp_enabled); from 4.41
   // TrainingArguments sets it from fsdp_config's cpu_ram_efficient_loading, "false" unless given
