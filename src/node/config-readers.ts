@@ -3,7 +3,8 @@
 // (`configs/sft_qwen2_7b.yaml` for `configs/sft_llama3_8b.yaml`), or that has no value for the option at all, given
 // the file there, or a launch script of it that passes its first argument through, run with the file. The CLI given
 // such a file alone (cli/main.ts) and the editor's index of runs (server/runs.ts) read it as the first of these runs
-// that reads it and trains. Files come through the pipeline's reader.
+// that reads it and trains; the editor hands it the scripts its background scan found declaring such an option, so
+// that no file is read for it on the analysis's path. Files come through the pipeline's reader.
 import * as path from 'node:path';
 import { runPipeline, type FileReader, type InputFile } from '../analyzers/pipeline';
 import type { LaunchArgument } from '../analyzers/facts';
@@ -28,7 +29,12 @@ export interface ImpliedRun {
  * the file as that argument, then the script with the file as its option's value. Undefined for a file that is no
  * YAML or JSON, or that none of them reads.
  */
-export function impliedRunOf(file: string, root: string, reader: FileReader): ImpliedRun | undefined {
+export function impliedRunOf(
+  file: string,
+  root: string,
+  reader: FileReader,
+  scripts: readonly string[] = candidates(root),
+): ImpliedRun | undefined {
   const target = path.resolve(file);
   // A training config names its model somewhere (`model_name`, `base_model`, `model: {path: ...}`); a file that does
   // not (a dataset card, a CI workflow, an environment) is not offered to the scripts, whose texts are then not read.
@@ -37,7 +43,7 @@ export function impliedRunOf(file: string, root: string, reader: FileReader): Im
     const run = runPipeline(inputs, reader, {});
     return runTrains(run.files) && run.files.some((f) => path.resolve(f.file) === target);
   };
-  for (const r of configReadersOf(target, root, reader)) {
+  for (const r of configReadersOf(target, { root, scripts }, reader)) {
     const text = reader.read(r.script);
     if (text === undefined) continue;
     const script = path.relative(root, r.script);
@@ -102,6 +108,11 @@ const STAGE_WORDS = new Set([
 /** Words of a script's name that say it does not train. */
 const NOT_TRAINING = /(?:^|[^a-z])(eval|evaluate|infer|inference|generate|predict|test|serve|merge|export|convert)/i;
 
+/** Whether a script's text declares an option that may take a config file (a cheap test before configOption). */
+export function takesConfigOption(text: string): boolean {
+  return text.includes('add_argument') && /["']--(?:[a-z0-9]+[-_])?(?:config|cfg|conf|yaml)\b/i.test(text);
+}
+
 /** The option of a script's text that takes a config file, and the values it has without one (default, usage line). */
 function configOption(text: string, file: string): { option: string; values: string[] } | undefined {
   for (const m of text.matchAll(ADD_ARGUMENT)) {
@@ -135,16 +146,20 @@ function words(file: string): string[] {
  * name shares a stage word with the file's (`train_sft.py` for `sft_ultrachat.yaml`). Scripts named for evaluation or
  * inference, and those whose option names a file elsewhere, are left out.
  */
-function configReadersOf(file: string, root: string, reader: FileReader): ConfigReader[] {
+function configReadersOf(
+  file: string,
+  { root, scripts }: { root: string; scripts: readonly string[] },
+  reader: FileReader,
+): ConfigReader[] {
   const target = path.resolve(file);
   const ext = path.extname(target).toLowerCase();
   if (!/^\.(ya?ml|json)$/.test(ext)) return [];
   const fileWords = new Set(words(target).filter((w) => STAGE_WORDS.has(w)));
   const found: (ConfigReader & { score: number })[] = [];
-  for (const script of candidates(root)) {
+  for (const script of scripts) {
     if (!/\.py$/i.test(script) || NOT_TRAINING.test(path.basename(script))) continue;
     const text = reader.read(script);
-    if (text === undefined || !text.includes('add_argument')) continue;
+    if (text === undefined || !takesConfigOption(text)) continue;
     const opt = configOption(text, script);
     if (!opt) continue;
     const placed = placeOf(reader, { script, root }, target, ext, opt.values);

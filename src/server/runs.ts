@@ -8,7 +8,7 @@ import { analyzeAs, detectFormat } from '../analyzers/detect';
 import { usageFiles } from '../node/launchers';
 import { projectModules, referencedPath, type InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
-import { impliedRunOf, type ImpliedRun } from '../node/config-readers';
+import { impliedRunOf, takesConfigOption, type ImpliedRun } from '../node/config-readers';
 import type { Workspace } from './workspace';
 
 /** Files analyzed per slice of the background scan. */
@@ -31,6 +31,8 @@ export class RunIndex {
   private readonly choices = new Map<string, string>();
   /** For a YAML / JSON file no other file references: the run of the script that takes configs like it, or null. */
   private readonly implied = new Map<string, ImpliedRun | null>();
+  /** The Python scripts the scan found declaring a `--config`-like option: those an unnamed YAML is offered to. */
+  private readonly configScripts = new Set<string>();
 
   constructor(
     private readonly workspace: Workspace,
@@ -46,6 +48,7 @@ export class RunIndex {
   rebuild(): void {
     this.refs.clear();
     this.implied.clear();
+    this.configScripts.clear();
     this.pending = this.workspace.roots.flatMap((root) => candidates(root));
     this.complete = false;
     this.scheduleScan();
@@ -85,7 +88,8 @@ export class RunIndex {
     let found = this.implied.get(file);
     if (found === undefined) {
       const cwd = this.workspace.cwdOf(file);
-      found = impliedRunOf(file, cwd, this.workspace.reader(cwd)) ?? null;
+      const scripts = [...this.configScripts].filter((f) => f.startsWith(cwd + path.sep)).sort();
+      found = impliedRunOf(file, cwd, this.workspace.reader(cwd), scripts) ?? null;
       this.implied.set(file, found);
     }
     return found ?? undefined;
@@ -129,6 +133,8 @@ export class RunIndex {
   /** The files a file references, resolved against it; undefined when it is not a config VRAM Lens reads. */
   private referencesOf(file: string): string[] | undefined {
     const text = this.workspace.currentText(file);
+    if (/\.py$/i.test(file) && text !== undefined && takesConfigOption(text)) this.configScripts.add(file);
+    else this.configScripts.delete(file);
     if (text === undefined) return undefined;
     const format = detectFormat(file, text);
     if (!format || format === 'scenario') return undefined;
