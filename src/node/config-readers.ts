@@ -3,8 +3,8 @@
 // (`configs/sft_qwen2_7b.yaml` for `configs/sft_llama3_8b.yaml`), or that has no value for the option at all, given
 // the file there, or a launch script of it that passes its first argument through, run with the file. The CLI given
 // such a file alone (cli/main.ts) and the editor's index of runs (server/runs.ts) read it as the first of these runs
-// that reads it and trains; the editor hands it the scripts its background scan found declaring such an option, so
-// that no file is read for it on the analysis's path. Files come through the pipeline's reader.
+// that reads it and trains; the editor hands it the scripts its background scan found declaring such an option and
+// the launchers its index knows, so that no folder is walked for it on the analysis's path. Files come through the pipeline's reader.
 import * as path from 'node:path';
 import { runPipeline, type FileReader, type InputFile } from '../analyzers/pipeline';
 import type { LaunchArgument } from '../analyzers/facts';
@@ -14,6 +14,17 @@ import { usageArguments } from '../analyzers/hf-python/usage-line';
 import { runTrains } from '../analyzers/trains';
 import { candidates } from './candidates';
 import { launchersOf } from './launchers';
+
+/**
+ * Where the scripts and their launchers are found: the CLI walks the working folder (candidates.ts, launchers.ts); the
+ * editor's index of runs hands what its background scan already read.
+ */
+export interface ProjectFiles {
+  /** Files that may be scripts taking configs (only the `.py` ones are read). */
+  readonly scripts: readonly string[];
+  /** The files that run a script. */
+  readonly launchersOf: (script: string) => readonly string[];
+}
 
 /** A run that reads a file no file names: its entry, given as the pipeline's input, and what to say of it. */
 export interface ImpliedRun {
@@ -33,7 +44,10 @@ export function impliedRunOf(
   file: string,
   root: string,
   reader: FileReader,
-  scripts: readonly string[] = candidates(root),
+  project: ProjectFiles = {
+    scripts: candidates(root),
+    launchersOf: (script) => launchersOf(script, root, reader),
+  },
 ): ImpliedRun | undefined {
   const target = path.resolve(file);
   // A training config names its model somewhere (`model_name`, `base_model`, `model: {path: ...}`); a file that does
@@ -43,12 +57,12 @@ export function impliedRunOf(
     const run = runPipeline(inputs, reader, {});
     return runTrains(run.files) && run.files.some((f) => path.resolve(f.file) === target);
   };
-  for (const r of configReadersOf(target, { root, scripts }, reader)) {
+  for (const r of configReadersOf(target, { root, scripts: project.scripts }, reader)) {
     const text = reader.read(r.script);
     if (text === undefined) continue;
     const script = path.relative(root, r.script);
     const value = r.args[0].value ?? '';
-    for (const launcher of launchersOf(r.script, root, reader)) {
+    for (const launcher of project.launchersOf(r.script)) {
       const shell = reader.read(launcher);
       if (shell === undefined || !/\$\{?1\b/.test(shell) || detectFormat(launcher, shell) !== 'shell') continue;
       const inputs = [{ file: launcher, text: shell, words: [value] }];

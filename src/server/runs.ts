@@ -89,7 +89,9 @@ export class RunIndex {
     if (found === undefined) {
       const cwd = this.workspace.cwdOf(file);
       const scripts = [...this.configScripts].filter((f) => f.startsWith(cwd + path.sep)).sort();
-      found = impliedRunOf(file, cwd, this.workspace.reader(cwd), scripts) ?? null;
+      const parents = this.parentsIndex();
+      const launchersOf = (script: string): string[] => [...(parents.get(script) ?? [])].sort();
+      found = impliedRunOf(file, cwd, this.workspace.reader(cwd), { scripts, launchersOf }) ?? null;
       this.implied.set(file, found);
     }
     return found ?? undefined;
