@@ -748,8 +748,9 @@ export class Interpreter {
     const top = this.top();
     const inCond = top?.kind === 'if' && top.state === 'cond';
     const isTest = isTestCommand(fields[0].text);
-    const narrowing = isTest && evalTest(fields) === undefined ? this.narrowingOfTest(words, env, negate) : undefined;
-    const tri = commandOutcome(fields, negate, narrowing);
+    const tested = isTest ? evalTest(fields) : undefined;
+    const narrowing = isTest && tested === undefined ? this.narrowingOfTest(words, env, negate) : undefined;
+    const tri = commandOutcome(fields[0].text, tested, negate, narrowing);
     this.lastNarrowing = narrowing;
     if (inCond && top?.kind === 'if' && connector === undefined && top.branches.length === 0) top.narrowing = narrowing;
     if (inCond && top?.kind === 'if')

@@ -92,19 +92,19 @@ export function assignParts(
 }
 
 /**
- * A command's outcome as far as it is known: a test's (`whenTrue` / `whenFalse` of the values a variable may take,
+ * A command's outcome as far as it is known: a test's (`tested`, evalTest's; or from the values a variable may take,
  * where the test narrows one: false when none passes, true when none fails), `true` / `:`, `false`; undefined for
  * another command.
  */
 export function commandOutcome(
-  fields: Field[],
+  name: string,
+  tested: Tri,
   negate: boolean,
   narrowing: { readonly whenTrue: readonly unknown[]; readonly whenFalse: readonly unknown[] } | undefined,
 ): Tri {
-  const name = fields[0].text;
   if (narrowing) return narrowing.whenTrue.length === 0 ? false : narrowing.whenFalse.length === 0 ? true : undefined;
   const tri = isTestCommand(name)
-    ? evalTest(fields)
+    ? tested
     : name === 'true' || name === ':'
       ? true
       : name === 'false'
