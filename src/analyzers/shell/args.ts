@@ -52,10 +52,14 @@ export interface Parsed {
 export const known = (o: Opt | undefined): string | undefined =>
   o?.value && o.value.unknown === undefined ? o.value.text.trim() : undefined;
 
-/** A flag: `--k`, `-k`, or `--k=<value>` whose name and `=` are written out even when the value is not known. */
+/**
+ * A flag: `--k`, `-k`, or `--k=<value>` whose name and `=` are written out even when the value is not known, in the
+ * line or in the value of a variable the line expands (`header="torchrun --nnodes=$num_nodes ..."`, then `$header`).
+ */
 export const looksLikeFlag = (f: Field): boolean =>
   /^-[A-Za-z-]/.test(f.text) &&
-  (f.unknown === undefined || (!f.pieces[0]?.expanded && /^-[A-Za-z-][\w.-]*=/.test(f.pieces[0]?.text ?? '')));
+  (f.unknown === undefined ||
+    ((!f.pieces[0]?.expanded || f.pieces[0].exact) && /^-[A-Za-z-][\w.-]*=/.test(f.pieces[0]?.text ?? '')));
 
 /**
  * Parses `--k v`, `--k=v`, bare flags and (with `kv`) `key=value` overrides from fields[j]. A launcher stops at its

@@ -33,6 +33,16 @@ export interface VarVal {
    * once per value.
    */
   readonly choices?: { readonly values: readonly (VarVal | undefined)[]; readonly what: string; readonly line: number };
+  /**
+   * The branches' values where some are not known statically (`header="srun torchrun --nnodes=$num_nodes ..."` on one
+   * branch, `header="torchrun --nnodes=1 ..."` on the other): not choices for a fact, but a command word that is the
+   * variable runs each (command-choices.ts).
+   */
+  readonly branches?: {
+    readonly values: readonly (VarVal | undefined)[];
+    readonly what: string;
+    readonly line: number;
+  };
   /** A positional parameter ($1 ... $9) of the script read as it runs without arguments: unset (choices.ts). */
   readonly argumentless?: true;
   /** The value is written in another file (the calling script's export): its pieces are located where it is expanded. */

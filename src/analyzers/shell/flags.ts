@@ -110,7 +110,9 @@ function fsdpOf(v: FactValue): Out | undefined {
   const mode = words.map((w) => FSDP_STRATEGY[w]).find((x) => x !== undefined);
   const out: Out = [];
   if (mode !== undefined) out.push(['fsdp', mode]);
-  else if (words.includes('offload')) out.push(['fsdp', 'full_shard']);
+  // No sharding option (`--fsdp auto_wrap`): the Trainer still turns FSDP on (ACCELERATE_USE_FSDP), and Accelerate's
+  // plugin takes FSDP_SHARDING_STRATEGY, FULL_SHARD unless the environment names another.
+  else if (words.includes('offload') || words.includes('auto_wrap')) out.push(['fsdp', 'full_shard']);
   if (words.includes('offload')) out.push(['fsdpOffload', true]);
   return out.length ? out : undefined;
 }

@@ -35,7 +35,8 @@ import {
 } from './syntax';
 import { layer, shallow } from './layers';
 import { mergeEnvs } from './merge';
-import { allocatorConf, argumentDefault, carriedChoices, launchOverChoices, ramEfficientLoading } from './choices';
+import { lineLaunch } from './command-choices';
+import { argumentDefault, carriedChoices } from './choices';
 import { readHeredoc } from './read';
 import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './narrow';
 import { shiftArguments } from './argv';
@@ -678,12 +679,8 @@ export class Interpreter {
       return;
     }
     if (this.innerScript(fields, env)) return;
-    const r = launchOverChoices(this.text, words.slice(i), fields, env);
-    if (r) {
-      allocatorConf(this.text, r, env);
-      ramEfficientLoading(this.text, r, env);
-      this.results.push(r);
-    }
+    const r = lineLaunch(this.text, words.slice(i), fields, env);
+    if (r) this.results.push(r);
   }
 
   /**

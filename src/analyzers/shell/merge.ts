@@ -70,6 +70,9 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
       nameSpan: last.nameSpan,
       valueSpan: last.valueSpan,
       ...(choosable ? { choices: { values: distinct, what, line } } : {}),
+      ...(!choosable && what !== 'loop' && distinct.length <= MAX_CHOICES
+        ? { branches: { values: distinct, what, line } }
+        : {}),
     });
   }
   return out;

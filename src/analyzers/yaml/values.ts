@@ -198,6 +198,9 @@ export function fsdpFromOptions(options: readonly string[]): { fsdp?: string; of
     if (o === 'full_shard' || o === 'shard_grad_op' || o === 'no_shard') fsdp = o;
     else if (o === 'hybrid_shard' || o === 'hybrid_shard_zero2') fsdp = 'hybrid_shard';
   }
+  // Options without a sharding one (`fsdp: auto_wrap`) still turn FSDP on, and Accelerate's plugin then shards with
+  // FSDP_SHARDING_STRATEGY, FULL_SHARD unless the environment names another.
+  if (fsdp === undefined && lower.includes('auto_wrap')) fsdp = 'full_shard';
   return { fsdp, offload: lower.includes('offload') };
 }
 

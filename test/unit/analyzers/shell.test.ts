@@ -541,6 +541,9 @@ describe('shell analyzer: script flags', () => {
     checkFacts('torchrun t.py --fsdp "full_shard auto_wrap"\n', [
       ['fsdp', 'full_shard', '--fsdp', 'full_shard auto_wrap'],
     ]);
+    // No sharding option: the Trainer still turns FSDP on, and Accelerate's plugin shards with FSDP_SHARDING_STRATEGY,
+    // FULL_SHARD by default (transformers training_args.py `if len(self.fsdp) > 0`; princeton-nlp/ProLong).
+    checkFacts('torchrun t.py --fsdp auto_wrap\n', [['fsdp', 'full_shard', '--fsdp', 'auto_wrap']]);
     checkFacts("torchrun t.py --fsdp 'shard_grad_op offload'\n", [
       ['fsdp', 'shard_grad_op', '--fsdp', 'shard_grad_op offload'],
       ['fsdpOffload', true, '--fsdp', 'shard_grad_op offload'],
