@@ -205,7 +205,7 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
 }
 
 /** Whether an argparse option of the file gives `name` (with a default, a store_true / store_false, or required). */
-function isArgparseOption(file: PythonFile, name: string): boolean {
+export function isArgparseOption(file: PythonFile, name: string): boolean {
   return file.fieldDefaults.get(name)?.where.startsWith('argparse') === true || file.requiredOptions.has(name);
 }
 
@@ -213,7 +213,7 @@ function isArgparseOption(file: PythonFile, name: string): boolean {
  * Dataclass fields with a default: `name: T = value`, `field(default=...)`, `field(default_factory=lambda: [...])`; a
  * field with none (`name: T`) is given where the class is built.
  */
-function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
+export function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
   const out: Entry[] = [];
   const body = cls.getChild('Body');
   if (!body) return out;

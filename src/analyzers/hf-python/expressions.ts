@@ -9,6 +9,7 @@ import { clip, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
 import { calledAs } from './attributes';
 import { importedName } from './imported-constants';
+import { readsLaunchOptions } from './script-defaults';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
 export function arithmetic(op: string, x: number, y: number): number | undefined {
@@ -461,8 +462,8 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   const obj = node.firstChild;
   const open = obj?.nextSibling;
   const key = open?.nextSibling;
-  if (!obj || open?.name !== '[' || key?.name !== 'String' || key.nextSibling?.name !== ']') return undefined;
-  const k = pyString(file.text.slice(key.from, key.to));
+  if (!obj || open?.name !== '[' || !key || key.nextSibling?.name !== ']') return undefined;
+  const k = itemKey(file, key, depth);
   const d = k === undefined ? undefined : file.evalNode(obj, depth + 1);
   if (d?.k === 'data') return dataAt(d, k!, node);
   // An item of a dict constant imported from a module of the project (`from src.config import TRAINING_CONFIG`).
@@ -476,6 +477,20 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   if (!entry?.valueNode) return undefined;
   if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is ${entry.forced}` };
   return file.evalNode(entry.valueNode, depth + 1);
+}
+
+/**
+ * The key a subscript names: a string as written, or an expression known statically to be one (`AVAILABLE_MODELS[
+ * args.model]` with the option's default "phi"). A key that is the default of an option of the script makes the script
+ * read again with a launch line's options, whose value for the option then names the item.
+ */
+function itemKey(file: PythonFile, key: SyntaxNode, depth: number): string | undefined {
+  if (key.name === 'String') return pyString(file.text.slice(key.from, key.to));
+  if (key.name !== 'VariableName' && key.name !== 'MemberExpression') return undefined;
+  const v = file.evalNode(key, depth + 1);
+  if (v.k !== 'lit' || typeof v.v !== 'string') return undefined;
+  if (v.dflt) readsLaunchOptions(file);
+  return v.v;
 }
 
 /**

@@ -750,7 +750,10 @@ export class PythonFile {
     const name = from.text.split('.')[1];
     const d = this.fieldDefaults.get(name);
     if (!d && this.requiredOptions.has(name)) return { fromArg: { name } };
-    if (!d || !(d.where.startsWith('argparse') || (d.where === 'dataclass default' && this.parsedClasses.size > 0)))
+    if (
+      !d ||
+      !(d.where.startsWith('argparse') || (d.where.startsWith('dataclass default') && this.parsedClasses.size > 0))
+    )
       return {};
     return { fromArg: { name, default: d.text, line: d.line } };
   }

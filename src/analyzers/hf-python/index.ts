@@ -52,6 +52,7 @@ import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
+import { importedArgumentClasses } from './imported-arguments';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -183,6 +184,7 @@ function afterWalk(
   if (!file.commandEntry) noteClickCommand(file);
   if (!file.commandEntry) noteTyperCommand(file, calls);
   collectClasses(file, classes);
+  importedArgumentClasses(file);
   helperModules(file, imports);
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
   const padsToMax = padToMaxLength(file);

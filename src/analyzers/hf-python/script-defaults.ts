@@ -139,6 +139,11 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
 
 /** An option the script reads has no value but the launch line's: a launch line with options reads the script again. */
 function noValueAlone(file: PythonFile): void {
+  readsLaunchOptions(file);
+}
+
+/** What the script works out depends on its options: a launch line with options reads the script again with them. */
+export function readsLaunchOptions(file: PythonFile): void {
   if (!file.settled) file.readsLaunchOptions = true;
 }
 

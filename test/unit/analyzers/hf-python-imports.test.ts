@@ -61,6 +61,55 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(read('batch').setup?.micro_batch_size, 8);
   });
 
+  it("an item of an imported dict constant keyed by an option: its default, or the launch line's value", () => {
+    // Infernaught/HPML_Final_Project training/grpo_training.py (abridged): `--model` defaults to "phi", and
+    // `BASE_MODEL = AVAILABLE_MODELS[args.model]` with the dict in training/constants.py.
+    const constants =
+      'AVAILABLE_MODELS = {\n    "phi": "microsoft/Phi-3.5-mini-instruct",\n    "llama": "meta-llama/Llama-3.2-1B",\n}\n';
+    const script = TRAINER(
+      'import argparse\nfrom training.constants import AVAILABLE_MODELS\nparser = argparse.ArgumentParser()\n' +
+        'parser.add_argument("--model", default="phi", choices=AVAILABLE_MODELS.keys())\nargs = parser.parse_args()',
+      'AVAILABLE_MODELS[args.model]',
+      '4',
+    );
+    const files = { '/p/grpo_training.py': script, '/p/training/constants.py': constants };
+    const alone = runOf(files, '/p/grpo_training.py');
+    assert.equal(alone.setup?.model, 'microsoft/Phi-3.5-mini-instruct');
+    assert.match(runFact(alone, 'model')!.fact.rawValue, /AVAILABLE_MODELS\["phi"\] in .*constants\.py, line 2/);
+    // A launch line that names another key: the script is read again with it.
+    const launched = runOf({ ...files, '/p/run.sh': 'python grpo_training.py --model llama\n' }, '/p/run.sh');
+    assert.equal(launched.setup?.model, 'meta-llama/Llama-3.2-1B');
+  });
+
+  it("an arguments dataclass imported from the project: its fields' defaults are the script's options", () => {
+    // The split many research scripts use: `from arguments import ModelArguments`, then HfArgumentParser over it and
+    // TrainingArguments; the model and LoRA rank are the module's defaults unless the launch line gives them.
+    const module =
+      'from dataclasses import dataclass, field\nfrom typing import Optional\n\n@dataclass\nclass ModelArguments:\n' +
+      '    model_name_or_path: Optional[str] = field(default="meta-llama/Llama-3.2-1B")\n' +
+      '    lora_r: int = 32\n    lora_alpha: int = field(default=64)\n';
+    const script =
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments\n' +
+      'from peft import LoraConfig, get_peft_model\nfrom arguments import ModelArguments\n\n' +
+      'parser = HfArgumentParser((ModelArguments, TrainingArguments))\n' +
+      'model_args, training_args = parser.parse_args_into_dataclasses()\n' +
+      'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n' +
+      'model = get_peft_model(model, LoraConfig(r=model_args.lora_r, lora_alpha=model_args.lora_alpha))\n' +
+      'Trainer(model=model, args=training_args).train()\n';
+    const files = { '/p/train.py': script, '/p/arguments.py': module };
+    const alone = runOf(files, '/p/train.py');
+    assert.equal(alone.setup?.model, 'meta-llama/Llama-3.2-1B');
+    assert.deepEqual([alone.setup?.lora?.r, alone.setup?.lora?.alpha], [32, 64]);
+    const model = runFact(alone, 'model')!;
+    assert.equal(model.at, 'model_args.model_name_or_path');
+    assert.match(model.fact.rawValue, /ModelArguments\.model_name_or_path default in arguments\.py, line 6/);
+    const launched = runOf(
+      { ...files, '/p/run.sh': 'python train.py --model_name_or_path Qwen/Qwen2.5-0.5B --lora_r 8 --output_dir o\n' },
+      '/p/run.sh',
+    );
+    assert.deepEqual([launched.setup?.model, launched.setup?.lora?.r], ['Qwen/Qwen2.5-0.5B', 8]);
+  });
+
   it('`import config` then `config.NAME`, and `from .consts import *` (its underscore names left out)', () => {
     const dotted = TRAINER('import config', 'config.MODEL_NAME', 'config.BATCH_SIZE');
     const a = runOf({ '/p/train.py': dotted, '/p/config.py': CONFIG }, '/p/train.py');

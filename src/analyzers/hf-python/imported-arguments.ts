@@ -1,0 +1,86 @@
+// Arguments dataclasses a script imports from a module of its project (`from arguments import ModelArguments`, then
+// `HfArgumentParser((ModelArguments, DataArguments, TrainingArguments))`): the fields the module's class gives a
+// default are the script's options as a class of its own would make them, so `model_args.model_name_or_path` reads the
+// default the module writes unless the launch line gives the option, said where the script reads it and naming the
+// module's line. A field's default is evaluated in the module (a literal, or what the module works out from its own
+// constants); one that is not known statically stays unknown. The module is read through the pipeline's reader
+// (ModuleRead). Pure: no I/O.
+import type { SyntaxNode } from '@lezer/common';
+import { parsePython } from '../python-parse';
+import { PythonFile } from './file';
+import { projectImports } from './imported-constants';
+import { noteDefault } from './script-defaults';
+import { children, clip, span } from './syntax';
+import { dataclassFields, isArgparseOption } from './classes';
+import { HF_ARGS, TRL_CONFIGS } from './vocab';
+
+/** The classes given to the file's parser that it imports from its project, each read for its fields' defaults. */
+export function importedArgumentClasses(file: PythonFile): void {
+  const wanted = [...file.parsedClasses].filter(
+    (n) => !file.localClasses.has(n) && !HF_ARGS.has(n) && !TRL_CONFIGS.has(n),
+  );
+  if (!file.readModule || wanted.length === 0) return;
+  for (const imp of projectImports(file.text, file.root)) {
+    for (const [local, original] of imp.names) {
+      if (original === undefined || !wanted.includes(local)) continue;
+      const found = file.readModule(imp.path) ?? file.readModule(imp.path.replace(/\.py$/, '/__init__.py'));
+      if (found) noteFields(file, local, original, found);
+    }
+  }
+}
+
+/** The defaults of one imported class's fields, as the script's options, located at the class's name in the parser call. */
+function noteFields(
+  file: PythonFile,
+  local: string,
+  original: string,
+  found: { readonly text: string; readonly shownAs: string },
+): void {
+  const module = new PythonFile(found.text);
+  module.root = parsePython(found.text).tree.topNode;
+  const cls = dataclassAtTop(module, original);
+  const at = file.calls.map((c) => c.getChild('ArgList')).find((l) => l && nameIn(file, l, local));
+  if (!cls || !at) return;
+  const where = nameIn(file, at, local)!;
+  for (const f of dataclassFields(module, cls)) {
+    if (!f.valueNode || isArgparseOption(file, f.rawKey)) continue;
+    const v = module.evalNode(f.valueNode, 1);
+    const line = module.line(f.valueSpan.start);
+    const text = clip(found.text.slice(f.valueSpan.start, f.valueSpan.end));
+    file.fieldDefaults.set(f.rawKey, { text, line, where: `dataclass default in ${found.shownAs}` });
+    if (v.k !== 'lit') continue;
+    const source = `${original}.${f.rawKey} default in ${found.shownAs}, line ${line}`;
+    noteDefault(file, f.rawKey, {
+      node: null,
+      lit: v.v,
+      keySpan: span(where),
+      valueSpan: span(where),
+      where: `${original}.${f.rawKey} default`,
+      elsewhere: { source, launched: false },
+    });
+  }
+}
+
+/** A top-level `@dataclass class <name>` of the module. */
+function dataclassAtTop(module: PythonFile, name: string): SyntaxNode | undefined {
+  for (const st of children(module.root)) {
+    if (st.name !== 'DecoratedStatement') continue;
+    const cls = st.getChild('ClassDefinition');
+    const named = cls?.getChild('VariableName');
+    const decorated = st.getChildren('Decorator').some((d) => /\bdataclass\b/.test(module.text.slice(d.from, d.to)));
+    if (cls && named && decorated && module.text.slice(named.from, named.to) === name) return cls;
+  }
+  return undefined;
+}
+
+/** The name `local` written as an argument of the list (or inside a tuple or list there). */
+function nameIn(file: PythonFile, list: SyntaxNode, local: string): SyntaxNode | undefined {
+  for (const ch of children(list)) {
+    if (ch.name === 'VariableName' && file.text.slice(ch.from, ch.to) === local) return ch;
+    if (ch.name === 'TupleExpression' || ch.name === 'ArrayExpression' || ch.name === 'ParenthesizedExpression') {
+      const inner = nameIn(file, ch, local);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
