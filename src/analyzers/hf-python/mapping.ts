@@ -505,8 +505,9 @@ function fsdpEntry(file: PythonFile, e: Entry, tool: Tool, origin?: Fact['origin
   const mode = opts.find((o) =>
     ['full_shard', 'shard_grad_op', 'hybrid_shard', 'hybrid_shard_zero2', 'no_shard'].includes(o),
   );
-  const value =
-    mode === 'hybrid_shard_zero2' ? 'hybrid_shard' : (mode ?? (opts.includes('offload') ? undefined : 'none'));
+  // Options without a sharding one (`fsdp="auto_wrap"`) still turn FSDP on: Accelerate's plugin shards FULL_SHARD.
+  const unsharded = opts.includes('offload') ? undefined : opts.includes('auto_wrap') ? 'full_shard' : 'none';
+  const value = mode === 'hybrid_shard_zero2' ? 'hybrid_shard' : (mode ?? unsharded);
   if (value === undefined) {
     file.problem(
       'invalid-value',

@@ -762,11 +762,13 @@ describe('analyzeHfPython', () => {
       'a = TrainingArguments(fsdp="full_shard auto_wrap")\n' +
       'b = TrainingArguments(fsdp="shard_grad_op offload")\n' +
       'c = TrainingArguments(fsdp=True)\n' +
-      'd = TrainingArguments(fsdp="offload")\n';
+      'd = TrainingArguments(fsdp="offload")\n' +
+      // No sharding option: the Trainer still turns FSDP on, Accelerate's plugin shards FULL_SHARD by default.
+      'e = TrainingArguments(fsdp="auto_wrap")\n';
     const r = analyzeHfPython(text);
     assert.deepEqual(
       facts(r, 'fsdp').map((f) => f.value),
-      ['full_shard', 'shard_grad_op', 'full_shard', { unknown: 'offload without a sharding mode' }],
+      ['full_shard', 'shard_grad_op', 'full_shard', { unknown: 'offload without a sharding mode' }, 'full_shard'],
     );
     assert.deepEqual(
       facts(r, 'fsdpOffload').map((f) => f.value),
