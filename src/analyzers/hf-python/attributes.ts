@@ -177,7 +177,7 @@ function enclosing(node: SyntaxNode, kind: string): SyntaxNode | undefined {
 }
 
 /** The statement of a block (a Body or the module) that holds `node`. */
-function statementOf(node: SyntaxNode): SyntaxNode | undefined {
+export function statementOf(node: SyntaxNode): SyntaxNode | undefined {
   let n: SyntaxNode | null = node;
   while (n?.parent && n.parent.name !== 'Body' && n.parent.name !== 'Script') n = n.parent;
   return n?.parent ? n : undefined;

@@ -19,6 +19,7 @@ import { TRL_SFT_LOSS_TYPES } from '../defaults';
 import { SEQ_KEYS } from './vocab';
 import { type Val, type Entry, PythonFile } from './file';
 import { readingNoneDefaults, span } from './syntax';
+import { loadedDeepspeedConfig } from './deepspeed-loaded';
 import {
   numberOf,
   boolOf,
@@ -481,6 +482,8 @@ export function deepspeedEntry(file: PythonFile, e: Entry, tool: Tool, origin?: 
     file.references.push({ kind: 'deepspeed', path: x.v, span: x.via?.span ?? e.valueSpan });
     return;
   }
+  // A file the script loads itself (`json.load(open(args.ds_config_path))`): that file, with the items it sets first.
+  if (x.k === 'data' && x.keys.length === 0) return loadedDeepspeedConfig(file, e, x, tool);
   if (x.k === 'dict')
     return file.push(
       'deepspeedConfig',

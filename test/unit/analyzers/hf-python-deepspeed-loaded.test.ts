@@ -1,0 +1,77 @@
+// A DeepSpeed config a script loads itself and hands deepspeed.initialize (src/analyzers/hf-python/deepspeed-loaded.ts),
+// shaped as albert-jeffery/DeepSpeed-Finetuning's train.py: `ds_config = json.load(open(args.ds_config_path))`, items
+// set in place from the script's options, then `deepspeed.initialize(..., config_params=ds_config)`.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import { runFact } from '../helpers';
+
+const DS = `{
+  "train_micro_batch_size_per_gpu": 8,
+  "gradient_accumulation_steps": 32,
+  "zero_optimization": {"stage": 3, "offload_param": {"device": "none"}, "offload_optimizer": {"device": "none"}},
+  "bf16": {"enabled": true}
+}
+`;
+const SCRIPT = (offload: string): string => `import argparse, json
+import deepspeed
+from transformers import AutoModelForCausalLM
+
+p = argparse.ArgumentParser()
+p.add_argument("--ds_config_path", default="./config/ds.json")
+p.add_argument("--train_micro_batch_size_per_gpu", type=int, default=2)
+p.add_argument("--offload_device", default="cpu")
+args = p.parse_args()
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")
+ds_config = json.load(open(args.ds_config_path))
+ds_config['train_micro_batch_size_per_gpu'] = args.train_micro_batch_size_per_gpu
+ds_config['zero_optimization']['offload_optimizer']['device'] = ${offload}
+engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config_params=ds_config)
+for batch in loader:
+    loss = engine(**batch).loss
+    engine.backward(loss)
+    engine.step()
+`;
+
+function runOf(files: Record<string, string>, entry: string): PipelineResult {
+  const reader: FileReader = {
+    read: (p) => files[p],
+    join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+  };
+  return runPipeline([{ file: entry, text: files[entry] }], reader, {});
+}
+
+describe('hf-python: a DeepSpeed config the script loads and hands DeepSpeed', () => {
+  it("is the run's DeepSpeed config; the items the script sets first replace the file's", () => {
+    const files = { '/p/train.py': SCRIPT('args.offload_device'), '/p/config/ds.json': DS };
+    const r = runOf(files, '/p/train.py');
+    // ZeRO-3, bf16 and the accumulation from the file; the micro-batch (2) and the optimizer's offload (cpu) from the
+    // script's options, which it writes over the file's 8 and "none".
+    assert.equal(r.setup?.zero_stage, 3);
+    assert.equal(r.setup?.gradient_accumulation_steps, 32);
+    assert.equal(r.setup?.micro_batch_size, 2);
+    assert.equal(r.setup?.offload_optimizer, 'cpu');
+    assert.equal(r.setup?.offload_params, 'none');
+    assert.deepEqual(runFact(r, 'deepspeedConfig')?.fact.value, './config/ds.json');
+    assert.equal(runFact(r, 'microBatchSize')?.file, '/p/train.py');
+    // The launch line's options reach the items the script sets.
+    const launched = runOf(
+      { ...files, '/p/run.sh': 'deepspeed train.py --train_micro_batch_size_per_gpu 1\n' },
+      '/p/run.sh',
+    );
+    assert.equal(launched.setup?.micro_batch_size, 1);
+  });
+
+  it("an item set from a value not known statically is said there; the file's value is estimated", () => {
+    const r = runOf({ '/p/train.py': SCRIPT('os.environ["OFFLOAD"]'), '/p/config/ds.json': DS }, '/p/train.py');
+    assert.equal(r.setup?.offload_optimizer, 'none');
+    assert.ok(
+      r.problems.some((p) =>
+        /ds_config\['zero_optimization'\]\['offload_optimizer'\]\['device'\] is set here, but .*: the config file's value is estimated/.test(
+          p.message,
+        ),
+      ),
+      r.problems.map((p) => p.message).join('\n'),
+    );
+  });
+});
