@@ -95,13 +95,13 @@ const NOTEBOOK_SHELL_CALL = new RegExp(String.raw`!\s*` + scriptCall('(?:ba|z|da
 
 /**
  * A training entry point that only imports the project's `train` and calls it (LLaVA's and FastChat's
- * `train_mem.py`: `from llava.train.train import train` ... `train()`), named for training: read for the module it
- * calls.
+ * `train_mem.py`: `from llava.train.train import train` ... `train()`; shivam13juna/Accelerate-LLM-FineTune's
+ * `train_fsdp.py`: `train(batch_size=BATCH_SIZE)`), named for training: read for the module it calls.
  */
 const trainEntryPoint = (file: DetectionInput): boolean =>
   (/train/.test(file.name) &&
     /^from\s+[\w.]+\s+import\s+(?:\([^)]*\btrain\b[^)]*\)|[^\n]*\btrain\b)/m.test(file.text) &&
-    /^\s*train\(\)\s*$/m.test(file.text)) ||
+    /^\s*train\([^\n]*\)\s*(?:#.*)?$/m.test(file.text)) ||
   callsImportedTraining(file.text);
 
 /** A function named for training a model: `train_model`, `sft_train`, `run_training_pipeline`, `finetune`. */

@@ -438,6 +438,10 @@ def load_for_inference(path):
     assert.equal(detectFormat('llava/train/train_mem.py', entry), 'hf-python');
     assert.equal(detectFormat('tools/serve.py', entry), undefined);
     assert.equal(detectFormat('train_x.py', 'from app.cli import main\n\nmain()\n'), undefined);
+    // shivam13juna/Accelerate-LLM-FineTune's train_fsdp.py passes its own batch size: `train(batch_size=BATCH_SIZE)`.
+    const withArgs =
+      'from src.train import train\n\nBATCH_SIZE = 8\n\nif __name__ == "__main__":\n    train(batch_size=BATCH_SIZE)  # note\n';
+    assert.equal(detectFormat('train_fsdp.py', withArgs), 'hf-python');
   });
 
   it('in the editor the module belongs to the run of the launcher that runs its script', async () => {
