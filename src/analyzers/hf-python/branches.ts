@@ -2,7 +2,7 @@
 // tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { Binding, PythonFile, Scope, Val } from './file';
-import { clip, pyTruthy, readingNoneDefaults } from './syntax';
+import { children, clip, pyTruthy, readingNoneDefaults } from './syntax';
 
 /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
 export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefined {
@@ -138,4 +138,42 @@ function sameBlock(value: SyntaxNode, use: SyntaxNode): boolean {
  */
 export function setWhereUsed(file: PythonFile, b: Binding, value: SyntaxNode, use: SyntaxNode): boolean {
   return b.condLine === undefined || sameBlock(value, use) || (file.settled && branchTaken(file, value) === true);
+}
+
+/** A test of whether a path exists: `os.path.exists(p)`, `os.path.isdir(p)`, `path.exists()`, joined by `and`. */
+const EXISTS = /^(?:os\.path\.(?:exists|isdir|isfile)\(.+\)|[\w.()[\]"'/ ]+\.(?:exists|is_dir|is_file)\(\))$/;
+
+/**
+ * A name an `if` sets on both of its two branches, where its test is whether a path exists (`if
+ * os.path.exists(BASE_MODEL_PATH): model_path = BASE_MODEL_PATH` / `else: model_path = ORIGINAL_MODEL_PATH`, a local
+ * copy or a trained checkpoint, else what to load without it): the value the branch taken where the path does not
+ * exist gives, which a machine without it loads, with the test and its line to say so. Undefined for any other `if`.
+ */
+export function existenceFallback(
+  file: PythonFile,
+  name: string,
+  b: Binding,
+): { readonly value: SyntaxNode; readonly test: string; readonly line: number } | undefined {
+  const ifStmt = b.valueNode?.parent?.parent?.parent;
+  if (ifStmt?.name !== 'IfStatement') return undefined;
+  const parts = children(ifStmt).filter((c) => c.name !== ':');
+  if (parts.length !== 5 || parts[0].name !== 'if' || parts[3].name !== 'else') return undefined;
+  const raw = file.text.slice(parts[1].from, parts[1].to).trim();
+  const negated = /^not\s+/.test(raw);
+  const test = raw.replace(/^not\s+/, '').replace(/^\((.*)\)$/, '$1');
+  if (!test.split(/\s+and\s+/).every((t) => EXISTS.test(t.trim()))) return undefined;
+  const fallback = assignedIn(file, negated ? parts[2] : parts[4], name);
+  const other = assignedIn(file, negated ? parts[4] : parts[2], name);
+  return fallback && other ? { value: fallback, test: clip(raw, 60), line: file.line(ifStmt.from) } : undefined;
+}
+
+/** The value of the last `name = value` statement of a branch's body (at its top level). */
+function assignedIn(file: PythonFile, body: SyntaxNode, name: string): SyntaxNode | undefined {
+  let value: SyntaxNode | undefined;
+  for (const st of children(body)) {
+    const target = st.name === 'AssignStatement' ? st.firstChild : null;
+    if (target?.name !== 'VariableName' || file.text.slice(target.from, target.to) !== name) continue;
+    if (st.getChildren('AssignOp').length === 1 && st.lastChild) value = st.lastChild;
+  }
+  return value;
 }

@@ -27,7 +27,7 @@ import { importedName, type ImportedConstants, type ModuleRead } from './importe
 import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
 import { dataAt, dataItemOf, importedData, isMapping } from './data-files';
 import { hydraConfig } from './hydra-app';
-import { branchTaken, setWhereUsed, settledBinding } from './branches';
+import { branchTaken, existenceFallback, setWhereUsed, settledBinding } from './branches';
 import {
   evalArithmetic,
   evalComparison,
@@ -455,13 +455,19 @@ export class PythonFile {
       }[b.kind];
       return { k: 'unknown', reason: `${name} ${why} (line ${line})` };
     }
-    if (!setWhereUsed(this, b, b.valueNode, node))
-      return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
-    const inner = this.evalNode(b.valueNode, depth + 1);
-    const via: Via = inner.via ?? {
-      text: `${name} = ${clip(this.text.slice(b.valueNode.from, b.valueNode.to), 40)} at line ${line}`,
-      span: span(b.valueNode),
-    };
+    const setHere = setWhereUsed(this, b, b.valueNode, node);
+    // Set on both branches of an `if` on a path's existence: what loads where the path is not there.
+    const fallback = setHere ? undefined : existenceFallback(this, name, b);
+    if (!setHere && !fallback) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
+    const valueNode = fallback?.value ?? b.valueNode;
+    const inner = this.evalNode(valueNode, depth + 1);
+    const assigned = `${name} = ${clip(this.text.slice(valueNode.from, valueNode.to), 40)} at line ${this.line(valueNode.from)}`;
+    const via: Via = fallback
+      ? {
+          text: `${assigned}, where ${fallback.test} is false (the if at line ${fallback.line})`,
+          span: inner.via?.span ?? span(valueNode),
+        }
+      : (inner.via ?? { text: assigned, span: span(valueNode) });
     if (inner.k === 'dict')
       return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
     if (inner.k === 'unknown')

@@ -812,6 +812,37 @@ describe("hf-python: the script's own values", () => {
     const unknown = last(analyzeHfPython(env), 'model')?.value ?? null;
     assert.ok(isUnknown(unknown) && /BASE_MODEL comes from the environment/.test((unknown as Unknown).unknown));
   });
+
+  it("a name set on both branches of an `if` on a path's existence is what loads without that path (Kshqsz/nlp_learning)", () => {
+    // qwen3_1.7b_finetune_project/lora_dpo_qwen3_1.7b.py (abridged): the trained checkpoint when it is there, else the
+    // model it was trained from.
+    const script = (test: string, then: string, otherwise: string): string =>
+      [
+        'ORIGINAL_MODEL_PATH = "Qwen/Qwen3-1.7B"',
+        'BASE_MODEL_PATH = "/root/data/qwen3_1.7b_pretrain"',
+        'def load():',
+        `    if ${test}:`,
+        `        model_path = ${then}`,
+        '    else:',
+        `        model_path = ${otherwise}`,
+        '    return AutoModelForCausalLM.from_pretrained(model_path)',
+        '',
+      ].join('\n');
+    const exists = 'os.path.exists(BASE_MODEL_PATH) and os.path.exists(os.path.join(BASE_MODEL_PATH, "config.json"))';
+    const text = script(exists, 'BASE_MODEL_PATH', 'ORIGINAL_MODEL_PATH');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, 'Qwen/Qwen3-1.7B');
+    assert.match(
+      model?.rawValue ?? '',
+      /where os\.path\.exists\(BASE_MODEL_PATH\) and .* is false \(the if at line 4\)/,
+    );
+    // Negated (`if not path.exists():` downloads), the branch under the test.
+    const negated = script('not Path(BASE_MODEL_PATH).exists()', 'ORIGINAL_MODEL_PATH', 'BASE_MODEL_PATH');
+    assert.equal(last(analyzeHfPython(negated), 'model')?.value, 'Qwen/Qwen3-1.7B');
+    // Any other test leaves the name set conditionally.
+    const other = last(analyzeHfPython(script('USE_BASE', 'BASE_MODEL_PATH', 'ORIGINAL_MODEL_PATH')), 'model');
+    assert.ok(isUnknown(other?.value ?? null) && /set conditionally/.test((other!.value as Unknown).unknown));
+  });
 });
 
 describe("analyzeHfPython: qlora.py's preparation of the 4-bit model", () => {
