@@ -4,7 +4,7 @@
 // "${base_arguments[@]}"`. The line is analyzed once per branch's command; where every branch launches training with
 // the same script, the facts they agree on are the line's, one they set to different known values is the worst for
 // memory among them (said as an assumption), and any other is unknown, at the place a branch writes it. Pure.
-import type { Fact, FactValue, ParseProblem, Reference } from '../facts';
+import { type Fact, type FactValue, isUnknown, type ParseProblem, type Reference } from '../facts';
 import type { WordTok } from './lexer';
 import { type Env, type Field, type VarVal, quotedValue } from './fields';
 import { fieldsOf } from './expand';
@@ -69,8 +69,6 @@ function scriptsOf(refs: readonly Reference[]): string {
     .map((r) => r.path)
     .join('\n');
 }
-
-const isUnknown = (v: Fact['value']): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The last fact of each key a branch's launch gives. */
 function byKey(r: CmdResult): Map<string, Fact> {

@@ -2,9 +2,7 @@
 // shaped as albert-jeffery/DeepSpeed-Finetuning's train.py: `ds_config = json.load(open(args.ds_config_path))`, items
 // set in place from the script's options, then `deepspeed.initialize(..., config_params=ds_config)`.
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
-import { runFact } from '../helpers';
+import { runFact, runFiles } from '../helpers';
 
 const DS = `{
   "train_micro_batch_size_per_gpu": 8,
@@ -33,18 +31,10 @@ for batch in loader:
     engine.step()
 `;
 
-function runOf(files: Record<string, string>, entry: string): PipelineResult {
-  const reader: FileReader = {
-    read: (p) => files[p],
-    join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-  };
-  return runPipeline([{ file: entry, text: files[entry] }], reader, {});
-}
-
 describe('hf-python: a DeepSpeed config the script loads and hands DeepSpeed', () => {
   it("is the run's DeepSpeed config; the items the script sets first replace the file's", () => {
     const files = { '/p/train.py': SCRIPT('args.offload_device'), '/p/config/ds.json': DS };
-    const r = runOf(files, '/p/train.py');
+    const r = runFiles(files, '/p/train.py');
     // ZeRO-3, bf16 and the accumulation from the file; the micro-batch (2) and the optimizer's offload (cpu) from the
     // script's options, which it writes over the file's 8 and "none".
     assert.equal(r.setup?.zero_stage, 3);
@@ -55,7 +45,7 @@ describe('hf-python: a DeepSpeed config the script loads and hands DeepSpeed', (
     assert.deepEqual(runFact(r, 'deepspeedConfig')?.fact.value, './config/ds.json');
     assert.equal(runFact(r, 'microBatchSize')?.file, '/p/train.py');
     // The launch line's options reach the items the script sets.
-    const launched = runOf(
+    const launched = runFiles(
       { ...files, '/p/run.sh': 'deepspeed train.py --train_micro_batch_size_per_gpu 1\n' },
       '/p/run.sh',
     );
@@ -63,7 +53,7 @@ describe('hf-python: a DeepSpeed config the script loads and hands DeepSpeed', (
   });
 
   it("an item set from a value not known statically is said there; the file's value is estimated", () => {
-    const r = runOf({ '/p/train.py': SCRIPT('os.environ["OFFLOAD"]'), '/p/config/ds.json': DS }, '/p/train.py');
+    const r = runFiles({ '/p/train.py': SCRIPT('os.environ["OFFLOAD"]'), '/p/config/ds.json': DS }, '/p/train.py');
     assert.equal(r.setup?.offload_optimizer, 'none');
     assert.ok(
       r.problems.some((p) =>
