@@ -12,13 +12,13 @@ import { projectImports } from './imported-constants';
 import { noteDefault } from './script-defaults';
 import { children, clip, span } from './syntax';
 import { dataclassFields, isArgparseOption } from './classes';
-import { HF_ARGS, TRL_CONFIGS } from './vocab';
 
-/** The classes given to the file's parser that it imports from its project, each read for its fields' defaults. */
+/**
+ * The classes given to the file's parser that it imports from its project, each read for its fields' defaults; a
+ * project's own `TrainingArguments` (a subclass of transformers' under that name, `model_max_length` added) among them.
+ */
 export function importedArgumentClasses(file: PythonFile): void {
-  const wanted = [...file.parsedClasses].filter(
-    (n) => !file.localClasses.has(n) && !HF_ARGS.has(n) && !TRL_CONFIGS.has(n),
-  );
+  const wanted = [...file.parsedClasses].filter((n) => !file.localClasses.has(n));
   if (!file.readModule || wanted.length === 0) return;
   for (const imp of projectImports(file.text, file.root)) {
     for (const [local, original] of imp.names) {

@@ -108,6 +108,21 @@ describe('hf-python: constants imported from the project', () => {
       '/p/run.sh',
     );
     assert.deepEqual([launched.setup?.model, launched.setup?.lora?.r], ['Qwen/Qwen2.5-0.5B', 8]);
+    // The project's own TrainingArguments (transformers' under that name, a length added): its defaults too.
+    const args =
+      'from dataclasses import dataclass, field\nimport transformers\n\n@dataclass\n' +
+      'class TrainingArguments(transformers.TrainingArguments):\n    model_max_length: int = field(default=1024)\n';
+    const trainer =
+      'import transformers\nfrom args import TrainingArguments\n\n' +
+      'parser = transformers.HfArgumentParser((TrainingArguments,))\n' +
+      '(training_args,) = parser.parse_args_into_dataclasses()\n' +
+      'model = transformers.AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n' +
+      'tokenizer = transformers.AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")\n' +
+      'def tokenize(x):\n' +
+      '    return tokenizer(x["text"], truncation=True, max_length=training_args.model_max_length, padding="max_length")\n' +
+      'transformers.Trainer(model=model, args=training_args).train()\n';
+    const own = runOf({ '/p/train.py': trainer, '/p/args.py': args }, '/p/train.py');
+    assert.equal(own.setup?.seq_len, 1024);
   });
 
   it('`import config` then `config.NAME`, and `from .consts import *` (its underscore names left out)', () => {
