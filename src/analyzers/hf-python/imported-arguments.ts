@@ -39,9 +39,13 @@ function noteFields(
   const module = new PythonFile(found.text);
   module.root = parsePython(found.text).tree.topNode;
   const cls = dataclassAtTop(module, original);
-  const at = file.calls.map((c) => c.getChild('ArgList')).find((l) => l && nameIn(file, l, local));
-  if (!cls || !at) return;
-  const where = nameIn(file, at, local)!;
+  let where: SyntaxNode | undefined;
+  for (const c of file.calls) {
+    const list = c.getChild('ArgList');
+    where = list ? nameIn(file, list, local) : undefined;
+    if (where) break;
+  }
+  if (!cls || !where) return;
   for (const f of dataclassFields(module, cls)) {
     if (!f.valueNode || isArgparseOption(file, f.rawKey)) continue;
     const v = module.evalNode(f.valueNode, 1);

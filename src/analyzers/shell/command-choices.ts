@@ -36,7 +36,7 @@ export function lineLaunch(text: string, words: readonly WordTok[], fields: Fiel
  * where the word is not such a variable, a branch leaves it unset or runs no training, or the branches run different
  * scripts.
  */
-export function launchOverCommandChoices(text: string, words: readonly WordTok[], env: Env): CmdResult | undefined {
+function launchOverCommandChoices(text: string, words: readonly WordTok[], env: Env): CmdResult | undefined {
   const command = commandChoices(words[0], env);
   if (!command) return undefined;
   const rs: CmdResult[] = [];
