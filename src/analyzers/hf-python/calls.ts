@@ -18,6 +18,7 @@ import { branchTaken, conditionOf } from './branches';
 import { children, span, clip } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
+import { plainArgumentsDefaults } from './plain-arguments';
 
 export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
   const args = file.args(call);
@@ -450,6 +451,7 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
     calleeFact(file, call, 'trlSft', trainer, true, `${trainer}(...)`, tool);
   if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
     rewardHead(file, call, trainer, tool);
+  if (tool === 'trl') plainArgumentsDefaults(file, args.entries);
   const isNone = (e: Entry): boolean => {
     const v = file.valueOf(e);
     return v.k === 'lit' && v.v === null;

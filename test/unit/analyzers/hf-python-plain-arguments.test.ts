@@ -1,0 +1,53 @@
+// A TRL trainer handed transformers' own TrainingArguments (src/analyzers/hf-python/plain-arguments.ts): the run keeps
+// TrainingArguments' defaults, bf16=False and gradient_checkpointing=False, where TRL's configs default to bf16 = not
+// fp16 and gradient_checkpointing=True. Source: trl 1.13.0 trl/trainer/sft_trainer.py lines 947-952
+// (`elif isinstance(args, TrainingArguments) and not isinstance(args, SFTConfig): dict_args = args.to_dict(); ...
+// args = SFTConfig(**dict_args)`) and trl/trainer/base_config.py line 105 (`self.bf16 = not (self.fp16) if self.bf16
+// is None else self.bf16`): the False written out by to_dict() stays. The script is the notebook of
+// nghdunggg/Finetuning-LLM-for-CyberSecurity-Using-MixLoRA (main.ipynb), cut to its training calls.
+import * as assert from 'node:assert/strict';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+
+const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+const script = (args: string, config = 'TrainingArguments') =>
+  'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments\n' +
+  'from trl import SFTTrainer, SFTConfig\nfrom peft import LoraConfig\n' +
+  'bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)\n' +
+  'model = AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-Instruct-v0.3", quantization_config=bnb_config)\n' +
+  'peft_config = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")\n' +
+  `training_args = ${config}(output_dir="o", per_device_train_batch_size=2, gradient_accumulation_steps=8${args})\n` +
+  'trainer = SFTTrainer(model=model, train_dataset=ds, peft_config=peft_config, args=training_args)\n' +
+  'trainer.train()\n';
+const run = (text: string) => runPipeline([{ file: 'main.py', text }], reader, {});
+const noteOf = (r: ReturnType<typeof run>, field: 'mixed_precision' | 'gradient_checkpointing'): string => {
+  const p = r.provenance[field];
+  return p?.kind === 'default' ? (p.note ?? '') : '';
+};
+
+describe("analyzers: a TRL trainer given transformers' TrainingArguments keeps their defaults", () => {
+  it('no bf16 or gradient_checkpointing written: no autocast and no checkpointing, said as the defaults', () => {
+    const r = run(script(''));
+    assert.equal(r.setup?.mixed_precision, 'none');
+    assert.equal(r.setup?.gradient_checkpointing, 'none');
+    assert.match(noteOf(r, 'mixed_precision'), /TrainingArguments defaults bf16=False/);
+    assert.match(noteOf(r, 'gradient_checkpointing'), /TrainingArguments defaults gradient_checkpointing=False/);
+  });
+
+  it('what the call writes is kept: gradient_checkpointing=True, fp16=True', () => {
+    const r = run(script(', gradient_checkpointing=True, fp16=True'));
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+    assert.equal(r.setup?.mixed_precision, 'fp16');
+  });
+
+  it("an SFTConfig keeps TRL's defaults: bf16 and checkpointing", () => {
+    const r = run(script('', 'SFTConfig'));
+    assert.equal(r.setup?.mixed_precision, 'bf16');
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+  });
+
+  it('keywords spread from a dict not known statically may set them: nothing assumed at the call', () => {
+    const r = run(script(', **extra'));
+    assert.notEqual(noteOf(r, 'mixed_precision').includes('TrainingArguments defaults'), true);
+    assert.notEqual(noteOf(r, 'gradient_checkpointing').includes('TrainingArguments defaults'), true);
+  });
+});
