@@ -32,6 +32,8 @@ export type Format =
   | 'oumi-yaml'
   | 'areal-yaml'
   | 'notebook'
+  // A project's own training config (YAML or JSON) read by the names of its keys (yaml/project-config.ts).
+  | 'project-yaml'
   // A JSON / YAML file a script loads and reads items of (hf-python/data-files.ts): its facts are the items the script
   // takes, located at their keys (script-data.ts); never detected by its text alone.
   | 'script-data';
@@ -393,7 +395,9 @@ export type ProblemCode =
   | 'unknown-model'
   | 'placeholder'
   | 'not-static'
-  | 'not-analyzed';
+  | 'not-analyzed'
+  // A project's own config read by the names of its keys (yaml/project-config.ts): said at the model key.
+  | 'read-by-name';
 
 /** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
 export const MAX_PROBLEMS = 100;

@@ -30,6 +30,7 @@ import { analyzeNotebook } from './notebook';
 import { analyzeTorchtitanToml, isTorchtitanToml } from './toml/torchtitan';
 import { analyzePrimeRlToml, primeRlKind } from './toml/prime-rl';
 import { analyzeArealYaml } from './yaml/areal';
+import { analyzeProjectConfig } from './yaml/project-config';
 import { YamlCtx } from './yaml/common';
 
 const DS_KEYS = new RegExp(
@@ -281,6 +282,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     detect: (file) => primeRlKind(file.text) !== undefined,
     analyze: analyzePrimeRlToml,
   },
+  // A project's own training config that no tool's format takes, read by the names of its keys; tried last.
+  'project-yaml': { ...yamlFormat('project-yaml', 'hf-trainer', analyzeProjectConfig), alsoIn: ['json'] },
 };
 
 /**

@@ -169,7 +169,9 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
   const errors = res.problems.filter((p) => p.severity === 'error');
   // Warnings, and the notes that say which file a reference was read from.
   for (const p of res.problems.filter(
-    (p) => p.severity === 'warning' || (p.severity === 'info' && p.code === 'reference-found-above'),
+    (p) =>
+      p.severity === 'warning' ||
+      (p.severity === 'info' && (p.code === 'reference-found-above' || p.code === 'read-by-name')),
   ))
     io.err(formatProblem(p));
   if (errors.length > 0 || !res.setup) {
@@ -226,7 +228,9 @@ async function launchedRun(
   if (inputs.length !== 1 || c.model !== undefined) return undefined;
   const alone = await resolveRun(c, io, inputs, overrides);
   const unread = alone.unrecognized.length > 0 || alone.problems.some((p) => p.code === 'unknown-model');
-  if (alone.setup || !unread) return alone;
+  // A project's config read by its names alone: the run of a file that reads it, where one gives a setup, is truer.
+  const byName = alone.files.some((f) => f.facts.format === 'project-yaml');
+  if (!byName && (alone.setup || !unread)) return alone;
   const reader = nodeFileReader(io.cwd);
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
@@ -247,7 +251,7 @@ async function launchedRun(
     );
     // A JSON / YAML file no format takes alone is a data file the script loads: said to be read, not run.
     const unrecognized = (r: PipelineResult): boolean => r.unrecognized.some((u) => path.resolve(io.cwd, u) === file);
-    const data = unrecognized(alone) && !unrecognized(run) && /\.(json|ya?ml)$/i.test(file);
+    const data = (byName || unrecognized(alone)) && !unrecognized(run) && /\.(json|ya?ml)$/i.test(file);
     const others =
       launchers.length > 1 ? ` (${launchers.length - 1} other file(s) ${data ? 'read' : 'run'} it too)` : '';
     const said =
@@ -264,7 +268,10 @@ async function launchedRun(
     // offline), at their places, where the file alone says only its format.
     if (data && !firstRead) firstRead = { run, said };
   }
-  const chosen = firstEstimated ?? firstRead ?? (await readerRun(c, io, { file, alone, overrides }));
+  const implied =
+    firstEstimated ?? (byName ? undefined : firstRead) ?? (await readerRun(c, io, { file, alone, overrides }));
+  // Read by its names, the file's own estimate stands where no file that reads it gives one.
+  const chosen = byName && !implied?.run.setup ? undefined : implied;
   if (chosen) io.err(chosen.said);
   return chosen?.run ?? alone;
 }
@@ -278,7 +285,8 @@ async function readerRun(
   io: Io,
   { file, alone, overrides }: { file: string; alone: PipelineResult; overrides: Overrides },
 ): Promise<{ run: PipelineResult; said: string } | undefined> {
-  if (!alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
+  const byName = alone.files.some((f) => f.facts.format === 'project-yaml');
+  if (!byName && !alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
   const implied = impliedRunOf(file, io.cwd, nodeFileReader(io.cwd));
   if (!implied) return undefined;
   const run = await resolveRun(c, io, implied.inputs, overrides);

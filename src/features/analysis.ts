@@ -174,7 +174,10 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   const scenario = detected === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
   const { pipeline, setup, gpu, gpuName, estimate: est, estimateErrors } = runOnce(doc, settings, opts);
   // A JSON / YAML file a script of the run loads: its facts are the items the script takes, at their keys.
-  const loaded = detected ? undefined : pipeline.files.find((f) => f.file === doc.file);
+  // A project's config read by its names is read as its script reads it where the run has that script.
+  const inRun = pipeline.files.find((f) => f.file === doc.file);
+  const loaded =
+    !detected || (detected === 'project-yaml' && inRun?.facts.format === 'script-data') ? inRun : undefined;
   const format = loaded?.facts.format ?? detected;
   const facts =
     loaded?.facts ??

@@ -37,7 +37,8 @@ export type FindingCode =
   | 'gpu-unsupported'
   | 'model-files'
   | 'not-analyzed'
-  | 'reference-found-above';
+  | 'reference-found-above'
+  | 'read-by-name';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -73,6 +74,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'model-files',
   'not-analyzed',
   'reference-found-above',
+  'read-by-name',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */

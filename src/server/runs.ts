@@ -84,7 +84,9 @@ export class RunIndex {
 
   private impliedRunOf(file: string): ImpliedRun | undefined {
     const text = /\.(ya?ml|json)$/i.test(file) ? this.workspace.currentText(file) : undefined;
-    if (text === undefined || detectFormat(file, text) !== undefined) return undefined;
+    // A file no format reads, or a project's config read by its names alone (the script that reads it is truer).
+    const format = text === undefined ? undefined : detectFormat(file, text);
+    if (text === undefined || (format !== undefined && format !== 'project-yaml')) return undefined;
     let found = this.implied.get(file);
     if (found === undefined) {
       const cwd = this.workspace.cwdOf(file);

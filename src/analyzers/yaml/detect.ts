@@ -15,6 +15,7 @@ import { isDstackYaml } from './dstack';
 import { isOumiYaml } from './oumi';
 import { isArealYaml } from './areal';
 import { isSwiftArgsFile } from './swift';
+import { isProjectConfig } from './project-config';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
 
@@ -278,5 +279,6 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   if (keys.has('base_model') || (axolotl >= 3 && !keys.has('model_name_or_path'))) return 'axolotl-yaml';
   if ((count(HF) >= 2 || count(HF_STRONG) >= 1) && !keys.has('stage') && !keys.has('finetuning_type')) return 'hf-yaml';
   if (count(LLAMAFACTORY) >= 2) return 'llamafactory-yaml';
-  return undefined;
+  // Last: a project's own config, nested in sections of its own, read by the names of its keys.
+  return isProjectConfig(text) ? 'project-yaml' : undefined;
 }

@@ -79,7 +79,14 @@ export function analyzeHfYaml(text: string): ConfigFacts {
 const isOn = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? boolOf(ctx.view(e)) === true : false);
 
 function analyze(ctx: YamlCtx): void {
-  const top = ctx.top();
+  analyzeHfEntries(ctx, ctx.top());
+}
+
+/**
+ * The TrainingArguments / TRL / ModelConfig keys of `top` (by their names: an entry may be written elsewhere in the
+ * document, under another name, as a project's own config writes it: yaml/project-config.ts), as facts at the entries.
+ */
+export function analyzeHfEntries(ctx: YamlCtx, top: Top): void {
   modelKeys(ctx, top);
   trainerKeys(ctx, top);
   sequenceKeys(ctx, top);

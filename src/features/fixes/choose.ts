@@ -61,7 +61,7 @@ function setsKey(file: FixFile, key: string, known = false): boolean {
     (f) =>
       rel.includes(f.key) &&
       f.origin !== 'call-default' &&
-      (!f.fromData || file.format === 'script-data') &&
+      (!f.fromData || file.format === 'script-data' || file.format === 'project-yaml') &&
       (known
         ? !isUnknown(f.value)
         : // "auto" is filled from the trainer's arguments: the file follows the trainer, it does not set the value.

@@ -106,6 +106,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   },
   // A file a script loads for its values: its keys the script reads, JSON or YAML by the name.
   'script-data': { plan: planScriptData, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
+  // A project's own config read by its names: the same, a key it holds rewritten as the kind of value written there.
+  'project-yaml': { plan: planScriptData, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
 };
 
 /** The operations that write one change into one file, or the reason the file cannot say it. */

@@ -1,0 +1,232 @@
+// A project's own training config read by the names of its keys (src/analyzers/yaml/project-config.ts). The files are
+// shaped as the project configs of the fresh real-file samples that no format took (a `model:` / `lora:` /
+// `quantization:` / `training:` layout, names of their own such as `lora.r`, `training.batch_size`, `grad_accum`,
+// `max_seq_len`, `precision: bf16`, two stage sections `sft:` and `dpo:`); the values asserted are the files' own.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { detectFormat } from '../../../src/analyzers/detect';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+import { catalogResolver } from '../../../src/analyzers/resolve';
+import { analyzeProjectConfig } from '../../../src/analyzers/yaml/project-config';
+import { estimate } from '../../../src/core/estimate';
+import { analyzeDocument } from '../../../src/features/analysis';
+import { applyEditData } from '../../../src/features/fixes';
+import { quickFixes } from '../../../src/features/quick-fixes';
+
+const reader = { read: () => undefined, join: (_f: string, r: string) => r };
+const run = (file: string, text: string) => runPipeline([{ file, text }], reader, {});
+
+const NESTED = [
+  'model:',
+  '  model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct',
+  '  torch_dtype: bfloat16',
+  'data:',
+  '  max_seq_length: 1024',
+  'quantization:',
+  '  load_in_4bit: true',
+  '  bnb_4bit_quant_type: nf4',
+  '  bnb_4bit_use_double_quant: true',
+  'lora:',
+  '  r: 16',
+  '  alpha: 32',
+  '  dropout: 0.05',
+  '  target_modules: [q_proj, k_proj, v_proj, o_proj]',
+  'training:',
+  '  per_device_train_batch_size: 1',
+  '  gradient_accumulation_steps: 8',
+  '  optim: paged_adamw_32bit',
+  '  gradient_checkpointing: true',
+  '  bf16: true',
+  'eval:',
+  '  per_device_eval_batch_size: 64',
+  '',
+].join('\n');
+
+describe("analyzers: a project's own config read by the names of its keys", () => {
+  it('a model:/lora:/quantization:/training: layout is read at its nested keys', () => {
+    assert.equal(detectFormat('configs/sft.yaml', NESTED), 'project-yaml');
+    const r = run('configs/sft.yaml', NESTED);
+    const s = r.setup;
+    assert.equal(s?.model, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.equal(s?.method, 'lora');
+    assert.deepEqual([s?.lora?.r, s?.lora?.alpha], [16, 32]);
+    assert.deepEqual(s?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+    assert.deepEqual([s?.quantization?.bits, s?.quantization?.type, s?.quantization?.double_quant], [4, 'nf4', true]);
+    assert.deepEqual([s?.micro_batch_size, s?.gradient_accumulation_steps, s?.seq_len], [1, 8, 1024]);
+    assert.equal(s?.gradient_checkpointing, 'full');
+    assert.equal(s?.mixed_precision, 'bf16');
+    // The eval section is not the training run: its batch is not the training batch.
+    assert.deepEqual(r.provenance.micro_batch_size, {
+      kind: 'file',
+      file: 'configs/sft.yaml',
+      line: 16,
+      key: 'training.per_device_train_batch_size',
+    });
+    const note = r.problems.find((p) => p.code === 'read-by-name');
+    assert.equal(note?.line, 2);
+    assert.match(
+      note?.message ?? '',
+      /data\.max_seq_length as max_length, .*lora\.r as lora_r, lora\.alpha as lora_alpha/,
+    );
+    assert.doesNotMatch(note?.message ?? '', /as use_peft/);
+  });
+
+  it('the same settings written flat as a TRL YAML give the same estimate', () => {
+    const flat = [
+      'model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct',
+      'torch_dtype: bfloat16',
+      'max_length: 1024',
+      'load_in_4bit: true',
+      'bnb_4bit_quant_type: nf4',
+      'use_bnb_nested_quant: true',
+      'use_peft: true',
+      'lora_r: 16',
+      'lora_alpha: 32',
+      'lora_dropout: 0.05',
+      'lora_target_modules: [q_proj, k_proj, v_proj, o_proj]',
+      'per_device_train_batch_size: 1',
+      'gradient_accumulation_steps: 8',
+      'optim: paged_adamw_32bit',
+      'gradient_checkpointing: true',
+      'bf16: true',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('sft.yaml', flat), 'hf-yaml');
+    const bytes = (text: string) => {
+      const r = run('sft.yaml', text);
+      const e = r.setup && estimate(r.setup, {});
+      return e?.ok ? e.estimate.perGpu.deviceBytes : undefined;
+    };
+    // The TRL YAML names TRL's keys (use_peft): TRL's defaults; the project's file names none of them, so the
+    // Trainer's apply, which differ on nothing this file leaves out but the loss.
+    assert.ok(bytes(NESTED) !== undefined);
+    assert.equal(
+      bytes(NESTED.replace('training:\n', 'training:\n  packing: false\n')),
+      bytes(flat.concat('packing: false\n')),
+    );
+  });
+
+  it("names of the project's own: batch_size, grad_accum, max_seq_len, precision, lora.rank; the Trainer's defaults", () => {
+    const text = [
+      'model:',
+      '  name: mistralai/Mistral-7B-v0.1',
+      'lora:',
+      '  rank: 64',
+      '  alpha: 128',
+      'training:',
+      '  batch_size: 4',
+      '  grad_accum: 4',
+      '  max_seq_len: 2048',
+      '  precision: bf16',
+      '',
+    ].join('\n');
+    const r = run('config.yaml', text);
+    const s = r.setup;
+    assert.equal(s?.model, 'mistralai/Mistral-7B-v0.1');
+    assert.deepEqual([s?.method, s?.lora?.r, s?.lora?.alpha], ['lora', 64, 128]);
+    assert.deepEqual([s?.micro_batch_size, s?.gradient_accumulation_steps, s?.seq_len], [4, 4, 2048]);
+    assert.equal(s?.mixed_precision, 'bf16');
+    // No TRL-only name: the HF Trainer's gradient_checkpointing=False.
+    assert.equal(s?.gradient_checkpointing, 'none');
+    assert.match(
+      r.problems.find((p) => p.code === 'read-by-name')?.message ?? '',
+      /training\.batch_size as per_device/,
+    );
+  });
+
+  it('sections switched off are not read: lora.enabled false is a full fine-tune, quantization.enabled false no 4-bit', () => {
+    const text = [
+      'model:',
+      '  base_model: meta-llama/Llama-3.1-8B',
+      'lora:',
+      '  enabled: false',
+      '  r: 16',
+      'quantization:',
+      '  enabled: false',
+      '  load_in_4bit: true',
+      'training:',
+      '  per_device_train_batch_size: 2',
+      '  gradient_accumulation_steps: 16',
+      '',
+    ].join('\n');
+    const s = run('finetune.yaml', text).setup;
+    assert.equal(s?.method, 'full');
+    assert.equal(s?.quantization, undefined);
+    assert.deepEqual([s?.micro_batch_size, s?.gradient_accumulation_steps], [2, 16]);
+  });
+
+  it('of two stage sections the first is read; the other is said at its key', () => {
+    const text = [
+      'policy_name: meta-llama/Meta-Llama-3-8B',
+      'sft_training:',
+      '  batch_size: 8',
+      '  gradient_accumulation: 4',
+      '  max_length: 512',
+      'dpo_training:',
+      '  batch_size: 16',
+      '  gradient_accumulation: 2',
+      '',
+    ].join('\n');
+    const r = run('config.yaml', text);
+    assert.deepEqual([r.setup?.micro_batch_size, r.setup?.gradient_accumulation_steps], [8, 4]);
+    const left = r.problems.find((p) => p.code === 'read-by-name' && p.line === 6);
+    assert.match(
+      left?.message ?? '',
+      /`dpo_training` is another training stage, not read: the file is read as its `sft_training` section/,
+    );
+  });
+
+  it('files that name a model but are not training configs are not read this way', () => {
+    // A tokenizer's config, a PEFT adapter's, a model's config: no batch or accumulation.
+    const tokenizer = '{"name_or_path": "Qwen/Qwen2.5-7B", "model_max_length": 32768, "padding_side": "right"}';
+    const adapter =
+      '{"base_model_name_or_path": "meta-llama/Llama-2-7b-hf", "r": 8, "lora_alpha": 16, "target_modules": ["q_proj"]}';
+    const inference = 'model:\n  name: Qwen/Qwen2.5-7B\ngeneration:\n  batch_size: 8\n  max_new_tokens: 256\n';
+    assert.equal(detectFormat('tokenizer_config.json', tokenizer), undefined);
+    assert.equal(detectFormat('adapter_config.json', adapter), undefined);
+    assert.equal(detectFormat('infer.yaml', inference), undefined);
+    // A model named by a word under a section key is not enough: a Hub id, or a model key of its own.
+    assert.equal(
+      detectFormat('c.yaml', 'model:\n  name: gpt\ntraining:\n  batch_size: 8\n  grad_accum: 2\n'),
+      undefined,
+    );
+  });
+
+  it('facts rank below a script of the run, and are located at the keys the file writes', () => {
+    const facts = analyzeProjectConfig(NESTED).facts;
+    const micro = facts.find((f) => f.key === 'microBatchSize');
+    assert.equal(micro?.byNameOnly, true);
+    assert.deepEqual(micro?.fromData?.keys, ['training', 'per_device_train_batch_size']);
+    // PEFT switched on by the rank written is not a value the file writes: no key to rewrite for it.
+    assert.equal(facts.find((f) => f.key === 'method')?.fromData, undefined);
+  });
+
+  it('a quick fix rewrites the nested key the file holds', () => {
+    const text = NESTED.replace('per_device_train_batch_size: 1', 'per_device_train_batch_size: 64').replace(
+      'gradient_checkpointing: true',
+      'gradient_checkpointing: false',
+    );
+    const doc = analyzeDocument(
+      { file: '/p/configs/sft.yaml', text },
+      { gpu: 'RTX-4090', headroomPercent: 5 },
+      {
+        reader: { read: () => undefined, join: (from, rel) => path.posix.join(path.posix.dirname(from), rel) },
+        resolver: catalogResolver,
+        related: [],
+      },
+    );
+    assert.equal(doc.estimate?.fits, false);
+    const micro = quickFixes(doc).find((q) => /Micro-batch \d+, accumulation \d+/.test(q.title));
+    assert.ok(
+      micro,
+      quickFixes(doc)
+        .map((q) => q.title)
+        .join('\n'),
+    );
+    const after = applyEditData(text, micro.edits);
+    const m = /training:\n {2}per_device_train_batch_size: (\d+)\n {2}gradient_accumulation_steps: (\d+)/.exec(after);
+    assert.ok(m, after);
+    // The global batch stays 64 x 8 = 512.
+    assert.equal(Number(m[1]) * Number(m[2]), 512);
+  });
+});
