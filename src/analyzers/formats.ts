@@ -111,7 +111,8 @@ const TRAINING_FUNCTION = /^(train_\w+|\w+_train|(?:run|start|do|launch|begin)_t
 /**
  * A script that imports a training function of its project and calls it (`from models.train_model import
  * train_model` ... `train_model(model, tokenizer, peft_config, dataset)`, in a main.py), or a function that builds a
- * trainer whose `.train()` it calls (`trainer = get_trainer(...)`, `set_trainer(...)`): read for the modules it calls. The import may be
+ * trainer whose `.train()` it calls (`trainer = get_trainer(...)`, `set_trainer(...)`, a trainer class of its own:
+ * `trainer = LoraQATrainer(...)`): read for the modules it calls. The import may be
  * inside a function (`def main(): from src.sft_training import train_sft_ideology`, a lazy import).
  * A bare `train` counts only in a file named for training (above): `serve.py` may import one too.
  */
@@ -123,8 +124,12 @@ function callsImportedTraining(text: string): boolean {
       // A script imports a few dozen names at most; past that it is no script to detect by them.
       if (++names > 200) return false;
       const rest = head.slice((m.index ?? 0) + m[0].length);
-      // `trainer = get_trainer(model, ...)` then `trainer.train()`: a trainer a project module builds.
-      if (/^(?:get|build|create|make|setup|set|init|prepare|load|configure|construct)_?\w*trainer$/i.test(name)) {
+      // `trainer = get_trainer(model, ...)` then `trainer.train()`: a trainer a project module builds; or a trainer
+      // class of its own (`trainer = LoraQATrainer(model_name=...)`, `trainer.train()`).
+      if (
+        /^(?:get|build|create|make|setup|set|init|prepare|load|configure|construct)_?\w*trainer$/i.test(name) ||
+        /^[A-Z]\w*Trainer$/.test(name)
+      ) {
         const bound = new RegExp(`^[ \\t]*(\\w+)\\s*=\\s*${name}\\(`, 'm').exec(rest);
         if (bound && new RegExp(`\\b${bound[1]}\\.train\\(`).test(rest)) return true;
         continue;

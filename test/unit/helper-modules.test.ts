@@ -577,6 +577,41 @@ describe('config objects a project module builds at its top level', () => {
     assert.equal(detectFormat('/p/main.py', 'from train import set_trainer\nt = set_trainer()\n'), undefined);
   });
 
+  it("a trainer class of the project's own, made and trained by the script, makes it an entry point", () => {
+    // daniilgorenkov/LLM-with-RAG train/train.py: `from lora_trainer import LoraQATrainer`, then
+    // `trainer = LoraQATrainer(model_name=config.LLMConfig.BASE_MODEL, ...)` and `trainer.train()`; the class's
+    // methods load the model from `self.model_name` and run SFTTrainer.
+    const main = [
+      'from lora_trainer import LoraQATrainer',
+      'if __name__ == "__main__":',
+      '    trainer = LoraQATrainer(model_name="Qwen/Qwen2.5-7B-Instruct", batch_size=2)',
+      '    trainer.train()',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/p/train/train.py', main), 'hf-python');
+    const module = [
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'from trl import SFTTrainer',
+      'class LoraQATrainer:',
+      '    def __init__(self, model_name: str, batch_size: int = 1):',
+      '        self.model_name = model_name',
+      '        self.batch_size = batch_size',
+      '    def train(self):',
+      '        model = AutoModelForCausalLM.from_pretrained(self.model_name)',
+      '        args = TrainingArguments(output_dir="o", per_device_train_batch_size=self.batch_size, bf16=True)',
+      '        SFTTrainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const files = { '/p/train/train.py': main, '/p/train/lora_trainer.py': module };
+    const r = runPipeline([{ file: '/p/train/train.py', text: main }], inMemory(files), {});
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['Qwen/Qwen2.5-7B-Instruct', 2]);
+    // The class's name alone, without the .train() call, says nothing.
+    assert.equal(
+      detectFormat('/p/main.py', 'from lora_trainer import LoraQATrainer\nt = LoraQATrainer()\n'),
+      undefined,
+    );
+  });
+
   it("a package's __init__.py the script imports from, and its LoraConfig on a branch the script's defaults switch off", () => {
     // FreedomIntelligence/LLMZoo train.py: `from llmzoo.models import build_model` (llmzoo/models/__init__.py), whose
     // `if model_args.lora:` builds the LoraConfig; ModelArguments has `lora: bool = False` beside `lora_r = 16`.

@@ -10,7 +10,7 @@ import { PythonFile, type Val } from './file';
 import type { Entry } from './static-values';
 import { writtenElsewhere } from './script-defaults';
 import { importOf, modulePath, PACKAGES } from './helper-modules';
-import { moduleConstants } from './module-constants';
+import { literal, moduleConstants } from './module-constants';
 import { type LoadedName, type LoaderFunction, moduleLoaders } from './module-loaders';
 import { span } from './syntax';
 
@@ -119,7 +119,40 @@ export function moduleLiterals(
     const line = lineIndex(starts, n.entry.keySpan.start) + 1;
     out.set(name, { value, source: `${name} in ${shownAs}, line ${line}` });
   }
+  classLiterals(text, top, { shownAs, starts, out });
   return out;
+}
+
+/**
+ * The literal class attributes of a module's top-level classes (`class LLMConfig:` / `BASE_MODEL = "..."`), each
+ * under `Class.NAME`, the name a script reads them by (`config.LLMConfig.BASE_MODEL`): an attribute the body sets
+ * once, to a literal.
+ */
+function classLiterals(
+  text: string,
+  top: SyntaxNode,
+  where: { shownAs: string; starts: readonly number[]; out: Map<string, ImportedValue> },
+): void {
+  for (let cls = top.firstChild; cls; cls = cls.nextSibling) {
+    if (cls.name !== 'ClassDefinition') continue;
+    const className = cls.getChild('VariableName');
+    if (!className) continue;
+    const seen = new Map<string, SyntaxNode | null>();
+    for (let st = cls.getChild('Body')?.firstChild ?? null; st; st = st.nextSibling) {
+      const target = st.name === 'AssignStatement' ? st.firstChild : null;
+      if (target?.name !== 'VariableName' || !st.getChild('AssignOp')) continue;
+      const attr = text.slice(target.from, target.to);
+      seen.set(attr, seen.has(attr) ? null : st.lastChild);
+    }
+    const name = text.slice(className.from, className.to);
+    for (const [attr, value] of seen) {
+      const v = value ? literal(text, value) : undefined;
+      if (v === undefined || v === null) continue;
+      const key = `${name}.${attr}`;
+      const line = lineIndex(where.starts, value!.from) + 1;
+      where.out.set(key, { value: v, source: `${key} in ${where.shownAs}, line ${line}` });
+    }
+  }
 }
 
 /**
@@ -177,6 +210,7 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
       if (original === undefined) {
         if (found) modules.set(local, literals);
       } else if (literals.has(original)) names.set(local, literals.get(original)!);
+      else if (membersOf(literals, original, local, names) > 0) continue;
       else if (itemsOf(literals, original, local, names) > 0) continue;
       else {
         const loader = found && loaderOf(found, original, moduleAt);
@@ -190,6 +224,22 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
   return names.size > 0 || modules.size > 0 || loaders.size > 0 || loaded.size > 0 || configObjects.size > 0
     ? { names, modules, loaders, loaded, configObjects }
     : undefined;
+}
+
+/** Copies the literal attributes of a class the script imports (`Class.NAME`) under its local name; returns how many. */
+function membersOf(
+  literals: ReadonlyMap<string, ImportedValue>,
+  original: string,
+  local: string,
+  names: Map<string, ImportedValue>,
+): number {
+  let n = 0;
+  for (const [key, v] of literals) {
+    if (!key.startsWith(`${original}.`)) continue;
+    names.set(`${local}${key.slice(original.length)}`, v);
+    n++;
+  }
+  return n;
 }
 
 /** Copies the items of a dict constant the script imports (`NAME["key"]`) under its local name; returns how many. */
@@ -298,12 +348,16 @@ export function importedName(file: PythonFile, name: string, use: SyntaxNode): V
 /** `config.MODEL_NAME` where `config` is an imported project module the file does not bind otherwise. */
 export function importedMember(file: PythonFile, dotted: string, use: SyntaxNode): Val | undefined {
   const imports = file.readModule ? importsOf(file) : undefined;
-  if (!imports || imports.modules.size === 0) return undefined;
-  const at = dotted.lastIndexOf('.');
-  const module = imports.modules.get(dotted.slice(0, at));
-  if (!module) return undefined;
+  if (!imports) return undefined;
   const found = file.lookup(dotted.split('.')[0], use);
-  const imported = found.k === 'none' && !found.param ? module.get(dotted.slice(at + 1)) : undefined;
+  if (found.k !== 'none' || found.param) return undefined;
+  // `m.NAME`, `m.Class.NAME` of an imported module, or `Class.NAME` of an imported class.
+  const at = dotted.lastIndexOf('.');
+  const first = dotted.indexOf('.');
+  const imported =
+    imports.modules.get(dotted.slice(0, at))?.get(dotted.slice(at + 1)) ??
+    imports.modules.get(dotted.slice(0, first))?.get(dotted.slice(first + 1)) ??
+    imports.names.get(dotted);
   return imported && importedValue(imported, use);
 }
 

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { projectImports } from '../../../src/analyzers/hf-python/imported-constants';
 import { runFact } from '../helpers';
+import { isUnknown } from '../../../src/analyzers/facts';
 
 const CONFIG = `MODEL_NAME = "meta-llama/Llama-3.2-1B"
 BATCH_SIZE = 4
@@ -135,6 +136,39 @@ describe('hf-python: constants imported from the project', () => {
     const hidden = TRAINER('from .consts import *', '_PRIVATE', 'BATCH_SIZE');
     const c = runOf({ '/p/pkg/train.py': hidden, '/p/pkg/consts.py': CONFIG }, '/p/pkg/train.py');
     assert.equal(c.setup, undefined);
+  });
+
+  it('class attributes of an imported module: `config.LLMConfig.BASE_MODEL`, `from config import LoRAConfig`', () => {
+    // daniilgorenkov/LLM-with-RAG config.py (abridged): settings kept as attributes of classes (`class LLMConfig:` /
+    // `BASE_MODEL = "..."`), read as `config.LLMConfig.BASE_MODEL`; an attribute the class sets twice is not read.
+    const config =
+      'class LLMConfig:\n    ONLINE: bool = False\n    BASE_MODEL = "Qwen/Qwen2.5-14B-Instruct"\n' +
+      'class TrainConfig:\n    BATCH = 2\n    TWICE = 1\n    TWICE = 3\n';
+    const a = runOf(
+      {
+        '/p/train.py': TRAINER('import config', 'config.LLMConfig.BASE_MODEL', 'config.TrainConfig.BATCH'),
+        '/p/config.py': config,
+      },
+      '/p/train.py',
+    );
+    assert.deepEqual([a.setup?.model, a.setup?.micro_batch_size], ['Qwen/Qwen2.5-14B-Instruct', 2]);
+    assert.match(runFact(a, 'model')!.fact.rawValue, /LLMConfig\.BASE_MODEL in config\.py, line 3/);
+    const b = runOf(
+      {
+        '/p/train.py': TRAINER('from config import LLMConfig, TrainConfig as TC', 'LLMConfig.BASE_MODEL', 'TC.BATCH'),
+        '/p/config.py': config,
+      },
+      '/p/train.py',
+    );
+    assert.deepEqual([b.setup?.model, b.setup?.micro_batch_size], ['Qwen/Qwen2.5-14B-Instruct', 2]);
+    const twice = runOf(
+      {
+        '/p/train.py': TRAINER('import config', 'config.LLMConfig.BASE_MODEL', 'config.TrainConfig.TWICE'),
+        '/p/config.py': config,
+      },
+      '/p/train.py',
+    );
+    assert.ok(isUnknown(runFact(twice, 'microBatchSize')!.fact.value));
   });
 
   it("`from package import module` then `module.NAME`, and a name of the package's __init__.py", () => {
