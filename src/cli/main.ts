@@ -269,7 +269,7 @@ async function launchedRun(
     if (data && !firstRead) firstRead = { run, said };
   }
   const implied =
-    firstEstimated ?? (byName ? undefined : firstRead) ?? (await readerRun(c, io, { file, alone, overrides }));
+    firstEstimated ?? (byName ? undefined : firstRead) ?? (await readerRun(c, io, { file, alone, overrides, byName }));
   // Read by its names, the file's own estimate stands where no file that reads it gives one.
   const chosen = byName && !implied?.run.setup ? undefined : implied;
   if (chosen) io.err(chosen.said);
@@ -277,15 +277,15 @@ async function launchedRun(
 }
 
 /**
- * A YAML / JSON file that no file of the project runs or reads: the run of the script that takes files like it through
- * a config option, or of its launcher (node/config-readers.ts), resolved as the other runs are.
+ * A YAML / JSON file that no file of the project runs or reads (one no format takes, or a project's config read by its
+ * names, `byName`): the run of the script that takes files like it through a config option, or of its launcher
+ * (node/config-readers.ts), resolved as the other runs are.
  */
 async function readerRun(
   c: Command,
   io: Io,
-  { file, alone, overrides }: { file: string; alone: PipelineResult; overrides: Overrides },
+  { file, alone, overrides, byName }: { file: string; alone: PipelineResult; overrides: Overrides; byName: boolean },
 ): Promise<{ run: PipelineResult; said: string } | undefined> {
-  const byName = alone.files.some((f) => f.facts.format === 'project-yaml');
   if (!byName && !alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
   const implied = impliedRunOf(file, io.cwd, nodeFileReader(io.cwd));
   if (!implied) return undefined;

@@ -192,6 +192,33 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B \(1 GPU, data parallel 1, global batch 4\)/);
   });
 
+  it("a project's own config no file reads is read by its names, said on stderr; a script that reads it wins", async () => {
+    // The layout of shreyashreddyk/json-extraction-qlora-dpo's configs/sft.yaml (abridged), which its script reads
+    // through a config class the reader does not follow.
+    const yaml =
+      'model:\n  model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct\nlora:\n  r: 16\n  alpha: 32\n' +
+      'training:\n  batch_size: 2\n  gradient_accumulation_steps: 8\n';
+    const alone = await cliIn(projectWith({ 'configs/sft.yaml': yaml }), 'estimate', 'configs/sft.yaml');
+    assert.equal(alone.code, 0, alone.err);
+    assert.match(alone.err, /configs\/sft\.yaml:2:3: info: read as a project's own config, by the names of its keys: /);
+    assert.match(alone.err, /training\.batch_size as per_device_train_batch_size/);
+    assert.match(alone.out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B-Instruct \(1 GPU, data parallel 1, global batch 16\)/);
+    // A script that loads it and reads its batch from another key: the script's reading is the run.
+    const script =
+      'import yaml\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'cfg = yaml.safe_load(open("configs/sft.yaml"))\n' +
+      'model = AutoModelForCausalLM.from_pretrained(cfg["model"]["model_name_or_path"])\n' +
+      'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=4)).train()\n';
+    const read = await cliIn(
+      projectWith({ 'configs/sft.yaml': yaml, 'train.py': script }),
+      'estimate',
+      'configs/sft.yaml',
+    );
+    assert.equal(read.code, 0, read.err);
+    assert.match(read.err, /configs\/sft\.yaml is not a config alone; read as the run of train\.py, which reads it/);
+    assert.match(read.out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B-Instruct \(1 GPU, data parallel 1, global batch 4\)/);
+  });
+
   describe('a YAML that no file names, read by the script that takes configs like it', () => {
     // Sunshine535/nips-grpo-dynamics: scripts/run_sage_grpo.py's --config defaults to configs/sage_grpo_minimal.yaml;
     // configs/grpo_9b.yaml beside it is named by no file. TheSleepGod/RL: sft/train_sft_lora.py requires --config

@@ -210,8 +210,8 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
       if (original === undefined) {
         if (found) modules.set(local, literals);
       } else if (literals.has(original)) names.set(local, literals.get(original)!);
-      else if (membersOf(literals, original, local, names) > 0) continue;
-      else if (itemsOf(literals, original, local, names) > 0) continue;
+      else if (partsOf(literals, original, local, names, '.') > 0) continue;
+      else if (partsOf(literals, original, local, names, '[') > 0) continue;
       else {
         const loader = found && loaderOf(found, original, moduleAt);
         if (loader?.fn) loaders.set(local, loader.fn);
@@ -226,32 +226,20 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
     : undefined;
 }
 
-/** Copies the literal attributes of a class the script imports (`Class.NAME`) under its local name; returns how many. */
-function membersOf(
+/**
+ * Copies the items of a dict constant (`NAME["key"]`, `opens` `[`) or the attributes of a class (`Class.NAME`, `opens`
+ * `.`) the script imports under its local name; returns how many.
+ */
+function partsOf(
   literals: ReadonlyMap<string, ImportedValue>,
   original: string,
   local: string,
   names: Map<string, ImportedValue>,
+  opens: '[' | '.',
 ): number {
   let n = 0;
   for (const [key, v] of literals) {
-    if (!key.startsWith(`${original}.`)) continue;
-    names.set(`${local}${key.slice(original.length)}`, v);
-    n++;
-  }
-  return n;
-}
-
-/** Copies the items of a dict constant the script imports (`NAME["key"]`) under its local name; returns how many. */
-function itemsOf(
-  literals: ReadonlyMap<string, ImportedValue>,
-  original: string,
-  local: string,
-  names: Map<string, ImportedValue>,
-): number {
-  let n = 0;
-  for (const [key, v] of literals) {
-    if (!key.startsWith(`${original}[`)) continue;
+    if (!key.startsWith(`${original}${opens}`)) continue;
     names.set(`${local}${key.slice(original.length)}`, v);
     n++;
   }
