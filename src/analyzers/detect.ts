@@ -18,9 +18,12 @@ import { capProblems, MAX_PROBLEMS, notAnalyzed } from './guards';
 
 const ALL_FORMATS = Object.keys(FORMATS) as Format[];
 
-/** The format of a file, or undefined when it is not a training config VRAM Lens reads. */
-export function detectFormat(fileName: string, text: string, languageId?: string): Format | undefined {
-  const file = new DetectionInput(fileName, text, languageId);
+/**
+ * The format of a file, or undefined when it is not a training config VRAM Lens reads. `byName` false leaves out a
+ * project's config read by the names of its keys (a file another file of the run reads: its reading is that file's).
+ */
+export function detectFormat(fileName: string, text: string, languageId?: string, byName = true): Format | undefined {
+  const file = new DetectionInput(fileName, text, languageId, byName);
   if (FORMATS.scenario.detect(file)) return 'scenario';
   const claim = SYNTAX_CLAIMS.find(([, claims]) => claims(file));
   if (!claim) return undefined;

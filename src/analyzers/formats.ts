@@ -158,6 +158,8 @@ export class DetectionInput {
     readonly fileName: string,
     readonly text: string,
     readonly languageId?: string,
+    /** Whether a project's own config is read by the names of its keys (yaml/project-config.ts). */
+    readonly byName = true,
   ) {
     this.name = baseName(fileName);
     this.ext = this.name.includes('.') ? this.name.slice(this.name.lastIndexOf('.') + 1) : '';
@@ -165,7 +167,7 @@ export class DetectionInput {
 
   /** The YAML format of the text (yaml/detect.ts decides among the YAML formats at once), computed once. */
   get yamlFormat(): Format | undefined {
-    this.yaml ??= { format: detectYamlFormat(this.text, this.fileName) };
+    this.yaml ??= { format: detectYamlFormat(this.text, this.fileName, this.byName) };
     return this.yaml.format;
   }
 }

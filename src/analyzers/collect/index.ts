@@ -89,7 +89,8 @@ class FileCollection {
     if (this.seen.has(file)) return;
     this.seen.add(file);
     const { files } = this.collected;
-    const format = how.forced ?? detectFormat(file, text, how.languageId);
+    // A file another file of the run leads to is read as that file reads it, not by the names of its keys.
+    const format = how.forced ?? detectFormat(file, text, how.languageId, how.depth === 0);
     if (!format) {
       this.collected.unrecognized.push(file);
       return;

@@ -232,7 +232,7 @@ function topKeys(text: string): { keys: Set<string>; components: boolean; scalar
 /** GPT-NeoX's (and Megatron's) hyphenated model keys. */
 const NEOX = ['num-layers', 'hidden-size', 'num-attention-heads', 'seq-length', 'max-position-embeddings'];
 
-export function detectYamlFormat(text: string, fileName?: string): Format | undefined {
+export function detectYamlFormat(text: string, fileName?: string, byName = true): Format | undefined {
   if (fileName && SCENARIO.test(fileName)) return undefined;
   const { keys, components, scalarModel } = topKeys(text);
   if (keys.size === 0) return undefined;
@@ -277,8 +277,11 @@ export function detectYamlFormat(text: string, fileName?: string): Format | unde
   // often carry a wandb_project of their script's own: a file that names `model_name_or_path` instead is not Axolotl's.
   const axolotl = count(AXOLOTL);
   if (keys.has('base_model') || (axolotl >= 3 && !keys.has('model_name_or_path'))) return 'axolotl-yaml';
-  if ((count(HF) >= 2 || count(HF_STRONG) >= 1) && !keys.has('stage') && !keys.has('finetuning_type')) return 'hf-yaml';
+  if ((count(HF) >= 2 || count(HF_STRONG) >= 1) && !keys.has('stage') && !keys.has('finetuning_type'))
+    // TrainingArguments' keys beside a model under a project's own name (`model_name: Qwen/...`, which no
+    // HfArgumentParser field of TRL or transformers has): the project's config, read by its names.
+    return byName && !keys.has('model_name_or_path') && isProjectConfig(text) ? 'project-yaml' : 'hf-yaml';
   if (count(LLAMAFACTORY) >= 2) return 'llamafactory-yaml';
   // Last: a project's own config, nested in sections of its own, read by the names of its keys.
-  return isProjectConfig(text) ? 'project-yaml' : undefined;
+  return byName && isProjectConfig(text) ? 'project-yaml' : undefined;
 }

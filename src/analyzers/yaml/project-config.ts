@@ -82,7 +82,11 @@ const ALIASES: readonly Alias[] = [
       'model',
     ],
   },
-  { key: 'model_name_or_path', names: ['name', 'path', 'id', 'repo_id', 'checkpoint', 'hub_id'], under: MODEL_SECTION },
+  {
+    key: 'model_name_or_path',
+    names: ['name', 'path', 'id', 'repo_id', 'checkpoint', 'hub_id', 'base_path'],
+    under: MODEL_SECTION,
+  },
   {
     key: 'per_device_train_batch_size',
     names: [
