@@ -11,7 +11,6 @@
 // Docs: docs/formats.md (project configs)
 import { Scalar } from 'yaml';
 import { msg, type ConfigFacts, type Fact, type Span } from '../facts';
-import { notAnalyzed } from '../guards';
 import { YamlCtx, guarded } from './common';
 import { analyzeHfEntries, TRL_KEYS } from './hf-yaml';
 import { boolOf, numOf, strOf, type Entry, type View } from './values';
@@ -235,6 +234,15 @@ const ALIASES: readonly Alias[] = [
   ].map((k) => ({ key: k, names: [k] })),
 ];
 
+/** The aliases each name appears in, with their places in ALIASES (a name's lookup is one map read). */
+const ALIASES_BY_NAME: ReadonlyMap<string, readonly (readonly [Alias, number])[]> = (() => {
+  const m = new Map<string, (readonly [Alias, number])[]>();
+  ALIASES.forEach((a, rank) => {
+    for (const n of a.names) m.set(n, [...(m.get(n) ?? []), [a, rank] as const]);
+  });
+  return m;
+})();
+
 /** Sections of what is not the training run (evaluation, generation, other models, logging): not read. */
 const NOT_TRAINING = new RegExp(
   `^(${[
@@ -327,7 +335,7 @@ function holdsTraining(ctx: YamlCtx, map: Map<string, Entry>, parent: string, de
     if (v.t === 'map') {
       if (depth < MAX_DEPTH && !NOT_TRAINING.test(n) && holdsTraining(ctx, ctx.sub(e), n, depth + 1)) return true;
     } else if (
-      ALIASES.some((a) => TRAINING_KEYS.has(a.key) && a.names.includes(n) && (!a.under || a.under.test(parent)))
+      (ALIASES_BY_NAME.get(n) ?? []).some(([a]) => TRAINING_KEYS.has(a.key) && (!a.under || a.under.test(parent)))
     )
       return true;
   }
@@ -357,18 +365,18 @@ function walk(w: Walk, map: Map<string, Entry>, parent: string, depth: number): 
       continue;
     }
     const order = w.order++;
-    ALIASES.forEach((a, rank) => {
-      if (!a.names.includes(n) || (a.under && !a.under.test(parent))) return;
+    for (const [a, rank] of ALIASES_BY_NAME.get(n) ?? []) {
+      if (a.under && !a.under.test(parent)) continue;
       if (!a.value) {
         if (v.t !== 'absent') w.offer(a.key, { entry: e, rank, order, converted: false });
-        return;
+        continue;
       }
       const value = a.value(v);
-      if (value === undefined) return;
+      if (value === undefined) continue;
       // A value already of the kind hf-yaml reads (a switch written true) is the file's own, rewritable where it is.
       const same = boolOf(v) === value || numOf(v) === value || strOf(v) === value;
       w.offer(a.key, { entry: same ? e : valued(e, value), rank, order, converted: !same });
-    });
+    }
   }
 }
 
@@ -408,10 +416,14 @@ export function readProjectConfig(ctx: YamlCtx): ProjectReading | undefined {
   return { top, converted, model: model.entry, stage: w.stage, otherStages: w.otherStages };
 }
 
+/** Characters of the largest file read as a project's config (the largest of the samples' configs is under 14,000). */
+const MAX_PROJECT_CONFIG = 32 * 1024;
+
 /** Whether a YAML / JSON text is a project's training config that its names can be read from (detect.ts, last). */
 export function isProjectConfig(text: string): boolean {
-  // Cheap first: a file that names no model or no batch is not one, and one over the size limits is not read.
-  if (!/model|policy/i.test(text) || !/batch|accum/i.test(text) || notAnalyzed(text, 'yaml')) return false;
+  // Cheap first: a file that names no model or no batch is not one; nor one larger than any project's config (a
+  // data file: the full parse this takes would cost the editor a keystroke's budget).
+  if (text.length > MAX_PROJECT_CONFIG || !/model|policy/i.test(text) || !/batch|accum/i.test(text)) return false;
   try {
     return (
       readProjectConfig(new YamlCtx(text, { format: 'project-yaml', tool: 'hf-trainer', omegaconf: false })) !==

@@ -185,6 +185,10 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     assert.equal(detectFormat('tokenizer_config.json', tokenizer), undefined);
     assert.equal(detectFormat('adapter_config.json', adapter), undefined);
     assert.equal(detectFormat('infer.yaml', inference), undefined);
+    // Larger than any project's config (32 KiB): a data file, not parsed on every keystroke to find out.
+    const big = NESTED + 'rows:\n' + '  - {text: "a sample row of a data file"}\n'.repeat(1000);
+    assert.ok(big.length > 32 * 1024);
+    assert.equal(detectFormat('data.yaml', big), undefined);
     // A model named by a word under a section key is not enough: a Hub id, or a model key of its own.
     assert.equal(
       detectFormat('c.yaml', 'model:\n  name: gpt\ntraining:\n  batch_size: 8\n  grad_accum: 2\n'),
