@@ -69,6 +69,9 @@ function argumentsDefaults(file: PythonFile, call: SyntaxNode): void {
       tool: 'hf-trainer',
       origin: 'call-default',
       defaultNote: d.note,
+      // A default: any file of the run that sets the value by what it does wins (Unsloth's get_peft_model in a
+      // helper module switches checkpointing on whatever the trainer's arguments say).
+      byNameOnly: true,
     });
   }
 }

@@ -45,6 +45,30 @@ describe("analyzers: a TRL trainer given transformers' TrainingArguments keeps t
     assert.equal(r.setup?.gradient_checkpointing, 'full');
   });
 
+  it("a file of the run that switches checkpointing on wins over the arguments' default", () => {
+    // SabaPivot/kmmlu_summary (abridged): train/model.py calls Unsloth's get_peft_model with
+    // use_gradient_checkpointing="unsloth"; train/main.py hands SFTTrainer a TrainingArguments without the key.
+    const files: Record<string, string> = {
+      '/p/main.py':
+        'from transformers import TrainingArguments\nfrom trl import SFTTrainer\nfrom model import load_model\n' +
+        'model, tokenizer = load_model()\n' +
+        'args = TrainingArguments(output_dir="o", per_device_train_batch_size=2)\n' +
+        'SFTTrainer(model=model, args=args).train()\n',
+      '/p/model.py':
+        'from unsloth import FastLanguageModel\ndef load_model():\n' +
+        '    model, tok = FastLanguageModel.from_pretrained("unsloth/Qwen2.5-7B-Instruct", load_in_4bit=True)\n' +
+        '    model = FastLanguageModel.get_peft_model(model, r=16, use_gradient_checkpointing="unsloth")\n' +
+        '    return model, tok\n',
+    };
+    const reader = {
+      read: (p: string) => files[p],
+      join: (f: string, r: string) => `${f.slice(0, f.lastIndexOf('/'))}/${r}`,
+    };
+    const r = runPipeline([{ file: '/p/main.py', text: files['/p/main.py'] }], reader, {});
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+    assert.equal(r.setup?.mixed_precision, 'none');
+  });
+
   it('keywords spread from a dict not known statically may set them: nothing assumed at the call', () => {
     const r = run(script(', **extra'));
     assert.notEqual(noteOf(r, 'mixed_precision').includes('TrainingArguments defaults'), true);
