@@ -174,10 +174,11 @@ export function analyzeDocument(doc: DocumentInput, settings: AnalysisSettings, 
   const scenario = detected === 'scenario' ? analyzeScenario(doc.text, doc.file) : undefined;
   const { pipeline, setup, gpu, gpuName, estimate: est, estimateErrors } = runOnce(doc, settings, opts);
   // A JSON / YAML file a script of the run loads: its facts are the items the script takes, at their keys.
-  // A project's config read by its names is read as its script reads it where the run has that script.
+  // A project's config read by its names is read as the run reads it where another file of the run leads to it (its
+  // script loads it, a launch line's --config names it).
   const inRun = pipeline.files.find((f) => f.file === doc.file);
-  const loaded =
-    !detected || (detected === 'project-yaml' && inRun?.facts.format === 'script-data') ? inRun : undefined;
+  const readOtherwise = detected === 'project-yaml' && inRun !== undefined && inRun.facts.format !== 'project-yaml';
+  const loaded = !detected || readOtherwise ? inRun : undefined;
   const format = loaded?.facts.format ?? detected;
   const facts =
     loaded?.facts ??

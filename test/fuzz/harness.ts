@@ -260,6 +260,7 @@ export function seeds(): Seed[] {
     'test/fixtures/dstack',
     'test/fixtures/torchtitan',
     'test/fixtures/forge',
+    'test/fixtures/project-config',
     'test/real-files/files/hiyouga__EasyR1',
     'test/real-files/files/mosaicml__llm-foundry',
     'test/real-files/files/volcengine__verl',
