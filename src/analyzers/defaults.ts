@@ -209,6 +209,15 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     'quantization.double_quant': { value: true, note: 'Axolotl QLoRA uses NF4 with double quantization' },
   },
   llamafactory: {
+    // Without bf16 / fp16 the model is still loaded in 16 bits: model_args.compute_dtype is None, so patch_config sets
+    // it to infer_optim_dtype(config.torch_dtype) and passes it as torch_dtype.
+    weights_dtype: {
+      value: 'bf16',
+      note:
+        'LLaMA-Factory loads the model in infer_optim_dtype(config.torch_dtype) when neither bf16 nor fp16 is set: ' +
+        'bf16 for a bf16 checkpoint on a GPU that supports it, else fp16 (the same bytes), never fp32 on a GPU ' +
+        '(LLaMA-Factory@01a6700 model/patcher.py patch_config, extras/misc.py infer_optim_dtype)',
+    },
     fsdp_no_sync: TRAINER_NO_SYNC,
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: TRAINER_ORIG_PARAMS,

@@ -48,12 +48,28 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('model', model, asString);
   preQuantized(ctx, model);
   methodKeys(ctx, top);
+  v1FullPrecision(ctx, top, model);
   quantization(ctx, top);
   stageKeys(ctx, top);
   batchKeys(ctx, top);
   stepKeys(ctx, top);
   optimizer(ctx, top);
   distributed(ctx, top);
+}
+
+/**
+ * The v1 schema's model engine loads the checkpoint's dtype (`dtype="auto"`) and casts a model tuned in full, with no
+ * `peft_config`, to fp32 (`model.to(torch.float32)`, LLaMA-Factory@0075c4b v1/core/model_engine.py); the v0 schema's
+ * 16-bit load without bf16 / fp16 is the tool's default (infer_optim_dtype).
+ */
+function v1FullPrecision(ctx: YamlCtx, top: Map<string, Entry>, model: Entry | undefined): void {
+  if (!model || top.has('model_name_or_path') || top.has('peft_config') || ctx.view(model).t !== 'str') return;
+  ctx.addDefault(
+    'weightsDtype',
+    model,
+    'fp32',
+    'LLaMA-Factory v1 casts a model tuned in full to fp32 (model.to(torch.float32), v1/core/model_engine.py)',
+  );
 }
 
 /** finetuning_type and the LoRA and freeze settings it reads. */

@@ -184,6 +184,17 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.equal(pure?.saved_dtype, undefined);
   });
 
+  it('bf16: false and no fp16: the model still loads in 16 bits (infer_optim_dtype), trained without autocast', () => {
+    // LLaMA-Factory@01a6700 model/patcher.py patch_config: compute_dtype None becomes infer_optim_dtype(config
+    // .torch_dtype), passed as torch_dtype; BruceRichard/lora_demo's train_config.yaml runs so on an 8 GB card.
+    const text = LORA.replace('bf16: true', 'bf16: false').replace(/deepspeed:.*\n/, '');
+    const r = resolveText('lf.yaml', text);
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+    assert.equal(r.setup?.mixed_precision, 'none');
+    const p = r.provenance.weights_dtype;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /infer_optim_dtype\(config\.torch_dtype\)/);
+  });
+
   it('reads packing, and stage pt (packing on by default) as fixed-length batches; sft without packing leaves the default', () => {
     const packed = `${LORA}packing: true\n`;
     checkFacts(analyzeLlamaFactoryYaml(packed), packed, [['batchLengths', 'fixed', 'packing', 'true']]);
@@ -355,6 +366,11 @@ describe('analyzeLlamaFactoryYaml', () => {
       ['bf16', true],
     ]);
     assert.equal(factOf(analyzeLlamaFactoryYaml(V1), 'quantBits'), undefined);
+    // Tuned in full (no peft_config), the v1 model engine casts the model to fp32 (v1/core/model_engine.py); with
+    // LoRA it keeps the checkpoint's dtype.
+    assert.equal(factOf(analyzeLlamaFactoryYaml(V1), 'weightsDtype')?.value, 'fp32');
+    const lora = `${V1}peft_config:\n  name: lora\n  r: 16\n`;
+    assert.equal(factOf(analyzeLlamaFactoryYaml(lora), 'weightsDtype'), undefined);
   });
 
   it('resolves OmegaConf interpolation for memory keys', () => {
