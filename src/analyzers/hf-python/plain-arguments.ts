@@ -16,12 +16,16 @@ const PLAIN_DEFAULTS: ReadonlyArray<{
   readonly key: CanonicalKey;
   readonly keywords: readonly string[];
   readonly value: FactValue;
+  /** The default as TrainingArguments writes it. */
+  readonly written: string;
   readonly note: string;
 }> = [
   {
-    key: 'bf16',
+    // bf16=False with fp16 unset: no autocast, the mixed precision the run has.
+    key: 'mixedPrecision',
     keywords: ['bf16', 'fp16'],
-    value: false,
+    value: 'none',
+    written: 'bf16=False',
     note:
       "transformers' TrainingArguments defaults bf16=False, and a TRL trainer given it keeps that value " +
       '(SFTTrainer makes an SFTConfig from args.to_dict(), trl 1.13 trl/trainer/sft_trainer.py): no autocast, ' +
@@ -31,6 +35,7 @@ const PLAIN_DEFAULTS: ReadonlyArray<{
     key: 'gradientCheckpointing',
     keywords: ['gradient_checkpointing'],
     value: 'none',
+    written: 'gradient_checkpointing=False',
     note:
       "transformers' TrainingArguments defaults gradient_checkpointing=False, and a TRL trainer given it keeps that " +
       "value (SFTTrainer makes an SFTConfig from args.to_dict(), trl 1.13 trl/trainer/sft_trainer.py), not TRL's True",
@@ -63,7 +68,7 @@ function argumentsDefaults(file: PythonFile, call: SyntaxNode): void {
       key: d.key,
       rawKey: d.keywords[0],
       value: d.value,
-      rawValue: `TrainingArguments: default ${String(d.value)}`,
+      rawValue: `TrainingArguments: default ${d.written}`,
       keySpan: at,
       valueSpan: at,
       tool: 'hf-trainer',

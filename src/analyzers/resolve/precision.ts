@@ -124,10 +124,6 @@ export function resolvePrecision(ctx: ResolveContext): void {
     // A file that says "no autocast" (Accelerate mixed_precision: no, LitGPT's *-true precisions).
     setup.mixed_precision = 'none';
     prov.mixed_precision = fileProv(decided.mixedPrecision);
-  } else if (!half && decided.bf16?.fact.origin === 'call-default' && decided.bf16.fact.value === false) {
-    // A default made explicit where the tools' own differ (TrainingArguments' bf16=False under a TRL trainer).
-    setup.mixed_precision = 'none';
-    prov.mixed_precision = fileProv(decided.bf16);
   } else if (tools[0] === 'torchtune' && setup.weights_dtype !== undefined) {
     setup.mixed_precision = 'none';
   }
