@@ -6,8 +6,11 @@
 import { findModel, sizeInName } from './lookup';
 import { type CatalogModel, MODEL_CATALOG } from './catalog/models';
 
-/** Families people name their folders after, most specific first, with the catalog id of one size. */
-const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string }[] = [
+/**
+ * Families people name their folders after, most specific first, with the catalog id of one size; `oneSize`: the
+ * family has a single size, which a folder named after it need not write (`chatglm2`, `TinyLlama`).
+ */
+const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string; readonly oneSize?: true }[] = [
   // DeepSeek's R1 distillations keep their base's architecture but not its config (no tied embeddings in the 1.5B,
   // 131,072 positions), and gpt-oss names itself: before Llama and Qwen.
   { name: /r1[-_ ]?distill[-_ ]?qwen/, id: (s) => `deepseek-ai/DeepSeek-R1-Distill-Qwen-${s}B` },
@@ -15,7 +18,7 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /gpt[-_ ]?oss/, id: (s) => `openai/gpt-oss-${s}b` },
   // Llama-architecture families named apart, before Llama itself.
   { name: /code[-_ ]?llama/, id: (s) => `codellama/CodeLlama-${s}b-hf` },
-  { name: /tiny[-_ ]?llama/, id: () => 'TinyLlama/TinyLlama-1.1B-Chat-v1.0' },
+  { name: /tiny[-_ ]?llama/, id: () => 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', oneSize: true },
   { name: /vicuna/, id: (s) => `lmsys/vicuna-${s}b-v1.5` },
   { name: /deepseek[-_ ]?coder/, id: (s) => `deepseek-ai/deepseek-coder-${s}b-base` },
   { name: /deepseek[-_ ]?llm/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
@@ -50,9 +53,9 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   // InternLM2 (1.8, 7, 20B; the ids write 1.8 as 1_8); InternLM2.5's own names are catalog aliases of InternLM2.
   { name: /internlm[-_ ]?2(?![._]?5)(?!\d*b)/, id: (s) => `internlm/internlm2-${s.replace('.', '_')}b` },
   // ChatGLM (6B only), Baichuan 2 (7, 13B) and the first Baichuan (7B).
-  { name: /chatglm[-_ ]?3/, id: () => 'THUDM/chatglm3-6b' },
-  { name: /chatglm[-_ ]?2/, id: () => 'THUDM/chatglm2-6b' },
-  { name: /chatglm(?![-_ ]?\d)/, id: () => 'THUDM/chatglm-6b' },
+  { name: /chatglm[-_ ]?3/, id: () => 'THUDM/chatglm3-6b', oneSize: true },
+  { name: /chatglm[-_ ]?2/, id: () => 'THUDM/chatglm2-6b', oneSize: true },
+  { name: /chatglm(?![-_ ]?\d)/, id: () => 'THUDM/chatglm-6b', oneSize: true },
   { name: /baichuan[-_ ]?2/, id: (s) => `baichuan-inc/Baichuan2-${s}B-Base` },
   { name: /baichuan(?![-_ ]?\d)/, id: (s) => `baichuan-inc/Baichuan-${s}B` },
   { name: /pythia/, id: (s) => `EleutherAI/pythia-${millions(s)}` },
@@ -102,16 +105,29 @@ function kaggleModel(pathText: string): { slug: string; variation: string } | un
   return m ? { slug: m[1], variation: m[2] } : undefined;
 }
 
-/** The catalog entry a family and a size in the given folder names give (the last size named), or undefined. */
+/**
+ * The catalog entry a family and a size in the given folder names give (the last size named), or undefined; without a
+ * size, a family of one size that the last folder is named after (`e:\code\chatglm\chatglm2`).
+ */
 function familyAndSize(names: readonly string[]): CatalogModel | undefined {
   const parts = names.map((p) => p.toLowerCase());
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
-  if (sizes.length === 0) return undefined;
+  if (sizes.length === 0) return oneSizeFamily(parts[parts.length - 1]);
   const size = sizes[sizes.length - 1];
   const text = parts.join('/');
   const family = FAMILIES.find((f) => f.name.test(text));
   if (!family) return undefined;
   const found = findModel(family.id(size));
+  return found.ok && !found.model.derivedFrom ? found.model : undefined;
+}
+
+/** The catalog entry of a family with one size that a folder's name starts with, or undefined. */
+function oneSizeFamily(last: string | undefined): CatalogModel | undefined {
+  if (last === undefined) return undefined;
+  const family = FAMILIES.find((f) => f.name.test(last));
+  const at = family?.name.exec(last)?.index;
+  if (!family?.oneSize || at !== 0) return undefined;
+  const found = findModel(family.id(''));
   return found.ok && !found.model.derivedFrom ? found.model : undefined;
 }
 

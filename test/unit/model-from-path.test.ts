@@ -92,6 +92,14 @@ describe('modelFromPathName', () => {
     ['/models/internlm2-chat-7b-sft', 'internlm/internlm2-7b'],
     ['/root/LuxunGPT/datasets/chatglm3-6b', 'THUDM/chatglm3-6b'],
     ['/models/chatglm2-6b', 'THUDM/chatglm2-6b'],
+    // A family of one size needs no size in the folder's own name (exploreli/ftnl2sql finetune_lora.py loads
+    // `e:\code\chatglm\chatglm2`; ChatGLM2 and ChatGLM3 were released as 6B only, TinyLlama as 1.1B only); a folder
+    // that is not named after it is not read so
+    ['e:\\code\\chatglm\\chatglm2', 'THUDM/chatglm2-6b'],
+    ['/models/chatglm3', 'THUDM/chatglm3-6b'],
+    ['/data/TinyLlama', 'TinyLlama/TinyLlama-1.1B-Chat-v1.0'],
+    ['/data/chatglm2/checkpoints', undefined],
+    ['/data/my-chatglm2', undefined],
     ['/models/Baichuan2-13B-Chat-sft', 'baichuan-inc/Baichuan2-13B-Base'],
     ['ytu-ce-cosmos/Turkish-Llama-8b-Instruct-v0.1', 'meta-llama/Meta-Llama-3-8B'],
     ['/data/open_llama_7b_v2', 'openlm-research/open_llama_7b'],
