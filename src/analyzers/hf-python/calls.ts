@@ -15,7 +15,7 @@ import {
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Entry, PythonFile } from './file';
 import { branchTaken, conditionOf } from './branches';
-import { children, span, clip } from './syntax';
+import { children, span, clip, isModelClass } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
 import { plainArgumentsDefaults } from './plain-arguments';
@@ -74,11 +74,28 @@ export function scoringModel(file: PythonFile, call: SyntaxNode): void {
   }
 }
 
-export function fromPretrained(file: PythonFile, call: SyntaxNode): void {
+/**
+ * The model class a local name holds where its `from_pretrained` is called (`model_class = AutoModelForCausalLM`, set
+ * on the branch of an `if` that runs where the test is known, `if model_id == "...":`, else the last set before the
+ * call): the class's name, or undefined when the name holds something else.
+ */
+export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode): string | undefined {
+  const found = file.lookup(name, use);
+  if (found.k !== 'binding') return undefined;
+  const all = (found.scope.bindings.get(name) ?? []).filter((b) => b.end <= use.from);
+  const runs = [...all].reverse().find((b) => !b.valueNode || branchTaken(file, b.valueNode) !== false);
+  const value = (runs ?? found.binding).kind === 'assign' ? (runs ?? found.binding).valueNode : null;
+  if (value?.name !== 'VariableName' && value?.name !== 'MemberExpression') return undefined;
+  const cls = file.text.slice(value.from, value.to).split('.').pop()!.trim();
+  return isModelClass(cls) ? cls : undefined;
+}
+
+/** A model class's `from_pretrained` call (`cls`: the class, where the callee is a name that holds it). */
+export function fromPretrained(file: PythonFile, call: SyntaxNode, heldClass?: string): void {
   const args = file.args(call);
   // A sequence classifier's class replaces the LM head with a score layer (no vocabulary logits); the other model
   // classes load the head of the model's family.
-  const cls = file.calleeName(call)?.split('.').slice(-2, -1)[0] ?? '';
+  const cls = heldClass ?? file.calleeName(call)?.split('.').slice(-2, -1)[0] ?? '';
   if (/ForSequenceClassification$/.test(cls)) {
     const node = call.firstChild!;
     const callee = file.text.slice(node.from, node.to);

@@ -30,6 +30,7 @@ import {
   trainingCall,
   scoringModelNames,
   scoringModel,
+  boundModelClass,
   fromPretrained,
   fromConfig,
   bnbCall,
@@ -307,6 +308,11 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     const target = assignedName(c, file.text);
     if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
     else fromPretrained(file, c);
+  } else if (last === 'from_pretrained' && parts.length === 2 && boundModelClass(file, parts[0], c)) {
+    // A name that holds a model class (`model_class = AutoModelForCausalLM`, chosen by the model id).
+    const target = assignedName(c, file.text);
+    if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
+    else fromPretrained(file, c, boundModelClass(file, parts[0], c));
   } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
     fromConfig(file, c);
   } else if (last === 'BitsAndBytesConfig') {

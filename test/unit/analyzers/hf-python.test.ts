@@ -78,6 +78,38 @@ describe('analyzeHfPython', () => {
     );
   });
 
+  it('a name that holds a model class loads the model: the class the branch that runs sets (EhsanEslamiDev/GemmaTextToSQLSupervisedFT)', () => {
+    // sft_sql.ipynb: the class chosen by the model id, as Google's Gemma 3 QLoRA guide writes it.
+    const text = [
+      'model_id = "google/gemma-3-1b-pt"',
+      'if model_id == "google/gemma-3-1b-pt":',
+      '    model_class = AutoModelForCausalLM',
+      'else:',
+      '    model_class = AutoModelForImageTextToText',
+      'model = model_class.from_pretrained(model_id, torch_dtype=torch.bfloat16)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(r.facts.find((f) => f.key === 'model')?.value, 'google/gemma-3-1b-pt');
+    assert.equal(r.facts.find((f) => f.key === 'weightsDtype')?.value, 'bf16');
+    // The class a branch picks decides the head: a sequence classifier's score layer replaces the LM head.
+    const cls = analyzeHfPython(
+      text.replace('model_class = AutoModelForCausalLM', 'model_class = AutoModelForSequenceClassification'),
+    );
+    assert.equal(cls.facts.find((f) => f.key === 'head')?.value, 'seq_cls');
+    const other = analyzeHfPython(text.replace('model_id == "google', 'model_id != "google'));
+    assert.equal(
+      other.facts.find((f) => f.key === 'head'),
+      undefined,
+    );
+    // A name that holds anything else (a loader of the project) loads nothing the script names.
+    const none = analyzeHfPython(text.replace(/model_class = \w+/g, 'model_class = make_loader()'));
+    assert.equal(
+      none.facts.find((f) => f.key === 'model'),
+      undefined,
+    );
+  });
+
   it("warns where the script freezes its model (LLaVA's --tune_mm_mlp_adapter), unless that branch is known not to run", () => {
     // haotian-liu/LLaVA llava/train/train.py: the option is copied onto the config and the training arguments first
     // (which does not change it), then `if model_args.tune_mm_mlp_adapter: model.requires_grad_(False)`.
