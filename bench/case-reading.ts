@@ -384,13 +384,14 @@ export function casePrecision(kind: string, text: PrecisionText | undefined): Pr
 }
 
 /**
- * FSDP mixed precision over parameters kept in fp32 (the case's weights say fp32 and no 16-bit dtype): every shard is
- * fp32, the frozen ones too, and MixedPrecision's param_dtype all-gathers them in bf16. A model loaded in bf16 under
+ * FSDP mixed precision over parameters kept in fp32 (the first dtype the case's weights name is fp32: "fp32 shards",
+ * "fp32 sharded flat params, bf16 all-gathered compute copies", where a later one is the gathered copy's): every shard
+ * is fp32, the frozen ones too, and MixedPrecision's param_dtype all-gathers them in bf16. A model loaded in bf16 under
  * FSDP mixed precision keeps its frozen shards in bf16 (Accelerate upcasts the trainable ones), the kind's own mapping.
  */
 function fp32Shards(text: PrecisionText | undefined): boolean {
-  const w = text?.weights ?? '';
-  return /fp32|float32/i.test(w) && !/bf16|bfloat16|fp16|float16/i.test(w);
+  const first = /fp32|float32|bf16|bfloat16|fp16|float16/i.exec(text?.weights ?? '');
+  return first !== null && /fp32|float32/i.test(first[0]);
 }
 
 function precisionFromText(text: PrecisionText | undefined): Precision | undefined {
