@@ -305,15 +305,26 @@ const LORA_NAME_MAP: Array<[RegExp, string[]]> = [
   [/^up_proj$|^w3$/, ['up_proj']],
   [/^down_proj$|^w2$/, ['down_proj']],
   [/lm_head|final output/, ['lm_head']],
+  // LitGPT's LoRA switches name roles (lora_query, lora_key, lora_value, lora_projection, lora_mlp, lora_head).
+  [/^(lora_)?query$/, ['q_proj']],
+  [/^(lora_)?key$/, ['k_proj']],
+  [/^(lora_)?value$/, ['v_proj']],
+  [/^(lora_)?projection$/, ['o_proj']],
+  [/^(lora_)?mlp$/, ['gate_proj', 'up_proj', 'down_proj']],
+  [/^(lora_)?head$/, ['lm_head']],
 ];
+
+/** Model types whose attention layers are named query / key / value themselves (BERT and RoBERTa). */
+const OWN_QKV_NAMES = /^(bert|roberta|xlm-roberta|camembert|electra)$/;
 
 /** Model types whose own modules are named w1 / w2 (/ w3): Qwen-1's MLP, Mixtral's experts (transformers 4.x). */
 const OWN_W_NAMES = new Set(['qwen', 'mixtral']);
 
 /**
- * LoRA's target modules from the case's words: torchtune's names (output_proj, w1 / w2 / w3) as transformers' Llama
- * ones, "all-linear" as PEFT's; the names of a model whose own modules are w1 / w2 (OWN_W_NAMES: Qwen-1's c_attn,
- * c_proj, w1, w2; Mixtral's experts) and any other name the map does not know as written. The output head is left
+ * LoRA's target modules from the case's words: torchtune's names (output_proj, w1 / w2 / w3) and LitGPT's roles
+ * (query, value, projection, mlp) as transformers' Llama ones (BERT's own query / key / value stay), "all-linear" as
+ * PEFT's; the names of a model whose own modules are w1 / w2 (OWN_W_NAMES: Qwen-1's c_attn, c_proj, w1, w2; Mixtral's
+ * experts) and any other name the map does not know as written. The output head is left
  * out: a LoRA on it is a modules_to_save question the schema does not ask. A case may write the list as one string
  * ("all-linear", "q_proj,v_proj").
  */
@@ -322,7 +333,8 @@ export function loraTargets(written: readonly string[] | string, family: string)
   if (raw.some((r) => /^all[-_ ]linear$/i.test(r.trim()))) return 'all-linear';
   const targets = new Set<string>();
   for (const name of raw) {
-    const mapped = OWN_W_NAMES.has(family) ? undefined : LORA_NAME_MAP.find(([re]) => re.test(name));
+    const own = OWN_W_NAMES.has(family) || (OWN_QKV_NAMES.test(family) && /^(query|key|value)$/.test(name));
+    const mapped = own ? undefined : LORA_NAME_MAP.find(([re]) => re.test(name));
     if (mapped) mapped[1].forEach((n) => targets.add(n));
     else if (/^[A-Za-z_][\w.]*$/.test(name)) targets.add(name);
   }

@@ -746,6 +746,19 @@ describe('published cases: LoRA targets in the case words', () => {
     assert.equal(loraTargets(['all-linear'], 'llama'), 'all-linear');
   });
 
+  it("reads LitGPT's LoRA roles as the layers that play them; BERT's own query / key / value stay", () => {
+    // Lit-GPT finetune/lora.py (2023-10): lora_query = True, lora_value = True; a case writes them as its roles.
+    assert.deepEqual(loraTargets(['query', 'value'], 'llama'), ['q_proj', 'v_proj']);
+    assert.deepEqual(loraTargets(['lora_key', 'lora_projection', 'lora_mlp', 'lora_head'], 'llama'), [
+      'k_proj',
+      'o_proj',
+      'gate_proj',
+      'up_proj',
+      'down_proj',
+    ]);
+    assert.deepEqual(loraTargets(['query', 'value'], 'bert'), ['query', 'value']);
+  });
+
   it('takes the list written as one string, as PEFT\'s own argument is ("all-linear", "q_proj,v_proj")', () => {
     assert.equal(loraTargets('all-linear', 'llama'), 'all-linear');
     assert.deepEqual(loraTargets('q_proj,v_proj', 'llama'), ['q_proj', 'v_proj']);
