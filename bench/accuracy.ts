@@ -173,8 +173,42 @@ function main(): void {
     );
   }
   for (const s of skipped) console.log(`skipped ${s}`);
+  collectedSet();
   publishedFiles(percentile);
   truthSets();
+}
+
+/**
+ * The published measurements collected from their sources (test/published/measured-collected), estimated as the shared
+ * set is: the median, p90 and worst low case, per source and in all.
+ */
+function collectedSet(): void {
+  const file = path.resolve(__dirname, '..', 'test', 'published', 'measured-collected', 'cases.json');
+  if (!fs.existsSync(file)) return;
+  const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as MeasuredCase[];
+  const rows: Err[] = [];
+  const bySource = new Map<string, Err[]>();
+  for (const c of cases) {
+    const compared = compareCase(c);
+    if (!compared.ok) continue;
+    const e = { id: c.id, err: compared.cmp.estimatedGiB / compared.cmp.measuredGiB - 1 };
+    rows.push(e);
+    const source = c.source?.repo?.split(' ')[0] ?? 'other';
+    bySource.set(source, [...(bySource.get(source) ?? []), e]);
+  }
+  console.log('');
+  console.log('published measurements collected from their sources (test/published/measured-collected):');
+  for (const [name, xs] of [...bySource, ['all', rows] as const]) console.log(`  ${summary(name, xs)}`);
+}
+
+/** A set's size, median and p90 absolute error and its worst low case. */
+function summary(name: string, xs: readonly Err[]): string {
+  const abs = xs.map((x) => Math.abs(x.err));
+  const low = xs.reduce((m, x) => (x.err < m.err ? x : m));
+  return (
+    `${name} n=${xs.length}: median ${(percentile(abs, 0.5) * 100).toFixed(1)}%, p90 ` +
+    `${(percentile(abs, 0.9) * 100).toFixed(1)}%, worst low ${(low.err * 100).toFixed(1)}% (${low.id})`
+  );
 }
 
 main();

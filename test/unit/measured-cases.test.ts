@@ -3,6 +3,8 @@
 // (lora+embeddings, GPTQ, DDP, DeepSpeed ZeRO, FSDP NO_SHARD, Unsloth's offloaded checkpointing), and a whole case
 // through caseToSetup. Expected values are the schema's words read by hand against each tool's documented behaviour.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   accelerateBy,
   accelerateFsdp,
@@ -927,6 +929,28 @@ describe('published cases: a QLoRA run through TRL or the HF Trainer', () => {
       assert.ok(e.ok);
       const device = e.estimate.perGpu.deviceBytes / GiB;
       assert.ok(device <= 80 && device > 78, `${model.num_layers} layers at ${seq} tokens: ${device.toFixed(2)} GiB`);
+    }
+  });
+});
+
+describe('published cases collected from their sources (test/published/measured-collected)', () => {
+  const file = path.resolve(__dirname, '..', '..', '..', 'test', 'published', 'measured-collected', 'cases.json');
+  const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as MeasuredCase[];
+
+  it("Lit-GPT's resource tables (2023-10, one A100 40GB): every LoRA and QLoRA row within 3 % of its max allocated", () => {
+    // Lightning-AI/litgpt@0cc02af tutorials/resource-tables.md: `torch.cuda.max_memory_allocated() / 1e9` after
+    // finetune/lora.py (lora_query and lora_value on) ran its longest sample first; 21.30 GB at micro-batch 1, 29.07 GB
+    // at 2: the LoRA layers' inputs of every sample count.
+    const rows = cases.filter((c) => c.id.startsWith('litgpt-') && !c.id.includes('fsdp'));
+    assert.equal(rows.length, 5);
+    for (const c of rows) {
+      const r = caseToSetup(c);
+      assert.ok(r.ok, c.id);
+      const e = estimate(r.setup, { gpu: caseGpu(c) });
+      assert.ok(e.ok, c.id);
+      const cmp = compareMetric(c, e.estimate);
+      const err = cmp.estimatedGiB / cmp.measuredGiB - 1;
+      assert.ok(Math.abs(err) <= 0.03, `${c.id}: ${(err * 100).toFixed(1)} %`);
     }
   });
 });
