@@ -27,6 +27,13 @@ const OWN_FOLDER = new RegExp(
   String.raw`^\$\(\s*(?:${DIRNAME}|cd\s+"?\$\(\s*${DIRNAME}\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?)\s*\)$`,
 );
 
+/**
+ * `$(pwd)` (and `$PWD` unless the script sets it): the folder the script runs from. Written `.`, a path from it is
+ * looked for as a relative path is, beside the script and then from the folders above it (a repository's root, where
+ * `bash scripts/train.sh` runs), and said where it is found above.
+ */
+const WORKING_FOLDER = /^\$\(\s*pwd(?:\s+-[LP])?\s*\)$/;
+
 /** `$(cd "$(dirname "$0")/.." && pwd)`: the group is the path from the script's folder (`/..`, `/../..`). */
 const OWN_FOLDER_BELOW = new RegExp(
   String.raw`^\$\(\s*cd\s+"?\$\(\s*${DIRNAME}\s*\)((?:\/[\w.-]+)+\/?)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)$`,
@@ -64,9 +71,8 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
           for (const p of body) out.push({ ...p, split: !s.quoted && split, quoted: s.quoted, expanded: true });
           break;
         }
-        const folder = OWN_FOLDER.test(script.slice(s.start, s.end))
-          ? '.'
-          : folderFrom(script.slice(s.start, s.end), env);
+        const sub = script.slice(s.start, s.end);
+        const folder = OWN_FOLDER.test(sub) || WORKING_FOLDER.test(sub) ? '.' : folderFrom(sub, env);
         if (folder !== undefined) {
           // The script's own folder: paths from it are written relative to the script, as the pipeline reads them.
           out.push({ text: folder, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
@@ -128,6 +134,11 @@ function exprArithmetic(sub: string): string | undefined {
   return ok ? words.join(' ') : undefined;
 }
 
+/** `$PWD` where the script does not set it: the folder it runs from, as `$(pwd)` (WORKING_FOLDER). */
+function workingFolder(s: Extract<Seg, { k: 'param' }>): Piece {
+  return { text: '.', start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted };
+}
+
 function lookupForArith(name: string, env: Env): Piece[] | string {
   const v = env.get(name);
   return v ? [...v.pieces] : `\`${name}\` is not set in this script`;
@@ -174,7 +185,9 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   else if (/^[0#?$!-]$/.test(name)) state = { k: 'unknown', reason: `the shell parameter $${name}` };
   else {
     const v = env.get(name);
-    if (!v) state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
+    if (!v && name === 'PWD') state = { k: 'value', pieces: [workingFolder(s)] };
+    else if (!v)
+      state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
     else if (v.elements && (s.index === 'all' || s.index === 'joined') && s.op === undefined)
       return arrayElements(v.elements, s, split);
     else if (v.elements) state = { k: 'value', pieces: v.elements[0] ?? [] };

@@ -266,6 +266,25 @@ eval "$header" "$training_args"
         analyzeShell(`source ${dir}/common.sh\n`).references.map((x) => [x.kind, x.path]),
         [['sourced', './common.sh']],
       );
+    // `$(pwd)` and an unset `$PWD` are the folder the script runs from: a path from it is looked for as a relative one
+    // (notkisk/Parsit-VLM scripts/finetune_4b.sh: `REPO_ROOT="$(pwd)"`, `TRAIN_SCRIPT="$REPO_ROOT/parsit/train/train.py"`).
+    for (const dir of ['$(pwd)', '$( pwd -P )', '$PWD', '${PWD}'])
+      assert.deepEqual(
+        analyzeShell(
+          `ROOT="${dir}"\ntorchrun --nproc_per_node=2 "$ROOT/parsit/train/train.py" --bf16 True\n`,
+        ).references.map((x) => [x.kind, x.path]),
+        [['script', './parsit/train/train.py']],
+      );
+    const pwd = runOf('torchrun --nproc_per_node=2 "$(pwd)/train.py"\n', {
+      '/w/train.py':
+        'AutoModelForCausalLM.from_pretrained("Qwen/Qwen3-4B")\nTrainingArguments(output_dir="o", bf16=True)\n',
+    });
+    assert.deepEqual([pwd.setup?.model, pwd.setup?.gpus_per_node], ['Qwen/Qwen3-4B', 2]);
+    // A script that sets PWD itself gives it its own value.
+    assert.deepEqual(
+      analyzeShell('PWD=/opt/x\npython "$PWD/train.py"\n').references.map((x) => x.path),
+      ['/opt/x/train.py'],
+    );
     // A folder relative to the script's own (Alex-ZhouZiheng/CheckEval-guided-Fine-tuning src/train/
     // run_judge_sft_swift.sh: `PROJECT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"`).
     const root = 'ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"\nsource "${ROOT}/env/common.sh"\n';
