@@ -67,6 +67,20 @@ describe('shell analyzer: detection', () => {
     assert.equal(detectFormat('run.sh', 'echo python is great\n'), undefined);
   });
 
+  it('a launch through an interpreter held in a variable is a launch script (eus-lwq/leximind new_train.sh)', () => {
+    const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
+    const text =
+      'PYTHON_BIN="${PYTHON:-python3}"\n\nCUDA_VISIBLE_DEVICES=0 $PYTHON_BIN src/train.py \\\n' +
+      '  --stage sft \\\n  --model_name_or_path meta-llama/Meta-Llama-3-8B \\\n  --per_device_train_batch_size 8\n';
+    assert.equal(detectFormat('new_train.sh', text), 'shell');
+    const r = analyzeShell(text);
+    assert.deepEqual(
+      ['model', 'microBatchSize'].map((k) => r.facts.find((f) => f.key === k)?.value),
+      ['meta-llama/Meta-Llama-3-8B', 8],
+    );
+    assert.equal(detectFormat('run.sh', '${PYTHON} -m pip install -r requirements.txt\n'), undefined);
+  });
+
   it("a script's flags named after the model and the per-device batch are read when the script is not there", () => {
     // myngsooo/Finetune-sLLM codes/run.sh (its train.py elsewhere): --pretrained_model_name, --batch_size_per_device.
     const r = analyzeShell(
