@@ -249,6 +249,8 @@ export interface Unknown {
   readonly unknown: string;
   /** "auto" that HF Trainer / Accelerate fill from the model config (DeepSpeed's hidden-size buckets). */
   readonly fromHiddenSize?: true;
+  /** A dtype of "auto": the one the checkpoint's config.json stores, known once the model's config is. */
+  readonly fromCheckpoint?: true;
 }
 
 export interface Fact {

@@ -67,7 +67,8 @@ export function dtypeOf(file: PythonFile, x: Val): string | Unknown | undefined 
   if (x.k === 'dotted' && /^torch\.\w+$/.test(x.text)) name = x.text.slice(6);
   else if (x.k === 'lit' && typeof x.v === 'string') name = x.v.replace(/^torch\./, '');
   if (name === undefined) return { unknown: file.describe(x) };
-  if (name === 'auto') return { unknown: 'dtype "auto" takes the dtype stored in the checkpoint config' };
+  if (name === 'auto')
+    return { unknown: 'dtype "auto" takes the dtype stored in the checkpoint config', fromCheckpoint: true };
   const d = (
     {
       bfloat16: 'bf16',

@@ -141,6 +141,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     const owner = decided.model?.fact.loadsCheckpointDtype ? decided.model.fact.tool : 'hf-trainer';
     prov.weights_dtype = { kind: 'default', owner, note: `${AUTO_DTYPE_NOTE}${name} ${AUTO_DTYPE_WHY}` };
   }
+  autoDtype(ctx, r.model.config);
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
   // training it needs adapters, as with quantization set in the files.
   const stored = setup.quantization === undefined ? quantizationFromConfig(r.model.config) : undefined;
@@ -200,6 +201,20 @@ export function resolveTeacher(ctx: ResolveContext): void {
       });
     }
   }
+}
+
+/**
+ * A dtype the files give as "auto" (`torch_dtype="auto"`, `--torch_dtype auto`): the one the checkpoint's config.json
+ * stores, float32 where it stores none (modeling_utils.py `_get_dtype`: "auto" reads config.torch_dtype, else the
+ * default dtype), located where the files write it, over any default the precision took meanwhile.
+ */
+function autoDtype(ctx: ResolveContext, config: Readonly<Record<string, unknown>>): void {
+  const auto = ctx.unknownOnly.weightsDtype;
+  const v = auto?.fact.value;
+  if (!auto || v === undefined || ctx.decided.weightsDtype || !isUnknown(v) || !v.fromCheckpoint) return;
+  if (ctx.prov.weights_dtype?.kind !== 'default') return;
+  ctx.setup.weights_dtype = checkpointDtype(config) ?? 'fp32';
+  ctx.prov.weights_dtype = fileProv(auto);
 }
 
 /** The dtype a checkpoint's config.json stores its weights in (torch_dtype, or dtype in newer transformers). */

@@ -65,7 +65,7 @@ const DTYPES: Record<string, FactValue | Unknown> = {
   float32: 'fp32',
   fp32: 'fp32',
   float: 'fp32',
-  auto: { unknown: "dtype 'auto' takes the checkpoint's dtype" },
+  auto: { unknown: "dtype 'auto' takes the checkpoint's dtype", fromCheckpoint: true },
 };
 const MIXED: Record<string, FactValue> = { no: 'none', none: 'none', fp16: 'fp16', bf16: 'bf16', fp8: 'fp8' };
 const OFFLOAD: Record<string, FactValue> = { none: 'none', cpu: 'cpu', nvme: 'nvme' };

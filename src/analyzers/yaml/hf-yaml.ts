@@ -173,7 +173,8 @@ function modelLoading(ctx: YamlCtx, top: Top): void {
   const dtype = top.get('dtype') ?? top.get('torch_dtype') ?? init.get('dtype') ?? init.get('torch_dtype');
   ctx.put('weightsDtype', dtype, (v) => {
     const s = strOf(v) ?? '';
-    if (s.trim().toLowerCase() === 'auto') return { unknown: 'auto: the dtype stored in the checkpoint config' };
+    if (s.trim().toLowerCase() === 'auto')
+      return { unknown: 'auto: the dtype stored in the checkpoint config', fromCheckpoint: true };
     return dtypeOf(s) ?? new Invalid(about('{0}: expected bfloat16, float16 or float32, found {1}', describe(v)));
   });
   // TRL's ModelConfig renamed the field; the HF examples' own ModelArguments (run_clm.py) still have `torch_dtype`.

@@ -292,6 +292,34 @@ describe('pins: transformers and torch versions from dependency files', () => {
     );
   });
 
+  it('torch_dtype="auto" is the checkpoint\'s dtype under any pin, located at the keyword (xyjigsaw/finetune-Qwen2-VL)', () => {
+    // transformers modeling_utils.py: "auto" reads config.torch_dtype (meta-llama/Llama-2-7b-hf stores float16), which
+    // a transformers 4 pin does not change; the file says it, so it is no default of any tool.
+    const script =
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype="auto")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1)\n';
+    const r = runPipeline(
+      [{ file: '/w/train.py', text: script }],
+      filesReader(new Map([['/w/requirements.txt', 'transformers==4.32.0\n']])),
+      {},
+    );
+    assert.equal(r.setup?.weights_dtype, 'fp16');
+    assert.deepEqual(r.provenance.weights_dtype, { kind: 'file', file: '/w/train.py', line: 2, key: 'torch_dtype' });
+    // The same in a launch flag.
+    const flag = runPipeline(
+      [
+        {
+          file: '/w/run.sh',
+          text: 'python train.py --model_name_or_path meta-llama/Llama-2-7b-hf --torch_dtype auto\n',
+        },
+      ],
+      filesReader(new Map([['/w/requirements.txt', 'transformers==4.32.0\n']])),
+      {},
+    );
+    assert.equal(flag.setup?.weights_dtype, 'fp16');
+  });
+
   it("the Trainer's default attention is SDPA from transformers 4.36, eager under an earlier pin", () => {
     // transformers 4.36 made SDPA the default attn_implementation; a run pinned before it materializes the attention
     // weights of every head. A script that names its attention keeps it.
