@@ -480,6 +480,27 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
 }
 
 /**
+ * `d.get("key")` / `d.get("key", default)` of a dict the file writes, also chained (`config.get("model_config").get(
+ * "base_model")`, vinodkumartz/HealthAI-Finetune's notebook): the entry's value as `d["key"]` reads it, else the default
+ * (None without one). Undefined for anything else.
+ */
+export function dictGet(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
+  const head = call.firstChild;
+  const obj = head?.name === 'MemberExpression' ? head.firstChild : null;
+  if (!obj || !callee.endsWith('.get')) return undefined;
+  const [keyNode, fallback] = file.args(call).positional;
+  const key = keyNode ? itemKey(file, keyNode, depth) : undefined;
+  if (key === undefined) return undefined;
+  const d = file.evalNode(obj, depth + 1);
+  if (d.k !== 'dict') return undefined;
+  const entry = [...d.entries].reverse().find((e) => e.rawKey === key);
+  if (!entry) return fallback ? file.evalNode(fallback, depth + 1) : { k: 'lit', v: null };
+  if (!entry.valueNode) return undefined;
+  if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(call.from, call.to))} is ${entry.forced}` };
+  return file.evalNode(entry.valueNode, depth + 1);
+}
+
+/**
  * The key a subscript names: a string as written, or an expression known statically to be one (`AVAILABLE_MODELS[
  * args.model]` with the option's default "phi"). A key that is the default of an option of the script makes the script
  * read again with a launch line's options, whose value for the option then names the item.

@@ -5,6 +5,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import type { PythonFile, Val } from './file';
 import {
+  dictGet,
   dictItem,
   dtypeProperty,
   environmentDefault,
@@ -63,6 +64,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     loaderFunctionData(file, node, depth) ??
     passedThroughData(file, node, depth) ??
     dataGet(file, node, callee, depth) ??
+    dictGet(file, node, callee, depth) ??
     namespaceData(file, node, depth) ??
     staticStringCall(file, node, depth) ??
     staticGetattr(file, node, callee, depth) ??
