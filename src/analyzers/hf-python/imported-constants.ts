@@ -120,7 +120,42 @@ export function moduleLiterals(
     out.set(name, { value, source: `${name} in ${shownAs}, line ${line}` });
   }
   classLiterals(text, top, { shownAs, starts, out });
+  instanceLiterals(module ?? Object.assign(new PythonFile(text), { root: top }), top, { shownAs, starts, out });
   return out;
+}
+
+/**
+ * The attributes of a module-level instance of one of the module's classes (`train_config = TrainingConfig()`, a
+ * dataclass with its fields' defaults; Nguyen3007/decode-only src/config.py), under `train_config.NAME`, the name a
+ * script that imports the instance reads them by: the keyword the call passes as a literal, else the class body's
+ * value. A call with a positional argument (an `__init__` the reader does not follow) gives none.
+ */
+function instanceLiterals(
+  module: PythonFile,
+  top: SyntaxNode,
+  where: { shownAs: string; starts: readonly number[]; out: Map<string, ImportedValue> },
+): void {
+  const { text } = module;
+  for (const [name, n] of moduleConstants({ text }, top)) {
+    const call = n.entry.valueNode;
+    const callee = call?.name === 'CallExpression' ? call.firstChild : null;
+    if (!call || callee?.name !== 'VariableName') continue;
+    const cls = text.slice(callee.from, callee.to);
+    const args = module.args(call);
+    if (args.positional.length > 0 || args.opaque.length > 0) continue;
+    const attributes = [...where.out].filter(([key]) => key.startsWith(`${cls}.`));
+    if (attributes.length === 0) continue;
+    for (const [key, v] of attributes) where.out.set(`${name}${key.slice(cls.length)}`, v);
+    for (const e of args.entries) {
+      const v = e.valueNode ? literal(text, e.valueNode) : undefined;
+      if (v === undefined || v === null) continue;
+      const line = lineIndex(where.starts, e.keySpan.start) + 1;
+      where.out.set(`${name}.${e.rawKey}`, {
+        value: v,
+        source: `${name}.${e.rawKey} in ${where.shownAs}, line ${line}`,
+      });
+    }
+  }
 }
 
 /**
@@ -133,8 +168,10 @@ function classLiterals(
   top: SyntaxNode,
   where: { shownAs: string; starts: readonly number[]; out: Map<string, ImportedValue> },
 ): void {
-  for (let cls = top.firstChild; cls; cls = cls.nextSibling) {
-    if (cls.name !== 'ClassDefinition') continue;
+  for (let st = top.firstChild; st; st = st.nextSibling) {
+    // A decorated class (`@dataclass`) is the ClassDefinition of its DecoratedStatement.
+    const cls = st.name === 'DecoratedStatement' ? st.getChild('ClassDefinition') : st;
+    if (cls?.name !== 'ClassDefinition') continue;
     const className = cls.getChild('VariableName');
     if (!className) continue;
     const seen = new Map<string, SyntaxNode | null>();

@@ -171,6 +171,34 @@ describe('hf-python: constants imported from the project', () => {
     assert.ok(isUnknown(runFact(twice, 'microBatchSize')!.fact.value));
   });
 
+  it('a module-level instance of a dataclass the module defines: `from .config import train_config`', () => {
+    // Nguyen3007/decode-only src/config.py (abridged): `@dataclass class TrainingConfig:` with field defaults and
+    // `train_config = TrainingConfig()`, read by src/trainer.py as `train_config.model_name`; a keyword the call passes
+    // wins over the field's default, and an instance made with a positional argument gives none.
+    const config = (made: string): string =>
+      'from dataclasses import dataclass\n@dataclass\nclass TrainingConfig:\n' +
+      '    model_name: str = "Qwen/Qwen2.5-1.5B-Instruct"\n    per_device_train_batch_size: int = 1\n' +
+      `train_config = ${made}\n`;
+    const trainer = TRAINER(
+      'from .config import train_config',
+      'train_config.model_name',
+      'train_config.per_device_train_batch_size',
+    );
+    const a = runOf({ '/p/train.py': trainer, '/p/config.py': config('TrainingConfig()') }, '/p/train.py');
+    assert.deepEqual([a.setup?.model, a.setup?.micro_batch_size], ['Qwen/Qwen2.5-1.5B-Instruct', 1]);
+    assert.match(runFact(a, 'model')!.fact.rawValue, /TrainingConfig\.model_name in config\.py, line 4/);
+    const kw = runOf(
+      { '/p/train.py': trainer, '/p/config.py': config('TrainingConfig(per_device_train_batch_size=4)') },
+      '/p/train.py',
+    );
+    assert.equal(kw.setup?.micro_batch_size, 4);
+    const positional = runOf(
+      { '/p/train.py': trainer, '/p/config.py': config('TrainingConfig("gpt2")') },
+      '/p/train.py',
+    );
+    assert.ok(isUnknown(runFact(positional, 'model')!.fact.value));
+  });
+
   it("`from package import module` then `module.NAME`, and a name of the package's __init__.py", () => {
     // ferrazzipietro/mistral_finetuning finetuning_qwen.py: `from config.finetuning_qwen import config,
     // training_params`, then `config.BASE_MODEL_CHECKPOINT` (config/finetuning_qwen/config.py; the package's
