@@ -6,6 +6,7 @@ import type { PythonFile, Val } from './file';
 import { clip } from './syntax';
 import { decidedOperand } from './expressions';
 import { calledAs, positionalParameters } from './attributes';
+import { importedName } from './imported-constants';
 
 /** The value the class body gives `C.attr`, or undefined when C is not a class of this file or attr is not constant. */
 export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -18,6 +19,7 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   const { found } = bound;
   const made =
     found.binding.kind === 'assign' ? instanceOf(file, madeBy(file, found.binding.valueNode, depth), use) : undefined;
+  if (found.binding.kind === 'assign' && !made) return importedInstance(file, found.binding.valueNode, attr, use);
   if (found.binding.kind !== 'def' && !made) return undefined;
   // `cfg = Config(batch_size=8)`: the keyword the call gives, else the class body's value.
   const given = made?.keywords.find((e) => e.rawKey === attr);
@@ -29,6 +31,22 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   if (v.k !== 'lit') return undefined;
   const text = `${name}.${attr} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
   return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+}
+
+/**
+ * `cfg = TrainingConfig()` of a class the script imports from its project (`from config import TrainingConfig`,
+ * zeyrek2323/msra-c-standards-checker train_lora.py): `cfg.attr` is the keyword the call passes, else the class's
+ * attribute as its module writes it (imported-constants.ts). Undefined for any other value.
+ */
+function importedInstance(file: PythonFile, value: SyntaxNode | null, attr: string, use: SyntaxNode): Val | undefined {
+  const callee = value?.name === 'CallExpression' ? value.firstChild : null;
+  if (!value || callee?.name !== 'VariableName') return undefined;
+  const cls = file.text.slice(callee.from, callee.to);
+  if (file.lookup(cls, use).k === 'binding') return undefined;
+  const args = file.args(value);
+  if (args.positional.length > 0 || args.opaque.length > 0) return undefined;
+  const given = args.entries.find((e) => e.rawKey === attr);
+  return given ? file.valueOf(given) : importedName(file, `${cls}.${attr}`, use);
 }
 
 /** At most this many calls are followed back from a parameter to the name its caller passes. */

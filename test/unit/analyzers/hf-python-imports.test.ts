@@ -199,6 +199,21 @@ describe('hf-python: constants imported from the project', () => {
     assert.ok(isUnknown(runFact(positional, 'model')!.fact.value));
   });
 
+  it('an instance the script makes of a class it imports: `config = TrainingConfig()`, then `config.BASE_MODEL_NAME`', () => {
+    // zeyrek2323/msra-c-standards-checker train_lora.py: `from config import TrainingConfig`, `config =
+    // TrainingConfig()`, `from_pretrained(config.BASE_MODEL_NAME)`; config.py keeps its settings as class attributes.
+    const module = 'class TrainingConfig:\n    BASE_MODEL_NAME = "meta-llama/Meta-Llama-3-8B"\n    BATCH_SIZE = 1\n';
+    const trainer = (made: string): string =>
+      TRAINER('from config import TrainingConfig', 'config.BASE_MODEL_NAME', 'config.BATCH_SIZE').replace(
+        /^(from config import TrainingConfig\n)/,
+        `$1config = ${made}\n`,
+      );
+    const r = runOf({ '/p/train.py': trainer('TrainingConfig()'), '/p/config.py': module }, '/p/train.py');
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['meta-llama/Meta-Llama-3-8B', 1]);
+    const kw = runOf({ '/p/train.py': trainer('TrainingConfig(BATCH_SIZE=4)'), '/p/config.py': module }, '/p/train.py');
+    assert.equal(kw.setup?.micro_batch_size, 4);
+  });
+
   it("`from package import module` then `module.NAME`, and a name of the package's __init__.py", () => {
     // ferrazzipietro/mistral_finetuning finetuning_qwen.py: `from config.finetuning_qwen import config,
     // training_params`, then `config.BASE_MODEL_CHECKPOINT` (config/finetuning_qwen/config.py; the package's
