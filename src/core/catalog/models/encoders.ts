@@ -397,6 +397,27 @@ export const ENCODERS: readonly CatalogModel[] = [
     source: fineTune('cardiffnlp/twitter-roberta-base-sentiment-latest', 'FacebookAI/roberta-base'),
   },
   {
+    // CodeBERT: RoBERTa-base's layers and vocabulary, pre-trained further on code (microsoft/CodeBERT).
+    id: 'microsoft/codebert-base',
+    baseModel: 'FacebookAI/roberta-base',
+    config: {
+      model_type: 'roberta',
+      architectures: ['RobertaModel'],
+      attention_probs_dropout_prob: 0.1,
+      hidden_act: 'gelu',
+      hidden_dropout_prob: 0.1,
+      hidden_size: 768,
+      intermediate_size: 3072,
+      layer_norm_eps: 1e-5,
+      max_position_embeddings: 514,
+      num_attention_heads: 12,
+      num_hidden_layers: 12,
+      type_vocab_size: 1,
+      vocab_size: 50265,
+    },
+    source: fineTune('microsoft/codebert-base', 'FacebookAI/roberta-base'),
+  },
+  {
     id: 'deepset/roberta-base-squad2',
     baseModel: 'FacebookAI/roberta-base',
     config: {
