@@ -25,11 +25,19 @@ import {
 
 const PARAMS = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 
+/**
+ * The sections of Oumi's TrainingConfig (oumi/core/configs/training_config.py): a file with another top-level key is no
+ * Oumi config, which OmegaConf's merge into the structured schema refuses (a project's own YAML with `model:` and
+ * `training:` beside `lora:` or `optimization:`).
+ */
+const OUMI_SECTIONS = new Set(['data', 'model', 'training', 'peft', 'fsdp', 'deepspeed']);
+
 /** Whether top-level keys are an Oumi training config: `model` with `model_name`, and `training` with trainer keys. */
 export function isOumiYaml(keys: ReadonlySet<string>, text: string): boolean {
   return (
     keys.has('model') &&
     keys.has('training') &&
+    [...keys].every((k) => OUMI_SECTIONS.has(k)) &&
     /^\s+model_name\s*:/m.test(text) &&
     /^\s+(trainer_type|per_device_train_batch_size|enable_gradient_checkpointing|mixed_precision_dtype)\s*:/m.test(text)
   );

@@ -12,6 +12,22 @@ import { runFiles } from '../helpers';
 const QLORA = fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/oumi/qlora_train.yaml'), 'utf8');
 
 describe('Oumi training config', () => {
+  it("a YAML with a section Oumi's TrainingConfig has not is a project's own config (foruniverse/llama3.2-1B-tool)", () => {
+    // configs/sft_config.yaml (abridged): `model: model_name`, `training:` with Trainer keys, but LoRA, bf16 and
+    // checkpointing under sections of the project's own (`lora:`, `optimization:`), which OmegaConf's merge into Oumi's
+    // structured TrainingConfig (data, model, training, peft, fsdp, deepspeed) refuses: read by its names instead.
+    const text =
+      'model:\n  model_name: "Llama-3.2-1B-Instruct"\ntraining:\n  per_device_train_batch_size: 2\n' +
+      '  gradient_accumulation_steps: 24\n  max_seq_length: 1024\noptimization:\n  optim: "paged_adamw_8bit"\n' +
+      '  bf16: True\n  gradient_checkpointing: true\nlora:\n  lora_r: 16\n  lora_alpha: 32\n';
+    assert.equal(detectFormat('sft_config.yaml', text), 'project-yaml');
+    const r = runFiles({ '/o/sft_config.yaml': text }, '/o/sft_config.yaml');
+    assert.deepEqual(
+      [r.setup?.method, r.setup?.lora?.r, r.setup?.gradient_checkpointing, r.setup?.seq_len],
+      ['lora', 16, 'full', 1024],
+    );
+  });
+
   it('QLoRA with TRL SFT: the model, 4 x 4,096 tokens, accumulation 8, NF4 nested, r 16, alpha by default 8', () => {
     assert.equal(detectFormat('qlora_train.yaml', QLORA), 'oumi-yaml');
     const r = runFiles({ '/o/qlora_train.yaml': QLORA }, '/o/qlora_train.yaml');
