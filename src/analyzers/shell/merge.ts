@@ -1,5 +1,5 @@
 // Joining the variables of the branches of an `if`, a `case` or a loop where they meet again. Pure: no I/O.
-import { type VarVal, type Env, unknownOf, textOf, isScriptArgument, quotedValue } from './fields';
+import { type VarVal, type Env, type Piece, unknownOf, textOf, isScriptArgument, quotedValue } from './fields';
 import { layer, changedSince } from './layers';
 
 /** At most this many values per branch-set variable are tried. */
@@ -64,8 +64,10 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
       what !== 'loop' &&
       distinct.length <= MAX_CHOICES &&
       distinct.every((v) => v === undefined || unknownOf(v.pieces) === undefined || isScriptArgument(v.pieces));
+    const open: Piece = { text: '', start: span.start, end: span.end, exact: false, unknown: reason };
+    const start = choosable ? undefined : commonStart(vals);
     out.set(name, {
-      pieces: [{ text: '', start: span.start, end: span.end, exact: false, unknown: reason }],
+      pieces: start ? [...start, { text: ' ', start: span.start, end: span.start, exact: false }, open] : [open],
       exported: vals.some((v) => v?.exported),
       nameSpan: last.nameSpan,
       valueSpan: last.valueSpan,
@@ -76,6 +78,28 @@ export function mergeEnvs(envs: readonly Env[], line: number, what: string, base
     });
   }
   return out;
+}
+
+/**
+ * What every branch's value starts with where they differ only by words some branches add after it, one at least not
+ * known (`CMD="${CMD} ${USE_BF16}"` under `if [ -n "${USE_BF16}" ]`, guotong1988/Train-8B-LLM run_sft.sh): the shortest
+ * value's pieces, which the others repeat and go on from at a blank. A launch line built from the variable keeps those
+ * words, and the rest is one word not known statically. Undefined where a branch leaves it unset or values part
+ * otherwise.
+ */
+function commonStart(vals: readonly (VarVal | undefined)[]): readonly Piece[] | undefined {
+  const known = vals.filter((v): v is VarVal => v !== undefined && v.elements === undefined);
+  if (known.length !== vals.length) return undefined;
+  const shortest = known.reduce((a, b) => (a.pieces.length <= b.pieces.length ? a : b)).pieces;
+  const n = shortest.length;
+  if (n === 0) return undefined;
+  const same = (p: Piece, q: Piece | undefined): boolean =>
+    q !== undefined && p.text === q.text && p.start === q.start && p.end === q.end;
+  const atBlank = (next: Piece | undefined): boolean =>
+    next === undefined || /^\s/.test(next.text) || /\s$/.test(shortest[n - 1].text);
+  return known.every((v) => shortest.every((p, i) => same(p, v.pieces[i])) && atBlank(v.pieces[n]))
+    ? shortest
+    : undefined;
 }
 
 /** The different values of the branches, a branch's own choices spread among them, first seen first. */

@@ -67,6 +67,30 @@ describe('shell analyzer: detection', () => {
     assert.equal(detectFormat('run.sh', 'echo python is great\n'), undefined);
   });
 
+  it('a command built in a variable that some branches extend with a word not known statically keeps its words', () => {
+    // guotong1988/Train-8B-LLM run_sft.sh (abridged): `CMD="torchrun ... train_sft.py --model_name ${MODEL_NAME} ..."`,
+    // then `if [ -n "${USE_BF16}" ]; then CMD="${CMD} ${USE_BF16}"; fi` (USE_BF16 from the environment), more flags
+    // appended, and `nohup bash -c "${CMD}"`: the words every branch has are read, the rest is said to be unknown.
+    const text =
+      'MODEL_NAME="/data/Qwen3-8B-Base"\n' +
+      'CMD="torchrun --standalone --nproc_per_node=8 train_sft.py --model_name ${MODEL_NAME} --per_device_train_batch_size 1"\n' +
+      'if [ -n "${USE_BF16}" ]; then\n    CMD="${CMD} ${USE_BF16}"\nfi\n' +
+      'CMD="${CMD} --gradient_checkpointing"\n' +
+      'nohup bash -c "${CMD}" >> train.log 2>&1 &\n';
+    const r = analyzeShell(text);
+    assert.deepEqual(
+      ['gpusPerNode', 'model', 'microBatchSize', 'gradientCheckpointing'].map(
+        (k) => r.facts.find((f) => f.key === k)?.value,
+      ),
+      [8, '/data/Qwen3-8B-Base', 1, 'full'],
+    );
+    assert.ok(
+      r.problems.some((p) =>
+        /may add arguments that are not visible here: `CMD` depends on the `if` at line 3/.test(p.message),
+      ),
+    );
+  });
+
   it('a launch through an interpreter held in a variable is a launch script (eus-lwq/leximind new_train.sh)', () => {
     const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
     const text =
