@@ -8,6 +8,7 @@ import type { CallArgument, CallArguments } from '../facts';
 import type { PythonFile } from './file';
 import { span } from './syntax';
 import { importedConfigObject } from './imported-constants';
+import { branchTaken } from './branches';
 
 /** Top-level packages that are never a file of the project: no read is tried for them. */
 export const PACKAGES: ReadonlySet<string> = new Set([
@@ -103,7 +104,11 @@ export function modulePath(module: string): string | undefined {
  * `helpers.load(...)`), as `module` references, the known packages left out.
  */
 export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]): void {
-  const callees = file.calls.map((c) => file.calleeName(c)).filter((x): x is string => x !== undefined);
+  // A call on a branch known not to run (`if model_args.use_unsloth:` with the default False) follows no module.
+  const callees = file.calls
+    .filter((c) => branchTaken(file, c) !== false)
+    .map((c) => file.calleeName(c))
+    .filter((x): x is string => x !== undefined);
   let n = 0;
   for (const st of imports) {
     const imp = importOf(file, st);

@@ -8,7 +8,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { PythonFile } from './file';
-import { projectImports } from './imported-constants';
+import { besideModule, projectImports } from './imported-constants';
 import { noteDefault } from './script-defaults';
 import { children, clip, span } from './syntax';
 import { dataclassFields, isArgparseOption } from './classes';
@@ -23,10 +23,39 @@ export function importedArgumentClasses(file: PythonFile): void {
   for (const imp of projectImports(file.text, file.root)) {
     for (const [local, original] of imp.names) {
       if (original === undefined || !wanted.includes(local)) continue;
-      const found = file.readModule(imp.path) ?? file.readModule(imp.path.replace(/\.py$/, '/__init__.py'));
+      const found = definingModule(file, imp.path, original);
       if (found) noteFields(file, local, original, found);
     }
   }
+}
+
+/**
+ * The module that defines `name` for an import of `path`: the module itself or its package's `__init__.py` (also under
+ * `src/`), or the module that one takes the name from (`from .configs import ModelArguments` in alignment-handbook's
+ * `alignment/__init__.py`), followed once.
+ */
+function definingModule(
+  file: PythonFile,
+  path: string,
+  name: string,
+): { readonly text: string; readonly shownAs: string } | undefined {
+  const read = file.readModule!;
+  const init = path.replace(/\.py$/, '/__init__.py');
+  // A src layout's package (installed to run so) too, as collect/locate.ts finds the module.
+  const places = /^\.\.?\//.test(path) ? [path, init] : [path, init, `src/${path}`, `src/${init}`];
+  const at = places.find((p) => read(p) !== undefined);
+  const found = at === undefined ? undefined : read(at);
+  if (!at || !found || definesClass(found.text, name)) return found;
+  const via = projectImports(found.text).find((i) => i.names.some(([local]) => local === name));
+  const inNext = via?.names.find(([local]) => local === name)?.[1];
+  if (!via || inNext === undefined) return found;
+  const next = besideModule(at, via.path);
+  return read(next) ?? read(next.replace(/\.py$/, '/__init__.py')) ?? found;
+}
+
+/** Whether a module's text defines a class of that name at its top level. */
+function definesClass(text: string, name: string): boolean {
+  return new RegExp(`^class\\s+${name}\\b`, 'm').test(text);
 }
 
 /** The defaults of one imported class's fields, as the script's options, located at the class's name in the parser call. */

@@ -331,7 +331,7 @@ function loaderOf(
  * A path a module's import names, from the script's folder: an absolute import as is, a relative one from the module's
  * folder (the reader's join resolves its `..`).
  */
-function besideModule(modulePath: string, imported: string): string {
+export function besideModule(modulePath: string, imported: string): string {
   return /^\.\.?\//.test(imported) ? `${modulePath.replace(/[^/]*$/, '')}${imported.replace(/^\.\//, '')}` : imported;
 }
 

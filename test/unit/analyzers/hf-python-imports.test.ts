@@ -126,6 +126,35 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(own.setup?.seq_len, 1024);
   });
 
+  it("an arguments dataclass a src layout's package re-exports; a module called only on a branch that does not run", () => {
+    // xiyang-aads-lilly/alignment-handbook scripts/run_sft.py (abridged): `from alignment import ModelArguments`, the
+    // package under src/ taking it from `.configs`; `if model_args.use_unsloth:` (False by default) imports and calls
+    // alignment/unsloth.py's 4-bit loader, which is then not part of the run.
+    const script =
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments\n' +
+      'from alignment import ModelArguments\n' +
+      'parser = HfArgumentParser((ModelArguments, TrainingArguments))\n' +
+      'model_args, training_args = parser.parse_args_into_dataclasses()\n' +
+      'if model_args.use_unsloth:\n    from alignment.unsloth import load_4bit\n' +
+      '    model = load_4bit(model_args.model_name_or_path)\n' +
+      'else:\n    model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n' +
+      'Trainer(model=model, args=training_args).train()\n';
+    const files = {
+      '/p/train.py': script,
+      '/p/src/alignment/__init__.py': 'from .configs import ModelArguments\n',
+      '/p/src/alignment/configs.py':
+        'from dataclasses import dataclass\n@dataclass\nclass ModelArguments:\n' +
+        '    model_name_or_path: str = "Qwen/Qwen2.5-0.5B"\n    use_unsloth: bool = False\n',
+      '/p/src/alignment/unsloth.py':
+        'from transformers import AutoModelForCausalLM, BitsAndBytesConfig\n' +
+        'def load_4bit(m):\n' +
+        '    return AutoModelForCausalLM.from_pretrained(m, quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n',
+    };
+    const r = runOf(files, '/p/train.py');
+    assert.deepEqual([r.setup?.model, r.setup?.quantization], ['Qwen/Qwen2.5-0.5B', undefined]);
+    assert.ok(!r.files.some((f) => f.file.endsWith('unsloth.py')));
+  });
+
   it('`import config` then `config.NAME`, and `from .consts import *` (its underscore names left out)', () => {
     const dotted = TRAINER('import config', 'config.MODEL_NAME', 'config.BATCH_SIZE');
     const a = runOf({ '/p/train.py': dotted, '/p/config.py': CONFIG }, '/p/train.py');
