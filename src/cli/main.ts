@@ -212,11 +212,12 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
 }
 
 /**
- * One file given alone (no --model): its own run when that has a setup or fails for another reason than the model;
- * where it names no model alone (a training script whose model comes from its launch line, a DeepSpeed config) or is
- * no config detection knows (a thin training entry point), the run of the first file under the working folder that
- * runs it and gives a setup (one that trains before one that only loads the model), read with it as the editor reads a
- * file of a run, said on stderr; else its own run.
+ * One file given alone (no --model): as the editor shows a file of a run, the run of the first file under the working
+ * folder that runs it and gives a setup that trains (a launch line's flags and GPUs over a script's defaults, a config
+ * with the launcher that runs it), said on stderr; its own run where no such file is, or where it fails for another
+ * reason than the model. Where it names no model alone (a training script whose model comes from its launch line, a
+ * DeepSpeed config) or is no config detection knows (a thin training entry point), a run that only loads the model
+ * is taken too, and then a file that reads it (readerRun).
  * Undefined for several files or with --model: they are read as given.
  */
 async function launchedRun(
@@ -230,7 +231,8 @@ async function launchedRun(
   const unread = alone.unrecognized.length > 0 || alone.problems.some((p) => p.code === 'unknown-model');
   // A project's config read by its names alone: the run of a file that reads it, where one gives a setup, is truer.
   const byName = alone.files.some((f) => f.facts.format === 'project-yaml');
-  if (!byName && (alone.setup || !unread)) return alone;
+  const own = !byName && (alone.setup !== undefined || !unread);
+  if (own && !alone.setup) return alone;
   const reader = nodeFileReader(io.cwd);
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
@@ -254,13 +256,15 @@ async function launchedRun(
     const data = (byName || unrecognized(alone)) && !unrecognized(run) && /\.(json|ya?ml)$/i.test(file);
     const others =
       launchers.length > 1 ? ` (${launchers.length - 1} other file(s) ${data ? 'read' : 'run'} it too)` : '';
+    const whatItIs = own ? 'is part of a run' : data ? 'is not a config alone' : 'gives no estimate alone';
     const said =
-      `vram-lens: ${inputs[0].file} ${data ? 'is not a config alone' : 'gives no estimate alone'}; read as the run of ` +
+      `vram-lens: ${inputs[0].file} ${whatItIs}; read as the run of ` +
       `${path.relative(io.cwd, launcher)}, which ${data ? 'reads' : 'runs'} it${others}`;
     if (run.setup && trains(run)) {
       io.err(said);
       return run;
     }
+    if (own) continue;
     // A run that loads the model and trains nothing (an evaluation script that reads the same config) is taken only
     // where no other run of the file trains.
     if (run.setup && !firstEstimated) firstEstimated = { run, said };
@@ -268,6 +272,7 @@ async function launchedRun(
     // offline), at their places, where the file alone says only its format.
     if (data && !firstRead) firstRead = { run, said };
   }
+  if (own) return alone;
   const implied =
     firstEstimated ?? (byName ? undefined : firstRead) ?? (await readerRun(c, io, { file, alone, overrides, byName }));
   // Read by its names, the file's own estimate stands where no file that reads it gives one.

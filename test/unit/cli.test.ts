@@ -45,6 +45,37 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(r.out, /assumptions \(not in your files\)/);
   });
 
+  it('a file with an estimate of its own that a launcher runs is read as that run, as the editor shows it', async () => {
+    // fengyuli-dev/cs229-project: a torchtune config whose header copies torchtune's `tune run --nproc_per_node 4 ...`
+    // usage line, which cs229/scripts/train.sh runs on one GPU with a batch override; a script with defaults of its own
+    // that a launch line runs with flags. The file's own run stands where no launcher's run trains.
+    const dir = tempDir('vram-lens-cli-');
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.writeFileSync(
+      path.join(dir, 'train.py'),
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=8)).train()\n',
+    );
+    let out = '';
+    let err = '';
+    const io = { out: (t: string) => (out += `${t}\n`), err: (t: string) => (err += `${t}\n`), env: isolatedEnv };
+    assert.equal(await run(['estimate', 'train.py', '--json'], { ...io, cwd: dir }), 0, err);
+    assert.equal((JSON.parse(out) as { layout: { world: number } }).layout.world, 1);
+    assert.equal(err, '');
+    fs.writeFileSync(path.join(dir, 'scripts', 'run.sh'), 'torchrun --nproc_per_node 4 train.py\n');
+    out = '';
+    assert.equal(await run(['estimate', 'train.py', '--json'], { ...io, cwd: dir }), 0, err);
+    assert.match(err, /train\.py is part of a run; read as the run of scripts\/run\.sh, which runs it/);
+    assert.equal((JSON.parse(out) as { layout: { world: number } }).layout.world, 4);
+    // A file that only names it, without running it, leaves the file's own run.
+    fs.writeFileSync(path.join(dir, 'scripts', 'run.sh'), 'echo train.py\n');
+    out = '';
+    err = '';
+    assert.equal(await run(['estimate', 'train.py', '--json'], { ...io, cwd: dir }), 0, err);
+    assert.equal((JSON.parse(out) as { layout: { world: number } }).layout.world, 1);
+  });
+
   it('one file that names no model alone is read as the run of the file that launches it', async () => {
     // A TrlParser script whose model comes from the launch line (sdiehl/tiny-r1's train_trl.py and accelerate.sh).
     const dir = tempDir('vram-lens-cli-');
