@@ -439,7 +439,10 @@ export function caseAttention(attention: string): Pick<Setup, 'attention' | 'att
   if (/xformers/i.test(attention)) return { attention: 'flash', attention_kernel: 'xformers' };
   if (/flash[-_ ]?attn|flash_attention_2|flash[- ]?attention[- ]?2|\bfa2\b|flash attn/i.test(attention))
     return { attention: 'flash' };
-  if (/eager|materiali[sz]ed|math/i.test(attention) && !/sdpa/i.test(attention)) return { attention: 'eager' };
+  // Of eager and SDPA both named, the first: "eager (transformers 4.36; SDPA not default yet)" is eager.
+  const eager = attention.search(/eager|materiali[sz]ed|math/i);
+  const sdpa = attention.search(/sdpa/i);
+  if (eager >= 0 && (sdpa < 0 || eager < sdpa)) return { attention: 'eager' };
   return { attention: 'sdpa' };
 }
 

@@ -119,6 +119,11 @@ describe('published cases: the readers of a case description', () => {
     });
     assert.deepEqual(caseAttention('eager attention (materialised scores)'), { attention: 'eager' });
     assert.deepEqual(caseAttention('torch SDPA (flash backend on A100)'), { attention: 'sdpa' });
+    // Both named: the first is the run's, the other a remark about it.
+    assert.deepEqual(caseAttention('eager / default HF LlamaAttention (transformers 4.36; SDPA not default yet)'), {
+      attention: 'eager',
+    });
+    assert.deepEqual(caseAttention('SDPA (its math backend, no flash kernel for fp32)'), { attention: 'sdpa' });
     // Unsloth's use_gradient_checkpointing="unsloth" sends each checkpointed layer input to the host.
     assert.deepEqual(caseCheckpointing('unsloth_cpu_offloaded'), {
       gradient_checkpointing: 'full',
