@@ -440,8 +440,9 @@ export function caseAttention(attention: string): Pick<Setup, 'attention' | 'att
   if (/flash[-_ ]?attn|flash_attention_2|flash[- ]?attention[- ]?2|\bfa2\b|flash attn/i.test(attention))
     return { attention: 'flash' };
   // Of eager and SDPA both named, the first: "eager (transformers 4.36; SDPA not default yet)" is eager.
-  const eager = attention.search(/eager|materiali[sz]ed|math/i);
-  const sdpa = attention.search(/sdpa/i);
+  const words = attention ?? '';
+  const eager = words.search(/eager|materiali[sz]ed|math/i);
+  const sdpa = words.search(/sdpa/i);
   if (eager >= 0 && (sdpa < 0 || eager < sdpa)) return { attention: 'eager' };
   return { attention: 'sdpa' };
 }
