@@ -3,6 +3,21 @@
 
 import { fineTune, hf, type CatalogModel } from './types';
 
+/** RoBERTa-base's config fields, which its fine-tunes and CodeBERT keep (FacebookAI/roberta-base config.json). */
+const ROBERTA_BASE_LAYERS = {
+  attention_probs_dropout_prob: 0.1,
+  hidden_act: 'gelu',
+  hidden_dropout_prob: 0.1,
+  hidden_size: 768,
+  intermediate_size: 3072,
+  layer_norm_eps: 1e-5,
+  max_position_embeddings: 514,
+  num_attention_heads: 12,
+  num_hidden_layers: 12,
+  type_vocab_size: 1,
+  vocab_size: 50265,
+} as const;
+
 export const ENCODERS: readonly CatalogModel[] = [
   {
     // MiniLM sentence encoders: BERT layers 384 wide.
@@ -382,17 +397,7 @@ export const ENCODERS: readonly CatalogModel[] = [
     config: {
       model_type: 'roberta',
       architectures: ['RobertaForSequenceClassification'],
-      attention_probs_dropout_prob: 0.1,
-      hidden_act: 'gelu',
-      hidden_dropout_prob: 0.1,
-      hidden_size: 768,
-      intermediate_size: 3072,
-      layer_norm_eps: 1e-5,
-      max_position_embeddings: 514,
-      num_attention_heads: 12,
-      num_hidden_layers: 12,
-      type_vocab_size: 1,
-      vocab_size: 50265,
+      ...ROBERTA_BASE_LAYERS,
     },
     source: fineTune('cardiffnlp/twitter-roberta-base-sentiment-latest', 'FacebookAI/roberta-base'),
   },
@@ -403,17 +408,7 @@ export const ENCODERS: readonly CatalogModel[] = [
     config: {
       model_type: 'roberta',
       architectures: ['RobertaModel'],
-      attention_probs_dropout_prob: 0.1,
-      hidden_act: 'gelu',
-      hidden_dropout_prob: 0.1,
-      hidden_size: 768,
-      intermediate_size: 3072,
-      layer_norm_eps: 1e-5,
-      max_position_embeddings: 514,
-      num_attention_heads: 12,
-      num_hidden_layers: 12,
-      type_vocab_size: 1,
-      vocab_size: 50265,
+      ...ROBERTA_BASE_LAYERS,
     },
     source: fineTune('microsoft/codebert-base', 'FacebookAI/roberta-base'),
   },
@@ -423,17 +418,7 @@ export const ENCODERS: readonly CatalogModel[] = [
     config: {
       model_type: 'roberta',
       architectures: ['RobertaForQuestionAnswering'],
-      attention_probs_dropout_prob: 0.1,
-      hidden_act: 'gelu',
-      hidden_dropout_prob: 0.1,
-      hidden_size: 768,
-      intermediate_size: 3072,
-      layer_norm_eps: 1e-5,
-      max_position_embeddings: 514,
-      num_attention_heads: 12,
-      num_hidden_layers: 12,
-      type_vocab_size: 1,
-      vocab_size: 50265,
+      ...ROBERTA_BASE_LAYERS,
     },
     source: fineTune('deepset/roberta-base-squad2', 'FacebookAI/roberta-base'),
   },
