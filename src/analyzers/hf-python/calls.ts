@@ -90,12 +90,12 @@ export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode)
   return isModelClass(cls) ? cls : undefined;
 }
 
-/** A model class's `from_pretrained` call (`cls`: the class, where the callee is a name that holds it). */
-export function fromPretrained(file: PythonFile, call: SyntaxNode, heldClass?: string): void {
+/** A model class's `from_pretrained` call (`modelClass`: the class, also where the callee is a name that holds it). */
+export function fromPretrained(file: PythonFile, call: SyntaxNode, modelClass?: string): void {
   const args = file.args(call);
   // A sequence classifier's class replaces the LM head with a score layer (no vocabulary logits); the other model
   // classes load the head of the model's family.
-  const cls = heldClass ?? file.calleeName(call)?.split('.').slice(-2, -1)[0] ?? '';
+  const cls = modelClass ?? file.calleeName(call)?.split('.').slice(-2, -1)[0] ?? '';
   if (/ForSequenceClassification$/.test(cls)) {
     const node = call.firstChild!;
     const callee = file.text.slice(node.from, node.to);

@@ -282,6 +282,16 @@ interface CallWalk {
   readonly loraSwitchedOff: SyntaxNode[];
 }
 
+/**
+ * The model class whose `from_pretrained` a callee's parts name: the class written (`AutoModelForCausalLM`), or the one
+ * a local name holds (`model_class = AutoModelForCausalLM`, chosen by the model id: calls.ts boundModelClass).
+ */
+function modelClassOf(file: PythonFile, parts: readonly string[], call: SyntaxNode): string | undefined {
+  const written = parts[parts.length - 2];
+  if (isModelClass(written)) return written;
+  return parts.length === 2 ? boundModelClass(file, parts[0], call) : undefined;
+}
+
 /** One call of the script: the arguments and configs it builds, the model it loads, the trainer it makes. */
 function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   const callee = file.calleeName(c);
@@ -304,15 +314,10 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     UNSLOTH_CLASSES.has(parts[parts.length - 2])
   ) {
     unslothCall(file, c, last, parts[parts.length - 2]);
-  } else if (last === 'from_pretrained' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+  } else if (last === 'from_pretrained' && parts.length >= 2 && modelClassOf(file, parts, c)) {
     const target = assignedName(c, file.text);
     if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
-    else fromPretrained(file, c);
-  } else if (last === 'from_pretrained' && parts.length === 2 && boundModelClass(file, parts[0], c)) {
-    // A name that holds a model class (`model_class = AutoModelForCausalLM`, chosen by the model id).
-    const target = assignedName(c, file.text);
-    if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
-    else fromPretrained(file, c, boundModelClass(file, parts[0], c));
+    else fromPretrained(file, c, modelClassOf(file, parts, c));
   } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
     fromConfig(file, c);
   } else if (last === 'BitsAndBytesConfig') {
