@@ -6,7 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CallArgument, CallArguments } from '../facts';
 import type { PythonFile } from './file';
-import { span } from './syntax';
+import { isModelLoad, span } from './syntax';
 import { importedConfigObject } from './imported-constants';
 import { branchTaken } from './branches';
 
@@ -104,9 +104,15 @@ export function modulePath(module: string): string | undefined {
  * `helpers.load(...)`), as `module` references, the known packages left out.
  */
 export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]): void {
-  // A call on a branch known not to run (`if model_args.use_unsloth:` with the default False) follows no module.
+  // A call on a branch known not to run (`if model_args.use_unsloth:` with the default False) follows no module, nor
+  // one on a branch not known either way whose `if` loads the model or makes the trainer itself on another branch: the
+  // library's path is read, not the project's alternative to it (alignment-handbook forks: Unsloth's loader under
+  // `use_unsloth`, which the YAML the launch line gives H4ArgumentParser may set).
   const callees = file.calls
-    .filter((c) => branchTaken(file, c) !== false)
+    .filter((c) => {
+      const taken = branchTaken(file, c);
+      return taken === true || (taken === undefined && !loadsOnOtherBranch(file, c));
+    })
     .map((c) => file.calleeName(c))
     .filter((x): x is string => x !== undefined);
   let n = 0;
@@ -121,6 +127,22 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]):
     const callArgs = callArguments(file, imp, calls);
     file.references.push({ kind: 'module', path, span: span(imp.node), calls, ...(callArgs ? { callArgs } : {}) });
   }
+}
+
+/**
+ * Whether the innermost `if` around a call has another clause that loads the model with the library itself (a model
+ * class's `from_pretrained`) or makes its trainer (`SFTTrainer(...)`, `Trainer(...)`).
+ */
+function loadsOnOtherBranch(file: PythonFile, call: SyntaxNode): boolean {
+  let stmt: SyntaxNode | null = call.parent;
+  while (stmt && stmt.name !== 'IfStatement') stmt = stmt.parent;
+  if (!stmt) return false;
+  const others = stmt.getChildren('Body').filter((b) => call.from < b.from || call.to > b.to);
+  return file.calls.some(
+    (c) =>
+      others.some((b) => c.from >= b.from && c.to <= b.to) &&
+      (isModelLoad(file.calleeName(c)?.split('.') ?? []) || /(^|\.)\w*Trainer$/.test(file.calleeName(c) ?? '')),
+  );
 }
 
 /**

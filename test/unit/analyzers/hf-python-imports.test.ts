@@ -153,6 +153,15 @@ describe('hf-python: constants imported from the project', () => {
     const r = runOf(files, '/p/train.py');
     assert.deepEqual([r.setup?.model, r.setup?.quantization], ['Qwen/Qwen2.5-0.5B', undefined]);
     assert.ok(!r.files.some((f) => f.file.endsWith('unsloth.py')));
+    // A test not known statically (H4ArgumentParser.parse() takes its values from the YAML the launch line gives):
+    // the branch whose alternative loads the model with the library is not followed either; one with no such
+    // alternative is.
+    const unknown = script.replace('if model_args.use_unsloth:', 'if sys.argv[-1] == "unsloth":');
+    const u = runOf({ ...files, '/p/train.py': unknown }, '/p/train.py');
+    assert.equal(u.setup?.quantization, undefined);
+    const only = unknown.replace(/else:\n    model = [^\n]+\n/, '');
+    const o = runOf({ ...files, '/p/train.py': only }, '/p/train.py');
+    assert.ok(o.files.some((f) => f.file.endsWith('unsloth.py')));
   });
 
   it('`import config` then `config.NAME`, and `from .consts import *` (its underscore names left out)', () => {
