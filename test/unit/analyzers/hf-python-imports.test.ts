@@ -159,7 +159,7 @@ describe('hf-python: constants imported from the project', () => {
     const unknown = script.replace('if model_args.use_unsloth:', 'if sys.argv[-1] == "unsloth":');
     const u = runOf({ ...files, '/p/train.py': unknown }, '/p/train.py');
     assert.equal(u.setup?.quantization, undefined);
-    const only = unknown.replace(/else:\n    model = [^\n]+\n/, '');
+    const only = unknown.replace(/else:\n {4}model = [^\n]+\n/, '');
     const o = runOf({ ...files, '/p/train.py': only }, '/p/train.py');
     assert.ok(o.files.some((f) => f.file.endsWith('unsloth.py')));
   });
