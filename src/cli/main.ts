@@ -19,7 +19,7 @@ import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
 import { launchersOf } from '../node/launchers';
 import { impliedRunOf } from '../node/config-readers';
-import { readBounded } from '../node/read';
+import { CLI_READ_BUDGET_MS, readBounded, readPolicy } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core';
 import { shippedZeroConfigFor } from '../analyzers/shipped-zero';
@@ -150,6 +150,10 @@ function parseCommand(args: readonly string[]): Command {
   return c;
 }
 
+/** A reader of the working folder's files with the CLI's reading budget (CLI_READ_BUDGET_MS), starting now. */
+const cliReader = (cwd: string): ReturnType<typeof nodeFileReader> =>
+  nodeFileReader(cwd, readPolicy(undefined, CLI_READ_BUDGET_MS));
+
 /** Reads the files, resolves the run, estimates it and prints the table or JSON (and the advice); the exit status. */
 async function estimateCommand(c: Command, io: Io): Promise<number> {
   const inputs: InputFile[] = c.files.map((f) => ({ file: f, text: readUserFile(f, io.cwd) }));
@@ -233,7 +237,7 @@ async function launchedRun(
   const byName = alone.files.some((f) => f.facts.format === 'project-yaml');
   const own = !byName && (alone.setup !== undefined || !unread);
   if (own && !alone.setup) return alone;
-  const reader = nodeFileReader(io.cwd);
+  const reader = cliReader(io.cwd);
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
   let firstRead: { run: PipelineResult; said: string } | undefined;
@@ -292,7 +296,7 @@ async function readerRun(
   { file, alone, overrides, byName }: { file: string; alone: PipelineResult; overrides: Overrides; byName: boolean },
 ): Promise<{ run: PipelineResult; said: string } | undefined> {
   if (!byName && !alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
-  const implied = impliedRunOf(file, io.cwd, nodeFileReader(io.cwd));
+  const implied = impliedRunOf(file, io.cwd, cliReader(io.cwd));
   if (!implied) return undefined;
   const run = await resolveRun(c, io, implied.inputs, overrides);
   const given = `vram-lens: ${path.relative(io.cwd, file)} is not a config alone and no file of the project names it`;
@@ -313,7 +317,7 @@ async function resolveRun(
   overrides: Overrides,
 ): Promise<PipelineResult> {
   const env = io.env ?? process.env;
-  const reader = nodeFileReader(io.cwd);
+  const reader = cliReader(io.cwd);
   const resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
   const res = runPipeline([...inputs], reader, overrides, resolver);
   if (res.unrecognized.length > 0 || !c.allowNetwork || res.setup) return res;

@@ -19,10 +19,18 @@ export const SIZE_LIMITS: Readonly<Record<FileKind, number>> = {
 /** How long one analysis may spend reading files, in milliseconds. */
 export const READ_BUDGET_MS = 2000;
 
+/**
+ * The CLI's reading budget for one run it resolves: a command waited for, not a keystroke, so a heavy run (a launcher,
+ * its script, the project's modules and the files they load) is read whole on a loaded machine too.
+ */
+export const CLI_READ_BUDGET_MS = 10_000;
+
 /** Where the reads of one analysis may go, and until when. */
 export interface ReadPolicy {
   /** When set (an untrusted workspace), only files under these folders are read. */
   readonly roots?: readonly string[];
+  /** The budget the deadline was set from, in milliseconds (READ_BUDGET_MS unless given). */
+  readonly budgetMs?: number;
   /** Date.now() after which nothing more is read. */
   readonly deadline?: number;
 }
@@ -112,7 +120,7 @@ export function checkRegularFile(
 /** Reads a file that user text or a setting names, within the policy; a refusal gives the reason in the user's terms. */
 export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {}): ReadResult {
   if (policy.deadline !== undefined && Date.now() > policy.deadline)
-    return refused(`not read: the analysis spent its ${READ_BUDGET_MS} ms for reading files`);
+    return refused(`not read: the analysis spent its ${policy.budgetMs ?? READ_BUDGET_MS} ms for reading files`);
   let real: string;
   try {
     real = fs.realpathSync(path.resolve(file));
@@ -142,8 +150,12 @@ export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {
 }
 
 /** A read policy for one analysis: its deadline starts now. */
-export function readPolicy(roots?: readonly string[]): ReadPolicy {
-  return { ...(roots ? { roots: roots.map((r) => safeRealpath(r)) } : {}), deadline: Date.now() + READ_BUDGET_MS };
+export function readPolicy(roots?: readonly string[], budgetMs = READ_BUDGET_MS): ReadPolicy {
+  return {
+    ...(roots ? { roots: roots.map((r) => safeRealpath(r)) } : {}),
+    budgetMs,
+    deadline: Date.now() + budgetMs,
+  };
 }
 
 function safeRealpath(p: string): string {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { run } from '../../src/cli/main';
 import { nodeFileReader } from '../../src/node/files';
 import { resolveModelSync } from '../../src/node/models';
-import { readBounded, readPolicy } from '../../src/node/read';
+import { CLI_READ_BUDGET_MS, readBounded, readPolicy } from '../../src/node/read';
 import { analyzeDocument } from '../../src/features/analysis';
 import { hoverAt } from '../../src/features/hover';
 import { mdCode, mdText, messageMarkdown } from '../../src/features/markdown';
@@ -134,6 +134,21 @@ describe('security: files that are not configs of the run', () => {
       !r.ok && /too large for a config \(8\.0 MiB; the limit is 4\.0 MiB\)/.test(r.reason),
       JSON.stringify(r.ok ? '' : r.reason),
     );
+  });
+
+  it("reading stops at the analysis's budget, which says how long it was: 2 s in the editor, the CLI's own", () => {
+    const dir = tmp();
+    const file = path.join(dir, 'ds.json');
+    fs.writeFileSync(file, '{"train_micro_batch_size_per_gpu": 4}');
+    const spent = (budgetMs?: number) => {
+      const policy = readPolicy(undefined, budgetMs);
+      return readBounded(file, 'config', { ...policy, deadline: Date.now() - 1 });
+    };
+    const editor = spent();
+    assert.ok(!editor.ok && /spent its 2000 ms for reading files/.test(editor.reason));
+    const cli = spent(CLI_READ_BUDGET_MS);
+    assert.ok(!cli.ok && /spent its 10000 ms for reading files/.test(cli.reason));
+    assert.ok(readBounded(file, 'config', readPolicy(undefined, CLI_READ_BUDGET_MS)).ok);
   });
 
   it('an untrusted workspace: a symlink out of the workspace and a model path outside it are not read', () => {
