@@ -573,6 +573,20 @@ describe('GPU counts: settings fill what the files leave open', () => {
     );
     assert.equal(slurm.setup?.gpus_per_node, 4);
     assert.equal(slurm.setup?.nodes, 2);
+    // --gpus (-G) counts the job's GPUs in all, spread over its nodes: 2 on one node, 8 over 2 nodes 4 each
+    // (guc1/Meaning-in-Temperatures run_train_2gpu.sbatch: `#SBATCH -N 1`, `#SBATCH --gpus=2`).
+    for (const [header, perNode, nodes] of [
+      ['#SBATCH -N 1\n#SBATCH --gpus=2', 2, 1],
+      ['#SBATCH --nodes=2\n#SBATCH --gpus=a100:8', 4, 2],
+      ['#SBATCH -G 4', 4, 1],
+    ] as const) {
+      const r = runPipeline(
+        [{ file: '/w/job.sbatch', text: `#!/bin/bash\n${header}\ntorchrun train.py --model_name_or_path gpt2\n` }],
+        inMemory({}),
+        {},
+      );
+      assert.deepEqual([header, r.setup?.gpus_per_node, r.setup?.nodes ?? 1], [header, perNode, nodes]);
+    }
     const cli = runPipeline([ds('--num_gpus 4')], inMemory({}), { gpusPerNode: 2, origin: 'flag' });
     assert.equal(cli.setup?.gpus_per_node, 2);
     assert.deepEqual(cli.provenance.gpus_per_node, { kind: 'flag', flag: '--gpus' });

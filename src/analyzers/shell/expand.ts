@@ -134,7 +134,10 @@ function exprArithmetic(sub: string): string | undefined {
   return ok ? words.join(' ') : undefined;
 }
 
-/** `$PWD` where the script does not set it: the folder it runs from, as `$(pwd)` (WORKING_FOLDER). */
+/**
+ * `$PWD` where the script does not set it: the folder it runs from, as `$(pwd)` (WORKING_FOLDER); likewise Slurm's
+ * `$SLURM_SUBMIT_DIR`, the folder `sbatch` was run from, which a job script names its files from.
+ */
 function workingFolder(s: Extract<Seg, { k: 'param' }>): Piece {
   return { text: '.', start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted };
 }
@@ -185,7 +188,7 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   else if (/^[0#?$!-]$/.test(name)) state = { k: 'unknown', reason: `the shell parameter $${name}` };
   else {
     const v = env.get(name);
-    if (!v && name === 'PWD') state = { k: 'value', pieces: [workingFolder(s)] };
+    if (!v && (name === 'PWD' || name === 'SLURM_SUBMIT_DIR')) state = { k: 'value', pieces: [workingFolder(s)] };
     else if (!v)
       state = { k: 'unset', reason: `\`${name}\` is not set in this script (it comes from the environment)` };
     else if (v.elements && (s.index === 'all' || s.index === 'joined') && s.op === undefined)

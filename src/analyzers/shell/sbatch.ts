@@ -74,6 +74,10 @@ export function sbatchFacts(opts: readonly SbatchOpt[]): SbatchFacts {
   let gpusPerNode = perNode;
   const tpn = tasksPerNode?.n ?? (tasks && nodes && tasks.n % nodes.n === 0 ? tasks.n / nodes.n : undefined);
   if (!gpusPerNode && perTask && tpn !== undefined) gpusPerNode = { ...perTask, n: perTask.n * tpn };
+  // --gpus / -G: the job's GPUs in all ("[type:]count"), spread evenly over its nodes (one unless --nodes says).
+  const total = intOf(last('gpus', 'G'), /^(?:[\w-]+:)?(\d+)$/);
+  const over = nodes?.n ?? 1;
+  if (!gpusPerNode && total && total.n % over === 0) gpusPerNode = { ...total, n: total.n / over };
   const seeds: Env = new Map();
   const seed = (name: string, o: SbatchOpt | undefined, value?: number): void => {
     if (!o) return;

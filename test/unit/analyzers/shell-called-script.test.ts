@@ -280,6 +280,15 @@ eval "$header" "$training_args"
         'AutoModelForCausalLM.from_pretrained("Qwen/Qwen3-4B")\nTrainingArguments(output_dir="o", bf16=True)\n',
     });
     assert.deepEqual([pwd.setup?.model, pwd.setup?.gpus_per_node], ['Qwen/Qwen3-4B', 2]);
+    // Slurm's $SLURM_SUBMIT_DIR is the folder `sbatch` was run from, the working folder as $PWD is
+    // (guc1/Meaning-in-Temperatures fine_tuning/2_multi_gpu_data_parallel/run_train_2gpu.sbatch:
+    // `PYTHON_SCRIPT_TO_RUN="$SLURM_SUBMIT_DIR/fine_tuning/1_single_gpu_baseline/train_qwen25_lora_single_gpu.py"`).
+    assert.deepEqual(
+      analyzeShell('S="$SLURM_SUBMIT_DIR/fine_tuning/train.py"\naccelerate launch "$S" --bf16\n').references.map(
+        (x) => [x.kind, x.path],
+      ),
+      [['script', './fine_tuning/train.py']],
+    );
     // A script that sets PWD itself gives it its own value.
     assert.deepEqual(
       analyzeShell('PWD=/opt/x\npython "$PWD/train.py"\n').references.map((x) => x.path),
