@@ -450,7 +450,8 @@ export function caseAttention(attention: string): Pick<Setup, 'attention' | 'att
 /** The loss: chunked (torchtune / LitGPT chunks), fused (Liger, Cut Cross-Entropy: no logits kept), or full. */
 export function caseLoss(loss: string): NonNullable<Setup['loss']> {
   if (/chunked[_ ]nll/i.test(loss)) return 'chunked-nll';
-  if (/chunk/i.test(loss)) return 'chunked';
+  // "CrossEntropyLoss on full logits (non-chunked)": the word names what the loss is not.
+  if (/chunk/i.test(loss.replace(/\b(non|un|not)[- ]?chunked\b/gi, ''))) return 'chunked';
   if (/liger|fused|cut[- ]cross|\bcce\b|linear[- ]cross/i.test(loss)) return 'fused';
   return 'full';
 }
