@@ -196,6 +196,10 @@ describe('catalog', () => {
       'bigcode/starcoder2-15b',
       'deepseek-ai/deepseek-coder-6.7b-instruct',
       'deepseek-ai/deepseek-llm-7b-base',
+      // Named by real training files: XinyuanLu00/TART code/llama_training/my_lora_trainer.py, and
+      // Brian-Konr/applied-deep-learning hw3/train_qlora.sh (a folder named after it).
+      'deepseek-ai/deepseek-coder-7b-instruct-v1.5',
+      'yentinglin/Taiwan-LLM-7B-v2.0-chat',
       'deepseek-ai/DeepSeek-V2-Lite',
       'deepseek-ai/DeepSeek-R1-Distill-Qwen-7B',
       '01-ai/Yi-6B',

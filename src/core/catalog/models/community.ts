@@ -71,6 +71,33 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
     source: fineTune('lmsys/vicuna-7b-v1.5', 'meta-llama/Llama-2-7b-hf'),
   },
   {
+    // Taiwan-LLM v2: Llama 2 7B trained on further on Traditional Chinese text, Llama 2's 32,000-token vocabulary
+    // (yentinglin/Taiwan-LLM-7B-v2.0-chat and v2.1-chat config.json: 32 layers, hidden 4096, MLP 11008).
+    id: 'yentinglin/Taiwan-LLM-7B-v2.0-chat',
+    aliases: [
+      'yentinglin/Taiwan-LLM-7B-v2.0-base',
+      'yentinglin/Taiwan-LLM-7B-v2.0.1-chat',
+      'yentinglin/Taiwan-LLM-7B-v2.1-chat',
+    ],
+    baseModel: 'meta-llama/Llama-2-7b-hf',
+    config: {
+      model_type: 'llama',
+      architectures: ['LlamaForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 4096,
+      intermediate_size: 11008,
+      max_position_embeddings: 4096,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      num_key_value_heads: 32,
+      rms_norm_eps: 1e-5,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      vocab_size: 32000,
+    },
+    source: fineTune('yentinglin/Taiwan-LLM-7B-v2.0-chat', 'meta-llama/Llama-2-7b-hf'),
+  },
+  {
     id: 'lmsys/vicuna-13b-v1.5',
     baseModel: 'meta-llama/Llama-2-13b-hf',
     config: {

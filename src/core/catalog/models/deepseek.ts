@@ -324,7 +324,12 @@ export const DEEPSEEK_CODER_LLM_V2: readonly CatalogModel[] = [
   {
     // DeepSeek LLM: Llama layers, a 102,400-token vocabulary (DeepSeek-AI 2024, Table 2).
     id: 'deepseek-ai/deepseek-llm-7b-base',
-    aliases: ['deepseek-ai/deepseek-coder-7b-base-v1.5', 'deepseek-ai/deepseek-math-7b-base'],
+    // DeepSeek-Coder v1.5 7B is DeepSeek LLM 7B trained on further; its instruct model has the same config.json.
+    aliases: [
+      'deepseek-ai/deepseek-coder-7b-base-v1.5',
+      'deepseek-ai/deepseek-coder-7b-instruct-v1.5',
+      'deepseek-ai/deepseek-math-7b-base',
+    ],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
