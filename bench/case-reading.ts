@@ -451,7 +451,7 @@ export function caseAttention(attention: string): Pick<Setup, 'attention' | 'att
 export function caseLoss(loss: string): NonNullable<Setup['loss']> {
   if (/chunked[_ ]nll/i.test(loss)) return 'chunked-nll';
   // "CrossEntropyLoss on full logits (non-chunked)": the word names what the loss is not.
-  if (/chunk/i.test(loss.replace(/\b(non|un|not)[- ]?chunked\b/gi, ''))) return 'chunked';
+  if (/chunk/i.test(String(loss ?? '').replace(/\b(non|un|not)[- ]?chunked\b/gi, ''))) return 'chunked';
   if (/liger|fused|cut[- ]cross|\bcce\b|linear[- ]cross/i.test(loss)) return 'fused';
   return 'full';
 }
@@ -576,6 +576,7 @@ export function stackDefaults(tool: Tool | undefined, s: Setup): Setup {
   const sharded = s.fsdp !== undefined && s.fsdp !== 'none';
   const fields = [
     'model_code',
+    'model_logits_fp32',
     'loop_keeps_outputs',
     'use_cache',
     // FSDP1's backward prefetch is left to the case's words (caseParallelism): Accelerate's plugin has none unless

@@ -30,6 +30,7 @@ type Field =
   | 'loop_keeps_outputs'
   | 'use_cache'
   | 'model_code'
+  | 'model_logits_fp32'
   | 'fsdp_no_sync'
   | 'fsdp_backward_prefetch'
   | 'fsdp_use_orig_params'
@@ -272,6 +273,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     attention: { value: 'sdpa', note: 'torchtune attention uses torch SDPA' },
     optimizer: { value: 'adamw', note: 'torchtune recipes use torch.optim.AdamW' },
     loss: { value: 'full', note: 'torch CrossEntropyLoss unless a chunked/linear CE component is configured' },
+    model_logits_fp32: {
+      value: true,
+      note: "torchtune's TransformerDecoder returns fp32 logits to a loss that takes them whole (`self.output(h).float()`)",
+    },
     'lora.dtype': { value: 'model', note: 'torchtune keeps adapters in the model dtype' },
     'lora.dropout': { value: 0, note: 'torchtune lora_dropout defaults to 0.0' },
     'quantization.type': { value: 'nf4', note: 'torchtune QLoRA: torchao NF4 (block 64, quantized scales)' },

@@ -509,6 +509,14 @@ export const TrainingSetupSchema = z.strictObject({
    * LitGPT expands them to every head and reaches a fused kernel. Unset: transformers.
    */
   model_code: z.enum(['transformers', 'litgpt']).default('transformers'),
+  /**
+   * The model's forward hands the loss fp32 logits, upcast outside any compiled region: torchtune's TransformerDecoder
+   * without output chunks ends in `self.output(h).float()` (torchtune/modules/transformer.py), and torchtune compiles
+   * each layer and the loss apart (training/_compile.py). A compiled full cross-entropy then keeps the fp32 logits for
+   * its backward and makes their gradient in fp32 (tools/truth/compiled_loss.py). Unset: the loss upcasts them, inside
+   * its compiled region where it is compiled.
+   */
+  model_logits_fp32: z.boolean().optional(),
   /** LitGPT pretrain's train.tie_embeddings: the head shares the embedding whatever the config says (model_code litgpt;
    * unset, LitGPT's GPT keeps a head of its own, a copy of a tied model's embedding: architecture/litgpt-head.ts). */
   tie_embeddings: z.boolean().optional(),

@@ -157,6 +157,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromDefault('use_cache', 'use_cache'),
   fromFact('model_code', 'modelCode', (v) => (v === 'litgpt' || v === 'transformers' ? v : undefined)),
   fromDefault('model_code', 'model_code'),
+  fromDefault('model_logits_fp32', 'model_logits_fp32'),
   fromFact('tie_embeddings', 'tieEmbeddings', bool),
   fromDefault('gradient_checkpointing', 'gradient_checkpointing'),
   fromDefault('fsdp_no_sync', 'fsdp_no_sync'),

@@ -101,6 +101,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     logSoftmaxSavesInput: oldSoftmax,
     shiftedCopy: shiftedLogitsCopy(ctx),
     upcastInModel: upcastInModel(ctx),
+    fp32FromModel: setup.model_logits_fp32 === true && setup.loss === 'full',
     noUpcast: logitsDtypeLoss(ctx),
     amp: mode === 'amp',
     preferenceRowTokens:

@@ -95,6 +95,8 @@ export interface LossPlan {
   readonly shiftedCopy?: boolean;
   /** transformers < 4.46: the model's forward upcasts the logits, and the 16-bit ones are freed before the loss. */
   readonly upcastInModel?: boolean;
+  /** The model hands a compiled full cross-entropy fp32 logits (setup.model_logits_fp32: torchtune's decoder). */
+  readonly fp32FromModel?: boolean;
   /** The model's own cross-entropy in the logits' dtype, without autocast (Qwen-1, terms/shifted-logits.ts). */
   readonly noUpcast?: boolean;
   /** PyTorch < 1.11: log_softmax's backward also took its input, so the fp32 logits are saved next to its output. */
@@ -433,19 +435,27 @@ function fusedCrossEntropy(p: LossPlan): LossMemory {
 
 /**
  * Inductor fuses the .float() upcast, log-softmax and nll into reductions over the saved logits (forward) and one
- * pointwise kernel that writes the logits' gradient in their own dtype (backward): no fp32 T x V buffer exists.
+ * pointwise kernel that writes the logits' gradient in their own dtype (backward): no fp32 T x V buffer exists. Where
+ * the model upcasts the logits outside the compiled loss (torchtune's decoder), the loss keeps the fp32 logits and
+ * writes their fp32 gradient beside them: 8·T·V at the backward's high point against 4·T·V for 16-bit logits upcast
+ * inside (tools/truth/compiled_loss.py, torch 2.13 on the CPU).
  */
 function compiledCrossEntropy(p: LossPlan, TV: number): LossMemory {
-  const lb = p.logitsBytes;
+  const fromModel = p.fp32FromModel === true && p.loss === 'full' && p.logitsBytes < 4;
+  const lb = fromModel ? 4 : p.logitsBytes;
   const c = p.loss === 'chunked' ? Math.max(1, p.chunks) : 1;
   return {
     savedBytes: lb * TV + 4 * p.tokens,
-    forwardTransientBytes: 0,
+    // The model's upcast: its 16-bit logits beside their fp32 copy until the copy is made.
+    forwardTransientBytes: fromModel ? p.logitsBytes * TV : 0,
     backwardTransientBytes: (lb * TV) / c,
-    formula:
-      `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp ` +
-      `4·T; backward: gradient ` +
-      `of ${c > 1 ? 'one chunk' : 'the logits'} ${lb}·T·V${c > 1 ? `/${c}` : ''} (upcast fused)`,
+    formula: fromModel
+      ? `compiled CE over the model's fp32 logits (upcast outside the compiled loss): saved logits 4·T·V + fp32 ` +
+        `logsumexp 4·T; forward: the 16-bit logits ${p.logitsBytes}·T·V beside their upcast; backward: their fp32 ` +
+        'gradient 4·T·V'
+      : `compiled CE${c > 1 ? ` (${c} chunks)` : ''}: saved logits ${lb}·T·V + fp32 logsumexp ` +
+        `4·T; backward: gradient ` +
+        `of ${c > 1 ? 'one chunk' : 'the logits'} ${lb}·T·V${c > 1 ? `/${c}` : ''} (upcast fused)`,
   };
 }
 

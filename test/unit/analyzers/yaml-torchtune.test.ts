@@ -192,6 +192,30 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(factOf(r, 'loraR'), undefined);
   });
 
+  it("hands a compiled whole-logits loss the decoder's fp32 logits, as torchtune's TransformerDecoder does", () => {
+    // torchtune/modules/transformer.py (1814feb1, and HEAD): without output chunks `output = self.output(h).float()`;
+    // a CEWithChunkedOutputLoss sets the chunks and upcasts each inside its compiled compute_cross_entropy.
+    const text = [
+      'model:',
+      '  _component_: torchtune.models.llama3_2.llama3_2_3b',
+      'tokenizer:',
+      '  max_seq_len: 4096',
+      'batch_size: 2',
+      'dtype: bf16',
+      'compile: True',
+      'loss:',
+      '  _component_: torch.nn.CrossEntropyLoss',
+      '',
+    ].join('\n');
+    const r = resolveText('3B_full_single_device.yaml', text);
+    assert.deepEqual([r.setup?.loss, r.setup?.compile, r.setup?.model_logits_fp32], ['full', true, true]);
+    assert.equal(r.provenance.model_logits_fp32?.kind, 'default');
+    const e = estimate(r.setup!);
+    assert.ok(e.ok);
+    const ce = e.estimate.perGpu.phases.flatMap((p) => p.components).find((c) => c.id === 'logits-loss');
+    assert.match(ce?.formula ?? '', /^compiled CE over the model's fp32 logits/);
+  });
+
   it('assumes the smallest world that holds tensor_parallel_dim when nothing gives the GPU count, and says so', () => {
     // torchtune's llama3_3/70B_full_multinode.yaml: tensor_parallel_dim 8, GPUs given by `tune run --nproc_per_node`.
     const r = resolveText('70B_full_multinode.yaml', FULL);

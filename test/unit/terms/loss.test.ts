@@ -128,6 +128,25 @@ describe('estimate: logits and loss', () => {
     assert.equal(l.forwardTransientBytes, 0);
   });
 
+  it("compiled full CE over the model's fp32 logits (torchtune's decoder upcasts them): 4·T·V kept, their fp32 gradient beside", () => {
+    // tools/truth/compiled_loss.py (torch 2.13, Inductor on the CPU): a compiled cross-entropy given 16-bit logits
+    // that it upcasts itself peaks at 4.00 x T·V bytes; given logits the model upcast first (torchtune's
+    // TransformerDecoder without output chunks: `self.output(h).float()`), at 8.00 x T·V: the fp32 logits kept and
+    // their fp32 gradient. Llama 3.2 3B at 2 x 4,096 tokens: T·V = 8,192 x 128,256 = 1,050,673,152.
+    const TV = 8192 * 128256;
+    const plan = { tokens: 8192, vocab: 128256, logitsBytes: 2 as const, loss: 'full' as const, softcap: false };
+    const inLoss = lossMemory({ ...plan, chunks: 8, compile: true });
+    const inModel = lossMemory({ ...plan, chunks: 8, compile: true, fp32FromModel: true });
+    assert.equal(inLoss.savedBytes + inLoss.backwardTransientBytes, 4 * TV + 4 * 8192);
+    assert.equal(inModel.savedBytes, 4 * TV + 4 * 8192); // 4,202,725,376 B
+    assert.equal(inModel.backwardTransientBytes, 4 * TV);
+    assert.equal(inModel.savedBytes + inModel.backwardTransientBytes, 8 * TV + 4 * 8192);
+    assert.equal(inModel.forwardTransientBytes, 2 * TV); // the 16-bit logits beside their upcast
+    // Chunked, the upcast is the loss's own (CEWithChunkedOutputLoss.compute_cross_entropy, compiled): unchanged.
+    const chunked = lossMemory({ ...plan, loss: 'chunked', chunks: 8, compile: true, fp32FromModel: true });
+    assert.equal(chunked.savedBytes, 2 * TV + 4 * 8192);
+  });
+
   it('compile_loss: false keeps the eager loss under a compiled model (torchtitan compiles blocks only)', () => {
     const base = {
       weights_dtype: 'bf16' as const,
