@@ -24,6 +24,9 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /deepseek[-_ ]?llm/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
   // DeepSeekMath 7B (base, instruct, RL) has DeepSeek LLM 7B's architecture.
   { name: /deepseek[-_ ]?math/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
+  // DeepSeek named with a size alone (`deepseek-7b-ft-full`) is DeepSeek LLM (7, 67B), whose architecture the 7B
+  // Coder v1.5 and Math share; V2, V3 and R1 name their version.
+  { name: /deepseek(?![-_ ]?(v\d|r1|coder|llm|math|moe|vl))/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
   // A version is a digit that does not start a size: llama-2-7b and llama2 are Llama 2, llama-7b and llama-30b are not.
   { name: /llama[-_ ]?3[._]1(?!\d*b)/, id: (s) => `meta-llama/Llama-3.1-${s}B` },
   { name: /llama[-_ ]?3[._]2(?!\d*b)/, id: (s) => `meta-llama/Llama-3.2-${s}B` },

@@ -113,6 +113,11 @@ describe('modelFromPathName', () => {
     ['yanolja/KoSOLAR-10.7B-v0.2', 'upstage/SOLAR-10.7B-v1.0'],
     // yyDing1/ScaleQuest run_deepseek_qft.sh: a DeepSeekMath fine-tune in a local folder
     ['models/Deepseek-Math-7B-QFT', 'deepseek-ai/deepseek-llm-7b-base'],
+    // FSoft-AI4Code/XMainframe recipes/deepseek/lora_sft.yaml: a full fine-tune of DeepSeek-Coder 7B v1.5 (DeepSeek LLM
+    // 7B's architecture) in a cluster folder; DeepSeek with a version names another architecture
+    ['/cm/shared/anhdtv7/mainframe_gpt/data/deepseek-7b-ft-full', 'deepseek-ai/deepseek-llm-7b-base'],
+    ['/models/deepseek-67b-chat', 'deepseek-ai/deepseek-llm-67b-base'],
+    ['/models/DeepSeek-V2-Lite-16B', undefined],
     // the family must be in the last three parts
     ['/llama2/a/b/c/7b', undefined],
     // Kaggle Models as a notebook mounts them, /kaggle/input/<model>/<framework>/<variation>/<version>: the model's and
