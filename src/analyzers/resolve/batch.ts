@@ -2,7 +2,7 @@
 // from train_batch_size over the data-parallel world. Rules of FIELD_RULES; pure.
 import { msg, type FactValue } from '../facts';
 import { fileProv, num, type ResolveContext } from './context';
-import type { Provenance } from '../../core';
+import { parseArchitecture, type HfConfig, type Provenance } from '../../core';
 import type { WinningFact } from './types';
 
 /** The data-parallel world: every GPU of the run over the tensor- and pipeline-parallel groups. */
@@ -106,4 +106,28 @@ function derived(w: WinningFact, formula: string): Provenance {
   const p = w.fact.origin === 'call-default' && w.fact.defaultNote !== undefined ? fileProv(w) : undefined;
   if (p?.kind === 'default') return { ...p, note: `${p.note ?? ''}; ${formula}` };
   return { kind: 'file', file: w.file, line: w.location.line, key: formula };
+}
+
+/** The sequence length VRAM Lens takes where neither the files nor their tool give one (TrainingSetupSchema). */
+const DEFAULT_SEQ_LEN = 2048;
+
+/**
+ * A model with learned position embeddings takes no longer input than it has positions (BERT's 512, GPT-2's 1,024:
+ * a longer one indexes past the table): where nothing gives the length, the default is that many tokens when fewer
+ * than VRAM Lens's default, said as an assumption. Runs after the architecture is known.
+ */
+export function capSeqLenAtPositions(ctx: ResolveContext): void {
+  const { setup, prov } = ctx;
+  if (setup.seq_len !== undefined) return;
+  const parsed = parseArchitecture(setup.architecture as HfConfig);
+  if (!parsed.ok || parsed.arch.positions !== 'learned' || !(parsed.arch.maxPositions < DEFAULT_SEQ_LEN)) return;
+  const positions = parsed.arch.maxPositions;
+  setup.seq_len = positions;
+  prov.seq_len = {
+    kind: 'default',
+    owner: 'VRAM Lens',
+    note:
+      `the longest input the model takes: its learned position embeddings hold ${positions} positions ` +
+      `(fewer than the ${DEFAULT_SEQ_LEN} assumed otherwise)`,
+  };
 }

@@ -121,3 +121,31 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     );
   });
 });
+
+describe('the default length of a model with learned positions', () => {
+  const script = (model: string): string =>
+    [
+      'from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments',
+      `model = AutoModelForSequenceClassification.from_pretrained("${model}", num_labels=2)`,
+      'trainer = Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=32))',
+      'trainer.train()',
+      '',
+    ].join('\n');
+  const run = (model: string) =>
+    runPipeline([{ file: '/w/train.py', text: script(model) }], { read: () => undefined, join: path.posix.join }, {});
+
+  it('is the positions the model has where fewer than 2,048 and nothing gives a length (BERT 512, GPT-2 1,024)', () => {
+    // afurkank/vecquery_tune scripts/fine_tune.py: bert-base-uncased with its tokenizer's length in a module not in the
+    // repository; 2,048 tokens would index past BERT's 512 position embeddings.
+    const bert = run('bert-base-uncased');
+    assert.equal(bert.setup?.seq_len, 512);
+    assert.equal(bert.provenance.seq_len?.kind, 'default');
+    assert.match(
+      bert.provenance.seq_len?.kind === 'default' ? (bert.provenance.seq_len.note ?? '') : '',
+      /learned position embeddings hold 512 positions/,
+    );
+    assert.equal(run('gpt2').setup?.seq_len, 1024);
+    // Rotary positions set no bound: the default stays.
+    assert.equal(run('Qwen/Qwen2.5-0.5B').setup?.seq_len, 2048);
+  });
+});
