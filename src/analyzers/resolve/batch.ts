@@ -122,12 +122,14 @@ export function capSeqLenAtPositions(ctx: ResolveContext): void {
   const parsed = parseArchitecture(setup.architecture as HfConfig);
   if (!parsed.ok || parsed.arch.positions !== 'learned' || !(parsed.arch.maxPositions < DEFAULT_SEQ_LEN)) return;
   const positions = parsed.arch.maxPositions;
+  const unknown = ctx.unknownOnly.seqLen;
   setup.seq_len = positions;
   prov.seq_len = {
     kind: 'default',
     owner: 'VRAM Lens',
     note:
       `the longest input the model takes: its learned position embeddings hold ${positions} positions ` +
-      `(fewer than the ${DEFAULT_SEQ_LEN} assumed otherwise)`,
+      `(fewer than the ${DEFAULT_SEQ_LEN} assumed otherwise)` +
+      (unknown ? `; the file's value ${unknown.fact.rawValue} is not known statically` : ''),
   };
 }

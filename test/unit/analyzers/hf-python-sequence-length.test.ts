@@ -145,6 +145,21 @@ describe('the default length of a model with learned positions', () => {
       /learned position embeddings hold 512 positions/,
     );
     assert.equal(run('gpt2').setup?.seq_len, 1024);
+    // A length the file gives but not statically: said beside the bound.
+    const unknown = runPipeline(
+      [
+        {
+          file: '/w/train.py',
+          text: script('bert-base-uncased').replace(
+            'per_device_train_batch_size=32',
+            'per_device_train_batch_size=32, max_seq_length=compute_len()',
+          ),
+        },
+      ],
+      { read: () => undefined, join: path.posix.join },
+      {},
+    );
+    assert.equal(unknown.setup?.seq_len, 512);
     // Rotary positions set no bound: the default stays.
     assert.equal(run('Qwen/Qwen2.5-0.5B').setup?.seq_len, 2048);
   });
