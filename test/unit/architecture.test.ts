@@ -5,6 +5,7 @@ import {
   FAMILY_TRAITS,
   FUSED_EXPERT_FAMILIES,
   linearModules,
+  peftDefaultLoraTargets,
   parseArchitecture,
   type Architecture,
   type Family,
@@ -48,6 +49,26 @@ describe('architecture: exact parameter counts', () => {
   for (const [id, n, head] of published) {
     it(`${id} has ${n.toLocaleString('en-US')} parameters`, () => assert.equal(count(id, head), n));
   }
+
+  it('DistilBERT: its three heads as transformers 5.17 builds them (DistilBertConfig() with each checkpoint vocabulary)', () => {
+    // sum(p.numel() for p in cls(DistilBertConfig(vocab_size=V)).parameters()) for DistilBertForMaskedLM, DistilBertModel
+    // and DistilBertForSequenceClassification (num_labels 2): uncased 30,522 words, cased 28,996, multilingual 119,547.
+    const expected: Array<[string, number, number, number]> = [
+      ['distilbert/distilbert-base-uncased', 66_985_530, 66_362_880, 66_955_010],
+      ['distilbert/distilbert-base-cased', 65_812_036, 65_190_912, 65_783_042],
+      ['distilbert/distilbert-base-multilingual-cased', 135_445_755, 134_734_080, 135_326_210],
+    ];
+    for (const [id, mlm, bare, cls] of expected)
+      assert.deepEqual([count(id, 'masked_lm'), count(id, 'none'), count(id, 'seq_cls')], [mlm, bare, cls], id);
+    // PEFT's default LoRA targets for the family, and the modules they name.
+    const a = archOf('distilbert/distilbert-base-uncased');
+    assert.deepEqual(peftDefaultLoraTargets('distilbert'), ['q_lin', 'v_lin']);
+    assert.deepEqual(
+      linearModules(a).map((m) => m.name),
+      ['q_lin', 'k_lin', 'v_lin', 'out_lin', 'lin1', 'lin2'],
+    );
+    assert.deepEqual([a.typeVocab, a.maxPositions, a.positions, a.ffn], [0, 512, 'learned', 3072]);
+  });
 
   it('every catalog entry with a published count matches its architecture (one of its heads)', () => {
     const bad: string[] = [];

@@ -121,6 +121,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // ChatGLM-6B (the first generation, remote code of THUDM/chatglm-6b) writes the same model_type; its config keys
   // (inner_hidden_size, position_encoding_2d) select the family chatglm1 (parse.ts familyOf).
   chatglm: 'chatglm',
+  // DistilBERT: six of BERT's post-LayerNorm layers as q_lin / k_lin / v_lin / out_lin and lin1 / lin2, no token types,
+  // no pooler, no dropout after the attention's output (modeling_distilbert.py).
+  distilbert: 'distilbert',
   // XLM-RoBERTa: RoBERTa's layers over a 250,002-token vocabulary (modeling_xlm_roberta.py).
   'xlm-roberta': 'roberta',
   // Stability AI StableLM (3B-4E1T, 2 1.6B / 12B, Stable Code): Llama's modules with LayerNorms, partial rotary, q/k/v

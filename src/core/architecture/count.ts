@@ -175,7 +175,8 @@ function headParameters(a: Architecture, head: Head, numLabels: number): number 
       // bias-free linear on the last token.
       return encoder ? h * h + h + h * numLabels + numLabels : h * numLabels;
     case 'none':
-      return encoder ? h * h + h : 0; // BertModel/RobertaModel keep their pooler
+      // BertModel/RobertaModel keep their pooler; DistilBertModel has none.
+      return encoder && a.family !== 'distilbert' ? h * h + h : 0;
   }
   return 0;
 }

@@ -207,6 +207,16 @@ const GPT2_KEYS: ConfigKeys = {
   attentionDropout: ['attn_pdrop', 'attention_dropout'],
 };
 
+/** DistilBertConfig: dim, n_layers, n_heads, hidden_dim (the FFN's width), dropout, attention_dropout. */
+const DISTILBERT_KEYS: ConfigKeys = {
+  ...HF_KEYS,
+  hidden: { field: 'dim', keys: ['dim', 'hidden_size'] },
+  layers: { field: 'n_layers', keys: ['n_layers', 'num_hidden_layers'] },
+  heads: { field: 'n_heads', keys: ['n_heads', 'num_attention_heads'] },
+  hiddenDropout: ['dropout'],
+  attentionDropout: ['attention_dropout'],
+};
+
 /** BloomConfig: n_layer and n_head (num_hidden_layers / num_attention_heads are their aliases), hidden_size or n_embed. */
 const BLOOM_KEYS: ConfigKeys = {
   ...HF_KEYS,
@@ -365,6 +375,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   bert: BERT,
   roberta: { ...BERT, typeVocabDefault: 1 },
+  distilbert: { ...BERT, keys: DISTILBERT_KEYS, typeVocabDefault: 0 },
   t5: {
     ...DECODER,
     keys: T5_KEYS,

@@ -121,6 +121,17 @@ function bertModules(a: Architecture, add: AddLinear): void {
   add('output.dense', a.ffn, h, true, L, 'mlp');
 }
 
+/** DistilBERT: q_lin, k_lin, v_lin and out_lin, the FFN's lin1 and lin2, all with biases. */
+function distilbertModules(a: Architecture, add: AddLinear): void {
+  const { h, qd, L } = widths(a);
+  add('q_lin', h, qd, true, L, 'attention');
+  add('k_lin', h, qd, true, L, 'attention');
+  add('v_lin', h, qd, true, L, 'attention');
+  add('out_lin', qd, h, true, L, 'attention');
+  add('lin1', h, a.ffn, true, L, 'mlp');
+  add('lin2', a.ffn, h, true, L, 'mlp');
+}
+
 /** BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases. */
 function bloomModules(a: Architecture, add: AddLinear): void {
   const { h, qd, L } = widths(a);
@@ -171,6 +182,7 @@ const FAMILY_MODULES: Partial<Record<Family, (a: Architecture, add: AddLinear, m
   qwen: qwenModules,
   bert: bertModules,
   roberta: bertModules,
+  distilbert: distilbertModules,
   t5: t5Modules,
   opt: namedDecoderModules,
   gptj: namedDecoderModules,

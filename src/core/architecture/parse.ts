@@ -258,6 +258,8 @@ function ffnWidth(ctx: ParseContext, hidden: number): number {
       return num(cfg, 'n_inner') ?? 4 * hidden;
     case 't5':
       return ctx.need(num(cfg, 'd_ff'), 'd_ff');
+    case 'distilbert':
+      return num(cfg, 'hidden_dim') ?? 4 * hidden;
     case 'qwen':
       return ctx.need(num(cfg, 'intermediate_size'), 'intermediate_size') / 2;
     case 'llama4':
@@ -309,7 +311,7 @@ function checkpointHead(cfg: HfConfig): Head | undefined {
     ? 'seq_cls'
     : /ForMaskedLM$/.test(first)
       ? 'masked_lm'
-      : /^(Bert|Roberta|XLMRoberta)Model$/.test(first)
+      : /^(Bert|Roberta|XLMRoberta|DistilBert)Model$/.test(first)
         ? 'none'
         : undefined;
 }

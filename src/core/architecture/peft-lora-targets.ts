@@ -22,6 +22,7 @@ export const PEFT_LORA_DEFAULT_TARGETS: Readonly<Record<string, readonly string[
   gpt_neo: ['q_proj', 'v_proj'],
   bert: ['query', 'value'],
   roberta: ['query', 'value'],
+  distilbert: ['q_lin', 'v_lin'],
   'xlm-roberta': ['query', 'value'],
   electra: ['query', 'value'],
   'deberta-v2': ['query_proj', 'value_proj'],

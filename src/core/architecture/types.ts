@@ -16,6 +16,7 @@ export type Family =
   | 'gpt_neox'
   | 'bert'
   | 'roberta'
+  | 'distilbert'
   | 't5'
   | 'mixtral'
   | 'qwen2_moe'

@@ -3,6 +3,23 @@
 
 import { checked, fineTune, hf, type CatalogModel } from './types';
 
+/** DistilBERT-base's config.json (the uncased, cased and multilingual checkpoints differ in vocabulary only). */
+const DISTILBERT_BASE = (own: { architectures: string[]; vocab_size: number }): CatalogModel['config'] => ({
+  model_type: 'distilbert',
+  activation: 'gelu',
+  attention_dropout: 0.1,
+  dim: 768,
+  dropout: 0.1,
+  hidden_dim: 3072,
+  max_position_embeddings: 512,
+  n_heads: 12,
+  n_layers: 6,
+  seq_classif_dropout: 0.2,
+  sinusoidal_pos_embds: false,
+  tie_weights_: true,
+  ...own,
+});
+
 export const SMOLLM: readonly CatalogModel[] = [
   {
     id: 'HuggingFaceTB/SmolLM2-135M',
@@ -274,6 +291,37 @@ export const SMOLLM_ZEPHYR_DISTIL: readonly CatalogModel[] = [
       vocab_size: 50265,
     },
     source: hf('distilbert/distilroberta-base'),
+  },
+  {
+    // DistilBERT: six layers distilled from BERT-base, no token types, no pooler (Sanh et al. 2019); DistilBertConfig's
+    // keys (dim, n_layers, n_heads, hidden_dim).
+    id: 'distilbert/distilbert-base-uncased',
+    aliases: ['distilbert-base-uncased'],
+    config: DISTILBERT_BASE({ architectures: ['DistilBertForMaskedLM'], vocab_size: 30522 }),
+    source: hf('distilbert/distilbert-base-uncased'),
+  },
+  {
+    id: 'distilbert/distilbert-base-cased',
+    aliases: ['distilbert-base-cased'],
+    config: DISTILBERT_BASE({ architectures: ['DistilBertForMaskedLM'], vocab_size: 28996 }),
+    source: hf('distilbert/distilbert-base-cased'),
+  },
+  {
+    id: 'distilbert/distilbert-base-multilingual-cased',
+    aliases: ['distilbert-base-multilingual-cased'],
+    config: DISTILBERT_BASE({ architectures: ['DistilBertForMaskedLM'], vocab_size: 119547 }),
+    source: hf('distilbert/distilbert-base-multilingual-cased'),
+  },
+  {
+    // The SST-2 sentiment classifier fine-tuned from it (two labels).
+    id: 'distilbert/distilbert-base-uncased-finetuned-sst-2-english',
+    aliases: ['distilbert-base-uncased-finetuned-sst-2-english'],
+    baseModel: 'distilbert/distilbert-base-uncased',
+    config: DISTILBERT_BASE({ architectures: ['DistilBertForSequenceClassification'], vocab_size: 30522 }),
+    source: fineTune(
+      'distilbert/distilbert-base-uncased-finetuned-sst-2-english',
+      'distilbert/distilbert-base-uncased',
+    ),
   },
   {
     id: 'HuggingFaceH4/zephyr-7b-gemma-v0.1',

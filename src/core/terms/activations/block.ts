@@ -8,6 +8,7 @@ import { decoderBlock } from './decoder';
 import { falconBlock } from './falcon';
 import {
   bertBlock,
+  distilbertBlock,
   bloomBlock,
   chatglm6bBlock,
   falconH1Block,
@@ -115,6 +116,7 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   bloom: bloomBlock,
   bert: bertBlock,
   roberta: bertBlock,
+  distilbert: distilbertBlock,
   t5: (bc) => bc.x0,
   nemotron_h: nemotronHBlock,
   falcon_h1: falconH1Block,

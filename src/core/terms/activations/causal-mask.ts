@@ -36,7 +36,7 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
   const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
   const masks = mixedWindowMasks(ctx) ? 2 : 1;
   const maskBytes =
-    alibi || (attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 't5'].includes(a.family))
+    alibi || (attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 'distilbert', 't5'].includes(a.family))
       ? masks * seqs * heads * setup.seq_len * setup.seq_len * maskElem
       : 0;
   // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the

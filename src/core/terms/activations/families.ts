@@ -215,6 +215,25 @@ export function bertBlock(bc: BlockContext): Tensor {
   return tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output LayerNorm');
 }
 
+/**
+ * DistilBERT's TransformerBlock (modeling_distilbert.py): BERT's post-LayerNorm block under other names, without a
+ * dropout after the attention's output (the FFN's output has one).
+ */
+export function distilbertBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, tp, Tsp, x0, qd, linear } = bc;
+  const q = linear(x0, 'q_lin', qd, 'q_lin output');
+  const k = linear(x0, 'k_lin', qd, 'k_lin output');
+  const v = linear(x0, 'v_lin', qd, 'v_lin output');
+  const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
+  const o = linear(att, 'out_lin', a.hidden, 'out_lin output');
+  const x1 = tape.layerNorm(tape.free(o, 'residual'), Tsp, p.normsTrainable, 'sa_layer_norm');
+  const i1 = linear(x1, 'lin1', a.ffn / tp, 'lin1 output');
+  const g = tape.unarySavesInput(i1, 'gelu output');
+  const o2 = linear(g, 'lin2', a.hidden, 'lin2 output');
+  const o2d = tape.dropout(o2, a.hiddenDropout, 'FFN dropout');
+  return tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output_layer_norm');
+}
+
 /** Nemotron-H: one mixer per layer (Mamba2, attention, MoE or MLP). */
 export function nemotronHBlock(bc: BlockContext): Tensor {
   const { p, a, tape, tp, x0, qd, kvd, blockKind, linear, norm, state } = bc;
