@@ -1065,15 +1065,49 @@ def suite_litgpt():
     return out
 
 
+# The encoders at their real widths (BERT-base, DistilBERT-base; 512 positions, the uncased vocabularies, the
+# checkpoints' dropout written out, so the run and the estimate read the same), in a plain loop: a sequence classifier
+# and a masked LM, full fine-tunes and LoRA, SDPA and eager attention, with and without checkpointing. The SDPA points
+# take no attention dropout: with it the CPU runs SDPA's math kernel and keeps the probabilities, where a GPU's
+# memory-efficient and flash kernels (which take the dropout) keep none; the eager points keep the checkpoints' 0.1.
+BERT_BASE = {"model_type": "bert", "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+             "num_attention_heads": 12, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2,
+             "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1}
+DISTILBERT_BASE = {"model_type": "distilbert", "dim": 768, "hidden_dim": 3072, "n_layers": 6, "n_heads": 12,
+                   "vocab_size": 30522, "max_position_embeddings": 512, "dropout": 0.1, "attention_dropout": 0.1,
+                   "seq_classif_dropout": 0.2}
+
+
+def suite_encoder():
+    out = {}
+    for fam, arch, targets, attn_dropout in (
+        ("bert", BERT_BASE, ["query", "value"], "attention_probs_dropout_prob"),
+        ("distilbert", DISTILBERT_BASE, ["q_lin", "v_lin"], "attention_dropout"),
+    ):
+        base = {"architecture": dict(arch, **{attn_dropout: 0.0}), "method": "full", "weights_dtype": "fp32", "micro_batch_size": 8,
+                "seq_len": 256, "attention": "sdpa", "optimizer": "adamw", "cuda_context_bytes": 0}
+        adapter = {"r": 8, "alpha": 16, "dropout": 0.1, "target_modules": targets, "dtype": "fp32",
+                   "modules_to_save": ["classifier"]}
+        out[f"{fam}-seqcls-full-fp32"] = (dict(base, head="seq_cls", num_labels=2), {})
+        eager = dict(base, architecture=dict(arch), head="seq_cls", num_labels=2, attention="eager")
+        out[f"{fam}-seqcls-full-fp32-eager"] = (eager, {})
+        out[f"{fam}-seqcls-full-amp-ckpt"] = (
+            dict(base, head="seq_cls", num_labels=2, mixed_precision="bf16", gradient_checkpointing="full"), {})
+        out[f"{fam}-seqcls-lora-fp32"] = (dict(base, head="seq_cls", num_labels=2, method="lora", lora=adapter), {})
+        out[f"{fam}-mlm-full-fp32"] = (dict(base, head="masked_lm", micro_batch_size=4), {})
+    return out
+
+
 SUITES = {"loop": suite_loop, "peft": suite_peft, "trainer": suite_trainer, "trl": suite_trl, "fsdp2": suite_fsdp2,
           "fsdp1": suite_fsdp1, "ddp": suite_ddp, "accelerate": suite_accelerate, "layer": suite_layer, "tf4": suite_tf4,
           "zero": suite_zero, "flash": suite_flash, "hybrid": suite_hybrid, "qlora": suite_qlora,
-          "litgpt": suite_litgpt}
+          "litgpt": suite_litgpt, "encoder": suite_encoder}
 SUITE_DEFAULTS = {"loop": {"runner": "loop"}, "peft": {"runner": "loop"}, "trainer": {"runner": "trainer"},
                   "trl": {}, "fsdp2": {"runner": "loop"}, "fsdp1": {"runner": "loop"}, "ddp": {"runner": "loop"},
                   "accelerate": {}, "layer": {"runner": "loop"}, "tf4": {"runner": "loop"},
                   "zero": {"runner": "deepspeed"}, "flash": {"runner": "loop"},
-                  "hybrid": {"runner": "loop"}, "qlora": {"runner": "loop"}, "litgpt": {"runner": "litgpt"}}
+                  "hybrid": {"runner": "loop"}, "qlora": {"runner": "loop"}, "litgpt": {"runner": "litgpt"},
+                  "encoder": {"runner": "loop"}}
 
 
 class _NoAliases(yaml.SafeDumper):

@@ -21,7 +21,12 @@ def build_config(scenario):
     return config
 
 
+# The model class of the scenario's head (the estimator's `head`): a causal LM unless it names another.
+HEAD_CLASSES = {"seq_cls": "AutoModelForSequenceClassification", "masked_lm": "AutoModelForMaskedLM"}
+
+
 def build_model(scenario, harness):
+    import transformers
     from transformers import AutoModelForCausalLM
 
     torch.manual_seed(harness.get("seed", 0))
@@ -33,6 +38,11 @@ def build_model(scenario, harness):
     dtype = DTYPES[scenario.get("weights_dtype", "fp32")]
     if scenario.get("quantization"):
         model = quantized_model(scenario, harness, config, dtype, kwargs)
+    elif scenario.get("head") in HEAD_CLASSES:
+        if scenario["head"] == "seq_cls":
+            config.num_labels = scenario.get("num_labels", 2)
+        auto = getattr(transformers, HEAD_CLASSES[scenario["head"]])
+        model = auto.from_config(config, dtype=dtype, **kwargs)
     else:
         model = AutoModelForCausalLM.from_config(config, dtype=dtype, **kwargs)
     # use_cache: the forward builds a DynamicCache in training, as transformers' config default does; HF Trainer
@@ -113,7 +123,9 @@ def peft_config(scenario):
     if method in ("lora", "qlora"):
         lora = scenario.get("lora", {})
         r = lora.get("r", 8)
-        return LoraConfig(task_type=TaskType.CAUSAL_LM, r=r, lora_alpha=lora.get("alpha", 2 * r), lora_dropout=lora.get("dropout", 0.0),
+        # A sequence classifier's LoRA as PEFT's SEQ_CLS task builds it: its classifier trained beside the adapters.
+        task = TaskType.SEQ_CLS if scenario.get("head") == "seq_cls" else TaskType.CAUSAL_LM
+        return LoraConfig(task_type=task, r=r, lora_alpha=lora.get("alpha", 2 * r), lora_dropout=lora.get("dropout", 0.0),
                           target_modules=lora.get("target_modules", ["q_proj", "v_proj"]), use_dora=lora.get("use_dora", False),
                           modules_to_save=lora.get("modules_to_save") or None,
                           target_parameters=lora.get("target_parameters") or None)
@@ -168,6 +180,10 @@ def batch(scenario, harness, seed=1234):
     vocab = scenario["architecture"]["vocab_size"]
     ids = torch.randint(3, vocab, (scenario.get("micro_batch_size", 1), scenario.get("seq_len", 128)), generator=g)
     pad = harness.get("pad", 0)
+    if scenario.get("head") == "seq_cls":
+        # A class per row.
+        labels = torch.randint(0, scenario.get("num_labels", 2), (ids.shape[0],), generator=g)
+        return {"input_ids": ids, "labels": labels}
     if not pad:
         return {"input_ids": ids, "labels": ids.clone()}
     mask = torch.ones_like(ids)
