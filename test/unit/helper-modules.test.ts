@@ -559,6 +559,34 @@ describe('config objects a project module builds at its top level', () => {
     assert.ok(r.files.some((f) => f.file === '/p/configs/lora_config.py'));
   });
 
+  it('a model a project module loads at its top level, which the script imports, is the run model', () => {
+    // yohai7700/llm-identifiability-explainability training/trainer.py: `from models.classification_model import
+    // model, tokenizer`, the module's `model = AutoModelForSequenceClassification.from_pretrained(model_name, ...)`.
+    const project: Record<string, string> = {
+      '/p/trainer.py': [
+        'from transformers import TrainingArguments, Trainer',
+        'from models.classification_model import model, tokenizer',
+        'args = TrainingArguments(output_dir="o", per_device_train_batch_size=16)',
+        'trainer = Trainer(model=model, args=args, tokenizer=tokenizer)',
+        'trainer.train()',
+        '',
+      ].join('\n'),
+      '/p/models/classification_model.py': [
+        'from transformers import AutoTokenizer, AutoModelForSequenceClassification',
+        'model_name = "distilbert-base-uncased"',
+        'model = AutoModelForSequenceClassification.from_pretrained(model_name, num_labels=2)',
+        'tokenizer = AutoTokenizer.from_pretrained(model_name)',
+        '',
+      ].join('\n'),
+    };
+    const r = runPipeline([{ file: '/p/trainer.py', text: project['/p/trainer.py'] }], inMemory(project), {});
+    assert.deepEqual(
+      [r.setup?.model, r.setup?.head, r.setup?.micro_batch_size],
+      ['distilbert-base-uncased', 'seq_cls', 16],
+    );
+    assert.ok(r.files.some((f) => f.file === '/p/models/classification_model.py'));
+  });
+
   it('a trainer built by a set_ / prepare_ / load_ function of the project makes the script an entry point', () => {
     // SabaPivot/kmmlu_summary train/main.py: `from train import set_trainer`, then in main()
     // `trainer = set_trainer(model, tokenizer, train_data)` and `trainer.train()`; no ML import of its own.

@@ -293,8 +293,12 @@ interface ParsedModule {
   readonly configObjects: ReadonlySet<string>;
 }
 
-/** A top-level name bound to a config class's call (`lora_config = LoraConfig(`, `args: SFTConfig = SFTConfig(`). */
-const CONFIG_OBJECT = /^(\w+)\s*(?::[^=\n]+)?=\s*\w*(?:Config|Arguments)\(/gm;
+/**
+ * A top-level name bound to a config class's call (`lora_config = LoraConfig(`, `args: SFTConfig = SFTConfig(`) or to
+ * a model a class loads (`model = AutoModelForSequenceClassification.from_pretrained(`): what the script imports of it
+ * makes the module's top level part of the run.
+ */
+const CONFIG_OBJECT = /^(\w+)\s*(?::[^=\n]+)?=\s*(?:\w*(?:Config|Arguments)|[\w.]*\.from_pretrained)\(/gm;
 
 function parsedModule(text: string, shownAs: string, path: string): ParsedModule {
   const top = parsePython(text).tree.topNode;
