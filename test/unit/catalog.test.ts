@@ -200,6 +200,9 @@ describe('catalog', () => {
       // Brian-Konr/applied-deep-learning hw3/train_qlora.sh (a folder named after it).
       'deepseek-ai/deepseek-coder-7b-instruct-v1.5',
       'yentinglin/Taiwan-LLM-7B-v2.0-chat',
+      // lkurlandski/SLURMY src/main.py; DistilBERT, the HF course's classifier (yohai7700/llm-identifiability-explainability).
+      'prajjwal1/bert-tiny',
+      'distilbert-base-uncased',
       'deepseek-ai/DeepSeek-V2-Lite',
       'deepseek-ai/DeepSeek-R1-Distill-Qwen-7B',
       '01-ai/Yi-6B',

@@ -313,6 +313,26 @@ export const ENCODERS: readonly CatalogModel[] = [
     source: hf('emilyalsentzer/Bio_ClinicalBERT'),
   },
   {
+    // BERT-Tiny, the smallest of Google's BERT miniatures (Turc et al. 2019; 2 layers of 128) as prajjwal1 converted
+    // it: a config.json without `architectures` (BertForMaskedLM's head by default).
+    id: 'prajjwal1/bert-tiny',
+    aliases: ['google/bert_uncased_L-2_H-128_A-2'],
+    config: {
+      model_type: 'bert',
+      attention_probs_dropout_prob: 0.1,
+      hidden_act: 'gelu',
+      hidden_dropout_prob: 0.1,
+      hidden_size: 128,
+      intermediate_size: 512,
+      max_position_embeddings: 512,
+      num_attention_heads: 2,
+      num_hidden_layers: 2,
+      type_vocab_size: 2,
+      vocab_size: 30522,
+    },
+    source: hf('prajjwal1/bert-tiny'),
+  },
+  {
     // SciBERT: BERT-base with its own 31,090-token vocabulary.
     id: 'allenai/scibert_scivocab_uncased',
     config: {
