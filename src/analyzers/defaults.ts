@@ -9,6 +9,7 @@ export interface ToolDefault {
 }
 
 type Field =
+  | 'method'
   | 'micro_batch_size'
   | 'gradient_accumulation_steps'
   | 'seq_len'
@@ -223,6 +224,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_backward_prefetch: ACCELERATE_NO_PREFETCH,
     fsdp_use_orig_params: TRAINER_ORIG_PARAMS,
     fsdp_cpu_ram_efficient_loading: TRAINER_CPU_RAM_EFFICIENT,
+    method: {
+      value: 'lora',
+      note: 'LLaMA-Factory finetuning_type defaults to lora (LLaMA-Factory@ff6d4d1 hparams/finetuning_args.py)',
+    },
     micro_batch_size: {
       value: 8,
       note: `per_device_train_batch_size defaults to 8 (LLaMA-Factory uses HF TrainingArguments)`,

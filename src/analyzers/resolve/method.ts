@@ -33,6 +33,12 @@ export function resolveMethod(ctx: ResolveContext): void {
     const w = (decided.loraR ?? decided.loraTargets ?? decided.loraAlpha)!;
     prov.method = fileProv(w);
   }
+  // A tool whose own default method is LoRA (LLaMA-Factory's finetuning_type): QLoRA over a 4-bit load.
+  const d = setup.method === undefined ? toolDefault(ctx.tools, 'method') : undefined;
+  if (d) {
+    setup.method = d.value === 'lora' && quantBits === 4 ? 'qlora' : d.value;
+    prov.method = { kind: 'default', owner: d.tool, note: d.note };
+  }
   ctx.method = (setup.method as string | undefined) ?? 'full';
 }
 

@@ -64,6 +64,8 @@ function analyze(ctx: YamlCtx): void {
  */
 function v1FullPrecision(ctx: YamlCtx, top: Map<string, Entry>, model: Entry | undefined): void {
   if (!model || top.has('model_name_or_path') || top.has('peft_config') || ctx.view(model).t !== 'str') return;
+  // v1 has no finetuning_type: no peft_config is a full fine-tune (v0's finetuning_type defaults to lora).
+  ctx.addDefault('method', model, 'full', 'LLaMA-Factory v1 tunes the whole model unless peft_config names an adapter');
   ctx.addDefault(
     'weightsDtype',
     model,

@@ -100,6 +100,21 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.equal((JSON.parse(after) as Record<string, unknown>).per_device_train_batch_size, 4);
   });
 
+  it("without finetuning_type a run is LoRA, LLaMA-Factory's default (QLoRA over quantization_bit 4); v1 without peft_config is full", () => {
+    // LLaMA-Factory hparams/finetuning_args.py: finetuning_type: Literal["lora", "freeze", "full"] = "lora"
+    // (JJH12234/ScaleBench Code/finetune/Qwen2.5-VL.sh: the launch line ends at a comment before --finetuning_type).
+    const lora = resolveText('/w/sft.yaml', 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\n');
+    assert.deepEqual([lora.setup?.method, lora.setup?.lora?.r], ['lora', 8]);
+    assert.deepEqual(lora.provenance.method, {
+      kind: 'default',
+      owner: 'llamafactory',
+      note: 'LLaMA-Factory finetuning_type defaults to lora (LLaMA-Factory@ff6d4d1 hparams/finetuning_args.py)',
+    });
+    const qlora = resolveText('/w/q.yaml', 'model_name_or_path: Qwen/Qwen3-4B\nstage: sft\nquantization_bit: 4\n');
+    assert.equal(qlora.setup?.method, 'qlora');
+    assert.equal(resolveText('/w/v1.yaml', V1).setup?.method, 'full');
+  });
+
   it('use_dora: DoRA adapters', () => {
     const t = `${LORA}use_dora: true\n`;
     checkFacts(analyzeLlamaFactoryYaml(t), t, [['loraDora', true, 'use_dora', 'true']]);
