@@ -482,6 +482,12 @@ export interface Reference {
   readonly path: string;
   readonly span: Span;
   /**
+   * The absolute folder a launch script moved to with `cd` before the line that names this relative path (`cd
+   * /app/Visual-RFT/src/virft/`, the author's machine): where the path is looked for, in this checkout by its last
+   * parts, when it is not found beside the script or above it.
+   */
+  readonly cwd?: string;
+  /**
    * For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null
    * when unknown). For a config: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`).
    */

@@ -183,6 +183,44 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(r2.problems.filter((p) => p.code === 'reference-found-above').length, 0);
   });
 
+  it("a relative path after `cd` to an absolute folder of the author's machine is looked for there, by its last parts", () => {
+    // raja-kumar/Visual-RFT src/scripts/birds/2.5_7B_cub_base_mcq.sh: `cd /app/Visual-RFT/src/virft/`, then
+    // `torchrun ... src/open_r1/grpo_classification.py ... --deepspeed local_scripts/zero3_offload.json`, both files
+    // under src/virft of the repository.
+    const dir = tempDir('vram-lens-cd-');
+    fs.mkdirSync(path.join(dir, 'src/scripts'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'src/virft/src/open_r1'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'src/virft/local_scripts'), { recursive: true });
+    const launch =
+      'cd /app/Visual-RFT/src/virft/\n' +
+      'torchrun --nproc_per_node="3" src/open_r1/grpo.py --deepspeed local_scripts/zero3.json --bf16\n';
+    fs.writeFileSync(path.join(dir, 'src/scripts/run.sh'), launch);
+    fs.writeFileSync(
+      path.join(dir, 'src/virft/src/open_r1/grpo.py'),
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+        'AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B")\nTrainingArguments(output_dir="o")\n',
+    );
+    fs.writeFileSync(
+      path.join(dir, 'src/virft/local_scripts/zero3.json'),
+      '{"zero_optimization": {"stage": 3}, "bf16": {"enabled": "auto"}, "train_micro_batch_size_per_gpu": "auto"}\n',
+    );
+    const r = runPipeline([{ file: path.join(dir, 'src/scripts/run.sh'), text: launch }], nodeFileReader(dir), {});
+    assert.deepEqual([r.setup?.model, r.setup?.zero_stage, r.setup?.gpus_per_node], ['Qwen/Qwen2.5-7B', 3, 3]);
+    const notes = r.problems.filter((p) => p.code === 'reference-found-above').map((p) => p.message);
+    assert.equal(notes.length, 2);
+    for (const n of notes) assert.match(n, /^\/app\/Visual-RFT\/src\/virft\/.* is not on this machine: read /);
+    // `cd` to a folder not known statically, or relative to where the script runs, changes nothing.
+    const unknown = analyzeShell('cd $WORK\ntorchrun train.py\n').references;
+    assert.deepEqual(
+      unknown.map((x) => [x.path, x.cwd]),
+      [['train.py', undefined]],
+    );
+    assert.deepEqual(
+      analyzeShell('cd /opt/p\ncd sub\ntorchrun train.py\n').references.map((x) => x.cwd),
+      ['/opt/p/sub'],
+    );
+  });
+
   it('a training script that is not there is skipped without a word, unless nothing else names the model', () => {
     const withModel = pipelineOf([input('scripts/missing_script.sh')]);
     assert.ok(withModel.setup);

@@ -6,6 +6,8 @@ import type { located } from './locate';
 
 /** The note that a script or module was read from elsewhere than its path beside the file, or undefined. */
 export function foundElsewhere(at: Location, ref: Reference, found: ReturnType<typeof located>): Problem | undefined {
+  // Found by the folder a `cd` of the script moved to: that absolute path, read in this checkout by its last parts.
+  if (found.moved !== undefined) return foundAbove(at, found.moved, found);
   if (ref.module !== undefined && found.place !== undefined)
     return found.above || found.place !== ref.path
       ? moduleFoundAt(at, ref.module, { ...found, place: found.place })

@@ -229,7 +229,7 @@ class FileCollection {
     const t = found.text;
     const refusal = t === undefined ? this.reader.refusal?.(found.path) : undefined;
     const depth = from.how.depth + 1;
-    if (found.above && t !== undefined) this.collected.problems.push(foundAbove(at, ref.path, found));
+    if (found.above && t !== undefined) this.collected.problems.push(foundAbove(at, found.moved ?? ref.path, found));
     // A file a tool ships, named as its examples do, read as published when none is there.
     const shipped = t === undefined && !refusal ? shippedFile(ref, from.format) : undefined;
     if (shipped) {

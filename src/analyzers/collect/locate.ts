@@ -47,7 +47,7 @@ function written(file: string, ref: Reference): ReturnType<typeof findReference>
 /** The path of the file a reference names, as the pipeline finds it (for the files that run a file: node/launchers.ts, server/runs.ts). */
 export function referencedPath(reader: FileReader, file: string, ref: Reference): string {
   if (ref.kind === 'module') return importedModule(reader, file, ref.path).path;
-  return (ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path)).path;
+  return located(reader, file, ref).path;
 }
 
 /**
@@ -71,9 +71,16 @@ export function located(
   reader: FileReader,
   file: string,
   ref: Reference,
-): ReturnType<typeof findReference> & { place?: string } {
+): ReturnType<typeof findReference> & { place?: string; moved?: string } {
   if (ref.text !== undefined) return written(file, ref);
-  return ref.module !== undefined ? moduleFile(reader, file, ref.path) : findReference(reader, file, ref.path);
+  const find = (path: string): ReturnType<typeof findReference> & { place?: string } =>
+    ref.module !== undefined ? moduleFile(reader, file, path) : findReference(reader, file, path);
+  const found = find(ref.path);
+  if (found.text !== undefined || ref.cwd === undefined || reader.refusal?.(found.path) !== undefined) return found;
+  // A path relative to the folder a launch script `cd`s to on its author's machine: its last parts in this checkout.
+  const movedPath = `${ref.cwd}/${ref.path}`;
+  const moved = find(movedPath);
+  return moved.text !== undefined ? { ...moved, moved: movedPath } : found;
 }
 
 /**

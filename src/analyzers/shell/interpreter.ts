@@ -16,8 +16,9 @@ import {
   tooLong,
 } from './fields';
 import { expandSegs, fieldsOf } from './expand';
+import { changedFolder, inFolder } from './folders';
 import { type CmdResult, shellScriptOf } from './launch';
-import { innerScriptText, withoutDropped } from './nested';
+import { innerScriptText, MAX_NESTED_SCRIPTS, MAX_NESTING, type Nesting, withoutDropped } from './nested';
 import {
   type Tri,
   type IfFrame,
@@ -52,17 +53,6 @@ const MAX_CONDITION_TOKENS = 64;
 /** A `while` / `until` condition that reads the script's arguments: `$1`, `$#`, `getopts`. */
 const ARGUMENT_TEST = /\$\{?[1#]\}?|\bgetopts\b/;
 
-/** How deep `bash -c` strings are read inside each other, and how many one file's commands read in all. */
-const MAX_NESTING = 3;
-const MAX_NESTED_SCRIPTS = 32;
-
-/** Where an interpreter of a `-c` string sits: the file's line starts, its depth, the file's count of such strings. */
-interface Nesting {
-  readonly lineStarts: number[];
-  readonly depth: number;
-  readonly count: { scripts: number };
-}
-
 export class Interpreter {
   env: Env;
   readonly frames: Frame[] = [];
@@ -77,6 +67,8 @@ export class Interpreter {
   readonly problems: ParseProblem[] = [];
   /** The files the script sources (`source file.sh`), as references. */
   readonly sources: Reference[] = [];
+  /** The absolute folder a `cd` moved to (`cd /app/project/src`), known statically; undefined before any. */
+  private cwd: string | undefined;
   private readonly nesting: Nesting;
 
   /**
@@ -680,7 +672,7 @@ export class Interpreter {
     }
     if (this.innerScript(fields, env)) return;
     const r = lineLaunch(this.text, words.slice(i), fields, env);
-    if (r) this.results.push(r);
+    if (r) this.results.push(this.cwd === undefined ? r : inFolder(r, this.cwd));
   }
 
   /**
@@ -720,6 +712,11 @@ export class Interpreter {
       return true;
     if (head === 'source' || head === '.') {
       this.source(fieldsOf(this.text, words.slice(i + 1, i + 2), env)[0]);
+      return true;
+    }
+    if (head === 'cd') {
+      this.cwd = changedFolder(this.cwd, fieldsOf(this.text, words.slice(i + 1), env));
+      this.lastTri = true;
       return true;
     }
     if (head !== 'unset') return false;

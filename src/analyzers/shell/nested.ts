@@ -6,6 +6,17 @@
 import { pieceRange } from './args';
 import { type Field, separator, toFields } from './fields';
 
+/** How deep `bash -c` strings are read inside each other, and how many one file's commands read in all. */
+export const MAX_NESTING = 3;
+export const MAX_NESTED_SCRIPTS = 32;
+
+/** Where an interpreter of a `-c` string sits: the file's line starts, its depth, the file's count of such strings. */
+export interface Nesting {
+  readonly lineStarts: number[];
+  readonly depth: number;
+  readonly count: { scripts: number };
+}
+
 /** Shells whose `-c` runs its argument as a script. */
 export const SHELLS: ReadonlySet<string> = new Set(['bash', 'sh', 'zsh', 'dash']);
 
