@@ -110,27 +110,47 @@ function qwenModules(a: Architecture, add: AddLinear): void {
   add('mlp.c_proj', a.ffn, h, false, L, 'mlp');
 }
 
-/** BERT and RoBERTa: query, key, value and the attention's output dense, the intermediate and output dense. */
-function bertModules(a: Architecture, add: AddLinear): void {
-  const { h, qd, L } = widths(a);
-  add('query', h, qd, true, L, 'attention');
-  add('key', h, qd, true, L, 'attention');
-  add('value', h, qd, true, L, 'attention');
-  add('attention.output.dense', qd, h, true, L, 'attention');
-  add('intermediate.dense', h, a.ffn, true, L, 'mlp');
-  add('output.dense', a.ffn, h, true, L, 'mlp');
+/** The six linear modules of a post-LayerNorm encoder layer, all with biases: BERT's names and DistilBERT's. */
+export interface EncoderLinears {
+  readonly q: string;
+  readonly k: string;
+  readonly v: string;
+  readonly out: string;
+  readonly up: string;
+  readonly down: string;
 }
 
-/** DistilBERT: q_lin, k_lin, v_lin and out_lin, the FFN's lin1 and lin2, all with biases. */
-function distilbertModules(a: Architecture, add: AddLinear): void {
-  const { h, qd, L } = widths(a);
-  add('q_lin', h, qd, true, L, 'attention');
-  add('k_lin', h, qd, true, L, 'attention');
-  add('v_lin', h, qd, true, L, 'attention');
-  add('out_lin', qd, h, true, L, 'attention');
-  add('lin1', h, a.ffn, true, L, 'mlp');
-  add('lin2', a.ffn, h, true, L, 'mlp');
-}
+/** BERT and RoBERTa: query, key, value and the attention's output dense, the intermediate and output dense. */
+export const BERT_LINEARS: EncoderLinears = {
+  q: 'query',
+  k: 'key',
+  v: 'value',
+  out: 'attention.output.dense',
+  up: 'intermediate.dense',
+  down: 'output.dense',
+};
+
+/** DistilBERT: q_lin, k_lin, v_lin and out_lin, the FFN's lin1 and lin2. */
+export const DISTILBERT_LINEARS: EncoderLinears = {
+  q: 'q_lin',
+  k: 'k_lin',
+  v: 'v_lin',
+  out: 'out_lin',
+  up: 'lin1',
+  down: 'lin2',
+};
+
+const encoderModules =
+  (n: EncoderLinears) =>
+  (a: Architecture, add: AddLinear): void => {
+    const { h, qd, L } = widths(a);
+    add(n.q, h, qd, true, L, 'attention');
+    add(n.k, h, qd, true, L, 'attention');
+    add(n.v, h, qd, true, L, 'attention');
+    add(n.out, qd, h, true, L, 'attention');
+    add(n.up, h, a.ffn, true, L, 'mlp');
+    add(n.down, a.ffn, h, true, L, 'mlp');
+  };
 
 /** BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases. */
 function bloomModules(a: Architecture, add: AddLinear): void {
@@ -180,9 +200,9 @@ const FAMILY_MODULES: Partial<Record<Family, (a: Architecture, add: AddLinear, m
   gpt2: gpt2Modules,
   gpt_neox: gptNeoxModules,
   qwen: qwenModules,
-  bert: bertModules,
-  roberta: bertModules,
-  distilbert: distilbertModules,
+  bert: encoderModules(BERT_LINEARS),
+  roberta: encoderModules(BERT_LINEARS),
+  distilbert: encoderModules(DISTILBERT_LINEARS),
   t5: t5Modules,
   opt: namedDecoderModules,
   gptj: namedDecoderModules,

@@ -3,6 +3,7 @@
 // Falcon-H1 (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,
 // nemotron_h,falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
+import { BERT_LINEARS, DISTILBERT_LINEARS, type EncoderLinears } from '../../architecture';
 import type { Tape, Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
@@ -198,41 +199,31 @@ export function bloomBlock(bc: BlockContext): Tensor {
   );
 }
 
-/** BERT and RoBERTa: post-LayerNorm encoder blocks. */
-export function bertBlock(bc: BlockContext): Tensor {
+/**
+ * A post-LayerNorm encoder layer: attention, its output projection (with a dropout after it in BERT, none in
+ * DistilBERT's TransformerBlock), the residual's LayerNorm, the GELU MLP with its output dropout, the second LayerNorm.
+ */
+function encoderBlock(bc: BlockContext, n: EncoderLinears, outputDropout: boolean): Tensor {
   const { p, a, tape, tp, Tsp, x0, qd, linear } = bc;
-  const q = linear(x0, 'query', qd, 'query output');
-  const k = linear(x0, 'key', qd, 'key output');
-  const v = linear(x0, 'value', qd, 'value output');
+  const q = linear(x0, n.q, qd, `${n.q} output`);
+  const k = linear(x0, n.k, qd, `${n.k} output`);
+  const v = linear(x0, n.v, qd, `${n.v} output`);
   const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
-  const o = linear(att, 'attention.output.dense', a.hidden, 'attention output dense');
-  const od = tape.dropout(o, a.hiddenDropout, 'attention output dropout');
+  const o = linear(att, n.out, a.hidden, `${n.out} output`);
+  const od = outputDropout ? tape.dropout(o, a.hiddenDropout, 'attention output dropout') : o;
   const x1 = tape.layerNorm(tape.free(od, 'residual'), Tsp, p.normsTrainable, 'attention LayerNorm');
-  const i1 = linear(x1, 'intermediate.dense', a.ffn / tp, 'intermediate output');
+  const i1 = linear(x1, n.up, a.ffn / tp, `${n.up} output`);
   const g = tape.unarySavesInput(i1, 'gelu output');
-  const o2 = linear(g, 'output.dense', a.hidden, 'output dense');
+  const o2 = linear(g, n.down, a.hidden, `${n.down} output`);
   const o2d = tape.dropout(o2, a.hiddenDropout, 'output dropout');
   return tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output LayerNorm');
 }
 
-/**
- * DistilBERT's TransformerBlock (modeling_distilbert.py): BERT's post-LayerNorm block under other names, without a
- * dropout after the attention's output (the FFN's output has one).
- */
-export function distilbertBlock(bc: BlockContext): Tensor {
-  const { p, a, tape, tp, Tsp, x0, qd, linear } = bc;
-  const q = linear(x0, 'q_lin', qd, 'q_lin output');
-  const k = linear(x0, 'k_lin', qd, 'k_lin output');
-  const v = linear(x0, 'v_lin', qd, 'v_lin output');
-  const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
-  const o = linear(att, 'out_lin', a.hidden, 'out_lin output');
-  const x1 = tape.layerNorm(tape.free(o, 'residual'), Tsp, p.normsTrainable, 'sa_layer_norm');
-  const i1 = linear(x1, 'lin1', a.ffn / tp, 'lin1 output');
-  const g = tape.unarySavesInput(i1, 'gelu output');
-  const o2 = linear(g, 'lin2', a.hidden, 'lin2 output');
-  const o2d = tape.dropout(o2, a.hiddenDropout, 'FFN dropout');
-  return tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output_layer_norm');
-}
+/** BERT and RoBERTa (modeling_bert.py BertLayer). */
+export const bertBlock = (bc: BlockContext): Tensor => encoderBlock(bc, BERT_LINEARS, true);
+
+/** DistilBERT (modeling_distilbert.py TransformerBlock): no dropout after the attention's output. */
+export const distilbertBlock = (bc: BlockContext): Tensor => encoderBlock(bc, DISTILBERT_LINEARS, false);
 
 /** Nemotron-H: one mixer per layer (Mamba2, attention, MoE or MLP). */
 export function nemotronHBlock(bc: BlockContext): Tensor {
