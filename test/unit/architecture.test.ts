@@ -407,6 +407,31 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.qkNorm, a.hidden, a.layers], ['qwen3', true, 4096, 36]);
   });
 
+  it('Qwen3-VL 2B and 32B by hand: Qwen3-1.7B and Qwen3-32B under text_config, the 4B and 8B towers merging into their widths', () => {
+    // The 2B's tower is the 4B's (width 1024, 24 blocks, MLP 4096) with its merger and three deepstack mergers ending
+    // in 4096 x 2048 + 2048; the 32B's is the 8B's (above) ending in 4608 x 5120 + 5120.
+    const block2b =
+      4 * 1024 + (1024 * 3072 + 3072) + (1024 * 1024 + 1024) + (1024 * 4096 + 4096) + (4096 * 1024 + 1024);
+    const linears2b = 4096 * 4096 + 4096 + (4096 * 2048 + 2048);
+    const vit2b =
+      3 * 2 * 16 * 16 * 1024 + 1024 + 2304 * 1024 + 24 * block2b + (2 * 1024 + linears2b) + 3 * (2 * 4096 + linears2b);
+    assert.equal(vit2b, 406_957_056);
+    assert.equal(count('Qwen/Qwen3-VL-2B-Instruct'), count('Qwen/Qwen3-1.7B') + vit2b);
+    assert.equal(count('Qwen/Qwen3-VL-2B-Thinking'), count('Qwen/Qwen3-VL-2B-Instruct'));
+    const linears32b = 4608 * 4608 + 4608 + (4608 * 5120 + 5120);
+    const vit32b =
+      3 * 2 * 16 * 16 * 1152 +
+      1152 +
+      2304 * 1152 +
+      27 * 15_239_504 +
+      (2 * 1152 + linears32b) +
+      3 * (2 * 4608 + linears32b);
+    assert.equal(vit32b, 595_266_800);
+    assert.equal(count('Qwen/Qwen3-VL-32B-Instruct'), count('Qwen/Qwen3-32B') + vit32b);
+    const a = archOf('Qwen/Qwen3-VL-2B-Instruct');
+    assert.deepEqual([a.family, a.qkNorm, a.hidden, a.layers, a.tied], ['qwen3', true, 2048, 28, true]);
+  });
+
   it('Qwen3-VL-30B-A3B by hand: Qwen3-30B-A3B under text_config with 3-D experts, a ViT merging into 2048', () => {
     // The tower of Qwen3-VL-8B (above) with its merger and three deepstack mergers ending in 4608 x 2048 + 2048.
     const block = 15_239_504;

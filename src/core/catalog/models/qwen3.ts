@@ -283,6 +283,34 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
     source: hf('Qwen/Qwen3-VL-4B-Instruct'),
   },
   {
+    // Qwen3-1.7B's language model under text_config (the technical report's LLM of the 2B), the 4B's 24-block tower
+    // merging into 2048 (architecture.test.ts by hand).
+    id: 'Qwen/Qwen3-VL-2B-Instruct',
+    aliases: ['Qwen/Qwen3-VL-2B-Thinking'],
+    config: {
+      ...QWEN3_VL,
+      tie_word_embeddings: true,
+      text_config: {
+        ...QWEN3_VL_TEXT,
+        hidden_size: 2048,
+        intermediate_size: 6144,
+        num_attention_heads: 16,
+        num_hidden_layers: 28,
+        num_key_value_heads: 8,
+        tie_word_embeddings: true,
+      },
+      vision_config: {
+        ...QWEN3_VL_VISION,
+        depth: 24,
+        hidden_size: 1024,
+        intermediate_size: 4096,
+        out_hidden_size: 2048,
+        deepstack_visual_indexes: [5, 11, 17],
+      },
+    },
+    source: hf('Qwen/Qwen3-VL-2B-Instruct'),
+  },
+  {
     id: 'Qwen/Qwen3-VL-8B-Instruct',
     aliases: ['Qwen/Qwen3-VL-8B-Thinking'],
     config: {
@@ -307,6 +335,33 @@ export const QWEN_3_VL_NEXT: readonly CatalogModel[] = [
       },
     },
     source: hf('Qwen/Qwen3-VL-8B-Instruct'),
+  },
+  {
+    // Qwen3-32B's language model under text_config, the 8B's 27-block tower of 1152 merging into 5120.
+    id: 'Qwen/Qwen3-VL-32B-Instruct',
+    aliases: ['Qwen/Qwen3-VL-32B-Thinking'],
+    config: {
+      ...QWEN3_VL,
+      tie_word_embeddings: false,
+      text_config: {
+        ...QWEN3_VL_TEXT,
+        hidden_size: 5120,
+        intermediate_size: 25600,
+        num_attention_heads: 64,
+        num_hidden_layers: 64,
+        num_key_value_heads: 8,
+        tie_word_embeddings: false,
+      },
+      vision_config: {
+        ...QWEN3_VL_VISION,
+        depth: 27,
+        hidden_size: 1152,
+        intermediate_size: 4304,
+        out_hidden_size: 5120,
+        deepstack_visual_indexes: [8, 16, 24],
+      },
+    },
+    source: hf('Qwen/Qwen3-VL-32B-Instruct'),
   },
   {
     // Qwen3-30B-A3B's language model (30,532,122,624) under text_config, its experts 3-D parameters, and Qwen3-VL's
