@@ -684,6 +684,121 @@ describe('config objects a project module builds at its top level', () => {
   });
 });
 
+describe("a package's __init__.py that takes the script's functions from its own modules", () => {
+  it('follows each name the script calls into the module the package imports it from, with the arguments given', () => {
+    // cudnah124/ChartQA sft/train.py: `from sft import (get_config, load_model_and_processor, create_trainer)`, where
+    // sft/__init__.py only re-exports (`from .model import load_model_and_processor`) and sft/model.py loads
+    // Qwen3-VL-2B-Thinking in fp16 with LoRA on q/k/v/o, its rank read from the config object. Shapes and values as
+    // the repository writes them.
+    const train = [
+      'from sft import (',
+      '    get_config,',
+      '    load_model_and_processor,',
+      '    create_trainer,',
+      ')',
+      'def main():',
+      '    config = get_config()',
+      '    model, processor = load_model_and_processor(config)',
+      '    trainer = create_trainer(model, config)',
+      '    trainer.train()',
+      'if __name__ == "__main__":',
+      '    main()',
+      '',
+    ].join('\n');
+    const init = [
+      '"""SFT module."""',
+      '__version__ = "1.0.0"',
+      'from .config import (',
+      '    Config,',
+      '    get_config,',
+      ')',
+      'from .model import (',
+      '    load_model_and_processor,',
+      '    print_trainable_parameters,',
+      ')',
+      'from .trainer import create_trainer',
+      '',
+    ].join('\n');
+    const model = [
+      'import torch',
+      'from transformers import Qwen3VLForConditionalGeneration, AutoProcessor',
+      'from peft import LoraConfig, get_peft_model',
+      'def load_model_and_processor(config):',
+      '    model = Qwen3VLForConditionalGeneration.from_pretrained(',
+      '        "Qwen/Qwen3-VL-2B-Thinking",',
+      '        torch_dtype=torch.float16,',
+      '        device_map="auto",',
+      '    )',
+      '    processor = AutoProcessor.from_pretrained("Qwen/Qwen3-VL-2B-Thinking")',
+      '    peft_config = LoraConfig(',
+      '        r=config.lora.r,',
+      '        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],',
+      '    )',
+      '    model = get_peft_model(model, peft_config)',
+      '    return model, processor',
+      'def print_trainable_parameters(model):',
+      '    print(model)',
+      '',
+    ].join('\n');
+    const trainer = [
+      'from transformers import Trainer, TrainingArguments',
+      'def create_trainer(model, config):',
+      '    args = TrainingArguments(output_dir="out", per_device_train_batch_size=1, gradient_accumulation_steps=8, fp16=True)',
+      '    return Trainer(model=model, args=args)',
+      '',
+    ].join('\n');
+    const files = {
+      '/p/sft/train.py': train,
+      '/p/sft/__init__.py': init,
+      '/p/sft/model.py': model,
+      '/p/sft/trainer.py': trainer,
+      // The project's own ModelConfig, built by name: not TRL's, whose defaults (gradient checkpointing on) would apply.
+      '/p/sft/config.py': [
+        'from dataclasses import dataclass, field',
+        '@dataclass',
+        'class ModelConfig:',
+        '    model_name: str = "Qwen/Qwen3-VL-2B-Thinking"',
+        '@dataclass',
+        'class Config:',
+        '    model: ModelConfig = field(default_factory=ModelConfig)',
+        '    @classmethod',
+        '    def from_dict(cls, d):',
+        '        return cls(model=ModelConfig(**d.get("model", {})))',
+        'def get_config():',
+        '    return Config()',
+        '',
+      ].join('\n'),
+    };
+    // Run from the repository's root (python -m sft.train): `sft` is the folder above the script, as the CLI's reader
+    // looks a module up from the folders above a file.
+    const reader: FileReader = {
+      ...inMemory(files),
+      lookup: (from, rel) => [path.posix.join(path.posix.dirname(from), rel), path.posix.join('/p', rel)],
+    };
+    const r = runPipeline([{ file: '/p/sft/train.py', text: train }], reader, {});
+    assert.ok(r.files.some((f) => f.file === '/p/sft/model.py'));
+    assert.equal(r.decided.model?.file, '/p/sft/model.py');
+    assert.deepEqual(
+      [r.setup?.method, r.setup?.lora?.r, r.setup?.micro_batch_size, r.setup?.gradient_accumulation_steps],
+      ['lora', 8, 1, 8],
+    );
+    // The rank comes from a config object built at run time: PEFT's default 8 stands in, said at the file's value.
+    const open = r.problems.find((p) => p.code === 'not-static' && p.key === 'r');
+    assert.equal(open?.file, '/p/sft/model.py');
+    assert.equal(open?.line, 12);
+    assert.equal(
+      open?.message,
+      'r is not known statically (config.lora.r is read at run time): the default 8 is assumed',
+    );
+    assert.equal(r.setup?.gradient_checkpointing, 'none');
+    assert.deepEqual(r.provenance.gradient_checkpointing, {
+      kind: 'default',
+      owner: 'hf-trainer',
+      note: 'gradient_checkpointing defaults to False (transformers@00349ae:src/transformers/training_args.py)',
+    });
+  });
+});
+
 describe("a src layout's package, imported by a script of scripts/", () => {
   it('reads src/<package>/<module>.py, the config path it is given, and the module that loads the model', () => {
     // eliashossain001/gpt-oss-20B-finetune: scripts/train.py imports run_training from src/gpt_oss_finetune/train.py

@@ -103,7 +103,7 @@ export function modulePath(module: string): string | undefined {
  * The helper modules of a script: the imports from which it calls a name (`create_and_prepare_model(...)`,
  * `helpers.load(...)`), as `module` references, the known packages left out.
  */
-export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]): void {
+export function helperModules(file: PythonFile, imports: readonly SyntaxNode[], entries: readonly string[] = []): void {
   // A call on a branch known not to run (`if model_args.use_unsloth:` with the default False) follows no module, nor
   // one on a branch not known either way whose `if` loads the model or makes the trainer itself on another branch: the
   // library's path is read, not the project's alternative to it (alignment-handbook forks: Unsloth's loader under
@@ -119,6 +119,13 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]):
   for (const st of imports) {
     const imp = importOf(file, st);
     if (!imp || PACKAGES.has(imp.module.replace(/^\.+/, '').split('.')[0])) continue;
+    const reexported = reexportedCalls(file, imp, entries);
+    if (reexported) {
+      const path = modulePath(imp.module);
+      if (path && n++ < MAX_MODULES)
+        file.references.push({ kind: 'module', path, span: span(imp.node), ...reexported });
+      continue;
+    }
     const calls = calledNames(imp, callees);
     // A config object the module builds on import (`lora_config = LoraConfig(...)`): its top level is part of the run.
     if (calls.length === 0 && !imp.names.some((local) => importedConfigObject(file, local))) continue;
@@ -127,6 +134,31 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[]):
     const callArgs = callArguments(file, imp, calls);
     file.references.push({ kind: 'module', path, span: span(imp.node), calls, ...(callArgs ? { callArgs } : {}) });
   }
+}
+
+/**
+ * The importer's calls a package's `__init__.py` takes from a module of its own (`from .model import
+ * load_model_and_processor`, which the script calls as `from sft import load_model_and_processor`): followed into that
+ * module with the importer's arguments, as a call of the module itself would be. Only for a module the script calls
+ * into (entries), and only names the import binds.
+ */
+function reexportedCalls(
+  file: PythonFile,
+  imp: Imported,
+  entries: readonly string[],
+): { calls: string[]; callArgs?: Record<string, CallArguments> } | undefined {
+  if (!file.settled || entries.length === 0 || !imp.module.startsWith('.')) return undefined;
+  const calls: string[] = [];
+  const callArgs: Record<string, CallArguments> = {};
+  imp.names.forEach((local, i) => {
+    const inModule = imp.original[i];
+    if (inModule === undefined || !entries.includes(local)) return;
+    calls.push(inModule);
+    const given = file.moduleCallArgs?.[local];
+    if (given) callArgs[inModule] = given;
+  });
+  if (calls.length === 0) return undefined;
+  return Object.keys(callArgs).length > 0 ? { calls, callArgs } : { calls };
 }
 
 /**

@@ -62,6 +62,10 @@ import { noteTyperCommand } from './typer';
 import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
+/** `from config import ModelConfig` (also in a parenthesized list): a ModelConfig of a module other than trl's. */
+const OTHER_MODEL_CONFIG_IMPORT =
+  /from\s+(?!trl\b)[\w.]+\s+import\s+(\([^)]*\bModelConfig\b[^)]*\)|[^\n]*\bModelConfig\b)/;
+
 /**
  * The facts of a Python training file. `module`: the file is a helper module read for the script that imports it,
  * with that script's options as the run has them (see PythonFile.settled) and the names of it the script calls.
@@ -186,7 +190,7 @@ function afterWalk(
   if (!file.commandEntry) noteTyperCommand(file, calls);
   collectClasses(file, classes);
   importedArgumentClasses(file);
-  helperModules(file, imports);
+  helperModules(file, imports, entries);
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
@@ -350,7 +354,13 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
       tool: 'peft',
     });
     syntaxIn(file, c, last);
-  } else if (last === 'ModelConfig' && (parts.length === 1 || parts[0] === 'trl')) {
+  } else if (
+    last === 'ModelConfig' &&
+    // A project's own ModelConfig, defined in the file or imported from another module (cudnah124/ChartQA's config
+    // dataclass), is no TRL config.
+    ((parts.length === 1 && !file.localClasses.has('ModelConfig') && !OTHER_MODEL_CONFIG_IMPORT.test(file.text)) ||
+      parts[0] === 'trl')
+  ) {
     file.tools.add('trl');
     for (const e of file.args(c).entries) mapEntry(file, 'trl-model', e, 'trl');
   } else if (PADDING_COLLATORS.has(last) && !walk.padsToMax) {

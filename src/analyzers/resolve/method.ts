@@ -72,6 +72,7 @@ export function resolveLora(ctx: ResolveContext): void {
       } else {
         const d = toolDefault(tools, def);
         if (d) lora[name] = d.value;
+        if (d) openLoraField(ctx, key, d);
       }
     };
     loraField('r', 'loraR', 'lora.r');
@@ -109,6 +110,23 @@ export function resolveLora(ctx: ResolveContext): void {
     const w = decided.loraR ?? decided.loraTargets;
     prov.lora = w ? fileProv(w) : { kind: 'default', owner: dt?.tool ?? 'peft', note: 'LoRA settings of the tool' };
   }
+}
+
+/**
+ * A LoRA setting the file writes with a value not known statically (`r=config.lora.r` of a config object built at run
+ * time): the tool's default stands in, said at the file's value.
+ */
+function openLoraField(ctx: ResolveContext, key: CanonicalKey, d: NonNullable<ReturnType<typeof toolDefault>>): void {
+  const open = ctx.unknownOnly[key];
+  if (!open) return;
+  const reason = (open.fact.value as Unknown).unknown;
+  ctx.problems.push({
+    ...open.location,
+    severity: 'warning',
+    code: 'not-static',
+    ...msg('{0} is not known statically ({1}): the default {2} is assumed', open.fact.rawKey, reason, String(d.value)),
+    key: open.fact.rawKey,
+  });
 }
 
 /** A 4/8-bit load: the quantization block with the tool's type and double quantization; full fine-tuning becomes QLoRA. */
