@@ -11,7 +11,8 @@ import { importedName } from './imported-constants';
 /** The value the class body gives `C.attr`, or undefined when C is not a class of this file or attr is not constant. */
 export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const parts = dotted.split('.');
-  if (parts.length !== 2 || file.attrAssigned.has(parts[1])) return undefined;
+  if (parts.length < 2 || file.attrAssigned.has(parts[parts.length - 1])) return undefined;
+  if (parts.length > 2) return nestedConstant(file, parts, use, depth);
   const [name, attr] = parts;
   const bound = bindingOf(file, name, use);
   if (!bound) return undefined;
@@ -25,11 +26,76 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   const given = made?.keywords.find((e) => e.rawKey === attr);
   if (given) return file.valueOf(given);
   const cls = made?.cls ?? classAt(use, found.binding.pos);
-  const value = cls ? onlyAssignment(file, cls, attr) : undefined;
+  return cls ? bodyValue(file, cls, attr, name, depth) : undefined;
+}
+
+/**
+ * `config.training.bf16` of `config = Config()`, whose dataclass holds instances of the file's other dataclasses
+ * (`training: TrainConfig = field(default_factory=TrainConfig)`): each step the keyword the call that made the
+ * instance passes, else the field's default; the last attribute a literal, as for `cfg.attr`.
+ */
+function nestedConstant(file: PythonFile, parts: readonly string[], use: SyntaxNode, depth: number): Val | undefined {
+  const bound = bindingOf(file, parts[0], use);
+  if (bound?.found.binding.kind !== 'assign') return undefined;
+  let made = instanceOf(file, madeBy(file, bound.found.binding.valueNode, depth), bound.use);
+  for (const attr of parts.slice(1, -1)) made = made && memberInstance(file, made, attr, bound.use);
+  if (!made) return undefined;
+  const attr = parts[parts.length - 1];
+  const given = made.keywords.find((e) => e.rawKey === attr);
+  if (given) return file.valueOf(given);
+  return bodyValue(file, made.cls, attr, parts.slice(0, -1).join('.'), depth);
+}
+
+type Instance = NonNullable<ReturnType<typeof instanceOf>>;
+
+/**
+ * The instance an attribute of an instance holds when a class of this file makes it: the keyword's call, else the
+ * field's default, `Sub()`, `field(default_factory=Sub)` or `field(default_factory=lambda: Sub(k=v))`.
+ */
+function memberInstance(file: PythonFile, made: Instance, attr: string, use: SyntaxNode): Instance | undefined {
+  const given = made.keywords.find((e) => e.rawKey === attr);
+  if (given) return instanceOf(file, given.valueNode, use);
+  const value = onlyAssignment(file, made.cls, attr);
+  if (value?.name !== 'CallExpression' || !isField(file, value)) return instanceOf(file, value ?? null, use);
+  const factory = file.args(value).entries.find((e) => e.rawKey === 'default_factory')?.valueNode;
+  if (factory?.name === 'LambdaExpression') return instanceOf(file, factory.lastChild, use);
+  if (factory?.name !== 'VariableName') return undefined;
+  return classNamed(file, file.text.slice(factory.from, factory.to), use);
+}
+
+/** An instance of the class of this file a name binds, made with no arguments (a default_factory's). */
+function classNamed(file: PythonFile, name: string, use: SyntaxNode): Instance | undefined {
+  const found = file.lookup(name, use);
+  if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
+  const cls = classAt(use, found.binding.pos);
+  const className = cls?.getChild('VariableName');
+  return cls && className && file.text.slice(className.from, className.to) === name ? { cls, keywords: [] } : undefined;
+}
+
+const isField = (file: PythonFile, call: SyntaxNode): boolean =>
+  /^(dataclasses\.)?field$/.test(file.calleeName(call) ?? '');
+
+/**
+ * The literal a class body gives an attribute (`attr = v`, `attr: T = v`, `attr: T = field(default=v)`), located at the
+ * value and said as `owner.attr = v at line N` (`attr = v` without an owner).
+ */
+function bodyValue(
+  file: PythonFile,
+  cls: SyntaxNode,
+  attr: string,
+  owner: string | undefined,
+  depth: number,
+): Val | undefined {
+  const assigned = onlyAssignment(file, cls, attr);
+  const value =
+    assigned?.name === 'CallExpression' && isField(file, assigned)
+      ? file.args(assigned).entries.find((e) => e.rawKey === 'default')?.valueNode
+      : assigned;
   if (!value) return undefined;
   const v = file.evalNode(value, depth + 1);
   if (v.k !== 'lit') return undefined;
-  const text = `${name}.${attr} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
+  const named = owner === undefined ? attr : `${owner}.${attr}`;
+  const text = `${named} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
   return { ...v, via: { text, span: { start: value.from, end: value.to } } };
 }
 
@@ -135,10 +201,5 @@ export function instanceAttribute(file: PythonFile, call: SyntaxNode, attr: stri
   if (!made) return undefined;
   const given = made.keywords.find((e) => e.rawKey === attr);
   if (given) return file.valueOf(given);
-  const value = onlyAssignment(file, made.cls, attr);
-  if (!value) return undefined;
-  const v = file.evalNode(value, depth + 1);
-  if (v.k !== 'lit') return undefined;
-  const text = `${attr} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(value.from)}`;
-  return { ...v, via: { text, span: { start: value.from, end: value.to } } };
+  return bodyValue(file, made.cls, attr, undefined, depth);
 }

@@ -306,6 +306,53 @@ describe("hf-python: the script's own values", () => {
       assert.ok(typeof last(analyzeHfPython(other), 'model')?.value === 'object', other);
   });
 
+  it("an instance's dataclass holding the file's other dataclasses: config.training.bf16 (cudnah124/ChartQA's shape)", () => {
+    // A Config of ModelConfig and TrainConfig fields, each made by its default_factory, a lambda's call or a keyword of
+    // the call that makes the instance; a field(default=...) of the innermost class. Written for this test in the
+    // shape of cudnah124/ChartQA sft/config.py.
+    const text = [
+      'from dataclasses import dataclass, field',
+      '@dataclass',
+      'class ModelConfig:',
+      '    model_name: str = "Qwen/Qwen2.5-1.5B"',
+      '@dataclass',
+      'class TrainConfig:',
+      '    per_device_train_batch_size: int = 4',
+      '    gradient_accumulation_steps: int = field(default=8)',
+      '@dataclass',
+      'class Config:',
+      '    model: ModelConfig = field(default_factory=ModelConfig)',
+      '    training: TrainConfig = field(default_factory=lambda: TrainConfig(per_device_train_batch_size=2))',
+      'def main():',
+      '    config = Config()',
+      '    model = AutoModelForCausalLM.from_pretrained(config.model.model_name)',
+      '    args = TrainingArguments(',
+      '        output_dir="o",',
+      '        per_device_train_batch_size=config.training.per_device_train_batch_size,',
+      '        gradient_accumulation_steps=config.training.gradient_accumulation_steps,',
+      '    )',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    const model = last(r, 'model');
+    assert.deepEqual(
+      [model?.value, last(r, 'microBatchSize')?.value, last(r, 'gradientAccumulationSteps')?.value],
+      ['Qwen/Qwen2.5-1.5B', 2, 8],
+    );
+    assert.match(model?.rawValue ?? '', /config\.model\.model_name = "Qwen\/Qwen2\.5-1\.5B" at line 4/);
+    // The call that makes the instance names the inner one: its keyword wins.
+    const given = analyzeHfPython(
+      text.replace('config = Config()', 'config = Config(training=TrainConfig(per_device_train_batch_size=16))'),
+    );
+    assert.equal(last(given, 'microBatchSize')?.value, 16);
+    // An attribute set again elsewhere, or an inner field made by a function: not known.
+    for (const other of [
+      `${text}    config.training.per_device_train_batch_size = 32\n`,
+      text.replace('field(default_factory=lambda: TrainConfig(per_device_train_batch_size=2))', 'make_training()'),
+    ])
+      assert.ok(typeof last(analyzeHfPython(other), 'microBatchSize')?.value === 'object', other);
+  });
+
   it('an attribute of `Namespace(...)` made of keywords, also through a parameter (dtdo90/finetune_llama3.2)', () => {
     const text = [
       'from argparse import Namespace',
