@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip } from './syntax';
-import { decidedOperand } from './expressions';
+import { calledFunctionBody, decidedOperand, soleReturn } from './expressions';
 import { calledAs, positionalParameters } from './attributes';
 import { importedName } from './imported-constants';
 
@@ -142,10 +142,23 @@ function bindingOf(
   return bindingOf(file, file.text.slice(arg.from, arg.to), arg, hops + 1);
 }
 
-/** The expression a name's value is made by: the operand `cfg or Config()` takes (`cfg` a parameter that is None). */
+/**
+ * The expression a name's value is made by: the operand `cfg or Config()` takes (`cfg` a parameter that is None), or
+ * what the file's own function returns, called without arguments (`config = get_config()` with
+ * `def get_config(): return Config()`).
+ */
 function madeBy(file: PythonFile, value: SyntaxNode | null, depth: number): SyntaxNode | null {
-  if (value?.name !== 'BinaryExpression') return value;
-  return decidedOperand(file, value, depth) ?? value;
+  if (value?.name === 'BinaryExpression') return decidedOperand(file, value, depth) ?? value;
+  if (value?.name !== 'CallExpression' || !noArguments(file, value)) return value;
+  const body = calledFunctionBody(file, value);
+  const returned = body && soleReturn(body);
+  const made = returned?.lastChild;
+  return made?.name === 'CallExpression' ? made : value;
+}
+
+function noArguments(file: PythonFile, call: SyntaxNode): boolean {
+  const a = file.args(call);
+  return a.positional.length === 0 && a.entries.length === 0 && a.opaque.length === 0;
 }
 
 /**

@@ -308,8 +308,8 @@ describe("hf-python: the script's own values", () => {
 
   it("an instance's dataclass holding the file's other dataclasses: config.training.bf16 (cudnah124/ChartQA's shape)", () => {
     // A Config of ModelConfig and TrainConfig fields, each made by its default_factory, a lambda's call or a keyword of
-    // the call that makes the instance; a field(default=...) of the innermost class. Written for this test in the
-    // shape of cudnah124/ChartQA sft/config.py.
+    // the call that makes the instance; a field(default=...) of the innermost class; the instance made by the file's
+    // get_config(). Written for this test in the shape of cudnah124/ChartQA sft/config.py.
     const text = [
       'from dataclasses import dataclass, field',
       '@dataclass',
@@ -323,8 +323,10 @@ describe("hf-python: the script's own values", () => {
       'class Config:',
       '    model: ModelConfig = field(default_factory=ModelConfig)',
       '    training: TrainConfig = field(default_factory=lambda: TrainConfig(per_device_train_batch_size=2))',
+      'def get_config():',
+      '    return Config()',
       'def main():',
-      '    config = Config()',
+      '    config = get_config()',
       '    model = AutoModelForCausalLM.from_pretrained(config.model.model_name)',
       '    args = TrainingArguments(',
       '        output_dir="o",',
@@ -342,7 +344,7 @@ describe("hf-python: the script's own values", () => {
     assert.match(model?.rawValue ?? '', /config\.model\.model_name = "Qwen\/Qwen2\.5-1\.5B" at line 4/);
     // The call that makes the instance names the inner one: its keyword wins.
     const given = analyzeHfPython(
-      text.replace('config = Config()', 'config = Config(training=TrainConfig(per_device_train_batch_size=16))'),
+      text.replace('config = get_config()', 'config = Config(training=TrainConfig(per_device_train_batch_size=16))'),
     );
     assert.equal(last(given, 'microBatchSize')?.value, 16);
     // An attribute set again elsewhere, or an inner field made by a function: not known.
