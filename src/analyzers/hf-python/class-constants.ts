@@ -37,7 +37,9 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
 function nestedConstant(file: PythonFile, parts: readonly string[], use: SyntaxNode, depth: number): Val | undefined {
   const bound = bindingOf(file, parts[0], use);
   if (bound?.found.binding.kind !== 'assign') return undefined;
-  let made = instanceOf(file, madeBy(file, bound.found.binding.valueNode, depth), bound.use);
+  const value = madeBy(file, bound.found.binding.valueNode, depth);
+  let made = instanceOf(file, value, bound.use);
+  if (!made) return importedInstance(file, value, parts.slice(1).join('.'), bound.use);
   for (const attr of parts.slice(1, -1)) made = made && memberInstance(file, made, attr, bound.use);
   if (!made) return undefined;
   const attr = parts[parts.length - 1];
@@ -102,7 +104,8 @@ function bodyValue(
 /**
  * `cfg = TrainingConfig()` of a class the script imports from its project (`from config import TrainingConfig`,
  * zeyrek2323/msra-c-standards-checker train_lora.py): `cfg.attr` is the keyword the call passes, else the class's
- * attribute as its module writes it (imported-constants.ts). Undefined for any other value.
+ * attribute as its module writes it (imported-constants.ts), also through its fields' instances (`cfg.training.lr`).
+ * Undefined for any other value.
  */
 function importedInstance(file: PythonFile, value: SyntaxNode | null, attr: string, use: SyntaxNode): Val | undefined {
   const callee = value?.name === 'CallExpression' ? value.firstChild : null;
@@ -111,7 +114,10 @@ function importedInstance(file: PythonFile, value: SyntaxNode | null, attr: stri
   if (file.lookup(cls, use).k === 'binding') return undefined;
   const args = file.args(value);
   if (args.positional.length > 0 || args.opaque.length > 0) return undefined;
-  const given = args.entries.find((e) => e.rawKey === attr);
+  // `cfg.training.lr` of `cfg = Config(training=...)`: the keyword's instance is not followed.
+  const [first, ...rest] = attr.split('.');
+  const given = args.entries.find((e) => e.rawKey === first);
+  if (given && rest.length > 0) return undefined;
   return given ? file.valueOf(given) : importedName(file, `${cls}.${attr}`, use);
 }
 

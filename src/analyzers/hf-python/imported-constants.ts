@@ -168,6 +168,7 @@ function classLiterals(
   top: SyntaxNode,
   where: { shownAs: string; starts: readonly number[]; out: Map<string, ImportedValue> },
 ): void {
+  const nested: { key: string; value: SyntaxNode }[] = [];
   for (let st = top.firstChild; st; st = st.nextSibling) {
     // A decorated class (`@dataclass`) is the ClassDefinition of its DecoratedStatement.
     const cls = st.name === 'DecoratedStatement' ? st.getChild('ClassDefinition') : st;
@@ -182,12 +183,65 @@ function classLiterals(
       seen.set(attr, seen.has(attr) ? null : st.lastChild);
     }
     const name = text.slice(className.from, className.to);
-    for (const [attr, value] of seen) {
+    for (const [attr, assigned] of seen) {
+      const value = assigned && fieldArgument(text, assigned, 'default');
       const v = value ? literal(text, value) : undefined;
       if (v === undefined || v === null) continue;
       const key = `${name}.${attr}`;
       const line = lineIndex(where.starts, value!.from) + 1;
       where.out.set(key, { value: v, source: `${key} in ${where.shownAs}, line ${line}` });
+    }
+    for (const [attr, assigned] of seen) if (assigned) nested.push({ key: `${name}.${attr}`, value: assigned });
+  }
+  nestedClassLiterals(text, nested, where);
+}
+
+/**
+ * A dataclass field's value as its class body writes it: the argument `field(...)` is given for `which` (its default,
+ * or its default_factory), else the value itself.
+ */
+function fieldArgument(text: string, value: SyntaxNode, which: 'default' | 'default_factory'): SyntaxNode | undefined {
+  const callee = value.name === 'CallExpression' ? value.firstChild : null;
+  if (!callee || !/^(dataclasses\.)?field$/.test(text.slice(callee.from, callee.to))) return value;
+  for (let ch = value.getChild('ArgList')?.firstChild ?? null; ch; ch = ch.nextSibling) {
+    const key = ch.name === 'VariableName' && ch.nextSibling?.name === 'AssignOp' ? ch : null;
+    if (key && text.slice(key.from, key.to) === which) return ch.nextSibling?.nextSibling ?? undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Fields that hold an instance of another of the module's classes (`training: TrainConfig =
+ * field(default_factory=TrainConfig)`, `= TrainConfig()`, a `lambda: TrainConfig(...)` factory): that class's
+ * attributes under `Config.training.NAME`, the call's literal keywords over them, nested up to three levels.
+ */
+function nestedClassLiterals(
+  text: string,
+  fields: readonly { key: string; value: SyntaxNode }[],
+  where: { shownAs: string; starts: readonly number[]; out: Map<string, ImportedValue> },
+): void {
+  for (let level = 0; level < 3; level++) {
+    for (const { key, value } of fields) {
+      const made = fieldArgument(text, value, 'default_factory');
+      const call = made?.name === 'LambdaExpression' ? made.lastChild : made;
+      const callee = call?.name === 'CallExpression' ? call.firstChild : call;
+      if (!call || callee?.name !== 'VariableName') continue;
+      const cls = text.slice(callee.from, callee.to);
+      for (const [inner, v] of [...where.out]) {
+        if (inner.startsWith(`${cls}.`)) where.out.set(`${key}${inner.slice(cls.length)}`, v);
+      }
+      if (call.name !== 'CallExpression') continue;
+      for (let ch = call.getChild('ArgList')?.firstChild ?? null; ch; ch = ch.nextSibling) {
+        const arg = ch.name === 'VariableName' && ch.nextSibling?.name === 'AssignOp' ? ch : null;
+        const given = arg?.nextSibling?.nextSibling;
+        const v = given ? literal(text, given) : undefined;
+        if (!arg || !given || v === undefined || v === null) continue;
+        const name = `${key}.${text.slice(arg.from, arg.to)}`;
+        where.out.set(name, {
+          value: v,
+          source: `${name} in ${where.shownAs}, line ${lineIndex(where.starts, given.from) + 1}`,
+        });
+      }
     }
   }
 }

@@ -252,6 +252,55 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(kw.setup?.micro_batch_size, 4);
   });
 
+  it("an imported dataclass holding the module's other dataclasses: `config.training.BATCH_SIZE`", () => {
+    // A config.py in cudnah124/ChartQA's shape: Config's fields made by default_factory (a class, a lambda's call with
+    // a keyword) and field(default=...); the script imports Config, or a module-level instance of it.
+    const module = [
+      'from dataclasses import dataclass, field',
+      '@dataclass',
+      'class ModelConfig:',
+      '    name: str = "meta-llama/Meta-Llama-3-8B"',
+      '@dataclass',
+      'class TrainConfig:',
+      '    BATCH_SIZE: int = field(default=1)',
+      '    ACCUM: int = 8',
+      '@dataclass',
+      'class Config:',
+      '    model: ModelConfig = field(default_factory=ModelConfig)',
+      '    training: TrainConfig = field(default_factory=lambda: TrainConfig(BATCH_SIZE=2))',
+      'default_config = Config()',
+      '',
+    ].join('\n');
+    const trainer = (imports: string, made: string): string =>
+      TRAINER(imports, 'config.model.name', 'config.training.BATCH_SIZE').replace(
+        `${imports}\n`,
+        `${imports}\n${made}`,
+      );
+    const r = runOf(
+      { '/p/train.py': trainer('from config import Config', 'config = Config()\n'), '/p/config.py': module },
+      '/p/train.py',
+    );
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['meta-llama/Meta-Llama-3-8B', 2]);
+    assert.match(
+      JSON.stringify(runFact(r, 'microBatchSize')?.fact),
+      /Config\.training\.BATCH_SIZE in config\.py, line 12/,
+    );
+    const instance = runOf(
+      { '/p/train.py': trainer('from config import default_config as config', ''), '/p/config.py': module },
+      '/p/train.py',
+    );
+    assert.deepEqual([instance.setup?.model, instance.setup?.micro_batch_size], ['meta-llama/Meta-Llama-3-8B', 2]);
+    // A keyword of the script's call that makes the inner instance is not followed: unknown, not the class's value.
+    const given = runOf(
+      {
+        '/p/train.py': trainer('from config import Config', 'config = Config(training=make())\n'),
+        '/p/config.py': module,
+      },
+      '/p/train.py',
+    );
+    assert.ok(isUnknown(runFact(given, 'microBatchSize')!.fact.value));
+  });
+
   it("`from package import module` then `module.NAME`, and a name of the package's __init__.py", () => {
     // ferrazzipietro/mistral_finetuning finetuning_qwen.py: `from config.finetuning_qwen import config,
     // training_params`, then `config.BASE_MODEL_CHECKPOINT` (config/finetuning_qwen/config.py; the package's
