@@ -74,12 +74,19 @@ function classNamed(file: PythonFile, name: string, use: SyntaxNode): Instance |
   return cls && className && file.text.slice(className.from, className.to) === name ? { cls, keywords: [] } : undefined;
 }
 
+/** A dataclass `field(...)` or a pydantic `Field(...)`. */
 const isField = (file: PythonFile, call: SyntaxNode): boolean =>
-  /^(dataclasses\.)?field$/.test(file.calleeName(call) ?? '');
+  /^((dataclasses\.)?field|(pydantic\.)?Field)$/.test(file.calleeName(call) ?? '');
+
+/** The default a `field(default=v)` gives, or pydantic's `Field(v, ...)` / `Field(default=v)`. */
+function fieldDefault(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
+  const a = file.args(call);
+  return a.entries.find((e) => e.rawKey === 'default')?.valueNode ?? a.positional[0] ?? undefined;
+}
 
 /**
- * The literal a class body gives an attribute (`attr = v`, `attr: T = v`, `attr: T = field(default=v)`), located at the
- * value and said as `owner.attr = v at line N` (`attr = v` without an owner).
+ * The literal a class body gives an attribute (`attr = v`, `attr: T = v`, `attr: T = field(default=v)`, pydantic's
+ * `Field(v)`), located at the value and said as `owner.attr = v at line N` (`attr = v` without an owner).
  */
 function bodyValue(
   file: PythonFile,
@@ -90,9 +97,7 @@ function bodyValue(
 ): Val | undefined {
   const assigned = onlyAssignment(file, cls, attr);
   const value =
-    assigned?.name === 'CallExpression' && isField(file, assigned)
-      ? file.args(assigned).entries.find((e) => e.rawKey === 'default')?.valueNode
-      : assigned;
+    assigned?.name === 'CallExpression' && isField(file, assigned) ? fieldDefault(file, assigned) : assigned;
   if (!value) return undefined;
   const v = file.evalNode(value, depth + 1);
   if (v.k !== 'lit') return undefined;

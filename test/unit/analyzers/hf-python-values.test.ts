@@ -347,6 +347,17 @@ describe("hf-python: the script's own values", () => {
       text.replace('config = get_config()', 'config = Config(training=TrainConfig(per_device_train_batch_size=16))'),
     );
     assert.equal(last(given, 'microBatchSize')?.value, 16);
+    // pydantic models of the same shape: Field(v, description=...) and Field(default_factory=...).
+    const pydantic = text
+      .replace(/@dataclass\n/g, '')
+      .replace(/class (\w+):/g, 'class $1(BaseModel):')
+      .replace('field(default=8)', 'Field(8, description="accumulation")')
+      .replace(/ field\(default_factory/g, ' Field(default_factory');
+    const p = analyzeHfPython(pydantic);
+    assert.deepEqual(
+      [last(p, 'model')?.value, last(p, 'microBatchSize')?.value, last(p, 'gradientAccumulationSteps')?.value],
+      ['Qwen/Qwen2.5-1.5B', 2, 8],
+    );
     // An attribute set again elsewhere, or an inner field made by a function: not known.
     for (const other of [
       `${text}    config.training.per_device_train_batch_size = 32\n`,
