@@ -19,7 +19,9 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   ({ use } = bound);
   const { found } = bound;
   const made =
-    found.binding.kind === 'assign' ? instanceOf(file, madeBy(file, found.binding.valueNode, depth), use) : undefined;
+    found.binding.kind === 'assign'
+      ? instanceMadeBy(file, madeBy(file, found.binding.valueNode, depth), use)
+      : undefined;
   if (found.binding.kind === 'assign' && !made) return importedInstance(file, found.binding.valueNode, attr, use);
   if (found.binding.kind !== 'def' && !made) return undefined;
   // `cfg = Config(batch_size=8)`: the keyword the call gives, else the class body's value.
@@ -38,7 +40,7 @@ function nestedConstant(file: PythonFile, parts: readonly string[], use: SyntaxN
   const bound = bindingOf(file, parts[0], use);
   if (bound?.found.binding.kind !== 'assign') return undefined;
   const value = madeBy(file, bound.found.binding.valueNode, depth);
-  let made = instanceOf(file, value, bound.use);
+  let made = instanceMadeBy(file, value, bound.use);
   if (!made) return importedInstance(file, value, parts.slice(1).join('.'), bound.use);
   for (const attr of parts.slice(1, -1)) made = made && memberInstance(file, made, attr, bound.use);
   if (!made) return undefined;
@@ -191,6 +193,45 @@ function instanceOf(
   const args = file.args(value);
   if (!cls || !named || args.positional.length > 0 || args.opaque.length > 0) return undefined;
   return { cls, keywords: args.entries };
+}
+
+/** An instance of a class of this file a call makes: the class's own call, or one of its class methods'. */
+function instanceMadeBy(file: PythonFile, value: SyntaxNode | null, use: SyntaxNode): Instance | undefined {
+  return instanceOf(file, value, use) ?? classMethodInstance(file, value, use);
+}
+
+/**
+ * The instance a class method of the file's class makes (`Config.from_dict(raw)` whose one return is
+ * `cls(model=ModelConfig(**raw["model"]), ...)`): the class and that call's keywords, evaluated where the method writes
+ * them (its parameters are what the one call of it passes).
+ */
+function classMethodInstance(file: PythonFile, value: SyntaxNode | null, use: SyntaxNode): Instance | undefined {
+  const callee = value?.name === 'CallExpression' ? value.firstChild : null;
+  const owner = callee?.name === 'MemberExpression' ? callee.firstChild : null;
+  const prop = callee?.lastChild;
+  if (owner?.name !== 'VariableName' || prop?.name !== 'PropertyName') return undefined;
+  const ownerName = file.text.slice(owner.from, owner.to);
+  const made = classNamed(file, ownerName, use);
+  const method = made && methodNamed(file, made.cls, file.text.slice(prop.from, prop.to));
+  const returned = method && soleReturn(method);
+  const call = returned?.lastChild;
+  const head = call?.name === 'CallExpression' ? call.firstChild : null;
+  const headName = head?.name === 'VariableName' ? file.text.slice(head.from, head.to) : undefined;
+  if (!made || !call || (headName !== 'cls' && headName !== ownerName)) return undefined;
+  const args = file.args(call);
+  return args.positional.length === 0 && args.opaque.length === 0
+    ? { cls: made.cls, keywords: args.entries }
+    : undefined;
+}
+
+/** The body of the method `name` a class defines (decorated or not). */
+function methodNamed(file: PythonFile, cls: SyntaxNode, name: string): SyntaxNode | undefined {
+  for (let st = cls.getChild('Body')?.firstChild ?? null; st; st = st.nextSibling) {
+    const fn = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : st;
+    const fnName = fn?.name === 'FunctionDefinition' ? fn.getChild('VariableName') : null;
+    if (fnName && file.text.slice(fnName.from, fnName.to) === name) return fn!.getChild('Body') ?? undefined;
+  }
+  return undefined;
 }
 
 /** The class definition that starts at `pos` (its binding's place), found from any node of the file. */

@@ -8,6 +8,7 @@ import {
   argumentNode,
   assignedAttribute,
   calledAs,
+  classNameOf,
   initAttribute,
   initAttributeMember,
   positionalParameters,
@@ -234,7 +235,13 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   if (!scope.fn || depth > MAX_DEPTH / 2) return undefined;
   // A class's __init__ is called by the class's name.
   const callee = calledAs(file, scope);
-  const sites = file.calls.filter((c) => file.calleeName(c) === callee);
+  // A class or static method is called through its class (`Config.from_dict(data)`).
+  const owner = scope.fn !== '__init__' ? classNameOf(file, scope.node) : undefined;
+  const through = owner === undefined ? undefined : `${owner}.${scope.fn}`;
+  const sites = file.calls.filter((c) => {
+    const name = file.calleeName(c);
+    return name === callee || (through !== undefined && name === through);
+  });
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
     return commandParameter(file, name, depth);

@@ -176,6 +176,60 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it("a dataclass config built from the file's sections by a class method (Config.from_yaml / Config.from_dict)", () => {
+    // The shape of the research configs that nest a dataclass per section (found in public repositories: `model:
+    // ModelConfig = field(default_factory=ModelConfig)` and `cls(model=ModelConfig(**raw.get("model", {})), ...)`):
+    // each attribute the file's section gives, else the class's default. Written for this test.
+    const classes = [
+      'import yaml',
+      'from dataclasses import dataclass, field',
+      '@dataclass',
+      'class ModelConfig:',
+      '    model_name: str = "Qwen/Qwen2.5-1.5B"',
+      '@dataclass',
+      'class TrainConfig:',
+      '    per_device_train_batch_size: int = 4',
+      '    gradient_accumulation_steps: int = 8',
+      '@dataclass',
+      'class Config:',
+      '    model: ModelConfig = field(default_factory=ModelConfig)',
+      '    training: TrainConfig = field(default_factory=TrainConfig)',
+      '    @classmethod',
+      '    def from_yaml(cls, path):',
+      '        with open(path) as f:',
+      '            raw = yaml.safe_load(f)',
+      '        return cls(model=ModelConfig(**raw.get("model", {})), training=TrainConfig(**raw.get("training", {})))',
+      '    @classmethod',
+      '    def from_dict(cls, raw):',
+      '        return cls(model=ModelConfig(**raw["model"]), training=TrainConfig(**raw["training"]))',
+    ];
+    const reading = [
+      'model = AutoModelForCausalLM.from_pretrained(config.model.model_name)',
+      'TrainingArguments(',
+      '    output_dir="o",',
+      '    per_device_train_batch_size=config.training.per_device_train_batch_size,',
+      '    gradient_accumulation_steps=config.training.gradient_accumulation_steps,',
+      ')',
+      '',
+    ];
+    const yaml = 'model:\n  model_name: Qwen/Qwen2.5-0.5B\ntraining:\n  per_device_train_batch_size: 6\n';
+    const read = () => ({ text: yaml, shownAs: 'c.yaml' });
+    const byYaml = analyzeHfPython(
+      [...classes, 'config = Config.from_yaml("c.yaml")', ...reading].join('\n'),
+      undefined,
+      read,
+    );
+    const loaded = ['with open("c.yaml") as f:', '    data = yaml.safe_load(f)', 'config = Config.from_dict(data)'];
+    const byDict = analyzeHfPython([...classes, ...loaded, ...reading].join('\n'), undefined, read);
+    for (const r of [byYaml, byDict]) {
+      assert.deepEqual(
+        [value(r, 'model')?.value, value(r, 'microBatchSize')?.value, value(r, 'gradientAccumulationSteps')?.value],
+        ['Qwen/Qwen2.5-0.5B', 6, 8],
+      );
+      assert.match(value(r, 'microBatchSize')?.rawValue ?? '', /c\.yaml training\.per_device_train_batch_size/);
+    }
+  });
+
   it('a path joined from a folder and the option, and the data made a namespace (PJLAB-CHIP/HPCTransCompile)', () => {
     // TrainEngine/train.py: `open(config_dir + args.config)`, `config = dict2namespace(config)`, `config.model.x`.
     const text = [
