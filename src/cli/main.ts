@@ -245,14 +245,14 @@ async function launchedRun(
   for (const launcher of launchers) {
     const text = reader.read(launcher);
     if (text === undefined) continue;
-    // The file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
+    // A Python module another Python file reaches is one it imports (`from config import Config`): the importer's run
+    // reads what it takes of it, and the module is no config of the run's own.
+    const imports = /\.py$/i.test(file) && /\.py$/i.test(launcher);
+    // Else the file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
     const run = await resolveRun(
       c,
       io,
-      [
-        { file: launcher, text },
-        { ...inputs[0], file },
-      ],
+      [{ file: launcher, text }, ...(imports ? [] : [{ ...inputs[0], file }])],
       overrides,
     );
     // A JSON / YAML file no format takes alone is a data file the script loads: said to be read, not run.
@@ -263,7 +263,7 @@ async function launchedRun(
     const whatItIs = own ? 'is part of a run' : data ? 'is not a config alone' : 'gives no estimate alone';
     const said =
       `vram-lens: ${inputs[0].file} ${whatItIs}; read as the run of ` +
-      `${path.relative(io.cwd, launcher)}, which ${data ? 'reads' : 'runs'} it${others}`;
+      `${path.relative(io.cwd, launcher)}, which ${data ? 'reads' : imports ? 'imports' : 'runs'} it${others}`;
     if (run.setup && trains(run)) {
       io.err(said);
       return run;

@@ -1,7 +1,7 @@
-// The files that run a given file (a launch script its training script, a launcher its DeepSpeed config): found under
-// a folder, as the workspace index of runs finds them (server/runs.ts), for the CLI given one file of a run. A file
-// is read only when it names the given one's base name; its references are then resolved as the pipeline resolves
-// them.
+// The files that run a given file (a launch script its training script, a launcher its DeepSpeed config, a script the
+// project module it imports): found under a folder, as the workspace index of runs finds them (server/runs.ts), for
+// the CLI given one file of a run. A file is read only when it names the given one's base name (a module's, its stem);
+// its references are then resolved as the pipeline resolves them.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
 import { projectModules, referencedPath, type FileReader } from '../analyzers/pipeline';
@@ -9,16 +9,25 @@ import { candidates } from './candidates';
 import { HYDRA_MAIN } from '../analyzers/hf-python/hydra-app';
 import { usageArguments } from '../analyzers/hf-python/usage-line';
 import { findReference } from '../analyzers/file-reader';
+import { projectImports } from '../analyzers/hf-python/imported-constants';
+import { importedModule } from '../analyzers/collect/locate';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
 export function launchersOf(file: string, root: string, reader: FileReader): string[] {
   const target = path.resolve(file);
   const name = path.basename(target);
+  // A module is named by its stem in the import statement of a script that imports it (`from config import Config`).
+  const stem = /\.py$/i.test(name) ? name.slice(0, -3) : undefined;
+  const importing =
+    stem && /^\w+$/.test(stem) ? new RegExp(`^[ \\t]*(from|import)[ \\t]+[\\w.]*\\b${stem}\\b`, 'm') : undefined;
   const out: string[] = [];
   for (const f of candidates(root)) {
     if (path.resolve(f) === target) continue;
     const text = reader.read(f);
-    if (text === undefined || !(text.includes(name) || readsHydraConfigs(text, name))) continue;
+    const named =
+      text !== undefined &&
+      (text.includes(name) || readsHydraConfigs(text, name) || (importing !== undefined && importing.test(text)));
+    if (text === undefined || !named) continue;
     const format = detectFormat(f, text);
     if (!format || format === 'scenario') continue;
     // A script's references include the files it loads through its project's modules (`load_config` of utils.py).
@@ -27,11 +36,27 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
     );
     if (
       refs.some((r) => path.resolve(referencedPath(reader, f, r)) === target) ||
-      usageFiles(reader, f, text).includes(target)
+      usageFiles(reader, f, text).includes(target) ||
+      (importing !== undefined && importedModules(reader, f, text).includes(target))
     )
       out.push(path.resolve(f));
   }
   return out.sort();
+}
+
+/**
+ * The project modules a Python file imports, for their constants or classes as well as their functions (`from config
+ * import MODEL_NAME`): each found as the pipeline finds an imported module (beside the file, from the folders above it,
+ * a package's `__init__.py`, a src layout).
+ */
+function importedModules(reader: FileReader, file: string, text: string): string[] {
+  if (!/\.py$/i.test(file)) return [];
+  const out: string[] = [];
+  for (const imp of projectImports(text)) {
+    const found = importedModule(reader, file, imp.path);
+    if (found.text !== undefined) out.push(path.resolve(found.path));
+  }
+  return out;
 }
 
 /**

@@ -76,6 +76,41 @@ describe('cli: vram-lens estimate', async () => {
     assert.equal((JSON.parse(out) as { layout: { world: number } }).layout.world, 1);
   });
 
+  it('a project module opened alone (a settings module, a dataclass config) is read as the run of the script that imports it', async () => {
+    // The shapes of nested and flat Python configs that training scripts import (`from settings import MODEL_NAME`,
+    // `from config import Config` then `config.training.x`): the module names no run alone. Written for this test.
+    const dir = projectWith({
+      'settings.py': 'MODEL_NAME = "Qwen/Qwen2.5-0.5B"\nBATCH_SIZE = 3\n',
+      'train.py':
+        'from settings import MODEL_NAME, BATCH_SIZE\n' +
+        'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'model = AutoModelForCausalLM.from_pretrained(MODEL_NAME)\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=BATCH_SIZE)).train()\n',
+      'pkg/config.py':
+        'from dataclasses import dataclass, field\n' +
+        '@dataclass\nclass TrainConfig:\n    batch_size: int = 5\n' +
+        '@dataclass\nclass Config:\n    model_name: str = "Qwen/Qwen2.5-0.5B"\n' +
+        '    training: TrainConfig = field(default_factory=TrainConfig)\n',
+      'pkg/run.py':
+        'from pkg.config import Config\n' +
+        'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'config = Config()\n' +
+        'model = AutoModelForCausalLM.from_pretrained(config.model_name)\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=config.training.batch_size)).train()\n',
+    });
+    const flat = await cliIn(dir, 'estimate', 'settings.py', '--json');
+    assert.equal(flat.code, 0, flat.err);
+    assert.match(flat.err, /settings\.py gives no estimate alone; read as the run of train\.py, which imports it/);
+    assert.equal((JSON.parse(flat.out) as { layout: { globalBatch: number } }).layout.globalBatch, 3);
+    const nested = await cliIn(dir, 'estimate', 'pkg/config.py', '--json');
+    assert.equal(nested.code, 0, nested.err);
+    assert.match(
+      nested.err,
+      /pkg\/config\.py gives no estimate alone; read as the run of pkg\/run\.py, which imports it/,
+    );
+    assert.equal((JSON.parse(nested.out) as { layout: { globalBatch: number } }).layout.globalBatch, 5);
+  });
+
   it('one file that names no model alone is read as the run of the file that launches it', async () => {
     // A TrlParser script whose model comes from the launch line (sdiehl/tiny-r1's train_trl.py and accelerate.sh).
     const dir = tempDir('vram-lens-cli-');
