@@ -75,6 +75,8 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'not-analyzed',
   'reference-found-above',
   'read-by-name',
+  // A value the estimate cannot know statically, said at its place (with the default that stands in, where one does).
+  'not-static',
 ]);
 
 /** Which keys drive each memory component, most specific first (the key a diagnostic points at). */
