@@ -407,6 +407,17 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.family, a.qkNorm, a.hidden, a.layers], ['qwen3', true, 4096, 36]);
   });
 
+  it('LLM-jp 3 by hand: untied 99,584-token embeddings, full multi-head attention, SwiGLU (llm-jp/instruct3 configs)', () => {
+    // 2 x V x h (embedding and head) + L x (4 h^2 attention + 3 h f MLP + 2 h norms) + h final norm.
+    const count3 = (L: number, h: number, f: number): number => 2 * 99584 * h + L * (4 * h * h + 3 * h * f + 2 * h) + h;
+    assert.equal(count('llm-jp/llm-jp-3-1.8b'), count3(24, 2048, 7168));
+    assert.equal(count('llm-jp/llm-jp-3-1.8b'), 1_867_614_208); // the model card's 1.8b
+    assert.equal(count('llm-jp/llm-jp-3-3.7b-instruct'), count3(28, 3072, 8192)); // 3,782,913,024
+    assert.equal(count('llm-jp/llm-jp-3-13b'), 13_707_924_480);
+    const a = archOf('llm-jp/llm-jp-3-1.8b-instruct3');
+    assert.deepEqual([a.family, a.kvHeads, a.heads, a.tied], ['llama', 16, 16, false]);
+  });
+
   it('Qwen3-VL 2B and 32B by hand: Qwen3-1.7B and Qwen3-32B under text_config, the 4B and 8B towers merging into their widths', () => {
     // The 2B's tower is the 4B's (width 1024, 24 blocks, MLP 4096) with its merger and three deepstack mergers ending
     // in 4096 x 2048 + 2048; the 32B's is the 8B's (above) ending in 4608 x 5120 + 5120.

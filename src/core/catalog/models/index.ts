@@ -17,6 +17,7 @@ import { OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
 import { GRANITE_3, GRANITE_4_H } from './ibm';
 import { INTERNLM2 } from './internlm';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
+import { LLM_JP_3 } from './llmjp';
 import { MINICPM } from './openbmb';
 import { PHI_1_DIALOGPT, PHI_3_2, PHI_4 } from './microsoft';
 import { MINISTRAL, MISTRAL_7B_MIXTRAL, MISTRAL_LARGE_CODESTRAL, MISTRAL_SMALL } from './mistral';
@@ -115,4 +116,6 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...OPEN_R1_TRL,
   // Added for the checkpoints real Chinese fine-tuning repositories name.
   ...MINICPM,
+  // Added for the checkpoints real Japanese fine-tuning files name.
+  ...LLM_JP_3,
 ];

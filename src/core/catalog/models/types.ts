@@ -49,6 +49,7 @@ export const hf = (id: string): string => `https://huggingface.co/${id}/blob/mai
 export const COPIES = {
   litgpt: 'Lightning-AI/litgpt@26857050 litgpt/config.py',
   mlc: 'mlc-ai/mlc-llm@79d603f0 python/mlc_llm/model/model_preset.py',
+  llmjp: 'llm-jp/instruct3@93d16280 megatron_configs/llm-jp-3-*.yaml',
 } as const;
 
 /** The config.json URL, and the copy whose size fields the entry was checked against. */
