@@ -49,7 +49,7 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
  * import MODEL_NAME`): each found as the pipeline finds an imported module (beside the file, from the folders above it,
  * a package's `__init__.py`, a src layout).
  */
-function importedModules(reader: FileReader, file: string, text: string): string[] {
+export function importedModules(reader: FileReader, file: string, text: string): string[] {
   if (!/\.py$/i.test(file)) return [];
   const out: string[] = [];
   for (const imp of projectImports(text)) {

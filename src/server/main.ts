@@ -52,14 +52,16 @@ function isConfig(doc: TextDocument): boolean {
 }
 
 /**
- * The analysis of a document VRAM Lens reads: a config by its name and content, or a JSON / YAML file a script of one
- * of the workspace's runs loads for its values (its analysis holds the run, at its keys: analyzers/script-data.ts).
+ * The analysis of a document VRAM Lens reads: a config by its name and content, a JSON / YAML file a script of one of
+ * the workspace's runs loads for its values (its analysis holds the run, at its keys: analyzers/script-data.ts), or a
+ * Python module a script of a run imports (a settings module, a dataclass config: the run's estimate).
  */
 async function analysisOf(doc: TextDocument): Promise<Analysis | undefined> {
   if (isConfig(doc)) return analyses.analysis(doc);
   if (!loadedByRun(doc)) return undefined;
   const a = await analyses.analysis(doc);
-  return a?.format === 'script-data' ? a : undefined;
+  const module = /\.py$/i.test(fsPathOf(doc.uri)) && a?.setup !== undefined;
+  return a?.format === 'script-data' || module ? a : undefined;
 }
 
 /** Whether a document no format takes alone is a file of a run, by the workspace's index (a script loads it). */

@@ -1,11 +1,12 @@
 // The workspace index of runs: which file references which (a launcher its script and its Accelerate, DeepSpeed or
-// YAML configs; a script its DeepSpeed JSON; an Accelerate config its DeepSpeed config), kept current as files change,
+// YAML configs; a script its DeepSpeed JSON and the project modules it imports; an Accelerate config its DeepSpeed
+// config), kept current as files change,
 // so that every file of a run is analyzed with the run's entry files and shows the run's estimate. Built in the
 // background in small slices (the server keeps answering); until it is complete, the files beside a document that name
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
-import { usageFiles } from '../node/launchers';
+import { importedModules, usageFiles } from '../node/launchers';
 import { projectModules, referencedPath, type InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
 import { impliedRunOf, takesConfigOption, type ImpliedRun } from '../node/config-readers';
@@ -147,8 +148,9 @@ export class RunIndex {
     const refs = analyzeAs(format, text, { readModule: projectModules(reader, file) })
       .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
       .map((r) => path.resolve(referencedPath(reader, file, r)));
-    // A script whose --config is required reads the config its own usage line names.
-    return [...refs, ...usageFiles(reader, file, text)];
+    // A script whose --config is required reads the config its own usage line names; a script's project modules
+    // (`from config import MODEL_NAME`, a dataclass config) are files of its run too.
+    return [...new Set([...refs, ...usageFiles(reader, file, text), ...importedModules(reader, file, text)])];
   }
 
   private scheduleScan(): void {

@@ -80,6 +80,32 @@ describe('runs: the workspace index of which file runs which', () => {
       );
   });
 
+  it("a project module a script imports (settings, a dataclass config) belongs to the script's run", async () => {
+    // The script imports constants from settings.py and a config class from configs/train_config.py (read through the
+    // folders above the script, as the pipeline finds them); utils.py, which nothing imports, is in no run.
+    const { dir, workspace } = workspaceWith({
+      'launch.sh': 'torchrun --nproc_per_node 2 src/train.py\n',
+      'settings.py': 'MODEL_NAME = "Qwen/Qwen2.5-0.5B"\n',
+      'configs/train_config.py': 'class TrainConfig:\n    batch_size = 4\n',
+      'utils.py': 'def seed():\n    return 0\n',
+      'src/train.py':
+        'from settings import MODEL_NAME\n' +
+        'from configs.train_config import TrainConfig\n' +
+        'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'model = AutoModelForCausalLM.from_pretrained(MODEL_NAME)\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=TrainConfig.batch_size)).train()\n',
+    });
+    const index = new RunIndex(workspace, () => undefined);
+    await built(index);
+    for (const f of ['settings.py', 'configs/train_config.py', 'src/train.py'])
+      assert.deepEqual(
+        index.runsOf(path.join(dir, f)).map((r) => r.entry),
+        [path.join(dir, 'launch.sh')],
+        f,
+      );
+    assert.deepEqual(index.runsOf(path.join(dir, 'utils.py')), []);
+  });
+
   it('two launchers of one DeepSpeed config: two runs, the first by path unless the user chose', async () => {
     const { dir, workspace } = workspaceWith({
       'a.sh': 'deepspeed train.py --model_name_or_path gpt2 --deepspeed ds.json --per_device_train_batch_size 2\n',
