@@ -144,6 +144,29 @@ describe('a JSON / YAML file a script loads, as a file of its run', () => {
   });
 });
 
+describe('a Python module a script imports, as a file of its run', () => {
+  it("a settings module shows the run's estimate, with no complaint that it is no config", () => {
+    // The editor analyses a project module the index of runs puts in a script's run (server/runs.ts) with the run's
+    // entry: the script reads MODEL_NAME and BATCH_SIZE from it. Written for this test.
+    const files = {
+      '/p/settings.py': 'MODEL_NAME = "Qwen/Qwen2.5-0.5B"\nBATCH_SIZE = 3\n',
+      '/p/train.py':
+        'from settings import MODEL_NAME, BATCH_SIZE\n' +
+        'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'model = AutoModelForCausalLM.from_pretrained(MODEL_NAME)\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=BATCH_SIZE)).train()\n',
+    };
+    const a = analyze('/p/settings.py', files, ['/p/train.py']);
+    assert.equal(a.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(a.setup?.micro_batch_size, 3);
+    assert.ok(a.estimate);
+    assert.deepEqual(
+      a.findings.filter((f) => f.severity === 'error').map((f) => f.code),
+      [],
+    );
+  });
+});
+
 describe("a script's own usage line", () => {
   // baremetaldevx86/Qwen-2.5-1.5B-GRPO scripts/run_grpo.py: `--config` is required, and the module docstring shows
   // `python scripts/run_grpo.py --config configs/grpo.yaml`; the trainer is built in a module of the project.
