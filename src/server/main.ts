@@ -60,9 +60,15 @@ async function analysisOf(doc: TextDocument): Promise<Analysis | undefined> {
   if (isConfig(doc)) return analyses.analysis(doc);
   if (!loadedByRun(doc)) return undefined;
   const a = await analyses.analysis(doc);
+  if (a?.format === 'script-data') return a;
+  // A module the run imports keeps the problems found in it; the run's fit, which no key of the module drives, is in
+  // the status bar and the panel rather than on its first line.
   const module = /\.py$/i.test(fsPathOf(doc.uri)) && a?.setup !== undefined;
-  return a?.format === 'script-data' || module ? a : undefined;
+  return module ? { ...a, findings: a.findings.filter((f) => !FIT_CODES.has(f.code)) } : undefined;
 }
+
+/** The findings of a run's fit on the GPU, placed at the key that drives the peak. */
+const FIT_CODES: ReadonlySet<string> = new Set(['exceeds-gpu-memory', 'near-gpu-memory', 'variable-length-cache']);
 
 /** Whether a document no format takes alone is a file of a run, by the workspace's index (a script loads it). */
 function loadedByRun(doc: TextDocument): boolean {
