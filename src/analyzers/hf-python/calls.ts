@@ -13,8 +13,9 @@ import {
   type Tool,
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
-import { type Entry, PythonFile } from './file';
+import { type Binding, type Entry, PythonFile } from './file';
 import { branchTaken, conditionOf } from './branches';
+import { dictEntryNode } from './expressions';
 import { children, span, clip, isModelClass } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
@@ -84,9 +85,26 @@ export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode)
   if (found.k !== 'binding') return undefined;
   const all = (found.scope.bindings.get(name) ?? []).filter((b) => b.end <= use.from);
   const runs = [...all].reverse().find((b) => !b.valueNode || branchTaken(file, b.valueNode) !== false);
-  const value = (runs ?? found.binding).kind === 'assign' ? (runs ?? found.binding).valueNode : null;
+  const bound = runs ?? found.binding;
+  if (bound.kind === 'unpack') return unpackedModelClass(file, bound);
+  const value = bound.kind === 'assign' ? bound.valueNode : null;
   if (value?.name !== 'VariableName' && value?.name !== 'MemberExpression') return undefined;
   const cls = file.text.slice(value.from, value.to).split('.').pop()!.trim();
+  return isModelClass(cls) ? cls : undefined;
+}
+
+/**
+ * The model class an unpacked name takes from a tuple a dict constant maps the script's choice to (the transformers
+ * examples' `config_class, model_class, tokenizer_class = MODEL_CLASSES[args.model_type]` with `"bert": (BertConfig,
+ * BertForSequenceClassification, BertTokenizer)`): the class at the name's place, or undefined.
+ */
+function unpackedModelClass(file: PythonFile, b: Binding): string | undefined {
+  const entry = b.rhs && b.index !== undefined ? dictEntryNode(file, b.rhs, 0) : undefined;
+  const tuple = entry?.name === 'ParenthesizedExpression' ? entry.firstChild?.nextSibling : entry;
+  if (tuple?.name !== 'TupleExpression') return undefined;
+  const items = children(tuple).filter((n) => n.name === 'VariableName' || n.name === 'MemberExpression');
+  const item = items[b.index!];
+  const cls = item ? file.text.slice(item.from, item.to).split('.').pop()! : '';
   return isModelClass(cls) ? cls : undefined;
 }
 

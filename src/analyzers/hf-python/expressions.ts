@@ -459,12 +459,9 @@ function returnedItems(ret: SyntaxNode): SyntaxNode[] {
  * that entry's value, as later `d["key"] = value` statements leave it. Undefined for anything else.
  */
 export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
-  const obj = node.firstChild;
-  const open = obj?.nextSibling;
-  const key = open?.nextSibling;
-  if (!obj || open?.name !== '[' || !key || key.nextSibling?.name !== ']') return undefined;
-  const k = itemKey(file, key, depth);
-  const d = k === undefined ? undefined : file.evalNode(obj, depth + 1);
+  const item = subscript(file, node, depth);
+  if (!item) return undefined;
+  const { obj, k, d } = item;
   if (d?.k === 'data') return dataAt(d, k!, node);
   // An item of a dict constant imported from a module of the project (`from src.config import TRAINING_CONFIG`).
   if (d?.k !== 'dict' && obj.name === 'VariableName' && k !== undefined) {
@@ -477,6 +474,28 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   if (!entry?.valueNode) return undefined;
   if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is ${entry.forced}` };
   return file.evalNode(entry.valueNode, depth + 1);
+}
+
+/** The value node `d[key]` reads of a dict the file writes, its key known statically; undefined for anything else. */
+export function dictEntryNode(file: PythonFile, node: SyntaxNode, depth: number): SyntaxNode | undefined {
+  const item = subscript(file, node, depth);
+  if (item?.d?.k !== 'dict') return undefined;
+  const entry = [...item.d.entries].reverse().find((e) => e.rawKey === item.k);
+  return entry?.forced ? undefined : (entry?.valueNode ?? undefined);
+}
+
+/** `obj[key]`: the object's node, the key known statically (else undefined) and the object's value where it is. */
+function subscript(
+  file: PythonFile,
+  node: SyntaxNode,
+  depth: number,
+): { obj: SyntaxNode; k: string | undefined; d: Val | undefined } | undefined {
+  const obj = node.firstChild;
+  const open = obj?.nextSibling;
+  const key = open?.nextSibling;
+  if (!obj || open?.name !== '[' || !key || key.nextSibling?.name !== ']') return undefined;
+  const k = itemKey(file, key, depth);
+  return { obj, k, d: k === undefined ? undefined : file.evalNode(obj, depth + 1) };
 }
 
 /**

@@ -366,6 +366,32 @@ describe("hf-python: the script's own values", () => {
       assert.ok(typeof last(analyzeHfPython(other), 'microBatchSize')?.value === 'object', other);
   });
 
+  it("the model class a dict of the transformers examples maps the script's --model_type to (MODEL_CLASSES)", () => {
+    // transformers' examples before the Auto classes (run_glue.py, run_lm_finetuning.py) and the scripts copied from
+    // them: `config_class, model_class, tokenizer_class = MODEL_CLASSES[args.model_type]`, then
+    // `model_class.from_pretrained(args.model_name_or_path)`. Written for this test in that shape.
+    const text = [
+      'import argparse',
+      'MODEL_CLASSES = {',
+      '    "bert": (BertConfig, BertForSequenceClassification, BertTokenizer),',
+      '    "gpt2": (GPT2Config, GPT2LMHeadModel, GPT2Tokenizer),',
+      '}',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--model_type", default="bert")',
+      'parser.add_argument("--model_name_or_path", default="bert-base-uncased")',
+      'args = parser.parse_args()',
+      'config_class, model_class, tokenizer_class = MODEL_CLASSES[args.model_type]',
+      'model = model_class.from_pretrained(args.model_name_or_path)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.deepEqual([last(r, 'model')?.value, last(r, 'head')?.value], ['bert-base-uncased', 'seq_cls']);
+    // The GPT-2 entry loads its LM head: no classifier; a name not in the dict loads nothing known.
+    const gpt2 = analyzeHfPython(text.replace('default="bert")', 'default="gpt2")'));
+    assert.deepEqual([last(gpt2, 'model')?.value, last(gpt2, 'head')], ['bert-base-uncased', undefined]);
+    assert.equal(last(analyzeHfPython(text.replace('default="bert")', 'default="xlnet")')), 'model'), undefined);
+  });
+
   it('an attribute of `Namespace(...)` made of keywords, also through a parameter (dtdo90/finetune_llama3.2)', () => {
     const text = [
       'from argparse import Namespace',
