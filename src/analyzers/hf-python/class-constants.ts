@@ -7,6 +7,7 @@ import { clip } from './syntax';
 import { calledFunctionBody, decidedOperand, soleReturn } from './expressions';
 import { calledAs, positionalParameters } from './attributes';
 import { importedName } from './imported-constants';
+import { fieldArgument } from './module-constants';
 
 /** The value the class body gives `C.attr`, or undefined when C is not a class of this file or attr is not constant. */
 export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -60,8 +61,9 @@ function memberInstance(file: PythonFile, made: Instance, attr: string, use: Syn
   const given = made.keywords.find((e) => e.rawKey === attr);
   if (given) return instanceOf(file, given.valueNode, use);
   const value = onlyAssignment(file, made.cls, attr);
-  if (value?.name !== 'CallExpression' || !isField(file, value)) return instanceOf(file, value ?? null, use);
-  const factory = file.args(value).entries.find((e) => e.rawKey === 'default_factory')?.valueNode;
+  if (!value) return undefined;
+  const factory = fieldArgument(file.text, value, 'default_factory');
+  if (factory === value) return instanceOf(file, value, use);
   if (factory?.name === 'LambdaExpression') return instanceOf(file, factory.lastChild, use);
   if (factory?.name !== 'VariableName') return undefined;
   return classNamed(file, file.text.slice(factory.from, factory.to), use);
@@ -76,16 +78,6 @@ function classNamed(file: PythonFile, name: string, use: SyntaxNode): Instance |
   return cls && className && file.text.slice(className.from, className.to) === name ? { cls, keywords: [] } : undefined;
 }
 
-/** A dataclass `field(...)` or a pydantic `Field(...)`. */
-const isField = (file: PythonFile, call: SyntaxNode): boolean =>
-  /^((dataclasses\.)?field|(pydantic\.)?Field)$/.test(file.calleeName(call) ?? '');
-
-/** The default a `field(default=v)` gives, or pydantic's `Field(v, ...)` / `Field(default=v)`. */
-function fieldDefault(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
-  const a = file.args(call);
-  return a.entries.find((e) => e.rawKey === 'default')?.valueNode ?? a.positional[0] ?? undefined;
-}
-
 /**
  * The literal a class body gives an attribute (`attr = v`, `attr: T = v`, `attr: T = field(default=v)`, pydantic's
  * `Field(v)`), located at the value and said as `owner.attr = v at line N` (`attr = v` without an owner).
@@ -98,8 +90,7 @@ function bodyValue(
   depth: number,
 ): Val | undefined {
   const assigned = onlyAssignment(file, cls, attr);
-  const value =
-    assigned?.name === 'CallExpression' && isField(file, assigned) ? fieldDefault(file, assigned) : assigned;
+  const value = assigned && fieldArgument(file.text, assigned, 'default');
   if (!value) return undefined;
   const v = file.evalNode(value, depth + 1);
   if (v.k !== 'lit') return undefined;

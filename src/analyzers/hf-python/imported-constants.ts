@@ -10,7 +10,7 @@ import { PythonFile, type Val } from './file';
 import type { Entry } from './static-values';
 import { writtenElsewhere } from './script-defaults';
 import { importOf, modulePath, PACKAGES } from './helper-modules';
-import { literal, moduleConstants } from './module-constants';
+import { fieldArgument, literal, moduleConstants } from './module-constants';
 import { type LoadedName, type LoaderFunction, moduleLoaders } from './module-loaders';
 import { span } from './syntax';
 
@@ -64,12 +64,14 @@ const MAX_MODULES = 32;
 const MAX_READS = 24;
 const MAX_LOOKUPS = 96;
 
-/** A module's file found from the script by its path (`config.py`, `./consts.py`): its text and how it is named. */
-/** A project file by its path from the script: a module it imports, or a data file it loads (data-files.ts). */
+/**
+ * A project file by its path from the script: a module it imports, or a data file it loads (data-files.ts); its text,
+ * how it is named, and where it was found.
+ */
 export type ModuleRead = (
   path: string,
   kind?: 'module' | 'data',
-) => { readonly text: string; readonly shownAs: string } | undefined;
+) => { readonly text: string; readonly shownAs: string; readonly found?: string } | undefined;
 
 /**
  * The imports of a parsed script that name a module of its project (not an installed package): at the top level, and
@@ -194,24 +196,6 @@ function classLiterals(
     for (const [attr, assigned] of seen) if (assigned) nested.push({ key: `${name}.${attr}`, value: assigned });
   }
   nestedClassLiterals(text, nested, where);
-}
-
-/**
- * A dataclass field's value as its class body writes it: the argument `field(...)` (or pydantic's `Field(...)`) is
- * given for `which` (its default, or its default_factory), else the value itself.
- */
-function fieldArgument(text: string, value: SyntaxNode, which: 'default' | 'default_factory'): SyntaxNode | undefined {
-  const callee = value.name === 'CallExpression' ? value.firstChild : null;
-  if (!callee || !/^((dataclasses\.)?field|(pydantic\.)?Field)$/.test(text.slice(callee.from, callee.to))) return value;
-  let positional: SyntaxNode | undefined;
-  for (let ch = value.getChild('ArgList')?.firstChild ?? null; ch; ch = ch.nextSibling) {
-    const key = ch.name === 'VariableName' && ch.nextSibling?.name === 'AssignOp' ? ch : null;
-    if (key && text.slice(key.from, key.to) === which) return ch.nextSibling?.nextSibling ?? undefined;
-    if (key) ch = ch.nextSibling?.nextSibling ?? ch;
-    else if (!positional && !['(', ')', ','].includes(ch.name)) positional = ch;
-  }
-  // pydantic's Field(v, description=...): its first argument is the default.
-  return which === 'default' ? positional : undefined;
 }
 
 /**

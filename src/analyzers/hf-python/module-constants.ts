@@ -81,3 +81,25 @@ export function evaluateNumber(
   if (b === 0) return undefined;
   return o === '/' ? a / b : o === '//' ? Math.floor(a / b) : undefined;
 }
+
+/**
+ * A dataclass field's value as its class body writes it: the argument `field(...)` (or pydantic's `Field(...)`) is
+ * given for `which` (its default, or its default_factory), else the value itself.
+ */
+export function fieldArgument(
+  text: string,
+  value: SyntaxNode,
+  which: 'default' | 'default_factory',
+): SyntaxNode | undefined {
+  const callee = value.name === 'CallExpression' ? value.firstChild : null;
+  if (!callee || !/^((dataclasses\.)?field|(pydantic\.)?Field)$/.test(text.slice(callee.from, callee.to))) return value;
+  let positional: SyntaxNode | undefined;
+  for (let ch = value.getChild('ArgList')?.firstChild ?? null; ch; ch = ch.nextSibling) {
+    const key = ch.name === 'VariableName' && ch.nextSibling?.name === 'AssignOp' ? ch : null;
+    if (key && text.slice(key.from, key.to) === which) return ch.nextSibling?.nextSibling ?? undefined;
+    if (key) ch = ch.nextSibling?.nextSibling ?? ch;
+    else if (!positional && !['(', ')', ','].includes(ch.name)) positional = ch;
+  }
+  // pydantic's Field(v, description=...): its first argument is the default.
+  return which === 'default' ? positional : undefined;
+}
