@@ -52,7 +52,7 @@ export function projectModules(reader: FileReader, file: string): ModuleRead {
   return (path, kind) => {
     const found = findReference(reader, file, path, kind === 'data' ? 'project-data' : undefined);
     if (found.text === undefined || (found.above && !foundAboveAs(path, kind === 'data'))) return undefined;
-    return { text: found.text, shownAs: path.replace(/^\.\//, '') };
+    return { text: found.text, shownAs: path.replace(/^\.\//, ''), found: found.path };
   };
 }
 

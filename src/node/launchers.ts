@@ -9,8 +9,6 @@ import { candidates } from './candidates';
 import { HYDRA_MAIN } from '../analyzers/hf-python/hydra-app';
 import { usageArguments } from '../analyzers/hf-python/usage-line';
 import { findReference } from '../analyzers/file-reader';
-import { projectImports } from '../analyzers/hf-python/imported-constants';
-import { importedModule } from '../analyzers/collect/locate';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
 export function launchersOf(file: string, root: string, reader: FileReader): string[] {
@@ -28,35 +26,31 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
       text !== undefined &&
       (text.includes(name) || readsHydraConfigs(text, name) || (importing !== undefined && importing.test(text)));
     if (text === undefined || !named) continue;
-    const format = detectFormat(f, text);
-    if (!format || format === 'scenario') continue;
-    // A script's references include the files it loads through its project's modules (`load_config` of utils.py).
-    const refs = analyzeAs(format, text, { readModule: projectModules(reader, f) }).references.filter(
-      (r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path),
-    );
-    if (
-      refs.some((r) => path.resolve(referencedPath(reader, f, r)) === target) ||
-      usageFiles(reader, f, text).includes(target) ||
-      (importing !== undefined && importedModules(reader, f, text).includes(target))
-    )
-      out.push(path.resolve(f));
+    if (filesReferencedBy(reader, f, text)?.includes(target)) out.push(path.resolve(f));
   }
   return out.sort();
 }
 
 /**
- * The project modules a Python file imports, for their constants or classes as well as their functions (`from config
- * import MODEL_NAME`): each found as the pipeline finds an imported module (beside the file, from the folders above it,
- * a package's `__init__.py`, a src layout).
+ * The files a config references, resolved as the pipeline resolves them (absolute paths): its references, the
+ * files it loads through its project's modules (`load_config` of utils.py), the config its own usage line names, and
+ * the project modules whose names it reads (`from config import MODEL_NAME`, a dataclass config), as its analysis
+ * read them. Undefined for a file that is no config VRAM Lens reads.
  */
-export function importedModules(reader: FileReader, file: string, text: string): string[] {
-  if (!/\.py$/i.test(file)) return [];
-  const out: string[] = [];
-  for (const imp of projectImports(text)) {
-    const found = importedModule(reader, file, imp.path);
-    if (found.text !== undefined) out.push(path.resolve(found.path));
-  }
-  return out;
+export function filesReferencedBy(reader: FileReader, file: string, text: string): string[] | undefined {
+  const format = detectFormat(file, text);
+  if (!format || format === 'scenario') return undefined;
+  const modules: string[] = [];
+  const read = projectModules(reader, file);
+  const readModule: typeof read = (p, kind) => {
+    const r = read(p, kind);
+    if (r?.found !== undefined && kind !== 'data' && /\.py$/i.test(r.found)) modules.push(path.resolve(r.found));
+    return r;
+  };
+  const refs = analyzeAs(format, text, { readModule })
+    .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
+    .map((r) => path.resolve(referencedPath(reader, file, r)));
+  return [...new Set([...refs, ...usageFiles(reader, file, text), ...modules])];
 }
 
 /**

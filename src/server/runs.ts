@@ -5,9 +5,9 @@
 // background in small slices (the server keeps answering); until it is complete, the files beside a document that name
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
-import { analyzeAs, detectFormat } from '../analyzers/detect';
-import { importedModules, usageFiles } from '../node/launchers';
-import { projectModules, referencedPath, type InputFile } from '../analyzers/pipeline';
+import { detectFormat } from '../analyzers/detect';
+import { filesReferencedBy } from '../node/launchers';
+import type { InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
 import { impliedRunOf, takesConfigOption, type ImpliedRun } from '../node/config-readers';
 import type { Workspace } from './workspace';
@@ -141,16 +141,8 @@ export class RunIndex {
     if (/\.py$/i.test(file) && text !== undefined && takesConfigOption(text)) this.configScripts.add(file);
     else this.configScripts.delete(file);
     if (text === undefined) return undefined;
-    const format = detectFormat(file, text);
-    if (!format || format === 'scenario') return undefined;
     // The pipeline's lookup: beside the file, then from the folders above it (a script run from the repository root).
-    const reader = this.workspace.reader(this.workspace.cwdOf(file));
-    const refs = analyzeAs(format, text, { readModule: projectModules(reader, file) })
-      .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
-      .map((r) => path.resolve(referencedPath(reader, file, r)));
-    // A script whose --config is required reads the config its own usage line names; a script's project modules
-    // (`from config import MODEL_NAME`, a dataclass config) are files of its run too.
-    return [...new Set([...refs, ...usageFiles(reader, file, text), ...importedModules(reader, file, text)])];
+    return filesReferencedBy(this.workspace.reader(this.workspace.cwdOf(file)), file, text);
   }
 
   private scheduleScan(): void {
