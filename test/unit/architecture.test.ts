@@ -70,6 +70,36 @@ describe('architecture: exact parameter counts', () => {
     assert.deepEqual([a.typeVocab, a.maxPositions, a.positions, a.ffn], [0, 512, 'learned', 3072]);
   });
 
+  it('DeBERTa-v3: its three heads as transformers 5.17 builds them; the bare encoders are the published sizes', () => {
+    // sum(p.numel() for p in cls(DebertaV2Config(...)).parameters()) for DebertaV2ForMaskedLM, DebertaV2Model and
+    // DebertaV2ForSequenceClassification (num_labels 2), each catalog entry's config.json fields. The bare encoders are
+    // the sizes KerasHub publishes for its DeBERTaV3 presets (70.68M, 141.30M, 183.83M, 434.01M, 278.22M multilingual).
+    const expected: Array<[string, number, number, number]> = [
+      ['microsoft/deberta-v3-xsmall', 70_958_820, 70_682_112, 70_830_722],
+      ['microsoft/deberta-v3-small', 142_024_548, 141_304_320, 141_896_450],
+      ['microsoft/deberta-v3-base', 184_551_780, 183_831_552, 184_423_682],
+      ['microsoft/deberta-v3-large', 435_191_908, 434_012_160, 435_063_810],
+      ['microsoft/mdeberta-v3-base', 279_061_880, 278_218_752, 278_810_882],
+    ];
+    for (const [id, mlm, bare, cls] of expected)
+      assert.deepEqual([count(id, 'masked_lm'), count(id, 'none'), count(id, 'seq_cls')], [mlm, bare, cls], id);
+    const a = archOf('microsoft/deberta-v3-base');
+    assert.deepEqual(peftDefaultLoraTargets('deberta-v2'), ['query_proj', 'value_proj']);
+    assert.deepEqual(
+      linearModules(a).map((m) => m.name),
+      ['query_proj', 'key_proj', 'value_proj', 'attention.output.dense', 'intermediate.dense', 'output.dense'],
+    );
+    // No absolute positions (position_biased_input false): 512 relative embeddings, LayerNorm'd, shared with q and k.
+    assert.deepEqual(
+      [a.typeVocab, a.positions, a.deberta],
+      [
+        0,
+        'relative',
+        { relRows: 512, relNorm: true, shareAttKey: true, c2p: true, p2c: true, positionBiasedInput: false },
+      ],
+    );
+  });
+
   it('every catalog entry with a published count matches its architecture (one of its heads)', () => {
     const bad: string[] = [];
     for (const m of MODEL_CATALOG) {

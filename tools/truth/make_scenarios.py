@@ -1076,6 +1076,17 @@ BERT_BASE = {"model_type": "bert", "hidden_size": 768, "intermediate_size": 3072
 DISTILBERT_BASE = {"model_type": "distilbert", "dim": 768, "hidden_dim": 3072, "n_layers": 6, "n_heads": 12,
                    "vocab_size": 30522, "max_position_embeddings": 512, "dropout": 0.1, "attention_dropout": 0.1,
                    "seq_classif_dropout": 0.2}
+# DeBERTa-v3-base (microsoft/deberta-v3-base config.json): disentangled attention over 256 log-bucketed relative
+# positions shared with the content projections, no absolute positions, no token types. Its attention is its own
+# (no SDPA path), so its points run eager attention with the checkpoint's dropout, and pass the int64 attention mask
+# a tokenizer gives (harness `mask`), of which the encoder builds its b x s x s mask.
+DEBERTA_V3_BASE = {"model_type": "deberta-v2", "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12,
+                   "num_attention_heads": 12, "vocab_size": 128100, "max_position_embeddings": 512,
+                   "type_vocab_size": 0, "position_biased_input": False, "relative_attention": True,
+                   "position_buckets": 256, "max_relative_positions": -1, "pos_att_type": ["p2c", "c2p"],
+                   "share_att_key": True, "norm_rel_ebd": "layer_norm",
+                   "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "pooler_hidden_size": 768,
+                   "pooler_dropout": 0, "pooler_hidden_act": "gelu", "hidden_act": "gelu"}
 
 
 def suite_encoder():
@@ -1095,6 +1106,19 @@ def suite_encoder():
             dict(base, head="seq_cls", num_labels=2, mixed_precision="bf16", gradient_checkpointing="full"), {})
         out[f"{fam}-seqcls-lora-fp32"] = (dict(base, head="seq_cls", num_labels=2, method="lora", lora=adapter), {})
         out[f"{fam}-mlm-full-fp32"] = (dict(base, head="masked_lm", micro_batch_size=4), {})
+    arch = DEBERTA_V3_BASE
+    base = {"architecture": dict(arch), "method": "full", "weights_dtype": "fp32", "micro_batch_size": 8,
+            "seq_len": 256, "attention": "eager", "optimizer": "adamw", "cuda_context_bytes": 0, "head": "seq_cls",
+            "num_labels": 2}
+    adapter = {"r": 8, "alpha": 16, "dropout": 0.1, "target_modules": ["query_proj", "value_proj"], "dtype": "fp32",
+               "modules_to_save": ["classifier"]}
+    mask = {"mask": True}
+    out["deberta-v3-seqcls-full-fp32"] = (base, mask)
+    out["deberta-v3-seqcls-full-fp32-s512"] = (dict(base, micro_batch_size=2, seq_len=512), mask)
+    out["deberta-v3-seqcls-full-amp"] = (dict(base, mixed_precision="bf16"), mask)
+    out["deberta-v3-seqcls-full-amp-ckpt"] = (dict(base, mixed_precision="bf16", gradient_checkpointing="full"), mask)
+    out["deberta-v3-seqcls-lora-fp32"] = (dict(base, method="lora", lora=adapter), mask)
+    out["deberta-v3-mlm-full-fp32"] = (dict(base, head="masked_lm", micro_batch_size=4), mask)
     return out
 
 

@@ -120,7 +120,11 @@ export function capSeqLenAtPositions(ctx: ResolveContext): void {
   const { setup, prov } = ctx;
   if (setup.seq_len !== undefined) return;
   const parsed = parseArchitecture(setup.architecture as HfConfig);
-  if (!parsed.ok || parsed.arch.positions !== 'learned' || !(parsed.arch.maxPositions < DEFAULT_SEQ_LEN)) return;
+  if (!parsed.ok || !(parsed.arch.maxPositions < DEFAULT_SEQ_LEN)) return;
+  // DeBERTa-v3 has no absolute positions, only relative ones bucketed to any length; its max_position_embeddings is
+  // the length it was trained at, which fine-tunes keep.
+  const relative = parsed.arch.deberta !== undefined && parsed.arch.positions === 'relative';
+  if (parsed.arch.positions !== 'learned' && !relative) return;
   const positions = parsed.arch.maxPositions;
   const unknown = ctx.unknownOnly.seqLen;
   setup.seq_len = positions;
@@ -128,8 +132,10 @@ export function capSeqLenAtPositions(ctx: ResolveContext): void {
     kind: 'default',
     owner: 'VRAM Lens',
     note:
-      `the longest input the model takes: its learned position embeddings hold ${positions} positions ` +
-      `(fewer than the ${DEFAULT_SEQ_LEN} assumed otherwise)` +
+      (relative
+        ? `the length the model was trained at (max_position_embeddings ${positions}; its relative positions take longer inputs)`
+        : `the longest input the model takes: its learned position embeddings hold ${positions} positions`) +
+      ` (fewer than the ${DEFAULT_SEQ_LEN} assumed otherwise)` +
       (unknown ? `; the file's value ${unknown.fact.rawValue} is not known statically` : ''),
   };
 }

@@ -124,6 +124,10 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // DistilBERT: six of BERT's post-LayerNorm layers as q_lin / k_lin / v_lin / out_lin and lin1 / lin2, no token types,
   // no pooler, no dropout after the attention's output (modeling_distilbert.py).
   distilbert: 'distilbert',
+  // DeBERTa-v2 and v3 (and mDeBERTa-v3): BERT's post-LayerNorm layers as query_proj / key_proj / value_proj, whose
+  // attention adds content-to-position and position-to-content scores over log-bucketed relative positions
+  // (modeling_deberta_v2.py); no token types and, in v3, no absolute positions.
+  'deberta-v2': 'deberta_v2',
   // XLM-RoBERTa: RoBERTa's layers over a 250,002-token vocabulary (modeling_xlm_roberta.py).
   'xlm-roberta': 'roberta',
   // Stability AI StableLM (3B-4E1T, 2 1.6B / 12B, Stable Code): Llama's modules with LayerNorms, partial rotary, q/k/v

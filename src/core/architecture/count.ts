@@ -68,6 +68,14 @@ const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) 
     extra: 2 * 32 * a.heads,
     finalNorm: 2 * a.hidden,
   }),
+  // Two post-LayerNorms per layer; the encoder's rel_embeddings (2 x buckets rows) and their LayerNorm; the ConvLayer
+  // beside the first layer (Conv1d h -> h over conv_kernel_size taps in conv_groups groups, with bias, and a LayerNorm).
+  deberta_v2: (a, normSize) => {
+    const d = a.deberta!;
+    const h = a.hidden;
+    const conv = d.conv ? (h * h * d.conv.kernel) / d.conv.groups + h + normSize : 0;
+    return { blockNorms: 2 * normSize * a.layers, extra: d.relRows * h + (d.relNorm ? normSize : 0) + conv };
+  },
   // input and post-attention norms, q_a_layernorm (with a q LoRA rank) and kv_a_layernorm per layer. The router's
   // e_score_correction_bias is a buffer, not a parameter.
   deepseek_v3: (a) => ({
@@ -175,8 +183,9 @@ function headParameters(a: Architecture, head: Head, numLabels: number): number 
       // bias-free linear on the last token.
       return encoder ? h * h + h + h * numLabels + numLabels : h * numLabels;
     case 'none':
-      // BertModel/RobertaModel keep their pooler; DistilBertModel has none.
-      return encoder && a.family !== 'distilbert' ? h * h + h : 0;
+      // BertModel/RobertaModel keep their pooler; DistilBertModel and DebertaV2Model have none (DeBERTa's ContextPooler
+      // belongs to its sequence classifier).
+      return encoder && a.family !== 'distilbert' && a.family !== 'deberta_v2' ? h * h + h : 0;
   }
   return 0;
 }

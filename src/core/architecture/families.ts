@@ -376,6 +376,16 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   bert: BERT,
   roberta: { ...BERT, typeVocabDefault: 1 },
   distilbert: { ...BERT, keys: DISTILBERT_KEYS, typeVocabDefault: 0 },
+  // DebertaV2Config: no token types by default; absolute positions as position_biased_input says (parse.ts); the
+  // disentangled attention is written out in the model's own code for every attn_implementation.
+  deberta_v2: {
+    ...BERT,
+    typeVocabDefault: 0,
+    eagerOnlyAttention: {
+      replaces: ['sdpa', 'flash'],
+      why: "DeBERTa's disentangled attention is its own code (modeling_deberta_v2.py), with no SDPA or FlashAttention path: eager attention is used",
+    },
+  },
   t5: {
     ...DECODER,
     keys: T5_KEYS,

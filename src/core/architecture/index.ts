@@ -13,7 +13,7 @@ export {
 } from './experts';
 export { litgptHead } from './litgpt-head';
 export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
-export { BERT_LINEARS, DISTILBERT_LINEARS, type EncoderLinears, linearModules } from './modules';
+export { BERT_LINEARS, DEBERTA_LINEARS, DISTILBERT_LINEARS, type EncoderLinears, linearModules } from './modules';
 export { LITGPT_ROLE_NAMES, litgptAdaptedParts, litgptQkvParts, litgptRoleTargets } from './litgpt-roles';
 export { parseArchitecture } from './parse';
 export { PEFT_LORA_DEFAULT_SOURCE, PEFT_LORA_DEFAULT_TARGETS, peftDefaultLoraTargets } from './peft-lora-targets';

@@ -140,6 +140,9 @@ export const DISTILBERT_LINEARS: EncoderLinears = {
   down: 'lin2',
 };
 
+/** DeBERTa-v2 / v3: query_proj, key_proj and value_proj; BERT's output, intermediate and output dense. */
+export const DEBERTA_LINEARS: EncoderLinears = { ...BERT_LINEARS, q: 'query_proj', k: 'key_proj', v: 'value_proj' };
+
 const encoderModules =
   (n: EncoderLinears) =>
   (a: Architecture, add: AddLinear): void => {
@@ -151,6 +154,19 @@ const encoderModules =
     add(n.up, h, a.ffn, true, L, 'mlp');
     add(n.down, a.ffn, h, true, L, 'mlp');
   };
+
+/**
+ * DeBERTa-v2 / v3: BERT's encoder linears under DeBERTa's names; with share_att_key off, each layer's pos_key_proj (for
+ * c2p) and pos_query_proj (for p2c) project the relative embeddings, both biased.
+ */
+function debertaModules(a: Architecture, add: AddLinear): void {
+  encoderModules(DEBERTA_LINEARS)(a, add);
+  const d = a.deberta;
+  if (!d || d.shareAttKey) return;
+  const { h, qd, L } = widths(a);
+  if (d.c2p) add('pos_key_proj', h, qd, true, L, 'attention');
+  if (d.p2c) add('pos_query_proj', h, qd, true, L, 'attention');
+}
 
 /** BloomAttention: query_key_value (h -> 3h) and dense, BloomMLP: dense_h_to_4h and dense_4h_to_h, all with biases. */
 function bloomModules(a: Architecture, add: AddLinear): void {
@@ -203,6 +219,7 @@ const FAMILY_MODULES: Partial<Record<Family, (a: Architecture, add: AddLinear, m
   bert: encoderModules(BERT_LINEARS),
   roberta: encoderModules(BERT_LINEARS),
   distilbert: encoderModules(DISTILBERT_LINEARS),
+  deberta_v2: debertaModules,
   t5: t5Modules,
   opt: namedDecoderModules,
   gptj: namedDecoderModules,

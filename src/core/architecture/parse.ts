@@ -7,7 +7,7 @@ import { parseExperts, PEFT_MOE_PATTERNS } from './experts';
 import { FAMILY_TRAITS, type FamilyTraits } from './families';
 import { nemotronPattern, parseHybrid } from './hybrids';
 import { bool, num, obj, ParseContext, ropePartial, str } from './read';
-import type { Architecture, ArchitectureResult, Family, MlaSpec } from './types';
+import type { Architecture, ArchitectureResult, DebertaSpec, Family, MlaSpec } from './types';
 import { visionTowerParams, type ImageText } from './vision';
 
 /**
@@ -311,7 +311,7 @@ function checkpointHead(cfg: HfConfig): Head | undefined {
     ? 'seq_cls'
     : /ForMaskedLM$/.test(first)
       ? 'masked_lm'
-      : /^(Bert|Roberta|XLMRoberta|DistilBert)Model$/.test(first)
+      : /^(Bert|Roberta|XLMRoberta|DistilBert|DebertaV2)Model$/.test(first)
         ? 'none'
         : undefined;
 }
@@ -367,7 +367,13 @@ function biasesOf(cfg: HfConfig, traits: FamilyTraits): Pick<Architecture, 'qkvB
 }
 
 /** The position encoding: the family's, or the config's choice where the family leaves it to the config. */
-function positionsOf(cfg: HfConfig, traits: FamilyTraits, mla: Architecture['mla']): Architecture['positions'] {
+function positionsOf(
+  cfg: HfConfig,
+  traits: FamilyTraits,
+  mla: Architecture['mla'],
+  deberta: DebertaSpec | undefined,
+): Architecture['positions'] {
+  if (deberta) return deberta.positionBiasedInput ? 'learned' : 'relative';
   if (traits.positions === 'position_embedding_type')
     return str(cfg, 'position_embedding_type') === 'rope' ? 'rotary' : 'none'; // Granite 4.0: "nope" (H models) or "rope"
   if (traits.positions === 'rotary-or-alibi') return bool(cfg, 'alibi') === true ? 'alibi' : 'rotary';
@@ -423,7 +429,8 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
       : traits.gatedMlp;
   const tied = traits.tiedDefault === 'never' ? false : (bool(cfg, 'tie_word_embeddings') ?? traits.tiedDefault);
   const { qkvBias, outBias, mlpBias } = biasesOf(cfg, traits);
-  const positions = positionsOf(cfg, traits, mla);
+  const deberta = family === 'deberta_v2' ? debertaSpec(cfg) : undefined;
+  const positions = positionsOf(cfg, traits, mla, deberta);
   const window = num(cfg, 'sliding_window') ?? 0;
   const slidingLayers = window > 0 ? slidingLayerCount(cfg, traits, layers) : 0;
   const { linearAttention, mamba, mamba1, moeMask, blockKinds, moeLatent, moeRouting } = hybrid;
@@ -459,6 +466,7 @@ function parseArchitectureUncached(config: HfConfig): ArchitectureResult {
     slidingLayers: Math.min(layers, slidingLayers),
     slidingWindow: slidingLayers > 0 ? window : 0,
     ...(mla ? { mla } : {}),
+    ...(deberta ? { deberta } : {}),
     ...(layerPattern ? { layerPattern, qkL2Norm: bool(cfg, 'use_qk_norm') ?? true } : {}),
     partialRotary:
       num(cfg, 'partial_rotary_factor') ??
@@ -499,6 +507,33 @@ function familyExtras(
     // StableLM 2 12B: attention and the MLP side by side off input_layernorm (no post_attention_layernorm).
     ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
     ...(family === 'gpt2' && GELU_KERNELS.has(str(cfg, 'activation_function') ?? '') ? { geluKernel: true } : {}),
+  };
+}
+
+/**
+ * DeBERTa-v2 / v3's relative positions (DebertaV2Config, modeling_deberta_v2.py DebertaV2Encoder): rel_embeddings has 2 x
+ * position_buckets rows, else 2 x max_relative_positions (max_position_embeddings when below 1); pos_att_type is a list
+ * or a "p2c|c2p" string; position_biased_input defaults to true (v3's configs set false).
+ */
+function debertaSpec(cfg: HfConfig): DebertaSpec {
+  const buckets = num(cfg, 'position_buckets') ?? -1;
+  const maxRelative = num(cfg, 'max_relative_positions') ?? -1;
+  const span = buckets > 0 ? buckets : maxRelative >= 1 ? maxRelative : (num(cfg, 'max_position_embeddings') ?? 512);
+  const raw = cfg.pos_att_type;
+  const types = (Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split('|') : []).map((t) =>
+    t.trim().toLowerCase(),
+  );
+  const norms = (str(cfg, 'norm_rel_ebd') ?? 'none').toLowerCase().split('|');
+  const relative = bool(cfg, 'relative_attention') === true;
+  const kernel = num(cfg, 'conv_kernel_size') ?? 0;
+  return {
+    relRows: relative ? 2 * span : 0,
+    relNorm: relative && norms.some((n) => n.trim() === 'layer_norm'),
+    shareAttKey: bool(cfg, 'share_att_key') === true,
+    c2p: relative && types.includes('c2p'),
+    p2c: relative && types.includes('p2c'),
+    positionBiasedInput: bool(cfg, 'position_biased_input') ?? true,
+    ...(kernel > 0 ? { conv: { kernel, groups: num(cfg, 'conv_groups') ?? 1 } } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ export type Family =
   | 'bert'
   | 'roberta'
   | 'distilbert'
+  | 'deberta_v2'
   | 't5'
   | 'mixtral'
   | 'qwen2_moe'
@@ -166,6 +167,26 @@ export interface Mamba1Spec {
  * (q_a_proj, its norm, q_b_proj), keys and values from one compressed latent (kv_a_proj_with_mqa, kv_a_layernorm,
  * kv_b_proj) plus a rotary part shared by all heads. Heads are `qkNope + qkRope` wide for q and k, `vHeadDim` for v.
  */
+/**
+ * DeBERTa-v2 / v3's disentangled attention (modeling_deberta_v2.py DisentangledSelfAttention): each layer adds to its
+ * content scores a content-to-position (c2p) and a position-to-content (p2c) term, read by gather from a query or key
+ * times the relative position embeddings (the encoder's rel_embeddings, LayerNorm'd once per forward when norm_rel_ebd
+ * says layer_norm). The embeddings are projected by the layer's own query_proj and key_proj (share_att_key) or by
+ * pos_query_proj and pos_key_proj. DeBERTa-v2 xlarge / xxlarge add a convolution beside the first layer (ConvLayer).
+ */
+export interface DebertaSpec {
+  /** Rows of rel_embeddings: 2 x position_buckets, else 2 x max_relative_positions (max_position_embeddings if unset). */
+  readonly relRows: number;
+  readonly relNorm: boolean;
+  readonly shareAttKey: boolean;
+  readonly c2p: boolean;
+  readonly p2c: boolean;
+  /** The learned absolute positions are added to the token embeddings (position_biased_input: v2's default, off in v3). */
+  readonly positionBiasedInput: boolean;
+  /** conv_kernel_size and conv_groups of the ConvLayer beside the first layer, when the config has one. */
+  readonly conv?: { readonly kernel: number; readonly groups: number };
+}
+
 export interface MlaSpec {
   /** 0 when queries come from one q_proj (DeepSeek-V2-Lite, Moonlight). */
   readonly qLoraRank: number;
@@ -234,6 +255,8 @@ export interface Architecture {
   readonly slidingWindow: number;
   /** Multi-head latent attention; `headDim` is then the q/k head width (nope + rope) and `kvHeads` equals `heads`. */
   readonly mla?: MlaSpec;
+  /** DeBERTa-v2 / v3's relative positions and disentangled attention. */
+  readonly deberta?: DebertaSpec;
   /**
    * Linear-attention layers beside the full-attention ones (Qwen3-Next, Qwen3.5). The full-attention layers are then
    * `layers - linearAttention.layers`: only they keep keys and values in a generation cache.

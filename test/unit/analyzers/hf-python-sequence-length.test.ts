@@ -163,4 +163,15 @@ describe('the default length of a model with learned positions', () => {
     // Rotary positions set no bound: the default stays.
     assert.equal(run('Qwen/Qwen2.5-0.5B').setup?.seq_len, 2048);
   });
+
+  it("is DeBERTa-v3's trained length, 512, though its relative positions take longer inputs (Coluding/partition-classifier)", () => {
+    // Coluding/partition-classifier train.py fine-tunes microsoft/deberta-v3-large with a length from its data; the
+    // model has no absolute positions (position_biased_input false) and was trained at max_position_embeddings 512.
+    const deberta = run('microsoft/deberta-v3-large');
+    assert.equal(deberta.setup?.seq_len, 512);
+    assert.match(
+      deberta.provenance.seq_len?.kind === 'default' ? (deberta.provenance.seq_len.note ?? '') : '',
+      /the length the model was trained at \(max_position_embeddings 512; its relative positions take longer inputs\)/,
+    );
+  });
 });

@@ -180,12 +180,14 @@ def batch(scenario, harness, seed=1234):
     vocab = scenario["architecture"]["vocab_size"]
     ids = torch.randint(3, vocab, (scenario.get("micro_batch_size", 1), scenario.get("seq_len", 128)), generator=g)
     pad = harness.get("pad", 0)
+    # harness `mask`: the all-ones int64 attention mask a tokenizer returns, passed as it is.
+    ones = {"attention_mask": torch.ones_like(ids)} if harness.get("mask") else {}
     if scenario.get("head") == "seq_cls":
         # A class per row.
         labels = torch.randint(0, scenario.get("num_labels", 2), (ids.shape[0],), generator=g)
-        return {"input_ids": ids, "labels": labels}
+        return {"input_ids": ids, "labels": labels, **ones}
     if not pad:
-        return {"input_ids": ids, "labels": ids.clone()}
+        return {"input_ids": ids, "labels": ids.clone(), **ones}
     mask = torch.ones_like(ids)
     mask[1:, -pad:] = 0
     ids = ids.masked_fill(mask == 0, 0)

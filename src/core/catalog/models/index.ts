@@ -19,7 +19,7 @@ import { INTERNLM2 } from './internlm';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
 import { LLM_JP_3 } from './llmjp';
 import { MINICPM } from './openbmb';
-import { PHI_1_DIALOGPT, PHI_3_2, PHI_4 } from './microsoft';
+import { DEBERTA, PHI_1_DIALOGPT, PHI_3_2, PHI_4 } from './microsoft';
 import { MINISTRAL, MISTRAL_7B_MIXTRAL, MISTRAL_LARGE_CODESTRAL, MISTRAL_SMALL } from './mistral';
 import { KIMI_LINEAR, MOONLIGHT } from './moonshot';
 import { NEMOTRON_H, NVIDIA_FINE_TUNES } from './nvidia';
@@ -63,6 +63,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...OLMO_2,
   ...GLM_4,
   ...PHI_4,
+  ...DEBERTA,
   ...MINISTRAL,
   ...GEMMA_3_270M,
   ...QWEN_3_235B,

@@ -1,4 +1,4 @@
-// Built-in catalog: Microsoft: Phi-2, Phi-3 / 3.5 and Phi-4. Pure data.
+// Built-in catalog: Microsoft: Phi-2, Phi-3 / 3.5 and Phi-4, DeBERTa-v3. Pure data.
 
 import { checked, fineTune, hf, type CatalogModel } from './types';
 
@@ -317,5 +317,72 @@ export const PHI_1_DIALOGPT: readonly CatalogModel[] = [
       vocab_size: 200064,
     },
     source: fineTune('microsoft/Phi-4-mini-reasoning', 'microsoft/Phi-4-mini-instruct'),
+  },
+];
+
+/**
+ * Fields the DeBERTa-v3 config.json files share (microsoft/deberta-v3-base's; the large model's fine-tunes carry the
+ * same fields): 256 log-bucketed relative positions shared with the content projections, LayerNorm'd relative
+ * embeddings, no absolute positions, no token types.
+ */
+const DEBERTA_V3 = (own: {
+  hidden_size: number;
+  intermediate_size: number;
+  num_attention_heads: number;
+  num_hidden_layers: number;
+  vocab_size?: number;
+}): CatalogModel['config'] => ({
+  model_type: 'deberta-v2',
+  attention_probs_dropout_prob: 0.1,
+  hidden_act: 'gelu',
+  hidden_dropout_prob: 0.1,
+  layer_norm_eps: 1e-7,
+  max_position_embeddings: 512,
+  max_relative_positions: -1,
+  norm_rel_ebd: 'layer_norm',
+  pos_att_type: 'p2c|c2p',
+  position_biased_input: false,
+  position_buckets: 256,
+  relative_attention: true,
+  share_att_key: true,
+  type_vocab_size: 0,
+  vocab_size: 128100,
+  ...own,
+});
+
+export const DEBERTA: readonly CatalogModel[] = [
+  // DeBERTa-v3 (He et al. 2021): ELECTRA-style pre-training of DeBERTa's disentangled attention; the model cards give
+  // the layers and widths (xsmall 12 x 384, small 6 x 768, base 12 x 768, large 24 x 1024) and the 128K vocabulary.
+  {
+    id: 'microsoft/deberta-v3-xsmall',
+    config: DEBERTA_V3({ hidden_size: 384, intermediate_size: 1536, num_attention_heads: 6, num_hidden_layers: 12 }),
+    source: hf('microsoft/deberta-v3-xsmall'),
+  },
+  {
+    id: 'microsoft/deberta-v3-small',
+    config: DEBERTA_V3({ hidden_size: 768, intermediate_size: 3072, num_attention_heads: 12, num_hidden_layers: 6 }),
+    source: hf('microsoft/deberta-v3-small'),
+  },
+  {
+    id: 'microsoft/deberta-v3-base',
+    config: DEBERTA_V3({ hidden_size: 768, intermediate_size: 3072, num_attention_heads: 12, num_hidden_layers: 12 }),
+    source: hf('microsoft/deberta-v3-base'),
+  },
+  {
+    id: 'microsoft/deberta-v3-large',
+    config: DEBERTA_V3({ hidden_size: 1024, intermediate_size: 4096, num_attention_heads: 16, num_hidden_layers: 24 }),
+    source: hf('microsoft/deberta-v3-large'),
+  },
+  {
+    // mDeBERTa-v3: the base model over a 250K multilingual vocabulary (CC100).
+    id: 'microsoft/mdeberta-v3-base',
+    config: DEBERTA_V3({
+      hidden_size: 768,
+      intermediate_size: 3072,
+      num_attention_heads: 12,
+      num_hidden_layers: 12,
+      vocab_size: 251000,
+    }),
+    source: hf('microsoft/mdeberta-v3-base'),
   },
 ];

@@ -22,7 +22,7 @@ export function legacySoftmaxInput(
 }
 
 /** How attentionCore runs for one block (the family's and the layer's choices). */
-interface AttentionOptions {
+export interface AttentionOptions {
   causalRepeat: boolean;
   softmaxFp32: boolean;
   dropout: number;
@@ -47,7 +47,7 @@ function repeatKv(bc: BlockContext, x: Tensor, what: string, viewOk: boolean, kv
  * The softmax of eager attention's scores: gpt-oss's with one sink logit per head, else the softmax in fp32 under
  * autocast (or where the family asks for it), in the scores' dtype otherwise.
  */
-function eagerSoftmax(bc: BlockContext, scores: Tensor, scoresElems: number, opts: AttentionOptions): Tensor {
+export function eagerSoftmax(bc: BlockContext, scores: Tensor, scoresElems: number, opts: AttentionOptions): Tensor {
   const { p, tape, heads, b, s, state } = bc;
   if (opts.sinks) {
     // gpt-oss eager_attention_forward: one sink logit per head appended (cat promotes to the sinks' dtype: fp32 with

@@ -8,6 +8,7 @@ import { decoderBlock } from './decoder';
 import { falconBlock } from './falcon';
 import {
   bertBlock,
+  debertaBlock,
   distilbertBlock,
   bloomBlock,
   chatglm6bBlock,
@@ -117,6 +118,7 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   bert: bertBlock,
   roberta: bertBlock,
   distilbert: distilbertBlock,
+  deberta_v2: debertaBlock,
   t5: (bc) => bc.x0,
   nemotron_h: nemotronHBlock,
   falcon_h1: falconH1Block,

@@ -35,8 +35,11 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
     a.family === 'falcon' && a.positions === 'alibi' && attention !== 'flash' && setup.model_code === 'transformers';
   const heads = alibi ? a.heads / ctx.layout.tensorParallel : 1;
   const masks = mixedWindowMasks(ctx) ? 2 : 1;
+  if (a.family === 'deberta_v2') return debertaMasks(ctx, seqs);
   const maskBytes =
-    alibi || (attention === 'eager' && !['gpt2', 'gpt_neox', 'bert', 'roberta', 'distilbert', 't5'].includes(a.family))
+    alibi ||
+    (attention === 'eager' &&
+      !['gpt2', 'gpt_neox', 'bert', 'roberta', 'distilbert', 'deberta_v2', 't5'].includes(a.family))
       ? masks * seqs * heads * setup.seq_len * setup.seq_len * maskElem
       : 0;
   // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the
@@ -70,6 +73,31 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
       : [];
   const maskHeld = keptByLayers ? maskC : [];
   return { maskC, maskHeld, maskBytes, maskHeldBytes: keptByLayers ? maskBytes : 0 };
+}
+
+/**
+ * DeBERTa-v2 / v3's encoder builds, once per forward, the b x 1 x s x s product of the tokenizer's int64 attention mask
+ * with itself (DebertaV2Encoder.get_attention_mask) and the s x s int64 relative positions (build_relative_position);
+ * every layer reads both, and under checkpointing each layer's saved inputs hold them to the end of the backward.
+ */
+function debertaMasks(ctx: EstimateContext, seqs: number): CausalMask {
+  const s = ctx.setup.seq_len;
+  const relative = ctx.model.arch.deberta?.relRows ? s * s * 8 : 0;
+  const maskBytes = seqs * s * s * 8 + relative;
+  const held = ctx.setup.gradient_checkpointing !== 'none';
+  const maskC = [
+    comp(
+      ctx,
+      'activations',
+      'Attention mask (b x 1 x s x s, int64) and relative positions (s x s, int64)',
+      maskBytes,
+      () =>
+        `b x s x s x 8 B${relative ? ' + s x s x 8 B' : ''} = ${seqs} x ${s}² x 8${relative ? ` + ${s}² x 8` : ''}` +
+        (held ? ', held by the checkpointed layers until the end of the backward' : ''),
+      () => ({ sequences: seqs, seqLen: s }),
+    ),
+  ];
+  return { maskC, maskHeld: held ? maskC : [], maskBytes, maskHeldBytes: held ? maskBytes : 0 };
 }
 
 /**

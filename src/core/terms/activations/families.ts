@@ -3,10 +3,11 @@
 // Falcon-H1 (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,
 // nemotron_h,falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
-import { BERT_LINEARS, DISTILBERT_LINEARS, type EncoderLinears } from '../../architecture';
+import { BERT_LINEARS, DEBERTA_LINEARS, DISTILBERT_LINEARS, type EncoderLinears } from '../../architecture';
 import type { Tape, Tensor } from '../saved-tensors';
 import { attentionCore } from './attention';
 import type { BlockContext } from './block';
+import { disentangledAttention } from './deberta';
 import { litgptAttention, litgptParallelBlock } from './litgpt';
 import { mamba2Mixer } from './mixers/mamba2';
 import { gatedMlp, geluNew, plainMlp } from './mlp';
@@ -203,12 +204,14 @@ export function bloomBlock(bc: BlockContext): Tensor {
  * A post-LayerNorm encoder layer: attention, its output projection (with a dropout after it in BERT, none in
  * DistilBERT's TransformerBlock), the residual's LayerNorm, the GELU MLP with its output dropout, the second LayerNorm.
  */
-function encoderBlock(bc: BlockContext, n: EncoderLinears, outputDropout: boolean): Tensor {
-  const { p, a, tape, tp, Tsp, x0, qd, linear } = bc;
-  const q = linear(x0, n.q, qd, `${n.q} output`);
-  const k = linear(x0, n.k, qd, `${n.k} output`);
-  const v = linear(x0, n.v, qd, `${n.v} output`);
-  const att = attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
+function encoderBlock(
+  bc: BlockContext,
+  n: EncoderLinears,
+  outputDropout: boolean,
+  attend: (bc: BlockContext, x0: Tensor) => Tensor = (c, x) => selfAttention(c, x, n),
+): Tensor {
+  const { p, a, tape, tp, Tsp, x0, linear } = bc;
+  const att = attend(bc, x0);
   const o = linear(att, n.out, a.hidden, `${n.out} output`);
   const od = outputDropout ? tape.dropout(o, a.hiddenDropout, 'attention output dropout') : o;
   const x1 = tape.layerNorm(tape.free(od, 'residual'), Tsp, p.normsTrainable, 'attention LayerNorm');
@@ -219,11 +222,24 @@ function encoderBlock(bc: BlockContext, n: EncoderLinears, outputDropout: boolea
   return tape.layerNorm(tape.free(o2d, 'residual'), Tsp, p.normsTrainable, 'output LayerNorm');
 }
 
+/** BERT's self-attention: q, k and v projected, the attention kernel of the implementation. */
+function selfAttention(bc: BlockContext, x0: Tensor, n: EncoderLinears): Tensor {
+  const { a, qd, linear } = bc;
+  const q = linear(x0, n.q, qd, `${n.q} output`);
+  const k = linear(x0, n.k, qd, `${n.k} output`);
+  const v = linear(x0, n.v, qd, `${n.v} output`);
+  return attentionCore(bc, q, k, v, { causalRepeat: false, softmaxFp32: false, dropout: a.attentionDropout });
+}
+
 /** BERT and RoBERTa (modeling_bert.py BertLayer). */
 export const bertBlock = (bc: BlockContext): Tensor => encoderBlock(bc, BERT_LINEARS, true);
 
 /** DistilBERT (modeling_distilbert.py TransformerBlock): no dropout after the attention's output. */
 export const distilbertBlock = (bc: BlockContext): Tensor => encoderBlock(bc, DISTILBERT_LINEARS, false);
+
+/** DeBERTa-v2 / v3 (modeling_deberta_v2.py DebertaV2Layer): BERT's layer around the disentangled attention. */
+export const debertaBlock = (bc: BlockContext): Tensor =>
+  encoderBlock(bc, DEBERTA_LINEARS, true, disentangledAttention);
 
 /** Nemotron-H: one mixer per layer (Mamba2, attention, MoE or MLP). */
 export function nemotronHBlock(bc: BlockContext): Tensor {
