@@ -219,6 +219,10 @@ export function backwardCandidates(
       "end of backward: all gradients + the first layer's recompute at its high point",
     ],
     [
+      embGradLater > 0 ? [...parts.persistent, gradC(terms.grads.gradAtEnd, ''), ...embeddingHeld, ...parts.kept] : [],
+      "end of backward: all gradients, the token embedding's made after the first layer's backward",
+    ],
+    [
       embeddingPoint(ctx, terms, gradC, [...parts.persistent], embeddingHeld),
       'end of backward: all gradients + the embedding gradient of the tied head',
     ],

@@ -305,8 +305,8 @@ function leanThroughLayers(ctx: EstimateContext, st: StageContext, terms: StageT
 }
 
 /**
- * The end of the backward (phases.ts backwardCandidates): the first layer with all gradients, its recompute, the tied
- * embedding's, FSDP1's root gradient (under no_sync too).
+ * The end of the backward (phases.ts backwardCandidates): the first layer with all gradients, its recompute, the
+ * embedding's made after it, the tied embedding's, FSDP1's root gradient (under no_sync too).
  */
 function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
   const { gradAtFirst, gradAtEnd, rootGradShard, unsynced } = terms.grads;
@@ -329,6 +329,12 @@ function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
     root: t.headHeld,
   };
   const points = [atFirstLayer, leanInRecompute(terms, t, atFirstLayer, t.working)];
+  // An untied (or a classifier's) embedding's gradient, made after the first layer's backward: every gradient.
+  if (terms.grads.embGradLater > 0) {
+    const grads = whole(gradAtEnd);
+    const allocated = t.persistent + grads + t.unsyncedFirst + firstUnits + t.headHeld + t.kept.backward;
+    points.push({ phase: 1, allocated, grads, units: firstUnits, root: t.headHeld });
+  }
   // The embedding's backward (phases.ts embeddingPoint): FSDP2's root still holds the head's gradient, not its shard.
   if (terms.tiedAccum > 0) {
     const grads = whole(gradAtEnd - terms.fsdp2Root.shardLaterBytes);

@@ -250,9 +250,12 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   const zero1 = ctx.sharding.zeroStage === 1 && !ctx.sharding.offloadOptimizer && !setup.optimizer_in_backward;
   const gradAtStep = fsdpOffload ? 0 : zero1 ? (zeroBufferBytes ?? gradFull / ctx.sharding.shardOptimizer) : gradAtEnd;
   // The token embedding's backward runs after the first layer's: while that layer is in flight, an untied embedding
-  // has no gradient yet (a tied one shares the head's, produced at the loss).
+  // has no gradient yet (a tied one shares the head's, produced at the loss). A classifier's or a bare encoder's
+  // embedding is tied to no head, whatever the config says (CPU truth encoder/deberta-v3-seqcls-full-amp-ckpt: its
+  // 393 MB embedding gradient counted at the first layer's recompute put the backward 7.6 % high).
+  const tiedToHead = a.tied && ctx.model.lmHead;
   const embGradLater =
-    setup.method === 'full' && st.first && !a.tied && (!fsdpOffload || fsdp1Offload) && !setup.optimizer_in_backward
+    setup.method === 'full' && st.first && !tiedToHead && (!fsdpOffload || fsdp1Offload) && !setup.optimizer_in_backward
       ? ((inv.embedding / tp) * gradBytes) / shardGrads
       : 0;
   // BAdam ratio: the tensor whose gradient is being cut to sparse is dense until its hook runs.
