@@ -40,6 +40,8 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /mistral/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
   { name: /qwen[-_ ]?1[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen1.5-${s}B` },
   { name: /qwen[-_ ]?2[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen2.5-${s}B` },
+  // Qwen3.5 (0.8-27B dense; its MoE sizes name their active parameters and are left to the catalog's own names).
+  { name: /qwen[-_ ]?3[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen3.5-${s}B` },
   { name: /qwen[-_ ]?3(?![._]?\d|b)/, id: (s) => `Qwen/Qwen3-${s}B` },
   { name: /qwen[-_ ]?2(?![._]?\d|b)/, id: (s) => `Qwen/Qwen2-${s}B` },
   {
@@ -115,13 +117,39 @@ function kaggleModel(pathText: string): { slug: string; variation: string } | un
 function familyAndSize(names: readonly string[]): CatalogModel | undefined {
   const parts = names.map((p) => p.toLowerCase());
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
-  if (sizes.length === 0) return oneSizeFamily(parts[parts.length - 1]);
+  if (sizes.length === 0) return namedSizeFamily(parts[parts.length - 1]) ?? oneSizeFamily(parts[parts.length - 1]);
   const size = sizes[sizes.length - 1];
   const text = parts.join('/');
   const family = FAMILIES.find((f) => f.name.test(text));
   if (!family) return undefined;
   const found = findModel(family.id(size));
   return found.ok && !found.model.derivedFrom ? found.model : undefined;
+}
+
+/**
+ * Encoder families whose sizes are words (base, large), as their ids write them: a folder or fine-tune named after one
+ * (`deberta-v3-large-hf-weights`, `models/roberta-large`, `bert-base-cased-finetuned`). The family must begin a word,
+ * so a model pretrained further under a name of its own (`deproberta-large`) is not taken for it.
+ */
+const NAMED_SIZES: readonly { readonly name: RegExp; readonly id: (m: RegExpExecArray) => string }[] = [
+  { name: /(?<![a-z])mdeberta[-_ ]?v3[-_ ]base/, id: () => 'microsoft/mdeberta-v3-base' },
+  { name: /(?<![a-z])deberta[-_ ]?v3[-_ ](xsmall|small|base|large)/, id: (m) => `microsoft/deberta-v3-${m[1]}` },
+  { name: /(?<![a-z])xlm[-_ ]?roberta[-_ ](base|large)/, id: (m) => `FacebookAI/xlm-roberta-${m[1]}` },
+  { name: /(?<![a-z])roberta[-_ ](base|large)/, id: (m) => `FacebookAI/roberta-${m[1]}` },
+  { name: /(?<![a-z])distilbert[-_ ]base[-_ ](uncased|cased)/, id: (m) => `distilbert/distilbert-base-${m[1]}` },
+  { name: /(?<![a-z])bert[-_ ](base|large)[-_ ](uncased|cased)/, id: (m) => `google-bert/bert-${m[1]}-${m[2]}` },
+];
+
+/** The catalog entry of an encoder whose size a folder's name writes as a word, or undefined. */
+function namedSizeFamily(last: string | undefined): CatalogModel | undefined {
+  if (last === undefined) return undefined;
+  for (const f of NAMED_SIZES) {
+    const m = f.name.exec(last);
+    if (!m) continue;
+    const found = findModel(f.id(m));
+    return found.ok && !found.model.derivedFrom ? found.model : undefined;
+  }
+  return undefined;
 }
 
 /** The catalog entry of a family with one size that a folder's name starts with, or undefined. */

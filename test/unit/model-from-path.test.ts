@@ -128,6 +128,21 @@ describe('modelFromPathName', () => {
     ['/kaggle/input/mistral/pytorch/7b-instruct-v0.1-hf/1', 'mistralai/Mistral-7B-v0.1'],
     // farmountain/carevoice-gemma4 finetune_qlora.ipynb: Gemma 4 E4B is no catalog entry
     ['/kaggle/input/gemma-4/transformers/gemma-4-e4b-it/1', undefined],
+    // Encoders whose sizes are words: Mukku27/deberta-text-classification-fine-tuning's notebook loads DeBERTa-v3-large
+    // from a local folder `deberta-v3-large-hf-weights`; the family begins a word (DepRoBERTa, rafalposwiata's RoBERTa
+    // pretrained further, is not taken for RoBERTa; nor bert inside another name)
+    ['deberta-v3-large-hf-weights', 'microsoft/deberta-v3-large'],
+    ['/models/mdeberta-v3-base-finetuned', 'microsoft/mdeberta-v3-base'],
+    ['./checkpoints/roberta-large', 'FacebookAI/roberta-large'],
+    ['/data/xlm-roberta-base-ner', 'FacebookAI/xlm-roberta-base'],
+    ['/data/bert-base-cased-squad', 'google-bert/bert-base-cased'],
+    ['/data/distilbert-base-uncased-imdb', 'distilbert/distilbert-base-uncased'],
+    ['/data/deproberta-large-depression', undefined],
+    ['/data/sentencebert-base-uncased', undefined],
+    // Qwen3.5 by its dense sizes: techwithsergiu/qwen-qlora-train configs/qwen35/9b.yaml trains its own text-only
+    // upload of Qwen3.5-9B (`techwithsergiu/Qwen3.5-text-9B-bnb-4bit`)
+    ['techwithsergiu/Qwen3.5-text-9B-bnb-4bit', 'Qwen/Qwen3.5-9B'],
+    ['/models/qwen3.5-27b-instruct', 'Qwen/Qwen3.5-27B'],
   ];
   for (const [p, id] of cases) {
     it(`${p} -> ${id ?? 'nothing'}`, () => assert.equal(modelFromPathName(p)?.id, id));
