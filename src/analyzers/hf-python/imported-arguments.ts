@@ -9,9 +9,9 @@ import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { PythonFile } from './file';
 import { besideModule, projectImports } from './imported-constants';
-import { noteDefault } from './script-defaults';
+import { noteDefault, PARSED_ARGS_CALL } from './script-defaults';
 import { children, clip, span } from './syntax';
-import { dataclassFields, isArgparseOption } from './classes';
+import { dataclassFields, isArgparseOption, noteArgparse } from './classes';
 
 /**
  * The classes given to the file's parser that it imports from its project, each read for its fields' defaults; a
@@ -26,6 +26,58 @@ export function importedArgumentClasses(file: PythonFile): void {
       const found = definingModule(file, imp.path, original);
       if (found) noteFields(file, local, original, found);
     }
+  }
+}
+
+/**
+ * A function the file imports from its project that builds an argparse parser and returns what it parses (`from args
+ * import get_args`, then `get_args().model_name` or `args = get_args()`): the module's options are the script's, their
+ * defaults read in the module and said where they are written, as the file's own options would be (one command line).
+ */
+export function importedArgumentParsers(file: PythonFile): void {
+  if (!file.readModule) return;
+  for (const imp of projectImports(file.text, file.root)) {
+    for (const [local, original] of imp.names) {
+      if (original === undefined || !PARSED_ARGS_CALL.test(original)) continue;
+      const found = definingModule(file, imp.path, original);
+      if (found && /\.add_argument\s*\(/.test(found.text)) noteOptions(file, local, found);
+    }
+  }
+}
+
+/** The argparse options of a module, as the file's options, located at the imported name's use in the file. */
+function noteOptions(
+  file: PythonFile,
+  local: string,
+  found: { readonly text: string; readonly shownAs: string },
+): void {
+  const module = new PythonFile(found.text);
+  module.root = parsePython(found.text).tree.topNode;
+  const calls: SyntaxNode[] = [];
+  module.root.cursor().iterate((n) => {
+    if (n.name === 'CallExpression') calls.push(n.node);
+  });
+  for (const c of calls) if (module.calleeName(c)?.split('.').pop() === 'add_argument') noteArgparse(module, c);
+  const where = file.calls.find((c) => file.calleeName(c) === local) ?? file.root;
+  for (const name of module.requiredOptions) file.requiredOptions.add(name);
+  for (const name of module.manyOptions) file.manyOptions.add(name);
+  for (const [name, d] of module.fieldDefaults) {
+    if (!file.fieldDefaults.has(name)) file.fieldDefaults.set(name, { ...d, where: `${d.where} in ${found.shownAs}` });
+  }
+  for (const [name, d] of module.scriptDefaults) {
+    if (d === 'ambiguous') continue;
+    const v = d.node ? module.evalNode(d.node, 1) : { k: 'lit' as const, v: d.lit ?? null };
+    if (v.k !== 'lit') continue;
+    const line = module.line(d.valueSpan.start);
+    noteDefault(file, name, {
+      node: null,
+      lit: v.v,
+      keySpan: span(where),
+      valueSpan: span(where),
+      where: d.where,
+      ...(d.type ? { type: d.type } : {}),
+      elsewhere: { source: `${d.where} in ${found.shownAs}, line ${line}`, launched: false },
+    });
   }
 }
 
@@ -45,7 +97,7 @@ function definingModule(
   const places = /^\.\.?\//.test(path) ? [path, init] : [path, init, `src/${path}`, `src/${init}`];
   const at = places.find((p) => read(p) !== undefined);
   const found = at === undefined ? undefined : read(at);
-  if (!at || !found || definesClass(found.text, name)) return found;
+  if (!at || !found || definesName(found.text, name)) return found;
   const via = projectImports(found.text).find((i) => i.names.some(([local]) => local === name));
   const inNext = via?.names.find(([local]) => local === name)?.[1];
   if (!via || inNext === undefined) return found;
@@ -53,9 +105,9 @@ function definingModule(
   return read(next) ?? read(next.replace(/\.py$/, '/__init__.py')) ?? found;
 }
 
-/** Whether a module's text defines a class of that name at its top level. */
-function definesClass(text: string, name: string): boolean {
-  return new RegExp(`^class\\s+${name}\\b`, 'm').test(text);
+/** Whether a module's text defines a class or a function of that name at its top level. */
+function definesName(text: string, name: string): boolean {
+  return new RegExp(`^(class|def)\\s+${name}\\b`, 'm').test(text);
 }
 
 /** The defaults of one imported class's fields, as the script's options, located at the class's name in the parser call. */

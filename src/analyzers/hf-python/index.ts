@@ -53,7 +53,7 @@ import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
-import { importedArgumentClasses } from './imported-arguments';
+import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -190,6 +190,7 @@ function afterWalk(
   if (!file.commandEntry) noteTyperCommand(file, calls);
   collectClasses(file, classes);
   importedArgumentClasses(file);
+  importedArgumentParsers(file);
   helperModules(file, imports, entries);
   if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
   const padsToMax = padToMaxLength(file);

@@ -17,7 +17,7 @@ import {
 import { classConstant } from './class-constants';
 import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData, passedThroughData } from './data-files';
 import { importedMember } from './imported-constants';
-import { memberValue } from './script-defaults';
+import { memberValue, parsedCallMember } from './script-defaults';
 import { clip, fmt, parseNumber, pyTruthy } from './syntax';
 
 /** `a.b.c` or `x[...]`: an imported constant, the script's option or attribute, a path's parent, a dict's item. */
@@ -35,6 +35,7 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
       dtypeProperty(file, node, depth) ?? { k: 'dotted', text: d }
     );
   return (
+    parsedCallMember(file, node, depth) ??
     dictItem(file, node, depth) ??
     pathMember(file, node, depth) ?? { k: 'unknown', reason: `${clip(text)} is looked up at run time` }
   );

@@ -3,7 +3,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
-import { fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
+import { clip, fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
 import {
   argumentNode,
   assignedAttribute,
@@ -43,6 +43,10 @@ export interface ScriptDefault {
     readonly data?: DataItem & { readonly raw: FactValue };
   };
 }
+
+/** A function whose call returns the parsed command line (`parser.parse_args()`, a script's `get_args()`). */
+export const PARSED_ARGS_CALL =
+  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/;
 
 /**
  * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",
@@ -117,17 +121,46 @@ export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, d
  */
 export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const parts = dotted.split('.');
-  const noOptions = file.scriptDefaults.size === 0 && file.requiredOptions.size === 0 && !file.inherited;
-  if (parts.length !== 2 || noOptions) return undefined;
+  if (parts.length !== 2) return undefined;
   const [obj, field] = parts;
+  return optionValue(file, field, use, depth, () => holdsParsedArgs(file, obj, use));
+}
+
+/**
+ * `get_args().x`: an attribute of a call that returns the parsed command line (PARSED_ARGS_CALL), read as `args.x`
+ * (yohai7700/llm-identifiability-explainability models/classification_model.py: `model_name =
+ * get_args().classification_model_name`, get_args imported from its args.py).
+ */
+export function parsedCallMember(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const obj = node.firstChild;
+  const prop = node.lastChild;
+  if (obj?.name !== 'CallExpression' || prop?.name !== 'PropertyName' || obj.nextSibling?.name !== '.')
+    return undefined;
+  if (!PARSED_ARGS_CALL.test(file.calleeName(obj)?.split('.').pop() ?? '')) return undefined;
+  return optionValue(file, file.text.slice(prop.from, prop.to), node, depth, () => true);
+}
+
+/** Option `field` of the parsed command line read at `use`, where `parsed` says the object holds it. */
+function optionValue(
+  file: PythonFile,
+  field: string,
+  use: SyntaxNode,
+  depth: number,
+  parsed: () => boolean,
+): Val | undefined {
+  const noOptions = file.scriptDefaults.size === 0 && file.requiredOptions.size === 0 && !file.inherited;
+  if (noOptions) return undefined;
   const d = file.scriptDefaults.get(field);
   // A module of the script's process reads the launch line's value of its own options too (one command line).
   if (file.inherited && (d === undefined || file.inherited.get(field)?.launched))
-    return inheritedOption(file, obj, field, use);
-  if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use)) {
+    return inheritedOption(file, field, use, parsed);
+  if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !parsed()) {
     if (d === undefined && file.requiredOptions.has(field)) noValueAlone(file);
     return undefined;
   }
+  // An option a module of the project declares (imported-arguments.ts): its fact is located here, with no flag for a
+  // launcher to fill in, so a launch line with options reads the script again with them.
+  if (d.elsewhere && !d.elsewhere.launched) readsLaunchOptions(file);
   const v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
   if (v.k === 'lit' && v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
   if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) {
@@ -160,10 +193,11 @@ function typed(v: FactValue, d: ScriptDefault): FactValue | undefined {
  * `args.x` in a helper module, where `args` is a parameter holding the importing script's parsed options: the value
  * the run gives option x (the launch line's, else the script's default), located where the module reads it.
  */
-function inheritedOption(file: PythonFile, obj: string, field: string, use: SyntaxNode): Val | undefined {
+function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parsed: () => boolean): Val | undefined {
   const o = file.inherited?.get(field);
-  if (!o || file.attrAssigned.has(field) || !holdsParsedArgs(file, obj, use)) return undefined;
-  if (o.unknown !== undefined) return { k: 'unknown', reason: `${obj}.${field}: ${o.unknown}` };
+  if (!o || file.attrAssigned.has(field) || !parsed()) return undefined;
+  if (o.unknown !== undefined)
+    return { k: 'unknown', reason: `${clip(file.text.slice(use.from, use.to))}: ${o.unknown}` };
   const d: ScriptDefault = {
     node: null,
     lit: o.value,
@@ -199,8 +233,7 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
     const first = n?.name === 'MemberExpression' && /^\[\s*0\s*\]$/.test(file.text.slice(n.firstChild!.to, n.to));
     if (first) return parsing(n!.firstChild);
     if (!n || n.name !== 'CallExpression') return false;
-    const last = file.calleeName(n)?.split('.').pop() ?? '';
-    return /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/.test(last);
+    return PARSED_ARGS_CALL.test(file.calleeName(n)?.split('.').pop() ?? '');
   };
   if (found.k === 'binding')
     return parsing(

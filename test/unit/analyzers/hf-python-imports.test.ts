@@ -126,6 +126,44 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(own.setup?.seq_len, 1024);
   });
 
+  it("an argparse parser a project module builds in `get_args()`: its options are the script's, `get_args().x` too", () => {
+    // yohai7700/llm-identifiability-explainability (abridged): args.py's get_args() parses the command line;
+    // models/classification_model.py loads `get_args().classification_model_name` at its top level, and the trainer
+    // imports that model.
+    const argsModule =
+      'import argparse\n\ndef get_args():\n    parser = argparse.ArgumentParser()\n' +
+      '    parser.add_argument("--classification_model_name", type=str, default="distilbert-base-uncased")\n' +
+      '    parser.add_argument("--batch_size", type=int, default="16")\n' +
+      '    return parser.parse_args()\n';
+    const modelModule =
+      'from transformers import AutoModelForSequenceClassification\nfrom args import get_args\n\n' +
+      'model_name = get_args().classification_model_name\n' +
+      'model = AutoModelForSequenceClassification.from_pretrained(model_name, num_labels=2)\n';
+    const trainer =
+      'from transformers import TrainingArguments, Trainer\nfrom args import get_args\n' +
+      'from models.classification_model import model\n\n' +
+      'args = get_args()\n' +
+      'training_args = TrainingArguments(output_dir="o", per_device_train_batch_size=args.batch_size)\n' +
+      'Trainer(model=model, args=training_args).train()\n';
+    const files = {
+      '/p/args.py': argsModule,
+      '/p/models/classification_model.py': modelModule,
+      '/p/train.py': trainer,
+    };
+    const alone = runOf(files, '/p/train.py');
+    assert.equal(alone.setup?.model, 'distilbert-base-uncased');
+    // type=int converts the string default, as argparse does.
+    assert.equal(alone.setup?.micro_batch_size, 16);
+    const batch = runFact(alone, 'microBatchSize')!;
+    assert.match(batch.fact.rawValue, /argparse default of --batch_size in args\.py, line 6/);
+    // The launch line's option wins over the module's default.
+    const launched = runOf(
+      { ...files, '/p/run.sh': 'python train.py --classification_model_name bert-base-uncased --batch_size 4\n' },
+      '/p/run.sh',
+    );
+    assert.deepEqual([launched.setup?.model, launched.setup?.micro_batch_size], ['bert-base-uncased', 4]);
+  });
+
   it("an arguments dataclass a src layout's package re-exports; a module called only on a branch that does not run", () => {
     // xiyang-aads-lilly/alignment-handbook scripts/run_sft.py (abridged): `from alignment import ModelArguments`, the
     // package under src/ taking it from `.configs`; `if model_args.use_unsloth:` (False by default) imports and calls
