@@ -12,6 +12,7 @@ import {
   type FamilyTraits,
 } from '../../src/core/architecture';
 import { MODEL_CATALOG } from '../../src/core/catalog/models';
+import type { HfConfig } from '../../src/core/setup';
 import { findModel } from '../../src/core/lookup';
 
 /** The parsed architecture of a catalog model. */
@@ -362,6 +363,60 @@ describe('architecture: exact parameter counts', () => {
     // LLaVA 1.5's CLIP tower (303,507,456) and projector (20,979,712), and LLaVA-NeXT's image_newline of 4096.
     assert.equal(count('llava-hf/llava-v1.6-mistral-7b-hf'), text + 303_507_456 + 20_979_712 + 4096); // 7,566,747,648
     assert.equal(archOf('llava-hf/llava-v1.6-mistral-7b-hf').family, 'mistral');
+  });
+
+  it('Idefics3, SmolVLM and InternVL: their towers and connectors counted as transformers 5.17 builds them', () => {
+    // sum(p.numel() for p in AutoModelForImageTextToText.from_config(config).parameters()) for small configs of each
+    // layout: a two-layer Llama / Qwen2 (512 wide, 1,000 words, untied) beside a two-layer tower (256 wide, 64 x 64
+    // images of 16 x 16 patches).
+    const text = {
+      model_type: 'llama',
+      hidden_size: 512,
+      intermediate_size: 1024,
+      num_hidden_layers: 2,
+      num_attention_heads: 8,
+      num_key_value_heads: 4,
+      vocab_size: 1000,
+      tie_word_embeddings: false,
+    };
+    const vision = { hidden_size: 256, intermediate_size: 512, num_hidden_layers: 2, num_attention_heads: 4 };
+    const squares = { ...vision, image_size: 64, patch_size: 16 };
+    const lists = { ...vision, image_size: [64, 64], patch_size: [16, 16], use_mean_pooling: true };
+    const total = (config: Record<string, unknown>): number => {
+      const r = parseArchitecture(config as HfConfig);
+      assert.ok(r.ok, JSON.stringify(r.ok ? [] : r.problems));
+      return countParameters(r.arch, 'causal_lm').total;
+    };
+    // Idefics3ForConditionalGeneration (pixel shuffle 2) and SmolVLMForConditionalGeneration (4): SigLIP's tower and a
+    // bias-free projection of scale_factor² patches.
+    assert.equal(
+      total({ model_type: 'idefics3', text_config: text, vision_config: squares, scale_factor: 2 }),
+      7_525_120,
+    );
+    assert.equal(
+      total({ model_type: 'smolvlm', text_config: text, vision_config: squares, scale_factor: 4 }),
+      9_097_984,
+    );
+    // InternVLForConditionalGeneration: InternViT (class token, layer scales) and its MLP projector; the top-level
+    // config's tie_word_embeddings (PreTrainedConfig's default, true) ties the head.
+    const qwen = { ...text, model_type: 'qwen2' };
+    const internvl = (v: Record<string, unknown>) => ({
+      model_type: 'internvl',
+      text_config: qwen,
+      vision_config: { ...lists, ...v },
+      downsample_ratio: 0.5,
+    });
+    assert.equal(total(internvl({ attention_bias: true, norm_type: 'layer_norm' })), 7_281_408);
+    assert.equal(total(internvl({ attention_bias: false, use_qk_norm: true, norm_type: 'rms_norm' })), 7_279_872);
+    // The remote code's internvl_chat: the same tower under vision_config, the language model under llm_config, tied
+    // as llm_config says (untied here: one 1,000 x 512 head more).
+    const chat = {
+      model_type: 'internvl_chat',
+      llm_config: qwen,
+      vision_config: { ...squares, qkv_bias: true, norm_type: 'layer_norm' },
+      downsample_ratio: 0.5,
+    };
+    assert.equal(total(chat), 7_281_408 + 512_000);
   });
 
   it('Qwen2.5-VL and Qwen2-VL by hand: the Qwen2(.5) language model plus a 32-block ViT and its merger', () => {

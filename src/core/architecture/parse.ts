@@ -141,6 +141,13 @@ function imageTextLayout(config: HfConfig, modelType: string | undefined): Image
   if ((modelType === 'llava' || modelType === 'llava_next') && textConfig) return 'llava';
   // PaliGemma: Gemma (1 or 2) under text_config beside a SigLIP tower and one linear projector.
   if (modelType === 'paligemma' && textConfig) return 'paligemma';
+  // Idefics3 and SmolVLM: a language model of its own model_type (Llama's by default) under text_config beside a
+  // SigLIP-style tower and a pixel-shuffle connector.
+  if ((modelType === 'idefics3' || modelType === 'smolvlm') && textConfig) return 'idefics3';
+  // InternVL: the language model under text_config (transformers' own internvl) or llm_config (the remote code's
+  // internvl_chat) beside an InternViT tower and its MLP projector.
+  if ((modelType === 'internvl' && textConfig) || (modelType === 'internvl_chat' && obj(config, 'llm_config')))
+    return 'internvl';
   return undefined;
 }
 
@@ -153,9 +160,21 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
     return { ...config, ...textConfig, model_type: modelType };
   if (layout === 'llama4-or-mistral3') return { ...textConfig, model_type: modelType };
   if (layout === 'paligemma') return { ...textConfig, model_type: str(textConfig ?? {}, 'model_type') ?? 'gemma' };
-  if (layout === 'llava') {
+  if (layout === 'llava' || layout === 'idefics3') {
     const textType = str(textConfig ?? {}, 'model_type') ?? 'llama';
-    return { ...TEXT_DEFAULTS[textType], ...textConfig, model_type: textType };
+    // Idefics3ForConditionalGeneration's lm_head is the top-level config's to tie (tie_word_embeddings, default false).
+    const tie = layout === 'idefics3' ? { tie_word_embeddings: bool(config, 'tie_word_embeddings') ?? false } : {};
+    return { ...TEXT_DEFAULTS[textType], ...textConfig, ...tie, model_type: textType };
+  }
+  if (layout === 'internvl') {
+    // The remote code's language model is a CausalLM of llm_config, tied as that says; transformers' own
+    // InternVLForConditionalGeneration ties its lm_head as the top-level config says (PreTrainedConfig's default: tied).
+    if (modelType === 'internvl_chat') {
+      const llm = obj(config, 'llm_config') ?? {};
+      return { ...llm, model_type: str(llm, 'model_type') ?? 'qwen2' };
+    }
+    const tie = bool(config, 'tie_word_embeddings') ?? true;
+    return { ...textConfig, tie_word_embeddings: tie, model_type: str(textConfig ?? {}, 'model_type') ?? 'qwen2' };
   }
   return config;
 }
@@ -398,7 +417,9 @@ function familyOfConfig(config: HfConfig):
   if (!modelType) return { problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   // LLaVA's and PaliGemma's language model is the family of its text_config's model_type.
   const family = familyOf(
-    layout === 'llava' || layout === 'paligemma' ? (str(cfg, 'model_type') ?? modelType) : modelType,
+    layout === 'llava' || layout === 'paligemma' || layout === 'idefics3' || layout === 'internvl'
+      ? (str(cfg, 'model_type') ?? modelType)
+      : modelType,
     cfg,
   );
   if (family) return { modelType, layout, cfg, family };

@@ -157,6 +157,49 @@ function siglipPaligemma(v: HfConfig, textHidden: number): number | undefined {
   return vit.patchEmbedding + w + vit.patches * w + vit.layers * vit.layer + 2 * w + (w * out + out);
 }
 
+/**
+ * Idefics3's and SmolVLM's tower and connector (modeling_idefics3.py, modeling_smolvlm.py): SigLIP's embeddings (a
+ * patch convolution with bias, one position per patch), the ViT layers and a post LayerNorm; the connector's
+ * pixel shuffle folds scale_factor² patches into one, projected to the text width without bias.
+ */
+function idefics3Params(v: HfConfig, textHidden: number, scale: number): number | undefined {
+  const vit = vitEncoder(v);
+  if (!vit) return undefined;
+  const w = vit.width;
+  return vit.patchEmbedding + w + vit.patches * w + vit.layers * vit.layer + 2 * w + w * scale * scale * textHidden;
+}
+
+/**
+ * InternViT and InternVL's projector (the remote code's modeling_intern_vit.py / modeling_internvl_chat.py mlp1, and
+ * transformers' modeling_internvl.py): a patch convolution with bias, a class token, one position per patch and one
+ * for it; per layer q/k/v (biased with qkv_bias / attention_bias) and a biased output projection, per-head-width q / k
+ * RMSNorms with qk_normalization / use_qk_norm, two LayerNorms (RMSNorms with norm_type rms_norm), a biased fc1 / fc2
+ * MLP and two layer-scale vectors; no final norm (use_mean_pooling). The projector: a LayerNorm over the pixel-shuffled
+ * width (w / downsample_ratio²), a linear to the text width and one text width to text width, both biased.
+ */
+function internVitParams(v: HfConfig, textHidden: number, downsample: number): number | undefined {
+  const side = (key: string): number | undefined => {
+    const x = v[key];
+    return Array.isArray(x) && typeof x[0] === 'number' ? x[0] : num(v, key);
+  };
+  const w = num(v, 'hidden_size');
+  const inner = num(v, 'intermediate_size');
+  const layers = num(v, 'num_hidden_layers');
+  const image = side('image_size');
+  const patch = side('patch_size');
+  if (!w || !inner || !layers || !image || !patch) return undefined;
+  const rms = v.norm_type === 'rms_norm';
+  const qkvBias = bool(v, 'qkv_bias') ?? bool(v, 'attention_bias') ?? false;
+  const qkNorm = (bool(v, 'qk_normalization') ?? bool(v, 'use_qk_norm') ?? false) ? 2 * w : 0;
+  const norm = rms ? w : 2 * w;
+  const layer =
+    3 * w * w + (qkvBias ? 3 * w : 0) + (w * w + w) + qkNorm + 2 * norm + (w * inner + inner) + (inner * w + w) + 2 * w;
+  const embeddings = (num(v, 'num_channels') ?? 3) * patch * patch * w + w + w + ((image / patch) ** 2 + 1) * w;
+  const shuffled = w * Math.round(1 / downsample) ** 2;
+  const projector = 2 * shuffled + (shuffled * textHidden + textHidden) + (textHidden * textHidden + textHidden);
+  return embeddings + layers * layer + projector;
+}
+
 /** The ViT towers with their projectors, by layout, and the vision_config fields each needs. */
 const VIT_TOWERS: Readonly<
   Record<
@@ -179,7 +222,8 @@ const VIT_TOWERS: Readonly<
  * How an image-text config.json nests its language model: Gemma 3 4B-27B and Llama 4 / Mistral 3 under text_config,
  * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
  */
-export type ImageText = 'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava' | 'paligemma';
+export type ImageText =
+  'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava' | 'paligemma' | 'idefics3' | 'internvl';
 
 /**
  * The vision tower and projector of an image-text checkpoint, from its vision_config; 0 when the config has none to
@@ -233,6 +277,19 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
           `a ${modelType} config needs vision_config depth, hidden_size, intermediate_size and num_position_embeddings`,
         );
       }
+      return v ?? 0;
+    case 'idefics3':
+      v = vc ? idefics3Params(vc, hidden, num(config, 'scale_factor') ?? 2) : undefined;
+      if (v === undefined)
+        ctx.problem('vision_config', `an ${modelType} config needs vision_config ${VIT_TOWERS.gemma3.fields}`);
+      return v ?? 0;
+    case 'internvl':
+      v = vc ? internVitParams(vc, hidden, num(config, 'downsample_ratio') ?? 0.5) : undefined;
+      if (v === undefined)
+        ctx.problem(
+          'vision_config',
+          `an ${modelType} config needs vision_config hidden_size, intermediate_size, num_hidden_layers, image_size and patch_size`,
+        );
       return v ?? 0;
     case 'llava':
     case 'paligemma':
