@@ -54,6 +54,7 @@ import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
+import { internvlAttention, internvlCheckpointing, internvlLlmLora } from './internvl';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -196,6 +197,7 @@ function afterWalk(
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
   const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff };
+  internvlAttention(file);
   for (const c of calls) readCall(file, c, walk);
   // Fabric converts the module it is given after the script loads it: its precision is read after every load.
   for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
@@ -387,6 +389,14 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     frozenModel(file, c, parts);
   } else if (last === 'prepare_model_for_kbit_training') {
     kbitPreparation(file, c);
+  } else if (last === 'wrap_llm_lora' && parts.length >= 2) {
+    internvlLlmLora(file, c);
+  } else if (
+    last === '_set_gradient_checkpointing' &&
+    parts.length >= 2 &&
+    parts[parts.length - 2] === 'language_model'
+  ) {
+    internvlCheckpointing(file, c);
   } else if (last === 'to' && parts.length >= 2) {
     kbitCastBack(file, c);
   }
