@@ -417,6 +417,12 @@ describe('architecture: exact parameter counts', () => {
       downsample_ratio: 0.5,
     };
     assert.equal(total(chat), 7_281_408 + 512_000);
+    // The catalog's checkpoints, built from their config.json fields the same way: Idefics3-8B-Llama3 (the model
+    // page's 8.46B) and SmolVLM2-2.2B-Instruct, whose tower writes no width (SmolVLMVisionConfig's 1,152) and 384 /
+    // 14 = 27 patches a side.
+    assert.equal(count('HuggingFaceM4/Idefics3-8B-Llama3'), 8_462_086_384);
+    assert.equal(count('HuggingFaceTB/SmolVLM2-2.2B-Instruct'), 2_246_784_880);
+    assert.equal(archOf('HuggingFaceTB/SmolVLM2-2.2B-Instruct').family, 'llama');
   });
 
   it('Qwen2.5-VL and Qwen2-VL by hand: the Qwen2(.5) language model plus a 32-block ViT and its merger', () => {

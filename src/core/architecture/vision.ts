@@ -35,7 +35,8 @@ function vitEncoder(
     width: w,
     layers,
     inner,
-    patches: (image / patch) ** 2,
+    // image_size // patch_size patches a side (SigLIP, CLIP, Idefics3: SmolVLM2-2.2B has 384 / 14 = 27).
+    patches: Math.floor(image / patch) ** 2,
     patchEmbedding: (num(v, 'num_channels') ?? 3) * patch * patch * w,
     layer: 4 * (w * w + w) + 2 * 2 * w + (w * inner + inner) + (inner * w + w),
   };
@@ -158,6 +159,19 @@ function siglipPaligemma(v: HfConfig, textHidden: number): number | undefined {
 }
 
 /**
+ * Idefics3VisionConfig's and SmolVLMVisionConfig's defaults (transformers 5.17 configuration_idefics3.py,
+ * configuration_smolvlm.py) for the fields a checkpoint's vision_config leaves out (SmolVLM2-2.2B-Instruct writes no
+ * hidden_size).
+ */
+const IDEFICS3_VISION_DEFAULTS: HfConfig = {
+  hidden_size: 1152,
+  intermediate_size: 3072,
+  num_hidden_layers: 12,
+  image_size: 224,
+  patch_size: 32,
+};
+
+/**
  * Idefics3's and SmolVLM's tower and connector (modeling_idefics3.py, modeling_smolvlm.py): SigLIP's embeddings (a
  * patch convolution with bias, one position per patch), the ViT layers and a post LayerNorm; the connector's
  * pixel shuffle folds scale_factor² patches into one, projected to the text width without bias.
@@ -194,7 +208,8 @@ function internVitParams(v: HfConfig, textHidden: number, downsample: number): n
   const norm = rms ? w : 2 * w;
   const layer =
     3 * w * w + (qkvBias ? 3 * w : 0) + (w * w + w) + qkNorm + 2 * norm + (w * inner + inner) + (inner * w + w) + 2 * w;
-  const embeddings = (num(v, 'num_channels') ?? 3) * patch * patch * w + w + w + ((image / patch) ** 2 + 1) * w;
+  const embeddings =
+    (num(v, 'num_channels') ?? 3) * patch * patch * w + w + w + (Math.floor(image / patch) ** 2 + 1) * w;
   const shuffled = w * Math.round(1 / downsample) ** 2;
   const projector = 2 * shuffled + (shuffled * textHidden + textHidden) + (textHidden * textHidden + textHidden);
   return embeddings + layers * layer + projector;
@@ -279,7 +294,7 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
       }
       return v ?? 0;
     case 'idefics3':
-      v = vc ? idefics3Params(vc, hidden, num(config, 'scale_factor') ?? 2) : undefined;
+      v = idefics3Params({ ...IDEFICS3_VISION_DEFAULTS, ...vc }, hidden, num(config, 'scale_factor') ?? 2);
       if (v === undefined)
         ctx.problem('vision_config', `an ${modelType} config needs vision_config ${VIT_TOWERS.gemma3.fields}`);
       return v ?? 0;

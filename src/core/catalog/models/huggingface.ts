@@ -529,3 +529,78 @@ export const OPEN_R1_TRL: readonly CatalogModel[] = [
     source: `${hf('trl-lib/Qwen2-0.5B-Reward')} (a reward model trained from Qwen/Qwen2-0.5B-Instruct with its architecture fields: huggingface/trl docs/source/online_dpo_trainer.md)`,
   },
 ];
+
+/**
+ * Image-text models of Hugging Face's own: Idefics3 (Llama 3.1 8B beside SigLIP So400m/14 at 364 pixels, pixel shuffle
+ * 2) and SmolVLM2 2.2B (SmolLM2-1.7B's layers, 32 heads by LlamaConfig's default, beside a 27-layer SigLIP tower
+ * whose width is SmolVLMVisionConfig's default 1,152, pixel shuffle 3). Counted as transformers 5.17 builds them:
+ * 8,462,086,384 and 2,246,784,880 parameters.
+ */
+export const IDEFICS3_SMOLVLM: readonly CatalogModel[] = [
+  {
+    id: 'HuggingFaceM4/Idefics3-8B-Llama3',
+    config: {
+      model_type: 'idefics3',
+      architectures: ['Idefics3ForConditionalGeneration'],
+      scale_factor: 2,
+      tie_word_embeddings: false,
+      text_config: {
+        attention_bias: false,
+        hidden_act: 'silu',
+        hidden_size: 4096,
+        intermediate_size: 14336,
+        max_position_embeddings: 131072,
+        mlp_bias: false,
+        num_attention_heads: 32,
+        num_hidden_layers: 32,
+        num_key_value_heads: 8,
+        rms_norm_eps: 1e-5,
+        rope_theta: 500000,
+        vocab_size: 128259,
+      },
+      vision_config: {
+        hidden_act: 'gelu_pytorch_tanh',
+        hidden_size: 1152,
+        image_size: 364,
+        intermediate_size: 4304,
+        num_attention_heads: 16,
+        num_channels: 3,
+        num_hidden_layers: 27,
+        patch_size: 14,
+      },
+      torch_dtype: 'bfloat16',
+    },
+    source:
+      'https://huggingface.co/HuggingFaceM4/Idefics3-8B-Llama3/blob/92a708af3b96e7fe9aeac5d439a1f64083868a05/config.json',
+  },
+  {
+    id: 'HuggingFaceTB/SmolVLM2-2.2B-Instruct',
+    config: {
+      model_type: 'smolvlm',
+      architectures: ['SmolVLMForConditionalGeneration'],
+      scale_factor: 3,
+      tie_word_embeddings: false,
+      vocab_size: 49280,
+      text_config: {
+        model_type: 'llama',
+        head_dim: 64,
+        hidden_size: 2048,
+        intermediate_size: 8192,
+        max_position_embeddings: 8192,
+        num_hidden_layers: 24,
+        rms_norm_eps: 1e-5,
+        rope_theta: 130000,
+        vocab_size: 49280,
+      },
+      vision_config: {
+        model_type: 'smolvlm_vision',
+        image_size: 384,
+        intermediate_size: 4304,
+        num_hidden_layers: 27,
+        patch_size: 14,
+      },
+      torch_dtype: 'float32',
+    },
+    source: hf('HuggingFaceTB/SmolVLM2-2.2B-Instruct'),
+  },
+];

@@ -13,7 +13,7 @@ import { ENCODERS } from './encoders';
 import { OPT_XLM_ROBERTA, ROBERTA } from './facebook';
 import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES, PALIGEMMA } from './gemma';
 import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
-import { OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
+import { IDEFICS3_SMOLVLM, OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
 import { GRANITE_3, GRANITE_4_H } from './ibm';
 import { INTERNLM2 } from './internlm';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
@@ -72,6 +72,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...YI,
   ...TINYLLAMA,
   ...SMOLLM,
+  ...IDEFICS3_SMOLVLM,
   ...GEMMA,
   ...PALIGEMMA,
   ...PHI_3_2,
