@@ -48,6 +48,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   llama4_text: 'llama4',
   // Mistral Small 3.1 / 3.2: the Mistral language model under text_config beside a Pixtral vision tower.
   mistral3: 'mistral',
+  // Llama 3.2 Vision (mllama): Llama 3.1's layers with cross-attention layers among them, beside a tiled ViT
+  // (modeling_mllama.py); its text_config's own model_type.
+  mllama_text_model: 'llama',
   // LLaVA 1.5: its text_config's language model (Llama's by default) beside a CLIP vision tower (modeling_llava.py).
   llava: 'llama',
   // LLaVA-NeXT (1.6): LLaVA 1.5's layout with a learned image_newline vector of the text width (modeling_llava_next.py).

@@ -143,9 +143,11 @@ function defaultExtras(a: Architecture, normSize: number): BlockExtras {
   const traits = FAMILY_TRAITS[a.family];
   const qk = a.qkNorm ? 2 * a.headDim * a.layers : 0;
   const sinks = traits.attentionSinks ? a.heads * a.layers : 0;
+  // Mllama's cross-attention layers: q_norm and k_norm over a head's width, the attention's and the MLP's tanh gates.
+  const cross = (a.crossAttentionLayers ?? 0) * (2 * a.headDim + 2);
   return {
     blockNorms: (a.normsPerBlock ?? NORMS_PER_BLOCK[traits.normPlacement]) * normSize * a.layers,
-    extra: qk + sinks,
+    extra: qk + sinks + cross,
   };
 }
 
@@ -157,7 +159,7 @@ function defaultExtras(a: Architecture, normSize: number): BlockExtras {
 function embeddingParameters(a: Architecture, normSize: number): number {
   const traits = FAMILY_TRAITS[a.family];
   const h = a.hidden;
-  let embedding = a.vocab * (a.embedWidth ?? h);
+  let embedding = (a.vocab + (a.embedExtraRows ?? 0)) * (a.embedWidth ?? h);
   if (a.embedWidth !== undefined) embedding += 2 * a.embedWidth * h;
   if (a.positions === 'learned') embedding += (a.maxPositions + traits.positionOffset) * h;
   if (traits.stack === 'encoder') embedding += a.typeVocab * h;

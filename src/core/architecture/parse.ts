@@ -141,6 +141,8 @@ function imageTextLayout(config: HfConfig, modelType: string | undefined): Image
   if ((modelType === 'llava' || modelType === 'llava_next') && textConfig) return 'llava';
   // PaliGemma: Gemma (1 or 2) under text_config beside a SigLIP tower and one linear projector.
   if (modelType === 'paligemma' && textConfig) return 'paligemma';
+  // Llama 3.2 Vision: its language model under text_config beside the tiled ViT.
+  if (modelType === 'mllama' && textConfig) return 'mllama';
   // Idefics3 and SmolVLM: a language model of its own model_type (Llama's by default) under text_config beside a
   // SigLIP-style tower and a pixel-shuffle connector.
   if ((modelType === 'idefics3' || modelType === 'smolvlm') && textConfig) return 'idefics3';
@@ -166,6 +168,7 @@ function languageModelConfig(config: HfConfig, modelType: string | undefined, la
     const tie = layout === 'idefics3' ? { tie_word_embeddings: bool(config, 'tie_word_embeddings') ?? false } : {};
     return { ...TEXT_DEFAULTS[textType], ...textConfig, ...tie, model_type: textType };
   }
+  if (layout === 'mllama') return { ...textConfig, model_type: 'mllama_text_model' };
   if (layout === 'internvl') {
     // The remote code's language model is a CausalLM of llm_config, tied as that says; transformers' own
     // InternVLForConditionalGeneration ties its lm_head as the top-level config says (PreTrainedConfig's default: tied).
@@ -417,7 +420,11 @@ function familyOfConfig(config: HfConfig):
   if (!modelType) return { problems: [{ field: 'model_type', message: 'config has no model_type' }] };
   // LLaVA's and PaliGemma's language model is the family of its text_config's model_type.
   const family = familyOf(
-    layout === 'llava' || layout === 'paligemma' || layout === 'idefics3' || layout === 'internvl'
+    layout === 'llava' ||
+      layout === 'paligemma' ||
+      layout === 'idefics3' ||
+      layout === 'internvl' ||
+      layout === 'mllama'
       ? (str(cfg, 'model_type') ?? modelType)
       : modelType,
     cfg,
@@ -528,6 +535,7 @@ function familyExtras(
     // StableLM 2 12B: attention and the MLP side by side off input_layernorm (no post_attention_layernorm).
     ...(family === 'stablelm' && bool(cfg, 'use_parallel_residual') === true ? { normsPerBlock: 1 } : {}),
     ...(family === 'gpt2' && GELU_KERNELS.has(str(cfg, 'activation_function') ?? '') ? { geluKernel: true } : {}),
+    ...(str(cfg, 'model_type') === 'mllama_text_model' ? mllamaText(cfg) : {}),
   };
 }
 
@@ -556,6 +564,15 @@ function debertaSpec(cfg: HfConfig): DebertaSpec {
     positionBiasedInput: bool(cfg, 'position_biased_input') ?? true,
     ...(kernel > 0 ? { conv: { kernel, groups: num(cfg, 'conv_groups') ?? 1 } } : {}),
   };
+}
+
+/**
+ * Llama 3.2 Vision's language model (modeling_mllama.py MllamaTextModel): the layers cross_attention_layers lists
+ * attend to the image, and the token embedding has 8 rows beyond the vocabulary (`vocab_size + 8`).
+ */
+function mllamaText(cfg: HfConfig): Pick<Architecture, 'crossAttentionLayers' | 'embedExtraRows'> {
+  const cross = cfg.cross_attention_layers;
+  return { crossAttentionLayers: Array.isArray(cross) ? cross.length : 0, embedExtraRows: 8 };
 }
 
 /** A tanh soft-cap is on when the config gives it, or (family default) when the config leaves the key out. */

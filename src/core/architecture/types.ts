@@ -258,6 +258,13 @@ export interface Architecture {
   /** DeBERTa-v2 / v3's relative positions and disentangled attention. */
   readonly deberta?: DebertaSpec;
   /**
+   * Llama 3.2 Vision (mllama): how many of the layers are cross-attention layers (cross_attention_layers), which read
+   * the image's states as keys and values, with per-head q / k RMSNorms and two tanh gates of their own.
+   */
+  readonly crossAttentionLayers?: number;
+  /** Rows of the token embedding beyond the vocabulary the head scores (Mllama's 8 image tokens). */
+  readonly embedExtraRows?: number;
+  /**
    * Linear-attention layers beside the full-attention ones (Qwen3-Next, Qwen3.5). The full-attention layers are then
    * `layers - linearAttention.layers`: only they keep keys and values in a generation cache.
    */

@@ -215,6 +215,38 @@ function internVitParams(v: HfConfig, textHidden: number, downsample: number): n
   return embeddings + layers * layer + projector;
 }
 
+/**
+ * Llama 3.2 Vision's tiled ViT and projector (modeling_mllama.py MllamaVisionModel, MllamaModel): a patch convolution
+ * without bias, a class embedding; the gated position embedding (one row per patch and the class token, a gate, and a
+ * tile embedding of max_num_tiles x those rows per aspect-ratio id: len(supported_aspect_ratios) + 1 of them), the pre-
+ * and post-tile embeddings (max_num_tiles x width per aspect-ratio id, a gate each), two LayerNorms; the local layers
+ * (q/k/v/o without bias, a biased fc1 / fc2 MLP, two LayerNorms) and the global ones (the same with two gates); the
+ * projector from vision_output_dim to the text width, biased.
+ */
+function mllamaVisionParams(v: HfConfig, textHidden: number): number | undefined {
+  const w = num(v, 'hidden_size');
+  const inner = num(v, 'intermediate_size');
+  const layers = num(v, 'num_hidden_layers');
+  const global = num(v, 'num_global_layers');
+  const image = num(v, 'image_size');
+  const patch = num(v, 'patch_size');
+  const tiles = num(v, 'max_num_tiles');
+  const out = num(v, 'vision_output_dim');
+  const ratios = Array.isArray(v.supported_aspect_ratios) ? v.supported_aspect_ratios.length : undefined;
+  if (!w || !inner || !layers || global === undefined || !image || !patch || !tiles || !out || !ratios)
+    return undefined;
+  const positions = Math.floor(image / patch) ** 2 + 1;
+  const ids = ratios + 1;
+  const embeddings =
+    (num(v, 'num_channels') ?? 3) * patch * patch * w +
+    w +
+    (1 + positions * w + ids * tiles * positions * w) +
+    2 * (ids * tiles * w + 1) +
+    2 * 2 * w;
+  const layer = 4 * w * w + (w * inner + inner) + (inner * w + w) + 2 * 2 * w;
+  return embeddings + layers * layer + global * (layer + 2) + (out * textHidden + textHidden);
+}
+
 /** The ViT towers with their projectors, by layout, and the vision_config fields each needs. */
 const VIT_TOWERS: Readonly<
   Record<
@@ -238,7 +270,7 @@ const VIT_TOWERS: Readonly<
  * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
  */
 export type ImageText =
-  'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava' | 'paligemma' | 'idefics3' | 'internvl';
+  'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava' | 'paligemma' | 'idefics3' | 'internvl' | 'mllama';
 
 /**
  * The vision tower and projector of an image-text checkpoint, from its vision_config; 0 when the config has none to
@@ -297,6 +329,15 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
       v = idefics3Params({ ...IDEFICS3_VISION_DEFAULTS, ...vc }, hidden, num(config, 'scale_factor') ?? 2);
       if (v === undefined)
         ctx.problem('vision_config', `an ${modelType} config needs vision_config ${VIT_TOWERS.gemma3.fields}`);
+      return v ?? 0;
+    case 'mllama':
+      v = vc ? mllamaVisionParams(vc, hidden) : undefined;
+      if (v === undefined)
+        ctx.problem(
+          'vision_config',
+          'an mllama config needs vision_config hidden_size, intermediate_size, num_hidden_layers, num_global_layers, ' +
+            'image_size, patch_size, max_num_tiles, supported_aspect_ratios and vision_output_dim',
+        );
       return v ?? 0;
     case 'internvl':
       v = vc ? internVitParams(vc, hidden, num(config, 'downsample_ratio') ?? 0.5) : undefined;

@@ -320,6 +320,65 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
     publishedParams: 3_212_749_824,
     source: hf('meta-llama/Llama-3.2-3B'),
   },
+  {
+    // Llama 3.2 Vision 11B (mllama): Llama 3.1 8B's layers with 8 cross-attention layers among 40, and a tiled ViT
+    // (32 local and 8 global layers of 1,280, 560-pixel tiles of 14-pixel patches, up to 4 tiles) projected from 7,680.
+    // The repository is gated; its fields as its fine-tunes' config.json files copy them, with MllamaConfig's (transformers
+    // 5.17) for those left out: counted as transformers 5.17 builds it, 10,670,220,835, the published 10.67B.
+    id: 'meta-llama/Llama-3.2-11B-Vision-Instruct',
+    aliases: [
+      'meta-llama/Llama-3.2-11B-Vision',
+      'unsloth/Llama-3.2-11B-Vision-Instruct',
+      'unsloth/Llama-3.2-11B-Vision',
+    ],
+    config: {
+      model_type: 'mllama',
+      architectures: ['MllamaForConditionalGeneration'],
+      text_config: {
+        model_type: 'mllama_text_model',
+        cross_attention_layers: [3, 8, 13, 18, 23, 28, 33, 38],
+        hidden_act: 'silu',
+        hidden_size: 4096,
+        intermediate_size: 14336,
+        max_position_embeddings: 131072,
+        num_attention_heads: 32,
+        num_hidden_layers: 40,
+        num_key_value_heads: 8,
+        rms_norm_eps: 1e-5,
+        rope_theta: 500000,
+        tie_word_embeddings: false,
+        vocab_size: 128256,
+      },
+      vision_config: {
+        model_type: 'mllama_vision_model',
+        attention_heads: 16,
+        hidden_act: 'gelu',
+        hidden_size: 1280,
+        image_size: 560,
+        intermediate_size: 5120,
+        intermediate_layers_indices: [3, 7, 15, 23, 30],
+        max_num_tiles: 4,
+        norm_eps: 1e-5,
+        num_channels: 3,
+        num_global_layers: 8,
+        num_hidden_layers: 32,
+        patch_size: 14,
+        supported_aspect_ratios: [
+          [1, 1],
+          [1, 2],
+          [1, 3],
+          [1, 4],
+          [2, 1],
+          [2, 2],
+          [3, 1],
+          [4, 1],
+        ],
+        vision_output_dim: 7680,
+      },
+      torch_dtype: 'bfloat16',
+    },
+    source: hf('meta-llama/Llama-3.2-11B-Vision-Instruct'),
+  },
 ];
 
 export const LLAMA_4: readonly CatalogModel[] = [

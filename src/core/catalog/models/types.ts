@@ -2,10 +2,16 @@
 
 /**
  * One value of a config.json field.
- * Nested objects occur only where the checkpoint itself nests them (quantization_config).
+ * Nested objects occur only where the checkpoint itself nests them (quantization_config, text_config), and lists of
+ * lists where it writes them (Mllama's supported_aspect_ratios).
  */
 export type HfConfigValue =
-  string | number | boolean | null | readonly (string | number)[] | { readonly [key: string]: HfConfigValue };
+  | string
+  | number
+  | boolean
+  | null
+  | readonly (string | number | readonly number[])[]
+  | { readonly [key: string]: HfConfigValue };
 
 /** Raw Hugging Face config.json fields, exactly as named and valued in the checkpoint's config.json. */
 export type HfConfig = Readonly<Record<string, HfConfigValue>>;
