@@ -35,7 +35,8 @@ export function importedArgumentClasses(file: PythonFile): void {
  * defaults read in the module and said where they are written, as the file's own options would be (one command line).
  */
 export function importedArgumentParsers(file: PythonFile): void {
-  if (!file.readModule) return;
+  // Most scripts import no such function: answered from the text before the imports are parsed.
+  if (!file.readModule || !/\b(get|parse)_(args|arguments|config)\b/.test(file.text)) return;
   for (const imp of projectImports(file.text, file.root)) {
     for (const [local, original] of imp.names) {
       if (original === undefined || !PARSED_ARGS_CALL.test(original)) continue;

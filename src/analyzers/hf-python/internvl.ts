@@ -97,6 +97,7 @@ export function internvlCheckpointing(file: PythonFile, call: SyntaxNode): void 
  * runs FlashAttention-2, as InternVL's script sets it for InternLM2 and the others alike.
  */
 export function internvlAttention(file: PythonFile): void {
+  if (!file.text.includes('llm_config')) return;
   const re = /\b\w+(?:\.\w+)*\.llm_config\._?attn_implementation\s*=\s*(['"])flash_attention_2\1/g;
   for (const m of file.text.matchAll(re)) {
     const start = m.index + m[0].indexOf('attn_implementation');
