@@ -1,8 +1,35 @@
 // Whether the branches around a call run it: the `if` statements and conditional expressions that hold it, with their
 // tests evaluated statically where they can be (script defaults such as `if args.use_lora:`). Pure: it never runs code.
 import type { SyntaxNode } from '@lezer/common';
+import { msg, type Span } from '../facts';
 import type { Binding, PythonFile, Scope, Val } from './file';
-import { children, clip, pyTruthy, readingNoneDefaults } from './syntax';
+import { children, clip, pyTruthy, readingNoneDefaults, span } from './syntax';
+
+/**
+ * A call on a branch, as the branch runs: skipped where its `if` is known not to run it, else its callee's span and
+ * text, with the condition it runs under where that is not known statically (said as an info at the callee when
+ * `infoAtCall`: what the call turns on may not run).
+ */
+export function callOnBranch(
+  file: PythonFile,
+  call: SyntaxNode,
+  infoAtCall = false,
+): { readonly at: Span; readonly name: string; readonly cond: string | undefined } | undefined {
+  const taken = branchTaken(file, call);
+  if (taken === false) return undefined;
+  const cond = taken === undefined ? conditionOf(file, call) : undefined;
+  const at = span(call.firstChild!);
+  const name = file.text.slice(at.start, at.end);
+  if (cond && infoAtCall)
+    file.problem(
+      'not-static',
+      'info',
+      msg('{0} is not known statically: {1}', name, `it runs only when ${cond}`),
+      at,
+      name,
+    );
+  return { at, name, cond };
+}
 
 /** The condition under which a call's value is used: a conditional expression or an `if` around it (not the main guard). */
 export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefined {

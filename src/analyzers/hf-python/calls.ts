@@ -14,7 +14,7 @@ import {
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Binding, type Entry, PythonFile } from './file';
-import { branchTaken, conditionOf } from './branches';
+import { branchTaken, callOnBranch, conditionOf } from './branches';
 import { dictEntryNode } from './expressions';
 import { children, span, clip, isModelClass } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
@@ -293,12 +293,9 @@ export function loraCall(file: PythonFile, call: SyntaxNode): void {
  * nothing when it is known not to, unknown otherwise.
  */
 export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
-  const calleeNode = call.firstChild!;
-  const at = span(calleeNode);
-  const name = file.text.slice(at.start, at.end);
-  const taken = branchTaken(file, call);
-  if (taken === false) return;
-  const cond = taken === undefined ? conditionOf(file, call) : undefined;
+  const branch = callOnBranch(file, call, true);
+  if (!branch) return;
+  const { at, name, cond } = branch;
   if (cond) {
     // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
     file.facts.push({
@@ -310,13 +307,6 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
       valueSpan: at,
       tool: 'peft',
     });
-    file.problem(
-      'not-static',
-      'info',
-      msg('{0} is not known statically: {1}', name, `it runs only when ${cond}`),
-      at,
-      name,
-    );
     return;
   }
   file.facts.push({

@@ -7,11 +7,10 @@
 // on a branch as the branch runs. Pure; never throws on user text.
 // Docs: docs/formats.md (Python scripts)
 import type { SyntaxNode } from '@lezer/common';
-import { msg, type Fact } from '../facts';
-import { branchTaken, conditionOf } from './branches';
+import type { Fact } from '../facts';
+import { callOnBranch } from './branches';
 import type { PythonFile } from './file';
 import { mapEntry } from './mapping';
-import { span } from './syntax';
 
 /** InternVLChatModel.wrap_llm_lora's defaults (modeling_internvl_chat.py). */
 const WRAP_DEFAULTS = { r: 128, lora_alpha: 256, lora_dropout: 0.05 } as const;
@@ -22,11 +21,9 @@ const LORA_NOTE =
 
 /** `model.wrap_llm_lora(...)`: LoRA on the language model, where its branch runs. */
 export function internvlLlmLora(file: PythonFile, call: SyntaxNode): void {
-  const taken = branchTaken(file, call);
-  if (taken === false) return;
-  const cond = taken === undefined ? conditionOf(file, call) : undefined;
-  const at = span(call.firstChild!);
-  const name = file.text.slice(at.start, at.end);
+  const branch = callOnBranch(file, call);
+  if (!branch) return;
+  const { at, name, cond } = branch;
   const args = file.args(call);
   for (const e of args.entries) if (e.rawKey in WRAP_DEFAULTS) mapEntry(file, 'lora', e, 'peft');
   const given = new Set(args.entries.map((e) => e.rawKey));
@@ -68,11 +65,9 @@ export function internvlLlmLora(file: PythonFile, call: SyntaxNode): void {
 
 /** `model.language_model._set_gradient_checkpointing()`: checkpointing in the language model, where its branch runs. */
 export function internvlCheckpointing(file: PythonFile, call: SyntaxNode): void {
-  const taken = branchTaken(file, call);
-  if (taken === false) return;
-  const cond = taken === undefined ? conditionOf(file, call) : undefined;
-  const at = span(call.firstChild!);
-  const name = file.text.slice(at.start, at.end);
+  const branch = callOnBranch(file, call, true);
+  if (!branch) return;
+  const { at, name, cond } = branch;
   file.facts.push({
     key: 'gradientCheckpointing',
     rawKey: '_set_gradient_checkpointing',
@@ -82,14 +77,6 @@ export function internvlCheckpointing(file: PythonFile, call: SyntaxNode): void 
     valueSpan: at,
     tool: 'hf-trainer',
   });
-  if (cond)
-    file.problem(
-      'not-static',
-      'info',
-      msg('{0} is not known statically: {1}', name, `it runs only when ${cond}`),
-      at,
-      name,
-    );
 }
 
 /**
