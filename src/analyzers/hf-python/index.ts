@@ -54,7 +54,7 @@ import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
-import { internvlAttention, internvlCheckpointing, internvlLlmLora } from './internvl';
+import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -199,6 +199,7 @@ function afterWalk(
   const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff };
   internvlAttention(file);
   for (const c of calls) readCall(file, c, walk);
+  internvlFrozenLlm(file, calls);
   // Fabric converts the module it is given after the script loads it: its precision is read after every load.
   for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
   afterCalls(file, calls, walk.loraSwitchedOff);

@@ -7,7 +7,7 @@
 // on a branch as the branch runs. Pure; never throws on user text.
 // Docs: docs/formats.md (Python scripts)
 import type { SyntaxNode } from '@lezer/common';
-import type { Fact } from '../facts';
+import { msg, type Fact } from '../facts';
 import { callOnBranch } from './branches';
 import type { PythonFile } from './file';
 import { mapEntry } from './mapping';
@@ -98,6 +98,37 @@ export function internvlAttention(file: PythonFile): void {
       valueSpan: { start: valueStart, end: valueStart + 'flash_attention_2'.length + 2 },
       tool: 'hf-trainer',
     });
+    return;
+  }
+}
+
+/**
+ * `_freeze_params(model.language_model)` under `if model_args.freeze_llm:` with no LoRA on the language model: only
+ * what InternVL leaves trainable trains (the projector, the vision tower unless frozen too), which is not read: a
+ * warning at the call, as for a model's `requires_grad_(False)`; the language model is estimated as trained.
+ */
+export function internvlFrozenLlm(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  if (file.facts.some((f) => f.rawKey === 'wrap_llm_lora' && f.value === 'lora')) return;
+  for (const c of calls) {
+    const args = file.args(c).positional;
+    const frozen = args.length === 1 && /(^|\.)language_model$/.test(file.text.slice(args[0].from, args[0].to));
+    if (file.calleeName(c) !== '_freeze_params' || !frozen) continue;
+    const branch = callOnBranch(file, c);
+    if (!branch) continue;
+    const what = file.text.slice(args[0].from, args[0].to);
+    file.problem(
+      'not-modeled',
+      'warning',
+      branch.cond
+        ? msg(
+            '{0} is frozen here (when {1}); what the script trains instead is not read: estimated as trained',
+            what,
+            branch.cond,
+          )
+        : msg('{0} is frozen here; what the script trains instead is not read: estimated as trained', what),
+      branch.at,
+      '_freeze_params',
+    );
     return;
   }
 }

@@ -26,6 +26,11 @@ class DataTrainingArguments:
     max_seq_length: Optional[int] = field(default=2048)
 
 
+def _freeze_params(module):
+    for param in module.parameters():
+        param.requires_grad = False
+
+
 def main():
     parser = HfArgumentParser((ModelArguments, DataTrainingArguments, TrainingArguments))
     model_args, data_args, training_args = parser.parse_args_into_dataclasses()
@@ -37,6 +42,8 @@ def main():
     model = InternVLChatModel.from_pretrained(model_args.model_name_or_path, torch_dtype=torch.bfloat16, config=config)
     if model_args.grad_checkpoint:
         model.language_model._set_gradient_checkpointing()
+    if model_args.freeze_llm:
+        _freeze_params(model.language_model)
     if model_args.use_llm_lora:
         model.wrap_llm_lora(r=model_args.use_llm_lora, lora_alpha=2 * model_args.use_llm_lora)
     trainer = Trainer(model=model, args=training_args)
@@ -76,5 +83,17 @@ describe('hf-python: InternVL fine-tuning script', () => {
     const full = run(LAUNCH('--grad_checkpoint False'));
     assert.notEqual(full.setup?.method, 'lora');
     assert.notEqual(full.setup?.gradient_checkpointing, 'full');
+    assert.ok(!full.problems.some((p) => p.code === 'not-modeled'));
+  });
+
+  it('--freeze_llm True without LoRA: a warning at _freeze_params that what trains instead is not read', () => {
+    // InternVL's projector-only stage (freeze_llm and freeze_backbone, mlp1 trained): estimated as trained, said so.
+    const frozen = run(LAUNCH('--freeze_llm True'));
+    const warning = frozen.problems.find((p) => p.code === 'not-modeled');
+    assert.match(warning?.message ?? '', /model\.language_model is frozen here.*: estimated as trained/);
+    // With the language model's LoRA the frozen base is what LoRA trains over: no warning.
+    const lora = run(LAUNCH('--freeze_llm True --use_llm_lora 8'));
+    assert.ok(!lora.problems.some((p) => p.code === 'not-modeled'));
+    assert.equal(lora.setup?.method, 'lora');
   });
 });
