@@ -216,6 +216,42 @@ describe("a script's own usage line", () => {
     assert.ok(!run.problems.some((p) => /no Trainer, TRL trainer or training loop/.test(p.message)));
   });
 
+  it("else the first command that runs it in the README.md of its folder (castorini/visa's qwen/README.md)", () => {
+    // A train.py whose model option has no default and whose README documents `deepspeed ... train.py --model_name_or_path
+    // ... --per_device_train_batch_size 1` (the repository's qwen/README.md, abridged).
+    const train = [
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments',
+      '@dataclass',
+      'class ModelArguments:',
+      '    model_name_or_path: str = field(metadata={"help": "Path to pretrained model"})',
+      'parser = HfArgumentParser((ModelArguments, TrainingArguments))',
+      'model_args, training_args = parser.parse_args_into_dataclasses()',
+      'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+      'Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const readme = [
+      '# Training',
+      '```bash',
+      'deepspeed --include localhost:0,1,2,3 train.py \\',
+      '  --output_dir out \\',
+      '  --model_name_or_path Qwen/Qwen2.5-0.5B \\',
+      '  --per_device_train_batch_size 2 \\',
+      '  --gradient_checkpointing',
+      '```',
+      '',
+    ].join('\n');
+    const run = runFiles({ '/p/qwen/train.py': train, '/p/qwen/README.md': readme }, '/p/qwen/train.py');
+    // The options the script reads take the line's values (a field without a default is an option only a command line
+    // gives); the Trainer's own flags of such a line are not applied (its per_device_train_batch_size stays the default).
+    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.match(runFact(run, 'model')?.fact.rawValue ?? '', /the command README\.md shows for train\.py \(line 3\)/);
+    // Without the README the model stays unknown.
+    const alone = runFiles({ '/p/qwen/train.py': train }, '/p/qwen/train.py');
+    assert.equal(alone.setup, undefined);
+  });
+
   it('a usage line of another script, or one with no option, gives nothing', () => {
     const other = script.replace('scripts/run_grpo.py --config', 'scripts/run_sft.py --config');
     const run = runFiles(

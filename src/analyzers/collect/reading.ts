@@ -9,7 +9,7 @@ import { CONFIG_OPTION, configFileArguments } from '../config-arguments';
 import type { ConfigFacts, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
 import type { AnalyzedFile, FileRole } from '../resolve';
 import { nanogptConfigArguments } from '../hf-python/nanogpt';
-import { usageArguments } from '../hf-python/usage-line';
+import { README_LINES, usageArguments } from '../hf-python/usage-line';
 import { findReference, projectModules, type FileReader } from '../file-reader';
 
 /** How a file is read: its place in the run and what the file that led to it passes on. */
@@ -71,11 +71,22 @@ export function configuratorArguments(
   return out.length > 0 ? out : undefined;
 }
 
-/** The options of the usage line a script shows for itself, each said to come from that line. */
-function usageLine(file: string, text: string): Reference['args'] {
-  const usage = usageArguments(text, file);
+/**
+ * The options of the usage line a script shows for itself, else of the first command that runs it in the README.md of
+ * its folder (castorini/visa's qwen/README.md: `deepspeed ... train.py --model_name_or_path Qwen/Qwen2-VL-7B-Instruct
+ * ...` beside a train.py whose model option has no default), each said to come from that line.
+ */
+function usageLine(file: string, text: string, reader: FileReader): Reference['args'] {
   const name = file.split(/[\\/]/).pop() ?? file;
-  return usage?.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${usage.line})` }));
+  const own = usageArguments(text, file);
+  if (own) return own.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${own.line})` }));
+  for (const readme of ['README.md', 'readme.md', 'README.MD']) {
+    const found = reader.read(reader.join(file, readme));
+    const usage = found === undefined ? undefined : usageArguments(found, file, README_LINES);
+    if (usage)
+      return usage.args.map((a) => ({ ...a, from: `the command ${readme} shows for ${name} (line ${usage.line})` }));
+  }
+  return undefined;
 }
 
 /**
@@ -107,7 +118,7 @@ export function analyzeWithArguments(
   // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's), and
   // with no launch line, the one its own docstring shows (hf-python/usage-line.ts).
   const launched =
-    how.scriptArgs ?? (format === 'hf-python' && first.readsLaunchOptions ? usageLine(file, text) : undefined);
+    how.scriptArgs ?? (format === 'hf-python' && first.readsLaunchOptions ? usageLine(file, text, reader) : undefined);
   const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;

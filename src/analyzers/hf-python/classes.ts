@@ -176,6 +176,11 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
       (f) => !(file.parsedClasses.has(c.name) && isArgparseOption(file, f.rawKey)),
     ),
   }));
+  // A field of a class given to the parser that has no default: HfArgumentParser makes its option required, so only the
+  // command line gives it (as argparse's required=True).
+  for (const { c } of fields)
+    if (file.parsedClasses.has(c.name))
+      for (const name of fieldsWithoutDefault(file, c.node)) file.requiredOptions.add(name);
   for (const { c, fields: fs } of fields) {
     for (const f of fs)
       if (f.valueNode) {
@@ -202,6 +207,24 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
       mapEntry(file, 'dataclass', f, tool, 'dataclass-default', tool === 'trl');
     }
   }
+}
+
+/** A dataclass's fields with no default: a bare annotation, or `field(...)` without default or default_factory. */
+function fieldsWithoutDefault(file: PythonFile, cls: SyntaxNode): string[] {
+  const out: string[] = [];
+  const body = cls.getChild('Body');
+  for (let st = body?.firstChild ?? null; st; st = st.nextSibling) {
+    const nameNode = st.firstChild;
+    if (nameNode?.name !== 'VariableName' || !st.getChild('TypeDef')) continue;
+    const value = st.getChild('AssignOp') ? st.lastChild : null;
+    const bare = value === null;
+    const noDefault =
+      value?.name === 'CallExpression' &&
+      /^(dataclasses\.)?field$/.test(file.calleeName(value) ?? '') &&
+      !file.args(value).entries.some((e) => e.rawKey === 'default' || e.rawKey === 'default_factory');
+    if (bare || noDefault) out.push(file.text.slice(nameNode.from, nameNode.to));
+  }
+  return out;
 }
 
 /** Whether an argparse option of the file gives `name` (with a default, a store_true / store_false, or required). */

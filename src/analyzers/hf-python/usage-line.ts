@@ -7,6 +7,9 @@ import type { LaunchArgument } from '../facts';
 /** Lines at the top of a script where its docstring and header comments show how it runs. */
 const HEAD_LINES = 80;
 
+/** Lines of a README beside the script read for a command that runs it. */
+export const README_LINES = 400;
+
 /** A command that runs a Python script: the interpreter, or a launcher that starts it. */
 const RUNNER = /(?:^|[\s`$>(])(?:python3?|uv run(?: python3?)?|torchrun|accelerate launch|deepspeed)(?=\s)/;
 
@@ -50,11 +53,12 @@ function wordsOf(rest: string): string[] {
 export function usageArguments(
   text: string,
   file: string,
+  lineCount = HEAD_LINES,
 ): { readonly args: LaunchArgument[]; readonly line: number } | undefined {
   const name = file.split(/[\\/]/).pop() ?? file;
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const script = new RegExp(`(?:^|[\\s/])${escaped}(?=\\s|$)(.*)$`);
-  const lines = text.split('\n').slice(0, HEAD_LINES);
+  const lines = text.split('\n').slice(0, lineCount);
   for (let i = 0; i < lines.length; i++) {
     if (!RUNNER.test(lines[i])) continue;
     let joined = lines[i].replace(/^\s*#+/, '');
