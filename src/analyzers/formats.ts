@@ -60,7 +60,9 @@ const PY_TRAINING = new RegExp(
     // mmengine's lazy configs (XTuner): `llm=dict(type=AutoModelForCausalLM.from_pretrained, ...)`.
     String.raw`\btype\s*=\s*[\w.]+\.from_pretrained\b|` +
     // Lit-GPT's own fine-tuning scripts of 2023 (hf-python/litgpt-script.ts) and LitGPT's Python API (litgpt-api.ts).
-    String.raw`^\s*(?:from|import)\s+lit_?gpt\b`,
+    String.raw`^\s*(?:from|import)\s+lit_?gpt\b|` +
+    // A SageMaker training job's estimator (hf-python/sagemaker.ts): `from sagemaker.huggingface import HuggingFace`.
+    String.raw`^\s*from\s+sagemaker\.(?:huggingface|pytorch)\s+import\b`,
   'm',
 );
 /** Blanks between a command's words, a line continuation (`python \` at a line's end) included. */

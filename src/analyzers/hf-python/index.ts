@@ -54,6 +54,7 @@ import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
+import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
 import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
@@ -390,6 +391,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     frozenModel(file, c, parts);
   } else if (last === 'prepare_model_for_kbit_training') {
     kbitPreparation(file, c);
+  } else if (SAGEMAKER_ESTIMATORS.has(last) && /\bsagemaker\b/.test(file.text)) {
+    sagemakerEstimator(file, c);
   } else if (last === 'wrap_llm_lora' && parts.length >= 2) {
     internvlLlmLora(file, c);
   } else if (
