@@ -423,9 +423,9 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('HuggingFaceM4/Idefics3-8B-Llama3'), 8_462_086_384);
     assert.equal(count('HuggingFaceTB/SmolVLM2-2.2B-Instruct'), 2_246_784_880);
     assert.equal(archOf('HuggingFaceTB/SmolVLM2-2.2B-Instruct').family, 'llama');
-    // Llama 3.2 Vision 11B (mllama), counted as transformers 5.17 builds it: the published 10.67B. Its language model:
+    // Llama 3.2 Vision 11B (mllama), counted as transformers 5.17 builds it (listed as 10.7B). Its language model:
     // 40 Llama 3.1 8B layers, 8 of them cross-attention layers with per-head q / k norms (2 x 128) and two gates, an
-    // embedding of 128,256 + 8 rows; the tiled ViT and its projector 895,028,755.
+    // embedding of 128,256 + 8 rows; the tiled ViT and its projector 895,028,755 (its GGUF projector file: 895M).
     assert.equal(count('meta-llama/Llama-3.2-11B-Vision-Instruct'), 10_670_220_835);
     const mllama = archOf('meta-llama/Llama-3.2-11B-Vision-Instruct');
     assert.deepEqual(

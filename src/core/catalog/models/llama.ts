@@ -324,7 +324,7 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
     // Llama 3.2 Vision 11B (mllama): Llama 3.1 8B's layers with 8 cross-attention layers among 40, and a tiled ViT
     // (32 local and 8 global layers of 1,280, 560-pixel tiles of 14-pixel patches, up to 4 tiles) projected from 7,680.
     // The repository is gated; its fields as its fine-tunes' config.json files copy them, with MllamaConfig's (transformers
-    // 5.17) for those left out: counted as transformers 5.17 builds it, 10,670,220,835, the published 10.67B.
+    // 5.17) for those left out: counted as transformers 5.17 builds it, 10,670,220,835 (listed as 10.7B).
     id: 'meta-llama/Llama-3.2-11B-Vision-Instruct',
     aliases: [
       'meta-llama/Llama-3.2-11B-Vision',
