@@ -9,7 +9,8 @@ import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { PythonFile } from './file';
 import { besideModule, projectImports } from './imported-constants';
-import { noteDefault, PARSED_ARGS_CALL } from './script-defaults';
+import type { FactValue } from '../facts';
+import { noteDefault, PARSED_ARGS_CALL, type ScriptDefault } from './script-defaults';
 import { children, clip, span } from './syntax';
 import { dataclassFields, isArgparseOption, noteArgparse } from './classes';
 
@@ -70,16 +71,32 @@ function noteOptions(
     const v = d.node ? module.evalNode(d.node, 1) : { k: 'lit' as const, v: d.lit ?? null };
     if (v.k !== 'lit') continue;
     const line = module.line(d.valueSpan.start);
-    noteDefault(file, name, {
-      node: null,
-      lit: v.v,
-      keySpan: span(where),
-      valueSpan: span(where),
-      where: d.where,
-      ...(d.type ? { type: d.type } : {}),
-      elsewhere: { source: `${d.where} in ${found.shownAs}, line ${line}`, launched: false },
-    });
+    noteModuleDefault(file, name, v.v, where, d.where, `${d.where} in ${found.shownAs}, line ${line}`, d.type);
   }
+}
+
+/**
+ * A default a module of the project writes for one of the file's options, as the file's own: located at `where` in
+ * the file, saying where the module writes it (ScriptDefault.elsewhere), and not the launch line's.
+ */
+function noteModuleDefault(
+  file: PythonFile,
+  name: string,
+  value: FactValue,
+  where: SyntaxNode,
+  described: string,
+  source: string,
+  type?: ScriptDefault['type'],
+): void {
+  noteDefault(file, name, {
+    node: null,
+    lit: value,
+    keySpan: span(where),
+    valueSpan: span(where),
+    where: described,
+    ...(type ? { type } : {}),
+    elsewhere: { source, launched: false },
+  });
 }
 
 /**
@@ -136,14 +153,7 @@ function noteFields(
     file.fieldDefaults.set(f.rawKey, { text, line, where: `dataclass default in ${found.shownAs}` });
     if (v.k !== 'lit') continue;
     const source = `${original}.${f.rawKey} default in ${found.shownAs}, line ${line}`;
-    noteDefault(file, f.rawKey, {
-      node: null,
-      lit: v.v,
-      keySpan: span(where),
-      valueSpan: span(where),
-      where: `${original}.${f.rawKey} default`,
-      elsewhere: { source, launched: false },
-    });
+    noteModuleDefault(file, f.rawKey, v.v, where, `${original}.${f.rawKey} default`, source);
   }
 }
 

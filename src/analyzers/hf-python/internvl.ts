@@ -108,11 +108,13 @@ export function internvlAttention(file: PythonFile): void {
  * warning at the call, as for a model's `requires_grad_(False)`; the language model is estimated as trained.
  */
 export function internvlFrozenLlm(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  // Run for every script: answered from the text before any call is read.
+  if (!file.text.includes('_freeze_params')) return;
   if (file.facts.some((f) => f.rawKey === 'wrap_llm_lora' && f.value === 'lora')) return;
   for (const c of calls) {
+    if (file.calleeName(c) !== '_freeze_params') continue;
     const args = file.args(c).positional;
-    const frozen = args.length === 1 && /(^|\.)language_model$/.test(file.text.slice(args[0].from, args[0].to));
-    if (file.calleeName(c) !== '_freeze_params' || !frozen) continue;
+    if (args.length !== 1 || !/(^|\.)language_model$/.test(file.text.slice(args[0].from, args[0].to))) continue;
     const branch = callOnBranch(file, c);
     if (!branch) continue;
     const what = file.text.slice(args[0].from, args[0].to);
