@@ -561,7 +561,7 @@ describe('advice under FSDP: lower bounds first, the step replay where they cann
     fsdp_version: 2,
   });
 
-  it("an FSDP2 run's bounds: the peak allocated is exact, reserved and device bytes are no more than the replay's", () => {
+  it("an FSDP2 run's bounds: the peak allocated is exact, reserved and device bytes are the flat terms' (no more than the replay's)", () => {
     // With checkpointing at 1,024 tokens one sequence fits (the bounds do not rule it out before its replay).
     const fitting = { ...s, gradient_checkpointing: 'full' as const, micro_batch_size: 1, seq_len: 1024 };
     const low = estimate(fitting, { gpu: g, lean: true, reservedLowerBound: true });
@@ -570,7 +570,9 @@ describe('advice under FSDP: lower bounds first, the step replay where they cann
     assert.equal(low.estimate.perGpu.reservedLowerBound, true);
     assert.equal(full.estimate.perGpu.reservedLowerBound, undefined);
     assert.equal(low.estimate.perGpu.peakBytes, full.estimate.perGpu.peakBytes);
-    assert.equal(low.estimate.perGpu.reservedBytes, low.estimate.perGpu.peakBytes);
+    // FSDP2's replay only raises the flat terms (the allocator reserve, the stream pools), so they are the bound: the
+    // peak allocated and 1.13 GB more here, below the replay's figure.
+    assert.equal(low.estimate.perGpu.reservedBytes - low.estimate.perGpu.peakBytes, 1_132_425_830);
     assert.ok(low.estimate.perGpu.reservedBytes <= full.estimate.perGpu.reservedBytes);
     assert.ok(low.estimate.perGpu.deviceBytes <= full.estimate.perGpu.deviceBytes);
     // The closer bound: the replay's first micro-batch, before AdamW's state exists, flagged, between the two (a setup
@@ -582,7 +584,7 @@ describe('advice under FSDP: lower bounds first, the step replay where they cann
     assert.ok(first.ok && freshLow.ok && whole.ok);
     assert.equal(first.estimate.perGpu.reservedLowerBound, true);
     assert.equal(first.estimate.perGpu.peakBytes, whole.estimate.perGpu.peakBytes);
-    assert.ok(first.estimate.perGpu.reservedBytes > freshLow.estimate.perGpu.reservedBytes);
+    assert.ok(first.estimate.perGpu.reservedBytes >= freshLow.estimate.perGpu.reservedBytes);
     assert.ok(first.estimate.perGpu.reservedBytes < whole.estimate.perGpu.reservedBytes);
     const again = estimate(fresh, { gpu: g, lean: true, reservedLowerBound: 'first-micro-batch' });
     assert.ok(again.ok);

@@ -10,7 +10,7 @@ import { type TwoStepReserve, twoStepReplayed, twoStepReserve } from '../terms/t
 import { zeroReplayed, zeroStepReserve } from '../terms/zero-step-cache';
 import { fsdp1Plan, fsdp1StepReserve } from '../terms/fsdp1-step-cache';
 import { bnbLoadModel, bnbLoadReplay } from '../terms/bnb-load';
-import { fsdp2Plan, fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
+import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
 import { ncclBuffers, nvlsBuffers, singleRankNccl } from '../terms/nccl';
@@ -513,10 +513,11 @@ function zeroTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]
 }
 
 /**
- * Lower bounds (EstimateOptions.reservedLowerBound) for a setup whose step replay (FSDP's, or the two-step one) is
- * skipped, or whose peak allocated with what sits outside the allocator already exceeds the GPU: whichever way its
- * reserved bytes are reached (a replay, or the flat terms with FSDP2's replay on top), they are at least the peak
- * allocated, and the paged optimizer state comes on top of them. With the first micro-batch's bounds
+ * Lower bounds (EstimateOptions.reservedLowerBound) for a setup whose step replay (FSDP1's, ZeRO's or the two-step
+ * one) is skipped, or whose peak allocated with what sits outside the allocator already exceeds the GPU: whichever way
+ * its reserved bytes are reached, they are at least the peak allocated, and the paged optimizer state comes on top of
+ * them. FSDP2's replay only raises the flat terms (`cachedTerms`: the larger of the two), so an FSDP2 setup goes on to
+ * them with its replay skipped (fsdp2StepCacheTerm), a closer bound. With the first micro-batch's bounds
  * (EstimateContext.firstMicroBatch) the replays run (in part), and only the second case stops here.
  */
 function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: RuntimeTerm[]): RuntimeTotals | undefined {
@@ -526,7 +527,6 @@ function lowerBoundTotals(ctx: EstimateContext, step: StepPeak, outside: Runtime
     exceedsGpu(ctx, peak + outsideReserved(outside)) ||
     (!ctx.firstMicroBatch &&
       (fsdp1Plan(ctx, step.forward) !== undefined ||
-        fsdp2Plan(ctx, step.forward) !== undefined ||
         twoStepReplayed(ctx, step.forward) ||
         zeroReplayed(ctx, step.forward)));
   if (!bounded) return undefined;

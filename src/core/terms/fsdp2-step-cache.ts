@@ -574,7 +574,8 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
  * The term: what the FSDP2 replay reserves beyond `reservedSoFar` (the peak's allocated bytes, the flat reserve, the
  * stream pools and cached blocks the other terms count), undefined when it reserves no more; `partial` where only the
  * first micro-batch was replayed (the advice's closer bounds, EstimateContext.firstMicroBatch, where the whole replay
- * is not known yet). Undefined when the setup is not replayed.
+ * is not known yet); none where the replay is skipped (EstimateContext.reservedLowerBound without the first
+ * micro-batch: `partial`, the other terms a lower bound). Undefined when the setup is not replayed.
  */
 export function fsdp2StepCacheTerm(
   ctx: EstimateContext,
@@ -584,6 +585,8 @@ export function fsdp2StepCacheTerm(
 ): { readonly term: RuntimeTerm | undefined; readonly partial: boolean } | undefined {
   const plan = fsdp2Plan(ctx, forward, allocatorCapacity(ctx, outsideReserved));
   if (!plan) return undefined;
+  // The replay skipped (EstimateOptions.reservedLowerBound): what the other terms reserve is a lower bound of it all.
+  if (ctx.reservedLowerBound && !ctx.firstMicroBatch) return { term: undefined, partial: true };
   const { result: replay, partial } = ctx.firstMicroBatch
     ? fsdp2Replays.atLeast(plan)
     : { result: replayFsdp2(plan), partial: false };
