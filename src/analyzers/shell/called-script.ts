@@ -7,7 +7,7 @@ import type { CmdResult } from './launch';
 import { type Env, type Field, textOf, unknownOf } from './fields';
 
 /** A shell script's name: `.sh` or `.bash`. */
-const SHELL_SCRIPT = /\.(?:sh|bash)$/;
+export const SHELL_SCRIPT = /\.(?:sh|bash)$/;
 
 /** The most exported variables passed on (a launch script sets a few dozen). */
 const MAX_EXPORTED = 128;

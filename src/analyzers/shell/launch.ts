@@ -44,7 +44,7 @@ import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { configLaunch, OUMI_LAUNCH } from './config-launch';
 import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
-import { calledScript } from './called-script';
+import { calledScript, SHELL_SCRIPT } from './called-script';
 import {
   ALL_GPUS,
   deepspeedRef,
@@ -488,8 +488,41 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (isLauncherCommand(cmd, sub)) program = launcherProgram(l, fields, i, env, opaque);
   else if (SUBCOMMAND_LAUNCHES.some((test) => test(cmd, sub))) return subcommandLaunch(l, fields, i, env, opaque);
   else if (/\.py$/.test(f0.text)) program = { scriptAt: i };
+  else if (passesTrainerOptions(fields, i)) return unreadProgramLaunch(l, fields, i, opaque);
   else return calledScript(fields, i, env, false);
   return program && programLaunch(l, fields, program, opaque);
+}
+
+/** Options only TrainingArguments has: with the model's, they say the program parses them with HfArgumentParser. */
+const TRAINER_ONLY_OPTIONS = ['--per_device_train_batch_size', '--gradient_accumulation_steps', '--deepspeed'];
+
+/**
+ * Whether a command that is neither a script nor a known tool passes `--model_name_or_path` and an option only the HF
+ * Trainer's arguments have (`autoalign-cli sft ...`: a project's console script, whose code is not in these files).
+ */
+function passesTrainerOptions(fields: readonly Field[], i: number): boolean {
+  return (
+    !SHELL_SCRIPT.test(fields[i].text) &&
+    hasFlag(fields, i + 1, '--model_name_or_path') &&
+    TRAINER_ONLY_OPTIONS.some((name) => hasFlag(fields, i + 1, name))
+  );
+}
+
+/** Such a command read as a script's would be, its options by their names as the HF Trainer's; said at the command. */
+function unreadProgramLaunch(l: Launch, fields: readonly Field[], i: number, opaque: (f: Field) => void): CmdResult {
+  const command = fields[i];
+  const r = scriptLaunch(l, fields, { scriptAt: i }, command, opaque);
+  r.problems.push({
+    code: 'read-by-name',
+    severity: 'info',
+    ...msg(
+      '{0} is a program whose code is not in these files: its options are read by their names, as the HF ' +
+        "Trainer's (TrainingArguments); a value it sets itself, or a default of its own, is not seen",
+      l.slice(command.span),
+    ),
+    span: command.span,
+  });
+  return r;
 }
 
 /** What a launch line passes that may add arguments not visible here (`$EXTRA_ARGS`, `"$@"`), noted at its place. */
