@@ -12,8 +12,9 @@ import { type CatalogModel, MODEL_CATALOG } from './catalog/models';
  */
 const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) => string; readonly oneSize?: true }[] = [
   // DeepSeek's R1 distillations keep their base's architecture but not its config (no tied embeddings in the 1.5B,
-  // 131,072 positions), and gpt-oss names itself: before Llama and Qwen.
-  { name: /r1[-_ ]?distill[-_ ]?qwen/, id: (s) => `deepseek-ai/DeepSeek-R1-Distill-Qwen-${s}B` },
+  // 131,072 positions), and gpt-oss names itself: before Llama and Qwen. The distillation into Qwen3 8B
+  // (DeepSeek-R1-0528-Qwen3-8B) is Qwen3-8B's config: left to Qwen3.
+  { name: /r1[-_ ]?distill[-_ ]?qwen(?![-_ ]?3)/, id: (s) => `deepseek-ai/DeepSeek-R1-Distill-Qwen-${s}B` },
   { name: /r1[-_ ]?distill[-_ ]?llama/, id: (s) => `deepseek-ai/DeepSeek-R1-Distill-Llama-${s}B` },
   { name: /gpt[-_ ]?oss/, id: (s) => `openai/gpt-oss-${s}b` },
   // Llama-architecture families named apart, before Llama itself.

@@ -41,6 +41,8 @@ describe('modelFromPathName', () => {
     // catalog's nearest entry, Qwen2.5-14B, whose architecture the 14B distillation keeps
     ['./gpt-oss-120b-w4a16-experts-4bit-2:4', 'openai/gpt-oss-120b'],
     ['/ckpt/DeepSeek-R1-Distill-Qwen-1.5B-grpo-step500', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B'],
+    // sfasfaffa/DR_SAF verl_drsaf/qwen3_8b.sh: R1 distilled into Qwen3 8B, whose config is Qwen3-8B's.
+    ['/path-to-DeepSeek-R1-Distill-Qwen3-8B', 'Qwen/Qwen3-8B'],
     ['/ckpt/r1-distill-qwen-14b-sft', 'Qwen/Qwen2.5-14B'],
     ['~/llm/Mistral-7B-Instruct-v0.2', 'mistralai/Mistral-7B-Instruct-v0.2'],
     // a folder of the Hugging Face cache, as huggingface_hub lays a repository out (PJLAB-CHIP/HPCTransCompile
