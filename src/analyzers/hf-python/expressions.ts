@@ -334,7 +334,13 @@ export function staticStringCall(file: PythonFile, node: SyntaxNode, depth: numb
   return staticSplit(file, node, depth) ?? staticStringMethod(file, node, depth);
 }
 
-/** `s.lower()`, `s.upper()`, `s.strip()` of a string known statically. */
+/**
+ * `s.lower()`, `s.upper()`, `s.strip()`, `s.replace(old, new)` and `"google/{}".format(s)` of strings known statically
+ * (`"google/{}".format(args.model_key.replace("_", "-"))`). The case and blank changes keep where the string came from
+ * (the script's default of an option, for `via` and `dflt`); a replacement or a formatting of an option's default is
+ * no option's value (a launch line's --x replaces x, not the result), so it is read again with the options as the run
+ * has them (launch-args.ts withBranchesDecided), as arithmetic is.
+ */
 function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
   const callee = node.firstChild;
   if (callee?.name !== 'MemberExpression' || callee.lastChild?.name !== 'PropertyName' || !callee.firstChild)
@@ -343,17 +349,47 @@ function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): 
   const apply = STRING_METHODS[method];
   if (!apply) return undefined;
   const a = file.args(node);
-  if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length > 0) return undefined;
+  if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length !== apply.length - 1) return undefined;
   const obj = file.evalNode(callee.firstChild, depth + 1);
+  const args = a.positional.map((p) => file.evalNode(p, depth + 1));
+  const computed = ` is computed from the script's options`;
+  if ([obj, ...args].some((v) => v.k === 'unknown' && v.reason.includes(computed)))
+    return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))}${computed}` };
   if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
-  return { k: 'lit', v: apply(obj.v), ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
+  const strings: string[] = [];
+  for (const v of args) {
+    if (v.k !== 'lit' || (typeof v.v !== 'string' && typeof v.v !== 'number')) return undefined;
+    strings.push(String(v.v));
+  }
+  const out = apply(obj.v, ...strings);
+  if (out === undefined) return undefined;
+  if (method === 'replace' || method === 'format') {
+    const optionDefault = [obj, ...args].some((v) => v.k === 'lit' && v.dflt && v.dflt.elsewhere?.launched !== true);
+    if (optionDefault && !file.settled)
+      return {
+        k: 'unknown',
+        reason: `${clip(file.text.slice(node.from, node.to))} is computed from the script's options`,
+      };
+    return { k: 'lit', v: out };
+  }
+  return { k: 'lit', v: out, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
 }
 
-const STRING_METHODS: Readonly<Record<string, (s: string) => string>> = {
+/** Each method with its arguments after the string (its `length` is 1 + their count). */
+const STRING_METHODS: Readonly<Record<string, (s: string, ...args: string[]) => string | undefined>> = {
   lower: (s) => s.toLowerCase(),
   upper: (s) => s.toUpperCase(),
   strip: (s) => s.trim(),
+  replace: (s, old: string, by: string) => (old === '' ? undefined : s.split(old).join(by)),
+  format: (s, arg: string) => formatOne(s, arg),
 };
+
+/** `str.format` with one argument: every `{}` and `{0}` replaced by it; any other field is left to run time. */
+function formatOne(template: string, arg: string): string | undefined {
+  const fields = template.replace(/\{\{|\}\}/g, '').match(/\{[^}]*\}/g) ?? [];
+  if (fields.length === 0 || fields.some((f) => f !== '{}' && f !== '{0}')) return undefined;
+  return template.replace(/\{\{|\}\}|\{0?\}/g, (m) => (m === '{{' ? '{' : m === '}}' ? '}' : arg));
+}
 
 /**
  * An f-string whose replacements are plain names or expressions of a known str or bool, without a conversion
