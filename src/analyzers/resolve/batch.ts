@@ -121,9 +121,11 @@ export function capSeqLenAtPositions(ctx: ResolveContext): void {
   if (setup.seq_len !== undefined) return;
   const parsed = parseArchitecture(setup.architecture as HfConfig);
   if (!parsed.ok || !(parsed.arch.maxPositions < DEFAULT_SEQ_LEN)) return;
-  // DeBERTa-v3 has no absolute positions, only relative ones bucketed to any length; its max_position_embeddings is
-  // the length it was trained at, which fine-tunes keep.
-  const relative = parsed.arch.deberta !== undefined && parsed.arch.positions === 'relative';
+  // DeBERTa-v3 and T5 have no absolute positions, only relative ones bucketed to any length; DeBERTa's
+  // max_position_embeddings and T5's n_positions (512 where unset: T5Config has no such key) are the length it was
+  // trained at (T5: 512 input tokens, Raffel et al. 2020, section 3.1.2), which fine-tunes keep.
+  const relative =
+    parsed.arch.positions === 'relative' && (parsed.arch.deberta !== undefined || parsed.arch.family === 't5');
   if (parsed.arch.positions !== 'learned' && !relative) return;
   const positions = parsed.arch.maxPositions;
   const unknown = ctx.unknownOnly.seqLen;
@@ -133,9 +135,16 @@ export function capSeqLenAtPositions(ctx: ResolveContext): void {
     owner: 'VRAM Lens',
     note:
       (relative
-        ? `the length the model was trained at (max_position_embeddings ${positions}; its relative positions take longer inputs)`
+        ? `the length the model was trained at (${trainedLengthKey(setup.architecture as HfConfig, parsed.arch.family)} ` +
+          `${positions}; its relative positions take longer inputs)`
         : `the longest input the model takes: its learned position embeddings hold ${positions} positions`) +
       ` (fewer than the ${DEFAULT_SEQ_LEN} assumed otherwise)` +
       (unknown ? `; the file's value ${unknown.fact.rawValue} is not known statically` : ''),
   };
+}
+
+/** Where a relative-position model's trained length is written: DeBERTa's max_position_embeddings, T5's n_positions. */
+function trainedLengthKey(config: HfConfig, family: string): string {
+  if (family !== 't5') return 'max_position_embeddings';
+  return config.n_positions !== undefined ? 'n_positions' : "T5's pre-training length";
 }

@@ -232,6 +232,8 @@ const T5_KEYS: ConfigKeys = {
   layers: { field: 'num_hidden_layers', keys: ['num_decoder_layers', 'num_layers', 'num_hidden_layers'] },
   heads: { field: 'num_attention_heads', keys: ['num_heads', 'num_attention_heads'] },
   headDim: ['d_kv', 'head_dim'],
+  // The original T5 configs write n_positions (512), the length it was trained at; its positions are relative.
+  maxPositions: ['n_positions', 'max_position_embeddings'],
   hiddenDropout: ['dropout_rate', 'hidden_dropout'],
   attentionDropout: ['dropout_rate', 'attention_dropout'],
 };

@@ -174,4 +174,16 @@ describe('the default length of a model with learned positions', () => {
       /the length the model was trained at \(max_position_embeddings 512; its relative positions take longer inputs\)/,
     );
   });
+
+  it("is T5's trained length, 512 (its n_positions), for a T5 whose length nothing gives", () => {
+    // VirtuosoResearch/Scalable-finetuning custom_train_cot.py fine-tunes google/flan-t5-base with a length its data
+    // module (not in the files) sets; T5 was pre-trained on 512-token inputs (Raffel et al. 2020, section 3.1.2) and
+    // its configs write n_positions 512, though its bucketed relative positions take any length.
+    const t5 = run('google/flan-t5-base');
+    assert.equal(t5.setup?.seq_len, 512);
+    assert.match(
+      t5.provenance.seq_len?.kind === 'default' ? (t5.provenance.seq_len.note ?? '') : '',
+      /the length the model was trained at \(n_positions 512; its relative positions take longer inputs\)/,
+    );
+  });
 });
