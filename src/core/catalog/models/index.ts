@@ -16,6 +16,7 @@ import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
 import { IDEFICS3_SMOLVLM, OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
 import { GRANITE_3, GRANITE_4_H } from './ibm';
 import { INTERNLM2 } from './internlm';
+import { INTERNVL3 } from './opengvlab';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
 import { LLM_JP_3 } from './llmjp';
 import { MINICPM } from './openbmb';
@@ -105,6 +106,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...OLMO_1,
   ...GRANITE_3,
   ...INTERNLM2,
+  ...INTERNVL3,
   ...BAICHUAN,
   ...CHATGLM,
   ...YI_9B_CODER,
