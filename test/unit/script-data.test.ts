@@ -252,6 +252,49 @@ describe("a script's own usage line", () => {
     assert.equal(alone.setup, undefined);
   });
 
+  it("the README's line is the command line of the modules the script calls into (a model class's class attribute)", () => {
+    // castorini/visa qwen/: train.py calls `RagVisaModel.build(model_args, ...)` of ragvisa.py, whose classmethod loads
+    // `cls.TRANSFORMER_CLS.from_pretrained(model_args.model_name_or_path)` with TRANSFORMER_CLS a model class; the
+    // model comes from the README's command (abridged).
+    const train = [
+      'from dataclasses import dataclass, field',
+      'from transformers import HfArgumentParser, Trainer, TrainingArguments',
+      'from ragvisa import RagVisaModel',
+      '@dataclass',
+      'class ModelArguments:',
+      '    model_name_or_path: str = field(metadata={"help": "Path to pretrained model"})',
+      'parser = HfArgumentParser((ModelArguments, TrainingArguments))',
+      'model_args, training_args = parser.parse_args_into_dataclasses()',
+      'model = RagVisaModel.build(model_args, training_args)',
+      'Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const helper = [
+      'from torch import nn',
+      'from transformers import Qwen2VLForConditionalGeneration',
+      'class RagVisaModel(nn.Module):',
+      '    TRANSFORMER_CLS = Qwen2VLForConditionalGeneration',
+      '    @classmethod',
+      '    def build(cls, model_args, train_args):',
+      '        base = cls.TRANSFORMER_CLS.from_pretrained(model_args.model_name_or_path, torch_dtype="bfloat16")',
+      '        return cls(base)',
+      '',
+    ].join('\n');
+    const readme = [
+      '```bash',
+      'deepspeed train.py \\',
+      '  --model_name_or_path Qwen/Qwen2-VL-7B-Instruct',
+      '```',
+      '',
+    ].join('\n');
+    const files = { '/p/qwen/train.py': train, '/p/qwen/ragvisa.py': helper, '/p/qwen/README.md': readme };
+    const run = runFiles(files, '/p/qwen/train.py');
+    assert.equal(run.setup?.model, 'Qwen/Qwen2-VL-7B-Instruct');
+    const model = runFact(run, 'model');
+    assert.equal(model?.file, '/p/qwen/ragvisa.py');
+    assert.equal(model?.at, 'model_args.model_name_or_path');
+  });
+
   it('a usage line of another script, or one with no option, gives nothing', () => {
     const other = script.replace('scripts/run_grpo.py --config', 'scripts/run_sft.py --config');
     const run = runFiles(

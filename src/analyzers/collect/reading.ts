@@ -117,12 +117,17 @@ export function analyzeWithArguments(
   // nanoGPT's configurator sets the globals from the files and flags; a script that reads options it has no value for
   // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's), and
   // with no launch line, the one its own docstring shows (hf-python/usage-line.ts).
-  const launched =
-    how.scriptArgs ?? (format === 'hf-python' && first.readsLaunchOptions ? usageLine(file, text, reader) : undefined);
+  // The usage line stands for the launch line: the helper modules the script calls into read their options from it.
+  const usage =
+    how.scriptArgs === undefined && format === 'hf-python' && first.readsLaunchOptions
+      ? usageLine(file, text, reader)
+      : undefined;
+  const launched = how.scriptArgs ?? usage;
+  const runArgs = scriptArgs ?? usage;
   const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
-  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs };
+  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs: runArgs };
   const options = argumentEnvironment(first.options, rereadWith ?? [], undefined, file);
   // nanoGPT's and fsdp_qlora's scripts have readers of their own; a script is read as the line runs it, unsettled.
   const module = {
@@ -131,7 +136,7 @@ export function analyzeWithArguments(
     ...(first.readsConfigurator ? {} : { settled: false as const }),
     ...(hydraOverrides?.length ? { hydraOverrides } : {}),
   };
-  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs };
+  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs: runArgs };
 }
 
 /** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */

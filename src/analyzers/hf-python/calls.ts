@@ -94,6 +94,47 @@ export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode)
 }
 
 /**
+ * The model class a class attribute holds where a method reads it through `cls` or `self` (Tevatron's encoders and
+ * the retrieval projects that copy them: `TRANSFORMER_CLS = Qwen2VLForConditionalGeneration` in the class body, then
+ * `cls.TRANSFORMER_CLS.from_pretrained(...)` in its `build` classmethod), or through the class's own name: the class
+ * the body assigns once, by name, when it is a model class. A subclass that assigns it again is not told apart.
+ */
+export function classAttributeModelClass(
+  file: PythonFile,
+  owner: string,
+  attr: string,
+  use: SyntaxNode,
+): string | undefined {
+  const cls = owner === 'cls' || owner === 'self' ? enclosingClass(use) : classNamed(file, owner);
+  const body = cls?.getChild('Body');
+  if (!body) return undefined;
+  const values: string[] = [];
+  for (const st of children(body)) {
+    if (st.name !== 'AssignStatement' || st.firstChild?.name !== 'VariableName') continue;
+    if (file.text.slice(st.firstChild.from, st.firstChild.to) !== attr) continue;
+    const value = st.lastChild;
+    values.push(value ? file.text.slice(value.from, value.to).split('.').pop()!.trim() : '');
+  }
+  return values.length === 1 && isModelClass(values[0]) ? values[0] : undefined;
+}
+
+/** The class whose body holds a node (a method's call). */
+function enclosingClass(node: SyntaxNode): SyntaxNode | undefined {
+  for (let p = node.parent; p; p = p.parent) if (p.name === 'ClassDefinition') return p;
+  return undefined;
+}
+
+/** A class the file defines at its top level, by name. */
+function classNamed(file: PythonFile, name: string): SyntaxNode | undefined {
+  for (let st = file.root.firstChild; st; st = st.nextSibling) {
+    const def = st.name === 'DecoratedStatement' ? st.getChild('ClassDefinition') : st;
+    const id = def?.name === 'ClassDefinition' ? def.getChild('VariableName') : null;
+    if (def && id && file.text.slice(id.from, id.to) === name) return def;
+  }
+  return undefined;
+}
+
+/**
  * The model class an unpacked name takes from a tuple a dict constant maps the script's choice to (the transformers
  * examples' `config_class, model_class, tokenizer_class = MODEL_CLASSES[args.model_type]` with `"bert": (BertConfig,
  * BertForSequenceClassification, BertTokenizer)`): the class at the name's place, or undefined.

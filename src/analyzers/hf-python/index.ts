@@ -31,6 +31,7 @@ import {
   scoringModelNames,
   scoringModel,
   boundModelClass,
+  classAttributeModelClass,
   fromPretrained,
   fromConfig,
   bnbCall,
@@ -194,7 +195,12 @@ function afterWalk(
   importedArgumentClasses(file);
   importedArgumentParsers(file);
   helperModules(file, imports, entries);
-  if (file.references.some((r) => r.kind === 'module')) file.options = scriptOptions(file);
+  if (file.references.some((r) => r.kind === 'module')) {
+    file.options = scriptOptions(file);
+    // An option only a command line gives that the script does not read itself is read by the modules it calls into
+    // (castorini/visa's train.py hands model_args to ragvisa.py, which loads model_name_or_path).
+    if (!file.settled && file.requiredOptions.size > 0) file.readsLaunchOptions = true;
+  }
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
   const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff };
@@ -292,12 +298,14 @@ interface CallWalk {
 }
 
 /**
- * The model class whose `from_pretrained` a callee's parts name: the class written (`AutoModelForCausalLM`), or the one
- * a local name holds (`model_class = AutoModelForCausalLM`, chosen by the model id: calls.ts boundModelClass).
+ * The model class whose `from_pretrained` a callee's parts name: the class written (`AutoModelForCausalLM`), the one
+ * a local name holds (`model_class = AutoModelForCausalLM`, chosen by the model id: calls.ts boundModelClass), or the
+ * one a class attribute holds (`cls.TRANSFORMER_CLS`: calls.ts classAttributeModelClass).
  */
 function modelClassOf(file: PythonFile, parts: readonly string[], call: SyntaxNode): string | undefined {
   const written = parts[parts.length - 2];
   if (isModelClass(written)) return written;
+  if (parts.length === 3) return classAttributeModelClass(file, parts[0], parts[1], call);
   return parts.length === 2 ? boundModelClass(file, parts[0], call) : undefined;
 }
 
