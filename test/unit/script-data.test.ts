@@ -243,10 +243,15 @@ describe("a script's own usage line", () => {
       '',
     ].join('\n');
     const run = runFiles({ '/p/qwen/train.py': train, '/p/qwen/README.md': readme }, '/p/qwen/train.py');
-    // The options the script reads take the line's values (a field without a default is an option only a command line
-    // gives); the Trainer's own flags of such a line are not applied (its per_device_train_batch_size stays the default).
-    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-0.5B');
-    assert.match(runFact(run, 'model')?.fact.rawValue ?? '', /the command README\.md shows for train\.py \(line 3\)/);
+    // The command is the run's launch line, read in place in the README: the options the script reads, the Trainer's
+    // own flags and the launcher's GPUs (--include localhost:0,1,2,3), each located at its place in README.md.
+    assert.deepEqual(
+      [run.setup?.model, run.setup?.micro_batch_size, run.setup?.gradient_checkpointing, run.setup?.gpus_per_node],
+      ['Qwen/Qwen2.5-0.5B', 2, 'full', 4],
+    );
+    const model = runFact(run, 'model');
+    assert.deepEqual([model?.file, model?.at], ['/p/qwen/README.md', 'Qwen/Qwen2.5-0.5B']);
+    assert.equal(run.files.find((f) => f.file === '/p/qwen/README.md')?.role, 'launcher');
     // Without the README the model stays unknown.
     const alone = runFiles({ '/p/qwen/train.py': train }, '/p/qwen/train.py');
     assert.equal(alone.setup, undefined);
@@ -290,9 +295,9 @@ describe("a script's own usage line", () => {
     const files = { '/p/qwen/train.py': train, '/p/qwen/ragvisa.py': helper, '/p/qwen/README.md': readme };
     const run = runFiles(files, '/p/qwen/train.py');
     assert.equal(run.setup?.model, 'Qwen/Qwen2-VL-7B-Instruct');
-    const model = runFact(run, 'model');
-    assert.equal(model?.file, '/p/qwen/ragvisa.py');
-    assert.equal(model?.at, 'model_args.model_name_or_path');
+    // The module loads the model the README's line names (the launcher's fact, in README.md, and the module's own).
+    const loaded = run.files.find((f) => f.file === '/p/qwen/ragvisa.py')?.facts.facts.find((f) => f.key === 'model');
+    assert.equal(loaded?.value, 'Qwen/Qwen2-VL-7B-Instruct');
   });
 
   it('a usage line of another script, or one with no option, gives nothing', () => {

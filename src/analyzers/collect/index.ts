@@ -11,7 +11,7 @@ import { addScriptData, scriptDataFile } from '../script-data';
 import type { FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
-import { importedModule, located, notLoadedData, notRead, shippedFile, sourcedLaunch } from './locate';
+import { importedModule, located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
 import { foundAbove, foundElsewhere } from './found-elsewhere';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
@@ -73,6 +73,8 @@ interface Referrer {
   readonly scriptArgs: Reference['args'];
   /** The options its helper modules read (the same for each of them), made at the first module. */
   moduleOptions?: ArgumentEnvironment;
+  /** Its options are those of the command the README.md of its folder shows (no launch line runs it). */
+  readonly readmeUsage?: true;
 }
 
 /** The files read so far and what was said of them; `visit` reads a file and follows its references. */
@@ -106,20 +108,38 @@ class FileCollection {
       return;
     }
     const referrer = this.analyze(format, file, text, how);
+    if (this.launchedByReadme(format, file, how, referrer)) return;
     files.push(referrer.self);
     if (how.depth >= MAX_DEPTH) return;
     for (const ref of referrer.self.facts.references) this.follow(referrer, ref);
   }
 
+  /**
+   * A script given alone that needs a command line (an option only one gives) and whose folder's README.md shows the
+   * command that runs it: that command is the run's launch line, read in place in the README (its launcher, the
+   * Trainer's flags, the DeepSpeed config it names), and the script is read as the line runs it. False where there is
+   * no such command, or it does not lead back to the script (the script is then read alone, with the line's options).
+   */
+  private launchedByReadme(format: Format, file: string, how: VisitHow, referrer: Referrer): boolean {
+    if (how.depth !== 0 || format !== 'hf-python' || !referrer.readmeUsage) return false;
+    const readme = readmeLaunch(this.reader, file);
+    if (!readme || this.seen.has(readme.path)) return false;
+    this.seen.delete(file);
+    this.visit(readme.path, readme.text, { role: 'config', depth: 0, forced: 'shell' });
+    if (this.seen.has(file)) return true;
+    this.seen.add(file);
+    return false;
+  }
+
   /** The file analyzed as the file that led to it reads it. */
   private analyze(format: Format, file: string, text: string, how: VisitHow): Referrer {
-    const { walked, scriptArgs } = analyzeWithArguments(format, file, text, how, this.reader);
+    const { walked, scriptArgs, readmeUsage } = analyzeWithArguments(format, file, text, how, this.reader);
     const analyzed =
       format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
     const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const role: FileRole = how.role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     const self: AnalyzedFile = { file, text, role, facts, ...(how.origin ? { origin: how.origin } : {}) };
-    return { self, format, how, analyzed, scriptArgs };
+    return { self, format, how, analyzed, scriptArgs, ...(readmeUsage ? { readmeUsage } : {}) };
   }
 
   private follow(from: Referrer, ref: Reference): void {

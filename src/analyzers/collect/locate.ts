@@ -9,6 +9,7 @@ import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
 import { findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
+import { onlyLines, README_LINES, usageArguments } from '../hf-python/usage-line';
 
 /**
  * A file a tool ships, for a reference that finds none: a DeepSpeed config that Axolotl or LLaMA-Factory ships, named
@@ -162,4 +163,24 @@ export function notADeepspeedConfig(text: string): string | undefined {
 function nextLine(text: string, from: number): number {
   const nl = text.indexOf('\n', from);
   return nl < 0 ? text.length : nl + 1;
+}
+
+/**
+ * The README.md beside a script whose first command that runs it (hf-python/usage-line.ts) is read as a launch script in
+ * place: the README's text with every other line blanked (offsets and lines kept), a shell prompt before the command
+ * (`$ `) blanked too. Undefined where the folder has no README that runs the script.
+ */
+export function readmeLaunch(reader: FileReader, file: string): { path: string; text: string } | undefined {
+  for (const name of ['README.md', 'readme.md', 'README.MD']) {
+    const path = reader.join(file, name);
+    const text = reader.read(path);
+    const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES);
+    if (text === undefined || !usage) continue;
+    const only = onlyLines(text, usage.line, usage.lastLine);
+    return {
+      path,
+      text: only.replace(/^([ \t]*)([$>] )/m, (_, lead: string, prompt: string) => lead + ' '.repeat(prompt.length)),
+    };
+  }
+  return undefined;
 }

@@ -76,15 +76,26 @@ export function configuratorArguments(
  * its folder (castorini/visa's qwen/README.md: `deepspeed ... train.py --model_name_or_path Qwen/Qwen2-VL-7B-Instruct
  * ...` beside a train.py whose model option has no default), each said to come from that line.
  */
-function usageLine(file: string, text: string, reader: FileReader): Reference['args'] {
+function usageLine(
+  file: string,
+  text: string,
+  reader: FileReader,
+): { readonly args: NonNullable<Reference['args']>; readonly readme: boolean } | undefined {
   const name = file.split(/[\\/]/).pop() ?? file;
   const own = usageArguments(text, file);
-  if (own) return own.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${own.line})` }));
+  if (own) {
+    const args = own.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${own.line})` }));
+    return { args, readme: false };
+  }
   for (const readme of ['README.md', 'readme.md', 'README.MD']) {
     const found = reader.read(reader.join(file, readme));
     const usage = found === undefined ? undefined : usageArguments(found, file, README_LINES);
-    if (usage)
-      return usage.args.map((a) => ({ ...a, from: `the command ${readme} shows for ${name} (line ${usage.line})` }));
+    if (!usage) continue;
+    const args = usage.args.map((a) => ({
+      ...a,
+      from: `the command ${readme} shows for ${name} (line ${usage.line})`,
+    }));
+    return { args, readme: true };
   }
   return undefined;
 }
@@ -101,7 +112,7 @@ export function analyzeWithArguments(
   text: string,
   how: VisitHow,
   reader: FileReader,
-): { walked: ConfigFacts; scriptArgs: Reference['args'] } {
+): { walked: ConfigFacts; scriptArgs: Reference['args']; readmeUsage?: true } {
   const readModule = format === 'hf-python' ? projectModules(reader, file) : undefined;
   const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell };
   const read = analyzeAs(format, text, reading);
@@ -118,16 +129,18 @@ export function analyzeWithArguments(
   // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's), and
   // with no launch line, the one its own docstring shows (hf-python/usage-line.ts).
   // The usage line stands for the launch line: the helper modules the script calls into read their options from it.
-  const usage =
+  const found =
     how.scriptArgs === undefined && format === 'hf-python' && first.readsLaunchOptions
       ? usageLine(file, text, reader)
       : undefined;
+  const usage = found?.args;
   const launched = how.scriptArgs ?? usage;
   const runArgs = scriptArgs ?? usage;
+  const readmeUsage = found?.readme ? { readmeUsage: true as const } : {};
   const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
-  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs: runArgs };
+  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs: runArgs, ...readmeUsage };
   const options = argumentEnvironment(first.options, rereadWith ?? [], undefined, file);
   // nanoGPT's and fsdp_qlora's scripts have readers of their own; a script is read as the line runs it, unsettled.
   const module = {
@@ -136,7 +149,7 @@ export function analyzeWithArguments(
     ...(first.readsConfigurator ? {} : { settled: false as const }),
     ...(hydraOverrides?.length ? { hydraOverrides } : {}),
   };
-  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs: runArgs };
+  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs: runArgs, ...readmeUsage };
 }
 
 /** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */

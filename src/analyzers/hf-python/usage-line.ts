@@ -45,16 +45,19 @@ function wordsOf(rest: string): string[] {
   return out;
 }
 
+/** A command that runs a script: its options, and its first and last lines (1-based, the continued ones included). */
+export interface UsageCommand {
+  readonly args: LaunchArgument[];
+  readonly line: number;
+  readonly lastLine: number;
+}
+
 /**
  * The options of the first line near the top of `text` that runs the script named `file` (by its file name, after
  * an interpreter or a launcher), joined with the lines a trailing `\` continues it on; undefined when there is none or
  * it passes no option.
  */
-export function usageArguments(
-  text: string,
-  file: string,
-  lineCount = HEAD_LINES,
-): { readonly args: LaunchArgument[]; readonly line: number } | undefined {
+export function usageArguments(text: string, file: string, lineCount = HEAD_LINES): UsageCommand | undefined {
   const name = file.split(/[\\/]/).pop() ?? file;
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const script = new RegExp(`(?:^|[\\s/])${escaped}(?=\\s|$)(.*)$`);
@@ -62,11 +65,28 @@ export function usageArguments(
   for (let i = 0; i < lines.length; i++) {
     if (!RUNNER.test(lines[i])) continue;
     let joined = lines[i].replace(/^\s*#+/, '');
-    for (let j = i; /\\\s*$/.test(joined) && j + 1 < lines.length; j++)
+    let j = i;
+    for (; /\\\s*$/.test(joined) && j + 1 < lines.length; j++)
       joined = `${joined.replace(/\\\s*$/, ' ')}${lines[j + 1].replace(/^\s*#+/, '')}`;
     const m = script.exec(joined);
     const args = m ? options(wordsOf(m[1])) : [];
-    if (args.length > 0) return { args, line: i + 1 };
+    if (args.length > 0) return { args, line: i + 1, lastLine: j + 1 };
   }
   return undefined;
+}
+
+/**
+ * `text` with every line but `first`..`last` (1-based) blanked, each character a space and each line break kept: the
+ * command alone, read as a shell script at its own offsets in the file (a README's command that runs a script).
+ */
+export function onlyLines(text: string, first: number, last: number): string {
+  let line = 1;
+  let out = '';
+  for (const ch of text) {
+    if (ch === '\n') {
+      line++;
+      out += ch;
+    } else out += line >= first && line <= last ? ch : ch === '\r' ? ch : ' '.repeat(ch.length);
+  }
+  return out;
 }
