@@ -39,6 +39,9 @@ const PINNED_FIELDS = [
   ['accelerate', 'accelerate_version'],
 ] as const;
 
+/** A Databricks notebook exported as Python source: its first line, then cells whose magics are `# MAGIC` comments. */
+const DATABRICKS_SOURCE = /^# Databricks notebook source\r?\n/;
+
 /**
  * The transformers / PyTorch / torchao / TRL / bitsandbytes versions the project pins (the `pip install` lines of the run's
  * notebook or launch script first, then requirements.txt, pyproject.toml, environment.yml beside the first config or in
@@ -91,9 +94,11 @@ export function withPinnedVersions(
       };
     }
   };
-  // What the run's own notebook or launch script installs (`%pip install "transformers==4.40.0"`) comes first.
+  // What the run's own notebook or launch script installs (`%pip install "transformers==4.40.0"`) comes first; a
+  // Databricks notebook kept as Python source runs its `# MAGIC %pip install` cells too.
   for (const f of r.files)
-    if (f.facts.format === 'notebook' || f.facts.format === 'shell') take(installPins(f.text), f.file, f.text);
+    if (f.facts.format === 'notebook' || f.facts.format === 'shell' || DATABRICKS_SOURCE.test(f.text))
+      take(installPins(f.text), f.file, f.text);
   const places = Object.values(want).some(Boolean)
     ? DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, first, name))
     : [];
@@ -182,7 +187,14 @@ function trlQuantized(
   const lora = setup.lora && casts ? { ...setup.lora, dtype: prep.adapterDtype! } : setup.lora;
   if (fromFiles) return lora === setup.lora ? setup : { ...setup, lora };
   provenance.kbit_upcast = { kind: 'default', owner: 'trl', note: prep.note };
-  return { ...setup, lora, kbit_upcast: prep.kbitUpcast };
+  const checkpointed = prep.checkpointing !== undefined && setup.gradient_checkpointing !== 'full';
+  if (checkpointed) provenance.gradient_checkpointing = { kind: 'default', owner: 'trl', note: prep.checkpointing! };
+  return {
+    ...setup,
+    lora,
+    kbit_upcast: prep.kbitUpcast,
+    ...(checkpointed ? { gradient_checkpointing: 'full' as const } : {}),
+  };
 }
 
 /** Tools whose LoRA weights are PEFT's own (no upcast or cast of the tool's on top). */

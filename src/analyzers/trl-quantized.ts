@@ -23,6 +23,12 @@ export interface TrlQuantizedPreparation {
   /** The LoRA weights cast to bf16 by the trainer (undefined: PEFT's own dtype stays). */
   readonly adapterDtype?: 'bf16';
   readonly note: string;
+  /**
+   * The preparation turns gradient checkpointing on whatever the training arguments say: before TRL 0.7.2, SFTTrainer
+   * and DPOTrainer called `prepare_model_for_int8_training(model)`, whose use_gradient_checkpointing defaults to True
+   * (trl v0.7.1 trl/trainer/sft_trainer.py and dpo_trainer.py); 0.7.2 passed args.gradient_checkpointing (trl#728).
+   */
+  readonly checkpointing?: string;
 }
 
 /** A bitsandbytes 4/8-bit load (not GPTQ, AWQ or torchao, which PEFT's and TRL's preparations leave as they are). */
@@ -84,6 +90,14 @@ export function trlQuantizedPreparation(s: PreparationFields): TrlQuantizedPrepa
       kbitUpcast: 'all',
       prepares: true,
       note: `${release}'s ${t.name} calls prepare_model_for_kbit_training: every unquantized parameter in fp32`,
+      ...(olderThan(s.trl_version, 0, 7, 2)
+        ? {
+            checkpointing:
+              `${release}'s ${t.name} calls prepare_model_for_int8_training(model), whose use_gradient_checkpointing ` +
+              'defaults to True: every layer is checkpointed whatever the training arguments say (from TRL 0.7.2 ' +
+              'it passes args.gradient_checkpointing)',
+          }
+        : {}),
     };
   return {
     kbitUpcast: 'norms',

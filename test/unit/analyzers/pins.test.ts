@@ -248,6 +248,24 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(installPins(launcher).transformers?.version, '4.36.2');
   });
 
+  // databricks/databricks-ml-examples llm-models/llamav2/llamav2-70b/06_fine_tune_qlora.py, a Databricks notebook kept
+  // as Python source: `# MAGIC %pip install bitsandbytes==0.40.1 einops==0.6.1 trl==0.4.7` in its first cells.
+  it("a Databricks notebook's Python source: its # MAGIC %pip install cells are the run's; another script's comments are not", () => {
+    const body =
+      '# MAGIC %pip install bitsandbytes==0.40.1 einops==0.6.1 trl==0.4.7\n' +
+      '# MAGIC %pip install torch==2.0.1 accelerate==0.21.0 transformers==4.31.0\n' +
+      '# COMMAND ----------\n' +
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype="float16")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1)\n';
+    const run = (text: string) => runPipeline([{ file: '/w/nb.py', text }], filesReader(new Map()), {});
+    const databricks = run(`# Databricks notebook source\n${body}`);
+    // Only the pins the run needs are taken (no TRL trainer here: no trl_version).
+    assert.equal(databricks.setup?.transformers_version, '4.31.0');
+    assert.equal(databricks.provenance.transformers_version?.kind, 'file');
+    assert.equal(run(body).setup?.transformers_version, undefined);
+  });
+
   // `evaluation_strategy` is TrainingArguments' name before 4.41; later releases have no such field.
   it('a config that passes evaluation_strategy runs transformers 4.45 or earlier: an assumption a pin overrides', () => {
     const yaml = (extra: string) =>

@@ -45,6 +45,20 @@ describe("analyzers: what TRL's trainers do to a quantized model, by release", (
     assert.equal(pinned(sft('bf16=True'), '0.7.4').setup?.kbit_upcast, 'all');
   });
 
+  it("SFTTrainer before 0.7.2 checkpoints every layer whatever the arguments say (prepare_model_for_int8_training's default)", () => {
+    // trl v0.4.7 / v0.7.1 trl/trainer/sft_trainer.py: `model = prepare_model_for_int8_training(model)`, whose
+    // use_gradient_checkpointing defaults to True; v0.7.2 passes args.gradient_checkpointing (trl#728). Databricks'
+    // Llama-2-70B QLoRA notebook pins trl==0.4.7 and sets no gradient_checkpointing.
+    const old = pinned(sft('fp16=True'), '0.4.7');
+    assert.equal(old.setup?.gradient_checkpointing, 'full');
+    const why = old.provenance.gradient_checkpointing;
+    assert.match(
+      why?.kind === 'default' ? (why.note ?? '') : '',
+      /TRL 0\.4\.7's SFTTrainer calls prepare_model_for_int8_training/,
+    );
+    assert.equal(pinned(sft('fp16=True'), '0.7.2').setup?.gradient_checkpointing, 'none');
+  });
+
   it('SFTTrainer 0.26 and later: nothing upcast, the LoRA weights cast to bf16', () => {
     const r = pinned(sft('bf16=True'), '0.26.0');
     assert.equal(r.setup?.kbit_upcast, 'none');
