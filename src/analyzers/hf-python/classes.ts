@@ -209,6 +209,12 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
   }
 }
 
+/**
+ * dataclasses' `field(...)`, and transformers' `HfArg(...)` (transformers/hf_argparser.py: a field with `help` and
+ * `aliases` in its metadata, the same `default` and `default_factory`), as LLMBox's training arguments write theirs.
+ */
+const FIELD = /^(?:(?:dataclasses\.)?field|(?:transformers\.)?(?:hf_argparser\.)?HfArg)$/;
+
 /** A dataclass's fields with no default: a bare annotation, or `field(...)` without default or default_factory. */
 function fieldsWithoutDefault(file: PythonFile, cls: SyntaxNode): string[] {
   const out: string[] = [];
@@ -220,7 +226,7 @@ function fieldsWithoutDefault(file: PythonFile, cls: SyntaxNode): string[] {
     const bare = value === null;
     const noDefault =
       value?.name === 'CallExpression' &&
-      /^(dataclasses\.)?field$/.test(file.calleeName(value) ?? '') &&
+      FIELD.test(file.calleeName(value) ?? '') &&
       !file.args(value).entries.some((e) => e.rawKey === 'default' || e.rawKey === 'default_factory');
     if (bare || noDefault) out.push(file.text.slice(nameNode.from, nameNode.to));
   }
@@ -255,7 +261,7 @@ export function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
       continue;
     const rawKey = file.text.slice(nameNode.from, nameNode.to);
     let vnode: SyntaxNode | null = value;
-    if (value.name === 'CallExpression' && /^(dataclasses\.)?field$/.test(file.calleeName(value) ?? '')) {
+    if (value.name === 'CallExpression' && FIELD.test(file.calleeName(value) ?? '')) {
       const args = file.args(value);
       const def = args.entries.find((e) => e.rawKey === 'default');
       const fac = args.entries.find((e) => e.rawKey === 'default_factory');

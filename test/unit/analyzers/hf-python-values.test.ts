@@ -984,3 +984,32 @@ describe("analyzeHfPython: qlora.py's preparation of the 4-bit model", () => {
     assert.ok(p?.kind === 'file' && p.line === 23, JSON.stringify(p));
   });
 });
+
+describe("hf-python: transformers' HfArg fields", () => {
+  it('a field written with HfArg(default=...) has that default, as field(default=...) does (RUCAIBox/LLMBox train.py)', () => {
+    // LLMBox training/train.py: `lora_r: Optional[int] = HfArg(default=16, help='Lora attention dimension (the "rank")')`
+    // in a TrainingArguments subclass; transformers.hf_argparser.HfArg returns dataclasses.field with the same default.
+    const text = [
+      'from dataclasses import dataclass',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments',
+      'from transformers.hf_argparser import HfArg',
+      'from peft import LoraConfig, get_peft_model',
+      '@dataclass',
+      'class Arguments(TrainingArguments):',
+      '    model_name_or_path: str = HfArg(default="meta-llama/Llama-2-7b-hf", help="The model")',
+      '    lora_r: int = HfArg(default=16, help="Lora attention dimension")',
+      'args = HfArgumentParser(Arguments).parse_args_into_dataclasses()[0]',
+      'model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)',
+      'model = get_peft_model(model, LoraConfig(r=args.lora_r))',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const run = runPipeline(
+      [{ file: '/w/train.py', text }],
+      { read: () => undefined, join: (a: string, b: string) => path.posix.join(path.posix.dirname(a), b) },
+      {},
+    );
+    assert.equal(run.setup?.model, 'meta-llama/Llama-2-7b-hf');
+    assert.equal(run.setup?.lora?.r, 16);
+  });
+});
