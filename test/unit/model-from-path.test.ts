@@ -43,6 +43,8 @@ describe('modelFromPathName', () => {
     ['/ckpt/DeepSeek-R1-Distill-Qwen-1.5B-grpo-step500', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B'],
     // sfasfaffa/DR_SAF verl_drsaf/qwen3_8b.sh: R1 distilled into Qwen3 8B, whose config is Qwen3-8B's.
     ['/path-to-DeepSeek-R1-Distill-Qwen3-8B', 'Qwen/Qwen3-8B'],
+    // ChiYeungLaw/LLaMa-EasyFT finetune.sh: `--model_name_or_path /path/to/llama7B`, the size written on the family.
+    ['/path/to/llama7B', 'huggyllama/llama-7b'],
     ['/ckpt/r1-distill-qwen-14b-sft', 'Qwen/Qwen2.5-14B'],
     ['~/llm/Mistral-7B-Instruct-v0.2', 'mistralai/Mistral-7B-Instruct-v0.2'],
     // a folder of the Hugging Face cache, as huggingface_hub lays a repository out (PJLAB-CHIP/HPCTransCompile
