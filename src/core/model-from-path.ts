@@ -116,8 +116,9 @@ function kaggleModel(pathText: string): { slug: string; variation: string } | un
  * size, a family of one size that the last folder is named after (`e:\code\chatglm\chatglm2`).
  */
 function familyAndSize(names: readonly string[]): CatalogModel | undefined {
-  // A size written straight after the family's name (`/path/to/llama7B`) is split from it, as `llama-7b` is.
-  const parts = names.map((p) => p.toLowerCase().replace(/([a-z])(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2'));
+  // A size written straight after the family's name (`/path/to/llama7B`) is split from it, as `llama-7b` is (not the
+  // expert size of `8x7b`).
+  const parts = names.map((p) => p.toLowerCase().replace(/(?<![0-9])([a-z]+)(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2'));
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
   if (sizes.length === 0) return namedSizeFamily(parts[parts.length - 1]) ?? oneSizeFamily(parts[parts.length - 1]);
   const size = sizes[sizes.length - 1];
