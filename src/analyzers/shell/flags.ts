@@ -221,6 +221,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   use_reentrant: spec('checkpointReentrant', 'bool'),
   use_reentrant_gc: spec('checkpointReentrant', 'bool'),
   enable_activation_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
+  // The name PEFT's prepare_model_for_kbit_training, Unsloth and xllm's Config give the switch (BobaZooba/xllm-demo).
+  use_gradient_checkpointing: spec('gradientCheckpointing', 'bool', gcOf),
   disable_gradient_checkpointing: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'none'])),
   recompute_granularity: spec(
     'gradientCheckpointing',
@@ -304,6 +306,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   use_peft: spec('method', 'bool', whenTrue(['method', 'lora'])),
   use_peft_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   use_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  // xllm's Config: LoRA on the model (with load_in_4bit, QLoRA).
+  apply_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   // princeton-nlp/LESS's model arguments (less/train/model_arguments.py: `lora: bool`).
   lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   finetuning_type: spec('method', 'str', oneOf('method', { lora: 'lora', freeze: 'freeze', full: 'full' })),

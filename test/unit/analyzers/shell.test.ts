@@ -647,6 +647,11 @@ describe('shell analyzer: script flags', () => {
       ['loraTargets', ['q_proj', 'v_proj'], '--lora_target_modules', 'q_proj v_proj'],
       ['method', 'lora', '--use_peft', '--use_peft'],
     ]);
+    // BobaZooba/xllm-demo scripts/train-deepspeed.sh: xllm's Config names its switches so.
+    checkFacts('deepspeed --num_gpus=8 train.py --use_gradient_checkpointing True --apply_lora True\n', [
+      ['gradientCheckpointing', 'full', '--use_gradient_checkpointing', 'True'],
+      ['method', 'lora', '--apply_lora', 'True'],
+    ]);
   });
 
   it('optimizer, attention, compile, liger and dtype flags', () => {
