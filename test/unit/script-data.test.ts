@@ -255,6 +255,16 @@ describe("a script's own usage line", () => {
     // Without the README the model stays unknown.
     const alone = runFiles({ '/p/qwen/train.py': train }, '/p/qwen/train.py');
     assert.equal(alone.setup, undefined);
+    // A command that names the script by another path (from the repository's top) does not lead back to it: the
+    // script takes the line's options alone, and nothing of the README is part of the run.
+    const elsewhere = readme.replace('train.py \\', 'qwen/train.py \\');
+    const other = runFiles({ '/p/qwen/train.py': train, '/p/qwen/README.md': elsewhere }, '/p/qwen/train.py');
+    assert.deepEqual([other.setup?.model, other.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 8]);
+    assert.deepEqual(
+      other.files.map((f) => f.file),
+      ['/p/qwen/train.py'],
+    );
+    assert.equal(other.problems.filter((p) => p.severity !== 'info').length, 0);
   });
 
   it("the README's line is the command line of the modules the script calls into (a model class's class attribute)", () => {

@@ -124,9 +124,16 @@ class FileCollection {
     if (how.depth !== 0 || format !== 'hf-python' || !referrer.readmeUsage) return false;
     const readme = readmeLaunch(this.reader, file);
     if (!readme || this.seen.has(readme.path)) return false;
+    const { files, problems, missingScripts, unrecognized } = this.collected;
+    const before = [files.length, problems.length, missingScripts.length, unrecognized.length];
     this.seen.delete(file);
     this.visit(readme.path, readme.text, { role: 'config', depth: 0, forced: 'shell' });
     if (this.seen.has(file)) return true;
+    // The command did not lead back to the script (it names another path): nothing of it is kept.
+    files.length = before[0];
+    problems.length = before[1];
+    missingScripts.length = before[2];
+    unrecognized.length = before[3];
     this.seen.add(file);
     return false;
   }
