@@ -209,7 +209,7 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     const notes = r.problems.filter((p) => p.code === 'reference-found-above').map((p) => p.message);
     assert.equal(notes.length, 2);
     for (const n of notes) assert.match(n, /^\/app\/Visual-RFT\/src\/virft\/.* is not on this machine: read /);
-    // `cd` to a folder not known statically, or relative to where the script runs, changes nothing.
+    // `cd` to a folder not known statically changes nothing.
     const unknown = analyzeShell('cd $WORK\ntorchrun train.py\n').references;
     assert.deepEqual(
       unknown.map((x) => [x.path, x.cwd]),
@@ -219,6 +219,26 @@ describe('shell runs: a launcher, its configs and its training script are one ru
       analyzeShell('cd /opt/p\ncd sub\ntorchrun train.py\n').references.map((x) => x.cwd),
       ['/opt/p/sub'],
     );
+  });
+
+  it("a `cd` into a folder of the repository: the launch line's files are looked for there (ChiYeungLaw/LLaMa-EasyFT)", () => {
+    // finetune.sh at the repository's top: `cd src`, then `deepspeed train.py ... --deepspeed configs/deepspeed_config.json`,
+    // both under src/.
+    const launch = 'cd src\ndeepspeed train.py --deepspeed configs/ds.json --per_device_train_batch_size 4\n';
+    const files = {
+      '/w/run.sh': launch,
+      '/w/src/train.py':
+        'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+        'AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B")\nTrainingArguments(output_dir="o")\n',
+      '/w/src/configs/ds.json': '{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}\n',
+    };
+    const r = runPipeline([{ file: '/w/run.sh', text: launch }], inMemory(files), {});
+    assert.deepEqual([r.setup?.model, r.setup?.zero_stage], ['Qwen/Qwen2.5-7B', 2]);
+    const notes = r.problems.filter((p) => p.code === 'reference-found-above').map((p) => p.message);
+    assert.deepEqual(notes, [
+      'train.py is read from src/train.py: the script moves to src (cd) before this line',
+      'configs/ds.json is read from src/configs/ds.json: the script moves to src (cd) before this line',
+    ]);
   });
 
   it('a training script that is not there is skipped without a word, unless nothing else names the model', () => {

@@ -6,8 +6,9 @@ import type { located } from './locate';
 
 /** The note that a script or module was read from elsewhere than its path beside the file, or undefined. */
 export function foundElsewhere(at: Location, ref: Reference, found: ReturnType<typeof located>): Problem | undefined {
-  // Found by the folder a `cd` of the script moved to: that absolute path, read in this checkout by its last parts.
-  if (found.moved !== undefined) return foundAbove(at, found.moved, found);
+  // Found by the folder a `cd` of the script moved to: that absolute path, read in this checkout by its last parts, or
+  // a folder relative to where the script runs.
+  if (found.moved !== undefined) return movedTo(at, ref, found.moved, found);
   if (ref.module !== undefined && found.place !== undefined)
     return found.above || found.place !== ref.path
       ? moduleFoundAt(at, ref.module, { ...found, place: found.place })
@@ -57,6 +58,27 @@ export function foundAbove(at: Location, written: string, found: { path: string;
       written,
       rel,
       up,
+    ),
+  };
+}
+
+/** Where a file found in the folder a `cd` of the script moved to was read: its note, or undefined beside the script. */
+export function movedTo(
+  at: Location,
+  ref: Reference,
+  moved: string,
+  found: { path: string; up: number },
+): Problem | undefined {
+  if (ref.cwd === undefined || ref.cwd.startsWith('/')) return foundAbove(at, moved, found);
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      '{0} is read from {1}: the script moves to {2} (cd) before this line',
+      ref.path,
+      `${'../'.repeat(found.up)}${moved}`,
+      ref.cwd,
     ),
   };
 }

@@ -5,16 +5,17 @@ import type { Field } from './fields';
 import type { CmdResult } from './launch';
 
 /**
- * The folder after `cd <dir>`: an absolute one known statically, or one relative to an absolute folder already; else
- * none (a folder relative to where the script is run from is what the references' own lookup assumes: beside the
- * script, then above it).
+ * The folder after `cd <dir>`: an absolute one known statically, one relative to the folder the script is run from
+ * (`cd src` before `deepspeed train.py --deepspeed configs/ds.json`: ChiYeungLaw/LLaMa-EasyFT's finetune.sh, whose
+ * files are under src/), or one relative to a folder moved to already; else none.
  */
 export function changedFolder(cwd: string | undefined, args: readonly Field[]): string | undefined {
   const dir = args.find((f) => !f.text.startsWith('-'));
   if (!dir || dir.unknown !== undefined || dir.opaque) return undefined;
   const text = dir.text.replace(/\/+$/, '');
   if (text.startsWith('/')) return text || '/';
-  return cwd !== undefined && /^[\w.-]+(\/[\w.-]+)*$/.test(text) ? `${cwd}/${text}` : undefined;
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(text)) return undefined;
+  return cwd !== undefined ? `${cwd}/${text}` : text;
 }
 
 /** A launch's relative references, each said to be looked for in the folder a `cd` moved to (Reference.cwd). */
