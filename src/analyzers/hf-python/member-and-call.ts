@@ -9,6 +9,7 @@ import {
   dictItem,
   dtypeProperty,
   environmentDefault,
+  environmentHelper,
   pathMember,
   pathOfCall,
   staticGetattr,
@@ -71,7 +72,8 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     staticGetattr(file, node, callee, depth) ??
     conversion(file, node, callee, depth) ??
     pathOfCall(file, node, callee, depth) ??
-    environmentDefault(file, node, callee, depth);
+    environmentDefault(file, node, callee, depth) ??
+    environmentHelper(file, node, depth);
   return known ?? { k: 'call', callee, node };
 }
 

@@ -1013,3 +1013,30 @@ describe("hf-python: transformers' HfArg fields", () => {
     assert.equal(run.setup?.lora?.r, 16);
   });
 });
+
+describe('hf-python: environment helpers of the script', () => {
+  it("a function that returns os.getenv(name, default), converted or not, gives the call's default", () => {
+    // hwang2006/finetuning-gpt-oss-on-hpc train_unsloth_flex.py: env_str / env_int over os.getenv.
+    const text = [
+      'import os',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'def env_str(name: str, default: str) -> str:',
+      '    return os.getenv(name, default)',
+      'def env_int(name: str, default: int) -> int:',
+      '    return int(os.getenv(name, str(default)))',
+      'MODEL_ID = env_str("MODEL_ID", "Qwen/Qwen2.5-7B-Instruct")',
+      'BATCH = env_int("BATCH", 4)',
+      'model = AutoModelForCausalLM.from_pretrained(MODEL_ID)',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=BATCH)).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2.5-7B-Instruct');
+    assert.equal(last(r, 'microBatchSize')?.value, 4);
+    // A helper that does more than read the variable is not read.
+    const other = analyzeHfPython(
+      text.replace('return os.getenv(name, default)', 'return os.getenv(name.upper(), default)'),
+    );
+    assert.equal(typeof last(other, 'model')?.value, 'object');
+  });
+});
