@@ -44,6 +44,8 @@ export interface ReadingContext {
   readonly shell?: NonNullable<Reference['shell']> & { readonly caller: string };
   /** For a shell script: the variables of the files it sources, as read (shell/sourced.ts). */
   readonly sourced?: SourcedVariables;
+  /** For a Python script a launch line runs, and its modules: the environment variables the line gives it. */
+  readonly environment?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -57,8 +59,8 @@ export function analyzeAs(format: Format, text: string, how: ReadingContext = {}
   // the constants it imports from its project (hf-python/imported-constants.ts); a verl config with the launch line's
   // overrides of it; a shell script with the words its caller runs it with.
   const facts =
-    (how.module || how.readModule) && format === 'hf-python'
-      ? analyzeHfPython(text, how.module, how.readModule)
+    (how.module || how.readModule || how.environment) && format === 'hf-python'
+      ? analyzeHfPython(text, how.module, how.readModule, how.environment)
       : how.overrides && format === 'verl-yaml'
         ? analyzeVerlYaml(text, how.overrides)
         : (how.shell || how.sourced) && format === 'shell'

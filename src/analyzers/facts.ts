@@ -488,6 +488,11 @@ export interface Reference {
    */
   readonly cwd?: string;
   /**
+   * For a script: the variables the launch line gives its environment, known statically (those the launch script
+   * exports before it, and the line's own `VAR=value` prefix), which the script reads with `os.getenv`.
+   */
+  readonly environment?: readonly { readonly name: string; readonly value: string }[];
+  /**
    * For a script: the options the launch line passes it (name without dashes; value text, absent for a bare flag, null
    * when unknown). For a config: the launch line's overrides of its keys (EasyR1's `key=value` after `config=`).
    */

@@ -131,12 +131,11 @@ export function withBranchesDecided(
   text: string,
   launchArgs: Reference['args'],
   file: string,
+  environment?: ReadonlyMap<string, string>,
 ): ConfigFacts {
   if (!facts.facts.some(setConditionally)) return facts;
-  const settled = analyzeHfPython(text, {
-    options: argumentEnvironment(facts.options, launchArgs, undefined, file),
-    calls: [],
-  });
+  const options = argumentEnvironment(facts.options, launchArgs, undefined, file);
+  const settled = analyzeHfPython(text, { options, calls: [] }, undefined, environment);
   const out = facts.facts.map((f): Fact => {
     if (!setConditionally(f)) return f;
     const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;

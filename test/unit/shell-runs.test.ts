@@ -650,3 +650,28 @@ describe('GPU counts: settings fill what the files leave open', () => {
     assert.deepEqual(cli.provenance.gpus_per_node, { kind: 'flag', flag: '--gpus' });
   });
 });
+
+describe('the environment a launch line gives its script (os.getenv)', () => {
+  // hwang2006/finetuning-gpt-oss-on-hpc: run_train.sh exports MODEL_ID, which train_unsloth_flex.py reads with a
+  // default of its own; `MODEL_ID=... python train.py` gives it for that line alone.
+  const train =
+    'import os\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+    'm = AutoModelForCausalLM.from_pretrained(os.getenv("MODEL_ID", "gpt2"))\n' +
+    'bs = int(os.environ.get("BS", "2"))\n' +
+    'Trainer(model=m, args=TrainingArguments(output_dir="o", per_device_train_batch_size=bs)).train()\n';
+  const run = (launch: string) =>
+    runPipeline([{ file: '/w/run.sh', text: launch }], inMemory({ '/w/run.sh': launch, '/w/train.py': train }), {});
+
+  it('an exported variable, or one the line sets before the command, is what os.getenv reads', () => {
+    const exported = run('export MODEL_ID=Qwen/Qwen2.5-0.5B\npython train.py\n');
+    assert.deepEqual([exported.setup?.model, exported.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 2]);
+    const model = exported.files.find((f) => f.file === '/w/train.py')?.facts.facts.find((f) => f.key === 'model');
+    assert.match(model?.rawValue ?? '', /MODEL_ID=Qwen\/Qwen2\.5-0\.5B in the launch line's environment/);
+    const prefixed = run('MODEL_ID=Qwen/Qwen2.5-0.5B BS=4 python train.py\n');
+    assert.deepEqual([prefixed.setup?.model, prefixed.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 4]);
+  });
+
+  it('a variable the script does not export is not in its environment: the default stands', () => {
+    assert.equal(run('MODEL_ID=Qwen/Qwen2.5-0.5B\npython train.py\n').setup?.model, 'gpt2');
+  });
+});

@@ -142,7 +142,9 @@ class FileCollection {
   private analyze(format: Format, file: string, text: string, how: VisitHow): Referrer {
     const { walked, scriptArgs, readmeUsage } = analyzeWithArguments(format, file, text, how, this.reader);
     const analyzed =
-      format === 'hf-python' && !how.module ? withBranchesDecided(walked, text, scriptArgs, file) : walked;
+      format === 'hf-python' && !how.module
+        ? withBranchesDecided(walked, text, scriptArgs, file, how.environment)
+        : walked;
     const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const role: FileRole = how.role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     const self: AnalyzedFile = { file, text, role, facts, ...(how.origin ? { origin: how.origin } : {}) };
@@ -210,6 +212,7 @@ class FileCollection {
       forced: 'hf-python',
       module: { options: from.moduleOptions, calls: ref.calls ?? [], callArgs: ref.callArgs },
       ...(from.scriptArgs ? { scriptArgs: from.scriptArgs } : {}),
+      ...(from.how.environment ? { environment: from.how.environment } : {}),
     });
   }
 
@@ -246,6 +249,7 @@ class FileCollection {
       configArgs: () => scriptConfigArguments(reader, file, ref.args),
       configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
       ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
+      ...(ref.environment ? { environment: new Map(ref.environment.map((v) => [v.name, v.value])) } : {}),
     });
   }
 

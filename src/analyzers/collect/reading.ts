@@ -38,6 +38,8 @@ export interface VisitHow {
   readonly hydraLauncher?: string;
   /** For a shell script another runs: the words it is run with and what the caller exports. */
   readonly shell?: ReadingContext['shell'];
+  /** For a launcher's script and its modules: the variables of its environment the launch line gives (os.getenv). */
+  readonly environment?: ReadingContext['environment'];
 }
 
 /**
@@ -114,7 +116,8 @@ export function analyzeWithArguments(
   reader: FileReader,
 ): { walked: ConfigFacts; scriptArgs: Reference['args']; readmeUsage?: true } {
   const readModule = format === 'hf-python' ? projectModules(reader, file) : undefined;
-  const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell };
+  const environment = how.environment;
+  const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell, environment };
   const read = analyzeAs(format, text, reading);
   // A shell script that sources files is read again with the variables they set.
   const sourced = format === 'shell' ? sourcedVariables(reader, file, read.references) : undefined;
@@ -149,7 +152,7 @@ export function analyzeWithArguments(
     ...(first.readsConfigurator ? {} : { settled: false as const }),
     ...(hydraOverrides?.length ? { hydraOverrides } : {}),
   };
-  return { walked: analyzeAs(format, text, { module, readModule }), scriptArgs: runArgs, ...readmeUsage };
+  return { walked: analyzeAs(format, text, { module, readModule, environment }), scriptArgs: runArgs, ...readmeUsage };
 }
 
 /** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */

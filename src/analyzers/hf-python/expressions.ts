@@ -309,6 +309,13 @@ export function environmentDefault(file: PythonFile, node: SyntaxNode, callee: s
   const a = file.args(node);
   const name = a.positional[0] ? file.evalNode(a.positional[0], depth + 1) : undefined;
   if (name?.k !== 'lit' || typeof name.v !== 'string' || a.opaque.length > 0) return undefined;
+  const given = file.environment?.get(name.v);
+  if (given !== undefined)
+    return {
+      k: 'lit',
+      v: given,
+      via: { text: `${name.v}=${clip(given, 60)} in the launch line's environment`, span: span(node) },
+    };
   const dflt = a.positional[1] ?? a.entries.find((e) => e.rawKey === 'default')?.valueNode;
   if (dflt) return file.evalNode(dflt, depth + 1);
   return { k: 'unknown', reason: `${name.v} comes from the environment` };
@@ -339,8 +346,13 @@ export function environmentHelper(file: PythonFile, node: SyntaxNode, depth: num
   if (a.positional.length !== 2 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
   const [name, dflt] = a.positional.map((p) => file.evalNode(p, depth + 1));
   if (name.k !== 'lit' || typeof name.v !== 'string' || dflt.k !== 'lit') return undefined;
-  const v = converted ? envConverted(converted[1], dflt.v) : dflt.v;
-  return v === undefined ? undefined : { k: 'lit', v };
+  // The launch line's environment, where it gives the variable, else the call's default.
+  const given = file.environment?.get(name.v);
+  const raw = given ?? dflt.v;
+  const v = converted ? envConverted(converted[1], raw) : raw;
+  if (v === undefined) return undefined;
+  const via = { text: `${name.v}=${clip(String(given), 60)} in the launch line's environment`, span: span(node) };
+  return given === undefined ? { k: 'lit', v } : { k: 'lit', v, via };
 }
 
 /** A default as int(), float() or str() of its text gives it (what the helper returns without the variable set). */

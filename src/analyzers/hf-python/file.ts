@@ -83,6 +83,8 @@ export class PythonFile {
   readonly attrAssigned = new Set<string>();
   /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
   moduleCallArgs?: Readonly<Record<string, CallArguments>>;
+  /** The environment variables the launch line gives the script, known statically (os.getenv reads them). */
+  environment?: ReadonlyMap<string, string>;
   /** The folders the file saves a model to, with where (saved-checkpoints.ts), once found. */
   savedFolders?: readonly { folder: string; at: number }[];
   /** Whether the text calls a JSON / YAML loader at all (data-files.ts), once known. */

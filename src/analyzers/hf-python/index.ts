@@ -73,7 +73,12 @@ const OTHER_MODEL_CONFIG_IMPORT =
  * The facts of a Python training file. `module`: the file is a helper module read for the script that imports it,
  * with that script's options as the run has them (see PythonFile.settled) and the names of it the script calls.
  */
-export function analyzeHfPython(text: string, module?: ModuleContext, readModule?: ModuleRead): ConfigFacts {
+export function analyzeHfPython(
+  text: string,
+  module?: ModuleContext,
+  readModule?: ModuleRead,
+  environment?: ReadonlyMap<string, string>,
+): ConfigFacts {
   // Lit-GPT's own scripts of 2023 set their run in module constants and setup()'s defaults (litgpt-script.ts).
   if (!module && isLitgptScript(text)) return analyzeLitgptScript(text);
   // Answer.AI's fsdp_qlora train.py builds its run from its `@call_parse` main()'s options (fsdp-qlora.ts).
@@ -83,6 +88,7 @@ export function analyzeHfPython(text: string, module?: ModuleContext, readModule
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
   const file = new PythonFile(text, module?.options, readModule, module !== undefined && module.settled !== false);
   file.moduleCallArgs = module?.callArgs;
+  file.environment = environment;
   file.hydraOverrides = module?.hydraOverrides ?? [];
   try {
     run(file, module?.calls ?? []);

@@ -672,7 +672,7 @@ export class Interpreter {
     }
     if (this.innerScript(fields, env)) return;
     const r = lineLaunch(this.text, words.slice(i), fields, env);
-    if (r) this.results.push(this.cwd === undefined ? r : inFolder(r, this.cwd));
+    if (r) this.results.push(withEnvironment(this.cwd === undefined ? r : inFolder(r, this.cwd), env));
   }
 
   /**
@@ -790,4 +790,12 @@ export class Interpreter {
     this.problems.push(...withoutDropped(sub.problems));
     return true;
   }
+}
+
+/** The variables a launch line's script sees in its environment, known statically, on its script references. */
+function withEnvironment(r: CmdResult, env: Env): CmdResult {
+  if (!r.refs.some((ref) => ref.kind === 'script')) return r;
+  const environment = exportedValues(env);
+  if (environment.length === 0) return r;
+  return { ...r, refs: r.refs.map((ref) => (ref.kind === 'script' ? { ...ref, environment } : ref)) };
 }
