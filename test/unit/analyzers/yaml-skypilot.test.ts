@@ -43,6 +43,17 @@ describe('SkyPilot task YAML', () => {
     assert.equal(TASK.slice(batch.valueSpan.start, batch.valueSpan.end), '4');
   });
 
+  it('a variable of `envs` is in the environment of the script the run script starts (its os.getenv)', () => {
+    const task =
+      'resources:\n  accelerators: A100:8\nenvs:\n  MODEL_ID: Qwen/Qwen2.5-0.5B\nrun: |\n  python train.py\n';
+    const train =
+      'import os\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'm = AutoModelForCausalLM.from_pretrained(os.getenv("MODEL_ID", "gpt2"))\n' +
+      'Trainer(model=m, args=TrainingArguments(output_dir="o")).train()\n';
+    const r = runFiles({ '/s/t.sky.yaml': task, '/s/train.py': train }, '/s/t.sky.yaml');
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
+  });
+
   it("SkyPilot's names: A100 is the 40 GB card, a map gives the count; a one-line plain run script is read too", () => {
     const a100 = TASK.replace('accelerators: H100:8', 'accelerators: {A100: 4}');
     assert.deepEqual([run(a100).setup?.gpu, run(a100).setup?.gpus_per_node], ['A100-40GB', 4]);
