@@ -56,3 +56,11 @@ export function exportedOnly(env: Env): Env {
   }
   return out;
 }
+
+/** The variables a launch line's script sees in its environment, known statically, on its script references. */
+export function withEnvironment(r: CmdResult, env: Env): CmdResult {
+  if (!r.refs.some((ref) => ref.kind === 'script')) return r;
+  const environment = exportedValues(env);
+  if (environment.length === 0) return r;
+  return { ...r, refs: r.refs.map((ref) => (ref.kind === 'script' ? { ...ref, environment } : ref)) };
+}

@@ -43,7 +43,7 @@ import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './na
 import { shiftArguments } from './argv';
 import { runOptionLoop } from './option-loop';
 import { applySourced, type SourcedVariables } from './sourced';
-import { exportedOnly, exportedValues } from './called-script';
+import { exportedOnly, exportedValues, withEnvironment } from './called-script';
 
 export { chooseWorst } from './choices';
 
@@ -790,12 +790,4 @@ export class Interpreter {
     this.problems.push(...withoutDropped(sub.problems));
     return true;
   }
-}
-
-/** The variables a launch line's script sees in its environment, known statically, on its script references. */
-function withEnvironment(r: CmdResult, env: Env): CmdResult {
-  if (!r.refs.some((ref) => ref.kind === 'script')) return r;
-  const environment = exportedValues(env);
-  if (environment.length === 0) return r;
-  return { ...r, refs: r.refs.map((ref) => (ref.kind === 'script' ? { ...ref, environment } : ref)) };
 }
