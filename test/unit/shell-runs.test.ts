@@ -674,4 +674,14 @@ describe('the environment a launch line gives its script (os.getenv)', () => {
   it('a variable the script does not export is not in its environment: the default stands', () => {
     assert.equal(run('MODEL_ID=Qwen/Qwen2.5-0.5B\npython train.py\n').setup?.model, 'gpt2');
   });
+
+  it('os.environ["X"] reads the environment too; without it the value is said to come from the environment', () => {
+    const subscript = train.replace('os.getenv("MODEL_ID", "gpt2")', 'os.environ["MODEL_ID"]');
+    const files = (launch: string) => inMemory({ '/w/run.sh': launch, '/w/train.py': subscript });
+    const given = 'export MODEL_ID=Qwen/Qwen2.5-0.5B\npython train.py\n';
+    assert.equal(runPipeline([{ file: '/w/run.sh', text: given }], files(given), {}).setup?.model, 'Qwen/Qwen2.5-0.5B');
+    const none = runPipeline([{ file: '/w/run.sh', text: 'python train.py\n' }], files('python train.py\n'), {});
+    assert.equal(none.setup, undefined);
+    assert.ok(none.problems.some((p) => /MODEL_ID comes from the environment/.test(p.message)));
+  });
 });

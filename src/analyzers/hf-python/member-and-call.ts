@@ -19,7 +19,7 @@ import { classConstant } from './class-constants';
 import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData, passedThroughData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue, parsedCallMember } from './script-defaults';
-import { clip, fmt, parseNumber, pyTruthy } from './syntax';
+import { clip, fmt, parseNumber, pyTruthy, span } from './syntax';
 
 /** `a.b.c` or `x[...]`: an imported constant, the script's option or attribute, a path's parent, a dict's item. */
 export function evalMember(file: PythonFile, node: SyntaxNode, text: string, depth: number): Val {
@@ -36,10 +36,27 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
       dtypeProperty(file, node, depth) ?? { k: 'dotted', text: d }
     );
   return (
+    environmentItem(file, node, depth) ??
     parsedCallMember(file, node, depth) ??
     dictItem(file, node, depth) ??
     pathMember(file, node, depth) ?? { k: 'unknown', reason: `${clip(text)} is looked up at run time` }
   );
+}
+
+/**
+ * `os.environ["MODEL_ID"]`: the value the launch line's environment gives the variable (PythonFile.environment), said
+ * at the read; else it comes from the environment, not known statically (no default: the script fails without it).
+ */
+function environmentItem(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
+  const obj = node.firstChild;
+  if (!obj || file.text.slice(obj.from, obj.to) !== 'os.environ' || node.lastChild?.name !== ']') return undefined;
+  const keyNode = obj.nextSibling?.nextSibling;
+  const key = keyNode ? file.evalNode(keyNode, depth + 1) : undefined;
+  if (key?.k !== 'lit' || typeof key.v !== 'string') return undefined;
+  const given = file.environment?.get(key.v);
+  if (given === undefined) return { k: 'unknown', reason: `${key.v} comes from the environment` };
+  const via = { text: `${key.v}=${clip(given, 60)} in the launch line's environment`, span: span(node) };
+  return { k: 'lit', v: given, via };
 }
 
 /**
