@@ -31,7 +31,7 @@ function moduleFoundAt(at: Location, module: string, found: { place: string; up:
   };
 }
 
-export function foundAbove(at: Location, written: string, found: { path: string; up: number }): Problem {
+function foundAbove(at: Location, written: string, found: { path: string; up: number }): Problem {
   const up = found.up;
   if (/^(\/|[A-Za-z]:[\\/])/.test(written.trim().replace(/^['"]/, ''))) {
     return {
@@ -63,7 +63,7 @@ export function foundAbove(at: Location, written: string, found: { path: string;
 }
 
 /** Where a file found in the folder a `cd` of the script moved to was read: its note, or undefined beside the script. */
-export function movedTo(
+function movedTo(
   at: Location,
   ref: Reference,
   moved: string,

@@ -12,7 +12,7 @@ import type { FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { importedModule, located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
-import { foundAbove, foundElsewhere, movedTo } from './found-elsewhere';
+import { foundElsewhere } from './found-elsewhere';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -260,14 +260,7 @@ class FileCollection {
     const t = found.text;
     const refusal = t === undefined ? this.reader.refusal?.(found.path) : undefined;
     const depth = from.how.depth + 1;
-    const note =
-      t === undefined
-        ? undefined
-        : found.moved !== undefined
-          ? movedTo(at, ref, found.moved, found)
-          : found.above
-            ? foundAbove(at, ref.path, found)
-            : undefined;
+    const note = t === undefined ? undefined : foundElsewhere(at, ref, found);
     if (note) this.collected.problems.push(note);
     // A file a tool ships, named as its examples do, read as published when none is there.
     const shipped = t === undefined && !refusal ? shippedFile(ref, from.format) : undefined;

@@ -9,7 +9,7 @@ import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
 import { findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
-import { onlyLines, README_LINES, usageArguments } from '../hf-python/usage-line';
+import { onlyLines, README_LINES, usageArguments, type UsageCommand } from '../hf-python/usage-line';
 
 /**
  * A file a tool ships, for a reference that finds none: a DeepSpeed config that Axolotl or LLaMA-Factory ships, named
@@ -171,16 +171,25 @@ function nextLine(text: string, from: number): number {
  * (`$ `) blanked too. Undefined where the folder has no README that runs the script.
  */
 export function readmeLaunch(reader: FileReader, file: string): { path: string; text: string } | undefined {
+  const found = readmeCommand(reader, file);
+  if (!found) return undefined;
+  const only = onlyLines(found.text, found.usage.line, found.usage.lastLine);
+  return {
+    path: found.path,
+    text: only.replace(/^([ \t]*)([$>] )/m, (_, lead: string, prompt: string) => lead + ' '.repeat(prompt.length)),
+  };
+}
+
+/** The README.md of a script's folder whose text shows a command that runs the script, with that command. */
+export function readmeCommand(
+  reader: FileReader,
+  file: string,
+): { name: string; path: string; text: string; usage: UsageCommand } | undefined {
   for (const name of ['README.md', 'readme.md', 'README.MD']) {
     const path = reader.join(file, name);
     const text = reader.read(path);
     const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES);
-    if (text === undefined || !usage) continue;
-    const only = onlyLines(text, usage.line, usage.lastLine);
-    return {
-      path,
-      text: only.replace(/^([ \t]*)([$>] )/m, (_, lead: string, prompt: string) => lead + ' '.repeat(prompt.length)),
-    };
+    if (text !== undefined && usage) return { name, path, text, usage };
   }
   return undefined;
 }

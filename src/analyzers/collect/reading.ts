@@ -9,7 +9,8 @@ import { CONFIG_OPTION, configFileArguments } from '../config-arguments';
 import type { ConfigFacts, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
 import type { AnalyzedFile, FileRole } from '../resolve';
 import { nanogptConfigArguments } from '../hf-python/nanogpt';
-import { README_LINES, usageArguments } from '../hf-python/usage-line';
+import { usageArguments } from '../hf-python/usage-line';
+import { readmeCommand } from './locate';
 import { findReference, projectModules, type FileReader } from '../file-reader';
 
 /** How a file is read: its place in the run and what the file that led to it passes on. */
@@ -89,17 +90,10 @@ function usageLine(
     const args = own.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${own.line})` }));
     return { args, readme: false };
   }
-  for (const readme of ['README.md', 'readme.md', 'README.MD']) {
-    const found = reader.read(reader.join(file, readme));
-    const usage = found === undefined ? undefined : usageArguments(found, file, README_LINES);
-    if (!usage) continue;
-    const args = usage.args.map((a) => ({
-      ...a,
-      from: `the command ${readme} shows for ${name} (line ${usage.line})`,
-    }));
-    return { args, readme: true };
-  }
-  return undefined;
+  const readme = readmeCommand(reader, file);
+  if (!readme) return undefined;
+  const from = `the command ${readme.name} shows for ${name} (line ${readme.usage.line})`;
+  return { args: readme.usage.args.map((a) => ({ ...a, from })), readme: true };
 }
 
 /**

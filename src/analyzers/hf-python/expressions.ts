@@ -62,14 +62,27 @@ export function combine(file: PythonFile, a: Val, op: string, b: Val, node: Synt
   // From an option's default the sum is no option's value (a launch line's --x replaces x, not the sum): it is read
   // again with the options as the run has them (launch-args.ts withBranchesDecided), where the file is settled. A
   // value written elsewhere and not replaced by the launch line (a loaded file's item, a module's constant) is final.
-  const optionDefault = (v: Val): boolean =>
-    v.k === 'lit' && v.dflt !== undefined && v.dflt.elsewhere?.launched !== true;
-  if ((optionDefault(a) || optionDefault(b)) && !file.settled)
-    return { k: 'unknown', reason: `${t} is computed from the script's options` };
+  const fromOptions = computedFromOptions(file, [a, b], t);
+  if (fromOptions) return fromOptions;
   const v = arithmetic(op, a.v, b.v);
   if (v === undefined || !Number.isFinite(v)) return { k: 'unknown', reason: `${t} is not a number` };
   const dflt = a.dflt ?? b.dflt;
   return { k: 'lit', v, ...(dflt ? { dflt } : {}) };
+}
+
+/** What an expression over the script's option defaults reads as before the file is settled. */
+const COMPUTED_FROM_OPTIONS = " is computed from the script's options";
+
+/**
+ * An expression `text` of `operands`, one of them an option's default, read before the file is settled: unknown, to be
+ * worked out again with the options as the run has them (withBranchesDecided); undefined otherwise. A value written
+ * elsewhere and not replaced by the launch line (a loaded file's item, a module's constant) is final.
+ */
+function computedFromOptions(file: PythonFile, operands: readonly Val[], text: string): Val | undefined {
+  if (file.settled) return undefined;
+  const optionDefault = (v: Val): boolean =>
+    v.k === 'lit' && v.dflt !== undefined && v.dflt.elsewhere?.launched !== true;
+  return operands.some(optionDefault) ? { k: 'unknown', reason: `${text}${COMPUTED_FROM_OPTIONS}` } : undefined;
 }
 
 /** `x *= y` (`+=`, `-=`, `//=`, ...): x as bound before the statement, under the operator with y. */
@@ -309,13 +322,8 @@ export function environmentDefault(file: PythonFile, node: SyntaxNode, callee: s
   const a = file.args(node);
   const name = a.positional[0] ? file.evalNode(a.positional[0], depth + 1) : undefined;
   if (name?.k !== 'lit' || typeof name.v !== 'string' || a.opaque.length > 0) return undefined;
-  const given = file.environment?.get(name.v);
-  if (given !== undefined)
-    return {
-      k: 'lit',
-      v: given,
-      via: { text: `${name.v}=${clip(given, 60)} in the launch line's environment`, span: span(node) },
-    };
+  const given = launchEnvironment(file, name.v, node);
+  if (given) return given;
   const dflt = a.positional[1] ?? a.entries.find((e) => e.rawKey === 'default')?.valueNode;
   if (dflt) return file.evalNode(dflt, depth + 1);
   return { k: 'unknown', reason: `${name.v} comes from the environment` };
@@ -347,12 +355,26 @@ export function environmentHelper(file: PythonFile, node: SyntaxNode, depth: num
   const [name, dflt] = a.positional.map((p) => file.evalNode(p, depth + 1));
   if (name.k !== 'lit' || typeof name.v !== 'string' || dflt.k !== 'lit') return undefined;
   // The launch line's environment, where it gives the variable, else the call's default.
-  const given = file.environment?.get(name.v);
-  const raw = given ?? dflt.v;
+  const given = launchEnvironment(file, name.v, node);
+  const raw = given?.v ?? dflt.v;
   const v = converted ? envConverted(converted[1], raw) : raw;
   if (v === undefined) return undefined;
-  const via = { text: `${name.v}=${clip(String(given), 60)} in the launch line's environment`, span: span(node) };
-  return given === undefined ? { k: 'lit', v } : { k: 'lit', v, via };
+  return given ? { ...given, v } : { k: 'lit', v };
+}
+
+/**
+ * The value the launch line's environment gives a variable (PythonFile.environment), said at the read `node`;
+ * undefined where it gives none.
+ */
+export function launchEnvironment(
+  file: PythonFile,
+  name: string,
+  node: SyntaxNode,
+): Extract<Val, { k: 'lit' }> | undefined {
+  const given = file.environment?.get(name);
+  if (given === undefined) return undefined;
+  const via = { text: `${name}=${clip(given, 60)} in the launch line's environment`, span: span(node) };
+  return { k: 'lit', v: given, via };
 }
 
 /** A default as int(), float() or str() of its text gives it (what the helper returns without the variable set). */
@@ -403,9 +425,9 @@ function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): 
   if (a.entries.length > 0 || a.opaque.length > 0 || a.positional.length !== apply.length - 1) return undefined;
   const obj = file.evalNode(callee.firstChild, depth + 1);
   const args = a.positional.map((p) => file.evalNode(p, depth + 1));
-  const computed = ` is computed from the script's options`;
-  if ([obj, ...args].some((v) => v.k === 'unknown' && v.reason.includes(computed)))
-    return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))}${computed}` };
+  const text = clip(file.text.slice(node.from, node.to));
+  if ([obj, ...args].some((v) => v.k === 'unknown' && v.reason.includes(COMPUTED_FROM_OPTIONS)))
+    return { k: 'unknown', reason: `${text}${COMPUTED_FROM_OPTIONS}` };
   if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
   const strings: string[] = [];
   for (const v of args) {
@@ -414,15 +436,8 @@ function staticStringMethod(file: PythonFile, node: SyntaxNode, depth: number): 
   }
   const out = apply(obj.v, ...strings);
   if (out === undefined) return undefined;
-  if (method === 'replace' || method === 'format') {
-    const optionDefault = [obj, ...args].some((v) => v.k === 'lit' && v.dflt && v.dflt.elsewhere?.launched !== true);
-    if (optionDefault && !file.settled)
-      return {
-        k: 'unknown',
-        reason: `${clip(file.text.slice(node.from, node.to))} is computed from the script's options`,
-      };
-    return { k: 'lit', v: out };
-  }
+  if (method === 'replace' || method === 'format')
+    return computedFromOptions(file, [obj, ...args], text) ?? { k: 'lit', v: out };
   return { k: 'lit', v: out, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
 }
 

@@ -10,6 +10,7 @@ import {
   dtypeProperty,
   environmentDefault,
   environmentHelper,
+  launchEnvironment,
   pathMember,
   pathOfCall,
   staticGetattr,
@@ -19,7 +20,7 @@ import { classConstant } from './class-constants';
 import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData, passedThroughData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue, parsedCallMember } from './script-defaults';
-import { clip, fmt, parseNumber, pyTruthy, span } from './syntax';
+import { clip, fmt, parseNumber, pyTruthy } from './syntax';
 
 /** `a.b.c` or `x[...]`: an imported constant, the script's option or attribute, a path's parent, a dict's item. */
 export function evalMember(file: PythonFile, node: SyntaxNode, text: string, depth: number): Val {
@@ -53,10 +54,7 @@ function environmentItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   const keyNode = obj.nextSibling?.nextSibling;
   const key = keyNode ? file.evalNode(keyNode, depth + 1) : undefined;
   if (key?.k !== 'lit' || typeof key.v !== 'string') return undefined;
-  const given = file.environment?.get(key.v);
-  if (given === undefined) return { k: 'unknown', reason: `${key.v} comes from the environment` };
-  const via = { text: `${key.v}=${clip(given, 60)} in the launch line's environment`, span: span(node) };
-  return { k: 'lit', v: given, via };
+  return launchEnvironment(file, key.v, node) ?? { k: 'unknown', reason: `${key.v} comes from the environment` };
 }
 
 /**
