@@ -150,6 +150,13 @@ export function withBranchesDecided(
     const rawValue = computed ? `${f.rawValue}: computed with ${how}` : `${f.rawValue}: on the branch ${how} take`;
     return { ...f, value: g.value, rawValue };
   });
+  // What only the branches the run takes set (`if args.lora:` around `if args.qlora:` around
+  // prepare_model_for_kbit_training, both skipped on the defaults): facts of keys the defaults leave unset.
+  const keys = new Set(facts.facts.map((f) => f.key));
+  const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
+  for (const g of settled.facts)
+    if (!keys.has(g.key) && !isUnknown(g.value))
+      out.push({ ...g, rawValue: `${g.rawValue}: on the branch ${how} take` });
   return { ...facts, facts: out };
 }
 

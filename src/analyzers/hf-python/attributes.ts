@@ -10,6 +10,7 @@ import { instanceAttribute } from './class-constants';
 import { dataAt } from './data-files';
 import { clip, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
+import { takenBody } from './branches';
 
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -26,8 +27,20 @@ export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxN
         const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
         return { ...v, via: { text, span: { start: value.from, end: value.to } } };
       }
-      // A statement that may set it (under an `if`, in a loop, by `+=`): what the use reads is not known here.
-      if (setsIt.test(file.text.slice(s.from, s.to))) return undefined;
+      if (!setsIt.test(file.text.slice(s.from, s.to))) continue;
+      // An `if` whose test is known (`if args.qlora: args.lora = True`): what the clause it runs sets, if it does.
+      const onBranch = s.name === 'IfStatement' ? setOnBranch(file, s, dotted, setsIt) : undefined;
+      if (onBranch === 'unset') continue;
+      if (onBranch) {
+        const v = file.evalNode(onBranch.value, depth + 1);
+        if (v.k !== 'lit') return undefined;
+        const text =
+          `${dotted} = ${clip(file.text.slice(onBranch.value.from, onBranch.value.to), 40)} at line ` +
+          `${file.line(onBranch.at.from)}, on the branch of the if at line ${file.line(s.from)} the run takes`;
+        return { ...v, via: { text, span: { start: onBranch.value.from, end: onBranch.value.to } } };
+      }
+      // A statement that may set it (under an `if` not known, in a loop, by `+=`): what the use reads is not known here.
+      return undefined;
     }
     if (block.name === 'Script' || block.parent?.name === 'FunctionDefinition') return undefined;
   }
@@ -181,6 +194,28 @@ export function statementOf(node: SyntaxNode): SyntaxNode | undefined {
   let n: SyntaxNode | null = node;
   while (n?.parent && n.parent.name !== 'Body' && n.parent.name !== 'Script') n = n.parent;
   return n?.parent ? n : undefined;
+}
+
+/**
+ * What the clause an `if` runs (its tests known statically) sets `dotted` to: the last assignment at the clause's top
+ * level, 'unset' where the clause (or no clause) sets it, undefined where it may set it otherwise or the clause is
+ * not known.
+ */
+function setOnBranch(
+  file: PythonFile,
+  stmt: SyntaxNode,
+  dotted: string,
+  setsIt: RegExp,
+): { readonly value: SyntaxNode; readonly at: SyntaxNode } | 'unset' | undefined {
+  const body = takenBody(file, stmt);
+  if (body === undefined) return undefined;
+  if (body === null) return 'unset';
+  for (let st = body.lastChild; st; st = st.prevSibling) {
+    const value = assignmentTo(file, st, dotted);
+    if (value) return { value, at: st };
+    if (setsIt.test(file.text.slice(st.from, st.to))) return undefined;
+  }
+  return 'unset';
 }
 
 /** `dotted = value` as one statement with a single target: its value. */

@@ -40,10 +40,11 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
     if (p.name === 'ConditionalExpression') {
       const kw = p.getChild('if');
       const els = p.getChild('else');
-      if (kw && els && child.from < kw.from)
-        return `${clip(file.text.slice(kw.to, els.from).trim(), 60)} is true (line ${file.line(kw.from)})`;
-      if (kw && els && child.from > els.from)
-        return `${clip(file.text.slice(kw.to, els.from).trim(), 60)} is false (line ${file.line(kw.from)})`;
+      const side = !kw || !els ? undefined : child.from < kw.from ? true : child.from > els.from ? false : undefined;
+      // Settled, a test known to take the call's side (`bnb_config if args.qlora else None`) holds no condition.
+      if (side !== undefined && file.settled && kw?.nextSibling && testValue(file, kw.nextSibling) === side) continue;
+      if (side !== undefined)
+        return `${clip(file.text.slice(kw!.to, els!.from).trim(), 60)} is ${side} (line ${file.line(kw!.from)})`;
     }
     if (p.name === 'IfStatement' && !ifsRun) {
       const cond = file.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
@@ -93,6 +94,26 @@ function clauseTaken(file: PythonFile, stmt: SyntaxNode, call: SyntaxNode): bool
     }
   }
   return undefined;
+}
+
+/**
+ * The clause an `if` statement runs, its tests evaluated statically: the Body of the first clause whose test is true
+ * (the `else` where every test is false), null where none runs, undefined where a test before the one taken is not
+ * known.
+ */
+export function takenBody(file: PythonFile, stmt: SyntaxNode): SyntaxNode | null | undefined {
+  let test: SyntaxNode | null = null;
+  for (let c = stmt.firstChild; c; c = c.nextSibling) {
+    if (c.name === 'Body') {
+      if (test === null) return c;
+      const value = testValue(file, test);
+      if (value !== false) return value === true ? c : undefined;
+      test = null;
+    } else if (c.name !== 'if' && c.name !== 'elif' && c.name !== 'else' && c.name !== ':') {
+      test = c;
+    }
+  }
+  return null;
 }
 
 /**

@@ -283,15 +283,17 @@ function noTrainingSeen(file: PythonFile): void {
 /**
  * A fact the run's options decide: a value set on a branch of an `if` the walk did not decide (file.ts evalName), a
  * call on such a branch (calls.ts checkpointingCall: `if training_args.do_train: model.gradient_checkpointing_enable()`),
- * or a value computed from the options (expressions.ts combine): read again with the options as the run has them.
+ * LoRA applied or a quantization config used there or in a conditional expression (`... if args.qlora else None`), or
+ * a value computed from the options (expressions.ts combine): read again with the options as the run has them.
  */
 export const setConditionally = (f: Fact): boolean =>
   typeof f.value === 'object' &&
   f.value !== null &&
   !Array.isArray(f.value) &&
-  / is set conditionally at line \d+$| is computed from the script's options| (runs|is used) only when the if at line \d+ runs this branch$/.test(
-    (f.value as { unknown: string }).unknown,
-  );
+  CONDITIONAL.test((f.value as { unknown: string }).unknown);
+
+const CONDITIONAL =
+  / is set conditionally at line \d+$| is computed from the script's options| only when (the if at line \d+ runs this branch|.+ is (true|false) \(line \d+\))$/;
 
 /** What reading one call of the script needs from the others. */
 interface CallWalk {

@@ -1,0 +1,81 @@
+// Values a script sets on branches its launch options decide (RUCAIBox/LLMBox training/train.py: `if args.qlora:
+// args.lora = True`, then `if args.lora:` around `if args.qlora: prepare_model_for_kbit_training(model)`, and the
+// quantization config passed as `BitsAndBytesConfig(...) if args.qlora else None`): the script read again with the
+// launch line's options takes the branches they decide. Each expected value is written in the test's own files or is
+// the library default named beside it.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+
+const inMemory = (files: Record<string, string>): FileReader => ({
+  read: (p) => files[p],
+  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
+});
+
+/** LLMBox's train.py, cut to what decides the model's loading and its adapters. */
+const TRAIN = `from dataclasses import dataclass, field
+from typing import Optional
+from transformers import HfArgumentParser, TrainingArguments, AutoModelForCausalLM, BitsAndBytesConfig, Trainer
+from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+
+@dataclass
+class Arguments(TrainingArguments):
+    model_name_or_path: str = field(default="meta-llama/Llama-2-7b-hf")
+    lora: Optional[bool] = field(default=False)
+    qlora: Optional[bool] = field(default=False)
+    lora_r: int = field(default=16)
+
+def train():
+    parser = HfArgumentParser(Arguments)
+    args = parser.parse_args_into_dataclasses()[0]
+    if args.qlora:
+        args.lora = True
+    model = AutoModelForCausalLM.from_pretrained(
+        args.model_name_or_path,
+        quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4") if args.qlora else None,
+    )
+    if args.lora:
+        if args.qlora:
+            model = prepare_model_for_kbit_training(model)
+        model = get_peft_model(model, LoraConfig(r=args.lora_r))
+    trainer = Trainer(model=model, args=args)
+    trainer.train()
+
+if __name__ == "__main__":
+    train()
+`;
+
+/** The run of /w/run.sh launching /w/train.py with `options`. */
+function runWith(options: string): PipelineResult {
+  const launcher = `torchrun --nproc_per_node=8 train.py --output_dir out --per_device_train_batch_size 8 ${options}\n`;
+  return runPipeline(
+    [{ file: '/w/run.sh', text: launcher }],
+    inMemory({ '/w/run.sh': launcher, '/w/train.py': TRAIN }),
+    {},
+  );
+}
+
+describe('branches a launch line decides in the script it runs', () => {
+  it('--qlora True: lora set on its branch, the 4-bit config taken, prepare_model_for_kbit_training run', () => {
+    const r = runWith('--qlora True');
+    assert.equal(r.setup?.method, 'qlora');
+    assert.equal(r.setup?.quantization?.bits, 4, 'BitsAndBytesConfig(load_in_4bit=True) if args.qlora else None');
+    assert.equal(r.setup?.quantization?.type, 'nf4');
+    assert.equal(r.setup?.lora?.r, 16, 'LoraConfig(r=args.lora_r), the field default');
+    // prepare_model_for_kbit_training: use_gradient_checkpointing defaults to True, and it upcasts the parameters
+    // left unquantized to fp32 (peft/utils/other.py).
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+    assert.equal(r.setup?.kbit_upcast, 'all');
+    const script = r.files.find((f) => f.file === '/w/train.py');
+    const gc = script?.facts.facts.find((f) => f.key === 'gradientCheckpointing');
+    assert.match(gc?.rawValue ?? '', /on the branch the script's options as the launch line passes them take/);
+  });
+
+  it('--lora True alone: LoRA on the 16-bit model, neither the 4-bit config nor the k-bit preparation', () => {
+    const r = runWith('--lora True');
+    assert.equal(r.setup?.method, 'lora');
+    assert.equal(r.setup?.quantization, undefined);
+    assert.notEqual(r.setup?.gradient_checkpointing, 'full', 'no gradient_checkpointing option and no preparation');
+    assert.notEqual(r.setup?.kbit_upcast, 'all');
+  });
+});
