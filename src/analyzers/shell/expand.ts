@@ -15,6 +15,7 @@ import {
   withFlags,
 } from './fields';
 import { evalArith } from './arith';
+import { countedPiece, countingCommand } from './counting-commands';
 import { argumentsOf, positional, wordPiece } from './argv';
 
 /**
@@ -76,6 +77,11 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
         if (folder !== undefined) {
           // The script's own folder: paths from it are written relative to the script, as the pipeline reads them.
           out.push({ text: folder, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
+          break;
+        }
+        const counted = countingCommand(sub, env);
+        if (counted) {
+          out.push(countedPiece(counted, s, split));
           break;
         }
         const sum = exprArithmetic(script.slice(s.start, s.end));

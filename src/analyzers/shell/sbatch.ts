@@ -2,7 +2,7 @@
 // I/O, no node:* and no 'vscode'.
 import type { Span } from '../facts';
 import { type Comment, isBlank } from './lexer';
-import type { Env } from './fields';
+import { type Env, type Field, subSpan } from './fields';
 
 interface SbatchOpt {
   readonly name: string;
@@ -49,6 +49,32 @@ export function parseSbatch(text: string, comments: readonly Comment[]): SbatchO
         k++;
       }
     }
+  }
+  return out;
+}
+
+/**
+ * The allocation options of an `srun` / `salloc` line (`srun --nodes=2 --gpus-per-task=8 ./train.sh`), fields `from` up
+ * to the command at `to`, read as #SBATCH directives are: srun starts the command with the SLURM_* variables of the
+ * step they ask for. A value not known statically is left out.
+ */
+export function srunOptions(fields: readonly Field[], from: number, to: number): SbatchOpt[] {
+  const out: SbatchOpt[] = [];
+  for (let k = from; k < to; k++) {
+    const f = fields[k];
+    if (!f.text.startsWith('-') || f.unknown !== undefined) continue;
+    const eq = f.text.indexOf('=');
+    const value = eq > 0 ? undefined : fields[k + 1];
+    if (eq < 0 && (!value || k + 1 >= to || value.text.startsWith('-') || value.unknown !== undefined)) continue;
+    const rawKey = eq > 0 ? f.text.slice(0, eq) : f.text;
+    out.push({
+      name: rawKey.replace(/^-+/, '').replace(/-/g, '_'),
+      rawKey,
+      value: eq > 0 ? f.text.slice(eq + 1) : value!.text,
+      keySpan: eq > 0 ? subSpan(f, 0, eq) : f.span,
+      valueSpan: eq > 0 ? subSpan(f, eq + 1, f.text.length) : value!.span,
+    });
+    if (eq < 0) k++;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 import { skipOpts, pieceRange } from './args';
 import { type Env, type Field, subSpan } from './fields';
 import { DOCKER_VALUE, MPIRUN_VALUE, RUNNER_VALUE, SINGULARITY_VALUE, SRUN_VALUE } from './flags';
+import { sbatchFacts, srunOptions } from './sbatch';
 
 export const basename = (s: string): string => s.slice(s.lastIndexOf('/') + 1);
 
@@ -21,7 +22,11 @@ export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number;
   for (let guard = 0; guard < 16 && i < fields.length; guard++) {
     const w = basename(fields[i].text);
     if (w === 'srun' || w === 'salloc') {
-      i = skipOpts(fields, i + 1, SRUN_VALUE);
+      const command = skipOpts(fields, i + 1, SRUN_VALUE);
+      // The step's nodes and GPUs are the SLURM_* variables of the command it starts (over the job's).
+      const { seeds } = sbatchFacts(srunOptions(fields, i + 1, command));
+      if (seeds.size > 0) env = new Map([...env, ...seeds]);
+      i = command;
       continue;
     }
     if (w === 'ray' && fields[i + 1]?.text === 'job' && fields[i + 2]?.text === 'submit') {
