@@ -38,6 +38,7 @@ export type FindingCode =
   | 'model-files'
   | 'not-analyzed'
   | 'reference-found-above'
+  | 'readme-launch'
   | 'read-by-name';
 
 export interface RelatedInfo {
@@ -74,6 +75,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'model-files',
   'not-analyzed',
   'reference-found-above',
+  'readme-launch',
   'read-by-name',
   // A value the estimate cannot know statically, said at its place (with the default that stands in, where one does).
   'not-static',

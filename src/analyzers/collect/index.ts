@@ -3,7 +3,15 @@
 // launcher with the caller's variables), up to three references deep. Pure: file access goes through the FileReader.
 import { detectFormat } from '../detect';
 import { argumentEnvironment, withBranchesDecided, withLaunchArgs } from '../launch-args';
-import { msg, type ArgumentEnvironment, type ConfigFacts, type Format, type Reference } from '../facts';
+import {
+  isUnknown,
+  msg,
+  type ArgumentEnvironment,
+  type ConfigFacts,
+  type Format,
+  type Reference,
+  type Span,
+} from '../facts';
 import { locateOffset, type AnalyzedFile, type FileRole } from '../resolve';
 import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from '../scenario';
 import { hydraFiles, mergeFacts } from '../hydra-files';
@@ -12,6 +20,7 @@ import type { FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { importedModule, located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
+import { readmeShellLaunch, type ReadmeLaunch } from './readme-shell';
 import { foundElsewhere } from './found-elsewhere';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
@@ -115,20 +124,29 @@ class FileCollection {
   }
 
   /**
-   * A script given alone that needs a command line (an option only one gives) and whose folder's README.md shows the
-   * command that runs it: that command is the run's launch line, read in place in the README (its launcher, the
+   * A script given alone that needs a command line (an option only one gives; a launch script's positional parameters)
+   * and whose README.md shows the command that runs it (readme-shell.ts: in a folder above, too): that command is the
+   * run's launch line, read in place in the README (its launcher, the
    * Trainer's flags, the DeepSpeed config it names), and the script is read as the line runs it. False where there is
    * no such command, or it does not lead back to the script (the script is then read alone, with the line's options).
    */
   private launchedByReadme(format: Format, file: string, how: VisitHow, referrer: Referrer): boolean {
-    if (how.depth !== 0 || format !== 'hf-python' || !referrer.readmeUsage) return false;
-    const readme = readmeLaunch(this.reader, file);
+    if (how.depth !== 0) return false;
+    const readme: ReadmeLaunch | undefined =
+      format === 'hf-python' && referrer.readmeUsage
+        ? readmeLaunch(this.reader, file)
+        : format === 'shell' && takesArguments(referrer.analyzed)
+          ? readmeShellLaunch(this.reader, file)
+          : undefined;
     if (!readme || this.seen.has(readme.path)) return false;
     const { files, problems, missingScripts, unrecognized } = this.collected;
     const before = [files.length, problems.length, missingScripts.length, unrecognized.length];
     this.seen.delete(file);
     this.visit(readme.path, readme.text, { role: 'config', depth: 0, forced: 'shell' });
-    if (this.seen.has(file)) return true;
+    if (this.seen.has(file)) {
+      if (readme.script) this.collected.problems.push(readmeNote(readme.path, readme.text, readme.script));
+      return true;
+    }
     // The command did not lead back to the script (it names another path): nothing of it is kept.
     files.length = before[0];
     problems.length = before[1];
@@ -298,4 +316,22 @@ function hydraHow(
   const overrides = ref.overrides ?? how.hydraOverrides ?? [];
   const placed = ref.overrides?.some((a) => a.at !== undefined) === true;
   return { overrides, hydraPrimary: true, ...(placed ? { hydraLauncher: file } : {}) };
+}
+
+/** A launch script whose values come from its positional parameters, which only a command that runs it gives. */
+function takesArguments(facts: ConfigFacts): boolean {
+  return facts.facts.some(
+    (f) => isUnknown(f.value) && /positional argument \$[1-9] of the script/.test(f.value.unknown),
+  );
+}
+
+/** Where a README's command runs the script given alone: the run's launch line, said at the command. */
+function readmeNote(path: string, text: string, script: Span): Problem {
+  const name = text.slice(script.start, script.end);
+  return {
+    ...locateOffset(path, text, script.start, script.end),
+    severity: 'info',
+    code: 'readme-launch',
+    ...msg("{0} is run by this command, which nothing else in these files runs: its arguments are the run's", name),
+  };
 }
