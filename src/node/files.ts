@@ -68,8 +68,17 @@ function inThisCheckout(absolute: string, folders: readonly string[]): string[] 
   for (let k = Math.min(parts.length - 1, MAX_TAIL_PARTS); k >= 2; k--) {
     for (const d of folders) out.push(path.join(d, ...parts.slice(-k)));
   }
+  // The folder a container or a notebook host runs the project in: a path under it is a path of the project.
+  if (PROJECT_MOUNTS.has(parts[0]) && parts.length === 2) for (const d of folders) out.push(path.join(d, parts[1]));
   return out.filter((p) => p !== path.resolve(absolute));
 }
+
+/**
+ * Folders the project runs in on the author's machine: `/workspace` (the working folder of NVIDIA's PyTorch containers
+ * and RunPod's pods, where the repository is mounted or cloned) and `/content` (Colab's): `/workspace/ds_config.json`
+ * is the project's `ds_config.json`. A path deeper under them is found by its last parts, as any other.
+ */
+const PROJECT_MOUNTS: ReadonlySet<string> = new Set(['workspace', 'content']);
 
 /** Most folders above a file that a relative reference is looked up from. */
 const MAX_LEVELS_UP = 8;

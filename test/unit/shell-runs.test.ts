@@ -183,6 +183,25 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(r2.problems.filter((p) => p.code === 'reference-found-above').length, 0);
   });
 
+  it("a file right under /workspace or /content, where a container or Colab runs the project, is the project's", () => {
+    // vimalKeshu/qwen2-7b-reason-lora run_train.sh: `export DEEPSPEED_CONFIG="/workspace/ds_config_zero2.json"`, then
+    // `deepspeed --num_gpus=2 train.py ... --deepspeed $DEEPSPEED_CONFIG`, the config beside the script.
+    const dir = tempDir('vram-lens-mount-');
+    const ds = '{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": "auto"}\n';
+    fs.writeFileSync(path.join(dir, 'ds_config_zero2.json'), ds);
+    const launch = (at: string): string =>
+      `deepspeed --num_gpus=2 train.py --model_name_or_path Qwen/Qwen2-7B --deepspeed ${at}/ds_config_zero2.json\n`;
+    const reader = nodeFileReader(dir);
+    for (const mount of ['/workspace', '/content']) {
+      const r = runPipeline([{ file: path.join(dir, 'run.sh'), text: launch(mount) }], reader, {});
+      assert.equal(r.setup?.zero_stage, 2, mount);
+      assert.equal(r.problems.filter((p) => p.code === 'reference-found-above').length, 1, mount);
+    }
+    // Any other folder of one part: a file name alone is not looked for.
+    const other = runPipeline([{ file: path.join(dir, 'run.sh'), text: launch('/data') }], reader, {});
+    assert.equal(other.setup?.zero_stage, 0);
+  });
+
   it("a relative path after `cd` to an absolute folder of the author's machine is looked for there, by its last parts", () => {
     // raja-kumar/Visual-RFT src/scripts/birds/2.5_7B_cub_base_mcq.sh: `cd /app/Visual-RFT/src/virft/`, then
     // `torchrun ... src/open_r1/grpo_classification.py ... --deepspeed local_scripts/zero3_offload.json`, both files
