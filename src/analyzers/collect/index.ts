@@ -20,7 +20,7 @@ import type { FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { importedModule, located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
-import { readmeShellLaunch, type ReadmeLaunch } from './readme-shell';
+import { markdownLaunch, readmeConfigLaunch, readmeShellLaunch, type ReadmeLaunch } from './readme-command';
 import { foundElsewhere } from './found-elsewhere';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
@@ -99,13 +99,20 @@ class FileCollection {
   visit(file: string, text: string, how: VisitHow): void {
     if (this.seen.has(file)) return;
     this.seen.add(file);
-    const { files } = this.collected;
     // A file another file of the run leads to is read as that file reads it, not by the names of its keys.
-    const format = how.forced ?? detectFormat(file, text, how.languageId, how.depth === 0);
-    if (!format) {
+    const detected = how.forced ?? detectFormat(file, text, how.languageId, how.depth === 0);
+    // A README given alone that shows its training command: the launch script its shell code blocks make.
+    const markdown = !detected && how.depth === 0 && /\.(md|markdown)$/i.test(file) ? markdownLaunch(text) : undefined;
+    if (markdown !== undefined) return this.visitAs('shell', file, markdown, how);
+    if (!detected) {
       this.collected.unrecognized.push(file);
       return;
     }
+    this.visitAs(detected, file, text, how);
+  }
+
+  private visitAs(format: Format, file: string, text: string, how: VisitHow): void {
+    const { files } = this.collected;
     if (format === 'scenario') {
       this.collected.scenarios.push(analyzeScenario(text, file));
       return;
@@ -125,7 +132,7 @@ class FileCollection {
 
   /**
    * A script given alone that needs a command line (an option only one gives; a launch script's positional parameters)
-   * and whose README.md shows the command that runs it (readme-shell.ts: in a folder above, too): that command is the
+   * and whose README.md shows the command that runs it (readme-command.ts: in a folder above, too): that command is the
    * run's launch line, read in place in the README (its launcher, the
    * Trainer's flags, the DeepSpeed config it names), and the script is read as the line runs it. False where there is
    * no such command, or it does not lead back to the script (the script is then read alone, with the line's options).
@@ -137,17 +144,20 @@ class FileCollection {
         ? readmeLaunch(this.reader, file)
         : format === 'shell' && takesArguments(referrer.analyzed)
           ? readmeShellLaunch(this.reader, file)
-          : undefined;
+          : README_CONFIGS.has(format)
+            ? readmeConfigLaunch(this.reader, file)
+            : undefined;
     if (!readme || this.seen.has(readme.path)) return false;
     const { files, problems, missingScripts, unrecognized } = this.collected;
     const before = [files.length, problems.length, missingScripts.length, unrecognized.length];
     this.seen.delete(file);
     this.visit(readme.path, readme.text, { role: 'config', depth: 0, forced: 'shell' });
-    if (this.seen.has(file)) {
-      if (readme.script) this.collected.problems.push(readmeNote(readme.path, readme.text, readme.script));
+    if (this.seen.has(file) && !unrecognized.includes(file)) {
+      if (readme.script) this.collected.problems.push(readmeNote(readme, readme.script));
       return true;
     }
-    // The command did not lead back to the script (it names another path): nothing of it is kept.
+    // The command did not lead back to the file (it names another path), or its script does not read the file as one
+    // of its configs: nothing of it is kept.
     files.length = before[0];
     problems.length = before[1];
     missingScripts.length = before[2];
@@ -325,13 +335,35 @@ function takesArguments(facts: ConfigFacts): boolean {
   );
 }
 
-/** Where a README's command runs the script given alone: the run's launch line, said at the command. */
-function readmeNote(path: string, text: string, script: Span): Problem {
+/** Where a README's command runs the file given alone: the run's launch line, said at the command. */
+function readmeNote(readme: ReadmeLaunch, script: Span): Problem {
+  const { path, text, sibling } = readme;
   const name = text.slice(script.start, script.end);
   return {
     ...locateOffset(path, text, script.start, script.end),
     severity: 'info',
     code: 'readme-launch',
-    ...msg("{0} is run by this command, which nothing else in these files runs: its arguments are the run's", name),
+    ...(sibling
+      ? msg(
+          "{0} is run as this command runs {1}, the file beside it, which nothing else in these files runs: the rest of the command is the run's",
+          name,
+          sibling,
+        )
+      : msg("{0} is run by this command, which nothing else in these files runs: its arguments are the run's", name)),
   };
 }
+
+/** Config files a README's command can launch, when one is given alone (their launcher and script are the command's). */
+const README_CONFIGS: ReadonlySet<Format> = new Set([
+  'hf-yaml',
+  'deepspeed-json',
+  'accelerate-yaml',
+  'axolotl-yaml',
+  'llamafactory-yaml',
+  'torchtune-yaml',
+  'litgpt-yaml',
+  'swift-yaml',
+  'verl-yaml',
+  'llmfoundry-yaml',
+  'oumi-yaml',
+]);

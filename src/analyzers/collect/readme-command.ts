@@ -1,33 +1,74 @@
-// A launch script that takes its values as positional parameters (`model_path=$2`) and that no file of the run calls:
-// the command a README.md shows for it, in its folder or a folder above it (the repository's root README runs
-// `./less/scripts/train/warmup_lora_train.sh "$DATA_DIR" "$MODEL_PATH" ...`, princeton-nlp/LESS), is its launch line.
-// The README is read as a launch script in place: the command's lines and the variables its code block sets before it
-// (`MODEL_PATH=meta-llama/Llama-2-7b-hf`), every other line blanked (offsets and lines kept). Pure; no I/O but the
-// reader's.
+// The command a README.md shows for a file given alone, read as the file's launch line, in the file's folder or up to
+// three folders above it (a repository's root README). For a launch script that takes its values as positional
+// parameters (`model_path=$2`): the command that runs it (`./less/scripts/train/warmup_lora_train.sh "$DATA_DIR"
+// "$MODEL_PATH" ...`, princeton-nlp/LESS). For a config file: the command that names it (`accelerate launch
+// --config_file accelerate_configs/deepspeed_zero3.yaml scripts/run_simpo.py training_configs/X.yaml`), else, where
+// the README runs a file beside it the same way and ends its command with it, that command with this file in its
+// place (princeton-nlp/SimPO's README runs its Mistral and Llama-3 configs so; its gemma-2 config is run the same
+// way). The README is read as a launch script in place: the command's lines and the variables its code block sets
+// before it (`MODEL_PATH=meta-llama/Llama-2-7b-hf`), every other line blanked (offsets and lines kept). Pure; no I/O
+// but the reader's.
 import type { Span } from '../facts';
 import type { FileReader } from '../file-reader';
 import { README_LINES } from '../hf-python/usage-line';
 
-/** Folders above the script's own that are looked in for a README (a repository's root over `scripts/train/`). */
+/** Folders above the file's own that are looked in for a README (a repository's root over `scripts/train/`). */
 const FOLDERS_UP = 3;
 
 const README_NAMES = ['README.md', 'readme.md', 'README.MD'];
 
-/** What may come before the script on the command's line: a prompt, variables, a shell or runner with its options. */
-const BEFORE = /^\s*(?:[$>]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:nohup|bash|sh|zsh|time|srun|sbatch)\s+(?:-\S+\s+)*)*$/;
+/** What may come before a script on the command's line: a prompt, variables, a shell or runner with its options. */
+const BEFORE_SCRIPT =
+  /^\s*(?:[$>]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:nohup|bash|sh|zsh|time|srun|sbatch)\s+(?:-\S+\s+)*)*$/;
+
+/** A line that starts a command a config is given to (a prompt and variables first): a launcher, a tool, a script. */
+const COMMAND = new RegExp(
+  String.raw`^\s*(?:[$>]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*` +
+    String.raw`(?:accelerate|torchrun|deepspeed|python3?|uv|llamafactory-cli|tune|axolotl|litgpt|swift|trl|composer|oumi|` +
+    String.raw`nohup|bash|sh|srun|sbatch|\.\/\S+|\S+\.sh)(?=\s|$)`,
+);
 
 /** A variable set on a line of its own (`MODEL_PATH=...`, `export DATA_DIR=../data`). */
 const ASSIGNMENT = /^\s*(?:export\s+)?[A-Za-z_]\w*=/;
 
-/** A README read as a script's launch line: its path, its text in place, and where the command names the script. */
+/** A fenced code block's first or last line: the assignments a command takes do not cross it. */
+const FENCE = /^\s*(```|~~~)/;
+
+/** A README read as a file's launch line: its path, its text in place, and where the command names the file. */
 export interface ReadmeLaunch {
   readonly path: string;
   readonly text: string;
   readonly script?: Span;
+  /** The file beside it the README's command names, in whose place this file is put. */
+  readonly sibling?: string;
 }
 
-/** The README that runs the script, read as its launch line in place; undefined where none does. */
+/** A README's command and the lines read with it (0-based), where it names the file. */
+interface Found {
+  readonly lines: ReadonlySet<number>;
+  readonly script: Span;
+  readonly sibling?: string;
+}
+
+/** The README that runs a launch script, read as its launch line in place; undefined where none does. */
 export function readmeShellLaunch(reader: FileReader, file: string): ReadmeLaunch | undefined {
+  return readmeLaunchOf(reader, file, (lines, relative) => commandFor(lines, scriptRun(relative)));
+}
+
+/** The README whose command names a config file (or a file beside it, as its last word); undefined where none does. */
+export function readmeConfigLaunch(reader: FileReader, file: string): ReadmeLaunch | undefined {
+  return readmeLaunchOf(
+    reader,
+    file,
+    (lines, relative) => commandFor(lines, configNamed(relative)) ?? siblingCommand(lines, relative),
+  );
+}
+
+function readmeLaunchOf(
+  reader: FileReader,
+  file: string,
+  find: (lines: readonly string[], relative: string) => Found | undefined,
+): ReadmeLaunch | undefined {
   const parts = file.split(/[\\/]/);
   for (let up = 0; up <= FOLDERS_UP && up < parts.length; up++) {
     // Up to the root of the path as given (`less/scripts/train/x.sh` run from the repository's root), no further.
@@ -36,44 +77,146 @@ export function readmeShellLaunch(reader: FileReader, file: string): ReadmeLaunc
     for (const name of README_NAMES) {
       const path = reader.join(file, `${'../'.repeat(up)}${name}`);
       const text = reader.read(path);
-      const found = text === undefined ? undefined : commandLines(text, relative);
-      if (text !== undefined && found) return { path, text: keptLines(text, found.lines), script: found.script };
+      if (text === undefined) continue;
+      const lines = text.split('\n');
+      const found = find(lines.slice(0, README_LINES), relative);
+      if (found) return launchIn(path, lines, found, relative);
     }
   }
   return undefined;
 }
 
-/**
- * The lines of the first command that runs `relative` and of the assignments before it in its code block, with where
- * the command names the script.
- */
-function commandLines(text: string, relative: string): { lines: Set<number>; script: Span } | undefined {
-  const lines = text.split('\n').slice(0, README_LINES);
-  const escaped = relative.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const runs = new RegExp(`(?:^|\\s)(?:\\./)?${escaped}(?=\\s|$)`);
+/** The README read as the command alone, with this file in the sibling's place where the command names one. */
+function launchIn(path: string, lines: readonly string[], found: Found, relative: string): ReadmeLaunch {
+  if (!found.sibling) return { path, text: keptLines(lines, found.lines), script: found.script };
+  const text = keptLines(lines, found.lines, { at: found.script, by: relative });
+  const script = { start: found.script.start, end: found.script.start + relative.length };
+  return { path, text, script, sibling: found.sibling };
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Where a command's first line runs the script at `relative`, only a prompt, variables or a shell before it. */
+function scriptRun(relative: string): (line: string, first: boolean) => { start: number; end: number } | undefined {
+  const runs = new RegExp(`(^|\\s)(?:\\./)?${escape(relative)}(?=\\s|$)`);
+  return (line, first) => {
+    const m = first ? runs.exec(line) : null;
+    const start = m ? m.index + m[1].length : -1;
+    return m && BEFORE_SCRIPT.test(line.slice(0, start)) ? { start, end: m.index + m[0].length } : undefined;
+  };
+}
+
+/** Where a command's line names the config at `relative` as one of its words (`--config_file x.yaml`, `key=x.yaml`). */
+function configNamed(relative: string): (line: string) => { start: number; end: number } | undefined {
+  const named = new RegExp(`(^|[\\s='"])(?:\\./)?${escape(relative)}(?=[\\s'"]|$)`);
+  return (line) => {
+    const m = named.exec(line);
+    return m ? { start: m.index + m[1].length, end: m.index + m[0].length } : undefined;
+  };
+}
+
+/** The first command whose lines `at` finds the file in, with the assignments before it in its code block. */
+function commandFor(
+  lines: readonly string[],
+  at: (line: string, first: boolean) => { start: number; end: number } | undefined,
+): Found | undefined {
   for (let i = 0; i < lines.length; i++) {
-    const m = runs.exec(lines[i]);
-    if (!m || !BEFORE.test(lines[i].slice(0, m.index + (m[0].startsWith(' ') ? 1 : 0)))) continue;
-    const kept = new Set<number>();
-    for (let k = i - 1; k >= 0 && !/^\s*(```|~~~)/.test(lines[k]); k--) if (ASSIGNMENT.test(lines[k])) kept.add(k);
-    let j = i;
-    kept.add(j);
-    while (/\\\s*$/.test(lines[j]) && j + 1 < lines.length) kept.add(++j);
-    const lineStart = lines.slice(0, i).reduce((n, l) => n + l.length + 1, 0);
-    const start = lineStart + m.index + m[0].length - m[0].trimStart().length;
-    return { lines: kept, script: { start, end: lineStart + m.index + m[0].length } };
+    if (!COMMAND.test(lines[i])) continue;
+    const command = commandLinesAt(lines, i);
+    for (const k of command) {
+      const where = at(lines[k], k === i);
+      if (where) return { lines: withAssignments(lines, i, command), script: offsetSpan(lines, k, where) };
+    }
+    i = command[command.length - 1];
   }
   return undefined;
 }
 
-/** `text` with every line but `kept` (0-based) blanked, each character a space and each line break kept. */
-function keptLines(text: string, kept: ReadonlySet<number>): string {
-  return text
-    .split('\n')
+/**
+ * A command that ends with a file beside this one (same folder, same extension: the README runs each recipe of a
+ * folder the same way): its lines, with this file to be put in the sibling's place.
+ */
+function siblingCommand(lines: readonly string[], relative: string): Found | undefined {
+  const folder = relative.slice(0, relative.lastIndexOf('/') + 1);
+  const ext = /\.\w+$/.exec(relative)?.[0];
+  if (!ext) return undefined;
+  const last = new RegExp(`(^|\\s)((?:\\./)?${escape(folder)}[^\\s/'"]+${escape(ext)})\\s*$`);
+  for (let i = 0; i < lines.length; i++) {
+    if (!COMMAND.test(lines[i])) continue;
+    const command = commandLinesAt(lines, i);
+    const end = command[command.length - 1];
+    const m = last.exec(lines[end]);
+    if (m && m[2].replace(/^\.\//, '') !== relative) {
+      const start = m.index + m[1].length;
+      const script = offsetSpan(lines, end, { start, end: start + m[2].length });
+      return { lines: withAssignments(lines, i, command), script, sibling: m[2] };
+    }
+    i = end;
+  }
+  return undefined;
+}
+
+/** A command's lines from `i`, joined by trailing backslashes. */
+function commandLinesAt(lines: readonly string[], i: number): number[] {
+  const out = [i];
+  for (let j = i; /\\\s*$/.test(lines[j]) && j + 1 < lines.length;) out.push(++j);
+  return out;
+}
+
+/** The command's lines and the assignments before it in its code block. */
+function withAssignments(lines: readonly string[], first: number, command: readonly number[]): Set<number> {
+  const kept = new Set(command);
+  for (let k = first - 1; k >= 0 && !FENCE.test(lines[k]); k--) if (ASSIGNMENT.test(lines[k])) kept.add(k);
+  return kept;
+}
+
+function offsetSpan(lines: readonly string[], line: number, at: { start: number; end: number }): Span {
+  const lineStart = lines.slice(0, line).reduce((n, l) => n + l.length + 1, 0);
+  return { start: lineStart + at.start, end: lineStart + at.end };
+}
+
+/**
+ * The README's lines with every line but `kept` (0-based) blanked, each character a space and each line break kept,
+ * a prompt before a command blanked too; `replace`: the sibling's path at that span written over by this file's (the
+ * last word of its command, so what follows on the README's later lines, all blank, is all that moves).
+ */
+function keptLines(lines: readonly string[], kept: ReadonlySet<number>, replace?: { at: Span; by: string }): string {
+  const text = lines
     .map((line, i) => (kept.has(i) ? line.replace(/^(\s*)([$>] )/, (_, lead: string) => `${lead}  `) : blank(line)))
     .join('\n');
+  return replace ? text.slice(0, replace.at.start) + replace.by + text.slice(replace.at.end) : text;
 }
 
 function blank(line: string): string {
   return line.replace(/[^\r]/g, ' ');
+}
+
+/** A command that starts a training run (a launcher, a Python script or module, a training tool's subcommand). */
+const TRAINING_COMMAND = new RegExp(
+  String.raw`(?:^|\s)(?:torchrun|accelerate\s+launch|deepspeed|python3?\s+(?:-m\s+\S+|\S+\.py)|llamafactory-cli\s+train|` +
+    String.raw`tune\s+run|axolotl\s+train|swift\s+(?:sft|rlhf|pt)|litgpt\s+(?:finetune|pretrain)|trl\s+(?:sft|dpo|grpo))(?=\s|$)`,
+);
+
+/** Code blocks of a shell: no info string, or a shell's name. */
+const SHELL_BLOCK = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|shell-session)?\s*$/;
+
+/**
+ * A Markdown file given alone (a README that documents its training command) read as the launch script its shell code
+ * blocks make: their lines in place, every other line blanked (offsets and lines kept), prompts blanked; undefined
+ * where no block starts a training run.
+ */
+export function markdownLaunch(text: string): string | undefined {
+  const lines = text.split('\n');
+  let block: 'shell' | 'other' | undefined;
+  let launches = false;
+  const out = lines.map((line) => {
+    if (FENCE.test(line)) {
+      block = block ? undefined : SHELL_BLOCK.test(line) ? 'shell' : 'other';
+      return blank(line);
+    }
+    if (block !== 'shell') return blank(line);
+    launches ||= TRAINING_COMMAND.test(line);
+    return line.replace(/^(\s*)([$>] )/, (_, lead: string) => `${lead}  `);
+  });
+  return launches ? out.join('\n') : undefined;
 }

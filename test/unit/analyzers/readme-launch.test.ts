@@ -1,7 +1,7 @@
-// A launch script that takes its values as positional parameters, given alone, run by the command a README.md shows
-// for it (collect/readme-shell.ts; princeton-nlp/LESS's root README runs
-// `./less/scripts/train/warmup_lora_train.sh "$DATA_DIR" "$MODEL_PATH" ...` after setting the variables in its code
-// block). Each expected value is written in the test's own files.
+// A file given alone run by the command a README.md shows for it (collect/readme-command.ts): a launch script that takes
+// its values as positional parameters (princeton-nlp/LESS's root README runs `./less/scripts/train/warmup_lora_train.sh
+// "$DATA_DIR" "$MODEL_PATH" ...` after setting the variables in its code block), or a config whose sibling the README
+// runs (princeton-nlp/SimPO's training_configs). Each expected value is written in the test's own files.
 import * as assert from 'node:assert/strict';
 import { runFact, runFiles } from '../helpers';
 
@@ -31,8 +31,8 @@ const README = [
 
 const SCRIPT_PATH = '/p/less/scripts/train/warmup_lora_train.sh';
 
-describe("shell: a README's command as the launch line of a script that takes positional parameters", () => {
-  it("the root README's command, with the variables its code block sets, gives $2: the model, located there", () => {
+describe("a README's command as the launch line of a file given alone (a script's positional parameters, a config)", () => {
+  it("the root README's command, with the variables its code block sets, gives $2: the model", () => {
     const run = runFiles({ [SCRIPT_PATH]: SCRIPT, '/p/README.md': README }, SCRIPT_PATH);
     assert.equal(run.setup?.model, 'meta-llama/Llama-2-7b-hf');
     assert.equal(run.setup?.gradient_accumulation_steps, 32);
@@ -60,5 +60,91 @@ describe("shell: a README's command as the launch line of a script that takes po
     const run = runFiles({ [SCRIPT_PATH]: fixed, '/p/README.md': README }, SCRIPT_PATH);
     assert.equal(run.setup?.model, 'Qwen/Qwen2.5-0.5B');
     assert.ok(!run.problems.some((p) => p.code === 'readme-launch'));
+  });
+
+  it("a config given alone is run as the README's command runs the file beside it (princeton-nlp/SimPO's recipes)", () => {
+    const files = {
+      '/p/README.md': [
+        '## Training Scripts',
+        '* Mistral-Base:',
+        '```shell',
+        'ACCELERATE_LOG_LEVEL=info accelerate launch --config_file accelerate_configs/deepspeed_zero3.yaml \\',
+        '  scripts/run_simpo.py training_configs/mistral-7b-base-simpo.yaml',
+        '```',
+        '',
+      ].join('\n'),
+      '/p/accelerate_configs/deepspeed_zero3.yaml': [
+        'distributed_type: DEEPSPEED',
+        'deepspeed_config:',
+        '  zero_stage: 3',
+        'mixed_precision: bf16',
+        'num_machines: 1',
+        'num_processes: 4',
+        '',
+      ].join('\n'),
+      '/p/scripts/run_simpo.py': [
+        'from alignment import H4ArgumentParser, ModelArguments, DataArguments',
+        'from trl import DPOConfig, DPOTrainer',
+        'parser = H4ArgumentParser((ModelArguments, DataArguments, DPOConfig))',
+        'model_args, data_args, training_args = parser.parse()',
+        'trainer = DPOTrainer(model=model_args.model_name_or_path, args=training_args)',
+        'trainer.train()',
+        '',
+      ].join('\n'),
+      '/p/training_configs/gemma-2-9b-it-simpo.yaml': [
+        'model_name_or_path: google/gemma-2-9b-it',
+        'per_device_train_batch_size: 2',
+        'gradient_accumulation_steps: 16',
+        'bf16: true',
+        'max_length: 2048',
+        '',
+      ].join('\n'),
+    };
+    const run = runFiles(files, '/p/training_configs/gemma-2-9b-it-simpo.yaml');
+    assert.equal(run.setup?.model, 'google/gemma-2-9b-it');
+    // The accelerate config of the README's command: ZeRO-3 over 4 processes.
+    assert.equal(run.setup?.gpus_per_node, 4);
+    assert.equal(run.setup?.zero_stage, 3);
+    const note = run.problems.find((p) => p.code === 'readme-launch');
+    assert.equal(note?.file, '/p/README.md');
+    assert.match(
+      note?.message ?? '',
+      /training_configs\/gemma-2-9b-it-simpo\.yaml is run as this command runs training_configs\/mistral-7b-base-simpo\.yaml/,
+    );
+    // Alone, without the README: one GPU, no ZeRO.
+    const { ['/p/README.md']: _readme, ...rest } = files;
+    const alone = runFiles(rest, '/p/training_configs/gemma-2-9b-it-simpo.yaml');
+    assert.equal(alone.setup?.gpus_per_node, 1);
+    assert.equal(alone.setup?.zero_stage, 0);
+  });
+
+  it('a Markdown file given alone is read as the launch script its shell code blocks make (HeegyuKim/llm-sft-example)', () => {
+    const readme = [
+      '# llm-sft-example',
+      '```',
+      'pip install -r requirements.txt',
+      '```',
+      '## Train',
+      '```bash',
+      '# with accelerate / Deepspeed',
+      'accelerate launch \\',
+      '    --config_file single-ds0.yaml \\',
+      '    train_llm.py \\',
+      '    --model_name_or_path meta-llama/Llama-3.2-3B \\',
+      '    --per_device_train_batch_size 2',
+      '```',
+      '```python',
+      'print("not a command")',
+      '```',
+      '',
+    ].join('\n');
+    const accelerate = 'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 0\nnum_processes: 1\n';
+    const run = runFiles({ '/p/README.md': readme, '/p/single-ds0.yaml': accelerate }, '/p/README.md');
+    assert.equal(run.setup?.model, 'meta-llama/Llama-3.2-3B');
+    assert.equal(run.setup?.micro_batch_size, 2);
+    assert.equal(run.unrecognized.length, 0);
+    // A README with no training command in its shell blocks is still no training config.
+    const none = runFiles({ '/p/README.md': '# x\n```bash\npip install torch\n```\n' }, '/p/README.md');
+    assert.deepEqual(none.unrecognized, ['/p/README.md']);
   });
 });
