@@ -940,4 +940,63 @@ describe("a class's attributes set in __init__, read in its methods", () => {
     const s = r.setup;
     assert.deepEqual([s?.model, s?.seq_len, s?.micro_batch_size], ['deepseek-ai/DeepSeek-V2-Lite', 16384, 24]);
   });
+
+  it('a helper class whose __init__ keeps what its own loader method returns: self.config = self._load_config()', () => {
+    // Showmick119/Fine-Tuning-Open-Source-LLM: run_lora_finetune.py (under train/ there) passes --lora_config's default to
+    // model/load_base_model.py's ModelLoader, whose _load_config() returns json.load of open(self.config_path) and whose
+    // load_base_model() loads self.config['base_model_name'] in 4 bits and prepares it with use_gradient_checkpointing=True,
+    // while the training arguments' JSON says gradient_checkpointing false (abridged).
+    const script = [
+      'import argparse, json',
+      'from transformers import Trainer, TrainingArguments',
+      'from model.load_base_model import ModelLoader',
+      'def run_training(training_config_path, lora_config_path):',
+      '    with open(training_config_path) as f:',
+      '        training_config = json.load(f)',
+      '    model_loader = ModelLoader(lora_config_path)',
+      '    model = model_loader.load_base_model()',
+      '    Trainer(model=model, args=TrainingArguments(**training_config)).train()',
+      'if __name__ == "__main__":',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--training_config", default="configs/training_args.json")',
+      '    parser.add_argument("--lora_config", default="configs/lora_config.json")',
+      '    args = parser.parse_args()',
+      '    run_training(training_config_path=args.training_config, lora_config_path=args.lora_config)',
+      '',
+    ].join('\n');
+    const loader = [
+      'import json',
+      'from pathlib import Path',
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig',
+      'from peft import prepare_model_for_kbit_training',
+      'class ModelLoader:',
+      '    def __init__(self, config_path):',
+      '        self.config_path = Path(config_path)',
+      '        self.config = self._load_config()',
+      '    def _load_config(self):',
+      '        with open(self.config_path, "r") as f:',
+      '            return json.load(f)',
+      '    def load_base_model(self):',
+      '        model = AutoModelForCausalLM.from_pretrained(',
+      '            self.config["base_model_name"], quantization_config=BitsAndBytesConfig(load_in_4bit=True))',
+      '        return prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)',
+      '',
+    ].join('\n');
+    const files = {
+      '/p/run_lora_finetune.py': script,
+      '/p/model/load_base_model.py': loader,
+      '/p/configs/lora_config.json': '{"base_model_name": "codellama/CodeLlama-7b-Instruct-hf"}\n',
+      '/p/configs/training_args.json': '{"per_device_train_batch_size": 4, "gradient_checkpointing": false}\n',
+    };
+    // A relative path the module opens is looked for from the folders above it, the root the script runs from.
+    const reader: FileReader = {
+      ...inMemory(files),
+      lookup: (from, rel) => [path.posix.join(path.posix.dirname(from), rel), path.posix.join('/p', rel)],
+    };
+    const r = runPipeline([{ file: '/p/run_lora_finetune.py', text: script }], reader, {});
+    assert.equal(r.setup?.model, 'codellama/CodeLlama-7b-Instruct-hf');
+    assert.equal(r.setup?.micro_batch_size, 4);
+    // prepare_model_for_kbit_training turns checkpointing on, which the Trainer's false does not turn off.
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+  });
 });

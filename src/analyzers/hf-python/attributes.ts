@@ -105,8 +105,28 @@ function initValue(file: PythonFile, dotted: string, use: SyntaxNode): { node: S
       const value = assignmentTo(file, s, dotted);
       if (!value) continue;
       const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
-      return { node: value, via: { text, span: { start: value.from, end: value.to } } };
+      return {
+        node: methodReturn(file, body, value) ?? value,
+        via: { text, span: { start: value.from, end: value.to } },
+      };
     }
+  }
+  return undefined;
+}
+
+/**
+ * What `self.method()` with no arguments returns, where the class's method of that name has one return
+ * (`self.config = self._load_config()`, whose `_load_config` returns `json.load(f)` of `open(self.config_path)`):
+ * that expression, read in the method. Undefined for any other value.
+ */
+function methodReturn(file: PythonFile, classBody: SyntaxNode, value: SyntaxNode): SyntaxNode | undefined {
+  const m = value.name === 'CallExpression' ? /^self\.(\w+)\(\s*\)$/.exec(file.text.slice(value.from, value.to)) : null;
+  if (!m) return undefined;
+  for (let st = classBody.firstChild; st; st = st.nextSibling) {
+    const name = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
+    if (!name || file.text.slice(name.from, name.to) !== m[1]) continue;
+    const body = st.getChild('Body');
+    return (body && soleReturn(body)?.lastChild) ?? undefined;
   }
   return undefined;
 }

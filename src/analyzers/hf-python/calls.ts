@@ -326,6 +326,12 @@ export function loraCall(file: PythonFile, call: SyntaxNode): void {
   file.opaqueSpreads(args.opaque);
 }
 
+/** The fact just pushed wins over every file's: the program sets it itself (Fact.overridesLauncher). */
+function overLauncher(file: PythonFile): void {
+  const last = file.facts.length - 1;
+  if (last >= 0) file.facts[last] = { ...file.facts[last], overridesLauncher: true };
+}
+
 /**
  * PEFT prepare_model_for_kbit_training(model, use_gradient_checkpointing=True): casts every parameter that is not
  * a 4/8-bit weight to fp32 (norms, embeddings, head, biases; on a model that is not quantized, all of them) and
@@ -371,6 +377,7 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
       valueSpan: at,
       tool: 'peft',
       origin: 'call-default',
+      overridesLauncher: true,
     });
     return;
   }
@@ -386,6 +393,7 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
       keySpan: gc.keySpan,
       valueSpan: gc.valueSpan,
       tool: 'peft',
+      overridesLauncher: true,
     });
   }
 }
@@ -445,6 +453,8 @@ export function checkpointingCall(file: PythonFile, call: SyntaxNode, last: stri
   const e: Entry = { rawKey: last, keySpan: at, valueNode: call.firstChild, valueSpan: at };
   file.push('gradientCheckpointing', e, cond ? { unknown: `${clip(name)}(...) runs only when ${cond}` } : 'full', tool);
   if (cond) return;
+  // On whatever the training arguments say, in any file of the run, a launch line's flag included.
+  overLauncher(file);
   if (last === 'gradient_checkpointing_enable') {
     const kwargs = argument(file.args(call))('gradient_checkpointing_kwargs', 0);
     if (kwargs) mapEntry(file, 'train', kwargs, tool);
