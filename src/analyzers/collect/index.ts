@@ -147,7 +147,7 @@ class FileCollection {
           : README_CONFIGS.has(format)
             ? readmeConfigLaunch(this.reader, file)
             : undefined;
-    if (!readme || this.seen.has(readme.path)) return false;
+    if (!readme || this.seen.has(readme.path) || !this.sameKind(readme, format)) return false;
     const { files, problems, missingScripts, unrecognized } = this.collected;
     const before = [files.length, problems.length, missingScripts.length, unrecognized.length];
     this.seen.delete(file);
@@ -164,6 +164,17 @@ class FileCollection {
     unrecognized.length = before[3];
     this.seen.add(file);
     return false;
+  }
+
+  /**
+   * The file beside it that a README's command runs, in whose place it is put, is a file of its format (where it is
+   * there: a README may name a recipe the checkout no longer has).
+   */
+  private sameKind(readme: ReadmeLaunch, format: Format): boolean {
+    if (readme.sibling === undefined) return true;
+    const path = this.reader.join(readme.path, readme.sibling);
+    const text = this.reader.read(path);
+    return text === undefined || detectFormat(path, text, undefined, true) === format;
   }
 
   /** The file analyzed as the file that led to it reads it. */

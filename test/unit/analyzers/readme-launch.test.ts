@@ -111,6 +111,16 @@ describe("a README's command as the launch line of a file given alone (a script'
       note?.message ?? '',
       /training_configs\/gemma-2-9b-it-simpo\.yaml is run as this command runs training_configs\/mistral-7b-base-simpo\.yaml/,
     );
+    // A sibling of another kind (an Accelerate config where the file is a recipe) is no model of its run.
+    const unlike = runFiles(
+      {
+        ...files,
+        '/p/training_configs/mistral-7b-base-simpo.yaml': files['/p/accelerate_configs/deepspeed_zero3.yaml'],
+      },
+      '/p/training_configs/gemma-2-9b-it-simpo.yaml',
+    );
+    assert.equal(unlike.setup?.gpus_per_node, 1);
+    assert.ok(!unlike.problems.some((p) => p.code === 'readme-launch'));
     // Alone, without the README: one GPU, no ZeRO.
     const { ['/p/README.md']: _readme, ...rest } = files;
     const alone = runFiles(rest, '/p/training_configs/gemma-2-9b-it-simpo.yaml');
