@@ -711,7 +711,8 @@ export class Interpreter {
     if (head === 'shift' && shiftArguments(this.env, words.length > i + 1 ? Number(literalWord(words[i + 1])) : 1))
       return true;
     if (head === 'source' || head === '.') {
-      this.source(fieldsOf(this.text, words.slice(i + 1, i + 2), env)[0]);
+      const [path, ...args] = fieldsOf(this.text, words.slice(i + 1), env);
+      this.source(path, args);
       return true;
     }
     if (head === 'cd') {
@@ -756,9 +757,11 @@ export class Interpreter {
    * `source file.sh`: the file's variables from here on, when the pipeline read them (sourced.ts); its reference, with
    * the variables set so far, which a launch the file runs sees (it runs in this shell).
    */
-  private source(path: Field | undefined): void {
+  private source(path: Field | undefined, args: readonly Field[]): void {
     if (!path || path.unknown !== undefined || path.opaque) return;
-    const shell = { words: [], exported: exportedValues(this.env, true) };
+    // `source train.sh a b` runs the file with a and b as its positional parameters (none given: they are unknown here).
+    const words = args.map((f) => (f.unknown === undefined && !f.opaque ? f.text : null));
+    const shell = { words, exported: exportedValues(this.env, true) };
     this.sources.push({ kind: 'sourced', path: path.text, span: path.span, shell });
     const variables = this.sourced?.get(path.text);
     if (variables) applySourced(this.env, variables, path.span);

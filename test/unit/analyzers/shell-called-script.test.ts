@@ -302,4 +302,20 @@ eval "$header" "$training_args"
       [['sourced', './../../env/common.sh']],
     );
   });
+
+  it('a file sourced with arguments takes them as its positional parameters (RyanS161/cutlist)', () => {
+    // scripts/sbatch_finetuning.sh: `source ./scripts/finetune.sh $TMPDIR/$MODEL_NAME ...`, whose finetune.sh sets
+    // PRETRAINED_DIR="${1}" and passes it as --model_name_or_path (abridged, with the model named directly).
+    const finetune = [
+      'PRETRAINED_DIR="${1}"',
+      'OUTPUT_DIR="${2}"',
+      'trl sft --model_name_or_path "${PRETRAINED_DIR}" --output_dir "${OUTPUT_DIR}" --per_device_train_batch_size 2',
+      '',
+    ].join('\n');
+    const r = runOf('source ./scripts/finetune.sh meta-llama/Llama-3.2-1B-Instruct out\n', {
+      '/w/scripts/finetune.sh': finetune,
+    });
+    assert.equal(r.setup?.model, 'meta-llama/Llama-3.2-1B-Instruct');
+    assert.equal(r.setup?.micro_batch_size, 2);
+  });
 });
