@@ -29,6 +29,7 @@ export type Format =
   | 'nemorl-yaml'
   | 'skypilot-yaml'
   | 'dstack-yaml'
+  | 'kubernetes-yaml'
   | 'oumi-yaml'
   | 'areal-yaml'
   | 'notebook'

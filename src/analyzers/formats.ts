@@ -19,6 +19,7 @@ import {
   analyzeNemoRlYaml,
   analyzeSkyPilotYaml,
   analyzeDstackYaml,
+  analyzeKubernetesYaml,
   analyzeOumiYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
@@ -264,6 +265,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'skypilot-yaml': yamlFormat('skypilot-yaml', 'torchrun', analyzeSkyPilotYaml),
   // A dstack task: its `commands:` read as a launch script in place.
   'dstack-yaml': yamlFormat('dstack-yaml', 'torchrun', analyzeDstackYaml),
+  'kubernetes-yaml': yamlFormat('kubernetes-yaml', 'torchrun', analyzeKubernetesYaml),
   // Oumi's training config (`oumi train -c x.yaml`).
   'oumi-yaml': yamlFormat('oumi-yaml', 'oumi', analyzeOumiYaml),
   // AReaL's experiment config (`python3 examples/math/gsm8k_rl.py --config x.yaml`).

@@ -12,6 +12,7 @@ import { isLlmFoundryYaml } from './llmfoundry';
 import { isNemoRlYaml } from './nemorl';
 import { isSkyPilotYaml } from './skypilot';
 import { isDstackYaml } from './dstack';
+import { isKubernetesYaml } from './kubernetes';
 import { isOumiYaml } from './oumi';
 import { isArealYaml } from './areal';
 import { isSwiftArgsFile } from './swift';
@@ -256,6 +257,7 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   if (isNemoRlYaml(keys, text)) return 'nemorl-yaml';
   if (isSkyPilotYaml(keys)) return 'skypilot-yaml';
   if (isDstackYaml(keys, text)) return 'dstack-yaml';
+  if (isKubernetesYaml(keys, text)) return 'kubernetes-yaml';
   if (isOumiYaml(keys, text)) return 'oumi-yaml';
   if (isArealYaml(keys, text)) return 'areal-yaml';
   if (isForgeYaml(keys, text)) return 'forge-yaml';

@@ -10,6 +10,7 @@ export { analyzeLlmFoundryYaml } from './llmfoundry';
 export { analyzeNemoRlYaml } from './nemorl';
 export { analyzeSkyPilotYaml } from './skypilot';
 export { analyzeDstackYaml } from './dstack';
+export { analyzeKubernetesYaml } from './kubernetes';
 export { analyzeOumiYaml } from './oumi';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';

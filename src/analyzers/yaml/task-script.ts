@@ -11,6 +11,11 @@ import type { Env } from '../shell/fields';
 export interface ScriptPart {
   readonly span: Span;
   readonly fold: boolean;
+  /**
+   * One word with spaces in it (a Kubernetes command item, `bash -c`'s script): quoted by the blanked characters
+   * just before and after it, offsets kept.
+   */
+  readonly quote?: { readonly open: number; readonly close: number; readonly char: string };
 }
 
 /** A scalar's script: a block scalar's lines (after its `|` line), or a plain scalar (its line breaks folded). */
@@ -38,18 +43,30 @@ export function taskScriptParts(text: string, key: string): ScriptPart[] {
   return scriptParts(text, doc.contents.get(key, true) as Node | null);
 }
 
-/** The text with every character outside the parts blanked but line breaks, a folded part's breaks as spaces. */
-export function maskedScript(text: string, parts: readonly ScriptPart[]): string {
+/**
+ * The text with every character outside the parts blanked but line breaks, a folded part's breaks as spaces; within
+ * `join` the breaks between parts too (a Kubernetes container's command list: its items are the words of one line).
+ */
+export function maskedScript(text: string, parts: readonly ScriptPart[], join?: Span): string {
   const out = text.replace(/[^\n]/g, ' ').split('');
-  for (const p of parts)
+  if (join) for (let i = join.start; i < join.end; i++) if (out[i] === '\n') out[i] = ' ';
+  for (const p of parts) {
     for (let i = p.span.start; i < p.span.end; i++) out[i] = p.fold && text[i] === '\n' ? ' ' : text[i];
+    if (p.quote) out[p.quote.open] = out[p.quote.close] = p.quote.char;
+  }
   return out.join('');
 }
 
 /** The script's facts, located in the task file, merged after the task's own (`base`). */
-export function withTaskScript(base: ConfigFacts, text: string, parts: readonly ScriptPart[], seeds: Env): ConfigFacts {
+export function withTaskScript(
+  base: ConfigFacts,
+  text: string,
+  parts: readonly ScriptPart[],
+  seeds: Env,
+  join?: Span,
+): ConfigFacts {
   if (parts.length === 0) return base;
-  const script = analyzeShell(maskedScript(text, parts), seeds);
+  const script = analyzeShell(maskedScript(text, parts, join), seeds);
   return {
     ...script,
     format: base.format,

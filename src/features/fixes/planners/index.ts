@@ -9,7 +9,7 @@ import { pySet } from '../writers/python';
 import { shellSet } from '../writers/shell';
 import { yamlSet, yamlWriteDeep } from '../writers/yaml';
 import { tomlSet } from '../writers/toml';
-import { taskScriptSet } from '../writers/task-script';
+import { kubernetesCommandSet, taskScriptSet } from '../writers/task-script';
 import { planScenario } from './scenario';
 import { planDeepSpeed } from './deepspeed';
 import { planPython } from './python';
@@ -96,6 +96,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'skypilot-yaml': { plan: planShell, write: taskScriptSet('run') },
   // A dstack task's `commands:`: the same, inside its command lines only.
   'dstack-yaml': { plan: planShell, write: taskScriptSet('commands') },
+  // A Kubernetes container's command list: the same, inside its items only.
+  'kubernetes-yaml': { plan: planShell, write: kubernetesCommandSet },
   // Oumi's training config (OmegaConf: an interpolated value is written where it is defined).
   'oumi-yaml': { plan: planOumi, write: yamlWriter(true) },
   // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).

@@ -1,17 +1,26 @@
-// Task-file writer (a SkyPilot `run:`, a dstack `commands:`): the launch script edited as a shell script
+// Task-file writer (a SkyPilot `run:`, a dstack `commands:`, a Kubernetes container's command): the launch script edited as a shell script
 // (writers/shell.ts) over the text with everything else blanked, the one changed stretch copied back; a change that
 // reaches outside the script's parts is refused. Pure: no I/O.
 import { maskedScript, taskScriptParts } from '../../../analyzers/yaml/task-script';
+import { kubernetesScript, type CommandScript } from '../../../analyzers/yaml/kubernetes';
 import type { FixFile, Op, Written } from '../ops';
 import { shellSet } from './shell';
 
 /** The writer of the script kept under the top-level `key` of a task file. */
-export const taskScriptSet =
-  (key: string) =>
-  (file: FixFile, text: string, o: Op): Written => {
-    const parts = taskScriptParts(text, key);
+export const taskScriptSet = (key: string): ((file: FixFile, text: string, o: Op) => Written) =>
+  scriptSet((text) => ({ parts: taskScriptParts(text, key) }), key);
+
+/** The writer of a Kubernetes workload's training command (yaml/kubernetes.ts), inside its items only. */
+export function kubernetesCommandSet(file: FixFile, text: string, o: Op): Written {
+  return scriptSet(kubernetesScript, 'command')(file, text, o);
+}
+
+/** The writer of a script `locate` finds in a task file's text, named `key` in its messages. */
+function scriptSet(locate: (text: string) => CommandScript, key: string) {
+  return (file: FixFile, text: string, o: Op): Written => {
+    const { parts, join } = locate(text);
     if (parts.length === 0) return { reason: `the task's ${key} script is not found (the YAML does not parse)` };
-    const before = maskedScript(text, parts);
+    const before = maskedScript(text, parts, join);
     const r = shellSet(file, before, o);
     if ('reason' in r) return r;
     // The one stretch the shell writer changed: the common prefix and suffix kept.
@@ -42,3 +51,4 @@ export const taskScriptSet =
     if (!inside) return { reason: `the change would fall outside the task's ${key} script, or break a folded line` };
     return { text: out };
   };
+}
