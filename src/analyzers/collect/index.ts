@@ -22,6 +22,7 @@ import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArgu
 import { importedModule, located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
 import { markdownLaunch, readmeConfigLaunch, readmeShellLaunch, type ReadmeLaunch } from './readme-command';
 import { foundElsewhere } from './found-elsewhere';
+import { isMakefile, makefileLaunch } from './makefile';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -101,9 +102,9 @@ class FileCollection {
     this.seen.add(file);
     // A file another file of the run leads to is read as that file reads it, not by the names of its keys.
     const detected = how.forced ?? detectFormat(file, text, how.languageId, how.depth === 0);
-    // A README given alone that shows its training command: the launch script its shell code blocks make.
-    const markdown = !detected && how.depth === 0 && /\.(md|markdown)$/i.test(file) ? markdownLaunch(text) : undefined;
-    if (markdown !== undefined) return this.visitAs('shell', file, markdown, how);
+    // A README that shows its training command, or a Makefile whose target runs it, given alone: the launch script in it.
+    const script = !detected && how.depth === 0 ? launchScriptIn(file, text) : undefined;
+    if (script !== undefined) return this.visitAs('shell', file, script, how);
     if (!detected) {
       this.collected.unrecognized.push(file);
       return;
@@ -378,3 +379,9 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
   'llmfoundry-yaml',
   'oumi-yaml',
 ]);
+
+/** The launch script a README's shell code blocks or a Makefile's training target hold, read in place. */
+function launchScriptIn(file: string, text: string): string | undefined {
+  if (/\.(md|markdown)$/i.test(file)) return markdownLaunch(text);
+  return isMakefile(file) ? makefileLaunch(text) : undefined;
+}
