@@ -6,15 +6,9 @@
 // keeps its offsets; a value with spaces in it is set for its own line only, as the shell reads it, and stays unknown
 // where the recipe reads it. A recipe that runs make again, a pattern rule and a function call (`$(shell ...)`) are not
 // followed. Pure.
+import { blank, LAUNCH_COMMAND, PYTHON_RUN } from './readme-command';
 
-/** A launcher or a training tool's subcommand: a training run whatever the target is called. */
-const LAUNCH = new RegExp(
-  String.raw`(?:^|\s)(?:torchrun|accelerate\s+launch|deepspeed|llamafactory-cli\s+train|tune\s+run|axolotl\s+train|` +
-    String.raw`-m\s+axolotl\.cli\.train|swift\s+(?:sft|rlhf|pt)|litgpt\s+(?:finetune|pretrain)|trl\s+(?:sft|dpo|grpo))(?=\s|$)`,
-);
-
-/** A Python script or module run by a target or with a file named for training (`train: ...`, `python sft.py`). */
-const PYTHON = /(?:^|\s)python3?\s+(?:-m\s+(\S+)|(\S+\.py))/;
+/** What names a target, a script or a module for training (`train:`, `sft.py`, `-m pkg.train_dpo`). */
 const TRAINING_NAME = /train|finetune|fine[-_]tune|sft|dpo|grpo|ppo|pretrain|rlhf/i;
 
 /** A target line: names, a colon (not `:=`), its prerequisites. */
@@ -49,15 +43,15 @@ export function makefileLaunch(text: string): string | undefined {
  */
 function trainingRecipe(lines: readonly string[]): Set<number> | undefined {
   const recipes = targets(lines);
-  const launches = recipes.find((r) => r.lines.some((j) => LAUNCH.test(lines[j])));
+  const launches = recipes.find((r) => r.lines.some((j) => LAUNCH_COMMAND.test(lines[j])));
   const trains = (line: string): boolean => {
-    const m = PYTHON.exec(line);
+    const m = PYTHON_RUN.exec(line);
     return m !== null && TRAINING_NAME.test(m[1] ?? m[2]);
   };
   const python = recipes.find(
     (r) =>
       r.lines.some((j) => trains(lines[j])) ||
-      (TRAINING_NAME.test(r.name) && r.lines.some((j) => PYTHON.test(lines[j]))),
+      (TRAINING_NAME.test(r.name) && r.lines.some((j) => PYTHON_RUN.test(lines[j]))),
   );
   const chosen = launches ?? python;
   return chosen ? new Set(chosen.lines) : undefined;
@@ -89,8 +83,4 @@ function makeReferences(line: string): string {
   return line
     .replace(/\$\(([A-Za-z_]\w*)\)/g, (_, name: string) => `\${${name}}`)
     .replace(/(^|\s)\$\$/g, (_, lead: string) => `${lead} $`);
-}
-
-function blank(line: string): string {
-  return line.replace(/[^\r]/g, ' ');
 }

@@ -187,15 +187,22 @@ function keptLines(lines: readonly string[], kept: ReadonlySet<number>, replace?
   return replace ? text.slice(0, replace.at.start) + replace.by + text.slice(replace.at.end) : text;
 }
 
-function blank(line: string): string {
+/** A line blanked: every character a space (a carriage return kept), its length and the text's offsets kept. */
+export function blank(line: string): string {
   return line.replace(/[^\r]/g, ' ');
 }
 
-/** A command that starts a training run (a launcher, a Python script or module, a training tool's subcommand). */
-const TRAINING_COMMAND = new RegExp(
-  String.raw`(?:^|\s)(?:torchrun|accelerate\s+launch|deepspeed|python3?\s+(?:-m\s+\S+|\S+\.py)|llamafactory-cli\s+train|` +
-    String.raw`tune\s+run|axolotl\s+train|swift\s+(?:sft|rlhf|pt)|litgpt\s+(?:finetune|pretrain)|trl\s+(?:sft|dpo|grpo))(?=\s|$)`,
+/** A launcher or a training tool's subcommand: a training run wherever it is written. */
+export const LAUNCH_COMMAND = new RegExp(
+  String.raw`(?:^|\s)(?:torchrun|accelerate\s+launch|deepspeed|llamafactory-cli\s+train|tune\s+run|axolotl\s+train|` +
+    String.raw`-m\s+axolotl\.cli\.train|swift\s+(?:sft|rlhf|pt)|litgpt\s+(?:finetune|pretrain)|trl\s+(?:sft|dpo|grpo))(?=\s|$)`,
 );
+
+/** A Python script or module run (`python train.py`, `python -m pkg.sft`): the module, or the script. */
+export const PYTHON_RUN = /(?:^|\s)python3?\s+(?:-m\s+(\S+)|(\S+\.py))/;
+
+/** A command that starts a training run: a launcher or a tool, or Python running a script or module. */
+const training = (line: string): boolean => LAUNCH_COMMAND.test(line) || PYTHON_RUN.test(line);
 
 /** Code blocks of a shell: no info string, or a shell's name. */
 const SHELL_BLOCK = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|shell-session)?\s*$/;
@@ -215,7 +222,7 @@ export function markdownLaunch(text: string): string | undefined {
       return blank(line);
     }
     if (block !== 'shell') return blank(line);
-    launches ||= TRAINING_COMMAND.test(line);
+    launches ||= training(line);
     return line.replace(/^(\s*)([$>] )/, (_, lead: string) => `${lead}  `);
   });
   return launches ? out.join('\n') : undefined;

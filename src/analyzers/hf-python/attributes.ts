@@ -98,18 +98,23 @@ function initValue(file: PythonFile, dotted: string, use: SyntaxNode): { node: S
   if (!body) return undefined;
   const setsIt = new RegExp(`(^|[^\\w.])${dotted.replace('.', '\\.')}\\s*(=(?!=)|[-+*/%]=)`, 'gm');
   if ((file.text.slice(body.from, body.to).match(setsIt) ?? []).length !== 1) return undefined;
-  for (let st = body.firstChild; st; st = st.nextSibling) {
-    const name = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
-    if (!name || file.text.slice(name.from, name.to) !== '__init__') continue;
-    for (let s = st.getChild('Body')?.firstChild ?? null; s; s = s.nextSibling) {
-      const value = assignmentTo(file, s, dotted);
-      if (!value) continue;
-      const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
-      return {
-        node: methodReturn(file, body, value) ?? value,
-        via: { text, span: { start: value.from, end: value.to } },
-      };
-    }
+  for (let s = classMethod(file, body, '__init__')?.firstChild ?? null; s; s = s.nextSibling) {
+    const value = assignmentTo(file, s, dotted);
+    if (!value) continue;
+    const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
+    return {
+      node: methodReturn(file, body, value) ?? value,
+      via: { text, span: { start: value.from, end: value.to } },
+    };
+  }
+  return undefined;
+}
+
+/** The body of the method a class body defines under `name`. */
+function classMethod(file: PythonFile, classBody: SyntaxNode, name: string): SyntaxNode | undefined {
+  for (let st = classBody.firstChild; st; st = st.nextSibling) {
+    const n = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
+    if (n && file.text.slice(n.from, n.to) === name) return st.getChild('Body') ?? undefined;
   }
   return undefined;
 }
@@ -121,14 +126,8 @@ function initValue(file: PythonFile, dotted: string, use: SyntaxNode): { node: S
  */
 function methodReturn(file: PythonFile, classBody: SyntaxNode, value: SyntaxNode): SyntaxNode | undefined {
   const m = value.name === 'CallExpression' ? /^self\.(\w+)\(\s*\)$/.exec(file.text.slice(value.from, value.to)) : null;
-  if (!m) return undefined;
-  for (let st = classBody.firstChild; st; st = st.nextSibling) {
-    const name = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
-    if (!name || file.text.slice(name.from, name.to) !== m[1]) continue;
-    const body = st.getChild('Body');
-    return (body && soleReturn(body)?.lastChild) ?? undefined;
-  }
-  return undefined;
+  const body = m ? classMethod(file, classBody, m[1]) : undefined;
+  return (body && soleReturn(body)?.lastChild) ?? undefined;
 }
 
 /**

@@ -24,13 +24,13 @@ export function isKubernetesYaml(keys: ReadonlySet<string>, text: string): boole
   return keys.has('apiVersion') && keys.has('kind') && keys.has('spec') && KINDS.test(text);
 }
 
-/** Where each kind keeps its pod's containers. */
-const CONTAINER_PATHS: readonly (readonly string[])[] = [
-  ['spec', 'template', 'spec', 'containers'],
-  ['spec', 'containers'],
-  ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers'],
-  ['spec', 'pytorchReplicaSpecs', 'Master', 'template', 'spec', 'containers'],
-  ['spec', 'pytorchReplicaSpecs', 'Worker', 'template', 'spec', 'containers'],
+/** Where each kind keeps its pod's spec (its `containers` and `nodeSelector`). */
+const POD_SPECS: readonly string[] = [
+  'spec.template.spec',
+  'spec',
+  'spec.jobTemplate.spec.template.spec',
+  'spec.pytorchReplicaSpecs.Master.template.spec',
+  'spec.pytorchReplicaSpecs.Worker.template.spec',
 ];
 
 /** A command that starts a training run, somewhere in a container's words. */
@@ -71,9 +71,8 @@ export function analyzeKubernetesYaml(text: string): ConfigFacts {
 
 /** The first container of the workload whose command and arguments hold a training launch. */
 function trainingContainer(ctx: YamlCtx): Map<string, Entry> | undefined {
-  for (const path of CONTAINER_PATHS) {
-    let entry: Entry | undefined = ctx.top().get(path[0]);
-    for (const key of path.slice(1)) entry = ctx.sub(entry).get(key);
+  for (const pod of POD_SPECS) {
+    const entry = ctx.lookup(`${pod}.containers`);
     if (!entry?.node || !isSeq(entry.node)) continue;
     for (const item of entry.node.items) {
       if (!isMap(item)) continue;
@@ -137,10 +136,8 @@ function environment(ctx: YamlCtx, e: Entry | undefined, seeds: Env): void {
 
 /** A node selector's value that names a catalog GPU (`gpu: b200`, `nvidia-tesla-a100`, `NVIDIA-H100-80GB-HBM3`). */
 function selectedGpu(ctx: YamlCtx): void {
-  for (const path of CONTAINER_PATHS) {
-    let entry: Entry | undefined = ctx.top().get(path[0]);
-    for (const key of [...path.slice(1, -1), 'nodeSelector']) entry = ctx.sub(entry).get(key);
-    for (const [, e] of ctx.sub(entry)) {
+  for (const pod of POD_SPECS) {
+    for (const [, e] of ctx.sub(ctx.lookup(`${pod}.nodeSelector`))) {
       const written = strOf(ctx.view(e));
       const name = written?.replace(/^nvidia[-_]/i, '').replace(/^tesla[-_]/i, '');
       const found = name ? findGpu(name) : undefined;
