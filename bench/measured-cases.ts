@@ -318,6 +318,8 @@ function caseVersions(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   // Lit-GPT's finetune scripts ran the longest sample first from Lightning-AI/lit-gpt@fa5d73e (2023-06-21) until its
   // DataLoader came in at 73baa2d (2024-02-29).
   if (tool === 'litgpt' && date >= '2023-06-21' && date < '2024-02-29') s.longest_batch_first = true;
+  // Before Lightning-AI/lit-gpt@50b1974b (2023-10-24) a multi-query model's key and value heads reached SDPA unrepeated.
+  if (tool === 'litgpt' && date < '2023-10-24') s.litgpt_mqa_broadcast = true;
   return s;
 }
 

@@ -488,33 +488,33 @@ export const TrainingSetupSchema = z.strictObject({
    */
   loop_keeps_outputs: z.union([z.boolean(), z.literal('step')]).default(false),
   /**
-   * The loop runs its longest batch first, so that an out-of-memory shows at once: Lit-GPT's finetune scripts from
-   * Lightning-AI/lit-gpt@fa5d73e (June 2023) to 73baa2d (February 2024) put the longest training sample into the first
-   * iteration (`get_batch(..., longest_seq_ix if iter_num == 0 else None)`); LitGPT's DataLoader since shuffles. That
-   * batch meets no outputs a loop keeps from an earlier step (loop_keeps_outputs): its forward holds none, and the
-   * shorter batches after it, with what they keep of the one before, are taken to stay below it. Unset: false.
+   * The loop runs its longest batch first, so an out-of-memory shows at once: Lit-GPT's finetune scripts from fa5d73e
+   * (June 2023) to 73baa2d (February 2024), `get_batch(..., longest_seq_ix if iter_num == 0 else None)`. That batch
+   * meets no outputs a loop keeps from an earlier step (loop_keeps_outputs), and the shorter batches after it, with what
+   * they keep of the one before, are taken to stay below it. Unset: false.
    */
   longest_batch_first: z.boolean().default(false),
   /**
-   * transformers' `use_cache` in the training forward: the model builds a DynamicCache of every attention layer's
-   * keys and values and returns it as `outputs.past_key_values` (the config's default is on; gradient checkpointing
-   * turns it off; HF Trainer in transformers 5 sets it from TrainingArguments.use_cache, off). It is counted when the
-   * loop keeps its outputs (loop_keeps_outputs): the cache lives with them. Unset: false.
+   * transformers' `use_cache` in the training forward: a DynamicCache of every layer's keys and values in the outputs
+   * (on by the config's default; off under checkpointing and in HF Trainer 5), counted where the loop keeps its outputs
+   * (loop_keeps_outputs): the cache lives with them (`outputs.past_key_values`). Unset: false.
    */
   use_cache: z.boolean().default(false),
   /**
-   * Whose implementation of the model's layers runs: transformers' modeling code (HF Trainer, TRL, Axolotl,
-   * LLaMA-Factory, a loop over from_pretrained) or LitGPT's own model.py. They allocate differently for Falcon:
-   * transformers' FalconAttention hands SDPA one key and value head with a mask, which only SDPA's math kernel takes;
-   * LitGPT expands them to every head and reaches a fused kernel. Unset: transformers.
+   * Whose model code runs the layers: transformers' (HF Trainer, TRL, Axolotl, LLaMA-Factory, a from_pretrained loop)
+   * or LitGPT's model.py. For Falcon, transformers' FalconAttention hands SDPA one key and value head with a mask, which
+   * only the math kernel takes; LitGPT repeats them for every head and reaches a fused kernel. Unset: transformers.
    */
   model_code: z.enum(['transformers', 'litgpt']).default('transformers'),
   /**
-   * The model's forward hands the loss fp32 logits, upcast outside any compiled region: torchtune's TransformerDecoder
-   * without output chunks ends in `self.output(h).float()` (torchtune/modules/transformer.py), and torchtune compiles
-   * each layer and the loss apart (training/_compile.py). A compiled full cross-entropy then keeps the fp32 logits for
-   * its backward and makes their gradient in fp32 (tools/truth/compiled_loss.py). Unset: the loss upcasts them, inside
-   * its compiled region where it is compiled.
+   * A lit-gpt checkout from before 50b1974b (2023-10-24), which made no repeat for a multi-query model: SDPA's math
+   * kernel runs (terms/activations/sdpa-math.ts; the flash-attn package, where installed, took it). Unset: false.
+   */
+  litgpt_mqa_broadcast: z.boolean().optional(),
+  /**
+   * The model's forward hands the loss fp32 logits, upcast outside any compiled region: torchtune's decoder without
+   * output chunks ends in `self.output(h).float()` and is compiled apart from its loss, so a compiled full cross-entropy
+   * keeps them and makes their gradient in fp32 (tools/truth/compiled_loss.py). Unset: the loss upcasts them.
    */
   model_logits_fp32: z.boolean().optional(),
   /** LitGPT pretrain's train.tie_embeddings: the head shares the embedding whatever the config says (model_code litgpt;

@@ -107,6 +107,7 @@ describe('estimate: the layer memo tells plans apart', () => {
       neoxHalfSoftmax: { neoxHalfSoftmax: true },
       sdpaMathHalf: { sdpaMathHalf: true },
       litgptModel: { litgptModel: true },
+      litgptMqaBroadcast: { litgptModel: true, litgptMqaBroadcast: true },
       reentrantCheckpoint: { reentrantCheckpoint: true },
       sdpaGqa: { sdpaGqa: true },
       sdpaMask: { sdpaMask: true },

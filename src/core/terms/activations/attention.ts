@@ -8,6 +8,7 @@ import type { BlockContext } from './block';
 import type { ActivationPlan } from './plan';
 import { FAMILY_TRAITS } from '../../architecture';
 import { Tape, type Tensor } from '../saved-tensors';
+import { sdpaMath } from './sdpa-math';
 
 /** Before PyTorch 1.11 the softmax node also saved its input (see ActivationPlan.softmaxSavesInput). */
 export function legacySoftmaxInput(
@@ -157,6 +158,10 @@ function fusedAttention(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts:
 export function attentionCore(bc: BlockContext, q: Tensor, k: Tensor, v: Tensor, opts: AttentionOptions): Tensor {
   const { p, tape, heads, kvHeads, qd } = bc;
   if (p.attention === 'eager') return eagerAttention(bc, q, k, v, opts);
+  // An old lit-gpt's: q and k made by torch.cat, v a view of the fused output that folds for bmm only when b is 1; the
+  // s x s tril of is_causal as the mask.
+  if (p.litgptMqaBroadcast)
+    return sdpaMath(bc, { q, k, v, qStrided: false, kvStrided: false, kvBroadcast: true }, bc.s * bc.s);
   if (p.attention === 'sdpa' && kvHeads < heads && p.sdpaGqa === true && tape.computeBytes === 4)
     return sdpaMathGqa(bc, { q, k, v }, opts.outWidth ?? qd, opts.dropout);
   return fusedAttention(bc, q, k, v, opts);

@@ -9,18 +9,7 @@ import type { BlockContext } from './block';
 import { decoderBlock, rotary } from './decoder';
 import { litgptParallelBlock } from './litgpt';
 import { plainMlp } from './mlp';
-
-/** q, k and v as FalconAttention hands them to attention, (b, heads, s, d) each. */
-interface FalconHeads {
-  q: Tensor;
-  k: Tensor;
-  v: Tensor;
-  /** Laid out (b, s, heads, d) in memory (views of the fused output): torch.matmul copies them to fold b and heads. */
-  qStrided: boolean;
-  kvStrided: boolean;
-  /** One key and value head for every query head (multi-query): matmul expands it, a copy when b > 1. */
-  kvBroadcast: boolean;
-}
+import { bmmOperand, type MatmulHeads, sdpaMath } from './sdpa-math';
 
 /**
  * FalconDecoderLayer (LitGPT's model: its own parallel block, litgpt.ts): attention off the first LayerNorm; the MLP
@@ -73,7 +62,8 @@ function falconAttention(bc: BlockContext, h1: Tensor, newDecoder: boolean): Ten
   // Eager's and the math kernel's bmm give (b, heads, s, d): view, permute(0, 2, 1, 3) and reshape(b, s, heads x d)
   // copy it. The fused kernels write (b, s, heads, d) and return a transposed view, which that reshape only views.
   if (p.attention === 'eager' || (p.attention === 'sdpa' && heads.kvBroadcast)) {
-    const bmmOut = p.attention === 'eager' ? eagerAttention(bc, heads, h1.bytesPerElem) : sdpaMath(bc, heads);
+    const bmmOut =
+      p.attention === 'eager' ? eagerAttention(bc, heads, h1.bytesPerElem) : sdpaMath(bc, heads, bc.b * bc.s * bc.s);
     out = tape.free(bmmOut, 'attention output (permuted, contiguous)', T * qd);
   } else {
     // Every head has its key and value (or flash-attn takes one for all): the fused kernels, as for other families.
@@ -108,7 +98,7 @@ function falconLinear(bc: BlockContext, x: Tensor, name: string, outFeatures: nu
  * (copies of all three), then transposed and reshaped (copies again). Multi-query: the queries stay a view, key and
  * value are one-head index copies. Otherwise q, k and v are interleaved views of the output.
  */
-function splitHeads(bc: BlockContext, qkv: Tensor, newDecoder: boolean): FalconHeads {
+function splitHeads(bc: BlockContext, qkv: Tensor, newDecoder: boolean): MatmulHeads {
   const { tape, T, qd, kvd, kvHeads, heads } = bc;
   if (newDecoder) {
     const kIndexed = tape.free(qkv, 'key (index copy)', T * kvd);
@@ -138,20 +128,13 @@ function splitHeads(bc: BlockContext, qkv: Tensor, newDecoder: boolean): FalconH
   };
 }
 
-/** torch.matmul's 3-D operand for bmm: a copy unless the 4-D tensor folds b and heads as a view. */
-function bmmOperand(bc: BlockContext, x: Tensor, strided: boolean, broadcast: boolean, what: string): Tensor {
-  const { tape, T, qd, b } = bc;
-  if (strided || (broadcast && b > 1)) return tape.free(x, `${what} (copy for bmm)`, T * qd);
-  return x;
-}
-
 /**
  * Eager: q @ k^T (kept operands), scaled in place, plus the mask (a new tensor in the wider of the scores' and the
  * mask's dtypes), softmax with dtype = the attention input's (no fp32 upcast unless that is fp32), no dropout,
  * probabilities @ v. With ALiBi: the scores upcast to fp32, the biases added, scaled in place, the mask added, softmax
  * to the attention input's dtype, dropout.
  */
-function eagerAttention(bc: BlockContext, h: FalconHeads, hiddenBytes: number): Tensor {
+function eagerAttention(bc: BlockContext, h: MatmulHeads, hiddenBytes: number): Tensor {
   const { a, tape, b, s, heads, T, qd, x0, state } = bc;
   const alibi = a.positions === 'alibi';
   const scoresElems = b * heads * s * s;
@@ -177,45 +160,4 @@ function eagerAttention(bc: BlockContext, h: FalconHeads, hiddenBytes: number): 
   tape.use(pOp, vOp);
   tape.attentionOutputBytes += pOp.storageBytes;
   return tape.tensor('attention output', T * qd, tape.computeBytes, true);
-}
-
-/**
- * SDPA with fewer key/value heads than query heads and no enable_gqa: no fused kernel takes it (sdp_utils
- * check_batch_size_and_num_heads_dense), so _scaled_dot_product_attention_math runs: the boolean mask converted to
- * the query dtype, 16-bit q, k, v upcast to fp32 (PyTorch 2.5 on, ActivationPlan.sdpaMathHalf), each scaled by
- * sqrt(scale), q @ k^T through torch.matmul (copies as in eager), the mask added, softmax kept and cast back as the
- * returned weights, probabilities @ v, the output cast back. Its backward holds three score-sized tensors beside the
- * kept probabilities: the probabilities' gradient, then two of the softmax's backward, one freed at once. The H100
- * trace of Falcon-7B LoRA over 1 x 2,048 tokens with checkpointing (tools/truth/gpu/results/2026-11-24-h100) shows
- * them at the step's peak, four 1,136 MiB fp32 tensors (71 heads x 2,048^2 x 4 B) with the recomputed probabilities:
- * -6.4 % of max_memory_allocated with two, -0.3 % with three. Selective checkpointing's save list has no bmm: nothing
- * of it counts as an attention output there.
- */
-function sdpaMath(bc: BlockContext, h: FalconHeads): Tensor {
-  const { p, tape, b, s, heads, T, qd, state } = bc;
-  const scoresElems = b * heads * s * s;
-  const q = tape.castForMatmul(h.q);
-  const k = tape.castForMatmul(h.k);
-  const v = tape.castForMatmul(h.v);
-  const origin = q.bytesPerElem;
-  const acc = p.sdpaMathHalf ? origin : 4;
-  const mask = tape.tensor('attention mask, converted by SDPA (b x s x s)', b * s * s, origin, false);
-  const qs = tape.free(tape.to(q, acc, 'q (fp32, SDPA math)'), 'q x sqrt(scale)');
-  const ks = tape.free(tape.to(k, acc, 'k (fp32, SDPA math)'), 'k^T x sqrt(scale)');
-  const vAcc = tape.to(v, acc, 'v (fp32, SDPA math)');
-  const qOp = bmmOperand(bc, qs, h.qStrided, false, 'q');
-  const kOp = bmmOperand(bc, ks, h.kvStrided, h.kvBroadcast, 'k');
-  tape.save(qOp);
-  tape.save(kOp);
-  tape.use(qOp, kOp);
-  const raw = tape.tensor('attention scores (SDPA math)', scoresElems, acc, true);
-  tape.use(mask);
-  const probs = tape.unarySavesOutput(tape.free(raw, 'scores + mask'), 'softmax output (SDPA math)');
-  if (origin < acc) tape.free(probs, 'attention weights cast back (returned, unused)', scoresElems, origin);
-  const vOp = bmmOperand(bc, vAcc, h.kvStrided, h.kvBroadcast, 'v');
-  tape.save(vOp);
-  tape.use(probs, vOp);
-  const out = tape.tensor('attention output (SDPA math)', T * qd, acc, true);
-  state.scoreGradBytes = 3 * acc;
-  return tape.to(out, origin, 'attention output (cast back)');
 }

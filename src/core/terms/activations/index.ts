@@ -91,6 +91,7 @@ const samePlan = (a: ActivationPlan, b: ActivationPlan): boolean =>
   (a.neoxHalfSoftmax === true) === (b.neoxHalfSoftmax === true) &&
   (a.sdpaMathHalf === true) === (b.sdpaMathHalf === true) &&
   (a.litgptModel === true) === (b.litgptModel === true) &&
+  (a.litgptMqaBroadcast === true) === (b.litgptMqaBroadcast === true) &&
   (a.reentrantCheckpoint === true) === (b.reentrantCheckpoint === true) &&
   (a.sdpaGqa === true) === (b.sdpaGqa === true) &&
   (a.sdpaMask === true) === (b.sdpaMask === true) &&
@@ -140,6 +141,7 @@ export const PLAN_FIELDS: { readonly [K in keyof Required<ActivationPlan>]: true
   neoxHalfSoftmax: true,
   sdpaMathHalf: true,
   litgptModel: true,
+  litgptMqaBroadcast: true,
   reentrantCheckpoint: true,
   sdpaGqa: true,
   sdpaMask: true,
@@ -182,7 +184,8 @@ const planHash = (p: ActivationPlan): number => {
     (+(p.sdpaGqa === true) << 17) |
     (+(p.sdpaMask === true) << 18) |
     (+(p.flashUnpad === true) << 19) |
-    (+(p.lora?.dora === true) << 20);
+    (+(p.lora?.dora === true) << 20) |
+    (+(p.litgptMqaBroadcast === true) << 21);
   let h = mix(p.batch * 1_000_003 + p.seq, p.tp);
   h = mix(h, p.weightBytes * 16 + p.half);
   h = mix(h, p.mode.charCodeAt(0) * 256 + p.attention.charCodeAt(0));

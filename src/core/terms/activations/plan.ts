@@ -122,6 +122,11 @@ export interface ActivationPlan {
   /** LitGPT's model.py runs the layers (setup.model_code): its Falcon is replayed as a Llama-shaped block. */
   readonly litgptModel?: boolean;
   /**
+   * LitGPT's attention hands SDPA a multi-query model's one key and value head unrepeated (setup.litgpt_mqa_broadcast),
+   * so SDPA's math kernel runs (sdpa-math.ts).
+   */
+  readonly litgptMqaBroadcast?: boolean;
+  /**
    * Checkpointed layers run torch.utils.checkpoint's reentrant form, whose backward reruns the whole forward (the
    * non-reentrant form stops its recompute at the last saved tensor: ForwardSequence.recomputeEnd).
    */

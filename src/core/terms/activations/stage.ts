@@ -161,6 +161,13 @@ function activationPlan(
   };
   const dequant = quantHere > 0 ? dequantPlan(effSetup, ctx.dtypes.computeBytes) : undefined;
   const sdpa = sdpaInputs(ctx, seqHere, paddedBatch);
+  // An old lit-gpt's multi-query attention: one key and value head handed to SDPA (setup.litgpt_mqa_broadcast).
+  const mqaBroadcast =
+    setup.model_code === 'litgpt' &&
+    setup.litgpt_mqa_broadcast &&
+    attention === 'sdpa' &&
+    a.kvHeads === 1 &&
+    a.heads > 1;
   // Every field is written, undefined where it does not apply (which every reader takes as absent): one object shape
   // for every plan, which the advice search builds and compares thousands of times.
   const layerPlan: ActivationPlan = {
@@ -201,8 +208,9 @@ function activationPlan(
     expertsLooped: expertsLooped(setup, a) || undefined,
     unshardedParamBytes: fsdpMp ? half : undefined,
     neoxHalfSoftmax: (a.family === 'gpt_neox' && olderThan(setup.transformers_version, 4, 49)) || undefined,
-    sdpaMathHalf: (a.family === 'falcon' && olderThan(setup.pytorch_version, 2, 5)) || undefined,
+    sdpaMathHalf: ((a.family === 'falcon' || mqaBroadcast) && olderThan(setup.pytorch_version, 2, 5)) || undefined,
     litgptModel: setup.model_code === 'litgpt' || undefined,
+    litgptMqaBroadcast: mqaBroadcast || undefined,
     reentrantCheckpoint: checkpointReentrant(setup) || undefined,
     sdpaGqa: sdpa.sdpaGqa,
     sdpaMask: sdpa.sdpaMask,
