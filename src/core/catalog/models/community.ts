@@ -471,8 +471,16 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
     source: checked('togethercomputer/RedPajama-INCITE-Base-3B-v1', 'mlc'),
   },
   {
+    // The preview names (RedPajama-INCITE-{Base,Chat,Instruct}-7B-v0.1) redirect to these checkpoints (LitGPT's
+    // config.py before 33eab00d: "this redirects to the checkpoint above").
     id: 'togethercomputer/RedPajama-INCITE-7B-Base',
-    aliases: ['togethercomputer/RedPajama-INCITE-7B-Chat', 'togethercomputer/RedPajama-INCITE-7B-Instruct'],
+    aliases: [
+      'togethercomputer/RedPajama-INCITE-7B-Chat',
+      'togethercomputer/RedPajama-INCITE-7B-Instruct',
+      'togethercomputer/RedPajama-INCITE-Base-7B-v0.1',
+      'togethercomputer/RedPajama-INCITE-Chat-7B-v0.1',
+      'togethercomputer/RedPajama-INCITE-Instruct-7B-v0.1',
+    ],
     config: {
       model_type: 'gpt_neox',
       architectures: ['GPTNeoXForCausalLM'],
