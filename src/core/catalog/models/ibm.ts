@@ -284,3 +284,56 @@ export const GRANITE_3: readonly CatalogModel[] = [
     source: fineTune('ibm-granite/granite-3.1-8b-instruct', 'ibm-granite/granite-3.1-8b-base'),
   },
 ];
+
+/**
+ * Granite Docling 258M (idefics3): a Granite 165M language model in Llama's layout (30 layers, width 576, 9 query and
+ * 3 key-value heads, a 100,352-token vocabulary, tied head) beside a 12-layer SigLIP2 base/16 tower at 512 pixels,
+ * pixel shuffle 4.
+ */
+export const GRANITE_DOCLING: readonly CatalogModel[] = [
+  {
+    // Checked against the copy of the checkpoint's files in pgadet-wq/granite-docling-258M@587b823d config.json.
+    id: 'ibm-granite/granite-docling-258M',
+    config: {
+      model_type: 'idefics3',
+      architectures: ['Idefics3ForConditionalGeneration'],
+      scale_factor: 4,
+      tie_word_embeddings: true,
+      vocab_size: 100352,
+      text_config: {
+        model_type: 'llama',
+        architectures: ['LlamaForCausalLM'],
+        attention_bias: false,
+        head_dim: 64,
+        hidden_act: 'silu',
+        hidden_size: 576,
+        intermediate_size: 1536,
+        max_position_embeddings: 8192,
+        mlp_bias: false,
+        num_attention_heads: 9,
+        num_hidden_layers: 30,
+        num_key_value_heads: 3,
+        rms_norm_eps: 1e-5,
+        rope_scaling: null,
+        rope_theta: 100000,
+        tie_word_embeddings: true,
+        dtype: 'bfloat16',
+        vocab_size: 100352,
+      },
+      vision_config: {
+        model_type: 'idefics3_vision',
+        hidden_act: 'gelu_pytorch_tanh',
+        hidden_size: 768,
+        image_size: 512,
+        intermediate_size: 3072,
+        layer_norm_eps: 1e-6,
+        num_attention_heads: 12,
+        num_channels: 3,
+        num_hidden_layers: 12,
+        patch_size: 16,
+      },
+      dtype: 'bfloat16',
+    },
+    source: hf('ibm-granite/granite-docling-258M'),
+  },
+];

@@ -14,7 +14,7 @@ import { OPT_XLM_ROBERTA, ROBERTA } from './facebook';
 import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES, PALIGEMMA } from './gemma';
 import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
 import { IDEFICS3_SMOLVLM, OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
-import { GRANITE_3, GRANITE_4_H } from './ibm';
+import { GRANITE_3, GRANITE_4_H, GRANITE_DOCLING } from './ibm';
 import { INTERNLM2 } from './internlm';
 import { INTERNVL3 } from './opengvlab';
 import { LLAMA_1_CODE_LLAMA, LLAMA_2_3, LLAMA_4 } from './llama';
@@ -105,6 +105,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...SMOLLM_ZEPHYR_DISTIL,
   ...OLMO_1,
   ...GRANITE_3,
+  ...GRANITE_DOCLING,
   ...INTERNLM2,
   ...INTERNVL3,
   ...BAICHUAN,
