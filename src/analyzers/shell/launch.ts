@@ -57,6 +57,7 @@ import {
 export { deepspeedRef } from './launchers';
 import { llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
+import { abbreviatedOption } from './abbreviations';
 
 /** A Python module's dotted name (`python -m pkg.train.sft`). */
 const DOTTED_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
@@ -281,7 +282,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
         l.ref('config', o.value.text.trim(), o.value.span);
       continue;
     }
-    const s = TOOL_FLAGS[tool]?.[o.name] ?? SCRIPT_FLAGS[o.name];
+    const s = scriptFlag(tool, o.name);
     if (s) l.spec(s, o, tool);
     if (o.name === 'evaluation_strategy') datedByEvaluationStrategy(l, o, tool);
     // DeepSpeed-Chat step 3 (training/step3_rlhf_finetuning/main.py): PPO trains the actor beside a critic, a
@@ -319,10 +320,22 @@ const P_TUNING =
   'modeled: the estimate is the method the other flags give (full fine-tuning, or QLoRA with PEFT defaults over a ' +
   '4/8-bit --quantization_bit)';
 
+/**
+ * The training script's flag of this name, or of the option an abbreviation of it stands for (argparse takes a unique
+ * prefix: `--per_device_train_batch` is `--per_device_train_batch_size`).
+ */
+function scriptFlag(tool: Tool, name: string): FlagSpec | undefined {
+  const of = (n: string): FlagSpec | undefined => TOOL_FLAGS[tool]?.[n] ?? SCRIPT_FLAGS[n];
+  const own = of(name);
+  if (own) return own;
+  const full = abbreviatedOption(name, (n) => of(n) !== undefined);
+  return full === undefined ? undefined : of(full);
+}
+
 const scriptConsume =
   (tool: Tool) =>
   (name: string): Consume => {
-    const s = TOOL_FLAGS[tool]?.[name] ?? SCRIPT_FLAGS[name];
+    const s = scriptFlag(tool, name);
     if (name === 'deepspeed') return 'one';
     return s?.kind === 'bool' ? 'bool' : s?.kind === 'list' ? 'list' : 'one';
   };
