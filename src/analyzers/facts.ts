@@ -521,6 +521,12 @@ export interface Reference {
    */
   readonly positionalFiles?: readonly string[];
   /**
+   * For a script: the launch line's positional words after it, in order (null where one is not known statically),
+   * which fill a command's arguments by position (ConfigFacts.commandArguments: `python finetune_hf.py data/
+   * THUDM/chatglm3-6b configs/lora.yaml` over a typer command's `data_dir`, `model_dir`, `config_file`).
+   */
+  readonly positionals?: readonly (string | null)[];
+  /**
    * For a script run as a module (`python -m pkg.train.sft`): its dotted name. The path is the module's file as the
    * name spells it; the pipeline also looks for a package's `__main__.py` and under `src/` (a package installed from a
    * src layout), and skips a module that is none of the checkout's files (an installed package's).
@@ -556,6 +562,8 @@ export interface LaunchArgument {
   readonly more?: readonly (string | null)[];
   /** Where the launch line writes it (a Hydra override of RL2's line): its key and its value, in the launcher. */
   readonly at?: { readonly key: Span; readonly value: Span };
+  /** A positional word of the launch line given to the command's argument of this name (ConfigFacts.commandArguments). */
+  readonly positional?: true;
 }
 
 export interface ConfigFacts {
@@ -567,6 +575,11 @@ export interface ConfigFacts {
   readonly tools: readonly Tool[];
   /** A Python script's own options with their defaults (argparse, arguments dataclasses): what its helper modules read. */
   readonly options?: readonly ScriptOption[];
+  /**
+   * A script whose command line is a function's parameters (a typer or click command, Fire's function): the
+   * parameters its launch line's positional words fill, in order (Reference.positionals).
+   */
+  readonly commandArguments?: readonly string[];
   /**
    * A Trainer script's model load (its from_pretrained) made before its TrainingArguments exist
    * (hf-python/zero-init.ts): under ZeRO-3 DeepSpeed gets a model made outside deepspeed.zero.Init.

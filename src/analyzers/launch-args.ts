@@ -36,7 +36,9 @@ export function argumentEnvironment(
     const name = a.name.replace(/-/g, '_');
     const words = many.has(name) && a.value !== undefined ? [a.value, ...(a.more ?? [])] : undefined;
     if (a.value === null || words?.includes(null)) {
-      const source = `--${a.name} on the launch line, from a value not known statically`;
+      const source = a.positional
+        ? `the ${a.name} the launch line gives by position, from a value not known statically`
+        : `--${a.name} on the launch line, from a value not known statically`;
       env.set(name, { value: null, source, launched: true, unknown: source });
     } else
       env.set(name, {
@@ -44,7 +46,9 @@ export function argumentEnvironment(
         value: words ? words.map((w) => String(launchValue(w ?? ''))) : launchValue(a.value),
         source: a.from
           ? `${a.name}: ${a.value ?? ''} in ${a.from}`
-          : `--${a.name} ${(words ?? [a.value ?? '']).join(' ')} on the launch line`,
+          : a.positional
+            ? `${a.value ?? ''}, the ${a.name} the launch line gives by position`
+            : `--${a.name} ${(words ?? [a.value ?? '']).join(' ')} on the launch line`,
         launched: true,
       });
   }

@@ -286,6 +286,7 @@ class FileCollection {
       depth,
       forced: 'hf-python',
       scriptArgs: ref.args ?? [],
+      ...(ref.positionals ? { scriptPositionals: ref.positionals } : {}),
       configArgs: () => scriptConfigArguments(reader, file, ref.args),
       configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
       ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),

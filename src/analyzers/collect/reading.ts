@@ -23,6 +23,8 @@ export interface VisitHow {
   readonly origin?: AnalyzedFile['origin'];
   /** For a launcher's script: the options the launch line passes it. */
   readonly scriptArgs?: Reference['args'];
+  /** For a launcher's script: the positional words of its launch line, which fill a command's arguments. */
+  readonly scriptPositionals?: Reference['positionals'];
   /** For a launcher's script: the keys of the config file its `--config` names, read only if its parser reads it. */
   readonly configArgs?: () => readonly LaunchArgument[] | undefined;
   /** For a launcher's script: the assignments of the Python files its launch line passes, read if it execs them. */
@@ -121,7 +123,8 @@ export function analyzeWithArguments(
     : first.readsConfigurator
       ? how.configuratorArgs?.()
       : undefined;
-  const scriptArgs = configArgs ? [...configArgs, ...(how.scriptArgs ?? [])] : how.scriptArgs;
+  const lineArgs = withCommandArguments(how.scriptArgs, how.scriptPositionals, first.commandArguments);
+  const scriptArgs = configArgs ? [...configArgs, ...(lineArgs ?? [])] : lineArgs;
   // nanoGPT's configurator sets the globals from the files and flags; a script that reads options it has no value for
   // alone takes the launch line's own (a TrlParser config file's keys are merged as facts, said as the file's), and
   // with no launch line, the one its own docstring shows (hf-python/usage-line.ts).
@@ -131,7 +134,7 @@ export function analyzeWithArguments(
       ? usageLine(file, text, reader)
       : undefined;
   const usage = found?.args;
-  const launched = how.scriptArgs ?? usage;
+  const launched = lineArgs ?? usage;
   const runArgs = scriptArgs ?? usage;
   const readmeUsage = found?.readme ? { readmeUsage: true as const } : {};
   const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
@@ -147,6 +150,24 @@ export function analyzeWithArguments(
     ...(hydraOverrides?.length ? { hydraOverrides } : {}),
   };
   return { walked: analyzeAs(format, text, { module, readModule, environment }), scriptArgs: runArgs, ...readmeUsage };
+}
+
+/**
+ * The launch line's options with its positional words given to the command's arguments by name, in order, those an
+ * option names left out (Fire takes a parameter by its flag or by position: the words fill the others).
+ */
+function withCommandArguments(
+  args: Reference['args'],
+  positionals: Reference['positionals'],
+  commandArguments: readonly string[] | undefined,
+): Reference['args'] {
+  if (!positionals?.length || !commandArguments?.length) return args;
+  const named = new Set((args ?? []).map((a) => a.name.replace(/-/g, '_')));
+  const free = commandArguments.filter((name) => !named.has(name));
+  const byPosition = positionals
+    .slice(0, free.length)
+    .map((value, i): LaunchArgument => ({ name: free[i], value, positional: true }));
+  return [...(args ?? []), ...byPosition];
 }
 
 /** How a shell script another runs is read: with the words it is given, and the caller's name to say where they are from. */

@@ -18,6 +18,11 @@ export interface CommandEntry {
   /** Each option's flag on the command line, without its dashes (`input-model`), by parameter name. */
   readonly flags: ReadonlyMap<string, string>;
   /**
+   * The parameters the command line's positional words fill, in order: a click or typer command's arguments; every
+   * parameter of Fire's function (Fire takes each by position or by its flag).
+   */
+  readonly positional: readonly string[];
+  /**
    * Whether a call of the function in the file runs the command (a click or typer command reads the command line when
    * `main()` is called); Fire's function is an ordinary function where the file calls it.
    */
@@ -45,7 +50,7 @@ export interface CommandOption {
 /** Records the command and its options: a default as a script default, an option without one as required. */
 export function noteCommand(
   file: PythonFile,
-  entry: Omit<CommandEntry, 'flags'>,
+  entry: Omit<CommandEntry, 'flags' | 'positional'>,
   options: readonly CommandOption[],
 ): void {
   const flags = new Map<string, string>();
@@ -69,7 +74,8 @@ export function noteCommand(
       ...(o.offFlag !== undefined ? { offFlag: o.offFlag } : {}),
     });
   }
-  file.commandEntry = { ...entry, flags };
+  const positional = options.filter((o) => entry.kind === 'fire' || o.flag === undefined).map((o) => o.param);
+  file.commandEntry = { ...entry, flags, positional };
 }
 
 /** A function defined at the top of the module, decorated or not, or in a top-level `if` block. */

@@ -156,6 +156,7 @@ export class PythonFile {
       ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
       ...(this.readsLaunchOptions ? { readsLaunchOptions: true as const } : {}),
+      ...(this.commandEntry?.positional.length ? { commandArguments: this.commandEntry.positional } : {}),
     };
   }
 

@@ -186,12 +186,14 @@ export function scriptReference(script: string, span: Span, p: Parsed): Referenc
   }));
   const files = p.positionals.filter((f) => f.unknown === undefined && /\.py$/.test(f.text)).map((f) => f.text);
   const overrides = hydraOverrides(p.positionals);
+  const positionals = p.positionals.map((f) => (f.unknown === undefined ? f.text : null));
   return {
     kind: 'script',
     path: script,
     span,
     args,
     ...(files.length > 0 ? { positionalFiles: files } : {}),
+    ...(positionals.length > 0 ? { positionals } : {}),
     ...(overrides.length > 0 ? { overrides } : {}),
   };
 }

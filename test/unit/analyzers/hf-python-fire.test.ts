@@ -117,6 +117,28 @@ describe('analyzers: fire.Fire(train) scripts', () => {
     assert.equal(run.setup.model, 'google/gemma-2-2b-it');
   });
 
+  it("the launch line's positional words fill the parameters by position, those it names by flag left out", () => {
+    // Fire assigns positional arguments to the function's parameters in order (`python finetune.py gpt2 64`).
+    const script = FINETUNE.replace('base_model: str = "huggyllama/llama-7b",', 'base_model: str,');
+    const reader = {
+      read: (f: string): string | undefined => (f === '/w/finetune.py' ? script : undefined),
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
+    const run = (line: string) =>
+      runPipeline(
+        [
+          { file: '/w/run.sh', text: line },
+          { file: '/w/finetune.py', text: script },
+        ],
+        reader,
+        {},
+      ).setup;
+    assert.equal(run('python finetune.py google/gemma-2-2b-it\n')?.model, 'google/gemma-2-2b-it');
+    // --base_model named, the first positional word is batch_size: 64 // 8 = 8 accumulation steps.
+    const named = run('python finetune.py 64 --base_model google/gemma-2-2b-it --micro_batch_size 8\n');
+    assert.deepEqual([named?.model, named?.gradient_accumulation_steps], ['google/gemma-2-2b-it', 8]);
+  });
+
   it('fire.Fire() of the whole module, or of a name that is no function here, reads no defaults', () => {
     for (const call of ['fire.Fire()', 'fire.Fire(main)']) {
       const r = analyzeHfPython(FINETUNE.replace('fire.Fire(train)', call));
