@@ -647,8 +647,12 @@ export interface CallArguments {
   readonly at: string;
 }
 
-/** What a script's call passes a module's function: a literal, or a mapping it loaded from a JSON / YAML file. */
-export type CallArgument = { readonly value: FactValue } | { readonly loaded: LoadedArgument };
+/**
+ * What a script's call passes a module's function: a literal, a mapping it loaded from a JSON / YAML file, or a model
+ * class by its name (`create_hf_model(AutoModelForCausalLM, ...)`: the class whose from_pretrained the module calls).
+ */
+export type CallArgument =
+  { readonly value: FactValue } | { readonly loaded: LoadedArgument } | { readonly modelClass: string };
 
 /** A mapping a script loaded from a JSON / YAML file (or a part of one), passed on to a module's function. */
 export interface LoadedArgument {

@@ -14,6 +14,8 @@ import {
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Binding, type Entry, PythonFile } from './file';
+import { calledAs, positionalParameters } from './attributes';
+import type { Scope } from './static-values';
 import { branchTaken, callOnBranch, conditionOf } from './branches';
 import { dictEntryNode } from './expressions';
 import { children, span, clip, isModelClass } from './syntax';
@@ -82,7 +84,8 @@ export function scoringModel(file: PythonFile, call: SyntaxNode): void {
  */
 export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode): string | undefined {
   const found = file.lookup(name, use);
-  if (found.k !== 'binding') return undefined;
+  if (found.k !== 'binding')
+    return found.param ? parameterModelClass(file, found.param.scope, found.param.name) : undefined;
   const all = (found.scope.bindings.get(name) ?? []).filter((b) => b.end <= use.from);
   const runs = [...all].reverse().find((b) => !b.valueNode || branchTaken(file, b.valueNode) !== false);
   const bound = runs ?? found.binding;
@@ -90,6 +93,28 @@ export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode)
   const value = bound.kind === 'assign' ? bound.valueNode : null;
   if (value?.name !== 'VariableName' && value?.name !== 'MemberExpression') return undefined;
   const cls = file.text.slice(value.from, value.to).split('.').pop()!.trim();
+  return isModelClass(cls) ? cls : undefined;
+}
+
+/**
+ * The model class a function's parameter holds (DeepSpeed-Chat's `create_hf_model(model_class, model_name_or_path, ...)`
+ * and the projects that copy it, called with `AutoModelForCausalLM`): the class the function's one call in this file
+ * passes it, by keyword or position, or the one the importing script's call passes (ModuleContext.callArgs).
+ */
+function parameterModelClass(file: PythonFile, scope: Scope, name: string): string | undefined {
+  const i = positionalParameters(file, scope).indexOf(name);
+  const called = scope.fn === undefined ? undefined : file.moduleCallArgs?.[scope.fn];
+  if (called) {
+    const arg = Object.prototype.hasOwnProperty.call(called.keywords, name)
+      ? called.keywords[name]
+      : called.positional[i];
+    return arg && 'modelClass' in arg ? arg.modelClass : undefined;
+  }
+  const sites = file.calls.filter((c) => scope.fn !== undefined && file.calleeName(c) === calledAs(file, scope));
+  if (sites.length !== 1) return undefined;
+  const a = file.args(sites[0]);
+  const node = a.entries.find((e) => e.rawKey === name)?.valueNode ?? (i >= 0 ? a.positional[i] : undefined);
+  const cls = node ? file.text.slice(node.from, node.to).split('.').pop()!.trim() : '';
   return isModelClass(cls) ? cls : undefined;
 }
 

@@ -6,7 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CallArgument, CallArguments } from '../facts';
 import type { PythonFile } from './file';
-import { isModelLoad, span } from './syntax';
+import { isModelClass, isModelLoad, span } from './syntax';
 import { importedConfigObject } from './imported-constants';
 import { branchTaken } from './branches';
 
@@ -189,6 +189,8 @@ function callArguments(
 ): Record<string, CallArguments> | undefined {
   const out: Record<string, CallArguments> = {};
   const lit = (n: SyntaxNode | null): CallArgument | null => {
+    const cls = n?.name === 'VariableName' || n?.name === 'MemberExpression' ? file.text.slice(n.from, n.to) : '';
+    if (isModelClass(cls.split('.').pop()!)) return { modelClass: cls.split('.').pop()! };
     const v = n ? file.evalNode(n, 0) : undefined;
     if (v?.k === 'data') {
       const { value, source, path, keys, origins } = v;

@@ -315,6 +315,8 @@ function scriptCallArgument(
   const from = `the script's call of ${calledAs(file, scope) ?? scope.fn}() (${called.at})`;
   // A mapping the script loaded from a file: its items, said to come from the file's keys.
   if ('loaded' in arg) return { k: 'data', ...arg.loaded, via: { text: from, span: span(scope.node) } };
+  // A model class is no value: calls.ts boundModelClass reads it where the module calls its from_pretrained.
+  if ('modelClass' in arg) return undefined;
   return writtenElsewhere(arg.value, span(scope.node), from);
 }
 

@@ -1,0 +1,67 @@
+// A model class handed to a function as a parameter (hf-python/calls.ts boundModelClass, parameterModelClass):
+// DeepSpeed-Chat's `create_hf_model(model_class, model_name_or_path, tokenizer, ds_config=None, ...)`
+// (deepspeedai/DeepSpeedExamples applications/DeepSpeed-Chat/dschat/utils/model/model_utils.py), which the projects
+// that copy it call as `create_hf_model(AutoModelForCausalLM, args.model_name_or_path, tokenizer, ds_config)`; its
+// `model_class.from_pretrained(model_name_or_path, ...)` loads the model. cpppy/TrainGPT's finetune_qwen.py (MIT) runs
+// it from `finetune/` with the repository root on sys.path and `--model_name_or_path` defaulting to
+// "/data/Qwen/Qwen2.5-0.5B-Instruct".
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { runFact, runProject } from '../helpers';
+
+const MODEL_UTILS = `from transformers import AutoConfig
+
+def create_hf_model(model_class, model_name_or_path, tokenizer, ds_config=None, rlhf_training=False):
+    model_config = AutoConfig.from_pretrained(model_name_or_path)
+    if rlhf_training:
+        model = model_class.from_config(model_config)
+    else:
+        model = model_class.from_pretrained(model_name_or_path, config=model_config)
+    return model
+`;
+
+const SCRIPT = `import argparse
+import sys
+sys.path.append('..')
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from dschat.utils.model.model_utils import create_hf_model
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_name_or_path", type=str, default="Qwen/Qwen2.5-0.5B-Instruct")
+    args = parser.parse_args()
+    tokenizer = AutoTokenizer.from_pretrained(args.model_name_or_path)
+    model = create_hf_model(AutoModelForCausalLM, args.model_name_or_path, tokenizer, None)
+    loss = model(**batch).loss
+    loss.backward()
+
+main()
+`;
+
+describe('hf-python: a model class given to a function as its parameter', () => {
+  it("the importing script's call gives a helper module's function its class: DeepSpeed-Chat's create_hf_model", () => {
+    const r = runProject(
+      { 'finetune/train.py': SCRIPT, 'dschat/utils/model/model_utils.py': MODEL_UTILS },
+      'finetune/train.py',
+    );
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B-Instruct');
+    const model = runFact(r, 'model')!;
+    assert.equal(model.file, path.join(r.root, 'dschat/utils/model/model_utils.py'));
+  });
+
+  it("the function's one call in the same file gives it, by position or keyword; a class that is no model gives none", () => {
+    const own = (args: string) =>
+      runProject(
+        {
+          'train.py':
+            'from transformers import AutoModelForCausalLM, AutoTokenizer\n\n' +
+            'def build(model_class, name):\n    return model_class.from_pretrained(name)\n\n' +
+            `model = build(${args})\nmodel(**batch).loss.backward()\n`,
+        },
+        'train.py',
+      );
+    assert.equal(own('AutoModelForCausalLM, "gpt2"').setup?.model, 'gpt2');
+    assert.equal(own('name="gpt2", model_class=AutoModelForCausalLM').setup?.model, 'gpt2');
+    assert.equal(own('AutoTokenizer, "gpt2"').setup?.model, undefined);
+  });
+});
