@@ -32,6 +32,8 @@ export type Format =
   | 'kubernetes-yaml'
   | 'oumi-yaml'
   | 'areal-yaml'
+  // THUDM's GLM fine-tuning configs (ChatGLM3 finetune_demo, GLM-4 finetune): training_args, peft_config, lengths.
+  | 'glm-finetune-yaml'
   | 'notebook'
   // A project's own training config (YAML or JSON) read by the names of its keys (yaml/project-config.ts).
   | 'project-yaml'

@@ -31,6 +31,7 @@ import { analyzeNotebook } from './notebook';
 import { analyzeTorchtitanToml, isTorchtitanToml } from './toml/torchtitan';
 import { analyzePrimeRlToml, primeRlKind } from './toml/prime-rl';
 import { analyzeArealYaml } from './yaml/areal';
+import { analyzeGlmFinetuneYaml } from './yaml/glm-finetune';
 import { analyzeProjectConfig } from './yaml/project-config';
 import { YamlCtx } from './yaml/common';
 
@@ -268,6 +269,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'kubernetes-yaml': yamlFormat('kubernetes-yaml', 'torchrun', analyzeKubernetesYaml),
   // Oumi's training config (`oumi train -c x.yaml`).
   'oumi-yaml': yamlFormat('oumi-yaml', 'oumi', analyzeOumiYaml),
+  // THUDM's GLM fine-tuning configs (`finetune.py <data_dir> <model_dir> configs/lora.yaml`).
+  'glm-finetune-yaml': yamlFormat('glm-finetune-yaml', 'hf-trainer', analyzeGlmFinetuneYaml),
   // AReaL's experiment config (`python3 examples/math/gsm8k_rl.py --config x.yaml`).
   'areal-yaml': yamlFormat('areal-yaml', 'areal', analyzeArealYaml),
   // meta-pytorch/forge's app configs: torchtitan's job config, at the top or under `trainer:`.

@@ -379,6 +379,7 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
   'verl-yaml',
   'llmfoundry-yaml',
   'oumi-yaml',
+  'glm-finetune-yaml',
 ]);
 
 /** The launch script a README's shell code blocks or a Makefile's training target hold, read in place. */

@@ -297,6 +297,9 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
   if (configPositional && first) {
     if (first.unknown !== undefined) l.notStatic(first.span, msg('the config file: {0}', first.unknown));
     else if (/\.(ya?ml|yml|json)$/i.test(first.text)) l.ref('config', first.text, first.span);
+    // A YAML after other arguments (THUDM's GLM fine-tuning: `finetune.py <data_dir> <model_dir> configs/lora.yaml`).
+    for (const later of p.positionals.slice(1))
+      if (later.unknown === undefined && /\.ya?ml$/i.test(later.text)) l.ref('config', later.text, later.span);
   }
 }
 
