@@ -9,6 +9,7 @@ import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
 import { findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
+import { README_NAMES } from './readme-command';
 import { onlyLines, README_LINES, usageArguments, type UsageCommand } from '../hf-python/usage-line';
 
 /**
@@ -185,7 +186,7 @@ export function readmeCommand(
   reader: FileReader,
   file: string,
 ): { name: string; path: string; text: string; usage: UsageCommand } | undefined {
-  for (const name of ['README.md', 'readme.md', 'README.MD']) {
+  for (const name of README_NAMES) {
     const path = reader.join(file, name);
     const text = reader.read(path);
     const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES);

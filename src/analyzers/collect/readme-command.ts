@@ -15,7 +15,22 @@ import { README_LINES } from '../hf-python/usage-line';
 /** Folders above the file's own that are looked in for a README (a repository's root over `scripts/train/`). */
 const FOLDERS_UP = 3;
 
-const README_NAMES = ['README.md', 'readme.md', 'README.MD'];
+/**
+ * The names a README goes by, read in this order: README.md, then the translations projects keep beside it or instead
+ * of it (THUDM/ChatGLM3's finetune_demo: README.md in Chinese, README_en.md in English).
+ */
+export const README_NAMES = [
+  'README.md',
+  'readme.md',
+  'README.MD',
+  'Readme.md',
+  'README_en.md',
+  'README_EN.md',
+  'README.en.md',
+  'README_zh.md',
+  'README_CN.md',
+  'README_zh-CN.md',
+];
 
 /** What may come before a script on the command's line: a prompt, variables, a shell or runner with its options. */
 const BEFORE_SCRIPT =

@@ -93,6 +93,12 @@ describe('GLM fine-tuning config', () => {
     );
     assert.equal(r.setup?.model, 'THUDM/GLM-4-9B-0414');
     assert.deepEqual([r.setup?.method, r.setup?.lora?.r, r.setup?.seq_len], ['lora', 8, 1025]);
+    // THUDM/ChatGLM3's finetune_demo keeps its English README as README_en.md beside the Chinese README.md.
+    const english = runProject(
+      { 'finetune/configs/lora.yaml': LORA, 'finetune/finetune.py': SCRIPT, 'finetune/README_en.md': README },
+      'finetune/configs/lora.yaml',
+    );
+    assert.equal(english.setup?.model, 'THUDM/GLM-4-9B-0414');
   });
 
   it('quick fixes write the Trainer keys under training_args and LoRA under peft_config', () => {
