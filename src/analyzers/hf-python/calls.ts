@@ -103,14 +103,16 @@ export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode)
  */
 function parameterModelClass(file: PythonFile, scope: Scope, name: string): string | undefined {
   const i = positionalParameters(file, scope).indexOf(name);
-  const called = scope.fn === undefined ? undefined : file.moduleCallArgs?.[scope.fn];
+  // A class's __init__ is called by the class's name.
+  const callee = calledAs(file, scope);
+  const called = callee === undefined ? undefined : file.moduleCallArgs?.[callee];
   if (called) {
     const arg = Object.prototype.hasOwnProperty.call(called.keywords, name)
       ? called.keywords[name]
       : called.positional[i];
     return arg && 'modelClass' in arg ? arg.modelClass : undefined;
   }
-  const sites = file.calls.filter((c) => scope.fn !== undefined && file.calleeName(c) === calledAs(file, scope));
+  const sites = file.calls.filter((c) => callee !== undefined && file.calleeName(c) === callee);
   if (sites.length !== 1) return undefined;
   const a = file.args(sites[0]);
   const node = a.entries.find((e) => e.rawKey === name)?.valueNode ?? (i >= 0 ? a.positional[i] : undefined);
