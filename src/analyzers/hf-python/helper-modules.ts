@@ -51,6 +51,8 @@ export interface Imported {
   readonly node: SyntaxNode;
   readonly names: readonly string[];
   readonly original: readonly (string | undefined)[];
+  /** `from .model import *`: every public name of the module. */
+  readonly star?: true;
 }
 
 /** `from utils import a, b as c` / `import pkg.helpers as h` / `from .helpers import f`, read from the tree. */
@@ -76,14 +78,16 @@ export function importOf(file: Pick<PythonFile, 'text'>, st: SyntaxNode): Import
     names.push(aliased ? file.text.slice(ch!.nextSibling!.from, ch!.nextSibling!.to) : module);
     return { module, node, names, original: [undefined] };
   }
+  let star = false;
   for (ch = ch?.nextSibling ?? null; ch; ch = ch.nextSibling) {
+    star ||= ch.name === '*';
     if (ch.name !== 'VariableName') continue;
     const alias = ch.nextSibling?.name === 'as' ? ch.nextSibling.nextSibling : null;
     names.push(file.text.slice((alias ?? ch).from, (alias ?? ch).to));
     original.push(file.text.slice(ch.from, ch.to));
     if (alias) ch = alias;
   }
-  return { module: parts.join(''), node, names, original };
+  return { module: parts.join(''), node, names, original, ...(star ? { star: true as const } : {}) };
 }
 
 /**
@@ -150,13 +154,16 @@ function reexportedCalls(
   if (!file.settled || entries.length === 0 || !imp.module.startsWith('.')) return undefined;
   const calls: string[] = [];
   const callArgs: Record<string, CallArguments> = {};
-  imp.names.forEach((local, i) => {
-    const inModule = imp.original[i];
-    if (inModule === undefined || !entries.includes(local)) return;
+  // `from .model import *` (a package that re-exports its modules whole): each name the importer calls, wherever defined.
+  const bound: [string, string | undefined][] = imp.star
+    ? entries.map((e) => [e, e])
+    : imp.names.map((l, i) => [l, imp.original[i]]);
+  for (const [local, inModule] of bound) {
+    if (inModule === undefined || !entries.includes(local)) continue;
     calls.push(inModule);
     const given = file.moduleCallArgs?.[local];
     if (given) callArgs[inModule] = given;
-  });
+  }
   if (calls.length === 0) return undefined;
   return Object.keys(callArgs).length > 0 ? { calls, callArgs } : { calls };
 }

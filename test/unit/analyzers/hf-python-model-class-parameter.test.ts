@@ -65,3 +65,27 @@ describe('hf-python: a model class given to a function as its parameter', () => 
     assert.equal(own('AutoTokenizer, "gpt2"').setup?.model, undefined);
   });
 });
+
+describe("hf-python: a package's __init__.py that re-exports its modules whole", () => {
+  it('`from .model import *`: the class the script calls is read in the module that defines it', () => {
+    // Humanity-Unleashed/pretraining (an OpenRLHF fork, Apache-2.0): train_sft.py calls `Model(args.pretrain, ...)` from
+    // `.models`, whose __init__.py is `from .model import *` / `from .loss import *`; Model.__init__ loads the model.
+    const r = runProject(
+      {
+        'run.sh': 'deepspeed --module pkg.train_sft --bf16\n',
+        'pkg/__init__.py': '',
+        'pkg/train_sft.py':
+          'from .models import Model\n\ndef train(loader):\n    model = Model("Qwen/Qwen2.5-1.5B-Instruct", bf16=True)\n' +
+          '    for batch in loader:\n        model(**batch).loss.backward()\n\ntrain([])\n',
+        'pkg/models/__init__.py': 'from .model import *\nfrom .loss import *\n',
+        'pkg/models/loss.py': 'class GPTLMLoss:\n    pass\n',
+        'pkg/models/model.py':
+          'from transformers import AutoModelForCausalLM\n\nclass Model:\n' +
+          '    def __init__(self, pretrain_or_model, bf16=True):\n' +
+          '        self.model = AutoModelForCausalLM.from_pretrained(pretrain_or_model)\n',
+      },
+      'run.sh',
+    );
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-1.5B-Instruct');
+  });
+});
