@@ -155,7 +155,8 @@ function siblingCommand(lines: readonly string[], relative: string): Found | und
   const folder = relative.slice(0, relative.lastIndexOf('/') + 1);
   const ext = /\.\w+$/.exec(relative)?.[0];
   if (!ext) return undefined;
-  const last = new RegExp(`(^|\\s)((?:\\./)?${escape(folder)}[^\\s/'"]+${escape(ext)})\\s*$`);
+  // The command's last word, before a comment (`configs/lora.yaml # For Chat Fine-tune`, THUDM/GLM-4's README).
+  const last = new RegExp(`(^|\\s)((?:\\./)?${escape(folder)}[^\\s/'"]+${escape(ext)})\\s*(?:#.*)?$`);
   for (let i = 0; i < lines.length; i++) {
     if (!COMMAND.test(lines[i])) continue;
     const command = commandLinesAt(lines, i);

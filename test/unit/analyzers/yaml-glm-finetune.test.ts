@@ -101,6 +101,23 @@ describe('GLM fine-tuning config', () => {
     assert.equal(english.setup?.model, 'THUDM/GLM-4-9B-0414');
   });
 
+  it("a config beside the one the README runs is run the same way, the command's comment after its last word", () => {
+    // THUDM/GLM-4's README: `python finetune.py  data/AdvertiseGen/  THUDM/GLM-4-9B-0414  configs/lora.yaml # For Chat
+    // Fine-tune`; its configs/sft.yaml (full fine-tuning, no peft_config) is run as that command runs lora.yaml.
+    const readme = README.replace('configs/lora.yaml', 'configs/lora.yaml # For Chat Fine-tune');
+    const sft = LORA.slice(0, LORA.indexOf('peft_config:'));
+    const r = runProject(
+      {
+        'finetune/configs/lora.yaml': LORA,
+        'finetune/configs/sft.yaml': sft,
+        'finetune/finetune.py': SCRIPT,
+        'finetune/README.md': readme,
+      },
+      'finetune/configs/sft.yaml',
+    );
+    assert.deepEqual([r.setup?.model, r.setup?.method], ['THUDM/GLM-4-9B-0414', 'full']);
+  });
+
   it('quick fixes write the Trainer keys under training_args and LoRA under peft_config', () => {
     const facts = analyzeGlmFinetuneYaml(LORA);
     const file = { file: 'lora.yaml', text: LORA, format: 'glm-finetune-yaml' as const, facts };
