@@ -83,26 +83,35 @@ export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number;
       if (w === 'taskset' && !sawOpt) i++;
       continue;
     }
-    if (w === 'env') {
-      i++;
-      env = new Map(env);
-      while (i < fields.length) {
-        const f = fields[i];
-        const m = /^([A-Za-z_]\w*)=/.exec(f.text);
-        if (m) {
-          env.set(m[1], {
-            pieces: pieceRange(f, m[0].length, f.text.length),
-            exported: true,
-            nameSpan: subSpan(f, 0, m[1].length),
-            valueSpan: subSpan(f, m[0].length, f.text.length),
-          });
-          i++;
-        } else if (f.text.startsWith('-')) i++;
-        else break;
-      }
+    // `env X=1 cmd`, and `X=1 cmd` inside a string the shell reads again (`cmd="CUDA_VISIBLE_DEVICES=0,1 torchrun ...";
+    // eval $cmd`, TIGER-AI-Lab/VLM2Vec), where the outer script's lexer did not take the assignment.
+    const assigns = /^[A-Za-z_]\w*=/.test(fields[i].text);
+    if (w === 'env' || assigns) {
+      ({ i, env } = prefixAssignments(fields, assigns ? i : i + 1, env));
       continue;
     }
     break;
+  }
+  return { i, env };
+}
+
+/** The `NAME=value` words from `i` (and `env`'s options among them), each exported to the command after them. */
+function prefixAssignments(fields: readonly Field[], from: number, envIn: Env): { i: number; env: Env } {
+  const env = new Map(envIn);
+  let i = from;
+  while (i < fields.length) {
+    const f = fields[i];
+    const m = /^([A-Za-z_]\w*)=/.exec(f.text);
+    if (m) {
+      env.set(m[1], {
+        pieces: pieceRange(f, m[0].length, f.text.length),
+        exported: true,
+        nameSpan: subSpan(f, 0, m[1].length),
+        valueSpan: subSpan(f, m[0].length, f.text.length),
+      });
+      i++;
+    } else if (f.text.startsWith('-')) i++;
+    else break;
   }
   return { i, env };
 }

@@ -1300,6 +1300,14 @@ describe('shell analyzer: shell syntax', () => {
       ['microBatchSize', 2, '--per_device_train_batch_size', '2'],
     ]);
     checkFacts('cmd="torchrun --nproc_per_node 4 t.py"\neval "$cmd"\n', [['gpusPerNode', 4, '--nproc_per_node', '4']]);
+    // TIGER-AI-Lab/VLM2Vec's train scripts: the string starts with an assignment for the command it holds.
+    checkFacts(
+      'cmd="CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node=2 t.py --model_name Qwen/Qwen2-VL-2B"\neval $cmd\n',
+      [
+        ['gpusPerNode', 2, '--nproc_per_node', '2'],
+        ['model', 'Qwen/Qwen2-VL-2B', '--model_name', 'Qwen/Qwen2-VL-2B'],
+      ],
+    );
   });
 
   it('#SBATCH directives: nodes and GPUs per node (gres, gpus-per-node, gpus-per-task x tasks) and SLURM_* variables', () => {
