@@ -223,7 +223,11 @@ export class Launch {
       return;
     }
     if (o.value.unknown !== undefined) {
-      if (!s.onlyKnown) this.fact(s.key, o.rawKey, o.keySpan, valueSpan, { unknown: o.value.unknown }, t);
+      const elsewhere = s.key === 'model' ? folderElsewhere(o.value.text) : undefined;
+      if (elsewhere !== undefined) {
+        this.notStatic(valueSpan, msg('{0}: {1}; its last part names the folder', o.rawKey, o.value.unknown), o.rawKey);
+        this.fact(s.key, o.rawKey, o.keySpan, valueSpan, elsewhere, t);
+      } else if (!s.onlyKnown) this.fact(s.key, o.rawKey, o.keySpan, valueSpan, { unknown: o.value.unknown }, t);
       return;
     }
     const raw = o.value.text.trim();
@@ -315,6 +319,18 @@ function datedByEvaluationStrategy(l: Launch, o: Opt, tool: Tool): void {
       tool,
     }),
   );
+}
+
+/**
+ * A model folder whose path starts with what the files do not give (`$TMPDIR/$MODEL_NAME`, the job's scratch folder on
+ * a cluster): the known rest, a path on a machine that is not this one (`/…/Llama-3.2-1B-Instruct`), whose last part
+ * the model's resolution reads for the model it names. Undefined where the unknown part is not a leading one or the
+ * known rest names no folder (`$BASE/models/$SIZE`).
+ */
+function folderElsewhere(known: string): string | undefined {
+  return /^\/+[\w.-]+(?:\/[\w.-]+)*$/.test(known) && /[A-Za-z]/.test(known)
+    ? `/…${known.replace(/^\/+/, '/')}`
+    : undefined;
 }
 
 /** What a P-tuning v2 run (ChatGLM's PrefixEncoder) is estimated as. */
