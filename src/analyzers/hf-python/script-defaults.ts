@@ -398,8 +398,12 @@ export function commandParameter(file: PythonFile, name: string, depth: number):
       ? file.evalNode(d.node, depth + 1)
       : { k: 'unknown', reason: '' };
   if (v.k !== 'lit') return undefined;
-  if (v.v === null) return file.noneDefaults ? { k: 'lit', v: null, dflt: d } : undefined;
-  const value = o ? v.v : typed(v.v, d);
-  if (value === undefined || emptyDefault(value)) return undefined;
+  if (v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
+  const value = v.v === null ? undefined : o ? v.v : typed(v.v, d);
+  // None or "" (alpaca-lora's `base_model: str = ""`, "the only required argument"): the launch line's value only.
+  if (value === undefined || emptyDefault(value)) {
+    noValueAlone(file);
+    return undefined;
+  }
   return { k: 'lit', v: value, dflt: o ? { ...d, where: o.source } : d };
 }

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { CanonicalKey, ConfigFacts } from '../../../src/analyzers/facts';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline } from '../../../src/analyzers/pipeline';
+import { runProject } from '../helpers';
 
 /** Alpaca-LoRA's finetune.py, shortened to what decides memory (tloen/alpaca-lora finetune.py). */
 const FINETUNE = [
@@ -91,6 +92,14 @@ describe('analyzers: fire.Fire(train) scripts', () => {
     const r = analyzeHfPython(FINETUNE.replace('"huggyllama/llama-7b"', '""'));
     const model = r.facts.find((f) => f.key === 'model');
     assert.ok(model && typeof model.value === 'object' && model.value !== null && 'unknown' in model.value);
+    // Given alone beside a README.md whose command passes it (aerner/aerner-alpaca, alpaca-lora's README): that value.
+    const readme =
+      "```bash\npython finetune.py \\\n    --base_model 'decapoda-research/llama-7b-hf' \\\n    --micro_batch_size 2\n```\n";
+    const run = runProject(
+      { 'finetune.py': FINETUNE.replace('"huggyllama/llama-7b"', '""'), 'README.md': readme },
+      'finetune.py',
+    );
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['decapoda-research/llama-7b-hf', 2]);
   });
 
   it("a parameter without a default is required: only the launch line's --name gives it (hmosousa/tradutor)", () => {
