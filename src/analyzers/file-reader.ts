@@ -50,10 +50,39 @@ export function findReference(
  */
 export function projectModules(reader: FileReader, file: string): ModuleRead {
   return (path, kind) => {
-    const found = findReference(reader, file, path, kind === 'data' ? 'project-data' : undefined);
+    const found = kind === 'data' ? findReference(reader, file, path, 'project-data') : moduleFile(reader, file, path);
     if (found.text === undefined || (found.above && !foundAboveAs(path, kind === 'data'))) return undefined;
     return { text: found.text, shownAs: path.replace(/^\.\//, ''), found: found.path };
   };
+}
+
+/**
+ * A module file the script imports its constants from: beside it or from a folder above, else under `src/` (run with
+ * src/ on the path: sids07/LLM_finetuning's `from config_dpo import model_args`, the module in src/config_dpo.py). A
+ * package's `__init__.py` is asked for by its own path.
+ */
+function moduleFile(reader: FileReader, file: string, path: string): ReturnType<typeof findReference> {
+  const found = findReference(reader, file, path);
+  if (found.text !== undefined || path.startsWith('.')) return found;
+  const under = findReference(reader, file, `src/${path}`);
+  return under.text !== undefined ? under : found;
+}
+
+/**
+ * The file of a module a script imports (`from llmzoo.models import build_model`): `llmzoo/models.py`, else the
+ * package's `llmzoo/models/__init__.py`, each also under `src/` (a src layout's package, installed to run so:
+ * `scripts/train.py` importing `gpt_oss_finetune.train` from `src/gpt_oss_finetune/train.py`, or `from config_dpo
+ * import model_args` run with src/ on the path).
+ */
+export function findModule(reader: FileReader, file: string, path: string): ReturnType<typeof findReference> {
+  const init = path.replace(/\.py$/, '/__init__.py');
+  const found = findReference(reader, file, path);
+  if (found.text !== undefined) return found;
+  for (const place of [init, `src/${path}`, `src/${init}`]) {
+    const other = findReference(reader, file, place);
+    if (other.text !== undefined) return other;
+  }
+  return found;
 }
 
 /**

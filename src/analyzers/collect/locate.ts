@@ -7,7 +7,7 @@ import { msg, type Format, type Reference } from '../facts';
 import type { AnalyzedFile } from '../resolve';
 import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
-import { findReference, type FileReader } from '../file-reader';
+import { findModule, findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
 import { README_NAMES } from './readme-command';
 import { onlyLines, README_LINES, usageArguments, type UsageCommand } from '../hf-python/usage-line';
@@ -52,21 +52,8 @@ export function referencedPath(reader: FileReader, file: string, ref: Reference)
   return located(reader, file, ref).path;
 }
 
-/**
- * The file of a module a script imports (`from llmzoo.models import build_model`): `llmzoo/models.py`, else the
- * package's `llmzoo/models/__init__.py`, each also under `src/` (a src layout's package, installed to run so:
- * `scripts/train.py` importing `gpt_oss_finetune.train` from `src/gpt_oss_finetune/train.py`).
- */
-export function importedModule(reader: FileReader, file: string, path: string): ReturnType<typeof findReference> {
-  const init = path.replace(/\.py$/, '/__init__.py');
-  const found = findReference(reader, file, path);
-  if (found.text !== undefined) return found;
-  for (const place of [init, `src/${path}`, `src/${init}`]) {
-    const other = findReference(reader, file, place);
-    if (other.text !== undefined) return other;
-  }
-  return found;
-}
+/** The file of a module a script imports (file-reader.ts findModule). */
+export const importedModule = findModule;
 
 /** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
 export function located(

@@ -193,6 +193,19 @@ export function positionalParameters(file: PythonFile, scope: Scope): string[] {
   return method ? declared.slice(1) : declared;
 }
 
+/**
+ * The argument node the function's one call in this file gives a parameter, by keyword or position (a class's
+ * `__init__` by the class's call); undefined where it is called more or less than once, or passes nothing for it.
+ */
+export function soleCallArgumentNode(file: PythonFile, scope: Scope, name: string): SyntaxNode | undefined {
+  const callee = calledAs(file, scope);
+  const sites = callee === undefined ? [] : file.calls.filter((c) => file.calleeName(c) === callee);
+  if (sites.length !== 1) return undefined;
+  const a = file.args(sites[0]);
+  const i = positionalParameters(file, scope).indexOf(name);
+  return a.entries.find((e) => e.rawKey === name)?.valueNode ?? (i >= 0 ? a.positional[i] : undefined) ?? undefined;
+}
+
 /** The name of the class a method is defined in (decorated or not), or undefined. */
 export function classNameOf(file: PythonFile, fn: SyntaxNode): string | undefined {
   // A decorated method (`@classmethod`) sits in its decorated statement.

@@ -14,7 +14,7 @@ import {
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Binding, type Entry, PythonFile } from './file';
-import { calledAs, positionalParameters } from './attributes';
+import { calledAs, positionalParameters, soleCallArgumentNode } from './attributes';
 import type { Scope } from './static-values';
 import { branchTaken, callOnBranch, conditionOf } from './branches';
 import { dictEntryNode } from './expressions';
@@ -102,20 +102,17 @@ export function boundModelClass(file: PythonFile, name: string, use: SyntaxNode)
  * passes it, by keyword or position, or the one the importing script's call passes (ModuleContext.callArgs).
  */
 function parameterModelClass(file: PythonFile, scope: Scope, name: string): string | undefined {
-  const i = positionalParameters(file, scope).indexOf(name);
   // A class's __init__ is called by the class's name.
   const callee = calledAs(file, scope);
   const called = callee === undefined ? undefined : file.moduleCallArgs?.[callee];
   if (called) {
+    const i = positionalParameters(file, scope).indexOf(name);
     const arg = Object.prototype.hasOwnProperty.call(called.keywords, name)
       ? called.keywords[name]
       : called.positional[i];
     return arg && 'modelClass' in arg ? arg.modelClass : undefined;
   }
-  const sites = file.calls.filter((c) => callee !== undefined && file.calleeName(c) === callee);
-  if (sites.length !== 1) return undefined;
-  const a = file.args(sites[0]);
-  const node = a.entries.find((e) => e.rawKey === name)?.valueNode ?? (i >= 0 ? a.positional[i] : undefined);
+  const node = soleCallArgumentNode(file, scope, name);
   const cls = node ? file.text.slice(node.from, node.to).split('.').pop()!.trim() : '';
   return isModelClass(cls) ? cls : undefined;
 }
@@ -565,6 +562,14 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
   // online_dpo_trainer.py, "if peft_config is None: self.ref_model = create_reference_model(model)").
   if (trainer === 'OnlineDPOTrainer' && !present('peft_config') && !present('ref_model'))
     calleeFact(file, call, 'referenceModel', trainer, 'copied', `${trainer}(...) without peft_config`, tool);
+  // The trainers' first parameter is the model: a Hub id there loads it as `model=` does (DPOTrainer(model, ref_model,
+  // ...) with `model = model_args["MODEL_NAME"]`, sids07/LLM_finetuning).
+  const first = args.positional[0];
+  if (first && !present('model')) {
+    const v = file.evalNode(first, 0);
+    if (v.k === 'lit' && typeof v.v === 'string')
+      emitModel(file, { rawKey: 'model', keySpan: span(first), valueNode: first, valueSpan: span(first) }, tool);
+  }
   for (const e of args.entries) {
     if (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) {
       // TRL before 0.12 took them as SFTTrainer's own arguments (later SFTConfig's): read as SFTConfig's.

@@ -8,7 +8,7 @@ import type { PythonFile, Val } from './file';
 import type { FactValue } from '../facts';
 import { clip, parameters, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
-import { calledAs } from './attributes';
+import { calledAs, soleCallArgumentNode } from './attributes';
 import { importedName } from './imported-constants';
 import { readsLaunchOptions } from './script-defaults';
 
@@ -567,15 +567,30 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
   if (d?.k === 'data') return dataAt(d, k!, node);
   // An item of a dict constant imported from a module of the project (`from src.config import TRAINING_CONFIG`).
   if (d?.k !== 'dict' && obj.name === 'VariableName' && k !== undefined) {
-    const name = file.text.slice(obj.from, obj.to);
-    const bound = file.lookup(name, obj);
-    if (bound.k === 'none' && !bound.param) return importedName(file, `${name}[${JSON.stringify(k)}]`, node);
+    const name = importedNameAt(file, obj);
+    if (name !== undefined) return importedName(file, `${name}[${JSON.stringify(k)}]`, node);
   }
   if (d?.k !== 'dict') return undefined;
   const entry = [...d.entries].reverse().find((e) => e.rawKey === k);
   if (!entry?.valueNode) return undefined;
   if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is ${entry.forced}` };
   return file.evalNode(entry.valueNode, depth + 1);
+}
+
+/**
+ * The imported name a variable stands for: itself where nothing in the file binds it, or the one the function's one
+ * call passes a parameter (`def train(cfg): ...cfg["MODEL_NAME"]` called as `train(CFG)` after `from config import
+ * CFG`, sids07/LLM_finetuning's scripts).
+ */
+function importedNameAt(file: PythonFile, variable: SyntaxNode): string | undefined {
+  const name = file.text.slice(variable.from, variable.to);
+  const bound = file.lookup(name, variable);
+  if (bound.k !== 'none') return undefined;
+  if (!bound.param) return name;
+  const arg = soleCallArgumentNode(file, bound.param.scope, bound.param.name);
+  if (arg?.name !== 'VariableName') return undefined;
+  const passed = file.lookup(file.text.slice(arg.from, arg.to), arg);
+  return passed.k === 'none' && !passed.param ? file.text.slice(arg.from, arg.to) : undefined;
 }
 
 /** The value node `d[key]` reads of a dict the file writes, its key known statically; undefined for anything else. */
