@@ -295,6 +295,9 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
     // ChatGLM's ptuning main.py (and its forks): --pre_seq_len trains a prefix of keys and values in every layer.
     if (o.name === 'pre_seq_len' && o.value?.unknown === undefined && /^[1-9]\d*$/.test(o.value?.text.trim() ?? ''))
       l.warnNotModeled(msg('{0}: {1}', o.rawKey, P_TUNING), o.keySpan, o.rawKey);
+    // Tevatron's and VLM2Vec's contrastive trainers: --grad_cache True runs the batch in chunks (gc_*_chunk_size).
+    if (o.name === 'grad_cache' && (o.value === undefined || toBool(o.value.text.trim()) === true))
+      l.warnNotModeled(msg('{0}: {1}', o.rawKey, GRAD_CACHE), o.keySpan, o.rawKey);
   }
   if (tool === 'llamafactory') llamafactoryStage(l, p.opts);
   const first = p.positionals[0];
@@ -332,6 +335,12 @@ function folderElsewhere(known: string): string | undefined {
     ? `/…${known.replace(/^\/+/, '/')}`
     : undefined;
 }
+
+/** What a GradCache run is estimated as (Tevatron's GradCache trainer: the encoders run chunk by chunk). */
+const GRAD_CACHE =
+  'GradCache (the embeddings computed without a graph, then each chunk of gc_q_chunk_size / gc_p_chunk_size ' +
+  "re-encoded for its gradient) is not modeled: the estimate holds the whole batch's activations at once, far above " +
+  'what the run needs';
 
 /** What a P-tuning v2 run (ChatGLM's PrefixEncoder) is estimated as. */
 const P_TUNING =

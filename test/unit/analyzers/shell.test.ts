@@ -481,6 +481,16 @@ describe('shell analyzer: launchers and world size', () => {
     );
     assert.ok(r.problems.some((p) => p.code === 'not-modeled' && /reference, reward and value models/.test(p.message)));
   });
+  it('GradCache (--grad_cache True): a warning at the flag that its chunks are not modeled, none when it is off', () => {
+    // TIGER-AI-Lab/VLM2Vec experiments/public/train/*.sh (shortened): a 128-pair batch encoded in chunks of 8.
+    const line = (v: string) =>
+      `torchrun --nproc_per_node=8 train.py --model_name Qwen/Qwen2-VL-2B-Instruct --grad_cache ${v} ` +
+      '--per_device_train_batch_size 128 --gc_q_chunk_size 8\n';
+    const warnings = (text: string) => analyzeShell(text).problems.filter((p) => p.code === 'not-modeled');
+    assert.match(warnings(line('True'))[0]?.message ?? '', /^--grad_cache: GradCache .* is not modeled/);
+    assert.equal(warnings(line('False')).length, 0);
+  });
+
   it("ChatGLM's P-tuning v2 (--pre_seq_len): a warning at the flag that the prefix is not modeled", () => {
     // THUDM/ChatGLM-6B ptuning/train.sh
     const r = checkFacts(
