@@ -16,10 +16,10 @@ import { locateOffset, type AnalyzedFile, type FileRole } from '../resolve';
 import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from '../scenario';
 import { hydraFiles, mergeFacts } from '../hydra-files';
 import { addScriptData, scriptDataFile } from '../script-data';
-import type { FileReader } from '../file-reader';
+import { findModule, type FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
-import { importedModule, located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
+import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
 import { markdownLaunch, readmeConfigLaunch, readmeShellLaunch, type ReadmeLaunch } from './readme-command';
 import { foundElsewhere } from './found-elsewhere';
 import { isMakefile, makefileLaunch } from './makefile';
@@ -243,7 +243,7 @@ class FileCollection {
    */
   private followModule(from: Referrer, ref: Reference): void {
     const { file } = from.self;
-    const found = importedModule(this.reader, file, ref.path);
+    const found = findModule(this.reader, file, ref.path);
     if (found.text === undefined || (found.above && /^\.\.?\//.test(ref.path))) return;
     from.moduleOptions ??= argumentEnvironment(from.analyzed.options, from.scriptArgs, from.how.module?.options, file);
     this.visit(found.path, found.text, {

@@ -48,12 +48,9 @@ function written(file: string, ref: Reference): ReturnType<typeof findReference>
 
 /** The path of the file a reference names, as the pipeline finds it (for the files that run a file: node/launchers.ts, server/runs.ts). */
 export function referencedPath(reader: FileReader, file: string, ref: Reference): string {
-  if (ref.kind === 'module') return importedModule(reader, file, ref.path).path;
+  if (ref.kind === 'module') return findModule(reader, file, ref.path).path;
   return located(reader, file, ref).path;
 }
-
-/** The file of a module a script imports (file-reader.ts findModule). */
-export const importedModule = findModule;
 
 /** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
 export function located(

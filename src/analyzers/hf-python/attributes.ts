@@ -5,6 +5,7 @@
 // the same function, with no statement between them that may set the attribute again. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Scope, Val } from './file';
+import type { CallArgument, CallArguments } from '../facts';
 import type { Via } from './static-values';
 import { instanceAttribute } from './class-constants';
 import { dataAt } from './data-files';
@@ -191,6 +192,21 @@ export function positionalParameters(file: PythonFile, scope: Scope): string[] {
     .map((p) => p.name);
   const method = classNameOf(file, scope.node) !== undefined && (declared[0] === 'self' || declared[0] === 'cls');
   return method ? declared.slice(1) : declared;
+}
+
+/**
+ * What the importing script's call passes a parameter of this module's function (ModuleContext.callArgs): by keyword,
+ * else by position; undefined where it passes nothing for it, null where its value is not known statically.
+ */
+export function scriptCallArgumentOf(
+  file: PythonFile,
+  scope: Scope,
+  name: string,
+  called: CallArguments,
+): CallArgument | null | undefined {
+  if (Object.prototype.hasOwnProperty.call(called.keywords, name)) return called.keywords[name];
+  const i = positionalParameters(file, scope).indexOf(name);
+  return i >= 0 ? called.positional[i] : undefined;
 }
 
 /**

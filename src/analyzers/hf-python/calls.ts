@@ -14,7 +14,7 @@ import {
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
 import { type Binding, type Entry, PythonFile } from './file';
-import { calledAs, positionalParameters, soleCallArgumentNode } from './attributes';
+import { calledAs, scriptCallArgumentOf, soleCallArgumentNode } from './attributes';
 import type { Scope } from './static-values';
 import { branchTaken, callOnBranch, conditionOf } from './branches';
 import { dictEntryNode } from './expressions';
@@ -106,10 +106,7 @@ function parameterModelClass(file: PythonFile, scope: Scope, name: string): stri
   const callee = calledAs(file, scope);
   const called = callee === undefined ? undefined : file.moduleCallArgs?.[callee];
   if (called) {
-    const i = positionalParameters(file, scope).indexOf(name);
-    const arg = Object.prototype.hasOwnProperty.call(called.keywords, name)
-      ? called.keywords[name]
-      : called.positional[i];
+    const arg = scriptCallArgumentOf(file, scope, name, called);
     return arg && 'modelClass' in arg ? arg.modelClass : undefined;
   }
   const node = soleCallArgumentNode(file, scope, name);

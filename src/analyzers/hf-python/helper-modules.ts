@@ -196,8 +196,9 @@ function callArguments(
 ): Record<string, CallArguments> | undefined {
   const out: Record<string, CallArguments> = {};
   const lit = (n: SyntaxNode | null): CallArgument | null => {
-    const cls = n?.name === 'VariableName' || n?.name === 'MemberExpression' ? file.text.slice(n.from, n.to) : '';
-    if (isModelClass(cls.split('.').pop()!)) return { modelClass: cls.split('.').pop()! };
+    const named = n?.name === 'VariableName' || n?.name === 'MemberExpression';
+    const cls = named ? file.text.slice(n.from, n.to).split('.').pop()! : '';
+    if (isModelClass(cls)) return { modelClass: cls };
     const v = n ? file.evalNode(n, 0) : undefined;
     if (v?.k === 'data') {
       const { value, source, path, keys, origins } = v;

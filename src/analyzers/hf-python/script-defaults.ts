@@ -13,6 +13,7 @@ import {
   initAttributeMember,
   positionalParameters,
   returnedKeyword,
+  scriptCallArgumentOf,
 } from './attributes';
 
 /**
@@ -302,9 +303,7 @@ function scriptCallArgument(
   called: CallArguments,
   depth: number,
 ): Val | undefined {
-  const i = positionalParameters(file, scope).indexOf(name);
-  const byName = Object.prototype.hasOwnProperty.call(called.keywords, name);
-  const arg = byName ? called.keywords[name] : i >= 0 ? called.positional[i] : undefined;
+  const arg = scriptCallArgumentOf(file, scope, name, called);
   if (arg === null)
     return { k: 'unknown', reason: `${name} is what the script's call (${called.at}) passes, not known statically` };
   if (arg === undefined) {
