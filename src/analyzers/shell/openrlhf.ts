@@ -16,11 +16,21 @@ import type { CmdResult, Launch } from './launch';
 
 type Out = Array<[CanonicalKey, FactValue | Unknown]>;
 
-/** The OpenRLHF command of a module (`openrlhf.cli.train_sft`) or script path (`openrlhf/cli/train_sft.py`). */
-export function openrlhfCommand(script: string): string | undefined {
+/**
+ * The OpenRLHF command of a module (`openrlhf.cli.train_sft`) or script path (`openrlhf/cli/train_sft.py`). A fork's
+ * variant of a command, named after it (`openrlhf/cli/train_sft_dev.py`, `openrlhf.cli.train_dpo_v2`), is read as the
+ * longest command its name begins with (`variant`: said at the module, since the fork may have changed it).
+ */
+export function openrlhfCommand(script: string): { command: string; variant: boolean } | undefined {
   const m =
     /^openrlhf\.cli\.(train_\w+)$/.exec(script) ?? /(?:^|\/)openrlhf\/cli\/(train_\w+)\.py$/.exec(script) ?? undefined;
-  return m && m[1] in OPENRLHF_DEFAULTS ? m[1] : undefined;
+  if (!m) return undefined;
+  const name = m[1];
+  if (name in OPENRLHF_DEFAULTS) return { command: name, variant: false };
+  const base = Object.keys(OPENRLHF_DEFAULTS)
+    .filter((c) => name.startsWith(`${c}_`))
+    .sort((x, y) => y.length - x.length)[0];
+  return base ? { command: base, variant: true } : undefined;
 }
 
 const when =
@@ -159,13 +169,25 @@ export function openrlhfLaunch(
   l: Launch,
   fields: readonly Field[],
   at: number,
-  command: string,
+  { command, variant }: { command: string; variant: boolean },
   opaque: (f: Field) => void,
   launcher: Tool | undefined,
 ): CmdResult {
   l.tool('openrlhf');
   const d = OPENRLHF_DEFAULTS[command];
   const module = fields[at];
+  if (variant)
+    l.r.problems.push({
+      code: 'read-by-name',
+      severity: 'info',
+      ...msg(
+        "{0}: read as OpenRLHF's {1}, whose name it extends (a fork's variant may differ from it)",
+        module.text,
+        command,
+      ),
+      span: module.span,
+      rawKey: module.text,
+    });
   const p = parseArgs(fields, at + 1, consume, false, false, opaque);
   const last = (names: readonly string[]): Opt | undefined => [...p.opts].reverse().find((o) => names.includes(o.name));
   const dotted = p.opts.some((o) => o.name.includes('.')) || !p.opts.length;

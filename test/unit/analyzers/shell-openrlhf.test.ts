@@ -303,6 +303,29 @@ describe('shell: OpenRLHF command lines', () => {
     assert.ok(!quiet.problems.some((p) => p.severity !== 'info'));
   });
 
+  it("a fork's variant of a command (openrlhf/cli/train_sft_dev.py) is read as the command its name extends, said", () => {
+    // The shape of ZetangForward/MyRLHF's sbatch/pjlab.sh: a development copy of train_sft with OpenRLHF's flat flags.
+    const text =
+      'deepspeed --hostfile=$hostfile --launcher SLURM openrlhf/cli/train_sft_dev.py \\\n' +
+      "   --max_len 64000 --micro_train_batch_size 1 --lora_rank 32 --pretrain 'meta-llama/Meta-Llama-3.1-8B-Instruct' \\\n" +
+      '   --zero_stage 3 --bf16\n';
+    const r = checkFacts(text, [
+      ['model', 'meta-llama/Meta-Llama-3.1-8B-Instruct', '--pretrain', 'meta-llama/Meta-Llama-3.1-8B-Instruct'],
+      ['seqLen', 64000, '--max_len', '64000'],
+      ['method', 'lora', '--lora_rank', '32'],
+      ['zeroStage', 3, '--zero_stage', '3'],
+    ]);
+    const said = r.problems.find((p) => p.code === 'read-by-name');
+    assert.ok(said && said.severity === 'info', JSON.stringify(r.problems));
+    assert.equal(text.slice(said.span.start, said.span.end), 'openrlhf/cli/train_sft_dev.py');
+    assert.match(said.message, /read as OpenRLHF's train_sft/);
+    // The longest command the name begins with: train_ppo_ray_v2 is train_ppo_ray's variant, not train_ppo's.
+    const ppo = analyzeShell('python -m openrlhf.cli.train_ppo_ray_v2 --pretrain m/x\n');
+    assert.match(ppo.problems.find((p) => p.code === 'read-by-name')?.message ?? '', /OpenRLHF's train_ppo_ray,/);
+    // A name that extends no command is not OpenRLHF's: the script itself is read.
+    const other = analyzeShell('deepspeed openrlhf/cli/serve_rm.py --pretrain m/x\n');
+    assert.ok(!other.tools.includes('openrlhf'));
+  });
   it('quick fixes rewrite the flags the command line has, in the heredoc, and add none', () => {
     const before = real('train_sft.sh');
     const fix = (changes: Record<string, unknown>) =>
