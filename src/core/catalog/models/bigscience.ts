@@ -17,7 +17,11 @@ export const BLOOM: readonly CatalogModel[] = [
     ] as const
   ).map(([size, layers, heads, hidden, params]) => ({
     id: `bigscience/bloom-${size}`,
-    aliases: [`bigscience/bloomz-${size}`],
+    // BLOOMZ's -mt (multilingual prompts) and -p3 (English P3 only) fine-tunes exist at 7b1 (BLOOMZ's model card).
+    aliases: [
+      `bigscience/bloomz-${size}`,
+      ...(size === '7b1' ? ['bigscience/bloomz-7b1-mt', 'bigscience/bloomz-7b1-p3'] : []),
+    ],
     config: {
       model_type: 'bloom',
       architectures: ['BloomForCausalLM'],
@@ -64,9 +68,9 @@ export const MT0: readonly CatalogModel[] = [
 
 export const BLOOM_176B: readonly CatalogModel[] = [
   {
-    // BLOOM 176B (BigScience 2022, Table 3): 70 layers at 14,336, 112 heads; BLOOMZ is its multitask fine-tune.
+    // BLOOM 176B (BigScience 2022, Table 3): 70 layers at 14,336, 112 heads; BLOOMZ (-mt, -p3) is its multitask fine-tune.
     id: 'bigscience/bloom',
-    aliases: ['bigscience/bloomz'],
+    aliases: ['bigscience/bloomz', 'bigscience/bloomz-mt', 'bigscience/bloomz-p3'],
     config: {
       model_type: 'bloom',
       architectures: ['BloomForCausalLM'],
