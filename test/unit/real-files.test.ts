@@ -280,12 +280,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
     entries: ['huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#precision'],
   },
   {
-    cause: "DeepSpeed-Chat's --lora_dim with --only_optimize_lora (only the LoRA weights train) is not read as LoRA",
-    entries: [
-      'microsoft__DeepSpeedExamples/applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/opt/single_node/run_1.3b_lora.sh#method',
-    ],
-  },
-  {
     cause:
       "AI2's Beaker submitter (`python mason.py --num_nodes N --gpus 8 -- accelerate launch ... " +
       'open_instruct/x.py`): mason.py is taken as the training script, so its node and GPU counts and the Accelerate ' +

@@ -411,6 +411,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     sagemakerEstimator(file, c);
   } else if (last === 'wrap_llm_lora' && parts.length >= 2) {
     internvlLlmLora(file, c);
+  } else if (last === 'convert_linear_layer_to_lora' && parts.length === 1) {
+    deepspeedChatLora(file, calleeNode);
   } else if (
     last === '_set_gradient_checkpointing' &&
     parts.length >= 2 &&
@@ -645,4 +647,34 @@ function delegates(file: PythonFile, call: SyntaxNode, name: string): boolean {
     return own !== null && file.text.slice(own.from, own.to) === name;
   }
   return false;
+}
+
+/**
+ * DeepSpeed-Chat's `convert_linear_layer_to_lora(model, lora_module_name, lora_dim)` (utils/module/lora.py, copied by
+ * BELLE, Yi and others) wraps the chosen linears in LinearLayer_LoRA, whose base weight still trains: only
+ * `only_optimize_lora_parameters(model)`, run for `--only_optimize_lora` (which DeepSpeed-Chat refuses with gradient
+ * checkpointing), freezes it (that flag reads as LoRA, flags.ts). So the method is full fine-tuning, whether or not the
+ * call runs (`if args.lora_dim > 0`, decided by the launch line), said at the call, and the adapters are not counted.
+ */
+function deepspeedChatLora(file: PythonFile, callee: SyntaxNode): void {
+  const at = span(callee);
+  file.facts.push({
+    key: 'method',
+    rawKey: 'convert_linear_layer_to_lora',
+    value: 'full',
+    rawValue: 'convert_linear_layer_to_lora(...)',
+    keySpan: at,
+    valueSpan: at,
+    tool: 'deepspeed',
+  });
+  file.problem(
+    'not-modeled',
+    'warning',
+    msg(
+      "{0}: where it runs (--lora_dim above 0), DeepSpeed-Chat's LoRA layers keep their base weights trainable, so the model is estimated as fully fine-tuned (unless --only_optimize_lora); the adapters' own weights, states and activations are not counted",
+      'convert_linear_layer_to_lora',
+    ),
+    at,
+    'convert_linear_layer_to_lora',
+  );
 }

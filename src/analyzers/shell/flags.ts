@@ -282,6 +282,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   'dataset.packed': spec('batchLengths', 'bool', packingOf),
   lora_r: spec('loraR', 'int'),
   lora_dim: spec('loraR', 'int'),
+  // DeepSpeed-Chat: only the LinearLayer_LoRA adapters train (hf-python deepspeedChatLora).
+  only_optimize_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
   lora_rank: spec('loraR', 'int'),
   'model.lora_rank': spec('loraR', 'int'),
   lora_alpha: spec('loraAlpha', 'num'),

@@ -89,3 +89,47 @@ describe("hf-python: a package's __init__.py that re-exports its modules whole",
     assert.equal(r.setup?.model, 'Qwen/Qwen2.5-1.5B-Instruct');
   });
 });
+
+describe("hf-python: DeepSpeed-Chat's LoRA layers (utils/module/lora.py convert_linear_layer_to_lora)", () => {
+  // DeepSpeed-Chat's step-1 main.py, cut to what decides the method: LinearLayer_LoRA keeps the wrapped weight
+  // trainable, and only only_optimize_lora_parameters(model) (for --only_optimize_lora) freezes it.
+  const main = `import argparse
+from transformers import AutoModelForCausalLM
+from utils.module.lora import convert_linear_layer_to_lora, only_optimize_lora_parameters
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_name_or_path", type=str, default="facebook/opt-1.3b")
+    parser.add_argument("--lora_dim", type=int, default=0)
+    parser.add_argument("--lora_module_name", type=str, default="decoder.layers.")
+    parser.add_argument("--only_optimize_lora", action="store_true")
+    return parser.parse_args()
+
+def main():
+    args = parse_args()
+    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)
+    if args.lora_dim > 0:
+        model = convert_linear_layer_to_lora(model, args.lora_module_name, args.lora_dim)
+        if args.only_optimize_lora:
+            model = only_optimize_lora_parameters(model)
+    model(**batch).loss.backward()
+
+if __name__ == "__main__":
+    main()
+`;
+  const run = (flags: string) =>
+    runProject({ 'main.py': main, 'run.sh': `deepspeed main.py --zero_stage 2 ${flags}\n` }, 'run.sh');
+  const said = (r: ReturnType<typeof run>) => r.problems.find((p) => p.key === 'convert_linear_layer_to_lora');
+
+  it('--lora_dim alone: every weight still trains (full fine-tuning), and the adapters are said not to be counted', () => {
+    const r = run('--lora_dim 128');
+    assert.equal(r.setup?.method, 'full');
+    assert.equal(said(r)?.severity, 'warning');
+    assert.equal(said(r)?.code, 'not-modeled');
+  });
+
+  it('--only_optimize_lora: only the adapters train (LoRA); without --lora_dim the model trains whole all the same', () => {
+    assert.equal(run('--lora_dim 128 --only_optimize_lora').setup?.method, 'lora');
+    assert.equal(run('').setup?.method, 'full');
+  });
+});
