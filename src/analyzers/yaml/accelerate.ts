@@ -196,7 +196,12 @@ function deepspeed(ctx: YamlCtx, dtEntry: Entry | undefined, block: Entry | unde
   }
   ctx.put('offloadOptimizer', ds.get('offload_optimizer_device'), asOffload);
   ctx.put('offloadParams', ds.get('offload_param_device'), asOffload);
-  ctx.put('gradientAccumulationSteps', ds.get('gradient_accumulation_steps'), asPosInt);
+  // 'auto' (what `accelerate config` writes for a Trainer-driven run): the DeepSpeed plugin keeps the string and the
+  // HF Trainer fills the config from its own gradient_accumulation_steps (accelerate/utils/dataclasses.py
+  // DeepSpeedPlugin.__post_init__: `int(gas) if gas.isdigit() else gas`), so the script's value stands.
+  ctx.put('gradientAccumulationSteps', ds.get('gradient_accumulation_steps'), (v) =>
+    strOf(v)?.toLowerCase() === 'auto' ? undefined : asPosInt(v),
+  );
   // Whether the script's model is made inside deepspeed.zero.Init (true unless given, at stage 3); the HF Trainer
   // loads under it whatever the flag says (pipeline.ts trainerZeroInit).
   ctx.put('zero3Init', ds.get('zero3_init_flag'), asBool);

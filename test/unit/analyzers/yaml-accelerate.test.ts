@@ -183,6 +183,19 @@ describe('analyzeAccelerateYaml', () => {
     ]);
   });
 
+  it("takes gradient_accumulation_steps: 'auto' as the script's own value, without a problem", () => {
+    // TideDra/VL-RLHF accelerate_config/zero2.yaml: Accelerate's DeepSpeed plugin keeps 'auto' and the HF Trainer fills
+    // it from its own argument (DeepSpeedPlugin.__post_init__: `int(gas) if gas.isdigit() else gas`).
+    const text =
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 'auto'\n  zero_stage: 2\n";
+    const r = analyzeAccelerateYaml(text);
+    assert.equal(factOf(r, 'gradientAccumulationSteps'), undefined);
+    assert.deepEqual(codes(r), []);
+    // Any other word stays a located error.
+    const bad = analyzeAccelerateYaml(text.replace("'auto'", 'many'));
+    assert.deepEqual(codes(bad), ['invalid-value']);
+  });
+
   it('defaults zero_stage to 2 for DEEPSPEED without a stage or a config file', () => {
     const text = 'distributed_type: DEEPSPEED\nnum_processes: 2\n';
     checkFacts(analyzeAccelerateYaml(text), text, [['zeroStage', 2, 'distributed_type', 'DEEPSPEED']]);
