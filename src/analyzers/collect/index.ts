@@ -15,12 +15,19 @@ import {
 import { locateOffset, type AnalyzedFile, type FileRole } from '../resolve';
 import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from '../scenario';
 import { hydraFiles, mergeFacts } from '../hydra-files';
+import { isHydraPrimary } from '../hydra';
 import { addScriptData, scriptDataFile } from '../script-data';
 import { findModule, type FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
-import { markdownLaunch, readmeConfigLaunch, readmeShellLaunch, type ReadmeLaunch } from './readme-command';
+import {
+  markdownLaunch,
+  readmeConfigLaunch,
+  readmeHydraLaunch,
+  readmeShellLaunch,
+  type ReadmeLaunch,
+} from './readme-command';
 import { foundElsewhere } from './found-elsewhere';
 import { isMakefile, makefileLaunch } from './makefile';
 
@@ -121,6 +128,9 @@ class FileCollection {
     // A Hydra config: its run is composed from the primary config, its group options and the launch line's overrides,
     // each file with the facts whose values it writes.
     if (format === 'hydra-yaml') {
+      // Given alone, a primary config is run as the README's command runs its application (its overrides included).
+      const readme = how.depth === 0 && isHydraPrimary(text) ? readmeHydraLaunch(this.reader, file) : undefined;
+      if (readme && this.launchedBy(readme, file)) return;
       files.push(...hydraFiles(this.reader, { file, text }, how, this.seen, (path, f) => mergeFacts(files, path, f)));
       return;
     }
@@ -148,7 +158,13 @@ class FileCollection {
           : README_CONFIGS.has(format)
             ? readmeConfigLaunch(this.reader, file)
             : undefined;
-    if (!readme || this.seen.has(readme.path) || !this.sameKind(readme, format)) return false;
+    if (!readme || !this.sameKind(readme, format)) return false;
+    return this.launchedBy(readme, file);
+  }
+
+  /** The README's command read as the run's launch line, kept where it leads back to the file given alone. */
+  private launchedBy(readme: ReadmeLaunch, file: string): boolean {
+    if (this.seen.has(readme.path)) return false;
     const { files, problems, missingScripts, unrecognized } = this.collected;
     const before = [files.length, problems.length, missingScripts.length, unrecognized.length];
     this.seen.delete(file);

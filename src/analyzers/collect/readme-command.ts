@@ -79,6 +79,34 @@ export function readmeConfigLaunch(reader: FileReader, file: string): ReadmeLaun
   );
 }
 
+/**
+ * The README whose command runs the Hydra application of a primary config given alone: a Python script in the folder
+ * above the config's (`python -u train.py model=pythia28 loss=dpo ...` for config/config.yaml,
+ * eric-mitchell/direct-preference-optimization), with Hydra overrides. Whether the script composes this config is
+ * for the run to show (collect/index.ts keeps the command only where it leads back to the file).
+ */
+export function readmeHydraLaunch(reader: FileReader, file: string): ReadmeLaunch | undefined {
+  return readmeLaunchOf(reader, file, (lines, relative) => {
+    const parts = relative.split('/');
+    if (parts.length < 2) return undefined;
+    const above = parts.slice(0, -2);
+    return commandFor(lines, hydraAppRun(above.length ? `${above.join('/')}/` : ''));
+  });
+}
+
+/** Where a command's first line runs a Python script of `folder` under python (options first), overrides after it. */
+function hydraAppRun(folder: string): (line: string, first: boolean) => { start: number; end: number } | undefined {
+  const runs = new RegExp(`(^|\\s)(?:\\./)?${escape(folder)}[\\w.-]+\\.py(?=\\s|$)`);
+  return (line, first) => {
+    const m = first ? runs.exec(line) : null;
+    if (!m) return undefined;
+    const start = m.index + m[1].length;
+    const end = m.index + m[0].length;
+    const launcher = /^\s*(?:[$>]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*python3?(?:\s+-\S+)*\s+$/.test(line.slice(0, start));
+    return launcher && /\s[\w.+~]+=\S/.test(line.slice(end)) ? { start, end } : undefined;
+  };
+}
+
 function readmeLaunchOf(
   reader: FileReader,
   file: string,

@@ -304,3 +304,30 @@ describe('Hydra: quick fixes in the primary config', () => {
     assert.match(JSON.stringify(plan.unsupported), /the launch line sets gradient_accumulation_steps: change it there/);
   });
 });
+
+describe("Hydra: a primary config given alone, run as the README's command runs its application", () => {
+  // The DPO reference implementation's README: `python -u train.py model=pythia28 ... loss=dpo ...` in a code block.
+  const README = '# DPO\n\n```bash\n' + LAUNCH + '```\n';
+  const withReadme: Record<string, string> = { ...FILES, '/d/README.md': README };
+  delete withReadme['/d/launch.sh'];
+  const run = (files: Record<string, string>): PipelineResult =>
+    runPipeline([{ file: '/d/config/config.yaml', text: CONFIG }], { read: (p) => files[p], join: reader.join }, {});
+
+  it("the README's overrides choose the model option and set the batch: the run of train.py, said at the command", () => {
+    const r = run(withReadme);
+    assert.equal(r.setup?.model, 'EleutherAI/pythia-2.8b');
+    assert.equal(r.setup?.gradient_accumulation_steps, 2);
+    const note = r.problems.find((p) => p.code === 'readme-launch');
+    assert.equal(note?.file, '/d/README.md');
+    assert.match(note?.message ?? '', /^train\.py is run by this command/);
+  });
+
+  it('without a README, or one whose command runs no script beside config/, the config alone leaves the model open', () => {
+    const alone: Record<string, string> = { ...withReadme };
+    delete alone['/d/README.md'];
+    assert.equal(run(alone).setup?.model, undefined);
+    const other = { ...withReadme, '/d/README.md': '```bash\npython -u scripts/eval.py model=pythia28\n```\n' };
+    assert.equal(run(other).setup?.model, undefined);
+    assert.ok(!run(other).problems.some((p) => p.code === 'readme-launch'));
+  });
+});
