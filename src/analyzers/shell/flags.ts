@@ -150,6 +150,16 @@ const MODEL_BY_HUB_ID: FlagSpec = {
   ),
   onlyKnown: true,
 };
+/**
+ * `--config_name` of the transformers example scripts (run_clm.py, run_mlm.py and their copies): the config the model
+ * is built from, `AutoModelFor*.from_config(config)` from scratch where no --model_name_or_path is given (and the
+ * architecture of one that is). Read as MODEL_BY_HUB_ID is, and also as a config file named alone
+ * (`configs/roberta_medium.json`, `config.json`); below the model a file or --model_name_or_path gives.
+ */
+const CONFIG_NAME: FlagSpec = {
+  ...spec('model', 'str', (v) => (/^[\w.-]+\.json$/.test(String(v)) ? [['model', v]] : MODEL_BY_HUB_ID.conv!(v))),
+  onlyKnown: true,
+};
 const MICRO = spec('microBatchSize', 'int');
 const EVAL_STRATEGY: FlagSpec['conv'] = (v) => {
   const on = evaluationOn(String(v));
@@ -262,6 +272,7 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   model: MODEL_BY_HUB_ID,
   pretrained_model_name: MODEL_BY_HUB_ID,
   base_model_name: MODEL_BY_HUB_ID,
+  config_name: CONFIG_NAME,
   actor_model_name_or_path: MODEL,
   pretrained_model_name_or_path: MODEL,
   base_model: MODEL,

@@ -573,6 +573,23 @@ describe('shell analyzer: script flags', () => {
     }
   });
 
+  it("--config_name of the transformers examples (run_mlm.py from scratch) names the model's config, below the model's", () => {
+    // BiEchi/Simple-BERT-RoBERTa-Pretrain's pretrain.sh: run_mlm.py --config_name configs/roberta_medium.json, no
+    // --model_name_or_path, so the script's else branch builds AutoModelForMaskedLM.from_config(config).
+    const r = checkFacts(
+      'python run_mlm.py --config_name configs/roberta_medium.json --tokenizer_name roberta-base\n',
+      [['model', 'configs/roberta_medium.json', '--config_name', 'configs/roberta_medium.json']],
+    );
+    assert.equal(r.facts.find((f) => f.key === 'model')?.byNameOnly, true);
+    // A config file named alone, and a Hub id; a plain word is no model.
+    checkFacts('python run_clm.py --config_name config.json\n', [
+      ['model', 'config.json', '--config_name', 'config.json'],
+    ]);
+    checkFacts('python run_clm.py --config_name EleutherAI/pythia-160m\n', [
+      ['model', 'EleutherAI/pythia-160m', '--config_name', 'EleutherAI/pythia-160m'],
+    ]);
+    assert.ok(!analyzeShell('python run.py --config_name default\n').facts.some((f) => f.key === 'model'));
+  });
   it("--use_reentrant (PEFT's examples/sft ModelArguments) and --use_reentrant_gc (LLaMA-Factory) set the checkpoint form", () => {
     // peft examples/sft/run_peft_qlora_fsdp.sh passes --use_reentrant True; train.py hands it to
     // gradient_checkpointing_kwargs. LLaMA-Factory's use_reentrant_gc does the same (model/model_utils/checkpointing.py).

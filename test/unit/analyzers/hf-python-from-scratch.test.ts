@@ -1,0 +1,50 @@
+// A transformers example script run from scratch (run_clm.py / run_mlm.py and their copies): `--config_name` on the
+// launch line and no --model_name_or_path, so the script's else branch builds `AutoModelForCausalLM.from_config(config)`
+// from `AutoConfig.from_pretrained(model_args.config_name)`. The script here is run_clm.py cut to those branches.
+import * as assert from 'node:assert/strict';
+import { runFact, runProject } from '../helpers';
+
+const SCRIPT = `from dataclasses import dataclass, field
+from typing import Optional
+from transformers import AutoConfig, AutoModelForCausalLM, HfArgumentParser, TrainingArguments, Trainer
+
+@dataclass
+class ModelArguments:
+    model_name_or_path: Optional[str] = field(default=None)
+    config_name: Optional[str] = field(default=None)
+
+def main():
+    parser = HfArgumentParser((ModelArguments, TrainingArguments))
+    model_args, training_args = parser.parse_args_into_dataclasses()
+    if model_args.config_name:
+        config = AutoConfig.from_pretrained(model_args.config_name)
+    else:
+        config = AutoConfig.from_pretrained(model_args.model_name_or_path)
+    if model_args.model_name_or_path:
+        model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, config=config)
+    else:
+        model = AutoModelForCausalLM.from_config(config)
+    Trainer(model=model, args=training_args).train()
+
+if __name__ == "__main__":
+    main()
+`;
+
+describe('hf-python: a transformers example script trained from scratch (--config_name)', () => {
+  it("the launch line's --config_name is the model, with no error at the script's from_pretrained", () => {
+    // A Hub id here: a config file's path is read by the CLI and the editor (node/models), not by the pipeline alone.
+    const line = 'torchrun --nproc_per_node 2 run_clm.py --config_name EleutherAI/pythia-160m --output_dir out\n';
+    const r = runProject({ 'run_clm.py': SCRIPT, 'train.sh': line }, 'train.sh');
+    assert.equal(r.setup?.model, 'EleutherAI/pythia-160m');
+    assert.equal(r.setup?.gpus_per_node, 2);
+    assert.ok(!r.problems.some((p) => p.severity === 'error'), JSON.stringify(r.problems));
+    const model = runFact(r, 'model')!;
+    assert.equal(model.fact.rawKey, '--config_name');
+  });
+
+  it('--model_name_or_path beside it decides the model, as the script loads those weights', () => {
+    const line = 'python run_clm.py --model_name_or_path gpt2 --config_name EleutherAI/pythia-160m --output_dir o\n';
+    const r = runProject({ 'run_clm.py': SCRIPT, 'train.sh': line }, 'train.sh');
+    assert.equal(r.setup?.model, 'gpt2');
+  });
+});
