@@ -671,7 +671,7 @@ function deepspeedChatLora(file: PythonFile, callee: SyntaxNode): void {
     'not-modeled',
     'warning',
     msg(
-      "{0}: where it runs (--lora_dim above 0), DeepSpeed-Chat's LoRA layers keep their base weights trainable, so the model is estimated as fully fine-tuned (unless --only_optimize_lora); the adapters' own weights, states and activations are not counted",
+      "{0}: DeepSpeed-Chat's LoRA layers leave the base weights trainable: a full fine-tune unless --only_optimize_lora; the adapters are not counted",
       'convert_linear_layer_to_lora',
     ),
     at,
