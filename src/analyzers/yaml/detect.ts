@@ -250,7 +250,10 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   // GPT-NeoX's configs (EleutherAI/gpt-neox configs/*.yml: a model by its dimensions, `num-layers`, `hidden-size`,
   // with DeepSpeed's batch and precision keys beside) are not read: not taken for the HF arguments they share keys with.
   if (count(NEOX) >= 2) return undefined;
-  if (keys.has('distributed_type') || count(ACCELERATE) >= 2) return 'accelerate-yaml';
+  // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
+  // training configs carry `distributed_type: ddp` beside model_name_or_path, read by its torchrun_main.py).
+  const modelKey = keys.has('model_name_or_path') || keys.has('base_model');
+  if ((keys.has('distributed_type') && !modelKey) || count(ACCELERATE) >= 2) return 'accelerate-yaml';
   if (verlSchema(keys, text)) return 'verl-yaml';
   // The DPO reference implementation's Hydra config (its max_length and gradient_accumulation_steps are HF's names too).
   if (isHydraYaml(keys, text)) return 'hydra-yaml';

@@ -61,6 +61,19 @@ describe('analyzeAccelerateYaml', () => {
     assert.deepEqual(codes(r), []);
   });
 
+  it("a project's config with distributed_type beside its model is not Accelerate's (ReLoRA's training configs)", () => {
+    // Guitaricet/relora training_configs/1B_v1.0.yaml, cut: torchrun_main.py's own keys, its --distributed_type ddp.
+    const relora =
+      'model_name_or_path: EleutherAI/pythia-1b\nuse_peft: true\nlora_r: 128\nbatch_size: 8\ndistributed_type: ddp\n';
+    assert.notEqual(detectFormat('/w/training_configs/1B_v1.0.yaml', relora), 'accelerate-yaml');
+    // distributed_type alone, or with another Accelerate key, still is.
+    assert.equal(detectFormat('/w/a.yaml', 'distributed_type: MULTI_GPU\n'), 'accelerate-yaml');
+    assert.equal(
+      detectFormat('/w/a.yaml', 'distributed_type: FSDP\nnum_machines: 1\nbase_model: x\n'),
+      'accelerate-yaml',
+    );
+  });
+
   it('reads bf16, fp16 and fp8 mixed precision and rejects other values', () => {
     const text = 'distributed_type: MULTI_GPU\nmixed_precision: fp8\n';
     checkFacts(analyzeAccelerateYaml(text), text, [['mixedPrecision', 'fp8', 'mixed_precision', 'fp8']]);
