@@ -45,6 +45,7 @@ import {
   checkpointingCall,
 } from './calls';
 import { loopFacts, trainingLoop } from './loop';
+import { llamaRecipesFacts, llamaRecipesTrainCall } from './llama-recipes';
 import { sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
 import { analyzeFsdpQloraScript, isFsdpQloraScript } from './fsdp-qlora';
@@ -507,6 +508,9 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
+  // llama-recipes' train(), the loop of a library the file hands its model and train_config to.
+  const recipes = trainer || loop ? undefined : llamaRecipesTrainCall(file, calls);
+  if (recipes) llamaRecipesFacts(file, calls, recipes);
   if (trainer && !file.facts.some((f) => f.key === 'seqLen'))
     sequenceLength(file, calls, file.tools.has('trl') ? 'trl' : 'hf-trainer');
   // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;

@@ -80,7 +80,7 @@ export function enclosingFunction(file: PythonFile, node: SyntaxNode): string | 
 }
 
 /** Every node under `node` in document order; not inside functions, classes or lambdas defined there unless `all`. */
-function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, all = false): void {
+export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, all = false): void {
   for (let c = node.firstChild; c; c = c.nextSibling) {
     const nested = c.name === 'FunctionDefinition' || c.name === 'ClassDefinition' || c.name === 'LambdaExpression';
     if (nested && !all) continue;
@@ -336,7 +336,7 @@ const EIGHT_BIT: Readonly<Record<string, string>> = {
   lion: 'lion_8bit',
 };
 
-function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
+export function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
   const built = calls.filter((c) => OPTIMIZER_CLASS.test(file.calleeName(c)?.split('.').pop() ?? ''));
   if (built.length === 0) return;
   const stepped = new Set<string>();

@@ -144,7 +144,7 @@ const MODEL = spec('model', 'str');
  */
 const MODEL_BY_HUB_ID: FlagSpec = {
   ...spec('model', 'str', (v) =>
-    /^[A-Za-z0-9][\w.-]*\/[\w.-]+$|^(\/|\.{1,2}\/|~\/)[\w./-]*[\w.-]+\/[\w.-]+$/.test(String(v))
+    /^[A-Za-z0-9][\w.-]*\/[\w.-]+\/?$|^(\/|\.{1,2}\/|~\/)[\w./-]*[\w.-]+\/[\w.-]+\/?$/.test(String(v))
       ? [['model', v]]
       : undefined,
   ),
