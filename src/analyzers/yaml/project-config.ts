@@ -76,6 +76,7 @@ const ALIASES: readonly Alias[] = [
       'name_or_path',
       'hf_model',
       'hf_model_id',
+      'hf_model_ckpt',
       'model_checkpoint',
       'llm_backbone',
       'model',

@@ -134,6 +134,31 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     );
   });
 
+  it("georgian-io's LLM-Finetuning-Toolkit: model.hf_model_ckpt, training.training_args and sft_args", () => {
+    // georgian-io/LLM-Finetuning-Toolkit examples/mistral_config.yml, cut to the keys that decide the run.
+    const text = [
+      'model:',
+      '  hf_model_ckpt: "mistralai/Mistral-7B-v0.1"',
+      '  quantize: true',
+      '  bitsandbytes:',
+      '    load_in_4bit: true',
+      'lora:',
+      '  r: 32',
+      'training:',
+      '  training_args:',
+      '    per_device_train_batch_size: 4',
+      '    gradient_accumulation_steps: 4',
+      '    bf16: true',
+      '  sft_args:',
+      '    max_seq_length: 5000',
+      '',
+    ].join('\n');
+    const s = run('mistral_config.yml', text).setup;
+    assert.equal(s?.model, 'mistralai/Mistral-7B-v0.1');
+    assert.deepEqual([s?.method, s?.lora?.r, s?.quantization?.bits], ['lora', 32, 4]);
+    assert.deepEqual([s?.micro_batch_size, s?.gradient_accumulation_steps, s?.seq_len], [4, 4, 5000]);
+  });
+
   it('sections switched off are not read: lora.enabled false is a full fine-tune, quantization.enabled false no 4-bit', () => {
     const text = [
       'model:',
