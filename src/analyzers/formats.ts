@@ -106,6 +106,15 @@ const NOTEBOOK_SHELL_CALL = new RegExp(String.raw`!\s*` + scriptCall('(?:ba|z|da
  * `train_mem.py`: `from llava.train.train import train` ... `train()`; shivam13juna/Accelerate-LLM-FineTune's
  * `train_fsdp.py`: `train(batch_size=BATCH_SIZE)`), named for training: read for the module it calls.
  */
+/**
+ * A Trainer of transformers or TRL built in the script (`from transformers import Trainer`, then `Trainer(model=...,
+ * args=get_training_args())`): its model and arguments may come from the project's modules (Engmhabib/Qwen3-Local-
+ * FineTune's src/train.py), which are read for them.
+ */
+const IMPORTS_TRAINER = /^\s*from\s+(?:transformers|trl)\s+import\s+(?:\([^)]*\bTrainer\b|[^\n]*\w*Trainer\b)/m;
+const BUILDS_TRAINER = /(?<![\w.])\w*Trainer\s*\(/;
+const hfTrainerScript = (text: string): boolean => IMPORTS_TRAINER.test(text) && BUILDS_TRAINER.test(text);
+
 const trainEntryPoint = (file: DetectionInput): boolean =>
   (/train/.test(file.name) &&
     /^from\s+[\w.]+\s+import\s+(?:\([^)]*\btrain\b[^)]*\)|[^\n]*\btrain\b)/m.test(file.text) &&
@@ -231,7 +240,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'hf-python': {
     syntax: 'python',
     tool: 'hf-trainer',
-    detect: (file) => PY_TRAINING.test(file.text) || trainEntryPoint(file) || isNanogptConfig(file.text),
+    detect: (file) =>
+      PY_TRAINING.test(file.text) || trainEntryPoint(file) || hfTrainerScript(file.text) || isNanogptConfig(file.text),
     analyze: analyzeHfPython,
   },
   shell: {

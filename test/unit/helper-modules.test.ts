@@ -640,6 +640,37 @@ describe('config objects a project module builds at its top level', () => {
     );
   });
 
+  it("transformers' Trainer built from the project's functions makes the script an entry point (its arguments too)", () => {
+    // Engmhabib/Qwen3-Local-FineTune src/train.py: the model from src/load_model.py, the TrainingArguments from
+    // src/config.py's get_training_args(), then `Trainer(model=model, args=args, ...)` and `trainer.train()`.
+    const main = [
+      'from transformers import Trainer',
+      'from src.load_model import load_qwen',
+      'from src.config import get_training_args',
+      'model = load_qwen()',
+      'trainer = Trainer(model=model, args=get_training_args())',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/p/train.py', main), 'hf-python');
+    const files = {
+      '/p/train.py': main,
+      '/p/src/load_model.py':
+        'from transformers import AutoModelForCausalLM\n' +
+        'def load_qwen(model_id="Qwen/Qwen1.5-14B"):\n    return AutoModelForCausalLM.from_pretrained(model_id)\n',
+      '/p/src/config.py':
+        'from transformers import TrainingArguments\n' +
+        'def get_training_args():\n    return TrainingArguments(output_dir="o", per_device_train_batch_size=1, fp16=True)\n',
+    };
+    const r = runPipeline([{ file: '/p/train.py', text: main }], inMemory(files), {});
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['Qwen/Qwen1.5-14B', 1]);
+    // Lightning's Trainer, or a transformers import without a Trainer built, is not one.
+    assert.equal(
+      detectFormat('/p/fit.py', 'import lightning as L\ntrainer = L.Trainer(devices=1)\ntrainer.fit(m)\n'),
+      undefined,
+    );
+    assert.equal(detectFormat('/p/tok.py', 'from transformers import Trainer\nprint(Trainer)\n'), undefined);
+  });
   it("a package's __init__.py the script imports from, and its LoraConfig on a branch the script's defaults switch off", () => {
     // FreedomIntelligence/LLMZoo train.py: `from llmzoo.models import build_model` (llmzoo/models/__init__.py), whose
     // `if model_args.lora:` builds the LoraConfig; ModelArguments has `lora: bool = False` beside `lora_r = 16`.
