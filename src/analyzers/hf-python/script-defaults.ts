@@ -45,9 +45,12 @@ export interface ScriptDefault {
   };
 }
 
-/** A function whose call returns the parsed command line (`parser.parse_args()`, a script's `get_args()`). */
+/**
+ * A function whose call returns the parsed command line (`parser.parse_args()`, a script's `get_args()`, `set_args()`
+ * of liucongg/ChatGLM-Finetuning and its copies, `setup_args()`).
+ */
 export const PARSED_ARGS_CALL =
-  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$/;
+  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
 
 /**
  * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",

@@ -41,6 +41,28 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(runFact(r, 'microBatchSize')?.at, 'BS');
   });
 
+  it('an imported constant as the default of an option parsed in set_args() (liucongg/ChatGLM-Finetuning and copies)', () => {
+    // xuanhua/chatglm2-finetuning train/finetuning_lora_with_pipeline.py, cut: `set_args()` returns the parsed command
+    // line, its --model_name_or_path defaulting to a constant of config.py.
+    const text = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'from config import MODEL_NAME',
+      'def set_args():',
+      '    parser = argparse.ArgumentParser(description="")',
+      '    parser.add_argument("--model_name_or_path", default=MODEL_NAME, type=str, help="")',
+      '    return parser.parse_args()',
+      'def main():',
+      '    args = set_args()',
+      '    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)',
+      '    Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const r = runOf({ '/p/train.py': text, '/p/config.py': CONFIG }, '/p/train.py');
+    assert.equal(r.setup?.model, 'meta-llama/Llama-3.2-1B');
+  });
+
   it('an item of a dict constant the script imports: `TRAINING_CONFIG["per_device_train_batch_size"]`', () => {
     // Olmioris/LLM-instruction-tuning-qwen2-qlora src/training/config.py (abridged): TRAINING_CONFIG = {...}, read
     // by the trainer module as TRAINING_CONFIG["per_device_train_batch_size"]; an item the dict lacks stays unknown.
