@@ -911,6 +911,14 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('allenai/OLMo-2-0425-1B'), 1_484_916_736);
   });
 
+  it('OLMoE-1B-7B by hand: q/k norms over the whole projections, 64 experts of 1024 and their router per layer', () => {
+    // Per layer q/k/v/o 4 x 2048^2, q_norm and k_norm of 2048 each, the router 2048 x 64, 64 experts x 3 x 2048 x 1024,
+    // input and post-attention norms; untied 50,304 x 2048 embeddings and head; the final norm.
+    const layer = 4 * 2048 * 2048 + 2 * 2048 + 2048 * 64 + 64 * 3 * 2048 * 1024 + 2 * 2048;
+    assert.equal(count('allenai/OLMoE-1B-7B-0924'), 16 * layer + 2 * 50_304 * 2048 + 2048); // 6,919,161,856
+    assert.equal(count('allenai/OLMoE-1B-7B-0924'), 6_919_161_856);
+  });
+
   it('GLM-4-9B-0414 by hand: q/k/v biases (2 kv heads of 128), fused gate_up_proj, four norms per layer', () => {
     const layer =
       4096 * 4096 + 4096 + 2 * (4096 * 256 + 256) + 4096 * 4096 + 4096 * 2 * 13696 + 13696 * 4096 + 4 * 4096;
@@ -1381,6 +1389,7 @@ describe('FAMILY_TRAITS', () => {
     'glm4_moe',
     'llama4',
     'olmo2',
+    'olmoe',
     'glm4',
     'bloom',
     'qwen3_next',
@@ -1413,6 +1422,7 @@ describe('FAMILY_TRAITS', () => {
         'granite_hybrid',
         'nemotron_h',
         'jamba',
+        'olmoe',
       ),
       (t) => t.fusedExperts === 'from-5.0' || t.fusedExperts === 'only',
     ],
@@ -1559,6 +1569,7 @@ describe('FAMILY_TRAITS', () => {
       'jamba',
       'mixtral',
       'nemotron_h',
+      'olmoe',
       'qwen2_moe',
       'qwen3_moe',
       'qwen3_next',

@@ -24,6 +24,7 @@ const NAME_SIZE_EXCEPTIONS: Readonly<Record<string, string>> = {
   'tiiuae/Falcon3-1B-Base':
     'a 131,072-token vocabulary, untied: 537M of embeddings beside 1.1B of layers (its model page: 1.67B)',
   'tiiuae/Falcon3-1B-Instruct': 'as Falcon3-1B-Base',
+  'allenai/OLMoE-1B-7B-0924': 'the active parameters first: 1.3B of 6.9B take part in a token (its model page)',
 };
 
 const normalize = (s: string): string =>

@@ -61,6 +61,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // (modeling_olmo2.py; OLMo 3 adds sliding-window layers, read from layer_types).
   olmo2: 'olmo2',
   olmo3: 'olmo2',
+  // OLMoE (1B-7B): Llama's pre-norm layers with q/k RMSNorms over the whole projections and a sparse MoE block of
+  // num_experts SwiGLU experts of intermediate_size, num_experts_per_tok of them per token (modeling_olmoe.py).
+  olmoe: 'olmoe',
   // Qwen2-VL and Qwen2.5-VL: Qwen2 language models (multimodal rotary positions save nothing more) beside a ViT and a
   // patch merger (modeling_qwen2_vl.py, modeling_qwen2_5_vl.py).
   qwen2_vl: 'qwen2',

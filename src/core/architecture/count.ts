@@ -106,6 +106,11 @@ const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) 
     blockNorms: 2 * normSize * a.layers,
     extra: (a.heads + a.kvHeads) * a.headDim * a.layers,
   }),
+  // OLMoE: input and post-attention norms, q_norm and k_norm over the whole q and k projections (modeling_olmoe.py).
+  olmoe: (a, normSize) => ({
+    blockNorms: 2 * normSize * a.layers,
+    extra: (a.heads + a.kvHeads) * a.headDim * a.layers,
+  }),
   // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
   nemotron_h: (a, normSize) => ({ blockNorms: normSize * a.layers, extra: a.mamba!.layers * mambaExtra(a.mamba!) }),
   // input_layernorm and pre_ff_layernorm; each Mamba-1 layer's depthwise conv1d (with its bias), A_log (inner x state),

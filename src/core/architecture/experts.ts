@@ -103,6 +103,7 @@ export function parseExperts(ctx: ParseContext, dims: Dimensions): ExpertsParse 
     case 'qwen2_moe':
     case 'qwen3_moe':
     case 'gpt_oss':
+    case 'olmoe':
       return { moe: sparseMoe(ctx, dims) };
     case 'qwen3_next':
       return (num(cfg, 'num_experts') ?? 0) > 0 ? { moe: qwen3NextMoe(ctx, dims) } : {};
@@ -124,14 +125,15 @@ export function parseExperts(ctx: ParseContext, dims: Dimensions): ExpertsParse 
   }
 }
 
-/** Mixtral, Qwen2-MoE, Qwen3-MoE, gpt-oss: every decoder_sparse_step-th layer not in mlp_only_layers is MoE. */
+/** Mixtral, Qwen2-MoE, Qwen3-MoE, gpt-oss, OLMoE: every decoder_sparse_step-th layer not in mlp_only_layers is MoE. */
 function sparseMoe(ctx: ParseContext, dims: Dimensions): MoeSpec {
   const { cfg, family } = ctx;
   const { layers, ffn } = dims;
-  const localExperts = family === 'mixtral' || family === 'gpt_oss';
+  // Mixtral, gpt-oss and OLMoE: intermediate_size is the width of one expert (no moe_intermediate_size).
+  const localExperts = family === 'mixtral' || family === 'gpt_oss' || family === 'olmoe';
   const experts = ctx.need(
     num(cfg, 'num_local_experts', 'num_experts'),
-    localExperts ? 'num_local_experts' : 'num_experts',
+    family === 'mixtral' || family === 'gpt_oss' ? 'num_local_experts' : 'num_experts',
   );
   const topK = ctx.need(num(cfg, 'num_experts_per_tok', 'experts_per_token'), 'num_experts_per_tok');
   // gpt-oss: intermediate_size is the width of one expert (modeling_gpt_oss.py GptOssExperts.expert_dim).

@@ -437,6 +437,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     expertsRunAllTokens: true,
   },
   olmo2: { ...DECODER, normPlacement: 'post', postNormBeforeResidual: true, rmsNormStyle: 'gpt_oss', qkNorm: true },
+  olmoe: { ...DECODER, qkNorm: true, moeBlock: 'mixtral', fusedExperts: 'from-5.0' },
   glm4: {
     ...DECODER,
     normPlacement: 'sandwich',

@@ -28,6 +28,7 @@ export type Family =
   | 'glm4_moe'
   | 'llama4'
   | 'olmo2'
+  | 'olmoe'
   | 'glm4'
   | 'bloom'
   | 'qwen3_next'

@@ -1,4 +1,4 @@
-// Built-in catalog: Allen AI: OLMo, OLMo 2 and the Tulu 2 / Tulu 3 fine-tunes of Llama. Pure data.
+// Built-in catalog: Allen AI: OLMo, OLMo 2, OLMoE and the Tulu 2 / Tulu 3 fine-tunes of Llama. Pure data.
 
 import { checked, hf, type CatalogModel } from './types';
 
@@ -285,5 +285,35 @@ export const TULU: readonly CatalogModel[] = [
       vocab_size: 128264,
     },
     source: hf('allenai/Llama-3.1-Tulu-3-8B'),
+  },
+];
+
+export const OLMOE: readonly CatalogModel[] = [
+  {
+    // OLMoE-1B-7B (September 2024): 16 layers of 2048 with 16 heads, q/k norms over the whole projections, 64 SwiGLU
+    // experts of 1024 per layer, 8 of them per token (norm_topk_prob false), an untied 50,304-token vocabulary: 6.92B
+    // parameters, 1.3B active. The SFT and Instruct checkpoints keep the architecture. Counted by hand in
+    // architecture.test.ts.
+    id: 'allenai/OLMoE-1B-7B-0924',
+    aliases: ['allenai/OLMoE-1B-7B-0924-SFT', 'allenai/OLMoE-1B-7B-0924-Instruct'],
+    config: {
+      model_type: 'olmoe',
+      architectures: ['OlmoeForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 2048,
+      intermediate_size: 1024,
+      max_position_embeddings: 4096,
+      num_attention_heads: 16,
+      num_experts: 64,
+      num_experts_per_tok: 8,
+      num_hidden_layers: 16,
+      num_key_value_heads: 16,
+      norm_topk_prob: false,
+      rms_norm_eps: 1e-5,
+      rope_theta: 10000,
+      tie_word_embeddings: false,
+      vocab_size: 50304,
+    },
+    source: hf('allenai/OLMoE-1B-7B-0924'),
   },
 ];

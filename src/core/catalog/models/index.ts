@@ -2,7 +2,7 @@
 // config.json plus its published parameter count, one file per vendor. Pure data: the files import only each other, and
 // nothing does I/O, so both the VS Code extension and the CLI can bundle it.
 import { JAMBA } from './ai21';
-import { OLMO_1, OLMO_2, TULU } from './allenai';
+import { OLMO_1, OLMO_2, OLMOE, TULU } from './allenai';
 import { BAICHUAN } from './baichuan';
 import { STARCODER } from './bigcode';
 import { BLOOM, BLOOM_176B, MT0 } from './bigscience';
@@ -62,6 +62,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...LLAMA_4,
   ...MISTRAL_SMALL,
   ...OLMO_2,
+  ...OLMOE,
   ...GLM_4,
   ...PHI_4,
   ...DEBERTA,
