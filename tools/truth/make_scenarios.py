@@ -43,6 +43,8 @@ FAMILIES = {
                       num_experts_per_tok=2, decoder_sparse_step=1),
     "qwen3_moe": dict(BASE, model_type="qwen3_moe", head_dim=64, moe_intermediate_size=128, num_experts=4, num_experts_per_tok=2,
                       decoder_sparse_step=1),
+    # OLMoE: q/k norms over the whole projections, experts of intermediate_size, norm_topk_prob false.
+    "olmoe": dict(BASE, model_type="olmoe", intermediate_size=128, num_experts=8, num_experts_per_tok=2, norm_topk_prob=False),
 }
 # Hybrid families: Mamba / Mamba2 / Gated DeltaNet mixers beside attention (and MoE), scaled down. The CPU runs
 # transformers' reference PyTorch paths (no mamba_ssm, causal-conv1d or flash-linear-attention), which the estimator

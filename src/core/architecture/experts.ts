@@ -31,6 +31,7 @@ export const PEFT_MOE_PATTERNS: Readonly<Record<string, PeftMoePattern>> = {
   deepseek_v2: 'qwen2_moe',
   deepseek_v3: 'qwen2_moe',
   glm4_moe: 'qwen2_moe',
+  olmoe: 'qwen2_moe',
 };
 
 const sequentialExpertsCache = new WeakMap<Architecture, Architecture>();
