@@ -401,7 +401,9 @@ export function readProjectConfig(ctx: YamlCtx): ProjectReading | undefined {
   const model = w.best.get('model_name_or_path');
   const modelName = model ? strOf(ctx.view(model.entry)) : undefined;
   if (!model || modelName === undefined || !MODEL_WORD.test(modelName.trim())) return undefined;
-  if (!modelName.includes('/') && model.rank > 0) return undefined;
+  // A bare name under a less sure key is a model where it carries a size (`pretrained_model_path: "Qwen2.5-3B-Instruct"`,
+  // the local clone policy-gradient/GRPO-Zero's README makes), not any word.
+  if (!modelName.includes('/') && model.rank > 0 && !SIZED_NAME.test(modelName.trim())) return undefined;
   if (!w.best.has('per_device_train_batch_size') && !w.best.has('gradient_accumulation_steps')) return undefined;
   if ([...w.best.keys()].filter((k) => TRAINING_KEYS.has(k)).length < 2) return undefined;
   // LoRA's settings without a switch of their own: PEFT is on where a rank is written.
@@ -416,6 +418,9 @@ export function readProjectConfig(ctx: YamlCtx): ProjectReading | undefined {
   }
   return { top, converted, model: model.entry, stage: w.stage, otherStages: w.otherStages };
 }
+
+/** A model's name with its size as a part of it (`Qwen2.5-3B-Instruct`, `llama-2-7b-hf`, `gpt2-355M`). */
+const SIZED_NAME = /^[A-Za-z][\w.]*[-_](?:[\w.]+[-_])*\d+(?:\.\d+)?[bBmM](?:[-_.][\w.-]*)?$/;
 
 /** Characters of the largest file read as a project's config (the largest of the samples' configs is under 14,000). */
 const MAX_PROJECT_CONFIG = 32 * 1024;

@@ -219,6 +219,11 @@ describe("analyzers: a project's own config read by the names of its keys", () =
       detectFormat('c.yaml', 'model:\n  name: gpt\ntraining:\n  batch_size: 8\n  grad_accum: 2\n'),
       undefined,
     );
+    // ... but a name that carries the model's size is one: a local clone named as the Hub's checkpoint.
+    const sized =
+      'model:\n  pretrained_model_path: "Qwen2.5-3B-Instruct"\ntraining:\n  batch_size: 8\n  grad_accum: 2\n';
+    assert.equal(detectFormat('c.yaml', sized), 'project-yaml');
+    assert.equal(run('c.yaml', sized).setup?.model, 'Qwen2.5-3B-Instruct');
   });
 
   it('facts rank below a script of the run, and are located at the keys the file writes', () => {
