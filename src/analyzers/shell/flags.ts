@@ -269,6 +269,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   torch_dtype: spec('weightsDtype', 'str', oneOf('weightsDtype', DTYPES)),
   model_name_or_path: MODEL,
   model_name: MODEL_BY_HUB_ID,
+  // ColossalChat's (Coati) and many RLHF scripts' base model: `--pretrain bigscience/bloom-1b7`.
+  pretrain: MODEL_BY_HUB_ID,
   model: MODEL_BY_HUB_ID,
   pretrained_model_name: MODEL_BY_HUB_ID,
   base_model_name: MODEL_BY_HUB_ID,

@@ -556,6 +556,10 @@ describe('shell analyzer: script flags', () => {
     checkFacts('python train.py --model meta-llama/Llama-3.1-8B\n', [
       ['model', 'meta-llama/Llama-3.1-8B', '--model', 'meta-llama/Llama-3.1-8B'],
     ]);
+    // ColossalChat's (Coati) train_sft.py and many RLHF scripts: `--pretrain` (NicholasCao/ChatBLOOM's train_sft.sh).
+    checkFacts('torchrun --nproc_per_node=4 train_sft.py --pretrain bigscience/bloom-1b7 --model bloom\n', [
+      ['model', 'bigscience/bloom-1b7', '--pretrain', 'bigscience/bloom-1b7'],
+    ]);
     // A model folder's path (lun2hang/playgemma_textcls_sft runs TRL's sft.py with a local Gemma folder).
     checkFacts('accelerate launch sft.py --model_name /DATA/jupyter/personal/gemma-2b --use_peft\n', [
       ['model', '/DATA/jupyter/personal/gemma-2b', '--model_name', '/DATA/jupyter/personal/gemma-2b'],
