@@ -5,6 +5,8 @@
 import * as assert from 'node:assert/strict';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import type { CanonicalKey, ConfigFacts } from '../../../src/analyzers/facts';
+import { editsForChanges } from '../../../src/features/fixes';
+import type { SetupChange } from '../../../src/core/advice';
 
 const SCRIPT = `import torch
 from transformers import LlamaForCausalLM
@@ -66,5 +68,17 @@ describe("hf-python: llama-recipes' train() with the script's train_config", () 
     const own = analyzeHfPython(SCRIPT.replace('from llama_cookbook.utils.train_utils import train', ''));
     assert.ok(!own.tools.includes('pytorch'));
     assert.equal(fact(own, 'microBatchSize'), undefined);
+  });
+});
+
+describe('quick fixes of a llama-recipes train() file: none written, the train_config field named', () => {
+  it('each change train() reads is left to the file, with the field that sets it', () => {
+    const facts = analyzeHfPython(SCRIPT);
+    const file = { file: '/w/nb.py', text: SCRIPT, format: 'hf-python' as const, facts };
+    const plan = (key: string, value: unknown) => editsForChanges([{ key, value } as SetupChange], [file], file.file);
+    const micro = plan('micro_batch_size', 2);
+    assert.deepEqual(micro.edits, []);
+    assert.match(micro.unsupported[0]?.reason ?? '', /set train_config\.batch_size_training by hand/);
+    assert.match(plan('seq_len', 512).unsupported[0]?.reason ?? '', /train_config\.context_length/);
   });
 });

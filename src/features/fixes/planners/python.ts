@@ -51,6 +51,17 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
   return planTrainingArguments({ c, hasCall, train }, ch);
 }
 
+/** A file that hands its model to llama-recipes' (llama-cookbook's) train() (analyzers/hf-python/llama-recipes.ts). */
+const LLAMA_RECIPES_TRAIN = /^\s*from\s+(?:llama_recipes|llama_cookbook)\.utils\.train_utils\s+import\b/m;
+
+/** The train_config field that sets each change train() reads. */
+const LLAMA_RECIPES_FIELDS: Partial<Record<string, string>> = {
+  micro_batch_size: 'batch_size_training',
+  gradient_accumulation_steps: 'gradient_accumulation_steps',
+  seq_len: 'context_length',
+  mixed_precision: 'use_fp16',
+};
+
 /**
  * Why the change is not written in this file: the script takes it from its command line (nanoGPT's train.py, Answer.AI's
  * fsdp_qlora), or it is a training argument and the file makes no TrainingArguments / TRL config; else undefined.
@@ -60,6 +71,14 @@ function notInThisFile(c: PlanCtx, ch: SetupChange, trainCall: boolean): Planned
   if (option)
     return no(`the script takes it from its command line: pass --${option} on the launch line, or change its default`);
   if (trainCall || !TRAINING_ARGUMENT_FIELDS.has(ch.key)) return undefined;
+  if (LLAMA_RECIPES_TRAIN.test(c.file.text)) {
+    const field = LLAMA_RECIPES_FIELDS[ch.key];
+    return no(
+      field
+        ? `llama-recipes' train() reads the file's train_config: set train_config.${field} by hand`
+        : "llama-recipes' train() runs the loop: its train_config has no field for this change",
+    );
+  }
   return no(
     c.file.facts.tools.includes('litgpt')
       ? "Lit-GPT's script sets its run in module constants (micro_batch_size, devices, lora_*) and setup()'s defaults: change them by hand"
