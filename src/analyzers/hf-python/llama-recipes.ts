@@ -18,22 +18,64 @@ const LIBRARY = String.raw`(?:llama_recipes|llama_cookbook)`;
 const LOOP = 'pytorch';
 const SOURCE = 'meta-llama/llama-cookbook@1a97f6f:src/llama_cookbook/configs/training.py';
 
-/** The fields train() and the dataloader read, their facts and the library's defaults. */
-const FIELDS: Record<string, { key: CanonicalKey; dflt: FactValue; conv: (v: unknown) => FactValue | undefined }> = {
-  batch_size_training: { key: 'microBatchSize', dflt: 4, conv: positiveInt },
-  gradient_accumulation_steps: { key: 'gradientAccumulationSteps', dflt: 1, conv: positiveInt },
-  context_length: { key: 'seqLen', dflt: 4096, conv: positiveInt },
+/**
+ * The fields train() and the dataloader read: their facts, the setup key a change to them writes, and the library's
+ * defaults (with how they read).
+ */
+interface Field {
+  readonly key: CanonicalKey;
+  readonly setupKey: string;
+  readonly dflt: FactValue;
+  readonly dfltText: string;
+  readonly conv: (v: unknown) => FactValue | undefined;
+}
+const FIELDS: Readonly<Record<string, Field>> = {
+  batch_size_training: {
+    key: 'microBatchSize',
+    setupKey: 'micro_batch_size',
+    dflt: 4,
+    dfltText: '4',
+    conv: positiveInt,
+  },
+  gradient_accumulation_steps: {
+    key: 'gradientAccumulationSteps',
+    setupKey: 'gradient_accumulation_steps',
+    dflt: 1,
+    dfltText: '1',
+    conv: positiveInt,
+  },
+  context_length: { key: 'seqLen', setupKey: 'seq_len', dflt: 4096, dfltText: '4096', conv: positiveInt },
   batching_strategy: {
     key: 'batchLengths',
+    setupKey: 'batch_lengths',
     dflt: 'fixed',
+    dfltText: '"packing" (every row context_length tokens)',
     conv: (v) => (v === 'packing' ? 'fixed' : v === 'padding' ? 'variable' : undefined),
   },
   use_fp16: {
     key: 'mixedPrecision',
+    setupKey: 'mixed_precision',
     dflt: 'none',
+    dfltText: 'False (no autocast: the model computes in its own dtype)',
     conv: (v) => (v === true ? 'fp16' : v === false ? 'none' : undefined),
   },
 };
+
+/** The library's train() imported (`from llama_cookbook.utils.train_utils import train`). */
+const IMPORTS_TRAIN = new RegExp(String.raw`^\s*from\s+${LIBRARY}\.utils\.train_utils\s+import\s+[^\n]*\btrain\b`, 'm');
+/** The train_config class imported, and the name it is imported as. */
+const IMPORTS_CONFIG = new RegExp(
+  String.raw`^\s*from\s+${LIBRARY}\.configs\s+import\s+[^\n]*\btrain_config(?:\s+as\s+(\w+))?`,
+  'm',
+);
+
+/** Whether a file hands its model to llama-recipes' train() (the quick fixes' planner asks too). */
+export const importsLlamaRecipesTrain = (text: string): boolean => IMPORTS_TRAIN.test(text);
+
+/** The train_config field that sets a setup key train() reads, or undefined. */
+export function llamaRecipesField(setupKey: string): string | undefined {
+  return Object.keys(FIELDS).find((f) => FIELDS[f].setupKey === setupKey);
+}
 
 function positiveInt(v: unknown): FactValue | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
@@ -41,18 +83,13 @@ function positiveInt(v: unknown): FactValue | undefined {
 
 /** The library's train() the file calls, or undefined where it calls none (or does not import it from the library). */
 export function llamaRecipesTrainCall(file: PythonFile, calls: readonly SyntaxNode[]): SyntaxNode | undefined {
-  const imported = new RegExp(String.raw`^\s*from\s+${LIBRARY}\.utils\.train_utils\s+import\s+[^\n]*\btrain\b`, 'm');
-  if (!imported.test(file.text)) return undefined;
+  if (!importsLlamaRecipesTrain(file.text)) return undefined;
   return calls.find((c) => file.calleeName(c) === 'train');
 }
 
 /** The names of the file's train_config instances: `train_config = TRAIN_CONFIG()` after importing the class. */
 function configNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string> {
-  const m = new RegExp(
-    String.raw`^\s*from\s+${LIBRARY}\.configs\s+import\s+[^\n]*\btrain_config(?:\s+as\s+(\w+))?`,
-    'm',
-  );
-  const found = m.exec(file.text);
+  const found = IMPORTS_CONFIG.exec(file.text);
   const names = new Set<string>();
   if (!found) return names;
   const cls = found[1] ?? 'train_config';
@@ -108,20 +145,8 @@ export function llamaRecipesFacts(file: PythonFile, calls: readonly SyntaxNode[]
       valueSpan: at,
       tool: LOOP,
       origin: 'call-default',
-      defaultNote: `llama-recipes' train_config.${field} defaults to ${String(defaultText(field))} (${SOURCE})`,
+      defaultNote: `llama-recipes' train_config.${field} defaults to ${spec.dfltText} (${SOURCE})`,
     });
   }
   optimizerCall(file, calls, train);
-}
-
-const DEFAULT_TEXT: Record<string, string> = {
-  batch_size_training: '4',
-  gradient_accumulation_steps: '1',
-  context_length: '4096',
-  batching_strategy: '"packing" (every row context_length tokens)',
-  use_fp16: 'False (no autocast: the model computes in its own dtype)',
-};
-
-function defaultText(field: string): string {
-  return DEFAULT_TEXT[field] ?? '';
 }

@@ -60,6 +60,11 @@ interface BlockExtras {
 }
 
 /** Families whose blocks hold norms or tensors beyond the default placement's (DEFAULT_EXTRAS), by family. */
+/** Two norms per layer, and q_norm / k_norm as wide as the q and k projections (OLMo 2, OLMoE). */
+function wholeProjectionQkNorms(a: Architecture, normSize: number): BlockExtras {
+  return { blockNorms: 2 * normSize * a.layers, extra: (a.heads + a.kvHeads) * a.headDim * a.layers };
+}
+
 const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) => BlockExtras>> = {
   // Encoder blocks: 2 norms; decoder blocks: 3 norms; relative attention bias (32 buckets x heads) in the first layer
   // of the encoder and of the decoder; final norms of both stacks.
@@ -101,16 +106,10 @@ const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) 
     blockNorms: (a.normsPerBlock ?? 2) * normSize * a.layers,
     extra: a.qkNorm ? (a.heads + a.kvHeads) * a.headDim * a.layers : 0,
   }),
-  // post_attention and post_feedforward norms; q_norm and k_norm over the whole q and k projections.
-  olmo2: (a, normSize) => ({
-    blockNorms: 2 * normSize * a.layers,
-    extra: (a.heads + a.kvHeads) * a.headDim * a.layers,
-  }),
-  // OLMoE: input and post-attention norms, q_norm and k_norm over the whole q and k projections (modeling_olmoe.py).
-  olmoe: (a, normSize) => ({
-    blockNorms: 2 * normSize * a.layers,
-    extra: (a.heads + a.kvHeads) * a.headDim * a.layers,
-  }),
+  // OLMo 2's post_attention and post_feedforward norms, OLMoE's input and post-attention norms (modeling_olmoe.py);
+  // both with q_norm and k_norm over the whole q and k projections.
+  olmo2: wholeProjectionQkNorms,
+  olmoe: wholeProjectionQkNorms,
   // One norm per layer; each Mamba2 layer's conv1d, dt_bias, A_log, D and gated norm.
   nemotron_h: (a, normSize) => ({ blockNorms: normSize * a.layers, extra: a.mamba!.layers * mambaExtra(a.mamba!) }),
   // input_layernorm and pre_ff_layernorm; each Mamba-1 layer's depthwise conv1d (with its bias), A_log (inner x state),

@@ -6,6 +6,7 @@ import { HF_OPTIM, HF_ATTN, HF_FSDP, TORCH_DTYPE } from './vocab';
 import { str, seqKey, loraOps, type Rollout, rolloutKeys, promptKey } from './common';
 import { planUnsloth } from './unsloth';
 import { SETUP_FIELD_KEY } from '../../findings';
+import { importsLlamaRecipesTrain, llamaRecipesField } from '../../../analyzers/hf-python/llama-recipes';
 
 /** The script option a setup field comes from (its fact's key as the script names it), if a fact gives it. */
 function optionOf(c: PlanCtx, key: string): string | undefined {
@@ -51,17 +52,6 @@ export function planPython(c: PlanCtx, ch: SetupChange): Planned {
   return planTrainingArguments({ c, hasCall, train }, ch);
 }
 
-/** A file that hands its model to llama-recipes' (llama-cookbook's) train() (analyzers/hf-python/llama-recipes.ts). */
-const LLAMA_RECIPES_TRAIN = /^\s*from\s+(?:llama_recipes|llama_cookbook)\.utils\.train_utils\s+import\b/m;
-
-/** The train_config field that sets each change train() reads. */
-const LLAMA_RECIPES_FIELDS: Partial<Record<string, string>> = {
-  micro_batch_size: 'batch_size_training',
-  gradient_accumulation_steps: 'gradient_accumulation_steps',
-  seq_len: 'context_length',
-  mixed_precision: 'use_fp16',
-};
-
 /**
  * Why the change is not written in this file: the script takes it from its command line (nanoGPT's train.py, Answer.AI's
  * fsdp_qlora), or it is a training argument and the file makes no TrainingArguments / TRL config; else undefined.
@@ -71,8 +61,8 @@ function notInThisFile(c: PlanCtx, ch: SetupChange, trainCall: boolean): Planned
   if (option)
     return no(`the script takes it from its command line: pass --${option} on the launch line, or change its default`);
   if (trainCall || !TRAINING_ARGUMENT_FIELDS.has(ch.key)) return undefined;
-  if (LLAMA_RECIPES_TRAIN.test(c.file.text)) {
-    const field = LLAMA_RECIPES_FIELDS[ch.key];
+  if (importsLlamaRecipesTrain(c.file.text)) {
+    const field = llamaRecipesField(ch.key);
     return no(
       field
         ? `llama-recipes' train() reads the file's train_config: set train_config.${field} by hand`
