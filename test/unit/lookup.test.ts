@@ -50,6 +50,13 @@ describe('lookup', () => {
       ['unsloth/Qwen2.5-7B-Instruct-bnb-4bit', 'Qwen/Qwen2.5-7B'],
       ['unsloth/Qwen3-8B-unsloth-bnb-4bit', 'Qwen/Qwen3-8B'],
       ['unsloth/llama-3-8b-Instruct-bnb-4bit', 'meta-llama/Meta-Llama-3-8B'],
+      // The short names of Unsloth's early uploads (its 2024 notebooks' fourbit_models list).
+      ['unsloth/mistral-7b-bnb-4bit', 'mistralai/Mistral-7B-v0.1'],
+      ['unsloth/llama-2-7b-chat-bnb-4bit', 'meta-llama/Llama-2-7b-chat-hf'],
+      ['unsloth/codellama-34b-bnb-4bit', 'codellama/CodeLlama-34b-hf'],
+      ['unsloth/tinyllama-bnb-4bit', 'TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T'],
+      ['unsloth/zephyr-sft-bnb-4bit', 'HuggingFaceH4/mistral-7b-sft-beta'],
+      ['unsloth/solar-10.7b-bnb-4bit', 'upstage/SOLAR-10.7B-v1.0'],
     ]) {
       const hit = findModel(name);
       const b = findModel(base);
