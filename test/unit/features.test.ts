@@ -885,6 +885,22 @@ describe('features: no false alarms', () => {
       '',
     ].join('\n');
     assert.equal(detectFormat('/w/configs/6-9B.yml', neox), undefined);
+    // EleutherAI/gpt-neox configs/llemma/7B.yml, shortened: the underscored keys of its current configs. Read as HF
+    // arguments, its DeepSpeed `"bf16": {"enabled": true}` was an error ("expected true or false, found a mapping").
+    const llemma = [
+      '{',
+      '  "pipe_parallel_size": 0,',
+      '  "model_parallel_size": 2,',
+      '  "num_layers": 32,',
+      '  "hidden_size": 4096,',
+      '  "pos_emb": "rotary",',
+      '  "train_micro_batch_size_per_gpu": 4,',
+      '  "gradient_accumulation_steps": 2,',
+      '  "bf16": { "enabled": true },',
+      '}',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/w/configs/llemma/7B.yml', llemma), undefined);
   });
 
   it("HfArgumentParser's JSON arguments (python run_clm.py args.json) are TrainingArguments, not a DeepSpeed config", () => {

@@ -233,6 +233,14 @@ function topKeys(text: string): { keys: Set<string>; components: boolean; scalar
  */
 /** GPT-NeoX's (and Megatron's) hyphenated model keys. */
 const NEOX = ['num-layers', 'hidden-size', 'num-attention-heads', 'seq-length', 'max-position-embeddings'];
+/** The same keys as GPT-NeoX writes them since 2023 (`pipe_parallel_size`, `pos_emb`), none of them an HF argument. */
+const NEOX_UNDERSCORED = [
+  'pipe_parallel_size',
+  'model_parallel_size',
+  'pos_emb',
+  'no_weight_tying',
+  'make_vocab_size_divisible_by',
+];
 
 export function detectYamlFormat(text: string, fileName?: string, byName = true): Format | undefined {
   if (fileName && SCENARIO.test(fileName)) return undefined;
@@ -247,9 +255,9 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
     count(TRAINING_ONLY) === 0
   )
     return undefined;
-  // GPT-NeoX's configs (EleutherAI/gpt-neox configs/*.yml: a model by its dimensions, `num-layers`, `hidden-size`,
-  // with DeepSpeed's batch and precision keys beside) are not read: not taken for the HF arguments they share keys with.
-  if (count(NEOX) >= 2) return undefined;
+  // GPT-NeoX's configs (EleutherAI/gpt-neox configs/*.yml: a model by its dimensions, `num-layers`, `hidden-size`, or
+  // `num_layers` beside `pipe_parallel_size`, with DeepSpeed's batch and precision keys, `bf16: {enabled: true}`) are not read: not taken for the HF arguments they share keys with.
+  if (count(NEOX) >= 2 || (count(NEOX_UNDERSCORED) >= 2 && keys.has('num_layers'))) return undefined;
   // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
   // training configs carry `distributed_type: ddp` beside model_name_or_path, read by its torchrun_main.py).
   const modelKey = keys.has('model_name_or_path') || keys.has('base_model');
