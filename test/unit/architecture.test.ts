@@ -1220,6 +1220,28 @@ describe('architecture: GPT-J, GPT-Neo, Falcon, StarCoder, StarCoder2, OLMo, Int
     );
   });
 
+  it("InternLM-7B (the first generation): Llama's modules with q/k/v/o biases as `bias` says, none on the MLP", () => {
+    // internlm/internlm-7b config.json; modeling_internlm.py: nn.Linear(..., bias=config.bias) for q/k/v/o_proj, the
+    // MLP's gate/up/down_proj with bias=False.
+    const cfg = {
+      model_type: 'internlm',
+      bias: true,
+      hidden_size: 4096,
+      intermediate_size: 11008,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      vocab_size: 103168,
+      tie_word_embeddings: false,
+    };
+    const layer = 4 * (4096 * 4096 + 4096) + 3 * 4096 * 11008 + 2 * 4096;
+    assert.equal(total(cfg), 2 * 103168 * 4096 + 32 * layer + 4096);
+    assert.equal(total(cfg), 7_321_948_160);
+    // InternLMConfig's default is bias=True; `bias: false` drops the four attention biases of every layer.
+    const { bias: _bias, ...unset } = cfg;
+    assert.equal(total(unset), 7_321_948_160);
+    assert.equal(total({ ...cfg, bias: false }), 7_321_948_160 - 32 * 4 * 4096);
+  });
+
   it("Baichuan2-7B: W_pack (q, k, v), o_proj, Llama's MLP, untied", () => {
     const cfg = {
       model_type: 'baichuan',

@@ -118,6 +118,9 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   starcoder2: 'starcoder2',
   // Allen AI OLMo (1): Llama's layers with a LayerNorm that has no weight or bias (modeling_olmo.py).
   olmo: 'olmo',
+  // InternLM (the first generation, remote code modeling_internlm.py): Llama's layers, q/k/v/o_proj with biases as the
+  // config's `bias` says (True by default), the MLP without.
+  internlm: 'internlm',
   // InternLM2 / 2.5 (remote code modeling_internlm2.py): Llama's layers as wqkv, wo, w1 / w3 / w2.
   internlm2: 'internlm2',
   // Baichuan 2 (remote code modeling_baichuan.py): Llama's layers with one W_pack for q/k/v and a normalized head.

@@ -93,6 +93,8 @@ export interface FamilyTraits {
    * InternLM2's bias, ChatGLM's add_bias_linear), read after attention_bias / mlp_bias and before the family's defaults.
    */
   readonly biasFlag?: 'enable_bias' | 'bias' | 'use_bias' | 'add_bias_linear';
+  /** A config key that switches the attention's biases (q/k/v and output) alone, after attention_bias (InternLM's bias). */
+  readonly attentionBiasFlag?: 'bias';
   /** A config key for the q/k/v biases alone, read first (ChatGLM's add_qkv_bias). */
   readonly qkvBiasFlag?: 'add_qkv_bias' | 'use_qkv_bias';
   /** Norms on q and k per head; or when the config's use_qk_norm (GLM-4.5) or qk_layernorm (StableLM 2 12B) says so. */
@@ -581,6 +583,17 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     maxPositionsDefault: 4096,
   },
   olmo: { ...DECODER, norm: 'layer', normAffine: false, outBias: 'attention_bias' },
+  internlm: {
+    ...DECODER,
+    attentionBiasFlag: 'bias',
+    qkvBias: true,
+    outBias: true,
+    eagerOnlyAttention: {
+      replaces: ['sdpa'],
+      why: "InternLM's remote code (modeling_internlm.py) has an eager attention and a FlashAttention-2 one, no SDPA path: eager attention is used",
+    },
+    remoteCodeLoss: 'own',
+  },
   internlm2: { ...DECODER, biasFlag: 'bias', fusedQkv: 'wqkv', gatedMlpStyle: 'internlm2', remoteCodeLoss: 'own' },
   baichuan: {
     ...DECODER,

@@ -379,11 +379,13 @@ function familyOf(modelType: string, cfg: HfConfig): Family | undefined {
 /** Which linears have biases: the family's defaults, the config's flags over them. */
 function biasesOf(cfg: HfConfig, traits: FamilyTraits): Pick<Architecture, 'qkvBias' | 'outBias' | 'mlpBias'> {
   const allBias = traits.biasFlag ? bool(cfg, traits.biasFlag) : undefined;
-  const attentionBias = bool(cfg, 'attention_bias') ?? allBias;
+  const attentionFlag = traits.attentionBiasFlag ? bool(cfg, traits.attentionBiasFlag) : undefined;
+  const attentionBias = bool(cfg, 'attention_bias') ?? attentionFlag ?? allBias;
   return {
     // ChatGLM: add_qkv_bias adds q/k/v biases whatever add_bias_linear says.
     qkvBias: (traits.qkvBiasFlag && bool(cfg, traits.qkvBiasFlag) === true) || (attentionBias ?? traits.qkvBias),
-    outBias: traits.outBias === 'attention_bias' ? (attentionBias ?? false) : (allBias ?? traits.outBias),
+    outBias:
+      traits.outBias === 'attention_bias' ? (attentionBias ?? false) : (attentionFlag ?? allBias ?? traits.outBias),
     mlpBias: bool(cfg, 'mlp_bias') ?? allBias ?? traits.mlpBias,
   };
 }

@@ -44,6 +44,7 @@ export type Family =
   | 'gpt_bigcode'
   | 'starcoder2'
   | 'olmo'
+  | 'internlm'
   | 'internlm2'
   | 'baichuan'
   | 'chatglm'

@@ -1,8 +1,30 @@
-// Built-in catalog: Shanghai AI Laboratory: InternLM2 and InternLM2.5. Pure data.
+// Built-in catalog: Shanghai AI Laboratory: InternLM, InternLM2 and InternLM2.5. Pure data.
 
 import { checked, fineTune, hf, type CatalogModel } from './types';
 
 export const INTERNLM2: readonly CatalogModel[] = [
+  {
+    // InternLM (the first generation, remote code modeling_internlm.py): Llama-2-7B's layers with biases on q/k/v/o
+    // (`bias: true`) and a 103,168-token vocabulary: 7,321,948,160 parameters.
+    id: 'internlm/internlm-7b',
+    aliases: ['internlm/internlm-chat-7b'],
+    config: {
+      model_type: 'internlm',
+      architectures: ['InternLMForCausalLM'],
+      bias: true,
+      hidden_act: 'silu',
+      hidden_size: 4096,
+      intermediate_size: 11008,
+      max_position_embeddings: 2048,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      rms_norm_eps: 1e-6,
+      tie_word_embeddings: false,
+      torch_dtype: 'float16',
+      vocab_size: 103168,
+    },
+    source: hf('internlm/internlm-7b'),
+  },
   {
     // InternLM2 and 2.5 (remote code): Llama layers as wqkv / wo / w1 w3 w2, 8 kv groups, a 92,544-token vocabulary.
     id: 'internlm/internlm2-1_8b',
