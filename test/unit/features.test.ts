@@ -903,6 +903,38 @@ describe('features: no false alarms', () => {
     assert.equal(detectFormat('/w/configs/llemma/7B.yml', llemma), undefined);
   });
 
+  it('an MLX-LM or a Levanter config (no PyTorch run on a CUDA GPU) is not read as a project config by its names', () => {
+    // ml-explore/mlx-lm mlx_lm/examples/lora_config.yaml, shortened: read by name, its LoRA on Apple silicon was a
+    // 58 GiB full fine-tune's activations on an A100.
+    const mlx = [
+      'model: "mlx-community/Llama-3.2-1B-Instruct-bf16"',
+      'train: true',
+      'fine_tune_type: lora',
+      'batch_size: 4',
+      'grad_accumulation_steps: 1',
+      'max_seq_length: 2048',
+      'adapter_path: "adapters"',
+      'lora_parameters:',
+      '  rank: 8',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/w/lora_config.yaml', mlx), undefined);
+    // stanford-crfm/levanter config/sft_llama3.1_tulu3.yaml, shortened: JAX, its jmp policy and mesh axes.
+    const levanter = [
+      'model_name_or_path: meta-llama/Llama-3.1-8B',
+      'initialize_from_hf: true',
+      'trainer:',
+      '  mp: p=f32,c=bfloat16',
+      '  train_batch_size: 128',
+      '  fsdp_axis: "embed"',
+      '  batch_axis: "batch"',
+      'optimizer:',
+      '  learning_rate: 5e-6',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/w/config/sft.yaml', levanter), undefined);
+  });
+
   it("HfArgumentParser's JSON arguments (python run_clm.py args.json) are TrainingArguments, not a DeepSpeed config", () => {
     // They share bf16 and gradient_accumulation_steps with DeepSpeed, whose "bf16" is an object: read as DeepSpeed's,
     // `"bf16": true` was an error ("must be an object").

@@ -242,6 +242,26 @@ const NEOX_UNDERSCORED = [
   'make_vocab_size_divisible_by',
 ];
 
+/** MLX-LM's LoRA config (`mlx_lm.lora --config lora_config.yaml`): keys of its own, none of them an HF argument. */
+const MLX_LM = [
+  'fine_tune_type',
+  'lora_parameters',
+  'adapter_path',
+  'resume_adapter_file',
+  'steps_per_report',
+  'val_batches',
+];
+
+/**
+ * A config of a framework that trains on no CUDA GPU through PyTorch: MLX-LM (Apple silicon) and Levanter (JAX: its
+ * trainer's jmp precision policy `mp: p=f32,c=bfloat16` and named mesh axes). Read by the names of their keys as a
+ * project's config, their batch and model keys made a PyTorch estimate of a run that is not one.
+ */
+function notPytorchRun(keys: ReadonlySet<string>, text: string): boolean {
+  if (MLX_LM.filter((k) => keys.has(k)).length >= 2) return true;
+  return /^\s+mp:\s*["']?p=\w+,/m.test(text) || /^\s+(?:fsdp_axis|batch_axis):/m.test(text);
+}
+
 export function detectYamlFormat(text: string, fileName?: string, byName = true): Format | undefined {
   if (fileName && SCENARIO.test(fileName)) return undefined;
   const { keys, components, scalarModel } = topKeys(text);
@@ -258,6 +278,7 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   // GPT-NeoX's configs (EleutherAI/gpt-neox configs/*.yml: a model by its dimensions, `num-layers`, `hidden-size`, or
   // `num_layers` beside `pipe_parallel_size`, with DeepSpeed's batch and precision keys, `bf16: {enabled: true}`) are not read: not taken for the HF arguments they share keys with.
   if (count(NEOX) >= 2 || (count(NEOX_UNDERSCORED) >= 2 && keys.has('num_layers'))) return undefined;
+  if (notPytorchRun(keys, text)) return undefined;
   // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
   // training configs carry `distributed_type: ddp` beside model_name_or_path, read by its torchrun_main.py).
   const modelKey = keys.has('model_name_or_path') || keys.has('base_model');
