@@ -301,3 +301,44 @@ export function noteTrainerByName(file: PythonFile, call: SyntaxNode, name: stri
     call.firstChild ? span(call.firstChild) : span(call),
   );
 }
+
+/** Packages whose `Trainer` runs a loop of its own, not transformers' (PyTorch Lightning, CoLLiE, MosaicML Composer). */
+const OTHER_TRAINER_PACKAGES: Readonly<Record<string, string>> = {
+  pytorch_lightning: 'PyTorch Lightning',
+  lightning: 'PyTorch Lightning',
+  'lightning.pytorch': 'PyTorch Lightning',
+  collie: 'CoLLiE',
+  composer: 'MosaicML Composer',
+};
+
+/**
+ * The framework whose `Trainer` a call builds when it is not transformers' (`pl.Trainer(...)` after
+ * `import pytorch_lightning as pl`; `Trainer(...)` after `from collie import Trainer`), else undefined.
+ */
+export function otherFrameworkTrainer(file: PythonFile, parts: readonly string[]): string | undefined {
+  if (parts[parts.length - 1] !== 'Trainer' || parts.length > 2) return undefined;
+  for (const [pkg, framework] of Object.entries(OTHER_TRAINER_PACKAGES)) {
+    const module = pkg.replace('.', String.raw`\.`);
+    const bound =
+      parts.length === 1
+        ? String.raw`^[ \t]*from[ \t]+${module}(?:\.[\w.]+)?[ \t]+import[ \t]+(?:\([^)]*\bTrainer\b|[^\n]*\bTrainer\b)`
+        : String.raw`^[ \t]*import[ \t]+${module}(?:[ \t]+as[ \t]+${parts[0]}\b|(?=[ \t]*$))`;
+    if (parts.length === 2 && parts[0] !== pkg.split('.')[0] && !new RegExp(bound, 'm').test(file.text)) continue;
+    if (parts.length === 1 && !new RegExp(bound, 'm').test(file.text)) continue;
+    return framework;
+  }
+  return undefined;
+}
+
+/** The warning at a call of another framework's Trainer: its loop is not read, the HF Trainer's defaults stand in. */
+export function noteOtherFrameworkTrainer(file: PythonFile, call: SyntaxNode, framework: string): void {
+  file.problem(
+    'not-modeled',
+    'warning',
+    msg(
+      "this Trainer is {0}'s, not transformers': its loop, batch, precision and strategy are not read, and the Hugging Face Trainer's defaults stand in for them",
+      framework,
+    ),
+    call.firstChild ? span(call.firstChild) : span(call),
+  );
+}

@@ -54,7 +54,16 @@ import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModel
 import { modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
-import { noteParser, noteArgparse, noteArgsClass, collectClasses, libraryTrainer, noteTrainerByName } from './classes';
+import {
+  noteParser,
+  noteArgparse,
+  noteArgsClass,
+  collectClasses,
+  libraryTrainer,
+  noteTrainerByName,
+  otherFrameworkTrainer,
+  noteOtherFrameworkTrainer,
+} from './classes';
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
 import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
 import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
@@ -396,6 +405,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
       valueSpan: span(calleeNode),
       tool: 'hf-trainer',
     });
+  } else if (otherFrameworkTrainer(file, parts)) {
+    noteOtherFrameworkTrainer(file, c, otherFrameworkTrainer(file, parts)!);
   } else if (libraryTrainer(file, last)) {
     const { trainer, byName } = libraryTrainer(file, last)!;
     if (byName) noteTrainerByName(file, c, last, trainer);

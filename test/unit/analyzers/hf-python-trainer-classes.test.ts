@@ -62,4 +62,28 @@ describe('hf-python: trainer classes of the project', () => {
     assert.ok(r.tools.includes('pytorch') && !r.tools.includes('hf-trainer'), r.tools.join(', '));
     assert.equal(value(src, 'microBatchSize'), 16);
   });
+
+  it("another framework's Trainer (PyTorch Lightning, CoLLiE) is not read as transformers', and a warning says so", () => {
+    // declare-lab/flan-alpaca training.py: `import pytorch_lightning as pl` ... `pl.Trainer(precision="bf16-mixed", ...)`;
+    // OpenLMLab/collie examples: `from collie import (CollieConfig, Trainer, ...)` ... `Trainer(model=model, ...)`.
+    const load = 'model = AutoModelForCausalLM.from_pretrained("EleutherAI/pythia-70m")\n';
+    const lightning = `import pytorch_lightning as pl\n${load}trainer = pl.Trainer(precision="bf16-mixed", accumulate_grad_batches=64)\n`;
+    const collie = `from collie import (\n    CollieConfig,\n    Trainer,\n)\n${load}trainer = Trainer(model=model, config=config)\n`;
+    for (const [src, framework] of [
+      [lightning, 'PyTorch Lightning'],
+      [collie, 'CoLLiE'],
+    ]) {
+      const r = analyzeHfPython(src);
+      const warning = r.problems.find((p) => p.code === 'not-modeled' && /this Trainer is/.test(p.message));
+      assert.equal(warning?.severity, 'warning', framework);
+      assert.match(warning!.message, new RegExp(`is ${framework}'s, not transformers'`));
+      assert.equal(
+        warning!.span.start,
+        src.indexOf('Trainer(model') >= 0 ? src.indexOf('Trainer(model') : src.indexOf('pl.Trainer'),
+      );
+    }
+    // transformers' own Trainer gets no such warning.
+    const hf = `from transformers import Trainer\n${load}trainer = Trainer(model=model)\n`;
+    assert.equal(analyzeHfPython(hf).problems.filter((p) => /this Trainer is/.test(p.message)).length, 0);
+  });
 });
