@@ -265,6 +265,25 @@ describe("a script's own usage line", () => {
       ['/p/qwen/train.py'],
     );
     assert.equal(other.problems.filter((p) => p.severity !== 'info').length, 0);
+    // The README of the folder above, where the script's own folder has none (nlpxucan/WizardLM's WizardCoder/README.md
+    // runs `deepspeed train_wizardcoder.py ...` for src/train_wizardcoder.py): its command by the script's path from
+    // there leads back to it; by its name alone it gives the script's options, as long as no file of that name is
+    // beside the README.
+    const byPath = readme.replace('train.py \\', 'src/train.py \\');
+    const above = runFiles({ '/p/src/train.py': train, '/p/README.md': byPath }, '/p/src/train.py');
+    assert.deepEqual(
+      [above.setup?.model, above.setup?.micro_batch_size, above.setup?.gpus_per_node],
+      ['Qwen/Qwen2.5-0.5B', 2, 4],
+    );
+    const bare = runFiles({ '/p/src/train.py': train, '/p/README.md': readme }, '/p/src/train.py');
+    // By its name alone it does not lead back (no train.py beside the README): as for a command by another path, the
+    // script takes the options it reads itself, and the Trainer's own flags are not the run's.
+    assert.deepEqual([bare.setup?.model, bare.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 8]);
+    const shadowed = runFiles(
+      { '/p/src/train.py': train, '/p/README.md': readme, '/p/train.py': train },
+      '/p/src/train.py',
+    );
+    assert.equal(shadowed.setup, undefined);
   });
 
   it("the README's line is the command line of the modules the script calls into (a model class's class attribute)", () => {

@@ -165,16 +165,40 @@ export function readmeLaunch(reader: FileReader, file: string): { path: string; 
   };
 }
 
-/** The README.md of a script's folder whose text shows a command that runs the script, with that command. */
+/**
+ * The README.md of a script's folder whose text shows a command that runs the script, with that command; else the
+ * README of the folder above, where its command runs the script by its path from there (`python src/train.py`) or by
+ * its name alone when no file of that name is beside the README (nlpxucan/WizardLM's WizardCoder/README.md:
+ * `deepspeed train_wizardcoder.py ...` for src/train_wizardcoder.py, which its steps copy into place).
+ */
 export function readmeCommand(
   reader: FileReader,
   file: string,
 ): { name: string; path: string; text: string; usage: UsageCommand } | undefined {
-  for (const name of README_NAMES) {
-    const path = reader.join(file, name);
-    const text = reader.read(path);
-    const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES);
-    if (text !== undefined && usage) return { name, path, text, usage };
+  const script = file.split(/[\\/]/);
+  const base = script[script.length - 1];
+  const folder = script[script.length - 2];
+  for (const up of folder && !['', '.', '..'].includes(folder) ? ['', '../'] : ['']) {
+    if (up && reader.read(reader.join(file, `../${base}`)) !== undefined) break;
+    for (const name of README_NAMES) {
+      const path = reader.join(file, `${up}${name}`);
+      const text = reader.read(path);
+      const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES);
+      if (text === undefined || !usage) continue;
+      if (up && !runsFromAbove(text, usage, base, folder)) continue;
+      return { name: `${up}${name}`, path, text, usage };
+    }
   }
   return undefined;
+}
+
+/** Whether a README's command names the script bare or by its folder's path (`train.py`, `./src/train.py`). */
+function runsFromAbove(text: string, usage: UsageCommand, base: string, folder: string): boolean {
+  const lines = text
+    .split('\n')
+    .slice(usage.line - 1, usage.lastLine)
+    .join(' ');
+  const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const named = new RegExp(`(?:^|\\s)(\\S*?)${escaped(base)}(?=\\s|$)`).exec(lines);
+  return named !== null && ['', './', `${folder}/`, `./${folder}/`].includes(named[1]);
 }
