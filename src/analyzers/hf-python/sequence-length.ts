@@ -27,7 +27,9 @@ interface Bound {
  * options (launch-args.ts withBranchesDecided).
  */
 export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
-  const all = [...localBounds(file), ...tokenizerBounds(file, calls)].filter((b) => !inFunction(file, b.node, EVAL));
+  const all = [...localBounds(file), ...tokenizerBounds(file, calls), ...datasetBounds(file, calls)].filter(
+    (b) => !inFunction(file, b.node, EVAL),
+  );
   const inTraining = all.filter((b) => inFunction(file, b.node, /train/i));
   const bounds = inTraining.length > 0 ? inTraining : all;
   let best: { b: Bound; n: number } | undefined;
@@ -58,6 +60,24 @@ function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[
     const length = get('max_length');
     if (length && truncates(file, get('truncation'), get('padding')))
       out.push({ e: length, x: file.valueOf(length), node: c });
+  }
+  return out;
+}
+
+/** The keywords a dataset class of the project takes its samples' longest length by. */
+const DATASET_LENGTHS = ['max_len', 'max_length', 'max_seq_len', 'max_seq_length', 'cutoff_len', 'model_max_length'];
+
+/**
+ * The length a dataset class the script builds cuts its samples at (ZLHe0/MiniOneRec's sft.py:
+ * `SidSFTDataset(train_file=..., tokenizer=tokenizer, max_len=cutoff_len, ...)`, the class in its data.py).
+ */
+function datasetBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] {
+  const out: Bound[] = [];
+  for (const c of calls) {
+    if (!/(?:Dataset|Data)$/.test(file.calleeName(c)?.split('.').pop() ?? '')) continue;
+    const get = argument(file.args(c));
+    const length = DATASET_LENGTHS.map((k) => get(k)).find((e) => e !== undefined);
+    if (length) out.push({ e: length, x: file.valueOf(length), node: c });
   }
   return out;
 }

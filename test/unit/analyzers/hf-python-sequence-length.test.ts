@@ -120,6 +120,30 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
       undefined,
     );
   });
+
+  it("a dataset class of the project built with max_len= cuts its samples there (ZLHe0/MiniOneRec's sft.py)", () => {
+    // sft.py's train() (run by fire.Fire) has `cutoff_len: int = 512` and builds SidSFTDataset(..., max_len=cutoff_len)
+    // from its data.py, which truncates each sample to it; ConcatDataset(train_datasets) beside it bounds nothing.
+    const text = [
+      'import fire',
+      'import transformers',
+      'from torch.utils.data import ConcatDataset',
+      'from data import SidSFTDataset',
+      'def train(base_model: str = "Qwen/Qwen2.5-1.5B-Instruct", cutoff_len: int = 512):',
+      '    model = transformers.AutoModelForCausalLM.from_pretrained(base_model)',
+      '    train_datasets = []',
+      '    train_datasets.append(SidSFTDataset(train_file="t.csv", tokenizer=None, max_len=cutoff_len, sample=-1))',
+      '    train_data = ConcatDataset(train_datasets)',
+      '    args = transformers.TrainingArguments(output_dir="o", per_device_train_batch_size=16)',
+      '    transformers.Trainer(model=model, train_dataset=train_data, args=args).train()',
+      'if __name__ == "__main__":',
+      '    fire.Fire(train)',
+      '',
+    ].join('\n');
+    const seq = analyzeHfPython(text).facts.find((f) => f.key === 'seqLen');
+    assert.equal(seq?.value, 512);
+    assert.equal(seq?.rawKey, 'max_len');
+  });
 });
 
 describe('the default length of a model with learned positions', () => {
