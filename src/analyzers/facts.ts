@@ -485,6 +485,12 @@ export interface Reference {
   readonly path: string;
   readonly span: Span;
   /**
+   * For a script: the tool the launcher read its flags under from the script's name alone (`sft.py`, `dpo.py`: TRL's
+   * example scripts). The script, where it is read, decides: one that builds transformers' Trainer or a loop of its own
+   * is not TRL's (collect/index.ts).
+   */
+  readonly toolByName?: 'trl';
+  /**
    * The absolute folder a launch script moved to with `cd` before the line that names this relative path (`cd
    * /app/Visual-RFT/src/virft/`, the author's machine): where the path is looked for, in this checkout by its last
    * parts, when it is not found beside the script or above it.

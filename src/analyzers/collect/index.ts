@@ -11,6 +11,7 @@ import {
   type Format,
   type Reference,
   type Span,
+  type Tool,
 } from '../facts';
 import { locateOffset, type AnalyzedFile, type FileRole } from '../resolve';
 import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from '../scenario';
@@ -308,6 +309,28 @@ class FileCollection {
       ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
       ...(ref.environment ? { environment: new Map(ref.environment.map((v) => [v.name, v.value])) } : {}),
     });
+    if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
+  }
+
+  /**
+   * A launcher whose flags were read under the tool its script's name suggests (TRL's for an `sft.py`): where the script
+   * read builds transformers' Trainer or a loop of its own and nothing of TRL, the launcher's flags and tool are that
+   * trainer's (ZLHe0/MiniOneRec's sft.py, a transformers.Trainer run by `torchrun sft.py`, took TRL's defaults).
+   */
+  private settleToolByName(launcher: AnalyzedFile, script: string, guessed: Tool): void {
+    const read = this.collected.files.find((f) => f.file === script);
+    const own = read?.facts.tools.find((t) => t === 'hf-trainer' || t === 'pytorch');
+    const at = this.collected.files.indexOf(launcher);
+    if (!read || read.facts.tools.includes(guessed) || !own || at < 0) return;
+    const { facts } = launcher;
+    this.collected.files[at] = {
+      ...launcher,
+      facts: {
+        ...facts,
+        tools: facts.tools.map((t) => (t === guessed ? own : t)),
+        facts: facts.facts.map((f) => (f.tool === guessed ? { ...f, tool: own } : f)),
+      },
+    };
   }
 
   /** A config file (a DeepSpeed JSON, an Accelerate YAML, a Hydra config, an inherited parent) the file names. */

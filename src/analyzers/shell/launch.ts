@@ -645,7 +645,8 @@ function scriptLaunch(
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
   if (scriptField.unknown === undefined && !scriptField.opaque) {
     const ref = programReference(script, moduleName, scriptField, p);
-    if (ref) l.r.refs.push(ref);
+    const byName = tool === 'trl' && TRL_SCRIPTS.test(script) && !/(^|\/)trl\//.test(script);
+    if (ref) l.r.refs.push(byName ? { ...ref, toolByName: 'trl' } : ref);
   }
   scriptFacts(l, p, tool, true);
   // A plain script says which trainer it uses only through the flags it was given.
