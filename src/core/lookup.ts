@@ -201,7 +201,7 @@ export function findModel(name: string): ModelLookup {
   if (name.length > MAX_COMPARED) return { ok: false, suggestions: suggestModels(name) };
   const found = findListed(name);
   if (found) return { ok: true, model: found };
-  const upload = unslothBnb(name) ?? gptqAwqUpload(name) ?? sixteenBitUpload(name);
+  const upload = unslothShortName(name) ?? unslothBnb(name) ?? gptqAwqUpload(name) ?? sixteenBitUpload(name);
   if (upload) return { ok: true, model: upload };
   return { ok: false, suggestions: suggestModels(name) };
 }
@@ -226,7 +226,7 @@ function findListed(name: string): CatalogModel | undefined {
 function unslothBnb(name: string): CatalogModel | undefined {
   const m = /^(.*?)(-unsloth)?-bnb-4bit$/i.exec(name.trim());
   if (!m) return undefined;
-  const base = findListed(m[1]);
+  const base = findListed(m[1]) ?? unslothShortName(m[1]);
   if (!base || base.config.quantization_config) return undefined;
   return {
     id: name.trim(),
@@ -237,6 +237,28 @@ function unslothBnb(name: string): CatalogModel | undefined {
       `${base.id} (${base.source}) quantized by Unsloth to NF4 with double ` +
       `quantization${m[2] ? '; its dynamic 4-bit upload keeps some layers in 16 bits, counted here as 4-bit' : ''}`,
   };
+}
+
+/**
+ * The short names of Unsloth's early copies (its 2024 notebooks' `fourbit_models` list: `unsloth/mistral-7b-bnb-4bit`,
+ * `unsloth/tinyllama-bnb-4bit`), each the listed checkpoint it copies. Only under `unsloth/`: a bare `mistral-7b` of
+ * another organisation is no catalog name.
+ */
+const UNSLOTH_SHORT_NAMES: Readonly<Record<string, string>> = {
+  'mistral-7b': 'mistralai/Mistral-7B-v0.1',
+  'llama-2-7b-chat': 'meta-llama/Llama-2-7b-chat-hf',
+  'codellama-7b': 'codellama/CodeLlama-7b-hf',
+  'codellama-34b': 'codellama/CodeLlama-34b-hf',
+  tinyllama: 'TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T',
+  'tinyllama-chat': 'TinyLlama/TinyLlama-1.1B-Chat-v1.0',
+  'zephyr-sft': 'HuggingFaceH4/mistral-7b-sft-beta',
+  'solar-10.7b': 'upstage/SOLAR-10.7B-v1.0',
+};
+
+function unslothShortName(name: string): CatalogModel | undefined {
+  const m = /^unsloth\/(.+)$/i.exec(name.trim());
+  const base = m ? UNSLOTH_SHORT_NAMES[m[1].toLowerCase()] : undefined;
+  return base ? findListed(base) : undefined;
 }
 
 /**

@@ -80,6 +80,9 @@ describe('lookup', () => {
       /dynamic 4-bit/,
     );
     assert.equal(findModel('unsloth/not-a-model-bnb-4bit').ok, false);
+    // The short names are Unsloth's only: another organisation's bare `mistral-7b` stays unknown.
+    assert.equal(findModel('unsloth/mistral-7b').ok, true);
+    assert.equal(findModel('mistralai/Mistral-7B').ok, false);
   });
   it('reads GPTQ / AWQ uploads named after a catalog model as that model, with the bit width from the name (4 when absent)', () => {
     const cases: Array<[string, string, 'gptq' | 'awq', number]> = [

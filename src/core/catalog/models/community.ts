@@ -6,12 +6,7 @@ import { checked, fineTune, hf, type CatalogModel } from './types';
 export const TINYLLAMA: readonly CatalogModel[] = [
   {
     id: 'TinyLlama/TinyLlama-1.1B-Chat-v1.0',
-    aliases: [
-      'TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T',
-      'TinyLlama/TinyLlama_v1.1',
-      'unsloth/tinyllama',
-      'unsloth/tinyllama-chat',
-    ],
+    aliases: ['TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T', 'TinyLlama/TinyLlama_v1.1'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -240,7 +235,7 @@ export const COMMUNITY_MODELS: readonly CatalogModel[] = [
   {
     // SOLAR 10.7B: Mistral-7B layers depth-upscaled to 48 (Kim et al. 2023), loaded as Llama.
     id: 'upstage/SOLAR-10.7B-v1.0',
-    aliases: ['upstage/SOLAR-10.7B-Instruct-v1.0', 'unsloth/solar-10.7b'],
+    aliases: ['upstage/SOLAR-10.7B-Instruct-v1.0'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],

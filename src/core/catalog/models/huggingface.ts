@@ -367,7 +367,6 @@ export const SMOLLM_ZEPHYR_DISTIL: readonly CatalogModel[] = [
   },
   {
     id: 'HuggingFaceH4/mistral-7b-sft-beta',
-    aliases: ['unsloth/zephyr-sft'],
     baseModel: 'mistralai/Mistral-7B-v0.1',
     config: {
       model_type: 'mistral',

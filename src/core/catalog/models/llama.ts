@@ -58,7 +58,6 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
       'meta-llama/Llama-2-7b-chat-hf',
       'NousResearch/Llama-2-7b-chat-hf',
       'meta-llama/Llama-2-7b',
-      'unsloth/llama-2-7b-chat',
     ],
     config: {
       model_type: 'llama',
@@ -520,7 +519,7 @@ export const LLAMA_1_CODE_LLAMA: readonly CatalogModel[] = [
   {
     // Code Llama: Llama 2 layers, 16,384 positions, rope_theta 1e6, an infilling vocabulary of 32,016.
     id: 'codellama/CodeLlama-7b-hf',
-    aliases: ['meta-llama/CodeLlama-7b-hf', 'unsloth/codellama-7b'],
+    aliases: ['meta-llama/CodeLlama-7b-hf'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],
@@ -655,7 +654,7 @@ export const LLAMA_1_CODE_LLAMA: readonly CatalogModel[] = [
   {
     // Code Llama: Llama 2 layers, 16,384 positions, rope_theta 1e6.
     id: 'codellama/CodeLlama-34b-hf',
-    aliases: ['meta-llama/CodeLlama-34b-hf', 'unsloth/codellama-34b'],
+    aliases: ['meta-llama/CodeLlama-34b-hf'],
     config: {
       model_type: 'llama',
       architectures: ['LlamaForCausalLM'],

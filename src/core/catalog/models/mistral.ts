@@ -27,8 +27,7 @@ export const MISTRAL_7B_MIXTRAL: readonly CatalogModel[] = [
   {
     // Mistral 7B v0.1 uses a 4096-token sliding attention window; zephyr-7b-beta is a fine-tune with the same config.
     id: 'mistralai/Mistral-7B-v0.1',
-    // unsloth/mistral-7b is Unsloth's copy (its -bnb-4bit upload the NF4 one).
-    aliases: ['mistralai/Mistral-7B-Instruct-v0.1', 'HuggingFaceH4/zephyr-7b-beta', 'unsloth/mistral-7b'],
+    aliases: ['mistralai/Mistral-7B-Instruct-v0.1', 'HuggingFaceH4/zephyr-7b-beta'],
     config: {
       model_type: 'mistral',
       architectures: ['MistralForCausalLM'],
