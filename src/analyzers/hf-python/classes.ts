@@ -336,7 +336,7 @@ export function noteOtherFrameworkTrainer(file: PythonFile, call: SyntaxNode, fr
     'not-modeled',
     'warning',
     msg(
-      "this Trainer is {0}'s, not transformers': its loop, batch, precision and strategy are not read, and the Hugging Face Trainer's defaults stand in for them",
+      "this Trainer is {0}'s, not transformers': its loop, batch, precision and strategy are not read; the HF Trainer's defaults stand in",
       framework,
     ),
     call.firstChild ? span(call.firstChild) : span(call),

@@ -276,7 +276,8 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   )
     return undefined;
   // GPT-NeoX's configs (EleutherAI/gpt-neox configs/*.yml: a model by its dimensions, `num-layers`, `hidden-size`, or
-  // `num_layers` beside `pipe_parallel_size`, with DeepSpeed's batch and precision keys, `bf16: {enabled: true}`) are not read: not taken for the HF arguments they share keys with.
+  // `num_layers` beside `pipe_parallel_size`, with DeepSpeed's batch and precision keys, `bf16: {enabled: true}`) are
+  // not read: not taken for the HF arguments they share keys with.
   if (count(NEOX) >= 2 || (count(NEOX_UNDERSCORED) >= 2 && keys.has('num_layers'))) return undefined;
   if (notPytorchRun(keys, text)) return undefined;
   // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
