@@ -9,7 +9,9 @@ import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { PythonFile } from './file';
 import { besideModule, projectImports } from './imported-constants';
-import type { FactValue } from '../facts';
+import type { FactValue, Tool } from '../facts';
+import { mapEntry } from './mapping';
+import { HF_ARGS, TRL_CONFIGS } from './vocab';
 import { noteDefault, PARSED_ARGS_CALL, type ScriptDefault } from './script-defaults';
 import { children, clip, span } from './syntax';
 import { dataclassFields, isArgparseOption, noteArgparse } from './classes';
@@ -145,6 +147,7 @@ function noteFields(
     if (where) break;
   }
   if (!cls || !where) return;
+  const trainerTool = trainingArgumentsBase(module, cls);
   for (const f of dataclassFields(module, cls)) {
     if (!f.valueNode || isArgparseOption(file, f.rawKey)) continue;
     const v = module.evalNode(f.valueNode, 1);
@@ -154,7 +157,22 @@ function noteFields(
     if (v.k !== 'lit') continue;
     const source = `${original}.${f.rawKey} default in ${found.shownAs}, line ${line}`;
     noteModuleDefault(file, f.rawKey, v.v, where, `${original}.${f.rawKey} default`, source);
+    // A subclass of TrainingArguments (or of a TRL config) is the trainer's arguments: its defaults are the run's
+    // settings where the script hands the parsed object to the trainer, located at the class in the parser call.
+    if (trainerTool && v.v !== null) {
+      const at = span(where);
+      const entry = { rawKey: f.rawKey, keySpan: at, valueNode: null, valueSpan: at, value: v };
+      mapEntry(file, 'dataclass', entry, trainerTool, 'dataclass-default', trainerTool === 'trl');
+    }
   }
+}
+
+/** The trainer whose arguments a class extends: transformers' TrainingArguments (or Seq2Seq's), a TRL config. */
+function trainingArgumentsBase(module: PythonFile, cls: SyntaxNode): Tool | undefined {
+  const bases = cls.getChild('ArgList');
+  const names = bases ? children(bases).map((b) => module.text.slice(b.from, b.to).split('.').pop() ?? '') : [];
+  if (names.some((n) => TRL_CONFIGS.has(n))) return 'trl';
+  return names.some((n) => HF_ARGS.has(n)) ? 'hf-trainer' : undefined;
 }
 
 /** A top-level `@dataclass class <name>` of the module. */

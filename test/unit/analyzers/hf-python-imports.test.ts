@@ -146,6 +146,21 @@ describe('hf-python: constants imported from the project', () => {
       'transformers.Trainer(model=model, args=training_args).train()\n';
     const own = runOf({ '/p/train.py': trainer, '/p/args.py': args }, '/p/train.py');
     assert.equal(own.setup?.seq_len, 1024);
+    // Its defaults of the Trainer's own fields are the run's settings where the parsed object goes to the Trainer
+    // (siminzheng/train_llama's configs/training_args.py: CustomArguments(transformers.TrainingArguments) with
+    // per_device_train_batch_size 1 and bf16 True; transformers' defaults are 8 and False), located at the class in
+    // the parser call.
+    const custom =
+      'from dataclasses import dataclass, field\nimport transformers\n\n@dataclass\n' +
+      'class CustomArguments(transformers.TrainingArguments):\n' +
+      '    per_device_train_batch_size: int = field(default=1)\n    bf16: bool = field(default=True)\n';
+    const script2 = trainer
+      .replace('from args import TrainingArguments', 'from args import CustomArguments')
+      .replace('HfArgumentParser((TrainingArguments,))', 'HfArgumentParser(CustomArguments)');
+    const sub = runOf({ '/p/train.py': script2, '/p/args.py': custom }, '/p/train.py');
+    assert.deepEqual([sub.setup?.micro_batch_size, sub.setup?.mixed_precision], [1, 'bf16']);
+    const batch = runFact(sub, 'microBatchSize')!;
+    assert.deepEqual([batch.file, batch.at], ['/p/train.py', 'CustomArguments']);
   });
 
   it("an argparse parser a project module builds in `get_args()`: its options are the script's, `get_args().x` too", () => {
