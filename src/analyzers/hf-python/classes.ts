@@ -317,17 +317,24 @@ const OTHER_TRAINER_PACKAGES: Readonly<Record<string, string>> = {
  */
 export function otherFrameworkTrainer(file: PythonFile, parts: readonly string[]): string | undefined {
   if (parts[parts.length - 1] !== 'Trainer' || parts.length > 2) return undefined;
-  for (const [pkg, framework] of Object.entries(OTHER_TRAINER_PACKAGES)) {
-    const module = pkg.replace('.', String.raw`\.`);
-    const bound =
-      parts.length === 1
-        ? String.raw`^[ \t]*from[ \t]+${module}(?:\.[\w.]+)?[ \t]+import[ \t]+(?:\([^)]*\bTrainer\b|[^\n]*\bTrainer\b)`
-        : String.raw`^[ \t]*import[ \t]+${module}(?:[ \t]+as[ \t]+${parts[0]}\b|(?=[ \t]*$))`;
-    if (parts.length === 2 && parts[0] !== pkg.split('.')[0] && !new RegExp(bound, 'm').test(file.text)) continue;
-    if (parts.length === 1 && !new RegExp(bound, 'm').test(file.text)) continue;
-    return framework;
-  }
+  const qualifier = parts.length === 2 ? parts[0] : undefined;
+  for (const [pkg, framework] of Object.entries(OTHER_TRAINER_PACKAGES))
+    if (bindsTrainer(file.text, pkg, qualifier)) return framework;
   return undefined;
+}
+
+/**
+ * Whether the text takes `Trainer` from the package (`from collie import Trainer`), or, for a qualified call, names the
+ * package by the qualifier (`import pytorch_lightning as pl`, or the package's own name).
+ */
+function bindsTrainer(text: string, pkg: string, qualifier: string | undefined): boolean {
+  const module = pkg.replace('.', String.raw`\.`);
+  if (qualifier === undefined) {
+    const from = String.raw`^[ \t]*from[ \t]+${module}(?:\.[\w.]+)?[ \t]+import[ \t]+`;
+    return new RegExp(from + String.raw`(?:\([^)]*\bTrainer\b|[^\n]*\bTrainer\b)`, 'm').test(text);
+  }
+  if (qualifier === pkg.split('.')[0]) return true;
+  return new RegExp(String.raw`^[ \t]*import[ \t]+${module}[ \t]+as[ \t]+${qualifier}\b`, 'm').test(text);
 }
 
 /** The warning at a call of another framework's Trainer: its loop is not read, the HF Trainer's defaults stand in. */
