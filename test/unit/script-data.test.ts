@@ -279,6 +279,25 @@ describe("a script's own usage line", () => {
     // By its name alone it does not lead back (no train.py beside the README): as for a command by another path, the
     // script takes the options it reads itself, and the Trainer's own flags are not the run's.
     assert.deepEqual([bare.setup?.model, bare.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 8]);
+    // A model option with a default still needs a command line where the script parses transformers'
+    // TrainingArguments from it: their output_dir had no default before transformers 4.50 (huggingface/transformers
+    // #35735). deepseek-ai/DeepSeek-Coder's finetune/README.md runs finetune_deepseekcoder.py so, with the model in a
+    // variable its code block sets first.
+    const defaulted = train.replace(
+      'field(metadata={"help": "Path to pretrained model"})',
+      'field(default="deepseek-ai/deepseek-coder-6.7b-instruct")',
+    );
+    const withVariable = readme
+      .replace('```bash\n', '```bash\nMODEL_PATH="Qwen/Qwen2.5-0.5B"\n\n')
+      .replace('--model_name_or_path Qwen/Qwen2.5-0.5B', '--model_name_or_path $MODEL_PATH');
+    const documented = runFiles(
+      { '/p/qwen/train.py': defaulted, '/p/qwen/README.md': withVariable },
+      '/p/qwen/train.py',
+    );
+    assert.deepEqual(
+      [documented.setup?.model, documented.setup?.micro_batch_size, documented.setup?.gpus_per_node],
+      ['Qwen/Qwen2.5-0.5B', 2, 4],
+    );
     const shadowed = runFiles(
       { '/p/src/train.py': train, '/p/README.md': readme, '/p/train.py': train },
       '/p/src/train.py',

@@ -9,8 +9,8 @@ import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
 import { findModule, findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
-import { README_NAMES } from './readme-command';
-import { onlyLines, README_LINES, usageArguments, type UsageCommand } from '../hf-python/usage-line';
+import { README_NAMES, blank, withAssignments } from './readme-command';
+import { README_LINES, usageArguments, type UsageCommand } from '../hf-python/usage-line';
 
 /**
  * A file a tool ships, for a reference that finds none: a DeepSpeed config that Axolotl or LLaMA-Factory ships, named
@@ -158,7 +158,15 @@ function nextLine(text: string, from: number): number {
 export function readmeLaunch(reader: FileReader, file: string): { path: string; text: string } | undefined {
   const found = readmeCommand(reader, file);
   if (!found) return undefined;
-  const only = onlyLines(found.text, found.usage.line, found.usage.lastLine);
+  // The command with the variables its code block sets before it (`MODEL_PATH="deepseek-ai/..."` above
+  // `deepspeed finetune_deepseekcoder.py --model_name_or_path $MODEL_PATH`), every other line blanked.
+  const lines = found.text.split('\n');
+  const command = Array.from(
+    { length: found.usage.lastLine - found.usage.line + 1 },
+    (_, k) => found.usage.line - 1 + k,
+  );
+  const kept = withAssignments(lines, found.usage.line - 1, command);
+  const only = lines.map((l, k) => (kept.has(k) ? l : blank(l))).join('\n');
   return {
     path: found.path,
     text: only.replace(/^([ \t]*)([$>] )/m, (_, lead: string, prompt: string) => lead + ' '.repeat(prompt.length)),

@@ -208,7 +208,7 @@ function commandLinesAt(lines: readonly string[], i: number): number[] {
 }
 
 /** The command's lines and the assignments before it in its code block. */
-function withAssignments(lines: readonly string[], first: number, command: readonly number[]): Set<number> {
+export function withAssignments(lines: readonly string[], first: number, command: readonly number[]): Set<number> {
   const kept = new Set(command);
   for (let k = first - 1; k >= 0 && !FENCE.test(lines[k]); k--) if (ASSIGNMENT.test(lines[k])) kept.add(k);
   return kept;

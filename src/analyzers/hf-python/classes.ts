@@ -4,7 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import { msg, type Tool } from '../facts';
 import { HF_ARGS, HF_TRAINERS, TRL_CONFIGS, TRL_TRAINERS } from './vocab';
 import { type Entry, PythonFile } from './file';
-import { noteDefault } from './script-defaults';
+import { noteDefault, readsLaunchOptions } from './script-defaults';
 import { span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
 
@@ -29,6 +29,20 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
     else if (HF_ARGS.has(n)) file.tools.add('hf-trainer');
   }
   if (which === 'TrlParser') file.tools.add('trl');
+  if (which === 'HfArgumentParser' && needsOutputDir(file, names)) readsLaunchOptions(file);
+}
+
+/** `parser.parse_args_into_dataclasses()` of the process's own command line (no `args=` list given). */
+const PARSES_COMMAND_LINE = /\.parse_args_into_dataclasses\(\s*\)/;
+
+/**
+ * Whether the parser's classes include transformers' TrainingArguments (or a TRL config, a subclass of it) read from
+ * the command line: its output_dir had no default before transformers 4.50 (huggingface/transformers#35735), so the
+ * script runs only with a command line that names one, and its README's command is the run's (collect/reading.ts).
+ */
+function needsOutputDir(file: PythonFile, names: readonly string[]): boolean {
+  const trainerArgs = names.some((n) => (HF_ARGS.has(n) || TRL_CONFIGS.has(n)) && !file.localClasses.has(n));
+  return trainerArgs && PARSES_COMMAND_LINE.test(file.text);
 }
 
 /**

@@ -75,18 +75,3 @@ export function usageArguments(text: string, file: string, lineCount = HEAD_LINE
   return undefined;
 }
 
-/**
- * `text` with every line but `first`..`last` (1-based) blanked, each character a space and each line break kept: the
- * command alone, read as a shell script at its own offsets in the file (a README's command that runs a script).
- */
-export function onlyLines(text: string, first: number, last: number): string {
-  let line = 1;
-  let out = '';
-  for (const ch of text) {
-    if (ch === '\n') {
-      line++;
-      out += ch;
-    } else out += line >= first && line <= last ? ch : ch === '\r' ? ch : ' '.repeat(ch.length);
-  }
-  return out;
-}
