@@ -39,7 +39,7 @@ import { evalCommands, innerCommands, SHELLS, shellCommandString } from './neste
 import { basename, skipWrappers } from './wrappers';
 import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { rl2Entry, rl2Launch } from './rl2';
-import { verlEntry, verlLaunch } from './verl';
+import { verlEntry, verlFork, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { configLaunch, OUMI_LAUNCH } from './config-launch';
@@ -615,7 +615,7 @@ function frameworkLaunch(
   if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
   const openrlhf = openrlhfCommand(script);
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
-  const verl = verlEntry(script);
+  const verl = verlEntry(script) ?? verlFork(l, fields, scriptAt);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);
   const rl2 = rl2Entry(script);
   if (rl2) return rl2Launch(l, fields, scriptAt, rl2, opaque, launcherTool);

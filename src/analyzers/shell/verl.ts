@@ -14,6 +14,27 @@ import type { CmdResult, Launch } from './launch';
 export const verlEntry = (script: string): VerlCommand | 'easyr1' | undefined =>
   isEasyr1Entry(script) ? 'easyr1' : verlCommand(script);
 
+/**
+ * A project's own entry point run with verl's overrides (`python -m absolute_zero_reasoner.main_azr_ppo
+ * actor_rollout_ref.model.path=... data.train_batch_size=64`, a fork of verl's main_ppo): read as verl's PPO trainer,
+ * said at the module. Undefined where the line passes no override of verl's `actor_rollout_ref` (verl's own root).
+ */
+export function verlFork(l: Launch, fields: readonly Field[], at: number): VerlCommand | undefined {
+  if (!fields.slice(at + 1).some((f) => /^\+?actor_rollout_ref\.[\w.]+=/.test(f.text))) return undefined;
+  const module = fields[at];
+  l.r.problems.push({
+    code: 'read-by-name',
+    severity: 'info',
+    ...msg(
+      "{0} is not verl's own entry point: read as verl's PPO trainer, whose overrides its line passes",
+      module.text,
+    ),
+    span: module.span,
+    rawKey: module.text,
+  });
+  return 'ppo';
+}
+
 /** `<launcher> verl.trainer.<entry> key=value ...` from fields[at] (the module or script): the facts of the run. */
 export function verlLaunch(
   l: Launch,

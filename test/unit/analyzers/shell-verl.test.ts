@@ -169,6 +169,21 @@ describe('shell: verl lines of forks and open values', () => {
     assert.match(fact(r, 'useVllm')!.defaultNote!, /not known statically: a colocated vLLM \/ SGLang engine assumed/);
   });
 
+  it("a project's own entry point passed verl's overrides is verl's PPO trainer, said at the module", () => {
+    // LeapLabTHU/Absolute-Zero-Reasoner scripts/selfplay/llama.sh: `python -m absolute_zero_reasoner.main_azr_ppo`,
+    // its fork of main_ppo, with actor_rollout_ref.* and data.* overrides.
+    const text = GRPO.replace('verl.trainer.main_ppo \\', 'absolute_zero_reasoner.main_azr_ppo \\');
+    const r = analyzeShell(text);
+    assert.deepEqual(r.tools, ['verl']);
+    assert.equal(fact(r, 'model')?.value, 'Qwen/Qwen2-7B-Instruct');
+    const note = r.problems.find((p) => p.code === 'read-by-name');
+    assert.equal(note?.severity, 'info');
+    assert.match(note!.message, /absolute_zero_reasoner\.main_azr_ppo is not verl's own entry point/);
+    // Without verl's overrides the module is a script of its own.
+    const plain = analyzeShell('python -m absolute_zero_reasoner.main_azr_ppo --model_name_or_path gpt2\n');
+    assert.ok(!plain.tools.includes('verl'));
+  });
+
   it("Ulysses sequence parallelism splits each sequence over its group, whose GPUs share the group's batch", () => {
     // verl's fsdp_workers.py _normalize_config divides ppo_mini_batch_size by world / ulysses size: 256 x 5 / (8 / 4)
     // / 40 = 16 micro-steps per update; dp_actor.py packs ppo_max_token_len_per_gpu x ulysses tokens per dynamic
