@@ -74,4 +74,3 @@ export function usageArguments(text: string, file: string, lineCount = HEAD_LINE
   }
   return undefined;
 }
-
