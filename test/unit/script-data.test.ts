@@ -348,6 +348,30 @@ describe("a script's own usage line", () => {
     assert.equal(loaded?.value, 'Qwen/Qwen2-VL-7B-Instruct');
   });
 
+  it("TRL's example scripts (TrlParser over a TRL config) run with their docstring's usage line", () => {
+    // huggingface/trl examples/scripts/gspo.py, shortened: TrlParser reads GRPOConfig, a TrainingArguments, from the
+    // command line (output_dir had no default before transformers 4.50), so the script runs only with one: the usage
+    // line its docstring shows names the model.
+    const gspo = [
+      '"""',
+      'Usage:',
+      'python examples/scripts/gspo.py \\',
+      '    --model_name_or_path Qwen/Qwen3-0.6B \\',
+      '    --per_device_train_batch_size 4',
+      '"""',
+      'from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser',
+      'parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))',
+      'script_args, training_args, model_args = parser.parse_args_and_config()',
+      'trainer = GRPOTrainer(model=model_args.model_name_or_path, args=training_args, reward_funcs=[])',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const run = runFiles({ '/p/examples/scripts/gspo.py': gspo }, '/p/examples/scripts/gspo.py');
+    assert.equal(run.setup?.model, 'Qwen/Qwen3-0.6B');
+    const model = runFact(run, 'model');
+    assert.match(model?.fact.rawValue ?? '', /usage line of gspo\.py/);
+  });
+
   it('a usage line of another script, or one with no option, gives nothing', () => {
     const other = script.replace('scripts/run_grpo.py --config', 'scripts/run_sft.py --config');
     const run = runFiles(

@@ -29,11 +29,15 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
     else if (HF_ARGS.has(n)) file.tools.add('hf-trainer');
   }
   if (which === 'TrlParser') file.tools.add('trl');
-  if (which === 'HfArgumentParser' && needsOutputDir(file, names)) readsLaunchOptions(file);
+  if ((which === 'HfArgumentParser' || which === 'TrlParser') && needsOutputDir(file, names)) readsLaunchOptions(file);
 }
 
-/** `parser.parse_args_into_dataclasses()` of the process's own command line (no `args=` list given). */
-const PARSES_COMMAND_LINE = /\.parse_args_into_dataclasses\(\s*\)/;
+/**
+ * `parser.parse_args_into_dataclasses()` (HfArgumentParser) or `parse_args_and_config()` (TrlParser) of the process's own
+ * command line (no `args=` list given).
+ */
+const PARSES_COMMAND_LINE =
+  /\.parse_args_into_dataclasses\(\s*\)|\.parse_args_and_config\(\s*(?:return_remaining_strings\s*=\s*True\s*)?\)/;
 
 /**
  * Whether the parser's classes include transformers' TrainingArguments (or a TRL config, a subclass of it) read from
