@@ -9,7 +9,7 @@ import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
 import { findModule, findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
-import { README_NAMES, blank, withAssignments } from './readme-command';
+import { README_NAMES, blank, escape, withAssignments } from './readme-command';
 import { README_LINES, usageArguments, type UsageCommand } from '../hf-python/usage-line';
 
 /**
@@ -206,7 +206,6 @@ function runsFromAbove(text: string, usage: UsageCommand, base: string, folder: 
     .split('\n')
     .slice(usage.line - 1, usage.lastLine)
     .join(' ');
-  const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const named = new RegExp(`(?:^|\\s)(\\S*?)${escaped(base)}(?=\\s|$)`).exec(lines);
+  const named = new RegExp(`(?:^|\\s)(\\S*?)${escape(base)}(?=\\s|$)`).exec(lines);
   return named !== null && ['', './', `${folder}/`, `./${folder}/`].includes(named[1]);
 }

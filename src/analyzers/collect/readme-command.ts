@@ -137,7 +137,7 @@ function launchIn(path: string, lines: readonly string[], found: Found, relative
   return { path, text, script, sibling: found.sibling };
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Where a command's first line runs the script at `relative`, only a prompt, variables or a shell before it. */
 function scriptRun(relative: string): (line: string, first: boolean) => { start: number; end: number } | undefined {

@@ -334,6 +334,7 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   const parts = callee.split('.');
   const last = parts[parts.length - 1];
   const calleeNode = c.firstChild!;
+  const otherTrainer = otherFrameworkTrainer(file, parts);
   if (isLitgptConfigCall(file, parts)) {
     litgptModelCall(file, c);
   } else if (last === 'connect' && parts.length >= 2 && importsLitgpt(file.text)) {
@@ -405,8 +406,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
       valueSpan: span(calleeNode),
       tool: 'hf-trainer',
     });
-  } else if (otherFrameworkTrainer(file, parts)) {
-    noteOtherFrameworkTrainer(file, c, otherFrameworkTrainer(file, parts)!);
+  } else if (otherTrainer) {
+    noteOtherFrameworkTrainer(file, c, otherTrainer);
   } else if (libraryTrainer(file, last)) {
     const { trainer, byName } = libraryTrainer(file, last)!;
     if (byName) noteTrainerByName(file, c, last, trainer);
