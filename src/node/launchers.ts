@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { analyzeAs, detectFormat } from '../analyzers/detect';
 import { projectModules, referencedPath, type FileReader } from '../analyzers/pipeline';
 import { candidates } from './candidates';
-import { HYDRA_MAIN } from '../analyzers/hf-python/hydra-app';
+import { hasHydraMain } from '../analyzers/hf-python/hydra-app';
 import { usageArguments } from '../analyzers/hf-python/usage-line';
 import { findReference } from '../analyzers/file-reader';
 
@@ -58,7 +58,7 @@ export function filesReferencedBy(reader: FileReader, file: string, text: string
  * the options of its groups by the defaults list's choices (hf-python/hydra-app.ts): any YAML may be one of them.
  */
 function readsHydraConfigs(text: string, name: string): boolean {
-  return /\.ya?ml$/i.test(name) && HYDRA_MAIN.test(text);
+  return /\.ya?ml$/i.test(name) && hasHydraMain(text);
 }
 
 /**

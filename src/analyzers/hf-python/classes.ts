@@ -346,12 +346,14 @@ export function otherFrameworkTrainer(file: PythonFile, parts: readonly string[]
  * package by the qualifier (`import pytorch_lightning as pl`, or the package's own name).
  */
 function bindsTrainer(text: string, pkg: string, qualifier: string | undefined): boolean {
+  if (qualifier === pkg.split('.')[0]) return true;
+  // Both forms name the package: a text that does not is not searched (this runs at every Trainer call).
+  if (!text.includes(pkg)) return false;
   const module = pkg.replace('.', String.raw`\.`);
   if (qualifier === undefined) {
     const from = String.raw`^[ \t]*from[ \t]+${module}(?:\.[\w.]+)?[ \t]+import[ \t]+`;
     return new RegExp(from + String.raw`(?:\([^)]*\bTrainer\b|[^\n]*\bTrainer\b)`, 'm').test(text);
   }
-  if (qualifier === pkg.split('.')[0]) return true;
   return new RegExp(String.raw`^[ \t]*import[ \t]+${module}[ \t]+as[ \t]+${qualifier}\b`, 'm').test(text);
 }
 

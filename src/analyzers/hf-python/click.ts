@@ -24,7 +24,7 @@ const COMMAND = /^(?:click\.)?command$|^\w+\.command$/;
  * names the one it runs) the one that trains.
  */
 export function noteClickCommand(file: PythonFile): void {
-  if (!/^\s*(?:import\s+click\b|from\s+click\s+import\b)/m.test(file.text)) return;
+  if (!file.text.includes('click') || !/^\s*(?:import\s+click\b|from\s+click\s+import\b)/m.test(file.text)) return;
   const commands = topLevelFunctions(file).filter((f) =>
     decoratorsOf(f).some((d) => COMMAND.test(decoratorName(file, d))),
   );

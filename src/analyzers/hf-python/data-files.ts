@@ -14,7 +14,7 @@ import { writtenElsewhere } from './script-defaults';
 import { parameters, pyString, span } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { importedLoaderFunction, importedLoaded, importsLoaders } from './imported-constants';
-import { HYDRA_MAIN } from './hydra-app';
+import { hasHydraMain } from './hydra-app';
 import {
   itemLoader,
   loaderParameter,
@@ -189,7 +189,7 @@ const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;
  */
 function loadsData(file: PythonFile): boolean {
   file.loadsData ??=
-    LOADER_CALL.test(file.text) || HYDRA_MAIN.test(file.text) || importsLoaders(file) || givenLoaded(file);
+    LOADER_CALL.test(file.text) || hasHydraMain(file.text) || importsLoaders(file) || givenLoaded(file);
   return file.loadsData;
 }
 

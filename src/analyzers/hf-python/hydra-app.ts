@@ -17,7 +17,10 @@ import { insideProject } from './data-files';
 import { parameters, span } from './syntax';
 
 /** A Hydra application's entry point: `@hydra.main(` in a file's text. */
-export const HYDRA_MAIN = /@\s*hydra\s*\.\s*main\s*\(/;
+const HYDRA_MAIN = /@\s*hydra\s*\.\s*main\s*\(/;
+
+/** Whether a text has a Hydra entry point (HYDRA_MAIN), looking for the name first: most texts never say it. */
+export const hasHydraMain = (text: string): boolean => text.includes('hydra') && HYDRA_MAIN.test(text);
 
 /** The composed config the first parameter of a `@hydra.main` function holds; undefined for any other parameter. */
 export function hydraConfig(file: PythonFile, fn: SyntaxNode, param: string): Val | undefined {
@@ -31,7 +34,7 @@ export function hydraConfig(file: PythonFile, fn: SyntaxNode, param: string): Va
 
 /** The file's `@hydra.main` entry point at its top level, with its config folder and primary config's name. */
 export function hydraEntryPoint(file: PythonFile): HydraMain | undefined {
-  if (!HYDRA_MAIN.test(file.text)) return undefined;
+  if (!hasHydraMain(file.text)) return undefined;
   for (let st = file.root.firstChild; st; st = st.nextSibling) {
     const fn = st.name === 'DecoratedStatement' ? st.getChild('FunctionDefinition') : null;
     const main = fn ? hydraMain(file, fn) : undefined;

@@ -25,7 +25,7 @@ import {
 import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest } from './branches';
 import { assignedName, isModelClass, span } from './syntax';
-import { HYDRA_MAIN, hydraEntryPoint } from './hydra-app';
+import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
   scoringModelNames,
@@ -273,7 +273,7 @@ function lastStageOnly(file: PythonFile): void {
 function noTrainingSeen(file: PythonFile): void {
   if (file.settled || [...file.tools].some((t) => TRAINING_TOOLS.has(t))) return;
   // A Hydra application's entry point: its config says how it trains (hydraEntry).
-  if (HYDRA_MAIN.test(file.text)) return;
+  if (hasHydraMain(file.text)) return;
   const model = file.facts.find((f) => f.key === 'model');
   if (!model) return;
   file.problem(

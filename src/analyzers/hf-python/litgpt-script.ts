@@ -21,7 +21,11 @@ import { children, span } from './syntax';
 
 /** A Lit-GPT import (`from lit_gpt.lora import GPT`, `import lit_gpt`) and a `def setup(`: one of its scripts. */
 export function isLitgptScript(text: string): boolean {
-  return /^\s*(?:from\s+lit_gpt\b[\w.]*\s+import|import\s+lit_gpt\b)/m.test(text) && /^def\s+setup\s*\(/m.test(text);
+  return (
+    text.includes('lit_gpt') &&
+    /^\s*(?:from\s+lit_gpt\b[\w.]*\s+import|import\s+lit_gpt\b)/m.test(text) &&
+    /^def\s+setup\s*\(/m.test(text)
+  );
 }
 
 /** The script's module constants and setup()'s parameter defaults. */

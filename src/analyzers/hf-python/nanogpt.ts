@@ -26,6 +26,7 @@ const SOURCE = 'karpathy/nanoGPT@3adf61e';
 /** nanoGPT's train.py: it builds model.py's GPT and execs configurator.py over its globals. */
 export function isNanogptScript(text: string): boolean {
   return (
+    text.includes('configurator.py') &&
     /^\s*from\s+model\s+import\s+[^\n]*\bGPT\b/m.test(text) &&
     /\bexec\(\s*open\(\s*(['"])configurator\.py\1\s*\)\.read\(\)\s*\)/.test(text)
   );

@@ -23,7 +23,7 @@ import { parameters, type Parameter } from './syntax';
  * alone.
  */
 export function noteTyperCommand(file: PythonFile, calls: readonly SyntaxNode[]): void {
-  if (!/^\s*(?:import\s+typer\b|from\s+typer\s+import\b)/m.test(file.text)) return;
+  if (!file.text.includes('typer') || !/^\s*(?:import\s+typer\b|from\s+typer\s+import\b)/m.test(file.text)) return;
   const run = calls.find((c) => /^(?:typer\.)?run$/.test(file.calleeName(c) ?? ''));
   const first = run ? file.args(run).positional[0] : undefined;
   let def = first?.name === 'VariableName' ? topLevelFunction(file, file.text.slice(first.from, first.to)) : undefined;

@@ -16,7 +16,8 @@ const TOOL: Tool = 'xtuner';
 export const XTUNER_SOURCE = 'InternLM/xtuner@b934f46';
 
 /** A file that imports XTuner: its lazy dicts are XTuner's config. */
-export const importsXtuner = (text: string): boolean => /^\s*(?:from|import)\s+xtuner\b/m.test(text);
+export const importsXtuner = (text: string): boolean =>
+  text.includes('xtuner') && /^\s*(?:from|import)\s+xtuner\b/m.test(text);
 
 /** XTuner's facts of one config file, over its calls (lazy dicts read as the calls they stand for). */
 export function xtunerConfig(file: PythonFile, calls: readonly SyntaxNode[]): void {
