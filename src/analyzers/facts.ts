@@ -611,6 +611,11 @@ export interface ConfigFacts {
    * Run by a launch line with options, it is read again with them.
    */
   readonly readsLaunchOptions?: true;
+  /**
+   * The script parses transformers' TrainingArguments (or a TRL config) from its own command line (HfArgumentParser,
+   * TrlParser): the Trainer's flags on the line that runs it are the run's, whether the script reads them or not.
+   */
+  readonly readsTrainerFlags?: true;
 }
 
 /**

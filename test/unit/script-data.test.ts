@@ -370,6 +370,13 @@ describe("a script's own usage line", () => {
     assert.equal(run.setup?.model, 'Qwen/Qwen3-0.6B');
     const model = runFact(run, 'model');
     assert.match(model?.fact.rawValue ?? '', /usage line of gspo\.py/);
+    // The Trainer's flags of the line are the run's too (TrlParser fills GRPOConfig from them, whether the script
+    // reads them or not): 4 per GPU, where GRPOConfig's default is 8; located on the line, which a note names.
+    assert.equal(run.setup?.micro_batch_size, 4);
+    const batch = runFact(run, 'microBatchSize');
+    assert.equal(gspo.slice(batch?.fact.valueSpan.start, batch?.fact.valueSpan.end), '4');
+    assert.match(batch?.fact.rawValue ?? '', /usage line of gspo\.py \(line 3\)/);
+    assert.ok(run.problems.some((p) => /usage line here runs it.*--per_device_train_batch_size/.test(p.message)));
   });
 
   it('a usage line of another script, or one with no option, gives nothing', () => {
@@ -380,5 +387,18 @@ describe("a script's own usage line", () => {
     );
     assert.equal(run.setup, undefined);
     assert.ok(run.problems.some((p) => p.code === 'unknown-model'));
+  });
+
+  it("a Trainer flag on the usage line of a script that parses no Trainer arguments is not the run's", () => {
+    // run_grpo.py reads --config with argparse and builds GRPOConfig from the YAML: a --per_device_train_batch_size on
+    // its usage line would stop argparse (an unknown option), it is no setting of the run: the YAML's 8 stands.
+    const withFlag = script.replace(
+      '--config configs/grpo.yaml',
+      '--config configs/grpo.yaml --per_device_train_batch_size 2',
+    );
+    const files = { '/p/scripts/run_grpo.py': withFlag, '/p/scripts/grpo_loop.py': loop };
+    const run = runFiles({ ...files, '/p/scripts/configs/grpo.yaml': yaml }, '/p/scripts/run_grpo.py');
+    assert.equal(run.setup?.micro_batch_size, 8);
+    assert.ok(!run.problems.some((p) => /usage line here runs it/.test(p.message)));
   });
 });

@@ -9,7 +9,8 @@ import { CONFIG_OPTION, configFileArguments } from '../config-arguments';
 import type { ConfigFacts, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
 import type { AnalyzedFile, FileRole } from '../resolve';
 import { nanogptConfigArguments } from '../hf-python/nanogpt';
-import { usageArguments } from '../hf-python/usage-line';
+import { usageArguments, type UsageCommand } from '../hf-python/usage-line';
+import { withUsageTrainerFlags } from './usage-flags';
 import { readmeCommand } from './locate';
 import { findReference, projectModules, type FileReader } from '../file-reader';
 
@@ -85,12 +86,13 @@ function usageLine(
   file: string,
   text: string,
   reader: FileReader,
-): { readonly args: NonNullable<Reference['args']>; readonly readme: boolean } | undefined {
+):
+  { readonly args: NonNullable<Reference['args']>; readonly readme: boolean; readonly own?: UsageCommand } | undefined {
   const name = file.split(/[\\/]/).pop() ?? file;
   const own = usageArguments(text, file);
   if (own) {
     const args = own.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${own.line})` }));
-    return { args, readme: false };
+    return { args, readme: false, own };
   }
   const readme = readmeCommand(reader, file);
   if (!readme) return undefined;
@@ -140,7 +142,13 @@ export function analyzeWithArguments(
   const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
-  if (!rereadWith?.length && !hydraOverrides?.length) return { walked: first, scriptArgs: runArgs, ...readmeUsage };
+  // The script's own usage line gives the Trainer's flags too where the script parses them (usage-flags.ts).
+  const flags = (walked: ConfigFacts): ConfigFacts =>
+    found?.own && walked.readsTrainerFlags
+      ? withUsageTrainerFlags(walked, text, found.own, file.split(/[\\/]/).pop() ?? file)
+      : walked;
+  if (!rereadWith?.length && !hydraOverrides?.length)
+    return { walked: flags(first), scriptArgs: runArgs, ...readmeUsage };
   const options = argumentEnvironment(first.options, rereadWith ?? [], undefined, file);
   // nanoGPT's and fsdp_qlora's scripts have readers of their own; a script is read as the line runs it, unsettled.
   const module = {
@@ -149,7 +157,8 @@ export function analyzeWithArguments(
     ...(first.readsConfigurator ? {} : { settled: false as const }),
     ...(hydraOverrides?.length ? { hydraOverrides } : {}),
   };
-  return { walked: analyzeAs(format, text, { module, readModule, environment }), scriptArgs: runArgs, ...readmeUsage };
+  const walked = flags(analyzeAs(format, text, { module, readModule, environment }));
+  return { walked, scriptArgs: runArgs, ...readmeUsage };
 }
 
 /**

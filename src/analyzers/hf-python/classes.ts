@@ -29,7 +29,10 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
     else if (HF_ARGS.has(n)) file.tools.add('hf-trainer');
   }
   if (which === 'TrlParser') file.tools.add('trl');
-  if ((which === 'HfArgumentParser' || which === 'TrlParser') && needsOutputDir(file, names)) readsLaunchOptions(file);
+  if ((which === 'HfArgumentParser' || which === 'TrlParser') && needsOutputDir(file, names)) {
+    readsLaunchOptions(file);
+    file.readsTrainerFlags = true;
+  }
 }
 
 /**

@@ -114,6 +114,8 @@ export class PythonFile {
   readsConfigurator = false;
   /** The script reads an option it has no value for alone, or loads a file it cannot name alone (ConfigFacts.readsLaunchOptions). */
   readsLaunchOptions = false;
+  /** The script parses TrainingArguments or a TRL config from its command line (ConfigFacts.readsTrainerFlags). */
+  readsTrainerFlags = false;
   /** The launch line's Hydra overrides, for a Hydra application's config (hydra-app.ts). */
   hydraOverrides: readonly LaunchArgument[] = [];
   root!: SyntaxNode;
@@ -156,6 +158,7 @@ export class PythonFile {
       ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
       ...(this.readsLaunchOptions ? { readsLaunchOptions: true as const } : {}),
+      ...(this.readsTrainerFlags ? { readsTrainerFlags: true as const } : {}),
       ...(this.commandEntry?.positional.length ? { commandArguments: this.commandEntry.positional } : {}),
     };
   }
