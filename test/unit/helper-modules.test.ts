@@ -972,6 +972,40 @@ describe("a class's attributes set in __init__, read in its methods", () => {
     assert.deepEqual([s?.model, s?.seq_len, s?.micro_batch_size], ['deepseek-ai/DeepSeek-V2-Lite', 16384, 24]);
   });
 
+  it("a class's __init__ that keeps an option as its own attribute (self.model_name = model_name) leaves the option as it is", () => {
+    // kylebrussell/cap-rlvr scripts/train_sft_lora.py: main() parses --model_name (default Qwen/Qwen3-14B) and makes
+    // LegalReasoningLoRATrainer(args.model_name, args.output_dir), whose __init__ keeps self.model_name = model_name and
+    // whose method loads self.model_name (abridged). An assignment to self's attribute is no change of the option.
+    const text = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'class LoRATrainer:',
+      '    def __init__(self, model_name: str, output_dir: str):',
+      '        self.model_name = model_name',
+      '        self.output_dir = output_dir',
+      '    def train(self):',
+      '        model = AutoModelForCausalLM.from_pretrained(self.model_name)',
+      '        Trainer(model=model, args=TrainingArguments(output_dir=self.output_dir)).train()',
+      'def main():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--model_name", default="Qwen/Qwen3-14B")',
+      '    parser.add_argument("--output_dir", default="out")',
+      '    args = parser.parse_args()',
+      '    LoRATrainer(args.model_name, args.output_dir).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const r = runPipeline([{ file: '/p/train.py', text }], inMemory({ '/p/train.py': text }), {});
+    assert.equal(r.setup?.model, 'Qwen/Qwen3-14B');
+    // `args.model_name = ...` does change it: the default is no longer what runs.
+    const changed = text.replace(
+      '    args = parser.parse_args()\n',
+      '    args = parser.parse_args()\n    args.model_name = args.model_name.strip()\n',
+    );
+    const r2 = runPipeline([{ file: '/p/train.py', text: changed }], inMemory({ '/p/train.py': changed }), {});
+    assert.equal(r2.setup, undefined);
+  });
+
   it('a helper class whose __init__ keeps what its own loader method returns: self.config = self._load_config()', () => {
     // Showmick119/Fine-Tuning-Open-Source-LLM: run_lora_finetune.py (under train/ there) passes --lora_config's default to
     // model/load_base_model.py's ModelLoader, whose _load_config() returns json.load of open(self.config_path) and whose

@@ -81,6 +81,12 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
+  /**
+   * Of those, the names assigned on an object other than `self` (`args.x = ...`, not `self.model_name = model_name` in
+   * a class's `__init__`, an instance's own attribute, which no parsed command line is): an option of that name may
+   * be changed at run time.
+   */
+  readonly optionsAssigned = new Set<string>();
   /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
   moduleCallArgs?: Readonly<Record<string, CallArguments>>;
   /** The environment variables the launch line gives the script, known statically (os.getenv reads them). */

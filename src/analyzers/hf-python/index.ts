@@ -160,7 +160,7 @@ function noteArgumentsFile(file: PythonFile, call: SyntaxNode): void {
 
 /**
  * `args.x = ...` / `args.x += ...`: the option x is changed at run time, so its default is not what runs; not where
- * the value is another object's x.
+ * the value is another object's x, nor where the object is `self` (PythonFile.optionsAssigned).
  */
 function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
   const value = st.lastChild;
@@ -173,6 +173,9 @@ function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
     // `model.config.x = training_args.x = model_args.x` (LLaVA) copies option x onto other objects: x keeps its value.
     if (copied && st.name === 'AssignStatement' && file.text.slice(copied.from, copied.to) === name) continue;
     file.attrAssigned.add(name);
+    const object = ch.firstChild;
+    if (!(object?.name === 'VariableName' && file.text.slice(object.from, object.to) === 'self'))
+      file.optionsAssigned.add(name);
   }
 }
 

@@ -158,7 +158,7 @@ function optionValue(
   // A module of the script's process reads the launch line's value of its own options too (one command line).
   if (file.inherited && (d === undefined || file.inherited.get(field)?.launched))
     return inheritedOption(file, field, use, parsed);
-  if (d === undefined || d === 'ambiguous' || file.attrAssigned.has(field) || !parsed()) {
+  if (d === undefined || d === 'ambiguous' || file.optionsAssigned.has(field) || !parsed()) {
     if (d === undefined && file.requiredOptions.has(field)) noValueAlone(file);
     return undefined;
   }
@@ -199,7 +199,7 @@ function typed(v: FactValue, d: ScriptDefault): FactValue | undefined {
  */
 function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parsed: () => boolean): Val | undefined {
   const o = file.inherited?.get(field);
-  if (!o || file.attrAssigned.has(field) || !parsed()) return undefined;
+  if (!o || file.optionsAssigned.has(field) || !parsed()) return undefined;
   if (o.unknown !== undefined)
     return { k: 'unknown', reason: `${clip(file.text.slice(use.from, use.to))}: ${o.unknown}` };
   const d: ScriptDefault = {
@@ -219,7 +219,7 @@ function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parse
 export function scriptOptions(file: PythonFile): ScriptOption[] {
   const out: ScriptOption[] = [];
   for (const [name, d] of file.scriptDefaults) {
-    if (d === 'ambiguous' || file.attrAssigned.has(name)) continue;
+    if (d === 'ambiguous' || file.optionsAssigned.has(name)) continue;
     const v = readingNoneDefaults(file, () =>
       d.node ? file.evalNode(d.node, 0) : { k: 'lit' as const, v: d.lit ?? null },
     );
