@@ -99,10 +99,15 @@ const ALIASES: readonly Alias[] = [
       'local_batch_size',
       'batch_size_per_device',
       'batch_size_per_gpu',
+      // Anyscale LLMForge's.
+      'train_batch_size_per_device',
       'batch_size',
     ],
   },
-  { key: 'per_device_eval_batch_size', names: ['per_device_eval_batch_size', 'eval_batch_size'] },
+  {
+    key: 'per_device_eval_batch_size',
+    names: ['per_device_eval_batch_size', 'eval_batch_size', 'eval_batch_size_per_device'],
+  },
   {
     key: 'gradient_accumulation_steps',
     names: [
@@ -208,9 +213,18 @@ const ALIASES: readonly Alias[] = [
   { key: 'attn_implementation', names: ['attn_implementation', 'attention_implementation', 'attn_impl'] },
   {
     key: 'attn_implementation',
-    names: ['use_flash_attention_2', 'use_flash_attention', 'use_flash_attn', 'flash_attn', 'flash_attention'],
+    names: [
+      'use_flash_attention_2',
+      'use_flash_attention',
+      'use_flash_attn',
+      'flash_attn',
+      'flash_attention',
+      'flash_attention_2',
+    ],
     value: flashOf,
   },
+  // The DeepSpeed config a section names by its path (Anyscale LLMForge's `deepspeed: {config_path: ...}`).
+  { key: 'deepspeed', names: ['config_path', 'config_file', 'config'], under: /^deepspeed$/ },
   { key: 'fsdp', names: ['mode', 'sharding_strategy'], under: /^fsdp$/ },
   // The names a project keeps as TrainingArguments' and TRL's own.
   ...[

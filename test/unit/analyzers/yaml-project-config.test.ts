@@ -43,6 +43,39 @@ const NESTED = [
 ].join('\n');
 
 describe("analyzers: a project's own config read by the names of its keys", () => {
+  it("Anyscale LLMForge's names: train_batch_size_per_device, context_length, flash_attention_2, deepspeed.config_path", () => {
+    // anyscale/templates e2e-llm-workflows configs/training/lora/llama-3-70b.yaml (abridged): read as HF YAML by its
+    // learning_rate and output_dir, it named no model; by its names it is the run.
+    const text = [
+      'model_id: meta-llama/Llama-2-70b-chat-hf',
+      'context_length: 4096',
+      'num_devices: 32',
+      'train_batch_size_per_device: 8',
+      'eval_batch_size_per_device: 8',
+      'learning_rate: 1e-4',
+      'output_dir: /mnt/local_storage',
+      'deepspeed:',
+      '  config_path: configs/deepspeed/zero_3.json',
+      'flash_attention_2: true',
+      'lora_config:',
+      '  r: 8',
+      '  lora_alpha: 16',
+      '  target_modules: [q_proj, v_proj]',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('llama-3-70b.yaml', text), 'project-yaml');
+    const facts = analyzeProjectConfig(text).facts;
+    const value = (key: string) => facts.find((f) => f.key === key)?.value;
+    assert.deepEqual(
+      [value('model'), value('microBatchSize'), value('evalBatchSize'), value('seqLen'), value('loraR')],
+      ['meta-llama/Llama-2-70b-chat-hf', 8, 8, 4096, 8],
+    );
+    assert.equal(value('attention'), 'flash');
+    // The DeepSpeed config is a reference by its path, not an inline config.
+    const refs = analyzeProjectConfig(text).references;
+    assert.ok(refs.some((r) => r.path === 'configs/deepspeed/zero_3.json'));
+  });
+
   it('a model:/lora:/quantization:/training: layout is read at its nested keys', () => {
     assert.equal(detectFormat('configs/sft.yaml', NESTED), 'project-yaml');
     const r = run('configs/sft.yaml', NESTED);
