@@ -38,7 +38,17 @@ import {
   returnedItem,
   SCRIPT_FILE,
 } from './expressions';
-import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
+import {
+  span,
+  stringInner,
+  parseNumber,
+  isTrailingDotFloat,
+  pyString,
+  fmt,
+  clip,
+  MAX_DEPTH,
+  parameters,
+} from './syntax';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
 
@@ -389,6 +399,7 @@ export class PythonFile {
       case 'VariableName':
         return this.evalName(node, depth);
       case 'MemberExpression':
+        if (isTrailingDotFloat(this.text, node)) return { k: 'lit', v: parseNumber(t) ?? 0 };
         return evalMember(this, node, t, depth);
       case 'BinaryExpression':
         return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);

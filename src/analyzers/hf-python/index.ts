@@ -24,7 +24,7 @@ import {
 } from './vocab';
 import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest } from './branches';
-import { assignedName, isModelClass, span } from './syntax';
+import { assignedName, isModelClass, isTrailingDotFloat, span } from './syntax';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
@@ -136,7 +136,9 @@ function run(file: PythonFile, entries: readonly string[]): void {
   const imports: SyntaxNode[] = [];
   const cur = file.root.cursor();
   for (;;) {
-    if (cur.type.isError) file.errors.push(cur.from);
+    // `0.` is a float, not an error (syntax.ts isTrailingDotFloat).
+    if (cur.type.isError && !(cur.node.parent && isTrailingDotFloat(file.text, cur.node.parent)))
+      file.errors.push(cur.from);
     if (cur.name === 'ClassDefinition') classes.push(cur.node);
     else if (cur.name === 'CallExpression') calls.push(cur.node);
     else if (cur.name === 'ImportStatement') imports.push(cur.node);

@@ -92,6 +92,16 @@ export function stringInner(text: string, n: SyntaxNode): Span {
   return { start: Math.min(start, end), end };
 }
 
+/**
+ * A float written with a trailing dot (`weight_decay=0.`, `1.e5`): lezer's Python grammar reads `0.` as the number's
+ * member with its name missing (an error node) and `1.e5` as its member `e5`. The member expression is that number.
+ */
+export function isTrailingDotFloat(text: string, node: SyntaxNode): boolean {
+  const number = node.firstChild;
+  if (node.name !== 'MemberExpression' || number?.name !== 'Number' || number.nextSibling?.name !== '.') return false;
+  return /^\d[\d_]*\.(?:[eE]\d+)?$/.test(text.slice(node.from, node.to));
+}
+
 export function parseNumber(t: string): number | undefined {
   const s = t.replace(/_/g, '');
   if (/[jJ]$/.test(s)) return undefined;

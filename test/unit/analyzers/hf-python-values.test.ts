@@ -24,6 +24,28 @@ function last(r: ConfigFacts, key: CanonicalKey): Fact | undefined {
 const at = (text: string, f: Fact | undefined): string => (f ? text.slice(f.valueSpan.start, f.valueSpan.end) : '');
 
 describe("hf-python: the script's own values", () => {
+  it('a float with a trailing dot (weight_decay=0., num_train_epochs=3.) is a number, not a syntax error', () => {
+    // songxiaoshuai/postEdit finetune.py: `weight_decay=0.,` inside TrainingArguments(...). lezer's Python grammar
+    // reads `0.` as the number's member with its name missing; the call's other values were said to be lost with it.
+    const text = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")',
+      'args = TrainingArguments(output_dir="o", weight_decay=0., num_train_epochs=3.,',
+      '    per_device_train_batch_size=4, gradient_accumulation_steps=8)',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.deepEqual(
+      r.problems.filter((p) => p.code === 'syntax-error'),
+      [],
+    );
+    assert.deepEqual([last(r, 'microBatchSize')?.value, last(r, 'gradientAccumulationSteps')?.value], [4, 8]);
+    // A real error beside it is still one.
+    const broken = analyzeHfPython(text.replace('num_train_epochs=3.,', 'num_train_epochs=3.,,'));
+    assert.equal(broken.problems.filter((p) => p.code === 'syntax-error').length, 1);
+  });
+
   it('a model with nothing in the file that trains it is said to take HF Trainer defaults, at the model', () => {
     // llama-cookbook's quickstart notebook trains through llama_cookbook's own train(...); an inference script trains
     // nothing: either way no Trainer, TRL trainer or loop is read, so the batch and precision are HF Trainer's defaults.
