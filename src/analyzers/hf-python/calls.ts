@@ -356,7 +356,8 @@ function overLauncher(file: PythonFile): void {
 /**
  * PEFT prepare_model_for_kbit_training(model, use_gradient_checkpointing=True): casts every parameter that is not
  * a 4/8-bit weight to fp32 (norms, embeddings, head, biases; on a model that is not quantized, all of them) and
- * enables gradient checkpointing unless use_gradient_checkpointing=False (peft/utils/other.py). On a branch: as written
+ * enables gradient checkpointing unless use_gradient_checkpointing=False (peft/utils/other.py); its older name,
+ * prepare_model_for_int8_training, was an alias of it from PEFT 0.4 until PEFT removed it. On a branch: as written
  * when the branch is known to run (its tests read from the script's defaults: qlora.py's `if not args.full_finetune:`),
  * nothing when it is known not to, unknown otherwise.
  */

@@ -423,7 +423,7 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     deepspeedConfigCall(file, c, last);
   } else if (last === 'requires_grad_' && parts.length >= 2) {
     frozenModel(file, c, parts);
-  } else if (last === 'prepare_model_for_kbit_training') {
+  } else if (last === 'prepare_model_for_kbit_training' || last === 'prepare_model_for_int8_training') {
     kbitPreparation(file, c);
   } else if (SAGEMAKER_ESTIMATORS.has(last) && /\bsagemaker\b/.test(file.text)) {
     sagemakerEstimator(file, c);

@@ -95,6 +95,7 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, all = fal
 const MODEL_WRAPPERS = new Set([
   'get_peft_model',
   'prepare_model_for_kbit_training',
+  'prepare_model_for_int8_training',
   'PeftModel',
   'FSDP',
   'FullyShardedDataParallel',

@@ -593,6 +593,13 @@ describe('analyzeHfPython', () => {
       facts(off, 'kbitUpcast').map((f) => f.value),
       ['all'],
     );
+    // Its older name, an alias of it from PEFT 0.4 until PEFT removed it (peft/utils/other.py "For backward
+    // compatibility"): songxiaoshuai/postEdit's finetune.py calls prepare_model_for_int8_training(model).
+    const older = analyzeHfPython('model = prepare_model_for_int8_training(model)\n');
+    assert.deepEqual(
+      [facts(older, 'kbitUpcast').map((f) => f.value), facts(older, 'gradientCheckpointing').map((f) => f.value)],
+      [['all'], ['full']],
+    );
   });
 
   it('makes the library defaults of BitsAndBytesConfig and LoraConfig explicit', () => {
