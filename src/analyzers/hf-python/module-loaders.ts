@@ -143,7 +143,7 @@ function assignments(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): Synta
 
 /**
  * The path expression a loader call reads: OmegaConf's argument, else the file its open-file argument opens (`open(P)`,
- * `P.open()` of a pathlib path, `f.read()` of either, or the `with` block's `f`). `scope` is the function body a name
+ * `P.open()` of a pathlib path, `f.read()` of either, `P.read_text()`, or the `with` block's `f`). `scope` is the function body a name
  * bound to the path is looked for in (none: the caller evaluates the name).
  */
 export function loadedPath(text: string, call: SyntaxNode, scope: SyntaxNode | undefined): SyntaxNode | undefined {
@@ -154,6 +154,9 @@ export function loadedPath(text: string, call: SyntaxNode, scope: SyntaxNode | u
     const target = arg.firstChild.firstChild;
     const head = text.slice(arg.firstChild.from, arg.firstChild.to);
     if (/\.read$/.test(head) && target) return openPath(text, target, scope);
+    // `yaml.safe_load(args.config.read_text(encoding="utf-8"))`: pathlib reads the file at the receiver.
+    if (/\.read_text$/.test(head) && arg.firstChild.name === 'MemberExpression' && target)
+      return unwrapped(text, boundIn(text, target, scope));
   }
   return openPath(text, arg, scope);
 }

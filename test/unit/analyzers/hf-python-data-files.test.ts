@@ -56,6 +56,28 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it("pathlib's read_text: yaml.safe_load(args.config.read_text(encoding=...)) reads the file the option names", () => {
+    // quizshin/tau2-grpo tau3_grpo/training/sft/train.py: `--config` is a Path option, and
+    // `config = yaml.safe_load(args.config.read_text(encoding="utf-8"))` (abridged).
+    const script = [
+      'import argparse, yaml',
+      'from pathlib import Path',
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--config", type=Path, default=Path("configs/sft.yaml"))',
+      'args = parser.parse_args()',
+      'config = yaml.safe_load(args.config.read_text(encoding="utf-8"))',
+      'model = AutoModelForCausalLM.from_pretrained(config["model"]["name_or_path"])',
+      'TrainingArguments(output_dir="o", per_device_train_batch_size=config["train"]["per_device_batch_size"])',
+      '',
+    ].join('\n');
+    const yaml = 'model:\n  name_or_path: Qwen/Qwen2.5-7B-Instruct\ntrain:\n  per_device_batch_size: 1\n';
+    const r = analyzeHfPython(script, undefined, (p) =>
+      p === 'configs/sft.yaml' ? { text: yaml, shownAs: p } : undefined,
+    );
+    assert.deepEqual([value(r, 'model')?.value, value(r, 'microBatchSize')?.value], ['Qwen/Qwen2.5-7B-Instruct', 1]);
+  });
+
   it("a loader function of the script reads each call's own file, or its parameter's default when given none", () => {
     // nasim-raj-laskar/QwenDrive-QLoRA train.py: one load_config(path) for configs/model.yaml, lora.yaml and
     // training.yaml; AshishIITD/llm-finetuning-benchmark train_sft.py: `def load_config(path="configs/...")`, called
