@@ -1006,6 +1006,31 @@ describe("a class's attributes set in __init__, read in its methods", () => {
     assert.equal(r2.setup, undefined);
   });
 
+  it("a dict the class's one call passes: self.config['model_name'], also through `config or self.get_default_config()`", () => {
+    // Yosef-Ali/amharic-llm-finetuning advanced_lora_trainer.py: main() builds `config = {...}` and makes
+    // AdvancedLoRATrainer(config), whose __init__ keeps `self.config = config or self.get_default_config()`; the values
+    // that run are main()'s, not the default method's (abridged).
+    const text = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'class LoRATrainer:',
+      '    def __init__(self, config=None):',
+      '        self.config = config or self.get_default_config()',
+      '    def get_default_config(self):',
+      "        return {'model_name': 'gpt2', 'batch_size': 2}",
+      '    def train(self):',
+      "        model = AutoModelForCausalLM.from_pretrained(self.config['model_name'])",
+      "        args = TrainingArguments(output_dir='o', per_device_train_batch_size=self.config['batch_size'])",
+      '        Trainer(model=model, args=args).train()',
+      'def main():',
+      "    config = {'model_name': 'gpt2-medium', 'batch_size': 1}",
+      '    LoRATrainer(config).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const r = runPipeline([{ file: '/p/train.py', text }], inMemory({ '/p/train.py': text }), {});
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['gpt2-medium', 1]);
+  });
+
   it('a helper class whose __init__ keeps what its own loader method returns: self.config = self._load_config()', () => {
     // Showmick119/Fine-Tuning-Open-Source-LLM: run_lora_finetune.py (under train/ there) passes --lora_config's default to
     // model/load_base_model.py's ModelLoader, whose _load_config() returns json.load of open(self.config_path) and whose

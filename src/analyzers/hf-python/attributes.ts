@@ -59,7 +59,8 @@ export function initAttribute(file: PythonFile, dotted: string, use: SyntaxNode,
   const value = /^self\.\w+$/.test(dotted) ? initValue(file, dotted, use) : undefined;
   if (!value) return undefined;
   const v = file.evalNode(value.node, depth + 1);
-  if (v.k !== 'lit' && v.k !== 'data') return undefined;
+  // A dict the class's one call passes (`T(config)` with `config = {...}` in main): `self.config["model_name"]` its item.
+  if (v.k !== 'lit' && v.k !== 'data' && v.k !== 'dict') return undefined;
   return v.k === 'lit' ? { ...v, via: value.via } : v;
 }
 

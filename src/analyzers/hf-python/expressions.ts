@@ -224,9 +224,21 @@ export function decidedOperand(file: PythonFile, node: SyntaxNode, depth: number
     if ((left.k === 'lit' && left.v === null && left.dflt) || uncalledNone(file, l)) return r;
   }
   const a = file.evalNode(l, depth + 1);
-  const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dotted' && /^torch\.\w+$/.test(a.text) ? true : undefined;
+  const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dict' ? dictTruthy(a) : torchName(a);
   if (truthy === undefined) return undefined;
   return truthy === (op.name === 'and') ? r : l;
+}
+
+/** `torch.bfloat16` and the like: an object, true. */
+const torchName = (a: Val): true | undefined => (a.k === 'dotted' && /^torch\.\w+$/.test(a.text) ? true : undefined);
+
+/**
+ * A dict the file writes: true with an entry, false when empty with nothing spread into it (`config or
+ * self.get_default_config()` with the dict the class's one call passes, Yosef-Ali/amharic-llm-finetuning).
+ */
+function dictTruthy(a: Extract<Val, { k: 'dict' }>): boolean | undefined {
+  if (a.entries.length > 0) return true;
+  return a.opaque.length === 0 ? false : undefined;
 }
 
 /**
