@@ -171,7 +171,7 @@ function boundValue(file: PythonFile, name: string, use: SyntaxNode, hops: numbe
 export function argumentNode(file: PythonFile, param: { scope: Scope; name: string }): SyntaxNode | undefined {
   const { scope, name } = param;
   const callee = calledAs(file, scope);
-  const sites = callee ? file.calls.filter((c) => file.calleeName(c) === callee) : [];
+  const sites = file.callsNamed(callee);
   if (sites.length !== 1) return undefined;
   const a = file.args(sites[0]);
   const i = positionalParameters(file, scope).indexOf(name);
@@ -216,7 +216,7 @@ export function scriptCallArgumentOf(
  */
 export function soleCallArgumentNode(file: PythonFile, scope: Scope, name: string): SyntaxNode | undefined {
   const callee = calledAs(file, scope);
-  const sites = callee === undefined ? [] : file.calls.filter((c) => file.calleeName(c) === callee);
+  const sites = file.callsNamed(callee);
   if (sites.length !== 1) return undefined;
   const a = file.args(sites[0]);
   const i = positionalParameters(file, scope).indexOf(name);

@@ -137,7 +137,7 @@ function bindingOf(
   const scope = found.param?.scope;
   if (!scope || hops >= MAX_CALLERS) return undefined;
   const callee = calledAs(file, scope);
-  const sites = file.calls.filter((c) => file.calleeName(c) === callee);
+  const sites = file.callsNamed(callee);
   if (sites.length !== 1) return undefined;
   const a = file.args(sites[0]);
   const i = positionalParameters(file, scope).indexOf(name);

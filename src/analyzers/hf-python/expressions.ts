@@ -252,7 +252,7 @@ function uncalledNone(file: PythonFile, node: SyntaxNode): boolean {
   const dflt = scope?.params.get(found.k === 'none' ? (found.param?.name ?? '') : '');
   if (!scope?.fn || !dflt || file.text.slice(dflt.from, dflt.to) !== 'None') return false;
   const callee = calledAs(file, scope);
-  return !file.calls.some((c) => file.calleeName(c) === callee) && !(callee && file.moduleCallArgs?.[callee]);
+  return file.callsNamed(callee).length === 0 && !(callee && file.moduleCallArgs?.[callee]);
 }
 
 /** `getattr(torch, "bfloat16")` with a name known statically: the attribute it reads, `torch.bfloat16`. */

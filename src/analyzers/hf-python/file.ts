@@ -38,17 +38,8 @@ import {
   returnedItem,
   SCRIPT_FILE,
 } from './expressions';
-import {
-  span,
-  stringInner,
-  parseNumber,
-  isTrailingDotFloat,
-  pyString,
-  fmt,
-  clip,
-  MAX_DEPTH,
-  parameters,
-} from './syntax';
+import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
+import { CallNames } from './call-names';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
 
@@ -132,6 +123,11 @@ export class PythonFile {
   readsLaunchOptions = false;
   /** The script parses TrainingArguments or a TRL config from its command line (ConfigFacts.readsTrainerFlags). */
   readsTrainerFlags = false;
+  private readonly callNames = new CallNames((call) => {
+    const c = call.firstChild;
+    const name = c ? this.dotted(c) : undefined;
+    return name === 'dict' ? (lazyCallee(this, call) ?? name) : name;
+  });
   /** The launch line's Hydra overrides, for a Hydra application's config (hydra-app.ts). */
   hydraOverrides: readonly LaunchArgument[] = [];
   root!: SyntaxNode;
@@ -399,7 +395,6 @@ export class PythonFile {
       case 'VariableName':
         return this.evalName(node, depth);
       case 'MemberExpression':
-        if (isTrailingDotFloat(this.text, node)) return { k: 'lit', v: parseNumber(t) ?? 0 };
         return evalMember(this, node, t, depth);
       case 'BinaryExpression':
         return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);
@@ -745,11 +740,14 @@ export class PythonFile {
 
   // ---- Helpers over nodes ----
 
+  /** The file's calls of a name (`train`, `Config.from_dict`), in the file's order. */
+  callsNamed(name: string | undefined): readonly SyntaxNode[] {
+    return this.callNames.named(this.calls, name);
+  }
+
   /** The dotted name a call calls; an mmengine lazy `dict(type=X, ...)` is a call of X (lazy-config.ts). */
   calleeName(call: SyntaxNode): string | undefined {
-    const c = call.firstChild;
-    const name = c ? this.dotted(c) : undefined;
-    return name === 'dict' ? (lazyCallee(this, call) ?? name) : name;
+    return this.callNames.name(call);
   }
 
   /** `a.b.c` as text when the node is only names and attributes (at most 64 deep), else undefined. */

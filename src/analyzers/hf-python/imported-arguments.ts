@@ -62,7 +62,7 @@ function noteOptions(
     if (n.name === 'CallExpression') calls.push(n.node);
   });
   for (const c of calls) if (module.calleeName(c)?.split('.').pop() === 'add_argument') noteArgparse(module, c);
-  const where = file.calls.find((c) => file.calleeName(c) === local) ?? file.root;
+  const where = file.callsNamed(local)[0] ?? file.root;
   for (const name of module.requiredOptions) file.requiredOptions.add(name);
   for (const name of module.manyOptions) file.manyOptions.add(name);
   for (const [name, d] of module.fieldDefaults) {

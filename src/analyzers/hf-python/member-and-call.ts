@@ -20,10 +20,12 @@ import { classConstant } from './class-constants';
 import { dataGet, dataMember, loadedData, loaderFunctionData, namespaceData, passedThroughData } from './data-files';
 import { importedMember } from './imported-constants';
 import { memberValue, parsedCallMember } from './script-defaults';
-import { clip, fmt, parseNumber, pyTruthy } from './syntax';
+import { clip, fmt, isTrailingDotFloat, parseNumber, pyTruthy } from './syntax';
 
 /** `a.b.c` or `x[...]`: an imported constant, the script's option or attribute, a path's parent, a dict's item. */
 export function evalMember(file: PythonFile, node: SyntaxNode, text: string, depth: number): Val {
+  // `0.`, `1.e5`: a float lezer reads as the number's member (syntax.ts isTrailingDotFloat).
+  if (isTrailingDotFloat(file.text, node)) return { k: 'lit', v: parseNumber(text) ?? 0 };
   const d = file.dotted(node);
   const imported = d ? importedMember(file, d, node) : undefined;
   if (imported) return imported;

@@ -275,10 +275,7 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   // A class or static method is called through its class (`Config.from_dict(data)`).
   const owner = scope.fn !== '__init__' ? classNameOf(file, scope.node) : undefined;
   const through = owner === undefined ? undefined : `${owner}.${scope.fn}`;
-  const sites = file.calls.filter((c) => {
-    const name = file.calleeName(c);
-    return name === callee || (through !== undefined && name === through);
-  });
+  const sites = [...file.callsNamed(callee), ...file.callsNamed(through)].sort((a, b) => a.from - b.from);
   const entry = file.commandEntry;
   if (scope.fn === entry?.fn && (sites.length === 0 || entry.callsRunCommand))
     return commandParameter(file, name, depth);
