@@ -141,8 +141,21 @@ function truth(v: Val): boolean | undefined {
   return v.k === 'lit' ? pyTruthy(v.v) : undefined;
 }
 
+/**
+ * The truth of an `if` test, worked out once per reading once the file's calls, options and modules are known
+ * (PythonFile.testValues, from the reading of its calls on): a statement is asked whether its branches run for every
+ * call and binding inside them (LLaVA's train.py decides `if "llava" in model_args.model_name_or_path.lower():`
+ * hundreds of times). Undefined while it is being worked out, so a test that leads back to itself is not known.
+ */
 function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {
-  return truth(evalTest(file, test));
+  const known = file.testValues;
+  if (!known) return truth(evalTest(file, test));
+  const key = `${test.from}:${test.to}`;
+  if (known.has(key)) return known.get(key);
+  known.set(key, undefined);
+  const value = truth(evalTest(file, test));
+  known.set(key, value);
+  return value;
 }
 
 /**

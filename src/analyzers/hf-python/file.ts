@@ -106,6 +106,8 @@ export class PythonFile {
   noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
   calls: SyntaxNode[] = [];
+  /** The truth of each `if` test read once the file's options are known, by the test's span (branches.ts testValue). */
+  testValues?: Map<string, boolean | undefined>;
   readonly errors: number[] = [];
   /** The script's own options with their defaults, for the helper modules it imports (set after the walk). */
   options: ScriptOption[] = [];

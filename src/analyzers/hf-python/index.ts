@@ -215,6 +215,9 @@ function afterWalk(
   collectClasses(file, classes);
   importedArgumentClasses(file);
   importedArgumentParsers(file);
+  // From here on what the file's tests read is settled (its options, arguments classes and command): each test's truth
+  // is worked out once (branches.ts testValue).
+  file.testValues = new Map();
   helperModules(file, imports, entries);
   if (file.references.some((r) => r.kind === 'module')) {
     file.options = scriptOptions(file);
