@@ -544,13 +544,29 @@ export function soleReturn(body: SyntaxNode): SyntaxNode | undefined {
   return returns.length === 1 ? returns[0] : undefined;
 }
 
-/** The return statements of a function body, not those of the functions and classes it defines. */
+/** The nodes a return statement can be in: blocks and the compound statements that hold them (not expressions). */
+const HOLDS_STATEMENTS = new Set([
+  'Body',
+  'IfStatement',
+  'ForStatement',
+  'WhileStatement',
+  'TryStatement',
+  'WithStatement',
+  'MatchStatement',
+  'MatchBody',
+  'MatchClause',
+]);
+
+/**
+ * The return statements of a function body, not those of the functions and classes it defines: only its blocks are
+ * walked, not the expressions in them (asked of every function a value is followed through, it was a fifth of a
+ * launcher's reading when it went into every call and string).
+ */
 function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
   if (depth > 100) return out;
   for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
     if (ch.name === 'ReturnStatement') out.push(ch);
-    else if (ch.name !== 'FunctionDefinition' && ch.name !== 'ClassDefinition' && ch.name !== 'LambdaExpression')
-      returnStatements(ch, out, depth + 1);
+    else if (HOLDS_STATEMENTS.has(ch.name)) returnStatements(ch, out, depth + 1);
   }
   return out;
 }
