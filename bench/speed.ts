@@ -309,3 +309,7 @@ for (const [name, file, text, key] of [
     estimateSetup(r.setup);
   });
 }
+
+// The same, over the real training files in test/real-files (bench/real-files-analysis.ts).
+import { realFilesAnalysis } from './real-files-analysis';
+realFilesAnalysis();
