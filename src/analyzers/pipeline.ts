@@ -13,7 +13,7 @@ import { RAM_EFFICIENT_ENV } from './shell/choices';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
 import { checkpointDtype } from './resolve/model';
 import { withPinnedVersions } from './pinned-versions';
-import type { FileReader } from './file-reader';
+import { readOnce, type FileReader } from './file-reader';
 import { collectFiles } from './collect';
 import { trainerDefaultOptimizer } from './trainer-optimizer';
 
@@ -52,7 +52,9 @@ export function runPipeline(
   overrides: Overrides,
   resolver: ModelResolver = catalogResolver,
 ): PipelineResult {
-  const pinned = withPinnedVersions(mergeFiles(inputs, reader, overrides, resolver), inputs, reader);
+  // One analysis reads each path once (file-reader.ts readOnce).
+  const once = readOnce(reader);
+  const pinned = withPinnedVersions(mergeFiles(inputs, once, overrides, resolver), inputs, once);
   return trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(pinned)))));
 }
 
