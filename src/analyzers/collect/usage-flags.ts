@@ -5,7 +5,7 @@
 // read as a launch line is (shell/launch.ts), in place in the script, and its facts join the script's for the keys the
 // script gives no value of its own. Pure; never throws on user text.
 import { analyzeAs } from '../detect';
-import { type ConfigFacts, type Fact, msg } from '../facts';
+import { type ConfigFacts, type Fact, msg, type ParseProblem } from '../facts';
 import type { UsageCommand } from '../hf-python/usage-line';
 
 /**
@@ -44,6 +44,16 @@ export function withUsageTrainerFlags(
   // is the file being read.
   const references = line.references.filter((r) => r.kind !== 'script');
   if (added.length === 0 && references.length === 0) return walked;
+  return {
+    ...walked,
+    facts: [...walked.facts, ...added],
+    references: [...walked.references, ...references],
+    problems: added.length > 0 ? [...walked.problems, usageNote(text, usage, added)] : walked.problems,
+  };
+}
+
+/** The info note at the usage line that names the flags taken from it. */
+function usageNote(text: string, usage: UsageCommand, added: readonly Fact[]): ParseProblem {
   const flags = [...new Set(added.map((f) => f.rawKey))].join(', ');
   const start =
     text
@@ -51,20 +61,12 @@ export function withUsageTrainerFlags(
       .slice(0, usage.line - 1)
       .join('\n').length + (usage.line > 1 ? 1 : 0);
   return {
-    ...walked,
-    facts: [...walked.facts, ...added],
-    references: [...walked.references, ...references],
-    problems: [
-      ...walked.problems,
-      {
-        code: 'read-by-name',
-        severity: 'info',
-        span: { start, end: start + 1 },
-        ...msg(
-          "run as the usage line here runs it: the script parses the Trainer's arguments from its command line, so {0} here are the run's",
-          flags,
-        ),
-      },
-    ],
+    code: 'read-by-name',
+    severity: 'info',
+    span: { start, end: start + 1 },
+    ...msg(
+      "run as the usage line here runs it: the script parses the Trainer's arguments from its command line, so {0} here are the run's",
+      flags,
+    ),
   };
 }
