@@ -196,9 +196,26 @@ function litgptRoles(t: Targets, list: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * The embedding and the output head of transformers' decoders: no linear module of the layers, but modules PEFT adapts
+ * when a list names them (an Embedding and a Linear: peft/tuners/lora/layer.py).
+ */
+const OUTSIDE_LAYERS = new Set(['embed_tokens', 'lm_head']);
+
 /** The targets that are no module of the model, said where the list is written (PEFT raises when none is). */
 function unmatchedTargets(t: Targets, listW: WinningFact, list: readonly string[]): void {
-  const unmatched = list.filter((x) => !t.mods.some((m) => listMatches(x, m)));
+  const stray = list.filter((x) => !t.mods.some((m) => listMatches(x, m)));
+  const outside = stray.filter((x) => OUTSIDE_LAYERS.has(x));
+  if (outside.length > 0)
+    t.warn(
+      listW,
+      msg(
+        '{0}: PEFT adapts these too (the embedding, the output head), which the estimate does not count: ' +
+          "their LoRA weights, and in the forward the head adapter's output, as large as the logits",
+        outside.join(', '),
+      ),
+    );
+  const unmatched = stray.filter((x) => !OUTSIDE_LAYERS.has(x));
   if (unmatched.length === 0) return;
   if (unmatched.length === list.length) {
     t.warn(

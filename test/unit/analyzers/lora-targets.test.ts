@@ -90,6 +90,17 @@ describe('LoRA targets as PEFT reads them', () => {
       warnings(some).join('\n'),
       /^2:41 q_proj: not a module of this gpt2 model; PEFT adapts the other targets/m,
     );
+    // The embedding and the output head are modules PEFT adapts (anyscale/templates' LLMForge LoRA config lists them
+    // beside the seven projections): not strays, but not counted, and said so.
+    const outside = resolveText(
+      '/w/train.py',
+      `${load('meta-llama/Llama-3.1-8B')}config = LoraConfig(r=8, target_modules=["q_proj", "embed_tokens", "lm_head"])\n`,
+    );
+    assert.match(
+      warnings(outside).join('\n'),
+      /^2:41 embed_tokens, lm_head: PEFT adapts these too \(the embedding, the output head\), which the estimate does not count/m,
+    );
+    assert.doesNotMatch(warnings(outside).join('\n'), /not a module of this/);
     // PEFT's suffix rule: "self_attn.q_proj" reaches q_proj.
     const dotted = resolveText(
       '/w/train.py',
