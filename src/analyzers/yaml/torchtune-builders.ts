@@ -17,23 +17,26 @@ interface GenericFamily {
   readonly tied: boolean;
   /** q/k/v projection biases and QK norms are arguments (qwen2, qwen3: biases on, norms off unless given). */
   readonly qwen?: true;
+  /** The vocabulary of the family's tokenizer, as its sized builders pass it (llama3_2_1b: 128,256). */
+  readonly vocab: number;
 }
 
-const LLAMA: GenericFamily = { modelType: 'llama', scaledMlp: true, tied: false };
-const QWEN: GenericFamily = { modelType: 'qwen2', scaledMlp: false, tied: false, qwen: true };
+const LLAMA: GenericFamily = { modelType: 'llama', scaledMlp: true, tied: false, vocab: 32_000 };
+const LLAMA3: GenericFamily = { ...LLAMA, vocab: 128_256 };
+const QWEN: GenericFamily = { modelType: 'qwen2', scaledMlp: false, tied: false, qwen: true, vocab: 151_936 };
 
 /** The generic builders by family name (the builder's name without its lora_ / qlora_ prefix). */
 const GENERIC: Readonly<Record<string, GenericFamily>> = {
   llama2: LLAMA,
-  llama3: LLAMA,
-  llama3_1: LLAMA,
-  llama3_2: { ...LLAMA, tied: true },
-  mistral: { modelType: 'mistral', scaledMlp: false, tied: false },
+  llama3: LLAMA3,
+  llama3_1: LLAMA3,
+  llama3_2: { ...LLAMA3, tied: true },
+  mistral: { modelType: 'mistral', scaledMlp: false, tied: false, vocab: 32_000 },
   qwen2: QWEN,
   qwen3: QWEN,
   // torchtune's phi3 keeps q/k/v and gate/up as separate projections (transformers' Phi-3 fuses them into qkv_proj and
   // gate_up_proj, and its checkpoints are split on load: phi3_hf_to_tune), so the model it builds is Llama-shaped.
-  phi3: { modelType: 'llama', scaledMlp: false, tied: false },
+  phi3: { modelType: 'llama', scaledMlp: false, tied: false, vocab: 32_064 },
 };
 
 /**
@@ -81,8 +84,13 @@ export function scaledHiddenDim(dim: number): number {
   return 256 * Math.ceil(hidden / 256);
 }
 
-/** What a generic builder's arguments make: the architecture, or why it is not known (and at which argument). */
-export type BuilderArchitecture = { readonly config: HfConfig } | { readonly unknown: Unknown; readonly at?: Entry };
+/**
+ * What a generic builder's arguments make: the architecture (with the vocabulary assumed where the config leaves it to
+ * the recipe, `vocab_size: null`), or why it is not known (and at which argument).
+ */
+export type BuilderArchitecture =
+  | { readonly config: HfConfig; readonly assumedVocab?: { readonly vocab: number; readonly at?: Entry } }
+  | { readonly unknown: Unknown; readonly at?: Entry };
 
 const REQUIRED = ['vocab_size', 'num_layers', 'num_heads', 'num_kv_heads', 'embed_dim', 'max_seq_len'] as const;
 
@@ -110,6 +118,9 @@ export function builderArchitecture(
     }
     dims[name] = n;
   }
+  // `vocab_size: null`, set by the recipe at run time (a tokenizer extended with new tokens): the family's own is assumed.
+  const assumedVocab = dims.vocab_size === undefined ? { vocab: family.vocab, at: args.get('vocab_size') } : undefined;
+  if (assumedVocab) dims.vocab_size = family.vocab;
   const missing = REQUIRED.find((name) => dims[name] === undefined);
   if (missing) return { unknown: { unknown: `torchtune builder ${builder}: ${missing} is not given` } };
   if (dims.intermediate_dim === undefined && !family.scaledMlp)
@@ -124,9 +135,11 @@ export function builderArchitecture(
     const normed = (flag('q_norm') ?? false) || (flag('k_norm') ?? false);
     if (normed === biased)
       return { unknown: { unknown: `torchtune builder ${builder}: ${qwenLayout(biased, normed)} is not read` } };
-    return { config: configOf(biased ? family : { ...family, modelType: 'qwen3' }, dims, flag) };
+    const config = configOf(biased ? family : { ...family, modelType: 'qwen3' }, dims, flag);
+    return assumedVocab ? { config, assumedVocab } : { config };
   }
-  return { config: configOf(family, dims, flag) };
+  const config = configOf(family, dims, flag);
+  return assumedVocab ? { config, assumedVocab } : { config };
 }
 
 /** The config.json fields of the model a family's builder makes from its arguments and switches. */

@@ -364,9 +364,23 @@ function model(ctx: YamlCtx, top: Map<string, Entry>): void {
   const sized = sizedBuilderArchitecture(b.builder);
   if (sized) ctx.add('architecture', comp, JSON.stringify(sized), 'model._component_');
   const generic = b.hubId ? undefined : builderArchitecture(ctx, b.builder, m);
-  if (generic && 'config' in generic)
+  if (generic && 'config' in generic) {
     ctx.add('architecture', comp, JSON.stringify(generic.config), 'model._component_');
-  else if (generic) ctx.add('model', generic.at ?? comp, generic.unknown, generic.at?.path ?? 'model._component_');
+    const assumed = generic.assumedVocab;
+    if (assumed)
+      ctx.problem(
+        'not-static',
+        'warning',
+        msg(
+          "vocab_size is left to the recipe here: the {0} family's tokenizer vocabulary, {1} tokens, is assumed " +
+            '(tokens the recipe adds to it are not counted)',
+          b.builder,
+          assumed.vocab,
+        ),
+        assumed.at?.keySpan ?? comp.keySpan,
+        'model.vocab_size',
+      );
+  } else if (generic) ctx.add('model', generic.at ?? comp, generic.unknown, generic.at?.path ?? 'model._component_');
   else
     ctx.add(
       'model',

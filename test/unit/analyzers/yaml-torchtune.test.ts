@@ -436,6 +436,24 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(e.estimate.parameters.trainable, 30_720_000);
   });
 
+  it("a generic builder's vocab_size left to the recipe (null) is the family's tokenizer vocabulary, said at the key", () => {
+    // anilkeshwani/tuna-lm configs_1B/sft.yaml: `_component_: torchtune.models.llama3_2.llama3_2` with Llama 3.2 1B's
+    // dimensions and `vocab_size: null`, which its recipe sets from the extended tokenizer at run time. Llama 3.2's
+    // sized builders pass 128,256 (torchtune/models/llama3_2/_model_builders.py llama3_2_1b).
+    const text =
+      'model:\n  _component_: torchtune.models.llama3_2.llama3_2\n  vocab_size: null\n  num_layers: 16\n' +
+      '  num_heads: 32\n  num_kv_heads: 8\n  embed_dim: 2048\n  max_seq_len: 131072\n  intermediate_dim: 8192\n' +
+      'batch_size: 2\ndtype: bf16\n';
+    const r = resolveText('sft.yaml', text);
+    assert.equal(r.setup?.architecture.vocab_size, 128_256);
+    const p = r.problems.find((x) => /vocab_size is left to the recipe/.test(x.message));
+    assert.equal(p?.line, 3);
+    // By hand: embedding 128,256 x 2,048 = 262,668,288 (tied head); per layer 2 x 2,048^2 + 2 x 2,048 x 512 +
+    // 3 x 2,048 x 8,192 + 2 x 2,048 = 60,821,504, x 16 = 973,144,064; final norm 2,048: 1,235,814,400.
+    const e = r.setup && estimate(r.setup);
+    assert.equal(e?.ok && e.estimate.parameters.total, 1_235_814_400);
+  });
+
   it("reports a generic builder's dimension that is not known statically at its key", () => {
     const text = GENERIC_LLAMA2.replace('num_layers: 30', 'num_layers: ${env:LAYERS}');
     const r = resolveText('custom_lora.yaml', text);
