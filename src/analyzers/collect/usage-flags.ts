@@ -7,6 +7,7 @@
 import { analyzeAs } from '../detect';
 import { type ConfigFacts, type Fact, msg, type ParseProblem } from '../facts';
 import type { UsageCommand } from '../hf-python/usage-line';
+import { lineStarts } from '../line-index';
 
 /**
  * The script's text with only the usage command left (its lines, 1-based and inclusive), each line's comment mark or
@@ -55,11 +56,7 @@ export function withUsageTrainerFlags(
 /** The info note at the usage line that names the flags taken from it. */
 function usageNote(text: string, usage: UsageCommand, added: readonly Fact[]): ParseProblem {
   const flags = [...new Set(added.map((f) => f.rawKey))].join(', ');
-  const start =
-    text
-      .split('\n')
-      .slice(0, usage.line - 1)
-      .join('\n').length + (usage.line > 1 ? 1 : 0);
+  const start = lineStarts(text)[usage.line - 1] ?? 0;
   return {
     code: 'read-by-name',
     severity: 'info',

@@ -225,11 +225,7 @@ function callArguments(
     record(name, sites);
     // A static or class method called through the imported class (`ModelEngine.build_qlora_model(MODEL_ID, cfg)`).
     for (const method of local ? methodsCalled(file, local) : []) {
-      if (!(method in out))
-        record(
-          method,
-          file.calls.filter((c) => file.calleeName(c) === `${local}.${method}`),
-        );
+      if (!(method in out)) record(method, file.callsNamed(`${local}.${method}`));
     }
   }
   return Object.keys(out).length > 0 ? out : undefined;
