@@ -149,8 +149,18 @@ function truth(v: Val): boolean | undefined {
  */
 function testValue(file: PythonFile, test: SyntaxNode): boolean | undefined {
   const known = file.testValues;
-  if (!known) return truth(evalTest(file, test));
   const key = `${test.from}:${test.to}`;
+  if (!known) {
+    // Before the options are settled nothing is kept, but a test met again inside its own working out is not known
+    // (tdolega/rag-tge: `if not notified:` around `notified = True`, the name read through its settled binding).
+    if (file.testsPending.has(key)) return undefined;
+    file.testsPending.add(key);
+    try {
+      return truth(evalTest(file, test));
+    } finally {
+      file.testsPending.delete(key);
+    }
+  }
   if (known.has(key)) return known.get(key);
   known.set(key, undefined);
   const value = truth(evalTest(file, test));

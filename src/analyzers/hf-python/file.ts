@@ -40,6 +40,7 @@ import {
 } from './expressions';
 import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
 import { CallNames } from './call-names';
+import { dictCall, dictLiteral } from './dict-values';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
 
@@ -108,6 +109,8 @@ export class PythonFile {
   calls: SyntaxNode[] = [];
   /** The truth of each `if` test read once the file's options are known, by the test's span (branches.ts testValue). */
   testValues?: Map<string, boolean | undefined>;
+  /** The tests being worked out before then: one that leads back to itself is not known (branches.ts testValue). */
+  readonly testsPending = new Set<string>();
   readonly errors: number[] = [];
   /** The script's own options with their defaults, for the helper modules it imports (set after the walk). */
   options: ScriptOption[] = [];
@@ -385,13 +388,13 @@ export class PythonFile {
         return { k: 'lit', v: items };
       }
       case 'DictionaryExpression':
-        return this.dictLiteral(node, depth);
+        return dictLiteral(this, node, depth);
       case 'CallExpression': {
         const callee =
           this.calleeName(node) ??
           clip(this.text.slice(node.firstChild?.from ?? node.from, node.firstChild?.to ?? node.to));
         // `Namespace(model_name="...", lr=2e-4)`: an object whose attributes are its keywords, read as dict(...).
-        if (callee === 'dict' || NAMESPACES.has(callee)) return this.dictCall(node, depth);
+        if (callee === 'dict' || NAMESPACES.has(callee)) return dictCall(this, node, depth);
         return evalCall(this, node, callee, depth);
       }
       case 'VariableName':
@@ -405,42 +408,6 @@ export class PythonFile {
       default:
         return { k: 'unknown', reason: `${clip(t)} is computed at run time` };
     }
-  }
-
-  private dictLiteral(node: SyntaxNode, depth: number): Val {
-    const entries: Entry[] = [];
-    const opaque: string[] = [];
-    for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
-      if (ch.name === '{' || ch.name === '}' || ch.name === ',' || ch.type.isError) continue;
-      if (ch.name === '**') {
-        const target = ch.nextSibling;
-        if (!target) break;
-        ch = target;
-        const v = this.evalNode(target, depth + 1);
-        if (v.k === 'dict') {
-          entries.push(...v.entries);
-          opaque.push(...v.opaque);
-        } else opaque.push(`**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`);
-        continue;
-      }
-      const colon = ch.nextSibling;
-      if (!colon || colon.name !== ':') continue;
-      const value = colon.nextSibling;
-      const key = ch.name === 'String' ? pyString(this.text.slice(ch.from, ch.to)) : undefined;
-      if (key === undefined) opaque.push(`the key ${clip(this.text.slice(ch.from, ch.to))} is computed at run time`);
-      else if (value && value.name !== ',' && value.name !== '}')
-        entries.push({ rawKey: key, keySpan: stringInner(this.text, ch), valueNode: value, valueSpan: span(value) });
-      ch = value && value.name !== ',' && value.name !== '}' ? value : colon;
-    }
-    return { k: 'dict', entries, opaque };
-  }
-
-  private dictCall(node: SyntaxNode, depth: number): Val {
-    if (depth > MAX_DEPTH) return { k: 'unknown', reason: 'too deeply nested to read' };
-    const a = this.args(node);
-    const opaque = a.opaque.map((o) => o.reason);
-    if (a.positional.length) opaque.push('dict(...) built from a positional argument');
-    return { k: 'dict', entries: a.entries, opaque };
   }
 
   private evalName(node: SyntaxNode, depth: number): Val {
