@@ -12,6 +12,7 @@ import { dataAt } from './data-files';
 import { clip, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { takenBody } from './branches';
+import { PARSED_ARGS_CALL, parsedOption } from './script-defaults';
 
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -66,20 +67,35 @@ export function initAttribute(file: PythonFile, dotted: string, use: SyntaxNode,
 
 /**
  * `self.x.y` (and deeper) in a method of such a class: `.y` of what `__init__` sets `self.x` to, an item of a loaded
- * mapping or an attribute of an instance of a class the file defines (strykesg/ea's `DeepSeekFinetuner(config)` with
- * `config = FinetuneConfig()`, then `self.config.model_name` in `load_model_and_tokenizer`).
+ * mapping, an attribute of an instance of a class the file defines (strykesg/ea's `DeepSeekFinetuner(config)` with
+ * `config = FinetuneConfig()`, then `self.config.model_name` in `load_model_and_tokenizer`), or an option of the parsed
+ * command line (tdolega/rag-tge's `self.args = parser.parse_args()`, then `self.args.input_model_name`).
  */
 export function initAttributeMember(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const m = /^self\.(\w+)\.([\w.]+)$/.exec(dotted);
   const value = m ? initValue(file, `self.${m[1]}`, use) : undefined;
   if (!m || !value) return undefined;
+  const keys = m[2].split('.');
+  // `self.args = parser.parse_args()`, then `self.args.model_name` in a method: the option's value, as `args.x` reads.
+  if (keys.length === 1 && parsesArguments(file, value.node)) return parsedOption(file, keys[0], use, depth);
   let v: Val | undefined = file.evalNode(passedArgument(file, value.node, 0) ?? value.node, depth + 1);
-  for (const key of m[2].split('.')) {
+  for (const key of keys) {
     if (v?.k === 'data') v = dataAt(v, key, use);
     else if (v?.k === 'call') v = instanceAttribute(file, v.node, key, depth);
     else return undefined;
   }
   return v?.k === 'lit' || v?.k === 'data' || v?.k === 'unknown' ? v : undefined;
+}
+
+/** `self.x` where `__init__` sets it from the parsed command line (`self.args = parser.parse_args()`). */
+export function selfHoldsParsedArgs(file: PythonFile, dotted: string, use: SyntaxNode): boolean {
+  const value = /^self\.\w+$/.test(dotted) ? initValue(file, dotted, use) : undefined;
+  return value !== undefined && parsesArguments(file, value.node);
+}
+
+/** A call that returns the parsed command line (`parser.parse_args()`, a script's `get_args()`). */
+function parsesArguments(file: PythonFile, node: SyntaxNode): boolean {
+  return node.name === 'CallExpression' && PARSED_ARGS_CALL.test(file.calleeName(node)?.split('.').pop() ?? '');
 }
 
 /**

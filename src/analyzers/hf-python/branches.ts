@@ -63,12 +63,61 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
 export function branchTaken(file: PythonFile, call: SyntaxNode): boolean | undefined {
   let all = true;
   for (let p = call.parent; p; p = p.parent) {
+    if (p.name === 'FunctionDefinition' && neverCalled(file, p)) return false;
     if (p.name !== 'IfStatement') continue;
     const taken = clauseTaken(file, p, call);
     if (taken === false) return false;
     if (taken === undefined) all = false;
   }
   return all ? true : undefined;
+}
+
+/**
+ * Whether a function or method of the file is known not to run: every place the file names it is a call on a branch
+ * known not to run (tdolega/rag-tge: `if self.args.use_unsloth: self.init_model_unsloth()` with use_unsloth False, so
+ * the Unsloth loader in that method is not the run's). A function named nowhere else (called by another file, by a
+ * decorator's framework) or named otherwise than in a call (a callback) runs. Asked once the file's tests are settled
+ * (PythonFile.testValues, which keeps the answer under the def's span); a def met again inside its own working out runs.
+ */
+function neverCalled(file: PythonFile, def: SyntaxNode): boolean {
+  const known = file.testValues;
+  const nameNode = def.getChild('VariableName');
+  if (!known || !nameNode) return false;
+  const key = `def ${def.from}`;
+  if (known.has(key)) return known.get(key) === true;
+  known.set(key, false);
+  const name = file.text.slice(nameNode.from, nameNode.to);
+  let calls = 0;
+  let skipped = true;
+  for (const m of file.text.matchAll(new RegExp(`(?<![\\w])${name}(?![\\w])`, 'g'))) {
+    if (m.index === nameNode.from) continue;
+    const call = calledAt(file, m.index);
+    if (!call || branchTaken(file, call) !== false) {
+      skipped = false;
+      break;
+    }
+    calls++;
+  }
+  const never = skipped && calls > 0;
+  known.set(key, never);
+  return never;
+}
+
+/** Whether a node is inside a function or method of the file that never runs (neverCalled). */
+export function inUncalledFunction(file: PythonFile, node: SyntaxNode): boolean {
+  for (let p = node.parent; p; p = p.parent) if (p.name === 'FunctionDefinition' && neverCalled(file, p)) return true;
+  return false;
+}
+
+/** The call whose callee ends in the name at `pos` (`f(...)`, `self.f(...)`), if the name is one. */
+function calledAt(file: PythonFile, pos: number): SyntaxNode | undefined {
+  const n = file.root.resolveInner(pos, 1);
+  if (n.name !== 'VariableName' && n.name !== 'PropertyName') return undefined;
+  const callee = n.name === 'PropertyName' ? n.parent : n;
+  const call = callee?.parent;
+  return call?.name === 'CallExpression' && call.firstChild?.from === callee!.from && call.firstChild.to === callee!.to
+    ? call
+    : undefined;
 }
 
 /** Whether an if statement runs the clause that holds `call`: its test true (or, for else, every test false). */

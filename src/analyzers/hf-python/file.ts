@@ -107,7 +107,7 @@ export class PythonFile {
   noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
   calls: SyntaxNode[] = [];
-  /** The truth of each `if` test read once the file's options are known, by the test's span (branches.ts testValue). */
+  /** Each `if` test's truth once the options are known, by its span; each def's neverCalled by `def <from>` (branches.ts). */
   testValues?: Map<string, boolean | undefined>;
   /** The tests being worked out before then: one that leads back to itself is not known (branches.ts testValue). */
   readonly testsPending = new Set<string>();

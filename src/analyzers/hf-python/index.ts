@@ -23,7 +23,7 @@ import {
   UNSLOTH_CLASSES,
 } from './vocab';
 import { PythonFile, type Entry } from './file';
-import { branchTaken, conditionOf, falseTest } from './branches';
+import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branches';
 import { assignedName, isModelClass, isTrailingDotFloat, span } from './syntax';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
@@ -218,6 +218,28 @@ function afterWalk(
   // From here on what the file's tests read is settled (its options, arguments classes and command): each test's truth
   // is worked out once (branches.ts testValue).
   file.testValues = new Map();
+  readSettled(file, runningCalls(file, calls), imports, entries, loraSwitchedOff);
+}
+
+/**
+ * The calls that run once the file's options are known: none in a function that never runs for them (a method called
+ * only on a branch known not to run: branches.ts neverCalled). A call on such a branch stays: its reader says what
+ * the branch leaves out (a LoraConfig switched off makes the run a full fine-tune).
+ */
+function runningCalls(file: PythonFile, calls: readonly SyntaxNode[]): SyntaxNode[] {
+  const running = calls.filter((c) => !inUncalledFunction(file, c));
+  file.calls = running;
+  return running;
+}
+
+/** What the file's calls say, read once its options, arguments classes and command are known. */
+function readSettled(
+  file: PythonFile,
+  calls: SyntaxNode[],
+  imports: SyntaxNode[],
+  entries: readonly string[],
+  loraSwitchedOff: SyntaxNode[],
+): void {
   helperModules(file, imports, entries);
   if (file.references.some((r) => r.kind === 'module')) {
     file.options = scriptOptions(file);

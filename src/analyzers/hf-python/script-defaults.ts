@@ -14,6 +14,7 @@ import {
   positionalParameters,
   returnedKeyword,
   scriptCallArgumentOf,
+  selfHoldsParsedArgs,
 } from './attributes';
 
 /**
@@ -144,6 +145,11 @@ export function parsedCallMember(file: PythonFile, node: SyntaxNode, depth: numb
   return optionValue(file, file.text.slice(prop.from, prop.to), node, depth, () => true);
 }
 
+/** Option `field` of an object known to hold the parsed command line (`self.args` set from `parser.parse_args()`). */
+export function parsedOption(file: PythonFile, field: string, use: SyntaxNode, depth: number): Val | undefined {
+  return optionValue(file, field, use, depth, () => true);
+}
+
 /** Option `field` of the parsed command line read at `use`, where `parsed` says the object holds it. */
 function optionValue(
   file: PythonFile,
@@ -236,6 +242,8 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
     // `parser.parse_args_into_dataclasses(return_remaining_strings=True)[0]` (MedicalGPT): the first dataclass.
     const first = n?.name === 'MemberExpression' && /^\[\s*0\s*\]$/.test(file.text.slice(n.firstChild!.to, n.to));
     if (first) return parsing(n!.firstChild);
+    // `args = self.args`, which `__init__` set from `parser.parse_args()` (tdolega/rag-tge's init_trainer).
+    if (n?.name === 'MemberExpression') return selfHoldsParsedArgs(file, file.text.slice(n.from, n.to), n);
     if (!n || n.name !== 'CallExpression') return false;
     return PARSED_ARGS_CALL.test(file.calleeName(n)?.split('.').pop() ?? '');
   };
