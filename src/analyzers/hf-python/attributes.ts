@@ -12,7 +12,7 @@ import { dataAt } from './data-files';
 import { clip, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { takenBody } from './branches';
-import { PARSED_ARGS_CALL, parsedOption } from './script-defaults';
+import { parsedOption, parsesCommandLine } from './script-defaults';
 
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
@@ -77,7 +77,7 @@ export function initAttributeMember(file: PythonFile, dotted: string, use: Synta
   if (!m || !value) return undefined;
   const keys = m[2].split('.');
   // `self.args = parser.parse_args()`, then `self.args.model_name` in a method: the option's value, as `args.x` reads.
-  if (keys.length === 1 && parsesArguments(file, value.node)) return parsedOption(file, keys[0], use, depth);
+  if (keys.length === 1 && parsesCommandLine(file, value.node)) return parsedOption(file, keys[0], use, depth);
   let v: Val | undefined = file.evalNode(passedArgument(file, value.node, 0) ?? value.node, depth + 1);
   for (const key of keys) {
     if (v?.k === 'data') v = dataAt(v, key, use);
@@ -90,12 +90,7 @@ export function initAttributeMember(file: PythonFile, dotted: string, use: Synta
 /** `self.x` where `__init__` sets it from the parsed command line (`self.args = parser.parse_args()`). */
 export function selfHoldsParsedArgs(file: PythonFile, dotted: string, use: SyntaxNode): boolean {
   const value = /^self\.\w+$/.test(dotted) ? initValue(file, dotted, use) : undefined;
-  return value !== undefined && parsesArguments(file, value.node);
-}
-
-/** A call that returns the parsed command line (`parser.parse_args()`, a script's `get_args()`). */
-function parsesArguments(file: PythonFile, node: SyntaxNode): boolean {
-  return node.name === 'CallExpression' && PARSED_ARGS_CALL.test(file.calleeName(node)?.split('.').pop() ?? '');
+  return value !== undefined && parsesCommandLine(file, value.node);
 }
 
 /**

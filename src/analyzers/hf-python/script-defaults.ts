@@ -54,6 +54,22 @@ export const PARSED_ARGS_CALL =
   /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
 
 /**
+ * Whether a call returns the parsed command line (PARSED_ARGS_CALL): by the name it calls, also where that is a method
+ * of an object made in place, `HfArgumentParser((A, TrainingArguments)).parse_args_into_dataclasses()` (LC1332/Luotuo-QA),
+ * which has no dotted name.
+ */
+export function parsesCommandLine(file: PythonFile, call: SyntaxNode | null | undefined): boolean {
+  if (call?.name !== 'CallExpression') return false;
+  const callee = call.firstChild;
+  const method =
+    file.calleeName(call)?.split('.').pop() ??
+    (callee?.name === 'MemberExpression' && callee.lastChild?.name === 'PropertyName'
+      ? file.text.slice(callee.lastChild.from, callee.lastChild.to)
+      : '');
+  return PARSED_ARGS_CALL.test(method);
+}
+
+/**
  * A default that gives no value: an empty string, or one that stands for "fill this in" ("path/to/model", "<model>",
  * "your-model"). Not taken as the value.
  */
@@ -141,7 +157,7 @@ export function parsedCallMember(file: PythonFile, node: SyntaxNode, depth: numb
   const prop = node.lastChild;
   if (obj?.name !== 'CallExpression' || prop?.name !== 'PropertyName' || obj.nextSibling?.name !== '.')
     return undefined;
-  if (!PARSED_ARGS_CALL.test(file.calleeName(obj)?.split('.').pop() ?? '')) return undefined;
+  if (!parsesCommandLine(file, obj)) return undefined;
   return optionValue(file, file.text.slice(prop.from, prop.to), node, depth, () => true);
 }
 
@@ -244,8 +260,7 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
     if (first) return parsing(n!.firstChild);
     // `args = self.args`, which `__init__` set from `parser.parse_args()` (tdolega/rag-tge's init_trainer).
     if (n?.name === 'MemberExpression') return selfHoldsParsedArgs(file, file.text.slice(n.from, n.to), n);
-    if (!n || n.name !== 'CallExpression') return false;
-    return PARSED_ARGS_CALL.test(file.calleeName(n)?.split('.').pop() ?? '');
+    return parsesCommandLine(file, n);
   };
   if (found.k === 'binding')
     return parsing(

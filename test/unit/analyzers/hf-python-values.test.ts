@@ -566,6 +566,27 @@ describe("hf-python: the script's own values", () => {
     );
   });
 
+  it('HfArgumentParser made in place: `HfArgumentParser((A, B)).parse_args_into_dataclasses()` (LC1332/Luotuo-QA)', () => {
+    // LC1332/Luotuo-QA train/train.py, cut: the parsed dataclass's field reaches the loader through its one call.
+    const text = [
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModel, HfArgumentParser, Trainer, TrainingArguments',
+      '@dataclass',
+      'class FineTuneArguments:',
+      '    model_path: str = field(default="THUDM/chatglm-6b")',
+      'def load_train_model(model_path, lora_rank):',
+      '    return AutoModel.from_pretrained(model_path, trust_remote_code=True)',
+      'def main():',
+      '    fine_tune_args, training_args = HfArgumentParser(',
+      '        (FineTuneArguments, TrainingArguments)',
+      '    ).parse_args_into_dataclasses()',
+      '    model = load_train_model(fine_tune_args.model_path, 8)',
+      '    Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'model')?.value, 'THUDM/chatglm-6b');
+  });
+
   it('a function called once takes the argument of its call site (PEFT DoRA example: train_model(base_model=args.base_model))', () => {
     // huggingface/peft examples/dora_finetuning/dora_finetuning.py
     const text = [
