@@ -275,6 +275,10 @@ describe("a script's own usage line", () => {
       [above.setup?.model, above.setup?.micro_batch_size, above.setup?.gpus_per_node],
       ['Qwen/Qwen2.5-0.5B', 2, 4],
     );
+    // A long README keeps its fine-tuning section far down: TigerResearch/TigerBot's runs train_sft.py at line 429.
+    const long = `${'Some text.\n'.repeat(430)}${byPath}`;
+    const far = runFiles({ '/p/src/train.py': train, '/p/README.md': long }, '/p/src/train.py');
+    assert.deepEqual([far.setup?.model, far.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 2]);
     const bare = runFiles({ '/p/src/train.py': train, '/p/README.md': readme }, '/p/src/train.py');
     // By its name alone it does not lead back (no train.py beside the README): as for a command by another path, the
     // script takes the options it reads itself, and the Trainer's own flags are not the run's.

@@ -7,8 +7,11 @@ import type { LaunchArgument } from '../facts';
 /** Lines at the top of a script where its docstring and header comments show how it runs. */
 const HEAD_LINES = 80;
 
-/** Lines of a README beside the script read for a command that runs it. */
-export const README_LINES = 400;
+/**
+ * Lines of a README beside the script read for a command that runs it: a long README keeps its fine-tuning section
+ * far down (TigerResearch/TigerBot's runs train_sft.py at line 429); the samples' longest is under 2,000 lines.
+ */
+export const README_LINES = 2000;
 
 /** A command that runs a Python script: the interpreter, or a launcher that starts it. */
 const RUNNER = /(?:^|[\s`$>(])(?:python3?|uv run(?: python3?)?|torchrun|accelerate launch|deepspeed)(?=\s)/;
