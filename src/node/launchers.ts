@@ -9,6 +9,7 @@ import { candidates } from './candidates';
 import { hasHydraMain } from '../analyzers/hf-python/hydra-app';
 import { usageArguments } from '../analyzers/hf-python/usage-line';
 import { findReference } from '../analyzers/file-reader';
+import { variableRooted } from '../analyzers/collect/locate';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
 export function launchersOf(file: string, root: string, reader: FileReader): string[] {
@@ -48,7 +49,7 @@ export function filesReferencedBy(reader: FileReader, file: string, text: string
     return r;
   };
   const refs = analyzeAs(format, text, { readModule })
-    .references.filter((r) => !/[$`]|\{\{/.test(r.path) && !/^\s*\{/.test(r.path))
+    .references.filter((r) => (!/[$`]|\{\{/.test(r.path) || variableRooted(r)) && !/^\s*\{/.test(r.path))
     .map((r) => path.resolve(referencedPath(reader, file, r)));
   return [...new Set([...refs, ...usageFiles(reader, file, text), ...modules])];
 }

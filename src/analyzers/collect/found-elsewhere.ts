@@ -2,18 +2,34 @@
 // names it (collect/index.ts): a script run from a repository root, a module found under src/, a path of another machine.
 import { msg, type Reference } from '../facts';
 import type { Location, Problem } from '../scenario';
-import type { located } from './locate';
+import { variableRooted, type located } from './locate';
 
 /** The note that a script or module was read from elsewhere than its path beside the file, or undefined. */
 export function foundElsewhere(at: Location, ref: Reference, found: ReturnType<typeof located>): Problem | undefined {
   // Found by the folder a `cd` of the script moved to: that absolute path, read in this checkout by its last parts, or
   // a folder relative to where the script runs.
   if (found.moved !== undefined) return movedTo(at, ref, found.moved, found);
+  if (found.rooted !== undefined) return rootedAt(at, ref.path, found.rooted, variableRooted(ref)?.rest ?? found.path);
   if (ref.module !== undefined && found.place !== undefined)
     return found.above || found.place !== ref.path
       ? moduleFoundAt(at, ref.module, { ...found, place: found.place })
       : undefined;
   return found.above ? foundAbove(at, ref.path, found) : undefined;
+}
+
+/** A script under a folder variable no file of the run sets, read from the project's root (locate.ts variableRooted). */
+function rootedAt(at: Location, written: string, variable: string, below: string): Problem {
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      '{0} names its folder by {1}, which no file of the run sets: read {2}, the path below it in this project',
+      written,
+      `$${variable}`,
+      below,
+    ),
+  };
 }
 
 /** Where the file of a module a launch line runs was found, when it is not the name's own path beside the line. */

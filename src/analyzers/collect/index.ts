@@ -21,7 +21,7 @@ import { addScriptData, scriptDataFile } from '../script-data';
 import { findModule, type FileReader } from '../file-reader';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
-import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch } from './locate';
+import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch, variableRooted } from './locate';
 import {
   markdownLaunch,
   readmeConfigLaunch,
@@ -225,6 +225,7 @@ class FileCollection {
       const how: VisitHow = { role: 'referenced', depth, forced: 'deepspeed-json', origin: { kind: 'inline' } };
       return this.visit(`${file}#inline-deepspeed`, ref.path, how);
     }
+    if (variableRooted(ref) && located(this.reader, file, ref).rooted) return this.followScript(from, ref, at);
     if (/[$`]|\{\{/.test(ref.path) || ref.path.startsWith('<')) {
       this.collected.problems.push({
         ...at,

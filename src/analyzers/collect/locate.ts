@@ -52,15 +52,30 @@ export function referencedPath(reader: FileReader, file: string, ref: Reference)
   return located(reader, file, ref).path;
 }
 
+/**
+ * A script a launch line runs under a folder no file of the run sets (`${BASE_PATH}/src/modelling/dpo/sft.py`, the
+ * variable left to a `.env` file): the variable and the path below it, read in the project as a path from its root.
+ */
+export function variableRooted(ref: Reference): { variable: string; rest: string } | undefined {
+  if (ref.kind !== 'script' || ref.module !== undefined) return undefined;
+  const m = /^\$\{?(\w+)\}?\/+([^$`{}]+)$/.exec(ref.path.trim());
+  return m && /\.py$/.test(m[2]) ? { variable: m[1], rest: m[2] } : undefined;
+}
+
 /** A reference's file: the text the referencing file writes, a module's file, else the file at its path. */
 export function located(
   reader: FileReader,
   file: string,
   ref: Reference,
-): ReturnType<typeof findReference> & { place?: string; moved?: string } {
+): ReturnType<typeof findReference> & { place?: string; moved?: string; rooted?: string } {
   if (ref.text !== undefined) return written(file, ref);
   const find = (path: string): ReturnType<typeof findReference> & { place?: string } =>
     ref.module !== undefined ? moduleFile(reader, file, path) : findReference(reader, file, path);
+  const rooted = variableRooted(ref);
+  if (rooted) {
+    const inProject = find(rooted.rest);
+    return inProject.text !== undefined ? { ...inProject, rooted: rooted.variable } : { ...inProject, path: ref.path };
+  }
   const found = find(ref.path);
   if (found.text !== undefined || ref.cwd === undefined || reader.refusal?.(found.path) !== undefined) return found;
   // A path relative to the folder a launch script `cd`s to on its author's machine: its last parts in this checkout.

@@ -643,7 +643,9 @@ function scriptLaunch(
   const script = moduleName ?? scriptField.text;
   const tool = scriptTool(script, fields, scriptAt + 1);
   const p = parseArgs(fields, scriptAt + 1, scriptConsume(tool), false, false, opaque);
-  if (scriptField.unknown === undefined && !scriptField.opaque) {
+  const rooted = moduleName === undefined ? variableRootedScript(l, scriptField) : undefined;
+  if (rooted) l.r.refs.push(scriptReference(rooted, scriptField.span, p));
+  else if (scriptField.unknown === undefined && !scriptField.opaque) {
     const ref = programReference(script, moduleName, scriptField, p);
     const byName = tool === 'trl' && TRL_SCRIPTS.test(script) && !/(^|\/)trl\//.test(script);
     if (ref) l.r.refs.push(byName ? { ...ref, toolByName: 'trl' } : ref);
@@ -659,6 +661,19 @@ function scriptLaunch(
   l.r.launcherTool = launcherTool;
   l.r.training = launcherTool !== undefined || l.r.facts.some((f) => TRAINING_KEYS.has(f.key));
   return l.r;
+}
+
+/**
+ * A script path under a variable the launch does not set (`${BASE_PATH}/src/modelling/dpo/sft.py`, BASE_PATH left to a
+ * `.env` file): the path as written, `$BASE_PATH/src/modelling/dpo/sft.py`, which the collection reads from the
+ * project's root where the file is there (collect/locate.ts variableRooted). Undefined for any other field.
+ */
+function variableRootedScript(l: Launch, field: Field): string | undefined {
+  const [head, ...rest] = field.pieces;
+  if (!head || head.unknown === undefined || rest.some((p) => p.unknown !== undefined)) return undefined;
+  const variable = /^\$\{?(\w+)\}?$/.exec(l.slice({ start: head.start, end: head.end }))?.[1];
+  const below = rest.map((p) => p.text).join('');
+  return variable && /^\/[^$`]+\.py$/.test(below) ? `$${variable}${below}` : undefined;
 }
 
 /** The file of the run a line's script or `-m` module is (an installed package's module is none). */

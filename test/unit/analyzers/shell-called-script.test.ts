@@ -7,6 +7,9 @@ import * as path from 'node:path';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import { launchersOf } from '../../../src/node/launchers';
+import { nodeFileReader } from '../../../src/node/files';
+import { runProject } from '../helpers';
 
 const inMemory = (files: Record<string, string>): FileReader => ({
   read: (p) => files[p],
@@ -317,5 +320,40 @@ eval "$header" "$training_args"
     });
     assert.equal(r.setup?.model, 'meta-llama/Llama-3.2-1B-Instruct');
     assert.equal(r.setup?.micro_batch_size, 2);
+  });
+
+  it("a script under a folder variable no file sets is read from the project's root (UKPLab/arxiv2024-lfqa-hallucination)", () => {
+    // scripts/run_sft.sh runs `torchrun ... ${BASE_PATH}/src/modelling/dpo/sft.py --model_name meta-llama/Llama-2-7b-hf`
+    // with BASE_PATH left to a .env file (abridged, the script cut to what reads the model and the batch).
+    const sft = [
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments',
+      '@dataclass',
+      'class ScriptArguments:',
+      '    model_name: str = field(default="")',
+      'script_args, training_args = HfArgumentParser((ScriptArguments, TrainingArguments)).parse_args_into_dataclasses()',
+      'model = AutoModelForCausalLM.from_pretrained(script_args.model_name)',
+      'Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const launch =
+      'torchrun --nproc_per_node 1 ${BASE_PATH}/src/modelling/dpo/sft.py --model_name meta-llama/Llama-2-7b-hf ' +
+      '--output_dir out --per_device_train_batch_size 1 --gradient_accumulation_steps 4\n';
+    const run = runProject({ 'scripts/run_sft.sh': launch, 'src/modelling/dpo/sft.py': sft }, 'scripts/run_sft.sh');
+    assert.deepEqual(
+      [run.setup?.model, run.setup?.micro_batch_size, run.setup?.gradient_accumulation_steps],
+      ['meta-llama/Llama-2-7b-hf', 1, 4],
+    );
+    const note = run.problems.find((p) => p.code === 'reference-found-above');
+    assert.match(note?.message ?? '', /names its folder by \$BASE_PATH.*read src\/modelling\/dpo\/sft\.py/);
+    // The script given alone is read as the run of the launcher that runs it (the CLI's launchersOf).
+    const script = path.join(run.root, 'src/modelling/dpo/sft.py');
+    assert.deepEqual(launchersOf(script, run.root, nodeFileReader(run.root)), [
+      path.join(run.root, 'scripts/run_sft.sh'),
+    ]);
+    // A path under the variable that is not in the project stays unread, said at the line.
+    const elsewhere = runProject({ 'scripts/run_sft.sh': launch }, 'scripts/run_sft.sh');
+    assert.ok(elsewhere.problems.some((p) => /depends on a variable and cannot be followed/.test(p.message)));
+    assert.equal(elsewhere.files.length, 1);
   });
 });
