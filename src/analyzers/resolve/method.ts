@@ -135,8 +135,12 @@ export function resolveQuantization(ctx: ResolveContext): void {
   const quantBits = quantBitsOf(decided);
   if (quantBits === 4 || quantBits === 8) {
     const q: Record<string, unknown> = { bits: quantBits };
+    // bnb_4bit_quant_type is read by bitsandbytes' 4-bit layers only: an 8-bit load beside `bnb_4bit_quant_type="nf4"`
+    // (one BitsAndBytesConfig for both, `load_in_8bit=num_bits == 8`) is LLM.int8.
+    const written = decided.quantType?.fact.value;
+    const fourBitType = written === 'nf4' || written === 'fp4';
     const t =
-      decided.quantType?.fact.value ??
+      (quantBits === 8 && fourBitType ? undefined : written) ??
       (quantBits === 8 ? 'int8' : (toolDefault(tools, 'quantization.type')?.value ?? 'nf4'));
     q.type = t;
     q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;

@@ -227,6 +227,24 @@ describe("hf-python: the script's own values", () => {
     assert.equal(eight.setup?.quantization?.bits, 8);
   });
 
+  it('one BitsAndBytesConfig for 4 and 8 bits: an 8-bit load beside bnb_4bit_quant_type="nf4" is LLM.int8', () => {
+    // UKPLab/arxiv2024-lfqa-hallucination src/modelling/dpo/sft.py and rui-ye/OpenFedLLM: `load_in_8bit=bits == 8,
+    // load_in_4bit=bits == 4, bnb_4bit_quant_type="nf4"`; bitsandbytes' 8-bit layers never read the 4-bit type.
+    const text = (bits: number): string =>
+      [
+        'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments, Trainer',
+        `BITS = ${bits}`,
+        'bnb = BitsAndBytesConfig(load_in_8bit=BITS == 8, load_in_4bit=BITS == 4, bnb_4bit_quant_type="nf4")',
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", quantization_config=bnb)',
+        'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+        '',
+      ].join('\n');
+    const run = (bits: number) =>
+      runPipeline([{ file: '/p/train.py', text: text(bits) }], { read: () => undefined, join: path.join }, {}).setup;
+    assert.deepEqual([run(8)?.quantization?.bits, run(8)?.quantization?.type], [8, 'int8']);
+    assert.deepEqual([run(4)?.quantization?.bits, run(4)?.quantization?.type], [4, 'nf4']);
+  });
+
   it('`cfg.x` of a function that returns one config built from the parsed options (FirstAidQA-gemma2b-QLoRA)', () => {
     // i-am-mushfiq/FirstAidQA-gemma2b-QLoRA train.py: `def parse_args() -> TrainConfig: ... return
     // TrainConfig(per_device_train_batch_size=args.batch_size, ...)`, `cfg = parse_args()`, `train(cfg)`, and
