@@ -87,11 +87,14 @@ function neverCalled(file: PythonFile, def: SyntaxNode): boolean {
   if (known.has(key)) return known.get(key) === true;
   known.set(key, false);
   const name = file.text.slice(nameNode.from, nameNode.to);
+  const method = def.parent?.name === 'Body' && def.parent.parent?.name === 'ClassDefinition';
   let calls = 0;
   let skipped = true;
   for (const m of file.text.matchAll(new RegExp(`(?<![\\w])${name}(?![\\w])`, 'g'))) {
     if (m.index === nameNode.from) continue;
     const call = calledAt(file, m.index);
+    // Another object's method of the name (`trainer.train()` beside a function `train`) is not a call of this def.
+    if (call && !callsDef(file, call, method)) continue;
     if (!call || branchTaken(file, call) !== false) {
       skipped = false;
       break;
@@ -101,6 +104,14 @@ function neverCalled(file: PythonFile, def: SyntaxNode): boolean {
   const never = skipped && calls > 0;
   known.set(key, never);
   return never;
+}
+
+/** Whether a call calls the def: a function by its bare name, a method through `self` or `cls`. */
+function callsDef(file: PythonFile, call: SyntaxNode, method: boolean): boolean {
+  const callee = call.firstChild;
+  if (!method) return callee?.name === 'VariableName';
+  const object = callee?.name === 'MemberExpression' ? callee.firstChild : null;
+  return object?.name === 'VariableName' && /^(self|cls)$/.test(file.text.slice(object.from, object.to));
 }
 
 /** Whether a node is inside a function or method of the file that never runs (neverCalled). */

@@ -115,4 +115,23 @@ describe("a helper class that parses the script's command line itself", () => {
     assert.equal(r.setup?.kernels, 'unsloth');
     assert.equal(r.setup?.lora?.dropout, 0);
   });
+
+  it("another object's method of a function's name is no call of it: a module's train() that calls trainer.train()", () => {
+    // A helper module whose entry `train` (the script calls it) runs `trainer.train()` only under a test known false:
+    // that call is the Trainer's method, not a call of the module's own train, which still runs.
+    const module = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'RESUME = False',
+      'def train():',
+      '    model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      '    trainer = Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=2))',
+      '    if RESUME:',
+      '        trainer.train()',
+      '',
+    ].join('\n');
+    const script = 'from helpers import train\nif __name__ == "__main__":\n    train()\n';
+    const files = { '/w/run.sh': 'python main.py\n', '/w/main.py': script, '/w/helpers.py': module };
+    const r = runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), {});
+    assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 2]);
+  });
 });
