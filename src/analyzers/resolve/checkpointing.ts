@@ -4,11 +4,24 @@
 // gradient_checkpointing_enable default (reentrant before 5.0) for the rest.
 import type { ResolveContext } from './context';
 
-/** Axolotl's and LLaMA-Factory's use_reentrant=True when checkpointing is on and no file sets it. */
+/**
+ * Axolotl's and LLaMA-Factory's use_reentrant=True when checkpointing is on and no file sets it, and that of a run whose
+ * checkpointing only PEFT's prepare_model_for_kbit_training turns on (kbitOnlyCheckpointing).
+ */
 export function resolveCheckpointReentrant(ctx: ResolveContext): void {
   const { setup, prov, tools } = ctx;
   if (setup.checkpoint_reentrant !== undefined || setup.gradient_checkpointing === 'none') return;
-  if (tools[0] === 'axolotl' && setup.rollout === undefined && setup.preference === undefined) {
+  if (kbitOnlyCheckpointing(ctx)) {
+    setup.checkpoint_reentrant = true;
+    prov.checkpoint_reentrant = {
+      kind: 'default',
+      owner: 'peft',
+      note:
+        'prepare_model_for_kbit_training turns checkpointing on with gradient_checkpointing_kwargs={} ' +
+        '(peft/utils/other.py), which transformers passes on as is (its use_reentrant=False default is for None), so ' +
+        'torch.utils.checkpoint runs with use_reentrant unset: True, with a warning',
+    };
+  } else if (tools[0] === 'axolotl' && setup.rollout === undefined && setup.preference === undefined) {
     setup.checkpoint_reentrant = true;
     prov.checkpoint_reentrant = {
       kind: 'default',
@@ -25,4 +38,21 @@ export function resolveCheckpointReentrant(ctx: ResolveContext): void {
       note: 'use_reentrant_gc defaults to True (hparams/model_args.py), passed as gradient_checkpointing_kwargs',
     };
   }
+}
+
+const OWN_CHECKPOINTING: ReadonlySet<string> = new Set(['trl', 'unsloth', 'axolotl', 'llamafactory']);
+
+/**
+ * Whether checkpointing is on only through PEFT's prepare_model_for_kbit_training: no other file or call of the run
+ * (the Trainer's gradient_checkpointing, whose gradient_checkpointing_enable call comes later and with None, a
+ * `gradient_checkpointing_enable()` of the script, a launch flag) turns it on.
+ */
+function kbitOnlyCheckpointing(ctx: ResolveContext): boolean {
+  // TRL's trainers turn checkpointing on by default themselves and set use_reentrant=False (trl sft_trainer.py);
+  // Unsloth, Axolotl and LLaMA-Factory run checkpointing their own way.
+  if (ctx.setup.gradient_checkpointing !== 'full' || ctx.tools.some((t) => OWN_CHECKPOINTING.has(t))) return false;
+  const on = ctx.files
+    .flatMap((f) => f.facts.facts)
+    .filter((f) => f.key === 'gradientCheckpointing' && f.value === 'full');
+  return on.length > 0 && on.every((f) => f.rawKey === 'prepare_model_for_kbit_training');
 }

@@ -227,6 +227,30 @@ describe("hf-python: the script's own values", () => {
     assert.equal(eight.setup?.quantization?.bits, 8);
   });
 
+  it("checkpointing turned on only by prepare_model_for_kbit_training runs reentrant (torch's default for {})", () => {
+    // PEFT passes gradient_checkpointing_kwargs={} (peft/utils/other.py), which transformers 5 keeps (its
+    // use_reentrant=False is for None), so torch.utils.checkpoint takes use_reentrant=True. The Trainer's own
+    // gradient_checkpointing=True enables it again later with None: transformers' default then.
+    const text = (trainerFlag: string): string =>
+      [
+        'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments, Trainer',
+        'from peft import prepare_model_for_kbit_training',
+        'bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")',
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", quantization_config=bnb)',
+        'model = prepare_model_for_kbit_training(model)',
+        `Trainer(model=model, args=TrainingArguments(output_dir="o"${trainerFlag})).train()`,
+        '',
+      ].join('\n');
+    const run = (flag: string) =>
+      runPipeline([{ file: '/p/train.py', text: text(flag) }], { read: () => undefined, join: path.join }, {});
+    const alone = run('');
+    assert.deepEqual([alone.setup?.gradient_checkpointing, alone.setup?.checkpoint_reentrant], ['full', true]);
+    const prov = alone.provenance.checkpoint_reentrant;
+    assert.equal(prov?.kind === 'default' ? prov.owner : prov?.kind, 'peft');
+    const trainer = run(', gradient_checkpointing=True');
+    assert.deepEqual([trainer.setup?.gradient_checkpointing, trainer.setup?.checkpoint_reentrant], ['full', undefined]);
+  });
+
   it('one BitsAndBytesConfig for 4 and 8 bits: an 8-bit load beside bnb_4bit_quant_type="nf4" is LLM.int8', () => {
     // UKPLab/arxiv2024-lfqa-hallucination src/modelling/dpo/sft.py and rui-ye/OpenFedLLM: `load_in_8bit=bits == 8,
     // load_in_4bit=bits == 4, bnb_4bit_quant_type="nf4"`; bitsandbytes' 8-bit layers never read the 4-bit type.
