@@ -2,10 +2,9 @@
 // costs about 30 µs per character of text that is not Python (against 1-2 µs for code), so what no script contains is
 // blanked first (lines over MAX_LINE characters, runs of one punctuation character beyond MAX_RUN), keeping every
 // offset, and the parse gets a budget of steps that valid code never reaches (it takes about 0.25 steps per character)
-// and of time (PARSE_BUDGET_MS; 500 KB of code parses in about 160 ms): past either, the file is read up to where the
-// parse stopped, and a problem says so. Only text that is not Python ever reaches the budgets, so results on real
-// scripts do not depend on the machine. The last few trees are reused, so a keystroke re-parses only the edited
-// region (TreeFragment).
+// and of time spent recovering from syntax errors (PARSE_BUDGET_MS): past either, the file is read up to where the
+// parse stopped, and a problem says so. Valid code is never timed, so results on real scripts do not depend on the
+// machine or its load. The last few trees are reused, so a keystroke re-parses only the edited region (TreeFragment).
 import { TreeFragment, type Tree } from '@lezer/common';
 import { parser as pythonParser } from '@lezer/python';
 import { msg, type ParseProblem } from './facts';
@@ -140,8 +139,8 @@ export function parsePython(input: string): ParsedPython {
   let recoveryMs = 0;
   for (let steps = 0; ; steps++) {
     // Only error recovery is timed: valid code is read to the step budget whatever the machine's load, so the same
-    // text always gives the same tree (a wall-clock limit on the whole parse cut a notebook's 3,600 characters short
-    // on a loaded machine).
+    // text always gives the same tree (a wall-clock limit on the whole parse cut the 43,823-line script of a notebook,
+    // noahwei682/qwen2.5-0.5b-rl's QwenGRPO.ipynb, short on a loaded machine).
     const timed = recovering(parse);
     const start = timed ? performance.now() : 0;
     tree = parse.advance();
