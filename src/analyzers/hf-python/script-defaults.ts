@@ -158,7 +158,7 @@ export function parsedCallMember(file: PythonFile, node: SyntaxNode, depth: numb
   if (obj?.name !== 'CallExpression' || prop?.name !== 'PropertyName' || obj.nextSibling?.name !== '.')
     return undefined;
   if (!parsesCommandLine(file, obj)) return undefined;
-  return optionValue(file, file.text.slice(prop.from, prop.to), node, depth, () => true);
+  return parsedOption(file, file.text.slice(prop.from, prop.to), node, depth);
 }
 
 /** Option `field` of an object known to hold the parsed command line (`self.args` set from `parser.parse_args()`). */

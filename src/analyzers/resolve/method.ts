@@ -138,11 +138,8 @@ export function resolveQuantization(ctx: ResolveContext): void {
     // bnb_4bit_quant_type is read by bitsandbytes' 4-bit layers only: an 8-bit load beside `bnb_4bit_quant_type="nf4"`
     // (one BitsAndBytesConfig for both, `load_in_8bit=num_bits == 8`) is LLM.int8.
     const written = decided.quantType?.fact.value;
-    const fourBitType = written === 'nf4' || written === 'fp4';
-    const t =
-      (quantBits === 8 && fourBitType ? undefined : written) ??
-      (quantBits === 8 ? 'int8' : (toolDefault(tools, 'quantization.type')?.value ?? 'nf4'));
-    q.type = t;
+    const int8 = quantBits === 8 && (written === undefined || written === 'nf4' || written === 'fp4');
+    q.type = int8 ? 'int8' : (written ?? toolDefault(tools, 'quantization.type')?.value ?? 'nf4');
     q.double_quant = decided.doubleQuant?.fact.value ?? toolDefault(tools, 'quantization.double_quant')?.value ?? false;
     // torchtune's qlora builders quantize every linear of the blocks: LoRA-wrapped ones and, when quantize_base is set,
     // the others as FrozenNF4Linear (torchtune/models/*/_component_builders.py); the output head stays 16-bit.
