@@ -42,7 +42,7 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
 
 function realOrResolved(p: string): string {
   try {
-    return fs.realpathSync(path.resolve(p));
+    return fs.realpathSync.native(path.resolve(p));
   } catch {
     return path.resolve(p);
   }

@@ -105,7 +105,7 @@ export function checkRegularFile(
 ): { ok: true; realPath: string; size: number } | { ok: false; reason: string } {
   let real: string;
   try {
-    real = fs.realpathSync(path.resolve(file));
+    real = fs.realpathSync.native(path.resolve(file));
   } catch (e) {
     return { ok: false, reason: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
   }
@@ -121,9 +121,14 @@ export function checkRegularFile(
 export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {}): ReadResult {
   if (policy.deadline !== undefined && Date.now() > policy.deadline)
     return refused(`not read: the analysis spent its ${policy.budgetMs ?? READ_BUDGET_MS} ms for reading files`);
+  const absolute = path.resolve(file);
+  // Most paths asked for are places a reference might be and is not: a stat that does not throw on a missing entry
+  // tells so without the error realpath would build (its stack is the dearer part of a miss); other errors (a
+  // folder that cannot be searched) go on to realpath, which names them.
+  if (statIfPresent(absolute) === undefined) return refused('no such file', true);
   let real: string;
   try {
-    real = fs.realpathSync(path.resolve(file));
+    real = fs.realpathSync.native(absolute);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     return refused(
@@ -149,6 +154,15 @@ export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {
   return { ok: true, text: bytes.toString('utf8'), realPath: real };
 }
 
+/** The file's stat, or undefined where nothing is at the path (ENOENT); other errors give null. */
+function statIfPresent(file: string): fs.Stats | null | undefined {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+}
+
 /** A read policy for one analysis: its deadline starts now. */
 export function readPolicy(roots?: readonly string[], budgetMs = READ_BUDGET_MS): ReadPolicy {
   return {
@@ -160,7 +174,7 @@ export function readPolicy(roots?: readonly string[], budgetMs = READ_BUDGET_MS)
 
 function safeRealpath(p: string): string {
   try {
-    return fs.realpathSync(path.resolve(p));
+    return fs.realpathSync.native(path.resolve(p));
   } catch {
     return path.resolve(p);
   }
