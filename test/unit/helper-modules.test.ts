@@ -107,6 +107,34 @@ describe('helper modules a training script imports', () => {
       relative.map((r) => r.path),
       ['./pkg/loader.py', '../common.py', 'tools/models.py'],
     );
+    // A package's own module named like one of the standard library (`from .types import ...`) is the package's; an
+    // absolute import of a standard or installed package is not read.
+    const named = analyzeHfPython(
+      'from .types import make_config\nfrom types import SimpleNamespace\nimport omegaconf\n' +
+        'make_config()\nSimpleNamespace()\nomegaconf.OmegaConf.create({})\n',
+    ).references;
+    assert.deepEqual(
+      named.map((r) => r.path),
+      ['./types.py'],
+    );
+  });
+
+  it('installed packages take none of the modules followed from a file (at most 8): the project modules after them are read', () => {
+    // chrisjcc/text-to-sql-refine-tuning's scripts/train.py imports pathlib and omegaconf before its own modules; with
+    // those two counted, its config builder and GRPO trainer were the ninth and tenth, and not read.
+    const own = Array.from({ length: 8 }, (_, i) => `from src.part${i} import make${i}`);
+    const calls = Array.from({ length: 8 }, (_, i) => `make${i}()`);
+    const lines = [
+      'from pathlib import Path',
+      'from omegaconf import OmegaConf',
+      ...own,
+      'Path(".")',
+      'OmegaConf.create({})',
+    ];
+    assert.deepEqual(
+      analyzeHfPython(`${[...lines, ...calls].join('\n')}\n`).references.map((r) => r.path),
+      own.map((_, i) => `src/part${i}.py`),
+    );
   });
 
   it("the script's options and their defaults go with its facts, for its modules", () => {

@@ -10,34 +10,118 @@ import { isModelClass, isModelLoad, span } from './syntax';
 import { importedConfigObject } from './imported-constants';
 import { branchTaken } from './branches';
 
-/** Top-level packages that are never a file of the project: no read is tried for them. */
+/**
+ * Top-level packages that are never a file of the project (Python's standard library, and the packages training scripts
+ * install): no read is tried for an absolute import of one.
+ */
 export const PACKAGES: ReadonlySet<string> = new Set([
+  'abc',
   'accelerate',
   'argparse',
+  'ast',
+  'asyncio',
+  'base64',
+  'bisect',
   'bitsandbytes',
+  'codecs',
   'collections',
+  'concurrent',
+  'contextlib',
+  'copy',
+  'csv',
   'dataclasses',
   'datasets',
+  'datetime',
   'deepspeed',
+  'einops',
+  'enum',
+  'evaluate',
+  'fire',
+  'fnmatch',
   'functools',
+  'gc',
+  'glob',
+  'gzip',
+  'hashlib',
+  'heapq',
+  'huggingface_hub',
+  'importlib',
+  'inspect',
+  'io',
+  'itertools',
   'json',
+  'jsonlines',
   'logging',
   'math',
+  'matplotlib',
+  'multiprocessing',
+  'nltk',
   'numpy',
+  'omegaconf',
+  'operator',
   'os',
+  'pandas',
+  'pathlib',
   'peft',
+  'pickle',
+  'PIL',
+  'platform',
+  'pprint',
+  'psutil',
+  'pydantic',
+  'queue',
   'random',
   're',
+  'requests',
+  'rich',
+  'safetensors',
+  'scipy',
+  'sentencepiece',
+  'shlex',
+  'shutil',
+  'signal',
+  'sklearn',
+  'socket',
+  'statistics',
+  'string',
+  'struct',
+  'subprocess',
   'sys',
+  'tempfile',
+  'textwrap',
+  'threading',
+  'tiktoken',
   'time',
+  'tokenizers',
   'torch',
+  'torchvision',
+  'tqdm',
+  'traceback',
   'transformers',
   'trl',
+  'typer',
+  'types',
   'typing',
+  'unittest',
   'unsloth',
+  'urllib',
+  'uuid',
+  'vllm',
   'wandb',
+  'warnings',
+  'weakref',
+  'yaml',
+  'zipfile',
   '__future__',
 ]);
+
+/**
+ * Whether an import names an installed package (PACKAGES) and not a module of the project: an absolute import of one
+ * (`import json`, `from tqdm.auto import tqdm`); a relative one (`from .types import Config`) is the package's own.
+ */
+export function installedPackage(module: string): boolean {
+  return !module.startsWith('.') && PACKAGES.has(module.split('.')[0]);
+}
 
 /** At most this many modules are followed from one file. */
 const MAX_MODULES = 8;
@@ -122,7 +206,7 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[], 
   let n = 0;
   for (const st of imports) {
     const imp = importOf(file, st);
-    if (!imp || PACKAGES.has(imp.module.replace(/^\.+/, '').split('.')[0])) continue;
+    if (!imp || installedPackage(imp.module)) continue;
     const reexported = reexportedCalls(file, imp, entries);
     if (reexported) {
       const path = modulePath(imp.module);

@@ -9,7 +9,7 @@ import { parsePython } from '../python-parse';
 import { PythonFile, type Val } from './file';
 import type { Entry } from './static-values';
 import { writtenElsewhere } from './script-defaults';
-import { importOf, modulePath, PACKAGES } from './helper-modules';
+import { importOf, installedPackage, modulePath } from './helper-modules';
 import { fieldArgument, literal, moduleConstants } from './module-constants';
 import { type LoadedName, type LoaderFunction, moduleLoaders } from './module-loaders';
 import { span } from './syntax';
@@ -84,7 +84,7 @@ export function projectImports(text: string, root: SyntaxNode = parsePython(text
   for (const st of importStatements(root)) {
     if (out.length >= MAX_MODULES) break;
     const imp = importOf(file, st);
-    if (!imp || PACKAGES.has(imp.module.replace(/^\.+/, '').split('.')[0])) continue;
+    if (!imp || installedPackage(imp.module)) continue;
     const path = modulePath(imp.module);
     if (!path) continue;
     const star = st.getChild('*') !== null;
