@@ -328,7 +328,7 @@ function partsOf(
 /** A module read for the names a script imports: its literals, its loaders, and its own project imports. */
 interface ParsedModule {
   readonly path: string;
-  readonly literals: Map<string, ImportedValue>;
+  readonly literals: ReadonlyMap<string, ImportedValue>;
   readonly loaders: ReturnType<typeof moduleLoaders>;
   readonly imports: ProjectImport[];
   /** Top-level names bound to a config object (`lora_config = LoraConfig(...)`, `args = TrainingArguments(...)`). */
@@ -342,7 +342,33 @@ interface ParsedModule {
  */
 const CONFIG_OBJECT = /^(\w+)\s*(?::[^=\n]+)?=\s*(?:\w*(?:Config|Arguments)|[\w.]*\.from_pretrained)\(/gm;
 
+/**
+ * The last modules read, most recent first: a helper module is read again, unchanged, at every keystroke in the script
+ * that imports it, and what is read of it depends on its text, name and path alone (its parse is kept the same way,
+ * python-parse.ts). The entries are never changed once made.
+ */
+const recentModules: Array<{
+  readonly text: string;
+  readonly shownAs: string;
+  readonly path: string;
+  readonly parsed: ParsedModule;
+}> = [];
+const RECENT_MODULES = 8;
+
 function parsedModule(text: string, shownAs: string, path: string): ParsedModule {
+  const at = recentModules.findIndex((m) => m.path === path && m.shownAs === shownAs && m.text === text);
+  if (at >= 0) {
+    const [hit] = recentModules.splice(at, 1);
+    recentModules.unshift(hit);
+    return hit.parsed;
+  }
+  const parsed = readModule(text, shownAs, path);
+  recentModules.unshift({ text, shownAs, path, parsed });
+  if (recentModules.length > RECENT_MODULES) recentModules.pop();
+  return parsed;
+}
+
+function readModule(text: string, shownAs: string, path: string): ParsedModule {
   const top = parsePython(text).tree.topNode;
   return {
     path,

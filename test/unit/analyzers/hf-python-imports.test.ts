@@ -41,6 +41,18 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(runFact(r, 'microBatchSize')?.at, 'BS');
   });
 
+  it('a module read again is read as it is now: its edited constant, not the last reading (the modules read are kept by their text)', () => {
+    const text = TRAINER('from config import MODEL_NAME, BATCH_SIZE as BS', 'MODEL_NAME', 'BS');
+    const files = { '/p/train.py': text, '/p/config.py': CONFIG };
+    assert.equal(runOf(files, '/p/train.py').setup?.micro_batch_size, 4);
+    const edited = { ...files, '/p/config.py': CONFIG.replace('BATCH_SIZE = 4', 'BATCH_SIZE = 16') };
+    assert.equal(runOf(edited, '/p/train.py').setup?.micro_batch_size, 16);
+    assert.equal(runOf(files, '/p/train.py').setup?.micro_batch_size, 4);
+    // The same text under another name is said where it is: its facts' sources name the file they come from.
+    const renamed = { '/p/train.py': text.replace('from config', 'from settings'), '/p/settings.py': CONFIG };
+    assert.match(runFact(runOf(renamed, '/p/train.py'), 'model')!.fact.rawValue, /MODEL_NAME in settings\.py, line 1/);
+  });
+
   it('an imported constant as the default of an option parsed in set_args() (liucongg/ChatGLM-Finetuning and copies)', () => {
     // xuanhua/chatglm2-finetuning train/finetuning_lora_with_pipeline.py, cut: `set_args()` returns the parsed command
     // line, its --model_name_or_path defaulting to a constant of config.py.
