@@ -12,6 +12,14 @@ import { readBounded, readPolicy, type ReadPolicy } from './read';
  */
 export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): FileReader {
   const refusals = new Map<string, string>();
+  // The folders above a file, by its folder: every reference of a file is looked up from the same ones.
+  const above = new Map<string, string[]>();
+  const foldersOf = (file: string, root: string): string[] => {
+    const dir = path.dirname(file);
+    let out = above.get(dir);
+    if (!out) above.set(dir, (out = foldersAbove(file, root)));
+    return out;
+  };
   return {
     read(p: string, kind: ReadKind = 'config'): string | undefined {
       const abs = path.resolve(cwd, p);
@@ -33,9 +41,9 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
       const r = relative.trim().replace(/^['"]|['"]$/g, '');
       if (r.startsWith('~/')) return [beside];
       const file = path.resolve(cwd, fromFile);
-      const above = foldersAbove(file, path.resolve(cwd));
-      if (path.isAbsolute(r)) return [beside, ...inThisCheckout(r, [path.dirname(file), ...above])];
-      return [beside, ...above.map((d) => path.join(d, r))];
+      const up = foldersOf(file, path.resolve(cwd));
+      if (path.isAbsolute(r)) return [beside, ...inThisCheckout(r, [path.dirname(file), ...up])];
+      return [beside, ...up.map((d) => path.join(d, r))];
     },
   };
 }

@@ -17,7 +17,7 @@ import { parsedOption, parsesCommandLine } from './script-defaults';
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   if (!file.attrAssigned.has(dotted.split('.').pop()!)) return undefined;
-  const setsIt = new RegExp(`(^|[^\\w.])${dotted.replace(/\./g, '\\.')}\\s*(=(?!=)|[-+*/%]=)`, 'm');
+  const sites = setSites(file, dotted);
   // From the use's statement outwards, block by block, up to the function (or module) the use is in.
   for (let st = statementOf(use); st?.parent; st = statementOf(st.parent)) {
     const block = st.parent;
@@ -29,9 +29,9 @@ export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxN
         const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
         return { ...v, via: { text, span: { start: value.from, end: value.to } } };
       }
-      if (!setsIt.test(file.text.slice(s.from, s.to))) continue;
+      if (!setWithin(sites, s.from, s.to)) continue;
       // An `if` whose test is known (`if args.qlora: args.lora = True`): what the clause it runs sets, if it does.
-      const onBranch = s.name === 'IfStatement' ? setOnBranch(file, s, dotted, setsIt) : undefined;
+      const onBranch = s.name === 'IfStatement' ? setOnBranch(file, s, dotted, sites) : undefined;
       if (onBranch === 'unset') continue;
       if (onBranch) {
         const v = file.evalNode(onBranch.value, depth + 1);
@@ -265,7 +265,7 @@ function setOnBranch(
   file: PythonFile,
   stmt: SyntaxNode,
   dotted: string,
-  setsIt: RegExp,
+  sites: readonly number[],
 ): { readonly value: SyntaxNode; readonly at: SyntaxNode } | 'unset' | undefined {
   const body = takenBody(file, stmt);
   if (body === undefined) return undefined;
@@ -273,9 +273,34 @@ function setOnBranch(
   for (let st = body.lastChild; st; st = st.prevSibling) {
     const value = assignmentTo(file, st, dotted);
     if (value) return { value, at: st };
-    if (setsIt.test(file.text.slice(st.from, st.to))) return undefined;
+    if (setWithin(sites, st.from, st.to)) return undefined;
   }
   return 'unset';
+}
+
+/**
+ * Where the file's text sets `dotted` (`dotted = ...`, `dotted += ...`), as the offsets of the name, in order: found
+ * once per name and reading (PythonFile.attributeSetSites), where each statement before each use was searched.
+ */
+function setSites(file: PythonFile, dotted: string): readonly number[] {
+  const known = file.attributeSetSites.get(dotted);
+  if (known) return known;
+  const setsIt = new RegExp(`(^|[^\\w.])${dotted.replace(/\./g, '\\.')}\\s*(=(?!=)|[-+*/%]=)`, 'gm');
+  const sites = [...file.text.matchAll(setsIt)].map((m) => m.index + m[1].length);
+  file.attributeSetSites.set(dotted, sites);
+  return sites;
+}
+
+/** Whether one of the sets (setSites) is within [from, to). */
+function setWithin(sites: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = sites.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sites[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sites.length && sites[lo] < to;
 }
 
 /** `dotted = value` as one statement with a single target: its value. */

@@ -3,15 +3,21 @@
 // `args.x` read), so each call's dotted name is kept by its span and the calls are indexed by name once. Pure.
 import type { SyntaxNode } from '@lezer/common';
 
+/**
+ * A call is kept by its span as one number, from · SPAN + to: exact and one per span for texts under 64 Mi characters
+ * (the readers stop at 4 MiB, the editor at 1 MiB).
+ */
+const SPAN = 2 ** 26;
+
 export class CallNames {
-  private readonly names = new Map<string, string | undefined>();
+  private readonly names = new Map<number, string | undefined>();
   private index?: { readonly of: readonly SyntaxNode[]; readonly byName: Map<string | undefined, SyntaxNode[]> };
 
   constructor(private readonly nameOf: (call: SyntaxNode) => string | undefined) {}
 
   /** The call's name as nameOf gives it, worked out once. */
   name(call: SyntaxNode): string | undefined {
-    const key = `${call.from}:${call.to}`;
+    const key = call.from * SPAN + call.to;
     if (this.names.has(key)) return this.names.get(key);
     const name = this.nameOf(call);
     this.names.set(key, name);

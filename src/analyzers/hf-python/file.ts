@@ -67,7 +67,8 @@ export class PythonFile {
   readonly references: Reference[] = [];
   readonly tools = new Set<Tool>();
   private readonly lineStarts: number[];
-  private readonly scopeKeys = new Map<string, Scope>();
+  /** Each scope by its node's place: its start · 4 + its kind (the module, a def, a lambda). */
+  private readonly scopeKeys = new Map<number, Scope>();
   /** Local classes that subclass a training-arguments class, with the tool of their root. */
   readonly localArgs = new Map<string, Tool>();
   /** Local classes that subclass a trainer of transformers or TRL, with the library's class they extend. */
@@ -83,6 +84,8 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
+  /** Where the text sets each dotted name assigned (attributes.ts setSites), found once. */
+  readonly attributeSetSites = new Map<string, readonly number[]>();
   /**
    * Of those, the names assigned on an object other than `self` (`args.x = ...`, not `self.model_name = model_name` in
    * a class's `__init__`, an instance's own attribute, which no parsed command line is): an option of that name may
@@ -531,7 +534,7 @@ export class PythonFile {
   }
 
   private scopeOf(node: SyntaxNode): Scope {
-    const key = `${node.name}@${node.from}`;
+    const key = node.from * 4 + (node.name === 'Script' ? 0 : node.name === 'FunctionDefinition' ? 1 : 2);
     const hit = this.scopeKeys.get(key);
     if (hit) return hit;
     const nameNode = node.name === 'FunctionDefinition' ? node.getChild('VariableName') : null;
