@@ -12,7 +12,8 @@ import { branchTaken } from './branches';
 
 /**
  * Top-level packages that are never a file of the project (Python's standard library, and the packages training scripts
- * install): no read is tried for an absolute import of one.
+ * install): no read is tried for an absolute import of one. Names a project often has a module of its own by
+ * (`evaluate.py`, a `tokenizers/` folder, which Python imports before the installed package) are left out.
  */
 export const PACKAGES: ReadonlySet<string> = new Set([
   'abc',
@@ -35,7 +36,6 @@ export const PACKAGES: ReadonlySet<string> = new Set([
   'deepspeed',
   'einops',
   'enum',
-  'evaluate',
   'fire',
   'fnmatch',
   'functools',
@@ -92,7 +92,6 @@ export const PACKAGES: ReadonlySet<string> = new Set([
   'threading',
   'tiktoken',
   'time',
-  'tokenizers',
   'torch',
   'torchvision',
   'tqdm',
