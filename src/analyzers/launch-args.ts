@@ -139,7 +139,7 @@ export function withBranchesDecided(
 ): ConfigFacts {
   if (!facts.facts.some(setConditionally)) return facts;
   const options = argumentEnvironment(facts.options, launchArgs, undefined, file);
-  const settled = analyzeHfPython(text, { options, calls: [] }, undefined, environment);
+  const settled = settledReading(text, options, environment);
   const out = facts.facts.map((f): Fact => {
     if (!setConditionally(f)) return f;
     const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;
@@ -162,6 +162,34 @@ export function withBranchesDecided(
     if (!keys.has(g.key) && !isUnknown(g.value))
       out.push({ ...g, rawValue: `${g.rawValue}: on the branch ${how} take` });
   return { ...facts, facts: out };
+}
+
+/**
+ * The last settled readings of scripts, most recent first. Such a reading reads no other file, so it is a function of
+ * the script's text, its options and the environment alone: kept, a keystroke in the launcher or a config of the run
+ * does not read the unchanged script a third time (after its first reading and the one with the launch line's
+ * options). The readings are never changed once made.
+ */
+const recentReadings: Array<{ readonly text: string; readonly key: string; readonly facts: ConfigFacts }> = [];
+const RECENT_READINGS = 4;
+
+/** The script read as a helper module is, with its options settled: its tests decided by them. */
+function settledReading(
+  text: string,
+  options: ArgumentEnvironment,
+  environment: ReadonlyMap<string, string> | undefined,
+): ConfigFacts {
+  const key = JSON.stringify([[...options], environment ? [...environment] : null]);
+  const at = recentReadings.findIndex((r) => r.key === key && r.text === text);
+  if (at >= 0) {
+    const [hit] = recentReadings.splice(at, 1);
+    recentReadings.unshift(hit);
+    return hit.facts;
+  }
+  const facts = analyzeHfPython(text, { options, calls: [] }, undefined, environment);
+  recentReadings.unshift({ text, key, facts });
+  if (recentReadings.length > RECENT_READINGS) recentReadings.pop();
+  return facts;
 }
 
 /**

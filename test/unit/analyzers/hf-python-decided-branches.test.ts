@@ -78,4 +78,13 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.notEqual(r.setup?.gradient_checkpointing, 'full', 'no gradient_checkpointing option and no preparation');
     assert.notEqual(r.setup?.kbit_upcast, 'all');
   });
+
+  it('the same script read again with other options takes their branches (its settled readings are kept by their options)', () => {
+    for (let i = 0; i < 2; i++) {
+      assert.equal(runWith('--qlora True').setup?.method, 'qlora');
+      assert.equal(runWith('--lora True').setup?.method, 'lora');
+      assert.equal(runWith('--lora True --lora_r 64').setup?.lora?.r, 64);
+      assert.equal(runWith('--lora True').setup?.lora?.r, 16);
+    }
+  });
 });
