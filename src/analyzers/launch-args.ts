@@ -1,6 +1,7 @@
 // A training script's options as the launch line that runs it passes them: the environment a script or its helper
 // module is read in, the facts its options fill in, and the values it sets on branches of those options. Pure.
 import { analyzeHfPython, setConditionally } from './hf-python';
+import { RecentResults } from './recent';
 import {
   isUnknown,
   type ArgumentEnvironment,
@@ -165,13 +166,11 @@ export function withBranchesDecided(
 }
 
 /**
- * The last settled readings of scripts, most recent first. Such a reading reads no other file, so it is a function of
- * the script's text, its options and the environment alone: kept, a keystroke in the launcher or a config of the run
- * does not read the unchanged script a third time (after its first reading and the one with the launch line's
- * options). The readings are never changed once made.
+ * The last settled readings of scripts. Such a reading reads no other file, so it is a function of the script's text,
+ * its options and the environment alone: kept, a keystroke in the launcher or a config of the run does not read the
+ * unchanged script a third time (after its first reading and the one with the launch line's options).
  */
-const recentReadings: Array<{ readonly text: string; readonly key: string; readonly facts: ConfigFacts }> = [];
-const RECENT_READINGS = 4;
+const recentReadings = new RecentResults<ConfigFacts>(4);
 
 /** The script read as a helper module is, with its options settled: its tests decided by them. */
 function settledReading(
@@ -180,16 +179,7 @@ function settledReading(
   environment: ReadonlyMap<string, string> | undefined,
 ): ConfigFacts {
   const key = JSON.stringify([[...options], environment ? [...environment] : null]);
-  const at = recentReadings.findIndex((r) => r.key === key && r.text === text);
-  if (at >= 0) {
-    const [hit] = recentReadings.splice(at, 1);
-    recentReadings.unshift(hit);
-    return hit.facts;
-  }
-  const facts = analyzeHfPython(text, { options, calls: [] }, undefined, environment);
-  recentReadings.unshift({ text, key, facts });
-  if (recentReadings.length > RECENT_READINGS) recentReadings.pop();
-  return facts;
+  return recentReadings.get(text, key, () => analyzeHfPython(text, { options, calls: [] }, undefined, environment));
 }
 
 /**

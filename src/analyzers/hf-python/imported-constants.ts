@@ -6,6 +6,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import { lineIndex, lineStarts } from '../line-index';
 import { parsePython } from '../python-parse';
+import { RecentResults } from '../recent';
 import { PythonFile, type Val } from './file';
 import type { Entry } from './static-values';
 import { writtenElsewhere } from './script-defaults';
@@ -343,29 +344,13 @@ interface ParsedModule {
 const CONFIG_OBJECT = /^(\w+)\s*(?::[^=\n]+)?=\s*(?:\w*(?:Config|Arguments)|[\w.]*\.from_pretrained)\(/gm;
 
 /**
- * The last modules read, most recent first: a helper module is read again, unchanged, at every keystroke in the script
- * that imports it, and what is read of it depends on its text, name and path alone (its parse is kept the same way,
- * python-parse.ts). The entries are never changed once made.
+ * The last modules read: a helper module is read again, unchanged, at every keystroke in the script that imports it,
+ * and what is read of it depends on its text, name and path alone (its parse is kept the same way, python-parse.ts).
  */
-const recentModules: Array<{
-  readonly text: string;
-  readonly shownAs: string;
-  readonly path: string;
-  readonly parsed: ParsedModule;
-}> = [];
-const RECENT_MODULES = 8;
+const recentModules = new RecentResults<ParsedModule>(8);
 
 function parsedModule(text: string, shownAs: string, path: string): ParsedModule {
-  const at = recentModules.findIndex((m) => m.path === path && m.shownAs === shownAs && m.text === text);
-  if (at >= 0) {
-    const [hit] = recentModules.splice(at, 1);
-    recentModules.unshift(hit);
-    return hit.parsed;
-  }
-  const parsed = readModule(text, shownAs, path);
-  recentModules.unshift({ text, shownAs, path, parsed });
-  if (recentModules.length > RECENT_MODULES) recentModules.pop();
-  return parsed;
+  return recentModules.get(text, `${path}\u0000${shownAs}`, () => readModule(text, shownAs, path));
 }
 
 function readModule(text: string, shownAs: string, path: string): ParsedModule {
