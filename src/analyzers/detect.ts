@@ -11,7 +11,7 @@ import {
 } from './facts';
 import { analyzeShell, calledWith } from './shell';
 import type { SourcedVariables } from './shell/sourced';
-import { analyzeHfPython } from './hf-python';
+import { keptPythonReading } from './kept-python';
 import { analyzeVerlYaml } from './verl/yaml';
 import { DetectionInput, FORMATS, SYNTAX_CLAIMS } from './formats';
 import { capProblems, MAX_PROBLEMS, notAnalyzed } from './guards';
@@ -60,7 +60,7 @@ export function analyzeAs(format: Format, text: string, how: ReadingContext = {}
   // overrides of it; a shell script with the words its caller runs it with.
   const facts =
     (how.module || how.readModule || how.environment) && format === 'hf-python'
-      ? analyzeHfPython(text, how.module, how.readModule, how.environment)
+      ? keptPythonReading(text, how.module, how.readModule, how.environment)
       : how.overrides && format === 'verl-yaml'
         ? analyzeVerlYaml(text, how.overrides)
         : (how.shell || how.sourced) && format === 'shell'

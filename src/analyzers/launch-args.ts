@@ -1,7 +1,7 @@
 // A training script's options as the launch line that runs it passes them: the environment a script or its helper
 // module is read in, the facts its options fill in, and the values it sets on branches of those options. Pure.
-import { analyzeHfPython, setConditionally } from './hf-python';
-import { RecentResults } from './recent';
+import { setConditionally } from './hf-python';
+import { keptPythonReading } from './kept-python';
 import {
   isUnknown,
   type ArgumentEnvironment,
@@ -140,7 +140,9 @@ export function withBranchesDecided(
 ): ConfigFacts {
   if (!facts.facts.some(setConditionally)) return facts;
   const options = argumentEnvironment(facts.options, launchArgs, undefined, file);
-  const settled = settledReading(text, options, environment);
+  // The script read as a helper module is, its tests decided by its options (kept: a keystroke in the launcher or a
+  // config of the run does not read the unchanged script a third time).
+  const settled = keptPythonReading(text, { options, calls: [] }, undefined, environment);
   const out = facts.facts.map((f): Fact => {
     if (!setConditionally(f)) return f;
     const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;
@@ -163,23 +165,6 @@ export function withBranchesDecided(
     if (!keys.has(g.key) && !isUnknown(g.value))
       out.push({ ...g, rawValue: `${g.rawValue}: on the branch ${how} take` });
   return { ...facts, facts: out };
-}
-
-/**
- * The last settled readings of scripts. Such a reading reads no other file, so it is a function of the script's text,
- * its options and the environment alone: kept, a keystroke in the launcher or a config of the run does not read the
- * unchanged script a third time (after its first reading and the one with the launch line's options).
- */
-const recentReadings = new RecentResults<ConfigFacts>(4);
-
-/** The script read as a helper module is, with its options settled: its tests decided by them. */
-function settledReading(
-  text: string,
-  options: ArgumentEnvironment,
-  environment: ReadonlyMap<string, string> | undefined,
-): ConfigFacts {
-  const key = JSON.stringify([[...options], environment ? [...environment] : null]);
-  return recentReadings.get(text, key, () => analyzeHfPython(text, { options, calls: [] }, undefined, environment));
 }
 
 /**
