@@ -35,15 +35,17 @@ export function keptPythonReading(
     environment ? [...environment] : null,
   ]);
   const make = (): Kept => {
-    const reads: Read[] = [];
+    // Each path once: a reading asks for the same module again from each place that imports it.
+    const reads = new Map<string, Read>();
     const recording: ModuleRead | undefined = readModule
       ? (path, kind) => {
           const got = readModule(path, kind);
-          reads.push({ path, kind, text: got?.text, found: got?.found });
+          const at = `${kind ?? ''}\u0000${path}`;
+          if (!reads.has(at)) reads.set(at, { path, kind, text: got?.text, found: got?.found });
           return got;
         }
       : undefined;
-    return { facts: analyzeHfPython(text, module, recording, environment), reads };
+    return { facts: analyzeHfPython(text, module, recording, environment), reads: [...reads.values()] };
   };
   const unchanged = (kept: Kept): boolean =>
     kept.reads.every((r) => {

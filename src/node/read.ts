@@ -125,7 +125,7 @@ export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {
   // Most paths asked for are places a reference might be and is not: a stat that does not throw on a missing entry
   // tells so without the error realpath would build (its stack is the dearer part of a miss); other errors (a
   // folder that cannot be searched) go on to realpath, which names them.
-  if (statIfPresent(absolute) === undefined) return refused('no such file', true);
+  if (nothingAt(absolute)) return refused('no such file', true);
   let real: string;
   try {
     real = fs.realpathSync.native(absolute);
@@ -154,12 +154,12 @@ export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {
   return { ok: true, text: bytes.toString('utf8'), realPath: real };
 }
 
-/** The file's stat, or undefined where nothing is at the path (ENOENT); other errors give null. */
-function statIfPresent(file: string): fs.Stats | null | undefined {
+/** Whether nothing is at the path (ENOENT), told without an error; any other error is not this. */
+function nothingAt(file: string): boolean {
   try {
-    return fs.statSync(file, { throwIfNoEntry: false });
+    return fs.statSync(file, { throwIfNoEntry: false }) === undefined;
   } catch {
-    return null;
+    return false;
   }
 }
 
