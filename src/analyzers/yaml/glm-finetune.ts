@@ -7,10 +7,11 @@
 // second argument, not in the file. Sources: THUDM/GLM-4@3f79b54 finetune/finetune.py and configs/lora.yaml,
 // THUDM/ChatGLM3 finetune_demo/finetune_hf.py. Pure: no I/O.
 // Docs: docs/formats.md
-import { msg, type ConfigFacts } from '../facts';
+import type { ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import { analyzeHfEntries } from './hf-yaml';
-import { asPosInt, listOf, numOf, strOf, type Entry } from './values';
+import { peftConfigMapping } from './peft-config';
+import { asPosInt, type Entry } from './values';
 
 /** Whether top-level keys are a GLM fine-tuning config: `data_config` and `training_args` beside the two lengths. */
 export function isGlmFinetuneYaml(keys: ReadonlySet<string>): boolean {
@@ -28,7 +29,7 @@ export function analyzeGlmFinetuneYaml(text: string): ConfigFacts {
     const top = ctx.top();
     analyzeHfEntries(ctx, ctx.sub(top.get('training_args')));
     lengths(ctx, top.get('max_input_length'), top.get('max_output_length'));
-    peft(ctx, ctx.sub(top.get('peft_config')));
+    peftConfigMapping(ctx, ctx.sub(top.get('peft_config')));
   });
 }
 
@@ -40,29 +41,4 @@ function lengths(ctx: YamlCtx, input: Entry | undefined, output: Entry | undefin
   if (typeof a !== 'number' || typeof b !== 'number') return;
   ctx.add('seqLen', output, a + b + 1, 'max_input_length + max_output_length + 1');
   ctx.add('batchLengths', output, 'variable', 'max_output_length');
-}
-
-/** `peft_config` as get_peft_config reads it: LORA with PEFT's LoraConfig fields; P-tuning v2 is not modeled. */
-function peft(ctx: YamlCtx, p: ReadonlyMap<string, Entry>): void {
-  const type = p.get('peft_type');
-  if (!type) return;
-  const kind = strOf(ctx.view(type))?.trim().toUpperCase();
-  if (kind !== 'LORA') {
-    ctx.problem(
-      'not-modeled',
-      'warning',
-      msg(
-        '{0}: this PEFT method is not modeled; unless a method is set elsewhere the model is estimated as fully fine-tuned, far above what it needs',
-        `${type.path} ${kind ?? '?'}`,
-      ),
-      type.valueSpan,
-      type.path,
-    );
-    return;
-  }
-  ctx.add('method', type, 'lora');
-  ctx.put('loraR', p.get('r'), asPosInt);
-  ctx.put('loraAlpha', p.get('lora_alpha'), (v) => numOf(v));
-  ctx.put('loraDropout', p.get('lora_dropout'), (v) => numOf(v));
-  ctx.put('loraTargets', p.get('target_modules'), (v) => listOf(v) ?? undefined);
 }
