@@ -51,10 +51,10 @@ const LITGPT = 'Lightning-AI/litgpt@2685705:litgpt/';
 const SWIFT = 'modelscope/ms-swift@8773ecd:swift/'; // v3.12.6; 4.x (swift/arguments/) keeps these defaults
 // OpenRLHF: the dotted CLI (--ds.zero_stage, since ed62d0e of 2026-04), the last flat one (--zero_stage), the commands
 // removed in 6a981c8 (train_kd, train_kto, train_prm) and in 15d3151 (train_ppo, PPO without Ray).
-const ORLHF = 'OpenRLHF/OpenRLHF@3c3be62:openrlhf/';
-const ORLHF_FLAT = 'OpenRLHF/OpenRLHF@c1ba971:openrlhf/cli/';
-const ORLHF_REMOVED = 'OpenRLHF/OpenRLHF@0489850:openrlhf/cli/';
-const ORLHF_PPO = 'OpenRLHF/OpenRLHF@78da0e9:openrlhf/cli/train_ppo.py';
+export const ORLHF = 'OpenRLHF/OpenRLHF@3c3be62:openrlhf/';
+export const ORLHF_FLAT = 'OpenRLHF/OpenRLHF@c1ba971:openrlhf/cli/';
+export const ORLHF_REMOVED = 'OpenRLHF/OpenRLHF@0489850:openrlhf/cli/';
+export const ORLHF_PPO = 'OpenRLHF/OpenRLHF@78da0e9:openrlhf/cli/train_ppo.py';
 const VERL = 'volcengine/verl@b178a3c:';
 const VERL_PPO = `${VERL}verl/trainer/config/_generated_ppo_trainer.yaml`;
 // The HF Trainer runs every micro-batch but the last under accelerator.no_sync(model) unless the accelerator_config's
@@ -704,61 +704,6 @@ export function toolDefault(tools: readonly Tool[], field: Field): (ToolDefault 
   }
   return undefined;
 }
-
-/** An OpenRLHF command's defaults where they differ by command: argparse defaults of openrlhf/cli/<command>.py. */
-export interface OpenrlhfDefaults {
-  /** --train.micro_batch_size (flat CLI: --micro_train_batch_size). */
-  readonly micro: number;
-  /** --data.max_len (flat: --max_len); PPO without Ray: --prompt_max_len + --generate_max_len. */
-  readonly maxLen: number | readonly [number, number];
-  /** --train.batch_size (flat: --train_batch_size), the global batch: accumulation = batch / (micro x GPUs). */
-  readonly batch: number;
-  /** --ds.zero_stage (flat: --zero_stage). */
-  readonly zeroStage: number;
-  /** PPO on Ray: the actor's GPUs per node and nodes (--actor.num_gpus_per_node, --actor.num_nodes). */
-  readonly actor?: readonly [number, number];
-  /** --train.max_tokens_per_gpu (flat: --train_max_tokens_per_gpu) under dynamic batching. */
-  readonly maxTokens?: number;
-  /** Where they are stated. */
-  readonly source: string;
-}
-
-export const OPENRLHF_DEFAULTS: Readonly<Record<string, OpenrlhfDefaults>> = {
-  train_sft: {
-    micro: 8,
-    maxLen: 2048,
-    batch: 128,
-    zeroStage: 2,
-    source: `${ORLHF}cli/train_sft.py, ${ORLHF_FLAT}train_sft.py`,
-  },
-  train_dpo: {
-    micro: 8,
-    maxLen: 512,
-    batch: 128,
-    zeroStage: 2,
-    source: `${ORLHF}cli/train_dpo.py, ${ORLHF_FLAT}train_dpo.py`,
-  },
-  train_rm: {
-    micro: 1,
-    maxLen: 512,
-    batch: 128,
-    zeroStage: 2,
-    source: `${ORLHF}cli/train_rm.py, ${ORLHF_FLAT}train_rm.py`,
-  },
-  train_ppo_ray: {
-    micro: 1,
-    maxLen: 2048,
-    batch: 128,
-    zeroStage: 2,
-    actor: [8, 1],
-    maxTokens: 16192,
-    source: `${ORLHF}cli/train_ppo_ray.py, ${ORLHF_FLAT}train_ppo_ray.py`,
-  },
-  train_kd: { micro: 8, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_kd.py` },
-  train_kto: { micro: 8, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_kto.py` },
-  train_prm: { micro: 1, maxLen: 2048, batch: 128, zeroStage: 2, source: `${ORLHF_REMOVED}train_prm.py` },
-  train_ppo: { micro: 4, maxLen: [1024, 1024], batch: 128, zeroStage: 2, source: ORLHF_PPO },
-};
 
 /**
  * TRL SFTConfig's loss_type (trl@06b42c7:trl/trainer/sft_config.py, v1.7.0): unset, it becomes "chunked_nll" (or "nll"

@@ -6,9 +6,9 @@
 // --micro_train_batch_size, --zero_stage, --bf16, --flash_attn; @c1ba971, and @0489850 for train_kd / train_kto /
 // train_prm, @78da0e9 for train_ppo). The defaults that differ by command (the micro-batch, max_len, the global batch,
 // ZeRO stage 2, PPO's actor GPUs) are facts at the module with origin 'call-default' and their source
-// (OPENRLHF_DEFAULTS); the others are TOOL_DEFAULTS.openrlhf. Pure: no I/O, no node:*, no 'vscode'.
+// (OPENRLHF_DEFAULTS, openrlhf-defaults.ts); the others are TOOL_DEFAULTS.openrlhf. Pure: no I/O, no node:*, no 'vscode'.
 import { msg, notModeled, type CanonicalKey, type FactValue, type Span, type Tool, type Unknown } from '../facts';
-import { OPENRLHF_DEFAULTS, type OpenrlhfDefaults } from '../defaults';
+import { OPENRLHF_DEFAULTS, type OpenrlhfDefaults } from './openrlhf-defaults';
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
