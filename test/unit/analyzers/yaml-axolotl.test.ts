@@ -432,6 +432,17 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
+  it('expert_parallel_size 8 and no GPU count: the smallest world whose data-parallel ranks it divides, 8 GPUs', () => {
+    // Expert-parallel ranks are data-parallel ranks holding different experts (core/estimate/layout.ts): one GPU
+    // cannot hold the layout; 8 is the fewest whose data-parallel ranks 8 divides.
+    const r = resolveText('moe.yaml', 'base_model: Qwen/Qwen3-30B-A3B\nmicro_batch_size: 1\nexpert_parallel_size: 8\n');
+    assert.deepEqual([r.setup?.gpus_per_node, r.setup?.expert_parallel], [8, 8]);
+    assert.match(JSON.stringify(r.provenance.gpus_per_node), /a multiple of expert_parallel\) = 8 GPUs/);
+    // With tensor_parallel_size 2 and dp_shard_size 4 the data-parallel part is 4: lcm(4, 8) x 2 = 16 GPUs.
+    const both = resolveText('fsdp2.yaml', FSDP2.replace('expert_parallel_size: 2', 'expert_parallel_size: 8'));
+    assert.deepEqual([both.setup?.gpus_per_node, both.setup?.nodes], [8, 2]);
+  });
+
   it('runs tensor_parallel_size x dp_shard_size GPUs when the launcher count is not in the files', () => {
     // tensor_parallel_size 2 x dp_shard_size 4: 8 GPUs, one node; the shard group is 4.
     const r = resolveText('fsdp2.yaml', FSDP2);
