@@ -42,6 +42,7 @@ const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const RL2 = 'ChenmienTan/RL2@9161ede';
 const AREAL = 'inclusionAI/AReaL@4aef98d';
+const ARCTIC = 'snowflakedb/ArcticTraining@b28638e:arctic_training';
 
 /** The HF Trainer's and TRL's attention default; a transformers pin before 4.36 runs eager (pinned-versions.ts). */
 export const SDPA_DEFAULT_NOTE = 'attn_implementation defaults to sdpa in transformers >= 4.36';
@@ -658,6 +659,34 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_no_sync: {
       value: false,
       note: `AReaL's engine reduce-scatters each micro-batch's gradients (${AREAL}:areal/engine/fsdp_engine.py)`,
+    },
+  },
+  'arctic-training': {
+    micro_batch_size: { value: 1, note: `ArcticTraining micro_batch_size defaults to 1 (${ARCTIC}/config/trainer.py)` },
+    gradient_accumulation_steps: {
+      value: 1,
+      note: `ArcticTraining gradient_accumulation_steps defaults to 1 (${ARCTIC}/config/trainer.py)`,
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: `ArcticTraining turns activation checkpointing on unless model.disable_activation_checkpoint (${ARCTIC}/model/hf_factory.py)`,
+    },
+    weights_dtype: { value: 'bf16', note: `ArcticTraining model.dtype defaults to bf16 (${ARCTIC}/config/model.py)` },
+    attention: {
+      value: 'sdpa',
+      note: `ArcticTraining model.attn_implementation defaults to sdpa (${ARCTIC}/config/model.py)`,
+    },
+    optimizer: {
+      value: 'adamw_fused',
+      note: `ArcticTraining's SFT trainer steps DeepSpeed's FusedAdam unless optimizer.type says (${ARCTIC}/optimizer/adam_factory.py)`,
+    },
+    loss: {
+      value: 'full',
+      note: "ArcticTraining's SFT trainer takes the model's loss: the cross-entropy over the full logits (trainer/sft_trainer.py)",
+    },
+    batch_lengths: {
+      value: 'variable',
+      note: `ArcticTraining pads each batch to its longest sample, rounded up to div_length 256 (${ARCTIC}/data/sft_factory.py)`,
     },
   },
   torchtitan: {

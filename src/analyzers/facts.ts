@@ -32,6 +32,8 @@ export type Format =
   | 'kubernetes-yaml'
   | 'oumi-yaml'
   | 'areal-yaml'
+  // ArcticTraining's training config (snowflakedb/ArcticTraining: `arctic_training run.yml`), its DeepSpeed config inline.
+  | 'arctic-yaml'
   // THUDM's GLM fine-tuning configs (ChatGLM3 finetune_demo, GLM-4 finetune): training_args, peft_config, lengths.
   | 'glm-finetune-yaml'
   | 'notebook'
@@ -71,6 +73,7 @@ export type Tool =
   | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
   | 'areal' // inclusionAI/AReaL's RL trainers on its FSDP2 training engine, the inference engine on GPUs of its own
   | 'prime-rl' // PrimeIntellect-ai/prime-rl's RL and SFT trainers on FSDP2, the inference on GPUs of its own
+  | 'arctic-training' // snowflakedb/ArcticTraining's SFT, causal and DPO trainers on DeepSpeed
   | 'pytorch'; // a training loop the script writes out (plain PyTorch, Accelerate, FSDP by hand)
 
 /**

@@ -108,6 +108,25 @@ function derived(w: WinningFact, formula: string): Provenance {
   return { kind: 'file', file: w.file, line: w.location.line, key: formula };
 }
 
+/**
+ * ArcticTraining without data.max_length sets it to the model's max_position_embeddings (config/trainer.py
+ * set_max_length): the longest sample its batches are padded to. Runs after the architecture is known.
+ */
+export function seqLenAtArcticDefault(ctx: ResolveContext): void {
+  const { setup, prov } = ctx;
+  if (setup.seq_len !== undefined || ctx.tools[0] !== 'arctic-training') return;
+  const parsed = parseArchitecture(setup.architecture as HfConfig);
+  if (!parsed.ok || !(parsed.arch.maxPositions > 0)) return;
+  setup.seq_len = parsed.arch.maxPositions;
+  prov.seq_len = {
+    kind: 'default',
+    owner: 'arctic-training',
+    note:
+      `ArcticTraining sets data.max_length to the model's max_position_embeddings, ${parsed.arch.maxPositions}, where ` +
+      'the config leaves it out (snowflakedb/ArcticTraining@b28638e:arctic_training/config/trainer.py set_max_length)',
+  };
+}
+
 /** The sequence length VRAM Lens takes where neither the files nor their tool give one (TrainingSetupSchema). */
 const DEFAULT_SEQ_LEN = 2048;
 

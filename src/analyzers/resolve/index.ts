@@ -14,7 +14,7 @@ import { describeSetupIssue, valueAt } from '../issues';
 import { keyOfField, keyOfPath, ResolveContext } from './context';
 import { applyRule, FIELD_RULES } from './field-rules';
 import { modelLocation, resolveArchitecture, resolveTeacher } from './model';
-import { capSeqLenAtPositions } from './batch';
+import { capSeqLenAtPositions, seqLenAtArcticDefault } from './batch';
 import { resolveLoraTargets } from './lora-targets';
 import type { AnalyzedFile, FactResolution, ModelResolver, Overrides } from './types';
 import { fileProblems, toolOrder, winningFacts } from './winning';
@@ -46,6 +46,7 @@ export function resolveFacts(
   if (!resolveArchitecture(ctx)) return { provenance, problems, decided, tools, gpu: setup.gpu as string | undefined };
   resolveTeacher(ctx);
   resolveLoraTargets(ctx);
+  seqLenAtArcticDefault(ctx);
   capSeqLenAtPositions(ctx);
   const modelAt = modelLocation(ctx);
   const parsed = TrainingSetupSchema.safeParse(setup as TrainingSetupInput);

@@ -47,6 +47,7 @@ import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
 import { calledScript, SHELL_SCRIPT } from './called-script';
 import {
   ALL_GPUS,
+  arcticLaunch,
   deepspeedRef,
   isLauncherCommand,
   launcherConsume,
@@ -525,6 +526,8 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (isPrimeRlLaunch(fields, i)) return configLaunch(l, fields, i, opaque, undefined, PRIME_RL_LAUNCH);
   // `oumi train -c x.yaml`: Oumi's trainer on one process.
   if (cmd === 'oumi' && sub === 'train') return configLaunch(l, fields, i, opaque, undefined, OUMI_LAUNCH);
+  // `arctic_training run.yml --num_gpus 8`: ArcticTraining's trainer under the DeepSpeed launcher.
+  if (cmd === 'arctic_training') return arcticLaunch(l, fields, i, env, opaque);
   let program: LaunchedProgram | undefined;
   if (isLauncherCommand(cmd, sub)) program = launcherProgram(l, fields, i, env, opaque);
   else if (SUBCOMMAND_LAUNCHES.some((test) => test(cmd, sub))) return subcommandLaunch(l, fields, i, env, opaque);

@@ -5,7 +5,7 @@ import type { Env, Field } from './fields';
 import { spec, ACCELERATE_FLAGS, ACCELERATE_BOOL, TORCHRUN_BOOL, DEEPSPEED_BOOL, deviceCount } from './flags';
 import { type Opt, type Consume, parseArgs } from './args';
 import { emitVisible, visibleDevices } from './visible';
-import type { Launch } from './launch';
+import type { CmdResult, Launch } from './launch';
 import { basename } from './wrappers';
 
 /** Where a launch line names the program it runs: the field of its script (or `-m`'s module) and the launcher. */
@@ -179,15 +179,19 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
     // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
     const vis = has('num_nodes') ? undefined : visibleDevices(env);
     if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
-    else
+    else {
+      // ArcticTraining's `arctic_training` passes its options on to DeepSpeed's launcher (arctic_training_cli.py).
+      const name = basename(launcher.text);
+      const what = name === 'deepspeed' ? name : `${name} (DeepSpeed's launcher)`;
       l.fact(
         'gpusPerNode',
-        'deepspeed',
+        name,
         launcher.span,
         launcher.span,
-        { unknown: 'deepspeed without --num_gpus uses every GPU of the node' },
+        { unknown: `${what} without --num_gpus uses every GPU of the node` },
         'deepspeed',
       );
+    }
   }
 }
 
@@ -256,4 +260,42 @@ export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
   }
   l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, v, tool);
   l.ref('deepspeed', v, o.value.span);
+}
+
+/**
+ * ArcticTraining's line, `arctic_training [train] run.yml [DeepSpeed launcher options]`: the config file, then the
+ * DeepSpeed launcher's options it passes on (arctic_training_cli.py: parse_known_args, then deepspeed's runner, so
+ * every GPU of the node unless --num_gpus says); `--launcher ray` starts Ray's workers instead, their count not in
+ * the line. `process-data` only prepares the data: no training launch.
+ */
+export function arcticLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  i: number,
+  env: Env,
+  opaque: (f: Field) => void,
+): CmdResult | undefined {
+  const deepspeedConsume = launcherConsume(DEEPSPEED_BOOL);
+  const consume = (name: string): Consume =>
+    name === 'python_profile' || name === 'launcher' ? 'one' : deepspeedConsume(name);
+  const p = parseArgs(fields, i + 1, consume, false, false, opaque);
+  if (p.positionals[0]?.text === 'process-data') return undefined;
+  l.tool('arctic-training');
+  const config = p.positionals.find((f) => f.text !== 'train');
+  if (config?.unknown !== undefined) l.notStatic(config.span, msg('{0}: {1}', 'config', config.unknown), 'config');
+  else if (config) l.ref('config', config.text, config.span);
+  const ray = p.opts.find((o) => o.name === 'launcher' && o.value?.text.trim() === 'ray');
+  if (ray?.value)
+    l.fact(
+      'gpusPerNode',
+      ray.rawKey,
+      ray.keySpan,
+      ray.value.span,
+      { unknown: "Ray's workers, as many as its cluster gives" },
+      'arctic-training',
+    );
+  else deepspeedFacts(l, p.opts, env, fields[i]);
+  l.r.launcherTool = 'deepspeed';
+  l.r.training = true;
+  return l.r;
 }

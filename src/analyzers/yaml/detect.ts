@@ -14,6 +14,7 @@ import { isSkyPilotYaml } from './skypilot';
 import { isDstackYaml } from './dstack';
 import { isKubernetesYaml } from './kubernetes';
 import { isOumiYaml } from './oumi';
+import { isArcticYaml } from './arctic';
 import { isGlmFinetuneYaml } from './glm-finetune';
 import { isArealYaml } from './areal';
 import { isSwiftArgsFile } from './swift';
@@ -293,6 +294,7 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   if (isDstackYaml(keys, text)) return 'dstack-yaml';
   if (isKubernetesYaml(keys, text)) return 'kubernetes-yaml';
   if (isOumiYaml(keys, text)) return 'oumi-yaml';
+  if (isArcticYaml(keys, text)) return 'arctic-yaml';
   if (isGlmFinetuneYaml(keys)) return 'glm-finetune-yaml';
   if (isArealYaml(keys, text)) return 'areal-yaml';
   if (isForgeYaml(keys, text)) return 'forge-yaml';

@@ -80,8 +80,8 @@ function adapterPlans(ctx: EstimateContext): { lora: LoraPlan | undefined; ia3: 
 }
 
 /**
- * Tiled MLP's shard count, undefined where the MLP is not tiled. Axolotl's default is ceil(seq / hidden) of the
- * sequence each GPU holds: an assumption, stated on the first stage.
+ * Tiled MLP's shard count, undefined where the MLP is not tiled. Where none is given, Axolotl and ArcticTraining take
+ * ceil(seq / hidden) of the sequence each GPU holds: an assumption, stated on the first stage.
  */
 function tiledMlpShards(ctx: EstimateContext, st: StageContext): number | undefined {
   const { setup } = ctx;
@@ -93,7 +93,9 @@ function tiledMlpShards(ctx: EstimateContext, st: StageContext): number | undefi
     ctx.notes.assumptions.push({
       key: 'tiled_mlp',
       value: `${shards} shards`,
-      source: `default of axolotl: ceil(sequence length ${st.seqHere} / hidden size ${a.hidden}) (monkeypatch/tiled_mlp)`,
+      source:
+        `ceil(sequence length ${st.seqHere} / hidden size ${a.hidden}), the shard count where none is given ` +
+        '(Axolotl monkeypatch/tiled_mlp, ArcticTraining model/tiled_compute.py)',
     });
   if (a.moe)
     ctx.notes.warnings.push({

@@ -27,6 +27,7 @@ import { planSwiftArgs } from './swift';
 import { planForge, planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
+import { planArctic } from './arctic';
 import { planGlmFinetune } from './glm-finetune';
 import { planAreal } from './areal';
 import { planPrimeRl } from './prime-rl';
@@ -101,6 +102,7 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'kubernetes-yaml': { plan: planShell, write: kubernetesCommandSet },
   // Oumi's training config (OmegaConf: an interpolated value is written where it is defined).
   'oumi-yaml': { plan: planOumi, write: yamlWriter(true) },
+  'arctic-yaml': { plan: planArctic, write: yamlWriter(false) },
   // THUDM's GLM fine-tuning configs (ruamel's safe load: no interpolation).
   'glm-finetune-yaml': { plan: planGlmFinetune, write: yamlWriter(false) },
   // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).
