@@ -38,10 +38,19 @@ export function isArcticYaml(keys: ReadonlySet<string>, text: string): boolean {
   return (
     keys.has('model') &&
     keys.has('data') &&
-    /^model:[ \t]*(?:#.*)?\r?\n(?:(?:[ \t]+.*|[ \t]*)\r?\n)*?[ \t]+name_or_path[ \t]*:/m.test(text) &&
-    /^data:[ \t]*(?:#.*)?\r?\n(?:(?:[ \t]+.*|[ \t]*)\r?\n)*?[ \t]+sources[ \t]*:/m.test(text) &&
+    sectionHas('model', 'name_or_path').test(text) &&
+    sectionHas('data', 'sources').test(text) &&
     TRAINER_KEYS.some((k) => keys.has(k))
   );
+}
+
+/**
+ * A top-level `section:` whose block holds `key:` at some depth. Each line of the block is one of three disjoint kinds
+ * (indented text, blank, a comment), so a block without the key is rejected in one pass, however long.
+ */
+function sectionHas(section: string, key: string): RegExp {
+  const line = String.raw`(?:[ \t]+\S[^\r\n]*|[ \t]*|#[^\r\n]*)\r?\n`;
+  return new RegExp(String.raw`^${section}:[ \t]*(?:#[^\r\n]*)?\r?\n(?:${line})*?[ \t]+${key}[ \t]*:`, 'm');
 }
 
 /** Top-level keys of ArcticTraining's TrainerConfig beside its model and data (config/trainer.py). */

@@ -53,6 +53,9 @@ describe('ArcticTraining training config', () => {
   it('is told by model.name_or_path and data.sources beside a trainer key; a project YAML without them is not', () => {
     assert.equal(detectFormat('run-h100-sp8-llama-8b.yml', SP8), 'arctic-yaml');
     assert.equal(detectFormat('sft.yaml', PLAIN), 'arctic-yaml');
+    // Windows line ends, a comment after `model:` and a column-0 comment inside its block.
+    const crlf = PLAIN.replace('model:\n', 'model:  # the base\n# pick one\n').replace(/\n/g, '\r\n');
+    assert.equal(detectFormat('sft.yaml', crlf), 'arctic-yaml');
     const own = 'model:\n  name_or_path: gpt2\ntraining:\n  micro_batch_size: 2\n  lr: 1e-4\n';
     assert.notEqual(detectFormat('train.yaml', own), 'arctic-yaml');
   });
