@@ -138,21 +138,22 @@ function openCount(
 }
 
 /**
- * A tensor-parallel, pipeline-parallel, sharded or expert-parallel layout runs on tp x pp x shard GPUs at least, whose
- * data-parallel part (context-parallel ranks included) the expert-parallel group divides. When no launcher, file,
- * flag or setting says how many GPUs run (torchtune's multi-node configs leave it to `tune run --nnodes
- * --nproc_per_node`, Axolotl's to its launcher), the smallest such world is assumed, eight GPUs to a node, instead of
- * a single GPU that cannot hold the layout.
+ * A tensor-parallel, pipeline-parallel, sharded or expert-parallel layout runs on tp x pp x cp x shard x ep GPUs at
+ * least: expert-parallel ranks hold different experts of the same layers, each group of them a whole FSDP shard group
+ * (Axolotl's expert-parallel example: "world size 4 minimum: expert_parallel_size x dp_shard_size"; DeepSpeed's MoE
+ * carves its expert groups out of the data-parallel ranks). When no launcher, file, flag or setting says how many GPUs
+ * run (torchtune's multi-node configs leave it to `tune run --nnodes --nproc_per_node`, Axolotl's to its launcher),
+ * the smallest such world is assumed, eight GPUs to a node, instead of a single GPU that cannot hold the layout.
  */
 export function resolveLayoutWorld(ctx: ResolveContext): void {
   const { setup, prov } = ctx;
   const n = (field: string): number => (setup[field] as number | undefined) ?? 1;
   const shared = n('fsdp_shard_size') * n('context_parallel');
-  const layoutGpus = n('tensor_parallel') * n('pipeline_parallel') * lcm(shared, n('expert_parallel'));
+  const layoutGpus = n('tensor_parallel') * n('pipeline_parallel') * shared * n('expert_parallel');
   if (layoutGpus > 1 && setup.gpus_per_node === undefined && setup.nodes === undefined) {
     const multiNode = layoutGpus > 8 && layoutGpus % 8 === 0;
     setup.gpus_per_node = multiNode ? 8 : layoutGpus;
-    const experts = n('expert_parallel') > 1 ? ' (its data-parallel ranks a multiple of expert_parallel)' : '';
+    const experts = n('expert_parallel') > 1 ? ' x expert_parallel' : '';
     const note =
       `the smallest world that holds tensor_parallel x pipeline_parallel x context_parallel x the FSDP shard group${experts} ` +
       `= ${layoutGpus} GPUs (no launcher, flag or setting gives the GPU count)`;
@@ -162,13 +163,6 @@ export function resolveLayoutWorld(ctx: ResolveContext): void {
       prov.nodes = { kind: 'default', owner: 'VRAM Lens', note };
     }
   }
-}
-
-/** The least common multiple of two positive integers. */
-function lcm(a: number, b: number): number {
-  let [x, y] = [a, b];
-  while (y > 0) [x, y] = [y, x % y];
-  return (a / x) * b;
 }
 
 /** --seq-len wins over the files. */

@@ -432,20 +432,22 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
-  it('expert_parallel_size 8 and no GPU count: the smallest world whose data-parallel ranks it divides, 8 GPUs', () => {
-    // Expert-parallel ranks are data-parallel ranks holding different experts (core/estimate/layout.ts): one GPU
-    // cannot hold the layout; 8 is the fewest whose data-parallel ranks 8 divides.
+  it('expert_parallel_size with no GPU count: expert_parallel x dp_shard_size x tensor_parallel_size GPUs at least', () => {
+    // Axolotl's examples/qwen3/qwen3-30b-a3b-ep-fsdp-fft.yaml: "world size 4 minimum: expert_parallel_size x
+    // dp_shard_size". Alone, expert_parallel_size 8 needs 8 GPUs: one GPU cannot hold the layout.
     const r = resolveText('moe.yaml', 'base_model: Qwen/Qwen3-30B-A3B\nmicro_batch_size: 1\nexpert_parallel_size: 8\n');
     assert.deepEqual([r.setup?.gpus_per_node, r.setup?.expert_parallel], [8, 8]);
-    assert.match(JSON.stringify(r.provenance.gpus_per_node), /a multiple of expert_parallel\) = 8 GPUs/);
-    // With tensor_parallel_size 2 and dp_shard_size 4 the data-parallel part is 4: lcm(4, 8) x 2 = 16 GPUs.
-    const both = resolveText('fsdp2.yaml', FSDP2.replace('expert_parallel_size: 2', 'expert_parallel_size: 8'));
-    assert.deepEqual([both.setup?.gpus_per_node, both.setup?.nodes], [8, 2]);
+    assert.match(JSON.stringify(r.provenance.gpus_per_node), /the FSDP shard group x expert_parallel = 8 GPUs/);
+    const ep = resolveText('ep.yaml', 'base_model: Qwen/Qwen3-30B-A3B\nexpert_parallel_size: 2\ndp_shard_size: 2\n');
+    assert.deepEqual([ep.setup?.gpus_per_node, ep.setup?.nodes], [4, 1]);
+    // tensor_parallel_size 2 x dp_shard_size 4 x expert_parallel_size 2: 16 GPUs, two nodes of 8.
+    const all = resolveText('fsdp2.yaml', FSDP2);
+    assert.deepEqual([all.setup?.gpus_per_node, all.setup?.nodes], [8, 2]);
   });
 
   it('runs tensor_parallel_size x dp_shard_size GPUs when the launcher count is not in the files', () => {
     // tensor_parallel_size 2 x dp_shard_size 4: 8 GPUs, one node; the shard group is 4.
-    const r = resolveText('fsdp2.yaml', FSDP2);
+    const r = resolveText('fsdp2.yaml', FSDP2.replace('expert_parallel_size: 2\n', ''));
     assert.deepEqual([r.setup?.gpus_per_node, r.setup?.nodes, r.setup?.fsdp_shard_size], [8, 1, 4]);
     assert.deepEqual(r.provenance.gpus_per_node && r.provenance.gpus_per_node.kind, 'default');
     // Axolotl's gpt-oss-120b FSDP2 example: dp_shard_size 16, "requires 2x8xH100 nodes".
