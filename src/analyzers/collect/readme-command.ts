@@ -239,7 +239,8 @@ export function blank(line: string): string {
 /** A launcher or a training tool's subcommand: a training run wherever it is written. */
 export const LAUNCH_COMMAND = new RegExp(
   String.raw`(?:^|\s)(?:torchrun|accelerate\s+launch|deepspeed|llamafactory-cli\s+train|tune\s+run|axolotl\s+train|` +
-    String.raw`-m\s+axolotl\.cli\.train|swift\s+(?:sft|rlhf|pt)|litgpt\s+(?:finetune|pretrain)|trl\s+(?:sft|dpo|grpo))(?=\s|$)`,
+    String.raw`-m\s+axolotl\.cli\.train|swift\s+(?:sft|rlhf|pt)|litgpt\s+(?:finetune|pretrain)|trl\s+(?:sft|dpo|grpo)|` +
+    String.raw`arctic_training(?!\s+process-data))(?=\s|$)`,
 );
 
 /** A Python script or module run (`python train.py`, `python -m pkg.sft`): the module, or the script. */

@@ -157,6 +157,14 @@ describe('ArcticTraining training config', () => {
       /arctic_training \(DeepSpeed's launcher\) without --num_gpus uses every GPU of the node \(arctic_training at line 1\); one GPU is estimated/,
     );
     assert.equal(runFiles(files, '/a/data.sh').files.length, 1);
+    // A config given alone is run by the command its README shows for it (collect/readme-command.ts).
+    const readme =
+      '# SFT\n```\nexport PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\narctic_training sft.yaml --num_gpus 2\n```\n';
+    const alone = runFiles({ '/b/sft.yaml': PLAIN, '/b/README.md': readme }, '/b/sft.yaml');
+    assert.equal(alone.setup?.gpus_per_node, 2);
+    // The README given alone: its code block is read as the launch script, the config it names with it.
+    const doc = runFiles({ '/b/sft.yaml': PLAIN, '/b/README.md': readme }, '/b/README.md');
+    assert.deepEqual([doc.setup?.gpus_per_node, doc.setup?.model], [2, 'meta-llama/Llama-3.1-8B-Instruct']);
   });
 
   it("quick fixes are written at ArcticTraining's keys, the offload with DeepSpeed's CPU Adam", () => {
