@@ -140,8 +140,12 @@ function analyze(text: string, seeds?: Env, sourced?: SourcedVariables): ConfigF
       tool: sbTool,
     });
   }
+  // Several training launches: the last is used, so an earlier one gives only what the last leaves unsaid (not a
+  // value the last launch leaves open, such as `deepspeed` without --num_gpus after `--num_gpus 1`).
+  const last = training.length > 1 ? new Set(training[training.length - 1].facts.map((f) => f.key)) : undefined;
   for (const r of chosen) {
-    facts.push(...r.facts);
+    const own = r === training[training.length - 1] || !last;
+    facts.push(...(own ? r.facts : r.facts.filter((f) => !last.has(f.key))));
     problems.push(...r.problems);
     for (const t of r.tools) if (!tools.includes(t)) tools.push(t);
   }

@@ -1177,6 +1177,27 @@ describe('shell analyzer: shell syntax', () => {
     assert.equal(r.facts.filter((f) => f.key === 'microBatchSize').pop()!.value, 8);
   });
 
+  it('of several training launches the last is used: an earlier one gives only what the last leaves unsaid', () => {
+    // `deepspeed` without --num_gpus starts every GPU of the node: the first launch's 4 is not this launch's count.
+    const text =
+      'deepspeed --num_gpus 4 t.py --per_device_train_batch_size 4 --lora_r 8\ndeepspeed t.py --per_device_train_batch_size 2\n';
+    const r = analyzeShell(text);
+    const gpus = r.facts.filter((f) => f.key === 'gpusPerNode');
+    assert.deepEqual(
+      gpus.map((f) => f.value),
+      [{ unknown: 'deepspeed without --num_gpus uses every GPU of the node' }],
+    );
+    assert.deepEqual(
+      r.facts.filter((f) => f.key === 'microBatchSize').map((f) => f.value),
+      [2],
+    );
+    // The first launch's LoRA rank, which the last does not set, still stands.
+    assert.deepEqual(
+      r.facts.filter((f) => f.key === 'loraR').map((f) => f.value),
+      [8],
+    );
+  });
+
   it('heredoc bodies are skipped, not read as commands', () => {
     const text =
       'DS=ds.json\ncat <<EOT > $DS\n{\n  "train_micro_batch_size_per_gpu": 4,\n  python t.py --lora_r 99\n}\nEOT\npython t.py --lora_r 3 --deepspeed $DS\n';
