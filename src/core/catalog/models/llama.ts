@@ -58,6 +58,10 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
       'meta-llama/Llama-2-7b-chat-hf',
       'NousResearch/Llama-2-7b-chat-hf',
       'meta-llama/Llama-2-7b',
+      // ALMA (haoranxu/ALMA): Llama-2-7B trained further for translation, its architecture unchanged.
+      'haoranxu/ALMA-7B',
+      'haoranxu/ALMA-7B-R',
+      'haoranxu/ALMA-7B-Pretrain',
     ],
     config: {
       model_type: 'llama',
@@ -84,6 +88,9 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
       'meta-llama/Llama-2-13b-chat-hf',
       'NousResearch/Llama-2-13b-chat-hf',
       'meta-llama/Llama-2-13b',
+      'haoranxu/ALMA-13B',
+      'haoranxu/ALMA-13B-R',
+      'haoranxu/ALMA-13B-Pretrain',
     ],
     config: {
       model_type: 'llama',
@@ -194,6 +201,8 @@ export const LLAMA_2_3: readonly CatalogModel[] = [
       'meta-llama/Meta-Llama-3.1-8B-Instruct',
       'unsloth/Meta-Llama-3.1-8B',
       'unsloth/Meta-Llama-3.1-8B-Instruct',
+      // NVIDIA's post-training of Llama-3.1-8B-Instruct, its architecture unchanged.
+      'nvidia/Llama-3.1-Nemotron-Nano-8B-v1',
     ],
     config: {
       model_type: 'llama',

@@ -612,6 +612,8 @@ export const QWEN_2_MATH_1M_V1: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen2.5-Math-7B',
+    // PRIME-RL's Eurus-2 (SFT, then PRIME's RL) is trained from Qwen2.5-Math-7B-Base, its architecture unchanged.
+    aliases: ['PRIME-RL/Eurus-2-7B-SFT', 'PRIME-RL/Eurus-2-7B-PRIME'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],

@@ -47,6 +47,9 @@ export const QWEN_15: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen1.5-1.8B',
+    // Sail's Sailor models continue Qwen1.5's pre-training for South-East Asian languages with its architecture
+    // (Dou et al. 2024, section 5.2; only Sailor-0.5B unties its embeddings, so it is not listed).
+    aliases: ['sail/Sailor-1.8B', 'sail/Sailor-1.8B-Chat'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -88,6 +91,7 @@ export const QWEN_15: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen1.5-4B',
+    aliases: ['sail/Sailor-4B', 'sail/Sailor-4B-Chat'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -129,6 +133,7 @@ export const QWEN_15: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen1.5-7B',
+    aliases: ['sail/Sailor-7B', 'sail/Sailor-7B-Chat'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -170,6 +175,7 @@ export const QWEN_15: readonly CatalogModel[] = [
   },
   {
     id: 'Qwen/Qwen1.5-14B',
+    aliases: ['sail/Sailor-14B', 'sail/Sailor-14B-Chat'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
