@@ -251,6 +251,7 @@ export function seeds(): Seed[] {
     'test/fixtures/llmfoundry',
     'test/fixtures/nemorl',
     'test/fixtures/oumi',
+    'test/fixtures/arctic',
     'test/fixtures/hf-python',
     'test/fixtures/notebook',
     'test/fixtures/same-run',

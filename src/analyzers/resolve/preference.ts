@@ -11,6 +11,8 @@ const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>([
   'halos',
   'nemo-rl',
   'rl2',
+  // ArcticTraining's DPOTrainer: get_logprobs over logits.to(torch.float32) (trainer/dpo_trainer.py).
+  'arctic-training',
 ]);
 
 /**

@@ -3,39 +3,17 @@
 // build_deepspeed_config's stage 2 where zero_optimization is absent and bfloat16 for a bf16 model, set_max_length's
 // max_position_embeddings), config/model.py (dtype bf16, attn sdpa), model/hf_factory.py (checkpointing unless
 // disable_activation_checkpoint), arctic_training_cli.py (the DeepSpeed launcher's options after the config). The
-// configs below are written for these tests after projects/sequence-parallelism/run-h100-sp8-llama-8b.yml.
+// configs (test/fixtures/arctic and below) are written for these tests after projects/sequence-parallelism/run-h100-sp8-llama-8b.yml.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { analyzeArcticYaml } from '../../../src/analyzers/yaml/arctic';
 import { estimate } from '../../../src/core/estimate';
 import { editsForChanges, applyEditData } from '../../../src/features/fixes';
 import { runFiles } from '../helpers';
 
-const SP8 = `type: sft
-micro_batch_size: 1
-activation_checkpoint_cpu_offload: true
-tiled_mlp_compute: true
-sequence_parallel_size: 8
-deepspeed:
-  zero_optimization:
-    stage: 3
-    offload_optimizer:
-      device: cpu
-optimizer:
-  type: cpu_adam
-  learning_rate: 0.00001
-model:
-  type: "liger"
-  name_or_path: meta-llama/Llama-3.1-8B-Instruct
-  attn_implementation: flash_attention_2
-data:
-  sources:
-    - type: huggingface_instruct
-      name_or_path: HuggingFaceH4/ultrachat_200k
-  max_length: 1M
-logger:
-  level: WARNING
-`;
+const SP8 = fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/arctic/run-sp8-llama-8b.yml'), 'utf8');
 
 const PLAIN = `micro_batch_size: 2
 gradient_accumulation_steps: 4
@@ -126,6 +104,9 @@ describe('ArcticTraining training config', () => {
     assert.match(loss?.defaultNote ?? '', /TiledFusedLogitsLoss/);
     const dpo = `type: dpo\n${PLAIN}ref_model:\n  name_or_path: meta-llama/Llama-3.1-8B-Instruct\n`;
     assert.deepEqual([value(dpo, 'preference'), value(dpo, 'referenceModel')], ['dpo', 'given']);
+    // get_logprobs: one log_softmax over the batch's logits cast to fp32 (trainer/dpo_trainer.py), not TRL's rows.
+    const run = runFiles({ '/a/dpo.yml': dpo }, '/a/dpo.yml');
+    assert.deepEqual([run.setup?.preference?.logps, run.setup?.preference?.reference], ['whole', 'copy']);
     const own = analyzeArcticYaml(
       `type: swiftkv\ncode: train.py\n${PLAIN}`.replace(
         'Instruct\n',
