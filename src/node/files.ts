@@ -20,20 +20,24 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
     if (!out) above.set(dir, (out = foldersAbove(file, root)));
     return out;
   };
+  const folders = new FolderPresence();
   return {
     read(p: string, kind: ReadKind = 'config'): string | undefined {
       const abs = path.resolve(cwd, p);
+      if (folders.absentAbove(abs)) return undefined;
       // A data file a script loads is read only inside the project (its real path under the working folder).
       const r =
         kind === 'project-data'
           ? readBounded(abs, 'config', { ...policy, roots: policy.roots ?? [realOrResolved(cwd)] })
           : readBounded(abs, kind, policy);
       if (r.ok) return r.text;
-      if (!r.missing) refusals.set(abs, r.reason);
+      if (r.missing) folders.learnAbove(abs);
+      else refusals.set(abs, r.reason);
       return undefined;
     },
     refusal(p: string): string | undefined {
-      return refusals.get(path.resolve(cwd, p));
+      // Asked after every miss; nearly always nothing was refused, and the path need not be resolved to say so.
+      return refusals.size === 0 ? undefined : refusals.get(path.resolve(cwd, p));
     },
     join,
     lookup(fromFile: string, relative: string): string[] {
@@ -46,6 +50,51 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
       return [beside, ...up.map((d) => path.join(d, r))];
     },
   };
+}
+
+/**
+ * The folders one reader has found absent or present. Most paths an analysis asks for are places a module or a config
+ * might be and is not, many of them under one folder that does not exist (`<each folder above>/dschat/utils/model/`):
+ * once a miss shows its folder absent, every path under it is a miss without a stat. A reader serves one analysis, so
+ * what it learns is not kept past it.
+ */
+class FolderPresence {
+  private readonly absent = new Set<string>();
+  private readonly present = new Set<string>();
+
+  /** Whether a folder above the path is known to be absent. */
+  absentAbove(file: string): boolean {
+    for (let dir = path.dirname(file); !this.present.has(dir);) {
+      if (this.absent.has(dir)) return true;
+      const up = path.dirname(dir);
+      if (up === dir) return false;
+      dir = up;
+    }
+    return false;
+  }
+
+  /** After a miss: which folders above it are absent, up to the nearest one present (each folder asked once). */
+  learnAbove(file: string): void {
+    for (let dir = path.dirname(file); !this.present.has(dir) && !this.absent.has(dir);) {
+      if (!absentPath(dir)) {
+        this.present.add(dir);
+        return;
+      }
+      this.absent.add(dir);
+      const up = path.dirname(dir);
+      if (up === dir) return;
+      dir = up;
+    }
+  }
+}
+
+/** Whether nothing is at the path (ENOENT or ENOTDIR), told without an error; any other error is not this. */
+function absentPath(p: string): boolean {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 function realOrResolved(p: string): string {
