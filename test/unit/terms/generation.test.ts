@@ -74,7 +74,8 @@ describe('estimate: GRPO rollouts', () => {
     // A server on one such GPU at 0.9 (21.6 GiB): vLLM's profile run with its defaults on a 24 GiB card (8,192 tokens,
     // 256 sequences) peaks in the sampler: 256 x 152,064 logits x 32 B + 2 x 8,192 x 3,584 for Qwen2.5-7B, above the
     // forward's 8,192 x (6 x 18,944 + 8 x 3,584). Beside 14.2 GiB of weights it leaves room for 32,768 tokens of cache
-    // (--max_model_len 32768: 1.75 GiB), not for the model's 131,072 positions (7.0 GiB).
+    // (--max_model_len 32768: 1.75 GiB, the Instruct checkpoint's max_position_embeddings, so also its default), not
+    // for the base checkpoint's 131,072 positions (7.0 GiB).
     assert.ok(
       !run(
         qwen({
@@ -91,10 +92,11 @@ describe('estimate: GRPO rollouts', () => {
     const qwenFit = Math.floor(
       (0.9 * g.gpu.memoryBytes - 7_615_616_512 * 2 - (256 * V * 32 + 2 * 8192 * 3584)) / kvPerToken,
     );
+    const server = { rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' as const } };
+    assert.ok(!run(qwen(server), gpu).warnings.some((x) => x.key === 'rollout.engine'));
     assert.match(
-      run(qwen({ rollout: { batch: 32, completion_len: 256, engine: 'vllm-server' } }), gpu).warnings.find(
-        (x) => x.key === 'rollout.engine',
-      )?.message ?? '',
+      run(setupFor('Qwen/Qwen2.5-7B', { ...grpo, ...server }), gpu).warnings.find((x) => x.key === 'rollout.engine')
+        ?.message ?? '',
       new RegExp(`--max_model_len between 768 and ${qwenFit} tokens`),
     );
     // Llama-3.1-8B (131,072 B per token: 32 layers x 2 x 8 kv heads x 128 x 2 B): its sampler run 256 x 128,256 x 32 B +
