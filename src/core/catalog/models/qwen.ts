@@ -54,7 +54,6 @@ export const QWEN_2: readonly CatalogModel[] = [
   // ---------------------------------------------------------------------------------------------
   {
     id: 'Qwen/Qwen2-7B',
-    aliases: ['Qwen/Qwen2-7B-Instruct'],
     config: {
       model_type: 'qwen2',
       architectures: ['Qwen2ForCausalLM'],
@@ -73,6 +72,29 @@ export const QWEN_2: readonly CatalogModel[] = [
     },
     publishedParams: 7_615_616_512,
     source: hf('Qwen/Qwen2-7B'),
+  },
+  {
+    // The Instruct checkpoint keeps the base's architecture but writes max_position_embeddings 32768 (the base 131072).
+    id: 'Qwen/Qwen2-7B-Instruct',
+    baseModel: 'Qwen/Qwen2-7B',
+    config: {
+      model_type: 'qwen2',
+      architectures: ['Qwen2ForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 3584,
+      intermediate_size: 18944,
+      max_position_embeddings: 32768,
+      num_attention_heads: 28,
+      num_hidden_layers: 28,
+      num_key_value_heads: 4,
+      rms_norm_eps: 1e-6,
+      tie_word_embeddings: false,
+      torch_dtype: 'bfloat16',
+      use_sliding_window: false,
+      vocab_size: 152064,
+    },
+    publishedParams: 7_615_616_512,
+    source: fineTune('Qwen/Qwen2-7B-Instruct', 'Qwen/Qwen2-7B'),
   },
   {
     id: 'Qwen/Qwen2.5-0.5B',
@@ -605,6 +627,7 @@ export const QWEN_2_MATH_1M_V1: readonly CatalogModel[] = [
     source: hf('Qwen/Qwen2-72B'),
   },
   {
+    // As Qwen2-7B-Instruct: 32768 positions written where the base writes 131072.
     id: 'Qwen/Qwen2-72B-Instruct',
     baseModel: 'Qwen/Qwen2-72B',
     config: {
@@ -613,7 +636,7 @@ export const QWEN_2_MATH_1M_V1: readonly CatalogModel[] = [
       hidden_act: 'silu',
       hidden_size: 8192,
       intermediate_size: 29568,
-      max_position_embeddings: 131072,
+      max_position_embeddings: 32768,
       num_attention_heads: 64,
       num_hidden_layers: 80,
       num_key_value_heads: 8,
