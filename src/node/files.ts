@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FileReader, ReadKind } from '../analyzers/pipeline';
-import { readBounded, readPolicy, type ReadPolicy } from './read';
+import { nothingAt, readBounded, readPolicy, type ReadPolicy } from './read';
 
 /**
  * Files named by references are read relative to the referencing file; `~` is the home directory. One reader serves
@@ -76,7 +76,7 @@ class FolderPresence {
   /** After a miss: which folders above it are absent, up to the nearest one present (each folder asked once). */
   learnAbove(file: string): void {
     for (let dir = path.dirname(file); !this.present.has(dir) && !this.absent.has(dir);) {
-      if (!absentPath(dir)) {
+      if (!nothingAt(dir)) {
         this.present.add(dir);
         return;
       }
@@ -85,15 +85,6 @@ class FolderPresence {
       if (up === dir) return;
       dir = up;
     }
-  }
-}
-
-/** Whether nothing is at the path (ENOENT or ENOTDIR), told without an error; any other error is not this. */
-function absentPath(p: string): boolean {
-  try {
-    return fs.statSync(p, { throwIfNoEntry: false }) === undefined;
-  } catch {
-    return false;
   }
 }
 

@@ -155,7 +155,7 @@ export function readBounded(file: string, kind: FileKind, policy: ReadPolicy = {
 }
 
 /** Whether nothing is at the path (ENOENT), told without an error; any other error is not this. */
-function nothingAt(file: string): boolean {
+export function nothingAt(file: string): boolean {
   try {
     return fs.statSync(file, { throwIfNoEntry: false }) === undefined;
   } catch {

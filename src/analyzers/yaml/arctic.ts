@@ -13,8 +13,6 @@ import { YamlCtx, guarded } from './common';
 import { peftConfigMapping } from './peft-config';
 import {
   asBool,
-  asEnumInt,
-  asOffload,
   asPosInt,
   attentionOf,
   boolOf,
@@ -265,10 +263,6 @@ function deepspeed(ctx: YamlCtx, e: Entry | undefined, dtype: Entry | undefined,
 
 /** zero_optimization: the stage (DeepSpeed's default 0 where the mapping leaves it out) and the offload devices. */
 function zero(ctx: YamlCtx, zeroEntry: Entry): void {
-  const z = ctx.sub(zeroEntry);
-  const stage = z.get('stage');
-  if (stage) ctx.put('zeroStage', stage, asEnumInt([0, 1, 2, 3]));
-  else ctx.addDefault('zeroStage', zeroEntry, 0, "DeepSpeed's zero_optimization.stage defaults to 0");
-  ctx.put('offloadOptimizer', ctx.sub(z.get('offload_optimizer')).get('device'), asOffload);
-  ctx.put('offloadParams', ctx.sub(z.get('offload_param')).get('device'), asOffload);
+  if (!ctx.zeroBlock(zeroEntry).has('stage'))
+    ctx.addDefault('zeroStage', zeroEntry, 0, "DeepSpeed's zero_optimization.stage defaults to 0");
 }

@@ -580,13 +580,19 @@ export class YamlCtx {
   /** The memory keys of a DeepSpeed config written inline as a mapping (FORMATS.md §1.4). */
   private inlineDeepspeed(e: Entry): void {
     const ds = this.sub(e);
-    const zero = this.sub(ds.get('zero_optimization'));
-    this.put('zeroStage', zero.get('stage'), asEnumInt([0, 1, 2, 3]));
-    this.put('offloadOptimizer', this.sub(zero.get('offload_optimizer')).get('device'), asOffload);
-    this.put('offloadParams', this.sub(zero.get('offload_param')).get('device'), asOffload);
+    this.zeroBlock(ds.get('zero_optimization'));
     this.put('microBatchSize', ds.get('train_micro_batch_size_per_gpu'), asPosInt);
     this.put('gradientAccumulationSteps', ds.get('gradient_accumulation_steps'), asPosInt);
     this.put('trainBatchSize', ds.get('train_batch_size'), asPosInt);
+  }
+
+  /** An inline DeepSpeed config's zero_optimization: its stage and the offload devices; returns the mapping. */
+  zeroBlock(e: Entry | undefined): ReadonlyMap<string, Entry> {
+    const zero = this.sub(e);
+    this.put('zeroStage', zero.get('stage'), asEnumInt([0, 1, 2, 3]));
+    this.put('offloadOptimizer', this.sub(zero.get('offload_optimizer')).get('device'), asOffload);
+    this.put('offloadParams', this.sub(zero.get('offload_param')).get('device'), asOffload);
+    return zero;
   }
 
   /** Flags bf16 and fp16 both switched on (the tools raise "cannot be simultaneously enabled"). */
