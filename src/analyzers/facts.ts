@@ -85,6 +85,9 @@ export type CanonicalKey =
   // string: the config.json fields, as JSON text, of a model the files define by its dimensions instead of naming a
   // checkpoint (torchtune's generic builders: `lora_llama2` with vocab_size, num_layers...); a named model wins
   | 'architecture'
+  // string: config.json fields as JSON text that the trainer sets over the named checkpoint's config before it builds
+  // the model (ArcticTraining model.hf_config_kwargs, Axolotl overrides_of_model_config)
+  | 'modelConfigOverrides'
   | 'method' // 'full' | 'lora' | 'qlora' | 'freeze'
   | 'loraR'
   | 'loraAlpha'

@@ -1,6 +1,7 @@
 // The model: its reference resolved to an architecture (through the resolver the caller gives: catalog, model folder
 // or the Hub), the dtype a model id is loaded in, a checkpoint's own quantization, the parameter count, and the
 // distillation teacher, resolved like the student. Pure: resolving is the resolver's job.
+import { withConfigOverrides } from './config-overrides';
 import { quantizationFromConfig } from '../checkpoint-quantization';
 import { isUnknown, msg, type Fact } from '../facts';
 import { heredocNamingModel } from '../heredoc';
@@ -113,7 +114,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     });
     return false;
   }
-  setup.architecture = r.model.config;
+  const overridden = withConfigOverrides(ctx, r.model.config, r.model.id);
+  setup.architecture = overridden.config;
   prov.architecture = { kind: 'catalog', entry: r.model.source };
   for (const note of r.model.notes ?? [])
     problems.push({
@@ -151,7 +153,7 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     const m = (setup.method as string | undefined) ?? 'full';
     if (m === 'full' || (m === 'lora' && stored.bits === 4)) setup.method = 'qlora';
   }
-  if (r.model.parameters !== undefined) {
+  if (r.model.parameters !== undefined && overridden.countHolds) {
     setup.parameters = r.model.parameters;
     prov.parameters = { kind: 'catalog', entry: r.model.source };
   }

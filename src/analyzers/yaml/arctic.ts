@@ -11,6 +11,7 @@
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import { peftConfigMapping } from './peft-config';
+import { configOverrides } from './config-overrides';
 import {
   asBool,
   asPosInt,
@@ -133,18 +134,7 @@ function model(ctx: YamlCtx, m: ReadonlyMap<string, Entry>): boolean {
     boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'none' : 'full',
   );
   peftConfigMapping(ctx, ctx.sub(m.get('peft_config')));
-  const overrides = m.get('hf_config_kwargs');
-  if (overrides && ctx.sub(overrides).size > 0)
-    ctx.problem(
-      'not-modeled',
-      'warning',
-      msg(
-        "{0}: overrides of the model's config are not read; the checkpoint's config.json is estimated",
-        overrides.path,
-      ),
-      overrides.valueSpan,
-      overrides.path,
-    );
+  configOverrides(ctx, m.get('hf_config_kwargs'));
   const type = m.get('type');
   const liger = type !== undefined && strOf(ctx.view(type))?.trim() === 'liger';
   if (liger && type) {

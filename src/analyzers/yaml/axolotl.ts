@@ -3,6 +3,7 @@
 // (axolotl-ai-cloud/axolotl@067b021:src/axolotl/utils/schemas/*.py, utils/config/__init__.py). Pure: no I/O, no node:* or vscode imports.
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
+import { configOverrides } from './config-overrides';
 import {
   asBackwardPrefetch,
   asEvalStrategy,
@@ -51,6 +52,7 @@ const isSet = (ctx: YamlCtx, e: Entry | undefined): boolean => (e ? ctx.view(e).
 function analyze(ctx: YamlCtx): void {
   const top = ctx.top();
   ctx.put('model', top.get('base_model'), asString);
+  configOverrides(ctx, top.get('overrides_of_model_config'));
 
   // Batch: at least two of micro_batch_size / gradient_accumulation_steps / batch_size, and never gas with
   // batch_size (validation.py:220-279). Per-GPU memory depends on micro_batch_size only.
