@@ -90,7 +90,10 @@ function replay({ seq, layers: replayed, checkpointed, keepsContextHeld, loss }:
   const allocator = new CachingAllocator();
   const keptByCheckpoint = (i: number): boolean => i === seq.input || (keepsContextHeld && seq.contextHeld[i]);
   const kept = (i: number): boolean =>
-    i === seq.output || seq.held[i] || (checkpointed ? keptByCheckpoint(i) : seq.saved[i]) || seq.bytes[i] <= 0;
+    i === seq.output ||
+    (seq.held[i] && (!checkpointed || seq.uncached?.[i] !== true)) ||
+    (checkpointed ? keptByCheckpoint(i) : seq.saved[i]) ||
+    seq.bytes[i] <= 0;
   const schedule = freeSchedule(seq, (i) => !kept(i));
   let input: Allocation | undefined = seq.input >= 0 ? allocator.malloc(seq.bytes[seq.input]) : undefined;
   for (let layer = 0; layer < replayed; layer++) input = allocateSequence(allocator, seq, input, schedule)[seq.output];

@@ -103,6 +103,12 @@ export interface ForwardSequence {
    */
   readonly held: readonly boolean[];
   /**
+   * Of the held copies, those autocast does not cache: a frozen fp32 weight's, cast anew at each use (cached_cast caches
+   * only a leaf that requires grad), which the matmul keeps for the input's gradient where autograd saves and which a
+   * checkpointed forward frees after its use. Unset: none.
+   */
+  readonly uncached?: readonly boolean[];
+  /**
    * Whether an autograd Function holds it as a plain ctx attribute (Tape.holdInContext): saved-tensor hooks never see
    * it, so non-reentrant checkpointing keeps it to the backward like an unchecked layer does.
    */
@@ -139,6 +145,7 @@ interface TapeMark {
   readonly saved: number;
   readonly matmuls: number;
   readonly weightCopyBytes: number;
+  readonly cachedWeightCopyBytes: number;
   readonly lastPack: number;
   readonly lastLoraInput: LoraInputNote | undefined;
 }
@@ -158,12 +165,16 @@ export class Tape {
    * a per-parameter cost, kept apart from the per-token activations.
    */
   weightCopyBytes = 0;
+  /** Of weightCopyBytes, the copies autocast caches to the forward's end: those of weights that require grad. */
+  cachedWeightCopyBytes = 0;
   /** Every allocation in forward order: its storage and bytes (the allocator replay's input, forwardSequence). */
   private readonly allocations: { storage: number; bytes: number }[] = [];
   /** For each storage, the index of the allocation made by the op that read it last. */
   private readonly lastUse = new Map<number, number>();
   /** Storages held to the forward's end without being a saved tensor (autocast's 16-bit weight copies). */
   private readonly held = new Set<number>();
+  /** Of `held`, the copies of frozen weights, which autocast does not cache (ForwardSequence.uncached). */
+  private readonly uncached = new Set<number>();
   /** Storages an autograd Function keeps as a ctx attribute rather than through save_for_backward. */
   private readonly contextHeld = new Set<number>();
   /** How many allocations were made when a tensor was last packed for backward (save, saveExtra): -1 before any. */
@@ -235,6 +246,7 @@ export class Tape {
     const freeAfter: number[] = [];
     const saved: boolean[] = [];
     const held: boolean[] = [];
+    const uncached: boolean[] = [];
     const contextHeld: boolean[] = [];
     let inputIndex = -1;
     let outputIndex = n - 1;
@@ -245,6 +257,7 @@ export class Tape {
       freeAfter.push(Math.min(n - 1, Math.max(i, this.lastUse.get(a.storage) ?? i)));
       saved.push(this.saved.has(a.storage));
       held.push(this.held.has(a.storage));
+      uncached.push(this.uncached.has(a.storage));
       contextHeld.push(this.contextHeld.has(a.storage));
       if (a.storage === input.storage) inputIndex = i;
       if (a.storage === output.storage) outputIndex = i;
@@ -261,6 +274,7 @@ export class Tape {
       saved,
       recomputeEnd,
       held,
+      ...(this.uncached.size > 0 ? { uncached } : {}),
       contextHeld,
       input: inputIndex,
       output: outputIndex,
@@ -320,6 +334,7 @@ export class Tape {
       saved: this.saved.size,
       matmuls: this.matmulOutputs.length,
       weightCopyBytes: this.weightCopyBytes,
+      cachedWeightCopyBytes: this.cachedWeightCopyBytes,
       lastPack: this.lastPack,
       lastLoraInput: this.lastLoraInput,
     };
@@ -346,6 +361,7 @@ export class Tape {
     this.lastLoraInput = mark.lastLoraInput;
     const weightCopyBytes = this.weightCopyBytes - mark.weightCopyBytes;
     this.weightCopyBytes = mark.weightCopyBytes;
+    this.cachedWeightCopyBytes = mark.cachedWeightCopyBytes;
     return { savedBytes, weightCopyBytes };
   }
 
@@ -388,7 +404,7 @@ export class Tape {
       // weight, then the input).
       if (w.uncachedCopies)
         this.saveExtra(`${w.what} 16-bit copies (autocast, one per use)`, w.uncachedCopies * w.elems * this.half);
-      else this.weightCopy(w.elems * (w.copies ?? 1) * this.half);
+      else this.weightCopy(w.elems * (w.copies ?? 1) * this.half, w.trainable);
     }
     const xin = this.castForMatmul(x);
     if (w.savesInput) this.save(x);
@@ -434,12 +450,19 @@ export class Tape {
     return { held, ...(operand ? { operand } : {}) };
   }
 
-  /** Autocast's 16-bit copy of an fp32 weight, cached to the forward's end and kept for backward. */
-  private weightCopy(bytes: number): void {
+  /**
+   * Autocast's 16-bit copy of an fp32 weight, kept for backward: cached to the forward's end where the weight requires
+   * grad, cast anew at each use where it is frozen (aten/src/ATen/autocast_mode.cpp cached_cast: `arg.requires_grad()
+   * && arg.is_leaf()`; torch 2.13 on the CPU: three calls of an nn.Linear make one copy of a trained fp32 weight, three
+   * of a frozen one, under no_grad too).
+   */
+  private weightCopy(bytes: number, cached: boolean): void {
     this.weightCopyBytes += bytes;
+    if (cached) this.cachedWeightCopyBytes += bytes;
     const id = this.nextId++;
     this.allocations.push({ storage: id, bytes });
     this.held.add(id);
+    if (!cached) this.uncached.add(id);
   }
 
   /** A matmul outside autocast: the input cast to the weight's dtype (a copy when it differs), the output in it. */

@@ -210,6 +210,7 @@ function sequenceKey(seq: ForwardSequence): string {
     seq.freeAfter.join(','),
     flags(seq.saved),
     flags(seq.held),
+    flags(seq.uncached ?? []),
     flags(seq.contextHeld),
     seq.recomputeEnd,
     seq.input,
@@ -558,7 +559,12 @@ export function layerForward(state: StepState, input: Allocation): { output: All
  * copies) at the block's end or, in the forward, into the autocast cache; the input likewise when not kept.
  */
 function sequenceRun(seq: ForwardSequence, keep: (i: number) => boolean, end = seq.bytes.length): SequenceRun {
-  return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !seq.held[i]), end };
+  return { keep, schedule: freeSchedule(seq, (i) => !keep(i) && !cachedCopy(seq, i)), end };
+}
+
+/** Whether a tensor of the sequence is a weight copy autocast caches to the forward's end. */
+function cachedCopy(seq: ForwardSequence, i: number): boolean {
+  return seq.held[i] && seq.uncached?.[i] !== true;
 }
 
 /**
@@ -578,7 +584,7 @@ function runSequence(
     const h = handles[i];
     if (!h || i === seq.input || i === seq.output) continue;
     if (run.keep(i)) kept.push({ handle: h, bytes: seq.bytes[i], index: i });
-    else if (autocastCache && seq.held[i]) autocastCache.push(h);
+    else if (autocastCache && cachedCopy(seq, i)) autocastCache.push(h);
     else allocator.free(h);
   }
   return { output: seq.output === seq.input ? undefined : handles[seq.output], kept };

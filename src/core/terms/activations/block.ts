@@ -415,6 +415,7 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
     selectiveBytes,
     checkpointHeldBytes,
     weightCopyBytesPerLayer: tape.weightCopyBytes,
+    cachedWeightCopyBytesPerLayer: tape.cachedWeightCopyBytes,
     ...(contextHeldBytes > 0 ? { contextHeldBytes } : {}),
     ...(forwardSequence ? { forwardSequence } : {}),
     ...recompute,

@@ -242,6 +242,8 @@ export interface LayerActivations {
   readonly checkpointHeldBytes: number;
   /** Autocast's 16-bit copies of one block's fp32 weights, kept for backward (per block, not per token). */
   readonly weightCopyBytesPerLayer: number;
+  /** Of weightCopyBytesPerLayer, the copies autocast caches to the forward's end (weights that require grad); unset: all. */
+  readonly cachedWeightCopyBytesPerLayer?: number;
   /**
    * What the block's autograd Functions keep as ctx attributes (bitsandbytes' kept inputs, ActivationPlan
    * bnbKeepsInput), part of bytesPerLayer: saved-tensor hooks do not see them, so non-reentrant checkpointing and

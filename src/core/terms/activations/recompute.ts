@@ -22,18 +22,24 @@ export function recomputeHighBytes(seq: ForwardSequence, stopsEarly: boolean): n
 
 /**
  * The most bytes a checkpointed layer's first forward holds at once: it runs without saving (checkpointing keeps only
- * its input), so every intermediate goes at its last read. The input and autocast's weight copies (cached to the
- * forward's end, counted with the cache) are not counted.
+ * its input), so every intermediate goes at its last read. The input and autocast's cached weight copies (kept to the
+ * forward's end, counted with the cache) are not counted; a frozen weight's copy, cast for its use alone, is.
  */
 export function checkpointedForwardHighBytes(seq: ForwardSequence): number {
-  return runningHighBytes(seq, () => false);
+  return runningHighBytes(seq, () => false, seq.bytes.length, true);
 }
 
 /** The running high point of a block's allocations in order, `kept` ones never freed, the others after their last read. */
-function runningHighBytes(seq: ForwardSequence, kept: (i: number) => boolean, end = seq.bytes.length): number {
+function runningHighBytes(
+  seq: ForwardSequence,
+  kept: (i: number) => boolean,
+  end = seq.bytes.length,
+  uncachedCopies = false,
+): number {
   const n = end;
   const freedAt: number[] = new Array<number>(n).fill(0);
-  const counted = (i: number): boolean => i !== seq.input && !seq.held[i];
+  const counted = (i: number): boolean =>
+    i !== seq.input && (!seq.held[i] || (uncachedCopies && seq.uncached?.[i] === true));
   for (let i = 0; i < n; i++) {
     if (counted(i) && !kept(i) && seq.freeAfter[i] < n) freedAt[seq.freeAfter[i]] += seq.bytes[i];
   }

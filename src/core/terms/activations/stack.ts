@@ -89,6 +89,7 @@ function stackActivations(p: ActivationPlan): LayerActivations {
     bytesPerLayer: avg((l) => l.bytesPerLayer),
     selectiveBytes: avg((l) => l.selectiveBytes),
     weightCopyBytesPerLayer: avg((l) => l.weightCopyBytesPerLayer),
+    cachedWeightCopyBytesPerLayer: avg((l) => l.cachedWeightCopyBytesPerLayer ?? l.weightCopyBytesPerLayer),
     contextHeldBytes: avg((l) => l.contextHeldBytes ?? 0),
     backwardWorkingBytes: Math.max(...blocks.map((c) => c.l.backwardWorkingBytes)),
     workingWithMlpGradientsBytes: Math.max(

@@ -752,19 +752,21 @@ function autocastCopies(
       : []),
     ...zero3KeptExperts(ctx, st, st.inFlight),
   ];
-  // Autocast caches the 16-bit copy of every fp32 leaf weight it casts until the autocast region exits (the end
-  // of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
-  // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call.
+  // Autocast caches the 16-bit copy of every fp32 leaf weight that requires grad until the autocast region exits (the
+  // end of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
+  // (aten/src/ATen/autocast_mode.cpp, cached_cast): with checkpointing the whole cache is live at the loss call. A
+  // frozen weight's copy (LoRA's fp32 base) is made anew at each use and freed after it there.
+  const cachedPerLayer = fsdpCastsParameters(ctx) ? 0 : (layer.cachedWeightCopyBytesPerLayer ?? castPerLayer);
   const castCacheComp =
-    counted && ck === 'full'
+    counted && ck === 'full' && cachedPerLayer > 0
       ? [
           comp(
             ctx,
             'autocast-weight-copies',
             'Autocast weight cache (16-bit copies, until the forward ends)',
-            castPerLayer * layersStage,
-            () => `${layersStage} layers x ${weights()}`,
-            perLayer,
+            cachedPerLayer * layersStage,
+            () => `${layersStage} layers x ${formatCount(cachedPerLayer / half)} linear weights that train x ${half} B`,
+            () => ({ perLayerBytes: Math.round(cachedPerLayer) }),
           ),
         ]
       : [];
