@@ -175,7 +175,8 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
   for (const p of res.problems.filter(
     (p) =>
       p.severity === 'warning' ||
-      (p.severity === 'info' && ['reference-found-above', 'read-by-name', 'readme-launch', 'model-config-overrides'].includes(p.code)),
+      (p.severity === 'info' &&
+        ['reference-found-above', 'read-by-name', 'readme-launch', 'model-config-overrides'].includes(p.code)),
   ))
     io.err(formatProblem(p));
   if (errors.length > 0 || !res.setup) {
