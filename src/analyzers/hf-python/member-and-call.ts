@@ -88,6 +88,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     staticStringCall(file, node, depth) ??
     staticGetattr(file, node, callee, depth) ??
     conversion(file, node, callee, depth) ??
+    extremum(file, node, callee, depth) ??
     pathOfCall(file, node, callee, depth) ??
     environmentDefault(file, node, callee, depth) ??
     environmentHelper(file, node, depth);
@@ -112,6 +113,25 @@ function conversion(file: PythonFile, node: SyntaxNode, callee: string, depth: n
 }
 
 const CONVERSIONS = new Set(['int', 'float', 'bool', 'str', 'list', 'tuple']);
+
+/**
+ * `max(1, args.batch_size)`, `min(a, b, ...)` of two or more numbers known statically (not of one iterable): the
+ * largest or smallest. A result equal to one argument keeps where that one came from (the script's default).
+ */
+function extremum(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  if (callee !== 'max' && callee !== 'min') return undefined;
+  const a = file.args(node);
+  if (a.positional.length < 2 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
+  let best: Val | undefined;
+  for (const arg of a.positional) {
+    const v = file.evalNode(arg, depth + 1);
+    if (v.k !== 'lit' || typeof v.v !== 'number') return undefined;
+    const better =
+      best?.k === 'lit' && typeof best.v === 'number' && (callee === 'max' ? v.v <= best.v : v.v >= best.v);
+    if (!better) best = v;
+  }
+  return best;
+}
 
 function converted(callee: string, v: FactValue): FactValue | undefined {
   const numeric = typeof v === 'string' && /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(v);

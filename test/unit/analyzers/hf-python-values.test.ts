@@ -103,6 +103,24 @@ describe("hf-python: the script's own values", () => {
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
   });
 
+  it('max() and min() of numbers known statically: the largest and the smallest', () => {
+    // Farhamdur/llama3-alignment-drift train_dpo.py: `per_device_eval_batch_size=max(1, args.batch_size)`.
+    const text = [
+      'import argparse',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--batch_size", type=int, default=2)',
+      'args = p.parse_args()',
+      'cfg = TrainingArguments(per_device_train_batch_size=min(8, args.batch_size, 4),',
+      '    per_device_eval_batch_size=max(1, args.batch_size), gradient_accumulation_steps=max(args.steps))',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'microBatchSize')?.value, 2);
+    assert.equal(last(r, 'evalBatchSize')?.value, 2);
+    // One argument is an iterable's maximum: not read.
+    assert.equal(typeof last(r, 'gradientAccumulationSteps')?.value, 'object');
+  });
+
   it("a name set in a `try` body is set past the statement; one a handler sets too is the handler's, conditional", () => {
     // Rakavi-RP/Session-30-LLM smollm2-refined.ipynb: `try: config = AutoConfig.from_pretrained(model_id)` with an
     // `except` that returns, then `AutoModelForCausalLM.from_config(config)` in another `try`.
