@@ -653,6 +653,8 @@ export interface ModuleContext {
    * branch is read; the pipeline decides those the options decide, launch-args.ts withBranchesDecided).
    */
   readonly settled?: false;
+  /** A module the script imports: its `if __name__ == "__main__":` block does not run (the script's own does). */
+  readonly imported?: true;
 }
 
 /**

@@ -268,7 +268,7 @@ class FileCollection {
       role: 'referenced',
       depth: from.how.depth + 1,
       forced: 'hf-python',
-      module: { options: from.moduleOptions, calls: ref.calls ?? [], callArgs: ref.callArgs },
+      module: { options: from.moduleOptions, calls: ref.calls ?? [], callArgs: ref.callArgs, imported: true },
       ...(from.scriptArgs ? { scriptArgs: from.scriptArgs } : {}),
       ...(from.how.environment ? { environment: from.how.environment } : {}),
     });

@@ -58,7 +58,8 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
 /**
  * Whether the `if` statements around a call run it, as far as their tests are known statically (script defaults
  * such as `if args.use_lora:` with use_lora False): false when one of them is known to take another branch, true
- * when every one is known to take the call's, undefined otherwise. The main guard counts as taken.
+ * when every one is known to take the call's, undefined otherwise. The main guard counts as taken, but in a
+ * module the script imports.
  */
 export function branchTaken(file: PythonFile, call: SyntaxNode): boolean | undefined {
   let all = true;
@@ -142,7 +143,8 @@ function clauseTaken(file: PythonFile, stmt: SyntaxNode, call: SyntaxNode): bool
       if (inside) {
         // `else`: taken when every test before it is false, not when one of them is true.
         if (test === null) return tests.every((t) => t === false) ? true : tests.some((t) => t) ? false : undefined;
-        if (/__name__\s*==\s*['"]__main__['"]/.test(file.text.slice(test.from, test.to))) return true;
+        // The main guard runs the script's block, not that of a module the script imports.
+        if (/__name__\s*==\s*['"]__main__['"]/.test(file.text.slice(test.from, test.to))) return !file.imported;
         if (tests.some((t) => t === true)) return false;
         return value;
       }

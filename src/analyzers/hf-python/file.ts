@@ -92,8 +92,14 @@ export class PythonFile {
    * be changed at run time.
    */
   readonly optionsAssigned = new Set<string>();
+  /** The statements that assign each of them (script-defaults.ts assignedAtRunTime). */
+  readonly optionAssignments = new Map<string, SyntaxNode[]>();
+  /** The options whose assignments are being looked at: one whose test reads the option itself stays assigned. */
+  readonly optionsChecking = new Set<string>();
   /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
   moduleCallArgs?: Readonly<Record<string, CallArguments>>;
+  /** A module the script imports (ModuleContext.imported): its main guard's block does not run. */
+  imported = false;
   /** The environment variables the launch line gives the script, known statically (os.getenv reads them). */
   environment?: ReadonlyMap<string, string>;
   /** The folders the file saves a model to, with where (saved-checkpoints.ts), once found. */

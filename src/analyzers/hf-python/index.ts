@@ -98,6 +98,7 @@ export function analyzeHfPython(
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
   const file = new PythonFile(text, module?.options, readModule, module !== undefined && module.settled !== false);
   file.moduleCallArgs = module?.callArgs;
+  file.imported = module?.imported === true;
   file.environment = environment;
   file.hydraOverrides = module?.hydraOverrides ?? [];
   try {
@@ -176,8 +177,10 @@ function noteAttributeAssignment(file: PythonFile, st: SyntaxNode): void {
     if (copied && st.name === 'AssignStatement' && file.text.slice(copied.from, copied.to) === name) continue;
     file.attrAssigned.add(name);
     const object = ch.firstChild;
-    if (!(object?.name === 'VariableName' && file.text.slice(object.from, object.to) === 'self'))
+    if (!(object?.name === 'VariableName' && file.text.slice(object.from, object.to) === 'self')) {
       file.optionsAssigned.add(name);
+      file.optionAssignments.set(name, [...(file.optionAssignments.get(name) ?? []), st]);
+    }
   }
 }
 

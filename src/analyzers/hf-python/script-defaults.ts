@@ -3,6 +3,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
+import { branchTaken } from './branches';
 import { clip, fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
 import {
   argumentNode,
@@ -180,7 +181,7 @@ function optionValue(
   // A module of the script's process reads the launch line's value of its own options too (one command line).
   if (file.inherited && (d === undefined || file.inherited.get(field)?.launched))
     return inheritedOption(file, field, use, parsed);
-  if (d === undefined || d === 'ambiguous' || file.optionsAssigned.has(field) || !parsed()) {
+  if (d === undefined || d === 'ambiguous' || assignedAtRunTime(file, field) || !parsed()) {
     if (d === undefined && file.requiredOptions.has(field)) noValueAlone(file);
     return undefined;
   }
@@ -195,6 +196,22 @@ function optionValue(
   }
   const value = typed(v.v, d);
   return value === undefined ? undefined : { k: 'lit', v: value, dflt: d };
+}
+
+/**
+ * Whether the script changes option x at run time: an `args.x = ...` that may run. One on a branch known not to run
+ * leaves the option its value (RUCAIBox/LLMBox train.py: `if args.qlora: args.lora = True` with qlora False).
+ */
+function assignedAtRunTime(file: PythonFile, name: string): boolean {
+  const statements = file.optionAssignments.get(name);
+  if (!statements) return false;
+  if (file.optionsChecking.has(name)) return true;
+  file.optionsChecking.add(name);
+  try {
+    return statements.some((st) => branchTaken(file, st) !== false);
+  } finally {
+    file.optionsChecking.delete(name);
+  }
 }
 
 /** An option the script reads has no value but the launch line's: a launch line with options reads the script again. */
@@ -221,7 +238,7 @@ function typed(v: FactValue, d: ScriptDefault): FactValue | undefined {
  */
 function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parsed: () => boolean): Val | undefined {
   const o = file.inherited?.get(field);
-  if (!o || file.optionsAssigned.has(field) || !parsed()) return undefined;
+  if (!o || assignedAtRunTime(file, field) || !parsed()) return undefined;
   if (o.unknown !== undefined)
     return { k: 'unknown', reason: `${clip(file.text.slice(use.from, use.to))}: ${o.unknown}` };
   const d: ScriptDefault = {
@@ -241,7 +258,7 @@ function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parse
 export function scriptOptions(file: PythonFile): ScriptOption[] {
   const out: ScriptOption[] = [];
   for (const [name, d] of file.scriptDefaults) {
-    if (d === 'ambiguous' || file.optionsAssigned.has(name)) continue;
+    if (d === 'ambiguous' || assignedAtRunTime(file, name)) continue;
     const v = readingNoneDefaults(file, () =>
       d.node ? file.evalNode(d.node, 0) : { k: 'lit' as const, v: d.lit ?? null },
     );

@@ -79,6 +79,49 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.notEqual(r.setup?.kbit_upcast, 'all');
   });
 
+  it('neither option on the line: `args.lora = True` on the untaken qlora branch leaves lora False, a full fine-tune', () => {
+    // RUCAIBox/LLMBox training/bash/run_ds3.sh passes neither: the run trains the whole model.
+    const r = runWith('');
+    assert.equal(r.setup?.method, 'full');
+    assert.equal(r.setup?.quantization, undefined);
+  });
+
+  it("a module the script imports does not run its main guard's block (its model load there is not the run's)", () => {
+    // tathagatoroy/Controllable_Summarization_Experiments: utils.py loads a model of its own under
+    // `if __name__ == "__main__":`; the script that imports it trains another.
+    const utils = [
+      'from config import *',
+      'from transformers import AutoModelForCausalLM',
+      'def count_params(model):',
+      '    return sum(p.numel() for p in model.parameters())',
+      'if __name__ == "__main__":',
+      '    model = AutoModelForCausalLM.from_pretrained(model_name)',
+      '    print(count_params(model))',
+      '',
+    ].join('\n');
+    const script = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'from trl import SFTTrainer',
+      'from utils import count_params',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--checkpoint_path", type=str, default="TinyLlama/TinyLlama-1.1B-Chat-v1.0")',
+      'args = parser.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained(args.checkpoint_path)',
+      'print(count_params(model))',
+      'SFTTrainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=2)).train()',
+      '',
+    ].join('\n');
+    const files = {
+      '/w/train.py': script,
+      '/w/utils.py': utils,
+      '/w/config.py': 'model_name = "EleutherAI/pythia-1b"\n',
+      '/w/run.sh': 'accelerate launch train.py --output_dir out\n',
+    };
+    const r = runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), {});
+    assert.equal(r.setup?.model, 'TinyLlama/TinyLlama-1.1B-Chat-v1.0', JSON.stringify(r.problems));
+  });
+
   it('the same script read again with other options takes their branches (its settled readings are kept by their options)', () => {
     for (let i = 0; i < 2; i++) {
       assert.equal(runWith('--qlora True').setup?.method, 'qlora');
