@@ -39,6 +39,7 @@ type Field =
 
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
 const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
+const AUTOTRAIN = 'huggingface/autotrain-advanced@b5c98fb:src/autotrain/trainers/clm';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const RL2 = 'ChenmienTan/RL2@9161ede';
 const AREAL = 'inclusionAI/AReaL@4aef98d';
@@ -569,6 +570,22 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     mixed_precision: {
       value: 'none',
       note: `Oumi mixed_precision_dtype defaults to NONE: no autocast (${OUMI}/training_params.py)`,
+    },
+  },
+  autotrain: {
+    micro_batch_size: { value: 2, note: `AutoTrain batch_size defaults to 2 (${AUTOTRAIN}/params.py)` },
+    gradient_accumulation_steps: {
+      value: 4,
+      note: `AutoTrain gradient_accumulation defaults to 4 (${AUTOTRAIN}/params.py)`,
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: `AutoTrain checkpoints unless disable_gradient_checkpointing (${AUTOTRAIN}/utils.py configure_training_args)`,
+    },
+    optimizer: { value: 'adamw', note: `AutoTrain optimizer defaults to adamw_torch (${AUTOTRAIN}/params.py)` },
+    mixed_precision: {
+      value: 'none',
+      note: `AutoTrain mixed_precision defaults to None: no autocast (${AUTOTRAIN}/params.py)`,
     },
   },
   'nemo-rl': {

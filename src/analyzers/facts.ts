@@ -31,6 +31,8 @@ export type Format =
   | 'dstack-yaml'
   | 'kubernetes-yaml'
   | 'oumi-yaml'
+  // Hugging Face AutoTrain's LLM config (`autotrain --config x.yml`): task, base_model, backend and params.
+  | 'autotrain-yaml'
   | 'areal-yaml'
   // ArcticTraining's training config (snowflakedb/ArcticTraining: `arctic_training run.yml`), its DeepSpeed config inline.
   | 'arctic-yaml'
@@ -70,6 +72,7 @@ export type Tool =
   | 'torchtitan' // pytorch/torchtitan's train.py and its TOML job config
   | 'nemo-rl' // NVIDIA/NeMo-RL's SFT, DPO and GRPO on its DTensor or FSDP1 policy workers
   | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
+  | 'autotrain' // huggingface/autotrain-advanced's LLM config, run on TRL's trainers or the HF Trainer
   | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
   | 'areal' // inclusionAI/AReaL's RL trainers on its FSDP2 training engine, the inference engine on GPUs of its own
   | 'prime-rl' // PrimeIntellect-ai/prime-rl's RL and SFT trainers on FSDP2, the inference on GPUs of its own
@@ -193,6 +196,8 @@ export type CanonicalKey =
   | 'fsdpVersion' // 1 | 2 (Accelerate / Axolotl fsdp_version)
   | 'bitsandbytesVersion' // string: the bitsandbytes release a config's tool version implies (a pin in the project wins)
   | 'transformersVersion' // string: the transformers release a config's keys imply (EVALUATION_STRATEGY_RELEASE; a pin wins)
+  | 'trlVersion' // string: the TRL release a config's tool pins (AutoTrain's requirements; a pin in the project wins)
+  | 'peftVersion' // string: the PEFT release a config's tool pins (a pin in the project wins)
   | 'torchaoVersion' // string: the torchao release a config's tool version implies (a pin in the project wins)
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'fsdpTailUnit' // boolean (FSDP2's final norm and output head in a unit not resharded after the forward)

@@ -68,8 +68,10 @@ export function withPinnedVersions(
     torch: setup.pytorch_version === undefined,
     // A release the config's tool version implies (torchtune 0.1: torchao 0.1) gives way to a pin.
     torchao: torchtune && (setup.torchao_version === undefined || r.provenance.torchao_version?.kind === 'default'),
-    trl: trl && setup.trl_version === undefined,
-    peft: setup.lora !== undefined && setup.peft_version === undefined,
+    // A release the config's tool pins (AutoTrain's requirements) gives way to the project's own pin.
+    trl: trl && (setup.trl_version === undefined || r.provenance.trl_version?.kind === 'default'),
+    peft:
+      setup.lora !== undefined && (setup.peft_version === undefined || r.provenance.peft_version?.kind === 'default'),
     // A release the config's tool version implies (a default: LitGPT before OptimizerArgs) gives way to a pin.
     bitsandbytes:
       q !== undefined &&

@@ -419,6 +419,7 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
   'verl-yaml',
   'llmfoundry-yaml',
   'oumi-yaml',
+  'autotrain-yaml',
   'arctic-yaml',
   'glm-finetune-yaml',
 ]);

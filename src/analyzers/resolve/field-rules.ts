@@ -142,6 +142,8 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_version', 'fsdpVersion', (v) => (v === 1 || v === 2 ? v : undefined)),
   fromFact('bitsandbytes_version', 'bitsandbytesVersion', (v) => (typeof v === 'string' ? v : undefined)),
   fromFact('torchao_version', 'torchaoVersion', (v) => (typeof v === 'string' ? v : undefined)),
+  fromFact('trl_version', 'trlVersion', (v) => (typeof v === 'string' ? v : undefined)),
+  fromFact('peft_version', 'peftVersion', (v) => (typeof v === 'string' ? v : undefined)),
   resolveLayoutWorld,
   resolveOpenGpuCount,
   resolveOpenNodeCount,

@@ -83,6 +83,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'areal',
     'prime-rl',
     'oumi',
+    'autotrain',
     'arctic-training',
     'trl',
     'llamafactory',

@@ -54,6 +54,14 @@ export function configLaunch(
 }
 
 const count = (key: FlagSpec['key']): FlagSpec => ({ key, kind: 'int' });
+/** AutoTrain's line: `autotrain --config x.yml` (autotrain/cli/autotrain.py: the config runs as AutoTrainConfigParser reads it). */
+export const AUTOTRAIN_LAUNCH: ConfigLaunch = {
+  tool: 'autotrain',
+  configOptions: ['config'],
+  overrides: {},
+  kv: false,
+};
+
 /**
  * Oumi's line: `oumi train -c x.yaml`, `oumi distributed torchrun -m oumi train -c x.yaml`, with `--section.key value`
  * overrides of its config (oumi/cli/train.py; oumi-ai/oumi@d8ed077).

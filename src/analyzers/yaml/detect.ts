@@ -14,6 +14,7 @@ import { isSkyPilotYaml } from './skypilot';
 import { isDstackYaml } from './dstack';
 import { isKubernetesYaml } from './kubernetes';
 import { isOumiYaml } from './oumi';
+import { isAutotrainYaml } from './autotrain';
 import { isArcticYaml } from './arctic';
 import { isGlmFinetuneYaml } from './glm-finetune';
 import { isArealYaml } from './areal';
@@ -281,6 +282,8 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   // not read: not taken for the HF arguments they share keys with.
   if (count(NEOX) >= 2 || (count(NEOX_UNDERSCORED) >= 2 && keys.has('num_layers'))) return undefined;
   if (notPytorchRun(keys, text)) return undefined;
+  // AutoTrain's `base_model` beside `task` and `params` is not Axolotl's (below).
+  if (isAutotrainYaml(keys)) return 'autotrain-yaml';
   // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
   // training configs carry `distributed_type: ddp` beside model_name_or_path, read by its torchrun_main.py).
   const modelKey = keys.has('model_name_or_path') || keys.has('base_model');

@@ -12,6 +12,7 @@ export { analyzeSkyPilotYaml } from './skypilot';
 export { analyzeDstackYaml } from './dstack';
 export { analyzeKubernetesYaml } from './kubernetes';
 export { analyzeOumiYaml } from './oumi';
+export { analyzeAutotrainYaml } from './autotrain';
 export { analyzeArcticYaml } from './arctic';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';

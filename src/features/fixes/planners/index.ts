@@ -27,6 +27,7 @@ import { planSwiftArgs } from './swift';
 import { planForge, planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
+import { planAutotrain } from './autotrain';
 import { planArctic } from './arctic';
 import { planGlmFinetune } from './glm-finetune';
 import { planAreal } from './areal';
@@ -103,6 +104,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   // Oumi's training config (OmegaConf: an interpolated value is written where it is defined).
   'oumi-yaml': { plan: planOumi, write: yamlWriter(true) },
   'arctic-yaml': { plan: planArctic, write: yamlWriter(false) },
+  // AutoTrain's config (PyYAML: no interpolation).
+  'autotrain-yaml': { plan: planAutotrain, write: yamlWriter(false) },
   // THUDM's GLM fine-tuning configs (ruamel's safe load: no interpolation).
   'glm-finetune-yaml': { plan: planGlmFinetune, write: yamlWriter(false) },
   // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).
