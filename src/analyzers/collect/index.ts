@@ -108,8 +108,13 @@ class FileCollection {
   visit(file: string, text: string, how: VisitHow): void {
     if (this.seen.has(file)) return;
     this.seen.add(file);
-    // A file another file of the run leads to is read as that file reads it, not by the names of its keys.
-    const detected = how.forced ?? detectFormat(file, text, how.languageId, how.depth === 0);
+    // A file another file of the run leads to is read as that file reads it, not by the names of its keys; one that no
+    // format takes (a project's own config a launch line hands its script, `--config configs/training_config.yaml`, read
+    // by a loader the Python reader does not follow) is read by its names, its facts ranked below every other file's.
+    const detected =
+      how.forced ??
+      detectFormat(file, text, how.languageId, how.depth === 0) ??
+      (how.depth > 0 && detectFormat(file, text, how.languageId, true) === 'project-yaml' ? 'project-yaml' : undefined);
     // A README that shows its training command, or a Makefile whose target runs it, given alone: the launch script in it.
     const script = !detected && how.depth === 0 ? launchScriptIn(file, text) : undefined;
     if (script !== undefined) return this.visitAs('shell', file, script, how);

@@ -296,4 +296,30 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     // The global batch stays 64 x 8 = 512.
     assert.equal(Number(m[1]) * Number(m[2]), 512);
   });
+  it("a config a launch line hands its script, which no format takes, is read by its names below the script's facts", () => {
+    // bill-lee-mk/qwen32b-sft scripts/train_sft.sh: `deepspeed --num_gpus=8 --module training.full_finetune --config
+    // configs/training_config.yaml`, whose module loads the file into dataclasses of its own (not followed).
+    const files: Record<string, string> = {
+      '/w/run.sh': 'deepspeed --num_gpus=8 train.py --config config.yaml\n',
+      '/w/train.py': 'import yaml\nfrom mypipeline import run\nrun(yaml.safe_load(open(parse()["config"])))\n',
+      '/w/config.yaml': NESTED,
+    };
+    const inMemory = {
+      read: (p: string) => files[p],
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
+    const r = runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory, {}, catalogResolver);
+    assert.ok(r.setup, JSON.stringify(r.problems));
+    assert.deepEqual(
+      [
+        r.setup.model,
+        r.setup.quantization?.bits,
+        r.setup.micro_batch_size,
+        r.setup.gradient_accumulation_steps,
+        r.setup.gpus_per_node,
+      ],
+      ['Qwen/Qwen2.5-1.5B-Instruct', 4, 1, 8, 8],
+    );
+    assert.ok(r.problems.some((p) => p.code === 'read-by-name'));
+  });
 });
