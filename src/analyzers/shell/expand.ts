@@ -2,6 +2,7 @@
 // operators, `$((...))`), into pieces that keep their spans; `$(...)`, positional arguments and the environment
 // become unknown pieces with a reason. Pure: no I/O, no node:* and no 'vscode'.
 import { Lexer, type Heredoc, type Seg, type WordTok } from './lexer';
+import { paramForm } from './param-forms';
 import {
   type Piece,
   type Env,
@@ -171,6 +172,11 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
     const base = env.get(/^(?:\$\{)?([A-Za-z_]\w*)/.exec(s.complex)?.[1] ?? '');
     const from = base ? unknownOf(base.pieces) : undefined;
     if (from !== undefined && SCRIPT_ARGUMENT.test(from)) return unknownPiece(from);
+    const formed = paramForm(s.complex, env);
+    if (formed !== undefined) {
+      const piece: Piece = { text: formed, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted };
+      return [/\s/.test(formed) ? withFlags(piece, !s.quoted && split, s.quoted) : piece];
+    }
     return unknownPiece(`\`${s.complex.slice(0, 60)}\` is not evaluated statically`);
   }
   const name = s.name;

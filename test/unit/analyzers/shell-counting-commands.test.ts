@@ -37,6 +37,20 @@ describe('shell: commands that count GPUs and nodes', () => {
     checkFacts(text, [['gpusPerNode', 3, '--nproc_per_node', '$N']]);
   });
 
+  it("an array of the visible devices counted with ${#ARR[@]}, made with ${VAR//,/ } (Chinese-Vicuna's finetune.sh)", () => {
+    const text =
+      'TOT_CUDA="2,3"\nCUDAs=(${TOT_CUDA//,/ })\nCUDA_NUM=${#CUDAs[@]}\n' +
+      'CUDA_VISIBLE_DEVICES=${TOT_CUDA} torchrun --nproc_per_node=$CUDA_NUM t.py\n';
+    checkFacts(text, [['gpusPerNode', 2, '--nproc_per_node', '$CUDA_NUM']]);
+    // The first match only with one slash; a glob pattern is not read.
+    checkFacts('A="0,1,2,3"\nB=(${A/,/ })\ntorchrun --nproc_per_node=${#B[@]} t.py\n', [
+      ['gpusPerNode', 2, '--nproc_per_node', '${#B[@]}'],
+    ]);
+    checkFacts('A="0,1"\nB=(${A//[,]/ })\ntorchrun --nproc_per_node=${#B[@]} t.py\n', [
+      ['gpusPerNode', '?', '--nproc_per_node', '${#B[@]}'],
+    ]);
+  });
+
   it("srun's options are the SLURM_* variables of the script it runs: s1's node list and GPU count", () => {
     const launch = 'srun --nodes=2 --ntasks-per-node=1 --gpus-per-task=8 ./train/sft_slurm.sh --uid 1\n';
     const job =
