@@ -38,7 +38,19 @@ import {
   returnedItem,
   SCRIPT_FILE,
 } from './expressions';
-import { span, stringInner, parseNumber, pyString, fmt, clip, MAX_DEPTH, parameters } from './syntax';
+import {
+  span,
+  stringInner,
+  parseNumber,
+  pyString,
+  fmt,
+  clip,
+  MAX_DEPTH,
+  parameters,
+  assignmentTargets,
+  targetNames,
+  writtenItems,
+} from './syntax';
 import { CallNames } from './call-names';
 import { dictCall, dictLiteral } from './dict-values';
 
@@ -657,19 +669,28 @@ export class PythonFile {
   private assignment(scope: Scope, st: SyntaxNode, condLine: number | undefined): void {
     const value = st.lastChild;
     if (!value || value.name === 'AssignOp') return;
-    const targets: SyntaxNode[] = [];
-    let sawOp = false;
-    for (let ch = st.firstChild; ch && ch.from < value.from; ch = ch.nextSibling) {
-      if (ch.name === 'AssignOp') {
-        sawOp = true;
-        continue;
-      }
-      if (ch.name !== 'TypeDef' && ch.name !== ',') targets.push(ch);
-    }
-    if (!sawOp) return;
+    const parts = assignmentTargets(st);
+    if (!parts) return;
+    const { targets, ops } = parts;
     const unpack =
-      targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression');
+      ops === 1 &&
+      (targets.length > 1 || targets.some((t) => t.name === 'TupleExpression' || t.name === 'ArrayExpression'));
     const flat = targets.every((t) => t.name === 'VariableName');
+    // `model_id, output_dir = "meta-llama/...", "out"` (names bare or in parentheses): as many values written as names,
+    // each name its own value.
+    const names = unpack ? targetNames(targets) : undefined;
+    const items = names ? writtenItems(st) : [];
+    if (names && items.length === names.length) {
+      for (const [index, t] of names.entries())
+        this.bind(scope, this.text.slice(t.from, t.to), {
+          kind: 'assign',
+          valueNode: items[index],
+          pos: st.from,
+          end: st.to,
+          condLine,
+        });
+      return;
+    }
     for (const [index, t] of targets.entries()) {
       if (t.name === 'VariableName') {
         this.bind(scope, this.text.slice(t.from, t.to), {

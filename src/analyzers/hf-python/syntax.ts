@@ -143,3 +143,53 @@ export function clip(s: string, n = 200): string {
 export function pyTruthy(v: unknown): boolean {
   return Array.isArray(v) ? v.length > 0 : Boolean(v);
 }
+
+/**
+ * The values an assignment writes after its last `=`, where it writes several: `x, y = "a", "b"` (bare or in
+ * parentheses); empty for one value (a call, a name) whose items are not written out.
+ */
+export function writtenItems(st: SyntaxNode): SyntaxNode[] {
+  let after: SyntaxNode | null = null;
+  for (let ch = st.firstChild; ch; ch = ch.nextSibling) if (ch.name === 'AssignOp') after = ch.nextSibling;
+  const values: SyntaxNode[] = [];
+  for (let ch = after; ch; ch = ch.nextSibling) if (ch.name !== ',') values.push(ch);
+  if (values.length > 1) return values;
+  const only = values[0];
+  if (only?.name !== 'TupleExpression') return [];
+  const inner: SyntaxNode[] = [];
+  for (let ch = only.firstChild; ch; ch = ch.nextSibling) if (!['(', ')', ','].includes(ch.name)) inner.push(ch);
+  return inner;
+}
+
+/** An assignment's names where they are plain names, bare (`a, b`) or in one tuple or list (`(a, b)`); else undefined. */
+export function targetNames(targets: readonly SyntaxNode[]): SyntaxNode[] | undefined {
+  const inner = (t: SyntaxNode): SyntaxNode[] => {
+    const out: SyntaxNode[] = [];
+    for (let ch = t.firstChild; ch; ch = ch.nextSibling) if (!['(', ')', '[', ']', ','].includes(ch.name)) out.push(ch);
+    return out;
+  };
+  const list =
+    targets.length === 1 && (targets[0].name === 'TupleExpression' || targets[0].name === 'ArrayExpression')
+      ? inner(targets[0])
+      : [...targets];
+  return list.every((t) => t.name === 'VariableName') ? list : undefined;
+}
+
+/**
+ * An assignment's targets, those before its last `=` (`a, b = "x", "y"` writes its values as siblings of the names, after
+ * the `=`), and how many `=` it has (`a = b = "x"` binds both names to the value); undefined without one.
+ */
+export function assignmentTargets(st: SyntaxNode): { targets: SyntaxNode[]; ops: number } | undefined {
+  let lastOp: SyntaxNode | null = null;
+  let ops = 0;
+  for (let ch = st.firstChild; ch; ch = ch.nextSibling) {
+    if (ch.name !== 'AssignOp') continue;
+    lastOp = ch;
+    ops++;
+  }
+  if (!lastOp) return undefined;
+  const targets: SyntaxNode[] = [];
+  for (let ch = st.firstChild; ch && ch.from < lastOp.from; ch = ch.nextSibling)
+    if (ch.name !== 'TypeDef' && ch.name !== ',' && ch.name !== 'AssignOp') targets.push(ch);
+  return { targets, ops };
+}

@@ -103,6 +103,26 @@ describe("hf-python: the script's own values", () => {
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
   });
 
+  it('names assigned together: `a, b = "x", "y"` gives each its value, `a = b = "x"` both the one', () => {
+    // tinvietle/sft_medical dpo-training.ipynb: `model_id, output_dir = "meta-llama/Llama-3.2-3B-Instruct", "..."`.
+    const text = [
+      'model_id, output_dir = "meta-llama/Llama-3.2-3B-Instruct", "Llama-3.2-3B-Instruct-DPO"',
+      '(bs, accum) = (4, 8)',
+      'lr = warm = 2e-4',
+      'args = TrainingArguments(output_dir=output_dir, per_device_train_batch_size=bs,',
+      '    gradient_accumulation_steps=accum, learning_rate=lr)',
+      'model = AutoModelForCausalLM.from_pretrained(model_id)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'meta-llama/Llama-3.2-3B-Instruct');
+    assert.equal(last(r, 'microBatchSize')?.value, 4);
+    assert.equal(last(r, 'gradientAccumulationSteps')?.value, 8);
+    // A call's items are not written out: still unknown.
+    const call = analyzeHfPython('model_id, out = pick()\nm = AutoModelForCausalLM.from_pretrained(model_id)\n');
+    assert.equal(typeof last(call, 'model')?.value, 'object');
+  });
+
   it('max() and min() of numbers known statically: the largest and the smallest', () => {
     // Farhamdur/llama3-alignment-drift train_dpo.py: `per_device_eval_batch_size=max(1, args.batch_size)`.
     const text = [
