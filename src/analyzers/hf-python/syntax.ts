@@ -135,9 +135,23 @@ export function fmt(v: FactValue): string {
 }
 
 export function clip(s: string, n = 200): string {
-  const one = s.replace(/\s*\n\s*/g, ' ');
+  // One pass that stops past n characters (as `s.replace(/\s*\n\s*/g, ' ')` would read, but that regex backtracks
+  // over long runs of blanks, and a value thousands of characters long is clipped again at every evaluation).
+  let one = '';
+  for (let i = 0; i < s.length && one.length <= n;) {
+    if (!BLANK.test(s[i])) {
+      one += s[i++];
+      continue;
+    }
+    const start = i;
+    let newline = false;
+    for (; i < s.length && BLANK.test(s[i]); i++) if (s[i] === '\n') newline = true;
+    one += newline ? ' ' : s.slice(start, i);
+  }
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
+
+const BLANK = /\s/;
 
 /** Python's truth of a literal: a list by its length, anything else as bool() reads it. */
 export function pyTruthy(v: unknown): boolean {
