@@ -108,6 +108,8 @@ export class PythonFile {
   readonly optionAssignments = new Map<string, SyntaxNode[]>();
   /** The options whose assignments are being looked at: one whose test reads the option itself stays assigned. */
   readonly optionsChecking = new Set<string>();
+  /** Whether each option is assigned at run time, once the tests are settled (script-defaults.ts assignedAtRunTime). */
+  readonly optionsAssignedAtRunTime = new Map<string, boolean>();
   /** For a helper module: the arguments the importing script passes the functions it calls (ModuleContext.callArgs). */
   moduleCallArgs?: Readonly<Record<string, CallArguments>>;
   /** A module the script imports (ModuleContext.imported): its main guard's block does not run. */

@@ -205,10 +205,15 @@ function optionValue(
 function assignedAtRunTime(file: PythonFile, name: string): boolean {
   const statements = file.optionAssignments.get(name);
   if (!statements) return false;
+  // Asked at every read of the option: worked out once its tests are settled (PythonFile.testValues).
+  const known = file.testValues ? file.optionsAssignedAtRunTime.get(name) : undefined;
+  if (known !== undefined) return known;
   if (file.optionsChecking.has(name)) return true;
   file.optionsChecking.add(name);
   try {
-    return statements.some((st) => branchTaken(file, st) !== false);
+    const assigned = statements.some((st) => branchTaken(file, st) !== false);
+    if (file.testValues) file.optionsAssignedAtRunTime.set(name, assigned);
+    return assigned;
   } finally {
     file.optionsChecking.delete(name);
   }

@@ -66,23 +66,8 @@ const QWEN2_7B = {
   vocab_size: 152064,
 };
 
-/** Qwen/Qwen2.5-7B's config.json fields, which its Instruct checkpoint writes too but for its positions. */
-const QWEN25_7B = {
-  model_type: 'qwen2',
-  architectures: ['Qwen2ForCausalLM'],
-  hidden_act: 'silu',
-  hidden_size: 3584,
-  intermediate_size: 18944,
-  max_position_embeddings: 131072,
-  num_attention_heads: 28,
-  num_hidden_layers: 28,
-  num_key_value_heads: 4,
-  rms_norm_eps: 1e-6,
-  tie_word_embeddings: false,
-  torch_dtype: 'bfloat16',
-  use_sliding_window: false,
-  vocab_size: 152064,
-};
+/** Qwen/Qwen2.5-7B's config.json fields: Qwen2-7B's, which its Instruct checkpoint writes too but for its positions. */
+const QWEN25_7B = { ...QWEN2_7B };
 
 /** Qwen/Qwen2.5-14B's config.json fields, which its Instruct checkpoint writes too but for its positions. */
 const QWEN25_14B = {
