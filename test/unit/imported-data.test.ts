@@ -423,6 +423,38 @@ describe('a configuration file above the script', () => {
     assert.equal(phi.setup?.model, 'microsoft/phi-1_5');
   });
 
+  it("a star-imported loader that returns the mapping through a converter of its own (Joshua-Ren/SFT_vs_RL)", () => {
+    // utils/config_read.py: `with open(config_path) as f: config = yaml.safe_load(f)`, then `return convert_none(config)`
+    // of a function nested in the loader; the script takes it with `from utils.config_read import *`.
+    const loader = [
+      'import yaml',
+      'def load_config(config_path="config.yaml"):',
+      '    with open(config_path, "r", encoding="utf-8") as f:',
+      '        config = yaml.safe_load(f)',
+      '    def convert_none(obj):',
+      '        return obj',
+      '    return convert_none(config)',
+      '',
+    ].join('\n');
+    const script = [
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'from utils.config_read import *',
+      'config = load_config("./configs/train_basic.yaml")',
+      'model = AutoModelForCausalLM.from_pretrained(config["model"]["name"])',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=config["train"]["batch_size"])',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const yaml = 'model:\n  name: "Qwen/Qwen2.5-1.5B-Instruct"\ntrain:\n  batch_size: 4\n';
+    const files = { 'train.py': script, 'utils/config_read.py': loader, 'configs/train_basic.yaml': yaml };
+    const run = runProject(files, 'train.py');
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['Qwen/Qwen2.5-1.5B-Instruct', 4]);
+    assert.equal(run.decided.model?.file, path.join(run.root, 'configs/train_basic.yaml'));
+    // A converter that is a class (`Config(config)`, whose attributes are its own) is not read as the file's items.
+    const cls = loader.replace('return convert_none(config)', 'return Config(config)');
+    assert.equal(runProject({ ...files, 'utils/config_read.py': cls }, 'train.py').setup, undefined);
+  });
+
   it('a file above the working folder is not read, though the script names it', () => {
     const root = tempDir('vram-lens-above-');
     const project = path.join(root, 'project');

@@ -312,7 +312,7 @@ export function pathOfCall(file: PythonFile, node: SyntaxNode, callee: string, d
     return pathValue(file.evalNode(a.positional[0], depth + 1));
   if ((callee === 'os.path.join' || callee === 'os.path.dirname') && a.positional.length > 0 && !a.entries.length) {
     const parts = a.positional.map((n) => file.evalNode(n, depth + 1));
-    if (!parts.every((x) => x.k === 'lit' && typeof x.v === 'string')) return undefined;
+    if (!parts.every((x) => x.k === 'lit' && typeof x.v === 'string')) return inCachedRepository(parts);
     const texts = parts.map((x) => (x as { v: string }).v);
     if (callee === 'os.path.dirname') return texts.length === 1 ? { k: 'lit', v: parentOf(texts[0]) } : undefined;
     return { k: 'lit', v: texts.reduce(joinPath) };
@@ -323,6 +323,17 @@ export function pathOfCall(file: PythonFile, node: SyntaxNode, callee: string, d
   const method = file.text.slice(head.lastChild.from, head.lastChild.to);
   if (!PATH_METHODS.has(method) || a.positional.length > 0 || a.entries.length > 0) return undefined;
   return pathValue(file.evalNode(head.firstChild, depth + 1));
+}
+
+/**
+ * `os.path.join(snapshots_dir, os.listdir(snapshots_dir)[0])` where `snapshots_dir` is a repository's folder of the
+ * Hugging Face cache (`.../models--mistralai--Mistral-7B-Instruct-v0.3/snapshots`): whatever the rest is at run time,
+ * the path is inside that repository's snapshots, so the known folder stands for it (the model its name gives).
+ */
+function inCachedRepository(parts: readonly Val[]): Val | undefined {
+  const first = parts[0];
+  if (first?.k !== 'lit' || typeof first.v !== 'string') return undefined;
+  return /(?:^|\/)models--[^/-][^/]*--[^/]+(?:\/snapshots)?\/?$/.test(first.v) ? first : undefined;
 }
 
 /**

@@ -284,7 +284,7 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
   for (const imp of imports) {
     const found = moduleAt(imp.path);
     const literals = found?.literals ?? new Map<string, ImportedValue>();
-    if (imp.star) for (const [name, v] of literals) if (!name.startsWith('_')) names.set(name, v);
+    if (imp.star && found) starredNames(found, { names, loaders, loaded });
     for (const [local, original] of imp.names) {
       if (original !== undefined && found?.configObjects.has(original)) configObjects.add(local);
       if (original === undefined) {
@@ -304,6 +304,17 @@ export function importedConstants(imports: readonly ProjectImport[], read: Modul
   return names.size > 0 || modules.size > 0 || loaders.size > 0 || loaded.size > 0 || configObjects.size > 0
     ? { names, modules, loaders, loaded, configObjects }
     : undefined;
+}
+
+/** What `from m import *` binds of module m: its public constants, loader functions and loaded names. */
+function starredNames(
+  found: ParsedModule,
+  into: { names: Map<string, ImportedValue>; loaders: Map<string, LoaderFunction>; loaded: Map<string, LoadedName> },
+): void {
+  const visible = (name: string): boolean => !name.startsWith('_');
+  for (const [name, v] of found.literals) if (visible(name)) into.names.set(name, v);
+  for (const [name, fn] of found.loaders.functions) if (visible(name)) into.loaders.set(name, fn);
+  for (const [name, l] of found.loaders.loaded) if (visible(name)) into.loaded.set(name, l);
 }
 
 /**

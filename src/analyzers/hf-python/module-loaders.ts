@@ -51,7 +51,7 @@ export function loaderParameter(text: string, def: SyntaxNode): LoaderFunction |
   const body = def.getChild('Body');
   const value = body ? soleReturn(body)?.lastChild : undefined;
   if (!body || !value || value.name === 'return') return undefined;
-  const call = loaderCall(text, spreadItems(text, value) ?? value, body);
+  const call = loaderCall(text, spreadItems(text, value) ?? convertedItems(text, value) ?? value, body);
   const path = call ? unwrapped(text, boundIn(text, loadedPath(text, call, body), body)) : undefined;
   if (path?.name !== 'VariableName') return undefined;
   const parameter = text.slice(path.from, path.to);
@@ -99,6 +99,19 @@ export function spreadItems(text: string, node: SyntaxNode): SyntaxNode | undefi
   const callee = node.firstChild ? text.slice(node.firstChild.from, node.firstChild.to) : '';
   const wraps = NAMESPACE_CLASSES.test(callee) || NAMESPACE_HELPERS.test(callee.split('.').pop() ?? '');
   return wraps && items.length === 1 && items[0].name === 'VariableName' ? items[0] : undefined;
+}
+
+/**
+ * `cfg` of `convert_none(cfg)`, `_expand_env(cfg)`: a function the module defines itself (a lowercase name, `def`
+ * in its text, nested or not) given the loaded mapping alone, which hands back the same items converted (None for
+ * `null`, environment variables expanded). What it changes of a value is not followed; the items are the file's.
+ */
+export function convertedItems(text: string, node: SyntaxNode): SyntaxNode | undefined {
+  if (node.name !== 'CallExpression' || node.firstChild?.name !== 'VariableName') return undefined;
+  const items = children(node.getChild('ArgList') ?? node).filter((c) => !['(', ')', ',', 'Comment'].includes(c.name));
+  const callee = text.slice(node.firstChild.from, node.firstChild.to);
+  if (!/^[a-z_]\w*$/.test(callee) || items.length !== 1 || items[0].name !== 'VariableName') return undefined;
+  return new RegExp(`^[ \\t]*def[ \\t]+${callee}[ \\t]*\\(`, 'm').test(text) ? items[0] : undefined;
 }
 
 /** Classes that give a mapping's items as attributes. */

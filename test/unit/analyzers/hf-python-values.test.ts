@@ -803,6 +803,23 @@ describe("hf-python: the script's own values", () => {
     assert.equal(last(analyzeHfPython(kw), 'model')?.value, 'Qwen/Qwen2.5-0.5B');
   });
 
+  it("a folder joined onto a Hub cache repository's snapshots is that repository (Aryan-Jadhav3009/LEX-GEN finetune.ipynb)", () => {
+    // The notebook lists the snapshots folder at run time: `os.listdir(snapshots_dir)[0]` is a commit hash.
+    const text = [
+      'base_dir = "/content/drive/MyDrive/hf_models/mistral/models--mistralai--Mistral-7B-Instruct-v0.3"',
+      'snapshots_dir = os.path.join(base_dir, "snapshots")',
+      'snapshot_subdir = os.listdir(snapshots_dir)[0]',
+      'model_path = os.path.join(snapshots_dir, snapshot_subdir)',
+      'model = AutoModelForCausalLM.from_pretrained(model_path, device_map="auto")',
+      '',
+    ].join('\n');
+    const model = last(analyzeHfPython(text), 'model');
+    assert.equal(model?.value, '/content/drive/MyDrive/hf_models/mistral/models--mistralai--Mistral-7B-Instruct-v0.3/snapshots');
+    // A folder that is not one of the cache's repositories stays unknown.
+    const plain = text.replace('models--mistralai--Mistral-7B-Instruct-v0.3', 'mistral-7b');
+    assert.ok(isUnknown(last(analyzeHfPython(plain), 'model')?.value ?? null));
+  });
+
   it("a name unpacked from a function of the file is that function's returned item (rohan-paul's CodeLlama-34B QLoRA notebook)", () => {
     const text = [
       'def setup_environment():',
