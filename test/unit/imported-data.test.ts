@@ -423,7 +423,7 @@ describe('a configuration file above the script', () => {
     assert.equal(phi.setup?.model, 'microsoft/phi-1_5');
   });
 
-  it("a star-imported loader that returns the mapping through a converter of its own (Joshua-Ren/SFT_vs_RL)", () => {
+  it('a star-imported loader that returns the mapping through a converter of its own (Joshua-Ren/SFT_vs_RL)', () => {
     // utils/config_read.py: `with open(config_path) as f: config = yaml.safe_load(f)`, then `return convert_none(config)`
     // of a function nested in the loader; the script takes it with `from utils.config_read import *`.
     const loader = [

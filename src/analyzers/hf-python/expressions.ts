@@ -191,12 +191,34 @@ function argvDefault(
   depth: number,
 ): Val | undefined {
   const read = (n: SyntaxNode): string => file.text.slice(n.from, n.to).replace(/\s+/g, '');
-  if (!/^sys\.argv\[\d+\]$/.test(read(yes)) || !/^len\(sys\.argv\)(>|>=)\d+$/.test(read(test))) return undefined;
+  const index = /^sys\.argv\[(\d+)\]$/.exec(read(yes))?.[1];
+  if (!index || Number(index) < 1 || !/^len\(sys\.argv\)(>|>=)\d+$/.test(read(test))) return undefined;
+  const name = `sys.argv[${index}]`;
+  file.argvPositions = Math.max(file.argvPositions, Number(index));
+  const given = launchedPosition(file, name, yes);
+  if (given) return given;
   const v = file.evalNode(no, depth + 1);
   if (v.k !== 'lit' || v.dflt) return undefined;
+  // The launch line's word at that position replaces it: read again with the line's words.
+  readsLaunchOptions(file);
   const at = span(no);
-  const where = `the value when the command line gives no ${read(yes)}`;
+  const where = `the value when the command line gives no ${name}`;
   return { k: 'lit', v: v.v, dflt: { node: no, keySpan: at, valueSpan: at, where } };
+}
+
+/** `sys.argv[i]` as the launch line gives it by position (the script read again with the line's words), if it does. */
+function launchedPosition(file: PythonFile, name: string, use: SyntaxNode): Val | undefined {
+  const o = file.inherited?.get(name);
+  if (!o?.launched) return undefined;
+  if (o.unknown !== undefined) return { k: 'unknown', reason: `${name}: ${o.unknown}` };
+  if (o.value === null) return undefined;
+  const at = span(use);
+  const elsewhere = { source: o.source, launched: true };
+  return {
+    k: 'lit',
+    v: String(o.value),
+    dflt: { node: null, lit: o.value, keySpan: at, valueSpan: at, where: o.source, elsewhere },
+  };
 }
 
 /**

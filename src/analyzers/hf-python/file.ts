@@ -98,11 +98,7 @@ export class PythonFile {
   readonly attrAssigned = new Set<string>();
   /** Where the text sets each dotted name assigned (attributes.ts setSites), found once. */
   readonly attributeSetSites = new Map<string, readonly number[]>();
-  /**
-   * Of those, the names assigned on an object other than `self` (`args.x = ...`, not `self.model_name = model_name` in
-   * a class's `__init__`, an instance's own attribute, which no parsed command line is): an option of that name may
-   * be changed at run time.
-   */
+  /** Of those, names set on an object other than `self` (`args.x = ...`): an option of that name may change at run time. */
   readonly optionsAssigned = new Set<string>();
   /** The statements that assign each of them (script-defaults.ts assignedAtRunTime). */
   readonly optionAssignments = new Map<string, SyntaxNode[]>();
@@ -147,6 +143,8 @@ export class PythonFile {
   readsConfigOption = false;
   /** nanoGPT's train.py: configurator.py sets its globals from the command line (nanogpt.ts). */
   readsConfigurator = false;
+  /** The highest `sys.argv[i]` read with a default (`sys.argv[1] if len(sys.argv) > 1 else "..."`). */
+  argvPositions = 0;
   /** The script reads an option it has no value for alone, or loads a file it cannot name alone (ConfigFacts.readsLaunchOptions). */
   readsLaunchOptions = false;
   /** The script parses TrainingArguments or a TRL config from its command line (ConfigFacts.readsTrainerFlags). */
@@ -199,8 +197,15 @@ export class PythonFile {
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
       ...(this.readsLaunchOptions ? { readsLaunchOptions: true as const } : {}),
       ...(this.readsTrainerFlags ? { readsTrainerFlags: true as const } : {}),
-      ...(this.commandEntry?.positional.length ? { commandArguments: this.commandEntry.positional } : {}),
+      ...this.commandArgumentNames(),
     };
+  }
+
+  /** What the launch line's positional words fill, in order: the command's parameters, else `sys.argv[1]`, .... */
+  private commandArgumentNames(): { commandArguments?: readonly string[] } {
+    const argv = Array.from({ length: this.commandEntry ? 0 : this.argvPositions }, (_, i) => `sys.argv[${i + 1}]`);
+    const names = this.commandEntry?.positional.length ? this.commandEntry.positional : argv;
+    return names.length ? { commandArguments: names } : {};
   }
 
   // ---- Facts and problems ----
@@ -646,10 +651,7 @@ export class PythonFile {
     }
   }
 
-  /**
-   * A `try` statement: its body, `else` and `finally` run on the path past the statement that goes on (an exception
-   * that no handler takes leaves it), each handler only when its exception is raised.
-   */
+  /** A `try`: its body, `else` and `finally` run on the path past it; each handler only when its exception is raised. */
   private collectTry(scope: Scope, st: SyntaxNode, condLine: number | undefined, depth: number): void {
     let handler = false;
     for (let ch = st.firstChild; ch; ch = ch.nextSibling) {
@@ -768,10 +770,7 @@ export class PythonFile {
     return undefined;
   }
 
-  /**
-   * `args.x` of an argparse option `--x` of this file, or a field x of its arguments dataclasses (HfArgumentParser
-   * makes `--x` of it): the option and its default, for a launcher to fill in.
-   */
+  /** `args.x` of an option `--x` of this file or a field x of its arguments dataclasses: for a launcher to fill in. */
   private argOf(from: Val | undefined): Pick<Fact, 'fromArg'> {
     if (from?.k === 'unknown' && from.option !== undefined) return { fromArg: { name: from.option } };
     if (from?.k !== 'dotted' || from.text.split('.').length !== 2) return {};

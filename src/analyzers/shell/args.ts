@@ -77,10 +77,13 @@ export function parseArgs(
   const positionals: Field[] = [];
   // The last option whose one-word value was just taken: the words after it may be more of its values.
   let valued: Opt | undefined;
+  // After a word of unknown length (`"${1}"`, `$EXTRA_ARGS`), a positional word's place among them is not known.
+  let afterOpaque = false;
   while (j < fields.length) {
     const f = fields[j];
     if (f.opaque) {
       opaque(f);
+      afterOpaque = true;
       j++;
       continue;
     }
@@ -155,8 +158,10 @@ export function parseArgs(
       continue;
     }
     if (stopAtPositional) break;
-    valued?.more?.push(f);
-    positionals.push(f);
+    const unplaced = `${f.text}: its place among the arguments is not known (a word before it may be any number of words)`;
+    const placed = afterOpaque ? { ...f, unknown: f.unknown ?? unplaced } : f;
+    valued?.more?.push(placed);
+    positionals.push(placed);
     j++;
   }
   return { opts, positionals, next: j };

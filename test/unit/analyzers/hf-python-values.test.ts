@@ -205,6 +205,42 @@ describe("hf-python: the script's own values", () => {
     assert.equal(typeof last(analyzeHfPython(other), 'model')?.value, 'object');
   });
 
+  it("the launch line's positional word replaces the `sys.argv[1]` default (After-Wind/grpo_gsm8k run.sh)", () => {
+    // run.sh: `accelerate launch ... train_grpo.py "$MODEL_NAME" "${TRAIN_ARGS[@]}"`; the script parses the flags after
+    // the model from sys.argv[2:]. Before, the script's default Llama-2-7B was estimated for a Qwen2.5-3B run.
+    const script = [
+      'import sys',
+      'model_name = sys.argv[1] if len(sys.argv) > 1 else "meta-llama/Llama-2-7b-chat-hf"',
+      'model = AutoModelForCausalLM.from_pretrained(model_name)',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const reader = {
+      read: (f: string): string | undefined => (f === '/w/train_grpo.py' ? script : undefined),
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
+    const run = (line: string) =>
+      runPipeline(
+        [
+          { file: '/w/run.sh', text: line },
+          { file: '/w/train_grpo.py', text: script },
+        ],
+        reader,
+        {},
+      );
+    const given = run(
+      'MODEL_NAME="Qwen/Qwen2.5-3B-Instruct"\naccelerate launch train_grpo.py "$MODEL_NAME" --bf16 True\n',
+    );
+    assert.equal(given.setup?.model, 'Qwen/Qwen2.5-3B-Instruct');
+    // No word at that position: the script's default.
+    assert.equal(run('accelerate launch train_grpo.py --bf16 True\n').setup?.model, 'meta-llama/Llama-2-7b-chat-hf');
+    // A word after one of unknown length (`"$EXTRA"` may be any number of words) is at no known place: the model is
+    // unknown, not the default, and not that word.
+    const unplaced = run('accelerate launch train_grpo.py $EXTRA Qwen/Qwen2.5-3B-Instruct\n');
+    assert.equal(unplaced.setup, undefined);
+    assert.ok(unplaced.problems.some((p) => /sys.argv\[1\] the launch line gives by position/.test(p.message)));
+  });
+
   it('`obj.attr = value` before its use is read back (meta-llama/llama-cookbook quickstart_peft_finetuning.ipynb)', () => {
     const text = [
       'train_config = TRAIN_CONFIG()',
@@ -814,7 +850,10 @@ describe("hf-python: the script's own values", () => {
       '',
     ].join('\n');
     const model = last(analyzeHfPython(text), 'model');
-    assert.equal(model?.value, '/content/drive/MyDrive/hf_models/mistral/models--mistralai--Mistral-7B-Instruct-v0.3/snapshots');
+    assert.equal(
+      model?.value,
+      '/content/drive/MyDrive/hf_models/mistral/models--mistralai--Mistral-7B-Instruct-v0.3/snapshots',
+    );
     // A folder that is not one of the cache's repositories stays unknown.
     const plain = text.replace('models--mistralai--Mistral-7B-Instruct-v0.3', 'mistral-7b');
     assert.ok(isUnknown(last(analyzeHfPython(plain), 'model')?.value ?? null));
