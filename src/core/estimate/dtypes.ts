@@ -57,15 +57,21 @@ export function planDtypes(
   const embBytes = kbitQ === 'all' ? 4 : wb;
   const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
   const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
-  // DeepSpeed's fp16 (weights in 16 bits, an fp32 master copy and a loss scaler) is not that.
-  if (setup.mixed_precision === 'none' && setup.weights_dtype === 'fp16' && !setup.master_weights) {
+  const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
+  const trainableBytes = adapters ? adapterBytes : wb;
+  // DeepSpeed's fp16 (weights in 16 bits, an fp32 master copy and a loss scaler) is not that, nor are fp32 adapters
+  // over an fp16 base (QLoRA's: the updates are made in fp32).
+  if (
+    setup.mixed_precision === 'none' &&
+    setup.weights_dtype === 'fp16' &&
+    !setup.master_weights &&
+    trainableBytes < 4
+  ) {
     warnings.push({
       key: 'weights_dtype',
       message: 'pure fp16 training without loss scaling or master weights is numerically fragile',
     });
   }
-  const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;
-  const trainableBytes = adapters ? adapterBytes : wb;
   const masterCopy = setup.master_weights && trainableBytes < 4;
   // BAdam ratio: per trainable entry, the sparse gradient's share (a value and two int64 indices) and each sparse Adam
   // state's share (a value).
