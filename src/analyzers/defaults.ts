@@ -40,6 +40,7 @@ type Field =
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
 const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const AUTOTRAIN = 'huggingface/autotrain-advanced@b5c98fb:src/autotrain/trainers/clm';
+const LUDWIG = 'ludwig-ai/ludwig@be821e4 (v0.10.4):ludwig/schema/trainer.py';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const RL2 = 'ChenmienTan/RL2@9161ede';
 const AREAL = 'inclusionAI/AReaL@4aef98d';
@@ -586,6 +587,22 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     mixed_precision: {
       value: 'none',
       note: `AutoTrain mixed_precision defaults to None: no autocast (${AUTOTRAIN}/params.py)`,
+    },
+  },
+  ludwig: {
+    micro_batch_size: { value: 1, note: `Ludwig's finetune trainer batch_size defaults to 1 from v0.10.2 (${LUDWIG})` },
+    gradient_accumulation_steps: {
+      value: 1,
+      note: `Ludwig gradient_accumulation_steps "auto" is 1 without an effective_batch_size (${LUDWIG})`,
+    },
+    gradient_checkpointing: {
+      value: 'none',
+      note: `Ludwig enable_gradient_checkpointing defaults to False (${LUDWIG})`,
+    },
+    optimizer: { value: 'adamw', note: `Ludwig's optimizer defaults to adam, torch.optim.Adam (${LUDWIG})` },
+    mixed_precision: {
+      value: 'none',
+      note: `Ludwig use_mixed_precision defaults to False: no autocast (${LUDWIG})`,
     },
   },
   'nemo-rl': {

@@ -33,6 +33,8 @@ export type Format =
   | 'oumi-yaml'
   // Hugging Face AutoTrain's LLM config (`autotrain --config x.yml`): task, base_model, backend and params.
   | 'autotrain-yaml'
+  // Ludwig's declarative config (`ludwig train --config x.yaml`): model_type llm, base_model, trainer, adapter, backend.
+  | 'ludwig-yaml'
   | 'areal-yaml'
   // ArcticTraining's training config (snowflakedb/ArcticTraining: `arctic_training run.yml`), its DeepSpeed config inline.
   | 'arctic-yaml'
@@ -73,6 +75,7 @@ export type Tool =
   | 'nemo-rl' // NVIDIA/NeMo-RL's SFT, DPO and GRPO on its DTensor or FSDP1 policy workers
   | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
   | 'autotrain' // huggingface/autotrain-advanced's LLM config, run on TRL's trainers or the HF Trainer
+  | 'ludwig' // ludwig-ai/ludwig's LLM config, fine-tuned by its own trainer on PEFT and bitsandbytes
   | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
   | 'areal' // inclusionAI/AReaL's RL trainers on its FSDP2 training engine, the inference engine on GPUs of its own
   | 'prime-rl' // PrimeIntellect-ai/prime-rl's RL and SFT trainers on FSDP2, the inference on GPUs of its own

@@ -22,6 +22,7 @@ import {
   analyzeKubernetesYaml,
   analyzeOumiYaml,
   analyzeAutotrainYaml,
+  analyzeLudwigYaml,
   analyzeArcticYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
@@ -75,7 +76,7 @@ const SHELL_LAUNCH = new RegExp(
   String.raw`\b(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate${GAP}launch|accelerate\.commands\.launch|` +
     String.raw`llamafactory-cli|axolotl|tune${GAP}run|(?:rl|sft)${GAP}@${GAP}\S+\.toml|` +
     String.raw`trl${GAP}(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift${GAP}(sft|pt|rlhf)|` +
-    String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|autotrain${GAP}--config|` +
+    String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|autotrain${GAP}--config|ludwig${GAP}(?:train|experiment)|` +
     String.raw`arctic_training|openrlhf\.cli\.train_\w+|` +
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b|` +
     // `python -m pkg.train.sft`: a module named for training (a module such as pip is no launch).
@@ -284,6 +285,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'oumi-yaml': yamlFormat('oumi-yaml', 'oumi', analyzeOumiYaml),
   // Hugging Face AutoTrain's LLM config (`autotrain --config x.yml`).
   'autotrain-yaml': yamlFormat('autotrain-yaml', 'autotrain', analyzeAutotrainYaml),
+  // Ludwig's LLM config (`ludwig train --config x.yaml`).
+  'ludwig-yaml': yamlFormat('ludwig-yaml', 'ludwig', analyzeLudwigYaml),
   // ArcticTraining's training config (`arctic_training run.yml`).
   'arctic-yaml': yamlFormat('arctic-yaml', 'arctic-training', analyzeArcticYaml),
   // THUDM's GLM fine-tuning configs (`finetune.py <data_dir> <model_dir> configs/lora.yaml`).

@@ -425,6 +425,7 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
   'llmfoundry-yaml',
   'oumi-yaml',
   'autotrain-yaml',
+  'ludwig-yaml',
   'arctic-yaml',
   'glm-finetune-yaml',
 ]);

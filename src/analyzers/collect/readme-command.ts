@@ -39,7 +39,7 @@ const BEFORE_SCRIPT =
 /** A line that starts a command a config is given to (a prompt and variables first): a launcher, a tool, a script. */
 const COMMAND = new RegExp(
   String.raw`^\s*(?:[$>]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*` +
-    String.raw`(?:accelerate|torchrun|deepspeed|python3?|uv|llamafactory-cli|tune|axolotl|litgpt|swift|trl|composer|oumi|autotrain|arctic_training|` +
+    String.raw`(?:accelerate|torchrun|deepspeed|python3?|uv|llamafactory-cli|tune|axolotl|litgpt|swift|trl|composer|oumi|autotrain|ludwig|arctic_training|` +
     String.raw`nohup|bash|sh|srun|sbatch|\.\/\S+|\S+\.sh)(?=\s|$)`,
 );
 

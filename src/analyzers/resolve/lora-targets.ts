@@ -128,7 +128,7 @@ function regexTargets(t: Targets, regexW: WinningFact): void {
 function defaultTargets(t: Targets): void {
   const { setup, decided, tools, prov } = t.ctx;
   const peftDefault =
-    tools.find((x) => x === 'hf-trainer' || x === 'trl' || x === 'peft') !== undefined &&
+    tools.find((x) => x === 'hf-trainer' || x === 'trl' || x === 'peft' || x === 'ludwig') !== undefined &&
     !tools.some((x) => x === 'unsloth' || x === 'axolotl' || x === 'llamafactory' || x === 'torchtune');
   if (!peftDefault) return;
   const modelType = (setup.architecture as { model_type?: unknown }).model_type;

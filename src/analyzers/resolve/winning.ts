@@ -84,6 +84,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'prime-rl',
     'oumi',
     'autotrain',
+    'ludwig',
     'arctic-training',
     'trl',
     'llamafactory',

@@ -62,6 +62,14 @@ export const AUTOTRAIN_LAUNCH: ConfigLaunch = {
   kv: false,
 };
 
+/** Ludwig's line: `ludwig train --config x.yaml --dataset d.csv` (ludwig/train.py cli: `-c` / `--config`). */
+export const LUDWIG_LAUNCH: ConfigLaunch = {
+  tool: 'ludwig',
+  configOptions: ['c', 'config'],
+  overrides: {},
+  kv: false,
+};
+
 /**
  * Oumi's line: `oumi train -c x.yaml`, `oumi distributed torchrun -m oumi train -c x.yaml`, with `--section.key value`
  * overrides of its config (oumi/cli/train.py; oumi-ai/oumi@d8ed077).

@@ -42,7 +42,7 @@ import { rl2Entry, rl2Launch } from './rl2';
 import { verlEntry, verlFork, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
-import { AUTOTRAIN_LAUNCH, configLaunch, OUMI_LAUNCH } from './config-launch';
+import { AUTOTRAIN_LAUNCH, configLaunch, LUDWIG_LAUNCH, OUMI_LAUNCH } from './config-launch';
 import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
 import { calledScript, SHELL_SCRIPT } from './called-script';
 import {
@@ -528,6 +528,9 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   if (cmd === 'oumi' && sub === 'train') return configLaunch(l, fields, i, opaque, undefined, OUMI_LAUNCH);
   // `autotrain --config x.yml`: AutoTrain's LLM trainers, on every GPU the machine has (its config says how).
   if (cmd === 'autotrain' && sub === '--config') return configLaunch(l, fields, i, opaque, undefined, AUTOTRAIN_LAUNCH);
+  // `ludwig train --config x.yaml`: Ludwig's trainer (its backend in the config says how it spreads).
+  if (cmd === 'ludwig' && (sub === 'train' || sub === 'experiment'))
+    return configLaunch(l, fields, i + 1, opaque, undefined, LUDWIG_LAUNCH);
   // `arctic_training run.yml --num_gpus 8`: ArcticTraining's trainer under the DeepSpeed launcher.
   if (cmd === 'arctic_training') return arcticLaunch(l, fields, i, env, opaque);
   let program: LaunchedProgram | undefined;

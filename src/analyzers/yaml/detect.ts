@@ -15,6 +15,7 @@ import { isDstackYaml } from './dstack';
 import { isKubernetesYaml } from './kubernetes';
 import { isOumiYaml } from './oumi';
 import { isAutotrainYaml } from './autotrain';
+import { isLudwigYaml } from './ludwig';
 import { isArcticYaml } from './arctic';
 import { isGlmFinetuneYaml } from './glm-finetune';
 import { isArealYaml } from './areal';
@@ -284,6 +285,8 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   if (notPytorchRun(keys, text)) return undefined;
   // AutoTrain's `base_model` beside `task` and `params` is not Axolotl's (below).
   if (isAutotrainYaml(keys)) return 'autotrain-yaml';
+  // Ludwig's feature lists beside its `base_model` (an LLM) or a trainer: not Axolotl's either.
+  if (isLudwigYaml(keys)) return 'ludwig-yaml';
   // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
   // training configs carry `distributed_type: ddp` beside model_name_or_path, read by its torchrun_main.py).
   const modelKey = keys.has('model_name_or_path') || keys.has('base_model');

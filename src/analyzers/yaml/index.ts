@@ -13,6 +13,7 @@ export { analyzeDstackYaml } from './dstack';
 export { analyzeKubernetesYaml } from './kubernetes';
 export { analyzeOumiYaml } from './oumi';
 export { analyzeAutotrainYaml } from './autotrain';
+export { analyzeLudwigYaml } from './ludwig';
 export { analyzeArcticYaml } from './arctic';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';

@@ -28,6 +28,7 @@ import { planForge, planTorchtitan } from './torchtitan';
 import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
 import { planAutotrain } from './autotrain';
+import { planLudwig } from './ludwig';
 import { planArctic } from './arctic';
 import { planGlmFinetune } from './glm-finetune';
 import { planAreal } from './areal';
@@ -106,6 +107,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'arctic-yaml': { plan: planArctic, write: yamlWriter(false) },
   // AutoTrain's config (PyYAML: no interpolation).
   'autotrain-yaml': { plan: planAutotrain, write: yamlWriter(false) },
+  // Ludwig's config (PyYAML: no interpolation).
+  'ludwig-yaml': { plan: planLudwig, write: yamlWriter(false) },
   // THUDM's GLM fine-tuning configs (ruamel's safe load: no interpolation).
   'glm-finetune-yaml': { plan: planGlmFinetune, write: yamlWriter(false) },
   // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).
