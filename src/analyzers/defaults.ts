@@ -40,6 +40,7 @@ type Field =
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
 const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const AUTOTRAIN = 'huggingface/autotrain-advanced@b5c98fb:src/autotrain/trainers/clm';
+const MISTRAL_FINETUNE = 'mistralai/mistral-finetune@1943535';
 const LUDWIG = 'ludwig-ai/ludwig@be821e4 (v0.10.4):ludwig/schema/trainer.py';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const RL2 = 'ChenmienTan/RL2@9161ede';
@@ -587,6 +588,30 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     mixed_precision: {
       value: 'none',
       note: `AutoTrain mixed_precision defaults to None: no autocast (${AUTOTRAIN}/params.py)`,
+    },
+  },
+  'mistral-finetune': {
+    micro_batch_size: {
+      value: 1,
+      note: `mistral-finetune batch_size defaults to 1 (${MISTRAL_FINETUNE}:finetune/args.py)`,
+    },
+    gradient_accumulation_steps: {
+      value: 1,
+      note: `mistral-finetune num_microbatches defaults to 1 (${MISTRAL_FINETUNE}:finetune/args.py)`,
+    },
+    seq_len: { value: 2048, note: `mistral-finetune seq_len defaults to 2048 (${MISTRAL_FINETUNE}:finetune/args.py)` },
+    batch_lengths: {
+      value: 'fixed',
+      note: `mistral-finetune packs samples into seq_len tokens per sequence (${MISTRAL_FINETUNE}:finetune/data/data_loader.py)`,
+    },
+    gradient_checkpointing: {
+      value: 'full',
+      note: `mistral-finetune checkpoint defaults to True (${MISTRAL_FINETUNE}:finetune/args.py)`,
+    },
+    optimizer: { value: 'adamw', note: `mistral-finetune steps torch.optim.AdamW (${MISTRAL_FINETUNE}:train.py)` },
+    'lora.dtype': {
+      value: 'bf16',
+      note: `mistral-finetune makes the LoRA weights in bf16 (${MISTRAL_FINETUNE}:finetune/wrapped_model.py)`,
     },
   },
   ludwig: {

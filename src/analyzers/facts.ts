@@ -35,6 +35,8 @@ export type Format =
   | 'autotrain-yaml'
   // Ludwig's declarative config (`ludwig train --config x.yaml`): model_type llm, base_model, trainer, adapter, backend.
   | 'ludwig-yaml'
+  // mistralai/mistral-finetune's TrainArgs YAML (`torchrun ... -m train example/7B.yaml`).
+  | 'mistral-finetune-yaml'
   | 'areal-yaml'
   // ArcticTraining's training config (snowflakedb/ArcticTraining: `arctic_training run.yml`), its DeepSpeed config inline.
   | 'arctic-yaml'
@@ -76,6 +78,7 @@ export type Tool =
   | 'oumi' // oumi-ai/oumi's training config, run on the HF Trainer or TRL's trainers
   | 'autotrain' // huggingface/autotrain-advanced's LLM config, run on TRL's trainers or the HF Trainer
   | 'ludwig' // ludwig-ai/ludwig's LLM config, fine-tuned by its own trainer on PEFT and bitsandbytes
+  | 'mistral-finetune' // mistralai/mistral-finetune's train.py: its own Mistral model and LoRA under FSDP1
   | 'rl2' // ChenmienTan/RL2's SFT, DPO, reward-model and PPO trainers on its FSDP1 workers, configured through Hydra
   | 'areal' // inclusionAI/AReaL's RL trainers on its FSDP2 training engine, the inference engine on GPUs of its own
   | 'prime-rl' // PrimeIntellect-ai/prime-rl's RL and SFT trainers on FSDP2, the inference on GPUs of its own
@@ -113,6 +116,7 @@ export type CanonicalKey =
   | 'loraCastBack' // true: the same loop casts the LoRA layers to bf16 (qlora.py: `isinstance(module, LoraLayer)`)
   | 'freezeTrainableLayers' // number
   | 'weightsDtype' // 'fp32' | 'bf16' | 'fp16' (dtype the model is loaded/stored in)
+  | 'masterWeights' // boolean: the optimizer steps an fp32 copy of each trained 16-bit parameter (mistral-finetune)
   | 'referenceDtype' // 'fp32' | 'bf16' | 'fp16': the dtype a preference run loads its reference copy in, where its own
   | 'bf16'
   | 'fp16' // boolean: mixed-precision switches as the tool names them

@@ -23,6 +23,7 @@ import {
   analyzeOumiYaml,
   analyzeAutotrainYaml,
   analyzeLudwigYaml,
+  analyzeMistralFinetuneYaml,
   analyzeArcticYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
@@ -287,6 +288,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'autotrain-yaml': yamlFormat('autotrain-yaml', 'autotrain', analyzeAutotrainYaml),
   // Ludwig's LLM config (`ludwig train --config x.yaml`).
   'ludwig-yaml': yamlFormat('ludwig-yaml', 'ludwig', analyzeLudwigYaml),
+  // mistral-finetune's training config (`torchrun -m train example/7B.yaml`).
+  'mistral-finetune-yaml': yamlFormat('mistral-finetune-yaml', 'mistral-finetune', analyzeMistralFinetuneYaml),
   // ArcticTraining's training config (`arctic_training run.yml`).
   'arctic-yaml': yamlFormat('arctic-yaml', 'arctic-training', analyzeArcticYaml),
   // THUDM's GLM fine-tuning configs (`finetune.py <data_dir> <model_dir> configs/lora.yaml`).

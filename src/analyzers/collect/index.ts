@@ -426,6 +426,7 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
   'oumi-yaml',
   'autotrain-yaml',
   'ludwig-yaml',
+  'mistral-finetune-yaml',
   'arctic-yaml',
   'glm-finetune-yaml',
 ]);

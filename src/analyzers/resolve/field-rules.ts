@@ -144,6 +144,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('torchao_version', 'torchaoVersion', (v) => (typeof v === 'string' ? v : undefined)),
   fromFact('trl_version', 'trlVersion', (v) => (typeof v === 'string' ? v : undefined)),
   fromFact('peft_version', 'peftVersion', (v) => (typeof v === 'string' ? v : undefined)),
+  fromFact('master_weights', 'masterWeights', (v) => (typeof v === 'boolean' ? v : undefined)),
   resolveLayoutWorld,
   resolveOpenGpuCount,
   resolveOpenNodeCount,

@@ -85,6 +85,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'oumi',
     'autotrain',
     'ludwig',
+    'mistral-finetune',
     'arctic-training',
     'trl',
     'llamafactory',

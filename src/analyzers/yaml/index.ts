@@ -14,6 +14,7 @@ export { analyzeKubernetesYaml } from './kubernetes';
 export { analyzeOumiYaml } from './oumi';
 export { analyzeAutotrainYaml } from './autotrain';
 export { analyzeLudwigYaml } from './ludwig';
+export { analyzeMistralFinetuneYaml } from './mistral-finetune';
 export { analyzeArcticYaml } from './arctic';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';

@@ -29,6 +29,7 @@ import { planNemoRl } from './nemorl';
 import { planOumi } from './oumi';
 import { planAutotrain } from './autotrain';
 import { planLudwig } from './ludwig';
+import { planMistralFinetune } from './mistral-finetune';
 import { planArctic } from './arctic';
 import { planGlmFinetune } from './glm-finetune';
 import { planAreal } from './areal';
@@ -109,6 +110,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'autotrain-yaml': { plan: planAutotrain, write: yamlWriter(false) },
   // Ludwig's config (PyYAML: no interpolation).
   'ludwig-yaml': { plan: planLudwig, write: yamlWriter(false) },
+  // mistral-finetune's TrainArgs (simple_parsing's YAML: no interpolation).
+  'mistral-finetune-yaml': { plan: planMistralFinetune, write: yamlWriter(false) },
   // THUDM's GLM fine-tuning configs (ruamel's safe load: no interpolation).
   'glm-finetune-yaml': { plan: planGlmFinetune, write: yamlWriter(false) },
   // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).
