@@ -2,13 +2,14 @@
 // them when no file (and no flag or setting) gives a value, and lists them as assumptions. Pure data.
 // Citations follow ../shared/FORMATS.md (repo@commit:path).
 import type { Tool } from './facts';
+import { CONFIG_TOOL_DEFAULTS } from './defaults-config-tools';
 
 export interface ToolDefault {
   readonly value: unknown;
   readonly note: string;
 }
 
-type Field =
+export type Field =
   | 'method'
   | 'micro_batch_size'
   | 'gradient_accumulation_steps'
@@ -38,10 +39,6 @@ type Field =
   | 'fsdp_cpu_ram_efficient_loading';
 
 const TITAN = 'pytorch/torchtitan@238fa99:torchtitan/config/job_config.py';
-const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
-const AUTOTRAIN = 'huggingface/autotrain-advanced@b5c98fb:src/autotrain/trainers/clm';
-const MISTRAL_FINETUNE = 'mistralai/mistral-finetune@1943535';
-const LUDWIG = 'ludwig-ai/ludwig@be821e4 (v0.10.4):ludwig/schema/trainer.py';
 const NEMO_WORKER = 'NVIDIA/NeMo-RL@54bec9d:nemo_rl/models/policy/dtensor_policy_worker.py';
 const RL2 = 'ChenmienTan/RL2@9161ede';
 const AREAL = 'inclusionAI/AReaL@4aef98d';
@@ -562,74 +559,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_use_orig_params: ACCELERATE_ORIG_PARAMS,
     fsdp_cpu_ram_efficient_loading: ACCELERATE_CPU_RAM_EFFICIENT,
   },
-  oumi: {
-    micro_batch_size: { value: 8, note: `Oumi per_device_train_batch_size defaults to 8 (${OUMI}/training_params.py)` },
-    gradient_checkpointing: {
-      value: 'none',
-      note: `Oumi enable_gradient_checkpointing defaults to False (${OUMI}/training_params.py)`,
-    },
-    optimizer: { value: 'adamw', note: `Oumi optimizer defaults to adamw_torch (${OUMI}/training_params.py)` },
-    mixed_precision: {
-      value: 'none',
-      note: `Oumi mixed_precision_dtype defaults to NONE: no autocast (${OUMI}/training_params.py)`,
-    },
-  },
-  autotrain: {
-    micro_batch_size: { value: 2, note: `AutoTrain batch_size defaults to 2 (${AUTOTRAIN}/params.py)` },
-    gradient_accumulation_steps: {
-      value: 4,
-      note: `AutoTrain gradient_accumulation defaults to 4 (${AUTOTRAIN}/params.py)`,
-    },
-    gradient_checkpointing: {
-      value: 'full',
-      note: `AutoTrain checkpoints unless disable_gradient_checkpointing (${AUTOTRAIN}/utils.py configure_training_args)`,
-    },
-    optimizer: { value: 'adamw', note: `AutoTrain optimizer defaults to adamw_torch (${AUTOTRAIN}/params.py)` },
-    mixed_precision: {
-      value: 'none',
-      note: `AutoTrain mixed_precision defaults to None: no autocast (${AUTOTRAIN}/params.py)`,
-    },
-  },
-  'mistral-finetune': {
-    micro_batch_size: {
-      value: 1,
-      note: `mistral-finetune batch_size defaults to 1 (${MISTRAL_FINETUNE}:finetune/args.py)`,
-    },
-    gradient_accumulation_steps: {
-      value: 1,
-      note: `mistral-finetune num_microbatches defaults to 1 (${MISTRAL_FINETUNE}:finetune/args.py)`,
-    },
-    seq_len: { value: 2048, note: `mistral-finetune seq_len defaults to 2048 (${MISTRAL_FINETUNE}:finetune/args.py)` },
-    batch_lengths: {
-      value: 'fixed',
-      note: `mistral-finetune packs samples into seq_len tokens per sequence (${MISTRAL_FINETUNE}:finetune/data/data_loader.py)`,
-    },
-    gradient_checkpointing: {
-      value: 'full',
-      note: `mistral-finetune checkpoint defaults to True (${MISTRAL_FINETUNE}:finetune/args.py)`,
-    },
-    optimizer: { value: 'adamw', note: `mistral-finetune steps torch.optim.AdamW (${MISTRAL_FINETUNE}:train.py)` },
-    'lora.dtype': {
-      value: 'bf16',
-      note: `mistral-finetune makes the LoRA weights in bf16 (${MISTRAL_FINETUNE}:finetune/wrapped_model.py)`,
-    },
-  },
-  ludwig: {
-    micro_batch_size: { value: 1, note: `Ludwig's finetune trainer batch_size defaults to 1 from v0.10.2 (${LUDWIG})` },
-    gradient_accumulation_steps: {
-      value: 1,
-      note: `Ludwig gradient_accumulation_steps "auto" is 1 without an effective_batch_size (${LUDWIG})`,
-    },
-    gradient_checkpointing: {
-      value: 'none',
-      note: `Ludwig enable_gradient_checkpointing defaults to False (${LUDWIG})`,
-    },
-    optimizer: { value: 'adamw', note: `Ludwig's optimizer defaults to adam, torch.optim.Adam (${LUDWIG})` },
-    mixed_precision: {
-      value: 'none',
-      note: `Ludwig use_mixed_precision defaults to False: no autocast (${LUDWIG})`,
-    },
-  },
+  ...CONFIG_TOOL_DEFAULTS,
   'nemo-rl': {
     weights_dtype: {
       value: 'fp32',

@@ -31,12 +31,9 @@ export type Format =
   | 'dstack-yaml'
   | 'kubernetes-yaml'
   | 'oumi-yaml'
-  // Hugging Face AutoTrain's LLM config (`autotrain --config x.yml`): task, base_model, backend and params.
-  | 'autotrain-yaml'
-  // Ludwig's declarative config (`ludwig train --config x.yaml`): model_type llm, base_model, trainer, adapter, backend.
-  | 'ludwig-yaml'
-  // mistralai/mistral-finetune's TrainArgs YAML (`torchrun ... -m train example/7B.yaml`).
-  | 'mistral-finetune-yaml'
+  | 'autotrain-yaml' // Hugging Face AutoTrain's LLM config (`autotrain --config x.yml`)
+  | 'ludwig-yaml' // Ludwig's declarative config (`ludwig train --config x.yaml`)
+  | 'mistral-finetune-yaml' // mistralai/mistral-finetune's TrainArgs (`torchrun -m train example/7B.yaml`)
   | 'areal-yaml'
   // ArcticTraining's training config (snowflakedb/ArcticTraining: `arctic_training run.yml`), its DeepSpeed config inline.
   | 'arctic-yaml'
