@@ -72,6 +72,7 @@ import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
 import { noteClickCommand } from './click';
 import { noteTyperCommand } from './typer';
+import { loadedAdapter } from './peft-loaded';
 import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
@@ -383,6 +384,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     UNSLOTH_CLASSES.has(parts[parts.length - 2])
   ) {
     unslothCall(file, c, last, parts[parts.length - 2]);
+  } else if (last === 'from_pretrained' && parts.length === 2 && parts[0] === 'PeftModel') {
+    loadedAdapter(file, c);
   } else if (last === 'from_pretrained' && parts.length >= 2 && modelClassOf(file, parts, c)) {
     const target = assignedName(c, file.text);
     if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
