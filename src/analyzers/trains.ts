@@ -14,6 +14,9 @@ export function runTrains(files: readonly { readonly facts: { readonly tools: re
   return files.some((f) => f.facts.tools.some((t) => !LOADING_ONLY.has(t)));
 }
 
+/** The end of the warning of a file that trains nothing: no estimate is made of it (and no missing model is said). */
+export const NO_TRAINING_ESTIMATE = 'a training estimate does not apply';
+
 /** The warning of a script that loads a model and has no trainer or loop (hf-python/index.ts noTrainingSeen). */
 export const NO_TRAINING_SEEN = 'no Trainer, TRL trainer or training loop in this file';
 
@@ -43,4 +46,21 @@ export function trainingFunctions(functions: readonly NamedBody[]): Set<string> 
 export function callPattern(names: ReadonlySet<string>): RegExp | undefined {
   if (names.size === 0) return undefined;
   return new RegExp(`(?<!def\\s+)(?<![\\w.])(?:${[...names].join('|')})\\s*\\(`);
+}
+
+/**
+ * A call whose name speaks of training: `trainer.train(`, `train(`, `run_training(`, `.fit(`, `.backward(`, `SFTTrainer(`,
+ * `TrainingArguments(` (not `from_pretrained(`).
+ */
+const TRAINING_CALL = /(?:^|[^a-z])(?:train|fit|backward|finetun|fine_tun)\w*\s*\(|trainer\w*\s*\(|training\w*\s*\(/i;
+/** The model run for its outputs: `.generate(`, `.eval()`, `torch.no_grad()`, `torch.inference_mode()`. */
+const INFERENCE = /\.generate\s*\(|\.eval\s*\(\s*\)|\bno_grad\s*\(|\binference_mode\s*\(/;
+
+/**
+ * A script or notebook that runs its model and calls nothing that trains (no trainer, no `train(` of any function, no
+ * `.fit(` or `.backward(`): an inference or evaluation file, for which a training estimate does not apply.
+ */
+export function runsWithoutTraining(text: string): boolean {
+  const code = text.replace(/#[^\n]*/g, '');
+  return INFERENCE.test(code) && !TRAINING_CALL.test(code);
 }

@@ -268,13 +268,6 @@ const KNOWN_GAPS: readonly { cause: string; entries: readonly string[] }[] = [
   },
   {
     cause:
-      'pissa_finetuning.py picks the model and the adapter in an if/elif chain over arguments that default to None ' +
-      '(a quantized or 16/32-bit residual model with a saved PiSSA adapter, or a base model with a LoraConfig): every ' +
-      'branch trains a LoRA adapter, unquantized with the default --bits fp32, but the method is reported as unknown',
-    entries: ['huggingface__peft/examples/pissa_finetuning/pissa_finetuning.py#method'],
-  },
-  {
-    cause:
       'the precision set through FullyShardedDataParallelPlugin.set_mixed_precision(args.precision) (argparse ' +
       'default fp8, torchao Float8Linear) is not read',
     entries: ['huggingface__accelerate/examples/torch_native_parallelism/fsdp2_fp8.py#precision'],

@@ -12,7 +12,7 @@ import { importsXtuner, xtunerConfig } from './xtuner';
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
-import { NO_TRAINING_SEEN, TRAINING_TOOLS } from '../trains';
+import { NO_TRAINING_ESTIMATE, NO_TRAINING_SEEN, runsWithoutTraining, TRAINING_TOOLS } from '../trains';
 import {
   HF_ARGS,
   TRL_CONFIGS,
@@ -310,6 +310,10 @@ function noTrainingSeen(file: PythonFile): void {
   if (hasHydraMain(file.text)) return;
   const model = file.facts.find((f) => f.key === 'model');
   if (!model) return;
+  if (runsWithoutTraining(file.text)) {
+    inferenceOnly(file, model);
+    return;
+  }
   file.problem(
     'not-modeled',
     'warning',
@@ -322,6 +326,25 @@ function noTrainingSeen(file: PythonFile): void {
     model.valueSpan,
     model.rawKey,
   );
+}
+
+/**
+ * A file that runs its model (generate, eval, no_grad) and calls nothing that trains: said at the model, whose facts are
+ * dropped so that no training estimate is made of it.
+ */
+function inferenceOnly(file: PythonFile, model: Fact): void {
+  file.problem(
+    'not-modeled',
+    'warning',
+    msg(
+      '{0}: this file runs the model (generate, eval or no_grad) and calls nothing that trains: {1}',
+      model.rawKey,
+      NO_TRAINING_ESTIMATE,
+    ),
+    model.valueSpan,
+    model.rawKey,
+  );
+  file.facts.splice(0, file.facts.length, ...file.facts.filter((f) => f.key !== 'model'));
 }
 
 /**

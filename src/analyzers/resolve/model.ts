@@ -5,6 +5,7 @@ import { withConfigOverrides } from './config-overrides';
 import { quantizationFromConfig } from '../checkpoint-quantization';
 import { isUnknown, msg, type Fact } from '../facts';
 import { heredocNamingModel } from '../heredoc';
+import { NO_TRAINING_ESTIMATE } from '../trains';
 import { locateOffset } from './locate';
 import type { Location } from '../scenario';
 import { HfConfigSchema, olderThan } from '../../core';
@@ -90,6 +91,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
       });
       return false;
     }
+    // A file that trains nothing (an inference script, Ludwig's zero-shot config) says so at its place: no model is asked for.
+    if (!unknown && trainsNothing(ctx)) return false;
     problems.push({
       ...(unknown?.location ?? modelAt),
       severity: 'error',
@@ -223,4 +226,11 @@ function autoDtype(ctx: ResolveContext, config: Readonly<Record<string, unknown>
 export function checkpointDtype(config: Readonly<Record<string, unknown>>): 'bf16' | 'fp16' | undefined {
   const d = config.torch_dtype ?? config.dtype;
   return d === 'bfloat16' ? 'bf16' : d === 'float16' ? 'fp16' : undefined;
+}
+
+/** A file of the run said it trains nothing (NO_TRAINING_ESTIMATE), so no training estimate is made. */
+function trainsNothing(ctx: ResolveContext): boolean {
+  return ctx.files.some((f) =>
+    f.facts.problems.some((p) => p.code === 'not-modeled' && p.message.endsWith(NO_TRAINING_ESTIMATE)),
+  );
 }

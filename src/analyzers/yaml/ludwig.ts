@@ -8,6 +8,7 @@
 // ludwig/distributed/deepspeed.py, ludwig/schema/model_types/utils.py. Pure.
 // Docs: docs/formats.md
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
+import { NO_TRAINING_ESTIMATE } from '../trains';
 import { YamlCtx, guarded } from './common';
 import { asBool, asPosInt, boolOf, describe, Invalid, numOf, optimizerOf, strOf, type Entry } from './values';
 
@@ -76,9 +77,10 @@ function trains(ctx: YamlCtx, section: Entry | undefined, type: Entry | undefine
     name === 'none'
       ? msg(
           "{0}: Ludwig's trainer type none (the default) trains nothing: it generates zero- or few-shot " +
-            '({1}); set trainer.type: finetune for a fine-tune to estimate',
+            '({1}); set trainer.type: finetune for a fine-tune to estimate; {2}',
           'trainer.type',
           `${SCHEMA}/trainer.py`,
+          NO_TRAINING_ESTIMATE,
         )
       : msg("{0}: Ludwig's trainer type {1} is not modeled; only finetune is", 'trainer.type', name ?? '?'),
     type ? type.valueSpan : at.keySpan,

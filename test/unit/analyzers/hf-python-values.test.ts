@@ -47,10 +47,11 @@ describe("hf-python: the script's own values", () => {
   });
 
   it('a model with nothing in the file that trains it is said to take HF Trainer defaults, at the model', () => {
-    // llama-cookbook's quickstart notebook trains through llama_cookbook's own train(...); an inference script trains
-    // nothing: either way no Trainer, TRL trainer or loop is read, so the batch and precision are HF Trainer's defaults.
+    // llama-cookbook's quickstart notebook trains through llama_cookbook's own train(...): no Trainer, TRL trainer or
+    // loop is read, so the batch and precision are HF Trainer's defaults. (A file that only runs its model,
+    // generate / eval / no_grad with no call that trains, gives no estimate: hf-python-inference-only.test.ts.)
     const text =
-      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\nout = model.generate(**x)\n';
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\nresults = train(model, train_config)\n';
     const r = analyzeHfPython(text);
     const p = r.problems.find((x) => x.code === 'not-modeled');
     assert.ok(p && p.severity === 'warning', JSON.stringify(r.problems));
