@@ -87,6 +87,21 @@ const SHELL_LAUNCH = new RegExp(
   'm',
 );
 
+/** `python "$SCRIPT"` (options before it allowed): the interpreter given a script held in a variable. */
+const PYTHON_OF_VARIABLE = new RegExp(String.raw`\bpython3?(?:${GAP}-[A-Za-z]+)*${GAP}"?\$\{?(\w+)\}?"?(?=\s|$)`, 'gm');
+
+/**
+ * A launch line that runs a Python script held in a variable the file sets to a `.py` path
+ * (`PYTHON_SCRIPT_TO_RUN="$SLURM_SUBMIT_DIR/fine_tuning/train.py"`, then `python "$PYTHON_SCRIPT_TO_RUN" --model ...`).
+ */
+function pythonOfScriptVariable(text: string): boolean {
+  for (const m of text.matchAll(PYTHON_OF_VARIABLE)) {
+    const set = new RegExp(String.raw`^\s*(?:export\s+)?${m[1]}=["']?[^\s"']*\.py["']?\s*(?:#.*)?$`, 'm');
+    if (set.test(text)) return true;
+  }
+  return false;
+}
+
 /**
  * A shell script named as a command: `bash [-x] scripts/train.sh`, `./finetune.sh`, `source "$(dirname "$0")/common.sh"`
  * (`shells`: the words before it).
@@ -252,7 +267,7 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   shell: {
     syntax: 'shell',
     tool: 'torchrun',
-    detect: (file) => SHELL_LAUNCH.test(file.text) || SHELL_CALL.test(file.text),
+    detect: (file) => SHELL_LAUNCH.test(file.text) || SHELL_CALL.test(file.text) || pythonOfScriptVariable(file.text),
     analyze: analyzeShell,
   },
   'accelerate-yaml': { ...yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml), alsoIn: ['json'] },

@@ -105,6 +105,16 @@ describe('shell analyzer: detection', () => {
     assert.equal(detectFormat('run.sh', '${PYTHON} -m pip install -r requirements.txt\n'), undefined);
   });
 
+  it('a launch of a Python script held in a variable is a launch script (guc1/Meaning-in-Temperatures sbatch)', () => {
+    const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
+    const text =
+      'PYTHON_SCRIPT_TO_RUN="$SLURM_SUBMIT_DIR/fine_tuning/train_qwen25_lora_single_gpu.py"\nMODEL_NAME="Qwen/Qwen2.5-3B"\n' +
+      'python "$PYTHON_SCRIPT_TO_RUN" --model_name_or_path "$MODEL_NAME" --per_device_train_batch_size 1 &\n';
+    assert.equal(detectFormat('run_train_single_gpu.sbatch', text), 'shell');
+    // A variable that holds no Python script is no launch.
+    assert.equal(detectFormat('run.sh', 'CMD="pip install -r requirements.txt"\npython "$CMD"\n'), undefined);
+  });
+
   it("a script's flags named after the model and the per-device batch are read when the script is not there", () => {
     // myngsooo/Finetune-sLLM codes/run.sh (its train.py elsewhere): --pretrained_model_name, --batch_size_per_device.
     const r = analyzeShell(
