@@ -29,6 +29,7 @@ const MODEL_SECTION = /^(model|model_args|model_arguments|model_config|base_mode
 const LORA_SECTION = /^(lora|lora_config|lora_args|peft|peft_config|peft_args|adapter|adapters|qlora)$/;
 const QUANT_SECTION = /^(quantization|quantization_config|quant|quant_config|bnb|bnb_config|bitsandbytes)$/;
 const OPTIMIZER_SECTION = /^(optimizer|optim|optimizer_config)$/;
+const BATCH_SECTION = /^(batch|batching)$/;
 
 const lower = (v: View): string => (strOf(v) ?? '').trim().toLowerCase();
 const halfNamed =
@@ -104,6 +105,8 @@ const ALIASES: readonly Alias[] = [
       'batch_size',
     ],
   },
+  // `training: {batch: {size: 2, gradient_accumulation_steps: 4}}` (farhan-syah/unsloth-finetuning).
+  { key: 'per_device_train_batch_size', names: ['size', 'per_device', 'per_gpu', 'micro'], under: BATCH_SECTION },
   {
     key: 'per_device_eval_batch_size',
     names: ['per_device_eval_batch_size', 'eval_batch_size', 'eval_batch_size_per_device'],
@@ -261,7 +264,7 @@ const ALIASES_BY_NAME: ReadonlyMap<string, readonly (readonly [Alias, number])[]
 /** Sections of what is not the training run (evaluation, generation, other models, logging): not read. */
 const NOT_TRAINING = new RegExp(
   `^(${[
-    'eval|evaluation|evaluate|eval_args|test|testing|predict|prediction',
+    'eval|evaluation|evaluate|eval_args|test|testing|predict|prediction|benchmark|benchmarks|bench|benchmarking',
     'inference|infer|generation|generate|generation_config|generation_kwargs|sampling|serving|serve|deploy|export|merge',
     'teacher|teacher_model|reward|reward_model|rewards|judge|critic|ref|reference|ref_model|reference_model',
     'wandb|logging|logger|log|paths|output|outputs|save|hub|profiles|sweep|search',

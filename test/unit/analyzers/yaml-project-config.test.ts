@@ -167,6 +167,26 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     );
   });
 
+  it("a batch section's size is the micro-batch; a benchmark's batch is not the run's (farhan-syah/unsloth-finetuning)", () => {
+    // The notebook's colab_config.yaml: the script reads config.training.batch.size; benchmark.batch_size is its
+    // inference benchmark's, which was taken for the training batch (8 instead of 2).
+    const text = [
+      'model:',
+      '  base_model: Qwen/Qwen2.5-1.5B-Instruct',
+      'training:',
+      '  batch:',
+      '    size: 2',
+      '    gradient_accumulation_steps: 4',
+      '  lora:',
+      '    rank: 16',
+      'benchmark:',
+      '  batch_size: 8',
+      '',
+    ].join('\n');
+    const s = run('colab_config.yaml', text).setup;
+    assert.deepEqual([s?.micro_batch_size, s?.gradient_accumulation_steps], [2, 4]);
+  });
+
   it("georgian-io's LLM-Finetuning-Toolkit: model.hf_model_ckpt, training.training_args and sft_args", () => {
     // georgian-io/LLM-Finetuning-Toolkit examples/mistral_config.yml, cut to the keys that decide the run.
     const text = [
