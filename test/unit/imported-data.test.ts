@@ -455,6 +455,48 @@ describe('a configuration file above the script', () => {
     assert.equal(runProject({ ...files, 'utils/config_read.py': cls }, 'train.py').setup, undefined);
   });
 
+  it("an imported function that hands back a copy of the mapping it is given keeps the file's items (YYHDBL/qwen3-qlora-reasoning)", () => {
+    // src/common/config.py: `updated = copy.deepcopy(dict(config))`, the overrides set on it, `return updated`.
+    const module = [
+      'import copy',
+      'import yaml',
+      'from pathlib import Path',
+      'def load_yaml_config(path):',
+      '    value = yaml.safe_load(Path(path).read_text(encoding="utf-8"))',
+      '    if not isinstance(value, dict):',
+      '        raise ValueError(path)',
+      '    return value',
+      'def apply_overrides(config, overrides):',
+      '    updated = copy.deepcopy(dict(config))',
+      '    for override in overrides:',
+      '        key, value = override.split("=", 1)',
+      '        updated[key] = value',
+      '    return updated',
+      '',
+    ].join('\n');
+    const script = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'from common.config import apply_overrides, load_yaml_config',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--config", default="configs/c.yaml")',
+      'parser.add_argument("--set", nargs="*", default=[])',
+      'args = parser.parse_args()',
+      'config = apply_overrides(load_yaml_config(args.config), args.set)',
+      'model = AutoModelForCausalLM.from_pretrained(config["model"]["id"])',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=config["training"]["batch_size"])',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const yaml = 'model:\n  id: Qwen/Qwen2.5-1.5B\ntraining:\n  batch_size: 4\n';
+    const files = { 'train.py': script, 'common/config.py': module, 'configs/c.yaml': yaml };
+    const run = runProject(files, 'train.py');
+    assert.deepEqual([run.setup?.model, run.setup?.micro_batch_size], ['Qwen/Qwen2.5-1.5B', 4]);
+    // A function that returns something else built from it (`Config(**config)` of a class) is no copy.
+    const built = module.replace('updated = copy.deepcopy(dict(config))', 'updated = build(config)');
+    assert.equal(runProject({ ...files, 'common/config.py': built }, 'train.py').setup, undefined);
+  });
+
   it('a file above the working folder is not read, though the script names it', () => {
     const root = tempDir('vram-lens-above-');
     const project = path.join(root, 'project');

@@ -329,6 +329,10 @@ function loaderCallData(
   const a = file.args(call);
   const arg = a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index] ?? dflt;
   if (!arg) return undefined;
+  if (fn.passThrough) {
+    const v = file.evalNode(arg, depth + 1);
+    return v.k === 'data' ? v : undefined;
+  }
   return fn.path !== undefined ? loadedItem(file, fn.path, arg, call, depth) : dataAtPath(file, arg, depth);
 }
 

@@ -20,6 +20,8 @@ export interface LoaderFunction {
   readonly index: number;
   readonly parameter: string;
   readonly path?: string;
+  /** The function hands back the mapping its parameter is given, copied or changed in place at most. */
+  readonly passThrough?: true;
 }
 
 /** A module's top-level name bound to a file it loads: the file's path as the module writes it. */
@@ -39,7 +41,7 @@ export function moduleLoaders(
     if (def?.name === 'FunctionDefinition') {
       const name = def.getChild('VariableName');
       const fn = name ? text.slice(name.from, name.to) : '';
-      const found = loaderParameter(text, def) ?? itemLoader(text, def);
+      const found = loaderParameter(text, def) ?? itemLoader(text, def) ?? passThroughParameter(text, def);
       if (found) functions.set(fn, found);
     } else for (const [name, path] of loadedAtTop(text, st)) loaded.set(name, { path });
   }
@@ -57,6 +59,34 @@ export function loaderParameter(text: string, def: SyntaxNode): LoaderFunction |
   const parameter = text.slice(path.from, path.to);
   const index = parameters(text, def.getChild('ParamList')).findIndex((p) => p.name === parameter);
   return index >= 0 ? { index, parameter } : undefined;
+}
+
+/**
+ * A function that hands back the mapping a parameter gives it, copied at most (`updated = copy.deepcopy(dict(config))`,
+ * its items then set from a command line's overrides, `return updated`; LoaderFunction.passThrough). What it changes
+ * is not followed: the items are the mapping's.
+ */
+export function passThroughParameter(text: string, def: SyntaxNode): LoaderFunction | undefined {
+  const body = def.getChild('Body');
+  const value = body ? soleReturn(body)?.lastChild : undefined;
+  if (!body || value?.name !== 'VariableName') return undefined;
+  const source = copiedFrom(text, boundIn(text, value, body), 0);
+  if (source?.name !== 'VariableName') return undefined;
+  const parameter = text.slice(source.from, source.to);
+  const index = parameters(text, def.getChild('ParamList')).findIndex((p) => p.name === parameter);
+  return index >= 0 ? { index, parameter, passThrough: true } : undefined;
+}
+
+/** The name a copy is made of: `copy.deepcopy(x)`, `deepcopy(x)`, `dict(x)`, `copy.copy(x)`, `x.copy()`, or x itself. */
+function copiedFrom(text: string, node: SyntaxNode | undefined, depth: number): SyntaxNode | undefined {
+  if (!node || depth > 4 || node.name !== 'CallExpression') return node;
+  const head = node.firstChild;
+  const callee = head ? text.slice(head.from, head.to) : '';
+  if (/^(copy\.deepcopy|deepcopy|copy\.copy|dict)$/.test(callee))
+    return copiedFrom(text, firstPositional(node), depth + 1);
+  const receiver =
+    head?.name === 'MemberExpression' && /\.copy$/.test(callee) ? (head.firstChild ?? undefined) : undefined;
+  return receiver ? copiedFrom(text, receiver, depth + 1) : undefined;
 }
 
 /** A function that loads a file by a literal path and returns its item named by a parameter (LoaderFunction.path). */
