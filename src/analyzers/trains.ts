@@ -61,6 +61,17 @@ const INFERENCE = /\.generate\s*\(|\.eval\s*\(\s*\)|\bno_grad\s*\(|\binference_m
  * `.fit(` or `.backward(`): an inference or evaluation file, for which a training estimate does not apply.
  */
 export function runsWithoutTraining(text: string): boolean {
-  const code = text.replace(/#[^\n]*/g, '');
+  const code = withoutModeSwitches(text.replace(/#[^\n]*/g, ''));
   return INFERENCE.test(code) && !TRAINING_CALL.test(code);
+}
+
+/** A name bound to a model the file loads or wraps (`peft_model = PeftModel(model, config)`). */
+const MODEL_BINDING = /^[ \t]*(\w+)[ \t]*=[ \t]*[\w.]*(?:from_pretrained|PeftModel|get_peft_model)[ \t]*\(/gm;
+
+/** The code without `m.train()` of a name bound to a model: nn.Module's mode switch, which trains nothing. */
+function withoutModeSwitches(code: string): string {
+  const models = new Set([...code.matchAll(MODEL_BINDING)].map((m) => m[1]));
+  if (models.size === 0) return code;
+  const names = [...models].join('|');
+  return code.replace(new RegExp(`(?<![\\w.])(?:${names})\\.train\\(\\s*(?:True)?\\s*\\)`, 'g'), '');
 }

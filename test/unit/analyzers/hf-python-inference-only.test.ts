@@ -33,6 +33,10 @@ describe('hf-python: a file that runs its model and trains nothing', () => {
       const run = runFiles({ '/p/t.py': `${INFERENCE}${call}\n` }, '/p/t.py');
       assert.equal(run.setup?.model, 'Qwen/Qwen2.5-0.5B', call);
     }
+    // `peft_model.train()` of a model is nn.Module's mode switch, no training (LiuHarry1/llm-finetuning
+    // jira_finetuning.py: a PeftModel switched to training mode, saved, then asked to generate).
+    const modeSwitch = runFiles({ '/p/t.py': `${INFERENCE}model.train()\nmodel.save_pretrained("out")\n` }, '/p/t.py');
+    assert.equal(modeSwitch.setup, undefined);
     // `from_pretrained` is no training call, nor is a comment that names one.
     const commented = runFiles({ '/p/t.py': `${INFERENCE}# trainer.train()\n` }, '/p/t.py');
     assert.equal(commented.setup, undefined);
