@@ -9,7 +9,7 @@
 // Pure: no I/O.
 import { msg, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { asBool, asPosInt, boolOf, dtypeOf, listOf, numOf, strOf, type Entry } from './values';
+import { asBool, asCheckpointing, asPosInt, boolOf, dtypeOf, listOf, numOf, strOf, type Entry } from './values';
 
 export const AREAL_SOURCE = 'inclusionAI/AReaL@4aef98d';
 
@@ -36,9 +36,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('model', actor.get('path'), (v) => strOf(v)?.trim() || undefined);
   engine(ctx, top, actor, actorAt);
   precision(ctx, actor);
-  const ckpt = ctx.put('gradientCheckpointing', actor.get('gradient_checkpointing'), (v) =>
-    boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'full' : 'none',
-  );
+  const ckpt = ctx.put('gradientCheckpointing', actor.get('gradient_checkpointing'), asCheckpointing);
   if (ckpt?.value === 'full') ctx.add('checkpointReentrant', actor.get('gradient_checkpointing')!, false);
   ctx.put('attention', actor.get('attn_impl'), (v) => (/flash/.test(strOf(v) ?? '') ? 'flash' : undefined));
   optimizer(ctx, actor);

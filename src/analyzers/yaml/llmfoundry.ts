@@ -8,7 +8,19 @@
 // mosaicml/composer's FSDP config and DecoupledAdamW. Pure: no I/O.
 import { about, msg, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded, precisionByName } from './common';
-import { asBool, asPosInt, asSharding, attentionOf, boolOf, Invalid, listOf, numOf, strOf, type Entry } from './values';
+import {
+  asBool,
+  asCheckpointing,
+  asPosInt,
+  asSharding,
+  attentionOf,
+  boolOf,
+  Invalid,
+  listOf,
+  numOf,
+  strOf,
+  type Entry,
+} from './values';
 
 /** Keys of an llm-foundry training YAML at its top level. */
 const LLMFOUNDRY = [
@@ -169,7 +181,7 @@ function fsdp(ctx: YamlCtx, e: Entry | undefined): void {
       'fsdp_config.mixed_precision',
     );
   const ckpt = c.get('activation_checkpointing');
-  ctx.put('gradientCheckpointing', ckpt, (v) => (boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'full' : 'none'));
+  ctx.put('gradientCheckpointing', ckpt, asCheckpointing);
   if (ckpt && boolOf(ctx.view(ckpt)) === true) {
     const reentrant = c.get('activation_checkpointing_reentrant');
     if (reentrant) ctx.put('checkpointReentrant', reentrant, asBool);

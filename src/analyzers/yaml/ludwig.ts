@@ -10,7 +10,18 @@
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { NO_TRAINING_ESTIMATE } from '../trains';
 import { YamlCtx, guarded } from './common';
-import { asBool, asPosInt, boolOf, describe, Invalid, numOf, optimizerOf, strOf, type Entry } from './values';
+import {
+  asBool,
+  asCheckpointing,
+  asPosInt,
+  boolOf,
+  describe,
+  Invalid,
+  numOf,
+  optimizerOf,
+  strOf,
+  type Entry,
+} from './values';
 
 const SRC = 'ludwig-ai/ludwig@be821e4 (v0.10.4)';
 const SCHEMA = `${SRC}:ludwig/schema`;
@@ -57,7 +68,7 @@ function analyze(ctx: YamlCtx): void {
   });
   const quant = quantization(ctx, top.get('quantization'), base ?? first);
   adapter(ctx, top.get('adapter'), quant, base);
-  const deepspeed = backendType(ctx, top.get('backend')) === 'deepspeed';
+  const deepspeed = sectionType(ctx, top.get('backend')).name === 'deepspeed';
   steps(ctx, trainer, first, deepspeed);
   length(ctx, ctx.sub(top.get('preprocessing')), top, first);
   backend(ctx, top.get('backend'));
@@ -205,10 +216,8 @@ function adapter(ctx: YamlCtx, e: Entry | undefined, bits: 4 | 8 | undefined, ba
     ctx.addDefault('method', base ?? e!, 'full', 'Ludwig fine-tunes every weight where the config has no adapter');
     return;
   }
-  const v = ctx.view(e);
   const a = ctx.sub(e);
-  const typeEntry = v.t === 'str' ? e : a.get('type');
-  const type = typeEntry ? strOf(ctx.view(typeEntry))?.trim().toLowerCase() : undefined;
+  const { entry: typeEntry, name: type } = sectionType(ctx, e);
   const peft = `${SCHEMA}/llms/peft.py`;
   if (type === 'ia3') {
     ctx.add('method', typeEntry!, 'ia3');
@@ -291,7 +300,7 @@ function steps(ctx: YamlCtx, t: ReadonlyMap<string, Entry>, first: Entry, deepsp
     });
   else if (!auto(accum)) ctx.put('gradientAccumulationSteps', accum, asPosInt);
   const ckpt = t.get('enable_gradient_checkpointing');
-  ctx.put('gradientCheckpointing', ckpt, (v) => (boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'full' : 'none'));
+  ctx.put('gradientCheckpointing', ckpt, asCheckpointing);
   if (ckpt && boolOf(ctx.view(ckpt)) === true)
     ctx.addDefault(
       'checkpointReentrant',
@@ -390,8 +399,7 @@ function featureLength(ctx: YamlCtx, list: Entry | undefined): Entry | undefined
 function backend(ctx: YamlCtx, e: Entry | undefined): void {
   if (!e) return;
   const b = ctx.sub(e);
-  const typeEntry = ctx.view(e).t === 'str' ? e : b.get('type');
-  const type = backendType(ctx, e);
+  const { entry: typeEntry, name: type } = sectionType(ctx, e);
   if (type === 'deepspeed') {
     ctx.add('deepspeedConfig', e, '{inline json}');
     const ds = `${SRC}:ludwig/distributed/deepspeed.py`;
@@ -430,9 +438,9 @@ function backend(ctx: YamlCtx, e: Entry | undefined): void {
     );
 }
 
-/** `backend: deepspeed` or `backend: {type: deepspeed, ...}`: the backend's type, lower-cased. */
-function backendType(ctx: YamlCtx, e: Entry | undefined): string | undefined {
-  if (!e) return undefined;
-  const typeEntry = ctx.view(e).t === 'str' ? e : ctx.sub(e).get('type');
-  return typeEntry ? strOf(ctx.view(typeEntry))?.trim().toLowerCase() : undefined;
+/** A section written as its type alone (`adapter: lora`) or with `type:` in it: the entry of the type, and its name. */
+function sectionType(ctx: YamlCtx, e: Entry | undefined): { entry?: Entry; name?: string } {
+  if (!e) return {};
+  const entry = ctx.view(e).t === 'str' ? e : ctx.sub(e).get('type');
+  return { entry, name: entry ? strOf(ctx.view(entry))?.trim().toLowerCase() : undefined };
 }

@@ -9,7 +9,7 @@
 // Docs: docs/formats.md
 import { msg, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { asBool, asPosInt, boolOf, numOf, strOf, type Entry } from './values';
+import { asBool, asCheckpointing, asPosInt, boolOf, numOf, strOf, type Entry } from './values';
 
 const SRC = 'mistralai/mistral-finetune@1943535';
 
@@ -36,7 +36,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('microBatchSize', top.get('batch_size'), asPosInt);
   ctx.put('gradientAccumulationSteps', top.get('num_microbatches'), asPosInt);
   const ckpt = top.get('checkpoint');
-  ctx.put('gradientCheckpointing', ckpt, (v) => (boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'full' : 'none'));
+  ctx.put('gradientCheckpointing', ckpt, asCheckpointing);
   if (!ckpt || boolOf(ctx.view(ckpt)) !== false)
     ctx.addDefault(
       'checkpointReentrant',

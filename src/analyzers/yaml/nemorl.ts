@@ -9,7 +9,7 @@
 // nemo_rl/utils/config.py. Pure: no I/O.
 import { about, msg, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
-import { asBool, asPosInt, boolOf, Invalid, numOf, strOf, type Entry, type View } from './values';
+import { asBool, asCheckpointing, asPosInt, boolOf, Invalid, numOf, strOf, type Entry, type View } from './values';
 
 export const NEMORL_SOURCE = 'NVIDIA/NeMo-RL@54bec9d';
 
@@ -119,7 +119,7 @@ function backend(ctx: YamlCtx, policy: ReadonlyMap<string, Entry>): void {
   );
   ctx.put('fsdpOffload', policy.get('fsdp_offload_enabled'), asBool);
   const ac = policy.get('activation_checkpointing_enabled');
-  ctx.put('gradientCheckpointing', ac, (v) => (boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'full' : 'none'));
+  ctx.put('gradientCheckpointing', ac, asCheckpointing);
   if (ac && boolOf(ctx.view(ac)) === true) ctx.add('checkpointReentrant', ac, false);
 }
 

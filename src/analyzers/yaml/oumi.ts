@@ -9,6 +9,7 @@ import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
   asBool,
+  asCheckpointing,
   asPosInt,
   asSharding,
   attentionOf,
@@ -80,7 +81,7 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('microBatchSize', t.get('per_device_train_batch_size'), asPosInt);
   ctx.put('gradientAccumulationSteps', t.get('gradient_accumulation_steps'), asPosInt);
   const ckpt = t.get('enable_gradient_checkpointing');
-  ctx.put('gradientCheckpointing', ckpt, (v) => (boolOf(v) === undefined ? asBool(v) : boolOf(v) ? 'full' : 'none'));
+  ctx.put('gradientCheckpointing', ckpt, asCheckpointing);
   const reentrant = ctx.sub(t.get('gradient_checkpointing_kwargs')).get('use_reentrant');
   ctx.put('checkpointReentrant', reentrant, asBool);
   ctx.put('optimizer', t.get('optimizer'), (v) => {

@@ -86,6 +86,12 @@ export const asBool: Conv = (v) => {
   return b === undefined ? new Invalid(about('{0}: expected true or false, found {1}', describe(v))) : b;
 };
 
+/** A checkpointing switch: on is every layer checkpointed ('full'), off is none. */
+export const asCheckpointing: Conv = (v) => {
+  const b = boolOf(v);
+  return b === undefined ? asBool(v) : b ? 'full' : 'none';
+};
+
 /** A positive integer (batch sizes, accumulation steps, lengths). */
 /** A packing / pad-to-maximum switch: on means every batch is seq_len long, off means each batch is padded to its longest sample. */
 export const asPacking: Conv = (v) => {
