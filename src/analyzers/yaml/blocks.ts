@@ -14,8 +14,10 @@
 //   - block scalars with keep chomping (`|+`, `>+`: trailing blank lines belong to the value);
 //   - any block that does not parse cleanly into a block mapping (errors point at cross-block constructs such as
 //     an unclosed quote or bracket, so a file with syntax errors is always read whole).
-// Cached nodes are shared between analyses: they are only valid until the next YamlCtx is built, which holds
-// because every analyzer builds its context, reads it and returns plain data synchronously. Pure: no I/O.
+// A block text written several times in one file (a duplicated key) has one cached copy per occurrence. Cached nodes
+// are shared between analyses: they are only valid until the next parse through the cache, which holds because every
+// analyzer builds its context, reads it and returns plain data synchronously, and the YAML writer of quick fixes
+// reads its document at once and keeps none. Pure: no I/O.
 import { Document, LineCounter, YAMLMap, isMap, isPair, isSeq, type Node, type YAMLError } from 'yaml';
 import { parseYaml } from '../yaml-parse';
 
@@ -31,13 +33,19 @@ interface CachedBlock {
 }
 
 const BLOCK_CACHE_MAX = 512;
-const blockCache = new Map<string, CachedBlock>();
+/** The parsed copies of each block text: a text written n times in one file (a duplicated key) has n copies. */
+const blockCache = new Map<string, CachedBlock[]>();
 let blockCacheEnabled = true;
 let generation = 0;
 
 /** Test hook: switches the block path off (every file is parsed whole) or on again; the cache is kept. */
 export function setYamlBlockCache(enabled: boolean): void {
   blockCacheEnabled = enabled;
+}
+
+/** Test hook: how many parsed copies of a block text the cache holds. */
+export function cachedBlockCopies(blockText: string): number {
+  return blockCache.get(blockText)?.length ?? 0;
 }
 
 /** Test hook: empties the block cache. */
@@ -121,10 +129,10 @@ function shiftErrors(errors: YAMLError[], delta: number): void {
 
 /** One block at its offset in the file: from the cache (shifted when it moved) or freshly parsed and cached. */
 function placeBlock(blockText: string, offset: number): CachedBlock | undefined {
-  let cached = blockCache.get(blockText);
-  if (cached && cached.generation === generation)
-    cached = undefined; // the same text twice in one file: parse the copy alone
-  else if (cached) {
+  const copies = blockCache.get(blockText);
+  // A copy not yet placed by this parse: the same text twice in one file takes two copies.
+  const cached = copies?.find((c) => c.generation !== generation);
+  if (cached) {
     const delta = offset - cached.offset;
     if (delta !== 0) {
       shiftNode(cached.map, delta, 0);
@@ -146,9 +154,10 @@ function placeBlock(blockText: string, offset: number): CachedBlock | undefined 
     shiftErrors(doc.warnings, offset);
     block.offset = offset;
   }
-  if (!cached) {
+  if (copies) copies.push(block);
+  else {
     if (blockCache.size >= BLOCK_CACHE_MAX) blockCache.clear();
-    blockCache.set(blockText, block);
+    blockCache.set(blockText, [block]);
   }
   return block;
 }

@@ -13,7 +13,12 @@ import {
   analyzeLlamaFactoryYaml,
   analyzeTorchtuneYaml,
 } from '../../../src/analyzers/yaml';
-import { clearYamlBlockCache, setYamlBlockCache, topLevelBlocks } from '../../../src/analyzers/yaml/blocks';
+import {
+  cachedBlockCopies,
+  clearYamlBlockCache,
+  setYamlBlockCache,
+  topLevelBlocks,
+} from '../../../src/analyzers/yaml/blocks';
 import { mutated } from './yaml-common.test';
 
 const ANALYZERS: readonly [string, (text: string) => ConfigFacts][] = [
@@ -189,6 +194,17 @@ describe('YAML analyzers: top-level block cache', () => {
   it('gives the ConfigFacts of a full parse on edge texts, cold and warm', () => {
     for (const text of EDGE_TEXTS) assertSame(text, 'edge (cold)');
     for (const text of EDGE_TEXTS) assertSame(text, 'edge (warm)');
+  });
+
+  it('keeps one parsed copy per occurrence of a repeated block, so a warm re-analysis parses none of them again', () => {
+    // A key written n times (a fuzz mutant repeated a 5 KB chat_template line 45 times) is n identical blocks. Each
+    // was parsed afresh on every analysis, 45 parses of 5 KB per keystroke and per quick fix written.
+    const block = `chat_template: "${'{{- x -}}\\n'.repeat(50)}"\n`;
+    const text = `model_name_or_path: m\n${block.repeat(3)}micro_batch_size: 2\n`;
+    assertSame(text, 'repeated block (cold)');
+    assert.equal(cachedBlockCopies(block), 3);
+    assertSame(`# moved\n${text}`, 'repeated block (warm, shifted)');
+    assert.equal(cachedBlockCopies(block), 3);
   });
 
   it('gives the ConfigFacts of a full parse on every test fixture', () => {

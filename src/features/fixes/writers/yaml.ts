@@ -1,7 +1,18 @@
 // YAML writer: eemeli/yaml ranges; scalars keep their quote style, new keys go after the last sibling in block style.
 // Pure: no I/O.
-import { isAlias, isMap, isScalar, isSeq, type Document, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  LineCounter,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Document,
+  type Pair,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import { parseYaml } from '../../../analyzers/yaml-parse';
+import { PARSE_OPTIONS, parseCachedBlocks } from '../../../analyzers/yaml/blocks';
 import { type Val, type Op, type Written, isRaw, isObj, failed, eolOf, lineStartOf, splice } from '../ops';
 
 const YAML_SPECIAL = /^(y|yes|n|no|on|off|true|false|null|~|nan|\.nan|inf|\.inf|-\.inf)$/i;
@@ -85,15 +96,20 @@ function findPair(doc: Document, m: YAMLMap, key: string, depth = 0): Pair | und
 }
 
 /**
- * The document of the text yamlSet last parsed: the operations of one change, and the changes of one advice item, are
- * written to the same text one after another, and many leave it as it was (a key already set, or absent). The writers
- * read the document and never change it.
+ * The document of a text to write to. A block-style file is assembled from the analyzers' block cache, so that the
+ * texts an advice item writes one operation after another re-parse only the block the last operation changed (a
+ * 200 KB file with a long chat template is otherwise parsed whole for each operation); its nodes are read at once and
+ * not kept, since the next parse may move them. A file the block path cannot vouch for is parsed whole, and the last
+ * such document is kept: the operations of one change, and the changes of one advice item, are written to the same
+ * text one after another, and many leave it as it was (a key already set, or absent). The writers never change it.
  */
 const lastParsed: { text?: string; doc?: Document } = {};
 
 function parsedForWrite(text: string): Document {
+  const byBlocks = parseCachedBlocks(text, new LineCounter());
+  if (byBlocks) return byBlocks;
   if (lastParsed.text !== text || !lastParsed.doc) {
-    lastParsed.doc = parseYaml(text, { uniqueKeys: false, strict: false, prettyErrors: false });
+    lastParsed.doc = parseYaml(text, PARSE_OPTIONS);
     lastParsed.text = text;
   }
   return lastParsed.doc;
