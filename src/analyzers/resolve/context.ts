@@ -57,7 +57,9 @@ export class ResolveContext {
     const d = toolDefault(tools, defaultField);
     if (!d) return;
     this.setup[field] = d.value;
-    const unknown = this.unknownOnly[keyOfField(field)];
+    // The file's own value of this field, where one wrote it but not statically (a field without a key has none).
+    const key = FIELD_KEYS[field];
+    const unknown = key ? this.unknownOnly[key] : undefined;
     this.prov[field] = {
       kind: 'default',
       owner: d.tool,
