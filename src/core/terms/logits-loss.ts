@@ -109,8 +109,13 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     nativeLogSoftmax: pref?.logps === 'native',
     wholeLogSoftmax: pref?.logps === 'whole',
     policyLogitsKept: pref?.logits_kept !== false,
+    // TRL's metrics over the kept logits; a trainer that keeps only log-probabilities computes none.
     dpoMetrics:
-      pref?.logps === 'rows' && pref.paired && pref.chosen_nll !== true && !olderThan(setup.trl_version, 0, 29),
+      pref?.logps === 'rows' &&
+      pref.paired &&
+      pref.chosen_nll !== true &&
+      pref.logits_kept !== false &&
+      !olderThan(setup.trl_version, 0, 29),
     chosenNll:
       pref?.chosen_nll === true && pref.logps === 'rows' ? (pref.reference === 'none' ? 'orpo' : 'dpo') : undefined,
     unusedLogits: setup.value_head === true,

@@ -209,12 +209,19 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
   }
   if (p.preferenceRowTokens === undefined)
     return { bytes: 8 * TV, formula: 'fp32 logits 4·T·V and their log_softmax 4·T·V' };
-  if (lb === 4) return { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' };
+  // The mean logits' masked copies are TRL's metric over kept logits (preferenceLogps).
+  const meanLogits = p.policyLogitsKept !== false;
+  if (lb === 4)
+    return meanLogits
+      ? { bytes: 6 * TV, formula: 'fp32 logits 4·T·V + masked half for the mean logits 2·T·V' }
+      : { bytes: 4 * TV, formula: 'fp32 logits 4·T·V' };
   const out = p.amp ? 4 : lb;
   const rowTV = p.preferenceRowTokens * p.vocab;
   return {
-    bytes: lb * TV + Math.max(2 * out * rowTV, (lb * TV) / 2),
-    formula: `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)`,
+    bytes: lb * TV + Math.max(2 * out * rowTV, meanLogits ? (lb * TV) / 2 : 0),
+    formula: meanLogits
+      ? `logits ${lb}·T·V + max(one row's ${out}-byte copy and log_softmax, masked half for the mean logits)`
+      : `logits ${lb}·T·V + one row's ${out}-byte copy and log_softmax`,
   };
 }
 

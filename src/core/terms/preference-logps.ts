@@ -35,14 +35,18 @@ export function preferenceLogps(p: LossPlan, TV: number): LossMemory {
         '; backward: gradients of the logits 8·T·V (T: completion tokens)',
     };
   }
+  // TRL's mean chosen / rejected logits are taken over masked copies of half the kept logits; a trainer that keeps
+  // only log-probabilities (preference.logits_kept false: align-anything's compute_log_probs) takes none.
+  const meanLogits = p.policyLogitsKept !== false;
   if (lb === 4) {
     return {
       savedBytes: 4 * TV,
-      forwardTransientBytes: 2 * TV,
+      forwardTransientBytes: meanLogits ? 2 * TV : 0,
       backwardTransientBytes: 8 * TV,
       formula:
-        'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept; masked half for ' +
-        'the mean logits 2·T·V; backward: gradients of the logits 8·T·V',
+        'preference log-probs (fp32 logits, logsumexp path): logits 4·T·V kept' +
+        (meanLogits ? '; masked half for the mean logits 2·T·V' : '') +
+        '; backward: gradients of the logits 8·T·V',
     };
   }
   const out = p.amp ? 4 : lb;
@@ -70,11 +74,16 @@ export function preferenceLogps(p: LossPlan, TV: number): LossMemory {
   }
   return {
     savedBytes: out * TV,
-    forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, (lb * TV) / 2),
+    forwardTransientBytes: lb * TV + Math.max(p.amp ? 4 * rowTV : 0, meanLogits ? (lb * TV) / 2 : 0),
     backwardTransientBytes: backward,
     formula:
-      `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V + ` +
-      `max(one row's fp32 copy, masked half for the mean logits); ${backwardFormula}`,
+      `preference log-probs row by row: log_softmax outputs ${out}·T·V kept; logits ${lb}·T·V` +
+      (meanLogits
+        ? " + max(one row's fp32 copy, masked half for the mean logits)"
+        : p.amp
+          ? " + one row's fp32 copy"
+          : '') +
+      `; ${backwardFormula}`,
   };
 }
 
