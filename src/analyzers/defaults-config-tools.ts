@@ -1,5 +1,5 @@
 // The defaults of the training tools run from one config file of their own (Oumi, AutoTrain, mistral-finetune,
-// Ludwig) for the values the file leaves out, with where each comes from: part of TOOL_DEFAULTS (defaults.ts). Pure data.
+// Ludwig, align-anything) for the values the file leaves out, with where each comes from: part of TOOL_DEFAULTS (defaults.ts). Pure data.
 import type { Field, ToolDefault } from './defaults';
 import type { Tool } from './facts';
 
@@ -7,6 +7,7 @@ const OUMI = 'oumi-ai/oumi@d8ed077:src/oumi/core/configs/params';
 const AUTOTRAIN = 'huggingface/autotrain-advanced@b5c98fb:src/autotrain/trainers/clm';
 const MISTRAL_FINETUNE = 'mistralai/mistral-finetune@1943535';
 const LUDWIG = 'ludwig-ai/ludwig@be821e4 (v0.10.4):ludwig/schema/trainer.py';
+const ALIGN_ANYTHING = 'PKU-Alignment/align-anything@3f9decc:align_anything';
 
 export const CONFIG_TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   oumi: {
@@ -75,6 +76,26 @@ export const CONFIG_TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, To
     mixed_precision: {
       value: 'none',
       note: `Ludwig use_mixed_precision defaults to False: no autocast (${LUDWIG})`,
+    },
+  },
+  'align-anything': {
+    weights_dtype: {
+      value: 'bf16',
+      note: `align-anything loads the model in bfloat16 (${ALIGN_ANYTHING}/models/pretrained_model.py load_pretrained_models)`,
+    },
+    optimizer: {
+      value: 'adamw_fused',
+      note: `align-anything steps DeepSpeed's FusedAdam (${ALIGN_ANYTHING}/trainers/base/supervised_trainer.py init_deepspeed_engines)`,
+    },
+    loss: {
+      value: 'full',
+      note: `align-anything's trainers take the log-probabilities or the loss over the full logits (${ALIGN_ANYTHING}/trainers/text_to_text)`,
+    },
+    batch_lengths: {
+      value: 'variable',
+      note:
+        'align-anything pads each batch to its longest sample, up to model_max_length ' +
+        `(${ALIGN_ANYTHING}/datasets/text_to_text/supervised.py, utils/tools.py right_padding)`,
     },
   },
 };

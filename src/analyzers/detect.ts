@@ -13,6 +13,7 @@ import { analyzeShell, calledWith } from './shell';
 import type { SourcedVariables } from './shell/sourced';
 import { keptPythonReading } from './kept-python';
 import { analyzeVerlYaml } from './verl/yaml';
+import { analyzeAlignAnythingYaml } from './yaml/align-anything';
 import { DetectionInput, FORMATS, SYNTAX_CLAIMS } from './formats';
 import { capProblems, MAX_PROBLEMS, notAnalyzed } from './guards';
 
@@ -63,8 +64,10 @@ export function analyzeAs(format: Format, text: string, how: ReadingContext = {}
       ? keptPythonReading(text, how.module, how.readModule, how.environment)
       : how.overrides && format === 'verl-yaml'
         ? analyzeVerlYaml(text, how.overrides)
-        : (how.shell || how.sourced) && format === 'shell'
-          ? analyzeShell(text, how.shell && calledWith(how.shell), how.sourced)
-          : FORMATS[format].analyze(text);
+        : how.overrides && format === 'align-anything-yaml'
+          ? analyzeAlignAnythingYaml(text, how.overrides)
+          : (how.shell || how.sourced) && format === 'shell'
+            ? analyzeShell(text, how.shell && calledWith(how.shell), how.sourced)
+            : FORMATS[format].analyze(text);
   return facts.problems.length > MAX_PROBLEMS ? { ...facts, problems: capProblems(facts.problems) } : facts;
 }

@@ -24,6 +24,7 @@ import {
   analyzeAutotrainYaml,
   analyzeLudwigYaml,
   analyzeMistralFinetuneYaml,
+  analyzeAlignAnythingYaml,
   analyzeArcticYaml,
   analyzeSwiftArgsFile,
   analyzeTorchtuneYaml,
@@ -305,6 +306,8 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'ludwig-yaml': yamlFormat('ludwig-yaml', 'ludwig', analyzeLudwigYaml),
   // mistral-finetune's training config (`torchrun -m train example/7B.yaml`).
   'mistral-finetune-yaml': yamlFormat('mistral-finetune-yaml', 'mistral-finetune', analyzeMistralFinetuneYaml),
+  // align-anything's training config (`deepspeed --module align_anything.trainers.text_to_text.sft`).
+  'align-anything-yaml': yamlFormat('align-anything-yaml', 'align-anything', analyzeAlignAnythingYaml),
   // ArcticTraining's training config (`arctic_training run.yml`).
   'arctic-yaml': yamlFormat('arctic-yaml', 'arctic-training', analyzeArcticYaml),
   // THUDM's GLM fine-tuning configs (`finetune.py <data_dir> <model_dir> configs/lora.yaml`).

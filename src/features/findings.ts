@@ -77,6 +77,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'reference-found-above',
   'readme-launch',
   'read-by-name',
+  'no-effect',
   // A value the estimate cannot know statically, said at its place (with the default that stands in, where one does).
   'not-static',
 ]);

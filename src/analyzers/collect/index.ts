@@ -207,7 +207,9 @@ class FileCollection {
       format === 'hf-python' && !how.module
         ? withBranchesDecided(walked, text, scriptArgs, file, how.environment)
         : walked;
-    const facts = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
+    const launched = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
+    const replaced = how.replacedKeys;
+    const facts = replaced ? { ...launched, facts: launched.facts.filter((f) => !replaced.includes(f.key)) } : launched;
     const role: FileRole = how.role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
     const self: AnalyzedFile = { file, text, role, facts, ...(how.origin ? { origin: how.origin } : {}) };
     return { self, format, how, analyzed, scriptArgs, ...(readmeUsage ? { readmeUsage } : {}) };
@@ -368,6 +370,7 @@ class FileCollection {
       depth,
       ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
       ...(ref.args ? { overrides: ref.args } : {}),
+      ...(ref.replacedKeys ? { replacedKeys: ref.replacedKeys } : {}),
       ...(ref.hydra ? hydraHow(ref, from.how, file) : {}),
       // A file the referencing file writes (a notebook's %%writefile cell or json.dump) is not edited by a fix.
       ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
@@ -427,6 +430,7 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
   'autotrain-yaml',
   'ludwig-yaml',
   'mistral-finetune-yaml',
+  'align-anything-yaml',
   'arctic-yaml',
   'glm-finetune-yaml',
 ]);

@@ -44,6 +44,8 @@ export interface VisitHow {
   readonly shell?: ReadingContext['shell'];
   /** For a launcher's script and its modules: the variables of its environment the launch line gives (os.getenv). */
   readonly environment?: ReadingContext['environment'];
+  /** For a config: keys the trainer that reads it replaces (Reference.replacedKeys), whose values here are not read. */
+  readonly replacedKeys?: Reference['replacedKeys'];
 }
 
 /**

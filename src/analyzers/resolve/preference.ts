@@ -17,9 +17,16 @@ const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>([
 
 /**
  * Trainers whose passes return log-probabilities only, keeping no logits for metrics: the DPO reference
- * implementation's and HALOs' (trainers.py), NeMo-RL's DPOLossFn, RL2's dpo_loss.
+ * implementation's and HALOs' (trainers.py), NeMo-RL's DPOLossFn, RL2's dpo_loss, align-anything's compute_log_probs
+ * (a log_softmax over each row's response in the logits' dtype, trainers/text_to_text/dpo.py).
  */
-const LOGPS_ONLY: ReadonlySet<Tool | undefined> = new Set<Tool>(['dpo-reference', 'halos', 'nemo-rl', 'rl2']);
+const LOGPS_ONLY: ReadonlySet<Tool | undefined> = new Set<Tool>([
+  'dpo-reference',
+  'halos',
+  'nemo-rl',
+  'rl2',
+  'align-anything',
+]);
 
 /**
  * Paired preference training: which reference the trainer uses follows from the method (PEFT runs disable their

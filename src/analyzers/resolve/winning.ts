@@ -86,6 +86,7 @@ export function toolOrder(files: readonly AnalyzedFile[]): Tool[] {
     'autotrain',
     'ludwig',
     'mistral-finetune',
+    'align-anything',
     'arctic-training',
     'trl',
     'llamafactory',

@@ -43,6 +43,7 @@ import { verlEntry, verlFork, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
 import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { AUTOTRAIN_LAUNCH, configLaunch, LUDWIG_LAUNCH, OUMI_LAUNCH } from './config-launch';
+import { alignAnythingConfig, alignAnythingLaunch, withZeroStageFile } from './align-anything-launch';
 import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
 import { calledScript, SHELL_SCRIPT } from './called-script';
 import {
@@ -539,7 +540,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   else if (/\.py$/.test(f0.text)) program = { scriptAt: i };
   else if (passesTrainerOptions(fields, i)) return unreadProgramLaunch(l, fields, i, opaque);
   else return calledScript(fields, i, env, false);
-  return program && programLaunch(l, fields, program, opaque);
+  return withZeroStageFile(program && programLaunch(l, fields, program, opaque), env);
 }
 
 /** Options only TrainingArguments has: with the model's, they say the program parses them with HfArgumentParser. */
@@ -636,6 +637,8 @@ function frameworkLaunch(
         : undefined;
   if (configured) return configLaunch(l, fields, scriptAt, opaque, launcherTool, configured);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
+  const alignConfig = alignAnythingConfig(script);
+  if (alignConfig) return alignAnythingLaunch(l, fields, scriptAt, alignConfig, opaque, launcherTool);
   return undefined;
 }
 

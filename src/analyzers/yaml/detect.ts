@@ -18,6 +18,7 @@ import { isAutotrainYaml } from './autotrain';
 import { isLudwigYaml } from './ludwig';
 import { isMistralFinetuneYaml } from './mistral-finetune';
 import { isArcticYaml } from './arctic';
+import { isAlignAnythingYaml } from './align-anything';
 import { isGlmFinetuneYaml } from './glm-finetune';
 import { isArealYaml } from './areal';
 import { isSwiftArgsFile } from './swift';
@@ -289,6 +290,7 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   // Ludwig's feature lists beside its `base_model` (an LLM) or a trainer: not Axolotl's either.
   if (isLudwigYaml(keys)) return 'ludwig-yaml';
   if (isMistralFinetuneYaml(keys)) return 'mistral-finetune-yaml';
+  if (isAlignAnythingYaml(keys)) return 'align-anything-yaml';
   // distributed_type alone is Accelerate's unless the file names a model, which no Accelerate config does (ReLoRA's
   // training configs carry `distributed_type: ddp` beside model_name_or_path, read by its torchrun_main.py).
   const modelKey = keys.has('model_name_or_path') || keys.has('base_model');

@@ -15,6 +15,7 @@ export { analyzeOumiYaml } from './oumi';
 export { analyzeAutotrainYaml } from './autotrain';
 export { analyzeLudwigYaml } from './ludwig';
 export { analyzeMistralFinetuneYaml } from './mistral-finetune';
+export { analyzeAlignAnythingYaml } from './align-anything';
 export { analyzeArcticYaml } from './arctic';
 export { analyzeSwiftArgsFile } from './swift';
 export { detectYamlFormat } from './detect';

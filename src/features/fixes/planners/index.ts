@@ -30,6 +30,7 @@ import { planOumi } from './oumi';
 import { planAutotrain } from './autotrain';
 import { planLudwig } from './ludwig';
 import { planMistralFinetune } from './mistral-finetune';
+import { planAlignAnything } from './align-anything';
 import { planArctic } from './arctic';
 import { planGlmFinetune } from './glm-finetune';
 import { planAreal } from './areal';
@@ -112,6 +113,8 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   'ludwig-yaml': { plan: planLudwig, write: yamlWriter(false) },
   // mistral-finetune's TrainArgs (simple_parsing's YAML: no interpolation).
   'mistral-finetune-yaml': { plan: planMistralFinetune, write: yamlWriter(false) },
+  // align-anything's training config (PyYAML: no interpolation).
+  'align-anything-yaml': { plan: planAlignAnything, write: yamlWriter(false) },
   // THUDM's GLM fine-tuning configs (ruamel's safe load: no interpolation).
   'glm-finetune-yaml': { plan: planGlmFinetune, write: yamlWriter(false) },
   // AReaL's experiment config (OmegaConf: an interpolated value is written where it is defined).
