@@ -162,12 +162,19 @@ export function dataMember(file: PythonFile, dotted: string, node: SyntaxNode, d
   return v.k === 'data' || v.k === 'lit' || v.k === 'unknown' ? v : undefined;
 }
 
-/** `d.get("key", default)` of loaded data: the file's value, else the default. */
+/**
+ * `d.get("key", default)` of loaded data: the file's value, else the default; also of a part `.get` took
+ * (`cfg.get("lora", {}).get("enabled", False)`).
+ */
 export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, depth: number): Val | undefined {
   const head = call.firstChild;
   const obj = head?.name === 'MemberExpression' ? head.firstChild : null;
   let root = obj;
-  while (root?.name === 'MemberExpression') root = root.firstChild;
+  for (;;) {
+    if (root?.name === 'MemberExpression') root = root.firstChild;
+    else if (root?.name === 'CallExpression' && isGetCall(file, root)) root = root.firstChild?.firstChild ?? null;
+    else break;
+  }
   if (!obj || !callee.endsWith('.get') || root?.name !== 'VariableName' || !holdsLoadedData(file, root))
     return undefined;
   const d = file.evalNode(obj, depth + 1);
@@ -178,6 +185,12 @@ export function dataGet(file: PythonFile, call: SyntaxNode, callee: string, dept
   const found = dataAt(d, key, call);
   if (found.k !== 'unknown' || !/has no key/.test(found.reason)) return found;
   return fallback ? file.evalNode(fallback, depth + 1) : { k: 'lit', v: null };
+}
+
+/** `x.get(...)`: a call of a member named get. */
+function isGetCall(file: PythonFile, call: SyntaxNode): boolean {
+  const prop = call.firstChild?.name === 'MemberExpression' ? call.firstChild.lastChild : null;
+  return prop?.name === 'PropertyName' && file.text.slice(prop.from, prop.to) === 'get';
 }
 
 const LOADER_CALL = /\b(json\.loads?|yaml\.\w*load|OmegaConf\.load)\s*\(/;

@@ -21,6 +21,7 @@ import {
   type Unknown,
 } from '../facts';
 import { optionOfDefault, singleCallArgument, type ScriptDefault } from './script-defaults';
+import { removedKeys } from './dict-values';
 import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
@@ -308,12 +309,13 @@ export class PythonFile {
         ch = target;
         if (n === '*') continue;
         const v = this.evalNode(target, 0);
+        const removed = removedKeys(this.text, target);
         if (v.k === 'dict') {
-          entries.push(...v.entries);
+          entries.push(...v.entries.filter((e) => !removed.has(e.rawKey)));
           for (const r of v.opaque) opaque.push({ reason: r, span: span(target) });
         } else if (v.k === 'data' && isMapping(v.value)) {
           // `TrainingArguments(**hparams["training_args"])`: each key of the loaded file's mapping, at the spread.
-          for (const key of Object.keys(v.value))
+          for (const key of Object.keys(v.value).filter((k) => !removed.has(k)))
             entries.push({
               rawKey: key,
               keySpan: span(target),

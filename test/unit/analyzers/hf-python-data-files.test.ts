@@ -198,6 +198,57 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     );
   });
 
+  it('a copy of a section spread into a config less the keys popped from it, LoRA under a chained .get test', () => {
+    // nhockid235/xling-grpo-sub3b src/trainers/grpo.py: `grpo_kwargs = dict(cfg["grpo"])`, a key popped for the model's
+    // kwargs, `GRPOConfig(**grpo_kwargs)`; `if cfg.get("lora", {}).get("enabled", False):` around
+    // `lora_cfg = dict(cfg["lora"]); lora_cfg.pop("enabled", None); LoraConfig(**lora_cfg)`.
+    const script = [
+      'import yaml',
+      'from trl import GRPOConfig, GRPOTrainer',
+      'from peft import LoraConfig',
+      'def main():',
+      '    with open("cfg.yaml") as f:',
+      '        cfg = yaml.safe_load(f)',
+      '    grpo_kwargs = dict(cfg["grpo"])',
+      '    batch = grpo_kwargs.pop("gradient_accumulation_steps", 1)',
+      '    grpo_config = GRPOConfig(output_dir="out", **grpo_kwargs)',
+      '    peft_config = None',
+      '    if cfg.get("lora", {}).get("enabled", False):',
+      '        lora_cfg = dict(cfg["lora"])',
+      '        lora_cfg.pop("enabled", None)',
+      '        peft_config = LoraConfig(**lora_cfg)',
+      '    GRPOTrainer(model=cfg["model_name_or_path"], args=grpo_config, peft_config=peft_config).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const yaml = [
+      'model_name_or_path: Qwen/Qwen2.5-1.5B',
+      'grpo:',
+      '  per_device_train_batch_size: 6',
+      '  gradient_accumulation_steps: 16',
+      '  max_completion_length: 3584',
+      'lora:',
+      '  enabled: true',
+      '  r: 16',
+      '  target_modules: [q_proj, v_proj]',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(script, undefined, () => ({ text: yaml, shownAs: 'cfg.yaml' }));
+    assert.equal(value(r, 'microBatchSize')?.value, 6);
+    assert.equal(value(r, 'microBatchSize')?.rawValue, 'grpo_kwargs: cfg.yaml grpo.per_device_train_batch_size');
+    assert.equal(value(r, 'completionLen')?.value, 3584);
+    // Popped before the spread: GRPOConfig is not given it.
+    assert.equal(value(r, 'gradientAccumulationSteps'), undefined);
+    assert.ok(r.facts.some((f) => f.key === 'method' && f.value === 'lora'));
+    assert.equal(value(r, 'loraR')?.value, 16);
+    // The switch off: no LoRA.
+    const off = analyzeHfPython(script, undefined, () => ({
+      text: yaml.replace('enabled: true', 'enabled: false'),
+      shownAs: 'cfg.yaml',
+    }));
+    assert.ok(!off.facts.some((f) => f.key === 'method' && f.value === 'lora'));
+  });
+
   it("a dataclass config built from the file's sections by a class method (Config.from_yaml / Config.from_dict)", () => {
     // The shape of the research configs that nest a dataclass per section (found in public repositories: `model:
     // ModelConfig = field(default_factory=ModelConfig)` and `cls(model=ModelConfig(**raw.get("model", {})), ...)`):
