@@ -17,7 +17,7 @@ import { findGpu } from '../core';
 import type { Estimate, TrainingSetup } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
-import { launchersOf } from '../node/launchers';
+import { launchersOf, runsModuleEntry } from '../node/launchers';
 import { impliedRunOf } from '../node/config-readers';
 import { CLI_READ_BUDGET_MS, readBounded, readPolicy } from '../node/read';
 import { renderTable } from './table';
@@ -249,6 +249,8 @@ async function launchedRun(
     // A Python module another Python file reaches is one it imports (`from config import Config`): the importer's run
     // reads what it takes of it, and the module is no config of the run's own.
     const imports = /\.py$/i.test(file) && /\.py$/i.test(launcher);
+    // A script that takes helpers of another script, without running its main block, is no run of that script.
+    if (imports && own && !runsModuleEntry(file, inputs[0].text, text)) continue;
     // Else the file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
     const run = await resolveRun(
       c,

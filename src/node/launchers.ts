@@ -76,3 +76,35 @@ export function usageFiles(reader: FileReader, file: string, text: string): stri
   }
   return out;
 }
+
+/** `if __name__ == "__main__":` and the block under it. */
+const MAIN_BLOCK = /^if\s+__name__\s*==\s*(['"])__main__\1\s*:[^\n]*\n((?:[ \t]+[^\n]*\n?|[ \t]*\n)*)/m;
+
+/**
+ * Whether a Python file that imports a module runs the module's own entry: it calls a function the module's
+ * `if __name__ == "__main__":` block calls, imported by name (`from train import train`, LLaVA's train_mem.py) or
+ * through the module (`import train_reasoning_grpo as base`, then `base.main()`). Importing a module runs none of its
+ * main block: a script that only takes helpers of another (`from train_reasoning_grpo import (...)` beside a trainer of
+ * its own) is not that script's run. A module without a main block is run by whoever imports it.
+ */
+export function runsModuleEntry(moduleFile: string, moduleText: string, importerText: string): boolean {
+  const block = MAIN_BLOCK.exec(moduleText)?.[2];
+  if (block === undefined) return true;
+  const stem = path.basename(moduleFile).replace(/\.py$/i, '');
+  const called = new Set([...block.matchAll(/\b([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1] ?? ''));
+  const aliases = [
+    ...importerText.matchAll(
+      new RegExp(String.raw`^[ \t]*import[ \t]+(?:[\w.]*\.)?${stem}(?:[ \t]+as[ \t]+(\w+))?`, 'gm'),
+    ),
+  ].map((m) => m[1] ?? stem);
+  const fromImports = [
+    ...importerText.matchAll(
+      new RegExp(String.raw`^[ \t]*from[ \t]+(?:[\w.]*\.)?${stem}[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)`, 'gm'),
+    ),
+  ].flatMap((m) => (m[1] ?? '').replace(/[()]/g, ' ').split(/[\s,]+/));
+  for (const name of called) {
+    if (fromImports.includes(name) && new RegExp(String.raw`\b${name}\s*\(`).test(importerText)) return true;
+    if (aliases.some((a) => new RegExp(String.raw`\b${a}\.${name}\s*\(`).test(importerText))) return true;
+  }
+  return false;
+}

@@ -6,7 +6,7 @@
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
 import { detectFormat } from '../analyzers/detect';
-import { filesReferencedBy } from '../node/launchers';
+import { filesReferencedBy, runsModuleEntry } from '../node/launchers';
 import type { InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
 import { impliedRunOf, takesConfigOption, type ImpliedRun } from '../node/config-readers';
@@ -76,11 +76,25 @@ export class RunIndex {
    */
   runsOf(file: string): Run[] {
     const entries = this.entriesOf(file);
-    if (entries.length > 0) return entries.map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
+    const runs = entries.map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
+    // A script that only scripts importing it reach, none of which runs its main block, is first its own run.
+    if (entries.length > 0 && this.runsItself(file)) return [{ entry: file, inputs: this.inputsFor(file) }, ...runs];
+    if (entries.length > 0) return runs;
     const implied = this.impliedRunOf(file);
     if (!implied) return [];
     const inputs = implied.inputs.map((i) => ({ ...i, text: this.workspace.currentText(i.file) ?? i.text }));
     return [{ entry: implied.entry, inputs }];
+  }
+
+  /** A Python script whose direct referrers are all scripts that import it without running its main block. */
+  private runsItself(file: string): boolean {
+    const text = /\.py$/i.test(file) ? this.workspace.currentText(file) : undefined;
+    const parents = this.parentsIndex().get(file) ?? [];
+    if (text === undefined || parents.length === 0) return false;
+    return parents.every((p) => {
+      const importer = /\.py$/i.test(p) ? this.workspace.currentText(p) : undefined;
+      return importer !== undefined && !runsModuleEntry(file, text, importer);
+    });
   }
 
   private impliedRunOf(file: string): ImpliedRun | undefined {

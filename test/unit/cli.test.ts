@@ -111,6 +111,42 @@ describe('cli: vram-lens estimate', async () => {
     assert.equal((JSON.parse(nested.out) as { layout: { globalBatch: number } }).layout.globalBatch, 5);
   });
 
+  it('a script with its own main block stays its own run where another script only imports its helpers', async () => {
+    // HaoranLuo/text2sql-grpo: train_grpo_finer_full.py imports train_reasoning_grpo's helpers (`import
+    // train_reasoning_grpo as base; from train_reasoning_grpo import (...)`) beside a GRPO trainer of its own, and
+    // never calls its main(); LLaVA's train_mem.py does call the train() its train.py's main block calls.
+    const own =
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+      'def build(): return AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+      'def main():\n' +
+      '    Trainer(model=build(), args=TrainingArguments(output_dir="o", per_device_train_batch_size=2)).train()\n' +
+      'if __name__ == "__main__":\n    main()\n';
+    const importer =
+      'import train as base\nfrom train import build\n' +
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+      'def main():\n' +
+      '    model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+      '    Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=16)).train()\n' +
+      'if __name__ == "__main__":\n    main()\n';
+    const dir = projectWith({ 'train.py': own, 'train_full.py': importer });
+    try {
+      const r = await cliIn(dir, 'estimate', 'train.py', '--json');
+      assert.equal(r.code, 0, r.err);
+      assert.doesNotMatch(r.err, /read as the run of/);
+      // Its own per_device_train_batch_size 2 on one GPU, not the importer's 16.
+      assert.equal((JSON.parse(r.out) as { layout: { globalBatch: number } }).layout.globalBatch, 2);
+      // An importer that calls the function the main block calls runs it: its run is the file's.
+      fs.writeFileSync(
+        path.join(dir, 'train_full.py'),
+        importer.replace('    model = ', '    base.main()\n    model = '),
+      );
+      const called = await cliIn(dir, 'estimate', 'train.py');
+      assert.match(called.err, /train\.py is part of a run; read as the run of train_full\.py, which imports it/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('one file that names no model alone is read as the run of the file that launches it', async () => {
     // A TrlParser script whose model comes from the launch line (sdiehl/tiny-r1's train_trl.py and accelerate.sh).
     const dir = tempDir('vram-lens-cli-');

@@ -12,6 +12,7 @@ import { runPipeline, type FileReader } from '../../src/analyzers/pipeline';
 import type { CanonicalKey } from '../../src/analyzers/facts';
 import { estimate } from '../../src/core/estimate';
 import { RunIndex } from '../../src/server/runs';
+import { runsModuleEntry } from '../../src/node/launchers';
 import { Workspace } from '../../src/server/workspace';
 import { nodeFileReader } from '../../src/node/files';
 import { findGpu } from '../../src/core/lookup';
@@ -470,6 +471,48 @@ def load_for_inference(path):
     const withArgs =
       'from src.train import train\n\nBATCH_SIZE = 8\n\nif __name__ == "__main__":\n    train(batch_size=BATCH_SIZE)  # note\n';
     assert.equal(detectFormat('train_fsdp.py', withArgs), 'hf-python');
+  });
+
+  it("runs a module's own entry only where the importer calls what its main block calls", () => {
+    const module = 'def train(): ...\ndef helper(): ...\n\nif __name__ == "__main__":\n    train()\n';
+    // LLaVA's train_mem.py: `from llava.train.train import train`, then `train(attn_implementation=...)`.
+    assert.ok(runsModuleEntry('llava/train/train.py', module, 'from llava.train.train import train\ntrain(x=1)\n'));
+    assert.ok(runsModuleEntry('train.py', module, 'import train as base\nbase.train()\n'));
+    // Helpers taken beside a trainer of the importer's own: the main block never runs.
+    assert.ok(
+      !runsModuleEntry('train.py', module, 'from train import (\n    helper,\n)\nhelper()\ndef train(): ...\n'),
+    );
+    // A module without a main block is run by whoever imports it.
+    assert.ok(runsModuleEntry('utils.py', 'def helper(): ...\n', 'from utils import helper\n'));
+  });
+
+  it('in the editor a script another only takes helpers from is first its own run', async () => {
+    const dir = tempDir('vram-lens-helpers-');
+    try {
+      const own =
+        'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'def build(): return AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+        'def main():\n' +
+        '    Trainer(model=build(), args=TrainingArguments(output_dir="o", per_device_train_batch_size=2)).train()\n' +
+        'if __name__ == "__main__":\n    main()\n';
+      const importer =
+        'from train import build\nfrom transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+        'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+        'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=16)).train()\n';
+      fs.writeFileSync(path.join(dir, 'train.py'), own);
+      fs.writeFileSync(path.join(dir, 'train_full.py'), importer);
+      const workspace = new Workspace(true, { HOME: '/nonexistent' });
+      workspace.setFolders([dir]);
+      const index = new RunIndex(workspace, () => undefined);
+      index.rebuild();
+      for (let i = 0; i < 400 && !index.ready; i++) await new Promise((res) => setTimeout(res, 5));
+      assert.ok(index.ready);
+      const entries = index.runsOf(path.join(dir, 'train.py')).map((x) => path.basename(x.entry));
+      assert.deepEqual(entries[0], 'train.py');
+      assert.ok(entries.includes('train_full.py'), JSON.stringify(entries));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('in the editor the module belongs to the run of the launcher that runs its script', async () => {
