@@ -92,6 +92,16 @@ function run(extra: string, files: Record<string, string> = {}) {
 
 const decided = (r: ReturnType<typeof run>, key: CanonicalKey) => r.decided[key];
 
+/** The editor's index of runs over a folder, its background scan finished. */
+async function scannedIndex(dir: string): Promise<RunIndex> {
+  const workspace = new Workspace(true, { HOME: '/nonexistent' });
+  workspace.setFolders([dir]);
+  const index = new RunIndex(workspace, () => undefined);
+  index.rebuild();
+  for (let i = 0; i < 400 && !index.ready; i++) await new Promise((res) => setTimeout(res, 5));
+  assert.ok(index.ready);
+  return index;
+}
 describe('helper modules a training script imports', () => {
   it('an import the script calls into is a module reference; packages and names it never calls are not', () => {
     const refs = analyzeHfPython(TRAIN).references;
@@ -501,12 +511,7 @@ def load_for_inference(path):
         'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=16)).train()\n';
       fs.writeFileSync(path.join(dir, 'train.py'), own);
       fs.writeFileSync(path.join(dir, 'train_full.py'), importer);
-      const workspace = new Workspace(true, { HOME: '/nonexistent' });
-      workspace.setFolders([dir]);
-      const index = new RunIndex(workspace, () => undefined);
-      index.rebuild();
-      for (let i = 0; i < 400 && !index.ready; i++) await new Promise((res) => setTimeout(res, 5));
-      assert.ok(index.ready);
+      const index = await scannedIndex(dir);
       const entries = index.runsOf(path.join(dir, 'train.py')).map((x) => path.basename(x.entry));
       assert.deepEqual(entries[0], 'train.py');
       assert.ok(entries.includes('train_full.py'), JSON.stringify(entries));
@@ -521,12 +526,7 @@ def load_for_inference(path):
       fs.writeFileSync(path.join(dir, 'launch.sh'), `${LAUNCH}\n`);
       fs.writeFileSync(path.join(dir, 'train.py'), TRAIN);
       fs.writeFileSync(path.join(dir, 'helpers.py'), HELPERS);
-      const workspace = new Workspace(true, { HOME: '/nonexistent' });
-      workspace.setFolders([dir]);
-      const index = new RunIndex(workspace, () => undefined);
-      index.rebuild();
-      for (let i = 0; i < 400 && !index.ready; i++) await new Promise((res) => setTimeout(res, 5));
-      assert.ok(index.ready);
+      const index = await scannedIndex(dir);
       assert.deepEqual(
         index.runsOf(path.join(dir, 'helpers.py')).map((x) => path.basename(x.entry)),
         ['launch.sh'],
