@@ -22,6 +22,7 @@ import {
   loadedPath,
   NAMESPACE_CLASSES,
   NAMESPACE_HELPERS,
+  passThroughParameter,
   PATH_LOADERS,
   spreadItems,
   type LoaderFunction,
@@ -279,8 +280,9 @@ export function loaderFunctionData(file: PythonFile, call: SyntaxNode, depth: nu
 
 /**
  * A call of a function of the file that hands back the mapping it is given (`apply_overrides(load_config(args.config),
- * args.set)`, whose one return is `return cfg` of its parameter, changed in place at most): the argument's loaded data,
- * as the function leaves it without overrides (a launch line's `--set` items are not applied).
+ * args.set)`, whose one return is `return cfg` of its parameter, changed in place at most, or a copy of it,
+ * `cfg = dict(cfg)`: the rule of an imported module's function, module-loaders.ts passThroughParameter): the argument's
+ * loaded data, as the function leaves it without overrides (a launch line's `--set` items are not applied).
  */
 export function passedThroughData(file: PythonFile, call: SyntaxNode, depth: number): Val | undefined {
   const arg = passedThrough(file, call);
@@ -288,17 +290,13 @@ export function passedThroughData(file: PythonFile, call: SyntaxNode, depth: num
   return v?.k === 'data' ? v : undefined;
 }
 
-/** The argument a call of a function of the file hands back (its one return is that parameter, never bound anew). */
+/** The argument a call of a function of the file hands back (its one return is that parameter, or a copy of it). */
 function passedThrough(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
-  const body = calledFunctionBody(file, call);
-  const returned = body ? soleReturn(body)?.lastChild : undefined;
-  if (!body?.parent || returned?.name !== 'VariableName') return undefined;
-  const name = file.text.slice(returned.from, returned.to);
-  const index = parameters(file.text, body.parent.getChild('ParamList')).findIndex((p) => p.name === name);
-  const rebound = new RegExp(`^[ \\t]*${name}[ \\t]*=(?!=)`, 'm');
-  if (index < 0 || rebound.test(file.text.slice(body.from, body.to))) return undefined;
+  const def = calledFunctionBody(file, call)?.parent;
+  const fn = def ? passThroughParameter(file.text, def) : undefined;
+  if (!fn) return undefined;
   const a = file.args(call);
-  return a.entries.find((e) => e.rawKey === name)?.valueNode ?? a.positional[index];
+  return a.entries.find((e) => e.rawKey === fn.parameter)?.valueNode ?? a.positional[fn.index];
 }
 
 /** A call of a function of the file that returns the contents of the file its parameter names: that file's data. */

@@ -126,6 +126,9 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
       'def rebuilt(cfg):',
       '    cfg = dict(cfg)',
       '    return cfg',
+      'def replaced(cfg):',
+      '    cfg = {"model_name": "gpt2"}',
+      '    return cfg',
       'ap = argparse.ArgumentParser()',
       'ap.add_argument("--config", default="configs/sft.yaml")',
       'ap.add_argument("--set", nargs="*", default=None)',
@@ -133,6 +136,7 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
       'cfg = apply_overrides(load_config(args.config), args.set)',
       'model = AutoModelForCausalLM.from_pretrained(cfg["model_name"])',
       'other = AutoModelForCausalLM.from_pretrained(rebuilt(load_config(args.config))["model_name"])',
+      'third = AutoModelForCausalLM.from_pretrained(replaced(load_config(args.config))["model_name"])',
       'tcfg = cfg["train"]',
       'targs = TrainingArguments(output_dir="o", per_device_train_batch_size=int(tcfg.get("batch", 2)))',
       '',
@@ -143,8 +147,10 @@ describe('hf-python: a JSON / YAML file the script loads', () => {
     const r = analyzeHfPython(script, undefined, (p) => (files[p] ? { text: files[p], shownAs: p } : undefined));
     const models = r.facts.filter((f) => f.key === 'model');
     assert.equal(models[0]?.value, 'meta-llama/Meta-Llama-3-8B');
-    // A function that binds its parameter anew is not read through.
-    assert.notEqual(models[1]?.value, 'meta-llama/Meta-Llama-3-8B');
+    // A copy of its parameter is the same items (the rule of an imported module's function too); a function that
+    // binds its parameter to another mapping is not read through.
+    assert.equal(models[1]?.value, 'meta-llama/Meta-Llama-3-8B');
+    assert.notEqual(models[2]?.value, 'meta-llama/Meta-Llama-3-8B');
     // A part of the mapping and its .get(...) items.
     assert.equal(value(r, 'microBatchSize')?.value, 4);
   });
