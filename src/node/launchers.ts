@@ -10,6 +10,7 @@ import { hasHydraMain } from '../analyzers/hf-python/hydra-app';
 import { usageArguments } from '../analyzers/hf-python/usage-line';
 import { findReference } from '../analyzers/file-reader';
 import { variableRooted } from '../analyzers/collect/locate';
+import { alignAnythingModuleOf } from '../analyzers/shell/align-anything-launch';
 
 /** The files under `root` whose references reach `file` (absolute paths, in path order). */
 export function launchersOf(file: string, root: string, reader: FileReader): string[] {
@@ -19,13 +20,18 @@ export function launchersOf(file: string, root: string, reader: FileReader): str
   const stem = /\.py$/i.test(name) ? name.slice(0, -3) : undefined;
   const importing =
     stem && /^\w+$/.test(stem) ? new RegExp(`^[ \\t]*(from|import)[ \\t]+[\\w.]*\\b${stem}\\b`, 'm') : undefined;
+  // align-anything's launch lines name the trainer module that reads the config, not the file.
+  const module = alignAnythingModuleOf(target);
   const out: string[] = [];
   for (const f of candidates(root)) {
     if (path.resolve(f) === target) continue;
     const text = reader.read(f);
     const named =
       text !== undefined &&
-      (text.includes(name) || readsHydraConfigs(text, name) || (importing !== undefined && importing.test(text)));
+      (text.includes(name) ||
+        readsHydraConfigs(text, name) ||
+        (importing !== undefined && importing.test(text)) ||
+        (module !== undefined && (text.includes(module) || text.includes(module.replace(/\./g, '/')))));
     if (text === undefined || !named) continue;
     if (filesReferencedBy(reader, f, text)?.includes(target)) out.push(path.resolve(f));
   }

@@ -21,6 +21,15 @@ export function alignAnythingConfig(program: string): string | undefined {
   return s ? `${s[1] ?? ''}align_anything/configs/train/${s[2] ?? ''}/${s[3] ?? ''}.yaml` : undefined;
 }
 
+/**
+ * The trainer module that reads a config of align-anything's (`align_anything/configs/train/text_to_text/sft.yaml`:
+ * `align_anything.trainers.text_to_text.sft`), which a launch line names instead of the file; undefined for another path.
+ */
+export function alignAnythingModuleOf(config: string): string | undefined {
+  const m = /(?:^|\/)align_anything\/configs\/train\/((?:\w+\/)*\w+)\/(\w+)\.yaml$/.exec(config.replace(/\\/g, '/'));
+  return m ? `align_anything.trainers.${(m[1] ?? '').replace(/\//g, '.')}.${m[2] ?? ''}` : undefined;
+}
+
 /** The options the estimate reads, by the key they replace. */
 const OVERRIDES: Readonly<Record<string, FlagSpec>> = {
   model_name_or_path: { key: 'model', kind: 'str' },

@@ -13,7 +13,11 @@ import { analyzeAlignAnythingYaml } from '../../../src/analyzers/yaml/align-anyt
 import { alignAnythingConfig } from '../../../src/analyzers/shell/align-anything-launch';
 import { editsForChanges, applyEditData } from '../../../src/features/fixes';
 import { estimate } from '../../../src/core/estimate';
-import { runFiles } from '../helpers';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { launchersOf } from '../../../src/node/launchers';
+import { nodeFileReader } from '../../../src/node/files';
+import { runFiles, tempDir } from '../helpers';
 
 const SFT = `train_cfgs:
   save_checkpoint: True
@@ -201,5 +205,20 @@ describe('align-anything config', () => {
     // Not exported: the trainer's Python does not see it.
     const local = runFiles({ ...files, '/r/sft.sh': line.replace('export ', '') }, '/r/sft.sh');
     assert.equal(local.setup?.zero_stage, 3);
+  });
+
+  it('the config opened alone is found run by the launch scripts that name its trainer module', () => {
+    const dir = tempDir('vram-lens-align-anything-');
+    try {
+      for (const [rel, text] of Object.entries({ ...tree(SFT), '/r/scripts/qwen/sft.sh': SFT_LINE })) {
+        const file = path.join(dir, rel.replace(/^\/r\//, ''));
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, text);
+      }
+      const config = path.join(dir, 'align_anything/configs/train/text_to_text/sft.yaml');
+      assert.deepEqual(launchersOf(config, dir, nodeFileReader(dir)), [path.join(dir, 'scripts/qwen/sft.sh')]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
