@@ -61,14 +61,15 @@ function lengthCache(
   const { assumptions } = ctx.notes;
   const { reservedBytes, deviceBytes, loadCache, pagedWorking, pagedResident } = totals;
   const gpu = ctx.gpu;
-  // The loss runs on the last pipeline stage.
-  const lossBytes = stage === pp - 1 ? CACHED_LOSS_SETS * lossTensorBytes : 0;
+  // The loss runs on the last pipeline stage. In whole bytes: a vocabulary that tensor parallelism does not divide
+  // evenly leaves a fraction of a row per GPU in the per-rank loss tensors' average.
+  const lossBytes = stage === pp - 1 ? Math.ceil(CACHED_LOSS_SETS * lossTensorBytes) : 0;
   // Cached blocks win over paged optimizer state, which the driver evicts to make room.
   const room = gpu
     ? gpu.memoryBytes - (deviceBytes - reservedBytes - Math.max(0, pagedResident - pagedWorking))
     : Infinity;
   // Free room in the segments the model's load left cached takes those blocks first.
-  const cacheBytes = Math.max(0, Math.min(reservedBytes + lossBytes - loadCache, room) - reservedBytes);
+  const cacheBytes = Math.max(0, Math.ceil(Math.min(reservedBytes + lossBytes - loadCache, room) - reservedBytes));
   assumptions.push({
     key: 'batch_lengths.cache',
     value: `${CACHED_LOSS_SETS} sets of loss tensors of earlier, shorter batches`,

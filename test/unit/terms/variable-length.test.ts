@@ -45,6 +45,15 @@ describe('estimate: variable-length batches', () => {
     }
   });
 
+  it('is whole bytes where tensor parallelism does not divide the vocabulary (a fuzz input: Qwen2-7B over TP 7)', () => {
+    // 152,064 / 7 = 21,723.43 vocabulary rows per GPU: the cache was 1,067,749,961.14 B, which no allocator holds.
+    const vl = run(
+      setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable', tensor_parallel: 7, gpus_per_node: 7 }),
+    ).perGpu.variableLengths!;
+    assert.ok(Number.isSafeInteger(vl.cacheBytes), String(vl.cacheBytes));
+    assert.ok(Number.isSafeInteger(vl.reservedBytes) && Number.isSafeInteger(vl.deviceBytes));
+  });
+
   it("stops at the GPU's capacity", () => {
     const probe = run(setupFor('Qwen/Qwen2-7B', { ...base, batch_lengths: 'variable' }));
     const gpu = { id: 'small', memoryBytes: probe.perGpu.deviceBytes + GiB, source: 'test' };
