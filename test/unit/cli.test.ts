@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { run } from '../../src/cli/main';
-import { tempDir } from './helpers';
+import { SCRIPT_WITH_MAIN, tempDir } from './helpers';
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 const isolatedEnv = {
@@ -115,12 +115,7 @@ describe('cli: vram-lens estimate', async () => {
     // HaoranLuo/text2sql-grpo: train_grpo_finer_full.py imports train_reasoning_grpo's helpers (`import
     // train_reasoning_grpo as base; from train_reasoning_grpo import (...)`) beside a GRPO trainer of its own, and
     // never calls its main(); LLaVA's train_mem.py does call the train() its train.py's main block calls.
-    const own =
-      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
-      'def build(): return AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
-      'def main():\n' +
-      '    Trainer(model=build(), args=TrainingArguments(output_dir="o", per_device_train_batch_size=2)).train()\n' +
-      'if __name__ == "__main__":\n    main()\n';
+    const own = SCRIPT_WITH_MAIN;
     const importer =
       'import train as base\nfrom train import build\n' +
       'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +

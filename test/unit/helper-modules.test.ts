@@ -16,7 +16,7 @@ import { runsModuleEntry } from '../../src/node/launchers';
 import { Workspace } from '../../src/server/workspace';
 import { nodeFileReader } from '../../src/node/files';
 import { findGpu } from '../../src/core/lookup';
-import { tempDir } from './helpers';
+import { SCRIPT_WITH_MAIN, tempDir } from './helpers';
 
 const TRAIN = `from dataclasses import dataclass, field
 from typing import Optional
@@ -499,12 +499,7 @@ def load_for_inference(path):
   it('in the editor a script another only takes helpers from is first its own run', async () => {
     const dir = tempDir('vram-lens-helpers-');
     try {
-      const own =
-        'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
-        'def build(): return AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
-        'def main():\n' +
-        '    Trainer(model=build(), args=TrainingArguments(output_dir="o", per_device_train_batch_size=2)).train()\n' +
-        'if __name__ == "__main__":\n    main()\n';
+      const own = SCRIPT_WITH_MAIN;
       const importer =
         'from train import build\nfrom transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
         'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +

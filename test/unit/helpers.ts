@@ -14,6 +14,17 @@ import { nodeFileReader } from '../../src/node/files';
 
 export const GB = 1e9;
 
+/**
+ * A training script with an `if __name__ == "__main__":` block of its own and a helper, `build()`, that another script
+ * may import (the run tests of cli.test.ts and helper-modules.test.ts): Qwen2.5-0.5B at per_device_train_batch_size 2.
+ */
+export const SCRIPT_WITH_MAIN =
+  'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+  'def build(): return AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+  'def main():\n' +
+  '    Trainer(model=build(), args=TrainingArguments(output_dir="o", per_device_train_batch_size=2)).train()\n' +
+  'if __name__ == "__main__":\n    main()\n';
+
 /** Folders the tests made under the system's temporary folder, removed when the run ends. */
 const madeFolders: string[] = [];
 

@@ -10,6 +10,7 @@
 // Docs: docs/formats.md
 import { msg, type ConfigFacts, type LaunchArgument } from '../facts';
 import { YamlCtx, guarded } from './common';
+import { ZERO_STAGE_FILE } from '../shell/align-anything-launch';
 import { asBool, asPosInt, boolOf, listOf, numOf, strOf, type Entry } from './values';
 
 export const ALIGN_ANYTHING_SRC = 'PKU-Alignment/align-anything@3f9decc:align_anything';
@@ -25,7 +26,7 @@ export function isAlignAnythingYaml(keys: ReadonlySet<string>): boolean {
  */
 export function analyzeAlignAnythingYaml(text: string, overrides: readonly LaunchArgument[] = []): ConfigFacts {
   const ctx = new YamlCtx(text, { format: 'align-anything-yaml', tool: 'align-anything', omegaconf: false });
-  const zeroStageFile = overrides.find((a) => a.name === 'ZERO_STAGE_FILE');
+  const zeroStageFile = overrides.find((a) => a.name === ZERO_STAGE_FILE);
   return guarded(ctx, () => analyze(ctx, zeroStageFile));
 }
 
