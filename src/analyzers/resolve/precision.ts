@@ -131,5 +131,20 @@ export function resolvePrecision(ctx: ResolveContext): void {
   // Adapters in the model dtype (torchtune) follow the resolved weights dtype.
   const loraSetup = setup.lora as Record<string, unknown> | undefined;
   if (loraSetup && loraSetup.dtype === 'model') loraSetup.dtype = setup.weights_dtype ?? 'fp32';
-  if (setup.weights_dtype === 'bf16' && deepspeedOn && setup.master_weights === undefined) setup.master_weights = true;
+  if (setup.weights_dtype === 'bf16' && deepspeedOn && setup.master_weights === undefined && zeroKeepsFp32Copy(ctx))
+    setup.master_weights = true;
+}
+
+/**
+ * Without DeepSpeed's bf16 / fp16 blocks, a model loaded in bf16 keeps an fp32 copy only under ZeRO stages 1-3: their
+ * optimizers step fp32 partitions of the weights (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py
+ * fp32_partitioned_groups_flat). At stage 0 (a DeepSpeed config without zero_optimization included) the engine wraps
+ * no optimizer and steps the weights as loaded (deepspeedai/DeepSpeed@edaa722 engine.py _do_optimizer_sanity_check:
+ * fp32 model and gradient dtypes give no wrapper; _configure_distributed_model casts nothing without bf16 / fp16).
+ */
+function zeroKeepsFp32Copy(ctx: ResolveContext): boolean {
+  const stage = ctx.decided.zeroStage?.fact.value;
+  if (stage === undefined) return false;
+  const n = typeof stage === 'number' ? stage : Number(stage);
+  return !(Number.isFinite(n) && n === 0);
 }

@@ -207,6 +207,23 @@ describe('align-anything config', () => {
     assert.equal(local.setup?.zero_stage, 3);
   });
 
+  it('neither bf16 nor fp16: an fp32 copy of the bf16-loaded weights under ZeRO-3, none at stage 0', () => {
+    // DeepSpeed@edaa722 engine.py _do_optimizer_sanity_check: ZeRO 1-3 wrap the optimizer in their fp32 partitions;
+    // fp32 model and gradient dtypes at stage 0 wrap nothing, and the engine casts nothing without bf16 / fp16.
+    const fp32 = SFT.replace('  bf16: True\n', '  bf16: False\n');
+    const z3 = runFiles({ ...tree(fp32), '/r/sft.sh': SFT_LINE }, '/r/sft.sh').setup;
+    assert.deepEqual([z3?.zero_stage, z3?.weights_dtype, z3?.master_weights], [3, 'bf16', true]);
+    const z0 = Z3.replace('"stage": 3', '"stage": 0');
+    const files = { ...tree(fp32), '/r/align_anything/configs/deepspeed/ds_z3_config.json': z0, '/r/sft.sh': SFT_LINE };
+    const s = runFiles(files, '/r/sft.sh').setup;
+    assert.deepEqual([s?.zero_stage, s?.weights_dtype, s?.master_weights], [0, 'bf16', false]);
+    // AdamW's two states beside the bf16 weights, in the weights' dtype: 7,615,616,512 x 2 x 2 bytes on each GPU.
+    const r = estimate(s!);
+    assert.ok(r.ok);
+    const states = r.estimate.perGpu.phases[0]?.components.find((c) => c.id === 'optimizer-states');
+    assert.equal(states?.bytes, 7_615_616_512 * 2 * 2);
+  });
+
   it('the config opened alone is found run by the launch scripts that name its trainer module', () => {
     const dir = tempDir('vram-lens-align-anything-');
     try {
