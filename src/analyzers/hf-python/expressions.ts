@@ -243,7 +243,7 @@ export function decidedOperand(file: PythonFile, node: SyntaxNode, depth: number
   // the launch line is silent (a launch line's --model_name is a fact of its own, over the script's).
   if (op.name === 'or') {
     const left = readingNoneDefaults(file, () => file.evalNode(l, depth + 1));
-    if ((left.k === 'lit' && left.v === null && left.dflt) || uncalledNone(file, l)) return r;
+    if ((left.k === 'lit' && (left.v === null || left.v === '') && left.dflt) || uncalledNone(file, l)) return r;
   }
   const a = file.evalNode(l, depth + 1);
   const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dict' ? dictTruthy(a) : torchName(a);

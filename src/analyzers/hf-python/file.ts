@@ -123,7 +123,7 @@ export class PythonFile {
   readonly loadedData = new Map<string, Val>();
   /** A Hydra application's composed config by its primary's path; null where the pipeline composes it (hydra-app.ts). */
   readonly hydraConfigs = new Map<string, Val | null>();
-  /** Set while the test of a conditional expression is evaluated: None defaults are read there (they pick a branch). */
+  /** Set while a test is evaluated: None and empty-string defaults are read there (they pick a branch). */
   noneDefaults = false;
   /** Every call of the file, for the call sites of a function whose parameter a value comes from. */
   calls: SyntaxNode[] = [];

@@ -189,7 +189,8 @@ function optionValue(
   // launcher to fill in, so a launch line with options reads the script again with them.
   if (d.elsewhere && !d.elsewhere.launched) readsLaunchOptions(file);
   const v: Val = d.node ? file.evalNode(d.node, depth + 1) : { k: 'lit', v: d.lit ?? null };
-  if (v.k === 'lit' && v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
+  // A test reads an empty default too: `x if args.target_modules else [...]` with `default=""` takes the else branch.
+  if (v.k === 'lit' && (v.v === null || v.v === '') && file.noneDefaults) return { k: 'lit', v: v.v, dflt: d };
   if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) {
     if (v.k === 'lit') noValueAlone(file);
     return undefined;
@@ -254,7 +255,8 @@ function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parse
     where: o.source,
     elsewhere: { source: o.source, launched: o.launched },
   };
-  if (o.value === null) return file.noneDefaults ? { k: 'lit', v: null, dflt: d } : undefined;
+  if ((o.value === null || o.value === '') && file.noneDefaults) return { k: 'lit', v: o.value, dflt: d };
+  if (o.value === null) return undefined;
   if (emptyDefault(o.value)) return undefined;
   return { k: 'lit', v: o.value, dflt: d };
 }
@@ -382,7 +384,7 @@ function argumentAt(file: PythonFile, scope: Scope, name: string, site: SyntaxNo
   const def = scope.params.get(name);
   if (!def) return undefined;
   const v = file.evalNode(def, depth + 1);
-  if (v.k === 'lit' && v.v === null && file.noneDefaults) return v;
+  if (v.k === 'lit' && (v.v === null || v.v === '') && file.noneDefaults) return v;
   if (v.k !== 'lit' || v.v === null || emptyDefault(v.v)) return undefined;
   const nameNode = params.find((p) => p.name === name)?.nameNode;
   const at: Span = nameNode ? span(nameNode) : span(def);
@@ -442,7 +444,7 @@ export function commandParameter(file: PythonFile, name: string, depth: number):
       ? file.evalNode(d.node, depth + 1)
       : { k: 'unknown', reason: '' };
   if (v.k !== 'lit') return undefined;
-  if (v.v === null && file.noneDefaults) return { k: 'lit', v: null, dflt: d };
+  if ((v.v === null || v.v === '') && file.noneDefaults) return { k: 'lit', v: v.v, dflt: d };
   const value = v.v === null ? undefined : o ? v.v : typed(v.v, d);
   // None or "" (alpaca-lora's `base_model: str = ""`, "the only required argument"): the launch line's value only.
   if (value === undefined || emptyDefault(value)) {

@@ -986,6 +986,21 @@ describe("hf-python: the script's own values", () => {
     );
   });
 
+  it('`args.x or "..."` with an empty default: the right-hand side, as the script runs without arguments', () => {
+    const text = [
+      'import argparse',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--model_path", default="")',
+      'args = parser.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained(args.model_path or "Qwen/Qwen2.5-0.5B")',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'model')?.value, 'Qwen/Qwen2.5-0.5B');
+    // The empty default alone is no model: it is the launch line's to give.
+    const alone = text.replace('args.model_path or "Qwen/Qwen2.5-0.5B"', 'args.model_path');
+    assert.ok(isUnknown(last(analyzeHfPython(alone), 'model')?.value ?? null));
+  });
+
   it("a parameter the function binds anew, and `cfg = cfg or Config()` of an uncalled function's None default", () => {
     // Olmioris/LLM-instruction-tuning-qwen2-qlora src/training/trainer.py (abridged): run_sft_training(cfg=None) is
     // called by nothing in the file; `cfg = cfg or SFTTrainingConfig()` makes the dataclass, whose model_name

@@ -133,6 +133,9 @@ describe('LoRA targets as PEFT reads them', () => {
     ]);
     const split = resolveText('/w/train.py', dora.replace('default=None', 'default="q_proj,v_proj"'));
     assert.deepEqual(targets(split), ['q_proj', 'v_proj']);
+    // An empty default is false in the test too (i-am-mushfiq/FirstAidQA-gemma2b-QLoRA train_v2.py: `default=""`).
+    const empty = resolveText('/w/train.py', dora.replace('default=None', 'default=""'));
+    assert.deepEqual(targets(empty), targets(resolveText('/w/train.py', dora)));
     // huggingface/peft examples/sft/train.py: `lora_target_modules: Optional[str] = field(default="q_proj,k_proj,...")`,
     // and run_peft_fsdp_gptq.sh: --lora_target_modules "q_proj,k_proj,v_proj,o_proj,up_proj,gate_proj".
     const script = [
