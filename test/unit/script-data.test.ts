@@ -393,6 +393,30 @@ describe("a script's own usage line", () => {
     assert.ok(run.problems.some((p) => p.code === 'unknown-model'));
   });
 
+  it('a usage line that runs the script by its console script (pyproject.toml [project.scripts])', () => {
+    // techwithsergiu/qwen-qlora-train: `qlora-train = "qwen_qlora_train.train:main"`, and train.py's docstring shows
+    // `qlora-train --config configs/qwen3/1.7b.yaml`. Here the package is scripts/ and the entry point run_grpo:main.
+    const byName = script.replace('    python scripts/run_grpo.py --config', '  $ grpo-train --config');
+    const pyproject = '[project]\nname = "p"\n\n[project.scripts]\ngrpo-train = "scripts.run_grpo:main"\n';
+    const files = {
+      '/p/scripts/run_grpo.py': byName,
+      '/p/scripts/grpo_loop.py': loop,
+      '/p/scripts/configs/grpo.yaml': yaml,
+    };
+    const run = runFiles({ ...files, '/p/pyproject.toml': pyproject }, '/p/scripts/run_grpo.py');
+    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-1.5B');
+    assert.equal(run.setup?.micro_batch_size, 8);
+    // Poetry's table names it too; an entry point of another module, or no pyproject.toml, does not.
+    const poetry = pyproject.replace('[project.scripts]', '[tool.poetry.scripts]');
+    assert.equal(
+      runFiles({ ...files, '/p/pyproject.toml': poetry }, '/p/scripts/run_grpo.py').setup?.model,
+      'Qwen/Qwen2.5-1.5B',
+    );
+    const other = pyproject.replace('scripts.run_grpo:main', 'scripts.grpo_loop:main');
+    assert.equal(runFiles({ ...files, '/p/pyproject.toml': other }, '/p/scripts/run_grpo.py').setup, undefined);
+    assert.equal(runFiles(files, '/p/scripts/run_grpo.py').setup, undefined);
+  });
+
   it("a Trainer flag on the usage line of a script that parses no Trainer arguments is not the run's", () => {
     // run_grpo.py reads --config with argparse and builds GRPOConfig from the YAML: a --per_device_train_batch_size on
     // its usage line would stop argparse (an unknown option), it is no setting of the run: the YAML's 8 stands.

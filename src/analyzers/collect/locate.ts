@@ -197,6 +197,7 @@ export function readmeLaunch(reader: FileReader, file: string): { path: string; 
 export function readmeCommand(
   reader: FileReader,
   file: string,
+  commands: readonly string[] = [],
 ): { name: string; path: string; text: string; usage: UsageCommand } | undefined {
   const script = file.split(/[\\/]/);
   const base = script[script.length - 1];
@@ -206,9 +207,9 @@ export function readmeCommand(
     for (const name of README_NAMES) {
       const path = reader.join(file, `${up}${name}`);
       const text = reader.read(path);
-      const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES);
+      const usage = text === undefined ? undefined : usageArguments(text, file, README_LINES, commands);
       if (text === undefined || !usage) continue;
-      if (up && !runsFromAbove(text, usage, base, folder)) continue;
+      if (up && !usage.command && !runsFromAbove(text, usage, base, folder)) continue;
       return { name: `${up}${name}`, path, text, usage };
     }
   }

@@ -12,6 +12,7 @@ import { nanogptConfigArguments } from '../hf-python/nanogpt';
 import { usageArguments, type UsageCommand } from '../hf-python/usage-line';
 import { withUsageTrainerFlags } from './usage-flags';
 import { readmeCommand } from './locate';
+import { consoleScriptsOf } from '../console-scripts';
 import { findReference, projectModules, type FileReader } from '../file-reader';
 
 /** How a file is read: its place in the run and what the file that led to it passes on. */
@@ -91,16 +92,21 @@ function usageLine(
 ):
   { readonly args: NonNullable<Reference['args']>; readonly readme: boolean; readonly own?: UsageCommand } | undefined {
   const name = file.split(/[\\/]/).pop() ?? file;
-  const own = usageArguments(text, file);
+  const commands = consoleScriptsOf(reader, file);
+  const own = usageArguments(text, file, undefined, commands);
   if (own) {
-    const args = own.args.map((a) => ({ ...a, from: `the usage line of ${name} (line ${own.line})` }));
-    return { args, readme: false, own };
+    const from = `the usage line of ${name} (line ${own.line}${byConsoleScript(own)})`;
+    return { args: own.args.map((a) => ({ ...a, from })), readme: false, own };
   }
-  const readme = readmeCommand(reader, file);
+  const readme = readmeCommand(reader, file, commands);
   if (!readme) return undefined;
-  const from = `the command ${readme.name} shows for ${name} (line ${readme.usage.line})`;
+  const from = `the command ${readme.name} shows for ${name} (line ${readme.usage.line}${byConsoleScript(readme.usage)})`;
   return { args: readme.usage.args.map((a) => ({ ...a, from })), readme: true };
 }
+
+/** `, qlora-train: its console script in pyproject.toml` where the line runs the script by that name. */
+const byConsoleScript = (usage: UsageCommand): string =>
+  usage.command ? `, ${usage.command}: its console script in pyproject.toml` : '';
 
 /**
  * A file's facts and the options its launch line runs it with: the keys of the config file its parser reads

@@ -53,27 +53,38 @@ export interface UsageCommand {
   readonly args: LaunchArgument[];
   readonly line: number;
   readonly lastLine: number;
+  /** The console script the line runs the script by (its pyproject.toml entry point), where it is one. */
+  readonly command?: string;
 }
 
 /**
  * The options of the first line near the top of `text` that runs the script named `file` (by its file name, after
- * an interpreter or a launcher), joined with the lines a trailing `\` continues it on; undefined when there is none or
- * it passes no option.
+ * an interpreter or a launcher, or by one of its console scripts, `commands`, as the line's first word), joined with
+ * the lines a trailing `\` continues it on; undefined when there is none or it passes no option.
  */
-export function usageArguments(text: string, file: string, lineCount = HEAD_LINES): UsageCommand | undefined {
+export function usageArguments(
+  text: string,
+  file: string,
+  lineCount = HEAD_LINES,
+  commands: readonly string[] = [],
+): UsageCommand | undefined {
   const name = file.split(/[\\/]/).pop() ?? file;
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const script = new RegExp(`(?:^|[\\s/])${escaped}(?=\\s|$)(.*)$`);
+  const script = new RegExp(`(?:^|[\\s/])${escape(name)}(?=\\s|$)(.*)$`);
+  const byCommand =
+    commands.length > 0 ? new RegExp(`^[\\s#$>\`]*(${commands.map(escape).join('|')})(?=\\s)(.*)$`) : undefined;
   const lines = text.split('\n').slice(0, lineCount);
   for (let i = 0; i < lines.length; i++) {
-    if (!RUNNER.test(lines[i])) continue;
+    const byName = byCommand?.exec(lines[i]);
+    if (!byName && !RUNNER.test(lines[i])) continue;
     let joined = lines[i].replace(/^\s*#+/, '');
     let j = i;
     for (; /\\\s*$/.test(joined) && j + 1 < lines.length; j++)
       joined = `${joined.replace(/\\\s*$/, ' ')}${lines[j + 1].replace(/^\s*#+/, '')}`;
-    const m = script.exec(joined);
-    const args = m ? options(wordsOf(m[1])) : [];
-    if (args.length > 0) return { args, line: i + 1, lastLine: j + 1 };
+    const rest = byName ? byCommand?.exec(joined)?.[2] : script.exec(joined)?.[1];
+    const args = rest !== undefined ? options(wordsOf(rest)) : [];
+    if (args.length > 0) return { args, line: i + 1, lastLine: j + 1, ...(byName ? { command: byName[1] } : {}) };
   }
   return undefined;
 }
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
