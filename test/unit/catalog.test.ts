@@ -137,6 +137,22 @@ describe('catalog', () => {
     assert.deepEqual(bad, []);
   });
 
+  it('Sheared-LLaMA at the sizes its authors prune to, counted by hand', () => {
+    // princeton-nlp/LLM-Shearing@b87218b scripts/pruning.sh: 2048 / 16 heads / 24 layers / MLP 5504 and 2560 / 20 / 32 /
+    // 6912, Llama 2's 32,000-token vocabulary, untied. Embeddings and head 2 x 32,000 x h; a layer 4h^2 (q, k, v, o)
+    // + 3 h x mlp + 2h (norms); the final norm h.
+    const count = (id: string): number => {
+      const m = findModel(id);
+      assert.ok(m.ok, id);
+      return countParameters(archOf(m.model)).total;
+    };
+    assert.equal(
+      count('princeton-nlp/Sheared-LLaMA-1.3B'),
+      2 * 32000 * 2048 + 24 * (4 * 2048 ** 2 + 3 * 2048 * 5504 + 2 * 2048) + 2048,
+    );
+    assert.equal(count('princeton-nlp/Sheared-LLaMA-2.7B-Pruned'), 2_701_560_320);
+  });
+
   it('every family has at least one checkpoint', () => {
     const families = new Set(MODEL_CATALOG.map((m) => archOf(m).family));
     const missing = (Object.keys(FAMILY_TRAITS) as Family[]).filter((f) => !families.has(f));
@@ -211,6 +227,8 @@ describe('catalog', () => {
       'baichuan-inc/Baichuan2-7B-Base',
       'THUDM/chatglm3-6b',
       'TinyLlama/TinyLlama-1.1B-Chat-v1.0',
+      // wangbluo/Finetune_llama2_Megatron start.sh (a local folder named after it).
+      'princeton-nlp/Sheared-LLaMA-1.3B',
       'HuggingFaceTB/SmolLM-360M',
       'HuggingFaceTB/SmolLM2-1.7B',
       'HuggingFaceTB/SmolLM3-3B',

@@ -49,6 +49,40 @@ export const CEREBRAS_GPT: readonly CatalogModel[] = [
   },
 ];
 
+/** The sizes princeton-nlp/LLM-Shearing@b87218b trains them at: llmshearing/configs/llama2/*.yaml, scripts/pruning.sh. */
+const SHEARED = 'princeton-nlp/LLM-Shearing@b87218b llmshearing/scripts/pruning.sh (target_d_model ...)';
+
+/**
+ * Sheared-LLaMA: Llama-2-7B pruned to a smaller Llama (multi-head attention, Llama 2's 32,000-token vocabulary and
+ * 4,096-token context) and pre-trained further (Xia et al. 2023). No exact published count: 1,345,423,360 and
+ * 2,701,560,320 counted from the architecture. The -Pruned checkpoints (before the further pre-training) have the
+ * same sizes.
+ */
+const SHEARED_SIZES: ReadonlyArray<[size: string, hidden: number, heads: number, layers: number, mlp: number]> = [
+  ['1.3B', 2048, 16, 24, 5504],
+  ['2.7B', 2560, 20, 32, 6912],
+];
+
+export const SHEARED_LLAMA: readonly CatalogModel[] = SHEARED_SIZES.map(([size, hidden, heads, layers, mlp]) => ({
+  id: `princeton-nlp/Sheared-LLaMA-${size}`,
+  aliases: [`princeton-nlp/Sheared-LLaMA-${size}-Pruned`],
+  config: {
+    model_type: 'llama',
+    architectures: ['LlamaForCausalLM'],
+    hidden_act: 'silu',
+    hidden_size: hidden,
+    intermediate_size: mlp,
+    max_position_embeddings: 4096,
+    num_attention_heads: heads,
+    num_hidden_layers: layers,
+    num_key_value_heads: heads,
+    rms_norm_eps: 1e-5,
+    tie_word_embeddings: false,
+    vocab_size: 32000,
+  },
+  source: `${hf(`princeton-nlp/Sheared-LLaMA-${size}`)} (sizes from ${SHEARED})`,
+}));
+
 export const COMMUNITY_MODELS: readonly CatalogModel[] = [
   {
     // Vicuna v1.5: Llama 2 fine-tuned on ShareGPT conversations (its model card names Llama 2 as the base).

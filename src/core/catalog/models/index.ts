@@ -6,7 +6,7 @@ import { OLMO_1, OLMO_2, OLMOE, TULU } from './allenai';
 import { BAICHUAN } from './baichuan';
 import { STARCODER } from './bigcode';
 import { BLOOM, BLOOM_176B, MT0 } from './bigscience';
-import { CEREBRAS_GPT, COMMUNITY_MODELS, LLAVA, TINYLLAMA } from './community';
+import { CEREBRAS_GPT, COMMUNITY_MODELS, LLAVA, SHEARED_LLAMA, TINYLLAMA } from './community';
 import { DEEPSEEK_CODER_LLM_V2, DEEPSEEK_R1_DISTILLS, DEEPSEEK_V2_LITE, DEEPSEEK_V3 } from './deepseek';
 import { PYTHIA_GPT_J_NEO, PYTHIA_NEOX } from './eleutherai';
 import { ENCODERS } from './encoders';
@@ -80,6 +80,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...PHI_3_2,
   ...GPT_2,
   ...CEREBRAS_GPT,
+  ...SHEARED_LLAMA,
   ...LLAVA,
   ...PYTHIA_NEOX,
   ...BERT,
