@@ -1,5 +1,6 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
+import { isMegatronPretraining, megatronLaunch } from './megatron';
 import { torchtuneBuiltinName } from '../yaml/torchtune-builtin';
 import {
   evaluationStrategyRelease,
@@ -611,7 +612,10 @@ function programLaunch(
   return frameworkLaunch(l, fields, program, script, opaque) ?? scriptLaunch(l, fields, program, scriptField, opaque);
 }
 
-/** A framework's entry point the line runs (ms-swift, OpenRLHF, verl, rl2, torchtitan, NeMo-RL, Oumi, XTuner). */
+/**
+ * A framework's entry point the line runs (ms-swift, OpenRLHF, verl, rl2, torchtitan, NeMo-RL, Oumi, XTuner,
+ * align-anything; Megatron-LM's pretraining scripts, said as not modeled).
+ */
 function frameworkLaunch(
   l: Launch,
   fields: readonly Field[],
@@ -639,6 +643,8 @@ function frameworkLaunch(
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
   const alignConfig = alignAnythingConfig(script);
   if (alignConfig) return alignAnythingLaunch(l, fields, scriptAt, alignConfig, opaque, launcherTool);
+  if (fields[scriptAt] && isMegatronPretraining(script, fields, scriptAt + 1))
+    return megatronLaunch(l, fields[scriptAt]);
   return undefined;
 }
 
