@@ -49,8 +49,8 @@ export const CEREBRAS_GPT: readonly CatalogModel[] = [
   },
 ];
 
-/** The sizes princeton-nlp/LLM-Shearing@b87218b trains them at: llmshearing/configs/llama2/*.yaml, scripts/pruning.sh. */
-const SHEARED = 'princeton-nlp/LLM-Shearing@b87218b llmshearing/scripts/pruning.sh (target_d_model ...)';
+/** Where the sizes are written: the authors' pruning script's target_d_model / n_heads / n_layers / intermediate_size. */
+const SHEARED = 'princeton-nlp/LLM-Shearing@b87218b llmshearing/scripts/pruning.sh';
 
 /**
  * Sheared-LLaMA: Llama-2-7B pruned to a smaller Llama (multi-head attention, Llama 2's 32,000-token vocabulary and
