@@ -8,6 +8,7 @@ import type { PythonFile, Scope, Val } from './file';
 import type { CallArgument, CallArguments } from '../facts';
 import type { Via } from './static-values';
 import { instanceAttribute } from './class-constants';
+import { overlaidValue, overlaysOf } from './attribute-overlays';
 import { dataAt } from './data-files';
 import { clip, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
@@ -16,12 +17,18 @@ import { parsedOption, parsesCommandLine } from './script-defaults';
 
 /** The value the last `dotted = value` that surely runs before `use` sets, or undefined when there is none. */
 export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
-  if (!file.attrAssigned.has(dotted.split('.').pop()!)) return undefined;
+  const attr = dotted.split('.').pop()!;
+  const overlays = overlaysOf(file, dotted);
+  if (!file.attrAssigned.has(attr) && overlays.length === 0) return undefined;
   const sites = setSites(file, dotted);
   // From the use's statement outwards, block by block, up to the function (or module) the use is in.
   for (let st = statementOf(use); st?.parent; st = statementOf(st.parent)) {
     const block = st.parent;
     for (let s = st.prevSibling; s; s = s.prevSibling) {
+      // `for k, v in cfg.items(): setattr(args, k, v)`: the mapping's item, if it has one (attribute-overlays.ts).
+      const laid = overlays.length > 0 ? overlaidValue(file, overlays, s, attr, use, depth) : undefined;
+      if (laid === 'absent') continue;
+      if (laid) return laid;
       const value = assignmentTo(file, s, dotted);
       if (value) {
         const v = file.evalNode(value, depth + 1);

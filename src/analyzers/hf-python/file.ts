@@ -21,7 +21,6 @@ import {
   type Unknown,
 } from '../facts';
 import { optionOfDefault, singleCallArgument, type ScriptDefault } from './script-defaults';
-import { removedKeys } from './dict-values';
 import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
@@ -53,7 +52,8 @@ import {
   writtenItems,
 } from './syntax';
 import { CallNames } from './call-names';
-import { dictCall, dictLiteral } from './dict-values';
+import { dictCall, dictLiteral, removedKeys } from './dict-values';
+import type { Overlay } from './attribute-overlays';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
 
@@ -97,6 +97,7 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
+  readonly overlays: Overlay[] = []; // statements setting an attribute per key of a mapping (attribute-overlays.ts)
   /** Where the text sets each dotted name assigned (attributes.ts setSites), found once. */
   readonly attributeSetSites = new Map<string, readonly number[]>();
   /** Of those, names set on an object other than `self` (`args.x = ...`): an option of that name may change at run time. */

@@ -7,6 +7,7 @@
 // out, no Trainer), unsloth.ts (Unsloth's loaders), classes.ts (arguments dataclasses, HfArgumentParser and argparse
 // defaults), vocab.ts (class and trainer names) and syntax.ts (helpers over nodes and literals). This file walks the
 // tree and dispatches each call.
+import { noteOverlay } from './attribute-overlays';
 import type { ModuleRead } from './imported-constants';
 import { importsXtuner, xtunerConfig } from './xtuner';
 import type { SyntaxNode } from '@lezer/common';
@@ -145,6 +146,7 @@ function run(file: PythonFile, entries: readonly string[]): void {
     else if (cur.name === 'CallExpression') calls.push(cur.node);
     else if (cur.name === 'ImportStatement') imports.push(cur.node);
     else if (cur.name === 'AssignStatement' || cur.name === 'UpdateStatement') noteAttributeAssignment(file, cur.node);
+    else if (cur.name === 'ForStatement' || cur.name === 'ExpressionStatement') noteOverlay(file, cur.node);
     if (cur.firstChild()) continue;
     while (!cur.nextSibling()) if (!cur.parent()) return afterWalk(file, classes, calls, imports, entries);
   }
