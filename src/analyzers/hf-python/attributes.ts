@@ -10,7 +10,8 @@ import type { Via } from './static-values';
 import { instanceAttribute } from './class-constants';
 import { overlaidValue, overlaysOf } from './attribute-overlays';
 import { dataAt } from './data-files';
-import { clip, parameters } from './syntax';
+import { dottedValue } from './member-and-call';
+import { clip, MAX_DEPTH, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
 import { takenBody } from './branches';
 import { parsedOption, parsesCommandLine } from './script-defaults';
@@ -168,6 +169,27 @@ export function returnedKeyword(file: PythonFile, dotted: string, use: SyntaxNod
   if (!kw?.valueNode) return undefined;
   const v = file.evalNode(kw.valueNode, depth + 1);
   return v.k === 'lit' ? v : undefined;
+}
+
+/**
+ * `cfg.x` where `cfg` is bound to a call of a function of the file whose one return is a name (`cfg = load_config()`
+ * with `def load_config(): cfg = TrainConfig(); for k, v in raw.items(): setattr(cfg, k, v); return cfg`): `cfg.x`
+ * as the function holds it at its return, the loaded mapping laid over the instance included (attribute-overlays.ts).
+ */
+export function returnedNameAttribute(
+  file: PythonFile,
+  dotted: string,
+  use: SyntaxNode,
+  depth: number,
+): Val | undefined {
+  const m = /^(\w+)\.(\w+)$/.exec(dotted);
+  const value = m ? boundValue(file, m[1], use, 0) : undefined;
+  if (!m || value?.name !== 'CallExpression' || depth > MAX_DEPTH / 2) return undefined;
+  const body = calledFunctionBody(file, value);
+  const returned = body && soleReturn(body)?.lastChild;
+  if (returned?.name !== 'VariableName') return undefined;
+  const v = dottedValue(file, `${file.text.slice(returned.from, returned.to)}.${m[2]}`, returned, depth + 1);
+  return v?.k === 'lit' || v?.k === 'data' ? v : undefined;
 }
 
 /**

@@ -27,13 +27,9 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
   // `0.`, `1.e5`: a float lezer reads as the number's member (syntax.ts isTrailingDotFloat).
   if (isTrailingDotFloat(file.text, node)) return { k: 'lit', v: parseNumber(text) ?? 0 };
   const d = file.dotted(node);
-  const imported = d ? importedMember(file, d, node) : undefined;
-  if (imported) return imported;
   if (d)
     return (
-      dataMember(file, d, node, depth) ??
-      memberValue(file, d, node, depth) ??
-      classConstant(file, d, node, depth) ??
+      dottedValue(file, d, node, depth) ??
       namespaceAttribute(file, node, depth) ??
       pathMember(file, node, depth) ??
       dtypeProperty(file, node, depth) ?? { k: 'dotted', text: d }
@@ -43,6 +39,16 @@ export function evalMember(file: PythonFile, node: SyntaxNode, text: string, dep
     parsedCallMember(file, node, depth) ??
     dictItem(file, node, depth) ??
     pathMember(file, node, depth) ?? { k: 'unknown', reason: `${clip(text)} is looked up at run time` }
+  );
+}
+
+/** `a.b` read at `use`: an imported constant, a loaded file's item, the script's option or attribute, a class's value. */
+export function dottedValue(file: PythonFile, d: string, use: SyntaxNode, depth: number): Val | undefined {
+  return (
+    importedMember(file, d, use) ??
+    dataMember(file, d, use, depth) ??
+    memberValue(file, d, use, depth) ??
+    classConstant(file, d, use, depth)
   );
 }
 

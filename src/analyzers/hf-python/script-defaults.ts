@@ -14,6 +14,7 @@ import {
   initAttributeMember,
   positionalParameters,
   returnedKeyword,
+  returnedNameAttribute,
   scriptCallArgumentOf,
   selfHoldsParsedArgs,
 } from './attributes';
@@ -131,6 +132,7 @@ export function memberValue(file: PythonFile, dotted: string, use: SyntaxNode, d
     initAttribute(file, dotted, use, depth) ??
     initAttributeMember(file, dotted, use, depth) ??
     returnedKeyword(file, dotted, use, depth) ??
+    returnedNameAttribute(file, dotted, use, depth) ??
     scriptDefault(file, dotted, use, depth)
   );
 }

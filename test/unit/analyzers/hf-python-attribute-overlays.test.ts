@@ -71,3 +71,44 @@ describe('hf-python: a mapping laid over the parsed options', () => {
     assert.deepEqual(values(other), ['gpt2', 1, 8]);
   });
 });
+
+describe('hf-python: an instance a function of the script returns, with a mapping laid over it', () => {
+  // The shape of research scripts that keep their settings in a dataclass and lay the YAML over its defaults in a
+  // loader: `cfg = TrainConfig(); for k, v in raw.items(): if hasattr(cfg, k): setattr(cfg, k, v); return cfg`.
+  const script = [
+    'import yaml',
+    'from dataclasses import dataclass',
+    'from transformers import AutoModelForCausalLM, TrainingArguments',
+    '@dataclass',
+    'class TrainConfig:',
+    '    model_name: str = "gpt2"',
+    '    batch_size: int = 1',
+    '    grad_accum: int = 8',
+    'def load_config(path="configs/train.yaml"):',
+    '    cfg = TrainConfig()',
+    '    with open(path) as f:',
+    '        raw = yaml.safe_load(f)',
+    '    for k, v in raw.items():',
+    '        if hasattr(cfg, k):',
+    '            setattr(cfg, k, v)',
+    '    return cfg',
+    'def main():',
+    '    cfg = load_config()',
+    '    model = AutoModelForCausalLM.from_pretrained(cfg.model_name, torch_dtype="bfloat16")',
+    '    TrainingArguments(output_dir="o", per_device_train_batch_size=cfg.batch_size,',
+    '                      gradient_accumulation_steps=cfg.grad_accum, bf16=True)',
+    'main()',
+    '',
+  ].join('\n');
+
+  it("reads each attribute as the function holds it at its return: the YAML's item, else the class's default", () => {
+    const r = analyze(script);
+    assert.deepEqual(values(r), ['Qwen/Qwen2.5-1.5B', 4, 8]);
+    assert.equal(value(r, 'microBatchSize')?.rawValue, 'cfg.batch_size: configs/train.yaml batch_size');
+  });
+
+  it('without the YAML the attributes it may set stay unknown, not the dataclass defaults', () => {
+    const model = value(analyze(script, ''), 'model')?.value ?? null;
+    assert.ok(isUnknown(model));
+  });
+});
