@@ -25,7 +25,7 @@ import { lazyCallee } from './lazy-config';
 import type { CommandEntry } from './command-line';
 import { importedName, type ImportedConstants, type ModuleRead } from './imported-constants';
 import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
-import { dataAt, dataItemOf, importedData, isMapping } from './data-files';
+import { dataItemOf, importedData } from './data-files';
 import { hydraConfig } from './hydra-app';
 import { branchTaken, existenceFallback, setWhereUsed, settledBinding } from './branches';
 import {
@@ -52,8 +52,9 @@ import {
   writtenItems,
 } from './syntax';
 import { CallNames } from './call-names';
-import { dictCall, dictLiteral, removedKeys } from './dict-values';
+import { dictCall, dictLiteral } from './dict-values';
 import type { Overlay } from './attribute-overlays';
+import { callArguments, type CallArgs } from './call-arguments';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
 
@@ -97,7 +98,8 @@ export class PythonFile {
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */
   readonly attrAssigned = new Set<string>();
-  readonly overlays: Overlay[] = []; // statements setting an attribute per key of a mapping (attribute-overlays.ts)
+  /** Statements that set an attribute for each key of a mapping (attribute-overlays.ts). */
+  readonly overlays: Overlay[] = [];
   /** Where the text sets each dotted name assigned (attributes.ts setSites), found once. */
   readonly attributeSetSites = new Map<string, readonly number[]>();
   /** Of those, names set on an object other than `self` (`args.x = ...`): an option of that name may change at run time. */
@@ -291,69 +293,9 @@ export class PythonFile {
       this.problem('not-static', 'info', msg('{0}: the keys it sets are not known statically', o.reason), o.span);
   }
 
-  // ---- Arguments of a call ----
-
-  args(call: SyntaxNode): { positional: SyntaxNode[]; entries: Entry[]; opaque: { reason: string; span: Span }[] } {
-    const positional: SyntaxNode[] = [];
-    const entries: Entry[] = [];
-    const opaque: { reason: string; span: Span }[] = [];
-    const list = call.getChild('ArgList');
-    if (!list) return { positional, entries, opaque };
-    const head = call.firstChild;
-    const lazy = head !== null && this.text.slice(head.from, head.to) === 'dict' && this.calleeName(call) !== 'dict';
-    for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
-      const n = ch.name;
-      if (n === '(' || n === ')' || n === ',' || n === 'Comment' || ch.type.isError) continue;
-      if (n === '**' || n === '*') {
-        const target = ch.nextSibling;
-        if (!target || target.name === ')' || target.name === ',') continue;
-        ch = target;
-        if (n === '*') continue;
-        const v = this.evalNode(target, 0);
-        const removed = removedKeys(this.text, target);
-        if (v.k === 'dict') {
-          entries.push(...v.entries.filter((e) => !removed.has(e.rawKey)));
-          for (const r of v.opaque) opaque.push({ reason: r, span: span(target) });
-        } else if (v.k === 'data' && isMapping(v.value)) {
-          // `TrainingArguments(**hparams["training_args"])`: each key of the loaded file's mapping, at the spread.
-          for (const key of Object.keys(v.value).filter((k) => !removed.has(k)))
-            entries.push({
-              rawKey: key,
-              keySpan: span(target),
-              valueNode: null,
-              valueSpan: span(target),
-              value: dataAt(v, key, target),
-            });
-        } else {
-          opaque.push({
-            reason: `**${clip(this.text.slice(target.from, target.to))} is ${this.describe(v)}`,
-            span: span(target),
-          });
-        }
-        continue;
-      }
-      const next = ch.nextSibling;
-      if (n === 'VariableName' && next?.name === 'AssignOp') {
-        const value = next.nextSibling;
-        // A lazy dict's `type` is its callee, not an argument.
-        if (lazy && value && this.text.slice(ch.from, ch.to) === 'type') {
-          ch = value;
-          continue;
-        }
-        const valueOk = value && value.name !== ',' && value.name !== ')' && !value.type.isError;
-        entries.push({
-          rawKey: this.text.slice(ch.from, ch.to),
-          keySpan: span(ch),
-          valueNode: valueOk ? value : null,
-          valueSpan: valueOk ? span(value) : { start: next.to, end: next.to },
-          ...(valueOk ? {} : { forced: 'the value is missing' }),
-        });
-        ch = valueOk ? value : next;
-        continue;
-      }
-      positional.push(ch);
-    }
-    return { positional, entries, opaque };
+  /** A call's positional arguments, keywords (`**` spreads of known mappings included) and opaque spreads. */
+  args(call: SyntaxNode): CallArgs {
+    return callArguments(this, call);
   }
 
   valueOf(e: Entry): Val {
@@ -615,6 +557,7 @@ export class PythonFile {
           break;
         }
         case 'DecoratedStatement':
+        case 'StatementGroup': // `model_id = "..."; bs = 4`
           this.collectBindings(scope, st, condLine, depth + 1);
           break;
         case 'ForStatement': {

@@ -124,6 +124,23 @@ describe("hf-python: the script's own values", () => {
     assert.equal(typeof last(call, 'model')?.value, 'object');
   });
 
+  it('statements on one line joined by `;` each bind their names, at the top level and in a function', () => {
+    // Notebook cells and short scripts write `model_id = "..."; bs = 4`; the names were "not assigned in this file".
+    const text = [
+      'model_id = "Qwen/Qwen2.5-1.5B"; bs = 4',
+      'def main():',
+      '    accum = 8; lr = 2e-4',
+      '    model = AutoModelForCausalLM.from_pretrained(model_id)',
+      '    TrainingArguments(output_dir="o", per_device_train_batch_size=bs, gradient_accumulation_steps=accum)',
+      'main()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2.5-1.5B');
+    assert.equal(last(r, 'microBatchSize')?.value, 4);
+    assert.equal(last(r, 'gradientAccumulationSteps')?.value, 8);
+  });
+
   it('max() and min() of numbers known statically: the largest and the smallest', () => {
     // Farhamdur/llama3-alignment-drift train_dpo.py: `per_device_eval_batch_size=max(1, args.batch_size)`.
     const text = [

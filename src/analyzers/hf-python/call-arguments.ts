@@ -1,0 +1,78 @@
+// The arguments of one call as the script writes them: positional nodes, keywords (a `**` spread of a mapping known
+// statically gives its items, less the keys the script pops or deletes from it first) and the spreads whose keys are not
+// known statically. Pure; never throws on user text.
+import type { SyntaxNode } from '@lezer/common';
+import type { Span } from '../facts';
+import type { Entry, PythonFile } from './file';
+import { dataAt, isMapping } from './data-files';
+import { removedKeys } from './dict-values';
+import { clip, span } from './syntax';
+
+export interface CallArgs {
+  positional: SyntaxNode[];
+  entries: Entry[];
+  opaque: { reason: string; span: Span }[];
+}
+
+export function callArguments(file: PythonFile, call: SyntaxNode): CallArgs {
+  const out: CallArgs = { positional: [], entries: [], opaque: [] };
+  const list = call.getChild('ArgList');
+  if (!list) return out;
+  const head = call.firstChild;
+  const lazy = head !== null && file.text.slice(head.from, head.to) === 'dict' && file.calleeName(call) !== 'dict';
+  for (let ch = list.firstChild; ch; ch = ch.nextSibling) {
+    const n = ch.name;
+    if (n === '(' || n === ')' || n === ',' || n === 'Comment' || ch.type.isError) continue;
+    if (n === '**' || n === '*') {
+      const target = ch.nextSibling;
+      if (!target || target.name === ')' || target.name === ',') continue;
+      ch = target;
+      if (n === '**') spread(file, target, out);
+      continue;
+    }
+    const next = ch.nextSibling;
+    if (n === 'VariableName' && next?.name === 'AssignOp') {
+      const value = next.nextSibling;
+      // A lazy dict's `type` is its callee, not an argument.
+      if (lazy && value && file.text.slice(ch.from, ch.to) === 'type') {
+        ch = value;
+        continue;
+      }
+      const valueOk = value && value.name !== ',' && value.name !== ')' && !value.type.isError;
+      out.entries.push({
+        rawKey: file.text.slice(ch.from, ch.to),
+        keySpan: span(ch),
+        valueNode: valueOk ? value : null,
+        valueSpan: valueOk ? span(value) : { start: next.to, end: next.to },
+        ...(valueOk ? {} : { forced: 'the value is missing' }),
+      });
+      ch = valueOk ? value : next;
+      continue;
+    }
+    out.positional.push(ch);
+  }
+  return out;
+}
+
+/** `**target`: the items of a mapping known statically, else an opaque spread said at it. */
+function spread(file: PythonFile, target: SyntaxNode, out: CallArgs): void {
+  const v = file.evalNode(target, 0);
+  const removed = removedKeys(file.text, target);
+  if (v.k === 'dict') {
+    out.entries.push(...v.entries.filter((e) => !removed.has(e.rawKey)));
+    for (const r of v.opaque) out.opaque.push({ reason: r, span: span(target) });
+  } else if (v.k === 'data' && isMapping(v.value)) {
+    // `TrainingArguments(**hparams["training_args"])`: each key of the loaded file's mapping, at the spread.
+    for (const key of Object.keys(v.value).filter((k) => !removed.has(k)))
+      out.entries.push({
+        rawKey: key,
+        keySpan: span(target),
+        valueNode: null,
+        valueSpan: span(target),
+        value: dataAt(v, key, target),
+      });
+  } else {
+    const reason = `**${clip(file.text.slice(target.from, target.to))} is ${file.describe(v)}`;
+    out.opaque.push({ reason, span: span(target) });
+  }
+}
