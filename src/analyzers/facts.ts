@@ -514,6 +514,8 @@ export interface ConfigFacts {
   readonly modelBeforeArguments?: Span;
   /** A TRL trainer makes the PEFT model itself from the peft_config it is handed (deepspeed-adapters.ts). */
   readonly peftByTrainer?: true;
+  /** A notebook read as the shell commands its cells run (`!tune run ...`): the run's launcher, as a shell script is. */
+  readonly launchesRun?: true;
   /**
    * The script's arguments come from TrlParser.parse_args_and_config: the keys of the file `--config` names set the
    * fields of its dataclasses that the launch line leaves (config-arguments.ts).

@@ -279,6 +279,7 @@ export function analyzeNotebook(raw: string): ConfigFacts {
   return {
     ...r,
     format: 'notebook',
+    ...(launches ? { launchesRun: true as const } : {}),
     facts: r.facts.map((f) => ({
       ...f,
       keySpan: at(f.keySpan),

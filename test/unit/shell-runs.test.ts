@@ -704,3 +704,47 @@ describe('the environment a launch line gives its script (os.getenv)', () => {
     assert.ok(none.problems.some((p) => /MODEL_ID comes from the environment/.test(p.message)));
   });
 });
+
+describe('a notebook that launches its run', () => {
+  // IbrahimOued/torchtune-finetuning finetuning_llama2.ipynb (abridged): `!tune cp` copies torchtune's llama2/7B_lora
+  // (whose header comment launches it on 2 GPUs) to configs/custom_lora.yaml, a cell runs it on 4, and a later cell
+  // evaluates with `tune run eleuther_eval`. The run was read as the evaluation's config on the comment's 2 GPUs.
+  const cell = (source: string) => ({ cell_type: 'code', metadata: {}, outputs: [], execution_count: null, source });
+  const notebook = JSON.stringify({
+    cells: [
+      cell(
+        '!tune run --nnodes 1 --nproc_per_node 4 ./recipes/lora_finetune_distributed.py --config ./configs/custom_lora.yaml',
+      ),
+      cell('!tune run eleuther_eval --config ./configs/custom_eval_config.yaml'),
+    ],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 5,
+  });
+  const files: Record<string, string> = {
+    '/w/nb.ipynb': notebook,
+    '/w/configs/custom_lora.yaml': [
+      '#   tune run --nnodes 1 --nproc_per_node 2 lora_finetune_fsdp2 --config llama2/7B_lora',
+      'model:',
+      '  _component_: torchtune.models.llama2.lora_llama2_7b',
+      "  lora_attn_modules: ['q_proj','v_proj']",
+      '  lora_rank: 8',
+      'batch_size: 2',
+      'dtype: bf16',
+      '',
+    ].join('\n'),
+    '/w/configs/custom_eval_config.yaml': [
+      'model:',
+      '  _component_: torchtune.models.llama2.llama2_7b',
+      'batch_size: 8',
+      '',
+    ].join('\n'),
+  };
+
+  it("is the run's launcher: its GPUs win over a config's header comment; an evaluation recipe is no training launch", () => {
+    const r = runPipeline([{ file: '/w/nb.ipynb', text: notebook }], inMemory(files), {});
+    assert.equal(r.setup?.method, 'lora');
+    assert.equal(r.setup?.micro_batch_size, 2);
+    assert.equal(r.setup?.gpus_per_node, 4);
+  });
+});

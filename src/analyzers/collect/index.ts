@@ -210,7 +210,8 @@ class FileCollection {
     const launched = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const replaced = how.replacedKeys;
     const facts = replaced ? { ...launched, facts: launched.facts.filter((f) => !replaced.includes(f.key)) } : launched;
-    const role: FileRole = how.role === 'referenced' ? 'referenced' : format === 'shell' ? 'launcher' : 'config';
+    const launcher = format === 'shell' || facts.launchesRun === true;
+    const role: FileRole = how.role === 'referenced' ? 'referenced' : launcher ? 'launcher' : 'config';
     const self: AnalyzedFile = { file, text, role, facts, ...(how.origin ? { origin: how.origin } : {}) };
     return { self, format, how, analyzed, scriptArgs, ...(readmeUsage ? { readmeUsage } : {}) };
   }

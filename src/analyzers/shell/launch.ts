@@ -393,6 +393,9 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
 const hasFlag = (fields: readonly Field[], from: number, name: string): boolean =>
   fields.slice(from).some((f) => f.text === name || f.text.startsWith(`${name}=`));
 
+/** torchtune's recipes that do not train (torchtune/_recipe_registry.py): evaluation, generation, quantization. */
+const TORCHTUNE_NOT_TRAINING = new Set(['eleuther_eval', 'generate', 'generate_v2', 'quantize']);
+
 /** The tools' own training subcommands: LLaMA-Factory, Axolotl, torchtune, TRL (and its vLLM server), ms-swift, LitGPT, XTuner. */
 const SUBCOMMAND_LAUNCHES: ReadonlyArray<(cmd: string, sub: string | undefined) => boolean> = [
   (cmd, sub) => (cmd === 'llamafactory-cli' || cmd === 'lmf') && sub === 'train',
@@ -443,6 +446,12 @@ function subcommandLaunch(
   if (cmd === 'tune' && sub === 'run') {
     const p = parseArgs(fields, i + 2, launcherConsume(TORCHRUN_BOOL), true, false, opaque);
     l.tool('torchtune');
+    // `tune run eleuther_eval --config ...` (or a copy, `./recipes/generate.py`): evaluates or generates; not the run.
+    const recipe = fields[p.next]?.text.replace(/^.*\//, '').replace(/\.py$/, '');
+    if (recipe !== undefined && TORCHTUNE_NOT_TRAINING.has(recipe)) {
+      l.r.training = false;
+      return l.r;
+    }
     torchrunFacts(l, p.opts, env);
     const rest = parseArgs(fields, p.next + 1, scriptConsume('torchtune'), false, true, opaque);
     scriptFacts(l, rest, 'torchtune', false);
