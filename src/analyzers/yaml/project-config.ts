@@ -30,6 +30,8 @@ const LORA_SECTION = /^(lora|lora_config|lora_args|peft|peft_config|peft_args|ad
 const QUANT_SECTION = /^(quantization|quantization_config|quant|quant_config|bnb|bnb_config|bitsandbytes)$/;
 const OPTIMIZER_SECTION = /^(optimizer|optim|optimizer_config)$/;
 const BATCH_SECTION = /^(batch|batching)$/;
+/** Sections whose "auto" values the HF Trainer fills: a DeepSpeed config written inline. */
+const AUTO_FILLED = /^(deepspeed|deepspeed_config|ds_config|zero_optimization)$/;
 
 const lower = (v: View): string => (strOf(v) ?? '').trim().toLowerCase();
 const halfNamed =
@@ -43,6 +45,14 @@ const bitsOf =
   (bits: number) =>
   (v: View): true | undefined =>
     numOf(v) === bits ? true : undefined;
+/** `quant: 4bit` (AcidicSoil/llm-finetuned-supportbot configs/sft.yaml: "one of: 4bit, 8bit, none"). */
+const quantNamed =
+  (bits: 4 | 8) =>
+  (v: View): true | undefined => {
+    const s = lower(v);
+    if (bits === 4) return /^(4|4[-_]?bits?|int4|nf4|fp4|bnb[-_]?4(bit)?)$/.test(s) ? true : undefined;
+    return /^(8|8[-_]?bits?|int8|bnb[-_]?8(bit)?|llm\.int8)$/.test(s) ? true : undefined;
+  };
 const methodOf = (v: View): boolean | undefined => {
   const s = lower(v);
   return /^(lora|qlora|dora|rslora|peft)$/.test(s)
@@ -165,11 +175,21 @@ const ALIASES: readonly Alias[] = [
   { key: 'load_in_4bit', names: ['quantization_bit', 'quant_bits', 'load_in_kbit'], value: bitsOf(4) },
   { key: 'load_in_4bit', names: ['bits'], under: QUANT_SECTION, value: bitsOf(4) },
   { key: 'load_in_4bit', names: ['backbone_dtype'], value: (v) => (lower(v) === 'int4' ? true : undefined) },
+  {
+    key: 'load_in_4bit',
+    names: ['quant', 'quantization', 'quantize', 'quant_mode', 'quantization_mode'],
+    value: quantNamed(4),
+  },
   { key: 'load_in_8bit', names: ['load_in_8bit', 'use_8bit', 'load_8bit', 'in_8bit'] },
   { key: 'load_in_8bit', names: ['quantization_bit', 'quant_bits', 'load_in_kbit'], value: bitsOf(8) },
   { key: 'load_in_8bit', names: ['bits'], under: QUANT_SECTION, value: bitsOf(8) },
+  {
+    key: 'load_in_8bit',
+    names: ['quant', 'quantization', 'quantize', 'quant_mode', 'quantization_mode'],
+    value: quantNamed(8),
+  },
   { key: 'load_in_8bit', names: ['backbone_dtype'], value: (v) => (lower(v) === 'int8' ? true : undefined) },
-  { key: 'bnb_4bit_quant_type', names: ['bnb_4bit_quant_type'] },
+  { key: 'bnb_4bit_quant_type', names: ['bnb_4bit_quant_type', 'bnb_quant_type'] },
   { key: 'bnb_4bit_quant_type', names: ['quant_type', 'type'], under: QUANT_SECTION },
   {
     key: 'use_bnb_nested_quant',
@@ -179,6 +199,7 @@ const ALIASES: readonly Alias[] = [
       'use_nested_quant',
       'use_double_quant',
       'double_quant',
+      'bnb_double_quant',
     ],
   },
   { key: 'bf16', names: ['bf16', 'use_bf16'] },
@@ -383,6 +404,8 @@ function walk(w: Walk, map: Map<string, Entry>, parent: string, depth: number): 
       continue;
     }
     const order = w.order++;
+    // `gradient_accumulation_steps: "auto"` in a DeepSpeed block: the Trainer fills it; the file gives no value there.
+    if (lower(v) === 'auto' && AUTO_FILLED.test(parent)) continue;
     for (const [a, rank] of ALIASES_BY_NAME.get(n) ?? []) {
       if (a.under && !a.under.test(parent)) continue;
       if (!a.value) {

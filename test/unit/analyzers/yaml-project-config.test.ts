@@ -342,4 +342,44 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     );
     assert.ok(r.problems.some((p) => p.code === 'read-by-name'));
   });
+
+  it('`quant: 4bit` is a 4-bit load; "auto" in an inline DeepSpeed block is no value (the Trainer fills it)', () => {
+    // AcidicSoil/llm-finetuned-supportbot configs/sft.yaml (abridged): `quant: 4bit  # one of: 4bit, 8bit, none`, read
+    // as an unquantized bf16 model before. OpenEuroLLM/post-training configs/trl/sft.yaml: a `deepspeed:` block with
+    // `gradient_accumulation_steps: "auto"` was an invalid-value error at that line.
+    const quant = [
+      'model: mistralai/Mistral-7B-Instruct-v0.3',
+      'quant: 4bit',
+      'bnb_quant_type: nf4',
+      'bnb_double_quant: true',
+      'lora_r: 16',
+      'per_device_train_batch_size: 1',
+      'gradient_accumulation_steps: 4',
+      '',
+    ].join('\n');
+    const facts = analyzeProjectConfig(quant).facts;
+    const value = (key: string) => facts.find((f) => f.key === key)?.value;
+    assert.deepEqual([value('quantBits'), value('quantType'), value('doubleQuant')], [4, 'nf4', true]);
+    const eight = analyzeProjectConfig(quant.replace('quant: 4bit', 'quant: 8bit')).facts;
+    assert.equal(eight.find((f) => f.key === 'quantBits')?.value, 8);
+    const none = analyzeProjectConfig(quant.replace('quant: 4bit', 'quant: none')).facts;
+    assert.equal(none.find((f) => f.key === 'quantBits'), undefined);
+    const inline = [
+      'model:',
+      '  name_or_path: Qwen/Qwen2.5-7B',
+      'training:',
+      '  per_device_train_batch_size: 2',
+      '  gradient_accumulation_steps: 8',
+      '  bf16: true',
+      'deepspeed:',
+      '  zero_optimization:',
+      '    stage: 2',
+      '  train_micro_batch_size_per_gpu: "auto"',
+      '  gradient_accumulation_steps: "auto"',
+      '',
+    ].join('\n');
+    const r = run('/w/sft.yaml', inline);
+    assert.deepEqual(r.problems.filter((p) => p.code === 'invalid-value'), []);
+    assert.deepEqual([r.setup?.micro_batch_size, r.setup?.gradient_accumulation_steps], [2, 8]);
+  });
 });
