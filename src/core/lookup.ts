@@ -57,7 +57,8 @@ function closest(query: string, names: readonly string[], n = 3): string[] {
 
 /**
  * The size a model's name gives, in parameters: 7b, 1.3b, 125m, 1_8b, 7b1 (BLOOM's 7.1B), 8x7b (8 x 7B); an underscore
- * separates a size from a word (hf_llama_7b) but not from a digit (qwen1_8b: a version and a decimal, no size read).
+ * separates a size from a word (hf_llama_7b) but not from a digit (qwen1_8b: a version and a decimal, no size read),
+ * unless that digit ends a version with a minor number (qwen2_5_7b: Qwen2.5, 7B).
  */
 export function sizeInName(name: string): number | undefined {
   const n = name.slice(0, MAX_COMPARED).split('/').pop()!.toLowerCase();
@@ -66,7 +67,11 @@ export function sizeInName(name: string): number | undefined {
   if (moe) return Number(moe[1]) * Number(moe[2]) * 1e9;
   const bloom = /(?<![a-z0-9._])(\d+)b(\d)(?![a-z0-9])/.exec(n);
   if (bloom) return Number(`${bloom[1]}.${bloom[2]}`) * 1e9;
-  const m = /(?<![a-z0-9.])(?<!\d_)(\d+(?:[._]\d+)?)([bm])(?![a-z0-9])/.exec(n);
+  // A version is not a size: `qwen2_5_7b` is not 5.7B (the digit before `_` is the family's version).
+  const m =
+    /(?<![a-z0-9.])(?<!\d_)(\d+(?:[._]\d+)?)([bm])(?![a-z0-9])/.exec(n) ??
+    // ... but a size written as its own word after a version with a minor number is (`qwen2_5_7b_instruct`).
+    /(?<=\d[._]\d_)(\d+(?:\.\d+)?)([bm])(?=$|[-_])/.exec(n);
   return m ? Number(m[1].replace('_', '.')) * (m[2] === 'b' ? 1e9 : 1e6) : undefined;
 }
 

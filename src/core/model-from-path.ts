@@ -94,7 +94,12 @@ function sizeText(part: string): string | undefined {
 /** The catalog entry whose family and size the last parts of a path name, or undefined. */
 export function modelFromPathName(pathText: string): CatalogModel | undefined {
   const kaggle = kaggleModel(pathText);
-  if (kaggle) return namedAfterName(kaggle.variation) ?? familyAndSize([kaggle.slug, kaggle.variation]);
+  if (kaggle)
+    return (
+      namedAfterName(kaggle.variation) ??
+      namedBySuffix(kaggle.slug) ??
+      familyAndSize([kaggle.slug, kaggle.variation])
+    );
   const named = hubCacheEntry(pathText) ?? namedAfterId(pathText) ?? namedAfterName(pathText);
   return named ?? familyAndSize(lastParts(pathText));
 }
@@ -118,7 +123,14 @@ function kaggleModel(pathText: string): { slug: string; variation: string } | un
 function familyAndSize(names: readonly string[]): CatalogModel | undefined {
   // A size written straight after the family's name (`/path/to/llama7B`) is split from it, as `llama-7b` is (not the
   // expert size of `8x7b`).
-  const parts = names.map((p) => p.toLowerCase().replace(/(?<![0-9])([a-z]+)(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2'));
+  // So is one after a family's one-digit version and an underscore (`llama2_7b`: Llama 2, 7B), which sizeInName leaves
+  // unread (qwen1_8b may be Qwen 1.8B); the family must then be one of FAMILIES.
+  const parts = names.map((p) =>
+    p
+      .toLowerCase()
+      .replace(/(?<![0-9])([a-z]+)(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2')
+      .replace(/(?<![0-9])([a-z]+\d)_(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2'),
+  );
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
   if (sizes.length === 0) return namedSizeFamily(parts[parts.length - 1]) ?? oneSizeFamily(parts[parts.length - 1]);
   const size = sizes[sizes.length - 1];
@@ -142,6 +154,24 @@ const NAMED_SIZES: readonly { readonly name: RegExp; readonly id: (m: RegExpExec
   { name: /(?<![a-z])distilbert[-_ ]base[-_ ](uncased|cased)/, id: (m) => `distilbert/distilbert-base-${m[1]}` },
   { name: /(?<![a-z])bert[-_ ](base|large)[-_ ](uncased|cased)/, id: (m) => `google-bert/bert-${m[1]}-${m[2]}` },
 ];
+
+/**
+ * The one catalog entry whose repository name is a Kaggle model's slug or ends with it after a dash (the slug
+ * `nemotron-3-nano-30b-a3b-bf16` of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: Kaggle drops the vendor's prefix).
+ */
+function namedBySuffix(slug: string): CatalogModel | undefined {
+  const s = slug.toLowerCase();
+  if (sizeInName(s) === undefined) return undefined;
+  const found = MODEL_CATALOG.filter(
+    (m) =>
+      !m.derivedFrom &&
+      [m.id, ...(m.aliases ?? [])].some((n) => {
+        const name = n.split('/').pop()!.toLowerCase();
+        return name === s || name.endsWith(`-${s}`);
+      }),
+  );
+  return found.length === 1 ? found[0] : undefined;
+}
 
 /** The catalog entry of an encoder whose size a folder's name writes as a word, or undefined. */
 function namedSizeFamily(last: string | undefined): CatalogModel | undefined {

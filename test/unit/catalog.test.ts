@@ -90,6 +90,7 @@ describe('catalog', () => {
       ['internlm/internlm2-1_8b', 1.8e9],
       ['hf_llama_7b', 7e9],
       ['qwen1_8b', undefined],
+      ['qwen2_5_7b_instruct', 7e9],
       ['Qwen/Qwen3-30B-A3B', 30e9],
       ['meta-llama/Llama-4-Scout-17B-16E-Instruct', undefined],
       ['openai-community/gpt2', undefined],

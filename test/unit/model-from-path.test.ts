@@ -147,6 +147,16 @@ describe('modelFromPathName', () => {
     // upload of Qwen3.5-9B (`techwithsergiu/Qwen3.5-text-9B-bnb-4bit`)
     ['techwithsergiu/Qwen3.5-text-9B-bnb-4bit', 'Qwen/Qwen3.5-9B'],
     ['/models/qwen3.5-27b-instruct', 'Qwen/Qwen3.5-27B'],
+    // Versions and sizes joined by underscores: rubenbalbastre/grpo-llm-unlearning config/train.yaml trains on from
+    // `./outputs/r2warmup_qwen_qwen2_5_7b_instruct_karl_marx/final_model/` (Qwen2.5-7B-Instruct's output folder);
+    // `llama2_7b_chat`; `qwen1_8b` may be Qwen 1.8B, and no family is read from it
+    ['./outputs/r2warmup_qwen_qwen2_5_7b_instruct_karl_marx/final_model/', 'Qwen/Qwen2.5-7B'],
+    ['/ckpt/llama2_7b_chat', 'meta-llama/Llama-2-7b-hf'],
+    ['/ckpt/llama3_1_8b_instruct', 'meta-llama/Llama-3.1-8B'],
+    ['/ckpt/qwen1_8b', undefined],
+    // A Kaggle model whose slug is the vendor's repository name less its prefix: Kalyankr/nemotron-sft-finetune
+    // scripts/train.py loads /kaggle/input/nemotron-3-nano-30b-a3b-bf16/transformers/default/1
+    ['/kaggle/input/nemotron-3-nano-30b-a3b-bf16/transformers/default/1', 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16'],
   ];
   for (const [p, id] of cases) {
     it(`${p} -> ${id ?? 'nothing'}`, () => assert.equal(modelFromPathName(p)?.id, id));

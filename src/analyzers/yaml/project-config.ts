@@ -288,7 +288,7 @@ const NOT_TRAINING = new RegExp(
     'eval|evaluation|evaluate|eval_args|test|testing|predict|prediction|benchmark|benchmarks|bench|benchmarking',
     'inference|infer|generation|generate|generation_config|generation_kwargs|sampling|serving|serve|deploy|export|merge',
     'teacher|teacher_model|reward|reward_model|rewards|judge|critic|ref|reference|ref_model|reference_model',
-    'wandb|logging|logger|log|paths|output|outputs|save|hub|profiles|sweep|search',
+    'wandb|mlflow|tracker|tracking|tags|metadata|logging|logger|log|paths|output|outputs|save|hub|profiles|sweep|search',
     'env|resources|slurm|cluster|rollout|vllm|curriculum|experiments?|data_collator|chat_tokens|special_tokens',
   ].join('|')})$`,
 );
@@ -426,8 +426,8 @@ function valued(e: Entry, value: string | number | boolean): Entry {
   return { key: e.key, path: e.path, keySpan: e.keySpan, node: new Scalar(value), valueSpan: e.valueSpan };
 }
 
-/** A model reference a project config names: a Hub id or a path, one word. */
-const MODEL_WORD = /^[A-Za-z0-9_.~-][\w.~/-]*$/;
+/** A model reference a project config names: a Hub id or a path (absolute too: `/opt/models/Qwen2-7B`), one word. */
+const MODEL_WORD = /^[A-Za-z0-9_.~/-][\w.~/-]*$/;
 
 /**
  * The file's settings by their names, or undefined when it is not a training config: it must name a model (a Hub id,

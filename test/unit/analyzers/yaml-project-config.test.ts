@@ -363,7 +363,10 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     const eight = analyzeProjectConfig(quant.replace('quant: 4bit', 'quant: 8bit')).facts;
     assert.equal(eight.find((f) => f.key === 'quantBits')?.value, 8);
     const none = analyzeProjectConfig(quant.replace('quant: 4bit', 'quant: none')).facts;
-    assert.equal(none.find((f) => f.key === 'quantBits'), undefined);
+    assert.equal(
+      none.find((f) => f.key === 'quantBits'),
+      undefined,
+    );
     const inline = [
       'model:',
       '  name_or_path: Qwen/Qwen2.5-7B',
@@ -379,7 +382,30 @@ describe("analyzers: a project's own config read by the names of its keys", () =
       '',
     ].join('\n');
     const r = run('/w/sft.yaml', inline);
-    assert.deepEqual(r.problems.filter((p) => p.code === 'invalid-value'), []);
+    assert.deepEqual(
+      r.problems.filter((p) => p.code === 'invalid-value'),
+      [],
+    );
     assert.deepEqual([r.setup?.micro_batch_size, r.setup?.gradient_accumulation_steps], [2, 8]);
+  });
+
+  it('a model at an absolute path is read (its name gives the model); a tags or tracker section names none', () => {
+    // TheSleepGod/RL configs/sft_qwen2_7b.yaml: `model: {name: /opt/tiger/model/Qwen2-7B}`, refused as no training
+    // config before. Kalyankr/nemotron-sft-finetune configs/sft.yaml: `tags: {model: nemotron-3-nano-30b}` is a tracker's
+    // tag, and the file names no model (its script does).
+    const text = (model: string) =>
+      [
+        model,
+        'lora:',
+        '  r: 16',
+        'training:',
+        '  per_device_train_batch_size: 2',
+        '  gradient_accumulation_steps: 8',
+        '',
+      ].join('\n');
+    const abs = run('/w/configs/sft.yaml', text('model:\n  name: /opt/tiger/model/Qwen2-7B'));
+    assert.equal(abs.setup?.model, '/opt/tiger/model/Qwen2-7B');
+    assert.equal(abs.setup?.architecture?.hidden_size, 3584);
+    assert.equal(detectFormat('sft.yaml', text('tags:\n  model: nemotron-3-nano-30b')), undefined);
   });
 });
