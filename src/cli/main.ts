@@ -280,8 +280,11 @@ async function launchedRun(
     if (data && !firstRead) firstRead = { run, said };
   }
   if (own) return alone;
+  // Read by its names, the file is a training config: a run that trains nothing (a merge or evaluation script that
+  // reads it too) is not truer than its own reading.
   const implied =
-    firstEstimated ?? (byName ? undefined : firstRead) ?? (await readerRun(c, io, { file, alone, overrides, byName }));
+    (byName ? undefined : (firstEstimated ?? firstRead)) ??
+    (await readerRun(c, io, { file, alone, overrides, byName }));
   // Read by its names, the file's own estimate stands where no file that reads it gives one.
   const chosen = byName && !implied?.run.setup ? undefined : implied;
   if (chosen) io.err(chosen.said);

@@ -316,6 +316,24 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(read.out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B-Instruct \(1 GPU, data parallel 1, global batch 4\)/);
   });
 
+  it("a project's own config that only a script training nothing reads (a merge) is read by its names", async () => {
+    // DimensionSTP/llm-fine-tune-hf: configs/sft.yaml is read by name; src/postprocessing/merge_lora.py loads the model
+    // it names to merge an adapter and trains nothing, and was taken for the run (a full fine-tune at the Trainer's
+    // default batch of 8).
+    const yaml =
+      'model:\n  model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct\nlora:\n  r: 16\n' +
+      'training:\n  batch_size: 2\n  gradient_accumulation_steps: 8\n';
+    const merge =
+      'import yaml\nfrom transformers import AutoModelForCausalLM\n' +
+      'cfg = yaml.safe_load(open("configs/sft.yaml"))\n' +
+      'model = AutoModelForCausalLM.from_pretrained(cfg["model"]["model_name_or_path"])\n' +
+      'model.save_pretrained("merged")\n';
+    const r = await cliIn(projectWith({ 'configs/sft.yaml': yaml, 'merge.py': merge }), 'estimate', 'configs/sft.yaml');
+    assert.equal(r.code, 0, r.err);
+    assert.doesNotMatch(r.err, /read as the run of merge\.py/);
+    assert.match(r.out, /^VRAM Lens: Qwen\/Qwen2\.5-1\.5B-Instruct \(1 GPU, data parallel 1, global batch 16\)/);
+  });
+
   describe('a YAML that no file names, read by the script that takes configs like it', () => {
     // Sunshine535/nips-grpo-dynamics: scripts/run_sage_grpo.py's --config defaults to configs/sage_grpo_minimal.yaml;
     // configs/grpo_9b.yaml beside it is named by no file. TheSleepGod/RL: sft/train_sft_lora.py requires --config

@@ -2,7 +2,7 @@
 // parse with exact ranges (blocks.ts caches it per top-level block), mapping walks that follow anchors, aliases, merge
 // keys and OmegaConf `${...}` interpolation, and fact/problem recording; values.ts has the lenient value readers.
 // Pure: no I/O, no node:* imports; nothing here throws on user text.
-import { Document, LineCounter, YAMLMap, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { Document, LineCounter, Scalar, YAMLMap, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { parseYaml } from '../yaml-parse';
 import { bySubject, msg, useReentrantOfJson } from '../facts';
 import type {
@@ -305,15 +305,7 @@ export class YamlCtx {
       const n = cur.node;
       if (!n || !isScalar(n) || typeof n.value !== 'string') return cur;
       const m = /^\$\{\s*([^${}]+?)\s*\}$/.exec(n.value.trim());
-      if (!m) {
-        if (n.value.includes('${'))
-          return {
-            ...e,
-            node: null,
-            unresolved: `\`${n.value}\` is built by OmegaConf string interpolation at launch time`,
-          };
-        return cur;
-      }
+      if (!m) return n.value.includes('${') ? this.interpolateString(e, n.value) : cur;
       const ref = m[1] ?? '';
       if (ref.includes(':'))
         return {
@@ -338,6 +330,29 @@ export class YamlCtx {
       };
     }
     return { ...e, node: null, unresolved: 'interpolation cycle' };
+  }
+
+  /**
+   * `${upload_user}/${model_type}`: each reference a plain scalar of this file (DimensionSTP/llm-fine-tune-hf
+   * configs/sft.yaml), the text built as OmegaConf builds it; else not known statically.
+   */
+  private interpolateString(e: Entry, text: string): Entry {
+    let known = true;
+    const built = text.replace(/\$\{\s*([^${}]+?)\s*\}/g, (_whole, ref: string) => {
+      const path = ref.replace(/^\.+/, '');
+      const root = this.opts.interpolationRoot;
+      const target = ref.includes(':')
+        ? undefined
+        : ((root !== undefined ? this.lookup(`${root}.${path}`) : undefined) ?? this.lookup(path));
+      const v = target?.node && isScalar(target.node) ? target.node.value : undefined;
+      if ((typeof v === 'string' && !v.includes('${')) || typeof v === 'number' || typeof v === 'boolean')
+        return String(v);
+      known = false;
+      return '';
+    });
+    if (!known || built.includes('${'))
+      return { ...e, node: null, unresolved: `\`${text}\` is built by OmegaConf string interpolation at launch time` };
+    return { ...e, node: new Scalar(built) };
   }
 
   /** A dotted path from the root (`tokenizer.max_seq_len`). */

@@ -471,18 +471,19 @@ export function isProjectConfig(text: string): boolean {
   // data file: the full parse this takes would cost the editor a keystroke's budget).
   if (text.length > MAX_PROJECT_CONFIG || !/model|policy/i.test(text) || !/batch|accum/i.test(text)) return false;
   try {
-    return (
-      readProjectConfig(new YamlCtx(text, { format: 'project-yaml', tool: 'hf-trainer', omegaconf: false })) !==
-      undefined
-    );
+    return readProjectConfig(projectCtx(text)) !== undefined;
   } catch {
     return false;
   }
 }
 
+/** A project's config read as OmegaConf reads it where it interpolates (`${model_type}`: a Hydra app's), else as YAML. */
+const projectCtx = (text: string): YamlCtx =>
+  new YamlCtx(text, { format: 'project-yaml', tool: 'hf-trainer', omegaconf: text.includes('${') });
+
 /** The file's settings as facts at their keys, ranked below a script's, with notes on how it was read. */
 export function analyzeProjectConfig(text: string): ConfigFacts {
-  const ctx = new YamlCtx(text, { format: 'project-yaml', tool: 'hf-trainer', omegaconf: false });
+  const ctx = projectCtx(text);
   return guarded(ctx, () => {
     const reading = readProjectConfig(ctx);
     if (!reading) return;

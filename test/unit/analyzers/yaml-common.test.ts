@@ -274,6 +274,17 @@ describe('YAML analyzers: shared machinery', () => {
     assert.ok(lf.problems.some((p) => p.code === 'not-static'));
   });
 
+  it('builds a string of ${...} references to scalars of the file, as OmegaConf does (DimensionSTP/llm-fine-tune-hf)', () => {
+    // configs/sft.yaml: `upload_user: Qwen`, `model_type: Qwen3.5-9B`, `pretrained_model_name: ${upload_user}/${model_type}`.
+    const text = 'user: Qwen\nsize: 7\nbase_model: ${user}/Qwen2.5-${size}B\ndataset: ${oc.env:DATA}/x\n';
+    const r = analyzeLlamaFactoryYaml(text.replace('base_model', 'model_name_or_path'));
+    assert.equal(factOf(r, 'model')?.value, 'Qwen/Qwen2.5-7B');
+    const missing = analyzeLlamaFactoryYaml('model_name_or_path: ${user}/Qwen2.5-7B\n');
+    assert.deepEqual(factOf(missing, 'model')?.value, {
+      unknown: '`${user}/Qwen2.5-7B` is built by OmegaConf string interpolation at launch time',
+    });
+  });
+
   it('detects an interpolation cycle without looping', () => {
     const text = 'a: ${b}\nb: ${a}\nbatch_size: ${a}\n';
     const r = analyzeTorchtuneYaml(text);
