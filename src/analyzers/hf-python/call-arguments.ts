@@ -6,6 +6,7 @@ import type { Span } from '../facts';
 import type { Entry, PythonFile } from './file';
 import { dataAt, isMapping } from './data-files';
 import { removedKeys } from './dict-values';
+import { importedDictItems } from './imported-constants';
 import { clip, span } from './syntax';
 
 export interface CallArgs {
@@ -71,8 +72,19 @@ function spread(file: PythonFile, target: SyntaxNode, out: CallArgs): void {
         valueSpan: span(target),
         value: dataAt(v, key, target),
       });
+  } else if (target.name === 'VariableName' && importedSpread(file, target, removed, out)) {
+    return;
   } else {
     const reason = `**${clip(file.text.slice(target.from, target.to))} is ${file.describe(v)}`;
     out.opaque.push({ reason, span: span(target) });
   }
+}
+
+/** `**TRAINING_ARGS` of a dict constant imported from a module of the project: its literal items, at the spread. */
+function importedSpread(file: PythonFile, target: SyntaxNode, removed: ReadonlySet<string>, out: CallArgs): boolean {
+  const items = importedDictItems(file, file.text.slice(target.from, target.to), target);
+  if (!items) return false;
+  for (const { key, value } of items.filter((i) => !removed.has(i.key)))
+    out.entries.push({ rawKey: key, keySpan: span(target), valueNode: null, valueSpan: span(target), value });
+  return true;
 }

@@ -454,6 +454,30 @@ export function importedMember(file: PythonFile, dotted: string, use: SyntaxNode
   return imported && importedValue(imported, use);
 }
 
+/**
+ * The items a `**NAME` spread of an imported dict constant passes (`GRPOConfig(**TRAINING_ARGS)` after `from config
+ * import TRAINING_ARGS`: umbertogriffo/llm-finetuning-playground src/finetune.py), each located at the spread and
+ * naming the module's line; undefined when NAME is no imported dict of literal items.
+ */
+export function importedDictItems(
+  file: PythonFile,
+  name: string,
+  use: SyntaxNode,
+): { key: string; value: Val }[] | undefined {
+  const imports = file.readModule ? importsOf(file) : undefined;
+  if (!imports) return undefined;
+  const found = file.lookup(name, use);
+  if (found.k !== 'none' || found.param) return undefined;
+  const prefix = `${name}["`;
+  const items: { key: string; value: Val }[] = [];
+  for (const [k, v] of imports.names) {
+    if (!k.startsWith(prefix) || !k.endsWith('"]')) continue;
+    const key: unknown = JSON.parse(k.slice(name.length + 1, -1));
+    if (typeof key === 'string') items.push({ key, value: importedValue(v, use) });
+  }
+  return items.length > 0 ? items : undefined;
+}
+
 /** An imported constant's value, located where the file reads it and saying where it is written (ScriptDefault.elsewhere). */
 function importedValue(imported: ImportedValue, use: SyntaxNode): Val {
   return writtenElsewhere(imported.value, span(use), imported.source);

@@ -96,6 +96,28 @@ describe('hf-python: constants imported from the project', () => {
     assert.equal(read('batch').setup?.micro_batch_size, 8);
   });
 
+  it('`**NAME` of an imported dict constant passes its items (umbertogriffo/llm-finetuning-playground)', () => {
+    // src/finetune.py (abridged): `from config import PEFT_CONFIG, TRAINING_ARGS`, then
+    // `get_peft_model(model, **PEFT_CONFIG)` and `TrainingArguments(**TRAINING_ARGS)`, the dicts in src/config.py. The
+    // spreads were left out with no word, so the LoRA was PEFT's default r 8 on q/v and the batch the Trainer's 8.
+    const config =
+      'LORA_RANK = 64\nPEFT_CONFIG = {"r": LORA_RANK, "lora_alpha": LORA_RANK, "target_modules": ["q_proj", "v_proj"]}\n' +
+      'TRAINING_ARGS = {"per_device_train_batch_size": 1, "gradient_accumulation_steps": 4, "output_dir": "o"}\n';
+    const script =
+      'from config import PEFT_CONFIG, TRAINING_ARGS\n' +
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+      'from peft import LoraConfig, get_peft_model\n' +
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-1.5B")\n' +
+      'model = get_peft_model(model, LoraConfig(**PEFT_CONFIG))\n' +
+      'Trainer(model=model, args=TrainingArguments(**TRAINING_ARGS)).train()\n';
+    const r = runOf({ '/p/train.py': script, '/p/config.py': config }, '/p/train.py');
+    assert.deepEqual([r.setup?.micro_batch_size, r.setup?.gradient_accumulation_steps, r.setup?.lora?.r], [1, 4, 64]);
+    assert.match(
+      runFact(r, 'microBatchSize')!.fact.rawValue,
+      /TRAINING_ARGS\["per_device_train_batch_size"\] in config\.py, line 3/,
+    );
+  });
+
   it("an item of an imported dict constant keyed by an option: its default, or the launch line's value", () => {
     // Infernaught/HPML_Final_Project training/grpo_training.py (abridged): `--model` defaults to "phi", and
     // `BASE_MODEL = AVAILABLE_MODELS[args.model]` with the dict in training/constants.py.
