@@ -88,3 +88,16 @@ function importedSpread(file: PythonFile, target: SyntaxNode, removed: ReadonlyS
     out.entries.push({ rawKey: key, keySpan: span(target), valueNode: null, valueSpan: span(target), value });
   return true;
 }
+
+/**
+ * The trainer or config class a local name is bound to once, where a call goes through it (`trainer_cls =
+ * Qwen2VLGRPOTrainer`, then `trainer_cls(model=..., args=training_args)`: xirui-li/VisualThinker-R1-Zero's grpo.py).
+ */
+export function classAlias(file: PythonFile, callee: SyntaxNode | null, name: string | undefined): string | undefined {
+  if (callee?.name !== 'VariableName' || name === undefined || /^[A-Z]/.test(name)) return undefined;
+  const found = file.lookup(name, callee);
+  const value = found.k === 'binding' && found.binding.kind === 'assign' ? found.binding.valueNode : null;
+  const target =
+    value && (value.name === 'VariableName' || value.name === 'MemberExpression') ? file.dotted(value) : undefined;
+  return target !== undefined && /(?:^|\.)[A-Z]\w*(?:Trainer|Config)$/.test(target) ? target : undefined;
+}

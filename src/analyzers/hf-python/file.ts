@@ -54,7 +54,7 @@ import {
 import { CallNames } from './call-names';
 import { dictCall, dictLiteral } from './dict-values';
 import type { Overlay } from './attribute-overlays';
-import { callArguments, type CallArgs } from './call-arguments';
+import { callArguments, classAlias, type CallArgs } from './call-arguments';
 
 export type { DataOrigin, Entry, Binding, ItemAssign, Scope, Val, Via } from './static-values';
 
@@ -156,7 +156,7 @@ export class PythonFile {
   private readonly callNames = new CallNames((call) => {
     const c = call.firstChild;
     const name = c ? this.dotted(c) : undefined;
-    return name === 'dict' ? (lazyCallee(this, call) ?? name) : name;
+    return name === 'dict' ? (lazyCallee(this, call) ?? name) : (classAlias(this, c, name) ?? name);
   });
   /** The launch line's Hydra overrides, for a Hydra application's config (hydra-app.ts). */
   hydraOverrides: readonly LaunchArgument[] = [];

@@ -33,6 +33,18 @@ describe('hf-python: trainer classes of the project', () => {
     assert.match(note!.message, /read as TRL's GRPOTrainer/);
   });
 
+  it('a trainer class called through a name bound to it (xirui-li/VisualThinker-R1-Zero grpo.py: trainer_cls)', () => {
+    // `trainer_cls = Qwen2VLGRPOTrainer` then `trainer_cls(...)`: the run was read as SFT, no generation counted.
+    const src = SCRIPT(
+      'from open_r1.trainer import Qwen2VLGRPOTrainer\ntrainer_cls = Qwen2VLGRPOTrainer',
+      'trainer_cls',
+    );
+    assert.equal(value(src, 'model'), 'Qwen/Qwen2.5-0.5B');
+    assert.equal(value(src, 'rollout'), 'grpo');
+    // A name bound to something else is no trainer: its call's model is not the run's.
+    assert.equal(value(SCRIPT('trainer_cls = make_trainer', 'trainer_cls'), 'model'), undefined);
+  });
+
   it('a class of the file that extends no trainer, and an imported class named otherwise, are not trainers', () => {
     const own = SCRIPT('class Mine:\n    pass', 'Mine');
     assert.equal(value(own, 'model'), undefined);
