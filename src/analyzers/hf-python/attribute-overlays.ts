@@ -50,11 +50,11 @@ function loopOverlay(file: PythonFile, st: SyntaxNode): Overlay | undefined {
 /** `vars(obj).update(m)` or `obj.__dict__.update(m)`. */
 function updateOverlay(file: PythonFile, st: SyntaxNode): Overlay | undefined {
   const call = st.firstChild;
-  if (call?.name !== 'CallExpression' || !text(file, call).includes('.update(')) return undefined;
-  const member = call.firstChild;
-  const mapping = soleArgument(call.getChild('ArgList'));
-  if (member?.name !== 'MemberExpression' || member.lastChild?.name !== 'PropertyName' || !mapping) return undefined;
+  const member = call?.name === 'CallExpression' ? call.firstChild : null;
+  if (!call || member?.name !== 'MemberExpression' || member.lastChild?.name !== 'PropertyName') return undefined;
   if (text(file, member.lastChild) !== 'update') return undefined;
+  const mapping = soleArgument(call.getChild('ArgList'));
+  if (!mapping) return undefined;
   const dict = /^(?:vars\((\w+)\)|(\w+)\.__dict__)\.update$/.exec(text(file, member).replace(/\s+/g, ''));
   const object = dict?.[1] ?? dict?.[2];
   return object ? { statement: st, object, mapping } : undefined;
