@@ -96,9 +96,7 @@ export function modelFromPathName(pathText: string): CatalogModel | undefined {
   const kaggle = kaggleModel(pathText);
   if (kaggle)
     return (
-      namedAfterName(kaggle.variation) ??
-      namedBySuffix(kaggle.slug) ??
-      familyAndSize([kaggle.slug, kaggle.variation])
+      namedAfterName(kaggle.variation) ?? namedBySuffix(kaggle.slug) ?? familyAndSize([kaggle.slug, kaggle.variation])
     );
   const named = hubCacheEntry(pathText) ?? namedAfterId(pathText) ?? namedAfterName(pathText);
   return named ?? familyAndSize(lastParts(pathText));
