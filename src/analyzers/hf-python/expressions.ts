@@ -11,6 +11,7 @@ import { dataAt } from './data-files';
 import { calledAs, soleCallArgumentNode } from './attributes';
 import { importedName } from './imported-constants';
 import { readsLaunchOptions } from './script-defaults';
+import { parsedArgsItem } from './parsed-args-items';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
 export function arithmetic(op: string, x: number, y: number): number | undefined {
@@ -631,7 +632,8 @@ export function dictItem(file: PythonFile, node: SyntaxNode, depth: number): Val
     const name = importedNameAt(file, obj);
     if (name !== undefined) return importedName(file, `${name}[${JSON.stringify(k)}]`, node);
   }
-  if (d?.k !== 'dict') return undefined;
+  // `args["model_path"]` of `args = vars(parser.parse_args())`: the option (parsed-args-items.ts).
+  if (d?.k !== 'dict') return k === undefined ? undefined : parsedArgsItem(file, obj, k, depth);
   const entry = [...d.entries].reverse().find((e) => e.rawKey === k);
   if (!entry?.valueNode) return undefined;
   if (entry.forced) return { k: 'unknown', reason: `${clip(file.text.slice(node.from, node.to))} is ${entry.forced}` };

@@ -53,7 +53,7 @@ export interface ScriptDefault {
  * of liucongg/ChatGLM-Finetuning and its copies, `setup_args()`).
  */
 export const PARSED_ARGS_CALL =
-  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
+  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse|parser)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
 
 /**
  * Whether a call returns the parsed command line (PARSED_ARGS_CALL): by the name it calls, also where that is a method

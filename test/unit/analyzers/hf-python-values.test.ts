@@ -141,6 +141,50 @@ describe("hf-python: the script's own values", () => {
     assert.equal(last(r, 'gradientAccumulationSteps')?.value, 8);
   });
 
+  it('the parsed command line as a dict: `vars(parser.parse_args())["x"]`, and `def main(**args)` called with it', () => {
+    // yxuansu/OpenAlpaca train_sft.py (abridged): `args = parser_args()`, `args = vars(args)`, `main(**args)`, where
+    // `main` reads `args["model_path"]` and sets `args['ds_config_path'] = f'dsconfig/{args["model"]}.json'` for
+    // HfDeepSpeedConfig; the items were "looked up at run time", so the DeepSpeed config (ZeRO-3) was not read.
+    const inline = [
+      'import argparse',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--model_path", default="Qwen/Qwen2.5-1.5B")',
+      'parser.add_argument("--batch_size", type=int, default=4)',
+      'args = vars(parser.parse_args())',
+      'model = AutoModelForCausalLM.from_pretrained(args["model_path"])',
+      'TrainingArguments(output_dir="o", per_device_train_batch_size=args["batch_size"])',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(inline);
+    assert.equal(last(r, 'model')?.value, 'Qwen/Qwen2.5-1.5B');
+    assert.equal(last(r, 'microBatchSize')?.value, 4);
+    const kwargs = [
+      'import argparse',
+      'from transformers.integrations import HfDeepSpeedConfig',
+      'def parser_args():',
+      '    parser = argparse.ArgumentParser()',
+      '    parser.add_argument("--model", type=str, default="openllama")',
+      '    parser.add_argument("--model_path", type=str, default="openlm-research/open_llama_3b")',
+      '    return parser.parse_args()',
+      'def main(**args):',
+      '    args["ds_config_path"] = f"dsconfig/{args[\'model\']}.json"',
+      '    dschf = HfDeepSpeedConfig(args["ds_config_path"])',
+      '    model = AutoModelForCausalLM.from_pretrained(args["model_path"])',
+      '    model.train()',
+      'if __name__ == "__main__":',
+      '    args = parser_args()',
+      '    args = vars(args)',
+      '    main(**args)',
+      '',
+    ].join('\n');
+    const k = analyzeHfPython(kwargs);
+    assert.equal(last(k, 'model')?.value, 'openlm-research/open_llama_3b');
+    assert.deepEqual(
+      k.references.filter((x) => x.kind === 'deepspeed').map((x) => x.path),
+      ['dsconfig/openllama.json'],
+    );
+  });
+
   it('max() and min() of numbers known statically: the largest and the smallest', () => {
     // Farhamdur/llama3-alignment-drift train_dpo.py: `per_device_eval_batch_size=max(1, args.batch_size)`.
     const text = [
