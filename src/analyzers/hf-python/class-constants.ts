@@ -12,7 +12,8 @@ import { fieldArgument } from './module-constants';
 /** The value the class body gives `C.attr`, or undefined when C is not a class of this file or attr is not constant. */
 export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode, depth: number): Val | undefined {
   const parts = dotted.split('.');
-  if (parts.length < 2 || file.attrAssigned.has(parts[parts.length - 1])) return undefined;
+  // Set on an instance somewhere (`cfg.lr = ...`), it may not be the class's value; set on `self`, bodyValue decides.
+  if (parts.length < 2 || file.optionsAssigned.has(parts[parts.length - 1])) return undefined;
   if (parts.length > 2) return nestedConstant(file, parts, use, depth);
   const [name, attr] = parts;
   const bound = bindingOf(file, name, use);
@@ -29,7 +30,7 @@ export function classConstant(file: PythonFile, dotted: string, use: SyntaxNode,
   const given = made?.keywords.find((e) => e.rawKey === attr);
   if (given) return file.valueOf(given);
   const cls = made?.cls ?? classAt(use, found.binding.pos);
-  return cls ? bodyValue(file, cls, attr, name, depth) : undefined;
+  return cls ? bodyValue(file, cls, attr, name, depth, made !== undefined) : undefined;
 }
 
 /**
@@ -48,7 +49,7 @@ function nestedConstant(file: PythonFile, parts: readonly string[], use: SyntaxN
   const attr = parts[parts.length - 1];
   const given = made.keywords.find((e) => e.rawKey === attr);
   if (given) return file.valueOf(given);
-  return bodyValue(file, made.cls, attr, parts.slice(0, -1).join('.'), depth);
+  return bodyValue(file, made.cls, attr, parts.slice(0, -1).join('.'), depth, true);
 }
 
 type Instance = NonNullable<ReturnType<typeof instanceOf>>;
@@ -80,7 +81,8 @@ function classNamed(file: PythonFile, name: string, use: SyntaxNode): Instance |
 
 /**
  * The literal a class body gives an attribute (`attr = v`, `attr: T = v`, `attr: T = field(default=v)`, pydantic's
- * `Field(v)`), located at the value and said as `owner.attr = v at line N` (`attr = v` without an owner).
+ * `Field(v)`), or for an instance the one `self.attr = v` of its `__init__`, located at the value and said as
+ * `owner.attr = v at line N` (`attr = v` without an owner).
  */
 function bodyValue(
   file: PythonFile,
@@ -88,8 +90,16 @@ function bodyValue(
   attr: string,
   owner: string | undefined,
   depth: number,
+  instance: boolean,
 ): Val | undefined {
-  const assigned = onlyAssignment(file, cls, attr);
+  // An instance's attribute that `__init__` sets once is that value; the class's own is the body's, set on no instance.
+  const onSelf = selfAssignments(file, cls, attr);
+  const assigned =
+    onSelf === 0
+      ? onlyAssignment(file, cls, attr)
+      : onSelf === 1 && instance
+        ? initAssignment(file, cls, attr)
+        : undefined;
   const value = assigned && fieldArgument(file.text, assigned, 'default');
   if (!value) return undefined;
   const v = file.evalNode(value, depth + 1);
@@ -215,6 +225,29 @@ function classMethodInstance(file: PythonFile, value: SyntaxNode | null, use: Sy
     : undefined;
 }
 
+/**
+ * The value `__init__` sets `self.attr` to at its top level, where no other statement of the class sets it (Sayyam-
+ * Karnavat/algorand_assistant_vscode: `class ModelConfig: def __init__(self): self.model_name = "unsloth/..."`).
+ */
+function initAssignment(file: PythonFile, cls: SyntaxNode, attr: string): SyntaxNode | undefined {
+  const body = methodNamed(file, cls, '__init__');
+  for (let st = body?.firstChild ?? null; st; st = st.nextSibling) {
+    const target = st.name === 'AssignStatement' ? st.firstChild : null;
+    if (target?.name !== 'MemberExpression' || file.text.slice(target.from, target.to) !== `self.${attr}`) continue;
+    const value = st.lastChild;
+    return value && value.from > target.to && st.getChildren('AssignOp').length === 1 ? value : undefined;
+  }
+  return undefined;
+}
+
+/** How many statements of the class set `self.attr` (`=`, `+=`, ...). */
+function selfAssignments(file: PythonFile, cls: SyntaxNode, attr: string): number {
+  const text = file.text.slice(cls.from, cls.to);
+  return text.includes(`self.${attr}`)
+    ? (text.match(new RegExp(`\\bself\\.${attr}\\s*(?:[-+*/|&]|//)?=(?!=)`, 'g'))?.length ?? 0)
+    : 0;
+}
+
 /** The body of the method `name` a class defines (decorated or not). */
 function methodNamed(file: PythonFile, cls: SyntaxNode, name: string): SyntaxNode | undefined {
   for (let st = cls.getChild('Body')?.firstChild ?? null; st; st = st.nextSibling) {
@@ -257,5 +290,5 @@ export function instanceAttribute(file: PythonFile, call: SyntaxNode, attr: stri
   if (!made) return undefined;
   const given = made.keywords.find((e) => e.rawKey === attr);
   if (given) return file.valueOf(given);
-  return bodyValue(file, made.cls, attr, undefined, depth);
+  return bodyValue(file, made.cls, attr, undefined, depth, true);
 }

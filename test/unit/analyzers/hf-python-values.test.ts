@@ -483,6 +483,33 @@ describe("hf-python: the script's own values", () => {
       assert.ok(typeof last(analyzeHfPython(again), 'model')?.value === 'object', again);
   });
 
+  it("an instance's attribute that its class's __init__ sets once (Sayyam-Karnavat/algorand_assistant_vscode)", () => {
+    // Fine_tune/qwen13b_mode_training.py (abridged): `class ModelConfig: def __init__(self): self.model_name = ...`,
+    // `config = ModelConfig()`, then `load_model_and_tokenizer(config)` reads `config.model_name`: "read at run time".
+    const text = [
+      'from unsloth import FastLanguageModel',
+      'class ModelConfig:',
+      '    def __init__(self):',
+      '        self.model_name = "unsloth/Meta-Llama-3.1-8B"',
+      '        self.max_seq_length = 2048',
+      'def load(config):',
+      '    return FastLanguageModel.from_pretrained(model_name=config.model_name, max_seq_length=config.max_seq_length)',
+      'config = ModelConfig()',
+      'model, tokenizer = load(config)',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'model')?.value, 'unsloth/Meta-Llama-3.1-8B');
+    assert.equal(last(r, 'seqLen')?.value, 2048);
+    // Set again by a method, or on the instance: not known.
+    for (const again of [
+      text.replace('    return FastLanguageModel', '    config.model_name = pick()\n    return FastLanguageModel'),
+      text.replace('def load(config):', '    def reset(self):\n        self.model_name = "gpt2"\ndef load(config):'),
+    ])
+      assert.ok(typeof last(analyzeHfPython(again), 'model')?.value === 'object', again);
+  });
+
   it('an instance of a class the file defines: the keyword its call gives, else the class body (Coluding/partition-classifier)', () => {
     const text = [
       'class Config:',
