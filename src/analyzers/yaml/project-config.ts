@@ -150,7 +150,10 @@ const ALIASES: readonly Alias[] = [
       'max_len',
     ],
   },
-  { key: 'use_peft', names: ['use_peft', 'use_lora', 'enable_lora', 'use_qlora'] },
+  {
+    key: 'use_peft',
+    names: ['use_peft', 'use_lora', 'enable_lora', 'use_qlora', 'is_peft', 'is_lora', 'peft_enabled', 'lora_enabled'],
+  },
   // A switch of that name (a section of that name is read as LoRA's settings).
   { key: 'use_peft', names: ['lora', 'peft'], value: (v) => boolOf(v) },
   { key: 'use_peft', names: ['enabled', 'enable', 'use'], under: LORA_SECTION },
@@ -357,14 +360,30 @@ class Walk {
 
 const normalized = (name: string): string => name.toLowerCase().replace(/-/g, '_');
 
-/** A section switched off (`enabled: false` under `quantization:` or `lora:`): its other keys are not read. */
-function switchedOff(ctx: YamlCtx, section: Map<string, Entry>): boolean {
+/**
+ * A section switched off, by an `enabled: false` of its own (under `quantization:` or `lora:`) or by a switch beside it
+ * that names what it configures (`is_quantized: false` next to `quantization_config:`, `is_peft: false` next to
+ * `peft_config:`: DimensionSTP/llm-fine-tune-hf configs/sft.yaml): its other keys are not read.
+ */
+function switchedOff(
+  ctx: YamlCtx,
+  section: Map<string, Entry>,
+  siblings: Map<string, Entry>,
+  name: string,
+): 'own' | 'sibling' | undefined {
   for (const k of ['enabled', 'enable', 'use']) {
     const e = section.get(k);
-    if (e && boolOf(ctx.view(e)) === false) return true;
+    if (e && boolOf(ctx.view(e)) === false) return 'own';
   }
-  return false;
+  const subject = QUANT_SECTION.test(name) ? QUANT_SWITCH : LORA_SWITCH;
+  for (const [k, e] of siblings) if (subject.test(normalized(k)) && boolOf(ctx.view(e)) === false) return 'sibling';
+  return undefined;
 }
+
+/** Switches that name quantization or LoRA / PEFT (`is_quantized`, `use_quantization`, `is_peft`, `lora_enabled`). */
+const QUANT_SWITCH =
+  /^(((is|use|enable|do|apply)_?)?(quant|quantize|quantized|quantization|bnb|bitsandbytes)|(quant|quantization|bnb)_?enabled?)$/;
+const LORA_SWITCH = /^(((is|use|enable|do|apply)_?)?(peft|lora|qlora|adapters?)|(peft|lora|qlora)_?enabled?)$/;
 
 /** Whether a mapping holds, at any depth read, a name of a training setting. */
 function holdsTraining(ctx: YamlCtx, map: Map<string, Entry>, parent: string, depth: number): boolean {
@@ -395,8 +414,10 @@ function walk(w: Walk, map: Map<string, Entry>, parent: string, depth: number): 
         }
         w.stage = e;
       }
-      if ((QUANT_SECTION.test(n) || LORA_SECTION.test(n)) && switchedOff(w.ctx, section)) {
-        if (LORA_SECTION.test(n))
+      const off = QUANT_SECTION.test(n) || LORA_SECTION.test(n) ? switchedOff(w.ctx, section, map, n) : undefined;
+      if (off) {
+        // A switch beside the section is read at its own key (`is_peft` is a name of use_peft).
+        if (off === 'own' && LORA_SECTION.test(n))
           w.offer('use_peft', { entry: valued(e, false), rank: -1, order: w.order++, converted: true });
         continue;
       }

@@ -233,6 +233,36 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     assert.deepEqual([s?.micro_batch_size, s?.gradient_accumulation_steps], [2, 16]);
   });
 
+  it('a switch beside a section that names it turns the section off (DimensionSTP/llm-fine-tune-hf configs/sft.yaml)', () => {
+    // `is_quantized: false` next to `quantization_config:` and `is_peft: false` next to `peft_config:`: the blocks
+    // are the settings the project's script applies only when its switch is on, so the run is a 16-bit full fine-tune.
+    const text = [
+      'pretrained_model_name: Qwen/Qwen2.5-7B',
+      'batch_size: 16',
+      'max_length: 4096',
+      'precision: bf16',
+      'is_quantized: false',
+      'quantization_config:',
+      '  load_in_4bit: true',
+      '  bnb_4bit_quant_type: nf4',
+      'is_peft: false',
+      'peft_config:',
+      '  r: 128',
+      '  lora_alpha: 512',
+      'gradient_checkpointing: true',
+      '',
+    ].join('\n');
+    const r = run('sft.yaml', text);
+    assert.deepEqual([r.setup?.method, r.setup?.quantization, r.setup?.micro_batch_size], ['full', undefined, 16]);
+    assert.deepEqual(r.provenance.method, { kind: 'file', file: 'sft.yaml', line: 9, key: 'is_peft' });
+    // Switched on, the same blocks are read: LoRA of rank 128 over a 4-bit model.
+    const on = run(
+      'sft.yaml',
+      text.replace('is_quantized: false', 'is_quantized: true').replace('is_peft: false', 'is_peft: true'),
+    );
+    assert.deepEqual([on.setup?.method, on.setup?.lora?.r, on.setup?.quantization?.bits], ['lora', 128, 4]);
+  });
+
   it('of two stage sections the first is read; the other is said at its key', () => {
     const text = [
       'policy_name: meta-llama/Meta-Llama-3-8B',
