@@ -21,7 +21,7 @@ const DATED: readonly DatedDefault[] = [
     since: [0, 22],
     before: 'none',
     note: (v) =>
-      `TRL configs took TrainingArguments' gradient_checkpointing=False before TRL 0.22 (trl ${v} pinned; ` +
+      `TRL configs took TrainingArguments' gradient_checkpointing=False before TRL 0.22 (TRL ${v} for this run; ` +
       'huggingface/trl#3510 made it True)',
   },
   {
@@ -30,7 +30,7 @@ const DATED: readonly DatedDefault[] = [
     since: [0, 19],
     before: 'none',
     note: (v) =>
-      `TRL configs took TrainingArguments' bf16=False before TRL 0.19 (trl ${v} pinned; huggingface/trl#3515 made it ` +
+      `TRL configs took TrainingArguments' bf16=False before TRL 0.19 (TRL ${v} for this run; huggingface/trl#3515 made it ` +
       'True): fp32 compute unless the run sets bf16 or fp16',
   },
   {
@@ -38,7 +38,7 @@ const DATED: readonly DatedDefault[] = [
     today: 'chunked-nll',
     since: [1, 7],
     before: 'full',
-    note: (v) => `SFTConfig loss_type defaulted to "nll" before TRL 1.7 (trl ${v} pinned): the whole logits`,
+    note: (v) => `SFTConfig loss_type defaulted to "nll" before TRL 1.7 (TRL ${v} for this run): the whole logits`,
   },
 ];
 

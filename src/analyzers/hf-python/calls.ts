@@ -22,6 +22,7 @@ import { children, span, clip, isModelClass } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
 import { plainArgumentsDefaults } from './plain-arguments';
+import { trlReleaseOfCall } from './trl-dated-calls';
 
 export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
   const args = file.args(call);
@@ -550,6 +551,10 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
   if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
     rewardHead(file, call, trainer, tool);
   if (tool === 'trl') plainArgumentsDefaults(file, args.entries);
+  const dated = file.facts.some((f) => f.key === 'trlVersion')
+    ? undefined
+    : trlReleaseOfCall(file, trainer, args.entries, tool);
+  if (dated) file.facts.push(dated);
   const isNone = (e: Entry): boolean => {
     const v = file.valueOf(e);
     return v.k === 'lit' && v.v === null;

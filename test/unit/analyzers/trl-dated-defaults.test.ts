@@ -32,7 +32,7 @@ describe("analyzers: TRL's defaults as the pinned release had them", () => {
       [r.setup?.gradient_checkpointing, r.setup?.mixed_precision, r.setup?.loss],
       ['none', 'none', 'full'],
     );
-    assert.match(noteOf(r.provenance.gradient_checkpointing), /before TRL 0\.22 \(trl 0\.12\.0 pinned/);
+    assert.match(noteOf(r.provenance.gradient_checkpointing), /before TRL 0\.22 \(TRL 0\.12\.0 for this run/);
     assert.match(noteOf(r.provenance.mixed_precision), /before TRL 0\.19/);
   });
 
@@ -47,5 +47,39 @@ describe("analyzers: TRL's defaults as the pinned release had them", () => {
     const text = SCRIPT.replace('per_device_train_batch_size=2', 'gradient_checkpointing=True, bf16=True');
     const r = pinned('trl==0.12.0', text);
     assert.deepEqual([r.setup?.gradient_checkpointing, r.setup?.mixed_precision], ['full', 'bf16']);
+  });
+
+  // TRL 0.13 moved SFTTrainer's max_seq_length / packing into SFTConfig; 0.16 removed the trainers' `tokenizer`
+  // keyword (trl v0.12.2 and v0.13.0 SFTTrainer.__init__; @deprecate_kwarg("tokenizer", "0.16.0") in v0.13-v0.15).
+  const OLD_API =
+    'from trl import SFTTrainer\n' +
+    'from transformers import TrainingArguments\n' +
+    'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype="bfloat16")\n' +
+    'args = TrainingArguments(output_dir="o", per_device_train_batch_size=2)\n' +
+    'trainer = SFTTrainer(model=model, args=args, tokenizer=tok, max_seq_length=1024, packing=True)\n';
+
+  it('a trainer call with keywords a later TRL removed dates the run: SFTTrainer(max_seq_length=...) is TRL 0.12 or earlier', () => {
+    const r = pinned(undefined, OLD_API);
+    assert.equal(r.setup?.trl_version, '0.12');
+    assert.equal(r.provenance.trl_version?.kind, 'default');
+    assert.match(
+      noteOf(r.provenance.trl_version),
+      /SFTTrainer\(max_seq_length=\.\.\.\), which TRL 0\.13 no longer takes/,
+    );
+    // The defaults of that release follow: the whole logits (the HF Trainer's own bf16 and checkpointing defaults
+    // are False in any release: TrainingArguments, not SFTConfig).
+    assert.equal(r.setup?.loss, 'full');
+    assert.equal(r.setup?.seq_len, 1024);
+  });
+
+  it('tokenizer= alone dates SFTTrainer to TRL 0.15 or earlier; a pin in the project wins', () => {
+    const tokenizerOnly = OLD_API.replace(', max_seq_length=1024, packing=True', '');
+    assert.equal(pinned(undefined, tokenizerOnly).setup?.trl_version, '0.15');
+    assert.equal(pinned('trl==0.9.6', OLD_API).setup?.trl_version, '0.9.6');
+    // Today's call names none of them: no release is implied.
+    assert.equal(
+      pinned(undefined, tokenizerOnly.replace('tokenizer=tok', 'processing_class=tok')).setup?.trl_version,
+      undefined,
+    );
   });
 });

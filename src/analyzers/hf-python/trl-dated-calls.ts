@@ -1,0 +1,96 @@
+// The TRL release a trainer call dates: keywords a later release removed from the trainer's own arguments. TRL 0.13
+// moved SFTTrainer's data arguments (`max_seq_length`, `packing`, `dataset_text_field`, ...) and DPOTrainer's loss
+// arguments (`beta`, `max_length`, `max_prompt_length`, ...) into SFTConfig and DPOConfig; TRL 0.12 renamed the
+// trainers' `tokenizer` processing_class, ORPO's, KTO's, CPO's and the RewardTrainer's at once, SFT's and DPO's behind
+// a deprecation that 0.16 removed (trl v0.12.2 and v0.13.0 trainer signatures; @deprecate_kwarg("tokenizer", "0.16.0")
+// in v0.13.0-v0.15.2). A script that passes them runs that release or an earlier one: the latest that takes the call
+// is assumed, which a pin in the project overrides (pinned-versions.ts), and the defaults TRL changed since follow
+// (trl-dated-defaults.ts: no checkpointing before 0.22, no bf16 before 0.19, the whole logits before 1.7). Pure.
+import type { Fact, Tool } from '../facts';
+import type { Entry, PythonFile } from './file';
+
+/** SFTTrainer's keywords that SFTConfig took over in TRL 0.13. */
+const SFT_BEFORE_013 = [
+  'dataset_text_field',
+  'packing',
+  'max_seq_length',
+  'infinite',
+  'num_of_sequences',
+  'chars_per_token',
+  'dataset_num_proc',
+  'dataset_batch_size',
+  'neftune_noise_alpha',
+  'model_init_kwargs',
+  'dataset_kwargs',
+  'eval_packing',
+];
+
+/** DPOTrainer's keywords that DPOConfig took over in TRL 0.13. */
+const DPO_BEFORE_013 = [
+  'beta',
+  'label_smoothing',
+  'loss_type',
+  'label_pad_token_id',
+  'padding_value',
+  'truncation_mode',
+  'max_length',
+  'max_prompt_length',
+  'max_target_length',
+  'is_encoder_decoder',
+  'disable_dropout',
+  'generate_during_eval',
+  'precompute_ref_log_probs',
+  'reference_free',
+  'force_use_ref_model',
+];
+
+/** For each trainer, the newest release that takes each of its removed keywords. */
+const LAST_RELEASE_TAKING: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  SFTTrainer: { ...Object.fromEntries(SFT_BEFORE_013.map((k) => [k, '0.12'])), tokenizer: '0.15' },
+  DPOTrainer: { ...Object.fromEntries(DPO_BEFORE_013.map((k) => [k, '0.12'])), tokenizer: '0.15' },
+  ORPOTrainer: { tokenizer: '0.11' },
+  KTOTrainer: { tokenizer: '0.11' },
+  CPOTrainer: { tokenizer: '0.11' },
+  RewardTrainer: { tokenizer: '0.11' },
+};
+
+/** The minor release of a "0.x" version, for comparing the releases above. */
+const minor = (v: string): number => Number(v.split('.')[1]);
+
+/**
+ * The TRL release a TRL trainer's call dates (the oldest bound among its keywords), as an assumption at the keyword
+ * that gives it; undefined when it passes none of them.
+ */
+export function trlReleaseOfCall(
+  file: PythonFile,
+  trainer: string,
+  entries: readonly Entry[],
+  tool: Tool,
+): Fact | undefined {
+  const removed = tool === 'trl' ? LAST_RELEASE_TAKING[trainer] : undefined;
+  if (!removed) return undefined;
+  let found: { e: Entry; version: string } | undefined;
+  for (const e of entries) {
+    const version = removed[e.rawKey];
+    if (version !== undefined && (!found || minor(version) < minor(found.version))) found = { e, version };
+  }
+  if (!found) return undefined;
+  const { e, version } = found;
+  const renamed = e.rawKey === 'tokenizer' ? 'processing_class' : trainer.replace('Trainer', 'Config');
+  return {
+    key: 'trlVersion',
+    rawKey: e.rawKey,
+    value: version,
+    rawValue: file.text.slice(e.valueSpan.start, e.valueSpan.end),
+    keySpan: e.keySpan,
+    valueSpan: e.valueSpan,
+    tool,
+    origin: 'call-default',
+    defaultNote:
+      `${trainer}(${e.rawKey}=...), which TRL ${nextRelease(version)} no longer takes (${renamed} took it over), ` +
+      `dates the run to TRL ${version} or earlier`,
+  };
+}
+
+/** The release after a "0.x" one. */
+const nextRelease = (v: string): string => `0.${minor(v) + 1}`;
