@@ -12,6 +12,7 @@ import { calledAs, soleCallArgumentNode } from './attributes';
 import { importedName } from './imported-constants';
 import { readsLaunchOptions } from './script-defaults';
 import { parsedArgsItem } from './parsed-args-items';
+import { dtypeEquality } from './dtype-equality';
 
 /** Python's arithmetic on two numbers known statically; undefined for another operator or a division by zero. */
 export function arithmetic(op: string, x: number, y: number): number | undefined {
@@ -109,6 +110,8 @@ export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number
   if (!l || op?.name !== 'CompareOp' || !r || r.nextSibling) return unknown;
   const a = file.evalNode(l, depth + 1);
   const b = file.evalNode(r, depth + 1);
+  const sameDtype = dtypeEquality(file.text.slice(op.from, op.to), a, b);
+  if (sameDtype !== undefined) return { k: 'lit', v: sameDtype };
   if (a.k !== 'lit' || b.k !== 'lit' || Array.isArray(a.v) || Array.isArray(b.v)) return unknown;
   const v = compare(file.text.slice(op.from, op.to), a.v as Scalar, b.v as Scalar);
   if (v === undefined) return unknown;
@@ -173,7 +176,12 @@ export function evalConditional(file: PythonFile, node: SyntaxNode, depth: numbe
   if (kw && els && test && yes && no && test.from < els.from) {
     // A test reads None defaults too (`x.split(",") if x else [...]` with x defaulting to None).
     const c = readingNoneDefaults(file, () => file.evalNode(test, depth + 1));
-    if (c.k === 'lit') return file.evalNode(pyTruthy(c.v) ? yes : no, depth + 1);
+    if (c.k === 'lit') {
+      // A test on an option's default (`ds_config_file if ds_config_file else None` with the default None): the
+      // launch line's value may turn it, so the script is read again with the line's options.
+      if (c.dflt) readsLaunchOptions(file);
+      return file.evalNode(pyTruthy(c.v) ? yes : no, depth + 1);
+    }
     const argv = argvDefault(file, test, yes, no, depth);
     if (argv) return argv;
   }

@@ -155,4 +155,24 @@ describe('analyzers: fire.Fire(train) scripts', () => {
       assert.ok(model && typeof model.value === 'object' && model.value !== null && 'unknown' in model.value, call);
     }
   });
+
+  it("a conditional on a parameter's default takes the launch line's value (jooinjang/on-device-LLM-demo)", () => {
+    // `deepspeed=ds_config_file if ds_config_file else None` with `ds_config_file: str = None`: alone no DeepSpeed;
+    // launched with `--ds_config_file ds_config.json`, that file's ZeRO stage 3.
+    const script = FINETUNE.replace(
+      '    lora_r: int = 8,',
+      '    lora_r: int = 8,\n    ds_config_file: str = None,',
+    ).replace(
+      '            fp16=True,',
+      '            fp16=True,\n            deepspeed=ds_config_file if ds_config_file else None,',
+    );
+    const files = {
+      'finetune.py': script,
+      'ds_config.json': '{"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": "auto"}',
+      'run.sh': 'torchrun --nproc_per_node=4 finetune.py --ds_config_file ds_config.json\n',
+    };
+    assert.equal(runProject(files, 'finetune.py').setup?.zero_stage, 0);
+    const launched = runProject(files, 'run.sh');
+    assert.deepEqual([launched.setup?.zero_stage, launched.setup?.gpus_per_node], [3, 4]);
+  });
 });

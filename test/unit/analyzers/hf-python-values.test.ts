@@ -1323,3 +1323,24 @@ describe('hf-python: environment helpers of the script', () => {
     assert.equal(typeof last(other, 'model')?.value, 'object');
   });
 });
+
+describe('hf-python: comparisons of torch dtypes', () => {
+  it('bf16=(model_dtype == torch.bfloat16) with model_dtype = torch.bfloat16 is True (guc1/Meaning-in-Temperatures)', () => {
+    const text = [
+      'import torch',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'model_dtype = torch.bfloat16',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-3B", torch_dtype=model_dtype)',
+      'args = TrainingArguments(output_dir="o", bf16=(model_dtype == torch.bfloat16), fp16=(model_dtype == torch.half))',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'bf16')?.value, true);
+    // torch.half is torch.float16: not bfloat16.
+    assert.equal(last(r, 'fp16')?.value, false);
+    // A name that is no torch dtype is not compared.
+    const other = analyzeHfPython(text.replace('model_dtype = torch.bfloat16', 'model_dtype = config.dtype'));
+    assert.equal(typeof last(other, 'bf16')?.value, 'object');
+  });
+});
