@@ -42,8 +42,15 @@ export interface ParsedPython {
   readonly problems: readonly ParseProblem[];
 }
 
+/**
+ * The text with [from, to) blanked but for its triple quotes, which open or close a string that goes on over other
+ * lines: a notebook exported as a script keeps a Markdown cell with a pasted image as one `"""![image.png](data:...`
+ * line of 400,000 characters, and blanking its quotes would turn the rest of the script into a string
+ * (PegasusArc/LoRa-Finetuning-Mistral-with-Dolly15K).
+ */
 function blank(text: string, from: number, to: number): string {
-  return text.slice(0, from) + text.slice(from, to).replace(/[^\n]/g, ' ') + text.slice(to);
+  const kept = text.slice(from, to).replace(/"""|'''|[^\n]/g, (m) => (m.length === 3 ? m : ' '));
+  return text.slice(0, from) + kept + text.slice(to);
 }
 
 /** The text with over-long lines and long punctuation runs blanked, and the problems that say where. */
