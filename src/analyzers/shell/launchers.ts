@@ -258,6 +258,11 @@ export function deepspeedRef(l: Launch, o: Opt, tool: Tool): void {
     l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, '{inline json}', tool);
     return;
   }
+  // `deepspeed=null` (a LLaMA-Factory override of its YAML's key, read as YAML): DeepSpeed off, no file named "null".
+  if (/^(null|~)$/i.test(v)) {
+    l.fact('zeroStage', o.rawKey, o.keySpan, o.value.span, 0, tool);
+    return;
+  }
   l.fact('deepspeedConfig', o.rawKey, o.keySpan, o.value.span, v, tool);
   l.ref('deepspeed', v, o.value.span);
 }

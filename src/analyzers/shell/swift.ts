@@ -86,6 +86,12 @@ const DS_PRESETS: Record<string, DeepspeedPreset> = {
   zero2_offload: [2, 'cpu', 'none'],
   zero3: [3, 'none', 'none'],
   zero3_offload: [3, 'cpu', 'cpu'],
+  // swift 2.x's names for its files (swift/llm/utils/argument.py deepspeed_mapping, v2.2-v2.6), whose zero3_offload.json
+  // offloaded the parameters only (v2.6.1 swift/llm/ds_config/zero3_offload.json: offload_optimizer "none").
+  'default-zero2': [2, 'none', 'none'],
+  'default-zero3': [3, 'none', 'none'],
+  'zero2-offload': [2, 'cpu', 'none'],
+  'zero3-offload': [3, 'none', 'cpu'],
 };
 
 /** `swift rlhf --rlhf_type`: the preference objective or the rollout it trains with (rlhf_args.py, default dpo). */

@@ -157,6 +157,21 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.equal(fact(r, 'zeroStage'), undefined);
   });
 
+  it("swift 2.x's preset names are presets too: default-zero2, zero3-offload (AlexJJJChen/Climate-Zoo)", () => {
+    // ms-swift v2.6.1 swift/llm/utils/argument.py deepspeed_mapping; its zero3_offload.json offloads the parameters
+    // and keeps the optimizer on the GPU (offload_optimizer "none").
+    const two = checkFacts('swift sft --model_type qwen-7b-chat --deepspeed default-zero2\n', [
+      ['zeroStage', 2, '--deepspeed', 'default-zero2'],
+      ['offloadOptimizer', 'none', '--deepspeed', 'default-zero2'],
+    ]);
+    assert.deepEqual(two.references, [], 'a preset is not a file');
+    checkFacts('swift sft --model_type qwen-7b-chat --deepspeed zero3-offload\n', [
+      ['zeroStage', 3, '--deepspeed', 'zero3-offload'],
+      ['offloadOptimizer', 'none', '--deepspeed', 'zero3-offload'],
+      ['offloadParams', 'cpu', '--deepspeed', 'zero3-offload'],
+    ]);
+  });
+
   it("swift's defaults made explicit at the subcommand: LoRA, the accumulation from the world size, the model's length", () => {
     const text = 'NPROC_PER_NODE=4 swift sft --model Qwen/Qwen2.5-7B-Instruct --per_device_train_batch_size 2\n';
     const r = analyzeShell(text);

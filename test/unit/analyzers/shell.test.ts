@@ -367,6 +367,17 @@ describe('shell analyzer: launchers and world size', () => {
     assert.ok(r.facts.every((f) => f.tool === 'llamafactory'));
   });
 
+  it('llamafactory-cli train deepspeed=null: DeepSpeed off, no file of that name (Vitasii/NLP_Hw_2)', () => {
+    // LLaMA-Factory reads the overrides as YAML (OmegaConf): null removes the YAML's deepspeed.
+    const r = checkFacts('llamafactory-cli train examples/train_full/llama3_full_sft.yaml deepspeed=null\n', [
+      ['zeroStage', 0, 'deepspeed', 'null'],
+    ]);
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['examples/train_full/llama3_full_sft.yaml'],
+    );
+  });
+
   it('tune run: torchrun counts, --config reference when it is a file, dotted key=value overrides', () => {
     const text =
       'tune run --nnodes 1 --nproc_per_node 4 lora_finetune_distributed ' +
