@@ -63,7 +63,8 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
  */
 export function branchTaken(file: PythonFile, call: SyntaxNode): boolean | undefined {
   let all = true;
-  for (let p = call.parent; p; p = p.parent) {
+  for (let child: SyntaxNode = call, p = call.parent; p; child = p, p = p.parent) {
+    if (p.name === 'Body' && exitedBefore(file, p, child)) return false;
     if (p.name === 'FunctionDefinition' && neverCalled(file, p)) return false;
     if (p.name !== 'IfStatement') continue;
     const taken = clauseTaken(file, p, call);
@@ -71,6 +72,29 @@ export function branchTaken(file: PythonFile, call: SyntaxNode): boolean | undef
     if (taken === undefined) all = false;
   }
   return all ? true : undefined;
+}
+
+/**
+ * Whether a function's block has returned (or raised) before the statement that holds a call: an `if` of one clause
+ * whose body ends in `return` or `raise` and whose test is known true (taishan1994/DPO-Finetuning utils.py:
+ * `if model_args.use_peft is False: return None` before its LoraConfig, with use_peft False by default).
+ */
+function exitedBefore(file: PythonFile, body: SyntaxNode, stmt: SyntaxNode): boolean {
+  if (!inFunction(body)) return false;
+  for (let st = body.firstChild; st && st.from < stmt.from; st = st.nextSibling) {
+    if (st.name !== 'IfStatement' || st.getChild('elif') || st.getChild('else')) continue;
+    const test = st.firstChild?.nextSibling;
+    const last = st.getChild('Body')?.lastChild;
+    if (test && (last?.name === 'ReturnStatement' || last?.name === 'RaiseStatement') && testValue(file, test) === true)
+      return true;
+  }
+  return false;
+}
+
+/** Whether a block is a function's (its own body, or one nested in it). */
+function inFunction(node: SyntaxNode): boolean {
+  for (let p = node.parent; p; p = p.parent) if (p.name === 'FunctionDefinition') return true;
+  return false;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
 import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branches';
 import { assignedName, isModelClass, isTrailingDotFloat, span } from './syntax';
+import { dropUnusedConfigs } from './unused-config';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
@@ -581,6 +582,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
+  if (trainer || loop) dropUnusedConfigs(file, calls);
   // llama-recipes' train(), the loop of a library the file hands its model and train_config to.
   const recipes = trainer || loop ? undefined : llamaRecipesTrainCall(file, calls);
   if (recipes) llamaRecipesFacts(file, calls, recipes);

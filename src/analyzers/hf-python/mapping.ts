@@ -451,7 +451,7 @@ function scriptEntry(m: Mapping): boolean {
     case 'use_dora':
       return emit(m, 'loraDora', (x) => boolOf(file, x, e));
     case 'use_peft':
-      return emit(m, 'method', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'lora' : undefined)));
+      return emit(m, 'method', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'lora' : 'full')));
     // FastChat's q_lora and the PEFT SFT example's use_4bit_quantization load the base model in 4 bits.
     case 'q_lora':
     case 'use_4bit_quantization':

@@ -67,8 +67,11 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.equal(r.setup?.gradient_checkpointing, 'full');
     assert.equal(r.setup?.kbit_upcast, 'all');
     const script = r.files.find((f) => f.file === '/w/train.py');
+    // The script is read with the launch line's options (its `... if args.qlora else None` reads --qlora): the fact is
+    // the preparation's own default, located at the call on the branch --qlora True takes.
     const gc = script?.facts.facts.find((f) => f.key === 'gradientCheckpointing');
-    assert.match(gc?.rawValue ?? '', /on the branch the script's options as the launch line passes them take/);
+    assert.match(gc?.rawValue ?? '', /prepare_model_for_kbit_training: use_gradient_checkpointing default True/);
+    assert.equal(TRAIN.slice(gc!.keySpan.start, gc!.keySpan.end), 'prepare_model_for_kbit_training');
   });
 
   it('--lora True alone: LoRA on the 16-bit model, neither the 4-bit config nor the k-bit preparation', () => {
@@ -129,5 +132,52 @@ describe('branches a launch line decides in the script it runs', () => {
       assert.equal(runWith('--lora True --lora_r 64').setup?.lora?.r, 64);
       assert.equal(runWith('--lora True').setup?.lora?.r, 16);
     }
+  });
+
+  it('a use_peft field that is False is a full fine-tune; a helper that returns before its LoraConfig makes none', () => {
+    // taishan1994/DPO-Finetuning (abridged): arguments.py's ModelArguments has `use_peft: bool = False` beside LoRA's
+    // fields; utils.py's get_peft_config returns None `if model_args.use_peft is False` before its LoraConfig.
+    const args =
+      'from dataclasses import dataclass, field\n@dataclass\nclass ModelArguments:\n' +
+      '    model_name_or_path: str = field(default="Qwen/Qwen2-0.5B-Instruct")\n' +
+      '    use_peft: bool = field(default=False)\n    lora_r: int = field(default=16)\n' +
+      '    lora_target_modules: str = field(default=None)\n';
+    const utils =
+      'from peft import LoraConfig\nfrom arguments import ModelArguments\n' +
+      'def get_peft_config(model_args: ModelArguments):\n' +
+      '    if model_args.use_peft is False:\n        return None\n' +
+      '    peft_config = LoraConfig(r=model_args.lora_r, target_modules=model_args.lora_target_modules)\n' +
+      '    return peft_config\n';
+    const script =
+      'from transformers import AutoModelForCausalLM, HfArgumentParser\nfrom trl import DPOTrainer, DPOConfig\n' +
+      'from arguments import ModelArguments\nfrom utils import get_peft_config\n' +
+      'parser = HfArgumentParser((ModelArguments, DPOConfig))\n' +
+      'model_args, training_args = parser.parse_args_into_dataclasses()\n' +
+      'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n' +
+      'DPOTrainer(model=model, args=training_args, peft_config=get_peft_config(model_args)).train()\n';
+    const files = { '/w/arguments.py': args, '/w/utils.py': utils, '/w/train.py': script };
+    const run = (line: string): PipelineResult => {
+      const launcher = `accelerate launch train.py --output_dir out ${line}\n`;
+      return runPipeline([{ file: '/w/run.sh', text: launcher }], inMemory({ ...files, '/w/run.sh': launcher }), {});
+    };
+    const off = run('');
+    assert.equal(off.setup?.method, 'full');
+    // The helper's LoraConfig is after its return: its not-static target_modules is not said.
+    assert.ok(!off.problems.some((p) => p.key === 'target_modules'), JSON.stringify(off.problems));
+    assert.equal(run('--use_peft true').setup?.method, 'lora');
+  });
+
+  it("the script's own dataclass field `use_peft: bool = False` beside LoRA's fields is a full fine-tune, said at it", () => {
+    // alignment-handbook's ModelArguments (tillson/llm-fine-tuning's alignment/configs.py): use_peft False by default.
+    const text =
+      'from dataclasses import dataclass, field\nfrom transformers import AutoModelForCausalLM, HfArgumentParser\n' +
+      'from trl import SFTTrainer, SFTConfig\n@dataclass\nclass ModelArguments:\n' +
+      '    use_peft: bool = field(default=False)\n    lora_r: int = field(default=16)\n' +
+      'model_args, args = HfArgumentParser((ModelArguments, SFTConfig)).parse_args_into_dataclasses()\n' +
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2-0.5B")\n' +
+      'SFTTrainer(model=model, args=args).train()\n';
+    const r = runPipeline([{ file: '/w/train.py', text }], inMemory({ '/w/train.py': text }), {});
+    assert.equal(r.setup?.method, 'full');
+    assert.deepEqual(r.provenance.method, { kind: 'file', file: '/w/train.py', line: 6, key: 'use_peft' });
   });
 });
