@@ -59,9 +59,26 @@ function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[
     const get = argument(file.args(c));
     const length = get('max_length');
     if (length && truncates(file, get('truncation'), get('padding')))
-      out.push({ e: length, x: file.valueOf(length), node: c });
+      out.push(tokenizerLength(file, calls, length) ?? { e: length, x: file.valueOf(length), node: c });
   }
   return out;
+}
+
+/**
+ * `max_length=tokenizer.model_max_length` of a tokenizer passed down as a parameter (stanford_alpaca's `_tokenize_fn`,
+ * FastChat's and their copies): the `model_max_length=` the script's one tokenizer load gives
+ * (bupticybee/FastLoRAChat: `LlamaTokenizer.from_pretrained(base_model, model_max_length=1024, ...)`), located there.
+ */
+function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[], length: Entry): Bound | undefined {
+  const text = file.text.slice(length.valueSpan.start, length.valueSpan.end);
+  const x = file.valueOf(length);
+  if (x.k === 'lit' || !/^\w+\.model_max_length$/.test(text)) return undefined;
+  const loads = calls.flatMap((c) => {
+    const callee = file.calleeName(c) ?? '';
+    const e = /Tokenizer\w*\.from_pretrained$/.test(callee) ? argument(file.args(c))('model_max_length') : undefined;
+    return e ? [{ e, x: file.valueOf(e), node: c }] : [];
+  });
+  return loads.length === 1 ? loads[0] : undefined;
 }
 
 /** The keywords a dataset class of the project takes its samples' longest length by. */
@@ -95,18 +112,20 @@ function padsOrCuts(file: PythonFile, name: string): boolean {
 }
 
 /** A line that assigns one of the length names: the tree is walked only in a file that has one. */
-const ASSIGNS_A_LENGTH = new RegExp(`^[ \\t]*(${[...SEQ_KEYS, ...GENERIC_LENGTHS].join('|')})[ \\t]*=(?!=)`, 'm');
+const ASSIGNS_A_LENGTH = new RegExp(`^[ \\t]*(${[...SEQ_KEYS, ...GENERIC_LENGTHS].join('|')})[ \\t]*=(?!=)`, 'mi');
 
 /** `name = value` statements whose name is a sequence length's (max_seq_length, cutoff_len, ...). */
 function localBounds(file: PythonFile): Bound[] {
   const out: Bound[] = [];
   if (!ASSIGNS_A_LENGTH.test(file.text)) return out;
   const generic = new Map<string, boolean>();
-  const counts = (name: string): boolean => {
+  const counts = (written: string): boolean => {
+    // A module constant in capitals is the same length (datawhalechina/self-llm: `MAX_LENGTH = 512`, `[:MAX_LENGTH]`).
+    const name = /^[A-Z][A-Z0-9_]*$/.test(written) ? written.toLowerCase() : written;
     if (SEQ_KEYS.has(name)) return true;
     if (!GENERIC_LENGTHS.has(name)) return false;
-    if (!generic.has(name)) generic.set(name, padsOrCuts(file, name));
-    return generic.get(name)!;
+    if (!generic.has(written)) generic.set(written, padsOrCuts(file, written));
+    return generic.get(written)!;
   };
   const cur = file.root.cursor();
   do {

@@ -99,6 +99,36 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.equal(seq(loop('    ids = torch.tensor(ids[:max_length])')), 64);
     // Only a generation length: not the training batches'.
     assert.equal(seq(loop('    out = model.generate(ids, max_length=max_length)')), undefined);
+    // In capitals, as a constant of the function (datawhalechina/self-llm MiniCPM/train.py: `MAX_LENGTH = 512`, then
+    // `input_ids = input_ids[:MAX_LENGTH]`), the same.
+    const caps = loop('    ids = ids[:MAX_LENGTH]').replace('max_length = 64', 'MAX_LENGTH = 512');
+    assert.equal(seq(caps), 512);
+  });
+
+  it("max_length=tokenizer.model_max_length of a tokenizer passed down is the one load's model_max_length (FastLoRAChat)", () => {
+    // bupticybee/FastLoRAChat finetune_fastchat.py after stanford_alpaca's train.py: `_tokenize_fn(strings, tokenizer)`
+    // truncates to `tokenizer.model_max_length`, which `LlamaTokenizer.from_pretrained(..., model_max_length=1024)` sets.
+    const text = [
+      'import transformers',
+      'from transformers import AutoModelForCausalLM, LlamaTokenizer',
+      'def _tokenize_fn(strings, tokenizer):',
+      '    return [tokenizer(t, padding="longest", max_length=tokenizer.model_max_length, truncation=True) for t in strings]',
+      'def train():',
+      '    model = AutoModelForCausalLM.from_pretrained("huggyllama/llama-13b")',
+      '    tokenizer = LlamaTokenizer.from_pretrained("huggyllama/llama-13b", model_max_length=1024, padding_side="right")',
+      '    trainer = transformers.Trainer(model=model, args=transformers.TrainingArguments(output_dir="o"))',
+      '    trainer.train()',
+      '',
+    ].join('\n');
+    const seq = analyzeHfPython(text).facts.find((f) => f.key === 'seqLen');
+    assert.equal(seq?.value, 1024);
+    assert.equal(text.slice(seq!.valueSpan.start, seq!.valueSpan.end), '1024');
+    // Two loads of different lengths: which one the function gets is not known.
+    const two = text.replace(
+      '    trainer =',
+      '    other = AutoTokenizer.from_pretrained("x", model_max_length=4096)\n    trainer =',
+    );
+    assert.equal(typeof analyzeHfPython(two).facts.find((f) => f.key === 'seqLen')?.value, 'object');
   });
 
   it("Alpaca-LoRA's generate_and_tokenize_prompt prepares the training data: its tokenizer length counts", () => {
