@@ -225,7 +225,9 @@ function peftAdapterDtype(
   const v = setup.peft_version;
   if (!lora || !v || setup.quantization !== undefined || setup.weights_dtype === undefined) return setup;
   if (!tools.some((t) => PEFT_DTYPE_TOOLS.has(t)) || tools.some((t) => OWN_DTYPE_TOOLS.has(t))) return setup;
-  if (olderThan(v, 0, 6) || !olderThan(v, 0, 12) || lora.dtype === setup.weights_dtype) return setup;
+  // prepare_model_for_kbit_training on a model left unquantized casts its layers to fp32 before the adapters are made.
+  const base = setup.kbit_upcast === 'all' ? 'fp32' : setup.weights_dtype;
+  if (olderThan(v, 0, 6) || !olderThan(v, 0, 12) || lora.dtype === base) return setup;
   if (provenance.lora?.kind === 'default') {
     provenance.lora = {
       kind: 'default',
@@ -233,5 +235,5 @@ function peftAdapterDtype(
       note: `PEFT ${v} (pinned) gives LoRA weights the base layer's dtype (upcast to fp32 from 0.12)`,
     };
   }
-  return { ...setup, lora: { ...lora, dtype: setup.weights_dtype } };
+  return { ...setup, lora: { ...lora, dtype: base } };
 }

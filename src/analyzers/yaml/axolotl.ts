@@ -139,7 +139,10 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
 
   const q4 = top.get('load_in_4bit');
   const q8 = top.get('load_in_8bit');
-  if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
+  const adapter = top.get('adapter');
+  const adapterName = adapter ? strOf(ctx.view(adapter))?.trim().toLowerCase() : undefined;
+  if (isOn(ctx, q4) && q4 && adapterName === 'lora') loraOver4bitFlag(ctx, q4);
+  else if (isOn(ctx, q4) && q4) ctx.add('quantBits', q4, 4);
   else if (isOn(ctx, q8) && q8) ctx.add('quantBits', q8, 8);
   if (isOn(ctx, q4) && isOn(ctx, q8) && q8)
     ctx.problem(
@@ -149,9 +152,7 @@ function method(ctx: YamlCtx, top: Map<string, Entry>): void {
       q8.keySpan,
       'load_in_8bit',
     );
-  const adapter = top.get('adapter');
-  if (adapter && strOf(ctx.view(adapter))?.trim().toLowerCase() === 'qlora' && !isOn(ctx, q4))
-    qloraWithout4bit(ctx, adapter, q4);
+  if (adapter && adapterName === 'qlora' && !isOn(ctx, q4)) qloraWithout4bit(ctx, adapter, q4);
   // rl: paired preference trainers built on TRL (axolotl core/trainers/dpo): dpo and ipo compare with a reference model,
   // orpo and simpo need none. KTO's unpaired batches are not modelled here.
   const rl = top.get('rl');
@@ -400,6 +401,28 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   // Sequence splitting over GPUs (ring-flash-attn): context_parallel_size, called sequence_parallel_degree before.
   ctx.put('contextParallel', top.get('context_parallel_size') ?? top.get('sequence_parallel_degree'), asPosInt);
   ctx.put('expertParallel', top.get('expert_parallel_size'), asPosInt);
+}
+
+/**
+ * `adapter: lora` with `load_in_4bit: true`: Axolotl builds its 4-bit BitsAndBytesConfig for `adapter: qlora` only
+ * (axolotl-ai-cloud/axolotl@067b021 src/axolotl/loaders/model.py _set_quantization_config; since v0.13, #3205, it no
+ * longer passes `load_in_4bit` to from_pretrained), so the model loads unquantized, and _prepare_model_for_quantization
+ * still runs prepare_model_for_kbit_training on it, which casts every 16-bit parameter to fp32 (the norms and
+ * embeddings go back to the model dtype after; the linear layers stay fp32). Said at the key.
+ */
+function loraOver4bitFlag(ctx: YamlCtx, q4: Entry): void {
+  ctx.add('kbitUpcast', q4, 'all');
+  ctx.problem(
+    'no-effect',
+    'warning',
+    msg(
+      'load_in_4bit: true with adapter: lora loads no 4-bit weights in Axolotl 0.13 and later (only adapter: qlora does): ' +
+        'the model loads unquantized and prepare_model_for_kbit_training casts its weights to fp32; ' +
+        'set adapter: qlora for 4-bit weights',
+    ),
+    q4.keySpan,
+    'load_in_4bit',
+  );
 }
 
 /**

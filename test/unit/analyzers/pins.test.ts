@@ -195,8 +195,12 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.deepEqual(mid.provenance.peft_version, { kind: 'file', file: '/w/requirements.txt', line: 1, key: 'peft' });
     assert.equal(withPeft('peft==0.13.2\n').setup?.lora?.dtype, 'fp32');
     assert.equal(withPeft('peft==0.5.0\n').setup?.lora?.dtype, 'fp32');
-    // Over a 4-bit base the weight is an integer tensor: PEFT only moves the adapters, which stay fp32.
+    // With load_in_4bit and adapter: lora, Axolotl loads no 4-bit weights and prepare_model_for_kbit_training casts
+    // the layers to fp32 before the adapters are made: they take fp32.
     assert.equal(withPeft('peft==0.10.0\n', `${text}load_in_4bit: true\n`).setup?.lora?.dtype, 'fp32');
+    // Over a 4-bit base (adapter: qlora) the weight is an integer tensor: PEFT only moves the adapters, which stay fp32.
+    const qlora = `${text.replace('adapter: lora', 'adapter: qlora')}load_in_4bit: true\n`;
+    assert.equal(withPeft('peft==0.10.0\n', qlora).setup?.lora?.dtype, 'fp32');
     // Llama-2-7B, r 16 on q and v: 32 x 2 x 16 x (4096 + 4096) = 8,388,608 adapter parameters, 2 B each instead of 4.
     const e = estimate(mid.setup!);
     assert.ok(e.ok);

@@ -77,6 +77,23 @@ describe('analyzeAxolotlYaml', () => {
     assert.equal(factOf(auto, 'quantBits')?.value, 4);
   });
 
+  it('adapter: lora with load_in_4bit: true loads no 4-bit weights: prepare_model_for_kbit_training upcasts them', () => {
+    // axolotl-ai-cloud/axolotl@067b021 src/axolotl/loaders/model.py: the 4-bit BitsAndBytesConfig is built for
+    // adapter: qlora only, and _prepare_model_for_quantization runs prepare_model_for_kbit_training for lora too
+    // (moeru-ai/Moeru-Llama-3-8B lora.yml).
+    const text = QLORA.replace('adapter: qlora', 'adapter: lora').replace(
+      'deepspeed: deepspeed_configs/zero2.json\n',
+      '',
+    );
+    const r = analyzeAxolotlYaml(text);
+    assert.equal(factOf(r, 'quantBits'), undefined);
+    assert.equal(factOf(r, 'kbitUpcast')?.value, 'all');
+    const p = r.problems.find((x) => x.code === 'no-effect');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'load_in_4bit');
+    const s = resolveText('/w/axolotl.yml', text).setup;
+    assert.deepEqual([s?.method, s?.quantization, s?.kbit_upcast], ['lora', undefined, 'all']);
+  });
+
   it("fp16: 'auto' is said at its key and read as unset: bf16 decides", () => {
     // truefoundry/llm-finetune's config-base.yaml writes `bf16: auto` and `fp16: auto` for its script to fill in;
     // Axolotl's schema takes 'auto' for bf16 only.
