@@ -45,6 +45,7 @@ export function importedArgumentParsers(file: PythonFile): void {
       if (original === undefined || !PARSED_ARGS_CALL.test(original)) continue;
       const found = definingModule(file, imp.path, original);
       if (found && /\.add_argument\s*\(/.test(found.text)) noteOptions(file, local, found);
+      else if (found && /\bHfArgumentParser\s*\(/.test(found.text)) noteParserClasses(file, local, found);
     }
   }
 }
@@ -147,6 +148,58 @@ function noteFields(
     if (where) break;
   }
   if (!cls || !where) return;
+  noteClassFields(file, module, cls, original, found, where);
+}
+
+/**
+ * The dataclasses an imported function hands its own HfArgumentParser (sophus1004/Portfolio's arguments.py:
+ * `parse_args()` returns `HfArgumentParser((TrainingModeArguments, ModelArguments, ...)).parse_args_into_dataclasses()`,
+ * then `model_args = args[1]` in the script): each one's field defaults are the script's options, located at the
+ * imported function's call in the script.
+ */
+function noteParserClasses(
+  file: PythonFile,
+  local: string,
+  found: { readonly text: string; readonly shownAs: string },
+): void {
+  const module = new PythonFile(found.text);
+  module.root = parsePython(found.text).tree.topNode;
+  let parser: SyntaxNode | undefined;
+  module.root.cursor().iterate((n) => {
+    if (parser) return false;
+    if (n.name === 'CallExpression' && module.calleeName(n.node)?.split('.').pop() === 'HfArgumentParser')
+      parser = n.node;
+    return undefined;
+  });
+  const where = file.callsNamed(local)[0];
+  const list = parser?.getChild('ArgList');
+  if (!where || !list) return;
+  for (const name of classNames(module, list)) {
+    const cls = dataclassAtTop(module, name);
+    if (cls) noteClassFields(file, module, cls, name, found, where);
+  }
+}
+
+/** The class names written in an argument list, also inside a tuple or list there. */
+function classNames(module: PythonFile, list: SyntaxNode): string[] {
+  return children(list).flatMap((ch) =>
+    ch.name === 'VariableName'
+      ? [module.text.slice(ch.from, ch.to)]
+      : ch.name === 'TupleExpression' || ch.name === 'ArrayExpression' || ch.name === 'ParenthesizedExpression'
+        ? classNames(module, ch)
+        : [],
+  );
+}
+
+/** A module's dataclass's field defaults as the file's options (and trainer settings, for a TrainingArguments subclass). */
+function noteClassFields(
+  file: PythonFile,
+  module: PythonFile,
+  cls: SyntaxNode,
+  original: string,
+  found: { readonly text: string; readonly shownAs: string },
+  where: SyntaxNode,
+): void {
   const trainerTool = trainingArgumentsBase(module, cls);
   for (const f of dataclassFields(module, cls)) {
     if (!f.valueNode || isArgparseOption(file, f.rawKey)) continue;

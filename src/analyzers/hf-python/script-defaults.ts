@@ -281,9 +281,15 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
 function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 0): boolean {
   const found = file.lookup(obj, use);
   const parsing = (n: SyntaxNode | null | undefined): boolean => {
-    // `parser.parse_args_into_dataclasses(return_remaining_strings=True)[0]` (MedicalGPT): the first dataclass.
-    const first = n?.name === 'MemberExpression' && /^\[\s*0\s*\]$/.test(file.text.slice(n.firstChild!.to, n.to));
-    if (first) return parsing(n!.firstChild);
+    // `parser.parse_args_into_dataclasses(return_remaining_strings=True)[0]` (MedicalGPT): the first dataclass; `args[1]`
+    // of `args = parse_args()` returning the parser's dataclasses (sophus1004/Portfolio): another, its fields options
+    // of the one command line as well.
+    const index =
+      n?.name === 'MemberExpression' ? /^\[\s*(\d)\s*\]$/.exec(file.text.slice(n.firstChild!.to, n.to)) : null;
+    const of = index ? n!.firstChild! : undefined;
+    if (of?.name === 'VariableName' && hops < 3)
+      return holdsParsedArgs(file, file.text.slice(of.from, of.to), of, hops + 1);
+    if (of && index![1] === '0') return parsing(of);
     // `args = self.args`, which `__init__` set from `parser.parse_args()` (tdolega/rag-tge's init_trainer).
     if (n?.name === 'MemberExpression') return selfHoldsParsedArgs(file, file.text.slice(n.from, n.to), n);
     return parsesCommandLine(file, n);

@@ -235,6 +235,34 @@ describe('hf-python: constants imported from the project', () => {
     assert.deepEqual([launched.setup?.model, launched.setup?.micro_batch_size], ['bert-base-uncased', 4]);
   });
 
+  it("an HfArgumentParser a project module builds in `parse_args()`: its dataclasses' fields are options, `args[1].x` too", () => {
+    // sophus1004/Portfolio llm_dpo_trainer (abridged): arguments.py's parse_args() returns the dataclasses it parses,
+    // train.py takes `model_args = args[1]` and loads with `attn_implementation=model_args.attention_implementation`.
+    const argsModule =
+      'from dataclasses import dataclass, field\nfrom transformers import HfArgumentParser\n' +
+      '@dataclass\nclass ModeArguments:\n    use_qlora: bool = field(default=True)\n' +
+      '@dataclass\nclass ModelArguments:\n    model_name_or_path: str = field(default="google/gemma-2-2b-it")\n' +
+      '    attention_implementation: str = field(default="sdpa")\n' +
+      'def parse_args():\n    parser = HfArgumentParser((ModeArguments, ModelArguments))\n' +
+      '    return parser.parse_args_into_dataclasses()\n';
+    const trainer =
+      'import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'from arguments import parse_args\n' +
+      'args = parse_args()\nmode_args = args[0]\nmodel_args = args[1]\n' +
+      'model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path,\n' +
+      '    attn_implementation=model_args.attention_implementation,\n' +
+      '    torch_dtype=torch.float32 if not mode_args.use_qlora == True else "auto")\n' +
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()\n';
+    const files = { '/p/arguments.py': argsModule, '/p/train.py': trainer };
+    const alone = runOf(files, '/p/train.py');
+    assert.deepEqual([alone.setup?.model, alone.setup?.attention], ['google/gemma-2-2b-it', 'sdpa']);
+    const launched = runOf(
+      { ...files, '/p/run.sh': 'python train.py --use_qlora False --attention_implementation eager\n' },
+      '/p/run.sh',
+    );
+    assert.deepEqual([launched.setup?.attention, launched.setup?.weights_dtype], ['eager', 'fp32']);
+  });
+
   it("an arguments dataclass a src layout's package re-exports; a module called only on a branch that does not run", () => {
     // xiyang-aads-lilly/alignment-handbook scripts/run_sft.py (abridged): `from alignment import ModelArguments`, the
     // package under src/ taking it from `.configs`; `if model_args.use_unsloth:` (False by default) imports and calls
