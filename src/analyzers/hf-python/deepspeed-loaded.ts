@@ -32,10 +32,19 @@ const device = (v: FactValue): FactValue | undefined => (v === 'cpu' || v === 'n
 /** The loaded file (`x`, the whole of it) as the run's DeepSpeed config, and the items the script sets in it first. */
 export function loadedDeepspeedConfig(file: PythonFile, e: Entry, x: Extract<Val, { k: 'data' }>, tool: Tool): void {
   file.push('deepspeedConfig', e, x.path, tool, x);
-  file.references.push({ kind: 'deepspeed', path: x.path, span: e.valueSpan });
   const name = e.valueNode?.name === 'VariableName' ? file.text.slice(e.valueNode.from, e.valueNode.to) : undefined;
-  if (!name) return;
-  for (const set of itemsSetBefore(file, name, e.valueNode!)) setInPlace(file, set, tool);
+  const sets = name ? itemsSetBefore(file, name, e.valueNode!) : [];
+  // A global batch the script works out at run time (`args.per_device_train_batch_size * world_size * accumulation`,
+  // gammachen/p-llm-dialog-element-extraction) is not the file's: the run's follows from its micro-batch, accumulation
+  // and GPUs, and the file's value is not checked against them.
+  const replaced = sets.some((set) => set.keys === 'train_batch_size' && !setInPlace(file, set, tool));
+  file.references.push({
+    kind: 'deepspeed',
+    path: x.path,
+    span: e.valueSpan,
+    ...(replaced ? { replacedKeys: ['trainBatchSize' as const] } : {}),
+  });
+  for (const set of sets) if (set.keys !== 'train_batch_size') setInPlace(file, set, tool);
 }
 
 /** One `name["a"]["b"] = value` statement: the keys it writes, dotted, and its target and value. */
@@ -79,10 +88,13 @@ function itemSet(file: PythonFile, st: SyntaxNode, name: string): ItemSet | unde
   return { keys: keys.join('.'), target, value };
 }
 
-/** The fact an item set in place gives, or where its value is not known, a warning that the file's is estimated. */
-function setInPlace(file: PythonFile, set: ItemSet, tool: Tool): void {
+/**
+ * The fact an item set in place gives, or where its value is not known, a warning that the file's is estimated (for
+ * the global batch: that the file's is not the run's). Whether a fact was given.
+ */
+function setInPlace(file: PythonFile, set: ItemSet, tool: Tool): boolean {
   const read = SET_IN_PLACE[set.keys];
-  if (!read) return;
+  if (!read) return false;
   const v = file.evalNode(set.value, 0);
   const value = v.k === 'lit' && v.v !== null ? read.of(v.v) : undefined;
   const rawKey = clip(file.text.slice(set.target.from, set.target.to), 100);
@@ -91,12 +103,19 @@ function setInPlace(file: PythonFile, set: ItemSet, tool: Tool): void {
     file.problem(
       'not-static',
       'warning',
-      msg("{0} is set here, but {1}: the config file's value is estimated", rawKey, why),
+      read.key === 'trainBatchSize'
+        ? msg(
+            "{0} is set here, but {1}: the run's global batch follows from its micro-batch, accumulation and GPUs",
+            rawKey,
+            why,
+          )
+        : msg("{0} is set here, but {1}: the config file's value is estimated", rawKey, why),
       span(set.value),
       rawKey,
     );
-    return;
+    return false;
   }
   const entry: Entry = { rawKey, keySpan: span(set.target), valueNode: set.value, valueSpan: span(set.value) };
   file.push(read.key, entry, value, tool, v);
+  return true;
 }

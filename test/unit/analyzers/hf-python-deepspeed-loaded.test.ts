@@ -65,3 +65,21 @@ describe('hf-python: a DeepSpeed config the script loads and hands DeepSpeed', (
     );
   });
 });
+
+describe('hf-python: a global batch the script works out for its loaded DeepSpeed config', () => {
+  it("is not the file's: the file's train_batch_size is not checked against the run (gammachen/p-llm-dialog-element-extraction)", () => {
+    // train.py: `ds_config['train_batch_size'] = args.per_device_train_batch_size * torch.distributed.get_world_size()
+    // * args.gradient_accumulation_steps`, over a file that says 32 where the defaults make 2 x 4 x 1 = 8.
+    const ds = '{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4}\n';
+    const script = SCRIPT('"none"').replace(
+      "ds_config['train_micro_batch_size_per_gpu'] = args.train_micro_batch_size_per_gpu\n",
+      "ds_config['train_micro_batch_size_per_gpu'] = args.train_micro_batch_size_per_gpu\n" +
+        "ds_config['train_batch_size'] = args.train_micro_batch_size_per_gpu * torch.distributed.get_world_size() * 4\n",
+    );
+    const r = runFiles({ '/p/train.py': script, '/p/config/ds.json': ds }, '/p/train.py');
+    assert.ok(!r.problems.some((p) => p.code === 'batch-size-mismatch'), JSON.stringify(r.problems));
+    assert.deepEqual([r.setup?.micro_batch_size, r.setup?.gradient_accumulation_steps], [2, 4]);
+    const said = r.problems.find((p) => p.key?.includes("['train_batch_size']"));
+    assert.match(said?.message ?? '', /the run's global batch follows from its micro-batch, accumulation and GPUs/);
+  });
+});
