@@ -289,7 +289,9 @@ function callArguments(
     }
     return v?.k === 'lit' ? { value: v.v } : null;
   };
-  const record = (name: string, sites: readonly SyntaxNode[]): void => {
+  const record = (name: string, all: readonly SyntaxNode[]): void => {
+    const trained = all.length > 1 ? trainedSite(file, all) : undefined;
+    const sites = trained ? [trained] : all;
     if (sites.length !== 1 || spreads(sites[0])) return;
     const a = file.args(sites[0]);
     out[name] = {
@@ -312,6 +314,35 @@ function callArguments(
     }
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * Of several calls of a module's function, the one whose result the file trains: bound to the name a trainer is given
+ * as its model, the last such binding before the trainer (kshahmir49/LLM-Post-Training dpo.ipynb loads a trained
+ * checkpoint to compare with, then `model, tokenizer = load_model_and_tokenizer("HuggingFaceTB/SmolLM2-135M-Instruct",
+ * USE_GPU)` and `DPOTrainer(model=model, ...)`). Undefined when no trainer takes such a name.
+ */
+function trainedSite(file: PythonFile, sites: readonly SyntaxNode[]): SyntaxNode | undefined {
+  for (const t of file.calls) {
+    if (!/(^|\.)\w*Trainer$/.test(file.calleeName(t) ?? '')) continue;
+    const a = file.args(t);
+    const m = a.entries.find((e) => e.rawKey === 'model')?.valueNode ?? a.positional[0];
+    if (m?.name !== 'VariableName') continue;
+    const name = file.text.slice(m.from, m.to);
+    const before = sites.filter((c) => c.to <= t.from && assignedNames(file, c).includes(name));
+    if (before.length > 0) return before[before.length - 1];
+  }
+  return undefined;
+}
+
+/** The names a statement `a, b = call(...)` (or `a = call(...)`) binds to the call's result. */
+function assignedNames(file: PythonFile, call: SyntaxNode): string[] {
+  const st = call.parent;
+  if (st?.name !== 'AssignStatement' || st.lastChild?.from !== call.from) return [];
+  const out: string[] = [];
+  for (let ch = st.firstChild; ch && ch.name !== 'AssignOp'; ch = ch.nextSibling)
+    if (ch.name === 'VariableName') out.push(file.text.slice(ch.from, ch.to));
+  return out;
 }
 
 /** The names called through an imported name as `name.method(...)`. */

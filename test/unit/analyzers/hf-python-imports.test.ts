@@ -495,6 +495,29 @@ describe('hf-python: constants imported from the project', () => {
     assert.deepEqual(r.setup?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
   });
 
+  it("a helper called several times with different models: the call whose result the trainer gets (kshahmir49's dpo.ipynb)", () => {
+    // kshahmir49/LLM-Post-Training: helper.py's load_model_and_tokenizer(model_name, use_gpu) is called for a trained
+    // checkpoint to compare with, then for the model the DPOTrainer trains, then again after training.
+    const helper =
+      'from transformers import AutoModelForCausalLM, AutoTokenizer\n' +
+      'def load_model_and_tokenizer(model_name, use_gpu=False):\n' +
+      '    tokenizer = AutoTokenizer.from_pretrained(model_name)\n' +
+      '    model = AutoModelForCausalLM.from_pretrained(model_name)\n' +
+      '    return model, tokenizer\n';
+    const script = [
+      'from trl import DPOTrainer, DPOConfig',
+      'from helper import load_model_and_tokenizer',
+      'model, tokenizer = load_model_and_tokenizer("Qwen/Qwen2.5-0.5B-Instruct", True)',
+      'model, tokenizer = load_model_and_tokenizer("HuggingFaceTB/SmolLM2-135M-Instruct", True)',
+      'dpo_trainer = DPOTrainer(model=model, args=DPOConfig(output_dir="o", per_device_train_batch_size=1))',
+      'dpo_trainer.train()',
+      'model, tokenizer = load_model_and_tokenizer("Qwen/Qwen2.5-0.5B-Instruct", True)',
+      '',
+    ].join('\n');
+    const r = runOf({ '/p/helper.py': helper, '/p/train.py': script }, '/p/train.py');
+    assert.equal(r.setup?.model, 'HuggingFaceTB/SmolLM2-135M-Instruct', JSON.stringify(r.problems));
+  });
+
   it("a helper module reads the constants it imports itself (the script's run loads its model there)", () => {
     // ChaoChienHung/Fine-TunedLLaMa: train_ddp.py calls model.py's load_model(tokenizer); model.py has
     // `from config import MODEL` and loads `AutoModelForCausalLM.from_pretrained(MODEL, ...)` in a try block.
