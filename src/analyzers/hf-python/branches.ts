@@ -80,15 +80,28 @@ export function branchTaken(file: PythonFile, call: SyntaxNode): boolean | undef
  * `if model_args.use_peft is False: return None` before its LoraConfig, with use_peft False by default).
  */
 function exitedBefore(file: PythonFile, body: SyntaxNode, stmt: SyntaxNode): boolean {
-  if (!inFunction(body)) return false;
-  for (let st = body.firstChild; st && st.from < stmt.from; st = st.nextSibling) {
-    if (st.name !== 'IfStatement' || st.getChild('elif') || st.getChild('else')) continue;
-    const test = st.firstChild?.nextSibling;
-    const last = st.getChild('Body')?.lastChild;
-    if (test && (last?.name === 'ReturnStatement' || last?.name === 'RaiseStatement') && testValue(file, test) === true)
-      return true;
+  let guards = file.exitGuards.get(body.from);
+  if (!guards) {
+    guards = inFunction(body) ? exitGuards(body) : [];
+    file.exitGuards.set(body.from, guards);
+  }
+  for (const g of guards) {
+    if (g.from >= stmt.from) break;
+    if (testValue(file, g.firstChild!.nextSibling!) === true) return true;
   }
   return false;
+}
+
+/** A block's `if` statements of one clause whose body ends in `return` or `raise`, in order. */
+function exitGuards(body: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let st = body.firstChild; st; st = st.nextSibling) {
+    if (st.name !== 'IfStatement' || st.getChild('elif') || st.getChild('else') || !st.firstChild?.nextSibling)
+      continue;
+    const last = st.getChild('Body')?.lastChild;
+    if (last?.name === 'ReturnStatement' || last?.name === 'RaiseStatement') out.push(st);
+  }
+  return out;
 }
 
 /** Whether a block is a function's (its own body, or one nested in it). */

@@ -134,6 +134,8 @@ export class PythonFile {
   testValues?: Map<string, boolean | undefined>;
   /** The tests being worked out before then: one that leads back to itself is not known (branches.ts testValue). */
   readonly testsPending = new Set<string>();
+  /** Each function block's `if` statements that return or raise, by the block's start (branches.ts exitedBefore). */
+  readonly exitGuards = new Map<number, readonly SyntaxNode[]>();
   readonly errors: number[] = [];
   /** The script's own options with their defaults, for the helper modules it imports (set after the walk). */
   options: ScriptOption[] = [];
