@@ -50,14 +50,20 @@ export function importedArgumentParsers(file: PythonFile): void {
   }
 }
 
+/** A module's text as a file of its own, parsed. */
+function parsedModule(text: string): PythonFile {
+  const module = new PythonFile(text);
+  module.root = parsePython(text).tree.topNode;
+  return module;
+}
+
 /** The argparse options of a module, as the file's options, located at the imported name's use in the file. */
 function noteOptions(
   file: PythonFile,
   local: string,
   found: { readonly text: string; readonly shownAs: string },
 ): void {
-  const module = new PythonFile(found.text);
-  module.root = parsePython(found.text).tree.topNode;
+  const module = parsedModule(found.text);
   const calls: SyntaxNode[] = [];
   module.root.cursor().iterate((n) => {
     if (n.name === 'CallExpression') calls.push(n.node);
@@ -138,8 +144,7 @@ function noteFields(
   original: string,
   found: { readonly text: string; readonly shownAs: string },
 ): void {
-  const module = new PythonFile(found.text);
-  module.root = parsePython(found.text).tree.topNode;
+  const module = parsedModule(found.text);
   const cls = dataclassAtTop(module, original);
   let where: SyntaxNode | undefined;
   for (const c of file.calls) {
@@ -162,8 +167,7 @@ function noteParserClasses(
   local: string,
   found: { readonly text: string; readonly shownAs: string },
 ): void {
-  const module = new PythonFile(found.text);
-  module.root = parsePython(found.text).tree.topNode;
+  const module = parsedModule(found.text);
   let parser: SyntaxNode | undefined;
   module.root.cursor().iterate((n) => {
     if (parser) return false;
