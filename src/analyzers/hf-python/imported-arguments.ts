@@ -57,6 +57,15 @@ function parsedModule(text: string): PythonFile {
   return module;
 }
 
+/** A module's calls whose callee's last name is `name` (`parser.add_argument(...)`, `HfArgumentParser(...)`), in order. */
+function callsEndingIn(module: PythonFile, name: string): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  module.root.cursor().iterate((n) => {
+    if (n.name === 'CallExpression' && module.calleeName(n.node)?.split('.').pop() === name) out.push(n.node);
+  });
+  return out;
+}
+
 /** The argparse options of a module, as the file's options, located at the imported name's use in the file. */
 function noteOptions(
   file: PythonFile,
@@ -64,11 +73,7 @@ function noteOptions(
   found: { readonly text: string; readonly shownAs: string },
 ): void {
   const module = parsedModule(found.text);
-  const calls: SyntaxNode[] = [];
-  module.root.cursor().iterate((n) => {
-    if (n.name === 'CallExpression') calls.push(n.node);
-  });
-  for (const c of calls) if (module.calleeName(c)?.split('.').pop() === 'add_argument') noteArgparse(module, c);
+  for (const c of callsEndingIn(module, 'add_argument')) noteArgparse(module, c);
   const where = file.callsNamed(local)[0] ?? file.root;
   for (const name of module.requiredOptions) file.requiredOptions.add(name);
   for (const name of module.manyOptions) file.manyOptions.add(name);
@@ -168,13 +173,7 @@ function noteParserClasses(
   found: { readonly text: string; readonly shownAs: string },
 ): void {
   const module = parsedModule(found.text);
-  let parser: SyntaxNode | undefined;
-  module.root.cursor().iterate((n) => {
-    if (parser) return false;
-    if (n.name === 'CallExpression' && module.calleeName(n.node)?.split('.').pop() === 'HfArgumentParser')
-      parser = n.node;
-    return undefined;
-  });
+  const parser = callsEndingIn(module, 'HfArgumentParser')[0];
   const where = file.callsNamed(local)[0];
   const list = parser?.getChild('ArgList');
   if (!where || !list) return;
