@@ -251,6 +251,9 @@ function reexportedCalls(
   return Object.keys(callArgs).length > 0 ? { calls, callArgs } : { calls };
 }
 
+/** A call of a trainer class (`Trainer(...)`, `trl.SFTTrainer(...)`, a project's `CustomDPOTrainer(...)`). */
+const TRAINER_CALL = /(^|\.)\w*Trainer$/;
+
 /**
  * Whether the innermost `if` around a call has another clause that loads the model with the library itself (a model
  * class's `from_pretrained`) or makes its trainer (`SFTTrainer(...)`, `Trainer(...)`).
@@ -263,7 +266,7 @@ function loadsOnOtherBranch(file: PythonFile, call: SyntaxNode): boolean {
   return file.calls.some(
     (c) =>
       others.some((b) => c.from >= b.from && c.to <= b.to) &&
-      (isModelLoad(file.calleeName(c)?.split('.') ?? []) || /(^|\.)\w*Trainer$/.test(file.calleeName(c) ?? '')),
+      (isModelLoad(file.calleeName(c)?.split('.') ?? []) || TRAINER_CALL.test(file.calleeName(c) ?? '')),
   );
 }
 
@@ -324,7 +327,7 @@ function callArguments(
  */
 function trainedSite(file: PythonFile, sites: readonly SyntaxNode[]): SyntaxNode | undefined {
   for (const t of file.calls) {
-    if (!/(^|\.)\w*Trainer$/.test(file.calleeName(t) ?? '')) continue;
+    if (!TRAINER_CALL.test(file.calleeName(t) ?? '')) continue;
     const a = file.args(t);
     const m = a.entries.find((e) => e.rawKey === 'model')?.valueNode ?? a.positional[0];
     if (m?.name !== 'VariableName') continue;

@@ -58,8 +58,9 @@ function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[
     if (!/(^|\.)(\w*tokenizer|tok)(\.(encode|encode_plus|batch_encode_plus|__call__))?$/i.test(callee)) continue;
     const get = argument(file.args(c));
     const length = get('max_length');
-    if (length && truncates(file, get('truncation'), get('padding')))
-      out.push(tokenizerLength(file, calls, length) ?? { e: length, x: file.valueOf(length), node: c });
+    if (!length || !truncates(file, get('truncation'), get('padding'))) continue;
+    const x = file.valueOf(length);
+    out.push(tokenizerLength(file, calls, length, x) ?? { e: length, x, node: c });
   }
   return out;
 }
@@ -69,9 +70,8 @@ function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[
  * FastChat's and their copies): the `model_max_length=` the script's one tokenizer load gives
  * (bupticybee/FastLoRAChat: `LlamaTokenizer.from_pretrained(base_model, model_max_length=1024, ...)`), located there.
  */
-function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[], length: Entry): Bound | undefined {
+function tokenizerLength(file: PythonFile, calls: readonly SyntaxNode[], length: Entry, x: Val): Bound | undefined {
   const text = file.text.slice(length.valueSpan.start, length.valueSpan.end);
-  const x = file.valueOf(length);
   if (x.k === 'lit' || !/^\w+\.model_max_length$/.test(text)) return undefined;
   const loads = calls.flatMap((c) => {
     const callee = file.calleeName(c) ?? '';

@@ -24,10 +24,8 @@ function unusedConfig(file: PythonFile, call: SyntaxNode): boolean {
   const name = assignedName(call, file.text);
   const target = call.parent?.firstChild;
   if (name === undefined || !target) return false;
-  let top: SyntaxNode = call;
-  while (top.parent) top = top.parent;
   let read = false;
-  top.cursor().iterate((n) => {
+  file.root.cursor().iterate((n) => {
     if (read) return false;
     if (n.name === 'VariableName' && n.from !== target.from && file.text.slice(n.from, n.to) === name) read = true;
     return undefined;
