@@ -421,7 +421,9 @@ export type ProblemCode =
   // A setting the trainer ignores (align-anything's `--ds_cfgs`, its checkpointing switch under LoRA).
   | 'no-effect'
   // A project's own config read by the names of its keys (yaml/project-config.ts): said at the model key.
-  | 'read-by-name';
+  | 'read-by-name'
+  // A launch that hides every GPU (CUDA_VISIBLE_DEVICES="") or asks Accelerate for the CPU (use_cpu: true).
+  | 'runs-on-cpu';
 
 /** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
 export const MAX_PROBLEMS = 100;

@@ -14,6 +14,16 @@ export function runTrains(files: readonly { readonly facts: { readonly tools: re
   return files.some((f) => f.facts.tools.some((t) => !LOADING_ONLY.has(t)));
 }
 
+/**
+ * Whether a run trains on the CPU: a launch of it hides every GPU or its Accelerate config sets `use_cpu` (the
+ * `runs-on-cpu` warning). Of the runs of a file, one on GPUs is the run to estimate (a CPU debug launcher beside it).
+ */
+export function runOnCpu(
+  files: readonly { readonly facts: { readonly problems: readonly { readonly code: string }[] } }[],
+): boolean {
+  return files.some((f) => f.facts.problems.some((p) => p.code === 'runs-on-cpu'));
+}
+
 /** The end of the warning of a file that trains nothing: no estimate is made of it (and no missing model is said). */
 export const NO_TRAINING_ESTIMATE = 'a training estimate does not apply';
 

@@ -7,7 +7,7 @@ import { runPipeline, type InputFile, type PipelineResult } from '../analyzers/p
 import { firstHeredoc } from '../analyzers/heredoc';
 import type { ModelResolver, Overrides } from '../analyzers/resolve';
 import type { Problem } from '../analyzers/scenario';
-import { runTrains } from '../analyzers/trains';
+import { runOnCpu, runTrains } from '../analyzers/trains';
 import { advise, type AdviceResult } from '../core';
 import type { GpuSpec } from '../core';
 import { estimate } from '../core';
@@ -243,6 +243,8 @@ async function launchedRun(
   const launchers = launchersOf(file, io.cwd, reader);
   let firstRead: { run: PipelineResult; said: string } | undefined;
   let firstEstimated: { run: PipelineResult; said: string } | undefined;
+  // A run that trains on the CPU (a debug launcher) is taken only where no other run of the file trains on GPUs.
+  let firstOnCpu: { run: PipelineResult; said: string } | undefined;
   for (const launcher of launchers) {
     const text = reader.read(launcher);
     if (text === undefined) continue;
@@ -267,6 +269,10 @@ async function launchedRun(
     const said =
       `vram-lens: ${inputs[0].file} ${whatItIs}; read as the run of ` +
       `${path.relative(io.cwd, launcher)}, which ${data ? 'reads' : imports ? 'imports' : 'runs'} it${others}`;
+    if (run.setup && trains(run) && runOnCpu(run.files)) {
+      firstOnCpu ??= { run, said };
+      continue;
+    }
     if (run.setup && trains(run)) {
       io.err(said);
       return run;
@@ -279,6 +285,8 @@ async function launchedRun(
     // offline), at their places, where the file alone says only its format.
     if (data && !firstRead) firstRead = { run, said };
   }
+  if (firstOnCpu) io.err(firstOnCpu.said);
+  if (firstOnCpu) return firstOnCpu.run;
   if (own) return alone;
   // Read by its names, the file is a training config: a run that trains nothing (a merge or evaluation script that
   // reads it too) is not truer than its own reading.

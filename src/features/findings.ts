@@ -39,7 +39,8 @@ export type FindingCode =
   | 'not-analyzed'
   | 'reference-found-above'
   | 'readme-launch'
-  | 'read-by-name';
+  | 'read-by-name'
+  | 'runs-on-cpu';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -77,6 +78,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'reference-found-above',
   'readme-launch',
   'read-by-name',
+  'runs-on-cpu',
   'no-effect',
   // A value the estimate cannot know statically, said at its place (with the default that stands in, where one does).
   'not-static',

@@ -6,6 +6,7 @@
 // it stand in. A file reached from several entry files belongs to several runs: the user picks one.
 import * as path from 'node:path';
 import { detectFormat } from '../analyzers/detect';
+import { textRunsOnCpu } from '../analyzers/shell/visible';
 import { filesReferencedBy, runsModuleEntry } from '../node/launchers';
 import type { InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
@@ -75,7 +76,9 @@ export class RunIndex {
    * format reads alone, the run of the script that takes configs like it (node/config-readers.ts), if one reads it.
    */
   runsOf(file: string): Run[] {
-    const entries = this.entriesOf(file);
+    // A run that trains on the CPU (a debug launcher) after those on GPUs: the first is the one shown.
+    const all = this.entriesOf(file);
+    const entries = [...all.filter((e) => !this.onCpu(e)), ...all.filter((e) => this.onCpu(e))];
     const runs = entries.map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
     // A script that only scripts importing it reach, none of which runs its main block, is first its own run.
     if (entries.length > 0 && this.runsItself(file)) return [{ entry: file, inputs: this.inputsFor(file) }, ...runs];
@@ -84,6 +87,14 @@ export class RunIndex {
     if (!implied) return [];
     const inputs = implied.inputs.map((i) => ({ ...i, text: this.workspace.currentText(i.file) ?? i.text }));
     return [{ entry: implied.entry, inputs }];
+  }
+
+  /** An entry that launches on the CPU, or whose Accelerate config asks for it (shell/visible.ts textRunsOnCpu). */
+  private onCpu(entry: string): boolean {
+    return [entry, ...(this.refs.get(entry) ?? [])].some((f) => {
+      const text = this.workspace.currentText(f);
+      return text !== undefined && textRunsOnCpu(text);
+    });
   }
 
   /** A Python script whose direct referrers are all scripts that import it without running its main block. */
@@ -114,7 +125,7 @@ export class RunIndex {
     return found ?? undefined;
   }
 
-  /** The run the analysis of a file follows: the chosen one, else the first entry in path order. */
+  /** The run the analysis of a file follows: the chosen one, else the first (on GPUs before on the CPU, in path order). */
   runFor(file: string): Run | undefined {
     const runs = this.runsOf(file);
     const chosen = this.choices.get(file);

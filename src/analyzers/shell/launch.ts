@@ -32,7 +32,7 @@ import {
 } from './flags';
 import { type Opt, type Consume, type Parsed, looksLikeFlag, parseArgs, scriptReference } from './args';
 import { isSwiftTrain, swiftExampleScript, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
-import { emitVisible, visibleDevices } from './visible';
+import { emitVisible, hidesEveryGpu, visibleDevices, type Visible } from './visible';
 export { emitVisible, visibleDevices, type Visible } from './visible';
 import { isLitgptTrain, litgptLaunch } from './litgpt';
 import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
@@ -522,11 +522,33 @@ function firstLaunch(text: string, commands: readonly Field[][], env: Env): CmdR
 }
 
 export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
-  const l = new Launch(text);
-  const opaque = opaqueArguments(l);
   const start = skipWrappers(fields, envIn);
   if (!start) return undefined;
-  const { i, env } = start;
+  const r = launchAt(text, fields, start.i, start.env);
+  const hidden = r && hidesEveryGpu(start.env);
+  if (r && hidden && !r.problems.some((p) => p.code === 'runs-on-cpu')) r.problems.push(cpuRunProblem(text, hidden));
+  return r;
+}
+
+/** What a launch that hides every GPU trains on, said at the variable: the CPU. */
+function cpuRunProblem(text: string, hidden: Visible): ParseProblem {
+  const span = { start: hidden.keySpan.start, end: hidden.valueSpan.end };
+  return {
+    code: 'runs-on-cpu',
+    severity: 'warning',
+    ...msg(
+      '{0} hides every GPU: this launch trains on the CPU; the estimate is of the same run on GPUs',
+      text.slice(span.start, span.end),
+    ),
+    span,
+    rawKey: hidden.rawKey,
+  };
+}
+
+/** The launch of the command at field `i`, its wrappers skipped (`env`: the variables the command sees). */
+function launchAt(text: string, fields: readonly Field[], i: number, env: Env): CmdResult | undefined {
+  const l = new Launch(text);
+  const opaque = opaqueArguments(l);
   const f0 = fields[i];
   if (!f0 || f0.unknown !== undefined) return undefined;
   const cmd = basename(f0.text);

@@ -26,6 +26,27 @@ export function visibleDevices(env: Env, name = 'CUDA_VISIBLE_DEVICES'): Visible
   return count === undefined ? { ...base, unknown: `${name}='${text}' is not a device count` } : { ...base, count };
 }
 
+/**
+ * CUDA_VISIBLE_DEVICES set to hide every GPU: empty, or a list whose first id is negative (CUDA lists the devices up to
+ * the first id that names none). torch.cuda.is_available() is then False, and the HF Trainer and Accelerate train on
+ * the CPU.
+ */
+export function hidesEveryGpu(env: Env): Visible | undefined {
+  const v = env.get('CUDA_VISIBLE_DEVICES');
+  if (!v || !v.exported || !v.nameSpan || !v.valueSpan || unknownOf(v.pieces) !== undefined) return undefined;
+  const first = textOf(v.pieces).split(',')[0].trim();
+  if (first !== '' && !/^-\d+$/.test(first)) return undefined;
+  return { rawKey: 'CUDA_VISIBLE_DEVICES', keySpan: v.nameSpan, valueSpan: v.valueSpan };
+}
+
+/**
+ * Whether a file's text sets a launch on the CPU, as hidesEveryGpu and the Accelerate config's `use_cpu` read it: a
+ * test on the text alone, for ordering a file's runs before they are analyzed (server/runs.ts).
+ */
+export function textRunsOnCpu(text: string): boolean {
+  return /\bCUDA_VISIBLE_DEVICES=(""|''|-\d|\s)/.test(text) || /^use_cpu:[ \t]*true[ \t]*(#.*)?$/m.test(text);
+}
+
 export function emitVisible(l: Launch, vis: Visible, key: CanonicalKey, tool: Tool): void {
   l.fact(
     key,

@@ -149,6 +149,15 @@ function analyze(ctx: YamlCtx): void {
     );
   }
 
+  const cpu = top.get('use_cpu');
+  if (cpu && boolOf(ctx.view(cpu)) === true)
+    ctx.problem(
+      'runs-on-cpu',
+      'warning',
+      msg('use_cpu: true: `accelerate launch` trains on the CPU; the estimate is of the same run on GPUs'),
+      { start: cpu.keySpan.start, end: cpu.valueSpan.end },
+      'use_cpu',
+    );
   ctx.put('worldSize', top.get('num_processes'), asWorldSize);
   ctx.put('nodes', top.get('num_machines'), asPosInt);
 
