@@ -26,6 +26,7 @@ import {
   markdownLaunch,
   readmeConfigLaunch,
   readmeHydraLaunch,
+  readmeLauncherLaunch,
   readmeShellLaunch,
   type ReadmeLaunch,
 } from './readme-command';
@@ -148,22 +149,25 @@ class FileCollection {
   }
 
   /**
-   * A script given alone that needs a command line (an option only one gives; a launch script's positional parameters)
-   * and whose README.md shows the command that runs it (readme-command.ts: in a folder above, too): that command is the
-   * run's launch line, read in place in the README (its launcher, the
-   * Trainer's flags, the DeepSpeed config it names), and the script is read as the line runs it. False where there is
-   * no such command, or it does not lead back to the script (the script is then read alone, with the line's options).
+   * A script given alone that needs a command line (an option only one gives; a launch script's positional parameters),
+   * or a Python script no launch line runs that its README runs under a launcher (`accelerate launch`, `torchrun`,
+   * `deepspeed`), and whose README.md shows the command that runs it (readme-command.ts: in a folder above, too): that
+   * command is the run's launch line, read in place in the README (its launcher, the Trainer's flags, the DeepSpeed
+   * config it names), and the script is read as the line runs it. False where there is no such command, or it does
+   * not lead back to the script (the script is then read alone, with the line's options).
    */
   private launchedByReadme(format: Format, file: string, how: VisitHow, referrer: Referrer): boolean {
     if (how.depth !== 0) return false;
     const readme: ReadmeLaunch | undefined =
       format === 'hf-python' && referrer.readmeUsage
         ? readmeLaunch(this.reader, file)
-        : format === 'shell' && takesArguments(referrer.analyzed)
-          ? readmeShellLaunch(this.reader, file)
-          : README_CONFIGS.has(format)
-            ? readmeConfigLaunch(this.reader, file)
-            : undefined;
+        : format === 'hf-python' && how.scriptArgs === undefined
+          ? readmeLauncherLaunch(this.reader, file)
+          : format === 'shell' && takesArguments(referrer.analyzed)
+            ? readmeShellLaunch(this.reader, file)
+            : README_CONFIGS.has(format)
+              ? readmeConfigLaunch(this.reader, file)
+              : undefined;
     if (!readme || !this.sameKind(readme, format)) return false;
     return this.launchedBy(readme, file);
   }

@@ -79,6 +79,34 @@ export function readmeConfigLaunch(reader: FileReader, file: string): ReadmeLaun
   );
 }
 
+/** A multi-process launcher at a command's start: the GPUs, and how they share the model, are the line's. */
+const LAUNCHER_COMMAND =
+  /^\s*(?:[$>]\s+)?(?:[A-Za-z_]\w*=\S*\s+)*(?:nohup\s+)?(?:accelerate\s+launch|torchrun|deepspeed|python3?\s+-m\s+torch\.distributed\.(?:run|launch))(?=\s|$)/;
+
+/**
+ * The README whose command runs a Python script under a launcher (`accelerate launch --config_file
+ * experiments/hh/reward/deepspeed_config_zero3.yaml experiments/hh/reward/train_reward_model_7b.py`), for a script
+ * that needs no command line and that no launch script runs: the README's command is how the project runs it.
+ */
+export function readmeLauncherLaunch(reader: FileReader, file: string): ReadmeLaunch | undefined {
+  return readmeLaunchOf(reader, file, (lines, relative) => {
+    const named = new RegExp(`(^|\\s)(?:\\./)?${escape(relative)}(?=\\s|$)`);
+    for (let i = 0; i < lines.length; i++) {
+      if (!COMMAND.test(lines[i])) continue;
+      const command = commandLinesAt(lines, i);
+      for (const k of LAUNCHER_COMMAND.test(lines[i]) ? command : []) {
+        const m = named.exec(lines[k]);
+        if (!m) continue;
+        const start = m.index + m[1].length;
+        const script = offsetSpan(lines, k, { start, end: m.index + m[0].length });
+        return { lines: withAssignments(lines, i, command), script };
+      }
+      i = command[command.length - 1];
+    }
+    return undefined;
+  });
+}
+
 /**
  * The README whose command runs the Hydra application of a primary config given alone: a Python script in the folder
  * above the config's (`python -u train.py model=pythia28 loss=dpo ...` for config/config.yaml,

@@ -128,6 +128,35 @@ describe("a README's command as the launch line of a file given alone (a script'
     assert.equal(alone.setup?.zero_stage, 0);
   });
 
+  it("a Python script no file launches is run as its root README's launcher command runs it (WhyChaos/TRE)", () => {
+    // WhyChaos/TRE-Encouraging-Exploration-in-the-Trust-Region (abridged): the reward script names its model and batch
+    // itself; README.md runs it with `accelerate launch --config_file .../deepspeed_config_zero3.yaml`, whose file says
+    // ZeRO-3 on 8 processes.
+    const script =
+      'from transformers import AutoModelForSequenceClassification\nfrom trl import RewardConfig, RewardTrainer\n' +
+      'model = AutoModelForSequenceClassification.from_pretrained("Qwen/Qwen2.5-7B-Instruct", num_labels=1)\n' +
+      'args = RewardConfig(output_dir="o", per_device_train_batch_size=8, gradient_accumulation_steps=2, bf16=True)\n' +
+      'RewardTrainer(model=model, args=args).train()\n';
+    const readme =
+      '# TRE\n## Reward model\n```bash\n' +
+      'accelerate launch --config_file experiments/hh/reward/deepspeed_config_zero3.yaml ' +
+      'experiments/hh/reward/train_reward_model_7b.py\n```\n';
+    const accelerate = 'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\nnum_processes: 8\n';
+    const file = '/p/experiments/hh/reward/train_reward_model_7b.py';
+    const files = { [file]: script, '/p/experiments/hh/reward/deepspeed_config_zero3.yaml': accelerate };
+    const run = runFiles({ ...files, '/p/README.md': readme }, file);
+    assert.deepEqual([run.setup?.gpus_per_node, run.setup?.zero_stage], [8, 3]);
+    const note = run.problems.find((p) => p.code === 'readme-launch');
+    assert.deepEqual([note?.file, note?.line], ['/p/README.md', 4]);
+    // A README that runs it with plain python gives no launcher: the script alone, one process, no note.
+    const plain = runFiles(
+      { ...files, '/p/README.md': readme.replace(/accelerate launch --config_file \S+/, 'python') },
+      file,
+    );
+    assert.deepEqual([plain.setup?.gpus_per_node, plain.setup?.zero_stage], [1, 0]);
+    assert.ok(!plain.problems.some((p) => p.code === 'readme-launch'));
+  });
+
   it('a Markdown file given alone is read as the launch script its shell code blocks make (HeegyuKim/llm-sft-example)', () => {
     const readme = [
       '# llm-sft-example',
