@@ -1,7 +1,10 @@
 // A PEFT config a training script makes and never hands on: `config = LoraConfig(...)` whose name nothing reads (its
 // `model = get_peft_model(model, config)` commented out: datawhalechina/self-llm MiniCPM/train.py) applies no LoRA.
-// Read in a script that trains (a Trainer or a loop of its own), not in a module the script imports, which may make a
-// config the script reads. Pure.
+// Likewise TRL's `ModelConfig(...)` of which the script reads only the model's name (`GRPOTrainer(model=
+// model_config.model_name_or_path, ...)`, 0xSingletOnly/LiMing's grpo.ipynb): TRL's trainers never read a ModelConfig
+// (its example scripts pass its 4-bit load on through get_quantization_config and its LoRA through get_peft_config),
+// so its dtype, quantization and LoRA settings do not apply. Read in a script that trains (a Trainer or a loop of its
+// own), not in a module the script imports, which may make a config the script reads. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
 import type { PythonFile } from './file';
@@ -13,9 +16,52 @@ export function dropUnusedConfigs(file: PythonFile, calls: readonly SyntaxNode[]
   const trains = calls.some((c) => /(^|\.)(\w*Trainer|train)$/.test(file.calleeName(c) ?? ''));
   if (!trains) return;
   for (const c of calls) {
-    if (file.calleeName(c)?.split('.').pop() !== 'LoraConfig' || !unusedConfig(file, c)) continue;
-    file.facts = file.facts.filter((f) => f.keySpan.start < c.from || f.keySpan.end > c.to);
+    const last = file.calleeName(c)?.split('.').pop();
+    if (last === 'LoraConfig' && unusedConfig(file, c))
+      file.facts = file.facts.filter((f) => f.keySpan.start < c.from || f.keySpan.end > c.to);
+    if (last === 'ModelConfig' && onlyModelNameRead(file, c))
+      file.facts = file.facts.filter((f) => f.key === 'model' || f.keySpan.start < c.from || f.keySpan.end > c.to);
   }
+}
+
+/** What a script may read of a ModelConfig without handing its loading settings on: the model's name and revision. */
+const NAME_READS = new Set(['model_name_or_path', 'model_revision', 'trust_remote_code']);
+
+/**
+ * Whether a ModelConfig's value is bound to a name the script reads only for the model's name (never passed whole,
+ * never its other fields); said at the call when it is, where the call sets more than the name.
+ */
+function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
+  if (file.imported) return false;
+  const name = assignedName(call, file.text);
+  const target = call.parent?.firstChild;
+  if (name === undefined || !target) return false;
+  let other = false;
+  file.root.cursor().iterate((n) => {
+    if (other) return false;
+    if (n.name !== 'VariableName' || n.from === target.from || file.text.slice(n.from, n.to) !== name) return undefined;
+    const member = n.node.parent;
+    const property =
+      member?.name === 'MemberExpression' && member.firstChild?.from === n.from ? member.lastChild : null;
+    if (!property || !NAME_READS.has(file.text.slice(property.from, property.to))) other = true;
+    return undefined;
+  });
+  const settings = file.args(call).entries.filter((e) => !NAME_READS.has(e.rawKey));
+  if (other || settings.length === 0) return false;
+  file.problem(
+    'no-effect',
+    'info',
+    msg(
+      '{0} is made as {1}, of which the script reads only the model name: its {2} do not apply (a TRL trainer given a ' +
+        "model id loads it with its args' model_init_kwargs)",
+      'ModelConfig(...)',
+      name,
+      settings.map((e) => e.rawKey).join(', '),
+    ),
+    span(call.firstChild!),
+    'ModelConfig',
+  );
+  return true;
 }
 
 /** Whether the call's value is bound to a name that no code of the script reads; said at the call when it is. */

@@ -1,4 +1,5 @@
-// A LoraConfig the script makes and never hands on applies no adapter (src/analyzers/hf-python/unused-config.ts).
+// A LoraConfig the script makes and never hands on applies no adapter, nor a TRL ModelConfig of which it reads only
+// the model's name (src/analyzers/hf-python/unused-config.ts).
 import * as assert from 'node:assert/strict';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runProject } from '../helpers';
@@ -38,5 +39,40 @@ describe('hf-python: a PEFT config nothing reads', () => {
     const r = analyzeHfPython(used);
     assert.equal(r.facts.find((f) => f.key === 'method')?.value, 'lora');
     assert.equal(r.facts.find((f) => f.key === 'loraR')?.value, 8);
+  });
+
+  it("a TRL ModelConfig read only for the model's name: its 4-bit load, dtype and LoRA do not apply (LiMing)", () => {
+    // 0xSingletOnly/LiMing grpo.ipynb (abridged): ModelConfig(load_in_4bit=True, use_peft=True) is built, and the trainer
+    // gets model_config.model_name_or_path, a string TRL loads itself; the LoRA comes from the LoraConfig passed in.
+    const grpo = [
+      'from trl import GRPOConfig, GRPOTrainer, ModelConfig',
+      'from peft import LoraConfig',
+      'model_config = ModelConfig(model_name_or_path="Qwen/Qwen3-0.6B", torch_dtype="bfloat16", use_peft=True, load_in_4bit=True)',
+      'peft_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear")',
+      'args = GRPOConfig(output_dir="o", per_device_train_batch_size=2, max_completion_length=256, num_generations=2)',
+      'trainer = GRPOTrainer(model=model_config.model_name_or_path, reward_funcs=[], args=args, peft_config=peft_config)',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(grpo);
+    assert.equal(r.facts.find((f) => f.key === 'model')?.value, 'Qwen/Qwen3-0.6B');
+    assert.equal(
+      r.facts.find((f) => f.key === 'quantBits'),
+      undefined,
+    );
+    const note = r.problems.find((p) => p.code === 'no-effect');
+    assert.match(
+      note?.message ?? '',
+      /reads only the model name: its torch_dtype, use_peft, load_in_4bit do not apply/,
+    );
+    const run = runProject({ 'train.py': grpo }, 'train.py').setup;
+    assert.deepEqual([run?.method, run?.quantization, run?.lora?.r], ['lora', undefined, 16]);
+    // Handed on through TRL's helper, the 4-bit load applies: QLoRA.
+    const handed = grpo.replace(
+      'trainer = GRPOTrainer(',
+      'from trl import get_quantization_config\nq = get_quantization_config(model_config)\ntrainer = GRPOTrainer(',
+    );
+    assert.equal(analyzeHfPython(handed).facts.find((f) => f.key === 'quantBits')?.value, 4);
+    assert.equal(runProject({ 'train.py': handed }, 'train.py').setup?.method, 'qlora');
   });
 });
