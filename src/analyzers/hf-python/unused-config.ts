@@ -37,9 +37,11 @@ function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
   const target = call.parent?.firstChild;
   if (name === undefined || !target) return false;
   let other = false;
+  let nameRead = false;
   file.root.cursor().iterate((n) => {
     if (other) return false;
     if (n.name !== 'VariableName' || n.from === target.from || file.text.slice(n.from, n.to) !== name) return undefined;
+    nameRead = true;
     const member = n.node.parent;
     const property =
       member?.name === 'MemberExpression' && member.firstChild?.from === n.from ? member.lastChild : null;
@@ -47,7 +49,8 @@ function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
     return undefined;
   });
   const settings = file.args(call).entries.filter((e) => !NAME_READS.has(e.rawKey));
-  if (other || settings.length === 0) return false;
+  // Never read at all: a snippet's config or one handed on out of sight; kept as written.
+  if (other || !nameRead || settings.length === 0) return false;
   file.problem(
     'no-effect',
     'info',
