@@ -2,6 +2,7 @@
 // TOOL_DEFAULTS.trl are today's (trl@f2cd577). Each applies only where TRL's default decided the key (no file sets it).
 // Pure: no I/O.
 import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { toolDefault } from './defaults';
 
 /** One of TRL's defaults as an older release had it: from which release today's holds, and what it was before. */
 interface DatedDefault {
@@ -55,7 +56,10 @@ export function trlDatedDefaults(
     const fromTrl = p?.kind === 'default' && p.owner === 'trl';
     if (!fromTrl || out[d.key] !== d.today || !olderThan(version, ...d.since)) continue;
     out = { ...out, [d.key]: d.before };
-    provenance[d.key] = { kind: 'default', owner: 'trl', note: d.note(version) };
+    // What the resolver said after today's note (the file's own value where it is not known statically) stays said.
+    const todayNote = toolDefault(['trl'], d.key)?.note ?? '';
+    const said = todayNote && p.note?.startsWith(todayNote) ? p.note.slice(todayNote.length) : '';
+    provenance[d.key] = { kind: 'default', owner: 'trl', note: d.note(version) + said };
   }
   return out;
 }

@@ -23,6 +23,7 @@ import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
 import { plainArgumentsDefaults } from './plain-arguments';
 import { trlReleaseOfCall } from './trl-dated-calls';
+import { attributesSetAfter } from './config-attributes';
 
 export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
   const args = file.args(call);
@@ -36,6 +37,7 @@ export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trl
   if (name === 'SFTConfig') calleeFact(file, call, 'trlSft', name, true, `${name}(...)`, tool);
   for (const e of args.entries) mapEntry(file, 'train', e, tool, undefined, trlOrLocal);
   file.opaqueSpreads(args.opaque);
+  attributesSetAfter(file, call, tool, trlOrLocal);
 }
 
 /**

@@ -129,4 +129,6 @@ export function keyOfPath(path: readonly PropertyKey[]): CanonicalKey | undefine
   return undefined;
 }
 
-const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+/** The file name of a path, for the file:line said in a note. */
+export const baseName = (file: string): string =>
+  file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);

@@ -4,7 +4,7 @@
 import type { Provenance } from '../../core';
 import { toolDefault } from '../defaults';
 import { msg, type FactValue } from '../facts';
-import { bool, fileProv, type ResolveContext } from './context';
+import { baseName, bool, fileProv, type ResolveContext } from './context';
 import type { WinningFact } from './types';
 
 /** The 16-bit dtype the files switch on (bf16, fp16, Accelerate's mixed_precision; FP8 as bf16), and the fact that does. */
@@ -23,11 +23,23 @@ function halfSwitch(ctx: ResolveContext): { half?: 'bf16' | 'fp16'; fact?: Winni
   if (bf16 === undefined && fp16 === undefined && mp === undefined && !half) {
     const d = toolDefault(ctx.tools, 'mixed_precision');
     if (d && (d.value === 'bf16' || d.value === 'fp16')) {
-      ctx.prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note };
+      ctx.prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note + unknownSwitchNote(ctx) };
       return { half: d.value, fp8 };
     }
   }
   return { half, fact, fp8 };
+}
+
+/**
+ * Where the files set bf16 or fp16 but not statically (`args.bf16 = True` under `if capability >= 8:`), what the
+ * assumption of mixed precision adds: that value, and that it is not known. Empty when none is.
+ */
+function unknownSwitchNote(ctx: ResolveContext): string {
+  const w = ctx.unknownOnly.bf16 ?? ctx.unknownOnly.fp16 ?? ctx.unknownOnly.mixedPrecision;
+  // Axolotl's `bf16: auto` is what its default's note explains (bf16 on Ampere and newer).
+  return w && w.fact.rawValue.trim().toLowerCase() !== 'auto'
+    ? `; the file's ${w.fact.rawKey} is not known statically (${w.fact.rawValue} at ${baseName(w.file)}:${w.location.line})`
+    : '';
 }
 
 /** FP8 matmuls are estimated as bf16 mixed precision, said at the key; torchao's float8 all-gather under FSDP2 is read. */
@@ -126,6 +138,10 @@ export function resolvePrecision(ctx: ResolveContext): void {
     prov.mixed_precision = fileProv(decided.mixedPrecision);
   } else if (tools[0] === 'torchtune' && setup.weights_dtype !== undefined) {
     setup.mixed_precision = 'none';
+  }
+  if (setup.mixed_precision === undefined && unknownSwitchNote(ctx)) {
+    setup.mixed_precision = 'none';
+    prov.mixed_precision = { kind: 'default', owner: 'VRAM Lens', note: `no autocast${unknownSwitchNote(ctx)}` };
   }
   if (setup.weights_dtype === undefined) ctx.fromDefault('weights_dtype', 'weights_dtype');
   // Adapters in the model dtype (torchtune) follow the resolved weights dtype.

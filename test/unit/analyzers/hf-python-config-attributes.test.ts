@@ -1,0 +1,63 @@
+// An attribute of the training arguments set after they are made (`args.bf16 = True`), read as the call's keyword
+// (src/analyzers/hf-python/config-attributes.ts); on a branch not known statically, not known, said in the assumption.
+import * as assert from 'node:assert/strict';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { runProject } from '../helpers';
+
+/** The shape of SakibAhmedShuva/Gemma-3-LLM-Fine-Tuning's qlora-training.ipynb, cut to what decides the precision. */
+function script(set: readonly string[]): string {
+  return [
+    'import torch',
+    'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+    'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)',
+    'args = TrainingArguments(output_dir="o", per_device_train_batch_size=2, bf16=False, fp16=False)',
+    ...set,
+    'Trainer(model=model, args=args).train()',
+    '',
+  ].join('\n');
+}
+
+const fact = (text: string, key: string): unknown => analyzeHfPython(text).facts.find((f) => f.key === key)?.value;
+
+describe('hf-python: training arguments set after the call', () => {
+  it('`args.bf16 = True` after TrainingArguments(bf16=False) is bf16 autocast, located at the assignment', () => {
+    const text = script(['args.bf16 = True']);
+    const r = analyzeHfPython(text);
+    const bf16 = r.facts.filter((f) => f.key === 'bf16');
+    assert.deepEqual(
+      bf16.map((f) => f.value),
+      [false, true],
+    );
+    assert.equal(text.slice(bf16[1].keySpan.start, bf16[1].keySpan.end), 'bf16');
+    assert.ok(bf16[1].keySpan.start > text.indexOf('args.bf16'));
+    assert.equal(runProject({ 'train.py': text }, 'train.py').setup?.mixed_precision, 'bf16');
+  });
+
+  it('set only under `if capability >= 8:`: not known, the call’s bf16=False dropped, the assumption says so', () => {
+    const text = script([
+      'if torch.cuda.get_device_capability(0)[0] >= 8:',
+      '    args.bf16 = True',
+      'else:',
+      '    args.fp16 = True',
+    ]);
+    assert.deepEqual(fact(text, 'bf16'), { unknown: 'set only when the if at line 5 runs this branch' });
+    assert.deepEqual(fact(text, 'fp16'), { unknown: 'set only when the if at line 5 runs this branch' });
+    const run = runProject({ 'train.py': text }, 'train.py');
+    // Nothing known switches autocast on: fp32 compute (the larger estimate), and the note names the file's line.
+    assert.equal(run.setup?.mixed_precision, 'none');
+    const p = run.provenance?.mixed_precision;
+    assert.equal(p?.kind, 'default');
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /bf16 is not known statically \(True at train\.py:6\)/);
+  });
+
+  it('on a branch known not to run (`if False:`), the assignment is left out', () => {
+    const text = script(['if False:', '    args.bf16 = True']);
+    assert.equal(fact(text, 'bf16'), false);
+    assert.equal(runProject({ 'train.py': text }, 'train.py').setup?.mixed_precision, 'none');
+  });
+
+  it('an attribute of another object (`model.config.use_cache = False`) is no training argument', () => {
+    const text = script(['model.config.bf16 = True']);
+    assert.equal(fact(text, 'bf16'), false);
+  });
+});
