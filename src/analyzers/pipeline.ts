@@ -14,7 +14,7 @@ import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardD
 import { checkpointDtype } from './resolve/model';
 import { withPinnedVersions } from './pinned-versions';
 import { readOnce, type FileReader } from './file-reader';
-import { collectFiles } from './collect';
+import { collectFiles, type MissingScript } from './collect';
 import { trainerDefaultOptimizer } from './trainer-optimizer';
 
 export { findReference, projectModules, type FileReader, type ReadKind } from './file-reader';
@@ -143,6 +143,38 @@ function withRewardDtypes(setup: TrainingSetup, facts: readonly Fact[]): Trainin
     : { ...setup, rollout: { ...setup.rollout!, reward_models: typed } };
 }
 
+/**
+ * A training script the launch line names that is not in the project: a warning where no other file names the model
+ * (the estimate stops at the model), else an info note at its name, since what the script sets itself (LoRA,
+ * checkpointing, precision) is then not read. One in another checkout (LLaMA-Factory's src/train.py) is said too.
+ */
+function missingScriptProblems(
+  missing: readonly MissingScript[],
+  noModel: boolean,
+  problems: readonly Problem[],
+): Problem[] {
+  if (noModel && !problems.some((p) => p.code === 'unknown-model')) return [];
+  return missing.map((m): Problem =>
+    noModel
+      ? {
+          ...m,
+          severity: 'warning',
+          code: 'reference-not-found',
+          ...msg('the training script {0} was not found, and no other file of the run names the model', m.path),
+        }
+      : {
+          ...m,
+          severity: 'info',
+          code: 'reference-not-found',
+          ...msg(
+            "the training script {0} was not found: the estimate reads the launch line and the tools' defaults, " +
+              'not what the script sets itself (LoRA, checkpointing, precision)',
+            m.path,
+          ),
+        },
+  );
+}
+
 function mergeFiles(
   inputs: readonly InputFile[],
   reader: FileReader,
@@ -150,20 +182,8 @@ function mergeFiles(
   resolver: ModelResolver,
 ): PipelineResult {
   const { files, scenarios, problems, unrecognized, missingScripts } = collectFiles(inputs, reader);
-  // A missing training script matters only when the model is nowhere else: then it is said at the script's name.
   const noModel = !files.some((f) => f.facts.facts.some((x) => x.key === 'model'));
-  const withMissing = (ps: Problem[]): Problem[] =>
-    noModel && missingScripts.length > 0 && ps.some((p) => p.code === 'unknown-model')
-      ? [
-          ...ps,
-          ...missingScripts.map((m): Problem => ({
-            ...m,
-            severity: 'warning',
-            code: 'reference-not-found',
-            ...msg('the training script {0} was not found, and no other file of the run names the model', m.path),
-          })),
-        ]
-      : ps;
+  const withMissing = (ps: Problem[]): Problem[] => [...ps, ...missingScriptProblems(missingScripts, noModel, ps)];
   if (files.length === 0) {
     const r = resolveScenarios(scenarios, overrides, resolver);
     return {

@@ -176,7 +176,13 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
     (p) =>
       p.severity === 'warning' ||
       (p.severity === 'info' &&
-        ['reference-found-above', 'read-by-name', 'readme-launch', 'model-config-overrides'].includes(p.code)),
+        [
+          'reference-found-above',
+          'reference-not-found',
+          'read-by-name',
+          'readme-launch',
+          'model-config-overrides',
+        ].includes(p.code)),
   ))
     io.err(formatProblem(p));
   if (errors.length > 0 || !res.setup) {

@@ -260,12 +260,12 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     ]);
   });
 
-  it('a training script that is not there is skipped without a word, unless nothing else names the model', () => {
+  it('a training script that is not there is an info note, a warning where nothing else names the model', () => {
     const withModel = pipelineOf([input('scripts/missing_script.sh')]);
     assert.ok(withModel.setup);
     assert.deepEqual(
-      withModel.problems.filter((p) => p.code === 'reference-not-found'),
-      [],
+      withModel.problems.filter((p) => p.code === 'reference-not-found').map((p) => [p.severity, p.line]),
+      [['info', 2]],
     );
     const r = runPipeline(
       [{ file: '/w/run.sh', text: 'torchrun --nproc_per_node 2 train.py --bf16 True\n' }],

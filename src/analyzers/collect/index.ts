@@ -287,9 +287,8 @@ class FileCollection {
   }
 
   /**
-   * The training script a launcher runs: read when it is there; a script that is not (another checkout) is skipped
-   * without a word unless nothing else names the model (mergeFiles says so then); a module that is none of the
-   * checkout's files is an installed package's.
+   * The training script a launcher runs: read when it is there; one that is not (another checkout) is noted for
+   * mergeFiles, which says so at its name; a module that is none of the checkout's files is an installed package's.
    */
   private followScript(from: Referrer, ref: Reference, at: Location): void {
     const { file } = from.self;
