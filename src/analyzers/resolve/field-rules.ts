@@ -28,6 +28,7 @@ import {
   resolveSeqLenOverride,
   resolveTorchtuneFsdp,
   resolveWorldSize,
+  resolveVisibleProcesses,
   resolveZeroBuckets,
 } from './parallelism';
 import { resolveAttentionKernel } from './attention';
@@ -135,6 +136,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('nodes', 'nodes', num),
   fromFact('gpus_per_node', 'gpusPerNode', num),
   resolveWorldSize,
+  resolveVisibleProcesses,
   resolveGpuOverrides,
   // An FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config dp_shard_size, torchtune
   // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.

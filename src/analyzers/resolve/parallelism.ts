@@ -77,6 +77,44 @@ export function resolveWorldSize(ctx: ResolveContext): void {
 }
 
 /**
+ * `CUDA_VISIBLE_DEVICES=5,7 accelerate launch --config_file fsdp.yaml` with the config's num_processes: Accelerate
+ * starts num_processes (per machine) processes whatever the variable shows (commands/launch.py takes the config's count;
+ * only without one does it count torch.cuda.device_count()), each on the visible device of its local rank. Fewer
+ * processes than visible GPUs run on the first ones: the count is the config's. More find no device past the visible
+ * ones and stop at start-up (PartialState's torch.cuda.set_device: invalid device ordinal): said at num_processes, and
+ * the visible GPUs estimated.
+ */
+export function resolveVisibleProcesses(ctx: ResolveContext): void {
+  const { decided, setup, prov, problems } = ctx;
+  const visible = decided.gpusPerNode;
+  const world = decided.worldSize;
+  if (visible?.fact.rawKey !== 'CUDA_VISIBLE_DEVICES' || visible.fact.tool !== 'accelerate') return;
+  if (world?.fact.tool !== 'accelerate' || setup.gpus_per_node !== num(visible.fact.value as FactValue)) return;
+  const shown = num(visible.fact.value as FactValue);
+  const perNode = (num(world.fact.value as FactValue) ?? NaN) / ((setup.nodes as number | undefined) ?? 1);
+  if (shown === undefined || !Number.isInteger(perNode) || perNode === shown) return;
+  if (perNode < shown) {
+    setup.gpus_per_node = perNode;
+    prov.gpus_per_node = fileProv(world);
+    return;
+  }
+  problems.push({
+    ...world.location,
+    severity: 'warning',
+    code: 'invalid-value',
+    key: world.fact.rawKey,
+    ...msg(
+      '{0} starts {1} processes on each machine, but CUDA_VISIBLE_DEVICES (line {2}) shows {3} GPUs: the processes ' +
+        'past the first {3} find no device and stop at start-up (invalid device ordinal); estimated on {3}',
+      world.fact.rawKey,
+      perNode,
+      visible.location.line,
+      shown,
+    ),
+  });
+}
+
+/**
  * --gpus / --nodes win over the files. vramLens.gpusPerNode / vramLens.nodes apply only where the files do not give
  * the count (a launcher flag, Accelerate num_processes / num_machines, a SLURM header): a setting is the user's
  * machine, the files are the run.
