@@ -309,7 +309,14 @@ function trainRunEntry(m: Mapping): boolean {
       }
       return true;
     case 'max_length':
-      if (m.trlOrLocal || m.ctx === 'dataclass') emit(m, 'seqLen', (x) => numberOf(file, x, e, true));
+      // A TRL config's max_length=None truncates nothing (SFT, DPO) or filters nothing (RewardTrainer): the longest
+      // sample sets the length, which the files do not give.
+      if (m.trlOrLocal || m.ctx === 'dataclass')
+        emit(m, 'seqLen', (x) =>
+          m.trlOrLocal && m.ctx === 'train' && x.k === 'lit' && x.v === null
+            ? { unknown: 'max_length=None: no truncation, the longest sample of the dataset sets the length' }
+            : numberOf(file, x, e, true),
+        );
       return true;
     case 'loss_type':
       // TRL SFTConfig loss_type: chunked_nll, nll or dft (DPOConfig's and GRPOConfig's loss types are other names).

@@ -3,7 +3,7 @@
 // its key, or from the tool's default). Pure.
 import type { Provenance, ProvenanceMap } from '../../core';
 import { toolDefault } from '../defaults';
-import type { CanonicalKey, FactValue, Tool } from '../facts';
+import { isUnknown, type CanonicalKey, type FactValue, type Tool } from '../facts';
 import type { Problem } from '../scenario';
 import type { AnalyzedFile, ModelResolver, Overrides, WinningFact } from './types';
 
@@ -63,9 +63,20 @@ export class ResolveContext {
     this.prov[field] = {
       kind: 'default',
       owner: d.tool,
-      note: unknown ? `${d.note}; the file's value ${unknown.fact.rawValue} is not known statically` : d.note,
+      note: unknown
+        ? `${d.note}; the file's value ${unknown.fact.rawValue} is not known statically${why(unknown)}`
+        : d.note,
     };
   }
+}
+
+/**
+ * Why a file's value written as no value (`max_length=None`) is not known: what None means there (no truncation),
+ * which its fact says. Other values speak for themselves.
+ */
+function why(w: WinningFact): string {
+  const v = w.fact.value;
+  return isUnknown(v) && /^(None|null|~)$/.test(w.fact.rawValue.trim()) ? ` (${v.unknown})` : '';
 }
 
 export const num = (v: FactValue): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
