@@ -27,6 +27,7 @@ import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branches';
 import { assignedName, isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
+import { frozenByName } from './frozen-by-name';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
@@ -265,6 +266,7 @@ function readSettled(
   afterCalls(file, calls, walk.loraSwitchedOff);
   if (importsXtuner(file.text)) xtunerConfig(file, calls);
   noTrainingSeen(file);
+  frozenByName(file);
   lastStageOnly(file);
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options; a script read again with a launch line's
