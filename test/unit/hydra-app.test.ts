@@ -73,6 +73,38 @@ describe('a Hydra application read by its script', () => {
       assert.deepEqual(launchersOf(path.join(run.root, yaml), run.root, reader), [path.join(run.root, 'train.py')]);
   });
 
+  it("a fork of the DPO reference implementation's config (no `trainer:` key) is read as any application's", () => {
+    // linfeng-du/direct-preference-optimization (abridged): config.yaml has the reference implementation's shape
+    // (`defaults` with `model: ???`, `max_prompt_length`), but its own src/train.py, no `trainer`, and
+    // `config.model.model` where the reference has `model.name_or_path`.
+    const files = {
+      'src/train.py': [
+        'import hydra',
+        'import torch',
+        'from transformers import AutoModelForCausalLM',
+        "@hydra.main(version_base=None, config_path='../config', config_name='config')",
+        'def main(config):',
+        '    policy = AutoModelForCausalLM.from_pretrained(',
+        '        config.model.model, torch_dtype=getattr(torch, config.model.policy_dtype))',
+        '    loss.backward()',
+        '',
+      ].join('\n'),
+      'config/config.yaml':
+        'defaults:\n  - _self_\n  - model: ???\n  - loss: dpo\nmax_length: 512\nmax_prompt_length: 256\nbatch_size: 4\n',
+      'config/model/llama1B-instruct.yaml':
+        'model: meta-llama/Llama-3.2-1B-Instruct\npolicy_dtype: float32\nreference_dtype: float16\n',
+      'config/loss/dpo.yaml': 'name: dpo\nbeta: 0.1\n',
+      'run.sh': 'accelerate launch src/train.py model=llama1B-instruct\n',
+    };
+    const run = runProject(files, 'run.sh');
+    assert.deepEqual([run.setup?.model, run.setup?.weights_dtype], ['meta-llama/Llama-3.2-1B-Instruct', 'fp32']);
+    assert.equal(run.decided.model?.file, path.join(run.root, 'config/model/llama1B-instruct.yaml'));
+    assert.equal(
+      run.problems.find((p) => p.code === 'not-modeled' && /whose application is not read/.test(p.message)),
+      undefined,
+    );
+  });
+
   it('a primary config that is not in the project leaves the values unknown, said at the decorator', () => {
     const run = runProject({ 'train.py': SCRIPT }, 'train.py');
     assert.equal(run.setup, undefined);

@@ -8,6 +8,7 @@
 // Docs: docs/formats.md (Python scripts)
 import type { SyntaxNode } from '@lezer/common';
 import { composeHydra, type ComposedValue, type HydraFile } from '../hydra/compose';
+import { knownHydraApplication } from '../hydra';
 import type { View } from '../yaml/values';
 import { detectYamlFormat } from '../yaml/detect';
 import type { FactValue } from '../facts';
@@ -86,7 +87,8 @@ function composed(file: PythonFile, main: HydraMain): Val | undefined {
   const primary = read(`${main.name}.yaml`);
   if (!primary) return { k: 'unknown', reason: `the Hydra config ${place(main.name)}.yaml is not in the project` };
   // The applications the pipeline composes by their own rules (the DPO reference implementation, HALOs, RL2).
-  if (detectYamlFormat(primary.text, primary.path) === 'hydra-yaml') return undefined;
+  const ownRules = detectYamlFormat(primary.text, primary.path) === 'hydra-yaml';
+  if (ownRules && knownHydraApplication(primary, file.hydraOverrides, read)) return undefined;
   // Read again with the launch line's overrides (`model=llama training.lr=1e-4`), which it may give.
   if (!file.settled) file.readsLaunchOptions = true;
   const c = composeHydra(primary, file.hydraOverrides, read);

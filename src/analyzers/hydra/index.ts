@@ -123,6 +123,18 @@ export function analyzeHydraYaml(text: string): ConfigFacts {
   return { ...own, references, problems: own.problems.filter((p) => p.code !== 'reference-not-found') };
 }
 
+/**
+ * Whether a primary config composes into an application VRAM Lens reads by its own rules (the DPO reference
+ * implementation, HALOs, RL2): a fork that changed its config's keys is read as any Hydra application's is.
+ */
+export function knownHydraApplication(
+  primary: HydraFile,
+  overrides: readonly LaunchArgument[],
+  read: HydraRead,
+): boolean {
+  return applicationOf(composeHydra(primary, overrides, read)).known;
+}
+
 /** The application a composition is of, with its reading and the tools it names. */
 function applicationOf(c: Composition): { byFile: FactsByFile; tools: Tool[]; known: boolean; alone: boolean } {
   if (isHalos(c)) return { byFile: halosFacts(c), tools: ['halos', 'accelerate'], known: true, alone: false };
