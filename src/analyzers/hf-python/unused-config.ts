@@ -32,25 +32,18 @@ const NAME_READS = new Set(['model_name_or_path', 'model_revision', 'trust_remot
  * never its other fields); said at the call when it is, where the call sets more than the name.
  */
 function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
-  if (file.imported) return false;
-  const name = assignedName(call, file.text);
-  const target = call.parent?.firstChild;
-  if (name === undefined || !target) return false;
-  let other = false;
-  let nameRead = false;
-  file.root.cursor().iterate((n) => {
-    if (other) return false;
-    if (n.name !== 'VariableName' || n.from === target.from || file.text.slice(n.from, n.to) !== name) return undefined;
-    nameRead = true;
-    const member = n.node.parent;
+  const bound = readsOfBoundName(file, call);
+  if (!bound) return false;
+  const { name, reads } = bound;
+  const nameOnly = (n: SyntaxNode): boolean => {
+    const member = n.parent;
     const property =
       member?.name === 'MemberExpression' && member.firstChild?.from === n.from ? member.lastChild : null;
-    if (!property || !NAME_READS.has(file.text.slice(property.from, property.to))) other = true;
-    return undefined;
-  });
+    return property !== null && NAME_READS.has(file.text.slice(property.from, property.to));
+  };
   const settings = file.args(call).entries.filter((e) => !NAME_READS.has(e.rawKey));
   // Never read at all: a snippet's config or one handed on out of sight; kept as written.
-  if (other || !nameRead || settings.length === 0) return false;
+  if (reads.length === 0 || !reads.every(nameOnly) || settings.length === 0) return false;
   file.problem(
     'no-effect',
     'info',
@@ -69,17 +62,9 @@ function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
 
 /** Whether the call's value is bound to a name that no code of the script reads; said at the call when it is. */
 function unusedConfig(file: PythonFile, call: SyntaxNode): boolean {
-  if (file.imported) return false;
-  const name = assignedName(call, file.text);
-  const target = call.parent?.firstChild;
-  if (name === undefined || !target) return false;
-  let read = false;
-  file.root.cursor().iterate((n) => {
-    if (read) return false;
-    if (n.name === 'VariableName' && n.from !== target.from && file.text.slice(n.from, n.to) === name) read = true;
-    return undefined;
-  });
-  if (read) return false;
+  const bound = readsOfBoundName(file, call);
+  if (!bound || bound.reads.length > 0) return false;
+  const { name } = bound;
   const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to);
   file.problem(
     'no-effect',
@@ -89,4 +74,21 @@ function unusedConfig(file: PythonFile, call: SyntaxNode): boolean {
     callee,
   );
   return true;
+}
+
+/**
+ * The name a script binds the call's value to, and every place the script reads that name (its assignment left out);
+ * undefined in a module the script imports, or where the value is bound to no plain name.
+ */
+function readsOfBoundName(file: PythonFile, call: SyntaxNode): { name: string; reads: SyntaxNode[] } | undefined {
+  if (file.imported) return undefined;
+  const name = assignedName(call, file.text);
+  const target = call.parent?.firstChild;
+  if (name === undefined || !target) return undefined;
+  const reads: SyntaxNode[] = [];
+  file.root.cursor().iterate((n) => {
+    if (n.name === 'VariableName' && n.from !== target.from && file.text.slice(n.from, n.to) === name)
+      reads.push(n.node);
+  });
+  return { name, reads };
 }
