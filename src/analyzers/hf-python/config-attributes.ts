@@ -17,6 +17,7 @@ export function attributesSetAfter(file: PythonFile, call: SyntaxNode, tool: Too
   const name = assignedName(call, file.text);
   if (name === undefined) return;
   const sets = [...file.optionAssignments.values()].flat().filter((st) => st.from > call.to);
+  const inCall = (s: { start: number; end: number }): boolean => s.start >= call.from && s.end <= call.to;
   for (const st of sets.sort((a, b) => a.from - b.from)) {
     const entry = attributeEntry(file, st, name);
     if (!entry) continue;
@@ -24,7 +25,6 @@ export function attributesSetAfter(file: PythonFile, call: SyntaxNode, tool: Too
     mapEntry(file, 'train', entry, tool, undefined, trlOrLocal);
     if (!entry.forced) continue;
     const keys = new Set(file.facts.slice(before).map((f) => f.key));
-    const inCall = (s: { start: number; end: number }): boolean => s.start >= call.from && s.end <= call.to;
     file.facts = file.facts.filter((f, i) => i >= before || !keys.has(f.key) || !inCall(f.keySpan));
   }
 }

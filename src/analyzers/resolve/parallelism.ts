@@ -89,10 +89,10 @@ export function resolveVisibleProcesses(ctx: ResolveContext): void {
   const visible = decided.gpusPerNode;
   const world = decided.worldSize;
   if (visible?.fact.rawKey !== 'CUDA_VISIBLE_DEVICES' || visible.fact.tool !== 'accelerate') return;
-  if (world?.fact.tool !== 'accelerate' || setup.gpus_per_node !== num(visible.fact.value as FactValue)) return;
   const shown = num(visible.fact.value as FactValue);
+  if (world?.fact.tool !== 'accelerate' || shown === undefined || setup.gpus_per_node !== shown) return;
   const perNode = (num(world.fact.value as FactValue) ?? NaN) / ((setup.nodes as number | undefined) ?? 1);
-  if (shown === undefined || !Number.isInteger(perNode) || perNode === shown) return;
+  if (!Number.isInteger(perNode) || perNode === shown) return;
   if (perNode < shown) {
     setup.gpus_per_node = perNode;
     prov.gpus_per_node = fileProv(world);

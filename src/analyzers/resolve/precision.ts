@@ -139,9 +139,10 @@ export function resolvePrecision(ctx: ResolveContext): void {
   } else if (tools[0] === 'torchtune' && setup.weights_dtype !== undefined) {
     setup.mixed_precision = 'none';
   }
-  if (setup.mixed_precision === undefined && unknownSwitchNote(ctx)) {
+  const unknownSwitch = setup.mixed_precision === undefined ? unknownSwitchNote(ctx) : '';
+  if (unknownSwitch) {
     setup.mixed_precision = 'none';
-    prov.mixed_precision = { kind: 'default', owner: 'VRAM Lens', note: `no autocast${unknownSwitchNote(ctx)}` };
+    prov.mixed_precision = { kind: 'default', owner: 'VRAM Lens', note: `no autocast${unknownSwitch}` };
   }
   if (setup.weights_dtype === undefined) ctx.fromDefault('weights_dtype', 'weights_dtype');
   // Adapters in the model dtype (torchtune) follow the resolved weights dtype.
