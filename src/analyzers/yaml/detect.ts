@@ -21,7 +21,7 @@ import { isArcticYaml } from './arctic';
 import { isAlignAnythingYaml } from './align-anything';
 import { isGlmFinetuneYaml } from './glm-finetune';
 import { isArealYaml } from './areal';
-import { isSwiftArgsFile } from './swift';
+import { isSwiftArgsFile, swiftArgsSection } from './swift';
 import { isProjectConfig } from './project-config';
 
 const SCENARIO = /\.vram\.(ya?ml|json)$/i;
@@ -314,6 +314,8 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
     return 'llamafactory-yaml';
   // ms-swift's argument files share TrainingArguments' names; their `model` and swift's own keys tell them apart.
   if (isSwiftArgsFile(keys, scalarModel)) return 'swift-yaml';
+  // The same arguments in a section a project's wrapper passes on to `swift sft` (`args:`).
+  if (!keys.has('model') && swiftArgsSection(text)) return 'swift-yaml';
   // LitGPT: a checkpoint or model name with LitGPT's own keys (Axolotl and HF YAML have neither checkpoint_dir nor the
   // lora_query/lora_value switches, and none of them nests its batch under `train:`).
   if (

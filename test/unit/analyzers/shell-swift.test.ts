@@ -457,4 +457,46 @@ deepspeed: zero2
       ['args.yaml'],
     );
   });
+
+  it("in a section a project's wrapper passes on to `swift sft` (`args:`) are read as swift's, with swift's defaults", () => {
+    // Rhinoogm/qwen_swift configs/sft.yaml (abridged), run by scripts/run_sft.py as
+    // `build_swift_command("sft", config.get("args", {}))`: `swift sft --model ... --tuner_type lora ...`.
+    const wrapped = [
+      'env:',
+      '  CUDA_VISIBLE_DEVICES: "0"',
+      'args:',
+      '  model: "Qwen/Qwen3.5-0.8B"',
+      '  tuner_type: "lora"',
+      '  target_modules: "all-linear"',
+      '  lora_rank: 8',
+      '  torch_dtype: "bfloat16"',
+      '  per_device_train_batch_size: 4',
+      '  gradient_accumulation_steps: 8',
+      '  max_length: 1536',
+      '  split_dataset_ratio: 0.01',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('sft.yaml', wrapped), 'swift-yaml');
+    const r = analyzeSwiftArgsFile(wrapped);
+    const of = (key: CanonicalKey) => fact(r, key)?.value;
+    assert.deepEqual(
+      (['model', 'method', 'loraR', 'microBatchSize', 'seqLen', 'weightsDtype'] as CanonicalKey[]).map(of),
+      ['Qwen/Qwen3.5-0.8B', 'lora', 8, 4, 1536, 'bf16'],
+    );
+    // ms-swift turns gradient checkpointing on by default (swift/trainers/arguments.py); read by the names of the keys
+    // with the HF Trainer's defaults, this run was estimated without it.
+    assert.equal(resolveText('sft.yaml', wrapped).setup?.gradient_checkpointing, 'full');
+    const m = fact(r, 'model')!;
+    assert.equal(wrapped.slice(m.valueSpan.start, m.valueSpan.end), '"Qwen/Qwen3.5-0.8B"');
+    const note = r.problems.find((p) => p.code === 'read-by-name')!;
+    assert.equal(wrapped.slice(note.span.start, note.span.end), 'args');
+    // A section of another name needs two keys only ms-swift has; `model` with one of them under `training:` is not
+    // enough (a project's own config may call its method train_type).
+    const other = wrapped.replace('args:', 'training:').replace('  split_dataset_ratio: 0.01\n', '');
+    assert.equal(detectFormat('sft.yaml', other) === 'swift-yaml', false);
+    assert.equal(
+      detectFormat('sft.yaml', other.replace('  lora_rank: 8', '  lora_rank: 8\n  attn_impl: sdpa')),
+      'swift-yaml',
+    );
+  });
 });
