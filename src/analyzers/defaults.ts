@@ -154,7 +154,13 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     fsdp_cpu_ram_efficient_loading: TRAINER_CPU_RAM_EFFICIENT,
     micro_batch_size: { value: 8, note: `per_device_train_batch_size defaults to 8 (${HF})` },
     gradient_accumulation_steps: { value: 1, note: `gradient_accumulation_steps defaults to 1 (${HF})` },
-    seq_len: { value: 1024, note: 'SFTConfig max_length defaults to 1024 (trl@f2cd577:trl/trainer/sft_config.py)' },
+    seq_len: {
+      value: 1024,
+      note:
+        "max_length defaults to 1024 in TRL's SFTConfig, DPOConfig, KTOConfig and RewardConfig (and ORPO's, CPO's, BCO's " +
+        "and PRM's configs): prompt + completion for preference pairs (trl 1.13 trl/trainer/sft_config.py, dpo_config.py, " +
+        'kto_config.py, reward_config.py; trl@f2cd577)',
+    },
     batch_lengths: {
       value: 'variable',
       note:
