@@ -7,6 +7,7 @@ import { msg, type Format, type Reference } from '../facts';
 import type { AnalyzedFile } from '../resolve';
 import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
+import { llamafactoryExample } from '../yaml/llamafactory-examples';
 import { findModule, findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
 import { README_NAMES, blank, escape, withAssignments } from './readme-command';
@@ -32,6 +33,15 @@ export function shippedFile(
   const rl2 = ref.kind === 'config' && ref.hydra ? rl2Shipped(ref.path) : undefined;
   if (rl2)
     return { file: rl2.file, text: rl2.text, how: { forced: 'hydra-yaml', origin: shippedHydraOrigin(rl2.file) } };
+  const llamafactory = ref.kind === 'config' && !ref.hydra ? llamafactoryExample(ref.path) : undefined;
+  if (llamafactory) {
+    const { owner, note } = llamafactory;
+    return {
+      file: llamafactory.file,
+      text: llamafactory.text,
+      how: { forced: 'llamafactory-yaml', origin: { kind: 'bundled', owner, note } },
+    };
+  }
   const torchtune = ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
   if (!torchtune) return undefined;
   return {
