@@ -82,7 +82,8 @@ export function analyzeSwiftArgsFile(text: string): ConfigFacts {
         'read-by-name',
         'info',
         msg(
-          "{0}: read as ms-swift's arguments, which the project's own script passes on to swift as its options (ms-swift's defaults for the rest); the script itself is not followed",
+          "{0}: read as ms-swift's arguments, which the project's own script passes on to swift as its options " +
+            "(ms-swift's defaults for the rest); the script itself is not followed",
           section!,
         ),
         wrapper.keySpan,
