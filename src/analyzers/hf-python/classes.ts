@@ -168,6 +168,7 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     return { node: c, name: nameNode ? file.text.slice(nameNode.from, nameNode.to) : '', bases, dataclass: deco };
   });
   for (const c of info) file.localClasses.add(c.name);
+  unslothTrainerClasses(file);
   // Subclass chains resolve over a few rounds (a local class may extend another local class).
   for (let round = 0; round < 4; round++) {
     for (const c of info) {
@@ -292,6 +293,18 @@ export function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
     out.push({ rawKey, keySpan: span(nameNode), valueNode: vnode, valueSpan: span(vnode) });
   }
   return out;
+}
+
+/**
+ * Unsloth's trainer classes, imported from unsloth (unsloth/trainer.py): UnslothTrainingArguments extends TRL's
+ * SFTConfig (transformers' TrainingArguments where TRL has none) and adds an embedding learning rate; UnslothTrainer
+ * extends SFTTrainer. Read as those, unless the file defines a class of the name itself.
+ */
+function unslothTrainerClasses(file: PythonFile): void {
+  if (!/^\s*from\s+unsloth(?:\.trainer)?\s+import\b[^\n]*\bUnsloth(?:Trainer|TrainingArguments)\b/m.test(file.text))
+    return;
+  if (!file.localClasses.has('UnslothTrainingArguments')) file.localArgs.set('UnslothTrainingArguments', 'trl');
+  if (!file.localClasses.has('UnslothTrainer')) file.localTrainers.set('UnslothTrainer', 'SFTTrainer');
 }
 
 /** A class named after a TRL trainer it extends (`ONN_GRPOTrainer`, `CustomDPOTrainer`): the TRL trainer's name. */

@@ -98,4 +98,35 @@ describe('hf-python: trainer classes of the project', () => {
     const hf = `from transformers import Trainer\n${load}trainer = Trainer(model=model)\n`;
     assert.equal(analyzeHfPython(hf).problems.filter((p) => /this Trainer is/.test(p.message)).length, 0);
   });
+
+  it("Unsloth's UnslothTrainer and UnslothTrainingArguments are TRL's SFTTrainer and SFTConfig (unsloth/trainer.py)", () => {
+    // sjarmak/nls-finetune-scix scripts/train_standalone.py (abridged): the run was "no Trainer in this file", its
+    // batch, accumulation, bf16 and 8-bit AdamW left to defaults.
+    const src = [
+      'from unsloth import FastLanguageModel, UnslothTrainer, UnslothTrainingArguments',
+      'model, tokenizer = FastLanguageModel.from_pretrained("unsloth/Qwen3-1.7B", max_seq_length=512, load_in_4bit=True)',
+      'model = FastLanguageModel.get_peft_model(model, r=16)',
+      'args = UnslothTrainingArguments(per_device_train_batch_size=8, gradient_accumulation_steps=2, bf16=True,',
+      '    optim="adamw_8bit", output_dir="out")',
+      'trainer = UnslothTrainer(model=model, tokenizer=tokenizer, train_dataset=ds, args=args)',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(src);
+    const of = (key: string) => r.facts.find((f) => f.key === key)?.value;
+    assert.deepEqual(['microBatchSize', 'gradientAccumulationSteps', 'bf16', 'optimizer', 'trlSft'].map(of), [
+      8,
+      2,
+      true,
+      'adamw_8bit',
+      true,
+    ]);
+    assert.ok(!r.problems.some((p) => /no Trainer/.test(p.message)), JSON.stringify(r.problems));
+    // A class of the file by that name is the file's own.
+    const own = src.replace('trainer = Unsloth', 'class UnslothTrainer:\n    pass\ntrainer = Unsloth');
+    assert.equal(
+      analyzeHfPython(own).facts.find((f) => f.key === 'trlSft'),
+      undefined,
+    );
+  });
 });
