@@ -500,9 +500,9 @@ function subcommandLaunch(
 /** The `-c` string of a shell under wrappers (`srun ... bash -c "..."`), with the variables they set (`env X=1`). */
 export function shellScriptOf(fields: readonly Field[], envIn: Env): { script: Field; env: Env } | undefined {
   const start = skipWrappers(fields, envIn);
-  const f0 = start && fields[start.i];
+  const f0 = start && start.fields[start.i];
   if (!start || !f0 || f0.unknown !== undefined || !SHELLS.has(basename(f0.text))) return undefined;
-  const script = shellCommandString(fields, start.i);
+  const script = shellCommandString(start.fields, start.i);
   return script && { script, env: start.env };
 }
 
@@ -524,7 +524,7 @@ function firstLaunch(text: string, commands: readonly Field[][], env: Env): CmdR
 export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env): CmdResult | undefined {
   const start = skipWrappers(fields, envIn);
   if (!start) return undefined;
-  const r = launchAt(text, fields, start.i, start.env);
+  const r = launchAt(text, start.fields, start.i, start.env);
   const hidden = r && hidesEveryGpu(start.env);
   if (r && hidden && !r.problems.some((p) => p.code === 'runs-on-cpu')) r.problems.push(cpuRunProblem(text, hidden));
   return r;
@@ -546,8 +546,9 @@ function cpuRunProblem(text: string, hidden: Visible): ParseProblem {
 }
 
 /** The launch of the command at field `i`, its wrappers skipped (`env`: the variables the command sees). */
-function launchAt(text: string, fields: readonly Field[], i: number, env: Env): CmdResult | undefined {
+function launchAt(text: string, line: readonly Field[], i: number, env: Env): CmdResult | undefined {
   const l = new Launch(text);
+  const fields = pythonNamedInterpreter(l, line, i);
   const opaque = opaqueArguments(l);
   const f0 = fields[i];
   if (!f0 || f0.unknown !== undefined) return undefined;
@@ -573,6 +574,28 @@ function launchAt(text: string, fields: readonly Field[], i: number, env: Env): 
   else if (passesTrainerOptions(fields, i)) return unreadProgramLaunch(l, fields, i, opaque);
   else return calledScript(fields, i, env, false);
   return withZeroStageFile(program && programLaunch(l, fields, program, opaque), env);
+}
+
+/** An interpreter the script computes, named for Python: `"$(sol_python)"`, `$PYTHON_EXE` (a function's or a file's). */
+const PYTHON_NAMED = /^"?\$(?:\(\s*\w*python\w*\s*\)|\{?\w*python\w*\}?)"?$/i;
+
+/**
+ * The line's words with a command not known statically but named for Python (`"$(sol_python)" -m verl.trainer.main_ppo`,
+ * the function defined in a sourced file) read as `python`, where a module or a script follows; said at the command.
+ */
+function pythonNamedInterpreter(l: Launch, fields: readonly Field[], i: number): readonly Field[] {
+  const f = fields[i];
+  const next = fields[i + 1]?.text ?? '';
+  if (f?.unknown === undefined || !(next === '-m' || /\.py$/.test(next)) || !PYTHON_NAMED.test(l.slice(f.span)))
+    return fields;
+  l.r.problems.push({
+    code: 'read-by-name',
+    severity: 'info',
+    ...msg('{0} is read as the Python interpreter, by its name ({1})', l.slice(f.span), f.unknown),
+    span: f.span,
+  });
+  const python: Field = { text: 'python', span: f.span, pieces: f.pieces, opaque: false };
+  return [...fields.slice(0, i), python, ...fields.slice(i + 1)];
 }
 
 /** Options only TrainingArguments has: with the model's, they say the program parses them with HfArgumentParser. */

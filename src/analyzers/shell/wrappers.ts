@@ -16,7 +16,12 @@ const CONTAINERS: ReadonlySet<string> = new Set(['docker', 'podman']);
  * with the variables it sets.
  * Undefined: a Ray job without its `--`.
  */
-export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number; env: Env } | undefined {
+export function skipWrappers(
+  input: readonly Field[],
+  envIn: Env,
+): { i: number; env: Env; fields: readonly Field[] } | undefined {
+  // The command's words: the line's, or with a container's `--entrypoint` put in place of its image.
+  let fields = input;
   let env = envIn;
   let i = 0;
   for (let guard = 0; guard < 16 && i < fields.length; guard++) {
@@ -70,7 +75,17 @@ export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number;
       ((w === 'singularity' || w === 'apptainer') && sub === 'exec') ||
       (CONTAINERS.has(w) && (sub === 'run' || sub === 'exec'))
     ) {
-      i = skipOpts(fields, i + 2, w === 'singularity' || w === 'apptainer' ? SINGULARITY_VALUE : DOCKER_VALUE) + 1;
+      const image = skipOpts(
+        fields,
+        i + 2,
+        w === 'singularity' || w === 'apptainer' ? SINGULARITY_VALUE : DOCKER_VALUE,
+      );
+      // `docker run --entrypoint python3 <image> -m pkg.train ...`: the image's arguments are the entry point's.
+      const entry = CONTAINERS.has(w) ? entrypoint(fields, i + 2, image) : undefined;
+      if (entry && image < fields.length) {
+        fields = [...fields.slice(0, image), entry, ...fields.slice(image + 1)];
+        i = image;
+      } else i = image + 1;
       continue;
     }
     if (w === 'numactl' || w === 'taskset') {
@@ -92,7 +107,17 @@ export function skipWrappers(fields: readonly Field[], envIn: Env): { i: number;
     }
     break;
   }
-  return { i, env };
+  return { i, env, fields };
+}
+
+/** The program a container's `--entrypoint X` / `--entrypoint=X` among its options (from `from` to the image) names. */
+function entrypoint(fields: readonly Field[], from: number, image: number): Field | undefined {
+  for (let k = from; k < image; k++) {
+    const t = fields[k].text;
+    if (t === '--entrypoint') return fields[k + 1]?.text ? fields[k + 1] : undefined;
+    if (t.startsWith('--entrypoint=') && t.length > 13) return { ...fields[k], text: t.slice(13) };
+  }
+  return undefined;
 }
 
 /** The `NAME=value` words from `i` (and `env`'s options among them), each exported to the command after them. */
