@@ -166,6 +166,11 @@ const HF_STRONG = [
   'gradient_checkpointing',
 ];
 
+/** Whether model_name_or_path is the only one of TrainingArguments' (or TRL's) keys at the top of the file. */
+function onlyModelAtTop(keys: ReadonlySet<string>): boolean {
+  return [...HF, ...HF_STRONG].every((k) => k === 'model_name_or_path' || !keys.has(k));
+}
+
 /** A plain YAML value without its trailing comment (a `#` after whitespace); linear in the value's length. */
 function withoutComment(value: string): string {
   for (let i = value.indexOf('#'); i >= 0; i = value.indexOf('#', i + 1)) {
@@ -331,7 +336,11 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   if ((count(HF) >= 2 || count(HF_STRONG) >= 1) && !keys.has('stage') && !keys.has('finetuning_type'))
     // TrainingArguments' keys beside a model under a project's own name (`model_name: Qwen/...`, which no
     // HfArgumentParser field of TRL or transformers has): the project's config, read by its names.
-    return byName && !keys.has('model_name_or_path') && isProjectConfig(text) ? 'project-yaml' : 'hf-yaml';
+    // So is a file whose only such key at the top is model_name_or_path, its training settings in sections of its own
+    // (`sft:`, `lora:`; nhockid235/xling-grpo-sub3b configs/sft_qwen3b.yaml, read by `SFTConfig(**cfg["sft"])`).
+    return byName && (!keys.has('model_name_or_path') || onlyModelAtTop(keys)) && isProjectConfig(text)
+      ? 'project-yaml'
+      : 'hf-yaml';
   if (count(LLAMAFACTORY) >= 2) return 'llamafactory-yaml';
   // Last: a project's own config, nested in sections of its own, read by the names of its keys.
   return byName && isProjectConfig(text) ? 'project-yaml' : undefined;

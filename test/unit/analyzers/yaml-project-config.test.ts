@@ -438,4 +438,34 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     assert.equal(abs.setup?.architecture?.hidden_size, 3584);
     assert.equal(detectFormat('sft.yaml', text('tags:\n  model: nemotron-3-nano-30b')), undefined);
   });
+
+  it('a model_name_or_path at the top with the training settings in sections of their own is a project config', () => {
+    // nhockid235/xling-grpo-sub3b configs/sft_qwen3b.yaml (abridged), read by src/trainers/sft.py as
+    // `SFTConfig(**cfg["sft"])` and `LoraConfig(**cfg["lora"])`; read as a flat HF YAML, its sections were left out
+    // without a word: a full fine-tune with the Trainer's batch of 8.
+    const text = [
+      'extends: base.yaml',
+      'model_name_or_path: Qwen/Qwen2.5-3B-Instruct',
+      'sft:',
+      '  per_device_train_batch_size: 2',
+      '  gradient_accumulation_steps: 8',
+      '  max_seq_length: 2048',
+      '  bf16: true',
+      '  gradient_checkpointing: true',
+      'lora:',
+      '  enabled: true',
+      '  r: 16',
+      '  target_modules: [q_proj, k_proj, v_proj, o_proj]',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('sft_qwen3b.yaml', text), 'project-yaml');
+    const s = run('/w/configs/sft_qwen3b.yaml', text).setup!;
+    assert.deepEqual([s.method, s.lora?.r, s.micro_batch_size, s.gradient_accumulation_steps], ['lora', 16, 2, 8]);
+    assert.deepEqual([s.seq_len, s.mixed_precision, s.gradient_checkpointing], [2048, 'bf16', 'full']);
+    // A file with TrainingArguments' keys at the top stays an HF YAML.
+    assert.equal(
+      detectFormat('sft.yaml', 'model_name_or_path: Qwen/Qwen2.5-3B\nper_device_train_batch_size: 2\n'),
+      'hf-yaml',
+    );
+  });
 });
