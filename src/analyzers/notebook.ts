@@ -11,6 +11,7 @@ import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
 import { writtenFiles, type WrittenFile } from './hf-python/written-files';
 import { analyzeShell } from './shell';
+import type { Env } from './shell/fields';
 import { lineIndex, lineStarts } from './line-index';
 import { TRAINS, callPattern, trainingFunctions } from './trains';
 
@@ -226,6 +227,25 @@ function decode(raw: string, node: Node): { text: string; offsets: number[]; end
   return { text: out.join(''), offsets, ends };
 }
 
+/** `NAME = 32`, `NAME = 'full'` at a cell's top level: a number or a plain string, its value as the shell reads it. */
+const PYTHON_LITERAL =
+  /^([A-Za-z_]\w*)[ \t]*=[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?|'[^'\\\n]*'|"[^"\\\n]*")[ \t]*(?:#.*)?$/gm;
+
+/**
+ * The notebook's Python variables that IPython puts into its `!` lines (`--per-device-train-batch-size
+ * {TRAIN_BATCH_SIZE}`, or `$TRAIN_BATCH_SIZE`), where a cell's top level sets them to a number or a plain string:
+ * each name's last such value, read where the line expands it. Another name stays unknown.
+ */
+function pythonValues(python: string): Env {
+  const env: Env = new Map();
+  for (const m of python.matchAll(PYTHON_LITERAL)) {
+    const raw = m[2];
+    const text = /^['"]/.test(raw) ? raw.slice(1, -1) : raw;
+    env.set(m[1], { pieces: [{ text, start: 0, end: 0, exact: false }], exported: false, atUse: true });
+  }
+  return env;
+}
+
 /**
  * A launch line's configs that the notebook writes itself before it runs (a `%%writefile` cell, or a dict or a string
  * its Python dumps to the file): their text, which the pipeline reads in place of a file on disk.
@@ -268,7 +288,9 @@ export function analyzeNotebook(raw: string): ConfigFacts {
   // A notebook that trains in no cell of its own but runs a launch line (`!python train.py --model_name_or_path ...`,
   // `!accelerate launch ...`) is that launch: read as the shell script its commands make.
   const shell =
-    !code.trains && /\S/.test(code.shell.text) ? withWrittenConfigs(analyzeShell(code.shell.text), code) : undefined;
+    !code.trains && /\S/.test(code.shell.text)
+      ? withWrittenConfigs(analyzeShell(code.shell.text, pythonValues(code.text), undefined, { ipython: true }), code)
+      : undefined;
   const launches = shell !== undefined && (shell.references.length > 0 || shell.facts.length > 0);
   const script: NotebookScript = launches ? code.shell : code;
   const r = launches ? shell : analyzeHfPython(code.text);

@@ -34,9 +34,14 @@ import { type ArgumentWords, ARGUMENTS, callerArguments } from './argv';
  * @param seeds variables the script starts with (a SkyPilot task's `envs` and the SKYPILOT_* variables of its
  * resources, yaml/skypilot.ts), each located where the file that sets them writes it.
  */
-export function analyzeShell(text: string, seeds?: Env, sourced?: SourcedVariables): ConfigFacts {
+export function analyzeShell(
+  text: string,
+  seeds?: Env,
+  sourced?: SourcedVariables,
+  options: { readonly ipython?: boolean } = {},
+): ConfigFacts {
   try {
-    return analyze(text, seeds, sourced);
+    return analyze(text, seeds, sourced, options.ipython === true);
   } catch (e) {
     return {
       format: 'shell',
@@ -97,8 +102,13 @@ export function variablesOf(text: string): SourcedVariable[] {
   }
 }
 
-function analyze(text: string, seeds?: Env, sourced?: SourcedVariables): ConfigFacts {
-  const lexed = new Lexer(text).run();
+function analyze(
+  text: string,
+  seeds: Env | undefined,
+  sourced: SourcedVariables | undefined,
+  ipython: boolean,
+): ConfigFacts {
+  const lexed = new Lexer(text, ipython).run();
   const sb = sbatchFacts(parseSbatch(text, lexed.comments));
   const interp = new Interpreter(
     text,

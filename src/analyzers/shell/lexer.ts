@@ -205,7 +205,23 @@ export class Lexer {
   readonly problems: ParseProblem[] = [];
   private pendingHeredocs: Heredoc[] = [];
 
-  constructor(private readonly text: string) {}
+  /**
+   * @param ipython the text is a notebook's `!` lines, which IPython expands before the shell sees them: `{name}` is
+   * the Python variable's value, read as `${name}` (IPython's var_expand).
+   */
+  constructor(
+    private readonly text: string,
+    private readonly ipython = false,
+  ) {}
+
+  /** IPython's `{name}` at i (a Python variable of the notebook), as the parameter it is read as. */
+  private pythonVariable(i: number, quoted: boolean): { seg: Seg; end: number } | undefined {
+    if (!this.ipython || this.text[i] !== '{') return undefined;
+    const m = /^\{([A-Za-z_]\w*)\}/.exec(this.text.slice(i, i + 256));
+    if (!m) return undefined;
+    const end = i + m[0].length;
+    return { seg: { k: 'param', name: m[1], start: i, end, quoted }, end };
+  }
 
   run(): Lexed {
     const text = this.text;
@@ -440,8 +456,8 @@ export class Lexer {
         i = Math.min(to, end + 1);
         continue;
       }
-      if (c === '$' || c === '`') {
-        const r = this.readDollar(i, to, false);
+      if (c === '$' || c === '`' || c === '{') {
+        const r = c === '{' ? this.pythonVariable(i, false) : this.readDollar(i, to, false);
         if (r) {
           flush(i);
           segs.push(r.seg);
@@ -489,8 +505,8 @@ export class Lexer {
         i += 2;
         continue;
       }
-      if (c === '$' || c === '`') {
-        const r = this.readDollar(i, to, true);
+      if (c === '$' || c === '`' || c === '{') {
+        const r = c === '{' ? this.pythonVariable(i, true) : this.readDollar(i, to, true);
         if (r) {
           flush(i);
           segs.push(r.seg);

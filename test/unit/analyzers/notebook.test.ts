@@ -234,6 +234,29 @@ describe('analyzers: Jupyter notebooks', () => {
     assert.equal(fact(analyzeAs('notebook', trains), 'model')?.value, 'NousResearch/Llama-2-7b-chat-hf');
   });
 
+  it("a launch line's {NAME} and $NAME are the notebook's Python values, as IPython expands them", () => {
+    // shreyashreddyk/json-extraction-qlora-dpo notebooks/02_sft_review.ipynb (abridged): TRAIN_BATCH_SIZE = 32 in one
+    // cell, `--per-device-train-batch-size {TRAIN_BATCH_SIZE}` in the next; the batch was "expects an integer".
+    const nb = notebook([
+      code(["MODEL = 'Qwen/Qwen2.5-1.5B-Instruct'\n", 'TRAIN_BATCH_SIZE = 32\n', 'GA = 8  # accumulation\n']),
+      code([
+        '!python train.py \\\n',
+        '    --model_name_or_path {MODEL} \\\n',
+        '    --per_device_train_batch_size {TRAIN_BATCH_SIZE} \\\n',
+        '    --gradient_accumulation_steps $GA \\\n',
+        '    --output_dir {OUT}\n',
+      ]),
+    ]);
+    const r = analyzeAs('notebook', nb);
+    assert.equal(fact(r, 'model')?.value, 'Qwen/Qwen2.5-1.5B-Instruct');
+    assert.equal(fact(r, 'microBatchSize')?.value, 32);
+    assert.equal(fact(r, 'gradientAccumulationSteps')?.value, 8);
+    // Located where the line expands it.
+    const batch = fact(r, 'microBatchSize')!;
+    assert.equal(nb.slice(batch.valueSpan.start, batch.valueSpan.end), '{TRAIN_BATCH_SIZE}');
+    assert.ok(!r.problems.some((p) => p.code === 'invalid-value'), JSON.stringify(r.problems));
+  });
+
   it('a JSON without cells is said to be no notebook, at its start; no quick fix writes a notebook', () => {
     const r = analyzeAs('notebook', '{"metadata": {}}');
     assert.equal(r.facts.length, 0);
