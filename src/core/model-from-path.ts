@@ -28,10 +28,11 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   // DeepSeek named with a size alone (`deepseek-7b-ft-full`) is DeepSeek LLM (7, 67B), whose architecture the 7B
   // Coder v1.5 and Math share; V2, V3 and R1 name their version.
   { name: /deepseek(?![-_ ]?(v\d|r1|coder|llm|math|moe|vl))/, id: (s) => `deepseek-ai/deepseek-llm-${s}b-base` },
-  // A version is a digit that does not start a size: llama-2-7b and llama2 are Llama 2, llama-7b and llama-30b are not.
-  { name: /llama[-_ ]?3[._]1(?!\d*b)/, id: (s) => `meta-llama/Llama-3.1-${s}B` },
-  { name: /llama[-_ ]?3[._]2(?!\d*b)/, id: (s) => `meta-llama/Llama-3.2-${s}B` },
-  { name: /llama[-_ ]?3[._]3(?!\d*b)/, id: (s) => `meta-llama/Llama-3.3-${s}B-Instruct` },
+  // A version is a digit that does not start a size: llama-2-7b and llama2 are Llama 2, llama-7b and llama-30b are not;
+  // a minor version may be written without its dot (`llama32_3b`, `qwen25-7b`: Llama 3.2, Qwen2.5).
+  { name: /llama[-_ ]?3[._]?1(?!\d*b)/, id: (s) => `meta-llama/Llama-3.1-${s}B` },
+  { name: /llama[-_ ]?3[._]?2(?!\d*b)/, id: (s) => `meta-llama/Llama-3.2-${s}B` },
+  { name: /llama[-_ ]?3[._]?3(?!\d*b)/, id: (s) => `meta-llama/Llama-3.3-${s}B-Instruct` },
   { name: /llama[-_ ]?3(?![._]?\d|b)/, id: (s) => `meta-llama/Meta-Llama-3-${s}B` },
   { name: /llama[-_ ]?2(?![\d.]*b)/, id: (s) => `meta-llama/Llama-2-${s}b-hf` },
   // OpenLLaMA (openlm-research: 3, 7, 13B) reproduces LLaMA; only Llama 3 has an 8B.
@@ -39,10 +40,10 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /llama/, id: (s) => (s === '8' ? 'meta-llama/Meta-Llama-3-8B' : `huggyllama/llama-${s}b`) },
   { name: /mixtral/, id: (s) => `mistralai/Mixtral-${s}B-v0.1` },
   { name: /mistral/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
-  { name: /qwen[-_ ]?1[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen1.5-${s}B` },
-  { name: /qwen[-_ ]?2[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen2.5-${s}B` },
+  { name: /qwen[-_ ]?1[._]?5(?!\d*b)/, id: (s) => `Qwen/Qwen1.5-${s}B` },
+  { name: /qwen[-_ ]?2[._]?5(?!\d*b)/, id: (s) => `Qwen/Qwen2.5-${s}B` },
   // Qwen3.5 (0.8-27B dense; its MoE sizes name their active parameters and are left to the catalog's own names).
-  { name: /qwen[-_ ]?3[._]5(?!\d*b)/, id: (s) => `Qwen/Qwen3.5-${s}B` },
+  { name: /qwen[-_ ]?3[._]?5(?!\d*b)/, id: (s) => `Qwen/Qwen3.5-${s}B` },
   { name: /qwen[-_ ]?3(?![._]?\d|b)/, id: (s) => `Qwen/Qwen3-${s}B` },
   { name: /qwen[-_ ]?2(?![._]?\d|b)/, id: (s) => `Qwen/Qwen2-${s}B` },
   {
@@ -121,13 +122,14 @@ function kaggleModel(pathText: string): { slug: string; variation: string } | un
 function familyAndSize(names: readonly string[]): CatalogModel | undefined {
   // A size written straight after the family's name (`/path/to/llama7B`) is split from it, as `llama-7b` is (not the
   // expert size of `8x7b`).
-  // So is one after a family's one-digit version and an underscore (`llama2_7b`: Llama 2, 7B), which sizeInName leaves
+  // So is one after a family's version (one digit, or two for a minor version without its dot) and an underscore
+  // (`llama2_7b`: Llama 2, 7B; `llama32_3b`: Llama 3.2, 3B), which sizeInName leaves
   // unread (qwen1_8b may be Qwen 1.8B); the family must then be one of FAMILIES.
   const parts = names.map((p) =>
     p
       .toLowerCase()
       .replace(/(?<![0-9])([a-z]+)(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2')
-      .replace(/(?<![0-9])([a-z]+\d)_(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2'),
+      .replace(/(?<![0-9])([a-z]+\d{1,2})_(\d+(?:\.\d+)?b)(?![a-z0-9])/g, '$1-$2'),
   );
   const sizes = parts.map(sizeText).filter((s) => s !== undefined);
   if (sizes.length === 0) return namedSizeFamily(parts[parts.length - 1]) ?? oneSizeFamily(parts[parts.length - 1]);

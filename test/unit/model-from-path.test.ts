@@ -17,6 +17,12 @@ describe('modelFromPathName', () => {
     ['/x/Llama-3.1-70B', 'meta-llama/Llama-3.1-70B'],
     ['./ckpt/qwen2.5-0.5b', 'Qwen/Qwen2.5-0.5B'],
     ['/mnt/mixtral-8x7b', 'mistralai/Mixtral-8x7B-v0.1'],
+    // a minor version written without its dot (lamm-mit/graph-preflexor-grpo src/run_grpo_graph.py's usage:
+    // `--base_model_dir ./orpo_graph_llama32_3b`, the ORPO step's Llama-3.2-3B); llama-32b is no Llama 3.2
+    ['./orpo_graph_llama32_3b', 'meta-llama/Llama-3.2-3B'],
+    ['/ckpt/qwen25_7b_sft', 'Qwen/Qwen2.5-7B'],
+    ['/ckpt/llama31-8b-instruct', 'meta-llama/Llama-3.1-8B'],
+    ['/data/llama-32b', undefined],
     // ModelScope's download folders write a name's dots as `___` (taishan1994/Llama3.1-Finetuning's scripts)
     ['../model_hub/qwen/Qwen1___5-1___8B', 'Qwen/Qwen1.5-1.8B'],
     ['../model_hub/LLM-Research/Meta-Llama-3___1-8B-Instruct/', 'meta-llama/Llama-3.1-8B'],
