@@ -68,24 +68,9 @@ export function skipWrappers(
       while (i < fields.length && fields[i].text.startsWith('-')) i += fields[i].text === '-n' ? 2 : 1;
       continue;
     }
-    // A container runtime runs the command in its image: `singularity exec [opts] <image> <cmd>`, `docker run [opts]
-    // <image> <cmd>`, `docker exec [opts] <container> <cmd>` (apptainer and podman alike).
-    const sub = fields[i + 1]?.text;
-    if (
-      ((w === 'singularity' || w === 'apptainer') && sub === 'exec') ||
-      (CONTAINERS.has(w) && (sub === 'run' || sub === 'exec'))
-    ) {
-      const image = skipOpts(
-        fields,
-        i + 2,
-        w === 'singularity' || w === 'apptainer' ? SINGULARITY_VALUE : DOCKER_VALUE,
-      );
-      // `docker run --entrypoint python3 <image> -m pkg.train ...`: the image's arguments are the entry point's.
-      const entry = CONTAINERS.has(w) ? entrypoint(fields, i + 2, image) : undefined;
-      if (entry && image < fields.length) {
-        fields = [...fields.slice(0, image), entry, ...fields.slice(image + 1)];
-        i = image;
-      } else i = image + 1;
+    const container = containerCommand(fields, i, w);
+    if (container) {
+      ({ fields, i } = container);
       continue;
     }
     if (w === 'numactl' || w === 'taskset') {
@@ -108,6 +93,26 @@ export function skipWrappers(
     break;
   }
   return { i, env, fields };
+}
+
+/**
+ * A container runtime runs the command in its image: `singularity exec [opts] <image> <cmd>`, `docker run [opts]
+ * <image> <cmd>`, `docker exec [opts] <container> <cmd>` (apptainer and podman alike); with `docker run --entrypoint
+ * python3 <image> -m pkg.train ...` the image's arguments are the entry point's, put in the image's place. Undefined
+ * where the words at `i` are no container's run.
+ */
+function containerCommand(
+  fields: readonly Field[],
+  i: number,
+  w: string,
+): { fields: readonly Field[]; i: number } | undefined {
+  const sub = fields[i + 1]?.text;
+  const singularity = (w === 'singularity' || w === 'apptainer') && sub === 'exec';
+  if (!singularity && !(CONTAINERS.has(w) && (sub === 'run' || sub === 'exec'))) return undefined;
+  const image = skipOpts(fields, i + 2, singularity ? SINGULARITY_VALUE : DOCKER_VALUE);
+  const entry = singularity ? undefined : entrypoint(fields, i + 2, image);
+  if (!entry || image >= fields.length) return { fields, i: image + 1 };
+  return { fields: [...fields.slice(0, image), entry, ...fields.slice(image + 1)], i: image };
 }
 
 /** The program a container's `--entrypoint X` / `--entrypoint=X` among its options (from `from` to the image) names. */
