@@ -185,6 +185,9 @@ export type CanonicalKey =
   | 'attention' // 'eager' | 'sdpa' | 'flash'
   | 'loss' // 'full' | 'chunked' | 'fused' | 'chunked-nll'
   | 'trlSft' // true: TRL's SFTTrainer trains the run (SFTConfig / SFTTrainer, `trl sft`, a TRL YAML with SFT-only keys)
+  // string: the transformers or TRL trainer class a script builds (Trainer, SFTTrainer, DPOTrainer, ...): the run takes
+  // its DeepSpeed config through the Trainer's integration, which refuses values that mismatch TrainingArguments'
+  | 'hfTrainer'
   | 'compile' // boolean
   | 'zeroStage' // 0 | 1 | 2 | 3
   | 'offloadOptimizer' // 'none' | 'cpu' | 'nvme'

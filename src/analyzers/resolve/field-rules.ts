@@ -6,6 +6,7 @@
 import type { CanonicalKey, FactValue } from '../facts';
 import { bool, num, type DefaultField, type ResolveContext } from './context';
 import { resolveEvalBatch, resolveTrainBatch } from './batch';
+import { checkTrainerDeepspeedMatch } from './deepspeed-trainer';
 import {
   resolveIa3,
   resolveKbitUpcast,
@@ -153,6 +154,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveSeqLenOverride,
   resolveTorchtuneFsdp,
   resolveTrainBatch,
+  checkTrainerDeepspeedMatch,
   fromDefault('micro_batch_size', 'micro_batch_size'),
   fromDefault('gradient_accumulation_steps', 'gradient_accumulation_steps'),
   resolveRollout,
