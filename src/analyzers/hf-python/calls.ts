@@ -541,8 +541,10 @@ export function argument(args: {
 /** A trainer's construction: `trainer` is the library's class it is (the class called, or the one it extends). */
 export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trainer: string): void {
   const args = file.args(call);
-  if (!file.facts.some((f) => f.key === 'hfTrainer'))
-    calleeFact(file, call, 'hfTrainer', trainer, trainer, `${trainer}(...)`, tool);
+  if (!file.facts.some((f) => f.key === 'hfTrainer')) {
+    const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to);
+    calleeFact(file, call, 'hfTrainer', callee, trainer, `${callee}(...)`, tool);
+  }
   const pref = PREFERENCE_CONFIGS[trainer];
   // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
   if (pref && !file.facts.some((f) => f.key === 'preference'))
