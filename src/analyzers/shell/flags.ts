@@ -550,6 +550,25 @@ export function toBool(s: string): boolean | undefined {
   return undefined;
 }
 
+/**
+ * A list written as one argument, `[q_proj,v_proj]` or `["q_proj", "v_proj"]`: Python Fire's literal (fire parser.py
+ * `DefaultParseValue` reads bare names as strings; alpaca-lora's `--lora_target_modules='[q_proj,v_proj]'`), or JSON a
+ * script loads. Undefined when the text is not bracketed.
+ */
+export function listLiteral(s: string): string[] | undefined {
+  const m = /^\[(.*)\]$/s.exec(s.trim());
+  if (!m) return undefined;
+  return m[1]
+    .split(',')
+    .map((x) =>
+      x
+        .trim()
+        .replace(/^(['"])(.*)\1$/s, '$2')
+        .trim(),
+    )
+    .filter((x) => x);
+}
+
 /** Number of devices in a CUDA_VISIBLE_DEVICES / --gpu_ids value ('0,1' -> 2). */
 export function deviceCount(s: string): number | undefined {
   const t = s.trim();

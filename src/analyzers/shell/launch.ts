@@ -28,6 +28,7 @@ import {
   VLLM_SERVE_BOOL,
   TRL_SUBCOMMANDS,
   isNumberText,
+  listLiteral,
   toBool,
 } from './flags';
 import { type Opt, type Consume, type Parsed, looksLikeFlag, parseArgs, scriptReference } from './args';
@@ -251,7 +252,7 @@ export class Launch {
         break;
       }
       case 'list':
-        v = o.value.items ?? [raw];
+        v = listLiteral(raw) ?? o.value.items ?? [raw];
         break;
       case 'str':
         v = raw;

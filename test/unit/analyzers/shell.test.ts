@@ -699,6 +699,19 @@ describe('shell analyzer: script flags', () => {
       ['loraTargets', ['q_proj', 'v_proj'], '--lora_target_modules', 'q_proj v_proj'],
       ['method', 'lora', '--use_peft', '--use_peft'],
     ]);
+    // A list in one argument: Python Fire's literal (tloen/alpaca-lora README: --lora_target_modules='[q_proj,v_proj]')
+    // and JSON a script loads; the value's span is the whole argument.
+    checkFacts("python finetune.py --lora_target_modules='[q_proj,k_proj,v_proj,o_proj]'\n", [
+      [
+        'loraTargets',
+        ['q_proj', 'k_proj', 'v_proj', 'o_proj'],
+        '--lora_target_modules',
+        '[q_proj,k_proj,v_proj,o_proj]',
+      ],
+    ]);
+    checkFacts(`python t.py --lora_target_modules '["q_proj", "v_proj"]'\n`, [
+      ['loraTargets', ['q_proj', 'v_proj'], '--lora_target_modules', '["q_proj", "v_proj"]'],
+    ]);
     // BobaZooba/xllm-demo scripts/train-deepspeed.sh: xllm's Config names its switches so.
     checkFacts('deepspeed --num_gpus=8 train.py --use_gradient_checkpointing True --apply_lora True\n', [
       ['gradientCheckpointing', 'full', '--use_gradient_checkpointing', 'True'],
