@@ -3,8 +3,9 @@
 // releases (how transformers stores MoE experts, what softmax keeps for backward, how torchao quantizes NF4, TRL's
 // trainers' passes and SFT's default loss, the dtype PEFT gives LoRA weights, what bitsandbytes' 4-bit matmul keeps, when DeepSpeed makes its gradient
 // buckets). Only pins that name the version pip
-// installs count: `==` / `===`, `~=` (its own release line) and an inclusive upper bound `<=` (pip installs the newest
-// release it allows); a lower bound alone leaves the version open.
+// installs count: `==` / `===`, `~=` (its own release line), an inclusive upper bound `<=` (pip installs the newest
+// release it allows) and an exclusive one `<` (the release line just below it: `<4.54.0` installs a 4.53 release,
+// `<5` transformers' last 4.x line, 4.57); a lower bound alone leaves the version open.
 
 export interface Pin {
   readonly version: string;
@@ -48,7 +49,7 @@ export function findPins(text: string): Pins {
     // A line commented out (`# transformers==4.46`) is not a requirement.
     const lineStart = text.lastIndexOf('\n', m.index) + 1;
     if (/#/.test(text.slice(lineStart, m.index + m[1].length))) continue;
-    const version = pinnedVersion(m[4]);
+    const version = pinnedVersion(m[4], name);
     if (!version) continue;
     const start = m.index + m[1].length;
     out[name] = { version, start, end: start + m[0].length - m[1].length };
@@ -56,13 +57,32 @@ export function findPins(text: string): Pins {
   return out;
 }
 
+/** The last release line of a major version, for `<N` and `<N.0` (transformers 4.57.6 was the last 4.x release). */
+const LAST_LINE: Partial<Record<keyof Pins, Record<string, string>>> = {
+  transformers: { '4': '4.57' },
+  torch: { '1': '1.13' },
+};
+
+/** The release line just below an exclusive bound: `<4.54.0` is 4.53, `<2.1.3` is 2.1.2, `<5` the last 4.x line. */
+function lineBelow(bound: string, name: keyof Pins): string | undefined {
+  const [major, minor = 0, patch = 0] = bound.split('.').map(Number);
+  if (patch > 0) return `${major}.${minor}.${patch - 1}`;
+  if (minor > 0) return `${major}.${minor - 1}`;
+  return major > 0 ? LAST_LINE[name]?.[String(major - 1)] : undefined;
+}
+
 /** The version a set of specifiers makes pip install, when it names one. */
-function pinnedVersion(specs: string): string | undefined {
+function pinnedVersion(specs: string, name: keyof Pins): string | undefined {
   let upper: string | undefined;
   for (const raw of specs.split(',')) {
     const s = raw.trim();
-    const m = /^(==|===|~=|<=)\s*([\w.*+-]+)$/.exec(s);
+    const m = /^(==|===|~=|<=|<)\s*([\w.*+-]+)$/.exec(s);
     if (!m) continue;
+    if (m[1] === '<') {
+      const below = /^\d+(\.\d+){0,2}$/.test(m[2]) ? lineBelow(m[2], name) : undefined;
+      if (below) upper = below;
+      continue;
+    }
     const v = VERSION.exec(m[2])?.[0];
     if (!v) continue;
     if (m[1] === '==' || m[1] === '===' || m[1] === '~=') return v;

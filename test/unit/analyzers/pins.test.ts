@@ -26,6 +26,12 @@ describe('pins: transformers and torch versions from dependency files', () => {
     // LLaMA-Factory's requirements.txt style: pip installs the newest release the upper bound allows.
     assert.equal(findPins('transformers>=4.49.0,<=4.56.2,!=4.52.0\n').transformers?.version, '4.56.2');
     assert.equal(findPins('transformers>=4.45\n').transformers, undefined);
+    // An exclusive bound installs the release line below it (FlexCode29/financial-grpo requirements.txt:
+    // transformers>=4.41.2,<4.54.0 installs 4.53.x); `<5` is transformers' last 4.x line, 4.57 (4.57.6 its last release).
+    assert.equal(findPins('transformers>=4.41.2,<4.54.0\n').transformers?.version, '4.53');
+    assert.equal(findPins('transformers<5\n').transformers?.version, '4.57');
+    assert.equal(findPins('torch<2.1.3\n').torch?.version, '2.1.2');
+    assert.equal(findPins('peft<1.0\n').peft, undefined);
     assert.equal(findPins('torch==2.1.1+cu118\n').torch?.version, '2.1.1');
     assert.equal(findPins('torch>=2.0\ntorch==1.13.1\n').torch?.version, '1.13.1');
   });
@@ -312,6 +318,25 @@ describe('pins: transformers and torch versions from dependency files', () => {
       four.provenance.weights_dtype?.kind === 'default' ? (four.provenance.weights_dtype.note ?? '') : '',
       /float32 under transformers 4\.44/,
     );
+  });
+
+  it("a LoRA base the script loads without a dtype follows the same rule under bf16 training, not the recipes' habit", () => {
+    // FlexCode29/financial-grpo: train_easy.py loads Llama-3.1-8B without a dtype, trains LoRA with bf16=True, and its
+    // requirements.txt pins transformers>=4.41.2,<4.54.0 (a 4.53 release): float32 weights, 4 B a parameter.
+    const script =
+      'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
+      'from peft import LoraConfig, get_peft_model\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'model = get_peft_model(model, LoraConfig(r=8, target_modules=["q_proj", "v_proj"]))\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n';
+    const run = (files: Map<string, string>) =>
+      runPipeline([{ file: '/w/train.py', text: script }], filesReader(files), {});
+    // transformers 5: the checkpoint's dtype (meta-llama/Llama-2-7b-hf stores float16), not a bf16 guess.
+    assert.equal(run(new Map()).setup?.weights_dtype, 'fp16');
+    const four = run(new Map([['/w/requirements.txt', 'transformers>=4.41.2,<4.54.0\n']]));
+    assert.equal(four.setup?.weights_dtype, 'fp32');
+    assert.equal(four.setup?.transformers_version, '4.53');
+    assert.equal(four.setup?.mixed_precision, 'bf16');
   });
 
   it('torch_dtype="auto" is the checkpoint\'s dtype under any pin, located at the keyword (xyjigsaw/finetune-Qwen2-VL)', () => {
