@@ -96,6 +96,9 @@ function autocastHalf(ctx: ResolveContext, half: 'bf16' | 'fp16', fact: WinningF
   const ownLoad = first === 'axolotl' || first === 'llamafactory';
   const loraBase = first !== 'litgpt' && first !== 'verl' && (ownLoad || method === 'qlora' || method === 'lora');
   if (setup.weights_dtype !== undefined || !loraBase) return;
+  // A load the files show without a dtype is the checkpoint's dtype under transformers 5 (dtype="auto", model.ts) and
+  // float32 under a 4.x pin (pinned-versions.ts): what the load does, not the recipes' habit.
+  if (!ownLoad && method === 'lora' && loadsWithoutDtype(ctx)) return;
   setup.weights_dtype = half;
   prov.weights_dtype = ownLoad
     ? { kind: 'default', owner: first, note: `the base model is loaded in ${half} when ${half} training is on` }
@@ -107,6 +110,13 @@ function autocastHalf(ctx: ResolveContext, half: 'bf16' | 'fp16', fact: WinningF
           `as most LoRA recipes do; loaded in fp32 (as PEFT's examples/sft loads it) its weights take twice the ` +
           `memory: set torch_dtype (dtype) or weights_dtype`,
       };
+}
+
+/** Whether the model is a from_pretrained (or a TRL trainer's model id) the files show, given no dtype at all. */
+function loadsWithoutDtype(ctx: ResolveContext): boolean {
+  const model = ctx.decided.model?.fact;
+  if (!model || ctx.decided.weightsDtype || ctx.unknownOnly.weightsDtype) return false;
+  return model.rawKey === 'pretrained_model_name_or_path' || model.loadsCheckpointDtype === true;
 }
 
 /**
