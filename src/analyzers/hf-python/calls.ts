@@ -579,6 +579,14 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
     if (v.k === 'lit' && typeof v.v === 'string')
       emitModel(file, { rawKey: 'model', keySpan: span(first), valueNode: first, valueSpan: span(first) }, tool);
   }
+  const referenceTaker = pref === 'dpo' || pref === 'kto' || rollout === 'online-dpo';
+  // The reference is the second parameter too (DPOTrainer(model, ref_model=None, args=None, ...), KTOTrainer's and
+  // OnlineDPOTrainer's alike): DPOTrainer(self.model, self.ref_model, args=...), rahulpal7G42/bilingual-llm-adaptation.
+  const second = args.positional[1];
+  if (referenceTaker && second && !args.entries.some((e) => e.rawKey === 'ref_model')) {
+    const e: Entry = { rawKey: 'ref_model', keySpan: span(second), valueNode: second, valueSpan: span(second) };
+    if (!isNone(e)) file.push('referenceModel', e, 'given', tool);
+  }
   for (const e of args.entries) {
     if (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) {
       // TRL before 0.12 took them as SFTTrainer's own arguments (later SFTConfig's): read as SFTConfig's.
@@ -595,7 +603,7 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
       // GKDTrainer(teacher_model="org/model") loads the teacher by its Hub id; a model object was loaded elsewhere.
       const v = file.valueOf(e);
       if (v.k === 'lit' && typeof v.v === 'string') file.push('teacherModel', e, v.v, tool);
-    } else if (e.rawKey === 'ref_model' && (pref === 'dpo' || pref === 'kto' || rollout === 'online-dpo')) {
+    } else if (e.rawKey === 'ref_model' && referenceTaker) {
       // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
       if (!isNone(e)) file.push('referenceModel', e, 'given', tool);
     } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {

@@ -1418,6 +1418,16 @@ trainer = ${trainer}(model=model, args=args, train_dataset=ds, PEFT)
     assert.equal(resolve(pre)?.preference?.reference, 'precomputed');
     const ref = script('').replace('PEFT', 'ref_model=ref, peft_config=LoraConfig(r=16)');
     assert.equal(resolve(ref)?.preference?.reference, 'copy');
+    // The reference as the second positional argument (DPOTrainer(model, ref_model=None, args=None, ...)), held on
+    // self: rahulpal7G42/bilingual-llm-adaptation adapt_llama.py `DPOTrainer(self.model, self.ref_model, args=...)`.
+    const positional = script('')
+      .replace('trainer = DPOTrainer(model=model,', 'trainer = DPOTrainer(self.model, self.ref_model,')
+      .replace(', PEFT', '');
+    checkFacts(positional, [{ key: 'referenceModel', value: 'given', keyText: 'self.ref_model' }]);
+    assert.equal(resolve(positional)?.preference?.reference, 'copy');
+    const positionalNone = positional.replace('self.ref_model,', 'None,');
+    assert.equal(resolve(positionalNone)?.preference?.reference, 'copy');
+    assert.ok(!analyzeHfPython(positionalNone).facts.some((f) => f.key === 'referenceModel'));
     // KTO: single completions (not pairs), with a reference; an explicit ref_model is a copy.
     const kto = script('', 'KTOTrainer', 'KTOConfig').replace('PEFT', 'ref_model=ref');
     assert.deepEqual(resolve(kto)?.preference, { reference: 'copy', logps: 'rows', paired: false });
