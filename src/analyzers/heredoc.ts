@@ -13,6 +13,12 @@ export interface Heredoc {
   readonly body: string;
   /** Fed to `read VAR` or `$(cat`: the shell analyzer reads its text as the value of a variable. */
   readonly assigned: boolean;
+  /** The delimiter is quoted (`<<'EOF'`): the body is written as it stands, no `$` expanded. */
+  readonly quoted: boolean;
+  /** The rest of the operator's line after the delimiter (`> ds.json` in `cat <<EOF > ds.json`). */
+  readonly after: string;
+  /** The text before the operator on its line (`cat > ds.json` in `cat > ds.json <<EOF`). */
+  readonly before: string;
 }
 
 /** The text before `<<` on its line feeds the heredoc to `read ... VAR` or to `$(cat`. */
@@ -42,6 +48,9 @@ export function heredocs(text: string): Heredoc[] {
       delimiter: m[3],
       body: end < 0 ? rest : rest.slice(0, end),
       assigned: ASSIGNED.test(before),
+      quoted: m[2] !== '',
+      after: text.slice(m.index + m[0].length, nl < 0 ? text.length : nl),
+      before,
     });
     re.lastIndex = end < 0 ? text.length : bodyStart + end;
   }
@@ -56,4 +65,30 @@ export function firstHeredoc(text: string): Heredoc | undefined {
 /** The first heredoc that is not read whose body passes a model option (`--model.model_name_or_path`, `--pretrain`, `--model`). */
 export function heredocNamingModel(text: string): Heredoc | undefined {
   return heredocs(text).find((h) => !h.assigned && /(^|\s)--[\w.-]*(model|pretrain)[\w.-]*[\s=]/i.test(h.body));
+}
+
+/** A file a heredoc writes: its path as the script names it, and the text written. */
+export interface HeredocFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** `cat > PATH` (or `>>`, `tee PATH`) before the operator, or `cat <<EOF > PATH` after the delimiter. */
+const WRITES_BEFORE = /(?:^|[\s;&|({])(?:cat[ \t]*>>?|tee(?:[ \t]+-a)?)[ \t]*([^\s;&|<>()$`]+)[ \t]*$/;
+const WRITES_AFTER = /^[ \t]*>>?[ \t]*([^\s;&|<>()$`]+)/;
+
+/**
+ * The files a shell text writes from heredocs (`cat > ds_config.json <<'EOF' ... EOF`, a launcher writing the config it
+ * then names): those whose text is known, the delimiter quoted or the body without `$` and backquotes to expand.
+ */
+export function heredocFiles(text: string): HeredocFile[] {
+  const out: HeredocFile[] = [];
+  for (const h of heredocs(text)) {
+    if (h.assigned || (!h.quoted && /[$`]/.test(h.body))) continue;
+    const m =
+      WRITES_BEFORE.exec(h.before) ?? (/(?:^|[\s;&|({])cat[ \t]*$/.test(h.before) ? WRITES_AFTER.exec(h.after) : null);
+    const path = m?.[1].replace(/^(['"])(.*)\1$/, '$2');
+    if (path && path !== '/dev/null') out.push({ path, text: h.body });
+  }
+  return out;
 }

@@ -82,6 +82,8 @@ export interface Reference {
    * config.yaml` cell, or `json.dump(args, open("train.json", "w"))`): read instead of a file on disk.
    */
   readonly text?: string;
+  /** The file that writes `text` where another file of the run does (a launcher's `cat > ds.json <<'EOF'`). */
+  readonly writtenBy?: string;
   /**
    * For a shell script another runs (`bash scripts/train.sh --lr 1e-4 out`): the words it is run with (null where not
    * known statically), and the variables the calling script exports, known statically.

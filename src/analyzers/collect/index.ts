@@ -19,6 +19,7 @@ import { hydraFiles, mergeFacts } from '../hydra-files';
 import { isHydraPrimary } from '../hydra';
 import { addScriptData, scriptDataFile } from '../script-data';
 import { findModule, type FileReader } from '../file-reader';
+import { heredocFiles } from '../heredoc';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch, variableRooted } from './locate';
@@ -100,6 +101,8 @@ interface Referrer {
 class FileCollection {
   readonly collected: CollectedFiles = { files: [], scenarios: [], problems: [], unrecognized: [], missingScripts: [] };
   private readonly seen = new Set<string>();
+  /** The files a launcher of the run writes from heredocs, by each path they may be read at: the text and the launcher. */
+  private readonly written = new Map<string, { text: string; writtenBy: string }>();
 
   constructor(
     private readonly inputs: readonly InputFile[],
@@ -143,6 +146,7 @@ class FileCollection {
     }
     const referrer = this.analyze(format, file, text, how);
     if (this.launchedByReadme(format, file, how, referrer)) return;
+    if (format === 'shell') this.noteWritten(file, text);
     files.push(referrer.self);
     if (how.depth >= MAX_DEPTH) return;
     for (const ref of referrer.self.facts.references) this.follow(referrer, ref);
@@ -345,9 +349,26 @@ class FileCollection {
     };
   }
 
+  /** The places a relative path from a file may be read at (findReference's order). */
+  private places(file: string, path: string): string[] {
+    const relative = path.replace(/^(\.\/)+/, '');
+    return this.reader.lookup?.(file, relative) ?? [this.reader.join(file, relative)];
+  }
+
+  /** The heredocs a launcher writes files with: a config of the run named after them is read as written there. */
+  private noteWritten(file: string, text: string): void {
+    for (const w of heredocFiles(text))
+      for (const place of this.places(file, w.path))
+        if (!this.written.has(place)) this.written.set(place, { text: w.text, writtenBy: file });
+  }
+
   /** A config file (a DeepSpeed JSON, an Accelerate YAML, a Hydra config, an inherited parent) the file names. */
-  private followConfig(from: Referrer, ref: Reference, at: Location): void {
+  private followConfig(from: Referrer, named: Reference, at: Location): void {
     const { file } = from.self;
+    // A file a launcher of the run writes before it runs (`cat > ds_config.json <<'EOF'`) is what the run reads.
+    const writtenAt =
+      named.text === undefined ? this.places(file, named.path).find((p) => this.written.has(p)) : undefined;
+    const ref = writtenAt !== undefined ? { ...named, ...this.written.get(writtenAt)! } : named;
     const found = located(this.reader, file, ref);
     const t = found.text;
     const refusal = t === undefined ? this.reader.refusal?.(found.path) : undefined;

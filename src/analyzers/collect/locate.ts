@@ -53,7 +53,7 @@ export function shippedFile(
 
 /** The file a reference names as the referencing file writes it (Reference.text), under a name of its own. */
 function written(file: string, ref: Reference): ReturnType<typeof findReference> {
-  return { path: `${file}#${ref.path}`, text: ref.text, above: false, up: 0 };
+  return { path: `${ref.writtenBy ?? file}#${ref.path}`, text: ref.text, above: false, up: 0 };
 }
 
 /** The path of the file a reference names, as the pipeline finds it (for the files that run a file: node/launchers.ts, server/runs.ts). */
