@@ -150,13 +150,17 @@ function analyze(
       tool: sbTool,
     });
   }
-  // Several training launches: the last is used, so an earlier one gives only what the last leaves unsaid (not a
-  // value the last launch leaves open, such as `deepspeed` without --num_gpus after `--num_gpus 1`).
-  const last = training.length > 1 ? new Set(training[training.length - 1].facts.map((f) => f.key)) : undefined;
-  for (const r of chosen) {
-    const own = r === training[training.length - 1] || !last;
-    facts.push(...(own ? r.facts : r.facts.filter((f) => !last.has(f.key))));
-    problems.push(...r.problems);
+  // Several training launches one after another are several runs: the last is estimated, with its own values, launcher
+  // and files alone (okeeper/pre-train-learning's sft.sh: `deepspeed --num_gpus=2 ... --deepspeed ds_config.json`, then
+  // a single-GPU `python` run of the same script, was read with the first one's GPUs and ZeRO config). Launches in the
+  // branches of an `if` or `case` are alternatives: an earlier one gives what the last leaves unsaid (not a value the
+  // last leaves open, such as `deepspeed` without --num_gpus after `--num_gpus 1`).
+  const lastLaunch = training[training.length - 1];
+  const used = training.length > 1 && !lastLaunch.conditional ? [lastLaunch] : chosen;
+  const lastKeys = training.length > 1 ? new Set(lastLaunch.facts.map((f) => f.key)) : undefined;
+  for (const r of chosen) problems.push(...r.problems);
+  for (const r of used) {
+    facts.push(...(r === lastLaunch || !lastKeys ? r.facts : r.facts.filter((f) => !lastKeys.has(f.key))));
     for (const t of r.tools) if (!tools.includes(t)) tools.push(t);
   }
   // A trl vllm-serve line beside the training launch: the server's settings.
@@ -188,7 +192,7 @@ function analyze(
     }
   }
   const references: Reference[] = [...interp.sources];
-  for (const r of chosen)
+  for (const r of used)
     for (const ref of r.refs)
       if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);
   return { format: 'shell', facts, problems, references, tools };

@@ -672,7 +672,10 @@ export class Interpreter {
     }
     if (this.innerScript(fields, env)) return;
     const r = lineLaunch(this.text, words.slice(i), fields, env);
-    if (r) this.results.push(withEnvironment(this.cwd === undefined ? r : inFolder(r, this.cwd), env));
+    if (!r) return;
+    const placed = withEnvironment(this.cwd === undefined ? r : inFolder(r, this.cwd), env);
+    const branch = this.frames.some((f) => f.kind === 'if' || f.kind === 'case');
+    this.results.push(branch ? { ...placed, conditional: true } : placed);
   }
 
   /**

@@ -99,6 +99,8 @@ export interface CmdResult {
   readonly tools: Tool[];
   training: boolean;
   launcherTool?: Tool;
+  /** Inside an `if` or `case` branch: an alternative to the script's other launches rather than a run after them. */
+  conditional?: boolean;
 }
 const TRAINING_KEYS = new Set<CanonicalKey>([
   'microBatchSize',

@@ -1211,23 +1211,43 @@ describe('shell analyzer: shell syntax', () => {
     assert.equal(r.facts.filter((f) => f.key === 'microBatchSize').pop()!.value, 8);
   });
 
-  it('of several training launches the last is used: an earlier one gives only what the last leaves unsaid', () => {
-    // `deepspeed` without --num_gpus starts every GPU of the node: the first launch's 4 is not this launch's count.
+  it('of several training launches one after another the last is used alone; of branches, the last fills in', () => {
+    // okeeper/pre-train-learning's sft.sh: a DeepSpeed launch on 2 GPUs with ds_config.json, then a single-GPU python
+    // run of the same script. The second is a run of its own: no GPUs, DeepSpeed config or LoRA rank of the first.
     const text =
-      'deepspeed --num_gpus 4 t.py --per_device_train_batch_size 4 --lora_r 8\ndeepspeed t.py --per_device_train_batch_size 2\n';
+      'deepspeed --num_gpus 4 t.py --per_device_train_batch_size 4 --lora_r 8 --deepspeed ds.json\n' +
+      'python t.py --per_device_train_batch_size 2\n';
     const r = analyzeShell(text);
-    const gpus = r.facts.filter((f) => f.key === 'gpusPerNode');
-    assert.deepEqual(
-      gpus.map((f) => f.value),
-      [{ unknown: 'deepspeed without --num_gpus uses every GPU of the node' }],
-    );
     assert.deepEqual(
       r.facts.filter((f) => f.key === 'microBatchSize').map((f) => f.value),
       [2],
     );
-    // The first launch's LoRA rank, which the last does not set, still stands.
+    for (const key of ['gpusPerNode', 'loraR', 'deepspeedConfig'] as const)
+      assert.deepEqual(
+        r.facts.filter((f) => f.key === key),
+        [],
+        key,
+      );
     assert.deepEqual(
-      r.facts.filter((f) => f.key === 'loraR').map((f) => f.value),
+      r.references.map((x) => x.path),
+      ['t.py'],
+    );
+    // Launches in an if's branches are alternatives: the last gives its values, an earlier one what it leaves unsaid,
+    // but not a value the last leaves open (`deepspeed` without --num_gpus starts every GPU of the node).
+    const branches =
+      'if [ "$1" = a ]; then\n  deepspeed --num_gpus 4 t.py --per_device_train_batch_size 4 --lora_r 8\n' +
+      'else\n  deepspeed t.py --per_device_train_batch_size 2\nfi\n';
+    const b = analyzeShell(branches);
+    assert.deepEqual(
+      b.facts.filter((f) => f.key === 'gpusPerNode').map((f) => f.value),
+      [{ unknown: 'deepspeed without --num_gpus uses every GPU of the node' }],
+    );
+    assert.deepEqual(
+      b.facts.filter((f) => f.key === 'microBatchSize').map((f) => f.value),
+      [2],
+    );
+    assert.deepEqual(
+      b.facts.filter((f) => f.key === 'loraR').map((f) => f.value),
       [8],
     );
   });
