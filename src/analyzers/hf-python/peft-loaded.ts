@@ -37,7 +37,7 @@ export function loadedAdapter(file: PythonFile, c: SyntaxNode): void {
     'info',
     msg(
       "{0}: the adapter's rank and targets are those saved with it (adapter_config.json), not in these files; " +
-        "PEFT's defaults are estimated",
+        "every linear layer of the blocks at PEFT's default rank is estimated",
       'PeftModel.from_pretrained',
     ),
     span(callee),

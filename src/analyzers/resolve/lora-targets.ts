@@ -131,6 +131,7 @@ function defaultTargets(t: Targets): void {
     tools.find((x) => x === 'hf-trainer' || x === 'trl' || x === 'peft' || x === 'ludwig') !== undefined &&
     !tools.some((x) => x === 'unsloth' || x === 'axolotl' || x === 'llamafactory' || x === 'torchtune');
   if (!peftDefault) return;
+  if (loadedAdapter(t)) return;
   const modelType = (setup.architecture as { model_type?: unknown }).model_type;
   const def = peftDefaultLoraTargets(modelType);
   const at = decided.method?.fact.rawKey === 'LoraConfig' ? decided.method : decided.loraR;
@@ -155,6 +156,30 @@ function defaultTargets(t: Targets): void {
       owner: 'peft',
       note: `LoRA settings of the tool; target_modules ${def.join(', ')}: PEFT's default for model_type ${String(modelType)} (${PEFT_LORA_DEFAULT_SOURCE})`,
     };
+}
+
+/**
+ * An adapter loaded trainable from its folder (hf-python/peft-loaded.ts): its targets are the ones saved with it, which
+ * PEFT's default for the model type need not be (an SFT stage's adapter over every linear layer, or a model type PEFT
+ * has no default for). Every linear layer of the blocks is taken, the most an adapter trains there, and said.
+ */
+function loadedAdapter(t: Targets): boolean {
+  const { decided, prov } = t.ctx;
+  const method = decided.method?.fact;
+  if (method?.tool !== 'peft' || (method.rawKey !== 'is_trainable' && method.rawKey !== 'PeftModel.from_pretrained'))
+    return false;
+  t.lora.target_modules = 'all-linear';
+  // A tool's rank for the LoRA it makes (TRL ModelConfig's lora_r 16) is not the loaded adapter's: LoraConfig's r 8.
+  if (!decided.loraR) t.lora.r = 8;
+  if (prov.lora?.kind === 'default')
+    prov.lora = {
+      kind: 'default',
+      owner: 'VRAM Lens',
+      note:
+        'an adapter loaded from its folder (PeftModel.from_pretrained): its rank and targets are in its adapter_config.json, ' +
+        `not in these files; every linear layer of the blocks (the most it can train there) at rank ${String(t.lora.r)} is assumed`,
+    };
+  return true;
 }
 
 /** A list: PEFT's suffix rule over the model's modules, LitGPT's roles, and a located warning for names it lacks. */

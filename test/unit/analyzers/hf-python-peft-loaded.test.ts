@@ -5,6 +5,8 @@
 // (Qwen2.5-7B: 7.62B trainable, a frozen reference copy) and alexchilton/CAS_NLP_MODULE4_GRPO grpo_local_data_peft.py.
 import * as assert from 'node:assert/strict';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
+import { estimate } from '../../../src/core/estimate';
+import { TrainingSetupSchema } from '../../../src/core/setup';
 import { runFiles } from '../helpers';
 
 const GRPO = [
@@ -30,6 +32,23 @@ describe('hf-python: a LoRA adapter loaded from a folder', () => {
     // The rank is the adapter folder's: PEFT's default is estimated and said.
     const info = analyzeHfPython(GRPO).problems.map((p) => p.message);
     assert.match(info.join('\n'), /the adapter's rank and targets are those saved with it/);
+  });
+
+  it('its targets: every linear layer of the blocks, not PEFT default for the model type (none for phi3)', () => {
+    // Rashod4/lora-dpo-codegen's train_dpo.py loads the SFT stage's adapter (r16 over qkv_proj, o_proj, gate_up_proj,
+    // down_proj: every linear layer of phi3) into Phi-3.5-mini: PEFT has no default target for phi3, and the estimate
+    // had 0 trainable parameters. Every linear layer at r 8 (PEFT's default rank): per layer r x (in + out) summed over
+    // qkv_proj 3072 -> 9216, o_proj 3072 -> 3072, gate_up_proj 3072 -> 16384, down_proj 8192 -> 3072 = 8 x 49,152 = 393,216,
+    // x 32 layers = 12,582,912.
+    const phi = GRPO.replace('Qwen/Qwen2.5-7B-Instruct', 'microsoft/Phi-3.5-mini-instruct');
+    const run = runFiles({ '/p/train.py': phi }, '/p/train.py');
+    assert.equal(run.setup?.lora?.target_modules, 'all-linear');
+    assert.ok(!run.problems.some((p) => /PEFT has no default/.test(p.message)), JSON.stringify(run.problems));
+    const p = run.provenance.lora;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /adapter_config\.json.*every linear layer.*rank 8/);
+    const r = estimate(TrainingSetupSchema.parse(run.setup));
+    assert.ok(r.ok);
+    assert.equal(r.estimate.parameters.trainable, 12_582_912);
   });
 
   it("made trainable by the script's loop over its LoRA weights; loaded frozen, nothing is said to train", () => {
