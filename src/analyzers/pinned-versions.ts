@@ -6,7 +6,7 @@ import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Tool } from './facts';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
 import type { FileReader, InputFile, PipelineResult } from './pipeline';
-import { DEPENDENCY_FILES, findPins, installPins, PARENT_LEVELS, type Pins } from './pins';
+import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins } from './pins';
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
@@ -106,12 +106,11 @@ export function withPinnedVersions(
     : [];
   const depth = Math.max(0, ...places.map((p) => p.length));
   for (let up = 0; up < depth && Object.values(want).some(Boolean); up++) {
-    for (const level of places) {
+    places.forEach((level, i) => {
       const path = level[up];
-      if (path === undefined) continue;
-      const text = reader.read(path, 'dependency');
-      if (text !== undefined) take(findPins(text), path, text);
-    }
+      const text = path === undefined ? undefined : reader.read(path, 'dependency');
+      if (path !== undefined && text !== undefined) take(dependencyPins(DEPENDENCY_FILES[i], text), path, text);
+    });
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
   setup = float32BeforeTransformers5(setup, provenance);

@@ -1,5 +1,5 @@
 // The transformers, PyTorch, torchao, TRL, PEFT, bitsandbytes and DeepSpeed versions a project pins in its dependency files (requirements.txt, pyproject.toml,
-// environment.yml), found beside the config or in the folders above it. A pin decides behaviour that changed between
+// environment.yml, a Dockerfile's pip install lines), found beside the config or in the folders above it. A pin decides behaviour that changed between
 // releases (how transformers stores MoE experts, what softmax keeps for backward, how torchao quantizes NF4, TRL's
 // trainers' passes and SFT's default loss, the dtype PEFT gives LoRA weights, what bitsandbytes' 4-bit matmul keeps, when DeepSpeed makes its gradient
 // buckets). Only pins that name the version pip
@@ -31,7 +31,13 @@ export const DEPENDENCY_FILES: readonly string[] = [
   'pyproject.toml',
   'environment.yml',
   'environment.yaml',
+  'Dockerfile',
 ];
+
+/** A Dockerfile's pins are those of its `pip install` lines (a base image's tag is not one). */
+export function dependencyPins(name: string, text: string): Pins {
+  return name === 'Dockerfile' ? installPins(text) : findPins(text);
+}
 /** How many folders above the config's are searched. */
 export const PARENT_LEVELS = 2;
 

@@ -258,6 +258,28 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(installPins(launcher).transformers?.version, '4.36.2');
   });
 
+  it("a Dockerfile's pip install lines pin what requirements.txt leaves open; its base image's tag does not", () => {
+    // FlexCode29/financial-grpo: requirements.txt pins transformers<4.54.0, its Dockerfile `RUN pip install trl==0.16.1
+    // --no-dependencies`: TRL 0.16 configs left gradient checkpointing off (TRL 0.22 turned it on, huggingface/trl#3510).
+    const script =
+      'from trl import GRPOConfig, GRPOTrainer\n' +
+      'args = GRPOConfig(output_dir="o", per_device_train_batch_size=1, bf16=True)\n' +
+      'GRPOTrainer(model="Qwen/Qwen2.5-0.5B", reward_funcs=[f], args=args).train()\n';
+    const docker =
+      'FROM huggingface/transformers-pytorch-gpu:4.41.0\nRUN pip install --no-cache-dir -r requirements.txt\n' +
+      'RUN pip install trl==0.16.1  --no-dependencies\n';
+    const files = new Map([
+      ['/w/requirements.txt', 'transformers>=4.41.2,<4.54.0\n'],
+      ['/w/Dockerfile', docker],
+    ]);
+    const r = runPipeline([{ file: '/w/train.py', text: script }], filesReader(files), {});
+    assert.equal(r.setup?.trl_version, '0.16.1');
+    assert.equal(r.setup?.transformers_version, '4.53');
+    assert.equal(r.setup?.gradient_checkpointing, 'none');
+    const p = r.provenance.trl_version;
+    assert.deepEqual(p?.kind === 'file' ? [p.file, p.line] : p, ['/w/Dockerfile', 3]);
+  });
+
   // databricks/databricks-ml-examples llm-models/llamav2/llamav2-70b/06_fine_tune_qlora.py, a Databricks notebook kept
   // as Python source: `# MAGIC %pip install bitsandbytes==0.40.1 einops==0.6.1 trl==0.4.7` in its first cells.
   it("a Databricks notebook's Python source: its # MAGIC %pip install cells are the run's; another script's comments are not", () => {
