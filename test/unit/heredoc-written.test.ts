@@ -76,6 +76,20 @@ describe('a config a launcher writes from a heredoc is the one the run reads', (
     assert.equal(shipped.setup?.offload_optimizer, 'none');
   });
 
+  it('a training script the launcher writes and then runs is read as written, without a missing-script note', () => {
+    const run =
+      "cat > train.py <<'PY'\n" +
+      TRAIN_PY +
+      'PY\n' +
+      'torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 3 --gradient_accumulation_steps 2\n';
+    const r = runPipeline([{ file: '/w/run.sh', text: run }], inMemory({}), {});
+    assert.equal(r.setup?.micro_batch_size, 3);
+    assert.equal(r.setup?.gpus_per_node, 2);
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+    assert.ok(r.files.some((f) => f.file === '/w/run.sh#train.py'));
+    assert.ok(!r.problems.some((x) => /train\.py/.test(x.message) && x.code === 'reference-not-found'));
+  });
+
   it('a heredoc whose body expands a variable is not read as the file (its text is not known here)', () => {
     const run =
       'STAGE=3\ncat > ds_config.json <<EOF\n{"zero_optimization": {"stage": $STAGE}}\nEOF\n' +

@@ -294,8 +294,9 @@ class FileCollection {
    * The training script a launcher runs: read when it is there; one that is not (another checkout) is noted for
    * mergeFiles, which says so at its name; a module that is none of the checkout's files is an installed package's.
    */
-  private followScript(from: Referrer, ref: Reference, at: Location): void {
+  private followScript(from: Referrer, named: Reference, at: Location): void {
     const { file } = from.self;
+    const ref = this.withWritten(file, named);
     const found = located(this.reader, file, ref);
     if (found.text === undefined) {
       if (ref.module === undefined) this.collected.missingScripts.push({ ...at, path: ref.path });
@@ -324,6 +325,8 @@ class FileCollection {
       configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
       ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
       ...(ref.environment ? { environment: new Map(ref.environment.map((v) => [v.name, v.value])) } : {}),
+      // A script the launcher writes itself is not edited by a fix (its text is in the launcher's heredoc).
+      ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
     });
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
   }
@@ -355,20 +358,23 @@ class FileCollection {
     return this.reader.lookup?.(file, relative) ?? [this.reader.join(file, relative)];
   }
 
-  /** The heredocs a launcher writes files with: a config of the run named after them is read as written there. */
+  /** The heredocs a launcher writes files with (the last write of a path stands): the run reads what they write. */
   private noteWritten(file: string, text: string): void {
     for (const w of heredocFiles(text))
-      for (const place of this.places(file, w.path))
-        if (!this.written.has(place)) this.written.set(place, { text: w.text, writtenBy: file });
+      for (const place of this.places(file, w.path)) this.written.set(place, { text: w.text, writtenBy: file });
+  }
+
+  /** A file a launcher of the run writes before it runs (`cat > ds_config.json <<'EOF'`): the text the run reads. */
+  private withWritten(file: string, named: Reference): Reference {
+    if (named.text !== undefined || this.written.size === 0) return named;
+    const at = this.places(file, named.path).find((p) => this.written.has(p));
+    return at !== undefined ? { ...named, ...this.written.get(at)! } : named;
   }
 
   /** A config file (a DeepSpeed JSON, an Accelerate YAML, a Hydra config, an inherited parent) the file names. */
   private followConfig(from: Referrer, named: Reference, at: Location): void {
     const { file } = from.self;
-    // A file a launcher of the run writes before it runs (`cat > ds_config.json <<'EOF'`) is what the run reads.
-    const writtenAt =
-      named.text === undefined ? this.places(file, named.path).find((p) => this.written.has(p)) : undefined;
-    const ref = writtenAt !== undefined ? { ...named, ...this.written.get(writtenAt)! } : named;
+    const ref = this.withWritten(file, named);
     const found = located(this.reader, file, ref);
     const t = found.text;
     const refusal = t === undefined ? this.reader.refusal?.(found.path) : undefined;
