@@ -52,6 +52,7 @@ import {
   writtenItems,
 } from './syntax';
 import { CallNames } from './call-names';
+import { evalComprehension } from './comprehension';
 import { dictCall, dictLiteral } from './dict-values';
 import type { Overlay } from './attribute-overlays';
 import { callArguments, classAlias, type CallArgs } from './call-arguments';
@@ -364,6 +365,8 @@ export class PythonFile {
       }
       case 'DictionaryExpression':
         return dictLiteral(this, node, depth);
+      case 'ArrayComprehensionExpression':
+        return evalComprehension(this, node, depth);
       case 'CallExpression': {
         const callee =
           this.calleeName(node) ??

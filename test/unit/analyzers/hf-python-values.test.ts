@@ -104,6 +104,29 @@ describe("hf-python: the script's own values", () => {
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
   });
 
+  it('a list comprehension that cleans a split option: its items, as Python makes them', () => {
+    // jruokola/llm-granite-ft function-finetune-torchao-fsdp2.py: `--lora_target_modules` defaults to "q_proj,v_proj",
+    // and LoraConfig takes `[m.strip() for m in args.lora_target_modules.split(",")]`; it was read as no target_modules.
+    const script = (targets: string): string =>
+      [
+        'import argparse',
+        'cli = argparse.ArgumentParser()',
+        'cli.add_argument("--lora_target_modules", default="q_proj, v_proj,")',
+        'args = cli.parse_args()',
+        `config = LoraConfig(r=16, target_modules=${targets})`,
+        '',
+      ].join('\n');
+    const strip = analyzeHfPython(script('[m.strip() for m in args.lora_target_modules.split(",")]'));
+    assert.deepEqual(last(strip, 'loraTargets')?.value, ['q_proj', 'v_proj', '']);
+    const kept = analyzeHfPython(script('[m.strip() for m in args.lora_target_modules.split(",") if m.strip()]'));
+    assert.deepEqual(last(kept, 'loraTargets')?.value, ['q_proj', 'v_proj']);
+    const upper = analyzeHfPython(script('[x.upper() for x in ["q", "v"] if x]'));
+    assert.deepEqual(last(upper, 'loraTargets')?.value, ['Q', 'V']);
+    // Another element or condition is computed at run time: no list is made up.
+    const other = analyzeHfPython(script('[m for m in ["q_proj", "lm_head"] if m != "lm_head"]'));
+    assert.ok(isUnknown(last(other, 'loraTargets')?.value as FactValue | Unknown));
+  });
+
   it('names assigned together: `a, b = "x", "y"` gives each its value, `a = b = "x"` both the one', () => {
     // tinvietle/sft_medical dpo-training.ipynb: `model_id, output_dir = "meta-llama/Llama-3.2-3B-Instruct", "..."`.
     const text = [
