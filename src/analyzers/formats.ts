@@ -5,6 +5,7 @@ import { analyzeForgeYaml } from './yaml/forge';
 import { analyzeDeepSpeedJson } from './deepspeed-json';
 import { emptyFacts, type ConfigFacts, type Format, type Tool } from './facts';
 import type { Syntax } from './guards';
+import { mayShellOut, shellOut } from './hf-python/shell-out';
 import { analyzeHfPython } from './hf-python';
 import { isNanogptConfig } from './hf-python/nanogpt';
 import { isScenarioFile } from './scenario';
@@ -136,6 +137,13 @@ const IMPORTS_TRAINER = /^\s*from\s+(?:transformers|trl)\s+import\s+(?:\([^)]*\b
 const BUILDS_TRAINER = /(?<![\w.])\w*Trainer\s*\(/;
 const hfTrainerScript = (text: string): boolean => IMPORTS_TRAINER.test(text) && BUILDS_TRAINER.test(text);
 
+/** A Python script that runs a launch command (`subprocess.run(["accelerate", "launch", ...])`, hf-python/shell-out.ts). */
+function launchesThroughShell(text: string): boolean {
+  if (!mayShellOut(text)) return false;
+  const commands = shellOut(text);
+  return commands !== undefined && SHELL_LAUNCH.test(commands.text);
+}
+
 const trainEntryPoint = (file: DetectionInput): boolean =>
   (/train/.test(file.name) &&
     /^from\s+[\w.]+\s+import\s+(?:\([^)]*\btrain\b[^)]*\)|[^\n]*\btrain\b)/m.test(file.text) &&
@@ -262,7 +270,11 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     syntax: 'python',
     tool: 'hf-trainer',
     detect: (file) =>
-      PY_TRAINING.test(file.text) || trainEntryPoint(file) || hfTrainerScript(file.text) || isNanogptConfig(file.text),
+      PY_TRAINING.test(file.text) ||
+      trainEntryPoint(file) ||
+      hfTrainerScript(file.text) ||
+      isNanogptConfig(file.text) ||
+      launchesThroughShell(file.text),
     analyze: analyzeHfPython,
   },
   shell: {

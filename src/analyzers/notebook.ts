@@ -9,7 +9,7 @@
 import { parseTree, type Node } from 'jsonc-parser';
 import { msg, type ConfigFacts, type Span } from './facts';
 import { analyzeHfPython } from './hf-python';
-import { writtenFiles, type WrittenFile } from './hf-python/written-files';
+import { withWrittenConfigs, writtenFiles, type WrittenFile } from './hf-python/written-files';
 import { analyzeShell } from './shell';
 import type { Env } from './shell/fields';
 import { lineIndex, lineStarts } from './line-index';
@@ -247,22 +247,6 @@ function pythonValues(python: string): Env {
 }
 
 /**
- * A launch line's configs that the notebook writes itself before it runs (a `%%writefile` cell, or a dict or a string
- * its Python dumps to the file): their text, which the pipeline reads in place of a file on disk.
- */
-function withWrittenConfigs(r: ConfigFacts, code: NotebookCode): ConfigFacts {
-  if (!r.references.some((x) => x.kind === 'config' || x.kind === 'deepspeed')) return r;
-  const files = [...code.written, ...writtenFiles(code.text)];
-  const norm = (p: string): string => p.trim().replace(/^\.\//, '');
-  const references = r.references.map((x) => {
-    if (x.kind !== 'config' && x.kind !== 'deepspeed') return x;
-    const hit = [...files].reverse().find((f) => norm(f.path) === norm(x.path));
-    return hit ? { ...x, text: hit.text } : x;
-  });
-  return { ...r, references };
-}
-
-/**
  * The facts of a notebook: its code cells read by the Python analyzer, or, where no cell trains, its shell commands by
  * the shell analyzer; every span moved to where the JSON text has it. A text that is no notebook has none, with a
  * problem that says so.
@@ -289,7 +273,10 @@ export function analyzeNotebook(raw: string): ConfigFacts {
   // `!accelerate launch ...`) is that launch: read as the shell script its commands make.
   const shell =
     !code.trains && /\S/.test(code.shell.text)
-      ? withWrittenConfigs(analyzeShell(code.shell.text, pythonValues(code.text), undefined, { ipython: true }), code)
+      ? withWrittenConfigs(analyzeShell(code.shell.text, pythonValues(code.text), undefined, { ipython: true }), [
+          ...code.written,
+          ...writtenFiles(code.text),
+        ])
       : undefined;
   const launches = shell !== undefined && (shell.references.length > 0 || shell.facts.length > 0);
   const script: NotebookScript = launches ? code.shell : code;

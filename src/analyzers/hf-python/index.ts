@@ -13,7 +13,8 @@ import { importsXtuner, xtunerConfig } from './xtuner';
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../python-parse';
 import { msg, type ConfigFacts, type Fact, type Tool } from '../facts';
-import { NO_TRAINING_ESTIMATE, NO_TRAINING_SEEN, runsWithoutTraining, TRAINING_TOOLS } from '../trains';
+import { NO_TRAINING_ESTIMATE, NO_TRAINING_SEEN, runsWithoutTraining, TRAINING_TOOLS, TRAINS } from '../trains';
+import { analyzeShellOut } from './shell-out';
 import {
   HF_ARGS,
   TRL_CONFIGS,
@@ -100,6 +101,9 @@ export function analyzeHfPython(
   // nanoGPT's train.py sets its run in module globals that its command line overrides (nanogpt.ts).
   if (isNanogptScript(text)) return analyzeNanogptScript(text, module?.options);
   if (!module && isNanogptConfig(text)) return analyzeNanogptConfig(text);
+  // A script that trains by running a launch command, not in its own code (shell-out.ts).
+  const launched = !module && !TRAINS.test(text) ? analyzeShellOut(text) : undefined;
+  if (launched) return launched;
   const file = new PythonFile(text, module?.options, readModule, module !== undefined && module.settled !== false);
   file.moduleCallArgs = module?.callArgs;
   file.imported = module?.imported === true;

@@ -6,6 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import { stringify } from 'yaml';
 import { parsePython } from '../python-parse';
+import type { ConfigFacts } from '../facts';
 import { PythonFile, type Val } from './file';
 
 /** A file the script writes, as the run reads it. */
@@ -45,6 +46,13 @@ function writeOf(file: PythonFile, call: SyntaxNode): WrittenFile | undefined {
     const path = target(file, a.positional[1]);
     const text = path ? contents(file, a.positional[0], dump[1] as 'json' | 'yaml') : undefined;
     return path && text !== undefined ? { path, text } : undefined;
+  }
+  // `Path(...).write_text(yaml.dump(cfg))` / `json.dumps(cfg)` / a string: the path is the object's value.
+  const writeText = /\.write_text$/.test(callee) && a.positional.length === 1 ? call.firstChild?.firstChild : undefined;
+  if (writeText) {
+    const path = file.evalNode(writeText, 0);
+    const text = writtenText(file, a.positional[0]);
+    return path.k === 'lit' && typeof path.v === 'string' && text !== undefined ? { path: path.v, text } : undefined;
   }
   const write = /^(\w+)\.write$/.exec(callee);
   if (write && a.positional.length === 1) {
@@ -90,6 +98,32 @@ function openedForWriting(file: PythonFile, call: SyntaxNode): string | undefine
   const mode = modeNode ? file.evalNode(modeNode, 0) : undefined;
   const writes = mode?.k === 'lit' && typeof mode.v === 'string' && /^w/.test(mode.v);
   return writes && path?.k === 'lit' && typeof path.v === 'string' ? path.v : undefined;
+}
+
+/** The text a `write_text` argument makes: `yaml.dump(x)` / `yaml.safe_dump(x)` / `json.dumps(x)`, or a string. */
+function writtenText(file: PythonFile, node: SyntaxNode): string | undefined {
+  if (node.name === 'CallExpression') {
+    const dumps = /^(?:(yaml)\.(?:safe_)?dump|(json)\.dumps)$/.exec(file.calleeName(node) ?? '');
+    const value = file.args(node).positional[0];
+    if (dumps && value) return contents(file, value, dumps[1] ? 'yaml' : 'json');
+  }
+  const v = file.evalNode(node, 0);
+  return v.k === 'lit' && typeof v.v === 'string' ? v.v : undefined;
+}
+
+/**
+ * A launch's configs that the script or notebook writes itself before it runs them (a `%%writefile` cell, or a dict or
+ * a string its Python dumps to the file): their text, which the pipeline reads in place of a file on disk.
+ */
+export function withWrittenConfigs(r: ConfigFacts, files: readonly WrittenFile[]): ConfigFacts {
+  if (!r.references.some((x) => x.kind === 'config' || x.kind === 'deepspeed')) return r;
+  const norm = (p: string): string => p.trim().replace(/^\.\//, '');
+  const references = r.references.map((x) => {
+    if (x.kind !== 'config' && x.kind !== 'deepspeed') return x;
+    const hit = [...files].reverse().find((f) => norm(f.path) === norm(x.path));
+    return hit ? { ...x, text: hit.text } : x;
+  });
+  return { ...r, references };
 }
 
 /** What json.dump / yaml.dump write of a value: a dict as JSON or YAML; `yaml.safe_load(s)` of a string as s. */
