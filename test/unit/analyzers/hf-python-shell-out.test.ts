@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline, type FileReader } from '../../../src/analyzers/pipeline';
+import { editsForChanges } from '../../../src/features/fixes';
 
 const inMemory = (files: Record<string, string>): FileReader => ({
   read: (p) => files[p],
@@ -80,6 +81,18 @@ describe('hf-python: a script that runs a launch command', () => {
     const at = run.decided.worldSize;
     assert.equal(at?.file, '/w/modal_app.py');
     assert.equal(at?.location.line, 4);
+  });
+
+  it('takes no quick fix: its words are Python expressions, not the shell line the fix would write', () => {
+    const file = {
+      file: '/w/03_finetune.py',
+      text: DRIVER,
+      format: 'hf-python' as const,
+      facts: analyzeHfPython(DRIVER),
+    };
+    const plan = editsForChanges([{ key: 'gpus_per_node', value: 2 }], [file], file.file);
+    assert.equal(plan.edits.length, 0);
+    assert.match(plan.unsupported[0]?.reason ?? '', /runs its training as a command/);
   });
 
   it('a script that trains in its own code is read as such, whatever commands it runs besides', () => {

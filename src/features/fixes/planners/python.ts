@@ -38,7 +38,12 @@ interface ScriptCalls {
 }
 
 /** HF TrainingArguments / TRL configs, PEFT LoraConfig, BitsAndBytesConfig, from_pretrained (FORMATS.md §2). */
+/** Why a script that runs its training as a command (hf-python/shell-out.ts) takes no fix: its words are Python. */
+const SHELL_OUT_FIX =
+  'the script runs its training as a command: change the command in the script (no quick fix writes it)';
+
 export function planPython(c: PlanCtx, ch: SetupChange): Planned {
+  if (c.file.facts.launchesRun === true) return no(SHELL_OUT_FIX);
   const calls = pyCalls(c.file.text);
   const hasCall = (k: PyCall | 'trl'): boolean => calls.some((x) => x.kind === k);
   const train = (path: string, value: Val, extra: Partial<Op> = {}): Op =>
