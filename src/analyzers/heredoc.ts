@@ -79,16 +79,32 @@ const WRITES_AFTER = /^[ \t]*>>?[ \t]*([^\s;&|<>()$`]+)/;
 
 /**
  * The files a shell text writes from heredocs (`cat > ds_config.json <<'EOF' ... EOF`, a launcher writing the config it
- * then names): those whose text is known, the delimiter quoted or the body without `$` and backquotes to expand.
+ * then names): those whose text is known, the delimiter quoted, or every `$NAME` / `${NAME}` of the body one of
+ * `values` (the script's variables known statically); a body with a command substitution or another expansion is not.
  */
-export function heredocFiles(text: string): HeredocFile[] {
+export function heredocFiles(text: string, values?: ReadonlyMap<string, string>): HeredocFile[] {
   const out: HeredocFile[] = [];
   for (const h of heredocs(text)) {
-    if (h.assigned || (!h.quoted && /[$`]/.test(h.body))) continue;
+    if (h.assigned) continue;
+    const body = h.quoted ? h.body : expanded(h.body, values);
+    if (body === undefined) continue;
     const m =
       WRITES_BEFORE.exec(h.before) ?? (/(?:^|[\s;&|({])cat[ \t]*$/.test(h.before) ? WRITES_AFTER.exec(h.after) : null);
     const path = m?.[1].replace(/^(['"])(.*)\1$/, '$2');
-    if (path && path !== '/dev/null') out.push({ path, text: h.body });
+    if (path && path !== '/dev/null') out.push({ path, text: body });
   }
   return out;
+}
+
+/** An unquoted heredoc's body with its variables put in; undefined where one is not known or is no plain variable. */
+function expanded(body: string, values: ReadonlyMap<string, string> | undefined): string | undefined {
+  if (!/[$`\\]/.test(body)) return body;
+  if (!values || /`|\$\(|\\/.test(body)) return undefined;
+  let unknown = false;
+  const out = body.replace(/\$\{(\w+)\}|\$(\w+)|\$/g, (whole, braced?: string, plain?: string) => {
+    const v = values.get(braced ?? plain ?? '');
+    if (v === undefined) unknown = true;
+    return v ?? whole;
+  });
+  return unknown ? undefined : out;
 }

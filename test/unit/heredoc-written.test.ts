@@ -31,17 +31,19 @@ const TRAIN_PY =
   'Trainer(model=model, args=args).train()\n';
 
 describe('a config a launcher writes from a heredoc is the one the run reads', () => {
-  it('finds the file each writing heredoc names: cat > PATH <<, cat <<EOF > PATH, tee; not an expanded $', () => {
+  it('finds the file each writing heredoc names: cat > PATH <<, cat <<EOF > PATH, tee; a variable put in when known', () => {
     const text =
       "mkdir -p cfg\ncat > cfg/ds.json <<'DSEOF'\n{}\nDSEOF\n" +
       'cat <<EOF > accel.yaml\ndistributed_type: FSDP\nEOF\n' +
       "tee -a notes.yaml <<'X' >/dev/null\na: 1\nX\n" +
       'cat > run.yaml <<EOF\nmodel: $MODEL\nEOF\n' +
+      'cat > set.yaml <<EOF\nlr: $LR\nEOF\n' +
       'read -r -d "" CMD <<EOF\ntorchrun train.py\nEOF\n';
-    assert.deepEqual(heredocFiles(text), [
+    assert.deepEqual(heredocFiles(text, new Map([['LR', '2e-5']])), [
       { path: 'cfg/ds.json', text: '{}\n' },
       { path: 'accel.yaml', text: 'distributed_type: FSDP\n' },
       { path: 'notes.yaml', text: 'a: 1\n' },
+      { path: 'set.yaml', text: 'lr: 2e-5\n' },
     ]);
   });
 
@@ -90,11 +92,26 @@ describe('a config a launcher writes from a heredoc is the one the run reads', (
     assert.ok(!r.problems.some((x) => /train\.py/.test(x.message) && x.code === 'reference-not-found'));
   });
 
-  it('a heredoc whose body expands a variable is not read as the file (its text is not known here)', () => {
-    const run =
-      'STAGE=3\ncat > ds_config.json <<EOF\n{"zero_optimization": {"stage": $STAGE}}\nEOF\n' +
-      'deepspeed train.py --deepspeed ds_config.json\n';
-    const r = runPipeline([{ file: '/w/run.sh', text: run }], inMemory({ '/w/train.py': TRAIN_PY }), {});
-    assert.ok(r.problems.some((x) => x.code === 'reference-not-found' && /ds_config\.json/.test(x.message)));
+  it("an unquoted heredoc's variables are put in where the script sets them; one not known leaves the file unread", () => {
+    const run = (prelude: string): ReturnType<typeof runPipeline> =>
+      runPipeline(
+        [
+          {
+            file: '/w/run.sh',
+            text:
+              prelude +
+              'cat > ds_config.json <<EOF\n{"zero_optimization": {"stage": $STAGE}, "train_micro_batch_size_per_gpu": ${MBS}}\nEOF\n' +
+              'deepspeed train.py --deepspeed ds_config.json --per_device_train_batch_size 2\n',
+          },
+        ],
+        inMemory({ '/w/train.py': TRAIN_PY }),
+        {},
+      );
+    const known = run('STAGE=3\nMBS=2\n');
+    assert.equal(known.setup?.zero_stage, 3);
+    assert.ok(!known.problems.some((x) => x.code === 'reference-not-found'), JSON.stringify(known.problems));
+    // STAGE from the script's first argument: not known here, so the file is not read as written.
+    const open = run('STAGE=$1\nMBS=2\n');
+    assert.ok(open.problems.some((x) => x.code === 'reference-not-found' && /ds_config\.json/.test(x.message)));
   });
 });

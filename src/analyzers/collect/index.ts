@@ -20,6 +20,7 @@ import { isHydraPrimary } from '../hydra';
 import { addScriptData, scriptDataFile } from '../script-data';
 import { findModule, type FileReader } from '../file-reader';
 import { heredocFiles } from '../heredoc';
+import { variablesOf } from '../shell';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch, variableRooted } from './locate';
@@ -360,7 +361,11 @@ class FileCollection {
 
   /** The heredocs a launcher writes files with (the last write of a path stands): the run reads what they write. */
   private noteWritten(file: string, text: string): void {
-    for (const w of heredocFiles(text))
+    if (!/<</.test(text)) return;
+    const values = new Map<string, string>();
+    for (const v of variablesOf(text))
+      if (v.parts.every((p) => p.unknown === undefined)) values.set(v.name, v.parts.map((p) => p.text).join(''));
+    for (const w of heredocFiles(text, values))
       for (const place of this.places(file, w.path)) this.written.set(place, { text: w.text, writtenBy: file });
   }
 
