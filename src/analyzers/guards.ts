@@ -125,23 +125,28 @@ export function tooDeep(text: string, syntax: Syntax): number | undefined {
   return undefined;
 }
 
+/** Why `length` characters of a syntax are not analyzed (over MAX_ANALYZED_CHARS), at the file's top; else undefined. */
+export function tooLarge(length: number, syntax: Syntax): ParseProblem | undefined {
+  const limit = MAX_ANALYZED_CHARS[syntax];
+  if (length <= limit) return undefined;
+  const size = (n: number): string =>
+    n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`;
+  return {
+    code: 'not-analyzed',
+    severity: 'warning',
+    span: { start: 0, end: Math.min(1, length) },
+    ...msg(
+      'this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}',
+      size(length),
+      size(limit),
+    ),
+  };
+}
+
 /** Why a text is not analyzed (too large, nested too deep), located, or undefined when it may be. */
 export function notAnalyzed(text: string, syntax: Syntax): ParseProblem | undefined {
-  const limit = MAX_ANALYZED_CHARS[syntax];
-  if (text.length > limit) {
-    const size = (n: number): string =>
-      n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(n / 1024)} KiB`;
-    return {
-      code: 'not-analyzed',
-      severity: 'warning',
-      span: { start: 0, end: Math.min(1, text.length) },
-      ...msg(
-        'this file is not analyzed: it has {0} of text, and VRAM Lens reads configs like it up to {1}',
-        size(text.length),
-        size(limit),
-      ),
-    };
-  }
+  const large = tooLarge(text.length, syntax);
+  if (large) return large;
   const at = tooDeep(text, syntax);
   if (at === undefined) return undefined;
   return {

@@ -7,7 +7,8 @@
 // ...`, `!accelerate launch ...`, a `%%bash` cell) is read as the shell script those commands make. A notebook takes
 // no quick fix (its cells are edited in the notebook). Pure: no I/O.
 import { parseTree, type Node } from 'jsonc-parser';
-import { msg, type ConfigFacts, type Span } from './facts';
+import { msg, type ConfigFacts, type ParseProblem, type Span } from './facts';
+import { notAnalyzed, tooLarge } from './guards';
 import { analyzeHfPython } from './hf-python';
 import { withWrittenConfigs, writtenFiles, type WrittenFile } from './hf-python/written-files';
 import { analyzeShell } from './shell';
@@ -30,7 +31,11 @@ export interface NotebookCode extends NotebookScript {
   readonly trains: boolean;
   /** The files its `%%writefile <name>` cells write (a config a launch line then reads), Python files aside. */
   readonly written: readonly WrittenFile[];
+  /** Its code cells hold more than the Python analyzer reads (guards.ts): they are not read, and this says so. */
+  readonly tooLarge?: ParseProblem;
 }
+
+const NO_SCRIPT: NotebookScript = { text: '', rawOffset: () => 0, rawEnd: () => 0 };
 
 /** Cell magics whose body is Python (IPython's %%capture, %%time, %%timeit; %%writefile of a .py file). */
 const PYTHON_CELL_MAGIC = /^%%(capture|time|timeit|prun)\b|^%%writefile\s+(-a\s+)?\S+\.py\s*$/;
@@ -53,6 +58,12 @@ export function notebookCode(raw: string): NotebookCode | undefined {
   // of the notebook that does) test, merge or reload what was trained (`from_pretrained("outputs/merged")`): they are
   // not the run.
   const texts = code.map((strings) => strings.map((s) => String(s.value)).join(''));
+  // Cells over the Python analyzer's limit are not read (each character's place would be kept: seconds for megabytes).
+  const large = tooLarge(
+    texts.reduce((n, t) => n + t.length, 0),
+    'python',
+  );
+  if (large) return { ...NO_SCRIPT, shell: NO_SCRIPT, trains: false, written: [], tooLarge: large };
   // Top-level `def` blocks of the cells: the functions that train, or call one that does (rohan-paul's notebooks
   // define `train_and_save_model(trainer, ...)` in one cell and run the pipeline from another).
   const trainers = trainingFunctions(texts.flatMap(topLevelDefs));
@@ -269,6 +280,9 @@ export function analyzeNotebook(raw: string): ConfigFacts {
       ],
     };
   }
+  // Its code over the limits of the analyzers that read it (guards.ts) is not read: the notebook says so, at its top.
+  const unread = code.tooLarge ?? notAnalyzed(code.text, 'python') ?? notAnalyzed(code.shell.text, 'shell');
+  if (unread) return { format: 'notebook', facts: [], references: [], tools: [], problems: [unread] };
   // A notebook that trains in no cell of its own but runs a launch line (`!python train.py --model_name_or_path ...`,
   // `!accelerate launch ...`) is that launch: read as the shell script its commands make.
   const shell =

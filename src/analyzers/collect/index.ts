@@ -20,6 +20,7 @@ import { isHydraPrimary } from '../hydra';
 import { addScriptData, scriptDataFile } from '../script-data';
 import { findModule, type FileReader } from '../file-reader';
 import { heredocFiles } from '../heredoc';
+import { MAX_ANALYZED_CHARS } from '../guards';
 import { variablesOf } from '../shell';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
@@ -361,7 +362,8 @@ class FileCollection {
 
   /** The heredocs a launcher writes files with (the last write of a path stands): the run reads what they write. */
   private noteWritten(file: string, text: string): void {
-    if (!/<</.test(text)) return;
+    // A launcher over the size limit is not analyzed (guards.ts): neither are its heredocs and variables.
+    if (text.length > MAX_ANALYZED_CHARS.shell || !/<</.test(text)) return;
     const values = new Map<string, string>();
     for (const v of variablesOf(text))
       if (v.parts.every((p) => p.unknown === undefined)) values.set(v.name, v.parts.map((p) => p.text).join(''));

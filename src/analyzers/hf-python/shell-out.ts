@@ -5,6 +5,7 @@
 // facts are located in the script; a config the script writes before (yaml.dump, write_text) is read as written. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import type { ConfigFacts, Span } from '../facts';
+import { MAX_ANALYZED_CHARS } from '../guards';
 import { parsePython } from '../python-parse';
 import { analyzeShell } from '../shell';
 import { PythonFile } from './file';
@@ -22,7 +23,7 @@ const MAX_COMMANDS = 16;
 
 /** Whether the text may run a command at all (a cheap test before the parse). */
 export function mayShellOut(text: string): boolean {
-  return /\b(?:subprocess|os\.system|os\.popen)\b/.test(text);
+  return text.length <= MAX_ANALYZED_CHARS.python && /\b(?:subprocess|os\.system|os\.popen)\b/.test(text);
 }
 
 /** The commands a script runs whose words are known statically, as one shell script; undefined when there are none. */
@@ -36,7 +37,8 @@ export function shellOut(text: string): ShellOut | undefined {
     const cur = file.root.cursor();
     let commands = 0;
     do {
-      if (cur.name !== 'CallExpression' || commands >= MAX_COMMANDS) continue;
+      if (commands >= MAX_COMMANDS) break;
+      if (cur.name !== 'CallExpression') continue;
       const callee = file.calleeName(cur.node) ?? '';
       if (!RUNS.test(callee) || (!callee.includes('.') && !bare)) continue;
       const first = file.args(cur.node).positional[0];

@@ -2,7 +2,7 @@
 // VRAM Lens scenario files, which have their own analyzer). Pure; never throws.
 import { isForgeYaml } from './forge';
 import { isMap, isScalar, type Node } from 'yaml';
-import { notAnalyzed } from '../guards';
+import { MAX_ANALYZED_CHARS, notAnalyzed } from '../guards';
 import { parseYaml } from '../yaml-parse';
 import type { Format } from '../facts';
 import { MAX_FLOW_DEPTH, flowDepth } from './common';
@@ -211,13 +211,15 @@ function topKeysByLine(text: string): { keys: Set<string>; components: boolean; 
 
 /** The top-level keys of a YAML text, and whether a mapping value carries a `_component_` key (torchtune). */
 function topKeys(text: string): { keys: Set<string>; components: boolean; scalarModel: boolean } {
+  // A text over the YAML size limit is not analyzed: its keys are not scanned for either (a 20 MB mutant took a second).
+  if (text.length > MAX_ANALYZED_CHARS.yaml) return { keys: new Set(), components: false, scalarModel: false };
   const byLine = topKeysByLine(text);
   if (byLine) return byLine;
   const keys = new Set<string>();
   let components = false;
   let scalarModel = false;
   try {
-    if (flowDepth(text) > MAX_FLOW_DEPTH || notAnalyzed(text, 'yaml')) return { keys, components, scalarModel };
+    if (notAnalyzed(text, 'yaml') || flowDepth(text) > MAX_FLOW_DEPTH) return { keys, components, scalarModel };
     const doc = parseYaml(text, { uniqueKeys: false, strict: false });
     if (isMap(doc.contents)) {
       for (const pair of doc.contents.items) {

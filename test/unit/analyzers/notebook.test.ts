@@ -204,6 +204,18 @@ describe('analyzers: Jupyter notebooks', () => {
     assert.equal(fact(r2, 'model')?.value, 'Qwen/Qwen2.5-0.5B-Instruct');
   });
 
+  it("code cells over the Python analyzer's 1 MiB are not read: one not-analyzed warning, nothing else", () => {
+    // 200,000 `!torchrun t.py` lines (3,000,000 characters of code, 2.9 MiB): each character's place was kept, seconds of analysis.
+    const many = notebook([code(Array.from({ length: 200_000 }, () => '!torchrun t.py\n'))]);
+    const r = analyzeAs('notebook', many);
+    assert.deepEqual(
+      r.problems.map((p) => p.code),
+      ['not-analyzed'],
+    );
+    assert.match(r.problems[0].message, /2\.9 MiB of text.*up to 1\.0 MiB/);
+    assert.deepEqual(r.facts, []);
+  });
+
   it("a notebook whose cells train nothing but run a launch line is read as that launch (QwenLM/Qwen's LoRA recipe)", () => {
     const nb = notebook([
       code(['!pip install -q peft\n']),
