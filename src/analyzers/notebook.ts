@@ -9,6 +9,7 @@
 import { parseTree, type Node } from 'jsonc-parser';
 import { msg, type ConfigFacts, type ParseProblem, type Span } from './facts';
 import { notAnalyzed, tooLarge } from './guards';
+import { movedSpans } from './moved-spans';
 import { analyzeHfPython } from './hf-python';
 import { withWrittenConfigs, writtenFiles, type WrittenFile } from './hf-python/written-files';
 import { analyzeShell } from './shell';
@@ -299,18 +300,5 @@ export function analyzeNotebook(raw: string): ConfigFacts {
     const start = script.rawOffset(s.start);
     return { start, end: s.end > s.start ? script.rawEnd(s.end - 1) : start };
   };
-  return {
-    ...r,
-    format: 'notebook',
-    ...(launches ? { launchesRun: true as const } : {}),
-    facts: r.facts.map((f) => ({
-      ...f,
-      keySpan: at(f.keySpan),
-      valueSpan: at(f.valueSpan),
-      ...(f.originSpan ? { originSpan: at(f.originSpan) } : {}),
-    })),
-    problems: r.problems.map((p) => ({ ...p, span: at(p.span) })),
-    references: r.references.map((x) => ({ ...x, span: at(x.span) })),
-    ...(r.modelBeforeArguments ? { modelBeforeArguments: at(r.modelBeforeArguments) } : {}),
-  };
+  return { ...movedSpans(r, at), format: 'notebook', ...(launches ? { launchesRun: true as const } : {}) };
 }

@@ -6,6 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { ConfigFacts, Span } from '../facts';
 import { MAX_ANALYZED_CHARS } from '../guards';
+import { movedSpans } from '../moved-spans';
 import { parsePython } from '../python-parse';
 import { analyzeShell } from '../shell';
 import { PythonFile } from './file';
@@ -115,17 +116,5 @@ export function analyzeShellOut(text: string): ConfigFacts | undefined {
     const end = s.end > s.start ? shell.offsets[Math.min(s.end - 1, last)] + 1 : start;
     return { start, end: Math.max(start, end) };
   };
-  return {
-    ...r,
-    format: 'hf-python',
-    launchesRun: true,
-    facts: r.facts.map((f) => ({
-      ...f,
-      keySpan: at(f.keySpan),
-      valueSpan: at(f.valueSpan),
-      ...(f.originSpan ? { originSpan: at(f.originSpan) } : {}),
-    })),
-    problems: r.problems.map((p) => ({ ...p, span: at(p.span) })),
-    references: r.references.map((x) => ({ ...x, span: at(x.span) })),
-  };
+  return { ...movedSpans(r, at), format: 'hf-python', launchesRun: true };
 }
