@@ -537,6 +537,30 @@ describe('models: resolution from anywhere', () => {
       assert.match(fail(resolveModelSync('CohereLabs/tiny-aya-global', { cwd: tmp, env })), /unknown model/);
     });
 
+    it("a copy of another machine's Hugging Face cache folder is looked for as the Hub id it is named after", () => {
+      // gustavecortal/eliciting_emotional_reasoning configs/config_8b.yaml: base_path is a snapshot folder of a cache
+      // copied beside the project (huggingface_hub's repo_folder_name: `models--{org}--{name}`).
+      const snap =
+        '../pretrained_models/models--gustavecortal--Piaget-8B/snapshots/0867eefc46573b38da23d21fdfd90cc5caafe566';
+      const miss = fail(resolveModelSync(snap, { cwd: tmp, env }));
+      assert.match(miss, /a Hugging Face cache folder of gustavecortal\/Piaget-8B, which is not on this machine/);
+      assert.match(miss, /allow network access \(--allow-network\); or set vramLens.model \(--model\)/);
+      assert.doesNotMatch(miss, /closest catalog entries/);
+      // A catalog model's folder (its config.json too) is that model, with a note.
+      const qwen = ok(
+        resolveModelSync('/data/hf/models--Qwen--Qwen2.5-7B/snapshots/abc123/config.json', { cwd: tmp, env }),
+      );
+      assert.equal(qwen.id, 'Qwen/Qwen2.5-7B');
+      assert.match(qwen.notes[0], /is a Hugging Face cache folder of Qwen\/Qwen2\.5-7B, read as that model/);
+      // One that this machine's cache holds is read from there.
+      const cache = path.join(home, '.cache', 'huggingface', 'hub');
+      hfCacheEntry(cache, 'tiny/copied', '3333333333333333333333333333333333333333', {
+        'config.json': JSON.stringify(tinyConfig({ hidden_size: 24 })),
+      });
+      const copied = ok(resolveModelSync('/mnt/other/hub/models--tiny--copied', { cwd: tmp, env }));
+      assert.equal(copied.config.hidden_size, 24);
+    });
+
     it('counts a sharded checkpoint through model.safetensors.index.json, and falls back when a shard is missing', () => {
       const dir = modelDir(path.join(tmp, 'sharded'), tinyConfig(), shardedFiles(TINY_PARAMS));
       const m = ok(resolveModelSync(dir, { cwd: tmp, env }));

@@ -407,7 +407,8 @@ function walk(w: Walk, map: Map<string, Entry>, parent: string, depth: number): 
     if (v.t === 'map') {
       if (depth >= MAX_DEPTH || NOT_TRAINING.test(n)) continue;
       const section = w.ctx.sub(e);
-      if (depth === 0 && STAGE.test(n) && holdsTraining(w.ctx, section, n, 1)) {
+      // A stage at the top or one level down (`training: {orpo: {...}}`).
+      if (depth <= 1 && STAGE.test(n) && holdsTraining(w.ctx, section, n, depth + 1)) {
         if (w.stage) {
           w.otherStages.push(e);
           continue;
@@ -509,6 +510,7 @@ export function analyzeProjectConfig(text: string): ConfigFacts {
     const reading = readProjectConfig(ctx);
     if (!reading) return;
     ctx.setTool(trlNamed(reading) ? 'trl' : 'hf-trainer');
+    stageObjective(ctx, reading.stage);
     analyzeHfEntries(ctx, reading.top);
     // The project's keys are its own: a name TRL renamed is not deprecated in its file.
     const kept = ctx.problems.filter((p) => p.code !== 'deprecated-key');
@@ -522,6 +524,18 @@ export function analyzeProjectConfig(text: string): ConfigFacts {
     for (let i = 0; i < ctx.facts.length; i++) ctx.facts[i] = byName(ctx.facts[i], written, notWritten);
     said(ctx, reading);
   });
+}
+
+/**
+ * The objective a stage section's name gives where its keys alone do not: an `orpo:`, `cpo:` or `simpo:` section is
+ * trained without a reference model (TRL's ORPOTrainer and CPOTrainer load none), a `kto:` one with KTO's unpaired
+ * examples. A `dpo:` section is left to its keys (DPOConfig's own keys, a loss type, reference_free).
+ */
+function stageObjective(ctx: YamlCtx, stage: Entry | undefined): void {
+  const name = stage ? /^(orpo|cpo|simpo|kto)/.exec(normalized(stage.key))?.[1] : undefined;
+  // Located at the section's name, which is what says it.
+  if (stage && name)
+    ctx.add('preference', stage, name === 'kto' ? 'kto' : 'reference-free', undefined, { valueSpan: stage.keySpan });
 }
 
 /** Names shared by TRL's configs and many projects' own (a length, LoRA's rank): they do not say TRL. */

@@ -10,7 +10,16 @@ import { readPolicy, type ReadPolicy } from '../read';
 import { fromHfCache, fromLocalPath, fromOurCache, type Step } from './cache';
 import { earlierRun } from './earlier-run';
 import { fetchFromHub, suggestionText } from './hub';
-import { expandHome, hfHubCacheDir, homeDir, type HubRef, looksLikePath, parseHubRef, vramLensCacheDir } from './paths';
+import {
+  expandHome,
+  hfHubCacheDir,
+  homeDir,
+  type HubRef,
+  hubIdOfCacheFolder,
+  looksLikePath,
+  parseHubRef,
+  vramLensCacheDir,
+} from './paths';
 import type { AsyncResolveOptions, Env, ModelInfo, ModelResolution, SyncResolveOptions } from './types';
 
 export type { QuantizationInfo } from '../../analyzers/checkpoint-quantization';
@@ -40,7 +49,13 @@ type Offline =
       /** Read from a name alone (fromHubName): where the Hub may be asked, its answer stands, a missing repo too. */
       readonly nameOnly?: boolean;
     })
-  | { readonly kind: 'missing'; readonly hub?: HubRef; readonly hfCache?: string };
+  | {
+      readonly kind: 'missing';
+      readonly hub?: HubRef;
+      readonly hfCache?: string;
+      /** The path written, a Hugging Face cache folder of the Hub id looked for (hubIdOfCacheFolder). */
+      readonly cacheFolder?: string;
+    };
 
 /** Every place that needs no network, in the documented order. */
 function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwork'>): Offline {
@@ -57,6 +72,8 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const abs = path.resolve(opts.cwd, expandHome(trimmed, homeDir(opts.env)));
   const local = fromLocalPath(trimmed, abs, explicitPath, policy) ?? nearTheFile(trimmed, explicitPath, opts, policy);
   if (local) return local;
+  const cachedId = hubIdOfCacheFolder(trimmed);
+  if (cachedId) return asCacheFolder(trimmed, cachedId, resolveOffline(cachedId, opts));
   if (explicitPath)
     return fromEarlierRun(trimmed, opts, policy) ?? missingPath(trimmed, besideTheFile(trimmed, abs, opts), opts.cwd);
   const hub = parseHubRef(trimmed);
@@ -96,6 +113,18 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   const named =
     hub.revision === undefined ? (fromEarlierRun(trimmed, opts, policy) ?? fromHubName(trimmed, hub, opts)) : undefined;
   return named ?? { kind: 'missing', hub, hfCache };
+}
+
+/**
+ * A Hugging Face cache folder that is not here (`../pretrained_models/models--org--name/snapshots/<commit>`, a copy of
+ * another machine's cache) looked for as the Hub id it is named after: found, with a note saying so; else missing
+ * under that id, so the Hub may be asked for it where allowed and the message names it.
+ */
+function asCacheFolder(trimmed: string, id: string, r: Offline): Offline {
+  if (r.kind === 'missing') return { ...r, cacheFolder: trimmed };
+  if (r.kind !== 'found') return r;
+  const note = `model path '${trimmed}' is not on this machine: it is a Hugging Face cache folder of ${id}, read as that model`;
+  return { ...r, model: { ...r.model, notes: [note, ...r.model.notes] } };
 }
 
 /**
@@ -200,18 +229,22 @@ function hubOffline(env: Env): boolean {
 
 function missingMessage(
   ref: string,
-  miss: { hub?: HubRef; hfCache?: string },
+  miss: { hub?: HubRef; hfCache?: string; cacheFolder?: string },
   opts: Omit<SyncResolveOptions, 'allowNetwork'>,
 ): string {
-  const where = miss.hub
-    ? `not in the built-in catalog, not a local path, not in the Hugging Face cache (${miss.hfCache})`
-    : 'not in the built-in catalog, not a local path, and not a Hugging Face repo id';
+  const where = miss.cacheFolder
+    ? `a Hugging Face cache folder of ${miss.hub?.id ?? ''}, which is not on this machine, not in the built-in catalog and ` +
+      `not in this machine's Hugging Face cache (${miss.hfCache}); its name gives no family and size to read it as`
+    : miss.hub
+      ? `not in the built-in catalog, not a local path, not in the Hugging Face cache (${miss.hfCache})`
+      : 'not in the built-in catalog, not a local path, and not a Hugging Face repo id';
   const hint = !miss.hub
     ? ''
     : hubOffline(opts.env)
       ? '; HF_HUB_OFFLINE is set, so the Hugging Face Hub is not asked'
       : `; to fetch its config.json from the Hugging Face Hub, allow network access (${opts.networkHint ?? DEFAULT_NETWORK_HINT})`;
-  return `unknown model '${ref.trim()}': ${where}${suggestionText(ref.trim())}${hint}`;
+  const suggestions = miss.cacheFolder ? '' : suggestionText(ref.trim());
+  return `unknown model '${ref.trim()}': ${where}${suggestions}${hint}; or set vramLens.model (--model)`;
 }
 
 /**
@@ -270,6 +303,6 @@ export async function prefetchModelResolver(
   for (const ref of new Set(refs)) known.set(ref, await resolveModelAsync(ref, opts));
   // A path is looked for near the file that names it (nearTheFile), which the look-ups up front did not know.
   return (ref, from) =>
-    (looksLikePath(ref.trim()) ? undefined : known.get(ref)) ??
+    (looksLikePath(ref.trim()) && !hubIdOfCacheFolder(ref) ? undefined : known.get(ref)) ??
     resolveModelSync(ref, { ...opts, allowNetwork: false, ...(from === undefined ? {} : { from }) });
 }

@@ -84,3 +84,17 @@ export function parseHubRef(ref: string): HubRef | undefined {
 }
 
 export const cacheFolderName = (id: string): string => `models--${id.replace('/', '--')}`;
+
+/**
+ * The Hub id a Hugging Face cache folder is named after, where a path names one (`../models--Qwen--Qwen2.5-7B`, its
+ * `snapshots/<commit>` folder or the config.json in it): huggingface_hub's repo_folder_name writes `models--` and the
+ * id with `/` as `--`, which no Hub name holds. undefined for any other path.
+ */
+export function hubIdOfCacheFolder(ref: string): string | undefined {
+  const m =
+    /(?:^|[\\/])models--([\w.-]+?)--([\w.-]+?)(?:[\\/]snapshots[\\/][\w.-]+)?(?:[\\/]config\.json)?[\\/]?$/.exec(
+      ref.trim(),
+    );
+  const hub = m ? parseHubRef(`${m[1]}/${m[2]}`) : undefined;
+  return hub?.id;
+}

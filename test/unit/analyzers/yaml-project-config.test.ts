@@ -284,6 +284,36 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     );
   });
 
+  it("a stage section's name gives the objective: `orpo:` under `training:` keeps no reference model", () => {
+    // The shape of gustavecortal/eliciting_emotional_reasoning configs/config_8b.yaml, whose train_orpo.py hands
+    // training.orpo to TRL's ORPOConfig and ORPOTrainer: beta and max_prompt_length alone would assume DPO.
+    const text = [
+      'model:',
+      '  base_path: Qwen/Qwen3-8B',
+      'training:',
+      '  lora:',
+      '    r: 4',
+      '    target_modules: [q_proj, v_proj]',
+      '  orpo:',
+      '    per_device_train_batch_size: 1',
+      '    gradient_accumulation_steps: 8',
+      '    max_length: 1024',
+      '    max_prompt_length: 128',
+      '    beta: 0.1',
+      '    bf16: true',
+      '',
+    ].join('\n');
+    const r = run('config_8b.yaml', text);
+    // preferenceOf: reference-free is reference none, with ORPO's chosen-half NLL (cpo_alpha unset).
+    assert.deepEqual(r.setup?.preference, { reference: 'none', logps: 'rows', paired: true, chosen_nll: true });
+    assert.deepEqual(r.provenance.preference, { kind: 'file', file: 'config_8b.yaml', line: 7, key: 'training.orpo' });
+    // A `dpo:` section keeps the DPO reading, with its reference (the model with its adapters off under LoRA).
+    const dpo = run('config_8b.yaml', text.replace('  orpo:', '  dpo:'));
+    assert.equal(dpo.setup?.preference?.reference, 'adapters-off');
+    const kto = run('config_8b.yaml', text.replace('  orpo:', '  kto_config:'));
+    assert.equal(kto.setup?.preference?.paired, false);
+  });
+
   it('files that name a model but are not training configs are not read this way', () => {
     // A tokenizer's config, a PEFT adapter's, a model's config: no batch or accumulation.
     const tokenizer = '{"name_or_path": "Qwen/Qwen2.5-7B", "model_max_length": 32768, "padding_side": "right"}';
