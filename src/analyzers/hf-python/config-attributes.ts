@@ -1,13 +1,14 @@
 // An attribute of the training arguments set after they are made: `training_args = SFTConfig(...)` then
 // `training_args.bf16 = True` (SakibAhmedShuva/Gemma-3-LLM-Fine-Tuning's notebook sets its precision so), read as a
-// keyword of the call written at the assignment. One on a branch known not to run is left out; one on a branch whose
+// keyword of the call written at the assignment; so is `setattr(training_args, 'max_length', 512)` with the name written
+// as a string (biosharp18/CS245-project train_DPO.py sets its batch and lengths so). One on a branch known not to run is left out; one on a branch whose
 // test is not known statically is not known, said with its condition. Pure; never throws on user text.
 import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
 import { branchTaken, conditionOf } from './branches';
 import type { Entry, PythonFile } from './file';
 import { mapEntry } from './mapping';
-import { assignedName, span } from './syntax';
+import { assignedName, children, pyString, span, stringInner } from './syntax';
 
 /**
  * Each `name.attr = value` after the call that binds `name`, mapped as the call's keyword `attr` (a later one wins).
@@ -16,10 +17,11 @@ import { assignedName, span } from './syntax';
 export function attributesSetAfter(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
   const name = assignedName(call, file.text);
   if (name === undefined) return;
-  const sets = [...file.optionAssignments.values()].flat().filter((st) => st.from > call.to);
+  const assigned = [...file.optionAssignments.values()].flat();
+  const sets = [...assigned, ...file.callsNamed('setattr')].filter((st) => st.from > call.to);
   const inCall = (s: { start: number; end: number }): boolean => s.start >= call.from && s.end <= call.to;
   for (const st of sets.sort((a, b) => a.from - b.from)) {
-    const entry = attributeEntry(file, st, name);
+    const entry = st.name === 'CallExpression' ? setattrEntry(file, st, name) : attributeEntry(file, st, name);
     if (!entry) continue;
     const before = file.facts.length;
     mapEntry(file, 'train', entry, tool, undefined, trlOrLocal);
@@ -38,14 +40,33 @@ function attributeEntry(file: PythonFile, st: SyntaxNode, name: string): Entry |
   if (object?.name !== 'VariableName' || property?.name !== 'PropertyName' || !value || value === target) return;
   if (file.text.slice(object.from, object.to) !== name || target?.nextSibling?.name !== 'AssignOp') return;
   if (value.prevSibling?.from !== target.nextSibling.from) return;
+  return whereRun(file, st, { rawKey: file.text.slice(property.from, property.to), keySpan: span(property), value });
+}
+
+/** `setattr(name, 'attr', value)` as the entry `attr=value`, unless its branch is known not to run. */
+function setattrEntry(file: PythonFile, call: SyntaxNode, name: string): Entry | undefined {
+  const args = children(call.getChild('ArgList') ?? call).filter((c) => !['(', ')', ','].includes(c.name));
+  const [object, attr, value] = args;
+  if (args.length !== 3 || object.name !== 'VariableName' || file.text.slice(object.from, object.to) !== name) return;
+  const rawKey = attr.name === 'String' ? pyString(file.text.slice(attr.from, attr.to)) : undefined;
+  if (rawKey === undefined || !/^\w+$/.test(rawKey)) return;
+  return whereRun(file, call, { rawKey, keySpan: stringInner(file.text, attr), value });
+}
+
+/** The entry of a statement that sets `rawKey`: none on a branch known not to run, not known on one that may not. */
+function whereRun(
+  file: PythonFile,
+  st: SyntaxNode,
+  e: { rawKey: string; keySpan: Entry['keySpan']; value: SyntaxNode },
+): Entry | undefined {
   const taken = branchTaken(file, st);
   if (taken === false) return;
   const condition = taken === undefined ? conditionOf(file, st) : undefined;
   return {
-    rawKey: file.text.slice(property.from, property.to),
-    keySpan: span(property),
-    valueNode: value,
-    valueSpan: span(value),
+    rawKey: e.rawKey,
+    keySpan: e.keySpan,
+    valueNode: e.value,
+    valueSpan: span(e.value),
     ...(condition ? { forced: `set only when ${condition}` } : {}),
   };
 }

@@ -60,4 +60,28 @@ describe('hf-python: training arguments set after the call', () => {
     const text = script(['model.config.bf16 = True']);
     assert.equal(fact(text, 'bf16'), false);
   });
+
+  it("`setattr(training_args, 'max_length', 512)` is the keyword max_length, located at the name's string", () => {
+    // biosharp18/CS245-project train_DPO.py: DPOConfig(output_dir=...) and then setattr for the batch and lengths.
+    const text = [
+      'from transformers import AutoModelForCausalLM',
+      'from trl import DPOConfig, DPOTrainer',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct")',
+      'training_args = DPOConfig(output_dir="out")',
+      "setattr(training_args, 'per_device_train_batch_size', 4)",
+      "setattr(training_args, 'max_prompt_length', 128)",
+      "setattr(training_args, 'max_length', 512)",
+      "setattr(model, 'max_length', 64)",
+      'setattr(training_args, name, 2)',
+      'DPOTrainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    const mb = r.facts.find((f) => f.key === 'microBatchSize');
+    assert.equal(mb?.value, 4);
+    assert.equal(text.slice(mb?.keySpan.start, mb?.keySpan.end), 'per_device_train_batch_size');
+    const run = runProject({ 'train_DPO.py': text }, 'train_DPO.py');
+    // Not TRL's defaults (8 per GPU, max_length 1024): the model's setattr and the one with a variable name set nothing.
+    assert.deepEqual([run.setup?.micro_batch_size, run.setup?.seq_len], [4, 512]);
+  });
 });
