@@ -111,6 +111,9 @@ export type CanonicalKey =
   | 'quantType' // 'nf4' | 'fp4' | 'int8' | 'gptq' | 'awq'
   | 'doubleQuant' // boolean
   | 'kbitUpcast' // 'none' | 'norms' | 'all': unquantized parameters of a 4/8-bit model cast to fp32
+  // 'all' | 'all-checkpointed' (its use_gradient_checkpointing not False): prepare_model_for_kbit_training under an `if`
+  // that tests the quantization
+  | 'kbitUpcastWhenQuantized'
   | 'kbitCastBack' // true: a loop over named_modules() puts the embeddings and the head back in bf16 (qlora.py)
   | 'loraCastBack' // true: the same loop casts the LoRA layers to bf16 (qlora.py: `isinstance(module, LoraLayer)`)
   | 'freezeTrainableLayers' // number

@@ -368,6 +368,23 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   const branch = callOnBranch(file, call, true);
   if (!branch) return;
   const { at, name, cond } = branch;
+  if (cond && quantizationTest(file, call)) {
+    // `if quantization_config:` (razvanalex-phd/SeLeRoSa llm_finetune.py): the call runs where the model is quantized,
+    // which the run's other facts decide (resolve/method.ts resolveKbitUpcast).
+    const gc = argument(file.args(call))('use_gradient_checkpointing', 1);
+    const gcValue = gc ? file.valueOf(gc) : undefined;
+    const off = gcValue?.k === 'lit' && gcValue.v === false;
+    file.facts.push({
+      key: 'kbitUpcastWhenQuantized',
+      rawKey: 'prepare_model_for_kbit_training',
+      value: off ? 'all' : 'all-checkpointed',
+      rawValue: `${name}(...)`,
+      keySpan: at,
+      valueSpan: at,
+      tool: 'peft',
+    });
+    return;
+  }
   if (cond) {
     // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
     file.facts.push({
@@ -421,6 +438,29 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
       overridesLauncher: true,
     });
   }
+}
+
+/** A name of a quantization setting or switch: `quantization_config`, `bnb_config`, `args.load_in_4bit`, `use_qlora`. */
+const QUANTIZATION_NAME = /^[\w.]*(quant|bnb|bitsandbytes|4_?bit|8_?bit|kbit|qlora|int4|int8)\w*$/i;
+
+/**
+ * Whether the `if` a call is under tests, in its first clause, that the model is quantized: a quantization setting or
+ * switch, as it is or `is not None` (`if quantization_config:`, `if args.load_in_4bit or args.load_in_8bit:`).
+ */
+function quantizationTest(file: PythonFile, call: SyntaxNode): boolean {
+  let child: SyntaxNode = call;
+  for (let p = call.parent; p; child = p, p = p.parent) {
+    if (p.name !== 'IfStatement') continue;
+    const test = p.firstChild?.nextSibling;
+    const body = test?.nextSibling;
+    if (!test || body?.name !== 'Body' || child.from !== body.from) return false;
+    const parts = file.text
+      .slice(test.from, test.to)
+      .replace(/\s+is\s+not\s+None\s*$/, '')
+      .split(/\s+or\s+/);
+    return parts.every((t) => QUANTIZATION_NAME.test(t.trim()));
+  }
+  return false;
 }
 
 /**

@@ -9,6 +9,7 @@ import { resolveEvalBatch, resolveTrainBatch } from './batch';
 import { checkTrainerDeepspeedMatch } from './deepspeed-trainer';
 import {
   resolveIa3,
+  resolveKbitCheckpointing,
   resolveKbitUpcast,
   resolveLora,
   resolveMethod,
@@ -81,6 +82,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('padded_batches', 'paddedBatches'),
   resolveKbitUpcast,
   fromFact('gradient_checkpointing', 'gradientCheckpointing'),
+  resolveKbitCheckpointing,
   fromFact('attention', 'attention'),
   resolveAttentionKernel,
   fromFact('loss', 'loss'),

@@ -162,13 +162,35 @@ export function resolveQuantization(ctx: ResolveContext): void {
 }
 
 /**
+ * prepare_model_for_kbit_training under a test that the model is quantized (`if quantization_config:`), on a quantized
+ * model, runs: with use_gradient_checkpointing left True it turns checkpointing on whatever the training arguments say.
+ */
+export function resolveKbitCheckpointing(ctx: ResolveContext): void {
+  const f = ctx.decided.kbitUpcastWhenQuantized;
+  if (!f || f.fact.value !== 'all-checkpointed' || ctx.setup.quantization === undefined) return;
+  if (ctx.setup.gradient_checkpointing === 'full') return;
+  ctx.setup.gradient_checkpointing = 'full';
+  ctx.prov.gradient_checkpointing = fileProv(f);
+}
+
+/** prepare_model_for_kbit_training under a test that the model is quantized, on a quantized model: it runs. */
+function fileKbitUpcast(ctx: ResolveContext, f: NonNullable<ResolveContext['decided']['kbitUpcast']>): true {
+  ctx.setup.kbit_upcast = 'all';
+  ctx.prov.kbit_upcast = fileProv(f);
+  return true;
+}
+
+/**
  * Which parameters a 4/8-bit model keeps in fp32 (kbit_upcast): the files' (a prepare_model_for_kbit_training call,
  * then qlora.py's loop that puts the embeddings and head back in bf16), or Axolotl's loader's. A TRL run's comes with
  * its release, once the pins are read (pipeline.ts trlQuantized).
  */
 export function resolveKbitUpcast(ctx: ResolveContext): void {
   const { tools, setup, prov, decided } = ctx;
-  const fromFiles = ctx.fromFact('kbit_upcast', 'kbitUpcast');
+  const whenQuantized = decided.kbitUpcastWhenQuantized;
+  const fromFiles =
+    ctx.fromFact('kbit_upcast', 'kbitUpcast') ||
+    (setup.quantization !== undefined && whenQuantized !== undefined && fileKbitUpcast(ctx, whenQuantized));
   // qlora.py's loop after prepare_model_for_kbit_training: under bf16 the embeddings and the head go back to bf16, the
   // norms stay fp32 (resolvePrecision has decided the mixed precision by now).
   const castBack = decided.kbitCastBack;

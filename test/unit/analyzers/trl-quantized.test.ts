@@ -77,6 +77,32 @@ describe("analyzers: what TRL's trainers do to a quantized model, by release", (
     assert.equal(r.setup?.lora?.dtype, 'fp32');
   });
 
+  it('prepare_model_for_kbit_training under `if quantization_config:` runs where the model is quantized', () => {
+    // razvanalex-phd/SeLeRoSa llm_finetune.py: `if quantization_config: model = prepare_model_for_kbit_training(model)`
+    // before SFTTrainer, with gradient_checkpointing=False in the config: the call turns it on (its
+    // use_gradient_checkpointing defaults to True, peft/utils/other.py).
+    const text = sft('bf16=True, gradient_checkpointing=False').replace(
+      'peft_config = ',
+      'from peft import prepare_model_for_kbit_training\nquantization_config = model.config.quantization_config\n' +
+        'if quantization_config:\n    model = prepare_model_for_kbit_training(model)\npeft_config = ',
+    );
+    const r = pinned(text, '1.13.0');
+    assert.equal(r.setup?.kbit_upcast, 'all');
+    assert.deepEqual(r.provenance.kbit_upcast, {
+      kind: 'file',
+      file: '/w/src/train.py',
+      line: 8,
+      key: 'prepare_model_for_kbit_training',
+    });
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+    // The same under `else:` of the test, or a test of something else, stays not known: TRL's release decides.
+    const other = pinned(text.replace('if quantization_config:', 'if args.upcast:'), '1.13.0');
+    assert.deepEqual([other.setup?.kbit_upcast, other.provenance.kbit_upcast?.kind], ['none', 'default']);
+    // use_gradient_checkpointing=False leaves checkpointing to the arguments.
+    const noGc = pinned(text.replace('(model)\npeft', '(model, use_gradient_checkpointing=False)\npeft'), '1.13.0');
+    assert.deepEqual([noGc.setup?.kbit_upcast, noGc.setup?.gradient_checkpointing], ['all', 'none']);
+  });
+
   it('by trainer: DPO prepares until 0.29, KTO and ORPO still do; QLoRA under FSDP or ZeRO-3 is not prepared', () => {
     const q = { bits: 4 as const, type: 'nf4' as const, double_quant: false, scope: 'all-linear' as const };
     const base = { quantization: q, mixed_precision: 'bf16' as const, fsdp: 'none' as const, zero_stage: 0 as const };
