@@ -600,6 +600,36 @@ describe('shell: values set on some branches, unresolved references', () => {
   });
 });
 
+describe("a launch line's --evaluation_strategy dates transformers only where TrainingArguments parse it", () => {
+  // evaluation_strategy was renamed eval_strategy in transformers 4.41 and removed after 4.45 (PR 30190).
+  const line = 'python train.py --model_name_or_path Qwen/Qwen2.5-0.5B --evaluation_strategy steps\n';
+  it("a script's own argparse option of that name (razvanalex-phd/SeLeRoSa llm_finetune.py) dates nothing", () => {
+    const own = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--model_name_or_path")',
+      'p.add_argument("--evaluation_strategy", type=str, default="steps")',
+      'args = p.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path)',
+      'targs = TrainingArguments(output_dir="o", eval_strategy=args.evaluation_strategy)',
+      'Trainer(model=model, args=targs).train()',
+      '',
+    ].join('\n');
+    const r = launchingTrainPy(own)(line);
+    assert.equal(r.setup?.transformers_version, undefined);
+    // Parsed by HfArgumentParser into TrainingArguments, the flag is transformers' own: 4.45 at the latest.
+    const parsed = [
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, TrainingArguments, Trainer',
+      '(targs,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'Trainer(model=model, args=targs).train()',
+      '',
+    ].join('\n');
+    assert.equal(launchingTrainPy(parsed)(line).setup?.transformers_version, '4.45');
+  });
+});
+
 describe('GPU counts: settings fill what the files leave open', () => {
   const ds = (flags: string): InputFile => ({
     file: '/w/run.sh',

@@ -8,6 +8,7 @@ import {
   msg,
   type ArgumentEnvironment,
   type ConfigFacts,
+  type Fact,
   type Format,
   type Reference,
   type Span,
@@ -98,6 +99,9 @@ interface Referrer {
   /** Its options are those of the command the README.md of its folder shows (no launch line runs it). */
   readonly readmeUsage?: true;
 }
+
+/** An argparse option of the script's own named evaluation_strategy (read as the script's parser reads it). */
+const OWN_EVALUATION_STRATEGY = /\badd_argument\(\s*(['"])--evaluation[-_]strategy\1/;
 
 /** The files read so far and what was said of them; `visit` reads a file and follows its references. */
 class FileCollection {
@@ -331,6 +335,23 @@ class FileCollection {
       ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
     });
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
+    this.settleOwnEvaluationStrategy(from.self, found.path);
+  }
+
+  /**
+   * A launch line's `--evaluation_strategy` that its script declares as an argparse option of its own (razvanalex-phd/
+   * SeLeRoSa's llm_finetune.py, which passes it on as `eval_strategy=`) is the script's name, not TrainingArguments':
+   * it does not date the run's transformers, as the flag does where the script parses TrainingArguments from its line.
+   */
+  private settleOwnEvaluationStrategy(launcher: AnalyzedFile, script: string): void {
+    const read = this.collected.files.find((f) => f.file === script);
+    const own = read && OWN_EVALUATION_STRATEGY.test(read.text.slice(0, MAX_ANALYZED_CHARS.python));
+    const at = this.collected.files.indexOf(launcher);
+    if (!read || !own || read.facts.readsTrainerFlags || at < 0) return;
+    const dated = (f: Fact): boolean => f.key === 'transformersVersion' && /^--evaluation[-_]strategy$/.test(f.rawKey);
+    const { facts } = launcher;
+    if (facts.facts.some(dated))
+      this.collected.files[at] = { ...launcher, facts: { ...facts, facts: facts.facts.filter((f) => !dated(f)) } };
   }
 
   /**
