@@ -22,7 +22,7 @@ import { children, span, clip, isModelClass } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
 import { plainArgumentsDefaults } from './plain-arguments';
-import { trlReleaseOfCall } from './trl-dated-calls';
+import { trlReleaseOfCall, trlReleaseOfRemovedApi } from './trl-dated-calls';
 import { attributesSetAfter } from './config-attributes';
 
 export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
@@ -599,7 +599,8 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
   if (tool === 'trl') plainArgumentsDefaults(file, args.entries);
   const dated = file.facts.some((f) => f.key === 'trlVersion')
     ? undefined
-    : trlReleaseOfCall(file, trainer, args.entries, tool);
+    : (trlReleaseOfCall(file, trainer, args.entries, tool) ??
+      trlReleaseOfRemovedApi(file, trainer, args.entries, tool));
   if (dated) file.facts.push(dated);
   const isNone = (e: Entry): boolean => {
     const v = file.valueOf(e);

@@ -6,8 +6,10 @@
 // in v0.13.0-v0.15.2). A script that passes them runs that release or an earlier one: the latest that takes the call
 // is assumed, which a pin in the project overrides (pinned-versions.ts), and the defaults TRL changed since follow
 // (trl-dated-defaults.ts: no checkpointing before 0.22, no bf16 before 0.19, the whole logits before 1.7). Pure.
-import type { Fact, Tool } from '../facts';
+import type { Fact, Span, Tool } from '../facts';
+import { MAX_ANALYZED_CHARS } from '../guards';
 import type { Entry, PythonFile } from './file';
+import { span } from './syntax';
 
 /** SFTTrainer's keywords that SFTConfig took over in TRL 0.13. */
 const SFT_BEFORE_013 = [
@@ -94,3 +96,61 @@ export function trlReleaseOfCall(
 
 /** The release after a "0.x" one. */
 const nextRelease = (v: string): string => `0.${minor(v) + 1}`;
+
+/**
+ * The TRL release a script's use of an API TRL 0.20 removed dates: `DataCollatorForCompletionOnlyLM` (deprecated "and
+ * will be removed in version 0.20.0", trl v0.19 trl/trainer/utils.py; huggingface/trl#3827), or SFTConfig's
+ * `max_seq_length`, renamed max_length in 0.16 and removed in 0.20 (huggingface/trl#3912), as a keyword of the config
+ * or set on the arguments the SFTTrainer is given (`args.max_seq_length = config.block_size`, simplescaling/s1's
+ * sft.py). TRL 0.19 is assumed, at the use; undefined when the script uses neither.
+ */
+export function trlReleaseOfRemovedApi(
+  file: PythonFile,
+  trainer: string,
+  trainerArgs: readonly Entry[],
+  tool: Tool,
+): Fact | undefined {
+  if (tool !== 'trl') return undefined;
+  const collator = file.calls.find((c) => file.calleeName(c)?.split('.').pop() === 'DataCollatorForCompletionOnlyLM');
+  if (collator) {
+    const at = span(collator.firstChild!);
+    return removedIn020(file, 'DataCollatorForCompletionOnlyLM', at, 'completion_only_loss of SFTConfig replaced it');
+  }
+  if (trainer !== 'SFTTrainer') return undefined;
+  const argsEntry = trainerArgs.find((e) => e.rawKey === 'args');
+  const name =
+    argsEntry?.valueNode?.name === 'VariableName'
+      ? file.text.slice(argsEntry.valueSpan.start, argsEntry.valueSpan.end)
+      : undefined;
+  const keyword = file.calls
+    .filter((c) => file.calleeName(c)?.split('.').pop() === 'SFTConfig')
+    .flatMap((c) => file.args(c).entries)
+    .find((e) => e.rawKey === 'max_seq_length');
+  const set = name === undefined ? undefined : maxSeqLengthSet(file, name);
+  const at = keyword?.keySpan ?? set;
+  return at ? removedIn020(file, 'max_seq_length', at, 'SFTConfig renamed it max_length in 0.16') : undefined;
+}
+
+/** `<name>.max_seq_length = ...`: where the attribute is written. */
+function maxSeqLengthSet(file: PythonFile, name: string): Span | undefined {
+  const m = new RegExp(`(^|\\n)[ \\t]*${name}\\.(max_seq_length)[ \\t]*=[^=]`).exec(
+    file.text.slice(0, MAX_ANALYZED_CHARS.python),
+  );
+  if (!m) return undefined;
+  const start = m.index + m[0].indexOf('max_seq_length');
+  return { start, end: start + 'max_seq_length'.length };
+}
+
+function removedIn020(file: PythonFile, api: string, at: Span, why: string): Fact {
+  return {
+    key: 'trlVersion',
+    rawKey: api,
+    value: '0.19',
+    rawValue: file.text.slice(at.start, at.end),
+    keySpan: at,
+    valueSpan: at,
+    tool: 'trl',
+    origin: 'call-default',
+    defaultNote: `${api}, which TRL 0.20 removed (${why}), dates the run to TRL 0.19 or earlier`,
+  };
+}

@@ -82,4 +82,36 @@ describe("analyzers: TRL's defaults as the pinned release had them", () => {
       undefined,
     );
   });
+
+  it('DataCollatorForCompletionOnlyLM or SFTConfig max_seq_length, both removed in TRL 0.20, date the run to 0.19', () => {
+    // simplescaling/s1 train/sft.py (copied by zenoy802/My-Open-LLM): the collator, then `args.max_seq_length = ...` on
+    // the SFTConfig its HfArgumentParser makes. TRL 0.19's defaults: checkpointing off (True from 0.22), the whole logits.
+    const parsed = [
+      'import transformers, trl',
+      'def train():',
+      '    parser = transformers.HfArgumentParser((trl.SFTConfig,))',
+      '    (args,) = parser.parse_args_into_dataclasses()',
+      '    model = transformers.AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype="bfloat16")',
+      '    collator = trl.DataCollatorForCompletionOnlyLM(response_template="<|im_start|>assistant", tokenizer=tok)',
+      '    args.max_seq_length = 4096',
+      '    trainer = trl.SFTTrainer(model, args=args, data_collator=collator)',
+      'if __name__ == "__main__":',
+      '    train()',
+      '',
+    ].join('\n');
+    const r = pinned(undefined, parsed);
+    assert.equal(r.setup?.trl_version, '0.19');
+    assert.match(noteOf(r.provenance.trl_version), /DataCollatorForCompletionOnlyLM, which TRL 0\.20 removed/);
+    assert.deepEqual([r.setup?.gradient_checkpointing, r.setup?.loss], ['none', 'full']);
+    // Without the collator, the attribute set on the trainer's arguments dates it.
+    const noCollator = parsed.replace(/\n {4}collator = .*\n/, '\n').replace(', data_collator=collator', '');
+    const r2 = pinned(undefined, noCollator);
+    assert.equal(r2.setup?.trl_version, '0.19');
+    assert.match(noteOf(r2.provenance.trl_version), /max_seq_length, which TRL 0\.20 removed \(SFTConfig renamed it/);
+    // SFTConfig(max_seq_length=...) too; a pin in the project wins.
+    const keyword =
+      SCRIPT.replace('per_device_train_batch_size=2', 'max_seq_length=2048') + 'SFTTrainer(model=model, args=args)\n';
+    assert.equal(pinned(undefined, keyword).setup?.trl_version, '0.19');
+    assert.equal(pinned('trl==0.12.0', keyword).setup?.trl_version, '0.12.0');
+  });
 });
