@@ -908,14 +908,19 @@ describe("hf-python: the script's own values", () => {
     assert.ok(p && p.kind === 'file' && p.line === 4, JSON.stringify(p));
   });
 
-  it('prepare_model_for_kbit_training under `if quantize:` is not taken as run (PEFT DoRA example, quantize is store_true)', () => {
+  it('prepare_model_for_kbit_training under `if quantize:` runs where the model is quantized (PEFT DoRA example)', () => {
     const text =
       'if quantize:\n' +
       '    model = AutoModelForCausalLM.from_pretrained("gpt2")\n' +
       '    model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)\n';
     const r = analyzeHfPython(text);
-    assert.ok(isUnknown(last(r, 'kbitUpcast')!.value));
+    // Not taken as run by itself: the run's quantization decides (resolve/method.ts resolveKbitUpcast).
+    assert.equal(last(r, 'kbitUpcast'), undefined);
+    assert.equal(last(r, 'kbitUpcastWhenQuantized')?.value, 'all-checkpointed');
     assert.equal(facts(r, 'gradientCheckpointing').length, 0);
+    // A test of something else stays not known.
+    const other = analyzeHfPython(text.replace('if quantize:', 'if args.upcast:'));
+    assert.ok(isUnknown(last(other, 'kbitUpcast')!.value));
   });
 
   it('a comparison of a default with a literal is known (artidoro/qlora qlora.py: load_in_4bit=args.bits == 4, bits defaulting to 4)', () => {
