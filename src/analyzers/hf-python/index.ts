@@ -368,8 +368,10 @@ export const setConditionally = (f: Fact): boolean =>
   !Array.isArray(f.value) &&
   CONDITIONAL.test((f.value as { unknown: string }).unknown);
 
+// A name set on a branch (`x is set conditionally at line N`), or a dict item (`set conditionally at line N`: file.ts
+// applyItems).
 const CONDITIONAL =
-  / is set conditionally at line \d+$| is computed from the script's options| only when (the if at line \d+ runs this branch|.+ is (true|false) \(line \d+\))$/;
+  /(^| is )set conditionally at line \d+$| is computed from the script's options| only when (the if at line \d+ runs this branch|.+ is (true|false) \(line \d+\))$/;
 
 /** What reading one call of the script needs from the others. */
 interface CallWalk {
@@ -420,6 +422,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     loadedAdapter(file, c);
   } else if (last === 'from_pretrained' && parts.length >= 2 && modelClassOf(file, parts, c)) {
     const target = assignedName(c, file.text);
+    // A load on a branch known not to run (s1's `if "70B" in config.model_name:` for a 32B model) loads nothing.
+    if (branchTaken(file, c) === false) return;
     if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
     else fromPretrained(file, c, modelClassOf(file, parts, c));
   } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {

@@ -4,6 +4,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import type { PythonFile, Val } from './file';
+import { namePredicate } from './name-predicate';
 import {
   dictGet,
   dictItem,
@@ -97,7 +98,8 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     extremum(file, node, callee, depth) ??
     pathOfCall(file, node, callee, depth) ??
     environmentDefault(file, node, callee, depth) ??
-    environmentHelper(file, node, depth);
+    environmentHelper(file, node, depth) ??
+    namePredicate(file, node, depth);
   return known ?? { k: 'call', callee, node };
 }
 
