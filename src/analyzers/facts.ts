@@ -429,7 +429,9 @@ export type ProblemCode =
   // A project's own config read by the names of its keys (yaml/project-config.ts): said at the model key.
   | 'read-by-name'
   // A launch that hides every GPU (CUDA_VISIBLE_DEVICES="") or asks Accelerate for the CPU (use_cpu: true).
-  | 'runs-on-cpu';
+  | 'runs-on-cpu'
+  // A launcher that runs training more than once, one launch after another: which one is estimated (shell/index.ts).
+  | 'several-launches';
 
 /** Problems kept per file (a broken file reports its first ones; fixing them shows the next). */
 export const MAX_PROBLEMS = 100;

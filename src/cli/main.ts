@@ -181,6 +181,7 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
           'reference-not-found',
           'read-by-name',
           'readme-launch',
+          'several-launches',
           'model-config-overrides',
         ].includes(p.code)),
   ))

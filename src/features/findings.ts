@@ -40,7 +40,8 @@ export type FindingCode =
   | 'reference-found-above'
   | 'readme-launch'
   | 'read-by-name'
-  | 'runs-on-cpu';
+  | 'runs-on-cpu'
+  | 'several-launches';
 
 export interface RelatedInfo {
   readonly file: string;
@@ -79,6 +80,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'readme-launch',
   'read-by-name',
   'runs-on-cpu',
+  'several-launches',
   'no-effect',
   // A value the estimate cannot know statically, said at its place (with the default that stands in, where one does).
   'not-static',

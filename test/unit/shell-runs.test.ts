@@ -630,6 +630,32 @@ describe("a launch line's --evaluation_strategy dates transformers only where Tr
   });
 });
 
+describe("a launch line's reference model says DPO where its script is not read", () => {
+  // yyDing1/ScaleQuest run_qwen2_qft.sh: `train.py --ref_model /path/to/models/Qwen2-Math-7B-QFT --loss_type sigmoid`,
+  // whose train.py is not beside the launcher.
+  const line =
+    'python train.py --model_name_or_path Qwen/Qwen2-7B --ref_model /path/to/sft --loss_type sigmoid ' +
+    '--per_device_train_batch_size 8\n';
+  it('not read: DPO with the named model as a copy, an assumption said at --ref_model', () => {
+    const r = runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/run.sh': line }), {});
+    // preferenceOf: a given reference is a copy; a full fine-tune's log-probs row by row (TRL's DPOTrainer).
+    assert.equal(r.setup?.preference?.reference, 'copy');
+    const p = r.provenance.preference;
+    assert.equal(p?.kind, 'default');
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /--ref_model names a reference model/);
+  });
+  it("read: the script's own trainer decides (an SFTTrainer keeps no reference)", () => {
+    const train = [
+      'from transformers import AutoModelForCausalLM',
+      'from trl import SFTConfig, SFTTrainer',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2-7B")',
+      'SFTTrainer(model=model, args=SFTConfig(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    assert.equal(launchingTrainPy(train)(line).setup?.preference, undefined);
+  });
+});
+
 describe('GPU counts: settings fill what the files leave open', () => {
   const ds = (flags: string): InputFile => ({
     file: '/w/run.sh',

@@ -23,6 +23,7 @@ import { findModule, type FileReader } from '../file-reader';
 import { heredocFiles } from '../heredoc';
 import { MAX_ANALYZED_CHARS } from '../guards';
 import { variablesOf } from '../shell';
+import { isFlagObjective } from '../shell/reference-flags';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch, variableRooted } from './locate';
@@ -336,6 +337,21 @@ class FileCollection {
     });
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
     this.settleOwnEvaluationStrategy(from.self, found.path);
+    this.settleFlagObjective(from.self);
+  }
+
+  /**
+   * The objective a launch line's flags made an assumption of, where its script was not read (`--ref_model`: DPO,
+   * shell/reference-flags.ts): the script, read, says which trainer it builds, so the assumption goes.
+   */
+  private settleFlagObjective(launcher: AnalyzedFile): void {
+    const at = this.collected.files.indexOf(launcher);
+    const { facts } = launcher;
+    if (at < 0 || !facts.facts.some(isFlagObjective)) return;
+    this.collected.files[at] = {
+      ...launcher,
+      facts: { ...facts, facts: facts.facts.filter((f) => !isFlagObjective(f)) },
+    };
   }
 
   /**

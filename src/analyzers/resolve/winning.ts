@@ -18,8 +18,9 @@ export function fileProblems(files: readonly AnalyzedFile[]): Problem[] {
   const trains = files.some((f) => f.facts.tools.some((t) => TRAINING_TOOLS.has(t)));
   for (const f of files) {
     for (const p of f.facts.problems) {
-      // Notes stay with their file, but how a file was read (by its names alone) is the run's to say.
-      if (p.severity === 'info' && p.code !== 'read-by-name') continue;
+      // Notes stay with their file, but how a file was read (by its names alone) and which of its launches is estimated
+      // are the run's to say.
+      if (p.severity === 'info' && p.code !== 'read-by-name' && p.code !== 'several-launches') continue;
       if (trains && p.code === 'not-modeled' && p.message.startsWith(NO_TRAINING_SEEN)) continue;
       problems.push({
         ...locateOffset(f.file, f.text, p.span.start, p.span.end),

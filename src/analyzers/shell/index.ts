@@ -20,6 +20,7 @@ import {
   type Tool,
 } from '../facts';
 import { Lexer } from './lexer';
+import type { CmdResult } from './launch';
 import { VLLM_SERVER_KEYS } from './flags';
 import { Interpreter } from './interpreter';
 import { parseSbatch, sbatchFacts } from './sbatch';
@@ -157,6 +158,7 @@ function analyze(
   // last leaves open, such as `deepspeed` without --num_gpus after `--num_gpus 1`).
   const lastLaunch = training[training.length - 1];
   const used = training.length > 1 && !lastLaunch.conditional ? [lastLaunch] : chosen;
+  if (used.length === 1 && training.length > 1 && lastLaunch.at) problems.push(severalLaunches(text, training));
   const lastKeys = training.length > 1 ? new Set(lastLaunch.facts.map((f) => f.key)) : undefined;
   for (const r of chosen) problems.push(...r.problems);
   for (const r of used) {
@@ -196,4 +198,27 @@ function analyze(
     for (const ref of r.refs)
       if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);
   return { format: 'shell', facts, problems, references, tools };
+}
+
+/**
+ * The note at the last of several training launches run one after another (yyDing1/ScaleQuest's run_qwen2_qft.sh: an
+ * SFT stage, then a DPO stage): which launch the estimate is of, and where the others are.
+ */
+function severalLaunches(text: string, training: readonly CmdResult[]): ParseProblem {
+  const lineOf = (r: CmdResult): number => text.slice(0, r.at?.start ?? 0).split('\n').length;
+  const last = training[training.length - 1];
+  const earlier = training.slice(0, -1).map(lineOf);
+  return {
+    code: 'several-launches',
+    severity: 'info',
+    ...msg(
+      'this script launches training {0} times, one after another: each is a run of its own, and this last one (line ' +
+        '{1}) is estimated, not the earlier ones (line {2})',
+      String(training.length),
+      String(lineOf(last)),
+      earlier.join(', '),
+    ),
+    span: last.at!,
+    rawKey: text.slice(last.at!.start, last.at!.end),
+  };
 }

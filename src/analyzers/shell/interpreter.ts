@@ -675,7 +675,8 @@ export class Interpreter {
     if (!r) return;
     const placed = withEnvironment(this.cwd === undefined ? r : inFolder(r, this.cwd), env);
     const branch = this.frames.some((f) => f.kind === 'if' || f.kind === 'case');
-    this.results.push(branch ? { ...placed, conditional: true } : placed);
+    const at = { start: words[i].start, end: words[i].end };
+    this.results.push(branch ? { ...placed, conditional: true, at } : { ...placed, at });
   }
 
   /**

@@ -62,6 +62,7 @@ export { deepspeedRef } from './launchers';
 import { llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
+import { referenceByFlags } from './reference-flags';
 
 /** A Python module's dotted name (`python -m pkg.train.sft`). */
 const DOTTED_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
@@ -101,6 +102,10 @@ export interface CmdResult {
   launcherTool?: Tool;
   /** Inside an `if` or `case` branch: an alternative to the script's other launches rather than a run after them. */
   conditional?: boolean;
+  /** A tool's command that reads the run's config but trains nothing (`python -m axolotl.cli.preprocess config.yml`). */
+  preparesOnly?: true;
+  /** Where the command starts (its first word after the variables it sets). */
+  at?: Span;
 }
 const TRAINING_KEYS = new Set<CanonicalKey>([
   'microBatchSize',
@@ -376,7 +381,7 @@ const scriptConsume =
 
 /** The tool whose semantics the script's flags follow. */
 function scriptTool(script: string, fields: readonly Field[], from: number): Tool {
-  if (/^axolotl\.cli\.train/.test(script)) return 'axolotl';
+  if (/^axolotl\.cli\.\w+/.test(script)) return 'axolotl';
   if (TRL_SCRIPTS.test(script) || /(^|\/)trl\//.test(script) || /^trl\./.test(script)) return 'trl';
   // LLaMA-Factory's entry point before its CLI (src/train_bash.py, then src/train.py), which takes --stage.
   if (
@@ -528,7 +533,7 @@ export function analyzeLaunch(text: string, fields: readonly Field[], envIn: Env
   const start = skipWrappers(fields, envIn);
   if (!start) return undefined;
   const r = launchAt(text, start.fields, start.i, start.env);
-  const hidden = r && hidesEveryGpu(start.env);
+  const hidden = r && !r.preparesOnly && hidesEveryGpu(start.env);
   if (r && hidden && !r.problems.some((p) => p.code === 'runs-on-cpu')) r.problems.push(cpuRunProblem(text, hidden));
   return r;
 }
@@ -725,6 +730,7 @@ function scriptLaunch(
     if (ref) l.r.refs.push(byName ? { ...ref, toolByName: 'trl' } : ref);
   }
   scriptFacts(l, p, tool, true);
+  if (tool === 'hf-trainer' && moduleName === undefined) referenceByFlags(l, p.opts);
   // A plain script says which trainer it uses only through the flags it was given.
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
   // open-instruct passes `--use_qlora --use_lora`: QLoRA is LoRA on 4-bit weights, so the LoRA switch does not undo it.
@@ -734,8 +740,17 @@ function scriptLaunch(
   }
   l.r.launcherTool = launcherTool;
   l.r.training = launcherTool !== undefined || l.r.facts.some((f) => TRAINING_KEYS.has(f.key));
+  // Axolotl's other entry points (preprocess tokenises the dataset on the CPU, merge_lora, inference, evaluate, ...)
+  // read the same config and train nothing: the config is read, the command is no training launch.
+  if (moduleName !== undefined && AXOLOTL_NOT_TRAINING.test(moduleName)) {
+    l.r.training = false;
+    l.r.preparesOnly = true;
+  }
   return l.r;
 }
+
+/** `python -m axolotl.cli.<x>` for every x but train (axolotl/cli/: preprocess.py, merge_lora.py, inference.py, ...). */
+const AXOLOTL_NOT_TRAINING = /^axolotl\.cli\.(?!train\b)\w+$/;
 
 /**
  * A script path under a variable the launch does not set (`${BASE_PATH}/src/modelling/dpo/sft.py`, BASE_PATH left to a

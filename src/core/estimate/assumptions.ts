@@ -25,13 +25,14 @@ import { bitsandbytes4bit } from '../terms/quantization';
 import { olderThan } from '../util/version';
 
 /**
- * A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens') or left at the schema default
+ * A tool's default names the tool; a value VRAM Lens inferred (owner 'VRAM Lens', or the analyzers' tool 'vram-lens')
+ * or left at the schema default
  * says so with its reason.
  */
 function defaultSource(p: Provenance | undefined, schemaNote: string): string {
   return p?.kind !== 'default'
     ? `VRAM Lens default: ${schemaNote}`
-    : p.owner === 'VRAM Lens'
+    : p.owner === 'VRAM Lens' || p.owner === 'vram-lens'
       ? `VRAM Lens default: ${p.note ?? schemaNote}`
       : `default of ${p.owner}${p.note ? `: ${p.note}` : ''}`;
 }

@@ -1252,6 +1252,43 @@ describe('shell analyzer: shell syntax', () => {
     );
   });
 
+  it('the last of several launches one after another says that it is the one estimated; branches do not', () => {
+    // yyDing1/ScaleQuest src/train_question_generator/scripts/run_qwen2_qft.sh: a QFT (SFT) launch, then a QPO (DPO) one.
+    const text =
+      'accelerate launch --config_file zero3.yaml train.py --per_device_train_batch_size 1\n\n' +
+      'ACCELERATE_LOG_LEVEL=info accelerate launch --config_file zero3.yaml train.py --per_device_train_batch_size 8\n';
+    const notes = analyzeShell(text).problems.filter((p) => p.code === 'several-launches');
+    assert.equal(notes.length, 1);
+    assert.equal(
+      notes[0].message,
+      'this script launches training 2 times, one after another: each is a run of its own, and this last one (line 3) ' +
+        'is estimated, not the earlier ones (line 1)',
+    );
+    assert.equal(text.slice(notes[0].span.start, notes[0].span.end), 'accelerate');
+    const branches = 'if [ "$1" = a ]; then\n  python t.py --lora_r 8\nelse\n  python t.py --lora_r 4\nfi\n';
+    assert.deepEqual(
+      analyzeShell(branches).problems.filter((p) => p.code === 'several-launches'),
+      [],
+    );
+  });
+
+  it("Axolotl's preprocess entry point reads the config and trains nothing: hidden GPUs there are no CPU run", () => {
+    // Elijah-Bodden/My-Simulacrum run.bash: tokenises the dataset with the GPUs hidden.
+    const text = 'CUDA_VISIBLE_DEVICES="" python -m axolotl.cli.preprocess config.yml\n';
+    const r = analyzeShell(text);
+    assert.deepEqual(
+      r.problems.filter((p) => p.code === 'runs-on-cpu'),
+      [],
+    );
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['config.yml'],
+    );
+    // The training entry point with the GPUs hidden does train on the CPU.
+    const train = analyzeShell(text.replace('preprocess', 'train'));
+    assert.equal(train.problems.filter((p) => p.code === 'runs-on-cpu').length, 1);
+  });
+
   it('heredoc bodies are skipped, not read as commands', () => {
     const text =
       'DS=ds.json\ncat <<EOT > $DS\n{\n  "train_micro_batch_size_per_gpu": 4,\n  python t.py --lora_r 99\n}\nEOT\npython t.py --lora_r 3 --deepspeed $DS\n';
