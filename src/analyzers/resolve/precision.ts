@@ -99,6 +99,7 @@ function autocastHalf(ctx: ResolveContext, half: 'bf16' | 'fp16', fact: WinningF
   // A load the files show without a dtype is the checkpoint's dtype under transformers 5 (dtype="auto", model.ts) and
   // float32 under a 4.x pin (pinned-versions.ts): what the load does, not the recipes' habit.
   if (!ownLoad && method === 'lora' && loadsWithoutDtype(ctx)) return;
+  if (first === 'llamafactory' && llamafactoryUpcasts(ctx)) return;
   setup.weights_dtype = half;
   prov.weights_dtype = ownLoad
     ? { kind: 'default', owner: first, note: `the base model is loaded in ${half} when ${half} training is on` }
@@ -110,6 +111,27 @@ function autocastHalf(ctx: ResolveContext, half: 'bf16' | 'fp16', fact: WinningF
           `as most LoRA recipes do; loaded in fp32 (as PEFT's examples/sft loads it) its weights take twice the ` +
           `memory: set torch_dtype (dtype) or weights_dtype`,
       };
+}
+
+/**
+ * LLaMA-Factory's full fine-tuning under autocast: init_adapter casts the trainable parameters to float32 unless
+ * pure_bf16, BAdam, ZeRO-3 or FSDP (hiyouga/LLaMA-Factory@01d87b8 src/llamafactory/model/adapter.py: "Upcasting
+ * trainable params to float32"), so the model loaded in the compute dtype trains fp32 weights. True where it sets that.
+ */
+function llamafactoryUpcasts(ctx: ResolveContext): boolean {
+  const { decided, setup, prov, method } = ctx;
+  const fsdp = decided.fsdp?.fact.value;
+  const sharded = fsdp !== undefined && fsdp !== 'none';
+  if (method !== 'full' || decided.badam || sharded) return false;
+  setup.weights_dtype = 'fp32';
+  prov.weights_dtype = {
+    kind: 'default',
+    owner: 'llamafactory',
+    note:
+      'init_adapter casts the trainable parameters of a full fine-tune to float32 unless pure_bf16, use_badam, ' +
+      'DeepSpeed ZeRO-3 or FSDP (src/llamafactory/model/adapter.py): fp32 weights under autocast',
+  };
+  return true;
 }
 
 /** Whether the model is a from_pretrained (or a TRL trainer's model id) the files show, given no dtype at all. */

@@ -199,6 +199,27 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.equal(pure?.saved_dtype, undefined);
   });
 
+  it('a full fine-tune under bf16 autocast trains fp32 weights; not under pure_bf16, BAdam, DeepSpeed or FSDP', () => {
+    // LLaMA-Factory@01d87b8 model/adapter.py init_adapter: "Upcasting trainable params to float32" unless pure_bf16 or
+    // use_badam, or ZeRO-3 / FSDP; a DeepSpeed bf16 block casts the model back to bf16 with an fp32 master copy.
+    // GAIR-NLP/cs2916 2024/hw2/finetune/run.sh trains Qwen1.5-0.5B so, with bf16 and no DeepSpeed.
+    const full = 'model_name_or_path: Qwen/Qwen2.5-0.5B\nstage: sft\nfinetuning_type: full\nbf16: true\n';
+    const r = resolveText('lf.yaml', full);
+    assert.deepEqual([r.setup?.weights_dtype, r.setup?.mixed_precision], ['fp32', 'bf16']);
+    const p = r.provenance.weights_dtype;
+    assert.match(
+      p?.kind === 'default' ? (p.note ?? '') : '',
+      /casts the trainable parameters of a full fine-tune to float32/,
+    );
+    assert.equal(resolveText('lf.yaml', full.replace('bf16: true', 'pure_bf16: true')).setup?.weights_dtype, 'bf16');
+    assert.equal(resolveText('lf.yaml', `${full}use_badam: true\n`).setup?.weights_dtype, 'bf16');
+    const ds = resolveText('lf.yaml', `${full}deepspeed: examples/deepspeed/ds_z2_config.json\n`).setup;
+    assert.deepEqual([ds?.weights_dtype, ds?.master_weights], ['bf16', true]);
+    // LoRA keeps its 16-bit base (only the adapters are cast).
+    const lora = resolveText('lf.yaml', full.replace('finetuning_type: full', 'finetuning_type: lora')).setup;
+    assert.equal(lora?.weights_dtype, 'bf16');
+  });
+
   it('bf16: false and no fp16: the model still loads in 16 bits (infer_optim_dtype), trained without autocast', () => {
     // LLaMA-Factory@01a6700 model/patcher.py patch_config: compute_dtype None becomes infer_optim_dtype(config
     // .torch_dtype), passed as torch_dtype; BruceRichard/lora_demo's train_config.yaml runs so on an 8 GB card.
