@@ -78,6 +78,8 @@ export class PythonFile {
   scoringIds = 0;
   /** Checkpointing set on the model by Unsloth's from_pretrained / get_peft_model: it decides over the trainer's. */
   readonly unslothCheckpointing = { load: [] as Fact[], peft: [] as Fact[] };
+  /** The TRL release an API TRL 0.20 removed dates, by trainer and arguments name (trl-dated-calls.ts), read once. */
+  readonly removedTrlApi = new Map<string, Fact | undefined>();
   readonly problems: ParseProblem[] = [];
   readonly references: Reference[] = [];
   readonly tools = new Set<Tool>();

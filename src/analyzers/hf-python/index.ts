@@ -370,8 +370,13 @@ export const setConditionally = (f: Fact): boolean =>
 
 // A name set on a branch (`x is set conditionally at line N`), or a dict item (`set conditionally at line N`: file.ts
 // applyItems).
-const CONDITIONAL =
-  /(^| is )set conditionally at line \d+$| is computed from the script's options| only when (the if at line \d+ runs this branch|.+ is (true|false) \(line \d+\))$/;
+const CONDITIONAL = new RegExp(
+  [
+    String.raw`(^| is )set conditionally at line \d+$`,
+    String.raw` is computed from the script's options`,
+    String.raw` only when (the if at line \d+ runs this branch|.+ is (true|false) \(line \d+\))$`,
+  ].join('|'),
+);
 
 /** What reading one call of the script needs from the others. */
 interface CallWalk {

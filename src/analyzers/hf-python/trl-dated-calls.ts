@@ -6,6 +6,7 @@
 // in v0.13.0-v0.15.2). A script that passes them runs that release or an earlier one: the latest that takes the call
 // is assumed, which a pin in the project overrides (pinned-versions.ts), and the defaults TRL changed since follow
 // (trl-dated-defaults.ts: no checkpointing before 0.22, no bf16 before 0.19, the whole logits before 1.7). Pure.
+import type { SyntaxNode } from '@lezer/common';
 import type { Fact, Span, Tool } from '../facts';
 import { MAX_ANALYZED_CHARS } from '../guards';
 import type { Entry, PythonFile } from './file';
@@ -111,19 +112,26 @@ export function trlReleaseOfRemovedApi(
   tool: Tool,
 ): Fact | undefined {
   if (tool !== 'trl') return undefined;
-  const collator = file.calls.find((c) => file.calleeName(c)?.split('.').pop() === 'DataCollatorForCompletionOnlyLM');
-  if (collator) {
-    const at = span(collator.firstChild!);
-    return removedIn020(file, 'DataCollatorForCompletionOnlyLM', at, 'completion_only_loss of SFTConfig replaced it');
-  }
-  if (trainer !== 'SFTTrainer') return undefined;
   const argsEntry = trainerArgs.find((e) => e.rawKey === 'args');
   const name =
     argsEntry?.valueNode?.name === 'VariableName'
       ? file.text.slice(argsEntry.valueSpan.start, argsEntry.valueSpan.end)
       : undefined;
-  const keyword = file.calls
-    .filter((c) => file.calleeName(c)?.split('.').pop() === 'SFTConfig')
+  // A script with hundreds of trainer calls (a fuzzed one) asks once per trainer and arguments name.
+  const key = `${trainer}:${name ?? ''}`;
+  if (!file.removedTrlApi.has(key)) file.removedTrlApi.set(key, removedApiUse(file, trainer, name));
+  return file.removedTrlApi.get(key);
+}
+
+function removedApiUse(file: PythonFile, trainer: string, name: string | undefined): Fact | undefined {
+  const named = (name: string): readonly SyntaxNode[] => [...file.callsNamed(name), ...file.callsNamed(`trl.${name}`)];
+  const collator = named('DataCollatorForCompletionOnlyLM')[0];
+  if (collator) {
+    const at = span(collator.firstChild!);
+    return removedIn020(file, 'DataCollatorForCompletionOnlyLM', at, 'completion_only_loss of SFTConfig replaced it');
+  }
+  if (trainer !== 'SFTTrainer') return undefined;
+  const keyword = named('SFTConfig')
     .flatMap((c) => file.args(c).entries)
     .find((e) => e.rawKey === 'max_seq_length');
   const set = name === undefined ? undefined : maxSeqLengthSet(file, name);
@@ -133,6 +141,7 @@ export function trlReleaseOfRemovedApi(
 
 /** `<name>.max_seq_length = ...`: where the attribute is written. */
 function maxSeqLengthSet(file: PythonFile, name: string): Span | undefined {
+  if (!file.text.includes(`${name}.max_seq_length`)) return undefined;
   const m = new RegExp(`(^|\\n)[ \\t]*${name}\\.(max_seq_length)[ \\t]*=[^=]`).exec(
     file.text.slice(0, MAX_ANALYZED_CHARS.python),
   );

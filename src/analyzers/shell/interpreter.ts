@@ -674,9 +674,8 @@ export class Interpreter {
     const r = lineLaunch(this.text, words.slice(i), fields, env);
     if (!r) return;
     const placed = withEnvironment(this.cwd === undefined ? r : inFolder(r, this.cwd), env);
-    const branch = this.frames.some((f) => f.kind === 'if' || f.kind === 'case');
-    const at = { start: words[i].start, end: words[i].end };
-    this.results.push(branch ? { ...placed, conditional: true, at } : { ...placed, at });
+    const branch = this.frames.some((f) => f.kind === 'if' || f.kind === 'case') ? { conditional: true } : {};
+    this.results.push({ ...placed, at: { start: words[i].start, end: words[i].end }, ...branch });
   }
 
   /**
