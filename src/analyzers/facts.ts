@@ -166,6 +166,7 @@ export type CanonicalKey =
   // RLOOTrainer, `trl grpo|rloo`, Axolotl rl: grpo)
   | 'promptLen' // number: longest prompt (TRL max_prompt_length)
   | 'completionLen' // number: generated tokens per completion (TRL max_completion_length)
+  | 'completionBudget' // number: prompt + completion tokens, where max_completion_length = that - max_prompt_length
   | 'stepsPerGeneration' // number: micro-batches one generation round serves (TRL steps_per_generation)
   | 'generationBatchSize' // number: completions per round over all GPUs (TRL generation_batch_size)
   | 'klBeta' // number: KL coefficient; 0 means no reference model (TRL beta)

@@ -2,6 +2,7 @@
 // kind of call (training arguments, model loading, bitsandbytes, LoRA, IA3, TRL's ModelConfig, dataclass defaults).
 // Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
+import { completionBudget } from './completion-budget';
 import {
   evaluationOn,
   evaluationStrategyRelease,
@@ -176,7 +177,9 @@ function trlEntry(m: Mapping): boolean {
     case 'max_prompt_length':
       return emit(m, 'promptLen', (x) => numberOf(file, x, e, true));
     case 'max_completion_length':
-      return emit(m, 'completionLen', (x) => numberOf(file, x, e, true));
+      emit(m, 'completionLen', (x) => numberOf(file, x, e, true));
+      completionBudget(file, e, m.tool);
+      return true;
     case 'steps_per_generation':
       return emit(m, 'stepsPerGeneration', (x) => numberOf(file, x, e, true));
     case 'generation_batch_size':

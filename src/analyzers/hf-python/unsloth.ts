@@ -1,7 +1,7 @@
 // Unsloth's FastLanguageModel / FastModel from_pretrained and get_peft_model, with the defaults they apply made
 // explicit at the call (unsloth/models/loader.py, llama.py, vision.py). Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
-import type { CanonicalKey, Fact, FactValue, Unknown } from '../facts';
+import { msg, type CanonicalKey, type Fact, type FactValue, type Unknown } from '../facts';
 import { UNSLOTH_ARCH_CLASSES, UNSLOTH_TARGETS } from './vocab';
 import { type Val, type Entry, PythonFile } from './file';
 import { span, clip } from './syntax';
@@ -77,6 +77,7 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode, cls: string): vo
     file.push('useVllm', fast, true, 'unsloth');
     file.push('vllmMode', fast, 'colocate', 'unsloth');
     file.push('vllmSharedWeights', fast, true, 'unsloth');
+    standby(file, call);
     const util = arg('gpu_memory_utilization');
     if (util) emitAs(file, 'vllmMemoryFraction', util, (x) => numberOf(file, x, util, false));
     else
@@ -90,7 +91,43 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode, cls: string): vo
       );
   }
   unslothGc(file, call, arg('use_gradient_checkpointing'), file.unslothCheckpointing.load);
+  const fp8 = arg('load_in_fp8');
+  if (fp8 && isTrue(fp8))
+    file.problem(
+      'not-modeled',
+      'warning',
+      msg(
+        "{0}: Unsloth's FP8 weights are not modeled; the base model is estimated in its 16-bit dtype, about twice " +
+          'what its linear layers hold in FP8',
+        'load_in_fp8=True',
+      ),
+      fp8.keySpan,
+      'load_in_fp8',
+    );
   file.opaqueSpreads(args.opaque);
+}
+
+/** `os.environ["UNSLOTH_VLLM_STANDBY"] = "1"` set before the load (or by the launch line's environment). */
+const STANDBY = /os\.environ\[\s*(['"])UNSLOTH_VLLM_STANDBY\1\s*\]\s*=\s*(['"])(1|true|True)\2/;
+
+/**
+ * Unsloth's standby mode (UNSLOTH_VLLM_STANDBY=1, unsloth_zoo's vLLM patch): the colocated engine sleeps while the
+ * policy trains, releasing its KV cache, and shares the policy's weights: vllm_sleep, said where the variable is set.
+ */
+function standby(file: PythonFile, call: SyntaxNode): void {
+  const m = STANDBY.exec(file.text.slice(0, call.from));
+  const given = file.environment?.get('UNSLOTH_VLLM_STANDBY');
+  const at = m ? { start: m.index, end: m.index + m[0].length } : span(call.firstChild!);
+  if (!m && !(given !== undefined && /^(1|true|True)$/.test(given))) return;
+  file.facts.push({
+    key: 'vllmSleep',
+    rawKey: 'UNSLOTH_VLLM_STANDBY',
+    value: true,
+    rawValue: m ? m[0] : `UNSLOTH_VLLM_STANDBY=${given ?? ''}`,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'unsloth',
+  });
 }
 
 /**

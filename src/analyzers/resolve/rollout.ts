@@ -124,13 +124,9 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     return;
   }
   const { batch, gas, spg } = generationRoundBatch(ctx, dpWorld, generationsPerPrompt(ctx));
-  const completion = rolloutValue(
-    ctx,
-    'completionLen',
-    'completion_len',
-    256,
-    'GRPOConfig max_completion_length defaults to 256',
-  );
+  const completion =
+    completionFromBudget(ctx) ??
+    rolloutValue(ctx, 'completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
   rolloutSeqLen(ctx, completion);
   const useVllm = decided.useVllm?.fact.value === true;
   const engine = engineOf(
@@ -254,6 +250,33 @@ function wholeGroupsProblem(
 }
 
 /** The sequence: the longest prompt (max_prompt_length, 512 when unset) and the completion, unless --seq-len says otherwise. */
+/**
+ * A completion length the files write as a budget less the prompt (`max_seq_length - max_prompt_length`,
+ * hf-python/completion-budget.ts) whose prompt length is not known statically: the budget less the prompt length the
+ * run has (its file's value, else TRL's 512), said with the budget; undefined where the completion is known, or no
+ * budget is written.
+ */
+function completionFromBudget(ctx: ResolveContext): number | undefined {
+  const { decided, prov } = ctx;
+  const budget = decided.completionBudget;
+  const known = decided.completionLen && typeof decided.completionLen.fact.value === 'number';
+  if (!budget || known || typeof budget.fact.value !== 'number') return undefined;
+  const promptFact = decided.promptLen;
+  const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
+  const completion = Math.max(1, budget.fact.value - prompt);
+  const promptSource = promptFact
+    ? promptFact.fact.rawKey
+    : "TRL's default max_prompt_length, the file's not known statically";
+  prov['rollout.completion_len'] = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `${budget.fact.rawValue}: prompt and completion share ${budget.fact.value} tokens (${budget.file}:` +
+      `${budget.location.line}); the prompt takes ${prompt} (${promptSource}), the completion the other ${completion}`,
+  };
+  return completion;
+}
+
 function rolloutSeqLen(ctx: ResolveContext, completion: number): void {
   const { overrides, decided, setup, prov } = ctx;
   const promptFact = decided.promptLen;

@@ -1323,6 +1323,46 @@ trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds
     const engine = ph.components.find((c) => c.id === 'rollout-engine');
     assert.equal(engine?.bytes, Math.round(0.6 * 40 * 2 ** 30 - sharedBytes));
   });
+  it("Unsloth's GRPO notebooks: the completion is max_seq_length less the prompt, standby sleeps the engine", () => {
+    // waqqasansari/qwen3-grpo-finetune and osamaaltaf-pk/LLMs-Unsloth, copied from Unsloth's Qwen3 GRPO notebook: the
+    // prompt's length is measured on the data (`maximum_length + 1`), the completion gets the rest of 2048 tokens.
+    const text = `import os
+os.environ["UNSLOTH_VLLM_STANDBY"] = "1"
+from unsloth import FastLanguageModel
+from trl import GRPOConfig, GRPOTrainer
+max_seq_length = 2048
+model, tokenizer = FastLanguageModel.from_pretrained(model_name="unsloth/Qwen3-4B-Base", max_seq_length=max_seq_length,
+    load_in_4bit=False, load_in_fp8=True, fast_inference=True, max_lora_rank=32, gpu_memory_utilization=0.7)
+model = FastLanguageModel.get_peft_model(model, r=32, lora_alpha=64, use_gradient_checkpointing="unsloth")
+maximum_length = int(np.max(tokenized["L"]))
+max_prompt_length = maximum_length + 1
+max_completion_length = max_seq_length - max_prompt_length
+args = GRPOConfig(per_device_train_batch_size=1, num_generations=4, max_prompt_length=max_prompt_length,
+    max_completion_length=max_completion_length, output_dir="outputs")
+trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds)
+`;
+    const r = resolveText('grpo.py', text);
+    // The prompt's length is the data's: TRL's 512 stands in; the completion takes the other 2048 - 512 = 1536.
+    assert.equal(r.setup?.rollout?.completion_len, 1536);
+    assert.equal(r.setup?.seq_len, 2048);
+    const prov = r.provenance as Record<string, { kind: string; note?: string } | undefined>;
+    const note = prov['rollout.completion_len'];
+    assert.match(note?.kind === 'default' ? (note.note ?? '') : '', /prompt and completion share 2048 tokens/);
+    // UNSLOTH_VLLM_STANDBY=1: the engine sleeps while the policy trains.
+    assert.equal(r.setup?.rollout?.vllm_sleep, true);
+    assert.deepEqual(prov['rollout.vllm_sleep'], {
+      kind: 'file',
+      file: 'grpo.py',
+      line: 2,
+      key: 'UNSLOTH_VLLM_STANDBY',
+    });
+    // load_in_fp8: not modeled, said at the keyword; the weights stay 16-bit.
+    const w = r.problems.find((p) => p.code === 'not-modeled' && p.key === 'load_in_fp8');
+    assert.match(w?.message ?? '', /Unsloth's FP8 weights are not modeled/);
+    // Without standby the engine keeps its share (vllm_enable_sleep_mode defaults to False).
+    const awake = resolveText('grpo.py', text.replace('os.environ["UNSLOTH_VLLM_STANDBY"] = "1"\n', ''));
+    assert.equal(awake.setup?.rollout?.vllm_sleep, false);
+  });
   it('a round must hold whole groups of num_generations: an error for TRL, Unsloth raises the micro-batch', () => {
     // 4 completions per GPU on one GPU, 6 per prompt: GRPOConfig raises "generation_batch_size (4) must be divisible by
     // num_generations (6)". Read alone, the script states no GPU count: one is assumed, and the run's own count may make
