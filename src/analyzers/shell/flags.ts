@@ -27,6 +27,8 @@ export interface FlagSpec {
    * says what it is less surely than the others (`--model_name`, which some scripts use as a run's label).
    */
   readonly onlyKnown?: true;
+  /** A bare flag (no value) is `true`, as a boolean option's is, though a value may be a word (`--flash_attn`). */
+  readonly bareTrue?: true;
 }
 
 export const spec = (key: CanonicalKey, kind: Kind, conv?: FlagSpec['conv'], tool?: Tool): FlagSpec => ({
@@ -333,13 +335,18 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   compile: spec('compile', 'bool'),
   attn_implementation: spec('attention', 'str', oneOf('attention', ATTENTION)),
   // FastChat's `--flash_attn True|False` and LLaMA-Factory's `--flash_attn fa2|sdpa|disabled|auto`; False keeps the model default.
-  flash_attn: spec('attention', 'str', (v) =>
-    toBool(String(v)) === false
-      ? []
-      : toBool(String(v)) === true
-        ? [['attention', 'flash']]
-        : oneOf('attention', ATTENTION)!(v),
-  ),
+  // A bare `--flash_attn` parses only where the option is a boolean (LLaMA-Factory's src/train_bash.py era, FastChat):
+  // FlashAttention-2 (GAIR-NLP/cs2916 2024/hw2/finetune/run.sh).
+  flash_attn: {
+    ...spec('attention', 'str', (v) =>
+      toBool(String(v)) === false
+        ? []
+        : toBool(String(v)) === true
+          ? [['attention', 'flash']]
+          : oneOf('attention', ATTENTION)!(v),
+    ),
+    bareTrue: true,
+  },
   use_flash_attn: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   use_flash_attention_2: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   flash_attention: spec('attention', 'bool', whenTrue(['attention', 'flash'])),

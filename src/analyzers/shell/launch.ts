@@ -229,8 +229,7 @@ export class Launch {
     const t = s.tool ?? tool;
     const valueSpan = o.value?.span ?? o.keySpan;
     if (!o.value) {
-      if (s.kind !== 'bool') return;
-      this.emit(s, o, true, valueSpan, t);
+      if (s.kind === 'bool' || s.bareTrue) this.emit(s, o, true, valueSpan, t);
       return;
     }
     if (o.value.unknown !== undefined) {
