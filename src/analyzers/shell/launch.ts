@@ -62,7 +62,7 @@ export { deepspeedRef } from './launchers';
 import { llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
-import { referenceByFlags } from './reference-flags';
+import { referenceByFlags, subcommandObjective } from './reference-flags';
 
 /** A Python module's dotted name (`python -m pkg.train.sft`). */
 const DOTTED_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
@@ -624,6 +624,7 @@ function passesTrainerOptions(fields: readonly Field[], i: number): boolean {
 function unreadProgramLaunch(l: Launch, fields: readonly Field[], i: number, opaque: (f: Field) => void): CmdResult {
   const command = fields[i];
   const r = scriptLaunch(l, fields, { scriptAt: i }, command, opaque);
+  subcommandObjective(l, fields[i + 1]);
   r.problems.push({
     code: 'read-by-name',
     severity: 'info',

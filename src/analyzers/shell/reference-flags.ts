@@ -3,6 +3,7 @@
 // its beta. A DPO trainer loads that model beside the policy: DPO with a reference copy is assumed, said at the flag.
 // Where the script is read, its own trainer decides and these assumptions are dropped (collect/index.ts). Pure.
 import type { Opt } from './args';
+import type { Span } from '../facts';
 import type { Launch } from './launch';
 
 /** The names scripts give the reference model's option (TRL's own scripts and their copies, OpenRLHF-style names). */
@@ -63,6 +64,37 @@ function assumed(l: Launch, o: Opt, key: 'preference' | 'referenceModel', value:
     rawValue: l.slice(valueSpan),
     at: o.keySpan,
     valueSpan,
+    tool: 'vram-lens',
+    note,
+  });
+}
+
+/** A program's subcommands that name a preference trainer (TRL's CLI names: `trl dpo`, and projects' own CLIs alike). */
+const PREFERENCE_SUBCOMMANDS: Readonly<Record<string, string>> = {
+  dpo: 'dpo',
+  kto: 'kto',
+  orpo: 'reference-free',
+  cpo: 'reference-free',
+  simpo: 'reference-free',
+};
+
+/**
+ * A program whose code is not in the files, run with a subcommand that names a preference trainer (icip-cas/AutoAlign's
+ * `autoalign-cli dpo ...`, whose train/dpo.py builds a DPOTrainer with a reference model): that objective, an
+ * assumption at the subcommand.
+ */
+export function subcommandObjective(l: Launch, sub: { readonly text: string; readonly span: Span } | undefined): void {
+  const kind = sub ? PREFERENCE_SUBCOMMANDS[sub.text] : undefined;
+  if (!sub || !kind) return;
+  const note =
+    `the subcommand ${sub.text} names ${kind === 'reference-free' ? 'a reference-free preference trainer' : `${sub.text.toUpperCase()}, with its reference model`}` +
+    ", which the program's code, not in these files, would say";
+  l.toolDefault({
+    key: 'preference',
+    rawKey: sub.text,
+    value: kind,
+    rawValue: sub.text,
+    at: sub.span,
     tool: 'vram-lens',
     note,
   });

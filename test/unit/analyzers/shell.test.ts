@@ -1277,6 +1277,20 @@ describe('shell analyzer: shell syntax', () => {
     );
   });
 
+  it("a program whose code is not in the files takes a preference trainer from its subcommand's name", () => {
+    // icip-cas/AutoAlign scripts/train_dpo.sh: `autoalign-cli dpo ...`, whose cli.py runs train/dpo.py (a DPOTrainer).
+    const flags = '--model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 2\n';
+    const dpo = analyzeShell(`autoalign-cli dpo ${flags}`).facts.find((f) => f.key === 'preference');
+    assert.deepEqual([dpo?.value, dpo?.rawKey, dpo?.origin], ['dpo', 'dpo', 'call-default']);
+    assert.match(dpo?.defaultNote ?? '', /the subcommand dpo names DPO, with its reference model/);
+    const orpo = analyzeShell(`autoalign-cli orpo ${flags}`).facts.find((f) => f.key === 'preference');
+    assert.equal(orpo?.value, 'reference-free');
+    assert.equal(
+      analyzeShell(`autoalign-cli sft ${flags}`).facts.find((f) => f.key === 'preference'),
+      undefined,
+    );
+  });
+
   it("Axolotl's preprocess entry point reads the config and trains nothing: hidden GPUs there are no CPU run", () => {
     // Elijah-Bodden/My-Simulacrum run.bash: tokenises the dataset with the GPUs hidden.
     const text = 'CUDA_VISIBLE_DEVICES="" python -m axolotl.cli.preprocess config.yml\n';
