@@ -19,6 +19,10 @@ const TYPE_TEMPLATES: Readonly<Record<string, string>> = {
 export function shownValue(value: unknown, written?: string): string {
   if (written !== undefined && written.length > 0) return written;
   if (typeof value === 'string') return JSON.stringify(value);
+  // A value worked out from the file's (torchtitan's GPU count, the product of its degrees: `1e308` x 2 x 8) may
+  // overflow; it is said in words, not as JavaScript's Infinity, which the user did not write.
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return Number.isNaN(value) ? 'a value that is not a number' : 'a number too large to hold';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'a list';
   if (value === null) return 'null';

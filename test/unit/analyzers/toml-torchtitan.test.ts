@@ -62,6 +62,15 @@ describe('torchtitan TOML job configs', () => {
     assert.equal(r.provenance.fsdp_tail_unit?.kind, 'default');
   });
 
+  it('a degree so large that the GPU count overflows is said in words, not as Infinity', () => {
+    // The fuzz campaign's mutant of the fixture: pipeline_parallel_degree = 1e308, so 2 x 8 x 1e308 GPUs.
+    const text = FIXTURE.replace(/pipeline_parallel_degree = \d+/, 'pipeline_parallel_degree = 1e308');
+    const r = runFiles({ '/t/qwen3_8b.toml': text }, '/t/qwen3_8b.toml');
+    const p = r.problems.find((x) => x.code === 'invalid-value' && /gpus_per_node/.test(x.message));
+    assert.match(p?.message ?? '', /`gpus_per_node` must be a finite number \(found a number too large to hold\)/);
+    assert.ok(!r.problems.some((x) => x.message.includes('Infinity')));
+  });
+
   it('the layout before June 2025: training.batch_size, the degrees under [training], optimizer.fused', () => {
     const old =
       `[model]\nname = "llama3"\nflavor = "70B"\n[optimizer]\nname = "AdamW"\n[training]\nbatch_size = 4\n` +
