@@ -41,6 +41,9 @@ export type Format =
   // THUDM's GLM fine-tuning configs (ChatGLM3 finetune_demo, GLM-4 finetune): training_args, peft_config, lengths.
   | 'glm-finetune-yaml'
   | 'notebook'
+  // The JSON (or YAML) file TrainingArguments' fsdp_config names (`--fsdp_config fsdp.json`): FSDP's options for the HF
+  // Trainer; never detected by its text alone (yaml/fsdp-config.ts).
+  | 'fsdp-config-json'
   // A project's own training config (YAML or JSON) read by the names of its keys (yaml/project-config.ts).
   | 'project-yaml'
   // A JSON / YAML file a script loads and reads items of (hf-python/data-files.ts): its facts are the items the script

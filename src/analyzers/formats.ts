@@ -1,6 +1,7 @@
 // FORMATS: the training-config formats VRAM Lens reads, one row each: the syntax a file is written in (it sets the
 // size and nesting limits of guards.ts, and the fix writer), the tool whose format it is, how a file is recognised and
 // its analyzer. A Format without a row does not compile; detect.ts runs the rows. Pure: no I/O.
+import { analyzeFsdpConfigJson } from './yaml/fsdp-config';
 import { analyzeForgeYaml } from './yaml/forge';
 import { analyzeDeepSpeedJson } from './deepspeed-json';
 import { emptyFacts, type ConfigFacts, type Format, type Tool } from './facts';
@@ -344,6 +345,14 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
     detect: () => false,
     // Alone, only its syntax: a fix's edit is checked against it.
     analyze: (text) => new YamlCtx(text, { format: 'script-data', tool: 'hf-trainer', omegaconf: false }).result(),
+  },
+  // The file TrainingArguments' fsdp_config names: FSDP's options for the HF Trainer, read where a run names it.
+  'fsdp-config-json': {
+    syntax: 'yaml',
+    tool: 'hf-trainer',
+    alsoIn: ['json'],
+    detect: () => false,
+    analyze: analyzeFsdpConfigJson,
   },
   // prime-rl's configs (`uv run rl @ rl.toml`, `uv run sft @ sft.toml`).
   'prime-rl-toml': {

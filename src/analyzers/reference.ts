@@ -11,9 +11,10 @@ export interface Reference {
    * read when it is a file beside the script (a package is not, and is skipped without a word). `sourced`: a file a
    * shell script sources (`source base_args.sh`), whose variables the script reads again with (shell/sourced.ts).
    * `data`: a JSON / YAML file a script loads and reads items of (hf-python/data-files.ts), read by the script's own
-   * analysis; it ties the file to the script's run and is not analyzed as a config of its own.
+   * analysis; it ties the file to the script's run and is not analyzed as a config of its own. `fsdp-config`: the file
+   * TrainingArguments' fsdp_config names, read as FSDP's options for the HF Trainer (yaml/fsdp-config.ts).
    */
-  readonly kind: 'deepspeed' | 'config' | 'script' | 'module' | 'sourced' | 'data';
+  readonly kind: 'deepspeed' | 'config' | 'script' | 'module' | 'sourced' | 'data' | 'fsdp-config';
   readonly path: string;
   readonly span: Span;
   /**

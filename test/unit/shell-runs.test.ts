@@ -656,6 +656,48 @@ describe("a launch line's reference model says DPO where its script is not read"
   });
 });
 
+describe("the HF Trainer's --fsdp_config file is read as FSDP's options", () => {
+  // linkedin/Liger-Kernel examples/huggingface/run_llama.sh: `--fsdp "full_shard auto_wrap" --fsdp_config
+  // config/fsdp_config.json`, whose activation_checkpointing wraps each layer in FSDP's checkpoint_wrapper.
+  const line =
+    'torchrun --nproc_per_node 4 train.py --model_name_or_path meta-llama/Meta-Llama-3-8B ' +
+    '--per_device_train_batch_size 2 --bf16 --fsdp "full_shard auto_wrap" --fsdp_config config/fsdp_config.json\n';
+  const json =
+    '{\n  "backward_prefetch": "backward_pre",\n  "forward_prefetch": false,\n  "activation_checkpointing": true\n}\n';
+  it('activation_checkpointing and backward_prefetch, each located in the file', () => {
+    const r = runPipeline(
+      [{ file: '/w/run.sh', text: line }],
+      inMemory({ '/w/run.sh': line, '/w/config/fsdp_config.json': json }),
+      {},
+    );
+    assert.deepEqual(
+      [r.setup?.fsdp, r.setup?.gradient_checkpointing, r.setup?.fsdp_backward_prefetch],
+      ['full_shard', 'full', 'pre'],
+    );
+    assert.deepEqual(r.provenance.gradient_checkpointing, {
+      kind: 'file',
+      file: '/w/config/fsdp_config.json',
+      line: 4,
+      key: 'activation_checkpointing',
+    });
+    // The `fsdp_` prefix transformers strips, and a script's TrainingArguments(fsdp_config="...") alike.
+    const prefixed = json.replace('"activation_checkpointing"', '"fsdp_activation_checkpointing"');
+    const train = [
+      'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")',
+      'args = TrainingArguments(output_dir="o", fsdp="full_shard auto_wrap", fsdp_config="fsdp.json")',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const py = runPipeline(
+      [{ file: '/w/train.py', text: train }],
+      inMemory({ '/w/train.py': train, '/w/fsdp.json': prefixed }),
+      {},
+    );
+    assert.equal(py.setup?.gradient_checkpointing, 'full');
+  });
+});
+
 describe('GPU counts: settings fill what the files leave open', () => {
   const ds = (flags: string): InputFile => ({
     file: '/w/run.sh',

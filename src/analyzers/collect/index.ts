@@ -438,12 +438,19 @@ class FileCollection {
       return;
     }
     const deepspeed = ref.kind === 'deepspeed';
+    const fsdp = ref.kind === 'fsdp-config';
     // A Hydra application's primary config takes the overrides its script's launch line passes (hydraHow).
     this.visit(found.path, t, {
-      // A DeepSpeed config and a config's inherited parent rank below the file that names them.
-      role: deepspeed || ref.base ? 'referenced' : 'config',
+      // A DeepSpeed config, an FSDP options file and a config's inherited parent rank below the file that names them.
+      role: deepspeed || fsdp || ref.base ? 'referenced' : 'config',
       depth,
-      ...(deepspeed ? { forced: 'deepspeed-json' as const } : ref.hydra ? { forced: 'hydra-yaml' as const } : {}),
+      ...(deepspeed
+        ? { forced: 'deepspeed-json' as const }
+        : fsdp
+          ? { forced: 'fsdp-config-json' as const }
+          : ref.hydra
+            ? { forced: 'hydra-yaml' as const }
+            : {}),
       ...(ref.args ? { overrides: ref.args } : {}),
       ...(ref.replacedKeys ? { replacedKeys: ref.replacedKeys } : {}),
       ...(ref.hydra ? hydraHow(ref, from.how, file) : {}),

@@ -696,3 +696,21 @@ export function syntaxIn(file: PythonFile, call: SyntaxNode, name: string): void
     { start: at, end: Math.max(at, end) },
   );
 }
+
+/**
+ * Liger-Kernel's trainers (`from liger_kernel.transformers.trainer import LigerORPOTrainer`): TRL's trainer whose loss
+ * is Liger's fused linear one over the hidden states and the head's weight, the logits never materialized
+ * (linkedin/Liger-Kernel src/liger_kernel/transformers/trainer/orpo_trainer.py, LigerFusedLinearORPOLoss).
+ */
+export function ligerTrainer(file: PythonFile, call: SyntaxNode, name: string): void {
+  const at = span(call.firstChild!);
+  file.facts.push({
+    key: 'loss',
+    rawKey: name,
+    value: 'fused',
+    rawValue: `${name}(...)`,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'trl',
+  });
+}

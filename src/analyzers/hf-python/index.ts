@@ -45,6 +45,7 @@ import {
   kbitPreparation,
   kbitCastBack,
   trainerCall,
+  ligerTrainer,
   syntaxIn,
   checkpointingCall,
 } from './calls';
@@ -488,6 +489,7 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   } else if (libraryTrainer(file, last)) {
     const { trainer, byName } = libraryTrainer(file, last)!;
     if (byName) noteTrainerByName(file, c, last, trainer);
+    if (/^Liger\w*Trainer$/.test(last) && file.text.includes('liger_kernel')) ligerTrainer(file, c, last);
     const tool: Tool = TRL_TRAINERS.test(trainer) ? 'trl' : 'hf-trainer';
     file.tools.add(tool);
     trainerCall(file, c, tool, trainer);

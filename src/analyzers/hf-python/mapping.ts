@@ -591,11 +591,14 @@ function syncEachBatch(m: Mapping): boolean {
  * fsdp_config={"use_orig_params": ..., "cpu_ram_efficient_loading": ...} (TrainingArguments; a `fsdp_` prefix on a key
  * is stripped): use_orig_params is passed to Accelerate's plugin for FSDP1 only (transformers training_args.py
  * fsdp_config.get("use_orig_params", "true")), so a version 2 config leaves it unread; cpu_ram_efficient_loading sets
- * FSDP_CPU_RAM_EFFICIENT_LOADING for either. Other keys are not read here.
+ * FSDP_CPU_RAM_EFFICIENT_LOADING for either. Other keys are not read here. A path names the file that holds them.
  */
 function fsdpConfig(m: Mapping): boolean {
   const { file, e } = m;
   const x = file.valueOf(e);
+  // A path: the file is read as FSDP's options (yaml/fsdp-config.ts).
+  if (x.k === 'lit' && typeof x.v === 'string' && /\.(json|ya?ml)$/i.test(x.v.trim()))
+    file.references.push({ kind: 'fsdp-config', path: x.v.trim(), span: x.via?.span ?? e.valueSpan });
   if (x.k !== 'dict') return true;
   const find = (k: string): Entry | undefined =>
     x.entries.find((i) => i.rawKey === k) ?? x.entries.find((i) => i.rawKey === `fsdp_${k}`);

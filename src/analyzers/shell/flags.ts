@@ -352,6 +352,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   flash_attention: spec('attention', 'bool', whenTrue(['attention', 'flash'])),
   sdp_attention: spec('attention', 'bool', whenTrue(['attention', 'sdpa'])),
   use_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
+  // TRL's GRPO / DPO / KTO configs: Liger's fused linear loss takes the log-probabilities from the hidden states.
+  use_liger_loss: spec('loss', 'bool', whenTrue(['loss', 'fused'])),
   enable_liger_kernel: spec('loss', 'bool', whenTrue(['loss', 'fused'], ['kernels', 'liger'])),
   fsdp_cpu_offload: spec('fsdpOffload', 'bool'),
   optimizer_in_bwd: spec('optimizerInBackward', 'bool'),

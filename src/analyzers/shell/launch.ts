@@ -296,6 +296,9 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
         l.ref('config', o.value.text.trim(), o.value.span);
       continue;
     }
+    // `--fsdp_config fsdp.json`: TrainingArguments' FSDP options, in the file it names (yaml/fsdp-config.ts).
+    const fsdpFile = o.name === 'fsdp_config' && o.value?.unknown === undefined ? o.value?.text.trim() : undefined;
+    if (fsdpFile && /\.(json|ya?ml)$/i.test(fsdpFile)) l.ref('fsdp-config', fsdpFile, o.value!.span);
     const s = scriptFlag(tool, o.name);
     if (s) l.spec(s, o, tool);
     if (o.name === 'evaluation_strategy') datedByEvaluationStrategy(l, o, tool);

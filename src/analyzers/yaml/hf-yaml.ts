@@ -205,9 +205,17 @@ function fsdpKeys(ctx: YamlCtx, top: Top): void {
     const options = listOf(ctx.view(fsdp));
     if (options && fsdpFromOptions(options).offload) ctx.add('fsdpOffload', fsdp, true);
   }
-  const fsdpCfg = ctx.sub(top.get('fsdp_config'));
-  // TrainingArguments strips a `fsdp_` prefix from fsdp_config's keys and passes backward_prefetch and use_orig_params
-  // to Accelerate.
+  fsdpConfigKeys(ctx, ctx.sub(top.get('fsdp_config')));
+  ctx.syncEachBatch(top.get('accelerator_config'));
+  ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
+}
+
+/**
+ * TrainingArguments' fsdp_config, written inline or in the file it names (yaml/fsdp-config.ts): TrainingArguments
+ * strips a `fsdp_` prefix from its keys and passes backward_prefetch, use_orig_params, cpu_ram_efficient_loading and
+ * activation_checkpointing (FSDP's own checkpoint_wrapper around each layer) to Accelerate.
+ */
+export function fsdpConfigKeys(ctx: YamlCtx, fsdpCfg: Map<string, Entry>): void {
   ctx.put(
     'fsdpBackwardPrefetch',
     fsdpCfg.get('backward_prefetch') ?? fsdpCfg.get('fsdp_backward_prefetch'),
@@ -223,8 +231,6 @@ function fsdpKeys(ctx: YamlCtx, top: Top): void {
     });
   }
   ctx.fsdpCheckpointing(fsdpCheckpointing);
-  ctx.syncEachBatch(top.get('accelerator_config'));
-  ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
 }
 
 /** What changes how the step runs: cache emptying, label smoothing, checkpoints, Liger, compile, offloading. */
@@ -232,6 +238,8 @@ function runtimeKeys(ctx: YamlCtx, top: Top): void {
   ctx.put('emptyCacheSteps', top.get('torch_empty_cache_steps'), asPosInt);
   ctx.put('labelSmoothing', top.get('label_smoothing_factor'), asNonNegNumber);
   ctx.put('savesCheckpoints', top.get('save_strategy'), asSaveStrategy);
+  // TRL's GRPO / DPO / KTO configs' use_liger_loss: Liger's fused linear loss, no logits materialized.
+  ctx.put('loss', top.get('use_liger_loss'), (v) => (boolOf(v) === true ? 'fused' : undefined));
   const liger = top.get('use_liger_kernel');
   if (isOn(ctx, liger) && liger) {
     ctx.add('loss', liger, 'fused');

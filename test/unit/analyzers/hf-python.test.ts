@@ -1323,6 +1323,20 @@ trainer = GRPOTrainer(model=model, reward_funcs=[f], args=args, train_dataset=ds
     const engine = ph.components.find((c) => c.id === 'rollout-engine');
     assert.equal(engine?.bytes, Math.round(0.6 * 40 * 2 ** 30 - sharedBytes));
   });
+  it("Liger-Kernel's LigerORPOTrainer computes ORPO's loss with its fused linear kernel: no logits", () => {
+    // linkedin/Liger-Kernel examples/alignment/run_orpo.py.
+    const text = `from liger_kernel.transformers.trainer import LigerORPOTrainer
+from transformers import AutoModelForCausalLM
+from trl import ORPOConfig
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B-Instruct", torch_dtype="bfloat16")
+args = ORPOConfig(output_dir="o", per_device_train_batch_size=32, max_length=128, bf16=True)
+trainer = LigerORPOTrainer(model=model, args=args, train_dataset=ds)
+`;
+    const r = resolveText('run_orpo.py', text);
+    assert.equal(r.setup?.loss, 'fused');
+    assert.equal(r.setup?.preference?.reference, 'none');
+    assert.deepEqual(r.provenance.loss, { kind: 'file', file: 'run_orpo.py', line: 6, key: 'LigerORPOTrainer' });
+  });
   it("Unsloth's GRPO notebooks: the completion is max_seq_length less the prompt, standby sleeps the engine", () => {
     // waqqasansari/qwen3-grpo-finetune and osamaaltaf-pk/LLMs-Unsloth, copied from Unsloth's Qwen3 GRPO notebook: the
     // prompt's length is measured on the data (`maximum_length + 1`), the completion gets the rest of 2048 tokens.

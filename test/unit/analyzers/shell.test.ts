@@ -734,6 +734,8 @@ describe('shell analyzer: script flags', () => {
     );
     checkFacts('python t.py --flash_attn False\n', [], { exact: true });
     checkFacts('python t.py --flash_attn True\n', [['attention', 'flash', '--flash_attn', 'True']]);
+    // TRL's GRPO / DPO configs' use_liger_loss (mesolitica/malaya session/qwen2.5/7b-grpo-fsdp.sh): the fused loss.
+    checkFacts('python t.py --use_liger_loss true\n', [['loss', 'fused', '--use_liger_loss', 'true']]);
     // A bare --flash_attn parses only as a boolean option (LLaMA-Factory's src/train_bash.py era: `flash_attn: bool`,
     // FlashAttention-2; GAIR-NLP/cs2916 2024/hw2/finetune/run.sh): FlashAttention-2, at the flag.
     checkFacts('python src/train_bash.py --stage sft --flash_attn --max_steps 5\n', [

@@ -60,6 +60,12 @@ describe('analyzeHfYaml', () => {
     ]);
   });
 
+  it("reads TRL's use_liger_loss as Liger's fused loss (a GRPO config's completion logits are never made)", () => {
+    const text = 'model_name_or_path: Qwen/Qwen2.5-7B\nnum_generations: 8\nuse_liger_loss: true\n';
+    assert.equal(analyzeHfYaml(text).facts.find((f) => f.key === 'loss')?.value, 'fused');
+    assert.equal(resolveText('grpo.yaml', text).setup?.loss, 'fused');
+  });
+
   it('reads values written on the line after their key', () => {
     checkFacts(analyzeHfYaml(TRL), TRL, [
       ['model', 'Qwen/Qwen2.5-0.5B', 'model_name_or_path', 'Qwen/Qwen2.5-0.5B'],

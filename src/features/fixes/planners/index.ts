@@ -57,6 +57,7 @@ const jsonOrYaml =
   (file: FixFile, text: string, o: Op): Written =>
     /\.json$/i.test(file.file) ? jsonSet(text, o) : yaml(text, o);
 
+const FSDP_CONFIG_FIX = "the HF Trainer's fsdp_config file holds FSDP's options: no quick fix writes it";
 const NOTEBOOK_FIX = "a notebook's code cells are edited in the notebook: no quick fix writes them";
 
 export const PLANNERS: Readonly<Record<Format, Planner>> = {
@@ -125,6 +126,11 @@ export const PLANNERS: Readonly<Record<Format, Planner>> = {
   },
   // A file a script loads for its values: its keys the script reads, JSON or YAML by the name.
   'script-data': { plan: planScriptData, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
+  // The HF Trainer's fsdp_config file: its keys are FSDP's; a fix writes the script's or the launcher's arguments.
+  'fsdp-config-json': {
+    plan: () => no(FSDP_CONFIG_FIX),
+    write: () => ({ reason: FSDP_CONFIG_FIX }),
+  },
   // A project's own config read by its names: the same, a key it holds rewritten as the kind of value written there.
   'project-yaml': { plan: planScriptData, write: jsonOrYaml((text, o) => yamlSet(text, o, false)) },
 };
