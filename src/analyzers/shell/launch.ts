@@ -59,7 +59,7 @@ import {
   type LaunchedProgram,
 } from './launchers';
 export { deepspeedRef } from './launchers';
-import { llamafactoryStage } from './llamafactory';
+import { llamafactoryBashEra, llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
 import { referenceByFlags, subcommandObjective } from './reference-flags';
@@ -734,6 +734,7 @@ function scriptLaunch(
   }
   scriptFacts(l, p, tool, true);
   if (tool === 'hf-trainer' && moduleName === undefined) referenceByFlags(l, p.opts);
+  if (tool === 'llamafactory' && /(^|\/)train_bash\.py$/.test(script)) llamafactoryBashEra(l, p.opts, scriptField.span);
   // A plain script says which trainer it uses only through the flags it was given.
   if (tool !== 'hf-trainer' || l.r.facts.some((f) => f.tool === tool)) l.tool(tool);
   // open-instruct passes `--use_qlora --use_lora`: QLoRA is LoRA on 4-bit weights, so the LoRA switch does not undo it.

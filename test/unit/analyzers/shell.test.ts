@@ -738,6 +738,16 @@ describe('shell analyzer: script flags', () => {
     checkFacts('python t.py --use_liger_loss true\n', [['loss', 'fused', '--use_liger_loss', 'true']]);
     // A bare --flash_attn parses only as a boolean option (LLaMA-Factory's src/train_bash.py era: `flash_attn: bool`,
     // FlashAttention-2; GAIR-NLP/cs2916 2024/hw2/finetune/run.sh): FlashAttention-2, at the flag.
+    // The same era's cutoff_len default, 1024 (LLaMA-Factory@adbe50c src/llmtuner/hparams/data_args.py), where the
+    // line gives none (HuangXinzhe/llm_fine_tuning lora_finetuning.sh); 2048 only from November 2024.
+    const bash = analyzeShell('deepspeed src/train_bash.py --stage sft --model_name_or_path Qwen/Qwen1.5-1.8B\n');
+    const seq = bash.facts.find((f) => f.key === 'seqLen');
+    assert.deepEqual([seq?.value, seq?.origin], [1024, 'call-default']);
+    const given = analyzeShell('deepspeed src/train_bash.py --stage sft --cutoff_len 512\n').facts;
+    assert.deepEqual(
+      given.filter((f) => f.key === 'seqLen').map((f) => f.value),
+      [512],
+    );
     checkFacts('python src/train_bash.py --stage sft --flash_attn --max_steps 5\n', [
       ['attention', 'flash', '--flash_attn', '--flash_attn'],
     ]);
