@@ -744,9 +744,14 @@ function scriptLaunch(
   }
   l.r.launcherTool = launcherTool;
   l.r.training = launcherTool !== undefined || l.r.facts.some((f) => TRAINING_KEYS.has(f.key));
-  // Axolotl's other entry points (preprocess tokenises the dataset on the CPU, merge_lora, inference, evaluate, ...)
-  // read the same config and train nothing: the config is read, the command is no training launch.
-  if (moduleName !== undefined && AXOLOTL_NOT_TRAINING.test(moduleName)) {
+  // Axolotl's other entry points (preprocess tokenises the dataset on the CPU, merge_lora, inference, evaluate, ...),
+  // and its train entry point with --prepare_ds_only (which stops once the dataset is prepared), read the same config
+  // and train nothing: the config is read, the command is no training launch.
+  if (
+    moduleName !== undefined &&
+    (AXOLOTL_NOT_TRAINING.test(moduleName) ||
+      (/^axolotl\./.test(moduleName) && hasFlag(fields, scriptAt + 1, '--prepare_ds_only')))
+  ) {
     l.r.training = false;
     l.r.preparesOnly = true;
   }

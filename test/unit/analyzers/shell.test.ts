@@ -1318,6 +1318,15 @@ describe('shell analyzer: shell syntax', () => {
     // The training entry point with the GPUs hidden does train on the CPU.
     const train = analyzeShell(text.replace('preprocess', 'train'));
     assert.equal(train.problems.filter((p) => p.code === 'runs-on-cpu').length, 1);
+    // --prepare_ds_only stops the train entry point once the dataset is prepared (rohanbalkondekar/axolotl
+    // new_model/commands.sh runs it after the training launch): the training launch is the one estimated, alone.
+    const dry = analyzeShell(
+      'accelerate launch -m axolotl.cli.train config.yml\n\naccelerate launch -m axolotl.cli.train config.yml --prepare_ds_only\n',
+    );
+    assert.deepEqual(
+      dry.problems.filter((p) => p.code === 'several-launches'),
+      [],
+    );
   });
 
   it('heredoc bodies are skipped, not read as commands', () => {
