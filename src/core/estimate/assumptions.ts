@@ -412,6 +412,9 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
         continue;
       if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
       if (k === 'attention' && code) continue; // fixed by the model's code (above)
+      // A phase offload (RL2's offload_optimizer / offload_model) is its own field, said where the files set it.
+      if (k === 'offload_optimizer' && setup.optimizer_states_gpu === 'step') continue;
+      if (k === 'offload_params' && setup.weights_gpu === 'training') continue;
       const p = prov[k];
       if (p === undefined || p.kind === 'default') {
         const v = setup[k];

@@ -58,6 +58,9 @@ describe('RL2: a launch line and the config it composes', () => {
     // offload_optimizer (true in actor/fsdp.yaml): AdamW's states on the GPU for the optimizer step only.
     assert.equal(s.optimizer_states_gpu, 'step');
     assert.equal(runFact(r, 'optimizerStatesGpu')!.file, '/w/RL2/trainer/config/actor/fsdp.yaml');
+    // So the estimate's assumptions do not say "no offload" of the optimizer (jsbyun121/exploring-paths-llm's run).
+    const e = run(s);
+    assert.ok(!e.assumptions.some((a) => a.key === 'offload_optimizer'));
   });
 
   it("says RL2's Megatron workers are not modeled where the line chooses them", () => {
