@@ -5,13 +5,14 @@ import { fileProv, num, type ResolveContext } from './context';
 import { parseArchitecture, type HfConfig, type Provenance } from '../../core';
 import type { WinningFact } from './types';
 
-/** The data-parallel world: every GPU of the run over the tensor- and pipeline-parallel groups. */
+/** The data-parallel world: every GPU of the run over the tensor-, pipeline- and context-parallel groups. */
 export function dataParallelWorld(setup: ResolveContext['setup']): number {
   const worldSize = ((setup.gpus_per_node as number | undefined) ?? 1) * ((setup.nodes as number | undefined) ?? 1);
-  return (
-    worldSize /
-    (((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1))
-  );
+  // The GPUs of a context-parallel group share each sequence (ring attention, Ulysses): one data-parallel rank
+  // (OpenRLHF utils/deepspeed/deepspeed.py: accumulated_gradient = train_batch_size x ring_attn_size / micro / world).
+  const model =
+    ((setup.tensor_parallel as number | undefined) ?? 1) * ((setup.pipeline_parallel as number | undefined) ?? 1);
+  return worldSize / (model * ((setup.context_parallel as number | undefined) ?? 1));
 }
 
 /**

@@ -224,6 +224,16 @@ describe('shell: OpenRLHF command lines', () => {
     assert.equal(text.slice(offload.span.start, offload.span.end), '--ref_offload');
   });
 
+  it('ring attention: the GPUs of a ring share each sample, so train_batch_size counts the rings', () => {
+    // OpenRLHF utils/deepspeed/deepspeed.py: accumulated_gradient = train_batch_size x ring_attn_size / micro / world.
+    // ZetangForward/MyRLHF scripts/train_sft_llama_ring.sh: 2 GPUs in one ring of 2, 64 x 2 / 1 / 2 = 64 micro-steps.
+    const text =
+      'deepspeed --num_gpus 2 --module openrlhf.cli.train_sft --pretrain meta-llama/Meta-Llama-3.1-8B-Instruct ' +
+      '--micro_train_batch_size 1 --train_batch_size 64 --ring_attn_size 2 --max_len 8192 --zero_stage 3 --bf16\n';
+    const s = resolveText('run.sh', text).setup;
+    assert.deepEqual([s?.context_parallel, s?.micro_batch_size, s?.gradient_accumulation_steps], [2, 1, 64]);
+  });
+
   it("the command's defaults are facts at the module, reported by resolve as OpenRLHF's", () => {
     const text = 'python -m openrlhf.cli.train_rm --model.model_name_or_path meta-llama/Meta-Llama-3-8B\n';
     const r = checkFacts(text, [
