@@ -86,9 +86,11 @@ const PREFERENCE_SUBCOMMANDS: Readonly<Record<string, string>> = {
 export function subcommandObjective(l: Launch, sub: { readonly text: string; readonly span: Span } | undefined): void {
   const kind = sub ? PREFERENCE_SUBCOMMANDS[sub.text] : undefined;
   if (!sub || !kind) return;
-  const note =
-    `the subcommand ${sub.text} names ${kind === 'reference-free' ? 'a reference-free preference trainer' : `${sub.text.toUpperCase()}, with its reference model`}` +
-    ", which the program's code, not in these files, would say";
+  const trainer =
+    kind === 'reference-free'
+      ? 'a reference-free preference trainer'
+      : `${sub.text.toUpperCase()}, with its reference model`;
+  const note = `the subcommand ${sub.text} names ${trainer}, which the program's code, not in these files, would say`;
   l.toolDefault({
     key: 'preference',
     rawKey: sub.text,
