@@ -345,13 +345,7 @@ class FileCollection {
    * shell/reference-flags.ts): the script, read, says which trainer it builds, so the assumption goes.
    */
   private settleFlagObjective(launcher: AnalyzedFile): void {
-    const at = this.collected.files.indexOf(launcher);
-    const { facts } = launcher;
-    if (at < 0 || !facts.facts.some(isFlagObjective)) return;
-    this.collected.files[at] = {
-      ...launcher,
-      facts: { ...facts, facts: facts.facts.filter((f) => !isFlagObjective(f)) },
-    };
+    this.launcherFacts(launcher, (facts) => ({ ...facts, facts: facts.facts.filter((f) => !isFlagObjective(f)) }));
   }
 
   /**
@@ -362,12 +356,9 @@ class FileCollection {
   private settleOwnEvaluationStrategy(launcher: AnalyzedFile, script: string): void {
     const read = this.collected.files.find((f) => f.file === script);
     const own = read && OWN_EVALUATION_STRATEGY.test(read.text.slice(0, MAX_ANALYZED_CHARS.python));
-    const at = this.collected.files.indexOf(launcher);
-    if (!read || !own || read.facts.readsTrainerFlags || at < 0) return;
+    if (!read || !own || read.facts.readsTrainerFlags) return;
     const dated = (f: Fact): boolean => f.key === 'transformersVersion' && /^--evaluation[-_]strategy$/.test(f.rawKey);
-    const { facts } = launcher;
-    if (facts.facts.some(dated))
-      this.collected.files[at] = { ...launcher, facts: { ...facts, facts: facts.facts.filter((f) => !dated(f)) } };
+    this.launcherFacts(launcher, (facts) => ({ ...facts, facts: facts.facts.filter((f) => !dated(f)) }));
   }
 
   /**
@@ -378,17 +369,23 @@ class FileCollection {
   private settleToolByName(launcher: AnalyzedFile, script: string, guessed: Tool): void {
     const read = this.collected.files.find((f) => f.file === script);
     const own = read?.facts.tools.find((t) => t === 'hf-trainer' || t === 'pytorch');
-    const at = this.collected.files.indexOf(launcher);
-    if (!read || read.facts.tools.includes(guessed) || !own || at < 0) return;
-    const { facts } = launcher;
-    this.collected.files[at] = {
-      ...launcher,
-      facts: {
-        ...facts,
-        tools: facts.tools.map((t) => (t === guessed ? own : t)),
-        facts: facts.facts.map((f) => (f.tool === guessed ? { ...f, tool: own } : f)),
-      },
-    };
+    if (!read || read.facts.tools.includes(guessed) || !own) return;
+    this.launcherFacts(launcher, (facts) => ({
+      ...facts,
+      tools: facts.tools.map((t) => (t === guessed ? own : t)),
+      facts: facts.facts.map((f) => (f.tool === guessed ? { ...f, tool: own } : f)),
+    }));
+  }
+
+  /**
+   * The launcher's analysis as what its script, once read, makes of it: found by its file, so that each settling above
+   * takes the one before it into account.
+   */
+  private launcherFacts(launcher: AnalyzedFile, change: (facts: ConfigFacts) => ConfigFacts): void {
+    const at = this.collected.files.findIndex((f) => f.file === launcher.file);
+    if (at < 0) return;
+    const current = this.collected.files[at];
+    this.collected.files[at] = { ...current, facts: change(current.facts) };
   }
 
   /** The places a relative path from a file may be read at (findReference's order). */

@@ -8,7 +8,6 @@
 // (trl-dated-defaults.ts: no checkpointing before 0.22, no bf16 before 0.19, the whole logits before 1.7). Pure.
 import type { SyntaxNode } from '@lezer/common';
 import type { Fact, Span, Tool } from '../facts';
-import { MAX_ANALYZED_CHARS } from '../guards';
 import type { Entry, PythonFile } from './file';
 import { span } from './syntax';
 
@@ -141,13 +140,14 @@ function removedApiUse(file: PythonFile, trainer: string, name: string | undefin
 
 /** `<name>.max_seq_length = ...`: where the attribute is written. */
 function maxSeqLengthSet(file: PythonFile, name: string): Span | undefined {
-  if (!file.text.includes(`${name}.max_seq_length`)) return undefined;
-  const m = new RegExp(`(^|\\n)[ \\t]*${name}\\.(max_seq_length)[ \\t]*=[^=]`).exec(
-    file.text.slice(0, MAX_ANALYZED_CHARS.python),
-  );
-  if (!m) return undefined;
-  const start = m.index + m[0].indexOf('max_seq_length');
-  return { start, end: start + 'max_seq_length'.length };
+  // The file's `x.max_seq_length = ...` statements, as its walk records them (index.ts: optionAssignments).
+  for (const st of file.optionAssignments.get('max_seq_length') ?? []) {
+    const target = st.firstChild;
+    const object = target?.name === 'MemberExpression' ? target.firstChild : null;
+    if (object?.name === 'VariableName' && file.text.slice(object.from, object.to) === name && target?.lastChild)
+      return span(target.lastChild);
+  }
+  return undefined;
 }
 
 function removedIn020(file: PythonFile, api: string, at: Span, why: string): Fact {

@@ -31,7 +31,7 @@ import {
   listLiteral,
   toBool,
 } from './flags';
-import { type Opt, type Consume, type Parsed, looksLikeFlag, parseArgs, scriptReference } from './args';
+import { known, type Opt, type Consume, type Parsed, looksLikeFlag, parseArgs, scriptReference } from './args';
 import { isSwiftTrain, swiftExampleScript, swiftLaunch, swiftScript, swiftScriptLaunch } from './swift';
 import { emitVisible, hidesEveryGpu, visibleDevices, type Visible } from './visible';
 export { emitVisible, visibleDevices, type Visible } from './visible';
@@ -297,7 +297,7 @@ function scriptFacts(l: Launch, p: Parsed, tool: Tool, configPositional: boolean
       continue;
     }
     // `--fsdp_config fsdp.json`: TrainingArguments' FSDP options, in the file it names (yaml/fsdp-config.ts).
-    const fsdpFile = o.name === 'fsdp_config' && o.value?.unknown === undefined ? o.value?.text.trim() : undefined;
+    const fsdpFile = o.name === 'fsdp_config' ? known(o) : undefined;
     if (fsdpFile && /\.(json|ya?ml)$/i.test(fsdpFile)) l.ref('fsdp-config', fsdpFile, o.value!.span);
     const s = scriptFlag(tool, o.name);
     if (s) l.spec(s, o, tool);

@@ -2,7 +2,7 @@
 // model passed by name (`--ref_model /path/to/sft`, yyDing1/ScaleQuest's run_qwen2_qft.sh), or DPO's loss type beside
 // its beta. A DPO trainer loads that model beside the policy: DPO with a reference copy is assumed, said at the flag.
 // Where the script is read, its own trainer decides and these assumptions are dropped (collect/index.ts). Pure.
-import type { Opt } from './args';
+import { known, type Opt } from './args';
 import type { Span } from '../facts';
 import type { Launch } from './launch';
 
@@ -29,10 +29,8 @@ export const isFlagObjective = (f: { key: string; tool: string; origin?: string 
 
 /** The flags' preference assumptions, for a script launch whose trainer is not known from the line. */
 export function referenceByFlags(l: Launch, opts: readonly Opt[]): void {
-  const text = (o: Opt | undefined): string | undefined =>
-    o?.value && o.value.unknown === undefined ? o.value.text.trim().replace(/^(['"])(.*)\1$/, '$2') : undefined;
   const ref = opts.find((o) => REFERENCE_MODEL_FLAGS.has(o.name) && o.value !== undefined);
-  const refName = ref ? text(ref) : undefined;
+  const refName = known(ref);
   if (ref && refName !== undefined && refName !== '' && refName !== 'None') {
     const note =
       `${ref.rawKey} names a reference model, which a DPO trainer loads beside the policy: DPO assumed, with that ` +
@@ -43,7 +41,7 @@ export function referenceByFlags(l: Launch, opts: readonly Opt[]): void {
   }
   const loss = opts.find((o) => o.name === 'loss_type');
   const beta = opts.find((o) => o.name === 'beta');
-  const lossType = text(loss);
+  const lossType = known(loss);
   if (loss && beta && lossType !== undefined && DPO_LOSS_TYPES.has(lossType))
     assumed(
       l,
