@@ -245,6 +245,7 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   recompute_activations: spec('gradientCheckpointing', 'bool', whenTrue(['gradientCheckpointing', 'selective'])),
   activation_offloading: spec('activationOffloading', 'bool'),
   auto_find_batch_size: spec('autoFindBatchSize', 'bool'),
+  ddp_find_unused_parameters: spec('ddpFindUnused', 'bool'),
   enable_activation_offloading: spec('activationOffloading', 'bool'),
   optim: spec('optimizer', 'str', (v) => {
     const g = galoreOf(String(v));

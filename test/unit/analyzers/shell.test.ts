@@ -736,6 +736,11 @@ describe('shell analyzer: script flags', () => {
     checkFacts('python t.py --flash_attn True\n', [['attention', 'flash', '--flash_attn', 'True']]);
     // TRL's GRPO / DPO configs' use_liger_loss (mesolitica/malaya session/qwen2.5/7b-grpo-fsdp.sh): the fused loss.
     checkFacts('python t.py --use_liger_loss true\n', [['loss', 'fused', '--use_liger_loss', 'true']]);
+    // The HF Trainer's ddp_find_unused_parameters on the launch line (malaysia-ai/cooking qwen/sft/2.5-1.5b.sh:19):
+    // DDP without find_unused_parameters, where the Trainer would otherwise decide it from the model.
+    checkFacts('torchrun --nproc_per_node 2 train.py --ddp_find_unused_parameters false\n', [
+      ['ddpFindUnused', false, '--ddp_find_unused_parameters', 'false'],
+    ]);
     // A bare --flash_attn parses only as a boolean option (LLaMA-Factory's src/train_bash.py era: `flash_attn: bool`,
     // FlashAttention-2; GAIR-NLP/cs2916 2024/hw2/finetune/run.sh): FlashAttention-2, at the flag.
     // The same era's cutoff_len default, 1024 (LLaMA-Factory@adbe50c src/llmtuner/hparams/data_args.py), where the
