@@ -21,7 +21,8 @@ export function modelCrossEntropy(ctx: EstimateContext): boolean {
 
 /**
  * A next-token loss over the causal-LM head's logits, whatever kernel computes it: not compiled, no preference, RL or
- * distillation loss, no label smoother or value head.
+ * distillation loss, no label smoother or value head, and the model's head is the causal-LM one (a sequence classifier's
+ * logits are num_labels wide).
  */
 export function plainTokenLoss(ctx: EstimateContext): boolean {
   const setup = ctx.setup;
@@ -33,7 +34,7 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
     teacher === undefined &&
     setup.label_smoothing !== true &&
     setup.value_head !== true &&
-    ctx.model.arch.defaultHead === 'causal_lm'
+    (ctx.setup.head ?? ctx.model.arch.defaultHead) === 'causal_lm'
   );
 }
 

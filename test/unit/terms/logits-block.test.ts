@@ -41,6 +41,16 @@ describe('logits-block', () => {
     );
     assert.equal(block(e), 123 * 2 * 1024 * 1024);
   });
+  it('none for a sequence classifier: its logits are num_labels wide, not the vocabulary', () => {
+    // AutoModelForSequenceClassification over a causal model (lun2hang/playgemma_textcls_sft gemma2b_sft_Qlora_cls.py,
+    // num_labels=2): the head scores the last token into 2 labels, so no vocabulary-wide logits are upcast or cached.
+    const cls = run(qlora({ head: 'seq_cls', num_labels: 2 }));
+    assert.equal(block(cls), undefined);
+    assert.equal(
+      cls.perGpu.runtime.find((r) => r.id === 'loss-segments'),
+      undefined,
+    );
+  });
   it('released when the GPU has no room for it: a whole free segment the allocator frees before it fails', () => {
     // On a GPU 400 MiB smaller than the estimate with the 500 MiB block, the rest fits and the block is released.
     const e = run(qlora());
