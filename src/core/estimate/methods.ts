@@ -226,7 +226,7 @@ export function planTraining(
       key: 'architecture',
       value: `vision tower ${formatCount(inv.vision)} params: weights only`,
       source:
-        'VRAM Lens: the vision tower is frozen (LLaMA-Factory freeze_vision_tower, its default) ' +
+        'VRAM Lens: the vision tower is frozen (the default of LLaMA-Factory freeze_vision_tower and ms-swift freeze_vit) ' +
         'or never reached by text-only batches: no activations, gradients or optimizer state; its ' +
         "no-grad forward over a batch's images runs before the language model and is not counted; " +
         'it is loaded with the language model in its dtype',
