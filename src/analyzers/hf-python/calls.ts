@@ -578,6 +578,23 @@ export function argument(args: {
   };
 }
 
+/**
+ * TRL's PPOTrainer trains the policy and a value model together (PolicyAndValueWrapper) beside a frozen reference
+ * policy and reward model, and generates each rollout's responses: only the policy's step is estimated, said at the call.
+ */
+function ppoNotModeled(file: PythonFile, call: SyntaxNode): void {
+  const callee = call.firstChild!;
+  file.problem(
+    'not-modeled',
+    'warning',
+    msg(
+      "{0}: TRL's PPO value model (trained with the policy), reference policy, reward model and response generation are not modeled; the estimate is the policy's training step alone",
+      file.text.slice(callee.from, callee.to),
+    ),
+    span(callee),
+  );
+}
+
 /** A trainer's construction: `trainer` is the library's class it is (the class called, or the one it extends). */
 export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trainer: string): void {
   const args = file.args(call);
@@ -596,6 +613,7 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
     calleeFact(file, call, 'trlSft', trainer, true, `${trainer}(...)`, tool);
   if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
     rewardHead(file, call, trainer, tool);
+  if (trainer === 'PPOTrainer') ppoNotModeled(file, call);
   if (tool === 'trl') plainArgumentsDefaults(file, args.entries);
   const dated = file.facts.some((f) => f.key === 'trlVersion')
     ? undefined

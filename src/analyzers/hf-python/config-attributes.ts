@@ -1,8 +1,9 @@
 // An attribute of the training arguments set after they are made: `training_args = SFTConfig(...)` then
 // `training_args.bf16 = True` (SakibAhmedShuva/Gemma-3-LLM-Fine-Tuning's notebook sets its precision so), read as a
 // keyword of the call written at the assignment; so is `setattr(training_args, 'max_length', 512)` with the name written
-// as a string (biosharp18/CS245-project train_DPO.py sets its batch and lengths so). One on a branch known not to run is left out; one on a branch whose
-// test is not known statically is not known, said with its condition. Pure; never throws on user text.
+// as a string (biosharp18/CS245-project train_DPO.py sets its batch and lengths so), and so is one set on the training
+// arguments HfArgumentParser parsed, over the launch line's flag. One on a branch known not to run is left out; one on
+// a branch whose test is not known statically is not known, said with its condition. Pure; never throws on user text.
 import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
 import { branchTaken, conditionOf } from './branches';
@@ -69,4 +70,43 @@ function whereRun(
     valueSpan: span(e.value),
     ...(condition ? { forced: `set only when ${condition}` } : {}),
   };
+}
+
+/** The HfArgumentParser methods that return the parsed dataclasses (a TrainingArguments among them). */
+const PARSED_DATACLASSES =
+  /^(parse_args_into_dataclasses|parse_yaml_file|parse_json_file|parse_dict|parse_args_and_config)$/;
+
+/**
+ * `training_args.fp16 = True` after `script_args, training_args, model_args = parser.parse_args_into_dataclasses()`
+ * (aarentai/Qwen trl/train_ppo.py): the parsed training arguments changed once the command line is read, mapped as
+ * their keyword; the value set so wins over the launch line's flag (Fact.overridesLauncher).
+ */
+export function attributesSetOnParsed(file: PythonFile, tool: Tool): void {
+  const assigned = [...file.optionAssignments.values()].flat().sort((a, b) => a.from - b.from);
+  for (const st of assigned) {
+    const object = st.firstChild?.name === 'MemberExpression' ? st.firstChild.firstChild : null;
+    if (object?.name !== 'VariableName') continue;
+    const name = file.text.slice(object.from, object.to);
+    if (!parsedDataclasses(file, name, object)) continue;
+    const entry = attributeEntry(file, st, name);
+    if (!entry) continue;
+    const before = file.facts.length;
+    mapEntry(file, 'train', entry, tool, undefined, tool === 'trl');
+    for (let i = before; i < file.facts.length; i++) file.facts[i] = { ...file.facts[i], overridesLauncher: true };
+  }
+}
+
+/** Whether `name` where `use` reads it is bound from an HfArgumentParser's parse of its dataclasses. */
+function parsedDataclasses(file: PythonFile, name: string, use: SyntaxNode): boolean {
+  const found = file.lookup(name, use);
+  if (found.k !== 'binding') return false;
+  const b = found.binding;
+  const value = b.kind === 'assign' ? b.valueNode : b.kind === 'unpack' ? b.rhs : null;
+  if (value?.name !== 'CallExpression') return false;
+  const callee = value.firstChild;
+  const method =
+    callee?.name === 'MemberExpression' && callee.lastChild?.name === 'PropertyName'
+      ? file.text.slice(callee.lastChild.from, callee.lastChild.to)
+      : file.calleeName(value)?.split('.').pop();
+  return method !== undefined && PARSED_DATACLASSES.test(method);
 }

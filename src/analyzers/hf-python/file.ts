@@ -353,11 +353,13 @@ export class PythonFile {
           ? this.evalNode(inner, depth + 1)
           : { k: 'unknown', reason: 'empty parentheses' };
       }
+      // A set of strings reads as a list (`target_modules={"q_proj", "v_proj"}`: PEFT takes any iterable of names).
       case 'ArrayExpression':
-      case 'TupleExpression': {
+      case 'TupleExpression':
+      case 'SetExpression': {
         const items: string[] = [];
         for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
-          if (['[', ']', '(', ')', ',', 'Comment'].includes(ch.name)) continue;
+          if (['[', ']', '(', ')', '{', '}', ',', 'Comment'].includes(ch.name)) continue;
           const v = this.evalNode(ch, depth + 1);
           if (v.k !== 'lit' || typeof v.v !== 'string')
             return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };

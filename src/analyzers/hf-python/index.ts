@@ -72,6 +72,7 @@ import {
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
 import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
 import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
+import { attributesSetOnParsed } from './config-attributes';
 import { helperModules, reachableCalls } from './helper-modules';
 import { scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
@@ -269,6 +270,7 @@ function readSettled(
   // Fabric converts the module it is given after the script loads it: its precision is read after every load.
   for (const c of calls) if (file.calleeName(c)?.split('.').pop() === 'Fabric') fabricCall(file, c);
   afterCalls(file, calls, walk.loraSwitchedOff);
+  attributesSetOnParsed(file, file.tools.has('trl') ? 'trl' : 'hf-trainer');
   if (importsXtuner(file.text)) xtunerConfig(file, calls);
   noTrainingSeen(file);
   frozenByName(file);

@@ -2,6 +2,7 @@
 // kind of call (training arguments, model loading, bitsandbytes, LoRA, IA3, TRL's ModelConfig, dataclass defaults).
 // Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
+import { bf16SupportFact } from './bf16-support';
 import { completionBudget } from './completion-budget';
 import {
   evaluationOn,
@@ -121,6 +122,24 @@ function datedByEvaluationStrategy(m: Mapping): void {
   file.facts.push(
     evaluationStrategyRelease({ rawKey: e.rawKey, rawValue, keySpan: e.keySpan, valueSpan: e.valueSpan, tool: m.tool }),
   );
+}
+
+/**
+ * `use_cpu=True` (`no_cuda` before transformers 4.34): the Trainer puts the model on the CPU (TrainingArguments.device),
+ * warned as Accelerate's `use_cpu` is (the `runs-on-cpu` code: a run of the file on GPUs is preferred to it).
+ */
+function onCpu(m: Mapping): true {
+  const { file, e } = m;
+  const x = file.valueOf(e);
+  if (x.k === 'lit' && x.v === true)
+    file.problem(
+      'runs-on-cpu',
+      'warning',
+      msg('{0}=True: the HF Trainer trains on the CPU; the estimate is of the same run on GPUs', e.rawKey),
+      { start: e.keySpan.start, end: e.valueSpan.end },
+      e.rawKey,
+    );
+  return true;
 }
 
 /** Training arguments: batch sizes, evaluation, accumulation and the loss. */
@@ -252,9 +271,13 @@ function trainRunEntry(m: Mapping): boolean {
   const k = e.rawKey;
   switch (k) {
     case 'bf16':
-      return emit(m, 'bf16', (x) => boolOf(file, x, e));
-    case 'fp16':
-      return emit(m, 'fp16', (x) => boolOf(file, x, e));
+    case 'fp16': {
+      const key = e.rawKey === 'bf16' ? 'bf16' : 'fp16';
+      return bf16SupportFact(file, e, key) || emit(m, key, (x) => boolOf(file, x, e));
+    }
+    case 'use_cpu':
+    case 'no_cuda':
+      return onCpu(m);
     case 'optim': {
       const x = file.valueOf(e);
       const g = x.k === 'lit' && typeof x.v === 'string' ? galoreOf(x.v) : undefined;

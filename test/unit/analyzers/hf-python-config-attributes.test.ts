@@ -84,4 +84,41 @@ describe('hf-python: training arguments set after the call', () => {
     // Not TRL's defaults (8 per GPU, max_length 1024): the model's setattr and the one with a variable name set nothing.
     assert.deepEqual([run.setup?.micro_batch_size, run.setup?.seq_len], [4, 512]);
   });
+
+  it('set on the training arguments HfArgumentParser parsed: over the launch line, and use_cpu warned', () => {
+    // aarentai/Qwen trl/train_ppo.py:78-83: `training_args.fp16 = True` and `training_args.use_cpu = True` right after
+    // parse_args_into_dataclasses(); its launcher passes neither. They were dropped: TRL's bf16 default was assumed.
+    const text = [
+      'from transformers import AutoModelForCausalLM, HfArgumentParser',
+      'from trl import ModelConfig, PPOConfig, PPOTrainer',
+      'parser = HfArgumentParser((ScriptArguments, PPOConfig, ModelConfig))',
+      'script_args, training_args, model_args = parser.parse_args_into_dataclasses()',
+      'training_args.fp16 = True',
+      'training_args.use_cpu = True',
+      'model_args.lora_r = 16',
+      'policy = AutoModelForCausalLM.from_pretrained("EleutherAI/pythia-1b-deduped")',
+      'trainer = PPOTrainer(args=training_args, model=policy)',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    const fp16 = r.facts.find((f) => f.key === 'fp16');
+    assert.deepEqual([fp16?.value, fp16?.overridesLauncher], [true, true]);
+    assert.equal(text.slice(fp16!.keySpan.start, fp16!.keySpan.end), 'fp16');
+    // Another parsed dataclass's attribute that is no training argument gives nothing.
+    assert.equal(
+      r.facts.some((f) => f.key === 'loraR'),
+      false,
+    );
+    const codes = r.problems.map((p) => [p.code, p.severity, p.message.split(':')[0]]);
+    assert.deepEqual(
+      codes.filter(([c]) => c === 'runs-on-cpu'),
+      [['runs-on-cpu', 'warning', 'use_cpu=True']],
+    );
+    // PPOTrainer's value, reference and reward models are said not to be modeled, at the call.
+    const ppo = r.problems.find((p) => p.code === 'not-modeled' && /PPO value model/.test(p.message));
+    assert.equal(text.slice(ppo?.span.start, ppo?.span.end), 'PPOTrainer');
+    const run = runProject({ 'train_ppo.py': text, 'run.sh': 'python train_ppo.py --fp16 False\n' }, 'run.sh');
+    assert.equal(run.setup?.mixed_precision, 'fp16');
+  });
 });

@@ -102,6 +102,38 @@ describe("hf-python: the script's own values", () => {
     assert.equal(last(r, 'gradientCheckpointing')?.value, 'full');
     assert.equal(last(r, 'loraR')?.value, 16);
     assert.deepEqual(last(r, 'loraTargets')?.value, ['q_proj', 'v_proj']);
+    // A set literal is as static as a list (lun2hang/playgemma_textcls_sft gemma2b_sft_Qlora_cls.py:52:
+    // `target_modules={"q_proj", "k_proj", "v_proj", "o_proj"}`; it was read as not known, and q_proj,v_proj assumed).
+    const set = analyzeHfPython('config = LoraConfig(r=8, target_modules={"q_proj", "k_proj", "v_proj", "o_proj"})\n');
+    assert.deepEqual(last(set, 'loraTargets')?.value, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
+  });
+
+  it('bf16 / fp16 that ask the GPU for bf16: 16-bit mixed precision, bf16 said as the reading of such a GPU', () => {
+    // Unsloth's notebooks (ihassangrewal/LLM-LLama-3-8b-Fine-Tuning Llama_3_8b_Fine_Tuning.ipynb cell 17):
+    // `fp16 = not is_bfloat16_supported(), bf16 = is_bfloat16_supported()`: one of the two is on on every GPU. It was
+    // read as neither known, so no mixed precision.
+    const text = [
+      'from unsloth import is_bfloat16_supported',
+      'import torch',
+      'use_bf16 = torch.cuda.is_bf16_supported()',
+      'args = TrainingArguments(output_dir="o", fp16=not is_bfloat16_supported(), bf16=is_bfloat16_supported())',
+      'other = TrainingArguments(output_dir="o", fp16=not use_bf16, bf16=use_bf16)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    const seen = (key: CanonicalKey): unknown[] => facts(r, key).map((f) => [f.value, f.origin, f.tool]);
+    assert.deepEqual(seen('bf16'), [
+      [true, 'call-default', 'vram-lens'],
+      [true, 'call-default', 'vram-lens'],
+    ]);
+    assert.deepEqual(seen('fp16'), [
+      [false, 'call-default', 'vram-lens'],
+      [false, 'call-default', 'vram-lens'],
+    ]);
+    assert.match(last(r, 'bf16')?.defaultNote ?? '', /^use_bf16 is True on GPUs that compute in bf16 .* fp16 mixed/);
+    // Anything else about the GPU stays unknown.
+    const other = analyzeHfPython('args = TrainingArguments(output_dir="o", bf16=torch.cuda.device_count() > 1)\n');
+    assert.ok(isUnknown(last(other, 'bf16')?.value as FactValue | Unknown));
   });
 
   it('a list comprehension that cleans a split option: its items, as Python makes them', () => {

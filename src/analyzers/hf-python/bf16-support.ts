@@ -1,0 +1,70 @@
+// `bf16=is_bfloat16_supported(), fp16=not is_bfloat16_supported()` (Unsloth's notebooks, and scripts that ask torch):
+// the run takes 16-bit mixed precision whichever GPU it meets, bf16 where the GPU computes in it and fp16 elsewhere.
+// Read as on a GPU that supports bf16, an assumption said at the keyword: both AMP dtypes keep the same bytes.
+// Pure: no I/O, no node:* and no 'vscode'.
+import type { SyntaxNode } from '@lezer/common';
+import type { CanonicalKey } from '../facts';
+import type { Entry, PythonFile } from './file';
+
+/** The calls that answer whether the GPU computes in bf16 (Unsloth, torch.cuda, transformers.utils). */
+const BF16_PREDICATES: ReadonlySet<string> = new Set([
+  'is_bfloat16_supported',
+  'unsloth.is_bfloat16_supported',
+  'is_bf16_supported',
+  'torch.cuda.is_bf16_supported',
+  'cuda.is_bf16_supported',
+  'is_torch_bf16_gpu_available',
+  'transformers.utils.is_torch_bf16_gpu_available',
+]);
+
+export const BF16_SUPPORT_NOTE =
+  'is True on GPUs that compute in bf16 (compute capability 8.0 and later: A100, H100, RTX 30 and 40 series) and ' +
+  'read as such; on a T4 or V100 the run takes fp16 mixed precision instead, which keeps the same bytes';
+
+/**
+ * True for `pred()`, false for `not pred()`, where pred asks the GPU for bf16 (directly, or through a name assigned
+ * once from such an expression); undefined for anything else.
+ */
+export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): boolean | undefined {
+  if (depth > 4) return undefined;
+  if (node.name === 'ParenthesizedExpression' && node.firstChild?.nextSibling)
+    return bf16Support(file, node.firstChild.nextSibling, depth + 1);
+  if (node.name === 'UnaryExpression' && node.firstChild?.name === 'not' && node.lastChild) {
+    const inner = bf16Support(file, node.lastChild, depth + 1);
+    return inner === undefined ? undefined : !inner;
+  }
+  if (node.name === 'CallExpression') {
+    const name = file.calleeName(node);
+    const bare = node.getChild('ArgList')?.getChildren('VariableName').length === 0;
+    return name !== undefined && BF16_PREDICATES.has(name) && bare ? true : undefined;
+  }
+  if (node.name === 'VariableName') {
+    const value = file.bindingValue(node);
+    return value ? bf16Support(file, value, depth + 1) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The bf16 / fp16 keyword of training arguments when its value asks the GPU for bf16: the value it takes on such a
+ * GPU, a default said at the keyword (resolve reports it as an assumption). False when the value is anything else.
+ */
+export function bf16SupportFact(file: PythonFile, e: Entry, key: Extract<CanonicalKey, 'bf16' | 'fp16'>): boolean {
+  if (!e.valueNode) return false;
+  const value = bf16Support(file, e.valueNode);
+  if (value === undefined) return false;
+  const written = file.text.slice(e.valueSpan.start, e.valueSpan.end);
+  file.facts.push({
+    key,
+    rawKey: e.rawKey,
+    value,
+    rawValue: `${e.rawKey}=${written}`,
+    keySpan: e.keySpan,
+    valueSpan: e.valueSpan,
+    // VRAM Lens's reading, not a default of the trainer the keyword is given to.
+    tool: 'vram-lens',
+    origin: 'call-default',
+    defaultNote: `${written} ${BF16_SUPPORT_NOTE}`,
+  });
+  return true;
+}
