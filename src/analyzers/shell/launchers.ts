@@ -66,7 +66,7 @@ export function launcherProgram(
   l.tool(kind);
   if (kind === 'torchrun') torchrunFacts(l, p.opts, env);
   else if (kind === 'deepspeed') deepspeedFacts(l, p.opts, env, fields[i]);
-  else accelerateFacts(l, p.opts, env);
+  else accelerateFacts(l, p.opts, env, fields[i]);
   if (p.opts.some((o) => o.name === 'm' || o.name === 'module')) moduleName = fields[p.next]?.text;
   return { scriptAt: p.next, moduleName, launcherTool: kind };
 }
@@ -196,7 +196,7 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
 }
 
 /** `accelerate launch` options; explicit flags win over the config file (accelerate@16cb6eb:src/accelerate/commands/launch.py). */
-function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
+function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Field): void {
   const has = (n: string): boolean => opts.some((o) => o.name === n);
   const fsdp2 = opts.some((o) => o.name === 'fsdp_version' && o.value?.text.trim() === '2');
   for (const o of opts) {
@@ -226,7 +226,28 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env): void {
   if (!has('num_processes') && !has('gpu_ids')) {
     const vis = visibleDevices(env);
     if (vis) emitVisible(l, vis, 'gpusPerNode', 'accelerate');
+    else if (!has('config_file') && !has('cpu')) allVisibleProcesses(l, launcher);
   }
+}
+
+/**
+ * `accelerate launch train.py` with neither --num_processes nor --config_file: the machine's default config if
+ * `accelerate config` saved one, else one process per visible GPU (launch.py _validate_launch_command:
+ * `args.num_processes = torch.cuda.device_count()`). Neither is in the files: not known, said at the launcher.
+ */
+function allVisibleProcesses(l: Launch, launcher: Field): void {
+  l.fact(
+    'gpusPerNode',
+    launcher.text,
+    launcher.span,
+    launcher.span,
+    {
+      unknown:
+        'accelerate launch without --num_processes or --config_file starts the processes of the default config ' +
+        '`accelerate config` saved on the machine, else one per visible GPU',
+    },
+    'accelerate',
+  );
 }
 
 /** A launcher's or script's DeepSpeed config option: the file it names, inline JSON, or a value not known statically. */

@@ -284,8 +284,11 @@ describe('shell analyzer: launchers and world size', () => {
       ['gradientCheckpointing', 'full', '--fsdp_activation_checkpointing', 'true'],
     ]);
     checkFacts(
-      'accelerate launch --use_fsdp --fsdp_sharding_strategy SHARD_GRAD_OP t.py\n',
-      [['fsdp', 'shard_grad_op', '--fsdp_sharding_strategy', 'SHARD_GRAD_OP']],
+      'accelerate launch --num_processes 2 --use_fsdp --fsdp_sharding_strategy SHARD_GRAD_OP t.py\n',
+      [
+        ['worldSize', 2, '--num_processes', '2'],
+        ['fsdp', 'shard_grad_op', '--fsdp_sharding_strategy', 'SHARD_GRAD_OP'],
+      ],
       { exact: true },
     );
     checkFacts('accelerate launch --use_fsdp --fsdp_state_dict_type SHARDED_STATE_DICT t.py --save_strategy no\n', [
@@ -325,6 +328,22 @@ describe('shell analyzer: launchers and world size', () => {
       ['examples/fsdp.yaml', 'src/train.py', 'examples/lora_sft.yaml'],
     );
     assert.ok(r.references.every((x) => x.kind === (x.path.endsWith('.py') ? 'script' : 'config')));
+  });
+
+  it('accelerate launch with no count and no config: the GPU count is not known, said at the launcher', () => {
+    // yoenoo/unsloth_vllm_profiling run_grpo_qwq.sh:15 `accelerate launch train.py ...`: accelerate then takes the
+    // machine's saved default config, else torch.cuda.device_count() processes (accelerate/commands/launch.py
+    // _validate_launch_command). One GPU was assumed as if the launcher had said so.
+    const r = analyzeShell('accelerate launch train.py --per_device_train_batch_size 8\n');
+    const gpus = r.facts.find((f) => f.key === 'gpusPerNode');
+    assert.match((gpus?.value as { unknown: string }).unknown, /default config .* else one per visible GPU/);
+    assert.equal(gpus?.rawKey, 'accelerate');
+    // A config file, --cpu or CUDA_VISIBLE_DEVICES says it: no unknown.
+    for (const line of ['accelerate launch --config_file a.yaml t.py', 'accelerate launch --cpu t.py'])
+      assert.equal(
+        analyzeShell(`${line}\n`).facts.some((f) => f.key === 'gpusPerNode'),
+        false,
+      );
   });
 
   it('accelerate launch -m axolotl.cli.train cfg.yml and axolotl train', () => {
