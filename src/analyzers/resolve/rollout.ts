@@ -171,6 +171,24 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
   finishRollout(ctx, r);
 }
 
+/** Where the completions of a generation round come from when no file gives them: TRL's rule, or said to stand in. */
+function roundBatchDefault(tools: readonly Tool[]): Provenance {
+  const other = tools.find((t) => t === 'rl2' || t === 'openrlhf' || t === 'nemo-rl' || t === 'verl');
+  if (!other)
+    return {
+      kind: 'default',
+      owner: 'trl',
+      note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps',
+    };
+  return {
+    kind: 'default',
+    owner: 'vram-lens',
+    note:
+      `the micro-batch x the accumulation steps, as TRL's per_device_train_batch_size x steps_per_generation: ` +
+      `${other}'s own count of the completions its engine generates at once is not read`,
+  };
+}
+
 /**
  * Completions per GPU in one generation round: generation_batch_size over the GPUs, else per_device_train_batch_size x
  * steps_per_generation (gradient_accumulation_steps unless set). Whole groups of num_generations, or TRL stops.
@@ -198,11 +216,7 @@ function generationRoundBatch(
     const w = decided.stepsPerGeneration;
     prov['rollout.batch'] = w
       ? { kind: 'file', file: w.file, line: w.location.line, key: `per_device_train_batch_size x ${w.fact.rawKey}` }
-      : {
-          kind: 'default',
-          owner: 'trl',
-          note: 'per_device_train_batch_size x steps_per_generation, which defaults to gradient_accumulation_steps',
-        };
+      : roundBatchDefault(ctx.tools);
   }
   // num_generations defaults to 8 (GRPOConfig) or 2 (RLOOConfig).
   const groups = ng ?? (decided.rollout?.fact.value === 'rloo' ? 2 : 8);
@@ -475,6 +489,23 @@ function rolloutLossProvenance(tools: readonly Tool[]): Provenance {
         "RL2's actor casts the logits to float32, divides them by the temperature and takes each token's " +
         "log-probability and the entropy from them (RL2/utils/functions.py); counted as TRL's row-by-row " +
         'log-probabilities of the sequence (one packed sequence a micro-batch)',
+    };
+  if (tools.includes('verl'))
+    return {
+      kind: 'default',
+      owner: 'verl',
+      note:
+        "verl's actor divides the logits by the temperature and takes each response token's log-probability from them " +
+        "(verl/utils/torch_functional.py logprobs_from_logits, workers/actor/dp_actor.py); counted as TRL's row-by-row " +
+        'log-probabilities of the sequence',
+    };
+  if (tools.includes('openrlhf'))
+    return {
+      kind: 'default',
+      owner: 'openrlhf',
+      note:
+        "OpenRLHF's actor takes the action tokens' log-probabilities from the logits (openrlhf/models/utils.py " +
+        "log_probs_from_logits); counted as TRL's row-by-row log-probabilities of the sequence",
     };
   return {
     kind: 'default',

@@ -348,7 +348,8 @@ function origParamsDefault(ctx: PlanningContext): void {
   if (setup.fsdp_use_orig_params !== undefined && (!p || p.kind !== 'default')) return;
   ctx.notes.assumptions.push({
     key: 'fsdp_use_orig_params',
-    value: 'true',
+    // The default a tool's file states (verl's false), else the HF Trainer's true.
+    value: String(setup.fsdp_use_orig_params ?? true),
     source: defaultSource(
       p,
       "the HF Trainer's default (fsdp_config use_orig_params) and what `accelerate config` writes: with CPU offload " +

@@ -118,6 +118,16 @@ describe('shell: verl PPO / GRPO command lines', () => {
       [['microBatchSize', 10, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']],
     );
     assert.match(fact(dynamic, 'microBatchSize')!.defaultNote!, /16384 tokens/);
+    // FSDP1's use_orig_params, said where the adapters' units matter: verl's default false, as its note says (the
+    // assumption said true beside that note: patrlean/verl run_qwen3-14b_simplerl_grpo_lora.sh).
+    const res = resolveText('run.sh', lora);
+    const e = run(res.setup!, { provenance: res.provenance });
+    const orig = e.assumptions.find((a) => a.key === 'fsdp_use_orig_params');
+    assert.equal(res.setup?.fsdp_use_orig_params, false);
+    assert.deepEqual([orig?.value, /defaults to false/.test(orig?.source ?? '')], ['false', true]);
+    // The rollout loss's default is verl's own log-probabilities, not said to be TRL's.
+    const loss = res.provenance.loss;
+    assert.deepEqual([loss?.kind, loss?.kind === 'default' ? loss.owner : undefined], ['default', 'verl']);
   });
 
   it("estimates verl's actor: fp32 shards, bf16 logits of every token, the engine only while it generates", () => {
