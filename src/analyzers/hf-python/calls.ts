@@ -588,7 +588,8 @@ function ppoNotModeled(file: PythonFile, call: SyntaxNode): void {
     'not-modeled',
     'warning',
     msg(
-      "{0}: TRL's PPO value model (trained with the policy), reference policy, reward model and response generation are not modeled; the estimate is the policy's training step alone",
+      "{0}: TRL's PPO value model (trained with the policy), reference policy, reward model and response " +
+        "generation are not modeled; the estimate is the policy's training step alone",
       file.text.slice(callee.from, callee.to),
     ),
     span(callee),

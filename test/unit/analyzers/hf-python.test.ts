@@ -729,7 +729,7 @@ describe('analyzeHfPython', () => {
       '        gradient_accumulation_steps=gas,',
       '        deepspeed=f"configs/{ds_path}",',
       '        optim=cfg.optimizer,',
-      '        bf16=torch.cuda.is_bf16_supported(),',
+      '        bf16=torch.cuda.device_count() > 1,',
       '    )',
       '',
     ].join('\n');
