@@ -10,7 +10,7 @@ import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
-import { trlDatedDefaults } from './trl-dated-defaults';
+import { transformersOfTrlRelease, trlDatedDefaults } from './trl-dated-defaults';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
 import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
@@ -113,6 +113,7 @@ export function withPinnedVersions(
     });
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
+  setup = transformersOfTrlRelease(setup, provenance);
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
   setup = trlDatedDefaults(setup, provenance);

@@ -63,3 +63,28 @@ export function trlDatedDefaults(
   }
   return out;
 }
+
+/** The last transformers 4.x release, taken for a run whose TRL release predates transformers 5. */
+export const LAST_TRANSFORMERS_4 = '4.57';
+
+/**
+ * A TRL release before 0.27 runs on transformers 4: TRL 0.27 (January 2026) brought its fixes for transformers 5
+ * (huggingface/trl#4691, #4781, #4798), whose 5.0 left its release candidates after it. Where no file gives
+ * transformers' release, the last 4.x one is assumed for such a run, and said so: its defaults are 4.x's (no
+ * dtype="auto", one nn.Linear per MoE expert, which bitsandbytes quantizes).
+ */
+export function transformersOfTrlRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const trl = setup.trl_version;
+  if (setup.transformers_version !== undefined || trl === undefined || !olderThan(trl, 0, 27)) return setup;
+  provenance.transformers_version = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `TRL ${trl} predates transformers 5 (TRL 0.27 brought its fixes for it, huggingface/trl#4691, #4781): ` +
+      `${LAST_TRANSFORMERS_4}, the last 4.x release, is assumed; an older one may hold more: set transformers_version`,
+  };
+  return { ...setup, transformers_version: LAST_TRANSFORMERS_4 };
+}

@@ -129,13 +129,55 @@ function removedApiUse(file: PythonFile, trainer: string, name: string | undefin
     const at = span(collator.firstChild!);
     return removedIn020(file, 'DataCollatorForCompletionOnlyLM', at, 'completion_only_loss of SFTConfig replaced it');
   }
-  if (trainer !== 'SFTTrainer') return undefined;
-  const keyword = named('SFTConfig')
-    .flatMap((c) => file.args(c).entries)
-    .find((e) => e.rawKey === 'max_seq_length');
-  const set = name === undefined ? undefined : maxSeqLengthSet(file, name);
+  const keyword =
+    trainer === 'SFTTrainer'
+      ? named('SFTConfig')
+          .flatMap((c) => file.args(c).entries)
+          .find((e) => e.rawKey === 'max_seq_length')
+      : undefined;
+  const set = name === undefined || trainer !== 'SFTTrainer' ? undefined : maxSeqLengthSet(file, name);
   const at = keyword?.keySpan ?? set;
-  return at ? removedIn020(file, 'max_seq_length', at, 'SFTConfig renamed it max_length in 0.16') : undefined;
+  if (at) return removedIn020(file, 'max_seq_length', at, 'SFTConfig renamed it max_length in 0.16');
+  return modelConfigTorchDtype(file);
+}
+
+/**
+ * `model_args.torch_dtype` of TRL's ModelConfig parsed from the command line (`TrlParser((ScriptArguments, GRPOConfig,
+ * ModelConfig))`, then `script_args, training_args, model_args = parser.parse_args_and_config()`): ModelConfig renamed
+ * the field dtype in TRL 0.23 and removed torch_dtype in 0.27 (trl v0.26.0 trl/trainer/model_config.py: "will be
+ * removed in version 0.27.0"), so the run is TRL 0.26 or earlier. Read from the parser's tuple and the unpacked names.
+ */
+function modelConfigTorchDtype(file: PythonFile): Fact | undefined {
+  if (file.localClasses.has('ModelConfig') || !/\.torch_dtype\b/.test(file.text)) return undefined;
+  const tuple = /\b(?:TrlParser|HfArgumentParser)\s*\(\s*[([]([\w\s.,]+)[)\]]/.exec(file.text);
+  const index =
+    tuple?.[1]
+      .split(',')
+      .map((c) => c.trim().split('.').pop())
+      .indexOf('ModelConfig') ?? -1;
+  if (index < 0) return undefined;
+  const unpack = /^[ \t]*([\w \t,]+?)\s*=\s*\w+\.(?:parse_args_and_config|parse_args_into_dataclasses)\s*\(/m.exec(
+    file.text,
+  );
+  const name = unpack?.[1].split(',')[index]?.trim();
+  if (!name || !/^\w+$/.test(name)) return undefined;
+  const use = new RegExp(`\\b${name}\\.torch_dtype\\b`).exec(file.text);
+  if (!use) return undefined;
+  const start = use.index + name.length + 1;
+  const at = { start, end: start + 'torch_dtype'.length };
+  return {
+    key: 'trlVersion',
+    rawKey: 'torch_dtype',
+    value: '0.26',
+    rawValue: `${name}.torch_dtype`,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'trl',
+    origin: 'call-default',
+    defaultNote:
+      `${name}.torch_dtype, a field of TRL's ModelConfig that TRL 0.27 removed (dtype replaced it), dates the run ` +
+      'to TRL 0.26 or earlier',
+  };
 }
 
 /** `<name>.max_seq_length = ...`: where the attribute is written. */

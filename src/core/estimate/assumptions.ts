@@ -60,6 +60,9 @@ export function defaultAssumptions(
       value: setup.transformers_version,
       source: defaultSource(prov.transformers_version, ''),
     });
+  // A TRL release the files' calls imply (`SFTTrainer(max_seq_length=...)`: TRL 0.12 or earlier).
+  if (prov.trl_version?.kind === 'default' && setup.trl_version !== undefined)
+    assumptions.push({ key: 'trl_version', value: setup.trl_version, source: defaultSource(prov.trl_version, '') });
   schemaDefaults(ctx, code, gkd, family);
   if (!ctx.lean && gkd) {
     const d = setup.distillation!;

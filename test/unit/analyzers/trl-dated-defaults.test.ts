@@ -114,4 +114,39 @@ describe("analyzers: TRL's defaults as the pinned release had them", () => {
     assert.equal(pinned(undefined, keyword).setup?.trl_version, '0.19');
     assert.equal(pinned('trl==0.12.0', keyword).setup?.trl_version, '0.12.0');
   });
+
+  it('a TRL release before 0.27 runs on transformers 4: 4.57 is assumed where no file gives transformers', () => {
+    // TRL 0.27 (January 2026) brought its fixes for transformers 5 (huggingface/trl#4691, #4781).
+    const r = pinned('trl==0.19.1');
+    assert.equal(r.setup?.transformers_version, '4.57');
+    assert.match(noteOf(r.provenance.transformers_version), /^TRL 0\.19\.1 predates transformers 5/);
+    // A transformers pin beside it stands; TRL 0.27 and later say nothing of it.
+    assert.equal(pinned('trl==0.19.1\ntransformers==4.51.3').setup?.transformers_version, '4.51.3');
+    assert.equal(pinned('trl==0.27.0').setup?.transformers_version, undefined);
+  });
+
+  it("ModelConfig's torch_dtype (removed in TRL 0.27) dates the run to TRL 0.26, said at the field", () => {
+    // yoenoo/unsloth_vllm_profiling train.py:31 `model_args.torch_dtype` of TrlParser((ScriptArguments, GRPOConfig,
+    // ModelConfig)): read as today's TRL, transformers 5 left Qwen3-MoE's experts unquantized (bitsandbytes#1849).
+    const text = [
+      'from trl import GRPOConfig, GRPOTrainer, ModelConfig, TrlParser',
+      'parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))',
+      'script_args, training_args, model_args = parser.parse_args_and_config()',
+      'dtype = model_args.torch_dtype',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=dtype)',
+      'trainer = GRPOTrainer(model=model, args=training_args, reward_funcs=[f])',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const r = pinned(undefined, text);
+    assert.deepEqual([r.setup?.trl_version, r.setup?.transformers_version], ['0.26', '4.57']);
+    const trl = r.files[0].facts.facts.find((f) => f.key === 'trlVersion');
+    assert.equal(text.slice(trl!.keySpan.start, trl!.keySpan.end), 'torch_dtype');
+    assert.match(noteOf(r.provenance.trl_version), /^model_args\.torch_dtype, a field of TRL's ModelConfig/);
+    // `dtype`, its name since TRL 0.23, dates nothing.
+    assert.equal(
+      pinned(undefined, text.replace('model_args.torch_dtype', 'model_args.dtype')).setup?.trl_version,
+      undefined,
+    );
+  });
 });
