@@ -23,7 +23,7 @@ import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
 import { plainArgumentsDefaults } from './plain-arguments';
 import { trlReleaseOfCall, trlReleaseOfRemovedApi } from './trl-dated-calls';
-import { attributesSetAfter } from './config-attributes';
+import { attentionSetOnConfig, attributesSetAfter } from './config-attributes';
 
 export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trlOrLocal: boolean): void {
   const args = file.args(call);
@@ -206,6 +206,7 @@ export function fromPretrained(file: PythonFile, call: SyntaxNode, modelClass?: 
   const named = entries.find((e) => e.rawKey === 'pretrained_model_name_or_path');
   if (!first && named) emitModel(file, named, 'hf-trainer');
   for (const e of entries) mapEntry(file, 'load', e, 'hf-trainer');
+  attentionSetOnConfig(file, call, entries);
   implicitBnbDefaults(file, entries, call, 'hf-trainer');
   file.opaqueSpreads(args.opaque);
 }

@@ -110,3 +110,22 @@ function parsedDataclasses(file: PythonFile, name: string, use: SyntaxNode): boo
       : file.calleeName(value)?.split('.').pop();
   return method !== undefined && PARSED_DATACLASSES.test(method);
 }
+
+/**
+ * `config._attn_implementation = "flash_attention_2"` on the config a load is given (`from_pretrained(path,
+ * config=config)`), before the load: the keyword attn_implementation of the load (RUCAIBox/LLMBox training/train.py,
+ * under `if args.use_flash_attention:`, which its dataclass default decides). Branch-aware as the training arguments'.
+ */
+export function attentionSetOnConfig(file: PythonFile, load: SyntaxNode, entries: readonly Entry[]): void {
+  const config = entries.find((e) => e.rawKey === 'config')?.valueNode;
+  if (config?.name !== 'VariableName' || entries.some((e) => e.rawKey === 'attn_implementation')) return;
+  const name = file.text.slice(config.from, config.to);
+  const sets = [...(file.optionAssignments.get('_attn_implementation') ?? [])]
+    .concat(file.optionAssignments.get('attn_implementation') ?? [])
+    .filter((st) => st.to < load.from)
+    .sort((a, b) => a.from - b.from);
+  for (const st of sets) {
+    const entry = attributeEntry(file, st, name);
+    if (entry) mapEntry(file, 'load', { ...entry, rawKey: 'attn_implementation' }, 'hf-trainer');
+  }
+}

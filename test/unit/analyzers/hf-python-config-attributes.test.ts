@@ -121,4 +121,35 @@ describe('hf-python: training arguments set after the call', () => {
     const run = runProject({ 'train_ppo.py': text, 'run.sh': 'python train_ppo.py --fp16 False\n' }, 'run.sh');
     assert.equal(run.setup?.mixed_precision, 'fp16');
   });
+
+  it("`config._attn_implementation = ...` on the config a load is given is the load's attn_implementation", () => {
+    // RUCAIBox/LLMBox training/train.py:72, 169-172: `use_flash_attention: bool = HfArg(default=True)`, then
+    // `if args.use_flash_attention: config._attn_implementation = "flash_attention_2"` before
+    // `from_pretrained(..., config=config)`. It was read as the Trainer's default, SDPA.
+    const text = (flag: string) =>
+      [
+        'from dataclasses import dataclass',
+        'from transformers import AutoConfig, AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments',
+        '@dataclass',
+        'class Arguments(TrainingArguments):',
+        `    use_flash_attention: bool = HfArg(default=${flag})`,
+        'args = HfArgumentParser(Arguments).parse_args_into_dataclasses()[0]',
+        'config = AutoConfig.from_pretrained("meta-llama/Llama-2-7b-hf")',
+        'if args.use_flash_attention:',
+        '    config._attn_implementation = "flash_attention_2"',
+        'else:',
+        '    config._attn_implementation = "eager"',
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", config=config)',
+        'Trainer(model=model, args=args).train()',
+        '',
+      ].join('\n');
+    assert.equal(fact(text('True'), 'attention'), 'flash');
+    assert.equal(fact(text('False'), 'attention'), 'eager');
+    // Set after the load, or on another object, it is not the load's.
+    const after = text('True').replace(
+      /if args[\s\S]*?"eager"\n(model = .*\n)/,
+      '$1config._attn_implementation = "flash_attention_2"\n',
+    );
+    assert.equal(fact(after, 'attention'), undefined);
+  });
 });
