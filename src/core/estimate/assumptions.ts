@@ -416,6 +416,8 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
         continue;
       if (k === 'kbit_upcast' && !setup.quantization && setup.method !== 'qlora') continue; // only matters for 4/8-bit models
       if (k === 'attention' && code) continue; // fixed by the model's code (above)
+      // A sequence classifier's loss is over its num_labels logits: no vocabulary-wide loss to assume.
+      if (k === 'loss' && setup.head === 'seq_cls') continue;
       // A phase offload (RL2's offload_optimizer / offload_model) is its own field, said where the files set it.
       if (k === 'offload_optimizer' && setup.optimizer_states_gpu === 'step') continue;
       if (k === 'offload_params' && setup.weights_gpu === 'training') continue;

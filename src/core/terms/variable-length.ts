@@ -30,8 +30,9 @@ export function variableLengthCache(
         : `torch_empty_cache_steps=${setup.empty_cache_steps}: the allocator's cache is returned to the driver every ${setup.empty_cache_steps} steps`,
     });
   }
+  // A loss without vocabulary-sized tensors (a sequence classifier's) leaves nothing of this kind cached.
   const variableLengths =
-    setup.batch_lengths === 'variable' && !cacheReleased && !ctx.lean
+    setup.batch_lengths === 'variable' && !cacheReleased && !ctx.lean && lossTensorBytes > 0
       ? lengthCache(ctx, totals, stage, lossTensorBytes)
       : undefined;
   return variableLengths;

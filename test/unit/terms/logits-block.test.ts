@@ -50,6 +50,13 @@ describe('logits-block', () => {
       cls.perGpu.runtime.find((r) => r.id === 'loss-segments'),
       undefined,
     );
+    // Nor a vocabulary-wide loss to assume, nor loss blocks of shorter batches cached over a run.
+    const padded = run(qlora({ head: 'seq_cls', num_labels: 2, batch_lengths: 'variable' }));
+    assert.deepEqual(
+      padded.assumptions.filter((a) => a.key === 'loss' || a.key === 'batch_lengths.cache'),
+      [],
+    );
+    assert.equal(padded.perGpu.variableLengths, undefined);
   });
   it('released when the GPU has no room for it: a whole free segment the allocator frees before it fails', () => {
     // On a GPU 400 MiB smaller than the estimate with the 500 MiB block, the rest fits and the block is released.
