@@ -28,6 +28,7 @@ import { adapterDefaults, planRollout, planTraining } from './methods';
 import { frozenModels, modelVariant, normalizeSetup } from './normalize';
 import { defaultCudaContextBytes, runtimeTerms } from './runtime';
 import { busiestStage } from './stage';
+import { releaseBeforeModel } from './transformers-release';
 export { type EstimateOptions } from './context';
 export { DEFAULT_CUDA_CONTEXT_BYTES, ALLOCATOR_FRAGMENTATION } from './runtime';
 export { parameterTargets, type ParameterTarget } from './inventory';
@@ -42,7 +43,9 @@ export { peftWrapsExperts } from './peft-moe';
  */
 export function estimate(setupAsGiven: TrainingSetup, optsAsGiven: EstimateOptions = {}): EstimateResult {
   const opts = wholeGpuBytes(optsAsGiven);
-  const norm = normalizeSetup(setupAsGiven);
+  // A transformers pin older than the model's code is another code's pin (transformers-release.ts).
+  const release = releaseBeforeModel(setupAsGiven);
+  const norm = normalizeSetup(release.setup);
   const { parsed, setup } = norm;
   if (!parsed.ok)
     return { ok: false, errors: parsed.problems.map((p) => ({ key: `architecture.${p.field}`, message: p.message })) };
@@ -50,7 +53,7 @@ export function estimate(setupAsGiven: TrainingSetup, optsAsGiven: EstimateOptio
   const a = variant.arch;
   const frozen = frozenModels(setup);
   if ('ok' in frozen) return frozen;
-  const notes: Notes = { warnings: [], assumptions: [] };
+  const notes: Notes = { warnings: release.warning ? [release.warning] : [], assumptions: [] };
   const planning: PlanningContext = {
     given: setupAsGiven,
     setup,

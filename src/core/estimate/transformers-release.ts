@@ -1,0 +1,60 @@
+// A transformers release older than the model: a pin from a dependency file that belongs to other code of the
+// repository (a fork's root requirements.txt, `transformers>=4.32,<4.38`, beside a Qwen2.5-VL fine-tune) cannot run the
+// model, whose code came with a later release. Such a pin is not the run's: the estimate takes a current release and
+// says why at the model. Pure; no I/O.
+import type { TrainingSetup } from '../setup';
+import type { Warning } from '../model';
+import { olderThan } from '../util/version';
+
+/**
+ * The first transformers release with each model type's code (the release notes of huggingface/transformers: the
+ * models each minor release added).
+ */
+const FIRST_RELEASE: Readonly<Record<string, readonly [number, number]>> = {
+  mistral: [4, 34],
+  mixtral: [4, 36],
+  qwen2: [4, 37],
+  gemma: [4, 38],
+  cohere: [4, 39],
+  starcoder2: [4, 39],
+  qwen2_moe: [4, 40],
+  phi3: [4, 40],
+  jamba: [4, 40],
+  dbrx: [4, 40],
+  olmo: [4, 40],
+  gemma2: [4, 42],
+  qwen2_vl: [4, 45],
+  mllama: [4, 45],
+  granite: [4, 45],
+  olmo2: [4, 47],
+  qwen2_5_vl: [4, 49],
+  gemma3: [4, 50],
+  qwen3: [4, 51],
+  qwen3_moe: [4, 51],
+  llama4: [4, 51],
+  gpt_oss: [4, 55],
+  qwen3_vl: [4, 57],
+  qwen3_vl_moe: [4, 57],
+  qwen3_next: [4, 57],
+};
+
+/**
+ * The setup without a transformers release older than its model's code, with the warning that says so; the setup as
+ * given otherwise.
+ */
+export function releaseBeforeModel(setup: TrainingSetup): { setup: TrainingSetup; warning?: Warning } {
+  const version = setup.transformers_version;
+  const type = setup.architecture?.model_type;
+  const first = typeof type === 'string' ? FIRST_RELEASE[type] : undefined;
+  if (version === undefined || !first || !olderThan(version, first[0], first[1])) return { setup };
+  const { transformers_version: _dropped, ...rest } = setup;
+  return {
+    setup: rest,
+    warning: {
+      key: 'transformers_version',
+      message:
+        `transformers ${version} predates ${type}, whose code came with transformers ${first.join('.')}: that pin ` +
+        'belongs to other code of the repository, not to this run, which is estimated with a current release',
+    },
+  };
+}
