@@ -92,7 +92,49 @@ export const launcherConsume =
 /** What a launcher asked for every GPU of the node starts. */
 export const ALL_GPUS: Unknown = { unknown: 'all visible GPUs' };
 
-export function torchrunFacts(l: Launch, opts: readonly Opt[], env: Env): void {
+/**
+ * torchrun's options (torch/distributed/run.py get_args_parser; each `--a-b` also `--a_b`), for argparse's
+ * abbreviations: its ArgumentParser takes a unique prefix of an option for it (`--nnode=4` is --nnodes,
+ * OFA-Sys/gsm8k-ScRel train_70b.sh).
+ */
+const TORCHRUN_OPTIONS = [
+  'nnodes',
+  'nproc_per_node',
+  'rdzv_backend',
+  'rdzv_endpoint',
+  'rdzv_id',
+  'rdzv_conf',
+  'standalone',
+  'max_restarts',
+  'monitor_interval',
+  'start_method',
+  'event_log_handler',
+  'role',
+  'module',
+  'no_python',
+  'run_path',
+  'log_dir',
+  'redirects',
+  'tee',
+  'local_ranks_filter',
+  'node_rank',
+  'master_addr',
+  'master_port',
+  'local_addr',
+  'logs_specs',
+  'numa_binding',
+  'virtual_local_rank',
+];
+
+/** A torchrun option as its parser takes it: the option itself, else the one option it is a prefix of. */
+function torchrunOption(o: Opt): Opt {
+  if (TORCHRUN_OPTIONS.includes(o.name)) return o;
+  const longer = TORCHRUN_OPTIONS.filter((n) => n.startsWith(o.name));
+  return longer.length === 1 && o.name.length >= 2 ? { ...o, name: longer[0] } : o;
+}
+
+export function torchrunFacts(l: Launch, given: readonly Opt[], env: Env): void {
+  const opts = given.map(torchrunOption);
   for (const o of opts) {
     if (o.name === 'nproc_per_node') {
       if (!o.value) continue;

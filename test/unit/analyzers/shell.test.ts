@@ -172,6 +172,11 @@ describe('shell analyzer: launchers and world size', () => {
     ]);
     checkFacts('torchrun --nnodes=1:4 --nproc_per_node=2 t.py\n', [['nodes', '?', '--nnodes', '1:4']]);
     checkFacts('torchrun --nnodes=2:2 t.py\n', [['nodes', 2, '--nnodes', '2:2']]);
+    // argparse takes a unique prefix for its option (OFA-Sys/gsm8k-ScRel train_70b.sh:9 `--nnode=4`): 4 nodes.
+    checkFacts('torchrun --nproc_per_node=8 --nnode=4 --node_rank=$RANK t.py\n', [
+      ['gpusPerNode', 8, '--nproc_per_node', '8'],
+      ['nodes', 4, '--nnode', '4'],
+    ]);
   });
 
   it('torchrun --nproc_per_node gpu counts CUDA_VISIBLE_DEVICES, else all visible GPUs', () => {
