@@ -57,6 +57,7 @@ export function rl2Facts(c: Composition): FactsByFile {
   const cp = d.count(`${w}.cp_size`, 'contextParallel') ?? d.count(`${w}.sp_size`, 'contextParallel') ?? 1;
   packing(d, w, kind, cp);
   offloads(d, w, kind);
+  lora(d, w);
   if (kind === 'dpo') dpo(d);
   if (kind === 'rm') rewardModel(d, d.get('critic.model_name')!);
   if (kind === 'ppo') ppo(d, first, cp);
@@ -134,6 +135,32 @@ function offloads(d: ComposedFacts, w: string, kind: Kind): void {
   if (opt?.view.t === 'bool') d.add(opt, 'optimizerStatesGpu', opt.view.v ? 'step' : 'always');
   const weights = kind === 'ppo' ? d.get(`${w}.offload_model`) : undefined;
   if (weights?.view.t === 'bool') d.add(weights, 'weightsGpu', weights.view.v ? 'training' : 'always');
+}
+
+/**
+ * `<worker>.use_lora: true`: PEFT's LoRA on the worker's model with `<worker>.lora`'s r, lora_alpha, lora_dropout and
+ * target_modules (a fork's RL2/trainer/config/actor/fsdp.yaml: simonucl/RL2 examples/orz_reinforce_lora.sh).
+ */
+function lora(d: ComposedFacts, w: string): void {
+  const on = d.get(`${w}.use_lora`);
+  if (on?.view.t !== 'bool') return;
+  d.add(on, 'method', on.view.v ? 'lora' : 'full');
+  if (!on.view.v) return;
+  const number = (path: string, key: 'loraR' | 'loraAlpha' | 'loraDropout'): void => {
+    const v = d.get(`${w}.lora.${path}`);
+    if (v?.view.t === 'num') d.add(v, key, v.view.v);
+    else if (v && d.unknownOf(v)) d.add(v, key, d.unknownOf(v)!);
+  };
+  number('r', 'loraR');
+  number('lora_alpha', 'loraAlpha');
+  number('lora_dropout', 'loraDropout');
+  const targets = d.get(`${w}.lora.target_modules`);
+  const view = targets?.view;
+  if (targets && view?.t === 'str') d.add(targets, 'loraTargets', view.v === 'all-linear' ? 'all-linear' : [view.v]);
+  else if (targets && view?.t === 'seq') {
+    const names = view.items.flatMap((i) => (i.t === 'str' ? [i.v] : []));
+    if (names.length > 0) d.add(targets, 'loraTargets', names);
+  }
 }
 
 /** DPO: the reference's log-probabilities come from a pass of their own, with its weights offloaded between passes. */

@@ -63,6 +63,34 @@ describe('RL2: a launch line and the config it composes', () => {
     assert.ok(!e.assumptions.some((a) => a.key === 'offload_optimizer'));
   });
 
+  it("a fork's actor LoRA: use_lora on the line, the adapter's settings from its actor/fsdp.yaml", () => {
+    // simonucl/RL2 RL2/trainer/config/actor/fsdp.yaml:16-29 (use_lora false, lora: r 16, alpha 32, dropout 0.05, the
+    // seven projections) and examples/orz_reinforce_lora.sh:11-12 (`actor.use_lora=true actor.lora.r=16`): it was read
+    // as a full fine-tune.
+    const fork =
+      CHECKOUT['/w/RL2/trainer/config/actor/fsdp.yaml'] +
+      'use_lora: false\nlora:\n  r: 16\n  lora_alpha: 32\n  lora_dropout: 0.05\n' +
+      '  target_modules:\n    - q_proj\n    - v_proj\n';
+    const line = SFT.replace('trainer.n_epochs=15', 'actor.use_lora=true actor.lora.r=8 trainer.n_epochs=15');
+    const r = runFiles(
+      { ...CHECKOUT, '/w/RL2/trainer/config/actor/fsdp.yaml': fork, '/w/lora.sh': line },
+      '/w/lora.sh',
+    );
+    const s = r.setup!;
+    assert.deepEqual(
+      [s.method, s.lora?.r, s.lora?.alpha, s.lora?.dropout, s.lora?.target_modules],
+      ['lora', 8, 32, 0.05, ['q_proj', 'v_proj']],
+    );
+    assert.equal(runFact(r, 'method')!.file, '/w/lora.sh');
+    assert.equal(runFact(r, 'loraAlpha')!.file, '/w/RL2/trainer/config/actor/fsdp.yaml');
+    // use_lora false (the fork's default) is a full fine-tune.
+    const full = runFiles(
+      { ...CHECKOUT, '/w/RL2/trainer/config/actor/fsdp.yaml': fork, '/w/sft.sh': SFT },
+      '/w/sft.sh',
+    );
+    assert.equal(full.setup?.method, 'full');
+  });
+
   it("says RL2's Megatron workers are not modeled where the line chooses them", () => {
     // actor/megatron.yaml, cut to the keys read.
     const megatron = 'model_name: null\nmax_length_per_device: null\n';
