@@ -14,7 +14,14 @@ export function resolveRollout(ctx: ResolveContext): void {
 }
 
 /** A rollout field from its winning fact, or the trainer's default with the note that says so. */
-function rolloutValue<T>(ctx: ResolveContext, key: CanonicalKey, field: string, fallback: T, note: string): T {
+function rolloutValue<T>(
+  ctx: ResolveContext,
+  key: CanonicalKey,
+  field: string,
+  fallback: T,
+  note: string,
+  owner: Tool = 'trl',
+): T {
   const { decided, unknownOnly, prov } = ctx;
   const w = decided[key];
   if (w && w.fact.value !== null && typeof w.fact.value !== 'object') {
@@ -24,7 +31,7 @@ function rolloutValue<T>(ctx: ResolveContext, key: CanonicalKey, field: string, 
   const u = unknownOnly[key];
   prov[`rollout.${field}`] = {
     kind: 'default',
-    owner: 'trl',
+    owner,
     note: u ? `${u.fact.rawKey} is not known statically (${u.fact.rawValue}); ${note}` : note,
   };
   return fallback;
@@ -55,6 +62,16 @@ function generationsPerPrompt(ctx: ResolveContext): number | undefined {
 
 /** beta: the KL term's weight, whose reference pass RLOO runs by default and GRPO (since TRL 0.19) does not. */
 function klBeta(ctx: ResolveContext): number {
+  // ms-swift sets GRPO's beta to 0.04 where the run gives none (swift/arguments/rlhf_args.py, 3.x llm/argument/).
+  if (ctx.tools.includes('ms-swift') && ctx.decided.rollout?.fact.value === 'grpo')
+    return rolloutValue(
+      ctx,
+      'klBeta',
+      'reference',
+      0.04,
+      "ms-swift's GRPO beta defaults to 0.04: the reference model scores every round",
+      'ms-swift',
+    );
   return ctx.decided.rollout?.fact.value === 'rloo'
     ? rolloutValue(
         ctx,
@@ -129,11 +146,16 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     rolloutValue(ctx, 'completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
   rolloutSeqLen(ctx, completion);
   const useVllm = decided.useVllm?.fact.value === true;
-  const engine = engineOf(
-    ctx,
-    'server',
-    'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"',
-  );
+  // ms-swift's GRPO colocates its engine unless vllm_mode says server (swift/trainers/arguments.py GRPOArgumentsMixin).
+  const swift = tools.includes('ms-swift');
+  const engine = swift
+    ? engineOf(
+        ctx,
+        'colocate',
+        "ms-swift's vllm_mode defaults to colocate (3.5 to 3.11; 3.12 requires it): a vLLM engine on each training GPU",
+        'ms-swift',
+      )
+    : engineOf(ctx, 'server', 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"');
   const beta = klBeta(ctx);
   const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
   const iterations = decided.numIterations ? (num(decided.numIterations.fact.value as FactValue) ?? 1) : 1;
@@ -162,7 +184,15 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     };
   }
   vllmServer(ctx, r);
-  if (engine === 'vllm-colocate') colocatedEngine(ctx, r, 0.3, 'vllm_gpu_memory_utilization defaults to 0.3');
+  if (engine === 'vllm-colocate')
+    colocatedEngine(
+      ctx,
+      r,
+      swift ? 0.9 : 0.3,
+      swift
+        ? "ms-swift's vllm_gpu_memory_utilization defaults to 0.9 (GRPOArgumentsMixin)"
+        : 'vllm_gpu_memory_utilization defaults to 0.3',
+    );
   oldLogpsProvenance(ctx, iterations, spg, gas);
   if (setup.loss === undefined) {
     setup.loss = 'full';
@@ -293,7 +323,12 @@ function completionFromBudget(ctx: ResolveContext): number | undefined {
 
 function rolloutSeqLen(ctx: ResolveContext, completion: number): void {
   const { overrides, decided, setup, prov } = ctx;
-  const promptFact = decided.promptLen;
+  // ms-swift's GRPO cuts each prompt to max_length (truncation_strategy left): its prompt limit.
+  const swiftPrompt =
+    decided.seqLen?.fact.tool === 'ms-swift' && typeof decided.seqLen.fact.value === 'number'
+      ? decided.seqLen
+      : undefined;
+  const promptFact = decided.promptLen ?? swiftPrompt;
   const prompt = promptFact && typeof promptFact.fact.value === 'number' ? promptFact.fact.value : 512;
   // NeMo-RL's max_total_sequence_length is the whole sequence (vLLM's max_model_len too): the file's sequence stands.
   const whole = decided.seqLen?.fact.tool === 'nemo-rl';
@@ -394,6 +429,7 @@ function engineOf(
   ctx: ResolveContext,
   defaultMode: 'server' | 'colocate',
   note: string,
+  owner: Tool = 'trl',
 ): 'generate' | 'vllm-colocate' | 'vllm-server' {
   const { decided, prov } = ctx;
   const w = decided.useVllm;
@@ -407,7 +443,7 @@ function engineOf(
         };
     return 'generate';
   }
-  return rolloutValue<string>(ctx, 'vllmMode', 'engine', defaultMode, note) === 'colocate'
+  return rolloutValue<string>(ctx, 'vllmMode', 'engine', defaultMode, note, owner) === 'colocate'
     ? 'vllm-colocate'
     : 'vllm-server';
 }

@@ -228,6 +228,33 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.ok(ppo.problems.some((p) => p.code === 'not-modeled' && p.rawKey === '--rlhf_type'));
   });
 
+  it("GRPO with ms-swift's own defaults: a colocated engine, beta 0.04, the prompt cut to max_length", () => {
+    // CharmCheen/PRL-addENV scripts/mr/mr_qwen_qwen_4gpu.sh (ms-swift 3.x): --use_vllm true with no vllm_mode. ms-swift
+    // 3.5-3.11 default vllm_mode colocate, vllm_gpu_memory_utilization 0.9 (swift/trainers/arguments.py
+    // GRPOArgumentsMixin), beta 0.04 (rlhf_args.py) and cut each prompt to max_length from the left. It was read with
+    // TRL's defaults: a vLLM server on other GPUs, no reference, a 512-token prompt.
+    const line =
+      'NPROC_PER_NODE=4 swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B-Instruct --train_type lora --use_vllm true ' +
+      '--max_length 2048 --max_completion_length 768\n';
+    const r = resolveText('grpo.sh', line);
+    const g = r.setup!.rollout!;
+    assert.deepEqual(
+      [g.engine, g.vllm_memory_fraction, g.reference, r.setup!.seq_len],
+      ['vllm-colocate', 0.9, 'adapters-off', 2048 + 768],
+    );
+    const owner = (k: string): string | undefined => {
+      const p = r.provenance[k as keyof typeof r.provenance];
+      return p?.kind === 'default' ? p.owner : undefined;
+    };
+    assert.deepEqual([owner('rollout.engine'), owner('rollout.reference')], ['ms-swift', 'ms-swift']);
+    // A share the line gives stands.
+    const given = resolveText(
+      'grpo.sh',
+      line.replace('--use_vllm true', '--use_vllm true --vllm_gpu_memory_utilization 0.4'),
+    );
+    assert.equal(given.setup!.rollout!.vllm_memory_fraction, 0.4);
+  });
+
   it('says what it does not model: device_map over several GPUs of one process, other tuners, other quantizers', () => {
     const text = 'CUDA_VISIBLE_DEVICES=0,1 swift sft --model Qwen/Qwen2.5-72B-Instruct --train_type lora\n';
     const r = analyzeShell(text);
