@@ -418,9 +418,10 @@ function schemaDefaults(ctx: PlanningContext, code: Architecture['modelCode'], g
       if (k === 'attention' && code) continue; // fixed by the model's code (above)
       // A sequence classifier's loss is over its num_labels logits: no vocabulary-wide loss to assume.
       if (k === 'loss' && setup.head === 'seq_cls') continue;
-      // A phase offload (RL2's offload_optimizer / offload_model) is its own field, said where the files set it.
-      if (k === 'offload_optimizer' && setup.optimizer_states_gpu === 'step') continue;
-      if (k === 'offload_params' && setup.weights_gpu === 'training') continue;
+      // A phase offload (RL2's offload_optimizer / offload_model, verl's optimizer_offload / param_offload) is its own
+      // field, said where the files set it.
+      if (k === 'offload_optimizer' && setup.optimizer_states_gpu !== 'always') continue;
+      if (k === 'offload_params' && setup.weights_gpu !== 'always') continue;
       const p = prov[k];
       if (p === undefined || p.kind === 'default') {
         const v = setup[k];

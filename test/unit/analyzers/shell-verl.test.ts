@@ -125,6 +125,18 @@ describe('shell: verl PPO / GRPO command lines', () => {
     const orig = e.assumptions.find((a) => a.key === 'fsdp_use_orig_params');
     assert.equal(res.setup?.fsdp_use_orig_params, false);
     assert.deepEqual([orig?.value, /defaults to false/.test(orig?.source ?? '')], ['false', true]);
+    // verl's optimizer_offload is a phase offload (the states on the GPU for the update only, XHMY/rllm
+    // train_solver_judge_flow.sh:28): not also said to be 'offload_optimizer = none' by default.
+    const phased = resolveText(
+      'run.sh',
+      lora.replace('trainer.nnodes=1', 'trainer.nnodes=1 actor_rollout_ref.actor.fsdp_config.optimizer_offload=True'),
+    );
+    const pe = run(phased.setup!, { provenance: phased.provenance });
+    assert.equal(phased.setup?.optimizer_states_gpu, 'training');
+    assert.equal(
+      pe.assumptions.some((a) => a.key === 'offload_optimizer'),
+      false,
+    );
     // The rollout loss's default is verl's own log-probabilities, not said to be TRL's.
     const loss = res.provenance.loss;
     assert.deepEqual([loss?.kind, loss?.kind === 'default' ? loss.owner : undefined], ['default', 'verl']);
