@@ -4,6 +4,7 @@
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import { configOverrides } from './config-overrides';
+import { lookalikeKeys } from './axolotl-lookalikes';
 import {
   asBackwardPrefetch,
   asEvalStrategy,
@@ -109,6 +110,7 @@ function analyze(ctx: YamlCtx): void {
   attention(ctx, top);
   kernels(ctx, top);
   distributed(ctx, top);
+  lookalikeKeys(ctx, top);
 }
 
 function method(ctx: YamlCtx, top: Map<string, Entry>): void {

@@ -560,6 +560,32 @@ describe('analyzeAxolotlYaml', () => {
     checkFacts(r, text, [['microBatchSize', 16]]);
   });
 
+  it("another tool's name for a setting is no Axolotl key: a warning at it names Axolotl's", () => {
+    // YGueguen16u/dsti-ml-final-project mixtral-finetune.yaml:52 `use_gradient_checkpointing: true`: Axolotl's schema
+    // ignores keys it does not declare, so the run kept every activation, said nowhere.
+    const text =
+      'base_model: mistralai/Mixtral-8x7B-v0.1\nuse_gradient_checkpointing: true\nuse_flash_attention: false\n';
+    const r = analyzeAxolotlYaml(text);
+    const warned = r.problems.filter((p) => p.code === 'unknown-key');
+    assert.deepEqual(
+      warned.map((p) => [text.slice(p.span.start, p.span.end), p.message]),
+      [
+        [
+          'use_gradient_checkpointing',
+          '`use_gradient_checkpointing` is not an Axolotl key, so it has no effect; Axolotl reads `gradient_checkpointing`',
+        ],
+        [
+          'use_flash_attention',
+          '`use_flash_attention` is not an Axolotl key, so it has no effect; Axolotl reads `flash_attention`',
+        ],
+      ],
+    );
+    assert.equal(factOf(r, 'gradientCheckpointing'), undefined);
+    // Beside the Axolotl key, the look-alike is left alone.
+    const both = analyzeAxolotlYaml(`${text}gradient_checkpointing: true\n`);
+    assert.equal(both.problems.filter((p) => p.rawKey === 'use_gradient_checkpointing').length, 0);
+  });
+
   it('never throws and keeps spans inside mutated texts (property, 2000 runs)', function () {
     this.timeout(20000);
     robustnessProperty(analyzeAxolotlYaml, [QLORA, FSDP2, ...corpusFiles('axolotl-yaml').map((f) => f.text)]);
