@@ -2,7 +2,8 @@
 // and of the project's dependency files (pins.ts), a release the files' keys imply, and what a release does that the
 // setup follows from (the dtype from_pretrained loads in, TRL's dated defaults and its quantized-model preparation,
 // PEFT's adapter dtype, ZeRO-3's model init). Pure: the reader is the caller's.
-import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { findModel, olderThan, releasePredatesModel, type ProvenanceMap, type TrainingSetup } from '../core';
+import type { Problem } from './scenario';
 import type { Tool } from './facts';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
 import type { FileReader, InputFile, PipelineResult } from './pipeline';
@@ -82,11 +83,25 @@ export function withPinnedVersions(
     accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
   };
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
+  const problems: Problem[] = [];
+  const modelType = catalogModelType(setup.model);
   const take = (pins: Pins, path: string, text: string): void => {
     for (const [tool, field] of PINNED_FIELDS) {
       const pin = pins[tool];
       if (!want[tool] || !pin) continue;
       want[tool] = false;
+      // A transformers pin older than the model's code is other code's (a fork's root requirements.txt): said at it.
+      const predates = tool === 'transformers' ? releasePredatesModel(pin.version, modelType) : undefined;
+      if (predates) {
+        problems.push({
+          ...locateOffset(path, text, pin.start, pin.end),
+          severity: 'warning',
+          code: 'no-effect',
+          message: predates,
+          key: 'transformers',
+        });
+        continue;
+      }
       setup = { ...setup, [field]: pin.version };
       provenance[field] = {
         kind: 'file',
@@ -131,7 +146,15 @@ export function withPinnedVersions(
     setup = trlQuantized(setup, provenance);
     setup = trlZero3Reentrant(setup, provenance);
   }
-  return setup === r.setup ? r : { ...r, setup, provenance: provenance as ProvenanceMap };
+  if (setup === r.setup && problems.length === 0) return r;
+  return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...r.problems, ...problems] };
+}
+
+/** The model_type of a model the catalog has, for what its code's first transformers release rules out. */
+function catalogModelType(model: unknown): unknown {
+  if (typeof model !== 'string') return undefined;
+  const found = findModel(model);
+  return found.ok ? found.model.config.model_type : undefined;
 }
 
 /**

@@ -36,6 +36,7 @@ export { quantizesWholeAtLoad } from '../terms/quantization';
 export { fusedExpertsIn } from './normalize';
 export { deepspeedCastsZeroInitModel } from './deepspeed-release';
 export { peftWrapsExperts } from './peft-moe';
+export { releasePredatesModel } from './transformers-release';
 
 /**
  * Per-GPU memory estimate. Never throws on user input: impossible values come back as errors. Lean mode (the advice

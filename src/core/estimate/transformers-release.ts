@@ -38,23 +38,24 @@ const FIRST_RELEASE: Readonly<Record<string, readonly [number, number]>> = {
   qwen3_next: [4, 57],
 };
 
+/** Why a transformers release cannot run a model type, or undefined where it can (or the type's first is not known). */
+export function releasePredatesModel(version: string, modelType: unknown): string | undefined {
+  const first = typeof modelType === 'string' ? FIRST_RELEASE[modelType] : undefined;
+  if (!first || !olderThan(version, first[0], first[1])) return undefined;
+  return (
+    `transformers ${version} predates ${modelType}, whose code came with transformers ${first.join('.')}: that pin ` +
+    'belongs to other code of the repository, not to this run, which is estimated with a current release'
+  );
+}
+
 /**
  * The setup without a transformers release older than its model's code, with the warning that says so; the setup as
  * given otherwise.
  */
 export function releaseBeforeModel(setup: TrainingSetup): { setup: TrainingSetup; warning?: Warning } {
   const version = setup.transformers_version;
-  const type = setup.architecture?.model_type;
-  const first = typeof type === 'string' ? FIRST_RELEASE[type] : undefined;
-  if (version === undefined || !first || !olderThan(version, first[0], first[1])) return { setup };
+  const why = version === undefined ? undefined : releasePredatesModel(version, setup.architecture?.model_type);
+  if (!why) return { setup };
   const { transformers_version: _dropped, ...rest } = setup;
-  return {
-    setup: rest,
-    warning: {
-      key: 'transformers_version',
-      message:
-        `transformers ${version} predates ${type}, whose code came with transformers ${first.join('.')}: that pin ` +
-        'belongs to other code of the repository, not to this run, which is estimated with a current release',
-    },
-  };
+  return { setup: rest, warning: { key: 'transformers_version', message: why } };
 }

@@ -71,6 +71,29 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(pinned.setup?.pytorch_version, '2.4.0');
   });
 
+  it("a transformers pin older than the model's code is not the run's: a warning at the pin, no version taken", () => {
+    // IntMeGroup/DFBench: requirements.txt:26 `transformers==4.37.2` (for its InternVL code) beside a Qwen2.5-VL-7B
+    // fine-tune, whose code came with transformers 4.49; read as 4.37 it got 4.37's per-layer rotary tables.
+    const files = new Map<string, string>([['/w/requirements.txt', 'torch==2.4.0\ntransformers==4.37.2\n']]);
+    const text = 'model: Qwen/Qwen2.5-VL-7B-Instruct\nmethod: lora\n';
+    const r = runPipeline([{ file: '/w/run.vram.yaml', text }], filesReader(files), {});
+    assert.equal(r.setup?.transformers_version, undefined);
+    assert.equal(r.setup?.pytorch_version, '2.4.0');
+    const p = r.problems.find((x) => x.code === 'no-effect' && x.key === 'transformers');
+    assert.deepEqual([p?.file, p?.line, p?.severity], ['/w/requirements.txt', 2, 'warning']);
+    assert.match(
+      p?.message ?? '',
+      /^transformers 4\.37\.2 predates qwen2_5_vl, whose code came with transformers 4\.49/,
+    );
+    // A model the release has keeps the pin.
+    const llama = runPipeline(
+      [{ file: '/w/run.vram.yaml', text: text.replace('Qwen/Qwen2.5-VL-7B-Instruct', 'meta-llama/Llama-2-7b-hf') }],
+      filesReader(files),
+      {},
+    );
+    assert.equal(llama.setup?.transformers_version, '4.37.2');
+  });
+
   it('takes a DeepSpeed pin under ZeRO (when its buckets are made depends on it), not without ZeRO', () => {
     const files = new Map<string, string>([['/w/requirements.txt', 'deepspeed==0.14.4\ntransformers==4.44.2\n']]);
     const reader = filesReader(files);
