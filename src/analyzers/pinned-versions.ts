@@ -97,7 +97,7 @@ export function withPinnedVersions(
           ...locateOffset(path, text, pin.start, pin.end),
           severity: 'warning',
           code: 'no-effect',
-          message: predates,
+          message: `${predates} (the pin belongs to other code of the repository)`,
           key: 'transformers',
         });
         continue;

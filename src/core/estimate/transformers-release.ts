@@ -43,8 +43,8 @@ export function releasePredatesModel(version: string, modelType: unknown): strin
   const first = typeof modelType === 'string' ? FIRST_RELEASE[modelType] : undefined;
   if (!first || !olderThan(version, first[0], first[1])) return undefined;
   return (
-    `transformers ${version} predates ${modelType}, whose code came with transformers ${first.join('.')}: that pin ` +
-    'belongs to other code of the repository, not to this run, which is estimated with a current release'
+    `transformers ${version} predates ${modelType}, whose code came with transformers ${first.join('.')}: the run ` +
+    'cannot use that release, and is estimated with a current one'
   );
 }
 
