@@ -475,8 +475,10 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   ) {
     file.tools.add('trl');
     for (const e of file.args(c).entries) mapEntry(file, 'trl-model', e, 'trl');
-  } else if (PADDING_COLLATORS.has(last) && !walk.padsToMax) {
-    // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches.
+  } else if ((PADDING_COLLATORS.has(last) || last === 'pad_sequence') && !walk.padsToMax) {
+    // Each batch is padded to its longest sample: the allocator caches blocks of shorter batches. Also torch's
+    // pad_sequence in a collator of the script's own (stanford_alpaca's train.py DataCollatorForSupervisedDataset and its
+    // copies, OFA-Sys/gsm8k-ScRel train_llama2_70b.py).
     file.facts.push({
       key: 'batchLengths',
       rawKey: last,

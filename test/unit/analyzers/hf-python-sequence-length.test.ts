@@ -131,6 +131,37 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.equal(typeof analyzeHfPython(two).facts.find((f) => f.key === 'seqLen')?.value, 'object');
   });
 
+  it("stanford_alpaca's collator pads each batch to its longest sample (torch's pad_sequence): variable lengths", () => {
+    // OFA-Sys/gsm8k-ScRel train_llama2_70b.py (after stanford_alpaca's train.py): DataCollatorForSupervisedDataset
+    // stacks the batch with torch.nn.utils.rnn.pad_sequence, so each batch is as long as its longest sample. The
+    // batches were read as all model_max_length long.
+    const text = [
+      'import torch, transformers',
+      'class DataCollatorForSupervisedDataset(object):',
+      '    def __call__(self, instances):',
+      '        input_ids = [i["input_ids"] for i in instances]',
+      '        input_ids = torch.nn.utils.rnn.pad_sequence(input_ids, batch_first=True, padding_value=0)',
+      '        return dict(input_ids=input_ids)',
+      'model = transformers.AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")',
+      'trainer = transformers.Trainer(model=model, args=transformers.TrainingArguments(output_dir="o"))',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const lengths = analyzeHfPython(text).facts.find((f) => f.key === 'batchLengths');
+    assert.deepEqual([lengths?.value, lengths?.rawKey], ['variable', 'pad_sequence']);
+    // A script that pads every sample to max_length keeps fixed lengths.
+    const padded = analyzeHfPython(
+      text.replace(
+        '    def __call__',
+        '    def tok(self, t):\n        return tokenizer(t, padding="max_length", max_length=512)\n    def __call__',
+      ),
+    );
+    assert.equal(
+      padded.facts.some((f) => f.key === 'batchLengths' && f.value === 'variable'),
+      false,
+    );
+  });
+
   it("Alpaca-LoRA's generate_and_tokenize_prompt prepares the training data: its tokenizer length counts", () => {
     const text = [
       'import transformers',
