@@ -142,4 +142,28 @@ export class ComposedFacts {
       );
     return d;
   }
+
+  /**
+   * A LoRA section's settings at the paths given: rank, alpha and dropout as numbers (or unknown at their place), the
+   * targets as one name (`all-linear`) or a list of names.
+   */
+  loraSettings(paths: { r: string; alpha: string; dropout: string; targets: string }): void {
+    const number = (path: string, key: 'loraR' | 'loraAlpha' | 'loraDropout'): void => {
+      const v = this.get(path);
+      const unknown = v ? this.unknownOf(v) : undefined;
+      if (v?.view.t === 'num') this.add(v, key, v.view.v);
+      else if (v && unknown) this.add(v, key, unknown);
+    };
+    number(paths.r, 'loraR');
+    number(paths.alpha, 'loraAlpha');
+    number(paths.dropout, 'loraDropout');
+    const targets = this.get(paths.targets);
+    const view = targets?.view;
+    if (targets && view?.t === 'str')
+      this.add(targets, 'loraTargets', view.v === 'all-linear' ? 'all-linear' : [view.v]);
+    else if (targets && view?.t === 'seq') {
+      const names = view.items.flatMap((i) => (i.t === 'str' ? [i.v] : []));
+      if (names.length > 0) this.add(targets, 'loraTargets', names);
+    }
+  }
 }

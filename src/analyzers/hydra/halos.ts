@@ -113,21 +113,12 @@ function attention(d: ComposedFacts, policy: string | undefined): void {
 function lora(d: ComposedFacts): void {
   const on = d.get('model.use_peft');
   if (on?.view.t === 'bool') d.add(on, 'method', on.view.v ? 'lora' : 'full');
-  const number = (path: string, key: 'loraR' | 'loraAlpha' | 'loraDropout'): void => {
-    const v = d.get(path);
-    if (v?.view.t === 'num') d.add(v, key, v.view.v);
-    else if (v && d.unknownOf(v)) d.add(v, key, d.unknownOf(v)!);
-  };
-  number('model.peft.lora_r', 'loraR');
-  number('model.peft.lora_alpha', 'loraAlpha');
-  number('model.peft.lora_dropout', 'loraDropout');
-  const targets = d.get('model.peft.target_modules');
-  const view = targets?.view;
-  if (targets && view?.t === 'str') d.add(targets, 'loraTargets', view.v === 'all-linear' ? 'all-linear' : [view.v]);
-  else if (targets && view?.t === 'seq') {
-    const names = view.items.flatMap((i) => (i.t === 'str' ? [i.v] : []));
-    if (names.length > 0) d.add(targets, 'loraTargets', names);
-  }
+  d.loraSettings({
+    r: 'model.peft.lora_r',
+    alpha: 'model.peft.lora_alpha',
+    dropout: 'model.peft.lora_dropout',
+    targets: 'model.peft.target_modules',
+  });
 }
 
 /** `loss.trainer`: what the step runs beside the policy's forward and backward. */

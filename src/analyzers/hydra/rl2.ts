@@ -146,21 +146,12 @@ function lora(d: ComposedFacts, w: string): void {
   if (on?.view.t !== 'bool') return;
   d.add(on, 'method', on.view.v ? 'lora' : 'full');
   if (!on.view.v) return;
-  const number = (path: string, key: 'loraR' | 'loraAlpha' | 'loraDropout'): void => {
-    const v = d.get(`${w}.lora.${path}`);
-    if (v?.view.t === 'num') d.add(v, key, v.view.v);
-    else if (v && d.unknownOf(v)) d.add(v, key, d.unknownOf(v)!);
-  };
-  number('r', 'loraR');
-  number('lora_alpha', 'loraAlpha');
-  number('lora_dropout', 'loraDropout');
-  const targets = d.get(`${w}.lora.target_modules`);
-  const view = targets?.view;
-  if (targets && view?.t === 'str') d.add(targets, 'loraTargets', view.v === 'all-linear' ? 'all-linear' : [view.v]);
-  else if (targets && view?.t === 'seq') {
-    const names = view.items.flatMap((i) => (i.t === 'str' ? [i.v] : []));
-    if (names.length > 0) d.add(targets, 'loraTargets', names);
-  }
+  d.loraSettings({
+    r: `${w}.lora.r`,
+    alpha: `${w}.lora.lora_alpha`,
+    dropout: `${w}.lora.lora_dropout`,
+    targets: `${w}.lora.target_modules`,
+  });
 }
 
 /** DPO: the reference's log-probabilities come from a pass of their own, with its weights offloaded between passes. */
