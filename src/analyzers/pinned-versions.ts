@@ -2,7 +2,7 @@
 // and of the project's dependency files (pins.ts), a release the files' keys imply, and what a release does that the
 // setup follows from (the dtype from_pretrained loads in, TRL's dated defaults and its quantized-model preparation,
 // PEFT's adapter dtype, ZeRO-3's model init). Pure: the reader is the caller's.
-import { findModel, olderThan, releasePredatesModel, type ProvenanceMap, type TrainingSetup } from '../core';
+import { catalogModel, olderThan, releasePredatesModel, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Problem } from './scenario';
 import type { Tool } from './facts';
 import { zeroInitAdapterDtype } from './deepspeed-adapters';
@@ -84,14 +84,14 @@ export function withPinnedVersions(
   };
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
   const problems: Problem[] = [];
-  const modelType = catalogModelType(setup.model);
   const take = (pins: Pins, path: string, text: string): void => {
     for (const [tool, field] of PINNED_FIELDS) {
       const pin = pins[tool];
       if (!want[tool] || !pin) continue;
       want[tool] = false;
       // A transformers pin older than the model's code is other code's (a fork's root requirements.txt): said at it.
-      const predates = tool === 'transformers' ? releasePredatesModel(pin.version, modelType) : undefined;
+      const predates =
+        tool === 'transformers' ? releasePredatesModel(pin.version, catalogModelType(setup.model)) : undefined;
       if (predates) {
         problems.push({
           ...locateOffset(path, text, pin.start, pin.end),
@@ -153,8 +153,7 @@ export function withPinnedVersions(
 /** The model_type of a model the catalog has, for what its code's first transformers release rules out. */
 function catalogModelType(model: unknown): unknown {
   if (typeof model !== 'string') return undefined;
-  const found = findModel(model);
-  return found.ok ? found.model.config.model_type : undefined;
+  return catalogModel(model)?.config.model_type;
 }
 
 /**

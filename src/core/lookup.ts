@@ -192,9 +192,15 @@ export function suggestModels(name: string, n = 3): string[] {
 }
 
 const modelIndex = new Map<string, CatalogModel>();
+/** The models by their names without the organisation (`llama-2-7b-hf`), for a name given without one. */
+const byBareName = new Map<string, Set<CatalogModel>>();
 for (const m of MODEL_CATALOG) {
-  modelIndex.set(normalize(m.id), m);
-  for (const al of m.aliases ?? []) modelIndex.set(normalize(al), m);
+  for (const n of [m.id, ...(m.aliases ?? [])]) {
+    const key = normalize(n);
+    modelIndex.set(key, m);
+    const bare = key.split('/').pop()!;
+    byBareName.set(bare, (byBareName.get(bare) ?? new Set()).add(m));
+  }
 }
 
 export type ModelLookup =
@@ -202,13 +208,17 @@ export type ModelLookup =
 
 /** A model by Hub id or alias, case-insensitive; `org/` prefixes are optional when the name is unique. */
 export function findModel(name: string): ModelLookup {
-  // No Hub id is this long: a pasted blob gets suggestions from its first characters, without the look-ups below.
-  if (name.length > MAX_COMPARED) return { ok: false, suggestions: suggestModels(name) };
-  const found = findListed(name);
-  if (found) return { ok: true, model: found };
-  const upload = unslothShortName(name) ?? unslothBnb(name) ?? gptqAwqUpload(name) ?? sixteenBitUpload(name);
-  if (upload) return { ok: true, model: upload };
-  return { ok: false, suggestions: suggestModels(name) };
+  const model = catalogModel(name);
+  return model ? { ok: true, model } : { ok: false, suggestions: suggestModels(name) };
+}
+
+/** The catalog's model of a Hub id or alias (as findModel finds it), without suggestions for a name it lacks. */
+export function catalogModel(name: string): CatalogModel | undefined {
+  // No Hub id is this long: a pasted blob is no model.
+  if (name.length > MAX_COMPARED) return undefined;
+  return (
+    findListed(name) ?? unslothShortName(name) ?? unslothBnb(name) ?? gptqAwqUpload(name) ?? sixteenBitUpload(name)
+  );
 }
 
 function findListed(name: string): CatalogModel | undefined {
@@ -216,10 +226,8 @@ function findListed(name: string): CatalogModel | undefined {
   const hit = modelIndex.get(key);
   if (hit) return hit;
   const bare = key.includes('/') ? key.split('/').pop()! : key;
-  const byName = MODEL_CATALOG.filter((m) =>
-    [m.id, ...(m.aliases ?? [])].some((n) => normalize(n).split('/').pop() === bare),
-  );
-  return byName.length === 1 ? byName[0] : undefined;
+  const byName = byBareName.get(bare);
+  return byName?.size === 1 ? [...byName][0] : undefined;
 }
 
 /**
