@@ -60,33 +60,57 @@ function generationsPerPrompt(ctx: ResolveContext): number | undefined {
   return ng;
 }
 
+/** The GRPO defaults of the trainer that runs it where the files give none: the engine's mode and share, and beta. */
+interface GrpoDefaults {
+  readonly owner: Tool;
+  readonly mode: 'server' | 'colocate';
+  readonly modeNote: string;
+  readonly fraction: number;
+  readonly fractionNote: string;
+  readonly beta: number;
+  readonly betaNote: string;
+}
+
+const TRL_GRPO: GrpoDefaults = {
+  owner: 'trl',
+  mode: 'server',
+  modeNote: 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"',
+  fraction: 0.3,
+  fractionNote: 'vllm_gpu_memory_utilization defaults to 0.3',
+  beta: 0,
+  betaNote: 'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded',
+};
+
+/**
+ * ms-swift's GRPO: vllm_mode colocate and vllm_gpu_memory_utilization 0.9 (swift/trainers/arguments.py
+ * GRPOArgumentsMixin, 3.5 to 3.11; 3.12 requires a mode), beta 0.04 where the run gives none (rlhf_args.py).
+ */
+const SWIFT_GRPO: GrpoDefaults = {
+  owner: 'ms-swift',
+  mode: 'colocate',
+  modeNote:
+    "ms-swift's vllm_mode defaults to colocate (3.5 to 3.11; 3.12 requires it): a vLLM engine on each training GPU",
+  fraction: 0.9,
+  fractionNote: "ms-swift's vllm_gpu_memory_utilization defaults to 0.9 (GRPOArgumentsMixin)",
+  beta: 0.04,
+  betaNote: "ms-swift's GRPO beta defaults to 0.04: the reference model scores every round",
+};
+
+const grpoDefaults = (tools: readonly Tool[]): GrpoDefaults => (tools.includes('ms-swift') ? SWIFT_GRPO : TRL_GRPO);
+
 /** beta: the KL term's weight, whose reference pass RLOO runs by default and GRPO (since TRL 0.19) does not. */
 function klBeta(ctx: ResolveContext): number {
-  // ms-swift sets GRPO's beta to 0.04 where the run gives none (swift/arguments/rlhf_args.py, 3.x llm/argument/).
-  if (ctx.tools.includes('ms-swift') && ctx.decided.rollout?.fact.value === 'grpo')
+  const objective = ctx.decided.rollout?.fact.value;
+  if (objective === 'rloo')
     return rolloutValue(
       ctx,
       'klBeta',
       'reference',
-      0.04,
-      "ms-swift's GRPO beta defaults to 0.04: the reference model scores every round",
-      'ms-swift',
+      0.05,
+      'RLOOConfig beta defaults to 0.05: the reference scores every round',
     );
-  return ctx.decided.rollout?.fact.value === 'rloo'
-    ? rolloutValue(
-        ctx,
-        'klBeta',
-        'reference',
-        0.05,
-        'RLOOConfig beta defaults to 0.05: the reference scores every round',
-      )
-    : rolloutValue(
-        ctx,
-        'klBeta',
-        'reference',
-        0,
-        'GRPOConfig beta defaults to 0.0 (0.04 before TRL 0.19): no reference model is loaded',
-      );
+  const d = objective === 'grpo' ? grpoDefaults(ctx.tools) : TRL_GRPO;
+  return rolloutValue(ctx, 'klBeta', 'reference', d.beta, d.betaNote, d.owner);
 }
 
 /** A trl vllm-serve line in the launch script: the server's tensor parallelism, memory share and longest sequence. */
@@ -146,16 +170,8 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     rolloutValue(ctx, 'completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
   rolloutSeqLen(ctx, completion);
   const useVllm = decided.useVllm?.fact.value === true;
-  // ms-swift's GRPO colocates its engine unless vllm_mode says server (swift/trainers/arguments.py GRPOArgumentsMixin).
-  const swift = tools.includes('ms-swift');
-  const engine = swift
-    ? engineOf(
-        ctx,
-        'colocate',
-        "ms-swift's vllm_mode defaults to colocate (3.5 to 3.11; 3.12 requires it): a vLLM engine on each training GPU",
-        'ms-swift',
-      )
-    : engineOf(ctx, 'server', 'use_vllm=True generates with a vLLM server on other GPUs unless vllm_mode="colocate"');
+  const d = grpoDefaults(tools);
+  const engine = engineOf(ctx, d.mode, d.modeNote, d.owner);
   const beta = klBeta(ctx);
   const peftMethod = ['lora', 'qlora', 'ia3'].includes(String(setup.method ?? 'full'));
   const iterations = decided.numIterations ? (num(decided.numIterations.fact.value as FactValue) ?? 1) : 1;
@@ -184,15 +200,7 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     };
   }
   vllmServer(ctx, r);
-  if (engine === 'vllm-colocate')
-    colocatedEngine(
-      ctx,
-      r,
-      swift ? 0.9 : 0.3,
-      swift
-        ? "ms-swift's vllm_gpu_memory_utilization defaults to 0.9 (GRPOArgumentsMixin)"
-        : 'vllm_gpu_memory_utilization defaults to 0.3',
-    );
+  if (engine === 'vllm-colocate') colocatedEngine(ctx, r, d.fraction, d.fractionNote);
   oldLogpsProvenance(ctx, iterations, spg, gas);
   if (setup.loss === undefined) {
     setup.loss = 'full';

@@ -63,7 +63,16 @@ vllm_tensor_parallel_size warmup_ratio warmup_steps weight_decay
  * several.
  */
 export function abbreviatedOption(name: string, known: (option: string) => boolean): string | undefined {
-  if (name.length === 0 || HF_ARGUMENT_NAMES.includes(name)) return undefined;
-  const starting = HF_ARGUMENT_NAMES.filter((n) => n.startsWith(name));
-  return starting.length === 1 && known(starting[0]) ? starting[0] : undefined;
+  const option = prefixedOption(name, HF_ARGUMENT_NAMES);
+  return option !== undefined && known(option) ? option : undefined;
+}
+
+/**
+ * argparse's rule over a parser's options (`names`): the one option `name` is a proper prefix of; undefined for a name
+ * that is an option itself, the prefix of none or of several (torchrun's `--nnode` is --nnodes too).
+ */
+export function prefixedOption(name: string, names: readonly string[]): string | undefined {
+  if (name.length === 0 || names.includes(name)) return undefined;
+  const starting = names.filter((n) => n.startsWith(name));
+  return starting.length === 1 ? starting[0] : undefined;
 }

@@ -7,6 +7,7 @@ import { type Opt, type Consume, parseArgs } from './args';
 import { emitVisible, visibleDevices } from './visible';
 import type { CmdResult, Launch } from './launch';
 import { basename } from './wrappers';
+import { prefixedOption } from './abbreviations';
 
 /** Where a launch line names the program it runs: the field of its script (or `-m`'s module) and the launcher. */
 export interface LaunchedProgram {
@@ -128,9 +129,8 @@ const TORCHRUN_OPTIONS = [
 
 /** A torchrun option as its parser takes it: the option itself, else the one option it is a prefix of. */
 function torchrunOption(o: Opt): Opt {
-  if (TORCHRUN_OPTIONS.includes(o.name)) return o;
-  const longer = TORCHRUN_OPTIONS.filter((n) => n.startsWith(o.name));
-  return longer.length === 1 && o.name.length >= 2 ? { ...o, name: longer[0] } : o;
+  const option = o.name.length >= 2 ? prefixedOption(o.name, TORCHRUN_OPTIONS) : undefined;
+  return option ? { ...o, name: option } : o;
 }
 
 export function torchrunFacts(l: Launch, given: readonly Opt[], env: Env): void {
