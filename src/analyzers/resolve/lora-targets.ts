@@ -13,6 +13,7 @@ import {
   parseArchitecture,
   type HfConfig,
   type LinearModule,
+  visionLinearNames,
 } from '../../core';
 import { msg } from '../facts';
 import type { ResolveContext } from './context';
@@ -240,7 +241,8 @@ function unmatchedTargets(t: Targets, listW: WinningFact, list: readonly string[
         outside.join(', '),
       ),
     );
-  const unmatched = stray.filter((x) => !OUTSIDE_LAYERS.has(x));
+  const vision = visionTargets(t, listW, list, stray);
+  const unmatched = stray.filter((x) => !OUTSIDE_LAYERS.has(x) && !vision.includes(x));
   if (unmatched.length === 0) return;
   if (unmatched.length === list.length) {
     t.warn(
@@ -264,4 +266,32 @@ function unmatchedTargets(t: Targets, listW: WinningFact, list: readonly string[
       t.haveText,
     ),
   );
+}
+
+/** A target list entry as a vision module name: equal, a last part of it, or a longer name ending with it. */
+const namesVisionModule = (entry: string, name: string): boolean =>
+  entry === name || name.endsWith(`.${entry}`) || entry.endsWith(`.${name}`);
+
+/**
+ * The stray targets that name modules of an image-text model's vision tower or projector (Qwen2-VL's qkv, proj, fc1,
+ * fc2): PEFT adapts them there, which the estimate, keeping the tower frozen and without images, does not count. Said
+ * once, where the list is written; returns them.
+ */
+function visionTargets(t: Targets, listW: WinningFact, list: readonly string[], stray: readonly string[]): string[] {
+  const names = visionLinearNames(t.ctx.setup.architecture as HfConfig);
+  const vision = stray.filter((x) => names.some((n) => namesVisionModule(x, n)));
+  if (vision.length === 0) return vision;
+  const only = vision.length === list.length;
+  t.warn(
+    listW,
+    msg(
+      only
+        ? '{0}: modules of the vision tower or its projector only: PEFT adapts them and no layer of the language model, ' +
+            'which the estimate does not count (the adapters, and the activations over the images their backward keeps); it counts no adapter'
+        : '{0}: modules of the vision tower or its projector: PEFT adapts them too, which the estimate does not count ' +
+            '(the adapters, and the activations over the images their backward keeps)',
+      vision.join(', '),
+    ),
+  );
+  return vision;
 }

@@ -16,6 +16,7 @@ export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTra
 export { BERT_LINEARS, DEBERTA_LINEARS, DISTILBERT_LINEARS, type EncoderLinears, linearModules } from './modules';
 export { LITGPT_ROLE_NAMES, litgptAdaptedParts, litgptQkvParts, litgptRoleTargets } from './litgpt-roles';
 export { parseArchitecture } from './parse';
+export { visionLinearNames } from './vision-modules';
 export { PEFT_LORA_DEFAULT_SOURCE, PEFT_LORA_DEFAULT_TARGETS, peftDefaultLoraTargets } from './peft-lora-targets';
 export type {
   Architecture,

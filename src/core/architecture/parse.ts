@@ -128,7 +128,7 @@ export function parseArchitecture(cfg: HfConfig): ArchitectureResult {
 const isQwen3Vl = (modelType: string | undefined): boolean => modelType === 'qwen3_vl' || modelType === 'qwen3_vl_moe';
 
 /** Which image-text layout a config.json has, if any (see ImageText). */
-function imageTextLayout(config: HfConfig, modelType: string | undefined): ImageText | undefined {
+export function imageTextLayout(config: HfConfig, modelType: string | undefined): ImageText | undefined {
   const textConfig = obj(config, 'text_config');
   // Gemma 3 4B-27B are image-text models: the language model's fields sit under text_config.
   if (modelType === 'gemma3' && textConfig) return 'gemma3';

@@ -110,6 +110,40 @@ describe('LoRA targets as PEFT reads them', () => {
     assert.deepEqual(warnings(dotted), []);
   });
 
+  it("an image-text model's vision modules in the list are said to adapt the tower, not to be no module", () => {
+    // Qwen2-VL's vision blocks: attn.qkv, attn.proj, mlp.fc1, mlp.fc2 (transformers modeling_qwen2_vl.py VisionAttention,
+    // VisionMlp); the language model's q_proj ... down_proj beside them. PEFT's suffix rule adapts both.
+    const load2 = 'model = Qwen2VLForConditionalGeneration.from_pretrained("Qwen/Qwen2-VL-7B-Instruct")\n';
+    const both = resolveText(
+      '/w/train.py',
+      `${load2}config = LoraConfig(r=8, target_modules=["q_proj", "v_proj", "qkv", "fc1", "fc2"])\n`,
+    );
+    const w = warnings(both).join('\n');
+    assert.match(
+      w,
+      /^2:41 qkv, fc1, fc2: modules of the vision tower or its projector: PEFT adapts them too, which the estimate does not count/m,
+    );
+    assert.doesNotMatch(w, /not a module of this/);
+    assert.deepEqual(targets(both), ['q_proj', 'v_proj', 'qkv', 'fc1', 'fc2']);
+    // Only the tower's: no layer of the language model is adapted, and PEFT does not raise.
+    const tower = resolveText('/w/train.py', `${load2}config = LoraConfig(r=8, target_modules=["qkv", "proj"])\n`);
+    const wt = warnings(tower).join('\n');
+    assert.match(
+      wt,
+      /^2:41 qkv, proj: modules of the vision tower or its projector only: PEFT adapts them and no layer/m,
+    );
+    assert.doesNotMatch(wt, /PEFT raises/);
+    // Qwen2.5-VL's vision MLP is SwiGLU (gate_proj / up_proj / down_proj, also the language model's names): only qkv
+    // and proj are the tower's alone.
+    const v25 = resolveText(
+      '/w/train.py',
+      'model = Qwen2_5_VLForConditionalGeneration.from_pretrained("Qwen/Qwen2.5-VL-7B-Instruct")\n' +
+        'config = LoraConfig(r=8, target_modules=["q_proj", "qkv", "fc1"])\n',
+    );
+    assert.match(warnings(v25).join('\n'), /^2:41 qkv: modules of the vision tower/m);
+    assert.match(warnings(v25).join('\n'), /^2:41 fc1: not a module of this qwen2 model/m);
+  });
+
   it('a comma-separated string the script splits: .split(",") on a default, a dataclass option, and a launcher flag', () => {
     // huggingface/peft examples/dora_finetuning/dora_finetuning.py (the None default picks the else branch).
     const dora = [
