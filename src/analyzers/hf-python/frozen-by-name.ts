@@ -14,9 +14,13 @@ import { span } from './syntax';
 const LOOP =
   /^for\s+(?:\w+\s*,\s*)?(\w+)\s+in\s+((?:self\.)?(?:model|base_model)(?:\.model)?)\.(named_)?parameters\(\)\s*:?\s*$/;
 
+/** What a freezing assignment writes, spaces aside. */
+const FREEZES = /\.requires_grad\s*=\s*False\b/;
+
 /** A warning at each `param.requires_grad = False` of such a loop, unless the run applies LoRA or the loop never runs. */
 export function frozenByName(file: PythonFile): void {
-  if (file.imported || appliesLora(file)) return;
+  // The walk looks for `<param>.requires_grad = False`: a text without it has none (most scripts), and is not walked.
+  if (file.imported || !FREEZES.test(file.text) || appliesLora(file)) return;
   file.root.cursor().iterate((n) => {
     if (n.name !== 'ForStatement') return undefined;
     const body = n.node.getChild('Body');
