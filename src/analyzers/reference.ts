@@ -93,6 +93,11 @@ export interface Reference {
     readonly words: readonly (string | null)[];
     readonly exported: readonly { readonly name: string; readonly value: string }[];
   };
+  /**
+   * For a shell script another runs: run on a branch of an `if` or `case`, an alternative to the caller's other launches
+   * rather than one of a sequence.
+   */
+  readonly conditional?: true;
 }
 
 /** An option a script is run with: from its launch line, or a key of the config file its parser reads (`from`). */

@@ -22,7 +22,7 @@ import { addScriptData, scriptDataFile } from '../script-data';
 import { findModule, type FileReader } from '../file-reader';
 import { heredocFiles } from '../heredoc';
 import { MAX_ANALYZED_CHARS } from '../guards';
-import { variablesOf } from '../shell';
+import { analyzeShell, variablesOf } from '../shell';
 import { isFlagObjective } from '../shell/reference-flags';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
@@ -156,7 +156,41 @@ class FileCollection {
     if (format === 'shell') this.noteWritten(file, text);
     files.push(referrer.self);
     if (how.depth >= MAX_DEPTH) return;
-    for (const ref of referrer.self.facts.references) this.follow(referrer, ref);
+    for (const ref of this.followed(referrer)) this.follow(referrer, ref);
+  }
+
+  /**
+   * The references a file's run follows. Where a launcher runs several launch scripts, each is a run of its own
+   * (xiusic/Rubric-RM's batch_run.sh runs three complete launchers; its Qwen2.5-14B one was read with the Llama-3.1-8B
+   * one's model): one that is a file the user gave (the one open) is followed alone of them, with this launcher's words
+   * and variables; else of those run one after another that launch something themselves, the last, with a note naming
+   * the others, as the shell's own launches are (shell/index.ts). Scripts on the branches of an `if` are alternatives.
+   */
+  private followed(referrer: Referrer): readonly Reference[] {
+    const { file, text, facts } = referrer.self;
+    const launches = facts.references.filter((r) => r.kind === 'script' && r.shell !== undefined);
+    if (launches.length < 2) return facts.references;
+    const pathOf = (r: Reference): ReturnType<typeof located> => located(this.reader, file, this.withWritten(file, r));
+    const given = new Set(this.inputs.map((i) => i.file).filter((f) => f !== file));
+    const open = launches.find((r) => given.has(pathOf(r).path));
+    if (open) return facts.references.filter((r) => !launches.includes(r) || r === open);
+    const running = launches.filter((r) => !r.conditional && launchesSomething(pathOf(r).text));
+    if (running.length < 2) return facts.references;
+    const last = running[running.length - 1];
+    const lineOf = (r: Reference): number => locateOffset(file, text, r.span.start, r.span.end).line;
+    this.collected.problems.push({
+      ...locateOffset(file, text, last.span.start, last.span.end),
+      severity: 'info',
+      code: 'several-launches',
+      ...msg(
+        'this script launches training {0} times, one after another: each is a run of its own, and this last one (line ' +
+          '{1}) is estimated, not the earlier ones (line {2})',
+        String(running.length),
+        String(lineOf(last)),
+        running.slice(0, -1).map(lineOf).join(', '),
+      ),
+    });
+    return facts.references.filter((r) => !running.includes(r) || r === last);
   }
 
   /**
@@ -518,4 +552,11 @@ const README_CONFIGS: ReadonlySet<Format> = new Set([
 function launchScriptIn(file: string, text: string): string | undefined {
   if (/\.(md|markdown)$/i.test(file)) return markdownLaunch(text);
   return isMakefile(file) ? makefileLaunch(text) : undefined;
+}
+
+/** Whether a shell script a launcher runs launches something itself: a value of a run, or a script it runs. */
+function launchesSomething(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  const analyzed = analyzeShell(text);
+  return analyzed.facts.length > 0 || analyzed.references.some((r) => r.kind === 'script');
 }

@@ -196,7 +196,8 @@ function analyze(
   const references: Reference[] = [...interp.sources];
   for (const r of used)
     for (const ref of r.refs)
-      if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start)) references.push(ref);
+      if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start))
+        references.push(r.conditional && ref.shell ? { ...ref, conditional: true } : ref);
   return { format: 'shell', facts, problems, references, tools };
 }
 

@@ -356,4 +356,44 @@ eval "$header" "$training_args"
     assert.ok(elsewhere.problems.some((p) => /depends on a variable and cannot be followed/.test(p.message)));
     assert.equal(elsewhere.files.length, 1);
   });
+
+  it('several launch scripts one after another: the one open is its own run, else the last is, said (xiusic/Rubric-RM)', () => {
+    // xiusic/Rubric-RM's run_baselines/batch_run.sh runs three complete OpenRLHF launchers, one after another.
+    const launcher = (model: string, micro: number): string =>
+      `deepspeed --include localhost:0,1 --module openrlhf.cli.train_sft --pretrain ${model} ` +
+      `--micro_train_batch_size ${micro} --train_batch_size 16 --max_len 2048 --zero_stage 3 --bf16\n`;
+    const files = {
+      '/w/qwen14b.sh': launcher('Qwen/Qwen2.5-14B-Instruct', 1),
+      '/w/llama8b.sh': launcher('meta-llama/Llama-3.1-8B-Instruct', 2),
+      '/w/setup.sh': 'pip install -r requirements.txt\n',
+    };
+    const batch = 'bash setup.sh\nbash qwen14b.sh\n\nbash llama8b.sh\n';
+    const reader = inMemory({ ...files, '/w/run.sh': batch });
+    // Open, the first launcher is read as the batch runs it, and the second is no file of its run.
+    const open = runPipeline(
+      [
+        { file: '/w/run.sh', text: batch },
+        { file: '/w/qwen14b.sh', text: files['/w/qwen14b.sh'] },
+      ],
+      reader,
+      {},
+    );
+    assert.deepEqual([open.setup?.model, open.setup?.micro_batch_size], ['Qwen/Qwen2.5-14B-Instruct', 1]);
+    assert.ok(!open.files.some((f) => f.file === '/w/llama8b.sh'));
+    // The batch alone: the last launcher's run, with its own values (not the earlier one's where it is silent), and a
+    // note at it naming the earlier one; the setup script launches nothing and counts as no launch.
+    const alone = runOf(batch, files);
+    assert.deepEqual([alone.setup?.model, alone.setup?.micro_batch_size], ['meta-llama/Llama-3.1-8B-Instruct', 2]);
+    assert.ok(!alone.files.some((f) => f.file === '/w/qwen14b.sh'));
+    const note = alone.problems.find((p) => p.code === 'several-launches');
+    assert.equal(note?.line, 4);
+    assert.match(
+      note?.message ?? '',
+      /launches training 2 times, one after another: .* this last one \(line 4\) is estimated, not the earlier ones \(line 2\)/,
+    );
+    // On the branches of an `if`, the scripts are alternatives: both are read, and no note.
+    const branches = runOf('if [ "$1" = big ]; then\n  bash qwen14b.sh\nelse\n  bash llama8b.sh\nfi\n', files);
+    assert.ok(!branches.problems.some((p) => p.code === 'several-launches'));
+    assert.ok(branches.files.some((f) => f.file === '/w/qwen14b.sh'));
+  });
 });
