@@ -1,5 +1,6 @@
 // Term: optimizer states. Bytes per trainable parameter, unsharded (then divided by the optimizer shard degree):
-//   AdamW (torch, fused, HF, paged): 2 states x the state dtype (4 B with an fp32 master copy);
+//   AdamW (torch, fused, HF): 2 states x the state dtype (4 B with an fp32 master copy); bitsandbytes' paged 32-bit
+//   AdamW: 2 fp32 states whatever the parameter's dtype;
 //   8-bit (bitsandbytes AdamW / Lion): 1 B + 4 B / 2048 absmax per state, tensors under 4096 elements 4 B;
 //   4-bit (torchao AdamW4bit): 0.5 B + scale / 128 per state, small tensors in the parameter dtype;
 //   Adafactor: 4 B x (rows + cols) per matrix, 4 B per vector element; SGD: 0; SGD momentum, Lion: 1 state;
@@ -74,6 +75,16 @@ type StateRule = (x: StateInputs) => { bytes: number; formula: string };
 const adamw: StateRule = ({ n, sb }) => ({
   bytes: 2 * sb * n,
   formula: `2 states (exp_avg, exp_avg_sq) x ${sb} B x trainable params`,
+});
+
+/**
+ * bitsandbytes' 32-bit AdamW (paged_adamw_32bit): Optimizer2State.init_state makes state1 and state2 with
+ * get_state_buffer(p, dtype=torch.float32) when optim_bits is 32 (bitsandbytes/optim/optimizer.py), whatever the
+ * parameter's dtype: 4 B each, also beside bf16 adapters.
+ */
+const bnb32bit: StateRule = ({ n }) => ({
+  bytes: 2 * 4 * n,
+  formula: '2 states (state1, state2) x 4 B (bitsandbytes keeps them fp32) x trainable params',
 });
 
 /** bitsandbytes blockwise 8-bit states (AdamW: 2, Lion: 1). */
@@ -188,7 +199,7 @@ export const OPTIMIZER_STATES: Readonly<Record<TrainingSetup['optimizer'], State
   adamw,
   adamw_fused: adamw,
   adamw_hf: adamw,
-  paged_adamw: adamw,
+  paged_adamw: bnb32bit,
   adamw_8bit: bnb8bit(2),
   paged_adamw_8bit: bnb8bit(2),
   lion_8bit: bnb8bit(1),

@@ -2,6 +2,8 @@
 // source.
 import * as assert from 'node:assert/strict';
 import { component, phase, run, setupFor } from '../helpers';
+import { runtimeBytes } from './helpers';
+import { findGpu } from '../../../src/core/lookup';
 
 /** A full fine-tune in bf16 with torch's AdamW at 1,024 tokens, checkpointed. */
 const base = {
@@ -148,5 +150,35 @@ describe('estimate: optimizer states on the GPU for their uses only', () => {
       assert.equal(phase(training, p).allocatedBytes, phase(always, p).allocatedBytes, p);
     assert.equal(phase(always, 'generation').allocatedBytes - phase(training, 'generation').allocatedBytes, STATES);
     assert.equal(component(phase(training, 'generation'), 'optimizer-states'), 0);
+  });
+});
+
+describe("estimate: bitsandbytes' paged 32-bit AdamW", () => {
+  it('keeps two fp32 states per adapter weight whatever their dtype (Mistral-7B QLoRA, bf16 adapters)', () => {
+    // LoRA r 16 on the seven projections of Mistral-7B: per layer q and o 16 x (4,096 + 4,096), k and v 16 x
+    // (4,096 + 1,024), gate, up and down 16 x (4,096 + 14,336) = 1,310,720; x 32 layers = 41,943,040. bitsandbytes'
+    // Optimizer2State.init_state with optim_bits 32 makes state1 and state2 in torch.float32 (optimizer.py):
+    // 2 x 4 B x 41,943,040 = 335,544,320 B, on a GPU with room for all of it.
+    const a100 = findGpu('A100-80GB');
+    assert.ok(a100.ok);
+    const e = run(
+      setupFor('mistralai/Mistral-7B-v0.1', {
+        method: 'qlora',
+        quantization: { bits: 4, type: 'nf4' },
+        lora: {
+          r: 16,
+          alpha: 32,
+          target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+          dtype: 'bf16',
+        },
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        optimizer: 'paged_adamw',
+        micro_batch_size: 1,
+        seq_len: 128,
+      }),
+      { gpu: a100.gpu },
+    );
+    assert.equal(runtimeBytes(e, 'paged-optimizer'), 335_544_320);
   });
 });
