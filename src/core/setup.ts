@@ -224,6 +224,12 @@ export const RolloutSchema = z
      * more generation steps than accumulation steps, or vLLM's importance-sampling correction).
      */
     old_logps: z.boolean().default(false),
+    /**
+     * Sequences per GPU in each no-grad forward that scores a round's completions (the old policy's and the
+     * reference's log-probabilities): verl's log_prob_micro_batch_size_per_gpu. Unset: the training micro-batch (TRL
+     * scores at per_device_train_batch_size).
+     */
+    scoring_batch: count(65_536).optional(),
     /** DeepSpeed ZeRO-3: the full weights are gathered on each GPU for generation (ds3_gather_for_generation). */
     gather_weights: z.boolean().default(true),
     /**
@@ -763,6 +769,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   logps: "TRL's selective_log_softmax over the completion's logits",
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",
+  scoring_batch: 'the scoring forward runs at the training micro-batch',
   gather_weights: 'ZeRO-3 gathers the full weights for generation (TRL ds3_gather_for_generation)',
   reward_models: 'rewards from functions only: no reward model loaded on the GPU',
   vllm_server: "trl vllm-serve's defaults: one GPU, gpu_memory_utilization 0.9, max_model_len the model's positions",

@@ -189,6 +189,11 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
       'ds3_gather_for_generation defaults to True',
     ),
   };
+  const scoring = decided.scoringBatchSize;
+  if (scoring && typeof scoring.fact.value === 'number') {
+    r.scoring_batch = scoring.fact.value;
+    prov['rollout.scoring_batch'] = fileProv(scoring);
+  }
   if (tools.includes('verl')) {
     r.logps = 'verl';
     prov['rollout.logps'] = {

@@ -460,6 +460,7 @@ function batchFacts(line: VerlLine): void {
   const dynamic = last(line, 'actor_rollout_ref.actor.use_dynamic_bsz');
   const seq = promptPlusResponse(line);
   const sp = intOf(last(line, 'actor_rollout_ref.actor.ulysses_sequence_parallel_size')) ?? 1;
+  scoringBatch(line, world, sp);
   if (dynamic && toBool(known(dynamic) ?? '') === true) return dynamicMicro(line, dynamic, seq, sp);
   const micro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu');
   const globalMicro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size');
@@ -510,6 +511,28 @@ function batchFacts(line: VerlLine): void {
         `${note} (${dialectOf(line).source})`,
       );
   }
+}
+
+/**
+ * The actor's no-grad pass that recomputes the old policy's log-probabilities of a round (compute_log_prob) runs
+ * rollout.log_prob_micro_batch_size_per_gpu sequences at a time, or the deprecated global log_prob_micro_batch_size
+ * over the GPUs of the data-parallel groups (fsdp_workers.py _normalize_config); not the training micro-batch.
+ */
+function scoringBatch(line: VerlLine, world: number | undefined, sp: number): void {
+  const perGpu = last(line, 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu');
+  const global = last(line, 'actor_rollout_ref.rollout.log_prob_micro_batch_size');
+  const at = perGpu ?? global;
+  if (!at?.value) return;
+  const given = intOf(at);
+  const value: FactValue | Unknown =
+    given === undefined
+      ? { unknown: `${at.rawKey}: not known statically` }
+      : at === perGpu
+        ? given
+        : world !== undefined
+          ? Math.max(1, Math.floor(given / (world / sp)))
+          : { unknown: `${at.rawKey} / GPUs: not known statically` };
+  line.l.fact('scoringBatchSize', at.rawKey, at.keySpan, at.value.span, value, 'verl');
 }
 
 /** The longest sequence: max_prompt_length + max_response_length (512 each by default), when both are known. */

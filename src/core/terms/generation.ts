@@ -188,10 +188,20 @@ function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: numbe
   return tails;
 }
 
+/**
+ * The stage as a scoring forward sees it: the rollout's scoring batch (verl's log_prob_micro_batch_size_per_gpu) in
+ * place of the training micro-batch, at the same tokens per sequence.
+ */
+function scoringStage(ctx: EstimateContext, st: StageContext): StageContext {
+  const k = ctx.methods.rollout?.scoring_batch;
+  if (k === undefined || k === st.sequences) return st;
+  return { ...st, sequences: k, tokens: Math.round((st.tokens / st.sequences) * k) };
+}
+
 /** The reference's and the old policy's log-probabilities of the round's completions, without grad. */
 function scoringTail(
   ctx: EstimateContext,
-  st: StageContext,
+  training: StageContext,
   C: number,
 ): { components: Component[]; alone: boolean } | undefined {
   const setup = ctx.setup;
@@ -199,9 +209,11 @@ function scoringTail(
   const tp = ctx.layout.tensorParallel;
   const { computeBytes: cb, mode, attention, residualBytes } = ctx.dtypes;
   const { rollout, onlineDpo } = ctx.methods;
+  const st = scoringStage(ctx, training);
   const { sequences: seqs, tokens: T } = st;
   const lossTokens = logitTokens(ctx, st);
   if (!(rollout && !onlineDpo && (rollout.reference !== 'none' || rollout.old_logps))) return undefined;
+  const tokensText = rollout.logps === 'verl' ? `${seqs} x ${T / seqs} tokens` : `${seqs} x ${C} completion tokens`;
   const rowOut = mode === 'amp' ? 4 : cb;
   const TV = lossTokens * (a.vocab / tp);
   const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
@@ -220,7 +232,7 @@ function scoringTail(
           whole + cb * TV,
           () =>
             `its all-gather output and unsharded parameters ${formatBytes(whole)} (TRL prepare_fsdp) and the ` +
-            `completion logits ${cb}·T·V (T = ${seqs} x ${C} completion tokens)`,
+            `completion logits ${cb}·T·V (T = ${tokensText})`,
           () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
         ),
       ],
@@ -245,7 +257,7 @@ function scoringTail(
           logps,
           () =>
             `completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's ` +
-            `log_softmax ${rowOut}·C·V (T = ${seqs} x ${C} completion tokens)`,
+            `log_softmax ${rowOut}·C·V (T = ${tokensText})`,
           () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
         )
       : comp(
@@ -254,7 +266,8 @@ function scoringTail(
           `Scoring: ${who}, one layer's forward (no grad)`,
           fwd,
           () =>
-            "the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at the training micro-batch",
+            "the layer's input, residual and norm output, and the larger of the MLP's and the attention's temporaries, at " +
+            (seqs === training.sequences ? 'the training micro-batch' : `the scoring batch of ${seqs} sequences`),
           () => ({ sequences: seqs }),
         );
   return { components: [scoring], alone: false };

@@ -178,6 +178,41 @@ describe('shell: verl PPO / GRPO command lines', () => {
   });
 });
 
+describe('shell: verl scoring micro-batch', () => {
+  it("the old policy's scoring pass runs log_prob_micro_batch_size_per_gpu sequences, the global one over the GPUs", () => {
+    // verl's compute_log_prob takes rollout.log_prob_micro_batch_size_per_gpu sequences at a time; the deprecated global
+    // log_prob_micro_batch_size is divided by the data-parallel GPUs (fsdp_workers.py _normalize_config): 128 / 8 = 16.
+    const at = (extra: string): ReturnType<typeof resolveText> =>
+      resolveText(
+        'run_qwen2-7b.sh',
+        GRPO.replace('    trainer.n_gpus_per_node=8', `    ${extra} \\\n    trainer.n_gpus_per_node=8`),
+      );
+    const perGpu = at('actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=64');
+    assert.equal(perGpu.setup?.rollout?.scoring_batch, 64);
+    const global = at('actor_rollout_ref.rollout.log_prob_micro_batch_size=128');
+    assert.equal(global.setup?.rollout?.scoring_batch, 16);
+    // Over nodes the line leaves open (simpleRL-reason's trainer.nnodes=$ARNOLD_WORKER_NUM), the share is unknown.
+    const open = GRPO.replace('trainer.nnodes=1', 'trainer.nnodes=$N').replace(
+      '    trainer.n_gpus_per_node=8',
+      '    actor_rollout_ref.rollout.log_prob_micro_batch_size=128 \\\n    trainer.n_gpus_per_node=8',
+    );
+    assert.deepEqual(fact(analyzeShell(open), 'scoringBatchSize')?.value, {
+      unknown: 'actor_rollout_ref.rollout.log_prob_micro_batch_size / GPUs: not known statically',
+    });
+    // The scoring forward's logits over 64 x 1,536 tokens in bf16 (vocabulary 152,064), beside its division by the
+    // temperature: 2 x 2 B x 98,304 x 152,064 = 59,793,997,824 B, above the engine's share: the phase's peak.
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    const scoringOf = (r: ReturnType<typeof resolveText>): number =>
+      run(r.setup!, { gpu: h100.gpu })
+        .perGpu.phases.flatMap((p) => p.components)
+        .filter((c) => /^Scoring: the old policy/.test(c.label))
+        .reduce((m, c) => Math.max(m, c.bytes), 0);
+    assert.equal(scoringOf(perGpu), 4 * 98_304 * 152_064);
+    // At the training micro-batch of 40 (61,440 tokens) it is 37.4 GB, below the engine's 0.6 of the GPU, so not the phase's peak.
+  });
+});
+
 describe('shell: verl lines of forks and open values', () => {
   it("a fork's main_ppo_<name> is verl; an engine name the line leaves open is a colocated engine, said so", () => {
     // NovaSky-AI/SkyThought runs `python3 -m verl.trainer.main_ppo_sky`; verl's run_qwen2_5_vl-7b.sh passes
