@@ -325,7 +325,15 @@ def suite_trainer():
             out[f"{fam}-lora-all-dropout-bf16-ckpt"] = (scenario(fam, attention=att, weights_dtype="bf16", mixed_precision="bf16",
                                                                  method="lora", lora=lora(fam, LORA_ALL, dropout=0.05),
                                                                  gradient_checkpointing="full", seq_len=512), {})
+    # A bf16 model without autocast and PEFT's fp32 adapters on q/k/v/o (fms-hf-tuning's benchmark runs; beside its
+    # FSDP1 twin in the accelerate suite).
+    out["llama-lora-qkvo-bf16-nomp-ckpt-reentrant"] = (scenario("llama", **NOMP_LORA), {"reentrant": True})
     return out
+
+
+# bf16 weights, no mixed precision, LoRA r16 on q/k/v/o with dropout in fp32, reentrant checkpointing at 2 x 512 tokens.
+NOMP_LORA = dict(weights_dtype="bf16", method="lora", gradient_checkpointing="full", seq_len=512, checkpoint_reentrant=True,
+                 lora={"r": 16, "alpha": 16, "dropout": 0.1, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"], "dtype": "fp32"})
 
 
 TRL_FAMILIES = ["llama", "qwen2", "qwen3", "mistral"]
@@ -613,6 +621,9 @@ def suite_accelerate():
                   fsdp_adapters_wrapped=True)
     out["llama-fsdp1-w2-lora-all-bf16-ckpt-reentrant-offload"] = fsdp(1, 2, **recipe, **off, lora=LORA_ALL)
     out["qwen2-fsdp1-w8-lora-all-bf16-ckpt-reentrant"] = fsdp(1, 8, "qwen2", **recipe, lora=lora("qwen2", LORA_ALL))
+    # The trainer's FSDP1 with use_orig_params and PEFT's wrap, no mixed precision (fms-hf-tuning's benchmark runs).
+    out["llama-fsdp1-w2-lora-qkvo-bf16-nomp-ckpt-reentrant"] = fsdp(1, 2, **NOMP_LORA, fsdp_use_orig_params=True,
+                                                                   fsdp_backward_prefetch="pre", fsdp_adapters_wrapped=True)
     # DDP as Accelerate wraps the model for the trainer, which asks for find_unused_parameters for a PEFT model or one
     # without gradient checkpointing.
     unused = dict(ddp_find_unused_parameters=True)
