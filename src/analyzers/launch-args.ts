@@ -46,7 +46,7 @@ export function argumentEnvironment(
         // An option that takes several words (nargs) is the list of them, as argparse gives it.
         value: words ? words.map((w) => String(launchValue(w ?? ''))) : launchValue(a.value),
         source: a.from
-          ? `${a.name}: ${a.value ?? ''} in ${a.from}`
+          ? `${a.name}: ${a.value ?? ''} in ${a.from}, the config file the script reads`
           : a.positional
             ? `${a.value ?? ''}, the ${a.name} the launch line gives by position`
             : `--${a.name} ${(words ?? [a.value ?? '']).join(' ')} on the launch line`,
@@ -114,7 +114,7 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
         : f;
     }
     const how = passed?.from
-      ? `${passed.name} in ${passed.from}, the config file the script's --config names`
+      ? `${passed.name} in ${passed.from}, the config file the script reads`
       : passed
         ? `--${turnedOff ? off : f.fromArg.name} on the launch line`
         : `the default of --${f.fromArg.name} (line ${f.fromArg.line})`;

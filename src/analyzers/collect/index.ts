@@ -362,7 +362,7 @@ class FileCollection {
       forced: 'hf-python',
       scriptArgs: ref.args ?? [],
       ...(ref.positionals ? { scriptPositionals: ref.positionals } : {}),
-      configArgs: () => scriptConfigArguments(reader, file, ref.args),
+      configArgs: () => scriptConfigArguments(reader, file, ref.args, ref.positionals),
       configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
       ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
       ...(ref.environment ? { environment: new Map(ref.environment.map((v) => [v.name, v.value])) } : {}),

@@ -50,16 +50,18 @@ export interface VisitHow {
 }
 
 /**
- * The keys of the YAML or JSON file a script's `--config` names (the last one given), found from the launcher; none
- * where there is no such option or the file is not there (the launcher's own reference to it says so).
+ * The keys of the YAML or JSON file a script's `--config` names (the last one given), else its first positional word
+ * names (`train.py config.yaml`), found from the launcher; none where there is no such option or the file is not there
+ * (the launcher's own reference to it says so).
  */
 export function scriptConfigArguments(
   reader: FileReader,
   launcher: string,
   args: Reference['args'],
+  positionals?: Reference['positionals'],
 ): LaunchArgument[] | undefined {
   const given = [...(args ?? [])].reverse().find((a) => a.name === CONFIG_OPTION);
-  const path = given?.value?.trim().replace(/^(['"])(.*)\1$/, '$2');
+  const path = (given?.value ?? positionals?.[0] ?? undefined)?.trim().replace(/^(['"])(.*)\1$/, '$2');
   if (!path || !/\.(ya?ml|json)$/i.test(path)) return undefined;
   const found = findReference(reader, launcher, path);
   if (found.text === undefined) return undefined;
@@ -147,7 +149,16 @@ export function analyzeWithArguments(
   const launched = lineArgs ?? usage;
   const runArgs = scriptArgs ?? usage;
   const readmeUsage = found?.readme ? { readmeUsage: true as const } : {};
-  const rereadWith = first.readsConfigurator ? scriptArgs : first.readsLaunchOptions ? launched : undefined;
+  // The config file's keys fill the parser's dataclasses below the line's flags: a field the script reads itself
+  // (`model_args.target_modules`, a test of `model_args.peft_enabled`) takes the file's value, as TrlParser and
+  // HfArgumentParser.parse_yaml_file give it.
+  const rereadWith = first.readsConfigurator
+    ? scriptArgs
+    : first.readsLaunchOptions
+      ? configArgs
+        ? [...configArgs, ...(launched ?? [])]
+        : launched
+      : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
   // The script's own usage line gives the Trainer's flags too where the script parses them (usage-flags.ts).

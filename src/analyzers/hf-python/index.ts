@@ -29,6 +29,7 @@ import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branc
 import { assignedName, isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
 import { frozenByName } from './frozen-by-name';
+import { CONFIG_OPTION } from '../config-arguments';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
@@ -162,14 +163,28 @@ function run(file: PythonFile, entries: readonly string[]): void {
 
 /**
  * `parser.parse_yaml_file(yaml_file="training_configs/mistral-7b-base-dpo.yaml")` (or parse_json_file) of a path known
- * statically: the file whose keys fill the parser's dataclasses is a config of the run, as a launch line's is.
+ * statically: the file whose keys fill the parser's dataclasses is a config of the run, as a launch line's is. Of the
+ * script's `--config` option (`parse_yaml_file(args.config)`, jonathanlu31/final_project's run_dpo.py), the file the
+ * launch line names: its keys fill the dataclasses as TrlParser's config file's do (the launch line's `--config` keys
+ * come before its own flags, collect/reading.ts), and the launcher, which names the file from where it runs, finds it.
  */
 function noteArgumentsFile(file: PythonFile, call: SyntaxNode): void {
   const a = file.args(call);
   const arg = a.positional[0] ?? a.entries.find((e) => e.rawKey === 'yaml_file' || e.rawKey === 'json_file')?.valueNode;
+  if (arg && readsConfigArgument(file, arg)) file.readsConfigOption = true;
   const v = arg ? file.evalNode(arg, 0) : undefined;
   if (!arg || v?.k !== 'lit' || typeof v.v !== 'string' || !/\.(ya?ml|json)$/i.test(v.v)) return;
+  if (v.dflt && / on the launch line$/.test(v.dflt.where)) return;
   file.references.push({ kind: 'config', path: v.v, span: span(arg) });
+}
+
+/**
+ * The script's `--config` option (`args.config`), or its first positional word (`sys.argv[1]`, also inside
+ * `os.path.abspath(...)`: alignment-handbook's `parse_yaml_and_args(os.path.abspath(sys.argv[1]), sys.argv[2:])`).
+ */
+function readsConfigArgument(file: PythonFile, arg: SyntaxNode): boolean {
+  const text = file.text.slice(arg.from, arg.to).replace(/\s+/g, '');
+  return new RegExp(`^\\w+\\.${CONFIG_OPTION}$`).test(text) || /^(os\.path\.abspath\()?sys\.argv\[1\]\)?$/.test(text);
 }
 
 /**
@@ -217,7 +232,8 @@ function afterWalk(
     const callee = file.calleeName(c);
     const last = callee?.split('.').pop() ?? '';
     if (PARSERS.has(last)) noteParser(file, c, last);
-    else if (last === 'parse_yaml_file' || last === 'parse_json_file') noteArgumentsFile(file, c);
+    else if (last === 'parse_yaml_file' || last === 'parse_json_file' || last === 'parse_yaml_and_args')
+      noteArgumentsFile(file, c);
     else if (last === 'add_argument') noteArgparse(file, c);
     else if (last === 'parse_args_and_config') file.readsConfigOption = true;
     else noteArgsClass(file, c);

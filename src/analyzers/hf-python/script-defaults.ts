@@ -53,7 +53,7 @@ export interface ScriptDefault {
  * of liucongg/ChatGLM-Finetuning and its copies, `setup_args()`).
  */
 export const PARSED_ARGS_CALL =
-  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file)$|^(get|parse|parser)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
+  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file|yaml_and_args)$|^(get|parse|parser)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
 
 /**
  * Whether a call returns the parsed command line (PARSED_ARGS_CALL): by the name it calls, also where that is a method
@@ -290,6 +290,9 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
     if (of?.name === 'VariableName' && hops < 3)
       return holdsParsedArgs(file, file.text.slice(of.from, of.to), of, hops + 1);
     if (of && index![1] === '0') return parsing(of);
+    // `model_args, data_args, training_args = parsed` of `parsed = parser.parse_yaml_file(args.config)`
+    // (jonathanlu31/final_project's run_dpo.py): the name the parser's result was bound to first.
+    if (n?.name === 'VariableName' && hops < 3) return holdsParsedArgs(file, file.text.slice(n.from, n.to), n, hops + 1);
     // `args = self.args`, which `__init__` set from `parser.parse_args()` (tdolega/rag-tge's init_trainer).
     if (n?.name === 'MemberExpression') return selfHoldsParsedArgs(file, file.text.slice(n.from, n.to), n);
     return parsesCommandLine(file, n);

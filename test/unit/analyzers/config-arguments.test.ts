@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
 import { configFileArguments } from '../../../src/analyzers/config-arguments';
+import { runProject } from '../helpers';
 
 const SCRIPT = `from dataclasses import dataclass, field
 from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments
@@ -78,7 +79,7 @@ describe("a script's TrlParser --config file", () => {
     const model = r.files.flatMap((f) => f.facts.facts).find((f) => f.key === 'model');
     assert.match(
       model?.rawValue ?? '',
-      /model_id in llama_3_70b_fsdp_qlora\.yaml, the config file the script's --config names/,
+      /model_id: meta-llama\/Meta-Llama-3-70b in llama_3_70b_fsdp_qlora\.yaml, the config file the script reads/,
     );
   });
 
@@ -142,6 +143,84 @@ describe("a parser's parse_yaml_file of a path the script writes", () => {
     const r = runPipeline([{ file: '/p/train.py', text: script }], reader(files), {});
     assert.ok(r.files.some((f) => f.file === '/p/configs/dpo.yaml'));
     assert.deepEqual([r.setup?.model, r.setup?.micro_batch_size], ['mistralai/Mistral-7B-v0.1', 3]);
+  });
+});
+
+describe("a parser's parse_yaml_file of the file the launch line names", () => {
+  // jonathanlu31/final_project's scripts/run_dpo.py: an argparse --config, HfArgumentParser over the project's own
+  // ModelArguments, parse_yaml_file(args.config), and LoraConfig(target_modules=model_args.target_modules); its launcher
+  // cds to its own folder and passes the YAML beside it.
+  const module = [
+    'from dataclasses import dataclass',
+    '@dataclass',
+    'class ModelArguments:',
+    '    model_name_or_path: str = None',
+    '    lora_r: int = 8',
+    '    target_modules: str = None',
+    '',
+  ].join('\n');
+  const script = (parse: string): string =>
+    [
+      'import argparse',
+      'from peft import LoraConfig, get_peft_model',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser',
+      'from trl import DPOConfig, DPOTrainer',
+      'from configs import ModelArguments',
+      'def main(args):',
+      '    parser = HfArgumentParser((ModelArguments, DPOConfig))',
+      `    ${parse}`,
+      '    model_args, training_args = parsed',
+      '    model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)',
+      '    peft_config = LoraConfig(r=model_args.lora_r, target_modules=model_args.target_modules)',
+      '    model = get_peft_model(model, peft_config)',
+      '    DPOTrainer(model=model, args=training_args).train()',
+      'if __name__ == "__main__":',
+      '    p = argparse.ArgumentParser()',
+      '    p.add_argument("--config", type=str, required=True)',
+      '    main(p.parse_args())',
+      '',
+    ].join('\n');
+  const yaml =
+    'model_name_or_path: Qwen/Qwen3-8B\nlora_r: 16\ntarget_modules: all-linear\nper_device_train_batch_size: 1\n';
+
+  it("fills the script's own dataclass fields, and the launcher finds the file from where it runs", () => {
+    const launcher = 'cd $(dirname "$0")\naccelerate launch ../../scripts/run_dpo.py --config dpo_lora.yaml\n';
+    const r = runProject(
+      {
+        'recipes/dpo/dpo_lora.sh': launcher,
+        'recipes/dpo/dpo_lora.yaml': yaml,
+        'scripts/run_dpo.py': script('parsed = parser.parse_yaml_file(args.config)'),
+        'scripts/configs.py': module,
+      },
+      'recipes/dpo/dpo_lora.sh',
+    );
+    assert.deepEqual(
+      [r.setup?.model, r.setup?.lora?.r, r.setup?.lora?.target_modules],
+      ['Qwen/Qwen3-8B', 16, 'all-linear'],
+    );
+    // The path is the launch line's, relative to where the launcher runs: not looked for beside the script.
+    assert.ok(
+      !r.problems.some((p) => p.code === 'reference-not-found'),
+      JSON.stringify(r.problems.map((p) => p.message)),
+    );
+  });
+
+  it("alignment-handbook's parse_yaml_and_args(os.path.abspath(sys.argv[1]), ...): the launch line's first word", () => {
+    // Miraclove/DevAssistant's pretrain train.py, run as `torchrun ... train.py config.yaml --deepspeed=...`.
+    const r = runProject(
+      {
+        'train.sh': 'torchrun --nproc_per_node=4 train.py config.yaml --deepspeed=ds.json\n',
+        'config.yaml': yaml,
+        'ds.json': '{"zero_optimization": {"stage": 3}}',
+        'train.py': script('parsed = parser.parse_yaml_and_args(os.path.abspath(sys.argv[1]), sys.argv[2:])').replace(
+          'import argparse',
+          'import argparse, os, sys',
+        ),
+        'configs.py': module,
+      },
+      'train.sh',
+    );
+    assert.deepEqual([r.setup?.lora?.r, r.setup?.lora?.target_modules], [16, 'all-linear']);
   });
 });
 
