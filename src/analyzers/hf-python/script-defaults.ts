@@ -292,7 +292,8 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
     if (of && index![1] === '0') return parsing(of);
     // `model_args, data_args, training_args = parsed` of `parsed = parser.parse_yaml_file(args.config)`
     // (jonathanlu31/final_project's run_dpo.py): the name the parser's result was bound to first.
-    if (n?.name === 'VariableName' && hops < 3) return holdsParsedArgs(file, file.text.slice(n.from, n.to), n, hops + 1);
+    if (n?.name === 'VariableName' && hops < 3)
+      return holdsParsedArgs(file, file.text.slice(n.from, n.to), n, hops + 1);
     // `args = self.args`, which `__init__` set from `parser.parse_args()` (tdolega/rag-tge's init_trainer).
     if (n?.name === 'MemberExpression') return selfHoldsParsedArgs(file, file.text.slice(n.from, n.to), n);
     return parsesCommandLine(file, n);
