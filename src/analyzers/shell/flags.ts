@@ -277,6 +277,12 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   model: MODEL_BY_HUB_ID,
   pretrained_model_name: MODEL_BY_HUB_ID,
   base_model_name: MODEL_BY_HUB_ID,
+  // Other scripts' own names for it (VirtuosoResearch/Scalable-finetuning's --model_key TinyLlama/...).
+  model_key: MODEL_BY_HUB_ID,
+  model_repo: MODEL_BY_HUB_ID,
+  model_checkpoint: MODEL_BY_HUB_ID,
+  hf_model: MODEL_BY_HUB_ID,
+  llm_model: MODEL_BY_HUB_ID,
   config_name: CONFIG_NAME,
   actor_model_name_or_path: MODEL,
   pretrained_model_name_or_path: MODEL,

@@ -605,6 +605,10 @@ describe('shell analyzer: script flags', () => {
     checkFacts('torchrun --nproc_per_node=4 train_sft.py --pretrain bigscience/bloom-1b7 --model bloom\n', [
       ['model', 'bigscience/bloom-1b7', '--pretrain', 'bigscience/bloom-1b7'],
     ]);
+    // Other scripts' own names for it (VirtuosoResearch/Scalable-finetuning's meta_training_instruction.sh).
+    checkFacts('python custom_train_alpaca.py --train_instruction --model_key TinyLlama/TinyLlama_v1.1\n', [
+      ['model', 'TinyLlama/TinyLlama_v1.1', '--model_key', 'TinyLlama/TinyLlama_v1.1'],
+    ]);
     // A model folder's path (lun2hang/playgemma_textcls_sft runs TRL's sft.py with a local Gemma folder).
     checkFacts('accelerate launch sft.py --model_name /DATA/jupyter/personal/gemma-2b --use_peft\n', [
       ['model', '/DATA/jupyter/personal/gemma-2b', '--model_name', '/DATA/jupyter/personal/gemma-2b'],
