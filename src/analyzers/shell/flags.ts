@@ -277,6 +277,9 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   model: MODEL_BY_HUB_ID,
   pretrained_model_name: MODEL_BY_HUB_ID,
   base_model_name: MODEL_BY_HUB_ID,
+  // A vision-language model's vision tower trained with it (LLaMA-Factory's and 2U1/Qwen2-VL-Finetune's flag, ms-swift's).
+  freeze_vision_tower: spec('visionTowerTrained', 'bool', (v) => [['visionTowerTrained', !v]]),
+  freeze_vit: spec('visionTowerTrained', 'bool', (v) => [['visionTowerTrained', !v]]),
   // Other scripts' own names for it (VirtuosoResearch/Scalable-finetuning's --model_key TinyLlama/...).
   model_key: MODEL_BY_HUB_ID,
   model_repo: MODEL_BY_HUB_ID,

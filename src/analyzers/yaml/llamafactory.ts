@@ -1,7 +1,7 @@
 // The LLaMA-Factory training YAML (`llamafactory-cli train cfg.yaml`), both the flat HF-TrainingArguments-based
 // schema and the v1 schema (`model:`, `micro_batch_size`, `dist_config`, `kernel_config`), as facts with exact spans.
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
-import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
+import { about, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
   asBackwardPrefetch,
@@ -128,20 +128,11 @@ function stageKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   if (stage && stageName === 'ppo')
     ctx.problem('not-modeled', 'warning', notModeled(`stage: ${stageName}`, stageName), stage.valueSpan, 'stage');
   // Multimodal models: the vision tower is frozen by default (freeze_vision_tower: true, finetuning_args.py); training it
-  // adds its gradients, optimizer state and activations, which the estimate does not count.
-  const freezeVision = top.get('freeze_vision_tower');
-  if (freezeVision && boolOf(ctx.view(freezeVision)) === false) {
-    ctx.problem(
-      'not-modeled',
-      'warning',
-      msg(
-        '{0}: a trained vision tower (its gradients, optimizer state and activations over the images) is not modeled; the estimate keeps it frozen',
-        'freeze_vision_tower: false',
-      ),
-      freezeVision.valueSpan,
-      'freeze_vision_tower',
-    );
-  }
+  // adds its gradients and optimizer state (counted for a full fine-tune) and its activations over the images (not).
+  ctx.put('visionTowerTrained', top.get('freeze_vision_tower'), (v) => {
+    const b = boolOf(v);
+    return b === undefined ? undefined : !b;
+  });
   const refModel = top.get('ref_model');
   if (refModel && !refFree && (stageName === 'dpo' || stageName === 'kto'))
     ctx.put('referenceModel', refModel, (v) => (strOf(v) ? 'given' : undefined));

@@ -393,11 +393,11 @@ function trainableShapes(
   let largest = 0;
   let headTrainable = false;
   if (method === 'full') {
-    // Text-only batches never reach a vision tower: no gradients, so AdamW creates no state for it. Under a value head
-    // the untied LM head's logits reach no loss: it gets no gradient and no optimizer state either (profiled:
-    // tools/peak/measure_step.py --lf-rm).
+    // Text-only batches never reach a vision tower: no gradients, so AdamW creates no state for it, unless the run
+    // trains it on images (freeze_vision_tower false). Under a value head the untied LM head's logits reach no loss: it
+    // gets no gradient and no optimizer state either (profiled: tools/peak/measure_step.py --lf-rm).
     const unusedHead = setup.value_head === true && !a.tied ? pc.head : 0;
-    trainable = total - pc.vision - unusedHead;
+    trainable = total - (setup.vision_tower_trained ? 0 : pc.vision) - unusedHead;
     for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, m.count]);
     matrices.push([a.vocab, a.hidden, 1]);
     if (!a.tied && pc.head > 0 && unusedHead === 0) matrices.push([a.vocab, a.hidden, 1]);

@@ -214,14 +214,18 @@ export function planTraining(
     !ctx.lean
   )
     vllmEngineChecks(ctx, a, inv, rollout.engine, ctx.gpu);
-  if (inv.vision > 0 && setup.vision_tower_trained && !ctx.lean)
+  const visionTrained = inv.vision > 0 && setup.vision_tower_trained;
+  if (visionTrained && !ctx.lean)
     warnings.push({
       key: 'vision_tower_trained',
       message:
-        `the vision tower (${formatCount(inv.vision)} params) trains too (freeze_vision_tower false): its gradients, ` +
-        'optimizer states and activations over the images are not modeled; the estimate keeps it frozen',
+        setup.method === 'full'
+          ? `the vision tower (${formatCount(inv.vision)} params) trains too (freeze_vision_tower false): its gradients ` +
+            'and optimizer states are counted; its activations over the images are not (the files give no image sizes)'
+          : `the vision tower (${formatCount(inv.vision)} params) trains too (freeze_vision_tower false): its gradients, ` +
+            `optimizer states and activations over the images are not modeled for a ${setup.method} run; the estimate keeps it frozen`,
     });
-  if (inv.vision > 0 && !ctx.lean) {
+  if (inv.vision > 0 && !(visionTrained && setup.method === 'full') && !ctx.lean) {
     assumptions.push({
       key: 'architecture',
       value: `vision tower ${formatCount(inv.vision)} params: weights only`,

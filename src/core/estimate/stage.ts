@@ -69,16 +69,12 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   // (they differ only for the experts under expert parallelism, see blockFor).
   // Under a value head the untied LM head gets no gradient (its logits reach no loss): not trained.
   const headUnused = setup.method === 'full' && last && !inv.headTrainable ? inv.head : 0;
-  const trainableHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardOptimizer);
-  const trainableGradHere = trainableFor(ctx, expertParams, layerShare, last, embHere - headUnused, shardGrads);
-  const flatHere = trainableFor(
-    ctx,
-    expertParams,
-    layerShare,
-    last,
-    embHere - headUnused,
-    zero === 3 ? shardParams : 1,
-  );
+  // A vision tower trained with the model (freeze_vision_tower false) is trained beside the embeddings.
+  const visionTrained = setup.vision_tower_trained && first ? inv.vision : 0;
+  const trainedOutside = embHere - headUnused + visionTrained;
+  const trainableHere = trainableFor(ctx, expertParams, layerShare, last, trainedOutside, shardOptimizer);
+  const trainableGradHere = trainableFor(ctx, expertParams, layerShare, last, trainedOutside, shardGrads);
+  const flatHere = trainableFor(ctx, expertParams, layerShare, last, trainedOutside, zero === 3 ? shardParams : 1);
   // Paired preference training runs the chosen and the rejected sequence of each example in one forward.
   const seqs = setup.micro_batch_size * sequencesPerExample(setup);
   // Each context-parallel rank holds its share of every sequence.
@@ -118,7 +114,10 @@ function blockFor(ctx: EstimateContext, expertParams: number, layerShare: number
   return (inv.blocks - epCut + padded) * layerShare;
 }
 
-/** A stage's trainable parameters per GPU to divide by a shard degree S; `embTrained`: its trained embedding and head parameters. */
+/**
+ * A stage's trainable parameters per GPU to divide by a shard degree S; `embTrained`: its trained embedding, head (and
+ * vision tower) parameters.
+ */
 function trainableFor(
   ctx: EstimateContext,
   expertParams: number,

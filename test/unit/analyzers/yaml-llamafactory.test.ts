@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { analyzeLlamaFactoryYaml } from '../../../src/analyzers/yaml';
 import { analyzeAs, detectFormat } from '../../../src/analyzers/detect';
 import { applyEditData, editsForChanges } from '../../../src/features/fixes';
-import { resolveText, run } from '../helpers';
+import { component, phase, resolveText, run } from '../helpers';
 import { checkFacts, codes, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
 const LORA = `### model
@@ -164,24 +164,36 @@ describe('analyzeLlamaFactoryYaml', () => {
     );
   });
 
-  it('a trained vision tower (freeze_vision_tower: false) is flagged as not modeled, at the key; the default is quiet', () => {
+  it('a trained vision tower (freeze_vision_tower: false): its gradients and states counted for a full fine-tune', () => {
     const text = `${LORA.replace(/model_name_or_path: .*/, 'model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct')}freeze_vision_tower: false\n`;
-    const p = analyzeLlamaFactoryYaml(text).problems.find((x) => x.code === 'not-modeled');
-    assert.ok(p && p.severity === 'warning' && /vision tower/.test(p.message));
-    assert.equal(text.slice(p.span.start, p.span.end), 'false');
+    const facts = analyzeLlamaFactoryYaml(text);
+    const f = facts.facts.find((x) => x.key === 'visionTowerTrained');
+    assert.equal(f?.value, true);
+    assert.equal(text.slice(f!.valueSpan.start, f!.valueSpan.end), 'false');
     assert.equal(
-      analyzeLlamaFactoryYaml(`${LORA}freeze_vision_tower: true\n`).problems.some((x) => x.code === 'not-modeled'),
+      analyzeLlamaFactoryYaml(`${LORA}freeze_vision_tower: true\n`).facts.find((x) => x.key === 'visionTowerTrained')
+        ?.value,
       false,
     );
-    // The vision tower (676,550,144 parameters) is loaded beside the language model and stays frozen.
+    // Under LoRA the vision tower (676,550,144 parameters) is loaded beside the language model and kept frozen, said.
     const r = resolveText('vl.yaml', text);
     assert.ok(r.setup);
     const e = run(r.setup);
     assert.equal(e.parameters.total, 8_292_166_656);
     assert.ok(
-      e.assumptions.some((a) => a.key === 'architecture' && /vision tower 676\.6M params: weights only/.test(a.value)),
-      JSON.stringify(e.assumptions.map((a) => a.value)),
+      e.warnings.some((w) => w.key === 'vision_tower_trained' && /not modeled for a lora run/.test(w.message)),
     );
+    // A full fine-tune trains it: every one of the 8,292,166,656 parameters has a gradient and AdamW's two states (pure
+    // bf16: 2 B each), 676,550,144 more than with the tower frozen.
+    const full = text
+      .replace('finetuning_type: lora', 'finetuning_type: full')
+      .replace('quantization_bit: 4  # choices: [8, 4]\n', '');
+    const s = resolveText('vl.yaml', full).setup!;
+    const states = (setup: typeof s): number =>
+      component(phase(run({ ...setup, zero_stage: 0, gpus_per_node: 1 }), 'optimizer'), 'optimizer-states');
+    const sb = s.master_weights || s.weights_dtype === 'fp32' ? 4 : 2;
+    assert.equal(states(s) - states({ ...s, vision_tower_trained: false }), 2 * sb * 676_550_144);
+    assert.equal(run(s).parameters.trainable, 8_292_166_656);
   });
 
   it('reads upcast_layernorm as the fp32 upcast of the norms (model_utils/checkpointing.py prepare_model_for_training)', () => {
