@@ -609,6 +609,17 @@ describe('shell analyzer: script flags', () => {
     checkFacts('python custom_train_alpaca.py --train_instruction --model_key TinyLlama/TinyLlama_v1.1\n', [
       ['model', 'TinyLlama/TinyLlama_v1.1', '--model_key', 'TinyLlama/TinyLlama_v1.1'],
     ]);
+    // A vision tower trained too: 2U1/Qwen2-VL-Finetune's --freeze_vision_tower False, ms-swift's --freeze_vit false.
+    checkFacts('deepspeed train_dpo.py --model_id Qwen/Qwen2-VL-2B-Instruct --freeze_vision_tower False\n', [
+      ['model', 'Qwen/Qwen2-VL-2B-Instruct', '--model_id', 'Qwen/Qwen2-VL-2B-Instruct'],
+      ['visionTowerTrained', true, '--freeze_vision_tower', 'False'],
+    ]);
+    assert.equal(
+      analyzeShell('swift sft --model Qwen/Qwen2-VL-7B-Instruct --train_type full --freeze_vit false\n').facts.find(
+        (f) => f.key === 'visionTowerTrained',
+      )?.value,
+      true,
+    );
     // A model folder's path (lun2hang/playgemma_textcls_sft runs TRL's sft.py with a local Gemma folder).
     checkFacts('accelerate launch sft.py --model_name /DATA/jupyter/personal/gemma-2b --use_peft\n', [
       ['model', '/DATA/jupyter/personal/gemma-2b', '--model_name', '/DATA/jupyter/personal/gemma-2b'],
