@@ -327,6 +327,13 @@ export interface Fact {
    */
   readonly byNameOnly?: true;
   /**
+   * A count from verl's deprecated global batch keys as verl 0.1 reads them: that release, which projects still vendor
+   * (TinyZero and its descendants), counts those micro-batches in prompts and multiplies them by rollout.n after
+   * splitting them over the GPUs (its fsdp_workers.py); the run takes this value where the project's verl is that one
+   * (collect/vendored-verl.ts).
+   */
+  readonly valueInVerl01?: number;
+  /**
    * The model is loaded by a from_pretrained call that passes no dtype (RL2's workers): transformers 5 loads the
    * checkpoint's dtype, 4.x float32 (resolve/model.ts).
    */

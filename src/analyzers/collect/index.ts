@@ -37,6 +37,7 @@ import {
 } from './readme-command';
 import { foundElsewhere } from './found-elsewhere';
 import { isMakefile, makefileLaunch } from './makefile';
+import { withVendoredVerl } from './vendored-verl';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -258,7 +259,8 @@ class FileCollection {
         : walked;
     const launched = scriptArgs ? withLaunchArgs(analyzed, scriptArgs) : analyzed;
     const replaced = how.replacedKeys;
-    const facts = replaced ? { ...launched, facts: launched.facts.filter((f) => !replaced.includes(f.key)) } : launched;
+    const kept = replaced ? { ...launched, facts: launched.facts.filter((f) => !replaced.includes(f.key)) } : launched;
+    const facts = format === 'shell' ? withVendoredVerl(this.reader, file, kept) : kept;
     const launcher = format === 'shell' || facts.launchesRun === true;
     const role: FileRole = how.role === 'referenced' ? 'referenced' : launcher ? 'launcher' : 'config';
     const self: AnalyzedFile = { file, text, role, facts, ...(how.origin ? { origin: how.origin } : {}) };

@@ -438,6 +438,17 @@ function referenceFacts(line: VerlLine): void {
     );
 }
 
+/** The counts of a verl line that its batch arithmetic reads: completions per prompt, GPUs, prompts per round. */
+interface VerlCounts {
+  readonly n: number | undefined;
+  readonly world: number | undefined;
+  readonly prompts: number | undefined;
+  /** Ulysses group size: a group of sp GPUs shares its sequences. */
+  readonly sp: number;
+  /** Completions of a round per data-parallel group: what one GPU's update and scoring passes split. */
+  readonly round: number | undefined;
+}
+
 /**
  * verl's batch arithmetic (fsdp_workers.py _normalize_config): ppo_mini_batch_size prompts x rollout.n over the GPUs
  * per optimizer step, ppo_micro_batch_size_per_gpu sequences per micro-step, so accumulation = mini x n / GPUs /
@@ -460,7 +471,10 @@ function batchFacts(line: VerlLine): void {
   const dynamic = last(line, 'actor_rollout_ref.actor.use_dynamic_bsz');
   const seq = promptPlusResponse(line);
   const sp = intOf(last(line, 'actor_rollout_ref.actor.ulysses_sequence_parallel_size')) ?? 1;
-  scoringBatch(line, world, sp);
+  const round =
+    prompts !== undefined && n !== undefined && world !== undefined ? (prompts * n) / (world / sp) : undefined;
+  const counts: VerlCounts = { n, world, prompts, sp, round };
+  scoringBatch(line, counts);
   if (dynamic && toBool(known(dynamic) ?? '') === true) return dynamicMicro(line, dynamic, seq, sp);
   const micro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu');
   const globalMicro = last(line, 'actor_rollout_ref.actor.ppo_micro_batch_size');
@@ -469,7 +483,7 @@ function batchFacts(line: VerlLine): void {
     const g = intOf(globalMicro);
     const v: FactValue | Unknown =
       g !== undefined && world !== undefined
-        ? Math.max(1, Math.floor(g / world))
+        ? Math.max(1, Math.floor(g / (world / sp)))
         : { unknown: `${globalMicro.rawKey} / GPUs: not known statically` };
     line.l.fact('microBatchSize', globalMicro.rawKey, globalMicro.keySpan, globalMicro.value.span, v, 'verl');
     microValue = typeof v === 'number' ? v : undefined;
@@ -488,51 +502,78 @@ function batchFacts(line: VerlLine): void {
       span: line.at,
       rawKey: 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu',
     });
+  accumulation(line, counts, microValue, !micro && globalMicro?.value !== undefined);
+}
+
+/**
+ * Accumulation = the mini-batch's sequences per GPU / the micro-batch. With the global micro-batch key, verl 0.1's
+ * reading too (Fact.valueInVerl01): its micro-batch of prompts x n, at most the mini-batch, which is at most the round.
+ */
+function accumulation(line: VerlLine, c: VerlCounts, microValue: number | undefined, global: boolean): void {
+  const { n, world, prompts, sp } = c;
   const mini = last(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
   const miniPrompts = intOrDefault(line, 'actor_rollout_ref.actor.ppo_mini_batch_size');
-  if (microValue !== undefined && miniPrompts !== undefined && n !== undefined && world !== undefined) {
-    // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round;
-    // a Ulysses group of sp GPUs shares its sequences, so the mini-batch is split over world / sp groups.
-    const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / (world / sp);
-    const gas = Math.max(1, Math.floor(perGpu / microValue));
-    const note =
-      `${shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size')} (${miniPrompts}) x rollout.n (${n}) / ` +
-      (sp > 1 ? `(${world} GPUs / Ulysses ${sp})` : `${world} GPUs`) +
-      ` / micro-batch ${microValue}`;
-    // From the line's own values, a setting of the file; from one of verl's defaults, an assumption that says so.
-    if (mini?.value && last(line, 'trainer.n_gpus_per_node'))
-      line.l.fact('gradientAccumulationSteps', mini.rawKey, mini.keySpan, mini.value.span, gas, 'verl');
-    else
-      defaultFact(
-        line,
-        'gradientAccumulationSteps',
-        shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size'),
-        gas,
-        `${note} (${dialectOf(line).source})`,
-      );
-  }
+  if (microValue === undefined || miniPrompts === undefined || n === undefined || world === undefined) return;
+  // The update splits the round's train_batch_size prompts into mini-batches: one can hold no more than the round;
+  // a Ulysses group of sp GPUs shares its sequences, so the mini-batch is split over world / sp groups.
+  const perGpu = (Math.min(miniPrompts, prompts ?? miniPrompts) * n) / (world / sp);
+  const gas = Math.max(1, Math.floor(perGpu / microValue));
+  const note =
+    `${shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size')} (${miniPrompts}) x rollout.n (${n}) / ` +
+    (sp > 1 ? `(${world} GPUs / Ulysses ${sp})` : `${world} GPUs`) +
+    ` / micro-batch ${microValue}`;
+  // From the line's own values, a setting of the file; from one of verl's defaults, an assumption that says so.
+  if (mini?.value && last(line, 'trainer.n_gpus_per_node'))
+    line.l.fact('gradientAccumulationSteps', mini.rawKey, mini.keySpan, mini.value.span, gas, 'verl');
+  else
+    defaultFact(
+      line,
+      'gradientAccumulationSteps',
+      shown(line, 'actor_rollout_ref.actor.ppo_mini_batch_size'),
+      gas,
+      `${note} (${dialectOf(line).source})`,
+    );
+  if (!global) return;
+  const micro01 = Math.max(1, Math.min(microValue * n, Math.floor(perGpu)));
+  inVerl01(line, 'microBatchSize', micro01);
+  inVerl01(line, 'gradientAccumulationSteps', Math.max(1, Math.ceil(perGpu / micro01)));
+}
+
+/** verl 0.1's value of the last fact of `key` the line made (Fact.valueInVerl01). */
+function inVerl01(line: VerlLine, key: CanonicalKey, value: number): void {
+  const facts = line.l.r.facts;
+  for (let i = facts.length - 1; i >= 0; i--)
+    if (facts[i].key === key) {
+      facts[i] = { ...facts[i], valueInVerl01: value };
+      return;
+    }
 }
 
 /**
  * The actor's no-grad pass that recomputes the old policy's log-probabilities of a round (compute_log_prob) runs
  * rollout.log_prob_micro_batch_size_per_gpu sequences at a time, or the deprecated global log_prob_micro_batch_size
- * over the GPUs of the data-parallel groups (fsdp_workers.py _normalize_config); not the training micro-batch.
+ * over the GPUs of the data-parallel groups (fsdp_workers.py _normalize_config); not the training micro-batch, and no
+ * more than the round's completions on the GPU. verl 0.1 counts the global one in prompts (Fact.valueInVerl01).
  */
-function scoringBatch(line: VerlLine, world: number | undefined, sp: number): void {
+function scoringBatch(line: VerlLine, c: VerlCounts): void {
   const perGpu = last(line, 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu');
   const global = last(line, 'actor_rollout_ref.rollout.log_prob_micro_batch_size');
   const at = perGpu ?? global;
   if (!at?.value) return;
   const given = intOf(at);
+  const groups = c.world !== undefined ? c.world / c.sp : undefined;
+  const cap = (k: number): number => Math.max(1, c.round !== undefined ? Math.min(k, Math.floor(c.round)) : k);
   const value: FactValue | Unknown =
     given === undefined
       ? { unknown: `${at.rawKey}: not known statically` }
       : at === perGpu
-        ? given
-        : world !== undefined
-          ? Math.max(1, Math.floor(given / (world / sp)))
+        ? cap(given)
+        : groups !== undefined
+          ? cap(Math.floor(given / groups))
           : { unknown: `${at.rawKey} / GPUs: not known statically` };
   line.l.fact('scoringBatchSize', at.rawKey, at.keySpan, at.value.span, value, 'verl');
+  if (at === global && given !== undefined && groups !== undefined && c.n !== undefined)
+    inVerl01(line, 'scoringBatchSize', cap(Math.floor(given / groups) * c.n));
 }
 
 /** The longest sequence: max_prompt_length + max_response_length (512 each by default), when both are known. */

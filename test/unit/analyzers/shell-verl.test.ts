@@ -9,7 +9,7 @@ import { findGpu } from '../../../src/core/lookup';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { applyEditData, editsForChanges } from '../../../src/features/fixes';
 import type { SetupChange } from '../../../src/core/advice';
-import { component, phase, resolveText, run } from '../helpers';
+import { component, phase, resolveText, run, runProject } from '../helpers';
 import { checkFacts } from './shell-common';
 
 const fact = (r: ConfigFacts, key: CanonicalKey) => r.facts.filter((f) => f.key === key).pop();
@@ -210,6 +210,41 @@ describe('shell: verl scoring micro-batch', () => {
         .reduce((m, c) => Math.max(m, c.bytes), 0);
     assert.equal(scoringOf(perGpu), 4 * 98_304 * 152_064);
     // At the training micro-batch of 40 (61,440 tokens) it is 37.4 GB, below the engine's 0.6 of the GPU, so not the phase's peak.
+  });
+});
+
+describe("shell: a project's own verl 0.1", () => {
+  it('counts the global micro-batches in prompts x rollout.n, no more than the round (Unakar/Logic-RL)', () => {
+    // Logic-RL's scripts/train_grpo_4gpu_7Binstruct.sh, cut: 16 prompts x 8 completions over 4 GPUs = 32 a GPU; the
+    // project's verl/workers/fsdp_workers.py (verl 0.1) divides ppo_micro_batch_size 64 by the 4 GPUs and multiplies it
+    // by n: 128 sequences, of which a GPU's mini-batch (256 / 4 x 8 = 512, the round's 32) holds 32: one micro-step.
+    // log_prob_micro_batch_size 160 / 4 x 8 = 320: the round's 32 again.
+    const line =
+      'python3 -m verl.trainer.main_ppo data.train_batch_size=16 data.max_prompt_length=400 data.max_response_length=2160 \\\n' +
+      '  actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct actor_rollout_ref.actor.ppo_mini_batch_size=256 \\\n' +
+      '  actor_rollout_ref.actor.ppo_micro_batch_size=64 actor_rollout_ref.rollout.log_prob_micro_batch_size=160 \\\n' +
+      '  actor_rollout_ref.rollout.n=8 actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=4 trainer.nnodes=1\n';
+    const workers =
+      'class ActorRolloutRefWorker(Worker):\n' +
+      '    def __init__(self, config, role):\n' +
+      '        if self._is_actor:\n' +
+      '            self.config.actor.ppo_micro_batch_size //= (self.device_mesh.shape[0] // self.ulysses_sequence_parallel_size)\n' +
+      '            self.config.actor.ppo_micro_batch_size *= self.config.rollout.n\n';
+    const vendored = runProject(
+      { 'scripts/train.sh': line, 'verl/workers/fsdp_workers.py': workers },
+      'scripts/train.sh',
+    );
+    const s = vendored.setup!;
+    assert.deepEqual([s.micro_batch_size, s.gradient_accumulation_steps, s.rollout?.scoring_batch], [32, 1, 32]);
+    const micro = vendored.files.flatMap((f) => f.facts.facts).find((f) => f.key === 'microBatchSize');
+    assert.match(micro?.rawValue ?? '', /32 as the project's verl 0\.1 \(verl\/workers\/fsdp_workers\.py\) counts it/);
+    // Without the project's copy, today's verl: 64 / 4 = 16 sequences, the mini-batch's 32 in 2 micro-steps, and a
+    // scoring batch of 160 / 4 = 40, no more than the round's 32.
+    const today = runProject({ 'scripts/train.sh': line }, 'scripts/train.sh').setup!;
+    assert.deepEqual(
+      [today.micro_batch_size, today.gradient_accumulation_steps, today.rollout?.scoring_batch],
+      [16, 2, 32],
+    );
   });
 });
 
