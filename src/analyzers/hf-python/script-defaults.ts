@@ -52,8 +52,14 @@ export interface ScriptDefault {
  * A function whose call returns the parsed command line (`parser.parse_args()`, a script's `get_args()`, `set_args()`
  * of liucongg/ChatGLM-Finetuning and its copies, `setup_args()`).
  */
-export const PARSED_ARGS_CALL =
-  /^parse_(known_)?args|^parse_(dict|json_file|yaml_file|yaml_and_args)$|^(get|parse|parser)_(args|arguments|config)$|^(set|setup|init|build|load)_(args|arguments)$/;
+export const PARSED_ARGS_CALL = new RegExp(
+  [
+    '^parse_(known_)?args',
+    '^parse_(dict|json_file|yaml_file|yaml_and_args)$',
+    '^(get|parse|parser)_(args|arguments|config)$',
+    '^(set|setup|init|build|load)_(args|arguments)$',
+  ].join('|'),
+);
 
 /**
  * Whether a call returns the parsed command line (PARSED_ARGS_CALL): by the name it calls, also where that is a method
