@@ -56,7 +56,15 @@ export interface MeasuredCase {
     name?: string;
     num_decoder_layers?: number;
   };
-  source?: { repo?: string; path?: string; url?: string; date?: string; quote?: string };
+  source?: {
+    repo?: string;
+    path?: string;
+    url?: string;
+    date?: string;
+    quote?: string;
+    /** The command the source shows for its runs (PEFT's docs: `accelerate launch ... --use_reentrant False`). */
+    template_command?: string;
+  };
   training: {
     framework?: string;
     task?: string;
@@ -339,10 +347,18 @@ function caseKernels(c: MeasuredCase, tool: Tool | undefined): SetupPart {
   if (s.compile && /torchtitan/i.test(t.framework ?? '')) s.compile_loss = false;
   // use_reentrant where the case says it; torchtune, torchtitan and LitGPT checkpoint through checkpoint_wrapper, whose
   // default is CheckpointImpl.NO_REENTRANT. Otherwise transformers' default for its release (kept-inputs.ts).
-  const ckText = `${t.gradient_checkpointing_kind ?? ''} ${t.framework ?? ''} ${c.notes ?? ''}`;
-  if (/use_reentrant\s*[=:]\s*false|non[- _]?reentrant/i.test(ckText)) s.checkpoint_reentrant = false;
-  else if (/use_reentrant\s*[=:]\s*true|\breentrant\b/i.test(ckText)) s.checkpoint_reentrant = true;
+  // The launch command a source gives (`--use_reentrant False` in PEFT's FSDP docs) says it too.
+  const command = c.source?.template_command ?? '';
+  const ckText = `${t.gradient_checkpointing_kind ?? ''} ${t.framework ?? ''} ${c.notes ?? ''} ${command}`;
+  if (/use_reentrant\s*[=:]?\s*false|non[- _]?reentrant/i.test(ckText)) s.checkpoint_reentrant = false;
+  else if (/use_reentrant\s*[=:]?\s*true|\breentrant\b/i.test(ckText)) s.checkpoint_reentrant = true;
   else if (/torchtune|torchtitan|litgpt/i.test(t.framework ?? '')) s.checkpoint_reentrant = false;
+  // Answer.AI's train.py checkpoints through apply_activation_checkpointing on the FSDP-wrapped model: checkpoint_wrapper
+  // inside each unit (terms/fsdp1-frozen-inputs.ts); so do torchtune, torchtitan and LitGPT.
+  if (
+    /Answer\.AI|apply_activation_checkpointing|checkpoint_wrapper|torchtune|torchtitan|litgpt/i.test(t.framework ?? '')
+  )
+    s.checkpoint_wrapper = true;
   return s;
 }
 

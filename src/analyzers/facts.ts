@@ -149,6 +149,7 @@ export type CanonicalKey =
   | 'weightsGpu' // 'always' | 'training': where the policy's weights are while a colocated engine generates (TrainingSetup weights_gpu)
   | 'visionTowerTrained' // boolean: a vision-language model's vision tower trains too (verl / EasyR1 freeze_vision_tower false)
   | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
+  | 'checkpointWrapper' // true: the layers are checkpointed by torch's checkpoint_wrapper (apply_activation_checkpointing)
   | 'zero3Init' // boolean: a ZeRO-3 model is made inside deepspeed.zero.Init (Accelerate's zero3_init_flag)
   | 'tieEmbeddings' // boolean: the output head shares the embedding's weight (LitGPT pretrain train.tie_embeddings)
   | 'tiledMlp' // true (shards from the sequence length) | number of shards: Axolotl tiled_mlp / tiled_mlp_num_shards

@@ -590,6 +590,13 @@ export const TrainingSetupSchema = z.strictObject({
    */
   checkpoint_reentrant: z.boolean().optional(),
   /**
+   * The layers are checkpointed by torch's checkpoint_wrapper put inside each FSDP unit (Accelerate's FSDP
+   * activation_checkpointing, apply_activation_checkpointing on the wrapped model, a loop's own), not by the model's
+   * own gradient checkpointing around each unit's call (transformers before 4.52): FSDP1 then keeps no recomputed
+   * layer's input (terms/fsdp1-frozen-inputs.ts). Unset: the model's own.
+   */
+  checkpoint_wrapper: z.boolean().optional(),
+  /**
    * TRL version ("major.minor") of a TRL run (preference.logps 'rows', rollout), for its trainers' passes that changed
    * between releases: from 0.29 DPOTrainer._compute_loss replaces concatenated_forward (the reference's logits held
    * through the entropy metric over a copy of the logits, no masked copies for the mean logits); from 0.20 GRPO's

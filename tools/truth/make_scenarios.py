@@ -624,6 +624,13 @@ def suite_accelerate():
     # The trainer's FSDP1 with use_orig_params and PEFT's wrap, no mixed precision (fms-hf-tuning's benchmark runs).
     out["llama-fsdp1-w2-lora-qkvo-bf16-nomp-ckpt-reentrant"] = fsdp(1, 2, **NOMP_LORA, fsdp_use_orig_params=True,
                                                                    fsdp_backward_prefetch="pre", fsdp_adapters_wrapped=True)
+    # Deeper, with a small vocabulary, so that the first layer's backward is the peak: transformers 5 checkpoints inside
+    # the layer, so no FSDP1 hook keeps the other layers' inputs (src/core/terms/fsdp1-frozen-inputs.ts).
+    for layers, seq in ((8, 512), (16, 1024)):
+        sc, h = fsdp(1, 2, **dict(NOMP_LORA, seq_len=seq), fsdp_use_orig_params=True, fsdp_backward_prefetch="pre",
+                     fsdp_adapters_wrapped=True)
+        sc["architecture"] = dict(sc["architecture"], num_hidden_layers=layers, vocab_size=512)
+        out[f"llama-fsdp1-w2-lora-qkvo-bf16-nomp-ckpt-reentrant-l{layers}v512"] = (sc, h)
     # DDP as Accelerate wraps the model for the trainer, which asks for find_unused_parameters for a PEFT model or one
     # without gradient checkpointing.
     unused = dict(ddp_find_unused_parameters=True)

@@ -539,6 +539,16 @@ export function checkpointingCall(file: PythonFile, call: SyntaxNode, last: stri
     tool,
     ...(reentrant || nonReentrant ? {} : { origin: 'call-default' as const }),
   });
+  // Inside each unit of the model it is given (FSDP scripts call it on the wrapped model): no FSDP hook reruns.
+  file.facts.push({
+    key: 'checkpointWrapper',
+    rawKey: last,
+    value: true,
+    rawValue: clip(name),
+    keySpan: at,
+    valueSpan: at,
+    tool,
+  });
 }
 
 /**

@@ -96,6 +96,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('weights_gpu', 'weightsGpu'),
   fromFact('vision_tower_trained', 'visionTowerTrained', bool),
   fromFact('checkpoint_reentrant', 'checkpointReentrant', bool),
+  fromFact('checkpoint_wrapper', 'checkpointWrapper', bool),
   fromFact('zero3_init', 'zero3Init', bool),
   fromFact('tiled_mlp', 'tiledMlp', (v) => (typeof v === 'boolean' || typeof v === 'number' ? v : undefined)),
   fromFact('kernels', 'kernels'),

@@ -192,6 +192,7 @@ export function backwardCandidates(
     ...layerParts.afterGrads,
     ...gatheredAt.firstLayer,
     ...layerParts.afterUnits,
+    ...terms.frozenUnitInputs,
     ...layerParts.tail,
   ];
   const lastLayer = [...gatheredAt.lastLayer, ...parts.recompute, parts.lastWorking, ...terms.dequantC];

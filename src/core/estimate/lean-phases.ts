@@ -323,6 +323,7 @@ function leanBackwardEnd(terms: StageTerms, t: StepTotals): LeanPoint[] {
       t.headHeld +
       t.layerGradients +
       t.maskHeld +
+      roundedTotal(terms.frozenUnitInputs) +
       inLayer,
     grads: firstGradients,
     units: firstUnits,

@@ -66,6 +66,8 @@ export interface StageTerms {
   readonly tiedAccum: number;
   /** FSDP1's root unit: its views' gradients and the flat gradient made from them, at the end of the backward. */
   readonly rootGradient: Component[];
+  /** At the first layer's backward: the layer inputs and gradients FSDP1's frozen units' hooks keep (fsdp1-frozen-inputs.ts). */
+  readonly frozenUnitInputs: Component[];
   /** FSDP2's root unit at the embedding's backward: a tied head's unsharded gradient, the root's shard not made yet. */
   readonly fsdp2Root: Fsdp2RootGradient;
   readonly dequantFwdC: Component[];

@@ -1,6 +1,7 @@
 // The busiest rank: one StageContext per distinct pipeline stage (the first and the last hold the embeddings and the
 // head), with the stage's share of every kind of parameter. Pure.
 // Docs: docs/estimate/index.md
+import { frozenUnitInputs } from '../terms/fsdp1-frozen-inputs';
 import { fsdp1RootGradient } from '../terms/fsdp1-root-gradient';
 import { fsdp2RootGradient } from '../terms/fsdp2-root-gradient';
 import { headDequant, quantizedHead } from '../terms/quantized-head';
@@ -302,6 +303,7 @@ function stageTerms(
     headGradAtLoss,
     tiedAccum,
     rootGradient: fsdp1RootGradient(ctx, st),
+    frozenUnitInputs: frozenUnitInputs(ctx, st, activations.layer.layerInputBytes),
     fsdp2Root: fsdp2RootGradient(ctx, st),
     dequantFwdC,
     dequantC,

@@ -265,6 +265,8 @@ for batch in dataloader:
     assert.equal(only(r, 'mixedPrecision').value, 'bf16');
     assert.equal(only(r, 'gradientCheckpointing').value, 'full');
     assert.equal(only(r, 'checkpointReentrant').value, true);
+    // Inside each unit of the wrapped model: no recomputed input for FSDP1's hooks to keep (terms/fsdp1-frozen-inputs.ts).
+    assert.equal(only(r, 'checkpointWrapper').value, true);
     // FullyShardedDataParallel's backward_prefetch defaults to BACKWARD_PRE (fully_sharded_data_parallel.py); None
     // turns it off.
     const pre = only(r, 'fsdpBackwardPrefetch');

@@ -180,9 +180,7 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.ok(r.setup);
     const e = run(r.setup);
     assert.equal(e.parameters.total, 8_292_166_656);
-    assert.ok(
-      e.warnings.some((w) => w.key === 'vision_tower_trained' && /not modeled for a lora run/.test(w.message)),
-    );
+    assert.ok(e.warnings.some((w) => w.key === 'vision_tower_trained' && /not modeled for a lora run/.test(w.message)));
     // A full fine-tune trains it: every one of the 8,292,166,656 parameters has a gradient and AdamW's two states (pure
     // bf16: 2 B each), 676,550,144 more than with the tower frozen.
     const full = text

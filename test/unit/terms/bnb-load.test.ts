@@ -134,7 +134,9 @@ describe('bnb-load: in the estimate', () => {
   it('under transformers 4 says which loading it takes: CPU-RAM-efficient, as accelerate launch runs it', () => {
     const assumed = (e: ReturnType<typeof run>): string | undefined =>
       e.assumptions.find((a) => a.key === 'fsdp_cpu_ram_efficient_loading')?.value;
-    const v4 = { ...recipe, transformers_version: '4.46' };
+    // Non-reentrant, so that the load is what the peak is compared with: under 4.46 the reentrant form around the frozen
+    // units keeps every layer's input to the backward's end (fsdp1-frozen-inputs.ts).
+    const v4 = { ...recipe, transformers_version: '4.46', checkpoint_reentrant: false };
     assert.equal(assumed(run(setupFor('meta-llama/Llama-2-70b-hf', v4))), 'true');
     const named = run(setupFor('meta-llama/Llama-2-70b-hf', { ...v4, fsdp_cpu_ram_efficient_loading: false }));
     assert.equal(assumed(named), undefined);

@@ -296,7 +296,8 @@ export function noLayerStep(embedding: ReplayParameter): StepShape {
 
 /**
  * Answer.AI's FSDP1 LoRA layout (AnswerDotAI/fsdp_qlora@05ed9f2 train.py defaults, benchmarks_03_2024.md): Llama-2-7B
- * over 2 GPUs, LoRA r 64 on six projections in bf16, reentrant checkpointing, batch 1, transformers 4.38.
+ * over 2 GPUs, LoRA r 64 on six projections in bf16, reentrant checkpointing through apply_activation_checkpointing on the
+ * wrapped model (checkpoint_wrapper inside each unit), batch 1, transformers 4.38.
  */
 export const ANSWER_AI_LORA: Partial<TrainingSetupInput> = {
   method: 'lora',
@@ -312,6 +313,7 @@ export const ANSWER_AI_LORA: Partial<TrainingSetupInput> = {
   micro_batch_size: 1,
   gradient_checkpointing: 'full',
   checkpoint_reentrant: true,
+  checkpoint_wrapper: true,
   gpus_per_node: 2,
   fsdp: 'full_shard',
   fsdp_version: 1,

@@ -81,6 +81,8 @@ describe('logits-block', () => {
     // model's load, does not stand for it, so the flat terms are tested.)
     const setup = qlora({
       transformers_version: '4.38',
+      // Answer.AI's train.py checkpoints through checkpoint_wrapper inside each unit (fsdp1-frozen-inputs.ts).
+      checkpoint_wrapper: true,
       optimizer: 'adamw_hf',
       mixed_precision: 'none',
       micro_batch_size: 12,

@@ -56,6 +56,8 @@ describe('loss-segments', () => {
           seq_len: 2048,
           gradient_checkpointing: 'full',
           checkpoint_reentrant: true,
+          // train.py's apply_activation_checkpointing: checkpoint_wrapper inside each unit (fsdp1-frozen-inputs.ts).
+          checkpoint_wrapper: true,
           gpus_per_node: 2,
           fsdp: 'full_shard',
           fsdp_version: 1,
