@@ -45,15 +45,31 @@ export interface ProjectImport {
 /** Statements whose bodies hold the imports read (a function's, a branch's, a `try`'s, a `with`'s). */
 const BLOCKS = new Set(['FunctionDefinition', 'IfStatement', 'TryStatement', 'WithStatement', 'Body']);
 
-/** The import statements of a block and of the blocks in it, top level first, a few blocks deep. */
-function importStatements(block: SyntaxNode, depth = 0): SyntaxNode[] {
+/**
+ * The import statements of a block and of the blocks in it, top level first, a few blocks deep. `at`: where the text
+ * says `import`, in order; a block without one is not walked (a script's hundreds of functions mostly import nothing).
+ */
+function importStatements(block: SyntaxNode, at: readonly number[], depth = 0): SyntaxNode[] {
   const top: SyntaxNode[] = [];
   const nested: SyntaxNode[] = [];
   for (let st: SyntaxNode | null = block.firstChild; st; st = st.nextSibling) {
     if (st.name === 'ImportStatement') top.push(st);
-    else if (BLOCKS.has(st.name) && depth < 6) nested.push(...importStatements(st, depth + 1));
+    else if (BLOCKS.has(st.name) && depth < 6 && saysImportIn(at, st.from, st.to))
+      nested.push(...importStatements(st, at, depth + 1));
   }
   return [...top, ...nested];
+}
+
+/** Whether one of the sorted offsets `at` is in [from, to). */
+function saysImportIn(at: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < at.length && at[lo] < to;
 }
 
 /**
@@ -82,7 +98,8 @@ export type ModuleRead = (
 export function projectImports(text: string, root: SyntaxNode = parsePython(text).tree.topNode): ProjectImport[] {
   const file = { text };
   const out: ProjectImport[] = [];
-  for (const st of importStatements(root)) {
+  const at = [...text.matchAll(/\bimport\b/g)].map((m) => m.index);
+  for (const st of importStatements(root, at)) {
     if (out.length >= MAX_MODULES) break;
     const imp = importOf(file, st);
     if (!imp || installedPackage(imp.module)) continue;
