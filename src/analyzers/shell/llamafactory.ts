@@ -34,6 +34,7 @@ export function llamafactoryStage(l: Launch, opts: readonly Opt[]): void {
  */
 export function llamafactoryBashEra(l: Launch, opts: readonly Opt[], script: Span): void {
   if (opts.some((o) => o.name === 'cutoff_len')) return;
+  if (sourceAndTarget(l, opts)) return;
   l.toolDefault({
     key: 'seqLen',
     rawKey: 'cutoff_len',
@@ -45,4 +46,33 @@ export function llamafactoryBashEra(l: Launch, opts: readonly Opt[], script: Spa
       'src/train_bash.py is LLaMA-Factory before May 2024, whose cutoff_len defaulted to 1024 ' +
       '(LLaMA-Factory@adbe50c src/llmtuner/hparams/data_args.py; 2048 from November 2024)',
   });
+}
+
+/**
+ * LLaMA-Efficient-Tuning before cutoff_len (its releases to 0.1.x, and ChatGLM-Efficient-Tuning): a sample's prompt up
+ * to max_source_length tokens and its response up to max_target_length, 512 each by default; supervised and preference
+ * samples are both (`max_length = data_args.max_source_length + data_args.max_target_length`), a pre-training run packs
+ * blocks of max_source_length (`block_size`; codefuse-ai/CodeFuse-DevOps-Model src/llmtuner/dsets/preprocess.py, its
+ * hparams/data_args.py). False where the line gives neither.
+ */
+function sourceAndTarget(l: Launch, opts: readonly Opt[]): boolean {
+  const last = (name: string): Opt | undefined => [...opts].reverse().find((o) => o.name === name);
+  const source = last('max_source_length');
+  const target = last('max_target_length');
+  const at = source ?? target;
+  if (!at?.value) return false;
+  const tokens = (o: Opt | undefined): number | undefined => {
+    if (!o) return 512;
+    const t = o.value?.unknown === undefined ? o.value?.text.trim() : undefined;
+    return t !== undefined && /^\d+$/.test(t) ? Number(t) : undefined;
+  };
+  const s = tokens(source);
+  const pt = last('stage')?.value?.text.trim().toLowerCase() === 'pt';
+  const t = pt ? 0 : tokens(target);
+  const value =
+    s !== undefined && t !== undefined
+      ? s + t
+      : { unknown: `${pt ? 'max_source_length' : 'max_source_length + max_target_length'}: not known statically` };
+  l.fact('seqLen', at.rawKey, at.keySpan, at.value.span, value, 'llamafactory');
+  return true;
 }

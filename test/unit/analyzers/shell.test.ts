@@ -792,6 +792,21 @@ describe('shell analyzer: script flags', () => {
       given.filter((f) => f.key === 'seqLen').map((f) => f.value),
       [512],
     );
+    // Before cutoff_len (LLaMA-Efficient-Tuning to 0.1.x; codefuse-ai/CodeFuse-DevOps-Model's scripts): prompt and
+    // response lengths, 2,048 + 2,048 for a supervised run, the source length alone for pre-training, 512 each unset.
+    const lengths = (line: string): unknown =>
+      analyzeShell(line)
+        .facts.filter((f) => f.key === 'seqLen')
+        .map((f) => f.value);
+    assert.deepEqual(
+      lengths('python src/train_bash.py --stage sft --max_source_length=2048 --max_target_length=2048\n'),
+      [4096],
+    );
+    assert.deepEqual(
+      lengths('python src/train_bash.py --stage pt --max_source_length 2048 --max_target_length 2048\n'),
+      [2048],
+    );
+    assert.deepEqual(lengths('python src/train_bash.py --stage sft --max_source_length 1024\n'), [1536]);
     checkFacts('python src/train_bash.py --stage sft --flash_attn --max_steps 5\n', [
       ['attention', 'flash', '--flash_attn', '--flash_attn'],
     ]);
