@@ -8,6 +8,18 @@ export function lineStarts(text: string): number[] {
   return starts;
 }
 
+/** Whether one of the sorted offsets `at` is within [from, to) (a binary search). */
+export function offsetWithin(at: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < at.length && at[lo] < to;
+}
+
 /** The 0-based line of `offset`: the last line that starts at or before it. */
 export function lineIndex(starts: readonly number[], offset: number): number {
   let lo = 0;

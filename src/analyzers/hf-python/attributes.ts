@@ -13,6 +13,7 @@ import { dataAt } from './data-files';
 import { dottedValue } from './member-and-call';
 import { clip, MAX_DEPTH, parameters } from './syntax';
 import { calledFunctionBody, soleReturn } from './expressions';
+import { offsetWithin } from '../line-index';
 import { takenBody } from './branches';
 import { parsedOption, parsesCommandLine } from './script-defaults';
 
@@ -37,7 +38,7 @@ export function assignedAttribute(file: PythonFile, dotted: string, use: SyntaxN
         const text = `${dotted} = ${clip(file.text.slice(value.from, value.to), 40)} at line ${file.line(s.from)}`;
         return { ...v, via: { text, span: { start: value.from, end: value.to } } };
       }
-      if (!setWithin(sites, s.from, s.to)) continue;
+      if (!offsetWithin(sites, s.from, s.to)) continue;
       // An `if` whose test is known (`if args.qlora: args.lora = True`): what the clause it runs sets, if it does.
       const onBranch = s.name === 'IfStatement' ? setOnBranch(file, s, dotted, sites) : undefined;
       if (onBranch === 'unset') continue;
@@ -302,7 +303,7 @@ function setOnBranch(
   for (let st = body.lastChild; st; st = st.prevSibling) {
     const value = assignmentTo(file, st, dotted);
     if (value) return { value, at: st };
-    if (setWithin(sites, st.from, st.to)) return undefined;
+    if (offsetWithin(sites, st.from, st.to)) return undefined;
   }
   return 'unset';
 }
@@ -318,18 +319,6 @@ function setSites(file: PythonFile, dotted: string): readonly number[] {
   const sites = [...file.text.matchAll(setsIt)].map((m) => m.index + m[1].length);
   file.attributeSetSites.set(dotted, sites);
   return sites;
-}
-
-/** Whether one of the sets (setSites) is within [from, to). */
-function setWithin(sites: readonly number[], from: number, to: number): boolean {
-  let lo = 0;
-  let hi = sites.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sites[mid] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sites.length && sites[lo] < to;
 }
 
 /** `dotted = value` as one statement with a single target: its value. */

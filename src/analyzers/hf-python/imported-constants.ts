@@ -4,7 +4,7 @@
 // none, reading the modules then, once, through the pipeline's reader (ModuleRead). Pure: files come through `read`.
 import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
-import { lineIndex, lineStarts } from '../line-index';
+import { lineIndex, lineStarts, offsetWithin } from '../line-index';
 import { parsePython } from '../python-parse';
 import { RecentResults } from '../recent';
 import { PythonFile, type Val } from './file';
@@ -54,22 +54,10 @@ function importStatements(block: SyntaxNode, at: readonly number[], depth = 0): 
   const nested: SyntaxNode[] = [];
   for (let st: SyntaxNode | null = block.firstChild; st; st = st.nextSibling) {
     if (st.name === 'ImportStatement') top.push(st);
-    else if (BLOCKS.has(st.name) && depth < 6 && saysImportIn(at, st.from, st.to))
+    else if (BLOCKS.has(st.name) && depth < 6 && offsetWithin(at, st.from, st.to))
       nested.push(...importStatements(st, at, depth + 1));
   }
   return [...top, ...nested];
-}
-
-/** Whether one of the sorted offsets `at` is in [from, to). */
-function saysImportIn(at: readonly number[], from: number, to: number): boolean {
-  let lo = 0;
-  let hi = at.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (at[mid] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < at.length && at[lo] < to;
 }
 
 /**
