@@ -1,6 +1,6 @@
 // The estimator against the GPU ground truth (test/fixtures/truth/gpu.json, written by tools/truth/gpu/fixture.py
-// from tools/truth/gpu/results): real-size models with random weights trained for two steps on one H100 80GB with
-// torch 2.11, transformers 5.17 and PEFT 0.21; FSDP and DDP points are rank 0 of a fake process group. The allocated
+// from tools/truth/gpu/results): real-size models with random weights trained for two steps on one H100 80GB or one H200
+// (ids gpu/h200/...) with torch 2.11, transformers 5.17 and PEFT 0.21; FSDP and DDP points are rank 0 of a fake process group. The allocated
 // peak of every point is checked with the CPU points (truth-golden.test.ts); this file checks what only a GPU
 // measures: max_memory_reserved against the estimate's reserved bytes, and the device memory in use (cudaMemGetInfo:
 // the CUDA context, the kernels loaded and the reserved segments) against the estimate's device bytes, less the NCCL
@@ -64,7 +64,7 @@ function errorsOf(p: GpuPoint): { reserved: number; device: number } {
   return errors;
 }
 
-describe('estimate against the GPU ground truth (tools/truth/gpu, H100)', () => {
+describe('estimate against the GPU ground truth (tools/truth/gpu, H100 and H200)', () => {
   it('has at least 100 points, each listed once for reserved and once for device memory', () => {
     assert.ok(points.length >= 100, `${points.length} points`);
     const ids = points.map((p) => p.id);
@@ -74,10 +74,46 @@ describe('estimate against the GPU ground truth (tools/truth/gpu, H100)', () => 
     }
   });
 
-  it('measured the CUDA context of the H100 with CUDA 13.0 (first allocation included)', () => {
+  it('measured the same CUDA context on the H100 and the H200 with CUDA 13.0 (first allocation included)', () => {
     // tools/truth/gpu/run.py: device memory in use after torch.empty(1, device="cuda") less before the process.
     const contexts = new Set(points.map((p) => p.cudaContextBytes));
     assert.deepEqual([...contexts], [554_500_096]);
+  });
+
+  it("says whether a run fits at the H200's edge as the GPU did (gpu/results/2026-12-04-h200, FINDINGS §107)", () => {
+    // Mistral-7B in fp32 in a plain loop ran with 137.65 GiB reserved; Llama-3.1-8B in fp32 with the foreach AdamW ran
+    // out of memory in its first step (gpu-truth-new.json: outOfMemory, 135.3 GiB allocated).
+    const h200 = findGpu('H200');
+    assert.ok(h200.ok);
+    const fitsOn = (scenario: TrainingSetupInput): boolean | undefined => {
+      const r = estimate(TrainingSetupSchema.parse(scenario), { gpu: h200.gpu });
+      assert.ok(r.ok);
+      return r.estimate.fits;
+    };
+    const edge = points.find((p) => p.id === 'gpu/h200/mistral-7b-v0.3-full-s1024-b4-ckpt-wfp32');
+    assert.ok(edge);
+    assert.equal(fitsOn(edge.scenario), true);
+    const raw = path.resolve(
+      __dirname,
+      '..',
+      '..',
+      '..',
+      'tools',
+      'truth',
+      'gpu',
+      'results',
+      '2026-12-04-h200',
+      'gpu-truth-new.json',
+    );
+    const records = (
+      JSON.parse(fs.readFileSync(raw, 'utf8')) as {
+        points: Array<{ id: string; outOfMemory?: boolean; scenario: Record<string, unknown> }>;
+      }
+    ).points;
+    const oom = records.find((r) => r.id === 'llama-3.1-8b-full-s2048-b1-ckpt-wfp32');
+    assert.ok(oom?.outOfMemory);
+    const { model: _model, ...scenario } = oom.scenario;
+    assert.equal(fitsOn(scenario as TrainingSetupInput), false);
   });
 
   for (const p of points) {

@@ -83,6 +83,17 @@ def without_harness_empty_cache(point, load):
                                 EMPTY_CACHE_REPLAY_TOLERANCE)
 
 
+FIRST_GPU = "NVIDIA H100 80GB HBM3"
+
+
+def point_id(record):
+    """`gpu/<id>` for the H100 the first points ran on; a point measured on another GPU is `gpu/<gpu>/<id>` (`gpu/h200/...`),
+    so the same point on two GPUs is two truth points."""
+    if record["gpu"] == FIRST_GPU:
+        return "gpu/" + record["id"]
+    return "gpu/" + record["gpu"].lower().replace("nvidia ", "").replace(" ", "-") + "/" + record["id"]
+
+
 def truth_point(record, source):
     scenario = {k: v for k, v in record["scenario"].items() if k not in ("model", "harness")}
     if scenario.get("fsdp_version") == 1:
@@ -119,7 +130,7 @@ def truth_point(record, source):
                      "deviceBytes": v["deviceUsedAtEndBytes"]} for name, v in measured.items()}
     peak_phase = max(phases, key=lambda k: phases[k]["peakBytes"])
     first = record["steps"][0]
-    return {"id": "gpu/" + record["id"], "model": record["scenario"].get("model"), "source": source,
+    return {"id": point_id(record), "model": record["scenario"].get("model"), "source": source,
             "scenario": scenario, "harness": harness(scenario, record["scenario"].get("harness", {})), "versions": record["versions"], "date": record["date"],
             "machine": "gpu", "gpu": record["gpu"], "worldSize": scenario.get("gpus_per_node", 1), "rank": 0,
             "batchShape": [scenario["micro_batch_size"], scenario["seq_len"]], "measuredStep": 1, "phases": phases,

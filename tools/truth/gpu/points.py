@@ -384,4 +384,17 @@ def all_points():
             trainer_zero("qwen2.5-7b", 2048, batch=2, dropout=0.1), trainer_zero("llama-3.1-8b", 4096, batch=1)]
     # 2026-11-27: QLoRA with bitsandbytes' own CUDA kernels
     pts += qlora_points()
+    # 2026-12-04, one H200 (141 GB): single-GPU runs an 80 GB card cannot hold. The HF Trainer's full fine-tune of a
+    # 7-8B model loaded in fp32 with bf16 autocast (TrainingArguments' defaults), 14B in bf16, 32B LoRA at 8k tokens,
+    # 8B LoRA at 64k, Gemma-2's 256k vocabulary at 2 x 8,192, an MoE, Llama-2-70B LoRA on one GPU, LoRA under DDP at
+    # 4 x 8,192; two runs at the card's edge (Mistral-7B fp32 in a plain loop) and past it (Llama-3.1-8B fp32 with the
+    # foreach AdamW's temporaries), which tell whether the estimate's "fits" holds there
+    pts += [trainer("llama-3.1-8b", "full", 2048, weights="fp32"), trainer("qwen2.5-7b", "full", 1024, batch=2, weights="fp32"),
+            trainer("qwen2.5-14b", "full", 2048), point("qwen2.5-32b", "lora", 8192, lora_all=True),
+            trainer("qwen2.5-32b", "lora", 4096, batch=2, lora_all=True), point("llama-3.1-8b", "lora", 65536),
+            point("qwen2.5-7b", "lora", 32768, lora_all=True), point("gemma-2-2b", "full", 8192, batch=2),
+            point("qwen3-30b-a3b", "lora", 2048, batch=2), point("llama-2-70b", "lora", 1024),
+            point("llama-3.1-8b", "lora", 8192, batch=4, world=2, lora_all=True), trainer("mistral-7b-v0.3", "full", 2048, batch=2),
+            plugin_fsdp1("llama-3.1-8b", "full", 8192, world=8), point("qwen2.5-14b", "full", 4096, world=8, fsdp="full_shard", weights="fp32"),
+            point("mistral-7b-v0.3", "full", 1024, batch=4, weights="fp32"), point("llama-3.1-8b", "full", 2048, weights="fp32")]
     return dict(pts)
