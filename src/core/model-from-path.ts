@@ -40,6 +40,11 @@ const FAMILIES: readonly { readonly name: RegExp; readonly id: (size: string) =>
   { name: /llama/, id: (s) => (s === '8' ? 'meta-llama/Meta-Llama-3-8B' : `huggyllama/llama-${s}b`) },
   { name: /mixtral/, id: (s) => `mistralai/Mixtral-${s}B-v0.1` },
   { name: /mistral/, id: (s) => `mistralai/Mistral-${s}B-v0.1` },
+  // The vision-language models, before their language models' families: a name that says VL keeps the vision tower
+  // (`PATH_TO_QWEN25VL_3B_CKPT`, `qwen2-vl-7b-sft`).
+  { name: /qwen[-_ ]?2[._]?5[-_ ]?vl/, id: (s) => `Qwen/Qwen2.5-VL-${s}B-Instruct` },
+  { name: /qwen[-_ ]?2[-_ ]?vl/, id: (s) => `Qwen/Qwen2-VL-${s}B-Instruct` },
+  { name: /qwen[-_ ]?3[-_ ]?vl/, id: (s) => `Qwen/Qwen3-VL-${s}B-Instruct` },
   { name: /qwen[-_ ]?1[._]?5(?!\d*b)/, id: (s) => `Qwen/Qwen1.5-${s}B` },
   { name: /qwen[-_ ]?2[._]?5(?!\d*b)/, id: (s) => `Qwen/Qwen2.5-${s}B` },
   // Qwen3.5 (0.8-27B dense; its MoE sizes name their active parameters and are left to the catalog's own names).

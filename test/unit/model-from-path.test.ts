@@ -160,6 +160,12 @@ describe('modelFromPathName', () => {
     ['/ckpt/llama2_7b_chat', 'meta-llama/Llama-2-7b-hf'],
     ['/ckpt/llama3_1_8b_instruct', 'meta-llama/Llama-3.1-8B'],
     ['/ckpt/qwen1_8b', undefined],
+    // A name that says VL keeps the vision tower: Deep-Agent/R1-V src/scripts/run_grpo_vllm_qwen25vl.sh
+    // (QWEN_PATH="PATH_TO_QWEN25VL_3B_CKPT") was read as the text-only Qwen2.5-3B; a size the catalog lacks stays unread
+    ['PATH_TO_QWEN25VL_3B_CKPT', 'Qwen/Qwen2.5-VL-3B-Instruct'],
+    ['/ckpt/qwen2-vl-7b-sft', 'Qwen/Qwen2-VL-7B-Instruct'],
+    ['/models/Qwen3-VL-8B-grpo', 'Qwen/Qwen3-VL-8B-Instruct'],
+    ['/ckpt/qwen2.5-vl-14b', undefined],
     // A Kaggle model whose slug is the vendor's repository name less its prefix: Kalyankr/nemotron-sft-finetune
     // scripts/train.py loads /kaggle/input/nemotron-3-nano-30b-a3b-bf16/transformers/default/1
     ['/kaggle/input/nemotron-3-nano-30b-a3b-bf16/transformers/default/1', 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16'],
