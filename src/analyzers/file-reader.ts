@@ -25,6 +25,13 @@ export interface FileReader {
    * to run from the repository root. Without it, only join(fromFile, relative).
    */
   lookup?(fromFile: string, relative: string): string[];
+  /**
+   * Where a relative path may be one folder below the referencing file's folder or a folder above it (a launcher whose
+   * script runs after a `cd` into a subproject that the launcher does not write: Deep-Agent/R1-V's
+   * src/scripts/run_grpo_vllm_qwen25vl.sh names src/open_r1/grpo.py, which is src/r1-v/src/open_r1/grpo.py). Asked
+   * only for a training script found nowhere else.
+   */
+  below?(fromFile: string, relative: string): string[];
 }
 
 /**
@@ -46,6 +53,7 @@ export function readOnce(reader: FileReader): FileReader {
     join: (fromFile, relative) => reader.join(fromFile, relative),
     ...(reader.refusal ? { refusal: (path: string) => reader.refusal?.(path) } : {}),
     ...(reader.lookup ? { lookup: (fromFile: string, relative: string) => reader.lookup!(fromFile, relative) } : {}),
+    ...(reader.below ? { below: (fromFile: string, relative: string) => reader.below!(fromFile, relative) } : {}),
   };
 }
 

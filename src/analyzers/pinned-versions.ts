@@ -11,7 +11,12 @@ import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
-import { transformersOfTrlRelease, trlDatedDefaults } from './trl-dated-defaults';
+import {
+  transformersOfTrlRelease,
+  trlDatedDefaults,
+  trlGrpoBetaOfRelease,
+  trlGrpoPromptBatchOfRelease,
+} from './trl-dated-defaults';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
 import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
@@ -132,6 +137,8 @@ export function withPinnedVersions(
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
   setup = trlDatedDefaults(setup, provenance);
+  setup = trlGrpoBetaOfRelease(setup, provenance);
+  setup = trlGrpoPromptBatchOfRelease(setup, provenance, numberFact(r.files, 'numGenerations'));
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
   setup = quantizedOutsideZeroInit(setup, provenance);
@@ -151,6 +158,13 @@ export function withPinnedVersions(
 }
 
 /** The model_type of a model the catalog has, for what its code's first transformers release rules out. */
+/** The value of a numeric fact the run's files give (the last file's), or undefined. */
+function numberFact(files: PipelineResult['files'], key: string): number | undefined {
+  const values = files.flatMap((f) => f.facts.facts.filter((x) => x.key === key).map((x) => x.value));
+  const last = values[values.length - 1];
+  return typeof last === 'number' && Number.isSafeInteger(last) && last > 0 ? last : undefined;
+}
+
 function catalogModelType(model: unknown): unknown {
   if (typeof model !== 'string') return undefined;
   return catalogModel(model)?.config.model_type;

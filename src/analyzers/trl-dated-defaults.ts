@@ -64,6 +64,67 @@ export function trlDatedDefaults(
   return out;
 }
 
+/**
+ * GRPOConfig's beta was 0.04 before TRL 0.19, whose GRPOTrainer then scores every round with a KL reference: a frozen
+ * copy of the model, or a PEFT model with its adapters off. Taken back where TRL's default decided the reference and
+ * the project pins an older TRL (Deep-Agent/R1-V: trl==0.14.0).
+ */
+export function trlGrpoBetaOfRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const version = setup.trl_version;
+  const rollout = setup.rollout;
+  const p = provenance['rollout.reference'];
+  if (version === undefined || !olderThan(version, 0, 19) || rollout?.reference !== 'none') return setup;
+  if (p?.kind !== 'default' || p.owner !== 'trl' || !p.note?.startsWith('GRPOConfig beta defaults to 0.0'))
+    return setup;
+  const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
+  const reference = peft ? 'adapters-off' : 'copy';
+  provenance['rollout.reference'] = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `GRPOConfig beta defaulted to 0.04 before TRL 0.19 (TRL ${version} for this run): the reference ` +
+      (peft
+        ? 'model (the policy with its adapters off) scores every round'
+        : 'model, a frozen copy, scores every round'),
+  };
+  return { ...setup, rollout: { ...rollout, reference } };
+}
+
+/**
+ * Before TRL 0.15 GRPOTrainer's per_device_train_batch_size counted prompts, each generated num_generations times (8
+ * by default) and trained on in the same step: every forward and backward holds micro-batch x num_generations
+ * completions, and each micro-step generates its own (huggingface/trl#2776, in 0.15, made it count completions; the
+ * forks of R1-style repositories keep the old trainer: Deep-Agent/R1-V's Qwen2VLGRPOTrainer `repeat_interleave(
+ * self.num_generations)`). Taken where the project pins such a TRL and TRL's rule decided the generation round.
+ */
+export function trlGrpoPromptBatchOfRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  numGenerations: number | undefined,
+): TrainingSetup {
+  const version = setup.trl_version;
+  const rollout = setup.rollout;
+  const round = provenance['rollout.batch'];
+  if (version === undefined || !olderThan(version, 0, 15) || rollout?.objective !== 'policy-gradient') return setup;
+  if (round?.kind !== 'default' || round.owner !== 'trl') return setup;
+  const groups = numGenerations ?? 8;
+  const micro = setup.micro_batch_size * groups;
+  const why =
+    `before TRL 0.15 (TRL ${version} for this run) per_device_train_batch_size counted prompts, each generated ` +
+    `num_generations (${groups}) times and trained on in the same step (huggingface/trl#2776 made it count completions)`;
+  const was = provenance.micro_batch_size;
+  provenance.micro_batch_size = {
+    kind: 'default',
+    owner: 'trl',
+    note: `${setup.micro_batch_size} prompt(s) x ${groups} completions: ${why}${was?.kind === 'file' ? ` (${was.key} at ${was.file}:${was.line})` : ''}`,
+  };
+  provenance['rollout.batch'] = { kind: 'default', owner: 'trl', note: `each step's own completions: ${why}` };
+  return { ...setup, micro_batch_size: micro, rollout: { ...rollout, batch: micro } };
+}
+
 /** The last transformers 4.x release, taken for a run whose TRL release predates transformers 5. */
 export const LAST_TRANSFORMERS_4 = '4.57';
 

@@ -49,7 +49,32 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
       if (path.isAbsolute(r)) return [beside, ...inThisCheckout(r, [path.dirname(file), ...up])];
       return [beside, ...up.map((d) => path.join(d, r))];
     },
+    below(fromFile: string, relative: string): string[] {
+      const r = relative.trim().replace(/^['"]|['"]$/g, '');
+      if (r.startsWith('~/') || r.startsWith('..') || path.isAbsolute(r)) return [];
+      const file = path.resolve(cwd, fromFile);
+      const places = placesBelow([path.dirname(file), ...foldersOf(file, path.resolve(cwd))], r);
+      // In the form the referencing file's path is given in (relative to the working folder, or absolute).
+      return path.isAbsolute(fromFile) ? places : places.map((p) => path.relative(cwd, p));
+    },
   };
+}
+
+/** Most subfolders of one folder that a path is looked for in (FileReader.below). */
+const MAX_FOLDERS_BELOW = 200;
+
+/** Folders a project's own files are not in: hidden ones, installed packages, caches. */
+const NOT_PROJECT_FOLDER = /^(\.|node_modules$|__pycache__$|site-packages$|venv$|env$|wandb$)/;
+
+/** The relative path under each subfolder of the given folders, nearest folder first (FileReader.below). */
+function placesBelow(folders: readonly string[], relative: string): string[] {
+  const out: string[] = [];
+  for (const dir of folders) {
+    for (const e of listEntries(dir, MAX_FOLDERS_BELOW)) {
+      if (e.folder && !NOT_PROJECT_FOLDER.test(path.basename(e.path))) out.push(path.join(e.path, relative));
+    }
+  }
+  return out;
 }
 
 /**

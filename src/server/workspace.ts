@@ -107,6 +107,7 @@ export class Workspace {
       refusal: (p: string) => disk.refusal?.(p),
       join: (from: string, rel: string) => disk.join(from, rel),
       lookup: (from: string, rel: string) => disk.lookup?.(from, rel) ?? [disk.join(from, rel)],
+      below: (from: string, rel: string) => disk.below?.(from, rel) ?? [],
     };
   }
 

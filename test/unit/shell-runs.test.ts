@@ -183,6 +183,58 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(r2.problems.filter((p) => p.code === 'reference-found-above').length, 0);
   });
 
+  it('a training script found in no folder above is read from the one subproject that holds its path', () => {
+    // Deep-Agent/R1-V@bbbbe3d src/scripts/run_grpo_vllm_qwen25vl.sh runs `torchrun ... src/open_r1/grpo.py` after the
+    // README's `cd src/r1-v`, which the launcher does not write: the script is src/r1-v/src/open_r1/grpo.py. It parses
+    // TrlParser((GRPOScriptArguments, GRPOConfig, ModelConfig)) and picks its own trainer class by use_vllm; the
+    // repository pins trl==0.14.0 (src/requirements.txt), whose GRPOConfig beta was 0.04 and whose
+    // per_device_train_batch_size counted prompts, 8 completions each.
+    const dir = tempDir('vram-lens-below-');
+    fs.mkdirSync(path.join(dir, 'src/scripts'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'src/r1-v/src/open_r1'), { recursive: true });
+    const launch =
+      'torchrun --nproc_per_node="4" src/open_r1/grpo.py --model_name_or_path Qwen/Qwen2.5-VL-3B-Instruct \\\n' +
+      '  --max_prompt_length 1024 --max_completion_length 512 --per_device_train_batch_size 1 \\\n' +
+      '  --gradient_accumulation_steps 2 --bf16 true --gradient_checkpointing true --num_generations 8\n';
+    const script = [
+      'from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser',
+      'from open_r1.trainer import Qwen2VLGRPOTrainer, Qwen2VLGRPOVLLMTrainerModified',
+      '',
+      'def main(script_args, training_args, model_args):',
+      '    trainer_cls = Qwen2VLGRPOTrainer if not training_args.use_vllm else Qwen2VLGRPOVLLMTrainerModified',
+      '    trainer = trainer_cls(model=model_args.model_name_or_path, args=training_args)',
+      '    trainer.train()',
+      '',
+      'if __name__ == "__main__":',
+      '    parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))',
+      '    script_args, training_args, model_args = parser.parse_args_and_config()',
+      '    main(script_args, training_args, model_args)',
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(dir, 'src/scripts/run.sh'), launch);
+    fs.writeFileSync(path.join(dir, 'src/r1-v/src/open_r1/grpo.py'), script);
+    fs.writeFileSync(path.join(dir, 'src/requirements.txt'), 'transformers==4.49.0\ntrl==0.14.0\n');
+    const run = (): PipelineResult =>
+      runPipeline([{ file: path.join(dir, 'src/scripts/run.sh'), text: launch }], nodeFileReader(dir), {});
+    const r = run();
+    const notes = r.problems.filter((p) => p.code === 'reference-found-above');
+    assert.equal(notes.length, 1);
+    assert.match(notes[0].message, /read \.\.\/r1-v\/src\/open_r1\/grpo\.py, the one file of the project/);
+    assert.equal(r.setup?.rollout?.objective, 'policy-gradient');
+    assert.equal(r.setup?.trl_version, '0.14.0');
+    assert.equal(r.setup?.rollout?.reference, 'copy');
+    // 1 prompt x 8 completions in each step, prompt 1,024 + completion 512 tokens.
+    assert.equal(r.setup?.micro_batch_size, 8);
+    assert.equal(r.setup?.rollout?.batch, 8);
+    assert.equal(r.setup?.seq_len, 1536);
+    // Two subprojects with that path: neither is guessed.
+    fs.mkdirSync(path.join(dir, 'src/other/src/open_r1'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'src/other/src/open_r1/grpo.py'), script);
+    const twice = run();
+    assert.equal(twice.problems.filter((p) => p.code === 'reference-found-above').length, 0);
+    assert.ok(twice.problems.some((p) => p.code === 'reference-not-found' && /src\/open_r1\/grpo\.py/.test(p.message)));
+  });
+
   it("a file right under /workspace or /content, where a container or Colab runs the project, is the project's", () => {
     // vimalKeshu/qwen2-7b-reason-lora run_train.sh: `export DEEPSPEED_CONFIG="/workspace/ds_config_zero2.json"`, then
     // `deepspeed --num_gpus=2 train.py ... --deepspeed $DEEPSPEED_CONFIG`, the config beside the script.

@@ -9,12 +9,42 @@ export function foundElsewhere(at: Location, ref: Reference, found: ReturnType<t
   // Found by the folder a `cd` of the script moved to: that absolute path, read in this checkout by its last parts, or
   // a folder relative to where the script runs.
   if (found.moved !== undefined) return movedTo(at, ref, found.moved, found);
+  if (found.below !== undefined) return foundBelow(at, ref.path, shownFrom(at.file, found.below));
   if (found.rooted !== undefined) return rootedAt(at, ref.path, found.rooted, variableRooted(ref)?.rest ?? found.path);
   if (ref.module !== undefined && found.place !== undefined)
     return found.above || found.place !== ref.path
       ? moduleFoundAt(at, ref.module, { ...found, place: found.place })
       : undefined;
   return found.above ? foundAbove(at, ref.path, found) : undefined;
+}
+
+/**
+ * A path as seen from the folder of the file that names it (`../r1-v/src/open_r1/grpo.py`) where both are absolute or
+ * both relative to the same folder; else as it is.
+ */
+function shownFrom(file: string, target: string): string {
+  const parts = (p: string): string[] => p.split(/[\\/]+/).filter((x) => x !== '' && x !== '.');
+  if (/^([\\/]|[A-Za-z]:)/.test(file) !== /^([\\/]|[A-Za-z]:)/.test(target)) return target;
+  const from = parts(file).slice(0, -1);
+  const to = parts(target);
+  let k = 0;
+  while (k < from.length && k < to.length - 1 && from[k] === to[k]) k++;
+  return [...from.slice(k).map(() => '..'), ...to.slice(k)].join('/');
+}
+
+/** A training script found in a subfolder of the launcher's folder or of a folder above it (locate.ts foundBelow). */
+function foundBelow(at: Location, written: string, place: string): Problem {
+  return {
+    ...at,
+    severity: 'info',
+    code: 'reference-found-above',
+    ...msg(
+      '{0} is neither beside this file nor in a folder above it: read {1}, the one file of the project with that path ' +
+        'below a folder (the script runs there, after a cd this file does not write)',
+      written,
+      place,
+    ),
+  };
 }
 
 /** A script under a folder variable no file of the run sets, read from the project's root (locate.ts variableRooted). */

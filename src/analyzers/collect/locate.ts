@@ -77,6 +77,37 @@ export function located(
   reader: FileReader,
   file: string,
   ref: Reference,
+): ReturnType<typeof findReference> & { place?: string; moved?: string; rooted?: string; below?: string } {
+  const found = locatedAsWritten(reader, file, ref);
+  if (found.text !== undefined || ref.kind !== 'script' || ref.module !== undefined || ref.text !== undefined)
+    return found;
+  return foundBelow(reader, file, ref.path) ?? found;
+}
+
+/**
+ * A training script found nowhere else, in the one subfolder of the launcher's folder or a folder above it that holds
+ * its path (a subproject the script runs in after a `cd` the launcher does not write); undefined where none or several
+ * do, or where one is refused.
+ */
+function foundBelow(
+  reader: FileReader,
+  file: string,
+  relative: string,
+): (ReturnType<typeof findReference> & { below: string }) | undefined {
+  const hits: Array<{ path: string; text: string }> = [];
+  for (const place of reader.below?.(file, relative) ?? []) {
+    const text = reader.read(place);
+    if (text !== undefined) hits.push({ path: place, text });
+    if (hits.length > 1) return undefined;
+  }
+  const hit = hits[0];
+  return hit ? { path: hit.path, text: hit.text, above: false, up: 0, below: hit.path } : undefined;
+}
+
+function locatedAsWritten(
+  reader: FileReader,
+  file: string,
+  ref: Reference,
 ): ReturnType<typeof findReference> & { place?: string; moved?: string; rooted?: string } {
   if (ref.text !== undefined) return written(file, ref);
   const find = (path: string): ReturnType<typeof findReference> & { place?: string } =>

@@ -2,10 +2,10 @@
 // TrlParser, with their field defaults; and argparse defaults, which explain `args.x` unknowns. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import { msg, type Tool } from '../facts';
-import { HF_ARGS, HF_TRAINERS, TRL_CONFIGS, TRL_TRAINERS } from './vocab';
+import { HF_ARGS, HF_TRAINERS, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS, TRL_CONFIGS, TRL_TRAINERS } from './vocab';
 import { type Entry, PythonFile } from './file';
 import { noteDefault, readsLaunchOptions } from './script-defaults';
-import { span, clip, stringInner } from './syntax';
+import { children, span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
 
 export function noteParser(file: PythonFile, call: SyntaxNode, which: string): void {
@@ -14,14 +14,12 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
   if (!first) return;
   const target = first.name === 'VariableName' ? (file.bindingValue(first) ?? first) : first;
   const names: string[] = [];
-  if (target.name === 'TupleExpression' || target.name === 'ArrayExpression') {
-    for (let ch = target.firstChild; ch; ch = ch.nextSibling) {
-      const n = file.dotted(ch);
-      if (n) names.push(n.split('.').pop()!);
-    }
-  } else {
-    const n = file.dotted(target);
-    if (n) names.push(n.split('.').pop()!);
+  const nodes = target.name === 'TupleExpression' || target.name === 'ArrayExpression' ? children(target) : [target];
+  for (const node of nodes) {
+    const n = file.dotted(node)?.split('.').pop();
+    if (!n) continue;
+    names.push(n);
+    objectiveOfParsedConfig(file, node, n, which);
   }
   for (const n of names) {
     file.parsedClasses.add(n);
@@ -33,6 +31,33 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
     readsLaunchOptions(file);
     file.readsTrainerFlags = true;
   }
+}
+
+/**
+ * The objective a TRL config class given to the parser names (`TrlParser((GRPOScriptArguments, GRPOConfig,
+ * ModelConfig))`): the run's trainer takes that config, so its objective is the config's, also where the trainer is a
+ * class of the project that no file of the run shows (Deep-Agent/R1-V's grpo.py picks Qwen2VLGRPOTrainer or
+ * Qwen2VLGRPOVLLMTrainerModified by `use_vllm`) or one read by its name.
+ */
+function objectiveOfParsedConfig(file: PythonFile, node: SyntaxNode, name: string, which: string): void {
+  if (file.localClasses.has(name)) return;
+  const rollout = ROLLOUT_CONFIGS[name];
+  const preference = rollout === undefined && name.endsWith('Config') ? PREFERENCE_CONFIGS[name] : undefined;
+  if (rollout === undefined && preference === undefined) return;
+  const tool: Tool = 'trl';
+  file.tools.add(tool);
+  const at = span(node);
+  const key = rollout !== undefined ? 'rollout' : 'preference';
+  const value = rollout ?? preference!;
+  file.facts.push({
+    key,
+    rawKey: name,
+    value,
+    rawValue: `${which}((..., ${name}, ...))`,
+    keySpan: at,
+    valueSpan: at,
+    tool,
+  });
 }
 
 /**
