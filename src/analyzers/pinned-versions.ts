@@ -138,7 +138,12 @@ export function withPinnedVersions(
   setup = eagerBeforeTransformers436(setup, provenance);
   setup = trlDatedDefaults(setup, provenance);
   setup = trlGrpoBetaOfRelease(setup, provenance);
-  setup = trlGrpoPromptBatchOfRelease(setup, provenance, numberFact(r.files, 'numGenerations'));
+  setup = trlGrpoPromptBatchOfRelease(
+    setup,
+    provenance,
+    numberFact(r.files, 'numGenerations'),
+    r.files.some((f) => f.facts.facts.some((x) => x.key === 'grpoPromptBatch')),
+  );
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
   setup = quantizedOutsideZeroInit(setup, provenance);

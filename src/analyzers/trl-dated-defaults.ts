@@ -104,8 +104,11 @@ export function trlGrpoPromptBatchOfRelease(
   setup: TrainingSetup,
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
   numGenerations: number | undefined,
+  forkRule: boolean,
 ): TrainingSetup {
   const version = setup.trl_version;
+  // A trainer of the project whose module shows its rule (grpo-forks.ts) follows that rule, not its pin's.
+  if (forkRule) return setup;
   const rollout = setup.rollout;
   const round = provenance['rollout.batch'];
   if (version === undefined || !olderThan(version, 0, 15) || rollout?.objective !== 'policy-gradient') return setup;

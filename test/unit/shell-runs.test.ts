@@ -227,6 +227,27 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(r.setup?.micro_batch_size, 8);
     assert.equal(r.setup?.rollout?.batch, 8);
     assert.equal(r.setup?.seq_len, 1536);
+    // The project's own trainer decides over the pin where its module shows its rule (tulerfeng/Video-R1 pins
+    // trl==0.16.0 and keeps 0.14's trainer: `prompt_mask.repeat_interleave(self.num_generations, dim=0)`; a fork with
+    // TRL 0.15's RepeatRandomSampler counts completions).
+    fs.writeFileSync(path.join(dir, 'src/requirements.txt'), 'transformers==4.49.0\ntrl==0.16.0\n');
+    fs.mkdirSync(path.join(dir, 'src/r1-v/src/open_r1/trainer'), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'src/r1-v/src/open_r1/trainer/__init__.py'),
+      'from .grpo_trainer import Qwen2VLGRPOTrainer\nfrom .vllm_grpo_trainer import Qwen2VLGRPOVLLMTrainerModified\n',
+    );
+    const trainer = (body: string): void =>
+      fs.writeFileSync(
+        path.join(dir, 'src/r1-v/src/open_r1/trainer/grpo_trainer.py'),
+        `from transformers import Trainer\n\nclass Qwen2VLGRPOTrainer(Trainer):\n    def compute_loss(self, model, inputs):\n        ${body}\n`,
+      );
+    trainer('prompt_mask = prompt_mask.repeat_interleave(self.num_generations, dim=0)');
+    const fork = run();
+    assert.equal(fork.setup?.trl_version, '0.16.0');
+    assert.equal(fork.setup?.micro_batch_size, 8);
+    assert.match(JSON.stringify(fork.provenance.micro_batch_size), /class Qwen2VLGRPOTrainer in/);
+    trainer('sampler = RepeatRandomSampler(self.train_dataset, self.num_generations)');
+    assert.equal(run().setup?.micro_batch_size, 1);
     // Two subprojects with that path: neither is guessed.
     fs.mkdirSync(path.join(dir, 'src/other/src/open_r1'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'src/other/src/open_r1/grpo.py'), script);

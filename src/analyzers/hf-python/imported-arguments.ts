@@ -118,7 +118,7 @@ function noteModuleDefault(
  * `src/`), or the module that one takes the name from (`from .configs import ModelArguments` in alignment-handbook's
  * `alignment/__init__.py`), followed once.
  */
-function definingModule(
+export function definingModule(
   file: PythonFile,
   path: string,
   name: string,

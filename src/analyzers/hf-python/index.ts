@@ -71,6 +71,7 @@ import {
   noteOtherFrameworkTrainer,
 } from './classes';
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
+import { projectGrpoTrainers } from './grpo-forks';
 import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
 import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
 import { attributesSetOnParsed } from './config-attributes';
@@ -245,6 +246,7 @@ function afterWalk(
   collectClasses(file, classes);
   importedArgumentClasses(file);
   importedArgumentParsers(file);
+  projectGrpoTrainers(file);
   // From here on what the file's tests read is settled (its options, arguments classes and command): each test's truth
   // is worked out once (branches.ts testValue).
   file.testValues = new Map();

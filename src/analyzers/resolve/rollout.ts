@@ -164,7 +164,8 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     onlineDpo(ctx);
     return;
   }
-  const { batch, gas, spg } = generationRoundBatch(ctx, dpWorld, generationsPerPrompt(ctx));
+  const { batch, gas, spg } =
+    promptsTimesGenerations(ctx) ?? generationRoundBatch(ctx, dpWorld, generationsPerPrompt(ctx));
   const completion =
     completionFromBudget(ctx) ??
     rolloutValue(ctx, 'completionLen', 'completion_len', 256, 'GRPOConfig max_completion_length defaults to 256');
@@ -212,6 +213,26 @@ function grpoRollout(ctx: ResolveContext, dpWorld: number): void {
     prov.loss = rolloutLossProvenance(tools);
   }
   finishRollout(ctx, r);
+}
+
+/**
+ * A GRPO trainer of the project that counts per_device_train_batch_size in prompts (grpo-forks.ts: TRL's rule before
+ * 0.15): each micro-step generates num_generations (8) completions of each prompt and trains on them at once, so the
+ * micro-batch is prompts x num_generations and the round is that micro-step's own; no group check (the fork has none).
+ */
+function promptsTimesGenerations(ctx: ResolveContext): { batch: number; gas: number; spg: undefined } | undefined {
+  const { decided, setup, prov } = ctx;
+  const w = decided.grpoPromptBatch;
+  if (w?.fact.value !== true) return undefined;
+  const groups = generationsPerPrompt(ctx) ?? 8;
+  const prompts = setup.micro_batch_size as number | undefined;
+  const micro = (prompts !== undefined && Number.isSafeInteger(prompts) && prompts > 0 ? prompts : 1) * groups;
+  const gas = setup.gradient_accumulation_steps as number | undefined;
+  const how = `per_device_train_batch_size prompts x num_generations (${groups}): ${w.fact.rawValue} generates them in each step`;
+  setup.micro_batch_size = micro;
+  prov.micro_batch_size = { kind: 'file', file: w.file, line: w.location.line, key: how };
+  prov['rollout.batch'] = { kind: 'file', file: w.file, line: w.location.line, key: how };
+  return { batch: micro, gas: gas !== undefined && Number.isSafeInteger(gas) && gas > 0 ? gas : 1, spg: undefined };
 }
 
 /** Where the completions of a generation round come from when no file gives them: TRL's rule, or said to stand in. */
