@@ -19,9 +19,26 @@ export function grpoBatchRule(text: string): 'prompts' | 'completions' | undefin
 }
 
 /**
+ * The LoRA targets a trainer module sets itself on the config it is given (om-ai-lab/VLM-R1's VLMGRPOTrainer:
+ * `peft_config.target_modules = find_all_linear_names(model, self.vision_modules_keywords)`, a function of the module
+ * that collects every nn.Linear of `model.named_modules()` outside the vision tower): PEFT's all-linear over the
+ * language model; undefined where the module sets none.
+ */
+export function trainerLoraTargets(text: string): string | undefined {
+  const set =
+    /\bpeft_config\.target_modules\s*=\s*(\w+)\s*\(/.exec(text) ?? /\btarget_modules\s*=\s*(\w+)\s*\(/.exec(text);
+  if (!set || !/\bpeft_config\.target_modules\s*=/.test(text)) return undefined;
+  const def = new RegExp(`^\\s*def\\s+${set[1]}\\s*\\(([\\s\\S]*?)(?=^\\s*(?:def|class)\\s|(?![\\s\\S]))`, 'm').exec(
+    text,
+  );
+  const body = def?.[1] ?? '';
+  return /\.named_modules\(\)/.test(body) && /\bisinstance\(/.test(body) && /Linear/.test(body) ? set[1] : undefined;
+}
+
+/**
  * A GRPO trainer class the script imports from its project and names (`trainer_cls = Qwen2VLGRPOTrainer if ... else
- * ...`): the fact `grpoPromptBatch` (true: per_device_train_batch_size counts prompts) at its name, from the first
- * such class whose module shows a rule.
+ * ...`), read in its module: the fact `grpoPromptBatch` (true: per_device_train_batch_size counts prompts) and the LoRA
+ * targets the trainer sets itself, at the class's name, from the first such class whose module shows either.
  */
 export function projectGrpoTrainers(file: PythonFile): void {
   if (!file.readModule || !/GRPO\w*Trainer/.test(file.text)) return;
@@ -32,17 +49,14 @@ export function projectGrpoTrainers(file: PythonFile): void {
       const found = use === undefined ? undefined : definingModule(file, imp.path, original);
       if (use === undefined || !found || !new RegExp(`^class\\s+${original}\\b`, 'm').test(found.text)) continue;
       const rule = grpoBatchRule(found.text);
-      if (!rule) continue;
+      const targets = trainerLoraTargets(found.text);
+      if (!rule && !targets) continue;
       const at = { start: use, end: use + local.length };
-      file.facts.push({
-        key: 'grpoPromptBatch',
-        rawKey: local,
-        value: rule === 'prompts',
-        rawValue: `class ${original} in ${found.shownAs}`,
-        keySpan: at,
-        valueSpan: at,
-        tool: 'trl',
-      });
+      const where = `class ${original} in ${found.shownAs}`;
+      const fact = { rawKey: local, keySpan: at, valueSpan: at, tool: 'trl' as const };
+      if (rule) file.facts.push({ ...fact, key: 'grpoPromptBatch', value: rule === 'prompts', rawValue: where });
+      if (targets)
+        file.facts.push({ ...fact, key: 'loraTargets', value: 'all-linear', rawValue: `${targets}(...) of ${where}` });
       return;
     }
   }

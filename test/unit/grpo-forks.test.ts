@@ -1,0 +1,46 @@
+// GRPO trainers a project writes from TRL's (src/analyzers/hf-python/grpo-forks.ts): the batch rule and the LoRA
+// targets read in the trainer's module, with lines quoted from the repositories that showed them.
+import * as assert from 'node:assert/strict';
+import { grpoBatchRule, trainerLoraTargets } from '../../src/analyzers/hf-python/grpo-forks';
+
+describe('GRPO trainers of the project', () => {
+  it("reads TRL 0.14's rule (prompts, each generated num_generations times) and 0.15's (completions)", () => {
+    // Deep-Agent/R1-V@bbbbe3d src/r1-v/src/open_r1/trainer/grpo_trainer.py (compute_loss) and
+    // vllm_grpo_trainer_modified.py (vLLM's sampling params).
+    assert.equal(grpoBatchRule('prompt_mask = prompt_mask.repeat_interleave(self.num_generations, dim=0)'), 'prompts');
+    assert.equal(grpoBatchRule('    num_return_sequences=self.num_generations,'), 'prompts');
+    assert.equal(grpoBatchRule('sampling_params.n = self.num_generations'), 'prompts');
+    // om-ai-lab/VLM-R1@90052f4 src/open-r1-multimodal/src/open_r1/trainer/grpo_trainer.py: class RepeatRandomSampler,
+    // whose prompts repeat in the sampler (its compute_loss repeats nothing).
+    const sampler = 'class RepeatRandomSampler(Sampler):\n...\nx = y.repeat_interleave(self.num_generations, dim=0)\n';
+    assert.equal(grpoBatchRule(sampler), 'completions');
+    assert.equal(grpoBatchRule('class MyTrainer(Trainer):\n    pass\n'), undefined);
+  });
+
+  it('reads the targets a trainer sets on the LoRA config it is given: every linear layer outside the vision tower', () => {
+    // om-ai-lab/VLM-R1@90052f4 grpo_trainer.py lines 259-275.
+    const vlmR1 = [
+      'class VLMGRPOTrainer(Trainer):',
+      '    def __init__(self, model, peft_config=None):',
+      '        if peft_config is not None:',
+      '            def find_all_linear_names(model, multimodal_keywords):',
+      '                cls = torch.nn.Linear',
+      '                lora_module_names = set()',
+      '                for name, module in model.named_modules():',
+      '                    if any(mm_keyword in name for mm_keyword in multimodal_keywords):',
+      '                        continue',
+      '                    if isinstance(module, cls):',
+      '                        lora_module_names.add(name)',
+      '                return list(lora_module_names)',
+      '            target_modules = find_all_linear_names(model, self.vision_modules_keywords)',
+      '            peft_config.target_modules = target_modules',
+      '            model = get_peft_model(model, peft_config)',
+      '',
+    ].join('\n');
+    assert.equal(trainerLoraTargets(vlmR1), 'find_all_linear_names');
+    // A module that leaves the config's targets as given sets none.
+    assert.equal(trainerLoraTargets('model = get_peft_model(model, peft_config)\n'), undefined);
+    // A name the module does not define as a collector of linear layers is not read.
+    assert.equal(trainerLoraTargets('peft_config.target_modules = pick_targets(model)\n'), undefined);
+  });
+});
