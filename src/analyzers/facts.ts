@@ -148,6 +148,7 @@ export type CanonicalKey =
   | 'optimizerStatesGpu' // 'always' | 'training' | 'step': where the optimizer's states are between uses (TrainingSetup optimizer_states_gpu)
   | 'weightsGpu' // 'always' | 'training': where the policy's weights are while a colocated engine generates (TrainingSetup weights_gpu)
   | 'visionTowerTrained' // boolean: a vision-language model's vision tower trains too (verl / EasyR1 freeze_vision_tower false)
+  | 'visionUnfrozen' // boolean: a script's batches carry images and nothing in it freezes the vision tower (requires_grad stays True)
   | 'checkpointReentrant' // boolean: torch.utils.checkpoint use_reentrant of the checkpointed layers
   | 'checkpointWrapper' // true: the layers are checkpointed by torch's checkpoint_wrapper (apply_activation_checkpointing)
   | 'zero3Init' // boolean: a ZeRO-3 model is made inside deepspeed.zero.Init (Accelerate's zero3_init_flag)

@@ -38,10 +38,11 @@ export function trainerLoraTargets(text: string): string | undefined {
 /**
  * A GRPO trainer class the script imports from its project and names (`trainer_cls = Qwen2VLGRPOTrainer if ... else
  * ...`), read in its module: the fact `grpoPromptBatch` (true: per_device_train_batch_size counts prompts) and the LoRA
- * targets the trainer sets itself, at the class's name, from the first such class whose module shows either.
+ * targets the trainer sets itself, at the class's name, from the first such class whose module is found; that module's
+ * text is returned (for what else the run reads in it: vision-tower.ts), none where no module is found.
  */
-export function projectGrpoTrainers(file: PythonFile): void {
-  if (!file.readModule || !/GRPO\w*Trainer/.test(file.text)) return;
+export function projectGrpoTrainers(file: PythonFile): string[] {
+  if (!file.readModule || !/GRPO\w*Trainer/.test(file.text)) return [];
   for (const imp of projectImports(file.text, file.root)) {
     for (const [local, original] of imp.names) {
       if (original === undefined || !/GRPO\w*Trainer/.test(original)) continue;
@@ -50,16 +51,17 @@ export function projectGrpoTrainers(file: PythonFile): void {
       if (use === undefined || !found || !new RegExp(`^class\\s+${original}\\b`, 'm').test(found.text)) continue;
       const rule = grpoBatchRule(found.text);
       const targets = trainerLoraTargets(found.text);
-      if (!rule && !targets) continue;
+      if (!rule && !targets) return [found.text];
       const at = { start: use, end: use + local.length };
       const where = `class ${original} in ${found.shownAs}`;
       const fact = { rawKey: local, keySpan: at, valueSpan: at, tool: 'trl' as const };
       if (rule) file.facts.push({ ...fact, key: 'grpoPromptBatch', value: rule === 'prompts', rawValue: where });
       if (targets)
         file.facts.push({ ...fact, key: 'loraTargets', value: 'all-linear', rawValue: `${targets}(...) of ${where}` });
-      return;
+      return [found.text];
     }
   }
+  return [];
 }
 
 /** Where the file uses an imported name after its imports (its first use outside an import line), or undefined. */

@@ -72,6 +72,7 @@ import {
 } from './classes';
 import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
 import { projectGrpoTrainers } from './grpo-forks';
+import { visionTowerUnfrozen } from './vision-tower';
 import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
 import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
 import { attributesSetOnParsed } from './config-attributes';
@@ -246,7 +247,7 @@ function afterWalk(
   collectClasses(file, classes);
   importedArgumentClasses(file);
   importedArgumentParsers(file);
-  projectGrpoTrainers(file);
+  visionTowerUnfrozen(file, projectGrpoTrainers(file));
   // From here on what the file's tests read is settled (its options, arguments classes and command): each test's truth
   // is worked out once (branches.ts testValue).
   file.testValues = new Map();

@@ -15,6 +15,7 @@ import {
   resolveMethod,
   resolveModelRef,
   resolveQuantization,
+  resolveVisionUnfrozen,
 } from './method';
 import { resolveBadam, resolveGalore, resolveOptimizer } from './optimizer';
 import {
@@ -95,6 +96,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('optimizer_states_gpu', 'optimizerStatesGpu'),
   fromFact('weights_gpu', 'weightsGpu'),
   fromFact('vision_tower_trained', 'visionTowerTrained', bool),
+  resolveVisionUnfrozen,
   fromFact('checkpoint_reentrant', 'checkpointReentrant', bool),
   fromFact('checkpoint_wrapper', 'checkpointWrapper', bool),
   fromFact('zero3_init', 'zero3Init', bool),

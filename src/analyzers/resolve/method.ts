@@ -2,7 +2,7 @@
 // defaults), the 4/8-bit quantization block, and the fp32 upcast of a quantized model. Rules of FIELD_RULES; pure.
 import { toolDefault } from '../defaults';
 import { msg, type CanonicalKey, type FactValue, type Unknown } from '../facts';
-import { fileProv, num, type ResolveContext } from './context';
+import { baseName, fileProv, num, type ResolveContext } from './context';
 
 /** The 4/8-bit load the files ask for (load_in_4bit, quantization_bit, ...), as a number of bits. */
 function quantBitsOf(decided: ResolveContext['decided']): number | undefined {
@@ -217,4 +217,23 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
         '(src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32',
     };
   }
+}
+
+/**
+ * A vision-language model's tower trained in a full fine-tune where the script's batches carry images and nothing in
+ * the run freezes it (hf-python/vision-tower.ts: requires_grad stays True), unless a file says whether it trains.
+ */
+export function resolveVisionUnfrozen(ctx: ResolveContext): void {
+  const { decided, setup, prov } = ctx;
+  const w = decided.visionUnfrozen;
+  if (setup.vision_tower_trained !== undefined || w?.fact.value !== true) return;
+  if (setup.method !== undefined && setup.method !== 'full') return;
+  setup.vision_tower_trained = true;
+  prov.vision_tower_trained = {
+    kind: 'default',
+    owner: w.fact.tool,
+    note:
+      `the batches carry images (${w.fact.rawValue}, ${baseName(w.file)}:${w.location.line}) and nothing in the run ` +
+      "freezes the vision tower: PyTorch leaves its parameters' requires_grad True, so a full fine-tune trains it",
+  };
 }

@@ -220,9 +220,9 @@ export function planTraining(
       key: 'vision_tower_trained',
       message:
         setup.method === 'full'
-          ? `the vision tower (${formatCount(inv.vision)} params) trains too (freeze_vision_tower false): its gradients ` +
+          ? `the vision tower (${formatCount(inv.vision)} params) trains too: its gradients ` +
             'and optimizer states are counted; its activations over the images are not (the files give no image sizes)'
-          : `the vision tower (${formatCount(inv.vision)} params) trains too (freeze_vision_tower false): its gradients, ` +
+          : `the vision tower (${formatCount(inv.vision)} params) trains too: its gradients, ` +
             `optimizer states and activations over the images are not modeled for a ${setup.method} run; the estimate keeps it frozen`,
     });
   if (inv.vision > 0 && !(visionTrained && setup.method === 'full') && !ctx.lean) {
