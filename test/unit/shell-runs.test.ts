@@ -256,6 +256,48 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.ok(twice.problems.some((p) => p.code === 'reference-not-found' && /src\/open_r1\/grpo\.py/.test(p.message)));
   });
 
+  it("a YAML of the script's own keys that a README's command names is the script's data, not an unread config", () => {
+    // dhruvd22/llama3_fine_tuning@67ce545: README.md runs `python scripts/train_lora.py --config
+    // configs/train_lora.yaml`; the script loads it with its own load_config and reads cfg.get("training", {}).get(...).
+    // The README's line names the file relative to the root, the script finds it from scripts/ up: one file, which
+    // had been said to be an unrecognised config and stopped the estimate.
+    const dir = tempDir('vram-lens-readme-data-');
+    fs.mkdirSync(path.join(dir, 'scripts'));
+    fs.mkdirSync(path.join(dir, 'configs'));
+    fs.writeFileSync(
+      path.join(dir, 'README.md'),
+      '# Train\n```bash\npython scripts/train_lora.py --config configs/train_lora.yaml\n```\n',
+    );
+    fs.writeFileSync(
+      path.join(dir, 'configs/train_lora.yaml'),
+      'model:\n  base_model_path: Qwen/Qwen2.5-0.5B\ntraining:\n  batch_size: 2\n  gradient_accumulation_steps: 8\n',
+    );
+    const script = [
+      'import argparse, yaml',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'def load_config(path):',
+      '    with open(path, "r") as f:',
+      '        return yaml.safe_load(f)',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--config", required=True)',
+      'args = parser.parse_args()',
+      'cfg = load_config(args.config)',
+      'model_cfg = cfg.get("model", {})',
+      'train_cfg = cfg.get("training", {})',
+      'model = AutoModelForCausalLM.from_pretrained(model_cfg["base_model_path"])',
+      'targs = TrainingArguments(output_dir="out", per_device_train_batch_size=train_cfg.get("batch_size", 1),',
+      '    gradient_accumulation_steps=train_cfg.get("gradient_accumulation_steps", 1))',
+      'Trainer(model=model, args=targs).train()',
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(dir, 'scripts/train_lora.py'), script);
+    const r = runPipeline([{ file: 'scripts/train_lora.py', text: script }], nodeFileReader(dir), {});
+    assert.deepEqual(r.unrecognized, []);
+    assert.equal(r.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    assert.equal(r.setup?.micro_batch_size, 2);
+    assert.equal(r.setup?.gradient_accumulation_steps, 8);
+  });
+
   it("a file right under /workspace or /content, where a container or Colab runs the project, is the project's", () => {
     // vimalKeshu/qwen2-7b-reason-lora run_train.sh: `export DEEPSPEED_CONFIG="/workspace/ds_config_zero2.json"`, then
     // `deepspeed --num_gpus=2 train.py ... --deepspeed $DEEPSPEED_CONFIG`, the config beside the script.

@@ -180,7 +180,13 @@ export function notLoadedData(
       f.facts.references.filter((r) => r.kind === 'data').map((r) => findReference(reader, f.file, r.path).path),
     ),
   );
-  return unrecognized.filter((u) => !loaded.has(u));
+  const key = (p: string): string => p.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const loadedKeys = [...loaded].map(key);
+  // The same file named from two places: relative to the working folder by a launch line (a README's command), and
+  // as the script finds it, from a folder above it (an absolute path ending in the relative one).
+  const isLoaded = (u: string): boolean =>
+    loaded.has(u) || loadedKeys.some((l) => l === key(u) || l.endsWith(`/${key(u)}`) || key(u).endsWith(`/${l}`));
+  return unrecognized.filter((u) => !isLoaded(u));
 }
 
 /**
