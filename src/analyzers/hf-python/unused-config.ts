@@ -3,7 +3,10 @@
 // Likewise TRL's `ModelConfig(...)` of which the script reads only the model's name (`GRPOTrainer(model=
 // model_config.model_name_or_path, ...)`, 0xSingletOnly/LiMing's grpo.ipynb): TRL's trainers never read a ModelConfig
 // (its example scripts pass its 4-bit load on through get_quantization_config and its LoRA through get_peft_config),
-// so its dtype, quantization and LoRA settings do not apply. Read in a script that trains (a Trainer or a loop of its
+// so its dtype, quantization and LoRA settings do not apply. So does a `BitsAndBytesConfig(...)` bound to a name nothing
+// reads (D-Katt/llm_tuning's train_lora.py: `quant_config = BitsAndBytesConfig(load_in_8bit=True)` beside a
+// `from_pretrained` whose `# quantization_config=quant_config,` is commented out): the model loads unquantized. Read
+// in a script that trains (a Trainer or a loop of its
 // own), not in a module the script imports, which may make a config the script reads. Pure.
 import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
@@ -17,7 +20,7 @@ export function dropUnusedConfigs(file: PythonFile, calls: readonly SyntaxNode[]
   if (!trains) return;
   for (const c of calls) {
     const last = file.calleeName(c)?.split('.').pop();
-    if (last === 'LoraConfig' && unusedConfig(file, c))
+    if ((last === 'LoraConfig' || last === 'BitsAndBytesConfig') && unusedConfig(file, c))
       file.facts = file.facts.filter((f) => f.keySpan.start < c.from || f.keySpan.end > c.to);
     if (last === 'ModelConfig' && onlyModelNameRead(file, c))
       file.facts = file.facts.filter((f) => f.key === 'model' || f.keySpan.start < c.from || f.keySpan.end > c.to);
@@ -66,13 +69,18 @@ function unusedConfig(file: PythonFile, call: SyntaxNode): boolean {
   if (!bound || bound.reads.length > 0) return false;
   const { name } = bound;
   const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to);
-  file.problem(
-    'no-effect',
-    'info',
-    msg('{0} is made as {1}, which nothing in the script reads: no adapter is applied with it', `${callee}(...)`, name),
-    span(call.firstChild!),
-    callee,
-  );
+  const message = /BitsAndBytesConfig$/.test(callee)
+    ? msg(
+        '{0} is made as {1}, which nothing in the script reads: the model is not quantized with it',
+        `${callee}(...)`,
+        name,
+      )
+    : msg(
+        '{0} is made as {1}, which nothing in the script reads: no adapter is applied with it',
+        `${callee}(...)`,
+        name,
+      );
+  file.problem('no-effect', 'info', message, span(call.firstChild!), callee);
   return true;
 }
 

@@ -41,6 +41,30 @@ describe('hf-python: a PEFT config nothing reads', () => {
     assert.equal(r.facts.find((f) => f.key === 'loraR')?.value, 8);
   });
 
+  it('a BitsAndBytesConfig nothing reads quantizes nothing (D-Katt/llm_tuning train_lora.py)', () => {
+    // D-Katt/llm_tuning@a90f48e src/train_lora.py: the config is made, its use in from_pretrained commented out.
+    const script = [
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments',
+      'quant_config = BitsAndBytesConfig(load_in_8bit=True)',
+      'model = AutoModelForCausalLM.from_pretrained(',
+      '    "Qwen/Qwen2.5-0.5B",',
+      '    # quantization_config=quant_config,',
+      ')',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(script);
+    assert.equal(
+      r.facts.find((f) => f.key === 'quantBits'),
+      undefined,
+    );
+    const note = r.problems.find((p) => p.code === 'no-effect');
+    assert.match(note?.message ?? '', /quant_config, which nothing in the script reads: the model is not quantized/);
+    assert.equal(runProject({ 'train.py': script }, 'train.py').setup?.quantization, undefined);
+    const used = script.replace('# quantization_config', 'quantization_config');
+    assert.equal(analyzeHfPython(used).facts.find((f) => f.key === 'quantBits')?.value, 8);
+  });
+
   it("a TRL ModelConfig read only for the model's name: its 4-bit load, dtype and LoRA do not apply (LiMing)", () => {
     // 0xSingletOnly/LiMing grpo.ipynb (abridged): ModelConfig(load_in_4bit=True, use_peft=True) is built, and the trainer
     // gets model_config.model_name_or_path, a string TRL loads itself; the LoRA comes from the LoraConfig passed in.
