@@ -33,10 +33,15 @@ export function argumentEnvironment(
       launched: false,
     });
   const many = new Set((options ?? []).filter((o) => o.many).map((o) => o.name));
+  const textual = new Set((options ?? []).filter((o) => typeof o.value === 'string').map((o) => o.name));
   for (const a of launchArgs ?? []) {
     const name = a.name.replace(/-/g, '_');
     const words = many.has(name) && a.value !== undefined ? [a.value, ...(a.more ?? [])] : undefined;
-    if (a.value === null || words?.includes(null)) {
+    if (a.value === undefined && !a.positional && (textual.has(name) || MODEL_OPTION.test(name))) {
+      // A bare flag of an option that takes a word (a path, a name): argparse stops ("expected one argument").
+      const source = bareFlag(a.name);
+      env.set(name, { value: null, source, launched: true, unknown: source });
+    } else if (a.value === null || words?.includes(null)) {
       const source = a.positional
         ? `the ${a.name} the launch line gives by position, from a value not known statically`
         : `--${a.name} on the launch line, from a value not known statically`;
@@ -55,6 +60,17 @@ export function argumentEnvironment(
   }
   return env;
 }
+
+/** An option that takes a word given as a bare flag, as the run's parser answers it. */
+function bareFlag(name: string): string {
+  return (
+    `--${name} on the launch line has no value (the next word is another option, or none): ` +
+    `the script's parser stops with "expected one argument"`
+  );
+}
+
+/** Options that name a model (a path or a Hub id), never a switch. */
+const MODEL_OPTION = /^(model_name_or_path|model_path|model_name|model_id|base_model|pretrained_model_name_or_path)$/;
 
 /** A launch-line value as the script's parser gives it: a bare flag true, True / False, numbers, else the text. */
 function launchValue(text: string | undefined): FactValue {
@@ -103,6 +119,9 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
         ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } }
         : f;
     }
+    if (passed && passed.value === undefined && !f.fromArg.switched && off === undefined && !SWITCH_KEYS.has(f.key))
+      // A bare flag of an option that takes a word (a path, a number): argparse stops ("expected one argument").
+      return { ...f, value: { unknown: bareFlag(f.fromArg.name) } };
     const turnedOff = off !== undefined && passed !== undefined && norm(passed.name) === norm(off);
     const text = turnedOff ? 'False' : passed ? (passed.value ?? 'True') : f.fromArg.default;
     const switched = f.fromArg.switched;
@@ -175,6 +194,8 @@ export function withBranchesDecided(
 function withLaunchedField(f: Fact, args: NonNullable<Reference['args']>): Fact {
   const norm = (n: string): string => n.replace(/-/g, '_');
   const passed = [...args].reverse().find((a) => norm(a.name) === norm(f.rawKey));
+  if (passed && passed.value === undefined && typeof f.value !== 'boolean' && !SWITCH_KEYS.has(f.key))
+    return { ...f, value: { unknown: bareFlag(passed.name) } };
   if (passed?.value !== null) return f;
   return { ...f, value: { unknown: `--${passed.name} is passed from a variable the launch line does not set` } };
 }

@@ -489,6 +489,32 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(looped.provenance?.model?.kind, 'default');
   });
 
+  it('an option that takes a word given no value stops the script: unknown, not True, nor the default', () => {
+    // Ruimeng-Ye/wts_70B lora.sh: `--model_name_or_path  \` then `--data_path data/`, where the script's argparse
+    // option (FastChat's train_lora_llama.py: type=str, default="Llama-2-13b-chat-hf") expects one argument; the model
+    // had been read as 'True'. The same for an arguments dataclass's field (Qwen-1's ModelArguments).
+    const argparseScript =
+      'import argparse, transformers\nparser = argparse.ArgumentParser()\n' +
+      'parser.add_argument("--model_name_or_path", type=str, default="Llama-2-13b-chat-hf")\n' +
+      'args = parser.parse_args()\n' +
+      'model = transformers.AutoModelForCausalLM.from_pretrained(args.model_name_or_path)\n';
+    const bare = 'python train.py --model_name_or_path \\\n    --output_dir out/\n';
+    for (const train of [
+      argparseScript,
+      'import transformers\nfrom dataclasses import dataclass, field\n@dataclass\nclass ModelArguments:\n' +
+        '    model_name_or_path: str = field(default="Qwen/Qwen-7B")\n' +
+        'parser = transformers.HfArgumentParser((ModelArguments, transformers.TrainingArguments))\n' +
+        'model_args, training_args = parser.parse_args_into_dataclasses()\n' +
+        'model = transformers.AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)\n',
+    ]) {
+      const r = launchingTrainPy(train)(bare);
+      assert.equal(r.setup?.model, undefined);
+      const p = r.problems.find((x) => x.code === 'unknown-model');
+      assert.match(p?.message ?? '', /--model_name_or_path on the launch line has no value .* "expected one argument"/);
+      assert.doesNotMatch(p?.message ?? '', /'True'/);
+    }
+  });
+
   it("a value set on branches of the script's options is decided by the launch line (Qwen-1's modules_to_save)", () => {
     // finetune.py (QwenLM/Qwen@e8e15962): a chat model trains no copies, a base model trains wte and lm_head.
     const train =
