@@ -117,13 +117,16 @@ function launchComment(ctx: YamlCtx): void {
     if (!Number.isSafeInteger(n) || n < 1) continue;
     const keyStart = argsStart + f.index;
     const valueStart = keyStart + f[0].length - f[1].length;
-    ctx.addAt(
+    const fact = ctx.addAt(
       key,
       n,
       `--${flag}`,
       { start: keyStart, end: keyStart + flag.length + 2 },
       { start: valueStart, end: valueStart + f[1].length },
     );
+    // A comment, not a setting: the count stands as an assumption, said with the line it comes from.
+    const assumed = `the command the config's header comment runs it with (tune run --${flag} ${n})`;
+    ctx.facts[ctx.facts.indexOf(fact)] = { ...fact, assumed };
   }
 }
 

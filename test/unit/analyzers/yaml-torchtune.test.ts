@@ -271,14 +271,15 @@ describe('analyzeTorchtuneYaml', () => {
       ),
       false,
     );
-    // Through the pipeline: the comment's count, shown at its line; the --gpus flag wins over it.
+    // Through the pipeline: the comment's count, an assumption that names its line (a comment is no setting:
+    // wu-ming233/FIRST-impl's configs/8B_lora.yaml keeps torchtune's `--nproc_per_node 2` header, and its README
+    // runs `--nproc_per_node <num_gpus>`); the --gpus flag wins over it.
     const r = resolveText('70B_lora.yaml', text);
     assert.equal(r.setup?.gpus_per_node, 8);
     assert.deepEqual(r.provenance.gpus_per_node, {
-      kind: 'file',
-      file: '70B_lora.yaml',
-      line: 3,
-      key: '--nproc_per_node',
+      kind: 'default',
+      owner: 'VRAM Lens',
+      note: "the command the config's header comment runs it with (tune run --nproc_per_node 8) (70B_lora.yaml:3)",
     });
     assert.equal(resolveText('70B_lora.yaml', text, { gpusPerNode: 2 }).setup?.gpus_per_node, 2);
   });
