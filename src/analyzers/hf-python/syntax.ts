@@ -32,6 +32,9 @@ export function assignedName(call: SyntaxNode, text: string): string | undefined
 /** Model classes whose from_pretrained loads trainable weights (not tokenizers, processors, configs or adapters). */
 export function isModelClass(name: string): boolean {
   if (/Tokenizer|Processor|Config|FeatureExtractor|Peft|Adapter/.test(name)) return false;
+  // An image encoder a model class of the project loads as its vision tower (nkkbr/241121_qwerty's
+  // `CLIPVisionModel.from_pretrained(CLIP_MODEL_NAME)`) is not the model that trains; Unsloth's FastVisionModel is.
+  if (/(?<!Fast)Vision(Model|Transformer|Tower|Encoder)$|^(CLIP|Siglip2?|ViT|Dinov2)Model$/.test(name)) return false;
   return /^Auto\w*Model\w*$|For[A-Z]\w*$|(LM|Model)$|LMHeadModel$/.test(name);
 }
 

@@ -1804,3 +1804,21 @@ describe('hf-python: a DeepSpeed config the script hands DeepSpeed itself', () =
     assert.equal(r.setup?.zero_stage, 0);
   });
 });
+
+describe('hf-python: an image encoder a model class loads as its vision tower', () => {
+  it('is not the model that trains (CLIPVisionModel beside the language model)', () => {
+    // nkkbr/241121_qwerty@2f8ba35 qwerty_qwen2.py loads CLIPVisionModel.from_pretrained(CLIP_MODEL_NAME) inside its
+    // Qwen2 model class; the run had been read as the CLIP model, an unknown model.
+    const text = [
+      'from transformers import AutoModelForCausalLM, CLIPVisionModel, Trainer, TrainingArguments',
+      'vision = CLIPVisionModel.from_pretrained("openai/clip-vit-large-patch14-336")',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const models = analyzeHfPython(text)
+      .facts.filter((f) => f.key === 'model')
+      .map((f) => f.value);
+    assert.deepEqual(models, ['Qwen/Qwen2.5-0.5B']);
+  });
+});
