@@ -147,7 +147,11 @@ function loadsWithoutDtype(ctx: ResolveContext): boolean {
  */
 export function resolvePrecision(ctx: ResolveContext): void {
   const { files, decided, tools, setup, prov } = ctx;
-  const deepspeedOn = decided.zeroStage !== undefined || files.some((f) => f.facts.format === 'deepspeed-json');
+  // `deepspeed=null` on a LLaMA-Factory line (shell/launchers.ts: zero stage 0 from the value null) turns DeepSpeed off,
+  // though its YAML's DeepSpeed config is still among the files: the trainer then upcasts what trains in place.
+  const stage = decided.zeroStage;
+  const turnedOff = stage?.fact.value === 0 && /^(null|~)$/i.test(String(stage.fact.rawValue).trim());
+  const deepspeedOn = !turnedOff && (stage !== undefined || files.some((f) => f.facts.format === 'deepspeed-json'));
   const mp = decided.mixedPrecision?.fact.value;
   fp8Training(ctx);
   const { half, fact } = halfSwitch(ctx);

@@ -26,8 +26,11 @@ describe("LLaMA-Factory's shipped examples", () => {
     const s = r.setup;
     assert.deepEqual([s.model, s.method], ['Qwen/Qwen2.5-0.5B-Instruct', 'full']);
     assert.deepEqual([s.micro_batch_size, s.gradient_accumulation_steps, s.seq_len], [4, 2, 2048]);
-    // deepspeed=null on the line wins over the example's ZeRO-3 file.
+    // deepspeed=null on the line wins over the example's ZeRO-3 file, and turns DeepSpeed off: LLaMA-Factory upcasts
+    // what trains to fp32 in place (model/adapter.py _setup_full_tuning: param.data.to(torch.float32)), with bf16
+    // autocast, not DeepSpeed's bf16 weights and fp32 master copy.
     assert.equal(s.zero_stage, 0);
+    assert.deepEqual([s.weights_dtype, s.master_weights, s.mixed_precision], ['fp32', false, 'bf16']);
     const p = r.provenance.gradient_accumulation_steps;
     assert.ok(p?.kind === 'default' && p.owner === 'llamafactory', JSON.stringify(p));
     assert.match(p.note ?? '', /examples\/train_full\/llama3_full_sft\.yaml as LLaMA-Factory ships it/);
@@ -47,6 +50,7 @@ describe("LLaMA-Factory's shipped examples", () => {
       '/t/run.sh',
     );
     assert.equal(r.setup?.zero_stage, 3);
+    assert.deepEqual([r.setup?.weights_dtype, r.setup?.master_weights], ['bf16', true]);
   });
 
   it('are known by their path under examples/, relative or absolute, and a file of that name in the run is read instead', () => {
