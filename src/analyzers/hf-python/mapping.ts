@@ -363,6 +363,10 @@ function loadEntry(m: Mapping): boolean {
       return emit(m, 'weightsDtype', (x) => dtypeOf(file, x));
     case 'attn_implementation':
       return emit(m, 'attention', (x) => attentionOf(file, x));
+    // transformers 4.34-4.35's switch for FlashAttention-2, honoured (with a deprecation warning) into 4.4x
+    // (FSoft-AI4Code/XMainframe's train_raw.py passes its YAML's use_flash_attention_2 under transformers 4.40.2).
+    case 'use_flash_attention_2':
+      return emit(m, 'attention', (x) => mapBool(boolOf(file, x, e), (b) => (b ? 'flash' : undefined)));
     case 'use_cache':
       return emit(m, 'useCache', (x) => boolOf(file, x, e));
     case 'num_labels':

@@ -1822,3 +1822,16 @@ describe('hf-python: an image encoder a model class loads as its vision tower', 
     assert.deepEqual(models, ['Qwen/Qwen2.5-0.5B']);
   });
 });
+
+describe('hf-python: from_pretrained(use_flash_attention_2=True)', () => {
+  it("is FlashAttention-2, transformers 4.34-4.35's switch still honoured in 4.4x; False leaves the default", () => {
+    const load = (v: string): unknown[] =>
+      analyzeHfPython(
+        `from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", use_flash_attention_2=${v})\n`,
+      )
+        .facts.filter((f) => f.key === 'attention')
+        .map((f) => f.value);
+    assert.deepEqual(load('True'), ['flash']);
+    assert.deepEqual(load('False'), []);
+  });
+});
