@@ -369,9 +369,14 @@ function rolloutSeqLen(ctx: ResolveContext, completion: number): void {
   if (overrides.seqLen === undefined && !whole) {
     setup.seq_len = prompt + completion;
     const lens = [promptFact, decided.completionLen].filter((w): w is WinningFact => w !== undefined);
+    // ms-swift has no prompt limit of its own: max_length, when the files give none, is the model's longest context.
+    const swift = ctx.tools.includes('ms-swift');
     const promptDefault = promptFact
       ? ''
-      : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)';
+      : swift
+        ? " (ms-swift cuts a prompt only at max_length, which defaults to the model's longest context: the dataset's " +
+          'prompts set it; 512 stands in, set max_length to the longest prompt)'
+        : ' (max_prompt_length: 512 in TRL releases that truncate prompts; set it to the longest prompt)';
     prov.seq_len =
       lens.length === 2
         ? {
@@ -382,7 +387,7 @@ function rolloutSeqLen(ctx: ResolveContext, completion: number): void {
           }
         : {
             kind: 'default',
-            owner: 'trl',
+            owner: !promptFact && swift ? 'VRAM Lens' : 'trl',
             note: `prompt ${prompt}${promptDefault} + completion ${completion} tokens`,
           };
   }

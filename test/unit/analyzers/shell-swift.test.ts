@@ -253,6 +253,16 @@ describe('shell analyzer: ms-swift command lines', () => {
       line.replace('--use_vllm true', '--use_vllm true --vllm_gpu_memory_utilization 0.4'),
     );
     assert.equal(given.setup!.rollout!.vllm_memory_fraction, 0.4);
+    // Without max_length a prompt is cut only at the model's longest context (hzhang57/Option-R1's grpo_train.sh):
+    // 512 stands in, said as this tool's assumption, not as TRL's default.
+    const open = resolveText('grpo.sh', line.replace('--max_length 2048 ', ''));
+    assert.equal(open.setup!.seq_len, 512 + 768);
+    const p = open.provenance.seq_len;
+    assert.ok(p?.kind === 'default' && p.owner === 'VRAM Lens', JSON.stringify(p));
+    assert.match(
+      p.note ?? '',
+      /ms-swift cuts a prompt only at max_length, which defaults to the model's longest context/,
+    );
   });
 
   it('says what it does not model: device_map over several GPUs of one process, other tuners, other quantizers', () => {
