@@ -27,6 +27,7 @@ interface Bound {
  * options (launch-args.ts withBranchesDecided).
  */
 export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
+  if (tool === 'trl' && ownBatchesUncut(file, calls, tool)) return;
   const all = [...localBounds(file), ...tokenizerBounds(file, calls), ...datasetBounds(file, calls)].filter(
     (b) => !inFunction(file, b.node, EVAL),
   );
@@ -42,6 +43,38 @@ export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], t
     }
   }
   if (best) file.push('seqLen', best.b.e, best.n, tool, best.b.x);
+}
+
+/**
+ * TRL's SFTTrainer told to prepare no dataset (`dataset_kwargs={"skip_prepare_dataset": True}`) and given the script's
+ * own collator (tulerfeng/Video-R1's sft_video.py, the VL recipes of TRL's docs): TRL neither tokenizes nor truncates,
+ * so max_length cuts nothing and the collator's batches are as long as the data makes them. The length is unknown,
+ * said at the key, where the file gives no bound of its own; true when said.
+ */
+function ownBatchesUncut(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): boolean {
+  const skip = /["']skip_prepare_dataset["']\s*:\s*True\b|\bskip_prepare_dataset\s*=\s*True\b/.exec(file.text);
+  if (!skip) return false;
+  const collated = calls.some(
+    (c) =>
+      /(^|\.)SFTTrainer$/.test(file.calleeName(c) ?? '') &&
+      file.args(c).entries.some((e) => e.rawKey === 'data_collator'),
+  );
+  if (!collated) return false;
+  const at = { start: skip.index, end: skip.index + skip[0].length };
+  file.facts.push({
+    key: 'seqLen',
+    rawKey: 'skip_prepare_dataset',
+    value: {
+      unknown:
+        "skip_prepare_dataset: TRL prepares no dataset and the script's collator makes the batches, so max_length " +
+        'cuts nothing: the longest sample of the data sets the length',
+    },
+    rawValue: skip[0],
+    keySpan: at,
+    valueSpan: at,
+    tool,
+  });
+  return true;
 }
 
 /**

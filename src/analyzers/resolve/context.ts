@@ -72,11 +72,13 @@ export class ResolveContext {
 
 /**
  * Why a file's value written as no value (`max_length=None`) is not known: what None means there (no truncation),
- * which its fact says. Other values speak for themselves.
+ * which its fact says; so for a switch that turns the bound off (`"skip_prepare_dataset": True`). Other values speak
+ * for themselves.
  */
 function why(w: WinningFact): string {
   const v = w.fact.value;
-  return isUnknown(v) && /^(None|null|~)$/.test(w.fact.rawValue.trim()) ? ` (${v.unknown})` : '';
+  const raw = w.fact.rawValue.trim();
+  return isUnknown(v) && (/^(None|null|~)$/.test(raw) || /skip_prepare_dataset/.test(raw)) ? ` (${v.unknown})` : '';
 }
 
 export const num = (v: FactValue): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

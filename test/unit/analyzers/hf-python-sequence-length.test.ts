@@ -272,3 +272,30 @@ describe('the default length of a model with learned positions', () => {
     );
   });
 });
+
+describe("the length of batches the script's own collator makes for SFTTrainer", () => {
+  it('is not max_length where TRL prepares no dataset (skip_prepare_dataset): unknown, said at the key', () => {
+    // tulerfeng/Video-R1@59d65c3 src/r1-v/src/open_r1/sft_video.py (abridged): training_args.dataset_kwargs =
+    // {"skip_prepare_dataset": True}, then SFTTrainer(..., data_collator=collate_fn): TRL neither tokenizes nor
+    // truncates, so the video prompts are as long as the data makes them, not TRL's 1,024.
+    const script = [
+      'from trl import SFTConfig, SFTTrainer',
+      'from transformers import Qwen2VLForConditionalGeneration',
+      'model = Qwen2VLForConditionalGeneration.from_pretrained("Qwen/Qwen2-VL-2B-Instruct")',
+      'training_args = SFTConfig(output_dir="o", per_device_train_batch_size=1)',
+      'training_args.dataset_kwargs = {"skip_prepare_dataset": True}',
+      'trainer = SFTTrainer(model=model, args=training_args, train_dataset=ds, data_collator=collate_fn)',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    const fact = analyzeHfPython(script).facts.find((f) => f.key === 'seqLen');
+    assert.ok(fact && typeof fact.value === 'object' && fact.value !== null && 'unknown' in fact.value);
+    assert.equal(script.slice(fact.keySpan.start, fact.keySpan.end), '"skip_prepare_dataset": True');
+    // TRL's collator (no data_collator) truncates as usual.
+    const own = analyzeHfPython(script.replace(', data_collator=collate_fn', ''));
+    assert.equal(
+      own.facts.find((f) => f.key === 'seqLen'),
+      undefined,
+    );
+  });
+});
