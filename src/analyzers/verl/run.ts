@@ -584,8 +584,11 @@ function promptPlusResponse(line: VerlLine): number | undefined {
 }
 
 /**
- * use_dynamic_bsz: each micro-step packs up to ppo_max_token_len_per_gpu tokens (16384) per GPU, as that many full
- * sequences; a Ulysses group of sp GPUs packs sp times as many and splits them (dp_actor.py update_policy).
+ * use_dynamic_bsz: each micro-step packs up to ppo_max_token_len_per_gpu tokens (16384) per GPU (rearrange_micro_batches
+ * balances the round's sequences over ceil(tokens / budget) micro-batches); a Ulysses group of sp GPUs packs sp times as
+ * many and splits them (dp_actor.py update_policy). Counted in sequences of the longest length, rounded up: a budget
+ * of 32,768 over 17,408-token sequences (agentica-project/deepscaler's 16k run) holds up to 32,768 tokens, near two
+ * sequences, not one.
  */
 function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined, sp: number): void {
   const tokensOpt = last(line, 'actor_rollout_ref.actor.ppo_max_token_len_per_gpu');
@@ -593,11 +596,12 @@ function dynamicMicro(line: VerlLine, dynamic: Opt, seq: number | undefined, sp:
   const value: FactValue | Unknown =
     tokens === undefined || seq === undefined
       ? { unknown: 'ppo_max_token_len_per_gpu / (max_prompt_length + max_response_length): not known statically' }
-      : Math.max(1, Math.floor((tokens * sp) / seq));
+      : Math.max(1, Math.ceil((tokens * sp) / seq));
   const note =
     `use_dynamic_bsz packs up to ${tokens ?? 'ppo_max_token_len_per_gpu'} tokens` +
     (sp > 1 ? ` x Ulysses ${sp} into each micro-step, split over the ${sp} GPUs` : ' into each micro-step') +
-    `: estimated as ${typeof value === 'number' ? `${value} sequences` : 'that many tokens'} of the longest length` +
+    `: estimated as ${typeof value === 'number' ? `${value} sequences` : 'that many tokens'} of the longest length, ` +
+    'rounded up' +
     (tokensOpt ? '' : ` (ppo_max_token_len_per_gpu defaults to 16384; ${PPO_CONFIG})`);
   const at = tokensOpt ?? dynamic;
   line.l.fact('microBatchSize', at.rawKey, at.keySpan, at.value?.span ?? at.keySpan, value, 'verl', note);

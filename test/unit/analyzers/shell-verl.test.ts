@@ -112,10 +112,11 @@ describe('shell: verl PPO / GRPO command lines', () => {
       ['microBatchSize', 8, 'actor_rollout_ref.actor.ppo_micro_batch_size', '64'],
       ['gradientAccumulationSteps', 20, 'actor_rollout_ref.actor.ppo_mini_batch_size', '256'],
     ]);
-    // use_dynamic_bsz: 16384 tokens (ppo_max_token_len_per_gpu's default) / (512 + 1024) = 10 sequences.
+    // use_dynamic_bsz: 16384 tokens (ppo_max_token_len_per_gpu's default) / (512 + 1024) = 10.7, rounded up to 11
+    // sequences: the micro-batch holds up to the budget's tokens, which 10 whole sequences leave 1,024 short of.
     const dynamic = checkFacts(
       GRPO.replace('trainer.nnodes=1', 'trainer.nnodes=1 actor_rollout_ref.actor.use_dynamic_bsz=True'),
-      [['microBatchSize', 10, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']],
+      [['microBatchSize', 11, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']],
     );
     assert.match(fact(dynamic, 'microBatchSize')!.defaultNote!, /16384 tokens/);
     // FSDP1's use_orig_params, said where the adapters' units matter: verl's default false, as its note says (the
@@ -279,7 +280,7 @@ describe('shell: verl lines of forks and open values', () => {
   it("Ulysses sequence parallelism splits each sequence over its group, whose GPUs share the group's batch", () => {
     // verl's fsdp_workers.py _normalize_config divides ppo_mini_batch_size by world / ulysses size: 256 x 5 / (8 / 4)
     // / 40 = 16 micro-steps per update; dp_actor.py packs ppo_max_token_len_per_gpu x ulysses tokens per dynamic
-    // micro-step: 16384 x 4 / 1536 = 42 sequences, each a quarter on every GPU of the group.
+    // micro-step: 16384 x 4 / 1536 = 42.7, rounded up to 43 sequences, each a quarter on every GPU of the group.
     const sp = GRPO.replace(
       'trainer.nnodes=1',
       'trainer.nnodes=1 actor_rollout_ref.actor.ulysses_sequence_parallel_size=4',
@@ -290,7 +291,7 @@ describe('shell: verl lines of forks and open values', () => {
     ]);
     assert.ok(!r.problems.some((p) => p.code === 'not-modeled'), 'Ulysses is modeled');
     const dynamic = sp.replace('trainer.nnodes=1', 'trainer.nnodes=1 actor_rollout_ref.actor.use_dynamic_bsz=True');
-    checkFacts(dynamic, [['microBatchSize', 42, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']]);
+    checkFacts(dynamic, [['microBatchSize', 43, 'actor_rollout_ref.actor.use_dynamic_bsz', 'True']]);
     // The estimate: 40 sequences of 1536 / 4 = 384 tokens on each GPU, so the logits of 15,360 tokens; the fp32
     // shards still over all 8 GPUs (FSDP's mesh is the whole world).
     const s = resolveText('run_qwen2-7b.sh', sp).setup!;
