@@ -5,6 +5,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CanonicalKey } from '../facts';
 import type { Entry, PythonFile } from './file';
+import { booleanTree } from './boolean-operators';
 
 /** The calls that answer whether the GPU computes in bf16 (Unsloth, torch.cuda, transformers.utils). */
 const BF16_PREDICATES: ReadonlySet<string> = new Set([
@@ -29,8 +30,10 @@ export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): bool
   if (depth > 4) return undefined;
   if (node.name === 'ParenthesizedExpression' && node.firstChild?.nextSibling)
     return bf16Support(file, node.firstChild.nextSibling, depth + 1);
-  if (node.name === 'UnaryExpression' && node.firstChild?.name === 'not' && node.lastChild) {
-    const inner = bf16Support(file, node.lastChild, depth + 1);
+  // `not pred()`; `not pred() and x` is no `not` of one operand (boolean-operators.ts).
+  const tree = node.name === 'UnaryExpression' ? booleanTree(node) : undefined;
+  if (tree?.op === 'not' && tree.operand.op === 'leaf') {
+    const inner = bf16Support(file, tree.operand.node, depth + 1);
     return inner === undefined ? undefined : !inner;
   }
   if (node.name === 'CallExpression') {

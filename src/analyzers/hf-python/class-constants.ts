@@ -4,7 +4,8 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
 import { clip } from './syntax';
-import { calledFunctionBody, decidedOperand, soleReturn } from './expressions';
+import { calledFunctionBody, soleReturn } from './expressions';
+import { decidedOperand } from './boolean-operators';
 import { calledAs, positionalParameters } from './attributes';
 import { importedName } from './imported-constants';
 import { fieldArgument } from './module-constants';

@@ -1,5 +1,5 @@
-// Expressions the static evaluation reads beyond literals and names (PythonFile.evalNode): comparisons and `and` /
-// `or` of values known statically, `s.split(",")` on a known string, `getattr(torch, "bfloat16")` and a torch dtype's
+// Expressions the static evaluation reads beyond literals and names (PythonFile.evalNode): comparisons of values known
+// statically (`and` / `or` / `not`: boolean-operators.ts), `s.split(",")` on a known string, `getattr(torch, "bfloat16")` and a torch dtype's
 // `is_floating_point`, a path of a value (`Path(x)`, a hub download's folder), `os.getenv`'s default, an item of a
 // function's returned tuple or of a dict. Each returns undefined where the expression is not one it reads. Pure; it
 // never runs code.
@@ -8,7 +8,7 @@ import type { PythonFile, Val } from './file';
 import type { FactValue } from '../facts';
 import { clip, parameters, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
-import { calledAs, soleCallArgumentNode } from './attributes';
+import { soleCallArgumentNode } from './attributes';
 import { importedName } from './imported-constants';
 import { readsLaunchOptions } from './script-defaults';
 import { parsedArgsItem } from './parsed-args-items';
@@ -228,62 +228,6 @@ function launchedPosition(file: PythonFile, name: string, use: SyntaxNode): Val 
     v: String(o.value),
     dflt: { node: null, lit: o.value, keySpan: at, valueSpan: at, where: o.source, elsewhere },
   };
-}
-
-/**
- * `a and b` / `a or b` with a left side known statically, as Python gives it: the left value when it decides, else
- * the right one. A torch dtype (`torch.bfloat16`) is a true value.
- */
-export function evalLogic(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
-  const decided = decidedOperand(file, node, depth);
-  return decided ? file.evalNode(decided, depth + 1) : undefined;
-}
-
-/**
- * The operand whose value `a and b` / `a or b` takes where its left side is known statically (evalLogic); also read
- * for the instance `cfg = cfg or Config()` makes of a parameter that defaults to None.
- */
-export function decidedOperand(file: PythonFile, node: SyntaxNode, depth: number): SyntaxNode | undefined {
-  const l = node.firstChild;
-  const op = l?.nextSibling;
-  const r = op?.nextSibling;
-  if (!l || !r || r.nextSibling || (op?.name !== 'and' && op?.name !== 'or')) return undefined;
-  // `args.model_name or cfg["model"]["name"]`: an option whose default is None gives way to the right-hand side when
-  // the launch line is silent (a launch line's --model_name is a fact of its own, over the script's).
-  if (op.name === 'or') {
-    const left = readingNoneDefaults(file, () => file.evalNode(l, depth + 1));
-    if ((left.k === 'lit' && (left.v === null || left.v === '') && left.dflt) || uncalledNone(file, l)) return r;
-  }
-  const a = file.evalNode(l, depth + 1);
-  const truthy = a.k === 'lit' ? pyTruthy(a.v) : a.k === 'dict' ? dictTruthy(a) : torchName(a);
-  if (truthy === undefined) return undefined;
-  return truthy === (op.name === 'and') ? r : l;
-}
-
-/** `torch.bfloat16` and the like: an object, true. */
-const torchName = (a: Val): true | undefined => (a.k === 'dotted' && /^torch\.\w+$/.test(a.text) ? true : undefined);
-
-/**
- * A dict the file writes: true with an entry, false when empty with nothing spread into it (`config or
- * self.get_default_config()` with the dict the class's one call passes, Yosef-Ali/amharic-llm-finetuning).
- */
-function dictTruthy(a: Extract<Val, { k: 'dict' }>): boolean | undefined {
-  if (a.entries.length > 0) return true;
-  return a.opaque.length === 0 ? false : undefined;
-}
-
-/**
- * A parameter that defaults to None of a function nothing in the file or its importer calls (`def run_sft_training(cfg=
- * None)`, then `cfg = cfg or SFTTrainingConfig()`): None, as a call with no arguments gives it.
- */
-function uncalledNone(file: PythonFile, node: SyntaxNode): boolean {
-  if (node.name !== 'VariableName') return false;
-  const found = file.lookup(file.text.slice(node.from, node.to), node);
-  const scope = found.k === 'none' ? found.param?.scope : undefined;
-  const dflt = scope?.params.get(found.k === 'none' ? (found.param?.name ?? '') : '');
-  if (!scope?.fn || !dflt || file.text.slice(dflt.from, dflt.to) !== 'None') return false;
-  const callee = calledAs(file, scope);
-  return file.callsNamed(callee).length === 0 && !(callee && file.moduleCallArgs?.[callee]);
 }
 
 /** `getattr(torch, "bfloat16")` with a name known statically: the attribute it reads, `torch.bfloat16`. */

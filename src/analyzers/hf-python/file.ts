@@ -28,12 +28,12 @@ import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call'
 import { dataItemOf, importedData } from './data-files';
 import { hydraConfig } from './hydra-app';
 import { branchTaken, existenceFallback, setWhereUsed, settledBinding } from './branches';
+import { evalBoolean } from './boolean-operators';
 import {
   evalArithmetic,
   evalComparison,
   evalConditional,
   evalFormatString,
-  evalLogic,
   evalUpdate,
   returnedItem,
   SCRIPT_FILE,
@@ -323,7 +323,7 @@ export class PythonFile {
           : { k: 'lit', v: n };
       }
       case 'UnaryExpression':
-        return evalUnary(this, node, t, depth);
+        return evalBoolean(this, node, depth) ?? evalUnary(this, node, t);
       case 'String': {
         const s = pyString(t);
         return s === undefined
@@ -384,7 +384,7 @@ export class PythonFile {
       case 'MemberExpression':
         return evalMember(this, node, t, depth);
       case 'BinaryExpression':
-        return evalLogic(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);
+        return evalBoolean(this, node, depth) ?? evalArithmetic(this, node, depth) ?? evalComparison(this, node, depth);
       case 'ConditionalExpression':
         return evalConditional(this, node, depth);
       default:

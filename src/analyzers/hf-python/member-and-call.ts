@@ -160,14 +160,10 @@ function converted(callee: string, v: FactValue): FactValue | undefined {
   }
 }
 
-/** `not x` of a value known statically (`if not args.full_finetune:`), and a signed number literal. */
-export function evalUnary(file: PythonFile, node: SyntaxNode, text: string, depth: number): Val {
+/** A signed number literal (`not x`: boolean-operators.ts). */
+export function evalUnary(file: PythonFile, node: SyntaxNode, text: string): Val {
   const op = node.firstChild;
   const arg = op?.nextSibling;
-  if (op?.name === 'not' && arg) {
-    const v = file.evalNode(arg, depth + 1);
-    if (v.k === 'lit') return { k: 'lit', v: !pyTruthy(v.v), ...(v.dflt ? { dflt: v.dflt } : {}) };
-  }
   if (op && arg && op.name === 'ArithOp' && arg.name === 'Number') {
     const n = parseNumber(file.text.slice(arg.from, arg.to));
     const sign = file.text.slice(op.from, op.to);

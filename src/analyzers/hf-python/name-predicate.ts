@@ -10,6 +10,7 @@ import type { FactValue } from '../facts';
 import { calledFunctionBody } from './expressions';
 import type { PythonFile, Val } from './file';
 import { parameters, pyString } from './syntax';
+import { booleanTree, type BooleanTree } from './boolean-operators';
 
 type Value = string | boolean | readonly string[];
 
@@ -102,9 +103,11 @@ function ev(r: Reading, node: SyntaxNode, scope: Scope): Value | undefined {
     case 'SetExpression':
       return strings(r, node, scope);
     case 'UnaryExpression':
-      return node.firstChild?.name === 'not' && node.lastChild ? not(ev(r, node.lastChild, scope)) : undefined;
-    case 'BinaryExpression':
-      return binary(r, node, scope);
+    case 'BinaryExpression': {
+      const tree = booleanTree(node);
+      if (tree) return logic(r, tree, scope);
+      return node.name === 'BinaryExpression' ? binary(r, node, scope) : undefined;
+    }
     case 'CallExpression':
       return call(r, node, scope);
     default:
@@ -137,7 +140,19 @@ function strings(r: Reading, node: SyntaxNode, scope: Scope): readonly string[] 
   return out;
 }
 
-/** `a in b`, `a not in b`, `a == b`, `a != b`, `a and b`, `a or b`. */
+/** `a and b`, `a or b`, `not a`, grouped as Python groups them (boolean-operators.ts). */
+function logic(r: Reading, tree: BooleanTree, scope: Scope): Value | undefined {
+  if (tree.op === 'leaf') return ev(r, tree.node, scope);
+  if (tree.op === 'not') return not(logic(r, tree.operand, scope));
+  // Python's truth of a string or list is its length; the predicates read here combine booleans.
+  const a = logic(r, tree.left, scope);
+  if (typeof a !== 'boolean') return undefined;
+  if ((tree.op === 'and' && !a) || (tree.op === 'or' && a)) return a;
+  const b = logic(r, tree.right, scope);
+  return typeof b === 'boolean' ? b : undefined;
+}
+
+/** `a in b`, `a not in b`, `a == b`, `a != b`. */
 function binary(r: Reading, node: SyntaxNode, scope: Scope): Value | undefined {
   const { file } = r;
   const left = node.firstChild;
@@ -145,13 +160,6 @@ function binary(r: Reading, node: SyntaxNode, scope: Scope): Value | undefined {
   if (!left || !right || left === right) return undefined;
   const ops = file.text.slice(left.to, right.from).trim().replace(/\s+/g, ' ');
   const a = ev(r, left, scope);
-  if (ops === 'and' || ops === 'or') {
-    // Python's truth of a string or list is its length; the predicates read here combine booleans.
-    if (typeof a !== 'boolean') return undefined;
-    if ((ops === 'and' && !a) || (ops === 'or' && a)) return a;
-    const b = ev(r, right, scope);
-    return typeof b === 'boolean' ? b : undefined;
-  }
   const b = ev(r, right, scope);
   if (a === undefined || b === undefined) return undefined;
   if (ops === 'in' || ops === 'not in') {
