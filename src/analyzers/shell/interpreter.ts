@@ -39,6 +39,7 @@ import { mergeEnvs } from './merge';
 import { lineLaunch } from './command-choices';
 import { argumentDefault, carriedChoices } from './choices';
 import { readHeredoc } from './read';
+import { copiedConfig } from './copied-config';
 import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './narrow';
 import { shiftArguments } from './argv';
 import { runOptionLoop } from './option-loop';
@@ -718,16 +719,15 @@ export class Interpreter {
       this.source(path, args);
       return true;
     }
+    const copied = head === 'cp' ? copiedConfig(this.text, words.slice(i + 1), env) : undefined;
+    if (copied) this.env.set(copied.name, copied.value);
     if (head === 'cd') {
       this.cwd = changedFolder(this.cwd, fieldsOf(this.text, words.slice(i + 1), env));
       this.lastTri = true;
       return true;
     }
     if (head !== 'unset') return false;
-    for (const w of words.slice(i + 1)) {
-      const lit = literalWord(w);
-      if (lit) this.env.delete(lit);
-    }
+    for (const lit of words.slice(i + 1).map(literalWord)) if (lit) this.env.delete(lit);
     this.lastTri = true;
     return true;
   }
