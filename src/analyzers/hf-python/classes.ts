@@ -332,8 +332,12 @@ function unslothTrainerClasses(file: PythonFile): void {
   if (!file.localClasses.has('UnslothTrainer')) file.localTrainers.set('UnslothTrainer', 'SFTTrainer');
 }
 
-/** A class named after a TRL trainer it extends (`ONN_GRPOTrainer`, `CustomDPOTrainer`): the TRL trainer's name. */
-const NAMED_AFTER_TRL = new RegExp(`^\\w+?${TRL_TRAINERS.source.slice(1)}`);
+/**
+ * A class named after a TRL trainer it extends (`ONN_GRPOTrainer`, `CustomDPOTrainer`): the TRL trainer's name, which
+ * starts a word of the class's name. `SPPOTrainer` (ZIYU-DEEP/eva: self-play preference optimization, a DPOTrainer
+ * copy over transformers' Trainer) is no PPOTrainer.
+ */
+const NAMED_AFTER_TRL = new RegExp(`^\\w*?[a-z0-9_]${TRL_TRAINERS.source.slice(1)}`);
 
 /**
  * The transformers or TRL trainer a class is: the class itself, the library class a class of this file extends
