@@ -222,6 +222,7 @@ export type CanonicalKey =
   | 'fsdpShardEmbeddings' // boolean (embeddings / output head wrapped as their own FSDP units)
   | 'fsdpTailUnit' // boolean (FSDP2's final norm and output head in a unit not resharded after the forward)
   | 'ddpFindUnused' // boolean (DDP find_unused_parameters: the Trainer's ddp_find_unused_parameters)
+  | 'ddpWrap' // boolean (false: a loop of the script's own whose DDP wrap does not run; no gradient buckets)
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)
   | 'fsdpBackwardPrefetch' // 'pre' | 'post' | 'none' (FSDP1 backward_prefetch: BACKWARD_PRE, BACKWARD_POST, NO_PREFETCH)

@@ -413,6 +413,12 @@ export const TrainingSetupSchema = z.strictObject({
    */
   ddp_find_unused_parameters: z.boolean().optional(),
   /**
+   * False: the data-parallel processes each train the whole model without torch's DistributedDataParallel (a loop of
+   * the script's own that never wraps it, or wraps it only on a branch that does not run): no gradient buckets and no
+   * output clones. Unset: DDP wraps the model wherever the GPUs hold whole copies (the Trainer, Accelerate and DDP).
+   */
+  ddp_wrap: z.boolean().optional(),
+  /**
    * Whether every batch is seq_len tokens long (packed, or padded to the maximum length) or each batch is padded to
    * its own longest sample. Variable lengths leave blocks of earlier, shorter batches in the allocator's cache.
    */

@@ -8,6 +8,7 @@ import type { SyntaxNode } from '@lezer/common';
 import { normalizeOptimizer, type Tool, type Unknown } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
 import { argument, calleeFact } from './calls';
+import { branchTaken, conditionOf } from './branches';
 import { assignedName, children, clip, isModelLoad, span } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
 import { isLitgptModel } from './litgpt-api';
@@ -46,6 +47,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
     else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
   }
   gradientSync(file, calls);
+  ddpWrapRuns(file, calls);
   optimizerCall(file, calls, loop);
   sequenceLength(file, calls, LOOP);
   configUseCache(file);
@@ -467,6 +469,68 @@ function ddpWrap(file: PythonFile, call: SyntaxNode): void {
   const x = file.valueOf(e);
   const b = boolOf(file, x, e);
   if (b !== undefined) file.push('ddpFindUnused', e, b, LOOP, x);
+}
+
+/**
+ * Whether the loop's model is wrapped in torch's DDP where the script writes the wrap on a branch (Finetune_llama2_
+ * Megatron: `if training_args.use_ddp: model = DDP(model, ...)`, launched with `--use_ddp False`): each process then
+ * trains its own whole copy, with no gradient buckets. A test on an option (its default until the launch line's value
+ * is in) or one not known leaves the wrap open, which asks for the script's reading with the run's options
+ * (launch-args.ts withBranchesDecided); there, false where no wrap runs. A script that writes no wrap says nothing (a
+ * helper may wrap the model: DDP is assumed, as it is where a test stays open).
+ */
+function ddpWrapRuns(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  if (file.imported) return;
+  const written = ddpCallsWritten(file);
+  if (written.length === 0) return;
+  const at = span(written[0].firstChild!);
+  const push = (value: Unknown | false, rawValue: string): void => {
+    // Pushed as it is: a test that stays open leaves DDP assumed, with no problem of its own.
+    file.facts.push({
+      key: 'ddpWrap',
+      rawKey: 'DistributedDataParallel',
+      value,
+      rawValue,
+      keySpan: at,
+      valueSpan: at,
+      tool: LOOP,
+    });
+  };
+  if (!file.settled) {
+    const open = written.every((c) => branchTaken(file, c) !== true || testsOnDefaults(file, c));
+    const cond = open ? conditionOf(file, written[0]) : undefined;
+    if (cond) push({ unknown: `the model is wrapped in DDP only when ${cond}` }, 'DDP(...)');
+    return;
+  }
+  // Nodes are compared by place: the tree hands out a new object for the same node at each lookup.
+  const listed = (c: SyntaxNode): boolean => calls.some((d) => d.from === c.from && d.to === c.to);
+  if (!written.some((c) => listed(c) && branchTaken(file, c) !== false))
+    push(false, `DDP(...) at line ${file.line(written[0].from)}, on a branch the run does not take`);
+}
+
+/** Whether an `if` around a call tests a value read from an option's default, which the launch line may replace. */
+function testsOnDefaults(file: PythonFile, call: SyntaxNode): boolean {
+  for (let p = call.parent; p && p.name !== 'FunctionDefinition'; p = p.parent) {
+    if (p.name !== 'IfStatement') continue;
+    for (const c of children(p)) {
+      if (['if', 'elif', 'else', ':', 'Body', 'Comment'].includes(c.name)) continue;
+      const v = file.evalNode(c, 0);
+      if (v.k === 'lit' && v.dflt) return true;
+    }
+  }
+  return false;
+}
+
+/** The calls of torch's DDP the file writes (`DDP(model, ...)`, `DistributedDataParallel(...)`), wherever they are. */
+function ddpCallsWritten(file: PythonFile): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (const m of file.text.matchAll(/\b(?:DDP|DistributedDataParallel)\s*\(/g)) {
+    const name = file.root.resolveInner(m.index, 1);
+    const callee = name.parent?.name === 'MemberExpression' ? name.parent : name;
+    const call = callee.parent;
+    if (call?.name === 'CallExpression' && call.firstChild?.to === callee.to) out.push(call);
+  }
+  return out;
 }
 
 /**

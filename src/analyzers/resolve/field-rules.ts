@@ -112,6 +112,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_tail_unit', 'fsdpTailUnit', bool),
   fromFact('fsdp_no_sync', 'fsdpNoSync', bool),
   fromFact('ddp_find_unused_parameters', 'ddpFindUnused', bool),
+  fromFact('ddp_wrap', 'ddpWrap', bool),
   fromFact('fsdp_state_dict_type', 'fsdpStateDictType'),
   fromFact('fsdp_backward_prefetch', 'fsdpBackwardPrefetch'),
   fromFact('fsdp_use_orig_params', 'fsdpUseOrigParams', bool),

@@ -89,6 +89,11 @@ export interface ShardingPlan {
   readonly rootUnit: boolean;
   /** FSDP accumulates unsharded gradients over the micro-batches before the last (fsdp_no_sync). */
   readonly deferredGradSync: boolean;
+  /**
+   * torch's DistributedDataParallel wraps the model: whole copies on more than one data- or context-parallel GPU,
+   * without ZeRO or FSDP, in a run that wraps it (setup ddp_wrap).
+   */
+  readonly ddp: boolean;
 }
 
 /** The generation of online RL (GRPO, online DPO) or of on-policy distillation, per round. */

@@ -90,6 +90,7 @@ export function planLayout(
       fsdpOffload,
       rootUnit,
       deferredGradSync,
+      ddp: dp * cp > 1 && zero === 0 && !fsdp && setup.ddp_wrap !== false,
     },
   };
 }

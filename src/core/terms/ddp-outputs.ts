@@ -17,8 +17,7 @@ import { modelCrossEntropy } from './shifted-logits';
  */
 export function ddpOutputsClone(ctx: EstimateContext, st: StageContext): Component[] {
   const setup = ctx.setup;
-  const ddp = ctx.layout.dataParallel > 1 && !ctx.sharding.fsdp && ctx.sharding.zeroStage === 0;
-  if (!ddp || setup.ddp_find_unused_parameters !== true || !st.last || !modelCrossEntropy(ctx)) return [];
+  if (!ctx.sharding.ddp || setup.ddp_find_unused_parameters !== true || !st.last || !modelCrossEntropy(ctx)) return [];
   const logits = st.tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel);
   const bytes = ctx.dtypes.mode === 'amp' ? 4 : ctx.dtypes.computeBytes;
   return [

@@ -360,16 +360,13 @@ export function reducedHeadGradient(ctx: EstimateContext, st: StageContext): num
   return (a.vocab * a.hidden * ctx.dtypes.gradBytes) / ctx.layout.tensorParallel / ctx.sharding.shardGrads;
 }
 
-/** DDP's gradient buckets (data parallelism without ZeRO or FSDP). */
+/** DDP's gradient buckets (data parallelism without ZeRO or FSDP, in a run that wraps the model in DDP). */
 export function ddpBuckets(ctx: EstimateContext, st: StageContext, grads: GradientPlan): Component[] {
-  const { dataParallel: dp, contextParallel: cp } = ctx.layout;
-  const { fsdp, zeroStage: zero } = ctx.sharding;
   const gradBytes = ctx.dtypes.gradBytes;
   const { trainableHere, trainableGradHere } = st;
   const { gradFull } = grads;
   const persistent: Component[] = [];
-  const ddp = dp * cp > 1 && zero === 0 && !fsdp && trainableHere > 0;
-  if (ddp) {
+  if (ctx.sharding.ddp && trainableHere > 0) {
     // DDP's Reducer allocates flat bucket buffers for every gradient at construction; with the default
     // gradient_as_bucket_view=False they are a second copy next to param.grad.
     persistent.push(

@@ -259,14 +259,13 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     statesPerParameter: 2,
     adamw: adamwTemporariesOf(setup),
     statesEachStep: setup.optimizer_states_gpu === 'step',
-    buckets:
-      ctx.layout.dataParallel * ctx.layout.contextParallel > 1
-        ? ddpBucketBytes(
-            allParts({ embedding, layer, layers: forward.layers, head }),
-            setup.pytorch_version,
-            setup.ddp_find_unused_parameters === true,
-          )
-        : { first: [], rebuilt: [] },
+    buckets: ctx.sharding.ddp
+      ? ddpBucketBytes(
+          allParts({ embedding, layer, layers: forward.layers, head }),
+          setup.pytorch_version,
+          setup.ddp_find_unused_parameters === true,
+        )
+      : { first: [], rebuilt: [] },
     capacity,
   };
 }
