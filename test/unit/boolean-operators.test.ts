@@ -2,11 +2,11 @@
 // below are Python's: `not` binds tighter than `and`, `and` tighter than `or`, comparisons tighter than `not`, and
 // `and` / `or` group from the left (https://docs.python.org/3/reference/expressions.html#operator-precedence).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import type { SyntaxNode } from '@lezer/common';
 import { parsePython } from '../../src/analyzers/python-parse';
 import { booleanTree, type BooleanTree } from '../../src/analyzers/hf-python/boolean-operators';
-import { runPipeline, type FileReader } from '../../src/analyzers/pipeline';
+import { runPipeline } from '../../src/analyzers/pipeline';
+import { inMemory } from './helpers';
 
 /** The tree of `x = <expr>`'s right side, written with every group in parentheses. */
 function grouped(expr: string): string {
@@ -21,11 +21,6 @@ function grouped(expr: string): string {
   };
   return tree ? show(tree) : 'none';
 }
-
-const inMemory = (files: Record<string, string>): FileReader => ({
-  read: (p) => files[p],
-  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-});
 
 describe('boolean operators as Python binds them', () => {
   it('binds `not` to the operand that follows it, not to the rest of the chain', () => {

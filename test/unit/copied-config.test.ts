@@ -1,14 +1,9 @@
 // A launch that reads a config the script copied under a name it builds at run time (src/analyzers/shell/
 // copied-config.ts), and a project's trainer whose name only looks like a TRL trainer's (hf-python/classes.ts).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { analyzeShell } from '../../src/analyzers/shell';
-import { runPipeline, type FileReader } from '../../src/analyzers/pipeline';
-
-const inMemory = (files: Record<string, string>): FileReader => ({
-  read: (p) => files[p],
-  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-});
+import { runPipeline } from '../../src/analyzers/pipeline';
+import { inMemory } from './helpers';
 
 // ZIYU-DEEP/eva@d605e6f scripts/llama-8b/train.sh lines 66-90, shortened.
 const EVA_TRAIN = [

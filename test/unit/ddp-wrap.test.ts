@@ -2,15 +2,9 @@
 // ddp_wrap, core/estimate/layout.ts): where the launch line turns the wrap off, each process trains a whole copy
 // without DDP's gradient buckets.
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader } from '../../src/analyzers/pipeline';
+import { runPipeline } from '../../src/analyzers/pipeline';
 import { estimate } from '../../src/core/estimate';
-import { setupFor } from './helpers';
-
-const inMemory = (files: Record<string, string>): FileReader => ({
-  read: (p) => files[p],
-  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-});
+import { setupFor, inMemory } from './helpers';
 
 /** wangbluo/Finetune_llama2_Megatron@69de504 finetune_llama2.py, shortened to its arguments, wrap and loop. */
 function script(test: string): string {

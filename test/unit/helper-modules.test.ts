@@ -16,7 +16,7 @@ import { runsModuleEntry } from '../../src/node/launchers';
 import { Workspace } from '../../src/server/workspace';
 import { nodeFileReader } from '../../src/node/files';
 import { findGpu } from '../../src/core/lookup';
-import { SCRIPT_WITH_MAIN, tempDir } from './helpers';
+import { SCRIPT_WITH_MAIN, tempDir, inMemory } from './helpers';
 
 const TRAIN = `from dataclasses import dataclass, field
 from typing import Optional
@@ -73,11 +73,6 @@ def build_model(args, training_args):
 
 const LAUNCH =
   'accelerate launch --num_processes 2 train.py --bf16 True --per_device_train_batch_size 1 --max_length 1024';
-
-const inMemory = (files: Record<string, string>): FileReader => ({
-  read: (p) => files[p],
-  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-});
 
 /** The run of /run/launch.sh with the given launch-line options after train.py. */
 function run(extra: string, files: Record<string, string> = {}) {

@@ -7,7 +7,7 @@ import { estimate, type EstimateOptions } from '../../src/core/estimate';
 import { findModel } from '../../src/core/lookup';
 import type { Component, Estimate, PhaseEstimate } from '../../src/core/model';
 import { TrainingSetupSchema, type TrainingSetup, type TrainingSetupInput } from '../../src/core/setup';
-import { runPipeline, type PipelineResult } from '../../src/analyzers/pipeline';
+import { runPipeline, type FileReader, type PipelineResult } from '../../src/analyzers/pipeline';
 import type { Overrides } from '../../src/analyzers/resolve';
 import { isUnknown, type Fact } from '../../src/analyzers/facts';
 import { nodeFileReader } from '../../src/node/files';
@@ -105,15 +105,17 @@ export function resolveText(file: string, text: string, overrides: Overrides = {
   return runPipeline([{ file, text }], { read: () => undefined, join: (_f: string, r: string) => r }, overrides);
 }
 
+/** A reader of the given files (POSIX paths), a relative path joined to its referrer's folder. */
+export const inMemory = (files: Readonly<Record<string, string>>): FileReader => ({
+  read: (f: string) => files[f],
+  join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+});
+
 /** A run opened at `entries` (POSIX paths) with `files` readable by the pipeline, as an editor's workspace is. */
 export function runFiles(files: Readonly<Record<string, string>>, ...entries: string[]): PipelineResult {
-  const reader = {
-    read: (f: string) => files[f],
-    join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
-  };
   return runPipeline(
     entries.map((file) => ({ file, text: files[file] })),
-    reader,
+    inMemory(files),
     {},
   );
 }

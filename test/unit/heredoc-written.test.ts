@@ -3,14 +3,9 @@
 // epistemic-stance's run_training_axolotl.sh writes deepspeed_configs/zero3.json, with the optimizer offloaded, which
 // its axolotl_config.yaml names; Axolotl's own zero3.json, which offloads nothing, was read in its place).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { heredocFiles } from '../../src/analyzers/heredoc';
-import { runPipeline, type FileReader } from '../../src/analyzers/pipeline';
-
-const inMemory = (files: Record<string, string>): FileReader => ({
-  read: (p) => files[p],
-  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-});
+import { runPipeline } from '../../src/analyzers/pipeline';
+import { inMemory } from './helpers';
 
 const ZERO3_OFFLOAD = `{
   "zero_optimization": {

@@ -6,21 +6,17 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeShell } from '../../src/analyzers/shell';
-import { runPipeline, type FileReader, type InputFile, type PipelineResult } from '../../src/analyzers/pipeline';
+import { runPipeline, type InputFile, type PipelineResult } from '../../src/analyzers/pipeline';
 import type { Overrides } from '../../src/analyzers/resolve';
 import { nodeFileReader, foldersAbove } from '../../src/node/files';
 import { RunIndex } from '../../src/server/runs';
 import { Workspace } from '../../src/server/workspace';
-import { tempDir } from './helpers';
+import { tempDir, inMemory } from './helpers';
 
 const fixtures = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'shell-run');
 const input = (name: string): InputFile => ({
   file: path.join(fixtures, name),
   text: fs.readFileSync(path.join(fixtures, name), 'utf8'),
-});
-const inMemory = (files: Record<string, string>): FileReader => ({
-  read: (p) => files[p],
-  join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
 });
 const pipelineOf = (inputs: InputFile[], overrides: Overrides = {}) =>
   runPipeline(inputs, nodeFileReader(fixtures), overrides);
