@@ -57,6 +57,12 @@ describe('shell runs: a launcher, its configs and its training script are one ru
         ['config', 'c.yaml', undefined],
       ],
     );
+    // `-m` finds a module by its file's name, hyphens and all (Scicom-AI-Enterprise-Organization/small-ablation's
+    // 120b-r256.sh: `torchrun --nproc_per_node 8 -m openai-oss-sft-lora`, which runs openai-oss-sft-lora.py).
+    assert.deepEqual(
+      analyzeShell('torchrun --nproc_per_node 8 -m openai-oss-sft-lora --bf16 true\n').references.map((r) => r.path),
+      ['openai-oss-sft-lora.py'],
+    );
     assert.deepEqual(
       analyzeShell('torchrun --nproc_per_node 2 $SCRIPT --bf16\n').references.filter((r) => r.kind === 'script'),
       [],

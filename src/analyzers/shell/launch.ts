@@ -64,8 +64,12 @@ import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
 import { referenceByFlags, subcommandObjective } from './reference-flags';
 
-/** A Python module's dotted name (`python -m pkg.train.sft`). */
-const DOTTED_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
+/**
+ * A Python module's dotted name (`python -m pkg.train.sft`). `-m` finds a module by its file's name, which the path
+ * finder does not check for an identifier: `-m openai-oss-sft-lora` runs openai-oss-sft-lora.py
+ * (Scicom-AI-Enterprise-Organization/small-ablation; importlib.util.find_spec finds it).
+ */
+const DOTTED_NAME = /^[\w][\w-]*(?:\.[\w][\w-]*)*$/;
 
 /**
  * Packages whose modules a launch line runs from the installation, not from the checkout (`python -m
