@@ -162,6 +162,13 @@ export function notRead(
   refusal: string | undefined,
 ): ReturnType<typeof msg> | undefined {
   if (refusal) return msg('the referenced file {0} is not read: {1}', ref.path, refusal);
+  // A DeepSpeed config not there leaves the run's ZeRO stage and offload unknown: said, as the estimate goes without.
+  if (text === undefined && ref.kind === 'deepspeed')
+    return msg(
+      'referenced file not found: {0} (looked for {1}); the estimate is without ZeRO and offload, which the file would set',
+      ref.path,
+      target,
+    );
   if (text === undefined) return msg('referenced file not found: {0} (looked for {1})', ref.path, target);
   const notDeepspeed = ref.kind === 'deepspeed' ? notADeepspeedConfig(text) : undefined;
   if (notDeepspeed)
