@@ -38,6 +38,7 @@ import {
 import { foundElsewhere } from './found-elsewhere';
 import { isMakefile, makefileLaunch } from './makefile';
 import { withVendoredVerl } from './vendored-verl';
+import { shippedDeepspeedFormat } from '../deepspeed-json/bundled';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -459,7 +460,8 @@ class FileCollection {
     const note = t === undefined ? undefined : foundElsewhere(at, ref, found);
     if (note) this.collected.problems.push(note);
     // A file a tool ships, named as its examples do, read as published when none is there.
-    const shipped = t === undefined && !refusal ? shippedFile(ref, from.format) : undefined;
+    const shippedFormat = shippedDeepspeedFormat(from.format, from.self.facts.tools);
+    const shipped = t === undefined && !refusal ? shippedFile(ref, shippedFormat) : undefined;
     if (shipped) {
       const hydra = ref.hydra ? hydraHow(ref, from.how, file) : {};
       this.visit(shipped.file, shipped.text, { role: 'referenced', depth, ...shipped.how, ...hydra });

@@ -4,7 +4,7 @@
 // shown as that tool's default. The entries list the memory settings each file writes (the rest of each file is
 // batch-size and precision "auto" values that the trainer fills in, and logging), as published in
 // axolotl-ai-cloud/axolotl deepspeed_configs/ and hiyouga/LLaMA-Factory examples/deepspeed/.
-import type { Format } from '../facts';
+import type { Format, Tool } from '../facts';
 
 export interface BundledDeepspeed {
   readonly tool: 'axolotl' | 'llamafactory';
@@ -157,6 +157,17 @@ export function bundledNote(b: BundledDeepspeed): { owner: string; note: string 
 /** The synthetic file name under which a bundled config is analyzed. */
 export function bundledFileName(b: BundledDeepspeed): string {
   return `${OWNER[b.tool].name}: ${b.path}`;
+}
+
+/**
+ * The format whose shipped DeepSpeed files a file names: its own, or for a launch line the tool it runs
+ * (Zhou-bl/Toy-LIMA: `deepspeed src/train_bash.py --deepspeed /abs/.../LLaMA-Factory/examples/deepspeed/
+ * ds_z2_offload_config.json --stage sft ...` from a checkout that lacks the file is LLaMA-Factory's ZeRO-2 offload).
+ */
+export function shippedDeepspeedFormat(format: Format | undefined, tools: readonly Tool[]): Format | undefined {
+  if (format !== 'shell') return format;
+  const tool = (Object.keys(OWNER) as BundledDeepspeed['tool'][]).find((t) => tools.includes(t));
+  return tool ? OWNER[tool].format : undefined;
 }
 
 /** The tool whose shipped DeepSpeed files a config of `format` names, if it ships any. */
