@@ -2,6 +2,7 @@
 // targets read in the trainer's module, with lines quoted from the repositories that showed them.
 import * as assert from 'node:assert/strict';
 import { grpoBatchRule, trainerLoraTargets } from '../../src/analyzers/hf-python/grpo-forks';
+import { analyzeHfPython } from '../../src/analyzers/hf-python';
 
 describe('GRPO trainers of the project', () => {
   it("reads TRL 0.14's rule (prompts, each generated num_generations times) and 0.15's (completions)", () => {
@@ -42,5 +43,18 @@ describe('GRPO trainers of the project', () => {
     assert.equal(trainerLoraTargets('model = get_peft_model(model, peft_config)\n'), undefined);
     // A name the module does not define as a collector of linear layers is not read.
     assert.equal(trainerLoraTargets('peft_config.target_modules = pick_targets(model)\n'), undefined);
+  });
+
+  it('reads a trainer named as a TRL trainer with a word of its own as that trainer, and SPPOTrainer as none', () => {
+    // xuanduy04/trl_tool@5323a54 scripts/main/main_grpo_tool.py: GRPOToolTrainer extends GRPOTrainer in the repository's
+    // vendored TRL (trl/trainer/grpo_tool_trainer.py:74).
+    const script = (cls: string) =>
+      `from trl import ${cls}\ntrainer = ${cls}(model="Qwen/Qwen2.5-3B", args=training_args)\ntrainer.train()\n`;
+    const fact = (cls: string, key: string) => analyzeHfPython(script(cls)).facts.find((f) => f.key === key)?.value;
+    assert.equal(fact('GRPOToolTrainer', 'rollout'), 'grpo');
+    assert.equal(fact('GRPOToolTrainer', 'hfTrainer'), 'GRPOTrainer');
+    assert.equal(fact('CustomDPOTrainer', 'preference'), 'dpo');
+    // ZIYU-DEEP/eva's SPPOTrainer (a DPOTrainer copy over transformers' Trainer): no TRL trainer by its name.
+    assert.equal(fact('SPPOTrainer', 'hfTrainer'), undefined);
   });
 });

@@ -338,11 +338,16 @@ function unslothTrainerClasses(file: PythonFile): void {
  * copy over transformers' Trainer) is no PPOTrainer.
  */
 const NAMED_AFTER_TRL = new RegExp(`^\\w*?[a-z0-9_]${TRL_TRAINERS.source.slice(1)}`);
+/**
+ * A class named as a TRL trainer with a word of its own before `Trainer` (xuanduy04/trl_tool's GRPOToolTrainer,
+ * `class GRPOToolTrainer(GRPOTrainer)` in its vendored TRL): that trainer.
+ */
+const TRL_NAME_EXTENDED = new RegExp(`${TRL_TRAINERS.source.slice(0, -'Trainer$'.length)}[A-Z][A-Za-z0-9]*Trainer$`);
 
 /**
  * The transformers or TRL trainer a class is: the class itself, the library class a class of this file extends
- * (localTrainers), or, for a class defined in another file, the TRL trainer its name ends with (`byName`: said where
- * it is called, as the class may change what its base keeps).
+ * (localTrainers), or, for a class defined in another file, the TRL trainer its name ends with or starts with
+ * (`byName`: said where it is called, as the class may change what its base keeps).
  */
 export function libraryTrainer(file: PythonFile, name: string): { trainer: string; byName?: true } | undefined {
   const local = file.localTrainers.get(name);
@@ -351,7 +356,7 @@ export function libraryTrainer(file: PythonFile, name: string): { trainer: strin
   // `class Trainer:` runs a written-out loop).
   if (file.localClasses.has(name)) return undefined;
   if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return { trainer: name };
-  const m = NAMED_AFTER_TRL.exec(name);
+  const m = NAMED_AFTER_TRL.exec(name) ?? TRL_NAME_EXTENDED.exec(name);
   return m ? { trainer: `${m[1]}Trainer`, byName: true } : undefined;
 }
 
