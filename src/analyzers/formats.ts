@@ -83,8 +83,9 @@ const SHELL_LAUNCH = new RegExp(
     String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|autotrain${GAP}--config|ludwig${GAP}(?:train|experiment)|` +
     String.raw`arctic_training|openrlhf\.cli\.train_\w+|` +
     String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.\w+\.main_\w+|python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b|` +
-    // `python -m pkg.train.sft`: a module named for training (a module such as pip is no launch).
-    String.raw`\bpython3?(?:${GAP}-[A-Za-z]+)*${GAP}-m${GAP}[\w.]*(?:train|tune|sft|dpo|grpo|orpo|kto|ppo|rlhf|distill)[\w.]*|` +
+    // `python -m pkg.train.sft`, `-m llama_recipes.finetuning`: a module named for training (a module such as pip is no
+    // launch).
+    String.raw`\bpython3?(?:${GAP}-[A-Za-z]+)*${GAP}-m${GAP}[\w.]*(?:train|tune|tuning|sft|dpo|grpo|orpo|kto|ppo|rlhf|distill)[\w.]*|` +
     // The interpreter in a variable: `PYTHON_BIN="${PYTHON:-python3}"`, then `$PYTHON_BIN src/train.py`.
     String.raw`(?:^|[\s;&|(])\$\{?[A-Za-z_]*(?:PYTHON|[Pp]ython)\w*\}?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py\b`,
   'm',

@@ -62,6 +62,7 @@ export { deepspeedRef } from './launchers';
 import { llamafactoryBashEra, llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
+import { isLlamaRecipesFinetuning, llamaRecipesLaunch } from './llama-recipes';
 import { referenceByFlags, subcommandObjective } from './reference-flags';
 
 /**
@@ -683,7 +684,7 @@ function programLaunch(
 
 /**
  * A framework's entry point the line runs (ms-swift, OpenRLHF, verl, rl2, torchtitan, NeMo-RL, Oumi, XTuner,
- * align-anything; Megatron-LM's pretraining scripts, said as not modeled).
+ * llama-recipes, align-anything; Megatron-LM's pretraining scripts, said as not modeled).
  */
 function frameworkLaunch(
   l: Launch,
@@ -710,6 +711,7 @@ function frameworkLaunch(
         : undefined;
   if (configured) return configLaunch(l, fields, scriptAt, opaque, launcherTool, configured);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
+  if (isLlamaRecipesFinetuning(script)) return llamaRecipesLaunch(l, fields, scriptAt, opaque, launcherTool);
   const alignConfig = alignAnythingConfig(script);
   if (alignConfig) return alignAnythingLaunch(l, fields, scriptAt, alignConfig, opaque, launcherTool);
   if (fields[scriptAt] && isMegatronPretraining(script, fields, scriptAt + 1))

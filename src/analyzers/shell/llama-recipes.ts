@@ -1,0 +1,275 @@
+// llama-recipes' fine-tuning entry (meta-llama/llama-recipes, renamed llama-cookbook): `torchrun --nproc_per_node 4
+// recipes/quickstart/finetuning/finetuning.py --enable_fsdp --use_peft --peft_method lora --model_name ...`, or
+// `python -m llama_recipes.finetuning ...`. fire.Fire(main) hands every `--name value` to main(**kwargs), whose
+// update_config sets the field of that name on train_config and fsdp_config (`--fsdp_config.pure_bf16` names the
+// class), on quantization_config when --quantization is set, and on lora_config through generate_peft_config
+// (src/llama_cookbook/finetuning.py main, utils/config_utils.py update_config). What main does with them:
+// - the model is loaded in bf16 (fp16 with use_fp16; llama-cookbook's "auto" is the checkpoint's dtype, 16-bit for the
+//   Llama models it takes) whatever else is set, and trained in that dtype: autocast only with use_fp16
+//   (utils/train_utils.py train), torch's AdamW over those parameters;
+// - enable_fsdp wraps it in FSDP1 (FULL_SHARD, CPUOffload with fsdp_cpu_offload, use_orig_params with PEFT) and
+//   checkpoints every decoder layer (fsdp_activation_checkpointing, default True: apply_fsdp_checkpointing); without
+//   it nothing checkpoints and no DDP wraps the model (each process trains a whole copy);
+// - use_peft with peft_method lora: PEFT LoRA from lora_config (r 8, alpha 32, q_proj and v_proj, dropout 0.05);
+// - quantization "4bit" / "8bit": bitsandbytes through quantization_config (quant_type fp4, no double quant);
+// - batch_size_training (4) rows of context_length (4096) tokens when batching_strategy is "packing", rows padded to
+//   the longest of the batch when "padding"; gradient_accumulation_steps (1).
+// Fire reads each value as a Python literal: `--enable_fsdp` alone is True, `--enable_fsdp False` is False, and a
+// word that is no literal (`false`) is a non-empty string, which is true. Sources: meta-llama/llama-cookbook@0e00335
+// src/llama_cookbook/configs/{training,fsdp,peft,quantization}.py and finetuning.py. Pure.
+import { msg, type CanonicalKey, type FactValue, type Unknown } from '../facts';
+import { parseArgs, type Opt } from './args';
+import type { Field } from './fields';
+import type { CmdResult, Launch } from './launch';
+import type { Tool } from '../facts';
+
+const TOOL: Tool = 'pytorch';
+const SOURCE = 'meta-llama/llama-cookbook@0e00335 src/llama_cookbook';
+
+/** llama-recipes' fine-tuning entry: its module, or the quickstart script that runs it. */
+export function isLlamaRecipesFinetuning(script: string): boolean {
+  return (
+    /^llama_(recipes|cookbook)\.finetuning$/.test(script) ||
+    /(^|\/)(recipes\/quickstart|getting-started)\/finetuning\/finetuning\.py$/.test(script) ||
+    /(^|\/)llama_(recipes|cookbook)\/finetuning\.py$/.test(script)
+  );
+}
+
+/** A value as fire reads it: a Python literal (int, float, True / False / None, a quoted string), else the word. */
+type Literal = number | boolean | string | null;
+
+function fireValue(o: Opt): Literal | Unknown {
+  if (!o.value) return true;
+  if (o.value.unknown !== undefined) return { unknown: o.value.unknown };
+  const t = o.value.text.trim();
+  if (/^-?\d+$/.test(t)) return Number(t);
+  if (/^-?\d*\.\d+(e-?\d+)?$|^-?\d+e-?\d+$/i.test(t)) return Number(t);
+  if (t === 'True' || t === 'False') return t === 'True';
+  if (t === 'None') return null;
+  return t.replace(/^(['"])(.*)\1$/, '$2');
+}
+
+/** Python's truth of a value fire read. */
+const truthy = (v: Literal): boolean => (typeof v === 'string' ? v.length > 0 : Boolean(v));
+
+/** The options by the field they set: `--fsdp_config.pure_bf16` and `--pure_bf16` alike, the last one winning. */
+function byField(opts: readonly Opt[]): Map<string, Opt> {
+  const out = new Map<string, Opt>();
+  for (const o of opts) out.set(o.name.replace(/^(train|fsdp|lora|quantization)_config\./, ''), o);
+  return out;
+}
+
+/** Reading the line: its options, where the entry's word is, and what is emitted. */
+interface Reading {
+  readonly l: Launch;
+  readonly opts: Map<string, Opt>;
+  readonly at: Field;
+}
+
+/** The field's value from the line, else its default said at the entry's word. */
+function value(r: Reading, field: string, dflt: Literal): Literal | Unknown {
+  const o = r.opts.get(field);
+  return o ? fireValue(o) : dflt;
+}
+
+/** A fact of `key` from the field's option, else the default of llama-recipes stated at the entry. */
+function emit(
+  r: Reading,
+  key: CanonicalKey,
+  field: string,
+  v: FactValue | Unknown,
+  dfltNote: string | undefined,
+): void {
+  const o = r.opts.get(field);
+  if (o) {
+    r.l.fact(key, o.rawKey, o.keySpan, o.value?.span ?? o.keySpan, v, TOOL);
+    return;
+  }
+  const note = dfltNote ?? `llama-recipes' ${field} defaults to ${String(v)}`;
+  r.l.toolDefault({
+    key,
+    rawKey: field,
+    value: v,
+    rawValue: field,
+    at: r.at.span,
+    tool: TOOL,
+    note: `${note} (${SOURCE})`,
+  });
+}
+
+/** `torchrun ... finetuning.py --enable_fsdp ...` (or `-m llama_recipes.finetuning`): the run main() makes of it. */
+export function llamaRecipesLaunch(
+  l: Launch,
+  fields: readonly Field[],
+  scriptAt: number,
+  opaque: (f: Field) => void,
+  launcherTool: Tool | undefined,
+): CmdResult {
+  const p = parseArgs(fields, scriptAt + 1, () => 'one', false, false, opaque);
+  const r: Reading = { l, opts: byField(p.opts), at: fields[scriptAt] };
+  l.tool(TOOL);
+  model(r);
+  batch(r);
+  precision(r);
+  const fsdp = parallelism(r);
+  adapters(r, fsdp);
+  l.r.training = true;
+  l.r.launcherTool = launcherTool;
+  return l.r;
+}
+
+function model(r: Reading): void {
+  const o = r.opts.get('model_name');
+  if (!o) {
+    r.l.notStatic(
+      r.at.span,
+      msg("llama-recipes' model_name defaults to a placeholder path: pass --model_name"),
+      'model_name',
+    );
+    return;
+  }
+  const v = fireValue(o);
+  r.l.fact('model', o.rawKey, o.keySpan, o.value?.span ?? o.keySpan, typeof v === 'string' ? v : asUnknown(v), TOOL);
+}
+
+const asUnknown = (v: Literal | Unknown): Unknown =>
+  typeof v === 'object' && v !== null ? v : { unknown: `${String(v)} is no path or Hub id` };
+
+const positive = (v: Literal | Unknown): FactValue | Unknown =>
+  typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : asUnknown(v);
+
+function batch(r: Reading): void {
+  emit(r, 'microBatchSize', 'batch_size_training', positive(value(r, 'batch_size_training', 4)), undefined);
+  const gas = positive(value(r, 'gradient_accumulation_steps', 1));
+  emit(r, 'gradientAccumulationSteps', 'gradient_accumulation_steps', gas, undefined);
+  emit(r, 'seqLen', 'context_length', positive(value(r, 'context_length', 4096)), undefined);
+  const strategy = value(r, 'batching_strategy', 'packing');
+  const lengths =
+    strategy === 'packing'
+      ? 'fixed'
+      : strategy === 'padding'
+        ? 'variable'
+        : { unknown: `batching_strategy ${JSON.stringify(strategy)} is neither "packing" nor "padding"` };
+  emit(r, 'batchLengths', 'batching_strategy', lengths, `llama-recipes' batching_strategy defaults to "packing"`);
+}
+
+/** The model in bf16 (fp16 with use_fp16), trained in that dtype; fp16 autocast with use_fp16. */
+function precision(r: Reading): void {
+  const fp16 = value(r, 'use_fp16', false);
+  const half = typeof fp16 === 'object' && fp16 !== null ? fp16 : truthy(fp16) ? 'fp16' : 'bf16';
+  emit(r, 'weightsDtype', 'use_fp16', half, 'llama-recipes loads the model in bf16 unless use_fp16 (finetuning.py)');
+  const autocast = half === 'fp16' ? 'fp16' : typeof half === 'object' ? half : 'none';
+  emit(r, 'mixedPrecision', 'use_fp16', autocast, 'llama-recipes autocasts only under use_fp16 (utils/train_utils.py)');
+  emit(r, 'optimizer', 'optimizer', 'adamw', "llama-recipes steps torch's AdamW over the model's parameters");
+}
+
+/** FSDP1 and its checkpointing under enable_fsdp; without it, whole copies and no checkpointing. */
+function parallelism(r: Reading): boolean {
+  const on = value(r, 'enable_fsdp', false);
+  if (typeof on === 'object' && on !== null) {
+    emit(r, 'fsdp', 'enable_fsdp', on, undefined);
+    return false;
+  }
+  const fsdp = truthy(on);
+  emit(r, 'fsdp', 'enable_fsdp', fsdp ? 'full_shard' : 'none', "llama-recipes' enable_fsdp defaults to False");
+  if (!fsdp) {
+    emit(
+      r,
+      'ddpWrap',
+      'enable_fsdp',
+      false,
+      'without enable_fsdp llama-recipes wraps no DDP: each process trains a copy',
+    );
+    emit(r, 'gradientCheckpointing', 'enable_fsdp', 'none', 'llama-recipes checkpoints only under FSDP');
+    return false;
+  }
+  emit(r, 'fsdpVersion', 'enable_fsdp', 1, 'llama-recipes wraps the model in FSDP1 (torch.distributed.fsdp)');
+  // llama-cookbook passes use_orig_params=use_peft (or freeze_LLM_only); llama-recipes before it passed none (False).
+  const peft = value(r, 'use_peft', false);
+  const orig = typeof peft === 'object' && peft !== null ? peft : truthy(peft);
+  emit(r, 'fsdpUseOrigParams', 'use_peft', orig, 'llama-cookbook builds FSDP with use_orig_params=use_peft');
+  const offload = value(r, 'fsdp_cpu_offload', false);
+  emit(
+    r,
+    'fsdpOffload',
+    'fsdp_cpu_offload',
+    typeof offload === 'object' && offload ? offload : truthy(offload),
+    undefined,
+  );
+  const ckpt = value(r, 'fsdp_activation_checkpointing', true);
+  const gc = typeof ckpt === 'object' && ckpt !== null ? ckpt : truthy(ckpt) ? 'full' : 'none';
+  const every = "llama-recipes' fsdp_activation_checkpointing defaults to True: every decoder layer is checkpointed";
+  emit(r, 'gradientCheckpointing', 'fsdp_activation_checkpointing', gc, every);
+  return true;
+}
+
+/** PEFT LoRA from lora_config, over bitsandbytes weights with --quantization. */
+function adapters(r: Reading, fsdp: boolean): void {
+  const quant = value(r, 'quantization', null);
+  const bits = quant === '4bit' ? 4 : quant === '8bit' || quant === true ? 8 : undefined;
+  const peft = value(r, 'use_peft', false);
+  const method = value(r, 'peft_method', 'lora');
+  const lora = typeof peft !== 'object' && peft !== null && truthy(peft) && method === 'lora';
+  if (typeof peft !== 'object' && peft !== null && truthy(peft) && method !== 'lora') {
+    const o = r.opts.get('peft_method');
+    r.l.warnNotModeled(
+      msg('peft_method {0}: only LoRA is modeled; the estimate trains every weight', String(method)),
+      o?.keySpan ?? r.at.span,
+      'peft_method',
+    );
+  }
+  if (bits !== undefined) quantization(r, bits);
+  else if (quant !== null && quant !== false) emit(r, 'quantBits', 'quantization', asUnknown(quant), undefined);
+  if (!lora) {
+    emit(r, 'method', 'use_peft', bits ? { unknown: 'quantized weights that nothing trains' } : 'full', undefined);
+    return;
+  }
+  emit(r, 'method', 'use_peft', bits ? 'qlora' : 'lora', undefined);
+  emit(r, 'loraR', 'r', positive(value(r, 'r', 8)), "llama-recipes' lora_config.r defaults to 8");
+  emit(
+    r,
+    'loraAlpha',
+    'lora_alpha',
+    positive(value(r, 'lora_alpha', 32)),
+    "llama-recipes' lora_config.lora_alpha defaults to 32",
+  );
+  const dropout = value(r, 'lora_dropout', 0.05);
+  emit(r, 'loraDropout', 'lora_dropout', typeof dropout === 'number' ? dropout : asUnknown(dropout), undefined);
+  emit(r, 'loraTargets', 'target_modules', targetModules(r), "llama-recipes' lora_config targets q_proj and v_proj");
+  if (fsdp && bits === 8)
+    r.l.notStatic(r.at.span, msg('8bit quantization is not supported with FSDP: llama-recipes raises'), 'quantization');
+}
+
+function quantization(r: Reading, bits: 4 | 8): void {
+  emit(r, 'quantBits', 'quantization', bits, undefined);
+  if (bits !== 4) return;
+  const type = value(r, 'quant_type', 'fp4');
+  emit(
+    r,
+    'quantType',
+    'quant_type',
+    type === 'nf4' || type === 'fp4' ? type : asUnknown(type),
+    "llama-recipes' quantization_config.quant_type defaults to fp4",
+  );
+  const dq = value(r, 'use_double_quant', false);
+  emit(
+    r,
+    'doubleQuant',
+    'use_double_quant',
+    typeof dq === 'object' && dq ? dq : truthy(dq as Literal),
+    "llama-recipes' quantization_config.use_double_quant defaults to False",
+  );
+}
+
+/** lora_config.target_modules: a list fire reads as a Python literal (`--target_modules "['q_proj','k_proj']"`). */
+function targetModules(r: Reading): FactValue | Unknown {
+  const o = r.opts.get('target_modules');
+  if (!o) return ['q_proj', 'v_proj'];
+  const v = fireValue(o);
+  if (typeof v !== 'string') return asUnknown(v);
+  const list = /^\[(.*)\]$/s.exec(v.trim())?.[1];
+  const names = list?.split(',').map((x) => x.trim().replace(/^(['"])(.*)\1$/, '$2'));
+  if (names && names.length > 0 && names.every((n) => /^[\w.]+$/.test(n))) return names;
+  // A bare word is a string, which PEFT matches as a regular expression over the module names.
+  return /^[\w.]+$/.test(v) ? [v] : { unknown: `target_modules ${v} is not a list fire reads` };
+}
