@@ -39,6 +39,7 @@ import { foundElsewhere } from './found-elsewhere';
 import { isMakefile, makefileLaunch } from './makefile';
 import { withVendoredVerl } from './vendored-verl';
 import { shippedDeepspeedFormat } from '../deepspeed-json/bundled';
+import { withoutUnreadOptions } from './unread-options';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -375,6 +376,15 @@ class FileCollection {
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
     this.settleOwnEvaluationStrategy(from.self, found.path);
     this.settleFlagObjective(from.self);
+    this.settleUnreadOptions(from.self, found.path);
+  }
+
+  /** A launch line's sequence length from an option its script declares and nothing of the run reads: none. */
+  private settleUnreadOptions(launcher: AnalyzedFile, script: string): void {
+    const read = this.collected.files.find((f) => f.file === script);
+    if (read?.facts.format !== 'hf-python') return;
+    const modules = this.collected.files.filter((f) => f !== read && f.facts.format === 'hf-python');
+    this.launcherFacts(launcher, (facts) => withoutUnreadOptions(facts, read, modules));
   }
 
   /**

@@ -1,0 +1,61 @@
+// A launch line's option that its script declares and never reads (mesolitica/malaya's qwen2.5 72B run passes
+// `--block_size 24576` to a train.py whose DataTrainingArguments declares block_size, a field copied from run_clm, and
+// trains on pre-packed 8,192-token rows: nothing reads the field). The launcher reads a sequence length from such
+// flags by their names (shell/flags.ts); where the script is read and the name stands nowhere in it but in its
+// declaration, nor in a project module it imports, the flag sets nothing of the run. Only names no Trainer or TRL
+// config reads itself count: a `max_seq_length` field of the script's SFTConfig subclass is read by TRL. Pure.
+import { msg, type ConfigFacts, type Fact, type ParseProblem } from '../facts';
+import type { AnalyzedFile } from '../resolve';
+
+/** Sequence-length flags read by name that only the script's own code reads (no Trainer or TRL config field). */
+const SCRIPT_ONLY = new Set([
+  'block_size',
+  'model_max_length',
+  'cutoff_len',
+  'seq_length',
+  'max_seq_len',
+  'sequence_len',
+]);
+
+/**
+ * A script that reads its arguments by a name computed at run time (`vars(args)`, `asdict(...)`, `getattr(a, k)`; not
+ * `getattr(torch, model_args.torch_dtype)`, which reads a library's attribute).
+ */
+const DYNAMIC_READ =
+  /\bvars\s*\(|\basdict\s*\(|__dict__|\bgetattr\s*\(\s*(?!torch\b|nn\b|np\b|math\b)\w+\s*,\s*[^'"\s]/;
+
+/** The launcher's facts without the options its script declares and never reads, with a note at each such flag. */
+export function withoutUnreadOptions(
+  launcher: ConfigFacts,
+  script: AnalyzedFile,
+  modules: readonly AnalyzedFile[],
+): ConfigFacts {
+  const declared = new Map((script.facts.options ?? []).map((o) => [o.name, o]));
+  const texts = [script.text, ...modules.map((m) => m.text)];
+  if (declared.size === 0 || texts.some((t) => DYNAMIC_READ.test(t))) return launcher;
+  const unread = (f: Fact): boolean => {
+    const name = f.rawKey.replace(/^-+/, '').replace(/-/g, '_');
+    if (f.key !== 'seqLen' || !SCRIPT_ONLY.has(name) || !declared.has(name)) return false;
+    const word = new RegExp(`\\b${name}\\b`, 'g');
+    return texts.reduce((n, t) => n + (t.match(word)?.length ?? 0), 0) === 1;
+  };
+  const dropped = launcher.facts.filter(unread);
+  if (dropped.length === 0) return launcher;
+  const notes = dropped.map((f): ParseProblem => {
+    const o = declared.get(f.rawKey.replace(/^-+/, '').replace(/-/g, '_'))!;
+    return {
+      code: 'no-effect',
+      severity: 'info',
+      ...msg(
+        '{0}: the script declares it ({1}, line {2}) but nothing of the run reads it: it sets no sequence length',
+        f.rawKey,
+        o.where,
+        String(o.line),
+      ),
+      span: f.keySpan,
+      rawKey: f.rawKey,
+    };
+  });
+  const facts = launcher.facts.filter((f) => !dropped.includes(f));
+  return { ...launcher, facts, problems: [...launcher.problems, ...notes] };
+}
