@@ -13,6 +13,7 @@ import { assignedName, children, clip, isModelLoad, span } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
 import { isLitgptModel } from './litgpt-api';
 import { sequenceLength } from './sequence-length';
+import { loopReferenceModel } from './loop-preference';
 
 const LOOP = 'pytorch' satisfies Tool;
 
@@ -52,6 +53,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
   sequenceLength(file, calls, LOOP);
   configUseCache(file);
   keptOutputs(file, loop, models);
+  loopReferenceModel(file, calls);
 }
 
 // ---- Finding the loop ----

@@ -13,6 +13,9 @@ const WHOLE_BATCH_LOGPS: ReadonlySet<Tool | undefined> = new Set<Tool>([
   'rl2',
   // ArcticTraining's DPOTrainer: get_logprobs over logits.to(torch.float32) (trainer/dpo_trainer.py).
   'arctic-training',
+  // A DPO loop the script writes (hf-python/loop-preference.ts), as DeepSpeed-Chat's: `.logits.to(torch.float32)`,
+  // then one log_softmax over the batch, the reference implementation's _get_batch_logps.
+  'pytorch',
 ]);
 
 /**
