@@ -54,6 +54,8 @@ describe('GRPO trainers of the project', () => {
     assert.equal(fact('GRPOToolTrainer', 'rollout'), 'grpo');
     assert.equal(fact('GRPOToolTrainer', 'hfTrainer'), 'GRPOTrainer');
     assert.equal(fact('CustomDPOTrainer', 'preference'), 'dpo');
+    // A prefix whose last letters are capitals (xirui-li/VisualThinker-R1-Zero's Qwen2VLGRPOTrainer) still names one.
+    assert.equal(fact('Qwen2VLGRPOTrainer', 'hfTrainer'), 'GRPOTrainer');
     // ZIYU-DEEP/eva's SPPOTrainer (a DPOTrainer copy over transformers' Trainer): no TRL trainer by its name.
     assert.equal(fact('SPPOTrainer', 'hfTrainer'), undefined);
   });

@@ -333,11 +333,13 @@ function unslothTrainerClasses(file: PythonFile): void {
 }
 
 /**
- * A class named after a TRL trainer it extends (`ONN_GRPOTrainer`, `CustomDPOTrainer`): the TRL trainer's name, which
- * starts a word of the class's name. `SPPOTrainer` (ZIYU-DEEP/eva: self-play preference optimization, a DPOTrainer
- * copy over transformers' Trainer) is no PPOTrainer.
+ * A class named after a TRL trainer it extends (`ONN_GRPOTrainer`, `CustomDPOTrainer`, `Qwen2VLGRPOTrainer`): the TRL
+ * trainer's name after a prefix that is a word of its own, with a lowercase letter, a digit or an underscore in it.
+ * `SPPOTrainer` (ZIYU-DEEP/eva: self-play preference optimization, a DPOTrainer copy over transformers' Trainer) is no
+ * PPOTrainer: its `S` is a letter of the acronym.
  */
-const NAMED_AFTER_TRL = new RegExp(`^\\w*?[a-z0-9_]${TRL_TRAINERS.source.slice(1)}`);
+const NAMED_AFTER_TRL = new RegExp(`^(\\w+?)${TRL_TRAINERS.source.slice(1)}`);
+
 /**
  * A class named as a TRL trainer with a word of its own before `Trainer` (xuanduy04/trl_tool's GRPOToolTrainer,
  * `class GRPOToolTrainer(GRPOTrainer)` in its vendored TRL): that trainer.
@@ -356,8 +358,16 @@ export function libraryTrainer(file: PythonFile, name: string): { trainer: strin
   // `class Trainer:` runs a written-out loop).
   if (file.localClasses.has(name)) return undefined;
   if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return { trainer: name };
-  const m = NAMED_AFTER_TRL.exec(name) ?? TRL_NAME_EXTENDED.exec(name);
-  return m ? { trainer: `${m[1]}Trainer`, byName: true } : undefined;
+  const trainer = trlTrainerNamed(name);
+  return trainer ? { trainer, byName: true } : undefined;
+}
+
+/** The TRL trainer a class defined elsewhere is named after (NAMED_AFTER_TRL, TRL_NAME_EXTENDED), if any. */
+function trlTrainerNamed(name: string): string | undefined {
+  const m = NAMED_AFTER_TRL.exec(name);
+  if (m && /[a-z0-9_]/.test(m[1])) return `${m[2]}Trainer`;
+  const e = TRL_NAME_EXTENDED.exec(name);
+  return e ? `${e[1]}Trainer` : undefined;
 }
 
 /** The note at a call of a class read as the TRL trainer its name ends with. */
