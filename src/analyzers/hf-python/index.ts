@@ -82,7 +82,7 @@ import { noteFireEntry } from './fire';
 import { noteClickCommand } from './click';
 import { noteTyperCommand } from './typer';
 import { loadedAdapter } from './peft-loaded';
-import { ownFusedLoss } from './own-loss';
+import { ownModelCode } from './own-model-code';
 import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
 
@@ -611,8 +611,8 @@ function loraConfig(file: PythonFile, c: SyntaxNode, switchedOff: SyntaxNode[]):
 }
 
 /**
- * What the calls say together once each is read: the Trainer's or the written-out loop's run, a loss its model class
- * computes, checkpointing turned on in the model, kept evaluation logits, prepare_model_for_kbit_training's facts in
+ * What the calls say together once each is read: the Trainer's or the written-out loop's run, the script's own model
+ * code, checkpointing turned on in the model, kept evaluation logits, prepare_model_for_kbit_training's facts in
  * order, Unsloth's checkpointing, LoRA switched off, QLoRA over 4-bit weights, conflicting precisions.
  */
 function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitchedOff: SyntaxNode[]): void {
@@ -622,7 +622,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
-  if (trainer || loop) ownFusedLoss(file, calls);
+  if (trainer || loop) ownModelCode(file, calls);
   if (trainer || loop) dropUnusedConfigs(file, calls);
   // llama-recipes' train(), the loop of a library the file hands its model and train_config to.
   const recipes = trainer || loop ? undefined : llamaRecipesTrainCall(file, calls);
