@@ -202,7 +202,7 @@ export function fromPretrained(file: PythonFile, call: SyntaxNode, modelClass?: 
     };
     emitModel(file, e, 'hf-trainer');
   }
-  const entries = args.entries;
+  const entries = withoutBareQuantization(file, args.entries);
   const named = entries.find((e) => e.rawKey === 'pretrained_model_name_or_path');
   if (!first && named) emitModel(file, named, 'hf-trainer');
   for (const e of entries) mapEntry(file, 'load', e, 'hf-trainer');
@@ -235,6 +235,37 @@ export function fromConfig(file: PythonFile, call: SyntaxNode): void {
   }
   for (const e of args.entries) mapEntry(file, 'load', e, 'hf-trainer');
   file.opaqueSpreads(args.opaque);
+}
+
+/**
+ * A load given `load_in_4bit=True` (or 8-bit) and a `quantization_config` together (emaroppo/phish-gen's kto.py):
+ * recent transformers releases raise ValueError ("You can't pass `load_in_4bit`or `load_in_8bit` as a kwarg when
+ * passing `quantization_config` argument at the same time": hiyouga/LLaMA-Factory#4157 under transformers 4.38.2), where
+ * older ones loaded with the config. The config is read; the bare switch is said at its key and left out.
+ */
+function withoutBareQuantization(file: PythonFile, entries: readonly Entry[]): Entry[] {
+  const config = entries.find((e) => e.rawKey === 'quantization_config');
+  const configValue = config ? file.valueOf(config) : undefined;
+  if (!config || (configValue?.k === 'lit' && configValue.v === null)) return [...entries];
+  const bare = entries.filter((e) => {
+    if (e.rawKey !== 'load_in_4bit' && e.rawKey !== 'load_in_8bit') return false;
+    const v = file.valueOf(e);
+    return v.k === 'lit' && v.v === true;
+  });
+  for (const e of bare)
+    file.problem(
+      'invalid-value',
+      'warning',
+      msg(
+        '{0}=True beside quantization_config: recent transformers releases raise ValueError ("You can\'t pass ' +
+          'load_in_4bit or load_in_8bit as a kwarg when passing quantization_config"); the estimate reads ' +
+          'quantization_config',
+        e.rawKey,
+      ),
+      e.keySpan,
+      e.rawKey,
+    );
+  return entries.filter((e) => !bare.includes(e));
 }
 
 export function bnbCall(file: PythonFile, call: SyntaxNode): void {
