@@ -220,8 +220,7 @@ function afterWalk(
   imports: SyntaxNode[],
   entries: readonly string[],
 ): void {
-  // A settled helper module: only what runs for the script is read (the functions it calls, and theirs), and a call on
-  // a branch known not to run is not.
+  // A settled helper module: only what runs for the script (the functions it calls, and theirs, on branches that run).
   const reachable = file.settled ? reachableCalls(file, allCalls, entries) : allCalls;
   const calls = file.settled ? reachable.filter((c) => branchTaken(file, c) !== false) : allCalls;
   // A LoraConfig the module builds only on a branch known not to run (`if model_args.lora:` with the script's
