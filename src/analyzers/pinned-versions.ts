@@ -16,6 +16,7 @@ import {
   trlDatedDefaults,
   trlGrpoBetaOfRelease,
   trlGrpoPromptBatchOfRelease,
+  oldRlooNote,
 } from './trl-dated-defaults';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
@@ -158,6 +159,7 @@ export function withPinnedVersions(
     setup = trlQuantized(setup, provenance);
     setup = trlZero3Reentrant(setup, provenance);
   }
+  problems.push(...oldRloo(r, setup.trl_version));
   if (setup === r.setup && problems.length === 0) return r;
   return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...r.problems, ...problems] };
 }
@@ -277,4 +279,17 @@ function peftAdapterDtype(
     };
   }
   return { ...setup, lora: { ...lora, dtype: base } };
+}
+
+/** A warning at an RLOO trainer of a TRL release before its rewrite (trl-dated-defaults.ts oldRlooNote). */
+function oldRloo(r: PipelineResult, trlVersion: string | undefined): Problem[] {
+  const note = oldRlooNote(trlVersion);
+  if (!note) return [];
+  for (const f of r.files) {
+    const fact = f.facts.facts.find((x) => x.key === 'rollout' && x.value === 'rloo');
+    if (!fact) continue;
+    const at = locateOffset(f.file, f.text, fact.keySpan.start, fact.keySpan.end);
+    return [{ ...at, severity: 'warning', code: 'not-modeled', message: note, key: fact.rawKey }];
+  }
+  return [];
 }

@@ -152,3 +152,19 @@ export function transformersOfTrlRelease(
   };
   return { ...setup, transformers_version: LAST_TRANSFORMERS_4 };
 }
+
+/**
+ * TRL's RLOOTrainer before 0.22 is the on-policy trainer of PPOv2's line (trl/trainer/rloo_trainer.py at v0.21.0): it
+ * takes a separate reference policy and a reward model, generates rloo_k completions of response_length tokens (53)
+ * for each prompt in chunks of local_rollout_forward_batch_size, and takes a log_softmax over the whole vocabulary of
+ * each micro-batch; 0.22 rewrote it on GRPO's rollout (num_generations, max_completion_length). The estimate reads the
+ * rewritten trainer's keys and defaults: for an older pin, a warning at the trainer says the rest is not modeled.
+ */
+export function oldRlooNote(trlVersion: string | undefined): string | undefined {
+  if (trlVersion === undefined || !olderThan(trlVersion, 0, 22)) return undefined;
+  return (
+    `TRL ${trlVersion}'s RLOOTrainer (before 0.22) is not modeled: its separate reference policy, its rloo_k ` +
+    'completions of response_length tokens and its log_softmax over the whole vocabulary; the estimate follows ' +
+    "TRL 0.22 and later, whose RLOO runs GRPO's rollout"
+  );
+}

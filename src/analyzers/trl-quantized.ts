@@ -48,7 +48,7 @@ function trainer(s: PreparationFields): { name: string; cleanUp?: readonly [numb
   if (s.rollout)
     return s.rollout.objective === 'online-dpo'
       ? { name: 'OnlineDPOTrainer' }
-      : { name: 'GRPOTrainer', cleanUp: [0, 26] };
+      : { name: 'GRPOTrainer (or RLOOTrainer)', cleanUp: [0, 26] };
   const p = s.preference;
   if (!p) return { name: 'SFTTrainer', cleanUp: [0, 26] };
   if (p.paired === false) return { name: 'KTOTrainer' };
