@@ -190,8 +190,10 @@ function listTargets(t: Targets, listW: WinningFact): void {
   if (!Array.isArray(value)) return;
   let list = value as readonly string[];
   // A comma-separated string given to a script's list option (`--lora_target_modules "q_proj,k_proj"`): the script
-  // splits it (PEFT examples/sft: args.lora_target_modules.split(",")). LoraConfig's own list is taken as written.
-  if (listW.fact.rawKey !== 'target_modules' && list.some((x) => x.includes(','))) {
+  // splits it (PEFT examples/sft: args.lora_target_modules.split(",")). LoraConfig's own list is taken as written, as
+  // is a list of several words, which the option takes as they are (TRL's ModelConfig, `nargs="+"`): the `q_proj,` of
+  // `--lora_target_modules "q_proj", "v_proj"` (hzhang57/opt-r2) names no module, and PEFT adapts v_proj alone.
+  if (listW.fact.rawKey !== 'target_modules' && list.length === 1 && list[0].includes(',')) {
     list = list
       .flatMap((x) => x.split(','))
       .map((x) => x.trim())

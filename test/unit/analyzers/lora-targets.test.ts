@@ -211,6 +211,27 @@ describe('LoRA targets as PEFT reads them', () => {
       [],
     );
   });
+
+  it('a list of several words is taken as written: a trailing comma names no module (hzhang57/opt-r2)', () => {
+    // grpo_trl.sh: `--lora_target_modules "q_proj", "v_proj"` gives TRL's ModelConfig (a list, nargs="+") the words
+    // `q_proj,` and `v_proj`; PEFT matches `q_proj,` to no module and adapts v_proj alone.
+    const script = 'from trl import ModelConfig, SFTConfig, TrlParser\nparser = TrlParser((SFTConfig, ModelConfig))\n';
+    const line =
+      'python sft.py --model_name_or_path Qwen/Qwen2.5-7B --use_peft --lora_target_modules "q_proj", "v_proj"\n';
+    const reader = {
+      read: (p: string): string | undefined => (p === '/w/sft.py' ? script : undefined),
+      join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r),
+    };
+    const r = runPipeline([{ file: '/w/run.sh', text: line }], reader, {});
+    assert.deepEqual(targets(r), ['q_proj,', 'v_proj']);
+    assert.ok(
+      warnings(r).some((w) => /q_proj,: not a module of this qwen2 model; PEFT adapts the other targets/.test(w)),
+    );
+    const e = estimate(r.setup!, {});
+    assert.ok(e.ok);
+    // v_proj alone: 28 layers x r 16 x (3584 in + 512 out), TRL ModelConfig's lora_r 16.
+    assert.equal(e.estimate.parameters.trainable, 28 * 16 * (3584 + 512));
+  });
 });
 
 describe("LoRA targets a scenario leaves to PEFT's default", () => {
