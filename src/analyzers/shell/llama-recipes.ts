@@ -72,6 +72,12 @@ function value(r: Reading, field: string, dflt: Literal): Literal | Unknown {
   return o ? fireValue(o) : dflt;
 }
 
+/** A switch's truth as Python takes it (fire's value, else the default); an unknown value stays unknown. */
+function switchValue(r: Reading, field: string, dflt: boolean): boolean | Unknown {
+  const v = value(r, field, dflt);
+  return typeof v === 'object' && v !== null ? v : truthy(v);
+}
+
 /** A fact of `key` from the field's option, else the default of llama-recipes stated at the entry. */
 function emit(
   r: Reading,
@@ -111,8 +117,9 @@ export function llamaRecipesLaunch(
   model(r);
   batch(r);
   precision(r);
-  const fsdp = parallelism(r);
-  adapters(r, fsdp);
+  const peft = switchValue(r, 'use_peft', false);
+  const fsdp = parallelism(r, peft);
+  adapters(r, fsdp, peft);
   l.r.training = true;
   l.r.launcherTool = launcherTool;
   return l.r;
@@ -123,7 +130,7 @@ function model(r: Reading): void {
   if (!o) {
     r.l.notStatic(
       r.at.span,
-      msg("llama-recipes' model_name defaults to a placeholder path: pass --model_name"),
+      msg('llama-recipes\' model_name defaults to "PATH/to/Model", which names no model: pass --model_name'),
       'model_name',
     );
     return;
@@ -155,8 +162,8 @@ function batch(r: Reading): void {
 
 /** The model in bf16 (fp16 with use_fp16), trained in that dtype; fp16 autocast with use_fp16. */
 function precision(r: Reading): void {
-  const fp16 = value(r, 'use_fp16', false);
-  const half = typeof fp16 === 'object' && fp16 !== null ? fp16 : truthy(fp16) ? 'fp16' : 'bf16';
+  const fp16 = switchValue(r, 'use_fp16', false);
+  const half = typeof fp16 === 'object' ? fp16 : fp16 ? 'fp16' : 'bf16';
   emit(r, 'weightsDtype', 'use_fp16', half, 'llama-recipes loads the model in bf16 unless use_fp16 (finetuning.py)');
   const autocast = half === 'fp16' ? 'fp16' : typeof half === 'object' ? half : 'none';
   emit(r, 'mixedPrecision', 'use_fp16', autocast, 'llama-recipes autocasts only under use_fp16 (utils/train_utils.py)');
@@ -164,13 +171,12 @@ function precision(r: Reading): void {
 }
 
 /** FSDP1 and its checkpointing under enable_fsdp; without it, whole copies and no checkpointing. */
-function parallelism(r: Reading): boolean {
-  const on = value(r, 'enable_fsdp', false);
-  if (typeof on === 'object' && on !== null) {
-    emit(r, 'fsdp', 'enable_fsdp', on, undefined);
+function parallelism(r: Reading, peft: boolean | Unknown): boolean {
+  const fsdp = switchValue(r, 'enable_fsdp', false);
+  if (typeof fsdp === 'object') {
+    emit(r, 'fsdp', 'enable_fsdp', fsdp, undefined);
     return false;
   }
-  const fsdp = truthy(on);
   emit(r, 'fsdp', 'enable_fsdp', fsdp ? 'full_shard' : 'none', "llama-recipes' enable_fsdp defaults to False");
   if (!fsdp) {
     emit(
@@ -185,32 +191,22 @@ function parallelism(r: Reading): boolean {
   }
   emit(r, 'fsdpVersion', 'enable_fsdp', 1, 'llama-recipes wraps the model in FSDP1 (torch.distributed.fsdp)');
   // llama-cookbook passes use_orig_params=use_peft (or freeze_LLM_only); llama-recipes before it passed none (False).
-  const peft = value(r, 'use_peft', false);
-  const orig = typeof peft === 'object' && peft !== null ? peft : truthy(peft);
-  emit(r, 'fsdpUseOrigParams', 'use_peft', orig, 'llama-cookbook builds FSDP with use_orig_params=use_peft');
-  const offload = value(r, 'fsdp_cpu_offload', false);
-  emit(
-    r,
-    'fsdpOffload',
-    'fsdp_cpu_offload',
-    typeof offload === 'object' && offload ? offload : truthy(offload),
-    undefined,
-  );
-  const ckpt = value(r, 'fsdp_activation_checkpointing', true);
-  const gc = typeof ckpt === 'object' && ckpt !== null ? ckpt : truthy(ckpt) ? 'full' : 'none';
+  emit(r, 'fsdpUseOrigParams', 'use_peft', peft, 'llama-cookbook builds FSDP with use_orig_params=use_peft');
+  emit(r, 'fsdpOffload', 'fsdp_cpu_offload', switchValue(r, 'fsdp_cpu_offload', false), undefined);
+  const ckpt = switchValue(r, 'fsdp_activation_checkpointing', true);
+  const gc = typeof ckpt === 'object' ? ckpt : ckpt ? 'full' : 'none';
   const every = "llama-recipes' fsdp_activation_checkpointing defaults to True: every decoder layer is checkpointed";
   emit(r, 'gradientCheckpointing', 'fsdp_activation_checkpointing', gc, every);
   return true;
 }
 
 /** PEFT LoRA from lora_config, over bitsandbytes weights with --quantization. */
-function adapters(r: Reading, fsdp: boolean): void {
+function adapters(r: Reading, fsdp: boolean, peft: boolean | Unknown): void {
   const quant = value(r, 'quantization', null);
   const bits = quant === '4bit' ? 4 : quant === '8bit' || quant === true ? 8 : undefined;
-  const peft = value(r, 'use_peft', false);
   const method = value(r, 'peft_method', 'lora');
-  const lora = typeof peft !== 'object' && peft !== null && truthy(peft) && method === 'lora';
-  if (typeof peft !== 'object' && peft !== null && truthy(peft) && method !== 'lora') {
+  const lora = peft === true && method === 'lora';
+  if (peft === true && method !== 'lora') {
     const o = r.opts.get('peft_method');
     r.l.warnNotModeled(
       msg('peft_method {0}: only LoRA is modeled; the estimate trains every weight', String(method)),
@@ -251,12 +247,12 @@ function quantization(r: Reading, bits: 4 | 8): void {
     type === 'nf4' || type === 'fp4' ? type : asUnknown(type),
     "llama-recipes' quantization_config.quant_type defaults to fp4",
   );
-  const dq = value(r, 'use_double_quant', false);
+  const dq = switchValue(r, 'use_double_quant', false);
   emit(
     r,
     'doubleQuant',
     'use_double_quant',
-    typeof dq === 'object' && dq ? dq : truthy(dq as Literal),
+    dq,
     "llama-recipes' quantization_config.use_double_quant defaults to False",
   );
 }
