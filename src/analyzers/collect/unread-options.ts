@@ -31,18 +31,21 @@ export function withoutUnreadOptions(
   modules: readonly AnalyzedFile[],
 ): ConfigFacts {
   const declared = new Map((script.facts.options ?? []).map((o) => [o.name, o]));
+  const optionOf = (f: Fact): string => f.rawKey.replace(/^-+/, '').replace(/-/g, '_');
+  // The flags that could be such options first: most launch lines pass none, and the texts are not read then.
+  const candidates = launcher.facts.filter(
+    (f) => f.key === 'seqLen' && SCRIPT_ONLY.has(optionOf(f)) && declared.has(optionOf(f)),
+  );
+  if (candidates.length === 0) return launcher;
   const texts = [script.text, ...modules.map((m) => m.text)];
-  if (declared.size === 0 || texts.some((t) => DYNAMIC_READ.test(t))) return launcher;
-  const unread = (f: Fact): boolean => {
-    const name = f.rawKey.replace(/^-+/, '').replace(/-/g, '_');
-    if (f.key !== 'seqLen' || !SCRIPT_ONLY.has(name) || !declared.has(name)) return false;
-    const word = new RegExp(`\\b${name}\\b`, 'g');
+  if (texts.some((t) => DYNAMIC_READ.test(t))) return launcher;
+  const dropped = candidates.filter((f) => {
+    const word = new RegExp(`\\b${optionOf(f)}\\b`, 'g');
     return texts.reduce((n, t) => n + (t.match(word)?.length ?? 0), 0) === 1;
-  };
-  const dropped = launcher.facts.filter(unread);
+  });
   if (dropped.length === 0) return launcher;
   const notes = dropped.map((f): ParseProblem => {
-    const o = declared.get(f.rawKey.replace(/^-+/, '').replace(/-/g, '_'))!;
+    const o = declared.get(optionOf(f))!;
     return {
       code: 'no-effect',
       severity: 'info',

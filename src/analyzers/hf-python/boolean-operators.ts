@@ -61,20 +61,16 @@ interface Reader {
   at: number;
 }
 
-function readOr(r: Reader): BooleanTree {
-  let left = readAnd(r);
-  while (r.tokens[r.at] === 'or') {
-    r.at++;
-    left = { op: 'or', left, right: readAnd(r) };
-  }
-  return left;
-}
+/** `a or b or ...`: `and` chains, grouped from the left (the loosest binding). */
+const readOr = (r: Reader): BooleanTree => readChain(r, 'or', readAnd);
+/** `a and b and ...`: `not` operands, grouped from the left. */
+const readAnd = (r: Reader): BooleanTree => readChain(r, 'and', readNot);
 
-function readAnd(r: Reader): BooleanTree {
-  let left = readNot(r);
-  while (r.tokens[r.at] === 'and') {
+function readChain(r: Reader, op: 'and' | 'or', operand: (r: Reader) => BooleanTree): BooleanTree {
+  let left = operand(r);
+  while (r.tokens[r.at] === op) {
     r.at++;
-    left = { op: 'and', left, right: readNot(r) };
+    left = { op, left, right: operand(r) };
   }
   return left;
 }
