@@ -4,8 +4,9 @@
 // allocates and frees, on the compute stream, each unit's low-precision shard (_mp_shard), its padded unsharded buffer
 // (_full_param_padded) and, under parameter mixed precision, a full-precision one (_full_prec_full_param_padded). Each
 // unshard (_runtime_utils.py _unshard) then casts the shard on the pre-unshard stream (under CPU offload after copying
-// it to the GPU; with no cast the copy itself is kept until the reshard), all-gathers into a padded buffer on the
-// unshard stream and frees the low-precision shard. The unshard stream also gets each unit's unsharded gradient: the
+// it to the GPU; with no cast the original parameters' sharded views keep that copy until the reshard, and without
+// use_orig_params it is dropped once the gathered buffer is in use), all-gathers into a padded buffer on the unshard
+// stream and frees the low-precision shard. The unshard stream also gets each unit's unsharded gradient: the
 // parameters are views made there, and autograd runs their backward on the stream of their forward. The post-backward
 // hook reduce-scatters on the post-backward stream (a padded copy when the numel does not divide, the output shard,
 // its cast to the parameters' dtype kept as the gradient until zero_grad), and the reshard frees the unsharded buffer;
@@ -80,6 +81,14 @@ export interface Fsdp1Plan extends StepShape {
   readonly stateBytes: number;
   /** CPUOffload(offload_params=True): shards, gradients and the optimizer on the host. */
   readonly offload: boolean;
+  /**
+   * Under CPU offload with no cast, the shard's GPU copy is kept until the reshard: FlatParamHandle.flat_param_to
+   * points the original parameters' data at it (_use_sharded_views, use_orig_params), and the forward's unsharded views
+   * are plain tensors set on the modules (_use_unsharded_views(as_params=False)), which leave the parameters' data as
+   * it was. Without use_orig_params nothing else holds it: _use_unsharded_flat_param's `flat_param.data = ...` drops it
+   * once the all-gather has read it (torch/distributed/fsdp/_flat_param.py).
+   */
+  readonly offloadCopyKept: boolean;
   /** BACKWARD_PRE: each unit's pre-backward gathers the next unit of the backward. */
   readonly prefetch: 'pre' | 'post' | 'none';
   /** Micro-batches replayed per step (step-replay.ts replayedMicroBatches): 2 under no_sync, else 1. */
@@ -231,6 +240,7 @@ const fsdp1Replays = resumableReplay(
         p.paramBytes,
         p.stateBytes,
         +p.offload,
+        +p.offloadCopyKept,
         p.prefetch,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
@@ -337,6 +347,10 @@ function unshardUnit(state: Fsdp1State, unit: UnitBytes): Unsharded {
   }
   const buffer = state.unshard.malloc(unit.padded);
   if (lowPrecision) pre.free(lowPrecision);
+  if (copy && !state.plan.offloadCopyKept) {
+    pre.free(copy);
+    copy = undefined;
+  }
   return { buffer, copy };
 }
 
@@ -460,12 +474,16 @@ function runsAhead(plan: Fsdp1Plan, step: number): boolean {
   return step > 0 && !plan.offload;
 }
 
-/** Under CPU offload the pre-backward copies the root's shard again (cast and freed, or kept when there is no cast). */
+/**
+ * Under CPU offload the pre-backward copies the root's shard again: cast and freed, or with no cast kept by the original
+ * parameters' views (offloadCopyKept). Without use_orig_params and no cast it copies nothing: the root's flat parameter
+ * is still unsharded on the GPU, which pre_unshard's device test finds.
+ */
 function unshardCopy(state: Fsdp1State, unit: UnitBytes): Allocation | undefined {
   const pre = state.preUnshard;
   const lowPrecision = unit.lowPrecisionShard > 0 ? pre.malloc(unit.lowPrecisionShard) : undefined;
+  if (!lowPrecision) return state.plan.offloadCopyKept ? pre.malloc(unit.shard) : undefined;
   const copy = pre.malloc(unit.shard);
-  if (!lowPrecision) return copy;
   pre.free(copy);
   pre.free(lowPrecision);
   return undefined;
@@ -515,10 +533,7 @@ function replayed(ctx: EstimateContext, forward: StageForward): boolean {
     fsdpStepReplayed(ctx, forward) &&
     setup.fsdp_version !== 2 &&
     ctx.sharding.zeroStage === 0 &&
-    (setup.method === 'full' || adaptersWrapped(setup)) &&
-    // CPU offload with the original parameters hidden: its one H100 history is 12 % below the replay, not explained yet
-    // (a 4-bit model's load, replayed, sets its reserved bytes there).
-    (!(ctx.sharding.fsdpOffload && setup.fsdp_use_orig_params === false) || bnbLoadModel(ctx) !== undefined)
+    (setup.method === 'full' || adaptersWrapped(setup))
   );
 }
 
@@ -609,6 +624,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     paramBytes: computeBytes,
     stateBytes,
     offload: ctx.sharding.fsdpOffload,
+    offloadCopyKept: perParameter,
     prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
     microBatches: replayedMicroBatches(ctx),
     adamw: adamwTemporariesOf(ctx.setup),

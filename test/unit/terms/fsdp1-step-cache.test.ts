@@ -35,6 +35,7 @@ function tinyPlan(offload: boolean, microBatches = 1): Fsdp1Plan {
     paramBytes: 2,
     stateBytes: 4,
     offload,
+    offloadCopyKept: true,
     prefetch: 'none',
     microBatches,
     adamw: { kind: 'foreach', copies: 1 },
@@ -144,6 +145,21 @@ describe('fsdp1-step-cache: against the GPU and published runs', () => {
       const err = e.perGpu.reservedBytes / reserved - 1;
       assert.ok(Math.abs(err) < 0.03, `${id}: ${(100 * err).toFixed(1)} %`);
     }
+  });
+
+  it("drops an offloaded shard's GPU copy at the unshard without use_orig_params, and keeps it to the reshard with them", () => {
+    // Answer.AI's loop (use_orig_params=False) over Llama-2-7B LoRA at 2 x 2,048 with CPU offload on the H100 of
+    // 2026-11-24 (tools/truth/gpu/results/2026-11-24-h100/gpu-truth-5.json): 4,926,210,048 B reserved. Each layer
+    // unit's shard copy is 202.4M / 2 x 2 B = 193 MiB; kept to the reshard, the backward's two units in flight and the
+    // root's copy would hold about 570 MiB more on the pre-unshard stream, 12 % over the GPU.
+    const id = 'llama-2-7b-lora-s2048-b2-ckpt-fsdp1-w2-offload';
+    const dropped = gpuPointRun(id);
+    assert.ok(runtimeBytes(dropped.estimate, 'fsdp1-step-cache') !== undefined);
+    const err = dropped.estimate.perGpu.reservedBytes / dropped.reserved - 1;
+    assert.ok(Math.abs(err) < 0.01, `${(100 * err).toFixed(1)} %`);
+    const kept = gpuPointRun(id, { fsdp_use_orig_params: true });
+    const more = kept.estimate.perGpu.reservedBytes - dropped.estimate.perGpu.reservedBytes;
+    assert.ok(more > 500 * MiB && more < 640 * MiB, `${more / MiB} MiB`);
   });
 
   const base = ANSWER_AI_LORA;
