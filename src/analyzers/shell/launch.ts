@@ -39,7 +39,7 @@ import { isLitgptTrain, litgptLaunch } from './litgpt';
 import { isXtunerTrain, xtunerLaunch, xtunerModuleLaunch } from './xtuner';
 import { evalCommands, innerCommands, SHELLS, shellCommandString } from './nested';
 import { basename, skipWrappers } from './wrappers';
-import { openrlhfCommand, openrlhfLaunch } from './openrlhf';
+import { copiedOpenrlhfCommand, openrlhfCommand, openrlhfLaunch } from './openrlhf';
 import { rl2Entry, rl2Launch } from './rl2';
 import { verlEntry, verlFork, verlLaunch } from './verl';
 import { isTorchtitanEntry, TORCHTITAN_LAUNCH } from './torchtitan';
@@ -696,7 +696,7 @@ function frameworkLaunch(
   const { scriptAt, moduleName, launcherTool } = program;
   const swiftSub = swiftScript(script) ?? swiftExampleScript(script, fields, scriptAt + 1);
   if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
-  const openrlhf = openrlhfCommand(script);
+  const openrlhf = openrlhfCommand(script) ?? copiedOpenrlhfCommand(script, fields, scriptAt);
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   const verl = verlEntry(script) ?? verlFork(l, fields, scriptAt);
   if (verl) return verlLaunch(l, fields, scriptAt, verl, opaque, launcherTool);

@@ -33,6 +33,27 @@ export function openrlhfCommand(script: string): { command: string; variant: boo
   return base ? { command: base, variant: true } : undefined;
 }
 
+/**
+ * A copy of OpenRLHF inside the project, under a package of its own (`src.cli.train_sft` with `src/models/actor.py`,
+ * `src/trainer/sft_trainer.py`: course and research repositories vendor it so): a module or script path ending in
+ * `cli.train_<command>` whose launch line passes OpenRLHF's own flags, the model as --pretrain or
+ * --model.model_name_or_path and the micro-batch as --micro_train_batch_size or --train.micro_batch_size. Read as that
+ * command (`copy`: said at the module, since the copy may have changed it).
+ */
+export function copiedOpenrlhfCommand(
+  script: string,
+  fields: readonly Field[],
+  at: number,
+): { command: string; variant: boolean; copy: true } | undefined {
+  const m = /(?:^|\.)cli\.(train_\w+)$/.exec(script) ?? /(?:^|\/)cli\/(train_\w+)\.py$/.exec(script);
+  const command = m ? openrlhfCommand(`openrlhf.cli.${m[1]}`) : undefined;
+  if (!command) return undefined;
+  const flags = new Set(fields.slice(at + 1).map((f) => f.text.replace(/=.*$/s, '')));
+  const model = flags.has('--pretrain') || flags.has('--model.model_name_or_path');
+  const micro = flags.has('--micro_train_batch_size') || flags.has('--train.micro_batch_size');
+  return model && micro ? { ...command, copy: true } : undefined;
+}
+
 const when =
   (...facts: Out): FlagSpec['conv'] =>
   (v) =>
@@ -169,14 +190,26 @@ export function openrlhfLaunch(
   l: Launch,
   fields: readonly Field[],
   at: number,
-  { command, variant }: { command: string; variant: boolean },
+  { command, variant, copy }: { command: string; variant: boolean; copy?: boolean },
   opaque: (f: Field) => void,
   launcher: Tool | undefined,
 ): CmdResult {
   l.tool('openrlhf');
   const d = OPENRLHF_DEFAULTS[command];
   const module = fields[at];
-  if (variant)
+  if (copy)
+    l.r.problems.push({
+      code: 'read-by-name',
+      severity: 'info',
+      ...msg(
+        "{0}: read as OpenRLHF's {1}: the project's own copy of OpenRLHF, named by its flags (the copy may differ from it)",
+        module.text,
+        command,
+      ),
+      span: module.span,
+      rawKey: module.text,
+    });
+  else if (variant)
     l.r.problems.push({
       code: 'read-by-name',
       severity: 'info',

@@ -336,6 +336,33 @@ describe('shell: OpenRLHF command lines', () => {
     const other = analyzeShell('deepspeed openrlhf/cli/serve_rm.py --pretrain m/x\n');
     assert.ok(!other.tools.includes('openrlhf'));
   });
+  it("the project's own copy of OpenRLHF (src.cli.train_sft) is read as the command when its flags are OpenRLHF's", () => {
+    // The shape of GAIR-NLP/cs2916's 2025/hw1/scripts/sft_cot.sh: OpenRLHF vendored as the package `src` (its
+    // src/cli/train_sft.py builds src.models.Actor and src.trainer.SFTTrainer, OpenRLHF's own, not TRL's), launched
+    // with `torchrun -m src.cli.train_sft` and OpenRLHF's flat flags.
+    const text =
+      'torchrun --nproc_per_node 4 -m src.cli.train_sft --max_len 2048 --train_batch_size 256 \\\n' +
+      '   --micro_train_batch_size 4 --pretrain Qwen/Qwen2.5-Math-1.5B --zero_stage 2 --bf16 --packing_samples\n';
+    const r = checkFacts(text, [
+      ['model', 'Qwen/Qwen2.5-Math-1.5B', '--pretrain', 'Qwen/Qwen2.5-Math-1.5B'],
+      ['microBatchSize', 4, '--micro_train_batch_size', '4'],
+      ['trainBatchSize', 256, '--train_batch_size', '256'],
+      ['seqLen', 2048, '--max_len', '2048'],
+      ['zeroStage', 2, '--zero_stage', '2'],
+    ]);
+    assert.ok(r.tools.includes('openrlhf'));
+    const said = r.problems.find((p) => p.code === 'read-by-name');
+    assert.equal(said && text.slice(said.span.start, said.span.end), 'src.cli.train_sft');
+    assert.match(said?.message ?? '', /OpenRLHF's train_sft: the project's own copy/);
+    // By its script path too; a train_sft module with other flags is a script of its own.
+    const byPath = analyzeShell('deepspeed mylib/cli/train_dpo.py --pretrain m/x --micro_train_batch_size 2\n');
+    assert.ok(byPath.tools.includes('openrlhf'));
+    const own = analyzeShell(
+      'torchrun -m src.cli.train_sft --model_name_or_path m/x --per_device_train_batch_size 2\n',
+    );
+    assert.ok(!own.tools.includes('openrlhf'));
+  });
+
   it('quick fixes rewrite the flags the command line has, in the heredoc, and add none', () => {
     const before = real('train_sft.sh');
     const fix = (changes: Record<string, unknown>) =>
