@@ -96,6 +96,12 @@ export function noteArgsClass(file: PythonFile, call: SyntaxNode): void {
   }
 }
 
+/** An argparse call of the script, in the order it runs: an option (add_argument) or parser defaults (set_defaults). */
+export function noteArgparseCall(file: PythonFile, call: SyntaxNode, method: 'add_argument' | 'set_defaults'): void {
+  if (method === 'add_argument') noteArgparse(file, call);
+  else noteSetDefaults(file, call);
+}
+
 export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
   const flag = args.positional
@@ -125,6 +131,16 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
     (nargsVal.v === '+' || nargsVal.v === '*' || (typeof nargsVal.v === 'number' && nargsVal.v > 1))
   )
     file.manyOptions.add(name);
+  // argparse gives a dest the default of its first option (parse_known_args sets each action's default only where the
+  // namespace has none yet): a later `--no-x` (dest x, store_false) is that flag's off switch, not a second default.
+  // The same flag twice is a conflict argparse refuses (or, under conflict_handler="resolve", the later one): unknown.
+  const parser = file.calleeName(call)?.split('.').slice(0, -1).join('.') ?? '';
+  const first = file.argparseDests.get(name);
+  if (first && first.parser === parser && first.flag !== String(flag.v)) {
+    offSwitch(file, name, actionVal?.k === 'lit' ? actionVal.v : undefined, String(flag.v));
+    return;
+  }
+  if (!first) file.argparseDests.set(name, { parser, flag: String(flag.v) });
   const required = args.entries.find((e) => e.rawKey === 'required');
   const isRequired = required
     ? (() => {
@@ -171,6 +187,37 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
       keySpan: stringInner(file.text, flagNode),
       valueSpan: stringInner(file.text, flagNode),
       where: `argparse option ${String(flag.v)} without a default`,
+    });
+  }
+}
+
+/** A store_false option of a dest a store_true option gave first (`--bf16` then `--no-bf16`): its off flag. */
+function offSwitch(file: PythonFile, name: string, action: unknown, flag: string): void {
+  const d = file.scriptDefaults.get(name);
+  if (action !== 'store_false' || d === undefined || d === 'ambiguous' || d.lit !== false) return;
+  file.scriptDefaults.set(name, { ...d, offFlag: flag.replace(/^-+/, '') });
+}
+
+/**
+ * `parser.set_defaults(x=value)`: the default of dest x whatever its options say (argparse writes it over their
+ * defaults), located at the keyword; a launch line's flag still sets it.
+ */
+function noteSetDefaults(file: PythonFile, call: SyntaxNode): void {
+  for (const e of file.args(call).entries) {
+    if (!e.rawKey || !e.valueNode) continue;
+    const option = file.argparseDests.get(e.rawKey)?.flag ?? `--${e.rawKey}`;
+    file.fieldDefaults.set(e.rawKey, {
+      text: clip(file.text.slice(e.valueSpan.start, e.valueSpan.end)),
+      line: file.line(e.valueSpan.start),
+      where: 'argparse set_defaults',
+    });
+    const prev = file.scriptDefaults.get(e.rawKey);
+    file.scriptDefaults.set(e.rawKey, {
+      node: e.valueNode,
+      keySpan: e.keySpan,
+      valueSpan: e.valueSpan,
+      where: `argparse default of ${option}, from set_defaults`,
+      ...(prev && prev !== 'ambiguous' && prev.offFlag !== undefined ? { offFlag: prev.offFlag } : {}),
     });
   }
 }

@@ -96,6 +96,8 @@ export class PythonFile {
   readonly requiredOptions = new Set<string>(); // argparse required=True, no default: only the launch line gives one
   /** argparse options with nargs "+", "*" or a count above 1: they take several words. */
   readonly manyOptions = new Set<string>();
+  /** Each argparse dest's first option: its parser (the receiver of add_argument) and its flag. */
+  readonly argparseDests = new Map<string, { readonly parser: string; readonly flag: string }>();
   readonly parsedClasses = new Set<string>();
   /** Script defaults by option / field name; 'ambiguous' when two options or fields of that name disagree. */
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();

@@ -62,7 +62,7 @@ import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import {
   noteParser,
-  noteArgparse,
+  noteArgparseCall,
   noteArgsClass,
   collectClasses,
   libraryTrainer,
@@ -236,7 +236,7 @@ function afterWalk(
     if (PARSERS.has(last)) noteParser(file, c, last);
     else if (last === 'parse_yaml_file' || last === 'parse_json_file' || last === 'parse_yaml_and_args')
       noteArgumentsFile(file, c);
-    else if (last === 'add_argument') noteArgparse(file, c);
+    else if (last === 'add_argument' || last === 'set_defaults') noteArgparseCall(file, c, last);
     else if (last === 'parse_args_and_config') file.readsConfigOption = true;
     else noteArgsClass(file, c);
   }

@@ -794,6 +794,42 @@ describe("hf-python: the script's own values", () => {
     assert.equal(last(r, 'bf16')?.value, false);
   });
 
+  it("argparse: a dest's first option gives its default, and set_defaults gives it over every option", () => {
+    // daniazie/SW-Capstone sft.py: `--bf16` (store_true) then `--no-bf16` (dest bf16, store_false), then
+    // parser.set_defaults(bf16=False). argparse sets each dest from its first option (parse_known_args skips a dest
+    // the namespace already has) and set_defaults writes over the options' defaults: bf16 is False. Read as two
+    // defaults of one name, the run was taken to autocast in bf16.
+    const text = (extra: string): string =>
+      [
+        'import argparse',
+        'from transformers import AutoModelForCausalLM, TrainingArguments',
+        'parser = argparse.ArgumentParser()',
+        "parser.add_argument('--bf16', action='store_true')",
+        "parser.add_argument('--no-bf16', dest='bf16', action='store_false')",
+        extra,
+        'args = parser.parse_args()',
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-3B")',
+        'training_args = TrainingArguments(output_dir="o", bf16=args.bf16)',
+        '',
+      ].join('\n');
+    const first = analyzeHfPython(text(''));
+    assert.equal(last(first, 'bf16')?.value, false);
+    const src = text('parser.set_defaults(bf16=True)');
+    const set = last(analyzeHfPython(src), 'bf16');
+    assert.equal(set?.value, true);
+    assert.equal(at(src, set), 'True', 'located at the set_defaults keyword');
+    // The --no-bf16 switch turns a launcher's --bf16 back off; a launch line's flag still wins over set_defaults.
+    const launched = runPipeline(
+      [
+        { file: '/p/run.sh', text: 'python train.py --bf16\n' },
+        { file: '/p/train.py', text: text('parser.set_defaults(bf16=False)') },
+      ],
+      { read: () => undefined, join: path.join },
+      {},
+    );
+    assert.equal(launched.setup?.mixed_precision, 'bf16');
+  });
+
   it('HfArgumentParser dataclasses: a field default read through parse_args_into_dataclasses', () => {
     // tatsu-lab/stanford_alpaca train.py, lm-sys/FastChat fastchat/train/train.py
     const text = [
