@@ -168,6 +168,11 @@ export interface DtypePlan {
   readonly computeBytes: number;
   /** The residual stream's dtype in a no-grad forward: fp32 under autocast over fp32 weights. */
   readonly residualBytes: number;
+  /**
+   * The head's output, the logits: the compute dtype, or fp32 where a 4/8-bit model runs without autocast after the
+   * kbit upcast of its embeddings, norms and head (the hidden states and the head are fp32 throughout).
+   */
+  readonly logitsBytes: number;
   readonly adapterBytes: number;
   readonly trainableBytes: number;
   /** An fp32 master copy of the trainable parameters. */

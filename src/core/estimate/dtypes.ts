@@ -100,6 +100,11 @@ export function planDtypes(
   // _softmax_backward_data(grad, result, dim, self)), so both were saved.
   const oldSoftmax = olderThan(setup.pytorch_version, 1, 11);
   const cb = mode === 'fp32' ? 4 : half;
+  // prepare_model_for_kbit_training ('all') leaves the embeddings, norms and head in fp32, and bitsandbytes' 4/8-bit
+  // layers cast their output back to their input's dtype (bnb/nn/modules.py Linear4bit.forward): without autocast the
+  // hidden states stay fp32 and the fp32 head makes fp32 logits, which the loss's .float() leaves as they are (CPU
+  // truth qlora/llama-qlora-all-ckpt-upcast-all: the forward's peak holds 4·T·V of logits, no 16-bit copy).
+  const logitsBytes = mode === 'half' && kbitQ === 'all' ? 4 : cb;
   return {
     kbit,
     kbitQuantized: kbitQ,
@@ -111,6 +116,7 @@ export function planDtypes(
     mode,
     computeBytes: cb,
     residualBytes: mode === 'amp' && wb === 4 ? 4 : cb,
+    logitsBytes,
     adapterBytes,
     trainableBytes,
     masterCopy,

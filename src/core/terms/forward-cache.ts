@@ -194,6 +194,6 @@ function lossRequests(ctx: EstimateContext, tokens: number): LossRequests | unde
   const setup = ctx.setup;
   if (setup.preference !== undefined || ctx.methods.rollout !== undefined) return undefined;
   if (setup.loss === 'full')
-    return { below: ctx.dtypes.computeBytes * tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel) };
+    return { below: ctx.dtypes.logitsBytes * tokens * (ctx.model.arch.vocab / ctx.layout.tensorParallel) };
   return setup.loss === 'chunked-nll' ? { sizes: chunkedNllTensors(lossPlan(ctx, tokens)) } : undefined;
 }

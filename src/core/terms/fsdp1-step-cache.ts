@@ -607,7 +607,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
     finalNorm: replayedFinalNorm(ctx, tokens, computeBytes, computeBytes),
     hidden: tokens * a.hidden * computeBytes,
-    logits: tokens * a.vocab * computeBytes,
+    logits: tokens * a.vocab * ctx.dtypes.logitsBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     ...replayLossAndOffload(ctx, tokens, (head ?? embedding).grad),

@@ -551,7 +551,7 @@ export function fsdp2Plan(ctx: EstimateContext, forward: StageForward, capacity 
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
     finalNorm: replayedFinalNorm(ctx, tokens, computeBytes, computeBytes),
     hidden: tokens * a.hidden * computeBytes,
-    logits: tokens * a.vocab * computeBytes,
+    logits: tokens * a.vocab * ctx.dtypes.logitsBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     // TRL's chunked_nll: the head's gradient of a chunk in the gathered dtype, accumulated into the unsharded one.

@@ -34,7 +34,7 @@ export interface LogitsBlock {
  */
 export function logitsBlock(ctx: EstimateContext): LogitsBlock | undefined {
   const setup = ctx.setup;
-  const { computeBytes: cb } = ctx.dtypes;
+  const { logitsBytes: cb } = ctx.dtypes;
   // Without an upcast the loss's backward buffers are the logits' size and take their block.
   if (!modelCrossEntropy(ctx) || ctx.model.arch.finalLogitSoftcap || logitsDtypeLoss(ctx)) return undefined;
   const shifted = shiftedLogitsCopy(ctx);

@@ -50,11 +50,11 @@ export function finalNormPlan(ctx: EstimateContext, tokens: number, quantizedHer
  * are fp32 and take its logsumexp path; the 16-bit head output is freed once cast. Liger's fused losses take no
  * logits. FSDP2 is prepared apart (fsdp2_prepare_model: its MixedPrecisionPolicy casts the parameters, no autocast,
  * no conversion of the outputs): its logits stay 16-bit (CPU truth accelerate/llama-dpo-fsdp2-*: bf16 log-softmax rows).
- * Elsewhere: the compute dtype.
+ * Elsewhere: the head's output dtype (DtypePlan.logitsBytes).
  */
 export function trlLogitsBytes(ctx: EstimateContext): number {
   const setup = ctx.setup;
-  const { computeBytes: cb, mode } = ctx.dtypes;
+  const { logitsBytes: cb, mode } = ctx.dtypes;
   const trl = ctx.methods.rollout !== undefined || setup.preference?.logps === 'rows';
   const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2;
   // verl runs the model without Accelerate's fp32 output wrapper: the logits come in the compute dtype.
@@ -74,7 +74,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
-  const { computeBytes: cb, mode, oldSoftmax, half } = ctx.dtypes;
+  const { logitsBytes: cb, mode, oldSoftmax, half } = ctx.dtypes;
   const { teacher, rollout, onlineDpo } = ctx.methods;
   const pref = setup.preference;
   const logitsBytes = trlLogitsBytes(ctx);
@@ -93,7 +93,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward;
     // none where FSDP's param dtype gathers the head in 16 bits (accelerate/llama-sft-fsdp2-w4-full-amp-ckpt).
     headCastBytes: chunkedNll && autocastCastsHead(ctx) ? (a.vocab / tp) * a.hidden * half : 0,
-    packedHiddenBytes: chunkedNll ? Math.max(cb, ctx.dtypes.denseBytes) : undefined,
+    packedHiddenBytes: chunkedNll ? Math.max(ctx.dtypes.computeBytes, ctx.dtypes.denseBytes) : undefined,
     softcap: a.finalLogitSoftcap,
     distill: training && teacher !== undefined && !rollout,
     jsdBeta: setup.distillation?.loss === 'jsd' ? setup.distillation.jsd_beta : undefined,

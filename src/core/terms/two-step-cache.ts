@@ -220,7 +220,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
   if (seq === undefined || !twoStepReplayed(ctx, forward)) return undefined;
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { embeddingBytes, gradBytes, stateBytes, computeBytes, residualBytes, mode, half } = ctx.dtypes;
+  const { embeddingBytes, gradBytes, stateBytes, logitsBytes, residualBytes, mode, half } = ctx.dtypes;
   const inv = ctx.model.inventory;
   const full = setup.method === 'full';
   const parameter = (elems: number, bytes: number, trainable: boolean): ReplayParameter => ({
@@ -248,7 +248,7 @@ export function twoStepPlan(ctx: EstimateContext, forward: StageForward, capacit
     recomputeStopsEarly: !checkpointReentrant(setup),
     finalNorm: replayedFinalNorm(ctx, tokens, residualBytes),
     hidden: tokens * a.hidden * residualBytes,
-    logits: tokens * a.vocab * computeBytes,
+    logits: tokens * a.vocab * logitsBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     ...replayLossAndOffload(ctx, tokens, (head ?? embedding).grad),

@@ -284,7 +284,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
   if (seq === undefined || !zeroReplayed(ctx, forward)) return undefined;
   const a = ctx.model.arch;
   const inv = ctx.model.inventory;
-  const { embeddingBytes, gradBytes, computeBytes, residualBytes } = ctx.dtypes;
+  const { embeddingBytes, gradBytes, logitsBytes, residualBytes } = ctx.dtypes;
   const full = ctx.setup.method === 'full';
   const stage = ctx.sharding.zeroStage as 1 | 2 | 3;
   const world = ctx.sharding.shardOptimizer;
@@ -327,7 +327,7 @@ export function zeroPlan(ctx: EstimateContext, forward: StageForward, capacity =
     recomputeStopsEarly: !checkpointReentrant(ctx.setup),
     finalNorm: replayedFinalNorm(ctx, tokens, residualBytes),
     hidden: tokens * a.hidden * residualBytes,
-    logits: tokens * a.vocab * computeBytes,
+    logits: tokens * a.vocab * logitsBytes,
     logitsFp32: tokens * a.vocab * 4,
     blasWorkspace: blasWorkspace(ctx),
     ...replayLossAndOffload(ctx, tokens, (head ?? embedding).grad),

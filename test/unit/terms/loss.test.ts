@@ -432,6 +432,30 @@ describe("estimate: an fp32 head under autocast keeps its 16-bit copy to the hea
   });
 });
 
+describe('estimate: a 4-bit model without autocast after the kbit upcast makes fp32 logits', () => {
+  // Truth point qlora/llama-qlora-all-ckpt-upcast-all (bitsandbytes 0.50.1 NF4, PEFT's prepare_model_for_kbit_training,
+  // no autocast): the embeddings, norms and head are fp32 and Linear4bit casts its output back to its input's dtype,
+  // so the head makes fp32 logits (2 x 512 x 4,096 x 4 B = 16,777,216 B) and the loss's .float() copies nothing. The
+  // forward's measured peak is 48,995,096 B; with a 16-bit logits tensor and its upcast the estimate was 56.0 MB.
+  const id = 'qlora/llama-qlora-all-ckpt-upcast-all';
+  const T = 2 * 512;
+  const V = 4096;
+
+  it('counts 4·T·V of logits and no upcast, and the forward lands within 3 % of the CPU truth', () => {
+    const e = run(truthSetup(id));
+    const saved = phase(e, 'backward').components.find((c) => c.id === 'logits-loss');
+    assert.match(saved?.formula ?? '', /logits 4·T·V, fp32 upcast 0·T·V/);
+    const forward = phase(e, 'forward').allocatedBytes;
+    near(forward, 48_995_096, 0.03, 'the forward phase against the CPU truth');
+    near(e.perGpu.peakBytes, truthPeak(id), 0.01, 'peak against the CPU truth');
+    // Under bf16 autocast the head's matmul runs in 16 bits: 2·T·V of logits, then the fp32 upcast.
+    const amp = run(truthSetup(id, { mixed_precision: 'bf16' }));
+    const ampSaved = phase(amp, 'backward').components.find((c) => c.id === 'logits-loss');
+    assert.match(ampSaved?.formula ?? '', /logits 2·T·V, fp32 upcast 4·T·V/);
+    assert.ok(phase(amp, 'forward').allocatedBytes - forward >= 2 * T * V, 'the 16-bit logits come on top');
+  });
+});
+
 describe("estimate: LitGPT's chunked head under autocast keeps one copy of a frozen fp32 head per chunk", () => {
   // lit-gpt tutorials/finetune_lora.md (Lightning-AI/litgpt@0cc02af, October 2023): StableLM-Base-Alpha-3B LoRA on
   // q and v (2,097,152 trainable), bf16-mixed (fp32 weights under autocast), micro-batch 1, Alpaca's longest sample
