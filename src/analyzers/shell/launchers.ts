@@ -249,6 +249,7 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fi
       else l.ref('config', o.value.text, o.value.span);
     } else if (o.name === 'deepspeed_config_file') {
       deepspeedRef(l, o, 'accelerate');
+      if (!has('use_deepspeed') && !has('config_file')) deepspeedLeftToDefaultConfig(l, o);
     } else if (o.name === 'use_fsdp' && !o.value) {
       if (!has('fsdp_sharding_strategy')) l.fact('fsdp', o.rawKey, o.keySpan, o.keySpan, 'full_shard', 'accelerate');
     } else if (o.name === 'gpu_ids' && o.value && !has('num_processes')) {
@@ -270,6 +271,27 @@ function accelerateFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fi
     if (vis) emitVisible(l, vis, 'gpusPerNode', 'accelerate');
     else if (!has('config_file') && !has('cpu')) allVisibleProcesses(l, launcher);
   }
+}
+
+/**
+ * `--deepspeed_config_file` with neither --use_deepspeed nor --config_file: accelerate launch runs DeepSpeed only with
+ * that flag or a config whose distributed_type is DEEPSPEED (launch.py _validate_launch_command), here the default
+ * config `accelerate config` saved on the machine, which is not in the files. The estimate keeps the file's DeepSpeed,
+ * said at the flag.
+ */
+function deepspeedLeftToDefaultConfig(l: Launch, o: Opt): void {
+  l.r.problems.push({
+    code: 'not-static',
+    severity: 'warning',
+    ...msg(
+      '{0}: accelerate launch runs DeepSpeed only with --use_deepspeed or a config whose distributed_type is ' +
+        "DEEPSPEED, and neither is in the files: the estimate takes the machine's default accelerate config to " +
+        'select it; without one accelerate ignores this file and the run has no DeepSpeed (pass --use_deepspeed)',
+      o.rawKey,
+    ),
+    span: o.keySpan,
+    rawKey: o.rawKey,
+  });
 }
 
 /**

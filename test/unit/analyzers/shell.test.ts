@@ -283,6 +283,16 @@ describe('shell analyzer: launchers and world size', () => {
         ['script', 'train.py', 'train.py'],
       ],
     );
+    // With neither --use_deepspeed nor --config_file, the machine's default accelerate config decides whether the
+    // file is used at all (JudySun233/IDL_SLM_SAIL7B's finetune.sh): kept as a reference, said at the flag.
+    const alone = 'accelerate launch --mixed_precision bf16 --deepspeed_config_file ds_config.json finetune.py\n';
+    const left = analyzeShell(alone);
+    assert.ok(left.references.some((x) => x.kind === 'deepspeed' && x.path === 'ds_config.json'));
+    const said = left.problems.find((p) => p.code === 'not-static' && p.rawKey === '--deepspeed_config_file');
+    assert.equal(said?.severity, 'warning');
+    assert.equal(alone.slice(said!.span.start, said!.span.end), '--deepspeed_config_file');
+    assert.match(said!.message, /default accelerate config/);
+    assert.ok(!r.problems.some((p) => p.code === 'not-static'), 'not with --use_deepspeed');
     checkFacts('accelerate launch --use_fsdp --fsdp_offload_params true --fsdp_activation_checkpointing true t.py\n', [
       ['fsdp', 'full_shard', '--use_fsdp', '--use_fsdp'],
       ['fsdpOffload', true, '--fsdp_offload_params', 'true'],
