@@ -463,7 +463,7 @@ function renderAdvice(a: AdviceResult, gpu: string | undefined, files: readonly 
     const pct = Math.round((i.stepTimeFactor - 1) * 100);
     L.push(`  ${n + 1}. ${i.title}`);
     L.push(
-      `     ${formatBytes(i.estimate.perGpu.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), ` +
+      `     ${formatBytes(i.deviceBytes)} per GPU (-${formatBytes(i.savedBytes)}), ` +
         `step time ${pct >= 0 ? '+' : ''}${pct}%${i.changesResult ? ', changes what is trained' : ''}${i.gpus > 1 ? `, ${i.gpus} GPUs` : ''}`,
     );
     if (files.length === 0) continue;

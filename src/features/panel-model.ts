@@ -94,7 +94,7 @@ export function buildPanelModel(a: Analysis, strings: Record<string, string>): {
       stepTimeFactor: i.stepTimeFactor,
       changesResult: i.changesResult,
       fits: i.fits,
-      deviceBytes: i.estimate.perGpu.deviceBytes,
+      deviceBytes: i.deviceBytes,
       costExplain: [...i.costExplain],
       gpus: i.gpus,
       applicable: why === null,

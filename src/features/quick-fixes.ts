@@ -123,7 +123,21 @@ function delivered(a: Analysis, item: AdviceItem, edits: readonly EditData[]): A
   if (!current || !after) return undefined;
   const saved = current.perGpu.deviceBytes - after.perGpu.deviceBytes;
   if (saved <= 0) return undefined;
-  return { ...item, savedBytes: saved, fits: after.fits ?? item.fits, estimate: after };
+  // Field by field: a search item's full estimate is made when read (core/advice withFullEstimate), and is replaced here.
+  const { id, title, changes, stepTimeFactor, changesResult, costExplain, gpus } = item;
+  return {
+    id,
+    title,
+    changes,
+    savedBytes: saved,
+    stepTimeFactor,
+    changesResult,
+    fits: after.fits ?? item.fits,
+    deviceBytes: after.perGpu.deviceBytes,
+    estimate: after,
+    costExplain,
+    gpus,
+  };
 }
 
 /** The quick fixes for a document, best first; the first that fits without changing the result is preferred. */

@@ -1,6 +1,6 @@
 // The advice engine on hand-checked cases.
 import * as assert from 'node:assert/strict';
-import { advise, singleChanges } from '../../src/core/advice';
+import { advise, neededBytes, singleChanges } from '../../src/core/advice';
 import { moves } from '../../src/core/advice/moves';
 import { everyKey, fitsOnGpu, forEachChain, type Light, ParetoFront } from '../../src/core/advice/search';
 import { estimate } from '../../src/core/estimate';
@@ -19,6 +19,34 @@ function gpu(name: string) {
 }
 
 describe('advice', () => {
+  it("gives each item's figures from the numbers and its full estimate, formulas included, when read", () => {
+    // The bench's GRPO case (bench/speed.ts): Qwen2.5-7B full, 32 completions of 1,024 tokens, on one A100 80GB.
+    // Each listed item's device figure and saving are those of its full estimate, made only when `estimate` is read.
+    const s = setupFor('Qwen/Qwen2.5-7B-Instruct', {
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      micro_batch_size: 8,
+      gradient_accumulation_steps: 4,
+      seq_len: 1536,
+      gradient_checkpointing: 'full',
+      rollout: { batch: 32, completion_len: 1024, engine: 'generate', reference: 'copy', old_logps: true },
+    });
+    const a100 = gpu('A100-80GB');
+    const r = advise(s, { gpu: a100, gpuSpec: a100.spec });
+    assert.ok(r && r.items.length > 10, `${r?.items.length}`);
+    for (const i of r.items) {
+      assert.equal(i.deviceBytes, i.estimate.perGpu.deviceBytes, i.id);
+      assert.equal(i.savedBytes, neededBytes(r.current) - neededBytes(i.estimate), i.id);
+      assert.equal(i.fits, i.estimate.fits, i.id);
+      assert.ok(
+        i.estimate.perGpu.components.every((c) => c.formula.length > 0),
+        i.id,
+      );
+      assert.ok(i.estimate.assumptions.length > 0, i.id);
+      assert.equal(JSON.parse(JSON.stringify(i)).estimate.perGpu.deviceBytes, i.deviceBytes, 'a copy has it');
+    }
+  });
+
   it('every candidate of a search has every setup key, in one order, and reads as its chain of moves made it', () => {
     // The search copies candidates from a setup with every schema key present (everyKey) and writes each patch over
     // the copy: one object shape for the estimator to read. An unset key reads undefined, as an absent one does.

@@ -123,7 +123,7 @@ export function advise(setup: TrainingSetup, opts: AdviceOptions = {}): AdviceRe
 }
 
 /**
- * The items shown, cheapest first, estimated again in full (formulas and assumptions). Different move chains can reach
+ * The items shown, cheapest first, estimated again for their figures (their full estimates when read). Different move chains can reach
  * the same setup; the search does not de-duplicate as it goes (a signature per candidate costs more than the few
  * hundred repeated estimates), so the front keeps the first of each setup.
  */
@@ -144,23 +144,48 @@ function shownItems(setup: TrainingSetup, opts: AdviceOptions, current: Estimate
     const sig = signature(c.applied.setup);
     if (shown.has(sig)) continue;
     shown.add(sig);
-    const full = estimate(c.applied.setup, opts);
-    if (!full.ok) continue;
+    const lean = estimate(c.applied.setup, { ...opts, lean: true });
+    if (!lean.ok) continue;
     const { moves: combo, patches } = chain(c.applied);
-    items.push({
+    const item = {
       id: combo.map((m) => m.id).join('+'),
       title: combo.map((m) => m.title).join(' + '),
       changes: changesOf(patches),
-      savedBytes: neededBytes(current) - neededBytes(full.estimate),
+      savedBytes: neededBytes(current) - neededBytes(lean.estimate),
       stepTimeFactor: c.stepTimeFactor,
       changesResult: c.changesResult,
-      fits: capacity === undefined ? true : full.estimate.fits === true,
-      estimate: full.estimate,
-      costExplain: timeOf(c.applied.setup, full.estimate, spec).explain,
+      fits: capacity === undefined ? true : lean.estimate.fits === true,
+      deviceBytes: lean.estimate.perGpu.deviceBytes,
+      costExplain: timeOf(c.applied.setup, lean.estimate, spec).explain,
       gpus: c.gpus,
-    });
+    };
+    items.push(withFullEstimate(item, c.applied.setup, opts, lean.estimate));
   }
   return items;
+}
+
+/**
+ * An item whose full estimate (formulas and assumptions, several times the cost of the numbers) is made when first
+ * read, from the same setup and options as its figures (lean and full estimates give the same numbers). An enumerable
+ * property: a copy or JSON of the item has it.
+ */
+function withFullEstimate(
+  item: Omit<AdviceItem, 'estimate'>,
+  setup: TrainingSetup,
+  opts: AdviceOptions,
+  lean: Estimate,
+): AdviceItem {
+  let full: Estimate | undefined;
+  return Object.defineProperty(item, 'estimate', {
+    enumerable: true,
+    get: (): Estimate => {
+      if (!full) {
+        const r = estimate(setup, opts);
+        full = r.ok ? r.estimate : lean;
+      }
+      return full;
+    },
+  }) as AdviceItem;
 }
 
 /** Total GPUs needed with sharded model states, as an item, when the search does not already list that change. */
@@ -207,6 +232,7 @@ function moreGpusItem(
     stepTimeFactor: currentStep.seconds > 0 ? st.seconds / currentStep.seconds : 1,
     changesResult: false,
     fits: r.estimate.fits === true,
+    deviceBytes: r.estimate.perGpu.deviceBytes,
     estimate: r.estimate,
     costExplain: [...st.explain, `needs ${total} GPUs instead of ${now}`],
     gpus: total,
@@ -240,6 +266,7 @@ export function singleChanges(setup: TrainingSetup, opts: AdviceOptions = {}): A
       stepTimeFactor: base.seconds > 0 ? st.seconds / base.seconds : 1,
       changesResult: mv.changesResult,
       fits: opts.gpu === undefined ? true : r.estimate.fits === true,
+      deviceBytes: r.estimate.perGpu.deviceBytes,
       estimate: r.estimate,
       costExplain: st.explain,
       gpus: applied.setup.gpus_per_node * applied.setup.nodes,

@@ -155,7 +155,7 @@ export function gpusNeeded(setup: TrainingSetup, opts: AdviceOptions): number | 
   return undefined;
 }
 
-/** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again in full. */
+/** What the search keeps of a fitting candidate: numbers only; the items shown are estimated again (advice/index.ts). */
 export interface Light {
   applied: Applied;
   deviceBytes: number;

@@ -23,6 +23,12 @@ export interface AdviceItem {
   /** Changes what is trained or on what data (LoRA, QLoRA, shorter sequences), not only speed. */
   readonly changesResult: boolean;
   readonly fits: boolean;
+  /** The device (nvidia-smi) figure after the change. */
+  readonly deviceBytes: number;
+  /**
+   * The estimate after the change, with its formulas and assumptions: worked out when first read (the search lists
+   * dozens of items, and most views show only their figures).
+   */
   readonly estimate: Estimate;
   /** The cost arithmetic, for "Show formula". */
   readonly costExplain: readonly string[];
