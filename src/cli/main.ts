@@ -229,8 +229,9 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
  * with the launcher that runs it), said on stderr; its own run where no such file is, or where it fails for another
  * reason than the model. Where it names no model alone (a training script whose model comes from its launch line, a
  * DeepSpeed config) or is no config detection knows (a thin training entry point), a run that only loads the model
- * is taken too, and then a file that reads it (readerRun).
- * Undefined for several files or with --model: they are read as given.
+ * is taken too, and then a file that reads it (readerRun). With --model the same: the flag gives the model of whichever
+ * run is read (a config whose model is a folder on another machine still gets its launcher's GPUs).
+ * Undefined for several files: they are read as given.
  */
 async function launchedRun(
   c: Command,
@@ -238,7 +239,7 @@ async function launchedRun(
   inputs: readonly InputFile[],
   overrides: Overrides,
 ): Promise<PipelineResult | undefined> {
-  if (inputs.length !== 1 || c.model !== undefined) return undefined;
+  if (inputs.length !== 1) return undefined;
   const alone = await resolveRun(c, io, inputs, overrides);
   const unread = alone.unrecognized.length > 0 || alone.problems.some((p) => p.code === 'unknown-model');
   // A project's config read by its names alone: the run of a file that reads it, where one gives a setup, is truer.
