@@ -47,6 +47,11 @@ export interface ReadingContext {
   readonly sourced?: SourcedVariables;
   /** For a Python script a launch line runs, and its modules: the environment variables the line gives it. */
   readonly environment?: ReadonlyMap<string, string>;
+  /**
+   * For a shell script of several training launches: whether a path a launch writes names a file the user gave. The
+   * last launch that names one is the run, where otherwise the last launch is.
+   */
+  readonly launchNaming?: (written: string) => boolean;
 }
 
 /**
@@ -66,8 +71,8 @@ export function analyzeAs(format: Format, text: string, how: ReadingContext = {}
         ? analyzeVerlYaml(text, how.overrides)
         : how.overrides && format === 'align-anything-yaml'
           ? analyzeAlignAnythingYaml(text, how.overrides)
-          : (how.shell || how.sourced) && format === 'shell'
-            ? analyzeShell(text, how.shell && calledWith(how.shell), how.sourced)
+          : (how.shell || how.sourced || how.launchNaming) && format === 'shell'
+            ? analyzeShell(text, how.shell && calledWith(how.shell), how.sourced, { launchNaming: how.launchNaming })
             : FORMATS[format].analyze(text);
   return facts.problems.length > MAX_PROBLEMS ? { ...facts, problems: capProblems(facts.problems) } : facts;
 }

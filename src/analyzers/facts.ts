@@ -524,6 +524,12 @@ export interface ConfigFacts {
   readonly facts: readonly Fact[];
   readonly problems: readonly ParseProblem[];
   readonly references: readonly Reference[];
+  /**
+   * A shell script of several training launches run one after another: the references of the launches not estimated.
+   * The index of runs counts them, so that a config one of them names is found to be run by the script (and read,
+   * given with it, as the launch that names it: ReadingContext.launchNaming).
+   */
+  readonly otherLaunchReferences?: readonly Reference[];
   /** The trainer this file says runs the job (TRL config, HF TrainingArguments, a launcher), if it says. */
   readonly tools: readonly Tool[];
   /** A Python script's own options with their defaults (argparse, arguments dataclasses): what its helper modules read. */

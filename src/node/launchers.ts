@@ -54,8 +54,10 @@ export function filesReferencedBy(reader: FileReader, file: string, text: string
     if (r?.found !== undefined && kind !== 'data' && /\.py$/i.test(r.found)) modules.push(path.resolve(r.found));
     return r;
   };
-  const refs = analyzeAs(format, text, { readModule })
-    .references.filter((r) => (!/[$`]|\{\{/.test(r.path) || variableRooted(r)) && !/^\s*\{/.test(r.path))
+  // A shell script's other launches count too: each is a run of its own of the files it names.
+  const facts = analyzeAs(format, text, { readModule });
+  const refs = [...facts.references, ...(facts.otherLaunchReferences ?? [])]
+    .filter((r) => (!/[$`]|\{\{/.test(r.path) || variableRooted(r)) && !/^\s*\{/.test(r.path))
     .map((r) => path.resolve(referencedPath(reader, file, r)));
   return [...new Set([...refs, ...usageFiles(reader, file, text), ...modules])];
 }

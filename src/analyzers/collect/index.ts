@@ -19,7 +19,7 @@ import { analyzeScenario, type Location, type Problem, type ScenarioFacts } from
 import { hydraFiles, mergeFacts } from '../hydra-files';
 import { isHydraPrimary } from '../hydra';
 import { addScriptData, scriptDataFile } from '../script-data';
-import { findModule, type FileReader } from '../file-reader';
+import { findModule, findReference, type FileReader } from '../file-reader';
 import { heredocFiles } from '../heredoc';
 import { MAX_ANALYZED_CHARS } from '../guards';
 import { analyzeShell, variablesOf } from '../shell';
@@ -62,11 +62,29 @@ export interface CollectedFiles {
 /** Analyzes the given files and everything they reference. */
 export function collectFiles(inputs: readonly InputFile[], reader: FileReader): CollectedFiles {
   const collection = new FileCollection(inputs, reader);
-  for (const i of inputs) collection.visit(i.file, i.text, { ...entryHow(i, reader), languageId: i.languageId });
+  for (const i of inputs)
+    collection.visit(i.file, i.text, {
+      ...entryHow(i, reader),
+      languageId: i.languageId,
+      ...(inputs.length > 1 ? { launchNaming: namesGiven(reader, i.file, inputs) } : {}),
+    });
   return {
     ...collection.collected,
     unrecognized: notLoadedData(collection.collected.unrecognized, collection.collected.files, reader),
   };
+}
+
+/**
+ * For a given launch script of several launches: whether a path one writes is another file given (found from the
+ * script as the run's references are: beside it, or from a folder above it).
+ */
+function namesGiven(
+  reader: FileReader,
+  file: string,
+  inputs: readonly InputFile[],
+): NonNullable<VisitHow['launchNaming']> {
+  const given = new Set(inputs.map((i) => i.file).filter((f) => f !== file));
+  return (written) => !/[$`]/.test(written) && given.has(findReference(reader, file, written).path);
 }
 
 /**

@@ -45,6 +45,8 @@ export interface VisitHow {
   readonly shell?: ReadingContext['shell'];
   /** For a launcher's script and its modules: the variables of its environment the launch line gives (os.getenv). */
   readonly environment?: ReadingContext['environment'];
+  /** For a given shell script: whether a path a launch writes names another file given (ReadingContext.launchNaming). */
+  readonly launchNaming?: ReadingContext['launchNaming'];
   /** For a config: keys the trainer that reads it replaces (Reference.replacedKeys), whose values here are not read. */
   readonly replacedKeys?: Reference['replacedKeys'];
 }
@@ -125,7 +127,14 @@ export function analyzeWithArguments(
 ): { walked: ConfigFacts; scriptArgs: Reference['args']; readmeUsage?: true } {
   const readModule = format === 'hf-python' ? projectModules(reader, file) : undefined;
   const environment = how.environment;
-  const reading = { module: how.module, overrides: how.overrides, readModule, shell: how.shell, environment };
+  const reading = {
+    module: how.module,
+    overrides: how.overrides,
+    readModule,
+    shell: how.shell,
+    environment,
+    launchNaming: format === 'shell' ? how.launchNaming : undefined,
+  };
   const read = analyzeAs(format, text, reading);
   // A shell script that sources files is read again with the variables they set.
   const sourced = format === 'shell' ? sourcedVariables(reader, file, read.references) : undefined;

@@ -39,10 +39,10 @@ export function analyzeShell(
   text: string,
   seeds?: Env,
   sourced?: SourcedVariables,
-  options: { readonly ipython?: boolean } = {},
+  options: { readonly ipython?: boolean; readonly launchNaming?: (written: string) => boolean } = {},
 ): ConfigFacts {
   try {
-    return analyze(text, seeds, sourced, options.ipython === true);
+    return analyze(text, seeds, sourced, options.ipython === true, options.launchNaming);
   } catch (e) {
     return {
       format: 'shell',
@@ -108,6 +108,7 @@ function analyze(
   seeds: Env | undefined,
   sourced: SourcedVariables | undefined,
   ipython: boolean,
+  launchNaming?: (written: string) => boolean,
 ): ConfigFacts {
   const lexed = new Lexer(text, ipython).run();
   const sb = sbatchFacts(parseSbatch(text, lexed.comments));
@@ -156,9 +157,15 @@ function analyze(
   // a single-GPU `python` run of the same script, was read with the first one's GPUs and ZeRO config). Launches in the
   // branches of an `if` or `case` are alternatives: an earlier one gives what the last leaves unsaid (not a value the
   // last leaves open, such as `deepspeed` without --num_gpus after `--num_gpus 1`).
-  const lastLaunch = training[training.length - 1];
+  // Read for a file the user gave (a config one of the launches names: okeeper/LLaMA-Factory's qwen/train.sh runs eight
+  // `llamafactory-cli train qwen/<name>.yaml` lines), the launch that names it is that file's run.
+  const naming = launchNaming
+    ? [...training].reverse().find((r) => r.refs.some((x) => launchNaming(x.path)))
+    : undefined;
+  const lastLaunch = naming ?? training[training.length - 1];
   const used = training.length > 1 && !lastLaunch.conditional ? [lastLaunch] : chosen;
-  if (used.length === 1 && training.length > 1 && lastLaunch.at) problems.push(severalLaunches(text, training));
+  if (used.length === 1 && training.length > 1 && lastLaunch.at)
+    problems.push(severalLaunches(text, training, lastLaunch));
   const lastKeys = training.length > 1 ? new Set(lastLaunch.facts.map((f) => f.key)) : undefined;
   for (const r of chosen) problems.push(...r.problems);
   for (const r of used) {
@@ -168,7 +175,7 @@ function analyze(
   // A trl vllm-serve line beside the training launch: the server's settings.
   if (training.length > 0)
     for (const r of interp.results) if (!r.training) facts.push(...r.facts.filter((f) => VLLM_SERVER_KEYS.has(f.key)));
-  if (training.length > 1) {
+  if (training.length > 1 && lastLaunch === training[training.length - 1]) {
     const byKey = new Map<CanonicalKey, Fact[]>();
     for (const r of training) {
       for (const f of r.facts) {
@@ -198,16 +205,27 @@ function analyze(
     for (const ref of r.refs)
       if (!references.some((x) => x.path === ref.path && x.span.start === ref.span.start))
         references.push(r.conditional && ref.shell ? { ...ref, conditional: true } : ref);
-  return { format: 'shell', facts, problems, references, tools };
+  const others = training.length > 1 && used.length === 1 ? training.filter((r) => r !== lastLaunch) : [];
+  const otherLaunchReferences = others.flatMap((r) => r.refs);
+  return {
+    format: 'shell',
+    facts,
+    problems,
+    references,
+    tools,
+    ...(otherLaunchReferences.length ? { otherLaunchReferences } : {}),
+  };
 }
 
 /**
  * The note at the last of several training launches run one after another (yyDing1/ScaleQuest's run_qwen2_qft.sh: an
- * SFT stage, then a DPO stage): which launch the estimate is of, and where the others are.
+ * SFT stage, then a DPO stage), or at the one that names the file the user gave: which launch the estimate is of, and
+ * where the others are.
  */
-function severalLaunches(text: string, training: readonly CmdResult[]): ParseProblem {
+function severalLaunches(text: string, training: readonly CmdResult[], used: CmdResult): ParseProblem {
   const lineOf = (r: CmdResult): number => text.slice(0, r.at?.start ?? 0).split('\n').length;
   const last = training[training.length - 1];
+  if (used !== last) return namedLaunch(text, training, used, lineOf);
   const earlier = training.slice(0, -1).map(lineOf);
   return {
     code: 'several-launches',
@@ -221,5 +239,30 @@ function severalLaunches(text: string, training: readonly CmdResult[]): ParsePro
     ),
     span: last.at!,
     rawKey: text.slice(last.at!.start, last.at!.end),
+  };
+}
+
+/** The note at the launch that names the file the user gave, of several run one after another. */
+function namedLaunch(
+  text: string,
+  training: readonly CmdResult[],
+  named: CmdResult,
+  lineOf: (r: CmdResult) => number,
+): ParseProblem {
+  return {
+    code: 'several-launches',
+    severity: 'info',
+    ...msg(
+      'this script launches training {0} times, one after another: each is a run of its own, and the one at line {1}, ' +
+        'which names the file given, is estimated, not the others (line {2})',
+      String(training.length),
+      String(lineOf(named)),
+      training
+        .filter((r) => r !== named)
+        .map(lineOf)
+        .join(', '),
+    ),
+    span: named.at!,
+    rawKey: text.slice(named.at!.start, named.at!.end),
   };
 }

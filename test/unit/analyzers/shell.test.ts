@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeShell } from '../../../src/analyzers/shell';
-import { resolveText, runFiles } from '../helpers';
+import { resolveText, runFiles, runProject } from '../helpers';
+import { launchersOf } from '../../../src/node/launchers';
+import { nodeFileReader } from '../../../src/node/files';
 import { editableFiles } from '../../../src/features/fixes';
 import {
   isUnknown,
@@ -1356,6 +1358,60 @@ describe('shell analyzer: shell syntax', () => {
       analyzeShell(branches).problems.filter((p) => p.code === 'several-launches'),
       [],
     );
+  });
+
+  it('of several launches, the one that names a file given is its run, and the others are kept as references', () => {
+    // okeeper/LLaMA-Factory's qwen/train.sh: eight `llamafactory-cli train qwen/<name>.yaml` lines, each with its own
+    // GPUs. Read for qwen/sft3.yaml, the run is its launch on four GPUs, not the last launch's seven.
+    const text =
+      'CUDA_VISIBLE_DEVICES=0,1,2,3 llamafactory-cli train qwen/sft3.yaml\n' +
+      'CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6 llamafactory-cli train qwen/sft4.yaml\n';
+    const last = analyzeShell(text);
+    assert.deepEqual(
+      last.references.map((r) => r.path),
+      ['qwen/sft4.yaml'],
+    );
+    assert.deepEqual(
+      last.otherLaunchReferences?.map((r) => r.path),
+      ['qwen/sft3.yaml'],
+    );
+    const named = analyzeShell(text, undefined, undefined, { launchNaming: (p) => p === 'qwen/sft3.yaml' });
+    assert.deepEqual(
+      named.references.map((r) => r.path),
+      ['qwen/sft3.yaml'],
+    );
+    assert.deepEqual(
+      named.facts.filter((f) => f.key === 'gpusPerNode').map((f) => f.value),
+      [4],
+    );
+    const note = named.problems.find((p) => p.code === 'several-launches');
+    assert.equal(
+      note?.message,
+      'this script launches training 2 times, one after another: each is a run of its own, and the one at line 1, ' +
+        'which names the file given, is estimated, not the others (line 2)',
+    );
+    // Given together, the pipeline reads the script as that launch.
+    const files = {
+      '/r/train.sh': text,
+      '/r/qwen/sft3.yaml': 'model_name_or_path: Qwen/Qwen2.5-0.5B\nstage: sft\nfinetuning_type: full\n',
+      '/r/qwen/sft4.yaml': 'model_name_or_path: Qwen/Qwen2.5-0.5B\nstage: sft\nfinetuning_type: lora\n',
+    };
+    const run = runFiles(files, '/r/train.sh', '/r/qwen/sft3.yaml');
+    assert.deepEqual([run.setup?.gpus_per_node, run.setup?.method], [4, 'full']);
+    // As the repository has it, the script in qwen/ and the paths from the root: its earlier launch's config is a file
+    // of its run (node/launchers.ts, which the CLI and the editor's index of runs read).
+    const project = runProject(
+      {
+        'qwen/train.sh': text,
+        'qwen/sft3.yaml': files['/r/qwen/sft3.yaml'],
+        'qwen/sft4.yaml': files['/r/qwen/sft4.yaml'],
+      },
+      'qwen/train.sh',
+    );
+    const root = project.root;
+    assert.deepEqual(launchersOf(path.join(root, 'qwen/sft3.yaml'), root, nodeFileReader(root)), [
+      path.join(root, 'qwen/train.sh'),
+    ]);
   });
 
   it("a program whose code is not in the files takes a preference trainer from its subcommand's name", () => {
