@@ -191,6 +191,7 @@ export type CanonicalKey =
   | 'vllmMemoryFraction' // number: GPU share of a colocated vLLM engine (TRL vllm_gpu_memory_utilization)
   | 'vllmTensorParallel' // number: GPUs a colocated vLLM engine splits the model over (TRL vllm_tensor_parallel_size)
   | 'vllmSleep' // boolean: the colocated engine sleeps while the policy trains (TRL vllm_enable_sleep_mode)
+  | 'vllmMemoryOf' // 'total' | 'free': what the engine's share is of (verl 0.1's vendored vLLM: the memory free at its start)
   | 'gatherForGeneration' // boolean: ZeRO-3 weights gathered for generation (TRL ds3_gather_for_generation)
   | 'vllmSharedWeights' // boolean: the colocated vLLM engine holds the weights the policy trains on (Unsloth fast_inference)
   | 'attention' // 'eager' | 'sdpa' | 'flash'

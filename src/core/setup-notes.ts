@@ -12,6 +12,7 @@ export const ROLLOUT_DEFAULT_NOTES: Readonly<Record<keyof NonNullable<TrainingSe
   vllm_sleep: 'the colocated engine keeps its share while the policy trains',
   vllm_tensor_parallel: "each GPU's colocated engine holds the whole model (vllm_tensor_parallel_size 1)",
   vllm_shared_weights: 'the colocated engine loads its own copy of the weights',
+  vllm_memory_of: "the colocated engine's share is of the GPU's total memory",
   logps: "TRL's selective_log_softmax over the completion's logits",
   reference: 'no KL reference model (beta = 0)',
   old_logps: "the old policy's log-probabilities come from the generation round itself",

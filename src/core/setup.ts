@@ -215,6 +215,14 @@ export const RolloutSchema = z
     /** The colocated engine's share holds the weights the policy trains on (Unsloth fast_inference), not a copy. */
     vllm_shared_weights: z.boolean().default(false),
     /**
+     * What vllm_memory_fraction is a share of: the GPU's total memory ('total': vLLM's gpu_memory_utilization since
+     * 0.6.4, TRL's colocated engine, verl on vLLM's own workers), or the memory free when the engine starts ('free': the
+     * vLLM 0.3.1-0.6.3 workers verl 0.1 vendors, verl/third_party/vllm/vllm_v_0_6_3/worker.py
+     * determine_num_available_blocks, "[VERL] use the remaining memory"): the KV cache is that share of what the
+     * actor's states, the CUDA context, the engine's own weights and its profile run leave, beside those weights.
+     */
+    vllm_memory_of: z.enum(['total', 'free']).default('total'),
+    /**
      * The KL reference (beta > 0): a frozen copy of the model ('copy'), the policy with its adapters disabled
      * (PEFT, 'adapters-off'), or none (beta = 0, TRL's default).
      */

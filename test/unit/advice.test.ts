@@ -417,6 +417,7 @@ describe('step time', () => {
           vllm_memory_fraction: 0.3,
           vllm_sleep: false,
           vllm_shared_weights: false,
+          vllm_memory_of: 'total',
           logps: 'trl',
           reference: 'none',
           old_logps: false,

@@ -27,8 +27,13 @@ function vendoredVerl01(reader: FileReader, launcher: string): string | undefine
   return undefined;
 }
 
-/** A verl launcher's facts as the project's own verl 0.1 reads them: the counts it reads otherwise, said in each. */
+/** A verl launcher's facts as the project's own verl 0.1 reads them: its counts, and its vLLM engine's share. */
 export function withVendoredVerl(reader: FileReader, launcher: string, facts: ConfigFacts): ConfigFacts {
+  return withVendoredVllm(reader, launcher, withVerl01Counts(reader, launcher, facts));
+}
+
+/** The counts verl 0.1 reads otherwise than verl since its *_per_gpu keys, said in each. */
+function withVerl01Counts(reader: FileReader, launcher: string, facts: ConfigFacts): ConfigFacts {
   if (!facts.facts.some((f) => f.valueInVerl01 !== undefined)) return facts;
   const workers = vendoredVerl01(reader, launcher);
   if (!workers) return facts;
@@ -42,4 +47,45 @@ export function withVendoredVerl(reader: FileReader, launcher: string, facts: Co
           rawValue: `${f.rawValue}: ${f.valueInVerl01} as the project's verl 0.1 (${name}) counts it, in prompts x rollout.n`,
         };
   return { ...facts, facts: facts.facts.map(read) };
+}
+
+/**
+ * Where a project keeps verl 0.1's own copies of vLLM's workers: its __init__.py picks one of vllm_v_0_3_1 ...
+ * vllm_v_0_6_3 by the installed vLLM, and has no branch for vLLM's own SPMD workers (verl since 0.2: `>= 0.7`).
+ */
+const VLLM_INIT = ['verl/third_party/vllm/__init__.py', 'verl/verl/third_party/vllm/__init__.py'];
+
+/** The project's vendored vLLM package of verl 0.1, from the launcher's folder up; else undefined. */
+function vendoredVllm(reader: FileReader, launcher: string): string | undefined {
+  for (const up of UP)
+    for (const p of VLLM_INIT) {
+      const path = reader.join(launcher, `${up}${p}`);
+      const text = reader.read(path);
+      if (text !== undefined) return /vllm_v_0_[3-6]_\d/.test(text) && !/0\.7|spmd/i.test(text) ? path : undefined;
+    }
+  return undefined;
+}
+
+/**
+ * A verl run whose engine is the project's vendored vLLM 0.x: gpu_memory_utilization is a share of the memory free
+ * when the engine starts (its worker.py: `free_gpu_memory * gpu_memory_utilization`), said at the share.
+ */
+function withVendoredVllm(reader: FileReader, launcher: string, facts: ConfigFacts): ConfigFacts {
+  const share = facts.facts.find((f) => f.key === 'vllmMemoryFraction' && f.tool === 'verl');
+  if (!share) return facts;
+  const vllm = vendoredVllm(reader, launcher);
+  if (!vllm) return facts;
+  const name = vllm.split(/[\\/]/).slice(-4, -1).join('/');
+  const fact: Fact = {
+    key: 'vllmMemoryOf',
+    rawKey: share.rawKey,
+    value: 'free',
+    rawValue:
+      `${share.rawValue}: a share of the memory free when the engine starts, as the project's own vLLM workers ` +
+      `(${name}, vLLM 0.3.1-0.6.3) size the KV cache`,
+    keySpan: share.keySpan,
+    valueSpan: share.valueSpan,
+    tool: 'verl',
+  };
+  return { ...facts, facts: [...facts.facts, fact] };
 }

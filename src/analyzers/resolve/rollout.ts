@@ -516,6 +516,11 @@ function colocatedEngine(
     false,
     "TRL's colocated engine loads its own copy of the weights",
   );
+  // Only a project's vendored verl 0.1 says 'free' (collect/vendored-verl.ts); elsewhere the share is of the GPU.
+  if (ctx.decided.vllmMemoryOf?.fact.value === 'free') {
+    r.vllm_memory_of = 'free';
+    ctx.prov['rollout.vllm_memory_of'] = fileProv(ctx.decided.vllmMemoryOf);
+  }
 }
 
 /** Reward models and the rollout block, shared by GRPO / RLOO and online DPO. */

@@ -518,6 +518,8 @@ function blockDefaults(ctx: PlanningContext): void {
       )
         continue;
       if (f === 'gather_weights' && setup.zero_stage !== 3) continue;
+      // The share is of the GPU's total but in a project's vendored verl 0.1, which its files say (collect/vendored-verl.ts).
+      if (f === 'vllm_memory_of') continue;
       // TRL's log-probabilities are the rollout's own way unless a tool says otherwise (verl, with its source).
       if (
         f === 'logps' &&

@@ -158,7 +158,11 @@ function cacheShare(s: VllmSizes, tp: number): number {
  * TRL's processed log-probs). CUDA graphs are captured after the KV cache, outside the share.
  */
 function profilePeak(s: VllmSizes, tokens: number, rows: number, tp: number): number {
-  const a = s.a;
+  return profileRunPeak(s.a, tokens, rows, tp);
+}
+
+/** profilePeak's figure from the architecture alone: what a vLLM engine's start-up profile run holds at its peak. */
+export function profileRunPeak(a: Architecture, tokens: number, rows: number, tp: number): number {
   const width = a.moe ? a.moe.topK * a.moe.expertFfn + a.moe.sharedExpertFfn : a.ffn;
   return Math.max(
     tokens * ((6 * width) / tp + 8 * a.hidden),
@@ -184,7 +188,8 @@ function colocatedEngineCheck(ctx: PlanningContext, s: VllmSizes, gpu: NonNullab
   const peak = profilePeak(s, 4096, rows, ctp);
   const mine = perGpu(s, ctp, setup.seq_len, peak);
   const share = rollout.vllm_memory_fraction * gpu.memoryBytes;
-  if (mine <= share) return;
+  // A share of the memory free at the engine's start (verl 0.1's vLLM) is made by the engine itself (terms/generation.ts).
+  if (mine <= share || rollout.vllm_memory_of === 'free') return;
   ctx.notes.warnings.push({
     key: 'rollout.vllm_memory_fraction',
     message:

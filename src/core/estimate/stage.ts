@@ -201,7 +201,7 @@ function stagePhases(
   const withActivations = leanActivations && activationsExceedGpu(ctx, st, persistent, leanActivations);
   if (withActivations) return withActivations;
 
-  const engineC = rolloutEngine(ctx, persistent);
+  const engineC = rolloutEngine(ctx, persistent, ctx.setup.cuda_context_bytes ?? defaultCudaContextBytes(ctx.setup));
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
   const { terms, activations, loss, zero3LayerBytes } = stageTerms(ctx, st, {
     persistent,

@@ -13,10 +13,17 @@ import { noGradLayerBytes } from './activations';
 import { kvCache, kvCacheShape } from './kv-cache';
 import { logitTokens } from './logits-loss';
 import { rewardForward, wholeReferenceGather } from './reference-models';
+import { profileRunPeak } from '../estimate/checks';
 
 /** The colocated vLLM engine's share of the GPU, less the weights it shares with the policy (given the persistent components so far). */
-export function rolloutEngine(ctx: EstimateContext, persistent: readonly Component[]): Component[] {
+export function rolloutEngine(
+  ctx: EstimateContext,
+  persistent: readonly Component[],
+  contextBytes: number,
+): Component[] {
   const { rollout, vllmShare } = ctx.methods;
+  if (rollout?.engine === 'vllm-colocate' && rollout.vllm_memory_of === 'free' && ctx.gpu)
+    return freeMemoryEngine(ctx, persistent, contextBytes);
   // A colocated vLLM engine (TRL vllm_mode="colocate") reserves its share of the GPU for its own copy of the weights,
   // its KV cache and CUDA graphs at start-up (vLLM gpu_memory_utilization is a fraction of the GPU's total memory),
   // and keeps it while the policy trains unless sleep mode releases it.
@@ -42,6 +49,39 @@ export function rolloutEngine(ctx: EstimateContext, persistent: readonly Compone
         ]
       : [];
   return engineC;
+}
+
+/**
+ * The vLLM 0.3.1-0.6.3 workers verl 0.1 vendors size the KV cache from the memory free when the engine starts
+ * (verl/third_party/vllm/vllm_v_0_6_3/worker.py determine_num_available_blocks: `free_gpu_memory *
+ * gpu_memory_utilization`, after its profile run): the actor's weights and the CUDA context are on the GPU then (the
+ * rollout is made last, verl/trainer/ppo/ray_trainer.py init_workers), its optimizer states not yet (AdamW makes them at
+ * the first step), the engine's own 16-bit weights (one tensor-parallel share) and its profile run's blocks (verl's
+ * max_num_batched_tokens, 8,192, and vLLM's 256 sequences) are. The engine holds its weights and that share.
+ */
+function freeMemoryEngine(ctx: EstimateContext, persistent: readonly Component[], contextBytes: number): Component[] {
+  const rollout = ctx.methods.rollout!;
+  const gpuBytes = ctx.gpu!.memoryBytes;
+  const tp = rollout.vllm_tensor_parallel;
+  const weights = (ctx.model.inventory.total * 2) / tp;
+  const profile = profileRunPeak(ctx.model.arch, 8192, 256, tp);
+  const atStart = sum(persistent.filter((c) => c.id !== 'optimizer-states')) + contextBytes;
+  const free = Math.max(0, gpuBytes - atStart - weights - profile);
+  const u = rollout.vllm_memory_fraction;
+  return [
+    comp(
+      ctx,
+      'rollout-engine',
+      'vLLM engine (colocated)',
+      weights + u * free,
+      () =>
+        `its 16-bit weights ${formatBytes(weights)}${tp > 1 ? ` (1/${tp})` : ''} + gpu_memory_utilization ${u} x the ` +
+        `memory free at its start, ${formatBytes(free)} = ${(gpuBytes / GiB).toFixed(1)} GiB (${ctx.gpu!.id}) - ` +
+        `${formatBytes(atStart)} of the actor's weights and the CUDA context - its weights - its profile run ` +
+        `${formatBytes(profile)} (the vLLM workers verl 0.1 vendors: a share of the free memory)`,
+      () => ({ fraction: u, gpuBytes, freeBytes: free }),
+    ),
+  ];
 }
 
 /** What the stage holds besides generation's own tensors, from the other terms. */

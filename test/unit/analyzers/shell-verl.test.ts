@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { type CanonicalKey, type ConfigFacts } from '../../../src/analyzers/facts';
 import { detectFormat } from '../../../src/analyzers/detect';
 import { findGpu } from '../../../src/core/lookup';
+import { estimate } from '../../../src/core/estimate';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { applyEditData, editsForChanges } from '../../../src/features/fixes';
 import type { SetupChange } from '../../../src/core/advice';
@@ -246,6 +247,56 @@ describe("shell: a project's own verl 0.1", () => {
       [today.micro_batch_size, today.gradient_accumulation_steps, today.rollout?.scoring_batch],
       [16, 2, 32],
     );
+  });
+});
+
+describe("shell: a project's own vLLM workers of verl 0.1", () => {
+  it('take gpu_memory_utilization as a share of the memory free when the engine starts (Wyyyb/CriticCoT)', () => {
+    // simpleRL-reason vendors verl 0.1: verl/third_party/vllm/__init__.py picks its own vllm_v_0_6_3 worker, whose
+    // determine_num_available_blocks sizes the KV cache as free_gpu_memory x gpu_memory_utilization. Qwen2.5-0.5B on
+    // 2 A100 80GB (80.0 GiB each), tensor parallel 1, at 0.75: the engine's weights 494,032,768 x 2 B, the actor's fp32
+    // shard 494,032,768 x 4 / 2 B and the 768 MiB context are there at its start, its profile run too.
+    const line =
+      'python3 -m verl.trainer.main_ppo data.train_batch_size=8 data.max_prompt_length=256 data.max_response_length=256 \\\n' +
+      '  actor_rollout_ref.model.path=Qwen/Qwen2.5-0.5B actor_rollout_ref.rollout.name=vllm \\\n' +
+      '  actor_rollout_ref.rollout.gpu_memory_utilization=0.75 actor_rollout_ref.rollout.tensor_model_parallel_size=1 \\\n' +
+      '  actor_rollout_ref.rollout.n=4 trainer.n_gpus_per_node=2 trainer.nnodes=1\n';
+    const init =
+      "if package_version == '0.5.4':\n    from .vllm_v_0_5_4.llm import LLM\n" +
+      "elif package_version == '0.6.3':\n    from .vllm_v_0_6_3.llm import LLM\n";
+    const vendored = runProject(
+      { 'scripts/train.sh': line, 'verl/third_party/vllm/__init__.py': init },
+      'scripts/train.sh',
+    );
+    assert.equal(vendored.setup?.rollout?.vllm_memory_of, 'free');
+    const said = vendored.files.flatMap((f) => f.facts.facts).find((f) => f.key === 'vllmMemoryOf');
+    assert.match(said?.rawValue ?? '', /a share of the memory free when the engine starts/);
+    const gpu = findGpu('A100-80GB');
+    assert.ok(gpu.ok);
+    const e = estimate(vendored.setup!, { gpu: gpu.gpu });
+    assert.ok(e.ok);
+    const engine = e.estimate.perGpu.phases.flatMap((p) => p.components).find((c) => c.id === 'rollout-engine');
+    const params = e.estimate.parameters.total;
+    const weights = params * 2;
+    const atStart = e.estimate.perGpu.phases[0].components
+      .filter((c) => c.id === 'weights')
+      .reduce((t, c) => t + c.bytes, 0);
+    const profile = Math.max(8192 * (6 * 4864 + 8 * 896), 256 * 151_936 * 32 + 2 * 8192 * 896);
+    const free = gpu.gpu.memoryBytes - atStart - 768 * 2 ** 20 - weights - profile;
+    assert.ok(Math.abs(engine!.bytes - (weights + 0.75 * free)) < 1024 * 1024, `${engine!.bytes}`);
+    // Without the project's copy, today's verl on vLLM's own workers: 0.75 of the GPU.
+    const today = runProject({ 'scripts/train.sh': line }, 'scripts/train.sh').setup!;
+    assert.equal(today.rollout?.vllm_memory_of, 'total');
+    // verl 0.2 and later vendor a branch to vLLM's own SPMD workers (>= 0.7): not read as the free share.
+    const spmd = runProject(
+      {
+        'scripts/train.sh': line,
+        'verl/third_party/vllm/__init__.py':
+          init + "elif vs.parse(package_version) >= vs.parse('0.7.0'):\n    from vllm import LLM\n",
+      },
+      'scripts/train.sh',
+    );
+    assert.equal(spmd.setup?.rollout?.vllm_memory_of, 'total');
   });
 });
 
