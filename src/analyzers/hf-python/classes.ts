@@ -23,7 +23,7 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
   }
   for (const n of names) {
     file.parsedClasses.add(n);
-    if (TRL_CONFIGS.has(n) || n === 'ModelConfig') file.tools.add('trl');
+    if ((TRL_CONFIGS.has(n) || n === 'ModelConfig') && !projectClass(file, n)) file.tools.add('trl');
     else if (HF_ARGS.has(n)) file.tools.add('hf-trainer');
   }
   if (which === 'TrlParser') file.tools.add('trl');
@@ -34,13 +34,28 @@ export function noteParser(file: PythonFile, call: SyntaxNode, which: string): v
 }
 
 /**
+ * A class of the project named like a library's (631068264/TigerBot's train_sft.py: `@dataclass class SFTConfig:` given
+ * to HfArgumentParser beside TrainingArguments, no TRL imported): defined in the file, or imported from a module other
+ * than TRL's. The parsers are read before the file's classes are collected, so the definition is looked for in the text.
+ */
+function projectClass(file: PythonFile, name: string): boolean {
+  if (file.localClasses.has(name)) return true;
+  const escaped = name.replace(/[^\w]/g, '');
+  // A subclass of TRL's config of that name (`class SFTConfig(trl.SFTConfig)`) is TRL's still.
+  const defined = new RegExp(`^[ \\t]*class[ \\t]+${escaped}\\b[ \\t]*(\\([^)]*\\))?`, 'm').exec(file.text);
+  if (defined) return !/\btrl\.|\b\w+Config\b/.test(defined[1] ?? '');
+  const from = new RegExp(`^[ \\t]*from[ \\t]+([\\w.]+)[ \\t]+import[^\\n]*\\b${escaped}\\b`, 'm').exec(file.text);
+  return from !== null && !/^trl(\.|$)/.test(from[1]);
+}
+
+/**
  * The objective a TRL config class given to the parser names (`TrlParser((GRPOScriptArguments, GRPOConfig,
  * ModelConfig))`): the run's trainer takes that config, so its objective is the config's, also where the trainer is a
  * class of the project that no file of the run shows (Deep-Agent/R1-V's grpo.py picks Qwen2VLGRPOTrainer or
  * Qwen2VLGRPOVLLMTrainerModified by `use_vllm`) or one read by its name.
  */
 function objectiveOfParsedConfig(file: PythonFile, node: SyntaxNode, name: string, which: string): void {
-  if (file.localClasses.has(name)) return;
+  if (projectClass(file, name)) return;
   const rollout = ROLLOUT_CONFIGS[name];
   const preference = rollout === undefined && name.endsWith('Config') ? PREFERENCE_CONFIGS[name] : undefined;
   if (rollout === undefined && preference === undefined) return;

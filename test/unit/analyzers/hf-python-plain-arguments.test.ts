@@ -75,3 +75,38 @@ describe("analyzers: a TRL trainer given transformers' TrainingArguments keeps t
     assert.notEqual(noteOf(r, 'gradient_checkpointing').includes('TrainingArguments defaults'), true);
   });
 });
+
+describe("analyzers: a project's own class named like a TRL config is not TRL's", () => {
+  // 631068264/TigerBot's train/train_sft.py: `@dataclass class SFTConfig:` (its own fields) given to HfArgumentParser
+  // beside TrainingArguments, and transformers.Trainer; TRL is not imported. The run keeps TrainingArguments'
+  // defaults (gradient_checkpointing=False), not TRL's (True).
+  const text = (cls: string, imports = 'import transformers\n') =>
+    'from dataclasses import dataclass, field\n' +
+    imports +
+    '@dataclass\n' +
+    `${cls}:\n` +
+    '    model_name_or_path: str = field(default="meta-llama/Llama-2-7b-hf")\n' +
+    'parser = transformers.HfArgumentParser((SFTConfig, transformers.TrainingArguments))\n' +
+    'cfg, training_args = parser.parse_args_into_dataclasses()\n' +
+    'model = transformers.AutoModelForCausalLM.from_pretrained(cfg.model_name_or_path)\n' +
+    'transformers.Trainer(model=model, args=training_args).train()\n';
+
+  it("its own dataclass: the HF Trainer's defaults", () => {
+    const r = run(text('class SFTConfig'));
+    assert.equal(r.setup?.gradient_checkpointing, 'none');
+    const p = r.provenance.gradient_checkpointing;
+    assert.equal(p?.kind === 'default' ? p.owner : p?.kind, 'hf-trainer');
+  });
+
+  it("a subclass of TRL's SFTConfig, or TRL's own imported, is TRL's", () => {
+    const sub = run(text('class SFTConfig(trl.SFTConfig)', 'import transformers, trl\n'));
+    assert.equal(sub.setup?.gradient_checkpointing, 'full');
+    const imported = run(
+      'import transformers\nfrom trl import SFTConfig\n' +
+        'parser = transformers.HfArgumentParser((SFTConfig,))\n(cfg,) = parser.parse_args_into_dataclasses()\n' +
+        'model = transformers.AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+        'transformers.Trainer(model=model, args=cfg).train()\n',
+    );
+    assert.equal(imported.setup?.gradient_checkpointing, 'full');
+  });
+});
