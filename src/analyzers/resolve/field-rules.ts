@@ -36,7 +36,7 @@ import {
 } from './parallelism';
 import { resolveAttentionKernel } from './attention';
 import { resolveCheckpointReentrant } from './checkpointing';
-import { resolveTrlSftLoss } from './loss';
+import { resolveTrlSftLoss, resolveUnslothPreferenceLoss } from './loss';
 import { resolvePrecision } from './precision';
 import { resolvePreference } from './preference';
 import { resolveRollout } from './rollout';
@@ -181,6 +181,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveCheckpointReentrant,
   fromDefault('attention', 'attention'),
   resolveTrlSftLoss,
+  resolveUnslothPreferenceLoss,
   fromDefault('loss', 'loss'),
   checkOffloadNeedsZero,
   checkUnreadDeepspeedConfig,

@@ -952,6 +952,25 @@ trainer.train()
     assert.ok(Math.abs(large - 65) / 65 < 0.05, `${large} GB`);
   });
 
+  it("a preference trainer over an Unsloth model takes the logits: Unsloth's fused loss needs labels", () => {
+    // NickKornienko/CMPE-297-HW3's DPO_Zephyr_Unsloth_Example.ipynb: TRL's DPOTrainer over an Unsloth model. Unsloth's
+    // fused cross-entropy runs only where the model is given labels (unsloth/models/llama.py CausalLM_fast_forward);
+    // DPO calls it without and takes the log-probabilities of the logits, so the loss is not the fused one.
+    const dpo = UNSLOTH_NOTEBOOK.replace(
+      'from trl import SFTTrainer, SFTConfig',
+      'from trl import DPOTrainer, DPOConfig',
+    )
+      .replace('trainer = SFTTrainer(', 'trainer = DPOTrainer(\n    ref_model = None,')
+      .replace('args = SFTConfig(', 'args = DPOConfig(');
+    const r = resolveText('dpo.py', dpo);
+    assert.ok(r.setup?.preference);
+    assert.equal(r.setup?.loss, 'full');
+    const p = r.provenance.loss;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /a preference trainer calls it without/);
+    // SFT keeps Unsloth's fused loss.
+    assert.equal(resolveText('sft.py', UNSLOTH_NOTEBOOK).setup?.loss, 'fused');
+  });
+
   it('reads FastLanguageModel.from_pretrained and get_peft_model of the notebook pattern', () => {
     const r = checkFacts(UNSLOTH_NOTEBOOK, [
       {
