@@ -31,7 +31,29 @@ export function trainingLoop(file: PythonFile, calls: readonly SyntaxNode[]): Sy
       if (outer) return outer;
     }
   }
+  return straightLineStep(file, calls);
+}
+
+/**
+ * A training step written once, in no loop (RethinkFun/sft's sft_simple.py: `loss.backward()`, `optimizer.step()` at
+ * the module's top level): the block that holds the backward and a `.step(` after it, read as a loop of one step.
+ */
+function straightLineStep(file: PythonFile, calls: readonly SyntaxNode[]): SyntaxNode | undefined {
+  for (const c of calls) {
+    if (!isBackward(file, c) || enclosingLoop(c)) continue;
+    let block: SyntaxNode | null = c.parent;
+    while (block && block.name !== 'Body' && block.name !== 'Script') block = block.parent;
+    if (!block) continue;
+    const within = block;
+    if (calls.some((d) => d.from > c.to && d.to <= within.to && isStep(file, d))) return within;
+  }
   return undefined;
+}
+
+/** `optimizer.step()`, `scaler.step(optimizer)`: a call of a member named step. */
+function isStep(file: PythonFile, call: SyntaxNode): boolean {
+  const prop = call.firstChild?.name === 'MemberExpression' ? call.firstChild.lastChild : null;
+  return prop?.name === 'PropertyName' && file.text.slice(prop.from, prop.to) === 'step';
 }
 
 /** What the loop script says about memory, as facts of the 'pytorch' tool (Accelerate's own keys as 'accelerate'). */
@@ -52,7 +74,8 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
   optimizerCall(file, calls, loop);
   sequenceLength(file, calls, LOOP);
   configUseCache(file);
-  keptOutputs(file, loop, models);
+  // Outputs kept into the next step: a step written once has none.
+  if (loop.name === 'ForStatement' || loop.name === 'WhileStatement') keptOutputs(file, loop, models);
   loopReferenceModel(file, calls);
 }
 

@@ -476,3 +476,32 @@ Trainer(model=model, args=args).train()
     assert.equal(s.gradient_accumulation_steps, 2);
   });
 });
+
+describe('hf-python: a training step written once, in no loop', () => {
+  // RethinkFun/sft's train_sft/sft_simple.py: one tokenized dialog, `loss.backward()`, `optimizer.step()` and
+  // `optimizer.zero_grad()` at the module's top level, no for loop. It is a loop of one step: the batch is the one
+  // sequence (torch's default of 1 without a DataLoader), not the HF Trainer's 8, and the optimizer is torch's.
+  const src = `from transformers import AutoModelForCausalLM, AutoTokenizer
+import torch
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B-Instruct").to("cuda")
+optimizer = torch.optim.AdamW(model.parameters())
+input = tokenizer.apply_chat_template(dialog, return_tensors="pt")
+input["labels"] = input["input_ids"].clone()
+output = model(**input)
+loss = output.loss
+loss.backward()
+optimizer.step()
+optimizer.zero_grad()
+model.save_pretrained("output_dir")
+`;
+
+  it('reads it as a loop of one step: the batch of one, torch AdamW, no outputs kept into a next step', () => {
+    const r = resolveText('sft_simple.py', src);
+    assert.deepEqual([r.setup?.micro_batch_size, r.setup?.optimizer], [1, 'adamw']);
+    assert.ok(!r.problems.some((p) => /no Trainer, TRL trainer or training loop/.test(p.message)));
+    assert.equal(r.setup?.loop_keeps_outputs, false);
+    // A backward with no optimizer step after it is no training step (a gradient check).
+    const check = resolveText('grad_check.py', src.replace('optimizer.step()\n', ''));
+    assert.ok(check.problems.some((p) => /no Trainer, TRL trainer or training loop/.test(p.message)));
+  });
+});
