@@ -34,6 +34,23 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(findPins('peft<1.0\n').peft, undefined);
     assert.equal(findPins('torch==2.1.1+cu118\n').torch?.version, '2.1.1');
     assert.equal(findPins('torch>=2.0\ntorch==1.13.1\n').torch?.version, '1.13.1');
+    // Several requirements on one line, as a notebook's pip cell writes them
+    // (duncanodhis/Fine_tune_LLama_2_with_15k_dataset): every one, not every other (the space between them was taken
+    // as the first one's), and spaces around a comma between specifiers.
+    const line = installPins(
+      '!pip install -q accelerate==0.21.0 peft==0.4.0 bitsandbytes==0.40.2 transformers==4.31.0 trl==0.4.7\n',
+    );
+    assert.deepEqual(
+      [
+        line.accelerate?.version,
+        line.peft?.version,
+        line.bitsandbytes?.version,
+        line.transformers?.version,
+        line.trl?.version,
+      ],
+      ['0.21.0', '0.4.0', '0.40.2', '4.31.0', '0.4.7'],
+    );
+    assert.equal(findPins('transformers >= 4.30 , < 4.40\n').transformers?.version, '4.39');
   });
 
   it('finds them in pyproject.toml and environment.yml; not in comments, not in other packages', () => {
