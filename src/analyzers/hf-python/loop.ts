@@ -5,7 +5,7 @@
 // wrapping, the tokenizer's max_length, and whether a variable keeps the model's outputs from one step into the next.
 // Pure: it reads the syntax tree and never runs code.
 import type { SyntaxNode } from '@lezer/common';
-import { normalizeOptimizer, type Tool, type Unknown } from '../facts';
+import { msg, normalizeOptimizer, type Tool, type Unknown } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
 import { argument, calleeFact } from './calls';
 import { branchTaken, conditionOf } from './branches';
@@ -60,6 +60,7 @@ function isStep(file: PythonFile, call: SyntaxNode): boolean {
 export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
   file.tools.add(LOOP);
   const models = modelNames(file, calls);
+  modelLeftOnCpu(file, calls, models);
   dataLoaderBatch(file, calls, loop);
   for (const c of calls) {
     const last = file.calleeName(c)?.split('.').pop() ?? '';
@@ -160,6 +161,31 @@ function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string>
   }
   return names;
 }
+
+/**
+ * A loop whose model nothing moves to a GPU (Truenumbers/TN-LLM-Prototyping's fine-tuner1.py: from_pretrained with no
+ * device_map, no `.to(...)` or `.cuda()`, no Accelerator): PyTorch keeps the module on the CPU, so the run allocates
+ * nothing on a GPU. Said at the model's load, where the file shows no way the model or the work reaches a device; the
+ * estimate stays the GPU run's.
+ */
+function modelLeftOnCpu(file: PythonFile, calls: readonly SyntaxNode[], models: ReadonlySet<string>): void {
+  if (models.size === 0 || DEVICE_PLACEMENT.test(file.text)) return;
+  const load = calls.find((c) => isModelLoad(file.calleeName(c)?.split('.') ?? []));
+  if (!load) return;
+  file.problem(
+    'runs-on-cpu',
+    'warning',
+    msg(
+      'nothing in this file moves the model to a GPU (no .to(...), .cuda(), device_map or accelerator.prepare): ' +
+        'PyTorch keeps it on the CPU and the loop trains there; the estimate is of the run with the model on a GPU',
+    ),
+    span(load),
+  );
+}
+
+/** What places a model or its work on a device: a move, a device map, a launcher's wrapping or a default device. */
+const DEVICE_PLACEMENT =
+  /\.to\(|\.cuda\(|device_map|\.prepare\(|\.setup\(|set_default_device|deepspeed\.initialize|\b(FSDP|FullyShardedDataParallel|fully_shard|DDP|DistributedDataParallel)\(|\bdevice\s*=/;
 
 /** Methods that return the module they are called on (`from_pretrained(...).cuda()`, `.to(device)`, `.train()`). */
 const SELF_RETURNING = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'train']);

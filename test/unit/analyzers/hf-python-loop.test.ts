@@ -505,3 +505,33 @@ model.save_pretrained("output_dir")
     assert.ok(check.problems.some((p) => /no Trainer, TRL trainer or training loop/.test(p.message)));
   });
 });
+
+describe('hf-python: a loop whose model stays on the CPU', () => {
+  // Truenumbers/TN-LLM-Prototyping's fine-tuner1.py: from_pretrained with no device_map, no .to(...) or .cuda(), no
+  // Accelerator, then model.train(), loss.backward(), optimizer.step() in a loop: PyTorch keeps the model on the CPU.
+  const src = `from transformers import AutoModelForCausalLM
+import torch
+model = AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-v0.1")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+model.train()
+for epoch in range(3):
+    outputs = model(**inputs, labels=inputs["input_ids"])
+    outputs.loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+`;
+
+  it('says so at the model load, and not once the model is moved', () => {
+    const r = analyzeHfPython(src);
+    const w = r.problems.find((p) => p.code === 'runs-on-cpu');
+    assert.equal(w?.severity, 'warning');
+    assert.equal(
+      src.slice(w!.span.start, w!.span.end),
+      'AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-v0.1")',
+    );
+    const moved = src.replace('Mistral-7B-v0.1")', 'Mistral-7B-v0.1").to("cuda")');
+    assert.ok(!analyzeHfPython(moved).problems.some((p) => p.code === 'runs-on-cpu'));
+    const mapped = src.replace('Mistral-7B-v0.1")', 'Mistral-7B-v0.1", device_map="auto")');
+    assert.ok(!analyzeHfPython(mapped).problems.some((p) => p.code === 'runs-on-cpu'));
+  });
+});
