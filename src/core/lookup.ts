@@ -217,8 +217,41 @@ export function catalogModel(name: string): CatalogModel | undefined {
   // No Hub id is this long: a pasted blob is no model.
   if (name.length > MAX_COMPARED) return undefined;
   return (
-    findListed(name) ?? unslothShortName(name) ?? unslothBnb(name) ?? gptqAwqUpload(name) ?? sixteenBitUpload(name)
+    unslothPhi3(name) ??
+    findListed(name) ??
+    unslothShortName(name) ??
+    unslothBnb(name) ??
+    gptqAwqUpload(name) ??
+    sixteenBitUpload(name)
   );
+}
+
+/**
+ * Unsloth's copies of Phi-3 and Phi-3.5 (`unsloth/Phi-3-mini-4k-instruct`, `-medium-`, and their `-bnb-4bit` uploads)
+ * are converted to Mistral's layout: q, k and v and gate and up as separate linear layers instead of phi3's fused
+ * qkv_proj and gate_up_proj, the same weights (Unsloth loads them with "Fast Mistral patching", as
+ * NickKornienko/CMPE-297-HW3's Unsloth_healthchatbix.ipynb prints for unsloth/Phi-3-mini-4k-instruct). Microsoft's entry
+ * with model_type mistral, so that its LoRA targets are Mistral's modules.
+ */
+function unslothPhi3(name: string): CatalogModel | undefined {
+  const m = /^unsloth\/(phi-3(?:\.5)?-(?:mini|medium)[\w.-]*?)(-bnb-4bit)?$/i.exec(name.trim());
+  if (!m) return undefined;
+  const base = findListed(`microsoft/${m[1]}`);
+  if (!base || base.config.model_type !== 'phi3') return undefined;
+  return {
+    id: name.trim(),
+    derivedFrom: base.id,
+    config: {
+      ...base.config,
+      model_type: 'mistral',
+      architectures: ['MistralForCausalLM'],
+      ...(m[2] ? { quantization_config: UNSLOTH_BNB_4BIT } : {}),
+    },
+    ...(base.publishedParams !== undefined ? { publishedParams: base.publishedParams } : {}),
+    source:
+      `${base.id} (${base.source}) in Mistral's layout, as Unsloth uploads it (q, k, v, gate and up unfused)` +
+      (m[2] ? ', quantized by Unsloth to NF4 with double quantization' : ''),
+  };
 }
 
 function findListed(name: string): CatalogModel | undefined {

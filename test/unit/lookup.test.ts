@@ -44,6 +44,42 @@ describe('lookup', () => {
     assert.equal(g.ok, false);
     assert.ok(!g.ok && g.suggestions.includes('H100-80GB'));
   });
+  it("reads Unsloth's Phi-3 copies in Mistral's layout: q, k, v, gate and up unfused, the same parameters", () => {
+    // NickKornienko/CMPE-297-HW3's Unsloth_healthchatbix.ipynb prints "Fast Mistral patching" and "patched 32 layers
+    // with 32 QKV layers, 32 O layers and 32 MLP layers" for unsloth/Phi-3-mini-4k-instruct: LoRA r 16 on q, k, v, o,
+    // gate, up and down is 32 layers x 16 x (4 x (3,072 + 3,072) + 3 x (3,072 + 8,192)) = 29,884,416 parameters.
+    for (const name of ['unsloth/Phi-3-mini-4k-instruct', 'unsloth/Phi-3.5-mini-instruct-bnb-4bit']) {
+      const hit = findModel(name);
+      assert.ok(hit.ok, name);
+      assert.equal(hit.model.config.model_type, 'mistral', name);
+      const base = findModel(hit.model.derivedFrom ?? '');
+      assert.ok(base.ok && base.model.config.model_type === 'phi3', name);
+      assert.equal(hit.model.publishedParams, base.model.publishedParams, name);
+      const arch = parseArchitecture(hit.model.config);
+      assert.ok(
+        arch.ok &&
+          countParameters(arch.arch).total ===
+            countParameters(
+              (parseArchitecture(base.model.config) as { ok: true; arch: Parameters<typeof countParameters>[0] }).arch,
+            ).total,
+        name,
+      );
+    }
+    assert.ok(
+      findModel('unsloth/Phi-3.5-mini-instruct-bnb-4bit').ok &&
+        (
+          findModel('unsloth/Phi-3.5-mini-instruct-bnb-4bit') as {
+            model: { config: { quantization_config?: unknown } };
+          }
+        ).model.config.quantization_config,
+    );
+    const lora = 32 * 16 * (4 * (3072 + 3072) + 2 * (3072 + 8192) + (8192 + 3072));
+    assert.equal(lora, 29_884_416);
+    // Microsoft's own stays phi3.
+    const own = findModel('microsoft/Phi-3-mini-4k-instruct');
+    assert.ok(own.ok && own.model.config.model_type === 'phi3');
+  });
+
   it("reads Unsloth's bnb-4bit uploads as their base model with an NF4 double-quantized quantization_config", () => {
     for (const [name, base] of [
       ['unsloth/Meta-Llama-3.1-8B-bnb-4bit', 'meta-llama/Llama-3.1-8B'],

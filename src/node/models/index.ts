@@ -89,6 +89,10 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
   if (loose.ok && hub.revision === undefined) {
     const named = findModel(trimmed);
     if (named.ok && named.model.derivedFrom) {
+      // A copy in another model's layout (Unsloth's Phi-3 in Mistral's): said with it.
+      const base = findModel(named.model.derivedFrom);
+      const type = named.model.config.model_type;
+      const layout = base.ok && base.model.config.model_type !== type ? `, in ${String(type)}'s layout` : '';
       return {
         kind: 'found',
         fromName: hub,
@@ -96,7 +100,8 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
           ...loose.model,
           notes: [
             `'${trimmed}' is not in the Hugging Face cache: read from its name as ${named.model.derivedFrom} ` +
-              (named.model.config.quantization_config ? 'with the quantization the name gives' : 'in 16 bits'),
+              (named.model.config.quantization_config ? 'with the quantization the name gives' : 'in 16 bits') +
+              layout,
           ],
         },
       };
