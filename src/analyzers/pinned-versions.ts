@@ -16,6 +16,7 @@ import {
   trlDatedDefaults,
   trlGrpoBetaOfRelease,
   trlGrpoPromptBatchOfRelease,
+  trlPreferenceLengthOfRelease,
   oldRlooNote,
 } from './trl-dated-defaults';
 import { trlQuantizedPreparation } from './trl-quantized';
@@ -138,6 +139,7 @@ export function withPinnedVersions(
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
   setup = trlDatedDefaults(setup, provenance);
+  setup = trlPreferenceLengthOfRelease(setup, provenance);
   setup = trlGrpoBetaOfRelease(setup, provenance);
   setup = trlGrpoPromptBatchOfRelease(
     setup,

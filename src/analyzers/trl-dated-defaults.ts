@@ -128,6 +128,41 @@ export function trlGrpoPromptBatchOfRelease(
   return { ...setup, micro_batch_size: micro, rollout: { ...rollout, batch: micro } };
 }
 
+/**
+ * The preference trainers' max_length before TRL 0.14, whose configs made it 1024: up to 0.11 the trainer set 512 where
+ * none was given (trl@v0.11.4 trl/trainer/dpo_trainer.py: "it will default to `512`"; v0.7.11 likewise), and 0.12 and
+ * 0.13 truncated nothing (max_length None: the longest pair, for which today's 1024 stands in, said so). Taken where
+ * TRL's default decided the length and the project's TRL is that old (a pin, or a call only such a release takes).
+ */
+export function trlPreferenceLengthOfRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const version = setup.trl_version;
+  const p = provenance.seq_len;
+  if (version === undefined || setup.preference === undefined || !olderThan(version, 0, 14)) return setup;
+  if (p?.kind !== 'default' || p.owner !== 'trl' || setup.seq_len !== 1024) return setup;
+  // What the resolver said after today's note (Unsloth's max_seq_length set aside) stays said.
+  const todayNote = toolDefault(['trl'], 'seq_len')?.note ?? '';
+  const rest = todayNote && p.note?.startsWith(todayNote) ? p.note.slice(todayNote.length) : '';
+  if (olderThan(version, 0, 12)) {
+    provenance.seq_len = {
+      kind: 'default',
+      owner: 'trl',
+      note: `the preference trainers set max_length 512 where none was given before TRL 0.12 (TRL ${version} for this run)${rest}`,
+    };
+    return { ...setup, seq_len: 512 };
+  }
+  provenance.seq_len = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `max_length was None in TRL 0.12 and 0.13 (TRL ${version} for this run): the pairs are not truncated and the ` +
+      `longest sets the length; 1024, the later default, stands in${rest}`,
+  };
+  return setup;
+}
+
 /** The last transformers 4.x release, taken for a run whose TRL release predates transformers 5. */
 export const LAST_TRANSFORMERS_4 = '4.57';
 

@@ -57,6 +57,33 @@ const fromFact = (field: string, key: CanonicalKey, map?: (v: FactValue) => unkn
 /** A row: the field, when still unset, from the tools' default for `defaultField`. */
 const fromDefault = (field: string, defaultField: DefaultField): FieldRule => ({ field, toolDefault: defaultField });
 
+/**
+ * The sequence length a file gives. A preference trainer over an Unsloth model truncates its pairs at its own
+ * max_length: Unsloth's from_pretrained max_seq_length sizes the model's positions (RoPE scaling), not the pairs
+ * (WMWMW1/LM_qlora_dataset_mistral7b's bloom/dpo.py: max_seq_length 2048 to Unsloth, DPOTrainer with no max_length).
+ * There the trainer's default stands, said with Unsloth's value.
+ */
+function resolveSeqLen(ctx: ResolveContext): void {
+  const w = ctx.decided.seqLen;
+  if (!(w && w.fact.tool === 'unsloth' && ctx.decided.preference !== undefined)) {
+    ctx.fromFact('seq_len', 'seqLen', num);
+    return;
+  }
+  ctx.fromDefaultOf(
+    'seq_len',
+    'seq_len',
+    ctx.tools.filter((t) => t !== 'unsloth'),
+  );
+  const p = ctx.prov.seq_len;
+  if (p?.kind === 'default')
+    ctx.prov.seq_len = {
+      ...p,
+      note:
+        `${p.note ?? ''}; Unsloth's ${w.fact.rawValue} sizes the model's positions, not the ` +
+        'preference pairs, which the trainer truncates',
+    };
+}
+
 export const FIELD_RULES: readonly FieldRule[] = [
   resolveModelRef,
   // The transformers release a config's keys imply (a key it removed); a pin found after resolve wins over it.
@@ -77,7 +104,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveGalore,
   fromFact('micro_batch_size', 'microBatchSize', num),
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num),
-  fromFact('seq_len', 'seqLen', num),
+  resolveSeqLen,
   resolveEvalBatch,
   fromFact('batch_lengths', 'batchLengths'),
   fromFact('padded_batches', 'paddedBatches'),

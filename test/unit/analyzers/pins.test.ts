@@ -452,3 +452,37 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(run('transformers==4.35.2\n', named).setup?.attention, 'sdpa');
   });
 });
+
+describe("pins: a preference trainer's max_length by TRL release", () => {
+  // WMWMW1/LM_qlora_dataset_mistral7b's bloom/dpo.py: Unsloth's from_pretrained with max_seq_length 2048, then
+  // DPOTrainer(..., beta=0.1) with no max_length; the project's TRL is 0.7.11. Unsloth's max_seq_length sizes the
+  // positions, not the pairs; TRL up to 0.11 set max_length 512 where none was given (trl@v0.7.11
+  // trl/trainer/dpo_trainer.py lines 295-301, v0.11.4 lines 660-665), 0.12 and 0.13 truncated nothing, 0.14 on: 1024.
+  const script =
+    'from unsloth import FastLanguageModel\nfrom trl import DPOTrainer\nfrom transformers import TrainingArguments\n' +
+    'max_seq_length = 2048\n' +
+    'model, tokenizer = FastLanguageModel.from_pretrained(model_name="unsloth/mistral-7b-bnb-4bit", max_seq_length=max_seq_length)\n' +
+    'model = FastLanguageModel.get_peft_model(model, r=16)\n' +
+    'trainer = DPOTrainer(model, None, args=TrainingArguments(output_dir="o"), beta=0.1, train_dataset=ds, tokenizer=tokenizer)\n' +
+    'trainer.train()\n';
+  const withPin = (pin: string | undefined) =>
+    runPipeline(
+      [{ file: '/w/dpo.py', text: script }],
+      filesReader(new Map(pin ? [['/w/requirements.txt', pin]] : [])),
+      {},
+    );
+
+  it('512 before TRL 0.12, the longest pair (1024 standing in) for 0.12, and never Unsloth max_seq_length', () => {
+    const old = withPin('trl==0.7.11\n');
+    assert.equal(old.setup?.seq_len, 512);
+    const p = old.provenance.seq_len;
+    const note = p?.kind === 'default' ? (p.note ?? '') : '';
+    assert.match(note, /set max_length 512 where none was given before TRL 0\.12 \(TRL 0\.7\.11/);
+    assert.match(note, /Unsloth's max_seq_length .* sizes the model's positions/);
+    // DPOTrainer(beta=...) dates the run to TRL 0.12 or earlier: 0.12 is taken, which truncated nothing.
+    const dated = withPin(undefined);
+    assert.equal(dated.setup?.seq_len, 1024);
+    const q = dated.provenance.seq_len;
+    assert.match(q?.kind === 'default' ? (q.note ?? '') : '', /max_length was None in TRL 0\.12 and 0\.13/);
+  });
+});
