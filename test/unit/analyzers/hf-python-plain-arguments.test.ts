@@ -110,3 +110,16 @@ describe("analyzers: a project's own class named like a TRL config is not TRL's"
     assert.equal(imported.setup?.gradient_checkpointing, 'full');
   });
 });
+
+describe("analyzers: a TRL config's field given to transformers' TrainingArguments", () => {
+  // Navid-Gen-AI/llama3-orpo-lora-finetune's models/train_model.py: TrainingArguments(beta=0.1, max_length=1024,
+  // max_prompt_length=512, ...) for an ORPOTrainer. The dataclass has none of them: TypeError when the script runs.
+  it('is said at each field; a TRL config takes them', () => {
+    const r = run(script(', beta=0.1, max_length=1024, max_prompt_length=512'));
+    const said = r.problems.filter((p) => p.code === 'invalid-value').map((p) => p.message);
+    assert.equal(said.length, 3, JSON.stringify(said));
+    assert.match(said[0], /^beta: transformers' TrainingArguments has no beta .* raises TypeError/);
+    const ok = run(script(', beta=0.1, max_length=1024', 'DPOConfig'));
+    assert.ok(!ok.problems.some((p) => p.code === 'invalid-value'));
+  });
+});
