@@ -48,8 +48,11 @@ export function findPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement. The
   // space after the last specifier is left to the next requirement of the line (`peft==0.4.0 transformers==4.31.0`).
-  const re =
-    /(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+(?:\s*,\s*(?=[=~<>!]))?)+)/gm;
+  const re = new RegExp(
+    String.raw`(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*` +
+      String.raw`((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+(?:\s*,\s*(?=[=~<>!]))?)+)`,
+    'gm',
+  );
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const name = m[2] as keyof Pins;
     if (out[name]) continue;

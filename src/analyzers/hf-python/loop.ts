@@ -184,8 +184,12 @@ function modelLeftOnCpu(file: PythonFile, calls: readonly SyntaxNode[], models: 
 }
 
 /** What places a model or its work on a device: a move, a device map, a launcher's wrapping or a default device. */
-const DEVICE_PLACEMENT =
-  /\.to\(|\.cuda\(|device_map|\.prepare\(|\.setup\(|set_default_device|deepspeed\.initialize|\b(FSDP|FullyShardedDataParallel|fully_shard|DDP|DistributedDataParallel)\(|\bdevice\s*=/;
+const DEVICE_PLACEMENT = new RegExp(
+  [
+    String.raw`\.to\(|\.cuda\(|device_map|\.prepare\(|\.setup\(|set_default_device|deepspeed\.initialize|\bdevice\s*=`,
+    String.raw`\b(FSDP|FullyShardedDataParallel|fully_shard|DDP|DistributedDataParallel)\(`,
+  ].join('|'),
+);
 
 /** Methods that return the module they are called on (`from_pretrained(...).cuda()`, `.to(device)`, `.train()`). */
 const SELF_RETURNING = new Set(['to', 'cuda', 'half', 'bfloat16', 'float', 'train']);
