@@ -306,6 +306,9 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
         });
       }
   }
+  // LoRA fields of a script that never uses PEFT set no LoRA (tokarev-i-v/ScaleQuest's qpo_train/train.py keeps
+  // lora_r, lora_alpha and lora_dropout in its ScriptArguments and trains the whole model with DPOTrainer).
+  const peft = PEFT_USE.test(file.text);
   for (const { c, fields: fs } of fields) {
     const tool =
       file.localArgs.get(c.name) ?? (file.tools.has('trl') && file.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
@@ -313,10 +316,14 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     for (const f of fs) {
       const x = file.valueOf(f);
       if (x.k === 'lit' && x.v === null) continue;
+      if (!peft && /^lora(_|$)/i.test(f.rawKey)) continue;
       mapEntry(file, 'dataclass', f, tool, 'dataclass-default', tool === 'trl');
     }
   }
 }
+
+/** What shows a script using PEFT (or a library that makes LoRA with it: Unsloth's get_peft_model, TRL's peft_config). */
+const PEFT_USE = /\bpeft\b|Peft|LoraConfig|get_peft|peft_config|use_peft|use_lora/;
 
 /**
  * dataclasses' `field(...)`, and transformers' `HfArg(...)` (transformers/hf_argparser.py: a field with `help` and

@@ -302,7 +302,9 @@ describe('analyzeHfPython', () => {
   });
 
   it('reports the field defaults of a dataclass that shadows TrainingArguments', () => {
+    // FastChat's train_lora.py, cut: it builds its LoraConfig from these fields (PEFT imported).
     const text = [
+      'from peft import LoraConfig, get_peft_model',
       '@dataclass',
       'class TrainingArguments(transformers.TrainingArguments):',
       '    cache_dir: Optional[str] = field(default=None)',
@@ -328,6 +330,11 @@ describe('analyzeHfPython', () => {
     ]);
     assert.equal(facts(r, 'quantBits').length, 0, 'q_lora=False sets nothing');
     assert.deepEqual(r.tools, ['hf-trainer']);
+    // Without PEFT in the script the LoRA fields set no LoRA (tokarev-i-v/ScaleQuest's qpo_train/train.py keeps lora_r,
+    // lora_alpha and lora_dropout in its ScriptArguments and trains the whole model).
+    const unused = analyzeHfPython(text.replace('from peft import LoraConfig, get_peft_model\n', ''));
+    assert.equal(facts(unused, 'loraR').length + facts(unused, 'loraTargets').length, 0);
+    assert.equal(facts(unused, 'seqLen').length, 1);
   });
 
   it('gives the dataclass and argparse defaults as the reason of an attribute value', () => {
