@@ -55,3 +55,28 @@ describe('a launch option the script declares and never reads', () => {
     assert.equal(r.setup?.seq_len, 24576);
   });
 });
+
+describe("the script's own default of an option nothing reads", () => {
+  // hquzhuguofeng/LLM-RoadMap's qwen_sft_DT_debug/train_qwen2_sft2.py: its TrainingArguments subclass declares
+  // model_max_length (default 512) and the script never truncates with it; its launch line's --model_max_length 2048
+  // is dropped as unread, and the default is too: neither sets the sequence length.
+  const withDefault = script('').replace(
+    '    block_size: Optional[int] = field(\n        default=None,',
+    '    block_size: Optional[int] = field(\n        default=512,',
+  );
+
+  it('sets no sequence length, said at the field, and sets it where the script reads the field', () => {
+    const alone = runFiles({ '/w/train.py': withDefault }, '/w/train.py');
+    assert.equal(runFact(alone, 'seqLen'), undefined);
+    const note = alone.files[0].facts.problems.find((p) => p.code === 'no-effect');
+    assert.equal(note?.message, 'block_size: nothing of the run reads this field: it sets no sequence length');
+    const launched = runFiles({ '/w/run.sh': LINE, '/w/train.py': withDefault }, '/w/run.sh');
+    assert.notEqual(launched.setup?.seq_len, 512);
+    assert.notEqual(launched.setup?.seq_len, 24576);
+    const read = runFiles(
+      { '/w/train.py': withDefault.replace('train_file)', 'train_file, block_size=data_args.block_size)') },
+      '/w/train.py',
+    );
+    assert.equal(runFact(read, 'seqLen')?.fact.value, 512);
+  });
+});

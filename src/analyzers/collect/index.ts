@@ -39,7 +39,7 @@ import { foundElsewhere } from './found-elsewhere';
 import { isMakefile, makefileLaunch } from './makefile';
 import { withVendoredVerl } from './vendored-verl';
 import { shippedDeepspeedFormat } from '../deepspeed-json/bundled';
-import { withoutUnreadOptions } from './unread-options';
+import { withoutUnreadDefaults, withoutUnreadOptions } from './unread-options';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -68,9 +68,19 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       languageId: i.languageId,
       ...(inputs.length > 1 ? { launchNaming: namesGiven(reader, i.file, inputs) } : {}),
     });
+  const scripts = collection.collected.files.filter((f) => f.facts.format === 'hf-python');
+  const files = collection.collected.files.map((f) =>
+    f.facts.format === 'hf-python'
+      ? withoutUnreadDefaults(
+          f,
+          scripts.filter((m) => m !== f),
+        )
+      : f,
+  );
   return {
     ...collection.collected,
-    unrecognized: notLoadedData(collection.collected.unrecognized, collection.collected.files, reader),
+    files,
+    unrecognized: notLoadedData(collection.collected.unrecognized, files, reader),
   };
 }
 

@@ -62,3 +62,39 @@ export function withoutUnreadOptions(
   const facts = launcher.facts.filter((f) => !dropped.includes(f));
   return { ...launcher, facts, problems: [...launcher.problems, ...notes] };
 }
+
+/**
+ * A script's own default of such an option that nothing of the run reads (hquzhuguofeng/LLM-RoadMap's
+ * train_qwen2_sft2.py declares `model_max_length: int = field(default=512)` in its TrainingArguments subclass and never
+ * truncates with it): it sets no sequence length either, as the launch line's value of it does not (withoutUnreadOptions).
+ * Said at the field.
+ */
+export function withoutUnreadDefaults(script: AnalyzedFile, modules: readonly AnalyzedFile[]): AnalyzedFile {
+  const candidates = script.facts.facts.filter(
+    (f) =>
+      f.key === 'seqLen' &&
+      (f.origin === 'dataclass-default' || f.origin === 'script-default') &&
+      SCRIPT_ONLY.has(f.rawKey),
+  );
+  if (candidates.length === 0) return script;
+  const texts = [script.text, ...modules.map((m) => m.text)];
+  if (texts.some((t) => DYNAMIC_READ.test(t))) return script;
+  // Declared in this script (a dataclass field, an argparse option), and named nowhere else of the run: a field of a
+  // class the script imports is declared in its module, whose text this count does not see.
+  const declared = (name: string): boolean =>
+    new RegExp(`^[ \\t]*${name}[ \\t]*:|add_argument\\(\\s*['"]--${name}['"]`, 'm').test(script.text);
+  const dropped = candidates.filter((f) => {
+    const word = new RegExp(`\\b${f.rawKey}\\b`, 'g');
+    return declared(f.rawKey) && texts.reduce((n, t) => n + (t.match(word)?.length ?? 0), 0) === 1;
+  });
+  if (dropped.length === 0) return script;
+  const notes = dropped.map((f): ParseProblem => ({
+    code: 'no-effect',
+    severity: 'info',
+    ...msg('{0}: nothing of the run reads this field: it sets no sequence length', f.rawKey),
+    span: f.keySpan,
+    rawKey: f.rawKey,
+  }));
+  const facts = script.facts.facts.filter((f) => !dropped.includes(f));
+  return { ...script, facts: { ...script.facts, facts, problems: [...script.facts.problems, ...notes] } };
+}
