@@ -36,7 +36,30 @@ export const DEPENDENCY_FILES: readonly string[] = [
 
 /** A Dockerfile's pins are those of its `pip install` lines (a base image's tag is not one). */
 export function dependencyPins(name: string, text: string): Pins {
-  return name === 'Dockerfile' ? installPins(text) : findPins(text);
+  if (name === 'Dockerfile') return installPins(text);
+  const pins = findPins(text);
+  return name === 'pyproject.toml' ? { ...poetryPins(text), ...pins } : pins;
+}
+
+/**
+ * Poetry's dependency lines in pyproject.toml (`trl = "0.16.1"`, `torch = "^2.1"`, `transformers = { version =
+ * "~4.46.0", extras = [...] }`): a bare version is that release; `^` and `~` install the newest release of the line
+ * they name (sotopia-lab/sotopia-rl's `trl = "0.16.1"`).
+ */
+function poetryPins(text: string): Pins {
+  const out: { -readonly [K in keyof Pins]: Pin } = {};
+  const re = new RegExp(
+    String.raw`^[ \t]*(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate)[ \t]*=[ \t]*` +
+      String.raw`(?:\{[^}\n]*?version[ \t]*=[ \t]*)?["']([\^~]?)(\d+\.\d+(?:\.\d+)?)["']`,
+    'gm',
+  );
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const name = m[1] as keyof Pins;
+    if (out[name]) continue;
+    const version = m[2] ? m[3].split('.').slice(0, 2).join('.') : m[3];
+    out[name] = { version, start: m.index, end: m.index + m[0].length };
+  }
+  return out;
 }
 /** How many folders above the config's are searched. */
 export const PARENT_LEVELS = 2;

@@ -1,6 +1,6 @@
 // Versions a project pins in its dependency files, and how the pipeline uses them.
 import * as assert from 'node:assert/strict';
-import { findPins, installPins } from '../../../src/analyzers/pins';
+import { dependencyPins, findPins, installPins } from '../../../src/analyzers/pins';
 import { runPipeline } from '../../../src/analyzers/pipeline';
 import { estimate } from '../../../src/core/estimate';
 
@@ -51,6 +51,17 @@ describe('pins: transformers and torch versions from dependency files', () => {
       ['0.21.0', '0.4.0', '0.40.2', '4.31.0', '0.4.7'],
     );
     assert.equal(findPins('transformers >= 4.30 , < 4.40\n').transformers?.version, '4.39');
+    // Poetry's lines in pyproject.toml (sotopia-lab/sotopia-rl: `trl = "0.16.1"`): a bare version is that release, `^`
+    // and `~` the newest of the line; a PEP 508 requirement beside them wins.
+    const poetry = dependencyPins(
+      'pyproject.toml',
+      '[tool.poetry.dependencies]\ntrl = "0.16.1"\ntorch = "^2.1.0"\ntransformers = { version = "~4.46.0", extras = ["torch"] }\n',
+    );
+    assert.deepEqual(
+      [poetry.trl?.version, poetry.torch?.version, poetry.transformers?.version],
+      ['0.16.1', '2.1', '4.46'],
+    );
+    assert.equal(dependencyPins('requirements.txt', 'trl = "0.16.1"\n').trl, undefined);
   });
 
   it('finds them in pyproject.toml and environment.yml; not in comments, not in other packages', () => {
