@@ -823,6 +823,17 @@ def suite_zero():
     out["llama-w8-z3-full-offload-opt"] = (_zero("llama", 3, offload_optimizer="cpu"), {})
     out["llama-w8-z3-full-offload-all"] = (_zero("llama", 3, offload_optimizer="cpu", offload_params="cpu"), {})
     out["llama-w8-z2-full-offload-opt"] = (_zero("llama", 2, offload_optimizer="cpu"), {})
+    # Accumulation over two micro-batches with the optimizer offloaded: the gradients accumulate on the host.
+    out["llama-w8-z3-full-offload-opt-ga2"] = (_zero("llama", 3, offload_optimizer="cpu", gradient_accumulation_steps=2), {})
+    out["llama-w8-z2-full-offload-opt-ga2"] = (_zero("llama", 2, offload_optimizer="cpu", gradient_accumulation_steps=2), {})
+    # Wide layers and a 512-word vocabulary, so that the backward's end (every gradient partition) is the peak: with
+    # the optimizer offloaded the partitions are on the host (stage3.py: its flat gradient buffer on the CPU).
+    wide = dict(FAMILIES["llama"], hidden_size=1024, intermediate_size=2752, num_attention_heads=8,
+                num_key_value_heads=8, vocab_size=512)
+    for sfx, keys in (("", {}), ("-offload-opt", dict(offload_optimizer="cpu"))):
+        s = _zero("llama", 3, world=1, **keys)
+        s["architecture"] = dict(wide)
+        out[f"llama-wide-small-vocab-w1-z3-full{sfx}"] = (s, {})
     out["llama-w8-z3-lora-all-ckpt-offload-opt"] = (_zero("llama", 3, method="lora", offload_optimizer="cpu"), {})
     # Without checkpointing: ZeRO-3's linear saves the inputs of frozen linears (and of the frozen head), and the
     # matmuls' views keep frozen fused experts gathered; ZeRO-2 runs torch's own linear (the same layouts as controls).

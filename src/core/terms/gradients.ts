@@ -199,7 +199,10 @@ function gradientFormula(ctx: EstimateContext, st: StageContext, g: GradientBase
  * default before PyTorch 2.0), or under ZeRO-3, whose optimizer allocates every gradient partition at once in one flat
  * buffer on the GPU (stage3.py grad_partitions_flat_buffer = torch.zeros(sum of partition_numel), in the gradient
  * accumulation dtype; on the host with the optimizer offloaded) and keeps it. Under no_sync none is reduced before the
- * last micro-batch's backward: the unsharded ones stand for them.
+ * last micro-batch's backward: the unsharded ones stand for them. DeepSpeed with its optimizer offloaded adds each
+ * micro-batch's gradient partitions into the host's fp32 ones (stage3.py partition_grads `fp32_grad_tensor.add_`,
+ * stage_1_and_2.py async_accumulate_grad_in_cpu_via_gpu): the GPU keeps none between micro-batches (CPU truth
+ * zero/llama-w8-z3-full-offload-opt-ga2 and -z2-: the peak of one micro-batch to the byte).
  */
 function gradientsInForward(
   ctx: EstimateContext,
@@ -208,7 +211,8 @@ function gradientsInForward(
 ): Pick<GradientPlan, 'gradsInForward' | 'inForwardNote' | 'unsynced'> {
   const setup = ctx.setup;
   const zero3Buffer = zero3GradientBuffer(ctx);
-  const kept = setup.gradient_accumulation_steps > 1 || !setup.zero_grad_set_to_none;
+  const onHost = ctx.sharding.zeroStage >= 1 && ctx.sharding.offloadOptimizer;
+  const kept = (setup.gradient_accumulation_steps > 1 && !onHost) || !setup.zero_grad_set_to_none;
   const unsynced = unsyncedGradients(ctx, st, g.frozenInUnits);
   const reducedKept = unsynced ? !setup.zero_grad_set_to_none : kept;
   return {

@@ -182,3 +182,21 @@ describe("estimate: FSDP's unsharded gradients kept between micro-batches (no_sy
     );
   });
 });
+
+describe('gradients: DeepSpeed with its optimizer offloaded accumulates on the host', () => {
+  // CPU truth zero/llama-w8-z3-full-offload-opt-ga2 and zero/llama-w8-z2-full-offload-opt-ga2 (DeepSpeed 0.19.6, two
+  // micro-batches a step): the peak is the one-micro-batch point's to the byte (41,105,117 B and 46,912,284 B), as
+  // stage3.py partition_grads adds each micro-batch's partitions into the host's fp32 ones (`fp32_grad_tensor.add_`) and
+  // its flat gradient buffer is on the host (`device=self.device`, the CPU when offloading).
+  it('keeps no gradient partition on the GPU between micro-batches, within 0.5 % of the CPU truth', () => {
+    for (const id of ['zero/llama-w8-z3-full-offload-opt-ga2', 'zero/llama-w8-z2-full-offload-opt-ga2']) {
+      const e = run(truthSetup(id));
+      near(e.perGpu.peakBytes, truthPeak(id), 0.005, id);
+      const grads = phase(e, 'forward').components.find((c) => c.id === 'gradients');
+      assert.equal(grads?.bytes ?? 0, 0, id);
+    }
+    // Not offloaded, the bf16 partitions stay on the GPU from one micro-batch to the next.
+    const kept = run(truthSetup('zero/llama-w8-z3-full-offload-opt-ga2', { offload_optimizer: 'none' }));
+    assert.ok((phase(kept, 'forward').components.find((c) => c.id === 'gradients')?.bytes ?? 0) > 0);
+  });
+});
