@@ -4,7 +4,7 @@
 // Docs: docs/estimate/index.md
 import { attentionLayerCount, type Architecture, linearModules } from '../architecture';
 import { generationBatch, type TrainingSetup, usesFlashAttn } from '../setup';
-import { recurrentStates } from '../terms/kv-cache';
+import { profileRunPeak, recurrentStates } from '../terms/kv-cache';
 import { formatBytes, formatCount, GiB } from '../units';
 import type { EstimateContext, EstimateOptions, PlanningContext } from './context';
 import { type Inventory, matchModules } from './inventory';
@@ -149,27 +149,6 @@ function cacheShare(s: VllmSizes, tp: number): number {
   return s.a.mla ? 1 : Math.max(1, s.a.kvHeads / tp) / s.a.kvHeads;
 }
 
-/**
- * vLLM sizes its KV cache after a profile run (gpu_worker.py determine_available_memory, gpu_model_runner.py
- * profile_run; vLLM >= 0.9.2): the share minus the weights, the run's torch peak and non-torch memory. The run is a
- * forward over max_num_batched_tokens dummy tokens (about T·(6·I/tp + 8·h) bytes in 16 bits: the MLP's gate/up output
- * and activation, a few hidden-width tensors; I the routed width for MoE) and a sampler run over min(max_num_seqs, T)
- * rows of full-vocabulary logits, which the top-k/top-p path sorts and rescales in fp32 (about 32 bytes per logit with
- * TRL's processed log-probs). CUDA graphs are captured after the KV cache, outside the share.
- */
-function profilePeak(s: VllmSizes, tokens: number, rows: number, tp: number): number {
-  return profileRunPeak(s.a, tokens, rows, tp);
-}
-
-/** profilePeak's figure from the architecture alone: what a vLLM engine's start-up profile run holds at its peak. */
-export function profileRunPeak(a: Architecture, tokens: number, rows: number, tp: number): number {
-  const width = a.moe ? a.moe.topK * a.moe.expertFfn + a.moe.sharedExpertFfn : a.ffn;
-  return Math.max(
-    tokens * ((6 * width) / tp + 8 * a.hidden),
-    Math.min(rows, tokens) * a.vocab * 32 + 2 * tokens * a.hidden,
-  );
-}
-
 /** What one of `tp` GPUs holds with a `tokens`-long cache and the profile run's peak. */
 function perGpu(s: VllmSizes, tp: number, tokens: number, peak: number): number {
   return s.weights / tp + (s.kvToken * tokens + s.stateSeq) * cacheShare(s, tp) + peak;
@@ -185,7 +164,7 @@ function colocatedEngineCheck(ctx: PlanningContext, s: VllmSizes, gpu: NonNullab
   const rollout = setup.rollout!;
   const ctp = rollout.vllm_tensor_parallel;
   const rows = generationBatch(setup) * ctp;
-  const peak = profilePeak(s, 4096, rows, ctp);
+  const peak = profileRunPeak(s.a, 4096, rows, ctp);
   const mine = perGpu(s, ctp, setup.seq_len, peak);
   const share = rollout.vllm_memory_fraction * gpu.memoryBytes;
   // A share of the memory free at the engine's start (verl 0.1's vLLM) is made by the engine itself (terms/generation.ts).
@@ -215,7 +194,7 @@ function vllmServerChecks(ctx: PlanningContext, s: VllmSizes, gpu: NonNullable<E
   const srv = setup.rollout!.vllm_server ?? { tensor_parallel: 1, memory_fraction: 0.9 };
   const tp = srv.tensor_parallel;
   const big = gpu.memoryBytes >= 70 * GiB && !/A100/i.test(gpu.id);
-  const peakOver = (gpus: number): number => profilePeak(s, big ? 16_384 : 8192, big ? 1024 : 256, gpus);
+  const peakOver = (gpus: number): number => profileRunPeak(s.a, big ? 16_384 : 8192, big ? 1024 : 256, gpus);
   const peak = peakOver(tp);
   const profileRun = `its start-up profile run (${big ? '16,384 tokens, 1,024' : '8,192 tokens, 256'} sampled sequences: ${gib(peak)})`;
   const budget = srv.memory_fraction * gpu.memoryBytes;

@@ -26,7 +26,7 @@ import { hostMemory } from './host';
 import { planLayout } from './layout';
 import { adapterDefaults, planRollout, planTraining } from './methods';
 import { frozenModels, modelVariant, normalizeSetup } from './normalize';
-import { defaultCudaContextBytes, runtimeTerms } from './runtime';
+import { cudaContextBytes, runtimeTerms } from './runtime';
 import { busiestStage } from './stage';
 import { releaseBeforeModel } from './transformers-release';
 export { type EstimateOptions } from './context';
@@ -169,7 +169,7 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
   const { assumptions, warnings } = ctx.notes;
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
   const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, poolsAtPhase, forward } = busiestStage(ctx);
-  const contextBytes = setup.cuda_context_bytes ?? defaultCudaContextBytes(setup);
+  const contextBytes = cudaContextBytes(setup);
   // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
   const nf4Load = nf4LoadPhase(ctx, stepPeak, contextBytes);
   const phases = nf4Load ? [nf4Load.phase, ...stepPhases] : stepPhases;

@@ -52,6 +52,14 @@ export const EAGER_CUDA_CONTEXT_BYTES = 1343 * MiB;
 export function defaultCudaContextBytes(setup: { readonly pytorch_version?: string }): number {
   return olderThan(setup.pytorch_version, 1, 13) ? EAGER_CUDA_CONTEXT_BYTES : DEFAULT_CUDA_CONTEXT_BYTES;
 }
+/** The CUDA context of a run: the setup's own figure, else its PyTorch release's (defaultCudaContextBytes). */
+export function cudaContextBytes(setup: {
+  readonly cuda_context_bytes?: number;
+  readonly pytorch_version?: string;
+}): number {
+  return setup.cuda_context_bytes ?? defaultCudaContextBytes(setup);
+}
+
 /** Share of the memory allocated and freed every step that the caching allocator cannot hand back out (docs/estimate/runtime.md). */
 export const ALLOCATOR_FRAGMENTATION = 0.05;
 

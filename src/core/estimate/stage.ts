@@ -29,7 +29,7 @@ import { fsdp2ExpertPadding } from './fsdp2-padding';
 import { type LossPoint, phasesFor, type StageTerms, type StreamPoolLedger } from './phases';
 import { roundedTotal } from './lean-phases';
 import type { StageForward } from '../terms/forward-cache';
-import { defaultCudaContextBytes, sideStreamPools } from './runtime';
+import { cudaContextBytes, sideStreamPools } from './runtime';
 
 /** The geometry of pipeline stage `stageIndex` as one of its GPUs holds it. */
 export function stageContext(ctx: EstimateContext, stageIndex: number): StageContext {
@@ -150,7 +150,7 @@ function statesExceedGpu(
   states = sum(held),
 ): ReturnType<typeof stagePhases> | undefined {
   if (!ctx.reservedLowerBound || !ctx.gpu) return undefined;
-  const contextBytes = ctx.setup.cuda_context_bytes ?? defaultCudaContextBytes(ctx.setup);
+  const contextBytes = cudaContextBytes(ctx.setup);
   if (states + contextBytes <= ctx.gpu.memoryBytes * (1 - ctx.headroomFraction)) return undefined;
   return {
     phases: [{ phase: 'forward', allocatedBytes: states, components: [...held], note: '' }],
@@ -201,7 +201,7 @@ function stagePhases(
   const withActivations = leanActivations && activationsExceedGpu(ctx, st, persistent, leanActivations);
   if (withActivations) return withActivations;
 
-  const engineC = rolloutEngine(ctx, persistent, ctx.setup.cuda_context_bytes ?? defaultCudaContextBytes(ctx.setup));
+  const engineC = rolloutEngine(ctx, persistent, cudaContextBytes(ctx.setup));
   if (!ctx.methods.rollout?.vllm_sleep) persistent.push(...engineC);
   const { terms, activations, loss, zero3LayerBytes } = stageTerms(ctx, st, {
     persistent,

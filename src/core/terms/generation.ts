@@ -10,10 +10,9 @@ import { comp, sum } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatBytes, formatCount, GiB } from '../units';
 import { noGradLayerBytes } from './activations';
-import { kvCache, kvCacheShape } from './kv-cache';
+import { kvCache, kvCacheShape, profileRunPeak } from './kv-cache';
 import { logitTokens } from './logits-loss';
 import { rewardForward, wholeReferenceGather } from './reference-models';
-import { profileRunPeak } from '../estimate/checks';
 
 /** The colocated vLLM engine's share of the GPU, less the weights it shares with the policy (given the persistent components so far). */
 export function rolloutEngine(

@@ -105,3 +105,19 @@ function kvCacheFormula(ctx: EstimateContext, shape: KvCacheShape, G: number, to
     : '';
   return `${layers}${sliding}${linear}${mamba2}${mamba1}`;
 }
+
+/**
+ * vLLM sizes its KV cache after a profile run (gpu_worker.py determine_available_memory, gpu_model_runner.py
+ * profile_run; vLLM >= 0.9.2): the share minus the weights, the run's torch peak and non-torch memory. The run is a
+ * forward over max_num_batched_tokens dummy tokens (about T·(6·I/tp + 8·h) bytes in 16 bits: the MLP's gate/up output
+ * and activation, a few hidden-width tensors; I the routed width for MoE) and a sampler run over min(max_num_seqs, T)
+ * rows of full-vocabulary logits, which the top-k/top-p path sorts and rescales in fp32 (about 32 bytes per logit with
+ * TRL's processed log-probs). CUDA graphs are captured after the KV cache, outside the share.
+ */
+export function profileRunPeak(a: Architecture, tokens: number, rows: number, tp: number): number {
+  const width = a.moe ? a.moe.topK * a.moe.expertFfn + a.moe.sharedExpertFfn : a.ffn;
+  return Math.max(
+    tokens * ((6 * width) / tp + 8 * a.hidden),
+    Math.min(rows, tokens) * a.vocab * 32 + 2 * tokens * a.hidden,
+  );
+}
