@@ -250,7 +250,10 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
       note: 'LLaMA-Factory enables gradient checkpointing unless disable_gradient_checkpointing',
     },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (${HF})` },
-    attention: { value: 'sdpa', note: 'LLaMA-Factory flash_attn: auto picks sdpa when flash-attn is absent' },
+    attention: {
+      value: 'sdpa',
+      note: "LLaMA-Factory flash_attn: auto keeps transformers' default attention, SDPA (model_utils/attention.py configure_attn_implementation)",
+    },
     'lora.r': { value: 8, note: 'LLaMA-Factory lora_rank defaults to 8' },
     'lora.dropout': { value: 0, note: 'LLaMA-Factory lora_dropout defaults to 0' },
     'lora.target_modules': { value: 'all-linear', note: 'LLaMA-Factory lora_target defaults to all' },

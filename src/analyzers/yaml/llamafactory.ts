@@ -1,7 +1,7 @@
 // The LLaMA-Factory training YAML (`llamafactory-cli train cfg.yaml`), both the flat HF-TrainingArguments-based
 // schema and the v1 schema (`model:`, `micro_batch_size`, `dist_config`, `kernel_config`), as facts with exact spans.
 // Keys and defaults follow FORMATS.md §6 (hiyouga/LLaMA-Factory@ff6d4d1:src/llamafactory/hparams/*.py). Pure: no I/O, no node:* or vscode imports.
-import { about, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
+import { about, msg, normalizeOptimizer, notModeled, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
   asBackwardPrefetch,
@@ -156,6 +156,46 @@ function batchKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
 }
 
 /** Precision, checkpointing, attention, kernels and compile. */
+/**
+ * `flash_attn` (default auto). Auto leaves the attention transformers picks, SDPA for the models that have it
+ * (model/model_utils/attention.py configure_attn_implementation returns early), except for Gemma 2, which takes
+ * FlashAttention-2 where flash-attn is installed and eager attention otherwise. For Gemma 2 the installed packages
+ * decide: the estimate stands in SDPA, whose memory is FlashAttention-2's, and says so at the key (at the model where
+ * the key is not written).
+ */
+function attentionKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const model = top.get('model_name_or_path') ?? top.get('model');
+  const name = model ? strOf(ctx.view(model)) : undefined;
+  const gemma2 = name !== undefined && /gemma-?2(?=[-_/]|$)/i.test(name);
+  const written = top.get('flash_attn');
+  const auto = !written || strOf(ctx.view(written))?.trim().toLowerCase() === 'auto';
+  const at = written ?? model;
+  if (gemma2 && auto && at) {
+    const why = 'auto: Gemma 2 runs FlashAttention-2 where flash-attn is installed, else eager attention';
+    ctx.add('attention', at, { unknown: why });
+    ctx.problem(
+      'not-static',
+      'warning',
+      msg(
+        'flash_attn: auto runs Gemma 2 with FlashAttention-2 where flash-attn is installed, else with eager attention, ' +
+          "which keeps every head's attention weights: estimated with SDPA, whose memory is FlashAttention-2's; " +
+          'set flash_attn: fa2 or disabled',
+      ),
+      written ? written.valueSpan : at.valueSpan,
+      'flash_attn',
+    );
+    return;
+  }
+  ctx.put('attention', written, (v) => {
+    const s = strOf(v)?.trim().toLowerCase();
+    if (s === 'auto') return undefined;
+    return (
+      (s && attentionOf(s)) ??
+      new Invalid(about('{0}: expected auto, disabled, sdpa, fa2 or fa3, found {1}', describe(v)))
+    );
+  });
+}
+
 function stepKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   // upcast_layernorm casts the norm weights to fp32 (model/model_utils/checkpointing.py prepare_model_for_training); with 4/8-bit
   // layers their fp32 outputs carry on through the residual stream.
@@ -180,14 +220,7 @@ function stepKeys(ctx: YamlCtx, top: Map<string, Entry>): void {
   const unslothGc = top.get('use_unsloth_gc');
   if (isOn(ctx, unslothGc) && unslothGc) ctx.add('activationOffloading', unslothGc, true);
 
-  ctx.put('attention', top.get('flash_attn'), (v) => {
-    const s = strOf(v)?.trim().toLowerCase();
-    if (s === 'auto') return { unknown: 'auto: FlashAttention-2 when installed, else SDPA' };
-    return (
-      (s && attentionOf(s)) ??
-      new Invalid(about('{0}: expected auto, disabled, sdpa, fa2 or fa3, found {1}', describe(v)))
-    );
-  });
+  attentionKeys(ctx, top);
 
   const liger = top.get('enable_liger_kernel');
   if (isOn(ctx, liger) && liger) {

@@ -296,11 +296,34 @@ describe('analyzeLlamaFactoryYaml', () => {
     assert.ok(codes(analyzeLlamaFactoryYaml('bf16: true\nfp16: true\n')).includes('conflicting-precision'));
   });
 
-  it('reads flash_attn auto as unknown and disabled as eager', () => {
-    const a = 'flash_attn: auto\n';
-    checkFacts(analyzeLlamaFactoryYaml(a), a, [['attention', { unknown: true }, 'flash_attn', 'auto']]);
+  it("reads flash_attn auto as transformers' default, disabled as eager", () => {
+    // LLaMA-Factory model/model_utils/attention.py configure_attn_implementation: auto returns before setting anything.
+    const a = 'model_name_or_path: Qwen/Qwen2.5-7B\nflash_attn: auto\n';
+    const r = analyzeLlamaFactoryYaml(a);
+    assert.equal(factOf(r, 'attention'), undefined);
+    assert.deepEqual(codes(r), []);
     const d = 'flash_attn: disabled\n';
     checkFacts(analyzeLlamaFactoryYaml(d), d, [['attention', 'eager']]);
+  });
+
+  it('says at the key that Gemma 2 under flash_attn auto depends on flash-attn being installed', () => {
+    // The same function: Gemma 2 under auto takes FlashAttention-2 where flash-attn is installed, else eager.
+    const a = 'model_name_or_path: google/gemma-2-9b\nflash_attn: auto\n';
+    const r = analyzeLlamaFactoryYaml(a);
+    checkFacts(r, a, [['attention', { unknown: true }, 'flash_attn', 'auto']]);
+    assert.deepEqual(codes(r), ['not-static']);
+    // Not written: the default auto, said at the model.
+    const b = 'model_name_or_path: google/gemma-2-2b-it\n';
+    const rb = analyzeLlamaFactoryYaml(b);
+    checkFacts(rb, b, [['attention', { unknown: true }, 'model_name_or_path', 'google/gemma-2-2b-it']]);
+    assert.deepEqual(codes(rb), ['not-static']);
+    // Gemma 3, Gemma 1 2B (gemma-2b) and an explicit choice are not this case.
+    for (const t of [
+      'model_name_or_path: google/gemma-3-4b-it\n',
+      'model_name_or_path: google/gemma-2b\n',
+      'model_name_or_path: google/gemma-2-9b\nflash_attn: fa2\n',
+    ])
+      assert.deepEqual(codes(analyzeLlamaFactoryYaml(t)), []);
   });
 
   it('derives the quantization type from a GPTQ/AWQ model id (pre-quantized checkpoint)', () => {
