@@ -1,8 +1,8 @@
 // Batch sizes: the evaluation batch during training, and DeepSpeed's derivation of the micro-batch or the accumulation
 // from train_batch_size over the data-parallel world. Rules of FIELD_RULES; pure.
-import { msg, type FactValue } from '../facts';
+import { isUnknown, msg, type FactValue } from '../facts';
 import { fileProv, num, type ResolveContext } from './context';
-import { parseArchitecture, type HfConfig, type Provenance } from '../../core';
+import { parseArchitecture, SCHEMA_DEFAULT_NOTES, type HfConfig, type Provenance } from '../../core';
 import type { WinningFact } from './types';
 
 /** The data-parallel world: every GPU of the run over the tensor-, pipeline- and context-parallel groups. */
@@ -167,4 +167,27 @@ export function capSeqLenAtPositions(ctx: ResolveContext): void {
 function trainedLengthKey(config: HfConfig, family: string): string {
   if (family !== 't5') return 'max_position_embeddings';
   return config.n_positions !== undefined ? 'n_positions' : "T5's pre-training length";
+}
+
+/**
+ * Where the files write a length that is not known statically and nothing else gives one (ms-swift 3's max_length
+ * None: the model's max_model_len, the records' own lengths then bound a batch), VRAM Lens's default stands in: said
+ * with the file's value and why it is open, where the schema's default would otherwise be said alone.
+ */
+export function seqLenAtOpenValue(ctx: ResolveContext): void {
+  const { setup, prov } = ctx;
+  const unknown = ctx.unknownOnly.seqLen;
+  if (setup.seq_len !== undefined || prov.seq_len !== undefined || !unknown) return;
+  const { value, rawValue, origin, tool } = unknown.fact;
+  const reason = isUnknown(value) ? ` (${value.unknown})` : '';
+  // A launcher's own default the command leaves in place (origin call-default) is not a value of the file's.
+  const whose = origin === 'call-default' && tool ? `${tool}'s default` : "the file's value";
+  setup.seq_len = DEFAULT_SEQ_LEN;
+  prov.seq_len = {
+    kind: 'default',
+    owner: 'VRAM Lens',
+    note:
+      `${SCHEMA_DEFAULT_NOTES.seq_len}, ${DEFAULT_SEQ_LEN} tokens; ` +
+      `${whose} ${rawValue} is not known statically${reason}`,
+  };
 }

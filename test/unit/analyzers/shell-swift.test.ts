@@ -265,6 +265,20 @@ describe('shell analyzer: ms-swift command lines', () => {
     );
   });
 
+  it("an SFT line without --max_length: VRAM Lens's 2048 stands in, said with swift's open default", () => {
+    // ms-swift 3 leaves max_length None: the model's max_model_len, so the records' own lengths bound a batch
+    // (whitnaiss/emotion_transition's run_qwen_sft_emotion_lora.sh, whose args.json says max_length None).
+    const text = 'swift sft --model Qwen/Qwen2.5-1.5B-Instruct --train_type lora --per_device_train_batch_size 2\n';
+    const r = resolveText('train.sh', text);
+    assert.equal(r.setup!.seq_len, 2048);
+    const p = r.provenance.seq_len;
+    assert.ok(p?.kind === 'default' && p.owner === 'VRAM Lens', JSON.stringify(p));
+    assert.match(
+      p.note ?? '',
+      /2048 tokens; ms-swift's default max_length: None is not known statically \(max_length defaults to the model's longest context/,
+    );
+  });
+
   it('says what it does not model: device_map over several GPUs of one process, other tuners, other quantizers', () => {
     const text = 'CUDA_VISIBLE_DEVICES=0,1 swift sft --model Qwen/Qwen2.5-72B-Instruct --train_type lora\n';
     const r = analyzeShell(text);
