@@ -5,7 +5,9 @@ transformers 4.37-4.48 are not installable here, so the loss code is written out
 few lines, not the library): LlamaForCausalLM.forward 4.37-4.45 (`logits = logits.float()` in the model, then
 `shift_logits = logits[..., :-1, :].contiguous()` and CrossEntropyLoss), ForCausalLMLoss 4.46-4.48 (the model returns
 the 16-bit logits, the loss upcasts and shifts them) and ForCausalLMLoss 4.49+ (huggingface/transformers#35646: the
-labels padded and shifted, the logits flattened as they are). As under the HF Trainer, the model's outputs are dropped
+labels padded and shifted, the logits flattened as they are); and GPT2LMHeadModel's own loss, which GPTBigCode kept
+through 4.48 (the shifted slice of the 16-bit logits copied and given to CrossEntropyLoss, no `.float()`), in bf16 and
+under bf16 autocast, where cross_entropy runs in fp32. As under the HF Trainer, the model's outputs are dropped
 before the backward. The recorded sizes are scaled by 64 before the replay so that the T x V tensors are 64-512 MiB,
 as in a real run, and fall under the allocator's large-block rules.
 
@@ -29,7 +31,16 @@ S, H, V, SCALE = 128, 64, 4096, 64
 
 
 def loss_of(release, x, head, labels):
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=release == "gpt2-own amp"):
+        return _loss_of(release, x, head, labels)
+
+
+def _loss_of(release, x, head, labels):
     logits = nn.functional.linear(x, head)
+    if release.startswith("gpt2-own"):
+        shift_logits = logits[..., :-1, :].contiguous()
+        shift_labels = labels[..., 1:].contiguous()
+        return nn.CrossEntropyLoss()(shift_logits.view(-1, V), shift_labels.view(-1)), logits
     if release == "4.37-4.45":
         logits = logits.float()
         shift_logits = logits[..., :-1, :].contiguous()
@@ -70,7 +81,7 @@ def step(release, rows):
 
 
 if __name__ == "__main__":
-    for release in ("4.37-4.45", "4.46-4.48", "4.49+"):
+    for release in ("4.37-4.45", "4.46-4.48", "4.49+", "gpt2-own bf16", "gpt2-own amp"):
         for rows in (1, 4):
             allocated, reserved = step(release, rows)
-            print(f"transformers {release:9}  rows {rows}  peak allocated {allocated:5.2f} x T·V B  reserved {reserved:5.2f} x T·V B")
+            print(f"transformers {release:13}  rows {rows}  peak allocated {allocated:5.2f} x T·V B  reserved {reserved:5.2f} x T·V B")

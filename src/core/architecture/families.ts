@@ -184,6 +184,15 @@ export interface FamilyTraits {
    * logits back to 16 bits for the output, 2·T·V at the end of the forward, is not modeled).
    */
   readonly remoteCodeLoss?: 'own' | '4.36.0';
+  /**
+   * Before this transformers release (major, minor) the family's causal-LM class computed its own loss as
+   * GPT2LMHeadModel does: `shift_logits = lm_logits[..., :-1, :].contiguous()` on the 16-bit logits, then
+   * CrossEntropyLoss, with no `.float()` (which Llama-style classes had in their forward until 4.46 and
+   * ForCausalLMLoss has since). GPTBigCode kept it through 4.48 at least: fms-acceleration's SantaCoder peaks are the
+   * same bytes under 4.45.2 and 4.48.1 while Mistral's moved with 4.46 (test/published/measured-collected); 4.57 calls
+   * self.loss_function.
+   */
+  readonly ownHalfLossBefore?: readonly [number, number];
 }
 
 /** The field names most families share (LlamaConfig and its descendants). */
@@ -567,6 +576,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   gpt_bigcode: {
     ...DECODER,
     ...LAYERNORM_BIASED,
+    ownHalfLossBefore: [4, 49],
     keys: GPT2_KEYS,
     fusedQkv: 'c_attn',
     positions: 'learned',

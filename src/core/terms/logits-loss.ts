@@ -13,7 +13,7 @@ import { autocastCastsHead } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
 import { quantizedHead } from './quantized-head';
 import { deepspeedLinearRuns } from './zero3-linear-kept';
-import { logitsDtypeLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
+import { logitsDtypeLoss, ownHalfLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
 
 /**
@@ -101,6 +101,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     logSoftmaxSavesInput: oldSoftmax,
     shiftedCopy: shiftedLogitsCopy(ctx),
     upcastInModel: upcastInModel(ctx),
+    ownHalfLoss: ownHalfLoss(ctx),
     fp32FromModel: setup.model_logits_fp32 === true && setup.loss === 'full',
     noUpcast: logitsDtypeLoss(ctx),
     amp: mode === 'amp',

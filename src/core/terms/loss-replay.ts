@@ -4,7 +4,7 @@
 // Docs: docs/estimate/runtime.md
 import type { Allocation, CachingAllocator } from './allocator';
 import type { FusedLossSizes } from './loss';
-import { blasWorkspaceAt, clearAutocastCache, type StepState } from './step-replay';
+import { blasWorkspaceAt, clearAutocastCache, type ShiftedLoss, type StepState } from './step-replay';
 
 /**
  * The head and the cross-entropy (transformers' ForCausalLMLoss): the logits (soft-capped in the model's forward), their
@@ -32,31 +32,18 @@ export function lossForwardBackward(state: StepState, headInput?: Allocation): A
   const { logits, tanh } = shape.logitSoftcap
     ? softcapForward(allocator, product, shape.logits)
     : { logits: product, tanh: undefined };
-  const upcast = half ? allocator.malloc(shape.logitsFp32) : undefined;
-  // Before 4.46 the model's own `logits.float()` drops the 16-bit logits at once.
-  const freedInModel = upcast !== undefined && shifted?.upcastInModel === true;
-  if (freedInModel) allocator.free(logits);
-  const copy = shifted?.copy ? allocator.malloc(shape.logitsFp32) : undefined;
-  const logSoftmax = allocator.malloc(shape.logitsFp32);
-  if (copy) allocator.free(copy);
-  if (upcast) allocator.free(upcast);
+  const own = shifted?.ownHalf;
+  const freedInModel = half && !own && shifted?.upcastInModel === true;
+  const logSoftmax = own ? ownHalfLossForward(state, own.amp, shifted.copy) : upcastLossForward(state, logits, shifted);
   clearAutocastCache(state);
   if (!freedInModel) allocator.free(logits);
   const head = shape.head ?? shape.embedding;
   const trained = head.grad > 0;
   if (headInput && !trained) allocator.free(headInput);
   state.backwardStart?.();
-  const nllGrad = allocator.malloc(shape.logitsFp32);
-  let softmaxGrad = allocator.malloc(shape.logitsFp32);
-  allocator.free(nllGrad);
-  allocator.free(logSoftmax);
-  if (shifted) {
-    const whole = allocator.malloc(shape.logitsFp32);
-    allocator.free(softmaxGrad);
-    softmaxGrad = whole;
-  }
-  let logitsGrad = half ? allocator.malloc(shape.logits) : softmaxGrad;
-  if (half) allocator.free(softmaxGrad);
+  let logitsGrad = own
+    ? ownHalfLossBackward(state, logSoftmax, own.amp, shifted.copy)
+    : upcastLossBackward(state, logSoftmax, shifted !== undefined);
   if (tanh) logitsGrad = softcapBackward(allocator, logitsGrad, tanh, shape.logits);
   state.headBackwardStart?.();
   // An fp32 head under autocast ran its matmul on the 16-bit copy: the weight's gradient comes in 16 bits, and the
@@ -78,6 +65,81 @@ export function lossForwardBackward(state: StepState, headInput?: Allocation): A
   }
   if (headInput && trained) allocator.free(headInput);
   return gradHidden;
+}
+
+/**
+ * The fp32 upcast of 16-bit logits (the model's own `logits.float()` before 4.46, which frees the 16-bit logits at once;
+ * ForCausalLMLoss's after), before 4.49 its shifted copy over more than one row, and log-softmax's output, kept.
+ */
+function upcastLossForward(state: StepState, logits: Allocation, shifted: ShiftedLoss | undefined): Allocation {
+  const { allocator, shape } = state;
+  const upcast = shape.logits < shape.logitsFp32 ? allocator.malloc(shape.logitsFp32) : undefined;
+  if (upcast && shifted?.upcastInModel === true) allocator.free(logits);
+  const copy = shifted?.copy ? allocator.malloc(shape.logitsFp32) : undefined;
+  const logSoftmax = allocator.malloc(shape.logitsFp32);
+  if (copy) allocator.free(copy);
+  if (upcast) allocator.free(upcast);
+  return logSoftmax;
+}
+
+/**
+ * The loss's backward over fp32: the nll and log-softmax gradients; before 4.49 SliceBackward's zero-filled gradient of
+ * the whole logits; the cast back to 16-bit logits. Returns the logits' gradient.
+ */
+function upcastLossBackward(state: StepState, logSoftmax: Allocation, shifted: boolean): Allocation {
+  const { allocator, shape } = state;
+  const nllGrad = allocator.malloc(shape.logitsFp32);
+  let softmaxGrad = allocator.malloc(shape.logitsFp32);
+  allocator.free(nllGrad);
+  allocator.free(logSoftmax);
+  if (shifted) {
+    const whole = allocator.malloc(shape.logitsFp32);
+    allocator.free(softmaxGrad);
+    softmaxGrad = whole;
+  }
+  if (!(shape.logits < shape.logitsFp32)) return softmaxGrad;
+  const logitsGrad = allocator.malloc(shape.logits);
+  allocator.free(softmaxGrad);
+  return logitsGrad;
+}
+
+/**
+ * A family's own loss on the 16-bit logits (GPT2LMHeadModel's; terms/shifted-logits.ts ownHalfLoss): the shifted slice
+ * copied in 16 bits over more than one row, autocast's fp32 cast of it under autocast, and log-softmax's output in fp32
+ * there or in 16 bits without, kept; the copy and the cast are freed as the forward returns.
+ */
+function ownHalfLossForward(state: StepState, amp: boolean, copied: boolean): Allocation {
+  const { allocator, shape } = state;
+  const copy = copied ? allocator.malloc(shape.logits) : undefined;
+  const cast = amp ? allocator.malloc(shape.logitsFp32) : undefined;
+  const logSoftmax = allocator.malloc(amp ? shape.logitsFp32 : shape.logits);
+  if (cast) allocator.free(cast);
+  if (copy) allocator.free(copy);
+  return logSoftmax;
+}
+
+/**
+ * Its backward: the nll and log-softmax gradients in log-softmax's dtype, autocast's cast back to 16 bits, and over more
+ * than one row SliceBackward's zero-filled 16-bit gradient of the whole logits. Returns the logits' gradient.
+ */
+function ownHalfLossBackward(state: StepState, logSoftmax: Allocation, amp: boolean, copied: boolean): Allocation {
+  const { allocator, shape } = state;
+  const bytes = amp ? shape.logitsFp32 : shape.logits;
+  const nllGrad = allocator.malloc(bytes);
+  let grad = allocator.malloc(bytes);
+  allocator.free(nllGrad);
+  allocator.free(logSoftmax);
+  if (amp) {
+    const half = allocator.malloc(shape.logits);
+    allocator.free(grad);
+    grad = half;
+  }
+  if (copied) {
+    const whole = allocator.malloc(shape.logits);
+    allocator.free(grad);
+    grad = whole;
+  }
+  return grad;
 }
 
 /**

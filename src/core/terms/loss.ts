@@ -95,6 +95,11 @@ export interface LossPlan {
   readonly shiftedCopy?: boolean;
   /** transformers < 4.46: the model's forward upcasts the logits, and the 16-bit ones are freed before the loss. */
   readonly upcastInModel?: boolean;
+  /**
+   * The family's own loss on the 16-bit logits (GPT2LMHeadModel's, terms/shifted-logits.ts ownHalfLoss): the shifted
+   * copy is 16-bit, and cross_entropy runs in fp32 under autocast (`amp`), in 16 bits without (`noUpcast`).
+   */
+  readonly ownHalfLoss?: boolean;
   /** The model hands a compiled full cross-entropy fp32 logits (setup.model_logits_fp32: torchtune's decoder). */
   readonly fp32FromModel?: boolean;
   /** The model's own cross-entropy in the logits' dtype, without autocast (Qwen-1, terms/shifted-logits.ts). */
@@ -563,6 +568,7 @@ function logSoftmaxInLogitsDtype(lb: number, TV: number, formula: string): LossM
  * LlamaForCausalLM 4.37-4.45 and ForCausalLMLoss 4.46-4.48.
  */
 function shiftedCrossEntropy(p: LossPlan, TV: number, softcap: number, oldIn: number): LossMemory {
+  if (p.ownHalfLoss) return ownHalfCrossEntropy(p, TV, softcap);
   const lb = p.logitsBytes;
   const up = lb === 4 ? 0 : 4;
   const held16 = p.upcastInModel && up > 0 ? 0 : lb;
@@ -576,5 +582,26 @@ function shiftedCrossEntropy(p: LossPlan, TV: number, softcap: number, oldIn: nu
       `${up > 0 ? `fp32 upcast ${up}·T·V${p.upcastInModel ? ' (in the model, the 16-bit logits freed)' : ''}, ` : ''}` +
       `shifted contiguous copy 4·T·V, saved log-softmax 4·T·V` +
       `${oldIn > 0 ? ' and its input, the copy (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
+  };
+}
+
+/**
+ * A family's own loss before transformers moved it to ForCausalLMLoss (GPT2LMHeadModel's: terms/shifted-logits.ts
+ * ownHalfLoss), over more than one row: at the call the 16-bit logits, their shifted contiguous 16-bit copy, and under
+ * autocast its fp32 cast; log_softmax keeps its output, fp32 under autocast, 16-bit without, and the backward's nll and
+ * log-softmax gradients are of that dtype.
+ */
+function ownHalfCrossEntropy(p: LossPlan, TV: number, softcap: number): LossMemory {
+  const lb = p.logitsBytes;
+  const ls = p.amp ? 4 : lb;
+  const cast = p.amp ? 4 : 0;
+  return {
+    savedBytes: ls * TV + softcap,
+    forwardTransientBytes: (lb + lb + cast) * TV,
+    backwardTransientBytes: 2 * ls * TV,
+    formula:
+      `full CE in the model's own code (no .float()): logits ${lb}·T·V, shifted contiguous copy ${lb}·T·V, ` +
+      `${cast > 0 ? `autocast's fp32 cast ${cast}·T·V, ` : ''}saved log-softmax ${ls}·T·V; backward nll grad + ` +
+      `log-softmax grad 2 x ${ls}·T·V`,
   };
 }

@@ -45,7 +45,23 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
  * logits' dtype, so no fp32 upcast exists. Under autocast, cross_entropy is one of its fp32 ops and upcasts anyway.
  */
 export function logitsDtypeLoss(ctx: EstimateContext): boolean {
-  return modelCrossEntropy(ctx) && ctx.model.arch.family === 'qwen' && ctx.dtypes.mode === 'half';
+  const qwen1 = modelCrossEntropy(ctx) && ctx.model.arch.family === 'qwen';
+  return (qwen1 || ownHalfLoss(ctx)) && ctx.dtypes.mode === 'half';
+}
+
+/**
+ * The family's own causal-LM loss on the 16-bit logits, as GPT2LMHeadModel computes it (FamilyTraits.ownHalfLossBefore):
+ * the shifted slice copied in the logits' dtype, then cross_entropy, in that dtype without autocast and in fp32 under
+ * it (autocast's cast of the copy); no `.float()` in the model's forward.
+ */
+export function ownHalfLoss(ctx: EstimateContext): boolean {
+  const before = FAMILY_TRAITS[ctx.model.arch.family].ownHalfLossBefore;
+  return (
+    before !== undefined &&
+    ctx.dtypes.logitsBytes < 4 &&
+    transformersLoss(ctx) &&
+    olderThan(ctx.setup.transformers_version, before[0], before[1])
+  );
 }
 
 /** The loss is transformers' own causal-LM code. */
@@ -71,7 +87,7 @@ export function shiftedLogitsCopy(ctx: EstimateContext): boolean {
 
 /** transformers < 4.46: the model's forward upcasts the logits itself, and the 16-bit logits are freed at once. */
 export function upcastInModel(ctx: EstimateContext): boolean {
-  return transformersLoss(ctx) && olderThan(lossCodeRelease(ctx), 4, 46);
+  return transformersLoss(ctx) && olderThan(lossCodeRelease(ctx), 4, 46) && !ownHalfLoss(ctx);
 }
 
 /**
@@ -88,5 +104,10 @@ export function currentTransformersLoss(ctx: EstimateContext): boolean {
  */
 export function shiftedLoss(ctx: EstimateContext): ShiftedLoss | undefined {
   if (!transformersLoss(ctx) || !olderThan(lossCodeRelease(ctx), 4, 49)) return undefined;
-  return { upcastInModel: upcastInModel(ctx), copy: shiftedLogitsCopy(ctx) };
+  const own = ownHalfLoss(ctx);
+  return {
+    upcastInModel: upcastInModel(ctx),
+    copy: shiftedLogitsCopy(ctx),
+    ...(own ? { ownHalf: { amp: ctx.dtypes.mode === 'amp' } } : {}),
+  };
 }

@@ -96,6 +96,11 @@ export interface ShiftedLoss {
   readonly upcastInModel: boolean;
   /** Over more than one row the slice is not contiguous: an fp32 copy of it. */
   readonly copy: boolean;
+  /**
+   * The family's own loss on the 16-bit logits (shifted-logits.ts ownHalfLoss): the copy is 16-bit, and cross_entropy
+   * runs in fp32 under autocast (its cast of the copy), in 16 bits without.
+   */
+  readonly ownHalf?: { readonly amp: boolean };
 }
 
 /** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */

@@ -92,7 +92,9 @@ const twoStepReplays = resumableReplay(
         p.buckets.rebuilt.join(','),
         p.headCopy ?? 0,
         +(p.logitSoftcap ?? false),
-        p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
+        p.shiftedLoss
+          ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}${p.shiftedLoss.ownHalf ? `h${+p.shiftedLoss.ownHalf.amp}` : ''}`
+          : '-',
         p.capacity,
       ].join('|'),
   },

@@ -114,7 +114,9 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
       p.logitsFp32,
       adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
-      p.shiftedLoss ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}` : '-',
+      p.shiftedLoss
+        ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}${p.shiftedLoss.ownHalf ? `h${+p.shiftedLoss.ownHalf.amp}` : ''}`
+        : '-',
       lossAndOffloadKey(p),
       p.capacity,
     ].join('|'),
