@@ -88,19 +88,25 @@ function upcastLossForward(state: StepState, logits: Allocation, shifted: Shifte
  */
 function upcastLossBackward(state: StepState, logSoftmax: Allocation, shifted: boolean): Allocation {
   const { allocator, shape } = state;
-  const nllGrad = allocator.malloc(shape.logitsFp32);
-  let softmaxGrad = allocator.malloc(shape.logitsFp32);
+  let grad = lossGradients(allocator, logSoftmax, shape.logitsFp32);
+  if (shifted) grad = replaced(allocator, grad, shape.logitsFp32);
+  return shape.logits < shape.logitsFp32 ? replaced(allocator, grad, shape.logits) : grad;
+}
+
+/** nll_loss's gradient and log_softmax's, of `bytes` each; the first and the kept output freed. Returns the second. */
+function lossGradients(allocator: CachingAllocator, logSoftmax: Allocation, bytes: number): Allocation {
+  const nllGrad = allocator.malloc(bytes);
+  const grad = allocator.malloc(bytes);
   allocator.free(nllGrad);
   allocator.free(logSoftmax);
-  if (shifted) {
-    const whole = allocator.malloc(shape.logitsFp32);
-    allocator.free(softmaxGrad);
-    softmaxGrad = whole;
-  }
-  if (!(shape.logits < shape.logitsFp32)) return softmaxGrad;
-  const logitsGrad = allocator.malloc(shape.logits);
-  allocator.free(softmaxGrad);
-  return logitsGrad;
+  return grad;
+}
+
+/** A new tensor of `bytes` made from `old` (a cast, a zero-filled slice gradient), then `old` freed. */
+function replaced(allocator: CachingAllocator, old: Allocation, bytes: number): Allocation {
+  const next = allocator.malloc(bytes);
+  allocator.free(old);
+  return next;
 }
 
 /**
@@ -124,22 +130,9 @@ function ownHalfLossForward(state: StepState, amp: boolean, copied: boolean): Al
  */
 function ownHalfLossBackward(state: StepState, logSoftmax: Allocation, amp: boolean, copied: boolean): Allocation {
   const { allocator, shape } = state;
-  const bytes = amp ? shape.logitsFp32 : shape.logits;
-  const nllGrad = allocator.malloc(bytes);
-  let grad = allocator.malloc(bytes);
-  allocator.free(nllGrad);
-  allocator.free(logSoftmax);
-  if (amp) {
-    const half = allocator.malloc(shape.logits);
-    allocator.free(grad);
-    grad = half;
-  }
-  if (copied) {
-    const whole = allocator.malloc(shape.logits);
-    allocator.free(grad);
-    grad = whole;
-  }
-  return grad;
+  let grad = lossGradients(allocator, logSoftmax, amp ? shape.logitsFp32 : shape.logits);
+  if (amp) grad = replaced(allocator, grad, shape.logits);
+  return copied ? replaced(allocator, grad, shape.logits) : grad;
 }
 
 /**
