@@ -188,8 +188,10 @@ export interface FamilyTraits {
    * Before this transformers release (major, minor) the family's causal-LM class computed its own loss as
    * GPT2LMHeadModel does: `shift_logits = lm_logits[..., :-1, :].contiguous()` on the 16-bit logits, then
    * CrossEntropyLoss, with no `.float()` (which Llama-style classes had in their forward until 4.46 and
-   * ForCausalLMLoss has since). GPTBigCode kept it through 4.48 at least: fms-acceleration's SantaCoder peaks are the
-   * same bytes under 4.45.2 and 4.48.1 while Mistral's moved with 4.46 (test/published/measured-collected); 4.57 calls
+   * ForCausalLMLoss has since). Every class wrote its own loss before 4.46, whose refactor (huggingface/transformers
+   * #34191) brought self.loss_function: GPT-2, GPT-NeoX, BLOOM, OPT and Falcon wrote this one (4.46 is where they are
+   * known to run it until). GPTBigCode kept it through 4.48 at least: fms-acceleration's SantaCoder peaks are the same
+   * bytes under 4.45.2 and 4.48.1 while Mistral's moved with 4.46 (test/published/measured-collected); 4.57 calls
    * self.loss_function.
    */
   readonly ownHalfLossBefore?: readonly [number, number];
@@ -368,6 +370,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   qwen: { ...DECODER, qkvBias: true, gatedMlpStyle: 'qwen', fusedQkv: 'c_attn', remoteCodeLoss: 'own' },
   gpt2: {
     ...DECODER,
+    ownHalfLossBefore: [4, 46],
     ...LAYERNORM_BIASED,
     keys: GPT2_KEYS,
     fusedQkv: 'c_attn',
@@ -380,6 +383,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   gpt_neox: {
     ...DECODER,
+    ownHalfLossBefore: [4, 46],
     ...LAYERNORM_BIASED,
     parallelResidual: true,
     fusedQkv: 'query_key_value',
@@ -459,6 +463,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   bloom: {
     ...DECODER,
+    ownHalfLossBefore: [4, 46],
     ...LAYERNORM_BIASED,
     keys: BLOOM_KEYS,
     embeddingNorm: true,
@@ -520,6 +525,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   opt: {
     ...DECODER,
+    ownHalfLossBefore: [4, 46],
     ...LAYERNORM_BIASED,
     keys: OPT_KEYS,
     biasFlag: 'enable_bias',
@@ -560,6 +566,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   falcon: {
     ...DECODER,
+    ownHalfLossBefore: [4, 46],
     ...LAYERNORM_BIASED,
     keys: FALCON_KEYS,
     biasFlag: 'bias',

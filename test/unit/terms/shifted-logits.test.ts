@@ -190,6 +190,26 @@ describe("GPTBigCode's own loss through transformers 4.48: CrossEntropyLoss on t
     // more than the 2 + 2 + 2 of the own loss; the rest of the forward is the same.
     assert.equal(forward('4.57.6').allocatedBytes - forward('4.45.2').allocatedBytes, 4 * TVS);
   });
+  it('GPT-2, GPT-NeoX, BLOOM, OPT and Falcon wrote the same loss before 4.46 (no self.loss_function yet)', () => {
+    const formula = (id: string, v: string): string =>
+      run(
+        setupFor(id, {
+          method: 'full',
+          weights_dtype: 'bf16',
+          mixed_precision: 'none',
+          micro_batch_size: 4,
+          seq_len: 1024,
+          gradient_checkpointing: 'full',
+          transformers_version: v,
+        }),
+      )
+        .perGpu.phases.find((p) => p.phase === 'forward')!
+        .components.find((c) => c.id === 'logits-loss')!.formula;
+    for (const id of ['openai-community/gpt2-large', 'EleutherAI/pythia-1b', 'bigscience/bloom-560m']) {
+      assert.match(formula(id, '4.38'), /model's own code/, id);
+      assert.doesNotMatch(formula(id, '4.46'), /model's own code/, id);
+    }
+  });
   it("fms-acceleration's SantaCoder at 4 x 2,048 in bf16: its optimizer step, 11,267,745,280 B, within 1 %", () => {
     // foundation-model-stack/fms-acceleration@24bdadb scripts/benchmarks/refs/a100_80gb.csv line 2 (transformers 4.48.1,
     // no --bf16): mem_peak_torch_mem_alloc_in_bytes; the same bytes at @9239802 (4.45.2). The step's loss no longer
