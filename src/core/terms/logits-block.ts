@@ -12,7 +12,7 @@
 import { sequencesPerExample } from '../setup';
 import { ROUND_LARGE } from './allocator';
 import type { EstimateContext } from '../estimate/context';
-import { logitsDtypeLoss, modelCrossEntropy, shiftedLogitsCopy } from './shifted-logits';
+import { logitsDtypeLoss, modelCrossEntropy, ownHalfLoss, shiftedLogitsCopy } from './shifted-logits';
 
 const segment = (bytes: number): number => ROUND_LARGE * Math.ceil(bytes / ROUND_LARGE);
 
@@ -42,14 +42,16 @@ export function logitsBlock(ctx: EstimateContext): LogitsBlock | undefined {
   const tokens = (setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len) / ctx.layout.contextParallel;
   const vocab = ctx.model.arch.vocab / ctx.layout.tensorParallel;
   const half = cb === 2 ? segment(cb * tokens * vocab) : 0;
-  const slice = shifted ? segment(4 * tokens * vocab) : 0;
+  // A family's own loss shifts the 16-bit logits (shifted-logits.ts ownHalfLoss): SliceBackward's gradient is 16-bit.
+  const sliceBytes = ownHalfLoss(ctx) ? cb : 4;
+  const slice = shifted ? segment(sliceBytes * tokens * vocab) : 0;
   const parts = [
     half > 0
       ? `the 16-bit logits' segment, ${cb} B x ${tokens} tokens x ${vocab} vocab rounded up to 2 MiB: freed once ` +
         `upcast and too small for the loss backward's fp32 buffers (4 B x T x V), so reserved beside them`
       : '',
     slice > 0
-      ? `the whole-logits gradient of the shift's SliceBackward (transformers < 4.49), 4 B x ${tokens} x ${vocab} ` +
+      ? `the whole-logits gradient of the shift's SliceBackward (transformers < 4.49), ${sliceBytes} B x ${tokens} x ${vocab} ` +
         `rounded up to 2 MiB: no free block of the loss holds it`
       : '',
   ];

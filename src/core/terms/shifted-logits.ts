@@ -43,6 +43,7 @@ export function plainTokenLoss(ctx: EstimateContext): boolean {
  * slice and `CrossEntropyLoss()(shift_logits.view(-1, V), ...)`, no `.float()`) over 16-bit weights without autocast
  * (DeepSpeed's fp16 / bf16 engine, under which the HF Trainer does not autocast): log_softmax and nll_loss run in the
  * logits' dtype, so no fp32 upcast exists. Under autocast, cross_entropy is one of its fp32 ops and upcasts anyway.
+ * The same for the GPT-2-style own loss of transformers' older classes (ownHalfLoss).
  */
 export function logitsDtypeLoss(ctx: EstimateContext): boolean {
   const qwen1 = modelCrossEntropy(ctx) && ctx.model.arch.family === 'qwen';
