@@ -103,6 +103,12 @@ export interface ShiftedLoss {
   readonly ownHalf?: { readonly amp: boolean };
 }
 
+/** A replay memo's key of the loss before 4.49 ('-' for the loss as 4.49 and later run it). */
+export function shiftedLossKey(s: ShiftedLoss | undefined): string {
+  if (!s) return '-';
+  return `${+s.upcastInModel}${+s.copy}${s.ownHalf ? `h${+s.ownHalf.amp}` : ''}`;
+}
+
 /** A tensor alive in the replay: its allocator handle and its bytes (the size of its gradient). */
 export interface Alive {
   readonly handle: Allocation;

@@ -39,6 +39,7 @@ import {
   stepShapeKey,
   stepState,
   type StepState,
+  shiftedLossKey,
 } from './step-replay';
 import { walkLayerParameters } from './layer-parameters';
 import { resumableReplay } from './resumable-replay';
@@ -92,9 +93,7 @@ const twoStepReplays = resumableReplay(
         p.buckets.rebuilt.join(','),
         p.headCopy ?? 0,
         +(p.logitSoftcap ?? false),
-        p.shiftedLoss
-          ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}${p.shiftedLoss.ownHalf ? `h${+p.shiftedLoss.ownHalf.amp}` : ''}`
-          : '-',
+        shiftedLossKey(p.shiftedLoss),
         p.capacity,
       ].join('|'),
   },

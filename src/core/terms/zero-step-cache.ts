@@ -44,6 +44,7 @@ import {
   type StepShape,
   type StepState,
   stepState,
+  shiftedLossKey,
 } from './step-replay';
 import { lossForwardBackward } from './loss-replay';
 import { type ParameterVisit, walkLayerParameters } from './layer-parameters';
@@ -114,9 +115,7 @@ export const replayZero = memo(boundedReplay(replayZeroUncached), {
       p.logitsFp32,
       adamwTemporariesKey(p.adamw),
       p.blasWorkspace,
-      p.shiftedLoss
-        ? `${+p.shiftedLoss.upcastInModel}${+p.shiftedLoss.copy}${p.shiftedLoss.ownHalf ? `h${+p.shiftedLoss.ownHalf.amp}` : ''}`
-        : '-',
+      shiftedLossKey(p.shiftedLoss),
       lossAndOffloadKey(p),
       p.capacity,
     ].join('|'),
