@@ -22,6 +22,7 @@ import {
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
 import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
+import { type AxolotlPin, axolotlLoraOver4bit, readsLoraOver4bit } from './axolotl-release';
 
 /**
  * Where a dependency file may be, nearest first: beside the config, then each folder above it up to the repository's
@@ -88,10 +89,18 @@ export function withPinnedVersions(
       (setup.bitsandbytes_version === undefined || r.provenance.bitsandbytes_version?.kind === 'default'),
     deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
     accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
+    // Axolotl's release decides what `load_in_4bit` beside `adapter: lora` loads (axolotl-release.ts).
+    axolotl: readsLoraOver4bit(setup, r.provenance),
   };
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
   const problems: Problem[] = [];
+  let axolotl: AxolotlPin | undefined;
   const take = (pins: Pins, path: string, text: string): void => {
+    if (want.axolotl && pins.axolotl) {
+      want.axolotl = false;
+      const { line } = locateOffset(path, text, pins.axolotl.start, pins.axolotl.end);
+      axolotl = { version: pins.axolotl.version, file: path, line };
+    }
     for (const [tool, field] of PINNED_FIELDS) {
       const pin = pins[tool];
       if (!want[tool] || !pin) continue;
@@ -135,6 +144,8 @@ export function withPinnedVersions(
     });
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
+  const loaded = axolotlLoraOver4bit(setup, provenance, r.problems, axolotl);
+  setup = loaded.setup;
   setup = transformersOfTrlRelease(setup, provenance);
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
@@ -163,7 +174,7 @@ export function withPinnedVersions(
   }
   problems.push(...oldRloo(r, setup.trl_version));
   if (setup === r.setup && problems.length === 0) return r;
-  return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...r.problems, ...problems] };
+  return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...loaded.problems, ...problems] };
 }
 
 /** The model_type of a model the catalog has, for what its code's first transformers release rules out. */

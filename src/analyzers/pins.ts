@@ -1,11 +1,12 @@
-// The transformers, PyTorch, torchao, TRL, PEFT, bitsandbytes and DeepSpeed versions a project pins in its dependency files (requirements.txt, pyproject.toml,
-// environment.yml, a Dockerfile's pip install lines), found beside the config or in the folders above it. A pin decides behaviour that changed between
-// releases (how transformers stores MoE experts, what softmax keeps for backward, how torchao quantizes NF4, TRL's
-// trainers' passes and SFT's default loss, the dtype PEFT gives LoRA weights, what bitsandbytes' 4-bit matmul keeps, when DeepSpeed makes its gradient
-// buckets). Only pins that name the version pip
-// installs count: `==` / `===`, `~=` (its own release line), an inclusive upper bound `<=` (pip installs the newest
-// release it allows) and an exclusive one `<` (the release line just below it: `<4.54.0` installs a 4.53 release,
-// `<5` transformers' last 4.x line, 4.57); a lower bound alone leaves the version open.
+// The transformers, PyTorch, torchao, TRL, PEFT, bitsandbytes, DeepSpeed, Accelerate and Axolotl versions a project
+// pins in its dependency files (requirements.txt, pyproject.toml, environment.yml, a Dockerfile's pip install lines),
+// found beside the config or in the folders above it. A pin decides behaviour that changed between releases (how
+// transformers stores MoE experts, what softmax keeps for backward, how torchao quantizes NF4, TRL's trainers' passes
+// and SFT's default loss, the dtype PEFT gives LoRA weights, what bitsandbytes' 4-bit matmul keeps, when DeepSpeed
+// makes its gradient buckets, what Axolotl loads for load_in_4bit). Only pins that name the version pip installs
+// count: `==` / `===`, `~=` (its own release line), an inclusive upper bound `<=` (pip installs the newest release it
+// allows) and an exclusive one `<` (the release line just below it: `<4.54.0` installs a 4.53 release, `<5`
+// transformers' last 4.x line, 4.57); a lower bound alone leaves the version open.
 
 export interface Pin {
   readonly version: string;
@@ -23,6 +24,8 @@ export interface Pins {
   readonly bitsandbytes?: Pin;
   readonly deepspeed?: Pin;
   readonly accelerate?: Pin;
+  /** Axolotl's own release: what its loader does with load_in_4bit beside adapter: lora (axolotl-release.ts). */
+  readonly axolotl?: Pin;
 }
 
 /** Dependency files looked for, in this order, in the config's folder and then in the folders above it. */
@@ -49,7 +52,7 @@ export function dependencyPins(name: string, text: string): Pins {
 function poetryPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   const re = new RegExp(
-    String.raw`^[ \t]*(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate)[ \t]*=[ \t]*` +
+    String.raw`^[ \t]*(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl)[ \t]*=[ \t]*` +
       String.raw`(?:\{[^}\n]*?version[ \t]*=[ \t]*)?["']([\^~]?)(\d+\.\d+(?:\.\d+)?)["']`,
     'gm',
   );
@@ -66,13 +69,13 @@ export const PARENT_LEVELS = 2;
 
 const VERSION = /^\d+\.\d+(\.\d+)?/;
 
-/** The pinned versions of transformers, torch, torchao, trl, peft, bitsandbytes, deepspeed and accelerate in a dependency file's text. */
+/** The pinned versions of transformers, torch, torchao, trl, peft, bitsandbytes, deepspeed, accelerate and axolotl in a dependency file's text. */
 export function findPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement. The
   // space after the last specifier is left to the next requirement of the line (`peft==0.4.0 transformers==4.31.0`).
   const re = new RegExp(
-    String.raw`(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate)(\[[^\]]*\])?\s*` +
+    String.raw`(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl)(\[[^\]]*\])?\s*` +
       String.raw`((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+(?:\s*,\s*(?=[=~<>!]))?)+)`,
     'gm',
   );

@@ -183,6 +183,7 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
           'readme-launch',
           'several-launches',
           'model-config-overrides',
+          'pinned-release',
         ].includes(p.code)),
   ))
     io.err(formatProblem(p));

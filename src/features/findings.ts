@@ -34,6 +34,7 @@ export type FindingCode =
   | 'variable-length-cache'
   | 'fused-experts'
   | 'no-effect'
+  | 'pinned-release'
   | 'gpu-unsupported'
   | 'model-files'
   | 'not-analyzed'
@@ -82,6 +83,7 @@ const REPORTED_FROM_ANALYZERS = new Set<string>([
   'runs-on-cpu',
   'several-launches',
   'no-effect',
+  'pinned-release',
   // A value the estimate cannot know statically, said at its place (with the default that stands in, where one does).
   'not-static',
 ]);

@@ -208,16 +208,15 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
     // QLoRA+FSDP (should_convert), convert_embedding_modules_dtype puts the norms, embeddings and head back in
     // torch_dtype. What stays fp32 are the biases of quantized linears and MoE router gates: a few MB, not modeled.
     setup.kbit_upcast = 'none';
-    prov.kbit_upcast = {
-      kind: 'default',
-      owner: 'axolotl',
-      note:
-        "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), " +
-        'then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter ' +
-        '(src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32',
-    };
+    prov.kbit_upcast = { kind: 'default', owner: 'axolotl', note: AXOLOTL_KBIT_NOTE };
   }
 }
+
+/** What Axolotl's loader leaves in fp32 of a quantized model (resolveKbitUpcast). */
+export const AXOLOTL_KBIT_NOTE =
+  "Axolotl's loader calls prepare_model_for_kbit_training (unquantized parameters to fp32; skipped under QLoRA+FSDP and ZeRO-3), " +
+  'then casts the norms, embeddings and head back to torch_dtype for a lora / qlora adapter ' +
+  '(src/axolotl/loaders/model.py, ModelLoader.load); only biases and MoE router gates stay fp32';
 
 /**
  * A vision-language model's tower trained in a full fine-tune where the script's batches carry images and nothing in

@@ -26,6 +26,7 @@ describe('pins: transformers and torch versions from dependency files', () => {
     // LLaMA-Factory's requirements.txt style: pip installs the newest release the upper bound allows.
     assert.equal(findPins('transformers>=4.49.0,<=4.56.2,!=4.52.0\n').transformers?.version, '4.56.2');
     assert.equal(findPins('transformers>=4.45\n').transformers, undefined);
+    assert.equal(findPins('axolotl[flash-attn]==0.4.0\n').axolotl?.version, '0.4.0');
     // An exclusive bound installs the release line below it (FlexCode29/financial-grpo requirements.txt:
     // transformers>=4.41.2,<4.54.0 installs 4.53.x); `<5` is transformers' last 4.x line, 4.57 (4.57.6 its last release).
     assert.equal(findPins('transformers>=4.41.2,<4.54.0\n').transformers?.version, '4.53');
@@ -263,6 +264,41 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.ok(e.ok);
     const adapters = e.estimate.perGpu.components.find((c) => c.label === 'LoRA adapter weights');
     assert.equal(adapters?.bytes, 2 * 8_388_608);
+  });
+
+  it('an Axolotl pin before 0.13 loads load_in_4bit beside adapter: lora in 4 bits: FP4 without double quantization', () => {
+    // axolotl-ai-cloud/axolotl@aa1240acd~1 src/axolotl/loaders/model.py _set_quantization_config passed
+    // model_kwargs["load_in_4bit"] = cfg.load_in_4bit to from_pretrained, whose BitsAndBytesConfig defaults are FP4
+    // without double quantization; aa1240acd (#3205, first in v0.13.0) builds the 4-bit config for adapter: qlora only.
+    const text =
+      'base_model: meta-llama/Llama-2-7b-hf\nadapter: lora\nload_in_4bit: true\nlora_r: 16\nlora_alpha: 32\n' +
+      'lora_target_linear: true\nbf16: true\nsequence_len: 2048\nmicro_batch_size: 1\ngradient_accumulation_steps: 1\n';
+    const withPin = (pin: string) =>
+      runPipeline([{ file: '/w/lora.yml', text }], filesReader(new Map([['/w/requirements.txt', pin]])), {});
+    const old = withPin('torch==2.1.2\naxolotl[flash-attn,deepspeed]==0.12.2\n');
+    assert.equal(old.setup?.method, 'qlora');
+    assert.deepEqual(old.setup?.quantization, { bits: 4, type: 'fp4', double_quant: false, scope: 'all-linear' });
+    assert.equal(old.setup?.kbit_upcast, 'none');
+    const note = old.problems.find((p) => p.key === 'load_in_4bit');
+    assert.equal(note?.severity, 'info');
+    assert.equal(note?.code, 'pinned-release');
+    assert.match(note?.message ?? '', /Axolotl 0\.12\.2 \(pinned at \/w\/requirements\.txt:2\)/);
+    assert.equal(note && text.slice(note.start, note.end), 'load_in_4bit');
+    // Llama-2-7B's decoder linears: 32 x (4 x 4096^2 + 3 x 4096 x 11008) = 6,476,005,376 weights, each 0.5 B of codes
+    // and an fp32 absmax per 64: 6,476,005,376 x 0.5625 = 3,642,753,024 B.
+    const e = estimate(old.setup!);
+    assert.ok(e.ok);
+    const base = e.estimate.perGpu.components.find((c) => c.label === '4-bit base weights (fp4)');
+    assert.equal(base?.bytes, 3_642_753_024);
+    // From 0.13 the model loads unquantized: the warning at the key stays, and so does a run without an Axolotl pin.
+    for (const pin of ['axolotl==0.13.0\n', 'transformers==4.46.3\n']) {
+      const now = withPin(pin);
+      assert.deepEqual(
+        [now.setup?.method, now.setup?.quantization, now.setup?.kbit_upcast],
+        ['lora', undefined, 'all'],
+      );
+      assert.equal(now.problems.find((p) => p.key === 'load_in_4bit')?.code, 'no-effect');
+    }
   });
 
   it('looks for the pin up to the repository top when the reader knows it (a config three folders down)', () => {
