@@ -38,6 +38,13 @@ FAMILIES = {
     # SDPA path (eager attention only), gelu_new written out.
     "gptj": dict(model_type="gptj", n_embd=H, n_layer=2, n_head=4, rotary_dim=16, n_inner=1024, vocab_size=V, n_positions=2048,
                  tie_word_embeddings=False),
+    # Cohere (Command R, Aya 23 / Expanse): one weight-only LayerNorm computed in fp32 feeding attention and the gated
+    # MLP side by side, rotary on interleaved pairs computed in fp32, tied embeddings, logits times logit_scale.
+    "cohere": dict(BASE, model_type="cohere", logit_scale=0.0625, use_qk_norm=False, tie_word_embeddings=True),
+    # Cohere 2 (Command R7B, Tiny Aya): Cohere's block with sliding-window layers and full-attention layers without
+    # rotary (layer_types).
+    "cohere2": dict(BASE, model_type="cohere2", logit_scale=0.25, sliding_window=4096, tie_word_embeddings=True,
+                    layer_types=["sliding_attention", "full_attention"]),
     "mixtral": dict(BASE, model_type="mixtral", intermediate_size=256, num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
     "qwen2_moe": dict(BASE, model_type="qwen2_moe", moe_intermediate_size=128, shared_expert_intermediate_size=256, num_experts=4,
                       num_experts_per_tok=2, decoder_sparse_step=1),

@@ -148,6 +148,13 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // scale_depth, dim_model_base) are scalar products that keep nothing for backward; rms_layernorm multiplies the
   // 16-bit input by the fp32 rsqrt as T5LayerNorm does; the loss is 4.36's (logits.float(), the shifted slice).
   minicpm: 'minicpm',
+  // Cohere Command R / Aya 23 / Aya Expanse (modeling_cohere.py): Llama's modules, one weight-only LayerNorm (computed in
+  // fp32) feeding attention and the SwiGLU MLP side by side, rotary on interleaved pairs in fp32, a tied head whose
+  // logits are multiplied by logit_scale, q/k LayerNorms where use_qk_norm says (Command R+).
+  cohere: 'cohere',
+  // Cohere 2 (Command R7B, Command A, Tiny Aya; modeling_cohere2.py): Cohere's block with sliding-window layers
+  // (layer_types) and full-attention layers that take no rotary.
+  cohere2: 'cohere2',
 };
 
 /** Every model_type the estimator reads, in the order messages list them. */

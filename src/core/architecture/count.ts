@@ -206,7 +206,7 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
   }
   const traits = FAMILY_TRAITS[a.family];
   // Norm weights (and biases for LayerNorm) per block, as the modeling files declare them.
-  const normSize = a.normAffine === false ? 0 : a.norm === 'layer' ? 2 * a.hidden : a.hidden;
+  const normSize = a.normAffine === false ? 0 : a.norm === 'layer' && traits.layerNormBias ? 2 * a.hidden : a.hidden;
   const embedding = embeddingParameters(a, normSize);
   const extras = (FAMILY_EXTRAS[a.family] ?? defaultExtras)(a, normSize);
   const finalNorm = extras.finalNorm ?? ((a.finalNorm ?? traits.finalNorm) ? normSize : 0);

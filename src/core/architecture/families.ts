@@ -59,6 +59,8 @@ export interface FamilyTraits {
   readonly fp32NormWeights: boolean;
   /** The norms have a weight (and a LayerNorm a bias); false: OLMo's OlmoLayerNorm has neither. */
   readonly normAffine: boolean;
+  /** A LayerNorm has a bias beside its weight (false: Cohere's CohereLayerNorm has a weight only). */
+  readonly layerNormBias: boolean;
   /** A LayerNorm on the embeddings (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm). */
   readonly embeddingNorm: boolean;
   /** A norm after the last block (the BERT family has none: each block ends in its own LayerNorm). */
@@ -299,6 +301,7 @@ const DECODER: FamilyTraits = {
   rmsNormStyle: 'llama',
   fp32NormWeights: false,
   normAffine: true,
+  layerNormBias: true,
   embeddingNorm: false,
   finalNorm: true,
   gatedMlp: true,
@@ -337,6 +340,22 @@ const DECODER: FamilyTraits = {
 
 /** The pre-2021 LayerNorm decoders' common ground: LayerNorm, a plain two-layer MLP, biases everywhere. */
 const LAYERNORM_BIASED = { norm: 'layer', gatedMlp: false, qkvBias: true, outBias: true, mlpBias: true } as const;
+
+/**
+ * Cohere (modeling_cohere.py): Llama's modules and SwiGLU MLP with one weight-only LayerNorm per block feeding attention
+ * and the MLP side by side (CohereDecoderLayer: residual + attn + mlp), a tied head, q/k LayerNorms per head where the
+ * config's use_qk_norm says.
+ */
+const COHERE: FamilyTraits = {
+  ...DECODER,
+  norm: 'layer',
+  layerNormBias: false,
+  normPlacement: 'shared',
+  parallelResidual: true,
+  qkNorm: 'use_qk_norm',
+  tiedDefault: true,
+  maxPositionsDefault: 8192,
+};
 
 /** BERT: post-LayerNorm encoder with learned positions, token types, an embedding LayerNorm and a masked-LM head. */
 const BERT: FamilyTraits = {
@@ -644,4 +663,6 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
   minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true, remoteCodeLoss: '4.36.0' },
+  cohere: COHERE,
+  cohere2: { ...COHERE, qkNorm: false },
 };

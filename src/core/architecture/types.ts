@@ -50,7 +50,9 @@ export type Family =
   | 'chatglm'
   | 'chatglm1'
   | 'stablelm'
-  | 'minicpm';
+  | 'minicpm'
+  | 'cohere'
+  | 'cohere2';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {

@@ -15,6 +15,7 @@ import {
   falconH1Block,
   gpt2Block,
   gptjBlock,
+  cohereBlock,
   gptNeoxBlock,
   nemotronHBlock,
 } from './families';
@@ -124,6 +125,8 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   falcon_h1: falconH1Block,
   falcon: falconBlock,
   chatglm1: chatglm6bBlock,
+  cohere: cohereBlock,
+  cohere2: cohereBlock,
 };
 
 /**

@@ -1,7 +1,7 @@
 // The blocks of the families that are not Llama-shaped: GPT-2 and BLOOM (fused q/k/v, pre-LayerNorm), GPT-NeoX,
-// Phi and GPT-J (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per layer),
-// Falcon-H1 (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,bert,roberta,
-// nemotron_h,falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
+// Phi, GPT-J and Cohere (parallel residual), BERT and RoBERTa (post-LayerNorm encoders), Nemotron-H (one mixer per
+// layer), Falcon-H1 (Mamba2 beside attention). Sources: transformers models/{gpt2,bloom,gpt_neox,phi,gptj,cohere,
+// cohere2,bert,roberta,nemotron_h,falcon_h1}/modeling_*.py. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
 import { BERT_LINEARS, DEBERTA_LINEARS, DISTILBERT_LINEARS, type EncoderLinears } from '../../architecture';
 import type { Tape, Tensor } from '../saved-tensors';
@@ -11,6 +11,7 @@ import { disentangledAttention } from './deberta';
 import { litgptAttention, litgptParallelBlock } from './litgpt';
 import { mamba2Mixer } from './mixers/mamba2';
 import { gatedMlp, geluNew, plainMlp } from './mlp';
+import { cohereLayerNorm } from './norms';
 import { nemotronMoe } from './moe';
 
 /**
@@ -114,6 +115,54 @@ export function gptjBlock(bc: BlockContext): Tensor {
   const m = plainMlp(tape, 'gptj', a.ffn / tp, a.hidden, h1, linear)!;
   tape.use(o);
   return m;
+}
+
+/**
+ * Cohere and Cohere 2 (modeling_cohere.py, modeling_cohere2.py CohereDecoderLayer): one CohereLayerNorm feeds
+ * attention and the gated MLP side by side, the MLP after the attention has returned, and the block sums
+ * `residual + attention + mlp` (the first sum a tensor of its own). Rotary runs in fp32 on interleaved pairs
+ * (apply_rotary_pos_emb); Cohere 2's full-attention layers take none. q_norm / k_norm where use_qk_norm says.
+ */
+export function cohereBlock(bc: BlockContext): Tensor {
+  const { p, a, tape, T, tp, Tsp, residualBytes, x0, qd, kvd, heads, kvHeads, rope, linear, state } = bc;
+  const trainable = p.normsTrainable;
+  const h1 = cohereLayerNorm(tape, x0, Tsp, trainable, 'input_layernorm');
+  let q = linear(h1, 'q_proj', qd, 'q_proj output');
+  let k = linear(h1, 'k_proj', kvd, 'k_proj output');
+  const v = linear(h1, 'v_proj', kvd, 'v_proj output');
+  if (a.qkNorm) {
+    q = cohereLayerNorm(tape, q, T * heads, trainable, 'q_norm');
+    k = cohereLayerNorm(tape, k, T * kvHeads, trainable, 'k_norm');
+  }
+  const qr = rope ? cohereRotary(tape, q, 'q') : q;
+  const kr = rope ? cohereRotary(tape, k, 'k') : k;
+  // apply_rotary_pos_emb returns both before the attention's locals let go of the projections.
+  tape.keepThrough(q, k);
+  const att = attentionCore(bc, qr, kr, v, { causalRepeat: true, softmaxFp32: true, dropout: a.attentionDropout });
+  const o = linear(att, 'o_proj', a.hidden, 'o_proj output');
+  tape.keepThrough(qr, kr, v);
+  const m = gatedMlp(tape, a.ffn / tp, a.hidden, h1, linear, 'llama');
+  tape.keepThrough(h1);
+  tape.use(x0, o);
+  state.residual = tape.free(o, 'residual + attention output', Tsp * a.hidden, residualBytes);
+  return m;
+}
+
+/**
+ * Cohere's apply_rotary_pos_emb on q or k: `.float()`, then x * cos + rotate_half(x) * sin in fp32, where
+ * rotate_half stacks (-x2, x1) of the interleaved pairs; cast back to the input's dtype. cos and sin need no grad,
+ * so nothing of it is kept.
+ */
+function cohereRotary(tape: Tape, x: Tensor, what: string): Tensor {
+  const x32 = tape.to(x, 4, `${what} (fp32)`);
+  const cosPart = tape.free(x32, `${what} x cos (fp32)`);
+  const negated = tape.free(x32, `-x2 of rotate_half(${what})`, x.elems / 2, 4);
+  tape.use(x32, negated);
+  const stacked = tape.free(negated, `rotate_half(${what}) (stack)`, x.elems, 4);
+  const sinPart = tape.free(stacked, `rotate_half(${what}) x sin (fp32)`);
+  tape.use(cosPart);
+  const sum = tape.free(sinPart, `${what} after rotary (fp32)`);
+  return tape.to(sum, x.bytesPerElem, `${what} after rotary`);
 }
 
 /**

@@ -47,6 +47,34 @@ export function rmsNormBackwardBytes(
   return (5 * 4 - released) * elems;
 }
 
+/** CohereLayerNorm's families (Cohere, Cohere 2): a LayerNorm written out in fp32, with a weight and no bias. */
+export function writtenOutLayerNorm(a: Architecture): boolean {
+  return a.family === 'cohere' || a.family === 'cohere2';
+}
+
+/**
+ * CohereLayerNorm (modeling_cohere.py), written out in fp32: the input upcast; `input - mean` computed twice, once
+ * for the variance (kept by pow) and once for the product with rsqrt (kept by that product); rsqrt of the variance,
+ * one per row, kept; the normalized input, kept for the weight's gradient; times the weight's fp32 copy, cast back to
+ * the input's dtype. The product also keeps that copy for the input's gradient: hidden-size bytes a norm, not counted.
+ */
+export function cohereLayerNorm(tape: Tape, x: Tensor, rows: number, trainable: boolean, what: string): Tensor {
+  const x32 = tape.to(x, 4, `${what} input (fp32)`);
+  const forVariance = tape.unarySavesInput(
+    tape.free(x32, `${what} input - mean (fp32, for the variance)`),
+    `${what} (input - mean)^2 (fp32)`,
+  );
+  tape.use(forVariance);
+  const rsq = tape.tensor(`${what} rsqrt (fp32)`, rows, 4, x.rg);
+  const centred = tape.free(x32, `${what} input - mean (fp32)`);
+  const normed = tape.mul(centred, rsq, `${what} normalized (fp32)`);
+  tape.keepThrough(x32);
+  if (trainable) tape.save(normed);
+  tape.use(normed);
+  const scaled = tape.tensor(`${what} weight x normalized (fp32)`, x.elems, 4, x.rg || trainable);
+  return tape.to(scaled, x.bytesPerElem, `${what} output`);
+}
+
 /** What the final norm and the head are replayed with (finalNormSaved, finalNormSequence). */
 export interface FinalNormPlan {
   arch: Architecture;
@@ -104,7 +132,9 @@ function finalNorm(tape: Tape, p: FinalNormPlan, rows: number): { x: Tensor; nor
   const normed =
     a.norm === 'rms'
       ? tape.rmsNorm(x, rows, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
-      : tape.layerNorm(x, rows, p.normTrainable, 'final norm');
+      : writtenOutLayerNorm(a)
+        ? cohereLayerNorm(tape, x, rows, p.normTrainable, 'final norm')
+        : tape.layerNorm(x, rows, p.normTrainable, 'final norm');
   // The model's forward holds its input (`hidden_states`) until the norm returns and the name is rebound.
   tape.keepThrough(x);
   return { x, normed };
