@@ -911,6 +911,21 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('allenai/OLMo-2-0425-1B'), 1_484_916_736);
   });
 
+  it('Cohere by hand: one weight-only LayerNorm per block, Llama modules, tied head (Tiny Aya, Aya Expanse 8B)', () => {
+    // Tiny Aya (cohere2): 16 x 128 queries and 4 x 128 keys / values over 2048, a gated MLP of 11008, one 2048-wide
+    // CohereLayerNorm weight (no bias) per layer; 262,144 x 2048 tied embeddings; the final norm.
+    const tinyLayer = 2 * 2048 * 2048 + 2 * 2048 * 512 + 3 * 2048 * 11_008 + 2048; // 78,120,960
+    assert.equal(count('CohereLabs/tiny-aya-global'), 36 * tinyLayer + 262_144 * 2048 + 2048);
+    // rasbt/LLMs-from-scratch ch05/15_tiny-aya/standalone-tiny-aya.ipynb@50be268 prints the checkpoint's total.
+    assert.equal(count('CohereLabs/tiny-aya-global'), 3_349_227_520);
+    assert.equal(archOf('CohereLabs/tiny-aya-fire').family, 'cohere2');
+    // Aya Expanse 8B (cohere): 32 x 128 over 4096 with 8 kv heads, MLP 14336, 256,000 x 4096 tied: 8,028,033,024, the
+    // Open LLM Leaderboard's 8.028B.
+    const ayaLayer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14_336 + 4096;
+    assert.equal(count('CohereForAI/aya-expanse-8b'), 32 * ayaLayer + 256_000 * 4096 + 4096);
+    assert.equal(count('CohereLabs/aya-expanse-8b'), 8_028_033_024);
+  });
+
   it('OLMoE-1B-7B by hand: q/k norms over the whole projections, 64 experts of 1024 and their router per layer', () => {
     // Per layer q/k/v/o 4 x 2048^2, q_norm and k_norm of 2048 each, the router 2048 x 64, 64 experts x 3 x 2048 x 1024,
     // input and post-attention norms; untied 50,304 x 2048 embeddings and head; the final norm.

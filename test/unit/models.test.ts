@@ -534,7 +534,10 @@ describe('models: resolution from anywhere', () => {
       // A missing id of an organisation that publishes catalog models stays an error with the closest names.
       assert.match(fail(resolveModelSync('facebook/opt-1.3b-typo', { cwd: tmp, env })), /closest catalog entries/);
       // No family and size in the name: unresolved.
-      assert.match(fail(resolveModelSync('CohereLabs/tiny-aya-global', { cwd: tmp, env })), /unknown model/);
+      assert.match(
+        fail(resolveModelSync('CohereLabs/command-a-reasoning-08-2025', { cwd: tmp, env })),
+        /unknown model/,
+      );
     });
 
     it("a copy of another machine's Hugging Face cache folder is looked for as the Hub id it is named after", () => {

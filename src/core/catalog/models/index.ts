@@ -7,6 +7,7 @@ import { BAICHUAN } from './baichuan';
 import { STARCODER } from './bigcode';
 import { BLOOM, BLOOM_176B, MT0 } from './bigscience';
 import { CEREBRAS_GPT, COMMUNITY_MODELS, LLAVA, SHEARED_LLAMA, TINYLLAMA } from './community';
+import { COHERE_MODELS } from './cohere';
 import { DEEPSEEK_CODER_LLM_V2, DEEPSEEK_R1_DISTILLS, DEEPSEEK_V2_LITE, DEEPSEEK_V3 } from './deepseek';
 import { PYTHIA_GPT_J_NEO, PYTHIA_NEOX } from './eleutherai';
 import { ENCODERS } from './encoders';
@@ -125,4 +126,6 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...MINICPM,
   // Added for the checkpoints real Japanese fine-tuning files name.
   ...LLM_JP_3,
+  // Added for the Cohere checkpoints real training files name (TRL's Tiny Aya example).
+  ...COHERE_MODELS,
 ];
