@@ -121,7 +121,9 @@ export function gptjBlock(bc: BlockContext): Tensor {
  * Cohere and Cohere 2 (modeling_cohere.py, modeling_cohere2.py CohereDecoderLayer): one CohereLayerNorm feeds
  * attention and the gated MLP side by side, the MLP after the attention has returned, and the block sums
  * `residual + attention + mlp` (the first sum a tensor of its own). Rotary runs in fp32 on interleaved pairs
- * (apply_rotary_pos_emb); Cohere 2's full-attention layers take none. q_norm / k_norm where use_qk_norm says.
+ * (apply_rotary_pos_emb) and keeps nothing; Cohere 2's full-attention layers take none, and are replayed with it, its
+ * tensors transients of the forward (CPU truth loop/cohere2-*, one such layer of two: the same bytes as loop/cohere-*).
+ * q_norm / k_norm where use_qk_norm says.
  */
 export function cohereBlock(bc: BlockContext): Tensor {
   const { p, a, tape, T, tp, Tsp, residualBytes, x0, qd, kvd, heads, kvHeads, rope, linear, state } = bc;
