@@ -13,7 +13,7 @@ import {
 } from '../../src/core/architecture';
 import { MODEL_CATALOG } from '../../src/core/catalog/models';
 import type { HfConfig } from '../../src/core/setup';
-import { findModel } from '../../src/core/lookup';
+import { catalogModel, findModel } from '../../src/core/lookup';
 
 /** The parsed architecture of a catalog model. */
 function archOf(id: string): Architecture {
@@ -924,6 +924,12 @@ describe('architecture: exact parameter counts', () => {
     const ayaLayer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14_336 + 4096;
     assert.equal(count('CohereForAI/aya-expanse-8b'), 32 * ayaLayer + 256_000 * 4096 + 4096);
     assert.equal(count('CohereLabs/aya-expanse-8b'), 8_028_033_024);
+    // use_qk_norm (Command R+): CohereLayerNorm weights of (heads, head_dim) on q and (kv heads, head_dim) on k in every
+    // layer, 32 x (32 + 8) x 128 more at Aya Expanse 8B's shape.
+    const config = { ...catalogModel('CohereForAI/aya-expanse-8b')!.config, use_qk_norm: true };
+    const parsed = parseArchitecture(config);
+    assert.ok(parsed.ok);
+    assert.equal(countParameters(parsed.arch, 'causal_lm', 2).total, 8_028_033_024 + 32 * 40 * 128);
   });
 
   it('OLMoE-1B-7B by hand: q/k norms over the whole projections, 64 experts of 1024 and their router per layer', () => {

@@ -106,6 +106,12 @@ const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) 
     blockNorms: (a.normsPerBlock ?? 2) * normSize * a.layers,
     extra: a.qkNorm ? (a.heads + a.kvHeads) * a.headDim * a.layers : 0,
   }),
+  // Cohere: one CohereLayerNorm per block; with use_qk_norm (Command R+), q_norm and k_norm weights of (heads, head_dim)
+  // and (kv heads, head_dim) (modeling_cohere.py CohereAttention).
+  cohere: (a, normSize) => ({
+    blockNorms: normSize * a.layers,
+    extra: a.qkNorm ? (a.heads + a.kvHeads) * a.headDim * a.layers : 0,
+  }),
   // OLMo 2's post_attention and post_feedforward norms, OLMoE's input and post-attention norms (modeling_olmoe.py);
   // both with q_norm and k_norm over the whole q and k projections.
   olmo2: wholeProjectionQkNorms,
