@@ -924,6 +924,8 @@ describe('architecture: exact parameter counts', () => {
     const ayaLayer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14_336 + 4096;
     assert.equal(count('CohereForAI/aya-expanse-8b'), 32 * ayaLayer + 256_000 * 4096 + 4096);
     assert.equal(count('CohereLabs/aya-expanse-8b'), 8_028_033_024);
+    // Command R7B (cohere2) has the same sizes.
+    assert.equal(count('CohereForAI/c4ai-command-r7b-12-2024'), 8_028_033_024);
     // use_qk_norm (Command R+): CohereLayerNorm weights of (heads, head_dim) on q and (kv heads, head_dim) on k in every
     // layer, 32 x (32 + 8) x 128 more at Aya Expanse 8B's shape.
     const config = { ...catalogModel('CohereForAI/aya-expanse-8b')!.config, use_qk_norm: true };

@@ -1,4 +1,5 @@
-// Built-in catalog: Cohere: Aya 23, Aya Expanse and Command R (model_type cohere), Tiny Aya (cohere2). Pure data.
+// Built-in catalog: Cohere: Aya 23, Aya Expanse and Command R (model_type cohere), Command R7B and Tiny Aya (cohere2).
+// Pure data.
 
 import { hf, type CatalogModel } from './types';
 
@@ -74,6 +75,24 @@ export const COHERE_MODELS: readonly CatalogModel[] = [
       tie_word_embeddings: true,
     },
     source: hf('CohereForAI/c4ai-command-r-v01'),
+  },
+  // Command R7B (Cohere2ForCausalLM): Aya Expanse 8B's sizes with three sliding-window layers to one full-attention
+  // layer (sliding_window_pattern 4), logit_scale 0.25; fields as the huihui-ai/c4ai-command-r7b-12-2024-abliterated
+  // copy of its config.json gives them.
+  {
+    id: 'CohereForAI/c4ai-command-r7b-12-2024',
+    aliases: ['CohereLabs/c4ai-command-r7b-12-2024'],
+    config: {
+      ...AYA_8B,
+      model_type: 'cohere2',
+      architectures: ['Cohere2ForCausalLM'],
+      head_dim: 128,
+      logit_scale: 0.25,
+      rope_theta: 50000,
+      sliding_window: 4096,
+      sliding_window_pattern: 4,
+    },
+    source: hf('CohereForAI/c4ai-command-r7b-12-2024'),
   },
   // Tiny Aya (February 2026; Cohere2ForCausalLM): 36 layers, three sliding-window layers (RoPE) then one
   // full-attention layer (no positions), a 262,144-token tied vocabulary, logit_scale 1.0. The regional variants have
