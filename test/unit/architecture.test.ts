@@ -934,6 +934,13 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(parsed.arch, 'causal_lm', 2).total, 8_028_033_024 + 32 * 40 * 128);
   });
 
+  it('H2O-Danube2 1.8B by hand: Mistral layers of 2560 with 8 kv heads, an untied 32,000-token head', () => {
+    // q and o 2560^2, k and v 2560 x 640, MLP 3 x 2560 x 6912, two RMSNorms; embeddings and head; the final norm.
+    const layer = 2 * 2560 * 2560 + 2 * 2560 * 640 + 3 * 2560 * 6912 + 2 * 2560;
+    assert.equal(count('h2oai/h2o-danube2-1.8b-base'), 24 * layer + 2 * 32_000 * 2560 + 2560);
+    assert.equal(count('h2oai/h2o-danube2-1.8b-chat'), 1_831_201_280);
+  });
+
   it('OLMoE-1B-7B by hand: q/k norms over the whole projections, 64 experts of 1024 and their router per layer', () => {
     // Per layer q/k/v/o 4 x 2048^2, q_norm and k_norm of 2048 each, the router 2048 x 64, 64 experts x 3 x 2048 x 1024,
     // input and post-attention norms; untied 50,304 x 2048 embeddings and head; the final norm.

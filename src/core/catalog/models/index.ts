@@ -8,6 +8,7 @@ import { STARCODER } from './bigcode';
 import { BLOOM, BLOOM_176B, MT0 } from './bigscience';
 import { CEREBRAS_GPT, COMMUNITY_MODELS, LLAVA, SHEARED_LLAMA, TINYLLAMA } from './community';
 import { COHERE_MODELS } from './cohere';
+import { H2O_DANUBE } from './h2oai';
 import { DEEPSEEK_CODER_LLM_V2, DEEPSEEK_R1_DISTILLS, DEEPSEEK_V2_LITE, DEEPSEEK_V3 } from './deepseek';
 import { PYTHIA_GPT_J_NEO, PYTHIA_NEOX } from './eleutherai';
 import { ENCODERS } from './encoders';
@@ -128,4 +129,6 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...LLM_JP_3,
   // Added for the Cohere checkpoints real training files name (TRL's Tiny Aya example).
   ...COHERE_MODELS,
+  // Added for the checkpoint H2O LLM Studio's example configs name.
+  ...H2O_DANUBE,
 ];
