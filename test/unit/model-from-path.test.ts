@@ -78,7 +78,7 @@ describe('modelFromPathName', () => {
     ['AdamG012/chat-opt-1.3b-sft-deepspeed', 'facebook/opt-1.3b'],
     ['AdamG012/chat-opt-350m-reward-deepspeed', 'facebook/opt-350m'],
     ['my-org/llama-2-7b-chat-sft', 'meta-llama/Llama-2-7b-hf'],
-    ['CohereLabs/tiny-aya-global', undefined],
+    ['CohereLabs/command-a-reasoning-08-2025', undefined],
     // Llama-architecture families with names of their own, and other catalog families
     ['someone/codellama-7b-sql', 'codellama/CodeLlama-7b-hf'],
     ['someone/tinyllama-1.1b-sft', 'TinyLlama/TinyLlama-1.1B-Chat-v1.0'],
