@@ -311,7 +311,7 @@ def suite_peft():
     return out
 
 
-TRAINER_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3", "gpt_neox", "mixtral"]
+TRAINER_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3", "gpt_neox", "mixtral", "cohere2"]
 
 
 def suite_trainer():
@@ -408,7 +408,7 @@ def _suite_trl():
     return out
 
 
-SHARD_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma3", "mixtral"]
+SHARD_FAMILIES = ["llama", "mistral", "qwen2", "qwen3", "gemma3", "mixtral", "cohere2"]
 
 
 def _sharded(kind):
