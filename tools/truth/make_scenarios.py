@@ -45,6 +45,9 @@ FAMILIES = {
     # rotary (layer_types).
     "cohere2": dict(BASE, model_type="cohere2", logit_scale=0.25, sliding_window=4096, tie_word_embeddings=True,
                     layer_types=["sliding_attention", "full_attention"]),
+    # Nemotron (Minitron, Nemotron-Mini): Llama's attention with rotary on half of each head, LayerNorm1P (F.layer_norm
+    # with weight + 1, in the autocast dtype), an ungated relu^2 MLP (up_proj, down_proj), an untied head.
+    "nemotron": dict(BASE, model_type="nemotron", head_dim=64, hidden_act="relu2", partial_rotary_factor=0.5),
     "mixtral": dict(BASE, model_type="mixtral", intermediate_size=256, num_local_experts=4, num_experts_per_tok=2, sliding_window=None),
     "qwen2_moe": dict(BASE, model_type="qwen2_moe", moe_intermediate_size=128, shared_expert_intermediate_size=256, num_experts=4,
                       num_experts_per_tok=2, decoder_sparse_step=1),

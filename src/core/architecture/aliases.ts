@@ -155,6 +155,10 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   // Cohere 2 (Command R7B, Command A, Tiny Aya; modeling_cohere2.py): Cohere's block with sliding-window layers
   // (layer_types) and full-attention layers that take no rotary.
   cohere2: 'cohere2',
+  // NVIDIA Nemotron-4 / Minitron / Nemotron-Mini (modeling_nemotron.py): Llama's attention with rotary on half of each
+  // head (partial_rotary_factor 0.5), LayerNorm1P (a LayerNorm whose weight is stored minus one), an ungated MLP
+  // (up_proj, relu^2, down_proj), an untied head.
+  nemotron: 'nemotron',
 };
 
 /** Every model_type the estimator reads, in the order messages list them. */

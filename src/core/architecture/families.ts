@@ -664,5 +664,12 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
   minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true, remoteCodeLoss: '4.36.0' },
   cohere: COHERE,
+  nemotron: {
+    ...DECODER,
+    norm: 'layer',
+    gatedMlp: false,
+    partialRotary: 0.5,
+    maxPositionsDefault: 4096,
+  },
   cohere2: { ...COHERE, qkNorm: false },
 };

@@ -223,6 +223,7 @@ const FAMILY_MODULES: Partial<Record<Family, (a: Architecture, add: AddLinear, m
   t5: t5Modules,
   opt: namedDecoderModules,
   gptj: namedDecoderModules,
+  nemotron: namedDecoderModules,
   gpt_neo: namedDecoderModules,
   falcon: namedDecoderModules,
   chatglm: namedDecoderModules,
@@ -584,6 +585,12 @@ function namedDecoderModules(a: Architecture, add: AddLinear): void {
       add('out_proj', qd, h, false, L, 'attention');
       add('fc_in', h, a.ffn, true, L, 'mlp');
       add('fc_out', a.ffn, h, true, L, 'mlp');
+      break;
+    case 'nemotron':
+      // NemotronAttention: q/k/v/o_proj (attention_bias); NemotronMLP: up_proj, relu^2, down_proj (mlp_bias).
+      gqaAttention(a, add);
+      add('up_proj', h, a.ffn, a.mlpBias, L, 'mlp');
+      add('down_proj', a.ffn, h, a.mlpBias, L, 'mlp');
       break;
     case 'gpt_neo':
       // GPTNeoSelfAttention: q/k/v_proj without bias, out_proj with bias; GPTNeoMLP: c_fc, c_proj with bias.

@@ -52,7 +52,8 @@ export type Family =
   | 'stablelm'
   | 'minicpm'
   | 'cohere'
-  | 'cohere2';
+  | 'cohere2'
+  | 'nemotron';
 
 /** One kind of linear layer inside a transformer block, the unit LoRA attaches to. */
 export interface LinearModule {

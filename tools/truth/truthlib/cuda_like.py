@@ -28,6 +28,10 @@ the memory-efficient kernel no grouped heads: sdp_utils.cpp check_batch_size_and
 _scaled_dot_product_attention_math runs and keeps the fp32 probabilities; the CPU's flash kernel takes it and keeps
 none. GPU truth (H100, torch 2.11): pure fp32 qwen2.5-0.5b at 2 x 1,024 tokens allocates 3.0 GiB more than the flash
 path. Such calls run the math kernel here too; not under autocast, which casts SDPA's inputs to 16 bits first.
+
+Nemotron's LayerNorm1P. modeling_nemotron._cast_if_autocast_enabled asks torch.is_autocast_enabled() without a device,
+which is CUDA's autocast: on a GPU under autocast it casts the norm's input, weight and bias to the autocast dtype and
+normalizes in 16 bits; on the CPU it answers false and the norm runs in fp32. It asks the device it is given here.
 """
 import torch
 
@@ -147,3 +151,19 @@ def install():
     _library.impl("bmm", _bmm_cpu, "CPU")
     torch.nn.functional.dropout = _dropout_like_cuda(torch.nn.functional.dropout)
     torch.nn.functional.scaled_dot_product_attention = _sdpa_like_cuda(torch.nn.functional.scaled_dot_product_attention)
+    _nemotron_norm_like_cuda()
+
+
+def _nemotron_norm_like_cuda():
+    """LayerNorm1P's autocast check asks the device its input is on (see the module's docstring)."""
+    try:
+        from transformers.models.nemotron import modeling_nemotron
+    except ImportError:
+        return
+
+    def cast_if_autocast_enabled(device_type, *args):
+        if not torch.is_autocast_enabled(device_type):
+            return args
+        return torch.amp.autocast_mode._cast(args, device_type, torch.get_autocast_dtype(device_type))
+
+    modeling_nemotron._cast_if_autocast_enabled = cast_if_autocast_enabled

@@ -22,7 +22,7 @@ import {
 import { linear as linearOf } from './linear';
 import { checkpointedForwardHighBytes, recomputeHighBytes } from './recompute';
 import type { MoeInfo } from './moe';
-import { rmsNormOf } from './norms';
+import { familyLayerNorm, rmsNormOf } from './norms';
 import type { ActivationPlan, LayerActivations, LinearFn } from './plan';
 import { t5Blocks } from './t5';
 import { unslothBlock, unslothFastPath } from './unsloth';
@@ -205,7 +205,7 @@ function blockContext(
   const norm = (x: Tensor, what: string): Tensor =>
     a.norm === 'rms'
       ? tape.rmsNorm(x, x.elems / a.hidden, normWeight.trainable, what, rms.weightBytes, rms.style)
-      : tape.layerNorm(x, x.elems / a.hidden, normWeight.trainable, what);
+      : familyLayerNorm(a, tape, x, x.elems / a.hidden, normWeight.trainable, what);
   const heads = a.heads / tp;
   const kvHeads = Math.max(1, a.kvHeads / tp);
   const qd = heads * a.headDim;

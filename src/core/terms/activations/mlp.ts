@@ -107,14 +107,25 @@ export function geluNew(tape: Tape, x: Tensor): Tensor {
  * names and what the activation keeps. FalconMLP (nn.GELU), GPTBigCode and Starcoder2 (gelu_pytorch_tanh: F.gelu keeps
  * its input), OPT (ReLU keeps its output: the same size), GPT-J and GPT-Neo (gelu_new written out).
  */
-const PLAIN_MLPS: Readonly<Record<string, readonly [string, string, 'input' | 'output' | 'gelu_new']>> = {
+const PLAIN_MLPS: Readonly<Record<string, readonly [string, string, 'input' | 'output' | 'gelu_new' | 'relu2']>> = {
   falcon: ['dense_h_to_4h', 'dense_4h_to_h', 'input'],
   gpt_bigcode: ['c_fc', 'mlp.c_proj', 'input'],
   starcoder2: ['c_fc', 'c_proj', 'input'],
   opt: ['fc1', 'fc2', 'output'],
   gptj: ['fc_in', 'fc_out', 'gelu_new'],
   gpt_neo: ['c_fc', 'c_proj', 'gelu_new'],
+  nemotron: ['up_proj', 'down_proj', 'relu2'],
 };
+
+/**
+ * ReLUSquaredActivation (transformers activations.py): relu keeps its output; torch.square, a pow that autocast runs in
+ * fp32, keeps its input as it runs it (the fp32 copy under autocast) and returns fp32 there.
+ */
+function reluSquared(tape: Tape, up: Tensor): Tensor {
+  const relu = tape.unarySavesOutput(up, 'relu output');
+  const input = tape.mode === 'amp' ? tape.to(relu, 4, 'relu output (fp32 for pow)') : relu;
+  return tape.unarySavesInput(input, 'relu output squared');
+}
 
 /** An ungated MLP (up, activation, down) for a family of PLAIN_MLPS; undefined for the others. */
 export function plainMlp(
@@ -132,8 +143,10 @@ export function plainMlp(
   const act =
     keeps === 'gelu_new'
       ? geluNew(tape, up)
-      : keeps === 'output'
-        ? tape.unarySavesOutput(up, 'relu output')
-        : tape.unarySavesInput(up, 'gelu output');
+      : keeps === 'relu2'
+        ? reluSquared(tape, up)
+        : keeps === 'output'
+          ? tape.unarySavesOutput(up, 'relu output')
+          : tape.unarySavesInput(up, 'gelu output');
   return linear(act, downName, hidden, `${downName} output`);
 }

@@ -75,6 +75,36 @@ export function cohereLayerNorm(tape: Tape, x: Tensor, rows: number, trainable: 
   return tape.to(scaled, x.bytesPerElem, `${what} output`);
 }
 
+/**
+ * NemotronLayerNorm1P (modeling_nemotron.py): F.layer_norm with `weight + 1`, its arguments cast to the autocast dtype
+ * and autocast switched off inside (_cast_if_autocast_enabled): under AMP the norm runs in 16 bits on a 16-bit copy of
+ * its input, which it keeps with the mean and rstd (fp32, one each per row); otherwise as nn.LayerNorm.
+ */
+export function layerNorm1P(tape: Tape, x: Tensor, rows: number, trainable: boolean, what: string): Tensor {
+  if (tape.mode !== 'amp') return tape.layerNorm(x, rows, trainable, what);
+  const x16 = tape.to(x, tape.half, `${what} input (autocast dtype)`);
+  if (x.rg || trainable) {
+    tape.save(x16);
+    tape.saveExtra(`${what} mean+rstd (fp32)`, 2 * rows * 4);
+  }
+  tape.use(x16);
+  return tape.tensor(what, x.elems, tape.half, x.rg || trainable);
+}
+
+/** A LayerNorm as the family writes it: Cohere's in fp32, Nemotron's LayerNorm1P, else nn.LayerNorm. */
+export function familyLayerNorm(
+  a: Architecture,
+  tape: Tape,
+  x: Tensor,
+  rows: number,
+  trainable: boolean,
+  what: string,
+): Tensor {
+  if (writtenOutLayerNorm(a)) return cohereLayerNorm(tape, x, rows, trainable, what);
+  if (a.family === 'nemotron') return layerNorm1P(tape, x, rows, trainable, what);
+  return tape.layerNorm(x, rows, trainable, what);
+}
+
 /** What the final norm and the head are replayed with (finalNormSaved, finalNormSequence). */
 export interface FinalNormPlan {
   arch: Architecture;
@@ -132,9 +162,7 @@ function finalNorm(tape: Tape, p: FinalNormPlan, rows: number): { x: Tensor; nor
   const normed =
     a.norm === 'rms'
       ? tape.rmsNorm(x, rows, p.normTrainable, 'final norm', rms.weightBytes, rms.style)
-      : writtenOutLayerNorm(a)
-        ? cohereLayerNorm(tape, x, rows, p.normTrainable, 'final norm')
-        : tape.layerNorm(x, rows, p.normTrainable, 'final norm');
+      : familyLayerNorm(a, tape, x, rows, p.normTrainable, 'final norm');
   // The model's forward holds its input (`hidden_states`) until the norm returns and the name is rebound.
   tape.keepThrough(x);
   return { x, normed };
