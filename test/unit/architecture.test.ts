@@ -934,6 +934,18 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(parsed.arch, 'causal_lm', 2).total, 8_028_033_024 + 32 * 40 * 128);
   });
 
+  it('Minitron by hand: LayerNorm1P with biases, an ungated MLP (up_proj, down_proj), an untied 256,000-token head', () => {
+    // Minitron-4B: 24 x 128 queries and 8 x 128 keys / values over 3072, MLP 2 x 3072 x 9216, two LayerNorms of weight
+    // and bias; untied embeddings and head; the final LayerNorm.
+    const layer4 = 2 * 3072 * 3072 + 2 * 3072 * 1024 + 2 * 3072 * 9216 + 2 * 2 * 3072;
+    assert.equal(count('nvidia/Minitron-4B-Base'), 32 * layer4 + 2 * 256_000 * 3072 + 2 * 3072); // 4,190,509,056
+    assert.equal(count('nvidia/Nemotron-Mini-4B-Instruct'), 4_190_509_056);
+    // Minitron-8B: 48 x 128 queries over 4096 (6144 wide), MLP 16384.
+    const layer8 = 2 * 4096 * 6144 + 2 * 4096 * 1024 + 2 * 4096 * 16_384 + 2 * 2 * 4096;
+    assert.equal(count('nvidia/Minitron-8B-Base'), 32 * layer8 + 2 * 256_000 * 4096 + 2 * 4096); // 8,271,699,968
+    assert.equal(archOf('nvidia/Minitron-8B-Base').family, 'nemotron');
+  });
+
   it('H2O-Danube2 1.8B by hand: Mistral layers of 2560 with 8 kv heads, an untied 32,000-token head', () => {
     // q and o 2560^2, k and v 2560 x 640, MLP 3 x 2560 x 6912, two RMSNorms; embeddings and head; the final norm.
     const layer = 2 * 2560 * 2560 + 2 * 2560 * 640 + 3 * 2560 * 6912 + 2 * 2560;

@@ -25,7 +25,7 @@ import { MINICPM } from './openbmb';
 import { DEBERTA, PHI_1_DIALOGPT, PHI_3_2, PHI_4 } from './microsoft';
 import { MINISTRAL, MISTRAL_7B_MIXTRAL, MISTRAL_LARGE_CODESTRAL, MISTRAL_SMALL } from './mistral';
 import { KIMI_LINEAR, MOONLIGHT } from './moonshot';
-import { NEMOTRON_H, NVIDIA_FINE_TUNES } from './nvidia';
+import { MINITRON_MODELS, NEMOTRON_H, NVIDIA_FINE_TUNES } from './nvidia';
 import { GPT_2, GPT_OSS } from './openai';
 import { PRE_QUANTIZED } from './quantized';
 import { QWEN_1, QWEN_15_MOE, QWEN_2, QWEN_2_MATH_1M_V1, QWEN_2_VL } from './qwen';
@@ -131,4 +131,6 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...COHERE_MODELS,
   // Added for the checkpoint H2O LLM Studio's example configs name.
   ...H2O_DANUBE,
+  // Added with the Nemotron-4 family (model_type nemotron).
+  ...MINITRON_MODELS,
 ];

@@ -1,5 +1,5 @@
-// Built-in catalog: NVIDIA Nemotron-H and Nemotron Nano: Mamba2, attention and MLP (or MoE) layers by pattern. Pure
-// data.
+// Built-in catalog: NVIDIA Nemotron-H and Nemotron Nano: Mamba2, attention and MLP (or MoE) layers by pattern; the
+// Nemotron-4 Minitron models (model_type nemotron). Pure data.
 
 import { fineTune, hf, type CatalogModel } from './types';
 
@@ -154,5 +154,41 @@ export const NVIDIA_FINE_TUNES: readonly CatalogModel[] = [
       vocab_size: 128256,
     },
     source: fineTune('nvidia/Llama-3.1-Nemotron-70B-Instruct-HF', 'meta-llama/Llama-3.1-70B'),
+  },
+];
+
+/** Fields the Nemotron-4 Minitron config.json files share (NemotronForCausalLM). */
+const MINITRON = {
+  model_type: 'nemotron',
+  architectures: ['NemotronForCausalLM'],
+  head_dim: 128,
+  hidden_act: 'relu2',
+  max_position_embeddings: 4096,
+  norm_eps: 1e-5,
+  num_hidden_layers: 32,
+  num_key_value_heads: 8,
+  partial_rotary_factor: 0.5,
+  rope_theta: 10000,
+  tie_word_embeddings: false,
+  vocab_size: 256000,
+};
+
+export const MINITRON_MODELS: readonly CatalogModel[] = [
+  // ---------------------------------------------------------------------------------------------
+  // Nemotron-4 Minitron (nvidia; model_type nemotron): LayerNorm1P, rotary on half of each head, an ungated relu^2 MLP,
+  // an untied 256,000-token head. Nemotron-Mini-4B-Instruct is the 4B's instruction tune. Counts by hand in
+  // architecture.test.ts.
+  // ---------------------------------------------------------------------------------------------
+  {
+    id: 'nvidia/Minitron-4B-Base',
+    aliases: ['nvidia/Nemotron-4-Minitron-4B-Base', 'nvidia/Nemotron-Mini-4B-Instruct'],
+    config: { ...MINITRON, hidden_size: 3072, intermediate_size: 9216, num_attention_heads: 24 },
+    source: hf('nvidia/Minitron-4B-Base'),
+  },
+  {
+    id: 'nvidia/Minitron-8B-Base',
+    aliases: ['nvidia/Nemotron-4-Minitron-8B-Base'],
+    config: { ...MINITRON, hidden_size: 4096, intermediate_size: 16384, num_attention_heads: 48 },
+    source: hf('nvidia/Minitron-8B-Base'),
   },
 ];
