@@ -5,7 +5,7 @@
 // the flag (#3205, aa1240acd): the 4-bit config is built for `adapter: qlora` only, and the model loads unquantized
 // (yaml/axolotl.ts loraOver4bitFlag). Either way prepare_model_for_kbit_training runs and the norms, embeddings and head
 // go back to torch_dtype, as under QLoRA. Pure: the pin comes from the caller.
-import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
+import { olderThan, type Provenance, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Problem } from './scenario';
 import { AXOLOTL_KBIT_NOTE } from './resolve/method';
 
@@ -27,10 +27,9 @@ export function axolotlLoraOver4bit(
   problems: readonly Problem[],
   pin: AxolotlPin | undefined,
 ): { setup: TrainingSetup; problems: readonly Problem[] } {
-  const flag = provenance.kbit_upcast;
-  if (!pin || !olderThan(pin.version, 0, 13) || !readsLoraOver4bit(setup, provenance)) return { setup, problems };
-  if (flag?.kind !== 'file') return { setup, problems };
-  const at = `${pin.file}${pin.line ? `:${pin.line}` : ''}`;
+  const flag = loraOver4bitKey(setup, provenance);
+  if (!pin || !olderThan(pin.version, 0, 13) || !flag) return { setup, problems };
+  const at = `${pin.file}:${pin.line}`;
   provenance.quantization = flag;
   provenance.kbit_upcast = { kind: 'default', owner: 'axolotl', note: AXOLOTL_KBIT_NOTE };
   const warning = problems.find((p) => p.code === 'no-effect' && p.key === 'load_in_4bit' && p.file === flag.file);
@@ -56,17 +55,15 @@ export function axolotlLoraOver4bit(
   };
 }
 
-/** Whether the setup is the unquantized load yaml/axolotl.ts reads `load_in_4bit: true` with `adapter: lora` as. */
-export function readsLoraOver4bit(
+/**
+ * Where the setup is the unquantized load yaml/axolotl.ts reads `load_in_4bit: true` with `adapter: lora` as, the
+ * provenance of that key; undefined otherwise.
+ */
+export function loraOver4bitKey(
   setup: TrainingSetup,
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
-): boolean {
+): Extract<Provenance, { kind: 'file' }> | undefined {
   const flag = provenance.kbit_upcast;
-  return (
-    setup.method === 'lora' &&
-    setup.quantization === undefined &&
-    setup.kbit_upcast === 'all' &&
-    flag?.kind === 'file' &&
-    flag.key === 'load_in_4bit'
-  );
+  const unquantized = setup.method === 'lora' && setup.quantization === undefined && setup.kbit_upcast === 'all';
+  return unquantized && flag?.kind === 'file' && flag.key === 'load_in_4bit' ? flag : undefined;
 }

@@ -22,7 +22,7 @@ import {
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
 import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
-import { type AxolotlPin, axolotlLoraOver4bit, readsLoraOver4bit } from './axolotl-release';
+import { type AxolotlPin, axolotlLoraOver4bit, loraOver4bitKey } from './axolotl-release';
 
 /**
  * Where a dependency file may be, nearest first: beside the config, then each folder above it up to the repository's
@@ -90,7 +90,7 @@ export function withPinnedVersions(
     deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
     accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
     // Axolotl's release decides what `load_in_4bit` beside `adapter: lora` loads (axolotl-release.ts).
-    axolotl: readsLoraOver4bit(setup, r.provenance),
+    axolotl: loraOver4bitKey(setup, r.provenance) !== undefined,
   };
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
   const problems: Problem[] = [];

@@ -61,6 +61,11 @@ export interface FamilyTraits {
   readonly normAffine: boolean;
   /** A LayerNorm has a bias beside its weight (false: Cohere's CohereLayerNorm has a weight only). */
   readonly layerNormBias: boolean;
+  /**
+   * How the LayerNorm runs: torch's nn.LayerNorm (fp32 under autocast); Cohere's, written out in fp32; Nemotron's
+   * LayerNorm1P, F.layer_norm over weight + 1 in the autocast dtype (terms/activations/norms.ts familyLayerNorm).
+   */
+  readonly layerNormStyle: 'torch' | 'cohere' | 'nemotron';
   /** A LayerNorm on the embeddings (BLOOM's word_embeddings_layernorm, BERT's embeddings.LayerNorm). */
   readonly embeddingNorm: boolean;
   /** A norm after the last block (the BERT family has none: each block ends in its own LayerNorm). */
@@ -302,6 +307,7 @@ const DECODER: FamilyTraits = {
   fp32NormWeights: false,
   normAffine: true,
   layerNormBias: true,
+  layerNormStyle: 'torch',
   embeddingNorm: false,
   finalNorm: true,
   gatedMlp: true,
@@ -350,6 +356,7 @@ const COHERE: FamilyTraits = {
   ...DECODER,
   norm: 'layer',
   layerNormBias: false,
+  layerNormStyle: 'cohere',
   normPlacement: 'shared',
   parallelResidual: true,
   qkNorm: 'use_qk_norm',
@@ -667,6 +674,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   nemotron: {
     ...DECODER,
     norm: 'layer',
+    layerNormStyle: 'nemotron',
     gatedMlp: false,
     partialRotary: 0.5,
     maxPositionsDefault: 4096,

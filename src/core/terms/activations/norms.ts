@@ -47,11 +47,6 @@ export function rmsNormBackwardBytes(
   return (5 * 4 - released) * elems;
 }
 
-/** CohereLayerNorm's families (Cohere, Cohere 2): a LayerNorm written out in fp32, with a weight and no bias. */
-export function writtenOutLayerNorm(a: Architecture): boolean {
-  return a.family === 'cohere' || a.family === 'cohere2';
-}
-
 /**
  * CohereLayerNorm (modeling_cohere.py), written out in fp32: the input upcast; `input - mean` computed twice, once
  * for the variance (kept by pow) and once for the product with rsqrt (kept by that product); rsqrt of the variance,
@@ -91,7 +86,7 @@ export function layerNorm1P(tape: Tape, x: Tensor, rows: number, trainable: bool
   return tape.tensor(what, x.elems, tape.half, x.rg || trainable);
 }
 
-/** A LayerNorm as the family writes it: Cohere's in fp32, Nemotron's LayerNorm1P, else nn.LayerNorm. */
+/** A LayerNorm as the family writes it (FamilyTraits.layerNormStyle): Cohere's in fp32, Nemotron's LayerNorm1P, torch's. */
 export function familyLayerNorm(
   a: Architecture,
   tape: Tape,
@@ -100,8 +95,9 @@ export function familyLayerNorm(
   trainable: boolean,
   what: string,
 ): Tensor {
-  if (writtenOutLayerNorm(a)) return cohereLayerNorm(tape, x, rows, trainable, what);
-  if (a.family === 'nemotron') return layerNorm1P(tape, x, rows, trainable, what);
+  const style = FAMILY_TRAITS[a.family].layerNormStyle;
+  if (style === 'cohere') return cohereLayerNorm(tape, x, rows, trainable, what);
+  if (style === 'nemotron') return layerNorm1P(tape, x, rows, trainable, what);
   return tape.layerNorm(x, rows, trainable, what);
 }
 
