@@ -844,6 +844,27 @@ def suite_zero():
         s = _zero("llama", 3, world=1, **keys)
         s["architecture"] = dict(wide)
         out[f"llama-wide-small-vocab-w1-z3-full{sfx}"] = (s, {})
+    # Each reduced partition comes back from the host buffer for the boundary's fp64 norm and fp32 copy
+    # (truthlib/zero.py gpu_copy_of_host_gradients): over 4 ranks, checkpointed, with adapters, under ZeRO-2, and with an
+    # 8,192-word head whose partition is the largest.
+    offload = dict(offload_optimizer="cpu")
+    variants = {
+        "llama-wide-small-vocab-w4-z3-full-offload-opt": (dict(world=4), wide),
+        "llama-wide-small-vocab-w1-z3-full-ckpt-offload-opt": (dict(world=1, gradient_checkpointing="full"), wide),
+        "llama-wide-small-vocab-w2-z3-lora-all-offload-opt": (dict(world=2, method="lora", gradient_checkpointing="none",
+                                                                  seq_len=256), wide),
+        "llama-wide-small-vocab-w1-z2-full-offload-opt": (dict(world=1, stage=2), wide),
+        "llama-wide-small-vocab-w4-z2-full-offload-opt": (dict(world=4, stage=2), wide),
+        "llama-wide-small-vocab-w4-z2-full-offload-opt-last-rank": (dict(world=4, stage=2), wide),
+        "llama-wide-vocab8k-w1-z3-full-offload-opt": (dict(world=1), dict(wide, vocab_size=8192)),
+        "llama-wide-vocab8k-w4-z3-full-offload-opt": (dict(world=4), dict(wide, vocab_size=8192)),
+    }
+    for name, (keys, arch) in variants.items():
+        keys = dict(keys)
+        s = _zero("llama", keys.pop("stage", 3), **offload, **keys)
+        s["architecture"] = dict(arch)
+        # ZeRO-2's last rank holds the head and the last layer: it checks their gradients beside every activation.
+        out[name] = (s, {"rank": "last"} if name.endswith("-last-rank") else {})
     out["llama-w8-z3-lora-all-ckpt-offload-opt"] = (_zero("llama", 3, method="lora", offload_optimizer="cpu"), {})
     # Without checkpointing: ZeRO-3's linear saves the inputs of frozen linears (and of the frozen head), and the
     # matmuls' views keep frozen fused experts gathered; ZeRO-2 runs torch's own linear (the same layouts as controls).

@@ -130,7 +130,7 @@ def run_one(path, trace_dir=None):
         "date": datetime.date.today().isoformat(),
         "machine": "cpu",
         "worldSize": parallel.world_size(scenario),
-        "rank": 0,
+        "rank": torch.distributed.get_rank() if torch.distributed.is_initialized() else 0,
         "batchShape": result.get("batchShape"),
         "expertsImplementation": result.get("expertsImplementation"),
         **analyze(timeline, steps),

@@ -8,6 +8,7 @@ import { recomputePeakComponents } from '../terms/activations/recompute';
 import { reducedHeadGradient, tiedGradientBytes, tiedGradientFormula } from '../terms/gradients';
 import { gradientsAtLastLayer, lastLayerWorkingBytes, LOSS_BACKWARD_NOTE, opensWithOutputNorm } from './lean-phases';
 import type { GradientShare, StageTerms } from './phases';
+import { headCheckComponents } from '../terms/zero-offload-checks';
 
 /** A backward high point: what it holds and its note. */
 export type BackwardPoint = [Component[], string];
@@ -214,6 +215,10 @@ export function backwardCandidates(
       transitionPoint(ctx, terms, atLastLayer, lastLayer),
       "between two layers' backwards: the next layer's unit gathered before the last is resharded",
     ],
+    [
+      headCheckPoint(ctx, st, terms, parts),
+      "ZeRO-Offload checks the output head's gradient as the final norm's arrives: activations + the head's gradient",
+    ],
     [atFirstLayer, 'end of backward: all gradients + the first layer in flight'],
     [
       inRecompute(terms, parts, atFirstLayer, parts.working),
@@ -240,6 +245,39 @@ export function backwardCandidates(
 }
 
 /**
+ * ZeRO-Offload's check of the output head's gradient (terms/zero-offload-checks.ts), after the loss's buffers and the
+ * head's matmul are gone: every activation, the last layer's parameters gathered ahead, the gradient of the hidden
+ * states and the head's whole gradient with its checks; empty where no head is checked.
+ */
+function headCheckPoint(ctx: EstimateContext, st: StageContext, terms: StageTerms, parts: BackwardParts): Component[] {
+  const head = headCheckComponents(ctx, st);
+  if (head.length === 0) return [];
+  const { actComp, maskHeld, castComp } = terms.activations;
+  return [
+    ...parts.persistent,
+    ...terms.gatheredAt.lastLayer,
+    actComp,
+    ...maskHeld,
+    ...castComp,
+    hiddenGradient(ctx, terms, "the final norm's input"),
+    ...head,
+    ...parts.kept,
+  ];
+}
+
+/** The gradient of a layer's output (or the final norm's input): tokens x hidden in the residual stream's bytes. */
+function hiddenGradient(ctx: EstimateContext, terms: StageTerms, what: string): Component {
+  return comp(
+    ctx,
+    'activations',
+    `Gradient of ${what}`,
+    terms.activations.layer.layerInputBytes,
+    () => 'tokens x hidden x the residual stream bytes',
+    () => ({}),
+  );
+}
+
+/**
  * FSDP1 without backward prefetch, between two layers' backwards (GatheredAt.layerTransition): the last-layer point
  * without its layer (`layer`: its unit, recompute, working set and dequantized weight), with the two units and the
  * gradient of the layer output that passes between them; empty where there is no such point.
@@ -252,14 +290,7 @@ function transitionPoint(
 ): Component[] {
   const units = terms.gatheredAt.layerTransition;
   if (!units) return [];
-  const passed = comp(
-    ctx,
-    'activations',
-    "Gradient of a layer's output (between two layers' backwards)",
-    terms.activations.layer.layerInputBytes,
-    () => 'tokens x hidden x the residual stream bytes',
-    () => ({}),
-  );
+  const passed = hiddenGradient(ctx, terms, "a layer's output (between two layers' backwards)");
   return [...atLastLayer.filter((c) => !layer.includes(c)), ...units, passed];
 }
 

@@ -1,5 +1,6 @@
 // The phases of a stage as totals only, for the advice search (estimate/phases.ts builds the same phases with their
 // components; a unit test holds both paths equal). Pure.
+import { headCheckComponents } from '../terms/zero-offload-checks';
 import type { Component, PhaseEstimate } from '../model';
 import type { EstimateContext, StageContext } from './context';
 import type { HeldStepOutputs } from '../terms/previous-step';
@@ -296,8 +297,29 @@ function leanThroughLayers(ctx: EstimateContext, st: StageContext, terms: StageT
   const rest = t.persistent + t.unsyncedFirst + t.headHeld + t.layerGradients + t.maskHeld + inLayer;
   const second = leanSecondLayer(st, terms, rest);
   const transition = leanTransition(terms, atLast.allocated - lastUnits - inLastLayer + t.kept.backward);
+  const headCheck = headCheckComponents(ctx, st);
+  const headChecks = roundedTotal(headCheck);
+  const atHeadChecks: LeanPoint | undefined =
+    headChecks > 0
+      ? {
+          phase: 1,
+          allocated:
+            t.persistent +
+            lastUnits +
+            t.activations +
+            t.maskHeld +
+            t.cast +
+            whole(terms.activations.layer.layerInputBytes) +
+            headChecks +
+            t.kept.backward,
+          grads: roundedTotal(headCheck.filter((c) => c.id === 'gradients')),
+          units: lastUnits,
+          root: 0,
+        }
+      : undefined;
   return [
     atLast,
+    atHeadChecks,
     leanInRecompute(terms, t, atLast, t.lastWorking),
     second && { phase: 1, ...second, root: t.headHeld },
     transition && { phase: 1, ...transition, grads: t.headGradient, root: t.headHeld },

@@ -16,6 +16,7 @@ import { adaptersInLayerUnits } from '../estimate/fsdp-units';
 import { autocastCastsHead, fsdpMixedPrecision } from './activations/stage';
 import { memo } from '../util/memo';
 import { savedSplit } from './adapters';
+import { gradientsOnHost } from './zero-offload-checks';
 
 /** The gradients of a stage at each point of the step. */
 export interface GradientPlan {
@@ -240,13 +241,18 @@ export function gradientPlan(ctx: EstimateContext, st: StageContext): GradientPl
   // _offload_grad, _finalize_params): every sharded gradient is on the GPU at the end of the backward. GPU truth (H100):
   // llama-3.1-8b full fine-tune, FSDP1 plugin layout with offload at 8 ranks, 32 x 109,056,000 B live at the peak.
   const fsdp1Offload = fsdpOffload && setup.fsdp_version !== 2;
+  // DeepSpeed's ZeRO-2 / ZeRO-3 with the optimizer offloaded copies each reduced gradient to the host and keeps none
+  // (terms/zero-offload-checks.ts; CPU truth zero/llama-wide-small-vocab-w1-z3-full-offload-opt: 54,158,649 B live at
+  // the backward's end, its 52,701,184 B of weights and the buckets).
   const gradAtEnd = fsdpOffload
     ? fsdp1Offload
       ? gradFull / shardGrads
       : 0
-    : setup.optimizer_in_backward || ctx.sharding.zeroStage === 2
-      ? gradStored
-      : gradFull / shardGrads;
+    : gradientsOnHost(ctx)
+      ? 0
+      : setup.optimizer_in_backward || ctx.sharding.zeroStage === 2
+        ? gradStored
+        : gradFull / shardGrads;
   // DeepSpeed's ZeRO-1 keeps every gradient through the backward and reduces them in its epilogue, which keeps the
   // rank's partition only (stage_1_and_2.py: reduce_independent_p_g_buckets_and_remove_grads copies the partition's
   // gradients, _clear_param_grad_only drops param.grad): at the step it holds what ZeRO-2 holds (CPU truth
@@ -351,7 +357,7 @@ function unsyncedGradients(
 /**
  * The output head's reduced gradient, the first produced in the backward (full fine-tuning, last stage). Under no_sync
  * the root unit's is reduce-scattered only at the end of the last micro-batch's backward: until then it is among the
- * unsharded gradients (terms/gradients.ts unsyncedGradients).
+ * unsharded gradients (terms/gradients.ts unsyncedGradients). ZeRO-Offload keeps it on the host.
  */
 export function reducedHeadGradient(ctx: EstimateContext, st: StageContext): number {
   if (ctx.setup.method !== 'full' || !st.last) return 0;
@@ -359,7 +365,7 @@ export function reducedHeadGradient(ctx: EstimateContext, st: StageContext): num
   // A classifier's or a bare encoder's first gradients are its small head's; the embedding's comes last (CPU truth:
   // encoder/distilbert-seqcls-full-fp32 and bert-seqcls-full-fp32, the word embedding's 94 MB counted at the loss
   // were +7.3 / +4.1 %).
-  if (!ctx.model.lmHead) return 0;
+  if (!ctx.model.lmHead || gradientsOnHost(ctx)) return 0;
   const a = ctx.model.arch;
   return (a.vocab * a.hidden * ctx.dtypes.gradBytes) / ctx.layout.tensorParallel / ctx.sharding.shardGrads;
 }

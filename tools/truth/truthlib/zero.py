@@ -102,7 +102,31 @@ def import_deepspeed(accelerator="cpu", release=None):
     for name in list(compatible):
         compatible[name] = False
     compatible.setdefault("deepspeed_shm_comm", False)
+    gpu_copy_of_host_gradients()
     return deepspeed
+
+
+def gpu_copy_of_host_gradients():
+    """ZeRO-3 with its optimizer offloaded copies each reduced gradient partition into its flat host buffer, then takes
+    `grad_buffer.to(grad_partition.device)` back for the boundary's norm and fp32 copy (stage3.py partition_grads,
+    _offload_grad_partition_at_boundary): on a GPU a new tensor of the partition in the accumulation dtype, beside the
+    norm's fp64 copy; on the CPU the host buffer itself. Here the boundary gets that copy, so the point allocates what a
+    GPU run does while the norm and the fp32 copy run. Releases before 0.19 do this inside partition_grads; their
+    offload points are not run."""
+    from deepspeed.runtime.zero.stage3 import DeepSpeedZeroOptimizer_Stage3 as Stage3
+
+    boundary = Stage3.__dict__.get("_offload_grad_partition_at_boundary")
+    if boundary is None or getattr(boundary, "gpu_copy", False):
+        return
+
+    def on_gpu(self, param, grad_buffer, *args):
+        host = self.grad_partitions_flat_buffer
+        if host is not None and grad_buffer.untyped_storage().data_ptr() == host.untyped_storage().data_ptr():
+            grad_buffer = grad_buffer.clone()
+        return boundary(self, param, grad_buffer, *args)
+
+    on_gpu.gpu_copy = True
+    Stage3._offload_grad_partition_at_boundary = on_gpu
 
 
 def ds_config(scenario, harness):
@@ -184,11 +208,15 @@ def offloaded(opt):
 
 def run(rec, scenario, harness):
     world = parallel.world_size(scenario)
+    # ZeRO-1/2 give each rank a contiguous slice of the flat parameters, so what a rank handles differs: `rank: last`
+    # runs the last rank, which holds the output head and the last layers.
+    rank = world - 1 if harness.get("rank") == "last" else 0
     if not torch.distributed.is_initialized():  # DeepSpeed needs a process group at any world size
         from torch.testing._internal.distributed.fake_pg import FakeStore
 
-        torch.distributed.init_process_group(backend="fake", rank=0, world_size=world, store=FakeStore())
-    os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT="29500")
+        torch.distributed.init_process_group(backend="fake", rank=rank, world_size=world, store=FakeStore())
+    os.environ.update(RANK=str(rank), LOCAL_RANK="0", WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT="29500")
     deepspeed = import_deepspeed(release=harness.get("deepspeed"))
     from .loop import enable_checkpointing, trainable
 
