@@ -67,6 +67,17 @@ describe('estimate: ZeRO-Offload checks each gradient on the GPU and keeps none 
     near(e.perGpu.peakBytes, truthPeak(id), 0.01, 'against the CPU truth');
   });
 
+  it("ZeRO-2: the head's whole gradient checked for inf / nan on the last rank", () => {
+    const id = 'zero/llama-wide-vocab8k-w4-z2-full-offload-opt-last-rank';
+    const e = run(id);
+    assert.match(phase(e, 'backward').note, /output head's gradient/);
+    // 8,388,608 x 11 B beside the head's 8,388,608 x 2 B gradient.
+    assert.deepEqual(checks(e), [92_274_688]);
+    assert.equal(gradients(e), 16_777_216);
+    // Measured on the last of 4 ranks: 261,428,392 B.
+    near(e.perGpu.peakBytes, truthPeak(id), 0.015, 'against the CPU truth');
+  });
+
   it('none without offload, and none for adapters beyond their own small matrices', () => {
     assert.deepEqual(checks(run('zero/llama-wide-small-vocab-w1-z3-full')), []);
     // LoRA r16 on all linears: the largest adapter matrix is 16 x 2,752 = 44,032 elements, a half on each of 2 ranks.
