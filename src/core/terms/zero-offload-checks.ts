@@ -10,7 +10,8 @@
 // One gradient at a time; the largest trained tensor of a layer sets it through the layers' backward, the output head's
 // where it is reduced, when the final norm's gradient arrives, beside every activation. CPU truth (DeepSpeed 0.19.6,
 // FINDINGS §113): zero/llama-wide-small-vocab-w1-z3-full-offload-opt holds 2,818,048 x (2 + 8) B at its peak, the
-// ZeRO-2 twin 2,818,048 x 11 B. Docs: docs/estimate/gradients.md. Pure arithmetic.
+// ZeRO-2 twin 2,818,048 x 11 B. With the optimizer on NVMe, ZeRO-3 keeps an fp32 copy of each partition of a bucket
+// for its swap-out beside these: not counted (not measured). Docs: docs/estimate/gradients.md. Pure arithmetic.
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
