@@ -859,6 +859,8 @@ def suite_zero():
         "llama-wide-vocab8k-w1-z3-full-offload-opt": (dict(world=1), dict(wide, vocab_size=8192)),
         "llama-wide-vocab8k-w4-z3-full-offload-opt": (dict(world=4), dict(wide, vocab_size=8192)),
         "llama-wide-vocab8k-w4-z2-full-offload-opt-last-rank": (dict(world=4, stage=2), dict(wide, vocab_size=8192)),
+        "llama-wide-small-vocab-w4-z1-full-offload-opt-last-rank": (dict(world=4, stage=1), wide),
+        "llama-wide-vocab8k-w4-z1-full-offload-opt-last-rank": (dict(world=4, stage=1), dict(wide, vocab_size=8192)),
     }
     for name, (keys, arch) in variants.items():
         keys = dict(keys)

@@ -13,6 +13,7 @@ import { zeroConfig } from '../estimate/zero-config';
 import { olderThan } from '../util/version';
 import type { Allocation, CachingAllocator } from './allocator';
 import { savedSplit } from './adapters';
+import { zero1EpilogueChecks } from './zero-offload-checks';
 
 /**
  * What torch.optim.AdamW's step allocates beside the states, by PyTorch release. The foreach implementation, the
@@ -206,6 +207,8 @@ export function optimizerStepPoint(
   st: StageContext,
   gradAtStep: number,
 ): { temporaries: StepTemporary[]; gradients: number } {
+  const epilogue = zero1EpilogueChecks(ctx);
+  if (epilogue) return { temporaries: [epilogue], gradients: gradAtStep };
   const temporaries = optimizerStepTerms(ctx, st);
   const { masterCopy } = ctx.dtypes;
   const { zeroStage: zero, offloadOptimizer, fsdpOffload } = ctx.sharding;

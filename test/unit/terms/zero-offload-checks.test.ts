@@ -5,6 +5,8 @@
 import * as assert from 'node:assert/strict';
 import type { Estimate } from '../../../src/core/model';
 import { estimate } from '../../../src/core/estimate';
+import { findModel } from '../../../src/core/lookup';
+import { TrainingSetupSchema } from '../../../src/core/setup';
 import { near, phase } from '../helpers';
 import { truthPeak, truthSetup } from './helpers';
 
@@ -76,6 +78,53 @@ describe('estimate: ZeRO-Offload checks each gradient on the GPU and keeps none 
     assert.equal(gradients(e), 16_777_216);
     // Measured on the last of 4 ranks: 261,428,392 B.
     near(e.perGpu.peakBytes, truthPeak(id), 0.015, 'against the CPU truth');
+  });
+
+  it('ZeRO-1: every gradient kept to its epilogue at the step, the largest checked beside them', () => {
+    const step = (id: string) => phase(run(id), 'optimizer').components;
+    const stepChecks = (id: string): number[] =>
+      step(id)
+        .filter((c) => c.label.startsWith(CHECKS))
+        .map((c) => c.bytes);
+    // The 8,192-word head's 8,388,608 elements x 11 B; with a 512-word head, the 2,818,048-element MLP weight's.
+    const wide = 'zero/llama-wide-vocab8k-w4-z1-full-offload-opt-last-rank';
+    assert.deepEqual(stepChecks(wide), [92_274_688]);
+    assert.deepEqual(stepChecks('zero/llama-wide-small-vocab-w4-z1-full-offload-opt-last-rank'), [30_998_528]);
+    // Every gradient whole in bf16: 42,079,232 parameters (2 layers of 4 x 1,024^2 + 3 x 2,818,048 + 2 x 1,024,
+    // the final norm's 1,024, the embedding and the head 8,388,608 each).
+    const grads = step(wide)
+      .filter((c) => c.id === 'gradients')
+      .reduce((t, c) => t + c.bytes, 0);
+    assert.equal(grads, 42_079_232 * 2);
+    // Measured on the last of 4 ranks: 272,131,268 B, inside the check's max.
+    near(run(wide).perGpu.peakBytes, truthPeak(wide), 0.02, 'against the CPU truth');
+  });
+
+  it("a fused expert stack is one gradient, and ZeRO-3's fp64 norm copy goes 250M elements at a time", () => {
+    const layerChecks = (id: string): number[] => {
+      const m = findModel(id);
+      assert.ok(m.ok, id);
+      const setup = TrainingSetupSchema.parse({
+        architecture: m.model.config,
+        parameters: m.model.publishedParams,
+        weights_dtype: 'bf16',
+        master_weights: true,
+        zero_stage: 3,
+        offload_optimizer: 'cpu',
+        gpus_per_node: 8,
+        gradient_checkpointing: 'full',
+        seq_len: 512,
+      });
+      const r = estimate(setup);
+      assert.ok(r.ok);
+      return checks(r.estimate);
+    };
+    // Mixtral-8x7B under transformers 5: gate_up_proj [8, 28,672, 4,096] = 939,524,096 elements, / 8 ranks =
+    // 117,440,512 x (2 + 8) B.
+    assert.deepEqual(layerChecks('mistralai/Mixtral-8x7B-v0.1'), [1_174_405_120]);
+    // DeepSeek-V3: gate_up_proj [256, 4,096, 7,168] = 7,516,192,768 elements, / 8 = 939,524,096 x 2 B, and then the
+    // fp32 copy for the host, 939,524,096 x 4 B, above a 250M-element fp64 piece's 2,000,000,000 B.
+    assert.deepEqual(layerChecks('deepseek-ai/DeepSeek-V3'), [1_879_048_192 + 3_758_096_384]);
   });
 
   it('none without offload, and none for adapters beyond their own small matrices', () => {
