@@ -137,11 +137,11 @@ def zero_point(model, method, seq, batch=1, world=8, stage=3, ckpt="full", lora_
         kept = stage == 3 and init and tuple(int(x) for x in (release or "0.19.6").split(".")) >= (0, 19, 2)
         scenario["lora"] = {"r": r, "alpha": 2 * r, "dropout": dropout, "dtype": "fp32" if kept else "bf16",
                             "target_modules": "all-linear" if lora_all else ["q_proj", "k_proj", "v_proj", "o_proj"]}
-    if offload:
-        scenario.update(offload_params="cpu", offload_optimizer="cpu")
+    if offload:  # True: parameters and optimizer; "optimizer": the optimizer only
+        scenario.update(offload_optimizer="cpu", **({} if offload == "optimizer" else {"offload_params": "cpu"}))
     parts = [model, method, f"s{seq}", f"b{batch}", "ckpt" if ckpt != "none" else "nockpt", f"z{stage}-w{world}"]
     parts += ["reentrant"] if reentrant else []
-    parts += ["offload"] if offload else []
+    parts += ["offload-opt"] if offload == "optimizer" else ["offload"] if offload else []
     parts += [f"r{r}"] if method == "lora" and r != 8 else []
     parts += [f"drop{dropout}"] if dropout else []
     parts += ["dsdefaults"] if buckets != "auto" else []
@@ -397,4 +397,13 @@ def all_points():
             point("llama-3.1-8b", "lora", 8192, batch=4, world=2, lora_all=True), trainer("mistral-7b-v0.3", "full", 2048, batch=2),
             plugin_fsdp1("llama-3.1-8b", "full", 8192, world=8), point("qwen2.5-14b", "full", 4096, world=8, fsdp="full_shard", weights="fp32"),
             point("mistral-7b-v0.3", "full", 1024, batch=4, weights="fp32"), point("llama-3.1-8b", "full", 2048, weights="fp32")]
+    # ZeRO-Offload full fine-tunes (FINDINGS 113, CPU truth only so far): ZeRO-3 checks each gradient partition on the
+    # GPU before it goes to the host, the output head's beside every activation; ZeRO-1 checks every gradient at its
+    # epilogue, the embedding's on rank 0 beside all of them. Short sequences, so that the checks, not the loss, peak.
+    pts += [zero_point("llama-3.2-3b", "full", 2048, batch=2, offload="optimizer"),
+            zero_point("llama-3.1-8b", "full", 2048, offload="optimizer"),
+            zero_point("qwen2.5-7b", "full", 256, offload="optimizer"),
+            zero_point("llama-3.1-8b", "full", 512, ckpt="none", offload="optimizer"),
+            zero_point("llama-3.2-1b", "full", 512, stage=1, offload="optimizer"),
+            zero_point("qwen2.5-1.5b", "full", 512, stage=1, offload="optimizer")]
     return dict(pts)
