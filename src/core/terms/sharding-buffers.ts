@@ -30,7 +30,7 @@ import { keepsOffloadShardCopy, offloadShardCopy } from './fsdp1-offload-shard-c
 import { modelCrossEntropy, plainTokenLoss } from './shifted-logits';
 import { fsdp2CopyIn } from './fsdp2-side-streams';
 import { fsdpStepReplayed } from './step-replay';
-import { boundaryChecks, largestLayerTrainedTensor } from './zero-offload-checks';
+import { layerChecks } from './zero-offload-checks';
 
 /**
  * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
@@ -216,7 +216,7 @@ export function shardingBuffers(
   }
   gatheredGrads.push(...buckets.backward);
   // ZeRO-Offload checks each gradient on the GPU as it goes to the host: a layer's largest, in its backward.
-  gatheredGrads.push(...boundaryChecks(ctx, st, largestLayerTrainedTensor(ctx), "a layer's largest"));
+  gatheredGrads.push(...layerChecks(ctx, st));
   if (zero === 0 && fsdp) {
     const unit: LayerUnit = {
       params: blockUnit,

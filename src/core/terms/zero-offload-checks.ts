@@ -84,6 +84,12 @@ export function boundaryChecks(ctx: EstimateContext, st: StageContext, elements:
   ];
 }
 
+/** The checks of a layer's largest trained tensor, made in each layer's backward; none where gradients stay on the GPU. */
+export function layerChecks(ctx: EstimateContext, st: StageContext): Component[] {
+  if (!gradientsOnHost(ctx)) return [];
+  return boundaryChecks(ctx, st, largestLayerTrainedTensor(ctx), "a layer's largest");
+}
+
 /**
  * Elements of the output head's gradient where ZeRO-Offload checks it near the backward's start (the last stage's own,
  * untied head that trains); 0 elsewhere. A tied head's gradient is complete only after the embedding's backward.
