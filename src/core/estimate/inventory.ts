@@ -40,6 +40,7 @@ export interface Inventory {
   /** Trainable tensors' shapes for Adafactor / bnb small-tensor rules: [rows, cols] per tensor. */
   trainableMatrices: Array<[number, number, number]>;
   trainableVectors: number;
+  /** Elements of the largest trainable tensor: the head, a linear weight, a fused expert stack or an adapter matrix. */
   largestTrainableTensor: number;
   headTrainable: boolean;
   source: string;
@@ -181,6 +182,20 @@ function adapterTargets(setup: TrainingSetup, a: Architecture, mods: LinearModul
     parameters: { targets: parameters.targets, unmatched: parameters.unmatched.filter((n) => own.includes(n)) },
     peftMoe,
   };
+}
+
+/**
+ * Elements of the largest weight inside a block. A fused expert parameter (transformers 5's, gpt-oss's) is one 3-D
+ * tensor of every expert of its layer: Mixtral-8x7B's `gate_up_proj` is 8 x 28,672 x 4,096 = 939,524,096 elements.
+ */
+export function largestModuleTensor(a: Architecture, mods: readonly LinearModule[]): number {
+  const experts = a.moe?.experts ?? 1;
+  let largest = 0;
+  for (const m of mods) {
+    const stacked = m.parameter === true && m.group === 'expert' ? experts : 1;
+    largest = Math.max(largest, m.inFeatures * m.outFeatures * stacked);
+  }
+  return largest;
 }
 
 /** The setup's parameter inventory (see Inventory). */
@@ -403,14 +418,14 @@ function trainableShapes(
     if (!a.tied && pc.head > 0 && unusedHead === 0) matrices.push([a.vocab, a.hidden, 1]);
     const inMatrices = matrices.reduce((s, [r, c, n]) => s + r * c * n, 0);
     vectors = Math.max(0, trainable - inMatrices);
-    largest = a.vocab * a.hidden;
+    largest = Math.max(a.vocab * a.hidden, largestModuleTensor(a, mods));
     headTrainable = unusedHead === 0;
   } else if (method === 'freeze') {
     const n = Math.min(a.layers, setup.freeze_trainable_layers ?? 2);
     trainable = Math.round((blocks / a.layers) * n);
     for (const m of mods) matrices.push([m.outFeatures, m.inFeatures, (m.count / a.layers) * n]);
     vectors = Math.max(0, trainable - matrices.reduce((s, [r, c, k]) => s + r * c * k, 0));
-    largest = Math.max(...mods.map((m) => m.inFeatures * m.outFeatures));
+    largest = largestModuleTensor(a, mods);
   } else if (ff) {
     trainable = adapter;
     vectors = adapter;

@@ -16,6 +16,7 @@
 // for its swap-out beside these: not counted (not measured). Docs: docs/estimate/gradients.md. Pure arithmetic.
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
+import { largestModuleTensor } from '../estimate/inventory';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatCount } from '../units';
 
@@ -32,14 +33,7 @@ export function largestLayerTrainedTensor(ctx: EstimateContext): number {
   const inv = ctx.model.inventory;
   if (setup.method !== 'full' && setup.method !== 'freeze')
     return Math.min(inv.largestTrainableTensor, adapterLargest(ctx));
-  // A fused expert parameter (transformers 5's, gpt-oss's) is one 3-D tensor of every expert of its layer.
-  const experts = ctx.model.arch.moe?.experts ?? 1;
-  let largest = 0;
-  for (const m of ctx.model.modules) {
-    const stacked = m.parameter === true && m.group === 'expert' ? experts : 1;
-    largest = Math.max(largest, m.inFeatures * m.outFeatures * stacked);
-  }
-  return largest;
+  return largestModuleTensor(ctx.model.arch, ctx.model.modules);
 }
 
 /** The largest adapter matrix (LoRA's A or B, r x the wider side); the inventory's largest tensor otherwise. */

@@ -52,6 +52,29 @@ describe('estimate: ZeRO-3 optimizer sub-groups', () => {
     );
     assert.equal(sub(run(llama3ZeroFull({ zero_stage: 3 }))), 1e9 * 4);
   });
+
+  it("a fused expert stack is one parameter: a sub-group holds at least that parameter's partition", () => {
+    // transformers 5 keeps each Mixtral-8x7B MoE layer's experts in one 3-D parameter, gate_up_proj [8, 2 x 14,336,
+    // 4,096] = 939,524,096 elements, larger than the head (32,000 x 4,096 = 131,072,000). DeepSpeed partitions each
+    // parameter over the 8 ranks and fills a sub-group parameter by parameter, so with sub_group_size 1e7 a group holds
+    // one expert stack's partition: 117,440,512 x 4 B of fp32 gradients and as much for AdamW's foreach temporary.
+    // transformers 4's per-expert nn.Linear leave the head's partition the largest, 16,384,000 x 4 B each.
+    const mixtral = (transformers: string) =>
+      setupFor('mistralai/Mixtral-8x7B-v0.1', {
+        transformers_version: transformers,
+        weights_dtype: 'bf16',
+        master_weights: true,
+        gpus_per_node: 8,
+        zero_stage: 3,
+        zero_buckets: { sub_group_size: 1e7 },
+        micro_batch_size: 1,
+        seq_len: 512,
+        gradient_checkpointing: 'full',
+      });
+    const step = (e: ReturnType<typeof run>): number => component(phase(e, 'optimizer'), 'optimizer-step');
+    assert.equal(step(run(mixtral('5.0'))), 2 * 117_440_512 * 4);
+    assert.equal(step(run(mixtral('4.57'))), 2 * 16_384_000 * 4);
+  });
 });
 
 describe("estimate: ZeRO-1/2's overflow check before the step", () => {
