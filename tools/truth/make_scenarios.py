@@ -941,6 +941,11 @@ def _zero_qlora():
                 wide(gradient_checkpointing="full"), dict(storage, reentrant=True))
             out[f"{fam}-wide-w{world}-z3-qlora-all"] = (wide(gradient_checkpointing="none"), storage)
         out[f"{fam}-wide-w8-z2-qlora-all-ckpt"] = (wide(stage=2, gradient_checkpointing="full"), storage)
+    # PEFT's recipe ran DeepSpeed 0.14 (March 2024): the reentrant point again under that release and the next two.
+    for release in ("0.14.4", "0.15.0", "0.16.5"):
+        out[f"llama-wide-w2-z3-qlora-all-ckpt-reentrant-ds{release}"] = (
+            dict(out["llama-wide-w2-z3-qlora-all-ckpt-reentrant"][0], deepspeed_version=release),
+            {"quant_storage": "weights", "reentrant": True, "deepspeed": release})
     return out
 
 

@@ -31,6 +31,7 @@ import { modelCrossEntropy, plainTokenLoss } from './shifted-logits';
 import { fsdp2CopyIn } from './fsdp2-side-streams';
 import { fsdpStepReplayed } from './step-replay';
 import { layerChecks } from './zero-offload-checks';
+import { zero3BnbRecomputeCopy } from './zero3-bnb-kept';
 
 /**
  * The gathered layer parameters at the backward's points. SHARD_GRAD_OP holds the same throughout; ZeRO-3 at the loss
@@ -199,15 +200,20 @@ export function shardingBuffers(
     gathered.push(z3.gathered);
     gatherInFlight = z3.inFlight;
     const kept = z3.linearKept;
+    // Older releases' reentrant recompute leaves a layer's 4-bit codes with bitsandbytes beside the backward's gather.
+    const twice = zero3BnbRecomputeCopy(ctx, st);
+    const inBackward = (held: Component[]): Component[] => (twice ? [...held, twice] : held);
     gatheredAt = {
       forwardEnd: [kept?.atLoss ?? z3.atLoss],
       loss: [kept?.atLoss ?? z3.atLoss],
-      lastLayer: kept ? [kept.lastLayer] : z3.held ? [z3.held] : gathered,
-      firstLayer: kept?.firstLayer
-        ? [kept.firstLayer]
-        : z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes
-          ? [z3.atBackwardEnd]
-          : gathered,
+      lastLayer: inBackward(kept ? [kept.lastLayer] : z3.held ? [z3.held] : gathered),
+      firstLayer: inBackward(
+        kept?.firstLayer
+          ? [kept.firstLayer]
+          : z3.atBackwardEnd && z3.atBackwardEnd.bytes > z3.gathered.bytes
+            ? [z3.atBackwardEnd]
+            : gathered,
+      ),
       ...(z3.atBackwardEnd && z3.embeddingAfterBackward
         ? { afterBackward: [z3.atBackwardEnd, z3.embeddingAfterBackward] }
         : {}),

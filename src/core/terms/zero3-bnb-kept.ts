@@ -16,6 +16,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatBytes, formatCount } from '../units';
 import { checkpointReentrant } from './activations/kept-inputs';
 import type { Zero3HeldParams, Zero3LinearKept } from './zero3-linear-kept';
+import { keepsRecomputedFrozen, recomputesFrozenUnderZero3 } from './zero3-recompute-kept';
 
 /**
  * Whether the run's 4-bit matmuls keep their gathered codes under ZeRO-3: parameters partitioned over more than one
@@ -114,4 +115,35 @@ export function zero3BnbKept(
       () => `the ${layers} layers' ${codes(layers)} = ${formatBytes(kept)} + the first layer's gathered`,
     ),
   };
+}
+
+/**
+ * A layer's 4-bit codes held twice in its own backward under reentrant checkpointing, by DeepSpeed releases before
+ * 0.19.3 (which release a recomputed layer's frozen parameters after its forward, terms/zero3-recompute-kept.ts): the
+ * recompute runs the layer's forward with a graph, so MatMul4Bit keeps each weight it ran (ctx.tensors, a view of the
+ * gathered storage) until the layer's backward is done, and the backward's pre-hook gathers the released parameters
+ * anew. CPU truth (DeepSpeed 0.14.4, 0.15.0 and 0.16.5, bitsandbytes 0.50.1, tools/truth/FINDINGS.md §114): Llama
+ * with wide layers over 2 ranks peaks in the last layer's MatMul4BitBackward with one layer's codes, 5,799,936 B, above
+ * what 0.19.6 holds there. Undefined elsewhere.
+ */
+export function zero3BnbRecomputeCopy(ctx: EstimateContext, st: StageContext): Component | undefined {
+  const { setup } = ctx;
+  const q = setup.quantization;
+  if (ctx.sharding.zeroStage !== 3 || !ctx.model.bitsandbytes || !(ctx.sharding.shardParams > 1)) return undefined;
+  if (!q || q.bits !== 4 || q.library === 'torchao' || (q.type !== 'nf4' && q.type !== 'fp4')) return undefined;
+  if (!recomputesFrozenUnderZero3(setup) || keepsRecomputedFrozen(setup) || !(st.layersHere > 0)) return undefined;
+  const quantized = (ctx.model.inventory.quantized * st.layerShare) / ctx.layout.tensorParallel;
+  const layerWeights = quantized / st.layersHere;
+  const release = setup.deepspeed_version ?? 'before 0.19.3';
+  return comp(
+    ctx,
+    'gathered-params',
+    "ZeRO-3 gathered parameters (a layer's 4-bit codes kept from its reentrant recompute)",
+    layerWeights * 0.5,
+    () =>
+      `${formatCount(layerWeights)} 4-bit weights of one layer x 0.5 B: its recompute's MatMul4Bit keeps each weight ` +
+      `(ctx.tensors) while DeepSpeed ${release} releases the parameters after the recompute and gathers them anew ` +
+      'for the backward',
+    () => ({ layerWeights: Math.round(layerWeights), deepspeedVersion: release }),
+  );
 }

@@ -118,3 +118,21 @@ describe('estimate: ZeRO-3 keeps the 4-bit codes bitsandbytes multiplied by unti
     assert.equal(adviceItemOn({ ...setup, ...patch }, 'A100-80GB', id, patch).item, undefined);
   });
 });
+
+describe("estimate: ZeRO-3 before 0.19.3 holds a QLoRA layer's codes twice in its reentrant backward", () => {
+  it("the recompute's MatMul4Bit keeps the layer's codes while the backward gathers them anew", () => {
+    // CPU truth (DeepSpeed 0.14.4 / 0.15.0, bitsandbytes 0.50.1, FINDINGS §114): Llama of hidden 1,024, MLP 2,752, 8
+    // heads and 4 KV heads over 2 ranks. One layer's 4-bit codes: q and o 1,024 x 1,024, k and v 512 x 1,024, gate, up
+    // and down 2,752 x 1,024: (2 x 1,048,576 + 2 x 524,288 + 3 x 2,818,048) x 0.5 B = 5,799,936 B.
+    const id = 'zero/llama-wide-w2-z3-qlora-all-ckpt-reentrant-ds0.14.4';
+    const e = run(truthSetup(id));
+    const twice = phase(e, 'backward').components.find((c) => c.label.includes('kept from its reentrant recompute'));
+    assert.equal(twice?.bytes, 5_799_936);
+    near(e.perGpu.peakBytes, truthPeak(id), 0.01, 'against the CPU truth (52,192,249 B)');
+    // 0.19.6 keeps the recomputed layers gathered to the step: nothing is gathered twice.
+    const current = run(truthSetup('zero/llama-wide-w2-z3-qlora-all-ckpt-reentrant'));
+    assert.ok(
+      !phase(current, 'backward').components.some((c) => c.label.includes('kept from its reentrant recompute')),
+    );
+  });
+});
