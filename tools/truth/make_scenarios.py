@@ -914,6 +914,26 @@ def suite_zero():
     out["llama-w8-z3-full-llamafactory"] = (_zero("llama", 3, buckets=llamafactory), {})
     out["llama-w8-z2-full-auto"] = (_zero("llama", 2, buckets={"reduce_bucket_size": "auto", "overlap_comm": True}), {})
     out.update(_zero_qlora())
+    out.update(_older_releases(out))
+    return out
+
+
+# Published runs of 2023-2024 ran DeepSpeed 0.10-0.14: LoRA, QLoRA, offload and ZeRO-2 points again under them. Not
+# LoRA under ZeRO-3 with non-reentrant checkpointing: those releases fail its recompute (torch.utils.checkpoint
+# CheckpointError, the recomputed tensors' metadata differ), which is why the recipes of the time ran the reentrant form.
+OLDER_RELEASE_POINTS = (
+    "llama-w8-z3-lora-all-ckpt-reentrant", "llama-w8-z3-lora-all", "llama-w8-z2-lora-all-ckpt",
+    "llama-w8-z3-full-offload-all", "llama-w8-z3-full-offload-opt", "llama-w8-z2-full-offload-opt", "llama-w8-z2-full",
+    "llama-w8-z3-full-ckpt", "llama-wide-w8-z3-qlora-all-ckpt-reentrant",
+)
+
+
+def _older_releases(points):
+    out = {}
+    for release in ("0.10.3", "0.12.6", "0.14.4"):
+        for name in OLDER_RELEASE_POINTS:
+            scenario, harness = points[name]
+            out[f"{name}-ds{release}"] = (dict(scenario, deepspeed_version=release), dict(harness, deepspeed=release))
     return out
 
 
