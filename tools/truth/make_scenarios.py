@@ -924,7 +924,9 @@ def suite_zero():
 OLDER_RELEASE_POINTS = (
     "llama-w8-z3-lora-all-ckpt-reentrant", "llama-w8-z3-lora-all", "llama-w8-z2-lora-all-ckpt",
     "llama-w8-z3-full-offload-all", "llama-w8-z3-full-offload-opt", "llama-w8-z2-full-offload-opt", "llama-w8-z2-full",
-    "llama-w8-z3-full-ckpt", "llama-wide-w8-z3-qlora-all-ckpt-reentrant",
+    "llama-w8-z3-full-ckpt", "llama-wide-w8-z3-qlora-all-ckpt-reentrant", "mixtral-w8-z3-lora-all",
+    "llama-w8-z2-lora-qv-dropout", "llama-w8-z3-lora-qv-dropout", "llama-wide-small-vocab-w2-z3-lora-all-offload-opt",
+    "llama-w8-z3-full-offload-opt-ga2", "llama-w8-z2-full-offload-opt-ga2",
 )
 
 
