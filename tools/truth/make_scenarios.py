@@ -686,6 +686,12 @@ def _accelerate_deepspeed(ckpt, sft):
     wide["architecture"].update(WIDE)
     out["llama-wide-z3-w8-qlora-all-bf16-ckpt"] = (wide, {"runner": "trainer", "parallel": "deepspeed",
                                                           "quant_storage": "weights"})
+    # PEFT's recipe as it ran in March 2024: reentrant checkpointing, 2 ranks, DeepSpeed 0.14 beside 0.19.6.
+    for release in (None, "0.14.4"):
+        two = dict(wide, gpus_per_node=2, checkpoint_reentrant=True, **({"deepspeed_version": release} if release else {}))
+        harness = {"runner": "trainer", "parallel": "deepspeed", "quant_storage": "weights", "reentrant": True}
+        out["llama-wide-z3-w2-qlora-all-bf16-ckpt-reentrant" + (f"-ds{release}" if release else "")] = (
+            two, dict(harness, **({"deepspeed": release} if release else {})))
     return out
 
 

@@ -25,7 +25,6 @@ torch.set_num_threads(1)
 
 from truthlib import bnb, cuda_like, ds_meta, memory, parallel, scenario as scen  # noqa: E402
 
-cuda_like.install()  # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py)
 
 RUNNERS = {"loop": "truthlib.loop", "trainer": "truthlib.hf", "sft": "truthlib.hf", "dpo": "truthlib.hf", "grpo": "truthlib.hf", "kto": "truthlib.hf",
            "orpo": "truthlib.hf", "online_dpo": "truthlib.hf", "rloo": "truthlib.hf", "deepspeed": "truthlib.zero",
@@ -154,6 +153,9 @@ def main(args):
     trainers_on_deepspeed = [h for h in (scen.load(p)[1] for p in args) if h.get("parallel") == "deepspeed"]
     if trainers_on_deepspeed:
         ds_meta.install(ds_meta.source_dir(trainers_on_deepspeed[0]))
+    # CPU autocast and bmm allocate as their CUDA kernels do (truthlib/cuda_like.py). After DeepSpeed's metadata: its
+    # Nemotron patch imports transformers, which with Accelerate decides at its import whether DeepSpeed is there.
+    cuda_like.install()
     for path in args:
         try:
             run_one(path, trace_dir)
