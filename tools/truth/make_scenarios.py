@@ -686,6 +686,14 @@ def _accelerate_deepspeed(ckpt, sft):
     wide["architecture"].update(WIDE)
     out["llama-wide-z3-w8-qlora-all-bf16-ckpt"] = (wide, {"runner": "trainer", "parallel": "deepspeed",
                                                           "quant_storage": "weights"})
+    # ms-swift's ZeRO-3 LoRA example of December 2024 (FINDINGS 115): PEFT's fp32 adapters, dropout, reentrant
+    # checkpointing, 2 ranks, under DeepSpeed 0.16.5 and 0.14.4.
+    for release in ("0.16.5", "0.14.4"):
+        swift = point(3, **ckpt, method="lora", lora=dict(LORA_ALL, dtype="fp32", dropout=0.05), checkpoint_reentrant=True,
+                      deepspeed_version=release)
+        swift[0]["gpus_per_node"] = 2
+        out[f"llama-z3-w2-lora-all-fp32-dropout-ckpt-reentrant-ds{release}"] = (
+            swift[0], dict(swift[1], reentrant=True, deepspeed=release))
     # PEFT's recipe as it ran in March 2024: reentrant checkpointing, 2 ranks, DeepSpeed 0.14 beside 0.19.6.
     for release in (None, "0.14.4"):
         two = dict(wide, gpus_per_node=2, checkpoint_reentrant=True, **({"deepspeed_version": release} if release else {}))
