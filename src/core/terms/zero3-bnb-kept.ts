@@ -19,15 +19,29 @@ import type { Zero3HeldParams, Zero3LinearKept } from './zero3-linear-kept';
 import { keepsRecomputedFrozen, recomputesFrozenUnderZero3 } from './zero3-recompute-kept';
 
 /**
- * Whether the run's 4-bit matmuls keep their gathered codes under ZeRO-3: parameters partitioned over more than one
- * rank, a bitsandbytes 4-bit base (torchao's NF4 shards codes and constants in its own tensor subclass; GPTQ / AWQ and
- * 8-bit run other functions), and a forward that records its graph (no checkpointing, or the non-reentrant form).
+ * Whether ZeRO-3 gathers bitsandbytes 4-bit codes: parameters partitioned over more than one rank (over one, DeepSpeed
+ * points each parameter at its partition, NoGatherCoalescedHandle) and a bitsandbytes 4-bit base.
+ */
+function gathersBnb4bitCodes(ctx: EstimateContext): boolean {
+  return (
+    ctx.sharding.zeroStage === 3 &&
+    ctx.model.bitsandbytes &&
+    ctx.sharding.shardParams > 1 &&
+    bnb4bitBase(ctx.setup.quantization)
+  );
+}
+
+/** A bitsandbytes 4-bit base: not torchao's NF4 (codes and constants in its own tensor subclass), not GPTQ / AWQ / 8-bit. */
+function bnb4bitBase(q: TrainingSetup['quantization']): boolean {
+  return q !== undefined && q.bits === 4 && q.library !== 'torchao' && (q.type === 'nf4' || q.type === 'fp4');
+}
+
+/**
+ * Whether the run's 4-bit matmuls keep their gathered codes under ZeRO-3: ZeRO-3 gathers bitsandbytes 4-bit codes,
+ * and the forward records its graph (no checkpointing, or the non-reentrant form).
  */
 export function bnbMatmulsKeepGatheredCodes(ctx: EstimateContext): boolean {
-  if (ctx.sharding.zeroStage !== 3 || !ctx.model.bitsandbytes) return false;
-  // Over one rank DeepSpeed gathers nothing: the parameter is pointed at its partition (NoGatherCoalescedHandle).
-  if (!(ctx.sharding.shardParams > 1)) return false;
-  return bnbKeepsCodesUnderZero3(ctx.setup);
+  return gathersBnb4bitCodes(ctx) && bnbKeepsCodesUnderZero3(ctx.setup);
 }
 
 /**
@@ -40,10 +54,13 @@ export function bnbKeepsCodesUnderZero3(
     'zero_stage' | 'quantization' | 'gradient_checkpointing' | 'checkpoint_reentrant' | 'transformers_version'
   >,
 ): boolean {
-  const q = setup.quantization;
-  if (setup.zero_stage !== 3 || !q || q.bits !== 4 || q.library === 'torchao') return false;
-  if (q.type !== 'nf4' && q.type !== 'fp4') return false;
+  if (setup.zero_stage !== 3 || !bnb4bitBase(setup.quantization)) return false;
   return setup.gradient_checkpointing === 'none' || !checkpointReentrant(setup);
+}
+
+/** Elements of the 4-bit weights of the stage's layers on this GPU (its share over tensor parallelism). */
+function stageQuantized(ctx: EstimateContext, st: StageContext): number {
+  return (ctx.model.inventory.quantized * st.layerShare) / ctx.layout.tensorParallel;
 }
 
 /**
@@ -63,7 +80,7 @@ export function zero3BnbKept(
   if (!bnbMatmulsKeepGatheredCodes(ctx)) return undefined;
   const layers = st.layersHere;
   const codesPerWeight = 0.5;
-  const quantized = (ctx.model.inventory.quantized * st.layerShare) / ctx.layout.tensorParallel;
+  const quantized = stageQuantized(ctx, st);
   const kept = quantized * codesPerWeight;
   if (!(kept > 0) || !(layers > 0)) return undefined;
   const layerCodes = kept / layers;
@@ -128,12 +145,9 @@ export function zero3BnbKept(
  */
 export function zero3BnbRecomputeCopy(ctx: EstimateContext, st: StageContext): Component | undefined {
   const { setup } = ctx;
-  const q = setup.quantization;
-  if (ctx.sharding.zeroStage !== 3 || !ctx.model.bitsandbytes || !(ctx.sharding.shardParams > 1)) return undefined;
-  if (!q || q.bits !== 4 || q.library === 'torchao' || (q.type !== 'nf4' && q.type !== 'fp4')) return undefined;
-  if (!recomputesFrozenUnderZero3(setup) || keepsRecomputedFrozen(setup) || !(st.layersHere > 0)) return undefined;
-  const quantized = (ctx.model.inventory.quantized * st.layerShare) / ctx.layout.tensorParallel;
-  const layerWeights = quantized / st.layersHere;
+  if (!gathersBnb4bitCodes(ctx) || !recomputesFrozenUnderZero3(setup) || keepsRecomputedFrozen(setup)) return undefined;
+  if (!(st.layersHere > 0)) return undefined;
+  const layerWeights = stageQuantized(ctx, st) / st.layersHere;
   const release = setup.deepspeed_version ?? 'before 0.19.3';
   return comp(
     ctx,
