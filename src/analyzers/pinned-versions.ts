@@ -13,6 +13,7 @@ import { AUTO_DTYPE_NOTE } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
 import {
   transformersOfTrlRelease,
+  trlOfTransformersRelease,
   trlDatedDefaults,
   trlGrpoBetaOfRelease,
   trlGrpoPromptBatchOfRelease,
@@ -147,6 +148,7 @@ export function withPinnedVersions(
   const loaded = axolotlLoraOver4bit(setup, provenance, r.problems, axolotl);
   setup = loaded.setup;
   setup = transformersOfTrlRelease(setup, provenance);
+  if (trl) setup = trlOfTransformersRelease(setup, provenance);
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
   setup = trlDatedDefaults(setup, provenance);

@@ -203,3 +203,49 @@ export function oldRlooNote(trlVersion: string | undefined): string | undefined 
     "TRL 0.22 and later, whose RLOO runs GRPO's rollout"
   );
 }
+
+/**
+ * The oldest transformers each TRL release line installs with, newest line first (`install_requires` of TRL's
+ * setup.py / setup.cfg at each release tag, huggingface/trl): 0.27 and every later release ask for 4.56.2, 0.23-0.26
+ * for 4.56.1, 0.21-0.22 for 4.55, 0.20 for 4.53.2, 0.19 for 4.51, 0.18 for 4.50, 0.12-0.17 for 4.46, 0.11 for 4.40,
+ * 0.8-0.10 for 4.31. Each entry is the newest release line a transformers at or above its version allows.
+ */
+const TRL_MIN_TRANSFORMERS: readonly (readonly [trl: string, transformers: readonly [number, number, number]])[] = [
+  ['0.27', [4, 56, 2]],
+  ['0.26', [4, 56, 1]],
+  ['0.22', [4, 55, 0]],
+  ['0.20', [4, 53, 2]],
+  ['0.19', [4, 51, 0]],
+  ['0.18', [4, 50, 0]],
+  ['0.17', [4, 46, 0]],
+  ['0.11', [4, 40, 0]],
+  ['0.10', [4, 31, 0]],
+  ['0.7', [4, 18, 0]],
+];
+
+/**
+ * A project that pins transformers but not TRL installs the newest TRL that release allows: pip takes no TRL whose
+ * install_requires asks for a newer transformers. Below 4.56.2 that is an older TRL than today's, whose release is
+ * then the run's, said so, so that its dated defaults apply (SiliangZeng/R1-Experiment pins transformers==4.48.1 and
+ * installs TRL from its repository: TRL 0.17 at the newest, whose GRPOConfig left gradient_checkpointing off and
+ * scored a KL reference).
+ */
+export function trlOfTransformersRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const transformers = setup.transformers_version;
+  if (setup.trl_version !== undefined || transformers === undefined || provenance.transformers_version?.kind !== 'file')
+    return setup;
+  const at = TRL_MIN_TRANSFORMERS.findIndex(([, min]) => !olderThan(transformers, ...min));
+  if (at <= 0) return setup;
+  const [newer, min] = TRL_MIN_TRANSFORMERS[at - 1];
+  provenance.trl_version = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `the newest TRL that transformers ${transformers} allows: TRL ${newer} asks for transformers >= ${min.join('.')} ` +
+      '(install_requires at its release tag); set trl_version where the run installs another',
+  };
+  return { ...setup, trl_version: TRL_MIN_TRANSFORMERS[at][0] };
+}
