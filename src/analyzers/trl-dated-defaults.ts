@@ -98,7 +98,8 @@ export function trlGrpoBetaOfRelease(
  * by default) and trained on in the same step: every forward and backward holds micro-batch x num_generations
  * completions, and each micro-step generates its own (huggingface/trl#2776, in 0.15, made it count completions; the
  * forks of R1-style repositories keep the old trainer: Deep-Agent/R1-V's Qwen2VLGRPOTrainer `repeat_interleave(
- * self.num_generations)`). Taken where the project pins such a TRL and TRL's rule decided the generation round.
+ * self.num_generations)`). Taken where the project pins such a TRL and TRL's rule decided the generation round; 0.15
+ * and 0.16 generated a micro-step's completions at a time (perMicroStepRound).
  */
 export function trlGrpoPromptBatchOfRelease(
   setup: TrainingSetup,
@@ -111,8 +112,9 @@ export function trlGrpoPromptBatchOfRelease(
   if (forkRule) return setup;
   const rollout = setup.rollout;
   const round = provenance['rollout.batch'];
-  if (version === undefined || !olderThan(version, 0, 15) || rollout?.objective !== 'policy-gradient') return setup;
+  if (version === undefined || !olderThan(version, 0, 17) || rollout?.objective !== 'policy-gradient') return setup;
   if (round?.kind !== 'default' || round.owner !== 'trl') return setup;
+  if (!olderThan(version, 0, 15)) return perMicroStepRound(setup, provenance, version);
   const groups = numGenerations ?? 8;
   const micro = setup.micro_batch_size * groups;
   const why =
@@ -126,6 +128,28 @@ export function trlGrpoPromptBatchOfRelease(
   };
   provenance['rollout.batch'] = { kind: 'default', owner: 'trl', note: `each step's own completions: ${why}` };
   return { ...setup, micro_batch_size: micro, rollout: { ...rollout, batch: micro } };
+}
+
+/**
+ * TRL 0.15 and 0.16 generated each micro-step's own completions (GRPOTrainer._prepare_inputs at v0.15.0 and v0.16.0:
+ * a round of per_device_train_batch_size completions; 0.16 buffered one per accumulation step for num_iterations);
+ * 0.17 generates once for the accumulated batch, as today's steps_per_generation does.
+ */
+function perMicroStepRound(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  version: string,
+): TrainingSetup {
+  const rollout = setup.rollout;
+  if (!rollout || rollout.batch === setup.micro_batch_size) return setup;
+  provenance['rollout.batch'] = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `TRL 0.15 and 0.16 generated each micro-step's own completions, per_device_train_batch_size of them (TRL ` +
+      `${version} for this run; 0.17 generated once for the accumulated batch)`,
+  };
+  return { ...setup, rollout: { ...rollout, batch: setup.micro_batch_size } };
 }
 
 /**

@@ -58,4 +58,16 @@ describe("TRL's release from the project's transformers pin", () => {
   it('reads no release from a lower bound, which leaves the version open', () => {
     assert.equal(run('transformers>=4.48.1').setup?.trl_version, undefined);
   });
+
+  it("generates a micro-step's completions at a time under TRL 0.15 and 0.16, the accumulated batch from 0.17", () => {
+    const accumulating = SCRIPT.replace('bf16=True,', 'bf16=True, gradient_accumulation_steps=4,');
+    const round = (requirements: string) =>
+      runFiles({ '/w/grpo.py': accumulating, '/w/requirements.txt': `${requirements}\n` }, '/w/grpo.py').setup?.rollout
+        ?.batch;
+    // 8 completions a micro-step (per_device_train_batch_size counts completions from 0.15), 4 micro-steps a step.
+    assert.equal(round('trl==0.15.2'), 8);
+    assert.equal(round('trl==0.16.1'), 8);
+    assert.equal(round('trl==0.17.0'), 32);
+    assert.equal(round('transformers==4.48.1'), 32);
+  });
 });
