@@ -41,14 +41,23 @@ export function shardsModel(s: Partial<Pick<TrainingSetup, 'fsdp' | 'zero_stage'
   return (s.fsdp !== undefined && s.fsdp !== 'none') || s.zero_stage === 3;
 }
 
-/** The trainer that prepares the model and the first release without prepare_model_for_kbit_training (none: still). */
-function trainer(s: PreparationFields): { name: string; cleanUp?: readonly [number, number] } {
-  // RLOOTrainer prepared one release longer (0.27); a rollout does not say which of the two runs it. OnlineDPOTrainer
-  // (trl/experimental from 0.26) still prepares.
+/**
+ * The trainer that prepares the model, the first release that does (undefined: every release before the clean-up) and
+ * the first release without prepare_model_for_kbit_training (none: still).
+ */
+function trainer(s: PreparationFields): {
+  name: string;
+  since?: readonly [number, number];
+  cleanUp?: readonly [number, number];
+} {
+  // GRPOTrainer (and the rewritten RLOOTrainer) prepared from 0.22, through prepare_peft_model (trl/models/utils.py),
+  // until the clean-up; before 0.22 GRPOTrainer only called get_peft_model. RLOOTrainer prepared one release longer
+  // (0.27); a rollout does not say which of the two runs it. OnlineDPOTrainer (trl/experimental from 0.26) still
+  // prepares.
   if (s.rollout)
     return s.rollout.objective === 'online-dpo'
       ? { name: 'OnlineDPOTrainer' }
-      : { name: 'GRPOTrainer (or RLOOTrainer)', cleanUp: [0, 26] };
+      : { name: 'GRPOTrainer (or RLOOTrainer)', since: [0, 22], cleanUp: [0, 26] };
   const p = s.preference;
   if (!p) return { name: 'SFTTrainer', cleanUp: [0, 26] };
   if (p.paired === false) return { name: 'KTOTrainer' };
@@ -66,6 +75,14 @@ export function trlQuantizedPreparation(s: PreparationFields): TrlQuantizedPrepa
   const t = trainer(s);
   const prepares = t.cleanUp === undefined || olderThan(s.trl_version, ...t.cleanUp);
   const release = s.trl_version ? `TRL ${s.trl_version}` : 'the current TRL';
+  if (t.since && olderThan(s.trl_version, ...t.since))
+    return {
+      kbitUpcast: 'none',
+      prepares: false,
+      note:
+        `${release}'s ${t.name} only calls get_peft_model (prepare_model_for_kbit_training came with TRL ` +
+        `${t.since.join('.')}'s prepare_peft_model): the unquantized parameters keep the dtype they were loaded in`,
+    };
   if (!prepares)
     return {
       kbitUpcast: 'none',

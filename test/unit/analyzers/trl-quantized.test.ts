@@ -124,4 +124,25 @@ describe("analyzers: what TRL's trainers do to a quantized model, by release", (
     // GPTQ and torchao models are not bitsandbytes loads.
     assert.equal(trlQuantizedPreparation({ ...base, quantization: { ...q, type: 'gptq' } }), undefined);
   });
+
+  it('GRPO prepares from 0.22 (prepare_peft_model) to 0.26; before 0.22 GRPOTrainer only called get_peft_model', () => {
+    const q = { bits: 4 as const, type: 'nf4' as const, double_quant: false, scope: 'all-linear' as const };
+    const grpo = {
+      quantization: q,
+      mixed_precision: 'bf16' as const,
+      fsdp: 'none' as const,
+      zero_stage: 0 as const,
+      rollout: { objective: 'policy-gradient' } as Parameters<typeof trlQuantizedPreparation>[0]['rollout'],
+    };
+    const at = (v: string) => trlQuantizedPreparation({ ...grpo, trl_version: v });
+    // trl v0.16.1 grpo_trainer.py: `if peft_config is not None: model = get_peft_model(model, peft_config)`.
+    assert.deepEqual(
+      [at('0.16.1')?.kbitUpcast, at('0.16.1')?.prepares, at('0.16.1')?.adapterDtype],
+      ['none', false, undefined],
+    );
+    assert.match(at('0.16.1')?.note ?? '', /only calls get_peft_model/);
+    // trl v0.22.0 grpo_trainer.py:264 prepare_peft_model -> prepare_model_for_kbit_training, peft_module_casting_to_bf16.
+    assert.deepEqual([at('0.22.0')?.kbitUpcast, at('0.25.0')?.kbitUpcast], ['norms', 'norms']);
+    assert.equal(at('0.26.0')?.kbitUpcast, 'none');
+  });
 });
