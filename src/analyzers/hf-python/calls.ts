@@ -43,46 +43,6 @@ export function trainingCall(file: PythonFile, call: SyntaxNode, tool: Tool, trl
 }
 
 /**
- * Names passed to a trainer as its reward model (OnlineDPOTrainer reward_model=, GRPOTrainer reward_funcs=, PPO's
- * value_model=): their from_pretrained loads a scoring model beside the policy, not the model that trains.
- */
-export function scoringModelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string> {
-  const out = new Set<string>();
-  for (const c of calls) {
-    if (!/Trainer$/.test(file.calleeName(c)?.split('.').pop() ?? '')) continue;
-    for (const e of file.args(c).entries) {
-      if (!['reward_model', 'reward_funcs', 'value_model'].includes(e.rawKey) || !e.valueNode) continue;
-      const nodes =
-        e.valueNode.name === 'VariableName'
-          ? [e.valueNode]
-          : children(e.valueNode).filter((n) => n.name === 'VariableName');
-      for (const n of nodes) out.add(file.text.slice(n.from, n.to));
-    }
-  }
-  return out;
-}
-
-/** A reward model's from_pretrained: a Hub id string names it (counted like GRPO's reward_funcs ids); its keywords are its own. */
-export function scoringModel(file: PythonFile, call: SyntaxNode): void {
-  const args = file.args(call);
-  const first =
-    args.positional[0] ??
-    args.entries.find((e) => e.rawKey === 'pretrained_model_name_or_path')?.valueNode ??
-    undefined;
-  if (!first) return;
-  const v = file.evalNode(first, 0);
-  if (v.k === 'lit' && typeof v.v === 'string') {
-    file.push(
-      'rewardModels',
-      { rawKey: 'reward_model', keySpan: span(first), valueNode: first, valueSpan: span(first) },
-      [v.v],
-      'trl',
-    );
-    file.scoringIds++;
-  }
-}
-
-/**
  * The model class a local name holds where its `from_pretrained` is called (`model_class = AutoModelForCausalLM`, set
  * on the branch of an `if` that runs where the test is known, `if model_id == "...":`, else the last set before the
  * call): the class's name, or undefined when the name holds something else.

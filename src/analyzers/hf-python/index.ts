@@ -26,15 +26,13 @@ import {
 } from './vocab';
 import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branches';
-import { assignedName, isModelClass, isTrailingDotFloat, span } from './syntax';
+import { isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
 import { frozenByName } from './frozen-by-name';
 import { CONFIG_OPTION } from '../config-arguments';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
-  scoringModelNames,
-  scoringModel,
   boundModelClass,
   classAttributeModelClass,
   fromPretrained,
@@ -50,6 +48,7 @@ import {
   syntaxIn,
   checkpointingCall,
 } from './calls';
+import { scoringModel, scoringModels, type Scorers } from './scoring-models';
 import { loopFacts, trainingLoop } from './loop';
 import { llamaRecipesFacts, llamaRecipesTrainCall } from './llama-recipes';
 import { sequenceLength } from './sequence-length';
@@ -282,7 +281,7 @@ function readSettled(
   }
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
-  const walk: CallWalk = { padsToMax, scorers: scoringModelNames(file, calls), loraSwitchedOff };
+  const walk: CallWalk = { padsToMax, scorers: scoringModels(file, calls), loraSwitchedOff };
   internvlAttention(file);
   for (const c of calls) readCall(file, c, walk);
   internvlFrozenLlm(file, calls);
@@ -403,8 +402,8 @@ const CONDITIONAL = new RegExp(
 interface CallWalk {
   /** The script pads every batch to its maximum length, so a padding collator makes no variable-length batches. */
   readonly padsToMax: boolean;
-  /** Names the script gives models that score rather than train (reward models). */
-  readonly scorers: ReadonlySet<string>;
+  /** The models of the script that score rather than train (reward models). */
+  readonly scorers: Scorers;
   /** LoraConfig calls on a branch known not to run. */
   readonly loraSwitchedOff: SyntaxNode[];
 }
@@ -447,11 +446,10 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   } else if (last === 'from_pretrained' && parts.length === 2 && parts[0] === 'PeftModel') {
     loadedAdapter(file, c);
   } else if (last === 'from_pretrained' && parts.length >= 2 && modelClassOf(file, parts, c)) {
-    const target = assignedName(c, file.text);
+    const cls = modelClassOf(file, parts, c);
     // A load on a branch known not to run (s1's `if "70B" in config.model_name:` for a 32B model) loads nothing.
     if (branchTaken(file, c) === false) return;
-    if (target !== undefined && walk.scorers.has(target)) scoringModel(file, c);
-    else fromPretrained(file, c, modelClassOf(file, parts, c));
+    if (!scoringModel(file, c, walk.scorers, cls)) fromPretrained(file, c, cls);
   } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
     fromConfig(file, c);
   } else if (last === 'BitsAndBytesConfig') {
