@@ -832,3 +832,34 @@ describe('estimate: fused MoE experts quantized by Axolotl (quantize_moe_experts
     assert.equal(recomputed(q) - recomputed(plain), 128 * 3 * 1408 * 4096 * 2);
   });
 });
+
+describe("estimate: ZeRO's first step", () => {
+  // DeepSpeed stage3.py _create_fp16_partitions_with_defragmentation: without offload_param the 16-bit partitions are
+  // copied into one flat GPU buffer (defragment); with it the flat buffer is pinned host memory
+  // (_create_param_groups_fp16_flat_cpu_memory). Qwen2.5-7B (7,615,616,512 params) over one GPU in bf16: 15.2 GB.
+  const zero3 = (offload: 'none' | 'cpu') =>
+    run(
+      setupFor('Qwen/Qwen2.5-7B', {
+        weights_dtype: 'bf16',
+        mixed_precision: 'bf16',
+        zero_stage: 3,
+        offload_params: offload,
+        offload_optimizer: offload,
+        micro_batch_size: 1,
+        seq_len: 1024,
+        gradient_checkpointing: 'full',
+      }),
+    );
+
+  it('holds a flat copy of the 16-bit partitions on the GPU while the groups are built', () => {
+    const init = component(phase(zero3('none'), 'first-step'), 'first-step-init');
+    assert.equal(init, 7_615_616_512 * 2);
+  });
+
+  it('builds it on the host where the parameters are offloaded: no first-step phase on the GPU', () => {
+    assert.equal(
+      zero3('cpu').perGpu.phases.find((p) => p.phase === 'first-step'),
+      undefined,
+    );
+  });
+});

@@ -511,7 +511,7 @@ function leanCheckpointSave(
 /** ZeRO's first step: the flat 16-bit copy of the parameters beside the model states but the optimizer's (lean). */
 function leanFirstStep(ctx: EstimateContext, st: StageContext, persistent: Component[]): PhaseEstimate | undefined {
   const zero = ctx.sharding.zeroStage;
-  if (zero < 1 || ctx.setup.optimizer === 'none') return undefined;
+  if (zero < 1 || ctx.setup.optimizer === 'none' || (zero === 3 && ctx.sharding.offloadParams)) return undefined;
   let fs = Math.max(
     0,
     Math.round((st.flatHere * ctx.dtypes.weightBytes) / (zero === 3 ? ctx.sharding.shardParams : 1)),

@@ -120,13 +120,17 @@ export function checkpointSavePhase(
   };
 }
 
-/** The first step under ZeRO: the optimizer state not built yet, a flat copy of the 16-bit parameters. */
+/**
+ * The first step under ZeRO: the optimizer state not built yet, a flat copy of the 16-bit parameters. ZeRO-3 with its
+ * parameters offloaded builds that flat buffer in pinned host memory (stage3.py _create_fp16_partitions_with_
+ * defragmentation: `_create_param_groups_fp16_flat_cpu_memory` where `offload_param`), so its GPU holds none.
+ */
 export function firstStepPhase(ctx: EstimateContext, st: StageContext, pers: Component[]): PhaseEstimate | undefined {
   const setup = ctx.setup;
-  const { zeroStage: zero, shardParams } = ctx.sharding;
+  const { zeroStage: zero, shardParams, offloadParams } = ctx.sharding;
   const wb = ctx.dtypes.weightBytes;
   const { flatHere } = st;
-  if (!(zero >= 1 && setup.optimizer !== 'none')) return undefined;
+  if (!(zero >= 1 && setup.optimizer !== 'none') || (zero === 3 && offloadParams)) return undefined;
   // First step: DeepSpeed flattens the 16-bit parameters of each group into one buffer at init (a transient copy).
   const init = comp(
     ctx,
