@@ -213,20 +213,24 @@ function float32BeforeTransformers5(
 
 /**
  * The HF Trainer's and TRL's default attention, SDPA from transformers 4.36 (its release notes: SDPA by default), is the
- * eager one under an earlier release a pin gives: the attention weights of every head are materialized.
+ * eager one under an earlier release a pin gives, and under a PyTorch before 2.1.1, for which transformers reports no
+ * SDPA (utils/import_utils.py is_torch_sdpa_available: "We require torch>=2.1.1 to avoid a numerical issue in SDPA with
+ * non-contiguous inputs"): the attention weights of every head are materialized.
  */
 function eagerBeforeTransformers436(
   setup: TrainingSetup,
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
 ): TrainingSetup {
   const p = provenance.attention;
-  if (!olderThan(setup.transformers_version, 4, 36) || p?.kind !== 'default' || p.note !== SDPA_DEFAULT_NOTE)
-    return setup;
-  provenance.attention = {
-    kind: 'default',
-    owner: p.owner,
-    note: `transformers ${setup.transformers_version} runs the eager attention (sdpa is the default from 4.36)`,
-  };
+  if (p?.kind !== 'default' || p.note !== SDPA_DEFAULT_NOTE) return setup;
+  const note = olderThan(setup.transformers_version, 4, 36)
+    ? `transformers ${setup.transformers_version} runs the eager attention (sdpa is the default from 4.36)`
+    : olderThan(setup.pytorch_version, 2, 1, 1)
+      ? `PyTorch ${setup.pytorch_version} runs the eager attention: transformers takes SDPA from torch 2.1.1 on ` +
+        '(is_torch_sdpa_available)'
+      : undefined;
+  if (!note) return setup;
+  provenance.attention = { kind: 'default', owner: p.owner, note };
   return { ...setup, attention: 'eager' };
 }
 
