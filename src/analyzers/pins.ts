@@ -28,10 +28,16 @@ export interface Pins {
   readonly axolotl?: Pin;
 }
 
-/** Dependency files looked for, in this order, in the config's folder and then in the folders above it. */
+/**
+ * Dependency files looked for, in this order, in the config's folder and then in the folders above it. A setup.py's or
+ * setup.cfg's requirement strings are read as requirements.txt's lines (`_deps = ["trl==0.15.0", ...]`); PEP 508 lets a
+ * requirement put its specifiers in parentheses (`trl (==0.15.0)`).
+ */
 export const DEPENDENCY_FILES: readonly string[] = [
   'requirements.txt',
   'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
   'environment.yml',
   'environment.yaml',
   'Dockerfile',
@@ -53,7 +59,7 @@ function poetryPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pin } = {};
   const re = new RegExp(
     String.raw`^[ \t]*(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl)[ \t]*=[ \t]*` +
-      String.raw`(?:\{[^}\n]*?version[ \t]*=[ \t]*)?["']([\^~]?)(\d+\.\d+(?:\.\d+)?)["']`,
+      String.raw`(?:\{[^}\n]*?version[ \t]*=[ \t]*)?["'](?:==)?([\^~]?)(\d+\.\d+(?:\.\d+)?)["']`,
     'gm',
   );
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -76,7 +82,7 @@ export function findPins(text: string): Pins {
   // space after the last specifier is left to the next requirement of the line (`peft==0.4.0 transformers==4.31.0`).
   const re = new RegExp(
     String.raw`(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl)(\[[^\]]*\])?\s*` +
-      String.raw`((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+(?:\s*,\s*(?=[=~<>!]))?)+)`,
+      String.raw`\(?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+(?:\s*,\s*(?=[=~<>!]))?)+)`,
     'gm',
   );
   for (let m = re.exec(text); m; m = re.exec(text)) {

@@ -2,7 +2,7 @@
 // transformers==4.37.2 in its root requirements.txt for its InternVL code, and its qwen2.5/train.sh fine-tunes
 // Qwen2.5-VL-7B, whose code came with transformers 4.49. Read as 4.37, the run got 4.37's per-layer rotary tables.
 import * as assert from 'node:assert/strict';
-import { run, runFiles, setupFor } from './helpers';
+import { run, setupFor } from './helpers';
 
 const rotary = (e: ReturnType<typeof run>): number =>
   e.perGpu.phases[0].components.find((c) => c.id === 'rotary-tables')?.bytes ?? 0;
@@ -30,32 +30,5 @@ describe('a transformers pin older than the model', () => {
     );
     // 32 layers x cos and sin x 4096 positions x 128 x 2 B in the bf16 weights' dtype (weights.test.ts).
     assert.equal(rotary(e), 32 * 2 * 4096 * 128 * 2);
-  });
-});
-
-describe("the default attention under a project's pins", () => {
-  // A Trainer script that names no attention, with its requirements.txt pins (meta-math/MetaMath@fe667b1 pins
-  // torch==2.0.1 and transformers>=4.34).
-  const SCRIPT = [
-    'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
-    'model = AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-v0.1")',
-    'Trainer(model=model, args=TrainingArguments(output_dir="o", bf16=True)).train()',
-    '',
-  ].join('\n');
-  const attention = (requirements: string) => {
-    const r = runFiles({ '/w/train.py': SCRIPT, '/w/requirements.txt': `${requirements}\n` }, '/w/train.py');
-    const p = r.provenance.attention;
-    return { attention: r.setup?.attention, note: p?.kind === 'default' ? (p.note ?? '') : '' };
-  };
-
-  it('is eager under a PyTorch before 2.1.1, for which transformers reports no SDPA (is_torch_sdpa_available)', () => {
-    const a = attention('torch==2.0.1\ntransformers>=4.34');
-    assert.equal(a.attention, 'eager');
-    assert.match(a.note, /PyTorch 2\.0\.1 runs the eager attention/);
-  });
-
-  it('is eager under transformers before 4.36, and SDPA from torch 2.1.1 and transformers 4.36', () => {
-    assert.equal(attention('transformers==4.35.2').attention, 'eager');
-    assert.equal(attention('torch==2.1.1\ntransformers==4.36.0').attention, 'sdpa');
   });
 });

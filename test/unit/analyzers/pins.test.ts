@@ -63,6 +63,21 @@ describe('pins: transformers and torch versions from dependency files', () => {
       ['0.16.1', '2.1', '4.46'],
     );
     assert.equal(dependencyPins('requirements.txt', 'trl = "0.16.1"\n').trl, undefined);
+    // PEP 508 puts specifiers in parentheses too (Ice-Moon-28/Mini-R1's pyproject.toml: "trl (==0.15.0)"); Poetry takes
+    // `==` inside its string; a setup.py's requirement strings are requirements (an HF-style `_deps` list).
+    assert.equal(
+      findPins('dependencies = [\n  "trl (==0.15.0)",\n  "torch (>=2.5,<2.6)",\n]\n').trl?.version,
+      '0.15.0',
+    );
+    assert.equal(findPins('"torch (>=2.5,<2.6)"').torch?.version, '2.5');
+    assert.equal(
+      dependencyPins('pyproject.toml', '[tool.poetry.dependencies]\ntrl = "==0.14.0"\n').trl?.version,
+      '0.14.0',
+    );
+    assert.equal(
+      dependencyPins('setup.py', '_deps = [\n    "transformers==4.48.3",\n    "trl>=0.14",\n]\n').transformers?.version,
+      '4.48.3',
+    );
   });
 
   it('finds them in pyproject.toml and environment.yml; not in comments, not in other packages', () => {
@@ -497,6 +512,15 @@ describe('pins: transformers and torch versions from dependency files', () => {
       '"meta-llama/Llama-2-7b-hf", attn_implementation="sdpa")',
     );
     assert.equal(run('transformers==4.35.2\n', named).setup?.attention, 'sdpa');
+    // transformers' is_torch_sdpa_available wants torch>=2.1.1 (utils/import_utils.py): meta-math/MetaMath@fe667b1
+    // pins torch==2.0.1 beside transformers>=4.34.
+    const oldTorch = run('torch==2.0.1\ntransformers>=4.34\n');
+    assert.equal(oldTorch.setup?.attention, 'eager');
+    assert.match(
+      oldTorch.provenance.attention?.kind === 'default' ? (oldTorch.provenance.attention.note ?? '') : '',
+      /PyTorch 2\.0\.1 runs the eager attention: transformers takes SDPA from torch 2\.1\.1 on/,
+    );
+    assert.equal(run('torch==2.1.1\ntransformers==4.36.0\n').setup?.attention, 'sdpa');
   });
 });
 
