@@ -9,6 +9,7 @@ import type { Tool } from '../facts';
 import { branchTaken, conditionOf } from './branches';
 import type { Entry, PythonFile } from './file';
 import { mapEntry } from './mapping';
+import { soleCallArgumentNode } from './attributes';
 import { assignedName, children, pyString, span, stringInner } from './syntax';
 
 /**
@@ -96,10 +97,18 @@ export function attributesSetOnParsed(file: PythonFile, tool: Tool): void {
   }
 }
 
-/** Whether `name` where `use` reads it is bound from an HfArgumentParser's parse of its dataclasses. */
-function parsedDataclasses(file: PythonFile, name: string, use: SyntaxNode): boolean {
+/**
+ * Whether `name` where `use` reads it is bound from an HfArgumentParser's parse of its dataclasses, also as a
+ * function's parameter that the function's one call in the file gives such a name (X-R1's `main(script_args,
+ * training_args, model_args)` after `parser.parse_args_and_config()`, which sets `training_args.gradient_checkpointing =
+ * False` in main).
+ */
+function parsedDataclasses(file: PythonFile, name: string, use: SyntaxNode, depth = 0): boolean {
   const found = file.lookup(name, use);
-  if (found.k !== 'binding') return false;
+  if (found.k !== 'binding') {
+    const arg = found.param && depth < 4 ? soleCallArgumentNode(file, found.param.scope, found.param.name) : undefined;
+    return arg?.name === 'VariableName' && parsedDataclasses(file, file.text.slice(arg.from, arg.to), arg, depth + 1);
+  }
   const b = found.binding;
   const value = b.kind === 'assign' ? b.valueNode : b.kind === 'unpack' ? b.rhs : null;
   if (value?.name !== 'CallExpression') return false;

@@ -122,6 +122,30 @@ describe('hf-python: training arguments set after the call', () => {
     assert.equal(run.setup?.mixed_precision, 'fp16');
   });
 
+  it('set in the function the parsed arguments are handed to, through its one call (weirayao/X-R1 grpo.py)', () => {
+    // X-R1@c74d64d src/x_r1/grpo.py:216 sets `training_args.gradient_checkpointing = False` in main(), which the module
+    // calls once with what TrlParser parsed; its recipe YAML sets gradient_checkpointing: true.
+    const text = [
+      'from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser',
+      'def main(script_args, training_args, model_args):',
+      '    training_args.gradient_checkpointing = False',
+      '    GRPOTrainer(model=model_args.model_name_or_path, reward_funcs=[], args=training_args).train()',
+      'if __name__ == "__main__":',
+      '    parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))',
+      '    script_args, training_args, model_args = parser.parse_args_and_config()',
+      '    main(script_args, training_args, model_args)',
+      '',
+    ].join('\n');
+    const gc = analyzeHfPython(text).facts.find((f) => f.key === 'gradientCheckpointing');
+    assert.deepEqual([gc?.value, gc?.overridesLauncher], ['none', true]);
+    // Called twice, the parameter holds no one value: nothing is taken.
+    const twice = text + '    main(script_args, training_args, model_args)\n';
+    assert.equal(
+      analyzeHfPython(twice).facts.some((f) => f.key === 'gradientCheckpointing'),
+      false,
+    );
+  });
+
   it("`config._attn_implementation = ...` on the config a load is given is the load's attn_implementation", () => {
     // RUCAIBox/LLMBox training/train.py:72, 169-172: `use_flash_attention: bool = HfArg(default=True)`, then
     // `if args.use_flash_attention: config._attn_implementation = "flash_attention_2"` before
