@@ -11,23 +11,26 @@ import { ROLLOUT_CONFIGS } from './vocab';
 export interface Scorers {
   /** Names passed to a trainer as its reward or value model. */
   readonly names: ReadonlySet<string>;
-  /** The script runs a rollout trainer (GRPO, RLOO, online DPO), whose policy is a causal LM. */
-  readonly rollout: boolean;
+  /**
+   * The script runs a rollout trainer (GRPO, RLOO, online DPO), whose policy is a causal LM ('call'), or defines a
+   * trainer on one ('subclass': its loads are the trainer's own, a reward function given by name).
+   */
+  readonly rollout: 'call' | 'subclass' | undefined;
 }
 
 /**
  * Names passed to a trainer as its reward model (OnlineDPOTrainer reward_model=, GRPOTrainer reward_funcs=, PPO's
  * value_model=): their from_pretrained loads a scoring model beside the policy, not the model that trains. Beside a
- * rollout trainer a sequence classifier scores too, whatever name holds it (sotopia-lab/sotopia-rl's GRPO wraps its
- * reward model in a method passed as reward_funcs).
+ * rollout trainer (called, or extended by a class of the file) a sequence classifier scores too, whatever name holds
+ * it (sotopia-lab/sotopia-rl's GRPO wraps its reward model in a method passed as reward_funcs).
  */
 export function scoringModels(file: PythonFile, calls: readonly SyntaxNode[]): Scorers {
   const names = new Set<string>();
-  let rollout = false;
+  let called = false;
   for (const c of calls) {
     const last = file.calleeName(c)?.split('.').pop() ?? '';
     if (!/Trainer$/.test(last)) continue;
-    rollout ||= ROLLOUT_CONFIGS[last] !== undefined;
+    called ||= ROLLOUT_CONFIGS[last] !== undefined;
     for (const e of file.args(c).entries) {
       if (!['reward_model', 'reward_funcs', 'value_model'].includes(e.rawKey) || !e.valueNode) continue;
       const nodes =
@@ -37,7 +40,24 @@ export function scoringModels(file: PythonFile, calls: readonly SyntaxNode[]): S
       for (const n of nodes) names.add(file.text.slice(n.from, n.to));
     }
   }
-  return { names, rollout };
+  return { names, rollout: called ? 'call' : extendsRolloutTrainer(file) ? 'subclass' : undefined };
+}
+
+/**
+ * Whether the file defines a trainer class on a rollout trainer (weirayao/X-R1's `class XGRPOTrainer(GRPOTrainer)`,
+ * whose __init__ loads a reward function given by name as a sequence classifier, as TRL's does).
+ */
+function extendsRolloutTrainer(file: PythonFile): boolean {
+  for (let st = file.root.firstChild; st; st = st.nextSibling) {
+    const def = st.name === 'DecoratedStatement' ? st.getChild('ClassDefinition') : st;
+    const bases = def?.name === 'ClassDefinition' ? def.getChild('ArgList') : null;
+    if (!bases) continue;
+    for (const b of children(bases)) {
+      const base = file.text.slice(b.from, b.to).split('.').pop() ?? '';
+      if (/Trainer$/.test(base) && ROLLOUT_CONFIGS[base] !== undefined) return true;
+    }
+  }
+  return false;
 }
 
 const seqClassifier = (cls: string | undefined): boolean => /ForSequenceClassification$/.test(cls ?? '');
@@ -45,12 +65,13 @@ const seqClassifier = (cls: string | undefined): boolean => /ForSequenceClassifi
 /**
  * A from_pretrained that loads a scoring model (scoringModels), read as one: true where it is. A Hub id string names
  * the reward model (counted like GRPO's reward_funcs ids); its keywords are its own. A sequence classifier found beside
- * a rollout trainer (no trainer argument names it) loaded from another value is said not to be counted.
+ * a rollout trainer's call (no trainer argument names it) loaded from another value is said not to be counted; in a
+ * trainer class on one it is the trainer's load of a reward function given by name, which the run may not take.
  */
 export function scoringModel(file: PythonFile, call: SyntaxNode, scorers: Scorers, modelClass?: string): boolean {
   const target = assignedName(call, file.text);
   const named = target !== undefined && scorers.names.has(target);
-  if (!named && !(scorers.rollout && seqClassifier(modelClass))) return false;
+  if (!named && !(scorers.rollout !== undefined && seqClassifier(modelClass))) return false;
   const args = file.args(call);
   const first =
     args.positional[0] ??
@@ -66,7 +87,7 @@ export function scoringModel(file: PythonFile, call: SyntaxNode, scorers: Scorer
       'trl',
     );
     file.scoringIds++;
-  } else if (!named) {
+  } else if (!named && scorers.rollout === 'call') {
     const why = `${file.describe(v)}; it is not the policy, which the rollout trainer takes as a causal LM`;
     file.problem('not-modeled', 'warning', rewardModelNotCounted(modelClass!, why, 'from_pretrained'), span(first));
   }

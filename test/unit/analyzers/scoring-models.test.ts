@@ -59,4 +59,26 @@ describe('scoring models beside a rollout trainer', () => {
     ].join('\n');
     assert.equal(resolveText('cls.py', text).setup?.head, 'seq_cls');
   });
+
+  it("in a trainer class on a rollout trainer it is the class's load of a reward given by name: neither the policy nor said", () => {
+    // weirayao/X-R1@c74d64d src/x_r1/x_grpo_trainer.py: `class XGRPOTrainer(GRPOTrainer)` copies TRL's __init__, which
+    // loads each reward function given as a string with AutoModelForSequenceClassification; its run passes functions.
+    const text = [
+      'from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification',
+      'from trl.trainer import GRPOTrainer',
+      'class XGRPOTrainer(GRPOTrainer):',
+      '    def __init__(self, model, reward_funcs, args=None):',
+      '        for i, reward_func in enumerate(reward_funcs):',
+      '            if isinstance(reward_func, str):',
+      '                reward_funcs[i] = AutoModelForSequenceClassification.from_pretrained(reward_func, num_labels=1)',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct")',
+      '',
+    ].join('\n');
+    const r = resolveText('x_grpo_trainer.py', text);
+    assert.equal(r.setup?.head, undefined);
+    assert.equal(
+      r.problems.some((p) => p.code === 'not-modeled' && /reward model/.test(p.message)),
+      false,
+    );
+  });
 });
