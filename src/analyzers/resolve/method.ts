@@ -22,15 +22,20 @@ export function resolveModelRef(ctx: ResolveContext): void {
   }
 }
 
-/** The training method: the files', else LoRA (QLoRA over a 4-bit load) when LoRA keys are set; fixes ctx.method. */
+/**
+ * The training method: the files', else LoRA (QLoRA over a 4-bit load) when LoRA keys are set; fixes ctx.method. A
+ * tool's default alpha stated where the tool would take it (EasyR1's worker.actor.model.lora.alpha 64 beside its rank
+ * 0, which leaves LoRA off) sets no LoRA by itself.
+ */
 export function resolveMethod(ctx: ResolveContext): void {
   const { decided, setup, prov } = ctx;
   ctx.fromFact('method', 'method');
-  const hasLora = decided.loraR || decided.loraTargets || decided.loraAlpha;
+  const alpha = decided.loraAlpha?.fact.origin === 'call-default' ? undefined : decided.loraAlpha;
+  const hasLora = decided.loraR || decided.loraTargets || alpha;
   const quantBits = quantBitsOf(decided);
   if (setup.method === undefined && hasLora) {
     setup.method = quantBits === 4 ? 'qlora' : 'lora';
-    const w = (decided.loraR ?? decided.loraTargets ?? decided.loraAlpha)!;
+    const w = (decided.loraR ?? decided.loraTargets ?? alpha)!;
     prov.method = fileProv(w);
   }
   // A tool whose own default method is LoRA (LLaMA-Factory's finetuning_type): QLoRA over a 4-bit load.

@@ -138,6 +138,18 @@ describe('verl-family config YAML', () => {
     assert.ok(r.problems.some((p) => p.code === 'not-modeled' && p.rawKey === 'worker.ref'));
   });
 
+  it("EasyR1's default LoRA alpha (64) beside no rank trains every weight: its rank 0 leaves LoRA off", () => {
+    // zhaosina/multi_turn_EasyR1@8e4a547 examples/qwen2_5_7b_math_grpo.sh names no lora key; EasyR1's LoraConfig has
+    // rank 0 (off) and alpha 64 (hiyouga/EasyR1@b44b311 verl/workers/actor/config.py). It was read as LoRA.
+    const line =
+      'python3 -m verl.trainer.main worker.actor.model.model_path=Qwen/Qwen2.5-7B-Instruct trainer.n_gpus_per_node=8\n';
+    const full = runPipeline([{ file: '/r/run.sh', text: line }], inMemory({ '/r/run.sh': line }), {});
+    assert.equal(full.setup?.method, 'full');
+    const lora = line.replace(' trainer.', ' worker.actor.model.lora.rank=32 trainer.');
+    const r = runPipeline([{ file: '/r/run.sh', text: lora }], inMemory({ '/r/run.sh': lora }), {});
+    assert.deepEqual([r.setup?.method, r.setup?.lora?.r, r.setup?.lora?.alpha], ['lora', 32, 64]);
+  });
+
   it('the launch line names the YAML: its overrides win, the arithmetic uses both (the LoRA example on 1 GPU)', () => {
     const files = { '/r/run.sh': LORA_LINE, '/r/examples/config.yaml': EASYR1 };
     const r = runPipeline([{ file: '/r/run.sh', text: LORA_LINE }], inMemory(files), {});
