@@ -71,6 +71,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
     else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
   }
   gradientSync(file, calls);
+  stepEvery(file, calls, loop);
   ddpWrapRuns(file, calls);
   optimizerCall(file, calls, loop);
   sequenceLength(file, calls, LOOP);
@@ -334,6 +335,44 @@ function gradientSync(file: PythonFile, calls: readonly SyntaxNode[]): void {
       return;
     }
   }
+}
+
+/**
+ * The optimizer stepped every N micro-batches: its `.step(` under `if (idx + 1) % N == 0:` in the loop (gradient
+ * accumulation written by hand: go-akshit/spring2024-assignment5-alignment's instruction_finetuning.py with
+ * `--gradient_accumulation_steps` 16 by default), whose gradients are kept from one micro-batch to the next.
+ */
+function stepEvery(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
+  for (const c of calls) {
+    if (c.from < loop.from || c.to > loop.to || !isStep(file, c)) continue;
+    for (let p = c.parent; p && p !== loop; p = p.parent) {
+      const divisor = p.name === 'IfStatement' ? moduloTestDivisor(file, p.firstChild?.nextSibling) : undefined;
+      if (!divisor) continue;
+      const e: Entry = {
+        rawKey: 'gradient_accumulation_steps',
+        keySpan: span(divisor),
+        valueNode: divisor,
+        valueSpan: span(divisor),
+      };
+      const x = file.valueOf(e);
+      const n = numberOf(file, x, e, true);
+      if (n !== undefined) file.push('gradientAccumulationSteps', e, n, LOOP, x);
+      return;
+    }
+  }
+}
+
+/** N of a test `<expr> % N == 0` (or `0 == <expr> % N`), else undefined. */
+function moduloTestDivisor(file: PythonFile, test: SyntaxNode | null | undefined): SyntaxNode | undefined {
+  if (test?.name !== 'BinaryExpression') return undefined;
+  const [left, op, right] = [test.firstChild, test.firstChild?.nextSibling, test.lastChild];
+  if (op?.name !== 'CompareOp' || file.text.slice(op.from, op.to) !== '==' || !left || !right) return undefined;
+  const zero = (n: SyntaxNode): boolean => n.name === 'Number' && file.text.slice(n.from, n.to) === '0';
+  const modulo = zero(right) ? left : zero(left) ? right : undefined;
+  const mod = modulo?.name === 'BinaryExpression' ? modulo.firstChild?.nextSibling : undefined;
+  return mod?.name === 'ArithOp' && file.text.slice(mod.from, mod.to) === '%'
+    ? (modulo?.lastChild ?? undefined)
+    : undefined;
 }
 
 /**

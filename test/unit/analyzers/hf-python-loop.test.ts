@@ -75,6 +75,40 @@ describe('hf-python: a training loop written out', () => {
     assert.equal(text(r, ACCELERATE_LOOP, 'loopKeepsOutputs'), 'model(**batch)');
   });
 
+  it('an optimizer stepped under `if (idx + 1) % N == 0:` accumulates N micro-batches (the default of its option)', () => {
+    // go-akshit/spring2024-assignment5-alignment@a835324 cs336_alignment/instruction_finetuning.py:145, its argparse
+    // default --gradient_accumulation_steps 16; read as one micro-batch a step before.
+    const src = [
+      'import argparse, torch',
+      'from torch.utils.data import DataLoader',
+      'from transformers import AutoModelForCausalLM',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--gradient_accumulation_steps", type=int, default=16)',
+      'args = parser.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B").to("cuda")',
+      'optimizer = torch.optim.AdamW(model.parameters())',
+      'for idx, batch in enumerate(DataLoader(data, batch_size=2)):',
+      '    loss = model(**batch).loss / args.gradient_accumulation_steps',
+      '    loss.backward()',
+      '    if (idx + 1) % args.gradient_accumulation_steps == 0:',
+      '        optimizer.step()',
+      '        optimizer.zero_grad()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(src);
+    assert.equal(only(r, 'gradientAccumulationSteps').value, 16);
+    // Located at the option's default, which decides it.
+    assert.equal(text(r, src, 'gradientAccumulationSteps'), '16');
+    // Stepped every micro-batch, nothing is read.
+    const every = src
+      .replace('    if (idx + 1) % args.gradient_accumulation_steps == 0:\n        optimizer', '    optimizer')
+      .replace('\n        optimizer.zero_grad()', '\n    optimizer.zero_grad()');
+    assert.equal(
+      analyzeHfPython(every).facts.some((f) => f.key === 'gradientAccumulationSteps'),
+      false,
+    );
+  });
+
   it('resolves the loop script with its own defaults and no Trainer ones', () => {
     const res = resolveText('train.py', ACCELERATE_LOOP);
     const s = res.setup as Record<string, unknown>;
