@@ -27,9 +27,53 @@ function vendoredVerl01(reader: FileReader, launcher: string): string | undefine
   return undefined;
 }
 
-/** A verl launcher's facts as the project's own verl 0.1 reads them: its counts, and its vLLM engine's share. */
+/**
+ * A verl launcher's facts as the project's own verl 0.1 reads them: its counts, its vLLM engine's share, and its
+ * actor's checkpointing default.
+ */
 export function withVendoredVerl(reader: FileReader, launcher: string, facts: ConfigFacts): ConfigFacts {
-  return withVendoredVllm(reader, launcher, withVerl01Counts(reader, launcher, facts));
+  return withVendoredCheckpointing(
+    reader,
+    launcher,
+    withVendoredVllm(reader, launcher, withVerl01Counts(reader, launcher, facts)),
+  );
+}
+
+/** Where a project keeps verl's trainer config (its copy of ppo_trainer.yaml). */
+const TRAINER_CONFIG = ['verl/trainer/config/ppo_trainer.yaml', 'verl/verl/trainer/config/ppo_trainer.yaml'];
+
+/**
+ * The actor's enable_gradient_checkpointing in the project's verl 0.1 trainer config: `False` in TinyZero's
+ * (Jiayi-Pan/TinyZero@95df88f verl/trainer/config/ppo_trainer.yaml:19), where verl since defaults it to true. Taken
+ * where the launcher sets none, said as that copy's default, at the launch line.
+ */
+function withVendoredCheckpointing(reader: FileReader, launcher: string, facts: ConfigFacts): ConfigFacts {
+  if (facts.facts.some((f) => f.key === 'gradientCheckpointing')) return facts;
+  const anchor = facts.facts.find((f) => f.tool === 'verl');
+  if (!anchor || (!vendoredVerl01(reader, launcher) && !vendoredVllm(reader, launcher))) return facts;
+  for (const up of UP)
+    for (const c of TRAINER_CONFIG) {
+      const path = reader.join(launcher, `${up}${c}`);
+      const text = reader.read(path);
+      if (text === undefined) continue;
+      const actor = text.indexOf('actor_rollout_ref:');
+      const m = actor < 0 ? null : /enable_gradient_checkpointing:\s*(True|False|true|false)\b/.exec(text.slice(actor));
+      if (!m) return facts;
+      const name = path.split(/[\\/]/).slice(-4).join('/');
+      const fact: Fact = {
+        key: 'gradientCheckpointing',
+        rawKey: 'actor_rollout_ref.model.enable_gradient_checkpointing',
+        value: m[1].toLowerCase() === 'true' ? 'full' : 'none',
+        rawValue: `enable_gradient_checkpointing=${m[1]} (the project's verl 0.1, ${name})`,
+        keySpan: anchor.keySpan,
+        valueSpan: anchor.keySpan,
+        tool: 'verl',
+        origin: 'call-default',
+        defaultNote: `the project's own verl sets the actor's enable_gradient_checkpointing: ${m[1]} (${name})`,
+      };
+      return { ...facts, facts: [...facts.facts, fact] };
+    }
+  return facts;
 }
 
 /** The counts verl 0.1 reads otherwise than verl since its *_per_gpu keys, said in each. */

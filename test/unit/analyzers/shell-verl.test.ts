@@ -250,6 +250,42 @@ describe("shell: a project's own verl 0.1", () => {
   });
 });
 
+describe("shell: a project's own verl 0.1 trainer config", () => {
+  it("takes its actor's enable_gradient_checkpointing where the line sets none (Jiayi-Pan/TinyZero: False)", () => {
+    // TinyZero@95df88f verl/trainer/config/ppo_trainer.yaml:19 under actor_rollout_ref.model; verl since defaults it
+    // to true. Its scripts/train_tiny_zero.sh sets none.
+    const line =
+      'python3 -m verl.trainer.main_ppo data.train_batch_size=256 actor_rollout_ref.model.path=Qwen/Qwen2.5-3B \\\n' +
+      '  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=1 trainer.n_gpus_per_node=2 trainer.nnodes=1\n';
+    const init = "if package_version == '0.6.3':\n    from .vllm_v_0_6_3.llm import LLM\n";
+    const config =
+      'actor_rollout_ref:\n  hybrid_engine: True\n  model:\n    path: ~/models/deepseek-llm-7b-chat\n' +
+      '    enable_gradient_checkpointing: False\ncritic:\n  model:\n    enable_gradient_checkpointing: False\n';
+    const project = {
+      'scripts/train.sh': line,
+      'verl/third_party/vllm/__init__.py': init,
+      'verl/trainer/config/ppo_trainer.yaml': config,
+    };
+    const vendored = runProject(project, 'scripts/train.sh');
+    assert.equal(vendored.setup?.gradient_checkpointing, 'none');
+    const p = vendored.provenance.gradient_checkpointing;
+    assert.match(
+      p?.kind === 'default' ? (p.note ?? '') : '',
+      /the project's own verl sets the actor's enable_gradient_checkpointing: False/,
+    );
+    // The line's own setting wins; without the project's copy, today's verl default (true).
+    const set = {
+      ...project,
+      'scripts/train.sh': line.replace(
+        ' trainer.n_gpus',
+        ' actor_rollout_ref.model.enable_gradient_checkpointing=True trainer.n_gpus',
+      ),
+    };
+    assert.equal(runProject(set, 'scripts/train.sh').setup?.gradient_checkpointing, 'full');
+    assert.equal(runProject({ 'scripts/train.sh': line }, 'scripts/train.sh').setup?.gradient_checkpointing, 'full');
+  });
+});
+
 describe("shell: a project's own vLLM workers of verl 0.1", () => {
   it('take gpu_memory_utilization as a share of the memory free when the engine starts (Wyyyb/CriticCoT)', () => {
     // simpleRL-reason vendors verl 0.1: verl/third_party/vllm/__init__.py picks its own vllm_v_0_6_3 worker, whose
