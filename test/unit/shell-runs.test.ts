@@ -398,6 +398,20 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     assert.equal(missing[0].column, 29);
   });
 
+  it('a config named with one YAML ending where the other is there: said, not read (the launch stops)', () => {
+    // sdiehl/tiny-r1@a4d1352 accelerate.sh names deepspeed_zero3.yaml; the repository has deepspeed_zero3.yml.
+    const line = 'accelerate launch --num_processes 3 --config_file deepspeed_zero3.yaml train.py\n';
+    const files = {
+      '/w/accelerate.sh': line,
+      '/w/deepspeed_zero3.yml': 'distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n',
+    };
+    const r = runPipeline([{ file: '/w/accelerate.sh', text: line }], inMemory(files), {});
+    const w = r.problems.find((p) => p.code === 'reference-not-found' && /deepspeed_zero3\.yaml/.test(p.message));
+    assert.equal(w?.severity, 'warning');
+    assert.match(w?.message ?? '', /deepspeed_zero3\.yml is there, with the other YAML ending, but the launch stops/);
+    assert.notEqual(r.setup?.zero_stage, 3);
+  });
+
   it('LoRA behind a switch the launch line does not pass is a full fine-tune; with the switch, LoRA', () => {
     // QwenLM/Qwen@e8e15962 finetune.py: LoraConfig and get_peft_model only under `if training_args.use_lora:`, with
     // `use_lora: bool = False` in its TrainingArguments; finetune_ds.sh (full) passes no --use_lora,

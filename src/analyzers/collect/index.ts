@@ -26,7 +26,16 @@ import { analyzeShell, variablesOf } from '../shell';
 import { isFlagObjective } from '../shell/reference-flags';
 import type { InputFile } from '../pipeline';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
-import { located, notLoadedData, notRead, readmeLaunch, shippedFile, sourcedLaunch, variableRooted } from './locate';
+import {
+  located,
+  notLoadedData,
+  notRead,
+  otherYamlEnding,
+  readmeLaunch,
+  shippedFile,
+  sourcedLaunch,
+  variableRooted,
+} from './locate';
 import {
   markdownLaunch,
   readmeConfigLaunch,
@@ -505,7 +514,8 @@ class FileCollection {
       this.visit(shipped.file, shipped.text, { role: 'referenced', depth, ...shipped.how, ...hydra });
       return;
     }
-    const unread = notRead(ref, found.path, t, refusal);
+    const sibling = t === undefined && !refusal ? otherYamlEnding(this.reader, found.path) : undefined;
+    const unread = notRead(ref, found.path, t, refusal, sibling?.split(/[\\/]/).pop());
     if (unread || t === undefined) {
       if (unread) this.collected.problems.push({ ...at, severity: 'warning', code: 'reference-not-found', ...unread });
       return;

@@ -142,6 +142,14 @@ function moduleFile(
   return { ...findReference(reader, file, path), place: path };
 }
 
+/** The path with the other YAML ending (.yaml and .yml), where the reader has a file there; else undefined. */
+export function otherYamlEnding(reader: FileReader, path: string): string | undefined {
+  const m = /\.(ya?ml)$/i.exec(path);
+  if (!m) return undefined;
+  const other = path.slice(0, m.index) + (m[1].toLowerCase() === 'yaml' ? '.yml' : '.yaml');
+  return reader.read(other) !== undefined ? other : undefined;
+}
+
 /** A file a shell script sources, where it launches a run itself (a shell script of the launch formats); else undefined. */
 export function sourcedLaunch(
   reader: FileReader,
@@ -154,14 +162,26 @@ export function sourcedLaunch(
     : undefined;
 }
 
-/** Why a referenced file is not read (refused, missing, not the DeepSpeed config it is named as); undefined when it is. */
+/**
+ * Why a referenced file is not read (refused, missing, not the DeepSpeed config it is named as); undefined when it is.
+ * A missing file whose name with the other YAML ending is there (`deepspeed_zero3.yaml` beside `deepspeed_zero3.yml`,
+ * sdiehl/tiny-r1) is said: the launch stops on the name as written, and that file is not read for it.
+ */
 export function notRead(
   ref: Reference,
   target: string,
   text: string | undefined,
   refusal: string | undefined,
+  sibling?: string,
 ): ReturnType<typeof msg> | undefined {
   if (refusal) return msg('the referenced file {0} is not read: {1}', ref.path, refusal);
+  if (text === undefined && sibling !== undefined)
+    return msg(
+      'referenced file not found: {0} (looked for {1}); {2} is there, with the other YAML ending, but the launch stops on the name as written',
+      ref.path,
+      target,
+      sibling,
+    );
   // A DeepSpeed config not there leaves the run's ZeRO stage and offload unknown: said, as the estimate goes without.
   if (text === undefined && ref.kind === 'deepspeed')
     return msg(
