@@ -28,6 +28,7 @@ import { PythonFile, type Entry } from './file';
 import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branches';
 import { isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
+import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
 import { CONFIG_OPTION } from '../config-arguments';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
@@ -619,8 +620,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
-  if (trainer || loop) ownModelCode(file, calls);
-  if (trainer || loop) dropUnusedConfigs(file, calls);
+  if (trainer || loop) for (const read of [ownModelCode, dropUnusedConfigs, resizedEmbeddings]) read(file, calls);
   // llama-recipes' train(), the loop of a library the file hands its model and train_config to.
   const recipes = trainer || loop ? undefined : llamaRecipesTrainCall(file, calls);
   if (recipes) llamaRecipesFacts(file, calls, recipes);
