@@ -16,6 +16,12 @@ describe('GRPO trainers of the project', () => {
     const sampler = 'class RepeatRandomSampler(Sampler):\n...\nx = y.repeat_interleave(self.num_generations, dim=0)\n';
     assert.equal(grpoBatchRule(sampler), 'completions');
     assert.equal(grpoBatchRule('class MyTrainer(Trainer):\n    pass\n'), undefined);
+    // Every release repeats the group statistics of the rewards per completion: no rule (weirayao/X-R1@c74d64d
+    // x_grpo_trainer.py:592, a TRL 0.15 fork whose sampler is its base class's).
+    assert.equal(
+      grpoBatchRule('mean_grouped_rewards = mean_grouped_rewards.repeat_interleave(self.num_generations, dim=0)'),
+      undefined,
+    );
   });
 
   it('reads the targets a trainer sets on the LoRA config it is given: every linear layer outside the vision tower', () => {

@@ -10,11 +10,16 @@ import type { PythonFile } from './file';
 import { definingModule } from './imported-arguments';
 import { projectImports } from './imported-constants';
 
-/** The rule a trainer module's text shows: 'prompts' (before TRL 0.15), 'completions' (since), or undefined. */
+/**
+ * The rule a trainer module's text shows: 'prompts' (before TRL 0.15), 'completions' (since), or undefined. The
+ * group statistics of the rewards are repeated per completion in every release (`mean_grouped_rewards.
+ * repeat_interleave(self.num_generations, dim=0)`), so that repeat shows no rule (weirayao/X-R1's XGRPOTrainer, on
+ * TRL 0.15's GRPOTrainer and its sampler).
+ */
 export function grpoBatchRule(text: string): 'prompts' | 'completions' | undefined {
   if (/\bRepeat\w*Sampler\b/.test(text)) return 'completions';
   const perPrompt =
-    /repeat_interleave\(\s*self\.num_generations\b|num_return_sequences\s*=\s*self\.num_generations\b|\.n\s*=\s*self\.num_generations\b/;
+    /(?<!grouped_rewards)\.repeat_interleave\(\s*self\.num_generations\b|num_return_sequences\s*=\s*self\.num_generations\b|\.n\s*=\s*self\.num_generations\b/;
   return perPrompt.test(text) ? 'prompts' : undefined;
 }
 
