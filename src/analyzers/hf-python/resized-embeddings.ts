@@ -30,7 +30,8 @@ export function resizedEmbeddings(file: PythonFile, calls: readonly SyntaxNode[]
       'not-modeled',
       'warning',
       msg(
-        "resize_token_embeddings: the embeddings and the output head take the vocabulary of the tokenizer loaded from {0}, not the model's checkpoint; no file of the run gives its size, so the estimate keeps the checkpoint's",
+        'resize_token_embeddings: the embeddings and the output head take the vocabulary of the tokenizer loaded ' +
+          "from {0}, not the model's checkpoint; no file of the run gives its size, so the estimate keeps the checkpoint's",
         firstArg(elsewhere)!,
       ),
       span(arg),
