@@ -570,6 +570,12 @@ export interface ConfigFacts {
    * TrlParser): the Trainer's flags on the line that runs it are the run's, whether the script reads them or not.
    */
   readonly readsTrainerFlags?: true;
+  /**
+   * The script parses TRL's ModelConfig from its command line and reads only the model's name from it (proofrl's
+   * `GRPOTrainer(model=model_cfg.model_name_or_path, ...)`): the line's ModelConfig flags (`--dtype`, `--load_in_4bit`,
+   * `--use_peft`...) reach nothing.
+   */
+  readonly modelConfigNameOnly?: true;
 }
 
 /**

@@ -116,7 +116,12 @@ function trlLoads(r: PipelineResult): PipelineResult {
   let setup = s0;
   const provenance: ProvenanceMap = { ...r.provenance };
   const load = trlLoadsPolicy(facts) ? trlDefault(setup, ckpt) : undefined;
-  if (load && provenance.weights_dtype?.kind === 'default' && !facts.some((f) => f.key === 'weightsDtype')) {
+  const unread = load ? unreadModelConfigDtype(r) : undefined;
+  const problems = unread ? [...r.problems, unread] : r.problems;
+  if (
+    load &&
+    (unread || (provenance.weights_dtype?.kind === 'default' && !facts.some((f) => f.key === 'weightsDtype')))
+  ) {
     setup = { ...setup, weights_dtype: load.value };
     provenance.weights_dtype = { kind: 'default', owner: 'trl', note: `the trainer loads a model id ${load.why}` };
   }
@@ -126,7 +131,35 @@ function trlLoads(r: PipelineResult): PipelineResult {
     provenance.reference_dtype = { kind: 'default', owner: 'trl', note: reference.note };
   }
   setup = withRewardDtypes(setup, facts);
-  return setup === s0 && provenance.weights_dtype === r.provenance.weights_dtype ? r : { ...r, setup, provenance };
+  return setup === s0 && provenance.weights_dtype === r.provenance.weights_dtype
+    ? r
+    : { ...r, setup, provenance, problems };
+}
+
+/**
+ * The launch line's `--dtype` (or `--torch_dtype`) where the script parses TRL's ModelConfig and reads only the model's
+ * name from it (ConfigFacts.modelConfigNameOnly): the flag reaches no load, and the trainer loads the model id with
+ * its own default (Carlos-Mero/proofrl: `GRPOTrainer(model=model_cfg.model_name_or_path, args=grpo_cfg)`). A note at
+ * the flag; undefined where the weights' dtype does not come from such a flag.
+ */
+function unreadModelConfigDtype(r: PipelineResult): Problem | undefined {
+  const p = r.provenance.weights_dtype;
+  if (p?.kind !== 'file' || !/^-*(torch_)?dtype$/.test(p.key ?? '')) return undefined;
+  if (!r.files.some((f) => f.facts.modelConfigNameOnly)) return undefined;
+  const launcher = r.files.find((f) => f.file === p.file && f.facts.format === 'shell');
+  const flag = launcher?.facts.facts.find((f) => f.key === 'weightsDtype' && f.rawKey === p.key);
+  if (!launcher || !flag) return undefined;
+  return {
+    ...locateOffset(launcher.file, launcher.text, flag.keySpan.start, flag.keySpan.end),
+    severity: 'warning',
+    code: 'no-effect',
+    key: p.key,
+    ...msg(
+      '{0} sets the dtype of the ModelConfig the script parses, of which it reads only the model name: the trainer ' +
+        'loads the model id with its own default',
+      p.key ?? '',
+    ),
+  };
 }
 
 /** Reward models given by name, in the dtype GRPOTrainer loads them in (trl-reference.ts trlRewardDtype). */

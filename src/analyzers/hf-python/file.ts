@@ -158,6 +158,8 @@ export class PythonFile {
   argvPositions = 0;
   /** The script reads an option it has no value for alone, or loads a file it cannot name alone (ConfigFacts.readsLaunchOptions). */
   readsLaunchOptions = false;
+  /** The script reads only the model's name from the ModelConfig it parses (ConfigFacts.modelConfigNameOnly). */
+  modelConfigNameOnly = false;
   /** The script parses TrainingArguments or a TRL config from its command line (ConfigFacts.readsTrainerFlags). */
   readsTrainerFlags = false;
   private readonly callNames = new CallNames((call) => {
@@ -208,6 +210,7 @@ export class PythonFile {
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
       ...(this.readsLaunchOptions ? { readsLaunchOptions: true as const } : {}),
       ...(this.readsTrainerFlags ? { readsTrainerFlags: true as const } : {}),
+      ...(this.modelConfigNameOnly ? { modelConfigNameOnly: true as const } : {}),
       ...this.commandArgumentNames(),
     };
   }

@@ -11,7 +11,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
 import type { PythonFile } from './file';
-import { assignedName, span } from './syntax';
+import { assignedName, children, span } from './syntax';
 
 /** The facts of each LoraConfig call whose value nothing reads dropped, said at the call. */
 export function dropUnusedConfigs(file: PythonFile, calls: readonly SyntaxNode[]): void {
@@ -24,7 +24,48 @@ export function dropUnusedConfigs(file: PythonFile, calls: readonly SyntaxNode[]
       file.facts = file.facts.filter((f) => f.keySpan.start < c.from || f.keySpan.end > c.to);
     if (last === 'ModelConfig' && onlyModelNameRead(file, c))
       file.facts = file.facts.filter((f) => f.key === 'model' || f.keySpan.start < c.from || f.keySpan.end > c.to);
+    if (last === 'TrlParser' || last === 'HfArgumentParser')
+      file.modelConfigNameOnly ||= parsedNameOnly(file, c, calls);
   }
+}
+
+/**
+ * Whether a parser given TRL's ModelConfig (`TrlParser((ScriptArguments, GRPOConfig, ModelConfig))`) binds it, where
+ * the script parses, to a name the script reads only for the model's name
+ * (`script_cfg, grpo_cfg, model_cfg = parser.parse_args_and_config()`, then `model_cfg.model_name_or_path`).
+ */
+function parsedNameOnly(file: PythonFile, parserCall: SyntaxNode, calls: readonly SyntaxNode[]): boolean {
+  const parser = assignedName(parserCall, file.text);
+  const first = file.args(parserCall).positional[0];
+  const tuple = first?.name === 'ParenthesizedExpression' ? first.firstChild?.nextSibling : first;
+  const classes = tuple?.name === 'TupleExpression' ? children(tuple).filter((n) => n.name === 'VariableName') : [];
+  const at = classes.findIndex((n) => file.text.slice(n.from, n.to) === 'ModelConfig');
+  if (!parser || at < 0) return false;
+  const parse = calls.find((c) =>
+    /^(parse_args_and_config|parse_args_into_dataclasses)$/.test(file.calleeName(c)?.replace(`${parser}.`, '') ?? ''),
+  );
+  // The targets before the `=`, written bare (`a, b, c = ...`) or as a parenthesised tuple.
+  const assign = parse?.parent?.name === 'AssignStatement' ? parse.parent : undefined;
+  const op = assign?.getChild('AssignOp');
+  const lhs = assign && op ? children(assign).filter((n) => n.to <= op.from) : [];
+  const flat = lhs.flatMap((n) => (n.name === 'TupleExpression' ? children(n) : [n]));
+  const names = flat.filter((n) => n.name === 'VariableName');
+  const bound = names.length === classes.length ? names[at] : undefined;
+  if (!bound) return false;
+  const name = file.text.slice(bound.from, bound.to);
+  const reads: SyntaxNode[] = [];
+  file.root.cursor().iterate((n) => {
+    if (n.name === 'VariableName' && n.from !== bound.from && file.text.slice(n.from, n.to) === name)
+      reads.push(n.node);
+  });
+  return reads.length > 0 && reads.every((n) => nameRead(file, n));
+}
+
+/** A read of a name's model-name attribute (`model_cfg.model_name_or_path`). */
+function nameRead(file: PythonFile, n: SyntaxNode): boolean {
+  const member = n.parent;
+  const property = member?.name === 'MemberExpression' && member.firstChild?.from === n.from ? member.lastChild : null;
+  return property !== null && NAME_READS.has(file.text.slice(property.from, property.to));
 }
 
 /** What a script may read of a ModelConfig without handing its loading settings on: the model's name and revision. */
@@ -38,15 +79,9 @@ function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
   const bound = readsOfBoundName(file, call);
   if (!bound) return false;
   const { name, reads } = bound;
-  const nameOnly = (n: SyntaxNode): boolean => {
-    const member = n.parent;
-    const property =
-      member?.name === 'MemberExpression' && member.firstChild?.from === n.from ? member.lastChild : null;
-    return property !== null && NAME_READS.has(file.text.slice(property.from, property.to));
-  };
   const settings = file.args(call).entries.filter((e) => !NAME_READS.has(e.rawKey));
   // Never read at all: a snippet's config or one handed on out of sight; kept as written.
-  if (reads.length === 0 || !reads.every(nameOnly) || settings.length === 0) return false;
+  if (reads.length === 0 || !reads.every((n) => nameRead(file, n)) || settings.length === 0) return false;
   file.problem(
     'no-effect',
     'info',

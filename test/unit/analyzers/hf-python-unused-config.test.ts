@@ -99,4 +99,29 @@ describe('hf-python: a PEFT config nothing reads', () => {
     assert.equal(analyzeHfPython(handed).facts.find((f) => f.key === 'quantBits')?.value, 4);
     assert.equal(runProject({ 'train.py': handed }, 'train.py').setup?.method, 'qlora');
   });
+
+  it("a ModelConfig parsed from the command line and read only for the name: the line's --dtype reaches no load", () => {
+    // The shape of Carlos-Mero/proofrl@072e54e main.py: TrlParser((ScriptArguments, GRPOConfig, ModelConfig)) and
+    // GRPOTrainer(model=model_cfg.model_name_or_path, args=grpo_cfg), no model_init_kwargs; its launcher passes
+    // --dtype bfloat16. TRL loads the id itself, in float32 from 0.27 (trl/trainer/utils.py create_model_from_path).
+    const script = [
+      'from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser',
+      'parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))',
+      'script_cfg, grpo_cfg, model_cfg = parser.parse_args_and_config()',
+      'GRPOTrainer(model=model_cfg.model_name_or_path, args=grpo_cfg, reward_funcs=[]).train()',
+      '',
+    ].join('\n');
+    const line = 'accelerate launch main.py --model_name_or_path Qwen/Qwen3-8B --dtype bfloat16\n';
+    const r = runProject({ 'main.py': script, 'run.sh': line }, 'run.sh');
+    assert.equal(r.setup?.weights_dtype, 'fp32');
+    const w = r.problems.find((p) => p.code === 'no-effect' && p.key === '--dtype');
+    assert.equal(w?.severity, 'warning');
+    assert.match(w?.message ?? '', /of which it reads only the model name: the trainer loads the model id/);
+    // Handed on (model_init_kwargs from model_cfg.dtype, as TRL's own scripts do), the flag holds.
+    const handed = script.replace(
+      'GRPOTrainer(',
+      'grpo_cfg.model_init_kwargs = dict(dtype=model_cfg.dtype)\nGRPOTrainer(',
+    );
+    assert.equal(runProject({ 'main.py': handed, 'run.sh': line }, 'run.sh').setup?.weights_dtype, 'bf16');
+  });
 });
