@@ -124,12 +124,37 @@ const DATASET_LENGTHS = ['max_len', 'max_length', 'max_seq_len', 'max_seq_length
 function datasetBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] {
   const out: Bound[] = [];
   for (const c of calls) {
-    if (!/(?:Dataset|Data)$/.test(file.calleeName(c)?.split('.').pop() ?? '')) continue;
+    const name = file.calleeName(c)?.split('.').pop() ?? '';
+    const own = /(?:dataset|data)$/i.test(name) ? ownDatasetLength(file, name) : undefined;
+    if (!/(?:Dataset|Data)$/.test(name) && !own) continue;
     const get = argument(file.args(c));
-    const length = DATASET_LENGTHS.map((k) => get(k)).find((e) => e !== undefined);
+    const length =
+      DATASET_LENGTHS.map((k) => get(k)).find((e) => e !== undefined) ?? (own ? get(own.name, own.at) : undefined);
     if (length) out.push({ e: length, x: file.valueOf(length), node: c });
   }
   return out;
+}
+
+/**
+ * The length parameter of a dataset class the file defines (go-akshit/spring2024-assignment5-alignment's
+ * `class finetuning_dataset(Dataset)` with `def __init__(self, tokenizer, dataset_path, seq_length, shuffle)`, called
+ * positionally): its name and position among the call's arguments, else undefined.
+ */
+function ownDatasetLength(file: PythonFile, cls: string): { name: string; at: number } | undefined {
+  for (let st = file.root.firstChild; st; st = st.nextSibling) {
+    const id = st.name === 'ClassDefinition' ? st.getChild('VariableName') : null;
+    if (!id || file.text.slice(id.from, id.to) !== cls) continue;
+    for (const fn of st.getChild('Body')?.getChildren('FunctionDefinition') ?? []) {
+      const fname = fn.getChild('VariableName');
+      if (!fname || file.text.slice(fname.from, fname.to) !== '__init__') continue;
+      const params = (fn.getChild('ParamList')?.getChildren('VariableName') ?? []).map((n) =>
+        file.text.slice(n.from, n.to),
+      );
+      const i = params.findIndex((p) => DATASET_LENGTHS.includes(p) || p === 'seq_length' || p === 'seq_len');
+      return i > 0 ? { name: params[i], at: i - 1 } : undefined;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -205,6 +205,32 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.equal(seq?.value, 512);
     assert.equal(seq?.rawKey, 'max_len');
   });
+
+  it("a dataset class the file defines, given its length by position: its __init__'s seq_length (cs336's loop)", () => {
+    // go-akshit/spring2024-assignment5-alignment@a835324 instruction_finetuning.py: class finetuning_dataset(Dataset)
+    // cuts the token stream into seq_length pieces; built as finetuning_dataset(tokenizer, path, args.seq_length,
+    // shuffle) with --seq_length 512 by default.
+    const text = [
+      'import argparse, torch',
+      'from torch.utils.data import DataLoader, Dataset',
+      'from transformers import AutoModelForCausalLM',
+      'class finetuning_dataset(Dataset):',
+      '    def __init__(self, tokenizer, dataset_path, seq_length, shuffle):',
+      '        self.seq_length = seq_length',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--seq_length", type=int, default=512)',
+      'args = parser.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B").to("cuda")',
+      'optimizer = torch.optim.AdamW(model.parameters())',
+      'train_dataset = finetuning_dataset(None, "train.jsonl", args.seq_length, True)',
+      'for batch in DataLoader(train_dataset, batch_size=2):',
+      '    model(**batch).loss.backward()',
+      '    optimizer.step()',
+      '',
+    ].join('\n');
+    const seq = analyzeHfPython(text).facts.find((f) => f.key === 'seqLen');
+    assert.deepEqual([seq?.value, seq?.rawKey], [512, 'seq_length']);
+  });
 });
 
 describe('the default length of a model with learned positions', () => {
