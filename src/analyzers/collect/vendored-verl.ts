@@ -16,15 +16,25 @@ const UP = ['', '../', '../../', '../../../'];
 /** verl 0.1's normalisation: the micro-batch of prompts times the completions of each. */
 const SCALES = /ppo_micro_batch_size\s*\*=\s*self\.config\.rollout\.n\b/;
 
-/** The project's verl workers file that counts micro-batches in prompts, from the launcher's folder up; else undefined. */
-function vendoredVerl01(reader: FileReader, launcher: string): string | undefined {
+/** The first of a project's files found from the launcher's folder up: its path and text; else undefined. */
+function nearest(
+  reader: FileReader,
+  launcher: string,
+  within: readonly string[],
+): { path: string; text: string } | undefined {
   for (const up of UP)
-    for (const w of WORKERS) {
-      const path = reader.join(launcher, `${up}${w}`);
+    for (const rel of within) {
+      const path = reader.join(launcher, `${up}${rel}`);
       const text = reader.read(path);
-      if (text !== undefined) return SCALES.test(text) ? path : undefined;
+      if (text !== undefined) return { path, text };
     }
   return undefined;
+}
+
+/** The project's verl workers file that counts micro-batches in prompts, from the launcher's folder up; else undefined. */
+function vendoredVerl01(reader: FileReader, launcher: string): string | undefined {
+  const found = nearest(reader, launcher, WORKERS);
+  return found && SCALES.test(found.text) ? found.path : undefined;
 }
 
 /**
@@ -51,29 +61,26 @@ function withVendoredCheckpointing(reader: FileReader, launcher: string, facts: 
   if (facts.facts.some((f) => f.key === 'gradientCheckpointing')) return facts;
   const anchor = facts.facts.find((f) => f.tool === 'verl');
   if (!anchor || (!vendoredVerl01(reader, launcher) && !vendoredVllm(reader, launcher))) return facts;
-  for (const up of UP)
-    for (const c of TRAINER_CONFIG) {
-      const path = reader.join(launcher, `${up}${c}`);
-      const text = reader.read(path);
-      if (text === undefined) continue;
-      const actor = text.indexOf('actor_rollout_ref:');
-      const m = actor < 0 ? null : /enable_gradient_checkpointing:\s*(True|False|true|false)\b/.exec(text.slice(actor));
-      if (!m) return facts;
-      const name = path.split(/[\\/]/).slice(-4).join('/');
-      const fact: Fact = {
-        key: 'gradientCheckpointing',
-        rawKey: 'actor_rollout_ref.model.enable_gradient_checkpointing',
-        value: m[1].toLowerCase() === 'true' ? 'full' : 'none',
-        rawValue: `enable_gradient_checkpointing=${m[1]} (the project's verl 0.1, ${name})`,
-        keySpan: anchor.keySpan,
-        valueSpan: anchor.keySpan,
-        tool: 'verl',
-        origin: 'call-default',
-        defaultNote: `the project's own verl sets the actor's enable_gradient_checkpointing: ${m[1]} (${name})`,
-      };
-      return { ...facts, facts: [...facts.facts, fact] };
-    }
-  return facts;
+  const config = nearest(reader, launcher, TRAINER_CONFIG);
+  const actor = config ? config.text.indexOf('actor_rollout_ref:') : -1;
+  const m =
+    config && actor >= 0
+      ? /enable_gradient_checkpointing:\s*(True|False|true|false)\b/.exec(config.text.slice(actor))
+      : null;
+  if (!config || !m) return facts;
+  const name = config.path.split(/[\\/]/).slice(-4).join('/');
+  const fact: Fact = {
+    key: 'gradientCheckpointing',
+    rawKey: 'actor_rollout_ref.model.enable_gradient_checkpointing',
+    value: m[1].toLowerCase() === 'true' ? 'full' : 'none',
+    rawValue: `enable_gradient_checkpointing=${m[1]} (the project's verl 0.1, ${name})`,
+    keySpan: anchor.keySpan,
+    valueSpan: anchor.keySpan,
+    tool: 'verl',
+    origin: 'call-default',
+    defaultNote: `the project's own verl sets the actor's enable_gradient_checkpointing: ${m[1]} (${name})`,
+  };
+  return { ...facts, facts: [...facts.facts, fact] };
 }
 
 /** The counts verl 0.1 reads otherwise than verl since its *_per_gpu keys, said in each. */
@@ -101,13 +108,8 @@ const VLLM_INIT = ['verl/third_party/vllm/__init__.py', 'verl/verl/third_party/v
 
 /** The project's vendored vLLM package of verl 0.1, from the launcher's folder up; else undefined. */
 function vendoredVllm(reader: FileReader, launcher: string): string | undefined {
-  for (const up of UP)
-    for (const p of VLLM_INIT) {
-      const path = reader.join(launcher, `${up}${p}`);
-      const text = reader.read(path);
-      if (text !== undefined) return /vllm_v_0_[3-6]_\d/.test(text) && !/0\.7|spmd/i.test(text) ? path : undefined;
-    }
-  return undefined;
+  const found = nearest(reader, launcher, VLLM_INIT);
+  return found && /vllm_v_0_[3-6]_\d/.test(found.text) && !/0\.7|spmd/i.test(found.text) ? found.path : undefined;
 }
 
 /**

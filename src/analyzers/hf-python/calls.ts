@@ -111,7 +111,7 @@ function enclosingClass(node: SyntaxNode): SyntaxNode | undefined {
 }
 
 /** A class the file defines at its top level, by name. */
-function classNamed(file: PythonFile, name: string): SyntaxNode | undefined {
+export function classNamed(file: PythonFile, name: string): SyntaxNode | undefined {
   for (let st = file.root.firstChild; st; st = st.nextSibling) {
     const def = st.name === 'DecoratedStatement' ? st.getChild('ClassDefinition') : st;
     const id = def?.name === 'ClassDefinition' ? def.getChild('VariableName') : null;

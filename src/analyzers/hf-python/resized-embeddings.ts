@@ -6,7 +6,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
 import type { PythonFile } from './file';
-import { span } from './syntax';
+import { assignedName, span } from './syntax';
 
 export function resizedEmbeddings(file: PythonFile, calls: readonly SyntaxNode[]): void {
   const firstArg = (c: SyntaxNode): string | undefined => {
@@ -23,7 +23,7 @@ export function resizedEmbeddings(file: PythonFile, calls: readonly SyntaxNode[]
     const arg = file.args(c).positional[0];
     const size = arg ? /^len\((\w+)\)$/.exec(file.text.slice(arg.from, arg.to).replace(/\s+/g, '')) : null;
     if (!arg || !size) continue;
-    const own = tokenizers.filter((t) => assignedTo(file, t) === size[1]);
+    const own = tokenizers.filter((t) => assignedName(t, file.text) === size[1]);
     const elsewhere = own.find((t) => !models.includes(firstArg(t)));
     if (!elsewhere || own.some((t) => models.includes(firstArg(t)))) continue;
     file.problem(
@@ -39,11 +39,4 @@ export function resizedEmbeddings(file: PythonFile, calls: readonly SyntaxNode[]
     );
     return;
   }
-}
-
-/** The name a call's value is assigned to (`tokenizer = AutoTokenizer.from_pretrained(...)`), else undefined. */
-function assignedTo(file: PythonFile, call: SyntaxNode): string | undefined {
-  const st = call.parent;
-  const target = st?.name === 'AssignStatement' ? st.firstChild : null;
-  return target?.name === 'VariableName' ? file.text.slice(target.from, target.to) : undefined;
 }

@@ -5,7 +5,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
-import { argument } from './calls';
+import { argument, classNamed } from './calls';
 import { clip, span } from './syntax';
 import { SEQ_KEYS } from './vocab';
 
@@ -141,20 +141,18 @@ function datasetBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] 
  * positionally): its name and position among the call's arguments, else undefined.
  */
 function ownDatasetLength(file: PythonFile, cls: string): { name: string; at: number } | undefined {
-  for (let st = file.root.firstChild; st; st = st.nextSibling) {
-    const id = st.name === 'ClassDefinition' ? st.getChild('VariableName') : null;
-    if (!id || file.text.slice(id.from, id.to) !== cls) continue;
-    for (const fn of st.getChild('Body')?.getChildren('FunctionDefinition') ?? []) {
-      const fname = fn.getChild('VariableName');
-      if (!fname || file.text.slice(fname.from, fname.to) !== '__init__') continue;
-      const params = (fn.getChild('ParamList')?.getChildren('VariableName') ?? []).map((n) =>
-        file.text.slice(n.from, n.to),
-      );
-      const i = params.findIndex((p) => DATASET_LENGTHS.includes(p) || p === 'seq_length' || p === 'seq_len');
-      return i > 0 ? { name: params[i], at: i - 1 } : undefined;
-    }
-  }
-  return undefined;
+  const init = classNamed(file, cls)
+    ?.getChild('Body')
+    ?.getChildren('FunctionDefinition')
+    .find((fn) => {
+      const id = fn.getChild('VariableName');
+      return id !== null && file.text.slice(id.from, id.to) === '__init__';
+    });
+  const params = (init?.getChild('ParamList')?.getChildren('VariableName') ?? []).map((n) =>
+    file.text.slice(n.from, n.to),
+  );
+  const i = params.findIndex((p) => DATASET_LENGTHS.includes(p) || p === 'seq_length' || p === 'seq_len');
+  return i > 0 ? { name: params[i], at: i - 1 } : undefined;
 }
 
 /**

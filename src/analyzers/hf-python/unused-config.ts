@@ -53,11 +53,7 @@ function parsedNameOnly(file: PythonFile, parserCall: SyntaxNode, calls: readonl
   const bound = names.length === classes.length ? names[at] : undefined;
   if (!bound) return false;
   const name = file.text.slice(bound.from, bound.to);
-  const reads: SyntaxNode[] = [];
-  file.root.cursor().iterate((n) => {
-    if (n.name === 'VariableName' && n.from !== bound.from && file.text.slice(n.from, n.to) === name)
-      reads.push(n.node);
-  });
+  const reads = readsOf(file, name, bound);
   return reads.length > 0 && reads.every((n) => nameRead(file, n));
 }
 
@@ -128,10 +124,15 @@ function readsOfBoundName(file: PythonFile, call: SyntaxNode): { name: string; r
   const name = assignedName(call, file.text);
   const target = call.parent?.firstChild;
   if (name === undefined || !target) return undefined;
+  return { name, reads: readsOf(file, name, target) };
+}
+
+/** Every use of a name in the file but its binding target. */
+function readsOf(file: PythonFile, name: string, target: SyntaxNode): SyntaxNode[] {
   const reads: SyntaxNode[] = [];
   file.root.cursor().iterate((n) => {
     if (n.name === 'VariableName' && n.from !== target.from && file.text.slice(n.from, n.to) === name)
       reads.push(n.node);
   });
-  return { name, reads };
+  return reads;
 }
