@@ -550,10 +550,11 @@ export interface ConfigFacts {
   /** A notebook read as the shell commands its cells run (`!tune run ...`): the run's launcher, as a shell script is. */
   readonly launchesRun?: true;
   /**
-   * The script's arguments come from TrlParser.parse_args_and_config: the keys of the file `--config` names set the
-   * fields of its dataclasses that the launch line leaves (config-arguments.ts).
+   * The script's arguments come from a file one of its options names: TrlParser.parse_args_and_config's `--config`, or
+   * the option a parse_yaml_file / parse_json_file call reads. The file's keys set the fields of its dataclasses that
+   * the launch line leaves (config-arguments.ts).
    */
-  readonly readsConfigOption?: true;
+  readonly readsConfigOption?: ConfigOptionRead;
   /**
    * The script is nanoGPT's train.py (hf-python/nanogpt.ts): configurator.py execs the Python files of its command line
    * over its globals, then applies its `--key=value` flags; the script is read again with them.
@@ -741,4 +742,11 @@ export function about(text: string, ...args: (string | number)[]): SubjectMessag
 /** The message of `m` with its subject filled in as `{0}`. */
 export function bySubject(m: SubjectMessage, subject: string): Message {
   return msg(m.text, subject, ...m.args);
+}
+
+/** The option of a script that names the file its arguments come from, and the file its default names, if any. */
+export interface ConfigOptionRead {
+  readonly option: string;
+  /** The option's default, where it names a YAML or JSON file, as the script writes it. */
+  readonly path?: string;
 }

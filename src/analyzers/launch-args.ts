@@ -162,7 +162,8 @@ export function withBranchesDecided(
   // The script read as a helper module is, its tests decided by its options (kept: a keystroke in the launcher or a
   // config of the run does not read the unchanged script a third time).
   const settled = keptPythonReading(text, { options, calls: [] }, undefined, environment);
-  const out = facts.facts.map((f): Fact => {
+  const out = withTrainerChosen(facts, settled);
+  const decided = out.facts.map((f): Fact => {
     if (!setConditionally(f)) return f;
     const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;
     // A value the settled run reads from an option's default is located at that default: the one fact of its key.
@@ -182,8 +183,26 @@ export function withBranchesDecided(
   const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
   for (const g of settled.facts)
     if (!keys.has(g.key) && !isUnknown(g.value))
-      out.push({ ...g, rawValue: `${g.rawValue}: on the branch ${how} take` });
-  return { ...facts, facts: out };
+      decided.push({ ...g, rawValue: `${g.rawValue}: on the branch ${how} take` });
+  return { ...out, facts: decided };
+}
+
+/** A fact of a trainer's class on a branch of the script's choice of trainer (hf-python/calls.ts trainerCall). */
+const onTrainerBranch = (f: Fact): boolean =>
+  setConditionally(f) && /^\w*Trainer\(\.\.\.\) runs only when /.test((f.value as Unknown).unknown);
+
+/**
+ * A script that chooses its trainer on the branches of an `if`: each fact its trainers' classes give is the settled
+ * run's fact of that key (the trainer whose branch its options take), or none; the tools are the settled run's.
+ */
+function withTrainerChosen(facts: ConfigFacts, settled: ConfigFacts): ConfigFacts {
+  if (!facts.facts.some(onTrainerBranch)) return facts;
+  const has = (g: Fact): boolean =>
+    facts.facts.some((f) => f.key === g.key && f.keySpan.start === g.keySpan.start && !onTrainerBranch(f));
+  const chosen = facts.facts.flatMap((f) =>
+    onTrainerBranch(f) ? settled.facts.filter((g) => g.key === f.key && !isUnknown(g.value) && !has(g)) : [f],
+  );
+  return { ...facts, facts: chosen, tools: settled.tools };
 }
 
 /**

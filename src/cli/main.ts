@@ -18,7 +18,7 @@ import type { Estimate, TrainingSetup } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
 import { nodeFileReader } from '../node/files';
 import { launchersOf, runsModuleEntry } from '../node/launchers';
-import { impliedRunOf } from '../node/config-readers';
+import { impliedRunOf, optionNaming } from '../node/config-readers';
 import { CLI_READ_BUDGET_MS, readBounded, readPolicy } from '../node/read';
 import { renderTable } from './table';
 import type { Provenance } from '../core';
@@ -262,11 +262,15 @@ async function launchedRun(
     const imports = /\.py$/i.test(file) && /\.py$/i.test(launcher);
     // A script that takes helpers of another script, without running its main block, is no run of that script.
     if (imports && own && !runsModuleEntry(file, inputs[0].text, text)) continue;
-    // Else the file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
+    // A script whose option's default names the file runs with that option (not a README's command giving another);
+    // else the file by the path the launcher's reference resolves to, so that it is read once, as the launcher runs it.
+    const named = optionNaming(launcher, text, file, reader);
     const run = await resolveRun(
       c,
       io,
-      [{ file: launcher, text }, ...(imports ? [] : [{ ...inputs[0], file }])],
+      named
+        ? [{ file: launcher, text, args: named }]
+        : [{ file: launcher, text }, ...(imports ? [] : [{ ...inputs[0], file }])],
       overrides,
     );
     // A JSON / YAML file no format takes alone is a data file the script loads: said to be read, not run.
@@ -296,6 +300,17 @@ async function launchedRun(
   }
   if (firstOnCpu) io.err(firstOnCpu.said);
   if (firstOnCpu) return firstOnCpu.run;
+  // Training arguments no file names (an HfArgumentParser JSON of yangjianxin1/Firefly's train_args/dpo/lora/): the
+  // run of the script that reads files like it, where one reads it and trains, is truer than the keys alone.
+  const argumentsFile = launchers.length === 0 && alone.files.some((f) => f.facts.format === 'hf-yaml');
+  const read =
+    own && argumentsFile
+      ? await readerRun(c, io, { file, alone, overrides, byName: true, given: 'holds training arguments' })
+      : undefined;
+  if (read?.run.setup && trains(read.run)) {
+    io.err(read.said);
+    return read.run;
+  }
   if (own) return alone;
   // Read by its names, the file is a training config: a run that trains nothing (a merge or evaluation script that
   // reads it too) is not truer than its own reading.
@@ -316,13 +331,15 @@ async function launchedRun(
 async function readerRun(
   c: Command,
   io: Io,
-  { file, alone, overrides, byName }: { file: string; alone: PipelineResult; overrides: Overrides; byName: boolean },
+  how: { file: string; alone: PipelineResult; overrides: Overrides; byName: boolean; given?: string },
 ): Promise<{ run: PipelineResult; said: string } | undefined> {
+  const { file, alone, overrides, byName } = how;
   if (!byName && !alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
   const implied = impliedRunOf(file, io.cwd, cliReader(io.cwd));
   if (!implied) return undefined;
   const run = await resolveRun(c, io, implied.inputs, overrides);
-  const given = `vram-lens: ${path.relative(io.cwd, file)} is not a config alone and no file of the project names it`;
+  const what = how.given ?? 'is not a config alone';
+  const given = `vram-lens: ${path.relative(io.cwd, file)} ${what} and no file of the project names it`;
   return { run, said: `${given}; ${implied.said}` };
 }
 

@@ -122,16 +122,31 @@ const STAGE_WORDS = new Set([
 /** Words of a script's name that say it does not train. */
 const NOT_TRAINING = /(?:^|[^a-z])(eval|evaluate|infer|inference|generate|predict|test|serve|merge|export|convert)/i;
 
-/** Whether a script's text declares an option that may take a config file (a cheap test before configOption). */
+/** An option's default that names a YAML or JSON file (`default='train_args/sft/qlora/qwen-7b-sft-qlora.json'`). */
+const FILE_DEFAULT = /\bdefault\s*=\s*["'][^"'\n]+\.(?:json|ya?ml)["']/i;
+
+/**
+ * Whether a script's text declares an option that may take a config file, by its name or by a default naming one
+ * (yangjianxin1/Firefly's `--train_args_file`): a cheap test before configOption.
+ */
 export function takesConfigOption(text: string): boolean {
-  return text.includes('add_argument') && /["']--(?:[a-z0-9]+[-_])?(?:config|cfg|conf|yaml)\b/i.test(text);
+  return (
+    text.includes('add_argument') &&
+    (/["']--(?:[a-z0-9]+[-_])?(?:config|cfg|conf|yaml)\b/i.test(text) || FILE_DEFAULT.test(text))
+  );
 }
 
-/** The option of a script's text that takes a config file, and the values it has without one (default, usage line). */
+/**
+ * The option of a script's text that takes a config file, by its name or by its default naming one, and the values it
+ * has without one (default, usage line).
+ */
 function configOption(text: string, file: string): { option: string; values: string[] } | undefined {
   for (const m of text.matchAll(ADD_ARGUMENT)) {
+    // A call commented out (Firefly's train.py keeps its earlier `# parser.add_argument("--train_args_file", ...)`).
+    if (text.slice(text.lastIndexOf('\n', m.index) + 1, m.index).includes('#')) continue;
     const flags = [...m[1].matchAll(/["']([^"']+)["']/g)].map((f) => f[1]);
-    const option = flags.find((f) => CONFIG_OPTION.test(f));
+    const long = flags.find((f) => f.startsWith('--'));
+    const option = flags.find((f) => CONFIG_OPTION.test(f)) ?? (FILE_DEFAULT.test(m[2]) ? long : undefined);
     if (!option) continue;
     const name = option.replace(/^--/, '');
     const values: string[] = [];
@@ -205,12 +220,56 @@ function placeOf(
   for (const v of values) {
     if (path.extname(v).toLowerCase() !== ext) continue;
     const found = findReference(reader, script, v);
-    if (found.text === undefined || path.dirname(path.resolve(found.path)) !== path.dirname(target)) continue;
-    // The value as the script's own is written, the file's name in place of its own (`../configs/a.yaml`).
-    const value = `${v.slice(0, v.length - path.posix.basename(v).length)}${path.basename(target)}`;
-    return { value, score: 2, why: (o) => `its --${o} reads ${v}, a file beside it` };
+    if (found.text === undefined) continue;
+    const at = path.resolve(found.path);
+    if (path.dirname(at) === path.dirname(target)) {
+      // The value as the script's own is written, the file's name in place of its own (`../configs/a.yaml`).
+      const value = `${v.slice(0, v.length - path.posix.basename(v).length)}${path.basename(target)}`;
+      return { value, score: 2, why: (o) => `its --${o} reads ${v}, a file beside it` };
+    }
+    const tree = configTree(at, v);
+    if (tree && target.startsWith(tree.folder + path.sep)) {
+      const value = `${tree.written}${path.relative(tree.folder, target).split(path.sep).join('/')}`;
+      return { value, score: 1.5, why: (o) => `its --${o} reads ${v}, a file of the same folder tree` };
+    }
   }
   if (values.length > 0) return undefined;
   const value = path.relative(path.resolve(root), target).split(path.sep).join('/');
   return { value, score: 1, why: (o) => `its --${o} has no value without a launch line` };
+}
+
+/**
+ * The top folder a value names its file under (`train_args/` of `train_args/sft/qlora/qwen-7b-sft-qlora.json`): the
+ * tree of configs of one kind (yangjianxin1/Firefly keeps its DPO configs in train_args/dpo/lora/). Undefined for a
+ * value with fewer than two folders (its own folder is `placeOf`'s first test).
+ */
+function configTree(found: string, value: string): { folder: string; written: string } | undefined {
+  const parts = value.split('/').filter((p) => p !== '.' && p !== '');
+  const lead = parts.findIndex((p) => p !== '..');
+  if (lead < 0 || parts.length - lead < 3) return undefined;
+  const below = parts.length - lead - 1;
+  let folder = found;
+  for (let i = 0; i < below; i++) folder = path.dirname(folder);
+  const written = value.slice(0, value.indexOf(parts[lead]) + parts[lead].length + 1);
+  return { folder, written };
+}
+
+/**
+ * The option of a script whose default names `file` (yangjianxin1/Firefly's `--train_args_file` for
+ * train_args/sft/qlora/qwen-7b-sft-qlora.json), as a launch option giving it; undefined where none does. The run of
+ * such a file is the script with that option set, not a command elsewhere that gives another file.
+ */
+export function optionNaming(
+  script: string,
+  text: string,
+  file: string,
+  reader: FileReader,
+): LaunchArgument[] | undefined {
+  if (!/\.(ya?ml|json)$/i.test(file) || !takesConfigOption(text)) return undefined;
+  const opt = configOption(text, script);
+  const v = opt?.values[0];
+  if (!opt || v === undefined) return undefined;
+  const found = findReference(reader, script, v);
+  if (found.text === undefined || path.resolve(found.path) !== path.resolve(file)) return undefined;
+  return [{ name: opt.option, value: v, from: `${v}, its default` }];
 }

@@ -10,7 +10,7 @@ import { textRunsOnCpu } from '../analyzers/shell/visible';
 import { filesReferencedBy, runsModuleEntry } from '../node/launchers';
 import type { InputFile } from '../analyzers/pipeline';
 import { candidates } from '../node/candidates';
-import { impliedRunOf, takesConfigOption, type ImpliedRun } from '../node/config-readers';
+import { impliedRunOf, optionNaming, takesConfigOption, type ImpliedRun } from '../node/config-readers';
 import type { Workspace } from './workspace';
 
 /** Files analyzed per slice of the background scan. */
@@ -79,7 +79,7 @@ export class RunIndex {
     // A run that trains on the CPU (a debug launcher) after those on GPUs: the first is the one shown.
     const all = this.entriesOf(file);
     const entries = [...all.filter((e) => !this.onCpu(e)), ...all.filter((e) => this.onCpu(e))];
-    const runs = entries.map((entry) => ({ entry, inputs: this.inputsFor(entry) }));
+    const runs = entries.map((entry) => ({ entry, inputs: this.inputsFor(entry, file) }));
     // A script that only scripts importing it reach, none of which runs its main block, is first its own run.
     if (entries.length > 0 && this.runsItself(file)) return [{ entry: file, inputs: this.inputsFor(file) }, ...runs];
     if (entries.length > 0) return runs;
@@ -110,9 +110,11 @@ export class RunIndex {
 
   private impliedRunOf(file: string): ImpliedRun | undefined {
     const text = /\.(ya?ml|json)$/i.test(file) ? this.workspace.currentText(file) : undefined;
-    // A file no format reads, or a project's config read by its names alone (the script that reads it is truer).
+    // A file no format reads, a project's config read by its names alone, or training arguments no file names (an
+    // HfArgumentParser JSON): the script that reads it is truer.
     const format = text === undefined ? undefined : detectFormat(file, text);
-    if (text === undefined || (format !== undefined && format !== 'project-yaml')) return undefined;
+    if (text === undefined || (format !== undefined && format !== 'project-yaml' && format !== 'hf-yaml'))
+      return undefined;
     let found = this.implied.get(file);
     if (found === undefined) {
       const cwd = this.workspace.cwdOf(file);
@@ -132,9 +134,16 @@ export class RunIndex {
     return runs.find((r) => r.entry === chosen) ?? runs[0];
   }
 
-  private inputsFor(entry: string): InputFile[] {
+  /**
+   * The entry as the run of `file` gives it: a script whose option's default names the file runs with that option set
+   * (node/config-readers.ts optionNaming), not with a command of its README that names another file.
+   */
+  private inputsFor(entry: string, file?: string): InputFile[] {
     const text = this.workspace.currentText(entry);
-    return text === undefined ? [] : [{ file: entry, text }];
+    if (text === undefined) return [];
+    const reader = this.workspace.reader(this.workspace.cwdOf(entry));
+    const args = file !== undefined && /\.py$/i.test(entry) ? optionNaming(entry, text, file, reader) : undefined;
+    return [{ file: entry, text, ...(args ? { args } : {}) }];
   }
 
   /** Entry files above a file: walk the reverse references up to files nobody references (cycles stop). */

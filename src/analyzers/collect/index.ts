@@ -8,6 +8,7 @@ import {
   msg,
   type ArgumentEnvironment,
   type ConfigFacts,
+  type ConfigOptionRead,
   type Fact,
   type Format,
   type Reference,
@@ -116,14 +117,9 @@ function entryHow(input: InputFile, reader: FileReader): VisitHow {
     const shell = { words, exported: [], caller: 'the command line' };
     return { role: 'config', depth: 0, forced: 'shell', shell };
   }
-  if (!args) return { role: 'config', depth: 0 };
-  return {
-    role: 'config',
-    depth: 0,
-    forced: 'hf-python',
-    scriptArgs: args,
-    configArgs: () => scriptConfigArguments(reader, input.file, args),
-  };
+  const configArgs = (read: ConfigOptionRead) => scriptConfigArguments(reader, input.file, read, { args });
+  if (!args) return { role: 'config', depth: 0, configArgs };
+  return { role: 'config', depth: 0, forced: 'hf-python', scriptArgs: args, configArgs };
 }
 
 /** A file read, as the references it makes are followed from it. */
@@ -403,7 +399,7 @@ class FileCollection {
       forced: 'hf-python',
       scriptArgs: ref.args ?? [],
       ...(ref.positionals ? { scriptPositionals: ref.positionals } : {}),
-      configArgs: () => scriptConfigArguments(reader, file, ref.args, ref.positionals),
+      configArgs: (read) => scriptConfigArguments(reader, file, read, ref),
       configuratorArgs: () => configuratorArguments(reader, file, ref.positionalFiles),
       ...(ref.overrides ? { hydraOverrides: ref.overrides } : {}),
       ...(ref.environment ? { environment: new Map(ref.environment.map((v) => [v.name, v.value])) } : {}),

@@ -6,7 +6,7 @@ import { variablesOf } from '../shell';
 import type { SourcedVariable, SourcedVariables } from '../shell/sourced';
 import { argumentEnvironment } from '../launch-args';
 import { CONFIG_OPTION, configFileArguments } from '../config-arguments';
-import type { ConfigFacts, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
+import type { ConfigFacts, ConfigOptionRead, Format, LaunchArgument, ModuleContext, Reference } from '../facts';
 import type { AnalyzedFile, FileRole } from '../resolve';
 import { nanogptConfigArguments } from '../hf-python/nanogpt';
 import { usageArguments, type UsageCommand } from '../hf-python/usage-line';
@@ -27,8 +27,8 @@ export interface VisitHow {
   readonly scriptArgs?: Reference['args'];
   /** For a launcher's script: the positional words of its launch line, which fill a command's arguments. */
   readonly scriptPositionals?: Reference['positionals'];
-  /** For a launcher's script: the keys of the config file its `--config` names, read only if its parser reads it. */
-  readonly configArgs?: () => readonly LaunchArgument[] | undefined;
+  /** For a script: the keys of the config file its option names (or defaults to), read only if its parser reads it. */
+  readonly configArgs?: (read: ConfigOptionRead) => readonly LaunchArgument[] | undefined;
   /** For a launcher's script: the assignments of the Python files its launch line passes, read if it execs them. */
   readonly configuratorArgs?: () => readonly LaunchArgument[] | undefined;
   /** For a helper module: the importing script's options as the run has them, and the module's names it calls. */
@@ -52,18 +52,19 @@ export interface VisitHow {
 }
 
 /**
- * The keys of the YAML or JSON file a script's `--config` names (the last one given), else its first positional word
- * names (`train.py config.yaml`), found from the launcher; none where there is no such option or the file is not there
- * (the launcher's own reference to it says so).
+ * The keys of the YAML or JSON file the script's option names (`--config`, the last one given; `train.py config.yaml`
+ * gives `--config` by its first positional word), else the option's default, found from the launcher; none where the
+ * file is not there (the reference to it says so).
  */
 export function scriptConfigArguments(
   reader: FileReader,
   launcher: string,
-  args: Reference['args'],
-  positionals?: Reference['positionals'],
+  read: ConfigOptionRead,
+  line: { readonly args?: Reference['args']; readonly positionals?: Reference['positionals'] } = {},
 ): LaunchArgument[] | undefined {
-  const given = [...(args ?? [])].reverse().find((a) => a.name === CONFIG_OPTION);
-  const path = (given?.value ?? positionals?.[0] ?? undefined)?.trim().replace(/^(['"])(.*)\1$/, '$2');
+  const given = [...(line.args ?? [])].reverse().find((a) => a.name === read.option);
+  const positional = read.option === CONFIG_OPTION ? line.positionals?.[0] : undefined;
+  const path = (given?.value ?? positional ?? read.path ?? undefined)?.trim().replace(/^(['"])(.*)\1$/, '$2');
   if (!path || !/\.(ya?ml|json)$/i.test(path)) return undefined;
   const found = findReference(reader, launcher, path);
   if (found.text === undefined) return undefined;
@@ -140,7 +141,7 @@ export function analyzeWithArguments(
   const sourced = format === 'shell' ? sourcedVariables(reader, file, read.references) : undefined;
   const first = sourced ? analyzeAs(format, text, { ...reading, sourced }) : read;
   const configArgs = first.readsConfigOption
-    ? how.configArgs?.()
+    ? how.configArgs?.(first.readsConfigOption)
     : first.readsConfigurator
       ? how.configuratorArgs?.()
       : undefined;
@@ -154,7 +155,9 @@ export function analyzeWithArguments(
     how.scriptArgs === undefined && format === 'hf-python' && first.readsLaunchOptions
       ? usageLine(file, text, reader)
       : undefined;
-  const usage = found?.args;
+  // A usage line's file for the option whose default the script reads (the default names the file given) is not read.
+  const defaulted = first.readsConfigOption?.path !== undefined ? first.readsConfigOption.option : undefined;
+  const usage = found?.args.filter((a) => a.name !== defaulted);
   const launched = lineArgs ?? usage;
   const runArgs = scriptArgs ?? usage;
   const readmeUsage = found?.readme ? { readmeUsage: true as const } : {};

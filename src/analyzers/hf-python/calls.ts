@@ -10,6 +10,7 @@ import {
   type CanonicalKey,
   type Fact,
   type FactValue,
+  type Unknown,
   type Tool,
 } from '../facts';
 import { UNMODELED_TRL, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS } from './vocab';
@@ -560,7 +561,7 @@ export function calleeFact(
   call: SyntaxNode,
   key: CanonicalKey,
   rawKey: string,
-  value: FactValue,
+  value: FactValue | Unknown,
   rawValue: string,
   tool: Tool,
   origin?: Fact['origin'],
@@ -601,21 +602,27 @@ function ppoNotModeled(file: PythonFile, call: SyntaxNode): void {
 }
 
 /** A trainer's construction: `trainer` is the library's class it is (the class called, or the one it extends). */
-export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trainer: string): void {
+export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trainer: string, choosing = false): void {
   const args = file.args(call);
+  // A script that chooses its trainer on the branches of an `if` (`if args.task_type == 'dpo': DPOTrainer(...)` else
+  // `Trainer(...)`, yangjianxin1/Firefly's train.py): what the trainer's class says holds only where its branch runs,
+  // decided with the script's options as the run has them (launch-args.ts withBranchesDecided).
+  const cond = choosing && branchTaken(file, call) !== true ? conditionOf(file, call) : undefined;
+  const onBranch = (v: FactValue): FactValue | Unknown =>
+    cond ? { unknown: `${trainer}(...) runs only when ${cond}` } : v;
   if (!file.facts.some((f) => f.key === 'hfTrainer')) {
     const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to);
-    calleeFact(file, call, 'hfTrainer', callee, trainer, `${callee}(...)`, tool);
+    calleeFact(file, call, 'hfTrainer', callee, onBranch(trainer), `${callee}(...)`, tool);
   }
   const pref = PREFERENCE_CONFIGS[trainer];
   // The trainer names the objective when the arguments are a plain TrainingArguments (older TRL scripts).
   if (pref && !file.facts.some((f) => f.key === 'preference'))
-    calleeFact(file, call, 'preference', trainer, pref, `${trainer}(...)`, tool);
+    calleeFact(file, call, 'preference', trainer, onBranch(pref), `${trainer}(...)`, tool);
   const rollout = ROLLOUT_CONFIGS[trainer];
   if (rollout && !file.facts.some((f) => f.key === 'rollout'))
-    calleeFact(file, call, 'rollout', trainer, rollout, `${trainer}(...)`, tool);
+    calleeFact(file, call, 'rollout', trainer, onBranch(rollout), `${trainer}(...)`, tool);
   if (trainer === 'SFTTrainer' && !file.facts.some((f) => f.key === 'trlSft'))
-    calleeFact(file, call, 'trlSft', trainer, true, `${trainer}(...)`, tool);
+    calleeFact(file, call, 'trlSft', trainer, onBranch(true), `${trainer}(...)`, tool);
   if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
     rewardHead(file, call, trainer, tool);
   if (trainer === 'PPOTrainer') ppoNotModeled(file, call);
@@ -649,7 +656,11 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
   const second = args.positional[1];
   if (referenceTaker && second && !args.entries.some((e) => e.rawKey === 'ref_model')) {
     const e: Entry = { rawKey: 'ref_model', keySpan: span(second), valueNode: second, valueSpan: span(second) };
-    if (!isNone(e)) file.push('referenceModel', e, 'given', tool);
+    // A reference looked up at run time (`components['ref_model']`, None unless the run is a full fine-tune in Firefly's
+    // train.py) is not known to be a model: the trainer's own default (a copy, or the adapters off) stands.
+    const v = file.evalNode(second, 0);
+    if (v.k === 'unknown') file.push('referenceModel', e, { unknown: `the reference model: ${v.reason}` }, tool);
+    else if (!isNone(e)) file.push('referenceModel', e, onBranch('given'), tool);
   }
   for (const e of args.entries) {
     if (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) {
@@ -669,7 +680,11 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
       if (v.k === 'lit' && typeof v.v === 'string') file.push('teacherModel', e, v.v, tool);
     } else if (e.rawKey === 'ref_model' && referenceTaker) {
       // An explicit reference model is a second resident model (TRL keeps it even with PEFT).
-      if (!isNone(e)) file.push('referenceModel', e, 'given', tool);
+      // A reference looked up at run time (`components['ref_model']`, None unless the run is a full fine-tune in Firefly's
+      // train.py) is not known to be a model: the trainer's own default (a copy, or the adapters off) stands.
+      const v = file.evalNode(second, 0);
+      if (v.k === 'unknown') file.push('referenceModel', e, { unknown: `the reference model: ${v.reason}` }, tool);
+      else if (!isNone(e)) file.push('referenceModel', e, onBranch('given'), tool);
     } else if (e.rawKey === 'reward_funcs' && rollout && e.valueNode) {
       // A string names a reward model: GRPOTrainer loads it (AutoModelForSequenceClassification) on every GPU.
       const node = e.valueNode;

@@ -7,6 +7,7 @@ import {
   msg,
   type CallArguments,
   type CanonicalKey,
+  type ConfigOptionRead,
   type Message,
   type ConfigFacts,
   type Fact,
@@ -150,8 +151,8 @@ export class PythonFile {
   commandEntry: CommandEntry | undefined;
   /** A TRL trainer is handed a LoraConfig / IA3Config as peft_config and makes the PEFT model itself. */
   peftByTrainer = false;
-  /** The arguments come from TrlParser.parse_args_and_config, which reads the file `--config` names. */
-  readsConfigOption = false;
+  /** The arguments come from a file an option names (TrlParser's `--config`): the option, and its default path. */
+  readsConfigOption: ConfigOptionRead | undefined;
   /** nanoGPT's train.py: configurator.py sets its globals from the command line (nanogpt.ts). */
   readsConfigurator = false;
   /** The highest `sys.argv[i]` read with a default (`sys.argv[1] if len(sys.argv) > 1 else "..."`). */
@@ -206,7 +207,7 @@ export class PythonFile {
       ...(this.options.length > 0 ? { options: this.options } : {}),
       ...(this.modelBeforeArguments ? { modelBeforeArguments: this.modelBeforeArguments } : {}),
       ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
-      ...(this.readsConfigOption ? { readsConfigOption: true as const } : {}),
+      ...(this.readsConfigOption ? { readsConfigOption: this.readsConfigOption } : {}),
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),
       ...(this.readsLaunchOptions ? { readsLaunchOptions: true as const } : {}),
       ...(this.readsTrainerFlags ? { readsTrainerFlags: true as const } : {}),

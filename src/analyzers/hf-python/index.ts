@@ -25,12 +25,14 @@ import {
   UNSLOTH_CLASSES,
 } from './vocab';
 import { PythonFile, type Entry } from './file';
-import { branchTaken, conditionOf, falseTest, inUncalledFunction } from './branches';
+import { branchTaken, conditionOf, inUncalledFunction } from './branches';
 import { isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
+import { fullUnlessSwitchedOn, loraConfig, onlyTakenLora } from './lora-branches';
 import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
 import { CONFIG_OPTION } from '../config-arguments';
+import { noteArgumentsFile } from './arguments-file';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
 import {
   trainingCall,
@@ -41,7 +43,6 @@ import {
   bnbCall,
   padToMaxLength,
   allocatorConf,
-  loraCall,
   kbitPreparation,
   kbitCastBack,
   trainerCall,
@@ -165,32 +166,6 @@ function run(file: PythonFile, entries: readonly string[]): void {
 }
 
 /**
- * `parser.parse_yaml_file(yaml_file="training_configs/mistral-7b-base-dpo.yaml")` (or parse_json_file) of a path known
- * statically: the file whose keys fill the parser's dataclasses is a config of the run, as a launch line's is. Of the
- * script's `--config` option (`parse_yaml_file(args.config)`, jonathanlu31/final_project's run_dpo.py), the file the
- * launch line names: its keys fill the dataclasses as TrlParser's config file's do (the launch line's `--config` keys
- * come before its own flags, collect/reading.ts), and the launcher, which names the file from where it runs, finds it.
- */
-function noteArgumentsFile(file: PythonFile, call: SyntaxNode): void {
-  const a = file.args(call);
-  const arg = a.positional[0] ?? a.entries.find((e) => e.rawKey === 'yaml_file' || e.rawKey === 'json_file')?.valueNode;
-  if (arg && readsConfigArgument(file, arg)) file.readsConfigOption = true;
-  const v = arg ? file.evalNode(arg, 0) : undefined;
-  if (!arg || v?.k !== 'lit' || typeof v.v !== 'string' || !/\.(ya?ml|json)$/i.test(v.v)) return;
-  if (v.dflt && / on the launch line$/.test(v.dflt.where)) return;
-  file.references.push({ kind: 'config', path: v.v, span: span(arg) });
-}
-
-/**
- * The script's `--config` option (`args.config`), or its first positional word (`sys.argv[1]`, also inside
- * `os.path.abspath(...)`: alignment-handbook's `parse_yaml_and_args(os.path.abspath(sys.argv[1]), sys.argv[2:])`).
- */
-function readsConfigArgument(file: PythonFile, arg: SyntaxNode): boolean {
-  const text = file.text.slice(arg.from, arg.to).replace(/\s+/g, '');
-  return new RegExp(`^\\w+\\.${CONFIG_OPTION}$`).test(text) || /^(os\.path\.abspath\()?sys\.argv\[1\]\)?$/.test(text);
-}
-
-/**
  * `args.x = ...` / `args.x += ...`: the option x is changed at run time, so its default is not what runs; not where
  * the value is another object's x, nor where the object is `self` (PythonFile.optionsAssigned).
  */
@@ -237,7 +212,7 @@ function afterWalk(
     else if (last === 'parse_yaml_file' || last === 'parse_json_file' || last === 'parse_yaml_and_args')
       noteArgumentsFile(file, c);
     else if (last === 'add_argument' || last === 'set_defaults') noteArgparseCall(file, c, last);
-    else if (last === 'parse_args_and_config') file.readsConfigOption = true;
+    else if (last === 'parse_args_and_config') file.readsConfigOption = { option: CONFIG_OPTION };
     else noteArgsClass(file, c);
   }
   // The command the command line runs: Fire's function, else a click command, else a typer command.
@@ -282,7 +257,16 @@ function readSettled(
   }
   const padsToMax = padToMaxLength(file);
   allocatorConf(file);
-  const walk: CallWalk = { padsToMax, scorers: scoringModels(file, calls), loraSwitchedOff };
+  const trainerClasses = new Set(
+    calls.map((c) => libraryTrainer(file, file.calleeName(c)?.split('.').pop() ?? '')?.trainer),
+  );
+  trainerClasses.delete(undefined);
+  const walk: CallWalk = {
+    padsToMax,
+    scorers: scoringModels(file, calls),
+    loraSwitchedOff,
+    trainersToChoose: trainerClasses.size > 1,
+  };
   internvlAttention(file);
   for (const c of calls) readCall(file, c, walk);
   internvlFrozenLlm(file, calls);
@@ -407,6 +391,8 @@ interface CallWalk {
   readonly scorers: Scorers;
   /** LoraConfig calls on a branch known not to run. */
   readonly loraSwitchedOff: SyntaxNode[];
+  /** The script makes trainers of more than one class (on the branches of an `if`: trainerCall). */
+  readonly trainersToChoose: boolean;
 }
 
 /**
@@ -507,13 +493,14 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     });
   } else if (otherTrainer) {
     noteOtherFrameworkTrainer(file, c, otherTrainer);
-  } else if (libraryTrainer(file, last)) {
+  } else if (libraryTrainer(file, last) && !(walk.trainersToChoose && branchTaken(file, c) === false)) {
+    // Of the trainers a script chooses between, one the options decide against is not read (calls.ts trainerCall).
     const { trainer, byName } = libraryTrainer(file, last)!;
     if (byName) noteTrainerByName(file, c, last, trainer);
     if (/^Liger\w*Trainer$/.test(last) && file.text.includes('liger_kernel')) ligerTrainer(file, c, last);
     const tool: Tool = TRL_TRAINERS.test(trainer) ? 'trl' : 'hf-trainer';
     file.tools.add(tool);
-    trainerCall(file, c, tool, trainer);
+    trainerCall(file, c, tool, trainer, walk.trainersToChoose);
   } else if (last === 'HfDeepSpeedConfig' || (last === 'initialize' && parts[0] === 'deepspeed')) {
     deepspeedConfigCall(file, c, last);
   } else if (last === 'requires_grad_' && parts.length >= 2) {
@@ -582,30 +569,6 @@ function frozenModel(file: PythonFile, c: SyntaxNode, parts: readonly string[]):
     span(c),
     'requires_grad_',
   );
-}
-
-/**
- * A LoraConfig, built on a branch: LoRA when the branch is known to run (its tests read from the script's defaults),
- * nothing when it is known not to (`if args.use_lora:` with use_lora False), unknown otherwise.
- */
-function loraConfig(file: PythonFile, c: SyntaxNode, switchedOff: SyntaxNode[]): void {
-  const calleeNode = c.firstChild!;
-  loraCall(file, c);
-  const taken = branchTaken(file, c);
-  const cond = taken === undefined ? conditionOf(file, c) : undefined;
-  if (taken === false) switchedOff.push(c);
-  else {
-    file.facts.push({
-      key: 'method',
-      rawKey: 'LoraConfig',
-      value: cond ? { unknown: `LoRA is applied only when ${cond}` } : 'lora',
-      rawValue: 'LoraConfig(...)',
-      keySpan: span(calleeNode),
-      valueSpan: span(calleeNode),
-      tool: 'peft',
-    });
-  }
-  syntaxIn(file, c, 'LoraConfig');
 }
 
 /**
@@ -714,42 +677,6 @@ function precisionConflicts(file: PythonFile): void {
       );
     }
   }
-}
-
-/**
- * A LoraConfig only built behind an `if` known to be false (`if training_args.use_lora:` with `use_lora: bool = False`),
- * with no other method in the file: the model is fully fine-tuned, as the script runs when its launcher passes nothing.
- * Its LoRA keys stay (a launcher's `--use_lora` turns the branch on), so the method is said outright, at the test, as
- * the script's default of that switch: LoRA when the launch line turns it on, a full fine-tune when it does not.
- */
-function fullUnlessSwitchedOn(file: PythonFile, offBranch: readonly SyntaxNode[]): void {
-  if (offBranch.length === 0 || file.facts.some((f) => f.key === 'method')) return;
-  const off = falseTest(file, offBranch[0]);
-  if (!off) return;
-  const at = span(off.test);
-  const before = file.facts.length;
-  file.push(
-    'method',
-    { rawKey: 'LoraConfig', keySpan: at, valueNode: off.test, valueSpan: at },
-    'full',
-    'peft',
-    off.value,
-  );
-  const f = file.facts[before];
-  if (f?.fromArg) file.facts[before] = { ...f, fromArg: { ...f.fromArg, switched: { on: 'lora', off: 'full' } } };
-}
-
-/**
- * Where a LoraConfig on a branch that runs gives the run its LoRA (`if a.method == "lora-attention":` with the launch
- * line's `--method lora-attention`), the values of those on branches known not to run are not the run's: dropped
- * (a later `elif a.method == "lora-all":` config's all-linear targets read over the first one's before).
- */
-function onlyTakenLora(file: PythonFile, offBranch: readonly SyntaxNode[]): void {
-  if (offBranch.length === 0) return;
-  const taken = file.facts.some((f) => f.key === 'method' && f.rawKey === 'LoraConfig' && f.value === 'lora');
-  if (!taken) return;
-  const inside = (f: Fact): boolean => offBranch.some((c) => f.keySpan.start >= c.from && f.keySpan.end <= c.to);
-  file.facts = file.facts.filter((f) => !inside(f));
 }
 
 /**
