@@ -162,7 +162,14 @@ export function withBranchesDecided(
   // The script read as a helper module is, its tests decided by its options (kept: a keystroke in the launcher or a
   // config of the run does not read the unchanged script a third time).
   const settled = keptPythonReading(text, { options, calls: [] }, undefined, environment);
-  const out = withTrainerChosen(facts, settled);
+  const chosen = withTrainerChosen(facts, settled);
+  // A call on a branch the options decide not to run (`X(...) runs only when ...`: checkpointing, a Liger patch) sets
+  // nothing: the settled run has no fact of its key.
+  const notRun = (f: Fact): boolean =>
+    setConditionally(f) &&
+    /^[\w.]+\(\.\.\.\) runs only when /.test((f.value as Unknown).unknown) &&
+    !settled.facts.some((g) => g.key === f.key);
+  const out = { ...chosen, facts: chosen.facts.filter((f) => !notRun(f)) };
   const decided = out.facts.map((f): Fact => {
     if (!setConditionally(f)) return f;
     const same = (g: Fact): boolean => g.key === f.key && g.valueSpan.start === f.valueSpan.start;

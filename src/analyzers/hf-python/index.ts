@@ -29,6 +29,7 @@ import { branchTaken, conditionOf, inUncalledFunction } from './branches';
 import { isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
 import { fullUnlessSwitchedOn, loraConfig, onlyTakenLora } from './lora-branches';
+import { isLigerPatch, ligerPatch } from './liger-patch';
 import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
 import { CONFIG_OPTION } from '../config-arguments';
@@ -415,6 +416,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   const last = parts[parts.length - 1];
   const calleeNode = c.firstChild!;
   const otherTrainer = otherFrameworkTrainer(file, parts);
+  // Liger's patch of the model classes (AutoLigerKernelForCausalLM's load is a load besides).
+  if (isLigerPatch(last, parts)) ligerPatch(file, c, 'hf-trainer');
   if (isLitgptConfigCall(file, parts)) {
     litgptModelCall(file, c);
   } else if (last === 'connect' && parts.length >= 2 && importsLitgpt(file.text)) {

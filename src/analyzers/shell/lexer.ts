@@ -122,6 +122,20 @@ function opAt(text: string, i: number): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether the comment from `start` to `end` (its newline) is a line of its own inside a `\` continuation that the
+ * comment itself continues (it ends with `\`) and that goes on with an option (`--x`): a commented-out option.
+ */
+function continuedComment(text: string, start: number, end: number): boolean {
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  if (!/^[ \t]*$/.test(text.slice(lineStart, start))) return false;
+  const before = text.slice(0, Math.max(0, lineStart - 1)).replace(/\r$/, '');
+  if (!before.endsWith('\\')) return false;
+  if (!/\\\r?$/.test(text.slice(start, end))) return false;
+  const next = text.slice(end + 1, end + 1 + 400).split('\n')[0];
+  return /^[ \t]*(--?\w|#)/.test(next);
+}
+
 /** Length of a `\`-newline continuation at i (2 or 3 with CRLF), else 0. */
 function continuationAt(text: string, i: number): number {
   // bash drops a NUL byte of its input; nested.ts marks with one what the outer shell took out of a `-c` string.
@@ -249,6 +263,21 @@ export class Lexer {
         const e = text.indexOf('\n', i);
         const end = e < 0 ? text.length : e;
         this.comments.push({ start: i, end, lineStart: atLineStart });
+        // A commented-out option inside a `\` continuation (`    #--model_name_or_path Qwen/... \`): bash ends the
+        // command there, the lines after it another command; read as the continued command it stands in, and said.
+        if (e >= 0 && continuedComment(text, i, end)) {
+          this.problems.push({
+            code: 'syntax-error',
+            severity: 'warning',
+            ...msg(
+              'bash ends the command at this comment line: the lines after it run as a command of their own. ' +
+                'Read as the one command the `\\` continuations mean; move the comment out of the command',
+            ),
+            span: { start: i, end },
+          });
+          i = end + 1;
+          continue;
+        }
         i = end;
         continue;
       }
