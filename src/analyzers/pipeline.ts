@@ -16,6 +16,7 @@ import { withPinnedVersions } from './pinned-versions';
 import { readOnce, type FileReader } from './file-reader';
 import { collectFiles, type MissingScript } from './collect';
 import { trainerDefaultOptimizer } from './trainer-optimizer';
+import { keptEvalLogits } from './eval-logits';
 
 export { findReference, projectModules, type FileReader, type ReadKind } from './file-reader';
 export { referencedPath } from './collect';
@@ -55,7 +56,13 @@ export function runPipeline(
   // One analysis reads each path once (file-reader.ts readOnce).
   const once = readOnce(reader);
   const pinned = withPinnedVersions(mergeFiles(inputs, once, overrides, resolver), inputs, once);
-  return trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(pinned)))));
+  return evalLogits(trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(pinned))))));
+}
+
+/** The evaluation's kept logits, said at the Trainer's compute_metrics (eval-logits.ts). */
+function evalLogits(r: PipelineResult): PipelineResult {
+  const kept = keptEvalLogits(r.setup, r.files);
+  return kept ? { ...r, problems: [...r.problems, kept] } : r;
 }
 
 /** A Trainer-based tool's default optimizer as the run's releases default it (trainer-optimizer.ts). */

@@ -52,6 +52,21 @@ function readUserFile(file: string, cwd: string): string {
   return r.text;
 }
 
+/** The warnings at their places in the run's files, for --json (the notes of where a file was found left out). */
+function jsonProblems(problems: readonly Problem[]): Record<string, unknown>[] {
+  return problems
+    .filter((p) => p.severity === 'warning')
+    .map((p) => ({
+      file: p.file,
+      line: p.line,
+      column: p.column,
+      severity: p.severity,
+      code: p.code,
+      key: p.key ?? null,
+      message: p.message,
+    }));
+}
+
 function formatProblem(p: Problem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.severity}${p.key ? ` [${p.key}]` : ''}: ${p.message} (${p.code})`;
 }
@@ -211,7 +226,11 @@ async function estimateCommand(c: Command, io: Io): Promise<number> {
       : '';
   io.out(
     c.json
-      ? JSON.stringify({ ...toJson(e), ...(advice?.json ? { advice: advice.json } : {}) }, null, 2)
+      ? JSON.stringify(
+          { ...toJson(e), problems: jsonProblems(res.problems), ...(advice?.json ? { advice: advice.json } : {}) },
+          null,
+          2,
+        )
       : renderTable(e) + (advice?.text ?? '') + hint,
   );
   if (c.check) {

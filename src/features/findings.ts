@@ -7,7 +7,6 @@
 // not-analyzed: a file over the size or nesting limits of analyzers/guards.ts.
 // Editor-free and pure.
 import type { CanonicalKey, MessageTemplate, Span } from '../analyzers/facts';
-import { parseArchitecture } from '../core';
 import { estimate } from '../core';
 import type { ComponentId } from '../core';
 import { formatBytes } from '../core';
@@ -62,6 +61,7 @@ export interface Finding {
 }
 
 const REPORTED_FROM_ANALYZERS = new Set<string>([
+  'eval-logits-kept',
   'batch-size-mismatch',
   'conflicting-precision',
   'offload-needs-zero',
@@ -315,7 +315,6 @@ export function computeFindings(a: Analysis, text: string, gpuName?: string, t: 
     return sink.out;
   }
   fitFindings(sink, a, text, gpuName);
-  evalLogitsFinding(sink, a);
   return sink.out;
 }
 
@@ -519,35 +518,5 @@ function fitFindings(sink: FindingSink, a: Analysis, text: string, gpuName: stri
       related: [],
       message: t('unknown GPU \'{0}\' (see "vramLens.gpu")', gpuName),
     });
-  }
-}
-
-/** HF Trainer with compute_metrics keeps every evaluation batch's logits on the GPU until the evaluation ends. */
-function evalLogitsFinding(sink: FindingSink, a: Analysis): void {
-  const { push, t } = sink;
-  const kept = a.facts.facts.find((f) => f.key === 'evalKeepsLogits' && f.value === true);
-  const evalBatch = a.setup?.eval_batch_size;
-  if (kept && a.setup && evalBatch !== undefined) {
-    const arch = parseArchitecture(a.setup.architecture);
-    if (arch.ok) {
-      const bytes = a.setup.mixed_precision !== 'none' || a.setup.weights_dtype !== 'fp32' ? 2 : 4;
-      const perBatch = evalBatch * a.setup.seq_len * arch.arch.vocab * bytes;
-      push({
-        code: 'eval-logits-kept',
-        severity: 'warning',
-        span: kept.keySpan,
-        related: [],
-        message: t(
-          'compute_metrics without eval_accumulation_steps: the Trainer keeps the logits of every evaluation batch on the GPU until the evaluation ends, ' +
-            '{0} per batch ({1} x {2} tokens x {3} vocabulary x {4} B), so the total grows with the evaluation set. ' +
-            'Set eval_accumulation_steps, or reduce the logits in preprocess_logits_for_metrics (e.g. argmax).',
-          formatBytes(perBatch),
-          evalBatch,
-          a.setup.seq_len,
-          arch.arch.vocab,
-          bytes,
-        ),
-      });
-    }
   }
 }

@@ -684,4 +684,23 @@ describe('cli: vram-lens estimate', async () => {
       JSON.stringify(edit),
     );
   });
+
+  it("--json's problems: the warnings stderr prints, at their places (a Trainer's compute_metrics keeps eval logits)", async () => {
+    const dir = projectWith({
+      'train.py': [
+        'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+        'm = AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")',
+        'args = TrainingArguments(output_dir="o", per_device_eval_batch_size=4, eval_strategy="steps", bf16=True)',
+        'Trainer(model=m, args=args, compute_metrics=metrics).train()',
+        '',
+      ].join('\n'),
+    });
+    const r = await cliIn(dir, 'estimate', 'train.py', '--json');
+    assert.equal(r.code, 0, r.err);
+    // transformers Trainer.evaluation_loop keeps each batch's logits: 4 x 2048 tokens x 128,256 x 2 B = 2.0 GiB.
+    assert.match(r.err, /train\.py:4:29: warning \[compute_metrics\]: .*2\.0 GiB per batch/);
+    const problems = (JSON.parse(r.out) as { problems: { code: string; line: number; column: number }[] }).problems;
+    const kept = problems.find((p) => p.code === 'eval-logits-kept');
+    assert.deepEqual([kept?.line, kept?.column], [4, 29]);
+  });
 });
