@@ -125,7 +125,11 @@ export const BUNDLED_DEEPSPEED: readonly BundledDeepspeed[] = [
 /** The bundled file a config of `format` names with `path` (as written, or ending in the bundled path), if any. */
 export function findBundledDeepspeed(path: string, format: Format | undefined): BundledDeepspeed | undefined {
   const p = path.trim().replace(/\\/g, '/').replace(/^\.\//, '');
-  return BUNDLED_DEEPSPEED.find((b) => OWNER[b.tool].format === format && (p === b.path || p.endsWith(`/${b.path}`)));
+  // A bare file name is the shipped file of that name, copied beside the config (NexusAI-tddi/NexusAI's Axolotl YAML:
+  // `deepspeed: zero3_bf16_cpuoffload_params.json`).
+  const named = (b: BundledDeepspeed): boolean =>
+    p === b.path || p.endsWith(`/${b.path}`) || (!p.includes('/') && p === b.path.split('/').pop());
+  return BUNDLED_DEEPSPEED.find((b) => OWNER[b.tool].format === format && named(b));
 }
 
 /** The bundled file of `tool` with exactly these ZeRO settings (bf16 files preferred when training in bf16). */

@@ -189,6 +189,11 @@ describe('analyzeAxolotlYaml', () => {
       JSON.stringify(p),
     );
     assert.ok(!r.problems.some((x) => x.code === 'reference-not-found'));
+    // A bare name is the shipped file of that name (NexusAI-tddi/NexusAI's Qwen2-72B YAML:
+    // `deepspeed: zero3_bf16_cpuoffload_params.json`, stage 3 with the parameters on the CPU).
+    const bare = resolveText('/w/axolotl.yml', `${QLORA}deepspeed: zero3_bf16_cpuoffload_params.json\n`);
+    assert.deepEqual([bare.setup?.zero_stage, bare.setup?.offload_params], [3, 'cpu']);
+    assert.ok(!bare.problems.some((x) => x.code === 'reference-not-found'));
     // A path of the user's own is still reported missing, and a file found beside the config is read instead.
     assert.ok(
       resolveText('/w/axolotl.yml', `${QLORA}deepspeed: my/zero3.json\n`).problems.some(
