@@ -651,6 +651,8 @@ export interface ScriptOption {
   readonly line: number;
   /** argparse `nargs="+"` / `"*"` / a count: the option takes several words, a list. */
   readonly many?: true;
+  /** Its class's `__post_init__` splits the string on this separator (hf-python/post-init-splits.ts). */
+  readonly splitBy?: string;
 }
 
 export const isUnknown = (v: Fact['value']): v is Unknown =>

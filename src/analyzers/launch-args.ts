@@ -13,6 +13,7 @@ import {
   type Reference,
   type Unknown,
 } from './facts';
+import { splitValue } from './hf-python/post-init-splits';
 
 /**
  * The options a helper module's `args.x` reads: the importing script's defaults (and those it inherited itself), with
@@ -33,6 +34,7 @@ export function argumentEnvironment(
       launched: false,
     });
   const many = new Set((options ?? []).filter((o) => o.many).map((o) => o.name));
+  const splits = new Map((options ?? []).flatMap((o) => (o.splitBy !== undefined ? [[o.name, o.splitBy]] : [])));
   const textual = new Set((options ?? []).filter((o) => typeof o.value === 'string').map((o) => o.name));
   for (const a of launchArgs ?? []) {
     const name = a.name.replace(/-/g, '_');
@@ -49,7 +51,9 @@ export function argumentEnvironment(
     } else
       env.set(name, {
         // An option that takes several words (nargs) is the list of them, as argparse gives it.
-        value: words ? words.map((w) => String(launchValue(w ?? ''))) : launchValue(a.value),
+        value: words
+          ? words.map((w) => String(launchValue(w ?? '')))
+          : splitValue(launchValue(a.value), splits.get(name)),
         source: a.from
           ? `${a.name}: ${a.value ?? ''} in ${a.from}, the config file the script reads`
           : a.positional

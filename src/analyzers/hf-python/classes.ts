@@ -7,6 +7,7 @@ import { type Entry, PythonFile } from './file';
 import { noteDefault, readsLaunchOptions } from './script-defaults';
 import { children, span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
+import { postInitSplits } from './post-init-splits';
 
 export function noteParser(file: PythonFile, call: SyntaxNode, which: string): void {
   const args = file.args(call);
@@ -291,6 +292,7 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     if (file.parsedClasses.has(c.name))
       for (const name of fieldsWithoutDefault(file, c.node)) file.requiredOptions.add(name);
   for (const { c, fields: fs } of fields) {
+    const splits = postInitSplits(file, c.node);
     for (const f of fs)
       if (f.valueNode) {
         file.fieldDefaults.set(f.rawKey, {
@@ -303,6 +305,7 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
           keySpan: f.keySpan,
           valueSpan: f.valueSpan,
           where: `${c.name}.${f.rawKey} default`,
+          ...(splits.has(f.rawKey) ? { splitBy: splits.get(f.rawKey) } : {}),
         });
       }
   }

@@ -147,7 +147,8 @@ function identity(file: PythonFile, node: SyntaxNode, depth: number): Val | unde
   if (!r || r.nextSibling) return undefined;
   const a = file.evalNode(l, depth + 1);
   const b = file.evalNode(r, depth + 1);
-  if (a.k !== 'lit' || b.k !== 'lit' || Array.isArray(a.v) || Array.isArray(b.v)) return undefined;
+  if (a.k !== 'lit' || b.k !== 'lit') return undefined;
+  // None, True and False are single objects: anything else (a string, a number, a list) is not them.
   const singleton = (v: unknown): boolean => v === null || typeof v === 'boolean';
   if (!singleton(a.v) && !singleton(b.v)) return undefined;
   const same = a.v === b.v;

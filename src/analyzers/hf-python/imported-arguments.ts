@@ -15,6 +15,7 @@ import { HF_ARGS, TRL_CONFIGS } from './vocab';
 import { noteDefault, PARSED_ARGS_CALL, type ScriptDefault } from './script-defaults';
 import { children, clip, span } from './syntax';
 import { dataclassFields, isArgparseOption, noteArgparse } from './classes';
+import { postInitSplits } from './post-init-splits';
 
 /**
  * The classes given to the file's parser that it imports from its project, each read for its fields' defaults; a
@@ -101,6 +102,7 @@ function noteModuleDefault(
   described: string,
   source: string,
   type?: ScriptDefault['type'],
+  splitBy?: string,
 ): void {
   noteDefault(file, name, {
     node: null,
@@ -109,6 +111,7 @@ function noteModuleDefault(
     valueSpan: span(where),
     where: described,
     ...(type ? { type } : {}),
+    ...(splitBy !== undefined ? { splitBy } : {}),
     elsewhere: { source, launched: false },
   });
 }
@@ -204,6 +207,7 @@ function noteClassFields(
   where: SyntaxNode,
 ): void {
   const trainerTool = trainingArgumentsBase(module, cls);
+  const splits = postInitSplits(module, cls);
   for (const f of dataclassFields(module, cls)) {
     if (!f.valueNode || isArgparseOption(file, f.rawKey)) continue;
     const v = module.evalNode(f.valueNode, 1);
@@ -212,7 +216,8 @@ function noteClassFields(
     file.fieldDefaults.set(f.rawKey, { text, line, where: `dataclass default in ${found.shownAs}` });
     if (v.k !== 'lit') continue;
     const source = `${original}.${f.rawKey} default in ${found.shownAs}, line ${line}`;
-    noteModuleDefault(file, f.rawKey, v.v, where, `${original}.${f.rawKey} default`, source);
+    const splitBy = splits.get(f.rawKey);
+    noteModuleDefault(file, f.rawKey, v.v, where, `${original}.${f.rawKey} default`, source, undefined, splitBy);
     // A subclass of TrainingArguments (or of a TRL config) is the trainer's arguments: its defaults are the run's
     // settings where the script hands the parsed object to the trainer, located at the class in the parser call.
     if (trainerTool && v.v !== null) {

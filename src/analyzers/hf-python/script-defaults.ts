@@ -1,6 +1,7 @@
 // Defaults of the script's own options (argparse options and arguments-dataclass fields) and of function parameters,
 // read where `args.x` or a parameter is used: the value that runs when the command line passes nothing. Pure.
 import type { SyntaxNode } from '@lezer/common';
+import { splitValue } from './post-init-splits';
 import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } from '../facts';
 import type { PythonFile, Scope, Val } from './file';
 import { branchTaken } from './branches';
@@ -36,6 +37,8 @@ export interface ScriptDefault {
   readonly type?: 'int' | 'float';
   /** A boolean flag's off flag without its dashes (click's `--x/--no-x`, typer's bool options): False when passed. */
   readonly offFlag?: string;
+  /** The class's `__post_init__` splits the string into a list on this separator (post-init-splits.ts). */
+  readonly splitBy?: string;
   /**
    * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
    * module reads it, and says where the value comes from.
@@ -203,7 +206,7 @@ function optionValue(
     if (v.k === 'lit') noValueAlone(file);
     return undefined;
   }
-  const value = typed(v.v, d);
+  const value = splitValue(typed(v.v, d), d.splitBy);
   return value === undefined ? undefined : { k: 'lit', v: value, dflt: d };
 }
 
@@ -266,7 +269,9 @@ function inheritedOption(file: PythonFile, field: string, use: SyntaxNode, parse
   if ((o.value === null || o.value === '') && file.noneDefaults) return { k: 'lit', v: o.value, dflt: d };
   if (o.value === null) return undefined;
   if (emptyDefault(o.value)) return undefined;
-  return { k: 'lit', v: o.value, dflt: d };
+  // The module's own class may split the option's string in its __post_init__ (post-init-splits.ts).
+  const own = file.scriptDefaults.get(field);
+  return { k: 'lit', v: splitValue(o.value, own === 'ambiguous' ? undefined : own?.splitBy), dflt: d };
 }
 
 /** The script's options with their defaults as literals (None included), for the helper modules it imports. */
@@ -279,7 +284,9 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
     );
     if (v.k !== 'lit') continue;
     const many = file.manyOptions.has(name) ? { many: true as const } : {};
-    out.push({ name, value: v.v, where: d.where, line: file.line(d.valueSpan.start), ...many });
+    const split = d.splitBy !== undefined ? { splitBy: d.splitBy } : {};
+    const value = splitValue(v.v, d.splitBy);
+    out.push({ name, value, where: d.where, line: file.line(d.valueSpan.start), ...many, ...split });
   }
   return out;
 }
@@ -463,7 +470,7 @@ export function commandParameter(file: PythonFile, name: string, depth: number):
       : { k: 'unknown', reason: '' };
   if (v.k !== 'lit') return undefined;
   if ((v.v === null || v.v === '') && file.noneDefaults) return { k: 'lit', v: v.v, dflt: d };
-  const value = v.v === null ? undefined : o ? v.v : typed(v.v, d);
+  const value = v.v === null ? undefined : splitValue(o ? v.v : typed(v.v, d), d.splitBy);
   // None or "" (alpaca-lora's `base_model: str = ""`, "the only required argument"): the launch line's value only.
   if (value === undefined || emptyDefault(value)) {
     noValueAlone(file);
