@@ -244,6 +244,24 @@ function analyze(ctx: YamlCtx): void {
   lossOf(ctx, top);
   ctx.put('compile', top.get('compile'), (v) => (v.t === 'map' ? true : asBool(v)));
   parallelism(ctx, top);
+  device(ctx, top);
+}
+
+/**
+ * torchtune's `device: cpu` or `mps` (Apple's GPU; torchtune/utils/_device.py get_device): no CUDA device runs the
+ * recipe, said at the key; the estimate is of the same run on CUDA GPUs.
+ */
+function device(ctx: YamlCtx, top: Map<string, Entry>): void {
+  const d = top.get('device');
+  const v = d ? ctx.view(d) : undefined;
+  if (!d || v?.t !== 'str' || !/^(cpu|mps)$/i.test(v.v)) return;
+  ctx.problem(
+    'runs-on-cpu',
+    'warning',
+    msg('device: {0}: the recipe runs on no CUDA device; the estimate is of the same run on CUDA GPUs', v.v),
+    { start: d.keySpan.start, end: d.valueSpan.end },
+    'device',
+  );
 }
 
 /** A distillation recipe's teacher_model: the Hub id its builder names. */

@@ -97,6 +97,14 @@ profiler:
 `;
 
 describe('analyzeTorchtuneYaml', () => {
+  it('device: mps or cpu runs the recipe on no CUDA device: a warning at the key (torchtune get_device)', () => {
+    // bahram-jahanshahi/let-me-finetune-by-torch-tune's custom_config.yaml trains Llama-3.2-3B with `device: mps`.
+    const text = `${QLORA}device: mps\n`;
+    const p = analyzeTorchtuneYaml(text).problems.find((x) => x.code === 'runs-on-cpu');
+    assert.equal(p && text.slice(p.span.start, p.span.end), 'device: mps');
+    assert.ok(!analyzeTorchtuneYaml(`${QLORA}device: cuda\n`).problems.some((x) => x.code === 'runs-on-cpu'));
+  });
+
   it("reads the DPO and SimPO loss components as preference training, with torchtune's one bf16 log_softmax", () => {
     const dpo = QLORA.replace('torchtune.modules.loss.CEWithChunkedOutputLoss', 'torchtune.rlhf.loss.DPOLoss');
     checkFacts(analyzeTorchtuneYaml(dpo), dpo, [['preference', 'dpo', '_component_', 'torchtune.rlhf.loss.DPOLoss']]);
