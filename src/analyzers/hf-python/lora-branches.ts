@@ -2,11 +2,14 @@
 // `if args.train_mode == "full": ... else: LoraConfig(...)`), read as LoRA where its branch runs, a full fine-tune
 // where it does not, unknown where the options leave it open. Pure.
 import type { SyntaxNode } from '@lezer/common';
-import type { Fact } from '../facts';
+import { isUnknown, type Fact } from '../facts';
 import type { PythonFile } from './file';
 import { branchTaken, conditionOf, falseTest } from './branches';
 import { loraCall, syntaxIn } from './calls';
 import { span } from './syntax';
+
+/** The PEFT configs a script may build (LoraConfig and the others PEFT has). */
+const PEFT_CONFIG = /(^|\.)(LoraConfig|IA3Config|AdaLoraConfig|LoHaConfig|LoKrConfig|OFTConfig|BOFTConfig|VeraConfig)$/;
 
 /**
  * A LoraConfig, built on a branch: LoRA when the branch is known to run (its tests read from the script's defaults),
@@ -39,11 +42,15 @@ export function loraConfig(file: PythonFile, c: SyntaxNode, switchedOff: SyntaxN
  * the script's default of that switch: LoRA when the launch line turns it on, a full fine-tune when it does not.
  */
 export function fullUnlessSwitchedOn(file: PythonFile, offBranch: readonly SyntaxNode[]): void {
-  if (offBranch.length === 0 || file.facts.some((f) => f.key === 'method')) return;
+  if (offBranch.length === 0 || file.facts.some((f) => f.key === 'method' && !isUnknown(f.value))) return;
   const off = falseTest(file, offBranch[0]);
   // A test other than one switch (`if args.train_mode == 'full':` around its else's LoraConfig, Firefly's train.py):
-  // a full fine-tune, said at the config, as the options the script is read with decide it.
+  // a full fine-tune, said at the config, as the options the script is read with decide it. A PEFT config handed on
+  // from a value looked up at run time (`peft_config=components['peft_config']`) is that config, or None.
   if (!off) {
+    const others = file.calls.some((c) => PEFT_CONFIG.test(file.calleeName(c) ?? '') && !offBranch.includes(c));
+    if (others) return;
+    file.facts = file.facts.filter((f) => f.key !== 'method');
     const callee = span(offBranch[0].firstChild!);
     file.facts.push({
       key: 'method',
@@ -56,6 +63,7 @@ export function fullUnlessSwitchedOn(file: PythonFile, offBranch: readonly Synta
     });
     return;
   }
+  if (file.facts.some((f) => f.key === 'method')) return;
   const at = span(off.test);
   const before = file.facts.length;
   file.push(

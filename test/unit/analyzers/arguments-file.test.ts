@@ -46,7 +46,8 @@ const TRAIN = [
   '        peft_config = LoraConfig(r=args.lora_rank, lora_alpha=16, target_modules=["q_proj", "v_proj"])',
   '    components = {"ref_model": None, "peft_config": peft_config}',
   '    if args.task_type == "dpo":',
-  '        trainer = DPOTrainer(model, components["ref_model"], args=training_args, peft_config=peft_config)',
+  '        trainer = DPOTrainer(model, components["ref_model"], args=training_args,',
+  '                             peft_config=components["peft_config"])',
   '    else:',
   '        model = get_peft_model(model, peft_config)',
   '        trainer = Trainer(model=model, args=training_args)',
@@ -111,6 +112,23 @@ describe("hf-python: the arguments file a script's option names", () => {
     // off for it (DPOTrainer without ref_model), no copy of the model.
     assert.equal(r.setup?.method, 'lora');
     assert.equal(r.setup?.preference?.reference, 'adapters-off');
+  });
+
+  it('a full DPO run: no LoRA though the trainer is handed a peft_config looked up at run time, and a reference copy', () => {
+    const files = {
+      ...PROJECT,
+      'train_args/dpo/full/qwen-dpo-full.json': json({
+        output_dir: 'out',
+        model_name_or_path: 'Qwen/Qwen2.5-0.5B',
+        task_type: 'dpo',
+        train_mode: 'full',
+      }),
+      'run.sh': 'python train.py --train_args_file train_args/dpo/full/qwen-dpo-full.json\n',
+    };
+    const r = runProject(files, 'run.sh');
+    assert.equal(r.setup?.method, 'full');
+    // TRL's DPOTrainer without ref_model and without PEFT copies the model as its reference (create_reference_model).
+    assert.equal(r.setup?.preference?.reference, 'copy');
   });
 
   it('a LoraConfig on the else of `if args.train_mode == "full"` is no LoRA when the file says full', () => {
