@@ -222,8 +222,57 @@ export function catalogModel(name: string): CatalogModel | undefined {
     unslothShortName(name) ??
     unslothBnb(name) ??
     gptqAwqUpload(name) ??
-    sixteenBitUpload(name)
+    sixteenBitUpload(name) ??
+    stageSibling(name)
   );
+}
+
+/** Trailing name words that say a checkpoint's training stage or the dtype it is stored in, not its architecture. */
+const STAGE_WORDS = new Set([
+  'sft',
+  'dpo',
+  'rlhf',
+  'ppo',
+  'chat',
+  'instruct',
+  'it',
+  'base',
+  'hf',
+  'fp16',
+  'bf16',
+  'fp32',
+]);
+
+/** An organisation's model name without its trailing stage and dtype words (`minicpm-2b` of `MiniCPM-2B-dpo-fp16`). */
+function stageCore(key: string): string | undefined {
+  const [org, bare] = key.includes('/') ? key.split('/', 2) : [undefined, key];
+  const words = bare.split(/[-_]/);
+  while (words.length > 1 && STAGE_WORDS.has(words[words.length - 1])) words.pop();
+  return org === undefined ? undefined : `${org}/${words.join('-')}`;
+}
+
+/**
+ * A checkpoint of a listed model at another training stage, from the same organisation (`openbmb/MiniCPM-2B-dpo-fp16`
+ * beside the listed `openbmb/MiniCPM-2B-sft-bf16`; `-Chat` beside `-Base`): the organisations publish their SFT, DPO,
+ * chat and base checkpoints of one model with one config.json, which is the architecture here, said with the listed
+ * entry it is taken from (its own config.json not read). Names that differ in anything else (a size, a version, a
+ * context length) are other models.
+ */
+function stageSibling(name: string): CatalogModel | undefined {
+  const core = stageCore(normalize(name));
+  if (core === undefined || core === normalize(name).replace(/_/g, '-')) return undefined;
+  const base = [...modelIndex.values()]
+    .filter((m) => !m.derivedFrom && !m.config.quantization_config && stageCore(normalize(m.id)) === core)
+    .sort((a, b) => a.id.localeCompare(b.id))[0];
+  if (!base) return undefined;
+  return {
+    ...base,
+    id: name.trim(),
+    aliases: [],
+    derivedFrom: base.id,
+    derivedAs: '(the same model at another training stage)',
+    source: `${base.id} (${base.source}), the same model at another training stage (the config.json of ${name.trim()} not read)`,
+  };
 }
 
 /**

@@ -165,6 +165,21 @@ describe('lookup', () => {
     }
     assert.equal(findModel('someone/not-a-model-fp16').ok, false);
   });
+  it("reads another training stage of a listed model from the same organisation as that model's architecture", () => {
+    // yangjianxin1/Firefly's train_args/sft/full/minicpm-2b-sft-full.json trains openbmb/MiniCPM-2B-dpo-fp16, the DPO
+    // checkpoint of the listed openbmb/MiniCPM-2B-sft-bf16 (one config.json for both).
+    const hit = findModel('openbmb/MiniCPM-2B-dpo-fp16');
+    const base = findModel('openbmb/MiniCPM-2B-sft-bf16');
+    assert.ok(hit.ok && base.ok);
+    assert.deepEqual(
+      [hit.model.derivedFrom, hit.model.derivedAs],
+      [base.model.id, '(the same model at another training stage)'],
+    );
+    assert.deepEqual(hit.model.config, base.model.config);
+    // Names that differ in more than the stage or dtype words (a version, a size, another organisation) are not it.
+    for (const other of ['mistralai/Mistral-7B-Instruct-v0.9', 'openbmb/MiniCPM-3B-dpo', 'someone/MiniCPM-2B-dpo'])
+      assert.equal(findModel(other).ok, false, other);
+  });
   it('finds models by id, alias and bare name', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);

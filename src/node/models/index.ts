@@ -100,7 +100,8 @@ function resolveOffline(ref: string, opts: Omit<SyncResolveOptions, 'allowNetwor
           ...loose.model,
           notes: [
             `'${trimmed}' is not in the Hugging Face cache: read from its name as ${named.model.derivedFrom} ` +
-              (named.model.config.quantization_config ? 'with the quantization the name gives' : 'in 16 bits') +
+              (named.model.derivedAs ??
+                (named.model.config.quantization_config ? 'with the quantization the name gives' : 'in 16 bits')) +
               layout,
           ],
         },

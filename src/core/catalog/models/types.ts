@@ -23,6 +23,8 @@ export interface CatalogModel {
   readonly aliases?: readonly string[];
   /** For an upload read from its name (Unsloth bnb-4bit, GPTQ, AWQ): the listed entry whose architecture it takes. */
   readonly derivedFrom?: string;
+  /** How a derived entry relates to derivedFrom, where not as a 16-bit or quantized upload of it (a stage sibling). */
+  readonly derivedAs?: string;
   /**
    * For a fine-tune listed under its own name (an instruct or chat model, a domain fine-tune, a LoRA adapter's repo): the
    * checkpoint it was trained from, as its model card or config.json says. Its config is its own config.json's fields,
