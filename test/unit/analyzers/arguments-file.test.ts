@@ -86,6 +86,16 @@ const PROJECT = {
   'train_args/sft/full/qwen-sft-full.json': FULL,
 };
 
+/** The project's files written to a new temporary folder. */
+function projectDir(): string {
+  const dir = tempDir('vram-lens-args-file-');
+  for (const [rel, text] of Object.entries(PROJECT)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
 describe("hf-python: the arguments file a script's option names", () => {
   it("alone, the script reads the file its option's default names (not a commented-out call's)", () => {
     const r = runProject(PROJECT, 'train.py');
@@ -142,11 +152,7 @@ describe("hf-python: the arguments file a script's option names", () => {
   });
 
   it('the run of a file in another folder of the same tree is the script with that file (CLI)', async () => {
-    const dir = tempDir('vram-lens-args-file-');
-    for (const [rel, text] of Object.entries(PROJECT)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), text);
-    }
+    const dir = projectDir();
     // A README command that names another file does not replace the default that names this one.
     fs.writeFileSync(
       path.join(dir, 'README.md'),
@@ -175,11 +181,7 @@ describe("hf-python: the arguments file a script's option names", () => {
   });
 
   it("the editor's index: the script runs with the file its default names, and with a sibling tree's file", async () => {
-    const dir = tempDir('vram-lens-args-file-');
-    for (const [rel, text] of Object.entries(PROJECT)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), text);
-    }
+    const dir = projectDir();
     const workspace = new Workspace(true, { HOME: '/nonexistent' });
     workspace.setFolders([dir]);
     const index = new RunIndex(workspace, () => undefined);
