@@ -211,6 +211,18 @@ export class Launch {
 
   invalid(o: Opt, what: string): void {
     const span = o.value?.span ?? o.keySpan;
+    const text = o.value?.text.trim() ?? '';
+    // A command a README shows with a slot to fill in (`--num_gpus={num_gpus}`, `--nproc_per_node <N>`).
+    if (/^(\{\w+\}|<[^<>\s]+>|\[\w+\])$/.test(text)) {
+      this.r.problems.push({
+        code: 'placeholder',
+        severity: 'warning',
+        ...msg('{0} {1} is a placeholder left to fill in: its value is not known', o.rawKey, text),
+        span,
+        rawKey: o.rawKey,
+      });
+      return;
+    }
     this.r.problems.push({
       code: 'invalid-value',
       severity: 'warning',
