@@ -30,6 +30,7 @@ import { isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
 import { fullUnlessSwitchedOn, loraConfig, onlyTakenLora } from './lora-branches';
 import { isLigerPatch, ligerPatch } from './liger-patch';
+import { repeatedKeywords } from './repeated-keywords';
 import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
 import { CONFIG_OPTION } from '../config-arguments';
@@ -205,6 +206,7 @@ function afterWalk(
     ? reachable.filter((c) => file.calleeName(c)?.split('.').pop() === 'LoraConfig' && !calls.includes(c))
     : [];
   file.calls = calls;
+  repeatedKeywords(file, allCalls);
   // Parsers and argparse options first: they tell which dataclasses are arguments and give the defaults of `args.x`.
   for (const c of calls) {
     const callee = file.calleeName(c);

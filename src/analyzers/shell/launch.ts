@@ -1,5 +1,6 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
+import { placeholderProblem } from './placeholder';
 import { isMegatronPretraining, megatronLaunch } from './megatron';
 import { torchtuneBuiltinName } from '../yaml/torchtune-builtin';
 import {
@@ -211,18 +212,8 @@ export class Launch {
 
   invalid(o: Opt, what: string): void {
     const span = o.value?.span ?? o.keySpan;
-    const text = o.value?.text.trim() ?? '';
-    // A command a README shows with a slot to fill in (`--num_gpus={num_gpus}`, `--nproc_per_node <N>`).
-    if (/^(\{\w+\}|<[^<>\s]+>|\[\w+\])$/.test(text)) {
-      this.r.problems.push({
-        code: 'placeholder',
-        severity: 'warning',
-        ...msg('{0} {1} is a placeholder left to fill in: its value is not known', o.rawKey, text),
-        span,
-        rawKey: o.rawKey,
-      });
-      return;
-    }
+    const slot = placeholderProblem(o, span);
+    if (slot) return void this.r.problems.push(slot);
     this.r.problems.push({
       code: 'invalid-value',
       severity: 'warning',
