@@ -223,8 +223,22 @@ export function catalogModel(name: string): CatalogModel | undefined {
     unslothBnb(name) ??
     gptqAwqUpload(name) ??
     sixteenBitUpload(name) ??
-    stageSibling(name)
+    stageSibling(name) ??
+    modelscopeCacheName(name)
   );
+}
+
+/**
+ * ModelScope's download folder writes a dot of the model's name as three underscores (`qwen/Qwen2-0___5B-Instruct` for
+ * Qwen2-0.5B-Instruct, its `snapshot_download` cache): the model of the name with its dots back.
+ */
+function modelscopeCacheName(name: string): CatalogModel | undefined {
+  if (!name.includes('___')) return undefined;
+  const dotted = name.replace(/___/g, '.');
+  const base = findListed(dotted);
+  if (!base) return undefined;
+  const derivedAs = "(ModelScope's download folder name of it, a dot written ___)";
+  return { ...base, id: name.trim(), aliases: [], derivedFrom: base.id, derivedAs };
 }
 
 /** Trailing name words that say a checkpoint's training stage or the dtype it is stored in, not its architecture. */

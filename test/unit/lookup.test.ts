@@ -180,6 +180,13 @@ describe('lookup', () => {
     for (const other of ['mistralai/Mistral-7B-Instruct-v0.9', 'openbmb/MiniCPM-3B-dpo', 'someone/MiniCPM-2B-dpo'])
       assert.equal(findModel(other).ok, false, other);
   });
+  it("reads ModelScope's download folder name, a dot written as three underscores, as the model", () => {
+    // Prado1316/llm-complex-reasoning's README: `python src/train.py --model_name_or_path qwen/Qwen2-0___5B-Instruct`.
+    const hit = findModel('qwen/Qwen2-0___5B-Instruct');
+    const base = findModel('Qwen/Qwen2-0.5B-Instruct');
+    assert.ok(hit.ok && base.ok);
+    assert.deepEqual(hit.model.config, base.model.config);
+  });
   it('finds models by id, alias and bare name', () => {
     assert.ok(findModel('meta-llama/Llama-2-7b-hf').ok);
     assert.ok(findModel('META-LLAMA/LLAMA-2-7B-HF').ok);
