@@ -164,13 +164,14 @@ export function analyzeWithArguments(
   // The config file's keys fill the parser's dataclasses below the line's flags: a field the script reads itself
   // (`model_args.target_modules`, a test of `model_args.peft_enabled`) takes the file's value, as TrlParser and
   // HfArgumentParser.parse_yaml_file give it.
+  // A config file's keys fill the dataclasses the script reads itself, as the launch line's options do.
   const rereadWith = first.readsConfigurator
     ? scriptArgs
-    : first.readsLaunchOptions
-      ? configArgs
-        ? [...configArgs, ...(launched ?? [])]
-        : launched
-      : undefined;
+    : configArgs?.length
+      ? [...configArgs, ...(launched ?? [])]
+      : first.readsLaunchOptions
+        ? launched
+        : undefined;
   // A Hydra application's script composes its config with the line's overrides (hf-python/hydra-app.ts).
   const hydraOverrides = first.readsLaunchOptions ? how.hydraOverrides : undefined;
   // The script's own usage line gives the Trainer's flags too where the script parses them (usage-flags.ts).

@@ -80,7 +80,7 @@ import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
 import { internvlAttention, internvlCheckpointing, internvlFrozenLlm, internvlLlmLora } from './internvl';
 import { attributesSetOnParsed } from './config-attributes';
 import { helperModules, reachableCalls } from './helper-modules';
-import { scriptOptions } from './script-defaults';
+import { h4Parse, scriptOptions } from './script-defaults';
 import { noteFireEntry } from './fire';
 import { noteClickCommand } from './click';
 import { noteTyperCommand } from './typer';
@@ -215,7 +215,8 @@ function afterWalk(
     else if (last === 'parse_yaml_file' || last === 'parse_json_file' || last === 'parse_yaml_and_args')
       noteArgumentsFile(file, c);
     else if (last === 'add_argument' || last === 'set_defaults') noteArgparseCall(file, c, last);
-    else if (last === 'parse_args_and_config') file.readsConfigOption = { option: CONFIG_OPTION };
+    else if (last === 'parse_args_and_config' || h4Parse(file, callee))
+      file.readsConfigOption = { option: CONFIG_OPTION };
     else noteArgsClass(file, c);
   }
   // The command the command line runs: Fire's function, else a click command, else a typer command.

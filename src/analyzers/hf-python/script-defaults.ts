@@ -77,7 +77,17 @@ export function parsesCommandLine(file: PythonFile, call: SyntaxNode | null | un
     (callee?.name === 'MemberExpression' && callee.lastChild?.name === 'PropertyName'
       ? file.text.slice(callee.lastChild.from, callee.lastChild.to)
       : '');
-  return PARSED_ARGS_CALL.test(method);
+  return PARSED_ARGS_CALL.test(method) || h4Parse(file, file.calleeName(call));
+}
+
+/**
+ * alignment-handbook's `H4ArgumentParser(...).parse()`: the YAML the command line gives first (`train.py
+ * recipes/x.yaml --key=value`) fills the dataclasses, the line's own flags over it (alignment/configs.py parse:
+ * parse_yaml_and_args(os.path.abspath(sys.argv[1]), sys.argv[2:])), as TrlParser's `--config` file does.
+ */
+export function h4Parse(file: PythonFile, callee: string | undefined): boolean {
+  const m = callee === undefined ? null : /^(\w+)\.parse$/.exec(callee);
+  return m !== null && new RegExp(`\\b${m[1]}\\s*=\\s*H4ArgumentParser\\s*\\(`).test(file.text);
 }
 
 /**
