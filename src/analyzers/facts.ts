@@ -653,6 +653,8 @@ export interface ScriptOption {
   readonly many?: true;
   /** Its class's `__post_init__` splits the string on this separator (hf-python/post-init-splits.ts). */
   readonly splitBy?: string;
+  /** The flag that turns it off when given bare (argparse store_false, click's `--no-x`), without its dashes. */
+  readonly offFlag?: string;
 }
 
 export const isUnknown = (v: Fact['value']): v is Unknown =>

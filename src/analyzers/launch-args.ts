@@ -36,8 +36,17 @@ export function argumentEnvironment(
   const many = new Set((options ?? []).filter((o) => o.many).map((o) => o.name));
   const splits = new Map((options ?? []).flatMap((o) => (o.splitBy !== undefined ? [[o.name, o.splitBy]] : [])));
   const textual = new Set((options ?? []).filter((o) => typeof o.value === 'string').map((o) => o.name));
+  // A bare flag that turns an option off (argparse store_false, click's `--no-x`): False, whatever the word says.
+  const offs = new Map(
+    (options ?? []).flatMap((o) => (o.offFlag !== undefined ? [[o.offFlag.replace(/-/g, '_'), o.name]] : [])),
+  );
   for (const a of launchArgs ?? []) {
     const name = a.name.replace(/-/g, '_');
+    const turnsOff = offs.get(name);
+    if (turnsOff !== undefined && a.value === undefined && !a.positional) {
+      env.set(turnsOff, { value: false, source: `--${a.name} on the launch line`, launched: true });
+      continue;
+    }
     const words = many.has(name) && a.value !== undefined ? [a.value, ...(a.more ?? [])] : undefined;
     if (a.value === undefined && !a.positional && (textual.has(name) || MODEL_OPTION.test(name))) {
       // A bare flag of an option that takes a word (a path, a name): argparse stops ("expected one argument").

@@ -191,6 +191,9 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
       keySpan: stringInner(file.text, flagNode),
       valueSpan: stringInner(file.text, flagNode),
       where: `argparse ${String(actionVal.v)} of ${String(flag.v)}: ${off ? 'False' : 'True'} unless given`,
+      // A store_false flag turns its option off when given (pacman100/DHS-LLM-Workshop's `--no_fp16`, then
+      // `fp16=args.no_fp16`): the launch line's bare flag is False.
+      ...(off ? {} : { offFlag: String(flag.v).replace(/^-+/, '') }),
     });
   } else if (isRequired) {
     // Required, no default: only the command line gives it, so a launcher that runs the script fills it in.

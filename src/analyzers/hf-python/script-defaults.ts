@@ -295,8 +295,9 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
     if (v.k !== 'lit') continue;
     const many = file.manyOptions.has(name) ? { many: true as const } : {};
     const split = d.splitBy !== undefined ? { splitBy: d.splitBy } : {};
+    const off = d.offFlag !== undefined ? { offFlag: d.offFlag } : {};
     const value = splitValue(v.v, d.splitBy);
-    out.push({ name, value, where: d.where, line: file.line(d.valueSpan.start), ...many, ...split });
+    out.push({ name, value, where: d.where, line: file.line(d.valueSpan.start), ...many, ...split, ...off });
   }
   return out;
 }
