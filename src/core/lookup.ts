@@ -191,9 +191,35 @@ export function suggestModels(name: string, n = 3): string[] {
   return ranked.length < n ? [...ranked, ...bySpelling().filter((id) => !ranked.includes(id))].slice(0, n) : ranked;
 }
 
+/** Trailing name words that say a checkpoint's training stage or the dtype it is stored in, not its architecture. */
+const STAGE_WORDS = new Set([
+  'sft',
+  'dpo',
+  'rlhf',
+  'ppo',
+  'chat',
+  'instruct',
+  'it',
+  'base',
+  'hf',
+  'fp16',
+  'bf16',
+  'fp32',
+]);
+
+/** An organisation's model name without its trailing stage and dtype words (`minicpm-2b` of `MiniCPM-2B-dpo-fp16`). */
+function stageCore(key: string): string | undefined {
+  const [org, bare] = key.includes('/') ? key.split('/', 2) : [undefined, key];
+  const words = bare.split(/[-_]/);
+  while (words.length > 1 && STAGE_WORDS.has(words[words.length - 1])) words.pop();
+  return org === undefined ? undefined : `${org}/${words.join('-')}`;
+}
+
 const modelIndex = new Map<string, CatalogModel>();
 /** The models by their names without the organisation (`llama-2-7b-hf`), for a name given without one. */
 const byBareName = new Map<string, Set<CatalogModel>>();
+/** The unquantized models by their stage core (stageSibling), the first id in order where several share one. */
+const byStageCore = new Map<string, CatalogModel>();
 for (const m of MODEL_CATALOG) {
   for (const n of [m.id, ...(m.aliases ?? [])]) {
     const key = normalize(n);
@@ -201,6 +227,10 @@ for (const m of MODEL_CATALOG) {
     const bare = key.split('/').pop()!;
     byBareName.set(bare, (byBareName.get(bare) ?? new Set()).add(m));
   }
+}
+for (const m of [...MODEL_CATALOG].sort((a, b) => a.id.localeCompare(b.id))) {
+  const core = m.config.quantization_config ? undefined : stageCore(normalize(m.id));
+  if (core !== undefined && !byStageCore.has(core)) byStageCore.set(core, m);
 }
 
 export type ModelLookup =
@@ -241,30 +271,6 @@ function modelscopeCacheName(name: string): CatalogModel | undefined {
   return { ...base, id: name.trim(), aliases: [], derivedFrom: base.id, derivedAs };
 }
 
-/** Trailing name words that say a checkpoint's training stage or the dtype it is stored in, not its architecture. */
-const STAGE_WORDS = new Set([
-  'sft',
-  'dpo',
-  'rlhf',
-  'ppo',
-  'chat',
-  'instruct',
-  'it',
-  'base',
-  'hf',
-  'fp16',
-  'bf16',
-  'fp32',
-]);
-
-/** An organisation's model name without its trailing stage and dtype words (`minicpm-2b` of `MiniCPM-2B-dpo-fp16`). */
-function stageCore(key: string): string | undefined {
-  const [org, bare] = key.includes('/') ? key.split('/', 2) : [undefined, key];
-  const words = bare.split(/[-_]/);
-  while (words.length > 1 && STAGE_WORDS.has(words[words.length - 1])) words.pop();
-  return org === undefined ? undefined : `${org}/${words.join('-')}`;
-}
-
 /**
  * A checkpoint of a listed model at another training stage, from the same organisation (`openbmb/MiniCPM-2B-dpo-fp16`
  * beside the listed `openbmb/MiniCPM-2B-sft-bf16`; `-Chat` beside `-Base`): the organisations publish their SFT, DPO,
@@ -275,9 +281,7 @@ function stageCore(key: string): string | undefined {
 function stageSibling(name: string): CatalogModel | undefined {
   const core = stageCore(normalize(name));
   if (core === undefined || core === normalize(name).replace(/_/g, '-')) return undefined;
-  const base = [...modelIndex.values()]
-    .filter((m) => !m.derivedFrom && !m.config.quantization_config && stageCore(normalize(m.id)) === core)
-    .sort((a, b) => a.id.localeCompare(b.id))[0];
+  const base = byStageCore.get(core);
   if (!base) return undefined;
   return {
     ...base,

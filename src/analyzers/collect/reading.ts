@@ -161,10 +161,9 @@ export function analyzeWithArguments(
   const launched = lineArgs ?? usage;
   const runArgs = scriptArgs ?? usage;
   const readmeUsage = found?.readme ? { readmeUsage: true as const } : {};
-  // The config file's keys fill the parser's dataclasses below the line's flags: a field the script reads itself
-  // (`model_args.target_modules`, a test of `model_args.peft_enabled`) takes the file's value, as TrlParser and
-  // HfArgumentParser.parse_yaml_file give it.
-  // A config file's keys fill the dataclasses the script reads itself, as the launch line's options do.
+  // The config file's keys fill the parser's dataclasses below the line's flags, as TrlParser and
+  // HfArgumentParser.parse_yaml_file give them: the script is read again with them where it reads such a field itself
+  // (`model_args.target_modules`, a test of `model_args.peft_enabled`), as with the launch line's options.
   const rereadWith = first.readsConfigurator
     ? scriptArgs
     : configArgs?.length

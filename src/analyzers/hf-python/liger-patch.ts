@@ -32,8 +32,8 @@ export function ligerPatch(file: PythonFile, call: SyntaxNode, tool: Tool): void
   const onBranch = <T extends string>(v: T) => (cond ? { unknown: `${name}(...) runs only when ${cond}` } : v);
   const args = file.args(call);
   const fused = args.entries.find((x) => x.rawKey === 'fused_linear_cross_entropy');
-  const off =
-    fused !== undefined && file.valueOf(fused).k === 'lit' && (file.valueOf(fused) as { v: unknown }).v === false;
+  const given = fused === undefined ? undefined : file.valueOf(fused);
+  const off = given?.k === 'lit' && given.v === false;
   if (!off) file.push('loss', e, onBranch('fused'), tool);
   if (handsModel(file, call)) file.push('kernels', e, onBranch('liger'), tool);
 }

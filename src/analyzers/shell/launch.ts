@@ -1,6 +1,6 @@
 // Launch commands: wrappers (srun, mpirun, env), launchers (torchrun, deepspeed, accelerate, tune, trl) and the
 // training script's flags, into the facts of one command. Pure: no I/O, no node:* and no 'vscode'.
-import { placeholderProblem } from './placeholder';
+import { unfilledSlot } from './unfilled-slot';
 import { isMegatronPretraining, megatronLaunch } from './megatron';
 import { torchtuneBuiltinName } from '../yaml/torchtune-builtin';
 import {
@@ -212,7 +212,7 @@ export class Launch {
 
   invalid(o: Opt, what: string): void {
     const span = o.value?.span ?? o.keySpan;
-    const slot = placeholderProblem(o, span);
+    const slot = unfilledSlot(o, span);
     if (slot) return void this.r.problems.push(slot);
     this.r.problems.push({
       code: 'invalid-value',

@@ -1,10 +1,11 @@
 // A launch option whose value is a slot the command leaves to fill in (yangjianxin1/Firefly's README:
-// `deepspeed --num_gpus={num_gpus} train.py ...`; `--nproc_per_node [GPUS]`): a placeholder, not a wrong value. Pure.
+// `deepspeed --num_gpus={num_gpus} train.py ...`; `--nproc_per_node [GPUS]`): said as such (the diagnostic code
+// `placeholder`), not as a wrong value. Pure.
 import { msg, type ParseProblem, type Span } from '../facts';
 import type { Opt } from './args';
 
-/** The placeholder warning for an option whose value is `{name}`, `<name>` or `[NAME]`; undefined for any other. */
-export function placeholderProblem(o: Opt, span: Span): ParseProblem | undefined {
+/** The warning for an option whose value is an unfilled slot, `{name}`, `<name>` or `[NAME]`; undefined otherwise. */
+export function unfilledSlot(o: Opt, span: Span): ParseProblem | undefined {
   const text = o.value?.text.trim() ?? '';
   if (!/^(\{\w+\}|<[^<>\s]+>|\[\w+\])$/.test(text)) return undefined;
   return {
