@@ -272,7 +272,9 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
               ? 'hf-trainer'
               : file.localArgs.get(last);
         if (root && !file.localArgs.has(c.name)) file.localArgs.set(c.name, root);
-        const trainer = HF_TRAINERS.has(last) || TRL_TRAINERS.test(last) ? last : file.localTrainers.get(last);
+        // A base imported under another name is the library's trainer (`Seq2SeqTrainer as _Seq2SeqTrainer`).
+        const library = file.libraryAliases.get(last) ?? last;
+        const trainer = HF_TRAINERS.has(library) || TRL_TRAINERS.test(library) ? library : file.localTrainers.get(last);
         if (trainer && !file.localTrainers.has(c.name)) file.localTrainers.set(c.name, trainer);
       }
     }
@@ -432,7 +434,8 @@ export function libraryTrainer(file: PythonFile, name: string): { trainer: strin
   // A class of the file by a trainer's name that extends no trainer is the file's own (yushengsu-thu/mup_training's
   // `class Trainer:` runs a written-out loop).
   if (file.localClasses.has(name)) return undefined;
-  if (HF_TRAINERS.has(name) || TRL_TRAINERS.test(name)) return { trainer: name };
+  const library = file.libraryAliases.get(name) ?? name;
+  if (HF_TRAINERS.has(library) || TRL_TRAINERS.test(library)) return { trainer: library };
   const trainer = trlTrainerNamed(name);
   return trainer ? { trainer, byName: true } : undefined;
 }

@@ -53,6 +53,7 @@ import {
   writtenItems,
 } from './syntax';
 import { CallNames } from './call-names';
+import { libraryAliases } from './library-aliases';
 import { evalComprehension } from './comprehension';
 import { dictCall, dictLiteral } from './dict-values';
 import type { Overlay } from './attribute-overlays';
@@ -91,6 +92,7 @@ export class PythonFile {
   readonly localArgs = new Map<string, Tool>();
   /** Local classes that subclass a trainer of transformers or TRL, with the library's class they extend. */
   readonly localTrainers = new Map<string, string>();
+  private importedAliases?: ReadonlyMap<string, string>;
   readonly localClasses = new Set<string>();
   /** Field defaults of the file's dataclasses and argparse options, for the reasons of `args.x` unknowns. */
   readonly fieldDefaults = new Map<string, { text: string; line: number; where: string }>();
@@ -186,6 +188,11 @@ export class PythonFile {
    * @param settled whether the options settle its tests (a helper module's do; a script read again with its launch
    *   line's options is read whole, ModuleContext.settled).
    */
+  /** The names the file imports transformers' and TRL's classes under, to those names (library-aliases.ts). */
+  get libraryAliases(): ReadonlyMap<string, string> {
+    return (this.importedAliases ??= libraryAliases(this.text));
+  }
+
   constructor(
     readonly text: string,
     readonly inherited?: ArgumentEnvironment,

@@ -129,4 +129,14 @@ describe('hf-python: trainer classes of the project', () => {
       undefined,
     );
   });
+
+  it('a class of the file named as the trainer it extends, imported under another name (THUDM/GLM-4 finetune.py)', () => {
+    // `from transformers import Seq2SeqTrainer as _Seq2SeqTrainer` then `class Seq2SeqTrainer(_Seq2SeqTrainer)`
+    const src =
+      'from transformers import (\n    Seq2SeqTrainer as _Seq2SeqTrainer,\n    Seq2SeqTrainingArguments,\n)\n' +
+      'class Seq2SeqTrainer(_Seq2SeqTrainer):\n    pass\n\n' +
+      'args = Seq2SeqTrainingArguments(output_dir="o", per_device_train_batch_size=1)\n' +
+      'trainer = Seq2SeqTrainer(model=model, args=args)\n';
+    assert.equal(value(src, 'hfTrainer'), 'Seq2SeqTrainer');
+  });
 });
