@@ -22,7 +22,7 @@ import {
 } from './trl-dated-defaults';
 import { trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
-import { quantizedOutsideZeroInit, trainerZeroInit } from './zero3-init';
+import { quantizedOutsideZeroInit, trainerZeroInit, zeroInitWithoutHalf } from './zero3-init';
 import { type AxolotlPin, axolotlLoraOver4bit, loraOver4bitKey } from './axolotl-release';
 
 /**
@@ -163,6 +163,7 @@ export function withPinnedVersions(
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
   setup = quantizedOutsideZeroInit(setup, provenance);
+  setup = zeroInitWithoutHalf(setup, provenance, r.files);
   setup = zeroInitAdapterDtype(
     setup,
     provenance,

@@ -8,6 +8,7 @@
 import type { ProvenanceMap, TrainingSetup } from '../core';
 import type { Tool } from './facts';
 import { locateOffset, type AnalyzedFile } from './resolve';
+import { deepspeedRunsWithoutHalf } from './resolve/precision';
 
 /** Tools that load the model through the HF Trainer's TrainingArguments, or under ZeRO-Init of their own. */
 const ZERO_INIT_TOOLS: ReadonlySet<Tool> = new Set([
@@ -79,4 +80,33 @@ export function quantizedOutsideZeroInit(
       "is_quantized`), and DeepSpeed's 16-bit mode casts the whole module, adapters included",
   };
   return { ...setup, zero3_init: false };
+}
+
+/**
+ * The setup with fp32 weights where a model made under deepspeed.zero.Init meets a DeepSpeed config with neither bf16
+ * nor fp16: ZeRO-Init makes every floating-point parameter in DeepSpeed's dtype as the module is built, bf16 or fp16
+ * where enabled, else torch.float (deepspeedai/DeepSpeed partition_parameters.py Init._set_dtype, the tensor
+ * constructors it wraps), whatever dtype from_pretrained is given, and the checkpoint's 16-bit values are copied into
+ * them. PEFT's adapters follow their fp32 base layers. A model made outside ZeRO-Init keeps its load's dtype.
+ */
+export function zeroInitWithoutHalf(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  files: readonly AnalyzedFile[],
+): TrainingSetup {
+  const loaded = setup.weights_dtype;
+  if (setup.zero_stage !== 3 || setup.zero3_init === false || setup.quantization) return setup;
+  if (loaded !== 'bf16' && loaded !== 'fp16') return setup;
+  if (!deepspeedRunsWithoutHalf(provenance.mixed_precision)) return setup;
+  const tools = files.flatMap((f) => f.facts.tools);
+  if (setup.zero3_init === undefined && !tools.some((t) => ZERO_INIT_TOOLS.has(t))) return setup;
+  provenance.weights_dtype = {
+    kind: 'default',
+    owner: 'deepspeed',
+    note:
+      `deepspeed.zero.Init makes the parameters in DeepSpeed's dtype, fp32 without bf16 or fp16 in its config ` +
+      `(partition_parameters.py Init._set_dtype), and from_pretrained copies the ${loaded} checkpoint into them`,
+  };
+  const lora = setup.lora && setup.lora.dtype === loaded ? { ...setup.lora, dtype: 'fp32' as const } : setup.lora;
+  return { ...setup, weights_dtype: 'fp32', ...(lora ? { lora } : {}) };
 }

@@ -14,7 +14,7 @@ import { locateOffset } from './locate';
 const MATCHED: readonly CanonicalKey[] = ['microBatchSize', 'gradientAccumulationSteps'];
 
 /** Whether the run's DeepSpeed config goes through the HF Trainer's integration. */
-function trainerIntegration(ctx: ResolveContext): boolean {
+export function trainerIntegration(ctx: ResolveContext): boolean {
   if (ctx.tools.includes('axolotl') || ctx.tools.includes('llamafactory')) return true;
   return ctx.files.some((f) => f.facts.facts.some((x) => x.key === 'hfTrainer'));
 }

@@ -5,6 +5,7 @@ import type { Provenance } from '../../core';
 import { toolDefault } from '../defaults';
 import { msg, type FactValue } from '../facts';
 import { baseName, bool, fileProv, type ResolveContext } from './context';
+import { trainerIntegration } from './deepspeed-trainer';
 import type { WinningFact } from './types';
 
 /** The 16-bit dtype the files switch on (bf16, fp16, Accelerate's mixed_precision; FP8 as bf16), and the fact that does. */
@@ -35,11 +36,63 @@ function halfSwitch(ctx: ResolveContext): { half?: 'bf16' | 'fp16'; fact?: Winni
  * assumption of mixed precision adds: that value, and that it is not known. Empty when none is.
  */
 function unknownSwitchNote(ctx: ResolveContext): string {
-  const w = ctx.unknownOnly.bf16 ?? ctx.unknownOnly.fp16 ?? ctx.unknownOnly.mixedPrecision;
+  const w = unsettledSwitch(ctx);
   // Axolotl's `bf16: auto` is what its default's note explains (bf16 on Ampere and newer).
   return w && w.fact.rawValue.trim().toLowerCase() !== 'auto'
     ? `; the file's ${w.fact.rawKey} is not known statically (${w.fact.rawValue} at ${baseName(w.file)}:${w.location.line})`
     : '';
+}
+
+/** The first bf16 / fp16 / mixed-precision switch the files set but not statically, other than one the Trainer fills. */
+function unsettledSwitch(ctx: ResolveContext): WinningFact | undefined {
+  const { bf16, fp16, mixedPrecision } = ctx.unknownOnly;
+  return [bf16, fp16, mixedPrecision].find((w) => w !== undefined && !trainerFilledAuto(ctx, w));
+}
+
+/**
+ * Whether the switch is a DeepSpeed config's "auto" that the HF Trainer fills from its own bf16 / fp16 arguments
+ * (transformers integrations/deepspeed.py HfTrainerDeepSpeedConfig.trainer_config_process: fill_match of
+ * "bf16.enabled" with `args.bf16 or args.bf16_full_eval`, of "fp16.enabled" with fp16 under amp): what the Trainer's
+ * switches say, off where they are not set.
+ */
+function trainerFilledAuto(ctx: ResolveContext, w: WinningFact): boolean {
+  if (
+    w.fact.rawValue
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase() !== 'auto' ||
+    !trainerIntegration(ctx)
+  )
+    return false;
+  return ctx.files.some((f) => f.file === w.file && f.facts.format === 'deepspeed-json');
+}
+
+/** How the provenance of mixed_precision begins where DeepSpeed's config turns on neither bf16 nor fp16. */
+const DEEPSPEED_WITHOUT_HALF = "DeepSpeed's config enables neither bf16 nor fp16";
+
+/** Whether the run's DeepSpeed engine runs without its 16-bit mode (the provenance deepspeedWithoutHalf gives). */
+export function deepspeedRunsWithoutHalf(p: Provenance | undefined): boolean {
+  return p?.kind === 'default' && p.owner === 'deepspeed' && p.note?.startsWith(DEEPSPEED_WITHOUT_HALF) === true;
+}
+
+/**
+ * DeepSpeed with neither bf16 nor fp16 casts nothing (engine.py _configure_distributed_model) and runs no autocast:
+ * the model trains as loaded, or as ZeRO-Init makes it (zero3-init.ts zeroInitWithoutHalf). Said with the "auto" the
+ * HF Trainer fills, where one is.
+ */
+function deepspeedWithoutHalf(ctx: ResolveContext): void {
+  const { bf16, fp16 } = ctx.unknownOnly;
+  const auto = [bf16, fp16].find((w) => w !== undefined && trainerFilledAuto(ctx, w));
+  const filled = auto
+    ? ` (the HF Trainer fills ${auto.fact.rawKey} "auto" at ${baseName(auto.file)}:${auto.location.line} from its ` +
+      'bf16 / fp16 arguments, off here: integrations/deepspeed.py trainer_config_process)'
+    : '';
+  ctx.setup.mixed_precision = 'none';
+  ctx.prov.mixed_precision = {
+    kind: 'default',
+    owner: 'deepspeed',
+    note: `${DEEPSPEED_WITHOUT_HALF}${filled}: the engine casts nothing and runs no autocast`,
+  };
 }
 
 /** FP8 matmuls are estimated as bf16 mixed precision, said at the key; torchao's float8 all-gather under FSDP2 is read. */
@@ -176,6 +229,9 @@ export function resolvePrecision(ctx: ResolveContext): void {
     setup.mixed_precision = 'none';
   }
   const unknownSwitch = setup.mixed_precision === undefined ? unknownSwitchNote(ctx) : '';
+  const settled = !unsettledSwitch(ctx);
+  if (deepspeedOn && !half && !pure && mp === undefined && setup.mixed_precision === undefined && settled)
+    deepspeedWithoutHalf(ctx);
   if (unknownSwitch) {
     setup.mixed_precision = 'none';
     prov.mixed_precision = { kind: 'default', owner: 'VRAM Lens', note: `no autocast${unknownSwitch}` };

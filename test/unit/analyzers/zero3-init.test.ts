@@ -126,3 +126,46 @@ describe('analyzers: a ZeRO-3 model made inside deepspeed.zero.Init or before it
     assert.equal(launch(ACCELERATE('  zero3_init_flag: false\n'), parsed).setup?.zero3_init, true);
   });
 });
+
+describe('analyzers: DeepSpeed with neither bf16 nor fp16 under the HF Trainer', () => {
+  // transformers integrations/deepspeed.py trainer_config_process: fill_match("bf16.enabled", args.bf16 or
+  // args.bf16_full_eval); DeepSpeed partition_parameters.py Init._set_dtype: bf16, else fp16, else torch.float.
+  const DS = (stage: number) =>
+    `{"zero_optimization": {"stage": ${stage}}, "bf16": {"enabled": "auto"}, "train_micro_batch_size_per_gpu": "auto"}`;
+  const script = (bf16: string) =>
+    'import torch\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+    `args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, deepspeed="ds.json"${bf16})\n` +
+    'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)\n' +
+    'Trainer(model=model, args=args).train()\n';
+  const run = (stage: number, bf16 = '') => {
+    const line = 'deepspeed --num_gpus 8 train.py\n';
+    const files = { '/w/run.sh': line, '/w/ds.json': DS(stage), '/w/train.py': script(bf16) };
+    return runPipeline([{ file: '/w/run.sh', text: line }], inMemory(files), {});
+  };
+  const note = (p: { kind: string; note?: string } | undefined) => (p?.kind === 'default' ? (p.note ?? '') : '');
+
+  it('"auto" with the Trainer\'s bf16 unset is off: ZeRO-Init makes the bf16 checkpoint fp32 weights', () => {
+    const r = run(3);
+    assert.equal(r.setup?.mixed_precision, 'none');
+    assert.equal(r.setup?.weights_dtype, 'fp32');
+    assert.match(note(r.provenance.mixed_precision), /HF Trainer fills bf16\.enabled "auto" at ds\.json:1/);
+    assert.match(note(r.provenance.weights_dtype), /Init\._set_dtype.*bf16 checkpoint/);
+    const e = estimate({ ...r.setup!, seq_len: 1024 });
+    assert.ok(e.ok);
+    // 8,030,261,248 parameters (Llama-3.1-8B) x 4 B / 8 GPUs
+    assert.equal(e.estimate.perGpu.components.find((c) => c.label === 'Weights')?.bytes, 4_015_130_624);
+  });
+
+  it("the Trainer's bf16=True fills it on: 16-bit weights with DeepSpeed's fp32 copy", () => {
+    const r = run(3, ', bf16=True');
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+    assert.equal(r.setup?.master_weights, true);
+  });
+
+  it('at stage 2 the model is made outside ZeRO-Init and trains in the dtype it was loaded in', () => {
+    const r = run(2);
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+    assert.equal(r.setup?.mixed_precision, 'none');
+    assert.match(note(r.provenance.mixed_precision), /neither bf16 nor fp16/);
+  });
+});
