@@ -644,7 +644,7 @@ describe('features: hover', () => {
     // transformers Trainer.evaluation_loop: logits of 4 x 2048 tokens x 128,256 vocabulary in bf16 per batch
     // = 2,101,346,304 B (2.0 GiB).
     assert.match(f.message, /2\.0 GiB per batch \(4 x 2048 tokens x 128256 vocabulary x 2 B\)/);
-    for (const fix of ['eval_accumulation_steps=8, ', 'prediction_loss_only=True, ']) {
+    for (const fix of ['eval_accumulation_steps=8, ', 'prediction_loss_only=True, ', 'predict_with_generate=True, ']) {
       const ok = analyze('/w/train.py', py.replace('eval_strategy=', `${fix}eval_strategy=`));
       assert.ok(!ok.findings.some((x) => x.code === 'eval-logits-kept'), fix);
     }

@@ -154,7 +154,8 @@ function trainBatchEntry(m: Mapping): boolean {
       return emit(m, 'evalBatchSize', (x) => numberOf(file, x, e, true));
     case 'eval_accumulation_steps':
     case 'prediction_loss_only':
-    case 'batch_eval_metrics': {
+    case 'batch_eval_metrics':
+    case 'predict_with_generate': {
       const x = file.valueOf(e);
       if (!(x.k === 'lit' && (x.v === null || x.v === false || x.v === 0))) file.logitsReleased = true;
       return true;

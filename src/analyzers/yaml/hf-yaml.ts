@@ -11,6 +11,7 @@ import {
   asBool,
   asNonNegNumber,
   asSaveStrategy,
+  asOnWhenSet,
   asPosInt,
   asString,
   attentionOf,
@@ -118,12 +119,25 @@ function modelKeys(ctx: YamlCtx, top: Top): void {
   ctx.put('maxNewTokens', top.get('max_new_tokens'), asPosInt);
 }
 
+/**
+ * The arguments with which an evaluation keeps no logits on the GPU (eval-logits.ts): eval_accumulation_steps moves
+ * them to the host, prediction_loss_only and batch_eval_metrics keep none, and Seq2SeqTrainer's predict_with_generate
+ * keeps the generated token ids in their place (trainer_seq2seq.py prediction_step).
+ */
+const LOGITS_RELEASED = [
+  'eval_accumulation_steps',
+  'prediction_loss_only',
+  'batch_eval_metrics',
+  'predict_with_generate',
+];
+
 /** The batch, precision, checkpointing and optimizer of TrainingArguments. */
 function trainerKeys(ctx: YamlCtx, top: Top): void {
   ctx.put('microBatchSize', top.get('per_device_train_batch_size'), asPosInt);
   ctx.put('evalBatchSize', top.get('per_device_eval_batch_size'), asPosInt);
   ctx.put('evalStrategy', top.get('eval_strategy') ?? top.get('evaluation_strategy'), asEvalStrategy);
   datedByEvaluationStrategy(ctx, top.get('evaluation_strategy'));
+  for (const key of LOGITS_RELEASED) ctx.put('evalLogitsReleased', top.get(key), asOnWhenSet);
   ctx.put('gradientAccumulationSteps', top.get('gradient_accumulation_steps'), asPosInt);
   ctx.put('bf16', top.get('bf16'), asBool);
   ctx.put('fp16', top.get('fp16'), asBool);

@@ -92,6 +92,9 @@ export const asCheckpointing: Conv = (v) => {
   return b === undefined ? asBool(v) : b ? 'full' : 'none';
 };
 
+/** A switch or count that is on (true, or a number above 0): true; otherwise no fact. */
+export const asOnWhenSet: Conv = (v) => (boolOf(v) === true || (numOf(v) ?? 0) > 0 ? true : undefined);
+
 /** A positive integer (batch sizes, accumulation steps, lengths). */
 /** A packing / pad-to-maximum switch: on means every batch is seq_len long, off means each batch is padded to its longest sample. */
 export const asPacking: Conv = (v) => {

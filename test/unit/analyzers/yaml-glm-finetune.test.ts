@@ -75,6 +75,8 @@ describe('GLM fine-tuning config', () => {
     assert.deepEqual(at('seqLen'), [['max_input_length + max_output_length + 1', 1025]]);
     assert.deepEqual(at('batchLengths'), [['max_output_length', 'variable']]);
     assert.ok(f.references.some((r) => r.kind === 'deepspeed' && r.path === 'configs/ds_zero_2.json'));
+    // Seq2SeqTrainer's predict_with_generate keeps generated token ids, not logits (trainer_seq2seq.py prediction_step)
+    assert.deepEqual(at('evalLogitsReleased'), [['training_args.predict_with_generate', true]]);
   });
 
   it('P-tuning v2 (PREFIX_TUNING) is said not to be modeled, at peft_type', () => {
