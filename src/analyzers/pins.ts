@@ -41,11 +41,15 @@ export const DEPENDENCY_FILES: readonly string[] = [
   'environment.yml',
   'environment.yaml',
   'Dockerfile',
+  'README.md',
 ];
 
-/** A Dockerfile's pins are those of its `pip install` lines (a base image's tag is not one). */
+/**
+ * A Dockerfile's pins are those of its `pip install` lines (a base image's tag is not one), and so are a README's (its
+ * setup section's `pip install transformers==4.31.0 peft==0.4.0`; a version named in its prose is not a pin).
+ */
 export function dependencyPins(name: string, text: string): Pins {
-  if (name === 'Dockerfile') return installPins(text);
+  if (name === 'Dockerfile' || name === 'README.md') return installPins(text);
   const pins = findPins(text);
   return name === 'pyproject.toml' ? { ...poetryPins(text), ...pins } : pins;
 }

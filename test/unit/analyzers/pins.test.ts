@@ -382,6 +382,24 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.deepEqual(p?.kind === 'file' ? [p.file, p.line] : p, ['/w/Dockerfile', 3]);
   });
 
+  it("a README's pip install lines pin what no dependency file does; a version in its prose does not", () => {
+    // mwill20/CLI-Tuner-style setup sections: `pip install trl==0.16.1` in the README beside the script (TRL 0.16 left
+    // gradient checkpointing off: the same run as the Dockerfile case above).
+    const script =
+      'from trl import GRPOConfig, GRPOTrainer\n' +
+      'args = GRPOConfig(output_dir="o", per_device_train_batch_size=1, bf16=True)\n' +
+      'GRPOTrainer(model="Qwen/Qwen2.5-0.5B", reward_funcs=[f], args=args).train()\n';
+    const readme = '# Setup\n\nTested with trl==0.12.0.\n\n```bash\npip install "trl==0.16.1" peft\n```\n';
+    const r = runPipeline(
+      [{ file: '/w/train.py', text: script }],
+      filesReader(new Map([['/w/README.md', readme]])),
+      {},
+    );
+    assert.equal(r.setup?.trl_version, '0.16.1');
+    const p = r.provenance.trl_version;
+    assert.deepEqual(p?.kind === 'file' ? [p.file, p.line] : p, ['/w/README.md', 6]);
+  });
+
   // databricks/databricks-ml-examples llm-models/llamav2/llamav2-70b/06_fine_tune_qlora.py, a Databricks notebook kept
   // as Python source: `# MAGIC %pip install bitsandbytes==0.40.1 einops==0.6.1 trl==0.4.7` in its first cells.
   it("a Databricks notebook's Python source: its # MAGIC %pip install cells are the run's; another script's comments are not", () => {
