@@ -155,6 +155,31 @@ export const NVIDIA_FINE_TUNES: readonly CatalogModel[] = [
     },
     source: fineTune('nvidia/Llama-3.1-Nemotron-70B-Instruct-HF', 'meta-llama/Llama-3.1-70B'),
   },
+  {
+    // OpenMath-Nemotron-1.5B: Qwen2.5-Math-1.5B fine-tuned on OpenMathReasoning, after raising its rope_theta
+    // (10,000 -> 500,000) and max_position_embeddings (4,096 -> 131,072) in config.json, as NVIDIA's recipe for the
+    // 1.5B and 7B models says; the other fields are Qwen2.5-Math-1.5B's (tied embeddings: 1,543,714,304 parameters).
+    // Checked against NVIDIA/NeMo-Skills@0b012df8 docs/releases/openmathreasoning/training.md ("Prepare base model").
+    id: 'nvidia/OpenMath-Nemotron-1.5B',
+    baseModel: 'Qwen/Qwen2.5-Math-1.5B',
+    config: {
+      model_type: 'qwen2',
+      architectures: ['Qwen2ForCausalLM'],
+      hidden_act: 'silu',
+      hidden_size: 1536,
+      intermediate_size: 8960,
+      max_position_embeddings: 131072,
+      num_attention_heads: 12,
+      num_hidden_layers: 28,
+      num_key_value_heads: 2,
+      rms_norm_eps: 1e-6,
+      rope_theta: 500000,
+      tie_word_embeddings: true,
+      torch_dtype: 'bfloat16',
+      vocab_size: 151936,
+    },
+    source: `${hf('nvidia/OpenMath-Nemotron-1.5B')} (Qwen/Qwen2.5-Math-1.5B's fields with rope_theta 500000 and max_position_embeddings 131072: https://github.com/NVIDIA/NeMo-Skills/blob/main/docs/releases/openmathreasoning/training.md)`,
+  },
 ];
 
 /** Fields the Nemotron-4 Minitron config.json files share (NemotronForCausalLM). */
