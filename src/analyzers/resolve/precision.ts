@@ -56,14 +56,11 @@ function unsettledSwitch(ctx: ResolveContext): WinningFact | undefined {
  * switches say, off where they are not set.
  */
 function trainerFilledAuto(ctx: ResolveContext, w: WinningFact): boolean {
-  if (
-    w.fact.rawValue
-      .trim()
-      .replace(/^"(.*)"$/, '$1')
-      .toLowerCase() !== 'auto' ||
-    !trainerIntegration(ctx)
-  )
-    return false;
+  const word = w.fact.rawValue
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .toLowerCase();
+  if (word !== 'auto' || !trainerIntegration(ctx)) return false;
   return ctx.files.some((f) => f.file === w.file && f.facts.format === 'deepspeed-json');
 }
 
