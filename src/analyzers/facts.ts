@@ -238,6 +238,9 @@ export type CanonicalKey =
   | 'worldSize' // number (Accelerate num_processes: all machines)
   | 'tensorParallel'
   | 'pipelineParallel' // numbers
+  | 'pipelineSchedule' // 'device_map': one process splits the model's layers over the GPUs it sees
+  | 'visibleGpus' // number: the GPUs CUDA_VISIBLE_DEVICES shows a script run by plain python (one process)
+  | 'deviceMapSplit' // true: the model is loaded with device_map "auto" / "balanced" / "sequential" (layers over every visible GPU)
   | 'sequenceParallel' // boolean
   | 'subGroupSize' // number: ZeRO-3 optimizer sub-group size (DeepSpeed sub_group_size)
   | 'zeroHpzPartitionSize' // number: ZeRO++ hpZ, GPUs that share a secondary copy of the parameters (DeepSpeed zero_hpz_partition_size)

@@ -5,13 +5,21 @@ import { formatBytes, formatCount } from '../core';
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number): string => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 
+/** The pipeline's part of the layout line: its stages, or the GPUs one process splits the model over. */
+function pipeline(lay: Estimate['layout']): string {
+  if (lay.pipelineParallel === 1) return '';
+  return lay.deviceMapSplit
+    ? `, the model split over ${lay.pipelineParallel} GPUs per process (device_map)`
+    : `, PP ${lay.pipelineParallel}`;
+}
+
 export function renderTable(e: Estimate): string {
   const L: string[] = [];
   const pg = e.perGpu;
   const lay = e.layout;
   L.push(
     `VRAM Lens: ${e.model}${e.gpu ? ` on ${e.gpu.id}` : ''} (${lay.world} GPU${lay.world > 1 ? 's' : ''}` +
-      `${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${lay.pipelineParallel > 1 ? `, PP ${lay.pipelineParallel}` : ''}` +
+      `${lay.tensorParallel > 1 ? `, TP ${lay.tensorParallel}` : ''}${pipeline(lay)}` +
       `${lay.contextParallel > 1 ? `, CP ${lay.contextParallel}` : ''}, data parallel ${lay.dataParallel}, global batch ${lay.globalBatch})`,
   );
   L.push(`${e.architecture}`);

@@ -207,6 +207,8 @@ export interface Layout {
   readonly shardGroup: number;
   readonly tensorParallel: number;
   readonly pipelineParallel: number;
+  /** The pipeline's stages are one process's GPUs (device_map), not a pipeline engine's ranks. */
+  readonly deviceMapSplit?: true;
   readonly expertParallel: number;
   /** GPUs that split each sequence (context parallelism). */
   readonly contextParallel: number;

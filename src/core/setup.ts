@@ -708,6 +708,13 @@ export const TrainingSetupSchema = z.strictObject({
   optimizer_in_backward: z.boolean().default(false),
   tensor_parallel: count(1024).default(1),
   pipeline_parallel: count(1024).default(1),
+  /**
+   * How the pipeline's stages run: '1f1b' (a pipeline engine, one process per stage, up to pipeline_parallel
+   * micro-batches in flight on the first stage), or 'device_map' (one process splits the model's layers over the GPUs
+   * it sees, transformers' / Accelerate's device_map, ms-swift without torchrun: one micro-batch at a time, the hidden
+   * states copied between GPUs, no NCCL among them).
+   */
+  pipeline_schedule: z.enum(['1f1b', 'device_map']).optional(),
   sequence_parallel: z.boolean().default(false),
   /**
    * GPUs that split each sequence between them (context parallelism: ring attention in torchtitan, Axolotl's

@@ -253,6 +253,30 @@ describe('estimate: model states', () => {
     );
   });
 
+  it('a device_map split holds one micro-batch at a time; a pipeline engine holds up to its stages on the first', () => {
+    // Llama-3-8B over 2 stages of 16 layers, nothing checkpointed, 8 micro-batches a step (src/core/estimate/stage.ts).
+    const base = {
+      weights_dtype: 'bf16',
+      method: 'lora',
+      micro_batch_size: 4,
+      seq_len: 2048,
+      gpus_per_node: 2,
+    } as const;
+    const at = (extra: Record<string, unknown>) =>
+      run(setupFor('meta-llama/Meta-Llama-3-8B', { ...base, pipeline_parallel: 2, ...extra })).perGpu;
+    const split = at({ pipeline_schedule: 'device_map', gradient_accumulation_steps: 8 });
+    const engine = at({ gradient_accumulation_steps: 8 });
+    const oneInFlight = at({ gradient_accumulation_steps: 1 });
+    const activations = (p: typeof engine) => p.components.find((c) => c.id === 'activations')!.bytes;
+    // One micro-batch in flight whatever the accumulation: the engine's activations with nothing to overlap.
+    assert.equal(split.stage, 1, 'the head and the loss make the last stage the busiest');
+    assert.equal(oneInFlight.stage, 1);
+    assert.equal(activations(split), activations(oneInFlight));
+    // 1F1B: the first stage keeps min(stages, accumulation) = 2 micro-batches' activations, and peaks there.
+    assert.equal(engine.stage, 0);
+    assert.ok(activations(engine) > 1.9 * activations(split));
+  });
+
   it('8-bit AdamW (bitsandbytes): 2 x (1 + 4/2048) bytes per parameter of large tensors', () => {
     const e = run(setupFor('meta-llama/Llama-2-7b-hf', { optimizer: 'adamw_8bit', weights_dtype: 'bf16' }));
     const states = component(phase(e, 'optimizer'), 'optimizer-states');

@@ -37,6 +37,15 @@ describe("runtime: NCCL's buffers", () => {
     assert.equal(nccl({ gpus_per_node: 8, tensor_parallel: 2 }), 16 * (2 + 3) * 9_633_792);
   });
 
+  it('a device_map split is one process over its GPUs: no communicator among them, one per data-parallel group', () => {
+    const split = { pipeline_parallel: 2, pipeline_schedule: 'device_map' };
+    assert.equal(nccl({ gpus_per_node: 2, ...split }), 0);
+    // Two processes of two GPUs each: the data-parallel pair's ring and its one tree link.
+    assert.equal(nccl({ gpus_per_node: 4, ...split }), 16 * 2 * 9_633_792);
+    // A pipeline engine's stages are ranks of their own communicator.
+    assert.equal(nccl({ gpus_per_node: 2, pipeline_parallel: 2 }), 16 * 2 * 9_633_792);
+  });
+
   it('without P2P (PCIe consumer cards) the shared-memory transport keeps the other buffers in host memory', () => {
     assert.equal(nccl({ gpus_per_node: 4 }, 'RTX-4090'), 4 * 2 * 4 * MiB);
   });

@@ -355,6 +355,9 @@ function trainRunEntry(m: Mapping): boolean {
   }
 }
 
+/** The device_map values that split a model over every visible GPU (transformers' from_pretrained, Accelerate). */
+const SPLITTING_MAPS: ReadonlySet<string> = new Set(['auto', 'balanced', 'balanced_low_0', 'sequential']);
+
 /** Model loading (and script arguments): the load dtype, attention, labels and the quantization config. */
 function loadEntry(m: Mapping): boolean {
   const { file, e, tool, origin } = m;
@@ -364,6 +367,9 @@ function loadEntry(m: Mapping): boolean {
       return emit(m, 'weightsDtype', (x) => dtypeOf(file, x));
     case 'attn_implementation':
       return emit(m, 'attention', (x) => attentionOf(file, x));
+    // Accelerate places the layers over every GPU the process sees (infer_auto_device_map); a dict or a device does not.
+    case 'device_map':
+      return emit(m, 'deviceMapSplit', (x) => (x.k === 'lit' && SPLITTING_MAPS.has(String(x.v)) ? true : undefined));
     // transformers 4.34-4.35's switch for FlashAttention-2, honoured (with a deprecation warning) into 4.4x
     // (FSoft-AI4Code/XMainframe's train_raw.py passes its YAML's use_flash_attention_2 under transformers 4.40.2).
     case 'use_flash_attention_2':

@@ -24,6 +24,7 @@ import {
   resolveCpuRamEfficient,
   resolveFsdpOffload,
   resolveGpu,
+  resolveDeviceMapSplit,
   resolveGpuOverrides,
   resolveLayoutWorld,
   resolveOpenGpuCount,
@@ -156,6 +157,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveZeroBuckets,
   fromFact('tensor_parallel', 'tensorParallel', num),
   fromFact('pipeline_parallel', 'pipelineParallel', num),
+  fromFact('pipeline_schedule', 'pipelineSchedule', (v) => (v === 'device_map' ? v : undefined)),
   fromFact('sequence_parallel', 'sequenceParallel', bool),
   fromFact('context_parallel', 'contextParallel', num),
   fromFact('zero_hpz_partition_size', 'zeroHpzPartitionSize', (v) => {
@@ -172,6 +174,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveWorldSize,
   resolveVisibleProcesses,
   resolveGpuOverrides,
+  resolveDeviceMapSplit,
   // An FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config dp_shard_size, torchtune
   // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
   fromFact('fsdp_shard_size', 'fsdpShardSize', num),

@@ -115,6 +115,29 @@ export function resolveVisibleProcesses(ctx: ResolveContext): void {
 }
 
 /**
+ * A script run by plain `python` (one process) that loads its model with device_map="auto" (or "balanced",
+ * "sequential") while CUDA_VISIBLE_DEVICES shows several GPUs: Accelerate places the layers over all of them
+ * (accelerate/utils/modeling.py infer_auto_device_map), and the HF Trainer leaves the model where it lies
+ * (trainer.py: is_parallelizable / model_parallel when hf_device_map names several devices): a device_map split over
+ * those GPUs, one micro-batch at a time. Not under DeepSpeed or FSDP, nor where a launcher, flag or layout gives the
+ * GPUs.
+ */
+export function resolveDeviceMapSplit(ctx: ResolveContext): void {
+  const { decided, setup, prov } = ctx;
+  const split = decided.deviceMapSplit;
+  const shown = decided.visibleGpus;
+  const gpus = shown ? num(shown.fact.value as FactValue) : undefined;
+  if (split?.fact.value !== true || !shown || gpus === undefined || gpus < 2) return;
+  const sharded = (setup.fsdp !== undefined && setup.fsdp !== 'none') || ((setup.zero_stage as number) ?? 0) > 0;
+  if (sharded || setup.gpus_per_node !== undefined || setup.pipeline_parallel !== undefined) return;
+  setup.gpus_per_node = gpus;
+  setup.pipeline_parallel = gpus;
+  setup.pipeline_schedule = 'device_map';
+  prov.gpus_per_node = fileProv(shown);
+  prov.pipeline_parallel = prov.pipeline_schedule = fileProv(split);
+}
+
+/**
  * --gpus / --nodes win over the files. vramLens.gpusPerNode / vramLens.nodes apply only where the files do not give
  * the count (a launcher flag, Accelerate num_processes / num_machines, a SLURM header): a setting is the user's
  * machine, the files are the run.

@@ -60,7 +60,12 @@ export function launcherProgram(
     const launcher = python.module === undefined ? undefined : LAUNCHER_MODULES.get(python.module);
     kind = launcher ?? 'python';
     moduleName = launcher ? undefined : python.module;
-    if (kind === 'python') return { scriptAt: python.module !== undefined ? j - 1 : j, moduleName };
+    if (kind === 'python') {
+      // One process: a model it loads with device_map="auto" spreads over every GPU it sees (resolve/parallelism.ts).
+      const vis = visibleDevices(env);
+      if (vis?.count !== undefined && vis.count > 1) emitVisible(l, vis, 'visibleGpus', 'pytorch');
+      return { scriptAt: python.module !== undefined ? j - 1 : j, moduleName };
+    }
   }
   const bools = kind === 'torchrun' ? TORCHRUN_BOOL : kind === 'deepspeed' ? DEEPSPEED_BOOL : ACCELERATE_BOOL;
   const p = parseArgs(fields, j, launcherConsume(bools), true, false, opaque);

@@ -17,7 +17,7 @@ import {
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
-import { type CmdResult, type Launch, visibleDevices } from './launch';
+import { type CmdResult, type Launch, type Visible, visibleDevices } from './launch';
 import { type DeepspeedPreset, deepspeedPreset, toolProcesses } from './tool-launcher';
 import { SWIFT2_LORA_DEFAULTS, SWIFT2_MODEL_TYPES } from './swift2-models';
 
@@ -398,30 +398,46 @@ function rlhfFacts(l: Launch, o: Opt | undefined, sub: Span, defaults: boolean):
 
 /**
  * The processes: with NPROC_PER_NODE or NNODES swift starts torchrun with them (swift/cli/main.py get_torchrun_args);
- * without, one process, which splits the model over every visible GPU with device_map (swift/utils/env.py is_mp).
- * Returns the world size, a number or the reason it is not known.
+ * without, one process. A process that sees more GPUs than the processes of its node share splits the model over its
+ * own (swift/utils/env.py is_mp; swift/llm/model/register.py: device_map over them): the layers in stages, one
+ * micro-batch at a time. Returns the world size swift counts (its processes), a number or the reason it is not known.
  */
 function worldFacts(l: Launch, env: Env, swiftWord: Field): number | string {
   const nproc = toolProcesses(l, env, swiftWord, 'ms-swift');
   const nnodes = visibleDevices(env, 'NNODES');
   const vis = visibleDevices(env);
   const perProc = nproc ? nproc.count : 1;
-  if (vis?.count !== undefined && perProc !== undefined && vis.count > perProc) {
+  if (vis?.count !== undefined && perProc !== undefined && vis.count > perProc)
+    deviceMapSplit(l, vis, vis.count, perProc);
+  const a = nproc ? (nproc.count ?? nproc.unknown ?? 'NPROC_PER_NODE is not known') : 1;
+  const b = nnodes ? (nnodes.count ?? nnodes.unknown ?? 'NNODES is not known') : 1;
+  return typeof a === 'number' && typeof b === 'number' ? a * b : typeof a === 'string' ? a : (b as string);
+}
+
+/**
+ * The visible GPUs split among a node's processes, each process's share holding the model's layers in stages
+ * (pipeline_schedule device_map); a count that does not divide evenly is said as not modeled.
+ */
+function deviceMapSplit(l: Launch, vis: Visible, gpus: number, perProc: number): void {
+  if (gpus % perProc !== 0) {
     l.warnNotModeled(
       msg(
         '{0}: {1} GPUs for {2} process(es): swift splits the model over the GPUs of each process (device_map), ' +
-          'which is not modeled; the estimate is for one GPU per process',
+          'and these do not divide evenly; the estimate is for one GPU per process',
         vis.rawKey,
-        vis.count,
+        gpus,
         perProc,
       ),
       vis.valueSpan,
       vis.rawKey,
     );
+    return;
   }
-  const a = nproc ? (nproc.count ?? nproc.unknown ?? 'NPROC_PER_NODE is not known') : 1;
-  const b = nnodes ? (nnodes.count ?? nnodes.unknown ?? 'NNODES is not known') : 1;
-  return typeof a === 'number' && typeof b === 'number' ? a * b : typeof a === 'string' ? a : (b as string);
+  const at = (key: CanonicalKey, value: FactValue) =>
+    l.fact(key, vis.rawKey, vis.keySpan, vis.valueSpan, value, 'ms-swift');
+  at('gpusPerNode', gpus);
+  at('pipelineParallel', gpus / perProc);
+  at('pipelineSchedule', 'device_map');
 }
 
 /**

@@ -66,6 +66,7 @@ export function planLayout(
     shardGroup,
     tensorParallel: tp,
     pipelineParallel: pp,
+    ...(pp > 1 && setup.pipeline_schedule === 'device_map' ? { deviceMapSplit: true as const } : {}),
     expertParallel: ep,
     contextParallel: cp,
     globalBatch,

@@ -13,7 +13,7 @@ import { bnbLoadModel, bnbLoadReplay } from '../terms/bnb-load';
 import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
-import { ncclBuffers, nvlsBuffers, singleRankNccl } from '../terms/nccl';
+import { ncclBuffers, nvlsBuffers, processes, singleRankNccl } from '../terms/nccl';
 import { keepsRecomputedFrozen } from '../terms/zero3-recompute-kept';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
 import type { PhaseEstimate, RuntimeTerm } from '../model';
@@ -455,7 +455,7 @@ function outsideTerms(ctx: EstimateContext, step: StepPeak): RuntimeTerm[] {
       formula: ctx.lean ? '' : `${Math.round(contextBytes / MiB)} MiB per process`,
     },
   ];
-  if (ctx.layout.world > 1) {
+  if (processes(ctx) > 1) {
     terms.push(ncclBuffers(ctx));
     const nvls = nvlsBuffers(ctx);
     if (nvls) terms.push(nvls);

@@ -42,7 +42,9 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
   const last = stageIndex === pp - 1;
   const layersHere = Math.ceil(a.layers / pp);
   const layerShare = layersHere / a.layers;
-  const inFlight = pp === 1 ? 1 : Math.min(pp - stageIndex, setup.gradient_accumulation_steps);
+  // A device_map split runs each micro-batch through every GPU before the next starts: one in flight.
+  const sequential = pp === 1 || setup.pipeline_schedule === 'device_map';
+  const inFlight = sequential ? 1 : Math.min(pp - stageIndex, setup.gradient_accumulation_steps);
 
   // Block linears split by TP; embeddings/head vocab-parallel; experts by EP; stage share by PP.
   // Expert parallelism splits each MoE layer's experts over ep ranks; ZeRO / FSDP then shard a rank's experts over

@@ -52,11 +52,21 @@ export function ncclBuffers(ctx: EstimateContext): RuntimeTerm {
   };
 }
 
-/** The ranks of each communicator: one per parallel dimension of more than one rank, else one group of every rank. */
+/**
+ * The ranks of each communicator: one per parallel dimension of more than one rank, else one group of every process.
+ * A device_map split is no communicator: its stages are one process's GPUs.
+ */
 function communicatorSizes(ctx: EstimateContext): number[] {
-  const { dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel, world } = ctx.layout;
-  const groups = [dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel].filter((n) => n > 1);
-  return groups.length > 0 ? groups : [world];
+  const { dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel } = ctx.layout;
+  const pp = ctx.setup.pipeline_schedule === 'device_map' ? 1 : pipelineParallel;
+  const groups = [dataParallel, tensorParallel, pp, contextParallel, expertParallel].filter((n) => n > 1);
+  return groups.length > 0 ? groups : [processes(ctx)];
+}
+
+/** The run's processes: one per GPU, or one per device_map split of pipeline_parallel GPUs. */
+export function processes(ctx: EstimateContext): number {
+  const { world, pipelineParallel } = ctx.layout;
+  return ctx.setup.pipeline_schedule === 'device_map' ? world / pipelineParallel : world;
 }
 
 /**

@@ -279,12 +279,30 @@ describe('shell analyzer: ms-swift command lines', () => {
     );
   });
 
-  it('says what it does not model: device_map over several GPUs of one process, other tuners, other quantizers', () => {
+  it('one process over several GPUs splits the model over them (device_map): the layers in stages, one at a time', () => {
+    // swift/utils/env.py is_mp: a process that sees more GPUs than the node's processes loads with device_map over them.
     const text = 'CUDA_VISIBLE_DEVICES=0,1 swift sft --model Qwen/Qwen2.5-72B-Instruct --train_type lora\n';
     const r = analyzeShell(text);
-    const p = r.problems.find((x) => x.code === 'not-modeled')!;
-    assert.equal(text.slice(p.span.start, p.span.end), '0,1');
-    assert.equal(fact(r, 'gpusPerNode')?.value, 1);
+    assert.ok(!r.problems.some((x) => x.code === 'not-modeled'));
+    for (const [key, value] of [
+      ['gpusPerNode', 2],
+      ['pipelineParallel', 2],
+      ['pipelineSchedule', 'device_map'],
+    ] as const) {
+      const f = fact(r, key);
+      assert.equal(f?.value, value, key);
+      assert.equal(text.slice(f!.valueSpan.start, f!.valueSpan.end), '0,1');
+    }
+    const s = resolveText('/w/train.sh', text).setup!;
+    assert.deepEqual([s.gpus_per_node, s.pipeline_parallel, s.pipeline_schedule], [2, 2, 'device_map']);
+    // Two processes over four GPUs: two GPUs each; three GPUs do not split over two processes, said as not modeled.
+    const four = analyzeShell('NPROC_PER_NODE=2 CUDA_VISIBLE_DEVICES=0,1,2,3 swift sft --model m/x\n');
+    assert.equal(fact(four, 'pipelineParallel')?.value, 2);
+    const three = analyzeShell('NPROC_PER_NODE=2 CUDA_VISIBLE_DEVICES=0,1,2 swift sft --model m/x\n');
+    assert.ok(three.problems.some((x) => x.code === 'not-modeled' && /do not divide evenly/.test(x.message)));
+  });
+
+  it('says what it does not model: other tuners, other quantizers', () => {
     const t = analyzeShell('swift sft --model m/x --train_type adalora\n');
     assert.ok(t.problems.some((x) => x.code === 'not-modeled' && /adalora/.test(x.message)));
     assert.equal(fact(t, 'method'), undefined);
