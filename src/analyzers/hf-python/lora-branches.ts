@@ -9,7 +9,8 @@ import { loraCall, syntaxIn } from './calls';
 import { span } from './syntax';
 
 /** The PEFT configs a script may build (LoraConfig and the others PEFT has). */
-const PEFT_CONFIG = /(^|\.)(LoraConfig|IA3Config|AdaLoraConfig|LoHaConfig|LoKrConfig|OFTConfig|BOFTConfig|VeraConfig)$/;
+export const PEFT_CONFIG =
+  /(^|\.)(LoraConfig|IA3Config|AdaLoraConfig|LoHaConfig|LoKrConfig|OFTConfig|BOFTConfig|VeraConfig)$/;
 
 /**
  * A LoraConfig, built on a branch: LoRA when the branch is known to run (its tests read from the script's defaults),

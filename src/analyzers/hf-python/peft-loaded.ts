@@ -6,14 +6,24 @@
 import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
 import type { PythonFile } from './file';
+import { branchTaken, conditionOf } from './branches';
+import { PEFT_CONFIG } from './lora-branches';
 import { span } from './syntax';
 
 /** `for name, p in model.named_parameters(): if "lora" in name: p.requires_grad = True` (or requires_grad_(True)). */
 const LORA_UNFROZEN =
   /["']lora(?:_[AB])?["']\s+in\s+[\w.]+(?:\.lower\(\))?[\s\S]{0,160}?requires_grad(?:\s*=\s*True|_\(\s*(?:True)?\s*\))/;
 
-/** `PeftModel.from_pretrained(...)`: LoRA training where the adapter is loaded trainable or made so; else nothing. */
+/**
+ * `PeftModel.from_pretrained(...)`: LoRA training where the adapter is loaded trainable or made so; else nothing. On a
+ * branch the script's options decide against, where the script makes its adapter on another that may run
+ * (MedicalGPT's `if script_args.peft_path is not None:` load, else a LoraConfig), the config's; on one they leave
+ * open, LoRA only where it runs.
+ */
 export function loadedAdapter(file: PythonFile, c: SyntaxNode): void {
+  const taken = branchTaken(file, c);
+  if (taken === false && madeElsewhere(file)) return;
+  const cond = taken === undefined ? conditionOf(file, c) : undefined;
   const a = file.args(c);
   const flag = a.entries.find((e) => e.rawKey === 'is_trainable');
   const v = flag?.valueNode ? file.evalNode(flag.valueNode, 0) : undefined;
@@ -26,7 +36,7 @@ export function loadedAdapter(file: PythonFile, c: SyntaxNode): void {
   file.facts.push({
     key: 'method',
     rawKey: at ? 'is_trainable' : 'PeftModel.from_pretrained',
-    value: 'lora',
+    value: cond ? { unknown: `the adapter is loaded only when ${cond}` } : 'lora',
     rawValue: at ? file.text.slice(at.valueSpan.start, at.valueSpan.end) : 'PeftModel.from_pretrained(...)',
     keySpan: at ? at.keySpan : span(callee),
     valueSpan: at ? at.valueSpan : span(callee),
@@ -43,4 +53,9 @@ export function loadedAdapter(file: PythonFile, c: SyntaxNode): void {
     span(callee),
     'PeftModel.from_pretrained',
   );
+}
+
+/** Whether the script builds a PEFT config on a branch not known to be skipped. */
+function madeElsewhere(file: PythonFile): boolean {
+  return file.calls.some((d) => PEFT_CONFIG.test(file.calleeName(d) ?? '') && branchTaken(file, d) !== false);
 }

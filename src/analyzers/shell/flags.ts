@@ -41,6 +41,9 @@ const whenTrue =
   (...facts: Out): FlagSpec['conv'] =>
   (v) =>
     v === true ? facts : [];
+/** A LoRA switch: on is LoRA, off a full fine-tune (the script's LoRA branch skipped: MedicalGPT's `--use_peft False`). */
+const loraSwitch: FlagSpec['conv'] = (v) =>
+  v === true ? [['method', 'lora']] : v === false ? [['method', 'full']] : [];
 const oneOf =
   (key: CanonicalKey, table: Record<string, FactValue | Unknown>): FlagSpec['conv'] =>
   (v) => {
@@ -330,13 +333,13 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   use_bnb_nested_quant: spec('doubleQuant', 'bool'),
   bnb_4bit_use_double_quant: spec('doubleQuant', 'bool'),
   double_quantization: spec('doubleQuant', 'bool'),
-  use_peft: spec('method', 'bool', whenTrue(['method', 'lora'])),
-  use_peft_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
-  use_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  use_peft: spec('method', 'bool', loraSwitch),
+  use_peft_lora: spec('method', 'bool', loraSwitch),
+  use_lora: spec('method', 'bool', loraSwitch),
   // xllm's Config: LoRA on the model (with load_in_4bit, QLoRA).
-  apply_lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  apply_lora: spec('method', 'bool', loraSwitch),
   // princeton-nlp/LESS's model arguments (less/train/model_arguments.py: `lora: bool`).
-  lora: spec('method', 'bool', whenTrue(['method', 'lora'])),
+  lora: spec('method', 'bool', loraSwitch),
   finetuning_type: spec('method', 'str', oneOf('method', { lora: 'lora', freeze: 'freeze', full: 'full' })),
   adapter: spec('method', 'str', oneOf('method', { lora: 'lora', qlora: 'qlora' })),
   freeze_trainable_layers: spec('freezeTrainableLayers', 'int'),

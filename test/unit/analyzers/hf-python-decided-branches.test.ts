@@ -167,6 +167,42 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.equal(run('--use_peft true').setup?.method, 'lora');
   });
 
+  it('--use_peft False on the launch line skips a LoRA branch taken by default, a trainable adapter load too', () => {
+    // zrkdy/MedicalGPT training/supervised_finetuning.py (abridged): ScriptArguments.use_peft defaults to True;
+    // `if script_args.use_peft:` holds PeftModel.from_pretrained(..., is_trainable=True) when peft_path is given, else a
+    // LoraConfig; its `else:` trains every weight. run_full_sft.sh passes `--use_peft False`.
+    const script =
+      'from dataclasses import dataclass, field\nfrom typing import Optional\n' +
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Seq2SeqTrainingArguments, Trainer\n' +
+      'from peft import LoraConfig, PeftModel, get_peft_model\n' +
+      '@dataclass\nclass ScriptArguments:\n' +
+      '    model_name_or_path: str = field(default="Qwen/Qwen2.5-0.5B-Instruct")\n' +
+      '    use_peft: bool = field(default=True)\n    peft_path: Optional[str] = field(default=None)\n' +
+      '    lora_rank: int = field(default=8)\n' +
+      'def main():\n' +
+      '    parser = HfArgumentParser((Seq2SeqTrainingArguments, ScriptArguments))\n' +
+      '    training_args, script_args = parser.parse_args_into_dataclasses()\n' +
+      '    model = AutoModelForCausalLM.from_pretrained(script_args.model_name_or_path)\n' +
+      '    if script_args.use_peft:\n' +
+      '        if script_args.peft_path is not None:\n' +
+      '            model = PeftModel.from_pretrained(model, script_args.peft_path, is_trainable=True)\n' +
+      '        else:\n' +
+      '            model = get_peft_model(model, LoraConfig(r=script_args.lora_rank, target_modules=["q_proj"]))\n' +
+      '    else:\n        model = model.float()\n' +
+      '    Trainer(model=model, args=training_args).train()\n' +
+      'if __name__ == "__main__":\n    main()\n';
+    const run = (line: string): PipelineResult => {
+      const launcher = `torchrun --nproc_per_node 2 train.py --output_dir out ${line}\n`;
+      const files = { '/w/train.py': script, '/w/run.sh': launcher };
+      return runPipeline([{ file: '/w/run.sh', text: launcher }], inMemory(files), {});
+    };
+    const lora = run('');
+    assert.equal(lora.setup?.method, 'lora');
+    // The adapter load is on the skipped `peft_path is not None` branch: the LoraConfig's rank and targets stand.
+    assert.deepEqual([lora.setup?.lora?.r, lora.setup?.lora?.target_modules], [8, ['q_proj']]);
+    assert.equal(run('--use_peft False').setup?.method, 'full');
+  });
+
   it("the script's own dataclass field `use_peft: bool = False` beside LoRA's fields is a full fine-tune, said at it", () => {
     // alignment-handbook's ModelArguments (tillson/llm-fine-tuning's alignment/configs.py): use_peft False by default.
     const text =
