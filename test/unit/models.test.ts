@@ -360,6 +360,39 @@ describe('models: resolution from anywhere', () => {
       assert.equal(r.ok, false);
     });
 
+    it('a folder a download step of the project fills: the Hub model it downloads, with the file and line', () => {
+      // Mrkuhuo/data-warehouse-learning learn_llm/llm: download_model.py runs `huggingface-cli download
+      // --resume-download Qwen/Qwen2.5-1.5B --local-dir autodl-tmp/qwen-1.5b`; pretrain.sh trains that folder.
+      const project = tempDir('vram-lens-download-');
+      fs.mkdirSync(path.join(project, '.git'));
+      const write = (rel: string, text: string) => fs.writeFileSync(path.join(project, rel), text);
+      write(
+        'download_model.py',
+        "import os\nos.environ['HF_ENDPOINT'] = 'https://example.invalid'\n\n" +
+          "os.system('huggingface-cli download --resume-download Qwen/Qwen2.5-1.5B --local-dir autodl-tmp/qwen-1.5b')\n",
+      );
+      write(
+        'fetch.py',
+        'from huggingface_hub import snapshot_download\nsnapshot_download(repo_id="Qwen/Qwen2.5-7B", local_dir="models/q7")\n',
+      );
+      write(
+        'ms.py',
+        'from modelscope import snapshot_download\nsnapshot_download("qwen/Qwen2.5-0.5B", cache_dir="ckpt")\n',
+      );
+      const from = path.join(project, 'pretrain.sh');
+      const m = ok(resolveModelSync('autodl-tmp/qwen-1.5b', { cwd: project, env, from }));
+      assert.equal(m.id, 'Qwen/Qwen2.5-1.5B');
+      assert.match(
+        m.notes?.[0] ?? '',
+        /it is the folder download_model\.py downloads Qwen\/Qwen2\.5-1\.5B into \(--local-dir, line 4\)/,
+      );
+      assert.equal(ok(resolveModelSync('./models/q7', { cwd: project, env, from })).id, 'Qwen/Qwen2.5-7B');
+      // ModelScope's cache_dir keeps the id's folders under it.
+      const ms = ok(resolveModelSync('ckpt/qwen/Qwen2.5-0.5B', { cwd: project, env, from }));
+      assert.equal(ms.id, 'Qwen/Qwen2.5-0.5B');
+      assert.match(ms.notes?.[0] ?? '', /ms\.py downloads qwen\/Qwen2\.5-0\.5B into \(cache_dir, line 2\)/);
+    });
+
     it('reads a local model directory and counts its safetensors parameters exactly', () => {
       modelDir(path.join(tmp, 'models', 'tiny'), tinyConfig(), { 'model.safetensors': safetensors(tinyTensors()) });
       const m = ok(resolveModelSync('./models/tiny', { cwd: tmp, env }));

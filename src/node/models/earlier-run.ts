@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { catalogResolver } from '../../analyzers/resolve';
 import { candidates } from '../candidates';
 import { readBounded, type ReadPolicy } from '../read';
+import { downloads } from './downloads';
 import type { ModelInfo } from './types';
 
 /** The run that writes a folder: its file, the key and line of the folder, and the catalog model it trains. */
@@ -17,6 +18,8 @@ export interface EarlierRun {
   readonly model: ModelInfo;
   /** The model as that file names it. */
   readonly named: string;
+  /** The file downloads the model into the folder (downloads.ts) rather than trains it there. */
+  readonly downloaded?: true;
 }
 
 /** `key: value`, `key=value`, `--key value`, `"key": "value"` or `call("value")` of one of `names`: the key and value. */
@@ -116,6 +119,8 @@ function findRun(ref: string, search: Search, hops: number): EarlierRun | undefi
     if (path.resolve(file) === search.exclude) continue;
     const r = readBounded(file, 'config', search.policy);
     if (!r.ok || !r.text.includes(needle)) continue;
+    const fetched = downloadInto(r.text, want);
+    if (fetched) return { file: path.relative(search.root, file), ...fetched };
     for (const m of r.text.matchAll(OUTPUT)) {
       if (!sameFolder(m[2], want)) continue;
       const model = modelOf(r.text, search, hops);
@@ -123,6 +128,18 @@ function findRun(ref: string, search: Search, hops: number): EarlierRun | undefi
       const line = r.text.slice(0, m.index).split('\n').length + (m[0].startsWith('\n') ? 1 : 0);
       return { file: path.relative(search.root, file), key: m[1], line, ...model };
     }
+  }
+  return undefined;
+}
+
+/** The catalog model a download step of the text fetches into the folder `want` names, where it says so. */
+function downloadInto(text: string, want: readonly string[]): Omit<EarlierRun, 'file'> | undefined {
+  for (const d of downloads(text)) {
+    if (!sameFolder(d.folder, want)) continue;
+    const hit = catalogResolver(d.id);
+    if (!hit.ok) continue;
+    const line = text.slice(0, d.index).split('\n').length;
+    return { key: d.key, line, model: { ...hit.model, notes: [] }, named: d.id, downloaded: true };
   }
   return undefined;
 }

@@ -192,9 +192,13 @@ function fromEarlierRun(
 ): Offline | undefined {
   const run = earlierRun(trimmed, opts, policy);
   if (!run) return undefined;
+  const where = `${run.key}, line ${run.line}`;
   const note =
-    `model path '${trimmed}' is not on this machine: it is the folder ${run.file} writes (${run.key}, line ${run.line}), ` +
-    `a run that trains ${run.named}: estimated as ${run.model.id}, whose architecture a fine-tune keeps; point it at ` +
+    (run.downloaded
+      ? `model path '${trimmed}' is not on this machine: it is the folder ${run.file} downloads ${run.named} into ` +
+        `(${where}): estimated as ${run.model.id}; point it at `
+      : `model path '${trimmed}' is not on this machine: it is the folder ${run.file} writes (${where}), ` +
+        `a run that trains ${run.named}: estimated as ${run.model.id}, whose architecture a fine-tune keeps; point it at `) +
     'the model folder, or set vramLens.model (--model), to read its own config.json';
   return { kind: 'found', model: { ...run.model, notes: [note] } };
 }
