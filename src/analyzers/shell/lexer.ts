@@ -129,11 +129,27 @@ function opAt(text: string, i: number): string | undefined {
 function continuedComment(text: string, start: number, end: number): boolean {
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   if (!/^[ \t]*$/.test(text.slice(lineStart, start))) return false;
-  const before = text.slice(0, Math.max(0, lineStart - 1)).replace(/\r$/, '');
-  if (!before.endsWith('\\')) return false;
+  if (!inContinuedCommand(text, lineStart)) return false;
   if (!/\\\r?$/.test(text.slice(start, end))) return false;
   const next = text.slice(end + 1, end + 1 + 400).split('\n')[0];
   return /^[ \t]*(--?\w|#)/.test(next);
+}
+
+/**
+ * Whether the line at `lineStart` goes on a command the lines before it continue with `\`: the line before ends with
+ * `\` and is a command's, or a commented-out option inside such a command. A comment line's own `\` continues nothing,
+ * so a command commented out whole (`#python b.py \`, `#  --z 3 \`) is no command.
+ */
+function inContinuedCommand(text: string, lineStart: number): boolean {
+  let end = lineStart - 1;
+  for (let lines = 0; lines < 1000 && end > 0; lines++) {
+    const prevStart = text.lastIndexOf('\n', end - 1) + 1;
+    const prev = text.slice(prevStart, end).replace(/\r$/, '');
+    if (!prev.endsWith('\\')) return false;
+    if (!/^[ \t]*#/.test(prev)) return true;
+    end = prevStart - 1;
+  }
+  return false;
 }
 
 /** Length of a `\`-newline continuation at i (2 or 3 with CRLF), else 0. */

@@ -32,4 +32,18 @@ describe('shell: a commented-out option inside a continued command', () => {
     const last = 'python train.py \\\n    --model_name_or_path gpt2 \\\n    #--bf16 True \\\n\necho done\n';
     assert.equal(analyzeShell(last).problems.filter((p) => /comment line/.test(p.message)).length, 0);
   });
+
+  it('a command commented out whole, each line ending in `\\`, is no command: nothing read from it, nothing said', () => {
+    // PetroGPT/PetroGPT scripts/train_sft.sh: the LoRA command, then `#petrogpt-train --stage sft \` and its
+    // commented-out options for a full fine-tune (a comment's own `\` continues nothing).
+    const text =
+      'python train.py \\\n  --per_device_train_batch_size 4 \\\n  --bf16 > log 2>&1\n\n' +
+      '#python train.py \\\n#  --per_device_train_batch_size 8 \\\n#  --bf16\n';
+    const r = analyzeShell(text);
+    assert.equal(r.problems.filter((p) => /comment line/.test(p.message)).length, 0);
+    assert.deepEqual(
+      r.facts.filter((f) => f.key === 'microBatchSize').map((f) => f.value),
+      [4],
+    );
+  });
 });
