@@ -117,6 +117,16 @@ const scriptCall = (shells: string): string =>
  * Another shell script run as a command (`bash scripts/train_dpo.sh --lr 1e-6`, `./finetune.sh`), whose run is read,
  * or sourced (`source base_training_args.sh`), whose variables are.
  */
+/**
+ * A program run by its name with the HF Trainer's options (`petrogpt-train --stage sft --model_name_or_path ...
+ * --per_device_train_batch_size 4`, a project's console script: shell/unread-program.ts): the model's option and one
+ * only TrainingArguments has, in the script's text.
+ */
+const TRAINER_ONLY = String.raw`--(?:per_device_train_batch_size|gradient_accumulation_steps|deepspeed)\b`;
+const TRAINER_PROGRAM = new RegExp(
+  String.raw`--model_name_or_path\b[\s\S]*?${TRAINER_ONLY}|${TRAINER_ONLY}[\s\S]*?--model_name_or_path\b`,
+);
+
 const SHELL_CALL = new RegExp(
   String.raw`^[ \t]*(?:[A-Z_]\w*=\S*\s+)*` + scriptCall(String.raw`(?:ba|z|da)?sh|source|\.`),
   'm',
@@ -282,7 +292,11 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   shell: {
     syntax: 'shell',
     tool: 'torchrun',
-    detect: (file) => SHELL_LAUNCH.test(file.text) || SHELL_CALL.test(file.text) || pythonOfScriptVariable(file.text),
+    detect: (file) =>
+      SHELL_LAUNCH.test(file.text) ||
+      SHELL_CALL.test(file.text) ||
+      pythonOfScriptVariable(file.text) ||
+      TRAINER_PROGRAM.test(file.text),
     analyze: analyzeShell,
   },
   'accelerate-yaml': { ...yamlFormat('accelerate-yaml', 'accelerate', analyzeAccelerateYaml), alsoIn: ['json'] },

@@ -24,6 +24,11 @@ export interface Reference {
    */
   readonly toolByName?: 'trl';
   /**
+   * A program run by its name (`petrogpt-train`), which may be a console script the project's pyproject.toml, setup.py
+   * or setup.cfg declares: read as its module where one does; nothing is said where none does (an installed program).
+   */
+  readonly program?: true;
+  /**
    * The absolute folder a launch script moved to with `cd` before the line that names this relative path (`cd
    * /app/Visual-RFT/src/virft/`, the author's machine): where the path is looked for, in this checkout by its last
    * parts, when it is not found beside the script or above it.

@@ -26,6 +26,7 @@ import { MAX_ANALYZED_CHARS } from '../guards';
 import { analyzeShell, variablesOf } from '../shell';
 import { isFlagObjective } from '../shell/reference-flags';
 import type { InputFile } from '../pipeline';
+import { consoleScriptModule } from '../console-scripts';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import {
   located,
@@ -408,9 +409,9 @@ class FileCollection {
   private followScript(from: Referrer, named: Reference, at: Location): void {
     const { file } = from.self;
     const ref = this.withWritten(file, named);
-    const found = located(this.reader, file, ref);
-    if (found.text === undefined) {
-      if (ref.module === undefined) this.collected.missingScripts.push({ ...at, path: ref.path });
+    const found = ref.program ? this.programModule(from.self, ref) : located(this.reader, file, ref);
+    if (found?.text === undefined) {
+      if (ref.module === undefined && !ref.program) this.collected.missingScripts.push({ ...at, path: ref.path });
       return;
     }
     // A Python file the launch line runs is the training program even where none of the constructs detection looks for
@@ -439,10 +440,40 @@ class FileCollection {
       // A script the launcher writes itself is not edited by a fix (its text is in the launcher's heredoc).
       ...(ref.text !== undefined ? { origin: { kind: 'inline' as const } } : {}),
     });
+    if (ref.program) this.settleProgram(from.self, found.path, ref);
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
     this.settleOwnEvaluationStrategy(from.self, found.path);
     this.settleFlagObjective(from.self);
     this.settleUnreadOptions(from.self, found.path);
+  }
+
+  /** The module of a program a launch line runs by its name, where the project declares it as a console script. */
+  private programModule(launcher: AnalyzedFile, ref: Reference): ReturnType<typeof located> | undefined {
+    const module = consoleScriptModule(this.reader, launcher.file, ref.path);
+    return module ? { ...module, above: false, up: 0 } : undefined;
+  }
+
+  /**
+   * The note that a program run by its name has no code in these files, once its module is read: gone where the
+   * project's code gives the run's settings, else said again with the module it runs.
+   */
+  private settleProgram(launcher: AnalyzedFile, module: string, ref: Reference): void {
+    const read = this.collected.files.filter((f) => f.file !== launcher.file && f.facts.format === 'hf-python');
+    const gives = read.some((f) => f.facts.facts.length > 0);
+    const named = (p: ConfigFacts['problems'][number]): boolean =>
+      p.code === 'read-by-name' && p.span.start === ref.span.start;
+    const said = {
+      ...msg(
+        "{0} runs {1}, a console script of this project, in which nothing gives the run's settings: its options are " +
+          "read by their names, as the HF Trainer's (TrainingArguments); a default of the program's own is not seen",
+        ref.path,
+        module.split(/[\\/]/).slice(-2).join('/'),
+      ),
+    };
+    this.launcherFacts(launcher, (facts) => ({
+      ...facts,
+      problems: facts.problems.flatMap((p) => (!named(p) ? [p] : gives ? [] : [{ ...p, ...said }])),
+    }));
   }
 
   /** A launch line's sequence length from an option its script declares and nothing of the run reads: none. */

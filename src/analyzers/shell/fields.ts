@@ -227,3 +227,7 @@ export const scriptArgumentOfLoop = (name: string, line: number): string =>
 
 /** What a merge names a loop over the script's arguments (interpreter.ts), whose values are choices like a `case`'s. */
 export const ARGUMENT_LOOP = "loop over the script's arguments";
+
+/** Whether `--name` (or `--name=...`) is among the fields from `from`. */
+export const hasFlag = (fields: readonly Field[], from: number, name: string): boolean =>
+  fields.slice(from).some((f) => f.text === name || f.text.startsWith(`${name}=`));

@@ -48,7 +48,7 @@ import { isNemoRlEntry, NEMORL_LAUNCH } from './nemorl';
 import { AUTOTRAIN_LAUNCH, configLaunch, LUDWIG_LAUNCH, OUMI_LAUNCH } from './config-launch';
 import { alignAnythingConfig, alignAnythingLaunch, withZeroStageFile } from './align-anything-launch';
 import { isPrimeRlLaunch, PRIME_RL_LAUNCH } from './prime-rl';
-import { calledScript, SHELL_SCRIPT } from './called-script';
+import { calledScript } from './called-script';
 import {
   ALL_GPUS,
   arcticLaunch,
@@ -64,7 +64,9 @@ import { llamafactoryBashEra, llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
 import { isLlamaRecipesFinetuning, llamaRecipesLaunch } from './llama-recipes';
-import { referenceByFlags, subcommandObjective } from './reference-flags';
+import { referenceByFlags } from './reference-flags';
+import { PROGRAM_NAME, passesTrainerOptions, unreadProgramLaunch } from './unread-program';
+import { hasFlag } from './fields';
 
 /**
  * A Python module's dotted name (`python -m pkg.train.sft`). `-m` finds a module by its file's name, which the path
@@ -407,10 +409,6 @@ function scriptTool(script: string, fields: readonly Field[], from: number): Too
   return 'hf-trainer';
 }
 
-/** Whether `--name` (or `--name=...`) is among the fields from `from`. */
-const hasFlag = (fields: readonly Field[], from: number, name: string): boolean =>
-  fields.slice(from).some((f) => f.text === name || f.text.startsWith(`${name}=`));
-
 /** torchtune's recipes that do not train (torchtune/_recipe_registry.py): evaluation, generation, quantization. */
 const TORCHTUNE_NOT_TRAINING = new Set(['eleuther_eval', 'generate', 'generate_v2', 'quantize']);
 
@@ -589,7 +587,8 @@ function launchAt(text: string, line: readonly Field[], i: number, env: Env): Cm
   if (isLauncherCommand(cmd, sub)) program = launcherProgram(l, fields, i, env, opaque);
   else if (SUBCOMMAND_LAUNCHES.some((test) => test(cmd, sub))) return subcommandLaunch(l, fields, i, env, opaque);
   else if (/\.py$/.test(f0.text)) program = { scriptAt: i };
-  else if (passesTrainerOptions(fields, i)) return unreadProgramLaunch(l, fields, i, opaque);
+  else if (passesTrainerOptions(fields, i))
+    return unreadProgramLaunch(l, scriptLaunch(l, fields, { scriptAt: i }, f0, opaque), fields, i);
   else return calledScript(fields, i, env, false);
   return withZeroStageFile(program && programLaunch(l, fields, program, opaque), env);
 }
@@ -614,39 +613,6 @@ function pythonNamedInterpreter(l: Launch, fields: readonly Field[], i: number):
   });
   const python: Field = { text: 'python', span: f.span, pieces: f.pieces, opaque: false };
   return [...fields.slice(0, i), python, ...fields.slice(i + 1)];
-}
-
-/** Options only TrainingArguments has: with the model's, they say the program parses them with HfArgumentParser. */
-const TRAINER_ONLY_OPTIONS = ['--per_device_train_batch_size', '--gradient_accumulation_steps', '--deepspeed'];
-
-/**
- * Whether a command that is neither a script nor a known tool passes `--model_name_or_path` and an option only the HF
- * Trainer's arguments have (`autoalign-cli sft ...`: a project's console script, whose code is not in these files).
- */
-function passesTrainerOptions(fields: readonly Field[], i: number): boolean {
-  return (
-    !SHELL_SCRIPT.test(fields[i].text) &&
-    hasFlag(fields, i + 1, '--model_name_or_path') &&
-    TRAINER_ONLY_OPTIONS.some((name) => hasFlag(fields, i + 1, name))
-  );
-}
-
-/** Such a command read as a script's would be, its options by their names as the HF Trainer's; said at the command. */
-function unreadProgramLaunch(l: Launch, fields: readonly Field[], i: number, opaque: (f: Field) => void): CmdResult {
-  const command = fields[i];
-  const r = scriptLaunch(l, fields, { scriptAt: i }, command, opaque);
-  subcommandObjective(l, fields[i + 1]);
-  r.problems.push({
-    code: 'read-by-name',
-    severity: 'info',
-    ...msg(
-      '{0} is a program whose code is not in these files: its options are read by their names, as the HF ' +
-        "Trainer's (TrainingArguments); a value it sets itself, or a default of its own, is not seen",
-      l.slice(command.span),
-    ),
-    span: command.span,
-  });
-  return r;
 }
 
 /** What a launch line passes that may add arguments not visible here (`$EXTRA_ARGS`, `"$@"`), noted at its place. */
@@ -790,6 +756,9 @@ function programReference(
   scriptField: Field,
   p: Parsed,
 ): Reference | undefined {
+  // A program run by its name may be a console script of the project (collect/index.ts followScript).
+  if (moduleName === undefined && PROGRAM_NAME.test(script))
+    return { ...scriptReference(script, scriptField.span, p), program: true };
   if (moduleName === undefined) return /\.py$/.test(script) ? scriptReference(script, scriptField.span, p) : undefined;
   if (!DOTTED_NAME.test(moduleName) || INSTALLED_PACKAGES.has(moduleName.split('.')[0])) return undefined;
   return { ...scriptReference(`${moduleName.replace(/\./g, '/')}.py`, scriptField.span, p), module: moduleName };

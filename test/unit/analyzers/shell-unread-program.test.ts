@@ -3,6 +3,8 @@
 import * as assert from 'node:assert/strict';
 import { analyzeShell } from '../../../src/analyzers/shell';
 import { checkFacts } from './shell-common';
+import { runPipeline } from '../../../src/analyzers/pipeline';
+import { inMemory } from '../helpers';
 
 describe("shell analyzer: a program not in the files, passed the HF Trainer's options", () => {
   // icip-cas/AutoAlign scripts/train_sft.sh: `autoalign-cli sft --model_name_or_path ... --deepspeed ...`; the command
@@ -27,9 +29,13 @@ describe("shell analyzer: a program not in the files, passed the HF Trainer's op
       ['gradientCheckpointing', 'full', '--gradient_checkpointing', 'True'],
     ]);
     assert.deepEqual(r.tools, ['hf-trainer']);
+    // The program by its name, which a console script of the project may be (collect/index.ts), and the config.
     assert.deepEqual(
-      r.references.map((x) => [x.kind, x.path]),
-      [['deepspeed', 'configs/zero3.json']],
+      r.references.map((x) => [x.kind, x.path, x.program]),
+      [
+        ['script', 'autoalign-cli', true],
+        ['deepspeed', 'configs/zero3.json', undefined],
+      ],
     );
   });
 
@@ -48,5 +54,42 @@ describe("shell analyzer: a program not in the files, passed the HF Trainer's op
       r.facts.some((f) => f.key === 'model'),
       false,
     );
+  });
+
+  // PetroGPT/PetroGPT: scripts/train_sft.sh runs `petrogpt-train --stage sft ...`, which its setup.py declares as
+  // `"petrogpt-train  = petrogpt_cli.train:cli_main"` (the setuptools way; pyproject.toml's [project.scripts] too).
+  const launcher =
+    'petrogpt-train --stage sft \\\n    --model_name_or_path Qwen/Qwen2.5-0.5B \\\n' +
+    '    --per_device_train_batch_size 4 \\\n    --gradient_accumulation_steps 4\n';
+  const setup =
+    'from setuptools import setup\nsetup(\n    name="petrogpt",\n    entry_points={\n        "console_scripts": [\n' +
+    '            "petrogpt-train  = petrogpt_cli.train:cli_main",\n        ]\n    },\n)\n';
+  const run = (module: string) => {
+    const files = {
+      '/p/scripts/train_sft.sh': launcher,
+      '/p/setup.py': setup,
+      '/p/petrogpt_cli/train.py': module,
+    };
+    return runPipeline([{ file: '/p/scripts/train_sft.sh', text: launcher }], inMemory(files), {});
+  };
+
+  it("a console script its setup.py declares is read as the program's code: its settings count, the note goes", () => {
+    const module =
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments\n' +
+      'def cli_main():\n    (args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n' +
+      '    args.gradient_checkpointing = True\n' +
+      '    model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+      '    Trainer(model=model, args=args).train()\n';
+    const r = run(module);
+    assert.ok(r.files.some((f) => f.file === '/p/petrogpt_cli/train.py'));
+    assert.equal(r.setup?.micro_batch_size, 4);
+    assert.ok(!r.problems.some((p) => p.code === 'read-by-name'), JSON.stringify(r.problems));
+    assert.ok(!r.problems.some((p) => /not found/.test(p.message)));
+  });
+
+  it('a console script whose module gives none of the settings: said with the module it runs', () => {
+    const r = run('from petrogpt import run_exp\ndef cli_main():\n    run_exp()\n');
+    const note = r.problems.find((p) => p.code === 'read-by-name');
+    assert.match(note?.message ?? '', /^petrogpt-train runs petrogpt_cli\/train\.py, a console script of this project/);
   });
 });
