@@ -1150,4 +1150,25 @@ describe("a class's attributes set in __init__, read in its methods", () => {
     // prepare_model_for_kbit_training turns checkpointing on, which the Trainer's false does not turn off.
     assert.equal(r.setup?.gradient_checkpointing, 'full');
   });
+
+  it("a helper's default turns checkpointing on behind getattr(model, 'supports_gradient_checkpointing', False)", () => {
+    // zjunlp/DeepKE example/llm/InstructKGC (LLaMA-Efficient-Tuning's layout): loader.py calls
+    // prepare_model_for_training(model=model, finetuning_args=finetuning_args), whose use_gradient_checkpointing
+    // defaults to True and whose test reads the model's supports_gradient_checkpointing (True for transformers' models).
+    const adapter =
+      'def prepare_model_for_training(model, finetuning_args, use_gradient_checkpointing=True):\n' +
+      '    if use_gradient_checkpointing and getattr(model, "supports_gradient_checkpointing", False):\n' +
+      '        model.gradient_checkpointing_enable()\n' +
+      '    return model\n';
+    const script =
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'from adapter import prepare_model_for_training\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=2)\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'model = prepare_model_for_training(model=model, finetuning_args=None)\n' +
+      'Trainer(model=model, args=args).train()\n';
+    const files = { '/w/adapter.py': adapter, '/w/train.py': script };
+    const r = runPipeline([{ file: '/w/train.py', text: script }], inMemory(files), {});
+    assert.equal(r.setup?.gradient_checkpointing, 'full');
+  });
 });

@@ -231,10 +231,16 @@ function launchedPosition(file: PythonFile, name: string, use: SyntaxNode): Val 
   };
 }
 
-/** `getattr(torch, "bfloat16")` with a name known statically: the attribute it reads, `torch.bfloat16`. */
+/**
+ * `getattr(torch, "bfloat16")` with a name known statically: the attribute it reads, `torch.bfloat16`. A model's
+ * `supports_gradient_checkpointing` (`getattr(model, "supports_gradient_checkpointing", False)`, the test of
+ * LLaMA-Efficient-Tuning's prepare_model_for_training and its copies) is True: transformers' decoder models set it.
+ */
 export function staticGetattr(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
   if (callee !== 'getattr') return undefined;
   const a = file.args(node);
+  const named = a.positional[1] ? file.evalNode(a.positional[1], depth + 1) : undefined;
+  if (named?.k === 'lit' && named.v === 'supports_gradient_checkpointing') return { k: 'lit', v: true };
   if (a.positional.length !== 2 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
   const obj = file.dotted(a.positional[0]);
   const attr = file.evalNode(a.positional[1], depth + 1);
