@@ -45,7 +45,12 @@ export function copiedOpenrlhfCommand(
   fields: readonly Field[],
   at: number,
 ): { command: string; variant: boolean; copy: true } | undefined {
-  const m = /(?:^|\.)cli\.(train_\w+)$/.exec(script) ?? /(?:^|\/)cli\/(train_\w+)\.py$/.exec(script);
+  // Also a copy beside the launcher under a name of its own (`train_rm_.py`, NotTheStallion/RLHF-Zero2Hero), told by
+  // OpenRLHF's own flags below.
+  const m =
+    /(?:^|\.)cli\.(train_\w+)$/.exec(script) ??
+    /(?:^|\/)cli\/(train_\w+)\.py$/.exec(script) ??
+    /(?:^|\/)(train_[a-z]+?)_*\.py$/.exec(script);
   const command = m ? openrlhfCommand(`openrlhf.cli.${m[1]}`) : undefined;
   if (!command) return undefined;
   const flags = new Set(fields.slice(at + 1).map((f) => f.text.replace(/=.*$/s, '')));

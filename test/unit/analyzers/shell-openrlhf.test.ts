@@ -361,6 +361,12 @@ describe('shell: OpenRLHF command lines', () => {
       'torchrun -m src.cli.train_sft --model_name_or_path m/x --per_device_train_batch_size 2\n',
     );
     assert.ok(!own.tools.includes('openrlhf'));
+    // A copy beside the launcher under a name of its own (NotTheStallion/RLHF-Zero2Hero's train_rm_.py, OpenRLHF's
+    // train_rm): its micro-batch of one pair, not TRL's default of 8.
+    const renamed = analyzeShell('python3 train_rm_.py --pretrain m/x --micro_train_batch_size 1 --max_len 8192\n');
+    assert.ok(renamed.tools.includes('openrlhf'));
+    assert.equal(renamed.facts.find((f) => f.key === 'microBatchSize')?.value, 1);
+    assert.ok(!analyzeShell('python3 train_rm_.py --model_name_or_path m/x\n').tools.includes('openrlhf'));
   });
 
   it('quick fixes rewrite the flags the command line has, in the heredoc, and add none', () => {
