@@ -172,8 +172,10 @@ export function resolveTeacher(ctx: ResolveContext): void {
     const t = id ? resolveModel(id) : undefined;
     if (t?.ok) {
       // torchtune's KD recipes add a chunked forward KL to the cross-entropy; TRL's GKDTrainer trains on the
-      // generalized JSD alone, with GKDConfig's beta (0.5 unless set).
-      const gkd = teacherFact.fact.tool !== 'torchtune';
+      // generalized JSD alone, with GKDConfig's beta (0.5 unless set). A teacher of a run that uses neither (a
+      // distillation loop of the script's own) is taken as torchtune's loss, said at the teacher.
+      const gkd = teacherFact.fact.tool === 'trl' || ctx.tools.includes('trl');
+      if (!gkd && teacherFact.fact.tool !== 'torchtune') ownDistillation(ctx, teacherFact);
       const beta =
         gkd && decided.klBeta && typeof decided.klBeta.fact.value === 'number' ? decided.klBeta.fact.value : 0.5;
       setup.distillation = {
@@ -206,6 +208,21 @@ export function resolveTeacher(ctx: ResolveContext): void {
       });
     }
   }
+}
+
+/** A teacher of a distillation loop of the script's own: its loss is not read, which the estimate says. */
+function ownDistillation(ctx: ResolveContext, teacher: WinningFact): void {
+  ctx.problems.push({
+    ...teacher.location,
+    severity: 'warning',
+    code: 'not-modeled',
+    key: teacher.fact.rawKey,
+    ...msg(
+      '{0}: a distillation the script runs itself: its loss is not read; estimated as a forward KL over the ' +
+        "student's and the teacher's logits beside the cross-entropy (torchtune's knowledge distillation)",
+      teacher.fact.rawKey,
+    ),
+  });
 }
 
 /**

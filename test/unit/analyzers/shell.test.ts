@@ -148,6 +148,22 @@ describe('shell analyzer: trl subcommands', () => {
       r.problems.some((p) => p.code === 'not-modeled'),
       false,
     );
+    // TRL's GKD: the generalized JSD over both models' logits instead of the cross-entropy.
+    assert.equal(resolveText('/w/run.sh', text).setup?.distillation?.loss, 'jsd');
+  });
+
+  it("a teacher flag of a distillation loop of the script's own is no GKD: torchtune's loss, said at the flag", () => {
+    // songsm921/sentence_kd mk2/run.sh: `deepspeed --num_gpus=8 llama_knowledge_distillation.py
+    // --teacher_model_name_or_path $TEACHER_MODEL ...`, a DeepSpeed loop that uses no TRL trainer.
+    const text =
+      'deepspeed --num_gpus=8 kd.py --student_model_name_or_path meta-llama/Llama-3.2-1B ' +
+      '--model_name_or_path meta-llama/Llama-3.2-1B --teacher_model_name_or_path meta-llama/Llama-3.2-3B\n';
+    const r = resolveText('/w/run.sh', text);
+    assert.equal(r.setup?.distillation?.loss, 'forward_kl');
+    const said = r.problems.find(
+      (p) => p.code === 'not-modeled' && /distillation the script runs itself/.test(p.message),
+    );
+    assert.equal(said?.key, '--teacher_model_name_or_path');
   });
 });
 
