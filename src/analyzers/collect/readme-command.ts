@@ -277,6 +277,10 @@ export const PYTHON_RUN = /(?:^|\s)python3?\s+(?:-m\s+(\S+)|(\S+\.py))/;
 /** A command that starts a training run: a launcher or a tool, or Python running a script or module. */
 const training = (line: string): boolean => LAUNCH_COMMAND.test(line) || PYTHON_RUN.test(line);
 
+/** A line that opens or closes an HTML code block, the tag alone on it. */
+const HTML_OPEN = /^\s*<(?:code|pre)(?:\s[^>]*)?>\s*$/i;
+const HTML_CLOSE = /^\s*<\/(?:code|pre)>\s*$/i;
+
 /** Code blocks of a shell: no info string, or a shell's name. */
 const SHELL_BLOCK = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|shell-session)?\s*$/;
 
@@ -287,13 +291,21 @@ const SHELL_BLOCK = /^\s*(?:```|~~~)\s*(?:bash|sh|shell|zsh|console|shell-sessio
  */
 export function markdownLaunch(text: string): string | undefined {
   const lines = text.split('\n');
-  let block: 'shell' | 'other' | undefined;
+  let block: 'shell' | 'other' | 'html' | undefined;
   let launches = false;
   const out = lines.map((line) => {
-    if (FENCE.test(line)) {
+    if (FENCE.test(line) && block !== 'html') {
       block = block ? undefined : SHELL_BLOCK.test(line) ? 'shell' : 'other';
       return blank(line);
     }
+    // An HTML block of its own lines (`<code>` ... `</code>`, `<pre>`: liangwq/Chatglm_lora_multi-gpu's README).
+    if (block === undefined && HTML_OPEN.test(line)) block = 'html';
+    else if (block === 'html' && HTML_CLOSE.test(line)) block = undefined;
+    else if (block === 'html') {
+      launches ||= training(line);
+      return line;
+    }
+    if (HTML_OPEN.test(line) || HTML_CLOSE.test(line)) return blank(line);
     if (block !== 'shell') return blank(line);
     launches ||= training(line);
     return line.replace(/^(\s*)([$>] )/, (_, lead: string) => `${lead}  `);

@@ -186,4 +186,22 @@ describe("a README's command as the launch line of a file given alone (a script'
     const none = runFiles({ '/p/README.md': '# x\n```bash\npip install torch\n```\n' }, '/p/README.md');
     assert.deepEqual(none.unrecognized, ['/p/README.md']);
   });
+
+  it('its commands in an HTML block of their own lines, <code> ... </code> (liangwq/Chatglm_lora_multi-gpu)', () => {
+    const readme = [
+      '## 多Gpu执行命令',
+      '<div>',
+      '  <code>pip install -r requirements.txt</code>',
+      '  <code>',
+      '    torchrun --nproc_per_node=2 finetune.py \\',
+      '             --model_name_or_path meta-llama/Llama-3.2-3B \\',
+      '             --per_device_train_batch_size 1',
+      '  </code>',
+      '</div>',
+      '',
+    ].join('\n');
+    const run = runFiles({ '/p/README.md': readme }, '/p/README.md');
+    assert.equal(run.setup?.model, 'meta-llama/Llama-3.2-3B');
+    assert.deepEqual([run.setup?.micro_batch_size, run.setup?.gpus_per_node], [1, 2]);
+  });
 });
