@@ -321,13 +321,48 @@ export function collectClasses(file: PythonFile, classes: SyntaxNode[]): void {
     const tool =
       file.localArgs.get(c.name) ?? (file.tools.has('trl') && file.parsedClasses.has(c.name) ? 'trl' : 'hf-trainer');
     if (file.localArgs.has(c.name)) file.tools.add(tool);
+    const generation = generationFields(fs);
     for (const f of fs) {
       const x = file.valueOf(f);
       if (x.k === 'lit' && x.v === null) continue;
       if (!peft && /^lora(_|$)/i.test(f.rawKey)) continue;
+      // A generation config's max_length bounds what it generates, not the training sample.
+      if (generation && f.rawKey === 'max_length') continue;
       mapEntry(file, 'dataclass', f, tool, 'dataclass-default', tool === 'trl');
     }
+    sourceAndTarget(file, fs, tool);
   }
+}
+
+/** Fields only a generation config has (ChatGLM-Efficient-Tuning's GeneratingArguments: top_p, top_k, num_beams). */
+const GENERATION_FIELDS = new Set(['top_p', 'top_k', 'num_beams', 'temperature', 'repetition_penalty', 'do_sample']);
+
+/** Whether a dataclass's fields are a generation config's (two or more fields only one has). */
+function generationFields(fs: readonly Entry[]): boolean {
+  return fs.filter((f) => GENERATION_FIELDS.has(f.rawKey)).length >= 2;
+}
+
+/**
+ * A dataclass with max_source_length and max_target_length (ChatGLM- and LLaMA-Efficient-Tuning's data arguments,
+ * 512 each): a training sample is the prompt and the response together, up to their sum (its preprocessing's
+ * `max_length = data_args.max_source_length + data_args.max_target_length`), located at max_target_length.
+ */
+function sourceAndTarget(file: PythonFile, fs: readonly Entry[], tool: Tool): void {
+  const source = fs.find((f) => f.rawKey === 'max_source_length');
+  const target = fs.find((f) => f.rawKey === 'max_target_length');
+  const s = source ? file.valueOf(source) : undefined;
+  const t = target ? file.valueOf(target) : undefined;
+  if (!target || s?.k !== 'lit' || t?.k !== 'lit' || typeof s.v !== 'number' || typeof t.v !== 'number') return;
+  file.facts.push({
+    key: 'seqLen',
+    rawKey: 'max_source_length + max_target_length',
+    value: s.v + t.v,
+    rawValue: `${s.v} + ${t.v}`,
+    keySpan: target.keySpan,
+    valueSpan: target.valueSpan,
+    tool,
+    origin: 'dataclass-default',
+  });
 }
 
 /** What shows a script using PEFT (or a library that makes LoRA with it: Unsloth's get_peft_model, TRL's peft_config). */

@@ -77,6 +77,30 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.equal(run.setup.seq_len, 129);
   });
 
+  it("arguments with max_source_length and max_target_length: their sum; a generation config's max_length is not", () => {
+    // YerongLi/ChatGLM-Efficient-Tuning src/utils/config.py (abridged): DataTrainingArguments 512 + 512, and
+    // GeneratingArguments' max_length 2048, a bound on generated text.
+    const text = [
+      'from dataclasses import dataclass, field',
+      'from typing import Optional',
+      '@dataclass',
+      'class DataTrainingArguments:',
+      '    max_source_length: Optional[int] = field(default=512)',
+      '    max_target_length: Optional[int] = field(default=512)',
+      '@dataclass',
+      'class GeneratingArguments:',
+      '    top_p: Optional[float] = field(default=0.7)',
+      '    top_k: Optional[int] = field(default=50)',
+      '    max_length: Optional[int] = field(default=2048)',
+      '',
+    ].join('\n');
+    const seq = analyzeHfPython(text).facts.filter((f) => f.key === 'seqLen');
+    assert.deepEqual(
+      seq.map((f) => [f.rawKey, f.value]),
+      [['max_source_length + max_target_length', 1024]],
+    );
+  });
+
   it('a local of a common name (max_length) counts where the script pads or cuts a sample with it', () => {
     // huggingface/peft examples/causal_language_modeling/peft_prompt_tuning_clm.ipynb, shortened.
     const loop = (use: string): string =>
