@@ -21,9 +21,10 @@ function halfSwitch(ctx: ResolveContext): { half?: 'bf16' | 'fp16'; fact?: Winni
   const fp8 = mp === 'fp8' && !bf16 && !fp16;
   const half = bf16 ? 'bf16' : fp16 ? 'fp16' : mp === 'bf16' || mp === 'fp16' ? mp : fp8 ? 'bf16' : undefined;
   const fact = bf16 ? decided.bf16 : fp16 ? decided.fp16 : decided.mixedPrecision;
-  if (bf16 === undefined && fp16 === undefined && mp === undefined && !half) {
+  // A switch left open takes the tool's default; `fp16: false` beside Axolotl's `bf16: auto` leaves bf16 to it.
+  if (bf16 === undefined && fp16 !== true && mp === undefined && !half) {
     const d = toolDefault(ctx.tools, 'mixed_precision');
-    if (d && (d.value === 'bf16' || d.value === 'fp16')) {
+    if (d && (d.value === 'bf16' || (d.value === 'fp16' && fp16 === undefined))) {
       ctx.prov.mixed_precision = { kind: 'default', owner: d.tool, note: d.note + unknownSwitchNote(ctx) };
       return { half: d.value, fp8 };
     }

@@ -250,6 +250,11 @@ describe('analyzeAxolotlYaml', () => {
     const r = analyzeAxolotlYaml(QLORA);
     checkFacts(r, QLORA, [['bf16', { unknown: true }, 'bf16', 'auto']]);
     assert.equal(factOf(r, 'fp16'), undefined);
+    // `fp16: false` beside it (Elijah-Bodden/My-Simulacrum's config.yml) leaves bf16 to Axolotl's auto: still bf16.
+    const off = 'base_model: meta-llama/Llama-2-7b-hf\nadapter: lora\nmicro_batch_size: 1\nbf16: auto\nfp16: false\n';
+    assert.equal(resolveText('/w/axolotl.yml', off).setup?.mixed_precision, 'bf16');
+    const none = off.replace('bf16: auto', 'bf16: false');
+    assert.equal(resolveText('/w/axolotl.yml', none).setup?.mixed_precision, 'none');
   });
 
   it('records the DeepSpeed path as a reference and a fact', () => {
