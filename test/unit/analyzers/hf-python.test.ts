@@ -511,8 +511,16 @@ describe('analyzeHfPython', () => {
       '',
     ].join('\n');
     assert.equal(resolveText('/w/dpo.py', text).setup?.seq_len, 1536);
-    // Another index is not the first dataclass: the sum is not known, and DPOConfig's own default stands (1024).
-    assert.equal(resolveText('/w/dpo.py', text.replace(')[0]', ')[1]')).setup?.seq_len, 1024);
+    // Another index is not the first dataclass: the script's sum is not known, and the arguments' own pair stands,
+    // 1024 + 512 at max_target_length (a prompt and its response together), not DPOConfig's default.
+    const other = resolveText('/w/dpo.py', text.replace(')[0]', ')[1]'));
+    assert.equal(other.setup?.seq_len, 1536);
+    assert.deepEqual(other.provenance.seq_len, {
+      kind: 'file',
+      file: '/w/dpo.py',
+      line: 7,
+      key: 'max_source_length + max_target_length',
+    });
   });
 
   it("ReFT (pyreft's get_reft_model) is a method that is not modeled: a warning at the call, not a silent full fine-tune", () => {
