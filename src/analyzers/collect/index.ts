@@ -27,6 +27,7 @@ import { analyzeShell, variablesOf } from '../shell';
 import { isFlagObjective } from '../shell/reference-flags';
 import type { InputFile } from '../pipeline';
 import { consoleScriptModule } from '../console-scripts';
+import { withoutUnreadCommandLine } from './unread-command-line';
 import { analyzeWithArguments, calledBy, configuratorArguments, scriptConfigArguments, type VisitHow } from './reading';
 import {
   located,
@@ -445,6 +446,7 @@ class FileCollection {
     this.settleOwnEvaluationStrategy(from.self, found.path);
     this.settleFlagObjective(from.self);
     this.settleUnreadOptions(from.self, found.path);
+    this.settleUnreadCommandLine(from.self, found.path, ref);
   }
 
   /** The module of a program a launch line runs by its name, where the project declares it as a console script. */
@@ -482,6 +484,14 @@ class FileCollection {
     if (read?.facts.format !== 'hf-python') return;
     const modules = this.collected.files.filter((f) => f !== read && f.facts.format === 'hf-python');
     this.launcherFacts(launcher, (facts) => withoutUnreadOptions(facts, read, modules));
+  }
+
+  /** The options a launch line passes a script that reads no command line: none of the run's. */
+  private settleUnreadCommandLine(launcher: AnalyzedFile, script: string, ref: Reference): void {
+    const read = this.collected.files.find((f) => f.file === script);
+    if (read?.facts.format !== 'hf-python') return;
+    const modules = this.collected.files.filter((f) => f !== read && f.facts.format === 'hf-python');
+    this.launcherFacts(launcher, (facts) => withoutUnreadCommandLine(facts, read, modules, ref));
   }
 
   /**
