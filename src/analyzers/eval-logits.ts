@@ -13,9 +13,10 @@ import type { AnalyzedFile } from './resolve';
 export function keptEvalLogits(setup: TrainingSetup | undefined, files: readonly AnalyzedFile[]): Problem | undefined {
   const evalBatch = setup?.eval_batch_size;
   if (!setup || evalBatch === undefined) return undefined;
-  const released = files.some((f) => f.facts.facts.some((x) => x.key === 'evalLogitsReleased' && x.value === true));
+  // eval_accumulation_steps, prediction_loss_only, batch_eval_metrics or predict_with_generate in any file of the run.
+  if (files.some((f) => f.facts.facts.some((x) => x.key === 'evalLogitsReleased' && x.value === true)))
+    return undefined;
   const file = files.find((f) => f.facts.facts.some((x) => x.key === 'evalKeepsLogits' && x.value === true));
-  if (released) return undefined;
   const kept = file?.facts.facts.find((x) => x.key === 'evalKeepsLogits' && x.value === true);
   const arch = parseArchitecture(setup.architecture);
   if (!file || !kept || !arch.ok) return undefined;

@@ -74,8 +74,6 @@ export class PythonFile {
   facts: Fact[] = [];
   /** Trainer calls with compute_metrics and no preprocess_logits_for_metrics (see trainerCall). */
   readonly keptLogits: Array<{ e: Entry; tool: Tool }> = [];
-  /** eval_accumulation_steps, prediction_loss_only=True or batch_eval_metrics=True seen in training arguments. */
-  logitsReleased = false;
   /** Reward models loaded with from_pretrained and passed to a trainer whose Hub id is a literal. */
   scoringIds = 0;
   /** Checkpointing set on the model by Unsloth's from_pretrained / get_peft_model: it decides over the trainer's. */

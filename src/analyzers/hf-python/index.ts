@@ -607,7 +607,8 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   }
   // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
   // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
-  if (!file.logitsReleased) for (const { e, tool } of file.keptLogits) file.push('evalKeepsLogits', e, true, tool);
+  const released = file.facts.some((f) => f.key === 'evalLogitsReleased');
+  if (!released) for (const { e, tool } of file.keptLogits) file.push('evalKeepsLogits', e, true, tool);
   const prepared = file.facts.filter((f) => f.rawKey === 'prepare_model_for_kbit_training');
   if (prepared.length > 0) {
     // Checkpointing first, the upcast last: a hover on the call speaks of the upcast.

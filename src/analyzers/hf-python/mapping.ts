@@ -156,8 +156,10 @@ function trainBatchEntry(m: Mapping): boolean {
     case 'prediction_loss_only':
     case 'batch_eval_metrics':
     case 'predict_with_generate': {
+      // The same fact as a YAML of training arguments gives (eval-logits.ts); a value not known counts as set.
       const x = file.valueOf(e);
-      if (!(x.k === 'lit' && (x.v === null || x.v === false || x.v === 0))) file.logitsReleased = true;
+      if (!(x.k === 'lit' && (x.v === null || x.v === false || x.v === 0)))
+        file.push('evalLogitsReleased', e, true, m.tool);
       return true;
     }
     case 'eval_strategy':
