@@ -138,6 +138,8 @@ export type CanonicalKey =
   | 'evalStrategy' // boolean: evaluation runs during training (eval_strategy not 'no', Axolotl val_set_size > 0)
   | 'autoFindBatchSize' // boolean: HF Trainer auto_find_batch_size (halve the micro-batch after an out-of-memory error)
   | 'evalLogitsReleased' // true: an argument keeps the evaluation's logits off the GPU (eval_accumulation_steps, predict_with_generate)
+  | 'evalNewTokens' // number: new tokens a generate-only evaluation makes per prompt (predict_with_generate, no labels)
+  | 'evalPromptLen' // number: the prompt length of that evaluation
   | 'evalKeepsLogits' // boolean: HF Trainer gathers every eval batch's logits on the GPU (compute_metrics, no eval_accumulation_steps)
   | 'gradientAccumulationSteps' // number
   | 'trainBatchSize' // number (DeepSpeed train_batch_size, Axolotl batch_size)

@@ -631,6 +631,15 @@ export const TrainingSetupSchema = z.strictObject({
    */
   eval_batch_size: count(65_536).optional(),
   /**
+   * The evaluation generates instead of computing a loss: prompts of `prompt_len` tokens, then up to `new_tokens` more
+   * (Seq2SeqTrainer predict_with_generate over eval batches without labels runs no loss forward: THUDM's GLM finetune
+   * scripts). Unset: a loss forward at the eval batch.
+   */
+  eval_generation: z
+    .object({ prompt_len: count(1_048_576), new_tokens: count(1_048_576) })
+    .strict()
+    .optional(),
+  /**
    * Paired preference training (DPO and its relatives): each example is a chosen and a rejected sequence run through
    * the model in one concatenated forward, so micro_batch_size sequences become twice as many. `reference`: how the
    * reference log-probabilities are obtained each step: 'copy' (a frozen copy of the model, TRL create_reference_model

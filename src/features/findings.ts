@@ -196,6 +196,7 @@ export const SETUP_FIELD_KEY: Readonly<Record<string, CanonicalKey>> = {
   padded_batches: 'paddedBatches',
   kbit_upcast: 'kbitUpcast',
   eval_batch_size: 'evalBatchSize',
+  eval_generation: 'evalNewTokens',
   rollout: 'rollout',
   preference: 'preference',
   kernels: 'kernels',

@@ -38,6 +38,22 @@ export function resolveEvalBatch(ctx: ResolveContext): void {
   }
 }
 
+/**
+ * An evaluation that only generates: its prompts' length and the tokens generated after them, both from the files
+ * (THUDM's GLM finetune configs), and only where an evaluation runs.
+ */
+export function resolveEvalGeneration(ctx: ResolveContext): void {
+  const { decided, setup, prov } = ctx;
+  const tokens = decided.evalNewTokens;
+  const prompt = decided.evalPromptLen;
+  if (setup.eval_batch_size === undefined || !tokens || !prompt) return;
+  const newTokens = num(tokens.fact.value as FactValue);
+  const promptLen = num(prompt.fact.value as FactValue);
+  if (newTokens === undefined || promptLen === undefined) return;
+  setup.eval_generation = { prompt_len: promptLen, new_tokens: newTokens };
+  prov.eval_generation = fileProv(tokens);
+}
+
 /** DeepSpeed batch derivation: train_batch_size = micro x accumulation x data-parallel world size. */
 export function resolveTrainBatch(ctx: ResolveContext): void {
   const { decided, setup, prov, problems } = ctx;

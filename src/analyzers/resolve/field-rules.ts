@@ -5,7 +5,7 @@
 // train-batch derivation the GPU count, the rollout both), and provenance lists fields in the order they were set.
 import type { CanonicalKey, FactValue } from '../facts';
 import { bool, num, type DefaultField, type ResolveContext } from './context';
-import { resolveEvalBatch, resolveTrainBatch } from './batch';
+import { resolveEvalBatch, resolveEvalGeneration, resolveTrainBatch } from './batch';
 import { checkTrainerDeepspeedMatch } from './deepspeed-trainer';
 import {
   resolveIa3,
@@ -107,6 +107,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('gradient_accumulation_steps', 'gradientAccumulationSteps', num),
   resolveSeqLen,
   resolveEvalBatch,
+  resolveEvalGeneration,
   fromFact('batch_lengths', 'batchLengths'),
   fromFact('padded_batches', 'paddedBatches'),
   resolveKbitUpcast,

@@ -3,7 +3,9 @@
 // <model_dir> <config_file>` reads: `training_args` are Seq2SeqTrainingArguments, `peft_config` is PEFT's
 // get_peft_config(config_dict=...) (LORA, or PREFIX_TUNING for P-tuning v2), and every sample is cut to
 // max_input_length + max_output_length + 1 tokens (process_batch: `max_length = max_input_length + max_output_length
-// + 1`), the batch padded to its longest (DataCollatorForSeq2Seq, padding='longest'). The model is the command line's
+// + 1`), the batch padded to its longest (DataCollatorForSeq2Seq, padding='longest'). Their evaluation set has no labels
+// (process_batch_eval: input_ids and output_ids), so with predict_with_generate the evaluation only generates. The
+// model is the command line's
 // second argument, not in the file. Sources: THUDM/GLM-4@3f79b54 finetune/finetune.py and configs/lora.yaml,
 // THUDM/ChatGLM3 finetune_demo/finetune_hf.py. Pure: no I/O.
 // Docs: docs/formats.md
@@ -11,7 +13,7 @@ import type { ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import { analyzeHfEntries } from './hf-yaml';
 import { peftConfigMapping } from './peft-config';
-import { asPosInt, type Entry } from './values';
+import { asBool, asPosInt, type Entry } from './values';
 
 /** Whether top-level keys are a GLM fine-tuning config: `data_config` and `training_args` beside the two lengths. */
 export function isGlmFinetuneYaml(keys: ReadonlySet<string>): boolean {
@@ -27,8 +29,10 @@ export function analyzeGlmFinetuneYaml(text: string): ConfigFacts {
   const ctx = new YamlCtx(text, { format: 'glm-finetune-yaml', tool: 'hf-trainer', omegaconf: false });
   return guarded(ctx, () => {
     const top = ctx.top();
-    analyzeHfEntries(ctx, ctx.sub(top.get('training_args')));
+    const args = ctx.sub(top.get('training_args'));
+    analyzeHfEntries(ctx, args);
     lengths(ctx, top.get('max_input_length'), top.get('max_output_length'));
+    evaluationByGeneration(ctx, args, top.get('max_input_length'));
     peftConfigMapping(ctx, ctx.sub(top.get('peft_config')));
   });
 }
@@ -41,4 +45,21 @@ function lengths(ctx: YamlCtx, input: Entry | undefined, output: Entry | undefin
   if (typeof a !== 'number' || typeof b !== 'number') return;
   ctx.add('seqLen', output, a + b + 1, 'max_input_length + max_output_length + 1');
   ctx.add('batchLengths', output, 'variable', 'max_output_length');
+}
+
+/**
+ * predict_with_generate over the scripts' evaluation set, which has no labels (process_batch_eval returns input_ids and
+ * output_ids; their Seq2SeqTrainer.prediction_step pops output_ids): Seq2SeqTrainer generates, at most
+ * generation_config.max_new_tokens after prompts of up to max_input_length + 1 tokens (the prompt cut to
+ * max_input_length and the assistant's role token), and runs no loss forward (has_labels is False).
+ */
+function evaluationByGeneration(ctx: YamlCtx, args: ReadonlyMap<string, Entry>, input: Entry | undefined): void {
+  const generate = args.get('predict_with_generate');
+  const maxNew = ctx.sub(args.get('generation_config')).get('max_new_tokens');
+  if (!generate || !maxNew || !input || asBool(ctx.view(generate)) !== true) return;
+  const tokens = asPosInt(ctx.view(maxNew));
+  const prompt = asPosInt(ctx.view(input));
+  if (typeof tokens !== 'number' || typeof prompt !== 'number') return;
+  ctx.add('evalNewTokens', maxNew, tokens, 'generation_config.max_new_tokens');
+  ctx.add('evalPromptLen', input, prompt + 1, 'max_input_length + 1');
 }

@@ -17,10 +17,11 @@ export function evaluationPhase(
   const setup = ctx.setup;
   const a = ctx.model.arch;
   const { gathered, headGather, dequantFwdC } = terms;
-  const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval } = terms.evaluation;
+  const { evalBatch, evalLossBytes, evalLayerBytes, evalLossFormula, gradsKeptInEval, generation } = terms.evaluation;
   if (evalBatch === undefined) return undefined;
-  const evalTail =
-    evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
+  const evalTail = generation
+    ? [...generation, ...dequantFwdC]
+    : evalLossBytes >= evalLayerBytes + sum(dequantFwdC)
       ? [
           comp(
             ctx,
@@ -54,7 +55,9 @@ export function evaluationPhase(
     phase: 'evaluation',
     allocatedBytes: sum(ev),
     components: ev,
-    note: `evaluation during training: no-grad forward at the eval batch (${evalBatch})`,
+    note: generation
+      ? `evaluation during training: generation at the eval batch (${evalBatch}), no loss forward`
+      : `evaluation during training: no-grad forward at the eval batch (${evalBatch})`,
   };
 }
 

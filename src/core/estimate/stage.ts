@@ -268,7 +268,7 @@ function stageTerms(
   );
   const { refForwardBytes, refForwardFormula } = referenceForward(ctx, st);
   const rewardFwdC = rewardForwards(ctx, st);
-  const evaluation = evaluationWork(ctx, activations.layerPlan, grads.gradStored);
+  const evaluation = evaluationWork(ctx, st, activations.layerPlan, grads.gradStored);
   const { gradStored, gradLabel, gradFormula } = grads;
   // Weights moved to the host while a colocated engine generates, back for the passes that score (weights_gpu).
   const weightsOffWhileGenerating =

@@ -175,9 +175,17 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
   return genComps;
 }
 
-/** Generation with generate(): the prefill of the prompts and the decoding steps, each beside the KV cache it holds. */
-function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: number): Component[][] {
-  const setup = ctx.setup;
+/**
+ * Generation with generate(): the prefill of G prompts of P tokens and the decoding steps up to `total` tokens (the
+ * sequence length unless given), each beside the KV cache it holds.
+ */
+export function decodeTails(
+  ctx: EstimateContext,
+  st: StageContext,
+  G: number,
+  P: number,
+  total = ctx.setup.seq_len,
+): Component[][] {
   const a = ctx.model.arch;
   const tp = ctx.layout.tensorParallel;
   const { computeBytes: cb, attention } = ctx.dtypes;
@@ -205,13 +213,13 @@ function decodeTails(ctx: EstimateContext, st: StageContext, G: number, P: numbe
   // step: the model's logits, their fp32 copy, the scores and the probabilities, the previous ones being replaced.
   const VL = G * (a.vocab / tp);
   // The longest layer cache: a global layer's, or the window when every layer slides.
-  const longest = slidingHere < layersHere ? setup.seq_len : Math.min(setup.seq_len, a.slidingWindow);
+  const longest = slidingHere < layersHere ? total : Math.min(total, a.slidingWindow);
   const layerKv = (G * kvLayerToken * longest) / 2;
   const nhHere = a.heads / tp;
   const repeated = attention !== 'flash' && kvHeadsHere < nhHere ? 2 * G * longest * nhHere * a.headDim * cb : 0;
   const decode = Math.max(VL * (cb + 3 * 4), 2 * VL * 4 + Math.max(layerKv, repeated));
   tails.push([
-    kv(setup.seq_len),
+    kv(total),
     comp(
       ctx,
       'backward-working',

@@ -27,6 +27,8 @@ training_args:
   per_device_eval_batch_size: 4
   eval_strategy: steps
   predict_with_generate: true
+  generation_config:
+    max_new_tokens: 512
   deepspeed: configs/ds_zero_2.json
 
 peft_config:
@@ -77,6 +79,10 @@ describe('GLM fine-tuning config', () => {
     assert.ok(f.references.some((r) => r.kind === 'deepspeed' && r.path === 'configs/ds_zero_2.json'));
     // Seq2SeqTrainer's predict_with_generate keeps generated token ids, not logits (trainer_seq2seq.py prediction_step)
     assert.deepEqual(at('evalLogitsReleased'), [['training_args.predict_with_generate', true]]);
+    // The evaluation set has no labels (finetune.py process_batch_eval returns input_ids and output_ids): generation
+    // only, up to max_new_tokens after prompts of max_input_length tokens and the assistant's role token.
+    assert.deepEqual(at('evalNewTokens'), [['generation_config.max_new_tokens', 512]]);
+    assert.deepEqual(at('evalPromptLen'), [['max_input_length + 1', 513]]);
   });
 
   it('P-tuning v2 (PREFIX_TUNING) is said not to be modeled, at peft_type', () => {
@@ -95,6 +101,8 @@ describe('GLM fine-tuning config', () => {
     );
     assert.equal(r.setup?.model, 'THUDM/GLM-4-9B-0414');
     assert.deepEqual([r.setup?.method, r.setup?.lora?.r, r.setup?.seq_len], ['lora', 8, 1025]);
+    // The evaluation at per_device_eval_batch_size 4 generates: no loss forward over 4 x 1,025 tokens.
+    assert.deepEqual([r.setup?.eval_batch_size, r.setup?.eval_generation], [4, { prompt_len: 513, new_tokens: 512 }]);
     // THUDM/ChatGLM3's finetune_demo keeps its English README as README_en.md beside the Chinese README.md.
     const english = runProject(
       { 'finetune/configs/lora.yaml': LORA, 'finetune/finetune.py': SCRIPT, 'finetune/README_en.md': README },
