@@ -5,8 +5,7 @@
 // never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
-import type { FactValue } from '../facts';
-import { clip, parameters, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
+import { clip, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
 import { soleCallArgumentNode } from './attributes';
 import { importedName } from './imported-constants';
@@ -335,39 +334,6 @@ export function environmentDefault(file: PythonFile, node: SyntaxNode, callee: s
 }
 
 /**
- * A call of a function of the file that reads an environment variable with a default (`def env_int(name, default):
- * return int(os.getenv(name, str(default)))`: hwang2006/finetuning-gpt-oss-on-hpc's env_str / env_int / env_float,
- * `MODEL_ID = env_str("MODEL_ID", "Qwen/Qwen2.5-7B-Instruct")`) with a literal name and default: the default,
- * converted as the return converts it, as os.getenv's own default is read.
- */
-export function environmentHelper(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
-  const body = calledFunctionBody(file, node);
-  const ret = body ? soleReturn(body) : undefined;
-  const fn = body?.parent;
-  if (!ret || fn?.name !== 'FunctionDefinition') return undefined;
-  const params = parameters(file.text, fn.getChild('ParamList')).map((p) => p.name);
-  const expr = file.text
-    .slice(ret.from, ret.to)
-    .replace(/^return\s+/, '')
-    .trim();
-  const converted = /^(int|float|str)\((.*)\)$/s.exec(expr);
-  const read = /^os\.(?:getenv|environ\.get)\(\s*(\w+)\s*,\s*(?:str\(\s*(\w+)\s*\)|(\w+))\s*\)$/s.exec(
-    (converted ? converted[2] : expr).trim(),
-  );
-  if (!read || read[1] !== params[0] || (read[2] ?? read[3]) !== params[1]) return undefined;
-  const a = file.args(node);
-  if (a.positional.length !== 2 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
-  const [name, dflt] = a.positional.map((p) => file.evalNode(p, depth + 1));
-  if (name.k !== 'lit' || typeof name.v !== 'string' || dflt.k !== 'lit') return undefined;
-  // The launch line's environment, where it gives the variable, else the call's default.
-  const given = launchEnvironment(file, name.v, node);
-  const raw = given?.v ?? dflt.v;
-  const v = converted ? envConverted(converted[1], raw) : raw;
-  if (v === undefined) return undefined;
-  return given ? { ...given, v } : { k: 'lit', v };
-}
-
-/**
  * The value the launch line's environment gives a variable (PythonFile.environment), said at the read `node`;
  * undefined where it gives none.
  */
@@ -380,15 +346,6 @@ export function launchEnvironment(
   if (given === undefined) return undefined;
   const via = { text: `${name}=${clip(given, 60)} in the launch line's environment`, span: span(node) };
   return { k: 'lit', v: given, via };
-}
-
-/** A default as int(), float() or str() of its text gives it (what the helper returns without the variable set). */
-function envConverted(conversion: string, v: FactValue): FactValue | undefined {
-  const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-  if (text === undefined) return undefined;
-  if (conversion === 'str') return text;
-  if (conversion === 'int') return /^\s*[-+]?\d+\s*$/.test(text) ? Number(text) : undefined;
-  return /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : undefined;
 }
 
 /** A value that can be a path: a string known statically, or an option read at run time. */
@@ -555,7 +512,7 @@ const HOLDS_STATEMENTS = new Set([
  * walked, not the expressions in them (asked of every function a value is followed through, it was a fifth of a
  * launcher's reading when it went into every call and string).
  */
-function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
+export function returnStatements(node: SyntaxNode, out: SyntaxNode[] = [], depth = 0): SyntaxNode[] {
   if (depth > 100) return out;
   for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
     if (ch.name === 'ReturnStatement') out.push(ch);

@@ -1,6 +1,7 @@
 // Two kinds of node the static evaluation (PythonFile.evalNode) reads through the expressions it knows: an attribute
 // or an item (`args.x`, a module's constant, `d["key"]`, a path's `.parent`), and a call (a string method, getattr,
 // a path of a value, an environment variable's default). Pure; it never runs code.
+import { environmentHelper, switchEnvironmentHelper } from './environment-helpers';
 import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import type { PythonFile, Val } from './file';
@@ -10,7 +11,6 @@ import {
   dictItem,
   dtypeProperty,
   environmentDefault,
-  environmentHelper,
   launchEnvironment,
   pathMember,
   pathOfCall,
@@ -99,6 +99,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     pathOfCall(file, node, callee, depth) ??
     environmentDefault(file, node, callee, depth) ??
     environmentHelper(file, node, depth) ??
+    switchEnvironmentHelper(file, node, depth) ??
     namePredicate(file, node, depth);
   return known ?? { k: 'call', callee, node };
 }

@@ -1418,6 +1418,31 @@ describe('hf-python: environment helpers of the script', () => {
     );
     assert.equal(typeof last(other, 'model')?.value, 'object');
   });
+
+  it('a helper that reads a switch from the environment gives the default as a switch', () => {
+    // hwang2006/finetuning-gpt-oss-on-hpc train_unsloth_flex.py l. 34-39, 84: env_bool01("USE_4BIT", 1).
+    const text = [
+      'import os',
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments',
+      'def env_bool01(name: str, default: int) -> bool:',
+      '    val = os.getenv(name, str(default)).strip().lower()',
+      '    if val in ("1", "true", "yes", "on"):  return True',
+      '    if val in ("0", "false", "no", "off"): return False',
+      '    return bool(val)',
+      'BF16 = env_bool01("BF16", 1)',
+      'GC = env_bool01("GRADIENT_CHECKPOINTING", "0")',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'args = TrainingArguments(output_dir="o", bf16=BF16, gradient_checkpointing=GC)',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'bf16')?.value, true);
+    assert.equal(last(r, 'gradientCheckpointing')?.value, 'none');
+    // A helper that returns the text it read is no switch.
+    const other = analyzeHfPython(text.replace('    return bool(val)', '    return val'));
+    assert.notEqual(last(other, 'bf16')?.value, true);
+  });
 });
 
 describe('hf-python: comparisons of torch dtypes', () => {
