@@ -958,6 +958,30 @@ describe('the environment a launch line gives its script (os.getenv)', () => {
     assert.equal(none.setup, undefined);
     assert.ok(none.problems.some((p) => /MODEL_ID comes from the environment/.test(p.message)));
   });
+
+  it('WORLD_SIZE is what the launcher sets: nproc_per_node x nnodes, or Accelerate num_processes', () => {
+    // tloen/alpaca-lora's finetune.py idiom: world_size = int(os.environ.get("WORLD_SIZE", 1)); ddp = world_size != 1.
+    // torch/distributed/run.py sets WORLD_SIZE for each process it starts, over what it is started with.
+    const script =
+      'import os\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'world_size = int(os.environ.get("WORLD_SIZE", 1))\nddp = world_size != 1\ncheckpointing = True\n' +
+      'if ddp:\n    checkpointing = False\nm = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=16 // world_size, ' +
+      'gradient_checkpointing=checkpointing)\nTrainer(model=m, args=args).train()\n';
+    const launched = (launch: string) => {
+      const r = runPipeline(
+        [{ file: '/w/run.sh', text: launch }],
+        inMemory({ '/w/run.sh': launch, '/w/train.py': script }),
+        {},
+      );
+      return [r.setup?.micro_batch_size, r.setup?.gradient_checkpointing];
+    };
+    assert.deepEqual(launched('torchrun --nproc_per_node=4 train.py\n'), [4, 'none']);
+    assert.deepEqual(launched('WORLD_SIZE=1 torchrun --nproc_per_node 2 --nnodes 2 train.py\n'), [4, 'none']);
+    assert.deepEqual(launched('accelerate launch --num_processes 8 --num_machines 2 train.py\n'), [2, 'none']);
+    // One process: the script's default, 1.
+    assert.deepEqual(launched('python train.py\n'), [16, 'full']);
+  });
 });
 
 describe('a notebook that launches its run', () => {

@@ -2,7 +2,7 @@
 // --bsz 2`, `sh ./sft.sh out run huggyllama/llama-7b`, `./finetune.sh`. The run is that script's: a reference the
 // pipeline reads with the words passed and the variables this script exports (argv.ts). Pure: no I/O, no node:* and
 // no 'vscode'.
-import type { Reference } from '../facts';
+import type { CanonicalKey, Reference, Tool } from '../facts';
 import type { CmdResult } from './launch';
 import { type Env, type Field, textOf, unknownOf } from './fields';
 
@@ -57,10 +57,44 @@ export function exportedOnly(env: Env): Env {
   return out;
 }
 
-/** The variables a launch line's script sees in its environment, known statically, on its script references. */
+/**
+ * The variables a launch line's script sees in its environment, known statically, on its script references: those the
+ * script exports, and those its launcher sets for each process it starts.
+ */
 export function withEnvironment(r: CmdResult, env: Env): CmdResult {
   if (!r.refs.some((ref) => ref.kind === 'script')) return r;
-  const environment = exportedValues(env);
+  // The launcher sets its own over those it is started with.
+  const set = launcherVariables(r);
+  const environment = [...exportedValues(env).filter((v) => !set.some((x) => x.name === v.name)), ...set];
   if (environment.length === 0) return r;
   return { ...r, refs: r.refs.map((ref) => (ref.kind === 'script' ? { ...ref, environment } : ref)) };
 }
+
+/**
+ * WORLD_SIZE and LOCAL_WORLD_SIZE as the line's launcher sets them for each process (torchrun and
+ * torch.distributed.launch: nproc_per_node x nnodes, torch/distributed/run.py; the DeepSpeed launcher, launch.py;
+ * Accelerate, its num_processes over every machine), where the line gives the counts statically: a script that reads
+ * `int(os.environ.get("WORLD_SIZE", 1))` sees them, not its default.
+ */
+function launcherVariables(r: CmdResult): { name: string; value: string }[] {
+  const count = (key: CanonicalKey, tool: Tool): number | undefined => {
+    const f = r.facts.find((x) => x.key === key && x.tool === tool);
+    return f && typeof f.value === 'number' && Number.isInteger(f.value) && f.value > 0 ? f.value : undefined;
+  };
+  for (const tool of ['torchrun', 'deepspeed'] as const) {
+    const perNode = count('gpusPerNode', tool);
+    if (perNode === undefined) continue;
+    const nodes = r.facts.some((x) => x.key === 'nodes' && x.tool === tool) ? count('nodes', tool) : 1;
+    if (nodes === undefined) return [];
+    return sizes(perNode * nodes, perNode);
+  }
+  const world = count('worldSize', 'accelerate');
+  if (world === undefined) return [];
+  const machines = r.facts.some((x) => x.key === 'nodes' && x.tool === 'accelerate') ? count('nodes', 'accelerate') : 1;
+  return machines === undefined || world % machines !== 0 ? [] : sizes(world, world / machines);
+}
+
+const sizes = (world: number, local: number): { name: string; value: string }[] => [
+  { name: 'WORLD_SIZE', value: String(world) },
+  { name: 'LOCAL_WORLD_SIZE', value: String(local) },
+];
