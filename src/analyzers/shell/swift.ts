@@ -18,7 +18,7 @@ import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Env, Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
 import { type CmdResult, type Launch, type Visible, visibleDevices } from './launch';
-import { type DeepspeedPreset, deepspeedPreset, toolProcesses } from './tool-launcher';
+import { type DeepspeedPreset, type PresetZero, deepspeedPreset, toolProcesses } from './tool-launcher';
 import { SWIFT2_LORA_DEFAULTS, SWIFT2_MODEL_TYPES } from './swift2-models';
 
 const SUBCOMMANDS = new Set(['sft', 'pt', 'rlhf']);
@@ -78,20 +78,46 @@ const OWN = new Set([
   'lora_target_modules',
 ]);
 
-/** swift's DeepSpeed presets (modelscope/ms-swift@8773ecd:swift/llm/ds_config/*.json): stage and CPU offload. */
+/**
+ * swift's DeepSpeed presets (modelscope/ms-swift@8773ecd:swift/llm/ds_config/*.json, swift/config/*.json from 4.0):
+ * stage, CPU offload and the files' buckets. ZeRO-0 to 2: 2e8-element reduce and all-gather buckets, contiguous
+ * gradients; ZeRO-3: "auto" buckets and thresholds, 1e9 live parameters, reuse distance and sub-group. overlap_comm is
+ * false from 3.3 (ms-swift@ea8d56e, March 2025), true before.
+ */
+const Z2_BUCKETS = {
+  allgather_bucket_size: 2e8,
+  reduce_bucket_size: 2e8,
+  overlap_comm: false,
+  contiguous_gradients: true,
+} as const;
+const Z3_BUCKETS = {
+  overlap_comm: false,
+  contiguous_gradients: true,
+  sub_group_size: 1e9,
+  reduce_bucket_size: 'auto',
+  stage3_prefetch_bucket_size: 'auto',
+  stage3_param_persistence_threshold: 'auto',
+  stage3_max_live_parameters: 1e9,
+  stage3_max_reuse_distance: 1e9,
+} as const;
+const shipped = (name: string, settings: PresetZero['settings']): PresetZero => ({
+  file: `ms-swift's ${name}.json`,
+  settings,
+});
 const DS_PRESETS: Record<string, DeepspeedPreset> = {
-  zero0: [0, 'none', 'none'],
-  zero1: [1, 'none', 'none'],
-  zero2: [2, 'none', 'none'],
-  zero2_offload: [2, 'cpu', 'none'],
-  zero3: [3, 'none', 'none'],
-  zero3_offload: [3, 'cpu', 'cpu'],
+  zero0: [0, 'none', 'none', shipped('zero0', Z2_BUCKETS)],
+  zero1: [1, 'none', 'none', shipped('zero1', Z2_BUCKETS)],
+  zero2: [2, 'none', 'none', shipped('zero2', Z2_BUCKETS)],
+  zero2_offload: [2, 'cpu', 'none', shipped('zero2_offload', Z2_BUCKETS)],
+  zero3: [3, 'none', 'none', shipped('zero3', Z3_BUCKETS)],
+  zero3_offload: [3, 'cpu', 'cpu', shipped('zero3_offload', Z3_BUCKETS)],
   // swift 2.x's names for its files (swift/llm/utils/argument.py deepspeed_mapping, v2.2-v2.6), whose zero3_offload.json
-  // offloaded the parameters only (v2.6.1 swift/llm/ds_config/zero3_offload.json: offload_optimizer "none").
-  'default-zero2': [2, 'none', 'none'],
-  'default-zero3': [3, 'none', 'none'],
-  'zero2-offload': [2, 'cpu', 'none'],
-  'zero3-offload': [3, 'none', 'cpu'],
+  // offloaded the parameters only (v2.6.1 swift/llm/ds_config/zero3_offload.json: offload_optimizer "none"), with
+  // overlap_comm true.
+  'default-zero2': [2, 'none', 'none', shipped('zero2', { ...Z2_BUCKETS, overlap_comm: true })],
+  'default-zero3': [3, 'none', 'none', shipped('zero3', { ...Z3_BUCKETS, overlap_comm: true })],
+  'zero2-offload': [2, 'cpu', 'none', shipped('zero2_offload', { ...Z2_BUCKETS, overlap_comm: true })],
+  'zero3-offload': [3, 'none', 'cpu', shipped('zero3_offload', { ...Z3_BUCKETS, overlap_comm: true })],
 };
 
 /** `swift rlhf --rlhf_type`: the preference objective or the rollout it trains with (rlhf_args.py, default dpo). */

@@ -146,6 +146,33 @@ describe('shell analyzer: ms-swift command lines', () => {
     ]);
   });
 
+  it("a preset's buckets are its file's: ZeRO-3's \"auto\" ones filled from the hidden size, ZeRO-2's 2e8", () => {
+    // modelscope/ms-swift@8773ecd swift/llm/ds_config/zero3.json: reduce_bucket_size, stage3_prefetch_bucket_size and
+    // stage3_param_persistence_threshold "auto", 1e9 live parameters, reuse distance and sub-group, overlap_comm false
+    // (true before ms-swift@ea8d56e); zero2.json: 2e8 reduce and all-gather buckets.
+    const z3 = resolveText('train.sh', ZERO3);
+    assert.deepEqual(z3.setup?.zero_buckets, {
+      reduce_bucket_size: 'auto',
+      stage3_prefetch_bucket_size: 'auto',
+      stage3_max_live_parameters: 1e9,
+      stage3_max_reuse_distance: 1e9,
+      stage3_param_persistence_threshold: 'auto',
+      sub_group_size: 1e9,
+      overlap_comm: false,
+      contiguous_gradients: true,
+    });
+    const z2 = resolveText('train.sh', ZERO3.replace('--deepspeed zero3', '--deepspeed zero2'));
+    assert.deepEqual(z2.setup?.zero_buckets, {
+      reduce_bucket_size: 2e8,
+      allgather_bucket_size: 2e8,
+      overlap_comm: false,
+      contiguous_gradients: true,
+    });
+    // swift 2.x's files overlapped communication.
+    const old = resolveText('train.sh', ZERO3.replace('--deepspeed zero3', '--deepspeed default-zero3'));
+    assert.equal(old.setup?.zero_buckets?.overlap_comm, true);
+  });
+
   it('a DeepSpeed path is a reference, as --deepspeed elsewhere', () => {
     const r = checkFacts('NPROC_PER_NODE=2 swift sft --model Qwen/Qwen2.5-7B --deepspeed ./ds_z2.json\n', [
       ['deepspeedConfig', './ds_z2.json', '--deepspeed', './ds_z2.json'],
