@@ -300,6 +300,24 @@ function mergeFiles(
  * - the HF Trainer's no_sync is Accelerate's, which did nothing to an FSDP2 module before 1.11;
  * - from 1.14 FSDP2 puts the final norm and the head in a unit kept unsharded from its forward to its backward.
  */
+/**
+ * Why a 16-bit Axolotl FSDP2 run under mixed precision keeps no fp32 master: Axolotl's own fsdp2_prepare_model, which
+ * replaces Accelerate's, upcasts nothing (accelerate-fsdp.ts). Undefined where that does not apply or a file says.
+ */
+function axolotlFsdp2(s: TrainingSetup, tool: string, stated: boolean): Provenance | undefined {
+  const half = s.mixed_precision === 'bf16' || s.mixed_precision === 'fp16';
+  const sixteen = s.weights_dtype === 'bf16' || s.weights_dtype === 'fp16';
+  if (tool !== 'axolotl' || s.fsdp_version !== 2 || !half || !sixteen || s.master_weights || stated) return undefined;
+  return {
+    kind: 'default',
+    owner: 'axolotl',
+    note:
+      "Axolotl's FSDP2 preparation replaces Accelerate's and upcasts nothing (axolotl-ai-cloud/axolotl@d6e4a61 " +
+      'monkeypatch/accelerate/fsdp2.py, from July 2025): the shards, their gradients and the optimizer states stay in ' +
+      `${s.weights_dtype}, and the final norm and head are in the root unit`,
+  };
+}
+
 function accelerateFsdp(r: PipelineResult): PipelineResult {
   const s0 = r.setup;
   if (!s0 || s0.fsdp === undefined || s0.fsdp === 'none') return r;
@@ -307,11 +325,14 @@ function accelerateFsdp(r: PipelineResult): PipelineResult {
   if (!tool) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
   const syncProv = provenance.fsdp_no_sync;
-  const patch = accelerateFsdpPatch(s0, {
-    masterWeightsStated: provenance.master_weights !== undefined,
-    noSyncFromDefault: syncProv?.kind === 'default',
-  });
-  if (Object.keys(patch).length === 0) return r;
+  const patch = accelerateFsdpPatch(
+    s0,
+    { masterWeightsStated: provenance.master_weights !== undefined, noSyncFromDefault: syncProv?.kind === 'default' },
+    tool,
+  );
+  const own = axolotlFsdp2(s0, tool, provenance.master_weights !== undefined);
+  if (own) provenance.master_weights = own;
+  if (Object.keys(patch).length === 0) return own ? { ...r, provenance: provenance as ProvenanceMap } : r;
   const setup = { ...s0, ...patch };
   if (patch.master_weights) {
     provenance.master_weights = {

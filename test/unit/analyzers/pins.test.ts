@@ -1,4 +1,5 @@
 // Versions a project pins in its dependency files, and how the pipeline uses them.
+import { accelerateFsdpPatch } from '../../../src/analyzers/accelerate-fsdp';
 import * as assert from 'node:assert/strict';
 import { dependencyPins, findPins, installPins } from '../../../src/analyzers/pins';
 import { runPipeline } from '../../../src/analyzers/pipeline';
@@ -180,13 +181,18 @@ describe('pins: transformers and torch versions from dependency files', () => {
     );
     assert.equal(run('accelerate==1.13.0\n').setup?.fsdp_no_sync, true);
     assert.equal(run('').setup?.fsdp_no_sync, true);
-    // From 1.14 (huggingface/accelerate#4015) FSDP2 gets a tail unit (final norm + head kept from the forward to the
-    // backward, the embeddings a unit of their own): unpinned (current) or 1.14 and later, said as the tool's default.
-    assert.equal(run('accelerate==1.13.0\n').setup?.fsdp_tail_unit, undefined);
-    assert.equal(run('accelerate==1.14.0\n').setup?.fsdp_tail_unit, true);
-    const current = run('');
-    assert.equal(current.setup?.fsdp_tail_unit, true);
-    assert.match((current.provenance.fsdp_tail_unit as { note?: string } | undefined)?.note ?? '', /accelerate#4015/);
+    // From 1.14 (huggingface/accelerate#4015) Accelerate's fsdp2_prepare_model gives FSDP2 a tail unit (final norm +
+    // head kept from the forward to the backward, the embeddings a unit of their own), unless a file says.
+    const stated = { masterWeightsStated: false, noSyncFromDefault: false };
+    const fsdp2 = (accelerate_version?: string) =>
+      ({ fsdp: 'full_shard', fsdp_version: 2, ...(accelerate_version ? { accelerate_version } : {}) }) as const;
+    assert.equal(accelerateFsdpPatch(fsdp2('1.13.0'), stated, 'trl').fsdp_tail_unit, undefined);
+    assert.equal(accelerateFsdpPatch(fsdp2('1.14.0'), stated, 'trl').fsdp_tail_unit, true);
+    assert.equal(accelerateFsdpPatch(fsdp2(), stated, 'hf-trainer').fsdp_tail_unit, true);
+    // Axolotl's FSDP2 runs through its own fsdp2_prepare_model (axolotl-ai-cloud/axolotl@d6e4a61), which makes no
+    // such unit.
+    assert.equal(accelerateFsdpPatch(fsdp2(), stated, 'axolotl').fsdp_tail_unit, undefined);
+    assert.equal(run('accelerate==1.14.0\n').setup?.fsdp_tail_unit, undefined);
   });
 
   it("Accelerate's FSDP preparation upcasts a 16-bit model's trainable parameters to fp32 under mixed precision", () => {
@@ -205,13 +211,24 @@ describe('pins: transformers and torch versions from dependency files', () => {
         '',
       ].join('\n');
     const run = (version: 1 | 2, pin: string) => fsdpOverEight(axolotl(version), pin);
-    const current = run(2, '');
+    const current = run(1, '');
     assert.equal(current.setup?.weights_dtype, 'bf16');
     assert.equal(current.setup?.master_weights, true);
     assert.match((current.provenance.master_weights as { note?: string }).note ?? '', /upcasts the trainable/);
-    assert.equal(run(2, 'accelerate==1.5.2\n').setup?.master_weights, false);
     assert.equal(run(1, 'accelerate==0.30.1\n').setup?.master_weights, true);
     assert.equal(run(1, 'accelerate==0.29.3\n').setup?.master_weights, false);
+    // FSDP2: Accelerate's fsdp2_prepare_model upcasts from its first release, 1.6.
+    const stated = { masterWeightsStated: false, noSyncFromDefault: false };
+    const half = { fsdp: 'full_shard', fsdp_version: 2, weights_dtype: 'bf16', mixed_precision: 'bf16' } as const;
+    assert.equal(accelerateFsdpPatch(half, stated, 'trl').master_weights, true);
+    assert.equal(
+      accelerateFsdpPatch({ ...half, accelerate_version: '1.5.2' }, stated, 'trl').master_weights,
+      undefined,
+    );
+    // Axolotl's own FSDP2 preparation upcasts nothing (monkeypatch/accelerate/fsdp2.py): the bf16 shards stay bf16.
+    const own = run(2, '');
+    assert.equal(own.setup?.master_weights, false);
+    assert.match((own.provenance.master_weights as { note?: string }).note ?? '', /Axolotl's FSDP2 preparation/);
     // Estimated: the fp32 shard is the master, the 16-bit copy exists only gathered (20.9 -> 4 B per parameter / 8).
     const e = estimate(current.setup as Parameters<typeof estimate>[0]);
     assert.ok(e.ok);
