@@ -380,6 +380,23 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
   'project-yaml': { ...yamlFormat('project-yaml', 'hf-trainer', analyzeProjectConfig), alsoIn: ['json'] },
 };
 
+/** A line that starts with a launch command, after the variables it sets (`CUDA_VISIBLE_DEVICES=0,1 accelerate launch`). */
+const LAUNCH_LINE =
+  /^[ ]*(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:torchrun|deepspeed|accelerate[ \t]+launch|python3?[ \t]+(?:-m[ \t]+)?\S+|llamafactory-cli|axolotl|swift[ \t]+(?:sft|pt|rlhf)|tune[ \t]+run|srun|mpirun)\b/m;
+
+/** Files that are not shell scripts whatever their lines look like. */
+const NOT_SHELL = /^(?:makefile|gnumakefile|dockerfile|containerfile|procfile|justfile|license|readme|notice)\b/;
+
+/**
+ * A launch script saved without an extension or a shebang (PetyoKaratov88/FDSP-Accelerate-Finetune's `bash_train`,
+ * jbaron34/train-llm's `runfile`: `accelerate launch --config_file ... train.py ...`), or under a batch system's
+ * extension (`.pbs`, `.job`, `.lsf`, `.qsub`): a line of it starts with a launch command.
+ */
+function launchFileWithoutExtension(f: DetectionInput): boolean {
+  const bare = f.ext === '' || ['pbs', 'job', 'lsf', 'qsub'].includes(f.ext);
+  return bare && f.languageId !== 'python' && !NOT_SHELL.test(f.name) && LAUNCH_LINE.test(f.text);
+}
+
 /**
  * The syntax of a file, by its extension or language id (a shebang also makes a shell script): the first claim that
  * holds decides, and only that syntax's formats are tried. A file no claim takes is not a training config.
@@ -405,7 +422,8 @@ export const SYNTAX_CLAIMS: ReadonlyArray<readonly [Syntax, (file: DetectionInpu
       f.ext === 'slurm' ||
       f.ext === 'sbatch' ||
       f.languageId === 'shellscript' ||
-      /^#!.*\b(ba)?sh\b/.test(f.text),
+      /^#!.*\b(ba)?sh\b/.test(f.text) ||
+      launchFileWithoutExtension(f),
   ],
   ['yaml', (f) => f.ext === 'yaml' || f.ext === 'yml' || f.languageId === 'yaml'],
   ['toml', (f) => f.ext === 'toml' || f.languageId === 'toml'],

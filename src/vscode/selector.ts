@@ -12,6 +12,8 @@ export const CONFIG_FILTERS: ReadonlyArray<{ readonly language?: string; readonl
   { pattern: '**/*.toml' },
   { pattern: '**/*.vram.{yaml,yml,json}' },
   { pattern: '**/*.conf' },
+  // Batch jobs that launch a run (`sbatch train.slurm`, `qsub sft.pbs`), whatever language VS Code gives them.
+  { pattern: '**/*.{slurm,sbatch,pbs,job,lsf,qsub}' },
 ];
 
 /** Whether a document is a training config VRAM Lens reads (its name and, for ambiguous names, its first 64 KB). */

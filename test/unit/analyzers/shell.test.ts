@@ -69,6 +69,22 @@ describe('shell analyzer: detection', () => {
     assert.equal(detectFormat('run.sh', 'echo python is great\n'), undefined);
   });
 
+  it('a launch script without an extension or a shebang is one where a line starts with a launch command', () => {
+    // jbaron34/train-llm's `runfile` and PetyoKaratov88/FDSP-Accelerate-Finetune's `bash_train`: no `.sh`, no `#!`.
+    const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
+    const text =
+      'accelerate launch --config_file fsdp.yaml \\\n  train.py --model_name_or_path mistralai/Mistral-7B-v0.1\n';
+    assert.equal(detectFormat('runfile', text), 'shell');
+    assert.equal(
+      detectFormat('scripts/sft.pbs', '#PBS -l select=1\nCUDA_VISIBLE_DEVICES=0 python train.py\n'),
+      'shell',
+    );
+    // A Dockerfile's RUN line, a Makefile's recipe and prose are none.
+    assert.equal(detectFormat('Dockerfile', 'FROM x\nRUN accelerate launch train.py\n'), undefined);
+    assert.equal(detectFormat('Makefile', 'train:\n\ttorchrun train.py\n'), undefined);
+    assert.equal(detectFormat('NOTES', 'We ran it with accelerate launch and torchrun.\n'), undefined);
+  });
+
   it('a command built in a variable that some branches extend with a word not known statically keeps its words', () => {
     // guotong1988/Train-8B-LLM run_sft.sh (abridged): `CMD="torchrun ... train_sft.py --model_name ${MODEL_NAME} ..."`,
     // then `if [ -n "${USE_BF16}" ]; then CMD="${CMD} ${USE_BF16}"; fi` (USE_BF16 from the environment), more flags
