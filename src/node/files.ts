@@ -132,8 +132,8 @@ const MAX_TAIL_PARTS = 6;
 
 /**
  * Where an absolute path of another machine (`/lfs/local/0/me/project/configs/a.yaml`, the author's clone) may be in
- * this checkout: its last parts, the most first (at least two: a folder and the file), from the referencing file's
- * folder and each folder above it, nearest first.
+ * this checkout: its last parts, the most first (at least two: a folder and the file; a Python script's name alone
+ * last), from the referencing file's folder and each folder above it, nearest first.
  */
 function inThisCheckout(absolute: string, folders: readonly string[]): string[] {
   const parts = absolute.split(/[\\/]/).filter((p) => p !== '');
@@ -143,6 +143,10 @@ function inThisCheckout(absolute: string, folders: readonly string[]): string[] 
   }
   // The folder a container or a notebook host runs the project in: a path under it is a path of the project.
   if (PROJECT_MOUNTS.has(parts[0]) && parts.length === 2) for (const d of folders) out.push(path.join(d, parts[1]));
+  // A Python script at the top of the author's clone (`$PROJ/train_sft.py`, luozoupi/HLSmith-GRPO's PBS jobs): its
+  // name alone, last, where no longer tail is here.
+  else if (parts.length >= 2 && /\.py$/.test(parts[parts.length - 1]))
+    for (const d of folders) out.push(path.join(d, parts[parts.length - 1]));
   return out.filter((p) => p !== path.resolve(absolute));
 }
 

@@ -183,6 +183,22 @@ describe('shell runs: a launcher, its configs and its training script are one ru
     const lone = 'tune run full_finetune_single_device --config /lfs/elsewhere/config_1b.yaml\n';
     const r2 = runPipeline([{ file: path.join(dir, 'cs229/configs/run.sh'), text: lone }], reader, {});
     assert.equal(r2.problems.filter((p) => p.code === 'reference-found-above').length, 0);
+    // A Python script at the clone's top is found by its name alone (luozoupi/HLSmith-GRPO scripts/pbs/sft.pbs:
+    // `accelerate launch ... "$PROJ/train_sft.py"` with PROJ=/eagle/...), after every longer tail.
+    fs.writeFileSync(
+      path.join(dir, 'train_sft.py'),
+      'import argparse\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+        'p = argparse.ArgumentParser()\np.add_argument("--batch_size", type=int, default=1)\na = p.parse_args()\n' +
+        'm = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+        'Trainer(model=m, args=TrainingArguments(output_dir="o", per_device_train_batch_size=a.batch_size)).train()\n',
+    );
+    const pbs = 'PROJ=/eagle/someproj/llm-hls\naccelerate launch --num_processes 4 "$PROJ/train_sft.py"\n';
+    const r3 = runPipeline([{ file: path.join(dir, 'cs229/scripts/sft.pbs'), text: pbs }], reader, {});
+    assert.equal(r3.setup?.micro_batch_size, 1);
+    assert.match(
+      r3.problems.find((p) => p.code === 'reference-found-above')?.message ?? '',
+      /llm-hls\/train_sft\.py is not on this machine: read .*train_sft\.py/,
+    );
   });
 
   it('a training script found in no folder above is read from the one subproject that holds its path', () => {
