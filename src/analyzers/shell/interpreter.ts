@@ -43,8 +43,9 @@ import { copiedConfig } from './copied-config';
 import { type Narrowing, applyNarrowing, emptinessTest, narrowingOf } from './narrow';
 import { shiftArguments } from './argv';
 import { runOptionLoop } from './option-loop';
-import { applySourced, type SourcedVariables } from './sourced';
-import { exportedOnly, exportedValues, withEnvironment } from './called-script';
+import { sourceFile, type SourcedVariables } from './sourced';
+import { exportedOnly, withEnvironment } from './called-script';
+import { PassThroughFunctions } from './pass-through';
 
 export { chooseWorst } from './choices';
 
@@ -61,6 +62,7 @@ export class Interpreter {
   pos = 0;
   negate = false;
   pendingFunc = false;
+  private readonly passThrough = new PassThroughFunctions();
   lastTri: Tri = true;
   /** The last command's test of a variable's emptiness, for an assignment after `&&` / `||` (narrow.ts). */
   lastNarrowing: Narrowing | undefined;
@@ -351,6 +353,7 @@ export class Interpreter {
 
   /** `{`: a group, or a function's body after `name()` or `function name`. */
   private openGroup(): void {
+    this.passThrough.groupOpens(this.pendingFunc);
     this.frames.push({
       kind: this.pendingFunc ? 'func' : 'group',
       snapshot: (this.env = shallow(this.env)),
@@ -363,6 +366,7 @@ export class Interpreter {
   private closeGroup(): void {
     const top = this.top();
     if (!top || (top.kind !== 'group' && top.kind !== 'func')) return;
+    this.passThrough.groupCloses();
     this.frames.pop();
     if (top.kind === 'func') this.env = top.snapshot;
     this.dead = top.parentDead;
@@ -370,6 +374,8 @@ export class Interpreter {
 
   /** `function name` (and its optional `()`): the group that follows is the function's body. */
   private functionKeyword(): void {
+    const name = this.toks[this.pos + 1];
+    this.passThrough.named(name?.t === 'word' ? literalWord(name) : undefined);
     this.pos += 2;
     const a = this.toks[this.pos];
     const b = this.toks[this.pos + 1];
@@ -520,6 +526,7 @@ export class Interpreter {
           const last = words[words.length - 1];
           if (words.length === 1 && next?.t === 'op' && next.op === ')') {
             this.pendingFunc = true;
+            this.passThrough.named(literalWord(words[0]));
             this.pos += 2;
             return undefined;
           }
@@ -657,9 +664,14 @@ export class Interpreter {
       env = new Map(this.env);
       for (const w of words.slice(0, i)) this.assign(w, env, true, 'set', cmd.arrays.get(w));
     }
+    this.passThrough.command(this.text, words, i);
     if (this.builtin(cmd, i, env)) return;
-    const fields = fieldsOf(this.text, words.slice(i), env);
+    let fields = fieldsOf(this.text, words.slice(i), env);
     if (!fields.length) return;
+    // A call of the script's function that runs its arguments: the command is the words after its own.
+    const own = this.passThrough.ownWords(fields[0].text);
+    if (own !== undefined && fields.length > own && fieldsOf(this.text, words.slice(i, i + own), env).length === own)
+      [i, fields] = [i + own, fields.slice(own)];
     this.noteOutcome(fields, words.slice(i), env, { negate, connector });
     if (fields[0].text === 'read' && cmd.heredocs.length) {
       readHeredoc(
@@ -716,7 +728,8 @@ export class Interpreter {
       return true;
     if (head === 'source' || head === '.') {
       const [path, ...args] = fieldsOf(this.text, words.slice(i + 1), env);
-      this.source(path, args);
+      const ref = sourceFile(path, args, this.env, this.sourced);
+      if (ref) this.sources.push(ref);
       return true;
     }
     const copied = head === 'cp' ? copiedConfig(this.text, words.slice(i + 1), env) : undefined;
@@ -754,20 +767,6 @@ export class Interpreter {
     if (inCond && top?.kind === 'if')
       top.cond = connector === '&&' ? and3(top.cond, tri) : connector === '||' ? or3(top.cond, tri) : tri;
     this.lastTri = isTest ? tri : (tri ?? true);
-  }
-
-  /**
-   * `source file.sh`: the file's variables from here on, when the pipeline read them (sourced.ts); its reference, with
-   * the variables set so far, which a launch the file runs sees (it runs in this shell).
-   */
-  private source(path: Field | undefined, args: readonly Field[]): void {
-    if (!path || path.unknown !== undefined || path.opaque) return;
-    // `source train.sh a b` runs the file with a and b as its positional parameters (none given: they are unknown here).
-    const words = args.map((f) => (f.unknown === undefined && !f.opaque ? f.text : null));
-    const shell = { words, exported: exportedValues(this.env, true) };
-    this.sources.push({ kind: 'sourced', path: path.text, span: path.span, shell });
-    const variables = this.sourced?.get(path.text);
-    if (variables) applySourced(this.env, variables, path.span);
   }
 
   /**

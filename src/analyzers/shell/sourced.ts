@@ -2,8 +2,9 @@
 // line on (princeton-nlp/LESS: `source less/scripts/train/base_training_args.sh` gives the flags its launch line
 // expands). The analyzer reads no file: the pipeline reads the sourced file's variables (variablesOf, index.ts) and
 // reads the script again with them. Pure: no I/O, no node:* and no 'vscode'.
-import type { Span } from '../facts';
-import type { Env } from './fields';
+import type { Reference, Span } from '../facts';
+import type { Env, Field } from './fields';
+import { exportedValues } from './called-script';
 
 /** A variable a sourced file leaves set: its value's parts, each a text or a part not known statically and why. */
 export interface SourcedVariable {
@@ -25,4 +26,25 @@ export function applySourced(env: Env, variables: readonly SourcedVariable[], si
       valueSpan: site,
     });
   }
+}
+
+/**
+ * `source file.sh`: its reference, with the variables set so far, which a launch the file runs sees (it runs in this
+ * shell); the file's variables set in `env` from here on, where the pipeline read them. Undefined where the path is not
+ * known statically.
+ */
+export function sourceFile(
+  path: Field | undefined,
+  args: readonly Field[],
+  env: Env,
+  sourced: SourcedVariables | undefined,
+): Reference | undefined {
+  if (!path || path.unknown !== undefined || path.opaque) return undefined;
+  // `source train.sh a b` runs the file with a and b as its positional parameters (none given: they are unknown here).
+  const words = args.map((f) => (f.unknown === undefined && !f.opaque ? f.text : null));
+  const shell = { words, exported: exportedValues(env, true) };
+  const variables = sourced?.get(path.text);
+  const ref: Reference = { kind: 'sourced', path: path.text, span: path.span, shell };
+  if (variables) applySourced(env, variables, path.span);
+  return ref;
 }

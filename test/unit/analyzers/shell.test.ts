@@ -85,6 +85,31 @@ describe('shell analyzer: detection', () => {
     assert.equal(detectFormat('NOTES', 'We ran it with accelerate launch and torchrun.\n'), undefined);
   });
 
+  it("a call of the script's function that runs its arguments is the launch those arguments make", () => {
+    // AlexJJ009/dpo-exp scripts/config.sh: `run_cmd_env() { local extra="$1"; shift; ... "$@"; }`, then
+    // `run_cmd_env "-e DPO_OPTIM=adafactor" accelerate launch --config_file zero2.yaml train_dpo.py`.
+    const text = [
+      'run_cmd_env() {',
+      '  local extra_args="$1"; shift',
+      '  cd "$(dirname "$0")" && env $extra_args "$@"',
+      '}',
+      'run_cmd_env "X=1" accelerate launch --num_processes 8 train.py --model_name_or_path Qwen/Qwen2.5-7B',
+      '',
+    ].join('\n');
+    const r = analyzeShell(text);
+    assert.deepEqual(
+      r.facts.filter((f) => f.key === 'worldSize' || f.key === 'model').map((f) => [f.key, f.value]),
+      [
+        ['worldSize', 8],
+        ['model', 'Qwen/Qwen2.5-7B'],
+      ],
+    );
+    assert.ok(r.references.some((x) => x.kind === 'script' && x.path === 'train.py'));
+    // A function that does not run its arguments is no launch.
+    const other = analyzeShell(text.replace('env $extra_args "$@"', 'echo $extra_args'));
+    assert.equal(other.references.length, 0);
+  });
+
   it('a command built in a variable that some branches extend with a word not known statically keeps its words', () => {
     // guotong1988/Train-8B-LLM run_sft.sh (abridged): `CMD="torchrun ... train_sft.py --model_name ${MODEL_NAME} ..."`,
     // then `if [ -n "${USE_BF16}" ]; then CMD="${CMD} ${USE_BF16}"; fi` (USE_BF16 from the environment), more flags
