@@ -381,8 +381,11 @@ export const FORMATS: Readonly<Record<Format, FormatSpec>> = {
 };
 
 /** A line that starts with a launch command, after the variables it sets (`CUDA_VISIBLE_DEVICES=0,1 accelerate launch`). */
-const LAUNCH_LINE =
-  /^[ ]*(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:torchrun|deepspeed|accelerate[ \t]+launch|python3?[ \t]+(?:-m[ \t]+)?\S+|llamafactory-cli|axolotl|swift[ \t]+(?:sft|pt|rlhf)|tune[ \t]+run|srun|mpirun)\b/m;
+const LAUNCH_LINE = new RegExp(
+  String.raw`^[ ]*(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:torchrun|deepspeed|accelerate[ \t]+launch|python3?[ \t]+(?:-m[ \t]+)?\S+|` +
+    String.raw`llamafactory-cli|axolotl|swift[ \t]+(?:sft|pt|rlhf)|tune[ \t]+run|srun|mpirun)\b`,
+  'm',
+);
 
 /** Files that are not shell scripts whatever their lines look like. */
 const NOT_SHELL = /^(?:makefile|gnumakefile|dockerfile|containerfile|procfile|justfile|license|readme|notice)\b/;

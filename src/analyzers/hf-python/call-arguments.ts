@@ -7,7 +7,8 @@ import type { Entry, PythonFile } from './file';
 import { dataAt, isMapping } from './data-files';
 import { removedKeys } from './dict-values';
 import { importedDictItems } from './imported-constants';
-import { clip, span } from './syntax';
+import { calledFunctionBody, soleReturn } from './expressions';
+import { clip, parameters, span } from './syntax';
 
 export interface CallArgs {
   positional: SyntaxNode[];
@@ -56,7 +57,9 @@ export function callArguments(file: PythonFile, call: SyntaxNode): CallArgs {
 }
 
 /** `**target`: the items of a mapping known statically, else an opaque spread said at it. */
-function spread(file: PythonFile, target: SyntaxNode, out: CallArgs): void {
+function spread(file: PythonFile, target: SyntaxNode, out: CallArgs, depth = 0): void {
+  const filtered = depth < 2 ? filteredMapping(file, target) : undefined;
+  if (filtered) return spread(file, filtered, out, depth + 1);
   const v = file.evalNode(target, 0);
   const removed = removedKeys(file.text, target);
   if (v.k === 'dict') {
@@ -100,4 +103,30 @@ export function classAlias(file: PythonFile, callee: SyntaxNode | null, name: st
   const target =
     value && (value.name === 'VariableName' || value.name === 'MemberExpression') ? file.dotted(value) : undefined;
   return target !== undefined && /(?:^|\.)[A-Z]\w*(?:Trainer|Config)$/.test(target) ? target : undefined;
+}
+
+/** A return that filters a parameter's items: `{k: v for k, v in names.items() if k in accepted}`. */
+const FILTERED_ITEMS = /^\{\s*(\w+)\s*:\s*(\w+)\s+for\s+\1\s*,\s*\2\s+in\s+(\w+)\.items\(\)(?:\s+if\s[^]*)?\}$/;
+
+/**
+ * The argument a call of the script's own function gives the mapping the function returns filtered (Chrissie-1/
+ * qlora-dpo-trainer's `DPOConfig(**supported(DPOConfig, {...}))`, whose `supported` keeps the keys the installed
+ * release's signature accepts): that mapping's items stand for the call's, every one kept (the filter is a run-time
+ * test). Undefined for any other spread.
+ */
+function filteredMapping(file: PythonFile, target: SyntaxNode): SyntaxNode | undefined {
+  const body = target.name === 'CallExpression' ? calledFunctionBody(file, target) : undefined;
+  const ret = body ? soleReturn(body) : undefined;
+  const fn = body?.parent;
+  if (!ret || fn?.name !== 'FunctionDefinition') return undefined;
+  const expr = file.text
+    .slice(ret.from, ret.to)
+    .replace(/^return\s+/, '')
+    .trim();
+  const m = FILTERED_ITEMS.exec(expr);
+  const params = parameters(file.text, fn.getChild('ParamList')).map((p) => p.name);
+  const at = m ? params.indexOf(m[3]) : -1;
+  if (at < 0) return undefined;
+  const a = file.args(target);
+  return a.positional[at] ?? a.entries.find((e) => e.rawKey === m![3])?.valueNode ?? undefined;
 }

@@ -1445,6 +1445,32 @@ describe('hf-python: environment helpers of the script', () => {
   });
 });
 
+describe('hf-python: a mapping spread through a function that filters it', () => {
+  it("DPOConfig(**supported(DPOConfig, {...})) takes the mapping's items", () => {
+    // Chrissie-1/qlora-dpo-trainer crucible/dpo.py: supported() keeps the keys the installed release accepts.
+    const text = [
+      'import inspect',
+      'from transformers import AutoModelForCausalLM',
+      'from trl import DPOConfig, DPOTrainer',
+      'def supported(cls, names: dict) -> dict:',
+      '    accepted = set(inspect.signature(cls.__init__).parameters)',
+      '    return {k: v for k, v in names.items() if k in accepted}',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-3B-Instruct")',
+      'config = DPOConfig(**supported(DPOConfig, {"per_device_train_batch_size": 1, "optim": "paged_adamw_8bit"}))',
+      'DPOTrainer(model=model, args=config).train()',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(last(r, 'microBatchSize')?.value, 1);
+    assert.equal(last(r, 'optimizer')?.value, 'paged_adamw_8bit');
+    // A function that returns something else of the mapping is not read so.
+    const other = analyzeHfPython(
+      text.replace('return {k: v for k, v in names.items() if k in accepted}', 'return {}'),
+    );
+    assert.equal(last(other, 'microBatchSize'), undefined);
+  });
+});
+
 describe('hf-python: comparisons of torch dtypes', () => {
   it('bf16=(model_dtype == torch.bfloat16) with model_dtype = torch.bfloat16 is True (guc1/Meaning-in-Temperatures)', () => {
     const text = [
