@@ -360,6 +360,25 @@ describe('models: resolution from anywhere', () => {
       assert.equal(r.ok, false);
     });
 
+    it("a folder a LLaMA-Factory export writes: the merged model's base, through each stage's merge", () => {
+      // juyongjiang/CodeUp: run_train_codeup.sh trains, exports (`export_dir: models/..._instruct`, merging the adapter
+      // into the author's /hpc2hdd/.../Meta-Llama-3-8B), trains the next stage on that folder, exports it again.
+      const project = tempDir('vram-lens-export-');
+      fs.mkdirSync(path.join(project, '.git'));
+      fs.mkdirSync(path.join(project, 'codeup'));
+      const write = (rel: string, text: string) => fs.writeFileSync(path.join(project, rel), text);
+      const merge = (base: string, out: string) =>
+        `### Note: DO NOT use quantized model or quantization_bit when merging lora adapters\n\n### model\n` +
+        `model_name_or_path: ${base}\nadapter_name_or_path: saves/x\nfinetuning_type: lora\n\n### export\nexport_dir: ${out}\n`;
+      write('codeup/merge_instruct.yaml', merge('/hpc2hdd/home/me/Models/Meta-Llama-3-8B', 'models/code_instruct'));
+      write('codeup/merge_math.yaml', merge('models/code_instruct', 'models/code_math'));
+      const from = path.join(project, 'codeup/code.yaml');
+      write('codeup/code.yaml', 'model_name_or_path: models/code_math\nstage: sft\n');
+      const m = ok(resolveModelSync('models/code_math', { cwd: project, env, from }));
+      assert.equal(m.id, 'meta-llama/Meta-Llama-3-8B');
+      assert.match(m.notes?.[0] ?? '', /it is the folder codeup\/merge_math\.yaml writes \(export_dir, line 9\)/);
+    });
+
     it('a folder a download step of the project fills: the Hub model it downloads, with the file and line', () => {
       // Mrkuhuo/data-warehouse-learning learn_llm/llm: download_model.py runs `huggingface-cli download
       // --resume-download Qwen/Qwen2.5-1.5B --local-dir autodl-tmp/qwen-1.5b`; pretrain.sh trains that folder.

@@ -2,9 +2,11 @@
 // where the SFT config beside it writes `output_dir: outputs/sft_full` and fine-tunes meta-llama/Llama-3.1-8B
 // (jsalfeld/slim-lm), or a GRPO config's `model_path: checkpoints/sft` (baremetaldevx86/Qwen-2.5-1.5B-GRPO). A
 // fine-tune keeps its base's architecture, so the base the earlier run names stands for the folder, with a note that
-// says which file writes it. Node-side: lists and reads the project's files through the bounded reader.
+// says which file writes it; so does a merge that exports it (LLaMA-Factory's `export_dir`, juyongjiang/CodeUp's
+// three stages, each trained on the merge of the one before). Node-side: lists and reads the project's files through the bounded reader.
 import * as path from 'node:path';
 import { catalogResolver } from '../../analyzers/resolve';
+import { modelFromPathName } from '../../core/model-from-path';
 import { candidates } from '../candidates';
 import { readBounded, type ReadPolicy } from '../read';
 import { downloads } from './downloads';
@@ -43,6 +45,8 @@ const OUTPUT = assignment(
     'SAVE_DIR',
     'save_pretrained',
     'save_model',
+    // LLaMA-Factory's `llamafactory-cli export`: the merged model of model_name_or_path and its adapter.
+    'export_dir',
   ],
   ':=(',
 );
@@ -93,9 +97,12 @@ function sameFolder(written: string, want: readonly string[]): boolean {
 
 /** The catalog model a file's model key names: the first that resolves, an earlier run's output followed. */
 function modelOf(text: string, search: Search, hops: number): { model: ModelInfo; named: string } | undefined {
-  for (const m of text.matchAll(MODEL)) {
+  // Comment lines are prose (LLaMA-Factory's `### model` heading above its model_name_or_path).
+  for (const m of text.replace(/^[ \t]*#.*$/gm, '').matchAll(MODEL)) {
     const value = m[2];
-    const hit = catalogResolver(value);
+    // A local folder of the author's is its model by its name (`/data/Models/Meta-Llama-3-8B`).
+    const byName = /[\\/]/.test(value) ? modelFromPathName(value) : undefined;
+    const hit = catalogResolver(byName?.id ?? value);
     if (hit.ok) return { model: { ...hit.model, notes: [] }, named: value };
     const earlier = hops < MAX_HOPS && /[\\/]/.test(value) ? findRun(value, search, hops + 1) : undefined;
     if (earlier) return { model: earlier.model, named: value };
