@@ -7,6 +7,7 @@
 // out, no Trainer), unsloth.ts (Unsloth's loaders), classes.ts (arguments dataclasses, HfArgumentParser and argparse
 // defaults), vocab.ts (class and trainer names) and syntax.ts (helpers over nodes and literals). This file walks the
 // tree and dispatches each call.
+import { weightQuantizationCall } from './gptq-config';
 import { noteOverlay } from './attribute-overlays';
 import type { ModuleRead } from './imported-constants';
 import { importsXtuner, xtunerConfig } from './xtuner';
@@ -448,6 +449,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   } else if (last === 'BitsAndBytesConfig') {
     bnbCall(file, c);
     syntaxIn(file, c, last);
+  } else if (last === 'GPTQConfig' || last === 'AwqConfig') {
+    weightQuantizationCall(file, c, last === 'GPTQConfig' ? 'gptq' : 'awq');
   } else if (last === 'LoraConfig') {
     loraConfig(file, c, walk.loraSwitchedOff);
   } else if (OTHER_PEFT_CONFIGS.has(last)) {

@@ -6,7 +6,7 @@
 // three stages, each trained on the merge of the one before). Node-side: lists and reads the project's files through the bounded reader.
 import * as path from 'node:path';
 import { catalogResolver } from '../../analyzers/resolve';
-import { modelFromPathName } from '../../core/model-from-path';
+import { modelFromPathName } from '../../core';
 import { candidates } from '../candidates';
 import { readBounded, type ReadPolicy } from '../read';
 import { downloads } from './downloads';
