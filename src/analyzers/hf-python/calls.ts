@@ -231,6 +231,9 @@ function withoutBareQuantization(file: PythonFile, entries: readonly Entry[]): E
   return entries.filter((e) => !bare.includes(e));
 }
 
+/** The lengths DPOTrainer, KTOTrainer, ORPOTrainer and CPOTrainer took as their own arguments before TRL 0.12. */
+const OLD_PREFERENCE_LENGTHS: ReadonlySet<string> = new Set(['max_length', 'max_prompt_length', 'max_target_length']);
+
 export function bnbCall(file: PythonFile, call: SyntaxNode): void {
   const args = file.args(call);
   const cond = conditionOf(file, call);
@@ -663,8 +666,12 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
     else if (!isNone(e)) file.push('referenceModel', e, onBranch('given'), tool);
   }
   for (const e of args.entries) {
-    if (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) {
-      // TRL before 0.12 took them as SFTTrainer's own arguments (later SFTConfig's): read as SFTConfig's.
+    if (
+      (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) ||
+      (pref !== undefined && OLD_PREFERENCE_LENGTHS.has(e.rawKey))
+    ) {
+      // TRL before 0.12 took them as the trainer's own arguments (later SFTConfig's and DPOConfig's): read as the
+      // config's (bayjarvis/llm's `DPOTrainer(..., max_length=256, max_prompt_length=128)`).
       mapEntry(file, 'train', e, tool, undefined, true);
     } else if (e.rawKey === 'compute_metrics') {
       // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless

@@ -42,3 +42,19 @@ describe('hf-python: max_length=None in a TRL config', () => {
     );
   });
 });
+
+describe('hf-python: the lengths a preference trainer took as its own arguments before TRL 0.12', () => {
+  it('DPOTrainer(..., max_length=256, max_prompt_length=128) is read as DPOConfig would be', () => {
+    // bayjarvis/llm mistral/dpo/dpo_trainer.py l. 115.
+    const text = [
+      'from transformers import AutoModelForCausalLM, TrainingArguments',
+      'from trl import DPOTrainer',
+      'model = AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-v0.1")',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1)',
+      'DPOTrainer(model, None, args=args, beta=0.1, max_length=256, max_prompt_length=128).train()',
+      '',
+    ].join('\n');
+    const facts = analyzeHfPython(text).facts;
+    assert.equal(facts.find((f) => f.key === 'seqLen')?.value, 256);
+  });
+});
