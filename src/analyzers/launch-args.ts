@@ -93,7 +93,21 @@ function launchValue(text: string | undefined): FactValue {
   if (/^(False|false)$/.test(t)) return false;
   if (t === 'None') return null;
   if (/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(t)) return Number(t);
-  return t;
+  return stringList(t) ?? t;
+}
+
+/**
+ * A list of quoted strings written as a Python or JSON literal (`--target_modules '["q_proj", "v_proj"]'`): the list,
+ * as Python Fire gives it to its function (it reads each value as a literal; mulin-ahu/DenseLoRA's launchers), and as
+ * the `ast.literal_eval` / `json.loads` an argparse script runs on such a word.
+ */
+function stringList(t: string): string[] | undefined {
+  if (!/^\[.*\]$/s.test(t)) return undefined;
+  const inner = t.slice(1, -1).trim();
+  if (inner === '') return [];
+  const items = inner.split(',').map((x) => x.trim());
+  const strings = items.map((x) => /^(['"])([^'"]*)\1$/.exec(x)?.[2]);
+  return strings.every((x) => x !== undefined) ? (strings as string[]) : undefined;
 }
 
 /** Keys whose value is a number, and keys whose value is a switch, when a script's option gives them. */

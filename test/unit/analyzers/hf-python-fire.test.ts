@@ -88,6 +88,25 @@ describe('analyzers: fire.Fire(train) scripts', () => {
     assert.equal(run.setup.seq_len, 512);
   });
 
+  it('a list of strings on the launch line is the list Fire gives the parameter, not one name', () => {
+    // mulin-ahu/DenseLoRA commonsense_reasoning/llama3_8B_denselora.sh: --target_modules '["q_proj", "k_proj", ...]'.
+    const text = [
+      'import fire',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'from peft import LoraConfig, get_peft_model',
+      'def train(base_model: str = "meta-llama/Meta-Llama-3-8B", target_modules: list = None):',
+      '    model = AutoModelForCausalLM.from_pretrained(base_model)',
+      '    model = get_peft_model(model, LoraConfig(r=16, target_modules=target_modules))',
+      '    Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      'if __name__ == "__main__":',
+      '    fire.Fire(train)',
+      '',
+    ].join('\n');
+    const launch = `python ft.py --target_modules '["q_proj", "k_proj", "v_proj", "up_proj", "down_proj"]'\n`;
+    const run = runProject({ 'ft.py': text, 'run.sh': launch }, 'run.sh');
+    assert.deepEqual(run.setup?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj', 'up_proj', 'down_proj']);
+  });
+
   it('an empty default (base_model: str = "", "the only required argument") stays unknown', () => {
     const r = analyzeHfPython(FINETUNE.replace('"huggyllama/llama-7b"', '""'));
     const model = r.facts.find((f) => f.key === 'model');
