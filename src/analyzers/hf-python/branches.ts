@@ -56,6 +56,26 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
 }
 
 /**
+ * Whether the conditional expression a call sits in takes its side (`GPTQConfig(...) if lora_args.q_lora else None`,
+ * QwenLM/Qwen's finetune.py with q_lora False): true outside one, undefined where its test is not known statically.
+ */
+export function sideTaken(file: PythonFile, call: SyntaxNode): boolean | undefined {
+  for (let child: SyntaxNode = call, p = call.parent; p; child = p, p = p.parent) {
+    if (p.name === 'ConditionalExpression') {
+      const kw = p.getChild('if');
+      const els = p.getChild('else');
+      const side = !kw || !els ? undefined : child.from < kw.from ? true : child.from > els.from ? false : undefined;
+      const test = kw?.nextSibling;
+      if (side === undefined || !test) return undefined;
+      const v = testValue(file, test);
+      return v === undefined ? undefined : v === side;
+    }
+    if (/Statement$|^Body$|^Script$/.test(p.name)) return true;
+  }
+  return true;
+}
+
+/**
  * Whether the `if` statements around a call run it, as far as their tests are known statically (script defaults
  * such as `if args.use_lora:` with use_lora False): false when one of them is known to take another branch, true
  * when every one is known to take the call's, undefined otherwise. The main guard counts as taken, but in a

@@ -4,12 +4,20 @@
 import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
 import type { PythonFile } from './file';
+import { branchTaken, conditionOf, sideTaken } from './branches';
 
 /** The bit width and the method of a GPTQConfig / AwqConfig call, at its `bits` argument. */
 export function weightQuantizationCall(file: PythonFile, call: SyntaxNode, method: 'gptq' | 'awq'): void {
   const args = file.args(call);
   const bits = args.entries.find((e) => e.rawKey === 'bits') ?? args.entries.find((e) => e.rawKey === 'w_bit');
-  if (!bits) return;
+  // On a branch the run does not take (`GPTQConfig(...) if lora_args.q_lora else None` with q_lora False): nothing.
+  const side = sideTaken(file, call);
+  if (!bits || side === false || branchTaken(file, call) === false) return;
+  const cond = side === undefined ? conditionOf(file, call) : undefined;
+  if (cond !== undefined) {
+    file.push('quantBits', bits, { unknown: `the quantization config is used only when ${cond}` }, 'hf-trainer');
+    return;
+  }
   const v = file.valueOf(bits);
   if (v.k !== 'lit') {
     file.push('quantBits', bits, { unknown: `${bits.rawKey} is ${file.describe(v)}` }, 'hf-trainer', v);

@@ -290,6 +290,9 @@ function trainRunEntry(m: Mapping): boolean {
       }
       return emit(m, 'optimizer', (y) => optimizerOf(file, y, e));
     }
+    case 'adafactor':
+      // TrainingArguments' deprecated switch: __post_init__ sets optim to Adafactor over any optim given.
+      return emit(m, 'optimizer', (x) => (boolOf(file, x, e) === true ? 'adafactor' : undefined));
     case 'optim_target_modules':
       return emit(m, 'galoreTargets', (x) =>
         x.k === 'lit' && typeof x.v === 'string' ? [x.v] : stringListOf(file, x, e),

@@ -250,6 +250,8 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   auto_find_batch_size: spec('autoFindBatchSize', 'bool'),
   ddp_find_unused_parameters: spec('ddpFindUnused', 'bool'),
   enable_activation_offloading: spec('activationOffloading', 'bool'),
+  // TrainingArguments' deprecated `adafactor` switch: __post_init__ sets optim to Adafactor over any optim given.
+  adafactor: spec('optimizer', 'bool', (v) => (v === true ? [['optimizer', 'adafactor']] : [])),
   optim: spec('optimizer', 'str', (v) => {
     const g = galoreOf(String(v));
     return [

@@ -150,6 +150,8 @@ function trainerKeys(ctx: YamlCtx, top: Top): void {
     const s = strOf(v)?.trim();
     return s ? optimizerOf(s, normalizeOptimizer) : undefined;
   });
+  // TrainingArguments' deprecated `adafactor` switch: __post_init__ sets optim to Adafactor over any optim given.
+  ctx.put('optimizer', top.get('adafactor'), (v) => (boolOf(v) === true ? 'adafactor' : undefined));
   galoreKeys(ctx, top);
 }
 

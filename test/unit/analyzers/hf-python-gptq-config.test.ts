@@ -35,4 +35,23 @@ describe('hf-python: GPTQConfig and AwqConfig', () => {
       r.problems.some((p) => p.code === 'not-modeled' && /bits: 3-bit weights are not modeled/.test(p.message)),
     );
   });
+
+  it('a config on the side of a conditional the run does not take quantizes nothing; an open test is unknown', () => {
+    // QwenLM/Qwen@e8e1596 finetune.py: quantization_config=GPTQConfig(bits=4, disable_exllama=True)
+    // if training_args.use_lora and lora_args.q_lora else None, with q_lora False by default.
+    const text = (test: string) =>
+      [
+        'import argparse',
+        'from transformers import AutoModelForCausalLM, GPTQConfig, TrainingArguments, Trainer',
+        'p = argparse.ArgumentParser()',
+        'p.add_argument("--q_lora", action="store_true")',
+        'a = p.parse_args()',
+        'model = AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-v0.1",',
+        `    quantization_config=GPTQConfig(bits=4, disable_exllama=True) if ${test} else None)`,
+        'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+        '',
+      ].join('\n');
+    assert.equal(resolveText('train.py', text('a.q_lora')).setup?.quantization, undefined);
+    assert.equal(resolveText('train.py', text('not a.q_lora')).setup?.quantization?.type, 'gptq');
+  });
 });

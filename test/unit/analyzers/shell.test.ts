@@ -69,6 +69,22 @@ describe('shell analyzer: detection', () => {
     assert.equal(detectFormat('run.sh', 'echo python is great\n'), undefined);
   });
 
+  it("TrainingArguments' deprecated --adafactor switch is Adafactor, over any --optim", () => {
+    // jwliao1209/Explainable-NLP train.sh: `--adafactor` (transformers' __post_init__: `if self.adafactor: self.optim =
+    // OptimizerNames.ADAFACTOR`).
+    const r = analyzeShell('torchrun --nproc_per_node 2 train.py --model_name_or_path t5-base --adafactor\n');
+    assert.deepEqual(
+      r.facts.filter((f) => f.key === 'optimizer').map((f) => f.value),
+      ['adafactor'],
+    );
+    const { analyzeHfPython } =
+      require('../../../src/analyzers/hf-python') as typeof import('../../../src/analyzers/hf-python');
+    const py = analyzeHfPython(
+      'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", adafactor=True)\n',
+    );
+    assert.equal(py.facts.find((f) => f.key === 'optimizer')?.value, 'adafactor');
+  });
+
   it('a launch script without an extension or a shebang is one where a line starts with a launch command', () => {
     // jbaron34/train-llm's `runfile` and PetyoKaratov88/FDSP-Accelerate-Finetune's `bash_train`: no `.sh`, no `#!`.
     const { detectFormat } = require('../../../src/analyzers/detect') as typeof import('../../../src/analyzers/detect');
