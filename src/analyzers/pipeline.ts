@@ -17,6 +17,7 @@ import { readOnce, type FileReader } from './file-reader';
 import { collectFiles, type MissingScript } from './collect';
 import { trainerDefaultOptimizer } from './trainer-optimizer';
 import { keptEvalLogits } from './eval-logits';
+import { ownAttention } from './own-attention';
 
 export { findReference, projectModules, type FileReader, type ReadKind } from './file-reader';
 export { referencedPath } from './collect';
@@ -56,7 +57,20 @@ export function runPipeline(
   // One analysis reads each path once (file-reader.ts readOnce).
   const once = readOnce(reader);
   const pinned = withPinnedVersions(mergeFiles(inputs, once, overrides, resolver), inputs, once);
-  return evalLogits(trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(pinned))))));
+  return evalLogits(
+    trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteAttention(pinned)))))),
+  );
+}
+
+/** The attention a model's own code picks where no file says (own-attention.ts). */
+function remoteAttention(r: PipelineResult): PipelineResult {
+  const own = r.setup ? ownAttention(r.setup, r.provenance.attention) : undefined;
+  if (!own || !r.setup) return r;
+  return {
+    ...r,
+    setup: { ...r.setup, attention: own.attention },
+    provenance: { ...r.provenance, attention: own.provenance },
+  };
 }
 
 /** The evaluation's kept logits, said at the Trainer's compute_metrics (eval-logits.ts). */

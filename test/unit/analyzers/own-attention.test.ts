@@ -1,0 +1,37 @@
+// Attention a model's own remote code picks (src/analyzers/own-attention.ts): Qwen-1's modeling_qwen.py takes no
+// attn_implementation; with use_flash_attn "auto" it runs flash-attn where installed (Qwen's fine-tuning README has it
+// installed; QwenLM/Qwen@e8e1596's table: "Flash attention 2 is applied"), else torch 2's SDPA.
+import * as assert from 'node:assert/strict';
+import { resolveText } from '../helpers';
+
+const script = (dtype: string) =>
+  [
+    'import torch',
+    'from transformers import AutoModelForCausalLM, TrainingArguments, Trainer',
+    `model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen-7B", trust_remote_code=True, torch_dtype=${dtype})`,
+    'Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=1)).train()',
+    '',
+  ].join('\n');
+
+describe("analyzers: attention a model's own code picks", () => {
+  it("Qwen-1 in 16 bits runs flash-attn's kernel, not transformers' default, said as such", () => {
+    const r = resolveText('train.py', script('torch.bfloat16'));
+    assert.equal(r.setup?.attention, 'flash');
+    const p = r.provenance.attention;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /Qwen-1's modeling_qwen\.py runs flash-attn/);
+  });
+
+  it('in fp32 (flash-attn takes 16 bits only) it runs SDPA', () => {
+    assert.equal(resolveText('train.py', script('torch.float32')).setup?.attention, 'sdpa');
+  });
+
+  it('an attention a file gives stands, and other models keep their defaults', () => {
+    const given = script('torch.bfloat16').replace(
+      'trust_remote_code=True,',
+      'trust_remote_code=True, attn_implementation="eager",',
+    );
+    assert.equal(resolveText('train.py', given).setup?.attention, 'eager');
+    const qwen2 = resolveText('train.py', script('torch.bfloat16').replace('Qwen/Qwen-7B', 'Qwen/Qwen2.5-7B'));
+    assert.equal(qwen2.setup?.attention, 'sdpa');
+  });
+});
