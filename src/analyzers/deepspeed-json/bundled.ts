@@ -57,7 +57,8 @@ const LF_Z2 = {
   contiguous_gradients: true,
   round_robin_gradients: true,
 };
-const LF_Z3 = {
+/** The stage-3 buckets LLaMA-Factory's and ms-swift's (from 3.3) shipped files write alike. */
+export const SHIPPED_Z3_BUCKETS = {
   overlap_comm: false,
   contiguous_gradients: true,
   sub_group_size: 1e9,
@@ -66,7 +67,8 @@ const LF_Z3 = {
   stage3_param_persistence_threshold: 'auto',
   stage3_max_live_parameters: 1e9,
   stage3_max_reuse_distance: 1e9,
-};
+} as const;
+const LF_Z3 = SHIPPED_Z3_BUCKETS;
 
 const entry = (
   tool: BundledDeepspeed['tool'],

@@ -4,6 +4,7 @@
 // mean to the HF Trainer are read through SCRIPT_FLAGS. The defaults that depend on the command (LoRA as the training
 // type, the accumulation swift derives from the world size, the sequence length of the model) are facts at the
 // subcommand with origin 'call-default'; the others are TOOL_DEFAULTS['ms-swift']. Pure: no I/O, no node:*, no 'vscode'.
+import { SHIPPED_Z3_BUCKETS } from '../deepspeed-json/bundled';
 import {
   msg,
   notModeled,
@@ -90,16 +91,7 @@ const Z2_BUCKETS = {
   overlap_comm: false,
   contiguous_gradients: true,
 } as const;
-const Z3_BUCKETS = {
-  overlap_comm: false,
-  contiguous_gradients: true,
-  sub_group_size: 1e9,
-  reduce_bucket_size: 'auto',
-  stage3_prefetch_bucket_size: 'auto',
-  stage3_param_persistence_threshold: 'auto',
-  stage3_max_live_parameters: 1e9,
-  stage3_max_reuse_distance: 1e9,
-} as const;
+const Z3_BUCKETS = SHIPPED_Z3_BUCKETS;
 const shipped = (name: string, settings: PresetZero['settings']): PresetZero => ({
   file: `ms-swift's ${name}.json`,
   settings,
