@@ -17,7 +17,7 @@ import { readOnce, type FileReader } from './file-reader';
 import { collectFiles, type MissingScript } from './collect';
 import { trainerDefaultOptimizer } from './trainer-optimizer';
 import { keptEvalLogits } from './eval-logits';
-import { ownAttention } from './own-attention';
+import { ownAttention, ownPrecision } from './remote-code';
 
 export { findReference, projectModules, type FileReader, type ReadKind } from './file-reader';
 export { referencedPath } from './collect';
@@ -62,8 +62,16 @@ export function runPipeline(
   );
 }
 
-/** The attention a model's own code picks where no file says (own-attention.ts). */
-function remoteAttention(r: PipelineResult): PipelineResult {
+/** The precision, then the attention, a model's own code picks where no file says (remote-code.ts). */
+function remoteAttention(r0: PipelineResult): PipelineResult {
+  let r = r0;
+  const precision = r.setup ? ownPrecision(r.setup, r.provenance.weights_dtype) : undefined;
+  if (precision && r.setup)
+    r = {
+      ...r,
+      setup: { ...r.setup, weights_dtype: precision.weights },
+      provenance: { ...r.provenance, weights_dtype: precision.provenance },
+    };
   const own = r.setup ? ownAttention(r.setup, r.provenance.attention) : undefined;
   if (!own || !r.setup) return r;
   return {

@@ -1,4 +1,4 @@
-// Attention a model's own remote code picks (src/analyzers/own-attention.ts): Qwen-1's modeling_qwen.py takes no
+// What a model's own remote code decides (src/analyzers/remote-code.ts): Qwen-1's modeling_qwen.py takes no
 // attn_implementation; with use_flash_attn "auto" it runs flash-attn where installed (Qwen's fine-tuning README has it
 // installed; QwenLM/Qwen@e8e1596's table: "Flash attention 2 is applied"), else torch 2's SDPA.
 import * as assert from 'node:assert/strict';
@@ -33,5 +33,17 @@ describe("analyzers: attention a model's own code picks", () => {
     assert.equal(resolveText('train.py', given).setup?.attention, 'eager');
     const qwen2 = resolveText('train.py', script('torch.bfloat16').replace('Qwen/Qwen-7B', 'Qwen/Qwen2.5-7B'));
     assert.equal(qwen2.setup?.attention, 'sdpa');
+  });
+
+  it('Qwen-1 loaded without a dtype is cast to bf16 by its own code, its config naming no precision', () => {
+    // nju-websoft/FormulaReasoning run_qwen.py: from_pretrained(model_path) with no torch_dtype; Qwen/Qwen-7B's
+    // config.json has bf16, fp16 and fp32 all false, so QWenLMHeadModel.__init__ sets bf16 (autoset_precision).
+    const plain = script('torch.bfloat16').replace(', torch_dtype=torch.bfloat16', '');
+    const r = resolveText('train.py', plain);
+    assert.equal(r.setup?.weights_dtype, 'bf16');
+    const p = r.provenance.weights_dtype;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /autoset_precision/);
+    // A dtype a file gives is left as the file gives it.
+    assert.equal(resolveText('train.py', script('torch.float32')).setup?.weights_dtype, 'fp32');
   });
 });
