@@ -43,7 +43,7 @@ export class PassThroughFunctions {
     if (!body || body.passes || i >= words.length) return;
     const raw = words.slice(i).map((w) => text.slice(w.start, w.end));
     if (raw[0] === 'shift') body.shifts += raw.length > 1 && /^\d+$/.test(raw[1]) ? Number(raw[1]) : 1;
-    else if (raw.some((w) => w === '"$@"' || w === '$@' || w === '"${@}"')) body.passes = true;
+    else if (runsArguments(raw)) body.passes = true;
   }
 
   /** How many words of a call of `name` are the function's own (its name and the shifted ones); undefined: no such function. */
@@ -51,4 +51,20 @@ export class PassThroughFunctions {
     const shifts = this.known.get(name);
     return shifts === undefined ? undefined : 1 + shifts;
   }
+}
+
+/** Words that run the rest of their command (`env X=1 cmd`, `exec cmd`): what follows them may be the arguments. */
+const RUNNERS = new Set(['env', 'exec', 'command', 'nohup', 'time', 'sudo', 'eval']);
+
+/**
+ * Whether a command runs the function's arguments as its program: `"$@"` is its first word after runners, their
+ * options and the variables they set (`env $extra "$@"`), not an argument of another program (`python train.py "$@"`).
+ */
+function runsArguments(raw: readonly string[]): boolean {
+  for (const w of raw) {
+    if (w === '"$@"' || w === '$@' || w === '"${@}"') return true;
+    if (RUNNERS.has(w) || w.startsWith('-') || /^[A-Za-z_]\w*=/.test(w) || /^\$\{?\w+\}?$/.test(w)) continue;
+    return false;
+  }
+  return false;
 }

@@ -121,9 +121,11 @@ describe('shell analyzer: detection', () => {
       ],
     );
     assert.ok(r.references.some((x) => x.kind === 'script' && x.path === 'train.py'));
-    // A function that does not run its arguments is no launch.
+    // A function that does not run its arguments is no launch, nor one that passes them to a program of its own.
     const other = analyzeShell(text.replace('env $extra_args "$@"', 'echo $extra_args'));
     assert.equal(other.references.length, 0);
+    const passes = analyzeShell(text.replace('env $extra_args "$@"', 'python prep.py "$@"'));
+    assert.ok(!passes.references.some((x) => x.path === 'train.py'));
   });
 
   it('a command built in a variable that some branches extend with a word not known statically keeps its words', () => {
