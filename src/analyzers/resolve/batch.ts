@@ -207,3 +207,28 @@ export function seqLenAtOpenValue(ctx: ResolveContext): void {
       `${whose} ${rawValue} is not known statically${reason}`,
   };
 }
+
+/**
+ * A script's max_source_length + max_target_length (hf-python classes.ts), which a decoder-only model trains on as one
+ * sequence, is two lengths for an encoder-decoder (T5): its encoder reads the source and its decoder the target. The
+ * estimate takes the longer as both stacks' length (the decoder's own is not modeled apart), said at the sum. Runs
+ * after the architecture is known.
+ */
+export function encoderDecoderLengths(ctx: ResolveContext): void {
+  const { setup, prov, decided } = ctx;
+  const w = decided.seqLen;
+  if (w?.fact.rawKey !== 'max_source_length + max_target_length') return;
+  const parsed = parseArchitecture(setup.architecture as HfConfig);
+  const parts = /^(\d+) \+ (\d+)$/.exec(w.fact.rawValue);
+  if (!parsed.ok || parsed.arch.family !== 't5' || !parts || setup.seq_len !== Number(parts[1]) + Number(parts[2]))
+    return;
+  const [source, target] = [Number(parts[1]), Number(parts[2])];
+  setup.seq_len = Math.max(source, target);
+  prov.seq_len = {
+    kind: 'default',
+    owner: 'VRAM Lens',
+    note:
+      `an encoder-decoder reads max_source_length (${source}) in its encoder and max_target_length (${target}) in its ` +
+      'decoder, not their sum: both stacks are estimated at the longer (the decoder at its own length is not modeled)',
+  };
+}

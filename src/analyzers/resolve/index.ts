@@ -14,7 +14,7 @@ import { describeSetupIssue, valueAt } from '../issues';
 import { keyOfField, keyOfPath, ResolveContext } from './context';
 import { applyRule, FIELD_RULES } from './field-rules';
 import { modelLocation, resolveArchitecture, resolveTeacher } from './model';
-import { capSeqLenAtPositions, seqLenAtArcticDefault, seqLenAtOpenValue } from './batch';
+import { capSeqLenAtPositions, encoderDecoderLengths, seqLenAtArcticDefault, seqLenAtOpenValue } from './batch';
 import { resolveLoraTargets } from './lora-targets';
 import type { AnalyzedFile, FactResolution, ModelResolver, Overrides } from './types';
 import { fileProblems, toolOrder, winningFacts } from './winning';
@@ -48,6 +48,7 @@ export function resolveFacts(
   resolveLoraTargets(ctx);
   seqLenAtArcticDefault(ctx);
   capSeqLenAtPositions(ctx);
+  encoderDecoderLengths(ctx);
   seqLenAtOpenValue(ctx);
   const modelAt = modelLocation(ctx);
   const parsed = TrainingSetupSchema.safeParse(setup as TrainingSetupInput);

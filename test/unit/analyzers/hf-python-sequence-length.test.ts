@@ -6,6 +6,7 @@
 // one longer, for generation at evaluation.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { resolveText } from '../helpers';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline } from '../../../src/analyzers/pipeline';
 
@@ -99,6 +100,32 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
       seq.map((f) => [f.rawKey, f.value]),
       [['max_source_length + max_target_length', 1024]],
     );
+  });
+
+  it('for an encoder-decoder (T5) the two lengths are its two stacks: the longer, not their sum', () => {
+    // jwliao1209/Explainable-NLP run_summarization.py: DataTrainingArguments 1024 + 128 over t5-small.
+    const text = [
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModelForSeq2SeqLM, HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments',
+      '@dataclass',
+      'class DataTrainingArguments:',
+      '    max_source_length: int = field(default=1024)',
+      '    max_target_length: int = field(default=128)',
+      'data_args, training_args = HfArgumentParser((DataTrainingArguments, Seq2SeqTrainingArguments)).parse_args_into_dataclasses()',
+      'model = AutoModelForSeq2SeqLM.from_pretrained("t5-small")',
+      'Seq2SeqTrainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const t5 = resolveText('run.py', text);
+    assert.equal(t5.setup?.seq_len, 1024);
+    const p = t5.provenance.seq_len;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /max_source_length \(1024\) in its encoder/);
+    // A decoder-only model trains on the two as one sequence.
+    const gpt = resolveText(
+      'run.py',
+      text.replace('AutoModelForSeq2SeqLM', 'AutoModelForCausalLM').replace('t5-small', 'gpt2'),
+    );
+    assert.equal(gpt.setup?.seq_len, 1152);
   });
 
   it('a local of a common name (max_length) counts where the script pads or cuts a sample with it', () => {
