@@ -12,7 +12,8 @@ import type { AnalyzedFile } from './resolve';
 /** The warning at the Trainer call whose compute_metrics keeps the evaluation's logits; undefined where none does. */
 export function keptEvalLogits(setup: TrainingSetup | undefined, files: readonly AnalyzedFile[]): Problem | undefined {
   const evalBatch = setup?.eval_batch_size;
-  if (!setup || evalBatch === undefined) return undefined;
+  // A sequence classifier's logits are its labels' few per row, not a vocabulary's per token: nothing to warn of.
+  if (!setup || evalBatch === undefined || setup.head === 'seq_cls' || setup.head === 'none') return undefined;
   // eval_accumulation_steps, prediction_loss_only, batch_eval_metrics or predict_with_generate in any file of the run.
   if (files.some((f) => f.facts.facts.some((x) => x.key === 'evalLogitsReleased' && x.value === true)))
     return undefined;

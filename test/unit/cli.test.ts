@@ -702,5 +702,18 @@ describe('cli: vram-lens estimate', async () => {
     const problems = (JSON.parse(r.out) as { problems: { code: string; line: number; column: number }[] }).problems;
     const kept = problems.find((p) => p.code === 'eval-logits-kept');
     assert.deepEqual([kept?.line, kept?.column], [4, 29]);
+    // A sequence classifier keeps its labels' few logits per row (Markfryazino/EfficientDL-DeepSpeedPhD's SST-2 run):
+    // no warning.
+    const cls = projectWith({
+      'train.py': [
+        'from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments',
+        'm = AutoModelForSequenceClassification.from_pretrained("meta-llama/Meta-Llama-3-8B", num_labels=2)',
+        'args = TrainingArguments(output_dir="o", per_device_eval_batch_size=4, eval_strategy="steps", bf16=True)',
+        'Trainer(model=m, args=args, compute_metrics=metrics).train()',
+        '',
+      ].join('\n'),
+    });
+    const c = await cliIn(cls, 'estimate', 'train.py', '--json');
+    assert.doesNotMatch(c.err, /eval-logits-kept|compute_metrics without eval_accumulation_steps/);
   });
 });
