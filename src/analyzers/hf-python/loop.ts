@@ -66,8 +66,10 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
     const last = file.calleeName(c)?.split('.').pop() ?? '';
     if (last === 'Accelerator') acceleratorCall(file, c);
     else if (last === 'autocast') autocastCall(file, c);
-    else if (last === 'FSDP' || last === 'FullyShardedDataParallel') fsdpWrap(file, c);
-    else if (last === 'fully_shard') fullyShard(file, c);
+    // A wrap on a branch the run does not take (`if args.fsdp:` with --fsdp False by default) shards nothing.
+    else if ((last === 'FSDP' || last === 'FullyShardedDataParallel') && branchTaken(file, c) !== false)
+      fsdpWrap(file, c);
+    else if (last === 'fully_shard' && branchTaken(file, c) !== false) fullyShard(file, c);
     else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
   }
   gradientSync(file, calls);

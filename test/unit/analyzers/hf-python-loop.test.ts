@@ -569,3 +569,34 @@ for epoch in range(3):
     assert.ok(!analyzeHfPython(mapped).problems.some((p) => p.code === 'runs-on-cpu'));
   });
 });
+
+describe('hf-python: a loop whose FSDP wrap is on a branch the run does not take', () => {
+  it('if args.fsdp: ... FSDP(model), --fsdp False by default: no FSDP (DDP on the other branch)', () => {
+    // A torchrun_main.py of a public repository: `--fsdp` defaults to False and the launcher does not pass it.
+    const text = [
+      'import argparse, torch',
+      'from torch.distributed.fsdp import FullyShardedDataParallel as FSDP',
+      'from transformers import AutoModelForCausalLM',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--fsdp", default=False, action="store_true")',
+      'args = p.parse_args()',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")',
+      'if args.fsdp:',
+      '    model = FSDP(model)',
+      'else:',
+      '    model = torch.nn.parallel.DistributedDataParallel(model.cuda())',
+      'opt = torch.optim.AdamW(model.parameters())',
+      'for batch in loader:',
+      '    model(**batch).loss.backward()',
+      '    opt.step()',
+      '',
+    ].join('\n');
+    assert.equal(
+      analyzeHfPython(text).facts.some((f) => f.key === 'fsdp'),
+      false,
+    );
+    // Turned on, the wrap is read.
+    const on = analyzeHfPython(text.replace('default=False, action="store_true"', 'default=True'));
+    assert.equal(on.facts.find((f) => f.key === 'fsdp')?.value, 'full_shard');
+  });
+});
