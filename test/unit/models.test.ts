@@ -360,6 +360,25 @@ describe('models: resolution from anywhere', () => {
       assert.equal(r.ok, false);
     });
 
+    it('a folder the repository keeps for the model, empty of it, is read as a path not here: its name gives the model', () => {
+      // A repository's models/gpt2-medium/ that holds only an __init__.py, named by --model_name_or_path.
+      const project = tempDir('vram-lens-placeholder-');
+      fs.mkdirSync(path.join(project, 'models/gpt2-medium'), { recursive: true });
+      fs.writeFileSync(path.join(project, 'models/gpt2-medium/__init__.py'), '');
+      const m = ok(resolveModelSync('./models/gpt2-medium', { cwd: project, env }));
+      assert.equal(m.id, 'openai-community/gpt2-medium');
+      assert.match(
+        m.notes?.[0] ?? '',
+        /holds no config\.json or weights\): estimated as openai-community\/gpt2-medium/,
+      );
+      // A folder with weights but no config.json is a model folder missing its config: an error.
+      fs.writeFileSync(path.join(project, 'models/gpt2-medium/model.safetensors'), '');
+      assert.match(
+        fail(resolveModelSync('./models/gpt2-medium', { cwd: project, env })),
+        /a directory without config\.json/,
+      );
+    });
+
     it("a folder a LLaMA-Factory export writes: the merged model's base, through each stage's merge", () => {
       // juyongjiang/CodeUp: run_train_codeup.sh trains, exports (`export_dir: models/..._instruct`, merging the adapter
       // into the author's /hpc2hdd/.../Meta-Llama-3-8B), trains the next stage on that folder, exports it again.
@@ -457,7 +476,11 @@ describe('models: resolution from anywhere', () => {
       write(path.join(tmp, 'broken', 'config.json'), '{ "hidden_size": ');
       assert.match(fail(resolveModelSync('./broken', { cwd: tmp, env })), /broken[\\/]config\.json: invalid JSON/);
       fs.mkdirSync(path.join(tmp, 'empty-dir'), { recursive: true });
-      assert.match(fail(resolveModelSync('./empty-dir', { cwd: tmp, env })), /a directory without config\.json/);
+      // A folder with nothing of a model in it is one kept for it: said so.
+      assert.match(
+        fail(resolveModelSync('./empty-dir', { cwd: tmp, env })),
+        /model path '\.\/empty-dir' holds no model \(.*empty-dir holds no config\.json or weights\)/,
+      );
     });
 
     it('a model path that is not here but whose folder names a catalog model: that model, with a note that says so', () => {

@@ -96,8 +96,12 @@ export function fromLocalPath(ref: string, abs: string, explicitPath: boolean, p
   }
   if (st.isDirectory()) {
     const config = path.join(abs, 'config.json');
+    // A folder the repository keeps for the model to be put in (an `__init__.py`, a README, a .gitkeep): read as a
+    // path not on this machine, whose name may still tell the model.
     if (!fs.existsSync(config))
-      return explicitPath ? { kind: 'error', message: `${abs}: a directory without config.json` } : undefined;
+      return explicitPath && !placeholderFolder(abs)
+        ? { kind: 'error', message: `${abs}: a directory without config.json` }
+        : undefined;
     return modelFromConfigFile(ref, config, `local file ${config}`, abs, policy);
   }
   // Weights beside a file named config.json belong to it; any other JSON file is an architecture on its own.
@@ -108,6 +112,18 @@ export function fromLocalPath(ref: string, abs: string, explicitPath: boolean, p
     path.basename(abs) === 'config.json' ? path.dirname(abs) : undefined,
     policy,
   );
+}
+
+/** Files that hold a model's weights or its tokenizer: a folder with one is a model folder, missing its config. */
+const MODEL_FILE = /\.(safetensors|bin|pt|pth|ckpt|gguf|msgpack|h5|model)$|^tokenizer(_config)?\.json$/i;
+
+/** Whether a folder holds none of a model's files (at its top): a placeholder for one. */
+function placeholderFolder(dir: string): boolean {
+  try {
+    return !fs.readdirSync(dir).some((n) => MODEL_FILE.test(n));
+  } catch {
+    return false;
+  }
 }
 
 /** The repo folder in a hub cache, matched without regard to case as the Hub matches ids. */

@@ -2,6 +2,7 @@
 // it: the built-in catalog, a local directory or config.json, the local Hugging Face cache, our own cache of earlier
 // Hub look-ups, and the Hugging Face Hub itself (through @huggingface/hub) only when the user allowed network access.
 // Node-side: file system and network live here; src/core and src/analyzers must never import this file.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { catalogResolver, type ModelResolver } from '../../analyzers/resolve';
 import { findModel, modelFromHubName, modelFromPathName } from '../../core';
@@ -166,17 +167,19 @@ function namedModel(named: ReturnType<typeof modelFromPathName>, note: (id: stri
  * model's family and size, that model, with a note saying so and how to give the real one; else an error.
  */
 function missingPath(trimmed: string, abs: string, cwd: string): Offline {
+  // A folder kept for the model (no config.json, no weights) is there, and empty of it.
+  const what = fs.existsSync(abs) ? `${abs} holds no config.json or weights` : `no ${abs}`;
   const model = namedModel(
     modelFromPathName(trimmed),
     (id) =>
-      `model path '${trimmed}' is not on this machine (no ${abs}): estimated as ${id}, the model its name gives; ` +
+      `model path '${trimmed}' is not on this machine (${what}): estimated as ${id}, the model its name gives; ` +
       `point it at the model folder, or set vramLens.model (--model), to read its own config.json`,
   );
   if (model) return { kind: 'found', model };
   return {
     kind: 'error',
     message:
-      `model path '${trimmed}' does not exist (no ${abs}): ` +
+      `model path '${trimmed}' ${fs.existsSync(abs) ? 'holds no model' : 'does not exist'} (${what}): ` +
       `point it at a model folder with a config.json, or at the config.json itself; a relative path is read from ${cwd}`,
   };
 }
