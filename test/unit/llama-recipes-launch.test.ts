@@ -36,6 +36,22 @@ describe("llama-recipes' fine-tuning launch", () => {
     assert.equal(weights?.bytes, (8_030_261_248 * 2) / 4);
   });
 
+  it("a project's own finetuning.py run with llama-recipes' flags is read as its entry, with a note", () => {
+    // A wrapper of `from llama_cookbook.finetuning import main; fire.Fire(main)` at src/train/finetuning.py.
+    const r = run(
+      'torchrun --nnodes 1 --nproc_per_node 4 ./src/train/finetuning.py --use_peft --peft_method lora ' +
+        '--quantization 4bit --model_name meta-llama/Llama-3.1-8B-Instruct --batch_size_training 2 ' +
+        '--context_length 4096 --enable_fsdp True',
+    );
+    assert.deepEqual(
+      [r.setup?.fsdp, r.setup?.micro_batch_size, r.setup?.seq_len, r.setup?.method],
+      ['full_shard', 2, 4096, 'qlora'],
+    );
+    assert.ok(r.problems.some((p) => p.code === 'read-by-name' && /read as llama-recipes' finetuning/.test(p.message)));
+    // A finetuning.py run with no flag of train_config's is not taken for it.
+    assert.ok(!run('python finetuning.py --model_name_or_path gpt2').problems.some((p) => p.code === 'read-by-name'));
+  });
+
   it('reads the one-GPU 8-bit PEFT command: QLoRA, no checkpointing, no DDP', () => {
     const r = run(
       'python -m llama_recipes.finetuning --use_peft --peft_method lora --quantization 8bit ' +

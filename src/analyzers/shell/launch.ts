@@ -63,7 +63,7 @@ export { deepspeedRef } from './launchers';
 import { llamafactoryBashEra, llamafactoryStage } from './llamafactory';
 import { PACKAGES } from '../hf-python/helper-modules';
 import { abbreviatedOption } from './abbreviations';
-import { isLlamaRecipesFinetuning, llamaRecipesLaunch } from './llama-recipes';
+import { isLlamaRecipesFinetuning, llamaRecipesEntryCopy, llamaRecipesLaunch } from './llama-recipes';
 import { referenceByFlags } from './reference-flags';
 import { PROGRAM_NAME, passesTrainerOptions, unreadProgramLaunch } from './unread-program';
 import { hasFlag } from './fields';
@@ -680,7 +680,8 @@ function frameworkLaunch(
         : undefined;
   if (configured) return configLaunch(l, fields, scriptAt, opaque, launcherTool, configured);
   if (moduleName === 'xtuner.tools.train') return xtunerModuleLaunch(l, fields, scriptAt + 1, opaque, launcherTool);
-  if (isLlamaRecipesFinetuning(script)) return llamaRecipesLaunch(l, fields, scriptAt, opaque, launcherTool);
+  if (isLlamaRecipesFinetuning(script) || llamaRecipesEntryCopy(script, fields, scriptAt))
+    return llamaRecipesLaunch(l, fields, scriptAt, opaque, launcherTool);
   const alignConfig = alignAnythingConfig(script);
   if (alignConfig) return alignAnythingLaunch(l, fields, scriptAt, alignConfig, opaque, launcherTool);
   if (fields[scriptAt] && isMegatronPretraining(script, fields, scriptAt + 1))

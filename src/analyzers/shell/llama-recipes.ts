@@ -35,6 +35,17 @@ export function isLlamaRecipesFinetuning(script: string): boolean {
   );
 }
 
+/**
+ * A script of the project that runs llama-recipes' finetuning under a name of its own (`src/train/finetuning.py`:
+ * `from llama_cookbook.finetuning import main; fire.Fire(main)`), told by the flags only train_config has
+ * (`--batch_size_training`, `--enable_fsdp`, `--peft_method`) on a script named finetuning.py.
+ */
+export function llamaRecipesEntryCopy(script: string, fields: readonly Field[], at: number): boolean {
+  if (!/(^|\/)finetuning\.py$/.test(script)) return false;
+  const flags = new Set(fields.slice(at + 1).map((f) => f.text.replace(/=.*$/s, '')));
+  return ['--batch_size_training', '--enable_fsdp', '--peft_method'].some((f) => flags.has(f));
+}
+
 /** A value as fire reads it: a Python literal (int, float, True / False / None, a quoted string), else the word. */
 type Literal = number | boolean | string | null;
 
@@ -114,6 +125,17 @@ export function llamaRecipesLaunch(
   const p = parseArgs(fields, scriptAt + 1, () => 'one', false, false, opaque);
   const r: Reading = { l, opts: byField(p.opts), at: fields[scriptAt] };
   l.tool(TOOL);
+  if (!isLlamaRecipesFinetuning(fields[scriptAt].text))
+    l.r.problems.push({
+      code: 'read-by-name',
+      severity: 'info',
+      ...msg(
+        "{0}: read as llama-recipes' finetuning, named by its flags (a script of the project that runs it; it may differ)",
+        fields[scriptAt].text,
+      ),
+      span: fields[scriptAt].span,
+      rawKey: fields[scriptAt].text,
+    });
   model(r);
   batch(r);
   precision(r);
