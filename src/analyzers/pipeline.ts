@@ -58,12 +58,12 @@ export function runPipeline(
   const once = readOnce(reader);
   const pinned = withPinnedVersions(mergeFiles(inputs, once, overrides, resolver), inputs, once);
   return evalLogits(
-    trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteAttention(pinned)))))),
+    trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteCode(pinned)))))),
   );
 }
 
 /** The precision, then the attention, a model's own code picks where no file says (remote-code.ts). */
-function remoteAttention(r0: PipelineResult): PipelineResult {
+function remoteCode(r0: PipelineResult): PipelineResult {
   let r = r0;
   const precision = r.setup ? ownPrecision(r.setup, r.provenance.weights_dtype) : undefined;
   if (precision && r.setup)

@@ -362,7 +362,7 @@ describe('models: resolution from anywhere', () => {
 
     it('a folder the repository keeps for the model, empty of it, is read as a path not here: its name gives the model', () => {
       // A repository's models/gpt2-medium/ that holds only an __init__.py, named by --model_name_or_path.
-      const project = tempDir('vram-lens-placeholder-');
+      const project = tempDir('vram-lens-kept-folder-');
       fs.mkdirSync(path.join(project, 'models/gpt2-medium'), { recursive: true });
       fs.writeFileSync(path.join(project, 'models/gpt2-medium/__init__.py'), '');
       const m = ok(resolveModelSync('./models/gpt2-medium', { cwd: project, env }));

@@ -37,14 +37,11 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
   const ifsRun = file.settled && branchTaken(file, call) === true;
   let child: SyntaxNode = call;
   for (let p = call.parent; p; child = p, p = p.parent) {
-    if (p.name === 'ConditionalExpression') {
-      const kw = p.getChild('if');
-      const els = p.getChild('else');
-      const side = !kw || !els ? undefined : child.from < kw.from ? true : child.from > els.from ? false : undefined;
+    const c = p.name === 'ConditionalExpression' ? conditionalSide(p, child) : undefined;
+    if (c) {
       // Settled, a test known to take the call's side (`bnb_config if args.qlora else None`) holds no condition.
-      if (side !== undefined && file.settled && kw?.nextSibling && testValue(file, kw.nextSibling) === side) continue;
-      if (side !== undefined)
-        return `${clip(file.text.slice(kw!.to, els!.from).trim(), 60)} is ${side} (line ${file.line(kw!.from)})`;
+      if (file.settled && testValue(file, c.test) === c.side) continue;
+      return `${clip(file.text.slice(c.kw.to, c.els.from).trim(), 60)} is ${c.side} (line ${file.line(c.kw.from)})`;
     }
     if (p.name === 'IfStatement' && !ifsRun) {
       const cond = file.text.slice(p.firstChild?.to ?? p.from, p.getChild('Body')?.from ?? p.from).trim();
@@ -56,19 +53,31 @@ export function conditionOf(file: PythonFile, call: SyntaxNode): string | undefi
 }
 
 /**
+ * The side of `x if test else y` that `child` is (true: x, false: y), with the expression's `if`, `else` and test;
+ * undefined for the test itself or a malformed expression.
+ */
+function conditionalSide(
+  expr: SyntaxNode,
+  child: SyntaxNode,
+): { side: boolean; kw: SyntaxNode; els: SyntaxNode; test: SyntaxNode } | undefined {
+  const kw = expr.getChild('if');
+  const els = expr.getChild('else');
+  const test = kw?.nextSibling;
+  if (!kw || !els || !test) return undefined;
+  const side = child.from < kw.from ? true : child.from > els.from ? false : undefined;
+  return side === undefined ? undefined : { side, kw, els, test };
+}
+
+/**
  * Whether the conditional expression a call sits in takes its side (`GPTQConfig(...) if lora_args.q_lora else None`,
  * QwenLM/Qwen's finetune.py with q_lora False): true outside one, undefined where its test is not known statically.
  */
 export function sideTaken(file: PythonFile, call: SyntaxNode): boolean | undefined {
   for (let child: SyntaxNode = call, p = call.parent; p; child = p, p = p.parent) {
     if (p.name === 'ConditionalExpression') {
-      const kw = p.getChild('if');
-      const els = p.getChild('else');
-      const side = !kw || !els ? undefined : child.from < kw.from ? true : child.from > els.from ? false : undefined;
-      const test = kw?.nextSibling;
-      if (side === undefined || !test) return undefined;
-      const v = testValue(file, test);
-      return v === undefined ? undefined : v === side;
+      const c = conditionalSide(p, child);
+      const v = c ? testValue(file, c.test) : undefined;
+      return c === undefined || v === undefined ? undefined : v === c.side;
     }
     if (/Statement$|^Body$|^Script$/.test(p.name)) return true;
   }

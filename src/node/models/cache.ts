@@ -99,7 +99,7 @@ export function fromLocalPath(ref: string, abs: string, explicitPath: boolean, p
     // A folder the repository keeps for the model to be put in (an `__init__.py`, a README, a .gitkeep): read as a
     // path not on this machine, whose name may still tell the model.
     if (!fs.existsSync(config))
-      return explicitPath && !placeholderFolder(abs)
+      return explicitPath && !keptEmptyOfModel(abs)
         ? { kind: 'error', message: `${abs}: a directory without config.json` }
         : undefined;
     return modelFromConfigFile(ref, config, `local file ${config}`, abs, policy);
@@ -117,8 +117,8 @@ export function fromLocalPath(ref: string, abs: string, explicitPath: boolean, p
 /** Files that hold a model's weights or its tokenizer: a folder with one is a model folder, missing its config. */
 const MODEL_FILE = /\.(safetensors|bin|pt|pth|ckpt|gguf|msgpack|h5|model)$|^tokenizer(_config)?\.json$/i;
 
-/** Whether a folder holds none of a model's files (at its top): a placeholder for one. */
-function placeholderFolder(dir: string): boolean {
+/** Whether a folder holds none of a model's files at its top: one the repository keeps for a model to be put in. */
+function keptEmptyOfModel(dir: string): boolean {
   try {
     return !fs.readdirSync(dir).some((n) => MODEL_FILE.test(n));
   } catch {
