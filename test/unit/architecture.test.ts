@@ -258,6 +258,29 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(count('bigscience/T0_3B'), 2_849_757_184);
   });
 
+  it('BART and mBART by hand: biased attention and fc1/fc2, LayerNorms, two position tables of 1,026 rows', () => {
+    // modeling_bart.py: per encoder layer q/k/v/out_proj 4 x (d x d + d), fc1 d x f + f, fc2 f x d + d, two LayerNorms
+    // (2d each); decoder layers add encoder_attn and a third LayerNorm. The shared embedding V x d (the head tied to
+    // it), BartLearnedPositionalEmbedding (max_position_embeddings + 2) x d and layernorm_embedding in each stack.
+    const bart = (d: number, f: number, layers: number, vocab: number, finalNorms: number): number => {
+      const attn = 4 * (d * d + d);
+      const mlp = d * f + f + f * d + d;
+      const enc = layers * (attn + mlp + 2 * 2 * d);
+      const dec = layers * (2 * attn + mlp + 3 * 2 * d);
+      return enc + dec + vocab * d + 2 * 1026 * d + 2 * 2 * d + finalNorms * 2 * d;
+    };
+    assert.equal(bart(768, 3072, 6, 50265, 0), 139_420_416);
+    assert.equal(count('facebook/bart-base'), 139_420_416);
+    assert.equal(count('facebook/bart-large'), bart(1024, 4096, 12, 50265, 0));
+    assert.equal(count('facebook/bart-large'), 406_291_456);
+    // mBART's encoder and decoder each end in a LayerNorm.
+    assert.equal(count('facebook/mbart-large-cc25'), bart(1024, 4096, 12, 250_027, 2));
+    assert.equal(count('facebook/mbart-large-cc25'), 610_851_840);
+    // DistilBART: 12 encoder and 6 decoder layers.
+    const a = archOf('sshleifer/distilbart-cnn-12-6');
+    assert.deepEqual([a.encoderLayers, a.layers, a.tied], [12, 6, true]);
+  });
+
   it('DeepSeek-V3 by hand: MLA attention, 3 dense layers, 58 MoE layers of 256 experts + 1 shared: 671,026,404,352', () => {
     // DeepSeek-V3 config.json (the 61 decoder layers transformers loads; the multi-token-prediction layer 61 is
     // ignored on load, DeepseekV3Model._keys_to_ignore_on_load_unexpected).

@@ -1242,9 +1242,53 @@ T5_SMALL = {"model_type": "t5", "d_model": 512, "d_ff": 2048, "d_kv": 64, "num_h
             "relative_attention_num_buckets": 32, "dropout_rate": 0.0,
             "decoder_start_token_id": 0, "pad_token_id": 0, "eos_token_id": 1}
 
+# facebook/bart-base's widths with 3 + 3 layers; mBART's layout (pre-LayerNorm, a final LayerNorm per stack, scaled
+# embeddings) at the same widths. Dropout off unless a point asks for it.
+BART_BASE = {"model_type": "bart", "d_model": 768, "encoder_layers": 3, "decoder_layers": 3,
+             "encoder_attention_heads": 12, "decoder_attention_heads": 12, "encoder_ffn_dim": 3072,
+             "decoder_ffn_dim": 3072, "vocab_size": 50265, "max_position_embeddings": 1024, "dropout": 0.0,
+             "attention_dropout": 0.0, "activation_dropout": 0.0, "activation_function": "gelu",
+             "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "decoder_start_token_id": 2}
+MBART = dict(BART_BASE, model_type="mbart", scale_embedding=True, vocab_size=32000)
+
+
+def suite_seq2seq_bart(out):
+    """BART and mBART as AutoModelForSeq2SeqLM with transformers' default SDPA attention (the CPU's flash kernel: no
+    attention dropout), and eager."""
+    for fam, arch in (("bart", BART_BASE), ("mbart", MBART)):
+        base = {"architecture": dict(arch), "head": "seq2seq_lm", "method": "full", "weights_dtype": "fp32",
+                "micro_batch_size": 8, "seq_len": 256, "attention": "sdpa", "optimizer": "adamw",
+                "cuda_context_bytes": 0}
+        adapter = {"r": 8, "alpha": 32, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"], "dtype": "fp32"}
+        out[f"{fam}-full-fp32-t256"] = (base, {})
+        out[f"{fam}-full-fp32-t32"] = (dict(base, target_len=32), {})
+        out[f"{fam}-lora-fp32-t64"] = (dict(base, method="lora", lora=adapter, target_len=64), {})
+        out[f"{fam}-full-amp-ckpt-t64"] = (
+            dict(base, mixed_precision="bf16", gradient_checkpointing="full", target_len=64), {})
+        out[f"{fam}-lora-bf16-t64"] = (
+            dict(base, weights_dtype="bf16", method="lora", lora=dict(adapter, dtype="fp32"), target_len=64), {})
+        out[f"{fam}-full-eager-fp32-t64"] = (dict(base, attention="eager", target_len=64), {})
+    dropout = dict(BART_BASE, dropout=0.1, activation_dropout=0.1)
+    out["bart-dropout-full-fp32-t64"] = (
+        {"architecture": dropout, "head": "seq2seq_lm", "method": "full", "weights_dtype": "fp32",
+         "micro_batch_size": 8, "seq_len": 256, "attention": "sdpa", "optimizer": "adamw", "cuda_context_bytes": 0,
+         "target_len": 64}, {})
+    small = dict(BART_BASE, vocab_size=512)
+    out["bart-v512-lora-fp32-t32"] = (
+        {"architecture": small, "head": "seq2seq_lm", "method": "lora", "weights_dtype": "fp32",
+         "micro_batch_size": 8, "seq_len": 256, "attention": "sdpa", "optimizer": "adamw", "cuda_context_bytes": 0,
+         "target_len": 32, "lora": {"r": 8, "alpha": 32, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"],
+                                    "dtype": "fp32"}}, {})
+    out["bart-full-fp32-t64-fsdp1-w2"] = (
+        {"architecture": dict(BART_BASE), "head": "seq2seq_lm", "method": "full", "weights_dtype": "fp32",
+         "micro_batch_size": 8, "seq_len": 256, "attention": "sdpa", "optimizer": "adamw", "cuda_context_bytes": 0,
+         "target_len": 64, "fsdp": "full_shard", "gpus_per_node": 2, "fsdp_version": 1,
+         "fsdp_backward_prefetch": "none"}, {"parallel": "fsdp1"})
+
 
 def suite_seq2seq():
     out = {}
+    suite_seq2seq_bart(out)
     for fam, arch, targets in (("flan-t5-small", FLAN_T5_SMALL, ["q", "v"]), ("t5-small", T5_SMALL, ["q", "v"])):
         base = {"architecture": dict(arch), "head": "seq2seq_lm", "method": "full", "weights_dtype": "fp32",
                 "micro_batch_size": 8, "seq_len": 256, "attention": "eager", "optimizer": "adamw",

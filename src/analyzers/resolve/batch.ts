@@ -2,7 +2,7 @@
 // from train_batch_size over the data-parallel world. Rules of FIELD_RULES; pure.
 import { isUnknown, msg, type FactValue } from '../facts';
 import { fileProv, num, type ResolveContext } from './context';
-import { parseArchitecture, SCHEMA_DEFAULT_NOTES, type HfConfig, type Provenance } from '../../core';
+import { isEncoderDecoder, parseArchitecture, SCHEMA_DEFAULT_NOTES, type HfConfig, type Provenance } from '../../core';
 import type { WinningFact } from './types';
 
 /** The data-parallel world: every GPU of the run over the tensor-, pipeline- and context-parallel groups. */
@@ -210,7 +210,7 @@ export function seqLenAtOpenValue(ctx: ResolveContext): void {
 
 /**
  * A script's max_source_length + max_target_length (hf-python classes.ts), which a decoder-only model trains on as one
- * sequence, is two lengths for an encoder-decoder (T5): its encoder reads the source (seq_len) and its decoder the
+ * sequence, is two lengths for an encoder-decoder (T5, BART): its encoder reads the source (seq_len) and its decoder the
  * target (target_len), said at the sum. Runs after the architecture is known.
  */
 export function encoderDecoderLengths(ctx: ResolveContext): void {
@@ -220,7 +220,7 @@ export function encoderDecoderLengths(ctx: ResolveContext): void {
   if (w?.fact.rawKey !== 'max_source_length + max_target_length') return;
   const parsed = parseArchitecture(setup.architecture as HfConfig);
   const parts = /^(\d+) \+ (\d+)$/.exec(w.fact.rawValue);
-  if (!parsed.ok || parsed.arch.family !== 't5' || !parts || setup.seq_len !== Number(parts[1]) + Number(parts[2]))
+  if (!parsed.ok || !isEncoderDecoder(parsed.arch) || !parts || setup.seq_len !== Number(parts[1]) + Number(parts[2]))
     return;
   const [source, target] = [Number(parts[1]), Number(parts[2])];
   setup.seq_len = source;
@@ -240,7 +240,7 @@ function labelsLength(ctx: ResolveContext): void {
   const w = decided.targetLen;
   if (!w || setup.target_len !== undefined || typeof w.fact.value !== 'number') return;
   const parsed = parseArchitecture(setup.architecture as HfConfig);
-  if (!parsed.ok || parsed.arch.family !== 't5') return;
+  if (!parsed.ok || !isEncoderDecoder(parsed.arch)) return;
   setup.target_len = w.fact.value;
   prov.target_len = fileProv(w);
 }

@@ -19,6 +19,10 @@ export const FAMILY_ALIASES: Record<string, Family> = {
   roberta: 'roberta',
   t5: 't5',
   mt5: 't5',
+  // BART (post-LayerNorm) and mBART (pre-LayerNorm, with a final LayerNorm in each stack): learned positions with 2
+  // extra rows, a LayerNorm on the embeddings, biased linears, GELU (modeling_bart.py, modeling_mbart.py).
+  bart: 'bart',
+  mbart: 'mbart',
   bloom: 'bloom',
   mixtral: 'mixtral',
   qwen2_moe: 'qwen2_moe',

@@ -73,6 +73,9 @@ const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) 
     extra: 2 * 32 * a.heads,
     finalNorm: 2 * a.hidden,
   }),
+  // BART: two LayerNorms per encoder layer and three per decoder layer; mBART adds each stack's final layer_norm.
+  bart: bartExtras,
+  mbart: bartExtras,
   // Two post-LayerNorms per layer; the encoder's rel_embeddings (2 x buckets rows) and their LayerNorm; the ConvLayer
   // beside the first layer (Conv1d h -> h over conv_kernel_size taps in conv_groups groups, with bias, and a LayerNorm).
   deberta_v2: (a, normSize) => {
@@ -145,6 +148,15 @@ const FAMILY_EXTRAS: Partial<Record<Family, (a: Architecture, normSize: number) 
   },
 };
 
+/** BART / mBART: LayerNorms per block (2 in the encoder's, 3 in the decoder's), mBART's final norm in each stack. */
+function bartExtras(a: Architecture, normSize: number): BlockExtras {
+  return {
+    blockNorms: normSize * (2 * a.encoderLayers + 3 * a.layers),
+    extra: 0,
+    finalNorm: FAMILY_TRAITS[a.family].finalNorm ? 2 * normSize : 0,
+  };
+}
+
 /**
  * One shared norm (Phi-2), two (before, or after, attention and the MLP), or four (sandwich: input, post_attention,
  * pre_feedforward, post_feedforward); q_norm and k_norm per head; attention sinks, one learned logit per head (gpt-oss).
@@ -171,9 +183,11 @@ function embeddingParameters(a: Architecture, normSize: number): number {
   const h = a.hidden;
   let embedding = (a.vocab + (a.embedExtraRows ?? 0)) * (a.embedWidth ?? h);
   if (a.embedWidth !== undefined) embedding += 2 * a.embedWidth * h;
-  if (a.positions === 'learned') embedding += (a.maxPositions + traits.positionOffset) * h;
+  // An encoder-decoder's encoder and decoder each have their own position table and embedding LayerNorm (BART).
+  const stacks = traits.stack === 'encoder-decoder' ? 2 : 1;
+  if (a.positions === 'learned') embedding += stacks * (a.maxPositions + traits.positionOffset) * h;
   if (traits.stack === 'encoder') embedding += a.typeVocab * h;
-  if (traits.embeddingNorm) embedding += normSize;
+  if (traits.embeddingNorm) embedding += stacks * normSize;
   return embedding;
 }
 
@@ -224,28 +238,42 @@ function countParametersUncached(a: Architecture, head: Head, numLabels: number)
     head: headParams,
     blocks: blocks + finalNorm,
     finalNorm,
-    largestBlock: largestBlockOf(a, mods, blocks),
+    largestBlock: largestBlockOf(a, mods, blocks, normSize),
     linear,
     other: linearBias + extras.blockNorms + extras.extra + finalNorm,
     vision: a.visionParams,
   };
 }
 
+/**
+ * One encoder layer's parameters: each attention and MLP linear once (the decoder's cross-attention is not the
+ * encoder's) and two norms. Zero for a model without an encoder.
+ */
+export function encoderLayerParameters(a: Architecture): number {
+  if (a.encoderLayers === 0) return 0;
+  const traits = FAMILY_TRAITS[a.family];
+  const normSize = a.norm === 'layer' && traits.layerNormBias ? 2 * a.hidden : a.hidden;
+  return linearModules(a).reduce((t, m) => t + withBias(m), 0) + 2 * normSize;
+}
+
 /** A linear's weights and bias. */
 const withBias = (m: LinearModule): number => m.inFeatures * m.outFeatures + (m.bias ? m.outFeatures : 0);
 
-/** One block's parameters: the largest block where the blocks differ (dense and MoE layers, hybrid mixers, T5's decoder). */
-function largestBlockOf(a: Architecture, mods: readonly LinearModule[], blocks: number): number {
+/**
+ * One block's parameters: the largest block where the blocks differ (dense and MoE layers, hybrid mixers, an
+ * encoder-decoder's decoder: T5, BART).
+ */
+function largestBlockOf(a: Architecture, mods: readonly LinearModule[], blocks: number, normSize: number): number {
   const h = a.hidden;
-  const t5 = FAMILY_TRAITS[a.family].stack === 'encoder-decoder';
-  // T5: a module's count spreads over encoder + decoder blocks (the decoder's attention twice: self and cross).
+  const encoderDecoder = FAMILY_TRAITS[a.family].stack === 'encoder-decoder';
+  // A module's count spreads over encoder + decoder blocks (the decoder's attention twice: self and cross).
   const blocksHolding = (m: LinearModule): number =>
-    t5 ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers;
+    encoderDecoder ? (m.group === 'mlp' ? a.encoderLayers + a.layers : a.encoderLayers + 2 * a.layers) : a.layers;
   const perBlockLinear = mods.reduce((s, m) => s + withBias(m) * (m.count / blocksHolding(m)), 0);
   // A model whose first layers are dense (DeepSeek) or that mixes dense and MoE layers: its largest block is the
   // larger of the two kinds, not the average.
   const moe = a.moe;
-  let largestBlock = t5 ? Math.round(perBlockLinear + 3 * h) : Math.round(blocks / a.layers);
+  let largestBlock = encoderDecoder ? Math.round(perBlockLinear + 3 * normSize) : Math.round(blocks / a.layers);
   if (moe && moe.moeLayers > 0 && moe.moeLayers < a.layers) {
     const per = (g: (m: LinearModule) => boolean, n: number): number =>
       mods.filter(g).reduce((t, m) => t + m.inFeatures * m.outFeatures * m.count, 0) / n;

@@ -15,6 +15,8 @@ export interface SizeField {
 export interface ConfigKeys {
   readonly hidden: SizeField;
   readonly layers: SizeField;
+  /** An encoder-decoder's encoder layers (T5's num_layers, BART's encoder_layers); decoder-only families have none. */
+  readonly encoderLayers?: SizeField;
   readonly heads: SizeField;
   /** The head width when the config states it; otherwise FamilyTraits.headDimDefault or hidden / heads. */
   readonly headDim: readonly string[];
@@ -250,12 +252,27 @@ const T5_KEYS: ConfigKeys = {
   ...HF_KEYS,
   hidden: { field: 'd_model', keys: ['d_model', 'hidden_size'] },
   layers: { field: 'num_hidden_layers', keys: ['num_decoder_layers', 'num_layers', 'num_hidden_layers'] },
+  encoderLayers: { field: 'num_layers', keys: ['num_layers'] },
   heads: { field: 'num_attention_heads', keys: ['num_heads', 'num_attention_heads'] },
   headDim: ['d_kv', 'head_dim'],
   // The original T5 configs write n_positions (512), the length it was trained at; its positions are relative.
   maxPositions: ['n_positions', 'max_position_embeddings'],
   hiddenDropout: ['dropout_rate', 'hidden_dropout'],
   attentionDropout: ['dropout_rate', 'attention_dropout'],
+};
+
+/**
+ * BartConfig / MBartConfig: d_model, encoder_layers and decoder_layers, decoder_attention_heads (the encoder's are the
+ * same in every published checkpoint), dropout, attention_dropout.
+ */
+const BART_KEYS: ConfigKeys = {
+  ...HF_KEYS,
+  hidden: { field: 'd_model', keys: ['d_model', 'hidden_size'] },
+  layers: { field: 'decoder_layers', keys: ['decoder_layers', 'num_hidden_layers'] },
+  encoderLayers: { field: 'encoder_layers', keys: ['encoder_layers'] },
+  heads: { field: 'decoder_attention_heads', keys: ['decoder_attention_heads', 'num_attention_heads'] },
+  hiddenDropout: ['dropout'],
+  attentionDropout: ['attention_dropout'],
 };
 
 /** OPTConfig: LlamaConfig's names, with the hidden dropout as `dropout`. */
@@ -381,6 +398,30 @@ const BERT: FamilyTraits = {
   eagerMask4d: false,
 };
 
+/**
+ * BART (modeling_bart.py): an encoder and a decoder of post-LayerNorm layers (the decoder's with cross-attention),
+ * biased q/k/v/out_proj and fc1/fc2, GELU, a learned position table per stack with 2 extra rows, a LayerNorm on each
+ * stack's embeddings, the head tied to the shared embedding. Its attention runs SDPA and FlashAttention.
+ */
+const BART: FamilyTraits = {
+  ...DECODER,
+  ...LAYERNORM_BIASED,
+  keys: BART_KEYS,
+  stack: 'encoder-decoder',
+  defaultHead: 'seq2seq_lm',
+  normPlacement: 'post',
+  embeddingNorm: true,
+  finalNorm: false,
+  positions: 'learned',
+  positionOffset: 2,
+  tiedDefault: true,
+  maxPositionsDefault: 1024,
+  dropoutDefault: 0.1,
+  attentionDropoutDefault: 0,
+  eagerSoftmaxFp32: false,
+  eagerMask4d: false,
+};
+
 /** Gemma: Llama's layout with Gemma's RMSNorm ((1 + weight) in fp32) and tied embeddings. */
 const GEMMA: FamilyTraits = { ...DECODER, rmsNormStyle: 'gemma', tiedDefault: true };
 
@@ -440,6 +481,8 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     dropoutDefault: 0.1,
     eagerMask4d: false,
   },
+  bart: BART,
+  mbart: { ...BART, normPlacement: 'pre', finalNorm: true },
   mixtral: {
     ...DECODER,
     ropeTablesPerLayerBefore: '4.39',
@@ -681,3 +724,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
   },
   cohere2: { ...COHERE, qkNorm: false },
 };
+
+/** An encoder-decoder (T5, BART, mBART): two stacks, the decoder's with cross-attention. */
+export const isEncoderDecoder = (a: Pick<Architecture, 'family'>): boolean =>
+  FAMILY_TRAITS[a.family].stack === 'encoder-decoder';

@@ -2,7 +2,7 @@
 // count its parameters exactly, and look up what its family does differently (FAMILY_TRAITS). This file is the folder's
 // public surface; the rest is internal. Pure: no I/O.
 export { FAMILY_ALIASES, SUPPORTED_MODEL_TYPES } from './aliases';
-export { attentionLayerCount, countParameters } from './count';
+export { attentionLayerCount, countParameters, encoderLayerParameters } from './count';
 export {
   FUSED_EXPERT_FAMILIES,
   PEFT_MOE_PATTERNS,
@@ -12,7 +12,14 @@ export {
   withSequentialExperts,
 } from './experts';
 export { litgptHead } from './litgpt-head';
-export { FAMILY_TRAITS, type ConfigKeys, type EagerOnlyAttention, type FamilyTraits, type SizeField } from './families';
+export {
+  FAMILY_TRAITS,
+  isEncoderDecoder,
+  type ConfigKeys,
+  type EagerOnlyAttention,
+  type FamilyTraits,
+  type SizeField,
+} from './families';
 export { BERT_LINEARS, DEBERTA_LINEARS, DISTILBERT_LINEARS, type EncoderLinears, linearModules } from './modules';
 export { LITGPT_ROLE_NAMES, litgptAdaptedParts, litgptQkvParts, litgptRoleTargets } from './litgpt-roles';
 export { parseArchitecture } from './parse';

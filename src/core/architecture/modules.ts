@@ -221,6 +221,8 @@ const FAMILY_MODULES: Partial<Record<Family, (a: Architecture, add: AddLinear, m
   distilbert: encoderModules(DISTILBERT_LINEARS),
   deberta_v2: debertaModules,
   t5: t5Modules,
+  bart: bartModules,
+  mbart: bartModules,
   opt: namedDecoderModules,
   gptj: namedDecoderModules,
   nemotron: namedDecoderModules,
@@ -287,6 +289,20 @@ function t5Modules(a: Architecture, add: AddLinear): void {
     add('wi', h, a.ffn, false, E + L, 'mlp');
   }
   add('wo', a.ffn, h, false, E + L, 'mlp');
+}
+
+/**
+ * BART's and mBART's encoder and decoder (modeling_bart.py BartAttention, BartEncoderLayer, BartDecoderLayer): q_proj,
+ * k_proj, v_proj, out_proj with biases in self-attention (both stacks) and encoder_attn (decoder); fc1 and fc2.
+ */
+function bartModules(a: Architecture, add: AddLinear): void {
+  const h = a.hidden;
+  const qd = a.heads * a.headDim;
+  const attentions = a.encoderLayers + 2 * a.layers;
+  for (const n of ['q_proj', 'k_proj', 'v_proj'] as const) add(n, h, qd, true, attentions, 'attention');
+  add('out_proj', qd, h, true, attentions, 'attention');
+  add('fc1', h, a.ffn, true, a.encoderLayers + a.layers, 'mlp');
+  add('fc2', a.ffn, h, true, a.encoderLayers + a.layers, 'mlp');
 }
 
 /** gpt-oss: attention projections, the experts and the router as 3-D parameters. */

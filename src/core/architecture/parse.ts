@@ -207,7 +207,8 @@ function parseDimensions(
   const layers = nemotronKinds
     ? Math.max(1, nemotronKinds.length)
     : ctx.need(num(cfg, ...keys.layers.keys), keys.layers.field);
-  const encoderLayers = traits.stack === 'encoder-decoder' ? ctx.need(num(cfg, 'num_layers'), 'num_layers') : 0;
+  const encoderKeys = traits.keys.encoderLayers;
+  const encoderLayers = encoderKeys ? ctx.need(num(cfg, ...encoderKeys.keys), encoderKeys.field) : 0;
   const heads = ctx.need(num(cfg, ...keys.heads.keys), keys.heads.field);
   const mla = traits.mla ? parseMla(ctx) : undefined;
   const kvHeads = mla ? heads : kvHeadsOf(ctx, heads);
@@ -280,6 +281,9 @@ function ffnWidth(ctx: ParseContext, hidden: number): number {
       return num(cfg, 'n_inner') ?? 4 * hidden;
     case 't5':
       return ctx.need(num(cfg, 'd_ff'), 'd_ff');
+    case 'bart':
+    case 'mbart':
+      return ctx.need(num(cfg, 'decoder_ffn_dim', 'encoder_ffn_dim'), 'decoder_ffn_dim');
     case 'distilbert':
       return num(cfg, 'hidden_dim') ?? 4 * hidden;
     case 'qwen':
@@ -542,6 +546,16 @@ function familyExtras(
       ? { geluKernel: true }
       : {}),
     ...(str(cfg, 'model_type') === 'mllama_text_model' ? mllamaText(cfg) : {}),
+    ...(family === 'bart' || family === 'mbart' ? bartExtras(cfg) : {}),
+  };
+}
+
+/** BART's and mBART's activation_dropout (BartConfig default 0.0) and scale_embedding (default false). */
+function bartExtras(cfg: HfConfig): Partial<Architecture> {
+  const activationDropout = num(cfg, 'activation_dropout') ?? 0;
+  return {
+    ...(activationDropout > 0 ? { activationDropout } : {}),
+    ...(bool(cfg, 'scale_embedding') === true ? { scaledEmbedding: true as const } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export type Family =
   | 'distilbert'
   | 'deberta_v2'
   | 't5'
+  | 'bart'
+  | 'mbart'
   | 'mixtral'
   | 'qwen2_moe'
   | 'qwen3_moe'
@@ -235,6 +237,13 @@ export interface Architecture {
    * gated-gelu (gated-silu: one kernel that keeps its input).
    */
   readonly geluKernel?: true;
+  /**
+   * The dropout after the MLP's activation (BART's activation_dropout): a mask and a new tensor of the MLP's width,
+   * kept for the second linear. Unset: none.
+   */
+  readonly activationDropout?: number;
+  /** The token embeddings are multiplied by sqrt(d_model) (BART's scale_embedding: mBART, Pegasus): a new tensor. */
+  readonly scaledEmbedding?: true;
   /** ALiBi (BLOOM): a per-head linear bias added to the attention scores, no position embedding. */
   readonly positions: 'rotary' | 'learned' | 'relative' | 'alibi' | 'none';
   readonly maxPositions: number;

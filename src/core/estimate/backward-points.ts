@@ -2,6 +2,7 @@
 // second layer and the transition between two layers), at the first layer, at the tied embedding and at FSDP1's root
 // gradient. The highest is the backward's phase (estimate/phases.ts); lean-phases.ts adds the same totals. Pure.
 import type { Component } from '../model';
+import { encoderLayerParameters } from '../architecture';
 import { comp } from './component';
 import type { EstimateContext, StageContext } from './context';
 import { recomputePeakComponents } from '../terms/activations/recompute';
@@ -233,7 +234,8 @@ export function backwardCandidates(
       'end of backward: all gradients + the embedding gradient of the tied head',
     ],
     [
-      decoderEmbeddingPoint(ctx, terms, gradC, parts.persistent),
+      // FSDP's root unit (the shared embedding and the head) is still gathered there.
+      decoderEmbeddingPoint(ctx, terms, gradC, [...parts.persistent, ...parts.headHeld]),
       "the decoder's embedding backward: the encoder's activations all kept, the decoder's and the head's gradients made",
     ],
     [
@@ -430,7 +432,7 @@ function embeddingPoint(
 }
 
 /**
- * An encoder-decoder's (T5's) full fine-tune: the decoder's token lookup needs only its first layer's gradient, so its
+ * An encoder-decoder's (T5's, BART's) full fine-tune: the decoder's token lookup needs only its first layer's gradient, so its
  * backward runs before any encoder layer's, with the encoder's activations all kept. The shared embedding's gradient is
  * not stored yet (the encoder's lookup adds to it last): the lookup's gradient in autograd's buffer, beside the tied
  * head's and their sum. CPU truth seq2seq/t5-small-full-fp32-t32: the backward's peak, `aten::add <
@@ -447,8 +449,7 @@ function decoderEmbeddingPoint(
   // Checkpointed, the encoder keeps only its layers' inputs there: a point below the others.
   const checkpointed = ctx.setup.gradient_checkpointing !== 'none';
   if (encoder === undefined || ctx.setup.method !== 'full' || inv.trainable <= 0 || checkpointed) return [];
-  const qd = a.heads * a.headDim;
-  const encoderParams = a.encoderLayers * (4 * a.hidden * qd + (a.gatedMlp ? 3 : 2) * a.hidden * a.ffn + 2 * a.hidden);
+  const encoderParams = a.encoderLayers * encoderLayerParameters(a);
   const made = Math.max(0, 1 - (encoderParams + inv.embedding) / inv.trainable);
   // A tied head's gradient waits in the same buffer: with the lookup's and their sum (tiedAccum) three tensors.
   const one = tiedGradientBytes(ctx);

@@ -12,7 +12,7 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { decodeTails } from './generation';
 import { layerActivations, noGradLayerBytes, type ActivationPlan } from './activations';
 import { lossAt } from './logits-loss';
-import { decoderLength } from './activations/t5';
+import { decoderLength, isEncoderDecoder } from './activations/encoder-decoder';
 
 /** What the evaluation phase holds besides the persistent components; evalBatch undefined: no evaluation phase. */
 export interface EvaluationWork {
@@ -47,7 +47,7 @@ export function evaluationWork(
   let evalLayerBytes = 0;
   let evalLossFormula = '';
   if (evalBatch !== undefined) {
-    if (a.family === 't5') {
+    if (isEncoderDecoder(a)) {
       const evalLayer = layerActivations({ ...layerPlan, batch: evalBatch });
       evalLayerBytes = evalLayer.backwardWorkingBytes / 2 + 2 * evalLayer.layerInputBytes;
     } else {
@@ -62,7 +62,7 @@ export function evaluationWork(
       );
     }
     if (lmHead) {
-      // The logits are the decoder's: an encoder-decoder's target_len positions (T5), else the sequence's.
+      // The logits are the decoder's: an encoder-decoder's target_len positions (T5, BART), else the sequence's.
       const logitPositions = decoderLength(ctx) ?? setup.seq_len;
       const lm = lossAt(
         ctx,

@@ -4,7 +4,7 @@
 //   chunked (torchtune): one chunk's fp32 copies at a time; fused (Liger, Cut Cross-Entropy): no full logits.
 // The formulas per loss are in terms/loss.ts. Sources: HF ForCausalLMLoss, torchtune CEWithChunkedOutputLoss, Liger
 // fused linear cross-entropy, TRL selective_log_softmax. Docs: docs/estimate/loss-and-logits.md. Pure arithmetic.
-import { decoderLength } from './activations/t5';
+import { decoderLength } from './activations/encoder-decoder';
 import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';

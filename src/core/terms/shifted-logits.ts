@@ -47,16 +47,21 @@ export function plainTokenLoss(ctx: EstimateContext, head: 'causal_lm' | 'seq2se
  */
 export function logitsDtypeLoss(ctx: EstimateContext): boolean {
   const qwen1 = modelCrossEntropy(ctx) && ctx.model.arch.family === 'qwen';
-  return (qwen1 || t5Loss(ctx) || ownHalfLoss(ctx)) && ctx.dtypes.mode === 'half';
+  return (qwen1 || seq2seqLoss(ctx) || ownHalfLoss(ctx)) && ctx.dtypes.mode === 'half';
 }
 
 /**
- * T5ForConditionalGeneration's own loss (modeling_t5.py: `CrossEntropyLoss(ignore_index=-100)(lm_logits.view(-1, V),
- * labels.view(-1))`, no `.float()`, no shift: the decoder's inputs are the labels shifted right). CPU truth
+ * An encoder-decoder's own loss: T5ForConditionalGeneration's (modeling_t5.py: `CrossEntropyLoss(ignore_index=-100)(
+ * lm_logits.view(-1, V), labels.view(-1))`, no `.float()`, no shift: the decoder's inputs are the labels shifted
+ * right), and BartForConditionalGeneration's, the same over `lm_logits + final_logits_bias`. CPU truth
  * seq2seq/t5-small-lora-bf16-t32: the loss's backward holds 2 x 2 B per logit over the saved bf16 log-softmax.
  */
-function t5Loss(ctx: EstimateContext): boolean {
-  return ctx.model.arch.family === 't5' && ctx.setup.loss === 'full' && plainTokenLoss(ctx, 'seq2seq_lm');
+function seq2seqLoss(ctx: EstimateContext): boolean {
+  return (
+    FAMILY_TRAITS[ctx.model.arch.family].stack === 'encoder-decoder' &&
+    ctx.setup.loss === 'full' &&
+    plainTokenLoss(ctx, 'seq2seq_lm')
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-// Built-in catalog: Facebook AI: RoBERTa. Pure data.
+// Built-in catalog: Facebook AI: RoBERTa, OPT, XLM-RoBERTa, BART and mBART. Pure data.
 
 import { fineTune, hf, type CatalogModel } from './types';
 
@@ -296,5 +296,152 @@ export const OPT_XLM_ROBERTA: readonly CatalogModel[] = [
       vocab_size: 50265,
     },
     source: fineTune('FacebookAI/roberta-large-mnli', 'FacebookAI/roberta-large'),
+  },
+];
+
+/**
+ * BART (Lewis et al. 2019) and mBART (Liu et al. 2020): encoder-decoders with learned positions (2 extra rows), a
+ * LayerNorm on each stack's embeddings, GELU, the head tied to the shared embedding. mBART normalizes before each
+ * sublayer and after each stack and scales its embeddings by sqrt(d_model). No exact published totals: the counts
+ * (bart-base 139,420,416, bart-large 406,291,456, mbart-large-cc25 610,851,840) are BartModel's as counted, the
+ * shared embedding once (BartForConditionalGeneration's final_logits_bias is a buffer).
+ */
+export const BART: readonly CatalogModel[] = [
+  {
+    id: 'facebook/bart-base',
+    config: {
+      model_type: 'bart',
+      architectures: ['BartModel'],
+      activation_dropout: 0.1,
+      activation_function: 'gelu',
+      attention_dropout: 0.1,
+      d_model: 768,
+      decoder_attention_heads: 12,
+      decoder_ffn_dim: 3072,
+      decoder_layers: 6,
+      dropout: 0.1,
+      encoder_attention_heads: 12,
+      encoder_ffn_dim: 3072,
+      encoder_layers: 6,
+      max_position_embeddings: 1024,
+      scale_embedding: false,
+      vocab_size: 50265,
+    },
+    source: hf('facebook/bart-base'),
+  },
+  {
+    id: 'facebook/bart-large',
+    config: {
+      model_type: 'bart',
+      architectures: ['BartModel'],
+      activation_dropout: 0.1,
+      activation_function: 'gelu',
+      attention_dropout: 0.1,
+      d_model: 1024,
+      decoder_attention_heads: 16,
+      decoder_ffn_dim: 4096,
+      decoder_layers: 12,
+      dropout: 0.1,
+      encoder_attention_heads: 16,
+      encoder_ffn_dim: 4096,
+      encoder_layers: 12,
+      max_position_embeddings: 1024,
+      scale_embedding: false,
+      vocab_size: 50265,
+    },
+    source: hf('facebook/bart-large'),
+  },
+  {
+    // The summarization fine-tunes: bart-large's shapes with one vocabulary row fewer.
+    id: 'facebook/bart-large-cnn',
+    aliases: ['facebook/bart-large-xsum'],
+    config: {
+      model_type: 'bart',
+      architectures: ['BartForConditionalGeneration'],
+      activation_dropout: 0,
+      activation_function: 'gelu',
+      attention_dropout: 0,
+      d_model: 1024,
+      decoder_attention_heads: 16,
+      decoder_ffn_dim: 4096,
+      decoder_layers: 12,
+      dropout: 0.1,
+      encoder_attention_heads: 16,
+      encoder_ffn_dim: 4096,
+      encoder_layers: 12,
+      max_position_embeddings: 1024,
+      scale_embedding: false,
+      vocab_size: 50264,
+    },
+    source: hf('facebook/bart-large-cnn'),
+  },
+  {
+    // DistilBART (Shleifer and Rush 2020): bart-large-cnn's 12 encoder layers and 6 of its decoder layers.
+    id: 'sshleifer/distilbart-cnn-12-6',
+    config: {
+      model_type: 'bart',
+      architectures: ['BartForConditionalGeneration'],
+      activation_dropout: 0,
+      activation_function: 'gelu',
+      attention_dropout: 0,
+      d_model: 1024,
+      decoder_attention_heads: 16,
+      decoder_ffn_dim: 4096,
+      decoder_layers: 6,
+      dropout: 0.1,
+      encoder_attention_heads: 16,
+      encoder_ffn_dim: 4096,
+      encoder_layers: 12,
+      max_position_embeddings: 1024,
+      scale_embedding: false,
+      vocab_size: 50264,
+    },
+    source: hf('sshleifer/distilbart-cnn-12-6'),
+  },
+  {
+    id: 'facebook/mbart-large-cc25',
+    config: {
+      model_type: 'mbart',
+      architectures: ['MBartForConditionalGeneration'],
+      activation_dropout: 0,
+      activation_function: 'gelu',
+      attention_dropout: 0,
+      d_model: 1024,
+      decoder_attention_heads: 16,
+      decoder_ffn_dim: 4096,
+      decoder_layers: 12,
+      dropout: 0.1,
+      encoder_attention_heads: 16,
+      encoder_ffn_dim: 4096,
+      encoder_layers: 12,
+      max_position_embeddings: 1024,
+      scale_embedding: true,
+      vocab_size: 250027,
+    },
+    source: hf('facebook/mbart-large-cc25'),
+  },
+  {
+    // mBART-50 (Tang et al. 2020): mbart-large-cc25 extended to 50 languages' codes.
+    id: 'facebook/mbart-large-50',
+    aliases: ['facebook/mbart-large-50-many-to-many-mmt', 'facebook/mbart-large-50-one-to-many-mmt'],
+    config: {
+      model_type: 'mbart',
+      architectures: ['MBartForConditionalGeneration'],
+      activation_dropout: 0,
+      activation_function: 'gelu',
+      attention_dropout: 0,
+      d_model: 1024,
+      decoder_attention_heads: 16,
+      decoder_ffn_dim: 4096,
+      decoder_layers: 12,
+      dropout: 0.1,
+      encoder_attention_heads: 16,
+      encoder_ffn_dim: 4096,
+      encoder_layers: 12,
+      max_position_embeddings: 1024,
+      scale_embedding: true,
+      vocab_size: 250054,
+    },
+    source: hf('facebook/mbart-large-50'),
   },
 ];

@@ -12,7 +12,7 @@ import { H2O_DANUBE } from './h2oai';
 import { DEEPSEEK_CODER_LLM_V2, DEEPSEEK_R1_DISTILLS, DEEPSEEK_V2_LITE, DEEPSEEK_V3 } from './deepseek';
 import { PYTHIA_GPT_J_NEO, PYTHIA_NEOX } from './eleutherai';
 import { ENCODERS } from './encoders';
-import { OPT_XLM_ROBERTA, ROBERTA } from './facebook';
+import { BART, OPT_XLM_ROBERTA, ROBERTA } from './facebook';
 import { GEMMA, GEMMA_3_270M, GEMMA_FINE_TUNES, PALIGEMMA } from './gemma';
 import { BERT, BERT_T5_MT5, FLAN_T5, T5 } from './google';
 import { IDEFICS3_SMOLVLM, OPEN_R1_TRL, SMOLLM, SMOLLM_ZEPHYR_DISTIL } from './huggingface';
@@ -133,4 +133,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   ...H2O_DANUBE,
   // Added with the Nemotron-4 family (model_type nemotron).
   ...MINITRON_MODELS,
+  // Added with the BART family (model_type bart, mbart): the encoder-decoders real summarization and translation
+  // scripts name.
+  ...BART,
 ];

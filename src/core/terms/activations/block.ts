@@ -24,6 +24,8 @@ import { checkpointedForwardHighBytes, recomputeHighBytes } from './recompute';
 import type { MoeInfo } from './moe';
 import { familyLayerNorm, rmsNormOf } from './norms';
 import type { ActivationPlan, LayerActivations, LinearFn } from './plan';
+import { bartBlocks } from './bart';
+import { isEncoderDecoder } from './encoder-decoder';
 import { t5Blocks } from './t5';
 import { unslothBlock, unslothFastPath } from './unsloth';
 
@@ -107,8 +109,8 @@ export interface BlockContext {
 }
 
 /**
- * The block of each family that is not Llama-shaped (those run decoderBlock). T5's encoder and decoder blocks are
- * replayed by t5Blocks (blockResult): its block input only here.
+ * The block of each family that is not Llama-shaped (those run decoderBlock). An encoder-decoder's blocks are
+ * replayed by t5Blocks or bartBlocks (keptByBlock): its block input only here.
  */
 const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) => Tensor>> = {
   gpt2: gpt2Block,
@@ -121,6 +123,8 @@ const FAMILY_BLOCKS: Partial<Record<Architecture['family'], (bc: BlockContext) =
   distilbert: distilbertBlock,
   deberta_v2: debertaBlock,
   t5: (bc) => bc.x0,
+  bart: (bc) => bc.x0,
+  mbart: (bc) => bc.x0,
   nemotron_h: nemotronHBlock,
   falcon_h1: falconH1Block,
   falcon: falconBlock,
@@ -281,10 +285,10 @@ function expertLoraWorking(bc: BlockContext, adaptedExperts: readonly string[]):
 /** What the block keeps, from the tape (T5's blocks from their own replay), and its forward's sequence of tensors. */
 function keptByBlock(bc: BlockContext, output: Tensor) {
   const { p, a, tape } = bc;
-  if (a.family === 't5') {
-    const t5 = t5Blocks(bc);
-    // T5's tape does not model bitsandbytes' kept inputs.
-    return { ...t5, forwardSequence: undefined, contextHeldBytes: 0 };
+  if (isEncoderDecoder(a)) {
+    const blocks = a.family === 't5' ? t5Blocks(bc) : bartBlocks(bc);
+    // The encoder-decoders' tapes do not model bitsandbytes' kept inputs.
+    return { ...blocks, forwardSequence: undefined, contextHeldBytes: 0 };
   }
   return {
     backwardWorkingBytes: undefined,
@@ -387,7 +391,7 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
   const mlp = mlpWorking(bc, loopedExperts);
   const mixer = mixerWorking(bc);
   const residualGrads = 2 * residualBytes * Tsp * a.hidden;
-  // T5's stacks work at their own lengths (t5.ts t5Working).
+  // An encoder-decoder's stacks work at their own lengths (encoder-decoder.ts encoderDecoderWorking).
   const backwardWorkingBytes = kept.backwardWorkingBytes ?? Math.max(mlp, expertLora, mixer) + residualGrads;
   const workingWithMlpGradientsBytes =
     kept.backwardWorkingBytes ?? Math.max(mlp, expertLora, mixer + mlpGradientBytes(bc, moeBlock)) + residualGrads;
@@ -408,7 +412,7 @@ function blockResult(bc: BlockContext, adaptedExperts: readonly string[], output
       : {};
   const everyOtherMatmul = tape.matmulOutputs.filter((_, i) => i % 2 === 0).reduce((x, y) => x + y, 0);
   const selectiveBytes = Math.min(bytesPerLayer, layerInputBytes + everyOtherMatmul + tape.attentionOutputBytes);
-  const releasedFirst = a.family === 't5' ? 0 : tape.releasedFirst();
+  const releasedFirst = isEncoderDecoder(a) ? 0 : tape.releasedFirst();
   return {
     bytesPerLayer,
     ...(kept.encoderStackBytes !== undefined ? { encoderStackBytes: kept.encoderStackBytes } : {}),

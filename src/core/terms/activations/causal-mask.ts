@@ -39,7 +39,7 @@ export function causalMask(ctx: EstimateContext, st: StageContext, weightBytes: 
   const maskBytes =
     alibi ||
     (attention === 'eager' &&
-      !['gpt2', 'gpt_neox', 'bert', 'roberta', 'distilbert', 'deberta_v2', 't5'].includes(a.family))
+      !['gpt2', 'gpt_neox', 'bert', 'roberta', 'distilbert', 'deberta_v2', 't5', 'bart', 'mbart'].includes(a.family))
       ? masks * seqs * heads * setup.seq_len * setup.seq_len * maskElem
       : 0;
   // Under autocast over fp32 weights each layer keeps its own 16-bit copy (falcon.ts) and the fp32 mask goes with the

@@ -23,7 +23,7 @@ import { causalMask } from './causal-mask';
 import { dequantPlan } from './dequant';
 import { litgptQkvPlan } from './litgpt';
 import { expertLoraPlan } from './expert-lora';
-import { decoderLength } from './t5';
+import { decoderLength, isEncoderDecoder } from './encoder-decoder';
 
 /** The activation terms of a stage, for the phases to place. */
 export interface StageActivations {
@@ -565,7 +565,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
   }
   const layer = layerActivations(layerPlan);
   const freezeLayer = setup.method === 'freeze' ? layerActivations(freezePlan(ctx, st, plan.mixerKernels)) : undefined;
-  const totalLayers = a.family === 't5' ? a.layers + a.encoderLayers : a.layers;
+  const totalLayers = isEncoderDecoder(a) ? a.layers + a.encoderLayers : a.layers;
   const layersStage = Math.ceil(totalLayers / ctx.layout.pipelineParallel);
   const trainableLayers =
     setup.method === 'freeze' ? Math.min(layersStage, setup.freeze_trainable_layers ?? 2) : layersStage;

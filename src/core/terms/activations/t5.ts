@@ -2,23 +2,16 @@
 // Docs: docs/estimate/activations.md
 import { legacySoftmaxInput } from './attention';
 import { geluNew } from './mlp';
-import { type SavedEntry, Tape, type Tensor } from '../saved-tensors';
+import { Tape, type Tensor } from '../saved-tensors';
 import type { BlockContext } from './block';
+import { type EncoderDecoderBlocks, encoderDecoderWorking } from './encoder-decoder';
 import { linear } from './linear';
-import type { Architecture } from '../../architecture';
-import type { TrainingSetup } from '../../setup';
 
 /**
  * T5: average of one encoder block and one decoder block (self-attention, cross-attention, MLP), on a tape of its own;
  * the linear layers with their LoRA adapters or (IA)^3 vectors as a decoder block's (linear.ts).
  */
-export function t5Blocks(bc: BlockContext): {
-  bytesPerLayer: number;
-  entries: SavedEntry[];
-  checkpointHeldBytes: number;
-  backwardWorkingBytes: number;
-  encoderStackBytes: number;
-} {
+export function t5Blocks(bc: BlockContext): EncoderDecoderBlocks {
   const p = bc.p;
   const a = p.arch;
   const tape = new Tape(p.mode, p.half);
@@ -97,35 +90,16 @@ export function t5Blocks(bc: BlockContext): {
     bytesPerLayer: total / (a.encoderLayers + a.layers),
     entries: tape.entries(),
     checkpointHeldBytes: heldBiases,
-    backwardWorkingBytes: t5Working(bc, { S, Sd, decoderBytes }),
+    backwardWorkingBytes: encoderDecoderWorking(bc, {
+      S,
+      Sd,
+      decoderBytes,
+      mlpWidth: a.gatedMlp ? 3 : 2,
+      // The probabilities' gradient beside the scores' (fp32 softmax over 16-bit scores: the fp32 gradient and result
+      // less the kept 16-bit copy), and ATen's GPU temporary.
+      scoreGradBytes:
+        (tape.computeBytes < 4 ? 8 - tape.computeBytes : 2 * tape.computeBytes) + (p.softmaxGradTemp ? 4 : 0),
+    }),
     encoderStackBytes: encoderBytes * a.encoderLayers + S * S * 8,
   };
-}
-
-/**
- * The backward's high point over what the layers keep: the backward begins with the decoder's last layer (its own
- * tokens, t x t and t x s scores), and reaches the encoder's layers only once every decoder layer has released what it
- * kept. CPU truth seq2seq/t5-small-v512-lora-fp32-t32: the peak is the last decoder layer's ReLU backward, 3.7 MB above
- * the backward's start, where one encoder layer's working set (8 x 256 tokens) would be 42 MB.
- */
-function t5Working(bc: BlockContext, lengths: { S: number; Sd: number; decoderBytes: number }): number {
-  const { p, a, tape, residualBytes } = bc;
-  const { S, Sd, decoderBytes } = lengths;
-  const cb = tape.computeBytes;
-  const heads = a.heads / p.tp;
-  // Eager attention's backward: the probabilities' gradient beside the scores' (fp32 softmax over 16-bit scores: the
-  // fp32 gradient and result less the kept 16-bit copy), and ATen's GPU temporary.
-  const scoreGrad = (cb < 4 ? 8 - cb : 2 * cb) + (p.softmaxGradTemp ? 4 : 0);
-  const width = a.gatedMlp ? 3 : 2;
-  const working = (rows: number, scores: number): number =>
-    Math.max(width * cb * rows * (a.ffn / p.tp), scoreGrad * p.batch * heads * scores) +
-    2 * residualBytes * rows * a.hidden;
-  const decoder = working(p.batch * Sd, Sd * Math.max(Sd, S));
-  const encoder = working(p.batch * S, S * S);
-  return Math.max(decoder, encoder - a.layers * decoderBytes);
-}
-
-/** An encoder-decoder's (T5's) decoder positions per sequence where target_len gives them; else undefined. */
-export function decoderLength(ctx: { readonly model: { readonly arch: Architecture }; readonly setup: TrainingSetup }) {
-  return ctx.model.arch.family === 't5' ? ctx.setup.target_len : undefined;
 }
