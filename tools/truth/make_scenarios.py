@@ -171,6 +171,17 @@ def suite_loop():
             scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True, use_cache=True), {})
         out[f"{fam}-lora-bf16-keep-cache"] = (
             scenario(fam, attention=default_attention(fam), use_cache=True, **lora_keys), {})
+        # The same under torch's checkpoint_wrapper (apply_activation_checkpointing): transformers does not know of
+        # it and keeps use_cache, so the step's cache is no longer the keys and values attention saves. (Gemma 2's
+        # recompute fails there: its sliding-window cache was updated by the first forward.)
+        ck = dict(gradient_checkpointing="full", checkpoint_wrapper=True, use_cache=True)
+        if fam != "gemma2":
+            out[f"{fam}-full-fp32-keep-cache-wrapper"] = (
+                scenario(fam, attention=default_attention(fam), loop_keeps_outputs=True, **ck), {})
+            out[f"{fam}-lora-bf16-keep-cache-wrapper"] = (
+                scenario(fam, attention=default_attention(fam), **dict(lora_keys, **ck)), {})
+            out[f"{fam}-lora-bf16-cache-wrapper"] = (
+                scenario(fam, attention=default_attention(fam), **dict(lora_keys, loop_keeps_outputs=False, **ck)), {})
         # A loop that drops its outputs after the optimizer step (`output = None`: Answer.AI's fsdp_qlora train.py):
         # the logits are held through the backward and the optimizer step, not into the next forward.
         out[f"{fam}-full-fp32-keep-step"] = (

@@ -28,6 +28,7 @@ import type { Component } from '../model';
 import { comp } from '../estimate/component';
 import type { EstimateContext, StageContext } from '../estimate/context';
 import { formatBytes, formatCount } from '../units';
+import { olderThan } from '../util/version';
 import type { StageActivations } from './activations/stage';
 import { kvCache, kvCacheShape } from './kv-cache';
 import { logitTokens, trlLogitsBytes } from './logits-loss';
@@ -62,8 +63,10 @@ export function heldStepOutputs(
 ): HeldStepOutputs {
   const { setup } = ctx;
   const keeps = setup.loop_keeps_outputs;
-  if (!keeps) return { logits: [], graph: [], stepCache: [], lastStep: [], atForward: [] };
   const cache = heldCache(ctx, st, activations);
+  // A loop that drops its outputs before the backward: the step's cache under checkpoint_wrapper still lives with the
+  // graph, whose checkpointed layers keep it as an argument for their recompute.
+  if (!keeps) return { logits: [], graph: [], stepCache: cache.checkpointed, lastStep: [], atForward: [] };
   const logits = heldLogits(ctx, st);
   const graph = [...heldGraph(ctx, activations), ...cache.held];
   const lastStep = keeps === 'step' ? [] : [...logits, ...graph];
@@ -120,32 +123,41 @@ function heldGraph(ctx: EstimateContext, activations: StageActivations): Compone
 
 /**
  * The outputs' KV cache (use_cache): a transformers decoder's, not LitGPT's model nor an encoder's, and none under
- * gradient checkpointing (transformers turns use_cache off then). Beside the step only where eager attention copies
+ * transformers' own gradient checkpointing (which turns use_cache off). Beside the step where eager attention copies
  * grouped key/value heads (repeat_kv; with one head and one sequence the copy is a view), or SDPA does without
- * enable_gqa.
+ * enable_gqa; and under torch's checkpoint_wrapper (setup.checkpoint_wrapper: ATorch, llama-recipes, Accelerate's FSDP
+ * activation_checkpointing), which transformers does not see: the cache is built, and the layers' saved keys and
+ * values are dropped for the recompute, so the cache is beside them whatever the attention. CPU truth
+ * `loop/*-keep-cache-wrapper`.
  */
 function heldCache(
   ctx: EstimateContext,
   st: StageContext,
   activations: StageActivations,
-): { held: Component[]; step: Component[] } {
+): { held: Component[]; step: Component[]; checkpointed: Component[] } {
   const { setup } = ctx;
   const a = ctx.model.arch;
   const p = activations.layerPlan;
-  const none = { held: [], step: [] };
-  if (!setup.use_cache || setup.gradient_checkpointing !== 'none' || setup.model_code === 'litgpt') return none;
+  const none = { held: [], step: [], checkpointed: [] };
+  const checkpointed = setup.gradient_checkpointing !== 'none';
+  if (!setup.use_cache || (checkpointed && !setup.checkpoint_wrapper) || setup.model_code === 'litgpt') return none;
   if (FAMILY_TRAITS[a.family].stack !== 'decoder') return none;
   const shape = kvCacheShape(ctx, st);
   const cache = kvCache(ctx, shape, p.batch, p.seq);
   if (cache.bytes <= 0) return none;
+  // Recomputed under checkpoint_wrapper, each layer updates the same cache object again: from transformers 4.36's
+  // Cache classes, DynamicLayer.update cats the recomputed keys and values, so after the backward every layer holds
+  // 2 x seq positions (checked on the CPU with transformers 5.17: (2, 2, 256, 64) after the forward, (2, 2, 512, 64)
+  // after the backward).
+  const doubled = checkpointed && !olderThan(setup.transformers_version, 4, 36);
   const formula = `${cache.formula} (outputs.past_key_values)`;
-  const component = (label: string): Component =>
+  const component = (label: string, times = 1): Component =>
     comp(
       ctx,
       'kv-cache',
       label,
-      cache.bytes,
-      () => formula,
+      times * cache.bytes,
+      () => (times > 1 ? `${times} x ${formula}: the recompute added each layer's keys and values again` : formula),
       () => cache.inputs,
     );
   const grouped = a.kvHeads < a.heads && a.family !== 'falcon';
@@ -155,9 +167,16 @@ function heldCache(
   const held = component(
     "The step's KV cache (use_cache: outputs.past_key_values, kept with the outputs " +
       (setup.loop_keeps_outputs === 'step' ? 'through the optimizer step)' : 'until the next forward returns)'),
+    doubled ? 2 : 1,
   );
-  const step = copies
-    ? [component("This step's KV cache beside repeat_kv's copies, which attention saves instead")]
+  const beside = checkpointed
+    ? [component("This step's KV cache beside the checkpointed layers (torch's checkpoint_wrapper keeps use_cache on)")]
     : [];
-  return { held: [held], step };
+  const step =
+    beside.length > 0
+      ? beside
+      : copies
+        ? [component("This step's KV cache beside repeat_kv's copies, which attention saves instead")]
+        : [];
+  return { held: [held], step, checkpointed: beside };
 }

@@ -8,10 +8,22 @@ from . import models, parallel
 
 
 def enable_checkpointing(model, scenario, harness):
-    """model.gradient_checkpointing_enable as the HF Trainer calls it (transformers 5: non-reentrant by default)."""
+    """model.gradient_checkpointing_enable as the HF Trainer calls it (transformers 5: non-reentrant by default); with
+    the scenario's `checkpoint_wrapper`, torch's apply_activation_checkpointing around each decoder layer instead (a
+    non-reentrant checkpoint_wrapper, as ATorch, llama-recipes and Accelerate's FSDP activation_checkpointing put it),
+    which transformers does not know about: its forward keeps use_cache."""
     if scenario.get("gradient_checkpointing", "none") == "none":
         return
     base = models.hf_model(model)
+    if scenario.get("checkpoint_wrapper"):
+        from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+            CheckpointImpl, apply_activation_checkpointing, checkpoint_wrapper)
+
+        layer_names = set(base._no_split_modules or [])
+        wrap = lambda m: checkpoint_wrapper(m, checkpoint_impl=CheckpointImpl.NO_REENTRANT)  # noqa: E731
+        apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrap,
+                                       check_fn=lambda m: type(m).__name__ in layer_names)
+        return
     base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": harness.get("reentrant", False)})
     if harness.get("reentrant", False) and scenario.get("method", "full") != "full":
         base.enable_input_require_grads()  # what PEFT / the Trainer do so the reentrant recomputation has a graph
