@@ -6,6 +6,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
 import { argument, classNamed } from './calls';
+import { statementOf } from './attributes';
 import { clip, span } from './syntax';
 import { SEQ_KEYS } from './vocab';
 
@@ -31,7 +32,7 @@ export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], t
   const tokenized = tokenizerBounds(file, calls).filter((b) => !inFunction(file, b.node, EVAL));
   targetLength(
     file,
-    tokenized.filter((b) => b.target),
+    tokenized.filter((b) => b.target || b.labels),
     tool,
   );
   const all = [...localBounds(file), ...tokenized.filter((b) => !b.target), ...datasetBounds(file, calls)].filter(
@@ -91,10 +92,11 @@ const EVAL = /eval|predict|valid|infer|(^|_)test(_|$)/i;
 
 /**
  * Tokenizer calls that truncate or pad to a max_length (max_length=None bounds nothing); those given `text_target=`
- * tokenize a seq2seq model's labels (`target`).
+ * or run under `as_target_tokenizer()` tokenize a seq2seq model's labels (`target`), and those assigned to labels
+ * may (`labels`: counted as a bound of the sequence too).
  */
-function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): (Bound & { target?: true })[] {
-  const out: (Bound & { target?: true })[] = [];
+function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): (Bound & { target?: true; labels?: true })[] {
+  const out: (Bound & { target?: true; labels?: true })[] = [];
   for (const c of calls) {
     const callee = file.calleeName(c) ?? '';
     if (!/(^|\.)(\w*tokenizer|tok)(\.(encode|encode_plus|batch_encode_plus|__call__))?$/i.test(callee)) continue;
@@ -104,10 +106,33 @@ function tokenizerBounds(file: PythonFile, calls: readonly SyntaxNode[]): (Bound
     const x = file.valueOf(length);
     const bound = tokenizerLength(file, calls, length, x) ?? { e: length, x, node: c };
     const target =
-      get('text_target') !== undefined && get('text') === undefined && file.args(c).positional.length === 0;
-    out.push(target ? { ...bound, target: true } : bound);
+      (get('text_target') !== undefined && get('text') === undefined && file.args(c).positional.length === 0) ||
+      asTargetTokenizer(file, c);
+    out.push(target ? { ...bound, target: true } : labelsAssigned(file, c) ? { ...bound, labels: true } : bound);
   }
   return out;
+}
+
+/** A tokenizer call inside `with tokenizer.as_target_tokenizer():` (transformers 4.x's seq2seq scripts): the labels. */
+function asTargetTokenizer(file: PythonFile, call: SyntaxNode): boolean {
+  for (let n = call.parent; n && n.name !== 'FunctionDefinition'; n = n.parent) {
+    if (n.name !== 'WithStatement') continue;
+    const head = file.text.slice(n.from, n.to).split(':', 1)[0];
+    if (/\.as_target_tokenizer\s*\(/.test(head)) return true;
+  }
+  return false;
+}
+
+/**
+ * A tokenizer call assigned to a name or key that says labels (`labels = tokenizer(targets, max_length=
+ * max_target_length, ...)`, `model_inputs["labels"] = tokenizer(...)`): an encoder-decoder's decoder length, and a
+ * bound of a decoder-only model's sequences like any other.
+ */
+function labelsAssigned(file: PythonFile, call: SyntaxNode): boolean {
+  const st = statementOf(call);
+  const lhs =
+    st?.name === 'AssignStatement' && st.firstChild ? file.text.slice(st.firstChild.from, st.firstChild.to) : '';
+  return /label|target|tgt/i.test(lhs);
 }
 
 /**

@@ -164,6 +164,40 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.equal(long.setup?.target_len, 600);
   });
 
+  it("an encoder-decoder's labels tokenized under as_target_tokenizer() or assigned to labels are its decoder's length", () => {
+    // transformers 4.x's summarization scripts before text_target= (`with tokenizer.as_target_tokenizer(): labels =
+    // tokenizer(targets, max_length=max_target_length, ...)`), and scripts that tokenize the labels in a call of their
+    // own. A t5-small run at 512 source and 32 target tokens.
+    const script = (labels: string[]): string =>
+      [
+        'from transformers import AutoTokenizer, AutoModelForSeq2SeqLM, Seq2SeqTrainer, Seq2SeqTrainingArguments',
+        'tok = AutoTokenizer.from_pretrained("t5-small")',
+        'model = AutoModelForSeq2SeqLM.from_pretrained("t5-small")',
+        'def prep(ex):',
+        '    inputs = tok(ex["document"], max_length=512, padding="max_length", truncation=True)',
+        ...labels,
+        '    inputs["labels"] = labels["input_ids"]',
+        '    return inputs',
+        'args = Seq2SeqTrainingArguments(output_dir="out", per_device_train_batch_size=16)',
+        'Seq2SeqTrainer(model=model, args=args).train()',
+        '',
+      ].join('\n');
+    const call = 'labels = tok(ex["summary"], max_length=32, padding="max_length", truncation=True)';
+    for (const labels of [['    with tok.as_target_tokenizer():', `        ${call}`], [`    ${call}`]]) {
+      const r = resolveText('run.py', script(labels));
+      assert.equal(r.setup?.seq_len, 512);
+      assert.equal(r.setup?.target_len, 32);
+    }
+    // A call assigned to labels still bounds a decoder-only model's sequences.
+    const gpt = resolveText(
+      'run.py',
+      script([`    ${call.replace('32', '640')}`])
+        .replace(/AutoModelForSeq2SeqLM/g, 'AutoModelForCausalLM')
+        .replace(/t5-small/g, 'gpt2'),
+    );
+    assert.equal(gpt.setup?.seq_len, 640);
+  });
+
   it('a local of a common name (max_length) counts where the script pads or cuts a sample with it', () => {
     // huggingface/peft examples/causal_language_modeling/peft_prompt_tuning_clm.ipynb, shortened.
     const loop = (use: string): string =>
