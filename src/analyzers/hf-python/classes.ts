@@ -8,6 +8,7 @@ import { noteDefault, readsLaunchOptions } from './script-defaults';
 import { children, span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
 import { postInitSplits } from './post-init-splits';
+import { definedFunctionBody, soleReturn } from './expressions';
 
 export function noteParser(file: PythonFile, call: SyntaxNode, which: string): void {
   const args = file.args(call);
@@ -424,12 +425,29 @@ export function dataclassFields(file: PythonFile, cls: SyntaxNode): Entry[] {
       const args = file.args(value);
       const def = args.entries.find((e) => e.rawKey === 'default');
       const fac = args.entries.find((e) => e.rawKey === 'default_factory');
-      vnode = def?.valueNode ?? (fac?.valueNode?.name === 'LambdaExpression' ? fac.valueNode.lastChild : null);
+      vnode = def?.valueNode ?? (fac?.valueNode ? factoryValue(file, body, fac.valueNode) : null);
     }
     if (!vnode) continue;
     out.push({ rawKey, keySpan: span(nameNode), valueNode: vnode, valueSpan: span(vnode) });
   }
   return out;
+}
+
+/**
+ * What a dataclass field's default_factory makes: a lambda's body (`lambda: ["q_proj", "v_proj"]`), or the sole return
+ * of a function defined in the class body before the field or in the file (`def default_lora_modules(): return [...]`,
+ * then `field(default_factory=default_lora_modules)`, SIFT's train.py). Null for a class or anything else.
+ */
+function factoryValue(file: PythonFile, classBody: SyntaxNode, factory: SyntaxNode): SyntaxNode | null {
+  if (factory.name === 'LambdaExpression') return factory.lastChild;
+  if (factory.name !== 'VariableName') return null;
+  const name = file.text.slice(factory.from, factory.to);
+  const inClass = classBody.getChildren('FunctionDefinition').find((fn) => {
+    const n = fn.getChild('VariableName');
+    return n !== null && file.text.slice(n.from, n.to) === name;
+  });
+  const body = inClass?.getChild('Body') ?? definedFunctionBody(file, factory);
+  return (body && soleReturn(body)?.lastChild) ?? null;
 }
 
 /**

@@ -480,8 +480,13 @@ export function returnedItem(
 /** The body of the file's own function a call names by a plain name (`load_config(path)`), or undefined. */
 export function calledFunctionBody(file: PythonFile, call: SyntaxNode): SyntaxNode | undefined {
   const callee = call.name === 'CallExpression' ? call.firstChild : null;
-  if (callee?.name !== 'VariableName') return undefined;
-  const found = file.lookup(file.text.slice(callee.from, callee.to), call);
+  return callee ? definedFunctionBody(file, callee) : undefined;
+}
+
+/** The body of the function the file defines under a name (a VariableName node), as seen from that node. */
+export function definedFunctionBody(file: PythonFile, name: SyntaxNode): SyntaxNode | undefined {
+  if (name.name !== 'VariableName') return undefined;
+  const found = file.lookup(file.text.slice(name.from, name.to), name);
   if (found.k !== 'binding' || found.binding.kind !== 'def') return undefined;
   let fn: SyntaxNode | null = file.root.resolveInner(found.binding.pos, 1);
   while (fn && fn.name !== 'FunctionDefinition') fn = fn.parent;

@@ -588,6 +588,46 @@ describe("hf-python: the script's own values", () => {
       assert.ok(typeof last(analyzeHfPython(other), 'model')?.value === 'object', other);
   });
 
+  it("a field's default_factory naming a function of the class or the file: its sole return (SIFT's train.py shape)", () => {
+    // `def default_lora_modules(): return [...]` in the TrainingArguments subclass's body, then
+    // `lora_targetmodules: List[str] = field(default_factory=default_lora_modules)` and
+    // `LoraConfig(target_modules=training_args.lora_targetmodules)`: the seven modules, not PEFT's q_proj, v_proj.
+    const text = (where: 'class' | 'module') =>
+      [
+        'import transformers',
+        'from dataclasses import dataclass, field',
+        'from typing import List',
+        'from peft import LoraConfig, get_peft_model',
+        ...(where === 'module'
+          ? [
+              'def default_lora_modules():',
+              '    return ["q_proj", "k_proj", "v_proj", "o_proj", "down_proj", "gate_proj", "up_proj"]',
+            ]
+          : []),
+        '@dataclass',
+        'class TrainingArguments(transformers.TrainingArguments):',
+        '    lora_r: int = field(default=8)',
+        ...(where === 'class'
+          ? [
+              '    def default_lora_modules():',
+              '        return ["q_proj", "k_proj", "v_proj", "o_proj", "down_proj", "gate_proj", "up_proj"]',
+            ]
+          : []),
+        '    lora_targetmodules: List[str] = field(default_factory=default_lora_modules)',
+        'parser = transformers.HfArgumentParser((TrainingArguments,))',
+        '(training_args,) = parser.parse_args_into_dataclasses()',
+        'model = transformers.AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")',
+        'model = get_peft_model(model, LoraConfig(r=training_args.lora_r, target_modules=training_args.lora_targetmodules))',
+        '',
+      ].join('\n');
+    for (const where of ['class', 'module'] as const)
+      assert.deepEqual(
+        last(analyzeHfPython(text(where)), 'loraTargets')?.value,
+        ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'down_proj', 'gate_proj', 'up_proj'],
+        where,
+      );
+  });
+
   it("an instance's dataclass holding the file's other dataclasses: config.training.bf16 (cudnah124/ChartQA's shape)", () => {
     // A Config of ModelConfig and TrainConfig fields, each made by its default_factory, a lambda's call or a keyword of
     // the call that makes the instance; a field(default=...) of the innermost class; the instance made by the file's
