@@ -21,9 +21,21 @@ import type { WinningFact } from './types';
 
 /** Parents a module sits under in Hugging Face models, by group: the full names a regex is matched against. */
 const PARENTS: Readonly<Record<LinearModule['group'], readonly string[]>> = {
-  attention: ['self_attn', 'attn', 'attention', 'self_attention', 'attention.self'],
+  // Qwen3-Next's and Qwen3.5's Gated DeltaNet layers are linear_attn (Axolotl's `linear_attn.in_proj_qkvz`); T5's
+  // SelfAttention and EncDecAttention, BART's encoder_attn.
+  attention: [
+    'self_attn',
+    'attn',
+    'attention',
+    'self_attention',
+    'attention.self',
+    'linear_attn',
+    'SelfAttention',
+    'EncDecAttention',
+    'encoder_attn',
+  ],
   cross_attention: ['cross_attn', 'encoder_attn', 'crossattention'],
-  mlp: ['mlp', 'feed_forward'],
+  mlp: ['mlp', 'feed_forward', 'DenseReluDense'],
   expert: ['mlp', 'block_sparse_moe', 'feed_forward'],
   router: ['mlp', 'block_sparse_moe'],
 };

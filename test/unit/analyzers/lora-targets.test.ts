@@ -108,6 +108,15 @@ describe('LoRA targets as PEFT reads them', () => {
     );
     assert.deepEqual(targets(dotted), ['q_proj', 'v_proj']);
     assert.deepEqual(warnings(dotted), []);
+    // Qwen3-Next's Gated DeltaNet modules under linear_attn (axolotl-ai-cloud/axolotl@33975ce
+    // examples/qwen3-next/qwen3-next-80b-a3b-qlora.yaml: `linear_attn.in_proj_qkvz`, `linear_attn.out_proj`).
+    const list = '["linear_attn.in_proj_qkvz", "linear_attn.out_proj", "self_attn.q_proj"]';
+    const next = resolveText(
+      '/w/train.py',
+      `${load('Qwen/Qwen3-Next-80B-A3B-Instruct')}config = LoraConfig(r=8, target_modules=${list})\n`,
+    );
+    assert.deepEqual(targets(next), ['q_proj', 'in_proj_qkvz', 'out_proj']);
+    assert.deepEqual(warnings(next), []);
   });
 
   it("an image-text model's vision modules in the list are said to adapt the tower, not to be no module", () => {
