@@ -279,6 +279,20 @@ export const EVALUATION_STRATEGY_RELEASE = {
     '(huggingface/transformers PR 30190), dates the run to transformers 4.45 or earlier',
 } as const;
 
+/** The last transformers 4.x release, taken for a run that a removed API or an old TRL dates before transformers 5. */
+export const LAST_TRANSFORMERS_4 = '4.57';
+
+/**
+ * `Trainer(tokenizer=...)`: transformers 4.46 renamed the argument processing_class and 5.0 removed it (Trainer.__init__
+ * of 5.x takes no `tokenizer`), so a script that passes it runs on transformers 4.x.
+ */
+export const TRAINER_TOKENIZER_RELEASE = {
+  version: LAST_TRANSFORMERS_4,
+  note:
+    "Trainer's tokenizer=, which transformers 4.46 renamed processing_class and 5.0 removed, dates the run to " +
+    `transformers 4.x: the last 4.x release, ${LAST_TRANSFORMERS_4}, is assumed (an older one may differ: set transformers_version)`,
+} as const;
+
 /** The transformers release `evaluation_strategy` implies, as an assumption (origin call-default) at the key. */
 export function evaluationStrategyRelease(
   at: Pick<Fact, 'rawKey' | 'rawValue' | 'keySpan' | 'valueSpan' | 'tool'>,

@@ -118,13 +118,20 @@ export function withPinnedVersions(
       const predates =
         tool === 'transformers' ? releasePredatesModel(pin.version, catalogModelType(setup.model)) : undefined;
       if (predates) {
+        const at = locateOffset(path, text, pin.start, pin.end);
         problems.push({
-          ...locateOffset(path, text, pin.start, pin.end),
+          ...at,
           severity: 'warning',
           code: 'no-effect',
-          message: `${predates} (the pin belongs to other code of the repository)`,
+          message: `${predates.why} (the pin belongs to other code of the repository, or a later install replaced it)`,
           key: 'transformers',
         });
+        setup = { ...setup, transformers_version: predates.firstRelease };
+        provenance.transformers_version = {
+          kind: 'default',
+          owner: 'VRAM Lens',
+          note: `the first release with the model's code; ${pin.version}, pinned in ${path.split('/').pop()}:${at.line}, predates it`,
+        };
         continue;
       }
       setup = { ...setup, [field]: pin.version };

@@ -5,7 +5,7 @@
 import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Location, Problem } from './scenario';
 import type { PackageName, Pins } from './pins';
-import { LAST_TRANSFORMERS_4 } from './trl-dated-defaults';
+import { LAST_TRANSFORMERS_4 } from './facts';
 
 /** Where the git requirement is, its ref, and the other pins of its file. */
 export interface TransformersFromGit {

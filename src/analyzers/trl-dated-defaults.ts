@@ -3,6 +3,7 @@
 // Pure: no I/O.
 import { olderThan, type ProvenanceMap, type TrainingSetup } from '../core';
 import { toolDefault } from './defaults';
+import { LAST_TRANSFORMERS_4 } from './facts';
 
 /** One of TRL's defaults as an older release had it: from which release today's holds, and what it was before. */
 interface DatedDefault {
@@ -186,9 +187,6 @@ export function trlPreferenceLengthOfRelease(
   };
   return setup;
 }
-
-/** The last transformers 4.x release, taken for a run whose TRL release predates transformers 5. */
-export const LAST_TRANSFORMERS_4 = '4.57';
 
 /**
  * A TRL release before 0.27 runs on transformers 4: TRL 0.27 (January 2026) brought its fixes for transformers 5

@@ -7,6 +7,7 @@ import {
   msg,
   notModeled,
   rewardModelObjectNotCounted,
+  TRAINER_TOKENIZER_RELEASE,
   type CanonicalKey,
   type Fact,
   type FactValue,
@@ -611,6 +612,30 @@ function ppoNotModeled(file: PythonFile, call: SyntaxNode): void {
   );
 }
 
+/**
+ * transformers' own Trainer or Seq2SeqTrainer called with `tokenizer=` (TRAINER_TOKENIZER_RELEASE): the run's
+ * transformers is 4.x, an assumption at the keyword. A subclass of the script's own may take the keyword itself.
+ */
+function datedByTrainerTokenizer(file: PythonFile, call: SyntaxNode, trainer: string, entries: readonly Entry[]): void {
+  const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to).split('.').pop();
+  const e = entries.find((x) => x.rawKey === 'tokenizer');
+  if (!e || callee !== trainer || !['Trainer', 'Seq2SeqTrainer'].includes(trainer)) return;
+  if (file.facts.some((f) => f.key === 'transformersVersion')) return;
+  const rawValue = file.text.slice(e.valueSpan.start, e.valueSpan.end);
+  const { version, note } = TRAINER_TOKENIZER_RELEASE;
+  file.facts.push({
+    key: 'transformersVersion',
+    rawKey: 'tokenizer',
+    value: version,
+    rawValue,
+    keySpan: e.keySpan,
+    valueSpan: e.valueSpan,
+    tool: 'hf-trainer',
+    origin: 'call-default',
+    defaultNote: note,
+  });
+}
+
 /** A trainer's construction: `trainer` is the library's class it is (the class called, or the one it extends). */
 export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trainer: string, choosing = false): void {
   const args = file.args(call);
@@ -636,6 +661,7 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
   if (trainer === 'RewardTrainer' && !file.facts.some((f) => f.key === 'head' && f.rawKey === 'RewardConfig'))
     rewardHead(file, call, trainer, tool);
   if (trainer === 'PPOTrainer') ppoNotModeled(file, call);
+  if (tool === 'hf-trainer') datedByTrainerTokenizer(file, call, trainer, args.entries);
   if (tool === 'trl') plainArgumentsDefaults(file, args.entries);
   const dated = file.facts.some((f) => f.key === 'trlVersion')
     ? undefined

@@ -1,7 +1,8 @@
 // A transformers release older than the model: a pin from a dependency file that belongs to other code of the
-// repository (a fork's root requirements.txt, `transformers>=4.32,<4.38`, beside a Qwen2.5-VL fine-tune) cannot run the
-// model, whose code came with a later release. Such a pin is not the run's: the estimate takes a current release and
-// says why at the model. Pure; no I/O.
+// repository (a fork's root requirements.txt, `transformers>=4.32,<4.38`, beside a Qwen2.5-VL fine-tune), or one a later
+// install replaced (Axolotl's `transformers==4.56.1` beside a 4.57 development commit for Qwen3-Next), cannot run the
+// model, whose code came with a later release. Such a pin is not the run's, but it dates the project before that
+// release's successors: the estimate takes the first release with the model's code and says why. Pure; no I/O.
 import type { TrainingSetup } from '../setup';
 import type { Warning } from '../model';
 import { olderThan } from '../util/version';
@@ -38,24 +39,35 @@ const FIRST_RELEASE: Readonly<Record<string, readonly [number, number]>> = {
   qwen3_next: [4, 57],
 };
 
-/** Why a transformers release cannot run a model type, or undefined where it can (or the type's first is not known). */
-export function releasePredatesModel(version: string, modelType: unknown): string | undefined {
+/**
+ * A transformers release older than a model type's code: why it cannot run it, and the first release that can ("4.49"),
+ * which stands in; undefined where the release has the code (or the type's first release is not known).
+ */
+export function releasePredatesModel(
+  version: string,
+  modelType: unknown,
+): { why: string; firstRelease: string } | undefined {
   const first = typeof modelType === 'string' ? FIRST_RELEASE[modelType] : undefined;
   if (!first || !olderThan(version, first[0], first[1])) return undefined;
-  return (
-    `transformers ${version} predates ${modelType}, whose code came with transformers ${first.join('.')}: the run ` +
-    'cannot use that release, and is estimated with a current one'
-  );
+  const firstRelease = first.join('.');
+  return {
+    why:
+      `transformers ${version} predates ${modelType}, whose code came with transformers ${firstRelease}: the run ` +
+      `cannot use that release, and is estimated with ${firstRelease}, the first that has it`,
+    firstRelease,
+  };
 }
 
 /**
- * The setup without a transformers release older than its model's code, with the warning that says so; the setup as
- * given otherwise.
+ * The setup with the first release of its model's code in place of an older transformers release, with the warning
+ * that says so; the setup as given otherwise.
  */
 export function releaseBeforeModel(setup: TrainingSetup): { setup: TrainingSetup; warning?: Warning } {
   const version = setup.transformers_version;
-  const why = version === undefined ? undefined : releasePredatesModel(version, setup.architecture?.model_type);
-  if (!why) return { setup };
-  const { transformers_version: _dropped, ...rest } = setup;
-  return { setup: rest, warning: { key: 'transformers_version', message: why } };
+  const older = version === undefined ? undefined : releasePredatesModel(version, setup.architecture?.model_type);
+  if (!older) return { setup };
+  return {
+    setup: { ...setup, transformers_version: older.firstRelease },
+    warning: { key: 'transformers_version', message: older.why },
+  };
 }

@@ -116,13 +116,17 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(pinned.setup?.pytorch_version, '2.4.0');
   });
 
-  it("a transformers pin older than the model's code is not the run's: a warning at the pin, no version taken", () => {
+  it("a transformers pin older than the model's code is not the run's: a warning at the pin, the model's first release taken", () => {
     // IntMeGroup/DFBench: requirements.txt:26 `transformers==4.37.2` (for its InternVL code) beside a Qwen2.5-VL-7B
     // fine-tune, whose code came with transformers 4.49; read as 4.37 it got 4.37's per-layer rotary tables.
     const files = new Map<string, string>([['/w/requirements.txt', 'torch==2.4.0\ntransformers==4.37.2\n']]);
     const text = 'model: Qwen/Qwen2.5-VL-7B-Instruct\nmethod: lora\n';
     const r = runPipeline([{ file: '/w/run.vram.yaml', text }], filesReader(files), {});
-    assert.equal(r.setup?.transformers_version, undefined);
+    assert.equal(r.setup?.transformers_version, '4.49');
+    assert.match(
+      r.provenance.transformers_version?.kind === 'default' ? (r.provenance.transformers_version.note ?? '') : '',
+      /first release with the model's code; 4\.37\.2, pinned in requirements\.txt:2, predates it/,
+    );
     assert.equal(r.setup?.pytorch_version, '2.4.0');
     const p = r.problems.find((x) => x.code === 'no-effect' && x.key === 'transformers');
     assert.deepEqual([p?.file, p?.line, p?.severity], ['/w/requirements.txt', 2, 'warning']);
@@ -461,6 +465,43 @@ describe('pins: transformers and torch versions from dependency files', () => {
       {},
     );
     assert.equal(current.setup?.transformers_version, undefined);
+  });
+
+  it('Trainer(tokenizer=...), which transformers 5 removed, dates the run to the last 4.x: fp32 weights without a dtype', () => {
+    // transformers 4.46 renamed Trainer's tokenizer processing_class; 5.0's Trainer.__init__ takes no tokenizer. A
+    // continued pre-training script of that shape (from_pretrained without a dtype, Trainer(model, tokenizer=...)).
+    const script = (trainer: string) =>
+      'from transformers import AutoModelForCausalLM, AutoTokenizer, Trainer, TrainingArguments\n' +
+      'tok = AutoTokenizer.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1)\n' +
+      `${trainer}\n` +
+      'trainer.train()\n';
+    const run = (text: string, files = new Map<string, string>()) =>
+      runPipeline([{ file: '/w/train.py', text }], filesReader(files), {});
+    const dated = run(script('trainer = Trainer(model=model, args=args, tokenizer=tok)'));
+    assert.equal(dated.setup?.transformers_version, '4.57');
+    assert.equal(dated.setup?.weights_dtype, 'fp32');
+    assert.match(
+      dated.provenance.transformers_version?.kind === 'default'
+        ? (dated.provenance.transformers_version.note ?? '')
+        : '',
+      /5\.0 removed/,
+    );
+    // processing_class= is no evidence; a pin wins; a subclass of the script's own may take tokenizer itself.
+    assert.equal(
+      run(script('trainer = Trainer(model=model, args=args, processing_class=tok)')).setup?.transformers_version,
+      undefined,
+    );
+    const pinned = run(
+      script('trainer = Trainer(model=model, args=args, tokenizer=tok)'),
+      new Map([['/w/requirements.txt', 'transformers==4.44.2\n']]),
+    );
+    assert.equal(pinned.setup?.transformers_version, '4.44.2');
+    const own = script(
+      'class MyTrainer(Trainer):\n    pass\ntrainer = MyTrainer(model=model, args=args, tokenizer=tok)',
+    );
+    assert.equal(run(own).setup?.transformers_version, undefined);
   });
 
   it('from_pretrained without a dtype loads float32 under a transformers 4 pin, the checkpoint dtype under 5', () => {
