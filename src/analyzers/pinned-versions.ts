@@ -167,6 +167,7 @@ export function withPinnedVersions(
   if (trl) setup = trlOfTransformersRelease(setup, provenance);
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
+  setup = trainerCacheUnderWrapper(setup, provenance, tools);
   setup = trlDatedDefaults(setup, provenance);
   setup = trlPreferenceLengthOfRelease(setup, provenance);
   setup = trlGrpoBetaOfRelease(setup, provenance);
@@ -196,7 +197,6 @@ export function withPinnedVersions(
   return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...loaded.problems, ...problems] };
 }
 
-/** The model_type of a model the catalog has, for what its code's first transformers release rules out. */
 /** The value of a numeric fact the run's files give (the last file's), or undefined. */
 function numberFact(files: PipelineResult['files'], key: string): number | undefined {
   const values = files.flatMap((f) => f.facts.facts.filter((x) => x.key === key).map((x) => x.value));
@@ -204,6 +204,7 @@ function numberFact(files: PipelineResult['files'], key: string): number | undef
   return typeof last === 'number' && Number.isSafeInteger(last) && last > 0 ? last : undefined;
 }
 
+/** The model_type of a model the catalog has, for what its code's first transformers release rules out. */
 function catalogModelType(model: unknown): unknown {
   if (typeof model !== 'string') return undefined;
   return catalogModel(model)?.config.model_type;
@@ -249,6 +250,35 @@ function eagerBeforeTransformers436(
   if (!note) return setup;
   provenance.attention = { kind: 'default', owner: p.owner, note };
   return { ...setup, attention: 'eager' };
+}
+
+/** The trainers whose training forward takes the model's use_cache as it is (not Axolotl's, LLaMA-Factory's, Unsloth's). */
+const CACHE_KEEPING_TOOLS: ReadonlySet<Tool> = new Set(['hf-trainer', 'trl']);
+const CACHE_CLEARING_TOOLS: ReadonlySet<Tool> = new Set(['axolotl', 'llamafactory', 'unsloth', 'ms-swift']);
+
+/**
+ * The HF Trainer and TRL before transformers 5 leave the model's use_cache on (5.0's TrainingArguments.use_cache turns
+ * it off), and transformers turns it off only under its own gradient checkpointing: under torch's checkpoint_wrapper
+ * (Accelerate's FSDP activation_checkpointing) the training forward builds the cache, which the checkpointed layers
+ * keep for their recompute through the step (terms/previous-step.ts). A use_cache the files set stands.
+ */
+function trainerCacheUnderWrapper(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  tools: readonly Tool[],
+): TrainingSetup {
+  const wrapped = setup.checkpoint_wrapper === true && setup.gradient_checkpointing !== 'none';
+  if (!wrapped || setup.use_cache || !olderThan(setup.transformers_version, 5, 0)) return setup;
+  if (!tools.some((t) => CACHE_KEEPING_TOOLS.has(t)) || tools.some((t) => CACHE_CLEARING_TOOLS.has(t))) return setup;
+  if (provenance.use_cache !== undefined && provenance.use_cache.kind !== 'default') return setup;
+  provenance.use_cache = {
+    kind: 'default',
+    owner: 'hf-trainer',
+    note:
+      `the config's use_cache (on by default) is left on under transformers ${setup.transformers_version}: ` +
+      "torch's checkpoint_wrapper is not transformers' gradient checkpointing, which alone turns it off",
+  };
+  return { ...setup, use_cache: true };
 }
 
 /**

@@ -52,7 +52,8 @@ const oneOf =
   };
 const gcOf = (b: FactValue): Out => [['gradientCheckpointing', b === true ? 'full' : 'none']];
 /** `accelerate launch --fsdp_activation_checkpointing`: Accelerate wraps each layer in checkpoint_wrapper (NO_REENTRANT). */
-const fsdpGcOf = (b: FactValue): Out => (b === true ? [...gcOf(b), ['checkpointReentrant', false]] : gcOf(b));
+const fsdpGcOf = (b: FactValue): Out =>
+  b === true ? [...gcOf(b), ['checkpointReentrant', false], ['checkpointWrapper', true]] : gcOf(b);
 const reentrantOf = (v: FactValue): Out => {
   const r = typeof v === 'string' ? useReentrantOfJson(v) : undefined;
   return r === undefined ? [] : [['checkpointReentrant', r]];

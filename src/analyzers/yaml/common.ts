@@ -390,7 +390,9 @@ export class YamlCtx {
    * in checkpoint_wrapper with CheckpointImpl.NO_REENTRANT (accelerate/accelerator.py, utils/fsdp_utils.py).
    */
   fsdpCheckpointing(e: Entry | undefined): void {
-    if (e && this.view(e).t !== 'absent' && boolOf(this.view(e)) === true) this.add('checkpointReentrant', e, false);
+    if (!e || this.view(e).t === 'absent' || boolOf(this.view(e)) !== true) return;
+    this.add('checkpointReentrant', e, false);
+    this.add('checkpointWrapper', e, true);
   }
 
   /**

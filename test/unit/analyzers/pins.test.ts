@@ -504,6 +504,45 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(run(own).setup?.transformers_version, undefined);
   });
 
+  it("the HF Trainer before transformers 5 under Accelerate's FSDP activation_checkpointing leaves use_cache on", () => {
+    // transformers turns use_cache off only under its own gradient checkpointing; Accelerate's activation_checkpointing
+    // is torch's checkpoint_wrapper, and TrainingArguments.use_cache (off) came with 5.0. meta-llama/llama-cookbook#165
+    // measured the cache on Llama-2-7B under FSDP: about 4 GB of activation memory, the peak at the end of the forward.
+    const fsdp =
+      'distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 8\nfsdp_config:\n' +
+      '  fsdp_activation_checkpointing: true\n  fsdp_sharding_strategy: FULL_SHARD\n';
+    const script =
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype="bfloat16")\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=4, bf16=True)\n' +
+      'Trainer(model=model, args=args).train()\n';
+    const run = (pin: string, text = script) =>
+      runPipeline(
+        [{ file: '/w/run.sh', text: 'accelerate launch --config_file fsdp.yaml train.py\n' }],
+        filesReader(
+          new Map([
+            ['/w/fsdp.yaml', fsdp],
+            ['/w/train.py', text],
+            ['/w/requirements.txt', pin],
+          ]),
+        ),
+        {},
+      );
+    const four = run('transformers==4.44.2\n');
+    assert.deepEqual([four.setup?.checkpoint_wrapper, four.setup?.use_cache], [true, true]);
+    assert.match(
+      four.provenance.use_cache?.kind === 'default' ? (four.provenance.use_cache.note ?? '') : '',
+      /left on under transformers 4\.44\.2/,
+    );
+    // transformers 5's Trainer turns it off; a script that turns it off itself wins.
+    assert.equal(run('transformers==5.1.0\n').setup?.use_cache, false);
+    const off = run(
+      'transformers==4.44.2\n',
+      script.replace('torch_dtype="bfloat16"', 'torch_dtype="bfloat16", use_cache=False'),
+    );
+    assert.equal(off.setup?.use_cache, false);
+  });
+
   it('from_pretrained without a dtype loads float32 under a transformers 4 pin, the checkpoint dtype under 5', () => {
     const script =
       'from transformers import AutoModelForCausalLM, TrainingArguments\n' +
