@@ -36,6 +36,11 @@ const ATTN: Record<string, FactValue | Unknown> = {
   flex_attention: { unknown: 'flex attention is not modeled' },
 };
 
+/** A reference model the command names: loaded beside the policy. */
+const GIVEN_REFERENCE = spec('referenceModel', 'str', (v) =>
+  typeof v === 'string' && v ? [['referenceModel', 'given']] : undefined,
+);
+
 /** Flags whose name or meaning is swift's own; everything else is looked up in SCRIPT_FLAGS. */
 const SWIFT_FLAGS: Record<string, FlagSpec> = {
   target_modules: spec('loraTargets', 'list', (v) => {
@@ -49,9 +54,11 @@ const SWIFT_FLAGS: Record<string, FlagSpec> = {
   use_dora: spec('loraDora', 'bool'),
   sequence_parallel_size: spec('contextParallel', 'int'),
   teacher_model: spec('teacherModel', 'str'),
-  ref_model: spec('referenceModel', 'str', (v) =>
-    typeof v === 'string' && v ? [['referenceModel', 'given']] : undefined,
-  ),
+  ref_model: GIVEN_REFERENCE,
+  // swift 2.x's DPO loads a reference model of its own by type or path (DPOArguments ref_model_type,
+  // ref_model_id_or_path), not the policy with its adapters off.
+  ref_model_type: GIVEN_REFERENCE,
+  ref_model_id_or_path: GIVEN_REFERENCE,
   model: spec('model', 'str'),
   // swift 2.x's names (modelscope/ms-swift@v2.6.1:swift/llm/utils/argument.py SftArguments).
   model_id_or_path: spec('model', 'str'),
@@ -508,10 +515,36 @@ function swift2Facts(l: Launch, opts: readonly Opt[], sub: Span, defaults: boole
   }
   swift2Targets(l, last('lora_target_modules'), entry?.[1], sub, defaults);
   swift2Dtype(l, last('dtype'), sub, defaults);
+  if (defaults) swift2Transformers(l, sub);
   if (defaults && !last('max_length'))
     defaultFact(l, 'seqLen', 'max_length', sub, 2048, 'max_length: 2048 (swift 2.x default)');
   return true;
 }
+
+/**
+ * The transformers release a swift 2.x command runs: a 4.x one, which ms-swift 2.x pins (transformers>=4.33,<4.40 in
+ * modelscope/ms-swift@003ee51 requirements/framework.txt; later 2.x releases allowed the 4.4x of late 2024), years before
+ * transformers 5. 4.45 stands in, an assumption a pin in the project overrides: under transformers 5 a MoE model's
+ * experts would be fused parameters that LoRA on all linear layers does not reach.
+ */
+function swift2Transformers(l: Launch, sub: Span): void {
+  l.r.facts.push({
+    key: 'transformersVersion',
+    rawKey: 'swift',
+    value: SWIFT2_TRANSFORMERS,
+    rawValue: 'swift 2.x',
+    keySpan: sub,
+    valueSpan: sub,
+    tool: 'ms-swift',
+    origin: 'call-default',
+    defaultNote:
+      `ms-swift 2.x's flags date the run to a transformers 4 release (ms-swift 2.x pinned transformers from <4.40 on): ` +
+      `${SWIFT2_TRANSFORMERS} is assumed; set transformers_version`,
+  });
+}
+
+/** The transformers release a swift 2.x command is taken to run (swift2Transformers). */
+const SWIFT2_TRANSFORMERS = '4.45';
 
 /** `--lora_target_modules` of swift 2.x: ALL is every linear layer, DEFAULT (and AUTO, its default) the type's LoRATM. */
 function swift2Targets(l: Launch, o: Opt | undefined, group: string | undefined, sub: Span, defaults: boolean): void {

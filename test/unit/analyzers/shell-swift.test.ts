@@ -406,6 +406,18 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.ok(r.tools.includes('ms-swift'));
     assert.equal(fact(r, 'attention'), undefined);
     assert.deepEqual(r.problems, []);
+    // ms-swift 2.x runs a transformers 4 release (transformers>=4.33,<4.40 in modelscope/ms-swift@003ee51
+    // requirements/framework.txt): 4.45 stands in, an assumption, so a MoE model's experts stay linears LoRA reaches.
+    const release = fact(r, 'transformersVersion');
+    assert.deepEqual([release?.value, release?.origin], ['4.45', 'call-default']);
+    const moe = resolveText('/w/sft.sh', text.replace('qwen1half-7b-chat', 'qwen1half-moe-a2_7b-chat'));
+    assert.equal(moe.setup?.transformers_version, '4.45');
+    // 2.x's DPO with a reference of its own (`--ref_model_type`, modelscope/ms-swift@v2.6.1 DPOArguments): loaded
+    // beside the policy, not the policy with its adapters off.
+    const dpo = analyzeShell(
+      'python llm_dpo.py --model_type yi-6b-chat --ref_model_type yi-6b-chat --sft_type lora --batch_size 1\n',
+    );
+    assert.equal(fact(dpo, 'referenceModel')?.value, 'given');
     const plain = analyzeShell('python llm_sft.py --model_name_or_path Qwen/Qwen1.5-7B-Chat\n');
     assert.ok(!plain.tools.includes('ms-swift'));
   });
