@@ -41,6 +41,19 @@ const GIVEN_REFERENCE = spec('referenceModel', 'str', (v) =>
   typeof v === 'string' && v ? [['referenceModel', 'given']] : undefined,
 );
 
+/**
+ * swift's modules_to_save (`--modules_to_save`, 2.x's `--lora_modules_to_save`): its special names are the input
+ * embedding (EMBEDDING), the output head (LM_HEAD) and every norm (LN, copies of hidden-size vectors, left out of the
+ * count); other names are the model's own (modelscope/ms-swift@v2.6.1 swift/llm/utils/argument.py
+ * handle_lora_modules_to_save).
+ */
+const SAVED_MODULES = spec('loraModulesToSave', 'list', (v) => {
+  const items = (Array.isArray(v) ? v : String(v).split(/[\s,]+/)).map((x) => String(x).trim()).filter((x) => x);
+  const special: Record<string, string | undefined> = { EMBEDDING: 'embed_tokens', LM_HEAD: 'lm_head', LN: undefined };
+  const names = items.flatMap((x) => (x.toUpperCase() in special ? (special[x.toUpperCase()] ?? []) : [x]));
+  return [['loraModulesToSave', names]];
+});
+
 /** Flags whose name or meaning is swift's own; everything else is looked up in SCRIPT_FLAGS. */
 const SWIFT_FLAGS: Record<string, FlagSpec> = {
   target_modules: spec('loraTargets', 'list', (v) => {
@@ -54,6 +67,8 @@ const SWIFT_FLAGS: Record<string, FlagSpec> = {
   use_dora: spec('loraDora', 'bool'),
   sequence_parallel_size: spec('contextParallel', 'int'),
   teacher_model: spec('teacherModel', 'str'),
+  modules_to_save: SAVED_MODULES,
+  lora_modules_to_save: SAVED_MODULES,
   ref_model: GIVEN_REFERENCE,
   // swift 2.x's DPO loads a reference model of its own by type or path (DPOArguments ref_model_type,
   // ref_model_id_or_path), not the policy with its adapters off.

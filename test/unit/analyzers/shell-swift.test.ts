@@ -418,6 +418,10 @@ describe('shell analyzer: ms-swift command lines', () => {
       'python llm_dpo.py --model_type yi-6b-chat --ref_model_type yi-6b-chat --sft_type lora --batch_size 1\n',
     );
     assert.equal(fact(dpo, 'referenceModel')?.value, 'given');
+    // `--lora_modules_to_save EMBEDDING LN` (ms-swift 2.x examples/pytorch/llm/scripts/yi_9b/lora_zero3): the input
+    // embedding trained beside the adapters; the norms' copies are hidden-size vectors.
+    const saved = analyzeShell('swift sft --model_type yi-9b --sft_type lora --lora_modules_to_save EMBEDDING LN\n');
+    assert.deepEqual(fact(saved, 'loraModulesToSave')?.value, ['embed_tokens']);
     const plain = analyzeShell('python llm_sft.py --model_name_or_path Qwen/Qwen1.5-7B-Chat\n');
     assert.ok(!plain.tools.includes('ms-swift'));
   });
