@@ -603,7 +603,7 @@ function launchAt(text: string, line: readonly Field[], i: number, env: Env): Cm
   else if (passesTrainerOptions(fields, i))
     return unreadProgramLaunch(l, scriptLaunch(l, fields, { scriptAt: i }, f0, opaque), fields, i);
   else return calledScript(fields, i, env, false);
-  return withZeroStageFile(program && programLaunch(l, fields, program, opaque), env);
+  return withZeroStageFile(program && programLaunch(l, fields, program, opaque, env), env);
 }
 
 /** An interpreter the script computes, named for Python: `"$(sol_python)"`, `$PYTHON_EXE` (a function's or a file's). */
@@ -650,6 +650,7 @@ function programLaunch(
   fields: readonly Field[],
   program: LaunchedProgram,
   opaque: (f: Field) => void,
+  env: Env,
 ): CmdResult | undefined {
   const { scriptAt, moduleName, launcherTool } = program;
   const scriptField = fields[scriptAt];
@@ -661,7 +662,9 @@ function programLaunch(
   }
   const script = moduleName ?? scriptField.text;
   if (scriptField.opaque) opaque(scriptField);
-  return frameworkLaunch(l, fields, program, script, opaque) ?? scriptLaunch(l, fields, program, scriptField, opaque);
+  return (
+    frameworkLaunch(l, fields, program, script, opaque, env) ?? scriptLaunch(l, fields, program, scriptField, opaque)
+  );
 }
 
 /**
@@ -674,10 +677,11 @@ function frameworkLaunch(
   program: LaunchedProgram,
   script: string,
   opaque: (f: Field) => void,
+  env: Env,
 ): CmdResult | undefined {
   const { scriptAt, moduleName, launcherTool } = program;
   const swiftSub = swiftScript(script) ?? swiftExampleScript(script, fields, scriptAt + 1);
-  if (swiftSub) return swiftScriptLaunch(l, fields, scriptAt, swiftSub, opaque, launcherTool);
+  if (swiftSub) return swiftScriptLaunch(l, fields, { at: scriptAt, sub: swiftSub, env }, opaque, launcherTool);
   const openrlhf = openrlhfCommand(script) ?? copiedOpenrlhfCommand(script, fields, scriptAt);
   if (openrlhf) return openrlhfLaunch(l, fields, scriptAt, openrlhf, opaque, launcherTool);
   const verl = verlEntry(script) ?? verlFork(l, fields, scriptAt);

@@ -210,25 +210,29 @@ export function swiftExampleScript(script: string, fields: readonly Field[], fro
 
 /**
  * `torchrun|deepspeed|accelerate launch|python [-m] swift/cli/sft.py ...` from fields[at] (the script): the launcher's
- * facts are already read, and its process count is the world size of swift's accumulation default.
+ * facts are already read, and its process count is the world size of swift's accumulation default. Under plain python,
+ * one process: over several visible GPUs it splits the model over them (device_map), as `swift sft` does.
  */
 export function swiftScriptLaunch(
   l: Launch,
   fields: readonly Field[],
-  at: number,
-  sub: string,
+  script: { at: number; sub: string; env: Env },
   opaque: (f: Field) => void,
   launcher: Tool | undefined,
 ): CmdResult {
+  const { at, sub, env } = script;
+  const vis = launcher ? undefined : visibleDevices(env);
+  if (vis?.count !== undefined && vis.count > 1) deviceMapSplit(l, vis, vis.count, 1);
   const num = (k: CanonicalKey): number | undefined => {
     const f = l.r.facts.filter((x) => x.key === k).pop();
     return f && typeof f.value === 'number' ? f.value : undefined;
   };
   const r = swiftArgs(l, fields, at, sub, opaque, () => {
+    // Plain python is one process, whatever GPUs it splits the model over.
+    if (!launcher) return 1;
     const total =
-      num('worldSize') ??
-      (num('gpusPerNode') !== undefined ? num('gpusPerNode')! * (num('nodes') ?? 1) : launcher ? undefined : 1);
-    return total ?? `the process count of ${launcher ?? 'the launcher'} is not known here`;
+      num('worldSize') ?? (num('gpusPerNode') !== undefined ? num('gpusPerNode')! * (num('nodes') ?? 1) : undefined);
+    return total ?? `the process count of ${launcher} is not known here`;
   });
   if (launcher) r.launcherTool = launcher;
   return r;

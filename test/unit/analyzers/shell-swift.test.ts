@@ -424,6 +424,17 @@ describe('shell analyzer: ms-swift command lines', () => {
     assert.deepEqual(fact(saved, 'loraModulesToSave')?.value, ['embed_tokens']);
     const plain = analyzeShell('python llm_sft.py --model_name_or_path Qwen/Qwen1.5-7B-Chat\n');
     assert.ok(!plain.tools.includes('ms-swift'));
+    // One process over two visible GPUs splits the model over them, as `swift sft` does (ms-swift 2.x
+    // examples/pytorch/llm/scripts/mixtral_moe_7b_chat/lora_mp/sft.sh: "2 * A100", device_map).
+    const split = analyzeShell(text.replace('CUDA_VISIBLE_DEVICES=0', 'CUDA_VISIBLE_DEVICES=0,1'));
+    assert.deepEqual(
+      [
+        fact(split, 'gpusPerNode')?.value,
+        fact(split, 'pipelineParallel')?.value,
+        fact(split, 'pipelineSchedule')?.value,
+      ],
+      [2, 2, 'device_map'],
+    );
   });
 
   it('an argument file (`swift sft args.yaml`, 3.x `--config`) is referenced, and no default is made explicit where it may set one', () => {
