@@ -3,8 +3,8 @@
 import type { SyntaxNode } from '@lezer/common';
 import { msg, type Tool } from '../facts';
 import { HF_ARGS, HF_TRAINERS, PREFERENCE_CONFIGS, ROLLOUT_CONFIGS, TRL_CONFIGS, TRL_TRAINERS } from './vocab';
-import { type Entry, PythonFile } from './file';
-import { noteDefault, readsLaunchOptions } from './script-defaults';
+import { type Entry, PythonFile, type Val } from './file';
+import { noteDefault, parsedOption, readsLaunchOptions } from './script-defaults';
 import { children, span, clip, stringInner } from './syntax';
 import { mapEntry } from './mapping';
 import { postInitSplits } from './post-init-splits';
@@ -351,8 +351,11 @@ function generationFields(fs: readonly Entry[]): boolean {
 function sourceAndTarget(file: PythonFile, fs: readonly Entry[], tool: Tool): void {
   const source = fs.find((f) => f.rawKey === 'max_source_length');
   const target = fs.find((f) => f.rawKey === 'max_target_length');
-  const s = source ? file.valueOf(source) : undefined;
-  const t = target ? file.valueOf(target) : undefined;
+  // As the run has them: a launch line's --max_source_length / --max_target_length, else the fields' defaults.
+  const run = (e: Entry | undefined): Val | undefined =>
+    e && ((e.valueNode && parsedOption(file, e.rawKey, e.valueNode, 0)) || file.valueOf(e));
+  const s = run(source);
+  const t = run(target);
   if (!target || s?.k !== 'lit' || t?.k !== 'lit' || typeof s.v !== 'number' || typeof t.v !== 'number') return;
   file.facts.push({
     key: 'seqLen',

@@ -164,6 +164,31 @@ describe('analyzers: the sequence length a Trainer script pads to', () => {
     assert.equal(long.setup?.target_len, 600);
   });
 
+  it("an encoder-decoder's max_source_length and max_target_length fields take the launch line's values", () => {
+    // transformers' old examples/seq2seq/finetune_trainer.py (exelents/try_t5_qa run-qa-3b.sh: `deepspeed
+    // finetune_trainer.py --model_name_or_path google/t5-v1_1-xl ... --max_source_length 100 --max_target_length 70`):
+    // its DataTrainingArguments default to 1024 and 128, which the launch line overrides.
+    const script = [
+      'from dataclasses import dataclass, field',
+      'from typing import Optional',
+      'from transformers import AutoModelForSeq2SeqLM, HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments',
+      '@dataclass',
+      'class DataTrainingArguments:',
+      '    max_source_length: Optional[int] = field(default=1024)',
+      '    max_target_length: Optional[int] = field(default=128)',
+      'parser = HfArgumentParser((DataTrainingArguments, Seq2SeqTrainingArguments))',
+      'data_args, training_args = parser.parse_args_into_dataclasses()',
+      'model = AutoModelForSeq2SeqLM.from_pretrained("google/t5-v1_1-xl")',
+      'Seq2SeqTrainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const launch = 'python main.py --output_dir o --max_source_length 100 --max_target_length 70\n';
+    const r = pipeline(launch, script);
+    assert.deepEqual([r.setup?.seq_len, r.setup?.target_len], [100, 70]);
+    const alone = pipeline(undefined, script);
+    assert.deepEqual([alone.setup?.seq_len, alone.setup?.target_len], [1024, 128]);
+  });
+
   it("an encoder-decoder's labels tokenized under as_target_tokenizer() or assigned to labels are its decoder's length", () => {
     // transformers 4.x's summarization scripts before text_target= (`with tokenizer.as_target_tokenizer(): labels =
     // tokenizer(targets, max_length=max_target_length, ...)`), and scripts that tokenize the labels in a call of their
