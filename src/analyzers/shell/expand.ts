@@ -17,6 +17,9 @@ import {
 } from './fields';
 import { evalArith } from './arith';
 import { countedPiece, countingCommand } from './counting-commands';
+
+/** `$(which X)` / `$(command -v X)` of a program name (no path, no variable): X, as the shell then runs it. */
+const FOUND_ON_PATH = /^\$\(\s*(?:which|command\s+-v)\s+([A-Za-z][\w.-]*)\s*\)$/;
 import { argumentsOf, positional, wordPiece } from './argv';
 
 /**
@@ -78,6 +81,12 @@ export function expandSegs(script: string, segs: readonly Seg[], env: Env, split
         if (folder !== undefined) {
           // The script's own folder: paths from it are written relative to the script, as the pipeline reads them.
           out.push({ text: folder, start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
+          break;
+        }
+        // `$(which torchrun)`, `$(command -v deepspeed)`: the path of a program on PATH, run as that program.
+        const found = FOUND_ON_PATH.exec(sub);
+        if (found) {
+          out.push({ text: found[1], start: s.start, end: s.end, exact: false, expanded: true, quoted: s.quoted });
           break;
         }
         const counted = countingCommand(sub, env);

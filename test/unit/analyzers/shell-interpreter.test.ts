@@ -48,4 +48,21 @@ describe('shell analyzer: the interpreter of a launch line', () => {
       undefined,
     );
   });
+
+  it('a launcher found on PATH, `$(which torchrun)`, runs as torchrun (UFResearchComputing/Llama2_on_HPG multi_node.sh)', () => {
+    // finetuning/code/multi_node.sh (abridged): `TORCHRUN_PATH=$(which torchrun)`, then `srun $TORCHRUN_PATH ...`:
+    // "no model found" before; 4 processes on each of 2 nodes.
+    const text = [
+      'TORCHRUN_PATH=$(which torchrun)',
+      'srun $TORCHRUN_PATH --nproc_per_node=4 --nnodes=2 finetuning.py --enable_fsdp \\',
+      '  --model_name meta-llama/Llama-2-13b-hf --output_dir out',
+      '',
+    ].join('\n');
+    assert.equal(value(text, 'model'), 'meta-llama/Llama-2-13b-hf');
+    assert.equal(value(text, 'gpusPerNode'), 4);
+    assert.equal(
+      value('X=$(command -v deepspeed)\n$X --num_gpus 2 train.py --model_name_or_path gpt2\n', 'gpusPerNode'),
+      2,
+    );
+  });
 });
