@@ -12,7 +12,8 @@ import type { EstimateContext, StageContext } from '../estimate/context';
 import { decodeTails } from './generation';
 import { layerActivations, noGradLayerBytes, type ActivationPlan } from './activations';
 import { lossAt } from './logits-loss';
-import { decoderLength, isEncoderDecoder } from './activations/encoder-decoder';
+import { decoderLength } from './activations/encoder-decoder';
+import { isEncoderDecoder } from '../architecture';
 
 /** What the evaluation phase holds besides the persistent components; evalBatch undefined: no evaluation phase. */
 export interface EvaluationWork {

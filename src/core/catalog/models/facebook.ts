@@ -299,6 +299,37 @@ export const OPT_XLM_ROBERTA: readonly CatalogModel[] = [
   },
 ];
 
+/** bart-large's shape, shared by its fine-tunes, DistilBART and mBART (12 + 12 layers of 1,024, 16 heads, MLP 4,096). */
+const BART_LARGE_SHAPE = {
+  activation_function: 'gelu',
+  d_model: 1024,
+  decoder_attention_heads: 16,
+  decoder_ffn_dim: 4096,
+  decoder_layers: 12,
+  dropout: 0.1,
+  encoder_attention_heads: 16,
+  encoder_ffn_dim: 4096,
+  encoder_layers: 12,
+  max_position_embeddings: 1024,
+} as const;
+/** The summarization fine-tunes' and mBART's: no attention or activation dropout. */
+const NO_INNER_DROPOUT = { activation_dropout: 0, attention_dropout: 0 } as const;
+const CNN = {
+  model_type: 'bart',
+  architectures: ['BartForConditionalGeneration'],
+  ...BART_LARGE_SHAPE,
+  ...NO_INNER_DROPOUT,
+  scale_embedding: false,
+  vocab_size: 50264,
+} as const;
+const MBART = {
+  model_type: 'mbart',
+  architectures: ['MBartForConditionalGeneration'],
+  ...BART_LARGE_SHAPE,
+  ...NO_INNER_DROPOUT,
+  scale_embedding: true,
+} as const;
+
 /**
  * BART (Lewis et al. 2019) and mBART (Liu et al. 2020): encoder-decoders with learned positions (2 extra rows), a
  * LayerNorm on each stack's embeddings, GELU, the head tied to the shared embedding. mBART normalizes before each
@@ -334,114 +365,37 @@ export const BART: readonly CatalogModel[] = [
     config: {
       model_type: 'bart',
       architectures: ['BartModel'],
+      ...BART_LARGE_SHAPE,
       activation_dropout: 0.1,
-      activation_function: 'gelu',
       attention_dropout: 0.1,
-      d_model: 1024,
-      decoder_attention_heads: 16,
-      decoder_ffn_dim: 4096,
-      decoder_layers: 12,
-      dropout: 0.1,
-      encoder_attention_heads: 16,
-      encoder_ffn_dim: 4096,
-      encoder_layers: 12,
-      max_position_embeddings: 1024,
       scale_embedding: false,
       vocab_size: 50265,
     },
     source: hf('facebook/bart-large'),
   },
+  // The summarization fine-tunes: bart-large's shapes with one vocabulary row fewer.
   {
-    // The summarization fine-tunes: bart-large's shapes with one vocabulary row fewer.
     id: 'facebook/bart-large-cnn',
     aliases: ['facebook/bart-large-xsum'],
-    config: {
-      model_type: 'bart',
-      architectures: ['BartForConditionalGeneration'],
-      activation_dropout: 0,
-      activation_function: 'gelu',
-      attention_dropout: 0,
-      d_model: 1024,
-      decoder_attention_heads: 16,
-      decoder_ffn_dim: 4096,
-      decoder_layers: 12,
-      dropout: 0.1,
-      encoder_attention_heads: 16,
-      encoder_ffn_dim: 4096,
-      encoder_layers: 12,
-      max_position_embeddings: 1024,
-      scale_embedding: false,
-      vocab_size: 50264,
-    },
+    config: CNN,
     source: hf('facebook/bart-large-cnn'),
   },
   {
     // DistilBART (Shleifer and Rush 2020): bart-large-cnn's 12 encoder layers and 6 of its decoder layers.
     id: 'sshleifer/distilbart-cnn-12-6',
-    config: {
-      model_type: 'bart',
-      architectures: ['BartForConditionalGeneration'],
-      activation_dropout: 0,
-      activation_function: 'gelu',
-      attention_dropout: 0,
-      d_model: 1024,
-      decoder_attention_heads: 16,
-      decoder_ffn_dim: 4096,
-      decoder_layers: 6,
-      dropout: 0.1,
-      encoder_attention_heads: 16,
-      encoder_ffn_dim: 4096,
-      encoder_layers: 12,
-      max_position_embeddings: 1024,
-      scale_embedding: false,
-      vocab_size: 50264,
-    },
+    config: { ...CNN, decoder_layers: 6 },
     source: hf('sshleifer/distilbart-cnn-12-6'),
   },
   {
     id: 'facebook/mbart-large-cc25',
-    config: {
-      model_type: 'mbart',
-      architectures: ['MBartForConditionalGeneration'],
-      activation_dropout: 0,
-      activation_function: 'gelu',
-      attention_dropout: 0,
-      d_model: 1024,
-      decoder_attention_heads: 16,
-      decoder_ffn_dim: 4096,
-      decoder_layers: 12,
-      dropout: 0.1,
-      encoder_attention_heads: 16,
-      encoder_ffn_dim: 4096,
-      encoder_layers: 12,
-      max_position_embeddings: 1024,
-      scale_embedding: true,
-      vocab_size: 250027,
-    },
+    config: { ...MBART, vocab_size: 250027 },
     source: hf('facebook/mbart-large-cc25'),
   },
   {
     // mBART-50 (Tang et al. 2020): mbart-large-cc25 extended to 50 languages' codes.
     id: 'facebook/mbart-large-50',
     aliases: ['facebook/mbart-large-50-many-to-many-mmt', 'facebook/mbart-large-50-one-to-many-mmt'],
-    config: {
-      model_type: 'mbart',
-      architectures: ['MBartForConditionalGeneration'],
-      activation_dropout: 0,
-      activation_function: 'gelu',
-      attention_dropout: 0,
-      d_model: 1024,
-      decoder_attention_heads: 16,
-      decoder_ffn_dim: 4096,
-      decoder_layers: 12,
-      dropout: 0.1,
-      encoder_attention_heads: 16,
-      encoder_ffn_dim: 4096,
-      encoder_layers: 12,
-      max_position_embeddings: 1024,
-      scale_embedding: true,
-      vocab_size: 250054,
-    },
+    config: { ...MBART, vocab_size: 250054 },
     source: hf('facebook/mbart-large-50'),
   },
 ];

@@ -2,7 +2,7 @@
 // linear and the norms, bound to this block), the dispatch to the family's block (families.ts, decoder.ts), and what
 // the block's backward holds at its largest op. Pure arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
-import { type Architecture, type LinearModule, linearModules } from '../../architecture';
+import { type Architecture, isEncoderDecoder, type LinearModule, linearModules } from '../../architecture';
 import { type ForwardSequence, Tape, type Tensor, type Weight } from '../saved-tensors';
 import { decoderBlock } from './decoder';
 import { falconBlock } from './falcon';
@@ -25,7 +25,6 @@ import type { MoeInfo } from './moe';
 import { familyLayerNorm, rmsNormOf } from './norms';
 import type { ActivationPlan, LayerActivations, LinearFn } from './plan';
 import { bartBlocks } from './bart';
-import { isEncoderDecoder } from './encoder-decoder';
 import { t5Blocks } from './t5';
 import { unslothBlock, unslothFastPath } from './unsloth';
 

@@ -3,8 +3,6 @@
 // arithmetic; no I/O.
 // Docs: docs/estimate/activations.md
 import { isEncoderDecoder, type Architecture } from '../../architecture';
-
-export { isEncoderDecoder };
 import type { TrainingSetup } from '../../setup';
 import type { SavedEntry, Tape } from '../saved-tensors';
 import type { BlockContext } from './block';

@@ -23,7 +23,8 @@ import { causalMask } from './causal-mask';
 import { dequantPlan } from './dequant';
 import { litgptQkvPlan } from './litgpt';
 import { expertLoraPlan } from './expert-lora';
-import { decoderLength, isEncoderDecoder } from './encoder-decoder';
+import { decoderLength } from './encoder-decoder';
+import { isEncoderDecoder } from '../../architecture';
 
 /** The activation terms of a stage, for the phases to place. */
 export interface StageActivations {
