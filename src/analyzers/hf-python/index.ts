@@ -34,6 +34,7 @@ import { isLigerPatch, ligerPatch } from './liger-patch';
 import { repeatedKeywords } from './repeated-keywords';
 import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
+import { checkpointingAttribute } from './checkpointing-attribute';
 import { CONFIG_OPTION } from '../config-arguments';
 import { noteArgumentsFile } from './arguments-file';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
@@ -614,6 +615,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
     )
       checkpointingCall(file, c, last, loop ? 'pytorch' : 'hf-trainer');
   }
+  checkpointingAttribute(file, loop ? 'pytorch' : 'hf-trainer');
   // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
   // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
   const released = file.facts.some((f) => f.key === 'evalLogitsReleased');
