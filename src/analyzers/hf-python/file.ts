@@ -100,6 +100,8 @@ export class PythonFile {
   /** Each argparse dest's first option: its parser (the receiver of add_argument) and its flag. */
   readonly argparseDests = new Map<string, { readonly parser: string; readonly flag: string }>();
   readonly parsedClasses = new Set<string>();
+  /** Names a star-imported module of the project binds to its parsed command line (`from config import *`). */
+  readonly starParsedArgs = new Set<string>();
   /** Script defaults by option / field name; 'ambiguous' when two options or fields of that name disagree. */
   readonly scriptDefaults = new Map<string, ScriptDefault | 'ambiguous'>();
   /** Attribute names assigned anywhere (`args.x = ...`): a default of that name may not be what runs. */

@@ -12,7 +12,7 @@ import { besideModule, projectImports } from './imported-constants';
 import type { FactValue, Tool } from '../facts';
 import { mapEntry } from './mapping';
 import { HF_ARGS, TRL_CONFIGS } from './vocab';
-import { noteDefault, PARSED_ARGS_CALL, type ScriptDefault } from './script-defaults';
+import { noteDefault, PARSED_ARGS_CALL, parsesCommandLine, type ScriptDefault } from './script-defaults';
 import { children, clip, span } from './syntax';
 import { dataclassFields, isArgparseOption, noteArgparse } from './classes';
 import { postInitSplits } from './post-init-splits';
@@ -51,6 +51,48 @@ export function importedArgumentParsers(file: PythonFile): void {
   }
 }
 
+/**
+ * A module of the project imported whole (`from config import *`) that builds an argparse parser and parses the command
+ * line at its top level (`args = parser.parse_args()`): its options are the script's, and the name it binds (`args`)
+ * holds them in the script, their defaults read in the module and said at the import.
+ */
+export function starImportedParser(file: PythonFile): void {
+  // Most scripts import no module whole: answered from the text before the imports are parsed.
+  if (!file.readModule || !/^\s*from\s+\S+\s+import\s+\*/m.test(file.text)) return;
+  for (const imp of projectImports(file.text, file.root)) {
+    if (!imp.star) continue;
+    const found = definingModule(file, imp.path);
+    if (!found || !/\.add_argument\s*\(/.test(found.text)) continue;
+    const module = parsedModule(found.text);
+    const names = parsedAtTop(module);
+    const at = starImportAt(file, imp.path);
+    if (names.length === 0 || !at) continue;
+    for (const name of names) file.starParsedArgs.add(name);
+    noteOptions(file, names[0], found, at);
+  }
+}
+
+/** The names a module binds at its top level to what its parser parses (`args = parser.parse_args()`). */
+function parsedAtTop(module: PythonFile): string[] {
+  return children(module.root).flatMap((st) => {
+    const target = st.name === 'AssignStatement' ? st.firstChild : null;
+    const value = st.lastChild;
+    if (target?.name !== 'VariableName' || target.nextSibling?.name !== 'AssignOp') return [];
+    return parsesCommandLine(module, value) ? [module.text.slice(target.from, target.to)] : [];
+  });
+}
+
+/** The `from x import *` statement of the file for the module at `path`. */
+function starImportAt(file: PythonFile, path: string): SyntaxNode | undefined {
+  const module = path.replace(/(\/__init__)?\.py$/, '').replace(/\//g, '.');
+  return children(file.root).find(
+    (st) =>
+      st.name === 'ImportStatement' &&
+      st.getChild('*') !== null &&
+      new RegExp(`^from\\s+\\.?${module.replace(/\./g, '\\.')}\\s+import`).test(file.text.slice(st.from, st.to)),
+  );
+}
+
 /** A module's text as a file of its own, parsed. */
 function parsedModule(text: string): PythonFile {
   const module = new PythonFile(text);
@@ -72,10 +114,11 @@ function noteOptions(
   file: PythonFile,
   local: string,
   found: { readonly text: string; readonly shownAs: string },
+  at?: SyntaxNode,
 ): void {
   const module = parsedModule(found.text);
   for (const c of callsEndingIn(module, 'add_argument')) noteArgparse(module, c);
-  const where = file.callsNamed(local)[0] ?? file.root;
+  const where = at ?? file.callsNamed(local)[0] ?? file.root;
   for (const name of module.requiredOptions) file.requiredOptions.add(name);
   for (const name of module.manyOptions) file.manyOptions.add(name);
   for (const [name, d] of module.fieldDefaults) {
@@ -124,7 +167,7 @@ function noteModuleDefault(
 export function definingModule(
   file: PythonFile,
   path: string,
-  name: string,
+  name?: string,
 ): { readonly text: string; readonly shownAs: string } | undefined {
   const read = file.readModule!;
   const init = path.replace(/\.py$/, '/__init__.py');
@@ -132,7 +175,7 @@ export function definingModule(
   const places = /^\.\.?\//.test(path) ? [path, init] : [path, init, `src/${path}`, `src/${init}`];
   const at = places.find((p) => read(p) !== undefined);
   const found = at === undefined ? undefined : read(at);
-  if (!at || !found || definesName(found.text, name)) return found;
+  if (!at || !found || name === undefined || definesName(found.text, name)) return found;
   const via = projectImports(found.text).find((i) => i.names.some(([local]) => local === name));
   const inNext = via?.names.find(([local]) => local === name)?.[1];
   if (!via || inNext === undefined) return found;

@@ -75,7 +75,7 @@ import {
   otherFrameworkTrainer,
   noteOtherFrameworkTrainer,
 } from './classes';
-import { importedArgumentClasses, importedArgumentParsers } from './imported-arguments';
+import { importedArgumentClasses, importedArgumentParsers, starImportedParser } from './imported-arguments';
 import { projectGrpoTrainers } from './grpo-forks';
 import { visionTowerUnfrozen } from './vision-tower';
 import { SAGEMAKER_ESTIMATORS, sagemakerEstimator } from './sagemaker';
@@ -233,6 +233,7 @@ function afterWalk(
   collectClasses(file, classes);
   importedArgumentClasses(file);
   importedArgumentParsers(file);
+  starImportedParser(file);
   visionTowerUnfrozen(file, projectGrpoTrainers(file));
   // From here on what the file's tests read is settled (its options, arguments classes and command): each test's truth
   // is worked out once (branches.ts testValue).

@@ -330,7 +330,8 @@ function holdsParsedArgs(file: PythonFile, obj: string, use: SyntaxNode, hops = 
           ? found.binding.rhs
           : null,
     );
-  if (found.param === undefined) return false;
+  // Not bound here: a name a star-imported module binds to its parse_args() (`from config import *`).
+  if (found.param === undefined) return file.starParsedArgs.has(obj);
   return /(^|_)(args|arguments)$/.test(obj) || (hops < 3 && passedParsedArgs(file, found.param, hops + 1));
 }
 

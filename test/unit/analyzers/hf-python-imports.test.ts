@@ -235,6 +235,34 @@ describe('hf-python: constants imported from the project', () => {
     assert.deepEqual([launched.setup?.model, launched.setup?.micro_batch_size], ['bert-base-uncased', 4]);
   });
 
+  it('a module imported whole that parses the command line at its top level: its `args` is the script\'s', () => {
+    // `from config import *`, config.py building the parser and binding `args = parser.parse_args()` at its top level.
+    const config =
+      'import argparse\nparser = argparse.ArgumentParser()\n' +
+      'parser.add_argument("--model_path", default="meta-llama/Llama-2-7b-hf")\n' +
+      'parser.add_argument("--batch_size", type=int, default=4)\n' +
+      'args = parser.parse_args()\n';
+    const trainer =
+      'from config import *\nfrom transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n' +
+      'model = AutoModelForCausalLM.from_pretrained(args.model_path)\n' +
+      'targs = TrainingArguments(output_dir="o", per_device_train_batch_size=args.batch_size, bf16=True)\n' +
+      'Trainer(model=model, args=targs).train()\n';
+    const files = { '/p/config.py': config, '/p/train.py': trainer };
+    const alone = runOf(files, '/p/train.py');
+    assert.deepEqual([alone.setup?.model, alone.setup?.micro_batch_size], ['meta-llama/Llama-2-7b-hf', 4]);
+    const batch = runFact(alone, 'microBatchSize')!;
+    assert.match(batch.fact.rawValue, /argparse default of --batch_size in config\.py, line 4/);
+    const launched = runOf(
+      { ...files, '/p/run.sh': 'python train.py --model_path Qwen/Qwen2.5-0.5B --batch_size 2\n' },
+      '/p/run.sh',
+    );
+    assert.deepEqual([launched.setup?.model, launched.setup?.micro_batch_size], ['Qwen/Qwen2.5-0.5B', 2]);
+    // A module imported whole that parses nothing at its top level gives the script no `args`.
+    const inFunction = config.replace('args = parser.parse_args()', 'def get():\n    return parser.parse_args()');
+    const none = runOf({ '/p/config.py': inFunction, '/p/train.py': trainer }, '/p/train.py');
+    assert.equal(none.setup?.model, undefined);
+  });
+
   it("an HfArgumentParser a project module builds in `parse_args()`: its dataclasses' fields are options, `args[1].x` too", () => {
     // sophus1004/Portfolio llm_dpo_trainer (abridged): arguments.py's parse_args() returns the dataclasses it parses,
     // train.py takes `model_args = args[1]` and loads with `attn_implementation=model_args.attention_implementation`.
