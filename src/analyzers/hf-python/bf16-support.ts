@@ -1,6 +1,7 @@
 // `bf16=is_bfloat16_supported(), fp16=not is_bfloat16_supported()` (Unsloth's notebooks, and scripts that ask torch):
 // the run takes 16-bit mixed precision whichever GPU it meets, bf16 where the GPU computes in it and fp16 elsewhere.
 // Read as on a GPU that supports bf16, an assumption said at the keyword: both AMP dtypes keep the same bytes.
+// `fp16=torch.cuda.is_available()` ("use 16-bit if GPU"): True on the GPU the estimate is for, said at the keyword.
 // Pure: no I/O, no node:* and no 'vscode'.
 import type { SyntaxNode } from '@lezer/common';
 import type { CanonicalKey } from '../facts';
@@ -18,15 +19,26 @@ const BF16_PREDICATES: ReadonlySet<string> = new Set([
   'transformers.utils.is_torch_bf16_gpu_available',
 ]);
 
+/** The calls that answer whether the process sees a CUDA GPU. */
+const CUDA_PREDICATES: ReadonlySet<string> = new Set(['torch.cuda.is_available', 'cuda.is_available']);
+
+const CUDA_NOTE = 'is True on the GPU the estimate is for';
+
 export const BF16_SUPPORT_NOTE =
   'is True on GPUs that compute in bf16 (compute capability 8.0 and later: A100, H100, RTX 30 and 40 series) and ' +
   'read as such; on a T4 or V100 the run takes fp16 mixed precision instead, which keeps the same bytes';
 
+/** What a GPU question answers on the GPU the estimate is for, and whether it asked for a GPU at all (not for bf16). */
+interface GpuAnswer {
+  readonly value: boolean;
+  readonly cuda: boolean;
+}
+
 /**
- * True for `pred()`, false for `not pred()`, where pred asks the GPU for bf16 (directly, or through a name assigned
- * once from such an expression); undefined for anything else.
+ * True for `pred()`, false for `not pred()`, where pred asks the GPU for bf16 or whether there is a GPU (directly, or
+ * through a name assigned once from such an expression); undefined for anything else.
  */
-export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): boolean | undefined {
+export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): GpuAnswer | undefined {
   if (depth > 4) return undefined;
   if (node.name === 'ParenthesizedExpression' && node.firstChild?.nextSibling)
     return bf16Support(file, node.firstChild.nextSibling, depth + 1);
@@ -34,12 +46,14 @@ export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): bool
   const tree = node.name === 'UnaryExpression' ? booleanTree(node) : undefined;
   if (tree?.op === 'not' && tree.operand.op === 'leaf') {
     const inner = bf16Support(file, tree.operand.node, depth + 1);
-    return inner === undefined ? undefined : !inner;
+    return inner === undefined ? undefined : { ...inner, value: !inner.value };
   }
   if (node.name === 'CallExpression') {
     const name = file.calleeName(node);
     const bare = node.getChild('ArgList')?.getChildren('VariableName').length === 0;
-    return name !== undefined && BF16_PREDICATES.has(name) && bare ? true : undefined;
+    if (name === undefined || !bare) return undefined;
+    if (BF16_PREDICATES.has(name)) return { value: true, cuda: false };
+    return CUDA_PREDICATES.has(name) ? { value: true, cuda: true } : undefined;
   }
   if (node.name === 'VariableName') {
     const value = file.bindingValue(node);
@@ -54,9 +68,11 @@ export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): bool
  */
 export function bf16SupportFact(file: PythonFile, e: Entry, key: Extract<CanonicalKey, 'bf16' | 'fp16'>): boolean {
   if (!e.valueNode) return false;
-  const value = bf16Support(file, e.valueNode);
-  if (value === undefined) return false;
+  const answer = bf16Support(file, e.valueNode);
+  if (answer === undefined) return false;
+  const { value } = answer;
   const written = file.text.slice(e.valueSpan.start, e.valueSpan.end);
+  const note = answer.cuda ? CUDA_NOTE : BF16_SUPPORT_NOTE;
   file.facts.push({
     key,
     rawKey: e.rawKey,
@@ -67,7 +83,7 @@ export function bf16SupportFact(file: PythonFile, e: Entry, key: Extract<Canonic
     // VRAM Lens's reading, not a default of the trainer the keyword is given to.
     tool: 'vram-lens',
     origin: 'call-default',
-    defaultNote: `${written} ${BF16_SUPPORT_NOTE}`,
+    defaultNote: `${written} ${note}`,
   });
   return true;
 }

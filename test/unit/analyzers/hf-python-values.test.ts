@@ -131,6 +131,13 @@ describe("hf-python: the script's own values", () => {
       [false, 'call-default', 'vram-lens'],
     ]);
     assert.match(last(r, 'bf16')?.defaultNote ?? '', /^use_bf16 is True on GPUs that compute in bf16 .* fp16 mixed/);
+    // `fp16=torch.cuda.is_available()` ("use 16-bit if GPU", Ycmmn/T5-CNN-dailymail-summarization src/config.py:13):
+    // True on the GPU the estimate is for. It was read as not known, so no mixed precision.
+    const cuda = analyzeHfPython(
+      'import torch\ngpu = torch.cuda.is_available()\na = TrainingArguments(output_dir="o", fp16=gpu, bf16=not gpu)\n',
+    );
+    assert.deepEqual([last(cuda, 'fp16')?.value, last(cuda, 'bf16')?.value], [true, false]);
+    assert.equal(last(cuda, 'fp16')?.defaultNote, 'gpu is True on the GPU the estimate is for');
     // Anything else about the GPU stays unknown.
     const other = analyzeHfPython('args = TrainingArguments(output_dir="o", bf16=torch.cuda.device_count() > 1)\n');
     assert.ok(isUnknown(last(other, 'bf16')?.value as FactValue | Unknown));
