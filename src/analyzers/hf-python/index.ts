@@ -35,6 +35,7 @@ import { repeatedKeywords } from './repeated-keywords';
 import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
 import { checkpointingAttribute } from './checkpointing-attribute';
+import { minimumVersion } from './min-version';
 import { CONFIG_OPTION } from '../config-arguments';
 import { noteArgumentsFile } from './arguments-file';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
@@ -290,6 +291,7 @@ function readSettled(
   noTrainingSeen(file);
   frozenByName(file);
   lastStageOnly(file);
+  minimumVersion(file, calls);
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options; a script read again with a launch line's
   // options (ConfigFacts.readsLaunchOptions) needs them to know which take several words.
