@@ -10,7 +10,7 @@ import type { FileReader, InputFile, PipelineResult } from './pipeline';
 import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins } from './pins';
 import { transformersOfGitCommit, type TransformersFromGit } from './transformers-git';
 import { locateOffset } from './resolve';
-import { AUTO_DTYPE_NOTE } from './resolve/model';
+import { AUTO_DTYPE_NOTE, AUTO_DTYPE_WHY, ownWeightDtype } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
 import {
   transformersOfTrlRelease,
@@ -221,6 +221,13 @@ function float32BeforeTransformers5(
   const p = provenance.weights_dtype;
   if (!olderThan(setup.transformers_version, 5, 0) || p?.kind !== 'default' || !p.note?.startsWith(AUTO_DTYPE_NOTE))
     return setup;
+  const config = setup.architecture ?? (setup.model ? catalogModel(setup.model)?.config : undefined);
+  const own = config ? ownWeightDtype(config) : undefined;
+  if (own) {
+    const note = p.note.replace(AUTO_DTYPE_WHY, `under transformers ${setup.transformers_version} too: ${own}`);
+    provenance.weights_dtype = { ...p, note };
+    return setup;
+  }
   provenance.weights_dtype = {
     kind: 'default',
     owner: 'hf-trainer',

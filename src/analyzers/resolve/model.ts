@@ -8,7 +8,7 @@ import { heredocNamingModel } from '../heredoc';
 import { NO_TRAINING_ESTIMATE } from '../trains';
 import { locateOffset } from './locate';
 import type { Location } from '../scenario';
-import { HfConfigSchema, olderThan } from '../../core';
+import { FAMILY_TRAITS, HfConfigSchema, olderThan, parseArchitecture, type HfConfig } from '../../core';
 import { fileProv, numberOf, type ResolveContext } from './context';
 import type { WinningFact } from './types';
 
@@ -49,7 +49,8 @@ function inlineArchitecture(ctx: ResolveContext, w: WinningFact): boolean {
 
 /** The note of a from_pretrained load in the checkpoint's dtype (transformers 5's default), which a 4.x pin takes back. */
 export const AUTO_DTYPE_NOTE = "from_pretrained without a dtype loads the checkpoint's ";
-const AUTO_DTYPE_WHY = '(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)';
+export const AUTO_DTYPE_WHY =
+  '(dtype="auto", the default since transformers 5; 4.x loaded float32: pass dtype to pin it)';
 
 /** A fact's JSON text as a value; undefined when it is not JSON. */
 function jsonOf(value: unknown): unknown {
@@ -132,9 +133,12 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   // PR 42805). A model id given to a TRL trainer follows TRL's release (pipeline.ts trlModelDtype, after the pins).
   const fromPretrained = loadsFromPretrained(ctx);
   const ckptDtype = checkpointDtype(r.model.config);
+  // A family whose remote code builds its weights in a dtype of its own does so under transformers 4 too.
+  const own = ownWeightDtype(r.model.config);
+  const version = setup.transformers_version as string | undefined;
   if (
     fromPretrained &&
-    !olderThan(setup.transformers_version as string | undefined, 5, 0) &&
+    (!olderThan(version, 5, 0) || own) &&
     !decided.weightsDtype &&
     prov.weights_dtype?.kind === 'default' &&
     ckptDtype &&
@@ -143,7 +147,8 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
     const name = ckptDtype === 'bf16' ? 'bfloat16' : 'float16';
     setup.weights_dtype = ckptDtype;
     const owner = decided.model?.fact.loadsCheckpointDtype ? decided.model.fact.tool : 'hf-trainer';
-    prov.weights_dtype = { kind: 'default', owner, note: `${AUTO_DTYPE_NOTE}${name} ${AUTO_DTYPE_WHY}` };
+    const why = olderThan(version, 5, 0) && own ? `under transformers ${version} too: ${own}` : AUTO_DTYPE_WHY;
+    prov.weights_dtype = { kind: 'default', owner, note: `${AUTO_DTYPE_NOTE}${name} ${why}` };
   }
   autoDtype(ctx, r.model.config);
   // A pre-quantized checkpoint (bitsandbytes, GPTQ, AWQ upload) is loaded in its stored bits whatever the script says;
@@ -262,4 +267,10 @@ export function loadsFromPretrained(ctx: ResolveContext): boolean {
   return ctx.files.some((f) =>
     f.facts.facts.some((x) => x.key === 'model' && x.rawKey === 'pretrained_model_name_or_path'),
   );
+}
+
+/** Why the model's own code builds its weights in a dtype of its own (FamilyTraits.ownWeightDtype), if it does. */
+export function ownWeightDtype(config: HfConfig): string | undefined {
+  const parsed = parseArchitecture(config);
+  return parsed.ok ? FAMILY_TRAITS[parsed.arch.family].ownWeightDtype : undefined;
 }

@@ -194,6 +194,11 @@ export interface FamilyTraits {
    */
   readonly remoteCodeLoss?: 'own' | '4.36.0';
   /**
+   * The family's remote code builds its weights in a dtype of its own, not torch's default: a from_pretrained without
+   * a dtype loads the checkpoint's 16 bits under transformers 4 too (why, with the source).
+   */
+  readonly ownWeightDtype?: string;
+  /**
    * Before this transformers release (major, minor) the family's causal-LM class computed its own loss as
    * GPT2LMHeadModel does: `shift_logits = lm_logits[..., :-1, :].contiguous()` on the 16-bit logits, then
    * CrossEntropyLoss, with no `.float()` (which Llama-style classes had in their forward until 4.46 and
@@ -696,6 +701,9 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
     gatedMlpStyle: 'chatglm',
     partialRotary: 0.5,
     remoteCodeLoss: 'own',
+    ownWeightDtype:
+      "ChatGLM2 / 3's remote code builds every layer in the config's torch_dtype (modeling_chatglm.py " +
+      '_config_to_kwargs: dtype=config.torch_dtype), whatever transformers release loads it',
   },
   chatglm1: {
     ...DECODER,
@@ -710,6 +718,9 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
       why: "ChatGLM-6B's remote code computes attention in its own eager attention_fn (baddbmm, an fp32 softmax): eager attention is used",
     },
     remoteCodeLoss: '4.36.0',
+    ownWeightDtype:
+      "ChatGLM-6B's remote code builds its layers in half precision (modeling_chatglm.py: params_dtype=torch.half), " +
+      'whatever transformers release loads it',
   },
   stablelm: { ...DECODER, norm: 'layer', qkvBiasFlag: 'use_qkv_bias', qkNorm: 'qk_layernorm', partialRotary: 0.25 },
   minicpm: { ...DECODER, rmsNormStyle: 't5', tiedDefault: true, remoteCodeLoss: '4.36.0' },
