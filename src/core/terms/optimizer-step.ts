@@ -1,5 +1,6 @@
 // Term: optimizer step temporaries, live at the step only. AdamW foreach: one copy of exp_avg_sq (_foreach_sqrt), two
-// before PyTorch 2.1, the largest tensor's before 2.0 (the per-tensor loop); RMSprop foreach: one copy of square_avg;
+// before PyTorch 2.1, the largest tensor's before 2.0 (the per-tensor loop), and FSDP1's largest flat parameter before
+// 2.1; RMSprop foreach: one copy of square_avg;
 // HF AdamW: the largest tensor's denominator; Adafactor: 2 fp32 tensors of the largest; torchao AdamW4bit: the largest
 // tensor's two states in fp32; Muon: Newton-Schulz iterates of the largest hidden matrix in bf16; GaLore: the SVD of
 // the largest target in fp32; ZeRO-1/2: the fp32 gradient partition, or the overflow check before it when larger;
@@ -34,11 +35,28 @@ const FOREACH: readonly AdamwTemporaries[] = [
 ];
 
 export function adamwTemporariesOf(
-  setup: Pick<TrainingSetup, 'optimizer' | 'optimizer_in_backward' | 'pytorch_version'>,
+  setup: Pick<
+    TrainingSetup,
+    'optimizer' | 'optimizer_in_backward' | 'pytorch_version' | 'fsdp' | 'fsdp_version' | 'fsdp_use_orig_params'
+  >,
 ): AdamwTemporaries {
   if (setup.optimizer !== 'adamw' || setup.optimizer_in_backward) return NO_TEMPORARIES;
-  if (olderThan(setup.pytorch_version, 2, 0)) return PER_TENSOR;
+  if (olderThan(setup.pytorch_version, 2, 0) || steppedFlatParameters(setup)) return PER_TENSOR;
   return FOREACH[olderThan(setup.pytorch_version, 2, 1) ? 1 : 0];
+}
+
+/**
+ * FSDP1's FlatParameters handed to a PyTorch 2.0 optimizer (use_orig_params false): 2.0's foreach default takes only
+ * tensors whose type is exactly Tensor or Parameter (torch/optim/optimizer.py _default_to_fused_or_foreach:
+ * `type(p) in _default_foreach_fused_supported_types`), and FlatParameter was a subclass of Parameter until 2.1 made
+ * it a plain Parameter marked _is_flat_param (flat_param.py FlatParameter.__new__): the per-tensor loop, one flat
+ * parameter at a time.
+ */
+function steppedFlatParameters(
+  setup: Pick<TrainingSetup, 'pytorch_version' | 'fsdp' | 'fsdp_version' | 'fsdp_use_orig_params'>,
+): boolean {
+  const fsdp1 = setup.fsdp !== 'none' && setup.fsdp_version !== 2 && setup.fsdp_use_orig_params === false;
+  return fsdp1 && olderThan(setup.pytorch_version, 2, 1);
 }
 
 /** A short key of the temporaries, for the replays' memo keys. */
@@ -142,19 +160,29 @@ function rmspropTemporaries(ctx: EstimateContext, subGroupElements: number | und
   return foreachTemporaries(ctx, 'RMSprop foreach temporaries', 1, what, subGroupElements ?? local, subGroupElements);
 }
 
-/** A per-tensor loop's temporaries (PyTorch before 2.0): `copies` of the largest trainable tensor at once. */
+/**
+ * A per-tensor loop's temporaries (PyTorch before 2.0, or FSDP1's flat parameters before 2.1): `copies` of the largest
+ * trainable tensor at once; of FSDP1's, the largest unit's flat shard (the root's embeddings and head, or a layer).
+ */
 function perTensorTemporaries(ctx: EstimateContext, label: string, copies: number, what: string): StepTemporary {
   const { stateBytes, savedStateBytes } = ctx.dtypes;
   const inv = ctx.model.inventory;
-  const largest = inv.largestTrainableTensor;
+  const flat = steppedFlatParameters(ctx.setup) && ctx.setup.method === 'full';
+  const largest = flat
+    ? Math.max(inv.largestBlock, inv.embedding + inv.head) / ctx.sharding.shardParams
+    : inv.largestTrainableTensor;
   // A modules_to_save copy (the embedding or the head) is the largest trainable tensor when there is one.
   const sb = inv.savedModules > 0 ? savedStateBytes : stateBytes;
+  const why = flat
+    ? `FSDP1's flat parameters under PyTorch ${ctx.setup.pytorch_version} are stepped one at a time (foreach takes ` +
+      'them from 2.1)'
+    : `PyTorch ${ctx.setup.pytorch_version} steps one tensor at a time (foreach from 2.0)`;
   return {
     label,
     bytes: copies * largest * sb,
     formula: () =>
-      `PyTorch ${ctx.setup.pytorch_version} steps one tensor at a time (foreach from 2.0): ${what}, of the largest ` +
-      `tensor: ${copies > 1 ? `${copies} x ` : ''}${formatCount(largest)} x ${sb} B`,
+      `${why}: ${what}, of the largest ${flat ? 'flat parameter shard' : 'tensor'}: ` +
+      `${copies > 1 ? `${copies} x ` : ''}${formatCount(largest)} x ${sb} B`,
   };
 }
 

@@ -150,6 +150,31 @@ describe("estimate: torch AdamW's step temporaries by PyTorch release", () => {
     assert.equal(t.bytes, 2 * 136_134_656 * 2);
   });
 
+  it("FSDP1's flat parameters under 2.0: the per-tensor loop, the largest unit's flat shard at a time", () => {
+    // Llama-2-7B full over 4 GPUs, use_orig_params false (llama-recipes' llama_finetuning.py, torch==2.0.1): 2.0's
+    // foreach takes only exact Tensor and Parameter types, and FlatParameter subclassed Parameter until 2.1. The largest
+    // flat parameter is the root unit's embedding and head, 2 x 32,000 x 4,096 = 262,144,000 over 4 ranks; fp32 states.
+    const fsdp = (pytorch_version: string, fsdp_use_orig_params: boolean) =>
+      setupFor('meta-llama/Llama-2-7b-hf', {
+        weights_dtype: 'fp32',
+        mixed_precision: 'bf16',
+        optimizer: 'adamw',
+        gpus_per_node: 4,
+        fsdp: 'full_shard',
+        fsdp_version: 1,
+        fsdp_use_orig_params,
+        pytorch_version,
+        seq_len: 512,
+      });
+    const flat = temps(run(fsdp('2.0.1', false)));
+    assert.equal(flat.label, 'AdamW per-tensor temporaries');
+    assert.equal(flat.bytes, 2 * (262_144_000 / 4) * 4);
+    assert.match(flat.formula, /FSDP1's flat parameters under PyTorch 2\.0\.1 are stepped one at a time/);
+    // With the original parameters, or from 2.1, foreach over the whole shard (2.0: two copies).
+    assert.equal(temps(run(fsdp('2.0.1', true))).bytes, 2 * (6_738_415_616 / 4) * 4);
+    assert.equal(temps(run(fsdp('2.1', false))).bytes, (6_738_415_616 / 4) * 4);
+  });
+
   it('names the release in the replays: the two-step replay reserves more for 2.0 than for 2.4', () => {
     const reserved = (v: string) => run(s(v)).perGpu.reservedBytes;
     assert.ok(reserved('2.0') > reserved('2.4'));
