@@ -236,6 +236,9 @@ function float32BeforeTransformers5(
   return { ...setup, weights_dtype: 'fp32' };
 }
 
+/** Tools whose default attention is the one transformers gives the model they load (not LitGPT's or torchtune's own). */
+const LOAD_THROUGH: ReadonlySet<string> = new Set(['hf-trainer', 'trl', 'axolotl', 'llamafactory', 'ms-swift']);
+
 /**
  * The HF Trainer's and TRL's default attention, SDPA from transformers 4.36 (its release notes: SDPA by default), is the
  * eager one under an earlier release a pin gives, and under a PyTorch before 2.1.1, for which transformers reports no
@@ -247,7 +250,9 @@ function eagerBeforeTransformers436(
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
 ): TrainingSetup {
   const p = provenance.attention;
-  if (p?.kind !== 'default' || p.note !== SDPA_DEFAULT_NOTE) return setup;
+  const transformersDefault =
+    p?.kind === 'default' && (p.note?.startsWith(SDPA_DEFAULT_NOTE) || LOAD_THROUGH.has(p.owner));
+  if (!transformersDefault || setup.attention !== 'sdpa') return setup;
   const note = olderThan(setup.transformers_version, 4, 36)
     ? `transformers ${setup.transformers_version} runs the eager attention (sdpa is the default from 4.36)`
     : olderThan(setup.pytorch_version, 2, 1, 1)

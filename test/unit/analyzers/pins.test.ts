@@ -637,6 +637,20 @@ describe('pins: transformers and torch versions from dependency files', () => {
     );
     assert.equal(run('torch==2.1.1\ntransformers==4.36.0\n').setup?.attention, 'sdpa');
   });
+
+  it("so for the tools that load through transformers: LLaMA-Factory's default attention under torch 1.13.1", () => {
+    // liuxiaohao-xn/llama-factory-tfr (a vendored LLaMA-Factory of November 2023) pins torch==1.13.1: its
+    // flash_attn: auto keeps transformers' default, which is eager there.
+    const yaml =
+      'model_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\ndo_train: true\nfinetuning_type: lora\n' +
+      'lora_target: q_proj,v_proj\ncutoff_len: 1024\nper_device_train_batch_size: 2\nbf16: true\n';
+    const run = (pin: string) =>
+      runPipeline([{ file: '/w/sft.yaml', text: yaml }], filesReader(new Map([['/w/requirements.txt', pin]])), {});
+    const old = run('torch==1.13.1\n');
+    assert.equal(old.setup?.attention, 'eager');
+    assert.equal(old.provenance.attention?.kind === 'default' && old.provenance.attention.owner, 'llamafactory');
+    assert.equal(run('torch==2.4.0\n').setup?.attention, 'sdpa');
+  });
 });
 
 describe("pins: a preference trainer's max_length by TRL release", () => {
