@@ -92,4 +92,31 @@ describe("llama-recipes' fine-tuning launch", () => {
     assert.equal(run(`${line} False`).setup?.fsdp, 'none');
     assert.equal(run(`${line} false`).setup?.fsdp, 'full_shard');
   });
+
+  it('reads the 2023 entry, llama_finetuning.py, with its own defaults: float32 weights, FSDP computing in bf16', () => {
+    // meta-llama/llama-recipes@b79f7ec5 README "Fine-tuning using FSDP Only" (August 2023), on 4 GPUs.
+    const line =
+      'torchrun --nnodes 1 --nproc_per_node 4 llama_finetuning.py --enable_fsdp --model_name meta-llama/Llama-2-7b-hf';
+    const s = run(line).setup!;
+    assert.deepEqual(
+      [s.fsdp, s.fsdp_version, s.fsdp_use_orig_params, s.weights_dtype, s.mixed_precision],
+      ['full_shard', 1, false, 'fp32', 'bf16'],
+    );
+    // batch_size_training 4 // micro_batch_size 4 = 1 accumulation step; samsum packed into 2,048-token rows.
+    assert.deepEqual(
+      [s.micro_batch_size, s.gradient_accumulation_steps, s.seq_len, s.batch_lengths],
+      [4, 1, 2048, 'fixed'],
+    );
+    // apply_fsdp_checkpointing's checkpoint_wrapper; the config's use_cache stays on (llama-cookbook#165 turned it off).
+    assert.deepEqual([s.gradient_checkpointing, s.checkpoint_wrapper, s.use_cache], ['full', true, true]);
+    assert.equal(s.transformers_version, '4.31');
+    // pure_bf16 casts the model and drops the policy; without FSDP nothing autocasts, whatever use_fp16 says.
+    const pure = run(`${line} --pure_bf16`).setup!;
+    assert.deepEqual([pure.weights_dtype, pure.mixed_precision], ['bf16', 'none']);
+    const single = run('python llama_finetuning.py --use_fp16 --model_name meta-llama/Llama-2-7b-hf').setup!;
+    assert.deepEqual([single.fsdp, single.weights_dtype, single.mixed_precision], ['none', 'fp32', 'none']);
+    // Another dataset's lengths are not read: the length is VRAM Lens's assumption, which says so.
+    const alpaca = run(`${line} --dataset alpaca_dataset`).provenance?.seq_len;
+    assert.match(alpaca?.kind === 'default' ? (alpaca.note ?? '') : '', /"alpaca_dataset": its lengths are not read/);
+  });
 });

@@ -14,11 +14,20 @@
 // - quantization "4bit" / "8bit": bitsandbytes through quantization_config (quant_type fp4, no double quant);
 // - batch_size_training (4) rows of context_length (4096) tokens when batching_strategy is "packing", rows padded to
 //   the longest of the batch when "padding"; gradient_accumulation_steps (1).
+// The entry before the package, `llama_finetuning.py` at the root of the repository (July-September 2023, vendored by
+// many projects), did otherwise (meta-llama/llama-recipes@b79f7ec5): the model loaded with no dtype (float32 under the
+// transformers 4 of its day) and cast to bf16 only under enable_fsdp with pure_bf16; under FSDP, fsdp_config's
+// mixed_precision (True) gathers and computes in bf16 (fp16 with use_fp16; policies bfSixteen_mixed / fpSixteen), and
+// without FSDP nothing autocasts (use_fp16 adds a GradScaler only); gradient_accumulation_steps is batch_size_training //
+// micro_batch_size (4 // 4); the default samsum_dataset is packed into 2,048-token chunks (ft_datasets/utils.py
+// Concatenator); FSDP gets no use_orig_params, and the model keeps its config's use_cache, so under the checkpoint_wrapper
+// the training forward builds the cache.
 // Fire reads each value as a Python literal: `--enable_fsdp` alone is True, `--enable_fsdp False` is False, and a
 // word that is no literal (`false`) is a non-empty string, which is true. Sources: meta-llama/llama-cookbook@0e00335
 // src/llama_cookbook/configs/{training,fsdp,peft,quantization}.py and finetuning.py. Pure.
 import { msg, type CanonicalKey, type FactValue, type Unknown } from '../facts';
 import { parseArgs, type Opt } from './args';
+import { SDPA_DEFAULT_NOTE } from '../defaults';
 import type { Field } from './fields';
 import type { CmdResult, Launch } from './launch';
 import type { Tool } from '../facts';
@@ -31,9 +40,15 @@ export function isLlamaRecipesFinetuning(script: string): boolean {
   return (
     /^llama_(recipes|cookbook)\.finetuning$/.test(script) ||
     /(^|\/)(recipes\/quickstart|getting-started)\/finetuning\/finetuning\.py$/.test(script) ||
-    /(^|\/)llama_(recipes|cookbook)\/finetuning\.py$/.test(script)
+    /(^|\/)llama_(recipes|cookbook)\/finetuning\.py$/.test(script) ||
+    isLegacyEntry(script)
   );
 }
+
+/** The entry of 2023, before the package: `llama_finetuning.py` (llama-recipes@b79f7ec5). */
+const isLegacyEntry = (script: string): boolean => /(^|\/)llama_finetuning\.py$/.test(script);
+
+const LEGACY_SOURCE = 'meta-llama/llama-recipes@b79f7ec5 llama_finetuning.py';
 
 /**
  * A script of the project that runs llama-recipes' finetuning under a name of its own (`src/train/finetuning.py`:
@@ -75,6 +90,8 @@ interface Reading {
   readonly l: Launch;
   readonly opts: Map<string, Opt>;
   readonly at: Field;
+  /** The 2023 entry, llama_finetuning.py (isLegacyEntry). */
+  readonly legacy: boolean;
 }
 
 /** The field's value from the line, else its default said at the entry's word. */
@@ -110,7 +127,7 @@ function emit(
     rawValue: field,
     at: r.at.span,
     tool: TOOL,
-    note: `${note} (${SOURCE})`,
+    note: `${note} (${r.legacy ? LEGACY_SOURCE : SOURCE})`,
   });
 }
 
@@ -123,7 +140,8 @@ export function llamaRecipesLaunch(
   launcherTool: Tool | undefined,
 ): CmdResult {
   const p = parseArgs(fields, scriptAt + 1, () => 'one', false, false, opaque);
-  const r: Reading = { l, opts: byField(p.opts), at: fields[scriptAt] };
+  const legacy = isLegacyEntry(fields[scriptAt].text);
+  const r: Reading = { l, opts: byField(p.opts), at: fields[scriptAt], legacy };
   l.tool(TOOL);
   if (!isLlamaRecipesFinetuning(fields[scriptAt].text))
     l.r.problems.push({
@@ -138,9 +156,11 @@ export function llamaRecipesLaunch(
     });
   model(r);
   batch(r);
-  precision(r);
   const peft = switchValue(r, 'use_peft', false);
   const fsdp = parallelism(r, peft);
+  if (legacy) legacyPrecision(r, fsdp);
+  else precision(r);
+  if (!r.opts.has('use_fast_kernels')) attention(r);
   adapters(r, fsdp, peft);
   l.r.training = true;
   l.r.launcherTool = launcherTool;
@@ -169,6 +189,10 @@ const positive = (v: Literal | Unknown): FactValue | Unknown =>
 
 function batch(r: Reading): void {
   emit(r, 'microBatchSize', 'batch_size_training', positive(value(r, 'batch_size_training', 4)), undefined);
+  if (r.legacy) {
+    legacyBatch(r);
+    return;
+  }
   const gas = positive(value(r, 'gradient_accumulation_steps', 1));
   emit(r, 'gradientAccumulationSteps', 'gradient_accumulation_steps', gas, undefined);
   emit(r, 'seqLen', 'context_length', positive(value(r, 'context_length', 4096)), undefined);
@@ -180,6 +204,57 @@ function batch(r: Reading): void {
         ? 'variable'
         : { unknown: `batching_strategy ${JSON.stringify(strategy)} is neither "packing" nor "padding"` };
   emit(r, 'batchLengths', 'batching_strategy', lengths, `llama-recipes' batching_strategy defaults to "packing"`);
+}
+
+/**
+ * The 2023 entry's batches: gradient_accumulation_steps is batch_size_training // micro_batch_size, and the default
+ * samsum_dataset packs 2,048-token rows; another dataset's lengths are not read.
+ */
+function legacyBatch(r: Reading): void {
+  const rows = value(r, 'batch_size_training', 4);
+  const micro = value(r, 'micro_batch_size', 4);
+  const steps = typeof rows === 'number' && typeof micro === 'number' && micro > 0 ? Math.floor(rows / micro) : 0;
+  const gas =
+    steps > 0 ? steps : { unknown: `batch_size_training // micro_batch_size is ${String(rows)} // ${String(micro)}` };
+  emit(r, 'gradientAccumulationSteps', 'micro_batch_size', gas, 'batch_size_training // micro_batch_size (4 // 4)');
+  const dataset = value(r, 'dataset', 'samsum_dataset');
+  const samsum = dataset === 'samsum_dataset';
+  const why = `dataset ${JSON.stringify(dataset)}: its lengths are not read`;
+  const packed = 'samsum_dataset, the default, packs 2,048-token rows (ft_datasets/utils.py Concatenator)';
+  emit(r, 'seqLen', 'dataset', samsum ? 2048 : { unknown: why }, packed);
+  emit(r, 'batchLengths', 'dataset', samsum ? 'fixed' : { unknown: why }, packed);
+}
+
+/**
+ * The 2023 entry's precision: float32 weights (bf16 under enable_fsdp with pure_bf16); under FSDP the mixed-precision
+ * policy gathers and computes in bf16 (fp16 with use_fp16, none with mixed_precision False or pure_bf16); without FSDP
+ * nothing autocasts.
+ */
+function legacyPrecision(r: Reading, fsdp: boolean): void {
+  const pure = fsdp ? switchValue(r, 'pure_bf16', false) : false;
+  const weights = typeof pure === 'object' ? pure : pure ? 'bf16' : 'fp32';
+  const loads =
+    'llama_finetuning.py loads the model with no dtype, float32 under the transformers 4 of its day, cast to bf16 ' +
+    'only under enable_fsdp with pure_bf16';
+  emit(r, 'weightsDtype', 'pure_bf16', weights, loads);
+  const policy = fsdp && pure === false ? switchValue(r, 'mixed_precision', true) : false;
+  const fp16 = switchValue(r, 'use_fp16', false);
+  const mixed =
+    typeof policy === 'object' ? policy : !policy ? 'none' : typeof fp16 === 'object' ? fp16 : fp16 ? 'fp16' : 'bf16';
+  const how = fsdp
+    ? "under FSDP, fsdp_config's mixed_precision (True) computes in bf16 (fp16 with use_fp16), unless pure_bf16"
+    : 'without FSDP nothing autocasts (use_fp16 adds a GradScaler only)';
+  emit(r, 'mixedPrecision', 'mixed_precision', mixed, how);
+  emit(r, 'optimizer', 'optimizer', 'adamw', "llama-recipes steps torch's AdamW over the model's parameters");
+  const release =
+    "llama_finetuning.py's requirements ask transformers>=4.31.0, the release of its day (July 2023), which the " +
+    "project's own pin overrides";
+  emit(r, 'transformersVersion', 'model_name', '4.31', release);
+}
+
+/** The attention transformers gives a model loaded with no attn_implementation (use_fast_kernels off). */
+function attention(r: Reading): void {
+  emit(r, 'attention', 'use_fast_kernels', 'sdpa', SDPA_DEFAULT_NOTE);
 }
 
 /** The model in bf16 (fp16 with use_fp16), trained in that dtype; fp16 autocast with use_fp16. */
@@ -213,12 +288,21 @@ function parallelism(r: Reading, peft: boolean | Unknown): boolean {
   }
   emit(r, 'fsdpVersion', 'enable_fsdp', 1, 'llama-recipes wraps the model in FSDP1 (torch.distributed.fsdp)');
   // llama-cookbook passes use_orig_params=use_peft (or freeze_LLM_only); llama-recipes before it passed none (False).
-  emit(r, 'fsdpUseOrigParams', 'use_peft', peft, 'llama-cookbook builds FSDP with use_orig_params=use_peft');
+  if (r.legacy)
+    emit(r, 'fsdpUseOrigParams', 'use_peft', false, 'llama_finetuning.py builds FSDP without use_orig_params');
+  else emit(r, 'fsdpUseOrigParams', 'use_peft', peft, 'llama-cookbook builds FSDP with use_orig_params=use_peft');
   emit(r, 'fsdpOffload', 'fsdp_cpu_offload', switchValue(r, 'fsdp_cpu_offload', false), undefined);
   const ckpt = switchValue(r, 'fsdp_activation_checkpointing', true);
   const gc = typeof ckpt === 'object' ? ckpt : ckpt ? 'full' : 'none';
   const every = "llama-recipes' fsdp_activation_checkpointing defaults to True: every decoder layer is checkpointed";
   emit(r, 'gradientCheckpointing', 'fsdp_activation_checkpointing', gc, every);
+  if (r.legacy && gc === 'full') {
+    const wrapper = 'apply_fsdp_checkpointing wraps each decoder layer in checkpoint_wrapper (NO_REENTRANT)';
+    emit(r, 'checkpointWrapper', 'fsdp_activation_checkpointing', true, wrapper);
+    const cache =
+      "llama_finetuning.py keeps the model config's use_cache (True): the training forward builds the cache";
+    emit(r, 'useCache', 'fsdp_activation_checkpointing', true, cache);
+  }
   return true;
 }
 
