@@ -36,6 +36,7 @@ import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
 import { checkpointingAttribute } from './checkpointing-attribute';
 import { minimumVersion } from './min-version';
+import { modelCasts } from './model-cast';
 import { CONFIG_OPTION } from '../config-arguments';
 import { noteArgumentsFile } from './arguments-file';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
@@ -56,7 +57,7 @@ import {
   checkpointingCall,
 } from './calls';
 import { scoringModel, scoringModels, type Scorers } from './scoring-models';
-import { handedLoaderBatch, loopFacts, trainingLoop } from './loop';
+import { handedLoaderBatch, loopFacts, modelNames, trainingLoop } from './loop';
 import { llamaRecipesFacts, llamaRecipesTrainCall } from './llama-recipes';
 import { sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
@@ -619,6 +620,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
       checkpointingCall(file, c, last, loop ? 'pytorch' : 'hf-trainer');
   }
   checkpointingAttribute(file, loop ? 'pytorch' : 'hf-trainer');
+  modelCasts(file, calls, modelNames(file, calls), loop ? 'pytorch' : 'hf-trainer');
   // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
   // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
   const released = file.facts.some((f) => f.key === 'evalLogitsReleased');

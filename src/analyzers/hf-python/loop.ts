@@ -140,7 +140,7 @@ const MODEL_WRAPPERS = new Set([
  * Names bound to the model: the results of a model class's from_pretrained / from_config and of the wrappers, `.to()`
  * and `.cuda()` of a model name, and the place of the model in what `accelerator.prepare(...)` returns.
  */
-function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string> {
+export function modelNames(file: PythonFile, calls: readonly SyntaxNode[]): Set<string> {
   const names = new Set<string>();
   const isModel = (n: SyntaxNode | undefined): boolean =>
     n !== undefined && n.name === 'VariableName' && names.has(file.text.slice(n.from, n.to));
