@@ -35,9 +35,12 @@ export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], t
     tokenized.filter((b) => b.target || b.labels),
     tool,
   );
-  const all = [...localBounds(file), ...tokenized.filter((b) => !b.target), ...datasetBounds(file, calls)].filter(
-    (b) => !inFunction(file, b.node, EVAL),
-  );
+  const all = [
+    ...localBounds(file),
+    ...tokenized.filter((b) => !b.target),
+    ...datasetBounds(file, calls),
+    ...collatorBounds(file, calls),
+  ].filter((b) => !inFunction(file, b.node, EVAL));
   const inTraining = all.filter((b) => inFunction(file, b.node, /train/i));
   const bounds = inTraining.length > 0 ? inTraining : all;
   let best: { b: Bound; n: number } | undefined;
@@ -183,6 +186,29 @@ function datasetBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] 
     const length =
       DATASET_LENGTHS.map((k) => get(k)).find((e) => e !== undefined) ?? (own ? get(own.name, own.at) : undefined);
     if (length) out.push({ e: length, x: file.valueOf(length), node: c });
+  }
+  return out;
+}
+
+/**
+ * QLoRA's collator, `DataCollatorForCausalLM(tokenizer, source_max_len=..., target_max_len=...)` (artidoro/qlora
+ * qlora.py, copied by many scripts): it tokenizes each source cut at source_max_len tokens and each target at
+ * target_max_len, concatenates them and pads to the batch's longest, so a sample is at most their sum.
+ */
+function collatorBounds(file: PythonFile, calls: readonly SyntaxNode[]): Bound[] {
+  const out: Bound[] = [];
+  if (!file.text.includes('target_max_len')) return out;
+  for (const c of calls) {
+    const get = argument(file.args(c));
+    const source = get('source_max_len');
+    const target = get('target_max_len');
+    if (!source || !target) continue;
+    const [s, t] = [file.valueOf(source), file.valueOf(target)];
+    const known = (v: Val): v is Val & { k: 'lit'; v: number } => v.k === 'lit' && typeof v.v === 'number';
+    const x: Val = known(s) && known(t) ? { k: 'lit', v: s.v + t.v } : known(s) ? t : s;
+    const at = span(c.firstChild!);
+    const e: Entry = { rawKey: 'source_max_len + target_max_len', keySpan: at, valueNode: c, valueSpan: span(c) };
+    out.push({ e, x, node: c });
   }
   return out;
 }

@@ -471,3 +471,22 @@ describe("the length of batches the script's own collator makes for SFTTrainer",
     );
   });
 });
+
+describe("hf-python: QLoRA's DataCollatorForCausalLM bounds a sample by source_max_len + target_max_len", () => {
+  it("280 + 512 = 792 tokens (Brian-Konr/applied-deep-learning hw3/train_qlora.py, a copy of qlora.py's collator)", () => {
+    const text = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'from DataCollatorForCausalLM import DataCollatorForCausalLM',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")',
+      'collator = DataCollatorForCausalLM(tokenizer=tok, source_max_len=280, target_max_len=512, train_on_source=False)',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o"), data_collator=collator).train()',
+      '',
+    ].join('\n');
+    const seq = analyzeHfPython(text).facts.filter((f) => f.key === 'seqLen');
+    assert.deepEqual(
+      seq.map((f) => f.value),
+      [792],
+    );
+    assert.equal(text.slice(seq[0].keySpan.start, seq[0].keySpan.end), 'DataCollatorForCausalLM');
+  });
+});
