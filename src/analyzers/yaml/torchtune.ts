@@ -345,6 +345,10 @@ function parallelism(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (v.t === 'seq') return v.items.some((i) => /^(tok_embeddings|output)$/.test(strOf(i)?.trim() ?? ''));
     return new Invalid(about('{0}: expected a list of module names, found {1}', describe(v)));
   });
+  // Its name in torchtune 0.1-0.2, memory_efficient_fsdp_wrap: True: the full fine-tune recipe wraps the token
+  // embeddings and the output projection as units of their own (torchtune/utils/_distributed.py
+  // _memory_efficient_wrap_policy: "this will wrap the model's token embedding and output projection").
+  if (!top.has('custom_sharded_layers')) ctx.put('fsdpShardEmbeddings', top.get('memory_efficient_fsdp_wrap'), asBool);
   const nested = top.get('fsdp');
   if (nested && nested.node) {
     ctx.problem(

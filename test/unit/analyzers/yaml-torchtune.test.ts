@@ -324,6 +324,21 @@ describe('analyzeTorchtuneYaml', () => {
     assert.equal(factOf(analyzeTorchtuneYaml(only), 'fsdpOffload'), undefined);
   });
 
+  it("reads torchtune 0.2's memory_efficient_fsdp_wrap: True as the embeddings and output wrapped on their own", () => {
+    // hmosousa/tradutor configs/fft/llama3.yaml:67; the recipe hands it to get_full_finetune_fsdp_wrap_policy.
+    const text = `model:\n  _component_: torchtune.models.llama3.llama3_8b\nmemory_efficient_fsdp_wrap: True\n`;
+    const f = analyzeTorchtuneYaml(text).facts.find((x) => x.key === 'fsdpShardEmbeddings');
+    assert.deepEqual([f?.value, f?.rawKey], [true, 'memory_efficient_fsdp_wrap']);
+    // custom_sharded_layers, its later name, decides where both are written.
+    const both = analyzeTorchtuneYaml(`${text}custom_sharded_layers: []\n`).facts.filter(
+      (x) => x.key === 'fsdpShardEmbeddings',
+    );
+    assert.deepEqual(
+      both.map((x) => x.rawKey),
+      ['custom_sharded_layers'],
+    );
+  });
+
   it('reads torch.optim.AdamW without fused as plain adamw', () => {
     const text = 'optimizer:\n  _component_: torch.optim.AdamW\n  fused: False\n';
     checkFacts(analyzeTorchtuneYaml(text), text, [['optimizer', 'adamw']]);
