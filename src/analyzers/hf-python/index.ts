@@ -59,7 +59,7 @@ import {
 import { scoringModel, scoringModels, type Scorers } from './scoring-models';
 import { handedLoaderBatch, loopFacts, modelNames, trainingLoop } from './loop';
 import { llamaRecipesFacts, llamaRecipesTrainCall } from './llama-recipes';
-import { sequenceLength } from './sequence-length';
+import { labelsLength, sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
 import { analyzeFsdpQloraScript, isFsdpQloraScript } from './fsdp-qlora';
 import { analyzeNanogptConfig, analyzeNanogptScript, isNanogptConfig, isNanogptScript } from './nanogpt';
@@ -607,8 +607,9 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // llama-recipes' train(), the loop of a library the file hands its model and train_config to.
   const recipes = trainer || loop ? undefined : llamaRecipesTrainCall(file, calls);
   if (recipes) llamaRecipesFacts(file, calls, recipes);
-  if (trainer && !file.facts.some((f) => f.key === 'seqLen'))
-    sequenceLength(file, calls, file.tools.has('trl') ? 'trl' : 'hf-trainer');
+  const trainerTool = file.tools.has('trl') ? 'trl' : 'hf-trainer';
+  if (trainer && !file.facts.some((f) => f.key === 'seqLen')) sequenceLength(file, calls, trainerTool);
+  else if (trainer && !file.facts.some((f) => f.key === 'targetLen')) labelsLength(file, calls, trainerTool);
   // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;
   // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.
   for (const c of calls) {

@@ -56,6 +56,15 @@ export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], t
 }
 
 /**
+ * The labels' length alone, where the training arguments give the sequence's (`--max_seq_length 512` of a seq2seq
+ * QA script whose labels are tokenized to `max_answer_length`, 30): the decoder's tokens per row (targetLength).
+ */
+export function labelsLength(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
+  const bounds = tokenizerBounds(file, calls).filter((b) => (b.target || b.labels) && !inFunction(file, b.node, EVAL));
+  targetLength(file, bounds, tool);
+}
+
+/**
  * TRL's SFTTrainer told to prepare no dataset (`dataset_kwargs={"skip_prepare_dataset": True}`) and given the script's
  * own collator (tulerfeng/Video-R1's sft_video.py, the VL recipes of TRL's docs): TRL neither tokenizes nor truncates,
  * so max_length cuts nothing and the collator's batches are as long as the data makes them. The length is unknown,

@@ -490,3 +490,40 @@ describe("hf-python: QLoRA's DataCollatorForCausalLM bounds a sample by source_m
     assert.equal(text.slice(seq[0].keySpan.start, seq[0].keySpan.end), 'DataCollatorForCausalLM');
   });
 });
+
+describe('hf-python: the labels of a seq2seq script whose arguments give the sequence length', () => {
+  it("max_seq_length from the arguments, the decoder at the labels' max_answer_length (30)", () => {
+    // EternalEdenn/multitask_ext-gen_sts-gen run_seq2seq_qa_tamura.py (abridged, transformers' run_seq2seq_qa.py):
+    // the labels are tokenized under as_target_tokenizer() to max_answer_length; the decoder ran at 512 before.
+    const text = [
+      'from dataclasses import dataclass, field',
+      'from transformers import AutoModelForSeq2SeqLM, HfArgumentParser, Seq2SeqTrainer, Seq2SeqTrainingArguments',
+      '@dataclass',
+      'class DataTrainingArguments:',
+      '    max_seq_length: int = field(default=384)',
+      '    max_answer_length: int = field(default=30)',
+      'def main():',
+      '    parser = HfArgumentParser((DataTrainingArguments, Seq2SeqTrainingArguments))',
+      '    data_args, training_args = parser.parse_args_into_dataclasses()',
+      '    model = AutoModelForSeq2SeqLM.from_pretrained("google/mt5-base")',
+      '    max_answer_length = data_args.max_answer_length',
+      '    max_seq_length = data_args.max_seq_length',
+      '    def preprocess_function(examples):',
+      '        model_inputs = tokenizer(examples["q"], max_length=max_seq_length, padding="max_length", truncation=True)',
+      '        with tokenizer.as_target_tokenizer():',
+      '            labels = tokenizer(examples["a"], max_length=max_answer_length, padding="max_length", truncation=True)',
+      '        return model_inputs',
+      '    Seq2SeqTrainer(model=model, args=training_args).train()',
+      'main()',
+      '',
+    ].join('\n');
+    const facts = analyzeHfPython(text).facts;
+    assert.deepEqual(
+      facts.filter((f) => f.key === 'seqLen' || f.key === 'targetLen').map((f) => [f.key, f.value]),
+      [
+        ['seqLen', 384],
+        ['targetLen', 30],
+      ],
+    );
+  });
+});
