@@ -64,18 +64,17 @@ export function evaluationWork(
     }
     if (lmHead) {
       // The logits are the decoder's: an encoder-decoder's target_len positions (T5, BART), else the sequence's.
-      const logitPositions = decoderLength(ctx) ?? setup.seq_len;
-      const lm = lossAt(
-        ctx,
-        evalBatch * sequencesPerExample(setup) * (rollout && !onlineDpo ? rollout.completion_len : logitPositions),
-        false,
-      );
+      // A policy-gradient run's evaluation scores the completions only (TRL's logits_to_keep).
+      const logitPositions = rollout && !onlineDpo ? rollout.completion_len : (decoderLength(ctx) ?? setup.seq_len);
+      const tokens = evalBatch * sequencesPerExample(setup) * logitPositions;
+      const lm = lossAt(ctx, tokens, false);
       evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
-      const perTV = evalLossBytes / (evalBatch * logitPositions * (a.vocab / tp));
+      const perTV = evalLossBytes / (tokens * (a.vocab / tp));
+      const over = logitPositions === setup.seq_len ? '' : ` over ${logitPositions} positions a row`;
       evalLossFormula =
         setup.loss === 'fused'
           ? lm.formula
-          : `the logits, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
+          : `the logits${over}, their fp32 upcast and the log-softmax at the loss call: ${+perTV.toFixed(2)}·T·V`;
     }
   }
   // ZeRO-3's flat buffer of gradient partitions stays allocated between steps (terms/gradients.ts).

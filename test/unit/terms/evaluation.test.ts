@@ -54,4 +54,19 @@ describe('estimate: evaluation during training', () => {
     const loss = ev.components.find((c) => c.id === 'logits-loss');
     assert.ok(loss && loss.bytes > 4 * 1025 * V * (2 + 4));
   });
+
+  it("a GRPO run's evaluation scores the completions' positions only, and its formula says so per T·V of those", () => {
+    // TRL's prediction_step runs compute_loss, whose per-token log-probabilities take logits_to_keep = the completion's
+    // length: 4 evaluated rows x 1,024 completion positions, not the 1,536 of the sequence.
+    const s = setupFor('Qwen/Qwen2.5-0.5B-Instruct', {
+      weights_dtype: 'bf16',
+      mixed_precision: 'bf16',
+      seq_len: 1536,
+      eval_batch_size: 4,
+      rollout: { batch: 8, completion_len: 1024, engine: 'generate', reference: 'none', old_logps: false },
+    });
+    const loss = phase(run(s), 'evaluation').components.find((c) => c.id === 'logits-loss')!;
+    const perTV = loss.bytes / (4 * 1024 * 151_936);
+    assert.match(loss.formula, new RegExp(`over 1024 positions a row, .*: ${+perTV.toFixed(2)}·T·V$`));
+  });
 });
