@@ -37,6 +37,7 @@ import { frozenByName } from './frozen-by-name';
 import { checkpointingAttribute } from './checkpointing-attribute';
 import { minimumVersion } from './min-version';
 import { modelCasts } from './model-cast';
+import { deepspeedPluginCall } from './deepspeed-plugin';
 import { CONFIG_OPTION } from '../config-arguments';
 import { noteArgumentsFile } from './arguments-file';
 import { hasHydraMain, hydraEntryPoint } from './hydra-app';
@@ -522,6 +523,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     trainerCall(file, c, tool, trainer, walk.trainersToChoose);
   } else if (last === 'HfDeepSpeedConfig' || (last === 'initialize' && parts[0] === 'deepspeed')) {
     deepspeedConfigCall(file, c, last);
+  } else if (last === 'DeepSpeedPlugin') {
+    deepspeedPluginCall(file, c);
   } else if (last === 'requires_grad_' && parts.length >= 2) {
     frozenModel(file, c, parts);
   } else if (last === 'prepare_model_for_kbit_training' || last === 'prepare_model_for_int8_training') {
