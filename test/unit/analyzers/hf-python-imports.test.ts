@@ -235,7 +235,7 @@ describe('hf-python: constants imported from the project', () => {
     assert.deepEqual([launched.setup?.model, launched.setup?.micro_batch_size], ['bert-base-uncased', 4]);
   });
 
-  it('a module imported whole that parses the command line at its top level: its `args` is the script\'s', () => {
+  it("a module imported whole that parses the command line at its top level: its `args` is the script's", () => {
     // `from config import *`, config.py building the parser and binding `args = parser.parse_args()` at its top level.
     const config =
       'import argparse\nparser = argparse.ArgumentParser()\n' +

@@ -1,16 +1,7 @@
 // `check_min_version("4.12.0.dev0")` dates a copied transformers example script to the release it was written for
 // (src/analyzers/hf-python/min-version.ts).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
-
-function runOf(files: Record<string, string>, entry: string): PipelineResult {
-  const reader: FileReader = {
-    read: (p) => files[p],
-    join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-  };
-  return runPipeline([{ file: entry, text: files[entry] }], reader, {});
-}
+import { runFiles as runOf } from '../helpers';
 
 /** run_clm.py as projects copy it (abridged): the version check, then GPT-2 loaded without a dtype. */
 const RUN_CLM = (version: string, extra = ''): string =>

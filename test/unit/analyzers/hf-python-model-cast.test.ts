@@ -1,16 +1,11 @@
 // The model cast after its load, `model = model.bfloat16()` and the like, is the weights' dtype
 // (src/analyzers/hf-python/model-cast.ts).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
+import type { PipelineResult } from '../../../src/analyzers/pipeline';
+import { runFiles } from '../helpers';
 
 function runOf(text: string, files: Record<string, string> = {}): PipelineResult {
-  const all: Record<string, string> = { '/p/train.py': text, ...files };
-  const reader: FileReader = {
-    read: (p) => all[p],
-    join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-  };
-  return runPipeline([{ file: '/p/train.py', text }], reader, {});
+  return runFiles({ '/p/train.py': text, ...files }, '/p/train.py');
 }
 
 /** A FastChat fork's train.py (abridged): loaded with no dtype under transformers 4 (its pin), then cast. */

@@ -2,16 +2,7 @@
 // without a dtype loads Llama-style code in float32 (FamilyTraits.ownWeightDtype; src/analyzers/resolve/model.ts and
 // src/analyzers/pinned-versions.ts).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { runPipeline, type FileReader, type PipelineResult } from '../../../src/analyzers/pipeline';
-
-function runOf(files: Record<string, string>, entry: string): PipelineResult {
-  const reader: FileReader = {
-    read: (p) => files[p],
-    join: (from, rel) => path.posix.join(path.posix.dirname(from), rel),
-  };
-  return runPipeline([{ file: entry, text: files[entry] }], reader, {});
-}
+import { runFiles as runOf } from '../helpers';
 
 describe("ChatGLM's remote code keeps its 16-bit weights under transformers 4", () => {
   it('chatglm3-6b without a dtype under 4.x: float16 (its config), not float32', () => {
