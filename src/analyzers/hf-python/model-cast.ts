@@ -2,7 +2,8 @@
 // `AutoModelForCausalLM.from_pretrained(...).half()` (FastChat's forks, many loops). nn.Module.half / bfloat16 / float
 // and .to(dtype) cast every floating parameter in place (torch/nn/modules/module.py _apply), so the weights train in
 // that dtype whatever from_pretrained loaded; torch's AdamW keeps its states in the parameters' dtype. Read as the
-// weights' dtype, over the load's (and a launch line's `--torch_dtype`). On a branch: as written when the branch is
+// weights' dtype, over the load's (and a launch line's `--torch_dtype`); not a cast after the trainer's train(), which
+// readies the trained model for saving. On a branch: as written when the branch is
 // known to run, nothing when it is known not to, unknown otherwise. Pure; never throws on user text.
 import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
@@ -25,7 +26,10 @@ export function modelCasts(
   tool: Tool,
 ): void {
   if (!/\.(half|bfloat16|float|to)\s*\(/.test(file.text)) return;
+  // A cast after the trainer's train() prepares the trained model for saving or merging, not for training.
+  const trained = calls.find((c) => trainCall(file, c, models))?.from ?? Infinity;
   for (const c of calls) {
+    if (c.from > trained) continue;
     const callee = c.firstChild;
     const prop = callee?.name === 'MemberExpression' ? callee.lastChild : null;
     if (!callee || prop?.name !== 'PropertyName' || !isModel(file, callee.firstChild, models)) continue;
@@ -37,7 +41,21 @@ export function modelCasts(
   }
 }
 
-/** Whether a receiver is the model: a name bound to it, `self.model`, or a load (and `.cuda()` / `.to(device)` of one). */
+/**
+ * `trainer.train(...)`, `Trainer(...).train()`: a train() call on something that is not the model (`model.train()`
+ * switches its mode).
+ */
+function trainCall(file: PythonFile, c: SyntaxNode, models: ReadonlySet<string>): boolean {
+  const callee = c.firstChild;
+  const prop = callee?.name === 'MemberExpression' ? callee.lastChild : null;
+  const receiver = callee?.firstChild;
+  if (!prop || !receiver || file.text.slice(prop.from, prop.to) !== 'train') return false;
+  const written = file.text.slice(receiver.from, receiver.to).replace(/\s+/g, '');
+  if (receiver.name === 'VariableName') return !models.has(written);
+  return receiver.name === 'CallExpression' || (receiver.name === 'MemberExpression' && written !== 'self.model');
+}
+
+/** Whether a receiver is the model: a name bound to it, `self.model`, or a load (and its `.cuda()` / `.to(device)`). */
 function isModel(file: PythonFile, n: SyntaxNode | null, models: ReadonlySet<string>): boolean {
   if (!n) return false;
   if (n.name === 'VariableName') return models.has(file.text.slice(n.from, n.to));

@@ -47,5 +47,8 @@ describe('hf-python: the model cast after its load', () => {
     assert.equal(dtype(script('model = model.to("cuda")')), 'fp32');
     assert.equal(dtype(script('x = torch.zeros(2).half()')), 'fp32');
     assert.equal(dtype(script('if False:\n    model = model.half()')), 'fp32');
+    // After the trainer's train(): the trained model readied for saving.
+    const saved = script('').replace('.train()\n', '.train()\nmodel.half().save_pretrained("out")\n');
+    assert.equal(dtype(saved), 'fp32');
   });
 });
