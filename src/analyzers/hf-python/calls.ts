@@ -357,7 +357,8 @@ export function loraCall(file: PythonFile, call: SyntaxNode): void {
 }
 
 /** The fact just pushed wins over every file's: the program sets it itself (Fact.overridesLauncher). */
-function overLauncher(file: PythonFile): void {
+/** The fact just pushed decides over a launch line's (a call that sets it on the model itself). */
+export function overLauncher(file: PythonFile): void {
   const last = file.facts.length - 1;
   if (last >= 0) file.facts[last] = { ...file.facts[last], overridesLauncher: true };
 }

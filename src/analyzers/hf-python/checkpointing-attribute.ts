@@ -6,9 +6,10 @@
 // branch: on when the branch is known to run, nothing when it is known not to, unknown otherwise. Pure; never throws.
 import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
-import { branchTaken, conditionOf } from './branches';
+import { callOnBranch } from './branches';
+import { overLauncher } from './calls';
 import type { Entry, PythonFile } from './file';
-import { clip, span } from './syntax';
+import { clip } from './syntax';
 
 /**
  * The model's switch: a name of the model (`model`, `base_model`, `policy_model`) and the submodules that hold the
@@ -27,22 +28,20 @@ export function checkpointingAttribute(file: PythonFile, tool: Tool): void {
     if (target?.name !== 'MemberExpression' || target.nextSibling?.name !== 'AssignOp' || value?.name !== 'Boolean')
       return false;
     const name = file.text.slice(target.from, target.to).replace(/\s+/g, '');
-    if (SWITCH.test(name) && file.text.slice(value.from, value.to) === 'True') switchedOn(file, n.node, target, tool);
+    if (SWITCH.test(name) && file.text.slice(value.from, value.to) === 'True') switchedOn(file, n.node, tool);
     return false;
   });
 }
 
-function switchedOn(file: PythonFile, statement: SyntaxNode, target: SyntaxNode, tool: Tool): void {
-  const taken = branchTaken(file, statement);
-  if (taken === false) return;
-  const cond = taken === undefined ? conditionOf(file, statement) : undefined;
-  const name = clip(file.text.slice(target.from, target.to));
-  const at = span(target);
+function switchedOn(file: PythonFile, statement: SyntaxNode, tool: Tool): void {
+  const branch = callOnBranch(file, statement);
+  if (!branch) return;
+  const { at, cond } = branch;
+  const name = clip(branch.name);
   const e: Entry = { rawKey: 'gradient_checkpointing', keySpan: at, valueNode: statement.lastChild, valueSpan: at };
   file.push('gradientCheckpointing', e, cond ? { unknown: `${name} = True runs only when ${cond}` } : 'full', tool);
   if (cond) return;
-  const last = file.facts.length - 1;
-  file.facts[last] = { ...file.facts[last], overridesLauncher: true };
+  overLauncher(file);
   file.facts.push({
     key: 'checkpointReentrant',
     rawKey: 'gradient_checkpointing',

@@ -7,7 +7,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CanonicalKey, FactValue, Tool, Unknown } from '../facts';
 import { branchTaken } from './branches';
-import { argument } from './calls';
+import { argument, overLauncher } from './calls';
 import type { Entry, PythonFile } from './file';
 import { deepspeedEntry } from './mapping';
 import { span } from './syntax';
@@ -60,6 +60,5 @@ function put(file: PythonFile, key: CanonicalKey, e: Entry, conv: (v: FactValue)
       ? (conv(x.v) ?? { unknown: `${e.rawKey}=${file.describe(x)} is not a value DeepSpeed takes` })
       : undefined;
   file.push(key, e, value ?? { unknown: file.describe(x) }, TOOL, x);
-  const last = file.facts.length - 1;
-  file.facts[last] = { ...file.facts[last], overridesLauncher: true };
+  overLauncher(file);
 }

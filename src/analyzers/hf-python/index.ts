@@ -58,7 +58,7 @@ import {
   checkpointingCall,
 } from './calls';
 import { scoringModel, scoringModels, type Scorers } from './scoring-models';
-import { handedLoaderBatch, loopFacts, modelNames, trainingLoop } from './loop';
+import { handedLoaderBatch, loopFacts, trainingLoop } from './loop';
 import { llamaRecipesFacts, llamaRecipesTrainCall } from './llama-recipes';
 import { labelsLength, sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
@@ -624,7 +624,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
       checkpointingCall(file, c, last, loop ? 'pytorch' : 'hf-trainer');
   }
   checkpointingAttribute(file, loop ? 'pytorch' : 'hf-trainer');
-  modelCasts(file, calls, modelNames(file, calls), loop ? 'pytorch' : 'hf-trainer');
+  modelCasts(file, calls, loop ? 'pytorch' : 'hf-trainer');
   // prepare_model_for_kbit_training turns checkpointing on in the model itself; Trainer only ever turns it on, so
   // the call decides over a gradient_checkpointing=False (or its absence) anywhere in the file.
   const released = file.facts.some((f) => f.key === 'evalLogitsReleased');

@@ -7,7 +7,8 @@
 // known to run, nothing when it is known not to, unknown otherwise. Pure; never throws on user text.
 import type { SyntaxNode } from '@lezer/common';
 import type { Tool } from '../facts';
-import { branchTaken, conditionOf } from './branches';
+import { callOnBranch } from './branches';
+import { modelNames } from './loop';
 import type { Entry, PythonFile } from './file';
 import { isModelLoad, span } from './syntax';
 import { dtypeOf } from './values';
@@ -18,14 +19,11 @@ const CASTS: Readonly<Record<string, string>> = { half: 'fp16', bfloat16: 'bf16'
 /** Methods that return the module they are called on, between a load and its cast (`.cuda().half()`). */
 const SELF_RETURNING = new Set(['to', 'cuda', 'train']);
 
-/** Each cast of the model after its load (`models`: the names bound to it), as the weights' dtype. */
-export function modelCasts(
-  file: PythonFile,
-  calls: readonly SyntaxNode[],
-  models: ReadonlySet<string>,
-  tool: Tool,
-): void {
+/** Each cast of the model after its load (the names bound to it: loop.ts modelNames), as the weights' dtype. */
+export function modelCasts(file: PythonFile, calls: readonly SyntaxNode[], tool: Tool): void {
+  // Most scripts cast nothing: answered from the text before the model's names are worked out.
   if (!/\.(half|bfloat16|float|to)\s*\(/.test(file.text)) return;
+  const models = modelNames(file, calls);
   // A cast after the trainer's train() prepares the trained model for saving or merging, not for training.
   const trained = calls.find((c) => trainCall(file, c, models))?.from ?? Infinity;
   for (const c of calls) {
@@ -83,9 +81,9 @@ function castOfTo(file: PythonFile, call: SyntaxNode): string | undefined {
 }
 
 function cast(file: PythonFile, call: SyntaxNode, dtype: string, tool: Tool): void {
-  const taken = branchTaken(file, call);
-  if (taken === false) return;
-  const cond = taken === undefined ? conditionOf(file, call) : undefined;
+  const branch = callOnBranch(file, call);
+  if (!branch) return;
+  const { cond } = branch;
   const at = span(call);
   const written = file.text.slice(call.from, call.to);
   const e: Entry = { rawKey: 'model cast', keySpan: at, valueNode: call, valueSpan: at };
