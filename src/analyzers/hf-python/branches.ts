@@ -376,3 +376,43 @@ function assignedIn(file: PythonFile, body: SyntaxNode, name: string): SyntaxNod
   }
   return value;
 }
+
+/**
+ * In a settled module, a number set outside any branch and set again on branches its options do not decide
+ * (LS-LLaMA's `max_length = 64`, then `elif dataset in [...]: max_length = 200`, the dataset from sys.argv): the
+ * largest of the values, as the peak is that of the most demanding branch, with each value and its line to say so.
+ * Undefined where any of the values is not a number or none is set outside a branch.
+ */
+export function largestOverBranches(
+  file: PythonFile,
+  name: string,
+  scope: Scope,
+  use: SyntaxNode,
+  depth: number,
+): { readonly value: number; readonly node: SyntaxNode; readonly text: string } | undefined {
+  if (!file.settled) return undefined;
+  const candidates: Binding[] = [];
+  const seen = (scope.bindings.get(name) ?? []).filter((x) => x.end <= use.from);
+  for (let i = seen.length - 1; i >= 0; i--) {
+    const x = seen[i];
+    if (x.kind !== 'assign' || !x.valueNode) return undefined;
+    const taken = x.condLine === undefined || branchTaken(file, x.valueNode);
+    if (taken === false) continue;
+    candidates.push(x);
+    if (taken === true) break;
+  }
+  const base = candidates.at(-1);
+  if (!base || base.condLine !== undefined || candidates.length < 2) return undefined;
+  const values: { readonly value: number; readonly node: SyntaxNode }[] = [];
+  for (const c of candidates.reverse()) {
+    const v = file.evalNode(c.valueNode!, depth + 1);
+    if (v.k !== 'lit' || typeof v.v !== 'number') return undefined;
+    values.push({ value: v.v, node: c.valueNode! });
+  }
+  const largest = values.reduce((a, b) => (b.value > a.value ? b : a));
+  const each = values.map((v, i) => `${v.value} at line ${file.line(v.node.from)}${i > 0 ? ' on a branch' : ''}`);
+  return { ...largest, text: `${name} = ${each.join(', ')}: ${LARGEST_OVER_BRANCHES} (${largest.value})` };
+}
+
+/** How a value taken as the largest over its branches (largestOverBranches) says so. */
+export const LARGEST_OVER_BRANCHES = 'the largest over the branches the options do not decide';

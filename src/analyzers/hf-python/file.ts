@@ -28,7 +28,7 @@ import { importedName, type ImportedConstants, type ModuleRead } from './importe
 import { describeVal, evalCall, evalMember, evalUnary } from './member-and-call';
 import { dataItemOf, importedData } from './data-files';
 import { hydraConfig } from './hydra-app';
-import { branchTaken, existenceFallback, setWhereUsed, settledBinding } from './branches';
+import { branchTaken, existenceFallback, largestOverBranches, setWhereUsed, settledBinding } from './branches';
 import { evalBoolean } from './boolean-operators';
 import {
   evalArithmetic,
@@ -440,6 +440,8 @@ export class PythonFile {
     const setHere = setWhereUsed(this, b, b.valueNode, node);
     // Set on both branches of an `if` on a path's existence: what loads where the path is not there.
     const fallback = setHere ? undefined : existenceFallback(this, name, b);
+    const largest = setHere || fallback ? undefined : largestOverBranches(this, name, found.scope, node, depth);
+    if (largest) return { k: 'lit', v: largest.value, via: { text: largest.text, span: span(largest.node) } };
     if (!setHere && !fallback) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const valueNode = fallback?.value ?? b.valueNode;
     const inner = this.evalNode(valueNode, depth + 1);
