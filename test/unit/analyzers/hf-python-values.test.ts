@@ -143,6 +143,28 @@ describe("hf-python: the script's own values", () => {
     assert.ok(isUnknown(last(other, 'bf16')?.value as FactValue | Unknown));
   });
 
+  it('bf16 chosen by the GPU compute capability: worked out on an 8.x GPU, said at the keyword', () => {
+    // THULiusj/Flan-T5-Deepspeed-Vertex run_seq2seq_deepspeed.py:95
+    // `BF_16 = True if torch.cuda.get_device_capability()[0] == 8 else False`: on for A100 (8.0), A10 (8.6), RTX 40
+    // (8.9), off on H100 (9.0) and T4 (7.5). It was read as not known, so the fp32 ZeRO-3 run on every GPU.
+    const read = (expr: string): unknown => {
+      const r = analyzeHfPython(
+        `import torch\nBF_16 = ${expr}\nargs = TrainingArguments(output_dir="o", bf16=BF_16)\n`,
+      );
+      return last(r, 'bf16')?.value;
+    };
+    assert.equal(read('True if torch.cuda.get_device_capability()[0] == 8 else False'), true);
+    assert.equal(read('False if torch.cuda.get_device_capability()[0] == 8 else True'), false);
+    assert.equal(read('torch.cuda.get_device_capability()[0] >= 8'), true);
+    assert.equal(read('torch.cuda.get_device_capability()[0] >= 9'), false);
+    assert.equal(read('torch.cuda.get_device_capability() >= (8, 0)'), true);
+    const r = analyzeHfPython(
+      'import torch\nargs = TrainingArguments(output_dir="o", bf16=torch.cuda.get_device_capability()[0] == 8)\n',
+    );
+    assert.match(last(r, 'bf16')?.defaultNote ?? '', /compute capability 8\.x .* an H100 \(9\.0\)/);
+    assert.ok(isUnknown(read('torch.cuda.get_device_capability()[1] == 0') as FactValue | Unknown));
+  });
+
   it('a list comprehension that cleans a split option: its items, as Python makes them', () => {
     // jruokola/llm-granite-ft function-finetune-torchao-fsdp2.py: `--lora_target_modules` defaults to "q_proj,v_proj",
     // and LoraConfig takes `[m.strip() for m in args.lora_target_modules.split(",")]`; it was read as no target_modules.
