@@ -290,18 +290,24 @@ function attention(ctx: YamlCtx, top: Map<string, Entry>): void {
  * Loss and kernel plugins: Liger's fused linear cross-entropy and Cut Cross Entropy never materialize the full
  * logits ('fused'); cut_cross_entropy defaults to true once its plugin is listed
  * (axolotl@1188fdc:src/axolotl/integrations/cut_cross_entropy/args.py). chunked_cross_entropy is 'chunked'.
+ * Both are plugins: Axolotl registers a plugin and merges its keys into the config schema only where `plugins:` lists
+ * it (axolotl@067b021 src/axolotl/cli/config.py:214, utils/config/__init__.py:447; Liger has been a plugin since
+ * it came, #1861), and the schema drops a key it does not know, so their keys without it do nothing (said at each).
  */
 function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
   const plugins = top.get('plugins');
   const names = plugins ? (listOf(ctx.view(plugins)) ?? []) : [];
-  const liger = top.get('liger_fused_linear_cross_entropy');
-  const cce = top.get('cut_cross_entropy');
+  const ligerListed = names.some((n) => /liger/i.test(n));
+  const cceListed = names.some((n) => /cut_cross_entropy/i.test(n));
+  const liger = pluginKey(ctx, top, 'liger_fused_linear_cross_entropy', ligerListed, LIGER_PLUGIN);
+  const cce = pluginKey(ctx, top, 'cut_cross_entropy', cceListed, CCE_PLUGIN);
   if (isOn(ctx, liger) && liger) ctx.add('loss', liger, 'fused');
   else if (isOn(ctx, cce) && cce) ctx.add('loss', cce, 'fused');
-  else if (plugins && !(cce && isSet(ctx, cce)) && names.some((n) => /cut_cross_entropy/i.test(n)))
-    ctx.add('loss', plugins, 'fused');
+  else if (plugins && !(cce && isSet(ctx, cce)) && cceListed) ctx.add('loss', plugins, 'fused');
   // Liger's plugin swaps RMSNorm and the gated MLP activation for its kernels when liger_rms_norm / liger_glu_activation.
-  const ligerNorm = top.get('liger_rms_norm') ?? top.get('liger_glu_activation');
+  const norm = pluginKey(ctx, top, 'liger_rms_norm', ligerListed, LIGER_PLUGIN);
+  const glu = pluginKey(ctx, top, 'liger_glu_activation', ligerListed, LIGER_PLUGIN);
+  const ligerNorm = norm ?? glu;
   if (isOn(ctx, ligerNorm) && ligerNorm) ctx.add('kernels', ligerNorm, 'liger');
   const chunked = top.get('chunked_cross_entropy');
   if (!ctx.has('loss') && isOn(ctx, chunked) && chunked) ctx.add('loss', chunked, 'chunked');
@@ -317,6 +323,33 @@ function kernels(ctx: YamlCtx, top: Map<string, Entry>): void {
  * fp16: a boolean. `auto` (truefoundry/llm-finetune's config-base.yaml, beside `bf16: auto`, filled in by the project's
  * own script) is not one Axolotl reads, unlike bf16's: said at the key and read as unset, so bf16 decides.
  */
+const LIGER_PLUGIN = 'axolotl.integrations.liger.LigerPlugin';
+const CCE_PLUGIN = 'axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin';
+
+/**
+ * A plugin's key: the entry where `plugins:` lists the plugin; else undefined, and a key set on is said to do nothing
+ * (DeltaCoder's FSDP config sets liger_fused_linear_cross_entropy with no plugins: the full logits of 32,768 tokens).
+ */
+function pluginKey(
+  ctx: YamlCtx,
+  top: Map<string, Entry>,
+  key: string,
+  listed: boolean,
+  plugin: string,
+): Entry | undefined {
+  const e = top.get(key);
+  if (listed || !e) return e;
+  if (isOn(ctx, e))
+    ctx.problem(
+      'no-effect',
+      'warning',
+      msg('{0} does nothing unless `plugins:` lists {1}: Axolotl reads the key only from the plugin', key, plugin),
+      e.keySpan,
+      key,
+    );
+  return undefined;
+}
+
 function fp16(ctx: YamlCtx, e: Entry | undefined): void {
   if (!e || strOf(ctx.view(e))?.trim().toLowerCase() !== 'auto') {
     ctx.put('fp16', e, asBool);

@@ -512,6 +512,22 @@ describe('analyzeAxolotlYaml', () => {
     assert.equal(ag.setup?.fp8_all_gather, true);
   });
 
+  it('Liger and Cut Cross Entropy keys without their plugin listed do nothing, said at each key', () => {
+    // danielcherubini/DeltaCoder qwen3.5/v1.1/configs/deltacoder-9b-lora-v1.2-fsdp.yaml: three liger_* keys and no
+    // plugins. Axolotl registers plugins and merges their keys into its schema only from `plugins:`
+    // (axolotl@067b021 src/axolotl/cli/config.py:214), so the full logits of 32,768 tokens are built: the estimate
+    // was 38.3 GiB per GPU with the fused loss, 141.4 GiB without.
+    const text = 'liger_fused_linear_cross_entropy: true\nliger_rms_norm: true\ncut_cross_entropy: true\n';
+    const r = analyzeAxolotlYaml(text);
+    assert.equal(factOf(r, 'loss'), undefined);
+    assert.equal(factOf(r, 'kernels'), undefined);
+    const said = r.problems.filter((p) => p.code === 'no-effect').map((p) => text.slice(p.span.start, p.span.end));
+    assert.deepEqual(said, ['liger_fused_linear_cross_entropy', 'cut_cross_entropy', 'liger_rms_norm']);
+    const listed = `plugins:\n  - axolotl.integrations.liger.LigerPlugin\n${text}`;
+    assert.equal(factOf(analyzeAxolotlYaml(listed), 'loss')?.value, 'fused');
+    assert.equal(factOf(analyzeAxolotlYaml(listed), 'kernels')?.value, 'liger');
+  });
+
   it('reads the Cut Cross Entropy plugin as fused loss (cut_cross_entropy defaults to true)', () => {
     const text = 'plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n';
     checkFacts(analyzeAxolotlYaml(text), text, [
