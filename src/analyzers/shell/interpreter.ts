@@ -665,6 +665,12 @@ export class Interpreter {
       for (const w of words.slice(0, i)) this.assign(w, env, true, 'set', cmd.arrays.get(w));
     }
     this.passThrough.command(this.text, words, i);
+    // `exit` at the top level, run whatever came before (not after `&&` / `||`): bash runs nothing after it
+    // (dangbert/thesis_app's llama2_7B.sh: a QLoRA `tune run`, `exit 0`, then an older LoRA launch kept below).
+    if (literalWord(words[i]) === 'exit' && connector === undefined && this.frames.length === 0) {
+      this.dead = true;
+      return;
+    }
     if (this.builtin(cmd, i, env)) return;
     let fields = fieldsOf(this.text, words.slice(i), env);
     if (!fields.length) return;

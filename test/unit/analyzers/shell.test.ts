@@ -1435,6 +1435,34 @@ describe('shell analyzer: shell syntax', () => {
     );
   });
 
+  it('exit at the top level ends the script: a launch after it does not run', () => {
+    // dangbert/thesis_app experiments/tuner/llama2_7B.sh: a QLoRA `tune run`, `exit 0`, then an older bf16 LoRA launch
+    // kept below it. The later launch was estimated (15.4 GiB device against 9.3 GiB for the QLoRA run).
+    const launch = (config: string): string => `tune run lora_finetune_single_device --config ${config}\n`;
+    const text = `${launch('./qlora.yaml')}exit 0\n${launch('llama2/7B_lora_single_device')}`;
+    const r = analyzeShell(text);
+    assert.deepEqual(
+      r.references.map((x) => x.path),
+      ['./qlora.yaml'],
+    );
+    assert.deepEqual(
+      r.problems.filter((p) => p.code === 'several-launches'),
+      [],
+    );
+    // On a branch, after `&&` / `||`, or in a function or subshell, it may not run: the later launch stands.
+    for (const guarded of [
+      '[ -z "$X" ] && exit 1',
+      'if [ -z "$X" ]; then\n  exit 1\nfi',
+      '( exit 0 )',
+      'f() {\n  exit 1\n}',
+    ])
+      assert.equal(
+        analyzeShell(`${launch('./qlora.yaml')}${guarded}\n${launch('./lora.yaml')}`).references.at(-1)?.path,
+        './lora.yaml',
+        guarded,
+      );
+  });
+
   it('of several launches, the one that names a file given is its run, and the others are kept as references', () => {
     // okeeper/LLaMA-Factory's qwen/train.sh: eight `llamafactory-cli train qwen/<name>.yaml` lines, each with its own
     // GPUs. Read for qwen/sft3.yaml, the run is its launch on four GPUs, not the last launch's seven.
