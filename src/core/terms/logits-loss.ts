@@ -14,7 +14,7 @@ import { autocastCastsHead } from './activations/stage';
 import { lossMemory, type LossPlan } from './loss';
 import { quantizedHead } from './quantized-head';
 import { deepspeedLinearRuns } from './zero3-linear-kept';
-import { logitsDtypeLoss, ownHalfLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
+import { logitsDtypeLoss, modelUpcastsLogits, ownHalfLoss, shiftedLogitsCopy, upcastInModel } from './shifted-logits';
 import { olderThan } from '../util/version';
 
 /**
@@ -51,7 +51,8 @@ export function finalNormPlan(ctx: EstimateContext, tokens: number, quantizedHer
  * are fp32 and take its logsumexp path; the 16-bit head output is freed once cast. Liger's fused losses take no
  * logits. FSDP2 is prepared apart (fsdp2_prepare_model: its MixedPrecisionPolicy casts the parameters, no autocast,
  * no conversion of the outputs): its logits stay 16-bit (CPU truth accelerate/llama-dpo-fsdp2-*: bf16 log-softmax rows).
- * Elsewhere: the head's output dtype (DtypePlan.logitsBytes).
+ * Before transformers 4.46 the model's own forward upcasts them (shifted-logits.ts modelUpcastsLogits), under
+ * DeepSpeed and FSDP too. Elsewhere: the head's output dtype (DtypePlan.logitsBytes).
  */
 export function trlLogitsBytes(ctx: EstimateContext): number {
   const setup = ctx.setup;
@@ -60,6 +61,7 @@ export function trlLogitsBytes(ctx: EstimateContext): number {
   const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2;
   // verl runs the model without Accelerate's fp32 output wrapper: the logits come in the compute dtype.
   if (ctx.methods.rollout?.logps === 'verl') return cb;
+  if (trl && setup.loss !== 'fused' && modelUpcastsLogits(ctx)) return 4;
   return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && !fsdp2 && setup.loss !== 'fused' ? 4 : cb;
 }
 
@@ -81,6 +83,10 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const logitsBytes = trlLogitsBytes(ctx);
   const chunkedNll = setup.loss === 'chunked-nll';
   const policyGradient = rollout !== undefined && !onlineDpo;
+  // TRL < 0.15 takes a DPO / KTO batch's log-probabilities in one log_softmax (the chosen NLL of ORPO / CPO / RPO
+  // keeps the rows' reading).
+  const trlWhole =
+    pref?.logps === 'rows' && !rollout && pref.chosen_nll !== true && olderThan(setup.trl_version, 0, 15);
   // One literal with the optional fields set or undefined (no key reads them by presence): the advice search builds
   // this plan several times per candidate, and conditional spreads made it one of the search's costliest lines.
   return {
@@ -107,8 +113,9 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     noUpcast: logitsDtypeLoss(ctx),
     amp: mode === 'amp',
     preferenceRowTokens:
-      rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' ? setup.seq_len : undefined,
+      rollout && !onlineDpo ? rollout.completion_len : pref?.logps === 'rows' && !trlWhole ? setup.seq_len : undefined,
     nativeLogSoftmax: pref?.logps === 'native',
+    trlWholeLogSoftmax: trlWhole,
     wholeLogSoftmax: pref?.logps === 'whole',
     policyLogitsKept: pref?.logits_kept !== false,
     // TRL's metrics over the kept logits; a trainer that keeps only log-probabilities computes none.

@@ -7,7 +7,7 @@
 // largest single term. torchtune's CEWithChunkedOutputLoss upcasts chunk by chunk; Liger / Cut Cross-Entropy
 // never materialise the logits.
 // Docs: docs/estimate/loss-and-logits.md
-import { dpoMetricsBytes, onlineDpoLogps, preferenceLogps, verlLogps } from './preference-logps';
+import { dpoMetricsBytes, onlineDpoLogps, preferenceLogps, trlWholeLogSoftmax, verlLogps } from './preference-logps';
 
 export interface LossPlan {
   readonly tokens: number;
@@ -50,6 +50,12 @@ export interface LossPlan {
   readonly policyGradient?: boolean;
   /** Preference log-probabilities from one log_softmax in the logits' own dtype (torchtune get_batch_log_probs). */
   readonly nativeLogSoftmax?: boolean;
+  /**
+   * TRL before 0.15 (dpo_trainer.py concatenated_forward, the KTO trainer's likewise): `gather(logits.log_softmax(-1))`
+   * over the whole batch in the logits' dtype, then masked copies of half the logits for the mean logits; 0.15
+   * (huggingface/trl#2799) brought selective_log_softmax, row by row.
+   */
+  readonly trlWholeLogSoftmax?: boolean;
   /**
    * LLaMA-Factory's preference log-probabilities (train/dpo/trainer.py concatenated_forward, trainer_utils.py
    * get_batch_logps): the logits cast to fp32, logits[:, :-1, :] through one log_softmax; the fp32 logits stay
@@ -200,7 +206,8 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
     const f = lossMemory(p);
     return { bytes: f.savedBytes + f.forwardTransientBytes, formula: f.formula };
   }
-  if (p.nativeLogSoftmax) return { bytes: 2 * lb * TV, formula: `logits ${lb}·T·V and their log_softmax ${lb}·T·V` };
+  if (p.nativeLogSoftmax || p.trlWholeLogSoftmax)
+    return { bytes: 2 * lb * TV, formula: `logits ${lb}·T·V and their log_softmax ${lb}·T·V` };
   if (p.wholeLogSoftmax) {
     // LLaMA-Factory get_batch_loss_metrics: the policy's fp32 logits are still referenced (chosen_logits /
     // rejected_logits, for the metrics) while the reference runs the same pass: its fp32 logits, the slice's copy and
@@ -545,6 +552,7 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   if (p.loss === 'fused') return fusedCrossEntropy(p);
   if (p.verlLogps) return verlLogps(p, TV);
   if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
+  if (p.trlWholeLogSoftmax) return trlWholeLogSoftmax(p, TV);
   if (p.nativeLogSoftmax) {
     // torchtune rlhf.get_batch_log_probs: gather(logits.log_softmax(-1)) on the model's logits, no upcast.
     const lb = p.logitsBytes;

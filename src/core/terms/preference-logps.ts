@@ -229,3 +229,22 @@ function withChosenNll(p: LossPlan, TV: number, kind: 'orpo' | 'dpo'): LossMemor
       `gradients of all the logits and their sum 3 x ${lb}·T·V`,
   };
 }
+
+/**
+ * TRL before 0.15 (DPOTrainer / KTOTrainer get_batch_logps): one log_softmax over the whole batch's logits in their
+ * dtype, its output kept for the gather's backward; the logits stay referenced through the model's outputs while the
+ * mean chosen / rejected logits take masked copies of half of them, one at a time. Backward: the gather's
+ * zero-filled gradient and log_softmax's, each of the logits' size.
+ */
+export function trlWholeLogSoftmax(p: LossPlan, TV: number): LossMemory {
+  const lb = p.logitsBytes;
+  return {
+    savedBytes: lb * TV,
+    forwardTransientBytes: lb * TV + (lb * TV) / 2,
+    backwardTransientBytes: 2 * lb * TV,
+    formula:
+      `preference log-probs, one log_softmax over the batch (TRL < 0.15): output ${lb}·T·V kept; logits ` +
+      `${lb}·T·V and a masked half for the mean logits ${lb}·T·V / 2; backward: gather and log_softmax ` +
+      `gradients 2 x ${lb}·T·V`,
+  };
+}

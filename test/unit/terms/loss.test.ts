@@ -407,6 +407,33 @@ describe("estimate: TRL GRPO's training forward (trl_version)", () => {
   });
 });
 
+describe('estimate: TRL before 0.15 and transformers before 4.46 (DPO under DeepSpeed)', () => {
+  // taishan1994/DPO-Finetuning (TRL 0.12, transformers 4.45, Accelerate's DeepSpeed): TRL < 0.15's concatenated_forward
+  // takes `gather(logits.log_softmax(-1))` over the whole batch (huggingface/trl@v0.14.0 trl/trainer/dpo_trainer.py:1214;
+  // selective_log_softmax came with 0.15, #2799), and LlamaForCausalLM 4.45 returns `self.lm_head(...).float()` whoever
+  // calls it. Here a pair of 2 x 193 tokens: T = 2 x 2 x 193 = 772, V = 4,096, T·V = 3,162,112.
+  const TV = 772 * 4096;
+  const at = (extra: Record<string, unknown>): { saved: number; reference: number; formula: string } => {
+    const e = run(truthSetup('trl/llama-dpo-full-bf16', { trl_version: '0.14', zero_stage: 2, ...extra }));
+    const c = (label: string) => phase(e, 'forward').components.find((x) => x.label.startsWith(label))!;
+    const saved = c('Logits and cross-entropy (saved)');
+    return { saved: saved.bytes, reference: c('Reference forward').bytes, formula: saved.formula };
+  };
+  it("one log_softmax over the batch in the logits' dtype, fp32 where the model upcasts them (4.45), not from 4.46", () => {
+    const upcast = at({ transformers_version: '4.45.2' });
+    const half = at({ transformers_version: '4.46.0' });
+    assert.match(upcast.formula, /^preference log-probs, one log_softmax over the batch \(TRL < 0\.15\): output 4·T·V/);
+    // The kept log_softmax output: 4 B against 2 B per logit.
+    assert.equal(upcast.saved - half.saved, 2 * TV);
+    // The reference's no-grad pass: its logits and their log_softmax, 2 x 4 (2) B per logit.
+    assert.equal(upcast.reference, 8 * TV);
+    assert.equal(half.reference, 4 * TV);
+    // TRL 0.15 takes them row by row: the reference pass holds its fp32 logits and a masked half, no log_softmax.
+    const rows = at({ trl_version: '0.15', transformers_version: '4.45.2' });
+    assert.equal(rows.reference, 6 * TV);
+  });
+});
+
 describe("estimate: an fp32 head under autocast keeps its 16-bit copy to the head's backward", () => {
   // Truth point trainer/llama-lora-amp-ckpt-reentrant (HF Trainer, LoRA on a frozen fp32 Llama, bf16 autocast,
   // reentrant checkpointing): at the loss backward the profile holds a 2,097,152 B aten::_to_copy made just before the
