@@ -1,6 +1,6 @@
 // A training script's options as the launch line that runs it passes them: the environment a script or its helper
 // module is read in, the facts its options fill in, and the values it sets on branches of those options. Pure.
-import { LARGEST_OVER_BRANCHES, setConditionally } from './hf-python';
+import { setConditionally } from './hf-python';
 import { keptPythonReading } from './kept-python';
 import {
   isUnknown,
@@ -208,10 +208,9 @@ export function withBranchesDecided(
     if (!g) return f;
     const how = launchArgs?.length ? "the script's options as the launch line passes them" : "the script's defaults";
     const computed = / is computed from the script's options/.test((f.value as Unknown).unknown);
-    // A number the options do not decide is the largest over its branches, as the settled reading says.
-    const largest = g.rawValue.includes(LARGEST_OVER_BRANCHES);
-    const taken = largest ? g.rawValue : `${f.rawValue}: on the branch ${how} take`;
-    const rawValue = computed ? `${f.rawValue}: computed with ${how}` : taken;
+    // A number the options do not decide is the largest over its branches, an assumption the settled reading says.
+    if (g.assumed) return { ...f, value: g.value, rawValue: g.rawValue, assumed: g.assumed };
+    const rawValue = computed ? `${f.rawValue}: computed with ${how}` : `${f.rawValue}: on the branch ${how} take`;
     return { ...f, value: g.value, rawValue };
   });
   // What only the branches the run takes set (`if args.lora:` around `if args.qlora:` around

@@ -411,8 +411,8 @@ export function largestOverBranches(
   }
   const largest = values.reduce((a, b) => (b.value > a.value ? b : a));
   const each = values.map((v, i) => `${v.value} at line ${file.line(v.node.from)}${i > 0 ? ' on a branch' : ''}`);
-  return { ...largest, text: `${name} = ${each.join(', ')}: ${LARGEST_OVER_BRANCHES} (${largest.value})` };
+  return {
+    ...largest,
+    text: `${name} = ${each.join(', ')}: the largest over the branches the options do not decide is estimated`,
+  };
 }
-
-/** How a value taken as the largest over its branches (largestOverBranches) says so. */
-export const LARGEST_OVER_BRANCHES = 'the largest over the branches the options do not decide';

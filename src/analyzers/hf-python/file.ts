@@ -280,6 +280,7 @@ export class PythonFile {
       valueSpan: e.valueSpan,
       tool,
       ...(from?.via ? { originSpan: from.via.span } : {}),
+      ...(from?.k === 'lit' && from.assumed ? { assumed: from.assumed } : {}),
       ...(origin ? { origin } : {}),
       ...(typeof value === 'object' && value !== null && !Array.isArray(value) ? this.argOf(from) : {}),
     };
@@ -441,7 +442,13 @@ export class PythonFile {
     // Set on both branches of an `if` on a path's existence: what loads where the path is not there.
     const fallback = setHere ? undefined : existenceFallback(this, name, b);
     const largest = setHere || fallback ? undefined : largestOverBranches(this, name, found.scope, node, depth);
-    if (largest) return { k: 'lit', v: largest.value, via: { text: largest.text, span: span(largest.node) } };
+    if (largest)
+      return {
+        k: 'lit',
+        v: largest.value,
+        via: { text: largest.text, span: span(largest.node) },
+        assumed: largest.text,
+      };
     if (!setHere && !fallback) return { k: 'unknown', reason: `${name} is set conditionally at line ${b.condLine}` };
     const valueNode = fallback?.value ?? b.valueNode;
     const inner = this.evalNode(valueNode, depth + 1);

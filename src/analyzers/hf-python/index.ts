@@ -93,7 +93,6 @@ import { loadedAdapter } from './peft-loaded';
 import { ownModelCode } from './own-model-code';
 import type { ModuleContext } from '../facts';
 export { UNSLOTH_CLASSES } from './vocab';
-export { LARGEST_OVER_BRANCHES } from './branches';
 
 /** `from config import ModelConfig` (also in a parenthesized list): a ModelConfig of a module other than trl's. */
 const OTHER_MODEL_CONFIG_IMPORT =

@@ -5,7 +5,14 @@ import type { FactValue, Span } from '../facts';
 import type { ScriptDefault } from './script-defaults';
 
 export type Val =
-  | { readonly k: 'lit'; readonly v: FactValue; readonly via?: Via; readonly dflt?: ScriptDefault }
+  | {
+      readonly k: 'lit';
+      readonly v: FactValue;
+      readonly via?: Via;
+      readonly dflt?: ScriptDefault;
+      /** One of the values the script can give, the worst for memory (branches.ts largestOverBranches): Fact.assumed. */
+      readonly assumed?: string;
+    }
   | { readonly k: 'dotted'; readonly text: string; readonly via?: Via }
   | { readonly k: 'call'; readonly callee: string; readonly node: SyntaxNode; readonly via?: Via }
   | { readonly k: 'dict'; readonly entries: readonly Entry[]; readonly opaque: string[]; readonly via?: Via }

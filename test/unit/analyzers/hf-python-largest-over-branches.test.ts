@@ -40,6 +40,9 @@ describe('hf-python: a number set again on a branch the options do not decide', 
     assert.equal(setting(r, 'micro_batch_size'), 8);
     const fact = r.files.flatMap((f) => f.facts.facts).find((f) => f.key === 'seqLen');
     assert.match(fact?.rawValue ?? '', /max_length = 64 at line 5, 200 at line 9 on a branch: the largest/);
+    // Reported as an assumption, not as the file's setting.
+    assert.match(fact?.assumed ?? '', /the largest over the branches the options do not decide is estimated$/);
+    assert.equal(r.provenance?.seq_len?.kind, 'default');
   });
 
   it('a branch the options decide gives its own value; a value that is not a number stays unknown', () => {
