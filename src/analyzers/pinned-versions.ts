@@ -12,6 +12,7 @@ import { transformersOfGitCommit, type TransformersFromGit } from './transformer
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE, AUTO_DTYPE_WHY, ownWeightDtype } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
+import { isAttentionPatch } from './hf-python/attention-patch';
 import {
   transformersOfTrlRelease,
   trlOfTransformersRelease,
@@ -167,6 +168,7 @@ export function withPinnedVersions(
   if (trl) setup = trlOfTransformersRelease(setup, provenance);
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
+  setup = attentionPatchBefore436(setup, provenance);
   setup = trainerCacheUnderWrapper(setup, provenance, tools);
   setup = trlDatedDefaults(setup, provenance);
   setup = trlPreferenceLengthOfRelease(setup, provenance);
@@ -262,6 +264,33 @@ function eagerBeforeTransformers436(
   if (!note) return setup;
   provenance.attention = { kind: 'default', owner: p.owner, note };
   return { ...setup, attention: 'eager' };
+}
+
+/**
+ * FastChat's and LLaVA's patches of LlamaAttention.forward (hf-python/attention-patch.ts) reach the model only while
+ * transformers builds LlamaAttention itself: from 4.36 its default is LlamaSdpaAttention, whose own forward runs, and
+ * the run's attention is SDPA (said at the call's provenance).
+ */
+function attentionPatchBefore436(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const p = provenance.attention;
+  if (
+    p?.kind !== 'file' ||
+    !isAttentionPatch(p.key.split('.').pop() ?? '') ||
+    olderThan(setup.transformers_version, 4, 36)
+  )
+    return setup;
+  const release = setup.transformers_version ?? 'a current release';
+  provenance.attention = {
+    kind: 'default',
+    owner: 'hf-trainer',
+    note:
+      `${p.key}() patches LlamaAttention.forward, which transformers ${release} does not run: ` +
+      'its default from 4.36 is SDPA, with a forward of its own',
+  };
+  return { ...setup, attention: 'sdpa', attention_kernel: undefined };
 }
 
 /** The trainers whose training forward takes the model's use_cache as it is (not Axolotl's, LLaMA-Factory's, Unsloth's). */

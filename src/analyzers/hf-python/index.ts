@@ -31,6 +31,7 @@ import { isModelClass, isTrailingDotFloat, span } from './syntax';
 import { dropUnusedConfigs } from './unused-config';
 import { fullUnlessSwitchedOn, loraConfig, onlyTakenLora } from './lora-branches';
 import { isLigerPatch, ligerPatch } from './liger-patch';
+import { attentionPatch, isAttentionPatch } from './attention-patch';
 import { repeatedKeywords } from './repeated-keywords';
 import { resizedEmbeddings } from './resized-embeddings';
 import { frozenByName } from './frozen-by-name';
@@ -433,6 +434,7 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
   const otherTrainer = otherFrameworkTrainer(file, parts);
   // Liger's patch of the model classes (AutoLigerKernelForCausalLM's load is a load besides).
   if (isLigerPatch(last, parts)) ligerPatch(file, c, 'hf-trainer');
+  if (isAttentionPatch(last)) attentionPatch(file, c, 'hf-trainer');
   if (isLitgptConfigCall(file, parts)) {
     litgptModelCall(file, c);
   } else if (last === 'connect' && parts.length >= 2 && importsLitgpt(file.text)) {
