@@ -366,7 +366,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   // The importing script calls a class's __init__ by the class's name (`ModelLoader(config)`).
   const called = callee === undefined ? undefined : file.moduleCallArgs?.[callee];
   if (sites.length === 0 && called) return scriptCallArgument(file, scope, name, called, depth);
-  if (sites.length === 0 || sites.length > 8) return undefined;
+  if (sites.length === 0) return partialArgument(file, callee, name, depth);
+  if (sites.length > 8) return undefined;
   const values = sites.map((site) => argumentAt(file, scope, name, site, depth));
   const first = values[0];
   if (values.length === 1) return first;
@@ -401,6 +402,24 @@ function scriptCallArgument(
   // A model class is no value: calls.ts boundModelClass reads it where the module calls its from_pretrained.
   if ('modelClass' in arg) return undefined;
   return writtenElsewhere(arg.value, span(scope.node), from);
+}
+
+/**
+ * A function called only through `functools.partial(fn, name=value)` (RethinkFun/sft: `collate_fn =
+ * functools.partial(sft_collate, tokenizer=tokenizer, max_length=500)`, handed to the DataLoader): the keyword it binds,
+ * which every call through it passes; undefined where it binds none or more than one partial does.
+ */
+function partialArgument(file: PythonFile, callee: string | undefined, name: string, depth: number): Val | undefined {
+  if (!callee) return undefined;
+  const bound = [...file.callsNamed('functools.partial'), ...file.callsNamed('partial')].filter((c) => {
+    const first = file.args(c).positional[0];
+    return first !== undefined && file.text.slice(first.from, first.to) === callee;
+  });
+  if (bound.length !== 1) return undefined;
+  const kw = file.args(bound[0]).entries.find((e) => e.rawKey === name);
+  if (!kw?.valueNode) return undefined;
+  const v = file.evalNode(kw.valueNode, depth + 1);
+  return v.k === 'lit' && v.v !== null ? v : undefined;
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
