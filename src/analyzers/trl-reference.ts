@@ -13,7 +13,7 @@ import type { Fact } from './facts';
 
 type ReferenceFields = Pick<
   TrainingSetup,
-  'method' | 'weights_dtype' | 'rollout' | 'preference' | 'trl_version' | 'transformers_version'
+  'method' | 'weights_dtype' | 'rollout' | 'preference' | 'trl_version' | 'transformers_version' | 'zero_stage'
 >;
 
 /**
@@ -26,6 +26,10 @@ export function trlReferenceDtype(
   checkpointDtype: Dtype | undefined,
 ): { value: Dtype; note: string } | undefined {
   if (s.method !== 'full' || facts.some((f) => f.key === 'referenceModel' && f.value === 'given')) return undefined;
+  // Under DeepSpeed with 16-bit weights TRL initializes the reference with the run's DeepSpeed config
+  // (trl/models/utils.py prepare_deepspeed): ZeRO-3's zero.Init builds it in that dtype, and the engine casts a
+  // module it initializes under bf16 / fp16 (deepspeed/runtime/engine.py _configure_distributed_model).
+  if (s.zero_stage >= 1 && (s.weights_dtype === 'bf16' || s.weights_dtype === 'fp16')) return undefined;
   const trainer = loadingTrainer(s);
   if (!trainer) return undefined;
   // The policy loaded by TRL from its name, or a dtype in model_init_kwargs: the reference is loaded the same way.

@@ -48,6 +48,31 @@ describe('trl-reference: what TRL loads by a name, and in which dtype', () => {
     assert.equal(ref?.bytes, 7_615_616_512 * 4);
   });
 
+  it('under DeepSpeed with 16-bit weights the reference is initialized in that dtype too', () => {
+    // JiaTianyu20031016/CoDPO (Qwen2.5-3B DPO, ZeRO-3, bf16): TRL's prepare_deepspeed initializes the reference with
+    // the run's DeepSpeed config; zero.Init builds it in bf16 and the engine casts it (deepspeed/runtime/engine.py
+    // _configure_distributed_model). Counted at 4 B a parameter, the run was 52.7 GiB against 49.9.
+    const text = `import torch
+from transformers import AutoModelForCausalLM
+from trl import DPOConfig, DPOTrainer
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-3B-Instruct", dtype=torch.bfloat16)
+args = DPOConfig(output_dir="out", bf16=True, deepspeed=DS)
+DPOTrainer(model=model, args=args, train_dataset=dataset).train()
+`;
+    const ds = '{"zero_optimization": {"stage": 3}, "bf16": {"enabled": "auto"}}';
+    const run = (path: string) =>
+      runPipeline(
+        [{ file: '/w/train.py', text: text.replace('DS', path) }],
+        filesReader(new Map([['/w/ds.json', ds]])),
+        {},
+      );
+    const r = run('"ds.json"');
+    assert.deepEqual([r.setup?.zero_stage, r.setup?.weights_dtype], [3, 'bf16']);
+    assert.equal(r.setup?.reference_dtype, undefined);
+    // Without DeepSpeed, DPOTrainer (TRL 0.29+) loads the reference by the policy's name in float32.
+    assert.equal(run('None').setup?.reference_dtype, 'fp32');
+  });
+
   it('a dtype in model_init_kwargs, or a pin before the rule, leaves the reference in the policy dtype', () => {
     assert.equal(grpo(undefined, ', model_init_kwargs={"dtype": "bfloat16"}').setup?.reference_dtype, undefined);
     // TRL 0.26 loads with dtype="auto": the checkpoint's bf16, as the policy.
