@@ -70,6 +70,8 @@ const LLAMAFACTORY = [
   'disable_gradient_checkpointing',
 ];
 const LLAMAFACTORY_V1 = ['dist_config', 'kernel_config', 'model_class', 'quant_config', 'peft_config', 'train_dataset'];
+/** The v1 schema's keys no other tool's config uses. */
+const LLAMAFACTORY_V1_OWN = ['dist_config', 'kernel_config', 'model_class'];
 /** Keys of LitGPT's configs (litgpt/finetune/*.py and pretrain.py setup() arguments, config_hub/*.yaml). */
 const LITGPT = [
   'checkpoint_dir',
@@ -317,7 +319,10 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   if (isForgeYaml(keys, text)) return 'forge-yaml';
   if (keys.has('model_name_or_path') && (keys.has('stage') || keys.has('finetuning_type') || count(LLAMAFACTORY) >= 2))
     return 'llamafactory-yaml';
-  if (scalarModel && (count(LLAMAFACTORY_V1) >= 1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))
+  // v1's examples carry model_class, train_dataset, dist_config and the rest together: a generic one of its keys alone
+  // (universal-llm-trainer's `quant_config: False` beside `model: llama3.1`) is another project's.
+  const v1 = count(LLAMAFACTORY_V1) >= 2 || LLAMAFACTORY_V1_OWN.some((k) => keys.has(k));
+  if (scalarModel && (v1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))
     return 'llamafactory-yaml';
   // ms-swift's argument files share TrainingArguments' names; their `model` and swift's own keys tell them apart.
   if (isSwiftArgsFile(keys, scalarModel)) return 'swift-yaml';

@@ -337,6 +337,8 @@ describe('detectYamlFormat', () => {
       detectYamlFormat('model: Qwen/Qwen3-0.6B\ndist_config:\n  name: fsdp2\nmicro_batch_size: 1\n'),
       'llamafactory-yaml',
     );
+    // One generic key of LLaMA-Factory v1's beside a model is another project's (universal-llm-trainer).
+    assert.notEqual(detectYamlFormat('model: llama3.1\nquant_config: False\nbatch_size: 2\n'), 'llamafactory-yaml');
     assert.equal(
       detectYamlFormat('model:\n  _component_: torchtune.models.llama2.llama2_7b\nbatch_size: 2\n'),
       'torchtune-yaml',
