@@ -29,6 +29,7 @@ const MODEL_SECTION = /^(model|model_args|model_arguments|model_config|base_mode
 const LORA_SECTION = /^(lora|lora_config|lora_args|peft|peft_config|peft_args|adapter|adapters|qlora)$/;
 const QUANT_SECTION = /^(quantization|quantization_config|quant|quant_config|bnb|bnb_config|bitsandbytes)$/;
 const OPTIMIZER_SECTION = /^(optimizer|optim|optimizer_config)$/;
+const CHECKPOINTING_SECTION = /^(gradient_checkpointing|activation_checkpointing|checkpointing)$/;
 const BATCH_SECTION = /^(batch|batching)$/;
 /** Sections whose "auto" values the HF Trainer fills: a DeepSpeed config written inline. */
 const AUTO_FILLED = /^(deepspeed|deepspeed_config|ds_config|zero_optimization)$/;
@@ -64,6 +65,13 @@ const methodOf = (v: View): boolean | undefined => {
 const checkpointingOf = (v: View): boolean | undefined => boolOf(v) ?? (lower(v) === 'unsloth' ? true : undefined);
 const flashOf = (v: View): string | undefined => (boolOf(v) === true ? 'flash_attention_2' : undefined);
 const pureBf16 = (v: View): string | undefined => (/^bf16[-_]true$/.test(lower(v)) ? 'bfloat16' : undefined);
+/** `bit: bfloat16` (universal-llm-trainer: "[4, 8, 16, 32] or string like float16 or bfloat16"): the load dtype. */
+const dtypeNamed = (v: View): string | undefined => {
+  const s = lower(v);
+  return /^(bfloat16|float16|float32)$/.test(s) ? s : s === '32' ? 'float32' : undefined;
+};
+/** A path to the adapter's own config file (`peft_config_path: config_lora/llm_lora_config.yaml`): LoRA on. */
+const adapterConfigPath = (v: View): true | undefined => (/\.(ya?ml|json)$/.test(lower(v)) ? true : undefined);
 
 /** In priority order per key: of two names found for one setting, the earlier alias wins, then the earlier key. */
 const ALIASES: readonly Alias[] = [
@@ -154,6 +162,11 @@ const ALIASES: readonly Alias[] = [
     key: 'use_peft',
     names: ['use_peft', 'use_lora', 'enable_lora', 'use_qlora', 'is_peft', 'is_lora', 'peft_enabled', 'lora_enabled'],
   },
+  {
+    key: 'use_peft',
+    names: ['peft_config_path', 'lora_config_path', 'adapter_config_path', 'peft_config_file', 'lora_config_file'],
+    value: adapterConfigPath,
+  },
   // A switch of that name (a section of that name is read as LoRA's settings).
   { key: 'use_peft', names: ['lora', 'peft'], value: (v) => boolOf(v) },
   { key: 'use_peft', names: ['enabled', 'enable', 'use'], under: LORA_SECTION },
@@ -219,6 +232,9 @@ const ALIASES: readonly Alias[] = [
   },
   { key: 'dtype', names: ['torch_dtype', 'dtype', 'model_dtype', 'model_param_dtype', 'weight_dtype'] },
   { key: 'dtype', names: ['precision'], value: pureBf16 },
+  { key: 'dtype', names: ['bit', 'bits'], value: dtypeNamed },
+  { key: 'load_in_4bit', names: ['bit'], value: bitsOf(4) },
+  { key: 'load_in_8bit', names: ['bit'], value: bitsOf(8) },
   {
     key: 'dtype',
     names: ['backbone_dtype'],
@@ -233,6 +249,13 @@ const ALIASES: readonly Alias[] = [
       'activation_checkpointing',
       'grad_checkpointing',
     ],
+    value: checkpointingOf,
+  },
+  // A section of that name with its switch (universal-llm-trainer's `gradient_checkpointing: {activate: True}`).
+  {
+    key: 'gradient_checkpointing',
+    names: ['activate', 'enabled', 'enable', 'use'],
+    under: CHECKPOINTING_SECTION,
     value: checkpointingOf,
   },
   { key: 'optim', names: ['optim', 'optimizer', 'optimizer_type', 'optimizer_name'] },

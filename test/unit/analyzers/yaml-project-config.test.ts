@@ -314,6 +314,41 @@ describe("analyzers: a project's own config read by the names of its keys", () =
     assert.equal(kto.setup?.preference?.paired, false);
   });
 
+  it("universal-llm-trainer's names: bit, a gradient_checkpointing section's switch, an adapter config's path", () => {
+    // ljm565/universal-llm-trainer config/llm_llama3.1_lora.yaml (abridged): it carries LLaMA-Factory v1's
+    // quant_config, and was read as a v1 config before (fp32 full fine-tune, batch 8 x 2,048: 126 GiB allocated
+    // against the 36 G its docs/gpu_test.md reports).
+    const text = [
+      'model: meta-llama/Llama-3.1-8B-Instruct',
+      'bit: bfloat16',
+      'quant_config: False',
+      'max_length: 8192',
+      'batch_size: 2',
+      'gradient_checkpointing:',
+      '  activate: True',
+      "  checkpoint_type: 'hf_checkpoint'",
+      'peft_config_path: config_lora/llm_lora_config.yaml',
+      '',
+    ].join('\n');
+    assert.equal(detectFormat('/p/config/llm.yaml', text), 'project-yaml');
+    const r = run('/p/config/llm.yaml', text);
+    assert.deepEqual(
+      [
+        r.setup?.weights_dtype,
+        r.setup?.method,
+        r.setup?.gradient_checkpointing,
+        r.setup?.micro_batch_size,
+        r.setup?.seq_len,
+      ],
+      ['bf16', 'lora', 'full', 2, 8192],
+    );
+    const full = run(
+      '/p/config/llm.yaml',
+      text.replace(/peft_config_path: .*\n/, '').replace('bit: bfloat16', 'bit: 4'),
+    );
+    assert.deepEqual([full.setup?.method, full.setup?.quantization?.bits], ['qlora', 4]);
+  });
+
   it('files that name a model but are not training configs are not read this way', () => {
     // A tokenizer's config, a PEFT adapter's, a model's config: no batch or accumulation.
     const tokenizer = '{"name_or_path": "Qwen/Qwen2.5-7B", "model_max_length": 32768, "padding_side": "right"}';
