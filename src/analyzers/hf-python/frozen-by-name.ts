@@ -61,7 +61,11 @@ function freezingAssignment(file: PythonFile, body: SyntaxNode, param: string): 
   return found;
 }
 
-/** Whether the file's facts apply an adapter (LoRA, QLoRA, IA3): PEFT freezes the base weights itself. */
+/**
+ * Whether the file's facts apply an adapter (LoRA, QLoRA, IA3): PEFT freezes the base weights itself. A rank alone
+ * (an arguments dataclass's `lora_r` field that no LoraConfig reads: NJUDeepEngine/meteora loads its adapters itself,
+ * then turns on `lora_` and `moe_gate` weights by name) applies none.
+ */
 function appliesLora(file: PythonFile): boolean {
-  return file.facts.some((f) => (f.key === 'method' && f.value !== 'full') || f.key === 'loraR');
+  return file.facts.some((f) => f.key === 'method' && f.value !== 'full');
 }

@@ -40,6 +40,19 @@ describe('hf-python: weights frozen by name in a loop', () => {
     assert.deepEqual(warnings(script(PROJECTOR_ONLY, lora)), []);
   });
 
+  it('a LoRA rank no LoraConfig reads applies no adapter: the loop is said', () => {
+    // NJUDeepEngine/meteora meteora_train.py: a `lora_r: int = 64` field of its arguments, its adapters loaded by its
+    // own loader, then `lora_` and `moe_gate` weights turned on by name; it was read silently as an 8.03B full
+    // fine-tune.
+    const fields = [
+      'from dataclasses import dataclass',
+      '@dataclass',
+      'class ScriptArguments:',
+      '    lora_r: int = 64',
+    ];
+    assert.deepEqual(warnings(script(PROJECTOR_ONLY, fields)), ['param.requires_grad']);
+  });
+
   it('a loop over a part of the model (the vision tower) or one that unfreezes is not said', () => {
     assert.deepEqual(warnings(script(['for p in model.visual.parameters():', '    p.requires_grad = False'])), []);
     assert.deepEqual(warnings(script(['for p in model.parameters():', '    p.requires_grad = True'])), []);
