@@ -120,19 +120,42 @@ export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number
 
 type Scalar = string | number | boolean | null;
 
-/** `"chat" in name.lower()` / `x not in [...]`: a substring of a string, or an item of a list of strings. */
+/**
+ * `"chat" in name.lower()` / `x not in [...]`: a substring of a string, or an item of a list of strings or numbers
+ * (Chinese-Mixtral's `if training_args.load_in_kbits in [4, 8]:` around its BitsAndBytesConfig).
+ */
 function membership(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
   const l = node.firstChild!;
   const negated = l.nextSibling?.name === 'not';
   const r = negated ? l.nextSibling?.nextSibling?.nextSibling : l.nextSibling?.nextSibling;
   if (!r || r.nextSibling) return undefined;
   const a = file.evalNode(l, depth + 1);
-  const b = file.evalNode(r, depth + 1);
-  if (a.k !== 'lit' || b.k !== 'lit' || typeof a.v !== 'string') return undefined;
-  if (typeof b.v !== 'string' && !Array.isArray(b.v)) return undefined;
-  const found = b.v.includes(a.v);
+  // A literal list of numbers is no FactValue (lists are of strings): its items are read here.
+  const numbers = numberItems(file, r, depth);
+  const b: Val = numbers ? { k: 'lit', v: null } : file.evalNode(r, depth + 1);
+  if (a.k !== 'lit' || b.k !== 'lit') return undefined;
+  const item = a.v;
+  let found: boolean;
+  if (numbers && typeof item === 'number') found = numbers.includes(item);
+  else if (typeof b.v === 'string' && typeof item === 'string') found = b.v.includes(item);
+  else if (Array.isArray(b.v) && typeof item === 'string') found = b.v.includes(item);
+  else return undefined;
   const dflt = a.dflt ?? b.dflt;
   return { k: 'lit', v: negated ? !found : found, ...(dflt ? { dflt } : {}) };
+}
+
+/** The numbers of a literal list, tuple or set of numbers (`[4, 8]`); undefined for anything else. */
+function numberItems(file: PythonFile, node: SyntaxNode, depth: number): number[] | undefined {
+  if (!['ArrayExpression', 'TupleExpression', 'SetExpression'].includes(node.name)) return undefined;
+  const out: number[] = [];
+  for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
+    if (['[', ']', '(', ')', '{', '}', ',', 'Comment'].includes(ch.name)) continue;
+    if (ch.name !== 'Number') return undefined;
+    const v = file.evalNode(ch, depth + 1);
+    if (v.k !== 'lit' || typeof v.v !== 'number') return undefined;
+    out.push(v.v);
+  }
+  return out.length > 0 ? out : undefined;
 }
 
 /**

@@ -237,4 +237,36 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.equal(r.setup?.method, 'full');
     assert.deepEqual(r.provenance.method, { kind: 'file', file: '/w/train.py', line: 6, key: 'use_peft' });
   });
+
+  it('a test of membership in a list of numbers is decided with the launch line: `load_in_kbits in [4, 8]`', () => {
+    // ymcui/Chinese-Mixtral run_clm_sft_with_peft.py:315 builds its BitsAndBytesConfig under
+    // `if training_args.load_in_kbits in [4, 8]:` (default 16) and run_sft.sh passes --load_in_kbits 4: a list of
+    // numbers was no value, the test unknown, and Mixtral-8x7B was estimated in fp16 (112.2 GiB against 49.0).
+    const train = (test: string): string => `from dataclasses import dataclass, field
+from typing import Optional
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig, HfArgumentParser, TrainingArguments, Trainer
+
+@dataclass
+class MyTrainingArguments(TrainingArguments):
+    load_in_kbits: Optional[int] = field(default=16)
+
+training_args, = HfArgumentParser((MyTrainingArguments,)).parse_args_into_dataclasses()
+if ${test}:
+    quantization_config = BitsAndBytesConfig(load_in_4bit=training_args.load_in_kbits == 4)
+else:
+    quantization_config = None
+model = AutoModelForCausalLM.from_pretrained("mistralai/Mistral-7B-v0.1", quantization_config=quantization_config)
+Trainer(model=model, args=training_args).train()
+`;
+    const run = (test: string, bits: number): PipelineResult => {
+      const files = {
+        '/w/run.sh': `python train.py --output_dir o --load_in_kbits ${bits}\n`,
+        '/w/train.py': train(test),
+      };
+      return runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), {});
+    };
+    assert.equal(run('training_args.load_in_kbits in [4, 8]', 4).setup?.quantization?.bits, 4);
+    assert.equal(run('training_args.load_in_kbits in (4, 8)', 16).setup?.quantization, undefined);
+    assert.equal(run('training_args.load_in_kbits not in [4, 8]', 4).setup?.quantization, undefined);
+  });
 });
