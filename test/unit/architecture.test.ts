@@ -196,6 +196,41 @@ describe('architecture: exact parameter counts', () => {
     assert.equal(countParameters(arch).total, text + arch.visionParams);
   });
 
+  it("Qwen-VL-Chat by hand: Qwen-1's language model and visual.py's ViT-bigG with its resampler under `visual`", () => {
+    // Qwen/Qwen-VL-Chat config.json: model_type qwen with a `visual` block; read as a text-only Qwen-1 before, the
+    // 1.94B tower was missing (3.6 GiB in bf16 on every GPU; QwenLM/Qwen-VL#92's OOM read as fitting).
+    const visual = {
+      heads: 16,
+      image_size: 448,
+      layers: 48,
+      mlp_ratio: 4.9231,
+      output_dim: 4096,
+      patch_size: 14,
+      width: 1664,
+    };
+    const r = parseArchitecture({
+      model_type: 'qwen',
+      hidden_size: 4096,
+      intermediate_size: 22016,
+      num_attention_heads: 32,
+      num_hidden_layers: 32,
+      kv_channels: 128,
+      vocab_size: 151936,
+      seq_length: 2048,
+      no_bias: true,
+      visual,
+    });
+    assert.ok(r.ok);
+    const w = 1664;
+    const mlp = Math.floor(w * 4.9231); // 8192
+    const block = 2 * w + (3 * w * w + 3 * w) + (w * w + w) + 2 * w + (w * mlp + mlp) + (mlp * w + w);
+    // Resampler: 256 queries and their sin-cos positions, kv_proj 1664 -> 4096, MultiheadAttention(4096), ln_q, ln_kv.
+    const resampler = 2 * 256 * 4096 + w * 4096 + (4 * 4096 * 4096 + 4 * 4096) + 4 * 4096;
+    const tower = 3 * 14 * 14 * w + 256 * w + 2 * w + 48 * block + resampler + 2 * 4096 + 4096 * 4096;
+    assert.equal(tower, 1_935_610_624);
+    assert.equal(r.arch.visionParams, tower);
+  });
+
   it('Granite 3.1 8B (model_type granite) counts as Llama: 40 x 199,237,632 + tied 49,155 x 4096 + 4096 = 8,170,848,256', () => {
     const r = parseArchitecture({
       model_type: 'granite',

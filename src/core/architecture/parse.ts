@@ -136,6 +136,8 @@ export function imageTextLayout(config: HfConfig, modelType: string | undefined)
   if (modelType === 'qwen2_vl' || modelType === 'qwen2_5_vl' || isQwen3Vl(modelType)) return 'qwen-vl';
   // Qwen3.5 (dense and MoE): the language model under text_config, Qwen3-VL's vision tower under vision_config.
   if (modelType === 'qwen3_5' || modelType === 'qwen3_5_moe') return 'qwen3.5';
+  // Qwen-VL (the first, remote code): Qwen-1's language model at the top level, its ViT and resampler under `visual`.
+  if (modelType === 'qwen' && obj(config, 'visual')) return 'qwen1-vl';
   if ((modelType === 'llama4' || modelType === 'mistral3') && textConfig) return 'llama4-or-mistral3';
   // LLaVA 1.5 and LLaVA-NeXT: a language model of its own model_type (Llama's by default) under text_config, a CLIP tower.
   if ((modelType === 'llava' || modelType === 'llava_next') && textConfig) return 'llava';

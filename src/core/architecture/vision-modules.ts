@@ -29,6 +29,10 @@ function namesOf(layout: ImageText, modelType: string): readonly string[] {
       return ['qkv', 'proj', 'linear_fc1', 'linear_fc2'];
     case 'qwen3.5':
       return ['qkv', 'proj', 'linear_fc1', 'linear_fc2'];
+    case 'qwen1-vl':
+      // visual.py: the blocks' attn.in_proj / out_proj and mlp.c_fc (c_proj is the language model's name too), the
+      // resampler's kv_proj.
+      return ['in_proj', 'out_proj', 'c_fc', 'kv_proj'];
     case 'llava':
       return [...VIT, 'linear_1', 'linear_2'];
     case 'paligemma':

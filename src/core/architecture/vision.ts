@@ -247,6 +247,27 @@ function mllamaVisionParams(v: HfConfig, textHidden: number): number | undefined
   return embeddings + layers * layer + global * (layer + 2) + (out * textHidden + textHidden);
 }
 
+/**
+ * Qwen-VL's visual.py VisionTransformer (ViT-bigG): a patch convolution without bias, 256 learned positions, ln_pre,
+ * `layers` blocks of ln_1, a fused in_proj (3w x w with bias), out_proj, ln_2 and an MLP c_fc / c_proj of
+ * int(w x mlp_ratio) with biases; the Resampler (attn_pool: 256 queries and their fixed 2-D sin-cos positions, both
+ * parameters, kv_proj w -> output_dim without bias, nn.MultiheadAttention of output_dim, ln_q and ln_kv), ln_post and
+ * the output projection. Qwen-VL-Chat (w 1664, 48 layers, mlp_ratio 4.9231, patch 14, output 4096): 1.94B.
+ */
+function qwen1VisualParams(v: HfConfig): number | undefined {
+  const w = num(v, 'width');
+  const layers = num(v, 'layers');
+  const ratio = num(v, 'mlp_ratio');
+  const patch = num(v, 'patch_size');
+  const out = num(v, 'output_dim');
+  if (!w || !layers || !ratio || !patch || !out) return undefined;
+  const mlp = Math.floor(w * ratio);
+  const block = 2 * w + (3 * w * w + 3 * w) + (w * w + w) + 2 * w + (w * mlp + mlp) + (mlp * w + w);
+  const queries = 256;
+  const resampler = 2 * queries * out + w * out + (4 * out * out + 4 * out) + 2 * (2 * out);
+  return 3 * patch * patch * w + queries * w + 2 * w + layers * block + resampler + 2 * out + out * out;
+}
+
 /** The ViT towers with their projectors, by layout, and the vision_config fields each needs. */
 const VIT_TOWERS: Readonly<
   Record<
@@ -270,7 +291,16 @@ const VIT_TOWERS: Readonly<
  * Qwen2-VL / 2.5-VL / 3-VL at the top level or under text_config, Qwen3.5 under text_config. Each loads its own tower.
  */
 export type ImageText =
-  'gemma3' | 'qwen-vl' | 'qwen3.5' | 'llama4-or-mistral3' | 'llava' | 'paligemma' | 'idefics3' | 'internvl' | 'mllama';
+  | 'gemma3'
+  | 'qwen-vl'
+  | 'qwen1-vl'
+  | 'qwen3.5'
+  | 'llama4-or-mistral3'
+  | 'llava'
+  | 'paligemma'
+  | 'idefics3'
+  | 'internvl'
+  | 'mllama';
 
 /**
  * The vision tower and projector of an image-text checkpoint, from its vision_config; 0 when the config has none to
@@ -311,6 +341,16 @@ export function visionTowerParams(ctx: ParseContext, hidden: number, layout: Ima
             : 'hidden_size, intermediate_size';
       if (v === undefined)
         ctx.problem('vision_config', `a ${modelType} config needs vision_config depth and ${fields}`);
+      return v ?? 0;
+    }
+    case 'qwen1-vl': {
+      const visual = obj(config, 'visual');
+      v = visual ? qwen1VisualParams(visual) : undefined;
+      if (v === undefined)
+        ctx.problem(
+          'visual',
+          'a Qwen-VL config needs visual width, layers, heads, mlp_ratio, patch_size and output_dim',
+        );
       return v ?? 0;
     }
     case 'qwen3.5':
