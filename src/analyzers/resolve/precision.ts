@@ -188,7 +188,11 @@ function llamafactoryUpcasts(ctx: ResolveContext): boolean {
 
 /** Whether the model is a from_pretrained (or a TRL trainer's model id) the files show, given no dtype at all. */
 function loadsWithoutDtype(ctx: ResolveContext): boolean {
-  if (!ctx.decided.model || ctx.decided.weightsDtype || ctx.unknownOnly.weightsDtype) return false;
+  const unknown = ctx.unknownOnly.weightsDtype?.fact;
+  // `torch_dtype=model_args.torch_dtype` of an option that defaults to None and no launch line sets (princeton-nlp/
+  // LESS): from_pretrained is given None, its own default.
+  const noneByDefault = unknown?.fromArg?.default === 'None';
+  if (!ctx.decided.model || ctx.decided.weightsDtype || (unknown && !noneByDefault)) return false;
   return loadsFromPretrained(ctx);
 }
 

@@ -578,6 +578,37 @@ describe('pins: transformers and torch versions from dependency files', () => {
     assert.equal(four.setup?.mixed_precision, 'bf16');
   });
 
+  it('torch_dtype from an option that defaults to None, which no launch line sets, is no dtype: the same rule', () => {
+    // princeton-nlp/LESS less/train/train.py: `from_pretrained(..., torch_dtype=model_args.torch_dtype)`, the field's
+    // default None (model_arguments.py:54), LoRA under --bf16 True: fp32 under transformers 4 (26.6 GiB as bf16
+    // against 51.5 GiB).
+    const script = [
+      'from dataclasses import dataclass, field',
+      'from typing import Optional',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, TrainingArguments',
+      'from peft import LoraConfig, get_peft_model',
+      '@dataclass',
+      'class ModelArguments:',
+      '    torch_dtype: Optional[str] = field(default=None)',
+      'model_args, training_args = HfArgumentParser((ModelArguments, TrainingArguments)).parse_args_into_dataclasses()',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=model_args.torch_dtype)',
+      'model = get_peft_model(model, LoraConfig(r=8, target_modules=["q_proj", "v_proj"]))',
+      '',
+    ].join('\n');
+    const launch = (flags: string) => `python train.py --output_dir o --bf16 True${flags}\n`;
+    const run = (flags: string, pin: string) => {
+      const files = new Map([
+        ['/w/run.sh', launch(flags)],
+        ['/w/train.py', script],
+        ['/w/requirements.txt', pin],
+      ]);
+      return runPipeline([{ file: '/w/run.sh', text: launch(flags) }], filesReader(files), {});
+    };
+    assert.equal(run('', 'transformers==4.45.2\n').setup?.weights_dtype, 'fp32');
+    assert.equal(run('', '').setup?.weights_dtype, 'fp16');
+    assert.equal(run(' --torch_dtype bfloat16', 'transformers==4.45.2\n').setup?.weights_dtype, 'bf16');
+  });
+
   it('torch_dtype="auto" is the checkpoint\'s dtype under any pin, located at the keyword (xyjigsaw/finetune-Qwen2-VL)', () => {
     // transformers modeling_utils.py: "auto" reads config.torch_dtype (meta-llama/Llama-2-7b-hf stores float16), which
     // a transformers 4 pin does not change; the file says it, so it is no default of any tool.
