@@ -614,8 +614,7 @@ export class Interpreter {
       if (elements) elements = [...(old.elements ?? [old.pieces]), ...elements];
       pieces = elements ? arrayPieces(elements) : [...old.pieces, ...pieces];
     }
-    // A value that doubles at every line (`X="$X$X"`, `A=( ${A[@]} ${A[@]} )`) would grow past memory: past the
-    // bound it is not expanded, and says so where it is used.
+    // A value that doubles at every line (`X="$X$X"`) would grow past memory: past the bound it is not expanded (said).
     if (tooLong(pieces)) {
       const reason = `\`${p.name}\` grows past ${MAX_VALUE_CHARS / 1024} KiB or ${MAX_VALUE_PIECES} parts here: not expanded`;
       pieces = [{ text: '', start: p.valueSpan.start, end: p.valueSpan.end, exact: false, unknown: reason }];
@@ -665,13 +664,10 @@ export class Interpreter {
       for (const w of words.slice(0, i)) this.assign(w, env, true, 'set', cmd.arrays.get(w));
     }
     this.passThrough.command(this.text, words, i);
-    // `exit` at the top level, run whatever came before (not after `&&` / `||`): bash runs nothing after it
-    // (dangbert/thesis_app's llama2_7B.sh: a QLoRA `tune run`, `exit 0`, then an older LoRA launch kept below).
-    if (literalWord(words[i]) === 'exit' && connector === undefined && this.frames.length === 0) {
-      this.dead = true;
-      return;
-    }
-    if (this.builtin(cmd, i, env)) return;
+    // A top-level `exit`, not after `&&` / `||`, ends the script (thesis_app's llama2_7B.sh: a launch kept below it).
+    const exits = literalWord(words[i]) === 'exit' && connector === undefined && this.frames.length === 0;
+    if (exits) this.dead = true;
+    if (exits || this.builtin(cmd, i, env)) return;
     let fields = fieldsOf(this.text, words.slice(i), env);
     if (!fields.length) return;
     // A call of the script's function that runs its arguments: the command is the words after its own.
@@ -776,10 +772,9 @@ export class Interpreter {
   }
 
   /**
-   * `srun ... bash -c "..."` with the string written as one quoted word: its commands run as a script of their own
-   * (variables it sets and exports, `if`s, the launch lines), read where they are written (nested.ts innerScriptText).
-   * The outer shell's variables are seen as it expands them into a double-quoted string; a single-quoted one sees the
-   * exported ones. False when the string is not such a word or holds no launch: the command is read as before.
+   * `srun ... bash -c "..."` (one quoted word): its commands run as a script of their own, read where they are written
+   * (nested.ts innerScriptText), with the outer variables a double-quoted string expands (the exported ones for a
+   * single-quoted one). False when the string is not such a word or holds no launch: the command is read as before.
    */
   private innerScript(fields: readonly Field[], env: Env): boolean {
     const { depth, count } = this.nesting;
