@@ -3,6 +3,7 @@
 import { toolDefault } from '../defaults';
 import { msg, type CanonicalKey, type FactValue, type Unknown } from '../facts';
 import { baseName, fileProv, num, type ResolveContext } from './context';
+import type { WinningFact } from './types';
 
 /** The 4/8-bit load the files ask for (load_in_4bit, quantization_bit, ...), as a number of bits. */
 function quantBitsOf(decided: ResolveContext['decided']): number | undefined {
@@ -30,12 +31,19 @@ export function resolveModelRef(ctx: ResolveContext): void {
 export function resolveMethod(ctx: ResolveContext): void {
   const { decided, setup, prov } = ctx;
   ctx.fromFact('method', 'method');
-  const alpha = decided.loraAlpha?.fact.origin === 'call-default' ? undefined : decided.loraAlpha;
-  const hasLora = decided.loraR || decided.loraTargets || alpha;
+  // An arguments dataclass's LoRA fields that only default (FuseLLM's lora_r = 64 beside `--training_mode full`, its
+  // LoraConfig in a function only the qlora mode calls) apply no adapter by themselves: the script's LoraConfig says
+  // LoRA (a 'method' fact), and so does a launch line's or a config's LoRA key, or a PEFT config the script hands a
+  // trainer that is not read (`peft_config=peft_config` from a module not among the files).
+  const peftUnread = ctx.unknownOnly.method !== undefined;
+  const set = (w: WinningFact | undefined): WinningFact | undefined =>
+    w?.fact.origin === 'dataclass-default' && !peftUnread ? undefined : w;
+  const alpha = decided.loraAlpha?.fact.origin === 'call-default' ? undefined : set(decided.loraAlpha);
+  const hasLora = set(decided.loraR) || set(decided.loraTargets) || alpha;
   const quantBits = quantBitsOf(decided);
   if (setup.method === undefined && hasLora) {
     setup.method = quantBits === 4 ? 'qlora' : 'lora';
-    const w = (decided.loraR ?? decided.loraTargets ?? alpha)!;
+    const w = (set(decided.loraR) ?? set(decided.loraTargets) ?? alpha)!;
     prov.method = fileProv(w);
   }
   // A tool whose own default method is LoRA (LLaMA-Factory's finetuning_type): QLoRA over a 4-bit load.

@@ -269,4 +269,31 @@ Trainer(model=model, args=training_args).train()
     assert.equal(run('training_args.load_in_kbits in (4, 8)', 16).setup?.quantization, undefined);
     assert.equal(run('training_args.load_in_kbits not in [4, 8]', 4).setup?.quantization, undefined);
   });
+
+  it("an arguments dataclass's LoRA fields that only default apply no adapter (FuseLLM's --training_mode full)", () => {
+    // fanqiwan/FuseAI FuseLLM src/utils/config.py:84 `lora_r: int = field(default=64)`; under `--training_mode full`
+    // src/utils/common.py loads the model with no PEFT (its LoraConfig is in a function only the qlora mode calls).
+    // Read as LoRA r 64 it was 14.0 GiB against the full fine-tune's 28.2.
+    const train = `from dataclasses import dataclass, field
+from typing import Optional
+from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments
+
+@dataclass
+class Arguments(TrainingArguments):
+    training_mode: Optional[str] = field(default="full")
+    lora_r: int = field(default=64)
+    lora_alpha: int = field(default=16)
+
+args, = HfArgumentParser((Arguments,)).parse_args_into_dataclasses()
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
+Trainer(model=model, args=args).train()
+`;
+    const run = (flags: string): PipelineResult => {
+      const sh = `python train.py --output_dir o${flags}\n`;
+      return runPipeline([{ file: '/w/run.sh', text: sh }], inMemory({ '/w/run.sh': sh, '/w/train.py': train }), {});
+    };
+    assert.equal(run(' --training_mode full').setup?.method, 'full');
+    // A LoRA key the launch line sets is the run's own setting: LoRA, as before.
+    assert.equal(run(' --lora_r 16').setup?.method, 'lora');
+  });
 });
