@@ -322,8 +322,7 @@ export function detectYamlFormat(text: string, fileName?: string, byName = true)
   // v1's examples carry model_class, train_dataset, dist_config and the rest together: a generic one of its keys alone
   // (universal-llm-trainer's `quant_config: False` beside `model: llama3.1`) is another project's.
   const v1 = count(LLAMAFACTORY_V1) >= 2 || LLAMAFACTORY_V1_OWN.some((k) => keys.has(k));
-  if (scalarModel && (v1 || (keys.has('micro_batch_size') && keys.has('cutoff_len'))))
-    return 'llamafactory-yaml';
+  if (scalarModel && (v1 || (keys.has('micro_batch_size') && keys.has('cutoff_len')))) return 'llamafactory-yaml';
   // ms-swift's argument files share TrainingArguments' names; their `model` and swift's own keys tell them apart.
   if (isSwiftArgsFile(keys, scalarModel)) return 'swift-yaml';
   // The same arguments in a section a project's wrapper passes on to `swift sft` (`args:`).
