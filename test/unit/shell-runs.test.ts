@@ -801,6 +801,44 @@ describe("a launch line's --evaluation_strategy dates transformers only where Tr
     ].join('\n');
     assert.equal(launchingTrainPy(parsed)(line).setup?.transformers_version, '4.45');
   });
+
+  it("a config's evaluation_strategy that the script's own dataclass declares dates nothing (minwukim/VRL)", () => {
+    // GRPO_on_hard.py: TrlParser over its own MyArguments (`evaluation_strategy: str`), passed on as eval_strategy=;
+    // GRPO_on_hard_config.yaml sets `evaluation_strategy: steps`. Dated to 4.45 it was 50.9 GiB against 33.6.
+    const script = [
+      'from dataclasses import dataclass',
+      'from transformers import AutoModelForCausalLM',
+      'from trl import GRPOConfig, GRPOTrainer, TrlParser',
+      '@dataclass',
+      'class MyArguments:',
+      '    model_name: str',
+      '    evaluation_strategy: str',
+      '(args,) = TrlParser(dataclass_types=[MyArguments]).parse_args_and_config()',
+      'model = AutoModelForCausalLM.from_pretrained(args.model_name)',
+      'config = GRPOConfig(output_dir="o", eval_strategy=args.evaluation_strategy)',
+      '',
+    ].join('\n');
+    const yaml = [
+      'model_name: Qwen/Qwen2.5-Math-1.5B',
+      'bf16: True',
+      'per_device_train_batch_size: 5',
+      'gradient_accumulation_steps: 10',
+      'num_generations: 25',
+      'max_completion_length: 4000',
+      'evaluation_strategy: steps',
+      '',
+    ].join('\n');
+    const files = { '/w/train.py': script, '/w/config.yaml': yaml };
+    const r = runPipeline(
+      [
+        { file: '/w/train.py', text: script },
+        { file: '/w/config.yaml', text: yaml },
+      ],
+      inMemory(files),
+      {},
+    );
+    assert.equal(r.setup?.transformers_version, undefined);
+  });
 });
 
 describe("a launch line's reference model says DPO where its script is not read", () => {

@@ -80,8 +80,9 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
       languageId: i.languageId,
       ...(inputs.length > 1 ? { launchNaming: namesGiven(reader, i.file, inputs) } : {}),
     });
-  const scripts = collection.collected.files.filter((f) => f.facts.format === 'hf-python');
-  const files = collection.collected.files.map((f) =>
+  const collected = withoutOwnEvaluationStrategy(collection.collected.files);
+  const scripts = collected.filter((f) => f.facts.format === 'hf-python');
+  const files = collected.map((f) =>
     f.facts.format === 'hf-python'
       ? withoutUnreadDefaults(
           f,
@@ -139,8 +140,36 @@ interface Referrer {
   readonly readmeUsage?: true;
 }
 
-/** An argparse option of the script's own named evaluation_strategy (read as the script's parser reads it). */
-const OWN_EVALUATION_STRATEGY = /\badd_argument\(\s*(['"])--evaluation[-_]strategy\1/;
+/**
+ * An option of the script's own named evaluation_strategy (read as the script's parser reads it): an argparse option,
+ * or a field of a dataclass of its own (minwukim/VRL's `evaluation_strategy: str` in the class TrlParser parses, passed
+ * on as `eval_strategy=`).
+ */
+const OWN_EVALUATION_STRATEGY =
+  /\badd_argument\(\s*(['"])--evaluation[-_]strategy\1|^[ \t]+evaluation_strategy\s*:\s*\w/m;
+
+/** A file's fact dating the run by `evaluation_strategy` (facts.ts EVALUATION_STRATEGY_RELEASE). */
+const datedByEvaluationStrategy = (f: Fact): boolean =>
+  f.key === 'transformersVersion' && /^(--)?evaluation[-_]strategy$/.test(f.rawKey);
+
+/**
+ * The run's configs (YAML, JSON) that give `evaluation_strategy` to a script of the run that declares it as its own
+ * option: the script's name, not TrainingArguments', so it does not date the run.
+ */
+function withoutOwnEvaluationStrategy(files: readonly AnalyzedFile[]): AnalyzedFile[] {
+  const own = files.some(
+    (f) =>
+      f.facts.format === 'hf-python' &&
+      !f.facts.readsTrainerFlags &&
+      OWN_EVALUATION_STRATEGY.test(f.text.slice(0, MAX_ANALYZED_CHARS.python)),
+  );
+  if (!own) return [...files];
+  return files.map((f) =>
+    f.facts.format === 'hf-python' || !f.facts.facts.some(datedByEvaluationStrategy)
+      ? f
+      : { ...f, facts: { ...f.facts, facts: f.facts.facts.filter((x) => !datedByEvaluationStrategy(x)) } },
+  );
+}
 
 /** The files read so far and what was said of them; `visit` reads a file and follows its references. */
 class FileCollection {
@@ -516,8 +545,10 @@ class FileCollection {
     const read = this.collected.files.find((f) => f.file === script);
     const own = read && OWN_EVALUATION_STRATEGY.test(read.text.slice(0, MAX_ANALYZED_CHARS.python));
     if (!read || !own || read.facts.readsTrainerFlags) return;
-    const dated = (f: Fact): boolean => f.key === 'transformersVersion' && /^--evaluation[-_]strategy$/.test(f.rawKey);
-    this.launcherFacts(launcher, (facts) => ({ ...facts, facts: facts.facts.filter((f) => !dated(f)) }));
+    this.launcherFacts(launcher, (facts) => ({
+      ...facts,
+      facts: facts.facts.filter((f) => !datedByEvaluationStrategy(f)),
+    }));
   }
 
   /**
