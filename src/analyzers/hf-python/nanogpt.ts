@@ -15,6 +15,7 @@ import {
   type FactValue,
   type LaunchArgument,
   type Span,
+  msg,
   type Unknown,
 } from '../facts';
 import { type Entry, PythonFile } from './file';
@@ -229,6 +230,7 @@ function number(g: Globals, key: CanonicalKey, v: Global | undefined): void {
  * train.py's default picks bfloat16 where the GPU supports it.
  */
 function precision(g: Globals): void {
+  if (offCuda(g)) return;
   const d = g.get('dtype');
   if (!d) return;
   const text = g.file.text.slice(d.entry.valueSpan.start, d.entry.valueSpan.end);
@@ -245,6 +247,29 @@ function precision(g: Globals): void {
     return;
   }
   g.push('mixedPrecision', d, { unknown: `dtype is ${clip(text, 80)}` });
+}
+
+/**
+ * `device = 'mps'` (or 'cpu'): train.py's `device_type = 'cuda' if 'cuda' in device else 'cpu'` makes its context
+ * `nullcontext()`, so the run takes no autocast whatever dtype says (hrasto/nanoGPT's configs on an Apple GPU), and it
+ * runs on no CUDA GPU: said at the global, the estimate being of the fp32 run on a GPU. True where so.
+ */
+function offCuda(g: Globals): boolean {
+  const d = g.get('device');
+  if (!d || typeof d.value !== 'string' || d.value.includes('cuda')) return false;
+  g.push('mixedPrecision', d, 'none');
+  g.file.problem(
+    'runs-on-cpu',
+    'warning',
+    msg(
+      "device = '{0}': train.py runs on no CUDA GPU and without autocast (its device_type is 'cpu', its context " +
+        'nullcontext()); the estimate is of the same fp32 run on a CUDA GPU',
+      d.value,
+    ),
+    d.entry.valueSpan,
+    'device',
+  );
+  return true;
 }
 
 /** What train.py's code fixes, located at its `from model import` line: fp32 weights, model.py's GPT, the loop. */

@@ -129,6 +129,19 @@ describe('nanoGPT: train.py and its config files', () => {
     assert.equal(r.readsConfigurator, true);
   });
 
+  it("device = 'mps' (or 'cpu'): no autocast whatever dtype says, and no CUDA run, said at the global", () => {
+    // hrasto/nanoGPT train.py:84 `device = 'mps'`: its device_type is 'cpu', its ctx nullcontext(), so the run trains
+    // in fp32 on an Apple GPU; read as bf16 autocast before (3.3 GiB against 4.0 for its GPT-2-vocabulary config).
+    const r = analyzeHfPython(TRAIN.replace("device = 'cuda'", "device = 'mps'"));
+    assert.equal(r.facts.find((f) => f.key === 'mixedPrecision')?.value, 'none');
+    const w = r.problems.find((p) => p.code === 'runs-on-cpu');
+    assert.match(w?.message ?? '', /^device = 'mps': train.py runs on no CUDA GPU and without autocast/);
+    assert.equal(
+      analyzeHfPython(TRAIN).problems.find((p) => p.code === 'runs-on-cpu'),
+      undefined,
+    );
+  });
+
   it('estimates GPT-2 124M from scratch with the vocabulary as an assumption', () => {
     const r = pipelineOf('/n/train.py', TRAIN);
     assert.ok(r.setup, r.problems.map((p) => p.message).join('; '));
