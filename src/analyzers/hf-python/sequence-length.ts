@@ -37,6 +37,7 @@ export function sequenceLength(file: PythonFile, calls: readonly SyntaxNode[], t
   );
   const all = [
     ...localBounds(file),
+    ...optionSlices(file),
     ...tokenized.filter((b) => !b.target),
     ...datasetBounds(file, calls),
     ...collatorBounds(file, calls),
@@ -283,6 +284,26 @@ function localBounds(file: PythonFile): Bound[] {
     const e: Entry = { rawKey: name, keySpan: span(target), valueNode: value, valueSpan: span(value) };
     out.push({ e, x: file.valueOf(e), node: cur.node });
   } while (cur.next());
+  return out;
+}
+
+/** `ids[: args.max_training_seq_length]`: a slice at an option whose name says a maximal length. */
+const OPTION_SLICE = /\[\s*:\s*(\w+\.(\w*max\w*(?:len|length)|\w*seq_len(?:gth)?))\s*\]/g;
+
+/**
+ * The options a sample is cut at (ise-uiuc/magicoder train.py: `input_id[: args.max_training_seq_length]` of its own
+ * arguments dataclass, the collator padding to the longest): each a bound where the option is read.
+ */
+function optionSlices(file: PythonFile): Bound[] {
+  const out: Bound[] = [];
+  for (const m of file.text.matchAll(OPTION_SLICE)) {
+    const from = (m.index ?? 0) + m[0].indexOf(m[1]);
+    let node: SyntaxNode | null = file.root.resolveInner(from, 1);
+    while (node && node.name !== 'MemberExpression') node = node.parent;
+    if (!node || node.from !== from || node.to !== from + m[1].length) continue;
+    const e: Entry = { rawKey: m[2], keySpan: span(node), valueNode: node, valueSpan: span(node) };
+    out.push({ e, x: file.valueOf(e), node });
+  }
   return out;
 }
 
