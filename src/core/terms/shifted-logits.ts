@@ -87,7 +87,7 @@ export const transformersLoss = (ctx: EstimateContext): boolean =>
 
 /**
  * transformers < 4.46: the causal-LM class's forward returns fp32 logits whoever calls it, with or without labels
- * (LlamaForCausalLM 4.45 `logits = self.lm_head(...).float()`, "TODO: remove the float() operation in v4.46"), so
+ * (LlamaForCausalLM 4.45 `logits = self.lm_head(...).float()`, whose comment says the float() goes in v4.46), so
  * a trainer that takes its own log-probabilities from them (TRL's) gets fp32; not the families with their own loss on
  * the 16-bit logits (FamilyTraits.ownHalfLossBefore: no `.float()`) or remote code (ChatGLM's casts only when given
  * labels, which TRL does not pass).
