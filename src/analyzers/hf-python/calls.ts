@@ -19,6 +19,7 @@ import { type Binding, type Entry, PythonFile } from './file';
 import { calledAs, scriptCallArgumentOf, soleCallArgumentNode } from './attributes';
 import type { Scope } from './static-values';
 import { branchTaken, callOnBranch, conditionOf } from './branches';
+import { runsBesideCheckpointingGuard } from './checkpointing-guard';
 import { dictEntryNode } from './expressions';
 import { children, span, clip, isModelClass } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
@@ -509,11 +510,10 @@ export function kbitCastBack(file: PythonFile, call: SyntaxNode): void {
 }
 
 /**
- * `model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=...)` checkpoints every layer whatever the training
- * arguments say (Trainer only ever turns it on: `if args.gradient_checkpointing: model.gradient_checkpointing_enable()`).
- * torch's `apply_activation_checkpointing(model, ...)` (FSDP scripts) wraps the layers in checkpoint_wrapper, whose
- * CheckpointImpl defaults to NO_REENTRANT (torch/distributed/algorithms/_checkpoint/checkpoint_wrapper.py); the script
- * asks for the reentrant form by naming CheckpointImpl.REENTRANT. On a branch: on when the branch is known to run,
+ * `model.gradient_checkpointing_enable(...)` checkpoints every layer whatever the training arguments say (Trainer only
+ * turns it on). torch's `apply_activation_checkpointing(model, ...)` wraps the layers in checkpoint_wrapper, NO_REENTRANT
+ * unless the script names CheckpointImpl.REENTRANT (torch/distributed/algorithms/_checkpoint/checkpoint_wrapper.py).
+ * On a branch: on when it is known to run (or its test's unknown part only asks whether the model checkpoints already),
  * nothing when it is known not to, unknown otherwise.
  */
 export function checkpointingCall(file: PythonFile, call: SyntaxNode, last: string, tool: Tool): void {
@@ -521,7 +521,7 @@ export function checkpointingCall(file: PythonFile, call: SyntaxNode, last: stri
   const name = file.text.slice(at.start, at.end);
   const taken = branchTaken(file, call);
   if (taken === false) return;
-  const cond = taken === undefined ? conditionOf(file, call) : undefined;
+  const cond = taken === undefined && !runsBesideCheckpointingGuard(file, call) ? conditionOf(file, call) : undefined;
   const e: Entry = { rawKey: last, keySpan: at, valueNode: call.firstChild, valueSpan: at };
   file.push('gradientCheckpointing', e, cond ? { unknown: `${clip(name)}(...) runs only when ${cond}` } : 'full', tool);
   if (cond) return;
