@@ -263,7 +263,11 @@ function scoringTail(
   const tokensText = rollout.logps === 'verl' ? `${seqs} x ${T / seqs} tokens` : `${seqs} x ${C} completion tokens`;
   const rowOut = mode === 'amp' ? 4 : cb;
   const TV = lossTokens * (a.vocab / tp);
-  const logps = cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
+  // verl's actor divides its logits by the temperature in place and takes the log-probs with flash-attn's cross-entropy
+  // (verl/workers/actor/dp_actor.py `logits_rmpad.div_(temperature)`, its compiled entropy_from_logits): the logits
+  // and an fp32 loss and logsumexp per token, as its training pass (preference-logps.ts verlLogps).
+  const verl = rollout?.logps === 'verl';
+  const logps = verl ? cb * TV + 8 * lossTokens : cb * TV + Math.max(cb * TV, rowOut * C * (a.vocab / tp));
   const fwd = noGradLayerBytes(a, T, setup.seq_len, cb, attention, tp, residualBytes);
   // A reference copy under FSDP2 is gathered whole while it scores (TRL prepare_fsdp): that beside its logits.
   const whole = wholeReferenceGather(ctx);
@@ -303,8 +307,11 @@ function scoringTail(
           `Scoring: ${who}, no grad, ${seqs} sequences`,
           logps,
           () =>
-            `completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's ` +
-            `log_softmax ${rowOut}·C·V (T = ${tokensText})`,
+            verl
+              ? `logits ${cb}·T·V, divided in place by the temperature, and an fp32 loss and logsumexp 8·T (verl, ` +
+                `flash-attn cross_entropy_loss; T = ${tokensText})`
+              : `completion logits ${cb}·T·V, divided by the temperature ${cb}·T·V or one row's ` +
+                `log_softmax ${rowOut}·C·V (T = ${tokensText})`,
           () => ({ sequences: seqs, tokens: lossTokens, vocab: a.vocab }),
         )
       : comp(
