@@ -153,8 +153,9 @@ const datedByEvaluationStrategy = (f: Fact): boolean =>
   f.key === 'transformersVersion' && /^(--)?evaluation[-_]strategy$/.test(f.rawKey);
 
 /**
- * The run's configs (YAML, JSON) that give `evaluation_strategy` to a script of the run that declares it as its own
- * option: the script's name, not TrainingArguments', so it does not date the run.
+ * The run's launchers and configs that give `evaluation_strategy` to a script of the run that declares it as its own
+ * option (razvanalex-phd/SeLeRoSa's launch line, minwukim/VRL's YAML): the script's name, not TrainingArguments', so it
+ * does not date the run, as it does where the script parses TrainingArguments from its command line.
  */
 function withoutOwnEvaluationStrategy(files: readonly AnalyzedFile[]): AnalyzedFile[] {
   const own = files.some(
@@ -477,7 +478,6 @@ class FileCollection {
     });
     if (ref.program) this.settleProgram(from.self, found.path, ref);
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
-    this.settleOwnEvaluationStrategy(from.self, found.path);
     this.settleFlagObjective(from.self);
     this.settleUnreadOptions(from.self, found.path);
     this.settleUnreadCommandLine(from.self, found.path, ref);
@@ -534,21 +534,6 @@ class FileCollection {
    */
   private settleFlagObjective(launcher: AnalyzedFile): void {
     this.launcherFacts(launcher, (facts) => ({ ...facts, facts: facts.facts.filter((f) => !isFlagObjective(f)) }));
-  }
-
-  /**
-   * A launch line's `--evaluation_strategy` that its script declares as an argparse option of its own (razvanalex-phd/
-   * SeLeRoSa's llm_finetune.py, which passes it on as `eval_strategy=`) is the script's name, not TrainingArguments':
-   * it does not date the run's transformers, as the flag does where the script parses TrainingArguments from its line.
-   */
-  private settleOwnEvaluationStrategy(launcher: AnalyzedFile, script: string): void {
-    const read = this.collected.files.find((f) => f.file === script);
-    const own = read && OWN_EVALUATION_STRATEGY.test(read.text.slice(0, MAX_ANALYZED_CHARS.python));
-    if (!read || !own || read.facts.readsTrainerFlags) return;
-    this.launcherFacts(launcher, (facts) => ({
-      ...facts,
-      facts: facts.facts.filter((f) => !datedByEvaluationStrategy(f)),
-    }));
   }
 
   /**

@@ -5,7 +5,7 @@
 // never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
-import { clip, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
+import { clip, listItems, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
 import { soleCallArgumentNode } from './attributes';
 import { importedName } from './imported-constants';
@@ -148,8 +148,7 @@ function membership(file: PythonFile, node: SyntaxNode, depth: number): Val | un
 function numberItems(file: PythonFile, node: SyntaxNode, depth: number): number[] | undefined {
   if (!['ArrayExpression', 'TupleExpression', 'SetExpression'].includes(node.name)) return undefined;
   const out: number[] = [];
-  for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
-    if (['[', ']', '(', ')', '{', '}', ',', 'Comment'].includes(ch.name)) continue;
+  for (const ch of listItems(node)) {
     if (ch.name !== 'Number') return undefined;
     const v = file.evalNode(ch, depth + 1);
     if (v.k !== 'lit' || typeof v.v !== 'number') return undefined;

@@ -51,6 +51,7 @@ import {
   assignmentTargets,
   targetNames,
   writtenItems,
+  listItems,
 } from './syntax';
 import { CallNames } from './call-names';
 import { libraryAliases } from './library-aliases';
@@ -372,8 +373,7 @@ export class PythonFile {
       case 'TupleExpression':
       case 'SetExpression': {
         const items: string[] = [];
-        for (let ch = node.firstChild; ch; ch = ch.nextSibling) {
-          if (['[', ']', '(', ')', '{', '}', ',', 'Comment'].includes(ch.name)) continue;
+        for (const ch of listItems(node)) {
           const v = this.evalNode(ch, depth + 1);
           if (v.k !== 'lit' || typeof v.v !== 'string')
             return { k: 'unknown', reason: `${clip(t)} is not a list of string literals` };

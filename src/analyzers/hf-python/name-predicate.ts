@@ -9,7 +9,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { FactValue } from '../facts';
 import { calledFunctionBody } from './expressions';
 import type { PythonFile, Val } from './file';
-import { parameters, pyString } from './syntax';
+import { listItems, parameters, pyString } from './syntax';
 import { booleanTree, type BooleanTree } from './boolean-operators';
 
 type Value = string | boolean | readonly string[];
@@ -131,8 +131,7 @@ const not = (v: Value | undefined): boolean | undefined => (typeof v === 'boolea
 /** The items of a list, tuple or set of strings. */
 function strings(r: Reading, node: SyntaxNode, scope: Scope): readonly string[] | undefined {
   const out: string[] = [];
-  for (let c = node.firstChild; c; c = c.nextSibling) {
-    if (['[', ']', '(', ')', '{', '}', ',', 'Comment'].includes(c.name)) continue;
+  for (const c of listItems(node)) {
     const v = ev(r, c, scope);
     if (typeof v !== 'string') return undefined;
     out.push(v);

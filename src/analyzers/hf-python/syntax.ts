@@ -46,6 +46,14 @@ export function isModelLoad(parts: readonly string[]): boolean {
   );
 }
 
+/** The items of a list, tuple or set literal: its children less the brackets, commas and comments. */
+export function listItems(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling)
+    if (!['[', ']', '(', ')', '{', '}', ',', 'Comment'].includes(c.name)) out.push(c);
+  return out;
+}
+
 /** The child nodes of a syntax node, in order. */
 export function children(node: SyntaxNode): SyntaxNode[] {
   const out: SyntaxNode[] = [];
