@@ -17,6 +17,7 @@ import {
   transformersOfTrlRelease,
   trlOfTransformersRelease,
   trlDatedDefaults,
+  trlRewardPassesOfRelease,
   trlGrpoBetaOfRelease,
   trlGrpoPromptBatchOfRelease,
   trlPreferenceLengthOfRelease,
@@ -172,6 +173,7 @@ export function withPinnedVersions(
   setup = trainerCacheUnderWrapper(setup, provenance, tools);
   setup = trlDatedDefaults(setup, provenance);
   setup = trlPreferenceLengthOfRelease(setup, provenance);
+  setup = trlRewardPassesOfRelease(setup, provenance, tools);
   setup = trlGrpoBetaOfRelease(setup, provenance);
   setup = trlGrpoPromptBatchOfRelease(
     setup,

@@ -66,6 +66,32 @@ export function trlDatedDefaults(
 }
 
 /**
+ * TRL's RewardTrainer before 0.24 scored the chosen and the rejected sequences with two forwards, both graphs held for
+ * one backward (trl@v0.23.0 trl/trainer/reward_trainer.py compute_loss: `rewards_chosen = model(input_ids=inputs[
+ * "input_ids_chosen"], ...)`, then the rejected); 0.24 concatenates them into one (`torch.chunk(outputs.logits, 2)`).
+ * Taken where the project pins such a TRL and its reward trainer (a sequence classifier, no reference) is TRL's.
+ */
+export function trlRewardPassesOfRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  tools: readonly string[],
+): TrainingSetup {
+  const version = setup.trl_version;
+  const pref = setup.preference;
+  if (version === undefined || !olderThan(version, 0, 24) || !tools.includes('trl')) return setup;
+  if (pref?.reference !== 'none' || !pref.paired || setup.head !== 'seq_cls' || pref.separate_passes !== undefined)
+    return setup;
+  provenance['preference.separate_passes'] = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `RewardTrainer ran the chosen and the rejected sequences as two forwards before TRL 0.24 (TRL ${version} for ` +
+      'this run; trl@v0.23.0 reward_trainer.py compute_loss): both graphs held, each forward the micro-batch alone',
+  };
+  return { ...setup, preference: { ...pref, separate_passes: true } };
+}
+
+/**
  * GRPOConfig's beta was 0.04 before TRL 0.19, whose GRPOTrainer then scores every round with a KL reference: a frozen
  * copy of the model, or a PEFT model with its adapters off. Taken back where TRL's default decided the reference and
  * the project pins an older TRL (Deep-Agent/R1-V: trl==0.14.0).

@@ -153,5 +153,12 @@ export const PreferenceSchema = z
      * log-probabilities, over its own contiguous copy of the logits; its gradient of all the logits is added to theirs.
      */
     chosen_nll: z.boolean().optional(),
+    /**
+     * The chosen and the rejected sequences run as two forwards whose graphs are both held for one backward (TRL's
+     * RewardTrainer before 0.24: `model(input_ids_chosen)` then `model(input_ids_rejected)`, trl@v0.23.0
+     * reward_trainer.py compute_loss; 0.24 concatenates them): as much is saved as in one concatenated forward, but
+     * each forward's working set, and a checkpointed layer's recompute, is the micro-batch's alone. Unset: one forward.
+     */
+    separate_passes: z.boolean().optional(),
   })
   .strict();

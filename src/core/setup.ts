@@ -629,9 +629,18 @@ export function usesFlashAttn(s: Pick<TrainingSetup, 'attention' | 'attention_ke
 
 export * from './fsdp-rules';
 
-/** Sequences per example in one forward: 2 for paired preference training (chosen + rejected), else 1. */
+/**
+ * Sequences per example in one forward: 2 for paired preference training (chosen + rejected in one concatenated
+ * forward), else 1.
+ */
 export function sequencesPerExample(s: Pick<TrainingSetup, 'preference' | 'rollout'>): number {
+  if (s.preference?.separate_passes) return 1;
   return s.preference?.paired || s.rollout?.objective === 'online-dpo' ? 2 : 1;
+}
+
+/** Forwards per micro-batch whose graphs one backward frees: 2 where chosen and rejected run apart, else 1. */
+export function forwardsPerExample(s: Pick<TrainingSetup, 'preference'>): number {
+  return s.preference?.separate_passes ? 2 : 1;
 }
 
 /**

@@ -4,7 +4,14 @@
 // peer link, and small-matrix inefficiency. Every result carries its arithmetic. Pure; no I/O.
 import { type Architecture, attentionLayerCount, countParameters, parseArchitecture } from './architecture';
 import type { GpuSpec } from './catalog/gpus';
-import { defersGradientSync, fsdpAccumulates, generationBatch, sequencesPerExample, type TrainingSetup } from './setup';
+import {
+  defersGradientSync,
+  forwardsPerExample,
+  fsdpAccumulates,
+  generationBatch,
+  sequencesPerExample,
+  type TrainingSetup,
+} from './setup';
 
 /** Share of peak tensor throughput a well-tuned training step reaches (model FLOPs utilisation). */
 export const ASSUMED_MFU = 0.4;
@@ -135,7 +142,9 @@ function stepContext(setup: TrainingSetup, a: Architecture, g: StepGpu, lean: bo
       ? P - (a.moe.experts - a.moe.topK) * 3 * a.hidden * a.moe.expertFfn * a.moe.moeLayers
       : P;
   // Tokens per GPU: context-parallel ranks split each sequence (each local query still attends to the whole sequence).
-  const T = (setup.micro_batch_size * sequencesPerExample(setup) * setup.seq_len) / setup.context_parallel;
+  const T =
+    (setup.micro_batch_size * sequencesPerExample(setup) * forwardsPerExample(setup) * setup.seq_len) /
+    setup.context_parallel;
   // FLOPs per token: forward 2P + attention 4·L·s·h (QK^T and AV, causal counted in full as kernels do). Gated DeltaNet
   // layers (chunk size 64) cost per token and value head about 4·64·(dk + dv) within the chunk and 6·dk·dv against
   // the state, independent of the sequence length.

@@ -84,6 +84,14 @@ export function defaultAssumptions(
       value: `${setup.preference.paired ? 'paired' : 'unpaired'}, reference ${setup.preference.reference}`,
       source: defaultSource(prov.preference, ''),
     });
+  // Chosen and rejected as two forwards (TRL's RewardTrainer before 0.24), from the run's TRL release.
+  const passes = (prov as Readonly<Record<string, Provenance | undefined>>)['preference.separate_passes'];
+  if (!ctx.lean && setup.preference?.separate_passes && passes?.kind === 'default')
+    assumptions.push({
+      key: 'preference.separate_passes',
+      value: 'chosen and rejected as two forwards',
+      source: defaultSource(passes, ''),
+    });
 
   // A pre-quantized checkpoint's quantization comes from its catalog entry (or one derived from its name), not a file.
   const qp = prov.quantization;

@@ -244,6 +244,11 @@ export interface StageContext {
   readonly layerShare: number;
   /** Micro-batches in flight on this stage (pipeline warm-up). */
   readonly inFlight: number;
+  /**
+   * Forward graphs held at once for backward: the micro-batches in flight, times two where each runs its chosen and
+   * rejected sequences as two forwards (forwardsPerExample).
+   */
+  readonly graphsHeld: number;
   /** Routed-expert parameters of the whole model. */
   readonly expertParams: number;
   /** Block parameters of this stage, sharded over shardParams (experts over the expert-data-parallel group). */

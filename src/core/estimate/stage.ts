@@ -8,7 +8,7 @@ import { headDequant, quantizedHead } from '../terms/quantized-head';
 import { ddpOutputsClone } from '../terms/ddp-outputs';
 import { heldStepOutputs } from '../terms/previous-step';
 import type { Component, PhaseEstimate } from '../model';
-import { sequencesPerExample } from '../setup';
+import { forwardsPerExample, sequencesPerExample } from '../setup';
 import { blasWorkspaces } from '../terms/blas-workspaces';
 import { adapterWeights } from '../terms/adapters';
 import { type StageActivations, stageActivations } from '../terms/activations/stage';
@@ -90,6 +90,7 @@ export function stageContext(ctx: EstimateContext, stageIndex: number): StageCon
     layersHere,
     layerShare,
     inFlight,
+    graphsHeld: inFlight * forwardsPerExample(setup),
     expertParams,
     blockParams,
     embeddingHere: embHere,

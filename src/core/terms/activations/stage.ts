@@ -556,7 +556,7 @@ function peftReadsShardDtype(ctx: EstimateContext): boolean {
 export function stageActivations(ctx: EstimateContext, st: StageContext): StageActivations {
   const setup = ctx.setup;
   const a = ctx.model.arch;
-  const { inFlight } = st;
+  const { inFlight, graphsHeld } = st;
   const plan = activationPlan(ctx, st);
   const { layerPlan, mambaPath, kernelsOff } = plan;
   // (Assumptions and warnings of the first stage, in full mode.)
@@ -594,7 +594,7 @@ export function stageActivations(ctx: EstimateContext, st: StageContext): StageA
     inFlight,
   }));
   const contextHeldLayers =
-    (layer.contextHeldBytes ?? 0) > 0 && !(ck !== 'none' && checkpointReentrant(setup)) ? ckLayers * inFlight : 0;
+    (layer.contextHeldBytes ?? 0) > 0 && !(ck !== 'none' && checkpointReentrant(setup)) ? ckLayers * graphsHeld : 0;
   return {
     layerPlan,
     layer,
@@ -670,16 +670,19 @@ function savedActivations(
   const setup = ctx.setup;
   const { layer, freezeLayer } = layers;
   const { layersStage, trainableLayers, ckLayers } = counts;
-  const { inFlight, tokens: T } = st;
+  const { inFlight, graphsHeld, tokens: T } = st;
   const tp = ctx.layout.tensorParallel;
   const perLayerFull = freezeLayer ? freezeLayer.bytesPerLayer : layer.bytesPerLayer;
   const ck = setup.gradient_checkpointing;
-  const micro = inFlight > 1 ? `${inFlight} micro-batches x ` : '';
+  const forwards = graphsHeld / inFlight;
+  const micro =
+    (inFlight > 1 ? `${inFlight} micro-batches x ` : '') +
+    (forwards > 1 ? `${forwards} forwards (chosen, rejected) x ` : '');
   let bytes: number;
   let formula: () => string;
   let recompute = 0;
   if (ck === 'full') {
-    bytes = ckLayers * layer.layerInputBytes * inFlight;
+    bytes = ckLayers * layer.layerInputBytes * graphsHeld;
     // One layer is recomputed at a time: the largest kind when the model mixes dense and MoE layers.
     // Reentrant checkpointing recomputes the whole layer before its backward starts; the backward's first op, the last
     // linear's LoRA branch, then releases that linear's input where only the branch keeps it (Tape.releasedFirst): the
@@ -694,13 +697,13 @@ function savedActivations(
     // of every other matmul and of the attention kernel, recompute the rest during backward.
     const kept = freezeLayer ? freezeLayer.selectiveBytes : layer.selectiveBytes;
     const badamRest = ctx.methods.badamLayer ? (layersStage - trainableLayers) * layer.selectiveBytes : 0;
-    bytes = (trainableLayers * kept + badamRest) * inFlight;
+    bytes = (trainableLayers * kept + badamRest) * graphsHeld;
     recompute = perLayerFull - kept;
     formula = () => `${trainableLayers} layers x ${micro}(layer input + every other matmul output + attention output)`;
   } else {
-    bytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * inFlight;
+    bytes = (trainableLayers * perLayerFull + (layersStage - trainableLayers) * layer.bytesPerLayer) * graphsHeld;
     const first = firstLayerCorrection(ctx, st, layers.embeddingOutputRequiresGrad, layer);
-    bytes += first.bytes * inFlight;
+    bytes += first.bytes * graphsHeld;
     formula = () => `${layersStage} layers x ${micro}saved per layer${first.formula()}`;
   }
   if (setup.activation_offloading && ck !== 'none') {
@@ -708,7 +711,7 @@ function savedActivations(
     formula = () => 'activation offloading: checkpointed layer inputs on the host, 2 in flight';
   }
   // bitsandbytes' kept inputs (kept-inputs.ts) stay on the GPU for every layer under non-reentrant checkpointing.
-  const kept = keptInputBytes(setup, ck, layer.contextHeldBytes ?? 0, ckLayers * inFlight);
+  const kept = keptInputBytes(setup, ck, layer.contextHeldBytes ?? 0, ckLayers * graphsHeld);
   if (kept > 0) {
     bytes += kept;
     const base = formula;
@@ -716,7 +719,9 @@ function savedActivations(
       `${base()} + ${ckLayers} layers x ${formatBytes(layer.contextHeldBytes ?? 0)} quantized linears' inputs kept by ` +
       `bitsandbytes outside the checkpoint (use_reentrant=${checkpointReentrant(setup) ? 'True' : 'False'})`;
   }
-  if (checkpointHeld(layer) > 0 && ck !== 'none') bytes += checkpointHeld(layer);
+  // Tensors checkpointed layers hold once per forward (T5's position biases, a padded batch's mask): chosen and rejected
+  // apart hold two.
+  if (ck !== 'none') bytes += layer.checkpointHeldBytes * forwards;
   return { bytes, formula, recompute };
 }
 
@@ -757,7 +762,7 @@ function autocastCopies(
           ),
         ]
       : []),
-    ...zero3KeptExperts(ctx, st, st.inFlight),
+    ...zero3KeptExperts(ctx, st, st.graphsHeld),
   ];
   // Autocast caches the 16-bit copy of every fp32 leaf weight that requires grad until the autocast region exits (the
   // end of the forward and loss in HF Trainer), also in the no-grad forward of checkpointed layers
@@ -788,9 +793,4 @@ function checkpointedLayerOf(l: LayerActivations): CheckpointedLayer | undefined
         recomputeHighBytes: l.recomputeHighBytes,
         entryGradBytes: l.recomputeEntryGradBytes ?? 0,
       };
-}
-
-/** Tensors held once per model by checkpointed layers (T5 position biases). */
-function checkpointHeld(l: { checkpointHeldBytes: number }): number {
-  return l.checkpointHeldBytes;
 }
