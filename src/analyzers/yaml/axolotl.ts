@@ -231,16 +231,20 @@ function memory(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('ddpFindUnused', top.get('ddp_find_unused_parameters'), asBool);
   const ao = top.get('activation_offloading');
   ctx.checkpointKwargs(top.get('gradient_checkpointing_kwargs'));
-  ctx.put('gradientCheckpointing', gc, (v) => {
-    const s = strOf(v)?.trim().toLowerCase();
-    if (s === 'offload' || s === 'offload_disk' || s === 'unsloth') return 'full';
-    const b = boolOf(v);
-    return b === undefined
-      ? new Invalid(about('{0}: expected true, false, offload, offload_disk or unsloth, found {1}', describe(v)))
-      : b
-        ? 'full'
-        : 'none';
-  });
+  // `gradient_checkpointing: false` beside fsdp_config's activation_checkpointing leaves FSDP's checkpointing on
+  // (utils/trainer.py setup_fsdp_envs: FSDP_ACTIVATION_CHECKPOINTING): distributed() reads it.
+  const fsdpCheckpoints = gc !== undefined && boolOf(ctx.view(gc)) === false && fsdpActivationCheckpointing(ctx, top);
+  if (!fsdpCheckpoints)
+    ctx.put('gradientCheckpointing', gc, (v) => {
+      const s = strOf(v)?.trim().toLowerCase();
+      if (s === 'offload' || s === 'offload_disk' || s === 'unsloth') return 'full';
+      const b = boolOf(v);
+      return b === undefined
+        ? new Invalid(about('{0}: expected true, false, offload, offload_disk or unsloth, found {1}', describe(v)))
+        : b
+          ? 'full'
+          : 'none';
+    });
   if (isSet(ctx, ao)) {
     ctx.put('activationOffloading', ao, (v) => {
       const s = strOf(v)?.trim().toLowerCase();
@@ -362,6 +366,13 @@ function fp16(ctx: YamlCtx, e: Entry | undefined): void {
     e.valueSpan,
     'fp16',
   );
+}
+
+/** fsdp_config's activation_checkpointing (or fsdp_activation_checkpointing) is true. */
+function fsdpActivationCheckpointing(ctx: YamlCtx, top: Map<string, Entry>): boolean {
+  const cfg = ctx.sub(top.get('fsdp_config'));
+  const e = cfg.get('activation_checkpointing') ?? cfg.get('fsdp_activation_checkpointing');
+  return e !== undefined && boolOf(ctx.view(e)) === true;
 }
 
 /** DeepSpeed (a JSON path), FSDP (deprecated list form or fsdp_config / fsdp_version) and N-D parallel sizes. */

@@ -459,6 +459,21 @@ describe('analyzeAxolotlYaml', () => {
     ]);
   });
 
+  it("fsdp_config's activation_checkpointing checkpoints the layers beside gradient_checkpointing: false", () => {
+    // shisa-ai/shisa-v2@ac58903 train/ablations/mi300x-llama3.1-base-70b-fft.fsdp.yaml, shortened: Axolotl sets
+    // FSDP_ACTIVATION_CHECKPOINTING from the FSDP key (utils/trainer.py setup_fsdp_envs), whatever
+    // gradient_checkpointing says; the older `fsdp_` prefix is the same key.
+    for (const key of ['activation_checkpointing', 'fsdp_activation_checkpointing']) {
+      const text = `base_model: meta-llama/Llama-3.1-8B\ngradient_checkpointing: false\nfsdp_config:\n  ${key}: true\n`;
+      const r = resolveText('fsdp.yaml', text);
+      assert.equal(r.setup?.gradient_checkpointing, 'full', key);
+      assert.equal(r.setup?.checkpoint_wrapper, true, key);
+    }
+    const off =
+      'base_model: meta-llama/Llama-3.1-8B\ngradient_checkpointing: false\nfsdp_config:\n  activation_checkpointing: false\n';
+    assert.equal(resolveText('fsdp.yaml', off).setup?.gradient_checkpointing, 'none');
+  });
+
   it('expert_parallel_size with no GPU count: expert_parallel x dp_shard_size x tensor_parallel_size GPUs at least', () => {
     // Axolotl's examples/qwen3/qwen3-30b-a3b-ep-fsdp-fft.yaml: "world size 4 minimum: expert_parallel_size x
     // dp_shard_size". Alone, expert_parallel_size 8 needs 8 GPUs: one GPU cannot hold the layout.
