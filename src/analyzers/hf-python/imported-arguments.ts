@@ -13,7 +13,7 @@ import type { FactValue, Tool } from '../facts';
 import { mapEntry } from './mapping';
 import { HF_ARGS, TRL_CONFIGS } from './vocab';
 import { noteDefault, PARSED_ARGS_CALL, parsesCommandLine, type ScriptDefault } from './script-defaults';
-import { children, clip, span } from './syntax';
+import { children, clip, span, writtenNames } from './syntax';
 import { dataclassFields, isArgparseOption, noteArgparse } from './classes';
 import { postInitSplits } from './post-init-splits';
 
@@ -223,21 +223,10 @@ function noteParserClasses(
   const where = file.callsNamed(local)[0];
   const list = parser?.getChild('ArgList');
   if (!where || !list) return;
-  for (const name of classNames(module, list)) {
+  for (const name of writtenNames(module.text, list)) {
     const cls = dataclassAtTop(module, name);
     if (cls) noteClassFields(file, module, cls, name, found, where);
   }
-}
-
-/** The class names written in an argument list, also inside a tuple or list there. */
-function classNames(module: PythonFile, list: SyntaxNode): string[] {
-  return children(list).flatMap((ch) =>
-    ch.name === 'VariableName'
-      ? [module.text.slice(ch.from, ch.to)]
-      : ch.name === 'TupleExpression' || ch.name === 'ArrayExpression' || ch.name === 'ParenthesizedExpression'
-        ? classNames(module, ch)
-        : [],
-  );
 }
 
 /** A module's dataclass's field defaults as the file's options (and trainer settings, for a TrainingArguments subclass). */

@@ -54,6 +54,17 @@ export function listItems(node: SyntaxNode): SyntaxNode[] {
   return out;
 }
 
+/** The names written in an argument list, also inside a tuple or list there (`HfArgumentParser((A, B))`'s classes). */
+export function writtenNames(text: string, list: SyntaxNode): string[] {
+  return children(list).flatMap((ch) =>
+    ch.name === 'VariableName'
+      ? [text.slice(ch.from, ch.to)]
+      : ch.name === 'TupleExpression' || ch.name === 'ArrayExpression' || ch.name === 'ParenthesizedExpression'
+        ? writtenNames(text, ch)
+        : [],
+  );
+}
+
 /** The child nodes of a syntax node, in order. */
 export function children(node: SyntaxNode): SyntaxNode[] {
   const out: SyntaxNode[] = [];

@@ -9,7 +9,7 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile } from './file';
 import { enclosingFunction } from './loop';
-import { isModelLoad, span } from './syntax';
+import { isModelLoad, span, writtenNames } from './syntax';
 import { HF_ARGS, TRL_CONFIGS } from './vocab';
 
 /** HfArgumentParser's and TrlParser's methods that make the arguments dataclasses. */
@@ -21,18 +21,40 @@ const PARSE_METHODS = new Set([
   'parse_dict',
 ]);
 
+/** The argument parsers whose parse makes the dataclasses they were given. */
+const PARSERS = new Set(['HfArgumentParser', 'TrlParser', 'H4ArgumentParser']);
+
 /** The first call, in the text's order, that `pick` accepts. */
 function firstCall(
   file: PythonFile,
   calls: readonly SyntaxNode[],
-  pick: (parts: string[]) => boolean,
+  pick: (parts: string[], call: SyntaxNode) => boolean,
 ): SyntaxNode | undefined {
   let first: SyntaxNode | undefined;
   for (const c of calls) {
     const parts = file.calleeName(c)?.split('.') ?? [];
-    if (parts.length > 0 && pick(parts) && (!first || c.from < first.from)) first = c;
+    if (parts.length > 0 && pick(parts, c) && (!first || c.from < first.from)) first = c;
   }
   return first;
+}
+
+/**
+ * Whether a parse call makes the training arguments: false only where its parser is seen given dataclasses none of
+ * which is TrainingArguments, a TRL config or a subclass of one (codingchild2424/lm-trainer-v3's
+ * `HfArgumentParser(ScriptArguments)`, whose script makes `TrainingArguments(..., deepspeed=...)` after its load).
+ */
+function parseMakesTrainingArguments(file: PythonFile, call: SyntaxNode): boolean {
+  const callee = call.firstChild;
+  let parser = callee?.name === 'MemberExpression' ? callee.firstChild : null;
+  if (parser?.name === 'VariableName') {
+    const found = file.lookup(file.text.slice(parser.from, parser.to), parser);
+    parser = found.k === 'binding' && found.binding.kind === 'assign' ? found.binding.valueNode : null;
+  }
+  if (parser?.name !== 'CallExpression' || !PARSERS.has(file.calleeName(parser)?.split('.').pop() ?? '')) return true;
+  const list = parser.getChild('ArgList');
+  const names = list ? writtenNames(file.text, list) : [];
+  if (names.length === 0) return true;
+  return names.some((n) => HF_ARGS.has(n) || TRL_CONFIGS.has(n) || file.localArgs.has(n) || !file.localClasses.has(n));
 }
 
 /**
@@ -40,9 +62,10 @@ function firstCall(
  * them), in the same function (analyzers/zero3-init.ts decides from it, over Accelerate's flag).
  */
 export function modelBeforeArguments(file: PythonFile, calls: readonly SyntaxNode[]): void {
-  const args = firstCall(file, calls, (parts) => {
+  const args = firstCall(file, calls, (parts, call) => {
     const last = parts[parts.length - 1];
-    return HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last) || PARSE_METHODS.has(last);
+    if (PARSE_METHODS.has(last)) return parseMakesTrainingArguments(file, call);
+    return HF_ARGS.has(last) || TRL_CONFIGS.has(last) || file.localArgs.has(last);
   });
   const load = firstCall(file, calls, isModelLoad);
   if (!args || !load || load.from > args.from) return;

@@ -125,6 +125,26 @@ describe('analyzers: a ZeRO-3 model made inside deepspeed.zero.Init or before it
       'Trainer(model=model, args=args).train()\n';
     assert.equal(launch(ACCELERATE('  zero3_init_flag: false\n'), parsed).setup?.zero3_init, true);
   });
+
+  it("a parse of the script's own dataclasses alone makes no training arguments: the load before them is whole", () => {
+    // codingchild2424/lm-trainer-v3 run_clm_dpo.py, shortened: `HfArgumentParser(ScriptArguments)` parses first, the
+    // model loads, and only then `TrainingArguments(..., deepspeed=...)` is made.
+    const script = (parser: string) =>
+      'from dataclasses import dataclass\n' +
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments\n' +
+      '@dataclass\nclass ScriptArguments:\n    model_name: str = "meta-llama/Llama-3.1-8B"\n' +
+      `parser = HfArgumentParser(${parser})\n` +
+      'script_args = parser.parse_args_into_dataclasses()[0]\n' +
+      'model = AutoModelForCausalLM.from_pretrained(script_args.model_name)\n' +
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=1, bf16=True)\n' +
+      'Trainer(model=model, args=args).train()\n';
+    const own = launch(ACCELERATE('  zero3_init_flag: true\n'), script('ScriptArguments'));
+    assert.equal(own.setup?.zero3_init, false);
+    assert.deepEqual(own.provenance.zero3_init, { kind: 'file', file: '/w/train.py', line: 8, key: 'from_pretrained' });
+    // Given TrainingArguments too, the parse makes them before the load.
+    const both = launch(ACCELERATE('  zero3_init_flag: true\n'), script('(ScriptArguments, TrainingArguments)'));
+    assert.equal(both.setup?.zero3_init, true);
+  });
 });
 
 describe('analyzers: DeepSpeed with neither bf16 nor fp16 under the HF Trainer', () => {
