@@ -548,8 +548,8 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     loss: {
       value: 'fused',
       note:
-        'Unsloth computes the training loss with a fused linear cross-entropy (cut-cross-entropy) ' +
-        'that never materializes the logits when batch x length > 1024 (UNSLOTH_RETURN_LOGITS unset; unsloth/models/llama.py)',
+        "Unsloth computes the training loss with its chunked fused cross-entropy, one chunk's logits at a time " +
+        '(unsloth_fused_ce_loss for every batch since 2025-10 unless UNSLOTH_RETURN_LOGITS=1; unsloth/models/llama.py)',
     },
     attention: {
       value: 'flash',

@@ -96,6 +96,7 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     logitsBytes,
     convertedFrom: logitsBytes !== cb ? cb : undefined,
     loss: setup.loss,
+    unslothChunks: setup.loss === 'fused' && setup.kernels === 'unsloth',
     chunks: headChunks(ctx),
     // TRL chunked_nll: autocast's 16-bit copy of an fp32 head, saved by each chunk's recomputed matmul in backward;
     // none where FSDP's param dtype gathers the head in 16 bits (accelerate/llama-sft-fsdp2-w4-full-amp-ckpt).

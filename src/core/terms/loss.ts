@@ -21,6 +21,8 @@ export interface LossPlan {
   readonly loss: 'full' | 'chunked' | 'chunked-linear' | 'fused' | 'chunked-nll';
   /** Hidden size: the fused linear cross-entropy sizes its token chunks by it. */
   readonly hidden?: number;
+  /** With 'fused': Unsloth's chunked fused cross-entropy, its chunks sized by the logits' fp32 bytes (unslothChunkCount). */
+  readonly unslothChunks?: boolean;
   /** Paired preference training with TRL's selective_log_softmax: the tokens of one sequence (a row). */
   readonly preferenceRowTokens?: number;
   /** verl's log-probabilities: flash-attn's cross-entropy over every token's logits (RolloutSchema logps 'verl'). */
@@ -255,13 +257,14 @@ export interface FusedLossSizes {
  * gradient in place) are about the size of the input. Cut Cross-Entropy (Apple cce, used by Unsloth and Axolotl's
  * plugin) keeps less: its logits never leave on-chip memory.
  */
-export function fusedLossSizes(p: Pick<LossPlan, 'tokens' | 'vocab' | 'hidden' | 'logitsBytes'>): FusedLossSizes {
+export function fusedLossSizes(
+  p: Pick<LossPlan, 'tokens' | 'vocab' | 'hidden' | 'logitsBytes' | 'unslothChunks'>,
+): FusedLossSizes {
   const h = p.hidden ?? 4096;
   const lb = p.logitsBytes;
-  const chunkTokens = Math.min(
-    p.tokens,
-    2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))),
-  );
+  const chunkTokens = p.unslothChunks
+    ? Math.ceil(p.tokens / unslothChunkCount(p.tokens, p.vocab))
+    : Math.min(p.tokens, 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(p.tokens / Math.ceil(p.vocab / h))))));
   return {
     inputGrad: p.tokens * h * lb,
     tokenLosses: 4 * p.tokens,
@@ -440,8 +443,33 @@ function wholeLogSoftmax(TV: number): LossMemory {
 }
 
 /** A fused linear cross-entropy (Liger, Cut Cross-Entropy): one chunk of logits at a time, the input gradient kept. */
+/** The per-chunk budget of Unsloth's fused cross-entropy: min(half the free memory, 4 GiB), taken as 4 GiB. */
+export const UNSLOTH_CHUNK_TARGET = 4 * 1024 ** 3;
+
+/**
+ * Unsloth's chunked fused cross-entropy (unsloth_zoo fused_losses/cross_entropy_loss.py get_chunk_size; unsloth's
+ * llama.py runs it for every batch since 2025-10, above 1,024 tokens since 2025-08): one chunk where the fp32 logits
+ * fit the budget, else their share of it rounded up to a multiple of 4. Each chunk's compiled step holds its 16-bit
+ * logits at its high point, Inductor fusing the upcast, the cross-entropy and the gradient (tools/truth/
+ * unsloth_fused_ce.py: 2.0 B per chunk logit compiled, 14 B eager, torch 2.13 on the CPU).
+ */
+export function unslothChunkCount(tokens: number, vocab: number): number {
+  const exact = (tokens * vocab * 4) / UNSLOTH_CHUNK_TARGET;
+  return exact <= 1 ? 1 : Math.ceil(exact / 4) * 4;
+}
+
 function fusedCrossEntropy(p: LossPlan): LossMemory {
   const f = fusedLossSizes(p);
+  if (p.unslothChunks)
+    return {
+      savedBytes: f.inputGrad,
+      forwardTransientBytes: f.chunkLogits,
+      backwardTransientBytes: 0,
+      formula:
+        `Unsloth's fused cross-entropy: input gradient T·h·${p.logitsBytes} B kept; one chunk of ${f.chunkTokens} ` +
+        `tokens x V x ${p.logitsBytes} B of logits (chunks: T·V·4 B over a 4 GiB budget, rounded up to a multiple ` +
+        'of 4; one where they fit)',
+    };
   return {
     savedBytes: f.inputGrad + f.tokenLosses,
     forwardTransientBytes: f.chunkLogits,

@@ -1113,7 +1113,7 @@ trainer.train()
     assert.equal(s.architecture?.hidden_size, 4096, 'unsloth/Meta-Llama-3.1-8B-bnb-4bit is Llama-3.1-8B');
     const loss = res.provenance.loss;
     assert.ok(
-      loss?.kind === 'default' && loss.owner === 'unsloth' && /cut-cross-entropy/.test(loss.note ?? ''),
+      loss?.kind === 'default' && loss.owner === 'unsloth' && /chunked fused cross-entropy/.test(loss.note ?? ''),
       JSON.stringify(loss),
     );
   });

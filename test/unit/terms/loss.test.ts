@@ -86,6 +86,29 @@ describe('estimate: logits and loss', () => {
     assert.equal(l.backwardTransientBytes, 0);
   });
 
+  it("Unsloth's fused cross-entropy: one chunk where the fp32 logits fit 4 GiB, its 16-bit logits at the high point", () => {
+    // unsloth_zoo get_chunk_size: exact = T·V·4 B / 4 GiB; 1 chunk at or below 1, else ceil(exact / 4) x 4. The compiled
+    // chunk step holds 2 B per chunk logit (tools/truth/unsloth_fused_ce.py, torch 2.13 on the CPU).
+    const plan = (tokens: number) =>
+      lossMemory({
+        tokens,
+        vocab: 152064,
+        hidden: 3584,
+        logitsBytes: 2,
+        loss: 'fused',
+        unslothChunks: true,
+        chunks: 8,
+        softcap: false,
+      });
+    // Qwen2.5-7B, 4,096 tokens: 4096 x 152064 x 4 = 2,491,416,576 B <= 4 GiB, one chunk of 4,096 x 152064 x 2 B.
+    assert.equal(plan(4096).forwardTransientBytes, 1_245_708_288);
+    assert.equal(plan(4096).savedBytes, 4096 * 3584 * 2);
+    // 16,384 tokens: exact 2.32, 4 chunks of 4,096 tokens, the same chunk.
+    assert.equal(plan(16384).forwardTransientBytes, 1_245_708_288);
+    // 65,536 tokens: exact 9.28, 12 chunks of ceil(65536 / 12) = 5,462 tokens: 5462 x 152064 x 2 B.
+    assert.equal(plan(65536).forwardTransientBytes, 1_661_147_136);
+  });
+
   it('full CE on Llama-3 vocab, b=2 s=4096: 4·T·V saved, 8·T·V of logit gradients in backward', () => {
     const TV = 8192 * 128256;
     const l = lossMemory({ tokens: 8192, vocab: 128256, logitsBytes: 2, loss: 'full', chunks: 8, softcap: false });
