@@ -13,6 +13,7 @@ import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE, AUTO_DTYPE_WHY, ownWeightDtype } from './resolve/model';
 import { SDPA_DEFAULT_NOTE } from './defaults';
 import { isAttentionPatch } from './hf-python/attention-patch';
+import { TORCH_DTYPE_RENAMED } from './yaml/hf-yaml';
 import {
   transformersOfTrlRelease,
   trlOfTransformersRelease,
@@ -197,8 +198,11 @@ export function withPinnedVersions(
     setup = trlZero3Reentrant(setup, provenance);
   }
   problems.push(...oldRloo(r, setup.trl_version));
-  if (setup === r.setup && problems.length === 0) return r;
-  return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...loaded.problems, ...problems] };
+  // A TRL config's `torch_dtype` is its own release's name where the project's TRL predates the rename (0.23).
+  const renamed = olderThan(setup.trl_version, 0, 23) && provenance.trl_version?.kind === 'file';
+  const kept = renamed ? loaded.problems.filter((p) => p.template?.text !== TORCH_DTYPE_RENAMED) : loaded.problems;
+  if (setup === r.setup && problems.length === 0 && kept === r.problems) return r;
+  return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...kept, ...problems] };
 }
 
 /** The value of a numeric fact the run's files give (the last file's), or undefined. */

@@ -183,6 +183,10 @@ function sequenceKeys(ctx: YamlCtx, top: Top): void {
   }
 }
 
+/** The warning at a TRL config's `torch_dtype` (pinned-versions.ts drops it where the project's TRL is older than 0.23). */
+export const TORCH_DTYPE_RENAMED =
+  '`{0}` is deprecated: renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)';
+
 function modelLoading(ctx: YamlCtx, top: Top): void {
   // Model loading (TRL ModelConfig; model_init_kwargs for SFTConfig when the model is a string).
   const init = ctx.sub(top.get('model_init_kwargs'));
@@ -194,11 +198,7 @@ function modelLoading(ctx: YamlCtx, top: Top): void {
     return dtypeOf(s) ?? new Invalid(about('{0}: expected bfloat16, float16 or float32, found {1}', describe(v)));
   });
   // TRL's ModelConfig renamed the field; the HF examples' own ModelArguments (run_clm.py) still have `torch_dtype`.
-  if (dtype?.key === 'torch_dtype' && ctx.tool === 'trl')
-    ctx.deprecated(
-      dtype,
-      about('`{0}` is deprecated: renamed `dtype` (TRL deprecated it in v0.23 and removed it in v0.27)'),
-    );
+  if (dtype?.key === 'torch_dtype' && ctx.tool === 'trl') ctx.deprecated(dtype, about(TORCH_DTYPE_RENAMED));
   ctx.put('attention', top.get('attn_implementation') ?? init.get('attn_implementation'), (v) => {
     const s = strOf(v);
     if (s === undefined)

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { analyzeHfYaml, detectYamlFormat } from '../../../src/analyzers/yaml';
 import { estimate } from '../../../src/core/estimate';
 import type { Estimate } from '../../../src/core/model';
-import { resolveText } from '../helpers';
+import { resolveText, runFiles } from '../helpers';
 import { runPipeline } from '../../../src/analyzers/pipeline';
 import { checkFacts, codes, corpusDir, corpusFiles, corpusSuite, factOf, robustnessProperty } from './yaml-common.test';
 
@@ -283,6 +283,17 @@ describe('analyzeHfYaml', () => {
     const r = analyzeHfYaml(text);
     checkFacts(r, text, [['weightsDtype', { unknown: true }, 'torch_dtype', 'auto']]);
     assert.ok(codes(r).includes('deprecated-key'));
+  });
+
+  it("says nothing of torch_dtype where the project's TRL predates the rename (0.23)", () => {
+    // princeton-nlp/SimPO-style config beside `trl==0.9.6`: torch_dtype is that release's own name.
+    const config = 'model_name_or_path: Qwen/Qwen2.5-0.5B\ntorch_dtype: bfloat16\nbeta: 0.1\nmax_length: 1024\n';
+    const renamed = (pin: string) =>
+      runFiles({ '/w/c.yaml': config, '/w/requirements.txt': `${pin}\n` }, '/w/c.yaml').problems.some((p) =>
+        /renamed `dtype`/.test(p.message),
+      );
+    assert.equal(renamed('trl==0.9.6'), false);
+    assert.equal(renamed('trl==0.23.0'), true);
   });
 
   it("leaves torch_dtype alone where no TRL key says the file is TRL's (the HF examples' ModelArguments have it)", () => {
