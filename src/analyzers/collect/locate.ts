@@ -8,6 +8,7 @@ import type { AnalyzedFile } from '../resolve';
 import { rl2Shipped, shippedHydraOrigin } from '../hydra/rl2-shipped';
 import { torchtuneBuiltin } from '../yaml/torchtune-builtin';
 import { llamafactoryExample } from '../yaml/llamafactory-examples';
+import { trlAccelerateConfig } from '../yaml/trl-accelerate-configs';
 import { findModule, findReference, type FileReader } from '../file-reader';
 import type { VisitHow } from './reading';
 import { README_NAMES, blank, escape, withAssignments } from './readme-command';
@@ -40,6 +41,15 @@ export function shippedFile(
       file: llamafactory.file,
       text: llamafactory.text,
       how: { forced: 'llamafactory-yaml', origin: { kind: 'bundled', owner, note } },
+    };
+  }
+  const trl = ref.kind === 'config' && !ref.hydra ? trlAccelerateConfig(ref.path) : undefined;
+  if (trl) {
+    const { owner, note } = trl;
+    return {
+      file: trl.file,
+      text: trl.text,
+      how: { forced: 'accelerate-yaml', origin: { kind: 'bundled', owner, note } },
     };
   }
   const torchtune = ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
