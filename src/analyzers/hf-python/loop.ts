@@ -66,11 +66,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
     const last = file.calleeName(c)?.split('.').pop() ?? '';
     if (last === 'Accelerator') acceleratorCall(file, c);
     else if (last === 'autocast') autocastCall(file, c);
-    // A wrap on a branch the run does not take (`if args.fsdp:` with --fsdp False by default) shards nothing.
-    else if ((last === 'FSDP' || last === 'FullyShardedDataParallel') && branchTaken(file, c) !== false)
-      fsdpWrap(file, c);
-    else if (last === 'fully_shard' && branchTaken(file, c) !== false) fullyShard(file, c);
-    else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
+    else modelWrap(file, c, last);
   }
   gradientSync(file, calls);
   stepEvery(file, calls, loop);
@@ -259,12 +255,22 @@ export function handedLoaderBatch(file: PythonFile, calls: readonly SyntaxNode[]
       const values = [...args.positional, ...args.entries.map((e) => e.valueNode)];
       return values.some((v) => v?.name === 'VariableName' && file.text.slice(v.from, v.to) === name);
     });
-  const loader = calls.find((c) => {
-    if (file.calleeName(c)?.split('.').pop() !== 'DataLoader') return false;
+  const handed = (c: SyntaxNode): boolean => {
     const name = assignedName(c, file.text);
     return name !== undefined && handedTo(name);
-  });
+  };
+  const loader = calls.find((c) => file.calleeName(c)?.split('.').pop() === 'DataLoader' && handed(c));
   if (loader) loaderBatch(file, loader);
+  // The model it wraps and hands to the project's loop (pytorch/examples' T5_training.py: `model = FSDP(model, ...)`,
+  // then `train(args, model, rank, world_size, train_loader, optimizer, epoch)` of utils/train_utils.py).
+  for (const c of calls) if (handed(c)) modelWrap(file, c, file.calleeName(c)?.split('.').pop() ?? '');
+}
+
+/** A wrap of the model: FSDP1, FSDP2's fully_shard, DDP; one on a branch the run does not take shards nothing. */
+function modelWrap(file: PythonFile, c: SyntaxNode, last: string): void {
+  if ((last === 'FSDP' || last === 'FullyShardedDataParallel') && branchTaken(file, c) !== false) fsdpWrap(file, c);
+  else if (last === 'fully_shard' && branchTaken(file, c) !== false) fullyShard(file, c);
+  else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
 }
 
 /** A DataLoader's batch_size, or 1, torch's default, when it gives none and no batch_sampler. */

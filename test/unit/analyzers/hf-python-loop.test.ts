@@ -645,4 +645,34 @@ describe("hf-python: a DataLoader the script hands to its project's own loop", (
     // Without the launch line, the option's default.
     assert.equal(runProject(files, 'train.py').setup?.micro_batch_size, 4);
   });
+
+  it('so is the FSDP wrap of the model it hands there (pytorch/examples distributed/FSDP T5_training.py)', () => {
+    // T5_training.py wraps `model = FSDP(model, ...)` and calls utils/train_utils.py's train(args, model, ...), whose
+    // loop runs the backward: the wrap had been left unread, and t5-base estimated whole on each of 4 GPUs.
+    const script = [
+      'import torch',
+      'from torch.distributed.fsdp import FullyShardedDataParallel as FSDP',
+      'from transformers import T5ForConditionalGeneration',
+      'from loop import train',
+      'def main():',
+      '    model = T5ForConditionalGeneration.from_pretrained("t5-base")',
+      '    model = FSDP(model, device_id=torch.cuda.current_device())',
+      '    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)',
+      '    train(model, loader, optimizer)',
+      'main()',
+      '',
+    ].join('\n');
+    const loop = [
+      'def train(model, loader, optimizer):',
+      '    for batch in loader:',
+      '        model(**batch).loss.backward()',
+      '        optimizer.step()',
+      '',
+    ].join('\n');
+    const r = runProject(
+      { 'T5.py': script, 'loop.py': loop, 'run.sh': 'torchrun --nproc_per_node 4 T5.py\n' },
+      'run.sh',
+    );
+    assert.deepEqual([r.setup?.fsdp, r.setup?.fsdp_version, r.setup?.gpus_per_node], ['full_shard', 1, 4]);
+  });
 });
