@@ -162,11 +162,14 @@ export function generationComponents(ctx: EstimateContext, st: StageContext, inp
     // A sleeping engine holds its share only while it generates: TRL and verl put it back to sleep before scoring.
     else tails.push([...policyUnits, ...(generation.vllm_sleep ? engineC : [])]);
     const scoring = scoringTail(ctx, st, C);
+    // The adapters' merge for vLLM gathers the whole model only for the weight sync (TRL _move_model_to_vllm under
+    // gather_if_zero3), released before vLLM generates and the old policy scores layer by layer.
+    const scoringUnits = generation.engine === 'generate' ? policyUnits : gathered;
     if (scoring)
       tails.push(
         scoring.alone
           ? scoring.components
-          : [...inputs.weightsOffWhileGenerating, ...policyUnits, ...scoring.components],
+          : [...inputs.weightsOffWhileGenerating, ...scoringUnits, ...scoring.components],
       );
     // Scoring the round's completions: each reward model runs one no-grad forward over the round's G sequences at once.
     if (rollout && !onlineDpo && first) for (const rm of rewardModels) tails.push([rewardForward(ctx, rm, G)]);

@@ -408,6 +408,22 @@ describe('estimate: GRPO rollouts', () => {
     assert.ok(!phase(off, 'generation').components.some((c) => c.label.startsWith('ZeRO-3 weights gathered')));
   });
 
+  it("the adapters' merge for vLLM gathers the whole model for the weight sync only: the old policy scores without it", () => {
+    // TRL _move_model_to_vllm merges under gather_if_zero3 and releases the weights before vLLM generates; the old
+    // policy's no-grad scoring then gathers layer by layer (hzhang57/opt-r2 grpo_trl.sh: 13.7 -> 12.9 GiB).
+    const e = run(
+      qwen({
+        gpus_per_node: 4,
+        zero_stage: 3,
+        rollout: { batch: 32, completion_len: 256, engine: 'vllm-server', old_logps: true },
+      }),
+    );
+    const gen = phase(e, 'generation').components;
+    const merge = gen.some((c) => c.label === 'ZeRO-3 weights gathered to merge the adapters for vLLM');
+    const scoring = gen.some((c) => c.label.startsWith('Scoring'));
+    assert.ok(merge !== scoring, 'the merge and the scoring are never held at once');
+  });
+
   it('rejects a completion as long as the whole sequence, and rollouts next to a preference objective', () => {
     const bad = estimate(qwen({ rollout: { batch: 32, completion_len: 768 } }));
     assert.ok(!bad.ok && bad.errors.some((x) => x.key === 'rollout.completion_len'));
