@@ -80,3 +80,39 @@ describe("the script's own default of an option nothing reads", () => {
     assert.equal(runFact(read, 'seqLen')?.fact.value, 512);
   });
 });
+
+describe('a QLoRA switch the script declares and reads itself', () => {
+  // hao-ai-lab/Consistency_LLM train_cllm_global.py, shortened: `--qlora` runs prepare_model_for_kbit_training and LoRA on
+  // a bf16 model; no BitsAndBytesConfig anywhere, so nothing loads in 4 bits.
+  const script = (name: string) =>
+    [
+      'from dataclasses import dataclass, field',
+      'import torch, transformers',
+      'from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training',
+      '@dataclass',
+      'class ModelArguments:',
+      `    ${name}: bool = field(default=False)`,
+      'parser = transformers.HfArgumentParser((ModelArguments, transformers.TrainingArguments))',
+      'model_args, training_args = parser.parse_args_into_dataclasses()',
+      'model = transformers.AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16)',
+      `if model_args.${name}:`,
+      '    model = prepare_model_for_kbit_training(model)',
+      '    model = get_peft_model(model, LoraConfig(r=32, lora_alpha=16))',
+      'transformers.Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+  const launch = (name: string) =>
+    runFiles(
+      { '/w/run.sh': `python train.py --${name} True --output_dir o\n`, '/w/train.py': script(name) },
+      '/w/run.sh',
+    );
+
+  it('quantizes nothing: its code decides, not the name, said at the flag', () => {
+    const r = launch('qlora');
+    assert.equal(r.setup?.quantization, undefined);
+    assert.equal(r.setup?.method, 'lora');
+    assert.ok(r.problems.some((p) => p.code === 'read-by-name' && /its code decides the quantization/.test(p.message)));
+    // As the same script with a switch of another name reads.
+    assert.equal(launch('use_lora').setup?.method, 'lora');
+  });
+});

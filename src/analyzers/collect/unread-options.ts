@@ -26,12 +26,13 @@ const DYNAMIC_READ =
 
 /** The launcher's facts without the options its script declares and never reads, with a note at each such flag. */
 export function withoutUnreadOptions(
-  launcher: ConfigFacts,
+  given: ConfigFacts,
   script: AnalyzedFile,
   modules: readonly AnalyzedFile[],
 ): ConfigFacts {
   const declared = new Map((script.facts.options ?? []).map((o) => [o.name, o]));
   const optionOf = (f: Fact): string => f.rawKey.replace(/^-+/, '').replace(/-/g, '_');
+  const launcher = withoutQloraByName(given, script, modules, declared, optionOf);
   // The flags that could be such options first: most launch lines pass none, and the texts are not read then.
   const candidates = launcher.facts.filter(
     (f) => f.key === 'seqLen' && SCRIPT_ONLY.has(optionOf(f)) && declared.has(optionOf(f)),
@@ -97,4 +98,57 @@ export function withoutUnreadDefaults(script: AnalyzedFile, modules: readonly An
   }));
   const facts = script.facts.facts.filter((f) => !dropped.includes(f));
   return { ...script, facts: { ...script.facts, facts, problems: [...script.facts.problems, ...notes] } };
+}
+
+/** QLoRA switches read by their names (shell/flags.ts): `--qlora`, `--use_qlora`, `--q_lora`. */
+const QLORA_SWITCHES = new Set(['qlora', 'q_lora', 'use_qlora']);
+
+/** What loads quantized weights: a bitsandbytes config or switch, a GPTQ or AWQ config, Unsloth's 4-bit load. */
+const QUANTIZES = /\bBitsAndBytesConfig\b|\bload_in_(4|8)bit\b|\bbnb_4bit|\bGPTQConfig\b|\bAwqConfig\b/;
+
+/**
+ * A QLoRA switch read by its name that the script declares and reads itself, in a run that loads nothing quantized:
+ * what its code does with it decides (hao-ai-lab/Consistency_LLM's `--qlora` runs prepare_model_for_kbit_training and
+ * LoRA on a bf16 model, with no BitsAndBytesConfig: no 4-bit weights), not the name. Said at the flag.
+ */
+function withoutQloraByName(
+  launcher: ConfigFacts,
+  script: AnalyzedFile,
+  modules: readonly AnalyzedFile[],
+  declared: ReadonlyMap<string, { readonly where: string; readonly line: number }>,
+  optionOf: (f: Fact) => string,
+): ConfigFacts {
+  const named = launcher.facts.filter(
+    (f) =>
+      (f.key === 'method' || f.key === 'quantBits') && QLORA_SWITCHES.has(optionOf(f)) && declared.has(optionOf(f)),
+  );
+  if (named.length === 0) return launcher;
+  const texts = [script.text, ...modules.map((m) => m.text)];
+  // Where the run quantizes somewhere, the name agrees with what the switch turns on (RUCAIBox/LLMBox's `--qlora`).
+  if (texts.some((t) => QUANTIZES.test(t))) return launcher;
+  const read = (name: string): boolean =>
+    texts.reduce((n, t) => n + (t.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0), 0) > 1;
+  const dropped = named.filter((f) => read(optionOf(f)));
+  if (dropped.length === 0) return launcher;
+  const flags = [...new Map(dropped.map((f) => [f.rawKey, f])).values()];
+  const notes = flags.map((f): ParseProblem => {
+    const o = declared.get(optionOf(f))!;
+    return {
+      code: 'read-by-name',
+      severity: 'info',
+      ...msg(
+        '{0}: the script declares it ({1}, line {2}) and reads it itself: its code decides the quantization, not the name',
+        f.rawKey,
+        o.where,
+        String(o.line),
+      ),
+      span: f.keySpan,
+      rawKey: f.rawKey,
+    };
+  });
+  return {
+    ...launcher,
+    facts: launcher.facts.filter((f) => !dropped.includes(f)),
+    problems: [...launcher.problems, ...notes],
+  };
 }
