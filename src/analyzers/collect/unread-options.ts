@@ -125,7 +125,7 @@ function withoutQloraByName(
   if (named.length === 0) return launcher;
   const texts = [script.text, ...modules.map((m) => m.text)];
   // Where the run quantizes somewhere, the name agrees with what the switch turns on (RUCAIBox/LLMBox's `--qlora`).
-  if (texts.some((t) => QUANTIZES.test(t))) return launcher;
+  if (texts.some((t) => QUANTIZES.test(t.replace(/#.*$/gm, '')))) return launcher;
   const read = (name: string): boolean =>
     texts.reduce((n, t) => n + (t.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0), 0) > 1;
   const dropped = named.filter((f) => read(optionOf(f)));
