@@ -196,10 +196,10 @@ function expandParam(script: string, s: Extract<Seg, { k: 'param' }>, env: Env, 
   }
   let state:
     { k: 'unset'; reason: string } | { k: 'unknown'; reason: string } | { k: 'value'; pieces: readonly Piece[] };
-  const given = /^[1-9#]$/.test(name) ? positional(name, env) : undefined;
+  const given = /^([1-9]\d*|#)$/.test(name) ? positional(name, env) : undefined;
   if (given)
     state = given.k === 'unset' ? given : { k: 'value', pieces: [wordPiece(given.word, given.caller, s, s.quoted)] };
-  else if (/^[1-9]$/.test(name))
+  else if (/^[1-9]\d*$/.test(name))
     state = env.get(name)?.argumentless
       ? { k: 'unset', reason: `positional argument $${name} of the script, run without it` }
       : { k: 'unknown', reason: `positional argument $${name} of the script` };

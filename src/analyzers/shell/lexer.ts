@@ -668,7 +668,9 @@ export class Lexer {
     if (text[j] === '#' || text[j] === '!')
       return { k: 'param', name: '', complex: `\${${text.slice(bodyStart, bodyEnd)}}`, start, end, quoted };
     if (isNameStart(text[j] ?? '')) while (j < bodyEnd && isNameChar(text[j])) j++;
-    else if (/[0-9@*?$!-]/.test(text[j] ?? '')) j++;
+    // `${10}`: in braces a positional parameter takes every digit.
+    else if (/[0-9]/.test(text[j] ?? '')) while (j < bodyEnd && /[0-9]/.test(text[j])) j++;
+    else if (/[@*?$!-]/.test(text[j] ?? '')) j++;
     const name = text.slice(bodyStart, j);
     if (!name) return { k: 'param', name: '', complex: text.slice(start, end), start, end, quoted };
     if (j === bodyEnd) return { k: 'param', name, start, end, quoted };

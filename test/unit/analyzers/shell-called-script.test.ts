@@ -77,6 +77,15 @@ describe('a launch script that runs another with arguments', () => {
     assert.equal(called?.role, 'launcher');
   });
 
+  it('reads a positional argument past the ninth in braces, ${10} (TinyLLaVA scripts/train/lora/finetune_lora.sh)', () => {
+    const called =
+      'MODEL="$1"\nMODEL_MAX_LENGTH="${10}"\n' +
+      'deepspeed train.py --model_name_or_path $MODEL --model_max_length $MODEL_MAX_LENGTH --output_dir o\n';
+    const r = runOf('bash finetune.sh microsoft/phi-2 2 3 4 5 6 7 8 9 3072\n', { '/w/finetune.sh': called });
+    assert.equal(r.setup?.model, 'microsoft/phi-2');
+    assert.equal(r.setup?.seq_len, 3072, '${10}, the tenth word, not $1 followed by a 0');
+  });
+
   it('reads `--opt=value` through ${1#*=}, a shift after esac, and a bare flag', () => {
     const called = `while [ $# -gt 0 ]; do
   case $1 in
