@@ -46,6 +46,7 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode, cls: string): vo
   const eight = arg('load_in_8bit', 4);
   const four = arg('load_in_4bit', 3);
   const quantConfig = arg('quantization_config');
+  if (model && four && boolOf(file, file.valueOf(four), four) === false) sixteenBitUpload(file, model);
   if (isTrue(full)) {
     file.push('method', full!, 'full', 'unsloth');
   } else if (isTrue(eight)) {
@@ -105,6 +106,26 @@ export function unslothLoad(file: PythonFile, call: SyntaxNode, cls: string): vo
       'load_in_fp8',
     );
   file.opaqueSpreads(args.opaque);
+}
+
+/** Unsloth's 4-bit uploads, `unsloth/<model>-bnb-4bit` and the dynamic `-unsloth-bnb-4bit`. */
+const UNSLOTH_4BIT_UPLOAD = /^(unsloth\/.+?)(?:-unsloth)?-bnb-4bit$/i;
+
+/**
+ * `model_name="unsloth/Llama-3.2-1B-Instruct-unsloth-bnb-4bit", load_in_4bit=False`: Unsloth loads the 16-bit
+ * upload its mapper pairs with the 4-bit name (unsloth/models/loader_utils.py __get_model_name, INT_TO_FLOAT_MAPPER:
+ * `unsloth/<model>`), so no 4-bit weights. The load's model fact becomes that name, said at the argument.
+ */
+function sixteenBitUpload(file: PythonFile, model: Entry): void {
+  const at = file.facts.findIndex((f) => f.key === 'model' && f.valueSpan.start === model.valueSpan.start);
+  const fact = at < 0 ? undefined : file.facts[at];
+  const m = typeof fact?.value === 'string' ? UNSLOTH_4BIT_UPLOAD.exec(fact.value) : null;
+  if (!fact || !m) return;
+  file.facts[at] = {
+    ...fact,
+    value: m[1],
+    rawValue: clip(`${fact.rawValue}: with load_in_4bit=False Unsloth loads its 16-bit upload ${m[1]}`),
+  };
 }
 
 /** `os.environ["UNSLOTH_VLLM_STANDBY"] = "1"` set before the load (or by the launch line's environment). */

@@ -941,6 +941,23 @@ trainer = SFTTrainer(
 `;
 
 describe('analyzeHfPython: Unsloth scripts', () => {
+  it('a 4-bit upload loaded with load_in_4bit=False is its 16-bit upload (Unsloth INT_TO_FLOAT_MAPPER)', () => {
+    // GauravASY/Lllama3_Instruct_Finetune's notebook: unsloth/models/loader_utils.py __get_model_name maps the 4-bit
+    // name to `unsloth/Llama-3.2-1B-Instruct` when load_in_4bit is False: plain 16-bit LoRA, no NF4 weights.
+    const load = (four: string) =>
+      resolveText(
+        '/w/train.py',
+        'from unsloth import FastLanguageModel\n' +
+          'model, tokenizer = FastLanguageModel.from_pretrained(model_name="unsloth/Llama-3.2-1B-Instruct-unsloth-bnb-4bit", ' +
+          `max_seq_length=2048, load_in_4bit=${four})\n` +
+          'model = FastLanguageModel.get_peft_model(model, r=16)\n',
+      ).setup;
+    const sixteen = load('False');
+    assert.equal(sixteen?.model, 'unsloth/Llama-3.2-1B-Instruct');
+    assert.equal(sixteen?.quantization, undefined);
+    assert.equal(load('True')?.quantization?.bits, 4);
+  });
+
   it("gpt-oss in 4 bits, as Unsloth's notebook trains it: the published 14 GB (20b) and 65 GB (120b)", () => {
     // unsloth.ai's gpt-oss guide (August 2025): gpt-oss-20b QLoRA fits in 14 GB of VRAM, gpt-oss-120b in 65 GB, with its
     // notebook's setup (r 8 on q/k/v/o, batch 1 with accumulation 4, 1,024 tokens, adamw_8bit). Unsloth loads the
