@@ -4,6 +4,7 @@ import type { SyntaxNode } from '@lezer/common';
 import { msg, normalizeOptimizer, type FactValue, type Unknown } from '../facts';
 import { type Val, type Entry, PythonFile } from './file';
 import { fmt } from './syntax';
+import { soleCallArgumentNode } from './attributes';
 
 export function numberOf(file: PythonFile, x: Val, e: Entry, integer: boolean): number | Unknown | undefined {
   if (x.k === 'lit') {
@@ -128,6 +129,7 @@ export function stringListOf(file: PythonFile, x: Val, e: Entry): readonly strin
 /** PEFT target_modules: a list, "all-linear", or any other string, which PEFT treats as a regex. */
 export function targetsOf(file: PythonFile, x: Val, e: Entry): FactValue | Unknown | undefined {
   if (x.k === 'call' && collectsLinearNames(file, x.callee, x.node)) return 'all-linear';
+  if (x.k === 'unknown' && e.valueNode && linearNamesGiven(file, e.valueNode)) return 'all-linear';
   if (x.k === 'lit' && typeof x.v === 'string')
     return x.v === 'all-linear'
       ? 'all-linear'
@@ -161,6 +163,31 @@ export function mapBool<T>(
   if (b === undefined) return undefined;
   if (typeof b === 'boolean') return f(b);
   return b;
+}
+
+/**
+ * A name bound to such a function's result, or a parameter the function's one call in the file gives it
+ * (Yousra-Chahinez/llama-qlora-finetuning-arabic-sentiment-analysis: `setup_lora(model, find_all_linear_names(model))`,
+ * then `LoraConfig(target_modules=modules)` in setup_lora).
+ */
+function linearNamesGiven(file: PythonFile, node: SyntaxNode, depth = 0): boolean {
+  if (depth > 4) return false;
+  if (node.name === 'CallExpression') {
+    const callee = file.calleeName(node);
+    return callee !== undefined && collectsLinearNames(file, callee, node);
+  }
+  if (node.name !== 'VariableName') return false;
+  const found = file.lookup(file.text.slice(node.from, node.to), node);
+  // The target's own name bound to the call is read as its value already; an argument's name bound to it at the
+  // call site counts where the binding is unconditional.
+  if (found.k === 'binding') {
+    const b = found.binding;
+    return depth > 0 && b.kind === 'assign' && b.condLine === undefined && b.valueNode !== null
+      ? linearNamesGiven(file, b.valueNode, depth + 1)
+      : false;
+  }
+  const arg = found.param ? soleCallArgumentNode(file, found.param.scope, found.param.name) : undefined;
+  return arg !== undefined && linearNamesGiven(file, arg, depth + 1);
 }
 
 /**

@@ -828,6 +828,34 @@ describe("hf-python: the script's own values", () => {
     assert.ok(w !== undefined && isUnknown(w));
   });
 
+  it("so are they through a parameter the function is given by its one call (a notebook's setup_lora)", () => {
+    // Yousra-Chahinez/llama-qlora-finetuning-arabic-sentiment-analysis: `modules = find_all_linear_names(model)`, then
+    // `setup_lora(model, modules)`, whose LoraConfig takes `target_modules=modules`.
+    const text = [
+      'def find_all_linear_names(model):',
+      '    names = set()',
+      '    for name, module in model.named_modules():',
+      '        if isinstance(module, bnb.nn.Linear4bit):',
+      '            names.add(name.split(".")[-1])',
+      '    return list(names)',
+      'def setup_lora(model, modules):',
+      '    return get_peft_model(model, LoraConfig(r=16, target_modules=modules))',
+      'modules = find_all_linear_names(model)',
+      'model = setup_lora(model, modules)',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'loraTargets')?.value, 'all-linear');
+    // The call written in the argument reads the same; another value given there stays unknown.
+    const inline = text.replace(
+      'model = setup_lora(model, modules)',
+      'model = setup_lora(model, find_all_linear_names(model))',
+    );
+    assert.equal(last(analyzeHfPython(inline), 'loraTargets')?.value, 'all-linear');
+    const other = text.replace('model = setup_lora(model, modules)', 'model = setup_lora(model, pick(model))');
+    const v = last(analyzeHfPython(other), 'loraTargets')?.value;
+    assert.ok(v !== undefined && isUnknown(v));
+  });
+
   it('argparse defaults, a module constant as the default: the model and the sequence length, located at the default', () => {
     // huggingface/accelerate examples/torch_native_parallelism/nd_parallel_trainer.py
     const text = [
