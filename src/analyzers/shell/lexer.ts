@@ -585,6 +585,15 @@ export class Lexer {
         return { seg: { k: 'arith', expr: text.slice(i + 3, close - 2), start: i, end: close, quoted }, end: close };
       }
     }
+    // `$[ expr ]`: bash's older arithmetic expansion, as `$(( expr ))` (VideoLLaMA2's `$[$GLOBAL_BATCH_SIZE/...]`).
+    if (n === '[') {
+      const close = text.indexOf(']', i + 2);
+      if (close > 0 && close < to && !text.slice(i + 2, close).includes('['))
+        return {
+          seg: { k: 'arith', expr: text.slice(i + 2, close), start: i, end: close + 1, quoted },
+          end: close + 1,
+        };
+    }
     if (n === '(') {
       const cat = this.catHeredoc(i, to);
       if (cat) return { seg: { k: 'cmdsub', start: i, end: cat.end, quoted, heredoc: cat.heredoc }, end: cat.end };

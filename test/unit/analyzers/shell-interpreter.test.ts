@@ -66,3 +66,18 @@ describe('shell analyzer: the interpreter of a launch line', () => {
     );
   });
 });
+
+describe("shell analyzer: bash's older arithmetic expansion", () => {
+  it('$[ expr ] is worked out as $(( expr )) is (DAMO-NLP-SG/VideoLLaMA2 scripts/custom/finetune_qlora.sh)', () => {
+    const text = [
+      'GLOBAL_BATCH_SIZE=128',
+      'LOCAL_BATCH_SIZE=4',
+      'GRADIENT_ACCUMULATION_STEPS=$[$GLOBAL_BATCH_SIZE/($LOCAL_BATCH_SIZE*8)]',
+      'torchrun --nproc_per_node 8 train.py --per_device_train_batch_size $LOCAL_BATCH_SIZE \\',
+      '  --gradient_accumulation_steps $GRADIENT_ACCUMULATION_STEPS',
+      '',
+    ].join('\n');
+    // 128 / (4 x 8) = 4
+    assert.equal(value(text, 'gradientAccumulationSteps'), 4);
+  });
+});
