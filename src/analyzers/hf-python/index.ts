@@ -533,7 +533,8 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     kbitPreparation(file, c);
   } else if (SAGEMAKER_ESTIMATORS.has(last) && /\bsagemaker\b/.test(file.text)) {
     sagemakerEstimator(file, c);
-  } else if (last === 'wrap_llm_lora' && parts.length >= 2) {
+  } else if (last === 'wrap_llm_lora' && parts.length >= 2 && parts[0] !== 'self') {
+    // (The model's own `self.wrap_llm_lora(...)` in its __init__ runs from a config the script's call decides.)
     internvlLlmLora(file, c);
   } else if (last === 'convert_linear_layer_to_lora' && parts.length === 1) {
     deepspeedChatLora(file, calleeNode);

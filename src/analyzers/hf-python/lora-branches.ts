@@ -7,6 +7,7 @@ import type { PythonFile } from './file';
 import { branchTaken, conditionOf, falseTest } from './branches';
 import { loraCall, syntaxIn } from './calls';
 import { span } from './syntax';
+import { enclosingFunction } from './loop';
 
 /** The PEFT configs a script may build (LoraConfig and the others PEFT has). */
 export const PEFT_CONFIG =
@@ -18,8 +19,12 @@ export const PEFT_CONFIG =
  */
 export function loraConfig(file: PythonFile, c: SyntaxNode, switchedOff: SyntaxNode[]): void {
   const calleeNode = c.firstChild!;
+  const fn = enclosingFunction(file, c);
+  // InternVL's model methods: wrap_llm_lora is read at its call in the script (internvl.ts), where its branch runs; the
+  // vision tower's wrap_backbone_lora is not counted.
+  if (fn !== undefined && INTERNVL_WRAPS.has(fn) && /\bclass\s+InternVLChatModel\b/.test(file.text)) return;
   loraCall(file, c);
-  const taken = branchTaken(file, c);
+  const taken = builtOnlyWhereNotRun(file, fn) ? false : branchTaken(file, c);
   const cond = taken === undefined ? conditionOf(file, c) : undefined;
   if (taken === false) switchedOff.push(c);
   else {
@@ -34,6 +39,19 @@ export function loraConfig(file: PythonFile, c: SyntaxNode, switchedOff: SyntaxN
     });
   }
   syntaxIn(file, c, 'LoraConfig');
+}
+
+/** InternVLChatModel's methods that build its LoRA configs (modeling_internvl_chat.py). */
+const INTERNVL_WRAPS = new Set(['wrap_llm_lora', 'wrap_backbone_lora']);
+
+/**
+ * A config built in a function the file calls only on branches known not to run (a model's `wrap_backbone_lora`
+ * called under `if model_args.use_backbone_lora:` with the field's default 0).
+ */
+function builtOnlyWhereNotRun(file: PythonFile, fn: string | undefined): boolean {
+  if (fn === undefined) return false;
+  const sites = file.calls.filter((d) => file.calleeName(d)?.split('.').pop() === fn);
+  return sites.length > 0 && sites.every((d) => branchTaken(file, d) === false);
 }
 
 /**
