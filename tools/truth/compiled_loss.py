@@ -49,11 +49,7 @@ def peak(upcast_in_model):
     x.grad = None
     with memory.Recorder() as rec:
         step(head, x, labels, loss_fn, upcast_in_model)
-    current = high = 0
-    for _, kind, payload in memory.Timeline(rec.prof).events:
-        if kind == 0:
-            current += payload[0]
-            high = max(high, current)
+    high, _ = memory.high_water(memory.Timeline(rec.prof))
     return high / (T * V)
 
 

@@ -19,7 +19,7 @@ from torch.distributed.fsdp import ShardedStateDictConfig, ShardingStrategy, Sta
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from truthlib.memory import Timeline  # noqa: E402
+from truthlib.memory import Timeline, high_water  # noqa: E402
 
 ARCH = dict(model_type="llama", hidden_size=256, intermediate_size=704, num_hidden_layers=4, num_attention_heads=8,
             num_key_value_heads=8, vocab_size=3200, max_position_embeddings=512, tie_word_embeddings=False)
@@ -54,11 +54,7 @@ def measure(method):
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT, ShardedStateDictConfig(offload_to_cpu=False)):
             state = fsdp.state_dict()
-    held = peak = 0
-    for _, kind, payload in Timeline(prof).events:
-        if kind == 0:
-            held += payload[0]
-            peak = max(peak, held)
+    peak, held = high_water(Timeline(prof))
     del state
     return {"peakBytes": peak, "heldAtEndBytes": held}
 

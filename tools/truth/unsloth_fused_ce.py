@@ -56,11 +56,7 @@ def peak(compiled, n_chunks):
     fused(hidden, weight, labels, step, n_chunks)
     with memory.Recorder() as rec:
         fused(hidden, weight, labels, step, n_chunks)
-    current = high = 0
-    for _, kind, payload in memory.Timeline(rec.prof).events:
-        if kind == 0:
-            current += payload[0]
-            high = max(high, current)
+    high, _ = memory.high_water(memory.Timeline(rec.prof))
     return high / ((T // n_chunks) * V)
 
 

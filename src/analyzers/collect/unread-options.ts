@@ -4,7 +4,7 @@
 // flags by their names (shell/flags.ts); where the script is read and the name stands nowhere in it but in its
 // declaration, nor in a project module it imports, the flag sets nothing of the run. Only names no Trainer or TRL
 // config reads itself count: a `max_seq_length` field of the script's SFTConfig subclass is read by TRL. Pure.
-import { msg, type ConfigFacts, type Fact, type ParseProblem } from '../facts';
+import { msg, type ConfigFacts, type Fact, type Message, type ParseProblem } from '../facts';
 import type { AnalyzedFile } from '../resolve';
 
 /** Sequence-length flags read by name that only the script's own code reads (no Trainer or TRL config field). */
@@ -40,28 +40,16 @@ export function withoutUnreadOptions(
   if (candidates.length === 0) return launcher;
   const texts = [script.text, ...modules.map((m) => m.text)];
   if (texts.some((t) => DYNAMIC_READ.test(t))) return launcher;
-  const dropped = candidates.filter((f) => {
-    const word = new RegExp(`\\b${optionOf(f)}\\b`, 'g');
-    return texts.reduce((n, t) => n + (t.match(word)?.length ?? 0), 0) === 1;
-  });
-  if (dropped.length === 0) return launcher;
-  const notes = dropped.map((f): ParseProblem => {
+  const dropped = candidates.filter((f) => occurrences(texts, optionOf(f)) === 1);
+  return withoutFlags(launcher, dropped, 'no-effect', (f) => {
     const o = declared.get(optionOf(f))!;
-    return {
-      code: 'no-effect',
-      severity: 'info',
-      ...msg(
-        '{0}: the script declares it ({1}, line {2}) but nothing of the run reads it: it sets no sequence length',
-        f.rawKey,
-        o.where,
-        String(o.line),
-      ),
-      span: f.keySpan,
-      rawKey: f.rawKey,
-    };
+    return msg(
+      '{0}: the script declares it ({1}, line {2}) but nothing of the run reads it: it sets no sequence length',
+      f.rawKey,
+      o.where,
+      String(o.line),
+    );
   });
-  const facts = launcher.facts.filter((f) => !dropped.includes(f));
-  return { ...launcher, facts, problems: [...launcher.problems, ...notes] };
 }
 
 /**
@@ -84,10 +72,7 @@ export function withoutUnreadDefaults(script: AnalyzedFile, modules: readonly An
   // class the script imports is declared in its module, whose text this count does not see.
   const declared = (name: string): boolean =>
     new RegExp(`^[ \\t]*${name}[ \\t]*:|add_argument\\(\\s*['"]--${name}['"]`, 'm').test(script.text);
-  const dropped = candidates.filter((f) => {
-    const word = new RegExp(`\\b${f.rawKey}\\b`, 'g');
-    return declared(f.rawKey) && texts.reduce((n, t) => n + (t.match(word)?.length ?? 0), 0) === 1;
-  });
+  const dropped = candidates.filter((f) => declared(f.rawKey) && occurrences(texts, f.rawKey) === 1);
   if (dropped.length === 0) return script;
   const notes = dropped.map((f): ParseProblem => ({
     code: 'no-effect',
@@ -126,26 +111,40 @@ function withoutQloraByName(
   const texts = [script.text, ...modules.map((m) => m.text)];
   // Where the run quantizes somewhere, the name agrees with what the switch turns on (RUCAIBox/LLMBox's `--qlora`).
   if (texts.some((t) => QUANTIZES.test(t.replace(/#.*$/gm, '')))) return launcher;
-  const read = (name: string): boolean =>
-    texts.reduce((n, t) => n + (t.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0), 0) > 1;
-  const dropped = named.filter((f) => read(optionOf(f)));
+  const dropped = named.filter((f) => occurrences(texts, optionOf(f)) > 1);
+  return withoutFlags(launcher, dropped, 'read-by-name', (f) => {
+    const o = declared.get(optionOf(f))!;
+    return msg(
+      '{0}: the script declares it ({1}, line {2}) and reads it itself: its code decides the quantization, not the name',
+      f.rawKey,
+      o.where,
+      String(o.line),
+    );
+  });
+}
+
+/** How many times `name` stands as a word in the texts. */
+function occurrences(texts: readonly string[], name: string): number {
+  const word = new RegExp(`\\b${name}\\b`, 'g');
+  return texts.reduce((n, t) => n + (t.match(word)?.length ?? 0), 0);
+}
+
+/** The launcher's facts less `dropped`, with an info note at each of their flags (once per flag). */
+function withoutFlags(
+  launcher: ConfigFacts,
+  dropped: readonly Fact[],
+  code: ParseProblem['code'],
+  note: (f: Fact) => Message,
+): ConfigFacts {
   if (dropped.length === 0) return launcher;
   const flags = [...new Map(dropped.map((f) => [f.rawKey, f])).values()];
-  const notes = flags.map((f): ParseProblem => {
-    const o = declared.get(optionOf(f))!;
-    return {
-      code: 'read-by-name',
-      severity: 'info',
-      ...msg(
-        '{0}: the script declares it ({1}, line {2}) and reads it itself: its code decides the quantization, not the name',
-        f.rawKey,
-        o.where,
-        String(o.line),
-      ),
-      span: f.keySpan,
-      rawKey: f.rawKey,
-    };
-  });
+  const notes = flags.map((f): ParseProblem => ({
+    code,
+    severity: 'info',
+    ...note(f),
+    span: f.keySpan,
+    rawKey: f.rawKey,
+  }));
   return {
     ...launcher,
     facts: launcher.facts.filter((f) => !dropped.includes(f)),

@@ -302,6 +302,16 @@ def _name(phase):
     return "optimizer" if phase == "after_backward" else phase
 
 
+def high_water(timeline):
+    """The highest bytes held over the recording, and the bytes held at its end (every allocation counted)."""
+    held = peak = 0
+    for _, kind, payload in timeline.events:
+        if kind == 0:
+            held += payload[0]
+            peak = max(peak, held)
+    return peak, held
+
+
 def held_at(timeline, mark_name):
     """Bytes held when a marker was emitted (the first such marker)."""
     cur = 0
