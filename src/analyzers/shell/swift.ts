@@ -81,6 +81,16 @@ const SWIFT_FLAGS: Record<string, FlagSpec> = {
   lora_dropout_p: spec('loraDropout', 'num'),
   // `--use_flash_attn false` (or absent): the transformers default attention.
   use_flash_attn: spec('attention', 'bool', (v) => (v === true ? [['attention', 'flash']] : [])),
+  // swift 3.x's GRPO arguments for its vLLM engine (swift/trainers/rlhf_arguments.py GRPOArguments, later vllm_*):
+  // the engine's tensor parallelism, not the training's (swift trains with Megatron's tensor_model_parallel_size),
+  // and its sleep level (1 or 2: the engine sleeps while the policy trains).
+  tensor_parallel_size: spec('vllmTensorParallel', 'int'),
+  sleep_level: spec('vllmSleep', 'int', (v) => [['vllmSleep', Number(v) > 0]]),
+  // The model's and the optimizer's states moved to the host while the colocated engine generates, back to train.
+  offload_model: spec('weightsGpu', 'bool', (v) => [['weightsGpu', v === true ? 'training' : 'always']]),
+  offload_optimizer: spec('optimizerStatesGpu', 'bool', (v) => [
+    ['optimizerStatesGpu', v === true ? 'training' : 'always'],
+  ]),
 };
 /** Flags read below rather than through a spec. */
 const OWN = new Set([

@@ -623,3 +623,21 @@ deepspeed: zero2
     );
   });
 });
+
+describe("shell analyzer: ms-swift GRPO's vLLM engine flags", () => {
+  it("--tensor_parallel_size is the engine's, --sleep_level and the offload switches free the GPU while it runs", () => {
+    // puzhiyuan/AiO train/ms-swift/rlhf/grpo/internal_rollout/grpo_train.sh, shortened (swift 3.x GRPOArguments).
+    const text = [
+      'NPROC_PER_NODE=8 swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B-Instruct --train_type lora \\',
+      '  --use_vllm true --vllm_gpu_memory_utilization 0.5 --tensor_parallel_size 4 --sleep_level 1 \\',
+      '  --offload_model true --offload_optimizer true --deepspeed zero2',
+      '',
+    ].join('\n');
+    const r = analyzeShell(text);
+    assert.equal(fact(r, 'vllmTensorParallel')?.value, 4);
+    assert.equal(fact(r, 'tensorParallel'), undefined, 'training runs data parallel');
+    assert.equal(fact(r, 'vllmSleep')?.value, true);
+    assert.equal(fact(r, 'weightsGpu')?.value, 'training');
+    assert.equal(fact(r, 'optimizerStatesGpu')?.value, 'training');
+  });
+});
