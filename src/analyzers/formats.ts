@@ -82,7 +82,7 @@ const SHELL_LAUNCH = new RegExp(
     String.raw`trl${GAP}(sft|dpo|grpo|rloo|kto|reward|orpo|ppo|online_dpo|xpo|gkd|cpo|bco)|swift${GAP}(sft|pt|rlhf)|` +
     String.raw`litgpt${GAP}(finetune\w*|pretrain)|xtuner${GAP}train|oumi${GAP}(train|distributed)|autotrain${GAP}--config|ludwig${GAP}(?:train|experiment)|` +
     String.raw`arctic_training|openrlhf\.cli\.train_\w+|` +
-    String.raw`verl\.trainer\.(?:main_ppo|main|fsdp_sft_trainer|sft_trainer)|recipe\.(?:\w+\.)+main_\w+|` +
+    String.raw`verl\.trainer\.(?:main_ppo|main|(?:\w+_)?sft_trainer(?:_\w+)?)|recipe\.(?:\w+\.)+main_\w+|` +
     String.raw`python3?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py|srun|mpirun)\b|` +
     // `python -m pkg.train.sft`, `-m llama_recipes.finetuning`: a module named for training (a module such as pip is no
     // launch).

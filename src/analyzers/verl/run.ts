@@ -21,7 +21,8 @@ export type VerlCommand = 'ppo' | 'sft';
 export function verlCommand(script: string): VerlCommand | undefined {
   const s = script.replace(/\.py$/, '').replace(/\//g, '.');
   if (/(^|\.)verl\.trainer\.main_ppo(_\w+)?$/.test(s) || /(^|\.)recipe\.(\w+\.)+main_\w+$/.test(s)) return 'ppo';
-  if (/(^|\.)verl\.trainer\.(fsdp_)?sft_trainer$/.test(s)) return 'sft';
+  // A fork's copy under its own name reads as verl's (Parallel-R1's verl.trainer.fsdp_parallel_sft_trainer).
+  if (/(^|\.)verl\.trainer\.(\w+_)?sft_trainer(_\w+)?$/.test(s)) return 'sft';
   return undefined;
 }
 

@@ -474,6 +474,16 @@ describe('shell: verl quick fixes', () => {
 });
 
 describe('shell: verl SFT command lines', () => {
+  it("a fork's copy of the SFT trainer under its own name reads as verl's (Parallel-R1's fsdp_parallel_sft_trainer)", () => {
+    // Mr-DarkTesla/Parallel-R1-repro verl/training_scripts/sft_qwen3_06b.sh: had been read as a DDP script in fp32.
+    const text =
+      'torchrun --nproc_per_node=8 -m verl.trainer.fsdp_parallel_sft_trainer ' +
+      'model.partial_pretrain=Qwen/Qwen3-0.6B-Base data.micro_batch_size_per_gpu=4\n';
+    const r = analyzeShell(text);
+    assert.ok(r.tools.includes('verl'));
+    assert.equal(fact(r, 'fsdpVersion')?.value, 2);
+  });
+
   it("fsdp_sft_trainer under torchrun: the launcher's GPUs, verl's SFT defaults at the module", () => {
     const text =
       'torchrun --standalone --nnodes=1 --nproc_per_node=4 \\\n' +
