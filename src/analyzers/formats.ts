@@ -87,6 +87,8 @@ const SHELL_LAUNCH = new RegExp(
     // `python -m pkg.train.sft`, `-m llama_recipes.finetuning`: a module named for training (a module such as pip is no
     // launch).
     String.raw`\bpython3?(?:${GAP}-[A-Za-z]+)*${GAP}-m${GAP}[\w.]*(?:train|tune|tuning|sft|dpo|grpo|orpo|kto|ppo|rlhf|distill)[\w.]*|` +
+    // uv running a script or a module with the project's Python: `uv run train.py`, `uv run --extra gpu -m pkg.train`.
+    String.raw`\buv${GAP}run\b[^\n]*?(?:${GAP}(?:-m|--module)${GAP}[\w.]+|\S+\.py\b)|` +
     // The interpreter in a variable: `PYTHON_BIN="${PYTHON:-python3}"`, then `$PYTHON_BIN src/train.py`.
     String.raw`(?:^|[\s;&|(])\$\{?[A-Za-z_]*(?:PYTHON|[Pp]ython)\w*\}?(?:${GAP}-[A-Za-z]+)*${GAP}\S+\.py\b`,
   'm',

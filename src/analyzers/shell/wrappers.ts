@@ -43,11 +43,16 @@ export function skipWrappers(
     }
     // Environment runners: `uv run [opts] <cmd>`, `poetry run`, `pipenv run`, `conda run [-n env] <cmd>`.
     if ((w === 'uv' || w === 'poetry' || w === 'pipenv' || w === 'conda') && fields[i + 1]?.text === 'run') {
+      const runner = fields[i];
       i += 2;
       while (i < fields.length && fields[i].text.startsWith('-')) {
         const opt = fields[i].text;
+        // `uv run -m pkg.train`: uv runs the module with the project's Python (NovaSky-AI/SkyRL's launchers).
+        if (w === 'uv' && (opt === '-m' || opt === '--module')) return pythonOf(fields, i, runner, env);
         i += !opt.includes('=') && RUNNER_VALUE.has(opt) ? 2 : 1;
       }
+      // `uv run train.py`: a script, run with that Python.
+      if (w === 'uv' && /\.py$/.test(fields[i]?.text ?? '')) return pythonOf(fields, i, runner, env);
       continue;
     }
     // `oumi distributed torchrun|accelerate ...`: Oumi runs that launcher with the rest of the line (oumi/cli/distributed_run.py).
@@ -93,6 +98,17 @@ export function skipWrappers(
     break;
   }
   return { i, env, fields };
+}
+
+/** The words from `i` run by the Python a runner (`uv run`) stands for: a `python` word in the runner's place. */
+function pythonOf(
+  fields: readonly Field[],
+  i: number,
+  runner: Field,
+  env: Env,
+): { i: number; env: Env; fields: readonly Field[] } {
+  const python: Field = { ...runner, text: 'python' };
+  return { i, env, fields: [...fields.slice(0, i), python, ...fields.slice(i)] };
 }
 
 /**

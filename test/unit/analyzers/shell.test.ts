@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeShell } from '../../../src/analyzers/shell';
+import { detectFormat } from '../../../src/analyzers/detect';
 import { resolveText, runFiles, runProject } from '../helpers';
 import { launchersOf } from '../../../src/node/launchers';
 import { nodeFileReader } from '../../../src/node/files';
@@ -580,6 +581,14 @@ describe('shell analyzer: launchers and world size', () => {
     checkFacts('conda run -n train --no-capture-output torchrun --nproc_per_node 2 t.py\n', [
       ['gpusPerNode', 2, '--nproc_per_node', '2'],
     ]);
+    // uv runs a module (`-m`, NovaSky-AI/SkyRL's launchers) or a script with the project's Python.
+    checkFacts('uv run --isolated --extra fsdp -m torch.distributed.run --nproc_per_node 2 t.py\n', [
+      ['gpusPerNode', 2, '--nproc_per_node', '2'],
+    ]);
+    checkFacts('uv run t.py --per_device_train_batch_size 8\n', [
+      ['microBatchSize', 8, '--per_device_train_batch_size', '8'],
+    ]);
+    assert.equal(detectFormat('run.sh', 'uv run train.py --model_name_or_path gpt2\n'), 'shell');
   });
 
   it('a container runtime runs the command after its image: singularity / apptainer exec, docker / podman run and exec', () => {
