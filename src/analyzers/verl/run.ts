@@ -13,14 +13,17 @@ import type { Launch } from '../shell/launch';
 export const VERL_SOURCE = 'volcengine/verl@b178a3c';
 const PPO_CONFIG = `${VERL_SOURCE}:verl/trainer/config/_generated_ppo_trainer.yaml`;
 const SFT_CONFIG = `${VERL_SOURCE}:verl/trainer/config/sft_trainer.yaml`;
+const SFT_ENGINE_CONFIG = `${VERL_SOURCE}:verl/trainer/config/sft_trainer_engine.yaml`;
 const WORKERS = `${VERL_SOURCE}:verl/workers/fsdp_workers.py`;
 
-export type VerlCommand = 'ppo' | 'sft';
+/** 'sft': fsdp_sft_trainer and its forks; 'sft-engine': the engine-based sft_trainer (sft_trainer_engine.yaml). */
+export type VerlCommand = 'ppo' | 'sft' | 'sft-engine';
 
 /** The verl entry point of a module (`verl.trainer.main_ppo`) or script path (`verl/trainer/main_ppo.py`). */
 export function verlCommand(script: string): VerlCommand | undefined {
   const s = script.replace(/\.py$/, '').replace(/\//g, '.');
   if (/(^|\.)verl\.trainer\.main_ppo(_\w+)?$/.test(s) || /(^|\.)recipe\.(\w+\.)+main_\w+$/.test(s)) return 'ppo';
+  if (/(^|\.)verl\.trainer\.sft_trainer$/.test(s)) return 'sft-engine';
   // A fork's copy under its own name reads as verl's (Parallel-R1's verl.trainer.fsdp_parallel_sft_trainer).
   if (/(^|\.)verl\.trainer\.(\w+_)?sft_trainer(_\w+)?$/.test(s)) return 'sft';
   return undefined;
@@ -108,6 +111,20 @@ const SFT_KEYS: Record<string, FlagSpec> = {
   ulysses_sequence_parallel_size: spec('contextParallel', 'int'),
 };
 
+/** The engine-based SFT trainer's keys (model/hf_model.yaml under `model`, engine/fsdp.yaml under `engine`). */
+const SFT_ENGINE_KEYS: Record<string, FlagSpec> = {
+  'model.path': spec('model', 'str'),
+  'model.lora_alpha': SFT_KEYS['model.lora_alpha'],
+  'model.target_modules': SFT_KEYS['model.target_modules'],
+  'model.enable_gradient_checkpointing': SFT_KEYS['model.enable_gradient_checkpointing'],
+  'model.use_liger': SFT_KEYS['model.use_liger'],
+  'engine.strategy': spec('fsdpVersion', 'str', strategyOf),
+  'engine.model_dtype': spec('weightsDtype', 'str', dtypeOf),
+  'engine.ulysses_sequence_parallel_size': spec('contextParallel', 'int'),
+  'data.train_batch_size': SFT_KEYS['data.train_batch_size'],
+  'data.max_length': SFT_KEYS['data.max_length'],
+};
+
 /** Overrides that change the memory in a way the estimate does not model: said where they are written. */
 const NOT_MODELED: Record<string, (v: string) => string | undefined> = {
   'reward_model.enable': (v) =>
@@ -123,6 +140,7 @@ interface CommandKeys {
 const COMMANDS: Record<VerlCommand, CommandKeys> = {
   ppo: { specs: PPO_KEYS, rank: 'actor_rollout_ref.model.lora_rank', source: PPO_CONFIG },
   sft: { specs: SFT_KEYS, rank: 'model.lora_rank', source: SFT_CONFIG },
+  'sft-engine': { specs: SFT_ENGINE_KEYS, rank: 'model.lora_rank', source: SFT_ENGINE_CONFIG },
 };
 
 /**
@@ -219,7 +237,8 @@ export function verlRun(line: VerlLine): void {
   l.r.training = true;
   if (line.overridesOnly) return;
   if (line.command === 'ppo') ppoDefaults(line);
-  else sftDefaults(line);
+  else if (line.command === 'sft') sftDefaults(line);
+  else sftEngineDefaults(line);
 }
 
 export function megatron(l: Launch, span: Span, rawKey: string): void {
@@ -304,7 +323,12 @@ function shardingFacts(line: VerlLine, prefix: string, strategyDefault: 1 | 2, s
     const o = last(line, `${prefix}.fsdp_size`)!;
     line.l.fact('fsdpShardSize', o.rawKey, o.keySpan, o.value!.span, size, 'verl');
   }
-  const strategyKey = line.command === 'ppo' ? 'actor_rollout_ref.actor.strategy' : 'model.strategy';
+  const strategyKey =
+    line.command === 'ppo'
+      ? 'actor_rollout_ref.actor.strategy'
+      : line.command === 'sft'
+        ? 'model.strategy'
+        : 'engine.strategy';
   const strategy = last(line, strategyKey);
   if (!strategy)
     defaultFact(
@@ -632,4 +656,55 @@ function sftDefaults(line: VerlLine): void {
     const at = on ? params : cpu;
     line.l.fact('fsdpOffload', at.rawKey, at.keySpan, at.value!.span, on, 'verl');
   }
+}
+
+/** The engine-based SFT trainer's defaults (sft_trainer_engine.yaml, model/hf_model.yaml, engine/fsdp.yaml). */
+const SFT_ENGINE_DIALECT: Dialect = {
+  name: 'verl',
+  source: SFT_ENGINE_CONFIG,
+  defaults: { 'data.micro_batch_size_per_gpu': 4, 'data.train_batch_size': 256, 'data.max_length': 1024 },
+  names: {},
+};
+
+/**
+ * The engine-based SFT trainer (`-m verl.trainer.sft_trainer`): FSDP1 (engine.strategy fsdp) over all GPUs, every layer
+ * checkpointed (model.enable_gradient_checkpointing true), and data.use_dynamic_bsz on by default: each micro-step
+ * packs up to data.max_token_len_per_gpu (8192) tokens, no padding (pad_mode no_padding), counted in sequences of
+ * data.max_length, rounded up.
+ */
+function sftEngineDefaults(line: VerlLine): void {
+  shardingFacts(line, 'engine', 1, SFT_ENGINE_CONFIG);
+  const sft: VerlLine = { ...line, dialect: SFT_ENGINE_DIALECT };
+  unlessGiven(sft, 'data.train_batch_size', 'trainBatchSize');
+  unlessGiven(sft, 'data.max_length', 'seqLen');
+  if (!last(line, 'model.enable_gradient_checkpointing'))
+    defaultFact(
+      line,
+      'gradientCheckpointing',
+      'model.enable_gradient_checkpointing',
+      'full',
+      `model.enable_gradient_checkpointing defaults to true (${VERL_SOURCE}:verl/trainer/config/model/hf_model.yaml)`,
+    );
+  const dynamic = last(line, 'data.use_dynamic_bsz');
+  if (dynamic && toBool(known(dynamic) ?? '') === false) {
+    const micro = last(line, 'data.micro_batch_size_per_gpu');
+    if (micro?.value) line.l.spec(SFT_KEYS['data.micro_batch_size_per_gpu'], micro, 'verl');
+    else unlessGiven(sft, 'data.micro_batch_size_per_gpu', 'microBatchSize');
+    return;
+  }
+  const budgetOpt = last(line, 'data.max_token_len_per_gpu');
+  const budget = budgetOpt ? intOf(budgetOpt) : 8192;
+  const seq = intOf(last(line, 'data.max_length')) ?? 1024;
+  const value: FactValue | Unknown =
+    budget === undefined
+      ? { unknown: 'data.max_token_len_per_gpu: not known statically' }
+      : Math.max(1, Math.ceil(budget / seq));
+  const note =
+    `data.use_dynamic_bsz (true by default) packs up to ${budget ?? 'max_token_len_per_gpu'} tokens into each ` +
+    `micro-step, without padding: estimated as ${typeof value === 'number' ? `${value} sequence${value === 1 ? '' : 's'}` : 'that many sequences'} of ` +
+    `max_length ${seq}, rounded up (max_token_len_per_gpu defaults to 8192; ${SFT_ENGINE_CONFIG})`;
+  const at = budgetOpt ?? dynamic;
+  if (at) line.l.fact('microBatchSize', at.rawKey, at.keySpan, at.value?.span ?? at.keySpan, value, 'verl', note);
+  else defaultFact(line, 'microBatchSize', 'data.use_dynamic_bsz', value, note);
+  defaultFact(line, 'batchLengths', 'data.max_token_len_per_gpu', 'fixed', note);
 }

@@ -474,6 +474,24 @@ describe('shell: verl quick fixes', () => {
 });
 
 describe('shell: verl SFT command lines', () => {
+  it('the engine-based sft_trainer: model.path, FSDP1, checkpointing and dynamic batches of 8,192 tokens by default', () => {
+    // volcengine/verl@b178a3c sft_trainer.py (hydra config sft_trainer_engine.yaml, model/hf_model.yaml,
+    // engine/fsdp.yaml); lfq1234/Agentar-Fin-R1-Reproduce's run had given "no model found".
+    const line = (extra: string) =>
+      'torchrun --nproc_per_node=8 -m verl.trainer.sft_trainer model.path=Qwen/Qwen3-8B model.lora_rank=64 ' +
+      `${extra}\n`;
+    const s = resolveText('run.sh', line('data.max_length=2048')).setup!;
+    assert.deepEqual(
+      [s.model, s.fsdp, s.fsdp_version, s.gradient_checkpointing, s.method, s.lora?.r],
+      ['Qwen/Qwen3-8B', 'full_shard', 1, 'full', 'lora', 64],
+    );
+    // ceil(8192 / 2048) = 4 sequences of 2,048 tokens per micro-step.
+    assert.deepEqual([s.micro_batch_size, s.seq_len], [4, 2048]);
+    // Without dynamic batches, data.micro_batch_size_per_gpu (4 by default).
+    const fixed = resolveText('run.sh', line('data.use_dynamic_bsz=false data.micro_batch_size_per_gpu=2')).setup!;
+    assert.deepEqual([fixed.micro_batch_size, fixed.seq_len], [2, 1024]);
+  });
+
   it("a fork's copy of the SFT trainer under its own name reads as verl's (Parallel-R1's fsdp_parallel_sft_trainer)", () => {
     // Mr-DarkTesla/Parallel-R1-repro verl/training_scripts/sft_qwen3_06b.sh: had been read as a DDP script in fp32.
     const text =
