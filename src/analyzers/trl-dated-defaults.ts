@@ -104,15 +104,18 @@ export function trlGrpoBetaOfRelease(
   const rollout = setup.rollout;
   const p = provenance['rollout.reference'];
   if (version === undefined || !olderThan(version, 0, 19) || rollout?.reference !== 'none') return setup;
-  if (p?.kind !== 'default' || p.owner !== 'trl' || !p.note?.startsWith('GRPOConfig beta defaults to 0.0'))
-    return setup;
+  // TRL's default decided it, also for a beta the file gives but not statically (`beta=self.args.beta`).
+  const note = p?.kind === 'default' && p.owner === 'trl' ? (p.note ?? '') : '';
+  const at = note.indexOf('GRPOConfig beta defaults to 0.0');
+  if (at < 0) return setup;
+  const said = note.slice(0, at);
   const peft = setup.method === 'lora' || setup.method === 'qlora' || setup.method === 'ia3';
   const reference = peft ? 'adapters-off' : 'copy';
   provenance['rollout.reference'] = {
     kind: 'default',
     owner: 'trl',
     note:
-      `GRPOConfig beta defaulted to 0.04 before TRL 0.19 (TRL ${version} for this run): the reference ` +
+      `${said}GRPOConfig beta defaulted to 0.04 before TRL 0.19 (TRL ${version} for this run): the reference ` +
       (peft
         ? 'model (the policy with its adapters off) scores every round'
         : 'model, a frozen copy, scores every round'),

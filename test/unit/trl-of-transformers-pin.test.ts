@@ -71,3 +71,17 @@ describe("TRL's release from the project's transformers pin", () => {
     assert.equal(round('transformers==4.48.1'), 32);
   });
 });
+
+describe("GRPOConfig's beta before TRL 0.19 where the file's own beta is not known statically", () => {
+  it("takes the release's 0.04, a KL reference, and keeps what the file says (sotopia-lab/sotopia-rl: beta=self.args.beta)", () => {
+    const script = SCRIPT.replace('bf16=True,', 'bf16=True, beta=settings.beta,');
+    const r = runFiles({ '/w/grpo.py': script, '/w/requirements.txt': 'trl==0.16.1\n' }, '/w/grpo.py');
+    assert.equal(r.setup?.rollout?.reference, 'copy');
+    const p = r.provenance['rollout.reference' as keyof typeof r.provenance];
+    const note = p?.kind === 'default' ? (p.note ?? '') : '';
+    assert.match(
+      note,
+      /^beta is not known statically .*GRPOConfig beta defaulted to 0\.04 before TRL 0\.19 \(TRL 0\.16\.1/,
+    );
+  });
+});
