@@ -131,8 +131,11 @@ function continuedComment(text: string, start: number, end: number): boolean {
   if (!/^[ \t]*$/.test(text.slice(lineStart, start))) return false;
   if (!inContinuedCommand(text, lineStart)) return false;
   if (!/\\\r?$/.test(text.slice(start, end))) return false;
-  const next = text.slice(end + 1, end + 1 + 400).split('\n')[0];
-  return /^[ \t]*(--?\w|#)/.test(next);
+  // The lines the continuation would have taken, past the commented-out ones: an option there runs on its own. Where
+  // only comments follow to a blank line or the end (`#  --use_wandb \` last), nothing is cut off.
+  const rest = text.slice(end + 1, end + 1 + 4000).split('\n');
+  const next = rest.find((line) => !/^[ \t]*#/.test(line)) ?? '';
+  return /^[ \t]*--?\w/.test(next);
 }
 
 /**

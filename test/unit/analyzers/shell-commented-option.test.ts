@@ -31,6 +31,10 @@ describe('shell: a commented-out option inside a continued command', () => {
     assert.equal(analyzeShell(ended).problems.filter((p) => /comment line/.test(p.message)).length, 0);
     const last = 'python train.py \\\n    --model_name_or_path gpt2 \\\n    #--bf16 True \\\n\necho done\n';
     assert.equal(analyzeShell(last).problems.filter((p) => /comment line/.test(p.message)).length, 0);
+    // Several commented-out options last (xiusic/Rubric-RM run_baselines/dpo.sh: `#    --use_wandb ... \`, then
+    // `#    --wandb_project ... \`): nothing after them runs on its own.
+    const trailing = last.replace('#--bf16 True \\\n', '#--bf16 True \\\n    #--use_wandb x \\\n');
+    assert.equal(analyzeShell(trailing).problems.filter((p) => /comment line/.test(p.message)).length, 0);
   });
 
   it('a command commented out whole, each line ending in `\\`, is no command: nothing read from it, nothing said', () => {
