@@ -109,12 +109,15 @@ export function resolveArchitecture(ctx: ResolveContext): boolean {
   }
   const r = resolveModel(ref, decided.model?.location.file);
   if (!r.ok) {
+    // A model given by a flag or a setting is not the file's: said at the top of the file, naming where it came from.
+    const p = ctx.prov.model;
+    const from = p?.kind === 'flag' ? p.flag : p?.kind === 'setting' ? p.setting : undefined;
     problems.push({
-      ...modelAt,
+      ...(from ? { file: ctx.files[0]?.file ?? '', start: 0, end: 0, line: 1, column: 1 } : modelAt),
       severity: 'error',
       code: 'unknown-model',
-      ...msg('{0}', r.message),
-      key: decided.model?.fact.rawKey,
+      ...(from ? msg('{0}: {1}', from, r.message) : msg('{0}', r.message)),
+      ...(from ? {} : { key: decided.model?.fact.rawKey }),
     });
     return false;
   }
