@@ -34,32 +34,39 @@ export function shippedFile(
   const rl2 = ref.kind === 'config' && ref.hydra ? rl2Shipped(ref.path) : undefined;
   if (rl2)
     return { file: rl2.file, text: rl2.text, how: { forced: 'hydra-yaml', origin: shippedHydraOrigin(rl2.file) } };
-  const llamafactory = ref.kind === 'config' && !ref.hydra ? llamafactoryExample(ref.path) : undefined;
-  if (llamafactory) {
-    const { owner, note } = llamafactory;
-    return {
-      file: llamafactory.file,
-      text: llamafactory.text,
-      how: { forced: 'llamafactory-yaml', origin: { kind: 'bundled', owner, note } },
-    };
+  if (ref.kind !== 'config') return undefined;
+  for (const { find, forced, underHydra } of SHIPPED_CONFIGS) {
+    const shipped = ref.hydra && !underHydra ? undefined : find(ref.path);
+    if (shipped) {
+      const { owner, note } = shipped;
+      return { file: shipped.file, text: shipped.text, how: { forced, origin: { kind: 'bundled', owner, note } } };
+    }
   }
-  const trl = ref.kind === 'config' && !ref.hydra ? trlAccelerateConfig(ref.path) : undefined;
-  if (trl) {
-    const { owner, note } = trl;
-    return {
-      file: trl.file,
-      text: trl.text,
-      how: { forced: 'accelerate-yaml', origin: { kind: 'bundled', owner, note } },
-    };
-  }
-  const torchtune = ref.kind === 'config' ? torchtuneBuiltin(ref.path) : undefined;
-  if (!torchtune) return undefined;
-  return {
-    file: torchtune.file,
-    text: torchtune.text,
-    how: { forced: 'torchtune-yaml', origin: { kind: 'bundled', owner: torchtune.owner, note: torchtune.note } },
-  };
+  return undefined;
 }
+
+/** A config a tool ships: its synthetic file name, its text, and whose it is, said so. */
+interface ShippedConfig {
+  readonly file: string;
+  readonly text: string;
+  readonly owner: string;
+  readonly note: string;
+}
+
+/**
+ * The configs tools ship, looked up by the path a config reference names, in this order: LLaMA-Factory's examples,
+ * TRL's Accelerate configs, torchtune's built-in recipes' configs (also named under a Hydra launch), each read as its
+ * format.
+ */
+const SHIPPED_CONFIGS: readonly {
+  readonly find: (path: string) => ShippedConfig | undefined;
+  readonly forced: Format;
+  readonly underHydra: boolean;
+}[] = [
+  { find: llamafactoryExample, forced: 'llamafactory-yaml', underHydra: false },
+  { find: trlAccelerateConfig, forced: 'accelerate-yaml', underHydra: false },
+  { find: torchtuneBuiltin, forced: 'torchtune-yaml', underHydra: true },
+];
 
 /** The file a reference names as the referencing file writes it (Reference.text), under a name of its own. */
 function written(file: string, ref: Reference): ReturnType<typeof findReference> {

@@ -41,15 +41,12 @@ export function withoutUnreadOptions(
   const texts = [script.text, ...modules.map((m) => m.text)];
   if (texts.some((t) => DYNAMIC_READ.test(t))) return launcher;
   const dropped = candidates.filter((f) => occurrences(texts, optionOf(f)) === 1);
-  return withoutFlags(launcher, dropped, 'no-effect', (f) => {
-    const o = declared.get(optionOf(f))!;
-    return msg(
+  return withoutFlags(launcher, dropped, 'no-effect', (f) =>
+    msg(
       '{0}: the script declares it ({1}, line {2}) but nothing of the run reads it: it sets no sequence length',
-      f.rawKey,
-      o.where,
-      String(o.line),
-    );
-  });
+      ...declaredAt(declared, optionOf, f),
+    ),
+  );
 }
 
 /**
@@ -112,15 +109,22 @@ function withoutQloraByName(
   // Where the run quantizes somewhere, the name agrees with what the switch turns on (RUCAIBox/LLMBox's `--qlora`).
   if (texts.some((t) => QUANTIZES.test(t.replace(/#.*$/gm, '')))) return launcher;
   const dropped = named.filter((f) => occurrences(texts, optionOf(f)) > 1);
-  return withoutFlags(launcher, dropped, 'read-by-name', (f) => {
-    const o = declared.get(optionOf(f))!;
-    return msg(
+  return withoutFlags(launcher, dropped, 'read-by-name', (f) =>
+    msg(
       '{0}: the script declares it ({1}, line {2}) and reads it itself: its code decides the quantization, not the name',
-      f.rawKey,
-      o.where,
-      String(o.line),
-    );
-  });
+      ...declaredAt(declared, optionOf, f),
+    ),
+  );
+}
+
+/** A flag's name, and where the script declares its option: a note's first three values. */
+function declaredAt(
+  declared: ReadonlyMap<string, { readonly where: string; readonly line: number }>,
+  optionOf: (f: Fact) => string,
+  f: Fact,
+): [string, string, string] {
+  const o = declared.get(optionOf(f))!;
+  return [f.rawKey, o.where, String(o.line)];
 }
 
 /** How many times `name` stands as a word in the texts. */
