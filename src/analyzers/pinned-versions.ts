@@ -51,6 +51,7 @@ const PINNED_FIELDS = [
   ['bitsandbytes', 'bitsandbytes_version'],
   ['deepspeed', 'deepspeed_version'],
   ['accelerate', 'accelerate_version'],
+  ['openrlhf', 'openrlhf_version'],
 ] as const;
 
 /** A Databricks notebook exported as Python source: its first line, then cells whose magics are `# MAGIC` comments. */
@@ -94,6 +95,7 @@ export function withPinnedVersions(
       (setup.bitsandbytes_version === undefined || r.provenance.bitsandbytes_version?.kind === 'default'),
     deepspeed: (setup.zero_stage ?? 0) >= 1 && setup.deepspeed_version === undefined,
     accelerate: setup.fsdp !== undefined && setup.fsdp !== 'none' && setup.accelerate_version === undefined,
+    openrlhf: setup.actor_logps !== undefined && setup.openrlhf_version === undefined,
     // Axolotl's release decides what `load_in_4bit` beside `adapter: lora` loads (axolotl-release.ts).
     axolotl: loraOver4bitKey(setup, r.provenance) !== undefined,
   };

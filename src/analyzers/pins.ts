@@ -26,6 +26,8 @@ export interface Pins {
   readonly accelerate?: Pin;
   /** Axolotl's own release: what its loader does with load_in_4bit beside adapter: lora (axolotl-release.ts). */
   readonly axolotl?: Pin;
+  /** OpenRLHF's release: how its SFT trainer takes the loss (setup.openrlhf_version). */
+  readonly openrlhf?: Pin;
   /** transformers installed from a git commit or branch (`transformers @ git+https://...@43d17c1`): no release read. */
   readonly transformersGit?: GitPin;
 }
@@ -75,7 +77,7 @@ export function dependencyPins(name: string, text: string): Pins {
 function poetryPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pins[K] } = {};
   const re = new RegExp(
-    String.raw`^[ \t]*(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl)[ \t]*=[ \t]*` +
+    String.raw`^[ \t]*(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl|openrlhf)[ \t]*=[ \t]*` +
       String.raw`(?:\{[^}\n]*?version[ \t]*=[ \t]*)?["'](?:==)?([\^~]?)(\d+\.\d+(?:\.\d+)?)["']`,
     'gm',
   );
@@ -92,13 +94,13 @@ export const PARENT_LEVELS = 2;
 
 const VERSION = /^\d+\.\d+(\.\d+)?/;
 
-/** The pinned versions of transformers, torch, torchao, trl, peft, bitsandbytes, deepspeed, accelerate and axolotl in a dependency file's text. */
+/** The pinned versions of transformers, torch, torchao, trl, peft, bitsandbytes, deepspeed, accelerate, axolotl and openrlhf in a dependency file's text. */
 export function findPins(text: string): Pins {
   const out: { -readonly [K in keyof Pins]: Pins[K] } = {};
   // A requirement: the name, optional extras, then comma-separated specifiers up to the end of the requirement. The
   // space after the last specifier is left to the next requirement of the line (`peft==0.4.0 transformers==4.31.0`).
   const re = new RegExp(
-    String.raw`(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl)(\[[^\]]*\])?\s*` +
+    String.raw`(^|[\s"'[,])(transformers|torch(?:ao)?|trl|peft|bitsandbytes|deepspeed|accelerate|axolotl|openrlhf)(\[[^\]]*\])?\s*` +
       String.raw`\(?\s*((?:(?:==|===|~=|<=|>=|<|>|!=)\s*[\w.*+-]+(?:\s*,\s*(?=[=~<>!]))?)+)`,
     'gm',
   );

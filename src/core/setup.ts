@@ -421,6 +421,14 @@ export const TrainingSetupSchema = z.strictObject({
    * keeps them and makes their gradient in fp32 (tools/truth/compiled_loss.py). Unset: the loss upcasts them.
    */
   model_logits_fp32: z.boolean().optional(),
+  /**
+   * 'openrlhf': the logits and log-probabilities of OpenRLHF's Actor (openrlhf/models/actor.py forward, since
+   * OpenRLHF/OpenRLHF#634): the head's 16-bit output cast to fp32 (`output["logits"].to(torch.float32)`, the 16-bit
+   * tensor freed), then log_probs_from_logits (models/utils.py), flash-attn's triton cross_entropy_loss, which keeps the
+   * fp32 logits and an fp32 loss and logsumexp per token for backward and writes the logits' gradient into a new fp32
+   * tensor (inplace_backward off). SFT (>= 0.7) and DPO take their loss so. Unset: the loss of `loss`.
+   */
+  actor_logps: z.enum(['openrlhf']).optional(),
   /** LitGPT pretrain's train.tie_embeddings: the head shares the embedding whatever the config says (model_code litgpt;
    * unset, LitGPT's GPT keeps a head of its own, a copy of a tied model's embedding: architecture/litgpt-head.ts). */
   tie_embeddings: z.boolean().optional(),
@@ -502,6 +510,12 @@ export const TrainingSetupSchema = z.strictObject({
    * to the end of _get_per_token_logps_and_entropies. Unset: a current release.
    */
   trl_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 1.7 or 0.19.1').optional(),
+  /**
+   * OpenRLHF version ("major.minor") of an OpenRLHF run (setup.actor_logps): before 0.7 its SFT trainer took GPTLMLoss
+   * over the Actor's fp32 logits (a shifted contiguous copy, nn.CrossEntropyLoss's log_softmax kept; OpenRLHF@v0.6.2
+   * openrlhf/models/loss.py), from 0.7 log_probs_from_logits (OpenRLHF/OpenRLHF#923). Unset: a current release.
+   */
+  openrlhf_version: z.string().regex(PYTORCH_VERSION, 'expected a version like 0.6 or 0.8.5').optional(),
   /**
    * The dtype of the frozen reference copy's weights where it is not the model's: TRL loads the reference by the
    * policy's name with model_init_kwargs (GRPO and RLOO from 0.19, DPO from 0.29; trl create_model_from_path), in

@@ -29,6 +29,8 @@ const LOGPS_ONLY: ReadonlySet<Tool | undefined> = new Set<Tool>([
   'nemo-rl',
   'rl2',
   'align-anything',
+  // OpenRLHF's DPOTrainer.concatenated_forward returns the chosen and rejected log-probabilities (trainer/dpo_trainer.py).
+  'openrlhf',
 ]);
 
 /**

@@ -9,6 +9,7 @@
 // (OPENRLHF_DEFAULTS, openrlhf-defaults.ts); the others are TOOL_DEFAULTS.openrlhf. Pure: no I/O, no node:*, no 'vscode'.
 import { msg, notModeled, type CanonicalKey, type FactValue, type Span, type Tool, type Unknown } from '../facts';
 import { OPENRLHF_DEFAULTS, type OpenrlhfDefaults } from './openrlhf-defaults';
+import { ORLHF } from '../defaults';
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
@@ -290,6 +291,7 @@ function commandFacts(
 ): void {
   const at = module.span;
   const fact = (key: CanonicalKey, value: FactValue): void => l.fact(key, module.text, at, at, value, 'openrlhf');
+  if (command === 'train_sft' || command === 'train_dpo') actorFacts(l, command, at);
   if (command === 'train_dpo') fact('preference', 'dpo');
   else if (command === 'train_kto') fact('preference', 'kto');
   else if (command === 'train_rm') {
@@ -305,6 +307,34 @@ function commandFacts(
   } else if (command === 'train_ppo_ray' || command === 'train_ppo') {
     l.warnNotModeled(notModeled(module.text, 'ppo'), at, module.text);
   }
+}
+
+/**
+ * How the Actor takes SFT's and DPO's log-probabilities (setup.actor_logps): the logits cast to fp32, flash-attn's
+ * cross-entropy. SFT's loop keeps `output`, and with it those fp32 logits, until the next micro-batch's forward returns
+ * (openrlhf/trainer/sft_trainer.py fit: `per_token_log_probs, output = self.model(...)`); DPO's concatenated_forward
+ * returns log-probabilities only (trainer/dpo_trainer.py).
+ */
+function actorFacts(l: Launch, command: string, at: Span): void {
+  defaultFact(
+    l,
+    'actorLogps',
+    command,
+    at,
+    'openrlhf',
+    `the Actor casts the head's logits to fp32 and takes the tokens' log-probabilities with flash-attn's ` +
+      `cross_entropy_loss, a requirement of OpenRLHF (${ORLHF}models/actor.py forward, models/utils.py log_probs_from_logits)`,
+  );
+  if (command !== 'train_sft') return;
+  defaultFact(
+    l,
+    'loopKeepsOutputs',
+    command,
+    at,
+    true,
+    `the training loop keeps \`output\` (the Actor's fp32 logits) until the next micro-batch's forward returns ` +
+      `(${ORLHF}trainer/sft_trainer.py fit: per_token_log_probs, output = self.model(...))`,
+  );
 }
 
 /**

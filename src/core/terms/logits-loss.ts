@@ -61,6 +61,8 @@ export function trlLogitsBytes(ctx: EstimateContext): number {
   const fsdp2 = ctx.sharding.fsdp && setup.fsdp_version === 2;
   // verl runs the model without Accelerate's fp32 output wrapper: the logits come in the compute dtype.
   if (ctx.methods.rollout?.logps === 'verl') return cb;
+  // OpenRLHF's Actor casts the head's output to fp32 itself (setup.actor_logps).
+  if (setup.actor_logps === 'openrlhf' && setup.loss === 'full') return 4;
   if (trl && setup.loss !== 'fused' && modelUpcastsLogits(ctx)) return 4;
   return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && !fsdp2 && setup.loss !== 'fused' ? 4 : cb;
 }
@@ -87,6 +89,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   // keeps the rows' reading).
   const trlWhole =
     pref?.logps === 'rows' && !rollout && pref.chosen_nll !== true && olderThan(setup.trl_version, 0, 15);
+  // OpenRLHF's SFT before 0.7: GPTLMLoss over the Actor's fp32 logits, their shifted contiguous copy and log_softmax.
+  const openrlhfGpt = setup.actor_logps === 'openrlhf' && !pref && !rollout && olderThan(setup.openrlhf_version, 0, 7);
   // One literal with the optional fields set or undefined (no key reads them by presence): the advice search builds
   // this plan several times per candidate, and conditional spreads made it one of the search's costliest lines.
   return {
@@ -107,8 +111,9 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     jsdBeta: setup.distillation?.loss === 'jsd' ? setup.distillation.jsd_beta : undefined,
     compile: setup.compile_loss ?? setup.compile,
     logSoftmaxSavesInput: oldSoftmax,
-    shiftedCopy: shiftedLogitsCopy(ctx),
-    upcastInModel: upcastInModel(ctx),
+    shiftedCopy: openrlhfGpt || shiftedLogitsCopy(ctx),
+    upcastInModel: openrlhfGpt || upcastInModel(ctx),
+    openrlhfGptLoss: openrlhfGpt,
     ownHalfLoss: ownHalfLoss(ctx),
     fp32FromModel: setup.model_logits_fp32 === true && setup.loss === 'full',
     noUpcast: logitsDtypeLoss(ctx),
@@ -132,6 +137,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     labelSmoothing: setup.label_smoothing === true,
     policyGradient,
     verlLogps: policyGradient && rollout.logps === 'verl',
+    openrlhfActor: setup.actor_logps === 'openrlhf' && setup.loss === 'full' && !policyGradient && !openrlhfGpt,
+    logitsHeldByLoop: setup.loop_keeps_outputs !== undefined && setup.loop_keeps_outputs !== false,
     rlEntropy: policyGradient && !olderThan(setup.trl_version, 0, 20),
     rlOutputsHeld: policyGradient && !olderThan(setup.trl_version, 1, 7),
     completionShare: onlineDpo ? rollout!.completion_len / setup.seq_len : undefined,

@@ -7,7 +7,14 @@
 // largest single term. torchtune's CEWithChunkedOutputLoss upcasts chunk by chunk; Liger / Cut Cross-Entropy
 // never materialise the logits.
 // Docs: docs/estimate/loss-and-logits.md
-import { dpoMetricsBytes, onlineDpoLogps, preferenceLogps, trlWholeLogSoftmax, verlLogps } from './preference-logps';
+import {
+  dpoMetricsBytes,
+  onlineDpoLogps,
+  openrlhfActorLogps,
+  preferenceLogps,
+  trlWholeLogSoftmax,
+  verlLogps,
+} from './preference-logps';
 
 export interface LossPlan {
   readonly tokens: number;
@@ -27,6 +34,15 @@ export interface LossPlan {
   readonly preferenceRowTokens?: number;
   /** verl's log-probabilities: flash-attn's cross-entropy over every token's logits (RolloutSchema logps 'verl'). */
   readonly verlLogps?: boolean;
+  /**
+   * OpenRLHF's Actor (setup.actor_logps): fp32 logits cast from the head's output, flash-attn's cross_entropy_loss
+   * keeping them (preference-logps.ts openrlhfActorLogps).
+   */
+  readonly openrlhfActor?: boolean;
+  /** With shiftedCopy: OpenRLHF's GPTLMLoss before 0.7 over its Actor's fp32 logits (setup.openrlhf_version). */
+  readonly openrlhfGptLoss?: boolean;
+  /** The training loop references the step's logits itself (setup.loop_keeps_outputs: previous-step.ts counts them). */
+  readonly logitsHeldByLoop?: boolean;
   /** Autocast runs log_softmax in fp32. */
   readonly amp?: boolean;
   /**
@@ -194,6 +210,13 @@ export function referenceLogps(p: LossPlan): { bytes: number; formula: string } 
         `logits ${lb}·T·V held to the end of the forward${held > 0 ? ` beside the policy's ${lb}·T·V` : ''} + ` +
         `max(one row's log-probs temporaries, the metrics: the entropy's copy of the shifted logits ${lb}·T'·V ` +
         `and a 128-row chunk 3 x ${lb}·128·V)`,
+    };
+  }
+  if (p.openrlhfActor) {
+    const head = (p.convertedFrom ?? 0) * TV;
+    return {
+      bytes: head + 4 * TV,
+      formula: `the head's output ${p.convertedFrom ?? 0}·T·V beside its fp32 cast 4·T·V (OpenRLHF's Actor); flash-attn's cross-entropy adds 12·T`,
     };
   }
   if (p.completionShare !== undefined) {
@@ -579,6 +602,7 @@ function crossEntropyMemory(p: LossPlan): LossMemory {
   if (p.loss === 'chunked-nll') return chunkedNll(p);
   if (p.loss === 'fused') return fusedCrossEntropy(p);
   if (p.verlLogps) return verlLogps(p, TV);
+  if (p.openrlhfActor) return openrlhfActorLogps(p, TV);
   if (p.preferenceRowTokens !== undefined) return preferenceLogps(p, TV);
   if (p.trlWholeLogSoftmax) return trlWholeLogSoftmax(p, TV);
   if (p.nativeLogSoftmax) {
@@ -623,7 +647,7 @@ function shiftedCrossEntropy(p: LossPlan, TV: number, softcap: number, oldIn: nu
     forwardTransientBytes: Math.max((lb + up) * TV, atCall),
     backwardTransientBytes: 8 * TV,
     formula:
-      `full CE, logits shifted (transformers < 4.49): ${held16 > 0 ? `logits ${lb}·T·V, ` : ''}` +
+      `full CE, logits shifted (${p.openrlhfGptLoss ? "OpenRLHF < 0.7 GPTLMLoss over the Actor's fp32 logits" : 'transformers < 4.49'}): ${held16 > 0 ? `logits ${lb}·T·V, ` : ''}` +
       `${up > 0 ? `fp32 upcast ${up}·T·V${p.upcastInModel ? ' (in the model, the 16-bit logits freed)' : ''}, ` : ''}` +
       `shifted contiguous copy 4·T·V, saved log-softmax 4·T·V` +
       `${oldIn > 0 ? ' and its input, the copy (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,

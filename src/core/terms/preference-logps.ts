@@ -106,6 +106,28 @@ export function verlLogps(p: LossPlan, TV: number): LossMemory {
   };
 }
 
+/**
+ * OpenRLHF's Actor (openrlhf/models/actor.py forward, models/utils.py log_probs_from_logits): the head's 16-bit output
+ * is cast to fp32 (both exist at the cast), and flash-attn's triton cross_entropy_loss keeps the fp32 logits, its loss
+ * and logsumexp (8·T) for backward; its backward writes the logits' gradient into a new fp32 tensor (inplace_backward
+ * off), and the cast's backward makes the 16-bit gradient beside it. Where the loop itself holds the logits (SFT's
+ * `output`, logitsHeldByLoop), previous-step.ts counts them through the backward: here they are live at the forward
+ * only.
+ */
+export function openrlhfActorLogps(p: LossPlan, TV: number): LossMemory {
+  const head = (p.convertedFrom ?? 0) * TV;
+  const kept = p.logitsHeldByLoop ? 0 : 4 * TV;
+  return {
+    savedBytes: kept + 8 * p.tokens,
+    forwardTransientBytes: head + (p.logitsHeldByLoop ? 4 * TV : 0),
+    backwardTransientBytes: 4 * TV + head,
+    formula:
+      `log-probs by OpenRLHF's Actor: the head's output ${p.convertedFrom ?? 0}·T·V cast to fp32 logits 4·T·V, ` +
+      `${p.logitsHeldByLoop ? 'held by the loop' : 'kept'} for flash-attn's cross_entropy_loss with its loss and ` +
+      `logsumexp 8·T; backward: the logits' gradient 4·T·V and the cast's ${p.convertedFrom ?? 0}·T·V`,
+  };
+}
+
 /** Rows of the logits per chunk of TRL's entropy_from_logits (trl/trainer/utils.py, chunk_size 128). */
 export const TRL_ENTROPY_CHUNK_ROWS = 128;
 

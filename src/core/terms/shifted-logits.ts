@@ -22,7 +22,7 @@ export function modelCrossEntropy(ctx: EstimateContext): boolean {
 /**
  * A next-token loss over the logits of the model's head (the causal-LM one unless said: a sequence classifier's logits
  * are num_labels wide), whatever kernel computes it: not compiled, no preference, RL or distillation loss, no label
- * smoother or value head.
+ * smoother or value head, not OpenRLHF's Actor (setup.actor_logps).
  */
 export function plainTokenLoss(ctx: EstimateContext, head: 'causal_lm' | 'seq2seq_lm' = 'causal_lm'): boolean {
   const setup = ctx.setup;
@@ -34,6 +34,7 @@ export function plainTokenLoss(ctx: EstimateContext, head: 'causal_lm' | 'seq2se
     teacher === undefined &&
     setup.label_smoothing !== true &&
     setup.value_head !== true &&
+    setup.actor_logps === undefined &&
     (ctx.setup.head ?? ctx.model.arch.defaultHead) === head
   );
 }
