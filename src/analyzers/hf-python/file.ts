@@ -463,6 +463,10 @@ export class PythonFile {
       return { ...inner, entries: this.applyItems(name, found.scope, b, node, inner.entries), via };
     if (inner.k === 'unknown')
       return { k: 'unknown', reason: clip(`${name} = ${inner.reason} (line ${line})`, 240), via };
+    const changed =
+      inner.k === 'lit' && Array.isArray(inner.v) ? changedInPlace(this.text, name, b.end, node.from) : undefined;
+    if (changed !== undefined)
+      return { k: 'unknown', reason: `${name} is changed in place (line ${this.line(changed)})`, via };
     return { ...inner, via };
   }
 
@@ -770,4 +774,19 @@ export class PythonFile {
   line(pos: number): number {
     return lineIndex(this.lineStarts, pos) + 1;
   }
+}
+
+/** List and set methods that change the object in place. */
+const IN_PLACE = 'append|extend|insert|remove|pop|clear|sort|reverse|add|discard|update';
+
+/**
+ * Where a list or set bound to `name` is first changed in place between its binding and a use (`rows.append(line)` in
+ * a loop, `rows[0] = x`), whose value the literal no longer is (unoa-eng/dalbitalba-train-data's ORPO script: `rows = []`
+ * filled by a loop before `if not rows: return 0`, a guard not known to exit).
+ */
+function changedInPlace(text: string, name: string, from: number, to: number): number | undefined {
+  if (to <= from) return undefined;
+  const re = new RegExp(`(?<![\\w.])${name}\\s*(?:\\.\\s*(?:${IN_PLACE})\\s*\\(|\\[[^\\]\\n]*\\]\\s*=(?!=))`, 'g');
+  const m = re.exec(text.slice(from, to));
+  return m ? from + m.index : undefined;
 }

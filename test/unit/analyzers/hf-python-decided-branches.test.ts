@@ -167,6 +167,28 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.equal(run('--use_peft true').setup?.method, 'lora');
   });
 
+  it('a list filled in place before `if not rows: return` is not known empty: the guard is not known to exit', () => {
+    // unoa-eng/dalbitalba-train-data's ORPO script (abridged): `rows = []` filled by a loop over the data file, then
+    // `if not rows: return 0` before the model loads; read as always empty, the load had been dead code (no model).
+    const body = (fill: string): string =>
+      'from transformers import AutoModelForCausalLM\nfrom trl import ORPOConfig, ORPOTrainer\n' +
+      `def main():\n    rows = []\n${fill}    if not rows:\n        return 0\n` +
+      '    model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen3-8B-Base")\n' +
+      '    ORPOTrainer(model=model, args=ORPOConfig(output_dir="o")).train()\n' +
+      'main()\n';
+    const run = (fill: string): PipelineResult => {
+      const text = body(fill);
+      return runPipeline([{ file: '/w/train.py', text }], inMemory({ '/w/train.py': text }), {});
+    };
+    assert.equal(
+      run('    for line in open("pairs.jsonl"):\n        rows.append(line)\n').setup?.model,
+      'Qwen/Qwen3-8B-Base',
+    );
+    assert.equal(run('    rows[0:0] = open("pairs.jsonl").readlines()\n').setup?.model, 'Qwen/Qwen3-8B-Base');
+    // Never filled, the list is empty and the function returns before the load.
+    assert.equal(run('').setup, undefined);
+  });
+
   it("PEFT's examples/sft use_peft_lora field, False, is a full fine-tune beside lora_r (NJUDeepEngine/meteora)", () => {
     // meteora_train.py: `lora_r: Optional[int] = field(default=64)` and `use_peft_lora: ... default=False`; the path
     // that runs builds no LoraConfig. lora_r alone had made the run LoRA r 64 (27.3M trainable for Llama-3-8B).
