@@ -429,6 +429,12 @@ export const TrainingSetupSchema = z.strictObject({
    * tensor (inplace_backward off). SFT (>= 0.7) and DPO take their loss so. Unset: the loss of `loss`.
    */
   actor_logps: z.enum(['openrlhf']).optional(),
+  /**
+   * Evaluation forwards are split over the context-parallel group as training's are (Axolotl's
+   * SequenceParallelContextManager hooks the model for the whole trainer.train(), evaluation included:
+   * src/axolotl/train.py execute_training). Unset: an evaluation forward runs whole sequences on each GPU.
+   */
+  eval_sequence_split: z.boolean().optional(),
   /** LitGPT pretrain's train.tie_embeddings: the head shares the embedding whatever the config says (model_code litgpt;
    * unset, LitGPT's GPT keeps a head of its own, a copy of a tied model's embedding: architecture/litgpt-head.ts). */
   tie_embeddings: z.boolean().optional(),

@@ -135,6 +135,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('empty_cache_steps', 'emptyCacheSteps', num),
   fromFact('loop_keeps_outputs', 'loopKeepsOutputs', (v) => (v === 'step' ? v : bool(v))),
   fromFact('longest_batch_first', 'longestBatchFirst', bool),
+  fromFact('eval_sequence_split', 'evalSequenceSplit', bool),
   fromFact('actor_logps', 'actorLogps', (v) => (v === 'openrlhf' ? v : undefined)),
   fromFact('use_cache', 'useCache', bool),
   resolvePreference,

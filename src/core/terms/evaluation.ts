@@ -44,6 +44,8 @@ export function evaluationWork(
   const { computeBytes: cb, attention, residualBytes } = ctx.dtypes;
   const { rollout, onlineDpo } = ctx.methods;
   const evalBatch = setup.eval_batch_size !== undefined && pp === 1 ? setup.eval_batch_size : undefined;
+  // Split over the context-parallel group as training is (setup.eval_sequence_split), each GPU runs its share.
+  const seq = setup.eval_sequence_split ? setup.seq_len / ctx.layout.contextParallel : setup.seq_len;
   let evalLossBytes = 0;
   let evalLayerBytes = 0;
   let evalLossFormula = '';
@@ -54,8 +56,8 @@ export function evaluationWork(
     } else {
       evalLayerBytes = noGradLayerBytes(
         a,
-        evalBatch * sequencesPerExample(setup) * setup.seq_len,
-        setup.seq_len,
+        evalBatch * sequencesPerExample(setup) * seq,
+        seq,
         cb,
         attention,
         tp,
@@ -65,12 +67,17 @@ export function evaluationWork(
     if (lmHead) {
       // The logits are the decoder's: an encoder-decoder's target_len positions (T5, BART), else the sequence's.
       // A policy-gradient run's evaluation scores the completions only (TRL's logits_to_keep).
-      const logitPositions = rollout && !onlineDpo ? rollout.completion_len : (decoderLength(ctx) ?? setup.seq_len);
+      const logitPositions = rollout && !onlineDpo ? rollout.completion_len : (decoderLength(ctx) ?? seq);
       const tokens = evalBatch * sequencesPerExample(setup) * logitPositions;
       const lm = lossAt(ctx, tokens, false);
       evalLossBytes = lm.savedBytes + lm.forwardTransientBytes;
       const perTV = evalLossBytes / (tokens * (a.vocab / tp));
-      const over = logitPositions === setup.seq_len ? '' : ` over ${logitPositions} positions a row`;
+      const over =
+        logitPositions === setup.seq_len
+          ? ''
+          : logitPositions === seq
+            ? ` over each GPU's ${seq} positions of a row (split over ${ctx.layout.contextParallel})`
+            : ` over ${logitPositions} positions a row`;
       evalLossFormula =
         setup.loss === 'fused'
           ? lm.formula

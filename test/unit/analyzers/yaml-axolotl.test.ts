@@ -510,6 +510,10 @@ describe('analyzeAxolotlYaml', () => {
       'base_model: meta-llama/Llama-3.2-3B\nsequence_len: 32768\nsequence_parallel_degree: 4\nflash_attention: true\n',
     );
     assert.deepEqual([r.setup?.context_parallel, r.setup?.gpus_per_node], [4, 4]);
+    // SequenceParallelContextManager hooks the model for all of trainer.train(): evaluation is split too.
+    assert.equal(r.setup?.eval_sequence_split, true);
+    const one = resolveText('sp1.yaml', 'base_model: meta-llama/Llama-3.2-3B\ncontext_parallel_size: 1\n');
+    assert.equal(one.setup?.eval_sequence_split, undefined);
   });
 
   it('estimates fp8: true as bf16 mixed precision and says so at the key', () => {

@@ -69,4 +69,20 @@ describe('estimate: evaluation during training', () => {
     const perTV = loss.bytes / (4 * 1024 * 151_936);
     assert.match(loss.formula, new RegExp(`over 1024 positions a row, .*: ${+perTV.toFixed(2)}·T·V$`));
   });
+
+  it("split over the context-parallel group as training is (Axolotl), each GPU's evaluation holds its share of a row", () => {
+    // basetenlabs/ml-cookbook's Gemma-3-27B Axolotl config: sequence_parallel_degree 16 at 128,000 tokens had its
+    // evaluation counted at whole rows (76.9 GiB of logits); Axolotl's SequenceParallelContextManager hooks the model
+    // for all of trainer.train(), so each GPU evaluates 8,000 tokens of a row.
+    const cp = { ...base, seq_len: 8192, context_parallel: 8, gpus_per_node: 8 };
+    const whole = phase(run(setupFor('Qwen/Qwen2.5-7B-Instruct', cp)), 'evaluation');
+    const split = phase(run(setupFor('Qwen/Qwen2.5-7B-Instruct', { ...cp, eval_sequence_split: true })), 'evaluation');
+    const logits = (p: typeof whole): number => p.components.find((c) => c.id === 'logits-loss')!.bytes;
+    // The loss's tensors scale with the tokens: 4 x 8,192 whole, 4 x 1,024 on each GPU when split.
+    assert.equal(logits(split) * 8, logits(whole));
+    assert.match(
+      split.components.find((c) => c.id === 'logits-loss')!.formula,
+      /each GPU's 1024 positions of a row \(split over 8\)/,
+    );
+  });
 });
