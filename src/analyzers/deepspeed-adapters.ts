@@ -56,3 +56,34 @@ export function zeroInitAdapterDtype(
   }
   return { ...setup, lora: { ...lora, dtype: 'fp32' } };
 }
+
+/**
+ * The setup without prepare_model_for_kbit_training's fp32 upcast where DeepSpeed's engine casts the module back to its
+ * 16-bit dtype: in a bf16 / fp16 run the engine casts every floating-point parameter of a model made outside ZeRO-Init
+ * (deepspeedai/DeepSpeed@v0.16.5 engine.py _configure_distributed_model `self.module.bfloat16()`; current
+ * _cast_module_mixed_precision), every release, and of one made under ZeRO-Init before 0.19.2. The 4/8-bit weights
+ * are integers and stay as they are; the norms, embeddings and head PEFT upcast go back to 16 bits, and the hidden
+ * states with them. The setup as it is otherwise.
+ */
+export function deepspeedCastsKbitUpcast(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  tools: readonly Tool[],
+): TrainingSetup {
+  const half = setup.weights_dtype === 'bf16' || setup.weights_dtype === 'fp16';
+  if (setup.kbit_upcast === 'none' || !tools.includes('deepspeed') || !half) return setup;
+  // resolve/precision.ts deepspeedHalf decides the 16-bit engine, the weights, the master copy and no autocast at once,
+  // from one switch: a bf16 model under DeepSpeed without its bf16 block keeps a master copy apart from it.
+  const engine = provenance.master_weights !== undefined && provenance.master_weights === provenance.mixed_precision;
+  if (setup.mixed_precision !== 'none' || setup.master_weights !== true || !engine) return setup;
+  const zeroInit = setup.zero_stage === 3 && setup.zero3_init !== false;
+  if (zeroInit && !deepspeedCastsZeroInitModel(setup)) return setup;
+  provenance.kbit_upcast = {
+    kind: 'default',
+    owner: 'deepspeed',
+    note:
+      `DeepSpeed's ${setup.weights_dtype} engine casts every floating-point parameter to ${setup.weights_dtype} ` +
+      "(engine.py), undoing prepare_model_for_kbit_training's fp32 upcast of the norms, embeddings and head",
+  };
+  return { ...setup, kbit_upcast: 'none' };
+}

@@ -5,7 +5,7 @@
 import { catalogModel, olderThan, releasePredatesModel, type ProvenanceMap, type TrainingSetup } from '../core';
 import type { Problem } from './scenario';
 import type { Tool } from './facts';
-import { zeroInitAdapterDtype } from './deepspeed-adapters';
+import { deepspeedCastsKbitUpcast, zeroInitAdapterDtype } from './deepspeed-adapters';
 import type { FileReader, InputFile, PipelineResult } from './pipeline';
 import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins } from './pins';
 import { transformersOfGitCommit, type TransformersFromGit } from './transformers-git';
@@ -199,6 +199,7 @@ export function withPinnedVersions(
     setup = trlQuantized(setup, provenance);
     setup = trlZero3Reentrant(setup, provenance);
   }
+  setup = deepspeedCastsKbitUpcast(setup, provenance, tools);
   problems.push(...oldRloo(r, setup.trl_version));
   // A TRL config's `torch_dtype` is its own release's name where the project's TRL predates the rename (0.23).
   const renamed = olderThan(setup.trl_version, 0, 23) && provenance.trl_version?.kind === 'file';
