@@ -23,16 +23,16 @@ const qwen1 = (setup: TrainingSetup): QwenConfig | undefined => {
 };
 
 /**
- * The weights' dtype Qwen-1's own code casts to where no file gives one and its config names no precision: bf16, said
- * as on a GPU that computes in it (fp16 elsewhere, the same bytes); undefined for other models.
+ * The weights' dtype Qwen-1's own code casts to where its config names no precision: bf16, said as on a GPU that
+ * computes in it (fp16 elsewhere, the same bytes), whatever dtype the load asked (`torch_dtype="auto"` or
+ * torch.float32 alike: QWenLMHeadModel.__init__ reads only config.bf16 / fp16 / fp32); undefined for other models.
  */
 export function ownPrecision(
   setup: TrainingSetup,
   weights: Provenance | undefined,
 ): { readonly weights: TrainingSetup['weights_dtype']; readonly provenance: Provenance } | undefined {
   const config = qwen1(setup);
-  if (!config || setup.weights_dtype !== 'fp32' || (weights !== undefined && weights.kind !== 'default'))
-    return undefined;
+  if (!config || setup.weights_dtype !== 'fp32') return undefined;
   if (config.bf16 === true || config.fp16 === true || config.fp32 === true) return undefined;
   return {
     weights: 'bf16',
@@ -41,7 +41,9 @@ export function ownPrecision(
       owner: 'VRAM Lens',
       note:
         "Qwen-1's modeling_qwen.py casts the model to bf16 itself when its config sets none of bf16, fp16 and fp32 " +
-        '(autoset_precision), on a GPU that computes in bf16; fp16 on older GPUs, the same bytes',
+        '(autoset_precision), on a GPU that computes in bf16 (fp16 on older GPUs, the same bytes), whatever dtype ' +
+        `from_pretrained loaded${weights?.kind === 'file' ? ` (${weights.key ?? 'the dtype'} at ${weights.file.split('/').pop()}:${weights.line})` : ''}; ` +
+        'pass fp32=True to from_pretrained to keep fp32',
     },
   };
 }

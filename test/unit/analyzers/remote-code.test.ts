@@ -21,8 +21,10 @@ describe("analyzers: attention a model's own code picks", () => {
     assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /Qwen-1's modeling_qwen\.py runs flash-attn/);
   });
 
-  it('in fp32 (flash-attn takes 16 bits only) it runs SDPA', () => {
-    assert.equal(resolveText('train.py', script('torch.float32')).setup?.attention, 'sdpa');
+  it('asked for fp32 by torch_dtype, it casts itself to bf16 all the same and runs flash-attn', () => {
+    // modeling_qwen.py: autoset_precision sets config.bf16, then use_flash_attn "auto" turns on for 16 bits.
+    const r = resolveText('train.py', script('torch.float32')).setup;
+    assert.deepEqual([r?.weights_dtype, r?.attention], ['bf16', 'flash']);
   });
 
   it('an attention a file gives stands, and other models keep their defaults', () => {
@@ -43,7 +45,17 @@ describe("analyzers: attention a model's own code picks", () => {
     assert.equal(r.setup?.weights_dtype, 'bf16');
     const p = r.provenance.weights_dtype;
     assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /autoset_precision/);
-    // A dtype a file gives is left as the file gives it.
-    assert.equal(resolveText('train.py', script('torch.float32')).setup?.weights_dtype, 'fp32');
+    // A dtype the load asks is cast the same (LB-Young/LLM_finetune's qwen_dpo.py: torch_dtype='auto' over a config
+    // without torch_dtype had read as fp32, 79.3 GiB against about 45): the model's __init__ reads only bf16 / fp16 /
+    // fp32 of its config, and says so at the file's dtype.
+    for (const dtype of ['torch.float32', '"auto"']) {
+      const given = resolveText('train.py', script(dtype));
+      assert.equal(given.setup?.weights_dtype, 'bf16');
+      const g = given.provenance.weights_dtype;
+      assert.match(
+        g?.kind === 'default' ? (g.note ?? '') : '',
+        /whatever dtype from_pretrained loaded \(torch_dtype at train\.py:3\)/,
+      );
+    }
   });
 });
