@@ -12,6 +12,7 @@ import {
   type Unknown,
 } from '../facts';
 import { TRL_SFT_LOSS_TYPES } from '../defaults';
+import { attentionOf } from '../yaml/values';
 
 type Kind = 'int' | 'num' | 'bool' | 'str' | 'list';
 type Out = Array<[CanonicalKey, FactValue | Unknown]>;
@@ -85,6 +86,16 @@ const ATTENTION: Record<string, FactValue | Unknown> = {
   disabled: 'eager',
   flex_attention: 'flash',
   auto: { unknown: "attention 'auto' depends on the installed packages" },
+};
+/**
+ * `--attn_implementation`: transformers' names, or a kernel from the Hub (transformers' `kernels` integration,
+ * `kernels-community/vllm-flash-attn3`), read by its name as the YAML configs' are (yaml/values.ts attentionOf).
+ */
+const attentionConv: FlagSpec['conv'] = (v) => {
+  const k = String(v).toLowerCase();
+  if (k in ATTENTION) return [['attention', ATTENTION[k]]];
+  const hub = /^[\w.-]+\/[\w.-]+(?::[\w.-]+)?$/.test(k) ? attentionOf(k) : undefined;
+  return hub ? [['attention', hub]] : undefined;
 };
 /** `accelerate launch --fsdp_backward_prefetch` (FSDP1's BackwardPrefetch: names, or 1 and 2). */
 const BACKWARD_PREFETCH: Record<string, FactValue> = {
@@ -349,7 +360,7 @@ export const SCRIPT_FLAGS: Record<string, FlagSpec> = {
   fsdp: spec('fsdp', 'str', fsdpOf),
   torch_compile: spec('compile', 'bool'),
   compile: spec('compile', 'bool'),
-  attn_implementation: spec('attention', 'str', oneOf('attention', ATTENTION)),
+  attn_implementation: spec('attention', 'str', attentionConv),
   // FastChat's `--flash_attn True|False` and LLaMA-Factory's `--flash_attn fa2|sdpa|disabled|auto`; False keeps the model default.
   // A bare `--flash_attn` parses only where the option is a boolean (LLaMA-Factory's src/train_bash.py era, FastChat):
   // FlashAttention-2 (GAIR-NLP/cs2916 2024/hw2/finetune/run.sh).

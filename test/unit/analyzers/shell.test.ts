@@ -867,6 +867,10 @@ describe('shell analyzer: script flags', () => {
       ],
       { exact: true },
     );
+    // A kernel from the Hub (basetenlabs/ml-cookbook's gpt-oss run.sh): read by its name, as the YAML configs' are.
+    checkFacts('python t.py --attn_implementation kernels-community/vllm-flash-attn3\n', [
+      ['attention', 'flash', '--attn_implementation', 'kernels-community/vllm-flash-attn3'],
+    ]);
     checkFacts('python t.py --flash_attn False\n', [], { exact: true });
     checkFacts('python t.py --flash_attn True\n', [['attention', 'flash', '--flash_attn', 'True']]);
     // TRL's GRPO / DPO configs' use_liger_loss (mesolitica/malaya session/qwen2.5/7b-grpo-fsdp.sh): the fused loss.
