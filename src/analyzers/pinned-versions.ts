@@ -153,16 +153,20 @@ export function withPinnedVersions(
   for (const f of r.files)
     if (f.facts.format === 'notebook' || f.facts.format === 'shell' || DATABRICKS_SOURCE.test(f.text))
       take(installPins(f.text), f.file, f.text);
-  const places = Object.values(want).some(Boolean)
-    ? DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, first, name))
-    : [];
-  const depth = Math.max(0, ...places.map((p) => p.length));
-  for (let up = 0; up < depth && Object.values(want).some(Boolean); up++) {
-    places.forEach((level, i) => {
-      const path = level[up];
-      const text = path === undefined ? undefined : reader.read(path, 'dependency');
-      if (path !== undefined && text !== undefined) take(dependencyPins(DEPENDENCY_FILES[i], text), path, text);
-    });
+  // The entry's folders first, then those of a script it runs from a folder of its own (Deep-Agent/R1-V's
+  // src/scripts/*.sh runs src/r1-v/src/open_r1/grpo.py, whose src/r1-v/setup.py pins trl 0.14.0).
+  for (const start of dependencyStarts(first, r.files)) {
+    const places = Object.values(want).some(Boolean)
+      ? DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, start, name))
+      : [];
+    const depth = Math.max(0, ...places.map((p) => p.length));
+    for (let up = 0; up < depth && Object.values(want).some(Boolean); up++) {
+      places.forEach((level, i) => {
+        const path = level[up];
+        const text = path === undefined ? undefined : reader.read(path, 'dependency');
+        if (path !== undefined && text !== undefined) take(dependencyPins(DEPENDENCY_FILES[i], text), path, text);
+      });
+    }
   }
   const tools = r.files.flatMap((f) => f.facts.tools);
   const loaded = axolotlLoraOver4bit(setup, provenance, r.problems, axolotl);
@@ -206,6 +210,21 @@ export function withPinnedVersions(
   const kept = renamed ? loaded.problems.filter((p) => p.template?.text !== TORCH_DTYPE_RENAMED) : loaded.problems;
   if (setup === r.setup && problems.length === 0 && kept === r.problems) return r;
   return { ...r, setup, provenance: provenance as ProvenanceMap, problems: [...kept, ...problems] };
+}
+
+/**
+ * Where the dependency files are looked for from: the entry, then each Python script of the run in a folder that is
+ * not the entry's nor one above it (a folder above is searched from the entry already).
+ */
+function dependencyStarts(first: string, files: PipelineResult['files']): string[] {
+  const folder = (f: string): string => f.slice(0, f.lastIndexOf('/') + 1);
+  const starts = [first];
+  for (const f of files) {
+    const dir = folder(f.file);
+    if (!f.file.endsWith('.py') || starts.some((s) => folder(s).startsWith(dir))) continue;
+    starts.push(f.file);
+  }
+  return starts;
 }
 
 /** The value of a numeric fact the run's files give (the last file's), or undefined. */

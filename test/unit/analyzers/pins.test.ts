@@ -1,6 +1,7 @@
 // Versions a project pins in its dependency files, and how the pipeline uses them.
 import { accelerateFsdpPatch } from '../../../src/analyzers/accelerate-fsdp';
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { dependencyPins, findPins, installPins } from '../../../src/analyzers/pins';
 import { runPipeline } from '../../../src/analyzers/pipeline';
 import { estimate } from '../../../src/core/estimate';
@@ -114,6 +115,38 @@ describe('pins: transformers and torch versions from dependency files', () => {
     );
     assert.equal(pinned.setup?.transformers_version, '5.1');
     assert.equal(pinned.setup?.pytorch_version, '2.4.0');
+  });
+
+  it('also from the folders of a script the launcher runs from a subproject of its own (Deep-Agent/R1-V)', () => {
+    // src/scripts/run_grpo.sh runs src/r1-v/src/open_r1/grpo.py, whose src/r1-v/setup.py pins trl==0.14.0: two
+    // folders up from the script, three from the launcher's folder's parent, out of the launcher's reach.
+    const files = new Map<string, string>([
+      ['/w/src/scripts/run_grpo.sh', 'torchrun --nproc_per_node 8 src/open_r1/grpo.py --output_dir o\n'],
+      [
+        '/w/src/r1-v/src/open_r1/grpo.py',
+        'from trl import GRPOConfig, GRPOTrainer\n' +
+          'GRPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", reward_funcs=[], args=GRPOConfig(output_dir="o")).train()\n',
+      ],
+      ['/w/src/r1-v/setup.py', 'from setuptools import setup\n_deps = [\n    "trl==0.14.0",\n]\n'],
+    ]);
+    const reader = {
+      read: (p: string) => files.get(path.posix.normalize(p)),
+      join: (from: string, rel: string) =>
+        rel === 'src/open_r1/grpo.py' ? '/w/src/r1-v/src/open_r1/grpo.py' : filesReader(files).join(from, rel),
+    };
+    const r = runPipeline(
+      [{ file: '/w/src/scripts/run_grpo.sh', text: files.get('/w/src/scripts/run_grpo.sh')! }],
+      reader,
+      {},
+    );
+    assert.ok(r.files.some((f) => f.file.endsWith('open_r1/grpo.py')));
+    assert.equal(r.setup?.trl_version, '0.14.0');
+    assert.deepEqual(r.provenance.trl_version, {
+      kind: 'file',
+      file: '/w/src/r1-v/src/open_r1/../../setup.py',
+      line: 3,
+      key: 'trl',
+    });
   });
 
   it("a transformers pin older than the model's code is not the run's: a warning at the pin, the model's first release taken", () => {
