@@ -40,16 +40,25 @@ export function importedArgumentClasses(file: PythonFile): void {
  */
 export function importedArgumentParsers(file: PythonFile): void {
   // Most scripts import no such function: answered from the text before the imports are parsed.
-  if (!file.readModule || !/\b(get|parse)_(args|arguments|config)\b/.test(file.text)) return;
+  if (!file.readModule || !/\b(get|parse)_(args|arguments|config)\b|_parser\b/.test(file.text)) return;
+  const parses = PARSES_ARGS.test(file.text);
   for (const imp of projectImports(file.text, file.root)) {
     for (const [local, original] of imp.names) {
-      if (original === undefined || !PARSED_ARGS_CALL.test(original)) continue;
+      if (original === undefined || !(PARSED_ARGS_CALL.test(original) || (parses && PARSER_BUILDER.test(original))))
+        continue;
       const found = definingModule(file, imp.path, original);
       if (found && /\.add_argument\s*\(/.test(found.text)) noteOptions(file, local, found);
       else if (found && /\bHfArgumentParser\s*\(/.test(found.text)) noteParserClasses(file, local, found);
     }
   }
 }
+
+/**
+ * A function that builds and returns an argparse parser, whose result the file parses itself (`parser =
+ * get_arg_parser()`, then `args = parser.parse_args()`: VarunGumma/LLM-Finetuning's dpo.py and utils.py).
+ */
+const PARSER_BUILDER = /^(get|build|make|create|setup|init)_(arg_?|argument_)?parser$/;
+const PARSES_ARGS = /\.parse_(known_)?args\s*\(/;
 
 /**
  * A module of the project imported whole (`from config import *`) that builds an argparse parser and parses the command
@@ -66,9 +75,24 @@ export function starImportedParser(file: PythonFile): void {
     const module = parsedModule(found.text);
     const names = parsedAtTop(module);
     const at = starImportAt(file, imp.path);
+    if (names.length === 0 && at) starImportedBuilder(file, module, found);
     if (names.length === 0 || !at) continue;
     for (const name of names) file.starParsedArgs.add(name);
     noteOptions(file, names[0], found, at);
+  }
+}
+
+/** A parser builder of a module imported whole that the file calls and parses the result of (PARSER_BUILDER). */
+function starImportedBuilder(
+  file: PythonFile,
+  module: PythonFile,
+  found: { readonly text: string; readonly shownAs: string },
+): void {
+  if (!PARSES_ARGS.test(file.text)) return;
+  for (const st of children(module.root)) {
+    const name = st.name === 'FunctionDefinition' ? st.getChild('VariableName') : null;
+    const local = name ? module.text.slice(name.from, name.to) : '';
+    if (PARSER_BUILDER.test(local) && file.callsNamed(local).length > 0) noteOptions(file, local, found);
   }
 }
 

@@ -235,6 +235,26 @@ describe('hf-python: constants imported from the project', () => {
     assert.deepEqual([launched.setup?.model, launched.setup?.micro_batch_size], ['bert-base-uncased', 4]);
   });
 
+  it('a parser a project module builds and returns, parsed by the script (`parser = get_arg_parser()`)', () => {
+    // VarunGumma/LLM-Finetuning (abridged): utils.py's get_arg_parser() returns the parser with --max_seq_length
+    // default 4096; dpo.py, importing utils whole or by name, parses it and hands max_length=args.max_seq_length.
+    const utils =
+      'import argparse\n\ndef get_arg_parser():\n    parser = argparse.ArgumentParser()\n' +
+      '    parser.add_argument("--model", type=str, default="Qwen/Qwen2.5-0.5B")\n' +
+      '    parser.add_argument("--max_seq_length", type=int, default=4096)\n' +
+      '    return parser\n';
+    const dpo = (imports: string): string =>
+      `from transformers import AutoModelForCausalLM\nfrom trl import DPOConfig, DPOTrainer\n${imports}\n` +
+      'def main(args):\n    model = AutoModelForCausalLM.from_pretrained(args.model)\n' +
+      '    config = DPOConfig(output_dir="o", max_length=args.max_seq_length)\n' +
+      '    DPOTrainer(model=model, args=config).train()\n\n' +
+      'if __name__ == "__main__":\n    parser = get_arg_parser()\n    args = parser.parse_args()\n    main(args)\n';
+    for (const imports of ['from utils import *', 'from utils import get_arg_parser']) {
+      const r = runOf({ '/p/utils.py': utils, '/p/dpo.py': dpo(imports) }, '/p/dpo.py');
+      assert.deepEqual([r.setup?.model, r.setup?.seq_len], ['Qwen/Qwen2.5-0.5B', 4096], imports);
+    }
+  });
+
   it("a module imported whole that parses the command line at its top level: its `args` is the script's", () => {
     // `from config import *`, config.py building the parser and binding `args = parser.parse_args()` at its top level.
     const config =
