@@ -508,4 +508,30 @@ describe('a configuration file above the script', () => {
     const run = runPipeline([{ file, text }], nodeFileReader(project), {});
     assert.equal(run.setup, undefined);
   });
+
+  it("an absolute path of the author's machine is read as the checkout's file with its last parts, never itself", () => {
+    // tathagatoroy/Controllable_Summarization_Experiments naacl/*.py (abridged): `--config_path` defaults to the author's
+    // /home2/.../naacl/configs/joint_multi_attribute_dpo.yaml, and the model is config["experiments"][name]["model_id"].
+    const train = [
+      'import argparse, yaml',
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--config_path", default="/home2/someone/proj/naacl/configs/run.yaml")',
+      'args = parser.parse_args()',
+      'with open(args.config_path) as f:',
+      '    config = yaml.safe_load(f)',
+      'model = AutoModelForCausalLM.from_pretrained(config["experiments"]["a"]["model_id"])',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const yaml = 'experiments:\n  a:\n    model_id: Qwen/Qwen2.5-0.5B\n';
+    const run = runProject({ 'naacl/train.py': train, 'naacl/configs/run.yaml': yaml }, 'naacl/train.py');
+    assert.equal(run.setup?.model, 'Qwen/Qwen2.5-0.5B');
+    // One last part alone (run.yaml) is no match: a file of that name elsewhere in the checkout is not taken.
+    const single = train.replace('/home2/someone/proj/naacl/configs/run.yaml', '/home2/run.yaml');
+    assert.equal(
+      runProject({ 'naacl/train.py': single, 'naacl/configs/run.yaml': yaml }, 'naacl/train.py').setup,
+      undefined,
+    );
+  });
 });

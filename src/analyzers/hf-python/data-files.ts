@@ -49,7 +49,8 @@ function dataAtPath(file: PythonFile, pathNode: SyntaxNode, depth: number): Val 
 
 /** The JSON / YAML file at a path from the script's folder, parsed (undefined for another kind of file or one outside). */
 function dataFile(file: PythonFile, path: string, at: Span): Val | undefined {
-  if (!/\.(json|ya?ml)$/i.test(path) || !insideProject(path)) return undefined;
+  if (!/\.(json|ya?ml)$/i.test(path)) return undefined;
+  if (!insideProject(path)) return absoluteInCheckout(file, path, at);
   const cached = file.loadedData.get(path);
   if (cached) return cached;
   // The run's other files find the script from the file it loads (node/launchers.ts, the workspace's runs).
@@ -64,6 +65,23 @@ function dataFile(file: PythonFile, path: string, at: Span): Val | undefined {
       : { k: 'unknown', reason: `${path} is read at run time: it is not in the project, or not a JSON / YAML mapping` };
   file.loadedData.set(path, v);
   return v;
+}
+
+/**
+ * An absolute path of the author's machine (an argparse default `/home2/u/proj/naacl/configs/run.yaml`): the file of this
+ * checkout with the same last parts, two to four of them, beside the script or up to two folders above it; the path
+ * itself is never read. Undefined where none is found.
+ */
+function absoluteInCheckout(file: PythonFile, path: string, at: Span): Val | undefined {
+  if (!/^(\/|[A-Za-z]:[\\/])/.test(path) || !file.readModule) return undefined;
+  const parts = path.split(/[\\/]+/).filter((x) => x !== '' && x !== '.' && x !== '..');
+  for (let k = 2; k <= Math.min(4, parts.length - 1); k++) {
+    const tail = parts.slice(-k).join('/');
+    for (const up of ['', '../', '../../']) {
+      if (file.readModule(`${up}${tail}`, 'data')) return dataFile(file, `${up}${tail}`, at);
+    }
+  }
+  return undefined;
 }
 
 /**
