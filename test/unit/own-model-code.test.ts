@@ -30,6 +30,15 @@ describe("a loss the script's model class computes itself", () => {
     // small-ablation's openai-oss-sft-lora.py: Liger's loss module; cut-cross-entropy's function.
     assert.equal(lossOf(script('LigerFusedLinearCrossEntropyLoss()(self.lm_head.weight, x_, labels)')), 'fused');
     assert.equal(lossOf(script('linear_cross_entropy(x_, self.lm_head.weight, labels)')), 'fused');
+    // Scicom-AI-Enterprise-Organization/small-ablation@a664148 fsdp1-peft-vs-fsdp2/fsdp1-peft.py lines 104 and 118: the
+    // module made in __init__ (`self.loss = LigerFusedLinearCrossEntropyLoss(reduction="sum")`), called in forward.
+    const held = script('self.loss(self.lm_head.weight, x_, labels)').replace(
+      '        super().__init__(config)',
+      '        super().__init__(config)\n        self.loss = LigerFusedLinearCrossEntropyLoss(reduction="sum")',
+    );
+    assert.equal(lossOf(held), 'fused');
+    // An attribute holding another loss is not one.
+    assert.equal(lossOf(held.replace('LigerFusedLinearCrossEntropyLoss(', 'nn.CrossEntropyLoss(')), undefined);
   });
 
   it('reads nothing of another method, or of a plain cross-entropy over the logits', () => {

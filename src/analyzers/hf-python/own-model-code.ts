@@ -25,9 +25,11 @@ export function ownModelCode(file: PythonFile, calls: readonly SyntaxNode[]): vo
 /** The loss of a forward of the script's own model class, where it is a fused linear cross-entropy. */
 function ownFusedLoss(file: PythonFile, calls: readonly SyntaxNode[]): void {
   if (file.facts.some((f) => f.key === 'loss')) return;
+  const held = fusedAttributes(file);
   for (const c of calls) {
     const parts = file.calleeName(c)?.split('.') ?? [];
-    const name = parts[parts.length - 1] === 'apply' ? parts[parts.length - 2] : parts[parts.length - 1];
+    const own = parts.length === 2 && parts[0] === 'self' ? held.get(parts[1]) : undefined;
+    const name = own ?? (parts[parts.length - 1] === 'apply' ? parts[parts.length - 2] : parts[parts.length - 1]);
     if (!name || !FUSED_LINEAR_CE.test(name) || !inModelForward(file, c)) continue;
     const at = span(c.firstChild!);
     const rawValue = `${file.text.slice(at.start, at.end)}(...) in the model's forward`;
@@ -42,6 +44,18 @@ function ownFusedLoss(file: PythonFile, calls: readonly SyntaxNode[]): void {
     });
     return;
   }
+}
+
+/**
+ * The attributes a class of the file sets to a fused linear cross-entropy module and calls later (small-ablation's
+ * `self.loss = LigerFusedLinearCrossEntropyLoss(reduction="sum")` in __init__, `self.loss(self.lm_head.weight,
+ * embeddings, labels)` in forward): attribute name to the kernel's class.
+ */
+function fusedAttributes(file: PythonFile): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of file.text.matchAll(/\bself\.(\w+)\s*=\s*(?:[\w.]+\.)?(\w+)\s*\(/g))
+    if (FUSED_LINEAR_CE.test(m[2])) out.set(m[1], m[2]);
+  return out;
 }
 
 /** Whether a call is in the `forward` method of a class of the file that extends another (the model class). */
