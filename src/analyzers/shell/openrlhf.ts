@@ -9,7 +9,7 @@
 // (OPENRLHF_DEFAULTS, openrlhf-defaults.ts); the others are TOOL_DEFAULTS.openrlhf. Pure: no I/O, no node:*, no 'vscode'.
 import { msg, notModeled, type CanonicalKey, type FactValue, type Span, type Tool, type Unknown } from '../facts';
 import { OPENRLHF_DEFAULTS, type OpenrlhfDefaults } from './openrlhf-defaults';
-import { ORLHF } from '../defaults';
+import { ORLHF, ORLHF_REMOVED } from '../defaults';
 import { known, parseArgs, type Consume, type Opt } from './args';
 import type { Field } from './fields';
 import { SCRIPT_FLAGS, spec, isNumberText, type FlagSpec } from './flags';
@@ -292,6 +292,17 @@ function commandFacts(
   const at = module.span;
   const fact = (key: CanonicalKey, value: FactValue): void => l.fact(key, module.text, at, at, value, 'openrlhf');
   if (command === 'train_sft' || command === 'train_dpo') actorFacts(l, command, at);
+  // DPO and KTO load the reference as an Actor of its own, --ref_pretrain defaulting to the policy's, LoRA or not.
+  if (command === 'train_dpo' || command === 'train_kto')
+    defaultFact(
+      l,
+      'referenceModel',
+      'ref_pretrain',
+      at,
+      'given',
+      `${command} loads the reference as an Actor of its own (--ref_pretrain, the policy's model by default), ` +
+        `also under LoRA (${command === 'train_dpo' ? `${ORLHF}cli/` : ORLHF_REMOVED}${command}.py)`,
+    );
   if (command === 'train_dpo') fact('preference', 'dpo');
   else if (command === 'train_kto') fact('preference', 'kto');
   else if (command === 'train_rm') {

@@ -147,7 +147,16 @@ describe('shell: OpenRLHF command lines', () => {
       ['zeroStage', 3, '--ds.zero_stage', '3'],
       ['preference', 'dpo', 'openrlhf.cli.train_dpo', 'openrlhf.cli.train_dpo'],
     ]);
-    assert.equal(fact(dpo, 'referenceModel'), undefined);
+    // The reference is an Actor of its own (cli/train_dpo.py `ref_model = Actor(args.ref_pretrain, ...)`), LoRA or not:
+    // OpenCharacterTraining's LoRA DPO had its reference read as the adapters disabled, 15 GiB low for an 8B model.
+    assert.equal(fact(dpo, 'referenceModel')?.value, 'given');
+    assert.equal(fact(dpo, 'referenceModel')?.origin, 'call-default');
+    const lora = resolveText(
+      'dpo.sh',
+      real('train_dpo_llama.sh').replace('--ds.zero_stage 3', '--ds.zero_stage 3 --ds.lora.rank 64'),
+    );
+    assert.equal(lora.setup?.method, 'lora');
+    assert.equal(lora.setup?.preference?.reference, 'copy');
     const rm = checkFacts(real('train_rm.sh'), [
       ['preference', 'reward', 'openrlhf.cli.train_rm', 'openrlhf.cli.train_rm'],
       ['head', 'seq_cls', 'openrlhf.cli.train_rm', 'openrlhf.cli.train_rm'],
