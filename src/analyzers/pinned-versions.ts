@@ -177,7 +177,7 @@ export function withPinnedVersions(
   setup = float32BeforeTransformers5(setup, provenance);
   setup = eagerBeforeTransformers436(setup, provenance);
   setup = attentionPatchBefore436(setup, provenance);
-  setup = trainerCacheUnderWrapper(setup, provenance, tools);
+  setup = trainerCacheUnderWrapper(setup, provenance, tools, ownCheckpointing(r.files));
   setup = trlDatedDefaults(setup, provenance);
   setup = trlPreferenceLengthOfRelease(setup, provenance);
   setup = trlRewardPassesOfRelease(setup, provenance, tools);
@@ -335,8 +335,9 @@ function trainerCacheUnderWrapper(
   setup: TrainingSetup,
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
   tools: readonly Tool[],
+  ownAlso: boolean,
 ): TrainingSetup {
-  const wrapped = setup.checkpoint_wrapper === true && setup.gradient_checkpointing !== 'none';
+  const wrapped = setup.checkpoint_wrapper === true && setup.gradient_checkpointing !== 'none' && !ownAlso;
   if (!wrapped || setup.use_cache || !olderThan(setup.transformers_version, 5, 0)) return setup;
   if (!tools.some((t) => CACHE_KEEPING_TOOLS.has(t)) || tools.some((t) => CACHE_CLEARING_TOOLS.has(t))) return setup;
   if (provenance.use_cache !== undefined && provenance.use_cache.kind !== 'default') return setup;
@@ -348,6 +349,19 @@ function trainerCacheUnderWrapper(
       "torch's checkpoint_wrapper is not transformers' gradient checkpointing, which alone turns it off",
   };
   return { ...setup, use_cache: true };
+}
+
+/**
+ * Whether a script of the run turns on the model's own gradient checkpointing (`model.gradient_checkpointing_enable()`
+ * where it runs), which turns use_cache off in training whatever wrapper checkpoints the layers besides (small-ablation's
+ * fsdp1-peft.py under an FSDP config with activation_checkpointing).
+ */
+function ownCheckpointing(files: PipelineResult['files']): boolean {
+  return files.some((f) =>
+    f.facts.facts.some(
+      (x) => x.key === 'gradientCheckpointing' && x.rawKey === 'gradient_checkpointing_enable' && x.value === 'full',
+    ),
+  );
 }
 
 /**

@@ -96,6 +96,7 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
     staticGetattr(file, node, callee, depth) ??
     conversion(file, node, callee, depth) ??
     extremum(file, node, callee, depth) ??
+    lengthOf(file, node, callee, depth) ??
     pathOfCall(file, node, callee, depth) ??
     environmentDefault(file, node, callee, depth) ??
     environmentHelper(file, node, depth) ??
@@ -140,6 +141,19 @@ function extremum(file: PythonFile, node: SyntaxNode, callee: string, depth: num
     if (!better) best = v;
   }
   return best;
+}
+
+/**
+ * `len(x)` of a string or list known statically (small-ablation's `if training_args.fsdp is not None and
+ * len(training_args.fsdp):` around gradient_checkpointing_enable, --fsdp "full_shard auto_wrap" given).
+ */
+function lengthOf(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
+  if (callee !== 'len') return undefined;
+  const a = file.args(node);
+  if (a.positional.length !== 1 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
+  const v = file.evalNode(a.positional[0], depth + 1);
+  if (v.k !== 'lit' || !(typeof v.v === 'string' || Array.isArray(v.v))) return undefined;
+  return { k: 'lit', v: v.v.length };
 }
 
 function converted(callee: string, v: FactValue): FactValue | undefined {

@@ -2,7 +2,8 @@
 // It matters for bitsandbytes' kept inputs (core/terms/activations/kept-inputs.ts) and, under ZeRO-3, its kept gathered
 // weights (core/terms/zero3-bnb-kept.ts); the core takes transformers'
 // gradient_checkpointing_enable default (reentrant before 5.0) for the rest.
-import type { ResolveContext } from './context';
+import { fileProv, type ResolveContext } from './context';
+import { locateOffset } from './locate';
 
 /**
  * Axolotl's and LLaMA-Factory's use_reentrant=True when checkpointing is on and no file sets it, and that of a run whose
@@ -55,4 +56,25 @@ function kbitOnlyCheckpointing(ctx: ResolveContext): boolean {
     .flatMap((f) => f.facts.facts)
     .filter((f) => f.key === 'gradientCheckpointing' && f.value === 'full');
   return on.length > 0 && on.every((f) => f.rawKey === 'prepare_model_for_kbit_training');
+}
+
+/**
+ * The HF Trainer's fsdp_config `activation_checkpointing` (a `--fsdp_config` file, or the inline one) wraps every layer
+ * in FSDP's checkpoint_wrapper whatever TrainingArguments' gradient_checkpointing says (transformers' Trainer sets the
+ * plugin's activation_checkpointing from the config and refuses only both on), so a `--gradient_checkpointing false`
+ * does not turn it off (small-ablation's fsdp1-peft.sh with fsdp.json).
+ */
+export function resolveFsdpConfigCheckpointing(ctx: ResolveContext): void {
+  const { setup, prov, files } = ctx;
+  if (setup.gradient_checkpointing !== 'none' || setup.fsdp === undefined || setup.fsdp === 'none') return;
+  for (const f of files) {
+    if (f.facts.format !== 'fsdp-config-json') continue;
+    const wrap = f.facts.facts.find((x) => x.key === 'checkpointWrapper' && x.value === true);
+    if (!wrap) continue;
+    setup.gradient_checkpointing = 'full';
+    setup.checkpoint_wrapper = true;
+    const location = locateOffset(f.file, f.text, wrap.valueSpan.start, wrap.valueSpan.end);
+    prov.gradient_checkpointing = fileProv({ file: f.file, fact: wrap, location });
+    return;
+  }
 }

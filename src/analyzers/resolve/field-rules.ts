@@ -36,7 +36,7 @@ import {
   resolveZeroBuckets,
 } from './parallelism';
 import { resolveAttentionKernel } from './attention';
-import { resolveCheckpointReentrant } from './checkpointing';
+import { resolveCheckpointReentrant, resolveFsdpConfigCheckpointing } from './checkpointing';
 import { resolveTrlSftLoss, resolveUnslothPreferenceLoss } from './loss';
 import { resolvePrecision } from './precision';
 import { resolvePreference } from './preference';
@@ -157,6 +157,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('offload_params', 'offloadParams'),
   fromFact('fsdp', 'fsdp'),
   resolveFsdpOffload,
+  resolveFsdpConfigCheckpointing,
   resolveZeroBuckets,
   fromFact('tensor_parallel', 'tensorParallel', num),
   fromFact('pipeline_parallel', 'pipelineParallel', num),

@@ -167,6 +167,47 @@ describe('branches a launch line decides in the script it runs', () => {
     assert.equal(run('--use_peft true').setup?.method, 'lora');
   });
 
+  it("len() of a known option; the model's own checkpointing under an FSDP wrapper leaves no KV cache", () => {
+    // Scicom-AI-Enterprise-Organization/small-ablation@a664148 fsdp1-peft-vs-fsdp2/fsdp1-peft.py lines 208-209 (abridged):
+    // `if training_args.fsdp is not None and len(training_args.fsdp): model.gradient_checkpointing_enable(...)`, the
+    // launch line passing --fsdp and fsdp.json activation_checkpointing (torch's checkpoint_wrapper) besides.
+    const train = (enable: string): string =>
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments\n' +
+      '(training_args,) = HfArgumentParser((TrainingArguments,)).parse_args_into_dataclasses()\n' +
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+      enable +
+      'Trainer(model=model, args=training_args).train()\n';
+    const run = (enable: string, fsdp = '--fsdp "full_shard auto_wrap" --fsdp_config fsdp.json '): PipelineResult => {
+      const files = {
+        '/w/run.sh': `torchrun --nproc_per_node 8 train.py ${fsdp}--output_dir o --gradient_checkpointing false\n`,
+        '/w/train.py': train(enable),
+        '/w/fsdp.json': '{"activation_checkpointing": true}',
+        '/w/requirements.txt': 'transformers==4.57.1\n',
+      };
+      return runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), {});
+    };
+    const guarded =
+      'if training_args.fsdp is not None and len(training_args.fsdp):\n' +
+      '    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})\n';
+    const on = run(guarded);
+    assert.equal(on.setup?.gradient_checkpointing, 'full');
+    // transformers turns use_cache off under its own checkpointing, whatever wrapper checkpoints the layers besides.
+    assert.notEqual(on.setup?.use_cache, true);
+    // fsdp.json's activation_checkpointing alone wraps every layer, --gradient_checkpointing false notwithstanding,
+    // and leaves the config's use_cache on under transformers 4 (the cache the layers keep).
+    const wrapped = run('');
+    assert.deepEqual([wrapped.setup?.gradient_checkpointing, wrapped.setup?.checkpoint_wrapper], ['full', true]);
+    assert.deepEqual(wrapped.provenance.gradient_checkpointing, {
+      kind: 'file',
+      file: '/w/fsdp.json',
+      line: 1,
+      key: 'activation_checkpointing',
+    });
+    assert.equal(wrapped.setup?.use_cache, true);
+    // Without FSDP, the guard is false and the flag stands.
+    assert.equal(run(guarded, '').setup?.gradient_checkpointing, 'none');
+  });
+
   it('a list filled in place before `if not rows: return` is not known empty: the guard is not known to exit', () => {
     // unoa-eng/dalbitalba-train-data's ORPO script (abridged): `rows = []` filled by a loop over the data file, then
     // `if not rows: return 0` before the model loads; read as always empty, the load had been dead code (no model).
