@@ -162,7 +162,6 @@ export type CanonicalKey =
   | 'expandableSegments' // boolean: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the launch environment
   | 'emptyCacheSteps' // number: HF TrainingArguments torch_empty_cache_steps
   | 'loopKeepsOutputs' // boolean | 'step': a loop keeps the step's outputs until the next forward ('step': released after the backward)
-  | 'evalSequenceSplit' // true: evaluation forwards are split over the context-parallel group as training's are
   | 'actorLogps' // 'openrlhf': OpenRLHF's Actor casts the logits to fp32 and takes log-probs with flash-attn's cross-entropy
   | 'longestBatchFirst' // boolean: the loop runs its longest batch first (Lit-GPT's scripts: longest_seq_ix if iter_num == 0)
   | 'modelCode' // 'transformers' | 'litgpt': whose model code runs (a script that builds LitGPT's own GPT)

@@ -37,6 +37,7 @@ import {
 } from './parallelism';
 import { resolveAttentionKernel } from './attention';
 import { resolveCheckpointReentrant, resolveFsdpConfigCheckpointing } from './checkpointing';
+import { resolveEvalSequenceSplit } from './parallelism';
 import { resolveTrlSftLoss, resolveUnslothPreferenceLoss } from './loss';
 import { resolvePrecision } from './precision';
 import { resolvePreference } from './preference';
@@ -135,7 +136,6 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('empty_cache_steps', 'emptyCacheSteps', num),
   fromFact('loop_keeps_outputs', 'loopKeepsOutputs', (v) => (v === 'step' ? v : bool(v))),
   fromFact('longest_batch_first', 'longestBatchFirst', bool),
-  fromFact('eval_sequence_split', 'evalSequenceSplit', bool),
   fromFact('actor_logps', 'actorLogps', (v) => (v === 'openrlhf' ? v : undefined)),
   fromFact('use_cache', 'useCache', bool),
   resolvePreference,
@@ -164,6 +164,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('pipeline_schedule', 'pipelineSchedule', (v) => (v === 'device_map' ? v : undefined)),
   fromFact('sequence_parallel', 'sequenceParallel', bool),
   fromFact('context_parallel', 'contextParallel', num),
+  resolveEvalSequenceSplit,
   fromFact('zero_hpz_partition_size', 'zeroHpzPartitionSize', (v) => {
     const n = num(v);
     return n !== undefined && n > 1 ? n : undefined;

@@ -313,3 +313,20 @@ export function resolveGpu(ctx: ResolveContext): void {
     ctx.fromFact('gpu', 'gpu', (v) => (typeof v === 'string' ? v : undefined));
   }
 }
+
+/**
+ * Axolotl's context parallelism splits evaluation too: SequenceParallelContextManager hooks the model for the whole
+ * trainer.train(), evaluation included (src/axolotl/train.py execute_training), so each GPU evaluates its share of a row.
+ */
+export function resolveEvalSequenceSplit(ctx: ResolveContext): void {
+  const { setup, prov, tools } = ctx;
+  if (tools[0] !== 'axolotl' || typeof setup.context_parallel !== 'number' || setup.context_parallel <= 1) return;
+  setup.eval_sequence_split = true;
+  prov.eval_sequence_split = {
+    kind: 'default',
+    owner: 'axolotl',
+    note:
+      'SequenceParallelContextManager hooks the model for the whole trainer.train(), evaluation included ' +
+      '(axolotl-ai-cloud/axolotl src/axolotl/train.py execute_training): each GPU evaluates its share of a row',
+  };
+}

@@ -445,10 +445,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('tensorParallel', top.get('tensor_parallel_size'), asPosInt);
   ctx.put('fsdpShardSize', top.get('dp_shard_size'), asPosInt);
   // Sequence splitting over GPUs (ring-flash-attn): context_parallel_size, called sequence_parallel_degree before.
-  const cp = top.get('context_parallel_size') ?? top.get('sequence_parallel_degree');
-  ctx.put('contextParallel', cp, asPosInt);
-  // SequenceParallelContextManager hooks the model for the whole trainer.train(): evaluation is split too.
-  if (cp && (numOf(ctx.view(cp)) ?? 1) > 1) ctx.add('evalSequenceSplit', cp, true);
+  ctx.put('contextParallel', top.get('context_parallel_size') ?? top.get('sequence_parallel_degree'), asPosInt);
   ctx.put('expertParallel', top.get('expert_parallel_size'), asPosInt);
 }
 

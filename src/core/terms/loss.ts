@@ -642,12 +642,13 @@ function shiftedCrossEntropy(p: LossPlan, TV: number, softcap: number, oldIn: nu
   const up = lb === 4 ? 0 : 4;
   const held16 = p.upcastInModel && up > 0 ? 0 : lb;
   const atCall = (held16 + up + 4) * TV - oldIn;
+  const whose = p.openrlhfGptLoss ? "OpenRLHF < 0.7 GPTLMLoss over the Actor's fp32 logits" : 'transformers < 4.49';
   return {
     savedBytes: 4 * TV + softcap + oldIn,
     forwardTransientBytes: Math.max((lb + up) * TV, atCall),
     backwardTransientBytes: 8 * TV,
     formula:
-      `full CE, logits shifted (${p.openrlhfGptLoss ? "OpenRLHF < 0.7 GPTLMLoss over the Actor's fp32 logits" : 'transformers < 4.49'}): ${held16 > 0 ? `logits ${lb}·T·V, ` : ''}` +
+      `full CE, logits shifted (${whose}): ${held16 > 0 ? `logits ${lb}·T·V, ` : ''}` +
       `${up > 0 ? `fp32 upcast ${up}·T·V${p.upcastInModel ? ' (in the model, the 16-bit logits freed)' : ''}, ` : ''}` +
       `shifted contiguous copy 4·T·V, saved log-softmax 4·T·V` +
       `${oldIn > 0 ? ' and its input, the copy (PyTorch < 1.11)' : ''}; backward nll grad + log-softmax grad 8·T·V`,
