@@ -200,7 +200,7 @@ export function withPinnedVersions(
   );
   // Unsloth and Axolotl load and prepare the model themselves (Unsloth patches TRL's trainers too).
   if (tools.includes('trl') && !tools.some((t) => t === 'unsloth' || t === 'axolotl')) {
-    setup = trlQuantized(setup, provenance);
+    setup = trlQuantized(setup, provenance, wrapsPeftModel(r.files));
     setup = trlZero3Reentrant(setup, provenance);
   }
   setup = deepspeedCastsKbitUpcast(setup, provenance, tools);
@@ -258,12 +258,19 @@ function float32BeforeTransformers5(
     provenance.weights_dtype = { ...p, note };
     return setup;
   }
+  // bitsandbytes' quantizer makes a missing dtype float16 (Bnb4BitHfQuantizer / Bnb8BitHfQuantizer update_torch_dtype:
+  // "Overriding torch_dtype=None with torch_dtype=torch.float16"), for what it leaves unquantized.
+  const q = setup.quantization;
+  const bnb = q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
   provenance.weights_dtype = {
     kind: 'default',
     owner: 'hf-trainer',
-    note: `from_pretrained without a dtype loads float32 under transformers ${setup.transformers_version} (dtype="auto" is the default from 5.0)`,
+    note: bnb
+      ? `from_pretrained without a dtype of a bitsandbytes-quantized model loads float16 under transformers ${setup.transformers_version} ` +
+        '(the quantizer overrides torch_dtype=None with torch.float16)'
+      : `from_pretrained without a dtype loads float32 under transformers ${setup.transformers_version} (dtype="auto" is the default from 5.0)`,
   };
-  return { ...setup, weights_dtype: 'fp32' };
+  return { ...setup, weights_dtype: bnb ? 'fp16' : 'fp32' };
 }
 
 /** Tools whose default attention is the one transformers gives the model they load (not LitGPT's or torchtune's own). */
@@ -351,6 +358,13 @@ function trainerCacheUnderWrapper(
   return { ...setup, use_cache: true };
 }
 
+/** Whether a Python script of the run wraps the model in PEFT itself (`model = get_peft_model(model, config)`). */
+function wrapsPeftModel(files: PipelineResult['files']): boolean {
+  // A notebook's code lines are JSON strings: the assignment starts after the opening quote.
+  const call = /(?:^|")[ \t]*\w+\s*=\s*(?:peft\.)?get_peft_model\s*\(/m;
+  return files.some((f) => /\.(py|ipynb)$/.test(f.file) && call.test(f.text));
+}
+
 /**
  * Whether a script of the run turns on the model's own gradient checkpointing (`model.gradient_checkpointing_enable()`
  * where it runs), which turns use_cache off in training whatever wrapper checkpoints the layers besides (small-ablation's
@@ -371,12 +385,15 @@ function ownCheckpointing(files: PipelineResult['files']): boolean {
 function trlQuantized(
   setup: TrainingSetup,
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  wrapped: boolean,
 ): TrainingSetup {
   const prep = trlQuantizedPreparation(setup);
   if (!prep) return setup;
-  // A script that prepares the model itself hands TRL a PeftModel, which TRL's preparation and its casts skip; the
-  // cast of a release without the preparation applies to any quantized model.
-  const fromFiles = provenance.kbit_upcast !== undefined && provenance.kbit_upcast.kind !== 'default';
+  // A script that prepares the model itself, or wraps it in PEFT itself (get_peft_model), hands TRL a PeftModel, which
+  // TRL's preparation and its casts skip (`if not isinstance(model, PeftModel)`); the cast of a release without the
+  // preparation applies to any quantized model.
+  const fromFiles =
+    (provenance.kbit_upcast !== undefined && provenance.kbit_upcast.kind !== 'default') || (wrapped && prep.prepares);
   const casts = prep.adapterDtype !== undefined && !(fromFiles && prep.prepares);
   const lora = setup.lora && casts ? { ...setup.lora, dtype: prep.adapterDtype! } : setup.lora;
   if (fromFiles) return lora === setup.lora ? setup : { ...setup, lora };

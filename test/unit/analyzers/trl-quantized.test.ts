@@ -77,6 +77,34 @@ describe("analyzers: what TRL's trainers do to a quantized model, by release", (
     assert.equal(r.setup?.lora?.dtype, 'fp32');
   });
 
+  it('a script that wraps the model in PEFT itself hands TRL a PeftModel, which its preparation skips', () => {
+    // Laxparihar/Llama-3.2-3B-Fine-Tune trainer.py (abridged): `model = get_peft_model(model, peft_config)` before
+    // SFTTrainer(model=model, peft_config=peft_config) under TRL 0.14 (sft_trainer.py `if not isinstance(model,
+    // PeftModel)` around prepare_model_for_kbit_training): no upcast, as the files leave it.
+    const text = sft('fp16=True').replace(
+      'trainer = SFTTrainer',
+      'from peft import get_peft_model\nmodel = get_peft_model(model, peft_config)\ntrainer = SFTTrainer',
+    );
+    assert.equal(pinned(text, '0.14.0').setup?.kbit_upcast, 'none');
+    assert.equal(pinned(sft('fp16=True'), '0.14.0').setup?.kbit_upcast, 'all');
+  });
+
+  it('a 4-bit load without a dtype under transformers 4 keeps its unquantized parameters in float16', () => {
+    // transformers 4.x Bnb4BitHfQuantizer.update_torch_dtype: "Overriding torch_dtype=None with torch_dtype=torch.float16"
+    // (a load without a dtype is float32 otherwise under 4.x). No half-precision switch, as the Laxparihar script has.
+    const args = 'args = SFTConfig(output_dir="o", fp16=False, bf16=False)\n';
+    const run = 'SFTTrainer(model=model, args=args, peft_config=peft_config).train()\n';
+    const files = new Map([['/w/requirements.txt', 'trl==0.14.0\ntransformers==4.48.3\n']]);
+    const at = (text: string) => runPipeline([{ file: '/w/src/train.py', text }], reader(files), {}).setup;
+    const quantized = load.replace('torch_dtype="bfloat16", ', '');
+    assert.equal(at(quantized + args + run)?.weights_dtype, 'fp16');
+    const plain = quantized.replace(
+      ', quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")',
+      '',
+    );
+    assert.equal(at(plain + args + run)?.weights_dtype, 'fp32');
+  });
+
   it('prepare_model_for_kbit_training under `if quantization_config:` runs where the model is quantized', () => {
     // razvanalex-phd/SeLeRoSa llm_finetune.py: `if quantization_config: model = prepare_model_for_kbit_training(model)`
     // before SFTTrainer, with gradient_checkpointing=False in the config: the call turns it on (its
