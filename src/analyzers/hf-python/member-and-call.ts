@@ -133,14 +133,25 @@ function extremum(file: PythonFile, node: SyntaxNode, callee: string, depth: num
   const a = file.args(node);
   if (a.positional.length < 2 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
   let best: Val | undefined;
+  let capped: string | undefined;
   for (const arg of a.positional) {
     const v = file.evalNode(arg, depth + 1);
+    // run_clm's `min(data_args.block_size, tokenizer.model_max_length)`: the tokenizer's limit, not known statically,
+    // caps the length; the known argument is taken as the length, which the limit can only lower.
+    const limit =
+      callee === 'min' && v.k !== 'lit' && /(^|\.)model_max_length$/.test(file.text.slice(arg.from, arg.to));
+    if (limit) {
+      capped = file.text.slice(arg.from, arg.to);
+      continue;
+    }
     if (v.k !== 'lit' || typeof v.v !== 'number') return undefined;
     const better =
       best?.k === 'lit' && typeof best.v === 'number' && (callee === 'max' ? v.v <= best.v : v.v >= best.v);
     if (!better) best = v;
   }
-  return best;
+  if (!capped || best?.k !== 'lit') return best;
+  const text = `${clip(file.text.slice(node.from, node.to))} taken as ${String(best.v)}: ${capped} is not known statically`;
+  return { ...best, assumed: text };
 }
 
 /**

@@ -9,6 +9,7 @@ import { argument, classNamed } from './calls';
 import { statementOf } from './attributes';
 import { clip, span } from './syntax';
 import { SEQ_KEYS } from './vocab';
+import { branchTaken } from './branches';
 
 /** One place that bounds the samples' length, with its value as read. */
 interface Bound {
@@ -281,6 +282,8 @@ function localBounds(file: PythonFile): Bound[] {
       continue;
     const name = file.text.slice(target.from, target.to);
     if (!counts(name)) continue;
+    // run_clm's `if data_args.block_size is None: block_size = tokenizer.model_max_length` where the option is given.
+    if (branchTaken(file, cur.node) === false) continue;
     const e: Entry = { rawKey: name, keySpan: span(target), valueNode: value, valueSpan: span(value) };
     out.push({ e, x: file.valueOf(e), node: cur.node });
   } while (cur.next());

@@ -527,3 +527,32 @@ describe('hf-python: the labels of a seq2seq script whose arguments give the seq
     );
   });
 });
+
+describe("run_clm's block_size", () => {
+  it('the option where it is given, capped by the tokenizer limit it cannot read; the branch for no option skipped', () => {
+    // transformers examples/pytorch/language-modeling/run_clm.py (also Miraclove/DevAssistant's train.py):
+    // `if data_args.block_size is None: block_size = tokenizer.model_max_length ...` else
+    // `block_size = min(data_args.block_size, tokenizer.model_max_length)`.
+    const text = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, AutoTokenizer, Trainer, TrainingArguments',
+      'parser = argparse.ArgumentParser()',
+      'parser.add_argument("--block_size", type=int, default=4096)',
+      'args = parser.parse_args()',
+      'tokenizer = AutoTokenizer.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'if args.block_size is None:',
+      '    block_size = tokenizer.model_max_length',
+      '    if block_size > 1024:',
+      '        block_size = 1024',
+      'else:',
+      '    block_size = min(args.block_size, tokenizer.model_max_length)',
+      'def group_texts(examples):',
+      '    return {k: [t[i : i + block_size] for i in range(0, len(t), block_size)] for k, t in examples.items()}',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o"), train_dataset=raw.map(group_texts)).train()',
+      '',
+    ].join('\n');
+    const r = resolveText('train.py', text);
+    assert.equal(r.setup?.seq_len, 4096);
+  });
+});
