@@ -69,13 +69,15 @@ function dataFile(file: PythonFile, path: string, at: Span): Val | undefined {
 
 /**
  * An absolute path of the author's machine (an argparse default `/home2/u/proj/naacl/configs/run.yaml`): the file of this
- * checkout with the same last parts, two to four of them, beside the script or up to two folders above it; the path
- * itself is never read. Undefined where none is found.
+ * checkout with the same last parts, two to four of them and none a hidden folder, beside the script or up to two
+ * folders above it; the path itself is never read. Undefined where none is found.
  */
 function absoluteInCheckout(file: PythonFile, path: string, at: Span): Val | undefined {
   if (!/^(\/|[A-Za-z]:[\\/])/.test(path) || !file.readModule) return undefined;
   const parts = path.split(/[\\/]+/).filter((x) => x !== '' && x !== '.' && x !== '..');
   for (let k = 2; k <= Math.min(4, parts.length - 1); k++) {
+    // Nothing under a hidden folder (`~/.docker/config.json`, `.aws/...`): credentials live there, not a run's config.
+    if (parts.slice(-k).some((x) => x.startsWith('.'))) break;
     const tail = parts.slice(-k).join('/');
     for (const up of ['', '../', '../../']) {
       if (file.readModule(`${up}${tail}`, 'data')) return dataFile(file, `${up}${tail}`, at);
