@@ -420,6 +420,11 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
     if (!ctx.has('fsdp') && reshard) {
       ctx.put('fsdp', reshard, (v) => {
         const b = boolOf(v);
+        // FSDP2's fully_shard takes a world size too, but Accelerate's FSDP2 plugin requires a bool.
+        if (b === undefined && numOf(v) !== undefined)
+          return new Invalid(
+            about('{0}: expected true or false (Accelerate takes a bool under FSDP2), found {1}', describe(v)),
+          );
         return b === undefined ? asSharding(v) : b ? 'full_shard' : 'shard_grad_op';
       });
     }

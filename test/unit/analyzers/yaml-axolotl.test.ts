@@ -457,6 +457,11 @@ describe('analyzeAxolotlYaml', () => {
       ['fsdpShardSize', 4, 'dp_shard_size', '4'],
       ['expertParallel', 2, 'expert_parallel_size', '2'],
     ]);
+    // basetenlabs/ml-cookbook's gpt-oss-120b config: `reshard_after_forward: 8`, which Accelerate's FSDP2 plugin refuses
+    // (a bool is required there), said as such rather than as a wrong FSDP1 strategy name.
+    const int = FSDP2.replace('reshard_after_forward: false', 'reshard_after_forward: 8');
+    const bad = analyzeAxolotlYaml(int).problems.find((p) => p.code === 'invalid-value');
+    assert.match(bad?.message ?? '', /expected true or false \(Accelerate takes a bool under FSDP2\), found 8/);
   });
 
   it("fsdp_config's activation_checkpointing checkpoints the layers beside gradient_checkpointing: false", () => {
