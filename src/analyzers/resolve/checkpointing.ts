@@ -2,6 +2,7 @@
 // It matters for bitsandbytes' kept inputs (core/terms/activations/kept-inputs.ts) and, under ZeRO-3, its kept gathered
 // weights (core/terms/zero3-bnb-kept.ts); the core takes transformers'
 // gradient_checkpointing_enable default (reentrant before 5.0) for the rest.
+import { msg } from '../facts';
 import { fileProv, type ResolveContext } from './context';
 import { locateOffset } from './locate';
 
@@ -75,6 +76,51 @@ export function resolveFsdpConfigCheckpointing(ctx: ResolveContext): void {
     setup.checkpoint_wrapper = true;
     const location = locateOffset(f.file, f.text, wrap.valueSpan.start, wrap.valueSpan.end);
     prov.gradient_checkpointing = fileProv({ file: f.file, fact: wrap, location });
+    return;
+  }
+}
+
+/** The files whose activation_checkpointing wraps the layers for FSDP: Accelerate's config, the Trainer's fsdp_config. */
+const FSDP_CHECKPOINTING_FORMATS: ReadonlySet<string> = new Set(['accelerate-yaml', 'fsdp-config-json']);
+
+/**
+ * The HF Trainer refuses FSDP's activation_checkpointing beside TrainingArguments' gradient_checkpointing, both on
+ * (transformers Trainer.create_accelerator_and_postprocess: "The activation_checkpointing in FSDP config and the
+ * gradient_checkpointing in training arg can't be set to True simultaneously"): said at the training argument, where
+ * both are written in the run's files (BenasdTW/LLMTrain's fsdp.yaml with `--gradient_checkpointing`).
+ */
+export function fsdpCheckpointingConflict(ctx: ResolveContext): void {
+  const { files, setup } = ctx;
+  if (setup.fsdp === undefined || setup.fsdp === 'none') return;
+  const wrapper = files.find(
+    (f) =>
+      FSDP_CHECKPOINTING_FORMATS.has(f.facts.format) &&
+      f.facts.facts.some((x) => x.key === 'checkpointWrapper' && x.value === true && x.origin === undefined),
+  );
+  if (!wrapper) return;
+  for (const f of files) {
+    if (FSDP_CHECKPOINTING_FORMATS.has(f.facts.format)) continue;
+    const arg = f.facts.facts.find(
+      (x) =>
+        x.key === 'gradientCheckpointing' &&
+        x.value === 'full' &&
+        x.origin === undefined &&
+        (x.tool === 'hf-trainer' || x.tool === 'trl') &&
+        /^(--)?gradient_checkpointing$/.test(x.rawKey),
+    );
+    if (!arg) continue;
+    ctx.problems.push({
+      ...locateOffset(f.file, f.text, arg.keySpan.start, arg.keySpan.end),
+      severity: 'warning',
+      code: 'invalid-value',
+      key: arg.rawKey,
+      ...msg(
+        "{0} with FSDP's activation_checkpointing in {1}: the HF Trainer stops at start-up (\"can't be set to True " +
+          'simultaneously\"); turn one off (estimated with the FSDP wrapper checkpointing every layer)',
+        arg.rawKey,
+        wrapper.file.slice(wrapper.file.lastIndexOf('/') + 1),
+      ),
+    });
     return;
   }
 }

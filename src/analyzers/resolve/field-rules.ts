@@ -36,7 +36,7 @@ import {
   resolveZeroBuckets,
 } from './parallelism';
 import { resolveAttentionKernel } from './attention';
-import { resolveCheckpointReentrant, resolveFsdpConfigCheckpointing } from './checkpointing';
+import { fsdpCheckpointingConflict, resolveCheckpointReentrant, resolveFsdpConfigCheckpointing } from './checkpointing';
 import { resolveEvalSequenceSplit } from './parallelism';
 import { resolveTrlSftLoss, resolveUnslothPreferenceLoss } from './loss';
 import { resolvePrecision } from './precision';
@@ -158,6 +158,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp', 'fsdp'),
   resolveFsdpOffload,
   resolveFsdpConfigCheckpointing,
+  fsdpCheckpointingConflict,
   resolveZeroBuckets,
   fromFact('tensor_parallel', 'tensorParallel', num),
   fromFact('pipeline_parallel', 'pipelineParallel', num),
