@@ -168,6 +168,13 @@ export function withPinnedVersions(
       });
     }
   }
+  if (want.openrlhf) {
+    const vendored = vendoredOpenrlhf(reader, dependencyStarts(first, r.files));
+    if (vendored) {
+      setup = { ...setup, openrlhf_version: vendored.version };
+      provenance.openrlhf_version = { kind: 'file', file: vendored.file, line: 1, key: 'openrlhf' };
+    }
+  }
   const tools = r.files.flatMap((f) => f.facts.tools);
   const loaded = axolotlLoraOver4bit(setup, provenance, r.problems, axolotl);
   setup = loaded.setup;
@@ -356,6 +363,26 @@ function trainerCacheUnderWrapper(
       "torch's checkpoint_wrapper is not transformers' gradient checkpointing, which alone turns it off",
   };
   return { ...setup, use_cache: true };
+}
+
+/**
+ * A copy of OpenRLHF the project keeps (its setup.py `name="openrlhf"`, the release in the version.txt beside it, which
+ * that setup.py reads: Rubric-RM's rubric_rm/OpenRLHF at 0.6.1.post1), found where a dependency file would be.
+ */
+function vendoredOpenrlhf(
+  reader: FileReader,
+  starts: readonly string[],
+): { version: string; file: string } | undefined {
+  for (const start of starts) {
+    for (const setupPy of dependencyPlaces(reader, start, 'setup.py')) {
+      const text = reader.read(setupPy, 'dependency');
+      if (text === undefined || !/\bname\s*=\s*["']openrlhf["']/.test(text)) continue;
+      const file = reader.join(setupPy, 'version.txt');
+      const version = /^\s*(\d+\.\d+(?:\.\d+)?)/.exec(reader.read(file, 'dependency') ?? '')?.[1];
+      if (version) return { version, file };
+    }
+  }
+  return undefined;
 }
 
 /** Whether a Python script of the run wraps the model in PEFT itself (`model = get_peft_model(model, config)`). */

@@ -57,6 +57,26 @@ describe("OpenRLHF's Actor log-probabilities", () => {
     assert.match(fwd.components.find((c) => c.label.startsWith('Logits'))!.formula, /OpenRLHF < 0\.7 GPTLMLoss/);
   });
 
+  it("a project's own copy of OpenRLHF is its version.txt's release: before 0.5.6 the 16-bit logits, no cast", () => {
+    // ZetangForward/MyRLHF vendors OpenRLHF 0.4.4 (setup.py `name="openrlhf"` reads version.txt): its Actor returns the
+    // head's 16-bit logits and GPTLMLoss copies their shifted slice and takes log_softmax in bf16 (no autocast under
+    // DeepSpeed's bf16 engine).
+    const copy = (version: string) => ({
+      'setup.py': 'from setuptools import setup\nsetup(name="openrlhf", version=_fetch_version())\n',
+      'version.txt': `${version}\n`,
+    });
+    const TV = 2 * 1024 * V;
+    const old = phases(LAUNCH, copy('0.4.4'));
+    assert.equal(old.setup.openrlhf_version, '0.4.4');
+    const fwd = phase(old.e, 'forward');
+    // The logits 2·T·V and their shifted copy 2·T·V at the call; log_softmax's 2·T·V output kept.
+    assert.equal(label(fwd, 'Cross-entropy forward temporaries'), 4 * TV);
+    assert.equal(label(fwd, "The step's logits"), 2 * TV);
+    assert.match(fwd.components.find((c) => c.label.startsWith('Logits'))!.formula, /OpenRLHF < 0\.5\.6 GPTLMLoss/);
+    // 0.6.1.post1 (Rubric-RM's copy): the fp32 logits of GPTLMLoss.
+    assert.equal(phases(LAUNCH, copy('0.6.1.post1')).setup.openrlhf_version, '0.6.1');
+  });
+
   it('DPO: the policy keeps its fp32 logits, the reference casts its own beside them', () => {
     const { setup, e } = phases(LAUNCH.replace('train_sft', 'train_dpo'));
     assert.equal(setup.actor_logps, 'openrlhf');

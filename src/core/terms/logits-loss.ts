@@ -62,7 +62,8 @@ export function trlLogitsBytes(ctx: EstimateContext): number {
   // verl runs the model without Accelerate's fp32 output wrapper: the logits come in the compute dtype.
   if (ctx.methods.rollout?.logps === 'verl') return cb;
   // OpenRLHF's Actor casts the head's output to fp32 itself (setup.actor_logps).
-  if (setup.actor_logps === 'openrlhf' && setup.loss === 'full') return 4;
+  if (setup.actor_logps === 'openrlhf' && setup.loss === 'full')
+    return olderThan(setup.openrlhf_version, 0, 5, 6) ? cb : 4;
   if (trl && setup.loss !== 'fused' && modelUpcastsLogits(ctx)) return 4;
   return trl && mode === 'amp' && ctx.sharding.zeroStage === 0 && !fsdp2 && setup.loss !== 'fused' ? 4 : cb;
 }
@@ -90,7 +91,10 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
   const trlWhole =
     pref?.logps === 'rows' && !rollout && pref.chosen_nll !== true && olderThan(setup.trl_version, 0, 15);
   // OpenRLHF's SFT before 0.7: GPTLMLoss over the Actor's fp32 logits, their shifted contiguous copy and log_softmax.
+  // From 0.5.6 over fp32 logits (OpenRLHF/OpenRLHF#634); before it over the 16-bit head output, the loss in that dtype
+  // (DeepSpeed's 16-bit engine runs no autocast).
   const openrlhfGpt = setup.actor_logps === 'openrlhf' && !pref && !rollout && olderThan(setup.openrlhf_version, 0, 7);
+  const openrlhfOld = setup.actor_logps === 'openrlhf' && olderThan(setup.openrlhf_version, 0, 5, 6);
   // One literal with the optional fields set or undefined (no key reads them by presence): the advice search builds
   // this plan several times per candidate, and conditional spreads made it one of the search's costliest lines.
   return {
@@ -112,9 +116,9 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     compile: setup.compile_loss ?? setup.compile,
     logSoftmaxSavesInput: oldSoftmax,
     shiftedCopy: openrlhfGpt || shiftedLogitsCopy(ctx),
-    upcastInModel: openrlhfGpt || upcastInModel(ctx),
+    upcastInModel: (openrlhfGpt && !openrlhfOld) || upcastInModel(ctx),
     openrlhfGptLoss: openrlhfGpt,
-    ownHalfLoss: ownHalfLoss(ctx),
+    ownHalfLoss: (openrlhfGpt && openrlhfOld) || ownHalfLoss(ctx),
     fp32FromModel: setup.model_logits_fp32 === true && setup.loss === 'full',
     noUpcast: logitsDtypeLoss(ctx),
     amp: mode === 'amp',
@@ -137,7 +141,8 @@ export function lossPlan(ctx: EstimateContext, tokens: number, training = true):
     labelSmoothing: setup.label_smoothing === true,
     policyGradient,
     verlLogps: policyGradient && rollout.logps === 'verl',
-    openrlhfActor: setup.actor_logps === 'openrlhf' && setup.loss === 'full' && !policyGradient && !openrlhfGpt,
+    openrlhfActor:
+      setup.actor_logps === 'openrlhf' && setup.loss === 'full' && !policyGradient && !openrlhfGpt && !openrlhfOld,
     logitsHeldByLoop: setup.loop_keeps_outputs !== undefined && setup.loop_keeps_outputs !== false,
     rlEntropy: policyGradient && !olderThan(setup.trl_version, 0, 20),
     rlOutputsHeld: policyGradient && !olderThan(setup.trl_version, 1, 7),

@@ -670,7 +670,8 @@ function ownHalfCrossEntropy(p: LossPlan, TV: number, softcap: number): LossMemo
     forwardTransientBytes: (lb + lb + cast) * TV,
     backwardTransientBytes: 2 * ls * TV,
     formula:
-      `full CE in the model's own code (no .float()): logits ${lb}·T·V, shifted contiguous copy ${lb}·T·V, ` +
+      `full CE in ${p.openrlhfGptLoss ? "OpenRLHF < 0.5.6 GPTLMLoss over the Actor's" : "the model's own code (no .float()):"} ` +
+      `logits ${lb}·T·V, shifted contiguous copy ${lb}·T·V, ` +
       `${cast > 0 ? `autocast's fp32 cast ${cast}·T·V, ` : ''}saved log-softmax ${ls}·T·V; backward nll grad + ` +
       `log-softmax grad 2 x ${ls}·T·V`,
   };
