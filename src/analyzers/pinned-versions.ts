@@ -366,8 +366,8 @@ function trainerCacheUnderWrapper(
 }
 
 /**
- * A copy of OpenRLHF the project keeps (its setup.py `name="openrlhf"`, the release in the version.txt beside it, which
- * that setup.py reads: Rubric-RM's rubric_rm/OpenRLHF at 0.6.1.post1), found where a dependency file would be.
+ * A copy of OpenRLHF the project keeps (its setup.py names the package "openrlhf" and reads the release from the
+ * version.txt beside it: Rubric-RM's rubric_rm/OpenRLHF at 0.6.1.post1), found where a dependency file would be.
  */
 function vendoredOpenrlhf(
   reader: FileReader,
@@ -376,7 +376,8 @@ function vendoredOpenrlhf(
   for (const start of starts) {
     for (const setupPy of dependencyPlaces(reader, start, 'setup.py')) {
       const text = reader.read(setupPy, 'dependency');
-      if (text === undefined || !/\bname\s*=\s*["']openrlhf["']/.test(text)) continue;
+      // `name="openrlhf"`, or `_fetch_package_name()` returning it (0.4.x), the release read from version.txt.
+      if (text === undefined || !/["']openrlhf["']/.test(text) || !/version\.txt/.test(text)) continue;
       const file = reader.join(setupPy, 'version.txt');
       const version = /^\s*(\d+\.\d+(?:\.\d+)?)/.exec(reader.read(file, 'dependency') ?? '')?.[1];
       if (version) return { version, file };

@@ -62,7 +62,9 @@ describe("OpenRLHF's Actor log-probabilities", () => {
     // head's 16-bit logits and GPTLMLoss copies their shifted slice and takes log_softmax in bf16 (no autocast under
     // DeepSpeed's bf16 engine).
     const copy = (version: string) => ({
-      'setup.py': 'from setuptools import setup\nsetup(name="openrlhf", version=_fetch_version())\n',
+      'setup.py':
+        'from setuptools import setup\ndef _fetch_version():\n    with open("version.txt", "r") as f:\n' +
+        '        return f.read().strip()\nsetup(name="openrlhf", version=_fetch_version())\n',
       'version.txt': `${version}\n`,
     });
     const TV = 2 * 1024 * V;
