@@ -6,6 +6,7 @@ import { catalogModel, olderThan, releasePredatesModel, type ProvenanceMap, type
 import type { Problem } from './scenario';
 import type { Tool } from './facts';
 import { deepspeedCastsKbitUpcast, zeroInitAdapterDtype } from './deepspeed-adapters';
+import { openrlhfAttentionOfRelease } from './openrlhf-dated-defaults';
 import type { FileReader, InputFile, PipelineResult } from './pipeline';
 import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins } from './pins';
 import { transformersOfGitCommit, type TransformersFromGit } from './transformers-git';
@@ -175,6 +176,7 @@ export function withPinnedVersions(
       provenance.openrlhf_version = { kind: 'file', file: vendored.file, line: 1, key: 'openrlhf' };
     }
   }
+  setup = openrlhfAttentionOfRelease(setup, provenance);
   const tools = r.files.flatMap((f) => f.facts.tools);
   const loaded = axolotlLoraOver4bit(setup, provenance, r.problems, axolotl);
   setup = loaded.setup;

@@ -77,6 +77,11 @@ describe("OpenRLHF's Actor log-probabilities", () => {
     assert.match(fwd.components.find((c) => c.label.startsWith('Logits'))!.formula, /OpenRLHF < 0\.5\.6 GPTLMLoss/);
     // 0.6.1.post1 (Rubric-RM's copy): the fp32 logits of GPTLMLoss.
     assert.equal(phases(LAUNCH, copy('0.6.1.post1')).setup.openrlhf_version, '0.6.1');
+    // Before 0.8.10 flash attention only with --flash_attn (maiush/OpenCharacterTraining's fork passes none): eager.
+    const bare = LAUNCH.replace(' --flash_attn', '');
+    assert.equal(old.setup.attention, 'flash');
+    assert.equal(phases(bare, copy('0.4.4')).setup.attention, 'eager');
+    assert.equal(phases(bare, copy('0.9.3')).setup.attention, 'flash');
   });
 
   it('DPO: the policy keeps its fp32 logits, the reference casts its own beside them', () => {
