@@ -25,7 +25,7 @@ import {
   trlPreferenceLengthOfRelease,
   oldRlooNote,
 } from './trl-dated-defaults';
-import { trlQuantizedPreparation } from './trl-quantized';
+import { bitsandbytesLoad, trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
 import { quantizedOutsideZeroInit, trainerZeroInit, zeroInitWithoutHalf } from './zero3-init';
 import { type AxolotlPin, axolotlLoraOver4bit, loraOver4bitKey } from './axolotl-release';
@@ -269,8 +269,7 @@ function float32BeforeTransformers5(
   }
   // bitsandbytes' quantizer makes a missing dtype float16 (Bnb4BitHfQuantizer / Bnb8BitHfQuantizer update_torch_dtype:
   // "Overriding torch_dtype=None with torch_dtype=torch.float16"), for what it leaves unquantized.
-  const q = setup.quantization;
-  const bnb = q !== undefined && q.library !== 'torchao' && q.type !== 'gptq' && q.type !== 'awq';
+  const bnb = bitsandbytesLoad(setup.quantization);
   provenance.weights_dtype = {
     kind: 'default',
     owner: 'hf-trainer',

@@ -1,10 +1,12 @@
 // Which torch.utils.checkpoint form the checkpointed layers run, where a tool decides it without a file saying so.
 // It matters for bitsandbytes' kept inputs (core/terms/activations/kept-inputs.ts) and, under ZeRO-3, its kept gathered
 // weights (core/terms/zero3-bnb-kept.ts); the core takes transformers'
-// gradient_checkpointing_enable default (reentrant before 5.0) for the rest.
-import { msg } from '../facts';
+// gradient_checkpointing_enable default (reentrant before 5.0) for the rest. And FSDP's activation_checkpointing beside
+// the Trainer's gradient_checkpointing: the wrapper whatever the argument says, and the Trainer's refusal of both.
+import { msg, type Fact } from '../facts';
 import { fileProv, type ResolveContext } from './context';
 import { locateOffset } from './locate';
+import type { AnalyzedFile } from './types';
 
 /**
  * Axolotl's and LLaMA-Factory's use_reentrant=True when checkpointing is on and no file sets it, and that of a run whose
@@ -62,26 +64,34 @@ function kbitOnlyCheckpointing(ctx: ResolveContext): boolean {
 /**
  * The HF Trainer's fsdp_config `activation_checkpointing` (a `--fsdp_config` file, or the inline one) wraps every layer
  * in FSDP's checkpoint_wrapper whatever TrainingArguments' gradient_checkpointing says (transformers' Trainer sets the
- * plugin's activation_checkpointing from the config and refuses only both on), so a `--gradient_checkpointing false`
- * does not turn it off (small-ablation's fsdp1-peft.sh with fsdp.json).
+ * plugin's activation_checkpointing from the config and refuses only both on), as Accelerate's config's
+ * fsdp_activation_checkpointing does, so a `--gradient_checkpointing false` does not turn it off (small-ablation's
+ * fsdp1-peft.sh with fsdp.json).
  */
 export function resolveFsdpConfigCheckpointing(ctx: ResolveContext): void {
   const { setup, prov, files } = ctx;
   if (setup.gradient_checkpointing !== 'none' || setup.fsdp === undefined || setup.fsdp === 'none') return;
-  for (const f of files) {
-    if (f.facts.format !== 'fsdp-config-json') continue;
-    const wrap = f.facts.facts.find((x) => x.key === 'checkpointWrapper' && x.value === true);
-    if (!wrap) continue;
-    setup.gradient_checkpointing = 'full';
-    setup.checkpoint_wrapper = true;
-    const location = locateOffset(f.file, f.text, wrap.valueSpan.start, wrap.valueSpan.end);
-    prov.gradient_checkpointing = fileProv({ file: f.file, fact: wrap, location });
-    return;
-  }
+  const wrapper = fsdpWrapper(files);
+  if (!wrapper) return;
+  const { file, fact } = wrapper;
+  setup.gradient_checkpointing = 'full';
+  setup.checkpoint_wrapper = true;
+  const location = locateOffset(file.file, file.text, fact.valueSpan.start, fact.valueSpan.end);
+  prov.gradient_checkpointing = fileProv({ file: file.file, fact, location });
 }
 
 /** The files whose activation_checkpointing wraps the layers for FSDP: Accelerate's config, the Trainer's fsdp_config. */
 const FSDP_CHECKPOINTING_FORMATS: ReadonlySet<string> = new Set(['accelerate-yaml', 'fsdp-config-json']);
+
+/** The FSDP config of the run that turns its activation_checkpointing on, with that fact. */
+function fsdpWrapper(files: ResolveContext['files']): { file: AnalyzedFile; fact: Fact } | undefined {
+  for (const file of files) {
+    if (!FSDP_CHECKPOINTING_FORMATS.has(file.facts.format)) continue;
+    const fact = file.facts.facts.find((x) => x.key === 'checkpointWrapper' && x.value === true && !x.origin);
+    if (fact) return { file, fact };
+  }
+  return undefined;
+}
 
 /**
  * The HF Trainer refuses FSDP's activation_checkpointing beside TrainingArguments' gradient_checkpointing, both on
@@ -92,11 +102,7 @@ const FSDP_CHECKPOINTING_FORMATS: ReadonlySet<string> = new Set(['accelerate-yam
 export function fsdpCheckpointingConflict(ctx: ResolveContext): void {
   const { files, setup } = ctx;
   if (setup.fsdp === undefined || setup.fsdp === 'none') return;
-  const wrapper = files.find(
-    (f) =>
-      FSDP_CHECKPOINTING_FORMATS.has(f.facts.format) &&
-      f.facts.facts.some((x) => x.key === 'checkpointWrapper' && x.value === true && x.origin === undefined),
-  );
+  const wrapper = fsdpWrapper(files)?.file;
   if (!wrapper) return;
   for (const f of files) {
     if (FSDP_CHECKPOINTING_FORMATS.has(f.facts.format)) continue;
