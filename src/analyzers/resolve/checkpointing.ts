@@ -122,7 +122,7 @@ export function fsdpCheckpointingConflict(ctx: ResolveContext): void {
       key: arg.rawKey,
       ...msg(
         "{0} with FSDP's activation_checkpointing in {1}: the HF Trainer stops at start-up (\"can't be set to True " +
-          'simultaneously\"); turn one off (estimated with the FSDP wrapper checkpointing every layer)',
+          'simultaneously"); turn one off (estimated with the FSDP wrapper checkpointing every layer)',
         arg.rawKey,
         wrapper.file.slice(wrapper.file.lastIndexOf('/') + 1),
       ),
