@@ -1218,4 +1218,43 @@ describe("a class's attributes set in __init__, read in its methods", () => {
     const r = runPipeline([{ file: '/w/train.py', text: script }], inMemory(files), {});
     assert.equal(r.setup?.gradient_checkpointing, 'full');
   });
+
+  it("a find_all_linear_names the script imports from its project's module collects every linear layer (all-linear)", () => {
+    // DAMO-NLP-SG/VideoLLaMA2 videollama2/train.py: `from videollama2.videollama2_trainer import (..., find_all_linear_names,
+    // ...)`, then LoraConfig(target_modules=find_all_linear_names(model)); read as q_proj / v_proj it had 40.4M trainable
+    // of the 323.0M its r=128 LoRA over every linear layer trains.
+    const utils = [
+      'import torch',
+      'def find_all_linear_names(model):',
+      '    names = set()',
+      '    for name, module in model.named_modules():',
+      '        if isinstance(module, torch.nn.Linear):',
+      "            names.add(name.split('.')[-1])",
+      "    names.discard('lm_head')",
+      '    return list(names)',
+      'def other():',
+      '    return 1',
+      '',
+    ].join('\n');
+    const script = (imports: string) =>
+      [
+        'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+        'from peft import LoraConfig, get_peft_model',
+        imports,
+        'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+        'model = get_peft_model(model, LoraConfig(r=8, target_modules=find_all_linear_names(model)))',
+        'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+        '',
+      ].join('\n');
+    for (const imports of ['from pkg.utils import (other,\n    find_all_linear_names)', 'from pkg.utils import *']) {
+      const files = { '/w/pkg/utils.py': utils, '/w/train.py': script(imports) };
+      const r = runPipeline([{ file: '/w/train.py', text: files['/w/train.py'] }], inMemory(files), {});
+      assert.equal(r.setup?.lora?.target_modules, 'all-linear', imports);
+    }
+    // A function of that name that collects nothing of the kind is not read so.
+    const plain = utils.replace('isinstance(module, torch.nn.Linear)', 'name.endswith("proj")');
+    const files = { '/w/pkg/utils.py': plain, '/w/train.py': script('from pkg.utils import find_all_linear_names') };
+    const r = runPipeline([{ file: '/w/train.py', text: files['/w/train.py'] }], inMemory(files), {});
+    assert.notEqual(r.setup?.lora?.target_modules, 'all-linear');
+  });
 });

@@ -5,6 +5,8 @@ import { msg, normalizeOptimizer, type FactValue, type Unknown } from '../facts'
 import { type Val, type Entry, PythonFile } from './file';
 import { fmt } from './syntax';
 import { soleCallArgumentNode } from './attributes';
+import { projectImports } from './imported-constants';
+import { definingModule } from './imported-arguments';
 
 export function numberOf(file: PythonFile, x: Val, e: Entry, integer: boolean): number | Unknown | undefined {
   if (x.k === 'lit') {
@@ -200,10 +202,35 @@ function collectsLinearNames(file: PythonFile, callee: string, call: SyntaxNode)
   if (!/^\w+$/.test(callee)) return false;
   // The function the call's name is bound to in its scope (a `def` binding spans the whole definition).
   const found = file.lookup(callee, call);
-  if (found.k !== 'binding' || found.binding.kind !== 'def') return false;
-  const body = file.text.slice(found.binding.pos, found.binding.end);
+  const body =
+    found.k === 'binding' && found.binding.kind === 'def'
+      ? file.text.slice(found.binding.pos, found.binding.end)
+      : importedDefinition(file, callee);
   // The class tested may be named in the isinstance call or bound before it (qlora.py: `cls = bnb.nn.Linear4bit if ...`).
   return (
-    /\.named_modules\(\)/.test(body) && /\bisinstance\(/.test(body) && /Linear/.test(body) && /\breturn\b/.test(body)
+    body !== undefined &&
+    /\.named_modules\(\)/.test(body) &&
+    /\bisinstance\(/.test(body) &&
+    /Linear/.test(body) &&
+    /\breturn\b/.test(body)
   );
+}
+
+/**
+ * The text of a function the file imports from a module of its project by that name (VideoLLaMA2's
+ * `from videollama2.videollama2_trainer import (..., find_all_linear_names, ...)`), from its `def` to the module's next top-level statement.
+ */
+function importedDefinition(file: PythonFile, name: string): string | undefined {
+  if (!file.readModule) return undefined;
+  for (const imp of projectImports(file.text, file.root)) {
+    const named = imp.names.find(([local]) => local === name);
+    const original = named ? named[1] : imp.star ? name : undefined;
+    if (original === undefined) continue;
+    const text = definingModule(file, imp.path, original)?.text;
+    const at = text?.search(new RegExp(`^def\\s+${original}\\s*\\(`, 'm')) ?? -1;
+    if (text === undefined || at < 0) continue;
+    const end = text.slice(at).search(/\n(?=\S)/);
+    return end < 0 ? text.slice(at) : text.slice(at, at + end);
+  }
+  return undefined;
 }
