@@ -156,7 +156,8 @@ export function withPinnedVersions(
       take(installPins(f.text), f.file, f.text);
   // The entry's folders first, then those of a script it runs from a folder of its own (Deep-Agent/R1-V's
   // src/scripts/*.sh runs src/r1-v/src/open_r1/grpo.py, whose src/r1-v/setup.py pins trl 0.14.0).
-  for (const start of dependencyStarts(first, r.files)) {
+  const starts = dependencyStarts(first, r.files);
+  for (const start of starts) {
     const places = Object.values(want).some(Boolean)
       ? DEPENDENCY_FILES.map((name) => dependencyPlaces(reader, start, name))
       : [];
@@ -170,7 +171,7 @@ export function withPinnedVersions(
     }
   }
   if (want.openrlhf) {
-    const vendored = vendoredOpenrlhf(reader, dependencyStarts(first, r.files));
+    const vendored = vendoredOpenrlhf(reader, starts);
     if (vendored) {
       setup = { ...setup, openrlhf_version: vendored.version };
       provenance.openrlhf_version = { kind: 'file', file: vendored.file, line: 1, key: 'openrlhf' };

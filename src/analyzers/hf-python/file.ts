@@ -785,8 +785,11 @@ const IN_PLACE = 'append|extend|insert|remove|pop|clear|sort|reverse|add|discard
  * filled by a loop before `if not rows: return 0`, a guard not known to exit).
  */
 function changedInPlace(text: string, name: string, from: number, to: number): number | undefined {
-  if (to <= from) return undefined;
+  // Most names are not written again before their use: answered without a regular expression.
+  const next = text.indexOf(name, from);
+  if (next < 0 || next >= to) return undefined;
   const re = new RegExp(`(?<![\\w.])${name}\\s*(?:\\.\\s*(?:${IN_PLACE})\\s*\\(|\\[[^\\]\\n]*\\]\\s*=(?!=))`, 'g');
-  const m = re.exec(text.slice(from, to));
-  return m ? from + m.index : undefined;
+  re.lastIndex = next;
+  const m = re.exec(text);
+  return m && m.index < to ? m.index : undefined;
 }

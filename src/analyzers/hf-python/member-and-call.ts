@@ -113,10 +113,8 @@ export function evalCall(file: PythonFile, node: SyntaxNode, callee: string, dep
  */
 function conversion(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
   if (!CONVERSIONS.has(callee)) return undefined;
-  const a = file.args(node);
-  if (a.positional.length !== 1 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
-  const v = file.evalNode(a.positional[0], depth + 1);
-  if (v.k !== 'lit') return undefined;
+  const v = soleArgument(file, node, depth);
+  if (v?.k !== 'lit') return undefined;
   const out = converted(callee, v.v);
   if (out === undefined) return undefined;
   return JSON.stringify(out) === JSON.stringify(v.v) ? v : { k: 'lit', v: out };
@@ -160,11 +158,16 @@ function extremum(file: PythonFile, node: SyntaxNode, callee: string, depth: num
  */
 function lengthOf(file: PythonFile, node: SyntaxNode, callee: string, depth: number): Val | undefined {
   if (callee !== 'len') return undefined;
+  const v = soleArgument(file, node, depth);
+  if (v?.k !== 'lit' || !(typeof v.v === 'string' || Array.isArray(v.v))) return undefined;
+  return { k: 'lit', v: v.v.length };
+}
+
+/** The value of a call's one positional argument, where it is given alone (no keywords, no `*args`). */
+function soleArgument(file: PythonFile, node: SyntaxNode, depth: number): Val | undefined {
   const a = file.args(node);
   if (a.positional.length !== 1 || a.entries.length > 0 || a.opaque.length > 0) return undefined;
-  const v = file.evalNode(a.positional[0], depth + 1);
-  if (v.k !== 'lit' || !(typeof v.v === 'string' || Array.isArray(v.v))) return undefined;
-  return { k: 'lit', v: v.v.length };
+  return file.evalNode(a.positional[0], depth + 1);
 }
 
 function converted(callee: string, v: FactValue): FactValue | undefined {
