@@ -8,7 +8,7 @@ import type { Tool } from './facts';
 import { deepspeedCastsKbitUpcast, zeroInitAdapterDtype } from './deepspeed-adapters';
 import { openrlhfAttentionOfRelease } from './openrlhf-dated-defaults';
 import type { FileReader, InputFile, PipelineResult } from './pipeline';
-import { DEPENDENCY_FILES, dependencyPins, installPins, PARENT_LEVELS, type Pins } from './pins';
+import { DEPENDENCY_FILES, dependencyPins, type GitPin, installPins, PARENT_LEVELS, type Pin, type Pins } from './pins';
 import { transformersOfGitCommit, type TransformersFromGit } from './transformers-git';
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE, AUTO_DTYPE_WHY, ownWeightDtype } from './resolve/model';
@@ -111,6 +111,11 @@ export function withPinnedVersions(
       const { start, end, ref } = pins.transformersGit;
       fromGit = { at: locateOffset(path, text, start, end), ref, pins };
     }
+    // TRL from a branch, or a commit not of its main history: no release, said at the line.
+    if (want.trl && !pins.trl && pins.trlGit) {
+      want.trl = false;
+      problems.push(trlGitNote(path, text, pins.trlGit));
+    }
     if (want.axolotl && pins.axolotl) {
       want.axolotl = false;
       const { line } = locateOffset(path, text, pins.axolotl.start, pins.axolotl.end);
@@ -141,6 +146,7 @@ export function withPinnedVersions(
         continue;
       }
       setup = { ...setup, [field]: pin.version };
+      if (pin.commit) problems.push(commitReadNote(path, text, pin, tool));
       provenance[field] = {
         kind: 'file',
         file: path,
@@ -488,4 +494,31 @@ function oldRloo(r: PipelineResult, trlVersion: string | undefined): Problem[] {
     return [{ ...at, severity: 'warning', code: 'not-modeled', message: note, key: fact.rawKey }];
   }
   return [];
+}
+
+/** An info note at a git requirement of TRL that names no release (a branch, or a commit the table does not have). */
+function trlGitNote(path: string, text: string, git: GitPin): Problem {
+  const what = git.ref ? `commit or branch ${git.ref.slice(0, 12)}` : 'default branch';
+  return {
+    ...locateOffset(path, text, git.start, git.end),
+    severity: 'info',
+    code: 'not-static',
+    message:
+      `trl installed from its repository's ${what} names no release: a current one is assumed (TRL's defaults ` +
+      "changed across releases: GRPO's beta and generation round, checkpointing, the loss); set trl_version",
+    key: 'trl',
+  };
+}
+
+/** An info note at a git requirement read as the release line its commit declares. */
+function commitReadNote(path: string, text: string, pin: Pin, tool: string): Problem {
+  return {
+    ...locateOffset(path, text, pin.start, pin.end),
+    severity: 'info',
+    code: 'pinned-release',
+    message:
+      `${tool} installed from commit ${pin.commit!.slice(0, 8)}, whose tree declares the ${pin.version} line: read as ` +
+      `${tool} ${pin.version} (a development commit may predate some of that release's changes); set ${tool}_version otherwise`,
+    key: tool,
+  };
 }

@@ -8,8 +8,12 @@
 // allows) and an exclusive one `<` (the release line just below it: `<4.54.0` installs a 4.53 release, `<5`
 // transformers' last 4.x line, 4.57); a lower bound alone leaves the version open.
 
+import { TRL_COMMIT_PREFIX, TRL_COMMITS } from './trl-commits';
+
 export interface Pin {
   readonly version: string;
+  /** The commit a git requirement names, where its release line was read from it (trl-commits.ts). */
+  readonly commit?: string;
   /** Offsets of the requirement in the file's text. */
   readonly start: number;
   readonly end: number;
@@ -30,10 +34,12 @@ export interface Pins {
   readonly openrlhf?: Pin;
   /** transformers installed from a git commit or branch (`transformers @ git+https://...@43d17c1`): no release read. */
   readonly transformersGit?: GitPin;
+  /** TRL installed from a branch, or a commit not of its main history: no release read. */
+  readonly trlGit?: GitPin;
 }
 
 /** The packages whose release a pin names. */
-export type PackageName = Exclude<keyof Pins, 'transformersGit'>;
+export type PackageName = Exclude<keyof Pins, 'transformersGit' | 'trlGit'>;
 
 /** A requirement that installs a package from its repository at a commit or branch, not a release. */
 export interface GitPin {
@@ -114,14 +120,40 @@ export function findPins(text: string): Pins {
     const start = m.index + m[1].length;
     out[name] = { version, start, end: start + m[0].length - m[1].length };
   }
-  const git = transformersFromGit(text);
-  if (git && !out.transformers) {
+  const transformers = gitRequirement(text, 'transformers');
+  if (transformers && !out.transformers) {
     // A release tag (`@v4.40.0`) is that release; a commit or a branch names none.
-    const tag = /^v?(\d+\.\d+(?:\.\d+)?)$/.exec(git.ref);
-    if (tag) out.transformers = { version: tag[1], start: git.start, end: git.end };
-    else out.transformersGit = git;
+    const version = tagVersion(transformers.ref);
+    if (version) out.transformers = { version, start: transformers.start, end: transformers.end };
+    else out.transformersGit = transformers;
+  }
+  const trl = gitRequirement(text, 'trl');
+  if (trl && !out.trl) {
+    // A tag is its release; a commit of TRL's main history, the release line its tree declares.
+    const tag = tagVersion(trl.ref);
+    const line = tag ?? trlOfCommit(trl.ref);
+    if (line) out.trl = { version: line, start: trl.start, end: trl.end, ...(tag ? {} : { commit: trl.ref }) };
+    else out.trlGit = trl;
   }
   return out;
+}
+
+/** The release a git ref names where it is a tag (`v4.40.0`, `0.14.0`). */
+const tagVersion = (ref: string): string | undefined => /^v?(\d+\.\d+(?:\.\d+)?)$/.exec(ref)?.[1];
+
+/**
+ * TRL's release line of a commit of its main history (trl-commits.ts), from its hash or a prefix of at least 7 hex
+ * digits; undefined for a branch or a commit not there (a fork's, or one newer than the table).
+ */
+export function trlOfCommit(ref: string): string | undefined {
+  if (!/^[0-9a-f]{7,40}$/i.test(ref)) return undefined;
+  const prefix = ref.toLowerCase().slice(0, TRL_COMMIT_PREFIX);
+  const width = TRL_COMMIT_PREFIX + 1;
+  for (const [line, commits] of Object.entries(TRL_COMMITS)) {
+    for (let at = commits.indexOf(prefix); at !== -1; at = commits.indexOf(prefix, at + 1))
+      if (at % width === 0) return line;
+  }
+  return undefined;
 }
 
 /** Whether the text before `at` on its line has a `#` (a comment). */
@@ -130,12 +162,15 @@ function commentedOut(text: string, at: number): boolean {
 }
 
 /**
- * transformers installed from its repository: `transformers @ git+https://github.com/huggingface/transformers.git@<ref>`
- * or `git+https://github.com/huggingface/transformers[.git][@<ref>]` (a pip line, or `#egg=transformers` after it).
+ * A package installed from its repository on GitHub (huggingface/<name>): `trl[vllm] @ git+https://github.com/
+ * huggingface/trl.git@<ref>` or `git+https://github.com/huggingface/transformers[.git][@<ref>]` (a pip line, or
+ * `#egg=transformers` after it).
  */
-function transformersFromGit(text: string): GitPin | undefined {
-  const re =
-    /(?:\btransformers\s*@\s*)?git\+https?:\/\/github\.com\/huggingface\/transformers(?:\.git)?(?:@([\w.\-/]+))?/g;
+function gitRequirement(text: string, name: 'transformers' | 'trl'): GitPin | undefined {
+  const re = new RegExp(
+    String.raw`(?:\b${name}(?:\[[^\]]*\])?\s*@\s*)?git\+https?:\/\/github\.com\/huggingface\/${name}(?:\.git)?(?![\w-])(?:@([\w.\-/]+))?`,
+    'g',
+  );
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (commentedOut(text, m.index)) continue;
     return { ref: m[1] ?? '', start: m.index, end: m.index + m[0].length };
@@ -195,12 +230,17 @@ export function installPins(text: string): Pins {
     const start = m.index;
     const ends = [text.indexOf('\n', start), text.indexOf('\\n', start)].filter((i) => i !== -1);
     lineEnd = ends.length > 0 ? Math.min(...ends) : text.length;
-    const { transformersGit: git, ...found } = findPins(text.slice(start, lineEnd));
+    const { transformersGit, trlGit, ...found } = findPins(text.slice(start, lineEnd));
     for (const [name, pin] of Object.entries(found) as [PackageName, Pin][]) {
-      if (!out[name]) out[name] = { version: pin.version, start: start + pin.start, end: start + pin.end };
+      if (!out[name]) out[name] = { ...pin, start: start + pin.start, end: start + pin.end };
     }
-    if (git && !out.transformersGit)
-      out.transformersGit = { ref: git.ref, start: start + git.start, end: start + git.end };
+    if (transformersGit && !out.transformersGit)
+      out.transformersGit = {
+        ...transformersGit,
+        start: start + transformersGit.start,
+        end: start + transformersGit.end,
+      };
+    if (trlGit && !out.trlGit) out.trlGit = { ...trlGit, start: start + trlGit.start, end: start + trlGit.end };
   }
   return out;
 }

@@ -798,3 +798,52 @@ describe('pins: transformers installed from a git commit', () => {
     assert.match(note?.message ?? '', /names no release: a current one is assumed/);
   });
 });
+
+describe('pins: TRL installed from its repository at a commit', () => {
+  // huggingface/open-r1@a20666d setup.py (February 2025), copied by its forks (knoveleng/open-rs): TRL at commit
+  // 69ad852e, whose trl/__init__.py declares __version__ = "0.16.0.dev0" (huggingface/trl, read with git show).
+  const OPEN_R1 = 'trl @ git+https://github.com/huggingface/trl.git@69ad852e5654a77f1695eb4c608906fe0c7e8624';
+
+  it("a commit of TRL's main history is the release line its tree declares; a tag its release; a branch none", () => {
+    const commit = findPins(`_deps = [\n    "${OPEN_R1}",\n]\n`);
+    assert.equal(commit.trl?.version, '0.16');
+    assert.equal(commit.trl?.commit, '69ad852e5654a77f1695eb4c608906fe0c7e8624');
+    // open-r1's later pins: 6f99f42f declares 0.14.0.dev0, 9ac614fb 0.18.0.dev0; seven digits are enough.
+    assert.equal(findPins('trl @ git+https://github.com/huggingface/trl.git@6f99f42\n').trl?.version, '0.14');
+    assert.equal(findPins(`trl[vllm] @ git+https://github.com/huggingface/trl.git@9ac614fb08\n`).trl?.version, '0.18');
+    const tag = findPins('trl @ git+https://github.com/huggingface/trl.git@v0.14.0\n').trl;
+    assert.deepEqual([tag?.version, tag?.commit], ['0.14.0', undefined]);
+    assert.equal(findPins('trl @ git+https://github.com/huggingface/trl.git@main\n').trlGit?.ref, 'main');
+    assert.equal(
+      findPins('trl @ git+https://github.com/huggingface/trl.git@0123456789ab\n').trlGit?.ref,
+      '0123456789ab',
+    );
+    // Another repository of the organisation, and a line commented out, are not TRL.
+    assert.equal(findPins('trlx @ git+https://github.com/huggingface/trlx.git@main\n').trlGit, undefined);
+    assert.equal(findPins(`# ${OPEN_R1}\n`).trl, undefined);
+    assert.equal(installPins(`!pip install "${OPEN_R1}"\n`).trl?.version, '0.16');
+  });
+
+  it("dates a GRPO run: TRL 0.16's beta 0.04 scores with a reference copy, said at the requirement", () => {
+    const script =
+      'from trl import GRPOConfig, GRPOTrainer\n' +
+      'GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", reward_funcs=[], args=GRPOConfig(output_dir="o")).train()\n';
+    const run = (setupPy: string) =>
+      runPipeline(
+        [{ file: '/w/grpo.py', text: script }],
+        filesReader(new Map([['/w/setup.py', `_deps = [\n    "${setupPy}",\n]\n`]])),
+        {},
+      );
+    const dated = run(OPEN_R1);
+    assert.equal(dated.setup?.trl_version, '0.16');
+    assert.equal(dated.setup?.rollout?.reference, 'copy');
+    const note = dated.problems.find((p) => p.code === 'pinned-release' && p.key === 'trl');
+    assert.equal(note?.line, 2);
+    assert.match(note?.message ?? '', /commit 69ad852e, whose tree declares the 0\.16 line: read as trl 0\.16/);
+    // A branch names no release: today's TRL (beta 0.0, no reference), said at the line.
+    const open = run('trl @ git+https://github.com/huggingface/trl.git@main');
+    assert.equal(open.setup?.trl_version, undefined);
+    assert.equal(open.setup?.rollout?.reference, 'none');
+    assert.match(open.problems.find((p) => p.key === 'trl')?.message ?? '', /names no release: a current one/);
+  });
+});
