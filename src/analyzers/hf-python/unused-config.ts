@@ -12,6 +12,7 @@ import type { SyntaxNode } from '@lezer/common';
 import { msg } from '../facts';
 import type { PythonFile } from './file';
 import { assignedName, children, span } from './syntax';
+import { branchTaken, sideTaken } from './branches';
 
 /** The facts of each LoraConfig call whose value nothing reads dropped, said at the call. */
 export function dropUnusedConfigs(file: PythonFile, calls: readonly SyntaxNode[]): void {
@@ -94,23 +95,34 @@ function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
   return true;
 }
 
-/** Whether the call's value is bound to a name that no code of the script reads; said at the call when it is. */
+/**
+ * Whether the call's value is bound to a name that no code of the script reads where it runs; said at the call when it
+ * is. A read on a branch known not to run is none: `quantization_config=bnb_config if args.quantization else None`
+ * with the option off (store_true, not on the launch line), or an `if args.use_lora:` block with use_lora False.
+ */
 function unusedConfig(file: PythonFile, call: SyntaxNode): boolean {
   const bound = readsOfBoundName(file, call);
-  if (!bound || bound.reads.length > 0) return false;
-  const { name } = bound;
+  if (!bound || bound.reads.some((n) => sideTaken(file, n) !== false && branchTaken(file, n) !== false)) return false;
+  const { name, reads } = bound;
   const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to);
-  const message = /BitsAndBytesConfig$/.test(callee)
-    ? msg(
-        '{0} is made as {1}, which nothing in the script reads: the model is not quantized with it',
-        `${callee}(...)`,
-        name,
-      )
-    : msg(
-        '{0} is made as {1}, which nothing in the script reads: no adapter is applied with it',
-        `${callee}(...)`,
-        name,
-      );
+  const quantization = /BitsAndBytesConfig$/.test(callee);
+  const made = `${callee}(...)`;
+  const message =
+    reads.length === 0
+      ? quantization
+        ? msg('{0} is made as {1}, which nothing in the script reads: the model is not quantized with it', made, name)
+        : msg('{0} is made as {1}, which nothing in the script reads: no adapter is applied with it', made, name)
+      : quantization
+        ? msg(
+            '{0} is made as {1}, which the script reads only on branches that do not run: the model is not quantized with it',
+            made,
+            name,
+          )
+        : msg(
+            '{0} is made as {1}, which the script reads only on branches that do not run: no adapter is applied with it',
+            made,
+            name,
+          );
   file.problem('no-effect', 'info', message, span(call.firstChild!), callee);
   return true;
 }

@@ -65,6 +65,39 @@ describe('hf-python: a PEFT config nothing reads', () => {
     assert.equal(analyzeHfPython(used).facts.find((f) => f.key === 'quantBits')?.value, 8);
   });
 
+  it('a BitsAndBytesConfig read only on the side of a conditional the launch line does not take quantizes nothing', () => {
+    // The from_pretrained of cywsg/llama-recipes-cy's llama_qlora_finetuning.py (`quantization_config=bnb_config if
+    // train_config.quantization else None`), with the switch an argparse store_true option.
+    const script = [
+      'import argparse',
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments',
+      'p = argparse.ArgumentParser()',
+      'p.add_argument("--quantization", action="store_true")',
+      'args = p.parse_args()',
+      'bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")',
+      'model = AutoModelForCausalLM.from_pretrained(',
+      '    "meta-llama/Llama-2-7b-hf", quantization_config=bnb_config if args.quantization else None',
+      ')',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o")).train()',
+      '',
+    ].join('\n');
+    const off = analyzeHfPython(script);
+    assert.equal(
+      off.facts.find((f) => f.key === 'quantBits'),
+      undefined,
+    );
+    const note = off.problems.find((p) => p.code === 'no-effect');
+    assert.match(
+      note?.message ?? '',
+      /bnb_config, which the script reads only on branches that do not run: the model is not/,
+    );
+    const run = (line: string) =>
+      runProject({ 'train.py': script, 'run.sh': `python train.py ${line}\n` }, 'run.sh').setup?.quantization?.bits;
+    assert.equal(run(''), undefined);
+    // The launch line turns the switch on: the config is the load's.
+    assert.equal(run('--quantization'), 4);
+  });
+
   it("a TRL ModelConfig read only for the model's name: its 4-bit load, dtype and LoRA do not apply (LiMing)", () => {
     // 0xSingletOnly/LiMing grpo.ipynb (abridged): ModelConfig(load_in_4bit=True, use_peft=True) is built, and the trainer
     // gets model_config.model_name_or_path, a string TRL loads itself; the LoRA comes from the LoraConfig passed in.
