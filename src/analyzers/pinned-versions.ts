@@ -440,6 +440,7 @@ function trlQuantized(
     ...setup,
     lora,
     kbit_upcast: prep.kbitUpcast,
+    kbit_cast_back: prep.kbitUpcast === 'norms',
     ...(checkpointed ? { gradient_checkpointing: 'full' as const } : {}),
   };
 }

@@ -89,6 +89,7 @@ export interface RuntimeTerm {
     | 'zero3-launch-lead'
     | 'fsdp-init-cache'
     | 'load-cache'
+    | 'kbit-setup-cache'
     | 'logits-block'
     | 'forward-cache'
     | 'loss-segments'
@@ -114,6 +115,7 @@ export const RESERVED_RUNTIME_IDS: ReadonlySet<RuntimeTerm['id']> = new Set<Runt
   'zero3-launch-lead',
   'fsdp-init-cache',
   'load-cache',
+  'kbit-setup-cache',
   'logits-block',
   'forward-cache',
   'loss-segments',

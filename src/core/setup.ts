@@ -170,6 +170,12 @@ export const TrainingSetupSchema = z.strictObject({
    * head back to bf16 by peft_module_casting_to_bf16), or 'none' (Axolotl, LLaMA-Factory, torchtune, current TRL).
    */
   kbit_upcast: z.enum(['none', 'norms', 'all']).default('none'),
+  /**
+   * With kbit_upcast 'norms': the embeddings and the head were cast to fp32 by prepare_model_for_kbit_training and then
+   * back to bf16 (TRL's peft_module_casting_to_bf16, qlora.py's loop), their fp32 copies freed into the allocator's cache
+   * (terms/kbit-setup-cache.ts); false where only the norms were cast (LLaMA-Factory's upcast_layernorm).
+   */
+  kbit_cast_back: z.boolean().default(false),
   weights_dtype: DtypeSchema.default('fp32'),
   mixed_precision: MixedPrecisionSchema.default('none'),
   master_weights: z.boolean().default(false),

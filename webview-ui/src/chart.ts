@@ -44,6 +44,7 @@ const GROUP_OF: Record<string, GroupId> = {
   'logits-block': 'runtime',
   'forward-cache': 'runtime',
   'small-pool': 'runtime',
+  'kbit-setup-cache': 'runtime',
   'loss-segments': 'runtime',
   'load-cache': 'runtime',
   'cuda-context': 'runtime',

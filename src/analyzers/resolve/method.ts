@@ -209,6 +209,7 @@ export function resolveKbitUpcast(ctx: ResolveContext): void {
   const castBack = decided.kbitCastBack;
   if (fromFiles && setup.kbit_upcast === 'all' && castBack && setup.mixed_precision === 'bf16') {
     setup.kbit_upcast = 'norms';
+    setup.kbit_cast_back = true;
     prov.kbit_upcast = fileProv(castBack);
   }
   // The same loop's `isinstance(module, LoraLayer)` branch: the adapters in bf16 (their gradients and AdamW state too).

@@ -13,6 +13,7 @@ import { bnbLoadModel, bnbLoadReplay } from '../terms/bnb-load';
 import { fsdp2StepCacheTerm } from '../terms/fsdp2-step-cache';
 import { lossSegments } from '../terms/loss-segments';
 import { smallPoolTerm } from '../terms/small-pool';
+import { kbitSetupCacheTerm } from '../terms/kbit-setup-cache';
 import { ncclBuffers, nvlsBuffers, processes, singleRankNccl } from '../terms/nccl';
 import { keepsRecomputedFrozen } from '../terms/zero3-recompute-kept';
 import { fsdpInitUnits, initCacheBytes } from '../terms/fsdp-init-cache';
@@ -350,7 +351,9 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
     heldBeside += kept.bytes;
   }
   const loadCache =
-    loadCacheTerm(ctx, step, allocated + heldBeside) ?? bnbLoadCacheTerm(ctx, allocated + heldBeside, base.outside);
+    loadCacheTerm(ctx, step, allocated + heldBeside) ??
+    bnbLoadCacheTerm(ctx, allocated + heldBeside, base.outside) ??
+    kbitSetupCacheTerm(ctx, step.stepPeak, allocated + heldBeside, base.outside);
   if (loadCache) terms.push(loadCache);
   const loadBytes = loadCache?.bytes ?? 0;
   const initCache = fsdpInitCacheTerm(ctx, pools, allocated + heldBeside + loadBytes, base.outside);
