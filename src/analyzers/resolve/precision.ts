@@ -94,6 +94,33 @@ function deepspeedWithoutHalf(ctx: ResolveContext): void {
   };
 }
 
+/**
+ * The DeepSpeed config the script hands DeepSpeed, where the files give it only as a value made at run time (a dict a
+ * project function returns: DeepSpeed-Chat's `get_train_ds_config(offload=..., stage=...)`, copied by BELLE and many
+ * others), and no config file is read: its bf16 / fp16 blocks are not known.
+ */
+function unreadDeepspeedConfig(ctx: ResolveContext): WinningFact | undefined {
+  if (ctx.decided.deepspeedConfig || ctx.files.some((f) => f.facts.format === 'deepspeed-json')) return undefined;
+  return ctx.unknownOnly.deepspeedConfig;
+}
+
+/**
+ * DeepSpeed's 16-bit engine for a config made at run time: a DeepSpeed run whose config turns on neither bf16 nor fp16
+ * trains fp32 weights with fp32 states, which the configs such code builds do not (DeepSpeed-Chat's turns fp16 on, or
+ * bf16 by its --dtype). Said with the place of the config, as an assumption a file or setting overrides.
+ */
+function deepspeedHalfOfUnreadConfig(ctx: ResolveContext, built: WinningFact): void {
+  ctx.prov.mixed_precision = {
+    kind: 'default',
+    owner: 'VRAM Lens',
+    note:
+      `DeepSpeed's config is made at run time (${baseName(built.file)}:${built.location.line}), its bf16 / fp16 ` +
+      "blocks not read: DeepSpeed's 16-bit engine is assumed (16-bit weights, an fp32 master copy and fp32 optimizer " +
+      'states; without either block the weights and states stay fp32): set mixed_precision and weights_dtype',
+  };
+  deepspeedHalf(ctx, 'bf16', undefined);
+}
+
 /** FP8 matmuls are estimated as bf16 mixed precision, said at the key; torchao's float8 all-gather under FSDP2 is read. */
 function fp8Training(ctx: ResolveContext): void {
   const { decided, setup, prov, problems } = ctx;
@@ -232,8 +259,11 @@ export function resolvePrecision(ctx: ResolveContext): void {
   }
   const unknownSwitch = setup.mixed_precision === undefined ? unknownSwitchNote(ctx) : '';
   const settled = !unsettledSwitch(ctx);
-  if (deepspeedOn && !half && !pure && mp === undefined && setup.mixed_precision === undefined && settled)
-    deepspeedWithoutHalf(ctx);
+  if (deepspeedOn && !half && !pure && mp === undefined && setup.mixed_precision === undefined && settled) {
+    const built = unreadDeepspeedConfig(ctx);
+    if (built) deepspeedHalfOfUnreadConfig(ctx, built);
+    else deepspeedWithoutHalf(ctx);
+  }
   if (unknownSwitch) {
     setup.mixed_precision = 'none';
     prov.mixed_precision = { kind: 'default', owner: 'VRAM Lens', note: `no autocast${unknownSwitch}` };
