@@ -19,6 +19,8 @@ import {
   transformersOfTrlRelease,
   trlOfTransformersRelease,
   trlDatedDefaults,
+  trlLigerKernelOfRelease,
+  trlOldLogpsOfRelease,
   trlRewardPassesOfRelease,
   trlGrpoBetaOfRelease,
   trlGrpoPromptBatchOfRelease,
@@ -195,6 +197,8 @@ export function withPinnedVersions(
   setup = attentionPatchBefore436(setup, provenance);
   setup = trainerCacheUnderWrapper(setup, provenance, tools, ownCheckpointing(r.files));
   setup = trlDatedDefaults(setup, provenance);
+  setup = trlLigerKernelOfRelease(setup, provenance);
+  setup = trlOldLogpsOfRelease(setup, provenance);
   setup = trlPreferenceLengthOfRelease(setup, provenance);
   setup = trlRewardPassesOfRelease(setup, provenance, tools);
   setup = trlGrpoBetaOfRelease(setup, provenance);

@@ -300,3 +300,57 @@ export function trlOfTransformersRelease(
   };
   return { ...setup, trl_version: TRL_MIN_TRANSFORMERS[at][0] };
 }
+
+/**
+ * Before TRL 0.25 the preference and RL trainers fused their loss with Liger only for `use_liger_loss` (GRPOTrainer from
+ * 0.18, DPOTrainer and KTOTrainer from 0.19: `if self.use_liger_loss`); `use_liger_kernel` patched the model's kernels
+ * only, and their forward, which passes no labels, made the whole logits. 0.25 renamed the switch (trl@v0.25.0
+ * grpo_trainer.py: `self.use_liger_kernel = args.use_liger_kernel`). Taken back where the fused loss comes from
+ * use_liger_kernel and the project pins an older TRL (xinyue097/medical-reasoning's GRPO under trl 0.18.0).
+ */
+export function trlLigerKernelOfRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const version = setup.trl_version;
+  const p = provenance.loss;
+  const trainer = setup.rollout ? 'GRPOTrainer' : setup.preference ? 'DPOTrainer / KTOTrainer' : undefined;
+  if (!trainer || version === undefined || !olderThan(version, 0, 25) || setup.loss !== 'fused') return setup;
+  if (p?.kind !== 'file' || !/liger_kernel$/.test(p.key)) return setup;
+  provenance.loss = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `${p.key} (${p.file.split('/').pop()}:${p.line}) patches Liger's kernels into the model only before TRL 0.25 ` +
+      `(TRL ${version} for this run): ${trainer}'s forward passes no labels, so the whole logits are made; ` +
+      'use_liger_loss fused its loss until 0.25 renamed it',
+  };
+  return { ...setup, loss: 'full' };
+}
+
+/**
+ * Before TRL 0.23 GRPOTrainer took the old policy's log-probabilities only for a round optimized more than once or
+ * serving more micro-batches than one optimizer step (trl@v0.19.0 grpo_trainer.py: `if self.num_iterations > 1 or
+ * self.args.steps_per_generation > self.args.gradient_accumulation_steps`); 0.23 added vLLM's importance-sampling
+ * correction (vllm_importance_sampling_correction, on by default), which scores every vLLM round. Taken back where vLLM
+ * alone decided it and the project pins an older TRL (xuwangzi/dapo-reproduction's TRL 0.18 run).
+ */
+export function trlOldLogpsOfRelease(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+): TrainingSetup {
+  const version = setup.trl_version;
+  const rollout = setup.rollout;
+  const p = provenance['rollout.old_logps'];
+  if (!rollout?.old_logps || version === undefined || !olderThan(version, 0, 23)) return setup;
+  if (p?.kind !== 'file' || p.key !== 'use_vllm') return setup;
+  provenance['rollout.old_logps'] = {
+    kind: 'default',
+    owner: 'trl',
+    note:
+      `GRPOTrainer scored the old policy only for a round optimized more than once or serving more micro-batches than ` +
+      `one optimizer step before TRL 0.23 (TRL ${version} for this run), whose vLLM importance-sampling correction ` +
+      `scores every vLLM round (use_vllm at ${p.file.split('/').pop()}:${p.line})`,
+  };
+  return { ...setup, rollout: { ...rollout, old_logps: false } };
+}

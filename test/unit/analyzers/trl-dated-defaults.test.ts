@@ -150,3 +150,38 @@ describe("analyzers: TRL's defaults as the pinned release had them", () => {
     );
   });
 });
+
+describe("analyzers: GRPOTrainer's Liger switch and old-policy scoring by TRL release", () => {
+  // xinyue097/medical-reasoning's recipe (use_liger_kernel: true) and xuwangzi/dapo-reproduction's (vLLM, beta 0.0,
+  // num_iterations 1), both under trl 0.18.0: GRPOTrainer read use_liger_loss until 0.25 renamed it to
+  // use_liger_kernel (trl@v0.25.0 grpo_trainer.py), and scored the old policy with vLLM only from 0.23's importance
+  // sampling (trl@v0.23.0: `self.use_vllm and self.vllm_importance_sampling_correction`).
+  const grpo = (config: string) =>
+    'from trl import GRPOConfig, GRPOTrainer\n' +
+    `args = GRPOConfig(output_dir="o", ${config})\n` +
+    'GRPOTrainer(model="Qwen/Qwen2.5-1.5B-Instruct", reward_funcs=[], args=args).train()\n';
+
+  it('use_liger_kernel before TRL 0.25 patches the model only: the whole logits, said; from 0.25 the fused loss', () => {
+    const old = pinned('trl==0.18.0', grpo('use_liger_kernel=True'));
+    assert.equal(old.setup?.loss, 'full');
+    assert.match(
+      noteOf(old.provenance.loss),
+      /use_liger_kernel \(train\.py:2\) patches Liger's kernels into the model/,
+    );
+    assert.equal(pinned('trl==0.25.0', grpo('use_liger_kernel=True')).setup?.loss, 'fused');
+    // The switch of those releases fuses it.
+    assert.equal(pinned('trl==0.18.0', grpo('use_liger_loss=True')).setup?.loss, 'fused');
+  });
+
+  it('vLLM before TRL 0.23 takes no old-policy log-probabilities for one pass per round; from 0.23 it does', () => {
+    const old = pinned('trl==0.18.0', grpo('use_vllm=True, num_iterations=1'));
+    assert.equal(old.setup?.rollout?.old_logps, false);
+    assert.match(
+      noteOf(old.provenance['rollout.old_logps' as keyof typeof old.provenance]),
+      /before TRL 0\.23 \(TRL 0\.18\.0 for this run\)/,
+    );
+    assert.equal(pinned('trl==0.23.0', grpo('use_vllm=True')).setup?.rollout?.old_logps, true);
+    // Two passes per round score the old policy in any release.
+    assert.equal(pinned('trl==0.18.0', grpo('use_vllm=True, num_iterations=2')).setup?.rollout?.old_logps, true);
+  });
+});
