@@ -102,7 +102,10 @@ function onlyModelNameRead(file: PythonFile, call: SyntaxNode): boolean {
  */
 function unusedConfig(file: PythonFile, call: SyntaxNode): boolean {
   const bound = readsOfBoundName(file, call);
-  if (!bound || bound.reads.some((n) => sideTaken(file, n) !== false && branchTaken(file, n) !== false)) return false;
+  if (!bound) return false;
+  // A config made on a branch that does not run is not made at all; one that is made counts where a read runs.
+  const runs = (n: SyntaxNode): boolean => sideTaken(file, n) !== false && branchTaken(file, n) !== false;
+  if (bound.reads.length > 0 && (!runs(call) || bound.reads.some(runs))) return false;
   const { name, reads } = bound;
   const callee = file.text.slice(call.firstChild!.from, call.firstChild!.to);
   const quantization = /BitsAndBytesConfig$/.test(callee);
