@@ -97,9 +97,23 @@ export function resolveLoraTargets(ctx: ResolveContext): void {
   const t: Targets = { ctx, lora, mods, have, haveText: have.join(', '), family: parsed.arch.family, warn };
   const listW = decided.loraTargets;
   const regexW = decided.loraTargetRegex;
+  const flagRegex = regexW && listW ? optionRegex(listW) : undefined;
   if (regexW && !listW) regexTargets(t, regexW);
+  else if (flagRegex) regexTargets(t, flagRegex);
   else if (!listW) defaultTargets(t);
   else listTargets(t, listW);
+}
+
+/**
+ * A launch line's value for the option a script hands LoraConfig as a str (its default read as a regex: MiniCPM-V's
+ * `lora_target_modules: str = r"llm\..*layers\.\d+\.self_attn\.(q_proj|k_proj|v_proj)"`), where the value is one
+ * word with a regular expression's characters: PEFT re.fullmatch-es it too, so it is the regex, not a list of names.
+ */
+function optionRegex(listW: WinningFact): WinningFact | undefined {
+  const value = listW.fact.value;
+  if (listW.fact.rawKey === 'target_modules' || !Array.isArray(value) || value.length !== 1) return undefined;
+  const word = String(value[0]);
+  return /[\\()|*+?^$[\]]/.test(word) ? { ...listW, fact: { ...listW.fact, value: word } } : undefined;
 }
 
 /** A str target_modules: the modules whose full names it re.fullmatch-es. */

@@ -221,6 +221,39 @@ describe('LoRA targets as PEFT reads them', () => {
     );
   });
 
+  it("a launch line's regular expression for an option the script hands LoraConfig as a str is that regex", () => {
+    // OpenBMB/MiniCPM-V finetune/finetune.py@74278de: `lora_target_modules: str = r"llm\..*layers\.\d+\.self_attn\.
+    // (q_proj|k_proj|v_proj)"`, `LoraConfig(target_modules=lora_args.lora_target_modules)`; finetune_lora.sh passes
+    // `--lora_target_modules "llm\..*layers\.\d+\.self_attn\.(q_proj|k_proj)"`. Here on a plain Llama, without `llm.`.
+    const script = [
+      'from dataclasses import dataclass, field',
+      '@dataclass',
+      'class LoraArguments:',
+      '    lora_target_modules: str = r"model\\..*layers\\.\\d+\\.self_attn\\.(q_proj|k_proj|v_proj)"',
+      'parser = HfArgumentParser((LoraArguments, TrainingArguments))',
+      'lora_args, training_args = parser.parse_args_into_dataclasses()',
+      load('meta-llama/Llama-3.1-8B').trim(),
+      'model = get_peft_model(model, LoraConfig(r=8, target_modules=lora_args.lora_target_modules))',
+      'Trainer(model=model, args=training_args).train()',
+      '',
+    ].join('\n');
+    const launch = (flag: string) =>
+      runPipeline(
+        [
+          { file: '/w/run.sh', text: `torchrun train.py --output_dir o --lora_target_modules "${flag}"\n` },
+          { file: '/w/train.py', text: script },
+        ],
+        { read: () => undefined, join: (f: string, r: string) => path.posix.join(path.posix.dirname(f), r) },
+        {},
+      );
+    assert.deepEqual(targets(launch('.*\\.(q_proj|k_proj)')), ['q_proj', 'k_proj']);
+    // The repository's own pattern names MiniCPM-V's `llm.` wrapper: on this model it matches nothing, as in PEFT.
+    const wrapped = launch('llm\\..*layers\\.\\d+\\.self_attn\\.(q_proj|k_proj)');
+    assert.ok(
+      warnings(wrapped).some((w) => /is a regular expression that PEFT matches against whole module names/.test(w)),
+    );
+  });
+
   it('a list of several words is taken as written: a trailing comma names no module (hzhang57/opt-r2)', () => {
     // grpo_trl.sh: `--lora_target_modules "q_proj", "v_proj"` gives TRL's ModelConfig (a list, nargs="+") the words
     // `q_proj,` and `v_proj`; PEFT matches `q_proj,` to no module and adapts v_proj alone.
