@@ -71,8 +71,21 @@ export const DEPENDENCY_FILES: readonly string[] = [
  */
 export function dependencyPins(name: string, text: string): Pins {
   if (name === 'Dockerfile' || name === 'README.md') return installPins(text);
-  const pins = findPins(text);
-  return name === 'pyproject.toml' ? { ...poetryPins(text), ...pins } : pins;
+  const read = name === 'setup.py' || name === 'pyproject.toml' ? withoutDeviceExtras(text) : text;
+  const pins = findPins(read);
+  return name === 'pyproject.toml' ? { ...poetryPins(read), ...pins } : pins;
+}
+
+/**
+ * Extras for another accelerator are not the run's: LLaMA-Factory's setup.py `"torch-npu": ["torch==2.1.0",
+ * "torch-npu==2.1.0.post3", ...]` pins the PyTorch of Ascend NPUs (Wyyyb/leakage_influence read it as the run's torch
+ * 2.1, eager attention). Their lists are blanked, offsets kept: a setup.py's `"<name>": [...]` and a pyproject.toml's
+ * `<name> = [...]` whose name is an NPU, XPU, HPU, MLU, ROCm or MUSA device's.
+ */
+function withoutDeviceExtras(text: string): string {
+  const device = String.raw`[\w-]*(?:npu|xpu|hpu|mlu|rocm|musa|ascend|gaudi)[\w-]*`;
+  const re = new RegExp(String.raw`(?:["']${device}["']\s*:|^[ \t]*${device}[ \t]*=)\s*\[[^\]]*\]`, 'gim');
+  return text.replace(re, (m) => m.replace(/[^\n]/g, ' '));
 }
 
 /**

@@ -799,6 +799,25 @@ describe('pins: transformers installed from a git commit', () => {
   });
 });
 
+describe('pins: extras for another accelerator', () => {
+  it("a setup.py's or pyproject.toml's NPU extra pins the NPU's PyTorch, not the run's (LLaMA-Factory's setup.py)", () => {
+    // hiyouga/LLaMA-Factory setup.py (2024), copied by Wyyyb/leakage_influence: `"torch": ["torch>=1.13.1"],
+    // "torch-npu": ["torch==2.1.0", "torch-npu==2.1.0.post3", "decorator"], "deepspeed": ["deepspeed>=0.10.0,<=0.14.4"]`.
+    const setupPy =
+      'extra_require = {\n    "torch": ["torch>=1.13.1"],\n    "torch-npu": ["torch==2.1.0", "torch-npu==2.1.0.post3"],\n' +
+      '    "deepspeed": ["deepspeed>=0.10.0,<=0.14.4"],\n}\n';
+    const pins = dependencyPins('setup.py', setupPy);
+    assert.equal(pins.torch, undefined);
+    assert.equal(pins.deepspeed?.version, '0.14.4');
+    assert.equal(
+      dependencyPins('pyproject.toml', '[project.optional-dependencies]\nnpu = ["torch==2.1.0"]\n').torch,
+      undefined,
+    );
+    // The same pin outside such an extra is the run's.
+    assert.equal(dependencyPins('setup.py', 'install_requires=["torch==2.1.0"]\n').torch?.version, '2.1.0');
+  });
+});
+
 describe('pins: TRL installed from its repository at a commit', () => {
   // huggingface/open-r1@a20666d setup.py (February 2025), copied by its forks (knoveleng/open-rs): TRL at commit
   // 69ad852e, whose trl/__init__.py declares __version__ = "0.16.0.dev0" (huggingface/trl, read with git show).
