@@ -554,6 +554,25 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
       'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
 
+  {
+    // The A100 for the Chinese market: the same GA100 part, memory and throughput, with NVLink limited to 400 GB/s
+    // (Reuters via Tweakers, November 2022). nvidia-smi names it "NVIDIA A800-SXM4-80GB", 81920 MiB as the A100's.
+    id: 'A800-80GB',
+    aliases: ['a800', 'a800 80gb', 'a800-80g', 'a800-sxm4-80gb', 'nvidia a800-sxm4-80gb', 'a800 sxm 80gb'],
+    vendor: 'nvidia',
+    computeCapability: [8, 0],
+    memoryBytes: 81920 * MiB,
+    marketingMemoryGB: 80,
+    hbmBandwidthGBps: 2039,
+    hostLink: PCIE4_X16,
+    peerLink: { kind: 'nvlink', GBps: 400 },
+    bf16: true,
+    fp8: false,
+    denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
+    source:
+      'https://tweakers.net/nieuws/203182/nvidia-introduceert-a800-gpu-voor-china-die-niet-onder-exportrestricties-vs-valt.html',
+  },
+
   // ---------------------------------------------------------------------------------------------
   // These are the Hopper parts.
   // ---------------------------------------------------------------------------------------------
