@@ -74,6 +74,24 @@ const PEER_PCIE5 = { kind: 'pcie', GBps: 126 } as const;
 /** The two-way NVLink bridge on Ampere workstation and GeForce boards. */
 const NVLINK_BRIDGE_AMPERE = { kind: 'nvlink', GBps: 112.5 } as const;
 
+/** The A100 80GB SXM, which the A800 is with NVLink limited. */
+const A100_80GB_SXM: GpuSpec = {
+  id: 'A100-80GB',
+  aliases: ['a100 80gb', 'a100-80g', 'a100-sxm4-80gb', 'nvidia a100-sxm4-80gb', 'a100 sxm 80gb', 'a100 80gb sxm'],
+  vendor: 'nvidia',
+  computeCapability: [8, 0],
+  memoryBytes: 81920 * MiB,
+  marketingMemoryGB: 80,
+  hbmBandwidthGBps: 2039,
+  hostLink: PCIE4_X16,
+  peerLink: { kind: 'nvlink', GBps: 600 },
+  bf16: true,
+  fp8: false,
+  denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
+  source:
+    'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
+};
+
 export const GPU_CATALOG: readonly GpuSpec[] = [
   // ---------------------------------------------------------------------------------------------
   // The GeForce cards come first, from Ampere through Ada to Blackwell.
@@ -520,22 +538,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     source:
       'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
-  {
-    id: 'A100-80GB',
-    aliases: ['a100 80gb', 'a100-80g', 'a100-sxm4-80gb', 'nvidia a100-sxm4-80gb', 'a100 sxm 80gb', 'a100 80gb sxm'],
-    vendor: 'nvidia',
-    computeCapability: [8, 0],
-    memoryBytes: 81920 * MiB,
-    marketingMemoryGB: 80,
-    hbmBandwidthGBps: 2039,
-    hostLink: PCIE4_X16,
-    peerLink: { kind: 'nvlink', GBps: 600 },
-    bf16: true,
-    fp8: false,
-    denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
-    source:
-      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
-  },
+  A100_80GB_SXM,
   {
     // The PCIe board pairs over an NVLink bridge at the same 600 GB/s as SXM.
     id: 'A100-80GB-PCIe',
@@ -557,18 +560,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
   {
     // The A100 for the Chinese market: the same GA100 part, memory and throughput, with NVLink limited to 400 GB/s
     // (Reuters via Tweakers, November 2022). nvidia-smi names it "NVIDIA A800-SXM4-80GB", 81920 MiB as the A100's.
+    ...A100_80GB_SXM,
     id: 'A800-80GB',
     aliases: ['a800', 'a800 80gb', 'a800-80g', 'a800-sxm4-80gb', 'nvidia a800-sxm4-80gb', 'a800 sxm 80gb'],
-    vendor: 'nvidia',
-    computeCapability: [8, 0],
-    memoryBytes: 81920 * MiB,
-    marketingMemoryGB: 80,
-    hbmBandwidthGBps: 2039,
-    hostLink: PCIE4_X16,
     peerLink: { kind: 'nvlink', GBps: 400 },
-    bf16: true,
-    fp8: false,
-    denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
     source:
       'https://tweakers.net/nieuws/203182/nvidia-introduceert-a800-gpu-voor-china-die-niet-onder-exportrestricties-vs-valt.html',
   },
