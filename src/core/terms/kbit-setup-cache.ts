@@ -11,10 +11,9 @@
 // segments before it reports out of memory. Published figure: TRL's sft_trl_lora_qlora notebook (trl@f6834206a,
 // Qwen3-14B QLoRA under TRL 0.24 on a T4) prints 12.074 GB reserved once the trainer is made and 14.041 GB at the end.
 // Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
-import type { RuntimeTerm } from '../model';
+import type { PhaseEstimate, RuntimeTerm } from '../model';
 import type { EstimateContext } from '../estimate/context';
 import { runtimeTerm, usableGpuBytes } from '../estimate/component';
-import type { PhaseEstimate } from '../model';
 import { formatBytes, formatCount } from '../units';
 
 /** The weights' end-state bytes on this GPU: the parameters as loaded and cast, and the 4/8-bit weights' storage. */
@@ -24,7 +23,7 @@ const WEIGHT_IDS = new Set(['weights', 'quantization-constants']);
  * The copies the set-up made and freed, in bytes, and what they are; undefined where prepare_model_for_kbit_training
  * does not run on the GPU's copy of a quantized model (no upcast, GPTQ, a model FSDP or ZeRO-3 shards).
  */
-export function kbitSetupCopies(ctx: EstimateContext): { bytes: number; what: string } | undefined {
+function kbitSetupCopies(ctx: EstimateContext): { bytes: number; what: string } | undefined {
   const { setup } = ctx;
   const { kbitQuantized, weightBytes } = ctx.dtypes;
   const { fsdp, zeroStage } = ctx.sharding;
