@@ -45,7 +45,11 @@ function kbitSetupCopies(ctx: EstimateContext): { bytes: number; what: string } 
   return undefined;
 }
 
-/** The set-up's reserved level where it exceeds the step's (`reservedSoFar`), within the GPU beside `outside`. */
+/**
+ * The set-up's reserved level where it exceeds the step's (`reservedSoFar`), within the GPU beside `outside` (what is
+ * outside the allocator, and a paged optimizer's working state, which the step needs resident): the allocator frees
+ * these blocks before it runs out of memory, so they never decide the fit.
+ */
 export function kbitSetupCacheTerm(
   ctx: EstimateContext,
   peak: PhaseEstimate,

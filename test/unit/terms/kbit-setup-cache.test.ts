@@ -62,5 +62,18 @@ describe('kbit-setup-cache', () => {
     const outside = e.perGpu.deviceBytes - e.perGpu.reservedBytes;
     assert.ok(weights(e) + EMBEDDING_AND_HEAD * 4 + outside > 5 * 2 ** 30);
     assert.ok(e.perGpu.deviceBytes <= 5 * 2 ** 30, `${e.perGpu.deviceBytes}`);
+    assert.equal(e.fits, true);
+    // A paged optimizer's working state keeps its room beside the cached blocks (TRL's notebook: paged_adamw_8bit).
+    const paged = run(
+      llama2Qlora({
+        gradient_checkpointing: 'full',
+        seq_len: 256,
+        kbit_upcast: 'norms',
+        kbit_cast_back: true,
+        optimizer: 'paged_adamw_8bit',
+      }),
+      { gpu: gpu.gpu },
+    );
+    assert.equal(paged.fits, true);
   });
 });
