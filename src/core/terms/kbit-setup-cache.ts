@@ -13,11 +13,8 @@
 // Pure arithmetic; no I/O. Docs: docs/estimate/runtime.md
 import type { PhaseEstimate, RuntimeTerm } from '../model';
 import type { EstimateContext } from '../estimate/context';
-import { runtimeTerm, usableGpuBytes } from '../estimate/component';
+import { MODEL_TENSOR_IDS, runtimeTerm, sum, usableGpuBytes } from '../estimate/component';
 import { formatBytes, formatCount } from '../units';
-
-/** The weights' end-state bytes on this GPU: the parameters as loaded and cast, and the 4/8-bit weights' storage. */
-const WEIGHT_IDS = new Set(['weights', 'quantization-constants']);
 
 /**
  * The copies the set-up made and freed, in bytes, and what they are; undefined where prepare_model_for_kbit_training
@@ -58,7 +55,9 @@ export function kbitSetupCacheTerm(
 ): RuntimeTerm | undefined {
   const copies = kbitSetupCopies(ctx);
   if (!copies) return undefined;
-  const weights = peak.components.filter((c) => WEIGHT_IDS.has(c.id)).reduce((s, c) => s + c.bytes, 0);
+  // The model's own tensors as the set-up leaves them: the weights as cast, the 4/8-bit storage and the adapters,
+  // which get_peft_model adds before TRL's cast back.
+  const weights = sum(peak.components.filter((c) => MODEL_TENSOR_IDS.has(c.id)));
   const level = Math.min(weights + copies.bytes, usableGpuBytes(ctx) - outside);
   return runtimeTerm(
     ctx,
@@ -66,8 +65,8 @@ export function kbitSetupCacheTerm(
     "Blocks prepare_model_for_kbit_training's casts left cached",
     level - reservedSoFar,
     () =>
-      `the weights ${formatBytes(weights)} + ${copies.what} ${formatBytes(copies.bytes)}: max_memory_reserved keeps ` +
-      "the set-up's level; the step's tensors reuse those free blocks, so it counts above the step's " +
-      formatBytes(reservedSoFar),
+      `the model's tensors ${formatBytes(weights)} (weights, 4/8-bit storage, adapters) + ${copies.what} ` +
+      `${formatBytes(copies.bytes)}: max_memory_reserved keeps the set-up's level; the step's tensors reuse those ` +
+      `free blocks, so it counts above the step's ${formatBytes(reservedSoFar)}`,
   );
 }

@@ -17,11 +17,14 @@ const EMBEDDING_AND_HEAD = 262_144_000;
 const short = (extra: Partial<TrainingSetupInput>) =>
   run(llama2Qlora({ gradient_checkpointing: 'full', seq_len: 256, ...extra }));
 
-/** The weights' end-state bytes at the step's peak: the loaded and cast parameters and the 4-bit storage. */
+/**
+ * The model's tensors at the step's peak: the loaded and cast parameters, the 4-bit storage and the LoRA adapters,
+ * which get_peft_model adds before TRL's cast back (trl@v0.24.0 prepare_peft_model).
+ */
 function weights(e: Estimate): number {
   const peak = e.perGpu.phases.find((p) => p.phase === e.perGpu.phase)!;
   return peak.components
-    .filter((c) => c.id === 'weights' || c.id === 'quantization-constants')
+    .filter((c) => c.id === 'weights' || c.id === 'quantization-constants' || c.id === 'adapter-weights')
     .reduce((s, c) => s + c.bytes, 0);
 }
 
