@@ -74,7 +74,7 @@ const PEER_PCIE5 = { kind: 'pcie', GBps: 126 } as const;
 /** The two-way NVLink bridge on Ampere workstation and GeForce boards. */
 const NVLINK_BRIDGE_AMPERE = { kind: 'nvlink', GBps: 112.5 } as const;
 
-/** The A100 80GB SXM, which the A800 is with NVLink limited. */
+/** The A100 80GB SXM, which its PCIe board is with less memory bandwidth and the A800 with NVLink limited. */
 const A100_80GB_SXM: GpuSpec = {
   id: 'A100-80GB',
   aliases: ['a100 80gb', 'a100-80g', 'a100-sxm4-80gb', 'nvidia a100-sxm4-80gb', 'a100 sxm 80gb', 'a100 80gb sxm'],
@@ -540,21 +540,11 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
   },
   A100_80GB_SXM,
   {
-    // The PCIe board pairs over an NVLink bridge at the same 600 GB/s as SXM.
+    // The PCIe board pairs over an NVLink bridge at the same 600 GB/s as SXM; only its memory bandwidth differs.
+    ...A100_80GB_SXM,
     id: 'A100-80GB-PCIe',
     aliases: ['a100 80gb pcie', 'a100-pcie-80gb', 'nvidia a100-pcie-80gb', 'nvidia a100 80gb pcie', 'a100 pcie 80gb'],
-    vendor: 'nvidia',
-    computeCapability: [8, 0],
-    memoryBytes: 81920 * MiB,
-    marketingMemoryGB: 80,
     hbmBandwidthGBps: 1935,
-    hostLink: PCIE4_X16,
-    peerLink: { kind: 'nvlink', GBps: 600 },
-    bf16: true,
-    fp8: false,
-    denseTflops: { fp32: 19.5, tf32: 156, bf16: 312, fp16: 312 },
-    source:
-      'https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf',
   },
 
   {
