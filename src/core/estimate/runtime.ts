@@ -353,7 +353,7 @@ function cachedTerms(base: CachedBase, block: LogitsBlock | undefined, released?
   const loadCache =
     loadCacheTerm(ctx, step, allocated + heldBeside) ??
     bnbLoadCacheTerm(ctx, allocated + heldBeside, base.outside) ??
-    kbitSetupCacheTerm(ctx, step.stepPeak, allocated + heldBeside, base.outside + pagedWorkingBytes(ctx));
+    kbitSetupCacheTerm(ctx, step.stepPeak, allocated + heldBeside, base.outside + (pagedState(ctx)?.pagedWorking ?? 0));
   if (loadCache) terms.push(loadCache);
   const loadBytes = loadCache?.bytes ?? 0;
   const initCache = fsdpInitCacheTerm(ctx, pools, allocated + heldBeside + loadBytes, base.outside);
@@ -586,25 +586,25 @@ function allocatorReserve(ctx: EstimateContext, step: StepPeak, allGather: numbe
  * is paged back in for its update. So it takes what the GPU has left (beside `unpagedDevice`), at least one tensor's.
  */
 /**
- * The paged optimizer state a step needs resident at once: the largest trainable tensor's states (the rest is paged
- * to host RAM under pressure); 0 without a paged optimizer.
+ * A paged optimizer's state on this GPU, and what a step needs resident at once: the largest trainable tensor's states
+ * (the rest is paged to host RAM under pressure); undefined without a paged optimizer.
  */
-function pagedWorkingBytes(ctx: EstimateContext): number {
+function pagedState(ctx: EstimateContext): { pagedBytes: number; pagedWorking: number } | undefined {
   const state = ctx.methods.paged ? optimizerStateBytes(ctx) : undefined;
-  if (!state) return 0;
+  if (!state) return undefined;
   const pagedBytes = Math.round(state.bytes / ctx.sharding.shardOptimizer);
   const largest = ctx.model.inventory.largestTrainableTensor;
-  return Math.min(pagedBytes, Math.round((state.perParamBytes * largest) / ctx.layout.tensorParallel));
+  const pagedWorking = Math.min(pagedBytes, Math.round((state.perParamBytes * largest) / ctx.layout.tensorParallel));
+  return { pagedBytes, pagedWorking };
 }
 
 function pagedOptimizer(
   ctx: EstimateContext,
   unpagedDevice: number,
 ): { term?: RuntimeTerm; pagedBytes: number; pagedWorking: number; pagedResident: number } {
-  const state = ctx.methods.paged ? optimizerStateBytes(ctx) : undefined;
+  const state = pagedState(ctx);
   if (!state) return { pagedBytes: 0, pagedWorking: 0, pagedResident: 0 };
-  const pagedBytes = Math.round(state.bytes / ctx.sharding.shardOptimizer);
-  const pagedWorking = pagedWorkingBytes(ctx);
+  const { pagedBytes, pagedWorking } = state;
   const room = ctx.gpu ? ctx.gpu.memoryBytes - unpagedDevice : Infinity;
   const pagedResident = Math.min(pagedBytes, Math.max(pagedWorking, room));
   const evicted = pagedBytes - pagedResident;
