@@ -384,6 +384,8 @@ export interface Fact {
     readonly switched?: { readonly on: FactValue; readonly off: FactValue };
     /** A boolean flag's off flag (click's `--no-x` of `--x/--no-x`): the launch line turns the value off with it. */
     readonly off?: string;
+    /** The value is whether the option's word equals this string (or differs, negated): `args.x == "on"`. */
+    readonly equals?: { readonly value: string; readonly negated: boolean };
   };
   /**
    * The value is an item of a JSON / YAML file the script loads (`cfg["train"]["micro_batch_size"]` of

@@ -152,7 +152,15 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
     const turnedOff = off !== undefined && passed !== undefined && norm(passed.name) === norm(off);
     const text = turnedOff ? 'False' : passed ? (passed.value ?? 'True') : f.fromArg.default;
     const switched = f.fromArg.switched;
-    const v = text === undefined ? undefined : switched ? switchValue(switched, text) : optionValue(f.key, text);
+    const equals = f.fromArg.equals;
+    const v =
+      text === undefined
+        ? undefined
+        : equals
+          ? (unquoted(text) === equals.value) !== equals.negated
+          : switched
+            ? switchValue(switched, text)
+            : optionValue(f.key, text);
     if (v === undefined) {
       // The launch line overrides the script's default with a value not read here: unknown, not the default.
       return scriptDefault && passed
@@ -256,6 +264,9 @@ function withLaunchedField(f: Fact, args: NonNullable<Reference['args']>): Fact 
 }
 
 /** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */
+/** A launch word as the script receives it: quotes the shell or the script's default kept stripped. */
+const unquoted = (text: string): string => text.trim().replace(/^(['"])(.*)\1$/s, '$2');
+
 function switchValue(switched: { on: FactValue; off: FactValue }, text: string): FactValue | undefined {
   const t = text.trim();
   return /^(True|true|1)$/.test(t) ? switched.on : /^(False|false|0)$/.test(t) ? switched.off : undefined;

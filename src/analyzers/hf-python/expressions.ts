@@ -5,6 +5,7 @@
 // never runs code.
 import type { SyntaxNode } from '@lezer/common';
 import type { PythonFile, Val } from './file';
+import type { ScriptDefault } from './script-defaults';
 import { clip, listItems, pyString, pyTruthy, readingNoneDefaults, span } from './syntax';
 import { dataAt } from './data-files';
 import { soleCallArgumentNode } from './attributes';
@@ -112,10 +113,22 @@ export function evalComparison(file: PythonFile, node: SyntaxNode, depth: number
   const sameDtype = dtypeEquality(file.text.slice(op.from, op.to), a, b);
   if (sameDtype !== undefined) return { k: 'lit', v: sameDtype };
   if (a.k !== 'lit' || b.k !== 'lit' || Array.isArray(a.v) || Array.isArray(b.v)) return unknown;
-  const v = compare(file.text.slice(op.from, op.to), a.v as Scalar, b.v as Scalar);
+  const operator = file.text.slice(op.from, op.to);
+  const v = compare(operator, a.v as Scalar, b.v as Scalar);
   if (v === undefined) return unknown;
-  const dflt = a.dflt ?? b.dflt;
+  const dflt = comparedOption(operator, a, b) ?? a.dflt ?? b.dflt;
   return { k: 'lit', v, ...(dflt ? { dflt } : {}) };
+}
+
+/**
+ * An option's default compared with a string (`args.cpu_offload == "on"`, LambdaLabsML/distributed-training-guide's
+ * train_llm.py): the default, marked so that the launch line's word is compared the same way (launch-args.ts).
+ */
+function comparedOption(operator: string, a: Val, b: Val): ScriptDefault | undefined {
+  if ((operator !== '==' && operator !== '!=') || a.k !== 'lit' || b.k !== 'lit') return undefined;
+  const [option, other] = a.dflt && !b.dflt ? [a, b] : b.dflt && !a.dflt ? [b, a] : [undefined, undefined];
+  if (!option?.dflt || typeof other?.v !== 'string') return undefined;
+  return { ...option.dflt, equals: { value: other.v, negated: operator === '!=' } };
 }
 
 type Scalar = string | number | boolean | null;

@@ -40,6 +40,11 @@ export interface ScriptDefault {
   /** The class's `__post_init__` splits the string into a list on this separator (post-init-splits.ts). */
   readonly splitBy?: string;
   /**
+   * The value is the option compared with a string (`args.cpu_offload == "on"`, expressions.ts evalComparison): the
+   * launch line's word decides it the same way.
+   */
+  readonly equals?: { readonly value: string; readonly negated: boolean };
+  /**
    * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
    * module reads it, and says where the value comes from.
    */
@@ -137,7 +142,9 @@ export function optionOfDefault(file: PythonFile, d: ScriptDefault): Pick<Fact, 
     /^\w+\.(\w+) default$/.exec(d.where)?.[1];
   if (!option) return {};
   const off = d.offFlag !== undefined ? { off: d.offFlag } : {};
-  return { fromArg: { name: option, default: defaultText(file, d), line: file.line(d.valueSpan.start), ...off } };
+  const equals = d.equals ? { equals: d.equals } : {};
+  const line = file.line(d.valueSpan.start);
+  return { fromArg: { name: option, default: defaultText(file, d), line, ...off, ...equals } };
 }
 
 export function defaultText(file: PythonFile, d: ScriptDefault): string {
