@@ -232,6 +232,7 @@ export type CanonicalKey =
   | 'fsdpNoSync' // boolean (gradient sync deferred to the last micro-batch: no_sync, Accelerator.accumulate)
   | 'fsdpStateDictType' // 'full' | 'sharded' | 'local' (Accelerate fsdp_state_dict_type)
   | 'fsdpBackwardPrefetch' // 'pre' | 'post' | 'none' (FSDP1 backward_prefetch: BACKWARD_PRE, BACKWARD_POST, NO_PREFETCH)
+  | 'fsdpLimitAllGathers' // boolean | 'torch' (FSDP1 limit_all_gathers; 'torch': a FullyShardedDataParallel call without it)
   | 'fsdpUseOrigParams' // boolean (FSDP1 use_orig_params: the original parameters stay views of the flat parameter)
   | 'fsdpCpuRamEfficientLoading' // boolean (FSDP's CPU-RAM-efficient loading: rank 0 materialises the checkpoint)
   | 'bnbLoad' // 'warmup' | 'gpu' | 'host': how a bitsandbytes 4-bit model reaches FSDP1 or ZeRO-3 (TrainingSetup bnb_load)

@@ -8,6 +8,7 @@ import { locateOffset, resolveFacts, type AnalyzedFile, type FactResolution } fr
 import { ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
 import { olderThan, type Provenance, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
+import { limitAllGathersDefault } from './limit-all-gathers';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 import { RAM_EFFICIENT_ENV } from './shell/choices';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
@@ -58,7 +59,11 @@ export function runPipeline(
   const once = readOnce(reader);
   const pinned = withPinnedVersions(mergeFiles(inputs, once, overrides, resolver), inputs, once);
   return evalLogits(
-    trainerDdp(trlLoads(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteCode(pinned)))))),
+    trainerDdp(
+      trlLoads(
+        limitAllGathersDefault(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteCode(pinned))))),
+      ),
+    ),
   );
 }
 

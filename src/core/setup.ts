@@ -245,6 +245,14 @@ export const TrainingSetupSchema = z.strictObject({
    */
   fsdp_backward_prefetch: z.enum(['pre', 'post', 'none']).optional(),
   /**
+   * FSDP1's rate limiter (FullyShardedDataParallel limit_all_gathers): true makes the CPU wait once two all-gathers
+   * are in flight; false lets it run ahead of a GPU-bound forward by as many layers as the compute stream's launch
+   * queue holds, each layer's gathered buffer held on the unshard stream until its kernels have run
+   * (terms/fsdp1-launch-lead.ts). False was the default of FullyShardedDataParallel before PyTorch 2.1, of
+   * Accelerate's FSDP plugin before 0.26 and of the HF Trainer's fsdp_config in 2023. Unset: true.
+   */
+  fsdp_limit_all_gathers: z.boolean().optional(),
+  /**
    * FSDP1's use_orig_params: true (the HF Trainer's default, and what `accelerate config` writes) keeps the original
    * nn.Parameters as views of the FlatParameter; false (a FullyShardedDataParallel call's default, Accelerate's plugin's
    * when its config omits the key, Answer.AI's fsdp_qlora) hides them. With CPU offload the original parameters then

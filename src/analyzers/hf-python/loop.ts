@@ -541,6 +541,22 @@ function fsdpWrap(file: PythonFile, call: SyntaxNode): void {
   if (mp?.valueNode?.name === 'CallExpression') paramDtype(file, mp.valueNode, 'param_dtype');
   backwardPrefetch(file, call, get('backward_prefetch'));
   useOrigParams(file, call, get('use_orig_params'));
+  limitAllGathers(file, call, get('limit_all_gathers'));
+}
+
+/**
+ * FSDP1's `limit_all_gathers=True | False`; where the call names none, 'torch': the constructor's default, False
+ * before PyTorch 2.1 and True from it (fully_sharded_data_parallel.py), decided once the run's PyTorch is known.
+ */
+function limitAllGathers(file: PythonFile, call: SyntaxNode, e: Entry | undefined): void {
+  if (!e) {
+    const shown = "FSDP: PyTorch's default";
+    calleeFact(file, call, 'fsdpLimitAllGathers', 'limit_all_gathers', 'torch', shown, LOOP, 'call-default');
+    return;
+  }
+  const x = file.valueOf(e);
+  const b = boolOf(file, x, e);
+  if (b !== undefined) file.push('fsdpLimitAllGathers', e, b, LOOP, x);
 }
 
 /**

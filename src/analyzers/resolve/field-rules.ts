@@ -147,6 +147,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   fromFact('fsdp_state_dict_type', 'fsdpStateDictType'),
   fromFact('fsdp_backward_prefetch', 'fsdpBackwardPrefetch'),
   fromFact('fsdp_use_orig_params', 'fsdpUseOrigParams', bool),
+  fromFact('fsdp_limit_all_gathers', 'fsdpLimitAllGathers', bool),
   fromFact('fsdp_cpu_ram_efficient_loading', 'fsdpCpuRamEfficientLoading', bool),
   fromFact('bnb_load', 'bnbLoad'),
   fromFact('saves_checkpoints', 'savesCheckpoints', bool),

@@ -436,7 +436,10 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   ctx.put('fsdpStateDictType', get('state_dict_type'), asStateDictType);
   ctx.put('fsdpBackwardPrefetch', get('backward_prefetch'), asBackwardPrefetch);
   // FSDP1 only: FSDP2 always computes with the original parameters.
-  if (!version || numOf(ctx.view(version)) !== 2) ctx.put('fsdpUseOrigParams', get('use_orig_params'), asBool);
+  if (!version || numOf(ctx.view(version)) !== 2) {
+    ctx.put('fsdpUseOrigParams', get('use_orig_params'), asBool);
+    ctx.put('fsdpLimitAllGathers', get('limit_all_gathers'), asBool);
+  }
   ctx.put('fsdpCpuRamEfficientLoading', get('cpu_ram_efficient_loading'), asBool);
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', get('activation_checkpointing'), (v) => {

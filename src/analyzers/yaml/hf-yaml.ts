@@ -228,8 +228,8 @@ function fsdpKeys(ctx: YamlCtx, top: Top): void {
 
 /**
  * TrainingArguments' fsdp_config, written inline or in the file it names (yaml/fsdp-config.ts): TrainingArguments
- * strips a `fsdp_` prefix from its keys and passes backward_prefetch, use_orig_params, cpu_ram_efficient_loading and
- * activation_checkpointing (FSDP's own checkpoint_wrapper around each layer) to Accelerate.
+ * strips a `fsdp_` prefix from its keys and passes backward_prefetch, use_orig_params, cpu_ram_efficient_loading,
+ * limit_all_gathers and activation_checkpointing (FSDP's own checkpoint_wrapper around each layer) to Accelerate.
  */
 export function fsdpConfigKeys(ctx: YamlCtx, fsdpCfg: Map<string, Entry>): void {
   ctx.put(
@@ -239,6 +239,7 @@ export function fsdpConfigKeys(ctx: YamlCtx, fsdpCfg: Map<string, Entry>): void 
   );
   ctx.trainerOrigParams(fsdpCfg);
   ctx.trainerCpuRamEfficient(fsdpCfg);
+  ctx.put('fsdpLimitAllGathers', fsdpCfg.get('limit_all_gathers') ?? fsdpCfg.get('fsdp_limit_all_gathers'), asBool);
   const fsdpCheckpointing = fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing');
   if (!ctx.has('gradientCheckpointing')) {
     ctx.put('gradientCheckpointing', fsdpCheckpointing, (v) => {

@@ -361,6 +361,7 @@ function distributed(ctx: YamlCtx, top: Map<string, Entry>): void {
   );
   ctx.trainerOrigParams(fsdpCfg);
   ctx.trainerCpuRamEfficient(fsdpCfg);
+  ctx.put('fsdpLimitAllGathers', fsdpCfg.get('limit_all_gathers') ?? fsdpCfg.get('fsdp_limit_all_gathers'), asBool);
   ctx.fsdpCheckpointing(fsdpCfg.get('activation_checkpointing') ?? fsdpCfg.get('fsdp_activation_checkpointing'));
   ctx.put(
     'gradientCheckpointing',

@@ -103,6 +103,7 @@ export function defaultAssumptions(
   bitsandbytesDefaults(ctx);
   gradientSyncDefault(ctx);
   backwardPrefetchDefault(ctx);
+  limitAllGathersDefault(ctx);
   origParamsDefault(ctx);
   checkpointSaveDefaults(ctx);
   fsdpVersionDefault(ctx);
@@ -342,6 +343,21 @@ function backwardPrefetchDefault(ctx: PlanningContext): void {
         "hook gathers the last layer's unit as the loss's backward starts; Accelerate's plugin and the HF Trainer's " +
         'fsdp_config leave it off (NO_PREFETCH) when the key is absent: set fsdp_backward_prefetch: none',
     ),
+  });
+}
+
+/**
+ * FSDP1's rate limiter where no file sets it (analyzers/limit-all-gathers.ts: the default of what builds the units at
+ * the run's release): without it the CPU runs ahead of a GPU-bound forward (terms/fsdp1-launch-lead.ts).
+ */
+function limitAllGathersDefault(ctx: PlanningContext): void {
+  const { setup, provenance: prov } = ctx;
+  const p = prov.fsdp_limit_all_gathers;
+  if (ctx.lean || !fsdp1Sharded(setup) || setup.fsdp_limit_all_gathers === undefined || p?.kind !== 'default') return;
+  ctx.notes.assumptions.push({
+    key: 'fsdp_limit_all_gathers',
+    value: String(setup.fsdp_limit_all_gathers),
+    source: defaultSource(p, ''),
   });
 }
 

@@ -22,6 +22,7 @@ import type { EstimateContext } from '../estimate/context';
 import { adaptersWrapped } from '../estimate/fsdp-units';
 import { fsdp1BackwardPrefetch } from '../setup';
 import { formatBytes } from '../units';
+import { fsdp1LaunchLead } from './fsdp1-launch-lead';
 import { type Allocation, CachingAllocator } from './allocator';
 import { blasWorkspace } from './blas-workspaces';
 import type { StageForward } from './forward-cache';
@@ -91,6 +92,13 @@ export interface Fsdp1Plan extends StepShape {
   readonly offloadCopyKept: boolean;
   /** BACKWARD_PRE: each unit's pre-backward gathers the next unit of the backward. */
   readonly prefetch: 'pre' | 'post' | 'none';
+  /**
+   * Layers the CPU gathers ahead in the forward before a released buffer is back in the unshard stream's pool: 1 with
+   * the rate limiter, more without it (terms/fsdp1-launch-lead.ts).
+   */
+  readonly forwardLead: number;
+  /** How forwardLead was worked out, where it is more than 1. */
+  readonly forwardLeadFormula?: () => string;
   /** Micro-batches replayed per step (step-replay.ts replayedMicroBatches): 2 under no_sync, else 1. */
   readonly microBatches: number;
   readonly adamw: AdamwTemporaries;
@@ -153,21 +161,44 @@ function unitBytes(plan: Fsdp1Plan, unit: Fsdp1Unit): UnitBytes {
 
 /**
  * A side stream's frees: a block returns to the stream's pool once the stream's recorded work completes, which the
- * replay takes as after the stream's next request.
+ * replay takes as after the stream's next request (or its next `depth` requests).
  */
 class SideStream {
-  private pending: Allocation[] = [];
-  /** Whether the CPU runs ahead of the GPU, so that a block freed from the compute side waits for the next request. */
-  ahead = true;
+  private pending: { readonly block: Allocation; readonly due: number }[] = [];
+  private requests = 0;
+  /**
+   * Requests of this stream after which a block freed from the compute side is back in its pool: 1 while the CPU runs
+   * ahead of the GPU, 0 where it does not, more where it runs ahead by several layers (no rate limiter).
+   */
+  depth = 1;
   constructor(
     private readonly allocator: CachingAllocator,
     readonly stream: number,
   ) {}
 
   malloc(bytes: number): Allocation {
-    const a = this.allocator.malloc(bytes, this.stream);
-    this.flush();
+    const a = this.mallocOrWait(bytes);
+    this.requests++;
+    if (this.pending.length === 0) return a;
+    const due = this.pending.filter((p) => p.due <= this.requests);
+    if (due.length === 0) return a;
+    this.pending = this.pending.filter((p) => p.due > this.requests);
+    for (const p of due) this.allocator.free(p.block);
     return a;
+  }
+
+  /**
+   * A request that finds no room waits for the blocks still in use by earlier kernels and frees them (the caching
+   * allocator synchronizes its events before it releases cached segments), then asks again.
+   */
+  private mallocOrWait(bytes: number): Allocation {
+    try {
+      return this.allocator.malloc(bytes, this.stream);
+    } catch (e) {
+      if (!(e instanceof RangeError) || this.pending.length === 0) throw e;
+      this.flush();
+      return this.allocator.malloc(bytes, this.stream);
+    }
   }
 
   /** Freed at once: the stream's own work on it is done. */
@@ -177,12 +208,12 @@ class SideStream {
 
   /** Freed from the compute side: back in the pool after the stream's next request. */
   release(a: Allocation): void {
-    if (this.ahead) this.pending.push(a);
+    if (this.depth > 0) this.pending.push({ block: a, due: this.requests + this.depth });
     else this.allocator.free(a);
   }
 
   flush(): void {
-    for (const a of this.pending) this.allocator.free(a);
+    for (const p of this.pending) this.allocator.free(p.block);
     this.pending = [];
   }
 }
@@ -242,6 +273,7 @@ const fsdp1Replays = resumableReplay(
         +p.offload,
         +p.offloadCopyKept,
         p.prefetch,
+        p.forwardLead,
         p.microBatches,
         adamwTemporariesKey(p.adamw),
         +(p.statesEachStep === true),
@@ -406,6 +438,7 @@ function unshardForBackward(state: Fsdp1State): Unsharded {
 function trainingStep(state: Fsdp1State, index: number): void {
   const { plan, step } = state;
   const compute = step.allocator;
+  state.unshard.depth = plan.forwardLead;
   const root = unshardUnit(state, state.root);
   let input = compute.malloc(plan.hidden);
   blasWorkspaceAt(step, 'forward');
@@ -435,7 +468,7 @@ function trainingStep(state: Fsdp1State, index: number): void {
   compute.free(gradHidden);
   postBackward(state, state.root, rootUnit, ROOT_SLOT);
   state.unshard.flush();
-  state.unshard.ahead = true;
+  state.unshard.depth = 1;
   state.preUnshard.flush();
 }
 
@@ -458,7 +491,7 @@ function rootPostForwardAndPreBackward(state: Fsdp1State, root: Unsharded, index
   if (plan.prefetch === 'pre' && plan.layers > 0) state.prefetched = unshardUnit(state, state.layer);
   // The backward's frees on the unshard stream wait for its next request from the second step on (runsAhead).
   state.unshard.flush();
-  state.unshard.ahead = runsAhead(plan, index);
+  state.unshard.depth = runsAhead(plan, index) ? 1 : 0;
   return rootUnit;
 }
 
@@ -595,6 +628,7 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     state: 0,
   });
   const tokens = forward.tokens;
+  const lead = fsdp1LaunchLead(ctx, seq, forward.layers);
   const embedding = parameter(inv.embedding);
   const head = inv.head > 0 ? parameter(inv.head) : undefined;
   return {
@@ -626,6 +660,8 @@ export function fsdp1Plan(ctx: EstimateContext, forward: StageForward, capacity 
     offload: ctx.sharding.fsdpOffload,
     offloadCopyKept: perParameter,
     prefetch: fsdp1BackwardPrefetch(ctx.setup) ?? 'none',
+    forwardLead: lead?.layers ?? 1,
+    ...(lead ? { forwardLeadFormula: lead.formula } : {}),
     microBatches: replayedMicroBatches(ctx),
     adamw: adamwTemporariesOf(ctx.setup),
     statesEachStep: ctx.setup.optimizer_states_gpu === 'step',
@@ -659,10 +695,12 @@ export function fsdp1StepReserve(
     plan.capacity,
     (beyond) =>
       `allocator replay of FSDP1's build and two steps reserves ${formatBytes(replay.reserved)} at ` +
-      `${formatBytes(replay.peakAllocated)} allocated: ${formatBytes(replay.compute)} on the compute stream, ` +
+      `${formatBytes(replay.peakAllocated)} ${plan.forwardLeadFormula ? 'in use, blocks waiting for kernels included' : 'allocated'}: ` +
+      `${formatBytes(replay.compute)} on the compute stream, ` +
       `${formatBytes(replay.preUnshard)} on the pre-unshard stream, ${formatBytes(replay.unshard)} on the unshard ` +
       `stream, ${formatBytes(replay.postBackward)} on the post-backward stream${beyond}; each stream reuses only ` +
-      'its own blocks',
+      'its own blocks' +
+      (plan.forwardLeadFormula ? `; ${plan.forwardLeadFormula()}` : ''),
     partial,
   );
 }

@@ -63,6 +63,14 @@ const origParams: WhatIf = (s) => {
   return [{ label: `use_orig_params ${on} -> ${!on}`, patch: { fsdp_use_orig_params: !on } }];
 };
 
+/** FSDP1's rate limiter switched, over several GPUs: without it the layers the CPU gathers ahead stay reserved. */
+const limitAllGathers: WhatIf = (s) => {
+  const fsdp1 = s.fsdp !== 'none' && s.fsdp !== 'no_shard' && s.fsdp_version !== 2;
+  if (!fsdp1 || s.gpus_per_node * s.nodes < 2) return [];
+  const on = s.fsdp_limit_all_gathers !== false;
+  return [{ label: `limit_all_gathers ${on} -> ${!on}`, patch: { fsdp_limit_all_gathers: !on } }];
+};
+
 const galore: WhatIf = (s) => {
   const v: Variant[] = [];
   if (s.galore) {
@@ -233,6 +241,7 @@ export const WHAT_IFS: Partial<Record<CanonicalKey, WhatIf>> = {
   fsdp: sharding,
   fsdpOffload: sharding,
   fsdpUseOrigParams: origParams,
+  fsdpLimitAllGathers: limitAllGathers,
   loraR: (s) => {
     const v: Variant[] = [];
     if (s.lora) {

@@ -37,6 +37,7 @@ function tinyPlan(offload: boolean, microBatches = 1): Fsdp1Plan {
     offload,
     offloadCopyKept: true,
     prefetch: 'none',
+    forwardLead: 1,
     microBatches,
     adamw: { kind: 'foreach', copies: 1 },
     capacity: Infinity,
