@@ -201,8 +201,8 @@ export interface FamilyTraits {
   /**
    * Before this transformers release (major, minor) the family's causal-LM class computed its own loss as
    * GPT2LMHeadModel does: `shift_logits = lm_logits[..., :-1, :].contiguous()` on the 16-bit logits, then
-   * CrossEntropyLoss, with no `.float()` (which Llama-style classes had in their forward until 4.46 and
-   * ForCausalLMLoss has since). Every class wrote its own loss before 4.46, whose refactor (huggingface/transformers
+   * CrossEntropyLoss, with no `.float()` (which Llama-style classes had in their forward until 4.46, Llama's from 4.31,
+   * and ForCausalLMLoss has since). Every class wrote its own loss before 4.46, whose refactor (huggingface/transformers
    * #34191) brought self.loss_function: GPT-2, GPT-NeoX, BLOOM, OPT and Falcon wrote this one (4.46 is where they are
    * known to run it until). GPTBigCode kept it through 4.48 at least: fms-acceleration's SantaCoder peaks are the same
    * bytes under 4.45.2 and 4.48.1 while Mistral's moved with 4.46 (test/published/measured-collected); 4.57 calls
@@ -431,7 +431,16 @@ const BART: FamilyTraits = {
 const GEMMA: FamilyTraits = { ...DECODER, rmsNormStyle: 'gemma', tiedDefault: true };
 
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = {
-  llama: { ...DECODER, outBias: 'attention_bias', ropeTablesPerLayerBefore: '4.39', unslothFastPath: true },
+  // LlamaForCausalLM's `logits = logits.float()` came with pretraining_tp in 4.31 (the Llama 2 release): the vendored
+  // copies of 4.28-4.30 (GaLore's, Q-GaLore's, APOLLO's peft_pretraining/modeling_llama.py) compute the loss on the
+  // 16-bit logits, those of 4.31 on (BELLE's, LongAlign's, MFTCoder's) upcast them.
+  llama: {
+    ...DECODER,
+    outBias: 'attention_bias',
+    ropeTablesPerLayerBefore: '4.39',
+    unslothFastPath: true,
+    ownHalfLossBefore: [4, 31],
+  },
   mistral: { ...DECODER, outBias: 'attention_bias', ropeTablesPerLayerBefore: '4.39', unslothFastPath: true },
   qwen2: { ...DECODER, qkvBias: true, ropeTablesPerLayerBefore: '4.39', unslothFastPath: true },
   qwen3: { ...DECODER, outBias: 'attention_bias', qkNorm: true, unslothFastPath: true },
