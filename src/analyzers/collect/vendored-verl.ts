@@ -8,6 +8,7 @@
 // Pure: file access goes through the FileReader.
 import type { FileReader } from '../file-reader';
 import type { ConfigFacts, Fact } from '../facts';
+import { withVendoredSftConfig } from './vendored-verl-sft';
 
 /** Where a project keeps verl's workers: its own package, or a checkout of verl beside it (DeepScaleR's verl/verl/). */
 const WORKERS = ['verl/workers/fsdp_workers.py', 'verl/verl/workers/fsdp_workers.py'];
@@ -42,10 +43,14 @@ function vendoredVerl01(reader: FileReader, launcher: string): string | undefine
  * actor's checkpointing default.
  */
 export function withVendoredVerl(reader: FileReader, launcher: string, facts: ConfigFacts): ConfigFacts {
-  return withVendoredCheckpointing(
+  return withVendoredSftConfig(
     reader,
     launcher,
-    withVendoredVllm(reader, launcher, withVerl01Counts(reader, launcher, facts)),
+    withVendoredCheckpointing(
+      reader,
+      launcher,
+      withVendoredVllm(reader, launcher, withVerl01Counts(reader, launcher, facts)),
+    ),
   );
 }
 

@@ -287,6 +287,51 @@ describe("shell: a project's own verl 0.1 trainer config", () => {
   });
 });
 
+describe("shell: a project's own verl SFT trainer config", () => {
+  it('takes its checkpointing and FSDP release where the line sets neither (NovaSky-AI/SkyThought: off, FSDP1)', () => {
+    // SkyThought@0d190f1 skythought-rl/verl/trainer/config/sft_trainer.yaml: `model:` with enable_gradient_checkpointing
+    // False and no strategy key (its fsdp_sft_trainer wraps with FullyShardedDataParallel); its
+    // examples/sft/gsm8k/run_gemma_2b.sh sets neither. verl since defaults to checkpointing and FSDP2.
+    const line =
+      'torchrun --standalone --nnodes=1 --nproc_per_node=2 -m verl.trainer.fsdp_sft_trainer \\\n' +
+      '  data.micro_batch_size=8 model.partial_pretrain=google/gemma-2b-it trainer.total_epochs=2\n';
+    const config =
+      'data:\n  max_length: 1024\nmodel:\n  partial_pretrain: ~/models/gemma-1.1-7b-it\n  fsdp_config:\n' +
+      '    cpu_offload: False\n  enable_gradient_checkpointing: False\n  lora_rank: 0\n';
+    const project = { 'examples/sft/gsm8k/run.sh': line, 'verl/trainer/config/sft_trainer.yaml': config };
+    const vendored = runProject(project, 'examples/sft/gsm8k/run.sh');
+    assert.equal(vendored.setup?.gradient_checkpointing, 'none');
+    assert.equal(vendored.setup?.fsdp_version, 1);
+    const p = vendored.provenance.gradient_checkpointing;
+    assert.match(
+      p?.kind === 'default' ? (p.note ?? '') : '',
+      /the project's own verl sets model\.enable_gradient_checkpointing: false/,
+    );
+    // The line's own settings win; a copy that names fsdp2 is FSDP2; without the copy, today's verl defaults.
+    const set = {
+      ...project,
+      'examples/sft/gsm8k/run.sh': line.replace(
+        ' trainer.total',
+        ' model.enable_gradient_checkpointing=True model.strategy=fsdp2 trainer.total',
+      ),
+    };
+    assert.deepEqual(
+      [
+        runProject(set, 'examples/sft/gsm8k/run.sh').setup?.gradient_checkpointing,
+        runProject(set, 'examples/sft/gsm8k/run.sh').setup?.fsdp_version,
+      ],
+      ['full', 2],
+    );
+    const fsdp2 = {
+      ...project,
+      'verl/trainer/config/sft_trainer.yaml': config.replace('  lora_rank', '  strategy: fsdp2\n  lora_rank'),
+    };
+    assert.equal(runProject(fsdp2, 'examples/sft/gsm8k/run.sh').setup?.fsdp_version, 2);
+    const upstream = runProject({ 'examples/sft/gsm8k/run.sh': line }, 'examples/sft/gsm8k/run.sh').setup;
+    assert.deepEqual([upstream?.gradient_checkpointing, upstream?.fsdp_version], ['full', 2]);
+  });
+});
+
 describe("shell: a project's own vLLM workers of verl 0.1", () => {
   it('take gpu_memory_utilization as a share of the memory free when the engine starts (Wyyyb/CriticCoT)', () => {
     // simpleRL-reason vendors verl 0.1: verl/third_party/vllm/__init__.py picks its own vllm_v_0_6_3 worker, whose
