@@ -387,6 +387,8 @@ export interface Fact {
     readonly off?: string;
     /** The value is whether the option's word equals this string (or differs, negated): `args.x == "on"`. */
     readonly equals?: { readonly value: string; readonly negated: boolean };
+    /** The value is the option's word split on this separator, as the script splits it where it uses it. */
+    readonly split?: string;
   };
   /**
    * The value is an item of a JSON / YAML file the script loads (`cfg["train"]["micro_batch_size"]` of

@@ -158,9 +158,11 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
         ? undefined
         : equals
           ? (unquoted(text) === equals.value) !== equals.negated
-          : switched
-            ? switchValue(switched, text)
-            : optionValue(f.key, text);
+          : f.fromArg.split !== undefined
+            ? unquoted(text).split(f.fromArg.split)
+            : switched
+              ? switchValue(switched, text)
+              : optionValue(f.key, text);
     if (v === undefined) {
       // The launch line overrides the script's default with a value not read here: unknown, not the default.
       return scriptDefault && passed
@@ -263,10 +265,10 @@ function withLaunchedField(f: Fact, args: NonNullable<Reference['args']>): Fact 
   return { ...f, value: { unknown: `--${passed.name} is passed from a variable the launch line does not set` } };
 }
 
-/** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */
 /** A launch word as the script receives it: quotes the shell or the script's default kept stripped. */
 const unquoted = (text: string): string => text.trim().replace(/^(['"])(.*)\1$/s, '$2');
 
+/** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */
 function switchValue(switched: { on: FactValue; off: FactValue }, text: string): FactValue | undefined {
   const t = text.trim();
   return /^(True|true|1)$/.test(t) ? switched.on : /^(False|false|0)$/.test(t) ? switched.off : undefined;

@@ -307,7 +307,10 @@ export function staticSplit(file: PythonFile, node: SyntaxNode, depth: number): 
   if (obj.k !== 'lit' || typeof obj.v !== 'string') return undefined;
   const parts =
     sepVal && sepVal.k === 'lit' ? obj.v.split(sepVal.v as string) : obj.v.split(/\s+/).filter((x) => x.length > 0);
-  return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(obj.dflt ? { dflt: obj.dflt } : {}) };
+  // An option's default split where it is used: the launch line's word is split the same way (launch-args.ts).
+  const sep = sepVal?.k === 'lit' ? (sepVal.v as string) : undefined;
+  const dflt = obj.dflt && sep !== undefined ? { ...obj.dflt, splitOnUse: sep } : obj.dflt;
+  return { k: 'lit', v: parts, ...(obj.via ? { via: obj.via } : {}), ...(dflt ? { dflt } : {}) };
 }
 
 /**

@@ -45,6 +45,11 @@ export interface ScriptDefault {
    */
   readonly equals?: { readonly value: string; readonly negated: boolean };
   /**
+   * The script splits the option's string where it uses it (`training_args.trainable.split(",")`, expressions.ts
+   * staticSplit): the launch line's word is split the same way.
+   */
+  readonly splitOnUse?: string;
+  /**
    * The option belongs to the script that imports this module (PythonFile.inherited): the fact is located where the
    * module reads it, and says where the value comes from.
    */
@@ -143,8 +148,9 @@ export function optionOfDefault(file: PythonFile, d: ScriptDefault): Pick<Fact, 
   if (!option) return {};
   const off = d.offFlag !== undefined ? { off: d.offFlag } : {};
   const equals = d.equals ? { equals: d.equals } : {};
+  const split = d.splitOnUse !== undefined ? { split: d.splitOnUse } : {};
   const line = file.line(d.valueSpan.start);
-  return { fromArg: { name: option, default: defaultText(file, d), line, ...off, ...equals } };
+  return { fromArg: { name: option, default: defaultText(file, d), line, ...off, ...equals, ...split } };
 }
 
 export function defaultText(file: PythonFile, d: ScriptDefault): string {
