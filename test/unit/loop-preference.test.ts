@@ -49,3 +49,42 @@ describe('a DPO loop the script writes, with the reference it loads', () => {
     assert.equal(fact(script('teacher_model', DPO), 'preference'), undefined);
   });
 });
+
+/**
+ * RLHFlow/RLHF-Reward-Modeling@fc39179 bradley-terry-rm/llama3_8B_rm.py, shortened (TRL's stack_llama reward script):
+ * the collator puts each pair's two sequences into one batch; compute_loss splits the rewards by position.
+ */
+const rewardScript = (stride: string): string =>
+  [
+    'import torch',
+    'import torch.nn as nn',
+    'from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments',
+    'model = AutoModelForSequenceClassification.from_pretrained("meta-llama/Meta-Llama-3-8B-Instruct", num_labels=1)',
+    'class RewardTrainer(Trainer):',
+    '    def compute_loss(self, model, inputs, return_outputs=False):',
+    '        rewards = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"])[0]',
+    '        bsz = rewards.size(0)',
+    `        jidx = ${stride}`,
+    '        kidx = jidx + 1',
+    '        loss = -nn.functional.logsigmoid(rewards[jidx] - rewards[kidx]).mean()',
+    '        return loss',
+    'args = TrainingArguments(output_dir="out", per_device_train_batch_size=1, bf16=True)',
+    'RewardTrainer(model=model, args=args, train_dataset=train_dataset).train()',
+    '',
+  ].join('\n');
+
+describe("a Trainer subclass's pairwise reward loss over one forward of both halves", () => {
+  it('is a paired reward run: each example of the micro-batch is two sequences', () => {
+    const r = analyzeHfPython(rewardScript('torch.arange(0, bsz, 2)'));
+    const f = r.facts.find((x) => x.key === 'preference');
+    assert.deepEqual([f?.value, f?.rawKey], ['reward', 'compute_loss']);
+  });
+
+  it('reads no preference without the split by position', () => {
+    const r = analyzeHfPython(rewardScript('torch.arange(0, bsz)'));
+    assert.equal(
+      r.facts.some((x) => x.key === 'preference'),
+      false,
+    );
+  });
+});

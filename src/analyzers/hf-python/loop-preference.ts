@@ -48,3 +48,32 @@ export function loopReferenceModel(file: PythonFile, calls: readonly SyntaxNode[
     return;
   }
 }
+
+/** The pairs' rewards split by position in a batch of both halves: `torch.arange(0, bsz, 2)`. */
+const PAIR_STRIDE = /\btorch\.arange\(\s*0\s*,\s*[\w.()[\]]+\s*,\s*2\s*\)/;
+/** A Trainer subclass's own loss. */
+const COMPUTE_LOSS = /\bdef\s+compute_loss\s*\(/;
+
+/**
+ * A pairwise reward model trained by a Trainer subclass of TRL's stack_llama reward script (copied by RLHFlow's
+ * RLHF-Reward-Modeling bradley-terry-rm and many since): its collator puts each pair's chosen and rejected sequences
+ * into one batch, and compute_loss splits the rewards of that single forward by position (`jidx = torch.arange(0, bsz,
+ * 2)`) into `-logsigmoid(rewards_j - rewards_k)`. The run is a paired reward run: each example of the micro-batch is
+ * two sequences, no reference. Without those marks no preference is read.
+ */
+export function trainerRewardPairs(file: PythonFile): void {
+  if (file.facts.some((f) => f.key === 'preference')) return;
+  if (!COMPUTE_LOSS.test(file.text) || !DPO_LOSS.test(file.text)) return;
+  const m = PAIR_STRIDE.exec(file.text);
+  if (!m) return;
+  const at = { start: m.index, end: m.index + m[0].length };
+  file.facts.push({
+    key: 'preference',
+    rawKey: 'compute_loss',
+    value: 'reward',
+    rawValue: `${m[0]}: the chosen and rejected rewards of one forward over both halves of each pair`,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'hf-trainer',
+  });
+}
