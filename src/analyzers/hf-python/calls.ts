@@ -702,10 +702,10 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
   for (const e of args.entries) {
     if (
       (trainer === 'SFTTrainer' && (e.rawKey === 'packing' || e.rawKey === 'max_seq_length')) ||
-      (pref !== undefined && OLD_PREFERENCE_LENGTHS.has(e.rawKey))
+      (pref !== undefined && OLD_PREFERENCE_LENGTHS.has(e.rawKey)) ||
+      e.rawKey === 'model_init_kwargs'
     ) {
-      // TRL before 0.12 took them as the trainer's own arguments (later SFTConfig's and DPOConfig's): read as the
-      // config's (bayjarvis/llm's `DPOTrainer(..., max_length=256, max_prompt_length=128)`).
+      // TRL < 0.12's trainer arguments, later its configs' (DPOTrainer(max_length=...), SPIN's model_init_kwargs).
       mapEntry(file, 'train', e, tool, undefined, true);
     } else if (e.rawKey === 'compute_metrics') {
       // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless

@@ -205,6 +205,13 @@ function modelLoading(ctx: YamlCtx, top: Top): void {
       return new Invalid(about('{0}: expected an attention implementation name, found {1}', describe(v)));
     return attentionOf(s) ?? { unknown: `attn_implementation ${s}: memory behaviour not known` };
   });
+  // The alignment handbook's ModelArguments before attn_implementation (and the recipes written for it, uclaml/SPIN's
+  // configs/tulu-70B/config.yaml): handed to from_pretrained, which transformers 4.34-4.4x took as FlashAttention-2.
+  if (!ctx.has('attention'))
+    ctx.put('attention', top.get('use_flash_attention_2') ?? init.get('use_flash_attention_2'), (v) => {
+      const b = boolOf(v);
+      return b === undefined ? asBool(v) : b ? 'flash' : undefined;
+    });
 }
 
 /** TrainingArguments' `fsdp` options and `fsdp_config`. */

@@ -1242,6 +1242,19 @@ describe('analyzeHfPython: the dtype a model id is loaded in', () => {
     assert.ok(p?.kind === 'default' && p.owner === 'hf-trainer', JSON.stringify(p));
   });
 
+  it("reads a trainer's own model_init_kwargs keyword (TRL's trainers before their configs took it)", () => {
+    // TRL 0.7's DPOTrainer(model, ref_model, model_init_kwargs=...), and trainers written on it (uclaml/SPIN's
+    // SPINTrainer): the from_pretrained keywords of the model the trainer loads from a string.
+    const text = [
+      'kw = dict(use_flash_attention_2=True, torch_dtype=torch.bfloat16)',
+      'trainer = DPOTrainer("mistralai/Mistral-7B-v0.1", None, model_init_kwargs=kw, args=training_args)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.equal(r.facts.find((f) => f.key === 'attention')?.value, 'flash');
+    assert.equal(r.facts.find((f) => f.key === 'weightsDtype')?.value, 'bf16');
+  });
+
   it('a model id given to a TRL trainer: float32 (TRL 0.27+) unless model_init_kwargs says otherwise', () => {
     // trl create_model_from_path: kwargs.get("dtype", "float32") since trl#4778; test/unit/analyzers/trl-reference.test.ts
     // has the releases before.

@@ -313,6 +313,15 @@ describe('analyzeHfYaml', () => {
     ]);
   });
 
+  it("reads the alignment handbook's use_flash_attention_2 as FlashAttention-2 where attn_implementation is not given", () => {
+    // uclaml/SPIN@a12ba80 configs/tulu-70B/config.yaml:3, handed to from_pretrained through model_init_kwargs.
+    const text = 'model_name_or_path: allenai/tulu-2-70b\nuse_flash_attention_2: true\nbeta: 0.1\n';
+    assert.equal(factOf(analyzeHfYaml(text), 'attention')?.value, 'flash');
+    assert.equal(factOf(analyzeHfYaml(text.replace('true', 'false')), 'attention'), undefined);
+    const both = `${text}attn_implementation: sdpa\n`;
+    assert.equal(factOf(analyzeHfYaml(both), 'attention')?.value, 'sdpa');
+  });
+
   it('flags both precisions on and impossible values', () => {
     assert.ok(codes(analyzeHfYaml('bf16: true\nfp16: true\n')).includes('conflicting-precision'));
     assert.ok(codes(analyzeHfYaml('per_device_train_batch_size: -8\n')).includes('invalid-value'));
