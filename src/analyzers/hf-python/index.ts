@@ -61,6 +61,7 @@ import {
 import { scoringModel, scoringModels, type Scorers } from './scoring-models';
 import { handedLoaderBatch, loopFacts, trainingLoop } from './loop';
 import { trainerRewardPairs } from './loop-preference';
+import { trainerOptimizers } from './optimizer-calls';
 import { llamaRecipesFacts, llamaRecipesTrainCall } from './llama-recipes';
 import { labelsLength, sequenceLength } from './sequence-length';
 import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
@@ -607,6 +608,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A Trainer script that loads its model before its arguments exist hands ZeRO-3 a model made outside zero.Init.
   if (trainer) modelBeforeArguments(file, calls);
   if (trainer) trainerRewardPairs(file);
+  if (trainer) trainerOptimizers(file, calls, file.tools.has('trl') ? 'trl' : 'hf-trainer');
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);

@@ -11,8 +11,8 @@
 import type { SyntaxNode } from '@lezer/common';
 import type { CanonicalKey, FactValue, Unknown } from '../facts';
 import { type Entry, PythonFile } from './file';
-import { span } from './syntax';
-import { optimizerCall, walk } from './loop';
+import { span, walk } from './syntax';
+import { optimizerCall } from './optimizer-calls';
 
 const LIBRARY = String.raw`(?:llama_recipes|llama_cookbook)`;
 const LOOP = 'pytorch';
@@ -148,5 +148,5 @@ export function llamaRecipesFacts(file: PythonFile, calls: readonly SyntaxNode[]
       defaultNote: `llama-recipes' train_config.${field} defaults to ${spec.dfltText} (${SOURCE})`,
     });
   }
-  optimizerCall(file, calls, train);
+  optimizerCall(file, calls, train, LOOP);
 }

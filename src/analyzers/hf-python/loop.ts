@@ -5,15 +5,16 @@
 // wrapping, the tokenizer's max_length, and whether a variable keeps the model's outputs from one step into the next.
 // Pure: it reads the syntax tree and never runs code.
 import type { SyntaxNode } from '@lezer/common';
-import { msg, normalizeOptimizer, type Tool, type Unknown } from '../facts';
+import { msg, type Tool, type Unknown } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
 import { argument, calleeFact } from './calls';
 import { branchTaken, conditionOf } from './branches';
-import { assignedName, children, clip, isModelLoad, span } from './syntax';
+import { assignedName, children, clip, isModelLoad, span, walk } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
 import { isLitgptModel } from './litgpt-api';
 import { sequenceLength } from './sequence-length';
 import { loopReferenceModel } from './loop-preference';
+import { optimizerCall } from './optimizer-calls';
 
 const LOOP = 'pytorch' satisfies Tool;
 
@@ -71,7 +72,7 @@ export function loopFacts(file: PythonFile, calls: readonly SyntaxNode[], loop: 
   gradientSync(file, calls);
   stepEvery(file, calls, loop);
   ddpWrapRuns(file, calls);
-  optimizerCall(file, calls, loop);
+  optimizerCall(file, calls, loop, LOOP);
   sequenceLength(file, calls, LOOP);
   configUseCache(file);
   // Outputs kept into the next step: a step written once has none.
@@ -104,16 +105,6 @@ export function enclosingFunction(file: PythonFile, node: SyntaxNode): string | 
     return name ? file.text.slice(name.from, name.to) : undefined;
   }
   return undefined;
-}
-
-/** Every node under `node` in document order; not inside functions, classes or lambdas defined there unless `all`. */
-export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, all = false): void {
-  for (let c = node.firstChild; c; c = c.nextSibling) {
-    const nested = c.name === 'FunctionDefinition' || c.name === 'ClassDefinition' || c.name === 'LambdaExpression';
-    if (nested && !all) continue;
-    visit(c);
-    walk(c, visit, all);
-  }
 }
 
 // ---- The model ----
@@ -433,71 +424,6 @@ function autocastCall(file: PythonFile, call: SyntaxNode): void {
     return;
   }
   calleeFact(file, call, 'mixedPrecision', 'autocast', 'fp16', `${clip(callee)}: default dtype float16 on CUDA`, LOOP);
-}
-
-// ---- Optimizer ----
-
-/** Optimizer classes of torch.optim, bitsandbytes, transformers and torchao, by their class name. */
-const OPTIMIZER_CLASS = new RegExp(
-  '^(AdamW|Adam|SGD|RMSprop|Adafactor|Lion|Adam8bit|AdamW8bit|PagedAdam8bit|PagedAdamW|PagedAdamW8bit|PagedAdamW32bit|' +
-    'Lion8bit|PagedLion8bit|AdamW4bit|FusedAdam|DeepSpeedCPUAdam)$',
-);
-
-/**
- * What an RMSprop call sets that the model of its step leaves out (optimizer-step.ts rmspropTemporaries): a momentum
- * buffer, the centered grad_avg, or weight decay's copy of the gradients (torch/optim/rmsprop.py).
- */
-function rmspropBeyondDefaults(lit: (k: string) => unknown): string[] {
-  const set = (k: string): boolean => typeof lit(k) === 'number' && (lit(k) as number) !== 0;
-  return [
-    ...(set('momentum') ? [`momentum=${String(lit('momentum'))}`] : []),
-    ...(set('weight_decay') ? [`weight_decay=${String(lit('weight_decay'))}`] : []),
-    ...(lit('centered') === true ? ['centered=True'] : []),
-  ];
-}
-
-/**
- * The optimizer the script constructs: the one whose name the loop steps (`optimizer.step()`), else the first. Its
- * class names the states; torch's fused=True and foreach=False change the step's temporaries, SGD's momentum adds a
- * state.
- */
-/** The 8-bit optimizer a bitsandbytes class is with `optim_bits=8` (bitsandbytes/optim/optimizer.py Optimizer1State/2State). */
-const EIGHT_BIT: Readonly<Record<string, string>> = {
-  adamw: 'adamw_8bit',
-  adam: 'adamw_8bit',
-  paged_adamw: 'paged_adamw_8bit',
-  lion: 'lion_8bit',
-};
-
-export function optimizerCall(file: PythonFile, calls: readonly SyntaxNode[], loop: SyntaxNode): void {
-  const built = calls.filter((c) => OPTIMIZER_CLASS.test(file.calleeName(c)?.split('.').pop() ?? ''));
-  if (built.length === 0) return;
-  const stepped = new Set<string>();
-  walk(loop, (n) => {
-    if (n.name !== 'CallExpression') return;
-    const parts = file.calleeName(n)?.split('.') ?? [];
-    if (parts.length === 2 && parts[1] === 'step') stepped.add(parts[0]);
-  });
-  const c = built.find((b) => stepped.has(assignedName(b, file.text) ?? '')) ?? built[0];
-  const cls = file.calleeName(c)!.split('.').pop()!;
-  const get = argument(file.args(c));
-  const lit = (k: string): unknown => {
-    const e = get(k);
-    const x = e ? file.valueOf(e) : undefined;
-    return x?.k === 'lit' ? x.v : undefined;
-  };
-  let value = normalizeOptimizer(cls);
-  if (value === 'adamw' && lit('fused') === true) value = 'adamw_fused';
-  else if (value === 'adamw' && lit('foreach') === false) value = 'adamw_hf';
-  else if (value === 'sgd' && typeof lit('momentum') === 'number' && (lit('momentum') as number) > 0)
-    value = 'sgd_momentum';
-  // bitsandbytes' 32-bit classes keep 8-bit states with optim_bits=8 (bnb.optim.Lion(..., optim_bits=8)).
-  if (lit('optim_bits') === 8) value = EIGHT_BIT[value] ?? value;
-  const beyond = value === 'rmsprop' ? rmspropBeyondDefaults(lit) : [];
-  if (beyond.length > 0) value = 'rmsprop_beyond_defaults';
-  const callee = file.calleeName(c)!;
-  const shown = beyond.length > 0 ? `${clip(callee)}(${beyond.join(', ')})` : `${clip(callee)}(...)`;
-  calleeFact(file, c, 'optimizer', callee, value, shown, LOOP);
 }
 
 // ---- FSDP by hand ----

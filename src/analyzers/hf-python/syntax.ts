@@ -229,3 +229,13 @@ export function assignmentTargets(st: SyntaxNode): { targets: SyntaxNode[]; ops:
     if (ch.name !== 'TypeDef' && ch.name !== ',' && ch.name !== 'AssignOp') targets.push(ch);
   return { targets, ops };
 }
+
+/** Every node under `node` in document order; not inside functions, classes or lambdas defined there unless `all`. */
+export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, all = false): void {
+  for (let c = node.firstChild; c; c = c.nextSibling) {
+    const nested = c.name === 'FunctionDefinition' || c.name === 'ClassDefinition' || c.name === 'LambdaExpression';
+    if (nested && !all) continue;
+    visit(c);
+    walk(c, visit, all);
+  }
+}
