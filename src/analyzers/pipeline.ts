@@ -9,6 +9,7 @@ import { ScenarioSchema, type Problem, type ScenarioFacts } from './scenario';
 import { olderThan, type Provenance, type ProvenanceMap, type TrainingSetup } from '../core';
 import { ACCELERATE_FSDP_TOOLS, accelerateFsdpPatch } from './accelerate-fsdp';
 import { limitAllGathersDefault } from './limit-all-gathers';
+import { zeroGradOfRelease } from './zero-grad-release';
 import { TRAINER_DDP_TOOLS, trainerFindUnused } from './trainer-ddp';
 import { RAM_EFFICIENT_ENV } from './shell/choices';
 import { trlDefault, trlLoadDtype, trlLoadsPolicy, trlReferenceDtype, trlRewardDtype } from './trl-reference';
@@ -61,7 +62,9 @@ export function runPipeline(
   return evalLogits(
     trainerDdp(
       trlLoads(
-        limitAllGathersDefault(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteCode(pinned))))),
+        zeroGradOfRelease(
+          limitAllGathersDefault(accelerateFsdp(trainerRamEfficientLoading(trainerOptimizer(remoteCode(pinned))))),
+        ),
       ),
     ),
   );

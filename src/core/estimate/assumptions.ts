@@ -104,6 +104,7 @@ export function defaultAssumptions(
   gradientSyncDefault(ctx);
   backwardPrefetchDefault(ctx);
   limitAllGathersDefault(ctx);
+  zeroGradDefault(ctx);
   origParamsDefault(ctx);
   checkpointSaveDefaults(ctx);
   fsdpVersionDefault(ctx);
@@ -357,6 +358,17 @@ function limitAllGathersDefault(ctx: PlanningContext): void {
   ctx.notes.assumptions.push({
     key: 'fsdp_limit_all_gathers',
     value: String(setup.fsdp_limit_all_gathers),
+    source: defaultSource(p, ''),
+  });
+}
+
+/** zero_grad keeping the gradients, where the run's PyTorch release decided it (analyzers/zero-grad-release.ts). */
+function zeroGradDefault(ctx: PlanningContext): void {
+  const p = ctx.provenance.zero_grad_set_to_none;
+  if (ctx.lean || p?.kind !== 'default') return;
+  ctx.notes.assumptions.push({
+    key: 'zero_grad_set_to_none',
+    value: String(ctx.setup.zero_grad_set_to_none),
     source: defaultSource(p, ''),
   });
 }
