@@ -57,6 +57,12 @@ export const CONFIG_TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, To
       note: `mistral-finetune checkpoint defaults to True (${MISTRAL_FINETUNE}:finetune/args.py)`,
     },
     optimizer: { value: 'adamw', note: `mistral-finetune steps torch.optim.AdamW (${MISTRAL_FINETUNE}:train.py)` },
+    model_logits_fp32: {
+      value: true,
+      note:
+        `mistral-finetune's Transformer returns fp32 logits to its loss (${MISTRAL_FINETUNE}:model/transformer.py: ` +
+        '`return self.output(self.norm(h)).float()`)',
+    },
     'lora.dtype': {
       value: 'bf16',
       note: `mistral-finetune makes the LoRA weights in bf16 (${MISTRAL_FINETUNE}:finetune/wrapped_model.py)`,

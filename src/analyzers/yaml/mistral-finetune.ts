@@ -124,6 +124,13 @@ function precision(ctx: YamlCtx, at: Entry): void {
   ctx.addDefault('fsdpUseOrigParams', at, false, `mistral-finetune's FSDP keeps flat parameters (${wrapped})`);
   ctx.addDefault('fsdpBackwardPrefetch', at, 'pre', `mistral-finetune prefetches BACKWARD_PRE (${wrapped})`);
   ctx.addDefault(
+    'loopKeepsOutputs',
+    at,
+    true,
+    `mistral-finetune's loop keeps \`output\`, the model's fp32 logits, referenced through the backward and into the ` +
+      `next step's forward (${train}: output = model(input_ids=x, seqlens=batch.sizes))`,
+  );
+  ctx.addDefault(
     'attention',
     at,
     'flash',

@@ -75,7 +75,8 @@ export function heldStepOutputs(
 
 /**
  * The logits the forward returns, on the loss's stage; a fused loss (Liger, Cut Cross-Entropy) returns none. Before
- * transformers 4.46 the model upcast them itself (`logits = logits.float()`) and returned the fp32 ones; Lightning
+ * transformers 4.46 the model upcast them itself (`logits = logits.float()`) and returned the fp32 ones, as torchtune's
+ * and mistral-finetune's decoders do (model_logits_fp32); Lightning
  * Fabric, which runs LitGPT, converts every output of the model to the default dtype, fp32
  * (plugins/precision/half.py HalfPrecision.convert_output, amp.py MixedPrecision.convert_output).
  */
@@ -84,7 +85,8 @@ function heldLogits(ctx: EstimateContext, st: StageContext): Component[] {
   if (!st.last || !lmHead || ctx.setup.loss === 'fused') return [];
   const tokens = logitTokens(ctx, st);
   const vocab = a.vocab / ctx.layout.tensorParallel;
-  const bytes = upcastInModel(ctx) || ctx.setup.model_code === 'litgpt' ? 4 : trlLogitsBytes(ctx);
+  const fp32 = upcastInModel(ctx) || ctx.setup.model_code === 'litgpt' || ctx.setup.model_logits_fp32 === true;
+  const bytes = fp32 ? 4 : trlLogitsBytes(ctx);
   const toStepEnd = ctx.setup.loop_keeps_outputs === 'step';
   return [
     comp(

@@ -65,6 +65,9 @@ describe('mistral-finetune config', () => {
     assert.deepEqual([s.gradient_checkpointing, s.checkpoint_reentrant, s.attention], ['full', false, 'flash']);
     // no_eval False: evaluation at the training batch.
     assert.equal(s.eval_batch_size, 1);
+    // model/transformer.py returns `self.output(self.norm(h)).float()`, and train.py keeps that `output` through the
+    // backward into the next step's forward: fp32 logits, 32,768 x 32,768 x 4 B = 4 GiB, held by the loop.
+    assert.deepEqual([s.model_logits_fp32, s.loop_keeps_outputs], [true, true]);
   });
 
   it('lora.enable false trains every weight, and says what is not counted; quick fixes at its keys', () => {

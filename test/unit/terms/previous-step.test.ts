@@ -62,6 +62,12 @@ describe('previous step: a loop that keeps its outputs (Llama-2-7B QLoRA, bitsan
       KEPT,
     ]);
   });
+  it("a model whose forward upcasts them (model_logits_fp32: torchtune's and mistral-finetune's decoders): 4 B each", () => {
+    assert.deepEqual(lastStep(qlora({ loop_keeps_outputs: true, model_logits_fp32: true }), 'optimizer'), [
+      2 * LOGITS,
+      KEPT,
+    ]);
+  });
   it('a fused loss returns no logits', () => {
     assert.deepEqual(lastStep(qlora({ loop_keeps_outputs: true, loss: 'fused' }), 'forward'), [KEPT]);
   });
