@@ -51,13 +51,12 @@ import {
   bnbCall,
   padToMaxLength,
   allocatorConf,
-  kbitPreparation,
-  kbitCastBack,
   trainerCall,
   ligerTrainer,
   syntaxIn,
   checkpointingCall,
 } from './calls';
+import { kbitCastBack, kbitPreparation } from './kbit-preparation';
 import { scoringModel, scoringModels, type Scorers } from './scoring-models';
 import { handedLoaderBatch, loopFacts, trainingLoop } from './loop';
 import { trainerRewardPairs } from './loop-preference';
