@@ -2,6 +2,7 @@
 // for a 4/8-bit model, and QLoRA's qlora.py loop that puts the embeddings, the head and the adapters back in bf16.
 // Pure.
 import type { SyntaxNode } from '@lezer/common';
+import type { Fact, FactValue, Span, Unknown } from '../facts';
 import type { PythonFile } from './file';
 import { callOnBranch } from './branches';
 import { argument } from './calls';
@@ -19,7 +20,11 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   const branch = callOnBranch(file, call, true);
   if (!branch) return;
   const { at, name, cond } = branch;
-  if (cond && quantizationTest(file, call)) {
+  // A call on a model no setting of the file quantizes: PEFT casts every 16-bit parameter to fp32 whatever the model,
+  // but turns checkpointing on only for a 4/8-bit one (peft/utils/other.py `loaded_in_kbit`), which another file may make.
+  const unquantized = !cond && !QUANTIZED_LOAD.test(file.text.replace(/#.*$/gm, ''));
+  if (unquantized) file.facts.push(upcastFact(at, name, 'all'));
+  if ((cond && quantizationTest(file, call)) || unquantized) {
     // `if quantization_config:` (razvanalex-phd/SeLeRoSa llm_finetune.py): the call runs where the model is quantized,
     // which the run's other facts decide (resolve/method.ts resolveKbitUpcast).
     const gc = argument(file.args(call))('use_gradient_checkpointing', 1);
@@ -38,26 +43,10 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
   }
   if (cond) {
     // Under `if quantize:` (PEFT's DoRA example) the call runs only on the quantized branch: not known statically.
-    file.facts.push({
-      key: 'kbitUpcast',
-      rawKey: 'prepare_model_for_kbit_training',
-      value: { unknown: `${name}(...) runs only when ${cond}` },
-      rawValue: `${name}(...)`,
-      keySpan: at,
-      valueSpan: at,
-      tool: 'peft',
-    });
+    file.facts.push(upcastFact(at, name, { unknown: `${name}(...) runs only when ${cond}` }));
     return;
   }
-  file.facts.push({
-    key: 'kbitUpcast',
-    rawKey: 'prepare_model_for_kbit_training',
-    value: 'all',
-    rawValue: `${name}(...)`,
-    keySpan: at,
-    valueSpan: at,
-    tool: 'peft',
-  });
+  file.facts.push(upcastFact(at, name, 'all'));
   const args = file.args(call);
   const gc = argument(args)('use_gradient_checkpointing', 1);
   if (!gc) {
@@ -89,6 +78,23 @@ export function kbitPreparation(file: PythonFile, call: SyntaxNode): void {
       overridesLauncher: true,
     });
   }
+}
+
+/** What in a file quantizes its model: a bitsandbytes or GPTQ setting, a 4/8-bit load, Unsloth's loader. */
+const QUANTIZED_LOAD =
+  /\b(BitsAndBytesConfig|GPTQConfig|AwqConfig|load_in_4bit|load_in_8bit|quantization_config|FastLanguageModel|FastModel|AutoGPTQForCausalLM)\b/;
+
+/** The fp32 cast of prepare_model_for_kbit_training, at the call. */
+function upcastFact(at: Span, name: string, value: FactValue | Unknown): Fact {
+  return {
+    key: 'kbitUpcast',
+    rawKey: 'prepare_model_for_kbit_training',
+    value,
+    rawValue: `${name}(...)`,
+    keySpan: at,
+    valueSpan: at,
+    tool: 'peft',
+  };
 }
 
 /** A name of a quantization setting or switch: `quantization_config`, `bnb_config`, `args.load_in_4bit`, `use_qlora`. */

@@ -579,13 +579,14 @@ describe('analyzeHfPython', () => {
 
   it('reads prepare_model_for_kbit_training: fp32 upcast of unquantized parameters, and checkpointing it turns on', () => {
     // peft/utils/other.py: every non-4/8-bit parameter to fp32; use_gradient_checkpointing defaults to True and enables
-    // checkpointing on the model, which TrainingArguments(gradient_checkpointing=False) does not undo.
+    // checkpointing on a 4/8-bit model, which TrainingArguments(gradient_checkpointing=False) does not undo.
+    const load = 'model = AutoModelForCausalLM.from_pretrained("gpt2", load_in_4bit=True)\n';
     const text = [
       'model = prepare_model_for_kbit_training(model)',
       'args = TrainingArguments(output_dir="o", gradient_checkpointing=False, bf16=True)',
       '',
     ].join('\n');
-    const r = checkFacts(text, [
+    const r = checkFacts(load + text, [
       { key: 'kbitUpcast', value: 'all', keyText: 'prepare_model_for_kbit_training' },
       {
         key: 'gradientCheckpointing',
@@ -597,7 +598,7 @@ describe('analyzeHfPython', () => {
     const gc = facts(r, 'gradientCheckpointing');
     assert.equal(gc[gc.length - 1].value, 'full', 'the call decides over the training arguments');
     const off = analyzeHfPython(
-      'm = peft.prepare_model_for_kbit_training(m, use_gradient_checkpointing=False)\nargs = TrainingArguments(gradient_checkpointing=False)\n',
+      `${load}m = peft.prepare_model_for_kbit_training(m, use_gradient_checkpointing=False)\nargs = TrainingArguments(gradient_checkpointing=False)\n`,
     );
     assert.deepEqual(
       facts(off, 'gradientCheckpointing').map((f) => f.value),
@@ -610,11 +611,34 @@ describe('analyzeHfPython', () => {
     );
     // Its older name, an alias of it from PEFT 0.4 until PEFT removed it (peft/utils/other.py "For backward
     // compatibility"): songxiaoshuai/postEdit's finetune.py calls prepare_model_for_int8_training(model).
-    const older = analyzeHfPython('model = prepare_model_for_int8_training(model)\n');
+    const older = analyzeHfPython(`${load}model = prepare_model_for_int8_training(model)\n`);
     assert.deepEqual(
       [facts(older, 'kbitUpcast').map((f) => f.value), facts(older, 'gradientCheckpointing').map((f) => f.value)],
       [['all'], ['full']],
     );
+  });
+
+  it('prepare_model_for_kbit_training on a model no setting of the file quantizes: the fp32 cast, no checkpointing', () => {
+    // PEFT turns checkpointing on only `if loaded_in_kbit` (peft/utils/other.py); the cast runs for any model
+    // (devikamsba2024/WSDM_ChatbotArena's gemma-2-2b classifier notebook). A 4/8-bit load in another file still
+    // turns it on (resolve/method.ts resolveKbitCheckpointing).
+    const text = [
+      'model = AutoModelForSequenceClassification.from_pretrained("google/gemma-2-2b", torch_dtype=torch.bfloat16)',
+      'model = prepare_model_for_kbit_training(model)',
+      'args = TrainingArguments(output_dir="o", fp16=True)',
+      '',
+    ].join('\n');
+    const r = analyzeHfPython(text);
+    assert.deepEqual(
+      facts(r, 'kbitUpcast').map((f) => f.value),
+      ['all'],
+    );
+    assert.deepEqual(facts(r, 'gradientCheckpointing'), []);
+    assert.deepEqual(
+      facts(r, 'kbitUpcastWhenQuantized').map((f) => f.value),
+      ['all-checkpointed'],
+    );
+    assert.equal(resolveText('train.py', text).setup?.gradient_checkpointing, 'none');
   });
 
   it('makes the library defaults of BitsAndBytesConfig and LoraConfig explicit', () => {
