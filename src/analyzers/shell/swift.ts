@@ -301,6 +301,10 @@ export function swiftOptFacts(
     else if (o.name === 'fsdp') {
       if (known(o) === 'fsdp2') l.fact('fsdp', o.rawKey, o.keySpan, o.value!.span, 'full_shard', 'ms-swift');
       else l.spec(SCRIPT_FLAGS.fsdp, o, 'ms-swift');
+    } else if (o.name === 'max_length' && known(o)?.trim() === '-1') {
+      // swift 2.x's `max_length: int = 2048  # -1: no limit` (ms-swift 2.x llm/utils/argument.py): nothing is cut.
+      const why = '--max_length -1 truncates nothing (swift 2.x): the longest sample sets the length; give a number';
+      l.fact('seqLen', o.rawKey, o.keySpan, o.value!.span, { unknown: why }, 'ms-swift');
     } else if (o.name !== 'config' && !OWN.has(o.name)) {
       const s = SWIFT_FLAGS[o.name] ?? SCRIPT_FLAGS[o.name];
       if (s) l.spec(s, o, 'ms-swift');

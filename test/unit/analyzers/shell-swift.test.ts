@@ -306,6 +306,16 @@ describe('shell analyzer: ms-swift command lines', () => {
     );
   });
 
+  it('swift 2.x --max_length -1 truncates nothing: not an invalid value, the length unknown and said so', () => {
+    // ms-swift 2.x llm/utils/argument.py: `max_length: int = 2048  # -1: no limit`.
+    const text = 'swift sft --sft_type lora --model_type qwen2-7b-instruct --dataset alpaca-en --max_length -1\n';
+    const r = resolveText('train.sh', text);
+    assert.ok(!r.problems.some((p) => p.code === 'invalid-value'), JSON.stringify(r.problems));
+    assert.equal(r.setup!.seq_len, 2048);
+    const p = r.provenance.seq_len;
+    assert.match(p?.kind === 'default' ? (p.note ?? '') : '', /--max_length -1 truncates nothing/);
+  });
+
   it('one process over several GPUs splits the model over them (device_map): the layers in stages, one at a time', () => {
     // swift/utils/env.py is_mp: a process that sees more GPUs than the node's processes loads with device_map over them.
     const text = 'CUDA_VISIBLE_DEVICES=0,1 swift sft --model Qwen/Qwen2.5-72B-Instruct --train_type lora\n';
