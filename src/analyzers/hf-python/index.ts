@@ -458,7 +458,11 @@ function readCall(file: PythonFile, c: SyntaxNode, walk: CallWalk): void {
     // A load on a branch known not to run (s1's `if "70B" in config.model_name:` for a 32B model) loads nothing.
     if (branchTaken(file, c) === false) return;
     if (!scoringModel(file, c, walk.scorers, cls)) fromPretrained(file, c, cls);
-  } else if (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) {
+  } else if (
+    (last === 'from_config' && parts.length >= 2 && isModelClass(parts[parts.length - 2])) ||
+    // A model class called with a config (the HF course's `GPT2LMHeadModel(config)` from AutoConfig.from_pretrained).
+    (parts.length === 1 && isModelClass(last) && pretrainedConfigArgument(file, c))
+  ) {
     fromConfig(file, c);
   } else if (last === 'BitsAndBytesConfig') {
     bnbCall(file, c);
@@ -754,4 +758,15 @@ function deepspeedChatLora(file: PythonFile, callee: SyntaxNode): void {
     at,
     'convert_linear_layer_to_lora',
   );
+}
+
+/**
+ * Whether a call's first argument is a checkpoint's config, `AutoConfig.from_pretrained("gpt2", ...)` or a name bound to
+ * one: what makes `GPT2LMHeadModel(config)` a model built from that checkpoint (a data collator named `...For...` is not).
+ */
+function pretrainedConfigArgument(file: PythonFile, c: SyntaxNode): boolean {
+  const first = file.args(c).positional[0];
+  const bound = first?.name === 'VariableName' ? file.evalNode(first, 0) : undefined;
+  const inner = first?.name === 'CallExpression' ? first : bound?.k === 'call' ? bound.node : undefined;
+  return inner !== undefined && /(^|\.)\w*Config\.from_pretrained$/.test(file.calleeName(inner) ?? '');
 }

@@ -68,3 +68,26 @@ describe('hf-python: a sequence classifier built from a config', () => {
     assert.equal(runFact(r, 'head')?.fact.rawValue, 'AutoModelForSequenceClassification.from_config(...)');
   });
 });
+
+describe('hf-python: a model class called with a config', () => {
+  it("GPT2LMHeadModel(config) of AutoConfig.from_pretrained('gpt2', ...): that checkpoint's architecture (the HF course)", () => {
+    // The Hugging Face course, chapter 7 "Training a causal language model from scratch": `config =
+    // AutoConfig.from_pretrained("gpt2", vocab_size=len(tokenizer), n_ctx=context_length, ...)`, `model =
+    // GPT2LMHeadModel(config)`: GPT-2's 124M parameters with random weights.
+    const script = [
+      'from transformers import AutoConfig, GPT2LMHeadModel, Trainer, TrainingArguments',
+      'config = AutoConfig.from_pretrained("gpt2", n_ctx=128)',
+      'model = GPT2LMHeadModel(config)',
+      'args = TrainingArguments(output_dir="o", per_device_train_batch_size=32)',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const r = runProject({ 'train.py': script }, 'train.py');
+    assert.equal(r.setup?.model, 'gpt2');
+    const built = runProject(
+      { 'train.py': script.replace('AutoConfig.from_pretrained("gpt2", n_ctx=128)', 'GPT2Config()') },
+      'train.py',
+    );
+    assert.equal(built.setup, undefined);
+  });
+});
