@@ -1,7 +1,8 @@
 // Whether zero_grad frees the gradients, by the PyTorch release a run pins: set_to_none became the default of
-// Optimizer.zero_grad and nn.Module.zero_grad in PyTorch 2.0 (pytorch/pytorch#92731). Before it the HF Trainer's
-// `model.zero_grad()` and a loop's `optimizer.zero_grad()` zero the gradients in place, and they stay allocated through
-// the next forward. Not under DeepSpeed or FSDP, whose engines keep their own gradient buffers. Pure.
+// Optimizer.zero_grad and nn.Module.zero_grad in PyTorch 2.0 (torch/optim/optimizer.py, torch/nn/modules/module.py).
+// Before it the HF Trainer's `model.zero_grad()` and a loop's `optimizer.zero_grad()` zero the gradients in place, and
+// they stay allocated through the next forward. Not under DeepSpeed or FSDP, whose engines keep their own gradient
+// buffers. Pure.
 import { olderThan, type TrainingSetup } from '../core';
 import type { PipelineResult } from './pipeline';
 

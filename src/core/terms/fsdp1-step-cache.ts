@@ -206,7 +206,7 @@ class SideStream {
     this.allocator.free(a);
   }
 
-  /** Freed from the compute side: back in the pool after the stream's next request. */
+  /** Freed from the compute side: back in the pool after the stream's next `depth` requests (at once with none). */
   release(a: Allocation): void {
     if (this.depth > 0) this.pending.push({ block: a, due: this.requests + this.depth });
     else this.allocator.free(a);
