@@ -36,35 +36,30 @@ const RUNS_AHEAD = 'the CPU is not held back after two all-gathers';
 /** A FullyShardedDataParallel call without limit_all_gathers: False before PyTorch 2.1, True from it. */
 function torchDefault(s: TrainingSetup, owner: string): Rule {
   const v = s.pytorch_version;
-  const value = v === undefined || !olderThan(v, 2, 1);
-  const release = v === undefined ? 'no torch pinned: a current release' : `torch ${v} pinned`;
-  return {
-    value,
-    why: {
-      kind: 'default',
-      owner,
-      note:
-        'the FullyShardedDataParallel call does not set limit_all_gathers, which is False before PyTorch 2.1 and ' +
-        `True from it (${release}; torch/distributed/fsdp/fully_sharded_data_parallel.py): ` +
-        (value ? HELD_BACK : RUNS_AHEAD),
-    },
-  };
+  return releaseRule(
+    owner,
+    v === undefined || !olderThan(v, 2, 1),
+    v === undefined ? 'no torch pinned: a current release' : `torch ${v} pinned`,
+    'the FullyShardedDataParallel call does not set limit_all_gathers, which is False before PyTorch 2.1 and True from it',
+    'torch/distributed/fsdp/fully_sharded_data_parallel.py',
+  );
 }
 
 /** Accelerate's FullyShardedDataParallelPlugin, whose limit_all_gathers field defaulted to False before 0.26. */
 function pluginDefault(s: TrainingSetup, owner: string): Rule {
   const v = s.accelerate_version;
-  const value = v === undefined || !olderThan(v, 0, 26);
-  const release = v === undefined ? 'no accelerate pinned: a current release' : `accelerate ${v} pinned`;
-  return {
-    value,
-    why: {
-      kind: 'default',
-      owner,
-      note:
-        "Accelerate's FSDP plugin sets limit_all_gathers=False before 0.26 and True from it " +
-        `(${release}; utils/dataclasses.py FullyShardedDataParallelPlugin), which no key of its config changes; the ` +
-        `HF Trainer's fsdp_config limit_all_gathers does: ${value ? HELD_BACK : RUNS_AHEAD}`,
-    },
-  };
+  return releaseRule(
+    owner,
+    v === undefined || !olderThan(v, 0, 26),
+    v === undefined ? 'no accelerate pinned: a current release' : `accelerate ${v} pinned`,
+    "Accelerate's FSDP plugin sets limit_all_gathers=False before 0.26 and True from it",
+    'utils/dataclasses.py FullyShardedDataParallelPlugin',
+    ", which no key of its config changes; the HF Trainer's fsdp_config limit_all_gathers does",
+  );
+}
+
+/** The rule's value and why: what defaults it, at which release, from where, and what follows. */
+function releaseRule(owner: string, value: boolean, release: string, what: string, where: string, also = ''): Rule {
+  const note = `${what} (${release}; ${where})${also}: ${value ? HELD_BACK : RUNS_AHEAD}`;
+  return { value, why: { kind: 'default', owner, note } };
 }
