@@ -164,7 +164,7 @@ function unitBytes(plan: Fsdp1Plan, unit: Fsdp1Unit): UnitBytes {
  * replay takes as after the stream's next request (or its next `depth` requests).
  */
 class SideStream {
-  private pending: { readonly block: Allocation; readonly due: number }[] = [];
+  private readonly pending: { readonly block: Allocation; readonly due: number }[] = [];
   private requests = 0;
   /**
    * Requests of this stream after which a block freed from the compute side is back in its pool: 1 while the CPU runs
@@ -180,10 +180,13 @@ class SideStream {
     const a = this.mallocOrWait(bytes);
     this.requests++;
     if (this.pending.length === 0) return a;
-    const due = this.pending.filter((p) => p.due <= this.requests);
-    if (due.length === 0) return a;
-    this.pending = this.pending.filter((p) => p.due > this.requests);
-    for (const p of due) this.allocator.free(p.block);
+    // The blocks whose requests have come back to their pool, the others kept in order (no array made per request).
+    let kept = 0;
+    for (const p of this.pending) {
+      if (p.due <= this.requests) this.allocator.free(p.block);
+      else this.pending[kept++] = p;
+    }
+    this.pending.length = kept;
     return a;
   }
 
@@ -214,7 +217,7 @@ class SideStream {
 
   flush(): void {
     for (const p of this.pending) this.allocator.free(p.block);
-    this.pending = [];
+    this.pending.length = 0;
   }
 }
 
