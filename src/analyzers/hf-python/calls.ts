@@ -194,9 +194,8 @@ export function fromConfig(file: PythonFile, call: SyntaxNode): void {
   const first = args.positional[0] ?? args.entries.find((e) => e.rawKey === 'config')?.valueNode ?? undefined;
   // The config call itself, or a name bound to it (GaLore's torchrun_main.py: `model_config =
   // AutoConfig.from_pretrained(args.model_config)`, then `AutoModelForCausalLM.from_config(model_config)`).
-  const bound = first?.name === 'VariableName' ? file.evalNode(first, 0) : undefined;
-  const inner = first?.name === 'CallExpression' ? first : bound?.k === 'call' ? bound.node : undefined;
-  if (inner && /(^|\.)\w*Config\.from_pretrained$/.test(file.calleeName(inner) ?? '')) {
+  const inner = pretrainedConfigCall(file, first);
+  if (inner) {
     const id = file.args(inner).positional[0];
     if (id)
       emitModel(
@@ -207,6 +206,13 @@ export function fromConfig(file: PythonFile, call: SyntaxNode): void {
   }
   for (const e of args.entries) mapEntry(file, 'load', e, 'hf-trainer');
   file.opaqueSpreads(args.opaque);
+}
+
+/** `AutoConfig.from_pretrained("id", ...)` as the node itself or the call a name is bound to; else undefined. */
+export function pretrainedConfigCall(file: PythonFile, node: SyntaxNode | null | undefined): SyntaxNode | undefined {
+  const bound = node?.name === 'VariableName' ? file.evalNode(node, 0) : undefined;
+  const inner = node?.name === 'CallExpression' ? node : bound?.k === 'call' ? bound.node : undefined;
+  return inner && /(^|\.)\w*Config\.from_pretrained$/.test(file.calleeName(inner) ?? '') ? inner : undefined;
 }
 
 /**

@@ -52,6 +52,7 @@ import {
   padToMaxLength,
   allocatorConf,
   trainerCall,
+  pretrainedConfigCall,
   ligerTrainer,
   syntaxIn,
   checkpointingCall,
@@ -765,8 +766,5 @@ function deepspeedChatLora(file: PythonFile, callee: SyntaxNode): void {
  * one: what makes `GPT2LMHeadModel(config)` a model built from that checkpoint (a data collator named `...For...` is not).
  */
 function pretrainedConfigArgument(file: PythonFile, c: SyntaxNode): boolean {
-  const first = file.args(c).positional[0];
-  const bound = first?.name === 'VariableName' ? file.evalNode(first, 0) : undefined;
-  const inner = first?.name === 'CallExpression' ? first : bound?.k === 'call' ? bound.node : undefined;
-  return inner !== undefined && /(^|\.)\w*Config\.from_pretrained$/.test(file.calleeName(inner) ?? '');
+  return pretrainedConfigCall(file, file.args(c).positional[0]) !== undefined;
 }
