@@ -1,6 +1,6 @@
 // Term: the gathered layers ZeRO-3's all-gather stream keeps while the CPU runs ahead of a GPU-bound step. Where a
 // layer's kernels take the GPU longer than the CPU takes to issue them, the CPU gets ahead until the compute stream's
-// launch queue is full; each layer it has issued has had its parameters gathered, and their blocks, released by the
+// launch queue is full (terms/cpu-launch-lead.ts); each layer it has issued has had its parameters gathered, and their blocks, released by the
 // CPU, stay unusable until the kernels that read them have run (record_stream), so the all-gather stream's pool holds
 // every layer in the queue. CUDA's queue holds 1,024 launches per stream (CUDA_SCALE_LAUNCH_QUEUES scales it); a layer
 // launches about one kernel per tensor its forward makes. H100 truth (tools/truth/gpu/results/2026-11-27b-h100, FINDINGS
@@ -8,17 +8,12 @@
 // default and twice its size, allocated 36.2 GiB in each. Docs: docs/estimate/runtime.md. Pure arithmetic.
 import type { EstimateContext, StageContext } from '../estimate/context';
 import type { RuntimeTerm } from '../model';
-import { layerForwardSeconds } from '../step-time';
 import { formatBytes } from '../units';
 import { deepspeedHooksMeasured } from '../estimate/deepspeed-release';
 import { runtimeTerm, usableGpuBytes } from '../estimate/component';
 import type { ForwardSequence } from './saved-tensors';
+import { cpuLaunchLead } from './cpu-launch-lead';
 
-/**
- * Launches a CUDA stream queues before the next launch blocks the CPU: 1,024 (the H100 blocked at the 1,021st launch
- * behind one held kernel, CUDA 13.0, driver 580; half and twice that under CUDA_SCALE_LAUNCH_QUEUES=0.5x / 2x).
- */
-export const LAUNCH_QUEUE_LAUNCHES = 1024;
 /**
  * CPU seconds per kernel launch of a layer's forward under ZeRO-3, DeepSpeed's fetch and release hooks included
  * (DeepSpeed 0.19.6, the H100 host of the GPU truth), on the scale of layerForwardSeconds: Llama-2-70B LoRA layers
@@ -56,28 +51,18 @@ export function zero3LaunchLead(
   sequence: ForwardSequence | undefined,
   layerBytes: number,
 ): Zero3LaunchLead | undefined {
-  const spec = ctx.gpu?.spec;
-  if (!zero3GatherStream(ctx) || !spec || !sequence || !(layerBytes > 0) || !deepspeedHooksMeasured(ctx.setup))
-    return undefined;
-  const launches = sequence.bytes.length;
-  const gpu = layerForwardSeconds(ctx.setup, ctx.model.arch, spec);
-  const cpuSeconds = launches * ZERO3_CPU_SECONDS_PER_LAUNCH;
-  if (!(gpu.seconds > cpuSeconds) || launches === 0) return undefined;
-  const queued = LAUNCH_QUEUE_LAUNCHES / launches;
-  const gained = st.layersHere * (1 - cpuSeconds / gpu.seconds);
-  const layers = Math.min(queued, gained, st.layersHere);
+  if (!zero3GatherStream(ctx) || !(layerBytes > 0) || !deepspeedHooksMeasured(ctx.setup)) return undefined;
+  const lead = cpuLaunchLead(ctx, sequence, st.layersHere, ZERO3_CPU_SECONDS_PER_LAUNCH);
+  if (!lead) return undefined;
   assumeMeasuredRelease(ctx);
   return {
-    layers,
-    bytes: Math.round(layers * layerBytes),
+    layers: lead.layers,
+    bytes: Math.round(lead.layers * layerBytes),
     formula: () =>
-      `the CPU runs ahead of the GPU (a layer's forward: GPU ${gpu.formula()}; CPU ${launches} launches x ` +
-      `${ZERO3_CPU_SECONDS_PER_LAUNCH * 1e3} ms with DeepSpeed's hooks = ${(cpuSeconds * 1e3).toFixed(1)} ms) by ` +
-      (layers === queued
-        ? `the ${LAUNCH_QUEUE_LAUNCHES} launches CUDA's launch queue holds / ${launches} a layer`
-        : `what it gains over ${st.layersHere} layers, ${st.layersHere} x (1 - CPU / GPU time)`) +
-      ` = ${layers.toFixed(1)} layers x ${formatBytes(layerBytes)} gathered, held on the all-gather stream until ` +
-      'the kernels that read them have run',
+      `the CPU runs ahead of the GPU (a layer's forward: GPU ${lead.gpu.formula()}; CPU ${lead.launches} launches x ` +
+      `${ZERO3_CPU_SECONDS_PER_LAUNCH * 1e3} ms with DeepSpeed's hooks = ${(lead.cpuSeconds * 1e3).toFixed(1)} ms) by ` +
+      `${lead.bound()} = ${lead.layers.toFixed(1)} layers x ${formatBytes(layerBytes)} gathered, held on the ` +
+      'all-gather stream until the kernels that read them have run',
   };
 }
 

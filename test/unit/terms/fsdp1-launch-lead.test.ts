@@ -5,7 +5,7 @@
 // 4 A100-40GB: 5.31 GB of max_memory_reserved (tools/truth/FINDINGS.md §127).
 import * as assert from 'node:assert/strict';
 import { FSDP1_CPU_SECONDS_PER_LAUNCH } from '../../../src/core/terms/fsdp1-launch-lead';
-import { LAUNCH_QUEUE_LAUNCHES } from '../../../src/core/terms/zero3-launch-lead';
+import { LAUNCH_QUEUE_LAUNCHES } from '../../../src/core/terms/cpu-launch-lead';
 import { near } from '../helpers';
 import { gpuPointRun } from './helpers';
 

@@ -7,7 +7,8 @@ import { TrainingSetupSchema } from '../../../src/core';
 import { neededBytes } from '../../../src/core/advice';
 import { findGpu } from '../../../src/core/lookup';
 import { layerForwardSeconds } from '../../../src/core/step-time';
-import { LAUNCH_QUEUE_LAUNCHES, ZERO3_CPU_SECONDS_PER_LAUNCH } from '../../../src/core/terms/zero3-launch-lead';
+import { LAUNCH_QUEUE_LAUNCHES } from '../../../src/core/terms/cpu-launch-lead';
+import { ZERO3_CPU_SECONDS_PER_LAUNCH } from '../../../src/core/terms/zero3-launch-lead';
 import { near } from '../helpers';
 import { archOf, gpuPointRun, gpuTruthPoint } from './helpers';
 
