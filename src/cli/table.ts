@@ -67,7 +67,8 @@ export function renderTable(e: Estimate): string {
       ? ` with ${formatBytes(pg.pagedToHostBytes)} of the paged optimizer state in host RAM (paged in and out at each step)`
       : '';
     L.push(
-      `${e.gpu.id}: ${formatBytes(pg.deviceBytes)} of ${formatBytes(e.gpu.memoryBytes)}: ${verdict}${paged}, headroom ${formatBytes(e.headroomBytes ?? 0)}`,
+      `${e.gpu.id}: ${formatBytes(pg.deviceBytes)} of ${formatBytes(e.gpu.memoryBytes)} usable: ${verdict}${paged}, ` +
+        `headroom ${formatBytes(e.headroomBytes ?? 0)}`,
     );
   } else {
     L.push('no GPU chosen: give --gpu (e.g. A100-80GB, RTX-4090, 24GiB) to check the fit');

@@ -5,7 +5,7 @@
 import { countParameters, parseArchitecture } from './architecture';
 import { GPU_CATALOG, type GpuSpec } from './catalog/gpus';
 import { MODEL_CATALOG, type CatalogModel } from './catalog/models';
-import { GiB } from './units';
+import { formatBytes, GiB } from './units';
 import { memo } from './util/memo';
 import type { EstimateOptions } from './estimate/context';
 
@@ -476,11 +476,7 @@ export function findGpu(name: string): GpuLookup {
       };
   }
   const hit = gpuIndex.get(squash(name)) ?? gpuIndex.get(squash(name.replace(/^nvidia\s*/i, '')));
-  if (hit)
-    return {
-      ok: true,
-      gpu: { id: hit.id, memoryBytes: hit.memoryBytes, source: `GPU catalog: ${hit.id} (${hit.source})`, spec: hit },
-    };
+  if (hit) return { ok: true, gpu: { id: hit.id, memoryBytes: usableBytes(hit), source: gpuSource(hit), spec: hit } };
   return {
     ok: false,
     suggestions: closest(
@@ -488,6 +484,17 @@ export function findGpu(name: string): GpuLookup {
       GPU_CATALOG.map((g) => g.id),
     ),
   };
+}
+
+/** What a process gets of a catalog GPU: CUDA's total where a source gives it, else the driver's Total. */
+const usableBytes = (g: GpuSpec): number => g.cudaTotal?.bytes ?? g.memoryBytes;
+
+function gpuSource(g: GpuSpec): string {
+  const total = `${g.vendor === 'nvidia' ? 'nvidia-smi' : "the driver's"} Total ${formatBytes(g.memoryBytes)}`;
+  const usable = g.cudaTotal
+    ? `${formatBytes(g.cudaTotal.bytes)} that CUDA gives a process (${total} less what the driver keeps; ${g.cudaTotal.source})`
+    : `${total}; CUDA gives a process a little less, by a figure no source gave for this GPU`;
+  return `GPU catalog: ${g.id}, ${usable} (${g.source})`;
 }
 
 /**

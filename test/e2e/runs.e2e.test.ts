@@ -26,8 +26,8 @@ async function hoverText(doc: vscode.TextDocument, needle: string, delta = 2): P
 }
 
 /**
- * The per-GPU figure of a hover's first line (the verdict: "fits: 11.7 GiB of 24.0 GiB on RTX-4090" or "29.6 GiB >
- * 24.0 GiB on ..."), the part every file of one run shares whatever the key (the block below it follows the key).
+ * The per-GPU figure of a hover's first line (the verdict: "fits: 11.7 GiB of 23.6 GiB on RTX-4090" or "29.6 GiB >
+ * 23.6 GiB on ..."), the part every file of one run shares whatever the key (the block below it follows the key).
  */
 function total(hover: string): string {
   return /^\*\*(?:fits: )?([\d.]+ [KMGT]?i?B)/m.exec(hover)?.[1] ?? '';

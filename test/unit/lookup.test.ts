@@ -33,6 +33,32 @@ describe('lookup', () => {
       assert.ok(findGpu(n).ok, `${n} in catalog`);
     }
   });
+  it("judges a catalog GPU by what CUDA gives a process, not nvidia-smi's Total, and says where the figure was printed", () => {
+    const gib = 1024 ** 3;
+    const mib = 1024 ** 2;
+    // The GPU truth's H100 80GB HBM3: torch total_memory 85,017,493,504 B (tools/truth/gpu/results), 81,559 MiB Total.
+    const h100 = findGpu('H100-80GB');
+    assert.ok(h100.ok);
+    assert.equal(h100.gpu.memoryBytes, 85_017_493_504);
+    assert.match(
+      h100.gpu.source,
+      /79\.2 GiB that CUDA gives a process \(nvidia-smi Total 79\.6 GiB less what the driver keeps/,
+    );
+    // An A100-SXM4-40GB's out-of-memory messages with driver 525: "39.39 GiB total capacity" (lm-sys/FastChat#407's period).
+    const a100 = findGpu('a100 40gb');
+    assert.ok(a100.ok);
+    assert.equal(a100.gpu.memoryBytes, Math.round(39.39 * gib));
+    // No printed figure for the RTX 3090 Ti: its Total (24,564 MiB), and the source says so.
+    const ti = findGpu('RTX-3090-Ti');
+    assert.ok(ti.ok);
+    assert.equal(ti.gpu.memoryBytes, 24564 * mib);
+    assert.match(ti.gpu.source, /no source gave for this GPU/);
+    // Every figure is below its Total, by the 0.1-0.9 GiB drivers keep (104 MiB on the P100, 881 MiB on the A100 80GB).
+    for (const g of GPU_CATALOG.filter((x) => x.cudaTotal)) {
+      const kept = g.memoryBytes - g.cudaTotal!.bytes;
+      assert.ok(kept > 100 * mib && kept < 0.9 * gib, `${g.id}: ${kept / mib} MiB kept`);
+    }
+  });
   it('reads sizes: 24GiB, 80 GB, 16g', () => {
     const g = findGpu('24GiB');
     assert.ok(g.ok);

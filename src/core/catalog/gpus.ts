@@ -4,6 +4,10 @@
 /** One mebibyte in bytes. */
 const MiB = 1024 * 1024;
 
+/** A GPU's cudaTotal from a figure in MiB (torch's total_memory printout) or in GiB (an out-of-memory message). */
+const mib = (mebibytes: number, source: string) => ({ bytes: mebibytes * MiB, source });
+const gib = (gibibytes: number, source: string) => ({ bytes: Math.round(gibibytes * 1024 * MiB), source });
+
 /**
  * The link between the accelerator and its host CPU, one direction, in GB/s (1e9 bytes per second).
  * Almost every device uses PCIe; GH200 reaches its Grace CPU over NVLink-C2C instead.
@@ -24,6 +28,12 @@ export interface GpuSpec {
   readonly gfxTarget?: string;
   /** Total device memory as the driver reports it (nvidia-smi "Total", rocm-smi "VRAM Total Memory"), in bytes. */
   readonly memoryBytes: number;
+  /**
+   * The memory CUDA gives a process, where a source states it: torch.cuda.get_device_properties().total_memory, the
+   * "total capacity" of PyTorch's out-of-memory message. The driver keeps the rest of its Total for itself (0.1-0.9
+   * GiB). The fit is judged against it; where no source gives it, against memoryBytes, which is a little more.
+   */
+  readonly cudaTotal?: { readonly bytes: number; readonly source: string };
   /** The number in the product name, in GB. */
   readonly marketingMemoryGB: number;
   /** Memory bandwidth in GB/s (1e9 bytes per second). */
@@ -47,11 +57,14 @@ export interface GpuSpec {
 }
 
 // Conventions used throughout the catalog:
-// - memoryBytes is the nvidia-smi "Total" figure (or rocm-smi "VRAM Total Memory" for AMD), not
-//   torch.cuda.get_device_properties().total_memory, which is slightly lower on some devices. The figures
+// - memoryBytes is the nvidia-smi "Total" figure (or rocm-smi "VRAM Total Memory" for AMD). The figures
 //   are the ones current drivers print with the default ECC setting: GDDR6 datacenter boards (T4, A10,
 //   A10G, A40, L4, L40, L40S) reserve 1/16 of memory for ECC, while workstation and GeForce boards ship
 //   with ECC off. Where no driver figure was known, marketing GiB * 1024 MiB is used and the entry says so.
+// - cudaTotal is what CUDA gives a process (torch.cuda.get_device_properties().total_memory, the "total
+//   capacity" of PyTorch's out-of-memory message): Total less what the driver keeps, 0.1-0.9 GiB. It comes
+//   from a figure printed on a named GPU; where drivers print different ones, the lower of the usual Linux
+//   figures, so that a fit holds on either. Entries without a printed figure have none.
 // - hostLink.GBps is the theoretical one-direction PCIe rate after 128b/130b encoding
 //   (gen3 x16 15.75, gen4 x16 31.5, gen5 x16 63).
 // - peerLink is the published NVLink or Infinity Fabric aggregate. Devices without such a link get a
@@ -81,6 +94,7 @@ const A100_80GB_SXM: GpuSpec = {
   vendor: 'nvidia',
   computeCapability: [8, 0],
   memoryBytes: 81920 * MiB,
+  cudaTotal: gib(79.14, "PyTorch's out-of-memory message on an A100 80GB, lianqi1008/Control-GIC#6 (2025)"),
   marketingMemoryGB: 80,
   hbmBandwidthGBps: 2039,
   hostLink: PCIE4_X16,
@@ -102,6 +116,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 12288 * MiB,
+    cudaTotal: mib(
+      12044,
+      "torch total_memory=12044MB printed for an 'NVIDIA GeForce RTX 3060' in a public server listing",
+    ),
     marketingMemoryGB: 12,
     hbmBandwidthGBps: 360,
     hostLink: PCIE4_X16,
@@ -118,6 +136,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 10240 * MiB,
+    cudaTotal: gib(9.78, "PyTorch's out-of-memory message on an RTX 3080, zai-org/CogVideo#34 (2023)"),
     marketingMemoryGB: 10,
     hbmBandwidthGBps: 760,
     hostLink: PCIE4_X16,
@@ -133,6 +152,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 24576 * MiB,
+    cudaTotal: gib(
+      23.7,
+      "PyTorch's out-of-memory message on an RTX 3090, GaoLii/DSP#10 (2022); total_memory=24268MB in transformers' debugging docs",
+    ),
     marketingMemoryGB: 24,
     hbmBandwidthGBps: 936,
     hostLink: PCIE4_X16,
@@ -164,6 +187,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 16380 * MiB,
+    cudaTotal: gib(15.55, "PyTorch's out-of-memory message on a 4060 Ti 16 GB, boson-ai/higgs-audio#48 (2025)"),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 288,
     hostLink: PCIE4_X8,
@@ -185,6 +209,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 16376 * MiB,
+    cudaTotal: mib(
+      15934,
+      "torch total_memory=15934MB printed for an 'NVIDIA GeForce RTX 4070 Ti SUPER' in a public server log (2026)",
+    ),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 672,
     hostLink: PCIE4_X16,
@@ -200,6 +228,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 16376 * MiB,
+    cudaTotal: mib(
+      16049,
+      "torch total_memory=16049MB printed for an 'NVIDIA GeForce RTX 4080' in a public install guide",
+    ),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 716.8,
     hostLink: PCIE4_X16,
@@ -215,6 +247,11 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 24564 * MiB,
+    cudaTotal: gib(
+      23.64,
+      "PyTorch's out-of-memory message on an RTX 4090 under Linux, ali-vilab/VGen#104 (2024) and 3DTopia/Phidias-Diffusion#8 (2025); " +
+        '23.65 GiB in 2023-24 (MotrixLab/AiOS#29), the whole 23.99 GiB under Windows',
+    ),
     marketingMemoryGB: 24,
     hbmBandwidthGBps: 1008,
     hostLink: PCIE4_X16,
@@ -231,6 +268,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [12, 0],
     memoryBytes: 32607 * MiB,
+    cudaTotal: gib(31.37, "PyTorch's out-of-memory message on an RTX 5090, Wan-Video/Wan2.1#465 (2025)"),
     marketingMemoryGB: 32,
     hbmBandwidthGBps: 1792,
     hostLink: PCIE5_X16,
@@ -250,6 +288,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 16376 * MiB,
+    cudaTotal: gib(15.61, "PyTorch's out-of-memory message on an RTX A4000, DengKaiCQ/VGGT-Long#6 (2025)"),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 448,
     hostLink: PCIE4_X16,
@@ -265,6 +304,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 24564 * MiB,
+    cudaTotal: mib(
+      24114,
+      "torch total_memory=24114MB printed for an 'NVIDIA RTX A5000' in a public log (24138MB in another)",
+    ),
     marketingMemoryGB: 24,
     hbmBandwidthGBps: 768,
     hostLink: PCIE4_X16,
@@ -280,6 +323,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 49140 * MiB,
+    cudaTotal: mib(
+      48676,
+      "torch total_memory=48676MB printed for an 'NVIDIA RTX A6000' in a public Triton kernel README",
+    ),
     marketingMemoryGB: 48,
     hbmBandwidthGBps: 768,
     hostLink: PCIE4_X16,
@@ -296,6 +343,11 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 49140 * MiB,
+    cudaTotal: mib(
+      48622,
+      "torch total_memory=48622MB printed for an 'NVIDIA RTX 6000 Ada Generation' with ECC off in a public environment dump (44.43 GiB with ECC on, " +
+        'DINGYANB/MTVCrafter#21)',
+    ),
     marketingMemoryGB: 48,
     hbmBandwidthGBps: 960,
     hostLink: PCIE4_X16,
@@ -317,6 +369,11 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [7, 5],
     memoryBytes: 15360 * MiB,
+    cudaTotal: gib(
+      14.56,
+      "PyTorch's out-of-memory message on a Tesla T4 with current drivers, " +
+        'Zheng-Chong/CatVTON#133 and AlphaGPU/leetgpu-challenges#52 (2025); about 14.75 GiB with the drivers of 2020-21 (Colab)',
+    ),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 320,
     hostLink: PCIE3_X16,
@@ -333,6 +390,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 23034 * MiB,
+    cudaTotal: gib(22.03, "PyTorch's out-of-memory message on an L4, in three public logs (GCP g2 and Modal, 2025-26)"),
     marketingMemoryGB: 24,
     hbmBandwidthGBps: 300,
     hostLink: PCIE4_X16,
@@ -348,6 +406,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 46068 * MiB,
+    cudaTotal: gib(44.4, "PyTorch's out-of-memory message on an L40, QwenLM/Qwen3-VL#2097 (2026)"),
     marketingMemoryGB: 48,
     hbmBandwidthGBps: 864,
     hostLink: PCIE4_X16,
@@ -363,6 +422,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 9],
     memoryBytes: 46068 * MiB,
+    cudaTotal: gib(
+      44.42,
+      "PyTorch's out-of-memory message on an L40S, stepfun-ai/Step-Video-T2V#8 (2025); total_memory=45589MB (44.52 GiB) printed in another log",
+    ),
     marketingMemoryGB: 48,
     hbmBandwidthGBps: 864,
     hostLink: PCIE4_X16,
@@ -396,6 +459,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 23028 * MiB,
+    cudaTotal: gib(
+      22.06,
+      "PyTorch's out-of-memory message on an A10G (AWS g5) in public logs of 2025-26; 22.20 GiB in 2023, XavierXiao/Dreambooth-Stable-Diffusion#18",
+    ),
     marketingMemoryGB: 24,
     hbmBandwidthGBps: 600,
     hostLink: PCIE4_X16,
@@ -411,6 +478,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 0],
     memoryBytes: 24576 * MiB,
+    cudaTotal: gib(23.53, "PyTorch's out-of-memory message on an A30, google/RB-Modulation#5 (2024)"),
     marketingMemoryGB: 24,
     hbmBandwidthGBps: 933,
     hostLink: PCIE4_X16,
@@ -426,6 +494,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 6],
     memoryBytes: 46068 * MiB,
+    cudaTotal: mib(45416, "torch total_memory=45416MB printed for an 'NVIDIA A40' in a public server listing"),
     marketingMemoryGB: 48,
     hbmBandwidthGBps: 696,
     hostLink: PCIE4_X16,
@@ -446,6 +515,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [6, 0],
     memoryBytes: 16384 * MiB,
+    cudaTotal: mib(
+      16280,
+      "torch total_memory=16280MB printed for a 'Tesla P100-PCIE-16GB' in Colab logs (torch 1.5-1.8)",
+    ),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 732,
     hostLink: PCIE3_X16,
@@ -462,6 +535,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [7, 0],
     memoryBytes: 16384 * MiB,
+    cudaTotal: mib(
+      16160,
+      "torch total_memory=16160MB printed for a 'Tesla V100-SXM2-16GB' in YOLOv5 training logs (torch 1.7-1.8)",
+    ),
     marketingMemoryGB: 16,
     hbmBandwidthGBps: 900,
     hostLink: PCIE3_X16,
@@ -477,6 +554,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [7, 0],
     memoryBytes: 32768 * MiB,
+    cudaTotal: gib(31.74, "PyTorch's out-of-memory message on a V100 32GB, liucongg/ChatGLM-Finetuning#73 (2023)"),
     marketingMemoryGB: 32,
     hbmBandwidthGBps: 900,
     hostLink: PCIE3_X16,
@@ -511,6 +589,11 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [8, 0],
     memoryBytes: 40960 * MiB,
+    cudaTotal: gib(
+      39.39,
+      "PyTorch's out-of-memory message on an A100-SXM4-40GB with driver 525 (2023; " +
+        "the 'total capacity' of lm-sys/FastChat#407's period); 39.50 GiB in a 2025 one, TianheWu/CoSeR#10",
+    ),
     marketingMemoryGB: 40,
     hbmBandwidthGBps: 1555,
     hostLink: PCIE4_X16,
@@ -544,6 +627,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     ...A100_80GB_SXM,
     id: 'A100-80GB-PCIe',
     aliases: ['a100 80gb pcie', 'a100-pcie-80gb', 'nvidia a100-pcie-80gb', 'nvidia a100 80gb pcie', 'a100 pcie 80gb'],
+    cudaTotal: gib(79.14, "the SXM board's figure (the same 80 GB of HBM2e): " + A100_80GB_SXM.cudaTotal!.source),
     hbmBandwidthGBps: 1935,
   },
 
@@ -554,6 +638,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     id: 'A800-80GB',
     aliases: ['a800', 'a800 80gb', 'a800-80g', 'a800-sxm4-80gb', 'nvidia a800-sxm4-80gb', 'a800 sxm 80gb'],
     peerLink: { kind: 'nvlink', GBps: 400 },
+    cudaTotal: gib(
+      79.32,
+      "PyTorch's out-of-memory message on an A800-80G, hahnyuan/PB-LLM#3 (2023: 79.33 GiB) and a vLLM issue (79.32 GiB)",
+    ),
     source:
       'https://tweakers.net/nieuws/203182/nvidia-introduceert-a800-gpu-voor-china-die-niet-onder-exportrestricties-vs-valt.html',
   },
@@ -567,6 +655,12 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [9, 0],
     memoryBytes: 81559 * MiB,
+    cudaTotal: {
+      bytes: 85017493504,
+      source:
+        "torch.cuda.get_device_properties(0).total_memory on the GPU truth's H100 80GB HBM3 (tools/truth/gpu/results, " +
+        'torch 2.11, CUDA 13.0); 81082-81090MB printed elsewhere',
+    },
     marketingMemoryGB: 80,
     hbmBandwidthGBps: 3350,
     hostLink: PCIE5_X16,
@@ -583,6 +677,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [9, 0],
     memoryBytes: 81559 * MiB,
+    cudaTotal: mib(81008, "torch total_memory=81008MB printed for an 'NVIDIA H100 PCIe' in a public snippet"),
     marketingMemoryGB: 80,
     hbmBandwidthGBps: 2000,
     hostLink: PCIE5_X16,
@@ -598,6 +693,7 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [9, 0],
     memoryBytes: 95830 * MiB,
+    cudaTotal: gib(93.09, "PyTorch's out-of-memory message on an H100 NVL in two public logs"),
     marketingMemoryGB: 94,
     hbmBandwidthGBps: 3900,
     hostLink: PCIE5_X16,
@@ -613,6 +709,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [9, 0],
     memoryBytes: 143771 * MiB,
+    cudaTotal: mib(
+      143156,
+      "torch total_memory=143156MB printed for an 'NVIDIA H200' on Modal (2025); the 139.80 GiB of several out-of-memory messages",
+    ),
     marketingMemoryGB: 141,
     hbmBandwidthGBps: 4800,
     hostLink: PCIE5_X16,
@@ -650,6 +750,10 @@ export const GPU_CATALOG: readonly GpuSpec[] = [
     vendor: 'nvidia',
     computeCapability: [10, 0],
     memoryBytes: 183359 * MiB,
+    cudaTotal: mib(
+      182631,
+      "torch total_memory=182631MB printed for an 'NVIDIA B200' (182642MB on Modal); the 178.35 GiB of several out-of-memory messages",
+    ),
     marketingMemoryGB: 180,
     hbmBandwidthGBps: 8000,
     hostLink: PCIE5_X16,

@@ -75,7 +75,7 @@ export default async function features({ url, screenshots, workspace, check }) {
         .map((l) => l.trim())
         .filter(Boolean);
       const first = lines.findIndex((l) =>
-        /^[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\) · micro_batch_size$/.test(l),
+        /^[\d.]+ GiB > 23\.6 GiB on RTX-4090 \([\d.]+ GiB over\) · micro_batch_size$/.test(l),
       );
       if (first < 0 || !/^micro-batch 4 -> 5: \+/.test(lines[first + 1] ?? '')) throw new Error(`hover: ${text}`);
       await page.waitForTimeout(600); // the hover fades in
@@ -95,7 +95,7 @@ export default async function features({ url, screenshots, workspace, check }) {
           .map((l) => l.trim())
           .filter(Boolean);
         const first = lines.findIndex((l) =>
-          /^[\d.]+ GiB > 24\.0 GiB on RTX-4090 \([\d.]+ GiB over\) · seq_len$/.test(l),
+          /^[\d.]+ GiB > 23\.6 GiB on RTX-4090 \([\d.]+ GiB over\) · seq_len$/.test(l),
         );
         if (
           first < 0 ||
@@ -311,7 +311,7 @@ export default async function features({ url, screenshots, workspace, check }) {
       if (!/seq_len:\s1024/.test(text)) throw new Error(`editor: ${text}`);
       await checkNoticeContrast(frame, 'written');
       // The status bar keeps speaking for the file while the panel has the focus.
-      const item = page.locator('.statusbar-item', { hasText: /VRAM [\d.]+ \/ 24\.0 GiB \(RTX-4090\)/ });
+      const item = page.locator('.statusbar-item', { hasText: /VRAM [\d.]+ \/ 23\.6 GiB \(RTX-4090\)/ });
       await item.first().waitFor({ timeout: 10_000 });
       await screenshot(page, path.join(screenshots, 'panel-whatif-write.png'));
       // Once the panel has the written file back, its controls equal the file and Reset is disabled (whatif-form.ts):
