@@ -16,7 +16,7 @@ import { formatBytes } from '../core';
 import { findGpu } from '../core';
 import type { Estimate, TrainingSetup } from '../core';
 import { offlineModelResolver, prefetchModelResolver } from '../node/models';
-import { nodeFileReader } from '../node/files';
+import { nodeFileReader, projectTopOf } from '../node/files';
 import { launchersOf, runsModuleEntry } from '../node/launchers';
 import { impliedRunOf, optionNaming } from '../node/config-readers';
 import { CLI_READ_BUDGET_MS, readBounded, readPolicy } from '../node/read';
@@ -165,9 +165,16 @@ function parseCommand(args: readonly string[]): Command {
   return c;
 }
 
-/** A reader of the working folder's files with the CLI's reading budget (CLI_READ_BUDGET_MS), starting now. */
-const cliReader = (cwd: string): ReturnType<typeof nodeFileReader> =>
-  nodeFileReader(cwd, readPolicy(undefined, CLI_READ_BUDGET_MS));
+/**
+ * A reader of the working folder's files with the CLI's reading budget (CLI_READ_BUDGET_MS), starting now. The data
+ * files a script loads are read inside the working folder and inside the project of each file given (projectTopOf):
+ * `vram-lens estimate ../run/train.sh` reads the DeepSpeed JSON its script loads beside it.
+ */
+const cliReader = (cwd: string, given: readonly string[]): ReturnType<typeof nodeFileReader> =>
+  nodeFileReader(cwd, readPolicy(undefined, CLI_READ_BUDGET_MS), [
+    cwd,
+    ...given.map((f) => projectTopOf(path.resolve(cwd, f))),
+  ]);
 
 /** Reads the files, resolves the run, estimates it and prints the table or JSON (and the advice); the exit status. */
 async function estimateCommand(c: Command, io: Io): Promise<number> {
@@ -266,7 +273,7 @@ async function launchedRun(
   const byName = alone.files.some((f) => f.facts.format === 'project-yaml');
   const own = !byName && (alone.setup !== undefined || !unread);
   if (own && !alone.setup) return alone;
-  const reader = cliReader(io.cwd);
+  const reader = cliReader(io.cwd, [inputs[0].file]);
   const file = path.resolve(io.cwd, inputs[0].file);
   const launchers = launchersOf(file, io.cwd, reader);
   let firstRead: { run: PipelineResult; said: string } | undefined;
@@ -354,7 +361,7 @@ async function readerRun(
 ): Promise<{ run: PipelineResult; said: string } | undefined> {
   const { file, alone, overrides, byName } = how;
   if (!byName && !alone.unrecognized.some((u) => path.resolve(io.cwd, u) === file)) return undefined;
-  const implied = impliedRunOf(file, io.cwd, cliReader(io.cwd));
+  const implied = impliedRunOf(file, io.cwd, cliReader(io.cwd, [file]));
   if (!implied) return undefined;
   const run = await resolveRun(c, io, implied.inputs, overrides);
   const what = how.given ?? 'is not a config alone';
@@ -376,7 +383,10 @@ async function resolveRun(
   overrides: Overrides,
 ): Promise<PipelineResult> {
   const env = io.env ?? process.env;
-  const reader = cliReader(io.cwd);
+  const reader = cliReader(
+    io.cwd,
+    inputs.map((f) => f.file),
+  );
   const resolver: ModelResolver = offlineModelResolver({ cwd: io.cwd, env, networkHint: '--allow-network' });
   const res = runPipeline([...inputs], reader, overrides, resolver);
   if (res.unrecognized.length > 0 || !c.allowNetwork || res.setup) return res;

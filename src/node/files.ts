@@ -10,7 +10,11 @@ import { nothingAt, readBounded, readPolicy, type ReadPolicy } from './read';
  * Files named by references are read relative to the referencing file; `~` is the home directory. One reader serves
  * one analysis: its time budget starts when it is made.
  */
-export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): FileReader {
+export function nodeFileReader(
+  cwd: string,
+  policy: ReadPolicy = readPolicy(),
+  dataRoots: readonly string[] = [cwd],
+): FileReader {
   const refusals = new Map<string, string>();
   // The folders above a file, by its folder: every reference of a file is looked up from the same ones.
   const above = new Map<string, string[]>();
@@ -25,10 +29,11 @@ export function nodeFileReader(cwd: string, policy: ReadPolicy = readPolicy()): 
     read(p: string, kind: ReadKind = 'config'): string | undefined {
       const abs = path.resolve(cwd, p);
       if (folders.absentAbove(abs)) return undefined;
-      // A data file a script loads is read only inside the project (its real path under the working folder).
+      // A data file a script loads is read only inside the project (its real path under the working folder, or under
+      // another folder the host names).
       const r =
         kind === 'project-data'
-          ? readBounded(abs, 'config', { ...policy, roots: policy.roots ?? [realOrResolved(cwd)] })
+          ? readBounded(abs, 'config', { ...policy, roots: policy.roots ?? dataRoots.map(realOrResolved) })
           : readBounded(abs, kind, policy);
       if (r.ok) return r.text;
       if (r.missing) folders.learnAbove(abs);
@@ -175,6 +180,21 @@ export function foldersAbove(file: string, root: string): string[] {
     out.push(dir);
   }
   return [];
+}
+
+/**
+ * The project a file the user names belongs to: the nearest folder above it with .git (within MAX_LEVELS_UP), else its
+ * own folder. The CLI reads a script's data files there as well as under the working folder.
+ */
+export function projectTopOf(file: string): string {
+  let dir = path.dirname(file);
+  for (let k = 0; k < MAX_LEVELS_UP; k++) {
+    if (isRepoTop(dir)) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return path.dirname(file);
 }
 
 function isRepoTop(dir: string): boolean {

@@ -45,6 +45,27 @@ describe('cli: vram-lens estimate', async () => {
     assert.match(r.out, /assumptions \(not in your files\)/);
   });
 
+  it("reads the data files a script loads inside the given file's project, run from another folder", async () => {
+    // liucongg/ChatGLM-Finetuning's train.py: `with open(args.ds_file) as fh: ds_config = json.load(fh)`, the file named
+    // on the launch line beside it; run as `vram-lens estimate ../LC/train.sh` from elsewhere it had been refused.
+    const dir = projectWith({
+      'train.sh': 'deepspeed --num_gpus 4 train.py --ds_file ds.json\n',
+      'ds.json': '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}, "bf16": {"enabled": true}}',
+      'train.py':
+        'import argparse, json, deepspeed\nfrom transformers import AutoModelForCausalLM\n' +
+        'p = argparse.ArgumentParser()\np.add_argument("--ds_file", type=str, default="none.json")\nargs = p.parse_args()\n' +
+        'with open(args.ds_file, "r", encoding="utf-8") as fh:\n    ds_config = json.load(fh)\n' +
+        'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")\n' +
+        'model, optimizer, _, _ = deepspeed.initialize(model=model, config=ds_config)\n' +
+        'for batch in loader:\n    loss = model(**batch).loss\n    model.backward(loss)\n    model.step()\n',
+    });
+    const elsewhere = tempDir('vram-lens-cwd-');
+    const r = await cliIn(elsewhere, 'estimate', path.join(dir, 'train.sh'));
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /ZeRO-3 gathered parameters/);
+    assert.doesNotMatch(r.err, /not known statically/);
+  });
+
   it('a file with an estimate of its own that a launcher runs is read as that run, as the editor shows it', async () => {
     // fengyuli-dev/cs229-project: a torchtune config whose header copies torchtune's `tune run --nproc_per_node 4 ...`
     // usage line, which cs229/scripts/train.sh runs on one GPU with a batch override; a script with defaults of its own
