@@ -572,6 +572,11 @@ export interface ConfigFacts {
    * (hf-python/zero-init.ts): under ZeRO-3 DeepSpeed gets a model made outside deepspeed.zero.Init.
    */
   readonly modelBeforeArguments?: Span;
+  /**
+   * A written-out loop's model load that the file hands to deepspeed.initialize with no HfDeepSpeedConfig, zero.Init
+   * or Accelerator in it (hf-python/zero-init.ts): under ZeRO-3 DeepSpeed gets a model made outside zero.Init.
+   */
+  readonly loopModelOutsideZeroInit?: Span;
   /** A TRL trainer makes the PEFT model itself from the peft_config it is handed (deepspeed-adapters.ts). */
   readonly peftByTrainer?: true;
   /** A notebook read as the shell commands its cells run (`!tune run ...`): the run's launcher, as a shell script is. */

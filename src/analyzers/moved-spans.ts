@@ -14,5 +14,6 @@ export function movedSpans(r: ConfigFacts, at: (s: Span) => Span): ConfigFacts {
     problems: r.problems.map((p) => ({ ...p, span: at(p.span) })),
     references: r.references.map((x) => ({ ...x, span: at(x.span) })),
     ...(r.modelBeforeArguments ? { modelBeforeArguments: at(r.modelBeforeArguments) } : {}),
+    ...(r.loopModelOutsideZeroInit ? { loopModelOutsideZeroInit: at(r.loopModelOutsideZeroInit) } : {}),
   };
 }

@@ -29,7 +29,7 @@ import {
 } from './trl-dated-defaults';
 import { bitsandbytesLoad, trlQuantizedPreparation } from './trl-quantized';
 import { trlZero3Reentrant } from './trl-zero3';
-import { quantizedOutsideZeroInit, trainerZeroInit, zeroInitWithoutHalf } from './zero3-init';
+import { loopOutsideZeroInit, quantizedOutsideZeroInit, trainerZeroInit, zeroInitWithoutHalf } from './zero3-init';
 import { type AxolotlPin, axolotlLoraOver4bit, loraOver4bitKey } from './axolotl-release';
 
 /**
@@ -210,6 +210,7 @@ export function withPinnedVersions(
   );
   setup = peftAdapterDtype(setup, provenance, tools);
   setup = trainerZeroInit(setup, provenance, r.files);
+  setup = loopOutsideZeroInit(setup, provenance, r.files);
   setup = quantizedOutsideZeroInit(setup, provenance);
   setup = zeroInitWithoutHalf(setup, provenance, r.files);
   setup = zeroInitAdapterDtype(

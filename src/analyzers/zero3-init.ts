@@ -58,6 +58,29 @@ export function trainerZeroInit(
 }
 
 /**
+ * The setup with zero3_init false where a written-out loop hands deepspeed.initialize a model it loaded outside
+ * zero.Init (hf-python/zero-init.ts loopModelOutsideZeroInit), and no file names HfDeepSpeedConfig or zero.Init (the
+ * load may sit in a helper module beside a config made there). Accelerate's flag does not reach such a loop.
+ */
+export function loopOutsideZeroInit(
+  setup: TrainingSetup,
+  provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
+  files: readonly AnalyzedFile[],
+): TrainingSetup {
+  if (setup.zero_stage !== 3 || setup.zero3_init === false || !fromFlagOrUnset(provenance.zero3_init)) return setup;
+  // A launcher's Trainer-style option names do not make a script a Trainer's; a script that runs one does.
+  const scripts = files.filter((f) => f.facts.format === 'hf-python');
+  if (scripts.some((f) => f.facts.tools.some((t) => ZERO_INIT_TOOLS.has(t)))) return setup;
+  if (files.some((f) => /\b(?:HfDeepSpeedConfig|zero\.Init)\s*\(/.test(f.text))) return setup;
+  const loop = files.find((f) => f.facts.loopModelOutsideZeroInit !== undefined);
+  if (!loop) return setup;
+  const at = loop.facts.loopModelOutsideZeroInit!;
+  const line = locateOffset(loop.file, loop.text, at.start, at.end).line;
+  provenance.zero3_init = { kind: 'file', file: loop.file, line, key: 'from_pretrained' };
+  return { ...setup, zero3_init: false };
+}
+
+/**
  * The setup with zero3_init false where the model is quantized at its load (bitsandbytes, GPTQ, AWQ through
  * transformers' quantizers): from_pretrained makes it under deepspeed.zero.Init only `if is_deepspeed_zero3_enabled()
  * and not is_quantized` (modeling_utils.py, 4.x and 5.x), whatever Accelerate's flag or the Trainer says. DeepSpeed's

@@ -150,6 +150,8 @@ export class PythonFile {
   options: ScriptOption[] = [];
   /** A Trainer script's model load before its arguments exist (zero-init.ts). */
   modelBeforeArguments: Span | undefined;
+  /** A loop's model load handed to deepspeed.initialize outside zero.Init (zero-init.ts). */
+  loopModelOutsideZeroInit: Span | undefined;
   /** The function the command line calls (fire.Fire, a click or typer command): its parameters are options. */
   commandEntry: CommandEntry | undefined;
   /** A TRL trainer is handed a LoraConfig / IA3Config as peft_config and makes the PEFT model itself. */
@@ -214,6 +216,7 @@ export class PythonFile {
       tools,
       ...(this.options.length > 0 ? { options: this.options } : {}),
       ...(this.modelBeforeArguments ? { modelBeforeArguments: this.modelBeforeArguments } : {}),
+      ...(this.loopModelOutsideZeroInit ? { loopModelOutsideZeroInit: this.loopModelOutsideZeroInit } : {}),
       ...(this.peftByTrainer ? { peftByTrainer: true as const } : {}),
       ...(this.readsConfigOption ? { readsConfigOption: this.readsConfigOption } : {}),
       ...(this.readsConfigurator ? { readsConfigurator: true as const } : {}),

@@ -68,7 +68,7 @@ import { analyzeLitgptScript, isLitgptScript } from './litgpt-script';
 import { analyzeFsdpQloraScript, isFsdpQloraScript } from './fsdp-qlora';
 import { analyzeNanogptConfig, analyzeNanogptScript, isNanogptConfig, isNanogptScript } from './nanogpt';
 import { dataConnect, fabricCall, importsLitgpt, isLitgptConfigCall, litgptModelCall } from './litgpt-api';
-import { modelBeforeArguments } from './zero-init';
+import { loopModelOutsideZeroInit, modelBeforeArguments } from './zero-init';
 import { unslothLoad, unslothPeft } from './unsloth';
 import { deepspeedEntry, mapEntry } from './mapping';
 import {
@@ -616,6 +616,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   // A loop the script writes out runs instead of a Trainer: its DataLoader, optimizer and precision are the run's.
   const loop = trainer ? undefined : trainingLoop(file, calls);
   if (loop) loopFacts(file, calls, loop);
+  if (loop) loopModelOutsideZeroInit(file, calls);
   else if (!trainer) handedLoaderBatch(file, calls);
   if (trainer || loop) for (const read of [ownModelCode, dropUnusedConfigs, resizedEmbeddings]) read(file, calls);
   // llama-recipes' train(), the loop of a library the file hands its model and train_config to.

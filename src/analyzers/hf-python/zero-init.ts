@@ -72,3 +72,30 @@ export function modelBeforeArguments(file: PythonFile, calls: readonly SyntaxNod
   if (enclosingFunction(file, load) !== enclosingFunction(file, args)) return;
   file.modelBeforeArguments = span(load.firstChild!);
 }
+
+/** What makes a model under zero.Init before its load: transformers' integration, DeepSpeed's context, Accelerate's plugin. */
+const ZERO_INIT_MAKERS = /\b(?:HfDeepSpeedConfig|zero\.Init|Accelerator)\s*\(/;
+
+/**
+ * Notes the model's from_pretrained where a written-out loop hands its model to deepspeed.initialize itself, after the
+ * load and with nothing in the file that would make the model under zero.Init (HfDeepSpeedConfig, `with
+ * deepspeed.zero.Init()`, an Accelerator whose plugin hands transformers DeepSpeed's config): from_pretrained makes it
+ * whole, and at stage 3 DeepSpeed moves it to the GPU before it partitions it (analyzers/zero3-init.ts decides).
+ */
+export function loopModelOutsideZeroInit(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  const init = firstCall(file, calls, (parts) => parts[0] === 'deepspeed' && parts[parts.length - 1] === 'initialize');
+  const load = firstCall(file, calls, isModelLoad) ?? calls.find((c) => modelLoadByText(file, c));
+  if (!init || !load || load.from > init.from || ZERO_INIT_MAKERS.test(file.text)) return;
+  file.loopModelOutsideZeroInit = span(load.firstChild!);
+}
+
+/**
+ * A from_pretrained / from_config whose class is picked at run time, not a tokenizer's, a config's or a processor's
+ * (ChatGLM-Finetuning's `MODE[args.mode]["model"].from_pretrained(...)`).
+ */
+function modelLoadByText(file: PythonFile, call: SyntaxNode): boolean {
+  const callee = call.firstChild;
+  if (callee?.name !== 'MemberExpression') return false;
+  const text = file.text.slice(callee.from, callee.to);
+  return /\.(?:from_pretrained|from_config)$/.test(text) && !/tokenizer|config|processor|feature_extractor/i.test(text);
+}

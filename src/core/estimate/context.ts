@@ -4,7 +4,7 @@
 // Docs: docs/estimate/index.md
 import type { Architecture, LinearModule } from '../architecture';
 import type { GpuSpec } from '../catalog/gpus';
-import type { Assumption, Layout, Warning } from '../model';
+import type { Assumption, Layout, PhaseEstimate, Warning } from '../model';
 import type { Attention, ProvenanceMap, TrainingSetup } from '../setup';
 import type { ComputeMode } from '../terms/saved-tensors';
 import type { galoreShapes } from '../terms/galore';
@@ -275,3 +275,18 @@ export interface StageContext {
 
 /** What the steps before the context read and write: the setup, where its values came from, the GPU and the notes. */
 export type PlanningContext = Pick<EstimateContext, 'given' | 'setup' | 'provenance' | 'lean' | 'notes' | 'gpu'>;
+
+/** A load phase above the training step, the bytes it leaves reserved, and how to say what they are. */
+export interface ModelLoad {
+  readonly phase: PhaseEstimate;
+  readonly reservedBytes: number;
+  /** The reserved bytes' label and formula where they exceed the step's (estimate/runtime.ts loadCacheTerm). */
+  readonly cacheLabel: string;
+  readonly cacheFormula: () => string;
+  /**
+   * The load's segments are the step's to reuse: the step's runtime terms stand as they are, and the load counts where
+   * its segments exceed what the step reserves (ZeRO-3's move of a whole model). Without it the runtime terms are
+   * worked out from the load's peak where it is the higher (torchao's NF4 load, replayed).
+   */
+  readonly servesStep?: true;
+}

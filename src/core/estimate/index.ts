@@ -8,6 +8,7 @@ import { quantizedHead } from '../terms/quantized-head';
 import type { EstimateResult, Phase } from '../model';
 import type { TrainingSetup } from '../setup';
 import { nf4LoadPhase } from '../terms/nf4-load';
+import { zero3ModuleToDevice } from '../terms/zero3-module-to-device';
 import { variableLengthCache } from '../terms/variable-length';
 import { formatCount, GiB } from '../units';
 import { defaultAssumptions } from './assumptions';
@@ -170,13 +171,14 @@ function assemble(ctx: EstimateContext, opts: EstimateOptions): EstimateResult {
   // ---- Busiest rank: evaluate each distinct pipeline stage -----------------------------------------------
   const { phases: stepPhases, peak: stepPeak, stage, lossTensorBytes, poolsAtPhase, forward } = busiestStage(ctx);
   const contextBytes = cudaContextBytes(setup);
-  // torchao < 0.2 NF4 under torchtune 0.1: building and loading the model can peak above the training step.
-  const nf4Load = nf4LoadPhase(ctx, stepPeak, contextBytes);
-  const phases = nf4Load ? [nf4Load.phase, ...stepPhases] : stepPhases;
-  const peak = nf4Load && nf4Load.phase.allocatedBytes > stepPeak.allocatedBytes ? nf4Load.phase : stepPeak;
+  // Building and loading the model can peak above the training step: torchao < 0.2 NF4 under torchtune 0.1, or
+  // DeepSpeed moving a model made outside zero.Init to the GPU whole before ZeRO-3 partitions it.
+  const modelLoad = nf4LoadPhase(ctx, stepPeak, contextBytes) ?? zero3ModuleToDevice(ctx);
+  const phases = modelLoad ? [modelLoad.phase, ...stepPhases] : stepPhases;
+  const peak = modelLoad && modelLoad.phase.allocatedBytes > stepPeak.allocatedBytes ? modelLoad.phase : stepPeak;
 
   // ---- Runtime terms outside PyTorch's allocated bytes ---------------------------------------------------
-  const totals = runtimeTerms(ctx, { stepPeak, peak, nf4Load, poolsAtPhase, contextBytes, forward });
+  const totals = runtimeTerms(ctx, { stepPeak, peak, modelLoad, poolsAtPhase, contextBytes, forward });
   const { runtime, peakBytes, reservedBytes, deviceBytes, pagedBytes, pagedResident } = totals;
   const variableLengths = variableLengthCache(ctx, totals, stage, lossTensorBytes);
 

@@ -24,7 +24,7 @@ import { optimizerStateBytes } from '../terms/optimizer-states';
 import { formatBytes, formatCount, MiB } from '../units';
 import { olderThan } from '../util/version';
 import { PERSISTENT_IDS, runtimeTerm, usableGpuBytes } from './component';
-import type { EstimateContext } from './context';
+import type { EstimateContext, ModelLoad } from './context';
 import { LOSS_BACKWARD_NOTE, type StreamPoolLedger } from './phases';
 import {
   fsdp2CopyInPooled,
@@ -69,7 +69,8 @@ export interface StepPeak {
   /** The highest phase of the training step, and of the step or the load. */
   readonly stepPeak: PhaseEstimate;
   readonly peak: PhaseEstimate;
-  readonly nf4Load: { phase: PhaseEstimate; reservedBytes: number } | undefined;
+  /** A load phase and the segments it leaves (terms/nf4-load.ts, terms/zero3-module-to-device.ts). */
+  readonly modelLoad: ModelLoad | undefined;
   readonly poolsAtPhase: StreamPoolLedger | undefined;
   readonly contextBytes: number;
   /** The busiest stage's block forward, for the allocator replay (terms/forward-cache.ts). */
@@ -419,19 +420,11 @@ function releasedBlock(base: CachedBase, block: LogitsBlock, withBlock: CachedTe
   return before > 0 ? cachedTerms(base, undefined, { block, before }) : without;
 }
 
-/** Segments the model's load left cached (nf4LoadPhase): they serve the step's tensors and count where they exceed it. */
+/** Segments the model's load left cached (StepPeak.modelLoad): they serve the step's tensors and count where they exceed it. */
 function loadCacheTerm(ctx: EstimateContext, step: StepPeak, reservedSoFar: number): RuntimeTerm | undefined {
-  const nf4Load = step.nf4Load;
-  if (!nf4Load) return undefined;
-  return runtimeTerm(
-    ctx,
-    'load-cache',
-    'Segments cached since the model was quantized and loaded',
-    nf4Load.reservedBytes - reservedSoFar,
-    () =>
-      `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
-      `weights, kept through training (${formatBytes(nf4Load.reservedBytes)} reserved after load)`,
-  );
+  const load = step.modelLoad;
+  if (!load) return undefined;
+  return runtimeTerm(ctx, 'load-cache', load.cacheLabel, load.reservedBytes - reservedSoFar, load.cacheFormula);
 }
 
 /** The terms outside the allocator: the CUDA context (its default an assumption) and NCCL's communicators, where a process group is made. */
@@ -623,8 +616,32 @@ function pagedOptimizer(
   return { term, pagedBytes, pagedWorking, pagedResident };
 }
 
-/** The runtime terms of the busiest GPU, in the order they are reported. */
+/**
+ * The runtime terms of the busiest GPU, in the order they are reported. A load whose segments serve the step
+ * (ModelLoad.servesStep) leaves the step's terms as they are and counts where its segments exceed what the step
+ * reserves; its allocated peak is the estimate's where it is higher.
+ */
 export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
+  const load = step.modelLoad;
+  if (!load?.servesStep) return stepRuntimeTerms(ctx, step);
+  const totals = stepRuntimeTerms(ctx, { ...step, peak: step.stepPeak, modelLoad: undefined });
+  const peakBytes = Math.max(totals.peakBytes, load.phase.allocatedBytes);
+  if (load.reservedBytes <= totals.reservedBytes) return { ...totals, peakBytes };
+  // The load's segments hold the step's tensors and caches: what it reserves is theirs, beside the terms outside.
+  const outside = totals.runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id));
+  const extra = load.reservedBytes - Math.max(peakBytes, load.phase.allocatedBytes);
+  const cache = runtimeTerm(ctx, 'load-cache', load.cacheLabel, extra, load.cacheFormula);
+  return {
+    ...totals,
+    runtime: cache ? [cache, ...outside] : outside,
+    peakBytes,
+    reservedBytes: load.reservedBytes,
+    deviceBytes: load.reservedBytes + outsideReserved(outside),
+    loadCache: load.reservedBytes - totals.reservedBytes,
+  };
+}
+
+function stepRuntimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotals {
   const outside = outsideTerms(ctx, step);
   const bound = lowerBoundTotals(ctx, step, outside);
   if (bound) return bound;

@@ -23,9 +23,9 @@
 
 import type { LinearModule } from '../architecture';
 import { comp, MODEL_TENSOR_IDS, sum } from '../estimate/component';
-import type { EstimateContext } from '../estimate/context';
+import type { EstimateContext, ModelLoad } from '../estimate/context';
 import type { PhaseEstimate } from '../model';
-import { DTYPE_BYTES, formatCount } from '../units';
+import { DTYPE_BYTES, formatBytes, formatCount } from '../units';
 import { memo } from '../util/memo';
 import { CachingAllocator, type Allocation } from './allocator';
 
@@ -236,7 +236,7 @@ export function nf4LoadPhase(
   ctx: EstimateContext,
   stepPeak: PhaseEstimate,
   contextBytes: number,
-): { phase: PhaseEstimate; reservedBytes: number } | undefined {
+): ModelLoad | undefined {
   const { setup, effectiveSetup: effSetup } = ctx;
   const { arch: a, modules: mods } = ctx.model;
   const world = ctx.layout.world;
@@ -285,6 +285,9 @@ export function nf4LoadPhase(
       () => ({ elements: sim.largest, layers: a.layers }),
     ),
   ];
+  const reservedBytes = setup.expandable_segments
+    ? sum(components)
+    : sim.reserved + Math.max(0, sum(kept) - sim.allocated);
   return {
     phase: {
       phase: 'load',
@@ -298,6 +301,10 @@ export function nf4LoadPhase(
     },
     // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
     // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
-    reservedBytes: setup.expandable_segments ? sum(components) : sim.reserved + Math.max(0, sum(kept) - sim.allocated),
+    reservedBytes,
+    cacheLabel: 'Segments cached since the model was quantized and loaded',
+    cacheFormula: () =>
+      `allocator segments of torchao's NF4 quantization temporaries, partly filled by the NF4 ` +
+      `weights, kept through training (${formatBytes(reservedBytes)} reserved after load)`,
   };
 }

@@ -4,6 +4,7 @@
 // DeepSpeedPlugin() then set_deepspeed_weakref()).
 import * as assert from 'node:assert/strict';
 import { analyzeAccelerateYaml } from '../../../src/analyzers/yaml';
+import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline, type FileReader } from '../../../src/analyzers/pipeline';
 import { estimate } from '../../../src/core/estimate';
 import { checkFacts, factOf } from './yaml-common.test';
@@ -187,5 +188,40 @@ describe('analyzers: DeepSpeed with neither bf16 nor fp16 under the HF Trainer',
     assert.equal(r.setup?.weights_dtype, 'bf16');
     assert.equal(r.setup?.mixed_precision, 'none');
     assert.match(note(r.provenance.mixed_precision), /neither bf16 nor fp16/);
+  });
+});
+
+describe("analyzers: a loop's own deepspeed.initialize", () => {
+  it("a loop that hands deepspeed.initialize its own from_pretrained gets a model made whole, at the load's line", () => {
+    // liucongg/ChatGLM-Finetuning's train.py: from_pretrained, then `deepspeed.initialize(model=model, ...)`, with no
+    // HfDeepSpeedConfig before the load.
+    const ds = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}, "bf16": {"enabled": true}}';
+    const loop = (before: string) =>
+      'import deepspeed, json\nfrom transformers import AutoModelForCausalLM, AutoConfig\n' +
+      'ds_config = json.load(open("ds.json"))\n' +
+      before +
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")\n' +
+      'model, optimizer, _, _ = deepspeed.initialize(model=model, config=ds_config)\n' +
+      'for batch in loader:\n    loss = model(**batch).loss\n    model.backward(loss)\n    model.step()\n';
+    const line = 'deepspeed --num_gpus 8 train.py\n';
+    const runOf = (script: string) => {
+      const files = { '/w/run.sh': line, '/w/ds.json': ds, '/w/train.py': script };
+      return runPipeline([{ file: '/w/run.sh', text: line }], inMemory(files), {});
+    };
+    const whole = runOf(loop(''));
+    assert.equal(whole.setup?.zero_stage, 3);
+    assert.equal(whole.setup?.zero3_init, false);
+    assert.deepEqual(whole.provenance.zero3_init, {
+      kind: 'file',
+      file: '/w/train.py',
+      line: 4,
+      key: 'from_pretrained',
+    });
+    // transformers' integration made first: from_pretrained builds the model partitioned.
+    const partitioned = runOf(loop('dschf = HfDeepSpeedConfig(ds_config)\n'));
+    assert.notEqual(partitioned.setup?.zero3_init, false);
+    // The class picked at run time there (`MODE[args.mode]["model"].from_pretrained(...)`) is a model load too.
+    const picked = loop('').replace('AutoModelForCausalLM.from_pretrained', 'MODE[mode]["model"].from_pretrained');
+    assert.ok(analyzeHfPython(picked).loopModelOutsideZeroInit);
   });
 });

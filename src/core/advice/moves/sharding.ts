@@ -1,7 +1,7 @@
 // Sharding across the GPUs (DeepSpeed ZeRO, FSDP), more GPUs, the optimizer on NVMe.
 // Part of the Move table, in its order (advice/moves.ts). Pure; no I/O.
 // Docs: docs/estimate/advice.md
-import { defersGradientSync } from '../../setup';
+import { defersGradientSync, type TrainingSetup } from '../../setup';
 import { linearsKeepGatheredWeights } from '../../terms/zero3-linear-kept';
 import { type Move, type MoveContext, isInt8 } from './context';
 
@@ -55,15 +55,17 @@ export function shardingMoves(context: MoveContext): Move[] {
     changesResult: false,
     apply: (s) => (defersGradientSync(s) ? { fsdp_no_sync: false } : undefined),
   });
-  // A model made outside deepspeed.zero.Init keeps its linears' gathered weights until their backward before DeepSpeed
-  // 0.19.4 (terms/zero3-linear-kept.ts); made inside it, ZeRO-3's own linear lets them go.
+  // A model made outside deepspeed.zero.Init reaches the GPU whole before ZeRO-3 partitions it
+  // (terms/zero3-module-to-device.ts), and keeps its linears' gathered weights until their backward before DeepSpeed
+  // 0.19.4 (terms/zero3-linear-kept.ts); made inside it, it is partitioned as it is built.
   m.push({
     id: 'zero3-init',
     group: 'sharding',
     title:
-      "Make the model inside deepspeed.zero.Init (zero3_init_flag): ZeRO-3's linears stop keeping their gathered weights",
+      'Make the model inside deepspeed.zero.Init (zero3_init_flag, or HfDeepSpeedConfig before from_pretrained): ' +
+      'ZeRO-3 partitions it as it is built instead of moving it to the GPU whole',
     changesResult: false,
-    apply: (s) => (linearsKeepGatheredWeights(s) ? { zero3_init: true } : undefined),
+    apply: (s) => (linearsKeepGatheredWeights(s) || movesWholeModel(s) ? { zero3_init: true } : undefined),
   });
   for (const factor of [2, 4]) {
     m.push({
@@ -100,3 +102,7 @@ export function shardingMoves(context: MoveContext): Move[] {
   });
   return m;
 }
+
+/** ZeRO-3 gets a model made outside zero.Init, which DeepSpeed moves to the GPU whole first (a quantized one is there). */
+const movesWholeModel = (s: TrainingSetup): boolean =>
+  s.zero_stage === 3 && s.zero3_init === false && !s.quantization && s.fsdp === 'none';
