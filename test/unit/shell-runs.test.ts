@@ -27,6 +27,35 @@ const launchingTrainPy =
     runPipeline([{ file: '/w/run.sh', text: line }], inMemory({ '/w/train.py': train, '/w/run.sh': line }), {});
 
 describe('shell runs: a launcher, its configs and its training script are one run', () => {
+  it('a file the launch line names in no format it reads is said there, and the run is estimated without it', () => {
+    // Alpha-VLLM/LLaMA2-Accessory's launchers: `llama_config="$2 configs/model/finetune/sg/llamaPeft_normBiasLora.json"`
+    // hands the script its model's params file and a PEFT JSON of its own format; had stopped the estimate.
+    const line =
+      'llama_config="$2 configs/lora.json"\ntorchrun --nproc_per_node=8 train.py --batch_size 4 --llama_config $llama_config\n';
+    const train =
+      'import argparse\nfrom transformers import AutoModelForCausalLM\np = argparse.ArgumentParser()\n' +
+      'p.add_argument("--llama_config", nargs="+")\np.add_argument("--batch_size", type=int, default=1)\n' +
+      'args = p.parse_args()\nmodel = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n';
+    const files = {
+      '/w/run.sh': line,
+      '/w/train.py': train,
+      '/w/configs/lora.json': '{"lora_rank": 16, "bias_tuning": true}',
+    };
+    const r = runPipeline([{ file: '/w/run.sh', text: line }], inMemory(files), {});
+    assert.deepEqual(r.unrecognized, []);
+    const said = r.problems.find((p) => p.file === '/w/configs/lora.json');
+    assert.equal(said?.severity, 'warning');
+    assert.match(said?.message ?? '', /in no format VRAM Lens reads/);
+    assert.equal(r.setup?.model, 'meta-llama/Llama-2-7b-hf');
+    // Given alone, a file no format takes still stops the run.
+    const alone = runPipeline(
+      [{ file: '/w/configs/lora.json', text: files['/w/configs/lora.json'] }],
+      inMemory(files),
+      {},
+    );
+    assert.deepEqual(alone.unrecognized, ['/w/configs/lora.json']);
+  });
+
   it("the launcher names its script and a project's module as references; not an installed module or a variable", () => {
     const refs = analyzeShell(
       'accelerate launch --config_file fsdp.yaml train.py --per_device_train_batch_size 2\n',

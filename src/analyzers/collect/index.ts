@@ -90,10 +90,32 @@ export function collectFiles(inputs: readonly InputFile[], reader: FileReader): 
         )
       : f,
   );
+  const left = notLoadedData(collection.collected.unrecognized, files, reader);
+  // A file the run names that no format takes (LLaMA2-Accessory's `--llama_config "$2 configs/...json"`, a model's own
+  // params file) is said where it is; the run is estimated without it. A file given that no format takes stops it.
+  const named = left.filter((u) => collection.referenced.has(u) && !inputs.some((i) => i.file === u));
   return {
     ...collection.collected,
     files,
-    unrecognized: notLoadedData(collection.collected.unrecognized, files, reader),
+    problems: [...collection.collected.problems, ...named.map(unreadReference)],
+    unrecognized: left.filter((u) => !named.includes(u)),
+  };
+}
+
+/** The warning at a file the run names that no format takes. */
+function unreadReference(file: string): Problem {
+  return {
+    file,
+    start: 0,
+    end: 0,
+    line: 1,
+    column: 1,
+    severity: 'warning',
+    code: 'not-analyzed',
+    ...msg(
+      'a file this run names, in no format VRAM Lens reads (DeepSpeed JSON, a training script or YAML config): its ' +
+        'values are not in the estimate',
+    ),
   };
 }
 
@@ -183,6 +205,8 @@ class FileCollection {
   >();
   /** The files a launcher of the run writes from heredocs, by each path they may be read at: the text and the launcher. */
   private readonly written = new Map<string, { text: string; writtenBy: string }>();
+  /** Files that another file of the run names and no format takes (unread, said where they are; not a stop). */
+  readonly referenced = new Set<string>();
 
   constructor(
     private readonly inputs: readonly InputFile[],
@@ -204,6 +228,7 @@ class FileCollection {
     if (script !== undefined) return this.visitAs('shell', file, script, how);
     if (!detected) {
       this.collected.unrecognized.push(file);
+      if (how.depth > 0) this.referenced.add(file);
       return;
     }
     this.visitAs(detected, file, text, how);
