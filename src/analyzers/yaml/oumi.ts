@@ -8,6 +8,7 @@
 import { about, msg, normalizeOptimizer, type ConfigFacts } from '../facts';
 import { YamlCtx, guarded } from './common';
 import {
+  asBackwardPrefetch,
   asBool,
   asCheckpointing,
   asPosInt,
@@ -95,7 +96,10 @@ function analyze(ctx: YamlCtx): void {
   ctx.put('compile', t.get('compile'), asBool);
   const usePeft = t.get('use_peft');
   if (usePeft && boolOf(ctx.view(usePeft)) === true) peft(ctx, ctx.sub(top.get('peft')), usePeft);
-  fsdp(ctx, ctx.sub(top.get('fsdp')));
+  const compiled = t.get('compile');
+  const peftUncompiled =
+    usePeft !== undefined && boolOf(ctx.view(usePeft)) === true && !(compiled && boolOf(ctx.view(compiled)) === true);
+  fsdp(ctx, ctx.sub(top.get('fsdp')), peftUncompiled);
 }
 
 /** `model`: the Hub id, the length, the weights' dtype ("auto", the default: the checkpoint's), attention, Liger. */
@@ -143,8 +147,13 @@ function peft(ctx: YamlCtx, p: ReadonlyMap<string, Entry>, on: Entry): void {
   ctx.put('doubleQuant', p.get('use_bnb_nested_quant'), asBool);
 }
 
-/** `fsdp` with `enable_fsdp`: FSDP1 (Accelerate's plugin), its sharding, CPU offload and prefetch. */
-function fsdp(ctx: YamlCtx, f: ReadonlyMap<string, Entry>): void {
+/**
+ * `fsdp` with `enable_fsdp`: FSDP1 (Accelerate's plugin), its sharding, CPU offload, backward prefetch and
+ * use_orig_params. Oumi hands the last two to Accelerate as FSDP_BACKWARD_PREFETCH and FSDP_USE_ORIG_PARAMS
+ * (src/oumi/core/distributed.py), with defaults of its own: BACKWARD_PRE, and use_orig_params false for PEFT without
+ * compile (distributed.py _get_use_orig_params), where Accelerate's plugin would take no prefetch and true.
+ */
+function fsdp(ctx: YamlCtx, f: ReadonlyMap<string, Entry>, peftUncompiled: boolean): void {
   const on = f.get('enable_fsdp');
   if (!on || boolOf(ctx.view(on)) !== true) return;
   const sharding = f.get('sharding_strategy');
@@ -152,4 +161,23 @@ function fsdp(ctx: YamlCtx, f: ReadonlyMap<string, Entry>): void {
   else ctx.add('fsdp', on, 'full_shard');
   ctx.add('fsdpVersion', on, 1);
   ctx.put('fsdpOffload', f.get('cpu_offload'), asBool);
+  const prefetch = f.get('backward_prefetch');
+  if (prefetch) ctx.put('fsdpBackwardPrefetch', prefetch, asBackwardPrefetch);
+  else
+    ctx.addDefault(
+      'fsdpBackwardPrefetch',
+      on,
+      'pre',
+      `Oumi backward_prefetch defaults to BACKWARD_PRE (${PARAMS}/fsdp_params.py)`,
+    );
+  const orig = f.get('use_orig_params');
+  if (orig) ctx.put('fsdpUseOrigParams', orig, asBool);
+  else if (peftUncompiled)
+    ctx.addDefault(
+      'fsdpUseOrigParams',
+      on,
+      false,
+      'Oumi turns use_orig_params off for PEFT training without compile (oumi-ai/oumi@d8ed077:src/oumi/core/distributed.py ' +
+        '_get_use_orig_params)',
+    );
 }

@@ -61,6 +61,27 @@ describe('Oumi training config', () => {
     );
   });
 
+  it("FSDP's backward prefetch and use_orig_params are Oumi's own defaults, handed to Accelerate (distributed.py)", () => {
+    // oumi-ai/oumi@d8ed077: FSDPParams.backward_prefetch = BACKWARD_PRE, env FSDP_BACKWARD_PREFETCH; use_orig_params
+    // false for PEFT without compile (_get_use_orig_params), env FSDP_USE_ORIG_PARAMS.
+    const withFsdp = (extra: string) => `${QLORA}\nfsdp:\n  enable_fsdp: True\n${extra}`;
+    const f = analyzeOumiYaml(withFsdp(''));
+    const fact = (k: string) => f.facts.find((x) => x.key === k);
+    assert.deepEqual(
+      [fact('fsdpBackwardPrefetch')?.value, fact('fsdpBackwardPrefetch')?.origin],
+      ['pre', 'call-default'],
+    );
+    assert.deepEqual([fact('fsdpUseOrigParams')?.value, fact('fsdpUseOrigParams')?.origin], [false, 'call-default']);
+    const given = analyzeOumiYaml(withFsdp('  backward_prefetch: "BACKWARD_POST"\n  use_orig_params: True\n'));
+    assert.equal(given.facts.find((x) => x.key === 'fsdpBackwardPrefetch')?.value, 'post');
+    assert.equal(given.facts.find((x) => x.key === 'fsdpUseOrigParams')?.value, true);
+    const compiled = analyzeOumiYaml(withFsdp('').replace('use_peft: True', 'use_peft: True\n  compile: True'));
+    assert.equal(
+      compiled.facts.find((x) => x.key === 'fsdpUseOrigParams'),
+      undefined,
+    );
+  });
+
   it('the command lines: `oumi train -c` and `oumi distributed torchrun -m oumi train -c`, their overrides winning', () => {
     const files = {
       '/o/run.sh':
