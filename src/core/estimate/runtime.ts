@@ -629,8 +629,7 @@ export function runtimeTerms(ctx: EstimateContext, step: StepPeak): RuntimeTotal
   if (load.reservedBytes <= totals.reservedBytes) return { ...totals, peakBytes };
   // The load's segments hold the step's tensors and caches: what it reserves is theirs, beside the terms outside.
   const outside = totals.runtime.filter((r) => !RESERVED_RUNTIME_IDS.has(r.id));
-  const extra = load.reservedBytes - Math.max(peakBytes, load.phase.allocatedBytes);
-  const cache = runtimeTerm(ctx, 'load-cache', load.cacheLabel, extra, load.cacheFormula);
+  const cache = runtimeTerm(ctx, 'load-cache', load.cacheLabel, load.reservedBytes - peakBytes, load.cacheFormula);
   return {
     ...totals,
     runtime: cache ? [cache, ...outside] : outside,

@@ -1,12 +1,12 @@
 // Term: the whole model on the GPU while ZeRO-3 partitions a model made outside deepspeed.zero.Init (zero3_init
 // false: a loop that hands deepspeed.initialize a model from from_pretrained without HfDeepSpeedConfig, a Trainer
-// script that loads its model before its arguments, a quantized load). DeepSpeed's engine casts such a module to its
-// 16-bit dtype and moves it to the device whole (engine.py _configure_distributed_model: `if not
-// (self.dont_change_device or is_zero_init_model): self.module.to(self.device)`), then ZeRO-3 converts its parameters
-// one by one (parameter_offload.py _convert_to_zero_parameters: Init(module=...)), each partition made before its
-// full tensor is freed, to the CPU with offload_param. Nothing empties the cache afterwards (stage3.py's
-// see_memory_usage calls return before it unless forced), so the model's segments stay reserved and serve the step's
-// tensors. Docs: docs/estimate/parallelism.md. Pure arithmetic.
+// script that loads its model before its arguments; a quantized model is on the GPU whole from its load, not counted
+// here). DeepSpeed's engine casts such a module to its 16-bit dtype and moves it to the device whole (engine.py
+// _configure_distributed_model: `if not (self.dont_change_device or is_zero_init_model): self.module.to(self.device)`),
+// then ZeRO-3 converts its parameters one by one (parameter_offload.py _convert_to_zero_parameters: Init(module=...)),
+// each partition made before its full tensor is freed, to the CPU with offload_param. Nothing empties the cache
+// afterwards (stage3.py's see_memory_usage calls return before it unless forced), so the model's segments stay
+// reserved and serve the step's tensors. Docs: docs/estimate/parallelism.md. Pure arithmetic.
 import type { EstimateContext, ModelLoad } from '../estimate/context';
 import { comp, sum } from '../estimate/component';
 import { formatBytes, formatCount } from '../units';
