@@ -1,7 +1,7 @@
 // Components of a phase: how one is made (lean: numbers only), sums, and the sets of component ids that stay
 // allocated between steps. Pure.
 // Docs: docs/estimate/index.md
-import type { Component, ComponentId, RuntimeTerm } from '../model';
+import type { Component, ComponentId, PhaseEstimate, RuntimeTerm } from '../model';
 
 const NO_INPUTS: Readonly<Record<string, never>> = Object.freeze({});
 
@@ -71,3 +71,8 @@ export const PERSISTENT_IDS = new Set<ComponentId>([
 ]);
 
 export const sum = (cs: readonly Component[]): number => cs.reduce((s, c) => s + c.bytes, 0);
+
+/** The model's load as a phase: its components at their high point, and what the load does (none in lean runs). */
+export function loadPhase(ctx: { readonly lean: boolean }, components: Component[], note: () => string): PhaseEstimate {
+  return { phase: 'load', allocatedBytes: sum(components), components, note: ctx.lean ? '' : note() };
+}

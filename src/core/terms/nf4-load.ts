@@ -22,7 +22,7 @@
 // Docs: docs/estimate/runtime.md
 
 import type { LinearModule } from '../architecture';
-import { comp, MODEL_TENSOR_IDS, sum } from '../estimate/component';
+import { comp, loadPhase, MODEL_TENSOR_IDS, sum } from '../estimate/component';
 import type { EstimateContext, ModelLoad } from '../estimate/context';
 import type { PhaseEstimate } from '../model';
 import { DTYPE_BYTES, formatBytes, formatCount } from '../units';
@@ -289,16 +289,13 @@ export function nf4LoadPhase(
     ? sum(components)
     : sim.reserved + Math.max(0, sum(kept) - sim.allocated);
   return {
-    phase: {
-      phase: 'load',
-      allocatedBytes: sum(components),
+    phase: loadPhase(
+      ctx,
       components,
-      note: ctx.lean
-        ? ''
-        : `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 ` +
-          `weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, ` +
-          `load_state_dict)`,
-    },
+      () =>
+        `model build and checkpoint load: torchao ${setup.torchao_version} quantizes each NF4 ` +
+        `weight whole on the GPU (torchtune 0.1: the builder's layer, its ${a.layers} deep copies, load_state_dict)`,
+    ),
     // What the replay reserved, plus any model tensors the estimate counts that the replay did not allocate. With
     // expandable segments freed ranges serve requests of any size: what stays reserved is the load's high point.
     reservedBytes,

@@ -8,7 +8,7 @@
 // afterwards (stage3.py's see_memory_usage calls return before it unless forced), so the model's segments stay
 // reserved and serve the step's tensors. Docs: docs/estimate/parallelism.md. Pure arithmetic.
 import type { EstimateContext, ModelLoad } from '../estimate/context';
-import { comp, sum } from '../estimate/component';
+import { comp, loadPhase, sum } from '../estimate/component';
 import { formatBytes, formatCount } from '../units';
 
 /**
@@ -42,15 +42,13 @@ export function zero3ModuleToDevice(ctx: EstimateContext): ModelLoad | undefined
     ),
   ];
   return {
-    phase: {
-      phase: 'load',
-      allocatedBytes: sum(components),
+    phase: loadPhase(
+      ctx,
       components,
-      note: ctx.lean
-        ? ''
-        : 'deepspeed.initialize: the engine moves the unpartitioned model to the GPU (module.to(device)), then ZeRO-3 ' +
-          'partitions each parameter and frees its full tensor',
-    },
+      () =>
+        'deepspeed.initialize: the engine moves the unpartitioned model to the GPU (module.to(device)), then ZeRO-3 ' +
+        'partitions each parameter and frees its full tensor',
+    ),
     reservedBytes: sum(components),
     servesStep: true,
     cacheLabel: 'Segments cached since DeepSpeed moved the whole model to the GPU',
