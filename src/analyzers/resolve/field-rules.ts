@@ -24,6 +24,7 @@ import {
   resolveCpuRamEfficient,
   resolveFsdpOffload,
   resolveGpu,
+  refusedDeviceMapSplit,
   resolveDeviceMapSplit,
   resolveGpuOverrides,
   resolveLayoutWorld,
@@ -182,6 +183,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
   resolveVisibleProcesses,
   resolveGpuOverrides,
   resolveDeviceMapSplit,
+  refusedDeviceMapSplit,
   // An FSDP shard group (Axolotl dp_shard_size, Accelerate parallelism_config dp_shard_size, torchtune
   // data_parallel_shard_dim) is the hybrid-shard group size, and the sharding degree when nothing replicates.
   fromFact('fsdp_shard_size', 'fsdpShardSize', num),

@@ -138,6 +138,46 @@ export function resolveDeviceMapSplit(ctx: ResolveContext): void {
 }
 
 /**
+ * A model loaded with device_map="auto" (or "balanced", "sequential") in a run of several processes that Accelerate
+ * prepares (the HF Trainer, TRL, an Accelerator loop): each process spreads the model over every GPU it sees, and
+ * Accelerate refuses to train it in any distributed mode (accelerator.py prepare_model: `verify_device_map(model)` and
+ * `distributed_type != NO` raise "You can't train a model that has been loaded with `device_map='auto'` in any
+ * distributed mode"), so the run stops there. Said at the device_map; estimated as the launch says.
+ */
+export function refusedDeviceMapSplit(ctx: ResolveContext): void {
+  const { decided, setup, problems } = ctx;
+  const split = decided.deviceMapSplit;
+  // The processes the files start (a launcher's count), not GPUs a setting or --gpus gives a one-process run.
+  const started =
+    decided.worldSize ??
+    (decided.gpusPerNode?.fact.rawKey === 'CUDA_VISIBLE_DEVICES' ? undefined : decided.gpusPerNode);
+  const perNode = started === decided.worldSize ? 1 : ((setup.nodes as number | undefined) ?? 1);
+  const processes = (num((started?.fact.value ?? 1) as FactValue) ?? 1) * perNode;
+  if (split?.fact.value !== true || setup.pipeline_schedule === 'device_map' || processes < 2) return;
+  const scripts = ctx.files.filter((f) => f.facts.format === 'hf-python');
+  const prepared = scripts.some(
+    (f) =>
+      f.facts.tools.some((t) => t === 'hf-trainer' || t === 'trl') ||
+      (/\bAccelerator\s*\(/.test(f.text) && /\.prepare\(/.test(f.text)),
+  );
+  if (!prepared) return;
+  problems.push({
+    ...split.location,
+    severity: 'warning',
+    code: 'invalid-value',
+    key: split.fact.rawKey,
+    ...msg(
+      '{0} spreads the model over every GPU each of the {1} processes sees, and Accelerate refuses to train such a ' +
+        "model in a distributed run (\"You can't train a model that has been loaded with device_map='auto' in any " +
+        'distributed mode"): load it on the process\'s own GPU (device_map={"": local_rank}) or start one process; ' +
+        'estimated as the launch starts it',
+      split.fact.rawKey,
+      String(processes),
+    ),
+  });
+}
+
+/**
  * --gpus / --nodes win over the files. vramLens.gpusPerNode / vramLens.nodes apply only where the files do not give
  * the count (a launcher flag, Accelerate num_processes / num_machines, a SLURM header): a setting is the user's
  * machine, the files are the run.

@@ -46,4 +46,22 @@ describe('analyzers: a device_map split over the GPUs one process sees', () => {
     assert.deepEqual(layout(run('CUDA_VISIBLE_DEVICES=0,1 python train.py\n', '{"": 0}')), [1, undefined]);
     assert.deepEqual(layout(run('CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py\n')), [2, undefined]);
   });
+
+  it('torchrun of 2 processes with device_map="auto" under the HF Trainer: Accelerate refuses it, said at the key', () => {
+    // accelerate/accelerator.py prepare_model: verify_device_map(model) and distributed_type != NO raise "You can't
+    // train a model that has been loaded with `device_map='auto'` in any distributed mode" (nikhil-lalgudi/
+    // distributed-llm-alignment's reward model, 8 processes).
+    const refused = (r: ReturnType<typeof run>) => r.problems.find((p) => p.key === 'device_map');
+    const two = refused(run('torchrun --nproc_per_node 2 train.py\n'));
+    assert.equal(two?.severity, 'warning');
+    assert.equal(two?.line, 4);
+    assert.match(two?.message ?? '', /each of the 2 processes sees, and Accelerate refuses/);
+    // One process spreading the model (the split above), or each process on its own GPU: nothing to say.
+    assert.equal(refused(run('CUDA_VISIBLE_DEVICES=0,1 python train.py\n')), undefined);
+    assert.equal(refused(run('torchrun --nproc_per_node 2 train.py\n', '{"": 0}')), undefined);
+    // GPUs a setting gives a one-process run are the model's to spread over, not processes.
+    const files = { '/w/run.sh': 'python train.py\n', '/w/train.py': script('"auto"') };
+    const one = runPipeline([{ file: '/w/run.sh', text: files['/w/run.sh'] }], inMemory(files), { gpusPerNode: 4 });
+    assert.equal(refused(one), undefined);
+  });
 });
