@@ -9,6 +9,7 @@ import type { ProvenanceMap, TrainingSetup } from '../core';
 import type { Tool } from './facts';
 import { locateOffset, type AnalyzedFile } from './resolve';
 import { deepspeedRunsWithoutHalf } from './resolve/precision';
+import { ZERO_INIT_CONTEXT } from './hf-python/zero-init';
 
 /** Tools that load the model through the HF Trainer's TrainingArguments, or under ZeRO-Init of their own. */
 const ZERO_INIT_TOOLS: ReadonlySet<Tool> = new Set([
@@ -71,7 +72,7 @@ export function loopOutsideZeroInit(
   // A launcher's Trainer-style option names do not make a script a Trainer's; a script that runs one does.
   const scripts = files.filter((f) => f.facts.format === 'hf-python');
   if (scripts.some((f) => f.facts.tools.some((t) => ZERO_INIT_TOOLS.has(t)))) return setup;
-  if (files.some((f) => /\b(?:HfDeepSpeedConfig|zero\.Init)\s*\(/.test(f.text))) return setup;
+  if (files.some((f) => ZERO_INIT_CONTEXT.test(f.text))) return setup;
   const loop = files.find((f) => f.facts.loopModelOutsideZeroInit !== undefined);
   if (!loop) return setup;
   const at = loop.facts.loopModelOutsideZeroInit!;

@@ -25,6 +25,8 @@ export function nodeFileReader(
     return out;
   };
   const folders = new FolderPresence();
+  // The data roots' real paths, resolved once for every data file the analysis reads.
+  let realDataRoots: string[] | undefined;
   return {
     read(p: string, kind: ReadKind = 'config'): string | undefined {
       const abs = path.resolve(cwd, p);
@@ -33,7 +35,10 @@ export function nodeFileReader(
       // another folder the host names).
       const r =
         kind === 'project-data'
-          ? readBounded(abs, 'config', { ...policy, roots: policy.roots ?? dataRoots.map(realOrResolved) })
+          ? readBounded(abs, 'config', {
+              ...policy,
+              roots: policy.roots ?? (realDataRoots ??= dataRoots.map(realOrResolved)),
+            })
           : readBounded(abs, kind, policy);
       if (r.ok) return r.text;
       if (r.missing) folders.learnAbove(abs);

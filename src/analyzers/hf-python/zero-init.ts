@@ -73,8 +73,11 @@ export function modelBeforeArguments(file: PythonFile, calls: readonly SyntaxNod
   file.modelBeforeArguments = span(load.firstChild!);
 }
 
-/** What makes a model under zero.Init before its load: transformers' integration, DeepSpeed's context, Accelerate's plugin. */
-const ZERO_INIT_MAKERS = /\b(?:HfDeepSpeedConfig|zero\.Init|Accelerator)\s*\(/;
+/** What makes the model under zero.Init in any file of a run: transformers' integration or DeepSpeed's own context. */
+export const ZERO_INIT_CONTEXT = /\b(?:HfDeepSpeedConfig|zero\.Init)\s*\(/;
+
+/** The same in the loop's own file, or an Accelerator, whose plugin hands transformers DeepSpeed's config. */
+const ZERO_INIT_MAKERS = new RegExp(`${ZERO_INIT_CONTEXT.source}|\\bAccelerator\\s*\\(`);
 
 /**
  * Notes the model's from_pretrained where a written-out loop hands its model to deepspeed.initialize itself, after the
