@@ -56,8 +56,12 @@ export function nodeFileReader(
       if (r.startsWith('~/')) return [beside];
       const file = path.resolve(cwd, fromFile);
       const up = foldersOf(file, path.resolve(cwd));
-      if (path.isAbsolute(r)) return [beside, ...inThisCheckout(r, [path.dirname(file), ...up])];
-      return [beside, ...up.map((d) => path.join(d, r))];
+      const places = path.isAbsolute(r)
+        ? inThisCheckout(r, [path.dirname(file), ...up])
+        : up.map((d) => path.join(d, r));
+      // In the form the referencing file's path is given in, as `below`: one file reached from a relative and from an
+      // absolute path would be read twice (a launcher's config that its script also loads as data).
+      return [beside, ...(path.isAbsolute(fromFile) ? places : places.map((p) => path.relative(cwd, p)))];
     },
     below(fromFile: string, relative: string): string[] {
       const r = relative.trim().replace(/^['"]|['"]$/g, '');

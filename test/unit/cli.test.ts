@@ -66,6 +66,36 @@ describe('cli: vram-lens estimate', async () => {
     assert.doesNotMatch(r.err, /not known statically/);
   });
 
+  it("a launcher's config that its script loads as data is read once, given by a relative path", async () => {
+    // ZIYUANLI-star/TriUTest's scripts/run_sft.sh: `ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"` and
+    // `-m src.train_sft --config $ROOT_DIR/configs/sft.yaml`; the script takes base_model and training.micro_batch_size
+    // from the YAML. Found from a folder above, the script's data had come back as an absolute path and the launcher's
+    // config as a relative one: the YAML was read twice, the second time as an Axolotl config (seq_len 512 "default
+    // of axolotl", micro_batch_size refused).
+    const dir = projectWith({
+      'scripts/run_sft.sh':
+        '#!/usr/bin/env bash\nROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"\n' +
+        'accelerate launch --num_processes 1 -m src.train_sft --config $ROOT_DIR/configs/sft.yaml\n',
+      'configs/sft.yaml':
+        'base_model: "Qwen/Qwen2.5-0.5B"\nlora:\n  r: 16\ntraining:\n  micro_batch_size: 2\n  bf16: true\n',
+      'src/__init__.py': '',
+      'src/train_sft.py':
+        'import argparse, yaml\nfrom transformers import AutoModelForCausalLM, Trainer, TrainingArguments\n' +
+        'from peft import LoraConfig, get_peft_model\n' +
+        'p = argparse.ArgumentParser()\np.add_argument("--config", type=str, required=True)\nargs = p.parse_args()\n' +
+        'with open(args.config) as f:\n    cfg = yaml.safe_load(f)\n' +
+        'model = AutoModelForCausalLM.from_pretrained(cfg["base_model"])\n' +
+        'model = get_peft_model(model, LoraConfig(r=cfg["lora"]["r"], target_modules=["q_proj", "v_proj"]))\n' +
+        'targs = TrainingArguments(output_dir="out", per_device_train_batch_size=cfg["training"]["micro_batch_size"],\n' +
+        '    bf16=cfg["training"]["bf16"])\nTrainer(model=model, args=targs, train_dataset=ds).train()\n',
+    });
+    const r = await cliIn(dir, 'estimate', 'scripts/run_sft.sh', '--json');
+    assert.equal(r.code, 0, r.err);
+    assert.doesNotMatch(r.err, /Axolotl/);
+    const j = JSON.parse(r.out) as { assumptions: { key: string; source: string }[] };
+    assert.doesNotMatch(j.assumptions.find((a) => a.key === 'seq_len')?.source ?? '', /axolotl/i);
+  });
+
   it('a file with an estimate of its own that a launcher runs is read as that run, as the editor shows it', async () => {
     // fengyuli-dev/cs229-project: a torchtune config whose header copies torchtune's `tune run --nproc_per_node 4 ...`
     // usage line, which cs229/scripts/train.sh runs on one GPU with a batch override; a script with defaults of its own

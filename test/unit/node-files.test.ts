@@ -34,4 +34,18 @@ describe('the file reader of one analysis: absent and present folders', () => {
     assert.equal(reader.read('a/top.yaml'), 'k: 1\n');
     assert.equal(reader.refusal?.('a/b/c/d.yaml'), undefined);
   });
+
+  it('the places a relative reference may be are in the form the referencing file is given in', () => {
+    // One file reached from a relative and from an absolute path is one file of the run, read once (cli.test.ts: a
+    // launcher's config that its script, found from the folder above, loads as data).
+    const root = tempDir('vram-lens-reader-');
+    fs.mkdirSync(path.join(root, 'scripts'));
+    const reader = nodeFileReader(root);
+    assert.deepEqual(reader.lookup?.('scripts/run.sh', 'configs/a.yaml'), ['scripts/configs/a.yaml', 'configs/a.yaml']);
+    const absolute = path.join(root, 'scripts', 'run.sh');
+    assert.deepEqual(reader.lookup?.(absolute, 'configs/a.yaml'), [
+      path.join(root, 'scripts', 'configs', 'a.yaml'),
+      path.join(root, 'configs', 'a.yaml'),
+    ]);
+  });
 });
