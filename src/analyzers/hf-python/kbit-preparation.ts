@@ -121,10 +121,19 @@ function quantizationTest(file: PythonFile, call: SyntaxNode): boolean {
 }
 
 /**
- * `module.to(torch.bfloat16)` in a loop over `model.named_modules()`, under `if 'lm_head' in name or 'embed_tokens' in
- * name` or `if isinstance(module, LoraLayer)`: QLoRA's qlora.py (get_accelerate_model), copied by many scripts, puts
- * the embeddings and the head back in bf16 after prepare_model_for_kbit_training upcast them (the norms stay fp32), and
- * casts the LoRA layers to bf16. Each said once per file; the casts apply under bf16 training (resolve/method.ts).
+ * A test of a module's name against the head's or the embeddings' names: qlora.py's `'lm_head' in name or
+ * 'embed_tokens' in name`, and `any(x in name for x in ["lm_head", "embed_tokens", "wte", "wpe"])` of the scripts that
+ * name GPT-2-style modules too (pacman100/DHS-LLM-Workshop's personal_copilot train.py, StarCoder's wte / wpe).
+ */
+const HEAD_OR_EMBEDDING_TEST =
+  /['"](lm_head|embed_tokens)['"]\s+in\b|\bany\(\s*\w+\s+in\s+\w+\s+for\s+\w+\s+in\s+[([][^)\]]*['"](lm_head|embed_tokens)['"]/;
+
+/**
+ * `module.to(torch.bfloat16)` in a loop over `model.named_modules()`, under a test of the module's name against the
+ * head's and the embeddings' (HEAD_OR_EMBEDDING_TEST) or `if isinstance(module, LoraLayer)`: QLoRA's qlora.py
+ * (get_accelerate_model), copied by many scripts, puts the embeddings and the head back in bf16 after
+ * prepare_model_for_kbit_training upcast them (the norms stay fp32), and casts the LoRA layers to bf16. Each said
+ * once per file; the casts apply under bf16 training (resolve/method.ts).
  */
 export function kbitCastBack(file: PythonFile, call: SyntaxNode): void {
   const arg = file.args(call).positional[0];
@@ -135,7 +144,7 @@ export function kbitCastBack(file: PythonFile, call: SyntaxNode): void {
     if (p.name === 'IfStatement') {
       const test = p.firstChild?.nextSibling;
       const t = test ? file.text.slice(test.from, test.to) : '';
-      if (/['"](lm_head|embed_tokens)['"]\s+in\b/.test(t)) key = 'kbitCastBack';
+      if (HEAD_OR_EMBEDDING_TEST.test(t)) key = 'kbitCastBack';
       else if (/\bisinstance\(\s*\w+\s*,\s*LoraLayer\s*\)/.test(t)) key = 'loraCastBack';
     }
     if (

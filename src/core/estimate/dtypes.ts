@@ -54,7 +54,9 @@ export function planDtypes(
   // With a quantized model: norms (and biases) in fp32; with 'all' also the embeddings and the output head.
   const kbitQ = q8 ? kbit : 'none';
   const denseBytes = kbitQ !== 'none' ? 4 : wb;
-  const embBytes = kbitQ === 'all' ? 4 : wb;
+  // qlora.py's loop after the preparation puts fp32 embeddings and head in bf16 (`if args.bf16 and module.weight.dtype
+  // == torch.float32: module.to(torch.bfloat16)`), those of a model loaded in fp32 too (kbit_cast_back, bf16 only).
+  const embBytes = kbitQ === 'all' ? 4 : kbitQ === 'norms' && setup.kbit_cast_back ? 2 : wb;
   const half: 2 | 4 = setup.mixed_precision !== 'none' ? 2 : wb === 4 ? 4 : 2;
   const mode: ComputeMode = setup.mixed_precision !== 'none' ? 'amp' : wb === 4 ? 'fp32' : 'half';
   const adapterBytes = peft ? dtypeBytes(lora!.dtype) : ia3 ? dtypeBytes(ia3.dtype) : wb;

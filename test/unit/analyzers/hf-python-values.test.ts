@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { analyzeHfPython } from '../../../src/analyzers/hf-python';
 import { runPipeline } from '../../../src/analyzers/pipeline';
+import { estimate } from '../../../src/core/estimate';
 import {
   isUnknown,
   type CanonicalKey,
@@ -1458,6 +1459,40 @@ describe("analyzeHfPython: qlora.py's preparation of the 4-bit model", () => {
     assert.equal(r.setup?.lora?.dtype, 'bf16');
     const p = r.provenance.kbit_upcast;
     assert.ok(p?.kind === 'file' && p.line === 23, JSON.stringify(p));
+  });
+
+  it('the loop written with any() over GPT-2-style names, on a model loaded in fp32: embeddings and head in bf16', () => {
+    // pacman100/DHS-LLM-Workshop personal_copilot/training/train.py (StarCoder QLoRA, the HF "Personal Copilot" blog):
+    // `if any(x in name for x in ["lm_head", "embed_tokens", "wte", "wpe"]): ... if args.bf16 and
+    // module.weight.dtype == torch.float32: module = module.to(torch.bfloat16)` after a from_pretrained with no dtype.
+    // Qwen2.5-0.5B: 151,936 x 896 = 136.1M embedding parameters (tied head): 2 B each, not the fp32 load's 4 B.
+    const text = [
+      'import torch',
+      'from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments',
+      'from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training',
+      'from peft.tuners.lora import LoraLayer',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B",',
+      '    quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))',
+      'model = prepare_model_for_kbit_training(model)',
+      'model = get_peft_model(model, LoraConfig(r=8, target_modules=["q_proj", "v_proj"]))',
+      'trainer = Trainer(model=model, args=TrainingArguments(output_dir="o", bf16=True), train_dataset=ds)',
+      'for name, module in trainer.model.named_modules():',
+      '    if any(x in name for x in ["lm_head", "embed_tokens", "wte", "wpe"]):',
+      '        if hasattr(module, "weight"):',
+      '            if module.weight.dtype == torch.float32:',
+      '                module = module.to(torch.bfloat16)',
+      'trainer.train()',
+      '',
+    ].join('\n');
+    assert.equal(last(analyzeHfPython(text), 'kbitCastBack')?.value, true);
+    const r = runPipeline([{ file: '/w/train.py', text }], reader, {});
+    assert.equal(r.setup?.kbit_upcast, 'norms');
+    const e = estimate(r.setup!);
+    assert.ok(e.ok);
+    const components = e.estimate.perGpu.components;
+    const weights = components.find((c) => c.label === 'Weights');
+    assert.match(weights?.formula ?? '', /136\.1M embedding\/head params x 2 B/);
+    assert.ok(!components.some((c) => /Autocast copy of the fp32 output head/.test(c.label)));
   });
 });
 
