@@ -389,6 +389,8 @@ export interface Fact {
     readonly equals?: { readonly value: string; readonly negated: boolean };
     /** The value is the option's word split on this separator, as the script splits it where it uses it. */
     readonly split?: string;
+    /** argparse `type=bool`: the value is bool() of the word, True for any word but the empty one ("False" too). */
+    readonly truthOfWord?: true;
   };
   /**
    * The value is an item of a JSON / YAML file the script loads (`cfg["train"]["micro_batch_size"]` of
@@ -689,6 +691,8 @@ export interface ScriptOption {
   readonly splitBy?: string;
   /** The flag that turns it off when given bare (argparse store_false, click's `--no-x`), without its dashes. */
   readonly offFlag?: string;
+  /** argparse `type=bool`: the launch line's word is bool() of it, True for any word but the empty one. */
+  readonly truthOfWord?: true;
 }
 
 export const isUnknown = (v: Fact['value']): v is Unknown =>

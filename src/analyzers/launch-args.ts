@@ -40,6 +40,7 @@ export function argumentEnvironment(
   const offs = new Map(
     (options ?? []).flatMap((o) => (o.offFlag !== undefined ? [[o.offFlag.replace(/-/g, '_'), o.name]] : [])),
   );
+  const truthOfWord = new Set((options ?? []).filter((o) => o.truthOfWord).map((o) => o.name));
   for (const a of launchArgs ?? []) {
     const name = a.name.replace(/-/g, '_');
     const turnsOff = offs.get(name);
@@ -48,7 +49,11 @@ export function argumentEnvironment(
       continue;
     }
     const words = many.has(name) && a.value !== undefined ? [a.value, ...(a.more ?? [])] : undefined;
-    if (a.value === undefined && !a.positional && (textual.has(name) || MODEL_OPTION.test(name))) {
+    if (
+      a.value === undefined &&
+      !a.positional &&
+      (textual.has(name) || truthOfWord.has(name) || MODEL_OPTION.test(name))
+    ) {
       // A bare flag of an option that takes a word (a path, a name): argparse stops ("expected one argument").
       const source = bareFlag(a.name);
       env.set(name, { value: null, source, launched: true, unknown: source });
@@ -62,7 +67,9 @@ export function argumentEnvironment(
         // An option that takes several words (nargs) is the list of them, as argparse gives it.
         value: words
           ? words.map((w) => String(launchValue(w ?? '')))
-          : splitValue(launchValue(a.value), splits.get(name)),
+          : truthOfWord.has(name) && a.value !== undefined
+            ? unquoted(a.value) !== ''
+            : splitValue(launchValue(a.value), splits.get(name)),
         source: a.from
           ? `${a.name}: ${a.value ?? ''} in ${a.from}, the config file the script reads`
           : a.positional
@@ -146,11 +153,18 @@ export function withLaunchArgs(facts: ConfigFacts, args: NonNullable<Reference['
         ? { ...f, value: { unknown: `--${f.fromArg.name} is passed from a variable the launch line does not set` } }
         : f;
     }
-    if (passed && passed.value === undefined && !f.fromArg.switched && off === undefined && !SWITCH_KEYS.has(f.key))
+    const truthOfWord = f.fromArg.truthOfWord === true;
+    if (
+      passed &&
+      passed.value === undefined &&
+      (truthOfWord || (!f.fromArg.switched && off === undefined && !SWITCH_KEYS.has(f.key)))
+    )
       // A bare flag of an option that takes a word (a path, a number): argparse stops ("expected one argument").
       return { ...f, value: { unknown: bareFlag(f.fromArg.name) } };
     const turnedOff = off !== undefined && passed !== undefined && norm(passed.name) === norm(off);
-    const text = turnedOff ? 'False' : passed ? (passed.value ?? 'True') : f.fromArg.default;
+    const written = turnedOff ? 'False' : passed ? (passed.value ?? 'True') : f.fromArg.default;
+    // argparse's `type=bool` is bool() of the word: `--use_lora=False` is True (a default written as a string too).
+    const text = truthOfWord && written !== undefined ? wordTruth(written, passed !== undefined) : written;
     const switched = f.fromArg.switched;
     const equals = f.fromArg.equals;
     const v =
@@ -263,6 +277,16 @@ function withLaunchedField(f: Fact, args: NonNullable<Reference['args']>): Fact 
     return { ...f, value: { unknown: bareFlag(passed.name) } };
   if (passed?.value !== null) return f;
   return { ...f, value: { unknown: `--${passed.name} is passed from a variable the launch line does not set` } };
+}
+
+/**
+ * An option of `type=bool` as argparse gives it, written as a Python literal: bool() of the launch line's word, and of
+ * a default written as a string; a default written otherwise (`default=True`) as it is.
+ */
+function wordTruth(text: string, launched: boolean): string {
+  const quoted = /^\s*(['"])(.*)\1\s*$/s.exec(text);
+  if (!launched && !quoted) return text;
+  return (launched ? unquoted(text) : quoted![2]) !== '' ? 'True' : 'False';
 }
 
 /** A launch word as the script receives it: quotes the shell or the script's default kept stripped. */

@@ -52,6 +52,7 @@ import { isMakefile, makefileLaunch } from './makefile';
 import { withVendoredVerl } from './vendored-verl';
 import { shippedDeepspeedFormat } from '../deepspeed-json/bundled';
 import { withoutUnreadDefaults, withoutUnreadOptions } from './unread-options';
+import { withWordTruth } from './bool-typed-options';
 
 export { referencedPath, notADeepspeedConfig } from './locate';
 
@@ -505,6 +506,7 @@ class FileCollection {
     if (ref.toolByName) this.settleToolByName(from.self, found.path, ref.toolByName);
     this.settleFlagObjective(from.self);
     this.settleUnreadOptions(from.self, found.path);
+    this.settleWordTruth(from.self, found.path, ref);
     this.settleUnreadCommandLine(from.self, found.path, ref);
   }
 
@@ -543,6 +545,13 @@ class FileCollection {
     if (read?.facts.format !== 'hf-python') return;
     const modules = this.collected.files.filter((f) => f !== read && f.facts.format === 'hf-python');
     this.launcherFacts(launcher, (facts) => withoutUnreadOptions(facts, read, modules));
+  }
+
+  /** A false word the launch line gives an option its script declares with argparse `type=bool`: on. */
+  private settleWordTruth(launcher: AnalyzedFile, script: string, ref: Reference): void {
+    const read = this.collected.files.find((f) => f.file === script);
+    if (read?.facts.format !== 'hf-python') return;
+    this.launcherFacts(launcher, (facts) => withWordTruth(facts, launcher.text, read, ref));
   }
 
   /** The options a launch line passes a script that reads no command line: none of the run's. */

@@ -140,7 +140,8 @@ export function noteArgparse(file: PythonFile, call: SyntaxNode): void {
   })!;
   const typeEntry = args.entries.find((e) => e.rawKey === 'type');
   const typeName = typeEntry?.valueNode ? file.text.slice(typeEntry.valueSpan.start, typeEntry.valueSpan.end) : '';
-  const type = typeName === 'int' ? ('int' as const) : typeName === 'float' ? ('float' as const) : undefined;
+  // `type=bool` is Python's bool() of the word: any word but the empty one is True, "False" too.
+  const type = typeName === 'int' || typeName === 'float' || typeName === 'bool' ? typeName : undefined;
   const nargs = args.entries.find((e) => e.rawKey === 'nargs');
   const nargsVal = nargs ? file.valueOf(nargs) : undefined;
   if (

@@ -300,7 +300,14 @@ function readSettled(
   // A value set on a branch whose test reads the script's options: decided with the run's options
   // (launch-args.ts withBranchesDecided), which need the script's options; a script read again with a launch line's
   // options (ConfigFacts.readsLaunchOptions) needs them to know which take several words.
-  if (file.options.length === 0 && !file.settled && (file.readsLaunchOptions || file.facts.some(setConditionally)))
+  // An option of argparse `type=bool` makes a launch line's `--x False` true (collect/bool-typed-options.ts).
+  const boolTyped = (): boolean =>
+    [...file.scriptDefaults.values()].some((d) => d !== 'ambiguous' && d.type === 'bool');
+  if (
+    file.options.length === 0 &&
+    !file.settled &&
+    (file.readsLaunchOptions || file.facts.some(setConditionally) || boolTyped())
+  )
     file.options = scriptOptions(file);
 }
 

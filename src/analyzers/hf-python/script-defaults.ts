@@ -33,8 +33,11 @@ export interface ScriptDefault {
   readonly valueSpan: Span;
   /** 'argparse default of --model_name' / 'ScriptArguments.model_name default'. */
   readonly where: string;
-  /** argparse `type=int` / `type=float`: a string default is converted (argparse applies type to string defaults). */
-  readonly type?: 'int' | 'float';
+  /**
+   * argparse `type=int` / `type=float` / `type=bool`: a string default is converted (argparse applies type to string
+   * defaults), and so is the launch line's word (`bool("False")` is True: only an empty word is False).
+   */
+  readonly type?: 'int' | 'float' | 'bool';
   /** A boolean flag's off flag without its dashes (click's `--x/--no-x`, typer's bool options): False when passed. */
   readonly offFlag?: string;
   /** The class's `__post_init__` splits the string into a list on this separator (post-init-splits.ts). */
@@ -149,8 +152,9 @@ export function optionOfDefault(file: PythonFile, d: ScriptDefault): Pick<Fact, 
   const off = d.offFlag !== undefined ? { off: d.offFlag } : {};
   const equals = d.equals ? { equals: d.equals } : {};
   const split = d.splitOnUse !== undefined ? { split: d.splitOnUse } : {};
+  const truth = d.type === 'bool' ? { truthOfWord: true as const } : {};
   const line = file.line(d.valueSpan.start);
-  return { fromArg: { name: option, default: defaultText(file, d), line, ...off, ...equals, ...split } };
+  return { fromArg: { name: option, default: defaultText(file, d), line, ...off, ...equals, ...split, ...truth } };
 }
 
 export function defaultText(file: PythonFile, d: ScriptDefault): string {
@@ -264,9 +268,10 @@ export function readsLaunchOptions(file: PythonFile): void {
   if (!file.settled) file.readsLaunchOptions = true;
 }
 
-/** A string default of an option with `type=int` / `type=float` as the parser converts it; undefined if it cannot. */
+/** A string default of an option with `type=int` / `float` / `bool` as the parser converts it; undefined if it cannot. */
 function typed(v: FactValue, d: ScriptDefault): FactValue | undefined {
   if (!d.type || typeof v !== 'string') return v;
+  if (d.type === 'bool') return v !== '';
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n) || (d.type === 'int' && !Number.isInteger(n))) return undefined;
   return n;
@@ -309,8 +314,9 @@ export function scriptOptions(file: PythonFile): ScriptOption[] {
     const many = file.manyOptions.has(name) ? { many: true as const } : {};
     const split = d.splitBy !== undefined ? { splitBy: d.splitBy } : {};
     const off = d.offFlag !== undefined ? { offFlag: d.offFlag } : {};
-    const value = splitValue(v.v, d.splitBy);
-    out.push({ name, value, where: d.where, line: file.line(d.valueSpan.start), ...many, ...split, ...off });
+    const truth = d.type === 'bool' ? { truthOfWord: true as const } : {};
+    const value = splitValue(d.type === 'bool' ? typed(v.v, d)! : v.v, d.splitBy);
+    out.push({ name, value, where: d.where, line: file.line(d.valueSpan.start), ...many, ...split, ...off, ...truth });
   }
   return out;
 }
