@@ -9,6 +9,7 @@ import type { SyntaxNode } from '@lezer/common';
 import type { CanonicalKey } from '../facts';
 import type { Entry, PythonFile } from './file';
 import { booleanTree } from './boolean-operators';
+import { parsedDefaultNode } from './script-defaults';
 
 /** The calls that answer whether the GPU computes in bf16 (Unsloth, torch.cuda, transformers.utils). */
 const BF16_PREDICATES: ReadonlySet<string> = new Set([
@@ -68,6 +69,12 @@ export function bf16Support(file: PythonFile, node: SyntaxNode, depth = 0): GpuA
   if (node.name === 'VariableName') {
     const value = file.bindingValue(node);
     return value ? bf16Support(file, value, depth + 1) : undefined;
+  }
+  // `bf16=args.bf16` of `add_argument("--bf16", default=True if torch.cuda.get_device_capability()[0] == 8 else
+  // False)` (tohtana/ds_repro_2746): the option's default, which a launch line's flag outranks.
+  if (node.name === 'MemberExpression') {
+    const written = parsedDefaultNode(file, file.text.slice(node.from, node.to), node);
+    return written ? bf16Support(file, written, depth + 1) : undefined;
   }
   if (node.name === 'ConditionalExpression') return chosenBySupport(file, node, depth);
   return node.name === 'BinaryExpression' ? capabilityTest(file, node) : undefined;
@@ -132,6 +139,8 @@ export function bf16SupportFact(file: PythonFile, e: Entry, key: Extract<Canonic
   if (answer === undefined) return false;
   const { value } = answer;
   const written = file.text.slice(e.valueSpan.start, e.valueSpan.end);
+  const option = e.valueNode.name === 'MemberExpression' ? parsedDefaultNode(file, written, e.valueNode) : undefined;
+  const said = option ? `${written} (its default, ${file.text.slice(option.from, option.to)},)` : written;
   const note = answer.capability ? CAPABILITY_NOTE : answer.cuda ? CUDA_NOTE : BF16_SUPPORT_NOTE;
   file.facts.push({
     key,
@@ -143,7 +152,7 @@ export function bf16SupportFact(file: PythonFile, e: Entry, key: Extract<Canonic
     // VRAM Lens's reading, not a default of the trainer the keyword is given to.
     tool: 'vram-lens',
     origin: 'call-default',
-    defaultNote: `${written} ${note}`,
+    defaultNote: `${said} ${note}`,
   });
   return true;
 }

@@ -187,6 +187,19 @@ export function scriptDefault(file: PythonFile, dotted: string, use: SyntaxNode,
 }
 
 /**
+ * The default of option x as written, for `args.x` where `args` holds the parsed command line and the script never
+ * assigns `.x`: the expression itself, for a reading that works it out on the GPU the estimate is for (bf16-support.ts).
+ */
+export function parsedDefaultNode(file: PythonFile, dotted: string, use: SyntaxNode): SyntaxNode | undefined {
+  const parts = dotted.split('.');
+  if (parts.length !== 2) return undefined;
+  const d = file.scriptDefaults.get(parts[1]);
+  if (d === undefined || d === 'ambiguous' || !d.node || d.elsewhere || assignedAtRunTime(file, parts[1]))
+    return undefined;
+  return holdsParsedArgs(file, parts[0], use) ? d.node : undefined;
+}
+
+/**
  * `get_args().x`: an attribute of a call that returns the parsed command line (PARSED_ARGS_CALL), read as `args.x`
  * (yohai7700/llm-identifiability-explainability models/classification_model.py: `model_name =
  * get_args().classification_model_name`, get_args imported from its args.py).

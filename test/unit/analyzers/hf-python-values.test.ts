@@ -166,6 +166,27 @@ describe("hf-python: the script's own values", () => {
     assert.ok(isUnknown(read('torch.cuda.get_device_capability()[1] == 0') as FactValue | Unknown));
   });
 
+  it("the same test as an argparse option's default, handed to the training arguments: worked out so too", () => {
+    // tohtana/ds_repro_2746 run_seq2seq_deepspeed_peft.py: `parser.add_argument("--bf16", type=bool, default=True if
+    // torch.cuda.get_device_capability()[0] == 8 else False)`, then `bf16=args.bf16`. It was read as not known (no
+    // bf16 on an A100: 20.5 GiB where the run takes 13.6).
+    const r = analyzeHfPython(
+      [
+        'import argparse, torch',
+        'parser = argparse.ArgumentParser()',
+        'parser.add_argument("--bf16", type=bool, default=True if torch.cuda.get_device_capability()[0] == 8 else False)',
+        'args = parser.parse_args()',
+        'targs = Seq2SeqTrainingArguments(output_dir="o", bf16=args.bf16)',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(last(r, 'bf16')?.value, true);
+    assert.match(
+      last(r, 'bf16')?.defaultNote ?? '',
+      /^args\.bf16 \(its default, True if .* else False,\) is worked out/,
+    );
+  });
+
   it('a list comprehension that cleans a split option: its items, as Python makes them', () => {
     // jruokola/llm-granite-ft function-finetune-torchao-fsdp2.py: `--lora_target_modules` defaults to "q_proj,v_proj",
     // and LoraConfig takes `[m.strip() for m in args.lora_target_modules.split(",")]`; it was read as no target_modules.
