@@ -223,8 +223,13 @@ function deepspeedFacts(l: Launch, opts: readonly Opt[], env: Env, launcher: Fie
   const counted =
     has('num_gpus') || has('num_accelerators') || has('include') || has('i') || has('exclude') || has('e');
   if (!counted) {
-    // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given.
-    const vis = has('num_nodes') ? undefined : visibleDevices(env);
+    // runner.py turns CUDA_VISIBLE_DEVICES into --include localhost:<ids> only when no count flag is given; without it
+    // the launcher counts the node's GPUs, which under Slurm are the job's or its step's (`srun --gpus-per-node=8
+    // deepspeed ...`: justinphan3110/deepspeed_lora's scripts/alpaca_30B.sh).
+    const slurm = visibleDevices(env, 'SLURM_GPUS_ON_NODE');
+    const vis = has('num_nodes')
+      ? undefined
+      : (visibleDevices(env) ?? (slurm?.count !== undefined ? slurm : undefined));
     if (vis) emitVisible(l, vis, 'gpusPerNode', 'deepspeed');
     else {
       // ArcticTraining's `arctic_training` passes its options on to DeepSpeed's launcher (arctic_training_cli.py).

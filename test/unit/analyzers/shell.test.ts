@@ -313,6 +313,14 @@ describe('shell analyzer: launchers and world size', () => {
     checkFacts('CUDA_VISIBLE_DEVICES=0,1\ndeepspeed train.py\n', [['gpusPerNode', '?', 'deepspeed', 'deepspeed']]);
   });
 
+  it("deepspeed with no count flag under srun's GPUs per node: those of the step", () => {
+    // justinphan3110/deepspeed_lora scripts/alpaca_30B.sh: `srun --nodes=2 --gpus-per-node=8 deepspeed ...`. The
+    // launcher counts the GPUs its node has, which under Slurm are the step's: 8 (it had been one GPU assumed, a
+    // LLaMA-30B LoRA under ZeRO-3 at 99.8 GiB for 47.2).
+    checkFacts('srun --nodes=2 --gpus-per-node=8 deepspeed train.py\n', [['gpusPerNode', 8, '--gpus-per-node', '8']]);
+    checkFacts('#!/bin/bash\n#SBATCH --gres=gpu:4\ndeepspeed train.py\n', [['gpusPerNode', 4, '--gres', 'gpu:4']]);
+  });
+
   it('deepspeed --include localhost:0,1 and multi-host include; --hostfile leaves the node count unknown', () => {
     checkFacts('deepspeed --include localhost:0,1 t.py\n', [['gpusPerNode', 2, '--include', 'localhost:0,1']]);
     checkFacts('deepspeed -i "h1:0,1,2,3@h2:0,1,2,3" t.py\n', [
