@@ -81,6 +81,46 @@ describe("the script's own default of an option nothing reads", () => {
   });
 });
 
+describe("a training setting's field of the script's own class that extends nothing, which nothing reads", () => {
+  // sagerpascal/deepspeed-llm finetune_conversation/finetune_llama.py: `class ScriptArguments:` declares
+  // `gradient_checkpointing: Optional[bool] = field(default=True)`, and the script's `TrainingArguments(...)` takes no
+  // gradient_checkpointing; TRL's SFTTrainer checkpoints only where its arguments say. Read by the field's name, the
+  // Llama-2-7B LoRA run had been estimated checkpointed (26.0 GiB where it takes 29.5).
+  const train = (handed: string, base = ''): string =>
+    [
+      'from dataclasses import dataclass, field',
+      'from typing import Optional',
+      'from transformers import AutoModelForCausalLM, HfArgumentParser, TrainingArguments',
+      'from trl import SFTTrainer',
+      '@dataclass',
+      `class ScriptArguments${base}:`,
+      '    model_name: Optional[str] = field(default="Qwen/Qwen2.5-0.5B")',
+      '    gradient_checkpointing: Optional[bool] = field(default=True)',
+      'script_args = HfArgumentParser(ScriptArguments).parse_args_into_dataclasses()[0]',
+      `training_arguments = TrainingArguments(output_dir="o"${handed})`,
+      'model = AutoModelForCausalLM.from_pretrained(script_args.model_name)',
+      'SFTTrainer(model=model, train_dataset=ds, args=training_arguments).train()',
+      '',
+    ].join('\n');
+
+  it('sets no checkpointing, said at the field', () => {
+    const r = runFiles({ '/w/train.py': train('') }, '/w/train.py');
+    assert.equal(r.setup?.gradient_checkpointing, 'none');
+    const note = r.files[0].facts.problems.find((p) => p.code === 'no-effect');
+    assert.match(note?.message ?? '', /^gradient_checkpointing: nothing of the run reads this field/);
+  });
+
+  it('sets it where the script hands it on, and where the class extends the training arguments', () => {
+    const handed = runFiles(
+      { '/w/train.py': train(', gradient_checkpointing=script_args.gradient_checkpointing') },
+      '/w/train.py',
+    );
+    assert.equal(handed.setup?.gradient_checkpointing, 'full');
+    const subclass = runFiles({ '/w/train.py': train('', '(TrainingArguments)') }, '/w/train.py');
+    assert.equal(subclass.setup?.gradient_checkpointing, 'full');
+  });
+});
+
 describe('a QLoRA switch the script declares and reads itself', () => {
   // hao-ai-lab/Consistency_LLM train_cllm_global.py, shortened: `--qlora` runs prepare_model_for_kbit_training and LoRA on
   // a bf16 model; no BitsAndBytesConfig anywhere, so nothing loads in 4 bits.

@@ -58,9 +58,10 @@ export function withoutUnreadOptions(
 export function withoutUnreadDefaults(script: AnalyzedFile, modules: readonly AnalyzedFile[]): AnalyzedFile {
   const candidates = script.facts.facts.filter(
     (f) =>
-      f.key === 'seqLen' &&
-      (f.origin === 'dataclass-default' || f.origin === 'script-default') &&
-      SCRIPT_ONLY.has(f.rawKey),
+      (f.key === 'seqLen' &&
+        (f.origin === 'dataclass-default' || f.origin === 'script-default') &&
+        SCRIPT_ONLY.has(f.rawKey)) ||
+      plainClassTrainerField(script.text, f),
   );
   if (candidates.length === 0) return script;
   const texts = [script.text, ...modules.map((m) => m.text)];
@@ -74,12 +75,42 @@ export function withoutUnreadDefaults(script: AnalyzedFile, modules: readonly An
   const notes = dropped.map((f): ParseProblem => ({
     code: 'no-effect',
     severity: 'info',
-    ...msg('{0}: nothing of the run reads this field: it sets no sequence length', f.rawKey),
+    ...(f.key === 'seqLen'
+      ? msg('{0}: nothing of the run reads this field: it sets no sequence length', f.rawKey)
+      : msg(
+          "{0}: nothing of the run reads this field of the script's own arguments class, which is no TrainingArguments: " +
+            'it sets nothing of the training',
+          f.rawKey,
+        )),
     span: f.keySpan,
     rawKey: f.rawKey,
   }));
   const facts = script.facts.facts.filter((f) => !dropped.includes(f));
   return { ...script, facts: { ...script.facts, facts, problems: [...script.facts.problems, ...notes] } };
+}
+
+/** The training arguments' settings a field of the script's own arguments class gives by its name. */
+const TRAINER_SETTINGS: ReadonlySet<Fact['key']> = new Set([
+  'gradientCheckpointing',
+  'bf16',
+  'fp16',
+  'microBatchSize',
+  'gradientAccumulationSteps',
+  'optimizer',
+]);
+
+/**
+ * A field default of a training setting by its name in a dataclass of the script that extends nothing
+ * (sagerpascal/deepspeed-llm's finetune_llama.py: `gradient_checkpointing: Optional[bool] = field(default=True)` in
+ * `class ScriptArguments:`, which its `TrainingArguments(...)` never takes): the trainer reads it only where the script
+ * hands it on, which a name standing once in the run does not (withoutUnreadDefaults). A field of a subclass of the
+ * training arguments is the Trainer's own, read by it.
+ */
+function plainClassTrainerField(text: string, f: Fact): boolean {
+  if (f.origin !== 'dataclass-default' || !TRAINER_SETTINGS.has(f.key)) return false;
+  const classes = [...text.slice(0, f.keySpan.start).matchAll(/^class\s+\w+\s*(\(([^)]*)\))?\s*:/gm)];
+  const header = classes[classes.length - 1];
+  return header !== undefined && (header[2] ?? '').trim().replace(/^object$/, '') === '';
 }
 
 /** QLoRA switches read by their names (shell/flags.ts): `--qlora`, `--use_qlora`, `--q_lora`. */
