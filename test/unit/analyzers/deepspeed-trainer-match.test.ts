@@ -49,3 +49,32 @@ describe("resolve: a DeepSpeed value the HF Trainer's arguments contradict", () 
     }
   });
 });
+
+describe("resolve: a DeepSpeed precision the HF Trainer's arguments contradict", () => {
+  // artidoro/detect-gentext generator/scripts/gptneo_nela_covid_finetune.sh: `deepspeed run_clm.py ... --bf16
+  // --deepspeed deepspeed_config.json` with `"fp16": {"enabled": true}`. The Trainer fills fp16.enabled from its fp16
+  // argument (False) and refuses the written true (integrations/deepspeed.py fill_match, trainer_config_finalize).
+  const files = (fp16: boolean | string, flags = '--bf16') => ({
+    '/t/run.sh': `deepspeed --num_gpus 4 train.py --deepspeed ds.json ${flags}\n`,
+    '/t/train.py': SCRIPT,
+    '/t/ds.json': JSON.stringify({ fp16: { enabled: fp16 }, zero_optimization: { stage: 3 } }, null, 2),
+  });
+
+  it('is an error at fp16.enabled true where the arguments leave fp16 at its default False', () => {
+    const r = runFiles(files(true), '/t/run.sh');
+    const p = r.problems.find((x) => x.code === 'conflicting-precision');
+    assert.ok(p, JSON.stringify(r.problems));
+    assert.equal(p.severity, 'error');
+    assert.equal(p.file, '/t/ds.json');
+    assert.equal(p.line, 3);
+    assert.match(p.message, /^fp16\.enabled true here, fp16 false in the training arguments \(the Trainer's default\)/);
+  });
+
+  it('is none for "auto", for the value the arguments give, nor under a loop of its own', () => {
+    const loop = { ...files(true), '/t/train.py': LOOP };
+    for (const f of [files('auto'), files(true, '--fp16'), loop]) {
+      const r = runFiles(f, '/t/run.sh');
+      assert.ok(!r.problems.some((x) => x.code === 'conflicting-precision'), JSON.stringify(r.problems));
+    }
+  });
+});
