@@ -354,6 +354,8 @@ export interface Fact {
    * script is not seen): a value any file gives for the key by what it does wins over it.
    */
   readonly byNameOnly?: true;
+  /** A project module's length its mapped data function cuts or pads to: below any file's (resolve/winning.ts). */
+  readonly moduleDataBound?: true;
   /**
    * A count from verl's deprecated global batch keys as verl 0.1 reads them: that release, which projects still vendor
    * (TinyZero and its descendants), counts those micro-batches in prompts and multiplies them by rollout.n after

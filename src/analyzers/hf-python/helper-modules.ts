@@ -202,6 +202,7 @@ export function helperModules(file: PythonFile, imports: readonly SyntaxNode[], 
     })
     .map((c) => file.calleeName(c))
     .filter((x): x is string => x !== undefined);
+  callees.push(...mappedFunctions(file));
   let n = 0;
   for (const st of imports) {
     const imp = importOf(file, st);
@@ -392,6 +393,21 @@ function starCandidates(file: PythonFile, imports: readonly SyntaxNode[], callee
     if (/^\w+$/.test(first) && !bound.has(first)) out.add(first);
   }
   return [...out];
+}
+
+/**
+ * The functions the script maps over a dataset (`dataset.map(tokenize, batched=True)`, `.map(function=tokenize)`):
+ * datasets calls them in the script's process, as the script would.
+ */
+function mappedFunctions(file: PythonFile): string[] {
+  const out: string[] = [];
+  for (const c of file.calls) {
+    if (!/\.map$/.test(file.calleeName(c) ?? '')) continue;
+    const args = file.args(c);
+    const f = args.entries.find((e) => e.rawKey === 'function')?.valueNode ?? args.positional[0];
+    if (f?.name === 'VariableName' || f?.name === 'MemberExpression') out.push(file.text.slice(f.from, f.to));
+  }
+  return out;
 }
 
 /** The module's names the script calls: `f` of `from m import f` called as `f(...)`, `g` of `m.g(...)` after `import m`. */

@@ -610,6 +610,18 @@ function frozenModel(file: PythonFile, c: SyntaxNode, parts: readonly string[]):
 }
 
 /**
+ * A helper module's data function the script runs (`dataset.map(tokenize)` of `from tokenizer import tokenize`) that
+ * tokenizes to a max_length with truncation or padding: the length its rows have, the run's where no file sets one.
+ */
+function moduleDataBound(file: PythonFile, calls: readonly SyntaxNode[]): void {
+  if (file.facts.some((f) => f.key === 'seqLen')) return;
+  const before = file.facts.length;
+  sequenceLength(file, calls, 'hf-trainer');
+  for (let i = before; i < file.facts.length; i++)
+    if (file.facts[i].key === 'seqLen') file.facts[i] = { ...file.facts[i], moduleDataBound: true };
+}
+
+/**
  * What the calls say together once each is read: the Trainer's or the written-out loop's run, the script's own model
  * code, checkpointing turned on in the model, kept evaluation logits, prepare_model_for_kbit_training's facts in
  * order, Unsloth's checkpointing, LoRA switched off, QLoRA over 4-bit weights, conflicting precisions.
@@ -632,6 +644,7 @@ function afterCalls(file: PythonFile, calls: readonly SyntaxNode[], loraSwitched
   const trainerTool = file.tools.has('trl') ? 'trl' : 'hf-trainer';
   if (trainer && !file.facts.some((f) => f.key === 'seqLen')) sequenceLength(file, calls, trainerTool);
   else if (trainer && !file.facts.some((f) => f.key === 'targetLen')) labelsLength(file, calls, trainerTool);
+  else if (!trainer && !loop && file.imported && file.settled) moduleDataBound(file, calls);
   // gradient_checkpointing_enable() and apply_activation_checkpointing() turn checkpointing on in the model itself;
   // Trainer only ever turns it on, so the call decides over a gradient_checkpointing=False, and comes after it.
   for (const c of calls) {

@@ -54,7 +54,7 @@ export function winningFacts(files: readonly AnalyzedFile[]): {
         ...(f.facts.format === 'script-data' && fact.fromData ? { dataKey: fact.fromData.keys.join('.') } : {}),
       };
       const rankOf = (fa: typeof fact, role: FileRole): number =>
-        fa.overridesLauncher ? RANK.launcher + 1 : fa.byNameOnly ? 0 : RANK[role];
+        fa.overridesLauncher ? RANK.launcher + 1 : fa.byNameOnly || fa.moduleDataBound ? 0 : RANK[role];
       const rankOfWinner = (x: WinningFact | undefined): number =>
         x ? rankOf(x.fact, files.find((y) => y.file === x.file)?.role ?? 'config') : -1;
       // An unknown value is said where the highest-ranked file leaves it open (the launch line's `$MODEL`, not the
