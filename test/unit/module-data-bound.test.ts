@@ -46,6 +46,24 @@ describe("a project module's data function the script maps over its dataset", ()
     assert.notEqual(notMapped.setup?.seq_len, 520);
   });
 
+  it("a parameter of the mapped function that datasets does not pass is its default (the script's own function too)", () => {
+    // The same tokenize pasted into the script, `max_length=MAX_LEN` with `MAX_LEN=520` its default: `.map` passes
+    // the batch alone. It had been "MAX_LEN is a parameter of tokenize()", not known; fn_kwargs would pass it.
+    const own = [
+      'from transformers import AutoModelForCausalLM, AutoTokenizer, Trainer, TrainingArguments',
+      'tokenizer = AutoTokenizer.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'def tokenize(examples, MAX_LEN=520):',
+      '    return tokenizer(examples["text"], truncation=True, max_length=MAX_LEN, padding="max_length")',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B")',
+      'tokenized = raw.map(tokenize, batched=True)',
+      'Trainer(model=model, args=TrainingArguments(output_dir="o"), train_dataset=tokenized).train()',
+      '',
+    ].join('\n');
+    assert.equal(runFiles({ '/w/train.py': own }, '/w/train.py').setup?.seq_len, 520);
+    const passed = own.replace('batched=True)', 'batched=True, fn_kwargs={"MAX_LEN": 1024})');
+    assert.notEqual(runFiles({ '/w/train.py': passed }, '/w/train.py').setup?.seq_len, 520);
+  });
+
   it("ranks below a length any file sets itself: TRL's max_length of the script's config", () => {
     const trl = script('')
       .replace('TrainingArguments(output_dir="o")', 'SFTConfig(output_dir="o", max_length=256)')

@@ -398,7 +398,8 @@ export function singleCallArgument(file: PythonFile, scope: Scope, name: string,
   // The importing script calls a class's __init__ by the class's name (`ModelLoader(config)`).
   const called = callee === undefined ? undefined : file.moduleCallArgs?.[callee];
   if (sites.length === 0 && called) return scriptCallArgument(file, scope, name, called, depth);
-  if (sites.length === 0) return partialArgument(file, callee, name, depth);
+  if (sites.length === 0)
+    return partialArgument(file, callee, name, depth) ?? mappedDefault(file, scope, callee, name, depth);
   if (sites.length > 8) return undefined;
   const values = sites.map((site) => argumentAt(file, scope, name, site, depth));
   const first = values[0];
@@ -452,6 +453,32 @@ function partialArgument(file: PythonFile, callee: string | undefined, name: str
   if (!kw?.valueNode) return undefined;
   const v = file.evalNode(kw.valueNode, depth + 1);
   return v.k === 'lit' && v.v !== null ? v : undefined;
+}
+
+/**
+ * A parameter of a function the file only hands to a dataset's `.map(` (`raw.map(tokenize, batched=True)` with `def
+ * tokenize(examples, MAX_LEN=520)`): datasets passes the batch alone, and `fn_kwargs=` the keywords it names, so any
+ * other parameter is its default (genji970/mistralai-7B_training_using_DeepSpeed's tokenizer.py).
+ */
+function mappedDefault(
+  file: PythonFile,
+  scope: Scope,
+  callee: string | undefined,
+  name: string,
+  depth: number,
+): Val | undefined {
+  if (!callee) return undefined;
+  const maps = file.calls.filter((c) => {
+    if (!/\.map$/.test(file.calleeName(c) ?? '')) return false;
+    const args = file.args(c);
+    const f = args.entries.find((e) => e.rawKey === 'function')?.valueNode ?? args.positional[0];
+    return f !== undefined && file.text.slice(f.from, f.to) === callee;
+  });
+  if (maps.length !== 1 || file.args(maps[0]).entries.some((e) => e.rawKey === 'fn_kwargs')) return undefined;
+  if (positionalParameters(file, scope)[0] === name) return undefined;
+  const def = scope.params.get(name);
+  const v = def ? file.evalNode(def, depth + 1) : undefined;
+  return v?.k === 'lit' && v.v !== null ? v : undefined;
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
