@@ -1,7 +1,8 @@
 // An `if` around a checkpointing call whose unknown part only asks whether the model checkpoints already
 // (DaoyuanLi2816/can-i-finetune-this: `if GRADIENT_CHECKPOINTING and not getattr(model, "is_gradient_checkpointing",
 // False): model.gradient_checkpointing_enable()`): checkpointing is on after it either way, so the branch counts as run
-// where the rest of its test is true. Pure; never throws on user text.
+// where the rest of its test is true; so does one that asks whether the model has the switch (HAS_ENABLE). Pure; never
+// throws on user text.
 import type { SyntaxNode } from '@lezer/common';
 import { booleanTree, type BooleanTree } from './boolean-operators';
 import { branchTaken } from './branches';
@@ -11,6 +12,13 @@ import { pyTruthy } from './syntax';
 /** `getattr(model, "is_gradient_checkpointing", ...)` or `model.is_gradient_checkpointing`. */
 const ALREADY =
   /^(?:getattr\(\s*[\w.]+\s*,\s*(['"])is_gradient_checkpointing\1[^)]*\)|[\w.]+\.is_gradient_checkpointing)$/;
+
+/**
+ * `hasattr(model, "gradient_checkpointing_enable")`: true of every transformers model (PreTrainedModel defines it, and
+ * a PEFT model passes attributes on to its base), Jack31098/llm_training_demo's `if args.use_activation_checkpointing
+ * and hasattr(model, "gradient_checkpointing_enable"):`.
+ */
+const HAS_ENABLE = /^hasattr\(\s*[\w.]+\s*,\s*(['"])gradient_checkpointing_enable\1\s*\)$/;
 
 /** Whether the call's own `if` runs it once the test's "already checkpointing" part is taken as true. */
 export function runsBesideCheckpointingGuard(file: PythonFile, call: SyntaxNode): boolean {
@@ -37,8 +45,16 @@ function holds(file: PythonFile, t: BooleanTree, negated: boolean): boolean {
     case 'leaf': {
       const text = file.text.slice(t.node.from, t.node.to).trim();
       if (ALREADY.test(text)) return negated;
+      if (hasEnable(file, t.node, text)) return !negated;
       const v = file.evalNode(t.node, 0);
       return v.k === 'lit' && pyTruthy(v.v) !== negated;
     }
   }
+}
+
+/** HAS_ENABLE written in the test, or as the value of a name the test reads (`supported = hasattr(...)`). */
+function hasEnable(file: PythonFile, node: SyntaxNode, text: string): boolean {
+  if (HAS_ENABLE.test(text)) return true;
+  const bound = node.name === 'VariableName' ? file.bindingValue(node) : null;
+  return bound !== null && HAS_ENABLE.test(file.text.slice(bound.from, bound.to).trim());
 }

@@ -24,6 +24,29 @@ describe('hf-python: a checkpointing call guarded by whether the model checkpoin
     assert.equal(checkpointing(script('not model.is_gradient_checkpointing')), 'full');
   });
 
+  it('a test that asks whether the model has the switch is true of a transformers model, also through a name', () => {
+    // Jack31098/llm_training_demo fsdp/train_fsdp.py: `model_gradient_ckpt_supported = hasattr(model,
+    // "gradient_checkpointing_enable")`, then `if args.use_activation_checkpointing and model_gradient_ckpt_supported:`.
+    assert.equal(
+      checkpointing(script('GRADIENT_CHECKPOINTING and hasattr(model, "gradient_checkpointing_enable")')),
+      'full',
+    );
+    const named = script('GRADIENT_CHECKPOINTING and supported').replace(
+      'if GRADIENT',
+      'supported = hasattr(model, "gradient_checkpointing_enable")\nif GRADIENT',
+    );
+    assert.equal(checkpointing(named), 'full');
+    assert.equal(
+      checkpointing(
+        script('hasattr(model, "gradient_checkpointing_enable")', 'False').replace(
+          'if hasattr',
+          'if GRADIENT_CHECKPOINTING and hasattr',
+        ),
+      ),
+      undefined,
+    );
+  });
+
   it('a switch that is off, or another unknown test, keeps the call off or unknown', () => {
     const guard = 'GRADIENT_CHECKPOINTING and not getattr(model, "is_gradient_checkpointing", False)';
     assert.equal(checkpointing(script(guard, 'False')), undefined);
