@@ -348,11 +348,23 @@ function axolotlFsdp2(s: TrainingSetup, tool: string, stated: boolean): Provenan
   };
 }
 
+/**
+ * FSDP the run's own loop wraps itself (`model = FSDP(model, ...)` of a script whose tools are PyTorch's alone): no
+ * Accelerate preparation, whatever a launch line's flags read by their names make of the run (Srini-98/TEXT2SQL-EHRSQL's
+ * `--model_path` had made it an HF Trainer run, its bf16 Mistral-7B shards fp32 masters).
+ */
+function ownFsdpWrap(r: PipelineResult): boolean {
+  const p = r.provenance.fsdp;
+  const file = p?.kind === 'file' ? r.files.find((f) => f.file === p.file) : undefined;
+  const tools = file?.facts.tools ?? [];
+  return tools.includes('pytorch') && !tools.some((t) => ACCELERATE_FSDP_TOOLS.has(t));
+}
+
 function accelerateFsdp(r: PipelineResult): PipelineResult {
   const s0 = r.setup;
   if (!s0 || s0.fsdp === undefined || s0.fsdp === 'none') return r;
   const tool = r.files.flatMap((f) => f.facts.tools).find((t) => ACCELERATE_FSDP_TOOLS.has(t));
-  if (!tool) return r;
+  if (!tool || ownFsdpWrap(r)) return r;
   const provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]> = { ...r.provenance };
   const syncProv = provenance.fsdp_no_sync;
   const patch = accelerateFsdpPatch(
