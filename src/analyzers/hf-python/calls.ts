@@ -370,6 +370,24 @@ export function overLauncher(file: PythonFile): void {
 }
 
 /**
+ * The classes `apply_activation_checkpointing`'s check_fn wraps where they are parts of a layer, its attention or its
+ * MLP (seopbo/llmpy's `check_fn=lambda submodule: isinstance(submodule, LlamaAttention)`), else undefined: only their
+ * insides are recomputed, the rest of each layer's activations kept.
+ */
+function sublayerCheckFn(file: PythonFile, call: SyntaxNode): string | undefined {
+  let node = file.args(call).entries.find((x) => x.rawKey === 'check_fn')?.valueNode ?? null;
+  if (node?.name === 'VariableName') node = file.bindingValue(node);
+  const text = node ? file.text.slice(node.from, node.to).replace(/\s+/g, ' ').trim() : '';
+  const m = /^lambda (\w+) ?: ?isinstance\( ?\1 ?, ?\(?([\w., ]+?)\)? ?\)$/.exec(text);
+  const classes = m?.[2]
+    .split(',')
+    .map((c) => c.trim().split('.').pop() ?? '')
+    .filter((c) => c !== '');
+  if (!classes?.length || !classes.every((c) => /(Attention\w*|MLP|FeedForward)$/.test(c))) return undefined;
+  return classes.join(', ');
+}
+
+/**
  * `model.gradient_checkpointing_enable(...)` checkpoints every layer whatever the training arguments say (Trainer only
  * turns it on). torch's `apply_activation_checkpointing(model, ...)` wraps the layers in checkpoint_wrapper, NO_REENTRANT
  * unless the script names CheckpointImpl.REENTRANT (torch/distributed/algorithms/_checkpoint/checkpoint_wrapper.py).
@@ -383,8 +401,17 @@ export function checkpointingCall(file: PythonFile, call: SyntaxNode, last: stri
   if (taken === false) return;
   const cond = taken === undefined && !runsBesideCheckpointingGuard(file, call) ? conditionOf(file, call) : undefined;
   const e: Entry = { rawKey: last, keySpan: at, valueNode: call.firstChild, valueSpan: at };
-  file.push('gradientCheckpointing', e, cond ? { unknown: `${clip(name)}(...) runs only when ${cond}` } : 'full', tool);
+  const part = last === 'apply_activation_checkpointing' ? sublayerCheckFn(file, call) : undefined;
+  const mode = part ? 'selective' : 'full';
+  file.push('gradientCheckpointing', e, cond ? { unknown: `${clip(name)}(...) runs only when ${cond}` } : mode, tool);
   if (cond) return;
+  if (part) {
+    const said = msg(
+      "check_fn wraps only {0}, part of each layer: the layer's other activations are kept; estimated as op-level selective checkpointing",
+      part,
+    );
+    file.problem('not-modeled', 'info', said, at);
+  }
   // On whatever the training arguments say, in any file of the run, a launch line's flag included.
   overLauncher(file);
   if (last === 'gradient_checkpointing_enable') {

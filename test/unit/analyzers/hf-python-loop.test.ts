@@ -301,6 +301,21 @@ for batch in dataloader:
     assert.equal(only(r, 'checkpointReentrant').value, true);
     // Inside each unit of the wrapped model: no recomputed input for FSDP1's hooks to keep (terms/fsdp1-frozen-inputs.ts).
     assert.equal(only(r, 'checkpointWrapper').value, true);
+    // A check_fn that wraps only the attention (seopbo/llmpy's `lambda submodule: isinstance(submodule,
+    // LlamaAttention)`, also through a name): the MLP and the norms keep their activations; op-level selective, said.
+    const attention = (check: string): ReturnType<typeof analyzeHfPython> =>
+      analyzeHfPython(
+        src.replace('checkpoint_wrapper_fn=wrapper)', `checkpoint_wrapper_fn=wrapper, check_fn=${check})`),
+      );
+    const part = attention('lambda submodule: isinstance(submodule, LlamaAttention)');
+    assert.equal(only(part, 'gradientCheckpointing').value, 'selective');
+    assert.match(part.problems.find((p) => /check_fn wraps only/.test(p.message))?.message ?? '', /LlamaAttention/);
+    const named = src
+      .replace('wrapper = ', 'check_fn = lambda m: isinstance(m, (LlamaAttention, LlamaMLP))\nwrapper = ')
+      .replace('checkpoint_wrapper_fn=wrapper)', 'checkpoint_wrapper_fn=wrapper, check_fn=check_fn)');
+    assert.equal(only(analyzeHfPython(named), 'gradientCheckpointing').value, 'selective');
+    const layer = attention('lambda m: isinstance(m, LlamaDecoderLayer)');
+    assert.equal(only(layer, 'gradientCheckpointing').value, 'full');
     // FullyShardedDataParallel's backward_prefetch defaults to BACKWARD_PRE (fully_sharded_data_parallel.py); None
     // turns it off.
     const pre = only(r, 'fsdpBackwardPrefetch');
