@@ -15,6 +15,7 @@ import { isLitgptModel } from './litgpt-api';
 import { sequenceLength } from './sequence-length';
 import { loopReferenceModel } from './loop-preference';
 import { optimizerCall } from './optimizer-calls';
+import { argumentAt } from './script-defaults';
 
 const LOOP = 'pytorch' satisfies Tool;
 
@@ -227,7 +228,33 @@ function dataLoaderBatch(file: PythonFile, calls: readonly SyntaxNode[], loop: S
   const pick =
     loaders.find((c) => iterated.has(named(c))) ??
     (loaders.length === 1 ? loaders[0] : loaders.find((c) => /train/i.test(named(c))));
-  if (pick) loaderBatch(file, pick);
+  if (pick && !builtBatch(file, calls, pick, iterated)) loaderBatch(file, pick);
+}
+
+/**
+ * A DataLoader a function of the file builds with its parameter's batch (`def get_dataloader(..., batch_size):
+ * return DataLoader(..., batch_size=batch_size)`), called for the loader the loop iterates and for another
+ * (Srini-98/TEXT2SQL-EHRSQL: `train_loader = get_dataloader(..., batch_size=train_batch_size)`, and the evaluation's
+ * with eval_batch_size): the batch that call passes. False where the loader is not built so.
+ */
+function builtBatch(file: PythonFile, calls: readonly SyntaxNode[], pick: SyntaxNode, iterated: Set<string>): boolean {
+  const size = argument(file.args(pick))('batch_size', 1);
+  const node = size?.valueNode;
+  if (!size || node?.name !== 'VariableName') return false;
+  const found = file.lookup(file.text.slice(node.from, node.to), node);
+  const param = found.k === 'none' ? found.param : undefined;
+  if (!param?.scope.fn) return false;
+  // The call whose loader the loop iterates, else the one whose name says train (an epoch loop around a tqdm of it).
+  const sites = calls.filter((c) => file.calleeName(c) === param.scope.fn);
+  const names = (c: SyntaxNode): string[] => assignedNames(c, file.text);
+  const site =
+    sites.find((c) => names(c).some((x) => iterated.has(x))) ??
+    sites.find((c) => names(c).some((x) => /train/i.test(x)));
+  const v = site ? argumentAt(file, param.scope, param.name, site, 0) : undefined;
+  const n = v?.k === 'lit' && typeof v.v === 'number' && Number.isInteger(v.v) && v.v > 0 ? v.v : undefined;
+  if (n === undefined) return false;
+  file.push('microBatchSize', size, n, LOOP, v);
+  return true;
 }
 
 /**
@@ -262,6 +289,16 @@ function modelWrap(file: PythonFile, c: SyntaxNode, last: string): void {
   if ((last === 'FSDP' || last === 'FullyShardedDataParallel') && branchTaken(file, c) !== false) fsdpWrap(file, c);
   else if (last === 'fully_shard' && branchTaken(file, c) !== false) fullyShard(file, c);
   else if (last === 'DDP' || last === 'DistributedDataParallel') ddpWrap(file, c);
+}
+
+/** The names a call's result is bound to: `loader = f()`, and each of `sampler, loader = f()`. */
+function assignedNames(call: SyntaxNode, text: string): string[] {
+  const parent = call.parent;
+  if (parent?.name !== 'AssignStatement') return [];
+  const out: string[] = [];
+  for (let n = parent.firstChild; n && n.name !== 'AssignOp'; n = n.nextSibling)
+    if (n.name === 'VariableName') out.push(text.slice(n.from, n.to));
+  return out;
 }
 
 /** A DataLoader's batch_size, or 1, torch's default, when it gives none and no batch_sampler. */

@@ -482,7 +482,13 @@ function mappedDefault(
 }
 
 /** The value one call gives a parameter: its argument by keyword or position, else the parameter's default. */
-function argumentAt(file: PythonFile, scope: Scope, name: string, site: SyntaxNode, depth: number): Val | undefined {
+export function argumentAt(
+  file: PythonFile,
+  scope: Scope,
+  name: string,
+  site: SyntaxNode,
+  depth: number,
+): Val | undefined {
   const params = parameters(file.text, scope.node.getChild('ParamList'));
   const a = file.args(site);
   const kw = a.entries.find((e) => e.rawKey === name);

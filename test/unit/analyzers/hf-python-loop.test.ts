@@ -75,6 +75,32 @@ describe('hf-python: a training loop written out', () => {
     assert.equal(text(r, ACCELERATE_LOOP, 'loopKeepsOutputs'), 'model(**batch)');
   });
 
+  it("a DataLoader a function of the script builds for training and for evaluation: the training call's batch", () => {
+    // Srini-98/TEXT2SQL-EHRSQL train.py: `def get_dataloader(..., batch_size): ... DataLoader(..., batch_size=batch_size)`
+    // called as `train_sampler, train_dataloader = get_dataloader(..., batch_size=train_batch_size)` (4) and for the
+    // evaluation with 2; an epoch loop around `tqdm(enumerate(train_dataloader))`. It was 1, "not known statically".
+    const src = [
+      'import torch',
+      'from torch.utils.data import DataLoader',
+      'from transformers import AutoModelForCausalLM',
+      'def get_dataloader(dataset, shuffle, batch_size):',
+      '    sampler = None',
+      '    return sampler, DataLoader(dataset, shuffle=shuffle, batch_size=batch_size)',
+      'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B").cuda()',
+      'optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)',
+      'train_batch_size = 4',
+      'train_sampler, train_dataloader = get_dataloader(train_ds, True, batch_size=train_batch_size)',
+      'eval_sampler, val_loader = get_dataloader(eval_ds, False, batch_size=2)',
+      'for epoch in range(3):',
+      '    pbar = tqdm(enumerate(train_dataloader))',
+      '    for step, batch in pbar:',
+      '        model(**batch).loss.backward()',
+      '        optimizer.step()',
+      '',
+    ].join('\n');
+    assert.equal(only(analyzeHfPython(src), 'microBatchSize').value, 4);
+  });
+
   it('an optimizer stepped under `if (idx + 1) % N == 0:` accumulates N micro-batches (the default of its option)', () => {
     // go-akshit/spring2024-assignment5-alignment@a835324 cs336_alignment/instruction_finetuning.py:145, its argparse
     // default --gradient_accumulation_steps 16; read as one micro-batch a step before.
