@@ -655,6 +655,19 @@ describe('features: hover', () => {
     assert.ok(!reduced.findings.some((x) => x.code === 'eval-logits-kept'));
     const noEval = analyze('/w/train.py', py.replace('eval_strategy="steps"', 'eval_strategy="no"'));
     assert.ok(!noEval.findings.some((x) => x.code === 'eval-logits-kept'));
+    // nik9ta5/fine_tuning_llm_v2 tools/tuning.py: `compute_metrics=compute_metrics` of `def CreateTrainer_SF(...,
+    // compute_metrics=None)`, whose one call passes none: None, no logits kept.
+    const helper = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'def make(m, compute_metrics=None):',
+      '    args = TrainingArguments(output_dir="o", per_device_eval_batch_size=4, eval_strategy="steps", bf16=True)',
+      '    return Trainer(model=m, args=args, compute_metrics=compute_metrics)',
+      'make(AutoModelForCausalLM.from_pretrained("meta-llama/Meta-Llama-3-8B")).train()',
+      '',
+    ].join('\n');
+    assert.ok(!analyze('/w/train.py', helper).findings.some((x) => x.code === 'eval-logits-kept'));
+    const passed = helper.replace('Meta-Llama-3-8B"))', 'Meta-Llama-3-8B"), compute_metrics=metrics)');
+    assert.ok(analyze('/w/train.py', passed).findings.some((x) => x.code === 'eval-logits-kept'));
   });
 
   it('YAML (Axolotl): sequence_len shows the effect of doubling it', () => {

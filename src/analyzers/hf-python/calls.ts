@@ -21,7 +21,7 @@ import type { Scope } from './static-values';
 import { branchTaken, conditionOf } from './branches';
 import { runsBesideCheckpointingGuard } from './checkpointing-guard';
 import { dictEntryNode } from './expressions';
-import { children, span, clip, isModelClass } from './syntax';
+import { children, span, clip, isModelClass, readingNoneDefaults } from './syntax';
 import { implicitBnbDefaults, mapEntry } from './mapping';
 import { savedEarlier } from './saved-checkpoints';
 import { plainArgumentsDefaults } from './plain-arguments';
@@ -597,7 +597,9 @@ export function trainerCall(file: PythonFile, call: SyntaxNode, tool: Tool, trai
     } else if (e.rawKey === 'compute_metrics') {
       // Trainer.evaluation_loop keeps each batch's logits on the device (EvalLoopContainer) unless
       // eval_accumulation_steps moves them to the host or preprocess_logits_for_metrics reduces them.
-      if (!isNone(e) && !present('preprocess_logits_for_metrics')) file.keptLogits.push({ e, tool });
+      // A parameter of the function that builds the trainer, left at its None default by its one call, keeps none.
+      const none = readingNoneDefaults(file, () => isNone(e));
+      if (!none && !present('preprocess_logits_for_metrics')) file.keptLogits.push({ e, tool });
     } else if (e.rawKey === 'model') {
       const v = file.valueOf(e);
       // Only a model id string names the model; a model object was loaded elsewhere (from_pretrained is read there).
