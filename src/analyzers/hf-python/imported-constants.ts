@@ -193,7 +193,7 @@ function classLiterals(
     const name = text.slice(className.from, className.to);
     for (const [attr, assigned] of seen) {
       const value = assigned && fieldArgument(text, assigned, 'default');
-      const v = value ? literal(text, value) : undefined;
+      const v = value ? (literal(text, value) ?? stringItems(text, value)) : undefined;
       if (v === undefined || v === null) continue;
       const key = `${name}.${attr}`;
       const line = lineIndex(where.starts, value!.from) + 1;
@@ -202,6 +202,22 @@ function classLiterals(
     for (const [attr, assigned] of seen) if (assigned) nested.push({ key: `${name}.${attr}`, value: assigned });
   }
   nestedClassLiterals(text, nested, where);
+}
+
+/**
+ * A list or tuple of string literals (`TARGET_MODULES = ["q_proj", "v_proj"]` of daniilgorenkov/LLM-with-RAG's
+ * config.LoRAConfig): the strings; undefined for anything else.
+ */
+function stringItems(text: string, n: SyntaxNode): string[] | undefined {
+  if (n.name !== 'ArrayExpression' && n.name !== 'TupleExpression') return undefined;
+  const items: string[] = [];
+  for (let c = n.firstChild; c; c = c.nextSibling) {
+    if (/^[[\](),]$/.test(c.name)) continue;
+    const v = c.name === 'String' ? literal(text, c) : undefined;
+    if (typeof v !== 'string') return undefined;
+    items.push(v);
+  }
+  return items.length > 0 ? items : undefined;
 }
 
 /**

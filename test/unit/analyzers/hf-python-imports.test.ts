@@ -392,6 +392,20 @@ describe('hf-python: constants imported from the project', () => {
       '/p/train.py',
     );
     assert.ok(isUnknown(runFact(twice, 'microBatchSize')!.fact.value));
+    // A list of strings, `TARGET_MODULES = ["q_proj", ...]` handed to LoraConfig (train/lora_trainer.py): the list.
+    const lora = runOf(
+      {
+        '/p/train.py': TRAINER('import config', 'config.LLMConfig.BASE_MODEL', '2').replace(
+          'Trainer(model=model',
+          'from peft import LoraConfig, get_peft_model\n' +
+            'model = get_peft_model(model, LoraConfig(r=8, target_modules=config.LoRAConfig.TARGET_MODULES))\n' +
+            'Trainer(model=model',
+        ),
+        '/p/config.py': `${config}class LoRAConfig:\n    TARGET_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj"]\n`,
+      },
+      '/p/train.py',
+    );
+    assert.deepEqual(lora.setup?.lora?.target_modules, ['q_proj', 'k_proj', 'v_proj', 'o_proj']);
   });
 
   it('a module-level instance of a dataclass the module defines: `from .config import train_config`', () => {
