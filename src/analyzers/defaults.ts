@@ -113,6 +113,9 @@ const ACCELERATE_CPU_RAM_EFFICIENT: ToolDefault = {
     'false (its --fsdp_cpu_ram_efficient_loading defaults to "true", accelerate commands/launch.py)',
 };
 
+/** The HF Trainer's load without a dtype, read without a release (pinned-versions.ts reads it again under one). */
+export const FROM_PRETRAINED_FP32_NOTE = 'from_pretrained loads fp32 weights unless dtype/torch_dtype is given';
+
 export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefault>>>> = {
   // The DPO reference implementation loads with from_pretrained and no attention setting (train.py).
   'dpo-reference': { attention: { value: 'sdpa', note: SDPA_DEFAULT_NOTE } },
@@ -132,7 +135,7 @@ export const TOOL_DEFAULTS: Partial<Record<Tool, Partial<Record<Field, ToolDefau
     gradient_checkpointing: { value: 'none', note: `gradient_checkpointing defaults to False (${HF})` },
     optimizer: { value: 'adamw', note: `optim defaults to adamw_torch (adamw_torch_fused with torch >= 2.8) (${HF})` },
     attention: { value: 'sdpa', note: SDPA_DEFAULT_NOTE },
-    weights_dtype: { value: 'fp32', note: 'from_pretrained loads fp32 weights unless dtype/torch_dtype is given' },
+    weights_dtype: { value: 'fp32', note: FROM_PRETRAINED_FP32_NOTE },
     'lora.r': { value: 8, note: 'PEFT LoraConfig r defaults to 8 (peft@5d602fd:src/peft/tuners/lora/config.py)' },
     'lora.alpha': { value: 8, note: 'PEFT LoraConfig lora_alpha defaults to 8' },
     'lora.dropout': { value: 0, note: 'PEFT LoraConfig lora_dropout defaults to 0.0' },

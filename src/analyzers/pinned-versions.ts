@@ -12,7 +12,7 @@ import { DEPENDENCY_FILES, dependencyPins, type GitPin, installPins, PARENT_LEVE
 import { transformersOfGitCommit, type TransformersFromGit } from './transformers-git';
 import { locateOffset } from './resolve';
 import { AUTO_DTYPE_NOTE, AUTO_DTYPE_WHY, ownWeightDtype } from './resolve/model';
-import { SDPA_DEFAULT_NOTE } from './defaults';
+import { FROM_PRETRAINED_FP32_NOTE, SDPA_DEFAULT_NOTE } from './defaults';
 import { isAttentionPatch } from './hf-python/attention-patch';
 import { TORCH_DTYPE_RENAMED } from './yaml/hf-yaml';
 import {
@@ -270,11 +270,15 @@ function float32BeforeTransformers5(
   provenance: Record<string, ProvenanceMap[keyof ProvenanceMap]>,
 ): TrainingSetup {
   const p = provenance.weights_dtype;
-  if (!olderThan(setup.transformers_version, 5, 0) || p?.kind !== 'default' || !p.note?.startsWith(AUTO_DTYPE_NOTE))
-    return setup;
+  if (!olderThan(setup.transformers_version, 5, 0) || p?.kind !== 'default') return setup;
+  // Read as the Trainer's fp32 load where the release was already a 4.x one (a file's construct dates it): a
+  // bitsandbytes load still makes it float16 (below).
+  const trainerFp32 = p.note === FROM_PRETRAINED_FP32_NOTE && setup.weights_dtype === 'fp32';
+  if (trainerFp32 && !bitsandbytesLoad(setup.quantization)) return setup;
+  if (!trainerFp32 && !p.note?.startsWith(AUTO_DTYPE_NOTE)) return setup;
   const config = setup.architecture ?? (setup.model ? catalogModel(setup.model)?.config : undefined);
   const own = config ? ownWeightDtype(config) : undefined;
-  if (own) {
+  if (own && !trainerFp32) {
     const note = p.note.replace(AUTO_DTYPE_WHY, `under transformers ${setup.transformers_version} too: ${own}`);
     provenance.weights_dtype = { ...p, note };
     return setup;

@@ -105,6 +105,27 @@ describe("analyzers: what TRL's trainers do to a quantized model, by release", (
     assert.equal(at(plain + args + run)?.weights_dtype, 'fp32');
   });
 
+  it('so too where a construct of the files, not a pin, dates the run to transformers 4', () => {
+    // hefajuddin/Train_Llama_With_PEFT: `from_pretrained(model_name, device_map="auto", load_in_4bit=True)` and
+    // TrainingArguments(evaluation_strategy=...), which dates the run to transformers 4.45 or earlier; read as the
+    // Trainer's float32 load (Llama-2-7B's 262.4M unquantized parameters at 4 B) where the quantizer makes them float16.
+    const text = [
+      'from transformers import AutoModelForCausalLM, Trainer, TrainingArguments',
+      'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", load_in_4bit=True)',
+      'args = TrainingArguments(output_dir="o", evaluation_strategy="no", per_device_train_batch_size=1)',
+      'Trainer(model=model, args=args).train()',
+      '',
+    ].join('\n');
+    const setup = runPipeline([{ file: '/w/train.py', text }], reader(new Map()), {}).setup;
+    assert.equal(setup?.transformers_version, '4.45');
+    assert.equal(setup?.weights_dtype, 'fp16');
+    const plain = text.replace(', load_in_4bit=True', '');
+    assert.equal(
+      runPipeline([{ file: '/w/train.py', text: plain }], reader(new Map()), {}).setup?.weights_dtype,
+      'fp32',
+    );
+  });
+
   it('prepare_model_for_kbit_training under `if quantization_config:` runs where the model is quantized', () => {
     // razvanalex-phd/SeLeRoSa llm_finetune.py: `if quantization_config: model = prepare_model_for_kbit_training(model)`
     // before SFTTrainer, with gradient_checkpointing=False in the config: the call turns it on (its
