@@ -9,6 +9,7 @@ import type { PythonFile } from './file';
 import { isModelClass, isModelLoad, span } from './syntax';
 import { importedConfigObject } from './imported-constants';
 import { branchTaken } from './branches';
+import { mappedFunction } from './mapped-functions';
 
 /**
  * Top-level packages that are never a file of the project (Python's standard library, and the packages training scripts
@@ -402,9 +403,7 @@ function starCandidates(file: PythonFile, imports: readonly SyntaxNode[], callee
 function mappedFunctions(file: PythonFile): string[] {
   const out: string[] = [];
   for (const c of file.calls) {
-    if (!/\.map$/.test(file.calleeName(c) ?? '')) continue;
-    const args = file.args(c);
-    const f = args.entries.find((e) => e.rawKey === 'function')?.valueNode ?? args.positional[0];
+    const f = mappedFunction(file, c);
     if (f?.name === 'VariableName' || f?.name === 'MemberExpression') out.push(file.text.slice(f.from, f.to));
   }
   return out;

@@ -6,6 +6,7 @@ import type { CallArguments, DataItem, Fact, FactValue, ScriptOption, Span } fro
 import type { PythonFile, Scope, Val } from './file';
 import { branchTaken } from './branches';
 import { clip, fmt, isKeywordsParameter, MAX_DEPTH, parameters, readingNoneDefaults, span } from './syntax';
+import { mappedFunction } from './mapped-functions';
 import {
   argumentNode,
   assignedAttribute,
@@ -469,9 +470,7 @@ function mappedDefault(
 ): Val | undefined {
   if (!callee) return undefined;
   const maps = file.calls.filter((c) => {
-    if (!/\.map$/.test(file.calleeName(c) ?? '')) return false;
-    const args = file.args(c);
-    const f = args.entries.find((e) => e.rawKey === 'function')?.valueNode ?? args.positional[0];
+    const f = mappedFunction(file, c);
     return f !== undefined && file.text.slice(f.from, f.to) === callee;
   });
   if (maps.length !== 1 || file.args(maps[0]).entries.some((e) => e.rawKey === 'fn_kwargs')) return undefined;
