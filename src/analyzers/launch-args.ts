@@ -290,7 +290,7 @@ function wordTruth(text: string, launched: boolean): string {
 }
 
 /** A launch word as the script receives it: quotes the shell or the script's default kept stripped. */
-const unquoted = (text: string): string => text.trim().replace(/^(['"])(.*)\1$/s, '$2');
+export const unquoted = (text: string): string => text.trim().replace(/^(['"])(.*)\1$/s, '$2');
 
 /** The value a switch option decides: `on` for a true flag, `off` for a false one, undefined for anything else. */
 function switchValue(switched: { on: FactValue; off: FactValue }, text: string): FactValue | undefined {

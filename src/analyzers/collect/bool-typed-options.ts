@@ -7,13 +7,11 @@ import { msg, type ConfigFacts, type Fact, type FactValue, type ParseProblem, ty
 import type { Reference } from '../reference';
 import type { AnalyzedFile } from '../resolve';
 import { normName, SCRIPT_FLAGS, toBool } from '../shell/flags';
-
-/** A word of the launch line as the script receives it (the shell's quotes removed). */
-const unquoted = (text: string): string => text.trim().replace(/^(['"])(.*)\1$/s, '$2');
+import { unquoted } from '../launch-args';
 
 /**
  * The launcher's facts with each switch it passes as a false word (`False`, `no`, `0`) to an option the script
- * (run by `ref`) declares with `type=bool` read as on, with a note at the flag; the facts as they are otherwise.
+ * (run by `ref`) declares with `type=bool` read as on, with a warning at the word; the facts as they are otherwise.
  */
 export function withWordTruth(
   facts: ConfigFacts,

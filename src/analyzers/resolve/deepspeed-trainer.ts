@@ -67,13 +67,16 @@ function checkPrecisionMatch(ctx: ResolveContext, deepspeedFiles: readonly Analy
   for (const key of ['fp16', 'bf16'] as const) {
     // A value the files give that is not known statically (`fp16=args.fp16` of an option set elsewhere): not checked.
     if (others.some((f) => f.facts.facts.some((x) => x.key === key && typeof x.value !== 'boolean'))) continue;
-    const given = ROLE_ORDER.flatMap((role) =>
+    // The most decisive file's value: the launch line's flag over the script's keyword (the last in a file).
+    const given = ROLE_ORDER.map((role) =>
       others
         .filter((f) => f.role === role)
         .flatMap((f) =>
           f.facts.facts.filter((x) => x.key === key && typeof x.value === 'boolean').map((x) => ({ f, x })),
         ),
-    ).pop();
+    )
+      .find((list) => list.length > 0)
+      ?.pop();
     const trainer = given
       ? (given.x.value as boolean)
       : hfDefaults && (key === 'fp16' || !ctx.tools.includes('trl'))
