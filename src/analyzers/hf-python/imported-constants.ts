@@ -13,7 +13,7 @@ import { writtenElsewhere } from './script-defaults';
 import { importOf, installedPackage, modulePath } from './helper-modules';
 import { fieldArgument, literal, moduleConstants } from './module-constants';
 import { type LoadedName, type LoaderFunction, moduleLoaders } from './module-loaders';
-import { span } from './syntax';
+import { listItems, span } from './syntax';
 
 /** A constant of another module: its literal value and where it is written (`MODEL_NAME in config.py, line 1`). */
 export interface ImportedValue {
@@ -210,14 +210,8 @@ function classLiterals(
  */
 function stringItems(text: string, n: SyntaxNode): string[] | undefined {
   if (n.name !== 'ArrayExpression' && n.name !== 'TupleExpression') return undefined;
-  const items: string[] = [];
-  for (let c = n.firstChild; c; c = c.nextSibling) {
-    if (/^[[\](),]$/.test(c.name)) continue;
-    const v = c.name === 'String' ? literal(text, c) : undefined;
-    if (typeof v !== 'string') return undefined;
-    items.push(v);
-  }
-  return items.length > 0 ? items : undefined;
+  const items = listItems(n).map((c) => (c.name === 'String' ? literal(text, c) : undefined));
+  return items.length > 0 && items.every((v) => typeof v === 'string') ? (items as string[]) : undefined;
 }
 
 /**

@@ -9,7 +9,7 @@ import { msg, type Tool, type Unknown } from '../facts';
 import type { Entry, PythonFile, Val } from './file';
 import { argument, calleeFact } from './calls';
 import { branchTaken, conditionOf } from './branches';
-import { assignedName, children, clip, isModelLoad, span, walk } from './syntax';
+import { assignedName, assignmentTargets, children, clip, isModelLoad, span, targetNames, walk } from './syntax';
 import { boolOf, dtypeOf, numberOf } from './values';
 import { isLitgptModel } from './litgpt-api';
 import { sequenceLength } from './sequence-length';
@@ -293,12 +293,8 @@ function modelWrap(file: PythonFile, c: SyntaxNode, last: string): void {
 
 /** The names a call's result is bound to: `loader = f()`, and each of `sampler, loader = f()`. */
 function assignedNames(call: SyntaxNode, text: string): string[] {
-  const parent = call.parent;
-  if (parent?.name !== 'AssignStatement') return [];
-  const out: string[] = [];
-  for (let n = parent.firstChild; n && n.name !== 'AssignOp'; n = n.nextSibling)
-    if (n.name === 'VariableName') out.push(text.slice(n.from, n.to));
-  return out;
+  const at = call.parent?.name === 'AssignStatement' ? assignmentTargets(call.parent) : undefined;
+  return (at && targetNames(at.targets)?.map((n) => text.slice(n.from, n.to))) ?? [];
 }
 
 /** A DataLoader's batch_size, or 1, torch's default, when it gives none and no batch_sampler. */
